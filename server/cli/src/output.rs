@@ -1,0 +1,253 @@
+//! Rendering engine answers: human-readable text, or the JSON envelope with `--json`.
+//! Human output uses one-based lines (`path:line`), as editors and compilers print them.
+
+use std::io::Write;
+use std::path::Path;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use loci_engine::query::{Callers, Deps, Direction, Impact, Stats};
+use loci_engine::scan::{ScanProgress, ScanReport};
+use loci_engine::store_types::{RefHit, SymbolHit};
+use loci_engine::Envelope;
+use serde::Serialize;
+
+/// Where answers go.
+pub struct Output {
+    json: bool,
+}
+
+type Found = anyhow::Result<bool>;
+
+impl Output {
+    pub fn new(json: bool) -> Output {
+        Output { json }
+    }
+
+    fn emit<T: Serialize>(&self, env: &Envelope<T>, human: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> anyhow::Result<()> {
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        if self.json {
+            serde_json::to_writer_pretty(&mut out, env)?;
+            writeln!(out)?;
+        } else {
+            human(&mut out)?;
+            for w in &env.stale_warnings {
+                writeln!(out, "warning: {}: {}", w.path, w.reason)?;
+            }
+            if env.limits.truncated {
+                writeln!(out, "(truncated: more results than shown)")?;
+            }
+            for note in &env.capability.notes {
+                if note.starts_with("no scan yet") {
+                    writeln!(out, "note: {note}")?;
+                }
+            }
+        }
+        out.flush()?;
+        Ok(())
+    }
+
+    pub fn init<T: Serialize>(&self, root: &Path, env: &Envelope<T>) -> Found {
+        self.emit(env, |o| {
+            writeln!(o, "initialized {}", root.join(loci_engine::LOCI_DIR).display())
+        })?;
+        Ok(true)
+    }
+
+    pub fn scan(&self, env: &Envelope<ScanReport>) -> Found {
+        let r = &env.result;
+        self.emit(env, |o| {
+            let t = &r.totals;
+            writeln!(
+                o,
+                "scanned in {:.2}s: {} added, {} modified, {} deleted, {} renamed, {} unchanged",
+                r.duration_ms as f64 / 1000.0,
+                r.added.len(),
+                r.modified.len(),
+                r.deleted.len(),
+                r.renamed.len(),
+                r.unchanged
+            )?;
+            writeln!(
+                o,
+                "map: {} files, {} lines, {} symbols, {} refs ({} resolved), {} deps ({} unresolved imports)",
+                t.files, t.lines, t.symbols, t.refs, t.refs_resolved, t.deps, t.deps_unresolved
+            )?;
+            for (lang, c) in &r.languages {
+                writeln!(o, "  {lang:<12} {:>7} files {:>9} lines", c.files, c.lines)?;
+            }
+            if !r.skipped.is_empty() {
+                let parts: Vec<String> =
+                    r.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
+                writeln!(o, "skipped: {}", parts.join(", "))?;
+            }
+            for d in &r.degraded {
+                writeln!(o, "degraded: {}: {}", d.path, d.reason)?;
+            }
+            if !r.lossy_utf8.is_empty() {
+                writeln!(o, "invalid UTF-8 replaced in {} files", r.lossy_utf8.len())?;
+            }
+            Ok(())
+        })?;
+        Ok(true)
+    }
+
+    pub fn symbols(&self, env: &Envelope<Vec<SymbolHit>>) -> Found {
+        self.emit(env, |o| {
+            for s in &env.result {
+                writeln!(o, "{}:{}: {} {}  [{}]", s.path, s.line + 1, s.kind, s.qualified_name, s.key)?;
+                writeln!(o, "    {}", s.signature)?;
+            }
+            Ok(())
+        })?;
+        Ok(!env.result.is_empty())
+    }
+
+    pub fn refs(&self, env: &Envelope<Vec<RefHit>>) -> Found {
+        self.emit(env, |o| {
+            for r in &env.result {
+                write_ref(o, r)?;
+            }
+            Ok(())
+        })?;
+        Ok(!env.result.is_empty())
+    }
+
+    pub fn callers(&self, env: &Envelope<Callers>) -> Found {
+        self.emit(env, |o| {
+            for t in &env.result.targets {
+                writeln!(o, "{} ({}:{})", t.key, t.path, t.line + 1)?;
+            }
+            for r in &env.result.calls {
+                write_ref(o, r)?;
+            }
+            Ok(())
+        })?;
+        Ok(!env.result.calls.is_empty())
+    }
+
+    pub fn deps(&self, env: &Envelope<Deps>) -> Found {
+        let d = &env.result;
+        self.emit(env, |o| {
+            for e in &d.edges {
+                match d.direction {
+                    Direction::Imports => match &e.to {
+                        Some(to) => writeln!(o, "{}:{}: {} -> {}", e.from, e.line + 1, e.module, to)?,
+                        None => writeln!(o, "{}:{}: {} (unresolved)", e.from, e.line + 1, e.module)?,
+                    },
+                    Direction::ImportedBy => {
+                        writeln!(o, "{}:{}: imports {}", e.from, e.line + 1, e.module)?
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        Ok(!d.edges.is_empty())
+    }
+
+    pub fn impact(&self, env: &Envelope<Impact>) -> Found {
+        let i = &env.result;
+        self.emit(env, |o| {
+            writeln!(
+                o,
+                "impact of {} (depth {}{}): {} dependents in {} files",
+                i.target.join(", "),
+                i.depth,
+                if i.hard { ", stated edges only" } else { "" },
+                i.nodes.len(),
+                i.files.len()
+            )?;
+            for n in &i.nodes {
+                writeln!(
+                    o,
+                    "{:indent$}{}  <- {} at {} ({}, {:.2})",
+                    "",
+                    n.id,
+                    n.via.kind,
+                    n.via.at,
+                    n.via.provenance,
+                    n.via.confidence,
+                    indent = (n.depth as usize) * 2
+                )?;
+            }
+            Ok(())
+        })?;
+        Ok(!i.nodes.is_empty())
+    }
+
+    pub fn stats(&self, env: &Envelope<Stats>) -> Found {
+        let s = &env.result;
+        self.emit(env, |o| {
+            let t = &s.totals;
+            writeln!(o, "revision {} (scanned {})", env.index.revision, env.index.scanned_at.as_deref().unwrap_or("never"))?;
+            writeln!(
+                o,
+                "{} files, {} lines, {} symbols, {} refs ({} resolved), {} deps, {} unresolved imports",
+                t.files, t.lines, t.symbols, t.refs, t.refs_resolved, t.deps, t.deps_unresolved
+            )?;
+            for (lang, c) in &s.languages {
+                writeln!(o, "  {lang:<12} {:>7} files {:>9} lines", c.files, c.lines)?;
+            }
+            Ok(())
+        })?;
+        Ok(true)
+    }
+}
+
+fn write_ref(o: &mut dyn Write, r: &RefHit) -> std::io::Result<()> {
+    let target = r.target_key.as_deref().unwrap_or("unresolved");
+    let within = r.enclosing_key.as_deref().unwrap_or("(top level)");
+    writeln!(
+        o,
+        "{}:{}:{}: {} {} in {} -> {} ({}, {:.2})",
+        r.path,
+        r.line + 1,
+        r.column + 1,
+        r.kind,
+        r.name,
+        within,
+        target,
+        r.provenance,
+        r.confidence
+    )
+}
+
+/// A progress bar on stderr, hidden when stderr is not a terminal or with `--json`.
+pub struct ScanBar {
+    bar: ProgressBar,
+}
+
+impl ScanBar {
+    pub fn new(json: bool) -> ScanBar {
+        let bar = if json { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
+        bar.set_draw_target(if json {
+            indicatif::ProgressDrawTarget::hidden()
+        } else {
+            indicatif::ProgressDrawTarget::stderr()
+        });
+        ScanBar { bar }
+    }
+
+    pub fn update(&self, p: ScanProgress) {
+        match p {
+            ScanProgress::Walking => self.bar.set_message("walking"),
+            ScanProgress::Parsing { done, total } => {
+                if self.bar.length() != Some(total) {
+                    self.bar.set_length(total);
+                    self.bar.set_style(
+                        ProgressStyle::with_template("{bar:30} {pos}/{len} files {msg}")
+                            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                    );
+                }
+                self.bar.set_position(done);
+                self.bar.set_message("parsing");
+            }
+            ScanProgress::Resolving => self.bar.set_message("resolving imports and references"),
+            ScanProgress::Done => {}
+        }
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

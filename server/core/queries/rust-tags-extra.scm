@@ -1,0 +1,25 @@
+; loci additions to tree-sitter-rust's tags query (prepended: on a tie these win).
+
+; `impl Type { .. }` and `impl Trait for Type { .. }` are not definitions, but their
+; methods are qualified by the implementing type: `Type.method`.
+(impl_item type: (_) @name) @scope
+
+; trait method declarations without a body
+(declaration_list
+  (function_signature_item name: (identifier) @name) @definition.method)
+
+(const_item name: (identifier) @name) @definition.constant
+(static_item name: (identifier) @name) @definition.constant
+
+; `Type::new()`, `module::func()`, `func::<T>()`
+(call_expression
+  function: (scoped_identifier name: (identifier) @name)) @reference.call
+(call_expression
+  function: (generic_function function: [
+    (identifier) @name
+    (scoped_identifier name: (identifier) @name)
+    (field_expression field: (field_identifier) @name)
+  ])) @reference.call
+
+; `impl Trait for Type` where Trait is a path
+(impl_item trait: (scoped_type_identifier name: (type_identifier) @name)) @reference.implementation

@@ -1,0 +1,445 @@
+//! The languages loci parses: detection by file name, tree-sitter grammars, and each
+//! grammar crate's own tags query plus a small per-language import query, compiled once.
+
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::Query;
+
+use crate::{RefKind, SymbolKind};
+
+/// A language loci can parse with tree-sitter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// `.rs`
+    Rust,
+    /// `.py`, `.pyi`
+    Python,
+    /// `.js`, `.mjs`, `.cjs`, `.jsx`
+    JavaScript,
+    /// `.ts`, `.mts`, `.cts`
+    TypeScript,
+    /// `.tsx`
+    Tsx,
+    /// `.go`
+    Go,
+    /// `.java`
+    Java,
+    /// `.c`, `.h`
+    C,
+    /// `.cc`, `.cpp`, `.cxx`, `.hpp`, `.hh`, `.hxx`
+    Cpp,
+    /// `.cs`
+    CSharp,
+    /// `.rb`
+    Ruby,
+    /// `.php`
+    Php,
+}
+
+impl Language {
+    /// Every language, in a fixed order.
+    pub const ALL: [Language; 12] = [
+        Language::Rust,
+        Language::Python,
+        Language::JavaScript,
+        Language::TypeScript,
+        Language::Tsx,
+        Language::Go,
+        Language::Java,
+        Language::C,
+        Language::Cpp,
+        Language::CSharp,
+        Language::Ruby,
+        Language::Php,
+    ];
+
+    /// The language of a path, from its extension; `None` for anything loci does not parse
+    /// (such files are still recorded, just not parsed).
+    pub fn from_path(path: &str) -> Option<Language> {
+        let ext = path.rsplit_once('.')?.1;
+        Some(match ext {
+            "rs" => Language::Rust,
+            "py" | "pyi" => Language::Python,
+            "js" | "mjs" | "cjs" | "jsx" => Language::JavaScript,
+            "ts" | "mts" | "cts" => Language::TypeScript,
+            "tsx" => Language::Tsx,
+            "go" => Language::Go,
+            "java" => Language::Java,
+            "c" | "h" => Language::C,
+            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" => Language::Cpp,
+            "cs" => Language::CSharp,
+            "rb" => Language::Ruby,
+            "php" => Language::Php,
+            _ => return None,
+        })
+    }
+
+    /// The lower-case name used in storage and output (`rust`, `python`, `tsx`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Rust => "rust",
+            Language::Python => "python",
+            Language::JavaScript => "javascript",
+            Language::TypeScript => "typescript",
+            Language::Tsx => "tsx",
+            Language::Go => "go",
+            Language::Java => "java",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::CSharp => "csharp",
+            Language::Ruby => "ruby",
+            Language::Php => "php",
+        }
+    }
+
+    /// The tree-sitter grammar. PHP uses `LANGUAGE_PHP` (PHP inside `<?php` tags, with
+    /// inline HTML), TypeScript and TSX their own dialects of `tree-sitter-typescript`.
+    pub fn grammar(self) -> tree_sitter::Language {
+        match self {
+            Language::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Language::Python => tree_sitter_python::LANGUAGE.into(),
+            Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Language::Go => tree_sitter_go::LANGUAGE.into(),
+            Language::Java => tree_sitter_java::LANGUAGE.into(),
+            Language::C => tree_sitter_c::LANGUAGE.into(),
+            Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+            Language::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+            Language::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+            Language::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+        }
+    }
+
+    /// Parses [`Language::name`] output back.
+    pub fn from_name(name: &str) -> Option<Language> {
+        Language::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
+
+/// The language name recorded for a path: a parsed language's [`Language::name`],
+/// `markdown` for `.md`/`.markdown`, otherwise `None` (recorded as unknown).
+pub fn file_language_name(path: &str) -> Option<&'static str> {
+    if let Some(lang) = Language::from_path(path) {
+        return Some(lang.name());
+    }
+    let ext = path.rsplit_once('.')?.1;
+    match ext {
+        "md" | "markdown" => Some("markdown"),
+        _ => None,
+    }
+}
+
+/// The query sources of one language, in the order they are concatenated and compiled
+/// into that language's single [`tree_sitter::Query`] (one traversal of the tree finds
+/// definitions, references and imports).
+///
+/// - `extra_tags`: loci's additions to the grammar's tags query (`queries/<lang>-tags-extra.scm`),
+///   placed first so that, where two patterns define or reference the same name node, the
+///   addition wins (the first pattern wins, as in `tree-sitter-tags`).
+/// - `tags`: each grammar crate's own `TAGS_QUERY`, verbatim, except C#'s lone `@module`
+///   capture, renamed `@definition.module`. TypeScript and TSX use the JavaScript tags
+///   query followed by the TypeScript one; every JavaScript pattern compiles against both.
+///   C++ uses `tree-sitter-cpp`'s own query (a superset of C's).
+/// - `imports`: loci's import query (`queries/<lang>-imports.scm`).
+#[derive(Clone, Debug)]
+pub struct QuerySources {
+    /// loci's additions to the tags query.
+    pub extra_tags: &'static str,
+    /// The grammar crates' tags queries (JavaScript's then TypeScript's for TS/TSX).
+    pub tags: Vec<String>,
+    /// loci's import query.
+    pub imports: &'static str,
+}
+
+impl Language {
+    /// The query sources of this language; see [`QuerySources`].
+    pub fn query_sources(self) -> QuerySources {
+        let (extra_tags, tags, imports): (&str, Vec<String>, &str) = match self {
+            Language::Rust => (
+                include_str!("../queries/rust-tags-extra.scm"),
+                vec![tree_sitter_rust::TAGS_QUERY.into()],
+                include_str!("../queries/rust-imports.scm"),
+            ),
+            Language::Python => (
+                include_str!("../queries/python-tags-extra.scm"),
+                vec![tree_sitter_python::TAGS_QUERY.into()],
+                include_str!("../queries/python-imports.scm"),
+            ),
+            Language::JavaScript => (
+                include_str!("../queries/javascript-tags-extra.scm"),
+                vec![tree_sitter_javascript::TAGS_QUERY.into()],
+                include_str!("../queries/javascript-imports.scm"),
+            ),
+            Language::TypeScript | Language::Tsx => (
+                include_str!("../queries/typescript-tags-extra.scm"),
+                vec![tree_sitter_javascript::TAGS_QUERY.into(), tree_sitter_typescript::TAGS_QUERY.into()],
+                include_str!("../queries/javascript-imports.scm"),
+            ),
+            Language::Go => (
+                include_str!("../queries/go-tags-extra.scm"),
+                vec![tree_sitter_go::TAGS_QUERY.into()],
+                include_str!("../queries/go-imports.scm"),
+            ),
+            Language::Java => (
+                include_str!("../queries/java-tags-extra.scm"),
+                vec![tree_sitter_java::TAGS_QUERY.into()],
+                include_str!("../queries/java-imports.scm"),
+            ),
+            Language::C => (
+                include_str!("../queries/c-tags-extra.scm"),
+                vec![tree_sitter_c::TAGS_QUERY.into()],
+                include_str!("../queries/c-imports.scm"),
+            ),
+            Language::Cpp => (
+                include_str!("../queries/cpp-tags-extra.scm"),
+                vec![tree_sitter_cpp::TAGS_QUERY.into()],
+                include_str!("../queries/c-imports.scm"),
+            ),
+            Language::CSharp => (
+                include_str!("../queries/csharp-tags-extra.scm"),
+                // The shipped query ends with `(namespace_declaration ..) @module`, a capture
+                // no tags consumer understands; it names a module definition.
+                vec![tree_sitter_c_sharp::TAGS_QUERY.replace(") @module", ") @definition.module")],
+                include_str!("../queries/csharp-imports.scm"),
+            ),
+            Language::Ruby => (
+                "",
+                vec![tree_sitter_ruby::TAGS_QUERY.into()],
+                include_str!("../queries/ruby-imports.scm"),
+            ),
+            Language::Php => (
+                include_str!("../queries/php-tags-extra.scm"),
+                vec![tree_sitter_php::TAGS_QUERY.into()],
+                include_str!("../queries/php-imports.scm"),
+            ),
+        };
+        QuerySources { extra_tags, tags, imports }
+    }
+
+    /// This language's compiled query (tags additions, grammar tags queries, imports),
+    /// compiled once per process; `Err` carries the compile error (a bug: a test compiles
+    /// every language's query).
+    pub fn query(self) -> Result<&'static Query, &'static str> {
+        match &lang_query(self).compiled {
+            Ok(compiled) => Ok(&compiled.query),
+            Err(message) => Err(message),
+        }
+    }
+}
+
+/// What a capture means to extraction, by capture name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// `@name`: the name node of a definition, reference or scope.
+    Name,
+    /// `@doc`: a doc comment of a definition.
+    Doc,
+    /// `@definition.<kind>`.
+    Def(SymbolKind),
+    /// `@reference.<kind>`.
+    Ref(RefKind),
+    /// `@scope`: a qualifier for the definitions inside it that is not itself a symbol
+    /// (a Rust `impl` block, named after its type).
+    Scope,
+    /// `@import`: an import statement.
+    Import,
+    /// `@import.module`: the module specifier as written.
+    ImportModule,
+    /// `@import.name`: one imported name.
+    ImportName,
+    /// `@import.tree`: a Rust `use` tree, flattened in code.
+    ImportTree,
+    /// `@import.kind`: the Ruby method (`require`, `require_relative`, `load`).
+    ImportKind,
+    /// `@import.arg`: a PHP `require`/`include` argument, read in code.
+    ImportArg,
+    /// `@import.use`: a PHP `use` declaration, read in code.
+    ImportUse,
+    /// Anything else (`@ignore`, `@local.scope`, predicate-only captures).
+    Ignore,
+}
+
+fn role_for_capture(name: &str) -> Role {
+    if let Some(kind) = name.strip_prefix("definition.") {
+        return Role::Def(match kind {
+            "function" => SymbolKind::Function,
+            "method" => SymbolKind::Method,
+            "class" => SymbolKind::Class,
+            "interface" => SymbolKind::Interface,
+            "module" => SymbolKind::Module,
+            "macro" => SymbolKind::Macro,
+            "constant" => SymbolKind::Constant,
+            "type" => SymbolKind::Type,
+            _ => SymbolKind::Other,
+        });
+    }
+    if let Some(kind) = name.strip_prefix("reference.") {
+        return Role::Ref(match kind {
+            "call" | "send" => RefKind::Call,
+            "type" | "class" => RefKind::Type,
+            // C#'s query uses `@reference.interface` for interface base lists.
+            "implementation" | "interface" => RefKind::Inherit,
+            _ => RefKind::Other,
+        });
+    }
+    match name {
+        "name" => Role::Name,
+        "doc" => Role::Doc,
+        "scope" => Role::Scope,
+        "import" => Role::Import,
+        "import.module" => Role::ImportModule,
+        "import.name" => Role::ImportName,
+        "import.tree" => Role::ImportTree,
+        "import.kind" => Role::ImportKind,
+        "import.arg" => Role::ImportArg,
+        "import.use" => Role::ImportUse,
+        _ => Role::Ignore,
+    }
+}
+
+/// A language's compiled query plus the per-capture and per-node-kind tables extraction
+/// and fingerprinting consult (indexed by capture index and node kind id).
+pub(crate) struct CompiledQuery {
+    pub(crate) query: Query,
+    /// Role of each capture index.
+    pub(crate) roles: Vec<Role>,
+    /// Per pattern: `(#is-not? local)` (Ruby: the name must not be a local variable).
+    pub(crate) not_local: Vec<bool>,
+}
+
+/// Everything per language that is computed once.
+pub(crate) struct LangQuery {
+    pub(crate) compiled: Result<CompiledQuery, String>,
+    /// Per node kind id: a comment (kind name contains `comment`), skipped by fingerprints.
+    pub(crate) is_comment: Vec<bool>,
+    /// Per node kind id: a leaf whose whitespace is layout, not meaning (`jsx_text`, PHP
+    /// inline `text`, C `preproc_arg`); fingerprints collapse its whitespace runs.
+    pub(crate) collapse_ws: Vec<bool>,
+    /// Python only: kind ids for docstring detection, else `u16::MAX`.
+    pub(crate) py: PythonKinds,
+}
+
+/// Kind ids of the Python nodes that make a docstring.
+#[derive(Clone, Copy)]
+pub(crate) struct PythonKinds {
+    pub(crate) module: u16,
+    pub(crate) block: u16,
+    pub(crate) expression_statement: u16,
+    pub(crate) string: u16,
+    pub(crate) function_definition: u16,
+    pub(crate) class_definition: u16,
+}
+
+impl PythonKinds {
+    const NONE: PythonKinds = PythonKinds {
+        module: u16::MAX,
+        block: u16::MAX,
+        expression_statement: u16::MAX,
+        string: u16::MAX,
+        function_definition: u16::MAX,
+        class_definition: u16::MAX,
+    };
+}
+
+fn build(language: Language) -> LangQuery {
+    let grammar = language.grammar();
+    let sources = language.query_sources();
+    let mut source = String::new();
+    source.push_str(sources.extra_tags);
+    for tags in &sources.tags {
+        source.push('\n');
+        source.push_str(tags);
+    }
+    source.push('\n');
+    source.push_str(sources.imports);
+    let compiled = Query::new(&grammar, &source)
+        .map(|query| {
+            let roles = query.capture_names().iter().map(|n| role_for_capture(n)).collect();
+            let not_local = (0..query.pattern_count())
+                .map(|i| query.property_predicates(i).iter().any(|(p, is)| !*is && &*p.key == "local"))
+                .collect();
+            CompiledQuery { query, roles, not_local }
+        })
+        .map_err(|e| format!("{} query: {e}", language.name()));
+    let count = grammar.node_kind_count();
+    let mut is_comment = vec![false; count];
+    let mut collapse_ws = vec![false; count];
+    for id in 0..count {
+        let id16 = id as u16;
+        if let Some(kind) = grammar.node_kind_for_id(id16) {
+            is_comment[id] = grammar.node_kind_is_named(id16) && kind.contains("comment");
+            collapse_ws[id] = grammar.node_kind_is_named(id16)
+                && matches!(kind, "jsx_text" | "preproc_arg" | "text" | "html");
+        }
+    }
+    let py = if language == Language::Python {
+        let id = |kind: &str| grammar.id_for_node_kind(kind, true);
+        PythonKinds {
+            module: id("module"),
+            block: id("block"),
+            expression_statement: id("expression_statement"),
+            string: id("string"),
+            function_definition: id("function_definition"),
+            class_definition: id("class_definition"),
+        }
+    } else {
+        PythonKinds::NONE
+    };
+    LangQuery { compiled, is_comment, collapse_ws, py }
+}
+
+static QUERIES: [LazyLock<LangQuery>; 12] = [
+    LazyLock::new(|| build(Language::Rust)),
+    LazyLock::new(|| build(Language::Python)),
+    LazyLock::new(|| build(Language::JavaScript)),
+    LazyLock::new(|| build(Language::TypeScript)),
+    LazyLock::new(|| build(Language::Tsx)),
+    LazyLock::new(|| build(Language::Go)),
+    LazyLock::new(|| build(Language::Java)),
+    LazyLock::new(|| build(Language::C)),
+    LazyLock::new(|| build(Language::Cpp)),
+    LazyLock::new(|| build(Language::CSharp)),
+    LazyLock::new(|| build(Language::Ruby)),
+    LazyLock::new(|| build(Language::Php)),
+];
+
+/// The language's compiled query and tables, built on first use.
+pub(crate) fn lang_query(language: Language) -> &'static LangQuery {
+    &QUERIES[language as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_language_query_compiles() {
+        for language in Language::ALL {
+            if let Err(e) = language.query() {
+                panic!("{e}");
+            }
+            // each part compiles on its own too
+            let grammar = language.grammar();
+            let sources = language.query_sources();
+            for (i, part) in std::iter::once(sources.extra_tags.to_string())
+                .chain(sources.tags)
+                .chain(std::iter::once(sources.imports.to_string()))
+                .enumerate()
+            {
+                if let Err(e) = Query::new(&grammar, &part) {
+                    panic!("{} part {i}: {e}", language.name());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn language_order_matches_all() {
+        for (i, language) in Language::ALL.into_iter().enumerate() {
+            assert_eq!(language as usize, i);
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! Pure analysis for loci: which language a file is, what tree-sitter finds in it
+//! (symbols, references, imports), comment-insensitive fingerprints, and import resolution.
+//!
+//! Architecture invariant: this crate knows nothing of SQLite, tokio, JSON-RPC or LSP.
+//! Everything is plain data with **byte offsets** into the file's text and zero-based
+//! line numbers. Parsing never fails: a file tree-sitter cannot read fully still yields
+//! what was found plus a [`Degraded`] reason.
+
+pub mod analyze;
+pub mod fingerprint;
+pub mod imports;
+pub mod lang;
+
+pub use analyze::{analyze, AnalyzeOptions};
+pub use lang::Language;
+
+use serde::{Deserialize, Serialize};
+
+/// A half-open byte range `[start, end)` into a file's text, with the zero-based line
+/// and byte column of `start` (for display and for the LSP position conversion).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Span {
+    /// First byte, inclusive.
+    pub start: u32,
+    /// One past the last byte.
+    pub end: u32,
+    /// Zero-based line of `start`.
+    pub line: u32,
+    /// Zero-based byte column of `start` within its line.
+    pub column: u32,
+    /// Zero-based line of `end`.
+    pub end_line: u32,
+}
+
+/// What kind of thing a symbol is. Names follow the tree-sitter tags convention
+/// (`@definition.function`, `@definition.class`, ...), see
+/// <https://tree-sitter.github.io/tree-sitter/4-code-navigation.html>.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SymbolKind {
+    /// A free function.
+    Function,
+    /// A function defined inside a class, impl, trait or interface.
+    Method,
+    /// A class (also Rust structs, enums, unions and type aliases, as the Rust tags query names them).
+    Class,
+    /// An interface, trait or protocol.
+    Interface,
+    /// A module, namespace or package.
+    Module,
+    /// A macro definition.
+    Macro,
+    /// A constant.
+    Constant,
+    /// A type alias or other named type.
+    Type,
+    /// Anything else a tags query defines (`@definition.<other>`).
+    Other,
+}
+
+impl SymbolKind {
+    /// The short lower-case name used in symbol keys and output (`function`, `class`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SymbolKind::Function => "function",
+            SymbolKind::Method => "method",
+            SymbolKind::Class => "class",
+            SymbolKind::Interface => "interface",
+            SymbolKind::Module => "module",
+            SymbolKind::Macro => "macro",
+            SymbolKind::Constant => "constant",
+            SymbolKind::Type => "type",
+            SymbolKind::Other => "other",
+        }
+    }
+
+    /// Parses [`SymbolKind::as_str`] output back; unknown names become [`SymbolKind::Other`].
+    pub fn parse(s: &str) -> SymbolKind {
+        match s {
+            "function" => SymbolKind::Function,
+            "method" => SymbolKind::Method,
+            "class" => SymbolKind::Class,
+            "interface" => SymbolKind::Interface,
+            "module" => SymbolKind::Module,
+            "macro" => SymbolKind::Macro,
+            "constant" => SymbolKind::Constant,
+            "type" => SymbolKind::Type,
+            _ => SymbolKind::Other,
+        }
+    }
+}
+
+/// A definition found by the language's tags query.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Symbol {
+    /// Stable key: `path#qualified.name@kind`, plus `[n]` (n ≥ 2) for the n-th symbol with
+    /// the same qualified name and kind in the file (overloads, redefinitions). Identity is
+    /// the qualified name in its file, never its line, so the key survives line shifts.
+    pub key: String,
+    /// The bare name (`login`).
+    pub name: String,
+    /// Names of the enclosing definitions and this one, joined with `.` (`AuthService.login`).
+    pub qualified_name: String,
+    /// What the tags query says it is.
+    pub kind: SymbolKind,
+    /// The whole definition node.
+    pub span: Span,
+    /// The name node (where editors put diagnostics and code lenses).
+    pub name_span: Span,
+    /// The definition's first line, trimmed, at most 200 bytes (`def login(user, password):`).
+    pub signature: String,
+    /// The doc comment or docstring, if the tags query captured one (`@doc`) or one sits
+    /// directly above the definition.
+    pub doc: Option<String>,
+    /// Comment- and whitespace-insensitive hash of the definition's subtree, as 16 hex digits.
+    pub body_fingerprint: String,
+    /// Hash of the signature's tokens, as 16 hex digits; a change here is a `signature_change`.
+    pub signature_fingerprint: String,
+    /// Index into [`FileAnalysis::symbols`] of the enclosing definition, if any.
+    pub parent: Option<u32>,
+}
+
+/// How a reference uses its target, from the tags query's `@reference.<kind>` capture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefKind {
+    /// `@reference.call`, `@reference.send`.
+    Call,
+    /// `@reference.type`, `@reference.class`.
+    Type,
+    /// `@reference.implementation`, inheritance and interface lists.
+    Inherit,
+    /// A name imported by an import statement.
+    Import,
+    /// Any other `@reference.*` capture.
+    Other,
+}
+
+impl RefKind {
+    /// Lower-case name used in storage and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefKind::Call => "call",
+            RefKind::Type => "type",
+            RefKind::Inherit => "inherit",
+            RefKind::Import => "import",
+            RefKind::Other => "other",
+        }
+    }
+
+    /// Parses [`RefKind::as_str`] output back; unknown names become [`RefKind::Other`].
+    pub fn parse(s: &str) -> RefKind {
+        match s {
+            "call" => RefKind::Call,
+            "type" => RefKind::Type,
+            "inherit" => RefKind::Inherit,
+            "import" => RefKind::Import,
+            _ => RefKind::Other,
+        }
+    }
+}
+
+/// A use of a name, unresolved: resolution needs the whole map and happens in the engine.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reference {
+    /// The referenced name as written (last path segment: `foo` for `a.b.foo()`).
+    pub name: String,
+    /// How it is used.
+    pub kind: RefKind,
+    /// The name node.
+    pub span: Span,
+    /// Index into [`FileAnalysis::symbols`] of the innermost definition containing it.
+    pub enclosing: Option<u32>,
+}
+
+/// One import statement's target, as written, before resolution to a file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    /// The module specifier as written, without quotes: `os.path`, `.models`, `./util`,
+    /// `crate::store::schema`, `github.com/x/y/pkg`, `foo/bar.h`, `com.acme.Util`.
+    pub module: String,
+    /// Names imported from it (`from m import a, b` → `["a", "b"]`; `use m::{a, b}`), if any.
+    pub names: Vec<String>,
+    /// Where the statement is.
+    pub span: Span,
+}
+
+/// Why a file's analysis is incomplete. The file is still recorded; what could be read is kept.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "reason")]
+pub enum Degraded {
+    /// tree-sitter's progress callback stopped the parse after the time limit.
+    ParseTimeout {
+        /// The limit that was hit, in milliseconds.
+        limit_ms: u64,
+    },
+    /// The tree nests deeper than the extraction limit; deeper nodes were not visited.
+    TooDeep {
+        /// The depth limit in nodes.
+        limit: u32,
+    },
+}
+
+/// Everything loci extracts from one file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileAnalysis {
+    /// Definitions, in document order.
+    pub symbols: Vec<Symbol>,
+    /// Uses of names, in document order.
+    pub refs: Vec<Reference>,
+    /// Import statements, in document order.
+    pub imports: Vec<Import>,
+    /// Semantic fingerprint of the whole file (comments and whitespace removed), 16 hex digits.
+    pub fingerprint: String,
+    /// Number of tree-sitter ERROR or MISSING nodes (a syntax-error count; 0 for clean files).
+    pub error_nodes: u32,
+    /// Set when the analysis is incomplete.
+    pub degraded: Option<Degraded>,
+}

@@ -1,0 +1,68 @@
+//! `.loci/config.toml`: the one struct that documents every setting.
+//!
+//! Every field has a default, so a missing file or a missing section means "defaults".
+//! Unknown keys are rejected with the file and key named, so a typo is not silently ignored.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{EngineError, Result};
+
+/// All of loci's settings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// How the working tree is walked and parsed.
+    pub scan: ScanConfig,
+}
+
+/// `[scan]`: walking and parsing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScanConfig {
+    /// Files larger than this many bytes are skipped (reason `too_large`). Default 2 MiB.
+    pub max_file_size: u64,
+    /// Parse time limit per file in milliseconds (tree-sitter progress callback).
+    /// A file that hits it is recorded as degraded. Default 2,000 ms.
+    pub parse_timeout_ms: u64,
+    /// Deepest syntax-tree nesting extraction visits, in nodes. Default 2,000.
+    pub max_depth: u32,
+    /// Stop walking after this many files (a guard for home directories and huge
+    /// trees; the rest is reported as skipped with reason `file_limit`). Default 200,000.
+    pub max_files: u64,
+    /// Parser threads; 0 means one per core. Default 0.
+    pub threads: usize,
+}
+
+impl Default for ScanConfig {
+    fn default() -> Self {
+        ScanConfig {
+            max_file_size: 2 * 1024 * 1024,
+            parse_timeout_ms: 2_000,
+            max_depth: 2_000,
+            max_files: 200_000,
+            threads: 0,
+        }
+    }
+}
+
+impl Config {
+    /// Reads `path`; a missing file gives the defaults.
+    pub fn load(path: &Path) -> Result<Config> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(source) => {
+                return Err(EngineError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        toml::from_str(&text).map_err(|e| EngineError::Config {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+    }
+}

@@ -1,0 +1,87 @@
+//! The envelope every engine operation returns (design.md "The facade and the envelope").
+
+use serde::Serialize;
+
+/// One answer plus the state of the map that produced it, what was available, what it
+/// relies on that has changed, and how much of it was cut.
+#[derive(Clone, Debug, Serialize)]
+pub struct Envelope<T> {
+    /// The operation's own result.
+    pub result: T,
+    /// Which state of the map answered.
+    pub index: IndexState,
+    /// What was available (languages, git, the editor overlay).
+    pub capability: Capability,
+    /// Facts this answer relies on that have changed since they were recorded.
+    pub stale_warnings: Vec<StaleWarning>,
+    /// Whether the files behind the answer were checked against the disk.
+    pub freshness: Freshness,
+    /// Budget and truncation.
+    pub limits: Limits,
+}
+
+/// The map state behind an answer.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct IndexState {
+    /// The scan revision (`scans.scan_id` of the last finished scan; 0 before any scan).
+    pub revision: i64,
+    /// When that scan finished (RFC 3339, UTC), if any.
+    pub scanned_at: Option<String>,
+    /// Files in the map.
+    pub files: u64,
+    /// Symbols in the map.
+    pub symbols: u64,
+}
+
+/// What the answer could use.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Capability {
+    /// Languages loci parses (names as in `loci_core::Language::name`).
+    pub languages: Vec<&'static str>,
+    /// Whether the workspace is a git repository loci can read.
+    pub git: bool,
+    /// Whether unsaved editor buffers took part (true only inside the language server).
+    pub overlay: bool,
+    /// Capabilities that were missing or partial, in words (`"no scan yet: run loci scan"`).
+    pub notes: Vec<String>,
+}
+
+/// One fact the answer relies on that changed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StaleWarning {
+    /// The file (or memory subject) concerned.
+    pub path: String,
+    /// Why it is stale, in words.
+    pub reason: String,
+}
+
+/// Whether the answer's files were compared with the disk.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Freshness {
+    /// Files behind this answer whose size or modification time differ from the map;
+    /// `None` when not checked.
+    pub changed_since_scan: Option<u64>,
+    /// Files rescanned before answering (MCP and the language server refresh on read).
+    pub refreshed: Vec<String>,
+    /// When the check ran (RFC 3339, UTC).
+    pub checked_at: String,
+}
+
+/// Budget accounting. `budget`/`used` are in the operation's unit (tokens for
+/// `context`, rows for listings).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Limits {
+    /// The budget asked for, if any.
+    pub budget: Option<u64>,
+    /// How much of it the answer used.
+    pub used: u64,
+    /// Whether anything was cut.
+    pub truncated: bool,
+    /// How many items were left out.
+    pub omitted: u64,
+}
+
+/// The current time as RFC 3339 in UTC (`2026-11-29T23:00:00.123Z`).
+pub fn now_rfc3339() -> String {
+    jiff::Timestamp::now().round(jiff::Unit::Millisecond).map(|t| t.to_string()).unwrap_or_default()
+}

@@ -1,0 +1,249 @@
+//! The loci facade: every operation is one function on [`Workspace`] returning one typed
+//! result inside an [`Envelope`]. The CLI, the language server and the MCP server are thin
+//! adapters over these functions and have no logic of their own.
+//!
+//! Architecture invariant: no protocol types here (no JSON-RPC, LSP or MCP); results are
+//! plain `serde::Serialize` data with zero-based lines and byte columns.
+
+pub mod config;
+pub mod envelope;
+pub mod query;
+pub mod scan;
+pub mod walk;
+
+use std::path::{Path, PathBuf};
+
+use loci_store::Store;
+use loci_store::rusqlite::OptionalExtension;
+
+pub use config::Config;
+pub use envelope::{Capability, Envelope, Freshness, IndexState, Limits, StaleWarning};
+pub use loci_store::StoreError;
+/// Row types of the map, as queries return them.
+pub mod store_types {
+    pub use loci_store::map::{DepEdge, MapCounts, RefHit, SymbolHit};
+}
+
+/// `Result` with [`EngineError`].
+pub type Result<T, E = EngineError> = std::result::Result<T, E>;
+
+/// What can go wrong in an engine operation.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The store failed (SQLite, migrations, a newer schema, a busy database).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A filesystem operation failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `.loci/config.toml` is invalid.
+    #[error("{path}: invalid configuration: {message}")]
+    Config {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the line.
+        message: String,
+    },
+    /// An argument is missing or malformed; `name` is the argument.
+    #[error("invalid argument `{name}`: {message}")]
+    InvalidArgument {
+        /// The argument's name.
+        name: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The thing asked about does not exist (a path not in the map, ...).
+    #[error("{0}")]
+    NotFound(String),
+    /// A bug or an environment failure (a thread pool that could not start).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// The directory under the workspace root that holds loci's files.
+pub const LOCI_DIR: &str = ".loci";
+
+/// One checkout: its root, its store and its settings.
+pub struct Workspace {
+    root: PathBuf,
+    store: Store,
+    config: Config,
+}
+
+impl Workspace {
+    /// Opens the workspace at `root` with the database at `db` (default
+    /// `<root>/.loci/loci.db`), creating `.loci/` (with a `.gitignore` so the database is
+    /// never committed by accident) and the schema as needed.
+    pub fn open(root: &Path, db: Option<&Path>) -> Result<Workspace> {
+        let root = root.canonicalize().map_err(|source| EngineError::Io {
+            path: root.to_path_buf(),
+            source,
+        })?;
+        let loci_dir = root.join(LOCI_DIR);
+        if db.is_none() {
+            std::fs::create_dir_all(&loci_dir).map_err(|source| EngineError::Io {
+                path: loci_dir.clone(),
+                source,
+            })?;
+        }
+        if loci_dir.is_dir() {
+            let ignore = loci_dir.join(".gitignore");
+            if !ignore.exists() {
+                std::fs::write(&ignore, "# loci's database and backups are per checkout.\n*\n")
+                    .map_err(|source| EngineError::Io {
+                        path: ignore.clone(),
+                        source,
+                    })?;
+            }
+        }
+        let db_path = db
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| loci_dir.join("loci.db"));
+        let config = Config::load(&loci_dir.join("config.toml"))?;
+        let store = Store::open(&db_path)?;
+        Ok(Workspace {
+            root,
+            store,
+            config,
+        })
+    }
+
+    /// The workspace root (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The settings in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The store (for adapters that need raw access in tests).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Walks and parses the working tree, updating the map incrementally.
+    pub fn scan(
+        &mut self,
+        progress: &(dyn Fn(scan::ScanProgress) + Sync),
+    ) -> Result<Envelope<scan::ScanReport>> {
+        let config = self.config.scan.clone();
+        let report = scan::scan(&self.root, &mut self.store, &config, progress)?;
+        self.envelope(report, Vec::new())
+    }
+
+    /// Wraps `result` with the index state and capabilities, and compares the given files
+    /// (repo-relative paths the answer relies on) with the disk.
+    pub fn envelope<T>(&self, result: T, relies_on: Vec<String>) -> Result<Envelope<T>> {
+        let conn = self.store.conn();
+        let last: Option<(i64, Option<String>, u64, u64)> = conn
+            .query_row(
+                "SELECT scan_id, finished_at, files, symbols FROM scans
+                 WHERE status = 'finished' ORDER BY scan_id DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()
+            .map_err(|e| StoreError::sqlite("reading the last scan", e))?;
+        let mut capability = Capability {
+            languages: loci_core::Language::ALL.iter().map(|l| l.name()).collect(),
+            git: walk::in_git_repository(&self.root),
+            overlay: false,
+            notes: Vec::new(),
+        };
+        let index = match last {
+            Some((revision, scanned_at, files, symbols)) => IndexState {
+                revision,
+                scanned_at,
+                files,
+                symbols,
+            },
+            None => {
+                capability
+                    .notes
+                    .push("no scan yet: run `loci scan` to build the map".into());
+                IndexState::default()
+            }
+        };
+        if !capability.git {
+            capability
+                .notes
+                .push("not a git repository: history features are unavailable".into());
+        }
+        let (changed, stale_warnings) = self.check_files(&relies_on)?;
+        Ok(Envelope {
+            result,
+            index,
+            capability,
+            stale_warnings,
+            freshness: Freshness {
+                changed_since_scan: Some(changed),
+                refreshed: Vec::new(),
+                checked_at: envelope::now_rfc3339(),
+            },
+            limits: Limits::default(),
+        })
+    }
+
+    /// Compares the map's size and mtime of each path with the disk; a difference is a
+    /// stale warning ("changed on disk since the last scan" or "deleted since the last scan").
+    fn check_files(&self, paths: &[String]) -> Result<(u64, Vec<StaleWarning>)> {
+        let mut paths: Vec<&String> = paths.iter().collect();
+        paths.sort();
+        paths.dedup();
+        let mut stmt = self
+            .store
+            .conn()
+            .prepare_cached("SELECT size, mtime_ns FROM files WHERE path = ?1")
+            .map_err(|e| StoreError::sqlite("reading file states", e))?;
+        let mut warnings = Vec::new();
+        for path in paths {
+            let Some((size, mtime_ns)) = stmt
+                .query_row([path], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+                .optional()
+                .map_err(|e| StoreError::sqlite("reading file states", e))?
+            else {
+                continue;
+            };
+            let reason = match std::fs::metadata(self.root.join(path)) {
+                Err(_) => Some("deleted since the last scan"),
+                Ok(m) => {
+                    let mtime = m
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map(|d| d.as_nanos() as i64)
+                        .unwrap_or(0);
+                    (m.len() as i64 != size || mtime != mtime_ns)
+                        .then_some("changed on disk since the last scan")
+                }
+            };
+            if let Some(reason) = reason {
+                warnings.push(StaleWarning {
+                    path: path.clone(),
+                    reason: reason.into(),
+                });
+            }
+        }
+        Ok((warnings.len() as u64, warnings))
+    }
+}
+
+/// Finds the workspace root for `start`: the nearest ancestor holding `.loci/`, else the
+/// nearest holding `.git`, else `start` itself.
+pub fn discover_root(start: &Path) -> PathBuf {
+    let start = start.canonicalize().unwrap_or_else(|_| start.to_path_buf());
+    for marker in [LOCI_DIR, ".git"] {
+        if let Some(dir) = start.ancestors().find(|d| d.join(marker).exists()) {
+            return dir.to_path_buf();
+        }
+    }
+    start
+}

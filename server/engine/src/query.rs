@@ -1,0 +1,356 @@
+//! Structural questions over the map: `symbol`, `refs`, `callers`, `deps`, `impact`, `stats`.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use loci_store::map::{self, DepEdge, RefHit, SymbolHit};
+use serde::Serialize;
+
+use crate::{EngineError, Envelope, Result, Workspace};
+
+/// Row cap for listings (`limits.truncated` says when it was hit).
+pub const LIST_LIMIT: u32 = 1_000;
+
+/// The callers of a symbol.
+#[derive(Clone, Debug, Serialize)]
+pub struct Callers {
+    /// The symbols the name matched.
+    pub targets: Vec<SymbolHit>,
+    /// Call sites resolved to those symbols.
+    pub calls: Vec<RefHit>,
+}
+
+/// Where a dependency listing points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// What the file imports.
+    Imports,
+    /// What imports the file.
+    ImportedBy,
+}
+
+/// A file's dependency edges.
+#[derive(Clone, Debug, Serialize)]
+pub struct Deps {
+    /// The file asked about.
+    pub path: String,
+    /// Which way the edges point.
+    pub direction: Direction,
+    /// The edges.
+    pub edges: Vec<DepEdge>,
+}
+
+/// One edge of an impact walk: `from` depends on `to`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ImpactEdge {
+    /// The dependent (a file path or a symbol key).
+    pub from: String,
+    /// What it depends on (a file path or a symbol key).
+    pub to: String,
+    /// `import` for file edges, otherwise the reference kind (`call`, `type`, ...).
+    pub kind: String,
+    /// Where the edge is written: `path:line` (one-based line).
+    pub at: String,
+    /// `stated` (proven by a parser) or `derived` (a heuristic).
+    pub provenance: String,
+    /// Confidence in [0, 1].
+    pub confidence: f64,
+}
+
+/// One node reached by an impact walk.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ImpactNode {
+    /// A file path or a symbol key.
+    pub id: String,
+    /// The file it is in.
+    pub path: String,
+    /// Hops from the target (1 = direct dependent).
+    pub depth: u32,
+    /// The edge that reached it first.
+    pub via: ImpactEdge,
+}
+
+/// The reverse-dependency blast radius of a file or symbol.
+#[derive(Clone, Debug, Serialize)]
+pub struct Impact {
+    /// What was asked about: a path, or the keys of the matched symbols.
+    pub target: Vec<String>,
+    /// `file` or `symbol`.
+    pub mode: &'static str,
+    /// Maximum depth walked.
+    pub depth: u32,
+    /// Whether only stated edges were followed.
+    pub hard: bool,
+    /// Dependents, by depth then id.
+    pub nodes: Vec<ImpactNode>,
+    /// Distinct files affected (including the target's own file).
+    pub files: Vec<String>,
+}
+
+/// What the map holds.
+#[derive(Clone, Debug, Serialize)]
+pub struct Stats {
+    /// Row totals.
+    pub totals: map::MapCounts,
+    /// Files and lines by language.
+    pub languages: BTreeMap<String, crate::scan::LanguageCount>,
+}
+
+impl Workspace {
+    /// Symbols whose name, qualified name or key is `name`.
+    pub fn symbol(&self, name: &str) -> Result<Envelope<Vec<SymbolHit>>> {
+        let name = non_empty("name", name)?;
+        let mut hits = map::find_symbols(self.store.conn(), name, LIST_LIMIT + 1)?;
+        let truncated = hits.len() > LIST_LIMIT as usize;
+        hits.truncate(LIST_LIMIT as usize);
+        let paths = hits.iter().map(|h| h.path.clone()).collect();
+        let mut env = self.envelope(hits, paths)?;
+        env.limits.truncated = truncated;
+        env.limits.used = env.result.len() as u64;
+        Ok(env)
+    }
+
+    /// References to `name`: to that symbol key if `name` is a key, else every use of the
+    /// bare name.
+    pub fn refs(&self, name: &str) -> Result<Envelope<Vec<RefHit>>> {
+        let name = non_empty("name", name)?;
+        let conn = self.store.conn();
+        let mut hits = if name.contains('#') {
+            map::refs_to(conn, name, LIST_LIMIT + 1)?
+        } else {
+            map::refs_by_name(conn, last_segment(name), LIST_LIMIT + 1)?
+        };
+        let truncated = hits.len() > LIST_LIMIT as usize;
+        hits.truncate(LIST_LIMIT as usize);
+        let paths = hits.iter().map(|h| h.path.clone()).collect();
+        let mut env = self.envelope(hits, paths)?;
+        env.limits.truncated = truncated;
+        env.limits.used = env.result.len() as u64;
+        Ok(env)
+    }
+
+    /// Call sites resolved to the symbols named `symbol`.
+    pub fn callers(&self, symbol: &str) -> Result<Envelope<Callers>> {
+        let symbol = non_empty("symbol", symbol)?;
+        let conn = self.store.conn();
+        let targets = map::find_symbols(conn, symbol, LIST_LIMIT)?;
+        let mut calls = Vec::new();
+        for t in &targets {
+            calls.extend(
+                map::refs_to(conn, &t.key, LIST_LIMIT)?
+                    .into_iter()
+                    .filter(|r| r.kind == "call"),
+            );
+        }
+        calls.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+        let truncated = calls.len() > LIST_LIMIT as usize;
+        calls.truncate(LIST_LIMIT as usize);
+        let paths = targets
+            .iter()
+            .map(|t| t.path.clone())
+            .chain(calls.iter().map(|c| c.path.clone()))
+            .collect();
+        let used = calls.len() as u64;
+        let mut env = self.envelope(Callers { targets, calls }, paths)?;
+        env.limits.truncated = truncated;
+        env.limits.used = used;
+        Ok(env)
+    }
+
+    /// What `path` imports, or with `reverse`, what imports it.
+    pub fn deps(&self, path: &str, reverse: bool) -> Result<Envelope<Deps>> {
+        let path = self.map_path(path)?;
+        let conn = self.store.conn();
+        let (direction, edges) = if reverse {
+            (Direction::ImportedBy, map::deps_to(conn, &path)?)
+        } else {
+            (Direction::Imports, map::deps_from(conn, &path)?)
+        };
+        let relies = std::iter::once(path.clone())
+            .chain(edges.iter().map(|e| e.from.clone()))
+            .collect();
+        self.envelope(
+            Deps {
+                path,
+                direction,
+                edges,
+            },
+            relies,
+        )
+    }
+
+    /// The reverse-dependency blast radius of a file (files that import it, transitively)
+    /// or a symbol (definitions that reference it, transitively), to `depth` hops. With
+    /// `hard`, only stated edges are followed.
+    pub fn impact(&self, target: &str, depth: u32, hard: bool) -> Result<Envelope<Impact>> {
+        let target = non_empty("target", target)?;
+        let depth = depth.max(1);
+        let conn = self.store.conn();
+        let as_path = self.map_path(target).ok();
+        let impact = if let Some(path) = as_path {
+            self.impact_file(path, depth, hard)?
+        } else {
+            let symbols = map::find_symbols(conn, target, LIST_LIMIT)?;
+            if symbols.is_empty() {
+                return Err(EngineError::NotFound(format!(
+                    "no file or symbol named `{target}` in the map"
+                )));
+            }
+            self.impact_symbol(&symbols, depth, hard)?
+        };
+        let relies = impact.files.clone();
+        let used = impact.nodes.len() as u64;
+        let mut env = self.envelope(impact, relies)?;
+        env.limits.used = used;
+        Ok(env)
+    }
+
+    fn impact_file(&self, path: String, depth: u32, hard: bool) -> Result<Impact> {
+        let conn = self.store.conn();
+        let mut seen = BTreeSet::from([path.clone()]);
+        let mut queue = VecDeque::from([(path.clone(), 0u32)]);
+        let mut nodes = Vec::new();
+        while let Some((file, d)) = queue.pop_front() {
+            if d >= depth {
+                continue;
+            }
+            // Resolved imports are stated by the parser, so `hard` keeps every file edge.
+            for edge in map::deps_to(conn, &file)? {
+                if seen.insert(edge.from.clone()) {
+                    queue.push_back((edge.from.clone(), d + 1));
+                    nodes.push(ImpactNode {
+                        id: edge.from.clone(),
+                        path: edge.from.clone(),
+                        depth: d + 1,
+                        via: ImpactEdge {
+                            from: edge.from.clone(),
+                            to: file.clone(),
+                            kind: "import".into(),
+                            at: format!("{}:{}", edge.from, edge.line + 1),
+                            provenance: "stated".into(),
+                            confidence: 1.0,
+                        },
+                    });
+                }
+            }
+        }
+        nodes.sort_by(|a, b| (a.depth, &a.id).cmp(&(b.depth, &b.id)));
+        let files = seen.into_iter().collect();
+        Ok(Impact {
+            target: vec![path],
+            mode: "file",
+            depth,
+            hard,
+            nodes,
+            files,
+        })
+    }
+
+    fn impact_symbol(&self, symbols: &[SymbolHit], depth: u32, hard: bool) -> Result<Impact> {
+        let conn = self.store.conn();
+        let mut seen: BTreeSet<String> = symbols.iter().map(|s| s.key.clone()).collect();
+        let mut files: BTreeSet<String> = symbols.iter().map(|s| s.path.clone()).collect();
+        let mut queue: VecDeque<(String, u32)> =
+            symbols.iter().map(|s| (s.key.clone(), 0)).collect();
+        let mut nodes = Vec::new();
+        while let Some((key, d)) = queue.pop_front() {
+            if d >= depth {
+                continue;
+            }
+            for r in map::refs_to(conn, &key, u32::MAX)? {
+                if hard && r.provenance != "stated" {
+                    continue;
+                }
+                // A reference outside any definition makes its file the dependent.
+                let from = r.enclosing_key.clone().unwrap_or_else(|| r.path.clone());
+                if seen.insert(from.clone()) {
+                    files.insert(r.path.clone());
+                    if r.enclosing_key.is_some() {
+                        queue.push_back((from.clone(), d + 1));
+                    }
+                    nodes.push(ImpactNode {
+                        id: from.clone(),
+                        path: r.path.clone(),
+                        depth: d + 1,
+                        via: ImpactEdge {
+                            from,
+                            to: key.clone(),
+                            kind: r.kind.clone(),
+                            at: format!("{}:{}", r.path, r.line + 1),
+                            provenance: r.provenance.clone(),
+                            confidence: r.confidence,
+                        },
+                    });
+                }
+            }
+        }
+        nodes.sort_by(|a, b| (a.depth, &a.id).cmp(&(b.depth, &b.id)));
+        Ok(Impact {
+            target: symbols.iter().map(|s| s.key.clone()).collect(),
+            mode: "symbol",
+            depth,
+            hard,
+            nodes,
+            files: files.into_iter().collect(),
+        })
+    }
+
+    /// Row totals and files by language.
+    pub fn stats(&self) -> Result<Envelope<Stats>> {
+        let conn = self.store.conn();
+        let totals = map::counts(conn)?;
+        let mut languages = BTreeMap::new();
+        for (language, files, lines) in map::files_by_language(conn)? {
+            languages.insert(
+                language.unwrap_or_else(|| "unknown".into()),
+                crate::scan::LanguageCount { files, lines },
+            );
+        }
+        self.envelope(Stats { totals, languages }, Vec::new())
+    }
+
+    /// Normalizes a user-given path (absolute, `./`-prefixed or repo-relative) to the
+    /// map's form and checks that the map has it.
+    pub fn map_path(&self, path: &str) -> Result<String> {
+        let path = non_empty("path", path)?;
+        let p = std::path::Path::new(path);
+        let rel = if p.is_absolute() {
+            let canon = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+            crate::walk::relative(&self.root, &canon)
+        } else {
+            path.trim_start_matches("./").to_string()
+        };
+        let exists: bool = self
+            .store
+            .conn()
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1)",
+                [&rel],
+                |r| r.get(0),
+            )
+            .map_err(|e| loci_store::StoreError::sqlite("looking up a path", e))?;
+        if exists {
+            Ok(rel)
+        } else {
+            Err(EngineError::NotFound(format!(
+                "`{rel}` is not in the map (not scanned, ignored, or skipped)"
+            )))
+        }
+    }
+}
+
+fn non_empty<'a>(name: &str, value: &'a str) -> Result<&'a str> {
+    let v = value.trim();
+    if v.is_empty() {
+        return Err(EngineError::InvalidArgument {
+            name: name.into(),
+            message: "must not be empty".into(),
+        });
+    }
+    Ok(v)
+}
+
+/// `a.b.foo` / `A::foo` → `foo`.
+fn last_segment(name: &str) -> &str {
+    name.rsplit(['.', ':']).next().unwrap_or(name)
+}

@@ -1,0 +1,1083 @@
+//! Scanning: walk the working tree, parse what changed in parallel, write the map in
+//! short transactions, then resolve imports and references.
+//!
+//! Freshness rule: a file whose size and modification time match the map is not read; one
+//! whose content hash matches is not reparsed (only its mtime is updated). Deleted files
+//! are removed; a deleted file whose content reappears at a new path is reported as a
+//! rename. Parsing happens on a rayon pool, outside any transaction; a single writer
+//! (the calling thread) writes batches of files, each batch one `BEGIN IMMEDIATE`
+//! transaction. Import resolution is redone for every file when files were added or
+//! deleted (a new file can satisfy an old import), otherwise only for changed files;
+//! references are resolved for changed files and re-resolved elsewhere only when a name
+//! they use gained or lost a definition.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use loci_core::imports::PathIndex;
+use loci_core::{AnalyzeOptions, FileAnalysis, Import, Language, Span};
+use loci_store::map::{self, FileRow, FileState, RefRow};
+use loci_store::rusqlite::{OptionalExtension, params};
+use loci_store::{Context, Store};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::config::ScanConfig;
+use crate::walk::{self, Skip, SkipReason, WalkedFile};
+use crate::{EngineError, Result};
+
+/// Files per write transaction.
+const BATCH_FILES: usize = 128;
+
+/// What a scan is doing, for progress bars and `$/progress`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "phase")]
+pub enum ScanProgress {
+    /// Listing the working tree.
+    Walking,
+    /// Reading, hashing and parsing: `done` of `total` files that may have changed.
+    Parsing {
+        /// Files processed so far.
+        done: u64,
+        /// Files to process.
+        total: u64,
+    },
+    /// Resolving imports and references.
+    Resolving,
+    /// Finished.
+    Done,
+}
+
+/// A file that moved: same content at a new path.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Rename {
+    /// The old path.
+    pub from: String,
+    /// The new path.
+    pub to: String,
+}
+
+/// A file whose analysis is incomplete.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DegradedFile {
+    /// The file.
+    pub path: String,
+    /// Why (`parse_timeout`, `too_deep`).
+    pub reason: String,
+}
+
+/// Files and lines of one language.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LanguageCount {
+    /// Files.
+    pub files: u64,
+    /// Lines.
+    pub lines: u64,
+}
+
+/// What a scan did and what the map holds afterwards.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ScanReport {
+    /// The scan revision this scan produced (or the current one, when nothing changed).
+    pub scan_id: i64,
+    /// Whether anything changed (false for a no-op rescan, which writes nothing).
+    pub changed: bool,
+    /// Files added.
+    pub added: Vec<String>,
+    /// Files whose content changed.
+    pub modified: Vec<String>,
+    /// Files removed from the map.
+    pub deleted: Vec<String>,
+    /// Deleted files whose content reappeared at a new path (also in added/deleted).
+    pub renamed: Vec<Rename>,
+    /// Files found unchanged.
+    pub unchanged: u64,
+    /// Files in the map, by language (`unknown` for unparsed extensions).
+    pub languages: BTreeMap<String, LanguageCount>,
+    /// Totals of the map after the scan.
+    pub totals: map::MapCounts,
+    /// Skipped paths by reason.
+    pub skipped: BTreeMap<String, u64>,
+    /// The first skipped paths (at most 50), with reasons.
+    pub skipped_examples: Vec<Skip>,
+    /// Files with incomplete analysis.
+    pub degraded: Vec<DegradedFile>,
+    /// Files whose invalid UTF-8 was replaced (U+FFFD) before parsing.
+    pub lossy_utf8: Vec<String>,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+}
+
+/// The result of reading and analysing one file on a worker thread.
+enum Outcome {
+    /// Same content as stored; only the mtime moved.
+    Touched { file_id: i64, mtime_ns: i64 },
+    /// New or changed content.
+    Analyzed(Box<Analyzed>),
+    /// Could not be used.
+    Skipped(Skip),
+}
+
+struct Analyzed {
+    path: String,
+    size: i64,
+    mtime_ns: i64,
+    content_hash: String,
+    language: Option<&'static str>,
+    analysis: Option<FileAnalysis>,
+    lines: i64,
+    lossy_utf8: bool,
+}
+
+/// Scans `root` into `store`.
+pub fn scan(
+    root: &Path,
+    store: &mut Store,
+    config: &ScanConfig,
+    progress: &(dyn Fn(ScanProgress) + Sync),
+) -> Result<ScanReport> {
+    let started = Instant::now();
+    progress(ScanProgress::Walking);
+    let walked = walk::walk(root, config.max_file_size, config.max_files, config.threads);
+    let stored = map::file_states(store.conn())?;
+    let has_scan: Option<i64> = store
+        .conn()
+        .query_row(
+            "SELECT max(scan_id) FROM scans WHERE status = 'finished'",
+            [],
+            |r| r.get(0),
+        )
+        .ctx(|| "reading the last scan".into())?;
+
+    // Files written by a scan that never finished (killed, or still running elsewhere)
+    // may lack their references: they are reparsed, whatever their hash says.
+    let interrupted: HashSet<i64> = {
+        let mut stmt = store
+            .conn()
+            .prepare("SELECT scan_id FROM scans WHERE status = 'running'")
+            .ctx(|| "reading interrupted scans".into())?;
+        stmt.query_map([], |r| r.get(0))
+            .ctx(|| "reading interrupted scans".into())?
+            .collect::<std::result::Result<_, _>>()
+            .ctx(|| "reading interrupted scans".into())?
+    };
+
+    let mut report = ScanReport::default();
+    let mut candidates: Vec<&WalkedFile> = Vec::new();
+    for f in &walked.files {
+        match stored.get(&f.path) {
+            Some(s)
+                if s.size == f.size as i64
+                    && s.mtime_ns == f.mtime_ns
+                    && !interrupted.contains(&s.scan_id) =>
+            {
+                report.unchanged += 1
+            }
+            _ => candidates.push(f),
+        }
+    }
+    let walked_paths: HashSet<&str> = walked.files.iter().map(|f| f.path.as_str()).collect();
+    let mut gone: Vec<&FileState> = stored
+        .values()
+        .filter(|s| !walked_paths.contains(s.path.as_str()))
+        .collect();
+    gone.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut skips = walked.skips;
+
+    if candidates.is_empty() && gone.is_empty() && has_scan.is_some() && interrupted.is_empty() {
+        return finish_noop(store, report, skips, started);
+    }
+
+    let scan_id = store.write(|tx| {
+        tx.execute(
+            "INSERT INTO scans(started_at) VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+            [],
+        )
+        .ctx(|| "recording the scan".into())?;
+        Ok(tx.last_insert_rowid())
+    })?;
+    report.scan_id = scan_id;
+
+    let options = AnalyzeOptions {
+        timeout_ms: config.parse_timeout_ms,
+        max_depth: config.max_depth,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .stack_size(16 << 20)
+        .thread_name(|i| format!("loci-parse-{i}"))
+        .build()
+        .map_err(|e| EngineError::Internal(format!("starting the parser threads: {e}")))?;
+
+    let total = candidates.len() as u64;
+    let cancel = AtomicBool::new(false);
+    let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
+    let mut writer = Writer {
+        store,
+        scan_id,
+        stored: &stored,
+        pending_refs: Vec::new(),
+        changed_names: BTreeSet::new(),
+        changed_files: BTreeSet::new(),
+    };
+    let mut gone_too: Vec<FileState> = Vec::new();
+    let written: Result<()> = std::thread::scope(|scope| {
+        let cancel = &cancel;
+        let stored = &stored;
+        let interrupted = &interrupted;
+        let candidates = &candidates;
+        let options = &options;
+        let pool = &pool;
+        scope.spawn(move || {
+            pool.install(|| {
+                candidates.par_iter().for_each_with(sender, |sender, f| {
+                    if cancel.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let known = stored
+                        .get(&f.path)
+                        .filter(|s| !interrupted.contains(&s.scan_id));
+                    let outcome = process(f, known, options);
+                    if sender.send(outcome).is_err() {
+                        cancel.store(true, Ordering::Relaxed);
+                    }
+                })
+            })
+        });
+        let mut batch = Vec::with_capacity(BATCH_FILES);
+        let mut done = 0u64;
+        let result = (|| {
+            for outcome in receiver.iter() {
+                done += 1;
+                batch.push(outcome);
+                if batch.len() >= BATCH_FILES {
+                    writer.write_batch(&mut batch, &mut report, &mut skips, &mut gone_too)?;
+                    progress(ScanProgress::Parsing { done, total });
+                }
+            }
+            writer.write_batch(&mut batch, &mut report, &mut skips, &mut gone_too)?;
+            progress(ScanProgress::Parsing { done, total });
+            Ok(())
+        })();
+        if result.is_err() {
+            cancel.store(true, Ordering::Relaxed);
+        }
+        result
+    });
+    written?;
+
+    // Deletions: files no longer walked, or walked but now unusable.
+    let gone_all: Vec<&FileState> = gone.iter().copied().chain(gone_too.iter()).collect();
+    writer.delete(&gone_all, &mut report)?;
+    report.renamed = detect_renames(&gone_all, &report.added, writer.store)?;
+
+    progress(ScanProgress::Resolving);
+    let topology_changed = has_scan.is_none()
+        || !interrupted.is_empty()
+        || !report.added.is_empty()
+        || !report.deleted.is_empty();
+    let deps_changed = resolve_deps(root, writer.store, topology_changed, &writer.changed_files)?;
+    resolve_refs(
+        writer.store,
+        std::mem::take(&mut writer.pending_refs),
+        &writer.changed_names,
+        &deps_changed,
+    )?;
+
+    report.changed = true;
+    writer.store.write(|tx| {
+        for id in &interrupted {
+            tx.execute(
+                "UPDATE scans SET status = 'interrupted' WHERE scan_id = ?1 AND status = 'running'",
+                [id],
+            )
+            .ctx(|| "closing interrupted scans".into())?;
+        }
+        Ok(())
+    })?;
+    finish(writer.store, report, skips, started, Some(scan_id))
+}
+
+fn finish_noop(
+    store: &mut Store,
+    mut report: ScanReport,
+    skips: Vec<Skip>,
+    started: Instant,
+) -> Result<ScanReport> {
+    report.scan_id = store
+        .conn()
+        .query_row(
+            "SELECT ifnull(max(scan_id), 0) FROM scans WHERE status = 'finished'",
+            [],
+            |r| r.get(0),
+        )
+        .ctx(|| "reading the last scan".into())?;
+    finish(store, report, skips, started, None)
+}
+
+fn finish(
+    store: &mut Store,
+    mut report: ScanReport,
+    skips: Vec<Skip>,
+    started: Instant,
+    scan_id: Option<i64>,
+) -> Result<ScanReport> {
+    report.totals = map::counts(store.conn())?;
+    for (language, files, lines) in map::files_by_language(store.conn())? {
+        report.languages.insert(
+            language.unwrap_or_else(|| "unknown".into()),
+            LanguageCount { files, lines },
+        );
+    }
+    for (reason, n) in walk::count_skips(&skips) {
+        report.skipped.insert(reason.as_str().into(), n);
+    }
+    report.skipped_examples = skips.into_iter().take(50).collect();
+    let mut stmt = store
+        .conn()
+        .prepare("SELECT path, degraded FROM files WHERE degraded IS NOT NULL ORDER BY path")
+        .ctx(|| "reading degraded files".into())?;
+    report.degraded = stmt
+        .query_map([], |r| {
+            Ok(DegradedFile {
+                path: r.get(0)?,
+                reason: r.get(1)?,
+            })
+        })
+        .ctx(|| "reading degraded files".into())?
+        .collect::<std::result::Result<_, _>>()
+        .ctx(|| "reading degraded files".into())?;
+    drop(stmt);
+    report.duration_ms = started.elapsed().as_millis() as u64;
+    if let Some(scan_id) = scan_id {
+        let r = &report;
+        store.write(|tx| {
+            tx.execute(
+                "UPDATE scans SET finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+                    status = 'finished', added = ?2, modified = ?3, deleted = ?4, renamed = ?5, unchanged = ?6,
+                    skipped = ?7, duration_ms = ?8, files = ?9, symbols = ?10
+                 WHERE scan_id = ?1",
+                params![
+                    scan_id,
+                    r.added.len(),
+                    r.modified.len(),
+                    r.deleted.len(),
+                    r.renamed.len(),
+                    r.unchanged,
+                    r.skipped.values().sum::<u64>(),
+                    r.duration_ms,
+                    r.totals.files,
+                    r.totals.symbols
+                ],
+            )
+            .ctx(|| "finishing the scan".into())?;
+            Ok(())
+        })?;
+    }
+    Ok(report)
+}
+
+/// Reads, hashes and (when new or changed) analyses one file. Runs on a worker thread.
+fn process(f: &WalkedFile, stored: Option<&FileState>, options: &AnalyzeOptions) -> Outcome {
+    let bytes = match std::fs::read(&f.abs) {
+        Ok(b) => b,
+        Err(e) => {
+            let reason = if e.kind() == std::io::ErrorKind::NotFound {
+                SkipReason::Vanished
+            } else {
+                SkipReason::Unreadable
+            };
+            return Outcome::Skipped(Skip {
+                path: f.path.clone(),
+                reason,
+                detail: Some(e.to_string()),
+            });
+        }
+    };
+    if bytes[..bytes.len().min(8000)].contains(&0) {
+        return Outcome::Skipped(Skip {
+            path: f.path.clone(),
+            reason: SkipReason::Binary,
+            detail: None,
+        });
+    }
+    let content_hash = loci_core::fingerprint::content_hash(&bytes);
+    if let Some(s) = stored {
+        if s.content_hash == content_hash {
+            return Outcome::Touched {
+                file_id: s.file_id,
+                mtime_ns: f.mtime_ns,
+            };
+        }
+    }
+    let (text, lossy_utf8) = match String::from_utf8(bytes) {
+        Ok(s) => (s, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    };
+    // Editors show text without the byte-order mark; positions are relative to that text.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let lines = count_lines(text);
+    let analysis =
+        Language::from_path(&f.path).map(|lang| loci_core::analyze(&f.path, lang, text, options));
+    Outcome::Analyzed(Box::new(Analyzed {
+        path: f.path.clone(),
+        size: f.size as i64,
+        mtime_ns: f.mtime_ns,
+        content_hash,
+        language: loci_core::lang::file_language_name(&f.path),
+        analysis,
+        lines,
+        lossy_utf8,
+    }))
+}
+
+/// Lines in `text`: `\n`, `\r\n` and a lone `\r` each end a line; a last line without an
+/// ending counts.
+pub fn count_lines(text: &str) -> i64 {
+    let bytes = text.as_bytes();
+    let mut n = 0i64;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => n += 1,
+            b'\r' => {
+                n += 1;
+                if bytes.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if !bytes.is_empty() && !matches!(bytes[bytes.len() - 1], b'\n' | b'\r') {
+        n += 1;
+    }
+    n
+}
+
+struct Writer<'a> {
+    store: &'a mut Store,
+    scan_id: i64,
+    stored: &'a HashMap<String, FileState>,
+    /// References of changed files, waiting for resolution: (file id, rows).
+    pending_refs: Vec<(i64, Vec<RefRow>)>,
+    /// Names that gained or lost a definition.
+    changed_names: BTreeSet<String>,
+    /// Files written in this scan.
+    changed_files: BTreeSet<i64>,
+}
+
+impl Writer<'_> {
+    fn write_batch(
+        &mut self,
+        batch: &mut Vec<Outcome>,
+        report: &mut ScanReport,
+        skips: &mut Vec<Skip>,
+        gone_too: &mut Vec<FileState>,
+    ) -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let stored = self.stored;
+        let scan_id = self.scan_id;
+        let written = self.store.write(|tx| {
+            let mut written = Vec::new();
+            for outcome in batch.iter() {
+                match outcome {
+                    Outcome::Touched { file_id, mtime_ns } => {
+                        map::touch_file(tx, *file_id, *mtime_ns)?;
+                    }
+                    Outcome::Skipped(_) => {}
+                    Outcome::Analyzed(a) => {
+                        let existing = stored.get(&a.path).map(|s| s.file_id);
+                        let old_keys = match existing {
+                            Some(id) => map::symbol_keys(tx, id)?,
+                            None => Vec::new(),
+                        };
+                        let degraded = a.analysis.as_ref().and_then(|x| x.degraded.as_ref());
+                        let degraded = degraded.map(degraded_reason);
+                        let row = FileRow {
+                            path: &a.path,
+                            language: a.language,
+                            size: a.size,
+                            mtime_ns: a.mtime_ns,
+                            content_hash: &a.content_hash,
+                            fingerprint: a.analysis.as_ref().map(|x| x.fingerprint.as_str()),
+                            lines: a.lines,
+                            error_nodes: a.analysis.as_ref().map_or(0, |x| x.error_nodes as i64),
+                            degraded: degraded.as_deref(),
+                            lossy_utf8: a.lossy_utf8,
+                        };
+                        let file_id = map::put_file(tx, existing, &row, scan_id)?;
+                        let mut refs = Vec::new();
+                        if let Some(x) = &a.analysis {
+                            map::insert_symbols(tx, file_id, &x.symbols)?;
+                            map::insert_imports(tx, file_id, &x.imports)?;
+                            refs = ref_rows(x);
+                        }
+                        written.push((file_id, existing.is_some(), old_keys, refs));
+                    }
+                }
+            }
+            Ok(written)
+        })?;
+        // The transaction committed: now update the in-memory bookkeeping.
+        let mut written = written.into_iter();
+        for outcome in batch.drain(..) {
+            match outcome {
+                Outcome::Touched { .. } => report.unchanged += 1,
+                Outcome::Skipped(skip) => {
+                    if let Some(s) = stored.get(&skip.path) {
+                        gone_too.push(s.clone());
+                    }
+                    skips.push(skip);
+                }
+                Outcome::Analyzed(a) => {
+                    let Some((file_id, existed, old_keys, refs)) = written.next() else {
+                        continue;
+                    };
+                    let new_keys: Vec<(String, String)> = a
+                        .analysis
+                        .as_ref()
+                        .map(|x| {
+                            x.symbols
+                                .iter()
+                                .map(|s| (s.key.clone(), s.name.clone()))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let old: HashSet<&(String, String)> = old_keys.iter().collect();
+                    let new: HashSet<&(String, String)> = new_keys.iter().collect();
+                    for (_, name) in old.symmetric_difference(&new) {
+                        self.changed_names.insert(name.clone());
+                    }
+                    if a.lossy_utf8 {
+                        report.lossy_utf8.push(a.path.clone());
+                    }
+                    if existed {
+                        report.modified.push(a.path);
+                    } else {
+                        report.added.push(a.path);
+                    }
+                    self.changed_files.insert(file_id);
+                    self.pending_refs.push((file_id, refs));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn delete(&mut self, gone: &[&FileState], report: &mut ScanReport) -> Result<()> {
+        if gone.is_empty() {
+            return Ok(());
+        }
+        let names = self.store.write(|tx| {
+            let mut names = Vec::new();
+            for g in gone {
+                names.extend(map::symbol_keys(tx, g.file_id)?.into_iter().map(|(_, n)| n));
+                map::delete_file(tx, g.file_id)?;
+            }
+            Ok(names)
+        })?;
+        self.changed_names.extend(names);
+        let mut deleted: Vec<String> = gone.iter().map(|g| g.path.clone()).collect();
+        deleted.sort();
+        deleted.dedup();
+        report.deleted = deleted;
+        report.added.sort();
+        report.modified.sort();
+        report.lossy_utf8.sort();
+        Ok(())
+    }
+}
+
+fn degraded_reason(d: &loci_core::Degraded) -> String {
+    match d {
+        loci_core::Degraded::ParseTimeout { limit_ms } => {
+            format!("parse_timeout: stopped after {limit_ms} ms")
+        }
+        loci_core::Degraded::TooDeep { limit } => {
+            format!("too_deep: nesting beyond {limit} nodes not analysed")
+        }
+    }
+}
+
+fn ref_rows(x: &FileAnalysis) -> Vec<RefRow> {
+    x.refs
+        .iter()
+        .map(|r| RefRow {
+            name: r.name.clone(),
+            kind: r.kind.as_str(),
+            line: r.span.line,
+            column: r.span.column,
+            start_byte: r.span.start,
+            end_byte: r.span.end,
+            enclosing_key: r
+                .enclosing
+                .and_then(|i| x.symbols.get(i as usize))
+                .map(|s| s.key.clone()),
+            target_key: None,
+            provenance: "derived",
+            confidence: 0.0,
+        })
+        .collect()
+}
+
+/// Pairs deleted files with added files of the same content (one-to-one, by path order).
+fn detect_renames(gone: &[&FileState], added: &[String], store: &Store) -> Result<Vec<Rename>> {
+    if gone.is_empty() || added.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut by_hash: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for g in gone {
+        by_hash.entry(g.content_hash.as_str()).or_default().push(&g.path);
+    }
+    let mut renames = Vec::new();
+    let mut stmt = store
+        .conn()
+        .prepare_cached("SELECT content_hash FROM files WHERE path = ?1")
+        .ctx(|| "reading content hashes".into())?;
+    for path in added {
+        let hash: Option<String> = stmt
+            .query_row([path], |r| r.get(0))
+            .optional()
+            .ctx(|| "reading content hashes".into())?;
+        if let Some(from) = hash.and_then(|h| by_hash.get_mut(h.as_str())) {
+            if !from.is_empty() {
+                renames.push(Rename {
+                    from: from.remove(0).to_string(),
+                    to: path.clone(),
+                });
+            }
+        }
+    }
+    Ok(renames)
+}
+
+/// Resolves imports into `deps` for every file (when `all`) or the `changed` ones.
+/// Returns the files whose resolved edges changed.
+fn resolve_deps(
+    root: &Path,
+    store: &mut Store,
+    all: bool,
+    changed: &BTreeSet<i64>,
+) -> Result<BTreeSet<i64>> {
+    let conn = store.conn();
+    let mut index = PathIndex::default();
+    let mut ids: HashMap<String, i64> = HashMap::new();
+    {
+        let mut stmt = conn
+            .prepare("SELECT file_id, path FROM files")
+            .ctx(|| "reading paths".into())?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+            .ctx(|| "reading paths".into())?;
+        for row in rows {
+            let (id, path) = row.ctx(|| "reading paths".into())?;
+            if path == "go.mod" || path.ends_with("/go.mod") {
+                if let Some(module) = go_module_path(&root.join(&path)) {
+                    let dir = path.strip_suffix("go.mod").unwrap_or("");
+                    index
+                        .go_modules
+                        .insert(dir.trim_end_matches('/').to_string(), module);
+                }
+            }
+            index.paths.insert(path.clone());
+            ids.insert(path, id);
+        }
+        let mut stmt = conn
+            .prepare(
+                "SELECT s.qualified_name, f.path FROM symbols s JOIN files f USING (file_id)
+                 WHERE s.kind = 'module'",
+            )
+            .ctx(|| "reading namespaces".into())?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .ctx(|| "reading namespaces".into())?;
+        for row in rows {
+            let (ns, path) = row.ctx(|| "reading namespaces".into())?;
+            index.namespaces.entry(ns).or_default().insert(path);
+        }
+    }
+    // (file id, path, language, module, names, line)
+    type ImportRow = (i64, String, Option<String>, String, String, u32);
+    let imports: Vec<ImportRow> = {
+        let mut stmt = conn
+            .prepare(
+                "SELECT i.file_id, f.path, f.language, i.module, i.names, i.line
+                 FROM imports i JOIN files f USING (file_id) ORDER BY i.file_id, i.import_id",
+            )
+            .ctx(|| "reading imports".into())?;
+        stmt.query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })
+        .ctx(|| "reading imports".into())?
+        .collect::<std::result::Result<_, _>>()
+        .ctx(|| "reading imports".into())?
+    };
+    let mut edges: BTreeMap<i64, BTreeMap<(String, Option<i64>), (u32, u32)>> = BTreeMap::new();
+    for (file_id, path, language, module, names, line) in &imports {
+        if !all && !changed.contains(file_id) {
+            continue;
+        }
+        let Some(lang) = language.as_deref().and_then(Language::from_name) else {
+            continue;
+        };
+        let import = Import {
+            module: module.clone(),
+            names: split_names(names),
+            span: Span {
+                line: *line,
+                end_line: *line,
+                ..Span::default()
+            },
+        };
+        let targets = loci_core::imports::resolve(lang, path, &import, &index);
+        let file_edges = edges.entry(*file_id).or_default();
+        let targets: Vec<Option<i64>> = if targets.is_empty() {
+            vec![None]
+        } else {
+            targets.iter().map(|t| ids.get(t).copied()).collect()
+        };
+        for to in targets {
+            if to == Some(*file_id) {
+                continue;
+            }
+            let e = file_edges.entry((module.clone(), to)).or_insert((*line, 0));
+            e.0 = e.0.min(*line);
+            e.1 += 1;
+        }
+    }
+    // Files to rewrite: all importing files (or the changed ones), plus changed files
+    // that no longer import anything.
+    let mut targets: BTreeSet<i64> = edges.keys().copied().collect();
+    if all {
+        targets.extend(ids.values().copied());
+    } else {
+        targets.extend(changed.iter().copied());
+    }
+    let old = load_deps(conn)?;
+    let mut deps_changed = BTreeSet::new();
+    let mut writes = Vec::new();
+    for file_id in targets {
+        let new: Vec<(String, Option<i64>, u32, u32)> = edges
+            .get(&file_id)
+            .map(|m| {
+                m.iter()
+                    .map(|((module, to), (line, count))| (module.clone(), *to, *line, *count))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let old_edges = old.get(&file_id).cloned().unwrap_or_default();
+        if new != old_edges {
+            deps_changed.insert(file_id);
+            writes.push((file_id, new));
+        }
+    }
+    for chunk in writes.chunks(512) {
+        store.write(|tx| {
+            for (file_id, new) in chunk {
+                map::replace_deps(tx, *file_id, new)?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(deps_changed)
+}
+
+type DepRows = BTreeMap<i64, Vec<(String, Option<i64>, u32, u32)>>;
+
+fn load_deps(conn: &loci_store::rusqlite::Connection) -> Result<DepRows> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT from_file_id, module, to_file_id, line, count FROM deps
+             ORDER BY from_file_id, module, to_file_id",
+        )
+        .ctx(|| "reading deps".into())?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?),
+            ))
+        })
+        .ctx(|| "reading deps".into())?;
+    let mut out: DepRows = BTreeMap::new();
+    for row in rows {
+        let (from, edge) = row.ctx(|| "reading deps".into())?;
+        out.entry(from).or_default().push(edge);
+    }
+    Ok(out)
+}
+
+fn split_names(names: &str) -> Vec<String> {
+    names
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The `module` path declared by a `go.mod` file.
+fn go_module_path(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines().find_map(|l| {
+        let l = l.trim();
+        l.strip_prefix("module")
+            .filter(|rest| rest.starts_with(char::is_whitespace))
+            .map(|rest| rest.trim().trim_matches('"').to_string())
+    })
+}
+
+/// A definition, as reference resolution sees it.
+struct Def {
+    key: String,
+    file_id: i64,
+    parent_key: Option<String>,
+}
+
+struct Resolver {
+    defs: HashMap<String, Vec<Def>>,
+    parents: HashMap<String, Option<String>>,
+    /// file → (module, imported names)
+    imports: HashMap<i64, Vec<(String, Vec<String>)>>,
+    /// file → (module, target file)
+    deps: HashMap<i64, Vec<(String, i64)>>,
+}
+
+impl Resolver {
+    fn load(conn: &loci_store::rusqlite::Connection) -> Result<Resolver> {
+        let mut r = Resolver {
+            defs: HashMap::new(),
+            parents: HashMap::new(),
+            imports: HashMap::new(),
+            deps: HashMap::new(),
+        };
+        let mut stmt = conn
+            .prepare("SELECT name, key, file_id, parent_key FROM symbols ORDER BY key")
+            .ctx(|| "reading symbols".into())?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, i64>(2)?,
+                    row.get::<_, Option<String>>(3)?,
+                ))
+            })
+            .ctx(|| "reading symbols".into())?;
+        for row in rows {
+            let (name, key, file_id, parent_key) = row.ctx(|| "reading symbols".into())?;
+            r.parents.insert(key.clone(), parent_key.clone());
+            r.defs.entry(name).or_default().push(Def {
+                key,
+                file_id,
+                parent_key,
+            });
+        }
+        let mut stmt = conn
+            .prepare("SELECT file_id, module, names FROM imports WHERE names != '' ORDER BY import_id")
+            .ctx(|| "reading imports".into())?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                ))
+            })
+            .ctx(|| "reading imports".into())?;
+        for row in rows {
+            let (file_id, module, names) = row.ctx(|| "reading imports".into())?;
+            r.imports
+                .entry(file_id)
+                .or_default()
+                .push((module, split_names(&names)));
+        }
+        let mut stmt = conn
+            .prepare("SELECT from_file_id, module, to_file_id FROM deps WHERE to_file_id IS NOT NULL")
+            .ctx(|| "reading deps".into())?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, i64>(2)?,
+                ))
+            })
+            .ctx(|| "reading deps".into())?;
+        for row in rows {
+            let (from, module, to) = row.ctx(|| "reading deps".into())?;
+            r.deps.entry(from).or_default().push((module, to));
+        }
+        Ok(r)
+    }
+
+    /// Resolution order: a name imported by a resolved import (stated, 1.0); a definition
+    /// in the same file (derived, 0.9; a sibling of the enclosing definition first); a
+    /// definition in an imported file (derived, 0.7, or 0.5 when several); the only
+    /// definition of that name anywhere (derived, 0.5); otherwise unresolved.
+    fn resolve(
+        &self,
+        file_id: i64,
+        name: &str,
+        enclosing: Option<&str>,
+    ) -> (Option<String>, &'static str, f64) {
+        let Some(defs) = self.defs.get(name) else {
+            return (None, "derived", 0.0);
+        };
+        let deps = self.deps.get(&file_id);
+        if let Some(imports) = self.imports.get(&file_id) {
+            for (module, names) in imports {
+                if !names.iter().any(|n| n == name) {
+                    continue;
+                }
+                for (_, to) in deps.into_iter().flatten().filter(|(m, _)| m == module) {
+                    if let Some(d) = defs
+                        .iter()
+                        .find(|d| d.file_id == *to && d.parent_key.is_none())
+                    {
+                        return (Some(d.key.clone()), "stated", 1.0);
+                    }
+                }
+            }
+        }
+        let same: Vec<&Def> = defs.iter().filter(|d| d.file_id == file_id).collect();
+        if !same.is_empty() {
+            let enclosing_parent = enclosing.and_then(|k| self.parents.get(k)).cloned().flatten();
+            let best = same
+                .iter()
+                .find(|d| d.parent_key.is_some() && d.parent_key == enclosing_parent)
+                .or_else(|| same.iter().find(|d| d.parent_key.as_deref() == enclosing))
+                .or_else(|| same.iter().find(|d| d.parent_key.is_none()))
+                .unwrap_or(&same[0]);
+            return (Some(best.key.clone()), "derived", 0.9);
+        }
+        let imported: Vec<&Def> = defs
+            .iter()
+            .filter(|d| deps.into_iter().flatten().any(|(_, to)| *to == d.file_id))
+            .collect();
+        match imported.len() {
+            0 => {}
+            1 => return (Some(imported[0].key.clone()), "derived", 0.7),
+            _ => return (Some(imported[0].key.clone()), "derived", 0.5),
+        }
+        if defs.len() == 1 {
+            return (Some(defs[0].key.clone()), "derived", 0.5);
+        }
+        (None, "derived", 0.0)
+    }
+}
+
+/// Resolves the pending references of changed files and re-resolves stored references
+/// that use a changed name or live in a file whose imports changed.
+fn resolve_refs(
+    store: &mut Store,
+    mut pending: Vec<(i64, Vec<RefRow>)>,
+    changed_names: &BTreeSet<String>,
+    deps_changed: &BTreeSet<i64>,
+) -> Result<()> {
+    let pending_files: HashSet<i64> = pending.iter().map(|(id, _)| *id).collect();
+    let resolver = Resolver::load(store.conn())?;
+    for (file_id, refs) in &mut pending {
+        for r in refs.iter_mut() {
+            let (target, provenance, confidence) =
+                resolver.resolve(*file_id, &r.name, r.enclosing_key.as_deref());
+            r.target_key = target;
+            r.provenance = provenance;
+            r.confidence = confidence;
+        }
+    }
+    // Stored refs of unchanged files that may resolve differently now.
+    type Stored = (i64, i64, String, Option<String>, Option<String>, String, f64);
+    let mut updates: Vec<(i64, Option<String>, &'static str, f64)> = Vec::new();
+    {
+        let conn = store.conn();
+        let mut by_name = conn
+            .prepare_cached(
+                "SELECT ref_id, file_id, name, enclosing_key, target_key, provenance, confidence
+                 FROM refs WHERE name = ?1",
+            )
+            .ctx(|| "reading refs".into())?;
+        let mut by_file = conn
+            .prepare_cached(
+                "SELECT ref_id, file_id, name, enclosing_key, target_key, provenance, confidence
+                 FROM refs WHERE file_id = ?1",
+            )
+            .ctx(|| "reading refs".into())?;
+        let read = |r: &loci_store::rusqlite::Row<'_>| -> loci_store::rusqlite::Result<Stored> {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+            ))
+        };
+        let mut seen = HashSet::new();
+        let mut consider = |row: Stored| {
+            let (ref_id, file_id, name, enclosing, target, provenance, confidence) = row;
+            if pending_files.contains(&file_id) || !seen.insert(ref_id) {
+                return;
+            }
+            let (t, p, c) = resolver.resolve(file_id, &name, enclosing.as_deref());
+            if t != target || p != provenance || c != confidence {
+                updates.push((ref_id, t, p, c));
+            }
+        };
+        for name in changed_names {
+            for row in by_name.query_map([name], read).ctx(|| "reading refs".into())? {
+                consider(row.ctx(|| "reading refs".into())?);
+            }
+        }
+        for file_id in deps_changed {
+            for row in by_file.query_map([file_id], read).ctx(|| "reading refs".into())? {
+                consider(row.ctx(|| "reading refs".into())?);
+            }
+        }
+    }
+    for chunk in pending.chunks(256) {
+        store.write(|tx| {
+            for (file_id, refs) in chunk {
+                map::insert_refs(tx, *file_id, refs)?;
+            }
+            Ok(())
+        })?;
+    }
+    for chunk in updates.chunks(4096) {
+        store.write(|tx| {
+            for (ref_id, target, provenance, confidence) in chunk {
+                map::set_ref_target(tx, *ref_id, target.as_deref(), provenance, *confidence)?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_lines;
+
+    #[test]
+    fn count_lines_treats_crlf_and_lone_cr_as_line_ends() {
+        assert_eq!(count_lines(""), 0);
+        assert_eq!(count_lines("a"), 1);
+        assert_eq!(count_lines("a\n"), 1);
+        assert_eq!(count_lines("a\r\nb"), 2);
+        assert_eq!(count_lines("a\rb\rc\n"), 3);
+    }
+}

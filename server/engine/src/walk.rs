@@ -1,0 +1,259 @@
+//! Walking the working tree with the `ignore` crate, with git's ignore semantics.
+//!
+//! Rules (cases B13 and B15 in shared/cases; `git check-ignore` is the oracle in tests):
+//! - Inside a git repository (`.git` directory or file, for worktrees and submodules, at
+//!   the root or above it): nested `.gitignore` files with negations and anchored
+//!   patterns, `.git/info/exclude` and the global excludes file apply, and ignore files
+//!   above the repository root do not.
+//! - Outside any repository (an extracted tarball): the workspace's own `.gitignore`
+//!   files still apply, and nothing above the workspace root is consulted.
+//! - `.lociignore` files (gitignore syntax) apply everywhere and win over `.gitignore`.
+//! - `.git`, `.loci`, `.hg`, `.svn` and `.jj` directories are never walked. Other hidden
+//!   files are walked (git tracks them). Symbolic links are not followed (so loops cannot
+//!   hang and links cannot lead outside the workspace); they are counted as skipped.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::UNIX_EPOCH;
+
+use serde::Serialize;
+
+/// A file the walk found, with what `stat` said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WalkedFile {
+    /// Repo-relative, `/`-separated.
+    pub path: String,
+    /// Absolute path.
+    pub abs: PathBuf,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime_ns: i64,
+}
+
+/// Why a path is not in the map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// Larger than `scan.max_file_size`.
+    TooLarge,
+    /// Contains a NUL byte in its first 8 KiB (git's heuristic).
+    Binary,
+    /// A symbolic link (not followed).
+    Symlink,
+    /// Could not be read (permissions, I/O error).
+    Unreadable,
+    /// Disappeared between the walk and the read.
+    Vanished,
+    /// Beyond `scan.max_files`.
+    FileLimit,
+}
+
+impl SkipReason {
+    /// The snake_case name used in output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::TooLarge => "too_large",
+            SkipReason::Binary => "binary",
+            SkipReason::Symlink => "symlink",
+            SkipReason::Unreadable => "unreadable",
+            SkipReason::Vanished => "vanished",
+            SkipReason::FileLimit => "file_limit",
+        }
+    }
+}
+
+/// A path that was skipped, with why and, for errors, the message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Skip {
+    /// Repo-relative path (or the absolute path when outside the root).
+    pub path: String,
+    /// Why.
+    pub reason: SkipReason,
+    /// Details (the OS error), if any.
+    pub detail: Option<String>,
+}
+
+/// The walk's result: files sorted by path, and skips sorted by path.
+#[derive(Clone, Debug, Default)]
+pub struct Walk {
+    /// Files to consider, sorted by path.
+    pub files: Vec<WalkedFile>,
+    /// Skipped paths, sorted by path.
+    pub skips: Vec<Skip>,
+}
+
+/// Directory names never walked.
+pub const ALWAYS_SKIPPED_DIRS: [&str; 5] = [".git", ".loci", ".hg", ".svn", ".jj"];
+
+/// True when `dir` or an ancestor contains `.git` (a directory, or a file for worktrees
+/// and submodules).
+pub fn in_git_repository(dir: &Path) -> bool {
+    dir.ancestors().any(|d| d.join(".git").exists())
+}
+
+/// Walks `root`. Never fails: unreadable directories become [`SkipReason::Unreadable`].
+/// `max_file_size` in bytes; `max_files` caps how many files are returned.
+pub fn walk(root: &Path, max_file_size: u64, max_files: u64, threads: usize) -> Walk {
+    let git = in_git_repository(root);
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .follow_links(false)
+        .git_ignore(true)
+        .git_exclude(git)
+        .git_global(git)
+        .require_git(git)
+        .parents(git)
+        .ignore(false)
+        .add_custom_ignore_filename(".lociignore")
+        .threads(threads)
+        .filter_entry(|e| {
+            !(e.file_type().is_some_and(|t| t.is_dir())
+                && ALWAYS_SKIPPED_DIRS.iter().any(|d| e.file_name() == *d))
+        });
+    let state = Mutex::new((Vec::new(), Vec::new()));
+    builder.build_parallel().run(|| {
+        let state = &state;
+        Box::new(move |entry| {
+            let (file, skip) = classify(root, entry, max_file_size);
+            if file.is_some() || skip.is_some() {
+                let mut guard = state.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(f) = file {
+                    guard.0.push(f);
+                }
+                if let Some(s) = skip {
+                    guard.1.push(s);
+                }
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let (mut files, mut skips): (Vec<WalkedFile>, Vec<Skip>) =
+        state.into_inner().unwrap_or_else(|p| p.into_inner());
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    if files.len() as u64 > max_files {
+        for f in files.drain(max_files as usize..) {
+            skips.push(Skip {
+                path: f.path,
+                reason: SkipReason::FileLimit,
+                detail: None,
+            });
+        }
+    }
+    skips.sort_by(|a, b| a.path.cmp(&b.path));
+    Walk { files, skips }
+}
+
+fn classify(
+    root: &Path,
+    entry: Result<ignore::DirEntry, ignore::Error>,
+    max_file_size: u64,
+) -> (Option<WalkedFile>, Option<Skip>) {
+    let entry = match entry {
+        Ok(entry) => entry,
+        Err(err) => {
+            let path = error_path(&err)
+                .map(|p| relative(root, &p))
+                .unwrap_or_default();
+            return (
+                None,
+                Some(Skip {
+                    path,
+                    reason: SkipReason::Unreadable,
+                    detail: Some(err.to_string()),
+                }),
+            );
+        }
+    };
+    let Some(file_type) = entry.file_type() else {
+        return (None, None); // stdin; cannot happen for a directory walk
+    };
+    let path = relative(root, entry.path());
+    if file_type.is_symlink() {
+        return (
+            None,
+            Some(Skip {
+                path,
+                reason: SkipReason::Symlink,
+                detail: None,
+            }),
+        );
+    }
+    if !file_type.is_file() {
+        return (None, None);
+    }
+    let meta = match entry.metadata() {
+        Ok(m) => m,
+        Err(err) => {
+            return (
+                None,
+                Some(Skip {
+                    path,
+                    reason: SkipReason::Vanished,
+                    detail: Some(err.to_string()),
+                }),
+            );
+        }
+    };
+    if meta.len() > max_file_size {
+        return (
+            None,
+            Some(Skip {
+                path,
+                reason: SkipReason::TooLarge,
+                detail: Some(format!("{} bytes", meta.len())),
+            }),
+        );
+    }
+    let mtime_ns = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0);
+    (
+        Some(WalkedFile {
+            path,
+            abs: entry.into_path(),
+            size: meta.len(),
+            mtime_ns,
+        }),
+        None,
+    )
+}
+
+fn error_path(err: &ignore::Error) -> Option<PathBuf> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Partial(errs) => errs.iter().find_map(error_path),
+        ignore::Error::Loop { child, .. } => Some(child.clone()),
+        _ => None,
+    }
+}
+
+/// `path` relative to `root`, `/`-separated; the path itself if it is not under `root`.
+pub fn relative(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut out = String::new();
+    for (i, c) in rel.components().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(&c.as_os_str().to_string_lossy());
+    }
+    out
+}
+
+/// Counts skips by reason.
+pub fn count_skips(skips: &[Skip]) -> BTreeMap<SkipReason, u64> {
+    let mut out = BTreeMap::new();
+    for s in skips {
+        *out.entry(s.reason).or_insert(0) += 1;
+    }
+    out
+}

@@ -1,0 +1,94 @@
+//! The store's one error enum.
+
+use std::path::PathBuf;
+
+/// `Result` with [`StoreError`].
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in the store. Messages are lower-case and say what failed,
+/// on what, and where possible what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A SQLite call failed; `context` says what loci was doing.
+    #[error("{context}: {source}")]
+    Sqlite {
+        /// What loci was doing (`inserting symbols for src/a.rs`).
+        context: String,
+        /// SQLite's error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The database was written by a newer loci; it is left untouched.
+    #[error(
+        "{path}: schema version {found} is newer than this loci supports ({supported}); \
+         upgrade loci, or point --db at another file. The database was not modified."
+    )]
+    NewerSchema {
+        /// The database file.
+        path: PathBuf,
+        /// The highest migration recorded in it.
+        found: i64,
+        /// The highest migration this binary knows.
+        supported: i64,
+    },
+    /// Another process held the write lock for longer than the busy timeout, repeatedly.
+    #[error(
+        "{path}: the database stayed locked by another process for {waited_ms} ms; \
+         the write was not applied, retry it"
+    )]
+    Busy {
+        /// The database file.
+        path: PathBuf,
+        /// Total time waited, in milliseconds.
+        waited_ms: u64,
+    },
+    /// A filesystem operation around the database failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A value in the database did not have the expected shape.
+    #[error("corrupt row: {0}")]
+    Corrupt(String),
+    /// A request broke a rule of the data model (e.g. an optimistic-concurrency conflict).
+    #[error("{0}")]
+    Conflict(String),
+}
+
+impl StoreError {
+    /// Wraps a rusqlite error with what loci was doing.
+    pub fn sqlite(context: impl Into<String>, source: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite {
+            context: context.into(),
+            source,
+        }
+    }
+
+    /// True for `SQLITE_BUSY` / `SQLITE_LOCKED` (and [`StoreError::Busy`]): retryable.
+    pub fn is_busy(&self) -> bool {
+        match self {
+            StoreError::Busy { .. } => true,
+            StoreError::Sqlite { source, .. } => matches!(
+                source.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            ),
+            _ => false,
+        }
+    }
+}
+
+/// Adds context to rusqlite results: `stmt.execute(..).ctx("inserting symbols")?`.
+pub trait Context<T> {
+    /// Wraps the error with `context`.
+    fn ctx(self, context: impl FnOnce() -> String) -> Result<T>;
+}
+
+impl<T> Context<T> for std::result::Result<T, rusqlite::Error> {
+    fn ctx(self, context: impl FnOnce() -> String) -> Result<T> {
+        self.map_err(|e| StoreError::sqlite(context(), e))
+    }
+}

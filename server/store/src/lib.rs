@@ -1,0 +1,178 @@
+//! SQLite storage for loci: one database file per checkout (`.loci/loci.db`, WAL),
+//! numbered migrations recorded in `schema_migrations`, and typed queries.
+//!
+//! Architecture invariant: this is the only crate that writes SQL. Every write goes
+//! through [`Store::write`], a short `BEGIN IMMEDIATE` transaction (case B20: a deferred
+//! transaction that later upgrades to a write fails at once with `SQLITE_BUSY` even with a
+//! busy timeout). Long work, such as parsing, never happens inside a transaction.
+
+mod error;
+pub mod map;
+mod migrate;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+
+pub use error::{Context, Result, StoreError};
+pub use migrate::{MIGRATIONS, Migration, SCHEMA_VERSION};
+pub use rusqlite;
+
+/// How long a connection waits for another process's write lock before giving up, in
+/// milliseconds (SQLite `busy_timeout`).
+pub const BUSY_TIMEOUT_MS: u64 = 5_000;
+
+/// How many times [`Store::write`] retries a transaction that still met `SQLITE_BUSY`
+/// after the busy timeout, before returning [`StoreError::Busy`].
+pub const WRITE_RETRIES: u32 = 3;
+
+/// An open loci database.
+pub struct Store {
+    conn: Connection,
+    path: Option<PathBuf>,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path`, sets WAL, foreign keys and the
+    /// busy timeout, and brings the schema up to [`SCHEMA_VERSION`]. A non-empty database
+    /// that needs migrating is first copied to `<dir>/backups/`. A database whose schema
+    /// is newer than this binary is refused with [`StoreError::NewerSchema`] and left
+    /// untouched.
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| StoreError::sqlite(format!("opening {}", path.display()), e))?;
+        let mut store = Store {
+            conn,
+            path: Some(path.to_path_buf()),
+        };
+        store.configure()?;
+        migrate::migrate(&mut store)?;
+        Ok(store)
+    }
+
+    /// Opens a private in-memory database with the full schema (for tests and
+    /// single-file mode).
+    pub fn open_in_memory() -> Result<Store> {
+        let conn = Connection::open_in_memory()
+            .map_err(|e| StoreError::sqlite("opening an in-memory database", e))?;
+        let mut store = Store { conn, path: None };
+        store.configure()?;
+        migrate::migrate(&mut store)?;
+        Ok(store)
+    }
+
+    fn configure(&mut self) -> Result<()> {
+        self.conn
+            .busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS))
+            .map_err(|e| StoreError::sqlite("setting busy_timeout", e))?;
+        // Checking the schema version must precede anything that writes (journal_mode
+        // writes the header), so that a newer database is left byte-for-byte untouched.
+        migrate::refuse_newer(self)?;
+        self.conn
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| StoreError::sqlite("setting journal_mode=WAL", e))?;
+        self.conn
+            .execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+            .map_err(|e| StoreError::sqlite("setting foreign_keys and synchronous", e))?;
+        Ok(())
+    }
+
+    /// The database file, or `None` for an in-memory database.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The connection, for reads. Writes must use [`Store::write`].
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Runs `f` in a `BEGIN IMMEDIATE` transaction and commits it. If SQLite still
+    /// reports `SQLITE_BUSY`/`SQLITE_LOCKED` after the busy timeout, the whole transaction is
+    /// retried up to [`WRITE_RETRIES`] times, then [`StoreError::Busy`] is returned (a
+    /// retryable error; the process never exits). `f` may therefore run more than once
+    /// and must not have side effects outside the transaction.
+    pub fn write<T>(&mut self, mut f: impl FnMut(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let mut attempt = 0;
+        loop {
+            match self.try_write(&mut f) {
+                Err(e) if e.is_busy() && attempt < WRITE_RETRIES => {
+                    attempt += 1;
+                    tracing::warn!(attempt, "database busy; retrying the write transaction");
+                    std::thread::sleep(Duration::from_millis(50 << attempt));
+                }
+                Err(e) if e.is_busy() => {
+                    return Err(StoreError::Busy {
+                        path: self.path.clone().unwrap_or_default(),
+                        waited_ms: BUSY_TIMEOUT_MS * u64::from(WRITE_RETRIES + 1),
+                    });
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn try_write<T>(&mut self, f: &mut impl FnMut(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| StoreError::sqlite("beginning a write transaction", e))?;
+        let value = f(&tx)?;
+        tx.commit()
+            .map_err(|e| StoreError::sqlite("committing a write transaction", e))?;
+        Ok(value)
+    }
+
+    /// Reads a `meta` value.
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        use rusqlite::OptionalExtension;
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+            .map_err(|e| StoreError::sqlite(format!("reading meta {key}"), e))
+    }
+
+    /// Copies the whole database to `dest` (which must not exist) with `VACUUM INTO`: one
+    /// read transaction, so the copy is a consistent snapshot even while other processes
+    /// write, and writers are not blocked.
+    pub fn backup_to(&self, dest: &Path) -> Result<()> {
+        if let Some(dir) = dest.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        let dest_str = dest.to_str().ok_or_else(|| StoreError::Io {
+            path: dest.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "path is not UTF-8"),
+        })?;
+        self.conn
+            .execute("VACUUM INTO ?1", [dest_str])
+            .map_err(|e| StoreError::sqlite(format!("backing up to {}", dest.display()), e))?;
+        Ok(())
+    }
+}
+
+/// Writes a `meta` value inside a write transaction.
+pub fn set_meta(tx: &Transaction<'_>, key: &str, value: &str) -> Result<()> {
+    tx.execute(
+        "INSERT INTO meta(key, value) VALUES (?1, ?2)
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        [key, value],
+    )
+    .map_err(|e| StoreError::sqlite(format!("writing meta {key}"), e))?;
+    Ok(())
+}

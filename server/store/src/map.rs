@@ -1,0 +1,610 @@
+//! Typed queries over the structural map: files, symbols, refs, imports, deps, scans.
+//!
+//! Positions are stored as byte offsets and zero-based lines, exactly as `loci-core`
+//! produces them; conversion to editor encodings happens in the language server.
+
+use std::collections::HashMap;
+
+use loci_core::{Import, Symbol};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use serde::Serialize;
+
+use crate::{Context, Result};
+
+/// What the scanner needs to know about a stored file to decide whether to reparse it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileState {
+    /// Row id, kept across modifications and renames.
+    pub file_id: i64,
+    /// Repo-relative path.
+    pub path: String,
+    /// Size in bytes.
+    pub size: i64,
+    /// Modification time in nanoseconds since the epoch.
+    pub mtime_ns: i64,
+    /// BLAKE3 content hash (32 hex digits).
+    pub content_hash: String,
+    /// Semantic fingerprint, when parsed.
+    pub fingerprint: Option<String>,
+    /// The scan that last wrote the row.
+    pub scan_id: i64,
+}
+
+/// Every stored file's state, by path.
+pub fn file_states(conn: &Connection) -> Result<HashMap<String, FileState>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT file_id, path, size, mtime_ns, content_hash, fingerprint, scan_id FROM files",
+        )
+        .ctx(|| "reading file states".into())?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(FileState {
+                file_id: r.get(0)?,
+                path: r.get(1)?,
+                size: r.get(2)?,
+                mtime_ns: r.get(3)?,
+                content_hash: r.get(4)?,
+                fingerprint: r.get(5)?,
+                scan_id: r.get(6)?,
+            })
+        })
+        .ctx(|| "reading file states".into())?;
+    let mut out = HashMap::new();
+    for row in rows {
+        let row = row.ctx(|| "reading file states".into())?;
+        out.insert(row.path.clone(), row);
+    }
+    Ok(out)
+}
+
+/// A file's row as the scanner writes it.
+#[derive(Clone, Debug)]
+pub struct FileRow<'a> {
+    /// Repo-relative, `/`-separated path.
+    pub path: &'a str,
+    /// `Language::name`, `markdown`, or `None` for unknown.
+    pub language: Option<&'a str>,
+    /// Size in bytes.
+    pub size: i64,
+    /// Modification time in nanoseconds since the epoch.
+    pub mtime_ns: i64,
+    /// BLAKE3 content hash.
+    pub content_hash: &'a str,
+    /// Semantic fingerprint, when parsed.
+    pub fingerprint: Option<&'a str>,
+    /// Line count.
+    pub lines: i64,
+    /// tree-sitter ERROR/MISSING nodes.
+    pub error_nodes: i64,
+    /// Why analysis is incomplete, if it is.
+    pub degraded: Option<&'a str>,
+    /// Invalid UTF-8 was replaced.
+    pub lossy_utf8: bool,
+}
+
+/// Inserts or replaces a file's row (keyed by `existing` file id, else by path) and
+/// deletes its symbols, refs, imports and outgoing deps so they can be rewritten.
+/// Returns the file id.
+pub fn put_file(
+    tx: &Transaction<'_>,
+    existing: Option<i64>,
+    row: &FileRow<'_>,
+    scan_id: i64,
+) -> Result<i64> {
+    let ctx = || format!("writing file {}", row.path);
+    let file_id = if let Some(id) = existing {
+        tx.prepare_cached(
+            "UPDATE files SET path = ?2, language = ?3, size = ?4, mtime_ns = ?5,
+                content_hash = ?6, fingerprint = ?7, lines = ?8, error_nodes = ?9,
+                degraded = ?10, lossy_utf8 = ?11, scan_id = ?12
+             WHERE file_id = ?1",
+        )
+        .ctx(ctx)?
+        .execute(params![
+            id,
+            row.path,
+            row.language,
+            row.size,
+            row.mtime_ns,
+            row.content_hash,
+            row.fingerprint,
+            row.lines,
+            row.error_nodes,
+            row.degraded,
+            row.lossy_utf8,
+            scan_id
+        ])
+        .ctx(ctx)?;
+        clear_file_rows(tx, id)?;
+        id
+    } else {
+        tx.prepare_cached(
+            "INSERT INTO files(path, language, size, mtime_ns, content_hash, fingerprint,
+                lines, error_nodes, degraded, lossy_utf8, scan_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )
+        .ctx(ctx)?
+        .execute(params![
+            row.path,
+            row.language,
+            row.size,
+            row.mtime_ns,
+            row.content_hash,
+            row.fingerprint,
+            row.lines,
+            row.error_nodes,
+            row.degraded,
+            row.lossy_utf8,
+            scan_id
+        ])
+        .ctx(ctx)?;
+        tx.last_insert_rowid()
+    };
+    Ok(file_id)
+}
+
+/// Deletes a file's derived rows (symbols, refs, imports, outgoing deps).
+pub fn clear_file_rows(tx: &Transaction<'_>, file_id: i64) -> Result<()> {
+    for table in ["symbols", "refs", "imports"] {
+        tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))
+            .ctx(|| format!("clearing {table}"))?
+            .execute([file_id])
+            .ctx(|| format!("clearing {table}"))?;
+    }
+    tx.prepare_cached("DELETE FROM deps WHERE from_file_id = ?1")
+        .ctx(|| "clearing deps".into())?
+        .execute([file_id])
+        .ctx(|| "clearing deps".into())?;
+    Ok(())
+}
+
+/// Updates only the modification time of an unchanged file (same content hash).
+pub fn touch_file(tx: &Transaction<'_>, file_id: i64, mtime_ns: i64) -> Result<()> {
+    tx.prepare_cached("UPDATE files SET mtime_ns = ?2 WHERE file_id = ?1")
+        .ctx(|| "updating mtime".into())?
+        .execute(params![file_id, mtime_ns])
+        .ctx(|| "updating mtime".into())?;
+    Ok(())
+}
+
+/// Deletes a file and (by cascade) everything derived from it.
+pub fn delete_file(tx: &Transaction<'_>, file_id: i64) -> Result<()> {
+    tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")
+        .ctx(|| "deleting a file".into())?
+        .execute([file_id])
+        .ctx(|| "deleting a file".into())?;
+    Ok(())
+}
+
+/// `(key, name)` of every symbol of a file.
+pub fn symbol_keys(conn: &Connection, file_id: i64) -> Result<Vec<(String, String)>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT key, name FROM symbols WHERE file_id = ?1")
+        .ctx(|| "reading symbol keys".into())?;
+    let rows = stmt
+        .query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .ctx(|| "reading symbol keys".into())?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| "reading symbol keys".into())
+}
+
+/// Inserts a file's symbols.
+pub fn insert_symbols(tx: &Transaction<'_>, file_id: i64, symbols: &[Symbol]) -> Result<()> {
+    let mut stmt = tx
+        .prepare_cached(
+            "INSERT INTO symbols(file_id, key, name, qualified_name, kind, start_byte, end_byte,
+                start_line, end_line, name_start_byte, name_end_byte, name_line, name_column,
+                signature, doc, body_fingerprint, signature_fingerprint, parent_key)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+        )
+        .ctx(|| "preparing symbol insert".into())?;
+    for s in symbols {
+        let parent = s
+            .parent
+            .and_then(|i| symbols.get(i as usize))
+            .map(|p| p.key.as_str());
+        stmt.execute(params![
+            file_id,
+            s.key,
+            s.name,
+            s.qualified_name,
+            s.kind.as_str(),
+            s.span.start,
+            s.span.end,
+            s.span.line,
+            s.span.end_line,
+            s.name_span.start,
+            s.name_span.end,
+            s.name_span.line,
+            s.name_span.column,
+            s.signature,
+            s.doc,
+            s.body_fingerprint,
+            s.signature_fingerprint,
+            parent
+        ])
+        .ctx(|| format!("inserting symbol {}", s.key))?;
+    }
+    Ok(())
+}
+
+/// Inserts a file's import statements.
+pub fn insert_imports(tx: &Transaction<'_>, file_id: i64, imports: &[Import]) -> Result<()> {
+    let mut stmt = tx
+        .prepare_cached("INSERT INTO imports(file_id, module, names, line) VALUES (?1, ?2, ?3, ?4)")
+        .ctx(|| "preparing import insert".into())?;
+    for i in imports {
+        stmt.execute(params![file_id, i.module, i.names.join(","), i.span.line])
+            .ctx(|| format!("inserting import {}", i.module))?;
+    }
+    Ok(())
+}
+
+/// A reference row, resolved or not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RefRow {
+    /// The referenced name.
+    pub name: String,
+    /// `RefKind::as_str`.
+    pub kind: &'static str,
+    /// Zero-based line.
+    pub line: u32,
+    /// Zero-based byte column.
+    pub column: u32,
+    /// Byte range of the name.
+    pub start_byte: u32,
+    /// End of the name, exclusive.
+    pub end_byte: u32,
+    /// Key of the innermost enclosing definition.
+    pub enclosing_key: Option<String>,
+    /// Key of the resolved definition.
+    pub target_key: Option<String>,
+    /// `stated` or `derived`.
+    pub provenance: &'static str,
+    /// Confidence in [0, 1].
+    pub confidence: f64,
+}
+
+/// Inserts a file's references.
+pub fn insert_refs(tx: &Transaction<'_>, file_id: i64, refs: &[RefRow]) -> Result<()> {
+    let mut stmt = tx
+        .prepare_cached(
+            "INSERT INTO refs(file_id, name, kind, line, column, start_byte, end_byte,
+                enclosing_key, target_key, provenance, confidence)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )
+        .ctx(|| "preparing ref insert".into())?;
+    for r in refs {
+        stmt.execute(params![
+            file_id,
+            r.name,
+            r.kind,
+            r.line,
+            r.column,
+            r.start_byte,
+            r.end_byte,
+            r.enclosing_key,
+            r.target_key,
+            r.provenance,
+            r.confidence
+        ])
+        .ctx(|| format!("inserting ref {}", r.name))?;
+    }
+    Ok(())
+}
+
+/// Updates the resolution of one stored reference.
+pub fn set_ref_target(
+    tx: &Transaction<'_>,
+    ref_id: i64,
+    target_key: Option<&str>,
+    provenance: &str,
+    confidence: f64,
+) -> Result<()> {
+    tx.prepare_cached(
+        "UPDATE refs SET target_key = ?2, provenance = ?3, confidence = ?4 WHERE ref_id = ?1",
+    )
+    .ctx(|| "updating a ref".into())?
+    .execute(params![ref_id, target_key, provenance, confidence])
+    .ctx(|| "updating a ref".into())?;
+    Ok(())
+}
+
+/// Replaces the outgoing dependency edges of a file. `edges` are
+/// `(module as written, resolved target file id or None, first line, count)`.
+pub fn replace_deps(
+    tx: &Transaction<'_>,
+    from_file_id: i64,
+    edges: &[(String, Option<i64>, u32, u32)],
+) -> Result<()> {
+    tx.prepare_cached("DELETE FROM deps WHERE from_file_id = ?1")
+        .ctx(|| "clearing deps".into())?
+        .execute([from_file_id])
+        .ctx(|| "clearing deps".into())?;
+    let mut stmt = tx
+        .prepare_cached(
+            "INSERT INTO deps(from_file_id, module, to_file_id, line, count) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .ctx(|| "preparing dep insert".into())?;
+    for (module, to, line, count) in edges {
+        stmt.execute(params![from_file_id, module, to, line, count])
+            .ctx(|| format!("inserting dep {module}"))?;
+    }
+    Ok(())
+}
+
+/// A symbol with its file, as queries return it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SymbolHit {
+    /// Stable key.
+    pub key: String,
+    /// Bare name.
+    pub name: String,
+    /// Qualified name.
+    pub qualified_name: String,
+    /// Kind.
+    pub kind: String,
+    /// File path.
+    pub path: String,
+    /// Zero-based first line of the definition.
+    pub line: u32,
+    /// Zero-based last line of the definition.
+    pub end_line: u32,
+    /// Zero-based byte column of the name.
+    pub column: u32,
+    /// First line of the definition.
+    pub signature: String,
+    /// Doc comment, if any.
+    pub doc: Option<String>,
+    /// Body fingerprint.
+    pub body_fingerprint: String,
+    /// Signature fingerprint.
+    pub signature_fingerprint: String,
+}
+
+const SYMBOL_COLUMNS: &str = "s.key, s.name, s.qualified_name, s.kind, f.path, s.start_line,
+    s.end_line, s.name_column, s.signature, s.doc, s.body_fingerprint, s.signature_fingerprint";
+
+fn symbol_hit(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolHit> {
+    Ok(SymbolHit {
+        key: r.get(0)?,
+        name: r.get(1)?,
+        qualified_name: r.get(2)?,
+        kind: r.get(3)?,
+        path: r.get(4)?,
+        line: r.get(5)?,
+        end_line: r.get(6)?,
+        column: r.get(7)?,
+        signature: r.get(8)?,
+        doc: r.get(9)?,
+        body_fingerprint: r.get(10)?,
+        signature_fingerprint: r.get(11)?,
+    })
+}
+
+/// Symbols whose name or qualified name equals `name`, or whose key equals it; ordered
+/// by path then line. At most `limit` rows.
+pub fn find_symbols(conn: &Connection, name: &str, limit: u32) -> Result<Vec<SymbolHit>> {
+    let sql = format!(
+        "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f USING (file_id)
+         WHERE s.name = ?1 OR s.qualified_name = ?1 OR s.key = ?1
+         ORDER BY f.path, s.start_line LIMIT ?2"
+    );
+    let mut stmt = conn.prepare_cached(&sql).ctx(|| "finding symbols".into())?;
+    let rows = stmt
+        .query_map(params![name, limit], symbol_hit)
+        .ctx(|| format!("finding symbol {name}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("finding symbol {name}"))
+}
+
+/// The symbol with exactly this key.
+pub fn symbol_by_key(conn: &Connection, key: &str) -> Result<Option<SymbolHit>> {
+    let sql = format!(
+        "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f USING (file_id) WHERE s.key = ?1"
+    );
+    conn.prepare_cached(&sql)
+        .ctx(|| "reading a symbol".into())?
+        .query_row([key], symbol_hit)
+        .optional()
+        .ctx(|| format!("reading symbol {key}"))
+}
+
+/// Every symbol of a file, in document order.
+pub fn symbols_in_file(conn: &Connection, path: &str) -> Result<Vec<SymbolHit>> {
+    let sql = format!(
+        "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f USING (file_id)
+         WHERE f.path = ?1 ORDER BY s.start_byte, s.key"
+    );
+    let mut stmt = conn.prepare_cached(&sql).ctx(|| "reading symbols".into())?;
+    let rows = stmt
+        .query_map([path], symbol_hit)
+        .ctx(|| format!("reading symbols of {path}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("reading symbols of {path}"))
+}
+
+/// A reference with its file, as queries return it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RefHit {
+    /// File containing the reference.
+    pub path: String,
+    /// Zero-based line.
+    pub line: u32,
+    /// Zero-based byte column.
+    pub column: u32,
+    /// The referenced name.
+    pub name: String,
+    /// `call`, `type`, `inherit`, `import`, `other`.
+    pub kind: String,
+    /// Key of the enclosing definition.
+    pub enclosing_key: Option<String>,
+    /// Key of the resolved target.
+    pub target_key: Option<String>,
+    /// `stated` or `derived`.
+    pub provenance: String,
+    /// Confidence in [0, 1].
+    pub confidence: f64,
+}
+
+fn ref_hit(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefHit> {
+    Ok(RefHit {
+        path: r.get(0)?,
+        line: r.get(1)?,
+        column: r.get(2)?,
+        name: r.get(3)?,
+        kind: r.get(4)?,
+        enclosing_key: r.get(5)?,
+        target_key: r.get(6)?,
+        provenance: r.get(7)?,
+        confidence: r.get(8)?,
+    })
+}
+
+const REF_COLUMNS: &str = "f.path, r.line, r.column, r.name, r.kind, r.enclosing_key,
+    r.target_key, r.provenance, r.confidence";
+
+/// References to `name` (as written), ordered by path and line. At most `limit` rows.
+pub fn refs_by_name(conn: &Connection, name: &str, limit: u32) -> Result<Vec<RefHit>> {
+    let sql = format!(
+        "SELECT {REF_COLUMNS} FROM refs r JOIN files f USING (file_id)
+         WHERE r.name = ?1 ORDER BY f.path, r.line, r.column LIMIT ?2"
+    );
+    let mut stmt = conn.prepare_cached(&sql).ctx(|| "finding refs".into())?;
+    let rows = stmt
+        .query_map(params![name, limit], ref_hit)
+        .ctx(|| format!("finding refs to {name}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("finding refs to {name}"))
+}
+
+/// References resolved to the symbol `key`, ordered by path and line. At most `limit` rows.
+pub fn refs_to(conn: &Connection, key: &str, limit: u32) -> Result<Vec<RefHit>> {
+    let sql = format!(
+        "SELECT {REF_COLUMNS} FROM refs r JOIN files f USING (file_id)
+         WHERE r.target_key = ?1 ORDER BY f.path, r.line, r.column LIMIT ?2"
+    );
+    let mut stmt = conn.prepare_cached(&sql).ctx(|| "finding refs".into())?;
+    let rows = stmt
+        .query_map(params![key, limit], ref_hit)
+        .ctx(|| format!("finding refs to {key}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("finding refs to {key}"))
+}
+
+/// A dependency edge between two files (or to an unresolved module).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DepEdge {
+    /// Importing file.
+    pub from: String,
+    /// Imported file; `None` when unresolved.
+    pub to: Option<String>,
+    /// The module as written.
+    pub module: String,
+    /// Zero-based line of the first import statement behind the edge.
+    pub line: u32,
+    /// Number of import statements behind the edge.
+    pub count: u32,
+}
+
+fn dep_edge(r: &rusqlite::Row<'_>) -> rusqlite::Result<DepEdge> {
+    Ok(DepEdge {
+        from: r.get(0)?,
+        to: r.get(1)?,
+        module: r.get(2)?,
+        line: r.get(3)?,
+        count: r.get(4)?,
+    })
+}
+
+/// Edges out of `path` (its imports), resolved and unresolved, ordered by module.
+pub fn deps_from(conn: &Connection, path: &str) -> Result<Vec<DepEdge>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT a.path, b.path, d.module, d.line, d.count FROM deps d
+             JOIN files a ON a.file_id = d.from_file_id
+             LEFT JOIN files b ON b.file_id = d.to_file_id
+             WHERE a.path = ?1 ORDER BY d.line, d.module, b.path",
+        )
+        .ctx(|| "reading deps".into())?;
+    let rows = stmt
+        .query_map([path], dep_edge)
+        .ctx(|| format!("reading deps of {path}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("reading deps of {path}"))
+}
+
+/// Edges into `path` (the files that import it), ordered by importer.
+pub fn deps_to(conn: &Connection, path: &str) -> Result<Vec<DepEdge>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT a.path, b.path, d.module, d.line, d.count FROM deps d
+             JOIN files a ON a.file_id = d.from_file_id
+             JOIN files b ON b.file_id = d.to_file_id
+             WHERE b.path = ?1 ORDER BY a.path, d.line",
+        )
+        .ctx(|| "reading reverse deps".into())?;
+    let rows = stmt
+        .query_map([path], dep_edge)
+        .ctx(|| format!("reading reverse deps of {path}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("reading reverse deps of {path}"))
+}
+
+/// Counts of the map's rows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MapCounts {
+    /// Files recorded.
+    pub files: u64,
+    /// Symbols.
+    pub symbols: u64,
+    /// References.
+    pub refs: u64,
+    /// References with a resolved target.
+    pub refs_resolved: u64,
+    /// Dependency edges (resolved).
+    pub deps: u64,
+    /// Imports that resolved to no file.
+    pub deps_unresolved: u64,
+    /// Total lines across files.
+    pub lines: u64,
+}
+
+/// Row counts of the map.
+pub fn counts(conn: &Connection) -> Result<MapCounts> {
+    conn.query_row(
+        "SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM symbols),
+                (SELECT count(*) FROM refs), (SELECT count(*) FROM refs WHERE target_key IS NOT NULL),
+                (SELECT count(*) FROM deps WHERE to_file_id IS NOT NULL),
+                (SELECT count(*) FROM deps WHERE to_file_id IS NULL),
+                (SELECT ifnull(sum(lines), 0) FROM files)",
+        [],
+        |r| {
+            Ok(MapCounts {
+                files: r.get(0)?,
+                symbols: r.get(1)?,
+                refs: r.get(2)?,
+                refs_resolved: r.get(3)?,
+                deps: r.get(4)?,
+                deps_unresolved: r.get(5)?,
+                lines: r.get(6)?,
+            })
+        },
+    )
+    .ctx(|| "counting the map".into())
+}
+
+/// Files and lines per language (`None` = unknown), ordered by language.
+pub fn files_by_language(conn: &Connection) -> Result<Vec<(Option<String>, u64, u64)>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT language, count(*), ifnull(sum(lines), 0) FROM files GROUP BY language ORDER BY language",
+        )
+        .ctx(|| "counting files by language".into())?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .ctx(|| "counting files by language".into())?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| "counting files by language".into())
+}

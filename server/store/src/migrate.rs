@@ -1,0 +1,131 @@
+//! Numbered schema migrations, recorded in `schema_migrations`.
+//!
+//! Rules: migrations are append-only (never edit a shipped one); each runs in its own
+//! `BEGIN IMMEDIATE` transaction together with its `schema_migrations` row, so an
+//! interrupted migration leaves the previous schema intact (SQLite DDL is transactional);
+//! a non-empty database is backed up to `backups/` next to it before the first pending
+//! migration; a database with a migration newer than [`SCHEMA_VERSION`] is refused.
+
+use rusqlite::OptionalExtension;
+
+use crate::{Context, Result, Store, StoreError};
+
+/// One schema step.
+#[derive(Clone, Copy, Debug)]
+pub struct Migration {
+    /// Its number; versions are 1, 2, 3, ... without gaps.
+    pub version: i64,
+    /// A short name (`map`, `memory`).
+    pub name: &'static str,
+    /// The SQL, run as one batch.
+    pub sql: &'static str,
+}
+
+/// Every migration this binary knows, in order.
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "map",
+    sql: include_str!("migrations/0001_map.sql"),
+}];
+
+/// The schema version this binary writes: the last migration's number.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].version;
+
+const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
+    version     INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL,
+    applied_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+) STRICT";
+
+/// The highest applied migration, or 0 for a database without `schema_migrations`.
+pub(crate) fn current_version(conn: &rusqlite::Connection) -> Result<i64> {
+    let has_table: Option<i64> = conn
+        .query_row(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()
+        .ctx(|| "reading the schema version".into())?;
+    if has_table.is_none() {
+        return Ok(0);
+    }
+    conn.query_row(
+        "SELECT ifnull(max(version), 0) FROM schema_migrations",
+        [],
+        |r| r.get(0),
+    )
+    .ctx(|| "reading the schema version".into())
+}
+
+/// Fails with [`StoreError::NewerSchema`] when the database is ahead of this binary.
+/// Reads only.
+pub(crate) fn refuse_newer(store: &Store) -> Result<()> {
+    let found = current_version(&store.conn)?;
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::NewerSchema {
+            path: store.path.clone().unwrap_or_default(),
+            found,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    Ok(())
+}
+
+/// Applies every pending migration, backing a non-empty database up first.
+pub(crate) fn migrate(store: &mut Store) -> Result<()> {
+    let current = current_version(&store.conn)?;
+    if current >= SCHEMA_VERSION {
+        return Ok(());
+    }
+    if current > 0 {
+        if let Some(path) = store.path.clone() {
+            let dir = path
+                .parent()
+                .map(|p| p.join("backups"))
+                .unwrap_or_else(|| "backups".into());
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "loci".into());
+            let stamp: String = store
+                .conn
+                .query_row("SELECT strftime('%Y%m%dT%H%M%SZ', 'now')", [], |r| r.get(0))
+                .ctx(|| "reading the clock".into())?;
+            let dest = dir.join(format!("{stem}-v{current}-{stamp}.db"));
+            tracing::info!(from = current, to = SCHEMA_VERSION, backup = %dest.display(), "migrating the database");
+            store.backup_to(&dest)?;
+        }
+    }
+    for migration in MIGRATIONS.iter().filter(|m| m.version > current) {
+        store.write(|tx| {
+            tx.execute_batch(CREATE_MIGRATIONS_TABLE)
+                .ctx(|| "creating schema_migrations".into())?;
+            // Another process may have applied it while we waited for the lock.
+            let done: Option<i64> = tx
+                .query_row(
+                    "SELECT version FROM schema_migrations WHERE version = ?1",
+                    [migration.version],
+                    |r| r.get(0),
+                )
+                .optional()
+                .ctx(|| "reading schema_migrations".into())?;
+            if done.is_some() {
+                return Ok(());
+            }
+            tx.execute_batch(migration.sql).ctx(|| {
+                format!(
+                    "applying migration {:04}_{}",
+                    migration.version, migration.name
+                )
+            })?;
+            tx.execute(
+                "INSERT INTO schema_migrations(version, name) VALUES (?1, ?2)",
+                rusqlite::params![migration.version, migration.name],
+            )
+            .ctx(|| "recording the migration".into())?;
+            Ok(())
+        })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! End-to-end tests for loci live in `tests/*.rs`; this library is empty.
