@@ -166,6 +166,8 @@ pub fn scan(
     };
 
     let mut report = ScanReport::default();
+    let mut skips = walked.skips;
+    let skipped_before = map::skipped_files(store.conn())?;
     let mut candidates: Vec<&WalkedFile> = Vec::new();
     for f in &walked.files {
         match stored.get(&f.path) {
@@ -176,7 +178,23 @@ pub fn scan(
             {
                 report.unchanged += 1
             }
-            _ => candidates.push(f),
+            _ => match skipped_before.get(&f.path) {
+                // An unchanged binary file need not be read again.
+                Some(s)
+                    if s.reason == SkipReason::Binary.as_str()
+                        && s.size == f.size as i64
+                        && s.mtime_ns == f.mtime_ns =>
+                {
+                    skips.push(Skip {
+                        path: f.path.clone(),
+                        reason: SkipReason::Binary,
+                        detail: None,
+                        size: f.size,
+                        mtime_ns: f.mtime_ns,
+                    })
+                }
+                _ => candidates.push(f),
+            },
         }
     }
     let walked_paths: HashSet<&str> = walked.files.iter().map(|f| f.path.as_str()).collect();
@@ -185,7 +203,6 @@ pub fn scan(
         .filter(|s| !walked_paths.contains(s.path.as_str()))
         .collect();
     gone.sort_by(|a, b| a.path.cmp(&b.path));
-    let mut skips = walked.skips;
 
     if candidates.is_empty() && gone.is_empty() && has_scan.is_some() && interrupted.is_empty() {
         return finish_noop(store, report, skips, started);
@@ -288,7 +305,19 @@ pub fn scan(
     )?;
 
     report.changed = true;
+    skips.sort_by(|a, b| a.path.cmp(&b.path));
+    let skipped_rows: Vec<map::SkippedFile> = skips
+        .iter()
+        .map(|s| map::SkippedFile {
+            path: s.path.clone(),
+            reason: s.reason.as_str().into(),
+            detail: s.detail.clone(),
+            size: s.size as i64,
+            mtime_ns: s.mtime_ns,
+        })
+        .collect();
     writer.store.write(|tx| {
+        map::replace_skipped_files(tx, &skipped_rows)?;
         for id in &interrupted {
             tx.execute(
                 "UPDATE scans SET status = 'interrupted' WHERE scan_id = ?1 AND status = 'running'",
@@ -382,8 +411,17 @@ fn finish(
 
 /// Reads, hashes and (when new or changed) analyses one file. Runs on a worker thread.
 fn process(f: &WalkedFile, stored: Option<&FileState>, options: &AnalyzeOptions) -> Outcome {
-    let bytes = match std::fs::read(&f.abs) {
-        Ok(b) => b,
+    let bytes = match read_text_file(&f.abs) {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            return Outcome::Skipped(Skip {
+                path: f.path.clone(),
+                reason: SkipReason::Binary,
+                detail: None,
+                size: f.size,
+                mtime_ns: f.mtime_ns,
+            });
+        }
         Err(e) => {
             let reason = if e.kind() == std::io::ErrorKind::NotFound {
                 SkipReason::Vanished
@@ -394,16 +432,11 @@ fn process(f: &WalkedFile, stored: Option<&FileState>, options: &AnalyzeOptions)
                 path: f.path.clone(),
                 reason,
                 detail: Some(e.to_string()),
+                size: f.size,
+                mtime_ns: f.mtime_ns,
             });
         }
     };
-    if bytes[..bytes.len().min(8000)].contains(&0) {
-        return Outcome::Skipped(Skip {
-            path: f.path.clone(),
-            reason: SkipReason::Binary,
-            detail: None,
-        });
-    }
     let content_hash = loci_core::fingerprint::content_hash(&bytes);
     if let Some(s) = stored {
         if s.content_hash == content_hash {
@@ -432,6 +465,26 @@ fn process(f: &WalkedFile, stored: Option<&FileState>, options: &AnalyzeOptions)
         lines,
         lossy_utf8,
     }))
+}
+
+/// Bytes of git's binary sniff: a NUL byte among the first 8,000 bytes means binary
+/// (git `buffer_is_binary`, `FIRST_FEW_BYTES`).
+const BINARY_SNIFF_BYTES: usize = 8_000;
+
+/// Reads a whole file, or `None` when it looks binary; the sniff reads only the first
+/// [`BINARY_SNIFF_BYTES`] of a binary file.
+fn read_text_file(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(BINARY_SNIFF_BYTES as u64)
+        .read_to_end(&mut bytes)?;
+    if bytes.contains(&0) {
+        return Ok(None);
+    }
+    file.read_to_end(&mut bytes)?;
+    Ok(Some(bytes))
 }
 
 /// Lines in `text`: `\n`, `\r\n` and a lone `\r` each end a line; a last line without an

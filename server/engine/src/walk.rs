@@ -50,6 +50,24 @@ pub enum SkipReason {
     FileLimit,
 }
 
+impl std::str::FromStr for SkipReason {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<SkipReason, String> {
+        [
+            SkipReason::TooLarge,
+            SkipReason::Binary,
+            SkipReason::Symlink,
+            SkipReason::Unreadable,
+            SkipReason::Vanished,
+            SkipReason::FileLimit,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == s)
+        .ok_or_else(|| format!("unknown skip reason `{s}`"))
+    }
+}
+
 impl SkipReason {
     /// The snake_case name used in output.
     pub fn as_str(self) -> &'static str {
@@ -73,6 +91,12 @@ pub struct Skip {
     pub reason: SkipReason,
     /// Details (the OS error), if any.
     pub detail: Option<String>,
+    /// Size in bytes, when known (0 otherwise).
+    #[serde(skip)]
+    pub size: u64,
+    /// Modification time in ns since the epoch, when known (0 otherwise).
+    #[serde(skip)]
+    pub mtime_ns: i64,
 }
 
 /// The walk's result: files sorted by path, and skips sorted by path.
@@ -139,6 +163,8 @@ pub fn walk(root: &Path, max_file_size: u64, max_files: u64, threads: usize) -> 
                 path: f.path,
                 reason: SkipReason::FileLimit,
                 detail: None,
+                size: f.size,
+                mtime_ns: f.mtime_ns,
             });
         }
     }
@@ -163,6 +189,8 @@ fn classify(
                     path,
                     reason: SkipReason::Unreadable,
                     detail: Some(err.to_string()),
+                    size: 0,
+                    mtime_ns: 0,
                 }),
             );
         }
@@ -178,6 +206,8 @@ fn classify(
                 path,
                 reason: SkipReason::Symlink,
                 detail: None,
+                size: 0,
+                mtime_ns: 0,
             }),
         );
     }
@@ -193,10 +223,18 @@ fn classify(
                     path,
                     reason: SkipReason::Vanished,
                     detail: Some(err.to_string()),
+                    size: 0,
+                    mtime_ns: 0,
                 }),
             );
         }
     };
+    let mtime_ns = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0);
     if meta.len() > max_file_size {
         return (
             None,
@@ -204,15 +242,11 @@ fn classify(
                 path,
                 reason: SkipReason::TooLarge,
                 detail: Some(format!("{} bytes", meta.len())),
+                size: meta.len(),
+                mtime_ns,
             }),
         );
     }
-    let mtime_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0);
     (
         Some(WalkedFile {
             path,

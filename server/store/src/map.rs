@@ -608,3 +608,59 @@ pub fn files_by_language(conn: &Connection) -> Result<Vec<(Option<String>, u64, 
     rows.collect::<rusqlite::Result<Vec<_>>>()
         .ctx(|| "counting files by language".into())
 }
+
+/// A path the map does not hold, with why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SkippedFile {
+    /// Repo-relative path.
+    pub path: String,
+    /// `binary`, `too_large`, `unreadable`, `symlink`, `vanished`, `file_limit`.
+    pub reason: String,
+    /// Details, e.g. the OS error.
+    pub detail: Option<String>,
+    /// Size in bytes when skipped.
+    pub size: i64,
+    /// Modification time (ns since the epoch) when skipped.
+    pub mtime_ns: i64,
+}
+
+/// Every skipped path, by path.
+pub fn skipped_files(conn: &Connection) -> Result<HashMap<String, SkippedFile>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT path, reason, detail, size, mtime_ns FROM skipped_files")
+        .ctx(|| "reading skipped files".into())?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(SkippedFile {
+                path: r.get(0)?,
+                reason: r.get(1)?,
+                detail: r.get(2)?,
+                size: r.get(3)?,
+                mtime_ns: r.get(4)?,
+            })
+        })
+        .ctx(|| "reading skipped files".into())?;
+    let mut out = HashMap::new();
+    for row in rows {
+        let row = row.ctx(|| "reading skipped files".into())?;
+        out.insert(row.path.clone(), row);
+    }
+    Ok(out)
+}
+
+/// Replaces the whole skipped-files list.
+pub fn replace_skipped_files(tx: &Transaction<'_>, skips: &[SkippedFile]) -> Result<()> {
+    tx.execute("DELETE FROM skipped_files", [])
+        .ctx(|| "clearing skipped files".into())?;
+    let mut stmt = tx
+        .prepare_cached(
+            "INSERT OR REPLACE INTO skipped_files(path, reason, detail, size, mtime_ns)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .ctx(|| "writing skipped files".into())?;
+    for s in skips {
+        stmt.execute(params![s.path, s.reason, s.detail, s.size, s.mtime_ns])
+            .ctx(|| format!("writing skipped file {}", s.path))?;
+    }
+    Ok(())
+}

@@ -89,6 +89,16 @@ CREATE TABLE deps (
 CREATE UNIQUE INDEX deps_unique ON deps(from_file_id, module, ifnull(to_file_id, 0));
 CREATE INDEX deps_by_target ON deps(to_file_id);
 
+-- Files seen but not in the map, with why (binary, unreadable, too_large, ...). Kept so a
+-- rescan need not re-read an unchanged binary file, and so no file goes silently missing.
+CREATE TABLE skipped_files (
+    path      TEXT PRIMARY KEY,
+    reason    TEXT NOT NULL,
+    detail    TEXT,
+    size      INTEGER NOT NULL,
+    mtime_ns  INTEGER NOT NULL
+) STRICT;
+
 -- One row per scan: the scan revision every answer's envelope names.
 CREATE TABLE scans (
     scan_id      INTEGER PRIMARY KEY,
