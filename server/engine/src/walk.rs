@@ -8,7 +8,7 @@
 //! - Outside any repository (an extracted tarball): the workspace's own `.gitignore`
 //!   files still apply, and nothing above the workspace root is consulted.
 //! - `.lociignore` files (gitignore syntax) apply everywhere and win over `.gitignore`.
-//! - `.git`, `.loci`, `.hg`, `.svn` and `.jj` directories are never walked. Other hidden
+//! - `.git` (directory or file), `.loci`, `.hg`, `.svn` and `.jj` are never walked. Other hidden
 //!   files are walked (git tracks them). Symbolic links are not followed (so loops cannot
 //!   hang and links cannot lead outside the workspace); they are counted as skipped.
 
@@ -108,7 +108,7 @@ pub struct Walk {
     pub skips: Vec<Skip>,
 }
 
-/// Directory names never walked.
+/// Names never walked (a `.git` file, for worktrees, is skipped like the directory).
 pub const ALWAYS_SKIPPED_DIRS: [&str; 5] = [".git", ".loci", ".hg", ".svn", ".jj"];
 
 /// True when `dir` or an ancestor contains `.git` (a directory, or a file for worktrees
@@ -133,10 +133,7 @@ pub fn walk(root: &Path, max_file_size: u64, max_files: u64, threads: usize) -> 
         .ignore(false)
         .add_custom_ignore_filename(".lociignore")
         .threads(threads)
-        .filter_entry(|e| {
-            !(e.file_type().is_some_and(|t| t.is_dir())
-                && ALWAYS_SKIPPED_DIRS.iter().any(|d| e.file_name() == *d))
-        });
+        .filter_entry(|e| !ALWAYS_SKIPPED_DIRS.iter().any(|d| e.file_name() == *d));
     let state = Mutex::new((Vec::new(), Vec::new()));
     builder.build_parallel().run(|| {
         let state = &state;

@@ -1,0 +1,157 @@
+//! The store's guarantees: migrations recorded, backups before upgrades, newer schemas
+//! refused untouched, WAL and foreign keys on, writes that wait instead of failing (B20).
+
+use std::sync::mpsc;
+
+use loci_store::rusqlite::Connection;
+use loci_store::{MIGRATIONS, SCHEMA_VERSION, Store, StoreError};
+
+#[test]
+fn fresh_database_records_every_migration_and_uses_wal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".loci/loci.db");
+    let store = Store::open(&path).unwrap();
+    let versions: Vec<i64> = store
+        .conn()
+        .prepare("SELECT version FROM schema_migrations ORDER BY version")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(versions, (1..=SCHEMA_VERSION).collect::<Vec<_>>());
+    let mode: String = store
+        .conn()
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    let fk: i64 = store
+        .conn()
+        .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(fk, 1);
+    assert!(!dir.path().join(".loci/backups").exists(), "a fresh database needs no backup");
+}
+
+#[test]
+fn reopening_is_idempotent() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loci.db");
+    drop(Store::open(&path).unwrap());
+    let store = Store::open(&path).unwrap();
+    let n: i64 = store
+        .conn()
+        .query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, SCHEMA_VERSION);
+}
+
+#[test]
+fn upgrading_a_non_empty_database_backs_it_up_first() {
+    assert!(MIGRATIONS.len() >= 2, "needs an older schema to upgrade from");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loci.db");
+    {
+        // A database as the first release left it: migration 1 only, with data.
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+             applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) STRICT;",
+        )
+        .unwrap();
+        conn.execute_batch(MIGRATIONS[0].sql).unwrap();
+        conn.execute("INSERT INTO schema_migrations(version, name) VALUES (1, 'map')", [])
+            .unwrap();
+        conn.execute("INSERT INTO meta(key, value) VALUES ('marker', 'old data')", [])
+            .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let backups: Vec<_> = std::fs::read_dir(dir.path().join("backups"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(backups.len(), 1, "{backups:?}");
+    let name = backups[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("loci-v1-") && name.ends_with(".db"), "{name}");
+    let backup = Connection::open(&backups[0]).unwrap();
+    let version: i64 = backup
+        .query_row("SELECT max(version) FROM schema_migrations", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 1, "the backup holds the old schema");
+    let marker: String = backup
+        .query_row("SELECT value FROM meta WHERE key = 'marker'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(marker, "old data");
+    assert_eq!(store.meta("marker").unwrap().as_deref(), Some("old data"));
+    let version: i64 = store
+        .conn()
+        .query_row("SELECT max(version) FROM schema_migrations", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+}
+
+#[test]
+fn newer_schema_is_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loci.db");
+    {
+        let store = Store::open(&path).unwrap();
+        store
+            .conn()
+            .execute(
+                "INSERT INTO schema_migrations(version, name) VALUES (?1, 'from the future')",
+                [SCHEMA_VERSION + 1],
+            )
+            .unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+    let err = Store::open(&path).err().expect("refused");
+    match &err {
+        StoreError::NewerSchema {
+            found, supported, ..
+        } => {
+            assert_eq!(*found, SCHEMA_VERSION + 1);
+            assert_eq!(*supported, SCHEMA_VERSION);
+        }
+        other => panic!("expected NewerSchema, got {other:?}"),
+    }
+    let message = err.to_string();
+    assert!(message.contains("is newer than this loci supports"), "{message}");
+    assert!(message.contains("was not modified"), "{message}");
+    assert_eq!(std::fs::read(&path).unwrap(), before, "the file is byte-for-byte unchanged");
+    assert!(!dir.path().join("backups").exists());
+}
+
+#[test]
+fn b20_a_second_writer_waits_for_the_first_instead_of_failing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loci.db");
+    let mut a = Store::open(&path).unwrap();
+    let mut b = Store::open(&path).unwrap();
+    let (locked_tx, locked_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let writer_a = std::thread::spawn(move || {
+        a.write(|tx| {
+            tx.execute("INSERT INTO meta(key, value) VALUES ('a', '1')", [])
+                .unwrap();
+            locked_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+            Ok(())
+        })
+    });
+    locked_rx.recv().unwrap();
+    let writer_b = std::thread::spawn(move || {
+        let r = b.write(|tx| {
+            tx.execute("INSERT INTO meta(key, value) VALUES ('b', '2')", [])
+                .unwrap();
+            Ok(())
+        });
+        (r, b)
+    });
+    release_tx.send(()).unwrap();
+    writer_a.join().unwrap().unwrap();
+    let (r, b) = writer_b.join().unwrap();
+    r.unwrap();
+    assert_eq!(b.meta("a").unwrap().as_deref(), Some("1"));
+    assert_eq!(b.meta("b").unwrap().as_deref(), Some("2"));
+}
