@@ -7,11 +7,12 @@
 //! what was found plus a [`Degraded`] reason.
 
 pub mod analyze;
+pub mod claims;
 pub mod fingerprint;
 pub mod imports;
 pub mod lang;
 
-pub use analyze::{analyze, AnalyzeOptions};
+pub use analyze::{AnalyzeOptions, analyze};
 pub use lang::Language;
 
 use serde::{Deserialize, Serialize};
