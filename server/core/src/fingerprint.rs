@@ -131,22 +131,34 @@ pub(crate) fn walk(
         let node = cursor.node();
         let kind = node.kind_id();
         let mut skip = false;
-        if tables.is_comment.get(kind as usize).copied().unwrap_or(false) {
+        if tables
+            .is_comment
+            .get(kind as usize)
+            .copied()
+            .unwrap_or(false)
+        {
             skip = true;
             let start = node.start_position();
             let end = node.end_position();
+            // Line comments of some grammars (Rust) include their newline.
+            let end_row = if end.column == 0 && end.row > start.row {
+                end.row - 1
+            } else {
+                end.row
+            };
             comments.push(CommentSpan {
                 start: node.start_byte(),
                 end: node.end_byte(),
                 start_row: start.row,
-                end_row: end.row,
+                end_row,
             });
         } else if node.is_named() {
-            if is_python && kind == py.expression_statement {
-                if let Some(parent) = frames.last() {
-                    skip = parent.first_statement_pending
-                        && is_docstring_statement(node, parent.kind, &frames, py);
-                }
+            if is_python
+                && kind == py.expression_statement
+                && let Some(parent) = frames.last()
+            {
+                skip = parent.first_statement_pending
+                    && is_docstring_statement(node, parent.kind, &frames, py);
             }
             if let Some(parent) = frames.last_mut() {
                 parent.first_statement_pending = false;
@@ -189,15 +201,25 @@ pub(crate) fn walk(
 
             let at_limit = frames.len() as u64 >= u64::from(max_depth);
             if !at_limit && cursor.goto_first_child() {
-                frames.push(Frame { kind, first_statement_pending: true });
+                frames.push(Frame {
+                    kind,
+                    first_statement_pending: true,
+                });
                 continue;
             }
             if node.child_count() > 0 {
                 // Cut at the depth limit.
                 too_deep = true;
             } else if node.is_named() {
-                let text = bytes.get(node.start_byte()..node.end_byte()).unwrap_or_default();
-                if tables.collapse_ws.get(kind as usize).copied().unwrap_or(false) {
+                let text = bytes
+                    .get(node.start_byte()..node.end_byte())
+                    .unwrap_or_default();
+                if tables
+                    .collapse_ws
+                    .get(kind as usize)
+                    .copied()
+                    .unwrap_or(false)
+                {
                     push_collapsed(&mut stream, text);
                 } else {
                     stream.extend_from_slice(&(text.len() as u32).to_le_bytes());
@@ -223,7 +245,13 @@ pub(crate) fn walk(
                 break;
             }
             if !cursor.goto_parent() {
-                return Walk { stream, marks, comments, error_nodes, too_deep };
+                return Walk {
+                    stream,
+                    marks,
+                    comments,
+                    error_nodes,
+                    too_deep,
+                };
             }
             frames.pop();
             exiting = cursor.node().id();
@@ -250,7 +278,11 @@ fn is_docstring_statement(
     } else {
         false
     };
-    in_body && node.named_child_count() == 1 && node.named_child(0).is_some_and(|c| c.kind_id() == py.string)
+    in_body
+        && node.named_child_count() == 1
+        && node
+            .named_child(0)
+            .is_some_and(|c| c.kind_id() == py.string)
 }
 
 /// Appends a length-prefixed copy of `text` with whitespace runs collapsed to one space

@@ -175,7 +175,10 @@ impl Language {
             ),
             Language::TypeScript | Language::Tsx => (
                 include_str!("../queries/typescript-tags-extra.scm"),
-                vec![tree_sitter_javascript::TAGS_QUERY.into(), tree_sitter_typescript::TAGS_QUERY.into()],
+                vec![
+                    tree_sitter_javascript::TAGS_QUERY.into(),
+                    tree_sitter_typescript::TAGS_QUERY.into(),
+                ],
                 include_str!("../queries/javascript-imports.scm"),
             ),
             Language::Go => (
@@ -206,7 +209,7 @@ impl Language {
                 include_str!("../queries/csharp-imports.scm"),
             ),
             Language::Ruby => (
-                "",
+                include_str!("../queries/ruby-tags-extra.scm"),
                 vec![tree_sitter_ruby::TAGS_QUERY.into()],
                 include_str!("../queries/ruby-imports.scm"),
             ),
@@ -216,7 +219,11 @@ impl Language {
                 include_str!("../queries/php-imports.scm"),
             ),
         };
-        QuerySources { extra_tags, tags, imports }
+        QuerySources {
+            extra_tags,
+            tags,
+            imports,
+        }
     }
 
     /// This language's compiled query (tags additions, grammar tags queries, imports),
@@ -357,11 +364,24 @@ fn build(language: Language) -> LangQuery {
     source.push_str(sources.imports);
     let compiled = Query::new(&grammar, &source)
         .map(|query| {
-            let roles = query.capture_names().iter().map(|n| role_for_capture(n)).collect();
-            let not_local = (0..query.pattern_count())
-                .map(|i| query.property_predicates(i).iter().any(|(p, is)| !*is && &*p.key == "local"))
+            let roles = query
+                .capture_names()
+                .iter()
+                .map(|n| role_for_capture(n))
                 .collect();
-            CompiledQuery { query, roles, not_local }
+            let not_local = (0..query.pattern_count())
+                .map(|i| {
+                    query
+                        .property_predicates(i)
+                        .iter()
+                        .any(|(p, is)| !*is && &*p.key == "local")
+                })
+                .collect();
+            CompiledQuery {
+                query,
+                roles,
+                not_local,
+            }
         })
         .map_err(|e| format!("{} query: {e}", language.name()));
     let count = grammar.node_kind_count();
@@ -388,7 +408,12 @@ fn build(language: Language) -> LangQuery {
     } else {
         PythonKinds::NONE
     };
-    LangQuery { compiled, is_comment, collapse_ws, py }
+    LangQuery {
+        compiled,
+        is_comment,
+        collapse_ws,
+        py,
+    }
 }
 
 static QUERIES: [LazyLock<LangQuery>; 12] = [

@@ -13,7 +13,11 @@ pub mod imports;
 pub mod lang;
 
 pub use analyze::{AnalyzeOptions, analyze};
+pub use imports::PathIndex;
 pub use lang::Language;
+/// The tree-sitter version loci-core is built against, for callers that keep trees
+/// ([`analyze::parse`], [`analyze::extract`]).
+pub use tree_sitter;
 
 use serde::{Deserialize, Serialize};
 
@@ -179,6 +183,10 @@ pub struct Reference {
 pub struct Import {
     /// The module specifier as written, without quotes: `os.path`, `.models`, `./util`,
     /// `crate::store::schema`, `github.com/x/y/pkg`, `foo/bar.h`, `com.acme.Util`.
+    /// Conventions where the statement's form matters for resolution: Rust `mod foo;` is
+    /// `self::foo`; a Rust `use a::b::c;` is module `a::b` with name `c`; C/C++
+    /// `#include <x.h>` keeps its brackets (`<x.h>`); Ruby `require_relative 'x'` is `./x`;
+    /// PHP `require __DIR__ . '/x.php'` is `__DIR__/x.php`; a Java wildcard ends in `.*`.
     pub module: String,
     /// Names imported from it (`from m import a, b` → `["a", "b"]`; `use m::{a, b}`), if any.
     pub names: Vec<String>,
