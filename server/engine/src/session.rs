@@ -118,9 +118,19 @@ impl Workspace {
         let conn = self.store.conn();
         let mut d = Digest::default();
         for r in mem::revisions_in_session(conn, s.session_id)? {
+            // A decision's or lesson's own text is in its event's request.
+            let entry = || -> Result<Option<String>> {
+                let Some(id) = r.event_id else {
+                    return Ok(None);
+                };
+                let payload = mem::event_by_id(conn, id)?.and_then(|e| e.payload);
+                Ok(payload
+                    .and_then(|p| serde_json::from_str::<serde_json::Value>(&p).ok())
+                    .and_then(|v| v["request"]["text"].as_str().map(str::to_string)))
+            };
             match r.subject.as_str() {
-                "decisions" => d.decisions.extend(r.summary.clone()),
-                "lessons" => d.lessons.extend(r.summary.clone()),
+                "decisions" => d.decisions.extend(entry()?),
+                "lessons" => d.lessons.extend(entry()?),
                 _ => {}
             }
             d.pages.push(DigestPage {

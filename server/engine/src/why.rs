@@ -93,12 +93,13 @@ impl Workspace {
             }
             if let Some(page) = mem::page_by_subject(conn, path)? {
                 if let Some(rev) = page.current_revision_id {
-                    if !candidates.iter().any(|c| c.0 == rev) {
-                        candidates.insert(
-                            if line.is_some() { candidates.len() } else { 0 },
-                            (rev, "path".into(), Vec::new()),
-                        );
-                    }
+                    // The file's own page: first for a bare path, after symbol matches for a line.
+                    let claims = match candidates.iter().position(|c| c.0 == rev) {
+                        Some(i) => candidates.remove(i).2,
+                        None => Vec::new(),
+                    };
+                    let at = if line.is_some() { candidates.len() } else { 0 };
+                    candidates.insert(at, (rev, "path".into(), claims));
                 }
             }
             push_claims(
