@@ -9,8 +9,11 @@ pub mod audit;
 pub mod config;
 pub mod envelope;
 pub mod facts;
+pub mod lint;
+pub mod manifests;
 pub mod memory;
 pub mod query;
+pub mod sarif;
 pub mod scan;
 pub mod search;
 pub mod session;
@@ -146,6 +149,10 @@ impl Workspace {
     ) -> Result<Envelope<scan::ScanReport>> {
         let config = self.config.scan.clone();
         let report = scan::scan(&self.root, &mut self.store, &config, progress)?;
+        if report.changed {
+            // Record what the change did to the knowledge at this scan revision.
+            self.run_lint()?;
+        }
         self.envelope(report, Vec::new())
     }
 

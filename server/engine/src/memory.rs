@@ -905,8 +905,8 @@ pub(crate) fn resolve_path(
 pub(crate) enum SymbolResolution {
     /// Exactly one definition.
     Unique(map::SymbolHit),
-    /// Several definitions and nothing to choose between them.
-    Ambiguous(Vec<map::SymbolHit>),
+    /// Several definitions (this many) and nothing to choose between them.
+    Ambiguous(usize),
     /// None.
     Missing,
 }
@@ -957,7 +957,7 @@ pub(crate) fn resolve_symbol(
                     return Ok(SymbolResolution::Unique(near[0].clone()));
                 }
             }
-            Ok(SymbolResolution::Ambiguous(candidates))
+            Ok(SymbolResolution::Ambiguous(candidates.len()))
         }
     }
 }
@@ -996,4 +996,10 @@ pub(crate) fn first_chars(s: &str, n: usize) -> String {
 pub(crate) fn git_position(root: &std::path::Path) -> (Option<String>, Option<String>) {
     let _ = root;
     (None, None)
+}
+
+/// Where git says `path` was renamed to, if the workspace is a repository.
+pub(crate) fn renamed_to(root: &std::path::Path, path: &str) -> Option<String> {
+    let _ = (root, path);
+    None
 }

@@ -239,6 +239,7 @@ pub fn scan(
         pending_refs: Vec::new(),
         changed_names: BTreeSet::new(),
         changed_files: BTreeSet::new(),
+        drift: Vec::new(),
     };
     let mut gone_too: Vec<FileState> = Vec::new();
     let written: Result<()> = std::thread::scope(|scope| {
@@ -294,6 +295,16 @@ pub fn scan(
     let gone_all: Vec<&FileState> = gone.iter().copied().chain(gone_too.iter()).collect();
     writer.delete(&gone_all, &mut report)?;
     report.renamed = detect_renames(&gone_all, &report.added, writer.store)?;
+    for r in &report.renamed {
+        let hash = gone_all.iter().find(|g| g.path == r.from).map(|g| g.content_hash.clone());
+        writer.drift.push(map::DriftEntry {
+            path: r.to.clone(),
+            kind: "rename",
+            old_hash: hash.clone(),
+            new_hash: hash,
+            detail: Some(r.from.clone()),
+        });
+    }
 
     progress(ScanProgress::Resolving);
     let topology_changed = has_scan.is_none()
@@ -328,8 +339,10 @@ pub fn scan(
             mtime_ns: s.mtime_ns,
         })
         .collect();
+    let drift = std::mem::take(&mut writer.drift);
     writer.store.write(|tx| {
         map::replace_skipped_files(tx, &skipped_rows)?;
+        map::insert_drift(tx, scan_id, &drift, "scan")?;
         for id in &interrupted {
             tx.execute(
                 "UPDATE scans SET status = 'interrupted' WHERE scan_id = ?1 AND status = 'running'",
@@ -534,6 +547,8 @@ struct Writer<'a> {
     changed_names: BTreeSet<String>,
     /// Files written in this scan.
     changed_files: BTreeSet<i64>,
+    /// Observed changes, for the drift ledger.
+    drift: Vec<map::DriftEntry>,
 }
 
 impl Writer<'_> {
@@ -605,20 +620,48 @@ impl Writer<'_> {
                     let Some((file_id, existed, old_keys, refs)) = written.next() else {
                         continue;
                     };
-                    let new_keys: Vec<(String, String)> = a
+                    let new_keys: Vec<(String, String, String)> = a
                         .analysis
                         .as_ref()
                         .map(|x| {
                             x.symbols
                                 .iter()
-                                .map(|s| (s.key.clone(), s.name.clone()))
+                                .map(|s| {
+                                    (s.key.clone(), s.name.clone(), s.signature_fingerprint.clone())
+                                })
                                 .collect()
                         })
                         .unwrap_or_default();
-                    let old: HashSet<&(String, String)> = old_keys.iter().collect();
-                    let new: HashSet<&(String, String)> = new_keys.iter().collect();
+                    let old: HashSet<(&str, &str)> =
+                        old_keys.iter().map(|(k, n, _)| (k.as_str(), n.as_str())).collect();
+                    let new: HashSet<(&str, &str)> =
+                        new_keys.iter().map(|(k, n, _)| (k.as_str(), n.as_str())).collect();
                     for (_, name) in old.symmetric_difference(&new) {
-                        self.changed_names.insert(name.clone());
+                        self.changed_names.insert(name.to_string());
+                    }
+                    // Drift: the file, and every symbol whose signature changed.
+                    let old_hash = stored.get(&a.path).map(|s| s.content_hash.clone());
+                    self.drift.push(map::DriftEntry {
+                        path: a.path.clone(),
+                        kind: if existed { "modify" } else { "add" },
+                        old_hash: if existed { old_hash } else { None },
+                        new_hash: Some(a.content_hash.clone()),
+                        detail: None,
+                    });
+                    let old_sigs: HashMap<&str, &str> =
+                        old_keys.iter().map(|(k, _, s)| (k.as_str(), s.as_str())).collect();
+                    for (key, _, sig) in &new_keys {
+                        if let Some(old_sig) = old_sigs.get(key.as_str()) {
+                            if *old_sig != sig {
+                                self.drift.push(map::DriftEntry {
+                                    path: a.path.clone(),
+                                    kind: "signature_change",
+                                    old_hash: Some(old_sig.to_string()),
+                                    new_hash: Some(sig.clone()),
+                                    detail: Some(key.clone()),
+                                });
+                            }
+                        }
                     }
                     if a.lossy_utf8 {
                         report.lossy_utf8.push(a.path.clone());
@@ -643,12 +686,21 @@ impl Writer<'_> {
         let names = self.store.write(|tx| {
             let mut names = Vec::new();
             for g in gone {
-                names.extend(map::symbol_keys(tx, g.file_id)?.into_iter().map(|(_, n)| n));
+                names.extend(map::symbol_keys(tx, g.file_id)?.into_iter().map(|(_, n, _)| n));
                 map::delete_file(tx, g.file_id)?;
             }
             Ok(names)
         })?;
         self.changed_names.extend(names);
+        for g in gone {
+            self.drift.push(map::DriftEntry {
+                path: g.path.clone(),
+                kind: "delete",
+                old_hash: Some(g.content_hash.clone()),
+                new_hash: None,
+                detail: None,
+            });
+        }
         let mut deleted: Vec<String> = gone.iter().map(|g| g.path.clone()).collect();
         deleted.sort();
         deleted.dedup();

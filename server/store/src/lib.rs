@@ -6,6 +6,7 @@
 //! transaction that later upgrades to a write fails at once with `SQLITE_BUSY` even with a
 //! busy timeout). Long work, such as parsing, never happens inside a transaction.
 
+pub mod audit;
 mod error;
 pub mod map;
 pub mod memory;

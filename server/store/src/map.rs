@@ -177,13 +177,13 @@ pub fn delete_file(tx: &Transaction<'_>, file_id: i64) -> Result<()> {
     Ok(())
 }
 
-/// `(key, name)` of every symbol of a file.
-pub fn symbol_keys(conn: &Connection, file_id: i64) -> Result<Vec<(String, String)>> {
+/// `(key, name, signature fingerprint)` of every symbol of a file.
+pub fn symbol_keys(conn: &Connection, file_id: i64) -> Result<Vec<(String, String, String)>> {
     let mut stmt = conn
-        .prepare_cached("SELECT key, name FROM symbols WHERE file_id = ?1")
+        .prepare_cached("SELECT key, name, signature_fingerprint FROM symbols WHERE file_id = ?1")
         .ctx(|| "reading symbol keys".into())?;
     let rows = stmt
-        .query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .ctx(|| "reading symbol keys".into())?;
     rows.collect::<rusqlite::Result<Vec<_>>>()
         .ctx(|| "reading symbol keys".into())
@@ -663,4 +663,37 @@ pub fn replace_skipped_files(tx: &Transaction<'_>, skips: &[SkippedFile]) -> Res
             .ctx(|| format!("writing skipped file {}", s.path))?;
     }
     Ok(())
+}
+
+/// One observed change of a file, for the drift ledger.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DriftEntry {
+    /// The file (the new path, for renames).
+    pub path: String,
+    /// `add`, `modify`, `delete`, `rename`, `signature_change`.
+    pub kind: &'static str,
+    /// Content hash before (signature fingerprint for `signature_change`).
+    pub old_hash: Option<String>,
+    /// Content hash after (signature fingerprint for `signature_change`).
+    pub new_hash: Option<String>,
+    /// The old path of a rename, or the symbol key of a signature change.
+    pub detail: Option<String>,
+}
+
+/// Appends drift entries; an entry already in the ledger (same path, hashes, kind and
+/// detail) is not repeated. `source` is `scan` or `overlay`. Returns how many were new.
+pub fn insert_drift(tx: &Transaction<'_>, scan_id: i64, entries: &[DriftEntry], source: &str) -> Result<usize> {
+    let mut stmt = tx
+        .prepare_cached(
+            "INSERT OR IGNORE INTO drift(scan_id, path, kind, old_hash, new_hash, detail, source)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )
+        .ctx(|| "writing drift".into())?;
+    let mut n = 0;
+    for e in entries {
+        n += stmt
+            .execute(params![scan_id, e.path, e.kind, e.old_hash, e.new_hash, e.detail, source])
+            .ctx(|| format!("writing drift for {}", e.path))?;
+    }
+    Ok(n)
 }

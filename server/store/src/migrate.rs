@@ -33,6 +33,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "memory",
         sql: include_str!("migrations/0002_memory.sql"),
     },
+    Migration {
+        version: 3,
+        name: "audit",
+        sql: include_str!("migrations/0003_audit.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
