@@ -7,6 +7,7 @@
 
 pub mod config;
 pub mod envelope;
+pub mod git;
 pub mod query;
 pub mod scan;
 pub mod walk;
