@@ -36,9 +36,15 @@ pub struct LintConfig {
 impl Default for LintConfig {
     fn default() -> Self {
         LintConfig {
-            docs: ["**/README*", "**/AGENTS.md", "**/CLAUDE.md", "**/CONTRIBUTING*", "docs/**/*.md"]
-                .map(String::from)
-                .to_vec(),
+            docs: [
+                "**/README*",
+                "**/AGENTS.md",
+                "**/CLAUDE.md",
+                "**/CONTRIBUTING*",
+                "docs/**/*.md",
+            ]
+            .map(String::from)
+            .to_vec(),
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod audit;
 pub mod config;
 pub mod envelope;
 pub mod facts;
+pub mod git;
 pub mod lint;
 pub mod manifests;
 pub mod memory;
@@ -17,6 +18,7 @@ pub mod sarif;
 pub mod scan;
 pub mod search;
 pub mod session;
+pub mod sync;
 pub mod walk;
 pub mod why;
 
@@ -30,6 +32,7 @@ pub use envelope::{Capability, Envelope, Freshness, IndexState, Limits, StaleWar
 pub use loci_store::StoreError;
 /// Row types of the map, as queries return them.
 pub mod store_types {
+    pub use loci_store::audit::{Contradiction, DriftRow, KnowledgeChange};
     pub use loci_store::map::{DepEdge, MapCounts, RefHit, SymbolHit};
     pub use loci_store::memory::{ClaimRow, CommitRow, Event, Fact, Page, Revision, Session};
 }

@@ -20,9 +20,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use loci_core::claims::{ClaimKind, extract_claims};
+use loci_store::Context;
 use loci_store::audit::{self as au, NewFinding, Recorded, StaleMark};
 use loci_store::memory as mem;
-use loci_store::Context;
 use serde::Serialize;
 
 use crate::audit::{Staleness, revision_staleness};
@@ -89,27 +89,51 @@ impl Workspace {
     pub fn lint(&mut self) -> Result<Envelope<LintReport>> {
         let report = self.run_lint()?;
         let mut env = self.envelope(report, Vec::new())?;
-        env.stale_warnings = env.result.stale.iter().map(|s| crate::StaleWarning { path: s.subject.clone(), reason: s.describe() }).collect();
+        env.stale_warnings = env
+            .result
+            .stale
+            .iter()
+            .map(|s| crate::StaleWarning {
+                path: s.subject.clone(),
+                reason: s.describe(),
+            })
+            .collect();
         Ok(env)
     }
 
     pub(crate) fn run_lint(&mut self) -> Result<LintReport> {
         let conn = self.store.conn();
         let scan_id: i64 = conn
-            .query_row("SELECT ifnull(max(scan_id), 0) FROM scans WHERE status = 'finished'", [], |r| r.get(0))
+            .query_row(
+                "SELECT ifnull(max(scan_id), 0) FROM scans WHERE status = 'finished'",
+                [],
+                |r| r.get(0),
+            )
             .ctx(|| "reading the scan revision".into())?;
         let paths: Vec<String> = {
-            let mut stmt = conn.prepare("SELECT path FROM files ORDER BY path").ctx(|| "reading paths".into())?;
-            stmt.query_map([], |r| r.get(0)).ctx(|| "reading paths".into())?.collect::<std::result::Result<_, _>>().ctx(|| "reading paths".into())?
+            let mut stmt = conn
+                .prepare("SELECT path FROM files ORDER BY path")
+                .ctx(|| "reading paths".into())?;
+            stmt.query_map([], |r| r.get(0))
+                .ctx(|| "reading paths".into())?
+                .collect::<std::result::Result<_, _>>()
+                .ctx(|| "reading paths".into())?
         };
-        let mut ctx = Ctx { ws: self, declared: manifests::load(&self.root, &paths), names: None, file_names: None };
+        let mut ctx = Ctx {
+            ws: self,
+            declared: manifests::load(&self.root, &paths),
+            names: None,
+            file_names: None,
+        };
         let mut findings: Vec<NewFinding> = Vec::new();
         let mut claims_checked = 0u64;
 
         // Memory: the claims of every current revision.
         for claim in mem::live_claims(conn)? {
             claims_checked += 1;
-            let Some(rev) = mem::revision_by_id(conn, claim.revision_id)? else { continue };
+            let Some(rev) = mem::revision_by_id(conn, claim.revision_id)? else {
+                continue;
+            };
             let check = Check {
                 origin: "page",
                 subject: &rev.subject,
@@ -130,8 +154,12 @@ impl Workspace {
         // The repository's own documentation.
         let globs = build_globs(&self.config.lint.docs)?;
         let mut docs_checked = Vec::new();
-        for path in paths.iter().filter(|p| (p.ends_with(".md") || p.ends_with(".markdown")) && globs.is_match(p.as_str())) {
-            let Ok(text) = std::fs::read_to_string(self.root.join(path)) else { continue };
+        for path in paths.iter().filter(|p| {
+            (p.ends_with(".md") || p.ends_with(".markdown")) && globs.is_match(p.as_str())
+        }) {
+            let Ok(text) = std::fs::read_to_string(self.root.join(path)) else {
+                continue;
+            };
             if text.contains("loci: ignore-file") {
                 continue;
             }
@@ -139,7 +167,10 @@ impl Workspace {
             let lines: Vec<&str> = text.split('\n').collect();
             let doc_dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
             for c in extract_claims(&text) {
-                if lines.get(c.line as usize).is_some_and(|l| l.contains("loci: ignore")) {
+                if lines
+                    .get(c.line as usize)
+                    .is_some_and(|l| l.contains("loci: ignore"))
+                {
                     continue;
                 }
                 claims_checked += 1;
@@ -172,7 +203,13 @@ impl Workspace {
         let marks: Vec<StaleMark> = stale
             .iter()
             .map(|s| StaleMark {
-                mark_key: format!("{}:{}", s.revision_id, s.claim_id.map(|c| c.to_string()).unwrap_or_else(|| "page".into())),
+                mark_key: format!(
+                    "{}:{}",
+                    s.revision_id,
+                    s.claim_id
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| "page".into())
+                ),
                 subject: s.subject.clone(),
                 revision_id: s.revision_id,
                 claim_id: s.claim_id,
@@ -195,7 +232,13 @@ impl Workspace {
                 match recorded {
                     Recorded::Opened => {
                         c.0 += 1;
-                        au::insert_knowledge_change(tx, scan_id, "became_false", &f.subject, &detail)?;
+                        au::insert_knowledge_change(
+                            tx,
+                            scan_id,
+                            "became_false",
+                            &f.subject,
+                            &detail,
+                        )?;
                     }
                     Recorded::Recurred => {
                         c.1 += 1;
@@ -209,20 +252,42 @@ impl Workspace {
                 if !failing.contains(&open.finding_key) {
                     au::close(tx, open.contradiction_id, false, None, Some(scan_id))?;
                     c.2 += 1;
-                    au::insert_knowledge_change(tx, scan_id, "no_longer_false", &open.subject, &format!("{} `{}` holds again", open.kind, open.claim))?;
+                    au::insert_knowledge_change(
+                        tx,
+                        scan_id,
+                        "no_longer_false",
+                        &open.subject,
+                        &format!("{} `{}` holds again", open.kind, open.claim),
+                    )?;
                 }
             }
-            let old: BTreeMap<&str, &StaleMark> = old_marks.iter().map(|m| (m.mark_key.as_str(), m)).collect();
-            let new: BTreeMap<&str, &StaleMark> = marks.iter().map(|m| (m.mark_key.as_str(), m)).collect();
+            let old: BTreeMap<&str, &StaleMark> =
+                old_marks.iter().map(|m| (m.mark_key.as_str(), m)).collect();
+            let new: BTreeMap<&str, &StaleMark> =
+                marks.iter().map(|m| (m.mark_key.as_str(), m)).collect();
             for (key, m) in &new {
                 if !old.contains_key(key) {
-                    let s = stale_ref.iter().find(|s| s.revision_id == m.revision_id && s.claim_id == m.claim_id);
-                    au::insert_knowledge_change(tx, scan_id, "became_stale", &m.subject, &s.map(|s| s.describe()).unwrap_or_default())?;
+                    let s = stale_ref
+                        .iter()
+                        .find(|s| s.revision_id == m.revision_id && s.claim_id == m.claim_id);
+                    au::insert_knowledge_change(
+                        tx,
+                        scan_id,
+                        "became_stale",
+                        &m.subject,
+                        &s.map(|s| s.describe()).unwrap_or_default(),
+                    )?;
                 }
             }
             for (key, m) in &old {
                 if !new.contains_key(key) {
-                    au::insert_knowledge_change(tx, scan_id, "no_longer_stale", &m.subject, &format!("revision {} is current again", m.revision_id))?;
+                    au::insert_knowledge_change(
+                        tx,
+                        scan_id,
+                        "no_longer_stale",
+                        &m.subject,
+                        &format!("revision {} is current again", m.revision_id),
+                    )?;
                 }
             }
             au::replace_stale_marks(tx, &marks, scan_id)?;
@@ -249,22 +314,46 @@ impl Workspace {
         let lint = self.run_lint()?;
         let max_contradictions = self.config.check.max_contradictions;
         let max_stale_pages = self.config.check.max_stale_pages;
-        let passed = lint.contradictions.len() as u64 <= max_contradictions && lint.stale_pages.len() as u64 <= max_stale_pages;
-        self.envelope(CheckReport { lint, passed, max_contradictions, max_stale_pages }, Vec::new())
+        let passed = lint.contradictions.len() as u64 <= max_contradictions
+            && lint.stale_pages.len() as u64 <= max_stale_pages;
+        self.envelope(
+            CheckReport {
+                lint,
+                passed,
+                max_contradictions,
+                max_stale_pages,
+            },
+            Vec::new(),
+        )
     }
 
     /// A human dismissal: the contradiction is closed and that claim is never reported again.
-    pub fn resolve(&mut self, id: i64, notes: Option<&str>, session: Option<i64>) -> Result<Envelope<au::Contradiction>> {
+    pub fn resolve(
+        &mut self,
+        id: i64,
+        notes: Option<&str>,
+        session: Option<i64>,
+    ) -> Result<Envelope<au::Contradiction>> {
         let Some(c) = au::contradiction_by_id(self.store.conn(), id)? else {
-            return Err(EngineError::NotFound(format!("no contradiction {id}; `loci lint` lists them")));
+            return Err(EngineError::NotFound(format!(
+                "no contradiction {id}; `loci lint` lists them"
+            )));
         };
         self.store.write(|tx| {
             au::close(tx, id, true, notes, None)?;
             let payload = serde_json::json!({"contradiction_id": id, "notes": notes}).to_string();
-            mem::insert_event(tx, "resolve", &format!("resolve:{id}"), &c.subject, Some(&payload), session)?;
+            mem::insert_event(
+                tx,
+                "resolve",
+                &format!("resolve:{id}"),
+                &c.subject,
+                Some(&payload),
+                session,
+            )?;
             Ok(())
         })?;
-        let c = au::contradiction_by_id(self.store.conn(), id)?.ok_or_else(|| EngineError::Internal("contradiction vanished".into()))?;
+        let c = au::contradiction_by_id(self.store.conn(), id)?
+            .ok_or_else(|| EngineError::Internal("contradiction vanished".into()))?;
         self.envelope(c, Vec::new())
     }
 
@@ -275,12 +364,23 @@ impl Workspace {
         let since = match since {
             Some(s) => s,
             None => conn
-                .query_row("SELECT ifnull(max(scan_id), 1) - 1 FROM scans WHERE status = 'finished'", [], |r| r.get(0))
+                .query_row(
+                    "SELECT ifnull(max(scan_id), 1) - 1 FROM scans WHERE status = 'finished'",
+                    [],
+                    |r| r.get(0),
+                )
                 .ctx(|| "reading the scan revision".into())?,
         };
         let files = au::drift_since(conn, since)?;
         let knowledge = au::knowledge_changes_since(conn, since)?;
-        self.envelope(DriftReport { since, files, knowledge }, Vec::new())
+        self.envelope(
+            DriftReport {
+                since,
+                files,
+                knowledge,
+            },
+            Vec::new(),
+        )
     }
 }
 
@@ -302,8 +402,18 @@ struct Check<'a> {
 impl Ctx<'_> {
     fn check(&mut self, c: &Check<'_>) -> Result<Option<NewFinding>> {
         let conn = self.ws.store.conn();
-        let finding = |kind: &'static str, severity: &'static str, truth: Option<String>, suggestion: Option<String>| NewFinding {
-            finding_key: format!("{}:{}:{}:{}{}", c.origin, c.subject, kind, c.target, c.version.map(|v| format!("@{v}")).unwrap_or_default()),
+        let finding = |kind: &'static str,
+                       severity: &'static str,
+                       truth: Option<String>,
+                       suggestion: Option<String>| NewFinding {
+            finding_key: format!(
+                "{}:{}:{}:{}{}",
+                c.origin,
+                c.subject,
+                kind,
+                c.target,
+                c.version.map(|v| format!("@{v}")).unwrap_or_default()
+            ),
             origin: c.origin,
             subject: c.subject.to_string(),
             revision_id: c.revision_id,
@@ -323,40 +433,74 @@ impl Ctx<'_> {
                     return Ok(None);
                 }
                 if let Some(dir) = c.doc_dir {
-                    let relative = if dir.is_empty() { c.target.to_string() } else { format!("{dir}/{}", c.target) };
+                    let relative = if dir.is_empty() {
+                        c.target.to_string()
+                    } else {
+                        format!("{dir}/{}", c.target)
+                    };
                     if self.ws.root.join(&relative).exists() {
                         return Ok(None);
                     }
                 }
                 let suggestion = self.path_suggestion(c.target)?;
-                Ok(Some(finding("missing_path", "high", Some(format!("`{}` does not exist", c.target)), suggestion)))
+                Ok(Some(finding(
+                    "missing_path",
+                    "high",
+                    Some(format!("`{}` does not exist", c.target)),
+                    suggestion,
+                )))
             }
-            Some(ClaimKind::Symbol) => match resolve_symbol(conn, c.target, (c.origin == "page").then_some(c.subject))? {
-                SymbolResolution::Unique(_) | SymbolResolution::Ambiguous(_) => Ok(None),
-                SymbolResolution::Missing => {
-                    let last = c.target.rsplit('.').next().unwrap_or(c.target);
-                    let near = self.closest_name(last)?;
-                    let qualified_known = c.target.contains('.') && {
-                        let first = c.target.split('.').next().unwrap_or("");
-                        !loci_store::map::find_symbols(conn, first, 1)?.is_empty() || self.file_stem_known(first)?
-                    };
-                    let near_miss = near.as_ref().is_some_and(|(_, score)| *score >= 0.88);
-                    if !(c.was_resolved || qualified_known || near_miss) {
-                        return Ok(None);
+            Some(ClaimKind::Symbol) => {
+                match resolve_symbol(conn, c.target, (c.origin == "page").then_some(c.subject))? {
+                    SymbolResolution::Unique(_) | SymbolResolution::Ambiguous => Ok(None),
+                    SymbolResolution::Missing => {
+                        let last = c.target.rsplit('.').next().unwrap_or(c.target);
+                        let near = self.closest_name(last)?;
+                        let qualified_known = c.target.contains('.') && {
+                            let first = c.target.split('.').next().unwrap_or("");
+                            !loci_store::map::find_symbols(conn, first, 1)?.is_empty()
+                                || self.file_stem_known(first)?
+                        };
+                        let near_miss = near.as_ref().is_some_and(|(_, score)| *score >= 0.88);
+                        if !(c.was_resolved || qualified_known || near_miss) {
+                            return Ok(None);
+                        }
+                        let suggestion = near.map(|(n, _)| n);
+                        Ok(Some(finding(
+                            "missing_symbol",
+                            "medium",
+                            Some(format!("no symbol `{}` in the map", c.target)),
+                            suggestion,
+                        )))
                     }
-                    let suggestion = near.map(|(n, _)| n);
-                    Ok(Some(finding("missing_symbol", "medium", Some(format!("no symbol `{}` in the map", c.target)), suggestion)))
                 }
-            },
+            }
             Some(ClaimKind::Version) => {
-                let Some(version) = c.version else { return Ok(None) };
+                let Some(version) = c.version else {
+                    return Ok(None);
+                };
                 let name = manifests::normalize_name(c.target);
-                let declared: Vec<&manifests::Declared> = self.declared.iter().filter(|d| manifests::normalize_name(&d.name) == name).collect();
-                if declared.is_empty() || declared.iter().any(|d| manifests::agrees(version, &d.spec)) {
+                let declared: Vec<&manifests::Declared> = self
+                    .declared
+                    .iter()
+                    .filter(|d| manifests::normalize_name(&d.name) == name)
+                    .collect();
+                if declared.is_empty()
+                    || declared.iter().any(|d| manifests::agrees(version, &d.spec))
+                {
                     return Ok(None);
                 }
-                let truth = declared.iter().map(|d| format!("{} {} in {}", d.name, d.spec, d.manifest)).collect::<Vec<_>>().join("; ");
-                Ok(Some(finding("version_mismatch", "medium", Some(format!("declared: {truth}")), None)))
+                let truth = declared
+                    .iter()
+                    .map(|d| format!("{} {} in {}", d.name, d.spec, d.manifest))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                Ok(Some(finding(
+                    "version_mismatch",
+                    "medium",
+                    Some(format!("declared: {truth}")),
+                    None,
+                )))
             }
             None => Ok(None),
         }
@@ -369,8 +513,14 @@ impl Ctx<'_> {
         }
         if self.file_names.is_none() {
             let conn = self.ws.store.conn();
-            let mut stmt = conn.prepare("SELECT path FROM files").ctx(|| "reading paths".into())?;
-            let paths: Vec<String> = stmt.query_map([], |r| r.get(0)).ctx(|| "reading paths".into())?.collect::<std::result::Result<_, _>>().ctx(|| "reading paths".into())?;
+            let mut stmt = conn
+                .prepare("SELECT path FROM files")
+                .ctx(|| "reading paths".into())?;
+            let paths: Vec<String> = stmt
+                .query_map([], |r| r.get(0))
+                .ctx(|| "reading paths".into())?
+                .collect::<std::result::Result<_, _>>()
+                .ctx(|| "reading paths".into())?;
             let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
             for p in paths {
                 let name = p.rsplit('/').next().unwrap_or(&p).to_string();
@@ -378,8 +528,17 @@ impl Ctx<'_> {
             }
             self.file_names = Some(by_name);
         }
-        let name = target.trim_end_matches('/').rsplit('/').next().unwrap_or(target);
-        Ok(self.file_names.as_ref().and_then(|m| m.get(name)).filter(|v| v.len() == 1).map(|v| v[0].clone()))
+        let name = target
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(target);
+        Ok(self
+            .file_names
+            .as_ref()
+            .and_then(|m| m.get(name))
+            .filter(|v| v.len() == 1)
+            .map(|v| v[0].clone()))
     }
 
     fn file_stem_known(&mut self, stem: &str) -> Result<bool> {
@@ -395,14 +554,23 @@ impl Ctx<'_> {
     fn closest_name(&mut self, name: &str) -> Result<Option<(String, f64)>> {
         if self.names.is_none() {
             let conn = self.ws.store.conn();
-            let mut stmt = conn.prepare("SELECT DISTINCT name FROM symbols").ctx(|| "reading names".into())?;
-            let names = stmt.query_map([], |r| r.get(0)).ctx(|| "reading names".into())?.collect::<std::result::Result<_, _>>().ctx(|| "reading names".into())?;
+            let mut stmt = conn
+                .prepare("SELECT DISTINCT name FROM symbols")
+                .ctx(|| "reading names".into())?;
+            let names = stmt
+                .query_map([], |r| r.get(0))
+                .ctx(|| "reading names".into())?
+                .collect::<std::result::Result<_, _>>()
+                .ctx(|| "reading names".into())?;
             self.names = Some(names);
         }
         let mut best: Option<(String, f64)> = None;
         for n in self.names.iter().flatten() {
             let score = strsim::jaro_winkler(name, n);
-            if best.as_ref().is_none_or(|(b, s)| score > *s || (score == *s && n < b)) {
+            if best
+                .as_ref()
+                .is_none_or(|(b, s)| score > *s || (score == *s && n < b))
+            {
                 best = Some((n.clone(), score));
             }
         }
@@ -413,10 +581,13 @@ impl Ctx<'_> {
 fn build_globs(globs: &[String]) -> Result<globset::GlobSet> {
     let mut b = globset::GlobSetBuilder::new();
     for g in globs {
-        let glob = globset::GlobBuilder::new(g).literal_separator(true).build().map_err(|e| EngineError::Config {
-            path: ".loci/config.toml".into(),
-            message: format!("[lint] docs: bad glob `{g}`: {e}"),
-        })?;
+        let glob = globset::GlobBuilder::new(g)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| EngineError::Config {
+                path: ".loci/config.toml".into(),
+                message: format!("[lint] docs: bad glob `{g}`: {e}"),
+            })?;
         b.add(glob);
     }
     b.build().map_err(|e| EngineError::Internal(e.to_string()))

@@ -21,8 +21,10 @@ pub struct Declared {
 /// True when `path`'s file name is a manifest loci reads.
 pub fn is_manifest(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
-    matches!(name, "Cargo.toml" | "Cargo.lock" | "package.json" | "pyproject.toml" | "go.mod")
-        || (name.starts_with("requirements") && name.ends_with(".txt"))
+    matches!(
+        name,
+        "Cargo.toml" | "Cargo.lock" | "package.json" | "pyproject.toml" | "go.mod"
+    ) || (name.starts_with("requirements") && name.ends_with(".txt"))
 }
 
 /// Reads every manifest among `paths` (repo-relative) under `root`. Unreadable or
@@ -30,32 +32,57 @@ pub fn is_manifest(path: &str) -> bool {
 pub fn load(root: &Path, paths: &[String]) -> Vec<Declared> {
     let mut out = Vec::new();
     for path in paths.iter().filter(|p| is_manifest(p)) {
-        let Ok(text) = std::fs::read_to_string(root.join(path)) else { continue };
+        let Ok(text) = std::fs::read_to_string(root.join(path)) else {
+            continue;
+        };
         let name = path.rsplit('/').next().unwrap_or(path);
         let mut push = |n: &str, spec: &str| {
             if !n.is_empty() && !spec.is_empty() {
-                out.push(Declared { name: n.to_string(), spec: spec.to_string(), manifest: path.clone() });
+                out.push(Declared {
+                    name: n.to_string(),
+                    spec: spec.to_string(),
+                    manifest: path.clone(),
+                });
             }
         };
         match name {
             "Cargo.toml" => {
-                let Ok(doc) = text.parse::<toml::Table>() else { continue };
+                let Ok(doc) = text.parse::<toml::Table>() else {
+                    continue;
+                };
                 cargo_toml(&doc, &mut push);
             }
             "Cargo.lock" => {
-                let Ok(doc) = text.parse::<toml::Table>() else { continue };
-                for p in doc.get("package").and_then(|p| p.as_array()).into_iter().flatten() {
-                    if let (Some(n), Some(v)) = (p.get("name").and_then(|x| x.as_str()), p.get("version").and_then(|x| x.as_str())) {
+                let Ok(doc) = text.parse::<toml::Table>() else {
+                    continue;
+                };
+                for p in doc
+                    .get("package")
+                    .and_then(|p| p.as_array())
+                    .into_iter()
+                    .flatten()
+                {
+                    if let (Some(n), Some(v)) = (
+                        p.get("name").and_then(|x| x.as_str()),
+                        p.get("version").and_then(|x| x.as_str()),
+                    ) {
                         push(n, v);
                     }
                 }
             }
             "package.json" => {
-                let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
+                let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) else {
+                    continue;
+                };
                 if let (Some(n), Some(v)) = (doc["name"].as_str(), doc["version"].as_str()) {
                     push(n, v);
                 }
-                for table in ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"] {
+                for table in [
+                    "dependencies",
+                    "devDependencies",
+                    "peerDependencies",
+                    "optionalDependencies",
+                ] {
                     if let Some(deps) = doc[table].as_object() {
                         for (n, v) in deps {
                             if let Some(v) = v.as_str() {
@@ -66,12 +93,22 @@ pub fn load(root: &Path, paths: &[String]) -> Vec<Declared> {
                 }
             }
             "pyproject.toml" => {
-                let Ok(doc) = text.parse::<toml::Table>() else { continue };
+                let Ok(doc) = text.parse::<toml::Table>() else {
+                    continue;
+                };
                 if let Some(project) = doc.get("project") {
-                    if let (Some(n), Some(v)) = (project.get("name").and_then(|x| x.as_str()), project.get("version").and_then(|x| x.as_str())) {
+                    if let (Some(n), Some(v)) = (
+                        project.get("name").and_then(|x| x.as_str()),
+                        project.get("version").and_then(|x| x.as_str()),
+                    ) {
                         push(n, v);
                     }
-                    for dep in project.get("dependencies").and_then(|d| d.as_array()).into_iter().flatten() {
+                    for dep in project
+                        .get("dependencies")
+                        .and_then(|d| d.as_array())
+                        .into_iter()
+                        .flatten()
+                    {
                         if let Some((n, v)) = dep.as_str().and_then(pep508) {
                             push(&n, &v);
                         }
@@ -79,7 +116,12 @@ pub fn load(root: &Path, paths: &[String]) -> Vec<Declared> {
                 }
                 if let Some(poetry) = doc.get("tool").and_then(|t| t.get("poetry")) {
                     for table in ["dependencies", "dev-dependencies"] {
-                        for (n, v) in poetry.get(table).and_then(|d| d.as_table()).into_iter().flatten() {
+                        for (n, v) in poetry
+                            .get(table)
+                            .and_then(|d| d.as_table())
+                            .into_iter()
+                            .flatten()
+                        {
                             match v {
                                 toml::Value::String(s) => push(n, s),
                                 toml::Value::Table(t) => {
@@ -137,7 +179,10 @@ pub fn load(root: &Path, paths: &[String]) -> Vec<Declared> {
 
 fn cargo_toml(doc: &toml::Table, push: &mut impl FnMut(&str, &str)) {
     if let Some(pkg) = doc.get("package") {
-        if let (Some(n), Some(v)) = (pkg.get("name").and_then(|x| x.as_str()), pkg.get("version").and_then(|x| x.as_str())) {
+        if let (Some(n), Some(v)) = (
+            pkg.get("name").and_then(|x| x.as_str()),
+            pkg.get("version").and_then(|x| x.as_str()),
+        ) {
             push(n, v);
         }
     }
@@ -145,10 +190,19 @@ fn cargo_toml(doc: &toml::Table, push: &mut impl FnMut(&str, &str)) {
     for key in ["dependencies", "dev-dependencies", "build-dependencies"] {
         tables.extend(doc.get(key).and_then(|t| t.as_table()));
     }
-    if let Some(ws) = doc.get("workspace").and_then(|w| w.get("dependencies")).and_then(|t| t.as_table()) {
+    if let Some(ws) = doc
+        .get("workspace")
+        .and_then(|w| w.get("dependencies"))
+        .and_then(|t| t.as_table())
+    {
         tables.push(ws);
     }
-    for target in doc.get("target").and_then(|t| t.as_table()).into_iter().flat_map(|t| t.values()) {
+    for target in doc
+        .get("target")
+        .and_then(|t| t.as_table())
+        .into_iter()
+        .flat_map(|t| t.values())
+    {
         for key in ["dependencies", "dev-dependencies", "build-dependencies"] {
             tables.extend(target.get(key).and_then(|t| t.as_table()));
         }
@@ -188,8 +242,14 @@ pub fn normalize_name(name: &str) -> String {
 pub fn version_numbers(spec: &str) -> Option<Vec<u64>> {
     let start = spec.find(|c: char| c.is_ascii_digit())?;
     let rest = &spec[start..];
-    let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-    let nums: Vec<u64> = rest[..end].split('.').filter(|s| !s.is_empty()).filter_map(|s| s.parse().ok()).collect();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
+    let nums: Vec<u64> = rest[..end]
+        .split('.')
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| s.parse().ok())
+        .collect();
     (!nums.is_empty()).then_some(nums)
 }
 
@@ -217,7 +277,10 @@ mod tests {
         assert!(agrees("1.9.1", "v1.9.1"));
         assert!(!agrees("1.3.0", "^1.2.3"));
         assert!(!agrees("2.0", "1.2"));
-        assert!(agrees("1.0", "*"), "no declared version: nothing to contradict");
+        assert!(
+            agrees("1.0", "*"),
+            "no declared version: nothing to contradict"
+        );
     }
 
     #[test]
@@ -228,13 +291,40 @@ mod tests {
             std::fs::create_dir_all(f.parent().unwrap()).unwrap();
             std::fs::write(f, t).unwrap();
         };
-        w("Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.3.0\"\n[dependencies]\nserde = \"1.0.200\"\ntokio = { version = \"1.38\", features = [\"rt\"] }\n[workspace.dependencies]\nrayon = \"1.10\"\n");
-        w("web/package.json", r#"{"name":"web","version":"2.0.0","dependencies":{"react":"^18.2.0"},"devDependencies":{"vite":"~5.1.0"}}"#);
-        w("requirements-dev.txt", "requests==2.31.0  # pinned\nflask>=2\n");
-        w("pyproject.toml", "[project]\nname = \"svc\"\nversion = \"1.0\"\ndependencies = [\"httpx==0.27.0\", \"pydantic>=2.5\"]\n");
-        w("go.mod", "module example.com/m\n\nrequire (\n\tgithub.com/pkg/errors v0.9.1\n)\nrequire golang.org/x/text v0.14.0\n");
-        let paths: Vec<String> = ["Cargo.toml", "web/package.json", "requirements-dev.txt", "pyproject.toml", "go.mod"].iter().map(|s| s.to_string()).collect();
-        let got: Vec<String> = load(dir.path(), &paths).into_iter().map(|d| format!("{} {} {}", d.manifest, d.name, d.spec)).collect();
+        w(
+            "Cargo.toml",
+            "[package]\nname = \"app\"\nversion = \"0.3.0\"\n[dependencies]\nserde = \"1.0.200\"\ntokio = { version = \"1.38\", features = [\"rt\"] }\n[workspace.dependencies]\nrayon = \"1.10\"\n",
+        );
+        w(
+            "web/package.json",
+            r#"{"name":"web","version":"2.0.0","dependencies":{"react":"^18.2.0"},"devDependencies":{"vite":"~5.1.0"}}"#,
+        );
+        w(
+            "requirements-dev.txt",
+            "requests==2.31.0  # pinned\nflask>=2\n",
+        );
+        w(
+            "pyproject.toml",
+            "[project]\nname = \"svc\"\nversion = \"1.0\"\ndependencies = [\"httpx==0.27.0\", \"pydantic>=2.5\"]\n",
+        );
+        w(
+            "go.mod",
+            "module example.com/m\n\nrequire (\n\tgithub.com/pkg/errors v0.9.1\n)\nrequire golang.org/x/text v0.14.0\n",
+        );
+        let paths: Vec<String> = [
+            "Cargo.toml",
+            "web/package.json",
+            "requirements-dev.txt",
+            "pyproject.toml",
+            "go.mod",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let got: Vec<String> = load(dir.path(), &paths)
+            .into_iter()
+            .map(|d| format!("{} {} {}", d.manifest, d.name, d.spec))
+            .collect();
         assert_eq!(
             got,
             [

@@ -905,8 +905,8 @@ pub(crate) fn resolve_path(
 pub(crate) enum SymbolResolution {
     /// Exactly one definition.
     Unique(map::SymbolHit),
-    /// Several definitions (this many) and nothing to choose between them.
-    Ambiguous(usize),
+    /// Several definitions and nothing to choose between them.
+    Ambiguous,
     /// None.
     Missing,
 }
@@ -957,7 +957,7 @@ pub(crate) fn resolve_symbol(
                     return Ok(SymbolResolution::Unique(near[0].clone()));
                 }
             }
-            Ok(SymbolResolution::Ambiguous(candidates.len()))
+            Ok(SymbolResolution::Ambiguous)
         }
     }
 }
@@ -994,12 +994,18 @@ pub(crate) fn first_chars(s: &str, n: usize) -> String {
 
 /// The git branch and head commit of the workspace, when it is a repository with commits.
 pub(crate) fn git_position(root: &std::path::Path) -> (Option<String>, Option<String>) {
-    let _ = root;
-    (None, None)
+    match crate::git::repo_state(root) {
+        Ok(crate::git::RepoState::Branch { name, head }) => (Some(name), Some(head)),
+        Ok(crate::git::RepoState::Detached { head }) => (None, Some(head)),
+        _ => (None, None),
+    }
 }
 
-/// Where git says `path` was renamed to, if the workspace is a repository.
+/// Where git says `path` was renamed to (over the last 1,000 commits), if the workspace
+/// is a repository and the new path still exists.
 pub(crate) fn renamed_to(root: &std::path::Path, path: &str) -> Option<String> {
-    let _ = (root, path);
-    None
+    crate::git::renamed_to(root, path, 1_000)
+        .ok()
+        .flatten()
+        .filter(|to| root.join(to).exists())
 }

@@ -10,10 +10,26 @@ use crate::lint::CheckReport;
 
 /// The rules loci reports, with SARIF levels.
 const RULES: &[(&str, &str, &str)] = &[
-    ("missing_path", "error", "A claim names a path that does not exist."),
-    ("missing_symbol", "warning", "A claim names a symbol that does not exist."),
-    ("version_mismatch", "warning", "A claim names a dependency version the manifests contradict."),
-    ("stale_memory", "note", "Memory about code that changed since it was written."),
+    (
+        "missing_path",
+        "error",
+        "A claim names a path that does not exist.",
+    ),
+    (
+        "missing_symbol",
+        "warning",
+        "A claim names a symbol that does not exist.",
+    ),
+    (
+        "version_mismatch",
+        "warning",
+        "A claim names a dependency version the manifests contradict.",
+    ),
+    (
+        "stale_memory",
+        "note",
+        "Memory about code that changed since it was written.",
+    ),
 ];
 
 /// One-based UTF-16 column of a zero-based byte column on `line` of `path` (falls back to
@@ -24,7 +40,10 @@ fn utf16_column(ws: &Workspace, path: &str, line: u32, byte_column: u32) -> u64 
         return u64::from(byte_column) + 1;
     };
     let cut = (byte_column as usize).min(l.len());
-    let cut = (0..=cut).rev().find(|&i| l.is_char_boundary(i)).unwrap_or(0);
+    let cut = (0..=cut)
+        .rev()
+        .find(|&i| l.is_char_boundary(i))
+        .unwrap_or(0);
     l[..cut].encode_utf16().count() as u64 + 1
 }
 
@@ -36,13 +55,20 @@ pub fn to_sarif(ws: &Workspace, report: &CheckReport) -> Value {
         .collect();
     let mut results = Vec::new();
     for c in &report.lint.contradictions {
-        let level = RULES.iter().find(|r| r.0 == c.kind).map(|r| r.1).unwrap_or("warning");
+        let level = RULES
+            .iter()
+            .find(|r| r.0 == c.kind)
+            .map(|r| r.1)
+            .unwrap_or("warning");
         let mut message = format!("`{}`: {}", c.claim, c.truth.as_deref().unwrap_or(&c.kind));
         if let Some(s) = &c.suggestion {
             message.push_str(&format!(" Did you mean `{s}`?"));
         }
         if c.origin == "page" {
-            message = format!("memory `{}`: {message} (run `loci resolve {}` to dismiss)", c.subject, c.contradiction_id);
+            message = format!(
+                "memory `{}`: {message} (run `loci resolve {}` to dismiss)",
+                c.subject, c.contradiction_id
+            );
         }
         let location = if c.origin == "doc" {
             json!({"physicalLocation": {

@@ -296,7 +296,10 @@ pub fn scan(
     writer.delete(&gone_all, &mut report)?;
     report.renamed = detect_renames(&gone_all, &report.added, writer.store)?;
     for r in &report.renamed {
-        let hash = gone_all.iter().find(|g| g.path == r.from).map(|g| g.content_hash.clone());
+        let hash = gone_all
+            .iter()
+            .find(|g| g.path == r.from)
+            .map(|g| g.content_hash.clone());
         writer.drift.push(map::DriftEntry {
             path: r.to.clone(),
             kind: "rename",
@@ -627,15 +630,23 @@ impl Writer<'_> {
                             x.symbols
                                 .iter()
                                 .map(|s| {
-                                    (s.key.clone(), s.name.clone(), s.signature_fingerprint.clone())
+                                    (
+                                        s.key.clone(),
+                                        s.name.clone(),
+                                        s.signature_fingerprint.clone(),
+                                    )
                                 })
                                 .collect()
                         })
                         .unwrap_or_default();
-                    let old: HashSet<(&str, &str)> =
-                        old_keys.iter().map(|(k, n, _)| (k.as_str(), n.as_str())).collect();
-                    let new: HashSet<(&str, &str)> =
-                        new_keys.iter().map(|(k, n, _)| (k.as_str(), n.as_str())).collect();
+                    let old: HashSet<(&str, &str)> = old_keys
+                        .iter()
+                        .map(|(k, n, _)| (k.as_str(), n.as_str()))
+                        .collect();
+                    let new: HashSet<(&str, &str)> = new_keys
+                        .iter()
+                        .map(|(k, n, _)| (k.as_str(), n.as_str()))
+                        .collect();
                     for (_, name) in old.symmetric_difference(&new) {
                         self.changed_names.insert(name.to_string());
                     }
@@ -648,8 +659,10 @@ impl Writer<'_> {
                         new_hash: Some(a.content_hash.clone()),
                         detail: None,
                     });
-                    let old_sigs: HashMap<&str, &str> =
-                        old_keys.iter().map(|(k, _, s)| (k.as_str(), s.as_str())).collect();
+                    let old_sigs: HashMap<&str, &str> = old_keys
+                        .iter()
+                        .map(|(k, _, s)| (k.as_str(), s.as_str()))
+                        .collect();
                     for (key, _, sig) in &new_keys {
                         if let Some(old_sig) = old_sigs.get(key.as_str()) {
                             if *old_sig != sig {
@@ -686,7 +699,11 @@ impl Writer<'_> {
         let names = self.store.write(|tx| {
             let mut names = Vec::new();
             for g in gone {
-                names.extend(map::symbol_keys(tx, g.file_id)?.into_iter().map(|(_, n, _)| n));
+                names.extend(
+                    map::symbol_keys(tx, g.file_id)?
+                        .into_iter()
+                        .map(|(_, n, _)| n),
+                );
                 map::delete_file(tx, g.file_id)?;
             }
             Ok(names)

@@ -97,11 +97,13 @@ pub fn contradictions(conn: &Connection, status: Option<&str>) -> Result<Vec<Con
 
 /// A contradiction by id.
 pub fn contradiction_by_id(conn: &Connection, id: i64) -> Result<Option<Contradiction>> {
-    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM contradictions WHERE contradiction_id = ?1"))
-        .ctx(|| "reading a contradiction".into())?
-        .query_row([id], contradiction)
-        .optional()
-        .ctx(|| "reading a contradiction".into())
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM contradictions WHERE contradiction_id = ?1"
+    ))
+    .ctx(|| "reading a contradiction".into())?
+    .query_row([id], contradiction)
+    .optional()
+    .ctx(|| "reading a contradiction".into())
 }
 
 /// A finding as lint produces it.
@@ -149,9 +151,15 @@ pub enum Recorded {
 }
 
 /// Records a failing check: opens, reopens, refreshes or suppresses.
-pub fn record_finding(tx: &Transaction<'_>, f: &NewFinding, scan_id: i64) -> Result<(i64, Recorded)> {
+pub fn record_finding(
+    tx: &Transaction<'_>,
+    f: &NewFinding,
+    scan_id: i64,
+) -> Result<(i64, Recorded)> {
     let existing: Option<(i64, String)> = tx
-        .prepare_cached("SELECT contradiction_id, status FROM contradictions WHERE finding_key = ?1")
+        .prepare_cached(
+            "SELECT contradiction_id, status FROM contradictions WHERE finding_key = ?1",
+        )
         .ctx(|| "reading a contradiction".into())?
         .query_row([&f.finding_key], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()
@@ -165,7 +173,19 @@ pub fn record_finding(tx: &Transaction<'_>, f: &NewFinding, scan_id: i64) -> Res
              WHERE contradiction_id = ?1",
         )
         .ctx(|| "updating a contradiction".into())?
-        .execute(params![id, f.revision_id, f.claim, f.truth, f.suggestion, f.line, f.column, f.end_column, f.severity, reopen as i64, scan_id])
+        .execute(params![
+            id,
+            f.revision_id,
+            f.claim,
+            f.truth,
+            f.suggestion,
+            f.line,
+            f.column,
+            f.end_column,
+            f.severity,
+            reopen as i64,
+            scan_id
+        ])
         .ctx(|| "updating a contradiction".into())?;
         Ok(())
     };
@@ -198,14 +218,26 @@ pub fn record_finding(tx: &Transaction<'_>, f: &NewFinding, scan_id: i64) -> Res
 
 /// Marks a contradiction resolved (`auto`: the check passes again) or dismissed
 /// (`human`: suppressed permanently).
-pub fn close(tx: &Transaction<'_>, id: i64, human: bool, notes: Option<&str>, scan_id: Option<i64>) -> Result<()> {
+pub fn close(
+    tx: &Transaction<'_>,
+    id: i64,
+    human: bool,
+    notes: Option<&str>,
+    scan_id: Option<i64>,
+) -> Result<()> {
     tx.prepare_cached(
         "UPDATE contradictions SET status = ?2, resolution_kind = ?3, notes = ifnull(?4, notes),
             resolved_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), scan_id = ifnull(?5, scan_id)
          WHERE contradiction_id = ?1",
     )
     .ctx(|| "closing a contradiction".into())?
-    .execute(params![id, if human { "dismissed" } else { "resolved" }, if human { "human" } else { "auto" }, notes, scan_id])
+    .execute(params![
+        id,
+        if human { "dismissed" } else { "resolved" },
+        if human { "human" } else { "auto" },
+        notes,
+        scan_id
+    ])
     .ctx(|| "closing a contradiction".into())?;
     Ok(())
 }
@@ -232,7 +264,13 @@ pub fn stale_marks(conn: &Connection) -> Result<Vec<StaleMark>> {
         .ctx(|| "reading stale marks".into())?;
     let rows = stmt
         .query_map([], |r| {
-            Ok(StaleMark { mark_key: r.get(0)?, subject: r.get(1)?, revision_id: r.get(2)?, claim_id: r.get(3)?, reason: r.get(4)? })
+            Ok(StaleMark {
+                mark_key: r.get(0)?,
+                subject: r.get(1)?,
+                revision_id: r.get(2)?,
+                claim_id: r.get(3)?,
+                reason: r.get(4)?,
+            })
         })
         .ctx(|| "reading stale marks".into())?;
     rows.collect::<rusqlite::Result<_>>()
@@ -241,23 +279,39 @@ pub fn stale_marks(conn: &Connection) -> Result<Vec<StaleMark>> {
 
 /// Replaces the stored stale marks.
 pub fn replace_stale_marks(tx: &Transaction<'_>, marks: &[StaleMark], scan_id: i64) -> Result<()> {
-    tx.execute("DELETE FROM stale_marks", []).ctx(|| "clearing stale marks".into())?;
+    tx.execute("DELETE FROM stale_marks", [])
+        .ctx(|| "clearing stale marks".into())?;
     let mut stmt = tx
         .prepare_cached("INSERT INTO stale_marks(mark_key, subject, revision_id, claim_id, reason, since_scan) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
         .ctx(|| "writing stale marks".into())?;
     for m in marks {
-        stmt.execute(params![m.mark_key, m.subject, m.revision_id, m.claim_id, m.reason, scan_id])
-            .ctx(|| "writing stale marks".into())?;
+        stmt.execute(params![
+            m.mark_key,
+            m.subject,
+            m.revision_id,
+            m.claim_id,
+            m.reason,
+            scan_id
+        ])
+        .ctx(|| "writing stale marks".into())?;
     }
     Ok(())
 }
 
 /// Records one change in the knowledge at a scan revision.
-pub fn insert_knowledge_change(tx: &Transaction<'_>, scan_id: i64, change: &str, subject: &str, detail: &str) -> Result<()> {
-    tx.prepare_cached("INSERT INTO knowledge_changes(scan_id, change, subject, detail) VALUES (?1, ?2, ?3, ?4)")
-        .ctx(|| "recording a knowledge change".into())?
-        .execute(params![scan_id, change, subject, detail])
-        .ctx(|| "recording a knowledge change".into())?;
+pub fn insert_knowledge_change(
+    tx: &Transaction<'_>,
+    scan_id: i64,
+    change: &str,
+    subject: &str,
+    detail: &str,
+) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO knowledge_changes(scan_id, change, subject, detail) VALUES (?1, ?2, ?3, ?4)",
+    )
+    .ctx(|| "recording a knowledge change".into())?
+    .execute(params![scan_id, change, subject, detail])
+    .ctx(|| "recording a knowledge change".into())?;
     Ok(())
 }
 
@@ -291,7 +345,17 @@ pub fn drift_since(conn: &Connection, since: i64) -> Result<Vec<DriftRow>> {
         .ctx(|| "reading drift".into())?;
     let rows = stmt
         .query_map([since], |r| {
-            Ok(DriftRow { drift_id: r.get(0)?, scan_id: r.get(1)?, path: r.get(2)?, kind: r.get(3)?, old_hash: r.get(4)?, new_hash: r.get(5)?, detail: r.get(6)?, source: r.get(7)?, at: r.get(8)? })
+            Ok(DriftRow {
+                drift_id: r.get(0)?,
+                scan_id: r.get(1)?,
+                path: r.get(2)?,
+                kind: r.get(3)?,
+                old_hash: r.get(4)?,
+                new_hash: r.get(5)?,
+                detail: r.get(6)?,
+                source: r.get(7)?,
+                at: r.get(8)?,
+            })
         })
         .ctx(|| "reading drift".into())?;
     rows.collect::<rusqlite::Result<_>>()
@@ -317,7 +381,14 @@ pub fn knowledge_changes_since(conn: &Connection, since: i64) -> Result<Vec<Know
         .prepare_cached("SELECT scan_id, change, subject, detail FROM knowledge_changes WHERE scan_id > ?1 ORDER BY change_id")
         .ctx(|| "reading knowledge changes".into())?;
     let rows = stmt
-        .query_map([since], |r| Ok(KnowledgeChange { scan_id: r.get(0)?, change: r.get(1)?, subject: r.get(2)?, detail: r.get(3)? }))
+        .query_map([since], |r| {
+            Ok(KnowledgeChange {
+                scan_id: r.get(0)?,
+                change: r.get(1)?,
+                subject: r.get(2)?,
+                detail: r.get(3)?,
+            })
+        })
         .ctx(|| "reading knowledge changes".into())?;
     rows.collect::<rusqlite::Result<_>>()
         .ctx(|| "reading knowledge changes".into())

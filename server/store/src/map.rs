@@ -682,7 +682,12 @@ pub struct DriftEntry {
 
 /// Appends drift entries; an entry already in the ledger (same path, hashes, kind and
 /// detail) is not repeated. `source` is `scan` or `overlay`. Returns how many were new.
-pub fn insert_drift(tx: &Transaction<'_>, scan_id: i64, entries: &[DriftEntry], source: &str) -> Result<usize> {
+pub fn insert_drift(
+    tx: &Transaction<'_>,
+    scan_id: i64,
+    entries: &[DriftEntry],
+    source: &str,
+) -> Result<usize> {
     let mut stmt = tx
         .prepare_cached(
             "INSERT OR IGNORE INTO drift(scan_id, path, kind, old_hash, new_hash, detail, source)
@@ -692,7 +697,9 @@ pub fn insert_drift(tx: &Transaction<'_>, scan_id: i64, entries: &[DriftEntry], 
     let mut n = 0;
     for e in entries {
         n += stmt
-            .execute(params![scan_id, e.path, e.kind, e.old_hash, e.new_hash, e.detail, source])
+            .execute(params![
+                scan_id, e.path, e.kind, e.old_hash, e.new_hash, e.detail, source
+            ])
             .ctx(|| format!("writing drift for {}", e.path))?;
     }
     Ok(n)
