@@ -148,10 +148,11 @@ impl Workspace {
                 end_column: 0,
                 revision_id: Some(rev.revision_id),
             };
-            findings.extend(ctx.check(&check)?);
+            findings.extend(ctx.check(&check)?.0);
         }
 
         // The repository's own documentation.
+        let mut doc_resolved: Vec<(String, &'static str, String, String)> = Vec::new();
         let globs = build_globs(&self.config.lint.docs)?;
         let mut docs_checked = Vec::new();
         for path in paths.iter().filter(|p| {
@@ -174,6 +175,8 @@ impl Workspace {
                     continue;
                 }
                 claims_checked += 1;
+                let was_resolved =
+                    au::doc_claim_resolved_before(conn, path, c.kind.as_str(), &c.target)?;
                 let check = Check {
                     origin: "doc",
                     subject: path,
@@ -182,13 +185,17 @@ impl Workspace {
                     text: &c.text,
                     target: &c.target,
                     version: c.version.as_deref(),
-                    was_resolved: false,
+                    was_resolved,
                     line: c.line,
                     column: c.column,
                     end_column: c.column + (c.end - c.start),
                     revision_id: None,
                 };
-                findings.extend(ctx.check(&check)?);
+                let (finding, resolved) = ctx.check(&check)?;
+                findings.extend(finding);
+                if let (Some(resolved), false) = (resolved, was_resolved) {
+                    doc_resolved.push((path.clone(), c.kind.as_str(), c.target.clone(), resolved));
+                }
             }
         }
         drop(ctx);
@@ -291,6 +298,9 @@ impl Workspace {
                 }
             }
             au::replace_stale_marks(tx, &marks, scan_id)?;
+            for (doc, kind, target, resolved) in &doc_resolved {
+                au::remember_doc_claim(tx, doc, kind, target, resolved, scan_id)?;
+            }
             Ok(c)
         })?;
         let mut stale_pages: Vec<String> = stale.iter().map(|s| s.subject.clone()).collect();
@@ -400,7 +410,8 @@ struct Check<'a> {
 }
 
 impl Ctx<'_> {
-    fn check(&mut self, c: &Check<'_>) -> Result<Option<NewFinding>> {
+    /// The finding for a claim, if it fails, and what it resolves to now, if anything.
+    fn check(&mut self, c: &Check<'_>) -> Result<(Option<NewFinding>, Option<String>)> {
         let conn = self.ws.store.conn();
         let finding = |kind: &'static str,
                        severity: &'static str,
@@ -430,7 +441,7 @@ impl Ctx<'_> {
         match c.kind {
             Some(ClaimKind::Path) => {
                 if resolve_path(conn, c.target)?.is_some() || self.ws.root.join(c.target).exists() {
-                    return Ok(None);
+                    return Ok((None, Some(c.target.to_string())));
                 }
                 if let Some(dir) = c.doc_dir {
                     let relative = if dir.is_empty() {
@@ -439,20 +450,24 @@ impl Ctx<'_> {
                         format!("{dir}/{}", c.target)
                     };
                     if self.ws.root.join(&relative).exists() {
-                        return Ok(None);
+                        return Ok((None, Some(relative)));
                     }
                 }
                 let suggestion = self.path_suggestion(c.target)?;
-                Ok(Some(finding(
-                    "missing_path",
-                    "high",
-                    Some(format!("`{}` does not exist", c.target)),
-                    suggestion,
-                )))
+                Ok((
+                    Some(finding(
+                        "missing_path",
+                        "high",
+                        Some(format!("`{}` does not exist", c.target)),
+                        suggestion,
+                    )),
+                    None,
+                ))
             }
             Some(ClaimKind::Symbol) => {
                 match resolve_symbol(conn, c.target, (c.origin == "page").then_some(c.subject))? {
-                    SymbolResolution::Unique(_) | SymbolResolution::Ambiguous => Ok(None),
+                    SymbolResolution::Unique(s) => Ok((None, Some(s.key))),
+                    SymbolResolution::Ambiguous => Ok((None, Some(c.target.to_string()))),
                     SymbolResolution::Missing => {
                         let last = c.target.rsplit('.').next().unwrap_or(c.target);
                         let near = self.closest_name(last)?;
@@ -463,21 +478,24 @@ impl Ctx<'_> {
                         };
                         let near_miss = near.as_ref().is_some_and(|(_, score)| *score >= 0.88);
                         if !(c.was_resolved || qualified_known || near_miss) {
-                            return Ok(None);
+                            return Ok((None, None));
                         }
                         let suggestion = near.map(|(n, _)| n);
-                        Ok(Some(finding(
-                            "missing_symbol",
-                            "medium",
-                            Some(format!("no symbol `{}` in the map", c.target)),
-                            suggestion,
-                        )))
+                        Ok((
+                            Some(finding(
+                                "missing_symbol",
+                                "medium",
+                                Some(format!("no symbol `{}` in the map", c.target)),
+                                suggestion,
+                            )),
+                            None,
+                        ))
                     }
                 }
             }
             Some(ClaimKind::Version) => {
                 let Some(version) = c.version else {
-                    return Ok(None);
+                    return Ok((None, None));
                 };
                 let name = manifests::normalize_name(c.target);
                 let declared: Vec<&manifests::Declared> = self
@@ -488,21 +506,24 @@ impl Ctx<'_> {
                 if declared.is_empty()
                     || declared.iter().any(|d| manifests::agrees(version, &d.spec))
                 {
-                    return Ok(None);
+                    return Ok((None, None));
                 }
                 let truth = declared
                     .iter()
                     .map(|d| format!("{} {} in {}", d.name, d.spec, d.manifest))
                     .collect::<Vec<_>>()
                     .join("; ");
-                Ok(Some(finding(
-                    "version_mismatch",
-                    "medium",
-                    Some(format!("declared: {truth}")),
+                Ok((
+                    Some(finding(
+                        "version_mismatch",
+                        "medium",
+                        Some(format!("declared: {truth}")),
+                        None,
+                    )),
                     None,
-                )))
+                ))
             }
-            None => Ok(None),
+            None => Ok((None, None)),
         }
     }
 
@@ -566,7 +587,10 @@ impl Ctx<'_> {
         }
         let mut best: Option<(String, f64)> = None;
         for n in self.names.iter().flatten() {
-            let score = strsim::jaro_winkler(name, n);
+            // A name inside the other (`legacy_total` / `total`) is as good as a near miss.
+            let contained =
+                n.len() >= 4 && name.len() >= 4 && (name.contains(n.as_str()) || n.contains(name));
+            let score = strsim::jaro_winkler(name, n).max(if contained { 0.9 } else { 0.0 });
             if best
                 .as_ref()
                 .is_none_or(|(b, s)| score > *s || (score == *s && n < b))

@@ -205,7 +205,8 @@ fn move_page(
     // Claims naming the old path now name the new one: re-point their resolution so
     // staleness follows the file instead of reporting it deleted.
     tx.execute(
-        "UPDATE claims SET resolved = ?2 WHERE resolved = ?1",
+        "UPDATE claims SET resolved = ?2 || substr(resolved, length(?1) + 1)
+         WHERE resolved = ?1 OR substr(resolved, 1, length(?1) + 1) = ?1 || '#'",
         [from, to],
     )
     .ctx(|| "re-pointing claims".into())?;

@@ -141,18 +141,45 @@ impl Workspace {
         if let Some(id) = revision.event_id {
             events.extend(mem::event_by_id(conn, id)?);
         }
-        let up_to = revision.event_id.unwrap_or(i64::MAX);
-        events.extend(mem::events_for_subject(
-            conn,
-            &revision.subject,
-            &["rename"],
-            i64::MAX,
-        )?);
-        let commit =
-            match mem::events_for_subject(conn, &revision.subject, &["commit"], up_to)?.last() {
-                Some(e) => mem::commit(conn, &e.source_ref)?,
-                None => None,
-            };
+        // The page's subjects over time: renames recorded by sync name the old paths.
+        let renames = mem::events_for_subject(conn, &revision.subject, &["rename"], i64::MAX)?;
+        let mut subjects = vec![revision.subject.clone()];
+        let mut frontier = revision.subject.clone();
+        for _ in 0..32 {
+            let from = mem::events_for_subject(conn, &frontier, &["rename"], i64::MAX)?
+                .iter()
+                .rev()
+                .find_map(|e| {
+                    let v: serde_json::Value = serde_json::from_str(e.payload.as_deref()?).ok()?;
+                    v["from"].as_str().map(str::to_string)
+                });
+            match from {
+                Some(f) if !subjects.contains(&f) => {
+                    subjects.push(f.clone());
+                    frontier = f;
+                }
+                _ => break,
+            }
+        }
+        events.extend(renames);
+        // The code the memory was written against: the newest commit touching the file
+        // (under any of its names) committed at or before the revision.
+        let mut commit: Option<CommitRow> = None;
+        for subject in &subjects {
+            for e in mem::events_for_subject(conn, subject, &["commit"], i64::MAX)? {
+                let Some(c) = mem::commit(conn, &e.source_ref)? else {
+                    continue;
+                };
+                let before = c.committed_at.as_str() <= revision.created_at.as_str();
+                if before
+                    && commit
+                        .as_ref()
+                        .is_none_or(|best| c.committed_at > best.committed_at)
+                {
+                    commit = Some(c);
+                }
+            }
+        }
         let mut others = Vec::new();
         for (r, _, _) in candidates.iter().skip(1).take(10) {
             if let Some(rev) = mem::revision_by_id(conn, *r)? {

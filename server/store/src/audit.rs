@@ -393,3 +393,34 @@ pub fn knowledge_changes_since(conn: &Connection, since: i64) -> Result<Vec<Know
     rows.collect::<rusqlite::Result<_>>()
         .ctx(|| "reading knowledge changes".into())
 }
+
+/// Whether a doc claim ever resolved.
+pub fn doc_claim_resolved_before(
+    conn: &Connection,
+    doc_path: &str,
+    kind: &str,
+    target: &str,
+) -> Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS(SELECT 1 FROM doc_claims WHERE doc_path = ?1 AND kind = ?2 AND target = ?3)",
+    )
+    .ctx(|| "reading doc claims".into())?
+    .query_row([doc_path, kind, target], |r| r.get(0))
+    .ctx(|| "reading doc claims".into())
+}
+
+/// Remembers that a doc claim resolved (first sighting wins).
+pub fn remember_doc_claim(
+    tx: &Transaction<'_>,
+    doc_path: &str,
+    kind: &str,
+    target: &str,
+    resolved: &str,
+    scan_id: i64,
+) -> Result<()> {
+    tx.prepare_cached("INSERT OR IGNORE INTO doc_claims(doc_path, kind, target, resolved, first_seen_scan) VALUES (?1, ?2, ?3, ?4, ?5)")
+        .ctx(|| "writing doc claims".into())?
+        .execute(params![doc_path, kind, target, resolved, scan_id])
+        .ctx(|| "writing doc claims".into())?;
+    Ok(())
+}

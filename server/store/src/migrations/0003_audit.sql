@@ -72,3 +72,15 @@ CREATE TABLE knowledge_changes (
     at           TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 ) STRICT;
 CREATE INDEX knowledge_changes_by_scan ON knowledge_changes(scan_id);
+
+-- Claims in the repository's docs that once resolved: a doc claim that resolved at some
+-- lint and no longer does is a contradiction however it is written (docs have no
+-- fingerprint snapshots; this is their memory of having been true).
+CREATE TABLE doc_claims (
+    doc_path         TEXT NOT NULL,
+    kind             TEXT NOT NULL,
+    target           TEXT NOT NULL,
+    resolved         TEXT NOT NULL,
+    first_seen_scan  INTEGER NOT NULL,
+    PRIMARY KEY (doc_path, kind, target)
+) STRICT;
