@@ -413,7 +413,7 @@ impl Output {
         Ok(true)
     }
 
-    pub fn topics(&self, env: &Envelope<Vec<(String, Vec<String>)>>) -> Found {
+    pub fn topics(&self, env: &Envelope<Vec<loci_engine::memory::Topic>>) -> Found {
         self.emit(env, |o| {
             for (t, members) in &env.result {
                 writeln!(o, "{t}: {}", members.join(", "))?;

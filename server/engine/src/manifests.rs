@@ -178,13 +178,13 @@ pub fn load(root: &Path, paths: &[String]) -> Vec<Declared> {
 }
 
 fn cargo_toml(doc: &toml::Table, push: &mut impl FnMut(&str, &str)) {
-    if let Some(pkg) = doc.get("package") {
-        if let (Some(n), Some(v)) = (
+    if let Some(pkg) = doc.get("package")
+        && let (Some(n), Some(v)) = (
             pkg.get("name").and_then(|x| x.as_str()),
             pkg.get("version").and_then(|x| x.as_str()),
-        ) {
-            push(n, v);
-        }
+        )
+    {
+        push(n, v);
     }
     let mut tables: Vec<&toml::Table> = Vec::new();
     for key in ["dependencies", "dev-dependencies", "build-dependencies"] {

@@ -466,13 +466,13 @@ fn process(f: &WalkedFile, stored: Option<&FileState>, options: &AnalyzeOptions)
         }
     };
     let content_hash = loci_core::fingerprint::content_hash(&bytes);
-    if let Some(s) = stored {
-        if s.content_hash == content_hash {
-            return Outcome::Touched {
-                file_id: s.file_id,
-                mtime_ns: f.mtime_ns,
-            };
-        }
+    if let Some(s) = stored
+        && s.content_hash == content_hash
+    {
+        return Outcome::Touched {
+            file_id: s.file_id,
+            mtime_ns: f.mtime_ns,
+        };
     }
     let (text, lossy_utf8) = match String::from_utf8(bytes) {
         Ok(s) => (s, false),
@@ -664,16 +664,16 @@ impl Writer<'_> {
                         .map(|(k, _, s)| (k.as_str(), s.as_str()))
                         .collect();
                     for (key, _, sig) in &new_keys {
-                        if let Some(old_sig) = old_sigs.get(key.as_str()) {
-                            if *old_sig != sig {
-                                self.drift.push(map::DriftEntry {
-                                    path: a.path.clone(),
-                                    kind: "signature_change",
-                                    old_hash: Some(old_sig.to_string()),
-                                    new_hash: Some(sig.clone()),
-                                    detail: Some(key.clone()),
-                                });
-                            }
+                        if let Some(old_sig) = old_sigs.get(key.as_str())
+                            && *old_sig != sig
+                        {
+                            self.drift.push(map::DriftEntry {
+                                path: a.path.clone(),
+                                kind: "signature_change",
+                                old_hash: Some(old_sig.to_string()),
+                                new_hash: Some(sig.clone()),
+                                detail: Some(key.clone()),
+                            });
                         }
                     }
                     if a.lossy_utf8 {
@@ -783,13 +783,13 @@ fn detect_renames(gone: &[&FileState], added: &[String], store: &Store) -> Resul
             .query_row([path], |r| r.get(0))
             .optional()
             .ctx(|| "reading content hashes".into())?;
-        if let Some(from) = hash.and_then(|h| by_hash.get_mut(h.as_str())) {
-            if !from.is_empty() {
-                renames.push(Rename {
-                    from: from.remove(0).to_string(),
-                    to: path.clone(),
-                });
-            }
+        if let Some(from) = hash.and_then(|h| by_hash.get_mut(h.as_str()))
+            && !from.is_empty()
+        {
+            renames.push(Rename {
+                from: from.remove(0).to_string(),
+                to: path.clone(),
+            });
         }
     }
     Ok(renames)
@@ -815,13 +815,13 @@ fn resolve_deps(
             .ctx(|| "reading paths".into())?;
         for row in rows {
             let (id, path) = row.ctx(|| "reading paths".into())?;
-            if path == "go.mod" || path.ends_with("/go.mod") {
-                if let Some(module) = go_module_path(&root.join(&path)) {
-                    let dir = path.strip_suffix("go.mod").unwrap_or("");
-                    index
-                        .go_modules
-                        .insert(dir.trim_end_matches('/').to_string(), module);
-                }
+            if (path == "go.mod" || path.ends_with("/go.mod"))
+                && let Some(module) = go_module_path(&root.join(&path))
+            {
+                let dir = path.strip_suffix("go.mod").unwrap_or("");
+                index
+                    .go_modules
+                    .insert(dir.trim_end_matches('/').to_string(), module);
             }
             index.paths.insert(path.clone());
             ids.insert(path, id);
@@ -863,7 +863,9 @@ fn resolve_deps(
         .collect::<std::result::Result<_, _>>()
         .ctx(|| "reading imports".into())?
     };
-    let mut edges: BTreeMap<i64, BTreeMap<(String, Option<i64>), (u32, u32)>> = BTreeMap::new();
+    // file → (module, target) → (first line, count)
+    type Edges = BTreeMap<(String, Option<i64>), (u32, u32)>;
+    let mut edges: BTreeMap<i64, Edges> = BTreeMap::new();
     for (file_id, path, language, module, names, line) in &imports {
         if !all && !changed.contains(file_id) {
             continue;

@@ -108,12 +108,11 @@ impl Workspace {
                     let payload = serde_json::json!({"change": kind, "from": from, "summary": commit.summary}).to_string();
                     let (_, inserted) = mem::insert_event(tx, "commit", &commit.hash, &change.path, Some(&payload), None)?;
                     added += inserted as u64;
-                    if let Some(from) = from {
-                        if move_page(tx, from, &change.path, &format!("rename:{}", commit.hash))? {
+                    if let Some(from) = from
+                        && move_page(tx, from, &change.path, &format!("rename:{}", commit.hash))? {
                             moved.push((from.to_string(), change.path.clone()));
                             added += 1;
                         }
-                    }
                 }
                 set_meta(tx, "last_synced_commit", &commit.hash)?;
                 Ok((added, moved))
@@ -163,13 +162,12 @@ impl Workspace {
                 let (_, inserted) =
                     mem::insert_event(tx, "snapshot", &source_ref, &d.path, Some(&payload), None)?;
                 added += inserted as u64;
-                if d.kind == "rename" {
-                    if let Some(from) = &d.detail {
-                        if move_page(tx, from, &d.path, &format!("rename:{source_ref}"))? {
-                            moved.push((from.clone(), d.path.clone()));
-                            added += 1;
-                        }
-                    }
+                if d.kind == "rename"
+                    && let Some(from) = &d.detail
+                    && move_page(tx, from, &d.path, &format!("rename:{source_ref}"))?
+                {
+                    moved.push((from.clone(), d.path.clone()));
+                    added += 1;
                 }
             }
             set_meta(tx, "snapshot_seq", &seq.to_string())?;

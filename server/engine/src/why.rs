@@ -91,16 +91,16 @@ impl Workspace {
                     );
                 }
             }
-            if let Some(page) = mem::page_by_subject(conn, path)? {
-                if let Some(rev) = page.current_revision_id {
-                    // The file's own page: first for a bare path, after symbol matches for a line.
-                    let claims = match candidates.iter().position(|c| c.0 == rev) {
-                        Some(i) => candidates.remove(i).2,
-                        None => Vec::new(),
-                    };
-                    let at = if line.is_some() { candidates.len() } else { 0 };
-                    candidates.insert(at, (rev, "path".into(), claims));
-                }
+            if let Some(page) = mem::page_by_subject(conn, path)?
+                && let Some(rev) = page.current_revision_id
+            {
+                // The file's own page: first for a bare path, after symbol matches for a line.
+                let claims = match candidates.iter().position(|c| c.0 == rev) {
+                    Some(i) => candidates.remove(i).2,
+                    None => Vec::new(),
+                };
+                let at = if line.is_some() { candidates.len() } else { 0 };
+                candidates.insert(at, (rev, "path".into(), claims));
             }
             push_claims(
                 &mut candidates,
@@ -108,25 +108,25 @@ impl Workspace {
                 "path",
             );
         }
-        if candidates.is_empty() {
-            if let Some(fts) = crate::search::fts_query(q) {
-                // The first revision of each page that said it is the one that introduced it.
-                let hits = mem::search_revisions(conn, &fts, false, 200)?;
-                let mut best: Vec<(i64, i64)> = Vec::new(); // (page, revision)
-                for h in &hits {
-                    let Some(rev) = mem::revision_by_id(conn, h.revision_id)? else {
-                        continue;
-                    };
-                    match best.iter_mut().find(|(p, _)| *p == rev.page_id) {
-                        Some(entry) => entry.1 = entry.1.min(rev.revision_id),
-                        None => best.push((rev.page_id, rev.revision_id)),
-                    }
+        if candidates.is_empty()
+            && let Some(fts) = crate::search::fts_query(q)
+        {
+            // The first revision of each page that said it is the one that introduced it.
+            let hits = mem::search_revisions(conn, &fts, false, 200)?;
+            let mut best: Vec<(i64, i64)> = Vec::new(); // (page, revision)
+            for h in &hits {
+                let Some(rev) = mem::revision_by_id(conn, h.revision_id)? else {
+                    continue;
+                };
+                match best.iter_mut().find(|(p, _)| *p == rev.page_id) {
+                    Some(entry) => entry.1 = entry.1.min(rev.revision_id),
+                    None => best.push((rev.page_id, rev.revision_id)),
                 }
-                candidates.extend(
-                    best.into_iter()
-                        .map(|(_, r)| (r, "text".to_string(), Vec::new())),
-                );
             }
+            candidates.extend(
+                best.into_iter()
+                    .map(|(_, r)| (r, "text".to_string(), Vec::new())),
+            );
         }
         let Some((rev_id, matched_by, claims)) = candidates.first().cloned() else {
             return Err(EngineError::NotFound(format!("no memory explains `{q}`")));

@@ -98,7 +98,8 @@ fn docs_that_name_a_renamed_path_a_removed_function_and_a_wrong_version_are_cont
     ws.scan(&|_| {}).unwrap();
 
     let report = ws.lint().unwrap().result;
-    let found: Vec<(String, u32, u32, String, Option<String>, Option<String>)> = report
+    type Row = (String, u32, u32, String, Option<String>, Option<String>);
+    let found: Vec<Row> = report
         .contradictions
         .iter()
         .map(|c| {
