@@ -50,7 +50,7 @@ use std::time::{Duration, Instant};
 
 use tree_sitter::{Node, ParseOptions, ParseState, Parser, QueryCursor, StreamingIterator, Tree};
 
-use crate::fingerprint::{self, CommentSpan, DefProbe};
+use crate::fingerprint::{self, CommentSpan, Expected, FastMap, FastSet};
 use crate::imports::{self, RawImport};
 use crate::lang::{Role, lang_query};
 use crate::{Degraded, FileAnalysis, Language, RefKind, Reference, Span, Symbol, SymbolKind};
@@ -220,27 +220,39 @@ struct Entry<'t> {
     parent_entry: Option<usize>,
 }
 
-fn extract_with(
+fn extract_with<'t>(
     path: &str,
     language: Language,
     text: &str,
-    tree: &Tree,
+    tree: &'t Tree,
     options: &AnalyzeOptions,
     stream: Vec<u8>,
 ) -> (FileAnalysis, Vec<u8>) {
     let tables = lang_query(language);
     let bytes = text.as_bytes();
-    let root = tree.root_node();
 
-    let mut defs: Vec<RawDef<'_>> = Vec::new();
-    let mut scopes: Vec<(Node<'_>, String)> = Vec::new();
-    let mut raw_refs: Vec<RawRef<'_>> = Vec::new();
-    let mut raw_imports: Vec<RawImport<'_>> = Vec::new();
+    let mut defs: Vec<RawDef<'t>> = Vec::new();
+    let mut scopes: Vec<(Node<'t>, String)> = Vec::new();
+    let mut raw_refs: Vec<RawRef<'t>> = Vec::new();
+    let mut raw_imports: Vec<RawImport<'t>> = Vec::new();
 
-    if let Ok(compiled) = &tables.compiled {
-        let mut run = |cursor: &mut QueryCursor| {
-            cursor.set_max_start_depth(Some(options.max_depth));
-            let mut matches = cursor.matches(&compiled.query, root, bytes);
+    // One walk of the tree: fingerprints, comments, errors; the query runs at each node
+    // where one of its patterns can start (`set_max_start_depth(0)`: only matches rooted
+    // at that node), which finds exactly what one run over the whole tree finds (every
+    // pattern is rooted at a node the walk visits) without a second full traversal.
+    let walk = QUERY_CURSOR.with(|cell| {
+        let mut local = None;
+        let mut guard = cell.try_borrow_mut().ok();
+        let cursor: &mut QueryCursor = match guard.as_deref_mut() {
+            Some(cursor) => cursor,
+            None => local.insert(QueryCursor::new()),
+        };
+        cursor.set_max_start_depth(Some(0));
+        let on_root = |node: Node<'t>, expected: &mut Expected| {
+            let Ok(compiled) = &tables.compiled else {
+                return;
+            };
+            let mut matches = cursor.matches(&compiled.query, node, bytes);
             while let Some(m) = matches.next() {
                 let mut name = None;
                 let mut def = None;
@@ -281,6 +293,7 @@ fn extract_with(
                 }
                 let Some(name) = name else { continue };
                 if let Some((node, kind)) = def {
+                    expected.insert(node.id());
                     defs.push(RawDef {
                         node,
                         name,
@@ -304,14 +317,11 @@ fn extract_with(
                 }
             }
         };
-        QUERY_CURSOR.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut cursor) => run(&mut cursor),
-            Err(_) => run(&mut QueryCursor::new()),
-        });
-    }
+        fingerprint::walk(tree, text, tables, options.max_depth, stream, on_root)
+    });
 
     // ---- definitions: dedupe per name node (first pattern wins), widen, qualify
-    let mut by_name: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut by_name: FastMap<(usize, usize), usize> = FastMap::default();
     let mut kept: Vec<RawDef<'_>> = Vec::with_capacity(defs.len());
     for def in defs {
         let key = (def.name.start_byte(), def.name.end_byte());
@@ -374,7 +384,7 @@ fn extract_with(
             ))
     });
     // Scopes were collected in query order; map each scope entry back to its name.
-    let scope_ids: HashMap<usize, usize> = scopes
+    let scope_ids: FastMap<usize, usize> = scopes
         .iter()
         .enumerate()
         .map(|(i, (n, _))| (n.id(), i))
@@ -486,23 +496,10 @@ fn extract_with(
         }
     }
 
-    // ---- the walk: fingerprints, comments, errors
-    let probes: Vec<DefProbe<'_>> = order
-        .iter()
-        .map(|&e| {
-            let node = entries[e].node;
-            DefProbe {
-                node,
-                body: body_of(node),
-            }
-        })
-        .collect();
-    let walk = fingerprint::walk(tree, text, tables, &probes, options.max_depth, stream);
-
     // ---- symbols
     let mut ordinals: HashMap<(&str, SymbolKind), u32> = HashMap::new();
     let mut symbols: Vec<Symbol> = Vec::with_capacity(order.len());
-    for (s, &e) in order.iter().enumerate() {
+    for &e in &order {
         let entry = &entries[e];
         let def = &kept[entry.def.unwrap_or_default()];
         let n = ordinals
@@ -520,7 +517,11 @@ fn extract_with(
             }
             parent = entries[p].parent_entry;
         }
-        let marks = walk.marks[s];
+        let marks = walk
+            .marks
+            .get(&entry.node.id())
+            .copied()
+            .unwrap_or_default();
         let body = walk
             .stream
             .get(marks.entry..marks.exit.max(marks.entry))
@@ -551,7 +552,7 @@ fn extract_with(
     }
 
     // ---- references
-    let def_names: std::collections::HashSet<(usize, usize)> = kept
+    let def_names: FastSet<(usize, usize)> = kept
         .iter()
         .map(|d| (d.name.start_byte(), d.name.end_byte()))
         .collect();
@@ -560,7 +561,7 @@ fn extract_with(
     } else {
         None
     };
-    let mut ref_by_name: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut ref_by_name: FastMap<(usize, usize), usize> = FastMap::default();
     let mut refs_kept: Vec<RawRef<'_>> = Vec::new();
     for r in raw_refs {
         let key = (r.name.start_byte(), r.name.end_byte());
@@ -759,22 +760,6 @@ fn widen_declarator(node: Node<'_>) -> Node<'_> {
         }
     }
     node
-}
-
-/// The node whose start ends a definition's signature: its `body` field, or the body of
-/// the function it is bound to (`const f = () => {..}`, `obj.f = function () {..}`).
-fn body_of(node: Node<'_>) -> Option<Node<'_>> {
-    if let Some(body) = node.child_by_field_name("body") {
-        return Some(body);
-    }
-    for field in ["value", "right"] {
-        if let Some(value) = node.child_by_field_name(field)
-            && let Some(body) = value.child_by_field_name("body")
-        {
-            return Some(body);
-        }
-    }
-    None
 }
 
 /// The trimmed line holding byte `at`, cut to [`MAX_SIGNATURE_BYTES`] on a char boundary.
