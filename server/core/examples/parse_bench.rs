@@ -8,7 +8,8 @@
 //! - (b) full analyze: [`loci_core::analyze`] (parse with the timeout callback, query,
 //!   walk, fingerprints, imports), plus its split into `parse` and `extract`;
 //!
-//! and the totals of symbols, references and imports found.
+//! and the totals of symbols, references and imports found. For profilers,
+//! `BENCH_PARSE_ONLY=1` and `BENCH_ANALYZE_ONLY=1` run just one of the two, once.
 
 // A benchmark reports on stdout.
 #![allow(clippy::print_stdout)]
@@ -124,29 +125,6 @@ fn main() {
         println!("parse only: {:.3} s", start.elapsed().as_secs_f64());
         return;
     }
-    if std::env::var_os("BENCH_PARSE_COMPARE").is_some() {
-        // Bare parse vs loci's parse (progress callback), alternating per file.
-        let mut parser = tree_sitter::Parser::new();
-        let (mut bare, mut ours) = (Duration::ZERO, Duration::ZERO);
-        for (_, language, text) in &files {
-            parser
-                .set_language(&language.grammar())
-                .expect("grammar loads");
-            let t0 = Instant::now();
-            drop(parser.parse(text, None));
-            let t1 = Instant::now();
-            drop(parse(*language, text, None, &options));
-            let t2 = Instant::now();
-            bare += t1 - t0;
-            ours += t2 - t1;
-        }
-        println!(
-            "bare parse {:.3} s, loci parse {:.3} s",
-            bare.as_secs_f64(),
-            ours.as_secs_f64()
-        );
-        return;
-    }
     // Parse and analyze alternate file by file, so that load from other processes on the
     // machine weighs on both alike; each round sums both, the best round is reported.
     let mut parsers: Vec<Option<tree_sitter::Parser>> =
@@ -197,114 +175,6 @@ fn main() {
         }
         symbols
     });
-    if std::env::var_os("BENCH_DETAIL").is_some() {
-        use tree_sitter::StreamingIterator;
-        let (query_time, matches) = best(rounds, || {
-            let mut cursor = tree_sitter::QueryCursor::new();
-            let mut n = 0usize;
-            for ((_, language, text), tree) in files.iter().zip(&trees) {
-                let (Some(tree), Ok(query)) = (tree, language.query()) else {
-                    continue;
-                };
-                let mut it = cursor.matches(query, tree.root_node(), text.as_bytes());
-                while it.next().is_some() {
-                    n += 1;
-                }
-            }
-            n
-        });
-        let (walk_time, visited) = best(rounds, || {
-            let mut n = 0usize;
-            for tree in trees.iter().flatten() {
-                let mut cursor = tree.walk();
-                'walk: loop {
-                    n += cursor.node().kind_id() as usize & 1;
-                    if cursor.goto_first_child() {
-                        continue;
-                    }
-                    while !cursor.goto_next_sibling() {
-                        if !cursor.goto_parent() {
-                            break 'walk;
-                        }
-                    }
-                }
-            }
-            n
-        });
-        // The same, per file right after its parse (trees hot in cache, as in `analyze`).
-        let mut cursor = tree_sitter::QueryCursor::new();
-        let (mut tp, mut tq, mut tw, mut te) = (
-            Duration::ZERO,
-            Duration::ZERO,
-            Duration::ZERO,
-            Duration::ZERO,
-        );
-        let mut tw2 = Duration::ZERO;
-        for (path, language, text) in &files {
-            let t0 = Instant::now();
-            let Some(tree) = parse(*language, text, None, &options).0 else {
-                continue;
-            };
-            let t1 = Instant::now();
-            let mut it = cursor.matches(
-                language.query().expect("query"),
-                tree.root_node(),
-                text.as_bytes(),
-            );
-            while it.next().is_some() {}
-            let t2 = Instant::now();
-            let mut c = tree.walk();
-            'walk: loop {
-                std::hint::black_box(c.node().kind_id());
-                if c.goto_first_child() {
-                    continue;
-                }
-                while !c.goto_next_sibling() {
-                    if !c.goto_parent() {
-                        break 'walk;
-                    }
-                }
-            }
-            let t3 = Instant::now();
-            let mut c = tree.walk();
-            'walk2: loop {
-                std::hint::black_box(c.node().kind_id());
-                if c.goto_first_child() {
-                    continue;
-                }
-                while !c.goto_next_sibling() {
-                    if !c.goto_parent() {
-                        break 'walk2;
-                    }
-                }
-            }
-            let t3b = Instant::now();
-            tw2 += t3b - t3;
-            let t3 = Instant::now();
-            std::hint::black_box(extract(path, *language, text, &tree, &options));
-            let t4 = Instant::now();
-            tp += t1 - t0;
-            tq += t2 - t1;
-            tw += t3 - t2;
-            te += t4 - t3;
-        }
-        println!(
-            "    hot: parse {:.3} s, query {:.3} s, bare walk {:.3} s (again {:.3} s), extract {:.3} s",
-            tp.as_secs_f64(),
-            tq.as_secs_f64(),
-            tw.as_secs_f64(),
-            tw2.as_secs_f64(),
-            te.as_secs_f64()
-        );
-        println!(
-            "    query alone:  {:>8.3} s  ({matches} matches)",
-            query_time.as_secs_f64()
-        );
-        println!(
-            "    bare walk:    {:>8.3} s  ({visited})",
-            walk_time.as_secs_f64()
-        );
-    }
     println!(
         "(a) parse only:   {:>8.3} s  ({} nodes)",
         parse_time.as_secs_f64(),

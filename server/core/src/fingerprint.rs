@@ -138,6 +138,10 @@ struct Frame {
     kind: u16,
     /// No named, non-comment child entered yet (Python docstring detection).
     first_statement_pending: bool,
+    /// Children after the one the cursor is on. Knowing when the last child is reached
+    /// saves a failing `goto_next_sibling`, which is expensive: it searches up through
+    /// the hidden (repetition) nodes above the child before it gives up.
+    remaining: u32,
 }
 
 /// A definition node being recorded: its id, marks, the node that ends its signature
@@ -257,6 +261,7 @@ pub(crate) fn walk<'t>(
                 frames.push(Frame {
                     kind,
                     first_statement_pending: true,
+                    remaining: node.child_count().saturating_sub(1),
                 });
                 continue;
             }
@@ -292,8 +297,13 @@ pub(crate) fn walk<'t>(
                     marks.insert(o.id, o.marks);
                 }
             }
-            if cursor.goto_next_sibling() {
-                break;
+            if let Some(frame) = frames.last_mut()
+                && frame.remaining > 0
+            {
+                frame.remaining -= 1;
+                if cursor.goto_next_sibling() {
+                    break;
+                }
             }
             if !cursor.goto_parent() {
                 return Walk {
