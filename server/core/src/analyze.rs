@@ -169,7 +169,9 @@ pub fn parse(
 }
 
 /// Extracts symbols, references, imports, fingerprints and the error count from `tree`, the
-/// tree of `text` (which must be the text it was parsed from). `path` is the repo-relative,
+/// tree of `text` (which must be the text it was parsed from; a mismatch yields wrong
+/// positions, never a panic). A tree of another language than `language` yields an empty
+/// analysis with a raw-text fingerprint. `path` is the repo-relative,
 /// `/`-separated path used in symbol keys. Never fails; nodes deeper than
 /// `options.max_depth` are skipped and reported as [`Degraded::TooDeep`].
 pub fn extract(
@@ -179,6 +181,13 @@ pub fn extract(
     tree: &Tree,
     options: &AnalyzeOptions,
 ) -> FileAnalysis {
+    if *tree.language() != language.grammar() {
+        // A caller bug (a tree of another language): nothing can be read from it safely.
+        return FileAnalysis {
+            fingerprint: fingerprint::raw_text_fingerprint(text),
+            ..FileAnalysis::default()
+        };
+    }
     let stream = STREAM.with(|s| {
         s.try_borrow_mut()
             .map(|mut s| std::mem::take(&mut *s))
@@ -764,9 +773,13 @@ fn widen_declarator(node: Node<'_>) -> Node<'_> {
 
 /// The trimmed line holding byte `at`, cut to [`MAX_SIGNATURE_BYTES`] on a char boundary.
 fn signature_line(text: &str, at: usize) -> String {
-    let at = at.min(text.len());
-    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let bytes = text.as_bytes();
+    let at = at.min(bytes.len());
+    let start = line_start_of(bytes, at);
+    let end = bytes[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| at + i);
     let line = text.get(start..end).unwrap_or("").trim();
     truncate_on_char(line, MAX_SIGNATURE_BYTES).to_string()
 }
@@ -790,9 +803,9 @@ fn python_docstring(def: Node<'_>, bytes: &[u8]) -> Option<String> {
         return None;
     }
     let body = def.child_by_field_name("body")?;
-    let mut walker = body.walk();
-    let first = body
-        .named_children(&mut walker)
+    // (index loops: a `walk()` cursor allocates; these nodes have few children)
+    let first = (0..body.named_child_count().min(64) as u32)
+        .filter_map(|i| body.named_child(i))
         .find(|c| !c.kind().contains("comment"))?;
     if first.kind() != "expression_statement" || first.named_child_count() != 1 {
         return None;
@@ -802,8 +815,7 @@ fn python_docstring(def: Node<'_>, bytes: &[u8]) -> Option<String> {
         return None;
     }
     let mut content = String::new();
-    let mut walker = string.walk();
-    for child in string.named_children(&mut walker) {
+    for child in (0..string.named_child_count() as u32).filter_map(|i| string.named_child(i)) {
         if child.kind() == "string_content" || child.kind() == "escape_sequence" {
             content.push_str(node_text(child, bytes));
         }

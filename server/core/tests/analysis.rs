@@ -414,3 +414,18 @@ fn parse_then_extract_equals_analyze_and_incremental_reparse_matches_fresh() {
     );
     assert_eq!(incremental.symbols.len(), 3);
 }
+
+#[test]
+fn a_tree_of_another_language_yields_an_empty_analysis() {
+    let options = AnalyzeOptions::default();
+    let (tree, _) = parse(Language::Python, "def f():\n    pass\n", None, &options);
+    let analysis = extract(
+        "x.rs",
+        Language::Rust,
+        "def f():\n    pass\n",
+        &tree.expect("parsed"),
+        &options,
+    );
+    assert!(analysis.symbols.is_empty());
+    assert_eq!(analysis.fingerprint.len(), 16);
+}
