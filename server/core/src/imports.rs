@@ -285,7 +285,8 @@ fn squash(text: &str) -> String {
 /// JavaScript/TypeScript: the names an `import`/`export ... from` statement imports.
 /// Named imports give the exported name (`{ a as b }` → `a`), a default import its local
 /// name (`import App from './App'` → `App`, usually the exported declaration's name), a
-/// namespace import or `export *` gives `*`.
+/// namespace import or `export *` gives `*`; `require(..)`/`import(..)` bound to a
+/// variable give its name or the destructured property names.
 fn js_names<'t>(statement: Node<'t>, bytes: &[u8]) -> Vec<(String, Option<Node<'t>>)> {
     let mut names = Vec::new();
     let mut walker = statement.walk();
@@ -344,9 +345,43 @@ fn js_names<'t>(statement: Node<'t>, bytes: &[u8]) -> Vec<(String, Option<Node<'
                 names.push(("*".to_string(), None));
             }
         }
+        // `const x = require('m')`, `const { a, b: c } = await import('m')`
+        "call_expression" => {
+            let mut node = statement;
+            for _ in 0..3 {
+                let Some(parent) = node.parent() else { break };
+                match parent.kind() {
+                    "await_expression" | "parenthesized_expression" => node = parent,
+                    "variable_declarator" => {
+                        if let Some(pattern) = parent.child_by_field_name("name") {
+                            names.extend(binding_names(pattern, bytes));
+                        }
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
         _ => {}
     }
     names
+}
+
+/// The imported names a binding pattern takes: `x` → `x`; `{ a, b: c }` → `a`, `b`.
+fn binding_names<'t>(pattern: Node<'t>, bytes: &[u8]) -> Vec<(String, Option<Node<'t>>)> {
+    match pattern.kind() {
+        "identifier" => vec![(node_text(pattern, bytes).to_string(), Some(pattern))],
+        "object_pattern" => (0..pattern.named_child_count() as u32)
+            .filter_map(|i| pattern.named_child(i))
+            .filter_map(|property| match property.kind() {
+                "shorthand_property_identifier_pattern" => Some(property),
+                "pair_pattern" => property.child_by_field_name("key"),
+                _ => None,
+            })
+            .map(|name| (js_string_or_ident(name, bytes), Some(name)))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn js_string_or_ident(node: Node<'_>, bytes: &[u8]) -> String {
