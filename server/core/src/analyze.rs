@@ -1,11 +1,12 @@
 //! Parse a file with tree-sitter and extract its symbols, references and imports.
 //!
 //! [`analyze`] is [`parse`] followed by [`extract`]; the language server calls the two
-//! halves itself to reparse open buffers incrementally. Extraction runs the language's one
-//! compiled query (tags additions, the grammar's tags query, the import query; see
-//! [`crate::lang::QuerySources`]) once over the tree, then one iterative walk of the tree
-//! for fingerprints, comments and error counts ([`crate::fingerprint`]). Nothing here
-//! recurses over the tree, so arbitrarily deep input cannot overflow the stack.
+//! halves itself to reparse open buffers incrementally. Extraction is one iterative walk
+//! of the tree ([`crate::fingerprint::walk`]: token stream, comments, error count) that
+//! runs the language's one compiled query (tags additions, the grammar's tags query, the
+//! import query; see [`crate::lang::QuerySources`]) at every node where one of its
+//! patterns can start, and only there. Nothing here recurses over the tree, so arbitrarily
+//! deep input cannot overflow the stack; nodes deeper than `max_depth` are not visited.
 //!
 //! Rules, in the order extraction applies them:
 //!
@@ -26,9 +27,9 @@
 //!   `def`, an object-literal method inside a function).
 //! - **Keys**: `path#qualified_name@kind`, the n-th (n ≥ 2, document order) repeat of the
 //!   same qualified name and kind gets `[n]`.
-//! - **Signature**: the trimmed line holding the name (usually the definition's first line;
-//!   for Java/C# members with annotations on their own lines, the declaration line), cut to
-//!   200 bytes on a char boundary.
+//! - **Signature**: the definition's first line, trimmed; when that line is only an
+//!   annotation or attribute (`@Override`, `[Test]`), the line holding the name instead.
+//!   Cut to 200 bytes on a char boundary.
 //! - **Doc**: Python: the docstring, else the comment block above. Others: the contiguous
 //!   block of line-leading comments directly above the definition (skipping attribute and
 //!   decorator lines), markers stripped. This is what the tags queries' `@doc` captures
@@ -553,7 +554,12 @@ fn extract_with<'t>(
             kind: entry.kind,
             span: span_of(entry.node),
             name_span: span_of(def.name),
-            signature: signature_line(text, def.name.start_byte()),
+            signature: signature_line(
+                language,
+                text,
+                entry.node.start_byte(),
+                def.name.start_byte(),
+            ),
             doc,
             body_fingerprint: fingerprint::short_hash(body),
             signature_fingerprint: fingerprint::short_hash(sig),
@@ -766,16 +772,24 @@ fn widen_declarator(node: Node<'_>) -> Node<'_> {
     node
 }
 
-/// The trimmed line holding byte `at`, cut to [`MAX_SIGNATURE_BYTES`] on a char boundary.
-fn signature_line(text: &str, at: usize) -> String {
+/// The definition's first line (from byte `start`), trimmed, or the line holding its name
+/// (byte `name`) when the first line is only an annotation/attribute (`@Override`,
+/// `[Serializable]`); cut to [`MAX_SIGNATURE_BYTES`] on a char boundary.
+fn signature_line(language: Language, text: &str, start: usize, name: usize) -> String {
     let bytes = text.as_bytes();
-    let at = at.min(bytes.len());
-    let start = line_start_of(bytes, at);
-    let end = bytes[at..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(bytes.len(), |i| at + i);
-    let line = text.get(start..end).unwrap_or("").trim();
+    let line_at = |at: usize| -> &str {
+        let at = at.min(bytes.len());
+        let begin = line_start_of(bytes, at);
+        let end = bytes[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| at + i);
+        text.get(begin..end).unwrap_or("").trim()
+    };
+    let mut line = line_at(start);
+    if is_attribute_line(language, line) {
+        line = line_at(name);
+    }
     truncate_on_char(line, MAX_SIGNATURE_BYTES).to_string()
 }
 
@@ -936,7 +950,18 @@ fn doc_above(
     while lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
     }
-    let doc = lines.join("\n");
+    // Remove the indentation all lines share (`/**  text */`, aligned `*` blocks).
+    let indent = lines
+        .iter()
+        .filter(|l| !l.is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let doc = lines
+        .iter()
+        .map(|l| l.get(indent..).unwrap_or_else(|| l.trim_start()))
+        .collect::<Vec<_>>()
+        .join("\n");
     (!doc.is_empty()).then_some(doc)
 }
 
