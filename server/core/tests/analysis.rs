@@ -429,3 +429,25 @@ fn a_tree_of_another_language_yields_an_empty_analysis() {
     assert!(analysis.symbols.is_empty());
     assert_eq!(analysis.fingerprint.len(), 16);
 }
+
+#[test]
+fn garbage_input_with_wide_error_nodes_is_analyzed_in_linear_time() {
+    for (language, unit) in [
+        (Language::Python, ") "),
+        (Language::JavaScript, "} "),
+        (Language::C, "] "),
+    ] {
+        let text = unit.repeat(100_000);
+        let started = std::time::Instant::now();
+        let analysis = on_small_stack(move || run(language, &text));
+        assert!(
+            analysis.error_nodes > 0 || analysis.degraded.is_some(),
+            "{language:?}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{language:?} took {:?}",
+            started.elapsed()
+        );
+    }
+}
