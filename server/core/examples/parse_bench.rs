@@ -2,7 +2,8 @@
 //!
 //! Usage: `cargo run --release -p loci-core --example parse_bench -- <dir> [ext] [rounds]`
 //! (`ext` defaults to `py`, `rounds` to 3). Reads every `*.<ext>` file under `<dir>` into
-//! memory (skipping `site-packages` and `__pycache__` directories), then reports, as the best of `rounds` runs:
+//! memory (skipping `site-packages` and `__pycache__` directories), then reports, as the
+//! best of `rounds` runs:
 //!
 //! - (a) parse only: `tree_sitter::Parser::parse` with no options, tree dropped;
 //! - (b) full analyze: [`loci_core::analyze`] (parse with the timeout callback, query,

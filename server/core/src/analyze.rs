@@ -79,7 +79,8 @@ const MAX_SIGNATURE_BYTES: usize = 200;
 
 thread_local! {
     /// One parser per language per thread (index: `Language as usize`).
-    static PARSERS: RefCell<Vec<Option<Parser>>> = RefCell::new((0..Language::ALL.len()).map(|_| None).collect());
+    static PARSERS: RefCell<Vec<Option<Parser>>> =
+        RefCell::new((0..Language::ALL.len()).map(|_| None).collect());
     /// One query cursor per thread, reused for every file.
     static QUERY_CURSOR: RefCell<QueryCursor> = RefCell::new(QueryCursor::new());
     /// The token stream buffer, reused for every file.

@@ -2,10 +2,11 @@
 //! the plain content hash.
 //!
 //! One iterative preorder walk of the tree (an explicit stack of nodes, never recursion,
-//! so a 100,000-deep tree cannot overflow the stack) writes a *token stream*: for every visited
-//! node its kind id (2 bytes, little-endian), and for every named leaf its text
-//! (its length: one byte, or `255` and 4 little-endian bytes from 255 on; then the bytes). Anonymous leaves (keywords, punctuation)
-//! are fully described by their kind. Skipped, with their whole subtree:
+//! so a 100,000-deep tree cannot overflow the stack) writes a *token stream*: for every
+//! visited node its kind id (2 bytes, little-endian), and for every named leaf its text
+//! (its length: one byte, or `255` and 4 little-endian bytes from 255 on; then the
+//! bytes). Anonymous leaves (keywords, punctuation) are fully described by their kind.
+//! Skipped, with their whole subtree:
 //!
 //! - comments: every node whose kind name contains `comment`;
 //! - Python docstrings: an expression statement made of one string that is the first
