@@ -208,6 +208,36 @@ pub fn scan(
         return finish_noop(store, report, skips, started);
     }
 
+    // A first scan is a bulk load: secondary indexes of the big tables are built once at
+    // the end (a sort) instead of row by row. They are recreated even if this scan fails.
+    let bulk = stored.is_empty() && candidates.len() > 256;
+    if bulk {
+        store.write(|tx| map::drop_bulk_indexes(tx))?;
+    } else if map::bulk_indexes_missing(store.conn())? {
+        store.write(|tx| map::create_bulk_indexes(tx))?;
+    }
+    let result = scan_inner(root, store, config, progress, started, report, skips, candidates, gone, &stored, interrupted, has_scan);
+    if bulk {
+        store.write(|tx| map::create_bulk_indexes(tx))?;
+    }
+    result
+}
+
+#[allow(clippy::too_many_arguments)]
+fn scan_inner(
+    root: &Path,
+    store: &mut Store,
+    config: &ScanConfig,
+    progress: &(dyn Fn(ScanProgress) + Sync),
+    started: Instant,
+    mut report: ScanReport,
+    mut skips: Vec<Skip>,
+    candidates: Vec<&WalkedFile>,
+    gone: Vec<&FileState>,
+    stored: &HashMap<String, FileState>,
+    interrupted: HashSet<i64>,
+    has_scan: Option<i64>,
+) -> Result<ScanReport> {
     let scan_id = store.write(|tx| {
         tx.execute(
             "INSERT INTO scans(started_at) VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",

@@ -704,3 +704,46 @@ pub fn insert_drift(
     }
     Ok(n)
 }
+
+/// Secondary indexes of `symbols` and `refs` that a bulk load builds at the end.
+/// Their definitions must match the migrations (`0001_map.sql`).
+const BULK_INDEXES: &[(&str, &str)] = &[
+    ("refs_by_name", "CREATE INDEX IF NOT EXISTS refs_by_name ON refs(name)"),
+    ("refs_by_target", "CREATE INDEX IF NOT EXISTS refs_by_target ON refs(target_key)"),
+    ("refs_by_file", "CREATE INDEX IF NOT EXISTS refs_by_file ON refs(file_id)"),
+    ("symbols_by_name", "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name)"),
+    ("symbols_by_qualified_name", "CREATE INDEX IF NOT EXISTS symbols_by_qualified_name ON symbols(qualified_name)"),
+];
+
+/// Drops the bulk indexes (before a first scan's bulk load).
+pub fn drop_bulk_indexes(tx: &Transaction<'_>) -> Result<()> {
+    for (name, _) in BULK_INDEXES {
+        tx.execute_batch(&format!("DROP INDEX IF EXISTS {name}"))
+            .ctx(|| format!("dropping index {name}"))?;
+    }
+    Ok(())
+}
+
+/// True when a bulk load was interrupted before it rebuilt its indexes.
+pub fn bulk_indexes_missing(conn: &Connection) -> Result<bool> {
+    let present: usize = conn
+        .query_row(
+            &format!(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ({})",
+                BULK_INDEXES.iter().map(|(n, _)| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+            ),
+            [],
+            |r| r.get(0),
+        )
+        .ctx(|| "checking indexes".into())?;
+    Ok(present < BULK_INDEXES.len())
+}
+
+/// Creates the bulk indexes if missing (after a bulk load, and at the start of any scan
+/// that finds them missing, so an interrupted load never leaves the map unindexed).
+pub fn create_bulk_indexes(tx: &Transaction<'_>) -> Result<()> {
+    for (name, sql) in BULK_INDEXES {
+        tx.execute_batch(sql).ctx(|| format!("creating index {name}"))?;
+    }
+    Ok(())
+}
