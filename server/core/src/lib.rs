@@ -11,8 +11,12 @@ pub mod fingerprint;
 pub mod imports;
 pub mod lang;
 
-pub use analyze::{analyze, AnalyzeOptions};
+pub use analyze::{AnalyzeOptions, analyze};
+pub use imports::PathIndex;
 pub use lang::Language;
+/// The tree-sitter version loci-core is built against, for callers that keep trees
+/// ([`analyze::parse`], [`analyze::extract`]).
+pub use tree_sitter;
 
 use serde::{Deserialize, Serialize};
 

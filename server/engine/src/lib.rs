@@ -6,6 +6,7 @@
 //! plain `serde::Serialize` data with zero-based lines and byte columns.
 
 pub mod config;
+pub mod editor;
 pub mod envelope;
 pub mod query;
 pub mod scan;
