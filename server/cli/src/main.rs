@@ -74,6 +74,8 @@ enum Command {
     },
     /// Show what the map holds.
     Stats,
+    /// Run the language server on stdin/stdout (editors start this).
+    Lsp,
 }
 
 fn main() -> ExitCode {
@@ -106,6 +108,11 @@ fn init_tracing() {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Command::Lsp = cli.command {
+        // Roots come from the client's `initialize`, not from the current directory.
+        loci_lsp::run_stdio()?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let cwd = std::env::current_dir()?;
     let root = match (&cli.command, &cli.root) {
         (Command::Scan { path: Some(p) }, _) => p.clone(),
@@ -144,6 +151,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             env => out.impact(&env?)?,
         },
         Command::Stats => out.stats(&ws.stats()?)?,
+        Command::Lsp => true,
     };
     Ok(if found {
         ExitCode::SUCCESS
