@@ -122,7 +122,9 @@ async fn capabilities_registration_and_shutdown() {
           }
         }"#]]
     .assert_eq(&serde_json::to_string_pretty(&result).unwrap());
-    let registration = client.expect_notification("client/registerCapability").await;
+    let registration = client
+        .expect_notification("client/registerCapability")
+        .await;
     assert_eq!(
         registration,
         json!({ "registrations": [{
@@ -156,9 +158,14 @@ async fn b01_content_length_counts_bytes_both_ways() {
     // The reader takes exactly Content-Length bytes and parses them as JSON: a
     // character-counted frame from the server fails here.
     let response = client.response(id).await;
-    let markdown = response["result"]["contents"]["value"].as_str().unwrap_or_default();
+    let markdown = response["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
     assert!(markdown.contains("`café`"), "{markdown}");
-    assert_eq!(response["result"]["range"], json!({ "start": { "line": 1, "character": 3 }, "end": { "line": 1, "character": 7 } }));
+    assert_eq!(
+        response["result"]["range"],
+        json!({ "start": { "line": 1, "character": 3 }, "end": { "line": 1, "character": 7 } })
+    );
     client.shutdown().await;
 }
 
@@ -173,16 +180,21 @@ async fn b03_changes_are_applied_in_send_order() {
     let mut bytes = Vec::new();
     for i in 0..200u32 {
         let c = alphabet[i as usize % alphabet.len()];
-        bytes.extend(frame(&json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        bytes.extend(frame(
+            &json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
             "textDocument": { "uri": u, "version": i + 2 },
             "contentChanges": [{ "range": {
                 "start": { "line": 0, "character": i }, "end": { "line": 0, "character": i } },
-                "text": c.to_string() }] } })));
+                "text": c.to_string() }] } }),
+        ));
         expected.push(c);
     }
     client.send_raw(&bytes).await;
     let buffer = client.buffer(&u).await;
-    assert_eq!(buffer, json!({ "uri": u, "version": 201, "text": expected }));
+    assert_eq!(
+        buffer,
+        json!({ "uri": u, "version": 201, "text": expected })
+    );
     client.shutdown().await;
 }
 
@@ -204,9 +216,14 @@ async fn b05_position_encoding_is_negotiated_and_used_both_ways() {
         } else {
             json!({ "capabilities": { "general": { "positionEncodings": offered } } })
         };
-        let result = client.initialize(init_params(Some(dir.path()), extra)).await;
+        let result = client
+            .initialize(init_params(Some(dir.path()), extra))
+            .await;
         client.expect_progress_end().await;
-        assert_eq!(result["capabilities"]["positionEncoding"], announced, "{offered}");
+        assert_eq!(
+            result["capabilities"]["positionEncoding"], announced,
+            "{offered}"
+        );
         client.open(&u, "rust", 1, "/* 😀 */ fn target() {}").await;
         let symbols = client.symbols(&u).await;
         assert_eq!(
@@ -225,9 +242,7 @@ async fn b05_position_encoding_is_negotiated_and_used_both_ways() {
 async fn b06_several_changes_in_one_notification_apply_in_sequence() {
     let dir = tempfile::tempdir().unwrap();
     let mut client = start(None, json!({})).await;
-    let range = |l0: u32, c0: u32, l1: u32, c1: u32| {
-        json!({ "start": { "line": l0, "character": c0 }, "end": { "line": l1, "character": c1 } })
-    };
+    let range = |l0: u32, c0: u32, l1: u32, c1: u32| json!({ "start": { "line": l0, "character": c0 }, "end": { "line": l1, "character": c1 } });
     for (name, changes, expected) in [
         (
             "x.txt",
@@ -268,7 +283,10 @@ async fn b08_boundary_positions_are_clamped_or_null() {
                 "text": "" }] }),
         )
         .await;
-    assert_eq!(client.buffer(&a).await, json!({ "uri": a, "version": 2, "text": "" }));
+    assert_eq!(
+        client.buffer(&a).await,
+        json!({ "uri": a, "version": 2, "text": "" })
+    );
     // (b) A character far past the line end is the line end: a normal answer.
     let b = uri(&dir.path().join("b.rs"));
     client.open(&b, "rust", 1, "fn abc() {}\n").await;
@@ -282,7 +300,8 @@ async fn b08_boundary_positions_are_clamped_or_null() {
         .await;
     assert_eq!(actions, json!([]));
     // On the name, the same request offers the symbol's impact.
-    let on_name = json!({ "start": { "line": 0, "character": 4 }, "end": { "line": 0, "character": 4 } });
+    let on_name =
+        json!({ "start": { "line": 0, "character": 4 }, "end": { "line": 0, "character": 4 } });
     let actions = client
         .request_ok(
             "textDocument/codeAction",
@@ -319,7 +338,9 @@ async fn b09_change_to_an_unopened_document_is_dropped() {
     let log = client
         .expect("the dropped-change log line", |m| {
             m["method"] == "window/logMessage"
-                && m["params"]["message"].as_str().is_some_and(|s| s.contains("dropped didChange"))
+                && m["params"]["message"]
+                    .as_str()
+                    .is_some_and(|s| s.contains("dropped didChange"))
         })
         .await;
     assert_eq!(
@@ -327,18 +348,26 @@ async fn b09_change_to_an_unopened_document_is_dropped() {
         json!({ "type": 2, "message": format!("loci: dropped didChange for {ghost} (version 2): the document is not open") })
     );
     // No phantom document.
-    let response = client.command("loci.debug.text", json!({ "uri": ghost })).await;
+    let response = client
+        .command("loci.debug.text", json!({ "uri": ghost }))
+        .await;
     assert_eq!(response["error"]["code"], json!(1001));
     // The later didOpen is adopted normally.
     client.open(&ghost, "rust", 1, "fn a() {}").await;
-    assert_eq!(client.buffer(&ghost).await, json!({ "uri": ghost, "version": 1, "text": "fn a() {}" }));
+    assert_eq!(
+        client.buffer(&ghost).await,
+        json!({ "uri": ghost, "version": 1, "text": "fn a() {}" })
+    );
     expect![[r#"
         12 a 0:3
     "#]]
     .assert_eq(&outline(&client.symbols(&ghost).await));
     // Closed documents drop changes too.
     client
-        .notify("textDocument/didClose", json!({ "textDocument": { "uri": ghost } }))
+        .notify(
+            "textDocument/didClose",
+            json!({ "textDocument": { "uri": ghost } }),
+        )
         .await;
     client
         .notify(
@@ -346,7 +375,9 @@ async fn b09_change_to_an_unopened_document_is_dropped() {
             json!({ "textDocument": { "uri": ghost, "version": 3 }, "contentChanges": [{ "text": "fn b() {}" }] }),
         )
         .await;
-    let response = client.command("loci.debug.text", json!({ "uri": ghost })).await;
+    let response = client
+        .command("loci.debug.text", json!({ "uri": ghost }))
+        .await;
     assert_eq!(response["error"]["code"], json!(1001));
     client.shutdown().await;
 }
@@ -357,10 +388,15 @@ async fn b10a_null_root_is_single_file_mode() {
     let path = write(dir.path(), "solo.rs", "fn hello() {}\n");
     let u = uri(&path);
     let mut client = Client::start(options()).await;
-    let params = init_params(None, json!({ "rootUri": null, "rootPath": null, "workspaceFolders": null }));
+    let params = init_params(
+        None,
+        json!({ "rootUri": null, "rootPath": null, "workspaceFolders": null }),
+    );
     client.initialize(params).await;
     let log = client
-        .expect("the single-file log line", |m| m["method"] == "window/logMessage")
+        .expect("the single-file log line", |m| {
+            m["method"] == "window/logMessage"
+        })
         .await;
     assert_eq!(
         log["params"]["message"],
@@ -382,7 +418,9 @@ async fn b10a_null_root_is_single_file_mode() {
 
         callers unknown (single-file mode: no map) · `solo.rs#hello@function`"#]]
     .assert_eq(&client.hover_markdown(&u, 0, 4).await.unwrap_or_default());
-    let response = client.command("loci.impact", json!({ "target": "hello" })).await;
+    let response = client
+        .command("loci.impact", json!({ "target": "hello" }))
+        .await;
     assert_eq!(
         response["error"],
         json!({ "code": 1003, "message": "loci.impact: no workspace folder: the server runs in single-file mode" })
@@ -396,7 +434,11 @@ async fn b10a_null_root_is_single_file_mode() {
 async fn b10b_home_directory_walk_is_bounded() {
     let home = tempfile::tempdir().unwrap();
     for i in 0..30 {
-        write(home.path(), &format!("f{i:02}.rs"), &format!("fn f{i}() {{}}\n"));
+        write(
+            home.path(),
+            &format!("f{i:02}.rs"),
+            &format!("fn f{i}() {{}}\n"),
+        );
     }
     let mut client = Client::start(ServerOptions {
         home_dir: Some(home.path().to_path_buf()),
@@ -404,7 +446,10 @@ async fn b10b_home_directory_walk_is_bounded() {
     })
     .await;
     client
-        .initialize(init_params(Some(home.path()), json!({ "initializationOptions": { "maxFiles": 10 } })))
+        .initialize(init_params(
+            Some(home.path()),
+            json!({ "initializationOptions": { "maxFiles": 10 } }),
+        ))
         .await;
     let message = client.expect_notification("window/showMessage").await;
     let root = home.path().canonicalize().unwrap();
@@ -417,8 +462,15 @@ async fn b10b_home_directory_walk_is_bounded() {
     );
     client.expect_progress_end().await;
     let scan = client.command("loci.scan", json!({})).await;
-    assert_eq!(scan["result"]["result"]["totals"]["files"], json!(10), "{scan}");
-    assert_eq!(scan["result"]["result"]["skipped"], json!({ "file_limit": 20 }));
+    assert_eq!(
+        scan["result"]["result"]["totals"]["files"],
+        json!(10),
+        "{scan}"
+    );
+    assert_eq!(
+        scan["result"]["result"]["skipped"],
+        json!({ "file_limit": 20 })
+    );
     client.shutdown().await;
 }
 
@@ -426,7 +478,11 @@ async fn b10b_home_directory_walk_is_bounded() {
 async fn b12_command_arguments_are_validated() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "a.rs", "fn a() {}\n");
-    let mut client = start(Some(dir.path()), json!({ "initializationOptions": { "debugCommands": true } })).await;
+    let mut client = start(
+        Some(dir.path()),
+        json!({ "initializationOptions": { "debugCommands": true } }),
+    )
+    .await;
     let impact_example = r#"{"target": "src/auth.py", "depth": 3}"#;
     for (params, message) in [
         (
@@ -467,7 +523,9 @@ async fn b12_command_arguments_are_validated() {
         );
     }
     // Valid arguments for an operation the engine does not have yet.
-    let response = client.command("loci.why", json!({ "target": "a.rs#a@function" })).await;
+    let response = client
+        .command("loci.why", json!({ "target": "a.rs#a@function" }))
+        .await;
     assert_eq!(
         response["error"],
         json!({ "code": 1002, "message": "loci.why is not available yet: loci's memory operations are not wired into the language server in this build" })
@@ -478,7 +536,9 @@ async fn b12_command_arguments_are_validated() {
         response["error"],
         json!({ "code": -32603, "message": "workspace/executeCommand loci.debug.panic failed: internal error: loci.debug.panic was called" })
     );
-    let impact = client.command("loci.impact", json!({ "target": "a.rs" })).await;
+    let impact = client
+        .command("loci.impact", json!({ "target": "a.rs" }))
+        .await;
     expect![[r#"
         **Impact of `a.rs`** (file, depth 3)
 
@@ -489,7 +549,9 @@ async fn b12_command_arguments_are_validated() {
         _not a git repository: history features are unavailable_"#]]
     .assert_eq(impact["result"]["markdown"].as_str().unwrap_or_default());
     assert_eq!(impact["result"]["result"]["mode"], json!("file"));
-    let missing = client.command("loci.impact", json!({ "target": "nope" })).await;
+    let missing = client
+        .command("loci.impact", json!({ "target": "nope" }))
+        .await;
     assert_eq!(
         missing["error"],
         json!({ "code": 1001, "message": "loci.impact: no file or symbol named `nope` in the map" })
@@ -502,7 +564,11 @@ async fn b16b_unclosed_parens_do_not_stall_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let open = uri(&dir.path().join("open.rs"));
     let other = uri(&dir.path().join("other.rs"));
-    let mut client = start(None, json!({ "initializationOptions": { "analyzedNotifications": true } })).await;
+    let mut client = start(
+        None,
+        json!({ "initializationOptions": { "analyzedNotifications": true } }),
+    )
+    .await;
     let text = "(".repeat(50_000);
     client.open(&open, "rust", 1, &text).await;
     client
@@ -550,7 +616,10 @@ async fn b25_outside_edits_are_picked_up_from_watched_files() {
     .assert_eq(&outline(&client.symbols(&u).await));
     let markdown = client.hover_markdown(&u, 15, 4).await.unwrap_or_default();
     assert!(markdown.contains("`a.rs#target@function`"), "{markdown}");
-    assert!(markdown.contains("_from the map (the file as last scanned)_"), "{markdown}");
+    assert!(
+        markdown.contains("_from the map (the file as last scanned)_"),
+        "{markdown}"
+    );
     client.shutdown().await;
 }
 
@@ -559,10 +628,17 @@ async fn overlay_takes_precedence_over_the_map() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "src/lib.rs", "fn old_name() {}\n");
     let u = uri(&path);
-    let mut client = start(Some(dir.path()), json!({ "initializationOptions": { "analyzedNotifications": true } })).await;
+    let mut client = start(
+        Some(dir.path()),
+        json!({ "initializationOptions": { "analyzedNotifications": true } }),
+    )
+    .await;
     client.open(&u, "rust", 1, "fn old_name() {}\n").await;
     let markdown = client.hover_markdown(&u, 0, 4).await.unwrap_or_default();
-    assert!(markdown.contains("callers · `src/lib.rs#old_name@function`"), "{markdown}");
+    assert!(
+        markdown.contains("callers · `src/lib.rs#old_name@function`"),
+        "{markdown}"
+    );
     client
         .notify(
             "textDocument/didChange",
@@ -609,11 +685,16 @@ async fn documents_route_to_the_workspace_folder_containing_them() {
     let u = uri(&path);
     client.open(&u, "rust", 1, "fn fb() {}\n").await;
     let markdown = client.hover_markdown(&u, 0, 4).await.unwrap_or_default();
-    assert!(markdown.contains("0 callers · `sub/b.rs#fb@function`"), "{markdown}");
+    assert!(
+        markdown.contains("0 callers · `sub/b.rs#fb@function`"),
+        "{markdown}"
+    );
     assert!(a.path().join(".loci/loci.db").exists());
     assert!(b.path().join(".loci/loci.db").exists());
     // Commands pick the folder of `uri`.
-    let impact = client.command("loci.impact", json!({ "target": "sub/b.rs", "uri": u })).await;
+    let impact = client
+        .command("loci.impact", json!({ "target": "sub/b.rs", "uri": u }))
+        .await;
     assert_eq!(impact["result"]["result"]["target"], json!(["sub/b.rs"]));
     client.shutdown().await;
 }
@@ -626,10 +707,14 @@ async fn code_lens_is_empty_until_memory_exists_and_resolves_to_why() {
     let mut client = start(Some(dir.path()), json!({})).await;
     client.open(&u, "rust", 1, "fn a() {}\n").await;
     let lenses = client
-        .request_ok("textDocument/codeLens", json!({ "textDocument": { "uri": u } }))
+        .request_ok(
+            "textDocument/codeLens",
+            json!({ "textDocument": { "uri": u } }),
+        )
         .await;
     assert_eq!(lenses, json!([]));
-    let range = json!({ "start": { "line": 0, "character": 3 }, "end": { "line": 0, "character": 4 } });
+    let range =
+        json!({ "start": { "line": 0, "character": 3 }, "end": { "line": 0, "character": 4 } });
     let resolved = client
         .request_ok(
             "codeLens/resolve",

@@ -434,12 +434,17 @@ mod tests {
             .assert_eq(&check("loci.impact", json!([{}])));
         expect_test::expect!["-32602 loci.impact: invalid argument `depth`: expected a non-negative integer, got a string"]
             .assert_eq(&check("loci.impact", json!([{"target": "a", "depth": "3"}])));
-        expect_test::expect!["-32602 loci.impact: unknown argument `deph`; expected target, depth, hard, root, uri"]
-            .assert_eq(&check("loci.impact", json!([{"target": "a", "deph": 3}])));
+        expect_test::expect![
+            "-32602 loci.impact: unknown argument `deph`; expected target, depth, hard, root, uri"
+        ]
+        .assert_eq(&check("loci.impact", json!([{"target": "a", "deph": 3}])));
         expect_test::expect!["-32602 loci.impact: invalid argument `arguments`: expected exactly one object, got 2 values"]
             .assert_eq(&check("loci.impact", json!([{}, {}])));
         expect_test::expect!["ok"].assert_eq(&check("loci.scan", json!([])));
-        expect_test::expect!["ok"].assert_eq(&check("loci.impact", json!([{"target": "a", "hard": true}])));
+        expect_test::expect!["ok"].assert_eq(&check(
+            "loci.impact",
+            json!([{"target": "a", "hard": true}]),
+        ));
         expect_test::expect!["-32602 unknown command `loci.debug.panic`; loci's commands are loci.context, loci.why, loci.impact, loci.remember, loci.decide, loci.learn, loci.confirm, loci.resolve, loci.recap, loci.scan, loci.debug.text"]
             .assert_eq(&check("loci.debug.panic", json!([])));
     }

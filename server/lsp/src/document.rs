@@ -211,11 +211,7 @@ pub fn locate(uri: &Uri, roots: &[PathBuf]) -> Location {
 
 /// The file path of a `file:` URI.
 pub fn file_path(uri: &Uri) -> Option<PathBuf> {
-    if !uri
-        .scheme()
-        .as_str()
-        .eq_ignore_ascii_case("file")
-    {
+    if !uri.scheme().as_str().eq_ignore_ascii_case("file") {
         return None;
     }
     uri.to_file_path().map(|p| p.into_owned())
@@ -235,7 +231,10 @@ mod tests {
         Document::new(location, text.into(), 1)
     }
 
-    fn change(range: Option<((u32, u32), (u32, u32))>, text: &str) -> TextDocumentContentChangeEvent {
+    fn change(
+        range: Option<((u32, u32), (u32, u32))>,
+        text: &str,
+    ) -> TextDocumentContentChangeEvent {
         TextDocumentContentChangeEvent {
             range: range.map(|((l0, c0), (l1, c1))| Range {
                 start: Position {

@@ -31,7 +31,9 @@ impl Encoding {
     /// then UTF-32, else UTF-16. Returns the encoding and what to announce in
     /// `capabilities.positionEncoding`: `None` when the client offered no list (it then
     /// assumes UTF-16), never a kind the client did not offer.
-    pub fn negotiate(offered: Option<&[PositionEncodingKind]>) -> (Encoding, Option<PositionEncodingKind>) {
+    pub fn negotiate(
+        offered: Option<&[PositionEncodingKind]>,
+    ) -> (Encoding, Option<PositionEncodingKind>) {
         let Some(offered) = offered else {
             return (Encoding::Utf16, None);
         };
@@ -136,7 +138,12 @@ impl LineIndex {
 
     /// The byte offset of `position`, or `None` when its line is past the last line.
     /// A `character` past the line's end clamps to the line's end.
-    pub fn offset_checked(&self, text: &str, position: Position, encoding: Encoding) -> Option<u32> {
+    pub fn offset_checked(
+        &self,
+        text: &str,
+        position: Position,
+        encoding: Encoding,
+    ) -> Option<u32> {
         let (start, end) = self.line_range(text, position.line)?;
         let line = text.get(start..end).unwrap_or_default();
         if encoding == Encoding::Utf8 || line.is_ascii() {
@@ -227,7 +234,12 @@ mod tests {
         let text = "a\nb\r\nc\rd";
         let index = LineIndex::new(text);
         assert_eq!(index.line_count(), 4);
-        for (offset, expected) in [(0, pos(0, 0)), (2, pos(1, 0)), (5, pos(2, 0)), (7, pos(3, 0))] {
+        for (offset, expected) in [
+            (0, pos(0, 0)),
+            (2, pos(1, 0)),
+            (5, pos(2, 0)),
+            (7, pos(3, 0)),
+        ] {
             assert_eq!(index.position(text, offset, Encoding::Utf16), expected);
             assert_eq!(index.offset(text, expected, Encoding::Utf16), offset);
         }
@@ -268,7 +280,11 @@ mod tests {
         assert_eq!(index.position(text, offset, Encoding::Utf8), pos(0, 14));
         assert_eq!(index.position(text, offset, Encoding::Utf16), pos(0, 12));
         assert_eq!(index.position(text, offset, Encoding::Utf32), pos(0, 11));
-        for (encoding, character) in [(Encoding::Utf8, 14), (Encoding::Utf16, 12), (Encoding::Utf32, 11)] {
+        for (encoding, character) in [
+            (Encoding::Utf8, 14),
+            (Encoding::Utf16, 12),
+            (Encoding::Utf32, 11),
+        ] {
             assert_eq!(index.offset(text, pos(0, character), encoding), offset);
         }
     }
@@ -335,7 +351,10 @@ mod tests {
             (Encoding::Utf8, Some(PositionEncodingKind::UTF8))
         );
         assert_eq!(
-            Encoding::negotiate(Some(&[PositionEncodingKind::UTF32, PositionEncodingKind::UTF16])),
+            Encoding::negotiate(Some(&[
+                PositionEncodingKind::UTF32,
+                PositionEncodingKind::UTF16
+            ])),
             (Encoding::Utf32, Some(PositionEncodingKind::UTF32))
         );
         assert_eq!(

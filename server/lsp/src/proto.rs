@@ -111,7 +111,8 @@ impl View {
         let kept: Vec<&FileSymbol> = symbols
             .iter()
             .filter(|s| {
-                text.get(s.name_start_byte as usize..s.name_end_byte as usize) == Some(s.name.as_str())
+                text.get(s.name_start_byte as usize..s.name_end_byte as usize)
+                    == Some(s.name.as_str())
                     && s.start_byte <= s.name_start_byte
                     && s.name_end_byte <= s.end_byte
             })
@@ -196,7 +197,12 @@ impl View {
         top.iter().filter_map(|i| built[*i].take()).collect()
     }
 
-    fn document_symbol(&self, i: usize, children: Vec<DocumentSymbol>, encoding: Encoding) -> DocumentSymbol {
+    fn document_symbol(
+        &self,
+        i: usize,
+        children: Vec<DocumentSymbol>,
+        encoding: Encoding,
+    ) -> DocumentSymbol {
         let s = &self.symbols[i];
         let range = self.range(s.span, encoding);
         let selection_range = self.range(s.name_span, encoding);
@@ -242,7 +248,12 @@ pub(crate) fn symbol_kind(kind: SymbolKind) -> lsp::SymbolKind {
 
 /// A finding as a diagnostic: `data` carries the finding's data and its actions, so a
 /// code action needs nothing from server memory (style.md rule 8).
-pub(crate) fn diagnostic(finding: &Finding, text: &str, index: &LineIndex, encoding: Encoding) -> Diagnostic {
+pub(crate) fn diagnostic(
+    finding: &Finding,
+    text: &str,
+    index: &LineIndex,
+    encoding: Encoding,
+) -> Diagnostic {
     let severity = match finding.severity {
         Severity::Error => DiagnosticSeverity::ERROR,
         Severity::Warning => DiagnosticSeverity::WARNING,

@@ -80,7 +80,10 @@ impl Root {
         let _guard = self.scan_lock.lock().await;
         self.pending.store(false, Ordering::SeqCst);
         if let Some(error) = &self.error {
-            return Err(format!("{}: cannot open the store: {error}", self.path.display()));
+            return Err(format!(
+                "{}: cannot open the store: {error}",
+                self.path.display()
+            ));
         }
         let ongoing = if progress {
             let token = ProgressToken::String(format!(
@@ -180,7 +183,8 @@ impl Root {
                 }
                 root.running.store(false, Ordering::SeqCst);
                 // A request between the check and the store would otherwise be lost.
-                if !root.pending.load(Ordering::SeqCst) || root.running.swap(true, Ordering::SeqCst) {
+                if !root.pending.load(Ordering::SeqCst) || root.running.swap(true, Ordering::SeqCst)
+                {
                     break;
                 }
             }

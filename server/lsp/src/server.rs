@@ -143,10 +143,13 @@ pub(crate) fn join_error(e: JoinError) -> String {
 }
 
 /// Runs `f` on a blocking thread; a panic becomes `-32603`.
-async fn blocking<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> Result<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| commands::internal(format!("{what} failed: internal error: {}", join_error(e))))
+async fn blocking<T: Send + 'static>(
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| {
+        commands::internal(format!("{what} failed: internal error: {}", join_error(e)))
+    })
 }
 
 impl Inner {
@@ -265,7 +268,9 @@ impl Inner {
                 ));
                 continue;
             }
-            let root = self.open_root(&folder, &session.init, &mut messages).await?;
+            let root = self
+                .open_root(&folder, &session.init, &mut messages)
+                .await?;
             roots.push(root);
         }
         if roots.is_empty() {
@@ -296,7 +301,9 @@ impl Inner {
         init: &InitializationOptions,
         messages: &mut Vec<(MessageType, String)>,
     ) -> Result<Arc<Root>> {
-        let canonical = folder.canonicalize().unwrap_or_else(|_| folder.to_path_buf());
+        let canonical = folder
+            .canonicalize()
+            .unwrap_or_else(|_| folder.to_path_buf());
         let is_home = self
             .options
             .home_dir
@@ -389,7 +396,9 @@ impl Inner {
                 .get(&uri)
                 .map(|d| (d.current_overlay(), d.location.clone()));
             match current {
-                Some((Some(overlay), location)) => self.publish_findings(&uri, &overlay, &location).await,
+                Some((Some(overlay), location)) => {
+                    self.publish_findings(&uri, &overlay, &location).await
+                }
                 Some((None, _)) => self.schedule_analysis(&uri),
                 None => {}
             }
@@ -487,7 +496,11 @@ impl Inner {
                                 version: overlay.version,
                                 symbols: overlay.analysis.symbols.len(),
                                 micros: overlay.micros,
-                                degraded: overlay.analysis.degraded.as_ref().map(proto::degraded_reason),
+                                degraded: overlay
+                                    .analysis
+                                    .degraded
+                                    .as_ref()
+                                    .map(proto::degraded_reason),
                             })
                             .await;
                     }
@@ -513,14 +526,19 @@ impl Inner {
 
     /// Parses (incrementally, from the snapshot's edited tree) and extracts one version on
     /// a blocking thread; stores the overlay and tree when the document is still at it.
-    async fn analyse(&self, uri: &Uri, snapshot: Snapshot) -> std::result::Result<Arc<Overlay>, String> {
+    async fn analyse(
+        &self,
+        uri: &Uri,
+        snapshot: Snapshot,
+    ) -> std::result::Result<Arc<Overlay>, String> {
         let options = AnalyzeOptions {
             timeout_ms: self.session().init.parse_timeout_ms,
             ..AnalyzeOptions::default()
         };
-        let (tree, overlay) = tokio::task::spawn_blocking(move || analyse_snapshot(snapshot, &options))
-            .await
-            .map_err(join_error)?;
+        let (tree, overlay) =
+            tokio::task::spawn_blocking(move || analyse_snapshot(snapshot, &options))
+                .await
+                .map_err(join_error)?;
         let overlay = Arc::new(overlay);
         if let Some(mut doc) = self.docs.get_mut(uri)
             && doc.version == overlay.version
@@ -535,7 +553,10 @@ impl Inner {
 
     /// The overlay of the document's current version, analysing now if needed. `None`
     /// when the document is not open.
-    async fn current_overlay(&self, uri: &Uri) -> Option<(Arc<Overlay>, Location, Option<Language>)> {
+    async fn current_overlay(
+        &self,
+        uri: &Uri,
+    ) -> Option<(Arc<Overlay>, Location, Option<Language>)> {
         let (current, snapshot, location, language) = {
             let doc = self.docs.get(uri)?;
             let current = doc.current_overlay();
@@ -611,12 +632,8 @@ impl Inner {
                 .await
                 .unwrap_or_default();
                 if !symbols.is_empty() {
-                    let mut map_view = View::from_map(
-                        overlay.text.clone(),
-                        overlay.index.clone(),
-                        &symbols,
-                        name,
-                    );
+                    let mut map_view =
+                        View::from_map(overlay.text.clone(), overlay.index.clone(), &symbols, name);
                     map_view.degraded = view.degraded;
                     return Some(map_view);
                 }
@@ -641,7 +658,10 @@ impl Inner {
         .ok()?;
         let symbols = if stale {
             // Refresh on read (case B25): the file changed since it was scanned.
-            if let Err(e) = root.scan(&self.client, self.session().work_done_progress).await {
+            if let Err(e) = root
+                .scan(&self.client, self.session().work_done_progress)
+                .await
+            {
                 tracing::warn!("{e}");
             }
             let key_path = location.key_path.clone();
@@ -676,7 +696,10 @@ impl Inner {
             return Ok(None);
         };
         let (symbol, range) = match view.symbol_named_at(offset) {
-            Some(i) => (HoverSymbol::Here(view.symbols[i].clone()), view.symbols[i].name_span),
+            Some(i) => (
+                HoverSymbol::Here(view.symbols[i].clone()),
+                view.symbols[i].name_span,
+            ),
             None => match view.ref_at(offset) {
                 Some(r) => match view.symbols.iter().find(|s| s.name == r.name) {
                     Some(s) => (HoverSymbol::Here(s.clone()), r.span),
@@ -685,9 +708,11 @@ impl Inner {
                 None => return Ok(None),
             },
         };
-        let root = self.docs.get(&uri).and_then(|d| self.root_of(&d.location)).or_else(|| {
-            document::file_path(&uri).and_then(|p| self.root_containing(&p))
-        });
+        let root = self
+            .docs
+            .get(&uri)
+            .and_then(|d| self.root_of(&d.location))
+            .or_else(|| document::file_path(&uri).and_then(|p| self.root_containing(&p)));
         let scanning = root
             .as_ref()
             .is_some_and(|r| !r.scanned.load(Ordering::SeqCst) && r.scanning());
@@ -706,14 +731,19 @@ impl Inner {
         }))
     }
 
-    async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
         let uri = params.text_document.uri;
         let encoding = self.encoding();
         let Some(view) = self.view(&uri).await else {
             return Ok(None);
         };
         if self.session().hierarchical_symbols {
-            return Ok(Some(DocumentSymbolResponse::Nested(view.document_symbols(encoding))));
+            return Ok(Some(DocumentSymbolResponse::Nested(
+                view.document_symbols(encoding),
+            )));
         }
         #[allow(deprecated)]
         let flat = view
@@ -728,7 +758,10 @@ impl Inner {
                     uri: uri.clone(),
                     range: view.range(s.span, encoding),
                 },
-                container_name: s.parent.and_then(|p| view.symbols.get(p)).map(|p| p.name.clone()),
+                container_name: s
+                    .parent
+                    .and_then(|p| view.symbols.get(p))
+                    .map(|p| p.name.clone()),
             })
             .collect();
         Ok(Some(DocumentSymbolResponse::Flat(flat)))
@@ -741,7 +774,11 @@ impl Inner {
             return Ok(None);
         };
         let root = document::file_path(&uri).and_then(|p| self.root_containing(&p));
-        let keys: Vec<(String, (u32, u32))> = view.symbols.iter().map(|s| (s.key.clone(), s.name_span)).collect();
+        let keys: Vec<(String, (u32, u32))> = view
+            .symbols
+            .iter()
+            .map(|s| (s.key.clone(), s.name_span))
+            .collect();
         let with_memory = blocking("code lens", move || {
             let ws = root.as_ref().and_then(|r| r.workspace());
             keys.into_iter()
@@ -819,9 +856,9 @@ impl Inner {
         }
         // On a symbol's name: its impact.
         if let Some(view) = self.view(&uri).await
-            && let Some(offset) = view
-                .index
-                .offset_checked(&view.text, params.range.start, self.encoding())
+            && let Some(offset) =
+                view.index
+                    .offset_checked(&view.text, params.range.start, self.encoding())
             && let Some(i) = view.symbol_named_at(offset)
         {
             let s = &view.symbols[i];
@@ -842,7 +879,10 @@ impl Inner {
 
     // ---- commands -------------------------------------------------------------------
 
-    async fn execute_command(self: &Arc<Self>, params: ExecuteCommandParams) -> Result<Option<Value>> {
+    async fn execute_command(
+        self: &Arc<Self>,
+        params: ExecuteCommandParams,
+    ) -> Result<Option<Value>> {
         let debug = self.session().init.debug_commands;
         let args = commands::parse(&params.command, &params.arguments, debug)?;
         if !args.spec.available {
@@ -861,8 +901,9 @@ impl Inner {
 
     fn debug_text(&self, args: &Args) -> Result<Value> {
         let raw = args.str("uri").unwrap_or_default();
-        let uri = Uri::from_str(raw)
-            .map_err(|e| commands::invalid(format!("loci.debug.text: invalid argument `uri`: {e}")))?;
+        let uri = Uri::from_str(raw).map_err(|e| {
+            commands::invalid(format!("loci.debug.text: invalid argument `uri`: {e}"))
+        })?;
         let doc = self.docs.get(&uri).ok_or_else(|| {
             commands::error(
                 commands::NOT_FOUND,
@@ -930,7 +971,11 @@ impl Inner {
         })
         .await?
         .map_err(|e| commands::engine_error("loci.impact", e))?;
-        Ok(commands::with_markdown(&env, commands::impact_markdown(&env), &notes))
+        Ok(commands::with_markdown(
+            &env,
+            commands::impact_markdown(&env),
+            &notes,
+        ))
     }
 
     async fn scan_command(self: &Arc<Self>, args: &Args) -> Result<Value> {
@@ -1073,7 +1118,11 @@ fn hover_markdown(view: &View, facts: &HoverFacts, has_root: bool, scanning: boo
         md.push_str(&format!(" in `{path}`"));
     }
     if !s.signature.is_empty() {
-        let fence = if s.signature.contains("```") { "````" } else { "```" };
+        let fence = if s.signature.contains("```") {
+            "````"
+        } else {
+            "```"
+        };
         md.push_str(&format!(
             "\n\n{fence}{}\n{}\n{fence}",
             view.language.unwrap_or(""),
@@ -1110,15 +1159,28 @@ fn hover_markdown(view: &View, facts: &HoverFacts, has_root: bool, scanning: boo
 }
 
 /// Parse (reusing the edited tree) and extract one snapshot. Runs on a blocking thread.
-fn analyse_snapshot(snapshot: Snapshot, options: &AnalyzeOptions) -> (Option<loci_core::tree_sitter::Tree>, Overlay) {
+fn analyse_snapshot(
+    snapshot: Snapshot,
+    options: &AnalyzeOptions,
+) -> (Option<loci_core::tree_sitter::Tree>, Overlay) {
     let started = Instant::now();
     let (tree, analysis) = match snapshot.language {
         None => (None, FileAnalysis::default()),
         Some(language) => {
-            let (tree, degraded) =
-                loci_core::analyze::parse(language, &snapshot.text, snapshot.tree.as_ref(), options);
+            let (tree, degraded) = loci_core::analyze::parse(
+                language,
+                &snapshot.text,
+                snapshot.tree.as_ref(),
+                options,
+            );
             let analysis = match &tree {
-                Some(tree) => loci_core::analyze::extract(&snapshot.key_path, language, &snapshot.text, tree, options),
+                Some(tree) => loci_core::analyze::extract(
+                    &snapshot.key_path,
+                    language,
+                    &snapshot.text,
+                    tree,
+                    options,
+                ),
                 None => FileAnalysis {
                     degraded,
                     ..FileAnalysis::default()
@@ -1141,13 +1203,15 @@ fn analyse_snapshot(snapshot: Snapshot, options: &AnalyzeOptions) -> (Option<loc
 fn capabilities(position_encoding: Option<PositionEncodingKind>) -> ServerCapabilities {
     ServerCapabilities {
         position_encoding,
-        text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
-            open_close: Some(true),
-            change: Some(TextDocumentSyncKind::INCREMENTAL),
-            will_save: None,
-            will_save_wait_until: None,
-            save: Some(TextDocumentSyncSaveOptions::Supported(true)),
-        })),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                will_save: None,
+                will_save_wait_until: None,
+                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+            },
+        )),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         document_symbol_provider: Some(OneOf::Left(true)),
         code_lens_provider: Some(CodeLensOptions {
@@ -1162,7 +1226,10 @@ fn capabilities(position_encoding: Option<PositionEncodingKind>) -> ServerCapabi
             resolve_provider: Some(false),
         })),
         execute_command_provider: Some(ExecuteCommandOptions {
-            commands: commands::COMMANDS.iter().map(|c| c.name.to_string()).collect(),
+            commands: commands::COMMANDS
+                .iter()
+                .map(|c| c.name.to_string())
+                .collect(),
             work_done_progress_options: WorkDoneProgressOptions::default(),
         }),
         workspace: Some(WorkspaceServerCapabilities {
@@ -1225,7 +1292,8 @@ impl LanguageServer for Backend {
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
-        let root = document::file_path(&params.text_document.uri).and_then(|p| self.inner.root_containing(&p));
+        let root = document::file_path(&params.text_document.uri)
+            .and_then(|p| self.inner.root_containing(&p));
         if let Some(root) = root {
             self.inner.request_scan(&root);
         }
@@ -1237,20 +1305,32 @@ impl LanguageServer for Backend {
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         let inner = &self.inner;
-        if let Err(panic) = std::panic::catch_unwind(AssertUnwindSafe(|| inner.watched_files_changed(params))) {
-            tracing::error!("didChangeWatchedFiles panicked: {}", panic_message(panic.as_ref()));
+        if let Err(panic) =
+            std::panic::catch_unwind(AssertUnwindSafe(|| inner.watched_files_changed(params)))
+        {
+            tracing::error!(
+                "didChangeWatchedFiles panicked: {}",
+                panic_message(panic.as_ref())
+            );
         }
     }
 
     async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
-        guard_notification("didChangeWorkspaceFolders", self.inner.folders_changed(params)).await;
+        guard_notification(
+            "didChangeWorkspaceFolders",
+            self.inner.folders_changed(params),
+        )
+        .await;
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         guard("hover", self.inner.hover(params)).await
     }
 
-    async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
         guard("documentSymbol", self.inner.document_symbol(params)).await
     }
 

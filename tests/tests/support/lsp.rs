@@ -22,7 +22,11 @@ use tokio::sync::{Mutex, mpsc};
 use tokio::task::JoinHandle;
 
 /// Methods dropped unless a test waits for them.
-pub const NOISE: &[&str] = &["window/logMessage", "$/progress", "window/workDoneProgress/create"];
+pub const NOISE: &[&str] = &[
+    "window/logMessage",
+    "$/progress",
+    "window/workDoneProgress/create",
+];
 
 /// Server-to-client requests the reader answers with `null`.
 const AUTO_ANSWERED: &[&str] = &[
@@ -60,7 +64,9 @@ pub fn frame(body: &Value) -> Vec<u8> {
 
 /// Reads one frame strictly: headers ending in `\r\n`, a `Content-Length`, then exactly
 /// that many bytes of one JSON object. `Ok(None)` at a clean end of stream.
-pub async fn read_frame<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> Result<Option<Value>, String> {
+pub async fn read_frame<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+) -> Result<Option<Value>, String> {
     let mut length = None;
     let mut first = true;
     loop {
@@ -177,11 +183,15 @@ impl Client {
             loop {
                 match read_frame(&mut reader).await {
                     Ok(Some(message)) => {
-                        let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
+                        let method = message
+                            .get("method")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
                         if let Some(id) = message.get("id")
                             && AUTO_ANSWERED.contains(&method)
                         {
-                            let reply = frame(&json!({ "jsonrpc": "2.0", "id": id, "result": null }));
+                            let reply =
+                                frame(&json!({ "jsonrpc": "2.0", "id": id, "result": null }));
                             let mut w = w.lock().await;
                             let _ = w.write_all(&reply).await;
                             let _ = w.flush().await;
@@ -238,7 +248,10 @@ impl Client {
     /// A request message (not sent).
     pub fn request_message(&mut self, method: &str, params: Value) -> (i64, Value) {
         let id = self.next_id();
-        (id, json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+        (
+            id,
+            json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }),
+        )
     }
 
     /// Sends a request and returns the whole response (`result` or `error`).
@@ -268,7 +281,9 @@ impl Client {
     /// Waits for a notification (or server request) of `method` and returns its params.
     pub async fn expect_notification(&mut self, method: &str) -> Value {
         let m = self
-            .expect(method, |m| m.get("method").and_then(Value::as_str) == Some(method))
+            .expect(method, |m| {
+                m.get("method").and_then(Value::as_str) == Some(method)
+            })
             .await;
         m.get("params").cloned().unwrap_or(Value::Null)
     }
@@ -291,7 +306,9 @@ impl Client {
         self.expect(&format!("$/loci/analyzed v{version}"), |m| {
             m.get("method").and_then(Value::as_str) == Some("$/loci/analyzed")
                 && m.pointer("/params/uri") == Some(&json!(uri))
-                && m.pointer("/params/version").and_then(Value::as_i64).is_some_and(|v| v >= version)
+                && m.pointer("/params/version")
+                    .and_then(Value::as_i64)
+                    .is_some_and(|v| v >= version)
         })
         .await;
     }
@@ -337,7 +354,10 @@ impl Client {
     }
 
     fn is_ignored(&self, message: &Value) -> bool {
-        let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         method == "$/loci/analyzed" || self.ignored.iter().any(|m| m == method)
     }
 
@@ -409,7 +429,11 @@ impl Client {
                 Err(e) => panic!("protocol error from the server: {e}"),
             }
         }
-        assert!(self.unread.is_empty(), "messages left unread: {:#?}", self.unread);
+        assert!(
+            self.unread.is_empty(),
+            "messages left unread: {:#?}",
+            self.unread
+        );
     }
 
     /// `shutdown` (null result), `exit`, and the server task ends; then no message may
