@@ -84,6 +84,9 @@ struct Inner {
     /// Messages decided in `initialize`, shown in `initialized` (notifications before the
     /// `initialize` response are not allowed).
     startup_messages: Mutex<Vec<(MessageType, String)>>,
+    /// Woken whenever an analysis stores an overlay or an analysis task ends: requests
+    /// wait for the running analysis instead of parsing the same version twice.
+    analysed: tokio::sync::Notify,
 }
 
 impl Backend {
@@ -97,6 +100,7 @@ impl Backend {
                 roots: RwLock::new(Vec::new()),
                 session: OnceLock::new(),
                 startup_messages: Mutex::new(Vec::new()),
+                analysed: tokio::sync::Notify::new(),
             }),
         }
     }
@@ -519,6 +523,7 @@ impl Inner {
                 None => false,
             };
             if !again {
+                self.analysed.notify_waiters();
                 return;
             }
         }
@@ -548,25 +553,48 @@ impl Inner {
             }
             doc.overlay = Some(overlay.clone());
         }
+        self.analysed.notify_waiters();
         Ok(overlay)
     }
 
-    /// The overlay of the document's current version, analysing now if needed. `None`
-    /// when the document is not open.
+    /// The overlay of the document's current version: the stored one, else the one the
+    /// running analysis task produces (waited for, up to the parse time limit), else one
+    /// analysed now. `None` when the document is not open.
     async fn current_overlay(
         &self,
         uri: &Uri,
     ) -> Option<(Arc<Overlay>, Location, Option<Language>)> {
-        let (current, snapshot, location, language) = {
-            let doc = self.docs.get(uri)?;
-            let current = doc.current_overlay();
-            let snapshot = current.is_none().then(|| doc.snapshot());
-            (current, snapshot, doc.location.clone(), doc.language)
-        };
-        if let Some(overlay) = current {
-            return Some((overlay, location, language));
+        let wait_limit = Duration::from_millis(self.session().init.parse_timeout_ms + 500);
+        let deadline = tokio::time::Instant::now() + wait_limit;
+        loop {
+            let notified = self.analysed.notified();
+            tokio::pin!(notified);
+            // Registered before the check, so a store between the check and the wait wakes us.
+            notified.as_mut().enable();
+            let (current, running, location, language) = {
+                let doc = self.docs.get(uri)?;
+                (
+                    doc.current_overlay(),
+                    doc.analysis_running,
+                    doc.location.clone(),
+                    doc.language,
+                )
+            };
+            if let Some(overlay) = current {
+                return Some((overlay, location, language));
+            }
+            if !running || tokio::time::timeout_at(deadline, notified).await.is_err() {
+                break;
+            }
         }
-        let overlay = self.analyse(uri, snapshot?).await.ok()?;
+        let (snapshot, location, language) = {
+            let doc = self.docs.get(uri)?;
+            if let Some(overlay) = doc.current_overlay() {
+                return Some((overlay, doc.location.clone(), doc.language));
+            }
+            (doc.snapshot(), doc.location.clone(), doc.language)
+        };
+        let overlay = self.analyse(uri, snapshot).await.ok()?;
         Some((overlay, location, language))
     }
 
