@@ -13,7 +13,7 @@ use loci_engine::{EngineError, Workspace};
 
 /// loci: a live, verified memory of a codebase.
 #[derive(Debug, Parser)]
-#[command(name = "loci", version, about, propagate_version = true)]
+#[command(name = "loci", version, about)]
 struct Cli {
     /// Print the engine's JSON envelope instead of human output.
     #[arg(long, global = true)]
@@ -76,6 +76,218 @@ enum Command {
     Stats,
     /// Run the language server on stdin/stdout (editors start this).
     Lsp,
+    /// Write a new revision of a subject's memory page.
+    Remember {
+        /// A path (file or folder), `.`, `topic:NAME`, `decisions` or `lessons`.
+        subject: String,
+        /// Read the body from this file (`-` for stdin).
+        #[arg(long, short = 'f', conflicts_with = "text")]
+        file: Option<PathBuf>,
+        /// The body as an argument.
+        #[arg(long, short = 't')]
+        text: Option<String>,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Append a decision to the decisions page.
+    Decide {
+        /// The decision.
+        text: String,
+        /// The file, folder or topic it is about.
+        #[arg(long)]
+        subject: Option<String>,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Append a lesson to the lessons page.
+    Learn {
+        /// The lesson.
+        text: String,
+        /// The file, folder or topic it is about.
+        #[arg(long)]
+        subject: Option<String>,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Show a page (its current revision, or --version N).
+    Show {
+        /// The subject.
+        subject: String,
+        /// A version number.
+        #[arg(long)]
+        version: Option<i64>,
+    },
+    /// List a page's revisions.
+    History {
+        /// The subject.
+        subject: String,
+    },
+    /// Pin a page: it is never marked stale.
+    Pin {
+        /// The subject.
+        subject: String,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Unpin a page.
+    Unpin {
+        /// The subject.
+        subject: String,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Publish version N's body again as a new revision (history is kept).
+    Rollback {
+        /// The subject.
+        subject: String,
+        /// The version to restore.
+        version: i64,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Memory as it stood at a date (2026-11-01) or time (2026-11-01T12:00:00Z).
+    Asof {
+        /// The moment.
+        date: String,
+        /// Also print this subject's revision current at that moment.
+        #[arg(long)]
+        show: Option<String>,
+    },
+    /// Which memory says this, who wrote it, when, in which session, after which commit.
+    Why {
+        /// Text from a memory, or PATH[:LINE].
+        query: String,
+    },
+    /// Re-snapshot a page's claims without rewriting it ("still true").
+    Confirm {
+        /// The subject.
+        subject: String,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Hand-curated concept pages.
+    Topic {
+        #[command(subcommand)]
+        command: TopicCommand,
+    },
+    /// Executable memory: a claim plus a command that demonstrates it.
+    Fact {
+        #[command(subcommand)]
+        command: FactCommand,
+    },
+    /// The session diary.
+    Session {
+        #[command(subcommand)]
+        command: SessionCommand,
+    },
+    /// The last N sessions and what they changed.
+    Recap {
+        /// How many sessions.
+        #[arg(default_value_t = 3)]
+        n: u32,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum TopicCommand {
+    /// Add a member (a path or subject) to a topic.
+    Add {
+        /// `billing` or `topic:billing`.
+        topic: String,
+        /// The member.
+        member: String,
+    },
+    /// Remove a member from a topic.
+    Rm {
+        /// The topic.
+        topic: String,
+        /// The member.
+        member: String,
+    },
+    /// List topics and members.
+    List,
+}
+
+#[derive(Debug, Subcommand)]
+enum FactCommand {
+    /// Record a fact.
+    Add {
+        /// The claim the command demonstrates.
+        #[arg(long)]
+        claim: String,
+        /// The command line (split into arguments, never run by a shell).
+        #[arg(long)]
+        cmd: String,
+        /// Expected substring of the output.
+        #[arg(long)]
+        expect: Option<String>,
+        /// Expected exit code.
+        #[arg(long)]
+        exit: Option<i64>,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// List facts and their last runs.
+    List,
+    /// Run facts (only when [facts] run = true in .loci/config.toml).
+    Run {
+        /// Run only this fact.
+        id: Option<i64>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum SessionCommand {
+    /// Begin a session; pass the printed id with --session or LOCI_SESSION.
+    Begin {
+        /// What the session sets out to do.
+        #[arg(long)]
+        task: Option<String>,
+        /// Who runs it.
+        #[arg(long)]
+        author: Option<String>,
+    },
+    /// End a session with a summary.
+    End {
+        /// The session (default: $LOCI_SESSION).
+        #[arg(long, env = "LOCI_SESSION")]
+        session: i64,
+        /// What was done.
+        #[arg(long)]
+        summary: Option<String>,
+    },
+}
+
+/// Options of every memory write.
+#[derive(Debug, clap::Args)]
+struct WriteArgs {
+    /// Who writes (`human:NAME`, `agent:NAME`, a model name; default $LOCI_AUTHOR or human:$USER).
+    #[arg(long)]
+    author: Option<String>,
+    /// The session this write belongs to.
+    #[arg(long, env = "LOCI_SESSION")]
+    session: Option<i64>,
+    /// One-line change summary.
+    #[arg(long)]
+    summary: Option<String>,
+    /// Fail unless the page is at this version (0: must not exist yet).
+    #[arg(long)]
+    expect_version: Option<i64>,
+    /// Idempotency key: an exact retry returns the original result.
+    #[arg(long)]
+    operation_id: Option<String>,
+}
+
+impl WriteArgs {
+    fn options(&self) -> loci_engine::memory::WriteOptions {
+        loci_engine::memory::WriteOptions {
+            author: self.author.clone(),
+            session: self.session,
+            summary: self.summary.clone(),
+            expect_version: self.expect_version,
+            operation_id: self.operation_id.clone(),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -152,6 +364,100 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         },
         Command::Stats => out.stats(&ws.stats()?)?,
         Command::Lsp => true,
+        Command::Remember {
+            subject,
+            file,
+            text,
+            write,
+        } => {
+            let body = match (file, text) {
+                (_, Some(t)) => t,
+                (Some(f), None) if f.as_os_str() == "-" => {
+                    let mut s = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
+                    s
+                }
+                (Some(f), None) => std::fs::read_to_string(&f)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?,
+                (None, None) => anyhow::bail!(
+                    "give the memory with --text TEXT, --file FILE, or --file - (stdin)"
+                ),
+            };
+            out.written(&ws.remember(&subject, &body, &write.options())?)?
+        }
+        Command::Decide {
+            text,
+            subject,
+            write,
+        } => out.written(&ws.decide(&text, subject.as_deref(), &write.options())?)?,
+        Command::Learn {
+            text,
+            subject,
+            write,
+        } => out.written(&ws.learn(&text, subject.as_deref(), &write.options())?)?,
+        Command::Show { subject, version } => match ws.show(&subject, version) {
+            Err(EngineError::NotFound(m)) => return not_found(&m),
+            env => out.shown(&env?)?,
+        },
+        Command::History { subject } => match ws.history(&subject) {
+            Err(EngineError::NotFound(m)) => return not_found(&m),
+            env => out.history(&env?)?,
+        },
+        Command::Pin { subject, write } => {
+            out.page(&ws.pin(&subject, true, &write.options())?)?
+        }
+        Command::Unpin { subject, write } => {
+            out.page(&ws.pin(&subject, false, &write.options())?)?
+        }
+        Command::Rollback {
+            subject,
+            version,
+            write,
+        } => out.written(&ws.rollback(&subject, version, &write.options())?)?,
+        Command::Asof { date, show } => match ws.asof(&date, show.as_deref()) {
+            Err(EngineError::NotFound(m)) => return not_found(&m),
+            env => out.asof(&env?)?,
+        },
+        Command::Why { query } => match ws.why(&query) {
+            Err(EngineError::NotFound(m)) => return not_found(&m),
+            env => out.why(&env?)?,
+        },
+        Command::Confirm { subject, write } => {
+            out.shown(&ws.confirm(&subject, &write.options())?)?
+        }
+        Command::Topic { command } => match command {
+            TopicCommand::Add { topic, member } => {
+                out.members(&ws.topic_set(&topic, &member, true, &Default::default())?)?
+            }
+            TopicCommand::Rm { topic, member } => {
+                out.members(&ws.topic_set(&topic, &member, false, &Default::default())?)?
+            }
+            TopicCommand::List => out.topics(&ws.topics()?)?,
+        },
+        Command::Fact { command } => match command {
+            FactCommand::Add {
+                claim,
+                cmd,
+                expect,
+                exit,
+                write,
+            } => out.facts(
+                &ws.fact_add(&claim, &cmd, expect.as_deref(), exit, &write.options())?
+                    .map(|f| vec![f]),
+            )?,
+            FactCommand::List => out.facts(&ws.fact_list()?)?,
+            FactCommand::Run { id } => out.fact_runs(&ws.fact_run(id)?)?,
+        },
+        Command::Session { command } => match command {
+            SessionCommand::Begin { task, author } => {
+                out.session(&ws.session_begin(task.as_deref(), author.as_deref())?)?
+            }
+            SessionCommand::End { session, summary } => out.sessions(
+                &ws.session_end(session, summary.as_deref())?
+                    .map(|s| vec![s]),
+            )?,
+        },
+        Command::Recap { n } => out.sessions(&ws.recap(n)?)?,
     };
     Ok(if found {
         ExitCode::SUCCESS
@@ -164,4 +470,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 fn not_found(message: &str) -> anyhow::Result<ExitCode> {
     eprintln!("loci: {message}");
     Ok(ExitCode::from(1))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
 }

@@ -5,10 +5,15 @@ use std::io::Write;
 use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use loci_engine::Envelope;
+use loci_engine::facts::FactRun;
+use loci_engine::memory::{AsOf, History, Shown, Written};
 use loci_engine::query::{Callers, Deps, Direction, Impact, Stats};
 use loci_engine::scan::{ScanProgress, ScanReport};
+use loci_engine::session::SessionView;
+use loci_engine::store_types::{Fact, Page, Session};
 use loci_engine::store_types::{RefHit, SymbolHit};
-use loci_engine::Envelope;
+use loci_engine::why::Why;
 use serde::Serialize;
 
 /// Where answers go.
@@ -23,7 +28,11 @@ impl Output {
         Output { json }
     }
 
-    fn emit<T: Serialize>(&self, env: &Envelope<T>, human: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> anyhow::Result<()> {
+    fn emit<T: Serialize>(
+        &self,
+        env: &Envelope<T>,
+        human: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> anyhow::Result<()> {
         let stdout = std::io::stdout();
         let mut out = stdout.lock();
         if self.json {
@@ -49,7 +58,11 @@ impl Output {
 
     pub fn init<T: Serialize>(&self, root: &Path, env: &Envelope<T>) -> Found {
         self.emit(env, |o| {
-            writeln!(o, "initialized {}", root.join(loci_engine::LOCI_DIR).display())
+            writeln!(
+                o,
+                "initialized {}",
+                root.join(loci_engine::LOCI_DIR).display()
+            )
         })?;
         Ok(true)
     }
@@ -95,7 +108,15 @@ impl Output {
     pub fn symbols(&self, env: &Envelope<Vec<SymbolHit>>) -> Found {
         self.emit(env, |o| {
             for s in &env.result {
-                writeln!(o, "{}:{}: {} {}  [{}]", s.path, s.line + 1, s.kind, s.qualified_name, s.key)?;
+                writeln!(
+                    o,
+                    "{}:{}: {} {}  [{}]",
+                    s.path,
+                    s.line + 1,
+                    s.kind,
+                    s.qualified_name,
+                    s.key
+                )?;
                 writeln!(o, "    {}", s.signature)?;
             }
             Ok(())
@@ -132,8 +153,12 @@ impl Output {
             for e in &d.edges {
                 match d.direction {
                     Direction::Imports => match &e.to {
-                        Some(to) => writeln!(o, "{}:{}: {} -> {}", e.from, e.line + 1, e.module, to)?,
-                        None => writeln!(o, "{}:{}: {} (unresolved)", e.from, e.line + 1, e.module)?,
+                        Some(to) => {
+                            writeln!(o, "{}:{}: {} -> {}", e.from, e.line + 1, e.module, to)?
+                        }
+                        None => {
+                            writeln!(o, "{}:{}: {} (unresolved)", e.from, e.line + 1, e.module)?
+                        }
                     },
                     Direction::ImportedBy => {
                         writeln!(o, "{}:{}: imports {}", e.from, e.line + 1, e.module)?
@@ -194,6 +219,303 @@ impl Output {
     }
 }
 
+impl Output {
+    pub fn written(&self, env: &Envelope<Written>) -> Found {
+        let w = &env.result;
+        self.emit(env, |o| {
+            writeln!(
+                o,
+                "{} {} v{} by {}{}",
+                if w.replayed {
+                    "already written:"
+                } else {
+                    "wrote"
+                },
+                w.page.subject,
+                w.revision.version,
+                w.revision.author,
+                w.revision
+                    .session_id
+                    .map(|s| format!(" in session {s}"))
+                    .unwrap_or_default()
+            )?;
+            for c in &w.claims {
+                let status = match &c.resolved {
+                    Some(r) => format!("-> {r}"),
+                    None if c.kind == "version" => "(version, checked by lint)".into(),
+                    None => "(not found in the map)".into(),
+                };
+                writeln!(o, "  {} `{}` {}", c.kind, c.text, status)?;
+            }
+            Ok(())
+        })?;
+        Ok(true)
+    }
+
+    pub fn shown(&self, env: &Envelope<Shown>) -> Found {
+        let s = &env.result;
+        self.emit(env, |o| {
+            let r = &s.revision;
+            writeln!(
+                o,
+                "# {} — v{}{} by {} at {}{}",
+                s.page.subject,
+                r.version,
+                if s.current { "" } else { " (not current)" },
+                r.author,
+                r.created_at,
+                if s.page.pinned { " [pinned]" } else { "" }
+            )?;
+            if let Some(summary) = &r.summary {
+                writeln!(o, "summary: {summary}")?;
+            }
+            writeln!(o)?;
+            writeln!(o, "{}", r.body.trim_end())?;
+            if !s.members.is_empty() {
+                writeln!(o, "\nmembers: {}", s.members.join(", "))?;
+            }
+            Ok(())
+        })?;
+        Ok(true)
+    }
+
+    pub fn history(&self, env: &Envelope<History>) -> Found {
+        let h = &env.result;
+        self.emit(env, |o| {
+            writeln!(o, "{} ({})", h.page.subject, h.page.kind)?;
+            for e in &h.revisions {
+                writeln!(
+                    o,
+                    "  v{:<3} {} {:<24} {:<9} {}{}",
+                    e.version,
+                    e.created_at,
+                    e.author,
+                    e.event.as_deref().unwrap_or("-"),
+                    e.summary.as_deref().unwrap_or(""),
+                    e.session_id
+                        .map(|s| format!(" (session {s})"))
+                        .unwrap_or_default()
+                )?;
+            }
+            Ok(())
+        })?;
+        Ok(!h.revisions.is_empty())
+    }
+
+    pub fn page(&self, env: &Envelope<Page>) -> Found {
+        let p = &env.result;
+        self.emit(env, |o| {
+            writeln!(
+                o,
+                "{} {}",
+                p.subject,
+                if p.pinned { "pinned" } else { "unpinned" }
+            )
+        })?;
+        Ok(true)
+    }
+
+    pub fn asof(&self, env: &Envelope<AsOf>) -> Found {
+        let a = &env.result;
+        self.emit(env, |o| {
+            match &a.shown {
+                Some(r) => {
+                    writeln!(
+                        o,
+                        "# {} — v{} by {} at {} (current at {})",
+                        r.subject, r.version, r.author, r.created_at, a.at
+                    )?;
+                    writeln!(o, "\n{}", r.body.trim_end())?;
+                }
+                None => {
+                    writeln!(o, "memory at {}:", a.at)?;
+                    for p in &a.pages {
+                        writeln!(
+                            o,
+                            "  {} v{} by {} at {}",
+                            p.subject, p.version, p.author, p.created_at
+                        )?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        Ok(a.shown.is_some() || !a.pages.is_empty())
+    }
+
+    pub fn why(&self, env: &Envelope<Why>) -> Found {
+        let w = &env.result;
+        self.emit(env, |o| {
+            let r = &w.revision;
+            writeln!(
+                o,
+                "{} v{} (matched by {})",
+                w.subject, r.version, w.matched_by
+            )?;
+            writeln!(o, "  written by {} at {}", r.author, r.created_at)?;
+            if let Some(summary) = &r.summary {
+                writeln!(o, "  summary: {summary}")?;
+            }
+            if let Some(s) = &w.session {
+                writeln!(
+                    o,
+                    "  session {}: {} ({})",
+                    s.session_id,
+                    s.task.as_deref().unwrap_or("no task"),
+                    s.author
+                )?;
+            }
+            for c in &w.claims {
+                writeln!(
+                    o,
+                    "  claim `{}` -> {}",
+                    c.text,
+                    c.resolved.as_deref().unwrap_or("unresolved")
+                )?;
+            }
+            for e in &w.events {
+                writeln!(
+                    o,
+                    "  event #{} {} {} at {}",
+                    e.event_id, e.kind, e.source_ref, e.created_at
+                )?;
+            }
+            if let Some(c) = &w.commit {
+                writeln!(
+                    o,
+                    "  commit {} {} ({})",
+                    &c.hash[..c.hash.len().min(12)],
+                    c.message.lines().next().unwrap_or(""),
+                    c.author
+                )?;
+                writeln!(o, "    files: {}", c.files.join(", "))?;
+            }
+            if !w.others.is_empty() {
+                let others: Vec<String> =
+                    w.others.iter().map(|(s, v)| format!("{s} v{v}")).collect();
+                writeln!(o, "  also: {}", others.join(", "))?;
+            }
+            Ok(())
+        })?;
+        Ok(true)
+    }
+
+    pub fn members(&self, env: &Envelope<Vec<String>>) -> Found {
+        self.emit(env, |o| {
+            for m in &env.result {
+                writeln!(o, "{m}")?;
+            }
+            Ok(())
+        })?;
+        Ok(true)
+    }
+
+    pub fn topics(&self, env: &Envelope<Vec<(String, Vec<String>)>>) -> Found {
+        self.emit(env, |o| {
+            for (t, members) in &env.result {
+                writeln!(o, "{t}: {}", members.join(", "))?;
+            }
+            Ok(())
+        })?;
+        Ok(!env.result.is_empty())
+    }
+
+    pub fn facts(&self, env: &Envelope<Vec<Fact>>) -> Found {
+        self.emit(env, |o| {
+            for f in &env.result {
+                writeln!(
+                    o,
+                    "fact {}: {} — `{}`{}{} [{}]",
+                    f.fact_id,
+                    f.claim,
+                    f.command,
+                    f.expect_output
+                        .as_ref()
+                        .map(|e| format!(" expects {e:?}"))
+                        .unwrap_or_default(),
+                    f.expect_exit
+                        .map(|e| format!(" exit {e}"))
+                        .unwrap_or_default(),
+                    f.last_status.as_deref().unwrap_or("never run")
+                )?;
+            }
+            Ok(())
+        })?;
+        Ok(!env.result.is_empty())
+    }
+
+    pub fn fact_runs(&self, env: &Envelope<Vec<FactRun>>) -> Found {
+        self.emit(env, |o| {
+            for r in &env.result {
+                writeln!(
+                    o,
+                    "fact {} {}: {} (exit {}, {} ms)",
+                    r.fact_id,
+                    r.status,
+                    r.claim,
+                    r.exit_code
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| "-".into()),
+                    r.duration_ms
+                )?;
+            }
+            Ok(())
+        })?;
+        Ok(env.result.iter().all(|r| r.status == "pass"))
+    }
+
+    pub fn session(&self, env: &Envelope<Session>) -> Found {
+        let s = &env.result;
+        self.emit(env, |o| {
+            writeln!(
+                o,
+                "session {} begun{}",
+                s.session_id,
+                s.task
+                    .as_ref()
+                    .map(|t| format!(": {t}"))
+                    .unwrap_or_default()
+            )?;
+            writeln!(o, "export LOCI_SESSION={}", s.session_id)
+        })?;
+        Ok(true)
+    }
+
+    pub fn sessions(&self, env: &Envelope<Vec<SessionView>>) -> Found {
+        self.emit(env, |o| {
+            for v in &env.result {
+                let s = &v.session;
+                writeln!(
+                    o,
+                    "session {} ({}) {} → {}: {}",
+                    s.session_id,
+                    s.author,
+                    s.started_at,
+                    s.ended_at.as_deref().unwrap_or("open"),
+                    s.task.as_deref().unwrap_or("no task")
+                )?;
+                if let Some(summary) = &s.summary {
+                    writeln!(o, "  summary: {summary}")?;
+                }
+                for p in &v.digest.pages {
+                    writeln!(
+                        o,
+                        "  {} v{}: {}",
+                        p.subject,
+                        p.version,
+                        p.summary.as_deref().unwrap_or("")
+                    )?;
+                }
+                for (h, m) in &v.digest.commits {
+                    writeln!(o, "  commit {h} {m}")?;
+                }
+            }
+            Ok(())
+        })?;
+        Ok(!env.result.is_empty())
+    }
+}
+
 fn write_ref(o: &mut dyn Write, r: &RefHit) -> std::io::Result<()> {
     let target = r.target_key.as_deref().unwrap_or("unresolved");
     let within = r.enclosing_key.as_deref().unwrap_or("(top level)");
@@ -219,7 +541,11 @@ pub struct ScanBar {
 
 impl ScanBar {
     pub fn new(json: bool) -> ScanBar {
-        let bar = if json { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
+        let bar = if json {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new_spinner()
+        };
         bar.set_draw_target(if json {
             indicatif::ProgressDrawTarget::hidden()
         } else {

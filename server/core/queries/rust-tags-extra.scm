@@ -23,3 +23,6 @@
 
 ; `impl Trait for Type` where Trait is a path
 (impl_item trait: (scoped_type_identifier name: (type_identifier) @name)) @reference.implementation
+
+; `crate::ensure!(..)`, `std::println!(..)`
+(macro_invocation macro: (scoped_identifier name: (identifier) @name)) @reference.call

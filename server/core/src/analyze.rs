@@ -1,18 +1,59 @@
 //! Parse a file with tree-sitter and extract its symbols, references and imports.
 //!
 //! [`analyze`] is [`parse`] followed by [`extract`]; the language server calls the two
-//! halves itself to reparse open buffers incrementally.
+//! halves itself to reparse open buffers incrementally. Extraction runs the language's one
+//! compiled query (tags additions, the grammar's tags query, the import query; see
+//! [`crate::lang::QuerySources`]) once over the tree, then one iterative walk of the tree
+//! for fingerprints, comments and error counts ([`crate::fingerprint`]). Nothing here
+//! recurses over the tree, so arbitrarily deep input cannot overflow the stack.
 //!
-//! Interim implementation (branch `lsp`): definitions only, from the language's tags
-//! query; the full extraction (references, imports, docs, fingerprints) lands from `main`.
+//! Rules, in the order extraction applies them:
+//!
+//! - **Definitions** come from `@definition.<kind>` captures with their `@name`. When two
+//!   patterns define the same name node, the first pattern wins (as in `tree-sitter-tags`);
+//!   loci's additions come first. C and C++ definitions captured on a `function_declarator`
+//!   are widened to the enclosing `function_definition` (or declaration), so spans and body
+//!   fingerprints cover the body. A C/C++ prototype is dropped when the same file also
+//!   defines that function.
+//! - **Nesting**: a definition's parent is the innermost definition whose node contains it.
+//!   Rust `impl` blocks are *scopes*: not symbols, but they qualify what they contain with
+//!   the implementing type. Go methods are qualified by their receiver type, C++
+//!   out-of-line methods by their `Type::` scope.
+//! - **Kinds**: `qualified_name` joins the enclosing names with `.`. A function (or a
+//!   tags-query "method") is a [`SymbolKind::Method`] when it is directly inside a class,
+//!   interface/trait, Rust `impl`, Ruby module, or has a receiver/`Type::` qualifier;
+//!   otherwise it is a [`SymbolKind::Function`] (a Rust `fn` inside `mod`, a top-level Ruby
+//!   `def`, an object-literal method inside a function).
+//! - **Keys**: `path#qualified_name@kind`, the n-th (n ≥ 2, document order) repeat of the
+//!   same qualified name and kind gets `[n]`.
+//! - **Signature**: the trimmed line holding the name (usually the definition's first line;
+//!   for Java/C# members with annotations on their own lines, the declaration line), cut to
+//!   200 bytes on a char boundary.
+//! - **Doc**: Python: the docstring, else the comment block above. Others: the contiguous
+//!   block of line-leading comments directly above the definition (skipping attribute and
+//!   decorator lines), markers stripped. This is what the tags queries' `@doc` captures
+//!   with `#select-adjacent!` select (JavaScript, Go, Ruby); loci computes it the same way
+//!   for every language from the comments the walk records.
+//! - **References**: every `@reference.<kind>` capture with its `@name`, deduplicated per
+//!   name node (first pattern wins), minus names that are a definition's own name. Ruby's
+//!   `(#is-not? local)` is honoured: an identifier bound earlier in the same method (or
+//!   class/module/file body) by assignment or as a parameter is a local, not a call.
+//!   Names imported by import statements become [`RefKind::Import`] references.
+//! - **Timeouts**: when the parse is stopped after `timeout_ms`, the analysis is empty
+//!   except for a fingerprint of the raw text ([`crate::fingerprint::raw_text_fingerprint`])
+//!   and `degraded = ParseTimeout`.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use tree_sitter::{ParseOptions, ParseState, Parser, QueryCursor, StreamingIterator, Tree};
+use tree_sitter::{Node, ParseOptions, ParseState, Parser, QueryCursor, StreamingIterator, Tree};
 
+use crate::fingerprint::{self, CommentSpan, Expected, FastMap, FastSet};
+use crate::imports::{self, RawImport};
 use crate::lang::{Role, lang_query};
-use crate::{Degraded, FileAnalysis, Language, Span, Symbol};
+use crate::{Degraded, FileAnalysis, Language, RefKind, Reference, Span, Symbol, SymbolKind};
 
 /// Limits for one file's analysis.
 #[derive(Clone, Debug)]
@@ -32,6 +73,18 @@ impl Default for AnalyzeOptions {
     }
 }
 
+/// Longest signature kept, in bytes.
+const MAX_SIGNATURE_BYTES: usize = 200;
+
+thread_local! {
+    /// One parser per language per thread (index: `Language as usize`).
+    static PARSERS: RefCell<Vec<Option<Parser>>> = RefCell::new((0..Language::ALL.len()).map(|_| None).collect());
+    /// One query cursor per thread, reused for every file.
+    static QUERY_CURSOR: RefCell<QueryCursor> = RefCell::new(QueryCursor::new());
+    /// The token stream buffer, reused for every file.
+    static STREAM: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
 /// Parses `text` (the file's contents, BOM already removed) and extracts everything.
 /// `path` is the repo-relative, `/`-separated path used in symbol keys. Never fails.
 pub fn analyze(
@@ -44,50 +97,81 @@ pub fn analyze(
     match tree {
         Some(tree) => extract(path, language, text, &tree, options),
         None => FileAnalysis {
+            fingerprint: fingerprint::raw_text_fingerprint(text),
             degraded,
             ..FileAnalysis::default()
         },
     }
 }
 
-/// Parses `text` for `language`, reusing `old_tree` (already [`Tree::edit`]ed to match
-/// `text`) for an incremental reparse. Returns `None` with [`Degraded::ParseTimeout`] when
-/// the parse ran longer than `options.timeout_ms`. Never panics.
+/// Parses `text` with this thread's parser for `language`, reusing `old_tree` (already
+/// [`Tree::edit`]ed to match `text`) for an incremental reparse.
+///
+/// Returns the tree, or `None` with [`Degraded::ParseTimeout`] when the parse ran longer
+/// than `options.timeout_ms` milliseconds (checked through tree-sitter's progress callback,
+/// so the limit holds on pathological input too). Never panics.
 pub fn parse(
     language: Language,
     text: &str,
     old_tree: Option<&Tree>,
     options: &AnalyzeOptions,
 ) -> (Option<Tree>, Option<Degraded>) {
-    let mut parser = Parser::new();
-    if parser.set_language(&language.grammar()).is_err() {
-        return (None, None);
-    }
-    let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
-    let mut timed_out = false;
-    let mut progress = |_: &ParseState| {
-        if Instant::now() >= deadline {
-            timed_out = true;
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
+    let run = |parser: &mut Parser| -> (Option<Tree>, Option<Degraded>) {
+        let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
+        let mut timed_out = false;
+        let mut progress = |_: &ParseState| {
+            if Instant::now() >= deadline {
+                timed_out = true;
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let bytes = text.as_bytes();
+        let mut input = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
+        let tree = parser.parse_with_options(
+            &mut input,
+            old_tree,
+            Some(ParseOptions::new().progress_callback(&mut progress)),
+        );
+        if tree.is_none() {
+            // A cancelled parse leaves state for resumption; the next parse is a new one.
+            parser.reset();
         }
+        let degraded = (tree.is_none() && timed_out).then_some(Degraded::ParseTimeout {
+            limit_ms: options.timeout_ms,
+        });
+        (tree, degraded)
     };
-    let bytes = text.as_bytes();
-    let mut input = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
-    let tree = parser.parse_with_options(
-        &mut input,
-        old_tree,
-        Some(ParseOptions::new().progress_callback(&mut progress)),
-    );
-    let degraded = (tree.is_none() && timed_out).then_some(Degraded::ParseTimeout {
-        limit_ms: options.timeout_ms,
-    });
-    (tree, degraded)
+    let fresh = || {
+        let mut parser = Parser::new();
+        parser
+            .set_language(&language.grammar())
+            .ok()
+            .map(|()| parser)
+    };
+    PARSERS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut parsers) => {
+            let slot = &mut parsers[language as usize];
+            if slot.is_none() {
+                *slot = fresh();
+            }
+            match slot.as_mut() {
+                Some(parser) => run(parser),
+                None => (None, None),
+            }
+        }
+        Err(_) => match fresh() {
+            Some(mut parser) => run(&mut parser),
+            None => (None, None),
+        },
+    })
 }
 
-/// Extracts what the tree holds. Interim: definitions from the tags query, nested by
-/// containment, keyed `path#qualified.name@kind[n]`.
+/// Extracts symbols, references, imports, fingerprints and the error count from `tree`, the
+/// tree of `text` (which must be the text it was parsed from). `path` is the repo-relative,
+/// `/`-separated path used in symbol keys. Never fails; nodes deeper than
+/// `options.max_depth` are skipped and reported as [`Degraded::TooDeep`].
 pub fn extract(
     path: &str,
     language: Language,
@@ -95,89 +179,919 @@ pub fn extract(
     tree: &Tree,
     options: &AnalyzeOptions,
 ) -> FileAnalysis {
-    let _ = options;
-    let lq = lang_query(language);
-    let Ok(compiled) = &lq.compiled else {
-        return FileAnalysis::default();
-    };
-    let span = |n: tree_sitter::Node<'_>| Span {
-        start: n.start_byte() as u32,
-        end: n.end_byte() as u32,
-        line: n.start_position().row as u32,
-        column: n.start_position().column as u32,
-        end_line: n.end_position().row as u32,
-    };
-    let mut defs = Vec::new();
-    let mut seen_names = std::collections::HashSet::new();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&compiled.query, tree.root_node(), text.as_bytes());
-    while let Some(m) = matches.next() {
-        let mut def = None;
-        let mut name = None;
-        for c in m.captures() {
-            match compiled.roles.get(c.index as usize) {
-                Some(Role::Def(kind)) => def = Some((c.node, *kind)),
-                Some(Role::Name) => name = Some(c.node),
-                _ => {}
-            }
+    let stream = STREAM.with(|s| {
+        s.try_borrow_mut()
+            .map(|mut s| std::mem::take(&mut *s))
+            .unwrap_or_default()
+    });
+    let (analysis, stream_back) = extract_with(path, language, text, tree, options, stream);
+    STREAM.with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            *s = stream_back;
         }
-        if let (Some((node, kind)), Some(name)) = (def, name)
-            && seen_names.insert(name.id())
-        {
-            defs.push((node, name, kind));
+    });
+    analysis
+}
+
+/// One definition capture, before nesting.
+struct RawDef<'t> {
+    node: Node<'t>,
+    name: Node<'t>,
+    kind: SymbolKind,
+    pattern: usize,
+}
+
+/// One reference capture.
+struct RawRef<'t> {
+    name: Node<'t>,
+    kind: RefKind,
+    pattern: usize,
+    not_local: bool,
+}
+
+/// A definition or a scope, in the nesting pass.
+struct Entry<'t> {
+    node: Node<'t>,
+    /// `None` for a scope.
+    def: Option<usize>,
+    /// Qualified name of this entry (scopes too).
+    qualified: String,
+    kind: SymbolKind,
+    parent_entry: Option<usize>,
+}
+
+fn extract_with<'t>(
+    path: &str,
+    language: Language,
+    text: &str,
+    tree: &'t Tree,
+    options: &AnalyzeOptions,
+    stream: Vec<u8>,
+) -> (FileAnalysis, Vec<u8>) {
+    let tables = lang_query(language);
+    let bytes = text.as_bytes();
+
+    let mut defs: Vec<RawDef<'t>> = Vec::new();
+    let mut scopes: Vec<(Node<'t>, String)> = Vec::new();
+    let mut raw_refs: Vec<RawRef<'t>> = Vec::new();
+    let mut raw_imports: Vec<RawImport<'t>> = Vec::new();
+
+    // One walk of the tree: fingerprints, comments, errors; the query runs at each node
+    // where one of its patterns can start (`set_max_start_depth(0)`: only matches rooted
+    // at that node), which finds exactly what one run over the whole tree finds (every
+    // pattern is rooted at a node the walk visits) without a second full traversal.
+    let walk = QUERY_CURSOR.with(|cell| {
+        let mut local = None;
+        let mut guard = cell.try_borrow_mut().ok();
+        let cursor: &mut QueryCursor = match guard.as_deref_mut() {
+            Some(cursor) => cursor,
+            None => local.insert(QueryCursor::new()),
+        };
+        cursor.set_max_start_depth(Some(0));
+        let on_root = |node: Node<'t>, expected: &mut Expected| {
+            let Ok(compiled) = &tables.compiled else {
+                return;
+            };
+            let mut matches = cursor.matches(&compiled.query, node, bytes);
+            while let Some(m) = matches.next() {
+                let mut name = None;
+                let mut def = None;
+                let mut reference = None;
+                let mut scope = None;
+                let mut import = RawImport::default();
+                let mut is_import = false;
+                for capture in m.captures() {
+                    let node = capture.node;
+                    match compiled
+                        .roles
+                        .get(capture.index as usize)
+                        .copied()
+                        .unwrap_or(Role::Ignore)
+                    {
+                        Role::Name => name = Some(node),
+                        Role::Def(kind) => def = Some((node, kind)),
+                        Role::Ref(kind) => reference = Some(kind),
+                        Role::Scope => scope = Some(node),
+                        Role::Import | Role::ImportUse => {
+                            is_import = true;
+                            import.statement = Some(node);
+                            if compiled.roles[capture.index as usize] == Role::ImportUse {
+                                import.php_use = true;
+                            }
+                        }
+                        Role::ImportModule => import.module = Some(node),
+                        Role::ImportName => import.names.push(node),
+                        Role::ImportTree => import.tree = Some(node),
+                        Role::ImportKind => import.kind = Some(node),
+                        Role::ImportArg => import.arg = Some(node),
+                        Role::Doc | Role::Ignore => {}
+                    }
+                }
+                if is_import {
+                    raw_imports.push(import);
+                    continue;
+                }
+                let Some(name) = name else { continue };
+                if let Some((node, kind)) = def {
+                    expected.insert(node.id());
+                    defs.push(RawDef {
+                        node,
+                        name,
+                        kind,
+                        pattern: m.pattern_index,
+                    });
+                } else if let Some(kind) = reference {
+                    let not_local = compiled
+                        .not_local
+                        .get(m.pattern_index)
+                        .copied()
+                        .unwrap_or(false);
+                    raw_refs.push(RawRef {
+                        name,
+                        kind,
+                        pattern: m.pattern_index,
+                        not_local,
+                    });
+                } else if let Some(node) = scope {
+                    scopes.push((node, scope_name(language, name, bytes)));
+                }
+            }
+        };
+        fingerprint::walk(tree, text, tables, options.max_depth, stream, on_root)
+    });
+
+    // ---- definitions: dedupe per name node (first pattern wins), widen, qualify
+    let mut by_name: FastMap<(usize, usize), usize> = FastMap::default();
+    let mut kept: Vec<RawDef<'_>> = Vec::with_capacity(defs.len());
+    for def in defs {
+        let key = (def.name.start_byte(), def.name.end_byte());
+        match by_name.get(&key) {
+            Some(&i) => {
+                if def.pattern < kept[i].pattern {
+                    kept[i] = def;
+                }
+            }
+            None => {
+                by_name.insert(key, kept.len());
+                kept.push(def);
+            }
         }
     }
-    defs.sort_by_key(|(n, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
-    let mut symbols: Vec<Symbol> = Vec::new();
-    let mut stack: Vec<(usize, u32)> = Vec::new(); // (end byte, symbol index)
-    let mut counts = std::collections::HashMap::new();
-    for (node, name, kind) in defs {
-        while stack.last().is_some_and(|(end, _)| *end < node.end_byte()) {
-            stack.pop();
+    let is_c_family = matches!(language, Language::C | Language::Cpp);
+    let mut own_qualifier: Vec<Option<String>> = Vec::with_capacity(kept.len());
+    for def in &mut kept {
+        let mut qualifier = None;
+        if is_c_family && def.node.kind() == "function_declarator" {
+            qualifier = cpp_scope_qualifier(def.node, bytes);
+            def.node = widen_declarator(def.node);
+        } else if language == Language::Go && def.node.kind() == "method_declaration" {
+            qualifier = go_receiver_type(def.node, bytes);
         }
-        let parent = stack.last().map(|(_, i)| *i);
-        let bare = text.get(name.byte_range()).unwrap_or_default().to_string();
-        let qualified = match parent.and_then(|p| symbols.get(p as usize)) {
-            Some(p) => format!("{}.{bare}", p.qualified_name),
-            None => bare.clone(),
-        };
-        let line_start = text[..name.start_byte()].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = text[name.start_byte()..]
-            .find('\n')
-            .map_or(text.len(), |i| name.start_byte() + i);
-        let mut signature = text[line_start..line_end].trim().to_string();
-        if signature.len() > 200 {
-            let mut cut = 200;
-            while !signature.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            signature.truncate(cut);
-        }
-        let n = counts
-            .entry((qualified.clone(), kind))
-            .and_modify(|c| *c += 1)
-            .or_insert(1u32);
-        let mut key = format!("{path}#{qualified}@{}", kind.as_str());
-        if *n > 1 {
-            key.push_str(&format!("[{n}]"));
-        }
-        stack.push((node.end_byte(), symbols.len() as u32));
-        symbols.push(Symbol {
-            key,
-            name: bare,
-            qualified_name: qualified,
-            kind,
-            span: span(node),
-            name_span: span(name),
-            signature,
-            doc: None,
-            body_fingerprint: String::new(),
-            signature_fingerprint: String::new(),
-            parent,
+        own_qualifier.push(qualifier);
+    }
+
+    // Entries: definitions and scopes, outer before inner.
+    let mut entries: Vec<Entry<'_>> = Vec::with_capacity(kept.len() + scopes.len());
+    for (i, def) in kept.iter().enumerate() {
+        entries.push(Entry {
+            node: def.node,
+            def: Some(i),
+            qualified: String::new(),
+            kind: def.kind,
+            parent_entry: None,
         });
     }
-    FileAnalysis {
+    for (node, _) in &scopes {
+        entries.push(Entry {
+            node: *node,
+            def: None,
+            qualified: String::new(),
+            kind: SymbolKind::Other,
+            parent_entry: None,
+        });
+    }
+    let scope_names: Vec<String> = scopes.iter().map(|(_, n)| n.clone()).collect();
+    entries.sort_by(|a, b| {
+        (
+            a.node.start_byte(),
+            std::cmp::Reverse(a.node.end_byte()),
+            a.def.is_some(),
+        )
+            .cmp(&(
+                b.node.start_byte(),
+                std::cmp::Reverse(b.node.end_byte()),
+                b.def.is_some(),
+            ))
+    });
+    // Scopes were collected in query order; map each scope entry back to its name.
+    let scope_ids: FastMap<usize, usize> = scopes
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n.id(), i))
+        .collect();
+    let scope_index_of_entry: Vec<Option<usize>> = entries
+        .iter()
+        .map(|e| {
+            if e.def.is_none() {
+                scope_ids.get(&e.node.id()).copied()
+            } else {
+                None
+            }
+        })
+        .collect();
+    let mut stack: Vec<usize> = Vec::new();
+    for e in 0..entries.len() {
+        let (start, end) = (entries[e].node.start_byte(), entries[e].node.end_byte());
+        while let Some(&top) = stack.last() {
+            let t = &entries[top].node;
+            if t.start_byte() <= start && end <= t.end_byte() {
+                break;
+            }
+            stack.pop();
+        }
+        let parent = stack.last().copied();
+        let (own_name, qualifier, captured) = match entries[e].def {
+            Some(d) => (
+                node_text(kept[d].name, bytes).to_string(),
+                own_qualifier[d].clone(),
+                kept[d].kind,
+            ),
+            None => (
+                scope_index_of_entry[e]
+                    .map(|s| scope_names[s].clone())
+                    .unwrap_or_default(),
+                None,
+                SymbolKind::Other,
+            ),
+        };
+        let mut qualified = parent
+            .map(|p| entries[p].qualified.clone())
+            .unwrap_or_default();
+        for part in qualifier
+            .iter()
+            .map(String::as_str)
+            .chain(std::iter::once(own_name.as_str()))
+        {
+            if part.is_empty() {
+                continue;
+            }
+            if !qualified.is_empty() {
+                qualified.push('.');
+            }
+            qualified.push_str(part);
+        }
+        let kind = if matches!(captured, SymbolKind::Function | SymbolKind::Method)
+            && entries[e].def.is_some()
+        {
+            let container = parent.map(|p| (entries[p].def.is_none(), entries[p].kind));
+            let in_type = match container {
+                Some((true, _)) => true, // Rust impl
+                Some((false, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Type)) => true,
+                Some((false, SymbolKind::Module)) => language == Language::Ruby,
+                _ => false,
+            };
+            if in_type || qualifier.is_some() {
+                SymbolKind::Method
+            } else {
+                // Not in a type: a Rust `fn` inside `mod m { .. }` (the tags query calls
+                // every `fn` in a declaration list a method), a top-level Ruby `def`, an
+                // object-literal method.
+                SymbolKind::Function
+            }
+        } else {
+            captured
+        };
+        entries[e].qualified = qualified;
+        entries[e].kind = kind;
+        entries[e].parent_entry = parent;
+        stack.push(e);
+    }
+
+    // C/C++: drop prototypes of functions the file defines.
+    let mut dropped = vec![false; entries.len()];
+    if is_c_family {
+        let defined: std::collections::HashSet<(&str, SymbolKind)> = entries
+            .iter()
+            .filter(|e| e.def.is_some() && e.node.kind() == "function_definition")
+            .map(|e| (e.qualified.as_str(), e.kind))
+            .collect();
+        for (e, entry) in entries.iter().enumerate() {
+            if entry.def.is_some()
+                && matches!(entry.kind, SymbolKind::Function | SymbolKind::Method)
+                && entry.node.kind() != "function_definition"
+                && defined.contains(&(entry.qualified.as_str(), entry.kind))
+            {
+                dropped[e] = true;
+            }
+        }
+    }
+
+    // Symbol order = entry order minus scopes and dropped prototypes.
+    let mut symbol_of_entry: Vec<Option<u32>> = vec![None; entries.len()];
+    let mut order: Vec<usize> = Vec::new();
+    for (e, entry) in entries.iter().enumerate() {
+        if entry.def.is_some() && !dropped[e] {
+            symbol_of_entry[e] = Some(order.len() as u32);
+            order.push(e);
+        }
+    }
+
+    // ---- symbols
+    let mut ordinals: HashMap<(&str, SymbolKind), u32> = HashMap::new();
+    let mut symbols: Vec<Symbol> = Vec::with_capacity(order.len());
+    for &e in &order {
+        let entry = &entries[e];
+        let def = &kept[entry.def.unwrap_or_default()];
+        let n = ordinals
+            .entry((entry.qualified.as_str(), entry.kind))
+            .or_insert(0);
+        *n += 1;
+        let mut key = format!("{path}#{}@{}", entry.qualified, entry.kind.as_str());
+        if *n >= 2 {
+            key.push_str(&format!("[{n}]"));
+        }
+        let mut parent = entry.parent_entry;
+        while let Some(p) = parent {
+            if symbol_of_entry[p].is_some() {
+                break;
+            }
+            parent = entries[p].parent_entry;
+        }
+        let marks = walk
+            .marks
+            .get(&entry.node.id())
+            .copied()
+            .unwrap_or_default();
+        let body = walk
+            .stream
+            .get(marks.entry..marks.exit.max(marks.entry))
+            .unwrap_or_default();
+        let sig = walk
+            .stream
+            .get(marks.entry..marks.signature_end.max(marks.entry))
+            .unwrap_or_default();
+        let doc = if language == Language::Python {
+            python_docstring(entry.node, bytes)
+        } else {
+            None
+        }
+        .or_else(|| doc_above(language, text, entry.node, &walk.comments));
+        symbols.push(Symbol {
+            key,
+            name: node_text(def.name, bytes).to_string(),
+            qualified_name: entry.qualified.clone(),
+            kind: entry.kind,
+            span: span_of(entry.node),
+            name_span: span_of(def.name),
+            signature: signature_line(text, def.name.start_byte()),
+            doc,
+            body_fingerprint: fingerprint::short_hash(body),
+            signature_fingerprint: fingerprint::short_hash(sig),
+            parent: parent.and_then(|p| symbol_of_entry[p]),
+        });
+    }
+
+    // ---- references
+    let def_names: FastSet<(usize, usize)> = kept
+        .iter()
+        .map(|d| (d.name.start_byte(), d.name.end_byte()))
+        .collect();
+    let ruby_locals = if language == Language::Ruby && raw_refs.iter().any(|r| r.not_local) {
+        Some(RubyLocals::collect(tree, bytes, options.max_depth))
+    } else {
+        None
+    };
+    let mut ref_by_name: FastMap<(usize, usize), usize> = FastMap::default();
+    let mut refs_kept: Vec<RawRef<'_>> = Vec::new();
+    for r in raw_refs {
+        let key = (r.name.start_byte(), r.name.end_byte());
+        if def_names.contains(&key) {
+            continue;
+        }
+        if r.not_local
+            && let Some(locals) = &ruby_locals
+            && locals.is_local(node_text(r.name, bytes), r.name.start_byte())
+        {
+            continue;
+        }
+        match ref_by_name.get(&key) {
+            Some(&i) => {
+                if r.pattern < refs_kept[i].pattern {
+                    refs_kept[i] = r;
+                }
+            }
+            None => {
+                ref_by_name.insert(key, refs_kept.len());
+                refs_kept.push(r);
+            }
+        }
+    }
+    let mut refs: Vec<Reference> = refs_kept
+        .iter()
+        .filter_map(|r| {
+            let name = reference_name(node_text(r.name, bytes));
+            (!name.is_empty()).then(|| Reference {
+                name: name.to_string(),
+                kind: r.kind,
+                span: span_of(r.name),
+                enclosing: None,
+            })
+        })
+        .collect();
+
+    // ---- imports (and the names they import, as references)
+    let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
+    refs.extend(import_refs.into_iter().map(|(name, node)| Reference {
+        name,
+        kind: RefKind::Import,
+        span: span_of(node),
+        enclosing: None,
+    }));
+    refs.sort_by_key(|r| (r.span.start, r.span.end));
+    assign_enclosing(&symbols, &mut refs);
+
+    let degraded = walk.too_deep.then_some(Degraded::TooDeep {
+        limit: options.max_depth,
+    });
+    let analysis = FileAnalysis {
         symbols,
-        ..FileAnalysis::default()
+        refs,
+        imports,
+        fingerprint: fingerprint::short_hash(&walk.stream),
+        error_nodes: walk.error_nodes,
+        degraded,
+    };
+    (analysis, walk.stream)
+}
+
+/// Sets each reference's `enclosing` to the innermost symbol whose span contains the
+/// start of its name. `symbols` are in document order (outer before inner), `refs` sorted
+/// by start.
+fn assign_enclosing(symbols: &[Symbol], refs: &mut [Reference]) {
+    let mut next = 0usize;
+    let mut stack: Vec<usize> = Vec::new();
+    for r in refs.iter_mut() {
+        let at = r.span.start;
+        while next < symbols.len() && symbols[next].span.start <= at {
+            let s = &symbols[next].span;
+            while stack.last().is_some_and(|&t| {
+                !(symbols[t].span.start <= s.start && s.end <= symbols[t].span.end)
+            }) {
+                stack.pop();
+            }
+            stack.push(next);
+            next += 1;
+        }
+        while stack.last().is_some_and(|&t| symbols[t].span.end <= at) {
+            stack.pop();
+        }
+        // Symbols on the stack that ended before `at` but sit below a still-open one cannot
+        // exist: the stack is nested, so the top is the innermost open symbol.
+        r.enclosing = stack.last().map(|&t| t as u32);
+    }
+}
+
+/// The text of `node`, or `""` if its range is not valid UTF-8 on char boundaries.
+pub(crate) fn node_text<'a>(node: Node<'_>, bytes: &'a [u8]) -> &'a str {
+    bytes
+        .get(node.start_byte()..node.end_byte())
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .unwrap_or("")
+}
+
+/// The [`Span`] of a node.
+pub(crate) fn span_of(node: Node<'_>) -> Span {
+    let start = node.start_position();
+    Span {
+        start: to_u32(node.start_byte()),
+        end: to_u32(node.end_byte()),
+        line: to_u32(start.row),
+        column: to_u32(start.column),
+        end_line: to_u32(node.end_position().row),
+    }
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The referenced name as written, reduced to its last path segment and stripped of
+/// generic arguments: `a.b.foo` → `foo`, `std::io::Write` → `Write`, `List<int>` → `List`.
+fn reference_name(text: &str) -> &str {
+    let text = text.split(['<', '(', '[']).next().unwrap_or("").trim();
+    let last = text.rsplit(['.', ':', '\\']).next().unwrap_or(text);
+    last.trim()
+}
+
+/// The name a Rust `impl` scope contributes: the implementing type's last path segment,
+/// without references, generics or `dyn`.
+fn scope_name(language: Language, name: Node<'_>, bytes: &[u8]) -> String {
+    let _ = language;
+    base_type_name(node_text(name, bytes)).to_string()
+}
+
+/// `&'a mut foo::Bar<T>` → `Bar`; `*Server[T]` → `Server`.
+fn base_type_name(text: &str) -> &str {
+    let mut t = text.trim();
+    loop {
+        let before = t;
+        t = t.trim_start_matches(['&', '*', ' ', '(']);
+        if let Some(rest) = t.strip_prefix('\'') {
+            t = rest.split_once(' ').map_or("", |(_, r)| r);
+        }
+        for prefix in ["mut ", "dyn ", "const "] {
+            if let Some(rest) = t.strip_prefix(prefix) {
+                t = rest;
+            }
+        }
+        if t == before {
+            break;
+        }
+    }
+    let t = t.split(['<', '[', ' ', ')']).next().unwrap_or("");
+    t.rsplit("::")
+        .next()
+        .unwrap_or(t)
+        .rsplit('.')
+        .next()
+        .unwrap_or(t)
+}
+
+/// Go: the receiver type of a method declaration (`func (s *Server) Run()` → `Server`).
+fn go_receiver_type(method: Node<'_>, bytes: &[u8]) -> Option<String> {
+    let receiver = method.child_by_field_name("receiver")?;
+    let param = receiver.named_child(0)?;
+    let ty = param.child_by_field_name("type")?;
+    let name = base_type_name(node_text(ty, bytes));
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// C++: the `Type::` scope of an out-of-line definition's declarator, as `a.Type`.
+fn cpp_scope_qualifier(declarator: Node<'_>, bytes: &[u8]) -> Option<String> {
+    let inner = declarator.child_by_field_name("declarator")?;
+    if inner.kind() != "qualified_identifier" {
+        return None;
+    }
+    let text = node_text(inner, bytes);
+    let (scope, _) = text.rsplit_once("::")?;
+    let parts: Vec<&str> = scope
+        .split("::")
+        .map(|p| p.split('<').next().unwrap_or("").trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("."))
+}
+
+/// C/C++: from a `function_declarator` up through pointer/reference/parenthesized
+/// declarators to the `function_definition`, `declaration` or `field_declaration` that
+/// holds it (the node itself if there is none).
+fn widen_declarator(node: Node<'_>) -> Node<'_> {
+    let mut current = node;
+    for _ in 0..8 {
+        let Some(parent) = current.parent() else {
+            break;
+        };
+        match parent.kind() {
+            "pointer_declarator" | "reference_declarator" | "parenthesized_declarator" => {
+                current = parent
+            }
+            "function_definition" | "declaration" | "field_declaration" => return parent,
+            _ => break,
+        }
+    }
+    node
+}
+
+/// The trimmed line holding byte `at`, cut to [`MAX_SIGNATURE_BYTES`] on a char boundary.
+fn signature_line(text: &str, at: usize) -> String {
+    let at = at.min(text.len());
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line = text.get(start..end).unwrap_or("").trim();
+    truncate_on_char(line, MAX_SIGNATURE_BYTES).to_string()
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a char boundary.
+pub(crate) fn truncate_on_char(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// Python: the docstring of a class or function definition, cleaned like
+/// `inspect.cleandoc` (common indentation and surrounding blank lines removed).
+fn python_docstring(def: Node<'_>, bytes: &[u8]) -> Option<String> {
+    if !matches!(def.kind(), "function_definition" | "class_definition") {
+        return None;
+    }
+    let body = def.child_by_field_name("body")?;
+    let mut walker = body.walk();
+    let first = body
+        .named_children(&mut walker)
+        .find(|c| !c.kind().contains("comment"))?;
+    if first.kind() != "expression_statement" || first.named_child_count() != 1 {
+        return None;
+    }
+    let string = first.named_child(0)?;
+    if string.kind() != "string" {
+        return None;
+    }
+    let mut content = String::new();
+    let mut walker = string.walk();
+    for child in string.named_children(&mut walker) {
+        if child.kind() == "string_content" || child.kind() == "escape_sequence" {
+            content.push_str(node_text(child, bytes));
+        }
+    }
+    let cleaned = clean_doc(&content);
+    (!cleaned.is_empty()).then_some(cleaned)
+}
+
+/// `inspect.cleandoc`: strip the first line, dedent the rest by their common indentation,
+/// drop leading and trailing blank lines.
+fn clean_doc(raw: &str) -> String {
+    let mut lines = raw.lines();
+    let first = lines.next().unwrap_or("").trim().to_string();
+    let rest: Vec<&str> = lines.collect();
+    let indent = rest
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out: Vec<String> = vec![first];
+    for line in rest {
+        let cut = line
+            .char_indices()
+            .nth(indent)
+            .map_or(line.len(), |(i, _)| i)
+            .min(line.len() - line.trim_start().len());
+        out.push(line[cut..].trim_end().to_string());
+    }
+    while out.first().is_some_and(|l| l.is_empty()) {
+        out.remove(0);
+    }
+    while out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
+    }
+    out.join("\n")
+}
+
+/// Whether a trimmed line is an attribute or decorator that may sit between a doc comment
+/// and its definition.
+fn is_attribute_line(language: Language, line: &str) -> bool {
+    match language {
+        Language::Rust => line.starts_with("#[") || line.starts_with("#!["),
+        Language::Python
+        | Language::Java
+        | Language::JavaScript
+        | Language::TypeScript
+        | Language::Tsx => line.starts_with('@'),
+        Language::CSharp => line.starts_with('['),
+        Language::Php => line.starts_with("#["),
+        Language::Cpp => line.starts_with("template") || line.starts_with("[["),
+        Language::Go | Language::C | Language::Ruby => false,
+    }
+}
+
+/// The block of line-leading comments directly above `def` (attribute/decorator lines
+/// in between are skipped), markers stripped; `None` when there is none.
+fn doc_above(
+    language: Language,
+    text: &str,
+    def: Node<'_>,
+    comments: &[CommentSpan],
+) -> Option<String> {
+    if comments.is_empty() {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    // The row right above the definition, past attribute lines.
+    let mut row = def.start_position().row;
+    let mut line_start = line_start_of(bytes, def.start_byte());
+    while row > 0 && line_start > 0 {
+        let prev_start = line_start_of(bytes, line_start - 1);
+        let line = text.get(prev_start..line_start - 1).unwrap_or("").trim();
+        if !line.is_empty() && is_attribute_line(language, line) {
+            row -= 1;
+            line_start = prev_start;
+        } else {
+            break;
+        }
+    }
+    if row == 0 {
+        return None;
+    }
+    // Last comment starting before the definition.
+    let mut i = comments.partition_point(|c| c.start < line_start);
+    let mut block: Vec<&CommentSpan> = Vec::new();
+    let mut want_end_row = row - 1;
+    while i > 0 {
+        let c = &comments[i - 1];
+        let leading = bytes
+            .get(line_start_of(bytes, c.start)..c.start)
+            .is_some_and(|b| b.iter().all(|b| b.is_ascii_whitespace()));
+        if c.end_row != want_end_row
+            && !(c.end_row == want_end_row + 1
+                && block.last().is_some_and(|l| l.start_row == c.end_row))
+        {
+            break;
+        }
+        if !leading {
+            break;
+        }
+        // Inner doc comments (`//!`, `/*!`) document the enclosing module, not what follows.
+        let raw = text.get(c.start..c.end).unwrap_or("");
+        if raw.starts_with("//!") || raw.starts_with("/*!") {
+            break;
+        }
+        block.push(c);
+        if c.start_row == 0 {
+            break;
+        }
+        want_end_row = c.start_row - 1;
+        i -= 1;
+    }
+    if block.is_empty() {
+        return None;
+    }
+    block.reverse();
+    let mut lines: Vec<String> = Vec::new();
+    for c in block {
+        let raw = text.get(c.start..c.end).unwrap_or("");
+        for line in raw.lines() {
+            lines.push(strip_comment_markers(line).to_string());
+        }
+    }
+    while lines.first().is_some_and(|l| l.is_empty()) {
+        lines.remove(0);
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    let doc = lines.join("\n");
+    (!doc.is_empty()).then_some(doc)
+}
+
+fn line_start_of(bytes: &[u8], at: usize) -> usize {
+    let at = at.min(bytes.len());
+    bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1)
+}
+
+/// One comment line without its markers (`///`, `//!`, `//`, `/**`, `/*`, `*/`, a leading
+/// `*`, `#`) and the space after them.
+fn strip_comment_markers(line: &str) -> &str {
+    let mut l = line.trim();
+    for prefix in ["///", "//!", "//", "/**", "/*!", "/*", "#", "--"] {
+        if let Some(rest) = l.strip_prefix(prefix) {
+            l = rest;
+            break;
+        }
+    }
+    if let Some(rest) = l.strip_suffix("*/") {
+        l = rest;
+    }
+    let l = l.trim_end();
+    let l = if let Some(rest) = l.trim_start().strip_prefix('*') {
+        if line.trim_start().starts_with('*') {
+            rest
+        } else {
+            l
+        }
+    } else {
+        l
+    };
+    l.strip_prefix(' ').unwrap_or(l).trim_end()
+}
+
+/// Ruby local variables, for `(#is-not? local)`: for each method, class, module or file
+/// body, the names bound in it (assignment targets, parameters) with the first binding's
+/// byte offset. Blocks share their method's bindings.
+struct RubyLocals {
+    /// Scope ranges `(start, end)`, in preorder.
+    scopes: Vec<(usize, usize)>,
+    /// `(scope index, name)` → first binding offset.
+    bindings: HashMap<(usize, String), usize>,
+}
+
+impl RubyLocals {
+    fn collect(tree: &Tree, bytes: &[u8], max_depth: u32) -> RubyLocals {
+        let mut scopes = Vec::new();
+        let mut bindings: HashMap<(usize, String), usize> = HashMap::new();
+        let mut cursor = tree.walk();
+        // Stack of (scope index, node id that opened it); parent kinds for binding checks.
+        let mut scope_stack: Vec<(usize, usize)> = Vec::new();
+        let mut kinds: Vec<&str> = Vec::new();
+        loop {
+            let node = cursor.node();
+            let kind = node.kind();
+            if matches!(
+                kind,
+                "program" | "method" | "singleton_method" | "class" | "module" | "singleton_class"
+            ) {
+                scope_stack.push((scopes.len(), node.id()));
+                scopes.push((node.start_byte(), node.end_byte()));
+            }
+            if kind == "identifier" {
+                let parent = kinds.last().copied().unwrap_or("");
+                let field = cursor.field_name();
+                let binds = match parent {
+                    "assignment" | "operator_assignment" => field == Some("left"),
+                    "optional_parameter"
+                    | "keyword_parameter"
+                    | "splat_parameter"
+                    | "hash_splat_parameter"
+                    | "block_parameter" => field == Some("name"),
+                    "method_parameters"
+                    | "block_parameters"
+                    | "lambda_parameters"
+                    | "left_assignment_list"
+                    | "destructured_parameter"
+                    | "exception_variable"
+                    | "for"
+                    | "destructured_left_assignment"
+                    | "rest_assignment" => true,
+                    _ => false,
+                };
+                if binds && let Some(&(scope, _)) = scope_stack.last() {
+                    let name = node_text(node, bytes).to_string();
+                    bindings.entry((scope, name)).or_insert(node.start_byte());
+                }
+            }
+            if (kinds.len() as u64) < u64::from(max_depth) && cursor.goto_first_child() {
+                kinds.push(kind);
+                continue;
+            }
+            loop {
+                if scope_stack
+                    .last()
+                    .is_some_and(|&(_, id)| id == cursor.node().id())
+                {
+                    scope_stack.pop();
+                }
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return RubyLocals { scopes, bindings };
+                }
+                kinds.pop();
+            }
+        }
+    }
+
+    /// Whether `name` at byte `at` is a local variable bound before it in its scope.
+    fn is_local(&self, name: &str, at: usize) -> bool {
+        // Innermost scope containing `at`: the last scope (preorder) that contains it.
+        let Some(scope) = self.scopes.iter().rposition(|&(s, e)| s <= at && at < e) else {
+            return false;
+        };
+        self.bindings
+            .get(&(scope, name.to_string()))
+            .is_some_and(|&first| first <= at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_names_are_last_segments() {
+        assert_eq!(reference_name("a.b.foo"), "foo");
+        assert_eq!(reference_name("std::io::Write"), "Write");
+        assert_eq!(reference_name("List<int>"), "List");
+        assert_eq!(reference_name("App\\Models\\User"), "User");
+    }
+
+    #[test]
+    fn base_type_names() {
+        assert_eq!(base_type_name("&'a mut foo::Bar<T>"), "Bar");
+        assert_eq!(base_type_name("*Server[T]"), "Server");
+        assert_eq!(base_type_name("Store"), "Store");
+    }
+
+    #[test]
+    fn comment_markers() {
+        assert_eq!(strip_comment_markers("/// Hello"), "Hello");
+        assert_eq!(strip_comment_markers("/** Hello */"), "Hello");
+        assert_eq!(strip_comment_markers("   * item"), "item");
+        assert_eq!(strip_comment_markers("# note"), "note");
+    }
+
+    #[test]
+    fn cleandoc() {
+        assert_eq!(
+            clean_doc("Summary.\n\n    Details here.\n      indented\n    "),
+            "Summary.\n\nDetails here.\n  indented"
+        );
     }
 }

@@ -1,8 +1,69 @@
 //! Import resolution: from an [`Import`] as written to the repository files it names,
 //! per language. Pure logic over a [`PathIndex`] of the repository's files.
+//!
+//! Also the per-language reading of import statements found by the import queries
+//! (`queries/<lang>-imports.scm`) into [`Import`]s.
+//!
+//! Resolution rules (all paths repo-relative, `/`-separated; `..` segments are normalised
+//! and may not climb above the repository root; results sorted and deduplicated):
+//!
+//! - **Python**, relative (`.x`, `..pkg.mod`, `.`): from the importer's package directory
+//!   (one level up per extra dot), `x.py` or `x/__init__.py` (then `x.pyi`). For
+//!   `from pkg import name` the submodule `pkg/name.py` (or package) is added when it
+//!   exists; for `from . import name` each name is a submodule or, failing that, an
+//!   attribute of the package's `__init__.py`.
+//!   Absolute (`a.b`): tried under *source roots*, nearest first: each ancestor directory
+//!   of the importer (its own directory up to the repository root) and that ancestor's
+//!   `src/`, `lib/` and `Lib/` children, skipping any root that is itself a package (has
+//!   an `__init__.py`: a module inside a package is never importable as a top-level
+//!   name). The first root holding `a/b.py` or `a/b/__init__.py` wins, which prefers the
+//!   candidate sharing the longest directory prefix with the importer. A dotted module
+//!   found under no such root resolves to a unique (or uniquely nearest) file anywhere
+//!   whose path ends with `a/b.py`, again under a non-package root; single-segment modules
+//!   (`json`, `os`) never take this fallback, so a stray `tests/json.py` does not capture
+//!   the standard library.
+//! - **JavaScript/TypeScript**: only relative specifiers (`./`, `../`) and root-absolute
+//!   `/x`; bare specifiers (packages, path aliases) are external. The file as written, then
+//!   a TypeScript file for a written `.js`/`.jsx`/`.mjs`/`.cjs`, then the specifier plus
+//!   each extension (`.ts .tsx .d.ts .mts .cts .js .jsx .mjs .cjs`; JavaScript importers try
+//!   the JavaScript extensions first), then `index.<ext>` inside it.
+//! - **Rust**: `crate::` starts at the crate root: the nearest ancestor directory with a
+//!   `lib.rs` or `main.rs` (a file named `lib.rs`/`main.rs`, or one directly in `src/bin`,
+//!   `tests`, `examples` or `benches`, is its own crate root). `self::` starts at the
+//!   importer's module directory (`a/` for `a.rs` and `a/mod.rs`), `super::` one module up.
+//!   A path starting with any other name is tried relative to the importer's module (2018
+//!   uniform paths) and otherwise is an external crate. Each `module::name` resolves to the
+//!   file of its longest prefix that is a module file (`p.rs` or `p/mod.rs`); `mod foo;`
+//!   is recorded as `self::foo`.
+//! - **Go**: the import path's longest matching `go.mod` module path (from
+//!   [`PathIndex::go_modules`]) maps it to a directory; the package is every `.go` file
+//!   directly in it. `_test.go` files are left out (importing a package never compiles its
+//!   tests) unless the importer is itself a test file.
+//! - **C/C++**: `#include "x.h"` relative to the including file's directory, then the
+//!   repository root, then the unique (or uniquely nearest) file whose path ends with
+//!   `/x.h`. `#include <x.h>` is recorded with its brackets and never resolved.
+//! - **Java**: `com.acme.Util` → `com/acme/Util.java` under an ancestor of the importer,
+//!   else in the files declaring package `com.acme` ([`PathIndex::namespaces`]), else the
+//!   nearest file whose path ends with it; a static or nested-class import retries without
+//!   its last segment. `com.acme.*` → the files declaring `com.acme`, else every `.java`
+//!   file directly in a directory ending with `com/acme`.
+//! - **C#**: `using Acme.Util;` → the files declaring namespace `Acme.Util`; for
+//!   `using static Acme.Util.Helpers;` (no such namespace) the files of `Acme.Util` named
+//!   `Helpers.cs`, else all of that namespace's files.
+//! - **Ruby**: `require_relative 'x'` (recorded as `./x`) relative to the file, `.rb`
+//!   added. `require 'x'` → `lib/x.rb` under the repository root or an ancestor of the
+//!   importer, else for a multi-segment path (`a/b`) the unique file ending with `/a/b.rb`.
+//! - **PHP**: `require`/`include` paths relative to the file (a leading `__DIR__` or
+//!   `dirname(__FILE__)` is recorded as `__DIR__`), then to the repository root.
+//!   `use A\B\C;` → files declaring namespace `A\B` named `C.php`, else the nearest file
+//!   ending with `A/B/C.php`, compared case-insensitively, then with leading namespace
+//!   segments dropped (PSR-4 prefixes such as `App\` → `src/`) while two or more remain.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use tree_sitter::Node;
+
+use crate::analyze::{node_text, span_of};
 use crate::{Import, Language};
 
 /// What import resolution knows about the repository: every recorded file path
@@ -15,13 +76,1266 @@ pub struct PathIndex {
     /// `go.mod` directory (`""` for the root) → its `module` path.
     pub go_modules: BTreeMap<String, String>,
     /// Namespace or package name (`Acme.Util`, `com.acme.util`) → files declaring it.
+    /// PHP namespaces may be given as written (`App\Models`) or with dots (`App.Models`).
     pub namespaces: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// Resolves one import of the file at `from_path` to the files it names, sorted.
 /// An empty result means unresolved (external, standard library, or not found); the
-/// engine keeps such imports with their text.
-pub fn resolve(language: Language, from_path: &str, import: &Import, index: &PathIndex) -> Vec<String> {
-    let _ = (language, from_path, import, index);
-    Vec::new()
+/// engine keeps such imports with their text. The importer itself may be in the result
+/// (a Rust `use super::*;` in an inline `mod tests`). See the module docs for the rules.
+pub fn resolve(
+    language: Language,
+    from_path: &str,
+    import: &Import,
+    index: &PathIndex,
+) -> Vec<String> {
+    let found: BTreeSet<String> = match language {
+        Language::Python => resolve_python(from_path, import, index),
+        Language::JavaScript | Language::TypeScript | Language::Tsx => {
+            resolve_js(language, from_path, import, index)
+        }
+        Language::Rust => resolve_rust(from_path, import, index),
+        Language::Go => resolve_go(from_path, import, index),
+        Language::C | Language::Cpp => resolve_include(from_path, import, index),
+        Language::Java => resolve_java(from_path, import, index),
+        Language::CSharp => resolve_csharp(import, index),
+        Language::Ruby => resolve_ruby(from_path, import, index),
+        Language::Php => resolve_php(from_path, import, index),
+    };
+    found.into_iter().collect()
+}
+
+// ------------------------------------------------------------------ reading statements
+
+/// The captures of one import-query match (see `lang::Role`).
+#[derive(Default)]
+pub(crate) struct RawImport<'t> {
+    pub(crate) statement: Option<Node<'t>>,
+    pub(crate) module: Option<Node<'t>>,
+    pub(crate) names: Vec<Node<'t>>,
+    pub(crate) tree: Option<Node<'t>>,
+    pub(crate) kind: Option<Node<'t>>,
+    pub(crate) arg: Option<Node<'t>>,
+    pub(crate) php_use: bool,
+}
+
+/// Imported names with the nodes they are written at (`None` for `*`).
+type Names<'t> = Vec<(String, Option<Node<'t>>)>;
+
+/// One import being assembled: statement, module, names with their nodes.
+struct Pending<'t> {
+    statement: Node<'t>,
+    module: String,
+    names: Vec<(String, Option<Node<'t>>)>,
+}
+
+/// Reads the import-query matches of one file into [`Import`]s (document order; one per
+/// module per statement) and the imported names with their nodes, for
+/// [`crate::RefKind::Import`] references.
+pub(crate) fn collect<'t>(
+    language: Language,
+    raw: &[RawImport<'t>],
+    bytes: &[u8],
+) -> (Vec<Import>, Vec<(String, Node<'t>)>) {
+    let mut pending: Vec<Pending<'t>> = Vec::new();
+    let mut seen: HashMap<(usize, String), usize> = HashMap::new();
+    let mut add = |statement: Node<'t>, module: String, names: Vec<(String, Option<Node<'t>>)>| {
+        if module.is_empty() {
+            return;
+        }
+        match seen.get(&(statement.id(), module.clone())) {
+            Some(&i) => {
+                for name in names {
+                    if !pending[i].names.iter().any(|(n, node)| {
+                        *n == name.0 && node.map(|x| x.id()) == name.1.map(|x| x.id())
+                    }) {
+                        pending[i].names.push(name);
+                    }
+                }
+            }
+            None => {
+                seen.insert((statement.id(), module.clone()), pending.len());
+                pending.push(Pending {
+                    statement,
+                    module,
+                    names,
+                });
+            }
+        }
+    };
+    for r in raw {
+        let Some(statement) = r.statement else {
+            continue;
+        };
+        match language {
+            Language::Rust => {
+                let inline = rust_inline_modules(statement, bytes);
+                if let Some(tree) = r.tree {
+                    for (module, names) in flatten_use_tree(tree, bytes) {
+                        add(statement, rust_rebase(&module, &inline), names);
+                    }
+                } else if let Some(module) = r.module {
+                    add(
+                        statement,
+                        rust_rebase(&format!("self::{}", node_text(module, bytes)), &inline),
+                        Vec::new(),
+                    );
+                }
+            }
+            Language::Python => {
+                let Some(module) = r.module else { continue };
+                let names = r
+                    .names
+                    .iter()
+                    .map(|n| {
+                        let text = squash(node_text(*n, bytes));
+                        let node = (text != "*").then_some(*n);
+                        (text, node)
+                    })
+                    .collect();
+                add(statement, squash(node_text(module, bytes)), names);
+            }
+            Language::JavaScript | Language::TypeScript | Language::Tsx => {
+                let Some(module) = r.module else { continue };
+                add(
+                    statement,
+                    node_text(module, bytes).to_string(),
+                    js_names(statement, bytes),
+                );
+            }
+            Language::Go | Language::C | Language::Cpp | Language::CSharp => {
+                let Some(module) = r.module else { continue };
+                add(statement, squash(node_text(module, bytes)), Vec::new());
+            }
+            Language::Java => {
+                let Some(module) = r.module else { continue };
+                let mut text = squash(node_text(module, bytes));
+                let mut walker = statement.walk();
+                let wildcard = statement
+                    .children(&mut walker)
+                    .any(|c| c.kind() == "asterisk");
+                let names = if wildcard {
+                    text.push_str(".*");
+                    Vec::new()
+                } else {
+                    let last = module.child_by_field_name("name").unwrap_or(module);
+                    vec![(node_text(last, bytes).to_string(), Some(last))]
+                };
+                add(statement, text, names);
+            }
+            Language::Ruby => {
+                let Some(module) = r.module else { continue };
+                let text = node_text(module, bytes).to_string();
+                let relative = r
+                    .kind
+                    .is_some_and(|k| node_text(k, bytes) == "require_relative");
+                let text = if relative && !text.starts_with('.') && !text.starts_with('/') {
+                    format!("./{text}")
+                } else {
+                    text
+                };
+                add(statement, text, Vec::new());
+            }
+            Language::Php => {
+                if r.php_use {
+                    for (module, name) in php_use_clauses(statement, bytes) {
+                        let names = name
+                            .map(|n| vec![(node_text(n, bytes).to_string(), Some(n))])
+                            .unwrap_or_default();
+                        add(statement, module, names);
+                    }
+                } else if let Some(arg) = r.arg
+                    && let Some(module) = php_require_path(arg, bytes)
+                {
+                    add(statement, module, Vec::new());
+                }
+            }
+        }
+    }
+    pending.sort_by_key(|p| p.statement.start_byte());
+    let mut refs = Vec::new();
+    let imports = pending
+        .into_iter()
+        .map(|p| {
+            for (name, node) in &p.names {
+                if let Some(node) = node
+                    && name != "*"
+                    && name != "self"
+                    && !name.is_empty()
+                {
+                    refs.push((name.clone(), *node));
+                }
+            }
+            Import {
+                module: p.module,
+                names: p.names.into_iter().map(|(n, _)| n).collect(),
+                span: span_of(p.statement),
+            }
+        })
+        .collect();
+    (imports, refs)
+}
+
+/// Removes all whitespace (`a . b` → `a.b`).
+fn squash(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// JavaScript/TypeScript: the names an `import`/`export ... from` statement imports.
+/// Named imports give the exported name (`{ a as b }` → `a`), a default import its local
+/// name (`import App from './App'` → `App`, usually the exported declaration's name), a
+/// namespace import or `export *` gives `*`.
+fn js_names<'t>(statement: Node<'t>, bytes: &[u8]) -> Vec<(String, Option<Node<'t>>)> {
+    let mut names = Vec::new();
+    let mut walker = statement.walk();
+    let children: Vec<Node<'t>> = statement.named_children(&mut walker).collect();
+    match statement.kind() {
+        "import_statement" => {
+            for child in children {
+                if child.kind() != "import_clause" {
+                    continue;
+                }
+                let mut w = child.walk();
+                for part in child.named_children(&mut w) {
+                    match part.kind() {
+                        "identifier" => {
+                            names.push((node_text(part, bytes).to_string(), Some(part)))
+                        }
+                        "namespace_import" => names.push(("*".to_string(), None)),
+                        "named_imports" => {
+                            let mut w2 = part.walk();
+                            for spec in part.named_children(&mut w2) {
+                                if spec.kind() == "import_specifier"
+                                    && let Some(name) = spec.child_by_field_name("name")
+                                {
+                                    names.push((js_string_or_ident(name, bytes), Some(name)));
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        "export_statement" => {
+            let mut any_clause = false;
+            for child in children {
+                match child.kind() {
+                    "export_clause" => {
+                        any_clause = true;
+                        let mut w = child.walk();
+                        for spec in child.named_children(&mut w) {
+                            if spec.kind() == "export_specifier"
+                                && let Some(name) = spec.child_by_field_name("name")
+                            {
+                                names.push((js_string_or_ident(name, bytes), Some(name)));
+                            }
+                        }
+                    }
+                    "namespace_export" => {
+                        any_clause = true;
+                        names.push(("*".to_string(), None));
+                    }
+                    _ => {}
+                }
+            }
+            if !any_clause {
+                names.push(("*".to_string(), None));
+            }
+        }
+        _ => {}
+    }
+    names
+}
+
+fn js_string_or_ident(node: Node<'_>, bytes: &[u8]) -> String {
+    node_text(node, bytes).trim_matches(['"', '\'']).to_string()
+}
+
+/// Rust: flattens a `use` tree into `(module path, names)` pairs, iteratively:
+/// `crate::a::{b, c::{d, e as f}, self}` → `("crate::a", [b, self])`, `("crate::a::c", [d, e])`.
+/// A simple path `a::b::c` is `("a::b", [c])`; a lone `foo` is `("foo", [])`; a glob
+/// `a::*` is `("a", ["*"])`.
+fn flatten_use_tree<'t>(tree: Node<'t>, bytes: &[u8]) -> Vec<(String, Names<'t>)> {
+    let mut out: Vec<(String, Names<'t>)> = Vec::new();
+    let mut push = |module: String, name: Option<(String, Option<Node<'t>>)>| {
+        let at = match out.iter().position(|(m, _)| *m == module) {
+            Some(i) => i,
+            None => {
+                out.push((module, Vec::new()));
+                out.len() - 1
+            }
+        };
+        if let Some(name) = name {
+            out[at].1.push(name);
+        }
+    };
+    let join = |prefix: &str, rest: &str| -> String {
+        match (prefix.is_empty(), rest.is_empty()) {
+            (true, _) => rest.to_string(),
+            (_, true) => prefix.to_string(),
+            _ => format!("{prefix}::{rest}"),
+        }
+    };
+    let mut stack: Vec<(String, Node<'t>)> = vec![(String::new(), tree)];
+    let mut steps = 0usize;
+    while let Some((prefix, node)) = stack.pop() {
+        steps += 1;
+        if steps > 10_000 {
+            break;
+        }
+        match node.kind() {
+            "scoped_use_list" => {
+                let path = node
+                    .child_by_field_name("path")
+                    .map(|p| squash(node_text(p, bytes)))
+                    .unwrap_or_default();
+                let prefix = join(&prefix, &path);
+                if let Some(list) = node.child_by_field_name("list") {
+                    let mut w = list.walk();
+                    let items: Vec<Node<'t>> = list.named_children(&mut w).collect();
+                    for item in items.into_iter().rev() {
+                        stack.push((prefix.clone(), item));
+                    }
+                }
+            }
+            "use_list" => {
+                let mut w = node.walk();
+                let items: Vec<Node<'t>> = node.named_children(&mut w).collect();
+                for item in items.into_iter().rev() {
+                    stack.push((prefix.clone(), item));
+                }
+            }
+            "use_wildcard" => {
+                let path = node
+                    .named_child(0)
+                    .map(|p| squash(node_text(p, bytes)))
+                    .unwrap_or_default();
+                push(join(&prefix, &path), Some(("*".to_string(), None)));
+            }
+            "use_as_clause" => {
+                if let Some(path) = node.child_by_field_name("path") {
+                    stack.push((prefix, path));
+                }
+            }
+            "self" => push(prefix.clone(), Some(("self".to_string(), Some(node)))),
+            "scoped_identifier" => {
+                let full = join(&prefix, &squash(node_text(node, bytes)));
+                match (full.rsplit_once("::"), node.child_by_field_name("name")) {
+                    (Some((module, last)), name_node) => {
+                        push(module.to_string(), Some((last.to_string(), name_node)))
+                    }
+                    (None, _) => push(full, None),
+                }
+            }
+            "identifier" | "crate" | "super" | "metavariable" => {
+                let text = node_text(node, bytes);
+                if prefix.is_empty() {
+                    push(text.to_string(), None);
+                } else {
+                    push(prefix.clone(), Some((text.to_string(), Some(node))));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Rust: names of the inline modules (`mod tests { .. }`) around a statement, outermost
+/// first.
+fn rust_inline_modules(statement: Node<'_>, bytes: &[u8]) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut node = statement;
+    for _ in 0..64 {
+        let Some(parent) = node.parent() else { break };
+        if parent.kind() == "mod_item"
+            && let Some(name) = parent.child_by_field_name("name")
+        {
+            names.push(node_text(name, bytes).to_string());
+        }
+        node = parent;
+    }
+    names.reverse();
+    names
+}
+
+/// Rust: rewrites a module path written inside inline modules `inline` relative to the
+/// file's own module: `self::x` → `self::tests::x`, `super::x` inside `mod tests` →
+/// `self::x`. `crate::` paths and bare paths are unchanged.
+fn rust_rebase(module: &str, inline: &[String]) -> String {
+    if inline.is_empty() {
+        return module.to_string();
+    }
+    let segments: Vec<&str> = module.split("::").collect();
+    let supers = segments.iter().take_while(|s| **s == "super").count();
+    let rest = &segments[supers..];
+    let (base, rest): (Vec<&str>, &[&str]) = if supers > 0 {
+        if supers <= inline.len() {
+            (
+                inline[..inline.len() - supers]
+                    .iter()
+                    .map(String::as_str)
+                    .collect(),
+                rest,
+            )
+        } else {
+            return std::iter::repeat_n("super", supers - inline.len())
+                .chain(rest.iter().copied())
+                .collect::<Vec<_>>()
+                .join("::");
+        }
+    } else if segments.first() == Some(&"self") {
+        (inline.iter().map(String::as_str).collect(), &segments[1..])
+    } else {
+        return module.to_string();
+    };
+    std::iter::once("self")
+        .chain(base)
+        .chain(rest.iter().copied())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// PHP: the `use` clauses of a `namespace_use_declaration` as (full name without a
+/// leading `\`, node of the last name segment).
+fn php_use_clauses<'t>(statement: Node<'t>, bytes: &[u8]) -> Vec<(String, Option<Node<'t>>)> {
+    let mut out = Vec::new();
+    let mut prefix = String::new();
+    let mut w = statement.walk();
+    let children: Vec<Node<'t>> = statement.named_children(&mut w).collect();
+    let clause_name = |clause: Node<'t>| -> Option<(String, Node<'t>)> {
+        let mut w = clause.walk();
+        let target = clause
+            .named_children(&mut w)
+            .find(|c| matches!(c.kind(), "qualified_name" | "name" | "namespace_name"))?;
+        let last = last_named_leaf(target);
+        Some((
+            node_text(target, bytes)
+                .trim_start_matches('\\')
+                .to_string(),
+            last,
+        ))
+    };
+    for child in children {
+        match child.kind() {
+            "namespace_name" => {
+                prefix = node_text(child, bytes).trim_start_matches('\\').to_string()
+            }
+            "namespace_use_clause" => {
+                if let Some((name, last)) = clause_name(child) {
+                    out.push((name, Some(last)));
+                }
+            }
+            "namespace_use_group" => {
+                let mut w = child.walk();
+                for clause in child.named_children(&mut w) {
+                    if clause.kind() != "namespace_use_clause" {
+                        continue;
+                    }
+                    if let Some((name, last)) = clause_name(clause) {
+                        let full = if prefix.is_empty() {
+                            name
+                        } else {
+                            format!("{prefix}\\{name}")
+                        };
+                        out.push((full, Some(last)));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The last named descendant along last children (the `C` of `A\B\C`).
+fn last_named_leaf(node: Node<'_>) -> Node<'_> {
+    let mut current = node;
+    for _ in 0..16 {
+        let count = current.named_child_count();
+        match count
+            .checked_sub(1)
+            .and_then(|i| current.named_child(i as u32))
+        {
+            Some(child) => current = child,
+            None => break,
+        }
+    }
+    current
+}
+
+/// PHP: the path of a `require`/`include` argument: a string literal, or `__DIR__ . '/x'`
+/// / `dirname(__FILE__) . '/x'` (recorded as `__DIR__/x`).
+fn php_require_path(arg: Node<'_>, bytes: &[u8]) -> Option<String> {
+    let mut node = arg;
+    while node.kind() == "parenthesized_expression" {
+        node = node.named_child(0)?;
+    }
+    match node.kind() {
+        "string" | "encapsed_string" => Some(php_string_content(node, bytes)),
+        "binary_expression" => {
+            let left = node.child_by_field_name("left")?;
+            let right = node.child_by_field_name("right")?;
+            let left_text = squash(node_text(left, bytes));
+            if (left_text == "__DIR__" || left_text == "dirname(__FILE__)")
+                && matches!(right.kind(), "string" | "encapsed_string")
+            {
+                let rest = php_string_content(right, bytes);
+                return Some(format!("__DIR__/{}", rest.trim_start_matches('/')));
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+fn php_string_content(node: Node<'_>, bytes: &[u8]) -> String {
+    let text = node_text(node, bytes);
+    text.trim_matches(['"', '\'']).to_string()
+}
+
+// ------------------------------------------------------------------ path helpers
+
+/// The directory of a path (`""` for a top-level file).
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// The file name of a path.
+fn file_name(path: &str) -> &str {
+    path.rsplit_once('/').map_or(path, |(_, f)| f)
+}
+
+/// Joins `dir` and a relative path, resolving `.` and `..`; `None` if it climbs above
+/// the root.
+fn join_normalized(dir: &str, rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = if rel.starts_with('/') {
+        Vec::new()
+    } else {
+        dir.split('/').filter(|p| !p.is_empty()).collect()
+    };
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+fn join(dir: &str, rest: &str) -> String {
+    if dir.is_empty() {
+        rest.to_string()
+    } else if rest.is_empty() {
+        dir.to_string()
+    } else {
+        format!("{dir}/{rest}")
+    }
+}
+
+/// Ancestor directories of `path`'s directory, nearest first, ending with `""`.
+fn ancestors(path: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut dir = dir_of(path);
+    loop {
+        out.push(dir);
+        if dir.is_empty() {
+            break;
+        }
+        dir = dir_of(dir);
+    }
+    out
+}
+
+/// Number of leading directory components two directories share.
+fn shared_components(a: &str, b: &str) -> usize {
+    a.split('/')
+        .zip(b.split('/'))
+        .take_while(|(x, y)| x == y && !x.is_empty())
+        .count()
+}
+
+/// Among `candidates`, those whose directory shares the most leading components with the
+/// importer's directory (all of them on a tie).
+fn nearest(from_path: &str, candidates: Vec<String>) -> BTreeSet<String> {
+    let from_dir = dir_of(from_path);
+    let best = candidates
+        .iter()
+        .map(|c| shared_components(from_dir, dir_of(c)))
+        .max()
+        .unwrap_or(0);
+    candidates
+        .into_iter()
+        .filter(|c| shared_components(from_dir, dir_of(c)) == best)
+        .collect()
+}
+
+/// Like [`nearest`], but only a single winner counts (an ambiguous match is unresolved).
+fn nearest_unique(from_path: &str, candidates: Vec<String>) -> BTreeSet<String> {
+    let best = nearest(from_path, candidates);
+    if best.len() == 1 {
+        best
+    } else {
+        BTreeSet::new()
+    }
+}
+
+/// Files directly in directory `dir`.
+fn files_in<'a>(index: &'a PathIndex, dir: &str) -> impl Iterator<Item = &'a String> + 'a {
+    let prefix = if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{dir}/")
+    };
+    let start = prefix.clone();
+    let skip = prefix.len();
+    index
+        .paths
+        .range(start..)
+        .take_while(move |p| p.starts_with(&prefix))
+        .filter(move |p| !p[skip..].contains('/'))
+}
+
+/// Every path equal to `suffix` or ending with `/suffix` (a linear scan).
+fn ending_with(index: &PathIndex, suffix: &str) -> Vec<String> {
+    let slash = format!("/{suffix}");
+    index
+        .paths
+        .iter()
+        .filter(|p| *p == suffix || p.ends_with(&slash))
+        .cloned()
+        .collect()
+}
+
+// ------------------------------------------------------------------ Python
+
+fn python_module_file(index: &PathIndex, base: &str) -> Option<String> {
+    [
+        format!("{base}.py"),
+        join(base, "__init__.py"),
+        format!("{base}.pyi"),
+        join(base, "__init__.pyi"),
+    ]
+    .into_iter()
+    .find(|c| index.paths.contains(c))
+}
+
+fn is_python_package(index: &PathIndex, dir: &str) -> bool {
+    index.paths.contains(&join(dir, "__init__.py"))
+        || index.paths.contains(&join(dir, "__init__.pyi"))
+}
+
+fn resolve_python(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet<String> {
+    let module = import.module.as_str();
+    let mut out = BTreeSet::new();
+    let real_names = || import.names.iter().filter(|n| n.as_str() != "*");
+    if module.starts_with('.') {
+        let dots = module.len() - module.trim_start_matches('.').len();
+        let rest = &module[dots..];
+        let mut base = dir_of(from_path).to_string();
+        for _ in 1..dots {
+            if base.is_empty() {
+                return out;
+            }
+            base = dir_of(&base).to_string();
+        }
+        let target = join(&base, &rest.replace('.', "/"));
+        if rest.is_empty() {
+            for name in real_names() {
+                match python_module_file(index, &join(&target, name)) {
+                    Some(file) => out.insert(file),
+                    None => python_module_file(index, &target)
+                        .map(|f| out.insert(f))
+                        .unwrap_or(false),
+                };
+            }
+            if (import.names.iter().any(|n| n == "*") || import.names.is_empty())
+                && let Some(file) = python_module_file(index, &target)
+            {
+                out.insert(file);
+            }
+        } else {
+            if let Some(file) = python_module_file(index, &target) {
+                out.insert(file);
+            }
+            for name in real_names() {
+                if let Some(file) = python_module_file(index, &join(&target, name)) {
+                    out.insert(file);
+                }
+            }
+        }
+        return out;
+    }
+    let rel = module.replace('.', "/");
+    let try_root = |root: &str, out: &mut BTreeSet<String>| -> bool {
+        let base = join(root, &rel);
+        let Some(file) = python_module_file(index, &base) else {
+            return false;
+        };
+        out.insert(file);
+        for name in real_names() {
+            if let Some(sub) = python_module_file(index, &join(&base, name)) {
+                out.insert(sub);
+            }
+        }
+        true
+    };
+    for ancestor in ancestors(from_path) {
+        for root in [
+            ancestor.to_string(),
+            join(ancestor, "src"),
+            join(ancestor, "lib"),
+            join(ancestor, "Lib"),
+        ] {
+            if !root.is_empty() && is_python_package(index, &root) {
+                continue;
+            }
+            if try_root(&root, &mut out) {
+                return out;
+            }
+        }
+    }
+    if module.contains('.') {
+        let mut candidates = Vec::new();
+        for suffix in [format!("{rel}.py"), format!("{rel}/__init__.py")] {
+            for path in ending_with(index, &suffix) {
+                let root = path[..path.len() - suffix.len()].trim_end_matches('/');
+                if root.is_empty() || !is_python_package(index, root) {
+                    candidates.push(path);
+                }
+            }
+        }
+        if let Some(file) = nearest_unique(from_path, candidates).into_iter().next() {
+            let base = file
+                .trim_end_matches("/__init__.py")
+                .trim_end_matches(".py")
+                .to_string();
+            out.insert(file);
+            for name in real_names() {
+                if let Some(sub) = python_module_file(index, &join(&base, name)) {
+                    out.insert(sub);
+                }
+            }
+        }
+    }
+    out
+}
+
+// ------------------------------------------------------------------ JavaScript / TypeScript
+
+fn resolve_js(
+    language: Language,
+    from_path: &str,
+    import: &Import,
+    index: &PathIndex,
+) -> BTreeSet<String> {
+    let module = import.module.as_str();
+    let mut out = BTreeSet::new();
+    if !(module.starts_with("./")
+        || module.starts_with("../")
+        || module == "."
+        || module == ".."
+        || module.starts_with('/'))
+    {
+        return out;
+    }
+    let Some(base) = join_normalized(dir_of(from_path), module) else {
+        return out;
+    };
+    const TS_FIRST: [&str; 9] = [
+        ".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs",
+    ];
+    const JS_FIRST: [&str; 9] = [
+        ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".d.ts", ".mts", ".cts",
+    ];
+    let exts = if language == Language::JavaScript {
+        JS_FIRST
+    } else {
+        TS_FIRST
+    };
+    let mut candidates: Vec<String> = vec![base.clone()];
+    for (js, ts) in [
+        (".js", [".ts", ".tsx", ".d.ts"]),
+        (".jsx", [".tsx", ".tsx", ".tsx"]),
+        (".mjs", [".mts", ".d.mts", ".mts"]),
+        (".cjs", [".cts", ".d.cts", ".cts"]),
+    ] {
+        if let Some(stem) = base.strip_suffix(js) {
+            candidates.extend(ts.iter().map(|t| format!("{stem}{t}")));
+        }
+    }
+    candidates.extend(exts.iter().map(|e| format!("{base}{e}")));
+    candidates.extend(exts.iter().map(|e| format!("{}{e}", join(&base, "index"))));
+    if let Some(found) = candidates.into_iter().find(|c| index.paths.contains(c)) {
+        out.insert(found);
+    }
+    out
+}
+
+// ------------------------------------------------------------------ Rust
+
+/// The crate root of a Rust file: (directory, root file).
+fn rust_crate_root(from_path: &str, index: &PathIndex) -> (String, Option<String>) {
+    let name = file_name(from_path);
+    let dir = dir_of(from_path);
+    let dir_name = file_name(dir);
+    let is_root_file = matches!(name, "lib.rs" | "main.rs" | "build.rs")
+        || matches!(dir_name, "tests" | "examples" | "benches")
+        || dir.ends_with("src/bin")
+        || dir == "bin";
+    if is_root_file {
+        return (dir.to_string(), Some(from_path.to_string()));
+    }
+    for ancestor in ancestors(from_path) {
+        for root in ["lib.rs", "main.rs"] {
+            let file = join(ancestor, root);
+            if index.paths.contains(&file) {
+                return (ancestor.to_string(), Some(file));
+            }
+        }
+    }
+    (dir.to_string(), None)
+}
+
+/// The directory holding the child modules of the Rust file's module.
+fn rust_module_dir(from_path: &str, crate_dir: &str, root_file: Option<&str>) -> String {
+    let name = file_name(from_path);
+    if name == "mod.rs"
+        || root_file == Some(from_path)
+        || (dir_of(from_path) == crate_dir && matches!(name, "lib.rs" | "main.rs"))
+    {
+        return dir_of(from_path).to_string();
+    }
+    join(dir_of(from_path), name.trim_end_matches(".rs"))
+}
+
+/// The file of the module whose child directory is `dir`.
+fn rust_module_file(
+    index: &PathIndex,
+    dir: &str,
+    crate_dir: &str,
+    root_file: Option<&str>,
+) -> Option<String> {
+    if dir == crate_dir {
+        return root_file.map(str::to_string);
+    }
+    [format!("{dir}.rs"), join(dir, "mod.rs")]
+        .into_iter()
+        .find(|c| index.paths.contains(c))
+}
+
+fn resolve_rust(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let (crate_dir, root_file) = rust_crate_root(from_path, index);
+    let module_dir = rust_module_dir(from_path, &crate_dir, root_file.as_deref());
+    let segments: Vec<&str> = import
+        .module
+        .split("::")
+        .filter(|s| !s.is_empty())
+        .collect();
+    let Some(&first) = segments.first() else {
+        return out;
+    };
+    let (mut dir, rest, external_ok) = match first {
+        "crate" => (crate_dir.clone(), &segments[1..], true),
+        "self" => (module_dir.clone(), &segments[1..], true),
+        "super" => {
+            let mut dir = module_dir.clone();
+            let mut i = 0;
+            while segments.get(i) == Some(&"super") {
+                if dir == crate_dir || dir.is_empty() {
+                    return out;
+                }
+                dir = dir_of(&dir).to_string();
+                i += 1;
+            }
+            (dir, &segments[i..], true)
+        }
+        // `std::..`, `serde::..`, or a child module in scope (uniform paths).
+        _ => (module_dir.clone(), &segments[..], false),
+    };
+    let mut paths: Vec<Vec<&str>> = Vec::new();
+    let names: Vec<&str> = import
+        .names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| *n != "*" && *n != "self")
+        .collect();
+    if names.len() < import.names.len() || names.is_empty() {
+        paths.push(rest.to_vec());
+    }
+    for name in names {
+        let mut p = rest.to_vec();
+        p.push(name);
+        paths.push(p);
+    }
+    for path in paths {
+        // Longest prefix that is a module file.
+        let mut found = None;
+        for k in (0..=path.len()).rev() {
+            if k == 0 && !external_ok {
+                break;
+            }
+            let target_dir = join(&dir, &path[..k].join("/"));
+            if let Some(file) =
+                rust_module_file(index, &target_dir, &crate_dir, root_file.as_deref())
+            {
+                found = Some(file);
+                break;
+            }
+        }
+        if let Some(file) = found {
+            out.insert(file);
+        }
+    }
+    dir.clear();
+    out
+}
+
+// ------------------------------------------------------------------ Go
+
+fn resolve_go(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet<String> {
+    let path = import.module.as_str();
+    let mut out = BTreeSet::new();
+    let best = index
+        .go_modules
+        .iter()
+        .filter(|(_, module)| {
+            path == module.as_str()
+                || path
+                    .strip_prefix(module.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+        })
+        .max_by_key(|(_, module)| module.len());
+    let Some((mod_dir, module)) = best else {
+        return out;
+    };
+    let rest = path[module.len()..].trim_start_matches('/');
+    let dir = join(mod_dir, rest);
+    let from_test = from_path.ends_with("_test.go");
+    for file in files_in(index, &dir) {
+        if file.ends_with(".go") && (from_test || !file.ends_with("_test.go")) {
+            out.insert(file.clone());
+        }
+    }
+    out
+}
+
+// ------------------------------------------------------------------ C / C++
+
+fn resolve_include(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet<String> {
+    let module = import.module.as_str();
+    let mut out = BTreeSet::new();
+    if module.starts_with('<') || module.is_empty() {
+        return out;
+    }
+    if let Some(relative) = join_normalized(dir_of(from_path), module)
+        && index.paths.contains(&relative)
+    {
+        out.insert(relative);
+        return out;
+    }
+    if let Some(rooted) = join_normalized("", module) {
+        if index.paths.contains(&rooted) {
+            out.insert(rooted);
+            return out;
+        }
+        let clean = rooted.trim_start_matches("../").to_string();
+        return nearest_unique(from_path, ending_with(index, &clean));
+    }
+    out
+}
+
+// ------------------------------------------------------------------ Java
+
+fn namespace_files<'a>(index: &'a PathIndex, name: &str) -> Option<&'a BTreeSet<String>> {
+    index
+        .namespaces
+        .get(name)
+        .or_else(|| index.namespaces.get(&name.replace('\\', ".")))
+        .or_else(|| index.namespaces.get(&name.replace('.', "\\")))
+        .filter(|files| !files.is_empty())
+}
+
+fn file_stem(path: &str) -> &str {
+    let name = file_name(path);
+    name.split_once('.').map_or(name, |(stem, _)| stem)
+}
+
+fn resolve_java(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet<String> {
+    let module = import.module.as_str();
+    if let Some(package) = module.strip_suffix(".*") {
+        if let Some(files) = namespace_files(index, package) {
+            return files.clone();
+        }
+        let dir_suffix = package.replace('.', "/");
+        let found: BTreeSet<String> = index
+            .paths
+            .iter()
+            .filter(|p| {
+                p.ends_with(".java") && {
+                    let d = dir_of(p);
+                    d == dir_suffix || d.ends_with(&format!("/{dir_suffix}"))
+                }
+            })
+            .cloned()
+            .collect();
+        if !found.is_empty() {
+            return found;
+        }
+        // `import static com.acme.Util.*;`
+        return resolve_java_class(from_path, package, index);
+    }
+    let found = resolve_java_class(from_path, module, index);
+    if !found.is_empty() {
+        return found;
+    }
+    match module.rsplit_once('.') {
+        Some((outer, _)) if outer.contains('.') => resolve_java_class(from_path, outer, index),
+        _ => BTreeSet::new(),
+    }
+}
+
+fn resolve_java_class(from_path: &str, class: &str, index: &PathIndex) -> BTreeSet<String> {
+    let rel = format!("{}.java", class.replace('.', "/"));
+    for ancestor in ancestors(from_path) {
+        let candidate = join(ancestor, &rel);
+        if index.paths.contains(&candidate) {
+            return BTreeSet::from([candidate]);
+        }
+    }
+    if let Some((package, name)) = class.rsplit_once('.')
+        && let Some(files) = namespace_files(index, package)
+    {
+        let hits: BTreeSet<String> = files
+            .iter()
+            .filter(|f| file_stem(f) == name)
+            .cloned()
+            .collect();
+        if !hits.is_empty() {
+            return hits;
+        }
+    }
+    nearest(from_path, ending_with(index, &rel))
+}
+
+// ------------------------------------------------------------------ C#
+
+fn resolve_csharp(import: &Import, index: &PathIndex) -> BTreeSet<String> {
+    let module = import.module.as_str();
+    if let Some(files) = namespace_files(index, module) {
+        return files.clone();
+    }
+    if let Some((namespace, type_name)) = module.rsplit_once('.')
+        && let Some(files) = namespace_files(index, namespace)
+    {
+        let hits: BTreeSet<String> = files
+            .iter()
+            .filter(|f| file_stem(f) == type_name)
+            .cloned()
+            .collect();
+        return if hits.is_empty() { files.clone() } else { hits };
+    }
+    BTreeSet::new()
+}
+
+// ------------------------------------------------------------------ Ruby
+
+fn resolve_ruby(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet<String> {
+    let module = import.module.as_str();
+    let with_ext = if module.ends_with(".rb") {
+        module.to_string()
+    } else {
+        format!("{module}.rb")
+    };
+    let mut out = BTreeSet::new();
+    if module.starts_with("./") || module.starts_with("../") {
+        if let Some(path) = join_normalized(dir_of(from_path), &with_ext)
+            && index.paths.contains(&path)
+        {
+            out.insert(path);
+        }
+        return out;
+    }
+    for ancestor in ancestors(from_path) {
+        let candidate = join(&join(ancestor, "lib"), &with_ext);
+        if index.paths.contains(&candidate) {
+            out.insert(candidate);
+            return out;
+        }
+    }
+    if module.contains('/') {
+        return nearest_unique(from_path, ending_with(index, &with_ext));
+    }
+    out
+}
+
+// ------------------------------------------------------------------ PHP
+
+fn resolve_php(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet<String> {
+    let module = import.module.as_str();
+    let mut out = BTreeSet::new();
+    if module.ends_with(".php") || module.contains('/') {
+        let (base, rel) = match module.strip_prefix("__DIR__") {
+            Some(rest) => (dir_of(from_path), rest.trim_start_matches('/')),
+            None => (dir_of(from_path), module),
+        };
+        for candidate in [join_normalized(base, rel), join_normalized("", rel)]
+            .into_iter()
+            .flatten()
+        {
+            if index.paths.contains(&candidate) {
+                out.insert(candidate);
+                return out;
+            }
+        }
+        return out;
+    }
+    let name = module.trim_start_matches('\\');
+    if let Some((namespace, class)) = name.rsplit_once('\\')
+        && let Some(files) = namespace_files(index, namespace)
+    {
+        let hits: BTreeSet<String> = files
+            .iter()
+            .filter(|f| file_stem(f) == class)
+            .cloned()
+            .collect();
+        if !hits.is_empty() {
+            return hits;
+        }
+    }
+    let segments: Vec<&str> = name.split('\\').filter(|s| !s.is_empty()).collect();
+    for skip in 0..segments.len() {
+        if segments.len() - skip < 2 && skip > 0 {
+            break;
+        }
+        let suffix = format!("{}.php", segments[skip..].join("/"));
+        let exact = ending_with(index, &suffix);
+        if !exact.is_empty() {
+            return nearest(from_path, exact);
+        }
+        let lower = suffix.to_lowercase();
+        let slash = format!("/{lower}");
+        let folded: Vec<String> = index
+            .paths
+            .iter()
+            .filter(|p| {
+                let l = p.to_lowercase();
+                l == lower || l.ends_with(&slash)
+            })
+            .cloned()
+            .collect();
+        if !folded.is_empty() {
+            return nearest(from_path, folded);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Span;
+
+    fn index(paths: &[&str]) -> PathIndex {
+        PathIndex {
+            paths: paths.iter().map(|p| p.to_string()).collect(),
+            ..PathIndex::default()
+        }
+    }
+
+    fn imp(module: &str, names: &[&str]) -> Import {
+        Import {
+            module: module.into(),
+            names: names.iter().map(|n| n.to_string()).collect(),
+            span: Span::default(),
+        }
+    }
+
+    #[test]
+    fn normalizes_paths() {
+        assert_eq!(
+            join_normalized("a/b", "../c/./d.h").as_deref(),
+            Some("a/c/d.h")
+        );
+        assert_eq!(join_normalized("", "../x"), None);
+        assert_eq!(ancestors("a/b/c.py"), vec!["a/b", "a", ""]);
+    }
+
+    #[test]
+    fn python_absolute_skips_package_roots_and_stdlib_names() {
+        let idx = index(&[
+            "app/__init__.py",
+            "app/json.py",
+            "app/models.py",
+            "tests/json.py",
+            "tests/test_app.py",
+        ]);
+        // `import json` from inside the package is the standard library, not app/json.py
+        assert!(resolve(Language::Python, "app/models.py", &imp("json", &[]), &idx).is_empty());
+        // from tests/, `app.models` is found at the repository root
+        assert_eq!(
+            resolve(
+                Language::Python,
+                "tests/test_app.py",
+                &imp("app.models", &[]),
+                &idx
+            ),
+            vec!["app/models.py"]
+        );
+        // `from app import models` adds the submodule
+        assert_eq!(
+            resolve(
+                Language::Python,
+                "tests/test_app.py",
+                &imp("app", &["models"]),
+                &idx
+            ),
+            vec!["app/__init__.py", "app/models.py"]
+        );
+    }
+
+    #[test]
+    fn rust_inline_module_paths_are_rebased() {
+        let tests = vec!["tests".to_string()];
+        assert_eq!(rust_rebase("super", &tests), "self");
+        assert_eq!(rust_rebase("super::super::x", &tests), "super::x");
+        assert_eq!(rust_rebase("self::helpers", &tests), "self::tests::helpers");
+        assert_eq!(rust_rebase("crate::a", &tests), "crate::a");
+        assert_eq!(rust_rebase("super", &[]), "super");
+    }
+
+    #[test]
+    fn rust_paths() {
+        let idx = index(&[
+            "src/lib.rs",
+            "src/store.rs",
+            "src/store/schema.rs",
+            "src/a/mod.rs",
+            "src/a/b.rs",
+        ]);
+        let r = |from: &str, module: &str, names: &[&str]| {
+            resolve(Language::Rust, from, &imp(module, names), &idx)
+        };
+        assert_eq!(r("src/lib.rs", "self::store", &[]), vec!["src/store.rs"]);
+        assert_eq!(
+            r("src/store.rs", "self::schema", &[]),
+            vec!["src/store/schema.rs"]
+        );
+        assert_eq!(r("src/a/b.rs", "super", &["x"]), vec!["src/a/mod.rs"]);
+        assert_eq!(
+            r("src/a/b.rs", "crate::store::schema", &["Table"]),
+            vec!["src/store/schema.rs"]
+        );
+        assert_eq!(
+            r("src/a/mod.rs", "crate", &["store", "a"]),
+            vec!["src/a/mod.rs", "src/store.rs"]
+        );
+        assert!(r("src/lib.rs", "std::io", &["Read"]).is_empty());
+    }
 }

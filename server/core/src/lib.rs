@@ -7,6 +7,7 @@
 //! what was found plus a [`Degraded`] reason.
 
 pub mod analyze;
+pub mod claims;
 pub mod fingerprint;
 pub mod imports;
 pub mod lang;
@@ -182,6 +183,10 @@ pub struct Reference {
 pub struct Import {
     /// The module specifier as written, without quotes: `os.path`, `.models`, `./util`,
     /// `crate::store::schema`, `github.com/x/y/pkg`, `foo/bar.h`, `com.acme.Util`.
+    /// Conventions where the statement's form matters for resolution: Rust `mod foo;` is
+    /// `self::foo`; a Rust `use a::b::c;` is module `a::b` with name `c`; C/C++
+    /// `#include <x.h>` keeps its brackets (`<x.h>`); Ruby `require_relative 'x'` is `./x`;
+    /// PHP `require __DIR__ . '/x.php'` is `__DIR__/x.php`; a Java wildcard ends in `.*`.
     pub module: String,
     /// Names imported from it (`from m import a, b` → `["a", "b"]`; `use m::{a, b}`), if any.
     pub names: Vec<String>,

@@ -15,6 +15,28 @@ use crate::{EngineError, Result};
 pub struct Config {
     /// How the working tree is walked and parsed.
     pub scan: ScanConfig,
+    /// Executable facts.
+    pub facts: FactsConfig,
+}
+
+/// `[facts]`: executable memory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FactsConfig {
+    /// Allow `loci fact run` to execute stored commands. Default false: facts are commands
+    /// in a database that travels with the repository, so nothing runs them unless asked.
+    pub run: bool,
+    /// Time limit per fact, in milliseconds. Default 30,000.
+    pub timeout_ms: u64,
+}
+
+impl Default for FactsConfig {
+    fn default() -> Self {
+        FactsConfig {
+            run: false,
+            timeout_ms: 30_000,
+        }
+    }
 }
 
 /// `[scan]`: walking and parsing.

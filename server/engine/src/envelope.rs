@@ -20,6 +20,20 @@ pub struct Envelope<T> {
     pub limits: Limits,
 }
 
+impl<T> Envelope<T> {
+    /// The same envelope around a transformed result.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Envelope<U> {
+        Envelope {
+            result: f(self.result),
+            index: self.index,
+            capability: self.capability,
+            stale_warnings: self.stale_warnings,
+            freshness: self.freshness,
+            limits: self.limits,
+        }
+    }
+}
+
 /// The map state behind an answer.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct IndexState {
@@ -83,5 +97,8 @@ pub struct Limits {
 
 /// The current time as RFC 3339 in UTC (`2026-11-29T23:00:00.123Z`).
 pub fn now_rfc3339() -> String {
-    jiff::Timestamp::now().round(jiff::Unit::Millisecond).map(|t| t.to_string()).unwrap_or_default()
+    jiff::Timestamp::now()
+        .round(jiff::Unit::Millisecond)
+        .map(|t| t.to_string())
+        .unwrap_or_default()
 }

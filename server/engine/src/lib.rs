@@ -5,12 +5,18 @@
 //! Architecture invariant: no protocol types here (no JSON-RPC, LSP or MCP); results are
 //! plain `serde::Serialize` data with zero-based lines and byte columns.
 
+pub mod audit;
 pub mod config;
 pub mod editor;
 pub mod envelope;
+pub mod facts;
+pub mod memory;
 pub mod query;
 pub mod scan;
+pub mod search;
+pub mod session;
 pub mod walk;
+pub mod why;
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +29,7 @@ pub use loci_store::StoreError;
 /// Row types of the map, as queries return them.
 pub mod store_types {
     pub use loci_store::map::{DepEdge, MapCounts, RefHit, SymbolHit};
+    pub use loci_store::memory::{ClaimRow, CommitRow, Event, Fact, Page, Revision, Session};
 }
 
 /// `Result` with [`EngineError`].
@@ -96,11 +103,14 @@ impl Workspace {
         if loci_dir.is_dir() {
             let ignore = loci_dir.join(".gitignore");
             if !ignore.exists() {
-                std::fs::write(&ignore, "# loci's database and backups are per checkout.\n*\n")
-                    .map_err(|source| EngineError::Io {
-                        path: ignore.clone(),
-                        source,
-                    })?;
+                std::fs::write(
+                    &ignore,
+                    "# loci's database and backups are per checkout.\n*\n",
+                )
+                .map_err(|source| EngineError::Io {
+                    path: ignore.clone(),
+                    source,
+                })?;
             }
         }
         let db_path = db

@@ -285,6 +285,10 @@ pub fn scan(
         result
     });
     written?;
+    tracing::info!(
+        ms = started.elapsed().as_millis() as u64,
+        "scan: parsed and wrote files"
+    );
 
     // Deletions: files no longer walked, or walked but now unusable.
     let gone_all: Vec<&FileState> = gone.iter().copied().chain(gone_too.iter()).collect();
@@ -297,6 +301,10 @@ pub fn scan(
         || !report.added.is_empty()
         || !report.deleted.is_empty();
     let deps_changed = resolve_deps(root, writer.store, topology_changed, &writer.changed_files)?;
+    tracing::info!(
+        ms = started.elapsed().as_millis() as u64,
+        "scan: resolved imports"
+    );
     resolve_refs(
         writer.store,
         std::mem::take(&mut writer.pending_refs),
@@ -304,6 +312,10 @@ pub fn scan(
         &deps_changed,
     )?;
 
+    tracing::info!(
+        ms = started.elapsed().as_millis() as u64,
+        "scan: resolved references"
+    );
     report.changed = true;
     skips.sort_by(|a, b| a.path.cmp(&b.path));
     let skipped_rows: Vec<map::SkippedFile> = skips
@@ -687,7 +699,10 @@ fn detect_renames(gone: &[&FileState], added: &[String], store: &Store) -> Resul
     }
     let mut by_hash: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for g in gone {
-        by_hash.entry(g.content_hash.as_str()).or_default().push(&g.path);
+        by_hash
+            .entry(g.content_hash.as_str())
+            .or_default()
+            .push(&g.path);
     }
     let mut renames = Vec::new();
     let mut stmt = store
@@ -940,7 +955,9 @@ impl Resolver {
             });
         }
         let mut stmt = conn
-            .prepare("SELECT file_id, module, names FROM imports WHERE names != '' ORDER BY import_id")
+            .prepare(
+                "SELECT file_id, module, names FROM imports WHERE names != '' ORDER BY import_id",
+            )
             .ctx(|| "reading imports".into())?;
         let rows = stmt
             .query_map([], |row| {
@@ -959,7 +976,9 @@ impl Resolver {
                 .push((module, split_names(&names)));
         }
         let mut stmt = conn
-            .prepare("SELECT from_file_id, module, to_file_id FROM deps WHERE to_file_id IS NOT NULL")
+            .prepare(
+                "SELECT from_file_id, module, to_file_id FROM deps WHERE to_file_id IS NOT NULL",
+            )
             .ctx(|| "reading deps".into())?;
         let rows = stmt
             .query_map([], |row| {
@@ -1008,7 +1027,10 @@ impl Resolver {
         }
         let same: Vec<&Def> = defs.iter().filter(|d| d.file_id == file_id).collect();
         if !same.is_empty() {
-            let enclosing_parent = enclosing.and_then(|k| self.parents.get(k)).cloned().flatten();
+            let enclosing_parent = enclosing
+                .and_then(|k| self.parents.get(k))
+                .cloned()
+                .flatten();
             let best = same
                 .iter()
                 .find(|d| d.parent_key.is_some() && d.parent_key == enclosing_parent)
@@ -1053,7 +1075,15 @@ fn resolve_refs(
         }
     }
     // Stored refs of unchanged files that may resolve differently now.
-    type Stored = (i64, i64, String, Option<String>, Option<String>, String, f64);
+    type Stored = (
+        i64,
+        i64,
+        String,
+        Option<String>,
+        Option<String>,
+        String,
+        f64,
+    );
     let mut updates: Vec<(i64, Option<String>, &'static str, f64)> = Vec::new();
     {
         let conn = store.conn();
@@ -1092,12 +1122,18 @@ fn resolve_refs(
             }
         };
         for name in changed_names {
-            for row in by_name.query_map([name], read).ctx(|| "reading refs".into())? {
+            for row in by_name
+                .query_map([name], read)
+                .ctx(|| "reading refs".into())?
+            {
                 consider(row.ctx(|| "reading refs".into())?);
             }
         }
         for file_id in deps_changed {
-            for row in by_file.query_map([file_id], read).ctx(|| "reading refs".into())? {
+            for row in by_file
+                .query_map([file_id], read)
+                .ctx(|| "reading refs".into())?
+            {
                 consider(row.ctx(|| "reading refs".into())?);
             }
         }

@@ -64,7 +64,10 @@ fn b13_nested_negation_and_anchored_patterns_match_git_check_ignore() {
             "loci and git check-ignore disagree on {rel}; loci walked {files:?}"
         );
     }
-    let sources: Vec<&String> = files.iter().filter(|p| !p.ends_with(".gitignore")).collect();
+    let sources: Vec<&String> = files
+        .iter()
+        .filter(|p| !p.ends_with(".gitignore"))
+        .collect();
     assert_eq!(sources, ["a/vendor/f.rs", "lib/gen/y.rs"]);
 }
 
@@ -111,11 +114,23 @@ fn dot_git_file_worktree_is_treated_as_a_repository() {
     git(&main, &["add", "."]);
     git(
         &main,
-        &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "init",
+        ],
     );
     let wt = dir.path().join("wt");
     let out = git(&main, &["worktree", "add", "-q", wt.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(wt.join(".git").is_file());
     write(&wt, "ignored.py", "x = 2\n");
     assert_eq!(walked(&wt), [".gitignore", "a.py"]);
@@ -130,9 +145,22 @@ fn symlink_loops_do_not_hang_and_links_are_counted_as_skipped() {
     std::os::unix::fs::symlink(root.join("a"), root.join("a/loop")).unwrap();
     std::os::unix::fs::symlink("/etc/passwd", root.join("outside")).unwrap();
     let w = walk(root, 2 << 20, 1_000_000, 2);
-    assert_eq!(w.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["a/x.py"]);
-    let skips: Vec<(&str, SkipReason)> = w.skips.iter().map(|s| (s.path.as_str(), s.reason)).collect();
-    assert_eq!(skips, [("a/loop", SkipReason::Symlink), ("outside", SkipReason::Symlink)]);
+    assert_eq!(
+        w.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+        ["a/x.py"]
+    );
+    let skips: Vec<(&str, SkipReason)> = w
+        .skips
+        .iter()
+        .map(|s| (s.path.as_str(), s.reason))
+        .collect();
+    assert_eq!(
+        skips,
+        [
+            ("a/loop", SkipReason::Symlink),
+            ("outside", SkipReason::Symlink)
+        ]
+    );
 }
 
 #[test]
@@ -142,7 +170,10 @@ fn files_over_the_size_cap_are_skipped_with_their_reason() {
     write(root, "small.py", "x = 1\n");
     write(root, "big.py", &"x = 1\n".repeat(100));
     let w = walk(root, 100, 1_000_000, 1);
-    assert_eq!(w.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["small.py"]);
+    assert_eq!(
+        w.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+        ["small.py"]
+    );
     assert_eq!(w.skips.len(), 1);
     assert_eq!(w.skips[0].path, "big.py");
     assert_eq!(w.skips[0].reason, SkipReason::TooLarge);
@@ -158,5 +189,11 @@ fn the_file_limit_bounds_the_walk() {
     }
     let w = walk(root, 2 << 20, 4, 1);
     assert_eq!(w.files.len(), 4);
-    assert_eq!(w.skips.iter().filter(|s| s.reason == SkipReason::FileLimit).count(), 6);
+    assert_eq!(
+        w.skips
+            .iter()
+            .filter(|s| s.reason == SkipReason::FileLimit)
+            .count(),
+        6
+    );
 }

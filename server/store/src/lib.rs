@@ -8,6 +8,7 @@
 
 mod error;
 pub mod map;
+pub mod memory;
 mod migrate;
 
 use std::path::{Path, PathBuf};

@@ -22,11 +22,18 @@ pub struct Migration {
 }
 
 /// Every migration this binary knows, in order.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "map",
-    sql: include_str!("migrations/0001_map.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "map",
+        sql: include_str!("migrations/0001_map.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "memory",
+        sql: include_str!("migrations/0002_memory.sql"),
+    },
+];
 
 /// The schema version this binary writes: the last migration's number.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].version;

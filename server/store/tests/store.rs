@@ -30,7 +30,10 @@ fn fresh_database_records_every_migration_and_uses_wal() {
         .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
         .unwrap();
     assert_eq!(fk, 1);
-    assert!(!dir.path().join(".loci/backups").exists(), "a fresh database needs no backup");
+    assert!(
+        !dir.path().join(".loci/backups").exists(),
+        "a fresh database needs no backup"
+    );
 }
 
 #[test]
@@ -48,7 +51,10 @@ fn reopening_is_idempotent() {
 
 #[test]
 fn upgrading_a_non_empty_database_backs_it_up_first() {
-    assert!(MIGRATIONS.len() >= 2, "needs an older schema to upgrade from");
+    assert!(
+        MIGRATIONS.len() >= 2,
+        "needs an older schema to upgrade from"
+    );
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("loci.db");
     {
@@ -60,10 +66,16 @@ fn upgrading_a_non_empty_database_backs_it_up_first() {
         )
         .unwrap();
         conn.execute_batch(MIGRATIONS[0].sql).unwrap();
-        conn.execute("INSERT INTO schema_migrations(version, name) VALUES (1, 'map')", [])
-            .unwrap();
-        conn.execute("INSERT INTO meta(key, value) VALUES ('marker', 'old data')", [])
-            .unwrap();
+        conn.execute(
+            "INSERT INTO schema_migrations(version, name) VALUES (1, 'map')",
+            [],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('marker', 'old data')",
+            [],
+        )
+        .unwrap();
     }
     let store = Store::open(&path).unwrap();
     let backups: Vec<_> = std::fs::read_dir(dir.path().join("backups"))
@@ -71,21 +83,34 @@ fn upgrading_a_non_empty_database_backs_it_up_first() {
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(backups.len(), 1, "{backups:?}");
-    let name = backups[0].file_name().unwrap().to_string_lossy().into_owned();
-    assert!(name.starts_with("loci-v1-") && name.ends_with(".db"), "{name}");
+    let name = backups[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        name.starts_with("loci-v1-") && name.ends_with(".db"),
+        "{name}"
+    );
     let backup = Connection::open(&backups[0]).unwrap();
     let version: i64 = backup
-        .query_row("SELECT max(version) FROM schema_migrations", [], |r| r.get(0))
+        .query_row("SELECT max(version) FROM schema_migrations", [], |r| {
+            r.get(0)
+        })
         .unwrap();
     assert_eq!(version, 1, "the backup holds the old schema");
     let marker: String = backup
-        .query_row("SELECT value FROM meta WHERE key = 'marker'", [], |r| r.get(0))
+        .query_row("SELECT value FROM meta WHERE key = 'marker'", [], |r| {
+            r.get(0)
+        })
         .unwrap();
     assert_eq!(marker, "old data");
     assert_eq!(store.meta("marker").unwrap().as_deref(), Some("old data"));
     let version: i64 = store
         .conn()
-        .query_row("SELECT max(version) FROM schema_migrations", [], |r| r.get(0))
+        .query_row("SELECT max(version) FROM schema_migrations", [], |r| {
+            r.get(0)
+        })
         .unwrap();
     assert_eq!(version, SCHEMA_VERSION);
 }
@@ -116,9 +141,16 @@ fn newer_schema_is_refused_and_left_untouched() {
         other => panic!("expected NewerSchema, got {other:?}"),
     }
     let message = err.to_string();
-    assert!(message.contains("is newer than this loci supports"), "{message}");
+    assert!(
+        message.contains("is newer than this loci supports"),
+        "{message}"
+    );
     assert!(message.contains("was not modified"), "{message}");
-    assert_eq!(std::fs::read(&path).unwrap(), before, "the file is byte-for-byte unchanged");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the file is byte-for-byte unchanged"
+    );
     assert!(!dir.path().join("backups").exists());
 }
 

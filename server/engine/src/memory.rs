@@ -1,0 +1,999 @@
+//! Authored memory: pages, append-only revisions, decisions, lessons, topics, facts and
+//! sessions, with provenance (design.md "Memory"). Every write is one `BEGIN IMMEDIATE`
+//! transaction that records its event, its revision and its claims together; optimistic
+//! concurrency (`expect_version`) and idempotent retries (`operation_id`) are checked
+//! inside that same transaction.
+
+use std::collections::BTreeSet;
+
+use loci_core::claims::{ClaimKind, extract_claims};
+use loci_store::map;
+use loci_store::memory::{self as mem, ClaimRow, NewRevision, Page, Revision};
+use loci_store::rusqlite::{Connection, Transaction};
+use loci_store::{Context, StoreError};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::{EngineError, Envelope, Result, Workspace};
+
+/// Who wrote something, when the caller does not say: `$LOCI_AUTHOR`, else `human:$USER`.
+pub fn default_author() -> String {
+    std::env::var("LOCI_AUTHOR")
+        .ok()
+        .filter(|a| !a.trim().is_empty())
+        .unwrap_or_else(|| {
+            format!(
+                "human:{}",
+                std::env::var("USER").unwrap_or_else(|_| "unknown".into())
+            )
+        })
+}
+
+/// Options every memory write accepts.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct WriteOptions {
+    /// Author (`human:NAME`, `agent:NAME`, a model name); default [`default_author`].
+    pub author: Option<String>,
+    /// The session this write belongs to.
+    pub session: Option<i64>,
+    /// One-line change summary.
+    pub summary: Option<String>,
+    /// Optimistic concurrency: fail with a conflict unless the page is at this version
+    /// (0 = the page must not exist yet).
+    pub expect_version: Option<i64>,
+    /// Idempotency key: an exact retry returns the original result; a different request
+    /// under the same key is an error.
+    pub operation_id: Option<String>,
+}
+
+impl WriteOptions {
+    fn author(&self) -> String {
+        self.author
+            .clone()
+            .filter(|a| !a.trim().is_empty())
+            .unwrap_or_else(default_author)
+    }
+}
+
+/// A claim as answers show it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClaimView {
+    /// Row id.
+    pub claim_id: i64,
+    /// `path`, `symbol`, `version`.
+    pub kind: String,
+    /// As written.
+    pub text: String,
+    /// Normalized target.
+    pub target: String,
+    /// What it resolved to when snapshotted (a path or symbol key).
+    pub resolved: Option<String>,
+    /// Zero-based line in the body.
+    pub line: u32,
+}
+
+impl From<&ClaimRow> for ClaimView {
+    fn from(c: &ClaimRow) -> ClaimView {
+        ClaimView {
+            claim_id: c.claim_id,
+            kind: c.kind.clone(),
+            text: c.text.clone(),
+            target: c.target.clone(),
+            resolved: c.resolved.clone(),
+            line: c.line,
+        }
+    }
+}
+
+/// The result of a memory write.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Written {
+    /// The page written.
+    pub page: Page,
+    /// The new revision (published).
+    pub revision: Revision,
+    /// The claims found in its body and what they resolved to.
+    pub claims: Vec<ClaimView>,
+    /// The triggering event.
+    pub event_id: i64,
+    /// True when this is the stored result of an earlier identical request
+    /// (same `operation_id`); nothing was written this time.
+    #[serde(default)]
+    pub replayed: bool,
+}
+
+/// A page with one of its revisions.
+#[derive(Clone, Debug, Serialize)]
+pub struct Shown {
+    /// The page.
+    pub page: Page,
+    /// The revision shown.
+    pub revision: Revision,
+    /// Its claims.
+    pub claims: Vec<ClaimView>,
+    /// Whether this is the page's current revision.
+    pub current: bool,
+    /// Topic members, for topic pages.
+    pub members: Vec<String>,
+}
+
+/// A page's revisions, oldest first (bodies omitted).
+#[derive(Clone, Debug, Serialize)]
+pub struct History {
+    /// The page.
+    pub page: Page,
+    /// Revisions with their triggering events' kinds.
+    pub revisions: Vec<HistoryEntry>,
+}
+
+/// One line of history.
+#[derive(Clone, Debug, Serialize)]
+pub struct HistoryEntry {
+    /// Version.
+    pub version: i64,
+    /// Author.
+    pub author: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// Change summary.
+    pub summary: Option<String>,
+    /// Session id.
+    pub session_id: Option<i64>,
+    /// Kind of the triggering event (`remember`, `rollback`, `decision`, ...).
+    pub event: Option<String>,
+    /// Body size in bytes.
+    pub bytes: usize,
+}
+
+/// Memory as it stood at a moment.
+#[derive(Clone, Debug, Serialize)]
+pub struct AsOf {
+    /// The moment asked for, as given.
+    pub at: String,
+    /// For each page that existed then: subject, version, author, date.
+    pub pages: Vec<AsOfPage>,
+    /// The revision of the `show` subject current at that moment, if asked.
+    pub shown: Option<Revision>,
+}
+
+/// One page in an [`AsOf`] answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct AsOfPage {
+    /// Subject (as named today).
+    pub subject: String,
+    /// Version current at the moment.
+    pub version: i64,
+    /// Its author.
+    pub author: String,
+    /// When it was written.
+    pub created_at: String,
+}
+
+/// Subject kinds (`pages.kind`).
+fn page_kind_for_fixed(subject: &str) -> Option<&'static str> {
+    match subject {
+        "." => Some("root"),
+        "decisions" => Some("decisions"),
+        "lessons" => Some("lessons"),
+        s if s.starts_with("topic:") && s.len() > "topic:".len() => Some("topic"),
+        _ => None,
+    }
+}
+
+impl Workspace {
+    /// Normalizes a subject and finds its page kind: `.`, `decisions`, `lessons`,
+    /// `topic:NAME`, or a path (a file or folder in the map or on disk).
+    pub fn resolve_subject(&self, subject: &str) -> Result<(String, &'static str)> {
+        let s = subject.trim();
+        if s.is_empty() {
+            return Err(EngineError::InvalidArgument {
+                name: "subject".into(),
+                message: "must not be empty".into(),
+            });
+        }
+        if let Some(kind) = page_kind_for_fixed(s) {
+            return Ok((s.to_string(), kind));
+        }
+        let p = std::path::Path::new(s);
+        let rel = if p.is_absolute() {
+            let canon = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+            if !canon.starts_with(&self.root) {
+                return Err(EngineError::InvalidArgument {
+                    name: "subject".into(),
+                    message: format!("{s} is outside the workspace {}", self.root.display()),
+                });
+            }
+            crate::walk::relative(&self.root, &canon)
+        } else {
+            s.trim_start_matches("./").trim_end_matches('/').to_string()
+        };
+        if rel.is_empty() || rel == "." {
+            return Ok((".".into(), "root"));
+        }
+        if rel.split('/').any(|seg| seg == "..") {
+            return Err(EngineError::InvalidArgument {
+                name: "subject".into(),
+                message: format!("{s} leaves the workspace (`..`)"),
+            });
+        }
+        // A page that already exists keeps its kind (its file may be gone: memory stays).
+        if let Some(page) = mem::page_by_subject(self.store.conn(), &rel)? {
+            let kind = if page.kind == "folder" {
+                "folder"
+            } else {
+                "file"
+            };
+            return Ok((rel, kind));
+        }
+        let conn = self.store.conn();
+        let in_map: bool = conn
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1)",
+                [&rel],
+                |r| r.get(0),
+            )
+            .ctx(|| "looking up a subject".into())?;
+        if in_map {
+            return Ok((rel, "file"));
+        }
+        let folder_in_map: bool = conn
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM files WHERE path > ?1 || '/' AND path < ?1 || '0')",
+                [&rel],
+                |r| r.get(0),
+            )
+            .ctx(|| "looking up a subject".into())?;
+        let on_disk = self.root.join(&rel);
+        if folder_in_map || on_disk.is_dir() {
+            return Ok((rel, "folder"));
+        }
+        if on_disk.is_file() {
+            return Ok((rel, "file"));
+        }
+        Err(EngineError::InvalidArgument {
+            name: "subject".into(),
+            message: format!(
+                "`{rel}` is not a file or folder of the workspace; use `topic:NAME` for a concept, \
+                 `.` for the whole repository, or `decisions` / `lessons`"
+            ),
+        })
+    }
+
+    /// Writes a new revision of `subject`'s page with `body`.
+    pub fn remember(
+        &mut self,
+        subject: &str,
+        body: &str,
+        opts: &WriteOptions,
+    ) -> Result<Envelope<Written>> {
+        let (subject, kind) = self.resolve_subject(subject)?;
+        if body.trim().is_empty() {
+            return Err(EngineError::InvalidArgument {
+                name: "body".into(),
+                message: "the memory text is empty".into(),
+            });
+        }
+        let request = serde_json::json!({"op": "remember", "subject": subject, "body": body, "summary": opts.summary});
+        let written = self.write_revision(&request, opts, &subject, kind, "remember", |_| {
+            Ok(body.to_string())
+        })?;
+        self.written_envelope(written)
+    }
+
+    /// Appends a decision to the `decisions` page (and records a `decision` event).
+    pub fn decide(
+        &mut self,
+        text: &str,
+        subject: Option<&str>,
+        opts: &WriteOptions,
+    ) -> Result<Envelope<Written>> {
+        self.append_entry("decisions", "decision", text, subject, opts)
+    }
+
+    /// Appends a lesson to the `lessons` page (and records a `lesson` event).
+    pub fn learn(
+        &mut self,
+        text: &str,
+        subject: Option<&str>,
+        opts: &WriteOptions,
+    ) -> Result<Envelope<Written>> {
+        self.append_entry("lessons", "lesson", text, subject, opts)
+    }
+
+    fn append_entry(
+        &mut self,
+        page: &'static str,
+        event: &'static str,
+        text: &str,
+        subject: Option<&str>,
+        opts: &WriteOptions,
+    ) -> Result<Envelope<Written>> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(EngineError::InvalidArgument {
+                name: "text".into(),
+                message: format!("the {event} is empty"),
+            });
+        }
+        let about = match subject {
+            Some(s) => Some(self.resolve_subject(s)?.0),
+            None => None,
+        };
+        let request = serde_json::json!({"op": event, "text": text, "subject": about});
+        let author = opts.author();
+        let mut opts = opts.clone();
+        if opts.summary.is_none() {
+            opts.summary = Some(first_chars(text, 80));
+        }
+        let written = self.write_revision(&request, &opts, page, page, event, |previous| {
+            // Deterministic append: the previous body, then one entry.
+            let mut body = previous
+                .map(|r| r.body.trim_end().to_string())
+                .unwrap_or_else(|| {
+                    format!(
+                        "# {}",
+                        if page == "decisions" {
+                            "Decisions"
+                        } else {
+                            "Lessons"
+                        }
+                    )
+                });
+            body.push_str("\n\n- ");
+            body.push_str(&text.replace('\n', "\n  "));
+            if let Some(s) = &about {
+                body.push_str(&format!(" (about `{s}`)"));
+            }
+            body.push_str(&format!(" — {author}\n"));
+            Ok(body)
+        })?;
+        self.written_envelope(written)
+    }
+
+    /// The shared write path: one transaction that checks the receipt and the expected
+    /// version, records the event, inserts the revision built by `body_for` from the
+    /// current one, and snapshots its claims.
+    fn write_revision(
+        &mut self,
+        request: &serde_json::Value,
+        opts: &WriteOptions,
+        subject: &str,
+        kind: &str,
+        event_kind: &str,
+        mut body_for: impl FnMut(Option<&Revision>) -> Result<String>,
+    ) -> Result<Written> {
+        let author = opts.author();
+        let session = opts.session;
+        if let Some(id) = session {
+            let s = mem::session_by_id(self.store.conn(), id)?;
+            match s {
+                None => {
+                    return Err(EngineError::InvalidArgument {
+                        name: "session".into(),
+                        message: format!("no session {id}; begin one with `loci session begin`"),
+                    });
+                }
+                Some(s) if s.ended_at.is_some() => {
+                    return Err(EngineError::InvalidArgument {
+                        name: "session".into(),
+                        message: format!("session {id} has ended"),
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        let subject_fingerprint = file_fingerprint(self.store.conn(), subject)?;
+        let mut error: Option<EngineError> = None;
+        let result = with_receipt(
+            &mut self.store,
+            opts.operation_id.as_deref(),
+            request,
+            |tx| {
+                let page = mem::ensure_page(tx, subject, kind)?;
+                let current = match page.current_revision_id {
+                    Some(id) => mem::revision_by_id(tx, id)?,
+                    None => None,
+                };
+                let current_version = current.as_ref().map_or(0, |r| r.version);
+                if let Some(expected) = opts.expect_version {
+                    if expected != current_version {
+                        return Err(StoreError::Conflict(format!(
+                            "version conflict on `{subject}`: it is at version {current_version}, \
+                         the write expected {expected}; read it again and retry"
+                        )));
+                    }
+                }
+                let body = match body_for(current.as_ref()) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        let message = e.to_string();
+                        error = Some(e);
+                        return Err(StoreError::Conflict(message));
+                    }
+                };
+                let source_ref = format!("{event_kind}:{}:v{}", page.page_id, current_version + 1);
+                let payload = serde_json::json!({"request": request}).to_string();
+                let (event_id, _) = mem::insert_event(
+                    tx,
+                    event_kind,
+                    &source_ref,
+                    subject,
+                    Some(&payload),
+                    session,
+                )?;
+                let revision = mem::insert_revision(
+                    tx,
+                    &NewRevision {
+                        page_id: page.page_id,
+                        body: &body,
+                        summary: opts.summary.as_deref(),
+                        author: &author,
+                        session_id: session,
+                        event_id: Some(event_id),
+                    },
+                )?;
+                let claims = resolve_claims(tx, &revision.body, Some(subject))?;
+                mem::insert_claims(tx, revision.revision_id, &claims)?;
+                if kind == "file" {
+                    mem::put_page_snapshot(
+                        tx,
+                        revision.revision_id,
+                        subject_fingerprint.as_deref(),
+                    )?;
+                }
+                let stored = mem::claims_of(tx, revision.revision_id)?;
+                let page = mem::page_by_id(tx, page.page_id)?
+                    .ok_or_else(|| StoreError::Corrupt("page vanished".into()))?;
+                Ok(Written {
+                    page,
+                    revision,
+                    claims: stored.iter().map(ClaimView::from).collect(),
+                    event_id,
+                    replayed: false,
+                })
+            },
+        );
+        match (result, error) {
+            (Err(_), Some(e)) => Err(e),
+            (r, _) => r,
+        }
+    }
+
+    fn written_envelope(&self, written: Written) -> Result<Envelope<Written>> {
+        let rev = written.revision.revision_id;
+        let mut env = self.envelope(written, Vec::new())?;
+        env.stale_warnings = self.stale_warnings_for_revisions(&[rev])?;
+        Ok(env)
+    }
+
+    fn page(&self, subject: &str) -> Result<Page> {
+        let (subject, _) = self.resolve_subject(subject).or_else(|e| match e {
+            // A page whose file is gone is still a page.
+            EngineError::InvalidArgument { .. } => Ok((
+                subject
+                    .trim()
+                    .trim_start_matches("./")
+                    .trim_end_matches('/')
+                    .to_string(),
+                "file",
+            )),
+            other => Err(other),
+        })?;
+        mem::page_by_subject(self.store.conn(), &subject)?
+            .ok_or_else(|| EngineError::NotFound(format!("no memory about `{subject}` yet")))
+    }
+
+    /// A page's current revision, or version `version`.
+    pub fn show(&self, subject: &str, version: Option<i64>) -> Result<Envelope<Shown>> {
+        let page = self.page(subject)?;
+        let conn = self.store.conn();
+        let revision = match version {
+            Some(v) => mem::revision_by_version(conn, page.page_id, v)?.ok_or_else(|| {
+                EngineError::NotFound(format!("`{}` has no version {v}", page.subject))
+            })?,
+            None => match page.current_revision_id {
+                Some(id) => mem::revision_by_id(conn, id)?,
+                None => None,
+            }
+            .ok_or_else(|| EngineError::NotFound(format!("`{}` has no revisions", page.subject)))?,
+        };
+        let claims = mem::claims_of(conn, revision.revision_id)?
+            .iter()
+            .map(ClaimView::from)
+            .collect();
+        let members = if page.kind == "topic" {
+            mem::topic_members(conn, page.page_id)?
+        } else {
+            Vec::new()
+        };
+        let current = page.current_revision_id == Some(revision.revision_id);
+        let rev = revision.revision_id;
+        let relies = if page.kind == "file" {
+            vec![page.subject.clone()]
+        } else {
+            Vec::new()
+        };
+        let mut env = self.envelope(
+            Shown {
+                page,
+                revision,
+                claims,
+                current,
+                members,
+            },
+            relies,
+        )?;
+        env.stale_warnings
+            .extend(self.stale_warnings_for_revisions(&[rev])?);
+        Ok(env)
+    }
+
+    /// Every revision of a page, oldest first.
+    pub fn history(&self, subject: &str) -> Result<Envelope<History>> {
+        let page = self.page(subject)?;
+        let conn = self.store.conn();
+        let mut revisions = Vec::new();
+        for r in mem::revisions_of(conn, page.page_id)? {
+            let event = match r.event_id {
+                Some(id) => mem::event_by_id(conn, id)?.map(|e| e.kind),
+                None => None,
+            };
+            revisions.push(HistoryEntry {
+                version: r.version,
+                author: r.author,
+                created_at: r.created_at,
+                summary: r.summary,
+                session_id: r.session_id,
+                event,
+                bytes: r.body.len(),
+            });
+        }
+        self.envelope(History { page, revisions }, Vec::new())
+    }
+
+    /// Pins (never auto-staled) or unpins a page.
+    pub fn pin(
+        &mut self,
+        subject: &str,
+        pinned: bool,
+        opts: &WriteOptions,
+    ) -> Result<Envelope<Page>> {
+        let page = self.page(subject)?;
+        let session = opts.session;
+        let page = self.store.write(|tx| {
+            mem::set_pinned(tx, page.page_id, pinned)?;
+            let (events, _) = mem::high_water_marks(tx)?;
+            let kind = if pinned { "pin" } else { "unpin" };
+            mem::insert_event(
+                tx,
+                kind,
+                &format!("{kind}:{}:e{}", page.page_id, events + 1),
+                &page.subject,
+                None,
+                session,
+            )?;
+            mem::page_by_id(tx, page.page_id)?
+                .ok_or_else(|| StoreError::Corrupt("page vanished".into()))
+        })?;
+        self.envelope(page, Vec::new())
+    }
+
+    /// Publishes version `version`'s body again as a new revision (history is untouched).
+    pub fn rollback(
+        &mut self,
+        subject: &str,
+        version: i64,
+        opts: &WriteOptions,
+    ) -> Result<Envelope<Written>> {
+        let page = self.page(subject)?;
+        let old = mem::revision_by_version(self.store.conn(), page.page_id, version)?.ok_or_else(
+            || EngineError::NotFound(format!("`{}` has no version {version}", page.subject)),
+        )?;
+        let mut opts = opts.clone();
+        if opts.summary.is_none() {
+            opts.summary = Some(format!("rollback to version {version}"));
+        }
+        let request =
+            serde_json::json!({"op": "rollback", "subject": page.subject, "version": version});
+        let kind = page.kind.clone();
+        let kind: &'static str = match kind.as_str() {
+            "folder" => "folder",
+            "root" => "root",
+            "topic" => "topic",
+            "decisions" => "decisions",
+            "lessons" => "lessons",
+            _ => "file",
+        };
+        let written =
+            self.write_revision(&request, &opts, &page.subject, kind, "rollback", |_| {
+                Ok(old.body.clone())
+            })?;
+        self.written_envelope(written)
+    }
+
+    /// Memory as it stood at `at` (a date `2026-11-01` or a time `2026-11-01T12:00:00Z`),
+    /// and optionally the revision of `show` current then.
+    pub fn asof(&self, at: &str, show: Option<&str>) -> Result<Envelope<AsOf>> {
+        let at_norm = normalize_moment(self.store.conn(), at)?;
+        let revisions = mem::revisions_as_of(self.store.conn(), &at_norm)?;
+        let shown = match show {
+            Some(s) => {
+                let page = self.page(s)?;
+                Some(
+                    revisions
+                        .iter()
+                        .find(|r| r.page_id == page.page_id)
+                        .cloned()
+                        .ok_or_else(|| {
+                            EngineError::NotFound(format!(
+                                "`{}` had no memory at {at}",
+                                page.subject
+                            ))
+                        })?,
+                )
+            }
+            None => None,
+        };
+        let pages = revisions
+            .into_iter()
+            .map(|r| AsOfPage {
+                subject: r.subject,
+                version: r.version,
+                author: r.author,
+                created_at: r.created_at,
+            })
+            .collect();
+        self.envelope(
+            AsOf {
+                at: at.to_string(),
+                pages,
+                shown,
+            },
+            Vec::new(),
+        )
+    }
+
+    /// Re-snapshots the current revision's claims (and the page's subject fingerprint)
+    /// without rewriting its prose: a reviewer saying "still true".
+    pub fn confirm(&mut self, subject: &str, opts: &WriteOptions) -> Result<Envelope<Shown>> {
+        let page = self.page(subject)?;
+        let Some(rev_id) = page.current_revision_id else {
+            return Err(EngineError::NotFound(format!(
+                "`{}` has no revisions",
+                page.subject
+            )));
+        };
+        let session = opts.session;
+        let author = opts.author();
+        let subject_fp = file_fingerprint(self.store.conn(), &page.subject)?;
+        let page_subject = page.subject.clone();
+        let is_file = page.kind == "file";
+        self.store.write(|tx| {
+            let revision = mem::revision_by_id(tx, rev_id)?
+                .ok_or_else(|| StoreError::Corrupt("revision vanished".into()))?;
+            let fresh = resolve_claims(tx, &revision.body, Some(&page_subject))?;
+            let stored = mem::claims_of(tx, rev_id)?;
+            for (old, new) in stored.iter().zip(fresh.iter()) {
+                mem::update_claim_snapshot(
+                    tx,
+                    old.claim_id,
+                    new.resolved.as_deref(),
+                    new.snapshot.as_deref(),
+                    new.signature_snapshot.as_deref(),
+                )?;
+            }
+            if is_file {
+                mem::put_page_snapshot(tx, rev_id, subject_fp.as_deref())?;
+            }
+            let (events, _) = mem::high_water_marks(tx)?;
+            let payload = serde_json::json!({"revision_id": rev_id, "author": author}).to_string();
+            mem::insert_event(
+                tx,
+                "confirm",
+                &format!("confirm:{rev_id}:e{}", events + 1),
+                &page_subject,
+                Some(&payload),
+                session,
+            )?;
+            Ok(())
+        })?;
+        self.show(&page.subject, None)
+    }
+
+    /// Adds or removes a member (a path or subject) of a `topic:NAME` page; the page is
+    /// created empty if needed.
+    pub fn topic_set(
+        &mut self,
+        topic: &str,
+        member: &str,
+        add: bool,
+        opts: &WriteOptions,
+    ) -> Result<Envelope<Vec<String>>> {
+        let topic = topic.trim();
+        let topic = if topic.starts_with("topic:") {
+            topic.to_string()
+        } else {
+            format!("topic:{topic}")
+        };
+        if topic.len() <= "topic:".len() {
+            return Err(EngineError::InvalidArgument {
+                name: "topic".into(),
+                message: "a topic needs a name".into(),
+            });
+        }
+        let member = if add {
+            self.resolve_subject(member)?.0
+        } else {
+            member
+                .trim()
+                .trim_start_matches("./")
+                .trim_end_matches('/')
+                .to_string()
+        };
+        let session = opts.session;
+        let members = self.store.write(|tx| {
+            let page = mem::ensure_page(tx, &topic, "topic")?;
+            if mem::set_topic_member(tx, page.page_id, &member, add)? {
+                let (events, _) = mem::high_water_marks(tx)?;
+                let payload = serde_json::json!({"member": member, "added": add}).to_string();
+                mem::insert_event(
+                    tx,
+                    "topic",
+                    &format!("topic:{}:e{}", page.page_id, events + 1),
+                    &topic,
+                    Some(&payload),
+                    session,
+                )?;
+            }
+            mem::topic_members(tx, page.page_id)
+        })?;
+        self.envelope(members, Vec::new())
+    }
+
+    /// Topics and their members.
+    pub fn topics(&self) -> Result<Envelope<Vec<(String, Vec<String>)>>> {
+        let conn = self.store.conn();
+        let mut out = Vec::new();
+        for p in mem::pages(conn)?.into_iter().filter(|p| p.kind == "topic") {
+            out.push((p.subject.clone(), mem::topic_members(conn, p.page_id)?));
+        }
+        self.envelope(out, Vec::new())
+    }
+
+    /// Stale warnings for the given revisions: claims whose target changed or vanished
+    /// since they were snapshotted, and file pages whose file changed.
+    pub fn stale_warnings_for_revisions(
+        &self,
+        revision_ids: &[i64],
+    ) -> Result<Vec<crate::StaleWarning>> {
+        let mut out = Vec::new();
+        for &id in revision_ids {
+            for s in crate::audit::revision_staleness(self.store.conn(), id)? {
+                out.push(crate::StaleWarning {
+                    path: s.subject.clone(),
+                    reason: s.describe(),
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Runs `f` in one write transaction guarded by an operation receipt: an identical retry
+/// returns the stored result (with `replayed` set), a different request under the same id
+/// is a conflict.
+pub(crate) fn with_receipt<T: Serialize + DeserializeOwned + Replay>(
+    store: &mut loci_store::Store,
+    operation_id: Option<&str>,
+    request: &serde_json::Value,
+    mut f: impl FnMut(&Transaction<'_>) -> loci_store::Result<T>,
+) -> Result<T> {
+    let hash = loci_core::fingerprint::content_hash(request.to_string().as_bytes());
+    let value = store.write(|tx| {
+        if let Some(op) = operation_id {
+            if let Some((stored_hash, result)) = mem::receipt(tx, op)? {
+                if stored_hash != hash {
+                    return Err(StoreError::Conflict(format!(
+                        "operation id `{op}` was already used for a different request; use a new id"
+                    )));
+                }
+                let mut value: T = serde_json::from_str(&result)
+                    .map_err(|e| StoreError::Corrupt(format!("receipt {op}: {e}")))?;
+                value.mark_replayed();
+                return Ok(value);
+            }
+        }
+        let value = f(tx)?;
+        if let Some(op) = operation_id {
+            let json =
+                serde_json::to_string(&value).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            mem::put_receipt(tx, op, &hash, &json)?;
+        }
+        Ok(value)
+    })?;
+    Ok(value)
+}
+
+/// Results that can say they were replayed from a receipt.
+pub(crate) trait Replay {
+    fn mark_replayed(&mut self);
+}
+
+impl Replay for Written {
+    fn mark_replayed(&mut self) {
+        self.replayed = true;
+    }
+}
+
+/// The semantic fingerprint (or, for unparsed files, the content hash) of a file in the map.
+pub(crate) fn file_fingerprint(
+    conn: &Connection,
+    path: &str,
+) -> loci_store::Result<Option<String>> {
+    use loci_store::rusqlite::OptionalExtension;
+    conn.prepare_cached("SELECT ifnull(fingerprint, content_hash) FROM files WHERE path = ?1")
+        .ctx(|| "reading a fingerprint".into())?
+        .query_row([path], |r| r.get(0))
+        .optional()
+        .ctx(|| "reading a fingerprint".into())
+}
+
+/// Extracts the claims of a body and resolves each against the map, taking snapshots.
+/// `subject` (a page's subject) breaks ties between same-named symbols.
+pub(crate) fn resolve_claims(
+    conn: &Connection,
+    body: &str,
+    subject: Option<&str>,
+) -> loci_store::Result<Vec<ClaimRow>> {
+    let mut out = Vec::new();
+    for c in extract_claims(body) {
+        let (resolved, snapshot, signature_snapshot) = match c.kind {
+            ClaimKind::Path => match resolve_path(conn, &c.target)? {
+                Some((path, fp)) => (Some(path), fp, None),
+                None => (None, None, None),
+            },
+            ClaimKind::Symbol => match resolve_symbol(conn, &c.target, subject)? {
+                SymbolResolution::Unique(s) => (
+                    Some(s.key),
+                    Some(s.body_fingerprint),
+                    Some(s.signature_fingerprint),
+                ),
+                _ => (None, None, None),
+            },
+            ClaimKind::Version => (None, None, None),
+        };
+        out.push(ClaimRow {
+            claim_id: 0,
+            revision_id: 0,
+            kind: c.kind.as_str().into(),
+            text: c.text,
+            target: c.target,
+            version: c.version,
+            start_byte: c.start,
+            end_byte: c.end,
+            line: c.line,
+            resolved,
+            snapshot,
+            signature_snapshot,
+            snapshot_at: String::new(),
+        });
+    }
+    Ok(out)
+}
+
+/// A path claim's target in the map: a file (with its fingerprint) or a folder (no
+/// fingerprint). `None` when missing.
+pub(crate) fn resolve_path(
+    conn: &Connection,
+    path: &str,
+) -> loci_store::Result<Option<(String, Option<String>)>> {
+    if let Some(fp) = file_fingerprint(conn, path)? {
+        return Ok(Some((path.to_string(), Some(fp))));
+    }
+    let folder: bool = conn
+        .prepare_cached(
+            "SELECT EXISTS(SELECT 1 FROM files WHERE path > ?1 || '/' AND path < ?1 || '0')",
+        )
+        .ctx(|| "looking up a folder".into())?
+        .query_row([path], |r| r.get(0))
+        .ctx(|| "looking up a folder".into())?;
+    Ok(folder.then(|| (path.to_string(), None)))
+}
+
+/// How a symbol claim resolved.
+#[derive(Clone, Debug)]
+pub(crate) enum SymbolResolution {
+    /// Exactly one definition.
+    Unique(map::SymbolHit),
+    /// Several definitions and nothing to choose between them.
+    Ambiguous(Vec<map::SymbolHit>),
+    /// None.
+    Missing,
+}
+
+/// Resolves `A.b.c` (written `A::b::c`, `A.b.c()` ...): the qualified name exactly, then
+/// its last two segments as a qualified-name suffix, then the bare last segment; ties are
+/// broken by the page subject (a definition in that file or folder wins), then by a file
+/// path containing the qualifier (`os.path.join` → `os/path.py`).
+pub(crate) fn resolve_symbol(
+    conn: &Connection,
+    target: &str,
+    subject: Option<&str>,
+) -> loci_store::Result<SymbolResolution> {
+    let segs: Vec<&str> = target.split('.').filter(|s| !s.is_empty()).collect();
+    let Some(last) = segs.last() else {
+        return Ok(SymbolResolution::Missing);
+    };
+    let mut candidates = map::find_symbols(conn, target, 50)?;
+    if candidates.is_empty() && segs.len() >= 2 {
+        let tail = format!("{}.{}", segs[segs.len() - 2], last);
+        candidates = map::find_symbols(conn, last, 200)?
+            .into_iter()
+            .filter(|s| s.qualified_name == tail || s.qualified_name.ends_with(&format!(".{tail}")))
+            .collect();
+        if candidates.is_empty() {
+            let qualifier = segs[..segs.len() - 1].join("/");
+            candidates = map::find_symbols(conn, last, 200)?
+                .into_iter()
+                .filter(|s| s.path.contains(&qualifier) && s.qualified_name == *last)
+                .collect();
+        }
+    } else if candidates.is_empty() {
+        candidates = map::find_symbols(conn, last, 200)?;
+    }
+    // Definitions only count once per key.
+    let mut seen = BTreeSet::new();
+    candidates.retain(|c| seen.insert(c.key.clone()));
+    match candidates.len() {
+        0 => Ok(SymbolResolution::Missing),
+        1 => Ok(SymbolResolution::Unique(candidates.remove(0))),
+        _ => {
+            if let Some(subject) = subject {
+                let near: Vec<&map::SymbolHit> = candidates
+                    .iter()
+                    .filter(|c| c.path == subject || c.path.starts_with(&format!("{subject}/")))
+                    .collect();
+                if near.len() == 1 {
+                    return Ok(SymbolResolution::Unique(near[0].clone()));
+                }
+            }
+            Ok(SymbolResolution::Ambiguous(candidates))
+        }
+    }
+}
+
+/// Turns `2026-11-01` into the end of that day and validates the moment with SQLite.
+fn normalize_moment(conn: &Connection, at: &str) -> Result<String> {
+    let at = at.trim();
+    let candidate = if at.len() == 10 {
+        format!("{at}T23:59:59.999Z")
+    } else {
+        at.to_string()
+    };
+    let ok: Option<f64> = conn
+        .query_row("SELECT julianday(?1)", [&candidate], |r| r.get(0))
+        .map_err(|e| StoreError::sqlite("reading a date", e))?;
+    if ok.is_none() {
+        return Err(EngineError::InvalidArgument {
+            name: "date".into(),
+            message: format!("`{at}` is not a date (use 2026-11-01 or 2026-11-01T12:00:00Z)"),
+        });
+    }
+    Ok(candidate)
+}
+
+/// The first `n` characters of `s` on one line.
+pub(crate) fn first_chars(s: &str, n: usize) -> String {
+    let line = s.lines().next().unwrap_or("");
+    let mut out: String = line.chars().take(n).collect();
+    if line.chars().count() > n {
+        out.push('…');
+    }
+    out
+}
+
+/// The git branch and head commit of the workspace, when it is a repository with commits.
+pub(crate) fn git_position(root: &std::path::Path) -> (Option<String>, Option<String>) {
+    let _ = root;
+    (None, None)
+}

@@ -1,0 +1,198 @@
+//! `why`: the provenance chain behind a piece of memory — which revision says it, who
+//! wrote it, in which session, triggered by which event, against which commit.
+
+use loci_store::map;
+use loci_store::memory::{self as mem, CommitRow, Event, Revision, Session};
+use serde::Serialize;
+
+use crate::memory::ClaimView;
+use crate::{EngineError, Envelope, Result, Workspace};
+
+/// The answer to `why`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Why {
+    /// What was asked.
+    pub query: String,
+    /// How the revision was found: `path`, `symbol` (a claim about a symbol at that line),
+    /// or `text` (full-text search).
+    pub matched_by: String,
+    /// The page's subject.
+    pub subject: String,
+    /// The revision that says it (for text, the first revision that said it).
+    pub revision: Revision,
+    /// The claims of that revision that matched the query.
+    pub claims: Vec<ClaimView>,
+    /// The session it was written in.
+    pub session: Option<Session>,
+    /// The chain: the triggering event, then renames of the subject, oldest first.
+    pub events: Vec<Event>,
+    /// The latest commit touching the subject at or before the revision, if synced.
+    pub commit: Option<CommitRow>,
+    /// Other revisions that also matched (subject and version), best first.
+    pub others: Vec<(String, i64)>,
+}
+
+impl Workspace {
+    /// Finds the best revision for `query` — `PATH[:LINE]` (claims about that file or the
+    /// symbol at that line, or the file's own page) or any text (FTS5 over bodies) — and
+    /// returns its provenance chain.
+    pub fn why(&self, query: &str) -> Result<Envelope<Why>> {
+        let q = query.trim();
+        if q.is_empty() {
+            return Err(EngineError::InvalidArgument {
+                name: "query".into(),
+                message: "must not be empty".into(),
+            });
+        }
+        let conn = self.store.conn();
+        let (path, line) = match q.rsplit_once(':') {
+            Some((p, l)) if l.parse::<u32>().is_ok() => (p, l.parse::<u32>().ok()),
+            _ => (q, None),
+        };
+        let path = path.trim_start_matches("./").trim_end_matches('/');
+        let mut candidates: Vec<(i64, String, Vec<ClaimView>)> = Vec::new(); // (revision, matched_by, claims)
+        let is_subject = mem::page_by_subject(conn, path)?.is_some()
+            || conn
+                .query_row(
+                    "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1)",
+                    [path],
+                    |r| r.get::<_, bool>(0),
+                )
+                .map_err(|e| loci_store::StoreError::sqlite("looking up a path", e))?;
+        if is_subject {
+            // Symbols at the line (innermost first), then the file itself.
+            let mut keys: Vec<String> = Vec::new();
+            if let Some(line) = line {
+                let zero = line.saturating_sub(1);
+                let mut syms: Vec<_> = map::symbols_in_file(conn, path)?
+                    .into_iter()
+                    .filter(|s| s.line <= zero && zero <= s.end_line)
+                    .collect();
+                syms.sort_by_key(|s| s.end_line - s.line);
+                keys.extend(syms.into_iter().map(|s| s.key));
+            }
+            for key in &keys {
+                push_claims(
+                    &mut candidates,
+                    mem::live_claims_resolved_to(conn, key)?,
+                    "symbol",
+                );
+            }
+            if line.is_none() {
+                let all: Vec<String> = map::symbols_in_file(conn, path)?
+                    .into_iter()
+                    .map(|s| s.key)
+                    .collect();
+                for key in &all {
+                    push_claims(
+                        &mut candidates,
+                        mem::live_claims_resolved_to(conn, key)?,
+                        "symbol",
+                    );
+                }
+            }
+            if let Some(page) = mem::page_by_subject(conn, path)? {
+                if let Some(rev) = page.current_revision_id {
+                    // The file's own page: first for a bare path, after symbol matches for a line.
+                    let claims = match candidates.iter().position(|c| c.0 == rev) {
+                        Some(i) => candidates.remove(i).2,
+                        None => Vec::new(),
+                    };
+                    let at = if line.is_some() { candidates.len() } else { 0 };
+                    candidates.insert(at, (rev, "path".into(), claims));
+                }
+            }
+            push_claims(
+                &mut candidates,
+                mem::live_claims_resolved_to(conn, path)?,
+                "path",
+            );
+        }
+        if candidates.is_empty() {
+            if let Some(fts) = crate::search::fts_query(q) {
+                // The first revision of each page that said it is the one that introduced it.
+                let hits = mem::search_revisions(conn, &fts, false, 200)?;
+                let mut best: Vec<(i64, i64)> = Vec::new(); // (page, revision)
+                for h in &hits {
+                    let Some(rev) = mem::revision_by_id(conn, h.revision_id)? else {
+                        continue;
+                    };
+                    match best.iter_mut().find(|(p, _)| *p == rev.page_id) {
+                        Some(entry) => entry.1 = entry.1.min(rev.revision_id),
+                        None => best.push((rev.page_id, rev.revision_id)),
+                    }
+                }
+                candidates.extend(
+                    best.into_iter()
+                        .map(|(_, r)| (r, "text".to_string(), Vec::new())),
+                );
+            }
+        }
+        let Some((rev_id, matched_by, claims)) = candidates.first().cloned() else {
+            return Err(EngineError::NotFound(format!("no memory explains `{q}`")));
+        };
+        let revision = mem::revision_by_id(conn, rev_id)?
+            .ok_or_else(|| EngineError::Internal(format!("revision {rev_id} vanished")))?;
+        let session = match revision.session_id {
+            Some(id) => mem::session_by_id(conn, id)?,
+            None => None,
+        };
+        let mut events = Vec::new();
+        if let Some(id) = revision.event_id {
+            events.extend(mem::event_by_id(conn, id)?);
+        }
+        let up_to = revision.event_id.unwrap_or(i64::MAX);
+        events.extend(mem::events_for_subject(
+            conn,
+            &revision.subject,
+            &["rename"],
+            i64::MAX,
+        )?);
+        let commit =
+            match mem::events_for_subject(conn, &revision.subject, &["commit"], up_to)?.last() {
+                Some(e) => mem::commit(conn, &e.source_ref)?,
+                None => None,
+            };
+        let mut others = Vec::new();
+        for (r, _, _) in candidates.iter().skip(1).take(10) {
+            if let Some(rev) = mem::revision_by_id(conn, *r)? {
+                others.push((rev.subject, rev.version));
+            }
+        }
+        let rev = revision.revision_id;
+        let mut env = self.envelope(
+            Why {
+                query: q.to_string(),
+                matched_by,
+                subject: revision.subject.clone(),
+                revision,
+                claims,
+                session,
+                events,
+                commit,
+                others,
+            },
+            Vec::new(),
+        )?;
+        env.stale_warnings = self.stale_warnings_for_revisions(&[rev])?;
+        Ok(env)
+    }
+}
+
+fn push_claims(
+    candidates: &mut Vec<(i64, String, Vec<ClaimView>)>,
+    claims: Vec<mem::ClaimRow>,
+    how: &str,
+) {
+    for c in claims.iter().rev() {
+        let view = ClaimView::from(c);
+        match candidates.iter_mut().find(|x| x.0 == c.revision_id) {
+            Some(entry) => {
+                if !entry.2.contains(&view) {
+                    entry.2.push(view)
+                }
+            }
+            None => candidates.push((c.revision_id, how.to_string(), vec![view])),
+        }
+    }
+}

@@ -1,0 +1,466 @@
+//! Authored memory: append-only revisions, guards, receipts, rollback, asof, why,
+//! sessions, facts.
+
+use std::path::Path;
+
+use loci_engine::memory::WriteOptions;
+use loci_engine::{EngineError, Workspace};
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn workspace() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/auth.py",
+        "def login(user, password):\n    return check(user, password)\n\ndef check(u, p):\n    return True\n",
+    );
+    write(
+        root,
+        "src/billing.py",
+        "class Invoice:\n    def total(self):\n        return 0\n",
+    );
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    (dir, ws)
+}
+
+fn by(author: &str) -> WriteOptions {
+    WriteOptions {
+        author: Some(author.into()),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn revisions_are_versioned_append_only_and_claims_resolve() {
+    let (_dir, mut ws) = workspace();
+    let w1 = ws
+        .remember(
+            "src/auth.py",
+            "`login()` calls `check()` in `src/auth.py`.",
+            &by("agent:a"),
+        )
+        .unwrap()
+        .result;
+    assert_eq!(
+        (
+            w1.page.subject.as_str(),
+            w1.page.kind.as_str(),
+            w1.revision.version
+        ),
+        ("src/auth.py", "file", 1)
+    );
+    let resolved: Vec<(&str, Option<&str>)> = w1
+        .claims
+        .iter()
+        .map(|c| (c.text.as_str(), c.resolved.as_deref()))
+        .collect();
+    assert_eq!(
+        resolved,
+        [
+            ("login()", Some("src/auth.py#login@function")),
+            ("check()", Some("src/auth.py#check@function")),
+            ("src/auth.py", Some("src/auth.py")),
+        ]
+    );
+    let w2 = ws
+        .remember("./src/auth.py", "Second thoughts.", &by("human:b"))
+        .unwrap()
+        .result;
+    assert_eq!(w2.revision.version, 2);
+    assert_eq!(
+        w2.page.current_revision_id,
+        Some(w2.revision.revision_id),
+        "inserting published it"
+    );
+
+    // The database itself refuses to rewrite history.
+    let conn = loci_store::rusqlite::Connection::open(ws.root().join(".loci/loci.db")).unwrap();
+    let err = conn
+        .execute("UPDATE revisions SET body = 'forged'", [])
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("revisions are append-only"),
+        "{err}"
+    );
+    let err = conn.execute("DELETE FROM revisions", []).unwrap_err();
+    assert!(err.to_string().contains("append-only"), "{err}");
+
+    let history = ws.history("src/auth.py").unwrap().result;
+    let lines: Vec<(i64, &str, Option<&str>)> = history
+        .revisions
+        .iter()
+        .map(|r| (r.version, r.author.as_str(), r.event.as_deref()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (1, "agent:a", Some("remember")),
+            (2, "human:b", Some("remember"))
+        ]
+    );
+}
+
+#[test]
+fn rollback_publishes_an_old_body_as_a_new_revision() {
+    let (_dir, mut ws) = workspace();
+    ws.remember("src/auth.py", "first", &by("a")).unwrap();
+    ws.remember("src/auth.py", "second", &by("a")).unwrap();
+    let back = ws.rollback("src/auth.py", 1, &by("a")).unwrap().result;
+    assert_eq!(
+        (back.revision.version, back.revision.body.as_str()),
+        (3, "first")
+    );
+    assert_eq!(
+        back.revision.summary.as_deref(),
+        Some("rollback to version 1")
+    );
+    let shown = ws.show("src/auth.py", None).unwrap().result;
+    assert_eq!(shown.revision.body, "first");
+    assert_eq!(
+        ws.show("src/auth.py", Some(2))
+            .unwrap()
+            .result
+            .revision
+            .body,
+        "second"
+    );
+    let events: Vec<Option<String>> = ws
+        .history("src/auth.py")
+        .unwrap()
+        .result
+        .revisions
+        .into_iter()
+        .map(|r| r.event)
+        .collect();
+    assert_eq!(
+        events,
+        [
+            Some("remember".into()),
+            Some("remember".into()),
+            Some("rollback".into())
+        ]
+    );
+    assert!(matches!(
+        ws.rollback("src/auth.py", 9, &by("a")),
+        Err(EngineError::NotFound(_))
+    ));
+}
+
+#[test]
+fn expect_version_guards_and_operation_ids_make_retries_idempotent() {
+    let (_dir, mut ws) = workspace();
+    let opts = WriteOptions {
+        expect_version: Some(0),
+        ..by("a")
+    };
+    ws.remember("src/auth.py", "v1", &opts).unwrap();
+    let err = ws
+        .remember("src/auth.py", "lost update", &opts)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "version conflict on `src/auth.py`: it is at version 1, the write expected 0; read it again and retry"
+    );
+    assert_eq!(
+        ws.show("src/auth.py", None)
+            .unwrap()
+            .result
+            .revision
+            .version,
+        1,
+        "nothing was written"
+    );
+
+    let op = WriteOptions {
+        operation_id: Some("op-1".into()),
+        ..by("a")
+    };
+    let first = ws.remember("src/auth.py", "retry me", &op).unwrap().result;
+    let retry = ws.remember("src/auth.py", "retry me", &op).unwrap().result;
+    assert!(!first.replayed && retry.replayed);
+    assert_eq!(retry.revision.revision_id, first.revision.revision_id);
+    assert_eq!(
+        ws.history("src/auth.py").unwrap().result.revisions.len(),
+        2,
+        "the retry wrote nothing"
+    );
+    let err = ws
+        .remember("src/auth.py", "something else", &op)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "operation id `op-1` was already used for a different request; use a new id"
+    );
+}
+
+#[test]
+fn asof_shows_memory_as_it_stood() {
+    let (_dir, mut ws) = workspace();
+    ws.remember("src/auth.py", "old", &by("a")).unwrap();
+    let before = ws.asof("2000-01-01", None).unwrap().result;
+    assert!(before.pages.is_empty());
+    let now = ws.asof("2999-01-01", Some("src/auth.py")).unwrap().result;
+    assert_eq!(now.shown.unwrap().body, "old");
+    let err = ws.asof("yesterday-ish", None).unwrap_err();
+    assert!(err.to_string().contains("is not a date"), "{err}");
+}
+
+#[test]
+fn decisions_and_lessons_append_deterministically_and_why_finds_them() {
+    let (_dir, mut ws) = workspace();
+    ws.decide(
+        "Store memory in SQLite with WAL",
+        Some("src/billing.py"),
+        &by("human:ann"),
+    )
+    .unwrap();
+    ws.decide("Use BEGIN IMMEDIATE for writes", None, &by("human:bob"))
+        .unwrap();
+    ws.learn(
+        "multi-agent setup; see grammar::fa and spec 38.101; order BENCH-100821",
+        None,
+        &by("agent:c"),
+    )
+    .unwrap();
+    let decisions = ws.show("decisions", None).unwrap().result.revision;
+    assert_eq!(decisions.version, 2);
+    assert_eq!(
+        decisions.body,
+        "# Decisions\n\n- Store memory in SQLite with WAL (about `src/billing.py`) — human:ann\n\n- Use BEGIN IMMEDIATE for writes — human:bob\n"
+    );
+    // `why` names the revision that introduced the text, not a later copy.
+    let why = ws.why("SQLite WAL").unwrap().result;
+    assert_eq!(
+        (
+            why.subject.as_str(),
+            why.revision.version,
+            why.revision.author.as_str()
+        ),
+        ("decisions", 1, "human:ann")
+    );
+    assert_eq!(why.events[0].kind, "decision");
+    // B18: user text never breaks FTS5.
+    for q in ["multi-agent", "grammar::fa", "38.101", "BENCH-100821"] {
+        let why = ws.why(q).unwrap().result;
+        assert_eq!(why.subject, "lessons", "query {q}");
+    }
+    assert!(matches!(ws.why("-band"), Err(EngineError::NotFound(_))));
+    assert!(matches!(
+        ws.why("\"unbalanced"),
+        Err(EngineError::NotFound(_))
+    ));
+}
+
+#[test]
+fn why_at_a_path_and_line_finds_the_memory_about_that_symbol() {
+    let (_dir, mut ws) = workspace();
+    ws.remember(
+        "src/billing.py",
+        "Totals come from `Invoice.total()`.",
+        &by("human:ann"),
+    )
+    .unwrap();
+    ws.remember(".", "Overview; auth lives in `login()`.", &by("human:bob"))
+        .unwrap();
+    let why = ws.why("src/auth.py:2").unwrap().result;
+    assert_eq!(
+        (why.subject.as_str(), why.matched_by.as_str()),
+        (".", "symbol")
+    );
+    assert_eq!(
+        why.claims[0].resolved.as_deref(),
+        Some("src/auth.py#login@function")
+    );
+    let why = ws.why("src/billing.py").unwrap().result;
+    assert_eq!(
+        (why.subject.as_str(), why.matched_by.as_str()),
+        ("src/billing.py", "path")
+    );
+}
+
+#[test]
+fn two_sessions_begun_in_the_same_second_get_exactly_their_own_rows() {
+    let (_dir, mut ws) = workspace();
+    let a = ws
+        .session_begin(Some("task a"), Some("agent:a"))
+        .unwrap()
+        .result
+        .session_id;
+    let b = ws
+        .session_begin(Some("task b"), Some("agent:b"))
+        .unwrap()
+        .result
+        .session_id;
+    let in_a = WriteOptions {
+        session: Some(a),
+        summary: Some("a wrote auth".into()),
+        ..by("agent:a")
+    };
+    let in_b = WriteOptions {
+        session: Some(b),
+        summary: Some("b wrote billing".into()),
+        ..by("agent:b")
+    };
+    ws.remember("src/auth.py", "from a", &in_a).unwrap();
+    ws.remember("src/billing.py", "from b", &in_b).unwrap();
+    ws.learn("b learned", None, &in_b).unwrap();
+    let end_a = ws.session_end(a, Some("done a")).unwrap().result;
+    let end_b = ws.session_end(b, Some("done b")).unwrap().result;
+    let pages = |d: &loci_engine::session::Digest| {
+        d.pages
+            .iter()
+            .map(|p| (p.subject.clone(), p.version))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(pages(&end_a.digest), [("src/auth.py".to_string(), 1)]);
+    assert_eq!(
+        pages(&end_b.digest),
+        [
+            ("src/billing.py".to_string(), 1),
+            ("lessons".to_string(), 1)
+        ]
+    );
+    assert_eq!(end_b.digest.lessons, ["b learned"]);
+    let recap = ws.recap(2).unwrap().result;
+    assert_eq!(
+        recap
+            .iter()
+            .map(|s| s.session.session_id)
+            .collect::<Vec<_>>(),
+        [b, a]
+    );
+    let err = ws.remember("src/auth.py", "late", &in_a).unwrap_err();
+    assert!(err.to_string().contains("has ended"), "{err}");
+}
+
+#[test]
+fn facts_are_refused_by_default_and_checked_when_enabled() {
+    let (dir, mut ws) = workspace();
+    ws.fact_add(
+        "python prints",
+        "python3 -c 'print(6 * 7)'",
+        Some("42"),
+        Some(0),
+        &by("a"),
+    )
+    .unwrap();
+    ws.fact_add(
+        "wrong exit",
+        "python3 -c 'import sys; sys.exit(3)'",
+        None,
+        Some(0),
+        &by("a"),
+    )
+    .unwrap();
+    ws.fact_add(
+        "wrong output",
+        "python3 -c 'print(1)'",
+        Some("2"),
+        None,
+        &by("a"),
+    )
+    .unwrap();
+    let err = ws.fact_run(None).unwrap_err();
+    assert!(err.to_string().contains("[facts]\nrun = true"), "{err}");
+    write(dir.path(), ".loci/config.toml", "[facts]\nrun = true\n");
+    let mut ws = Workspace::open(dir.path(), None).unwrap();
+    let runs = ws.fact_run(None).unwrap().result;
+    let outcome: Vec<(&str, Option<i64>)> = runs
+        .iter()
+        .map(|r| (r.status.as_str(), r.exit_code))
+        .collect();
+    assert_eq!(
+        outcome,
+        [("pass", Some(0)), ("fail", Some(3)), ("fail", Some(0))]
+    );
+    assert_eq!(runs[0].output.trim(), "42");
+    let listed = ws.fact_list().unwrap().result;
+    assert_eq!(listed[1].last_status.as_deref(), Some("fail"));
+}
+
+#[test]
+fn subjects_outside_the_workspace_or_unknown_are_refused_with_the_argument_named() {
+    let (_dir, mut ws) = workspace();
+    for bad in ["../etc/passwd", "/etc/passwd", "no/such/thing.py", ""] {
+        let err = ws.remember(bad, "x", &by("a")).unwrap_err();
+        assert!(
+            matches!(&err, EngineError::InvalidArgument { name, .. } if name == "subject"),
+            "{bad}: {err}"
+        );
+    }
+    let w = ws
+        .remember("topic:billing", "Billing is `Invoice`.", &by("a"))
+        .unwrap()
+        .result;
+    assert_eq!(w.page.kind, "topic");
+    let members = ws
+        .topic_set("billing", "src/billing.py", true, &by("a"))
+        .unwrap()
+        .result;
+    assert_eq!(members, ["src/billing.py"]);
+}
+
+#[test]
+fn stale_warnings_follow_code_changes_but_not_comment_edits() {
+    let (dir, mut ws) = workspace();
+    ws.remember(
+        "src/billing.py",
+        "`Invoice.total()` returns zero.",
+        &by("a"),
+    )
+    .unwrap();
+    assert!(
+        ws.show("src/billing.py", None)
+            .unwrap()
+            .stale_warnings
+            .is_empty()
+    );
+    write(
+        dir.path(),
+        "src/billing.py",
+        "class Invoice:\n    # a comment only\n    def total(self):\n        return 0  # still zero\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    assert!(
+        ws.show("src/billing.py", None)
+            .unwrap()
+            .stale_warnings
+            .is_empty(),
+        "comments do not stale memory"
+    );
+    write(
+        dir.path(),
+        "src/billing.py",
+        "class Invoice:\n    def total(self):\n        return 1\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let warnings: Vec<String> = ws
+        .show("src/billing.py", None)
+        .unwrap()
+        .stale_warnings
+        .into_iter()
+        .map(|w| w.reason)
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "memory `src/billing.py` v1 is stale: src/billing.py changed since it was written",
+            "memory `src/billing.py` v1 claim `Invoice.total()` is stale: body of src/billing.py#Invoice.total@method changed since it was written",
+        ]
+    );
+    ws.confirm("src/billing.py", &by("reviewer")).unwrap();
+    assert!(
+        ws.show("src/billing.py", None)
+            .unwrap()
+            .stale_warnings
+            .is_empty(),
+        "confirm clears staleness"
+    );
+}

@@ -1,0 +1,240 @@
+//! Scanning end to end on small trees: incremental rescans equal fresh scans, keys are
+//! deterministic, and bad input is counted, never fatal.
+
+use std::path::Path;
+
+use loci_engine::Workspace;
+use loci_store::rusqlite::Connection;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn open(root: &Path) -> Workspace {
+    Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap()
+}
+
+fn scan(ws: &mut Workspace) -> loci_engine::scan::ScanReport {
+    ws.scan(&|_| {}).unwrap().result
+}
+
+/// Every row of the map that a scan derives, without row ids, times or mtimes, sorted.
+fn dump(conn: &Connection) -> Vec<String> {
+    let queries = [
+        "SELECT 'file', path, ifnull(language,''), size, content_hash, ifnull(fingerprint,''), lines, error_nodes, ifnull(degraded,''), lossy_utf8 FROM files",
+        "SELECT 'symbol', f.path, s.key, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte, s.start_line, s.end_line, s.name_line, s.name_column, s.signature, ifnull(s.doc,''), s.body_fingerprint, s.signature_fingerprint, ifnull(s.parent_key,'') FROM symbols s JOIN files f USING (file_id)",
+        "SELECT 'ref', f.path, r.name, r.kind, r.line, r.column, r.start_byte, ifnull(r.enclosing_key,''), ifnull(r.target_key,''), r.provenance, r.confidence FROM refs r JOIN files f USING (file_id)",
+        "SELECT 'import', f.path, i.module, i.names, i.line FROM imports i JOIN files f USING (file_id)",
+        "SELECT 'dep', a.path, d.module, ifnull(b.path,'<unresolved>'), d.line, d.count FROM deps d JOIN files a ON a.file_id = d.from_file_id LEFT JOIN files b ON b.file_id = d.to_file_id",
+        "SELECT 'skip', path, reason FROM skipped_files",
+    ];
+    let mut rows = Vec::new();
+    for q in queries {
+        let mut stmt = conn.prepare(q).unwrap();
+        let n = stmt.column_count();
+        let mut it = stmt.query([]).unwrap();
+        while let Some(r) = it.next().unwrap() {
+            let cols: Vec<String> = (0..n)
+                .map(|i| match r.get_ref(i).unwrap() {
+                    loci_store::rusqlite::types::ValueRef::Null => "NULL".into(),
+                    loci_store::rusqlite::types::ValueRef::Integer(v) => v.to_string(),
+                    loci_store::rusqlite::types::ValueRef::Real(v) => format!("{v:.3}"),
+                    loci_store::rusqlite::types::ValueRef::Text(t) => {
+                        String::from_utf8_lossy(t).into_owned()
+                    }
+                    loci_store::rusqlite::types::ValueRef::Blob(_) => "<blob>".into(),
+                })
+                .collect();
+            rows.push(cols.join(" | "));
+        }
+    }
+    rows.sort();
+    rows
+}
+
+fn seed(root: &Path) {
+    write(root, "app/__init__.py", "");
+    write(
+        root,
+        "app/models.py",
+        "class User:\n    def save(self):\n        return validate(self)\n\ndef validate(x):\n    return x\n",
+    );
+    write(
+        root,
+        "app/views.py",
+        "from .models import User, validate\nfrom . import util\n\ndef show():\n    u = User()\n    u.save()\n    return util.fmt(validate(u))\n",
+    );
+    write(root, "app/util.py", "def fmt(x):\n    return str(x)\n");
+    write(
+        root,
+        "web/main.ts",
+        "import { helper } from './helper';\nexport function main() { return helper(1); }\n",
+    );
+    write(
+        root,
+        "web/helper.ts",
+        "export function helper(n: number) { return n + 1; }\n",
+    );
+    write(root, "README.md", "# demo\n");
+    write(root, "notes.txt", "plain text\n");
+}
+
+#[test]
+fn incremental_rescan_equals_a_fresh_scan_after_edit_add_delete_rename() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let mut ws = open(root);
+    let first = scan(&mut ws);
+    assert_eq!(first.added.len(), 8);
+
+    // Edit, add, delete, rename (same content at a new path).
+    write(
+        root,
+        "app/models.py",
+        "\n\nclass User:\n    def save(self):\n        return validate(self, strict=True)\n\ndef validate(x, strict=False):\n    return x\n\ndef extra():\n    return fmt(1)\n",
+    );
+    write(
+        root,
+        "app/new.py",
+        "from .util import fmt\n\ndef fresh():\n    return fmt(2)\n",
+    );
+    std::fs::remove_file(root.join("web/main.ts")).unwrap();
+    std::fs::rename(root.join("app/util.py"), root.join("app/format.py")).unwrap();
+    write(
+        root,
+        "app/views.py",
+        "from .models import User, validate\nfrom . import format\n\ndef show():\n    u = User()\n    u.save()\n    return format.fmt(validate(u))\n",
+    );
+
+    let second = scan(&mut ws);
+    assert_eq!(second.modified, ["app/models.py", "app/views.py"]);
+    assert_eq!(second.added, ["app/format.py", "app/new.py"]);
+    assert_eq!(second.deleted, ["app/util.py", "web/main.ts"]);
+    assert_eq!(second.renamed.len(), 1);
+    assert_eq!(
+        (
+            second.renamed[0].from.as_str(),
+            second.renamed[0].to.as_str()
+        ),
+        ("app/util.py", "app/format.py")
+    );
+    let incremental = dump(ws.store().conn());
+
+    let fresh_dir = tempfile::tempdir().unwrap();
+    let mut fresh = Workspace::open(root, Some(&fresh_dir.path().join("fresh.db"))).unwrap();
+    scan(&mut fresh);
+    let fresh_rows = dump(fresh.store().conn());
+    if incremental != fresh_rows {
+        let only_inc: Vec<_> = incremental
+            .iter()
+            .filter(|r| !fresh_rows.contains(r))
+            .collect();
+        let only_fresh: Vec<_> = fresh_rows
+            .iter()
+            .filter(|r| !incremental.contains(r))
+            .collect();
+        panic!(
+            "incremental and fresh maps differ\nonly incremental: {only_inc:#?}\nonly fresh: {only_fresh:#?}"
+        );
+    }
+    // The rename resolved the import of the new module.
+    assert!(
+        incremental
+            .iter()
+            .any(|r| r.starts_with("dep | app/views.py | . | app/format.py")),
+        "{incremental:#?}"
+    );
+}
+
+#[test]
+fn a_noop_rescan_writes_nothing_and_scanning_twice_gives_identical_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let mut ws = open(root);
+    let first = scan(&mut ws);
+    let rows = dump(ws.store().conn());
+    let again = scan(&mut ws);
+    assert!(!again.changed);
+    assert_eq!(again.scan_id, first.scan_id);
+    assert_eq!(again.unchanged, 8);
+    assert_eq!(dump(ws.store().conn()), rows);
+
+    let other = tempfile::tempdir().unwrap();
+    let mut ws2 = Workspace::open(root, Some(&other.path().join("b.db"))).unwrap();
+    scan(&mut ws2);
+    assert_eq!(
+        dump(ws2.store().conn()),
+        rows,
+        "two fresh scans agree row for row"
+    );
+}
+
+#[test]
+fn bad_input_is_counted_and_never_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "ok.py", "def fine():\n    return 1\n");
+    // Invalid UTF-8 in a comment: decoded lossily, still parsed.
+    std::fs::write(
+        root.join("latin1.py"),
+        b"# caf\xe9\ndef latin():\n    return 2\n",
+    )
+    .unwrap();
+    // A BOM: positions are relative to the text after it.
+    std::fs::write(root.join("bom.py"), "\u{feff}def with_bom():\n    pass\n").unwrap();
+    // Binary.
+    std::fs::write(root.join("blob.py"), b"\x00\x01\x02def x(): pass").unwrap();
+    // B16a: 100,000-deep nesting next to a normal file.
+    let deep = format!("x = {}1{};\n", "(".repeat(100_000), ")".repeat(100_000));
+    write(root, "deep.js", &deep);
+    write(root, "normal.js", "function normal() { return 1; }\n");
+    let mut ws = open(root);
+    let report = scan(&mut ws);
+    assert_eq!(report.skipped.get("binary"), Some(&1));
+    assert_eq!(report.lossy_utf8, ["latin1.py"]);
+    assert_eq!(ws.symbol("latin").unwrap().result.len(), 1);
+    let bom = ws.symbol("with_bom").unwrap().result;
+    assert_eq!(
+        (bom[0].line, bom[0].column),
+        (0, 4),
+        "the BOM is not counted in columns"
+    );
+    assert_eq!(ws.symbol("normal").unwrap().result.len(), 1);
+    assert!(
+        report.degraded.iter().any(|d| d.path == "deep.js"),
+        "{:?}",
+        report.degraded
+    );
+    assert_eq!(
+        report.totals.files, 5,
+        "the binary file is skipped, not mapped"
+    );
+}
+
+#[test]
+fn interrupted_scan_is_completed_by_the_next_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let mut ws = open(root);
+    scan(&mut ws);
+    let expected = dump(ws.store().conn());
+    // Simulate a scan killed after writing files but before references: the scan row
+    // stays 'running' and the refs of the files it wrote are missing.
+    {
+        let conn = Connection::open(root.join(".loci/test.db")).unwrap();
+        conn.execute_batch(
+            "INSERT INTO scans(started_at) VALUES ('2026-01-01T00:00:00Z');
+             UPDATE files SET scan_id = (SELECT max(scan_id) FROM scans) WHERE path LIKE 'app/%';
+             DELETE FROM refs WHERE file_id IN (SELECT file_id FROM files WHERE path LIKE 'app/%');",
+        )
+        .unwrap();
+    }
+    let report = scan(&mut ws);
+    assert!(report.changed);
+    assert_eq!(dump(ws.store().conn()), expected);
+}

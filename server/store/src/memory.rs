@@ -1,0 +1,931 @@
+//! Typed queries over authored memory: pages, revisions, claims, events, sessions,
+//! topics, facts and operation receipts.
+//!
+//! Revisions are append-only (the database refuses UPDATE and DELETE); inserting one
+//! publishes it (a trigger advances the page's current revision). Versions are gapless
+//! per page because they are computed inside the same `BEGIN IMMEDIATE` transaction
+//! that inserts the row.
+
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use serde::{Deserialize, Serialize};
+
+use crate::{Context, Result, StoreError};
+
+/// A page: one subject's memory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Page {
+    /// Identity (kept when the subject is renamed).
+    pub page_id: i64,
+    /// `src/auth/login.py`, `src/auth`, `.`, `topic:billing`, `decisions`, `lessons`.
+    pub subject: String,
+    /// `file`, `folder`, `root`, `topic`, `decisions`, `lessons`.
+    pub kind: String,
+    /// Pinned pages are never auto-staled.
+    pub pinned: bool,
+    /// The published revision.
+    pub current_revision_id: Option<i64>,
+    /// RFC 3339.
+    pub created_at: String,
+    /// RFC 3339 of the last revision.
+    pub updated_at: Option<String>,
+}
+
+fn page(r: &Row<'_>) -> rusqlite::Result<Page> {
+    Ok(Page {
+        page_id: r.get(0)?,
+        subject: r.get(1)?,
+        kind: r.get(2)?,
+        pinned: r.get(3)?,
+        current_revision_id: r.get(4)?,
+        created_at: r.get(5)?,
+        updated_at: r.get(6)?,
+    })
+}
+
+const PAGE_COLUMNS: &str =
+    "page_id, subject, kind, pinned, current_revision_id, created_at, updated_at";
+
+/// The page for `subject`.
+pub fn page_by_subject(conn: &Connection, subject: &str) -> Result<Option<Page>> {
+    conn.prepare_cached(&format!(
+        "SELECT {PAGE_COLUMNS} FROM pages WHERE subject = ?1"
+    ))
+    .ctx(|| "reading a page".into())?
+    .query_row([subject], page)
+    .optional()
+    .ctx(|| format!("reading page {subject}"))
+}
+
+/// The page with this id.
+pub fn page_by_id(conn: &Connection, page_id: i64) -> Result<Option<Page>> {
+    conn.prepare_cached(&format!(
+        "SELECT {PAGE_COLUMNS} FROM pages WHERE page_id = ?1"
+    ))
+    .ctx(|| "reading a page".into())?
+    .query_row([page_id], page)
+    .optional()
+    .ctx(|| format!("reading page {page_id}"))
+}
+
+/// Every page, by subject.
+pub fn pages(conn: &Connection) -> Result<Vec<Page>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {PAGE_COLUMNS} FROM pages ORDER BY subject"
+        ))
+        .ctx(|| "reading pages".into())?;
+    let rows = stmt.query_map([], page).ctx(|| "reading pages".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading pages".into())
+}
+
+/// The page for `subject`, created with `kind` if missing.
+pub fn ensure_page(tx: &Transaction<'_>, subject: &str, kind: &str) -> Result<Page> {
+    tx.prepare_cached(
+        "INSERT INTO pages(subject, kind) VALUES (?1, ?2) ON CONFLICT(subject) DO NOTHING",
+    )
+    .ctx(|| "creating a page".into())?
+    .execute([subject, kind])
+    .ctx(|| format!("creating page {subject}"))?;
+    page_by_subject(tx, subject)?
+        .ok_or_else(|| StoreError::Corrupt(format!("page {subject} vanished after insert")))
+}
+
+/// Sets or clears a page's pin.
+pub fn set_pinned(tx: &Transaction<'_>, page_id: i64, pinned: bool) -> Result<()> {
+    tx.execute(
+        "UPDATE pages SET pinned = ?2 WHERE page_id = ?1",
+        params![page_id, pinned],
+    )
+    .ctx(|| "pinning a page".into())?;
+    Ok(())
+}
+
+/// Moves a page to a new subject (a rename); fails if the new subject has a page already.
+pub fn move_page(tx: &Transaction<'_>, page_id: i64, to_subject: &str) -> Result<()> {
+    tx.execute(
+        "UPDATE pages SET subject = ?2 WHERE page_id = ?1",
+        params![page_id, to_subject],
+    )
+    .ctx(|| format!("moving a page to {to_subject}"))?;
+    Ok(())
+}
+
+/// One revision of a page.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revision {
+    /// Row id (global, increasing).
+    pub revision_id: i64,
+    /// Its page.
+    pub page_id: i64,
+    /// The page's subject now (it may have been renamed since).
+    pub subject: String,
+    /// 1, 2, 3, ... per page, gapless.
+    pub version: i64,
+    /// Markdown.
+    pub body: String,
+    /// What changed, in a line.
+    pub summary: Option<String>,
+    /// `human:NAME`, `agent:NAME`, or a model name.
+    pub author: String,
+    /// The session it was written in.
+    pub session_id: Option<i64>,
+    /// The event that triggered it.
+    pub event_id: Option<i64>,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+const REVISION_COLUMNS: &str = "r.revision_id, r.page_id, p.subject, r.version, r.body, r.summary,
+    r.author, r.session_id, r.event_id, r.created_at";
+
+fn revision(r: &Row<'_>) -> rusqlite::Result<Revision> {
+    Ok(Revision {
+        revision_id: r.get(0)?,
+        page_id: r.get(1)?,
+        subject: r.get(2)?,
+        version: r.get(3)?,
+        body: r.get(4)?,
+        summary: r.get(5)?,
+        author: r.get(6)?,
+        session_id: r.get(7)?,
+        event_id: r.get(8)?,
+        created_at: r.get(9)?,
+    })
+}
+
+/// A revision by id.
+pub fn revision_by_id(conn: &Connection, revision_id: i64) -> Result<Option<Revision>> {
+    conn.prepare_cached(&format!(
+        "SELECT {REVISION_COLUMNS} FROM revisions r JOIN pages p USING (page_id) WHERE r.revision_id = ?1"
+    ))
+    .ctx(|| "reading a revision".into())?
+    .query_row([revision_id], revision)
+    .optional()
+    .ctx(|| format!("reading revision {revision_id}"))
+}
+
+/// Version `version` of a page.
+pub fn revision_by_version(
+    conn: &Connection,
+    page_id: i64,
+    version: i64,
+) -> Result<Option<Revision>> {
+    conn.prepare_cached(&format!(
+        "SELECT {REVISION_COLUMNS} FROM revisions r JOIN pages p USING (page_id)
+         WHERE r.page_id = ?1 AND r.version = ?2"
+    ))
+    .ctx(|| "reading a revision".into())?
+    .query_row([page_id, version], revision)
+    .optional()
+    .ctx(|| format!("reading version {version} of page {page_id}"))
+}
+
+/// Every revision of a page, oldest first.
+pub fn revisions_of(conn: &Connection, page_id: i64) -> Result<Vec<Revision>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {REVISION_COLUMNS} FROM revisions r JOIN pages p USING (page_id)
+             WHERE r.page_id = ?1 ORDER BY r.version"
+        ))
+        .ctx(|| "reading history".into())?;
+    let rows = stmt
+        .query_map([page_id], revision)
+        .ctx(|| "reading history".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading history".into())
+}
+
+/// Revisions written in a session, by id.
+pub fn revisions_in_session(conn: &Connection, session_id: i64) -> Result<Vec<Revision>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {REVISION_COLUMNS} FROM revisions r JOIN pages p USING (page_id)
+             WHERE r.session_id = ?1 ORDER BY r.revision_id"
+        ))
+        .ctx(|| "reading a session's revisions".into())?;
+    let rows = stmt
+        .query_map([session_id], revision)
+        .ctx(|| "reading a session's revisions".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading a session's revisions".into())
+}
+
+/// For each page, the newest revision created at or before `at` (RFC 3339 or any
+/// SQLite date string), by subject.
+pub fn revisions_as_of(conn: &Connection, at: &str) -> Result<Vec<Revision>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {REVISION_COLUMNS} FROM revisions r JOIN pages p USING (page_id)
+             WHERE r.revision_id = (SELECT max(r2.revision_id) FROM revisions r2
+                                     WHERE r2.page_id = r.page_id AND julianday(r2.created_at) <= julianday(?1))
+             ORDER BY p.subject"
+        ))
+        .ctx(|| "reading memory as of a date".into())?;
+    let rows = stmt
+        .query_map([at], revision)
+        .ctx(|| "reading memory as of a date".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading memory as of a date".into())
+}
+
+/// What a new revision carries.
+#[derive(Clone, Debug)]
+pub struct NewRevision<'a> {
+    /// The page.
+    pub page_id: i64,
+    /// Markdown.
+    pub body: &'a str,
+    /// One-line change summary.
+    pub summary: Option<&'a str>,
+    /// Who wrote it.
+    pub author: &'a str,
+    /// The session, if any.
+    pub session_id: Option<i64>,
+    /// The triggering event.
+    pub event_id: Option<i64>,
+}
+
+/// Appends a revision (version = current + 1) and so publishes it.
+pub fn insert_revision(tx: &Transaction<'_>, new: &NewRevision<'_>) -> Result<Revision> {
+    tx.prepare_cached(
+        "INSERT INTO revisions(page_id, version, body, summary, author, session_id, event_id)
+         VALUES (?1, (SELECT ifnull(max(version), 0) + 1 FROM revisions WHERE page_id = ?1),
+                 ?2, ?3, ?4, ?5, ?6)",
+    )
+    .ctx(|| "writing a revision".into())?
+    .execute(params![
+        new.page_id,
+        new.body,
+        new.summary,
+        new.author,
+        new.session_id,
+        new.event_id
+    ])
+    .ctx(|| "writing a revision".into())?;
+    let id = tx.last_insert_rowid();
+    revision_by_id(tx, id)?
+        .ok_or_else(|| StoreError::Corrupt(format!("revision {id} vanished after insert")))
+}
+
+/// One event of the audit log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    /// Row id (increasing; used as a high-water mark).
+    pub event_id: i64,
+    /// `commit`, `remember`, `decision`, `rollback`, `rename`, ...
+    pub kind: String,
+    /// Commit hash, snapshot ref or operation ref.
+    pub source_ref: String,
+    /// The subject concerned (`''` when none).
+    pub subject: String,
+    /// JSON details.
+    pub payload: Option<String>,
+    /// The session, if any.
+    pub session_id: Option<i64>,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+fn event(r: &Row<'_>) -> rusqlite::Result<Event> {
+    Ok(Event {
+        event_id: r.get(0)?,
+        kind: r.get(1)?,
+        source_ref: r.get(2)?,
+        subject: r.get(3)?,
+        payload: r.get(4)?,
+        session_id: r.get(5)?,
+        created_at: r.get(6)?,
+    })
+}
+
+const EVENT_COLUMNS: &str = "event_id, kind, source_ref, subject, payload, session_id, created_at";
+
+/// Records an event; idempotent on `(source_ref, subject)`: a repeat returns the existing
+/// event's id and changes nothing. Returns `(event_id, inserted)`.
+pub fn insert_event(
+    tx: &Transaction<'_>,
+    kind: &str,
+    source_ref: &str,
+    subject: &str,
+    payload: Option<&str>,
+    session_id: Option<i64>,
+) -> Result<(i64, bool)> {
+    let n = tx
+        .prepare_cached(
+            "INSERT INTO events(kind, source_ref, subject, payload, session_id)
+             VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(source_ref, subject) DO NOTHING",
+        )
+        .ctx(|| "recording an event".into())?
+        .execute(params![kind, source_ref, subject, payload, session_id])
+        .ctx(|| format!("recording event {kind} {source_ref}"))?;
+    let id: i64 = tx
+        .prepare_cached("SELECT event_id FROM events WHERE source_ref = ?1 AND subject = ?2")
+        .ctx(|| "reading an event".into())?
+        .query_row([source_ref, subject], |r| r.get(0))
+        .ctx(|| "reading an event".into())?;
+    Ok((id, n == 1))
+}
+
+/// An event by id.
+pub fn event_by_id(conn: &Connection, event_id: i64) -> Result<Option<Event>> {
+    conn.prepare_cached(&format!(
+        "SELECT {EVENT_COLUMNS} FROM events WHERE event_id = ?1"
+    ))
+    .ctx(|| "reading an event".into())?
+    .query_row([event_id], event)
+    .optional()
+    .ctx(|| format!("reading event {event_id}"))
+}
+
+/// Events about `subject` of the given kinds, oldest first, with `event_id <= up_to`.
+pub fn events_for_subject(
+    conn: &Connection,
+    subject: &str,
+    kinds: &[&str],
+    up_to: i64,
+) -> Result<Vec<Event>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {EVENT_COLUMNS} FROM events WHERE subject = ?1 AND event_id <= ?2 ORDER BY event_id"
+        ))
+        .ctx(|| "reading events".into())?;
+    let rows = stmt
+        .query_map(params![subject, up_to], event)
+        .ctx(|| "reading events".into())?;
+    let all: Vec<Event> = rows
+        .collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading events".into())?;
+    Ok(all
+        .into_iter()
+        .filter(|e| kinds.is_empty() || kinds.contains(&e.kind.as_str()))
+        .collect())
+}
+
+/// Events with `after < event_id <= up_to` of a kind, oldest first.
+pub fn events_between(conn: &Connection, after: i64, up_to: i64, kind: &str) -> Result<Vec<Event>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {EVENT_COLUMNS} FROM events WHERE event_id > ?1 AND event_id <= ?2 AND kind = ?3
+             ORDER BY event_id"
+        ))
+        .ctx(|| "reading events".into())?;
+    let rows = stmt
+        .query_map(params![after, up_to, kind], event)
+        .ctx(|| "reading events".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading events".into())
+}
+
+/// The highest event and revision ids (high-water marks; 0 when empty).
+pub fn high_water_marks(conn: &Connection) -> Result<(i64, i64)> {
+    conn.query_row(
+        "SELECT (SELECT ifnull(max(event_id), 0) FROM events),
+                (SELECT ifnull(max(revision_id), 0) FROM revisions)",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .ctx(|| "reading high-water marks".into())
+}
+
+/// A claim as stored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClaimRow {
+    /// Row id (0 before insert).
+    pub claim_id: i64,
+    /// The revision whose body holds it.
+    pub revision_id: i64,
+    /// `path`, `symbol`, `version`.
+    pub kind: String,
+    /// As written.
+    pub text: String,
+    /// Normalized target.
+    pub target: String,
+    /// For version claims.
+    pub version: Option<String>,
+    /// Byte span in the body.
+    pub start_byte: u32,
+    /// End of the span.
+    pub end_byte: u32,
+    /// Zero-based line in the body.
+    pub line: u32,
+    /// What it resolved to (a path or symbol key), if anything.
+    pub resolved: Option<String>,
+    /// Fingerprint of the resolved target when snapshotted.
+    pub snapshot: Option<String>,
+    /// Signature fingerprint, for symbols.
+    pub signature_snapshot: Option<String>,
+    /// When the snapshot was taken (RFC 3339).
+    pub snapshot_at: String,
+}
+
+fn claim_row(r: &Row<'_>) -> rusqlite::Result<ClaimRow> {
+    Ok(ClaimRow {
+        claim_id: r.get(0)?,
+        revision_id: r.get(1)?,
+        kind: r.get(2)?,
+        text: r.get(3)?,
+        target: r.get(4)?,
+        version: r.get(5)?,
+        start_byte: r.get(6)?,
+        end_byte: r.get(7)?,
+        line: r.get(8)?,
+        resolved: r.get(9)?,
+        snapshot: r.get(10)?,
+        signature_snapshot: r.get(11)?,
+        snapshot_at: r.get(12)?,
+    })
+}
+
+const CLAIM_COLUMNS: &str = "claim_id, revision_id, kind, text, target, version, start_byte,
+    end_byte, line, resolved, snapshot, signature_snapshot, snapshot_at";
+
+/// Inserts a revision's claims.
+pub fn insert_claims(tx: &Transaction<'_>, revision_id: i64, claims: &[ClaimRow]) -> Result<()> {
+    let mut stmt = tx
+        .prepare_cached(
+            "INSERT INTO claims(revision_id, kind, text, target, version, start_byte, end_byte,
+                line, resolved, snapshot, signature_snapshot)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )
+        .ctx(|| "writing claims".into())?;
+    for c in claims {
+        stmt.execute(params![
+            revision_id,
+            c.kind,
+            c.text,
+            c.target,
+            c.version,
+            c.start_byte,
+            c.end_byte,
+            c.line,
+            c.resolved,
+            c.snapshot,
+            c.signature_snapshot
+        ])
+        .ctx(|| format!("writing claim {}", c.text))?;
+    }
+    Ok(())
+}
+
+/// A revision's claims, in body order.
+pub fn claims_of(conn: &Connection, revision_id: i64) -> Result<Vec<ClaimRow>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {CLAIM_COLUMNS} FROM claims WHERE revision_id = ?1 ORDER BY start_byte, claim_id"
+        ))
+        .ctx(|| "reading claims".into())?;
+    let rows = stmt
+        .query_map([revision_id], claim_row)
+        .ctx(|| "reading claims".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading claims".into())
+}
+
+/// Claims of current revisions (live memory), by revision then span.
+pub fn live_claims(conn: &Connection) -> Result<Vec<ClaimRow>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {} FROM claims c JOIN pages p ON p.current_revision_id = c.revision_id
+             ORDER BY c.revision_id, c.start_byte, c.claim_id",
+            CLAIM_COLUMNS
+                .split(',')
+                .map(|c| format!("c.{}", c.trim()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .ctx(|| "reading live claims".into())?;
+    let rows = stmt
+        .query_map([], claim_row)
+        .ctx(|| "reading live claims".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading live claims".into())
+}
+
+/// Live claims whose resolved target is one of `targets` (paths or symbol keys).
+pub fn live_claims_resolved_to(conn: &Connection, target: &str) -> Result<Vec<ClaimRow>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {} FROM claims c JOIN pages p ON p.current_revision_id = c.revision_id
+             WHERE c.resolved = ?1 ORDER BY c.revision_id, c.start_byte",
+            CLAIM_COLUMNS
+                .split(',')
+                .map(|c| format!("c.{}", c.trim()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .ctx(|| "reading claims".into())?;
+    let rows = stmt
+        .query_map([target], claim_row)
+        .ctx(|| "reading claims".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading claims".into())
+}
+
+/// Takes a new snapshot for a claim (`confirm`): what it resolves to now and its fingerprints.
+pub fn update_claim_snapshot(
+    tx: &Transaction<'_>,
+    claim_id: i64,
+    resolved: Option<&str>,
+    snapshot: Option<&str>,
+    signature_snapshot: Option<&str>,
+) -> Result<()> {
+    tx.prepare_cached(
+        "UPDATE claims SET resolved = ?2, snapshot = ?3, signature_snapshot = ?4,
+            snapshot_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+         WHERE claim_id = ?1",
+    )
+    .ctx(|| "updating a claim snapshot".into())?
+    .execute(params![claim_id, resolved, snapshot, signature_snapshot])
+    .ctx(|| "updating a claim snapshot".into())?;
+    Ok(())
+}
+
+/// Records (or replaces) the page-subject fingerprint snapshot for a revision.
+pub fn put_page_snapshot(
+    tx: &Transaction<'_>,
+    revision_id: i64,
+    fingerprint: Option<&str>,
+) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO page_snapshots(revision_id, fingerprint) VALUES (?1, ?2)
+         ON CONFLICT(revision_id) DO UPDATE SET fingerprint = excluded.fingerprint,
+            snapshot_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+    )
+    .ctx(|| "writing a page snapshot".into())?
+    .execute(params![revision_id, fingerprint])
+    .ctx(|| "writing a page snapshot".into())?;
+    Ok(())
+}
+
+/// The page-subject fingerprint snapshot of a revision: `(fingerprint, taken at)`.
+pub fn page_snapshot(
+    conn: &Connection,
+    revision_id: i64,
+) -> Result<Option<(Option<String>, String)>> {
+    conn.prepare_cached(
+        "SELECT fingerprint, snapshot_at FROM page_snapshots WHERE revision_id = ?1",
+    )
+    .ctx(|| "reading a page snapshot".into())?
+    .query_row([revision_id], |r| Ok((r.get(0)?, r.get(1)?)))
+    .optional()
+    .ctx(|| "reading a page snapshot".into())
+}
+
+/// A session of the diary.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    /// Id, handed to clients.
+    pub session_id: i64,
+    /// What the session set out to do.
+    pub task: Option<String>,
+    /// Who ran it.
+    pub author: String,
+    /// RFC 3339.
+    pub started_at: String,
+    /// RFC 3339, when ended.
+    pub ended_at: Option<String>,
+    /// The closing summary.
+    pub summary: Option<String>,
+    /// Event high-water mark at begin.
+    pub start_event_id: i64,
+    /// Revision high-water mark at begin.
+    pub start_revision_id: i64,
+    /// Event high-water mark at end.
+    pub end_event_id: Option<i64>,
+    /// Revision high-water mark at end.
+    pub end_revision_id: Option<i64>,
+    /// Git branch at begin.
+    pub branch: Option<String>,
+    /// Git commit at begin.
+    pub head: Option<String>,
+    /// JSON digest, written at end.
+    pub digest: Option<String>,
+}
+
+fn session(r: &Row<'_>) -> rusqlite::Result<Session> {
+    Ok(Session {
+        session_id: r.get(0)?,
+        task: r.get(1)?,
+        author: r.get(2)?,
+        started_at: r.get(3)?,
+        ended_at: r.get(4)?,
+        summary: r.get(5)?,
+        start_event_id: r.get(6)?,
+        start_revision_id: r.get(7)?,
+        end_event_id: r.get(8)?,
+        end_revision_id: r.get(9)?,
+        branch: r.get(10)?,
+        head: r.get(11)?,
+        digest: r.get(12)?,
+    })
+}
+
+const SESSION_COLUMNS: &str = "session_id, task, author, started_at, ended_at, summary,
+    start_event_id, start_revision_id, end_event_id, end_revision_id, branch, head, digest";
+
+/// Begins a session with the current high-water marks.
+pub fn begin_session(
+    tx: &Transaction<'_>,
+    task: Option<&str>,
+    author: &str,
+    branch: Option<&str>,
+    head: Option<&str>,
+) -> Result<Session> {
+    let (events, revisions) = high_water_marks(tx)?;
+    tx.execute(
+        "INSERT INTO sessions(task, author, start_event_id, start_revision_id, branch, head)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![task, author, events, revisions, branch, head],
+    )
+    .ctx(|| "beginning a session".into())?;
+    let id = tx.last_insert_rowid();
+    session_by_id(tx, id)?.ok_or_else(|| StoreError::Corrupt(format!("session {id} vanished")))
+}
+
+/// Ends a session, recording the high-water marks, summary and digest (JSON).
+pub fn end_session(
+    tx: &Transaction<'_>,
+    session_id: i64,
+    summary: Option<&str>,
+    digest: &str,
+) -> Result<()> {
+    let (events, revisions) = high_water_marks(tx)?;
+    tx.execute(
+        "UPDATE sessions SET ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), summary = ?2,
+            end_event_id = ?3, end_revision_id = ?4, digest = ?5
+         WHERE session_id = ?1",
+        params![session_id, summary, events, revisions, digest],
+    )
+    .ctx(|| "ending a session".into())?;
+    Ok(())
+}
+
+/// A session by id.
+pub fn session_by_id(conn: &Connection, session_id: i64) -> Result<Option<Session>> {
+    conn.prepare_cached(&format!(
+        "SELECT {SESSION_COLUMNS} FROM sessions WHERE session_id = ?1"
+    ))
+    .ctx(|| "reading a session".into())?
+    .query_row([session_id], session)
+    .optional()
+    .ctx(|| format!("reading session {session_id}"))
+}
+
+/// The last `n` sessions, newest first.
+pub fn recent_sessions(conn: &Connection, n: u32) -> Result<Vec<Session>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions ORDER BY session_id DESC LIMIT ?1"
+        ))
+        .ctx(|| "reading sessions".into())?;
+    let rows = stmt
+        .query_map([n], session)
+        .ctx(|| "reading sessions".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading sessions".into())
+}
+
+/// A commit recorded by sync.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommitRow {
+    /// Full hex id.
+    pub hash: String,
+    /// Full message.
+    pub message: String,
+    /// `Name <email>`.
+    pub author: String,
+    /// RFC 3339.
+    pub committed_at: String,
+    /// Touched paths.
+    pub files: Vec<String>,
+}
+
+/// Records a commit (idempotent).
+pub fn put_commit(tx: &Transaction<'_>, c: &CommitRow) -> Result<()> {
+    let files = serde_json::to_string(&c.files).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    tx.prepare_cached(
+        "INSERT INTO commits(hash, message, author, committed_at, files) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT(hash) DO NOTHING",
+    )
+    .ctx(|| "recording a commit".into())?
+    .execute(params![c.hash, c.message, c.author, c.committed_at, files])
+    .ctx(|| "recording a commit".into())?;
+    Ok(())
+}
+
+/// A commit by hash.
+pub fn commit(conn: &Connection, hash: &str) -> Result<Option<CommitRow>> {
+    conn.prepare_cached(
+        "SELECT hash, message, author, committed_at, files FROM commits WHERE hash = ?1",
+    )
+    .ctx(|| "reading a commit".into())?
+    .query_row([hash], |r| {
+        let files: String = r.get(4)?;
+        Ok(CommitRow {
+            hash: r.get(0)?,
+            message: r.get(1)?,
+            author: r.get(2)?,
+            committed_at: r.get(3)?,
+            files: serde_json::from_str(&files).unwrap_or_default(),
+        })
+    })
+    .optional()
+    .ctx(|| "reading a commit".into())
+}
+
+/// Topic members, by subject.
+pub fn topic_members(conn: &Connection, topic_page_id: i64) -> Result<Vec<String>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT subject FROM topic_members WHERE topic_page_id = ?1 ORDER BY subject",
+        )
+        .ctx(|| "reading topic members".into())?;
+    let rows = stmt
+        .query_map([topic_page_id], |r| r.get(0))
+        .ctx(|| "reading topic members".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading topic members".into())
+}
+
+/// Adds (true) or removes (false) a topic member; returns whether anything changed.
+pub fn set_topic_member(
+    tx: &Transaction<'_>,
+    topic_page_id: i64,
+    subject: &str,
+    member: bool,
+) -> Result<bool> {
+    let n = if member {
+        tx.execute(
+            "INSERT INTO topic_members(topic_page_id, subject) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+            params![topic_page_id, subject],
+        )
+    } else {
+        tx.execute(
+            "DELETE FROM topic_members WHERE topic_page_id = ?1 AND subject = ?2",
+            params![topic_page_id, subject],
+        )
+    }
+    .ctx(|| "updating a topic".into())?;
+    Ok(n > 0)
+}
+
+/// An executable fact.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fact {
+    /// Id.
+    pub fact_id: i64,
+    /// The claim the command demonstrates.
+    pub claim: String,
+    /// The command line (split into arguments; never run through a shell).
+    pub command: String,
+    /// Expected substring of the output.
+    pub expect_output: Option<String>,
+    /// Expected exit code.
+    pub expect_exit: Option<i64>,
+    /// Who recorded it.
+    pub author: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// The last run's status (`pass`, `fail`, `error`, `timeout`), if run.
+    pub last_status: Option<String>,
+    /// When it last ran.
+    pub last_run_at: Option<String>,
+}
+
+/// Records a fact.
+pub fn insert_fact(
+    tx: &Transaction<'_>,
+    claim: &str,
+    command: &str,
+    expect_output: Option<&str>,
+    expect_exit: Option<i64>,
+    author: &str,
+    session_id: Option<i64>,
+) -> Result<i64> {
+    tx.execute(
+        "INSERT INTO facts(claim, command, expect_output, expect_exit, author, session_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            claim,
+            command,
+            expect_output,
+            expect_exit,
+            author,
+            session_id
+        ],
+    )
+    .ctx(|| "recording a fact".into())?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// Every fact with its last run.
+pub fn facts(conn: &Connection) -> Result<Vec<Fact>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT f.fact_id, f.claim, f.command, f.expect_output, f.expect_exit, f.author, f.created_at,
+                    (SELECT status FROM fact_runs r WHERE r.fact_id = f.fact_id ORDER BY run_id DESC LIMIT 1),
+                    (SELECT ran_at FROM fact_runs r WHERE r.fact_id = f.fact_id ORDER BY run_id DESC LIMIT 1)
+             FROM facts f ORDER BY f.fact_id",
+        )
+        .ctx(|| "reading facts".into())?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(Fact {
+                fact_id: r.get(0)?,
+                claim: r.get(1)?,
+                command: r.get(2)?,
+                expect_output: r.get(3)?,
+                expect_exit: r.get(4)?,
+                author: r.get(5)?,
+                created_at: r.get(6)?,
+                last_status: r.get(7)?,
+                last_run_at: r.get(8)?,
+            })
+        })
+        .ctx(|| "reading facts".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading facts".into())
+}
+
+/// Records a fact's run.
+pub fn insert_fact_run(
+    tx: &Transaction<'_>,
+    fact_id: i64,
+    status: &str,
+    exit_code: Option<i64>,
+    output: &str,
+    duration_ms: u64,
+) -> Result<()> {
+    tx.execute(
+        "INSERT INTO fact_runs(fact_id, status, exit_code, output, duration_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![fact_id, status, exit_code, output, duration_ms],
+    )
+    .ctx(|| "recording a fact run".into())?;
+    Ok(())
+}
+
+/// The receipt of an operation id: `(request hash, result JSON)`.
+pub fn receipt(conn: &Connection, operation_id: &str) -> Result<Option<(String, String)>> {
+    conn.prepare_cached("SELECT request_hash, result FROM operations WHERE operation_id = ?1")
+        .ctx(|| "reading a receipt".into())?
+        .query_row([operation_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()
+        .ctx(|| "reading a receipt".into())
+}
+
+/// Stores an operation's receipt.
+pub fn put_receipt(
+    tx: &Transaction<'_>,
+    operation_id: &str,
+    request_hash: &str,
+    result: &str,
+) -> Result<()> {
+    tx.execute(
+        "INSERT INTO operations(operation_id, request_hash, result) VALUES (?1, ?2, ?3)",
+        params![operation_id, request_hash, result],
+    )
+    .ctx(|| "writing a receipt".into())?;
+    Ok(())
+}
+
+/// A full-text hit over revision bodies.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TextHit {
+    /// The revision.
+    pub revision_id: i64,
+    /// BM25 rank from FTS5 (lower is better; negative).
+    pub rank: f64,
+    /// A snippet with the match in `[`…`]`.
+    pub snippet: String,
+}
+
+/// Runs an FTS5 MATCH query (already made safe by the caller) over revision bodies;
+/// `current_only` restricts to published (current) revisions.
+pub fn search_revisions(
+    conn: &Connection,
+    fts_query: &str,
+    current_only: bool,
+    limit: u32,
+) -> Result<Vec<TextHit>> {
+    let sql = if current_only {
+        "SELECT f.rowid, f.rank, snippet(revisions_fts, 0, '[', ']', '…', 12) FROM revisions_fts f
+         JOIN pages p ON p.current_revision_id = f.rowid
+         WHERE revisions_fts MATCH ?1 ORDER BY f.rank LIMIT ?2"
+    } else {
+        "SELECT f.rowid, f.rank, snippet(revisions_fts, 0, '[', ']', '…', 12) FROM revisions_fts f
+         WHERE revisions_fts MATCH ?1 ORDER BY f.rank LIMIT ?2"
+    };
+    let mut stmt = conn.prepare_cached(sql).ctx(|| "searching memory".into())?;
+    let rows = stmt
+        .query_map(params![fts_query, limit], |r| {
+            Ok(TextHit {
+                revision_id: r.get(0)?,
+                rank: r.get(1)?,
+                snippet: r.get(2)?,
+            })
+        })
+        .ctx(|| format!("searching memory for {fts_query}"))?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| format!("searching memory for {fts_query}"))
+}
