@@ -503,7 +503,7 @@ async fn b12_command_arguments_are_validated() {
         ),
         (
             json!({ "command": "loci.why", "arguments": [] }),
-            r#"loci.why: missing argument `arguments[0]`: expected one object like {"target": "src/auth.py#login@function"}"#.to_string(),
+            r#"loci.why: missing argument `arguments[0]`: expected one object like {"target": "src/auth.py:12"}"#.to_string(),
         ),
         (
             json!({ "command": "sidecar.memory.search" }),
@@ -524,11 +524,11 @@ async fn b12_command_arguments_are_validated() {
     }
     // Valid arguments for an operation the engine does not have yet.
     let response = client
-        .command("loci.why", json!({ "target": "a.rs#a@function" }))
+        .command("loci.context", json!({ "query": "how does a work" }))
         .await;
     assert_eq!(
         response["error"],
-        json!({ "code": 1002, "message": "loci.why is not available yet: loci's memory operations are not wired into the language server in this build" })
+        json!({ "code": 1002, "message": "loci.context is not available yet: the engine has no `context` operation in this build" })
     );
     // A panicking handler is an internal error; the server stays up.
     let response = client.command("loci.debug.panic", json!({})).await;
@@ -733,6 +733,154 @@ async fn code_lens_is_empty_until_memory_exists_and_resolves_to_why() {
     assert_eq!(
         response["error"],
         json!({ "code": -32602, "message": "codeLens/resolve: missing argument `data.key` (the symbol key)" })
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_shows_in_lens_and_hover_and_goes_stale_as_you_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "a.rs", "fn login() {\n    1\n}\n");
+    let u = uri(&path);
+    let mut client = start(Some(dir.path()), json!({})).await;
+    let written = client
+        .command(
+            "loci.remember",
+            json!({ "subject": "a.rs", "body": "`login()` returns one.", "author": "agent:test" }),
+        )
+        .await;
+    expect![[r#"
+        Wrote `a.rs` v1 as agent:test
+
+        Claims: `login()` → `a.rs#login@function`
+
+        _not a git repository: history features are unavailable_"#]]
+    .assert_eq(written["result"]["markdown"].as_str().unwrap_or_default());
+
+    client.open(&u, "rust", 1, "fn login() {\n    1\n}\n").await;
+    let lenses = client
+        .request_ok(
+            "textDocument/codeLens",
+            json!({ "textDocument": { "uri": u } }),
+        )
+        .await;
+    let name =
+        json!({ "start": { "line": 0, "character": 3 }, "end": { "line": 0, "character": 8 } });
+    assert_eq!(
+        lenses,
+        json!([{ "range": name, "data": { "uri": u, "key": "a.rs#login@function", "target": "a.rs:1", "memories": 1, "stale": 0 } }])
+    );
+    let resolved = client
+        .request_ok("codeLens/resolve", lenses[0].clone())
+        .await;
+    assert_eq!(
+        resolved["command"],
+        json!({ "title": "1 memory · 0 stale", "command": "loci.why", "arguments": [{ "target": "a.rs:1", "uri": u }] })
+    );
+    let markdown = client.hover_markdown(&u, 0, 4).await.unwrap_or_default();
+    assert!(
+        markdown.contains("memory `a.rs` v1 by agent:test ("),
+        "{markdown}"
+    );
+    assert!(markdown.ends_with(") — current"), "{markdown}");
+
+    // Change the body in the editor: the memory is stale now, before any save.
+    let body =
+        json!({ "start": { "line": 1, "character": 4 }, "end": { "line": 1, "character": 5 } });
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": u, "version": 2 }, "contentChanges": [{ "range": body, "text": "2" }] }),
+        )
+        .await;
+    let published = client
+        .expect_notification("textDocument/publishDiagnostics")
+        .await;
+    let diagnostic = json!({
+        "range": name,
+        "severity": 2,
+        "code": "stale_memory",
+        "source": "loci",
+        "message": "memory `a.rs` v1 claim `login()` is stale: body of a.rs#login@function changed since it was written",
+        "data": {
+            "finding": { "key": "a.rs#login@function", "subject": "a.rs", "revision_id": 1, "version": 1, "claim_id": 1 },
+            "actions": [
+                { "title": "loci: confirm memory `a.rs` (still true)", "command": "loci.confirm", "arguments": { "subject": "a.rs" } },
+                { "title": "loci: why `a.rs`", "command": "loci.why", "arguments": { "target": "a.rs" } }
+            ]
+        }
+    });
+    assert_eq!(
+        published,
+        json!({ "uri": u, "version": 2, "diagnostics": [diagnostic] })
+    );
+    let actions = client
+        .request_ok(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": u }, "range": name, "context": { "diagnostics": [diagnostic] } }),
+        )
+        .await;
+    let titles: Vec<&str> = actions
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a["title"].as_str())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "loci: confirm memory `a.rs` (still true)",
+            "loci: why `a.rs`",
+            "loci: impact of `login`"
+        ]
+    );
+    assert_eq!(actions[0]["kind"], json!("quickfix"));
+    assert_eq!(
+        actions[0]["command"]["arguments"],
+        json!([{ "subject": "a.rs" }])
+    );
+
+    let why = client
+        .command("loci.why", json!({ "target": "a.rs" }))
+        .await;
+    let markdown = why["result"]["markdown"].as_str().unwrap_or_default();
+    assert!(
+        markdown.starts_with("**Why `a.rs`**: `a.rs` v1 by agent:test at "),
+        "{markdown}"
+    );
+    assert!(markdown.contains("> `login()` returns one."), "{markdown}");
+
+    // Undo the edit: the diagnostic is cleared.
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": u, "version": 3 }, "contentChanges": [{ "range": body, "text": "1" }] }),
+        )
+        .await;
+    let published = client
+        .expect_notification("textDocument/publishDiagnostics")
+        .await;
+    assert_eq!(
+        published,
+        json!({ "uri": u, "version": 3, "diagnostics": [] })
+    );
+
+    let decided = client
+        .command(
+            "loci.decide",
+            json!({ "text": "keep `login()` pure", "author": "agent:test" }),
+        )
+        .await;
+    assert_eq!(
+        decided["result"]["result"]["page"]["subject"],
+        json!("decisions")
+    );
+    let recap = client.command("loci.recap", json!({})).await;
+    assert!(
+        recap["result"]["markdown"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("**Recent sessions**")),
+        "{recap}"
     );
     client.shutdown().await;
 }

@@ -75,3 +75,81 @@ impl Workspace {
         self.config.scan.max_files = max_files;
     }
 }
+
+/// A live claim about a symbol: a page's current revision mentions it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SymbolMention {
+    /// The symbol key the claim resolved to.
+    pub key: String,
+    /// The page's subject.
+    pub subject: String,
+    /// The revision (the page's current one).
+    pub revision_id: i64,
+    /// Its version.
+    pub version: i64,
+    /// Who wrote it.
+    pub author: String,
+    /// When (RFC 3339).
+    pub created_at: String,
+    /// The claim.
+    pub claim_id: i64,
+    /// The claim as written (`` `login()` ``).
+    pub claim_text: String,
+    /// Body fingerprint of the symbol when the claim was snapshotted.
+    pub snapshot: Option<String>,
+    /// Signature fingerprint then.
+    pub signature_snapshot: Option<String>,
+    /// Why the claim is stale against the map, in words, if it is.
+    pub stale: Option<String>,
+}
+
+impl Workspace {
+    /// Every live claim (in a page's current revision) about a symbol of `path`, by key
+    /// then revision, with its staleness against the map.
+    pub fn file_memory(&self, path: &str) -> Result<Vec<SymbolMention>> {
+        let conn = self.store.conn();
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT c.resolved, p.subject, r.revision_id, r.version, r.author, r.created_at,
+                    c.claim_id, c.text, c.snapshot, c.signature_snapshot
+                 FROM claims c
+                 JOIN pages p ON p.current_revision_id = c.revision_id
+                 JOIN revisions r ON r.revision_id = c.revision_id
+                 WHERE c.kind = 'symbol' AND c.resolved >= ?1 AND c.resolved < ?2
+                 ORDER BY c.resolved, r.revision_id, c.claim_id",
+            )
+            .map_err(|e| StoreError::sqlite("reading memory about symbols", e))?;
+        // Keys are `path#...`: the range [`path#`, `path$`) holds exactly this file's keys.
+        let rows = stmt
+            .query_map([format!("{path}#"), format!("{path}$")], |r| {
+                Ok(SymbolMention {
+                    key: r.get(0)?,
+                    subject: r.get(1)?,
+                    revision_id: r.get(2)?,
+                    version: r.get(3)?,
+                    author: r.get(4)?,
+                    created_at: r.get(5)?,
+                    claim_id: r.get(6)?,
+                    claim_text: r.get(7)?,
+                    snapshot: r.get(8)?,
+                    signature_snapshot: r.get(9)?,
+                    stale: None,
+                })
+            })
+            .and_then(|rows| rows.collect::<std::result::Result<Vec<_>, _>>())
+            .map_err(|e| StoreError::sqlite(format!("reading memory about {path}"), e))?;
+        let mut out = rows;
+        let mut revisions: Vec<i64> = out.iter().map(|m| m.revision_id).collect();
+        revisions.sort_unstable();
+        revisions.dedup();
+        for revision in revisions {
+            for mark in crate::audit::revision_staleness(conn, revision)? {
+                let Some(claim) = mark.claim_id else { continue };
+                for m in out.iter_mut().filter(|m| m.claim_id == claim) {
+                    m.stale = Some(mark.describe());
+                }
+            }
+        }
+        Ok(out)
+    }
+}

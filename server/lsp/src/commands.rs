@@ -13,8 +13,11 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use loci_engine::memory::{Shown, WriteOptions, Written};
 use loci_engine::query::Impact;
 use loci_engine::scan::ScanReport;
+use loci_engine::session::SessionView;
+use loci_engine::why::Why;
 use loci_engine::{EngineError, Envelope};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -100,6 +103,20 @@ pub struct CommandSpec {
 
 use ArgType::{Bool, Integer, String as Str};
 
+/// What every memory write accepts besides its own keys (the engine's `WriteOptions`).
+macro_rules! write_args {
+    ($($arg:expr),* $(,)?) => {
+        &[
+            $($arg,)*
+            opt("author", Str),
+            opt("summary", Str),
+            opt("session", Integer),
+            opt("expect_version", Integer),
+            opt("operation_id", Str),
+        ]
+    };
+}
+
 /// Every command, in the order `executeCommandProvider.commands` lists them.
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
@@ -111,8 +128,8 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "loci.why",
         args: &[req("target", Str)],
-        example: r#"{"target": "src/auth.py#login@function"}"#,
-        available: false,
+        example: r#"{"target": "src/auth.py:12"}"#,
+        available: true,
     },
     CommandSpec {
         name: "loci.impact",
@@ -122,27 +139,27 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "loci.remember",
-        args: &[req("subject", Str), req("body", Str)],
+        args: write_args![req("subject", Str), req("body", Str)],
         example: r#"{"subject": "src/auth.py", "body": "login retries twice"}"#,
-        available: false,
+        available: true,
     },
     CommandSpec {
         name: "loci.decide",
-        args: &[req("title", Str), req("body", Str), opt("subject", Str)],
-        example: r#"{"title": "use WAL", "body": "several processes share the DB"}"#,
-        available: false,
+        args: write_args![req("text", Str), opt("subject", Str)],
+        example: r#"{"text": "use WAL: several processes share the DB", "subject": "server/store"}"#,
+        available: true,
     },
     CommandSpec {
         name: "loci.learn",
-        args: &[req("body", Str), opt("subject", Str)],
-        example: r#"{"body": "tree-sitter points count only \\n as a line end"}"#,
-        available: false,
+        args: write_args![req("text", Str), opt("subject", Str)],
+        example: r#"{"text": "tree-sitter points count only \\n as a line end"}"#,
+        available: true,
     },
     CommandSpec {
         name: "loci.confirm",
-        args: &[req("subject", Str)],
+        args: write_args![req("subject", Str)],
         example: r#"{"subject": "src/auth.py"}"#,
-        available: false,
+        available: true,
     },
     CommandSpec {
         name: "loci.resolve",
@@ -152,9 +169,9 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "loci.recap",
-        args: &[opt("sessions", Integer)],
-        example: r#"{"sessions": 3}"#,
-        available: false,
+        args: &[opt("n", Integer)],
+        example: r#"{"n": 3}"#,
+        available: true,
     },
     CommandSpec {
         name: "loci.scan",
@@ -203,6 +220,19 @@ impl Args {
     /// A boolean argument.
     pub fn bool(&self, name: &str) -> Option<bool> {
         self.map.get(name).and_then(Value::as_bool)
+    }
+
+    /// The engine's write options from `author`, `summary`, `session`, `expect_version`,
+    /// `operation_id`. The author defaults to the engine's (`$LOCI_AUTHOR`, else
+    /// `human:$USER`): the editor's user.
+    pub fn write_options(&self) -> WriteOptions {
+        WriteOptions {
+            author: self.str("author").map(str::to_string),
+            session: self.u64("session").map(|s| s as i64),
+            summary: self.str("summary").map(str::to_string),
+            expect_version: self.u64("expect_version").map(|v| v as i64),
+            operation_id: self.str("operation_id").map(str::to_string),
+        }
     }
 }
 
@@ -330,9 +360,9 @@ pub fn not_available(spec: &CommandSpec) -> Error {
     error(
         NOT_AVAILABLE,
         format!(
-            "{} is not available yet: loci's memory operations are not wired into the \
-             language server in this build",
-            spec.name
+            "{} is not available yet: the engine has no `{}` operation in this build",
+            spec.name,
+            spec.name.trim_start_matches("loci.")
         ),
     )
 }
@@ -385,6 +415,130 @@ pub fn impact_markdown(env: &Envelope<Impact>) -> String {
         );
     }
     let _ = write!(s, "\n{} files affected.", i.files.len());
+    push_warnings(&mut s, env);
+    s
+}
+
+/// Markdown for a memory write.
+pub fn written_markdown(env: &Envelope<Written>) -> String {
+    let w = &env.result;
+    let mut s = format!(
+        "Wrote `{}` v{} as {}{}",
+        w.page.subject,
+        w.revision.version,
+        w.revision.author,
+        if w.replayed {
+            " (replayed: an identical earlier request)"
+        } else {
+            ""
+        }
+    );
+    if !w.claims.is_empty() {
+        let claims: Vec<String> = w
+            .claims
+            .iter()
+            .map(|c| match &c.resolved {
+                Some(r) => format!("`{}` → `{r}`", c.text),
+                None => format!("`{}` (unresolved)", c.text),
+            })
+            .collect();
+        let _ = write!(s, "\n\nClaims: {}", claims.join(", "));
+    }
+    push_warnings(&mut s, env);
+    s
+}
+
+/// Markdown for `confirm`.
+pub fn confirmed_markdown(env: &Envelope<Shown>) -> String {
+    let c = &env.result;
+    let mut s = format!(
+        "Confirmed `{}` v{}: {} claims re-snapshotted against the code",
+        c.page.subject,
+        c.revision.version,
+        c.claims.len()
+    );
+    push_warnings(&mut s, env);
+    s
+}
+
+/// Markdown for `why`.
+pub fn why_markdown(env: &Envelope<Why>) -> String {
+    let w = &env.result;
+    let mut s = format!(
+        "**Why `{}`**: `{}` v{} by {} at {} (matched by {})",
+        w.query,
+        w.subject,
+        w.revision.version,
+        w.revision.author,
+        w.revision.created_at,
+        w.matched_by
+    );
+    if let Some(summary) = &w.revision.summary {
+        let _ = write!(s, "\n\n_{summary}_");
+    }
+    let quoted: Vec<String> = w
+        .revision
+        .body
+        .lines()
+        .take(8)
+        .map(|l| format!("> {l}"))
+        .collect();
+    if !quoted.is_empty() {
+        let _ = write!(s, "\n\n{}", quoted.join("\n"));
+    }
+    if let Some(session) = &w.session {
+        let _ = write!(
+            s,
+            "\n\nSession #{}{} by {}",
+            session.session_id,
+            session
+                .task
+                .as_deref()
+                .map(|t| format!(" ({t})"))
+                .unwrap_or_default(),
+            session.author
+        );
+    }
+    for e in &w.events {
+        let _ = write!(s, "\n- event #{} `{}`", e.event_id, e.kind);
+    }
+    if let Some(commit) = &w.commit {
+        let _ = write!(s, "\n\nCommit `{}`", commit.hash);
+    }
+    push_warnings(&mut s, env);
+    s
+}
+
+/// Markdown for `recap`.
+pub fn recap_markdown(env: &Envelope<Vec<SessionView>>) -> String {
+    let mut s = String::from("**Recent sessions**");
+    if env.result.is_empty() {
+        s.push_str("\n\nNo sessions yet.");
+    }
+    for v in &env.result {
+        let _ = write!(
+            s,
+            "\n\n- #{} {} by {}, {}{}",
+            v.session.session_id,
+            v.session.task.as_deref().unwrap_or("(no task)"),
+            v.session.author,
+            v.session.started_at,
+            v.session
+                .ended_at
+                .as_deref()
+                .map(|e| format!(" – {e}"))
+                .unwrap_or_else(|| " (open)".into())
+        );
+        for p in &v.digest.pages {
+            let _ = write!(s, "\n  - `{}` v{}", p.subject, p.version);
+        }
+        for d in &v.digest.decisions {
+            let _ = write!(s, "\n  - decision: {d}");
+        }
+        for l in &v.digest.lessons {
+            let _ = write!(s, "\n  - lesson: {l}");
+        }
+    }
     push_warnings(&mut s, env);
     s
 }
@@ -447,5 +601,11 @@ mod tests {
         ));
         expect_test::expect!["-32602 unknown command `loci.debug.panic`; loci's commands are loci.context, loci.why, loci.impact, loci.remember, loci.decide, loci.learn, loci.confirm, loci.resolve, loci.recap, loci.scan, loci.debug.text"]
             .assert_eq(&check("loci.debug.panic", json!([])));
+        expect_test::expect!["-32602 loci.remember: invalid argument `expect_version`: expected a non-negative integer, got the number -1"]
+            .assert_eq(&check("loci.remember", json!([{"subject": "a", "body": "b", "expect_version": -1}])));
+        expect_test::expect!["ok"].assert_eq(&check(
+            "loci.decide",
+            json!([{"text": "t", "author": "agent:x"}]),
+        ));
     }
 }

@@ -34,6 +34,8 @@ pub(crate) struct ViewSymbol {
     pub signature: String,
     pub doc: Option<String>,
     pub parent: Option<usize>,
+    /// `(body, signature)` fingerprints, when the overlay computed them.
+    pub fingerprints: Option<(String, String)>,
 }
 
 /// A use of a name, with its byte span.
@@ -78,6 +80,7 @@ impl View {
                 signature: s.signature.clone(),
                 doc: s.doc.clone(),
                 parent: s.parent.map(|p| p as usize),
+                fingerprints: Some((s.body_fingerprint.clone(), s.signature_fingerprint.clone())),
             })
             .collect();
         let refs = analysis
@@ -130,6 +133,7 @@ impl View {
                 signature: s.signature.clone(),
                 doc: s.doc.clone(),
                 parent: s.parent_key.as_deref().and_then(position),
+                fingerprints: None,
             })
             .collect();
         View {
@@ -141,6 +145,14 @@ impl View {
             language,
             degraded: None,
         }
+    }
+
+    /// The overlay's fingerprints by symbol key (empty for a map view).
+    pub(crate) fn live_fingerprints(&self) -> crate::findings::LiveFingerprints {
+        self.symbols
+            .iter()
+            .filter_map(|s| Some((s.key.clone(), s.fingerprints.clone()?)))
+            .collect()
     }
 
     /// The LSP range of a byte span.

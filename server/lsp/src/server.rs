@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use dashmap::DashMap;
 use futures::FutureExt;
 use loci_core::{AnalyzeOptions, FileAnalysis, Language};
+use loci_engine::{Envelope, Workspace};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::task::JoinError;
@@ -174,6 +175,14 @@ impl Inner {
 
     fn root_paths(&self) -> Vec<PathBuf> {
         self.roots().iter().map(|r| r.path.clone()).collect()
+    }
+
+    /// Where `uri` lives: the open document's location, else computed from the roots.
+    fn location_of(&self, uri: &Uri) -> Location {
+        match self.docs.get(uri) {
+            Some(doc) => doc.location.clone(),
+            None => document::locate(uri, &self.root_paths()),
+        }
     }
 
     fn root_of(&self, location: &Location) -> Option<Arc<Root>> {
@@ -606,7 +615,7 @@ impl Inner {
         let key_path = location.key_path.clone();
         let diagnostics = blocking("computing findings", move || {
             let ws = root.as_ref().and_then(|r| r.workspace());
-            findings::findings_for_document(ws.as_deref(), &key_path, &o.text, &o.analysis.symbols)
+            findings::findings_for_document(ws.as_deref(), &key_path, &o.analysis.symbols)
                 .iter()
                 .map(|f| proto::diagnostic(f, &o.text, &o.index, encoding))
                 .collect::<Vec<_>>()
@@ -801,25 +810,35 @@ impl Inner {
         let Some(view) = self.view(&uri).await else {
             return Ok(None);
         };
-        let root = document::file_path(&uri).and_then(|p| self.root_containing(&p));
-        let keys: Vec<(String, (u32, u32))> = view
-            .symbols
-            .iter()
-            .map(|s| (s.key.clone(), s.name_span))
-            .collect();
-        let with_memory = blocking("code lens", move || {
-            let ws = root.as_ref().and_then(|r| r.workspace());
-            keys.into_iter()
-                .filter(|(key, _)| findings::memory_for_symbol(ws.as_deref(), key).is_some())
-                .collect::<Vec<_>>()
+        let location = self.location_of(&uri);
+        let Some(root) = self.root_of(&location) else {
+            return Ok(Some(Vec::new()));
+        };
+        let live = view.live_fingerprints();
+        let key_path = location.key_path.clone();
+        let memory = blocking("code lens", move || {
+            let ws = root.workspace();
+            findings::memory_for_document(ws.as_deref(), &key_path, &live)
         })
         .await?;
-        let lenses = with_memory
-            .into_iter()
-            .map(|(key, span)| CodeLens {
-                range: view.range(span, encoding),
-                command: None,
-                data: Some(json!({ "uri": uri.as_str(), "key": key })),
+        let lenses = view
+            .symbols
+            .iter()
+            .filter_map(|s| {
+                let m = memory.get(&s.key)?;
+                let range = view.range(s.name_span, encoding);
+                // Everything resolve needs travels in `data` (style.md rule 8).
+                Some(CodeLens {
+                    range,
+                    command: None,
+                    data: Some(json!({
+                        "uri": uri.as_str(),
+                        "key": s.key,
+                        "target": format!("{}:{}", location.key_path, range.start.line + 1),
+                        "memories": m.memories,
+                        "stale": m.stale,
+                    })),
+                })
             })
             .collect();
         Ok(Some(lenses))
@@ -833,22 +852,42 @@ impl Inner {
             ));
         };
         let uri = data.get("uri").and_then(Value::as_str).map(str::to_string);
-        let root = uri
-            .as_deref()
-            .and_then(|u| Uri::from_str(u).ok())
-            .and_then(|u| document::file_path(&u))
-            .and_then(|p| self.root_containing(&p));
-        let k = key.clone();
-        let memory = blocking("code lens", move || {
-            let ws = root.as_ref().and_then(|r| r.workspace());
-            findings::memory_for_symbol(ws.as_deref(), &k)
-        })
-        .await?;
-        let title = match memory {
-            Some(m) => format!("{} memories · {} stale", m.memories, m.stale),
+        let counts = match (
+            data.get("memories").and_then(Value::as_u64),
+            data.get("stale").and_then(Value::as_u64),
+        ) {
+            (Some(memories), Some(stale)) => Some((memories, stale)),
+            _ => {
+                // No counts in `data` (another client built the lens): ask the map.
+                let root = uri
+                    .as_deref()
+                    .and_then(|u| Uri::from_str(u).ok())
+                    .and_then(|u| document::file_path(&u))
+                    .and_then(|p| self.root_containing(&p));
+                let k = key.clone();
+                blocking("code lens", move || {
+                    let ws = root.as_ref().and_then(|r| r.workspace());
+                    let path = k.split('#').next().unwrap_or_default();
+                    findings::memory_for_document(ws.as_deref(), path, &Default::default())
+                        .get(&k)
+                        .map(|m| (u64::from(m.memories), u64::from(m.stale)))
+                })
+                .await?
+            }
+        };
+        let title = match counts {
+            Some((memories, stale)) => format!(
+                "{memories} {} · {stale} stale",
+                if memories == 1 { "memory" } else { "memories" }
+            ),
             None => "no memory".into(),
         };
-        let mut argument = json!({ "target": key });
+        let target = data
+            .get("target")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| key.clone());
+        let mut argument = json!({ "target": target });
         if let Some(uri) = uri {
             argument["uri"] = Value::String(uri);
         }
@@ -921,6 +960,73 @@ impl Inner {
             "loci.debug.panic" => panic!("loci.debug.panic was called"),
             "loci.impact" => self.impact(&args).await.map(Some),
             "loci.scan" => self.scan_command(&args).await.map(Some),
+            "loci.why" => {
+                let target = args.str("target").unwrap_or_default().to_string();
+                self.engine_command(
+                    &args,
+                    false,
+                    move |ws| ws.why(&target),
+                    commands::why_markdown,
+                )
+                .await
+                .map(Some)
+            }
+            "loci.recap" => {
+                let n = args.u64("n").unwrap_or(3).min(1_000) as u32;
+                self.engine_command(
+                    &args,
+                    false,
+                    move |ws| ws.recap(n),
+                    commands::recap_markdown,
+                )
+                .await
+                .map(Some)
+            }
+            "loci.remember" => {
+                let subject = args.str("subject").unwrap_or_default().to_string();
+                let body = args.str("body").unwrap_or_default().to_string();
+                let opts = args.write_options();
+                self.engine_command(
+                    &args,
+                    true,
+                    move |ws| ws.remember(&subject, &body, &opts),
+                    commands::written_markdown,
+                )
+                .await
+                .map(Some)
+            }
+            "loci.decide" | "loci.learn" => {
+                let decide = args.spec.name == "loci.decide";
+                let text = args.str("text").unwrap_or_default().to_string();
+                let subject = args.str("subject").map(str::to_string);
+                let opts = args.write_options();
+                self.engine_command(
+                    &args,
+                    true,
+                    move |ws| {
+                        if decide {
+                            ws.decide(&text, subject.as_deref(), &opts)
+                        } else {
+                            ws.learn(&text, subject.as_deref(), &opts)
+                        }
+                    },
+                    commands::written_markdown,
+                )
+                .await
+                .map(Some)
+            }
+            "loci.confirm" => {
+                let subject = args.str("subject").unwrap_or_default().to_string();
+                let opts = args.write_options();
+                self.engine_command(
+                    &args,
+                    true,
+                    move |ws| ws.confirm(&subject, &opts),
+                    commands::confirmed_markdown,
+                )
+                .await
+                .map(Some)
+            }
             other => Err(commands::not_available(
                 commands::spec(other, debug).unwrap_or(args.spec),
             )),
@@ -1004,6 +1110,38 @@ impl Inner {
             commands::impact_markdown(&env),
             &notes,
         ))
+    }
+
+    /// Runs one engine operation on the command's root, on a blocking thread, and renders
+    /// its envelope. After a write (`writes`), open documents' diagnostics and code lenses
+    /// are refreshed.
+    async fn engine_command<T, F>(
+        self: &Arc<Self>,
+        args: &Args,
+        writes: bool,
+        op: F,
+        markdown: fn(&Envelope<T>) -> String,
+    ) -> Result<Value>
+    where
+        T: Serialize + Send + 'static,
+        F: FnOnce(&mut Workspace) -> loci_engine::Result<Envelope<T>> + Send + 'static,
+    {
+        let name = args.spec.name;
+        let root = self.command_root(args)?;
+        let notes = Self::notes(&root);
+        let r = root.clone();
+        let env = blocking(name, move || match r.workspace() {
+            Some(mut ws) => op(&mut ws),
+            None => Err(loci_engine::EngineError::Internal(
+                r.error.clone().unwrap_or_else(|| "no store".into()),
+            )),
+        })
+        .await?
+        .map_err(|e| commands::engine_error(name, e))?;
+        if writes {
+            self.after_scan(&root).await;
+        }
+        Ok(commands::with_markdown(&env, markdown(&env), &notes))
     }
 
     async fn scan_command(self: &Arc<Self>, args: &Args) -> Result<Value> {
@@ -1121,6 +1259,7 @@ fn map_facts(root: Option<&Root>, symbol: HoverSymbol) -> Option<HoverFacts> {
                     signature: hit.signature,
                     doc: hit.doc,
                     parent: None,
+                    fingerprints: None,
                 },
                 Some(hit.path),
             )
@@ -1130,7 +1269,14 @@ fn map_facts(root: Option<&Root>, symbol: HoverSymbol) -> Option<HoverFacts> {
         let env = ws.callers(&symbol.key).ok()?;
         (!env.result.targets.is_empty()).then_some(env.result.calls.len())
     });
-    let memory = findings::memory_for_symbol(ws.as_deref(), &symbol.key);
+    let key_path = symbol.key.split('#').next().unwrap_or_default();
+    let live: findings::LiveFingerprints = symbol
+        .fingerprints
+        .clone()
+        .map(|f| (symbol.key.clone(), f))
+        .into_iter()
+        .collect();
+    let memory = findings::memory_for_document(ws.as_deref(), key_path, &live).remove(&symbol.key);
     Some(HoverFacts {
         symbol,
         path,
