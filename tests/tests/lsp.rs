@@ -663,6 +663,20 @@ async fn overlay_takes_precedence_over_the_map() {
         not in the map yet (unsaved or not scanned) · `src/lib.rs#new_name@function`"#]]
     .assert_eq(&client.hover_markdown(&u, 0, 4).await.unwrap_or_default());
     client.expect_analyzed(&u, 2).await;
+    // Saving folds the buffer into the map.
+    std::fs::write(&path, "fn new_name() {}\n").unwrap();
+    client
+        .notify(
+            "textDocument/didSave",
+            json!({ "textDocument": { "uri": u } }),
+        )
+        .await;
+    client.expect_progress_end().await;
+    let markdown = client.hover_markdown(&u, 0, 4).await.unwrap_or_default();
+    assert!(
+        markdown.contains("0 callers · `src/lib.rs#new_name@function`"),
+        "{markdown}"
+    );
     client.shutdown().await;
 }
 

@@ -121,10 +121,14 @@ async fn guard<T>(what: &str, body: impl Future<Output = Result<T>>) -> Result<T
     }
 }
 
-/// Runs a notification handler body; a panic is logged.
-async fn guard_notification(what: &str, body: impl Future<Output = ()>) {
-    if let Err(panic) = AssertUnwindSafe(body).catch_unwind().await {
-        tracing::error!("{what} panicked: {}", panic_message(panic.as_ref()));
+/// Runs a notification handler body; a panic is logged. Returns whether it panicked.
+async fn guard_notification(what: &str, body: impl Future<Output = ()>) -> bool {
+    match AssertUnwindSafe(body).catch_unwind().await {
+        Ok(()) => false,
+        Err(panic) => {
+            tracing::error!("{what} panicked: {}", panic_message(panic.as_ref()));
+            true
+        }
     }
 }
 
@@ -477,9 +481,10 @@ impl Inner {
             let inner = self.clone();
             let uri = uri.clone();
             tokio::spawn(async move {
-                guard_notification("analysis", inner.clone().analysis_loop(uri.clone())).await;
+                let panicked =
+                    guard_notification("analysis", inner.clone().analysis_loop(uri.clone())).await;
                 // A panic left the flag set: clear it so later changes analyse again.
-                if let Some(mut doc) = inner.docs.get_mut(&uri) {
+                if panicked && let Some(mut doc) = inner.docs.get_mut(&uri) {
                     doc.analysis_running = false;
                 }
             });
@@ -1432,7 +1437,7 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {
-        guard_notification("initialized", self.inner.initialized()).await;
+        let _ = guard_notification("initialized", self.inner.initialized()).await;
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -1474,7 +1479,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
-        guard_notification("didClose", self.inner.close(params)).await;
+        let _ = guard_notification("didClose", self.inner.close(params)).await;
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
@@ -1490,7 +1495,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
-        guard_notification(
+        let _ = guard_notification(
             "didChangeWorkspaceFolders",
             self.inner.folders_changed(params),
         )
