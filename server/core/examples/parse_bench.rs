@@ -2,13 +2,15 @@
 //!
 //! Usage: `cargo run --release -p loci-core --example parse_bench -- <dir> [ext] [rounds]`
 //! (`ext` defaults to `py`, `rounds` to 3). Reads every `*.<ext>` file under `<dir>` into
-//! memory (skipping `site-packages` and `__pycache__` directories), then reports, as the best of `rounds` runs:
+//! memory (skipping `site-packages` and `__pycache__` directories), then reports, as the
+//! best of `rounds` runs:
 //!
 //! - (a) parse only: `tree_sitter::Parser::parse` with no options, tree dropped;
 //! - (b) full analyze: [`loci_core::analyze`] (parse with the timeout callback, query,
 //!   walk, fingerprints, imports), plus its split into `parse` and `extract`;
 //!
-//! and the totals of symbols, references and imports found.
+//! and the totals of symbols, references and imports found. For profilers,
+//! `BENCH_PARSE_ONLY=1` and `BENCH_ANALYZE_ONLY=1` run just one of the two, once.
 
 // A benchmark reports on stdout.
 #![allow(clippy::print_stdout)]
@@ -98,6 +100,21 @@ fn main() {
     );
 
     let options = AnalyzeOptions::default();
+    // Query compilation is a one-time cost per language and process; keep it out of the
+    // timings but report it.
+    let mut languages: Vec<Language> = files.iter().map(|(_, l, _)| *l).collect();
+    languages.sort();
+    languages.dedup();
+    for language in languages {
+        let start = Instant::now();
+        let compiled = language.query().is_ok();
+        println!(
+            "{} query compiled once in {:.1} ms{}",
+            language.name(),
+            start.elapsed().as_secs_f64() * 1e3,
+            if compiled { "" } else { " (FAILED)" }
+        );
+    }
     if std::env::var_os("BENCH_ANALYZE_ONLY").is_some() {
         // For profilers: analyze only.
         let start = Instant::now();
@@ -124,29 +141,6 @@ fn main() {
         println!("parse only: {:.3} s", start.elapsed().as_secs_f64());
         return;
     }
-    if std::env::var_os("BENCH_PARSE_COMPARE").is_some() {
-        // Bare parse vs loci's parse (progress callback), alternating per file.
-        let mut parser = tree_sitter::Parser::new();
-        let (mut bare, mut ours) = (Duration::ZERO, Duration::ZERO);
-        for (_, language, text) in &files {
-            parser
-                .set_language(&language.grammar())
-                .expect("grammar loads");
-            let t0 = Instant::now();
-            drop(parser.parse(text, None));
-            let t1 = Instant::now();
-            drop(parse(*language, text, None, &options));
-            let t2 = Instant::now();
-            bare += t1 - t0;
-            ours += t2 - t1;
-        }
-        println!(
-            "bare parse {:.3} s, loci parse {:.3} s",
-            bare.as_secs_f64(),
-            ours.as_secs_f64()
-        );
-        return;
-    }
     // Parse and analyze alternate file by file, so that load from other processes on the
     // machine weighs on both alike; each round sums both, the best round is reported.
     let mut parsers: Vec<Option<tree_sitter::Parser>> =
@@ -154,10 +148,13 @@ fn main() {
     let mut best_round: Option<(Duration, Duration)> = None;
     let mut nodes = 0usize;
     let mut totals = (0usize, 0usize, 0usize, 0usize);
+    let empty_body = loci_core::fingerprint::short_hash(b"");
+    let mut unreached = 0usize;
     for _ in 0..rounds {
         let (mut parse_sum, mut analyze_sum) = (Duration::ZERO, Duration::ZERO);
         nodes = 0;
         totals = (0, 0, 0, 0);
+        unreached = 0;
         for (path, language, text) in &files {
             let parser = parsers[*language as usize].get_or_insert_with(|| {
                 let mut p = tree_sitter::Parser::new();
@@ -174,6 +171,11 @@ fn main() {
             parse_sum += middle - start;
             analyze_sum += end - middle;
             totals.0 += analysis.symbols.len();
+            unreached += analysis
+                .symbols
+                .iter()
+                .filter(|s| s.body_fingerprint == empty_body)
+                .count();
             totals.1 += analysis.refs.len();
             totals.2 += analysis.imports.len();
             totals.3 += usize::from(analysis.degraded.is_some() || analysis.error_nodes > 0);
@@ -197,114 +199,6 @@ fn main() {
         }
         symbols
     });
-    if std::env::var_os("BENCH_DETAIL").is_some() {
-        use tree_sitter::StreamingIterator;
-        let (query_time, matches) = best(rounds, || {
-            let mut cursor = tree_sitter::QueryCursor::new();
-            let mut n = 0usize;
-            for ((_, language, text), tree) in files.iter().zip(&trees) {
-                let (Some(tree), Ok(query)) = (tree, language.query()) else {
-                    continue;
-                };
-                let mut it = cursor.matches(query, tree.root_node(), text.as_bytes());
-                while it.next().is_some() {
-                    n += 1;
-                }
-            }
-            n
-        });
-        let (walk_time, visited) = best(rounds, || {
-            let mut n = 0usize;
-            for tree in trees.iter().flatten() {
-                let mut cursor = tree.walk();
-                'walk: loop {
-                    n += cursor.node().kind_id() as usize & 1;
-                    if cursor.goto_first_child() {
-                        continue;
-                    }
-                    while !cursor.goto_next_sibling() {
-                        if !cursor.goto_parent() {
-                            break 'walk;
-                        }
-                    }
-                }
-            }
-            n
-        });
-        // The same, per file right after its parse (trees hot in cache, as in `analyze`).
-        let mut cursor = tree_sitter::QueryCursor::new();
-        let (mut tp, mut tq, mut tw, mut te) = (
-            Duration::ZERO,
-            Duration::ZERO,
-            Duration::ZERO,
-            Duration::ZERO,
-        );
-        let mut tw2 = Duration::ZERO;
-        for (path, language, text) in &files {
-            let t0 = Instant::now();
-            let Some(tree) = parse(*language, text, None, &options).0 else {
-                continue;
-            };
-            let t1 = Instant::now();
-            let mut it = cursor.matches(
-                language.query().expect("query"),
-                tree.root_node(),
-                text.as_bytes(),
-            );
-            while it.next().is_some() {}
-            let t2 = Instant::now();
-            let mut c = tree.walk();
-            'walk: loop {
-                std::hint::black_box(c.node().kind_id());
-                if c.goto_first_child() {
-                    continue;
-                }
-                while !c.goto_next_sibling() {
-                    if !c.goto_parent() {
-                        break 'walk;
-                    }
-                }
-            }
-            let t3 = Instant::now();
-            let mut c = tree.walk();
-            'walk2: loop {
-                std::hint::black_box(c.node().kind_id());
-                if c.goto_first_child() {
-                    continue;
-                }
-                while !c.goto_next_sibling() {
-                    if !c.goto_parent() {
-                        break 'walk2;
-                    }
-                }
-            }
-            let t3b = Instant::now();
-            tw2 += t3b - t3;
-            let t3 = Instant::now();
-            std::hint::black_box(extract(path, *language, text, &tree, &options));
-            let t4 = Instant::now();
-            tp += t1 - t0;
-            tq += t2 - t1;
-            tw += t3 - t2;
-            te += t4 - t3;
-        }
-        println!(
-            "    hot: parse {:.3} s, query {:.3} s, bare walk {:.3} s (again {:.3} s), extract {:.3} s",
-            tp.as_secs_f64(),
-            tq.as_secs_f64(),
-            tw.as_secs_f64(),
-            tw2.as_secs_f64(),
-            te.as_secs_f64()
-        );
-        println!(
-            "    query alone:  {:>8.3} s  ({matches} matches)",
-            query_time.as_secs_f64()
-        );
-        println!(
-            "    bare walk:    {:>8.3} s  ({visited})",
-            walk_time.as_secs_f64()
-        );
-    }
     println!(
         "(a) parse only:   {:>8.3} s  ({} nodes)",
         parse_time.as_secs_f64(),
@@ -317,7 +211,8 @@ fn main() {
         extract_time.as_secs_f64()
     );
     println!(
-        "totals: {} symbols, {} refs, {} imports; {} files with syntax errors or degraded",
+        "totals: {} symbols, {} refs, {} imports; {} files with syntax errors or degraded; \
+         {unreached} symbols whose body the walk did not reach (depth limit)",
         totals.0, totals.1, totals.2, totals.3
     );
 }

@@ -1,11 +1,12 @@
 //! Comment- and whitespace-insensitive fingerprints computed from tree-sitter trees, and
 //! the plain content hash.
 //!
-//! One iterative preorder walk of the tree (a [`TreeCursor`], never recursion, so a
-//! 100,000-deep tree cannot overflow the stack) writes a *token stream*: for every visited
-//! node its kind id (2 bytes, little-endian), and for every named leaf its text
-//! (its length: one byte, or `255` and 4 little-endian bytes from 255 on; then the bytes). Anonymous leaves (keywords, punctuation)
-//! are fully described by their kind. Skipped, with their whole subtree:
+//! One iterative preorder walk of the tree (an explicit stack of nodes, never recursion,
+//! so a 100,000-deep tree cannot overflow the stack) writes a *token stream*: for every
+//! visited node its kind id (2 bytes, little-endian), and for every named leaf its text
+//! (its length: one byte, or `255` and 4 little-endian bytes from 255 on; then the
+//! bytes). Anonymous leaves (keywords, punctuation) are fully described by their kind.
+//! Skipped, with their whole subtree:
 //!
 //! - comments: every node whose kind name contains `comment`;
 //! - Python docstrings: an expression statement made of one string that is the first
@@ -134,11 +135,25 @@ pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 /// A hash set of integers, with [`IdHasher`].
 pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<IdHasher>>;
 
-struct Frame {
+/// A node whose children the walk is visiting.
+struct Frame<'t> {
+    node: Node<'t>,
     kind: u16,
     /// No named, non-comment child entered yet (Python docstring detection).
     first_statement_pending: bool,
+    /// Index of the next child to visit.
+    next: u32,
+    /// Number of (visible) children.
+    count: u32,
+    /// For a node with more than [`WIDE`] children, a cursor on the current child:
+    /// `Node::child(i)` walks the children before `i` (or a balanced repetition tree),
+    /// which would make a flat node with n children (an error node over garbage input)
+    /// cost n² steps.
+    cursor: Option<TreeCursor<'t>>,
 }
+
+/// Child count above which a node's children are stepped through with a cursor.
+const WIDE: u32 = 32;
 
 /// A definition node being recorded: its id, marks, the node that ends its signature
 /// (its body) or the row after which it ends.
@@ -176,12 +191,14 @@ pub(crate) fn walk<'t>(
     let mut open: Vec<Open<'t>> = Vec::new();
     // How many of `open` still have their signature open.
     let mut signatures_open = 0usize;
-    let mut frames: Vec<Frame> = Vec::new();
-    let mut cursor: TreeCursor<'t> = tree.walk();
+    // Children are reached with `Node::child(i)` from a stack of frames rather than with one
+    // `TreeCursor` (except for wide nodes, see `Frame::cursor`): same iterative shape,
+    // about 20% faster on Python trees.
+    let mut frames: Vec<Frame<'t>> = Vec::new();
+    let mut node = tree.root_node();
 
     loop {
-        // ---- enter cursor.node()
-        let node = cursor.node();
+        // ---- enter `node`
         let kind = node.kind_id();
         let flags = tables.kinds.get(kind as usize).copied().unwrap_or(0);
         let mut skip = false;
@@ -252,16 +269,31 @@ pub(crate) fn walk<'t>(
             }
             stream.extend_from_slice(&kind.to_le_bytes());
 
+            let count = node.child_count();
             let at_limit = frames.len() as u64 >= u64::from(max_depth);
-            if !at_limit && cursor.goto_first_child() {
-                frames.push(Frame {
-                    kind,
-                    first_statement_pending: true,
-                });
-                continue;
+            if count > 0 && !at_limit {
+                let (first, cursor) = if count > WIDE {
+                    let mut cursor = node.walk();
+                    let first = cursor.goto_first_child().then(|| cursor.node());
+                    (first, Some(cursor))
+                } else {
+                    (node.child(0), None)
+                };
+                if let Some(first) = first {
+                    frames.push(Frame {
+                        node,
+                        kind,
+                        first_statement_pending: true,
+                        next: 1,
+                        count,
+                        cursor,
+                    });
+                    node = first;
+                    continue;
+                }
             }
-            if at_limit && node.child_count() > 0 {
-                too_deep = true;
+            if count > 0 {
+                too_deep |= at_limit;
             } else {
                 if check_errors && node.is_missing() {
                     error_nodes = error_nodes.saturating_add(1);
@@ -279,7 +311,7 @@ pub(crate) fn walk<'t>(
                 }
             }
         }
-        // ---- exit cursor.node(), then move on to the next sibling or up.
+        // ---- exit `node`, then move on to the next sibling or up.
         let mut exiting = node.id();
         loop {
             while open.last().is_some_and(|o| o.id == exiting) {
@@ -292,10 +324,7 @@ pub(crate) fn walk<'t>(
                     marks.insert(o.id, o.marks);
                 }
             }
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
+            let Some(frame) = frames.last_mut() else {
                 return Walk {
                     stream,
                     marks,
@@ -303,11 +332,20 @@ pub(crate) fn walk<'t>(
                     error_nodes,
                     too_deep,
                 };
+            };
+            if frame.next < frame.count {
+                let child = match &mut frame.cursor {
+                    Some(cursor) => cursor.goto_next_sibling().then(|| cursor.node()),
+                    None => frame.node.child(frame.next),
+                };
+                if let Some(child) = child {
+                    frame.next += 1;
+                    node = child;
+                    break;
+                }
             }
+            exiting = frame.node.id();
             frames.pop();
-            if !open.is_empty() {
-                exiting = cursor.node().id();
-            }
         }
     }
 }

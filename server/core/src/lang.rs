@@ -746,6 +746,47 @@ mod tests {
         assert!(!shape.roots.any && !shape.definitions.any);
     }
 
+    fn kinds_with(language: Language, flag: u8) -> Vec<String> {
+        let grammar = language.grammar();
+        let mut names: Vec<String> = lang_query(language)
+            .kinds
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| *f & flag != 0)
+            .filter_map(|(id, _)| grammar.node_kind_for_id(id as u16).map(str::to_string))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    #[test]
+    fn python_query_runs_only_at_pattern_roots() {
+        assert_eq!(
+            kinds_with(Language::Python, kind_flags::ROOT),
+            [
+                "call",
+                "class_definition",
+                "function_definition",
+                "import_from_statement",
+                "import_statement",
+                "module"
+            ]
+        );
+        assert_eq!(
+            kinds_with(Language::Python, kind_flags::DEFINITION),
+            ["assignment", "class_definition", "function_definition"]
+        );
+        // comments are never roots (the walk skips them), even where a pattern starts with one
+        assert!(
+            !kinds_with(Language::JavaScript, kind_flags::ROOT).contains(&"comment".to_string())
+        );
+        assert!(
+            kinds_with(Language::JavaScript, kind_flags::ROOT)
+                .contains(&"method_definition".to_string())
+        );
+    }
+
     #[test]
     fn language_order_matches_all() {
         for (i, language) in Language::ALL.into_iter().enumerate() {

@@ -414,3 +414,40 @@ fn parse_then_extract_equals_analyze_and_incremental_reparse_matches_fresh() {
     );
     assert_eq!(incremental.symbols.len(), 3);
 }
+
+#[test]
+fn a_tree_of_another_language_yields_an_empty_analysis() {
+    let options = AnalyzeOptions::default();
+    let (tree, _) = parse(Language::Python, "def f():\n    pass\n", None, &options);
+    let analysis = extract(
+        "x.rs",
+        Language::Rust,
+        "def f():\n    pass\n",
+        &tree.expect("parsed"),
+        &options,
+    );
+    assert!(analysis.symbols.is_empty());
+    assert_eq!(analysis.fingerprint.len(), 16);
+}
+
+#[test]
+fn garbage_input_with_wide_error_nodes_is_analyzed_in_linear_time() {
+    for (language, unit) in [
+        (Language::Python, ") "),
+        (Language::JavaScript, "} "),
+        (Language::C, "] "),
+    ] {
+        let text = unit.repeat(100_000);
+        let started = std::time::Instant::now();
+        let analysis = on_small_stack(move || run(language, &text));
+        assert!(
+            analysis.error_nodes > 0 || analysis.degraded.is_some(),
+            "{language:?}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{language:?} took {:?}",
+            started.elapsed()
+        );
+    }
+}
