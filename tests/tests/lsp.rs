@@ -898,3 +898,38 @@ async fn memory_shows_in_lens_and_hover_and_goes_stale_as_you_type() {
     );
     client.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspace_folders_added_later_are_scanned_and_routed() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    write(a.path(), "a.rs", "fn fa() {}\n");
+    let path = write(b.path(), "sub/b.rs", "fn fb() {}\n");
+    let u = uri(&path);
+    let mut client = start(Some(a.path()), json!({})).await;
+    // Before: b.rs is outside every folder, so its key is its file name and there is no map.
+    client.open(&u, "rust", 1, "fn fb() {}\n").await;
+    let markdown = client.hover_markdown(&u, 0, 4).await.unwrap_or_default();
+    assert!(markdown.contains("single-file mode"), "{markdown}");
+    assert!(markdown.contains("`b.rs#fb@function`"), "{markdown}");
+    client
+        .notify(
+            "workspace/didChangeWorkspaceFolders",
+            json!({ "event": { "added": [{ "uri": uri(b.path()), "name": "b" }], "removed": [{ "uri": uri(a.path()), "name": "a" }] } }),
+        )
+        .await;
+    client.expect_progress_end().await;
+    let markdown = client.hover_markdown(&u, 0, 4).await.unwrap_or_default();
+    assert!(
+        markdown.contains("0 callers · `sub/b.rs#fb@function`"),
+        "{markdown}"
+    );
+    let response = client
+        .command(
+            "loci.impact",
+            json!({ "target": "a.rs", "root": a.path().display().to_string() }),
+        )
+        .await;
+    assert_eq!(response["error"]["code"], json!(-32602), "{response}");
+    client.shutdown().await;
+}

@@ -9,6 +9,10 @@
 //! reusing the edited tree, symbol extraction, findings). Prints p50/p95/max and the
 //! process's resident memory.
 //!
+//! With `LOCI_BIN=path/to/loci`, the same session then runs against the real binary over
+//! pipes on the already scanned workspace, and its peak resident memory is sampled from
+//! `/proc`.
+//!
 //! Run: `cargo run --release -p loci-lsp --example keystroke_latency [STDLIB] [FILE]`.
 
 #![allow(clippy::print_stdout)] // a benchmark prints its figures
@@ -93,32 +97,27 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[i.min(sorted.len() - 1)]
 }
 
-#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    let stdlib = PathBuf::from(
-        args.get(1)
-            .cloned()
-            .unwrap_or_else(|| "/root/.pyenv/versions/3.11.7/lib/python3.11".into()),
-    );
-    let module = args.get(2).cloned().unwrap_or_else(|| "typing.py".into());
-    let tmp = std::env::temp_dir().join(format!("loci-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp)?;
-    let files = copy_python_files(&stdlib, &tmp)?;
-    let rss_before = rss_mib();
+/// What one session measured.
+struct Report {
+    scan: Duration,
+    summary: String,
+    lines: usize,
+    first: Value,
+    latencies: Vec<Duration>,
+    micros: Vec<Duration>,
+}
 
-    let (client_io, server_io) = tokio::io::duplex(1 << 22);
-    let (server_read, server_write) = tokio::io::split(server_io);
-    tokio::spawn(loci_lsp::serve(
-        server_read,
-        server_write,
-        loci_lsp::ServerOptions::default(),
-    ));
-    let (read, mut write) = tokio::io::split(client_io);
+/// One editor session over `read`/`write`: initialize on `root`, wait for the scan, open
+/// `module`, type 200 characters one at a time, shut down.
+async fn session<R, W>(read: R, mut write: W, root: &Path, module: &str) -> Report
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
     tokio::spawn(async move {
         while let Some(bytes) = out_rx.recv().await {
-            if write.write_all(&bytes).await.is_err() {
+            if write.write_all(&bytes).await.is_err() || write.flush().await.is_err() {
                 return;
             }
         }
@@ -144,7 +143,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let send = |v: Value| {
         let _ = out_tx.send(frame(&v));
     };
-    let root_uri = format!("file://{}", tmp.display());
+    let root_uri = format!("file://{}", root.display());
     send(
         json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "processId": null, "rootUri": root_uri,
@@ -168,10 +167,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             break;
         }
     }
-    let scan_time = started.elapsed();
+    let scan = started.elapsed();
 
-    let path = tmp.join(&module);
-    let text = std::fs::read_to_string(&path)?;
+    let path = root.join(module);
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
     let lines = text.lines().count();
     let uri = format!("file://{}", path.display());
     send(
@@ -195,12 +194,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let first = wait(1).await;
     // Type 200 characters at the start of a line in the middle of the file.
-    let line = (lines / 2) as u32;
+    let mut row = (lines / 2) as u32;
     let typed = "value = compute(alpha, beta) + 1  # typing in the middle of the module\n";
     let mut latencies = Vec::new();
     let mut micros = Vec::new();
     let mut column = 0u32;
-    let mut row = line;
     for i in 0..200usize {
         let c = typed.chars().nth(i % typed.chars().count()).unwrap_or('x');
         let version = i as i64 + 2;
@@ -224,32 +222,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             column += 1;
         }
     }
-    let rss_after = rss_mib();
-    latencies.sort();
-    micros.sort();
-    println!(
-        "workspace: {files} .py files copied from {}",
-        stdlib.display()
-    );
-    println!("initial scan: {:.1} s ({summary})", scan_time.as_secs_f64());
-    println!(
-        "document: {module}, {lines} lines; first analysis {} µs, {} symbols",
-        first["micros"], first["symbols"]
-    );
-    println!(
-        "didChange → $/loci/analyzed over 200 keystrokes: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
-        percentile(&latencies, 0.5).as_secs_f64() * 1e3,
-        percentile(&latencies, 0.95).as_secs_f64() * 1e3,
-        latencies.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
-    );
-    println!(
-        "  of which parse + extract: p50 {:.2} ms, p95 {:.2} ms",
-        percentile(&micros, 0.5).as_secs_f64() * 1e3,
-        percentile(&micros, 0.95).as_secs_f64() * 1e3,
-    );
-    println!(
-        "resident memory: {rss_before:.0} MiB before the server, {rss_after:.0} MiB with the workspace scanned and the module open"
-    );
     send(json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown" }));
     while let Some(m) = in_rx.recv().await {
         if m.get("id") == Some(&json!(2)) && m.get("method").is_none() {
@@ -257,6 +229,125 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     send(json!({ "jsonrpc": "2.0", "method": "exit" }));
+    latencies.sort();
+    micros.sort();
+    Report {
+        scan,
+        summary,
+        lines,
+        first,
+        latencies,
+        micros,
+    }
+}
+
+fn print(label: &str, module: &str, r: &Report) {
+    println!("{label}:");
+    println!(
+        "  initial scan: {:.1} s ({})",
+        r.scan.as_secs_f64(),
+        r.summary
+    );
+    println!(
+        "  document: {module}, {} lines; first analysis {} µs, {} symbols",
+        r.lines, r.first["micros"], r.first["symbols"]
+    );
+    println!(
+        "  didChange → $/loci/analyzed over 200 keystrokes: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
+        percentile(&r.latencies, 0.5).as_secs_f64() * 1e3,
+        percentile(&r.latencies, 0.95).as_secs_f64() * 1e3,
+        r.latencies
+            .last()
+            .copied()
+            .unwrap_or_default()
+            .as_secs_f64()
+            * 1e3,
+    );
+    println!(
+        "  of which parse + extract: p50 {:.2} ms, p95 {:.2} ms",
+        percentile(&r.micros, 0.5).as_secs_f64() * 1e3,
+        percentile(&r.micros, 0.95).as_secs_f64() * 1e3,
+    );
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let stdlib = PathBuf::from(
+        args.get(1)
+            .cloned()
+            .unwrap_or_else(|| "/root/.pyenv/versions/3.11.7/lib/python3.11".into()),
+    );
+    let module = args.get(2).cloned().unwrap_or_else(|| "typing.py".into());
+    let tmp = std::env::temp_dir().join(format!("loci-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp)?;
+    let files = copy_python_files(&stdlib, &tmp)?;
+    println!(
+        "workspace: {files} .py files copied from {}",
+        stdlib.display()
+    );
+
+    // In-process, over in-memory streams.
+    let rss_before = rss_mib();
+    let (client_io, server_io) = tokio::io::duplex(1 << 22);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    tokio::spawn(loci_lsp::serve(
+        server_read,
+        server_write,
+        loci_lsp::ServerOptions::default(),
+    ));
+    let (read, write) = tokio::io::split(client_io);
+    let report = session(read, write, &tmp, &module).await;
+    print("in-process (fresh workspace: full scan)", &module, &report);
+    println!(
+        "  resident memory of this process: {rss_before:.0} MiB before, {:.0} MiB after",
+        rss_mib()
+    );
+
+    // The real binary over pipes, on the workspace scanned above (the usual case of an
+    // editor opening an indexed checkout), when LOCI_BIN names it.
+    if let Some(bin) = std::env::var_os("LOCI_BIN") {
+        let mut child = tokio::process::Command::new(bin)
+            .arg("lsp")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()?;
+        let pid = child.id().unwrap_or(0);
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err("no pipes to the child".into());
+        };
+        let rss = tokio::spawn(async move {
+            // Peak resident memory of the child, sampled while the session runs.
+            let mut peak = 0.0f64;
+            loop {
+                let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+                    return peak;
+                };
+                let kib = |key: &str| {
+                    status
+                        .lines()
+                        .find_map(|l| l.strip_prefix(key))
+                        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<f64>().ok())
+                        .unwrap_or(0.0)
+                };
+                peak = peak.max(kib("VmRSS:") / 1024.0);
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        });
+        let report = session(stdout, stdin, &tmp, &module).await;
+        let _ = child.wait().await;
+        print(
+            "`loci lsp` process (workspace already scanned)",
+            &module,
+            &report,
+        );
+        println!(
+            "  peak resident memory of the server process: {:.0} MiB",
+            rss.await.unwrap_or(0.0)
+        );
+    }
     let _ = std::fs::remove_dir_all(&tmp);
     Ok(())
 }

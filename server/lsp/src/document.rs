@@ -58,6 +58,9 @@ pub struct Document {
 pub struct Overlay {
     /// The document version analysed.
     pub version: i32,
+    /// The path used in its symbol keys (a document moved to another workspace folder
+    /// keeps its version but needs new keys).
+    pub key_path: String,
     /// The text of that version.
     pub text: Arc<str>,
     /// Its line index.
@@ -148,7 +151,7 @@ impl Document {
     pub fn current_overlay(&self) -> Option<Arc<Overlay>> {
         self.overlay
             .as_ref()
-            .filter(|o| o.version == self.version)
+            .filter(|o| o.version == self.version && o.key_path == self.location.key_path)
             .cloned()
     }
 

@@ -561,6 +561,7 @@ impl Inner {
         let overlay = Arc::new(overlay);
         if let Some(mut doc) = self.docs.get_mut(uri)
             && doc.version == overlay.version
+            && doc.location.key_path == overlay.key_path
         {
             if tree.is_some() {
                 doc.tree = tree;
@@ -1199,32 +1200,41 @@ impl Inner {
         }
         let init = self.session().init.clone();
         let mut messages = Vec::new();
+        let mut added = Vec::new();
         for folder in params.event.added {
             let Some(path) = document::file_path(&folder.uri).filter(|p| p.is_dir()) else {
                 continue;
             };
-            let root = match self.open_root(&path, &init, &mut messages).await {
-                Ok(root) => root,
-                Err(e) => {
-                    tracing::error!("{}", e.message);
-                    continue;
-                }
-            };
-            if let Ok(mut roots) = self.roots.write() {
-                roots.push(root.clone());
+            match self.open_root(&path, &init, &mut messages).await {
+                Ok(root) => added.push(root),
+                Err(e) => tracing::error!("{}", e.message),
             }
-            if init.scan {
-                self.request_scan(&root);
+        }
+        if let Ok(mut roots) = self.roots.write() {
+            roots.extend(added.iter().cloned());
+        }
+        // Documents move between roots (or into single-file mode).
+        let paths = self.root_paths();
+        let mut moved = Vec::new();
+        for mut doc in self.docs.iter_mut() {
+            let location = document::locate(doc.key(), &paths);
+            if location != doc.location {
+                // Symbol keys embed the path: the overlay must be rebuilt.
+                doc.location = location;
+                doc.overlay = None;
+                moved.push(doc.key().clone());
+            }
+        }
+        for uri in moved {
+            self.schedule_analysis(&uri);
+        }
+        if init.scan {
+            for root in &added {
+                self.request_scan(root);
             }
         }
         for (level, message) in messages {
             self.client.show_message(level, message).await;
-        }
-        // Documents move between roots (or into single-file mode).
-        let paths = self.root_paths();
-        for mut doc in self.docs.iter_mut() {
-            let location = document::locate(doc.key(), &paths);
-            doc.location = location;
         }
     }
 }
@@ -1370,6 +1380,7 @@ fn analyse_snapshot(
     };
     let overlay = Overlay {
         version: snapshot.version,
+        key_path: snapshot.key_path,
         text: snapshot.text,
         index: snapshot.index,
         analysis,
