@@ -933,3 +933,48 @@ async fn workspace_folders_added_later_are_scanned_and_routed() {
     assert_eq!(response["error"]["code"], json!(-32602), "{response}");
     client.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hover_on_a_call_shows_the_definition_from_the_map() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a.py",
+        "def helper():\n    \"\"\"Helps.\"\"\"\n    return 1\n",
+    );
+    let b = write(
+        dir.path(),
+        "b.py",
+        "from a import helper\n\ndef main():\n    helper()\n",
+    );
+    let u = uri(&b);
+    let mut client = start(Some(dir.path()), json!({})).await;
+    client
+        .open(
+            &u,
+            "python",
+            1,
+            "from a import helper\n\ndef main():\n    helper()\n",
+        )
+        .await;
+    let markdown = client.hover_markdown(&u, 3, 6).await.unwrap_or_default();
+    expect![[r#"
+        **function** `helper` in `a.py`
+
+        ```python
+        def helper():
+        ```
+
+        Helps.
+
+        ---
+
+        1 caller · `a.py#helper@function`"#]]
+    .assert_eq(&markdown);
+    let hover = client.hover(&u, 3, 6).await;
+    assert_eq!(
+        hover["range"],
+        json!({ "start": { "line": 3, "character": 4 }, "end": { "line": 3, "character": 10 } })
+    );
+    client.shutdown().await;
+}
