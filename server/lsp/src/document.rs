@@ -292,4 +292,87 @@ mod tests {
             fresh.map(|t| t.root_node().to_sexp())
         );
     }
+
+    /// Every node's kind, byte range and tree-sitter points, in document order.
+    fn dump(tree: &Tree) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cursor = tree.walk();
+        'walk: loop {
+            let n = cursor.node();
+            out.push(format!(
+                "{} {:?} {:?}-{:?}",
+                n.kind(),
+                n.byte_range(),
+                n.start_position(),
+                n.end_position()
+            ));
+            if cursor.goto_first_child() || cursor.goto_next_sibling() {
+                continue;
+            }
+            loop {
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// Random edits (non-ASCII, CRLF and lone CR, ranges past the end) keep the edited
+    /// tree in step: an incremental reparse equals a fresh parse after every edit.
+    #[test]
+    fn random_edits_reparse_like_a_fresh_parse() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % u64::from(n.max(1))) as u32
+        };
+        let pieces = [
+            "fn é() {}\n",
+            "😀",
+            "你好",
+            "\r\n",
+            "\r",
+            "\n",
+            "struct S;",
+            "{",
+            "}",
+            "x",
+            "// c\n",
+            "",
+        ];
+        let options = loci_core::AnalyzeOptions::default();
+        for encoding in [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32] {
+            let mut d = doc("fn main() {\n    let s = \"é😀\";\r\n}\rfn b() {}\n");
+            d.tree = loci_core::analyze::parse(Language::Rust, &d.text, None, &options).0;
+            for _ in 0..300 {
+                let lines = d.index.line_count() + 1;
+                let (l0, l1) = (next(lines), next(lines));
+                let (c0, c1) = (next(12), next(12));
+                let ((l0, c0), (l1, c1)) = if (l0, c0) <= (l1, c1) {
+                    ((l0, c0), (l1, c1))
+                } else {
+                    ((l1, c1), (l0, c0))
+                };
+                let text = pieces[next(pieces.len() as u32) as usize];
+                d.apply(change(Some(((l0, c0), (l1, c1))), text), encoding);
+                assert_eq!(d.index, LineIndex::new(&d.text));
+                let (tree, _) =
+                    loci_core::analyze::parse(Language::Rust, &d.text, d.tree.as_ref(), &options);
+                let fresh = loci_core::analyze::parse(Language::Rust, &d.text, None, &options).0;
+                assert_eq!(
+                    tree.as_ref().map(dump),
+                    fresh.as_ref().map(dump),
+                    "{encoding:?} after inserting {text:?} at ({l0},{c0})-({l1},{c1}) into {:?}",
+                    d.text
+                );
+                d.tree = tree;
+            }
+        }
+    }
 }
