@@ -978,3 +978,36 @@ async fn hover_on_a_call_shows_the_definition_from_the_map() {
     );
     client.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b03_requests_see_every_change_sent_before_them() {
+    // Changes and symbol requests interleaved in one write: each answer reflects exactly
+    // the changes sent before it, while background analyses of other versions run.
+    let dir = tempfile::tempdir().unwrap();
+    let u = uri(&dir.path().join("grow.rs"));
+    let mut client = start(None, json!({})).await;
+    client.open(&u, "rust", 1, "fn a() {}\n").await;
+    let mut bytes = Vec::new();
+    let mut expected = Vec::new();
+    let mut name = String::from("a");
+    for i in 0..60u32 {
+        bytes.extend(frame(&json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": { "uri": u, "version": i + 2 },
+            "contentChanges": [{ "range": {
+                "start": { "line": 0, "character": 3 + i + 1 }, "end": { "line": 0, "character": 3 + i + 1 } },
+                "text": "z" }] } })));
+        name.push('z');
+        let (id, request) = client.request_message(
+            "textDocument/documentSymbol",
+            json!({ "textDocument": { "uri": u } }),
+        );
+        bytes.extend(frame(&request));
+        expected.push((id, name.clone()));
+    }
+    client.send_raw(&bytes).await;
+    for (id, name) in expected {
+        let response = client.response(id).await;
+        assert_eq!(response["result"][0]["name"], json!(name), "request {id}");
+    }
+    client.shutdown().await;
+}

@@ -1,6 +1,11 @@
 //! The `LanguageServer` implementation: lifecycle, document sync, the overlay, hover,
 //! document symbols, code lenses, code actions and commands.
 //!
+//! Ordering: notifications apply their edits before any await (style.md rule 4), and a
+//! request reads the document before its first await, so it answers for exactly the
+//! changes sent before it (case B03), even while later changes are being applied and
+//! analysed in the background.
+//!
 //! Never down: request handlers run under [`guard`], which turns a panic into a `-32603`
 //! error response; notification handlers log it; blocking work (parsing, SQLite) runs in
 //! `spawn_blocking` and a panic there is a `JoinError` turned into the same. The server
@@ -560,55 +565,78 @@ impl Inner {
                 .map_err(join_error)?;
         let overlay = Arc::new(overlay);
         if let Some(mut doc) = self.docs.get_mut(uri)
-            && doc.version == overlay.version
             && doc.location.key_path == overlay.key_path
         {
-            if tree.is_some() {
+            // The tree only when it is the document's current text (older trees lack
+            // the edits since); the overlay whenever it is the newest analysed, so requests
+            // waiting for this version find it.
+            if doc.version == overlay.version && tree.is_some() {
                 doc.tree = tree;
             }
-            doc.overlay = Some(overlay.clone());
+            if doc
+                .overlay
+                .as_ref()
+                .is_none_or(|o| o.version <= overlay.version || o.key_path != overlay.key_path)
+            {
+                doc.overlay = Some(overlay.clone());
+            }
         }
         self.analysed.notify_waiters();
         Ok(overlay)
     }
 
-    /// The overlay of the document's current version: the stored one, else the one the
-    /// running analysis task produces (waited for, up to the parse time limit), else one
-    /// analysed now. `None` when the document is not open.
+    /// The overlay of the document as it is now, when the request arrives: requests see
+    /// every change sent before them and none sent after (snapshot semantics). The stored
+    /// overlay when it is for this version, else the one the running analysis task
+    /// produces for it (waited for, up to the parse time limit), else one analysed now
+    /// from a snapshot taken before any await. `None` when the document is not open.
     async fn current_overlay(
         &self,
         uri: &Uri,
     ) -> Option<(Arc<Overlay>, Location, Option<Language>)> {
-        let wait_limit = Duration::from_millis(self.session().init.parse_timeout_ms + 500);
-        let deadline = tokio::time::Instant::now() + wait_limit;
-        loop {
-            let notified = self.analysed.notified();
-            tokio::pin!(notified);
-            // Registered before the check, so a store between the check and the wait wakes us.
-            notified.as_mut().enable();
-            let (current, running, location, language) = {
-                let doc = self.docs.get(uri)?;
-                (
-                    doc.current_overlay(),
-                    doc.analysis_running,
-                    doc.location.clone(),
-                    doc.language,
-                )
-            };
-            if let Some(overlay) = current {
-                return Some((overlay, location, language));
-            }
-            if !running || tokio::time::timeout_at(deadline, notified).await.is_err() {
-                break;
-            }
-        }
-        let (snapshot, location, language) = {
+        // Everything up to the first await runs before later notifications are applied.
+        let (snapshot, running, location, language) = {
             let doc = self.docs.get(uri)?;
             if let Some(overlay) = doc.current_overlay() {
                 return Some((overlay, doc.location.clone(), doc.language));
             }
-            (doc.snapshot(), doc.location.clone(), doc.language)
+            (
+                doc.snapshot(),
+                doc.analysis_running,
+                doc.location.clone(),
+                doc.language,
+            )
         };
+        let version = snapshot.version;
+        if running {
+            let wait_limit = Duration::from_millis(self.session().init.parse_timeout_ms + 500);
+            let deadline = tokio::time::Instant::now() + wait_limit;
+            loop {
+                let notified = self.analysed.notified();
+                tokio::pin!(notified);
+                // Registered before the check, so a store between the check and the wait
+                // wakes us.
+                notified.as_mut().enable();
+                let (latest, still_running) = {
+                    let doc = self.docs.get(uri)?;
+                    (
+                        doc.overlay
+                            .clone()
+                            .filter(|o| o.key_path == location.key_path),
+                        doc.analysis_running,
+                    )
+                };
+                match latest {
+                    Some(o) if o.version == version => return Some((o, location, language)),
+                    // The task moved past this version (coalesced it): analyse it here.
+                    Some(o) if o.version > version => break,
+                    _ => {}
+                }
+                if !still_running || tokio::time::timeout_at(deadline, notified).await.is_err() {
+                    break;
+                }
+            }
+        }
         let overlay = self.analyse(uri, snapshot).await.ok()?;
         Some((overlay, location, language))
     }
