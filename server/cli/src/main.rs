@@ -74,6 +74,8 @@ enum Command {
     },
     /// Show what the map holds.
     Stats,
+    /// Run the language server on stdin/stdout (editors start this).
+    Lsp,
     /// Write a new revision of a subject's memory page.
     Remember {
         /// A path (file or folder), `.`, `topic:NAME`, `decisions` or `lessons`.
@@ -359,6 +361,11 @@ fn init_tracing() {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Command::Lsp = cli.command {
+        // Roots come from the client's `initialize`, not from the current directory.
+        loci_lsp::run_stdio()?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let cwd = std::env::current_dir()?;
     let root = match (&cli.command, &cli.root) {
         (Command::Scan { path: Some(p) }, _) => p.clone(),
@@ -397,6 +404,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             env => out.impact(&env?)?,
         },
         Command::Stats => out.stats(&ws.stats()?)?,
+        Command::Lsp => true,
         Command::Remember {
             subject,
             file,

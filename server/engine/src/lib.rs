@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod config;
+pub mod editor;
 pub mod envelope;
 pub mod facts;
 pub mod git;
