@@ -181,7 +181,9 @@ pub fn walk(root: &Path, max_file_size: u64, max_files: u64, threads: usize) -> 
         skips.push(Skip {
             path: String::new(),
             reason: SkipReason::FileLimit,
-            detail: Some(format!("the walk stopped after {max_files} files; the rest of the tree was not listed")),
+            detail: Some(format!(
+                "the walk stopped after {max_files} files; the rest of the tree was not listed"
+            )),
             size: 0,
             mtime_ns: 0,
         });
