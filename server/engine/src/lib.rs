@@ -216,21 +216,13 @@ impl Workspace {
     /// Compares the map's size and mtime of each path with the disk; a difference is a
     /// stale warning ("changed on disk since the last scan" or "deleted since the last scan").
     fn check_files(&self, paths: &[String]) -> Result<(u64, Vec<StaleWarning>)> {
-        let mut paths: Vec<&String> = paths.iter().collect();
+        let mut paths: Vec<&str> = paths.iter().map(String::as_str).collect();
         paths.sort();
         paths.dedup();
-        let mut stmt = self
-            .store
-            .conn()
-            .prepare_cached("SELECT size, mtime_ns FROM files WHERE path = ?1")
-            .map_err(|e| StoreError::sqlite("reading file states", e))?;
+        let stats = loci_store::map::file_stats(self.store.conn(), &paths)?;
         let mut warnings = Vec::new();
         for path in paths {
-            let Some((size, mtime_ns)) = stmt
-                .query_row([path], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
-                .optional()
-                .map_err(|e| StoreError::sqlite("reading file states", e))?
-            else {
+            let Some(&(size, mtime_ns)) = stats.get(path) else {
                 continue;
             };
             let reason = match std::fs::metadata(self.root.join(path)) {
@@ -248,7 +240,7 @@ impl Workspace {
             };
             if let Some(reason) = reason {
                 warnings.push(StaleWarning {
-                    path: path.clone(),
+                    path: path.to_string(),
                     reason: reason.into(),
                 });
             }

@@ -576,6 +576,53 @@ pub fn deps_to(conn: &Connection, path: &str) -> Result<Vec<DepEdge>> {
         .ctx(|| format!("reading reverse deps of {path}"))
 }
 
+/// Edges into any of `paths` (the files that import them), ordered by imported file,
+/// importer and line. Queried in chunks, so any number of paths is fine.
+pub fn deps_to_many(conn: &Connection, paths: &[String]) -> Result<Vec<DepEdge>> {
+    let mut out = Vec::new();
+    for chunk in paths.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(", ");
+        let mut stmt = conn
+            .prepare_cached(&format!(
+                "SELECT a.path, b.path, d.module, d.line, d.count FROM deps d
+                 JOIN files b ON b.file_id = d.to_file_id
+                 JOIN files a ON a.file_id = d.from_file_id
+                 WHERE b.path IN ({marks}) ORDER BY b.path, a.path, d.line"
+            ))
+            .ctx(|| "reading reverse deps".into())?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(chunk), dep_edge)
+            .ctx(|| "reading reverse deps".into())?;
+        for row in rows {
+            out.push(row.ctx(|| "reading reverse deps".into())?);
+        }
+    }
+    Ok(out)
+}
+
+/// `(size, mtime_ns)` of each of `paths` that the map holds.
+pub fn file_stats(conn: &Connection, paths: &[&str]) -> Result<HashMap<String, (i64, i64)>> {
+    let mut out = HashMap::new();
+    for chunk in paths.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(", ");
+        let mut stmt = conn
+            .prepare_cached(&format!(
+                "SELECT path, size, mtime_ns FROM files WHERE path IN ({marks})"
+            ))
+            .ctx(|| "reading file states".into())?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(chunk), |r| {
+                Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?)))
+            })
+            .ctx(|| "reading file states".into())?;
+        for row in rows {
+            let (path, stat) = row.ctx(|| "reading file states".into())?;
+            out.insert(path, stat);
+        }
+    }
+    Ok(out)
+}
+
 /// Counts of the map's rows.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct MapCounts {
