@@ -7,8 +7,10 @@
 
 pub mod audit;
 pub mod config;
+pub mod context;
 pub mod editor;
 pub mod envelope;
+pub mod eval;
 pub mod facts;
 pub mod git;
 pub mod lint;
@@ -88,6 +90,8 @@ pub struct Workspace {
     root: PathBuf,
     store: Store,
     config: Config,
+    /// The import graph of one scan revision, kept for `context`.
+    graph: std::sync::Mutex<Option<(i64, std::sync::Arc<context::ImportGraph>)>>,
 }
 
 impl Workspace {
@@ -128,6 +132,7 @@ impl Workspace {
             root,
             store,
             config,
+            graph: std::sync::Mutex::new(None),
         })
     }
 
@@ -246,6 +251,28 @@ impl Workspace {
             }
         }
         Ok((warnings.len() as u64, warnings))
+    }
+}
+
+impl Workspace {
+    /// The import graph for the current scan revision (loaded once per revision).
+    pub(crate) fn import_graph(&self) -> Result<std::sync::Arc<context::ImportGraph>> {
+        let revision: i64 = self
+            .store
+            .conn()
+            .query_row("SELECT ifnull(max(scan_id), 0) FROM scans", [], |r| {
+                r.get(0)
+            })
+            .map_err(|e| StoreError::sqlite("reading the scan revision", e))?;
+        let mut cache = self.graph.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((rev, g)) = cache.as_ref()
+            && *rev == revision
+        {
+            return Ok(g.clone());
+        }
+        let g = std::sync::Arc::new(context::ImportGraph::load(self.store.conn())?);
+        *cache = Some((revision, g.clone()));
+        Ok(g)
     }
 }
 

@@ -128,6 +128,8 @@ struct Analyzed {
     content_hash: String,
     language: Option<&'static str>,
     analysis: Option<FileAnalysis>,
+    /// Sections of a markdown file, for search.
+    chunks: Vec<loci_core::markdown::Chunk>,
     lines: i64,
     lossy_utf8: bool,
 }
@@ -212,9 +214,9 @@ pub fn scan(
     // the end (a sort) instead of row by row. They are recreated even if this scan fails.
     let bulk = stored.is_empty() && candidates.len() > 256;
     if bulk {
-        store.write(|tx| map::drop_bulk_indexes(tx))?;
+        store.write(map::drop_bulk_indexes)?;
     } else if map::bulk_indexes_missing(store.conn())? {
-        store.write(|tx| map::create_bulk_indexes(tx))?;
+        store.write(map::create_bulk_indexes)?;
     }
     let result = scan_inner(
         root,
@@ -231,7 +233,7 @@ pub fn scan(
         has_scan,
     );
     if bulk {
-        store.write(|tx| map::create_bulk_indexes(tx))?;
+        store.write(map::create_bulk_indexes)?;
     }
     result
 }
@@ -278,7 +280,7 @@ fn scan_inner(
     let mut writer = Writer {
         store,
         scan_id,
-        stored: &stored,
+        stored,
         pending_refs: Vec::new(),
         changed_names: BTreeSet::new(),
         changed_files: BTreeSet::new(),
@@ -535,6 +537,11 @@ fn process(f: &WalkedFile, stored: Option<&FileState>, options: &AnalyzeOptions)
         content_hash,
         language: loci_core::lang::file_language_name(&f.path),
         analysis,
+        chunks: if loci_core::lang::file_language_name(&f.path) == Some("markdown") {
+            loci_core::markdown::chunks(text)
+        } else {
+            Vec::new()
+        },
         lines,
         lossy_utf8,
     }))
@@ -644,6 +651,7 @@ impl Writer<'_> {
                         };
                         let file_id = map::put_file(tx, existing, &row, scan_id)?;
                         let mut refs = Vec::new();
+                        map::insert_doc_chunks(tx, file_id, &a.chunks)?;
                         if let Some(x) = &a.analysis {
                             let ids = map::insert_symbols(tx, file_id, &x.symbols)?;
                             map::insert_imports(tx, file_id, &x.imports)?;

@@ -11,6 +11,7 @@ mod error;
 pub mod map;
 pub mod memory;
 mod migrate;
+pub mod search;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

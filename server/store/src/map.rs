@@ -144,9 +144,9 @@ pub fn put_file(
     Ok(file_id)
 }
 
-/// Deletes a file's derived rows (symbols, refs, imports, outgoing deps).
+/// Deletes a file's derived rows (symbols, refs, imports, doc chunks, outgoing deps).
 pub fn clear_file_rows(tx: &Transaction<'_>, file_id: i64) -> Result<()> {
-    for table in ["symbols", "refs", "imports"] {
+    for table in ["symbols", "refs", "imports", "doc_chunks"] {
         tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))
             .ctx(|| format!("clearing {table}"))?
             .execute([file_id])
@@ -195,8 +195,8 @@ pub fn insert_symbols(tx: &Transaction<'_>, file_id: i64, symbols: &[Symbol]) ->
         .prepare_cached(
             "INSERT INTO symbols(file_id, key, name, qualified_name, kind, start_byte, end_byte,
                 start_line, end_line, name_start_byte, name_end_byte, name_line, name_column,
-                signature, doc, body_fingerprint, signature_fingerprint, parent_key)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                signature, doc, body_fingerprint, signature_fingerprint, parent_key, terms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
         )
         .ctx(|| "preparing symbol insert".into())?;
     let mut ids = Vec::with_capacity(symbols.len());
@@ -223,12 +223,29 @@ pub fn insert_symbols(tx: &Transaction<'_>, file_id: i64, symbols: &[Symbol]) ->
             s.doc,
             s.body_fingerprint,
             s.signature_fingerprint,
-            parent
+            parent,
+            loci_core::terms::symbol_terms(&s.qualified_name)
         ])
         .ctx(|| format!("inserting symbol {}", s.key))?;
         ids.push(tx.last_insert_rowid());
     }
     Ok(ids)
+}
+
+/// Inserts a markdown file's sections.
+pub fn insert_doc_chunks(
+    tx: &Transaction<'_>,
+    file_id: i64,
+    chunks: &[loci_core::markdown::Chunk],
+) -> Result<()> {
+    let mut stmt = tx
+        .prepare_cached("INSERT INTO doc_chunks(file_id, heading, line, end_line, text) VALUES (?1, ?2, ?3, ?4, ?5)")
+        .ctx(|| "preparing doc chunk insert".into())?;
+    for c in chunks {
+        stmt.execute(params![file_id, c.heading, c.line, c.end_line, c.text])
+            .ctx(|| format!("inserting doc section {}", c.heading))?;
+    }
+    Ok(())
 }
 
 /// Inserts a file's import statements.
