@@ -161,7 +161,10 @@ impl Workspace {
             let Ok(text) = std::fs::read_to_string(self.root.join(path)) else {
                 continue;
             };
-            if text.contains("loci: ignore-file") {
+            if text
+                .lines()
+                .any(|l| l.trim() == "<!-- loci: ignore-file -->")
+            {
                 continue;
             }
             docs_checked.push(path.clone());
@@ -440,6 +443,12 @@ impl Ctx<'_> {
         };
         match c.kind {
             Some(ClaimKind::Path) => {
+                // Paths inside directories the walk never maps (`.git`, `.loci`, ...)
+                // cannot be checked against the map: not a finding either way.
+                let first = c.target.split('/').next().unwrap_or("");
+                if crate::walk::ALWAYS_SKIPPED_DIRS.contains(&first) {
+                    return Ok((None, None));
+                }
                 if resolve_path(conn, c.target)?.is_some() || self.ws.root.join(c.target).exists() {
                     return Ok((None, Some(c.target.to_string())));
                 }
@@ -451,6 +460,18 @@ impl Ctx<'_> {
                     };
                     if self.ws.root.join(&relative).exists() {
                         return Ok((None, Some(relative)));
+                    }
+                }
+                // A bare file name (`go.mod`) names "that file" wherever it is: fine if
+                // one exists anywhere.
+                if !c.target.contains('/') {
+                    self.load_file_names()?;
+                    if self
+                        .file_names
+                        .as_ref()
+                        .is_some_and(|m| m.contains_key(c.target))
+                    {
+                        return Ok((None, Some(c.target.to_string())));
                     }
                 }
                 let suggestion = self.path_suggestion(c.target)?;
@@ -532,23 +553,7 @@ impl Ctx<'_> {
         if let Some(to) = crate::memory::renamed_to(&self.ws.root, target) {
             return Ok(Some(to));
         }
-        if self.file_names.is_none() {
-            let conn = self.ws.store.conn();
-            let mut stmt = conn
-                .prepare("SELECT path FROM files")
-                .ctx(|| "reading paths".into())?;
-            let paths: Vec<String> = stmt
-                .query_map([], |r| r.get(0))
-                .ctx(|| "reading paths".into())?
-                .collect::<std::result::Result<_, _>>()
-                .ctx(|| "reading paths".into())?;
-            let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
-            for p in paths {
-                let name = p.rsplit('/').next().unwrap_or(&p).to_string();
-                by_name.entry(name).or_default().push(p);
-            }
-            self.file_names = Some(by_name);
-        }
+        self.load_file_names()?;
         let name = target
             .trim_end_matches('/')
             .rsplit('/')
@@ -562,13 +567,39 @@ impl Ctx<'_> {
             .map(|v| v[0].clone()))
     }
 
+    /// Whether some file is named `stem.*` or some directory is named `stem` (exactly).
     fn file_stem_known(&mut self, stem: &str) -> Result<bool> {
+        self.load_file_names()?;
+        Ok(self.file_names.as_ref().is_some_and(|m| {
+            m.iter().any(|(name, paths)| {
+                name.split('.').next() == Some(stem)
+                    || paths
+                        .iter()
+                        .any(|p| p.split('/').rev().skip(1).any(|d| d == stem))
+            })
+        }))
+    }
+
+    fn load_file_names(&mut self) -> Result<()> {
+        if self.file_names.is_some() {
+            return Ok(());
+        }
         let conn = self.ws.store.conn();
-        let like = format!("%/{stem}.%");
-        let exists: bool = conn
-            .query_row("SELECT EXISTS(SELECT 1 FROM files WHERE path LIKE ?1 OR path LIKE ?2 OR path LIKE ?3)", [like, format!("{stem}.%"), format!("%{stem}/%")], |r| r.get(0))
-            .ctx(|| "looking up a module".into())?;
-        Ok(exists)
+        let mut stmt = conn
+            .prepare("SELECT path FROM files")
+            .ctx(|| "reading paths".into())?;
+        let paths: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .ctx(|| "reading paths".into())?
+            .collect::<std::result::Result<_, _>>()
+            .ctx(|| "reading paths".into())?;
+        let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
+        for p in paths {
+            let name = p.rsplit('/').next().unwrap_or(&p).to_string();
+            by_name.entry(name).or_default().push(p);
+        }
+        self.file_names = Some(by_name);
+        Ok(())
     }
 
     /// The symbol name most similar to `name` (Jaro-Winkler), with its score.
@@ -587,9 +618,9 @@ impl Ctx<'_> {
         }
         let mut best: Option<(String, f64)> = None;
         for n in self.names.iter().flatten() {
-            // A name inside the other (`legacy_total` / `total`) is as good as a near miss.
-            let contained =
-                n.len() >= 4 && name.len() >= 4 && (name.contains(n.as_str()) || n.contains(name));
+            // One extra word around the same words (`legacy_total` / `total`) is as good
+            // as a near miss.
+            let contained = one_word_apart(name, n);
             let score = strsim::jaro_winkler(name, n).max(if contained { 0.9 } else { 0.0 });
             if best
                 .as_ref()
@@ -600,6 +631,24 @@ impl Ctx<'_> {
         }
         Ok(best.filter(|(_, s)| *s >= 0.7))
     }
+}
+
+/// True when the identifier words of one are those of the other plus one word at either
+/// end (`legacy_total` / `total`, `parse_config` / `parse_config_file`).
+fn one_word_apart(a: &str, b: &str) -> bool {
+    let (wa, wb) = (
+        crate::search::identifier_words(a),
+        crate::search::identifier_words(b),
+    );
+    let (short, long) = if wa.len() <= wb.len() {
+        (wa, wb)
+    } else {
+        (wb, wa)
+    };
+    !short.is_empty()
+        && long.len() == short.len() + 1
+        && (long[1..] == short[..] || long[..short.len()] == short[..])
+        && short.concat().len() >= 4
 }
 
 fn build_globs(globs: &[String]) -> Result<globset::GlobSet> {
