@@ -397,6 +397,92 @@ impl Workspace {
     }
 }
 
+/// A finding in a markdown buffer, for live diagnostics.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TextFinding {
+    /// Byte range `[start, end)` of the claim in the text.
+    pub span: (u32, u32),
+    /// The finding (kind, severity, truth, suggestion, identity).
+    pub finding: NewFinding,
+    /// The stored contradiction with the same identity, if lint recorded one (for
+    /// "dismiss").
+    pub contradiction_id: Option<i64>,
+}
+
+impl Workspace {
+    /// Checks the claims of a markdown text (an editor buffer, saved or not) as lint would
+    /// check the doc at `path`, without writing anything. Findings a human dismissed are
+    /// left out; docs outside the `[lint] docs` globs give nothing.
+    pub fn check_markdown(&self, path: &str, text: &str) -> Result<Vec<TextFinding>> {
+        let globs = build_globs(&self.config.lint.docs)?;
+        if !globs.is_match(path)
+            || text
+                .lines()
+                .any(|l| l.trim() == "<!-- loci: ignore-file -->")
+        {
+            return Ok(Vec::new());
+        }
+        let conn = self.store.conn();
+        let paths: Vec<String> = {
+            let mut stmt = conn
+                .prepare_cached("SELECT path FROM files")
+                .ctx(|| "reading paths".into())?;
+            stmt.query_map([], |r| r.get(0))
+                .ctx(|| "reading paths".into())?
+                .collect::<std::result::Result<_, _>>()
+                .ctx(|| "reading paths".into())?
+        };
+        let declared: Vec<manifests::Declared> = manifests::load(&self.root, &paths);
+        let mut ctx = Ctx {
+            ws: self,
+            declared,
+            names: None,
+            file_names: None,
+        };
+        let lines: Vec<&str> = text.split('\n').collect();
+        let doc_dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+        let stored = au::contradictions(conn, None)?;
+        let mut out = Vec::new();
+        for c in extract_claims(text) {
+            if lines
+                .get(c.line as usize)
+                .is_some_and(|l| l.contains("<!-- loci: ignore -->"))
+            {
+                continue;
+            }
+            let was_resolved =
+                au::doc_claim_resolved_before(conn, path, c.kind.as_str(), &c.target)?;
+            let check = Check {
+                origin: "doc",
+                subject: path,
+                doc_dir: Some(doc_dir),
+                kind: Some(c.kind),
+                text: &c.text,
+                target: &c.target,
+                version: c.version.as_deref(),
+                was_resolved,
+                line: c.line,
+                column: c.column,
+                end_column: c.column + (c.end - c.start),
+                revision_id: None,
+            };
+            let (Some(finding), _) = ctx.check(&check)? else {
+                continue;
+            };
+            let existing = stored.iter().find(|x| x.finding_key == finding.finding_key);
+            if existing.is_some_and(|x| x.status == "dismissed") {
+                continue;
+            }
+            out.push(TextFinding {
+                span: (c.start, c.end),
+                contradiction_id: existing.map(|x| x.contradiction_id),
+                finding,
+            });
+        }
+        Ok(out)
+    }
+}
+
 struct Check<'a> {
     origin: &'static str,
     subject: &'a str,

@@ -659,6 +659,8 @@ impl Workspace {
     /// Re-snapshots the current revision's claims (and the page's subject fingerprint)
     /// without rewriting its prose: a reviewer saying "still true".
     pub fn confirm(&mut self, subject: &str, opts: &WriteOptions) -> Result<Envelope<Shown>> {
+        // Snapshot the code as it is on disk now, not as the last scan saw it.
+        self.scan(&|_| {})?;
         let page = self.page(subject)?;
         let Some(rev_id) = page.current_revision_id else {
             return Err(EngineError::NotFound(format!(
