@@ -454,6 +454,14 @@ async function confirmHere(): Promise<void> {
   if (h === undefined) {
     return;
   }
+  if (h.editor.document.isDirty) {
+    void vscode.window.showErrorMessage('loci: save the file first: confirming snapshots the code on disk.');
+    return;
+  }
+  // A scan first (incremental; it waits for one already running) so the map holds what was saved.
+  if ((await run('loci.scan', { uri: h.uri })) === undefined) {
+    return;
+  }
   const result = await run('loci.confirm', { subject: h.relative, uri: h.uri });
   if (result !== undefined) {
     void vscode.window.showInformationMessage(firstLine(markdownOf(result, 'loci.confirm')));
