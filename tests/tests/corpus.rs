@@ -13,7 +13,10 @@ const TOLERANCE: f64 = 0.03;
 
 fn stdlib() -> std::path::PathBuf {
     let out = Command::new("python3")
-        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"])
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
         .output()
         .expect("python3 runs");
     std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
@@ -50,8 +53,13 @@ fn stdlib_symbol_counts_agree_with_ctags() {
     assert!(report.degraded.is_empty(), "{:?}", report.degraded);
     let mut loci: BTreeMap<String, f64> = BTreeMap::new();
     let conn = ws.store().conn();
-    let mut stmt = conn.prepare("SELECT kind, count(*) FROM symbols GROUP BY kind").unwrap();
-    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?))).unwrap() {
+    let mut stmt = conn
+        .prepare("SELECT kind, count(*) FROM symbols GROUP BY kind")
+        .unwrap();
+    for row in stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?)))
+        .unwrap()
+    {
         let (kind, n) = row.unwrap();
         loci.insert(kind, n);
     }
@@ -67,9 +75,20 @@ fn stdlib_symbol_counts_agree_with_ctags() {
             *ctags.entry(kind.to_string()).or_default() += 1.0;
         }
     }
-    for (ours, theirs) in [("class", "class"), ("function", "function"), ("method", "member")] {
-        let (a, b) = (loci.get(ours).copied().unwrap_or(0.0), ctags.get(theirs).copied().unwrap_or(0.0));
+    for (ours, theirs) in [
+        ("class", "class"),
+        ("function", "function"),
+        ("method", "member"),
+    ] {
+        let (a, b) = (
+            loci.get(ours).copied().unwrap_or(0.0),
+            ctags.get(theirs).copied().unwrap_or(0.0),
+        );
         let diff = (a - b).abs() / b.max(1.0);
-        assert!(diff <= TOLERANCE, "{ours}: loci {a} vs ctags {theirs} {b} ({:.1}% apart)", diff * 100.0);
+        assert!(
+            diff <= TOLERANCE,
+            "{ours}: loci {a} vs ctags {theirs} {b} ({:.1}% apart)",
+            diff * 100.0
+        );
     }
 }

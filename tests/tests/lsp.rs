@@ -825,7 +825,7 @@ async fn memory_shows_in_lens_and_hover_and_goes_stale_as_you_type() {
         .await;
     let diagnostic = json!({
         "range": name,
-        "severity": 2,
+        "severity": 3,
         "code": "stale_memory",
         "source": "loci",
         "message": "memory `a.rs` v1 claim `login()` is stale: body of a.rs#login@function changed since it was written",
@@ -1085,6 +1085,17 @@ async fn markdown_claims_are_checked_as_you_type_with_a_replace_action() {
     assert_eq!(
         actions[0]["edit"],
         json!({ "changes": { u.clone(): [{ "range": range, "newText": "src/format.py" }] } })
+    );
+    // Hover on a claim tells the truth about it.
+    let missing = client.hover_markdown(&u, 1, 15).await.unwrap_or_default();
+    assert_eq!(
+        missing,
+        "`lib/format.py` **not found** — did you mean `src/format.py`?"
+    );
+    let found = client.hover_markdown(&u, 1, 33).await.unwrap_or_default();
+    assert_eq!(
+        found,
+        "function `fmt` at `src/format.py:1`\n```\ndef fmt(x):\n```"
     );
     // Fixing the text clears the diagnostic.
     client

@@ -483,6 +483,133 @@ impl Workspace {
     }
 }
 
+impl Workspace {
+    /// The truth about one claim, as markdown for a hover: where a path or symbol is
+    /// defined (with its signature and doc), what the manifests declare for a version, or
+    /// "not found" with the nearest match.
+    pub fn explain_claim(&self, claim: &loci_core::claims::Claim) -> Result<String> {
+        let conn = self.store.conn();
+        Ok(match claim.kind {
+            ClaimKind::Path => match resolve_path(conn, &claim.target)? {
+                Some((path, Some(_))) => {
+                    let (lines, language): (i64, Option<String>) = conn
+                        .query_row(
+                            "SELECT lines, language FROM files WHERE path = ?1",
+                            [&path],
+                            |r| Ok((r.get(0)?, r.get(1)?)),
+                        )
+                        .ctx(|| "reading a file".into())?;
+                    format!(
+                        "`{path}` — {} file, {lines} lines",
+                        language.unwrap_or_else(|| "a".into())
+                    )
+                }
+                Some((path, None)) => {
+                    let n: i64 = conn
+                        .query_row("SELECT count(*) FROM files WHERE path > ?1 || '/' AND path < ?1 || '0'", [&path], |r| r.get(0))
+                        .ctx(|| "counting a folder".into())?;
+                    format!("`{path}/` — folder, {n} files in the map")
+                }
+                None if self.root.join(&claim.target).exists() => format!(
+                    "`{}` exists but is not in the map (ignored or skipped)",
+                    claim.target
+                ),
+                None => {
+                    let mut ctx = Ctx {
+                        ws: self,
+                        declared: Vec::new(),
+                        names: None,
+                        file_names: None,
+                    };
+                    match ctx.path_suggestion(&claim.target)? {
+                        Some(s) => {
+                            format!("`{}` **not found** — did you mean `{s}`?", claim.target)
+                        }
+                        None => format!("`{}` **not found** in the workspace", claim.target),
+                    }
+                }
+            },
+            ClaimKind::Symbol => match resolve_symbol(conn, &claim.target, None)? {
+                SymbolResolution::Unique(s) => {
+                    let doc = s
+                        .doc
+                        .as_deref()
+                        .map(|d| format!("\n\n{}", crate::memory::first_chars(d, 300)))
+                        .unwrap_or_default();
+                    format!(
+                        "{} `{}` at `{}:{}`\n```\n{}\n```{doc}",
+                        s.kind,
+                        s.qualified_name,
+                        s.path,
+                        s.line + 1,
+                        s.signature
+                    )
+                }
+                SymbolResolution::Ambiguous => {
+                    let last = claim.target.rsplit('.').next().unwrap_or(&claim.target);
+                    let hits = loci_store::map::find_symbols(conn, last, 6)?;
+                    let list: Vec<String> = hits
+                        .iter()
+                        .take(5)
+                        .map(|h| {
+                            format!(
+                                "- {} `{}` at `{}:{}`",
+                                h.kind,
+                                h.qualified_name,
+                                h.path,
+                                h.line + 1
+                            )
+                        })
+                        .collect();
+                    format!("`{}` is ambiguous:\n{}", claim.target, list.join("\n"))
+                }
+                SymbolResolution::Missing => {
+                    let mut ctx = Ctx {
+                        ws: self,
+                        declared: Vec::new(),
+                        names: None,
+                        file_names: None,
+                    };
+                    let last = claim.target.rsplit('.').next().unwrap_or(&claim.target);
+                    match ctx.closest_name(last)? {
+                        Some((n, _)) => format!(
+                            "`{}` **not found** in the map — nearest: `{n}`",
+                            claim.target
+                        ),
+                        None => format!("`{}` **not found** in the map", claim.target),
+                    }
+                }
+            },
+            ClaimKind::Version => {
+                let paths: Vec<String> = {
+                    let mut stmt = conn
+                        .prepare_cached("SELECT path FROM files")
+                        .ctx(|| "reading paths".into())?;
+                    stmt.query_map([], |r| r.get(0))
+                        .ctx(|| "reading paths".into())?
+                        .collect::<std::result::Result<_, _>>()
+                        .ctx(|| "reading paths".into())?
+                };
+                let name = manifests::normalize_name(&claim.target);
+                let declared: Vec<String> = manifests::load(&self.root, &paths)
+                    .into_iter()
+                    .filter(|d| manifests::normalize_name(&d.name) == name)
+                    .map(|d| format!("- `{}` {} in `{}`", d.name, d.spec, d.manifest))
+                    .collect();
+                if declared.is_empty() {
+                    format!("`{}` is not declared in any manifest", claim.target)
+                } else {
+                    format!(
+                        "`{}` is declared as:\n{}",
+                        claim.target,
+                        declared.join("\n")
+                    )
+                }
+            }
+        })
+    }
+}
+
 struct Check<'a> {
     origin: &'static str,
     subject: &'a str,

@@ -15,15 +15,16 @@ use loci_engine::Workspace;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-/// How serious a finding is.
+/// How serious a finding is (issue 5: stale memory on code is Information, a
+/// contradiction a Warning; a missing path in a doc is an Error).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
-    /// Memory contradicts the code (a claim whose target is missing or differs).
+    /// A claim in a doc names a path that does not exist.
     Error,
-    /// Memory is stale (the code under it changed since it was written).
+    /// Memory or a doc contradicts the code.
     Warning,
-    /// Something worth knowing.
+    /// Memory is stale (the code under it changed since it was written).
     Information,
     /// A hint.
     Hint,
@@ -254,7 +255,7 @@ pub fn findings_for_document(
         for claim in &m.stale_claims {
             out.push(Finding {
                 span: (s.name_span.start, s.name_span.end),
-                severity: Severity::Warning,
+                severity: Severity::Information,
                 code: "stale_memory".into(),
                 message: claim.reason.clone(),
                 data: json!({

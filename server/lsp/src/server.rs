@@ -766,6 +766,37 @@ impl Inner {
         let Some(offset) = view.index.offset_checked(&view.text, position, encoding) else {
             return Ok(None);
         };
+        // On a claim in a markdown document: the truth about it.
+        if uri.path().as_str().ends_with(".md") || uri.path().as_str().ends_with(".markdown") {
+            let claim = loci_core::claims::extract_claims(&view.text)
+                .into_iter()
+                .find(|c| c.start <= offset && offset < c.end);
+            let Some(claim) = claim else {
+                return Ok(None);
+            };
+            let root = self
+                .docs
+                .get(&uri)
+                .and_then(|d| self.root_of(&d.location))
+                .or_else(|| document::file_path(&uri).and_then(|p| self.root_containing(&p)));
+            let span = (claim.start, claim.end);
+            let truth = blocking("hover", move || {
+                let root = root?;
+                let ws = root.workspace()?;
+                Some(
+                    ws.explain_claim(&claim)
+                        .unwrap_or_else(|e| format!("loci: {e}")),
+                )
+            })
+            .await?;
+            return Ok(truth.map(|value| Hover {
+                contents: HoverContents::Markup(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value,
+                }),
+                range: Some(view.range(span, encoding)),
+            }));
+        }
         let (symbol, range) = match view.symbol_named_at(offset) {
             Some(i) => (
                 HoverSymbol::Here(view.symbols[i].clone()),
