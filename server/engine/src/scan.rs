@@ -1296,7 +1296,42 @@ fn resolve_refs(
 
 #[cfg(test)]
 mod tests {
-    use super::count_lines;
+    use super::{Outcome, count_lines, process};
+    use crate::walk::{SkipReason, WalkedFile};
+
+    #[test]
+    fn a_file_that_vanishes_mid_scan_is_a_counted_skip_not_a_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let walked = WalkedFile {
+            path: "gone.py".into(),
+            abs: dir.path().join("gone.py"),
+            size: 10,
+            mtime_ns: 1,
+        };
+        match process(&walked, None, &loci_core::AnalyzeOptions::default()) {
+            Outcome::Skipped(skip) => {
+                assert_eq!(skip.reason, SkipReason::Vanished);
+                assert_eq!(skip.path, "gone.py");
+            }
+            _ => panic!("a vanished file must be skipped with its reason"),
+        }
+    }
+
+    #[test]
+    fn a_directory_where_a_file_was_listed_is_unreadable_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("now_a_dir.py")).unwrap();
+        let walked = WalkedFile {
+            path: "now_a_dir.py".into(),
+            abs: dir.path().join("now_a_dir.py"),
+            size: 10,
+            mtime_ns: 1,
+        };
+        match process(&walked, None, &loci_core::AnalyzeOptions::default()) {
+            Outcome::Skipped(skip) => assert_eq!(skip.reason, SkipReason::Unreadable),
+            _ => panic!("an unreadable path must be skipped with its reason"),
+        }
+    }
 
     #[test]
     fn count_lines_treats_crlf_and_lone_cr_as_line_ends() {
