@@ -313,17 +313,24 @@ fn scan_inner(
         });
         let mut batch = Vec::with_capacity(BATCH_FILES);
         let mut done = 0u64;
+        let mut writing = std::time::Duration::ZERO;
         let result = (|| {
             for outcome in receiver.iter() {
                 done += 1;
                 batch.push(outcome);
                 if batch.len() >= BATCH_FILES {
+                    let t = Instant::now();
                     writer.write_batch(&mut batch, &mut report, &mut skips, &mut gone_too)?;
+                    writing += t.elapsed();
                     progress(ScanProgress::Parsing { done, total });
                 }
             }
             writer.write_batch(&mut batch, &mut report, &mut skips, &mut gone_too)?;
             progress(ScanProgress::Parsing { done, total });
+            tracing::info!(
+                ms = writing.as_millis() as u64,
+                "scan: time spent writing batches"
+            );
             Ok(())
         })();
         if result.is_err() {

@@ -818,40 +818,98 @@ const BULK_INDEXES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Drops the bulk indexes (before a first scan's bulk load).
+/// The full-text triggers a bulk load suspends (FTS5 flushes its pending terms at every
+/// statement savepoint, so row-by-row trigger inserts write thousands of tiny segments);
+/// the tables are rebuilt in one pass at the end instead. The SQL is exactly that of
+/// `0004_search.sql` (a test checks it).
+pub const BULK_FTS_TRIGGERS: &[(&str, &str, &str)] = &[
+    (
+        "symbols_fts_insert",
+        "symbols_fts",
+        "CREATE TRIGGER symbols_fts_insert AFTER INSERT ON symbols BEGIN
+    INSERT INTO symbols_fts(rowid, terms, signature, doc)
+    VALUES (new.symbol_id, new.terms, new.signature, new.doc);
+END;",
+    ),
+    (
+        "doc_chunks_fts_insert",
+        "doc_chunks_fts",
+        "CREATE TRIGGER doc_chunks_fts_insert AFTER INSERT ON doc_chunks BEGIN
+    INSERT INTO doc_chunks_fts(rowid, heading, text) VALUES (new.chunk_id, new.heading, new.text);
+END;",
+    ),
+];
+
+/// Drops the bulk indexes and suspends the full-text insert triggers (before a first
+/// scan's bulk load).
 pub fn drop_bulk_indexes(tx: &Transaction<'_>) -> Result<()> {
     for (name, _) in BULK_INDEXES {
         tx.execute_batch(&format!("DROP INDEX IF EXISTS {name}"))
             .ctx(|| format!("dropping index {name}"))?;
     }
+    for (trigger, _, _) in BULK_FTS_TRIGGERS {
+        tx.execute_batch(&format!("DROP TRIGGER IF EXISTS {trigger}"))
+            .ctx(|| format!("dropping trigger {trigger}"))?;
+    }
     Ok(())
 }
 
-/// True when a bulk load was interrupted before it rebuilt its indexes.
+/// True when a bulk load was interrupted before it rebuilt its indexes and triggers.
 pub fn bulk_indexes_missing(conn: &Connection) -> Result<bool> {
+    let names: Vec<&str> = BULK_INDEXES
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(BULK_FTS_TRIGGERS.iter().map(|(n, _, _)| *n))
+        .collect();
     let present: usize = conn
         .query_row(
             &format!(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ({})",
-                BULK_INDEXES
-                    .iter()
-                    .map(|(n, _)| format!("'{n}'"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "SELECT count(*) FROM sqlite_master WHERE type IN ('index', 'trigger') AND name IN ({})",
+                names.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ")
             ),
             [],
             |r| r.get(0),
         )
         .ctx(|| "checking indexes".into())?;
-    Ok(present < BULK_INDEXES.len())
+    Ok(present < names.len())
 }
 
-/// Creates the bulk indexes if missing (after a bulk load, and at the start of any scan
-/// that finds them missing, so an interrupted load never leaves the map unindexed).
+/// Creates the bulk indexes if missing, and restores the full-text triggers with a full
+/// rebuild of their tables (after a bulk load, and at the start of any scan that finds
+/// them missing, so an interrupted load never leaves the map unindexed).
 pub fn create_bulk_indexes(tx: &Transaction<'_>) -> Result<()> {
     for (name, sql) in BULK_INDEXES {
         tx.execute_batch(sql)
             .ctx(|| format!("creating index {name}"))?;
     }
+    for (trigger, table, sql) in BULK_FTS_TRIGGERS {
+        let exists: bool = tx
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?1)",
+                [trigger],
+                |r| r.get(0),
+            )
+            .ctx(|| format!("checking trigger {trigger}"))?;
+        if !exists {
+            tx.execute_batch(&format!("INSERT INTO {table}({table}) VALUES ('rebuild');"))
+                .ctx(|| format!("rebuilding {table}"))?;
+            tx.execute_batch(sql)
+                .ctx(|| format!("creating trigger {trigger}"))?;
+        }
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn suspended_fts_triggers_match_the_migration() {
+        let migration = include_str!("migrations/0004_search.sql");
+        for (name, _, sql) in super::BULK_FTS_TRIGGERS {
+            assert!(
+                migration.contains(sql),
+                "trigger {name} differs from 0004_search.sql"
+            );
+        }
+    }
 }
