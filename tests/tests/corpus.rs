@@ -51,6 +51,15 @@ fn stdlib_symbol_counts_agree_with_ctags() {
     let report = ws.scan(&|_| {}).unwrap().result;
     assert_eq!(report.totals.files as usize, files);
     assert!(report.degraded.is_empty(), "{:?}", report.degraded);
+    // A first scan is a bulk load (indexes and full-text tables built at the end): the
+    // full-text index must hold every symbol afterwards.
+    let options = loci_engine::context::SearchOptions {
+        kinds: vec![loci_engine::context::HitKind::Symbol],
+        path_prefix: Some("urllib/".into()),
+        limit: Some(5),
+    };
+    let hits = ws.search("urlopen", &options).unwrap().result;
+    assert_eq!(hits.first().map(|h| h.id.as_str()), Some("urllib/request.py#urlopen@function"));
     let mut loci: BTreeMap<String, f64> = BTreeMap::new();
     let conn = ws.store().conn();
     let mut stmt = conn
