@@ -59,7 +59,10 @@ fn stdlib_symbol_counts_agree_with_ctags() {
         limit: Some(5),
     };
     let hits = ws.search("urlopen", &options).unwrap().result;
-    assert_eq!(hits.first().map(|h| h.id.as_str()), Some("urllib/request.py#urlopen@function"));
+    assert_eq!(
+        hits.first().map(|h| h.id.as_str()),
+        Some("urllib/request.py#urlopen@function")
+    );
     let mut loci: BTreeMap<String, f64> = BTreeMap::new();
     let conn = ws.store().conn();
     let mut stmt = conn
