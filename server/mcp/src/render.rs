@@ -154,10 +154,10 @@ pub fn tool_result(
         v["limits"]["truncated"] = Value::Bool(true);
     }
     let text = match window {
+        // The window was sized to the page already; the header is a short first line.
         Some(w) => format!("{}{w}", page_header(tool, &v)),
-        None => render_text(tool, &v),
+        None => cap_text(render_text(tool, &v), page_bytes),
     };
-    let text = cap_text(text, page_bytes);
     let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
     r.structured_content = Some(v);
     Ok(r)
@@ -319,10 +319,13 @@ fn render_text(tool: &str, v: &Value) -> String {
                 }
             }
         }
-        other => {
-            out.push_str(&format!("{tool}:\n"));
-            outline(&mut out, other, 2);
-        }
+        other => match headline(other) {
+            Some(h) => out.push_str(&format!("{tool}: {h}")),
+            None => {
+                out.push_str(&format!("{tool}:\n"));
+                outline(&mut out, other, 2);
+            }
+        },
     }
     if let Some(ws) = v["stale_warnings"].as_array() {
         for w in ws {
@@ -353,6 +356,47 @@ fn render_text(tool: &str, v: &Value) -> String {
         out.push_str("(truncated: more results exist than were returned)\n");
     }
     out
+}
+
+/// A short rendering of results whose full outline would mostly repeat what the caller
+/// sent: a memory write and a session start.
+fn headline(result: &Value) -> Option<String> {
+    let o = result.as_object()?;
+    if let (Some(page), Some(rev)) = (o.get("page"), o.get("revision")) {
+        if o.contains_key("event_id") {
+            let mut out = format!(
+                "wrote `{}` version {} ({})",
+                page["subject"].as_str()?,
+                rev["version"].as_i64()?,
+                rev["author"].as_str().unwrap_or("")
+            );
+            if o.get("replayed").and_then(Value::as_bool) == Some(true) {
+                out.push_str(" — replayed from an earlier identical request, nothing written");
+            }
+            out.push('\n');
+            for c in o.get("claims").and_then(Value::as_array).into_iter().flatten() {
+                out.push_str(&format!(
+                    "  claim `{}` ({}) → {}\n",
+                    c["text"].as_str().unwrap_or(""),
+                    c["kind"].as_str().unwrap_or(""),
+                    c["resolved"].as_str().unwrap_or("not found in the map")
+                ));
+            }
+            return Some(out);
+        }
+    }
+    if o.contains_key("session_id") && o.contains_key("started_at") {
+        return Some(format!(
+            "session {} ({}){}\n",
+            o["session_id"].as_i64()?,
+            o["author"].as_str().unwrap_or(""),
+            o.get("task")
+                .and_then(Value::as_str)
+                .map(|t| format!(": {t}"))
+                .unwrap_or_default()
+        ));
+    }
+    None
 }
 
 /// `path:line:col kind name  signature` for symbols, `path:line:col kind name [provenance]`

@@ -205,6 +205,18 @@ async fn read_loop<R: AsyncRead + Unpin>(
                 continue;
             }
         };
+        if !value.is_object() {
+            let reply = error_line(
+                Value::Null,
+                ErrorCode::INVALID_REQUEST,
+                "invalid request: expected one JSON-RPC message object (batches are not supported)"
+                    .into(),
+            );
+            if outgoing.send(reply).await.is_err() {
+                break;
+            }
+            continue;
+        }
         let id = value.get("id").cloned();
         let method = value
             .get("method")

@@ -627,9 +627,9 @@ pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ErrorDat
         "session_begin" => Call::SessionBegin(from_args(args)?),
         "session_end" => Call::SessionEnd(from_args(args)?),
         other => {
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool `{other}`; call tools/list for the available tools"),
-                Some(serde_json::json!({ "argument": "name" })),
+            return Err(invalid_argument(
+                "name",
+                &format!("unknown tool `{other}`; call tools/list for the available tools"),
             ));
         }
     })
