@@ -93,8 +93,8 @@ pub fn load_or_create_token(path: &Path) -> Result<String, McpError> {
 #[cfg(unix)]
 fn restrict_permissions(path: &Path) -> Result<(), McpError> {
     use std::os::unix::fs::PermissionsExt;
-    let meta =
-        std::fs::metadata(path).map_err(|e| McpError::io(format!("reading {}", path.display()), e))?;
+    let meta = std::fs::metadata(path)
+        .map_err(|e| McpError::io(format!("reading {}", path.display()), e))?;
     if meta.permissions().mode() & 0o077 != 0 {
         tracing::warn!(path = %path.display(), "the MCP token was readable by others; restricting it to 0600");
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))

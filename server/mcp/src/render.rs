@@ -34,7 +34,9 @@ fn parse_cursor(cursor: Option<&str>) -> Result<Cursor, ErrorData> {
     let bad = || {
         invalid_argument(
             "cursor",
-            &format!("`{c}` is not a cursor; pass the `next_cursor` of a previous answer (`item:N` or `byte:N`)"),
+            &format!(
+                "`{c}` is not a cursor; pass the `next_cursor` of a previous answer (`item:N` or `byte:N`)"
+            ),
         )
     };
     let (kind, n) = c.split_once(':').ok_or_else(bad)?;
@@ -292,9 +294,9 @@ fn render_text(tool: &str, v: &Value) -> String {
                     p["total"].as_u64().unwrap_or(0)
                 ));
                 match p["next_cursor"].as_str() {
-                    Some(next) => out.push_str(&format!(
-                        "; more: call again with cursor \"{next}\"\n"
-                    )),
+                    Some(next) => {
+                        out.push_str(&format!("; more: call again with cursor \"{next}\"\n"))
+                    }
                     None => out.push_str("; last page\n"),
                 }
             } else if items.is_empty() {
@@ -336,14 +338,14 @@ fn render_text(tool: &str, v: &Value) -> String {
             ));
         }
     }
-    if let Some(r) = v["freshness"]["refreshed"].as_array() {
-        if !r.is_empty() {
-            let paths: Vec<&str> = r.iter().filter_map(Value::as_str).collect();
-            out.push_str(&format!(
-                "refreshed before answering: {}\n",
-                paths.join(", ")
-            ));
-        }
+    if let Some(r) = v["freshness"]["refreshed"].as_array()
+        && !r.is_empty()
+    {
+        let paths: Vec<&str> = r.iter().filter_map(Value::as_str).collect();
+        out.push_str(&format!(
+            "refreshed before answering: {}\n",
+            paths.join(", ")
+        ));
     }
     if let Some(notes) = v["capability"]["notes"].as_array() {
         for n in notes.iter().filter_map(Value::as_str) {
@@ -362,28 +364,33 @@ fn render_text(tool: &str, v: &Value) -> String {
 /// sent: a memory write and a session start.
 fn headline(result: &Value) -> Option<String> {
     let o = result.as_object()?;
-    if let (Some(page), Some(rev)) = (o.get("page"), o.get("revision")) {
-        if o.contains_key("event_id") {
-            let mut out = format!(
-                "wrote `{}` version {} ({})",
-                page["subject"].as_str()?,
-                rev["version"].as_i64()?,
-                rev["author"].as_str().unwrap_or("")
-            );
-            if o.get("replayed").and_then(Value::as_bool) == Some(true) {
-                out.push_str(" — replayed from an earlier identical request, nothing written");
-            }
-            out.push('\n');
-            for c in o.get("claims").and_then(Value::as_array).into_iter().flatten() {
-                out.push_str(&format!(
-                    "  claim `{}` ({}) → {}\n",
-                    c["text"].as_str().unwrap_or(""),
-                    c["kind"].as_str().unwrap_or(""),
-                    c["resolved"].as_str().unwrap_or("not found in the map")
-                ));
-            }
-            return Some(out);
+    if let (Some(page), Some(rev)) = (o.get("page"), o.get("revision"))
+        && o.contains_key("event_id")
+    {
+        let mut out = format!(
+            "wrote `{}` version {} ({})",
+            page["subject"].as_str()?,
+            rev["version"].as_i64()?,
+            rev["author"].as_str().unwrap_or("")
+        );
+        if o.get("replayed").and_then(Value::as_bool) == Some(true) {
+            out.push_str(" — replayed from an earlier identical request, nothing written");
         }
+        out.push('\n');
+        for c in o
+            .get("claims")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            out.push_str(&format!(
+                "  claim `{}` ({}) → {}\n",
+                c["text"].as_str().unwrap_or(""),
+                c["kind"].as_str().unwrap_or(""),
+                c["resolved"].as_str().unwrap_or("not found in the map")
+            ));
+        }
+        return Some(out);
     }
     if o.contains_key("session_id") && o.contains_key("started_at") {
         return Some(format!(

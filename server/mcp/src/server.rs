@@ -142,7 +142,8 @@ impl LociServer {
         }
         let mut result = call.run(&mut state.ws, default_author);
         if access == Access::Read {
-            let stale = matches!(&result, Ok(env) if env.freshness.changed_since_scan.unwrap_or(0) > 0);
+            let stale =
+                matches!(&result, Ok(env) if env.freshness.changed_since_scan.unwrap_or(0) > 0);
             if stale {
                 refreshed.extend(refresh(&mut state, &mut notes));
                 result = call.run(&mut state.ws, default_author);
@@ -204,7 +205,9 @@ pub fn engine_error(tool: &str, e: EngineError) -> Result<CallToolResult, ErrorD
         EngineError::Store(s) if s.is_busy() => (
             "busy",
             true,
-            format!("the database is busy (another loci process is writing); nothing was changed, retry the call: {s}"),
+            format!(
+                "the database is busy (another loci process is writing); nothing was changed, retry the call: {s}"
+            ),
         ),
         EngineError::Store(StoreError::Conflict(message)) => ("conflict", false, message),
         other => {
@@ -226,10 +229,10 @@ pub fn error_result(kind: &str, retryable: bool, message: String) -> CallToolRes
 
 /// The author of writes that name none: `$LOCI_AUTHOR`, else `agent:<client name>`.
 fn default_author(context: &RequestContext<RoleServer>) -> Option<String> {
-    if let Ok(a) = std::env::var("LOCI_AUTHOR") {
-        if !a.trim().is_empty() {
-            return Some(a);
-        }
+    if let Ok(a) = std::env::var("LOCI_AUTHOR")
+        && !a.trim().is_empty()
+    {
+        return Some(a);
     }
     context
         .peer
@@ -272,10 +275,9 @@ impl ServerHandler for LociServer {
         let author = default_author(&context);
         let server = self.clone();
         let tool = name.clone();
-        let joined = tokio::task::spawn_blocking(move || {
-            server.execute(&tool, &call, author.as_deref())
-        })
-        .await;
+        let joined =
+            tokio::task::spawn_blocking(move || server.execute(&tool, &call, author.as_deref()))
+                .await;
         match joined {
             Ok(result) => result.map(CallToolResponse::from),
             Err(e) => {

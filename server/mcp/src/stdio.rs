@@ -99,10 +99,7 @@ where
 impl Transport<RoleServer> for LineTransport {
     type Error = io::Error;
 
-    fn send(
-        &mut self,
-        item: Tx,
-    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+    fn send(&mut self, item: Tx) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let outgoing = self.outgoing.clone();
         let line = encode(&item);
         async move {
@@ -169,7 +166,11 @@ async fn read_loop<R: AsyncRead + Unpin>(
             let mut sink = Vec::new();
             loop {
                 sink.clear();
-                match (&mut reader).take(1 << 20).read_until(b'\n', &mut sink).await {
+                match (&mut reader)
+                    .take(1 << 20)
+                    .read_until(b'\n', &mut sink)
+                    .await
+                {
                     Ok(0) | Err(_) => break,
                     Ok(_) if sink.last() == Some(&b'\n') => break,
                     Ok(_) => {}
@@ -278,11 +279,11 @@ async fn write_loop<W: AsyncWrite + Unpin>(write: W, mut lines: mpsc::Receiver<V
             tracing::error!(error = %e, "writing the output failed");
             return;
         }
-        if lines.is_empty() {
-            if let Err(e) = out.flush().await {
-                tracing::error!(error = %e, "flushing the output failed");
-                return;
-            }
+        if lines.is_empty()
+            && let Err(e) = out.flush().await
+        {
+            tracing::error!(error = %e, "flushing the output failed");
+            return;
         }
     }
     let _ = out.flush().await;

@@ -717,11 +717,9 @@ impl Call {
             Call::References(p) => json(ws.refs(&p.name)),
             Call::Callers(p) => json(ws.callers(&p.symbol)),
             Call::Deps(p) => json(ws.deps(&p.path, p.reverse.unwrap_or(false))),
-            Call::Impact(p) => json(ws.impact(
-                &p.target,
-                p.depth.unwrap_or(3),
-                p.hard.unwrap_or(false),
-            )),
+            Call::Impact(p) => {
+                json(ws.impact(&p.target, p.depth.unwrap_or(3), p.hard.unwrap_or(false)))
+            }
             Call::Why(p) => json(ws.why(&p.query)),
             Call::Show(p) => json(ws.show(&p.subject, p.version)),
             Call::History(p) => json(ws.history(&p.subject)),
@@ -730,16 +728,10 @@ impl Call {
             Call::FactList(_) => json(ws.fact_list()),
             Call::Scan(_) => json(ws.scan(&|_| {})),
             Call::Remember(p) => json(ws.remember(&p.subject, &p.body, &p.write_options(a))),
-            Call::Decide(p) => {
-                json(ws.decide(&p.text, p.subject.as_deref(), &p.write_options(a)))
-            }
+            Call::Decide(p) => json(ws.decide(&p.text, p.subject.as_deref(), &p.write_options(a))),
             Call::Learn(p) => json(ws.learn(&p.text, p.subject.as_deref(), &p.write_options(a))),
             Call::Confirm(p) => json(ws.confirm(&p.subject, &p.write_options(a))),
-            Call::Pin(p) => json(ws.pin(
-                &p.subject,
-                p.pinned.unwrap_or(true),
-                &p.write_options(a),
-            )),
+            Call::Pin(p) => json(ws.pin(&p.subject, p.pinned.unwrap_or(true), &p.write_options(a))),
             Call::Rollback(p) => json(ws.rollback(&p.subject, p.version, &p.write_options(a))),
             Call::FactAdd(p) => json(ws.fact_add(
                 &p.claim,
@@ -749,10 +741,9 @@ impl Call {
                 &p.write_options(a),
             ))
             .map_err(|e| rename_argument(e, "expect", "expect_output")),
-            Call::SessionBegin(p) => json(ws.session_begin(
-                p.task.as_deref(),
-                p.author.as_deref().or(a),
-            )),
+            Call::SessionBegin(p) => {
+                json(ws.session_begin(p.task.as_deref(), p.author.as_deref().or(a)))
+            }
             Call::SessionEnd(p) => json(ws.session_end(p.session, p.summary.as_deref())),
         }
     }
