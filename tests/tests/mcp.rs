@@ -109,9 +109,18 @@ async fn tools_list_names_and_annotations() {
     write(dir.path(), "a.rs", "fn a() {}\n");
     let client = connect(scanned(dir.path())).await;
     let info = client.peer_info().expect("server info");
-    assert_eq!(info.server_info.as_ref().map(|i| i.name.as_str()), Some("loci"));
+    assert_eq!(
+        info.server_info.as_ref().map(|i| i.name.as_str()),
+        Some("loci")
+    );
     let instructions = info.instructions.clone().unwrap_or_default();
-    for step in ["session_begin", "remember", "decide", "learn", "session_end"] {
+    for step in [
+        "session_begin",
+        "remember",
+        "decide",
+        "learn",
+        "session_end",
+    ] {
         assert!(instructions.contains(step), "instructions mention {step}");
     }
     let tools = client.list_all_tools().await.expect("tools/list");
@@ -190,7 +199,12 @@ async fn symbol_why_remember_decide_and_sessions() {
     let r = ok(&client, "callers", json!({"symbol": "helper"})).await;
     assert_eq!(structured(&r)["result"]["calls"][0]["path"], "src/lib.rs");
 
-    let r = ok(&client, "session_begin", json!({"task": "document the entry point"})).await;
+    let r = ok(
+        &client,
+        "session_begin",
+        json!({"task": "document the entry point"}),
+    )
+    .await;
     let session = structured(&r)["result"]["session_id"]
         .as_i64()
         .expect("session id");
@@ -205,7 +219,11 @@ async fn symbol_why_remember_decide_and_sessions() {
     assert_eq!(written["revision"]["version"], 1);
     assert_eq!(written["revision"]["author"], "agent:loci-test");
     assert_eq!(written["revision"]["session_id"], session);
-    assert!(text(&r).contains("wrote `src/lib.rs` version 1"), "{}", text(&r));
+    assert!(
+        text(&r).contains("wrote `src/lib.rs` version 1"),
+        "{}",
+        text(&r)
+    );
 
     // expect_version guards against a lost update; operation_id makes retries safe.
     let r = call(
@@ -242,7 +260,12 @@ async fn symbol_why_remember_decide_and_sessions() {
     assert_eq!(structured(&r)["result"]["subject"], "decisions");
 
     let r = ok(&client, "history", json!({"subject": "decisions"})).await;
-    assert_eq!(structured(&r)["result"]["revisions"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        structured(&r)["result"]["revisions"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
 
     let r = ok(
         &client,
@@ -253,7 +276,10 @@ async fn symbol_why_remember_decide_and_sessions() {
     let digest = &structured(&r)["result"]["digest"];
     assert_eq!(digest["decisions"][0], "Keep `helper()` private.");
     let r = ok(&client, "recap", json!({})).await;
-    assert_eq!(structured(&r)["result"][0]["session"]["session_id"], session);
+    assert_eq!(
+        structured(&r)["result"][0]["session"]["session_id"],
+        session
+    );
 
     // Not found is a tool result, not a protocol error.
     let r = call(&client, "why", json!({"query": "nothing says this"}))
@@ -275,17 +301,45 @@ async fn invalid_params_name_the_argument() {
         ("symbol", json!({"name": 42}), "name", "invalid type"),
         ("symbol", json!({"nam": "a"}), "nam", "unknown field"),
         ("symbol", json!({"name": "  "}), "name", "must not be empty"),
-        ("impact", json!({"target": "a", "depth": -1}), "depth", "invalid value"),
-        ("symbol", json!({"name": "a", "cursor": "bogus"}), "cursor", "not a cursor"),
-        ("remember", json!({"subject": "../etc/passwd", "body": "x"}), "subject", "leaves the workspace"),
-        ("session_end", json!({"session": "one"}), "session", "invalid type"),
-        ("fact_add", json!({"claim": "c", "cmd": "true"}), "expect_output", "expect_exit"),
+        (
+            "impact",
+            json!({"target": "a", "depth": -1}),
+            "depth",
+            "invalid value",
+        ),
+        (
+            "symbol",
+            json!({"name": "a", "cursor": "bogus"}),
+            "cursor",
+            "not a cursor",
+        ),
+        (
+            "remember",
+            json!({"subject": "../etc/passwd", "body": "x"}),
+            "subject",
+            "leaves the workspace",
+        ),
+        (
+            "session_end",
+            json!({"session": "one"}),
+            "session",
+            "invalid type",
+        ),
+        (
+            "fact_add",
+            json!({"claim": "c", "cmd": "true"}),
+            "expect_output",
+            "expect_exit",
+        ),
         ("no_such_tool", json!({}), "name", "unknown tool"),
     ];
     for (tool, args, argument, words) in cases {
         let (message, named) = invalid(&client, tool, args.clone()).await;
         assert_eq!(named, argument, "{tool} {args}: {message}");
-        assert!(message.contains(&format!("`{argument}`")), "{tool} {args}: {message}");
+        assert!(
+            message.contains(&format!("`{argument}`")),
+            "{tool} {args}: {message}"
+        );
         assert!(message.contains(words), "{tool} {args}: {message}");
     }
     // The session survives every one of them.
@@ -299,11 +353,18 @@ async fn b25_symbol_after_out_of_band_edit_reports_the_new_line() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
     let body = "fn target() {\n    let answer = 42;\n    println!(\"{answer}\");\n}\n";
-    let before: String = (1..=9).map(|i| format!("// line {i}\n")).collect::<String>() + body;
+    let before: String = (1..=9)
+        .map(|i| format!("// line {i}\n"))
+        .collect::<String>()
+        + body;
     write(root, "a.rs", &before);
     let client = connect(scanned(root)).await;
     let r = ok(&client, "symbol", json!({"name": "target"})).await;
-    assert_eq!(structured(&r)["result"][0]["line"], 9, "fn target() is on line 10");
+    assert_eq!(
+        structured(&r)["result"][0]["line"],
+        9,
+        "fn target() is on line 10"
+    );
 
     let after: String = (1..=5).map(|i| format!("// new {i}\n")).collect::<String>() + &before;
     write(root, "a.rs", &after);
@@ -411,7 +472,8 @@ impl Raw {
     async fn initialize(&mut self, send_initialized: bool) {
         let mut lines = vec![json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).to_string()];
         if send_initialized {
-            lines.push(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+            lines
+                .push(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
         }
         self.send(&lines).await;
         let (_, v) = self.line().await;
@@ -450,11 +512,18 @@ async fn b23_twenty_large_concurrent_answers_are_whole_capped_lines() {
             continue; // a notification
         };
         assert!(ids.insert(id), "one response per id ({id} twice)");
-        assert!(line.len() < 64 * 1024, "response {id} is {} bytes", line.len());
+        assert!(
+            line.len() < 64 * 1024,
+            "response {id} is {} bytes",
+            line.len()
+        );
         assert_eq!(line.matches('\n').count(), 1);
         let s = &v["result"]["structuredContent"];
         assert_eq!(s["limits"]["truncated"], true);
-        assert_eq!(s["page"]["next_cursor"], format!("byte:{}", s["page"]["bytes"]));
+        assert_eq!(
+            s["page"]["next_cursor"],
+            format!("byte:{}", s["page"]["bytes"])
+        );
     }
     assert_eq!(ids, (1..=20).collect::<BTreeSet<u64>>());
 
@@ -464,8 +533,12 @@ async fn b23_twenty_large_concurrent_answers_are_whole_capped_lines() {
     let mut id = 100;
     while let Some(c) = cursor {
         id += 1;
-        raw.send(&[tool_call(id, "show", json!({"subject": "topic:big", "cursor": c}))])
-            .await;
+        raw.send(&[tool_call(
+            id,
+            "show",
+            json!({"subject": "topic:big", "cursor": c}),
+        )])
+        .await;
         let (line, v) = raw.line().await;
         assert_eq!(v["id"], id);
         assert!(line.len() < 64 * 1024);
@@ -496,7 +569,11 @@ async fn lifecycle_is_tolerant() {
         .await;
     let (_, v) = raw.line().await;
     assert_eq!(v["id"], 1);
-    assert!(v["result"]["tools"].as_array().is_some_and(|t| t.len() > 10));
+    assert!(
+        v["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| t.len() > 10)
+    );
 
     raw.send(&["{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": ".into()])
         .await;
@@ -508,13 +585,16 @@ async fn lifecycle_is_tolerant() {
     let (_, v) = raw.line().await;
     assert_eq!(v["error"]["code"], -32600, "{v}");
 
-    raw.send(&[json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": "oops"}).to_string()])
-        .await;
+    raw.send(&[
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": "oops"}).to_string(),
+    ])
+    .await;
     let (_, v) = raw.line().await;
     assert_eq!(v["id"], 3, "{v}");
     assert!(v["error"]["code"].as_i64().is_some(), "{v}");
 
-    raw.send(&[tool_call(4, "symbol", json!({"name": "a"}))]).await;
+    raw.send(&[tool_call(4, "symbol", json!({"name": "a"}))])
+        .await;
     let (_, v) = raw.line().await;
     assert_eq!(v["id"], 4);
     assert_eq!(v["result"]["structuredContent"]["result"][0]["name"], "a");

@@ -502,13 +502,23 @@ fn print_agents(report: &loci_engine::agents::AgentsReport, json: bool) -> anyho
     }
     for f in &report.files {
         let action = serde_json::to_value(f.action)?;
-        write!(o, "{:<9} {} ({})", action.as_str().unwrap_or(""), f.path, f.agent)?;
+        write!(
+            o,
+            "{:<9} {} ({})",
+            action.as_str().unwrap_or(""),
+            f.path,
+            f.agent
+        )?;
         match &f.note {
             Some(note) => writeln!(o, ": {note}")?,
             None => writeln!(o)?,
         }
     }
-    writeln!(o, "\nCodex reads MCP servers from {}; add:\n", report.codex_config)?;
+    writeln!(
+        o,
+        "\nCodex reads MCP servers from {}; add:\n",
+        report.codex_config
+    )?;
     write!(o, "{}", report.codex_snippet)?;
     Ok(())
 }

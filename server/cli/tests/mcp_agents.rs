@@ -58,7 +58,10 @@ fn init_agents_wires_every_agent_and_is_idempotent() {
     let zeta = text.find("\"zeta\"").expect("zeta kept");
     assert!(other < loci && loci < zeta, "order preserved:\n{text}");
     let mcp = read_json(root, ".mcp.json");
-    assert_eq!(mcp["mcpServers"]["other"], json!({"command": "other-server"}));
+    assert_eq!(
+        mcp["mcpServers"]["other"],
+        json!({"command": "other-server"})
+    );
     assert_eq!(mcp["mcpServers"]["loci"]["command"], "loci");
     assert_eq!(mcp["mcpServers"]["loci"]["args"], json!(["mcp"]));
 
@@ -110,15 +113,24 @@ fn init_agents_refreshes_its_section_and_never_clobbers() {
     );
     let out = init_agents(root);
     let claude = std::fs::read_to_string(root.join("CLAUDE.md")).expect("read");
-    assert!(claude.starts_with("Intro.\n\n<!-- loci:begin -->\n## loci"), "{claude}");
-    assert!(claude.ends_with("<!-- loci:end -->\n\nOutro stays.\n"), "{claude}");
+    assert!(
+        claude.starts_with("Intro.\n\n<!-- loci:begin -->\n## loci"),
+        "{claude}"
+    );
+    assert!(
+        claude.ends_with("<!-- loci:end -->\n\nOutro stays.\n"),
+        "{claude}"
+    );
     assert!(!claude.contains("old guide"));
     assert_eq!(
         std::fs::read_to_string(root.join(".vscode/mcp.json")).expect("read"),
         jsonc
     );
     assert!(out.contains("skipped   .vscode/mcp.json"), "{out}");
-    assert!(out.contains("add \"servers\""), "says what to add by hand: {out}");
+    assert!(
+        out.contains("add \"servers\""),
+        "says what to add by hand: {out}"
+    );
     assert_eq!(
         read_json(root, ".cursor/mcp.json")["mcpServers"]["loci"]["command"],
         "/opt/bin/loci"

@@ -43,7 +43,15 @@ fn cli_writer(root: PathBuf) -> Vec<String> {
     let mut problems = Vec::new();
     for i in 0..WRITES {
         let (status, _, stderr) = if i % 2 == 0 {
-            run(&root, &["remember", "topic:shared", "--text", &format!("cli note {i}")])
+            run(
+                &root,
+                &[
+                    "remember",
+                    "topic:shared",
+                    "--text",
+                    &format!("cli note {i}"),
+                ],
+            )
         } else {
             run(&root, &["decide", &format!("cli decision {i}")])
         };
@@ -130,7 +138,11 @@ fn b20_three_processes_write_one_store_concurrently() {
                     continue;
                 }
                 let text = format!("{writer} {prefix} {i}");
-                assert_eq!(seen.get(&text), Some(&1), "{subject}: `{text}` exactly once");
+                assert_eq!(
+                    seen.get(&text),
+                    Some(&1),
+                    "{subject}: `{text}` exactly once"
+                );
             }
         }
         assert_eq!(seen.len(), 3 * per_page, "{subject}: nothing else");

@@ -47,7 +47,9 @@ fn start(root: &Path, bind: &str, extra: &[&str]) -> HttpServer {
             }
         }
     });
-    let bound = rx.recv_timeout(TIMEOUT).expect("the server says where it listens");
+    let bound = rx
+        .recv_timeout(TIMEOUT)
+        .expect("the server says where it listens");
     let mut addr: SocketAddr = bound.parse().expect("an address");
     if addr.ip().is_unspecified() {
         addr.set_ip([127, 0, 0, 1].into());
@@ -86,7 +88,11 @@ fn request(
             Ok(n) => {
                 got.extend_from_slice(&buf[..n]);
                 let text = String::from_utf8_lossy(&got);
-                if !until.is_empty() && text.split_once("\r\n\r\n").is_some_and(|(_, b)| b.contains(until)) {
+                if !until.is_empty()
+                    && text
+                        .split_once("\r\n\r\n")
+                        .is_some_and(|(_, b)| b.contains(until))
+                {
                     break;
                 }
             }
@@ -117,21 +123,41 @@ fn http_requires_the_bearer_token() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&token_file).expect("meta").permissions().mode();
+        let mode = std::fs::metadata(&token_file)
+            .expect("meta")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600, "token file is owner-only");
     }
 
     let (status, head, _) = request(server.addr, "POST", "/mcp", None, INITIALIZE, "");
     assert_eq!(status, 401, "{head}");
-    assert!(head.to_ascii_lowercase().contains("www-authenticate: bearer"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("www-authenticate: bearer"),
+        "{head}"
+    );
     let wrong = "0".repeat(64);
     let (status, _, _) = request(server.addr, "POST", "/mcp", Some(&wrong), INITIALIZE, "");
     assert_eq!(status, 401);
-    let (status, _, _) = request(server.addr, "POST", "/mcp", Some(&token[..63]), INITIALIZE, "");
+    let (status, _, _) = request(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(&token[..63]),
+        INITIALIZE,
+        "",
+    );
     assert_eq!(status, 401, "a prefix of the token is not the token");
 
-    let (status, head, body) =
-        request(server.addr, "POST", "/mcp", Some(token), INITIALIZE, "protocolVersion");
+    let (status, head, body) = request(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(token),
+        INITIALIZE,
+        "protocolVersion",
+    );
     assert_eq!(status, 200, "{head}\n{body}");
     assert!(body.contains("\"name\":\"loci\""), "{body}");
 
@@ -143,7 +169,14 @@ fn http_requires_the_bearer_token() {
     let server = start(root, "127.0.0.1:0", &[]);
     let again = std::fs::read_to_string(&token_file).expect("token file");
     assert_eq!(again.trim(), token);
-    let (status, _, _) = request(server.addr, "POST", "/mcp", Some(token), INITIALIZE, "protocolVersion");
+    let (status, _, _) = request(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(token),
+        INITIALIZE,
+        "protocolVersion",
+    );
     assert_eq!(status, 200);
 }
 
@@ -154,18 +187,34 @@ fn non_loopback_bind_is_refused_unless_allowed() {
     write(root, "a.rs", "fn a() {}\n");
     let (status, _, stderr) = run(root, &["mcp", "--http", "0.0.0.0:0"]);
     assert_eq!(status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("refusing to serve MCP on 0.0.0.0:0"), "{stderr}");
+    assert!(
+        stderr.contains("refusing to serve MCP on 0.0.0.0:0"),
+        "{stderr}"
+    );
     assert!(stderr.contains("--allow-remote"), "{stderr}");
-    assert!(!root.join(".loci/mcp-token").exists(), "nothing served, no token made");
+    assert!(
+        !root.join(".loci/mcp-token").exists(),
+        "nothing served, no token made"
+    );
 
     let (status, _, stderr) = run(root, &["mcp", "--allow-remote"]);
-    assert_eq!(status.code(), Some(2), "--allow-remote needs --http: {stderr}");
+    assert_eq!(
+        status.code(),
+        Some(2),
+        "--allow-remote needs --http: {stderr}"
+    );
 
     let server = start(root, "0.0.0.0:0", &["--allow-remote"]);
     let (status, _, _) = request(server.addr, "POST", "/mcp", None, INITIALIZE, "");
     assert_eq!(status, 401, "the token is still required");
     let token = std::fs::read_to_string(root.join(".loci/mcp-token")).expect("token");
-    let (status, _, body) =
-        request(server.addr, "POST", "/mcp", Some(token.trim()), INITIALIZE, "protocolVersion");
+    let (status, _, body) = request(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(token.trim()),
+        INITIALIZE,
+        "protocolVersion",
+    );
     assert_eq!(status, 200, "{body}");
 }

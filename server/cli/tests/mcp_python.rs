@@ -28,8 +28,15 @@ fn python_sdk_client_lists_tools_remembers_and_asks_why() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    write(root, "src/app.py", "import sys\n\n\ndef main():\n    return 0\n");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/python/mcp_client.py");
+    write(
+        root,
+        "src/app.py",
+        "import sys\n\n\ndef main():\n    return 0\n",
+    );
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/python/mcp_client.py"
+    );
     let out = Command::new("python3")
         .arg(script)
         .arg(loci())

@@ -187,9 +187,7 @@ fn wire_json(root: &Path, t: &JsonTarget) -> Result<WiredFile> {
             Ok(_) => {
                 return Ok(done(
                     Action::Skipped,
-                    Some(format!(
-                        "not a JSON object; add {snippet} to it by hand"
-                    )),
+                    Some(format!("not a JSON object; add {snippet} to it by hand")),
                 ));
             }
             Err(e) => {

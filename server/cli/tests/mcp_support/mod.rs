@@ -144,9 +144,11 @@ impl Mcp {
     /// `initialize` + `notifications/initialized`.
     pub fn initialize(&mut self, client: &str) -> Value {
         let id = self.id();
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": client, "version": "1"}}}));
+            "clientInfo": {"name": client, "version": "1"}}}),
+        );
         let r = self.response(id);
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         r
@@ -182,7 +184,10 @@ impl Mcp {
                 Err(RecvTimeoutError::Disconnected) => break,
                 Err(RecvTimeoutError::Timeout) => {
                     let _ = self.child.kill();
-                    panic!("loci mcp did not exit after stdin closed; stderr:\n{}", self.stderr());
+                    panic!(
+                        "loci mcp did not exit after stdin closed; stderr:\n{}",
+                        self.stderr()
+                    );
                 }
             }
         }
@@ -206,8 +211,12 @@ pub fn parse_message(line: &str) -> Value {
     let v: Value = serde_json::from_str(line)
         .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:.300}"));
     assert_eq!(v["jsonrpc"], "2.0", "not JSON-RPC 2.0: {line:.300}");
-    let is_response = v.get("id").is_some() && (v.get("result").is_some() || v.get("error").is_some());
+    let is_response =
+        v.get("id").is_some() && (v.get("result").is_some() || v.get("error").is_some());
     let is_message = v.get("method").and_then(Value::as_str).is_some();
-    assert!(is_response || is_message, "not a JSON-RPC message: {line:.300}");
+    assert!(
+        is_response || is_message,
+        "not a JSON-RPC message: {line:.300}"
+    );
     v
 }
