@@ -90,6 +90,8 @@ enum Command {
     },
     /// Show what the map holds.
     Stats,
+    /// Run the language server on stdin/stdout (editors start this).
+    Lsp,
     /// Write a new revision of a subject's memory page.
     Remember {
         /// A path (file or folder), `.`, `topic:NAME`, `decisions` or `lessons`.
@@ -193,6 +195,38 @@ enum Command {
     Session {
         #[command(subcommand)]
         command: SessionCommand,
+    },
+    /// Check memory and the repository's docs against the code.
+    Lint,
+    /// The CI gate: lint, then exit 1 if open contradictions or stale pages exceed the
+    /// [check] thresholds.
+    Check {
+        /// Print SARIF 2.1.0 (for code-scanning UIs) instead of text.
+        #[arg(long, conflicts_with = "json")]
+        sarif: bool,
+    },
+    /// Dismiss a contradiction for good (a human decision).
+    Resolve {
+        /// The contradiction id (from `loci lint`).
+        id: i64,
+        /// Why it is not a problem.
+        #[arg(long)]
+        notes: Option<String>,
+        /// The session.
+        #[arg(long, env = "LOCI_SESSION")]
+        session: Option<i64>,
+    },
+    /// File changes observed by scans, and what they did to the knowledge.
+    Drift {
+        /// List entries after this scan revision (default: the last scan's).
+        #[arg(long)]
+        since: Option<i64>,
+    },
+    /// Record git history (or, without git, snapshots) into the event log.
+    Sync {
+        /// Read at most this many commits.
+        #[arg(long)]
+        limit: Option<usize>,
     },
     /// The last N sessions and what they changed.
     Recap {
@@ -316,6 +350,15 @@ fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(code) => code,
+        // `loci ... | head` closing the pipe early is not an error.
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("loci: {e:#}");
             ExitCode::from(2)
@@ -334,6 +377,11 @@ fn init_tracing() {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Command::Lsp = cli.command {
+        // Roots come from the client's `initialize`, not from the current directory.
+        loci_lsp::run_stdio()?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let cwd = std::env::current_dir()?;
     let root = match (&cli.command, &cli.root) {
         (Command::Scan { path: Some(p) }, _) => p.clone(),
@@ -388,6 +436,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             env => out.impact(&env?)?,
         },
         Command::Stats => out.stats(&ws.stats()?)?,
+        Command::Lsp => true,
         Command::Remember {
             subject,
             file,
@@ -482,6 +531,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             )?,
         },
         Command::Recap { n } => out.sessions(&ws.recap(n)?)?,
+        Command::Lint => out.lint(&ws.lint()?)?,
+        Command::Check { sarif } => {
+            let env = ws.check()?;
+            if sarif {
+                out.sarif(&loci_engine::sarif::to_sarif(&ws, &env.result))?;
+            } else {
+                out.check(&env)?;
+            }
+            env.result.passed
+        }
+        Command::Resolve { id, notes, session } => {
+            match ws.resolve(id, notes.as_deref(), session) {
+                Err(EngineError::NotFound(m)) => return not_found(&m),
+                env => out.resolved(&env?)?,
+            }
+        }
+        Command::Drift { since } => out.drift(&ws.drift(since)?)?,
+        Command::Sync { limit } => out.sync(&ws.sync(limit)?)?,
     };
     Ok(if found {
         ExitCode::SUCCESS

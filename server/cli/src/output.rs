@@ -7,12 +7,15 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressStyle};
 use loci_engine::Envelope;
 use loci_engine::facts::FactRun;
+use loci_engine::lint::{CheckReport, DriftReport, LintReport};
 use loci_engine::memory::{AsOf, History, Shown, Written};
 use loci_engine::query::{Callers, Deps, Direction, Impact, Stats};
 use loci_engine::scan::{ScanProgress, ScanReport};
 use loci_engine::session::SessionView;
+use loci_engine::store_types::Contradiction;
 use loci_engine::store_types::{Fact, Page, Session};
 use loci_engine::store_types::{RefHit, SymbolHit};
+use loci_engine::sync::SyncReport;
 use loci_engine::why::Why;
 use serde::Serialize;
 
@@ -410,7 +413,7 @@ impl Output {
         Ok(true)
     }
 
-    pub fn topics(&self, env: &Envelope<Vec<(String, Vec<String>)>>) -> Found {
+    pub fn topics(&self, env: &Envelope<Vec<loci_engine::memory::Topic>>) -> Found {
         self.emit(env, |o| {
             for (t, members) in &env.result {
                 writeln!(o, "{t}: {}", members.join(", "))?;
@@ -514,6 +517,173 @@ impl Output {
         })?;
         Ok(!env.result.is_empty())
     }
+}
+
+impl Output {
+    pub fn lint(&self, env: &Envelope<LintReport>) -> Found {
+        let r = &env.result;
+        self.emit_quiet(env, |o| write_lint(o, r))?;
+        Ok(r.contradictions.is_empty() && r.stale.is_empty())
+    }
+
+    pub fn check(&self, env: &Envelope<CheckReport>) -> Found {
+        let r = &env.result;
+        self.emit_quiet(env, |o| {
+            write_lint(o, &r.lint)?;
+            writeln!(
+                o,
+                "check {}: {} open contradictions (max {}), {} stale pages (max {})",
+                if r.passed { "passed" } else { "FAILED" },
+                r.lint.contradictions.len(),
+                r.max_contradictions,
+                r.lint.stale_pages.len(),
+                r.max_stale_pages
+            )
+        })?;
+        Ok(r.passed)
+    }
+
+    pub fn sarif(&self, value: &serde_json::Value) -> anyhow::Result<()> {
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        serde_json::to_writer_pretty(&mut out, value)?;
+        writeln!(out)?;
+        Ok(())
+    }
+
+    pub fn resolved(&self, env: &Envelope<Contradiction>) -> Found {
+        let c = &env.result;
+        self.emit(env, |o| {
+            writeln!(
+                o,
+                "dismissed #{} {} `{}` in {}",
+                c.contradiction_id, c.kind, c.claim, c.subject
+            )
+        })?;
+        Ok(true)
+    }
+
+    pub fn drift(&self, env: &Envelope<DriftReport>) -> Found {
+        let d = &env.result;
+        self.emit(env, |o| {
+            writeln!(o, "drift after scan {}:", d.since)?;
+            for f in &d.files {
+                let detail = f
+                    .detail
+                    .as_deref()
+                    .map(|x| format!(" ({x})"))
+                    .unwrap_or_default();
+                writeln!(
+                    o,
+                    "  scan {} {:<16} {}{}",
+                    f.scan_id, f.kind, f.path, detail
+                )?;
+            }
+            if !d.knowledge.is_empty() {
+                writeln!(o, "knowledge:")?;
+                for k in &d.knowledge {
+                    writeln!(
+                        o,
+                        "  scan {} {:<16} {}: {}",
+                        k.scan_id, k.change, k.subject, k.detail
+                    )?;
+                }
+            }
+            Ok(())
+        })?;
+        Ok(!d.files.is_empty() || !d.knowledge.is_empty())
+    }
+
+    pub fn sync(&self, env: &Envelope<SyncReport>) -> Found {
+        let s = &env.result;
+        self.emit(env, |o| {
+            writeln!(
+                o,
+                "sync ({}): {}; {} commits, {} new events",
+                s.mode,
+                s.state,
+                s.commits.len(),
+                s.events_added
+            )?;
+            for (h, m) in &s.commits {
+                writeln!(o, "  {h} {m}")?;
+            }
+            for (from, to) in &s.pages_moved {
+                writeln!(o, "  page moved: {from} -> {to}")?;
+            }
+            for n in &s.notes {
+                writeln!(o, "note: {n}")?;
+            }
+            Ok(())
+        })?;
+        Ok(true)
+    }
+
+    /// Like `emit`, without repeating the stale warnings the body already lists.
+    fn emit_quiet<T: Serialize>(
+        &self,
+        env: &Envelope<T>,
+        human: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> anyhow::Result<()> {
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        if self.json {
+            serde_json::to_writer_pretty(&mut out, env)?;
+            writeln!(out)?;
+        } else {
+            human(&mut out)?;
+        }
+        out.flush()?;
+        Ok(())
+    }
+}
+
+/// Findings grouped by file, `path:line:col` for docs (one-based), then stale memory.
+fn write_lint(o: &mut dyn Write, r: &LintReport) -> std::io::Result<()> {
+    let mut current = "";
+    for c in &r.contradictions {
+        if c.subject != current {
+            current = &c.subject;
+            writeln!(
+                o,
+                "{}{}",
+                if c.origin == "page" { "memory " } else { "" },
+                c.subject
+            )?;
+        }
+        let at = if c.origin == "doc" {
+            format!("{}:{}:{}", c.subject, c.line + 1, c.column + 1)
+        } else {
+            format!("line {} of the page", c.line + 1)
+        };
+        write!(
+            o,
+            "  {at}: {} [{}] #{} `{}`",
+            c.kind, c.severity, c.contradiction_id, c.claim
+        )?;
+        if let Some(t) = &c.truth {
+            write!(o, ": {t}")?;
+        }
+        if let Some(s) = &c.suggestion {
+            write!(o, " (did you mean `{s}`?)")?;
+        }
+        writeln!(o)?;
+    }
+    for s in &r.stale {
+        writeln!(o, "stale: {}", s.describe())?;
+    }
+    writeln!(
+        o,
+        "{} claims checked in memory and {} docs: {} open contradictions ({} new, {} recurred, {} resolved), {} stale marks on {} pages",
+        r.claims_checked,
+        r.docs_checked.len(),
+        r.contradictions.len(),
+        r.opened,
+        r.recurred,
+        r.resolved,
+        r.stale.len(),
+        r.stale_pages.len()
+    )
 }
 
 fn write_ref(o: &mut dyn Write, r: &RefHit) -> std::io::Result<()> {

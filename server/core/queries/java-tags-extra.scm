@@ -9,6 +9,10 @@
 
 ; `implements Outer.Inner`, `implements Comparable<T>`, `extends Base<T>`
 (type_list (scoped_type_identifier (type_identifier) @name .)) @reference.implementation
-(type_list (generic_type [(type_identifier) @name (scoped_type_identifier (type_identifier) @name .)])) @reference.implementation
+(type_list
+  (generic_type [
+    (type_identifier) @name
+    (scoped_type_identifier (type_identifier) @name .)
+  ])) @reference.implementation
 (superclass (generic_type (type_identifier) @name)) @reference.class
 (superclass (scoped_type_identifier (type_identifier) @name .)) @reference.class

@@ -3,7 +3,8 @@
 
 ; `class A extends B implements I`
 (extends_clause value: (identifier) @name) @reference.implementation
-(extends_clause value: (member_expression property: (property_identifier) @name)) @reference.implementation
+(extends_clause
+  value: (member_expression property: (property_identifier) @name)) @reference.implementation
 (implements_clause (type_identifier) @name) @reference.implementation
 (extends_type_clause type: (type_identifier) @name) @reference.implementation
 

@@ -86,8 +86,7 @@ pub fn extract_claims(markdown: &str) -> Vec<Claim> {
     let bytes = markdown.as_bytes();
     let mut in_fence: Option<(u8, usize)> = None;
     let mut offset = 0usize;
-    let mut line_no = 0u32;
-    for raw_line in markdown.split_inclusive('\n') {
+    for (line_no, raw_line) in (0u32..).zip(markdown.split_inclusive('\n')) {
         let line = raw_line.trim_end_matches(['\n', '\r']);
         let trimmed = line.trim_start();
         let fence = fence_marker(trimmed);
@@ -102,7 +101,6 @@ pub fn extract_claims(markdown: &str) -> Vec<Claim> {
             (None, None) => scan_line(markdown, offset, line.len(), line_no, &mut claims),
         }
         offset += raw_line.len();
-        line_no += 1;
     }
     debug_assert!(offset == bytes.len());
     claims
@@ -370,10 +368,10 @@ fn classify_code(token: &str) -> Option<Claim> {
 }
 
 fn split_line_suffix(token: &str) -> (&str, Option<u32>) {
-    if let Some((p, l)) = token.rsplit_once(':') {
-        if let Ok(n) = l.parse::<u32>() {
-            return (p, Some(n));
-        }
+    if let Some((p, l)) = token.rsplit_once(':')
+        && let Ok(n) = l.parse::<u32>()
+    {
+        return (p, Some(n));
     }
     (token, None)
 }

@@ -285,7 +285,8 @@ fn squash(text: &str) -> String {
 /// JavaScript/TypeScript: the names an `import`/`export ... from` statement imports.
 /// Named imports give the exported name (`{ a as b }` → `a`), a default import its local
 /// name (`import App from './App'` → `App`, usually the exported declaration's name), a
-/// namespace import or `export *` gives `*`.
+/// namespace import or `export *` gives `*`; `require(..)`/`import(..)` bound to a
+/// variable give its name or the destructured property names.
 fn js_names<'t>(statement: Node<'t>, bytes: &[u8]) -> Vec<(String, Option<Node<'t>>)> {
     let mut names = Vec::new();
     let mut walker = statement.walk();
@@ -344,9 +345,43 @@ fn js_names<'t>(statement: Node<'t>, bytes: &[u8]) -> Vec<(String, Option<Node<'
                 names.push(("*".to_string(), None));
             }
         }
+        // `const x = require('m')`, `const { a, b: c } = await import('m')`
+        "call_expression" => {
+            let mut node = statement;
+            for _ in 0..3 {
+                let Some(parent) = node.parent() else { break };
+                match parent.kind() {
+                    "await_expression" | "parenthesized_expression" => node = parent,
+                    "variable_declarator" => {
+                        if let Some(pattern) = parent.child_by_field_name("name") {
+                            names.extend(binding_names(pattern, bytes));
+                        }
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
         _ => {}
     }
     names
+}
+
+/// The imported names a binding pattern takes: `x` → `x`; `{ a, b: c }` → `a`, `b`.
+fn binding_names<'t>(pattern: Node<'t>, bytes: &[u8]) -> Vec<(String, Option<Node<'t>>)> {
+    match pattern.kind() {
+        "identifier" => vec![(node_text(pattern, bytes).to_string(), Some(pattern))],
+        "object_pattern" => (0..pattern.named_child_count() as u32)
+            .filter_map(|i| pattern.named_child(i))
+            .filter_map(|property| match property.kind() {
+                "shorthand_property_identifier_pattern" => Some(property),
+                "pair_pattern" => property.child_by_field_name("key"),
+                _ => None,
+            })
+            .map(|name| (js_string_or_ident(name, bytes), Some(name)))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn js_string_or_ident(node: Node<'_>, bytes: &[u8]) -> String {
@@ -1337,5 +1372,255 @@ mod tests {
             vec!["src/a/mod.rs", "src/store.rs"]
         );
         assert!(r("src/lib.rs", "std::io", &["Read"]).is_empty());
+    }
+
+    #[test]
+    fn python_relative() {
+        let idx = index(&[
+            "pkg/__init__.py",
+            "pkg/a.py",
+            "pkg/sub/__init__.py",
+            "pkg/sub/m.py",
+            "pkg/sub/deep/x.py",
+        ]);
+        let r = |from: &str, module: &str, names: &[&str]| {
+            resolve(Language::Python, from, &imp(module, names), &idx)
+        };
+        assert_eq!(r("pkg/sub/m.py", "..a", &["f"]), vec!["pkg/a.py"]);
+        assert_eq!(
+            r("pkg/sub/m.py", ".", &["deep"]),
+            vec!["pkg/sub/__init__.py"],
+            "`deep` has no __init__ or .py: an attribute"
+        );
+        assert_eq!(
+            r("pkg/a.py", ".", &["sub", "a"]),
+            vec!["pkg/a.py", "pkg/sub/__init__.py"]
+        );
+        assert_eq!(
+            r("pkg/a.py", ".sub", &["m"]),
+            vec!["pkg/sub/__init__.py", "pkg/sub/m.py"]
+        );
+        assert!(
+            r("pkg/a.py", "....x", &[]).is_empty(),
+            "above the repository root"
+        );
+    }
+
+    #[test]
+    fn python_absolute_under_src_and_nearest() {
+        let idx = index(&[
+            "src/acme/__init__.py",
+            "src/acme/core.py",
+            "tests/test_core.py",
+            "vendor/lib/acme/core.py",
+        ]);
+        assert_eq!(
+            resolve(
+                Language::Python,
+                "tests/test_core.py",
+                &imp("acme.core", &[]),
+                &idx
+            ),
+            vec!["src/acme/core.py"]
+        );
+        // a dotted module found by suffix elsewhere (no shared source root): unique or nearest
+        let idx = index(&[
+            "services/api/app/__init__.py",
+            "services/api/app/db.py",
+            "scripts/run.py",
+        ]);
+        assert_eq!(
+            resolve(
+                Language::Python,
+                "scripts/run.py",
+                &imp("app.db", &[]),
+                &idx
+            ),
+            vec!["services/api/app/db.py"]
+        );
+    }
+
+    #[test]
+    fn javascript_extensions_and_index() {
+        let idx = index(&[
+            "src/a.ts",
+            "src/b/index.tsx",
+            "src/c.js",
+            "src/d.d.ts",
+            "src/e.mjs",
+        ]);
+        let r =
+            |from: &str, module: &str| resolve(Language::TypeScript, from, &imp(module, &[]), &idx);
+        assert_eq!(r("src/x.ts", "./a"), vec!["src/a.ts"]);
+        assert_eq!(
+            r("src/x.ts", "./a.js"),
+            vec!["src/a.ts"],
+            "ESM-style .js for a .ts file"
+        );
+        assert_eq!(r("src/x.ts", "./b"), vec!["src/b/index.tsx"]);
+        assert_eq!(r("src/x.ts", "./c"), vec!["src/c.js"]);
+        assert_eq!(r("src/x.ts", "./d"), vec!["src/d.d.ts"]);
+        assert_eq!(r("src/deep/x.ts", "../e.mjs"), vec!["src/e.mjs"]);
+        assert!(r("src/x.ts", "react").is_empty());
+        assert!(r("src/x.ts", "../../../a").is_empty());
+    }
+
+    #[test]
+    fn go_packages_via_go_mod() {
+        let mut idx = index(&[
+            "go.mod",
+            "cmd/main.go",
+            "pkg/store/a.go",
+            "pkg/store/b.go",
+            "pkg/store/a_test.go",
+            "pkg/store/sub/c.go",
+            "tools/go.mod",
+            "tools/gen/gen.go",
+        ]);
+        idx.go_modules
+            .insert(String::new(), "example.com/app".into());
+        idx.go_modules
+            .insert("tools".into(), "example.com/app/tools".into());
+        let r = |from: &str, module: &str| resolve(Language::Go, from, &imp(module, &[]), &idx);
+        assert_eq!(
+            r("cmd/main.go", "example.com/app/pkg/store"),
+            vec!["pkg/store/a.go", "pkg/store/b.go"]
+        );
+        assert_eq!(
+            r("pkg/store/x_test.go", "example.com/app/pkg/store"),
+            vec!["pkg/store/a.go", "pkg/store/a_test.go", "pkg/store/b.go"]
+        );
+        assert_eq!(
+            r("cmd/main.go", "example.com/app/tools/gen"),
+            vec!["tools/gen/gen.go"],
+            "longest module path wins"
+        );
+        assert!(r("cmd/main.go", "fmt").is_empty());
+        assert!(
+            r("cmd/main.go", "example.com/application").is_empty(),
+            "a prefix must end at a path segment"
+        );
+    }
+
+    #[test]
+    fn c_includes() {
+        let idx = index(&[
+            "src/a.c",
+            "src/a.h",
+            "include/lib/api.h",
+            "util.h",
+            "x/dup.h",
+            "y/dup.h",
+        ]);
+        let r = |from: &str, module: &str| resolve(Language::C, from, &imp(module, &[]), &idx);
+        assert_eq!(r("src/a.c", "a.h"), vec!["src/a.h"]);
+        assert_eq!(r("src/a.c", "../util.h"), vec!["util.h"]);
+        assert_eq!(r("src/a.c", "util.h"), vec!["util.h"], "repository root");
+        assert_eq!(
+            r("src/a.c", "lib/api.h"),
+            vec!["include/lib/api.h"],
+            "unique suffix"
+        );
+        assert!(r("src/a.c", "dup.h").is_empty(), "ambiguous suffix");
+        assert!(r("src/a.c", "<stdio.h>").is_empty());
+    }
+
+    #[test]
+    fn java_csharp_ruby_php() {
+        let mut idx = index(&[
+            "app/src/main/java/com/acme/App.java",
+            "app/src/main/java/com/acme/util/Strings.java",
+            "lib/src/main/java/com/acme/model/User.java",
+            "lib/src/main/java/com/acme/model/Role.java",
+            "cs/Billing/Invoice.cs",
+            "cs/Billing/Tax.cs",
+            "rb/lib/shop.rb",
+            "rb/lib/shop/cart.rb",
+            "rb/app/run.rb",
+            "php/src/Models/User.php",
+            "php/src/helpers.php",
+            "php/src/Http/Controller.php",
+        ]);
+        idx.namespaces.insert(
+            "com.acme.model".into(),
+            [
+                "lib/src/main/java/com/acme/model/User.java".to_string(),
+                "lib/src/main/java/com/acme/model/Role.java".to_string(),
+            ]
+            .into(),
+        );
+        idx.namespaces.insert(
+            "Acme.Billing".into(),
+            [
+                "cs/Billing/Invoice.cs".to_string(),
+                "cs/Billing/Tax.cs".to_string(),
+            ]
+            .into(),
+        );
+        idx.namespaces.insert(
+            "App\\Models".into(),
+            ["php/src/Models/User.php".to_string()].into(),
+        );
+        let app = "app/src/main/java/com/acme/App.java";
+        let r =
+            |lang: Language, from: &str, module: &str| resolve(lang, from, &imp(module, &[]), &idx);
+        assert_eq!(
+            r(Language::Java, app, "com.acme.util.Strings"),
+            vec!["app/src/main/java/com/acme/util/Strings.java"]
+        );
+        assert_eq!(
+            r(Language::Java, app, "com.acme.model.User"),
+            vec!["lib/src/main/java/com/acme/model/User.java"]
+        );
+        assert_eq!(
+            r(Language::Java, app, "com.acme.util.Strings.capitalize"),
+            vec!["app/src/main/java/com/acme/util/Strings.java"],
+            "static import"
+        );
+        assert_eq!(r(Language::Java, app, "com.acme.model.*").len(), 2);
+        assert!(r(Language::Java, app, "java.util.List").is_empty());
+        assert_eq!(
+            r(Language::CSharp, "cs/App/Program.cs", "Acme.Billing").len(),
+            2
+        );
+        assert_eq!(
+            r(Language::CSharp, "cs/App/Program.cs", "Acme.Billing.Tax"),
+            vec!["cs/Billing/Tax.cs"]
+        );
+        assert!(r(Language::CSharp, "cs/App/Program.cs", "System").is_empty());
+        assert_eq!(
+            r(Language::Ruby, "rb/lib/shop.rb", "./shop/cart"),
+            vec!["rb/lib/shop/cart.rb"]
+        );
+        assert_eq!(
+            r(Language::Ruby, "rb/app/run.rb", "shop"),
+            vec!["rb/lib/shop.rb"]
+        );
+        assert!(r(Language::Ruby, "rb/app/run.rb", "json").is_empty());
+        assert_eq!(
+            r(
+                Language::Php,
+                "php/src/Http/Controller.php",
+                "App\\Models\\User"
+            ),
+            vec!["php/src/Models/User.php"]
+        );
+        assert_eq!(
+            r(
+                Language::Php,
+                "php/src/Http/Controller.php",
+                "__DIR__/../helpers.php"
+            ),
+            vec!["php/src/helpers.php"]
+        );
+        assert_eq!(
+            r(
+                Language::Php,
+                "php/src/Http/Controller.php",
+                "App\\Http\\Controller"
+            ),
+            vec!["php/src/Http/Controller.php"],
+            "PSR-4 prefix dropped"
+        );
     }
 }

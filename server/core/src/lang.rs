@@ -1,6 +1,7 @@
 //! The languages loci parses: detection by file name, tree-sitter grammars, and each
 //! grammar crate's own tags query plus a small per-language import query, compiled once.
 
+use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
@@ -317,14 +318,30 @@ pub(crate) struct CompiledQuery {
     pub(crate) not_local: Vec<bool>,
 }
 
+/// Per node kind flags ([`LangQuery::kinds`]).
+pub(crate) mod kind_flags {
+    /// A comment (kind name contains `comment`): skipped by fingerprints.
+    pub(crate) const COMMENT: u8 = 1;
+    /// A leaf whose whitespace is layout, not meaning (`jsx_text`, PHP inline `text`,
+    /// C `preproc_arg`): fingerprints collapse its whitespace runs.
+    pub(crate) const COLLAPSE_WS: u8 = 2;
+    /// A named node kind.
+    pub(crate) const NAMED: u8 = 4;
+    /// Some query pattern starts at this kind: the query runs at every such node.
+    pub(crate) const ROOT: u8 = 8;
+    /// Some `@definition.*` capture (or C/C++ widening) can be a node of this kind: the
+    /// walk records its stream offsets when a match asked for it.
+    pub(crate) const DEFINITION: u8 = 16;
+    /// C/C++ declarations a `function_declarator` definition widens to: always recorded
+    /// (the match that names them arrives after the walk entered them).
+    pub(crate) const ALWAYS_RECORD: u8 = 32;
+}
+
 /// Everything per language that is computed once.
 pub(crate) struct LangQuery {
     pub(crate) compiled: Result<CompiledQuery, String>,
-    /// Per node kind id: a comment (kind name contains `comment`), skipped by fingerprints.
-    pub(crate) is_comment: Vec<bool>,
-    /// Per node kind id: a leaf whose whitespace is layout, not meaning (`jsx_text`, PHP
-    /// inline `text`, C `preproc_arg`); fingerprints collapse its whitespace runs.
-    pub(crate) collapse_ws: Vec<bool>,
+    /// Per node kind id: [`kind_flags`] bits.
+    pub(crate) kinds: Vec<u8>,
     /// Python only: kind ids for docstring detection, else `u16::MAX`.
     pub(crate) py: PythonKinds,
 }
@@ -384,15 +401,53 @@ fn build(language: Language) -> LangQuery {
             }
         })
         .map_err(|e| format!("{} query: {e}", language.name()));
+    let shape = QueryShape::of(&source);
     let count = grammar.node_kind_count();
-    let mut is_comment = vec![false; count];
-    let mut collapse_ws = vec![false; count];
-    for id in 0..count {
+    let mut kinds = vec![0u8; count];
+    for (id, flags) in kinds.iter_mut().enumerate() {
         let id16 = id as u16;
-        if let Some(kind) = grammar.node_kind_for_id(id16) {
-            is_comment[id] = grammar.node_kind_is_named(id16) && kind.contains("comment");
-            collapse_ws[id] = grammar.node_kind_is_named(id16)
-                && matches!(kind, "jsx_text" | "preproc_arg" | "text" | "html");
+        let Some(kind) = grammar.node_kind_for_id(id16) else {
+            continue;
+        };
+        let named = grammar.node_kind_is_named(id16);
+        let mut f = 0u8;
+        if named {
+            f |= kind_flags::NAMED;
+            if kind.contains("comment") {
+                f |= kind_flags::COMMENT;
+            }
+            if matches!(kind, "jsx_text" | "preproc_arg" | "text" | "html") {
+                f |= kind_flags::COLLAPSE_WS;
+            }
+        }
+        if f & kind_flags::COMMENT == 0 && shape.roots.matches(kind, named) {
+            f |= kind_flags::ROOT;
+        }
+        if shape.definitions.matches(kind, named) {
+            f |= kind_flags::DEFINITION;
+        }
+        if matches!(language, Language::C | Language::Cpp)
+            && named
+            && matches!(
+                kind,
+                "function_definition" | "declaration" | "field_declaration"
+            )
+        {
+            f |= kind_flags::DEFINITION | kind_flags::ALWAYS_RECORD;
+        }
+        *flags = f;
+    }
+    // A pattern rooted at a supertype (`(expression)`) starts at each of its subtypes.
+    for id in 0..count as u16 {
+        if grammar.node_kind_is_supertype(id)
+            && kinds[id as usize] & (kind_flags::ROOT | kind_flags::DEFINITION) != 0
+        {
+            let inherited = kinds[id as usize] & (kind_flags::ROOT | kind_flags::DEFINITION);
+            for &sub in grammar.subtypes_for_supertype(id) {
+                if let Some(k) = kinds.get_mut(sub as usize) {
+                    *k |= inherited;
+                }
+            }
         }
     }
     let py = if language == Language::Python {
@@ -410,9 +465,200 @@ fn build(language: Language) -> LangQuery {
     };
     LangQuery {
         compiled,
-        is_comment,
-        collapse_ws,
+        kinds,
         py,
+    }
+}
+
+/// A set of node kinds named in query source.
+#[derive(Debug, Default)]
+struct KindSet {
+    /// `(kind)` names (named nodes).
+    named: BTreeSet<String>,
+    /// `"literal"` names (anonymous nodes).
+    anonymous: BTreeSet<String>,
+    /// `(_)` or `_`: any node.
+    any: bool,
+}
+
+impl KindSet {
+    fn matches(&self, kind: &str, named: bool) -> bool {
+        self.any
+            || if named {
+                self.named.contains(kind)
+            } else {
+                self.anonymous.contains(kind)
+            }
+    }
+
+    fn extend(&mut self, other: KindSet) {
+        self.named.extend(other.named);
+        self.anonymous.extend(other.anonymous);
+        self.any |= other.any;
+    }
+}
+
+/// What extraction needs to know about a query's patterns, read from its source: the node
+/// kinds patterns start at (so the query can run at just those nodes, see
+/// `analyze::extract`) and the kinds `@definition.*` captures sit on.
+#[derive(Debug, Default)]
+struct QueryShape {
+    roots: KindSet,
+    definitions: KindSet,
+}
+
+/// An S-expression of query source.
+#[derive(Debug)]
+enum Sexp {
+    /// `( .. )`
+    List(Vec<Sexp>),
+    /// `[ .. ]`
+    Alt(Vec<Sexp>),
+    /// `"literal"`
+    Str(String),
+    /// Anything else: a kind name, `_`, `@capture`, `field:`, `!field`, `#predicate`,
+    /// quantifier or anchor.
+    Atom(String),
+}
+
+impl QueryShape {
+    fn of(source: &str) -> QueryShape {
+        let items = parse_sexps(source);
+        let mut shape = QueryShape::default();
+        for item in &items {
+            shape.roots.extend(roots_of(item));
+        }
+        collect_definition_kinds(&items, &mut shape.definitions);
+        shape
+    }
+}
+
+/// Reads query source into S-expressions (iteratively; unbalanced input just ends lists).
+fn parse_sexps(source: &str) -> Vec<Sexp> {
+    let mut stack: Vec<(char, Vec<Sexp>)> = vec![(' ', Vec::new())];
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ';' => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '(' | '[' => stack.push((c, Vec::new())),
+            ')' | ']' => {
+                if stack.len() > 1 {
+                    let (open, items) = stack.pop().unwrap_or((' ', Vec::new()));
+                    let sexp = if open == '[' {
+                        Sexp::Alt(items)
+                    } else {
+                        Sexp::List(items)
+                    };
+                    if let Some(top) = stack.last_mut() {
+                        top.1.push(sexp);
+                    }
+                }
+            }
+            '"' => {
+                let mut text = String::new();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            if let Some(n) = chars.next() {
+                                text.push(n);
+                            }
+                        }
+                        '"' => break,
+                        c => text.push(c),
+                    }
+                }
+                if let Some(top) = stack.last_mut() {
+                    top.1.push(Sexp::Str(text));
+                }
+            }
+            c if c.is_whitespace() => {}
+            c => {
+                let mut atom = String::from(c);
+                while let Some(&n) = chars.peek() {
+                    if n.is_whitespace() || matches!(n, '(' | ')' | '[' | ']' | '"' | ';') {
+                        break;
+                    }
+                    atom.push(n);
+                    chars.next();
+                }
+                if let Some(top) = stack.last_mut() {
+                    top.1.push(Sexp::Atom(atom));
+                }
+            }
+        }
+    }
+    while stack.len() > 1 {
+        let (_, items) = stack.pop().unwrap_or((' ', Vec::new()));
+        if let Some(top) = stack.last_mut() {
+            top.1.push(Sexp::List(items));
+        }
+    }
+    stack.pop().map(|(_, items)| items).unwrap_or_default()
+}
+
+/// The node kinds a pattern (or a sibling group, or an alternation) can start at.
+fn roots_of(sexp: &Sexp) -> KindSet {
+    let mut set = KindSet::default();
+    match sexp {
+        Sexp::Str(s) => {
+            set.anonymous.insert(s.clone());
+        }
+        Sexp::Atom(a) if a == "_" => set.any = true,
+        Sexp::Atom(_) => {}
+        Sexp::Alt(items) => {
+            for item in items {
+                set.extend(roots_of(item));
+            }
+        }
+        Sexp::List(items) => match items.first() {
+            Some(Sexp::Atom(a)) if a.starts_with('#') => {}
+            Some(Sexp::Atom(a)) if a == "_" => set.any = true,
+            Some(Sexp::Atom(a)) => {
+                set.named.insert(a.clone());
+            }
+            // A group of sibling patterns `((comment)* . (x))`: any of them may come first.
+            Some(_) => {
+                for item in items {
+                    if matches!(item, Sexp::List(_) | Sexp::Alt(_) | Sexp::Str(_)) {
+                        set.extend(roots_of(item));
+                    }
+                }
+            }
+            None => {}
+        },
+    }
+    set
+}
+
+/// Adds the kinds every `@definition.*` capture sits on, searching `items` and all
+/// nested lists (iteratively).
+fn collect_definition_kinds(items: &[Sexp], out: &mut KindSet) {
+    let mut stack: Vec<&[Sexp]> = vec![items];
+    while let Some(items) = stack.pop() {
+        let in_predicate = matches!(items.first(), Some(Sexp::Atom(a)) if a.starts_with('#'));
+        let mut last_node: Option<&Sexp> = None;
+        for item in items {
+            match item {
+                Sexp::List(inner) | Sexp::Alt(inner) => {
+                    stack.push(inner);
+                    last_node = Some(item);
+                }
+                Sexp::Str(_) => last_node = Some(item),
+                Sexp::Atom(a) if a == "_" => last_node = Some(item),
+                Sexp::Atom(a) if a.starts_with("@definition.") && !in_predicate => {
+                    if let Some(node) = last_node {
+                        out.extend(roots_of(node));
+                    }
+                }
+                Sexp::Atom(_) => {}
+            }
+        }
     }
 }
 
@@ -459,6 +705,86 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn query_shape_finds_roots_and_definition_kinds() {
+        let shape = QueryShape::of(
+            r#"
+            ; a comment (with parens)
+            ((comment)* @doc . (method_definition name: (_) @name) @definition.method
+              (#select-adjacent! @doc @definition.method))
+            [(class name: (_) @name) (class_declaration)] @definition.class
+            (lexical_declaration (variable_declarator name: (identifier) @name) @definition.function)
+            (call_expression function: (identifier) @name (#eq? @name "require")) @reference.call
+            (type_identifier) @name @reference.type
+            "#,
+        );
+        let named: Vec<&str> = shape.roots.named.iter().map(String::as_str).collect();
+        assert_eq!(
+            named,
+            [
+                "call_expression",
+                "class",
+                "class_declaration",
+                "comment",
+                "lexical_declaration",
+                "method_definition",
+                "type_identifier"
+            ]
+        );
+        let defs: Vec<&str> = shape.definitions.named.iter().map(String::as_str).collect();
+        assert_eq!(
+            defs,
+            [
+                "class",
+                "class_declaration",
+                "method_definition",
+                "variable_declarator"
+            ]
+        );
+        assert!(!shape.roots.any && !shape.definitions.any);
+    }
+
+    fn kinds_with(language: Language, flag: u8) -> Vec<String> {
+        let grammar = language.grammar();
+        let mut names: Vec<String> = lang_query(language)
+            .kinds
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| *f & flag != 0)
+            .filter_map(|(id, _)| grammar.node_kind_for_id(id as u16).map(str::to_string))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    #[test]
+    fn python_query_runs_only_at_pattern_roots() {
+        assert_eq!(
+            kinds_with(Language::Python, kind_flags::ROOT),
+            [
+                "call",
+                "class_definition",
+                "function_definition",
+                "import_from_statement",
+                "import_statement",
+                "module"
+            ]
+        );
+        assert_eq!(
+            kinds_with(Language::Python, kind_flags::DEFINITION),
+            ["assignment", "class_definition", "function_definition"]
+        );
+        // comments are never roots (the walk skips them), even where a pattern starts with one
+        assert!(
+            !kinds_with(Language::JavaScript, kind_flags::ROOT).contains(&"comment".to_string())
+        );
+        assert!(
+            kinds_with(Language::JavaScript, kind_flags::ROOT)
+                .contains(&"method_definition".to_string())
+        );
     }
 
     #[test]

@@ -47,9 +47,10 @@ pub enum SymbolKind {
     Function,
     /// A function defined inside a class, impl, trait or interface.
     Method,
-    /// A class (also Rust structs, enums, unions and type aliases, as the Rust tags query names them).
+    /// A class (also Rust structs, enums, unions and type aliases, as the Rust tags query
+    /// names them; Go struct types; Java and C# enums and records; C# and C structs).
     Class,
-    /// An interface, trait or protocol.
+    /// An interface, trait or protocol (also Go interface types, PHP traits).
     Interface,
     /// A module, namespace or package.
     Module,
@@ -219,7 +220,9 @@ pub struct FileAnalysis {
     pub refs: Vec<Reference>,
     /// Import statements, in document order.
     pub imports: Vec<Import>,
-    /// Semantic fingerprint of the whole file (comments and whitespace removed), 16 hex digits.
+    /// Semantic fingerprint of the whole file (comments and whitespace removed), 16 hex digits;
+    /// see [`fingerprint`]. After a parse timeout it is a hash of the raw text instead
+    /// ([`fingerprint::raw_text_fingerprint`]).
     pub fingerprint: String,
     /// Number of tree-sitter ERROR or MISSING nodes (a syntax-error count; 0 for clean files).
     pub error_nodes: u32,

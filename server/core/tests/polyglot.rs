@@ -189,6 +189,23 @@ snapshot! {
     polyglot_php => "php",
 }
 
+/// Every symbol's body was reached by the walk (an empty body slice would mean the query
+/// shape analysis missed a definition node kind, and body fingerprints would be constant).
+#[test]
+fn polyglot_every_symbol_has_a_body_fingerprint() {
+    let empty = loci_core::fingerprint::short_hash(b"");
+    for (path, (_, analysis)) in &repo().files {
+        for symbol in &analysis.symbols {
+            assert_ne!(symbol.body_fingerprint, empty, "{path}: {}", symbol.key);
+            assert_ne!(
+                symbol.signature_fingerprint, empty,
+                "{path}: {}",
+                symbol.key
+            );
+        }
+    }
+}
+
 /// Every fixture file parses without syntax errors (a fixture with errors would hide
 /// extraction bugs behind error recovery).
 #[test]

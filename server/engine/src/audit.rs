@@ -101,23 +101,23 @@ pub fn revision_staleness(
         claim_text: claim.map(|c| c.text.clone()),
         reason,
     };
-    if page.kind == "file" {
-        if let Some((Some(snapshot), _)) = mem::page_snapshot(conn, revision_id)? {
-            match file_fingerprint(conn, &page.subject)? {
-                Some(now) if now != snapshot => out.push(mark(
-                    None,
-                    StaleReason::FileChanged {
-                        path: page.subject.clone(),
-                    },
-                )),
-                None => out.push(mark(
-                    None,
-                    StaleReason::Deleted {
-                        target: page.subject.clone(),
-                    },
-                )),
-                _ => {}
-            }
+    if page.kind == "file"
+        && let Some((Some(snapshot), _)) = mem::page_snapshot(conn, revision_id)?
+    {
+        match file_fingerprint(conn, &page.subject)? {
+            Some(now) if now != snapshot => out.push(mark(
+                None,
+                StaleReason::FileChanged {
+                    path: page.subject.clone(),
+                },
+            )),
+            None => out.push(mark(
+                None,
+                StaleReason::Deleted {
+                    target: page.subject.clone(),
+                },
+            )),
+            _ => {}
         }
     }
     for claim in mem::claims_of(conn, revision_id)? {

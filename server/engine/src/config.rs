@@ -17,6 +17,46 @@ pub struct Config {
     pub scan: ScanConfig,
     /// Executable facts.
     pub facts: FactsConfig,
+    /// What `loci lint` checks.
+    pub lint: LintConfig,
+    /// When `loci check` fails.
+    pub check: CheckConfig,
+}
+
+/// `[lint]`: which repository documents are checked besides memory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LintConfig {
+    /// Globs (gitignore-style, matched against repo-relative paths) of documentation
+    /// whose claims are checked. Default: `README*`, `AGENTS.md`, `CLAUDE.md`,
+    /// `CONTRIBUTING*`, `docs/**/*.md` (at any depth for the first four).
+    pub docs: Vec<String>,
+}
+
+impl Default for LintConfig {
+    fn default() -> Self {
+        LintConfig {
+            docs: [
+                "**/README*",
+                "**/AGENTS.md",
+                "**/CLAUDE.md",
+                "**/CONTRIBUTING*",
+                "docs/**/*.md",
+            ]
+            .map(String::from)
+            .to_vec(),
+        }
+    }
+}
+
+/// `[check]`: the CI gate's thresholds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckConfig {
+    /// Open contradictions allowed before `loci check` fails. Default 0.
+    pub max_contradictions: u64,
+    /// Stale memory pages allowed before `loci check` fails. Default 0.
+    pub max_stale_pages: u64,
 }
 
 /// `[facts]`: executable memory.

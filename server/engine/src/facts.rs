@@ -123,10 +123,10 @@ impl Workspace {
             .into_iter()
             .filter(|f| only.is_none_or(|id| id == f.fact_id))
             .collect();
-        if let Some(id) = only {
-            if facts.is_empty() {
-                return Err(EngineError::NotFound(format!("no fact {id}")));
-            }
+        if let Some(id) = only
+            && facts.is_empty()
+        {
+            return Err(EngineError::NotFound(format!("no fact {id}")));
         }
         let mut runs = Vec::new();
         for f in facts {

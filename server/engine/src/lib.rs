@@ -8,13 +8,19 @@
 pub mod agents;
 pub mod audit;
 pub mod config;
+pub mod editor;
 pub mod envelope;
 pub mod facts;
+pub mod git;
+pub mod lint;
+pub mod manifests;
 pub mod memory;
 pub mod query;
+pub mod sarif;
 pub mod scan;
 pub mod search;
 pub mod session;
+pub mod sync;
 pub mod walk;
 pub mod why;
 
@@ -28,6 +34,7 @@ pub use envelope::{Capability, Envelope, Freshness, IndexState, Limits, StaleWar
 pub use loci_store::StoreError;
 /// Row types of the map, as queries return them.
 pub mod store_types {
+    pub use loci_store::audit::{Contradiction, DriftRow, KnowledgeChange};
     pub use loci_store::map::{DepEdge, MapCounts, RefHit, SymbolHit};
     pub use loci_store::memory::{ClaimRow, CommitRow, Event, Fact, Page, Revision, Session};
 }
@@ -147,6 +154,10 @@ impl Workspace {
     ) -> Result<Envelope<scan::ScanReport>> {
         let config = self.config.scan.clone();
         let report = scan::scan(&self.root, &mut self.store, &config, progress)?;
+        if report.changed {
+            // Record what the change did to the knowledge at this scan revision.
+            self.run_lint()?;
+        }
         self.envelope(report, Vec::new())
     }
 

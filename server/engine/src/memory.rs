@@ -169,6 +169,9 @@ pub struct AsOfPage {
     pub created_at: String,
 }
 
+/// A topic and its members.
+pub type Topic = (String, Vec<String>);
+
 /// Subject kinds (`pages.kind`).
 fn page_kind_for_fixed(subject: &str) -> Option<&'static str> {
     match subject {
@@ -395,13 +398,13 @@ impl Workspace {
                     None => None,
                 };
                 let current_version = current.as_ref().map_or(0, |r| r.version);
-                if let Some(expected) = opts.expect_version {
-                    if expected != current_version {
-                        return Err(StoreError::Conflict(format!(
-                            "version conflict on `{subject}`: it is at version {current_version}, \
+                if let Some(expected) = opts.expect_version
+                    && expected != current_version
+                {
+                    return Err(StoreError::Conflict(format!(
+                        "version conflict on `{subject}`: it is at version {current_version}, \
                          the write expected {expected}; read it again and retry"
-                        )));
-                    }
+                    )));
                 }
                 let body = match body_for(current.as_ref()) {
                     Ok(b) => b,
@@ -750,8 +753,8 @@ impl Workspace {
         self.envelope(members, Vec::new())
     }
 
-    /// Topics and their members.
-    pub fn topics(&self) -> Result<Envelope<Vec<(String, Vec<String>)>>> {
+    /// Topics and their members: `(topic:NAME, members)`.
+    pub fn topics(&self) -> Result<Envelope<Vec<Topic>>> {
         let conn = self.store.conn();
         let mut out = Vec::new();
         for p in mem::pages(conn)?.into_iter().filter(|p| p.kind == "topic") {
@@ -790,18 +793,18 @@ pub(crate) fn with_receipt<T: Serialize + DeserializeOwned + Replay>(
 ) -> Result<T> {
     let hash = loci_core::fingerprint::content_hash(request.to_string().as_bytes());
     let value = store.write(|tx| {
-        if let Some(op) = operation_id {
-            if let Some((stored_hash, result)) = mem::receipt(tx, op)? {
-                if stored_hash != hash {
-                    return Err(StoreError::Conflict(format!(
-                        "operation id `{op}` was already used for a different request; use a new id"
-                    )));
-                }
-                let mut value: T = serde_json::from_str(&result)
-                    .map_err(|e| StoreError::Corrupt(format!("receipt {op}: {e}")))?;
-                value.mark_replayed();
-                return Ok(value);
+        if let Some(op) = operation_id
+            && let Some((stored_hash, result)) = mem::receipt(tx, op)?
+        {
+            if stored_hash != hash {
+                return Err(StoreError::Conflict(format!(
+                    "operation id `{op}` was already used for a different request; use a new id"
+                )));
             }
+            let mut value: T = serde_json::from_str(&result)
+                .map_err(|e| StoreError::Corrupt(format!("receipt {op}: {e}")))?;
+            value.mark_replayed();
+            return Ok(value);
         }
         let value = f(tx)?;
         if let Some(op) = operation_id {
@@ -904,9 +907,9 @@ pub(crate) fn resolve_path(
 #[derive(Clone, Debug)]
 pub(crate) enum SymbolResolution {
     /// Exactly one definition.
-    Unique(map::SymbolHit),
+    Unique(Box<map::SymbolHit>),
     /// Several definitions and nothing to choose between them.
-    Ambiguous(Vec<map::SymbolHit>),
+    Ambiguous,
     /// None.
     Missing,
 }
@@ -946,7 +949,7 @@ pub(crate) fn resolve_symbol(
     candidates.retain(|c| seen.insert(c.key.clone()));
     match candidates.len() {
         0 => Ok(SymbolResolution::Missing),
-        1 => Ok(SymbolResolution::Unique(candidates.remove(0))),
+        1 => Ok(SymbolResolution::Unique(Box::new(candidates.remove(0)))),
         _ => {
             if let Some(subject) = subject {
                 let near: Vec<&map::SymbolHit> = candidates
@@ -954,10 +957,10 @@ pub(crate) fn resolve_symbol(
                     .filter(|c| c.path == subject || c.path.starts_with(&format!("{subject}/")))
                     .collect();
                 if near.len() == 1 {
-                    return Ok(SymbolResolution::Unique(near[0].clone()));
+                    return Ok(SymbolResolution::Unique(Box::new(near[0].clone())));
                 }
             }
-            Ok(SymbolResolution::Ambiguous(candidates))
+            Ok(SymbolResolution::Ambiguous)
         }
     }
 }
@@ -994,6 +997,18 @@ pub(crate) fn first_chars(s: &str, n: usize) -> String {
 
 /// The git branch and head commit of the workspace, when it is a repository with commits.
 pub(crate) fn git_position(root: &std::path::Path) -> (Option<String>, Option<String>) {
-    let _ = root;
-    (None, None)
+    match crate::git::repo_state(root) {
+        Ok(crate::git::RepoState::Branch { name, head }) => (Some(name), Some(head)),
+        Ok(crate::git::RepoState::Detached { head }) => (None, Some(head)),
+        _ => (None, None),
+    }
+}
+
+/// Where git says `path` was renamed to (over the last 1,000 commits), if the workspace
+/// is a repository and the new path still exists.
+pub(crate) fn renamed_to(root: &std::path::Path, path: &str) -> Option<String> {
+    crate::git::renamed_to(root, path, 1_000)
+        .ok()
+        .flatten()
+        .filter(|to| root.join(to).exists())
 }

@@ -208,6 +208,36 @@ pub fn scan(
         return finish_noop(store, report, skips, started);
     }
 
+    // A first scan is a bulk load: secondary indexes of the big tables are built once at
+    // the end (a sort) instead of row by row. They are recreated even if this scan fails.
+    let bulk = stored.is_empty() && candidates.len() > 256;
+    if bulk {
+        store.write(|tx| map::drop_bulk_indexes(tx))?;
+    } else if map::bulk_indexes_missing(store.conn())? {
+        store.write(|tx| map::create_bulk_indexes(tx))?;
+    }
+    let result = scan_inner(root, store, config, progress, started, report, skips, candidates, gone, &stored, interrupted, has_scan);
+    if bulk {
+        store.write(|tx| map::create_bulk_indexes(tx))?;
+    }
+    result
+}
+
+#[allow(clippy::too_many_arguments)]
+fn scan_inner(
+    root: &Path,
+    store: &mut Store,
+    config: &ScanConfig,
+    progress: &(dyn Fn(ScanProgress) + Sync),
+    started: Instant,
+    mut report: ScanReport,
+    mut skips: Vec<Skip>,
+    candidates: Vec<&WalkedFile>,
+    gone: Vec<&FileState>,
+    stored: &HashMap<String, FileState>,
+    interrupted: HashSet<i64>,
+    has_scan: Option<i64>,
+) -> Result<ScanReport> {
     let scan_id = store.write(|tx| {
         tx.execute(
             "INSERT INTO scans(started_at) VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
@@ -239,6 +269,7 @@ pub fn scan(
         pending_refs: Vec::new(),
         changed_names: BTreeSet::new(),
         changed_files: BTreeSet::new(),
+        drift: Vec::new(),
     };
     let mut gone_too: Vec<FileState> = Vec::new();
     let written: Result<()> = std::thread::scope(|scope| {
@@ -294,6 +325,19 @@ pub fn scan(
     let gone_all: Vec<&FileState> = gone.iter().copied().chain(gone_too.iter()).collect();
     writer.delete(&gone_all, &mut report)?;
     report.renamed = detect_renames(&gone_all, &report.added, writer.store)?;
+    for r in &report.renamed {
+        let hash = gone_all
+            .iter()
+            .find(|g| g.path == r.from)
+            .map(|g| g.content_hash.clone());
+        writer.drift.push(map::DriftEntry {
+            path: r.to.clone(),
+            kind: "rename",
+            old_hash: hash.clone(),
+            new_hash: hash,
+            detail: Some(r.from.clone()),
+        });
+    }
 
     progress(ScanProgress::Resolving);
     let topology_changed = has_scan.is_none()
@@ -328,8 +372,10 @@ pub fn scan(
             mtime_ns: s.mtime_ns,
         })
         .collect();
+    let drift = std::mem::take(&mut writer.drift);
     writer.store.write(|tx| {
         map::replace_skipped_files(tx, &skipped_rows)?;
+        map::insert_drift(tx, scan_id, &drift, "scan")?;
         for id in &interrupted {
             tx.execute(
                 "UPDATE scans SET status = 'interrupted' WHERE scan_id = ?1 AND status = 'running'",
@@ -450,13 +496,13 @@ fn process(f: &WalkedFile, stored: Option<&FileState>, options: &AnalyzeOptions)
         }
     };
     let content_hash = loci_core::fingerprint::content_hash(&bytes);
-    if let Some(s) = stored {
-        if s.content_hash == content_hash {
-            return Outcome::Touched {
-                file_id: s.file_id,
-                mtime_ns: f.mtime_ns,
-            };
-        }
+    if let Some(s) = stored
+        && s.content_hash == content_hash
+    {
+        return Outcome::Touched {
+            file_id: s.file_id,
+            mtime_ns: f.mtime_ns,
+        };
     }
     let (text, lossy_utf8) = match String::from_utf8(bytes) {
         Ok(s) => (s, false),
@@ -534,6 +580,8 @@ struct Writer<'a> {
     changed_names: BTreeSet<String>,
     /// Files written in this scan.
     changed_files: BTreeSet<i64>,
+    /// Observed changes, for the drift ledger.
+    drift: Vec<map::DriftEntry>,
 }
 
 impl Writer<'_> {
@@ -605,20 +653,58 @@ impl Writer<'_> {
                     let Some((file_id, existed, old_keys, refs)) = written.next() else {
                         continue;
                     };
-                    let new_keys: Vec<(String, String)> = a
+                    let new_keys: Vec<(String, String, String)> = a
                         .analysis
                         .as_ref()
                         .map(|x| {
                             x.symbols
                                 .iter()
-                                .map(|s| (s.key.clone(), s.name.clone()))
+                                .map(|s| {
+                                    (
+                                        s.key.clone(),
+                                        s.name.clone(),
+                                        s.signature_fingerprint.clone(),
+                                    )
+                                })
                                 .collect()
                         })
                         .unwrap_or_default();
-                    let old: HashSet<&(String, String)> = old_keys.iter().collect();
-                    let new: HashSet<&(String, String)> = new_keys.iter().collect();
+                    let old: HashSet<(&str, &str)> = old_keys
+                        .iter()
+                        .map(|(k, n, _)| (k.as_str(), n.as_str()))
+                        .collect();
+                    let new: HashSet<(&str, &str)> = new_keys
+                        .iter()
+                        .map(|(k, n, _)| (k.as_str(), n.as_str()))
+                        .collect();
                     for (_, name) in old.symmetric_difference(&new) {
-                        self.changed_names.insert(name.clone());
+                        self.changed_names.insert(name.to_string());
+                    }
+                    // Drift: the file, and every symbol whose signature changed.
+                    let old_hash = stored.get(&a.path).map(|s| s.content_hash.clone());
+                    self.drift.push(map::DriftEntry {
+                        path: a.path.clone(),
+                        kind: if existed { "modify" } else { "add" },
+                        old_hash: if existed { old_hash } else { None },
+                        new_hash: Some(a.content_hash.clone()),
+                        detail: None,
+                    });
+                    let old_sigs: HashMap<&str, &str> = old_keys
+                        .iter()
+                        .map(|(k, _, s)| (k.as_str(), s.as_str()))
+                        .collect();
+                    for (key, _, sig) in &new_keys {
+                        if let Some(old_sig) = old_sigs.get(key.as_str())
+                            && *old_sig != sig
+                        {
+                            self.drift.push(map::DriftEntry {
+                                path: a.path.clone(),
+                                kind: "signature_change",
+                                old_hash: Some(old_sig.to_string()),
+                                new_hash: Some(sig.clone()),
+                                detail: Some(key.clone()),
+                            });
+                        }
                     }
                     if a.lossy_utf8 {
                         report.lossy_utf8.push(a.path.clone());
@@ -643,12 +729,25 @@ impl Writer<'_> {
         let names = self.store.write(|tx| {
             let mut names = Vec::new();
             for g in gone {
-                names.extend(map::symbol_keys(tx, g.file_id)?.into_iter().map(|(_, n)| n));
+                names.extend(
+                    map::symbol_keys(tx, g.file_id)?
+                        .into_iter()
+                        .map(|(_, n, _)| n),
+                );
                 map::delete_file(tx, g.file_id)?;
             }
             Ok(names)
         })?;
         self.changed_names.extend(names);
+        for g in gone {
+            self.drift.push(map::DriftEntry {
+                path: g.path.clone(),
+                kind: "delete",
+                old_hash: Some(g.content_hash.clone()),
+                new_hash: None,
+                detail: None,
+            });
+        }
         let mut deleted: Vec<String> = gone.iter().map(|g| g.path.clone()).collect();
         deleted.sort();
         deleted.dedup();
@@ -714,13 +813,13 @@ fn detect_renames(gone: &[&FileState], added: &[String], store: &Store) -> Resul
             .query_row([path], |r| r.get(0))
             .optional()
             .ctx(|| "reading content hashes".into())?;
-        if let Some(from) = hash.and_then(|h| by_hash.get_mut(h.as_str())) {
-            if !from.is_empty() {
-                renames.push(Rename {
-                    from: from.remove(0).to_string(),
-                    to: path.clone(),
-                });
-            }
+        if let Some(from) = hash.and_then(|h| by_hash.get_mut(h.as_str()))
+            && !from.is_empty()
+        {
+            renames.push(Rename {
+                from: from.remove(0).to_string(),
+                to: path.clone(),
+            });
         }
     }
     Ok(renames)
@@ -746,13 +845,13 @@ fn resolve_deps(
             .ctx(|| "reading paths".into())?;
         for row in rows {
             let (id, path) = row.ctx(|| "reading paths".into())?;
-            if path == "go.mod" || path.ends_with("/go.mod") {
-                if let Some(module) = go_module_path(&root.join(&path)) {
-                    let dir = path.strip_suffix("go.mod").unwrap_or("");
-                    index
-                        .go_modules
-                        .insert(dir.trim_end_matches('/').to_string(), module);
-                }
+            if (path == "go.mod" || path.ends_with("/go.mod"))
+                && let Some(module) = go_module_path(&root.join(&path))
+            {
+                let dir = path.strip_suffix("go.mod").unwrap_or("");
+                index
+                    .go_modules
+                    .insert(dir.trim_end_matches('/').to_string(), module);
             }
             index.paths.insert(path.clone());
             ids.insert(path, id);
@@ -794,7 +893,9 @@ fn resolve_deps(
         .collect::<std::result::Result<_, _>>()
         .ctx(|| "reading imports".into())?
     };
-    let mut edges: BTreeMap<i64, BTreeMap<(String, Option<i64>), (u32, u32)>> = BTreeMap::new();
+    // file → (module, target) → (first line, count)
+    type Edges = BTreeMap<(String, Option<i64>), (u32, u32)>;
+    let mut edges: BTreeMap<i64, Edges> = BTreeMap::new();
     for (file_id, path, language, module, names, line) in &imports {
         if !all && !changed.contains(file_id) {
             continue;

@@ -142,12 +142,12 @@ impl Workspace {
         let end = up_to_event.or(s.end_event_id).unwrap_or(i64::MAX);
         let mut seen = std::collections::BTreeSet::new();
         for e in mem::events_between(conn, s.start_event_id, end, "commit")? {
-            if seen.insert(e.source_ref.clone()) {
-                if let Some(c) = mem::commit(conn, &e.source_ref)? {
-                    let short: String = c.hash.chars().take(12).collect();
-                    d.commits
-                        .push((short, c.message.lines().next().unwrap_or("").to_string()));
-                }
+            if seen.insert(e.source_ref.clone())
+                && let Some(c) = mem::commit(conn, &e.source_ref)?
+            {
+                let short: String = c.hash.chars().take(12).collect();
+                d.commits
+                    .push((short, c.message.lines().next().unwrap_or("").to_string()));
             }
         }
         Ok(d)

@@ -15,6 +15,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::UNIX_EPOCH;
 
 use serde::Serialize;
@@ -118,7 +119,10 @@ pub fn in_git_repository(dir: &Path) -> bool {
 }
 
 /// Walks `root`. Never fails: unreadable directories become [`SkipReason::Unreadable`].
-/// `max_file_size` in bytes; `max_files` caps how many files are returned.
+/// `max_file_size` in bytes; `max_files` caps how many files are returned: the walk
+/// stops soon after finding that many (a home directory is not walked to the end), keeps
+/// the first `max_files` by path, and reports the rest, and the unwalked remainder as
+/// one entry for the root, with [`SkipReason::FileLimit`].
 pub fn walk(root: &Path, max_file_size: u64, max_files: u64, threads: usize) -> Walk {
     let git = in_git_repository(root);
     let mut builder = ignore::WalkBuilder::new(root);
@@ -135,14 +139,22 @@ pub fn walk(root: &Path, max_file_size: u64, max_files: u64, threads: usize) -> 
         .threads(threads)
         .filter_entry(|e| !ALWAYS_SKIPPED_DIRS.iter().any(|d| e.file_name() == *d));
     let state = Mutex::new((Vec::new(), Vec::new()));
+    let found = AtomicU64::new(0);
+    let stopped = AtomicBool::new(false);
     builder.build_parallel().run(|| {
         let state = &state;
+        let found = &found;
+        let stopped = &stopped;
         Box::new(move |entry| {
             let (file, skip) = classify(root, entry, max_file_size);
             if file.is_some() || skip.is_some() {
                 let mut guard = state.lock().unwrap_or_else(|p| p.into_inner());
                 if let Some(f) = file {
                     guard.0.push(f);
+                    if found.fetch_add(1, Ordering::Relaxed) + 1 > max_files {
+                        stopped.store(true, Ordering::Relaxed);
+                        return ignore::WalkState::Quit;
+                    }
                 }
                 if let Some(s) = skip {
                     guard.1.push(s);
@@ -164,6 +176,15 @@ pub fn walk(root: &Path, max_file_size: u64, max_files: u64, threads: usize) -> 
                 mtime_ns: f.mtime_ns,
             });
         }
+    }
+    if stopped.load(Ordering::Relaxed) {
+        skips.push(Skip {
+            path: String::new(),
+            reason: SkipReason::FileLimit,
+            detail: Some(format!("the walk stopped after {max_files} files; the rest of the tree was not listed")),
+            size: 0,
+            mtime_ns: 0,
+        });
     }
     skips.sort_by(|a, b| a.path.cmp(&b.path));
     Walk { files, skips }

@@ -91,16 +91,16 @@ impl Workspace {
                     );
                 }
             }
-            if let Some(page) = mem::page_by_subject(conn, path)? {
-                if let Some(rev) = page.current_revision_id {
-                    // The file's own page: first for a bare path, after symbol matches for a line.
-                    let claims = match candidates.iter().position(|c| c.0 == rev) {
-                        Some(i) => candidates.remove(i).2,
-                        None => Vec::new(),
-                    };
-                    let at = if line.is_some() { candidates.len() } else { 0 };
-                    candidates.insert(at, (rev, "path".into(), claims));
-                }
+            if let Some(page) = mem::page_by_subject(conn, path)?
+                && let Some(rev) = page.current_revision_id
+            {
+                // The file's own page: first for a bare path, after symbol matches for a line.
+                let claims = match candidates.iter().position(|c| c.0 == rev) {
+                    Some(i) => candidates.remove(i).2,
+                    None => Vec::new(),
+                };
+                let at = if line.is_some() { candidates.len() } else { 0 };
+                candidates.insert(at, (rev, "path".into(), claims));
             }
             push_claims(
                 &mut candidates,
@@ -108,25 +108,25 @@ impl Workspace {
                 "path",
             );
         }
-        if candidates.is_empty() {
-            if let Some(fts) = crate::search::fts_query(q) {
-                // The first revision of each page that said it is the one that introduced it.
-                let hits = mem::search_revisions(conn, &fts, false, 200)?;
-                let mut best: Vec<(i64, i64)> = Vec::new(); // (page, revision)
-                for h in &hits {
-                    let Some(rev) = mem::revision_by_id(conn, h.revision_id)? else {
-                        continue;
-                    };
-                    match best.iter_mut().find(|(p, _)| *p == rev.page_id) {
-                        Some(entry) => entry.1 = entry.1.min(rev.revision_id),
-                        None => best.push((rev.page_id, rev.revision_id)),
-                    }
+        if candidates.is_empty()
+            && let Some(fts) = crate::search::fts_query(q)
+        {
+            // The first revision of each page that said it is the one that introduced it.
+            let hits = mem::search_revisions(conn, &fts, false, 200)?;
+            let mut best: Vec<(i64, i64)> = Vec::new(); // (page, revision)
+            for h in &hits {
+                let Some(rev) = mem::revision_by_id(conn, h.revision_id)? else {
+                    continue;
+                };
+                match best.iter_mut().find(|(p, _)| *p == rev.page_id) {
+                    Some(entry) => entry.1 = entry.1.min(rev.revision_id),
+                    None => best.push((rev.page_id, rev.revision_id)),
                 }
-                candidates.extend(
-                    best.into_iter()
-                        .map(|(_, r)| (r, "text".to_string(), Vec::new())),
-                );
             }
+            candidates.extend(
+                best.into_iter()
+                    .map(|(_, r)| (r, "text".to_string(), Vec::new())),
+            );
         }
         let Some((rev_id, matched_by, claims)) = candidates.first().cloned() else {
             return Err(EngineError::NotFound(format!("no memory explains `{q}`")));
@@ -141,18 +141,45 @@ impl Workspace {
         if let Some(id) = revision.event_id {
             events.extend(mem::event_by_id(conn, id)?);
         }
-        let up_to = revision.event_id.unwrap_or(i64::MAX);
-        events.extend(mem::events_for_subject(
-            conn,
-            &revision.subject,
-            &["rename"],
-            i64::MAX,
-        )?);
-        let commit =
-            match mem::events_for_subject(conn, &revision.subject, &["commit"], up_to)?.last() {
-                Some(e) => mem::commit(conn, &e.source_ref)?,
-                None => None,
-            };
+        // The page's subjects over time: renames recorded by sync name the old paths.
+        let renames = mem::events_for_subject(conn, &revision.subject, &["rename"], i64::MAX)?;
+        let mut subjects = vec![revision.subject.clone()];
+        let mut frontier = revision.subject.clone();
+        for _ in 0..32 {
+            let from = mem::events_for_subject(conn, &frontier, &["rename"], i64::MAX)?
+                .iter()
+                .rev()
+                .find_map(|e| {
+                    let v: serde_json::Value = serde_json::from_str(e.payload.as_deref()?).ok()?;
+                    v["from"].as_str().map(str::to_string)
+                });
+            match from {
+                Some(f) if !subjects.contains(&f) => {
+                    subjects.push(f.clone());
+                    frontier = f;
+                }
+                _ => break,
+            }
+        }
+        events.extend(renames);
+        // The code the memory was written against: the newest commit touching the file
+        // (under any of its names) committed at or before the revision.
+        let mut commit: Option<CommitRow> = None;
+        for subject in &subjects {
+            for e in mem::events_for_subject(conn, subject, &["commit"], i64::MAX)? {
+                let Some(c) = mem::commit(conn, &e.source_ref)? else {
+                    continue;
+                };
+                let before = c.committed_at.as_str() <= revision.created_at.as_str();
+                if before
+                    && commit
+                        .as_ref()
+                        .is_none_or(|best| c.committed_at > best.committed_at)
+                {
+                    commit = Some(c);
+                }
+            }
+        }
         let mut others = Vec::new();
         for (r, _, _) in candidates.iter().skip(1).take(10) {
             if let Some(rev) = mem::revision_by_id(conn, *r)? {

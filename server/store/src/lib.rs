@@ -6,6 +6,7 @@
 //! transaction that later upgrades to a write fails at once with `SQLITE_BUSY` even with a
 //! busy timeout). Long work, such as parsing, never happens inside a transaction.
 
+pub mod audit;
 mod error;
 pub mod map;
 pub mod memory;
@@ -86,7 +87,7 @@ impl Store {
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(|e| StoreError::sqlite("setting journal_mode=WAL", e))?;
         self.conn
-            .execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+            .execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
             .map_err(|e| StoreError::sqlite("setting foreign_keys and synchronous", e))?;
         Ok(())
     }

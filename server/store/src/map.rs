@@ -177,13 +177,13 @@ pub fn delete_file(tx: &Transaction<'_>, file_id: i64) -> Result<()> {
     Ok(())
 }
 
-/// `(key, name)` of every symbol of a file.
-pub fn symbol_keys(conn: &Connection, file_id: i64) -> Result<Vec<(String, String)>> {
+/// `(key, name, signature fingerprint)` of every symbol of a file.
+pub fn symbol_keys(conn: &Connection, file_id: i64) -> Result<Vec<(String, String, String)>> {
     let mut stmt = conn
-        .prepare_cached("SELECT key, name FROM symbols WHERE file_id = ?1")
+        .prepare_cached("SELECT key, name, signature_fingerprint FROM symbols WHERE file_id = ?1")
         .ctx(|| "reading symbol keys".into())?;
     let rows = stmt
-        .query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .ctx(|| "reading symbol keys".into())?;
     rows.collect::<rusqlite::Result<Vec<_>>>()
         .ctx(|| "reading symbol keys".into())
@@ -661,6 +661,89 @@ pub fn replace_skipped_files(tx: &Transaction<'_>, skips: &[SkippedFile]) -> Res
     for s in skips {
         stmt.execute(params![s.path, s.reason, s.detail, s.size, s.mtime_ns])
             .ctx(|| format!("writing skipped file {}", s.path))?;
+    }
+    Ok(())
+}
+
+/// One observed change of a file, for the drift ledger.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DriftEntry {
+    /// The file (the new path, for renames).
+    pub path: String,
+    /// `add`, `modify`, `delete`, `rename`, `signature_change`.
+    pub kind: &'static str,
+    /// Content hash before (signature fingerprint for `signature_change`).
+    pub old_hash: Option<String>,
+    /// Content hash after (signature fingerprint for `signature_change`).
+    pub new_hash: Option<String>,
+    /// The old path of a rename, or the symbol key of a signature change.
+    pub detail: Option<String>,
+}
+
+/// Appends drift entries; an entry already in the ledger (same path, hashes, kind and
+/// detail) is not repeated. `source` is `scan` or `overlay`. Returns how many were new.
+pub fn insert_drift(
+    tx: &Transaction<'_>,
+    scan_id: i64,
+    entries: &[DriftEntry],
+    source: &str,
+) -> Result<usize> {
+    let mut stmt = tx
+        .prepare_cached(
+            "INSERT OR IGNORE INTO drift(scan_id, path, kind, old_hash, new_hash, detail, source)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )
+        .ctx(|| "writing drift".into())?;
+    let mut n = 0;
+    for e in entries {
+        n += stmt
+            .execute(params![
+                scan_id, e.path, e.kind, e.old_hash, e.new_hash, e.detail, source
+            ])
+            .ctx(|| format!("writing drift for {}", e.path))?;
+    }
+    Ok(n)
+}
+
+/// Secondary indexes of `symbols` and `refs` that a bulk load builds at the end.
+/// Their definitions must match the migrations (`0001_map.sql`).
+const BULK_INDEXES: &[(&str, &str)] = &[
+    ("refs_by_name", "CREATE INDEX IF NOT EXISTS refs_by_name ON refs(name)"),
+    ("refs_by_target", "CREATE INDEX IF NOT EXISTS refs_by_target ON refs(target_key)"),
+    ("refs_by_file", "CREATE INDEX IF NOT EXISTS refs_by_file ON refs(file_id)"),
+    ("symbols_by_name", "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name)"),
+    ("symbols_by_qualified_name", "CREATE INDEX IF NOT EXISTS symbols_by_qualified_name ON symbols(qualified_name)"),
+];
+
+/// Drops the bulk indexes (before a first scan's bulk load).
+pub fn drop_bulk_indexes(tx: &Transaction<'_>) -> Result<()> {
+    for (name, _) in BULK_INDEXES {
+        tx.execute_batch(&format!("DROP INDEX IF EXISTS {name}"))
+            .ctx(|| format!("dropping index {name}"))?;
+    }
+    Ok(())
+}
+
+/// True when a bulk load was interrupted before it rebuilt its indexes.
+pub fn bulk_indexes_missing(conn: &Connection) -> Result<bool> {
+    let present: usize = conn
+        .query_row(
+            &format!(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ({})",
+                BULK_INDEXES.iter().map(|(n, _)| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+            ),
+            [],
+            |r| r.get(0),
+        )
+        .ctx(|| "checking indexes".into())?;
+    Ok(present < BULK_INDEXES.len())
+}
+
+/// Creates the bulk indexes if missing (after a bulk load, and at the start of any scan
+/// that finds them missing, so an interrupted load never leaves the map unindexed).
+pub fn create_bulk_indexes(tx: &Transaction<'_>) -> Result<()> {
+    for (name, sql) in BULK_INDEXES {
+        tx.execute_batch(sql).ctx(|| format!("creating index {name}"))?;
     }
     Ok(())
 }

@@ -33,6 +33,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "memory",
         sql: include_str!("migrations/0002_memory.sql"),
     },
+    Migration {
+        version: 3,
+        name: "audit",
+        sql: include_str!("migrations/0003_audit.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
@@ -85,24 +90,24 @@ pub(crate) fn migrate(store: &mut Store) -> Result<()> {
     if current >= SCHEMA_VERSION {
         return Ok(());
     }
-    if current > 0 {
-        if let Some(path) = store.path.clone() {
-            let dir = path
-                .parent()
-                .map(|p| p.join("backups"))
-                .unwrap_or_else(|| "backups".into());
-            let stem = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "loci".into());
-            let stamp: String = store
-                .conn
-                .query_row("SELECT strftime('%Y%m%dT%H%M%SZ', 'now')", [], |r| r.get(0))
-                .ctx(|| "reading the clock".into())?;
-            let dest = dir.join(format!("{stem}-v{current}-{stamp}.db"));
-            tracing::info!(from = current, to = SCHEMA_VERSION, backup = %dest.display(), "migrating the database");
-            store.backup_to(&dest)?;
-        }
+    if current > 0
+        && let Some(path) = store.path.clone()
+    {
+        let dir = path
+            .parent()
+            .map(|p| p.join("backups"))
+            .unwrap_or_else(|| "backups".into());
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "loci".into());
+        let stamp: String = store
+            .conn
+            .query_row("SELECT strftime('%Y%m%dT%H%M%SZ', 'now')", [], |r| r.get(0))
+            .ctx(|| "reading the clock".into())?;
+        let dest = dir.join(format!("{stem}-v{current}-{stamp}.db"));
+        tracing::info!(from = current, to = SCHEMA_VERSION, backup = %dest.display(), "migrating the database");
+        store.backup_to(&dest)?;
     }
     for migration in MIGRATIONS.iter().filter(|m| m.version > current) {
         store.write(|tx| {

@@ -1,0 +1,453 @@
+//! Behaviour of `analyze`, `parse` and `extract` on small inline inputs: bad input never
+//! crashes (deep nesting, pathological input, syntax errors, empty files), fingerprints
+//! ignore comments and layout but not tokens, keys are deterministic, positions are byte
+//! columns.
+
+use loci_core::analyze::{extract, parse};
+use loci_core::{AnalyzeOptions, Degraded, FileAnalysis, Language, SymbolKind, analyze};
+
+fn run(language: Language, text: &str) -> FileAnalysis {
+    analyze("test", language, text, &AnalyzeOptions::default())
+}
+
+/// Runs `f` on a thread with a 2 MiB stack, the size of a tokio worker's.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(f)
+        .expect("thread starts")
+        .join()
+        .expect("analysis on a 2 MiB stack did not panic or overflow")
+}
+
+fn symbol<'a>(analysis: &'a FileAnalysis, qualified: &str) -> &'a loci_core::Symbol {
+    analysis
+        .symbols
+        .iter()
+        .find(|s| s.qualified_name == qualified)
+        .unwrap_or_else(|| panic!("no symbol {qualified} in {:#?}", analysis.symbols))
+}
+
+#[test]
+fn deep_nesting_javascript_b16a_does_not_overflow_a_2mib_stack() {
+    let analysis = on_small_stack(|| {
+        let depth = 100_000;
+        let text = format!(
+            "x = {}1{};\nfunction after() {{}}\n",
+            "(".repeat(depth),
+            ")".repeat(depth)
+        );
+        let analysis = run(Language::JavaScript, &text);
+        // dropping the tree and every value happened on the small stack too
+        analysis
+    });
+    assert_eq!(analysis.degraded, Some(Degraded::TooDeep { limit: 2_000 }));
+    // what sits above the depth limit is still extracted
+    assert_eq!(
+        analysis
+            .symbols
+            .iter()
+            .map(|s| s.key.as_str())
+            .collect::<Vec<_>>(),
+        ["test#after@function"]
+    );
+    assert_eq!(analysis.fingerprint.len(), 16);
+}
+
+#[test]
+fn deep_nesting_within_the_limit_is_not_degraded() {
+    let text = format!("x = {}1{};\n", "(".repeat(500), ")".repeat(500));
+    let analysis = on_small_stack(move || run(Language::JavaScript, &text));
+    assert_eq!(analysis.degraded, None);
+    assert_eq!(analysis.error_nodes, 0);
+}
+
+#[test]
+fn unclosed_parens_rust_b16b_parse_is_bounded_and_reparse_after_an_edit_works() {
+    let (first, second) = on_small_stack(|| {
+        let mut text = format!("fn main() {{ let x = {}", "(".repeat(50_000));
+        let options = AnalyzeOptions {
+            timeout_ms: 2_000,
+            ..AnalyzeOptions::default()
+        };
+        let started = std::time::Instant::now();
+        let (tree, degraded) = parse(Language::Rust, &text, None, &options);
+        let first = (
+            started.elapsed(),
+            degraded.clone(),
+            tree.as_ref().map(|t| t.root_node().has_error()),
+        );
+        // One edit (a didChange): append a character, reparse incrementally.
+        let second = match tree {
+            Some(mut tree) => {
+                let at = text.len();
+                text.push(')');
+                tree.edit(&tree_sitter_edit(at, 1, text.matches('\n').count()));
+                let started = std::time::Instant::now();
+                let (tree, degraded) = parse(Language::Rust, &text, Some(&tree), &options);
+                let analysis = tree
+                    .as_ref()
+                    .map(|t| extract("open.rs", Language::Rust, &text, t, &options));
+                (
+                    started.elapsed(),
+                    degraded,
+                    analysis.map(|a| a.error_nodes > 0),
+                )
+            }
+            None => (std::time::Duration::ZERO, degraded, None),
+        };
+        (first, second)
+    });
+    // Bounded: the parse finished or gave up at the limit (plus slack for a loaded machine).
+    assert!(
+        first.0 < std::time::Duration::from_secs(10),
+        "first parse took {:?}",
+        first.0
+    );
+    assert!(
+        second.0 < std::time::Duration::from_secs(10),
+        "reparse took {:?}",
+        second.0
+    );
+    match (&first.1, first.2) {
+        (Some(Degraded::ParseTimeout { limit_ms: 2_000 }), None) | (None, Some(true)) => {}
+        other => panic!("unexpected first parse outcome {other:?}"),
+    }
+}
+
+fn tree_sitter_edit(at: usize, inserted: usize, row: usize) -> loci_core::tree_sitter::InputEdit {
+    use loci_core::tree_sitter::{InputEdit, Point};
+    // Single-line input: the column is the byte offset.
+    InputEdit {
+        start_byte: at,
+        old_end_byte: at,
+        new_end_byte: at + inserted,
+        start_position: Point { row, column: at },
+        old_end_position: Point { row, column: at },
+        new_end_position: Point {
+            row,
+            column: at + inserted,
+        },
+    }
+}
+
+#[test]
+fn parse_timeout_degrades_with_a_raw_text_fingerprint() {
+    let text = "def f(x):\n    return [x for x in range(10)]\n".repeat(20_000);
+    let options = AnalyzeOptions {
+        timeout_ms: 0,
+        ..AnalyzeOptions::default()
+    };
+    let analysis = analyze("big.py", Language::Python, &text, &options);
+    assert_eq!(
+        analysis.degraded,
+        Some(Degraded::ParseTimeout { limit_ms: 0 })
+    );
+    assert!(analysis.symbols.is_empty() && analysis.refs.is_empty() && analysis.imports.is_empty());
+    assert_eq!(
+        analysis.fingerprint,
+        loci_core::fingerprint::raw_text_fingerprint(&text)
+    );
+    // the thread's parser is usable again afterwards
+    let after = run(Language::Python, "def g():\n    pass\n");
+    assert_eq!(after.degraded, None);
+    assert_eq!(after.symbols.len(), 1);
+}
+
+#[test]
+fn empty_files_work() {
+    for language in Language::ALL {
+        let analysis = run(language, "");
+        assert!(analysis.symbols.is_empty(), "{language:?}");
+        assert_eq!(analysis.error_nodes, 0, "{language:?}");
+        assert_eq!(analysis.degraded, None, "{language:?}");
+        assert_eq!(analysis.fingerprint.len(), 16);
+    }
+}
+
+#[test]
+fn syntax_errors_keep_the_good_symbols() {
+    let text = "def good():\n    return 1\n\ndef broken(:\n    pass\n\nclass Fine:\n    def ok(self):\n        return 2\n";
+    let analysis = run(Language::Python, text);
+    assert!(analysis.error_nodes > 0);
+    let keys: Vec<&str> = analysis.symbols.iter().map(|s| s.key.as_str()).collect();
+    assert!(keys.contains(&"test#good@function"), "{keys:?}");
+    assert!(keys.contains(&"test#Fine@class"), "{keys:?}");
+    assert!(keys.contains(&"test#Fine.ok@method"), "{keys:?}");
+
+    let rust = run(Language::Rust, "fn a() {}\nfn b( {\nstruct S;\nfn c() {}\n");
+    assert!(rust.error_nodes > 0);
+    assert!(
+        rust.symbols.iter().any(|s| s.key == "test#a@function"),
+        "{:#?}",
+        rust.symbols
+    );
+}
+
+const RUST_BASE: &str = "\
+/// Adds.
+pub fn add(a: i32, b: i32) -> i32 {
+    // sum them
+    a + b
+}
+
+struct S;
+
+impl S {
+    fn method(&self) -> i32 {
+        add(1, 2)
+    }
+}
+";
+
+#[test]
+fn comment_only_edits_keep_fingerprints() {
+    let base = run(Language::Rust, RUST_BASE);
+    let edited = run(
+        Language::Rust,
+        &RUST_BASE
+            .replace("// sum them", "// add the two numbers\n    /* block */")
+            .replace("/// Adds.", "/// Adds two numbers."),
+    );
+    assert_eq!(base.fingerprint, edited.fingerprint);
+    for qualified in ["add", "S.method"] {
+        let (a, b) = (symbol(&base, qualified), symbol(&edited, qualified));
+        assert_eq!(a.body_fingerprint, b.body_fingerprint, "{qualified}");
+        assert_eq!(
+            a.signature_fingerprint, b.signature_fingerprint,
+            "{qualified}"
+        );
+    }
+    assert_eq!(
+        symbol(&edited, "add").doc.as_deref(),
+        Some("Adds two numbers.")
+    );
+}
+
+#[test]
+fn token_edits_change_fingerprints() {
+    let base = run(Language::Rust, RUST_BASE);
+    let body_edit = run(Language::Rust, &RUST_BASE.replace("a + b", "a - b"));
+    assert_ne!(base.fingerprint, body_edit.fingerprint);
+    let (a, b) = (symbol(&base, "add"), symbol(&body_edit, "add"));
+    assert_ne!(a.body_fingerprint, b.body_fingerprint);
+    assert_eq!(
+        a.signature_fingerprint, b.signature_fingerprint,
+        "a body edit is not a signature change"
+    );
+    // the untouched method keeps its fingerprint
+    assert_eq!(
+        symbol(&base, "S.method").body_fingerprint,
+        symbol(&body_edit, "S.method").body_fingerprint
+    );
+
+    let signature_edit = run(
+        Language::Rust,
+        &RUST_BASE.replace("b: i32) -> i32", "b: i64) -> i32"),
+    );
+    let c = symbol(&signature_edit, "add");
+    assert_ne!(a.signature_fingerprint, c.signature_fingerprint);
+    assert_ne!(a.body_fingerprint, c.body_fingerprint);
+
+    // a string's contents are tokens too
+    let js = run(Language::JavaScript, "const s = 'a b';\n");
+    let js2 = run(Language::JavaScript, "const s = 'a  b';\n");
+    assert_ne!(js.fingerprint, js2.fingerprint);
+}
+
+#[test]
+fn whitespace_and_reindent_only_edits_keep_fingerprints() {
+    let base = run(Language::Rust, RUST_BASE);
+    let reflowed = "/// Adds.\npub fn add(\n        a: i32,\n        b: i32\n) -> i32 {\n  a+b\n}\nstruct S;\nimpl S {\n\tfn method( &self ) -> i32 { add( 1,2 ) }\n}\n";
+    let edited = run(Language::Rust, reflowed);
+    assert_eq!(base.fingerprint, edited.fingerprint);
+    assert_eq!(
+        symbol(&base, "add").body_fingerprint,
+        symbol(&edited, "add").body_fingerprint
+    );
+    assert_eq!(
+        symbol(&base, "add").signature_fingerprint,
+        symbol(&edited, "add").signature_fingerprint
+    );
+
+    let js = "function f(a, b) {\n  if (a) {\n    return b;\n  }\n}\n";
+    let js_reindented = "function f(a,b){\n        if (a) { return b; }\n}\n";
+    assert_eq!(
+        run(Language::JavaScript, js).fingerprint,
+        run(Language::JavaScript, js_reindented).fingerprint
+    );
+}
+
+#[test]
+fn python_docstring_edits_are_doc_changes_not_code_changes() {
+    let base = "def f(x):\n    \"\"\"Old doc.\"\"\"\n    return x\n";
+    let edited = "def f(x):\n    \"\"\"New, longer doc.\"\"\"\n    return x\n";
+    let (a, b) = (run(Language::Python, base), run(Language::Python, edited));
+    assert_eq!(a.fingerprint, b.fingerprint);
+    assert_eq!(a.symbols[0].body_fingerprint, b.symbols[0].body_fingerprint);
+    assert_eq!(b.symbols[0].doc.as_deref(), Some("New, longer doc."));
+    // a string that is not the first statement is code
+    let c = run(
+        Language::Python,
+        "def f(x):\n    y = 1\n    \"\"\"not a docstring\"\"\"\n    return x\n",
+    );
+    let d = run(
+        Language::Python,
+        "def f(x):\n    y = 1\n    \"\"\"changed\"\"\"\n    return x\n",
+    );
+    assert_ne!(c.symbols[0].body_fingerprint, d.symbols[0].body_fingerprint);
+}
+
+#[test]
+fn keys_are_deterministic_with_ordinals_in_document_order() {
+    let text = "\
+class A:
+    @property
+    def name(self):
+        return 1
+
+    @name.setter
+    def name(self, value):
+        pass
+
+    def name(self):
+        pass
+
+def name():
+    pass
+";
+    let first = run(Language::Python, text);
+    let second = run(Language::Python, text);
+    assert_eq!(first, second);
+    let keys: Vec<&str> = first.symbols.iter().map(|s| s.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "test#A@class",
+            "test#A.name@method",
+            "test#A.name@method[2]",
+            "test#A.name@method[3]",
+            "test#name@function"
+        ]
+    );
+    assert_eq!(first.symbols[1].parent, Some(0));
+    assert_eq!(first.symbols[4].parent, None);
+}
+
+#[test]
+fn a_method_key_survives_lines_added_above_it() {
+    let text = "class Service:\n    def login(self, user):\n        return user\n";
+    let shifted = format!("import os\n\n\n# a comment\nX = 1\n\n{text}");
+    let (a, b) = (run(Language::Python, text), run(Language::Python, &shifted));
+    let (ma, mb) = (symbol(&a, "Service.login"), symbol(&b, "Service.login"));
+    assert_eq!(ma.key, "test#Service.login@method");
+    assert_eq!(ma.key, mb.key);
+    assert_eq!(ma.body_fingerprint, mb.body_fingerprint);
+    assert_eq!(mb.span.line, ma.span.line + 6);
+}
+
+#[test]
+fn byte_columns_after_non_ascii_text() {
+    // "é" and "→" are 2 and 3 bytes in UTF-8; "名前" is 6.
+    let text = "s = \"é→\"; const 名前 = 1; function f() {}\nconst t = '🦀'; class Ü { m() {} }\n";
+    let analysis = run(Language::JavaScript, text);
+    let f = symbol(&analysis, "f");
+    assert_eq!(f.name_span.line, 0);
+    assert_eq!(f.name_span.column as usize, text.find("f()").unwrap());
+    assert_eq!(
+        &text[f.name_span.start as usize..f.name_span.end as usize],
+        "f"
+    );
+    let class = symbol(&analysis, "Ü");
+    let line_start = text.find('\n').unwrap() + 1;
+    assert_eq!(class.name_span.line, 1);
+    assert_eq!(
+        class.name_span.column as usize,
+        text[line_start..].find('Ü').unwrap()
+    );
+    assert_eq!(
+        class.name_span.column, 24,
+        "byte column, not chars (21) nor UTF-16 units (22)"
+    );
+    let method = symbol(&analysis, "Ü.m");
+    assert_eq!(method.kind, SymbolKind::Method);
+    assert_eq!(
+        &text[method.name_span.start as usize..method.name_span.end as usize],
+        "m"
+    );
+}
+
+#[test]
+fn parse_then_extract_equals_analyze_and_incremental_reparse_matches_fresh() {
+    let options = AnalyzeOptions::default();
+    let text = "def a():\n    return b()\n\ndef b():\n    return 1\n";
+    let (tree, degraded) = parse(Language::Python, text, None, &options);
+    assert_eq!(degraded, None);
+    let mut tree = tree.expect("parsed");
+    assert_eq!(
+        extract("m.py", Language::Python, text, &tree, &options),
+        analyze("m.py", Language::Python, text, &options)
+    );
+
+    // Insert a function at the top, reparse with the edited old tree.
+    let inserted = "def z():\n    pass\n\n";
+    let new_text = format!("{inserted}{text}");
+    tree.edit(&loci_core::tree_sitter::InputEdit {
+        start_byte: 0,
+        old_end_byte: 0,
+        new_end_byte: inserted.len(),
+        start_position: loci_core::tree_sitter::Point { row: 0, column: 0 },
+        old_end_position: loci_core::tree_sitter::Point { row: 0, column: 0 },
+        new_end_position: loci_core::tree_sitter::Point { row: 3, column: 0 },
+    });
+    let (new_tree, _) = parse(Language::Python, &new_text, Some(&tree), &options);
+    let incremental = extract(
+        "m.py",
+        Language::Python,
+        &new_text,
+        &new_tree.expect("reparsed"),
+        &options,
+    );
+    assert_eq!(
+        incremental,
+        analyze("m.py", Language::Python, &new_text, &options)
+    );
+    assert_eq!(incremental.symbols.len(), 3);
+}
+
+#[test]
+fn a_tree_of_another_language_yields_an_empty_analysis() {
+    let options = AnalyzeOptions::default();
+    let (tree, _) = parse(Language::Python, "def f():\n    pass\n", None, &options);
+    let analysis = extract(
+        "x.rs",
+        Language::Rust,
+        "def f():\n    pass\n",
+        &tree.expect("parsed"),
+        &options,
+    );
+    assert!(analysis.symbols.is_empty());
+    assert_eq!(analysis.fingerprint.len(), 16);
+}
+
+#[test]
+fn garbage_input_with_wide_error_nodes_is_analyzed_in_linear_time() {
+    for (language, unit) in [
+        (Language::Python, ") "),
+        (Language::JavaScript, "} "),
+        (Language::C, "] "),
+    ] {
+        let text = unit.repeat(100_000);
+        let started = std::time::Instant::now();
+        let analysis = on_small_stack(move || run(language, &text));
+        assert!(
+            analysis.error_nodes > 0 || analysis.degraded.is_some(),
+            "{language:?}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{language:?} took {:?}",
+            started.elapsed()
+        );
+    }
+}

@@ -1,0 +1,630 @@
+//! `lint`, `check`, `resolve` and `drift`: memory and the repository's own docs checked
+//! against the map and the manifests (design.md "Audit").
+//!
+//! Static checks, deterministic and free:
+//! - `missing_path` (high): a path claim that names nothing in the map or on disk, with
+//!   a suggestion (where git says it was renamed to, or the only file of that name);
+//! - `missing_symbol` (medium): a symbol claim that resolved when it was written and no
+//!   longer does, or one that never resolved but is qualified by something in the map or
+//!   is a near miss of a real name — precision over completeness: a bare name the repository
+//!   never had (`print()`) is not reported;
+//! - `version_mismatch` (medium): `name@1.2.3` where every manifest declaring `name`
+//!   disagrees.
+//!
+//! A finding's identity is origin, subject, kind and target (never a line). Identical
+//! open findings are one row; a finding that stops failing is auto-resolved and may
+//! recur (a regression); a human dismissal suppresses it for good. Lines in docs that
+//! contain `loci: ignore` (e.g. in an HTML comment) are skipped, and a doc containing
+//! `loci: ignore-file` is skipped entirely.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use loci_core::claims::{ClaimKind, extract_claims};
+use loci_store::Context;
+use loci_store::audit::{self as au, NewFinding, Recorded, StaleMark};
+use loci_store::memory as mem;
+use serde::Serialize;
+
+use crate::audit::{Staleness, revision_staleness};
+use crate::memory::{SymbolResolution, resolve_path, resolve_symbol};
+use crate::{EngineError, Envelope, Result, Workspace, manifests};
+
+/// The result of a lint run.
+#[derive(Clone, Debug, Serialize)]
+pub struct LintReport {
+    /// Open contradictions after this run, by subject and line.
+    pub contradictions: Vec<au::Contradiction>,
+    /// Stale marks of live memory.
+    pub stale: Vec<Staleness>,
+    /// Pages with at least one stale mark.
+    pub stale_pages: Vec<String>,
+    /// Findings opened by this run.
+    pub opened: u64,
+    /// Findings that recurred after an auto-resolve.
+    pub recurred: u64,
+    /// Findings auto-resolved by this run.
+    pub resolved: u64,
+    /// Findings suppressed by a human dismissal.
+    pub suppressed: u64,
+    /// Claims checked (memory and docs).
+    pub claims_checked: u64,
+    /// Documents checked.
+    pub docs_checked: Vec<String>,
+}
+
+/// The CI gate's verdict.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckReport {
+    /// The lint run behind it.
+    pub lint: LintReport,
+    /// Whether the thresholds were kept.
+    pub passed: bool,
+    /// Threshold on open contradictions.
+    pub max_contradictions: u64,
+    /// Threshold on stale pages.
+    pub max_stale_pages: u64,
+}
+
+/// Drift since a scan revision, and what it did to the knowledge.
+#[derive(Clone, Debug, Serialize)]
+pub struct DriftReport {
+    /// Entries with a scan revision after this one.
+    pub since: i64,
+    /// File changes, oldest first.
+    pub files: Vec<au::DriftRow>,
+    /// Memory that became stale or false (or stopped being so), oldest first.
+    pub knowledge: Vec<au::KnowledgeChange>,
+}
+
+struct Ctx<'a> {
+    ws: &'a Workspace,
+    declared: Vec<manifests::Declared>,
+    names: Option<Vec<String>>,
+    file_names: Option<HashMap<String, Vec<String>>>,
+}
+
+impl Workspace {
+    /// Checks every live memory claim and the docs' claims, updates contradictions and
+    /// stale marks, and records what changed in the knowledge at the current scan revision.
+    pub fn lint(&mut self) -> Result<Envelope<LintReport>> {
+        let report = self.run_lint()?;
+        let mut env = self.envelope(report, Vec::new())?;
+        env.stale_warnings = env
+            .result
+            .stale
+            .iter()
+            .map(|s| crate::StaleWarning {
+                path: s.subject.clone(),
+                reason: s.describe(),
+            })
+            .collect();
+        Ok(env)
+    }
+
+    pub(crate) fn run_lint(&mut self) -> Result<LintReport> {
+        let conn = self.store.conn();
+        let scan_id: i64 = conn
+            .query_row(
+                "SELECT ifnull(max(scan_id), 0) FROM scans WHERE status = 'finished'",
+                [],
+                |r| r.get(0),
+            )
+            .ctx(|| "reading the scan revision".into())?;
+        let paths: Vec<String> = {
+            let mut stmt = conn
+                .prepare("SELECT path FROM files ORDER BY path")
+                .ctx(|| "reading paths".into())?;
+            stmt.query_map([], |r| r.get(0))
+                .ctx(|| "reading paths".into())?
+                .collect::<std::result::Result<_, _>>()
+                .ctx(|| "reading paths".into())?
+        };
+        let mut ctx = Ctx {
+            ws: self,
+            declared: manifests::load(&self.root, &paths),
+            names: None,
+            file_names: None,
+        };
+        let mut findings: Vec<NewFinding> = Vec::new();
+        let mut claims_checked = 0u64;
+
+        // Memory: the claims of every current revision.
+        for claim in mem::live_claims(conn)? {
+            claims_checked += 1;
+            let Some(rev) = mem::revision_by_id(conn, claim.revision_id)? else {
+                continue;
+            };
+            let check = Check {
+                origin: "page",
+                subject: &rev.subject,
+                doc_dir: None,
+                kind: ClaimKind::parse(&claim.kind),
+                text: &claim.text,
+                target: &claim.target,
+                version: claim.version.as_deref(),
+                was_resolved: claim.resolved.is_some(),
+                line: claim.line,
+                column: 0,
+                end_column: 0,
+                revision_id: Some(rev.revision_id),
+            };
+            findings.extend(ctx.check(&check)?.0);
+        }
+
+        // The repository's own documentation.
+        let mut doc_resolved: Vec<(String, &'static str, String, String)> = Vec::new();
+        let globs = build_globs(&self.config.lint.docs)?;
+        let mut docs_checked = Vec::new();
+        for path in paths.iter().filter(|p| {
+            (p.ends_with(".md") || p.ends_with(".markdown")) && globs.is_match(p.as_str())
+        }) {
+            let Ok(text) = std::fs::read_to_string(self.root.join(path)) else {
+                continue;
+            };
+            if text.contains("loci: ignore-file") {
+                continue;
+            }
+            docs_checked.push(path.clone());
+            let lines: Vec<&str> = text.split('\n').collect();
+            let doc_dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+            for c in extract_claims(&text) {
+                if lines
+                    .get(c.line as usize)
+                    .is_some_and(|l| l.contains("loci: ignore"))
+                {
+                    continue;
+                }
+                claims_checked += 1;
+                let was_resolved =
+                    au::doc_claim_resolved_before(conn, path, c.kind.as_str(), &c.target)?;
+                let check = Check {
+                    origin: "doc",
+                    subject: path,
+                    doc_dir: Some(doc_dir),
+                    kind: Some(c.kind),
+                    text: &c.text,
+                    target: &c.target,
+                    version: c.version.as_deref(),
+                    was_resolved,
+                    line: c.line,
+                    column: c.column,
+                    end_column: c.column + (c.end - c.start),
+                    revision_id: None,
+                };
+                let (finding, resolved) = ctx.check(&check)?;
+                findings.extend(finding);
+                if let (Some(resolved), false) = (resolved, was_resolved) {
+                    doc_resolved.push((path.clone(), c.kind.as_str(), c.target.clone(), resolved));
+                }
+            }
+        }
+        drop(ctx);
+
+        // Staleness of every current revision.
+        let mut stale = Vec::new();
+        for page in mem::pages(conn)? {
+            if let Some(rev) = page.current_revision_id {
+                stale.extend(revision_staleness(conn, rev)?);
+            }
+        }
+        let marks: Vec<StaleMark> = stale
+            .iter()
+            .map(|s| StaleMark {
+                mark_key: format!(
+                    "{}:{}",
+                    s.revision_id,
+                    s.claim_id
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| "page".into())
+                ),
+                subject: s.subject.clone(),
+                revision_id: s.revision_id,
+                claim_id: s.claim_id,
+                reason: serde_json::to_string(&s.reason).unwrap_or_default(),
+            })
+            .collect();
+        let old_marks = au::stale_marks(conn)?;
+
+        let stale_ref = &stale;
+        // (opened, recurred, resolved, suppressed)
+        let counts = self.store.write(|tx| {
+            let mut c = (0u64, 0u64, 0u64, 0u64);
+            let mut failing = BTreeSet::new();
+            for f in &findings {
+                if !failing.insert(f.finding_key.clone()) {
+                    continue; // identical findings are one
+                }
+                let (_, recorded) = au::record_finding(tx, f, scan_id)?;
+                let detail = describe(f);
+                match recorded {
+                    Recorded::Opened => {
+                        c.0 += 1;
+                        au::insert_knowledge_change(
+                            tx,
+                            scan_id,
+                            "became_false",
+                            &f.subject,
+                            &detail,
+                        )?;
+                    }
+                    Recorded::Recurred => {
+                        c.1 += 1;
+                        au::insert_knowledge_change(tx, scan_id, "recurred", &f.subject, &detail)?;
+                    }
+                    Recorded::Suppressed => c.3 += 1,
+                    Recorded::StillOpen => {}
+                }
+            }
+            for open in au::contradictions(tx, Some("open"))? {
+                if !failing.contains(&open.finding_key) {
+                    au::close(tx, open.contradiction_id, false, None, Some(scan_id))?;
+                    c.2 += 1;
+                    au::insert_knowledge_change(
+                        tx,
+                        scan_id,
+                        "no_longer_false",
+                        &open.subject,
+                        &format!("{} `{}` holds again", open.kind, open.claim),
+                    )?;
+                }
+            }
+            let old: BTreeMap<&str, &StaleMark> =
+                old_marks.iter().map(|m| (m.mark_key.as_str(), m)).collect();
+            let new: BTreeMap<&str, &StaleMark> =
+                marks.iter().map(|m| (m.mark_key.as_str(), m)).collect();
+            for (key, m) in &new {
+                if !old.contains_key(key) {
+                    let s = stale_ref
+                        .iter()
+                        .find(|s| s.revision_id == m.revision_id && s.claim_id == m.claim_id);
+                    au::insert_knowledge_change(
+                        tx,
+                        scan_id,
+                        "became_stale",
+                        &m.subject,
+                        &s.map(|s| s.describe()).unwrap_or_default(),
+                    )?;
+                }
+            }
+            for (key, m) in &old {
+                if !new.contains_key(key) {
+                    au::insert_knowledge_change(
+                        tx,
+                        scan_id,
+                        "no_longer_stale",
+                        &m.subject,
+                        &format!("revision {} is current again", m.revision_id),
+                    )?;
+                }
+            }
+            au::replace_stale_marks(tx, &marks, scan_id)?;
+            for (doc, kind, target, resolved) in &doc_resolved {
+                au::remember_doc_claim(tx, doc, kind, target, resolved, scan_id)?;
+            }
+            Ok(c)
+        })?;
+        let mut stale_pages: Vec<String> = stale.iter().map(|s| s.subject.clone()).collect();
+        stale_pages.sort();
+        stale_pages.dedup();
+        Ok(LintReport {
+            contradictions: au::contradictions(self.store.conn(), Some("open"))?,
+            stale,
+            stale_pages,
+            opened: counts.0,
+            recurred: counts.1,
+            resolved: counts.2,
+            suppressed: counts.3,
+            claims_checked,
+            docs_checked,
+        })
+    }
+
+    /// Lints, then compares with the `[check]` thresholds.
+    pub fn check(&mut self) -> Result<Envelope<CheckReport>> {
+        let lint = self.run_lint()?;
+        let max_contradictions = self.config.check.max_contradictions;
+        let max_stale_pages = self.config.check.max_stale_pages;
+        let passed = lint.contradictions.len() as u64 <= max_contradictions
+            && lint.stale_pages.len() as u64 <= max_stale_pages;
+        self.envelope(
+            CheckReport {
+                lint,
+                passed,
+                max_contradictions,
+                max_stale_pages,
+            },
+            Vec::new(),
+        )
+    }
+
+    /// A human dismissal: the contradiction is closed and that claim is never reported again.
+    pub fn resolve(
+        &mut self,
+        id: i64,
+        notes: Option<&str>,
+        session: Option<i64>,
+    ) -> Result<Envelope<au::Contradiction>> {
+        let Some(c) = au::contradiction_by_id(self.store.conn(), id)? else {
+            return Err(EngineError::NotFound(format!(
+                "no contradiction {id}; `loci lint` lists them"
+            )));
+        };
+        self.store.write(|tx| {
+            au::close(tx, id, true, notes, None)?;
+            let payload = serde_json::json!({"contradiction_id": id, "notes": notes}).to_string();
+            mem::insert_event(
+                tx,
+                "resolve",
+                &format!("resolve:{id}"),
+                &c.subject,
+                Some(&payload),
+                session,
+            )?;
+            Ok(())
+        })?;
+        let c = au::contradiction_by_id(self.store.conn(), id)?
+            .ok_or_else(|| EngineError::Internal("contradiction vanished".into()))?;
+        self.envelope(c, Vec::new())
+    }
+
+    /// The drift ledger after scan revision `since` (default: the one before the last),
+    /// with the knowledge changes of those scans.
+    pub fn drift(&self, since: Option<i64>) -> Result<Envelope<DriftReport>> {
+        let conn = self.store.conn();
+        let since = match since {
+            Some(s) => s,
+            None => conn
+                .query_row(
+                    "SELECT ifnull(max(scan_id), 1) - 1 FROM scans WHERE status = 'finished'",
+                    [],
+                    |r| r.get(0),
+                )
+                .ctx(|| "reading the scan revision".into())?,
+        };
+        let files = au::drift_since(conn, since)?;
+        let knowledge = au::knowledge_changes_since(conn, since)?;
+        self.envelope(
+            DriftReport {
+                since,
+                files,
+                knowledge,
+            },
+            Vec::new(),
+        )
+    }
+}
+
+struct Check<'a> {
+    origin: &'static str,
+    subject: &'a str,
+    doc_dir: Option<&'a str>,
+    kind: Option<ClaimKind>,
+    text: &'a str,
+    target: &'a str,
+    version: Option<&'a str>,
+    was_resolved: bool,
+    line: u32,
+    column: u32,
+    end_column: u32,
+    revision_id: Option<i64>,
+}
+
+impl Ctx<'_> {
+    /// The finding for a claim, if it fails, and what it resolves to now, if anything.
+    fn check(&mut self, c: &Check<'_>) -> Result<(Option<NewFinding>, Option<String>)> {
+        let conn = self.ws.store.conn();
+        let finding = |kind: &'static str,
+                       severity: &'static str,
+                       truth: Option<String>,
+                       suggestion: Option<String>| NewFinding {
+            finding_key: format!(
+                "{}:{}:{}:{}{}",
+                c.origin,
+                c.subject,
+                kind,
+                c.target,
+                c.version.map(|v| format!("@{v}")).unwrap_or_default()
+            ),
+            origin: c.origin,
+            subject: c.subject.to_string(),
+            revision_id: c.revision_id,
+            kind,
+            severity,
+            claim: c.text.to_string(),
+            target: c.target.to_string(),
+            truth,
+            suggestion,
+            line: c.line,
+            column: c.column,
+            end_column: c.end_column,
+        };
+        match c.kind {
+            Some(ClaimKind::Path) => {
+                if resolve_path(conn, c.target)?.is_some() || self.ws.root.join(c.target).exists() {
+                    return Ok((None, Some(c.target.to_string())));
+                }
+                if let Some(dir) = c.doc_dir {
+                    let relative = if dir.is_empty() {
+                        c.target.to_string()
+                    } else {
+                        format!("{dir}/{}", c.target)
+                    };
+                    if self.ws.root.join(&relative).exists() {
+                        return Ok((None, Some(relative)));
+                    }
+                }
+                let suggestion = self.path_suggestion(c.target)?;
+                Ok((
+                    Some(finding(
+                        "missing_path",
+                        "high",
+                        Some(format!("`{}` does not exist", c.target)),
+                        suggestion,
+                    )),
+                    None,
+                ))
+            }
+            Some(ClaimKind::Symbol) => {
+                match resolve_symbol(conn, c.target, (c.origin == "page").then_some(c.subject))? {
+                    SymbolResolution::Unique(s) => Ok((None, Some(s.key))),
+                    SymbolResolution::Ambiguous => Ok((None, Some(c.target.to_string()))),
+                    SymbolResolution::Missing => {
+                        let last = c.target.rsplit('.').next().unwrap_or(c.target);
+                        let near = self.closest_name(last)?;
+                        let qualified_known = c.target.contains('.') && {
+                            let first = c.target.split('.').next().unwrap_or("");
+                            !loci_store::map::find_symbols(conn, first, 1)?.is_empty()
+                                || self.file_stem_known(first)?
+                        };
+                        let near_miss = near.as_ref().is_some_and(|(_, score)| *score >= 0.88);
+                        if !(c.was_resolved || qualified_known || near_miss) {
+                            return Ok((None, None));
+                        }
+                        let suggestion = near.map(|(n, _)| n);
+                        Ok((
+                            Some(finding(
+                                "missing_symbol",
+                                "medium",
+                                Some(format!("no symbol `{}` in the map", c.target)),
+                                suggestion,
+                            )),
+                            None,
+                        ))
+                    }
+                }
+            }
+            Some(ClaimKind::Version) => {
+                let Some(version) = c.version else {
+                    return Ok((None, None));
+                };
+                let name = manifests::normalize_name(c.target);
+                let declared: Vec<&manifests::Declared> = self
+                    .declared
+                    .iter()
+                    .filter(|d| manifests::normalize_name(&d.name) == name)
+                    .collect();
+                if declared.is_empty()
+                    || declared.iter().any(|d| manifests::agrees(version, &d.spec))
+                {
+                    return Ok((None, None));
+                }
+                let truth = declared
+                    .iter()
+                    .map(|d| format!("{} {} in {}", d.name, d.spec, d.manifest))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                Ok((
+                    Some(finding(
+                        "version_mismatch",
+                        "medium",
+                        Some(format!("declared: {truth}")),
+                        None,
+                    )),
+                    None,
+                ))
+            }
+            None => Ok((None, None)),
+        }
+    }
+
+    /// Where a missing path went: git's rename history, else the only file of that name.
+    fn path_suggestion(&mut self, target: &str) -> Result<Option<String>> {
+        if let Some(to) = crate::memory::renamed_to(&self.ws.root, target) {
+            return Ok(Some(to));
+        }
+        if self.file_names.is_none() {
+            let conn = self.ws.store.conn();
+            let mut stmt = conn
+                .prepare("SELECT path FROM files")
+                .ctx(|| "reading paths".into())?;
+            let paths: Vec<String> = stmt
+                .query_map([], |r| r.get(0))
+                .ctx(|| "reading paths".into())?
+                .collect::<std::result::Result<_, _>>()
+                .ctx(|| "reading paths".into())?;
+            let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
+            for p in paths {
+                let name = p.rsplit('/').next().unwrap_or(&p).to_string();
+                by_name.entry(name).or_default().push(p);
+            }
+            self.file_names = Some(by_name);
+        }
+        let name = target
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(target);
+        Ok(self
+            .file_names
+            .as_ref()
+            .and_then(|m| m.get(name))
+            .filter(|v| v.len() == 1)
+            .map(|v| v[0].clone()))
+    }
+
+    fn file_stem_known(&mut self, stem: &str) -> Result<bool> {
+        let conn = self.ws.store.conn();
+        let like = format!("%/{stem}.%");
+        let exists: bool = conn
+            .query_row("SELECT EXISTS(SELECT 1 FROM files WHERE path LIKE ?1 OR path LIKE ?2 OR path LIKE ?3)", [like, format!("{stem}.%"), format!("%{stem}/%")], |r| r.get(0))
+            .ctx(|| "looking up a module".into())?;
+        Ok(exists)
+    }
+
+    /// The symbol name most similar to `name` (Jaro-Winkler), with its score.
+    fn closest_name(&mut self, name: &str) -> Result<Option<(String, f64)>> {
+        if self.names.is_none() {
+            let conn = self.ws.store.conn();
+            let mut stmt = conn
+                .prepare("SELECT DISTINCT name FROM symbols")
+                .ctx(|| "reading names".into())?;
+            let names = stmt
+                .query_map([], |r| r.get(0))
+                .ctx(|| "reading names".into())?
+                .collect::<std::result::Result<_, _>>()
+                .ctx(|| "reading names".into())?;
+            self.names = Some(names);
+        }
+        let mut best: Option<(String, f64)> = None;
+        for n in self.names.iter().flatten() {
+            // A name inside the other (`legacy_total` / `total`) is as good as a near miss.
+            let contained =
+                n.len() >= 4 && name.len() >= 4 && (name.contains(n.as_str()) || n.contains(name));
+            let score = strsim::jaro_winkler(name, n).max(if contained { 0.9 } else { 0.0 });
+            if best
+                .as_ref()
+                .is_none_or(|(b, s)| score > *s || (score == *s && n < b))
+            {
+                best = Some((n.clone(), score));
+            }
+        }
+        Ok(best.filter(|(_, s)| *s >= 0.7))
+    }
+}
+
+fn build_globs(globs: &[String]) -> Result<globset::GlobSet> {
+    let mut b = globset::GlobSetBuilder::new();
+    for g in globs {
+        let glob = globset::GlobBuilder::new(g)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| EngineError::Config {
+                path: ".loci/config.toml".into(),
+                message: format!("[lint] docs: bad glob `{g}`: {e}"),
+            })?;
+        b.add(glob);
+    }
+    b.build().map_err(|e| EngineError::Internal(e.to_string()))
+}
+
+/// A finding in words: `` missing_path `src/old.py` (renamed to src/new.py) ``.
+pub fn describe(f: &NewFinding) -> String {
+    let mut s = format!("{} `{}`", f.kind, f.claim);
+    if let Some(t) = &f.truth {
+        s.push_str(&format!(": {t}"));
+    }
+    if let Some(sg) = &f.suggestion {
+        s.push_str(&format!(" (did you mean `{sg}`?)"));
+    }
+    s
+}

@@ -1,0 +1,402 @@
+//! The audit end to end on git repositories the tests create: docs and memory checked
+//! against the code, contradictions that auto-resolve, recur and can be dismissed,
+//! staleness that ignores comments, drift, sync and why's commit chain.
+
+use std::path::Path;
+use std::process::Command;
+
+use loci_engine::Workspace;
+use loci_engine::memory::WriteOptions;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn git(root: &Path, args: &[&str]) {
+    git_at(root, args, "2026-01-02T03:04:05Z");
+}
+
+fn git_at(root: &Path, args: &[&str], date: &str) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=Ann", "-c", "user.email=ann@example.com"])
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_DATE", date)
+        .env("GIT_COMMITTER_DATE", date)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn by(author: &str) -> WriteOptions {
+    WriteOptions {
+        author: Some(author.into()),
+        ..Default::default()
+    }
+}
+
+/// A repository whose AGENTS.md is right at first; then `util.py` is renamed,
+/// `legacy_total()` removed and the pinned version bumped.
+fn repo() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "app/util.py", "def fmt(x):\n    return str(x)\n");
+    write(
+        root,
+        "app/billing.py",
+        "def total(items):\n    return sum(items)\n\ndef legacy_total(items):\n    return total(items)\n",
+    );
+    write(root, "requirements.txt", "requests==2.31.0\n");
+    write(
+        root,
+        "AGENTS.md",
+        "# Agents\n\nFormatting is in `app/util.py`; sums use `legacy_total()`.\nWe pin requests@2.31.0.\n<!-- loci: ignore --> `app/example.py` is hypothetical.\n",
+    );
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "initial import"]);
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    (dir, ws)
+}
+
+#[test]
+fn docs_that_name_a_renamed_path_a_removed_function_and_a_wrong_version_are_contradicted() {
+    let (dir, mut ws) = repo();
+    let root = dir.path();
+    let clean = ws.lint().unwrap().result;
+    assert!(
+        clean.contradictions.is_empty(),
+        "{:#?}",
+        clean.contradictions
+    );
+    assert_eq!(clean.docs_checked, ["AGENTS.md"]);
+
+    git(root, &["mv", "app/util.py", "app/format.py"]);
+    write(
+        root,
+        "app/billing.py",
+        "def total(items):\n    return sum(items)\n",
+    );
+    write(root, "requirements.txt", "requests==2.32.3\n");
+    git(
+        root,
+        &[
+            "commit",
+            "-qam",
+            "rename util, drop legacy_total, bump requests",
+        ],
+    );
+    ws.scan(&|_| {}).unwrap();
+
+    let report = ws.lint().unwrap().result;
+    type Row = (String, u32, u32, String, Option<String>, Option<String>);
+    let found: Vec<Row> = report
+        .contradictions
+        .iter()
+        .map(|c| {
+            (
+                c.kind.clone(),
+                c.line,
+                c.column,
+                c.claim.clone(),
+                c.truth.clone(),
+                c.suggestion.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "missing_path".into(),
+                2,
+                18,
+                "app/util.py".into(),
+                Some("`app/util.py` does not exist".into()),
+                Some("app/format.py".into())
+            ),
+            (
+                "missing_symbol".into(),
+                2,
+                42,
+                "legacy_total()".into(),
+                Some("no symbol `legacy_total` in the map".into()),
+                Some("total".into())
+            ),
+            (
+                "version_mismatch".into(),
+                3,
+                7,
+                "requests@2.31.0".into(),
+                Some("declared: requests 2.32.3 in requirements.txt".into()),
+                None
+            ),
+        ]
+    );
+    // Identical findings stay one row across runs.
+    let again = ws.lint().unwrap().result;
+    assert_eq!(again.contradictions.len(), 3);
+    assert_eq!((again.opened, again.resolved), (0, 0));
+}
+
+#[test]
+fn findings_auto_resolve_recur_and_stay_dismissed() {
+    let (dir, mut ws) = repo();
+    let root = dir.path();
+    write(root, "requirements.txt", "requests==2.32.3\n");
+    ws.scan(&|_| {}).unwrap();
+    let open = ws.lint().unwrap().result.contradictions;
+    assert_eq!(open.len(), 1);
+    let id = open[0].contradiction_id;
+
+    // Fixed in the manifest: auto-resolved.
+    write(root, "requirements.txt", "requests==2.31.0\n");
+    ws.scan(&|_| {}).unwrap();
+    let all = loci_store::audit::contradictions(ws.store().conn(), None).unwrap();
+    assert_eq!(
+        (all[0].status.as_str(), all[0].resolution_kind.as_deref()),
+        ("resolved", Some("auto"))
+    );
+
+    // Broken again: the same finding recurs (a regression), not a new one.
+    write(root, "requirements.txt", "requests==2.0.0\n");
+    ws.scan(&|_| {}).unwrap();
+    let all = loci_store::audit::contradictions(ws.store().conn(), None).unwrap();
+    assert_eq!(all.len(), 1);
+    assert_eq!(
+        (
+            all[0].contradiction_id,
+            all[0].status.as_str(),
+            all[0].reopened
+        ),
+        (id, "open", 1)
+    );
+
+    // A human dismissal suppresses it for good.
+    ws.resolve(id, Some("we vendor our own requests"), None)
+        .unwrap();
+    let report = ws.lint().unwrap().result;
+    assert!(report.contradictions.is_empty());
+    assert_eq!(report.suppressed, 1);
+    let c = loci_store::audit::contradiction_by_id(ws.store().conn(), id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (
+            c.status.as_str(),
+            c.resolution_kind.as_deref(),
+            c.notes.as_deref()
+        ),
+        (
+            "dismissed",
+            Some("human"),
+            Some("we vendor our own requests")
+        )
+    );
+
+    // The knowledge archive tells the story scan by scan.
+    let drift = ws.drift(Some(0)).unwrap().result;
+    let story: Vec<&str> = drift.knowledge.iter().map(|k| k.change.as_str()).collect();
+    assert_eq!(story, ["became_false", "no_longer_false", "recurred"]);
+}
+
+#[test]
+fn memory_staleness_ignores_comments_and_names_body_and_signature_changes() {
+    let (dir, mut ws) = repo();
+    let root = dir.path();
+    ws.remember(
+        "app/billing.py",
+        "`total()` sums the items.",
+        &by("human:ann"),
+    )
+    .unwrap();
+    write(
+        root,
+        "app/billing.py",
+        "# totals\ndef total(items):\n    # add them up\n    return sum(items)  # builtin\n\ndef legacy_total(items):\n    return total(items)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let report = ws.lint().unwrap().result;
+    assert!(
+        report.stale.is_empty(),
+        "comment-only edits do not stale: {:#?}",
+        report.stale
+    );
+
+    write(
+        root,
+        "app/billing.py",
+        "def total(items):\n    return sum(items) or 0\n\ndef legacy_total(items):\n    return total(items)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let reasons: Vec<String> = ws
+        .lint()
+        .unwrap()
+        .result
+        .stale
+        .iter()
+        .map(|s| serde_json::to_string(&s.reason).unwrap())
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            r#"{"kind":"file_changed","path":"app/billing.py"}"#,
+            r#"{"kind":"body_changed","target":"app/billing.py#total@function"}"#
+        ]
+    );
+
+    write(
+        root,
+        "app/billing.py",
+        "def total(items, start=0):\n    return sum(items) or 0\n\ndef legacy_total(items):\n    return total(items)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let report = ws.lint().unwrap().result;
+    let reasons: Vec<String> = report
+        .stale
+        .iter()
+        .map(|s| serde_json::to_string(&s.reason).unwrap())
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            r#"{"kind":"file_changed","path":"app/billing.py"}"#,
+            r#"{"kind":"signature_changed","target":"app/billing.py#total@function"}"#
+        ]
+    );
+    assert_eq!(report.stale_pages, ["app/billing.py"]);
+    let drift = ws.drift(Some(0)).unwrap().result;
+    assert!(
+        drift.files.iter().any(|d| d.kind == "signature_change"
+            && d.detail.as_deref() == Some("app/billing.py#total@function")),
+        "{:#?}",
+        drift.files
+    );
+
+    ws.confirm("app/billing.py", &by("human:reviewer")).unwrap();
+    assert!(ws.lint().unwrap().result.stale.is_empty());
+}
+
+#[test]
+fn check_gates_on_thresholds_and_emits_sarif_with_real_locations() {
+    let (dir, mut ws) = repo();
+    write(dir.path(), "requirements.txt", "requests==9.0.0\n");
+    ws.scan(&|_| {}).unwrap();
+    let check = ws.check().unwrap().result;
+    assert!(!check.passed);
+    let sarif = loci_engine::sarif::to_sarif(&ws, &check);
+    assert_eq!(sarif["version"], "2.1.0");
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "version_mismatch");
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "AGENTS.md"
+    );
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["startLine"],
+        4
+    );
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["startColumn"],
+        8
+    );
+
+    write(
+        dir.path(),
+        ".loci/config.toml",
+        "[check]\nmax_contradictions = 1\n",
+    );
+    let mut ws = Workspace::open(dir.path(), None).unwrap();
+    assert!(ws.check().unwrap().result.passed);
+}
+
+#[test]
+fn sync_records_commits_moves_renamed_pages_and_why_shows_the_chain() {
+    let (dir, mut ws) = repo();
+    let root = dir.path();
+    let first = ws.sync(None).unwrap().result;
+    assert_eq!(first.mode, "git");
+    assert_eq!(first.commits.len(), 1);
+    ws.remember(
+        "app/util.py",
+        "Formatting helpers; `fmt()` is the entry point.",
+        &by("agent:claude"),
+    )
+    .unwrap();
+
+    git(root, &["mv", "app/util.py", "app/format.py"]);
+    // Committed after the memory was written (a date after now).
+    git_at(
+        root,
+        &["commit", "-qm", "rename util to format"],
+        "2099-01-01T00:00:00Z",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let second = ws.sync(None).unwrap().result;
+    assert_eq!(
+        second
+            .commits
+            .iter()
+            .map(|c| c.1.as_str())
+            .collect::<Vec<_>>(),
+        ["rename util to format"]
+    );
+    assert_eq!(
+        second.pages_moved,
+        [("app/util.py".to_string(), "app/format.py".to_string())]
+    );
+    // Idempotent: syncing again records nothing new.
+    assert_eq!(ws.sync(None).unwrap().result.events_added, 0);
+
+    let history = ws.history("app/format.py").unwrap().result;
+    assert_eq!(
+        history.revisions.len(),
+        1,
+        "the renamed page keeps its history"
+    );
+    let why = ws.why("app/format.py").unwrap().result;
+    assert_eq!(
+        (why.subject.as_str(), why.revision.author.as_str()),
+        ("app/format.py", "agent:claude")
+    );
+    let kinds: Vec<&str> = why.events.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(kinds, ["remember", "rename"]);
+    let commit = why.commit.expect("the commit behind the memory");
+    assert_eq!(commit.message, "initial import");
+    assert_eq!(commit.author, "Ann <ann@example.com>");
+    assert!(commit.files.contains(&"app/util.py".to_string()));
+    assert!(
+        ws.lint().unwrap().result.stale.is_empty(),
+        "a rename is not staleness"
+    );
+}
+
+#[test]
+fn sync_without_git_records_snapshots_and_unborn_head_is_not_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.py", "def a():\n    pass\n");
+    let mut ws = Workspace::open(dir.path(), None).unwrap();
+    let r = ws.sync(None).unwrap().result;
+    assert_eq!(
+        (r.mode, r.state.as_str()),
+        ("snapshot", "not a git repository")
+    );
+    assert_eq!(r.commits[0].0, "snapshot:1");
+    let again = ws.sync(None).unwrap().result;
+    assert_eq!(again.notes, ["nothing changed since the last snapshot"]);
+
+    let unborn = tempfile::tempdir().unwrap();
+    git(unborn.path(), &["init", "-q", "-b", "main"]);
+    let mut ws = Workspace::open(unborn.path(), None).unwrap();
+    let r = ws.sync(None).unwrap().result;
+    assert_eq!(r.state, "no commits yet on main");
+}

@@ -1,0 +1,611 @@
+//! `workspace/executeCommand`: loci's commands, their one-object argument, validation,
+//! errors, and the markdown rendering added to every result.
+//!
+//! Every command takes exactly one argument, a JSON object (`arguments: [{...}]`). A
+//! missing or malformed argument gets `-32602` (invalid params) naming it and the server
+//! stays up (case B12). Unknown keys are refused too, so a typo is not silently ignored.
+//! Results are the engine's envelope as JSON plus a `markdown` field for editors that just
+//! show text.
+//!
+//! Error codes outside JSON-RPC's and LSP's reserved ranges:
+//! [`NOT_FOUND`], [`NOT_AVAILABLE`], [`NO_WORKSPACE`].
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use loci_engine::memory::{Shown, WriteOptions, Written};
+use loci_engine::query::Impact;
+use loci_engine::scan::ScanReport;
+use loci_engine::session::SessionView;
+use loci_engine::why::Why;
+use loci_engine::{EngineError, Envelope};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tower_lsp_server::jsonrpc::{Error, ErrorCode};
+
+/// The target of the command is not in the map (a path or symbol that does not exist).
+pub const NOT_FOUND: i64 = 1001;
+/// The command's engine operation does not exist yet (memory and audit operations).
+pub const NOT_AVAILABLE: i64 = 1002;
+/// The command needs a workspace root and the server runs in single-file mode.
+pub const NO_WORKSPACE: i64 = 1003;
+
+/// The JSON type an argument must have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgType {
+    /// A non-empty string.
+    String,
+    /// A non-negative integer.
+    Integer,
+    /// `true` or `false`.
+    Bool,
+}
+
+impl ArgType {
+    fn describe(self) -> &'static str {
+        match self {
+            ArgType::String => "a non-empty string",
+            ArgType::Integer => "a non-negative integer",
+            ArgType::Bool => "a boolean",
+        }
+    }
+
+    fn accepts(self, v: &Value) -> bool {
+        match self {
+            ArgType::String => v.as_str().is_some_and(|s| !s.trim().is_empty()),
+            ArgType::Integer => v.as_u64().is_some(),
+            ArgType::Bool => v.is_boolean(),
+        }
+    }
+}
+
+/// One argument key of a command.
+#[derive(Clone, Copy, Debug)]
+pub struct ArgSpec {
+    /// The key in the argument object.
+    pub name: &'static str,
+    /// Its type.
+    pub ty: ArgType,
+    /// Whether it must be present.
+    pub required: bool,
+}
+
+const fn req(name: &'static str, ty: ArgType) -> ArgSpec {
+    ArgSpec {
+        name,
+        ty,
+        required: true,
+    }
+}
+
+const fn opt(name: &'static str, ty: ArgType) -> ArgSpec {
+    ArgSpec {
+        name,
+        ty,
+        required: false,
+    }
+}
+
+/// A command: its name, its argument keys, and whether the engine can serve it yet.
+#[derive(Clone, Copy, Debug)]
+pub struct CommandSpec {
+    /// `loci.impact`, ...
+    pub name: &'static str,
+    /// The keys of its argument object. Every command also takes an optional `root` (a
+    /// workspace root path) or `uri` (a document; its root is used) to pick the workspace.
+    pub args: &'static [ArgSpec],
+    /// An example argument, for error messages.
+    pub example: &'static str,
+    /// False while the engine operation does not exist (the command answers
+    /// [`NOT_AVAILABLE`] after validating its argument).
+    pub available: bool,
+}
+
+use ArgType::{Bool, Integer, String as Str};
+
+/// What every memory write accepts besides its own keys (the engine's `WriteOptions`).
+macro_rules! write_args {
+    ($($arg:expr),* $(,)?) => {
+        &[
+            $($arg,)*
+            opt("author", Str),
+            opt("summary", Str),
+            opt("session", Integer),
+            opt("expect_version", Integer),
+            opt("operation_id", Str),
+        ]
+    };
+}
+
+/// Every command, in the order `executeCommandProvider.commands` lists them.
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "loci.context",
+        args: &[req("query", Str), opt("budget", Integer)],
+        example: r#"{"query": "how does login work", "budget": 4000}"#,
+        available: false,
+    },
+    CommandSpec {
+        name: "loci.why",
+        args: &[req("target", Str)],
+        example: r#"{"target": "src/auth.py:12"}"#,
+        available: true,
+    },
+    CommandSpec {
+        name: "loci.impact",
+        args: &[req("target", Str), opt("depth", Integer), opt("hard", Bool)],
+        example: r#"{"target": "src/auth.py", "depth": 3}"#,
+        available: true,
+    },
+    CommandSpec {
+        name: "loci.remember",
+        args: write_args![req("subject", Str), req("body", Str)],
+        example: r#"{"subject": "src/auth.py", "body": "login retries twice"}"#,
+        available: true,
+    },
+    CommandSpec {
+        name: "loci.decide",
+        args: write_args![req("text", Str), opt("subject", Str)],
+        example: r#"{"text": "use WAL: several processes share the DB", "subject": "server/store"}"#,
+        available: true,
+    },
+    CommandSpec {
+        name: "loci.learn",
+        args: write_args![req("text", Str), opt("subject", Str)],
+        example: r#"{"text": "tree-sitter points count only \\n as a line end"}"#,
+        available: true,
+    },
+    CommandSpec {
+        name: "loci.confirm",
+        args: write_args![req("subject", Str)],
+        example: r#"{"subject": "src/auth.py"}"#,
+        available: true,
+    },
+    CommandSpec {
+        name: "loci.resolve",
+        args: &[req("contradiction", Integer), opt("note", Str)],
+        example: r#"{"contradiction": 12, "note": "renamed on purpose"}"#,
+        available: false,
+    },
+    CommandSpec {
+        name: "loci.recap",
+        args: &[opt("n", Integer)],
+        example: r#"{"n": 3}"#,
+        available: true,
+    },
+    CommandSpec {
+        name: "loci.scan",
+        args: &[],
+        example: r#"{"root": "/path/to/repo"}"#,
+        available: true,
+    },
+    CommandSpec {
+        name: "loci.debug.text",
+        args: &[req("uri", Str)],
+        example: r#"{"uri": "file:///path/to/a.rs"}"#,
+        available: true,
+    },
+];
+
+/// Enabled by `initializationOptions.debugCommands`: panics, to prove the server survives.
+pub const DEBUG_PANIC: CommandSpec = CommandSpec {
+    name: "loci.debug.panic",
+    args: &[],
+    example: "{}",
+    available: true,
+};
+
+/// The keys every command accepts to pick the workspace.
+const ROUTING: &[ArgSpec] = &[opt("root", Str), opt("uri", Str)];
+
+/// A command's validated argument object.
+#[derive(Debug)]
+pub struct Args {
+    /// The command.
+    pub spec: &'static CommandSpec,
+    map: Map<String, Value>,
+}
+
+impl Args {
+    /// A string argument (validated as non-empty when present).
+    pub fn str(&self, name: &str) -> Option<&str> {
+        self.map.get(name).and_then(Value::as_str)
+    }
+
+    /// An integer argument.
+    pub fn u64(&self, name: &str) -> Option<u64> {
+        self.map.get(name).and_then(Value::as_u64)
+    }
+
+    /// A boolean argument.
+    pub fn bool(&self, name: &str) -> Option<bool> {
+        self.map.get(name).and_then(Value::as_bool)
+    }
+
+    /// The engine's write options from `author`, `summary`, `session`, `expect_version`,
+    /// `operation_id`. The author defaults to the engine's (`$LOCI_AUTHOR`, else
+    /// `human:$USER`): the editor's user.
+    pub fn write_options(&self) -> WriteOptions {
+        WriteOptions {
+            author: self.str("author").map(str::to_string),
+            session: self.u64("session").map(|s| s as i64),
+            summary: self.str("summary").map(str::to_string),
+            expect_version: self.u64("expect_version").map(|v| v as i64),
+            operation_id: self.str("operation_id").map(str::to_string),
+        }
+    }
+}
+
+/// The spec of `command`, including `loci.debug.panic` when `debug` is on.
+pub fn spec(command: &str, debug: bool) -> Option<&'static CommandSpec> {
+    COMMANDS
+        .iter()
+        .find(|c| c.name == command)
+        .or_else(|| (debug && command == DEBUG_PANIC.name).then_some(&DEBUG_PANIC))
+}
+
+/// Validates `arguments` for `command`: exactly one object, required keys present, every
+/// key known and of the right type. Errors are `-32602` naming the argument.
+pub fn parse(command: &str, arguments: &[Value], debug: bool) -> Result<Args, Error> {
+    let Some(spec) = spec(command, debug) else {
+        let names: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
+        return Err(invalid(format!(
+            "unknown command `{command}`; loci's commands are {}",
+            names.join(", ")
+        )));
+    };
+    let object = match arguments {
+        [] => {
+            if spec.args.iter().all(|a| !a.required) {
+                return Ok(Args {
+                    spec,
+                    map: Map::new(),
+                });
+            }
+            return Err(invalid(format!(
+                "{command}: missing argument `arguments[0]`: expected one object like {}",
+                spec.example
+            )));
+        }
+        [Value::Object(map)] => map,
+        [other] => {
+            return Err(invalid(format!(
+                "{command}: invalid argument `arguments[0]`: expected an object like {}, got {}",
+                spec.example,
+                json_type(other)
+            )));
+        }
+        more => {
+            return Err(invalid(format!(
+                "{command}: invalid argument `arguments`: expected exactly one object, got {} values",
+                more.len()
+            )));
+        }
+    };
+    for (key, value) in object {
+        let Some(arg) = spec.args.iter().chain(ROUTING).find(|a| a.name == key) else {
+            let known: Vec<&str> = spec.args.iter().chain(ROUTING).map(|a| a.name).collect();
+            return Err(invalid(format!(
+                "{command}: unknown argument `{key}`; expected {}",
+                known.join(", ")
+            )));
+        };
+        if !arg.ty.accepts(value) {
+            return Err(invalid(format!(
+                "{command}: invalid argument `{key}`: expected {}, got {}",
+                arg.ty.describe(),
+                json_type(value)
+            )));
+        }
+    }
+    if let Some(missing) = spec
+        .args
+        .iter()
+        .find(|a| a.required && !object.contains_key(a.name))
+    {
+        return Err(invalid(format!(
+            "{command}: missing argument `{}` ({}), e.g. {}",
+            missing.name,
+            missing.ty.describe(),
+            spec.example
+        )));
+    }
+    Ok(Args {
+        spec,
+        map: object.clone(),
+    })
+}
+
+fn json_type(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("{b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) if s.trim().is_empty() => "an empty string".into(),
+        Value::String(_) => "a string".into(),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+/// `-32602` with `message`.
+pub fn invalid(message: String) -> Error {
+    Error {
+        code: ErrorCode::InvalidParams,
+        message: Cow::Owned(message),
+        data: None,
+    }
+}
+
+/// An error with one of this module's codes.
+pub fn error(code: i64, message: String) -> Error {
+    Error {
+        code: ErrorCode::ServerError(code),
+        message: Cow::Owned(message),
+        data: None,
+    }
+}
+
+/// `-32603` with `message`.
+pub fn internal(message: String) -> Error {
+    Error {
+        code: ErrorCode::InternalError,
+        message: Cow::Owned(message),
+        data: None,
+    }
+}
+
+/// The answer of a command whose engine operation does not exist yet.
+pub fn not_available(spec: &CommandSpec) -> Error {
+    error(
+        NOT_AVAILABLE,
+        format!(
+            "{} is not available yet: the engine has no `{}` operation in this build",
+            spec.name,
+            spec.name.trim_start_matches("loci.")
+        ),
+    )
+}
+
+/// An engine error at the boundary: invalid arguments are `-32602`, "not found" is
+/// [`NOT_FOUND`], the rest `-32603`.
+pub fn engine_error(command: &str, e: EngineError) -> Error {
+    match e {
+        EngineError::InvalidArgument { .. } => invalid(format!("{command}: {e}")),
+        EngineError::NotFound(message) => error(NOT_FOUND, format!("{command}: {message}")),
+        other => internal(format!("{command}: {other}")),
+    }
+}
+
+/// The envelope as JSON with `markdown` added, and `notes` appended to
+/// `capability.notes` (what the language server knows that the engine does not, such as
+/// a scan in progress).
+pub fn with_markdown<T: Serialize>(env: &Envelope<T>, markdown: String, notes: &[String]) -> Value {
+    let mut value = serde_json::to_value(env).unwrap_or(Value::Null);
+    if let Some(list) = value
+        .pointer_mut("/capability/notes")
+        .and_then(Value::as_array_mut)
+    {
+        list.extend(notes.iter().cloned().map(Value::String));
+    }
+    if let Value::Object(map) = &mut value {
+        map.insert("markdown".into(), Value::String(markdown));
+    }
+    value
+}
+
+/// Markdown for an impact answer.
+pub fn impact_markdown(env: &Envelope<Impact>) -> String {
+    let i = &env.result;
+    let mut s = format!(
+        "**Impact of `{}`** ({}, depth {}{})\n\n",
+        i.target.join("`, `"),
+        i.mode,
+        i.depth,
+        if i.hard { ", stated edges only" } else { "" }
+    );
+    if i.nodes.is_empty() {
+        s.push_str("Nothing depends on it in the map.\n");
+    }
+    for n in &i.nodes {
+        let _ = writeln!(
+            s,
+            "- {} `{}` via {} at `{}` ({}, {:.2})",
+            n.depth, n.id, n.via.kind, n.via.at, n.via.provenance, n.via.confidence
+        );
+    }
+    let _ = write!(s, "\n{} files affected.", i.files.len());
+    push_warnings(&mut s, env);
+    s
+}
+
+/// Markdown for a memory write.
+pub fn written_markdown(env: &Envelope<Written>) -> String {
+    let w = &env.result;
+    let mut s = format!(
+        "Wrote `{}` v{} as {}{}",
+        w.page.subject,
+        w.revision.version,
+        w.revision.author,
+        if w.replayed {
+            " (replayed: an identical earlier request)"
+        } else {
+            ""
+        }
+    );
+    if !w.claims.is_empty() {
+        let claims: Vec<String> = w
+            .claims
+            .iter()
+            .map(|c| match &c.resolved {
+                Some(r) => format!("`{}` → `{r}`", c.text),
+                None => format!("`{}` (unresolved)", c.text),
+            })
+            .collect();
+        let _ = write!(s, "\n\nClaims: {}", claims.join(", "));
+    }
+    push_warnings(&mut s, env);
+    s
+}
+
+/// Markdown for `confirm`.
+pub fn confirmed_markdown(env: &Envelope<Shown>) -> String {
+    let c = &env.result;
+    let mut s = format!(
+        "Confirmed `{}` v{}: {} claims re-snapshotted against the code",
+        c.page.subject,
+        c.revision.version,
+        c.claims.len()
+    );
+    push_warnings(&mut s, env);
+    s
+}
+
+/// Markdown for `why`.
+pub fn why_markdown(env: &Envelope<Why>) -> String {
+    let w = &env.result;
+    let mut s = format!(
+        "**Why `{}`**: `{}` v{} by {} at {} (matched by {})",
+        w.query,
+        w.subject,
+        w.revision.version,
+        w.revision.author,
+        w.revision.created_at,
+        w.matched_by
+    );
+    if let Some(summary) = &w.revision.summary {
+        let _ = write!(s, "\n\n_{summary}_");
+    }
+    let quoted: Vec<String> = w
+        .revision
+        .body
+        .lines()
+        .take(8)
+        .map(|l| format!("> {l}"))
+        .collect();
+    if !quoted.is_empty() {
+        let _ = write!(s, "\n\n{}", quoted.join("\n"));
+    }
+    if let Some(session) = &w.session {
+        let _ = write!(
+            s,
+            "\n\nSession #{}{} by {}",
+            session.session_id,
+            session
+                .task
+                .as_deref()
+                .map(|t| format!(" ({t})"))
+                .unwrap_or_default(),
+            session.author
+        );
+    }
+    for e in &w.events {
+        let _ = write!(s, "\n- event #{} `{}`", e.event_id, e.kind);
+    }
+    if let Some(commit) = &w.commit {
+        let _ = write!(s, "\n\nCommit `{}`", commit.hash);
+    }
+    push_warnings(&mut s, env);
+    s
+}
+
+/// Markdown for `recap`.
+pub fn recap_markdown(env: &Envelope<Vec<SessionView>>) -> String {
+    let mut s = String::from("**Recent sessions**");
+    if env.result.is_empty() {
+        s.push_str("\n\nNo sessions yet.");
+    }
+    for v in &env.result {
+        let _ = write!(
+            s,
+            "\n\n- #{} {} by {}, {}{}",
+            v.session.session_id,
+            v.session.task.as_deref().unwrap_or("(no task)"),
+            v.session.author,
+            v.session.started_at,
+            v.session
+                .ended_at
+                .as_deref()
+                .map(|e| format!(" – {e}"))
+                .unwrap_or_else(|| " (open)".into())
+        );
+        for p in &v.digest.pages {
+            let _ = write!(s, "\n  - `{}` v{}", p.subject, p.version);
+        }
+        for d in &v.digest.decisions {
+            let _ = write!(s, "\n  - decision: {d}");
+        }
+        for l in &v.digest.lessons {
+            let _ = write!(s, "\n  - lesson: {l}");
+        }
+    }
+    push_warnings(&mut s, env);
+    s
+}
+
+/// Markdown for a scan answer.
+pub fn scan_markdown(root: &str, env: &Envelope<ScanReport>) -> String {
+    let mut s = format!(
+        "**Scan of `{root}`**: {}",
+        crate::roots::scan_summary(&env.result)
+    );
+    push_warnings(&mut s, env);
+    s
+}
+
+fn push_warnings<T>(s: &mut String, env: &Envelope<T>) {
+    for w in &env.stale_warnings {
+        let _ = write!(s, "\n\n⚠ `{}`: {}", w.path, w.reason);
+    }
+    for note in &env.capability.notes {
+        let _ = write!(s, "\n\n_{note}_");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn message(r: Result<Args, Error>) -> String {
+        match r {
+            Ok(_) => "ok".into(),
+            Err(e) => format!("{} {}", e.code.code(), e.message),
+        }
+    }
+
+    #[test]
+    fn arguments_are_validated_and_named() {
+        let check = |command: &str, args: Value| {
+            let args: Vec<Value> = serde_json::from_value(args).unwrap();
+            message(parse(command, &args, false))
+        };
+        expect_test::expect![[r#"-32602 loci.impact: missing argument `arguments[0]`: expected one object like {"target": "src/auth.py", "depth": 3}"#]]
+            .assert_eq(&check("loci.impact", json!([])));
+        expect_test::expect![[r#"-32602 loci.impact: invalid argument `arguments[0]`: expected an object like {"target": "src/auth.py", "depth": 3}, got the number 42"#]]
+            .assert_eq(&check("loci.impact", json!([42])));
+        expect_test::expect![[r#"-32602 loci.impact: missing argument `target` (a non-empty string), e.g. {"target": "src/auth.py", "depth": 3}"#]]
+            .assert_eq(&check("loci.impact", json!([{}])));
+        expect_test::expect!["-32602 loci.impact: invalid argument `depth`: expected a non-negative integer, got a string"]
+            .assert_eq(&check("loci.impact", json!([{"target": "a", "depth": "3"}])));
+        expect_test::expect![
+            "-32602 loci.impact: unknown argument `deph`; expected target, depth, hard, root, uri"
+        ]
+        .assert_eq(&check("loci.impact", json!([{"target": "a", "deph": 3}])));
+        expect_test::expect!["-32602 loci.impact: invalid argument `arguments`: expected exactly one object, got 2 values"]
+            .assert_eq(&check("loci.impact", json!([{}, {}])));
+        expect_test::expect!["ok"].assert_eq(&check("loci.scan", json!([])));
+        expect_test::expect!["ok"].assert_eq(&check(
+            "loci.impact",
+            json!([{"target": "a", "hard": true}]),
+        ));
+        expect_test::expect!["-32602 unknown command `loci.debug.panic`; loci's commands are loci.context, loci.why, loci.impact, loci.remember, loci.decide, loci.learn, loci.confirm, loci.resolve, loci.recap, loci.scan, loci.debug.text"]
+            .assert_eq(&check("loci.debug.panic", json!([])));
+        expect_test::expect!["-32602 loci.remember: invalid argument `expect_version`: expected a non-negative integer, got the number -1"]
+            .assert_eq(&check("loci.remember", json!([{"subject": "a", "body": "b", "expect_version": -1}])));
+        expect_test::expect!["ok"].assert_eq(&check(
+            "loci.decide",
+            json!([{"text": "t", "author": "agent:x"}]),
+        ));
+    }
+}

@@ -1,0 +1,124 @@
+//! loci's language server (`loci lsp`): incremental document sync into an in-memory
+//! overlay of the open documents' symbols, hover, document symbols, code lenses and code
+//! actions fed by the map and (through [`findings`]) by memory and its audit, and
+//! `workspace/executeCommand` for loci's operations.
+//!
+//! Architecture invariant: this is the only crate that knows LSP types. Everything it
+//! answers comes from `loci_core` (parsing the open buffers) and `loci_engine` (the map,
+//! memory); positions are converted in one module ([`position`]).
+//!
+//! Module map:
+//! - [`position`]: byte offsets ↔ `(line, character)` in UTF-8/16/32.
+//! - [`document`]: open documents, edits applied in order, incremental reparse.
+//! - [`findings`]: plug points for memory and audit (diagnostics, lens counts, hover lines).
+//! - [`commands`]: `workspace/executeCommand` arguments, dispatch and markdown rendering.
+//! - `server`: the `LanguageServer` implementation; `roots`: workspace roots and scans.
+
+pub mod commands;
+pub mod document;
+pub mod findings;
+pub mod position;
+mod proto;
+mod roots;
+mod server;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+use tower_lsp_server::{ClientSocket, LspService, Server};
+
+pub use server::Backend;
+
+/// Files walked at most when a workspace root is the user's home directory (case B10b).
+pub const HOME_MAX_FILES: u64 = 20_000;
+
+/// Settings of one server process that do not come from the client.
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// The user's home directory (default `$HOME`): a workspace root equal to it gets a
+    /// bounded walk and a message saying so.
+    pub home_dir: Option<PathBuf>,
+    /// Files walked at most in a home directory. Default [`HOME_MAX_FILES`].
+    pub home_max_files: u64,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            home_dir: std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from),
+            home_max_files: HOME_MAX_FILES,
+        }
+    }
+}
+
+/// The client's `initializationOptions`, all optional (camelCase keys). Unknown keys are
+/// rejected with a warning and the defaults used.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+pub struct InitializationOptions {
+    /// Cap on files walked per workspace root (overrides `.loci/config.toml`'s
+    /// `scan.max_files` and the home-directory cap).
+    pub max_files: Option<u64>,
+    /// Scan every workspace root after `initialized`. Default true.
+    pub scan: bool,
+    /// Parse time limit for open documents, in milliseconds. Default 1,000.
+    pub parse_timeout_ms: u64,
+    /// Wait this many milliseconds after a change before analysing (changes arriving
+    /// meanwhile are coalesced; they always are while an analysis runs). Default 0.
+    pub debounce_ms: u64,
+    /// Send a `$/loci/analyzed` notification (`{uri, version, symbols, micros}`) after each
+    /// analysis of an open document: for tests and the latency benchmark. Default false.
+    pub analyzed_notifications: bool,
+    /// Enable `loci.debug.panic` (a command that panics, to test that the server
+    /// survives). Default false.
+    pub debug_commands: bool,
+}
+
+impl Default for InitializationOptions {
+    fn default() -> Self {
+        InitializationOptions {
+            max_files: None,
+            scan: true,
+            parse_timeout_ms: 1_000,
+            debounce_ms: 0,
+            analyzed_notifications: false,
+            debug_commands: false,
+        }
+    }
+}
+
+/// The language service and its client socket, ready for [`Server::serve`].
+pub fn service(options: ServerOptions) -> (LspService<Backend>, ClientSocket) {
+    LspService::new(|client| Backend::new(client, options))
+}
+
+/// Serves the protocol over `input`/`output` until `exit` (or end of input).
+pub async fn serve<I, O>(input: I, output: O, options: ServerOptions)
+where
+    I: tokio::io::AsyncRead + Unpin,
+    O: tokio::io::AsyncWrite,
+{
+    let (service, socket) = service(options);
+    Server::new(input, output, socket).serve(service).await;
+}
+
+/// Runs the language server on stdin/stdout (`loci lsp`). Stdout carries only protocol
+/// frames; the caller sets up `tracing` to write to stderr (case B21).
+pub fn run_stdio() -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        // Parsing and extraction run on blocking threads; give them room (case B16).
+        .thread_stack_size(8 * 1024 * 1024)
+        .build()?;
+    runtime.block_on(serve(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        ServerOptions::default(),
+    ));
+    // A scan may still run on a blocking thread; do not wait for it after `exit`.
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    Ok(())
+}

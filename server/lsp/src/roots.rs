@@ -1,0 +1,213 @@
+//! Workspace roots: one store (one [`Workspace`]) per root, and scans with `$/progress`.
+//!
+//! Each root keeps one `Workspace` behind a mutex for queries; a scan opens its own
+//! `Workspace` on the same database in a blocking task (several connections on one WAL
+//! database are fine), so queries keep being answered from the map while it scans. Scans
+//! of one root never overlap: requests that arrive while one runs are coalesced into one
+//! more scan after it.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use loci_engine::scan::{ScanProgress, ScanReport};
+use loci_engine::{Envelope, Workspace};
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::{MessageType, ProgressToken};
+
+/// One workspace root.
+pub(crate) struct Root {
+    /// The root directory, canonical.
+    pub path: PathBuf,
+    /// The query connection; `None` when the store could not be opened (`error` says why).
+    ws: Option<Mutex<Workspace>>,
+    /// Why the store could not be opened.
+    pub error: Option<String>,
+    /// Cap on files walked by scans, when one applies (home directory, client option).
+    pub max_files: Option<u64>,
+    /// Held while a scan runs.
+    scan_lock: tokio::sync::Mutex<()>,
+    /// A scan was asked for while one ran.
+    pending: AtomicBool,
+    /// A background scan task is running.
+    running: AtomicBool,
+    /// At least one scan finished.
+    pub scanned: AtomicBool,
+}
+
+static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
+
+impl Root {
+    /// Opens the store of `path` (creating `.loci/`); failures are kept, not fatal.
+    pub(crate) fn open(path: &Path, max_files: Option<u64>) -> Root {
+        let (ws, error) = match Workspace::open(path, None) {
+            Ok(ws) => (Some(Mutex::new(ws)), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        Root {
+            path,
+            ws,
+            error,
+            max_files,
+            scan_lock: tokio::sync::Mutex::new(()),
+            pending: AtomicBool::new(false),
+            running: AtomicBool::new(false),
+            scanned: AtomicBool::new(false),
+        }
+    }
+
+    /// The query workspace, locked; `None` when the store could not be opened. Call only
+    /// from blocking code.
+    pub(crate) fn workspace(&self) -> Option<MutexGuard<'_, Workspace>> {
+        self.ws
+            .as_ref()
+            .map(|m| m.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    }
+
+    /// Whether a scan is running now.
+    pub(crate) fn scanning(&self) -> bool {
+        self.scan_lock.try_lock().is_err()
+    }
+
+    /// Scans now (waiting for a running scan to finish first), reporting `$/progress`
+    /// when `progress` is set. Returns the engine's envelope or the error in words.
+    pub(crate) async fn scan(
+        self: &Arc<Self>,
+        client: &Client,
+        progress: bool,
+    ) -> Result<Envelope<ScanReport>, String> {
+        let _guard = self.scan_lock.lock().await;
+        self.pending.store(false, Ordering::SeqCst);
+        if let Some(error) = &self.error {
+            return Err(format!(
+                "{}: cannot open the store: {error}",
+                self.path.display()
+            ));
+        }
+        let ongoing = if progress {
+            let token = ProgressToken::String(format!(
+                "loci/scan/{}",
+                NEXT_TOKEN.fetch_add(1, Ordering::Relaxed)
+            ));
+            match client.create_work_done_progress(token.clone()).await {
+                Ok(()) => Some(
+                    client
+                        .progress(token, "loci: scanning")
+                        .with_percentage(0)
+                        .with_message(self.path.display().to_string())
+                        .begin()
+                        .await,
+                ),
+                Err(e) => {
+                    tracing::debug!("no progress for the scan: {e}");
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ScanProgress>();
+        let path = self.path.clone();
+        let cap = self.max_files;
+        let task = tokio::task::spawn_blocking(move || {
+            let mut ws = Workspace::open(&path, None).map_err(|e| e.to_string())?;
+            if let Some(cap) = cap {
+                ws.set_max_files(cap);
+            }
+            ws.scan(&|p| {
+                let _ = tx.send(p);
+            })
+            .map_err(|e| e.to_string())
+        });
+        let mut last = 0;
+        while let Some(p) = rx.recv().await {
+            if let (Some(ongoing), ScanProgress::Parsing { done, total }) = (&ongoing, &p) {
+                let pct = if *total == 0 {
+                    100
+                } else {
+                    (done * 100 / total) as u32
+                };
+                if pct != last {
+                    last = pct;
+                    ongoing
+                        .report_with_message(format!("{done}/{total} files"), pct)
+                        .await;
+                }
+            }
+        }
+        let result = match task.await {
+            Ok(result) => result,
+            Err(e) => Err(format!("the scan failed: {}", crate::server::join_error(e))),
+        };
+        let summary = match &result {
+            Ok(env) => scan_summary(&env.result),
+            Err(e) => e.clone(),
+        };
+        if let Some(ongoing) = ongoing {
+            ongoing.finish_with_message(summary.clone()).await;
+        }
+        self.scanned.store(true, Ordering::SeqCst);
+        let level = if result.is_ok() {
+            MessageType::INFO
+        } else {
+            MessageType::ERROR
+        };
+        tracing::info!("{}: {summary}", self.path.display());
+        client
+            .log_message(level, format!("loci: {}: {summary}", self.path.display()))
+            .await;
+        result
+    }
+
+    /// Asks for a scan in the background; coalesced with a running one. `after` runs
+    /// after each scan (refreshing open documents' diagnostics).
+    pub(crate) fn request_scan<F, Fut>(self: &Arc<Self>, client: Client, progress: bool, after: F)
+    where
+        F: Fn(Arc<Root>) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send,
+    {
+        self.pending.store(true, Ordering::SeqCst);
+        if self.running.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let root = self.clone();
+        tokio::spawn(async move {
+            loop {
+                if let Err(e) = root.scan(&client, progress).await {
+                    tracing::warn!("{e}");
+                }
+                after(root.clone()).await;
+                if root.pending.load(Ordering::SeqCst) {
+                    continue;
+                }
+                root.running.store(false, Ordering::SeqCst);
+                // A request between the check and the store would otherwise be lost.
+                if !root.pending.load(Ordering::SeqCst) || root.running.swap(true, Ordering::SeqCst)
+                {
+                    break;
+                }
+            }
+        });
+    }
+}
+
+/// One line about a scan: what changed and what the map holds.
+pub(crate) fn scan_summary(r: &ScanReport) -> String {
+    let mut s = format!(
+        "{} files, {} symbols; {} added, {} modified, {} deleted, {} unchanged in {} ms",
+        r.totals.files,
+        r.totals.symbols,
+        r.added.len(),
+        r.modified.len(),
+        r.deleted.len(),
+        r.unchanged,
+        r.duration_ms
+    );
+    let skipped: u64 = r.skipped.values().sum();
+    if skipped > 0 {
+        let reasons: Vec<String> = r.skipped.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        s.push_str(&format!("; skipped {skipped} ({})", reasons.join(", ")));
+    }
+    s
+}

@@ -1,0 +1,1571 @@
+//! The `LanguageServer` implementation: lifecycle, document sync, the overlay, hover,
+//! document symbols, code lenses, code actions and commands.
+//!
+//! Ordering: notifications apply their edits before any await (style.md rule 4), and a
+//! request reads the document before its first await, so it answers for exactly the
+//! changes sent before it (case B03), even while later changes are being applied and
+//! analysed in the background.
+//!
+//! Never down: request handlers run under [`guard`], which turns a panic into a `-32603`
+//! error response; notification handlers log it; blocking work (parsing, SQLite) runs in
+//! `spawn_blocking` and a panic there is a `JoinError` turned into the same. The server
+//! keeps serving either way.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, LazyLock, Mutex, OnceLock, RwLock};
+use std::time::{Duration, Instant};
+
+use dashmap::DashMap;
+use futures::FutureExt;
+use loci_core::{AnalyzeOptions, FileAnalysis, Language};
+use loci_engine::{Envelope, Workspace};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::task::JoinError;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::notification::Notification;
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use crate::commands::{self, Args};
+use crate::document::{self, Document, Location, Overlay, Snapshot};
+use crate::findings;
+use crate::position::Encoding;
+use crate::proto::{self, Source, View, ViewSymbol};
+use crate::roots::Root;
+use crate::{InitializationOptions, ServerOptions};
+
+/// `$/loci/analyzed`: sent after each analysis of an open document when
+/// `initializationOptions.analyzedNotifications` is on.
+pub enum Analyzed {}
+
+/// Parameters of `$/loci/analyzed`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AnalyzedParams {
+    /// The document.
+    pub uri: Uri,
+    /// The version analysed.
+    pub version: i32,
+    /// Symbols found.
+    pub symbols: usize,
+    /// Parse plus extraction time in microseconds.
+    pub micros: u64,
+    /// Why the analysis is incomplete, if it is.
+    pub degraded: Option<String>,
+}
+
+impl Notification for Analyzed {
+    type Params = AnalyzedParams;
+    const METHOD: &'static str = "$/loci/analyzed";
+}
+
+/// The loci language server.
+pub struct Backend {
+    inner: Arc<Inner>,
+}
+
+/// What the client told us in `initialize`.
+#[derive(Debug, Default)]
+struct Session {
+    encoding: Encoding,
+    init: InitializationOptions,
+    hierarchical_symbols: bool,
+    work_done_progress: bool,
+    dynamic_watchers: bool,
+    code_lens_refresh: bool,
+}
+
+static DEFAULT_SESSION: LazyLock<Session> = LazyLock::new(Session::default);
+
+struct Inner {
+    client: Client,
+    options: ServerOptions,
+    docs: DashMap<Uri, Document>,
+    roots: RwLock<Vec<Arc<Root>>>,
+    session: OnceLock<Session>,
+    /// Messages decided in `initialize`, shown in `initialized` (notifications before the
+    /// `initialize` response are not allowed).
+    startup_messages: Mutex<Vec<(MessageType, String)>>,
+    /// Woken whenever an analysis stores an overlay or an analysis task ends: requests
+    /// wait for the running analysis instead of parsing the same version twice.
+    analysed: tokio::sync::Notify,
+}
+
+impl Backend {
+    /// A server talking to `client`.
+    pub fn new(client: Client, options: ServerOptions) -> Backend {
+        Backend {
+            inner: Arc::new(Inner {
+                client,
+                options,
+                docs: DashMap::new(),
+                roots: RwLock::new(Vec::new()),
+                session: OnceLock::new(),
+                startup_messages: Mutex::new(Vec::new()),
+                analysed: tokio::sync::Notify::new(),
+            }),
+        }
+    }
+}
+
+/// Runs a request handler body; a panic becomes `-32603` with its message.
+async fn guard<T>(what: &str, body: impl Future<Output = Result<T>>) -> Result<T> {
+    match AssertUnwindSafe(body).catch_unwind().await {
+        Ok(result) => result,
+        Err(panic) => {
+            let message = panic_message(panic.as_ref());
+            tracing::error!("{what} panicked: {message}");
+            Err(commands::internal(format!(
+                "{what} failed: internal error: {message}"
+            )))
+        }
+    }
+}
+
+/// Runs a notification handler body; a panic is logged. Returns whether it panicked.
+async fn guard_notification(what: &str, body: impl Future<Output = ()>) -> bool {
+    match AssertUnwindSafe(body).catch_unwind().await {
+        Ok(()) => false,
+        Err(panic) => {
+            tracing::error!("{what} panicked: {}", panic_message(panic.as_ref()));
+            true
+        }
+    }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic".into()
+    }
+}
+
+/// A `spawn_blocking` failure in words (a panic's message, or cancellation).
+pub(crate) fn join_error(e: JoinError) -> String {
+    if e.is_panic() {
+        panic_message(e.into_panic().as_ref())
+    } else {
+        "cancelled".into()
+    }
+}
+
+/// Runs `f` on a blocking thread; a panic becomes `-32603`.
+async fn blocking<T: Send + 'static>(
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| {
+        commands::internal(format!("{what} failed: internal error: {}", join_error(e)))
+    })
+}
+
+impl Inner {
+    fn session(&self) -> &Session {
+        self.session.get().unwrap_or(&DEFAULT_SESSION)
+    }
+
+    fn encoding(&self) -> Encoding {
+        self.session().encoding
+    }
+
+    fn roots(&self) -> Vec<Arc<Root>> {
+        self.roots
+            .read()
+            .map(|r| r.clone())
+            .unwrap_or_else(|p| p.into_inner().clone())
+    }
+
+    fn root_paths(&self) -> Vec<PathBuf> {
+        self.roots().iter().map(|r| r.path.clone()).collect()
+    }
+
+    /// Where `uri` lives: the open document's location, else computed from the roots.
+    fn location_of(&self, uri: &Uri) -> Location {
+        match self.docs.get(uri) {
+            Some(doc) => doc.location.clone(),
+            None => document::locate(uri, &self.root_paths()),
+        }
+    }
+
+    fn root_of(&self, location: &Location) -> Option<Arc<Root>> {
+        let path = location.root.as_ref()?;
+        self.roots().into_iter().find(|r| &r.path == path)
+    }
+
+    /// The root containing `path`, longest first.
+    fn root_containing(&self, path: &Path) -> Option<Arc<Root>> {
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        self.roots()
+            .into_iter()
+            .filter(|r| canonical.starts_with(&r.path) || path.starts_with(&r.path))
+            .max_by_key(|r| r.path.as_os_str().len())
+    }
+
+    async fn log(&self, level: MessageType, message: String) {
+        self.client.log_message(level, message).await;
+    }
+
+    // ---- lifecycle ----------------------------------------------------------------
+
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let offered = params
+            .capabilities
+            .general
+            .as_ref()
+            .and_then(|g| g.position_encodings.as_deref());
+        let (encoding, announced) = Encoding::negotiate(offered);
+        let mut messages = Vec::new();
+        let init = match params.initialization_options {
+            None | Some(Value::Null) => InitializationOptions::default(),
+            Some(value) => match serde_json::from_value(value) {
+                Ok(init) => init,
+                Err(e) => {
+                    messages.push((
+                        MessageType::WARNING,
+                        format!("loci: ignoring initializationOptions: {e}"),
+                    ));
+                    InitializationOptions::default()
+                }
+            },
+        };
+        let caps = &params.capabilities;
+        let session = Session {
+            encoding,
+            hierarchical_symbols: caps
+                .text_document
+                .as_ref()
+                .and_then(|t| t.document_symbol.as_ref())
+                .and_then(|d| d.hierarchical_document_symbol_support)
+                .unwrap_or(false),
+            work_done_progress: caps
+                .window
+                .as_ref()
+                .and_then(|w| w.work_done_progress)
+                .unwrap_or(false),
+            dynamic_watchers: caps
+                .workspace
+                .as_ref()
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false),
+            code_lens_refresh: caps
+                .workspace
+                .as_ref()
+                .and_then(|w| w.code_lens.as_ref())
+                .and_then(|c| c.refresh_support)
+                .unwrap_or(false),
+            init,
+        };
+
+        // Roots: workspace folders, else rootUri, else rootPath; none is single-file mode
+        // (case B10a: never walk the current directory instead).
+        #[allow(deprecated)]
+        let folders: Vec<PathBuf> = match &params.workspace_folders {
+            Some(folders) if !folders.is_empty() => folders
+                .iter()
+                .filter_map(|f| document::file_path(&f.uri))
+                .collect(),
+            _ => match (&params.root_uri, &params.root_path) {
+                (Some(uri), _) => document::file_path(uri).into_iter().collect(),
+                (None, Some(path)) if !path.is_empty() => vec![PathBuf::from(path)],
+                _ => Vec::new(),
+            },
+        };
+        let mut roots = Vec::new();
+        for folder in folders {
+            if !folder.is_dir() {
+                messages.push((
+                    MessageType::WARNING,
+                    format!(
+                        "loci: workspace folder {} is not a directory; ignoring it",
+                        folder.display()
+                    ),
+                ));
+                continue;
+            }
+            let root = self
+                .open_root(&folder, &session.init, &mut messages)
+                .await?;
+            roots.push(root);
+        }
+        if roots.is_empty() {
+            messages.push((
+                MessageType::LOG,
+                "loci: no workspace folder: single-file mode (open documents only, no map)".into(),
+            ));
+        }
+        *self.roots.write().unwrap_or_else(|p| p.into_inner()) = roots;
+        if let Ok(mut m) = self.startup_messages.lock() {
+            m.extend(messages);
+        }
+        let _ = self.session.set(session);
+        Ok(InitializeResult {
+            capabilities: capabilities(announced),
+            server_info: Some(ServerInfo {
+                name: "loci".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            offset_encoding: None,
+        })
+    }
+
+    /// Opens one root's store on a blocking thread, with the home-directory cap.
+    async fn open_root(
+        &self,
+        folder: &Path,
+        init: &InitializationOptions,
+        messages: &mut Vec<(MessageType, String)>,
+    ) -> Result<Arc<Root>> {
+        let canonical = folder
+            .canonicalize()
+            .unwrap_or_else(|_| folder.to_path_buf());
+        let is_home = self
+            .options
+            .home_dir
+            .as_ref()
+            .map(|h| h.canonicalize().unwrap_or_else(|_| h.clone()))
+            .is_some_and(|h| h == canonical);
+        let cap = init
+            .max_files
+            .or(is_home.then_some(self.options.home_max_files));
+        if is_home {
+            messages.push((
+                MessageType::WARNING,
+                format!(
+                    "loci: the workspace folder {} is your home directory: indexing at most {} \
+                     files. Open a project folder instead, or set initializationOptions.maxFiles.",
+                    canonical.display(),
+                    cap.unwrap_or(self.options.home_max_files)
+                ),
+            ));
+        }
+        let root = blocking("opening the store", move || {
+            Arc::new(Root::open(&canonical, cap))
+        })
+        .await?;
+        if let Some(error) = &root.error {
+            messages.push((
+                MessageType::ERROR,
+                format!(
+                    "loci: cannot open the store of {}: {error}; answering from open documents only",
+                    root.path.display()
+                ),
+            ));
+        }
+        Ok(root)
+    }
+
+    async fn initialized(self: &Arc<Self>) {
+        let messages = self
+            .startup_messages
+            .lock()
+            .map(|mut m| std::mem::take(&mut *m))
+            .unwrap_or_default();
+        for (level, message) in messages {
+            if level == MessageType::LOG || level == MessageType::INFO {
+                self.client.log_message(level, message).await;
+            } else {
+                self.client.show_message(level, message).await;
+            }
+        }
+        if self.session().dynamic_watchers {
+            let registration = Registration {
+                id: "loci-watched-files".into(),
+                method: "workspace/didChangeWatchedFiles".into(),
+                register_options: Some(json!({ "watchers": [{ "globPattern": "**/*" }] })),
+            };
+            if let Err(e) = self.client.register_capability(vec![registration]).await {
+                tracing::warn!("the client refused the file watcher registration: {e}");
+            }
+        }
+        if self.session().init.scan {
+            for root in self.roots() {
+                self.request_scan(&root);
+            }
+        }
+    }
+
+    /// A background scan of `root`, then a refresh of its open documents' diagnostics.
+    fn request_scan(self: &Arc<Self>, root: &Arc<Root>) {
+        let inner = self.clone();
+        root.request_scan(
+            self.client.clone(),
+            self.session().work_done_progress,
+            move |root| {
+                let inner = inner.clone();
+                async move { inner.after_scan(&root).await }
+            },
+        );
+    }
+
+    async fn after_scan(self: &Arc<Self>, root: &Arc<Root>) {
+        let uris: Vec<Uri> = self
+            .docs
+            .iter()
+            .filter(|d| d.location.root.as_ref() == Some(&root.path))
+            .map(|d| d.key().clone())
+            .collect();
+        for uri in uris {
+            let current = self
+                .docs
+                .get(&uri)
+                .map(|d| (d.current_overlay(), d.location.clone()));
+            match current {
+                Some((Some(overlay), location)) => {
+                    self.publish_findings(&uri, &overlay, &location).await
+                }
+                Some((None, _)) => self.schedule_analysis(&uri),
+                None => {}
+            }
+        }
+        if self.session().code_lens_refresh {
+            let _ = self.client.code_lens_refresh().await;
+        }
+    }
+
+    // ---- documents ----------------------------------------------------------------
+
+    fn open(self: &Arc<Self>, params: DidOpenTextDocumentParams) {
+        let item = params.text_document;
+        let location = document::locate(&item.uri, &self.root_paths());
+        let doc = Document::new(location, item.text, item.version);
+        self.docs.insert(item.uri.clone(), doc);
+        self.schedule_analysis(&item.uri);
+    }
+
+    /// Applies a `didChange` synchronously (style.md rule 4). Returns false when the
+    /// document is not open (the change is dropped, case B09).
+    fn change(self: &Arc<Self>, params: DidChangeTextDocumentParams) -> bool {
+        let uri = params.text_document.uri;
+        let encoding = self.encoding();
+        {
+            let Some(mut doc) = self.docs.get_mut(&uri) else {
+                return false;
+            };
+            for change in params.content_changes {
+                doc.apply(change, encoding);
+            }
+            doc.version = params.text_document.version;
+        }
+        self.schedule_analysis(&uri);
+        true
+    }
+
+    async fn close(self: &Arc<Self>, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        if let Some((_, doc)) = self.docs.remove(&uri)
+            && !doc.published.is_empty()
+        {
+            self.client.publish_diagnostics(uri, Vec::new(), None).await;
+        }
+    }
+
+    /// Starts the analysis task of `uri` unless one runs (it then runs once more).
+    fn schedule_analysis(self: &Arc<Self>, uri: &Uri) {
+        let start = match self.docs.get_mut(uri) {
+            Some(mut doc) => {
+                if doc.analysis_running {
+                    doc.analysis_pending = true;
+                    false
+                } else {
+                    doc.analysis_running = true;
+                    doc.analysis_pending = false;
+                    true
+                }
+            }
+            None => false,
+        };
+        if start {
+            let inner = self.clone();
+            let uri = uri.clone();
+            tokio::spawn(async move {
+                let panicked =
+                    guard_notification("analysis", inner.clone().analysis_loop(uri.clone())).await;
+                // A panic left the flag set: clear it so later changes analyse again.
+                if panicked && let Some(mut doc) = inner.docs.get_mut(&uri) {
+                    doc.analysis_running = false;
+                }
+            });
+        }
+    }
+
+    async fn analysis_loop(self: Arc<Self>, uri: Uri) {
+        let debounce = self.session().init.debounce_ms;
+        loop {
+            if debounce > 0 {
+                tokio::time::sleep(Duration::from_millis(debounce)).await;
+            }
+            let (snapshot, location) = {
+                let Some(mut doc) = self.docs.get_mut(&uri) else {
+                    return;
+                };
+                doc.analysis_pending = false;
+                (doc.snapshot(), doc.location.clone())
+            };
+            match self.analyse(&uri, snapshot).await {
+                Ok(overlay) => {
+                    self.publish_findings(&uri, &overlay, &location).await;
+                    if self.session().init.analyzed_notifications {
+                        self.client
+                            .send_notification::<Analyzed>(AnalyzedParams {
+                                uri: uri.clone(),
+                                version: overlay.version,
+                                symbols: overlay.analysis.symbols.len(),
+                                micros: overlay.micros,
+                                degraded: overlay
+                                    .analysis
+                                    .degraded
+                                    .as_ref()
+                                    .map(proto::degraded_reason),
+                            })
+                            .await;
+                    }
+                }
+                Err(e) => tracing::error!("analysing {}: {e}", uri.as_str()),
+            }
+            let again = match self.docs.get_mut(&uri) {
+                Some(mut doc) => {
+                    if doc.analysis_pending {
+                        true
+                    } else {
+                        doc.analysis_running = false;
+                        false
+                    }
+                }
+                None => false,
+            };
+            if !again {
+                self.analysed.notify_waiters();
+                return;
+            }
+        }
+    }
+
+    /// Parses (incrementally, from the snapshot's edited tree) and extracts one version on
+    /// a blocking thread; stores the overlay and tree when the document is still at it.
+    async fn analyse(
+        &self,
+        uri: &Uri,
+        snapshot: Snapshot,
+    ) -> std::result::Result<Arc<Overlay>, String> {
+        let options = AnalyzeOptions {
+            timeout_ms: self.session().init.parse_timeout_ms,
+            ..AnalyzeOptions::default()
+        };
+        let (tree, overlay) =
+            tokio::task::spawn_blocking(move || analyse_snapshot(snapshot, &options))
+                .await
+                .map_err(join_error)?;
+        let overlay = Arc::new(overlay);
+        if let Some(mut doc) = self.docs.get_mut(uri)
+            && doc.location.key_path == overlay.key_path
+        {
+            // The tree only when it is the document's current text (older trees lack
+            // the edits since); the overlay whenever it is the newest analysed, so requests
+            // waiting for this version find it.
+            if doc.version == overlay.version && tree.is_some() {
+                doc.tree = tree;
+            }
+            if doc
+                .overlay
+                .as_ref()
+                .is_none_or(|o| o.version <= overlay.version || o.key_path != overlay.key_path)
+            {
+                doc.overlay = Some(overlay.clone());
+            }
+        }
+        self.analysed.notify_waiters();
+        Ok(overlay)
+    }
+
+    /// The overlay of the document as it is now, when the request arrives: requests see
+    /// every change sent before them and none sent after (snapshot semantics). The stored
+    /// overlay when it is for this version, else the one the running analysis task
+    /// produces for it (waited for, up to the parse time limit), else one analysed now
+    /// from a snapshot taken before any await. `None` when the document is not open.
+    async fn current_overlay(
+        &self,
+        uri: &Uri,
+    ) -> Option<(Arc<Overlay>, Location, Option<Language>)> {
+        // Everything up to the first await runs before later notifications are applied.
+        let (snapshot, running, location, language) = {
+            let doc = self.docs.get(uri)?;
+            if let Some(overlay) = doc.current_overlay() {
+                return Some((overlay, doc.location.clone(), doc.language));
+            }
+            (
+                doc.snapshot(),
+                doc.analysis_running,
+                doc.location.clone(),
+                doc.language,
+            )
+        };
+        let version = snapshot.version;
+        if running {
+            let wait_limit = Duration::from_millis(self.session().init.parse_timeout_ms + 500);
+            let deadline = tokio::time::Instant::now() + wait_limit;
+            loop {
+                let notified = self.analysed.notified();
+                tokio::pin!(notified);
+                // Registered before the check, so a store between the check and the wait
+                // wakes us.
+                notified.as_mut().enable();
+                let (latest, still_running) = {
+                    let doc = self.docs.get(uri)?;
+                    (
+                        doc.overlay
+                            .clone()
+                            .filter(|o| o.key_path == location.key_path),
+                        doc.analysis_running,
+                    )
+                };
+                match latest {
+                    Some(o) if o.version == version => return Some((o, location, language)),
+                    // The task moved past this version (coalesced it): analyse it here.
+                    Some(o) if o.version > version => break,
+                    _ => {}
+                }
+                if !still_running || tokio::time::timeout_at(deadline, notified).await.is_err() {
+                    break;
+                }
+            }
+        }
+        let overlay = self.analyse(uri, snapshot).await.ok()?;
+        Some((overlay, location, language))
+    }
+
+    /// Computes the document's findings and publishes them when they changed.
+    async fn publish_findings(&self, uri: &Uri, overlay: &Arc<Overlay>, location: &Location) {
+        let root = self.root_of(location);
+        let encoding = self.encoding();
+        let o = overlay.clone();
+        let key_path = location.key_path.clone();
+        let diagnostics = blocking("computing findings", move || {
+            let ws = root.as_ref().and_then(|r| r.workspace());
+            findings::findings_for_document(ws.as_deref(), &key_path, &o.analysis.symbols)
+                .iter()
+                .map(|f| proto::diagnostic(f, &o.text, &o.index, encoding))
+                .collect::<Vec<_>>()
+        })
+        .await;
+        let diagnostics = match diagnostics {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::error!("{}", e.message);
+                return;
+            }
+        };
+        let changed = match self.docs.get_mut(uri) {
+            Some(mut doc) if doc.version == overlay.version && doc.published != diagnostics => {
+                doc.published = diagnostics.clone();
+                true
+            }
+            _ => false,
+        };
+        if changed {
+            self.client
+                .publish_diagnostics(uri.clone(), diagnostics, Some(overlay.version))
+                .await;
+        }
+    }
+
+    // ---- views ----------------------------------------------------------------------
+
+    /// What the document holds: the overlay when it is open (falling back to the map's
+    /// symbols, checked against the buffer, when the overlay could not be built), else the
+    /// map's symbols positioned on the file on disk.
+    async fn view(&self, uri: &Uri) -> Option<View> {
+        if let Some((overlay, location, language)) = self.current_overlay(uri).await {
+            let name = language.map(Language::name);
+            let view = View::from_analysis(
+                overlay.text.clone(),
+                overlay.index.clone(),
+                &overlay.analysis,
+                name,
+            );
+            if overlay.analysis.degraded.is_some()
+                && let Some(root) = self.root_of(&location)
+            {
+                let key_path = location.key_path.clone();
+                let symbols = blocking("reading the map", move || {
+                    root.workspace()
+                        .and_then(|ws| ws.file_symbols(&key_path).ok())
+                        .map(|env| env.result)
+                        .unwrap_or_default()
+                })
+                .await
+                .unwrap_or_default();
+                if !symbols.is_empty() {
+                    let mut map_view =
+                        View::from_map(overlay.text.clone(), overlay.index.clone(), &symbols, name);
+                    map_view.degraded = view.degraded;
+                    return Some(map_view);
+                }
+            }
+            return Some(view);
+        }
+        // Not open: the map, positioned on the file as it is on disk.
+        let path = document::file_path(uri)?;
+        let root = self.root_containing(&path)?;
+        let location = document::locate(uri, std::slice::from_ref(&root.path));
+        let language = Language::from_path(&location.key_path).map(Language::name);
+        let text = tokio::fs::read_to_string(&path).await.ok()?;
+        let key_path = location.key_path.clone();
+        let r = root.clone();
+        let (symbols, stale) = blocking("reading the map", move || {
+            r.workspace()
+                .and_then(|ws| ws.file_symbols(&key_path).ok())
+                .map(|env| (env.result, !env.stale_warnings.is_empty()))
+                .unwrap_or_default()
+        })
+        .await
+        .ok()?;
+        let symbols = if stale {
+            // Refresh on read (case B25): the file changed since it was scanned.
+            if let Err(e) = root
+                .scan(&self.client, self.session().work_done_progress)
+                .await
+            {
+                tracing::warn!("{e}");
+            }
+            let key_path = location.key_path.clone();
+            let r = root.clone();
+            blocking("reading the map", move || {
+                r.workspace()
+                    .and_then(|ws| ws.file_symbols(&key_path).ok())
+                    .map(|env| env.result)
+                    .unwrap_or_default()
+            })
+            .await
+            .ok()?
+        } else {
+            symbols
+        };
+        let text: Arc<str> = Arc::from(text);
+        let index = crate::position::LineIndex::new(&text);
+        Some(View::from_map(text, index, &symbols, language))
+    }
+
+    // ---- requests -------------------------------------------------------------------
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let uri = params.text_document_position_params.text_document.uri;
+        let position = params.text_document_position_params.position;
+        let encoding = self.encoding();
+        let Some(view) = self.view(&uri).await else {
+            return Ok(None);
+        };
+        // A line past the end is no position at all (case B08 c): null, not a clamp.
+        let Some(offset) = view.index.offset_checked(&view.text, position, encoding) else {
+            return Ok(None);
+        };
+        let (symbol, range) = match view.symbol_named_at(offset) {
+            Some(i) => (
+                HoverSymbol::Here(view.symbols[i].clone()),
+                view.symbols[i].name_span,
+            ),
+            None => match view.ref_at(offset) {
+                Some(r) => match view.symbols.iter().find(|s| s.name == r.name) {
+                    Some(s) => (HoverSymbol::Here(s.clone()), r.span),
+                    None => (HoverSymbol::Elsewhere(r.name.clone()), r.span),
+                },
+                None => return Ok(None),
+            },
+        };
+        let root = self
+            .docs
+            .get(&uri)
+            .and_then(|d| self.root_of(&d.location))
+            .or_else(|| document::file_path(&uri).and_then(|p| self.root_containing(&p)));
+        let scanning = root
+            .as_ref()
+            .is_some_and(|r| !r.scanned.load(Ordering::SeqCst) && r.scanning());
+        let has_root = root.is_some();
+        let facts = blocking("hover", move || map_facts(root.as_deref(), symbol)).await?;
+        let Some(facts) = facts else {
+            return Ok(None);
+        };
+        let markdown = hover_markdown(&view, &facts, has_root, scanning);
+        Ok(Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: markdown,
+            }),
+            range: Some(view.range(range, encoding)),
+        }))
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        let uri = params.text_document.uri;
+        let encoding = self.encoding();
+        let Some(view) = self.view(&uri).await else {
+            return Ok(None);
+        };
+        if self.session().hierarchical_symbols {
+            return Ok(Some(DocumentSymbolResponse::Nested(
+                view.document_symbols(encoding),
+            )));
+        }
+        #[allow(deprecated)]
+        let flat = view
+            .symbols
+            .iter()
+            .map(|s| SymbolInformation {
+                name: s.name.clone(),
+                kind: proto::symbol_kind(s.kind),
+                tags: None,
+                deprecated: None,
+                location: tower_lsp_server::ls_types::Location {
+                    uri: uri.clone(),
+                    range: view.range(s.span, encoding),
+                },
+                container_name: s
+                    .parent
+                    .and_then(|p| view.symbols.get(p))
+                    .map(|p| p.name.clone()),
+            })
+            .collect();
+        Ok(Some(DocumentSymbolResponse::Flat(flat)))
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let uri = params.text_document.uri;
+        let encoding = self.encoding();
+        let Some(view) = self.view(&uri).await else {
+            return Ok(None);
+        };
+        let location = self.location_of(&uri);
+        let Some(root) = self.root_of(&location) else {
+            return Ok(Some(Vec::new()));
+        };
+        let live = view.live_fingerprints();
+        let key_path = location.key_path.clone();
+        let memory = blocking("code lens", move || {
+            let ws = root.workspace();
+            findings::memory_for_document(ws.as_deref(), &key_path, &live)
+        })
+        .await?;
+        let lenses = view
+            .symbols
+            .iter()
+            .filter_map(|s| {
+                let m = memory.get(&s.key)?;
+                let range = view.range(s.name_span, encoding);
+                // Everything resolve needs travels in `data` (style.md rule 8).
+                Some(CodeLens {
+                    range,
+                    command: None,
+                    data: Some(json!({
+                        "uri": uri.as_str(),
+                        "key": s.key,
+                        "target": format!("{}:{}", location.key_path, range.start.line + 1),
+                        "memories": m.memories,
+                        "stale": m.stale,
+                    })),
+                })
+            })
+            .collect();
+        Ok(Some(lenses))
+    }
+
+    async fn code_lens_resolve(&self, mut lens: CodeLens) -> Result<CodeLens> {
+        let data = lens.data.clone().unwrap_or(Value::Null);
+        let Some(key) = data.get("key").and_then(Value::as_str).map(str::to_string) else {
+            return Err(commands::invalid(
+                "codeLens/resolve: missing argument `data.key` (the symbol key)".into(),
+            ));
+        };
+        let uri = data.get("uri").and_then(Value::as_str).map(str::to_string);
+        let counts = match (
+            data.get("memories").and_then(Value::as_u64),
+            data.get("stale").and_then(Value::as_u64),
+        ) {
+            (Some(memories), Some(stale)) => Some((memories, stale)),
+            _ => {
+                // No counts in `data` (another client built the lens): ask the map.
+                let root = uri
+                    .as_deref()
+                    .and_then(|u| Uri::from_str(u).ok())
+                    .and_then(|u| document::file_path(&u))
+                    .and_then(|p| self.root_containing(&p));
+                let k = key.clone();
+                blocking("code lens", move || {
+                    let ws = root.as_ref().and_then(|r| r.workspace());
+                    let path = k.split('#').next().unwrap_or_default();
+                    findings::memory_for_document(ws.as_deref(), path, &Default::default())
+                        .get(&k)
+                        .map(|m| (u64::from(m.memories), u64::from(m.stale)))
+                })
+                .await?
+            }
+        };
+        let title = match counts {
+            Some((memories, stale)) => format!(
+                "{memories} {} · {stale} stale",
+                if memories == 1 { "memory" } else { "memories" }
+            ),
+            None => "no memory".into(),
+        };
+        let target = data
+            .get("target")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| key.clone());
+        let mut argument = json!({ "target": target });
+        if let Some(uri) = uri {
+            argument["uri"] = Value::String(uri);
+        }
+        lens.command = Some(Command {
+            title,
+            command: "loci.why".into(),
+            arguments: Some(vec![argument]),
+        });
+        Ok(lens)
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri;
+        let mut actions: CodeActionResponse = Vec::new();
+        // Follow-ups of loci's own diagnostics: everything needed is in `data`.
+        for diagnostic in &params.context.diagnostics {
+            if diagnostic.source.as_deref() != Some("loci") {
+                continue;
+            }
+            for (title, command, arguments) in proto::diagnostic_actions(diagnostic) {
+                actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: title.clone(),
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: Some(vec![diagnostic.clone()]),
+                    command: Some(Command {
+                        title,
+                        command,
+                        arguments: Some(vec![arguments]),
+                    }),
+                    ..CodeAction::default()
+                }));
+            }
+        }
+        // On a symbol's name: its impact.
+        if let Some(view) = self.view(&uri).await
+            && let Some(offset) =
+                view.index
+                    .offset_checked(&view.text, params.range.start, self.encoding())
+            && let Some(i) = view.symbol_named_at(offset)
+        {
+            let s = &view.symbols[i];
+            let title = format!("loci: impact of `{}`", s.qualified_name);
+            actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: title.clone(),
+                kind: Some(CodeActionKind::new("source.loci")),
+                command: Some(Command {
+                    title,
+                    command: "loci.impact".into(),
+                    arguments: Some(vec![json!({ "target": s.key, "uri": uri.as_str() })]),
+                }),
+                ..CodeAction::default()
+            }));
+        }
+        Ok(Some(actions))
+    }
+
+    // ---- commands -------------------------------------------------------------------
+
+    async fn execute_command(
+        self: &Arc<Self>,
+        params: ExecuteCommandParams,
+    ) -> Result<Option<Value>> {
+        let debug = self.session().init.debug_commands;
+        let args = commands::parse(&params.command, &params.arguments, debug)?;
+        if !args.spec.available {
+            return Err(commands::not_available(args.spec));
+        }
+        match args.spec.name {
+            "loci.debug.text" => self.debug_text(&args).map(Some),
+            "loci.debug.panic" => panic!("loci.debug.panic was called"),
+            "loci.impact" => self.impact(&args).await.map(Some),
+            "loci.scan" => self.scan_command(&args).await.map(Some),
+            "loci.why" => {
+                let target = args.str("target").unwrap_or_default().to_string();
+                self.engine_command(
+                    &args,
+                    false,
+                    move |ws| ws.why(&target),
+                    commands::why_markdown,
+                )
+                .await
+                .map(Some)
+            }
+            "loci.recap" => {
+                let n = args.u64("n").unwrap_or(3).min(1_000) as u32;
+                self.engine_command(
+                    &args,
+                    false,
+                    move |ws| ws.recap(n),
+                    commands::recap_markdown,
+                )
+                .await
+                .map(Some)
+            }
+            "loci.remember" => {
+                let subject = args.str("subject").unwrap_or_default().to_string();
+                let body = args.str("body").unwrap_or_default().to_string();
+                let opts = args.write_options();
+                self.engine_command(
+                    &args,
+                    true,
+                    move |ws| ws.remember(&subject, &body, &opts),
+                    commands::written_markdown,
+                )
+                .await
+                .map(Some)
+            }
+            "loci.decide" | "loci.learn" => {
+                let decide = args.spec.name == "loci.decide";
+                let text = args.str("text").unwrap_or_default().to_string();
+                let subject = args.str("subject").map(str::to_string);
+                let opts = args.write_options();
+                self.engine_command(
+                    &args,
+                    true,
+                    move |ws| {
+                        if decide {
+                            ws.decide(&text, subject.as_deref(), &opts)
+                        } else {
+                            ws.learn(&text, subject.as_deref(), &opts)
+                        }
+                    },
+                    commands::written_markdown,
+                )
+                .await
+                .map(Some)
+            }
+            "loci.confirm" => {
+                let subject = args.str("subject").unwrap_or_default().to_string();
+                let opts = args.write_options();
+                self.engine_command(
+                    &args,
+                    true,
+                    move |ws| ws.confirm(&subject, &opts),
+                    commands::confirmed_markdown,
+                )
+                .await
+                .map(Some)
+            }
+            other => Err(commands::not_available(
+                commands::spec(other, debug).unwrap_or(args.spec),
+            )),
+        }
+    }
+
+    fn debug_text(&self, args: &Args) -> Result<Value> {
+        let raw = args.str("uri").unwrap_or_default();
+        let uri = Uri::from_str(raw).map_err(|e| {
+            commands::invalid(format!("loci.debug.text: invalid argument `uri`: {e}"))
+        })?;
+        let doc = self.docs.get(&uri).ok_or_else(|| {
+            commands::error(
+                commands::NOT_FOUND,
+                format!("loci.debug.text: {raw} is not open"),
+            )
+        })?;
+        Ok(json!({ "uri": raw, "version": doc.version, "text": doc.text }))
+    }
+
+    /// The root a command works on: `root`, else the root of `uri`, else the first root.
+    fn command_root(&self, args: &Args) -> Result<Arc<Root>> {
+        let name = args.spec.name;
+        if let Some(root) = args.str("root") {
+            let path = PathBuf::from(root);
+            let canonical = path.canonicalize().unwrap_or(path);
+            return self
+                .roots()
+                .into_iter()
+                .find(|r| r.path == canonical)
+                .ok_or_else(|| {
+                    commands::invalid(format!(
+                        "{name}: invalid argument `root`: {root} is not a workspace folder of this server"
+                    ))
+                });
+        }
+        if let Some(uri) = args.str("uri") {
+            let parsed = Uri::from_str(uri)
+                .map_err(|e| commands::invalid(format!("{name}: invalid argument `uri`: {e}")))?;
+            return document::file_path(&parsed)
+                .and_then(|p| self.root_containing(&p))
+                .ok_or_else(|| {
+                    commands::invalid(format!(
+                        "{name}: invalid argument `uri`: {uri} is in no workspace folder of this server"
+                    ))
+                });
+        }
+        self.roots().into_iter().next().ok_or_else(|| {
+            commands::error(
+                commands::NO_WORKSPACE,
+                format!("{name}: no workspace folder: the server runs in single-file mode"),
+            )
+        })
+    }
+
+    fn notes(root: &Root) -> Vec<String> {
+        if !root.scanned.load(Ordering::SeqCst) && root.scanning() {
+            vec!["language server: the initial scan is still running; the map is incomplete".into()]
+        } else {
+            Vec::new()
+        }
+    }
+
+    async fn impact(&self, args: &Args) -> Result<Value> {
+        let root = self.command_root(args)?;
+        let target = args.str("target").unwrap_or_default().to_string();
+        let depth = args.u64("depth").unwrap_or(3).min(u64::from(u32::MAX)) as u32;
+        let hard = args.bool("hard").unwrap_or(false);
+        let notes = Self::notes(&root);
+        let r = root.clone();
+        let env = blocking("loci.impact", move || match r.workspace() {
+            Some(ws) => ws.impact(&target, depth, hard),
+            None => Err(loci_engine::EngineError::Internal(
+                r.error.clone().unwrap_or_else(|| "no store".into()),
+            )),
+        })
+        .await?
+        .map_err(|e| commands::engine_error("loci.impact", e))?;
+        Ok(commands::with_markdown(
+            &env,
+            commands::impact_markdown(&env),
+            &notes,
+        ))
+    }
+
+    /// Runs one engine operation on the command's root, on a blocking thread, and renders
+    /// its envelope. After a write (`writes`), open documents' diagnostics and code lenses
+    /// are refreshed.
+    async fn engine_command<T, F>(
+        self: &Arc<Self>,
+        args: &Args,
+        writes: bool,
+        op: F,
+        markdown: fn(&Envelope<T>) -> String,
+    ) -> Result<Value>
+    where
+        T: Serialize + Send + 'static,
+        F: FnOnce(&mut Workspace) -> loci_engine::Result<Envelope<T>> + Send + 'static,
+    {
+        let name = args.spec.name;
+        let root = self.command_root(args)?;
+        let notes = Self::notes(&root);
+        let r = root.clone();
+        let env = blocking(name, move || match r.workspace() {
+            Some(mut ws) => op(&mut ws),
+            None => Err(loci_engine::EngineError::Internal(
+                r.error.clone().unwrap_or_else(|| "no store".into()),
+            )),
+        })
+        .await?
+        .map_err(|e| commands::engine_error(name, e))?;
+        if writes {
+            self.after_scan(&root).await;
+        }
+        Ok(commands::with_markdown(&env, markdown(&env), &notes))
+    }
+
+    async fn scan_command(self: &Arc<Self>, args: &Args) -> Result<Value> {
+        let root = self.command_root(args)?;
+        let env = root
+            .scan(&self.client, self.session().work_done_progress)
+            .await
+            .map_err(|e| commands::internal(format!("loci.scan: {e}")))?;
+        self.after_scan(&root).await;
+        let markdown = commands::scan_markdown(&root.path.display().to_string(), &env);
+        Ok(commands::with_markdown(&env, markdown, &[]))
+    }
+
+    // ---- outside edits --------------------------------------------------------------
+
+    fn watched_files_changed(self: &Arc<Self>, params: DidChangeWatchedFilesParams) {
+        let mut roots: Vec<Arc<Root>> = Vec::new();
+        for change in params.changes {
+            let Some(path) = document::file_path(&change.uri) else {
+                continue;
+            };
+            // loci's own database and git's internals change under every scan and commit.
+            if path
+                .components()
+                .any(|c| c.as_os_str() == ".loci" || c.as_os_str() == ".git")
+            {
+                continue;
+            }
+            if let Some(root) = self.root_containing(&path)
+                && !roots.iter().any(|r| Arc::ptr_eq(r, &root))
+            {
+                roots.push(root);
+            }
+        }
+        for root in roots {
+            self.request_scan(&root);
+        }
+    }
+
+    async fn folders_changed(self: &Arc<Self>, params: DidChangeWorkspaceFoldersParams) {
+        let removed: Vec<PathBuf> = params
+            .event
+            .removed
+            .iter()
+            .filter_map(|f| document::file_path(&f.uri))
+            .map(|p| p.canonicalize().unwrap_or(p))
+            .collect();
+        if let Ok(mut roots) = self.roots.write() {
+            roots.retain(|r| !removed.contains(&r.path));
+        }
+        let init = self.session().init.clone();
+        let mut messages = Vec::new();
+        let mut added = Vec::new();
+        for folder in params.event.added {
+            let Some(path) = document::file_path(&folder.uri).filter(|p| p.is_dir()) else {
+                continue;
+            };
+            match self.open_root(&path, &init, &mut messages).await {
+                Ok(root) => added.push(root),
+                Err(e) => tracing::error!("{}", e.message),
+            }
+        }
+        if let Ok(mut roots) = self.roots.write() {
+            roots.extend(added.iter().cloned());
+        }
+        // Documents move between roots (or into single-file mode).
+        let paths = self.root_paths();
+        let mut moved = Vec::new();
+        for mut doc in self.docs.iter_mut() {
+            let location = document::locate(doc.key(), &paths);
+            if location != doc.location {
+                // Symbol keys embed the path: the overlay must be rebuilt.
+                doc.location = location;
+                doc.overlay = None;
+                moved.push(doc.key().clone());
+            }
+        }
+        for uri in moved {
+            self.schedule_analysis(&uri);
+        }
+        if init.scan {
+            for root in &added {
+                self.request_scan(root);
+            }
+        }
+        for (level, message) in messages {
+            self.client.show_message(level, message).await;
+        }
+    }
+}
+
+/// What a hover is about.
+enum HoverSymbol {
+    /// A symbol of this document.
+    Here(ViewSymbol),
+    /// A name used here and defined elsewhere (looked up in the map).
+    Elsewhere(String),
+}
+
+/// A hover's facts, gathered on a blocking thread.
+struct HoverFacts {
+    symbol: ViewSymbol,
+    /// The file, when the symbol is in another file.
+    path: Option<String>,
+    /// Call sites in the map; `None` when the map does not have the symbol.
+    callers: Option<usize>,
+    memory: Option<findings::SymbolMemory>,
+}
+
+fn map_facts(root: Option<&Root>, symbol: HoverSymbol) -> Option<HoverFacts> {
+    let ws = root.and_then(|r| r.workspace());
+    let (symbol, path) = match symbol {
+        HoverSymbol::Here(s) => (s, None),
+        HoverSymbol::Elsewhere(name) => {
+            let hit = ws.as_ref()?.symbol(&name).ok()?.result.into_iter().next()?;
+            (
+                ViewSymbol {
+                    key: hit.key,
+                    name: hit.name,
+                    qualified_name: hit.qualified_name,
+                    kind: loci_core::SymbolKind::parse(&hit.kind),
+                    span: (0, 0),
+                    name_span: (0, 0),
+                    signature: hit.signature,
+                    doc: hit.doc,
+                    parent: None,
+                    fingerprints: None,
+                },
+                Some(hit.path),
+            )
+        }
+    };
+    let callers = ws.as_ref().and_then(|ws| {
+        let env = ws.callers(&symbol.key).ok()?;
+        (!env.result.targets.is_empty()).then_some(env.result.calls.len())
+    });
+    let key_path = symbol.key.split('#').next().unwrap_or_default();
+    let live: findings::LiveFingerprints = symbol
+        .fingerprints
+        .clone()
+        .map(|f| (symbol.key.clone(), f))
+        .into_iter()
+        .collect();
+    let memory = findings::memory_for_document(ws.as_deref(), key_path, &live).remove(&symbol.key);
+    Some(HoverFacts {
+        symbol,
+        path,
+        callers,
+        memory,
+    })
+}
+
+fn hover_markdown(view: &View, facts: &HoverFacts, has_root: bool, scanning: bool) -> String {
+    let s = &facts.symbol;
+    let mut md = format!("**{}** `{}`", s.kind.as_str(), s.qualified_name);
+    if let Some(path) = &facts.path {
+        md.push_str(&format!(" in `{path}`"));
+    }
+    if !s.signature.is_empty() {
+        let fence = if s.signature.contains("```") {
+            "````"
+        } else {
+            "```"
+        };
+        md.push_str(&format!(
+            "\n\n{fence}{}\n{}\n{fence}",
+            view.language.unwrap_or(""),
+            s.signature
+        ));
+    }
+    if let Some(doc) = s.doc.as_deref().filter(|d| !d.trim().is_empty()) {
+        md.push_str(&format!("\n\n{doc}"));
+    }
+    md.push_str("\n\n---\n\n");
+    let callers = match (has_root, facts.callers) {
+        (false, _) => "callers unknown (single-file mode: no map)".to_string(),
+        (true, Some(1)) => "1 caller".to_string(),
+        (true, Some(n)) => format!("{n} callers"),
+        (true, None) if scanning => "callers unknown yet (initial scan running)".to_string(),
+        (true, None) => "not in the map yet (unsaved or not scanned)".to_string(),
+    };
+    md.push_str(&format!("{callers} · `{}`", s.key));
+    if view.source == Source::Map && facts.path.is_none() {
+        md.push_str("\n\n_from the map (the file as last scanned)_");
+    }
+    if let Some(reason) = &view.degraded {
+        md.push_str(&format!("\n\n_analysis incomplete: {reason}_"));
+    }
+    if scanning && facts.callers.is_some() {
+        md.push_str("\n\n_initial scan running: counts may grow_");
+    }
+    if let Some(memory) = &facts.memory {
+        for line in &memory.hover_lines {
+            md.push_str(&format!("\n\n{line}"));
+        }
+    }
+    md
+}
+
+/// Parse (reusing the edited tree) and extract one snapshot. Runs on a blocking thread.
+fn analyse_snapshot(
+    snapshot: Snapshot,
+    options: &AnalyzeOptions,
+) -> (Option<loci_core::tree_sitter::Tree>, Overlay) {
+    let started = Instant::now();
+    let (tree, analysis) = match snapshot.language {
+        None => (None, FileAnalysis::default()),
+        Some(language) => {
+            let (tree, degraded) = loci_core::analyze::parse(
+                language,
+                &snapshot.text,
+                snapshot.tree.as_ref(),
+                options,
+            );
+            let analysis = match &tree {
+                Some(tree) => loci_core::analyze::extract(
+                    &snapshot.key_path,
+                    language,
+                    &snapshot.text,
+                    tree,
+                    options,
+                ),
+                None => FileAnalysis {
+                    degraded,
+                    ..FileAnalysis::default()
+                },
+            };
+            (tree, analysis)
+        }
+    };
+    let overlay = Overlay {
+        version: snapshot.version,
+        key_path: snapshot.key_path,
+        text: snapshot.text,
+        index: snapshot.index,
+        analysis,
+        micros: started.elapsed().as_micros() as u64,
+    };
+    (tree, overlay)
+}
+
+/// What the server can do (the `initialize` answer).
+fn capabilities(position_encoding: Option<PositionEncodingKind>) -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding,
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                will_save: None,
+                will_save_wait_until: None,
+                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+            },
+        )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        code_lens_provider: Some(CodeLensOptions {
+            resolve_provider: Some(true),
+        }),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![
+                CodeActionKind::QUICKFIX,
+                CodeActionKind::new("source.loci"),
+            ]),
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+            resolve_provider: Some(false),
+        })),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: commands::COMMANDS
+                .iter()
+                .map(|c| c.name.to_string())
+                .collect(),
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+        }),
+        workspace: Some(WorkspaceServerCapabilities {
+            workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                supported: Some(true),
+                change_notifications: Some(OneOf::Left(true)),
+            }),
+            file_operations: None,
+        }),
+        experimental: Some(json!({
+            "loci": {
+                // Requests are answered while the initial scan runs, from the open
+                // documents' overlay and whatever the map already holds.
+                "backgroundScan": true,
+                "overlay": true,
+                "analyzedNotification": "$/loci/analyzed",
+            }
+        })),
+        ..ServerCapabilities::default()
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        guard("initialize", self.inner.initialize(params)).await
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        let _ = guard_notification("initialized", self.inner.initialized()).await;
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let inner = &self.inner;
+        if let Err(panic) = std::panic::catch_unwind(AssertUnwindSafe(|| inner.open(params))) {
+            tracing::error!("didOpen panicked: {}", panic_message(panic.as_ref()));
+        }
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        // Applied synchronously, before any await (style.md rule 4, case B03).
+        let uri = params.text_document.uri.clone();
+        let version = params.text_document.version;
+        let inner = &self.inner;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.change(params))) {
+            Ok(true) => {}
+            Ok(false) => {
+                let message = format!(
+                    "loci: dropped didChange for {} (version {version}): the document is not open",
+                    uri.as_str()
+                );
+                tracing::warn!("{message}");
+                inner.log(MessageType::WARNING, message).await;
+            }
+            Err(panic) => tracing::error!("didChange panicked: {}", panic_message(panic.as_ref())),
+        }
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        let root = document::file_path(&params.text_document.uri)
+            .and_then(|p| self.inner.root_containing(&p));
+        if let Some(root) = root {
+            self.inner.request_scan(&root);
+        }
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let _ = guard_notification("didClose", self.inner.close(params)).await;
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let inner = &self.inner;
+        if let Err(panic) =
+            std::panic::catch_unwind(AssertUnwindSafe(|| inner.watched_files_changed(params)))
+        {
+            tracing::error!(
+                "didChangeWatchedFiles panicked: {}",
+                panic_message(panic.as_ref())
+            );
+        }
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        let _ = guard_notification(
+            "didChangeWorkspaceFolders",
+            self.inner.folders_changed(params),
+        )
+        .await;
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        guard("hover", self.inner.hover(params)).await
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        guard("documentSymbol", self.inner.document_symbol(params)).await
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        guard("codeLens", self.inner.code_lens(params)).await
+    }
+
+    async fn code_lens_resolve(&self, params: CodeLens) -> Result<CodeLens> {
+        guard("codeLens/resolve", self.inner.code_lens_resolve(params)).await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        guard("codeAction", self.inner.code_action(params)).await
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<Value>> {
+        let what = format!("workspace/executeCommand {}", params.command);
+        guard(&what, self.inner.execute_command(params)).await
+    }
+}

@@ -1,0 +1,426 @@
+//! Typed queries over the audit: contradictions, stale marks, the drift ledger and the
+//! per-scan knowledge changes.
+
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use serde::Serialize;
+
+use crate::{Context, Result};
+
+/// A contradiction row.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Contradiction {
+    /// Id (what `loci resolve ID` takes).
+    pub contradiction_id: i64,
+    /// Identity across lint runs: origin, subject, kind and target.
+    pub finding_key: String,
+    /// `page` (memory) or `doc` (a repository document).
+    pub origin: String,
+    /// Page subject or doc path.
+    pub subject: String,
+    /// For page claims, the revision checked.
+    pub revision_id: Option<i64>,
+    /// `missing_path`, `missing_symbol`, `version_mismatch`.
+    pub kind: String,
+    /// `high`, `medium`, `low`.
+    pub severity: String,
+    /// The claim as written.
+    pub claim: String,
+    /// Its normalized target.
+    pub target: String,
+    /// What the code says instead.
+    pub truth: Option<String>,
+    /// A fix, such as the path it was renamed to.
+    pub suggestion: Option<String>,
+    /// Zero-based line (in the doc, or in the revision body).
+    pub line: u32,
+    /// Zero-based byte column.
+    pub column: u32,
+    /// Zero-based byte column where the claim ends.
+    pub end_column: u32,
+    /// `open`, `resolved` (auto), `dismissed` (human).
+    pub status: String,
+    /// `auto` or `human`, once not open.
+    pub resolution_kind: Option<String>,
+    /// The human's notes on dismissal.
+    pub notes: Option<String>,
+    /// RFC 3339.
+    pub detected_at: String,
+    /// RFC 3339.
+    pub resolved_at: Option<String>,
+    /// How many times it recurred after being auto-resolved.
+    pub reopened: i64,
+}
+
+const COLUMNS: &str = "contradiction_id, finding_key, origin, subject, revision_id, kind, severity,
+    claim, target, truth, suggestion, line, column, end_column, status, resolution_kind, notes,
+    detected_at, resolved_at, reopened";
+
+fn contradiction(r: &Row<'_>) -> rusqlite::Result<Contradiction> {
+    Ok(Contradiction {
+        contradiction_id: r.get(0)?,
+        finding_key: r.get(1)?,
+        origin: r.get(2)?,
+        subject: r.get(3)?,
+        revision_id: r.get(4)?,
+        kind: r.get(5)?,
+        severity: r.get(6)?,
+        claim: r.get(7)?,
+        target: r.get(8)?,
+        truth: r.get(9)?,
+        suggestion: r.get(10)?,
+        line: r.get(11)?,
+        column: r.get(12)?,
+        end_column: r.get(13)?,
+        status: r.get(14)?,
+        resolution_kind: r.get(15)?,
+        notes: r.get(16)?,
+        detected_at: r.get(17)?,
+        resolved_at: r.get(18)?,
+        reopened: r.get(19)?,
+    })
+}
+
+/// Contradictions with the given status (all when `None`), by subject, line, id.
+pub fn contradictions(conn: &Connection, status: Option<&str>) -> Result<Vec<Contradiction>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM contradictions WHERE ?1 IS NULL OR status = ?1
+             ORDER BY subject, line, column, contradiction_id"
+        ))
+        .ctx(|| "reading contradictions".into())?;
+    let rows = stmt
+        .query_map([status], contradiction)
+        .ctx(|| "reading contradictions".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading contradictions".into())
+}
+
+/// A contradiction by id.
+pub fn contradiction_by_id(conn: &Connection, id: i64) -> Result<Option<Contradiction>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM contradictions WHERE contradiction_id = ?1"
+    ))
+    .ctx(|| "reading a contradiction".into())?
+    .query_row([id], contradiction)
+    .optional()
+    .ctx(|| "reading a contradiction".into())
+}
+
+/// A finding as lint produces it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NewFinding {
+    /// Identity across runs.
+    pub finding_key: String,
+    /// `page` or `doc`.
+    pub origin: &'static str,
+    /// Page subject or doc path.
+    pub subject: String,
+    /// For page claims.
+    pub revision_id: Option<i64>,
+    /// Kind.
+    pub kind: &'static str,
+    /// Severity.
+    pub severity: &'static str,
+    /// As written.
+    pub claim: String,
+    /// Normalized target.
+    pub target: String,
+    /// What the code says.
+    pub truth: Option<String>,
+    /// A fix.
+    pub suggestion: Option<String>,
+    /// Zero-based line.
+    pub line: u32,
+    /// Zero-based byte column.
+    pub column: u32,
+    /// End byte column.
+    pub end_column: u32,
+}
+
+/// What recording a finding did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// A new open contradiction.
+    Opened,
+    /// It was auto-resolved before and fails again (a regression).
+    Recurred,
+    /// Already open; its details were refreshed.
+    StillOpen,
+    /// A human dismissed it: suppressed.
+    Suppressed,
+}
+
+/// Records a failing check: opens, reopens, refreshes or suppresses.
+pub fn record_finding(
+    tx: &Transaction<'_>,
+    f: &NewFinding,
+    scan_id: i64,
+) -> Result<(i64, Recorded)> {
+    let existing: Option<(i64, String)> = tx
+        .prepare_cached(
+            "SELECT contradiction_id, status FROM contradictions WHERE finding_key = ?1",
+        )
+        .ctx(|| "reading a contradiction".into())?
+        .query_row([&f.finding_key], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()
+        .ctx(|| "reading a contradiction".into())?;
+    let refresh = |id: i64, reopen: bool| -> Result<()> {
+        tx.prepare_cached(
+            "UPDATE contradictions SET revision_id = ?2, claim = ?3, truth = ?4, suggestion = ?5,
+                line = ?6, column = ?7, end_column = ?8, severity = ?9,
+                status = 'open', resolution_kind = NULL, resolved_at = NULL,
+                reopened = reopened + ?10, scan_id = CASE WHEN ?10 = 1 THEN ?11 ELSE scan_id END
+             WHERE contradiction_id = ?1",
+        )
+        .ctx(|| "updating a contradiction".into())?
+        .execute(params![
+            id,
+            f.revision_id,
+            f.claim,
+            f.truth,
+            f.suggestion,
+            f.line,
+            f.column,
+            f.end_column,
+            f.severity,
+            reopen as i64,
+            scan_id
+        ])
+        .ctx(|| "updating a contradiction".into())?;
+        Ok(())
+    };
+    match existing {
+        Some((id, status)) if status == "dismissed" => Ok((id, Recorded::Suppressed)),
+        Some((id, status)) if status == "open" => {
+            refresh(id, false)?;
+            Ok((id, Recorded::StillOpen))
+        }
+        Some((id, _)) => {
+            refresh(id, true)?;
+            Ok((id, Recorded::Recurred))
+        }
+        None => {
+            tx.prepare_cached(
+                "INSERT INTO contradictions(finding_key, origin, subject, revision_id, kind, severity,
+                    claim, target, truth, suggestion, line, column, end_column, status, scan_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 'open', ?14)",
+            )
+            .ctx(|| "recording a contradiction".into())?
+            .execute(params![
+                f.finding_key, f.origin, f.subject, f.revision_id, f.kind, f.severity, f.claim,
+                f.target, f.truth, f.suggestion, f.line, f.column, f.end_column, scan_id
+            ])
+            .ctx(|| "recording a contradiction".into())?;
+            Ok((tx.last_insert_rowid(), Recorded::Opened))
+        }
+    }
+}
+
+/// Marks a contradiction resolved (`auto`: the check passes again) or dismissed
+/// (`human`: suppressed permanently).
+pub fn close(
+    tx: &Transaction<'_>,
+    id: i64,
+    human: bool,
+    notes: Option<&str>,
+    scan_id: Option<i64>,
+) -> Result<()> {
+    tx.prepare_cached(
+        "UPDATE contradictions SET status = ?2, resolution_kind = ?3, notes = ifnull(?4, notes),
+            resolved_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), scan_id = ifnull(?5, scan_id)
+         WHERE contradiction_id = ?1",
+    )
+    .ctx(|| "closing a contradiction".into())?
+    .execute(params![
+        id,
+        if human { "dismissed" } else { "resolved" },
+        if human { "human" } else { "auto" },
+        notes,
+        scan_id
+    ])
+    .ctx(|| "closing a contradiction".into())?;
+    Ok(())
+}
+
+/// A stale mark as stored by the last audit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StaleMark {
+    /// `revision:claim` or `revision:page`.
+    pub mark_key: String,
+    /// Page subject.
+    pub subject: String,
+    /// Revision.
+    pub revision_id: i64,
+    /// Claim, if the mark is about one.
+    pub claim_id: Option<i64>,
+    /// JSON of the reason.
+    pub reason: String,
+}
+
+/// Every stored stale mark.
+pub fn stale_marks(conn: &Connection) -> Result<Vec<StaleMark>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT mark_key, subject, revision_id, claim_id, reason FROM stale_marks ORDER BY mark_key")
+        .ctx(|| "reading stale marks".into())?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(StaleMark {
+                mark_key: r.get(0)?,
+                subject: r.get(1)?,
+                revision_id: r.get(2)?,
+                claim_id: r.get(3)?,
+                reason: r.get(4)?,
+            })
+        })
+        .ctx(|| "reading stale marks".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading stale marks".into())
+}
+
+/// Replaces the stored stale marks.
+pub fn replace_stale_marks(tx: &Transaction<'_>, marks: &[StaleMark], scan_id: i64) -> Result<()> {
+    tx.execute("DELETE FROM stale_marks", [])
+        .ctx(|| "clearing stale marks".into())?;
+    let mut stmt = tx
+        .prepare_cached("INSERT INTO stale_marks(mark_key, subject, revision_id, claim_id, reason, since_scan) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+        .ctx(|| "writing stale marks".into())?;
+    for m in marks {
+        stmt.execute(params![
+            m.mark_key,
+            m.subject,
+            m.revision_id,
+            m.claim_id,
+            m.reason,
+            scan_id
+        ])
+        .ctx(|| "writing stale marks".into())?;
+    }
+    Ok(())
+}
+
+/// Records one change in the knowledge at a scan revision.
+pub fn insert_knowledge_change(
+    tx: &Transaction<'_>,
+    scan_id: i64,
+    change: &str,
+    subject: &str,
+    detail: &str,
+) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO knowledge_changes(scan_id, change, subject, detail) VALUES (?1, ?2, ?3, ?4)",
+    )
+    .ctx(|| "recording a knowledge change".into())?
+    .execute(params![scan_id, change, subject, detail])
+    .ctx(|| "recording a knowledge change".into())?;
+    Ok(())
+}
+
+/// A drift ledger entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DriftRow {
+    /// Id.
+    pub drift_id: i64,
+    /// Scan revision that observed it.
+    pub scan_id: i64,
+    /// The file.
+    pub path: String,
+    /// `add`, `modify`, `delete`, `rename`, `signature_change`.
+    pub kind: String,
+    /// Before.
+    pub old_hash: Option<String>,
+    /// After.
+    pub new_hash: Option<String>,
+    /// Renamed-from path or symbol key.
+    pub detail: Option<String>,
+    /// `scan` or `overlay`.
+    pub source: String,
+    /// RFC 3339.
+    pub at: String,
+}
+
+/// Drift entries with `scan_id > since`, oldest first.
+pub fn drift_since(conn: &Connection, since: i64) -> Result<Vec<DriftRow>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT drift_id, scan_id, path, kind, old_hash, new_hash, detail, source, at FROM drift WHERE scan_id > ?1 ORDER BY drift_id")
+        .ctx(|| "reading drift".into())?;
+    let rows = stmt
+        .query_map([since], |r| {
+            Ok(DriftRow {
+                drift_id: r.get(0)?,
+                scan_id: r.get(1)?,
+                path: r.get(2)?,
+                kind: r.get(3)?,
+                old_hash: r.get(4)?,
+                new_hash: r.get(5)?,
+                detail: r.get(6)?,
+                source: r.get(7)?,
+                at: r.get(8)?,
+            })
+        })
+        .ctx(|| "reading drift".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading drift".into())
+}
+
+/// A change in the knowledge.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KnowledgeChange {
+    /// Scan revision.
+    pub scan_id: i64,
+    /// `became_stale`, `no_longer_stale`, `became_false`, `no_longer_false`, `recurred`.
+    pub change: String,
+    /// Page subject or doc path.
+    pub subject: String,
+    /// In words.
+    pub detail: String,
+}
+
+/// Knowledge changes with `scan_id > since`, oldest first.
+pub fn knowledge_changes_since(conn: &Connection, since: i64) -> Result<Vec<KnowledgeChange>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT scan_id, change, subject, detail FROM knowledge_changes WHERE scan_id > ?1 ORDER BY change_id")
+        .ctx(|| "reading knowledge changes".into())?;
+    let rows = stmt
+        .query_map([since], |r| {
+            Ok(KnowledgeChange {
+                scan_id: r.get(0)?,
+                change: r.get(1)?,
+                subject: r.get(2)?,
+                detail: r.get(3)?,
+            })
+        })
+        .ctx(|| "reading knowledge changes".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading knowledge changes".into())
+}
+
+/// Whether a doc claim ever resolved.
+pub fn doc_claim_resolved_before(
+    conn: &Connection,
+    doc_path: &str,
+    kind: &str,
+    target: &str,
+) -> Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS(SELECT 1 FROM doc_claims WHERE doc_path = ?1 AND kind = ?2 AND target = ?3)",
+    )
+    .ctx(|| "reading doc claims".into())?
+    .query_row([doc_path, kind, target], |r| r.get(0))
+    .ctx(|| "reading doc claims".into())
+}
+
+/// Remembers that a doc claim resolved (first sighting wins).
+pub fn remember_doc_claim(
+    tx: &Transaction<'_>,
+    doc_path: &str,
+    kind: &str,
+    target: &str,
+    resolved: &str,
+    scan_id: i64,
+) -> Result<()> {
+    tx.prepare_cached("INSERT OR IGNORE INTO doc_claims(doc_path, kind, target, resolved, first_seen_scan) VALUES (?1, ?2, ?3, ?4, ?5)")
+        .ctx(|| "writing doc claims".into())?
+        .execute(params![doc_path, kind, target, resolved, scan_id])
+        .ctx(|| "writing doc claims".into())?;
+    Ok(())
+}

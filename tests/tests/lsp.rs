@@ -1,0 +1,1013 @@
+//! End-to-end tests of `loci lsp` over in-memory streams: lifecycle, capabilities,
+//! document sync, positions, the overlay, hover, symbols, commands and outside edits.
+//! Each case from `shared/cases` is named after its id (B01, B03, ...).
+
+mod support;
+
+use std::path::Path;
+
+use expect_test::expect;
+use loci_lsp::ServerOptions;
+use serde_json::{Value, json};
+use support::lsp::{Client, frame, init_params, uri};
+
+fn options() -> ServerOptions {
+    ServerOptions {
+        home_dir: None,
+        ..ServerOptions::default()
+    }
+}
+
+fn write(dir: &Path, rel: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(rel);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A server on `root` (scanned) or in single-file mode.
+async fn start(root: Option<&Path>, extra: Value) -> Client {
+    let mut client = Client::start(options()).await;
+    client.initialize(init_params(root, extra)).await;
+    if root.is_some() {
+        client.expect_progress_end().await;
+    }
+    client
+}
+
+/// Names and selection starts of a documentSymbol answer, flattened, one per line.
+fn outline(symbols: &Value) -> String {
+    fn walk(out: &mut String, depth: usize, list: &Value) {
+        for s in list.as_array().into_iter().flatten() {
+            out.push_str(&format!(
+                "{}{} {} {}:{}\n",
+                "  ".repeat(depth),
+                s["kind"],
+                s["name"].as_str().unwrap_or("?"),
+                s["selectionRange"]["start"]["line"],
+                s["selectionRange"]["start"]["character"],
+            ));
+            walk(out, depth + 1, &s["children"]);
+        }
+    }
+    let mut out = String::new();
+    walk(&mut out, 0, symbols);
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn capabilities_registration_and_shutdown() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.rs", "fn a() {}\n");
+    let mut client = Client::start(options()).await;
+    let params = init_params(
+        Some(dir.path()),
+        json!({ "capabilities": { "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } } } }),
+    );
+    let result = client.initialize(params).await;
+    expect![[r#"
+        {
+          "capabilities": {
+            "codeActionProvider": {
+              "codeActionKinds": [
+                "quickfix",
+                "source.loci"
+              ],
+              "resolveProvider": false
+            },
+            "codeLensProvider": {
+              "resolveProvider": true
+            },
+            "documentSymbolProvider": true,
+            "executeCommandProvider": {
+              "commands": [
+                "loci.context",
+                "loci.why",
+                "loci.impact",
+                "loci.remember",
+                "loci.decide",
+                "loci.learn",
+                "loci.confirm",
+                "loci.resolve",
+                "loci.recap",
+                "loci.scan",
+                "loci.debug.text"
+              ]
+            },
+            "experimental": {
+              "loci": {
+                "analyzedNotification": "$/loci/analyzed",
+                "backgroundScan": true,
+                "overlay": true
+              }
+            },
+            "hoverProvider": true,
+            "textDocumentSync": {
+              "change": 2,
+              "openClose": true,
+              "save": true
+            },
+            "workspace": {
+              "workspaceFolders": {
+                "changeNotifications": true,
+                "supported": true
+              }
+            }
+          },
+          "serverInfo": {
+            "name": "loci",
+            "version": "0.1.0"
+          }
+        }"#]]
+    .assert_eq(&serde_json::to_string_pretty(&result).unwrap());
+    let registration = client
+        .expect_notification("client/registerCapability")
+        .await;
+    assert_eq!(
+        registration,
+        json!({ "registrations": [{
+            "id": "loci-watched-files",
+            "method": "workspace/didChangeWatchedFiles",
+            "registerOptions": { "watchers": [{ "globPattern": "**/*" }] }
+        }] })
+    );
+    client.expect_progress_end().await;
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b01_content_length_counts_bytes_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "cafe.rs", "");
+    let u = uri(&path);
+    let mut client = start(None, json!({})).await;
+    // didOpen and hover in one write: the server must read exactly Content-Length bytes
+    // of the first frame to find the second.
+    let text = "// café 😀 你好\nfn café() {}\n";
+    let open = json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": { "uri": u, "languageId": "rust", "version": 1, "text": text } } });
+    let (id, hover) = client.request_message(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": u }, "position": { "line": 1, "character": 4 } }),
+    );
+    let mut bytes = frame(&open);
+    bytes.extend(frame(&hover));
+    client.send_raw(&bytes).await;
+    // The reader takes exactly Content-Length bytes and parses them as JSON: a
+    // character-counted frame from the server fails here.
+    let response = client.response(id).await;
+    let markdown = response["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(markdown.contains("`café`"), "{markdown}");
+    assert_eq!(
+        response["result"]["range"],
+        json!({ "start": { "line": 1, "character": 3 }, "end": { "line": 1, "character": 7 } })
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b03_changes_are_applied_in_send_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let u = uri(&dir.path().join("order.rs"));
+    let mut client = start(None, json!({})).await;
+    client.open(&u, "rust", 1, "").await;
+    let alphabet: Vec<char> = ('0'..='9').chain('a'..='z').collect();
+    let mut expected = String::new();
+    let mut bytes = Vec::new();
+    for i in 0..200u32 {
+        let c = alphabet[i as usize % alphabet.len()];
+        bytes.extend(frame(
+            &json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": { "uri": u, "version": i + 2 },
+            "contentChanges": [{ "range": {
+                "start": { "line": 0, "character": i }, "end": { "line": 0, "character": i } },
+                "text": c.to_string() }] } }),
+        ));
+        expected.push(c);
+    }
+    client.send_raw(&bytes).await;
+    let buffer = client.buffer(&u).await;
+    assert_eq!(
+        buffer,
+        json!({ "uri": u, "version": 201, "text": expected })
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b05_position_encoding_is_negotiated_and_used_both_ways() {
+    // `target` starts at byte 14, UTF-16 unit 12, code point 11.
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "a.rs", "/* 😀 */ fn target() {}");
+    let u = uri(&path);
+    for (offered, announced, character) in [
+        (Value::Null, Value::Null, 12),
+        (json!(["utf-16"]), json!("utf-16"), 12),
+        (json!(["utf-8", "utf-32", "utf-16"]), json!("utf-8"), 14),
+        (json!(["utf-32", "utf-16"]), json!("utf-32"), 11),
+    ] {
+        let mut client = Client::start(options()).await;
+        let extra = if offered.is_null() {
+            json!({})
+        } else {
+            json!({ "capabilities": { "general": { "positionEncodings": offered } } })
+        };
+        let result = client
+            .initialize(init_params(Some(dir.path()), extra))
+            .await;
+        client.expect_progress_end().await;
+        assert_eq!(
+            result["capabilities"]["positionEncoding"], announced,
+            "{offered}"
+        );
+        client.open(&u, "rust", 1, "/* 😀 */ fn target() {}").await;
+        let symbols = client.symbols(&u).await;
+        assert_eq!(
+            symbols[0]["selectionRange"],
+            json!({ "start": { "line": 0, "character": character }, "end": { "line": 0, "character": character + 6 } }),
+            "{offered}"
+        );
+        // In: a hover at the name's first unit in the negotiated encoding finds it.
+        let hover = client.hover(&u, 0, character).await;
+        assert_eq!(hover["range"], symbols[0]["selectionRange"], "{offered}");
+        client.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b06_several_changes_in_one_notification_apply_in_sequence() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut client = start(None, json!({})).await;
+    let range = |l0: u32, c0: u32, l1: u32, c1: u32| json!({ "start": { "line": l0, "character": c0 }, "end": { "line": l1, "character": c1 } });
+    for (name, changes, expected) in [
+        (
+            "x.txt",
+            json!([{ "range": range(0, 1, 0, 1), "text": "x" }, { "range": range(0, 2, 0, 2), "text": "y" }]),
+            "axyb",
+        ),
+        (
+            "y.txt",
+            json!([{ "range": range(0, 0, 0, 0), "text": "1\n" }, { "range": range(1, 0, 1, 1), "text": "Z" }]),
+            "1\nZb",
+        ),
+    ] {
+        let u = uri(&dir.path().join(name));
+        client.open(&u, "plaintext", 1, "ab").await;
+        client
+            .notify(
+                "textDocument/didChange",
+                json!({ "textDocument": { "uri": u, "version": 2 }, "contentChanges": changes }),
+            )
+            .await;
+        assert_eq!(client.buffer(&u).await["text"], json!(expected));
+    }
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b08_boundary_positions_are_clamped_or_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut client = start(None, json!({})).await;
+    // (a) End one line past the last line: the whole document.
+    let a = uri(&dir.path().join("a.txt"));
+    client.open(&a, "plaintext", 1, "a\nb\nc").await;
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": a, "version": 2 }, "contentChanges": [{
+                "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 3, "character": 0 } },
+                "text": "" }] }),
+        )
+        .await;
+    assert_eq!(
+        client.buffer(&a).await,
+        json!({ "uri": a, "version": 2, "text": "" })
+    );
+    // (b) A character far past the line end is the line end: a normal answer.
+    let b = uri(&dir.path().join("b.rs"));
+    client.open(&b, "rust", 1, "fn abc() {}\n").await;
+    assert_eq!(client.hover(&b, 0, 1_000_000).await, Value::Null);
+    let at_end = json!({ "start": { "line": 0, "character": 1_000_000 }, "end": { "line": 0, "character": 1_000_000 } });
+    let actions = client
+        .request_ok(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": b }, "range": at_end, "context": { "diagnostics": [] } }),
+        )
+        .await;
+    assert_eq!(actions, json!([]));
+    // On the name, the same request offers the symbol's impact.
+    let on_name =
+        json!({ "start": { "line": 0, "character": 4 }, "end": { "line": 0, "character": 4 } });
+    let actions = client
+        .request_ok(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": b }, "range": on_name, "context": { "diagnostics": [] } }),
+        )
+        .await;
+    assert_eq!(
+        actions,
+        json!([{ "title": "loci: impact of `abc`", "kind": "source.loci", "command": {
+            "title": "loci: impact of `abc`", "command": "loci.impact",
+            "arguments": [{ "target": "b.rs#abc@function", "uri": b }] } }])
+    );
+    // (c) A line past the end: null, and the server goes on.
+    let c = uri(&dir.path().join("c.rs"));
+    client.open(&c, "rust", 1, "fn c() {}").await;
+    assert_eq!(client.hover(&c, 50, 0).await, Value::Null);
+    assert!(client.hover_markdown(&c, 0, 3).await.is_some());
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b09_change_to_an_unopened_document_is_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let ghost = uri(&dir.path().join("ghost.rs"));
+    let mut client = start(None, json!({})).await;
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": ghost, "version": 2 }, "contentChanges": [{
+                "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } },
+                "text": "x" }] }),
+        )
+        .await;
+    let log = client
+        .expect("the dropped-change log line", |m| {
+            m["method"] == "window/logMessage"
+                && m["params"]["message"]
+                    .as_str()
+                    .is_some_and(|s| s.contains("dropped didChange"))
+        })
+        .await;
+    assert_eq!(
+        log["params"],
+        json!({ "type": 2, "message": format!("loci: dropped didChange for {ghost} (version 2): the document is not open") })
+    );
+    // No phantom document.
+    let response = client
+        .command("loci.debug.text", json!({ "uri": ghost }))
+        .await;
+    assert_eq!(response["error"]["code"], json!(1001));
+    // The later didOpen is adopted normally.
+    client.open(&ghost, "rust", 1, "fn a() {}").await;
+    assert_eq!(
+        client.buffer(&ghost).await,
+        json!({ "uri": ghost, "version": 1, "text": "fn a() {}" })
+    );
+    expect![[r#"
+        12 a 0:3
+    "#]]
+    .assert_eq(&outline(&client.symbols(&ghost).await));
+    // Closed documents drop changes too.
+    client
+        .notify(
+            "textDocument/didClose",
+            json!({ "textDocument": { "uri": ghost } }),
+        )
+        .await;
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": ghost, "version": 3 }, "contentChanges": [{ "text": "fn b() {}" }] }),
+        )
+        .await;
+    let response = client
+        .command("loci.debug.text", json!({ "uri": ghost }))
+        .await;
+    assert_eq!(response["error"]["code"], json!(1001));
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b10a_null_root_is_single_file_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "solo.rs", "fn hello() {}\n");
+    let u = uri(&path);
+    let mut client = Client::start(options()).await;
+    let params = init_params(
+        None,
+        json!({ "rootUri": null, "rootPath": null, "workspaceFolders": null }),
+    );
+    client.initialize(params).await;
+    let log = client
+        .expect("the single-file log line", |m| {
+            m["method"] == "window/logMessage"
+        })
+        .await;
+    assert_eq!(
+        log["params"]["message"],
+        json!("loci: no workspace folder: single-file mode (open documents only, no map)")
+    );
+    client.open(&u, "rust", 1, "fn hello() {}\n").await;
+    expect![[r#"
+        12 hello 0:3
+    "#]]
+    .assert_eq(&outline(&client.symbols(&u).await));
+    expect![[r#"
+        **function** `hello`
+
+        ```rust
+        fn hello() {}
+        ```
+
+        ---
+
+        callers unknown (single-file mode: no map) · `solo.rs#hello@function`"#]]
+    .assert_eq(&client.hover_markdown(&u, 0, 4).await.unwrap_or_default());
+    let response = client
+        .command("loci.impact", json!({ "target": "hello" }))
+        .await;
+    assert_eq!(
+        response["error"],
+        json!({ "code": 1003, "message": "loci.impact: no workspace folder: the server runs in single-file mode" })
+    );
+    // Nothing was walked or created.
+    assert!(!dir.path().join(".loci").exists());
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b10b_home_directory_walk_is_bounded() {
+    let home = tempfile::tempdir().unwrap();
+    for i in 0..30 {
+        write(
+            home.path(),
+            &format!("f{i:02}.rs"),
+            &format!("fn f{i}() {{}}\n"),
+        );
+    }
+    let mut client = Client::start(ServerOptions {
+        home_dir: Some(home.path().to_path_buf()),
+        ..ServerOptions::default()
+    })
+    .await;
+    client
+        .initialize(init_params(
+            Some(home.path()),
+            json!({ "initializationOptions": { "maxFiles": 10 } }),
+        ))
+        .await;
+    let message = client.expect_notification("window/showMessage").await;
+    let root = home.path().canonicalize().unwrap();
+    assert_eq!(
+        message,
+        json!({ "type": 2, "message": format!(
+            "loci: the workspace folder {} is your home directory: indexing at most 10 files. \
+             Open a project folder instead, or set initializationOptions.maxFiles.",
+            root.display()) })
+    );
+    client.expect_progress_end().await;
+    let scan = client.command("loci.scan", json!({})).await;
+    assert_eq!(
+        scan["result"]["result"]["totals"]["files"],
+        json!(10),
+        "{scan}"
+    );
+    assert_eq!(
+        scan["result"]["result"]["skipped"],
+        json!({ "file_limit": 20 })
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b12_command_arguments_are_validated() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.rs", "fn a() {}\n");
+    let mut client = start(
+        Some(dir.path()),
+        json!({ "initializationOptions": { "debugCommands": true } }),
+    )
+    .await;
+    let impact_example = r#"{"target": "src/auth.py", "depth": 3}"#;
+    for (params, message) in [
+        (
+            json!({ "command": "loci.impact" }),
+            format!("loci.impact: missing argument `arguments[0]`: expected one object like {impact_example}"),
+        ),
+        (
+            json!({ "command": "loci.impact", "arguments": [] }),
+            format!("loci.impact: missing argument `arguments[0]`: expected one object like {impact_example}"),
+        ),
+        (
+            json!({ "command": "loci.impact", "arguments": [42] }),
+            format!("loci.impact: invalid argument `arguments[0]`: expected an object like {impact_example}, got the number 42"),
+        ),
+        (
+            json!({ "command": "loci.impact", "arguments": [{ "target": 42 }] }),
+            "loci.impact: invalid argument `target`: expected a non-empty string, got the number 42".to_string(),
+        ),
+        (
+            json!({ "command": "loci.why", "arguments": [] }),
+            r#"loci.why: missing argument `arguments[0]`: expected one object like {"target": "src/auth.py:12"}"#.to_string(),
+        ),
+        (
+            json!({ "command": "sidecar.memory.search" }),
+            "unknown command `sidecar.memory.search`; loci's commands are loci.context, loci.why, loci.impact, \
+             loci.remember, loci.decide, loci.learn, loci.confirm, loci.resolve, loci.recap, loci.scan, loci.debug.text"
+                .to_string(),
+        ),
+    ] {
+        client
+            .send_raw(&frame(&json!({ "jsonrpc": "2.0", "id": 9, "method": "workspace/executeCommand", "params": params })))
+            .await;
+        let response = client.response(9).await;
+        assert_eq!(
+            response,
+            json!({ "jsonrpc": "2.0", "id": 9, "error": { "code": -32602, "message": message } }),
+            "{params}"
+        );
+    }
+    // Valid arguments for an operation the engine does not have yet.
+    let response = client
+        .command("loci.context", json!({ "query": "how does a work" }))
+        .await;
+    assert_eq!(
+        response["error"],
+        json!({ "code": 1002, "message": "loci.context is not available yet: the engine has no `context` operation in this build" })
+    );
+    // A panicking handler is an internal error; the server stays up.
+    let response = client.command("loci.debug.panic", json!({})).await;
+    assert_eq!(
+        response["error"],
+        json!({ "code": -32603, "message": "workspace/executeCommand loci.debug.panic failed: internal error: loci.debug.panic was called" })
+    );
+    let impact = client
+        .command("loci.impact", json!({ "target": "a.rs" }))
+        .await;
+    expect![[r#"
+        **Impact of `a.rs`** (file, depth 3)
+
+        Nothing depends on it in the map.
+
+        1 files affected.
+
+        _not a git repository: history features are unavailable_"#]]
+    .assert_eq(impact["result"]["markdown"].as_str().unwrap_or_default());
+    assert_eq!(impact["result"]["result"]["mode"], json!("file"));
+    let missing = client
+        .command("loci.impact", json!({ "target": "nope" }))
+        .await;
+    assert_eq!(
+        missing["error"],
+        json!({ "code": 1001, "message": "loci.impact: no file or symbol named `nope` in the map" })
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b16b_unclosed_parens_do_not_stall_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let open = uri(&dir.path().join("open.rs"));
+    let other = uri(&dir.path().join("other.rs"));
+    let mut client = start(
+        None,
+        json!({ "initializationOptions": { "analyzedNotifications": true } }),
+    )
+    .await;
+    let text = "(".repeat(50_000);
+    client.open(&open, "rust", 1, &text).await;
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": open, "version": 2 }, "contentChanges": [{
+                "range": { "start": { "line": 0, "character": 50_000 }, "end": { "line": 0, "character": 50_000 } },
+                "text": ")" }] }),
+        )
+        .await;
+    // Other requests are answered meanwhile.
+    client.open(&other, "rust", 1, "fn other() {}").await;
+    assert!(client.hover_markdown(&other, 0, 4).await.is_some());
+    assert_eq!(client.buffer(&open).await["version"], json!(2));
+    // And the degenerate document's analysis finishes (bounded by the parse time limit).
+    client.expect_analyzed(&open, 2).await;
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b25_outside_edits_are_picked_up_from_watched_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let filler: String = (0..10).map(|i| format!("// line {i}\n")).collect();
+    let path = write(dir.path(), "a.rs", &format!("{filler}fn target() {{}}\n"));
+    let u = uri(&path);
+    let mut client = start(Some(dir.path()), json!({})).await;
+    // Not open: the map answers.
+    expect![[r#"
+        12 target 10:3
+    "#]]
+    .assert_eq(&outline(&client.symbols(&u).await));
+    // An agent inserts five lines on disk; the editor's watcher tells the server.
+    let inserted: String = (0..5).map(|i| format!("// new {i}\n")).collect();
+    std::fs::write(&path, format!("{inserted}{filler}fn target() {{}}\n")).unwrap();
+    client
+        .notify(
+            "workspace/didChangeWatchedFiles",
+            json!({ "changes": [{ "uri": u, "type": 2 }] }),
+        )
+        .await;
+    client.expect_progress_end().await;
+    expect![[r#"
+        12 target 15:3
+    "#]]
+    .assert_eq(&outline(&client.symbols(&u).await));
+    let markdown = client.hover_markdown(&u, 15, 4).await.unwrap_or_default();
+    assert!(markdown.contains("`a.rs#target@function`"), "{markdown}");
+    assert!(
+        markdown.contains("_from the map (the file as last scanned)_"),
+        "{markdown}"
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overlay_takes_precedence_over_the_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "src/lib.rs", "fn old_name() {}\n");
+    let u = uri(&path);
+    let mut client = start(
+        Some(dir.path()),
+        json!({ "initializationOptions": { "analyzedNotifications": true } }),
+    )
+    .await;
+    client.open(&u, "rust", 1, "fn old_name() {}\n").await;
+    let markdown = client.hover_markdown(&u, 0, 4).await.unwrap_or_default();
+    assert!(
+        markdown.contains("callers · `src/lib.rs#old_name@function`"),
+        "{markdown}"
+    );
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": u, "version": 2 }, "contentChanges": [{
+                "range": { "start": { "line": 0, "character": 3 }, "end": { "line": 0, "character": 6 } },
+                "text": "new" }] }),
+        )
+        .await;
+    expect![[r#"
+        12 new_name 0:3
+    "#]]
+    .assert_eq(&outline(&client.symbols(&u).await));
+    expect![[r#"
+        **function** `new_name`
+
+        ```rust
+        fn new_name() {}
+        ```
+
+        ---
+
+        not in the map yet (unsaved or not scanned) · `src/lib.rs#new_name@function`"#]]
+    .assert_eq(&client.hover_markdown(&u, 0, 4).await.unwrap_or_default());
+    client.expect_analyzed(&u, 2).await;
+    // Saving folds the buffer into the map.
+    std::fs::write(&path, "fn new_name() {}\n").unwrap();
+    client
+        .notify(
+            "textDocument/didSave",
+            json!({ "textDocument": { "uri": u } }),
+        )
+        .await;
+    client.expect_progress_end().await;
+    let markdown = client.hover_markdown(&u, 0, 4).await.unwrap_or_default();
+    assert!(
+        markdown.contains("0 callers · `src/lib.rs#new_name@function`"),
+        "{markdown}"
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn documents_route_to_the_workspace_folder_containing_them() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    write(a.path(), "a.rs", "fn fa() {}\n");
+    let path = write(b.path(), "sub/b.rs", "fn fb() {}\n");
+    let mut client = Client::start(options()).await;
+    let folders = json!([
+        { "uri": uri(a.path()), "name": "a" },
+        { "uri": uri(b.path()), "name": "b" },
+    ]);
+    client
+        .initialize(init_params(None, json!({ "workspaceFolders": folders })))
+        .await;
+    client.expect_progress_end().await;
+    client.expect_progress_end().await;
+    let u = uri(&path);
+    client.open(&u, "rust", 1, "fn fb() {}\n").await;
+    let markdown = client.hover_markdown(&u, 0, 4).await.unwrap_or_default();
+    assert!(
+        markdown.contains("0 callers · `sub/b.rs#fb@function`"),
+        "{markdown}"
+    );
+    assert!(a.path().join(".loci/loci.db").exists());
+    assert!(b.path().join(".loci/loci.db").exists());
+    // Commands pick the folder of `uri`.
+    let impact = client
+        .command("loci.impact", json!({ "target": "sub/b.rs", "uri": u }))
+        .await;
+    assert_eq!(impact["result"]["result"]["target"], json!(["sub/b.rs"]));
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn code_lens_is_empty_until_memory_exists_and_resolves_to_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "a.rs", "fn a() {}\n");
+    let u = uri(&path);
+    let mut client = start(Some(dir.path()), json!({})).await;
+    client.open(&u, "rust", 1, "fn a() {}\n").await;
+    let lenses = client
+        .request_ok(
+            "textDocument/codeLens",
+            json!({ "textDocument": { "uri": u } }),
+        )
+        .await;
+    assert_eq!(lenses, json!([]));
+    let range =
+        json!({ "start": { "line": 0, "character": 3 }, "end": { "line": 0, "character": 4 } });
+    let resolved = client
+        .request_ok(
+            "codeLens/resolve",
+            json!({ "range": range, "data": { "uri": u, "key": "a.rs#a@function" } }),
+        )
+        .await;
+    assert_eq!(
+        resolved,
+        json!({ "range": range, "data": { "uri": u, "key": "a.rs#a@function" }, "command": {
+            "title": "no memory", "command": "loci.why",
+            "arguments": [{ "target": "a.rs#a@function", "uri": u }] } })
+    );
+    let response = client
+        .request("codeLens/resolve", json!({ "range": range }))
+        .await;
+    assert_eq!(
+        response["error"],
+        json!({ "code": -32602, "message": "codeLens/resolve: missing argument `data.key` (the symbol key)" })
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_shows_in_lens_and_hover_and_goes_stale_as_you_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "a.rs", "fn login() {\n    1\n}\n");
+    let u = uri(&path);
+    let mut client = start(Some(dir.path()), json!({})).await;
+    let written = client
+        .command(
+            "loci.remember",
+            json!({ "subject": "a.rs", "body": "`login()` returns one.", "author": "agent:test" }),
+        )
+        .await;
+    expect![[r#"
+        Wrote `a.rs` v1 as agent:test
+
+        Claims: `login()` → `a.rs#login@function`
+
+        _not a git repository: history features are unavailable_"#]]
+    .assert_eq(written["result"]["markdown"].as_str().unwrap_or_default());
+
+    client.open(&u, "rust", 1, "fn login() {\n    1\n}\n").await;
+    let lenses = client
+        .request_ok(
+            "textDocument/codeLens",
+            json!({ "textDocument": { "uri": u } }),
+        )
+        .await;
+    let name =
+        json!({ "start": { "line": 0, "character": 3 }, "end": { "line": 0, "character": 8 } });
+    assert_eq!(
+        lenses,
+        json!([{ "range": name, "data": { "uri": u, "key": "a.rs#login@function", "target": "a.rs:1", "memories": 1, "stale": 0 } }])
+    );
+    let resolved = client
+        .request_ok("codeLens/resolve", lenses[0].clone())
+        .await;
+    assert_eq!(
+        resolved["command"],
+        json!({ "title": "1 memory · 0 stale", "command": "loci.why", "arguments": [{ "target": "a.rs:1", "uri": u }] })
+    );
+    let markdown = client.hover_markdown(&u, 0, 4).await.unwrap_or_default();
+    assert!(
+        markdown.contains("memory `a.rs` v1 by agent:test ("),
+        "{markdown}"
+    );
+    assert!(markdown.ends_with(") — current"), "{markdown}");
+
+    // Change the body in the editor: the memory is stale now, before any save.
+    let body =
+        json!({ "start": { "line": 1, "character": 4 }, "end": { "line": 1, "character": 5 } });
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": u, "version": 2 }, "contentChanges": [{ "range": body, "text": "2" }] }),
+        )
+        .await;
+    let published = client
+        .expect_notification("textDocument/publishDiagnostics")
+        .await;
+    let diagnostic = json!({
+        "range": name,
+        "severity": 2,
+        "code": "stale_memory",
+        "source": "loci",
+        "message": "memory `a.rs` v1 claim `login()` is stale: body of a.rs#login@function changed since it was written",
+        "data": {
+            "finding": { "key": "a.rs#login@function", "subject": "a.rs", "revision_id": 1, "version": 1, "claim_id": 1 },
+            "actions": [
+                { "title": "loci: confirm memory `a.rs` (still true)", "command": "loci.confirm", "arguments": { "subject": "a.rs" } },
+                { "title": "loci: why `a.rs`", "command": "loci.why", "arguments": { "target": "a.rs" } }
+            ]
+        }
+    });
+    assert_eq!(
+        published,
+        json!({ "uri": u, "version": 2, "diagnostics": [diagnostic] })
+    );
+    let actions = client
+        .request_ok(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": u }, "range": name, "context": { "diagnostics": [diagnostic] } }),
+        )
+        .await;
+    let titles: Vec<&str> = actions
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a["title"].as_str())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "loci: confirm memory `a.rs` (still true)",
+            "loci: why `a.rs`",
+            "loci: impact of `login`"
+        ]
+    );
+    assert_eq!(actions[0]["kind"], json!("quickfix"));
+    assert_eq!(
+        actions[0]["command"]["arguments"],
+        json!([{ "subject": "a.rs" }])
+    );
+
+    let why = client
+        .command("loci.why", json!({ "target": "a.rs" }))
+        .await;
+    let markdown = why["result"]["markdown"].as_str().unwrap_or_default();
+    assert!(
+        markdown.starts_with("**Why `a.rs`**: `a.rs` v1 by agent:test at "),
+        "{markdown}"
+    );
+    assert!(markdown.contains("> `login()` returns one."), "{markdown}");
+
+    // Undo the edit: the diagnostic is cleared.
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": u, "version": 3 }, "contentChanges": [{ "range": body, "text": "1" }] }),
+        )
+        .await;
+    let published = client
+        .expect_notification("textDocument/publishDiagnostics")
+        .await;
+    assert_eq!(
+        published,
+        json!({ "uri": u, "version": 3, "diagnostics": [] })
+    );
+
+    let decided = client
+        .command(
+            "loci.decide",
+            json!({ "text": "keep `login()` pure", "author": "agent:test" }),
+        )
+        .await;
+    assert_eq!(
+        decided["result"]["result"]["page"]["subject"],
+        json!("decisions")
+    );
+    let recap = client.command("loci.recap", json!({})).await;
+    assert!(
+        recap["result"]["markdown"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("**Recent sessions**")),
+        "{recap}"
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspace_folders_added_later_are_scanned_and_routed() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    write(a.path(), "a.rs", "fn fa() {}\n");
+    let path = write(b.path(), "sub/b.rs", "fn fb() {}\n");
+    let u = uri(&path);
+    let mut client = start(Some(a.path()), json!({})).await;
+    // Before: b.rs is outside every folder, so its key is its file name and there is no map.
+    client.open(&u, "rust", 1, "fn fb() {}\n").await;
+    let markdown = client.hover_markdown(&u, 0, 4).await.unwrap_or_default();
+    assert!(markdown.contains("single-file mode"), "{markdown}");
+    assert!(markdown.contains("`b.rs#fb@function`"), "{markdown}");
+    client
+        .notify(
+            "workspace/didChangeWorkspaceFolders",
+            json!({ "event": { "added": [{ "uri": uri(b.path()), "name": "b" }], "removed": [{ "uri": uri(a.path()), "name": "a" }] } }),
+        )
+        .await;
+    client.expect_progress_end().await;
+    let markdown = client.hover_markdown(&u, 0, 4).await.unwrap_or_default();
+    assert!(
+        markdown.contains("0 callers · `sub/b.rs#fb@function`"),
+        "{markdown}"
+    );
+    let response = client
+        .command(
+            "loci.impact",
+            json!({ "target": "a.rs", "root": a.path().display().to_string() }),
+        )
+        .await;
+    assert_eq!(response["error"]["code"], json!(-32602), "{response}");
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hover_on_a_call_shows_the_definition_from_the_map() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a.py",
+        "def helper():\n    \"\"\"Helps.\"\"\"\n    return 1\n",
+    );
+    let b = write(
+        dir.path(),
+        "b.py",
+        "from a import helper\n\ndef main():\n    helper()\n",
+    );
+    let u = uri(&b);
+    let mut client = start(Some(dir.path()), json!({})).await;
+    client
+        .open(
+            &u,
+            "python",
+            1,
+            "from a import helper\n\ndef main():\n    helper()\n",
+        )
+        .await;
+    let markdown = client.hover_markdown(&u, 3, 6).await.unwrap_or_default();
+    expect![[r#"
+        **function** `helper` in `a.py`
+
+        ```python
+        def helper():
+        ```
+
+        Helps.
+
+        ---
+
+        1 caller · `a.py#helper@function`"#]]
+    .assert_eq(&markdown);
+    let hover = client.hover(&u, 3, 6).await;
+    assert_eq!(
+        hover["range"],
+        json!({ "start": { "line": 3, "character": 4 }, "end": { "line": 3, "character": 10 } })
+    );
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b03_requests_see_every_change_sent_before_them() {
+    // Changes and symbol requests interleaved in one write: each answer reflects exactly
+    // the changes sent before it, while background analyses of other versions run.
+    let dir = tempfile::tempdir().unwrap();
+    let u = uri(&dir.path().join("grow.rs"));
+    let mut client = start(None, json!({})).await;
+    client.open(&u, "rust", 1, "fn a() {}\n").await;
+    let mut bytes = Vec::new();
+    let mut expected = Vec::new();
+    let mut name = String::from("a");
+    for i in 0..60u32 {
+        bytes.extend(frame(&json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": { "uri": u, "version": i + 2 },
+            "contentChanges": [{ "range": {
+                "start": { "line": 0, "character": 3 + i + 1 }, "end": { "line": 0, "character": 3 + i + 1 } },
+                "text": "z" }] } })));
+        name.push('z');
+        let (id, request) = client.request_message(
+            "textDocument/documentSymbol",
+            json!({ "textDocument": { "uri": u } }),
+        );
+        bytes.extend(frame(&request));
+        expected.push((id, name.clone()));
+    }
+    client.send_raw(&bytes).await;
+    for (id, name) in expected {
+        let response = client.response(id).await;
+        assert_eq!(response["result"][0]["name"], json!(name), "request {id}");
+    }
+    client.shutdown().await;
+}
