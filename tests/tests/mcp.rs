@@ -171,6 +171,10 @@ async fn tools_list_names_and_annotations() {
         rollback !read_only !destructive !idempotent !open_world
         fact_add !read_only !destructive !idempotent !open_world
         fact_list read_only !destructive idempotent !open_world
+        drift read_only !destructive idempotent !open_world
+        lint !read_only !destructive idempotent !open_world
+        check !read_only !destructive idempotent !open_world
+        resolve !read_only !destructive idempotent !open_world
         scan !read_only !destructive idempotent !open_world
         session_end !read_only !destructive !idempotent !open_world
     "#]]
@@ -344,6 +348,64 @@ async fn invalid_params_name_the_argument() {
     }
     // The session survives every one of them.
     ok(&client, "symbol", json!({"name": "a"})).await;
+    client.cancel().await.ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lint_resolve_and_drift() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "src/a.rs", "pub fn a() {}\n");
+    let client = connect(scanned(root)).await;
+    ok(
+        &client,
+        "remember",
+        json!({"subject": "src/a.rs", "body": "Configuration lives in `src/config.rs`."}),
+    )
+    .await;
+    let r = ok(&client, "lint", json!({})).await;
+    let found = structured(&r)["result"]["contradictions"]
+        .as_array()
+        .expect("contradictions")
+        .clone();
+    assert_eq!(found.len(), 1, "{}", text(&r));
+    assert_eq!(found[0]["kind"], "missing_path");
+    assert_eq!(found[0]["target"], "src/config.rs");
+    let id = found[0]["contradiction_id"].as_i64().expect("id");
+    let r = ok(&client, "check", json!({})).await;
+    assert!(structured(&r)["result"]["passed"].is_boolean());
+
+    let r = ok(
+        &client,
+        "resolve",
+        json!({"id": id, "notes": "written before the file"}),
+    )
+    .await;
+    assert_eq!(structured(&r)["result"]["contradiction_id"], id);
+    let r = ok(&client, "lint", json!({})).await;
+    assert_eq!(structured(&r)["result"]["contradictions"], json!([]));
+    let r = call(&client, "resolve", json!({"id": 9999}))
+        .await
+        .expect("a tool result");
+    assert_eq!(structured(&r)["error"]["kind"], "not_found");
+
+    write(root, "src/a.rs", "pub fn a() -> u8 {\n    1\n}\n");
+    let r = ok(&client, "drift", json!({})).await;
+    let files = structured(&r)["result"]["files"]
+        .as_array()
+        .expect("files")
+        .clone();
+    assert!(
+        files
+            .iter()
+            .any(|f| f["path"] == "src/a.rs" && f["kind"] != "add"),
+        "the edit is in the drift: {}",
+        text(&r)
+    );
+    assert_eq!(
+        structured(&r)["freshness"]["refreshed"],
+        json!(["src/a.rs"])
+    );
     client.cancel().await.ok();
 }
 

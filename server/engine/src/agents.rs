@@ -36,7 +36,8 @@ notes, decisions and lessons with provenance. Use its MCP tools:
 3. **Record as you go**: `remember` (notes on a file, folder or `topic:NAME`), `decide` (a
    decision and its reason), `learn` (a pitfall and what to do instead).
 4. **Heed `stale_warnings`**: memory about code that changed may be wrong; `confirm` it if it
-   is still true, or `remember` a correction.
+   is still true, or `remember` a correction. `drift` shows what changed since the last scan;
+   `lint` lists memory the code contradicts (`resolve` dismisses a false alarm).
 5. **Finish** with `session_end` and a short summary.
 
 Without MCP the same operations are commands: `loci symbol NAME`, `loci why PATH:LINE`,

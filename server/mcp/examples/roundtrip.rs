@@ -28,7 +28,9 @@ impl Client {
         self.id += 1;
         let line = json!({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params});
         let started = Instant::now();
-        writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).expect("write");
+        writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .expect("write");
         loop {
             let mut buf = String::new();
             let n = self.stdout.read_line(&mut buf).expect("read");

@@ -36,7 +36,8 @@ returned `session_id` as `session` to every write.
 3. Record what you learn as you go: `remember` (notes on a file, folder or `topic:NAME`), \
 `decide` (a decision and its reason), `learn` (a pitfall and what to do instead).
 4. Heed `stale_warnings`: memory about code that changed may be wrong; `confirm` it if still \
-true, or `remember` a correction.
+true, or `remember` a correction. `drift` shows what changed; `lint` finds memory the code \
+contradicts (`resolve` dismisses a false alarm).
 5. Finish with `session_end` and a short summary.
 Structured results use zero-based lines; text uses one-based `path:line`. Large answers are \
 paged: call again with the `next_cursor` the answer gives.";
@@ -137,7 +138,7 @@ impl LociServer {
         let due = state
             .last_refresh
             .is_none_or(|t| t.elapsed() >= self.inner.options.refresh_interval);
-        if access == Access::Write || (access == Access::Read && due) {
+        if call.refresh_first() || (access == Access::Read && due) {
             refreshed.extend(refresh(&mut state, &mut notes));
         }
         let mut result = call.run(&mut state.ws, default_author);

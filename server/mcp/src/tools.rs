@@ -219,6 +219,51 @@ params! {
 }
 
 params! {
+    /// Arguments of `lint`.
+    LintParams {
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `check`.
+    CheckParams {
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `resolve`.
+    ResolveParams {
+        /// The contradiction's id, as `lint` lists it.
+        id: i64,
+        /// Why the finding is not a problem; kept with the dismissal.
+        #[serde(default)]
+        notes: Option<String>,
+        /// The session this dismissal belongs to: the `session_id` returned by `session_begin`.
+        #[serde(default)]
+        session: Option<i64>,
+    }
+}
+
+params! {
+    /// Arguments of `drift`.
+    DriftParams {
+        /// Show changes after this scan revision (default: the one before the last scan).
+        /// The envelope's `index.revision` is the current one.
+        #[serde(default)]
+        since: Option<i64>,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
     /// Arguments of `remember`.
     RememberParams {
         /// What the memory is about: a path (file or folder), `.` (the repository),
@@ -534,6 +579,45 @@ pub const TOOLS: &[ToolDef] = &[
         schema: schema::<FactListParams>,
     },
     ToolDef {
+        name: "drift",
+        title: "What changed",
+        description: "File changes since a scan revision (added, modified, deleted, \
+            renamed, signature changes) and what they did to memory: which pages became \
+            stale or false, or stopped being so.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<DriftParams>,
+    },
+    ToolDef {
+        name: "lint",
+        title: "Check memory against the code",
+        description: "Check every memory claim and the repository's docs against the map \
+            and manifests: contradictions (missing paths or symbols, version mismatches) \
+            and stale memory, with ids for `resolve`. Records its findings (audit data); \
+            changes no memory.",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<LintParams>,
+    },
+    ToolDef {
+        name: "check",
+        title: "CI gate",
+        description: "`lint`, then compare open contradictions and stale pages with the \
+            `[check]` thresholds of `.loci/config.toml`; `passed` says whether they hold.",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<CheckParams>,
+    },
+    ToolDef {
+        name: "resolve",
+        title: "Dismiss a finding",
+        description: "Dismiss a contradiction `lint` reported (a false alarm): it is \
+            closed and that claim is never reported again. Say why in `notes`.",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<ResolveParams>,
+    },
+    ToolDef {
         name: "scan",
         title: "Rescan the workspace",
         description: "Walk and parse the working tree, updating the map incrementally \
@@ -587,6 +671,10 @@ pub enum Call {
     Asof(AsofParams),
     Recap(RecapParams),
     FactList(FactListParams),
+    Drift(DriftParams),
+    Lint(LintParams),
+    Check(CheckParams),
+    Resolve(ResolveParams),
     Scan(ScanParams),
     Remember(RememberParams),
     Decide(DecideParams),
@@ -616,6 +704,10 @@ pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ErrorDat
         "asof" => Call::Asof(from_args(args)?),
         "recap" => Call::Recap(from_args(args)?),
         "fact_list" => Call::FactList(from_args(args)?),
+        "drift" => Call::Drift(from_args(args)?),
+        "lint" => Call::Lint(from_args(args)?),
+        "check" => Call::Check(from_args(args)?),
+        "resolve" => Call::Resolve(from_args(args)?),
         "scan" => Call::Scan(from_args(args)?),
         "remember" => Call::Remember(from_args(args)?),
         "decide" => Call::Decide(from_args(args)?),
@@ -680,10 +772,17 @@ impl Call {
             | Call::History(_)
             | Call::Asof(_)
             | Call::Recap(_)
-            | Call::FactList(_) => Access::Read,
+            | Call::FactList(_)
+            | Call::Drift(_) => Access::Read,
             Call::Scan(_) => Access::Index,
             _ => Access::Write,
         }
+    }
+
+    /// Whether the map must be refreshed before this call regardless of the refresh
+    /// interval: writes (claims resolve against the map) and questions about what changed.
+    pub fn refresh_first(&self) -> bool {
+        self.access() == Access::Write || matches!(self, Call::Drift(_))
     }
 
     /// The paging cursor, for reads.
@@ -700,6 +799,9 @@ impl Call {
             Call::Asof(p) => p.cursor.as_deref(),
             Call::Recap(p) => p.cursor.as_deref(),
             Call::FactList(p) => p.cursor.as_deref(),
+            Call::Drift(p) => p.cursor.as_deref(),
+            Call::Lint(p) => p.cursor.as_deref(),
+            Call::Check(p) => p.cursor.as_deref(),
             _ => None,
         }
     }
@@ -726,6 +828,10 @@ impl Call {
             Call::Asof(p) => json(ws.asof(&p.date, p.show.as_deref())),
             Call::Recap(p) => json(ws.recap(p.n.unwrap_or(3))),
             Call::FactList(_) => json(ws.fact_list()),
+            Call::Drift(p) => json(ws.drift(p.since)),
+            Call::Lint(_) => json(ws.lint()),
+            Call::Check(_) => json(ws.check()),
+            Call::Resolve(p) => json(ws.resolve(p.id, p.notes.as_deref(), p.session)),
             Call::Scan(_) => json(ws.scan(&|_| {})),
             Call::Remember(p) => json(ws.remember(&p.subject, &p.body, &p.write_options(a))),
             Call::Decide(p) => json(ws.decide(&p.text, p.subject.as_deref(), &p.write_options(a))),
