@@ -35,7 +35,7 @@ fn mcp_writer(root: PathBuf, name: &'static str) -> Vec<String> {
             problems.push(format!("{name} write {i}: {r}"));
         }
     }
-    let (status, _) = mcp.finish();
+    let (status, _, _) = mcp.finish();
     if !status.success() {
         problems.push(format!("{name} exited with {status}"));
     }

@@ -53,6 +53,7 @@ pub struct Mcp {
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     stderr: Arc<Mutex<String>>,
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
     next_id: u64,
 }
 
@@ -85,7 +86,7 @@ impl Mcp {
         });
         let collected = Arc::new(Mutex::new(String::new()));
         let sink = collected.clone();
-        std::thread::spawn(move || {
+        let stderr_reader = std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 if let Ok(mut s) = sink.lock() {
@@ -100,6 +101,7 @@ impl Mcp {
             stdin,
             lines,
             stderr: collected,
+            stderr_reader: Some(stderr_reader),
             next_id: 1,
         }
     }
@@ -173,9 +175,9 @@ impl Mcp {
         self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
-    /// Closes stdin and waits for the process to exit; returns its status and every
-    /// stdout line not read yet (each checked to be a JSON-RPC message).
-    pub fn finish(mut self) -> (ExitStatus, Vec<Value>) {
+    /// Closes stdin and waits for the process to exit; returns its status, every stdout
+    /// line not read yet (each checked to be a JSON-RPC message) and all of stderr.
+    pub fn finish(mut self) -> (ExitStatus, Vec<Value>, String) {
         drop(self.stdin.take());
         let mut rest = Vec::new();
         loop {
@@ -192,7 +194,10 @@ impl Mcp {
             }
         }
         let status = self.child.wait().expect("wait for loci mcp");
-        (status, rest)
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = reader.join();
+        }
+        (status, rest, self.stderr())
     }
 }
 
