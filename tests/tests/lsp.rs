@@ -467,9 +467,10 @@ async fn b10b_home_directory_walk_is_bounded() {
         json!(10),
         "{scan}"
     );
+    // The walk stopped at the cap: the unwalked rest is one entry for the root.
     assert_eq!(
         scan["result"]["result"]["skipped"],
-        json!({ "file_limit": 20 })
+        json!({ "file_limit": 1 })
     );
     client.shutdown().await;
 }
@@ -522,14 +523,26 @@ async fn b12_command_arguments_are_validated() {
             "{params}"
         );
     }
-    // Valid arguments for an operation the engine does not have yet.
+    // A valid context request is answered (here: an explicit abstention).
     let response = client
-        .command("loci.context", json!({ "query": "how does a work" }))
+        .command("loci.context", json!({ "query": "bake a chocolate cake" }))
         .await;
     assert_eq!(
-        response["error"],
-        json!({ "code": 1002, "message": "loci.context is not available yet: the engine has no `context` operation in this build" })
+        response["result"]["result"]["abstained"],
+        json!(true),
+        "{response}"
     );
+    assert!(
+        response["result"]["markdown"]
+            .as_str()
+            .is_some_and(|m| m.contains("Nothing in memory, code or docs is relevant enough")),
+        "{response}"
+    );
+    // Wrong element types in a list argument name the argument.
+    let response = client
+        .command("loci.context", json!({ "query": "x", "open_files": [1] }))
+        .await;
+    assert_eq!(response["error"]["code"], json!(-32602), "{response}");
     // A panicking handler is an internal error; the server stays up.
     let response = client.command("loci.debug.panic", json!({})).await;
     assert_eq!(
@@ -812,7 +825,7 @@ async fn memory_shows_in_lens_and_hover_and_goes_stale_as_you_type() {
         .await;
     let diagnostic = json!({
         "range": name,
-        "severity": 2,
+        "severity": 3,
         "code": "stale_memory",
         "source": "loci",
         "message": "memory `a.rs` v1 claim `login()` is stale: body of a.rs#login@function changed since it was written",
@@ -1009,5 +1022,93 @@ async fn b03_requests_see_every_change_sent_before_them() {
         let response = client.response(id).await;
         assert_eq!(response["result"][0]["name"], json!(name), "request {id}");
     }
+    client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn markdown_claims_are_checked_as_you_type_with_a_replace_action() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "src/format.py",
+        "def fmt(x):\n    return str(x)\n",
+    );
+    let doc = write(dir.path(), "AGENTS.md", "# Agents\n");
+    let u = uri(&doc);
+    let mut client = start(Some(dir.path()), json!({})).await;
+    client.open(&u, "markdown", 1, "# Agents\n").await;
+    // Typing a claim about a file that is not there: a diagnostic at the claim's span,
+    // live, before any save. The only file of that name is the suggested replacement.
+    let text = "# Agents\nFormatting: `lib/format.py` and `fmt()`.\n";
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": u, "version": 2 }, "contentChanges": [{ "text": text }] }),
+        )
+        .await;
+    let published = client
+        .expect("missing_path diagnostic", |m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["diagnostics"]
+                    .as_array()
+                    .is_some_and(|d| !d.is_empty())
+        })
+        .await;
+    let range =
+        json!({ "start": { "line": 1, "character": 13 }, "end": { "line": 1, "character": 26 } });
+    assert_eq!(published["params"]["version"], json!(2));
+    let diagnostic = published["params"]["diagnostics"][0].clone();
+    assert_eq!(diagnostic["range"], range);
+    assert_eq!(diagnostic["code"], json!("missing_path"));
+    assert_eq!(diagnostic["severity"], json!(1));
+    assert_eq!(
+        diagnostic["message"],
+        json!(
+            "missing_path `lib/format.py`: `lib/format.py` does not exist (did you mean `src/format.py`?)"
+        )
+    );
+    assert_eq!(
+        published["params"]["diagnostics"].as_array().map(Vec::len),
+        Some(1),
+        "`fmt()` exists"
+    );
+    let actions = client
+        .request_ok(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": u }, "range": range, "context": { "diagnostics": [diagnostic] } }),
+        )
+        .await;
+    assert_eq!(
+        actions[0]["title"],
+        json!("loci: replace with `src/format.py`")
+    );
+    assert_eq!(
+        actions[0]["edit"],
+        json!({ "changes": { u.clone(): [{ "range": range, "newText": "src/format.py" }] } })
+    );
+    // Hover on a claim tells the truth about it.
+    let missing = client.hover_markdown(&u, 1, 15).await.unwrap_or_default();
+    assert_eq!(
+        missing,
+        "`lib/format.py` **not found** — did you mean `src/format.py`?"
+    );
+    let found = client.hover_markdown(&u, 1, 33).await.unwrap_or_default();
+    assert_eq!(
+        found,
+        "function `fmt` at `src/format.py:1`\n```\ndef fmt(x):\n```"
+    );
+    // Fixing the text clears the diagnostic.
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": u, "version": 3 }, "contentChanges": [{ "range": range, "text": "src/format.py" }] }),
+        )
+        .await;
+    let cleared = client
+        .expect("cleared diagnostics", |m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == json!(3)
+        })
+        .await;
+    assert_eq!(cleared["params"]["diagnostics"], json!([]));
     client.shutdown().await;
 }

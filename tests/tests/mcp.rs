@@ -154,6 +154,8 @@ async fn tools_list_names_and_annotations() {
     expect![[r#"
         session_begin !read_only !destructive !idempotent !open_world
         recap read_only !destructive idempotent !open_world
+        context read_only !destructive idempotent !open_world
+        search read_only !destructive idempotent !open_world
         symbol read_only !destructive idempotent !open_world
         references read_only !destructive idempotent !open_world
         callers read_only !destructive idempotent !open_world
@@ -262,6 +264,42 @@ async fn symbol_why_remember_decide_and_sessions() {
 
     let r = ok(&client, "why", json!({"query": "private"})).await;
     assert_eq!(structured(&r)["result"]["subject"], "decisions");
+
+    let r = ok(
+        &client,
+        "search",
+        json!({"query": "entry point", "kinds": ["memory"]}),
+    )
+    .await;
+    let hits = structured(&r)["result"].as_array().expect("hits").clone();
+    assert!(hits.iter().any(|h| h["id"] == "src/lib.rs"), "{}", text(&r));
+    let r = ok(
+        &client,
+        "context",
+        json!({"query": "entry point", "budget": 2000, "floor": 0.0, "open_files": ["src/lib.rs"]}),
+    )
+    .await;
+    let answer = &structured(&r)["result"];
+    assert_eq!(answer["abstained"], false, "{}", text(&r));
+    assert!(
+        answer["items"]
+            .as_array()
+            .is_some_and(|i| i.iter().any(|i| i["path"] == "src/lib.rs")),
+        "{}",
+        text(&r)
+    );
+    // Nothing relevant: an explicit abstention, not an error.
+    let r = ok(
+        &client,
+        "context",
+        json!({"query": "kubernetes helm chart"}),
+    )
+    .await;
+    assert_eq!(structured(&r)["result"]["abstained"], true);
+    assert!(text(&r).contains("relevant enough"), "{}", text(&r));
+    let (message, argument) =
+        invalid(&client, "search", json!({"query": "x", "kinds": ["blog"]})).await;
+    assert_eq!(argument, "kinds[0]", "{message}");
 
     let r = ok(&client, "history", json!({"subject": "decisions"})).await;
     assert_eq!(

@@ -196,6 +196,48 @@ enum Command {
         #[command(subcommand)]
         command: SessionCommand,
     },
+    /// Full-text search over memory, symbols and docs (any text is safe).
+    Search {
+        /// The query.
+        query: String,
+        /// Only these kinds: memory, symbol, doc (repeatable).
+        #[arg(long = "kind", value_enum)]
+        kinds: Vec<KindArg>,
+        /// Only under this path prefix.
+        #[arg(long)]
+        path: Option<String>,
+        /// Hits per kind.
+        #[arg(long, default_value_t = 10)]
+        limit: u32,
+    },
+    /// What to know before touching something: ranked memory, code and docs within a
+    /// token budget, or an explicit "nothing relevant".
+    Context {
+        /// The question or task.
+        query: String,
+        /// Files open or being worked on (repeatable).
+        #[arg(long = "open")]
+        open: Vec<String>,
+        /// Token budget (tokens ≈ characters / 4).
+        #[arg(long)]
+        budget: Option<u64>,
+        /// Relevance floor below which the answer abstains.
+        #[arg(long)]
+        floor: Option<f64>,
+    },
+    /// Evaluate retrieval on a case file: recall@k, MRR, nDCG@k, abstention.
+    Eval {
+        /// A JSONL case file (see docs/context.md).
+        cases: PathBuf,
+        /// The cutoff k.
+        #[arg(long, default_value_t = 5)]
+        k: usize,
+    },
+    /// Pick the abstention floor that best separates in-scope from out-of-scope cases.
+    Calibrate {
+        /// A JSONL case file.
+        cases: PathBuf,
+    },
     /// Check memory and the repository's docs against the code.
     Lint,
     /// The CI gate: lint, then exit 1 if open contradictions or stale pages exceed the
@@ -234,6 +276,14 @@ enum Command {
         #[arg(default_value_t = 3)]
         n: u32,
     },
+}
+
+/// A search hit kind on the command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum KindArg {
+    Memory,
+    Symbol,
+    Doc,
 }
 
 #[derive(Debug, Subcommand)]
@@ -373,6 +423,7 @@ fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
 }
 
@@ -531,6 +582,44 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             )?,
         },
         Command::Recap { n } => out.sessions(&ws.recap(n)?)?,
+        Command::Search {
+            query,
+            kinds,
+            path,
+            limit,
+        } => {
+            use loci_engine::context::HitKind;
+            let kinds = kinds
+                .into_iter()
+                .map(|k| match k {
+                    KindArg::Memory => HitKind::Memory,
+                    KindArg::Symbol => HitKind::Symbol,
+                    KindArg::Doc => HitKind::Doc,
+                })
+                .collect();
+            let options = loci_engine::context::SearchOptions {
+                kinds,
+                path_prefix: path,
+                limit: Some(limit),
+            };
+            out.search(&ws.search(&query, &options)?)?
+        }
+        Command::Context {
+            query,
+            open,
+            budget,
+            floor,
+        } => {
+            let req = loci_engine::context::ContextRequest {
+                query,
+                open_files: open,
+                budget,
+                floor,
+            };
+            out.context(&ws.context(&req)?)?
+        }
+        Command::Eval { cases, k } => out.eval(&ws.eval(&cases, k)?)?,
+        Command::Calibrate { cases } => out.calibration(&ws.calibrate(&cases)?)?,
         Command::Lint => out.lint(&ws.lint()?)?,
         Command::Check { sarif } => {
             let env = ws.check()?;

@@ -6,6 +6,8 @@ use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use loci_engine::Envelope;
+use loci_engine::context::{ContextAnswer, SearchHit};
+use loci_engine::eval::{Calibration, EvalReport};
 use loci_engine::facts::FactRun;
 use loci_engine::lint::{CheckReport, DriftReport, LintReport};
 use loci_engine::memory::{AsOf, History, Shown, Written};
@@ -635,6 +637,61 @@ impl Output {
         }
         out.flush()?;
         Ok(())
+    }
+}
+
+impl Output {
+    pub fn search(&self, env: &Envelope<Vec<SearchHit>>) -> Found {
+        self.emit(env, |o| {
+            for h in &env.result {
+                writeln!(
+                    o,
+                    "{:?} {} — {} [{}] {:.1}",
+                    h.kind,
+                    h.title,
+                    h.snippet.replace('\n', " "),
+                    h.provenance,
+                    h.bm25
+                )?;
+            }
+            Ok(())
+        })?;
+        Ok(!env.result.is_empty())
+    }
+
+    pub fn context(&self, env: &Envelope<ContextAnswer>) -> Found {
+        let a = &env.result;
+        self.emit(env, |o| {
+            write!(o, "{}", a.markdown)?;
+            writeln!(
+                o,
+                "\n({} items, ~{} tokens of {} (estimate){})",
+                a.items.len(),
+                env.limits.used,
+                env.limits.budget.unwrap_or(0),
+                if env.limits.omitted > 0 {
+                    format!(", {} omitted", env.limits.omitted)
+                } else {
+                    String::new()
+                }
+            )
+        })?;
+        Ok(!a.abstained)
+    }
+
+    pub fn eval(&self, env: &Envelope<EvalReport>) -> Found {
+        let r = &env.result;
+        self.emit(env, |o| write!(o, "{}", r.table()))?;
+        Ok(true)
+    }
+
+    pub fn calibration(&self, env: &Envelope<Calibration>) -> Found {
+        let c = &env.result;
+        self.emit(env, |o| {
+            writeln!(o, "floor {:.1}: separates {} in-scope from {} out-of-scope cases with balanced accuracy {:.2}", c.floor, c.in_scope, c.out_of_scope, c.balanced_accuracy)?;
+            writeln!(o, "set it in .loci/config.toml:\n[context]\nfloor = {:.1}", c.floor)
+        })?;
+        Ok(true)
     }
 }
 

@@ -325,6 +325,9 @@ fn classify_code(token: &str) -> Option<Claim> {
     }
     // Symbols: name(), Type::method(), module.func(), with optional arguments in parens.
     let (base, called) = match token.find('(') {
+        // Arguments that are literals make it a code snippet (`require('./x')`), not a
+        // claim about a symbol.
+        Some(p) if token.ends_with(')') && token[p..].contains(['\'', '"', '`']) => return None,
         Some(p) if token.ends_with(')') => (&token[..p], true),
         Some(_) => return None,
         None => (token, false),
@@ -470,7 +473,7 @@ mod tests {
 
     #[test]
     fn not_claims_urls_flags_globs_prose_code_and_fenced_blocks() {
-        let md = "Run `cargo test --workspace` with `--json`; see `https://x.y/z.md`, `*.rs`, `a b`.\n\
+        let md = "Run `cargo test --workspace` with `--json`; see `https://x.y/z.md`, `*.rs`, `a b`, `require('./x')`.\n\
                   ```rust\nlet x = `src/not_a_claim.rs`;\n```\n\
                   `x` and `1.5` and `/etc/passwd` and `e.g.` are not claims.\n";
         assert_eq!(render(md), Vec::<String>::new());

@@ -11,6 +11,8 @@ pub mod claims;
 pub mod fingerprint;
 pub mod imports;
 pub mod lang;
+pub mod markdown;
+pub mod terms;
 
 pub use analyze::{AnalyzeOptions, analyze};
 pub use imports::PathIndex;

@@ -41,5 +41,10 @@ fn main() {
             .fold(|| (0usize, 0usize), |(n, b), len| (n + 1, b + len))
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     });
-    println!("files={files} bytes={bytes} ms={}", started.elapsed().as_millis());
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stdout(),
+        "files={files} bytes={bytes} ms={}",
+        started.elapsed().as_millis()
+    );
 }

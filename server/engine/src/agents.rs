@@ -31,8 +31,9 @@ notes, decisions and lessons with provenance. Use its MCP tools:
 
 1. **Start** with `session_begin` (your task); keep the `session_id` and pass it as `session`
    to every write. `recap` shows what earlier sessions did.
-2. **Ask before reading files**: `symbol`, `references`, `callers`, `impact` for structure;
-   `why`, `show`, `history` for what was written about a file or a line.
+2. **Ask before reading files**: `context` with your question or task (ranked memory, code
+   and docs under a token budget), `search` for words; `symbol`, `references`, `callers`,
+   `impact` for structure; `why`, `show`, `history` for what was written about a file or line.
 3. **Record as you go**: `remember` (notes on a file, folder or `topic:NAME`), `decide` (a
    decision and its reason), `learn` (a pitfall and what to do instead).
 4. **Heed `stale_warnings`**: memory about code that changed may be wrong; `confirm` it if it

@@ -21,6 +21,28 @@ pub struct Config {
     pub lint: LintConfig,
     /// When `loci check` fails.
     pub check: CheckConfig,
+    /// How `context` answers.
+    pub context: ContextConfig,
+}
+
+/// `[context]`: retrieval defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ContextConfig {
+    /// Token budget when a request gives none (tokens ≈ characters / 4). Default 2,000.
+    pub budget: u64,
+    /// Relevance floor below which `context` abstains (pick it with `loci calibrate`).
+    /// Default 12.
+    pub floor: f64,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        ContextConfig {
+            budget: 2_000,
+            floor: 12.0,
+        }
+    }
 }
 
 /// `[lint]`: which repository documents are checked besides memory.

@@ -8,8 +8,10 @@
 pub mod agents;
 pub mod audit;
 pub mod config;
+pub mod context;
 pub mod editor;
 pub mod envelope;
+pub mod eval;
 pub mod facts;
 pub mod git;
 pub mod lint;
@@ -89,6 +91,8 @@ pub struct Workspace {
     root: PathBuf,
     store: Store,
     config: Config,
+    /// The import graph of one scan revision, kept for `context`.
+    graph: std::sync::Mutex<Option<(i64, std::sync::Arc<context::ImportGraph>)>>,
 }
 
 impl Workspace {
@@ -129,6 +133,7 @@ impl Workspace {
             root,
             store,
             config,
+            graph: std::sync::Mutex::new(None),
         })
     }
 
@@ -217,21 +222,13 @@ impl Workspace {
     /// Compares the map's size and mtime of each path with the disk; a difference is a
     /// stale warning ("changed on disk since the last scan" or "deleted since the last scan").
     fn check_files(&self, paths: &[String]) -> Result<(u64, Vec<StaleWarning>)> {
-        let mut paths: Vec<&String> = paths.iter().collect();
+        let mut paths: Vec<&str> = paths.iter().map(String::as_str).collect();
         paths.sort();
         paths.dedup();
-        let mut stmt = self
-            .store
-            .conn()
-            .prepare_cached("SELECT size, mtime_ns FROM files WHERE path = ?1")
-            .map_err(|e| StoreError::sqlite("reading file states", e))?;
+        let stats = loci_store::map::file_stats(self.store.conn(), &paths)?;
         let mut warnings = Vec::new();
         for path in paths {
-            let Some((size, mtime_ns)) = stmt
-                .query_row([path], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
-                .optional()
-                .map_err(|e| StoreError::sqlite("reading file states", e))?
-            else {
+            let Some(&(size, mtime_ns)) = stats.get(path) else {
                 continue;
             };
             let reason = match std::fs::metadata(self.root.join(path)) {
@@ -249,12 +246,34 @@ impl Workspace {
             };
             if let Some(reason) = reason {
                 warnings.push(StaleWarning {
-                    path: path.clone(),
+                    path: path.to_string(),
                     reason: reason.into(),
                 });
             }
         }
         Ok((warnings.len() as u64, warnings))
+    }
+}
+
+impl Workspace {
+    /// The import graph for the current scan revision (loaded once per revision).
+    pub(crate) fn import_graph(&self) -> Result<std::sync::Arc<context::ImportGraph>> {
+        let revision: i64 = self
+            .store
+            .conn()
+            .query_row("SELECT ifnull(max(scan_id), 0) FROM scans", [], |r| {
+                r.get(0)
+            })
+            .map_err(|e| StoreError::sqlite("reading the scan revision", e))?;
+        let mut cache = self.graph.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((rev, g)) = cache.as_ref()
+            && *rev == revision
+        {
+            return Ok(g.clone());
+        }
+        let g = std::sync::Arc::new(context::ImportGraph::load(self.store.conn())?);
+        *cache = Some((revision, g.clone()));
+        Ok(g)
     }
 }
 

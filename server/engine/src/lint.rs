@@ -161,7 +161,10 @@ impl Workspace {
             let Ok(text) = std::fs::read_to_string(self.root.join(path)) else {
                 continue;
             };
-            if text.contains("loci: ignore-file") {
+            if text
+                .lines()
+                .any(|l| l.trim() == "<!-- loci: ignore-file -->")
+            {
                 continue;
             }
             docs_checked.push(path.clone());
@@ -394,6 +397,219 @@ impl Workspace {
     }
 }
 
+/// A finding in a markdown buffer, for live diagnostics.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TextFinding {
+    /// Byte range `[start, end)` of the claim in the text.
+    pub span: (u32, u32),
+    /// The finding (kind, severity, truth, suggestion, identity).
+    pub finding: NewFinding,
+    /// The stored contradiction with the same identity, if lint recorded one (for
+    /// "dismiss").
+    pub contradiction_id: Option<i64>,
+}
+
+impl Workspace {
+    /// Checks the claims of a markdown text (an editor buffer, saved or not) as lint would
+    /// check the doc at `path`, without writing anything. Findings a human dismissed are
+    /// left out; docs outside the `[lint] docs` globs give nothing.
+    pub fn check_markdown(&self, path: &str, text: &str) -> Result<Vec<TextFinding>> {
+        let globs = build_globs(&self.config.lint.docs)?;
+        if !globs.is_match(path)
+            || text
+                .lines()
+                .any(|l| l.trim() == "<!-- loci: ignore-file -->")
+        {
+            return Ok(Vec::new());
+        }
+        let conn = self.store.conn();
+        let paths: Vec<String> = {
+            let mut stmt = conn
+                .prepare_cached("SELECT path FROM files")
+                .ctx(|| "reading paths".into())?;
+            stmt.query_map([], |r| r.get(0))
+                .ctx(|| "reading paths".into())?
+                .collect::<std::result::Result<_, _>>()
+                .ctx(|| "reading paths".into())?
+        };
+        let declared: Vec<manifests::Declared> = manifests::load(&self.root, &paths);
+        let mut ctx = Ctx {
+            ws: self,
+            declared,
+            names: None,
+            file_names: None,
+        };
+        let lines: Vec<&str> = text.split('\n').collect();
+        let doc_dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+        let stored = au::contradictions(conn, None)?;
+        let mut out = Vec::new();
+        for c in extract_claims(text) {
+            if lines
+                .get(c.line as usize)
+                .is_some_and(|l| l.contains("<!-- loci: ignore -->"))
+            {
+                continue;
+            }
+            let was_resolved =
+                au::doc_claim_resolved_before(conn, path, c.kind.as_str(), &c.target)?;
+            let check = Check {
+                origin: "doc",
+                subject: path,
+                doc_dir: Some(doc_dir),
+                kind: Some(c.kind),
+                text: &c.text,
+                target: &c.target,
+                version: c.version.as_deref(),
+                was_resolved,
+                line: c.line,
+                column: c.column,
+                end_column: c.column + (c.end - c.start),
+                revision_id: None,
+            };
+            let (Some(finding), _) = ctx.check(&check)? else {
+                continue;
+            };
+            let existing = stored.iter().find(|x| x.finding_key == finding.finding_key);
+            if existing.is_some_and(|x| x.status == "dismissed") {
+                continue;
+            }
+            out.push(TextFinding {
+                span: (c.start, c.end),
+                contradiction_id: existing.map(|x| x.contradiction_id),
+                finding,
+            });
+        }
+        Ok(out)
+    }
+}
+
+impl Workspace {
+    /// The truth about one claim, as markdown for a hover: where a path or symbol is
+    /// defined (with its signature and doc), what the manifests declare for a version, or
+    /// "not found" with the nearest match.
+    pub fn explain_claim(&self, claim: &loci_core::claims::Claim) -> Result<String> {
+        let conn = self.store.conn();
+        Ok(match claim.kind {
+            ClaimKind::Path => match resolve_path(conn, &claim.target)? {
+                Some((path, Some(_))) => {
+                    let (lines, language): (i64, Option<String>) = conn
+                        .query_row(
+                            "SELECT lines, language FROM files WHERE path = ?1",
+                            [&path],
+                            |r| Ok((r.get(0)?, r.get(1)?)),
+                        )
+                        .ctx(|| "reading a file".into())?;
+                    format!(
+                        "`{path}` — {} file, {lines} lines",
+                        language.unwrap_or_else(|| "a".into())
+                    )
+                }
+                Some((path, None)) => {
+                    let n: i64 = conn
+                        .query_row("SELECT count(*) FROM files WHERE path > ?1 || '/' AND path < ?1 || '0'", [&path], |r| r.get(0))
+                        .ctx(|| "counting a folder".into())?;
+                    format!("`{path}/` — folder, {n} files in the map")
+                }
+                None if self.root.join(&claim.target).exists() => format!(
+                    "`{}` exists but is not in the map (ignored or skipped)",
+                    claim.target
+                ),
+                None => {
+                    let mut ctx = Ctx {
+                        ws: self,
+                        declared: Vec::new(),
+                        names: None,
+                        file_names: None,
+                    };
+                    match ctx.path_suggestion(&claim.target)? {
+                        Some(s) => {
+                            format!("`{}` **not found** — did you mean `{s}`?", claim.target)
+                        }
+                        None => format!("`{}` **not found** in the workspace", claim.target),
+                    }
+                }
+            },
+            ClaimKind::Symbol => match resolve_symbol(conn, &claim.target, None)? {
+                SymbolResolution::Unique(s) => {
+                    let doc = s
+                        .doc
+                        .as_deref()
+                        .map(|d| format!("\n\n{}", crate::memory::first_chars(d, 300)))
+                        .unwrap_or_default();
+                    format!(
+                        "{} `{}` at `{}:{}`\n```\n{}\n```{doc}",
+                        s.kind,
+                        s.qualified_name,
+                        s.path,
+                        s.line + 1,
+                        s.signature
+                    )
+                }
+                SymbolResolution::Ambiguous => {
+                    let last = claim.target.rsplit('.').next().unwrap_or(&claim.target);
+                    let hits = loci_store::map::find_symbols(conn, last, 6)?;
+                    let list: Vec<String> = hits
+                        .iter()
+                        .take(5)
+                        .map(|h| {
+                            format!(
+                                "- {} `{}` at `{}:{}`",
+                                h.kind,
+                                h.qualified_name,
+                                h.path,
+                                h.line + 1
+                            )
+                        })
+                        .collect();
+                    format!("`{}` is ambiguous:\n{}", claim.target, list.join("\n"))
+                }
+                SymbolResolution::Missing => {
+                    let mut ctx = Ctx {
+                        ws: self,
+                        declared: Vec::new(),
+                        names: None,
+                        file_names: None,
+                    };
+                    let last = claim.target.rsplit('.').next().unwrap_or(&claim.target);
+                    match ctx.closest_name(last)? {
+                        Some((n, _)) => format!(
+                            "`{}` **not found** in the map — nearest: `{n}`",
+                            claim.target
+                        ),
+                        None => format!("`{}` **not found** in the map", claim.target),
+                    }
+                }
+            },
+            ClaimKind::Version => {
+                let paths: Vec<String> = {
+                    let mut stmt = conn
+                        .prepare_cached("SELECT path FROM files")
+                        .ctx(|| "reading paths".into())?;
+                    stmt.query_map([], |r| r.get(0))
+                        .ctx(|| "reading paths".into())?
+                        .collect::<std::result::Result<_, _>>()
+                        .ctx(|| "reading paths".into())?
+                };
+                let name = manifests::normalize_name(&claim.target);
+                let declared: Vec<String> = manifests::load(&self.root, &paths)
+                    .into_iter()
+                    .filter(|d| manifests::normalize_name(&d.name) == name)
+                    .map(|d| format!("- `{}` {} in `{}`", d.name, d.spec, d.manifest))
+                    .collect();
+                if declared.is_empty() {
+                    format!("`{}` is not declared in any manifest", claim.target)
+                } else {
+                    format!(
+                        "`{}` is declared as:\n{}",
+                        claim.target,
+                        declared.join("\n")
+                    )
+                }
+            }
+        })
+    }
+}
+
 struct Check<'a> {
     origin: &'static str,
     subject: &'a str,
@@ -440,6 +656,12 @@ impl Ctx<'_> {
         };
         match c.kind {
             Some(ClaimKind::Path) => {
+                // Paths inside directories the walk never maps (`.git`, `.loci`, ...)
+                // cannot be checked against the map: not a finding either way.
+                let first = c.target.split('/').next().unwrap_or("");
+                if crate::walk::ALWAYS_SKIPPED_DIRS.contains(&first) {
+                    return Ok((None, None));
+                }
                 if resolve_path(conn, c.target)?.is_some() || self.ws.root.join(c.target).exists() {
                     return Ok((None, Some(c.target.to_string())));
                 }
@@ -451,6 +673,18 @@ impl Ctx<'_> {
                     };
                     if self.ws.root.join(&relative).exists() {
                         return Ok((None, Some(relative)));
+                    }
+                }
+                // A bare file name (`go.mod`) names "that file" wherever it is: fine if
+                // one exists anywhere.
+                if !c.target.contains('/') {
+                    self.load_file_names()?;
+                    if self
+                        .file_names
+                        .as_ref()
+                        .is_some_and(|m| m.contains_key(c.target))
+                    {
+                        return Ok((None, Some(c.target.to_string())));
                     }
                 }
                 let suggestion = self.path_suggestion(c.target)?;
@@ -532,23 +766,7 @@ impl Ctx<'_> {
         if let Some(to) = crate::memory::renamed_to(&self.ws.root, target) {
             return Ok(Some(to));
         }
-        if self.file_names.is_none() {
-            let conn = self.ws.store.conn();
-            let mut stmt = conn
-                .prepare("SELECT path FROM files")
-                .ctx(|| "reading paths".into())?;
-            let paths: Vec<String> = stmt
-                .query_map([], |r| r.get(0))
-                .ctx(|| "reading paths".into())?
-                .collect::<std::result::Result<_, _>>()
-                .ctx(|| "reading paths".into())?;
-            let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
-            for p in paths {
-                let name = p.rsplit('/').next().unwrap_or(&p).to_string();
-                by_name.entry(name).or_default().push(p);
-            }
-            self.file_names = Some(by_name);
-        }
+        self.load_file_names()?;
         let name = target
             .trim_end_matches('/')
             .rsplit('/')
@@ -562,13 +780,39 @@ impl Ctx<'_> {
             .map(|v| v[0].clone()))
     }
 
+    /// Whether some file is named `stem.*` or some directory is named `stem` (exactly).
     fn file_stem_known(&mut self, stem: &str) -> Result<bool> {
+        self.load_file_names()?;
+        Ok(self.file_names.as_ref().is_some_and(|m| {
+            m.iter().any(|(name, paths)| {
+                name.split('.').next() == Some(stem)
+                    || paths
+                        .iter()
+                        .any(|p| p.split('/').rev().skip(1).any(|d| d == stem))
+            })
+        }))
+    }
+
+    fn load_file_names(&mut self) -> Result<()> {
+        if self.file_names.is_some() {
+            return Ok(());
+        }
         let conn = self.ws.store.conn();
-        let like = format!("%/{stem}.%");
-        let exists: bool = conn
-            .query_row("SELECT EXISTS(SELECT 1 FROM files WHERE path LIKE ?1 OR path LIKE ?2 OR path LIKE ?3)", [like, format!("{stem}.%"), format!("%{stem}/%")], |r| r.get(0))
-            .ctx(|| "looking up a module".into())?;
-        Ok(exists)
+        let mut stmt = conn
+            .prepare("SELECT path FROM files")
+            .ctx(|| "reading paths".into())?;
+        let paths: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .ctx(|| "reading paths".into())?
+            .collect::<std::result::Result<_, _>>()
+            .ctx(|| "reading paths".into())?;
+        let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
+        for p in paths {
+            let name = p.rsplit('/').next().unwrap_or(&p).to_string();
+            by_name.entry(name).or_default().push(p);
+        }
+        self.file_names = Some(by_name);
+        Ok(())
     }
 
     /// The symbol name most similar to `name` (Jaro-Winkler), with its score.
@@ -587,9 +831,9 @@ impl Ctx<'_> {
         }
         let mut best: Option<(String, f64)> = None;
         for n in self.names.iter().flatten() {
-            // A name inside the other (`legacy_total` / `total`) is as good as a near miss.
-            let contained =
-                n.len() >= 4 && name.len() >= 4 && (name.contains(n.as_str()) || n.contains(name));
+            // One extra word around the same words (`legacy_total` / `total`) is as good
+            // as a near miss.
+            let contained = one_word_apart(name, n);
             let score = strsim::jaro_winkler(name, n).max(if contained { 0.9 } else { 0.0 });
             if best
                 .as_ref()
@@ -600,6 +844,24 @@ impl Ctx<'_> {
         }
         Ok(best.filter(|(_, s)| *s >= 0.7))
     }
+}
+
+/// True when the identifier words of one are those of the other plus one word at either
+/// end (`legacy_total` / `total`, `parse_config` / `parse_config_file`).
+fn one_word_apart(a: &str, b: &str) -> bool {
+    let (wa, wb) = (
+        crate::search::identifier_words(a),
+        crate::search::identifier_words(b),
+    );
+    let (short, long) = if wa.len() <= wb.len() {
+        (wa, wb)
+    } else {
+        (wb, wa)
+    };
+    !short.is_empty()
+        && long.len() == short.len() + 1
+        && (long[1..] == short[..] || long[..short.len()] == short[..])
+        && short.concat().len() >= 4
 }
 
 fn build_globs(globs: &[String]) -> Result<globset::GlobSet> {

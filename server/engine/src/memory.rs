@@ -659,6 +659,8 @@ impl Workspace {
     /// Re-snapshots the current revision's claims (and the page's subject fingerprint)
     /// without rewriting its prose: a reviewer saying "still true".
     pub fn confirm(&mut self, subject: &str, opts: &WriteOptions) -> Result<Envelope<Shown>> {
+        // Snapshot the code as it is on disk now, not as the last scan saw it.
+        self.scan(&|_| {})?;
         let page = self.page(subject)?;
         let Some(rev_id) = page.current_revision_id else {
             return Err(EngineError::NotFound(format!(
@@ -915,9 +917,10 @@ pub(crate) enum SymbolResolution {
 }
 
 /// Resolves `A.b.c` (written `A::b::c`, `A.b.c()` ...): the qualified name exactly, then
-/// its last two segments as a qualified-name suffix, then the bare last segment; ties are
-/// broken by the page subject (a definition in that file or folder wins), then by a file
-/// path containing the qualifier (`os.path.join` → `os/path.py`).
+/// its last two segments as a qualified-name suffix, then — a module path — a top-level
+/// `c` in a file or folder named like the nearest qualifier segment that names one
+/// (`json.decoder.scanstring` → `json/decoder.py`); a bare name matches by name. Ties are
+/// broken by the page subject (a definition in that file or folder wins).
 pub(crate) fn resolve_symbol(
     conn: &Connection,
     target: &str,
@@ -935,11 +938,28 @@ pub(crate) fn resolve_symbol(
             .filter(|s| s.qualified_name == tail || s.qualified_name.ends_with(&format!(".{tail}")))
             .collect();
         if candidates.is_empty() {
-            let qualifier = segs[..segs.len() - 1].join("/");
-            candidates = map::find_symbols(conn, last, 200)?
+            // A module path (`os.path.join`, `loci_core::claims::extract_claims`): a
+            // top-level definition in a file or folder named like the nearest qualifier
+            // segment that names one.
+            let tops: Vec<map::SymbolHit> = map::find_symbols(conn, last, 200)?
                 .into_iter()
-                .filter(|s| s.path.contains(&qualifier) && s.qualified_name == *last)
+                .filter(|s| s.qualified_name == *last)
                 .collect();
+            for seg in segs[..segs.len() - 1].iter().rev() {
+                let named: Vec<map::SymbolHit> = tops
+                    .iter()
+                    .filter(|s| {
+                        s.path
+                            .split('/')
+                            .any(|part| part == *seg || part.split('.').next() == Some(seg))
+                    })
+                    .cloned()
+                    .collect();
+                if !named.is_empty() {
+                    candidates = named;
+                    break;
+                }
+            }
         }
     } else if candidates.is_empty() {
         candidates = map::find_symbols(conn, last, 200)?;

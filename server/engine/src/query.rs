@@ -208,23 +208,26 @@ impl Workspace {
     fn impact_file(&self, path: String, depth: u32, hard: bool) -> Result<Impact> {
         let conn = self.store.conn();
         let mut seen = BTreeSet::from([path.clone()]);
-        let mut queue = VecDeque::from([(path.clone(), 0u32)]);
+        let mut frontier = vec![path.clone()];
         let mut nodes = Vec::new();
-        while let Some((file, d)) = queue.pop_front() {
-            if d >= depth {
-                continue;
+        // Breadth first, one query per level. Resolved imports are stated by the parser,
+        // so `hard` keeps every file edge.
+        for d in 0..depth {
+            if frontier.is_empty() {
+                break;
             }
-            // Resolved imports are stated by the parser, so `hard` keeps every file edge.
-            for edge in map::deps_to(conn, &file)? {
+            let mut next = Vec::new();
+            for edge in map::deps_to_many(conn, &frontier)? {
+                let Some(to) = edge.to.clone() else { continue };
                 if seen.insert(edge.from.clone()) {
-                    queue.push_back((edge.from.clone(), d + 1));
+                    next.push(edge.from.clone());
                     nodes.push(ImpactNode {
                         id: edge.from.clone(),
                         path: edge.from.clone(),
                         depth: d + 1,
                         via: ImpactEdge {
                             from: edge.from.clone(),
-                            to: file.clone(),
+                            to,
                             kind: "import".into(),
                             at: format!("{}:{}", edge.from, edge.line + 1),
                             provenance: "stated".into(),
@@ -233,6 +236,8 @@ impl Workspace {
                     });
                 }
             }
+            next.sort();
+            frontier = next;
         }
         nodes.sort_by(|a, b| (a.depth, &a.id).cmp(&(b.depth, &b.id)));
         let files = seen.into_iter().collect();

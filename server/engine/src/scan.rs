@@ -128,6 +128,8 @@ struct Analyzed {
     content_hash: String,
     language: Option<&'static str>,
     analysis: Option<FileAnalysis>,
+    /// Sections of a markdown file, for search.
+    chunks: Vec<loci_core::markdown::Chunk>,
     lines: i64,
     lossy_utf8: bool,
 }
@@ -212,13 +214,26 @@ pub fn scan(
     // the end (a sort) instead of row by row. They are recreated even if this scan fails.
     let bulk = stored.is_empty() && candidates.len() > 256;
     if bulk {
-        store.write(|tx| map::drop_bulk_indexes(tx))?;
+        store.write(map::drop_bulk_indexes)?;
     } else if map::bulk_indexes_missing(store.conn())? {
-        store.write(|tx| map::create_bulk_indexes(tx))?;
+        store.write(map::create_bulk_indexes)?;
     }
-    let result = scan_inner(root, store, config, progress, started, report, skips, candidates, gone, &stored, interrupted, has_scan);
+    let result = scan_inner(
+        root,
+        store,
+        config,
+        progress,
+        started,
+        report,
+        skips,
+        candidates,
+        gone,
+        &stored,
+        interrupted,
+        has_scan,
+    );
     if bulk {
-        store.write(|tx| map::create_bulk_indexes(tx))?;
+        store.write(map::create_bulk_indexes)?;
     }
     result
 }
@@ -265,11 +280,12 @@ fn scan_inner(
     let mut writer = Writer {
         store,
         scan_id,
-        stored: &stored,
+        stored,
         pending_refs: Vec::new(),
         changed_names: BTreeSet::new(),
         changed_files: BTreeSet::new(),
         drift: Vec::new(),
+        retarget: BTreeSet::new(),
     };
     let mut gone_too: Vec<FileState> = Vec::new();
     let written: Result<()> = std::thread::scope(|scope| {
@@ -354,6 +370,7 @@ fn scan_inner(
         std::mem::take(&mut writer.pending_refs),
         &writer.changed_names,
         &deps_changed,
+        &writer.retarget,
     )?;
 
     tracing::info!(
@@ -520,6 +537,11 @@ fn process(f: &WalkedFile, stored: Option<&FileState>, options: &AnalyzeOptions)
         content_hash,
         language: loci_core::lang::file_language_name(&f.path),
         analysis,
+        chunks: if loci_core::lang::file_language_name(&f.path) == Some("markdown") {
+            loci_core::markdown::chunks(text)
+        } else {
+            Vec::new()
+        },
         lines,
         lossy_utf8,
     }))
@@ -582,6 +604,8 @@ struct Writer<'a> {
     changed_files: BTreeSet<i64>,
     /// Observed changes, for the drift ledger.
     drift: Vec<map::DriftEntry>,
+    /// References in other files that pointed at symbols of a rewritten file.
+    retarget: BTreeSet<i64>,
 }
 
 impl Writer<'_> {
@@ -607,9 +631,9 @@ impl Writer<'_> {
                     Outcome::Skipped(_) => {}
                     Outcome::Analyzed(a) => {
                         let existing = stored.get(&a.path).map(|s| s.file_id);
-                        let old_keys = match existing {
-                            Some(id) => map::symbol_keys(tx, id)?,
-                            None => Vec::new(),
+                        let (old_keys, incoming) = match existing {
+                            Some(id) => (map::symbol_keys(tx, id)?, map::refs_into_file(tx, id)?),
+                            None => (Vec::new(), Vec::new()),
                         };
                         let degraded = a.analysis.as_ref().and_then(|x| x.degraded.as_ref());
                         let degraded = degraded.map(degraded_reason);
@@ -627,12 +651,13 @@ impl Writer<'_> {
                         };
                         let file_id = map::put_file(tx, existing, &row, scan_id)?;
                         let mut refs = Vec::new();
+                        map::insert_doc_chunks(tx, file_id, &a.chunks)?;
                         if let Some(x) = &a.analysis {
-                            map::insert_symbols(tx, file_id, &x.symbols)?;
+                            let ids = map::insert_symbols(tx, file_id, &x.symbols)?;
                             map::insert_imports(tx, file_id, &x.imports)?;
-                            refs = ref_rows(x);
+                            refs = ref_rows(x, &ids);
                         }
-                        written.push((file_id, existing.is_some(), old_keys, refs));
+                        written.push((file_id, existing.is_some(), old_keys, refs, incoming));
                     }
                 }
             }
@@ -650,9 +675,10 @@ impl Writer<'_> {
                     skips.push(skip);
                 }
                 Outcome::Analyzed(a) => {
-                    let Some((file_id, existed, old_keys, refs)) = written.next() else {
+                    let Some((file_id, existed, old_keys, refs, incoming)) = written.next() else {
                         continue;
                     };
+                    self.retarget.extend(incoming);
                     let new_keys: Vec<(String, String, String)> = a
                         .analysis
                         .as_ref()
@@ -770,7 +796,9 @@ fn degraded_reason(d: &loci_core::Degraded) -> String {
     }
 }
 
-fn ref_rows(x: &FileAnalysis) -> Vec<RefRow> {
+/// A file's references with their enclosing definitions as row ids (`symbol_ids` are the
+/// ids of `x.symbols`, in order).
+fn ref_rows(x: &FileAnalysis, symbol_ids: &[i64]) -> Vec<RefRow> {
     x.refs
         .iter()
         .map(|r| RefRow {
@@ -780,11 +808,11 @@ fn ref_rows(x: &FileAnalysis) -> Vec<RefRow> {
             column: r.span.column,
             start_byte: r.span.start,
             end_byte: r.span.end,
-            enclosing_key: r
+            enclosing_id: r
                 .enclosing
-                .and_then(|i| x.symbols.get(i as usize))
-                .map(|s| s.key.clone()),
-            target_key: None,
+                .and_then(|i| symbol_ids.get(i as usize))
+                .copied(),
+            target_id: None,
             provenance: "derived",
             confidence: 0.0,
         })
@@ -1011,14 +1039,16 @@ fn go_module_path(path: &Path) -> Option<String> {
 
 /// A definition, as reference resolution sees it.
 struct Def {
-    key: String,
+    id: i64,
     file_id: i64,
-    parent_key: Option<String>,
+    parent: Option<i64>,
 }
 
 struct Resolver {
+    /// name → definitions, in key order (so every choice is deterministic).
     defs: HashMap<String, Vec<Def>>,
-    parents: HashMap<String, Option<String>>,
+    /// symbol id → its parent's id.
+    parents: HashMap<i64, Option<i64>>,
     /// file → (module, imported names)
     imports: HashMap<i64, Vec<(String, Vec<String>)>>,
     /// file → (module, target file)
@@ -1034,25 +1064,28 @@ impl Resolver {
             deps: HashMap::new(),
         };
         let mut stmt = conn
-            .prepare("SELECT name, key, file_id, parent_key FROM symbols ORDER BY key")
+            .prepare(
+                "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id FROM symbols s
+                 LEFT JOIN symbols p ON p.key = s.parent_key ORDER BY s.key",
+            )
             .ctx(|| "reading symbols".into())?;
         let rows = stmt
             .query_map([], |row| {
                 Ok((
                     row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
+                    row.get::<_, i64>(1)?,
                     row.get::<_, i64>(2)?,
-                    row.get::<_, Option<String>>(3)?,
+                    row.get::<_, Option<i64>>(3)?,
                 ))
             })
             .ctx(|| "reading symbols".into())?;
         for row in rows {
-            let (name, key, file_id, parent_key) = row.ctx(|| "reading symbols".into())?;
-            r.parents.insert(key.clone(), parent_key.clone());
+            let (name, id, file_id, parent) = row.ctx(|| "reading symbols".into())?;
+            r.parents.insert(id, parent);
             r.defs.entry(name).or_default().push(Def {
-                key,
+                id,
                 file_id,
-                parent_key,
+                parent,
             });
         }
         let mut stmt = conn
@@ -1105,8 +1138,8 @@ impl Resolver {
         &self,
         file_id: i64,
         name: &str,
-        enclosing: Option<&str>,
-    ) -> (Option<String>, &'static str, f64) {
+        enclosing: Option<i64>,
+    ) -> (Option<i64>, &'static str, f64) {
         let Some(defs) = self.defs.get(name) else {
             return (None, "derived", 0.0);
         };
@@ -1117,11 +1150,8 @@ impl Resolver {
                     continue;
                 }
                 for (_, to) in deps.into_iter().flatten().filter(|(m, _)| m == module) {
-                    if let Some(d) = defs
-                        .iter()
-                        .find(|d| d.file_id == *to && d.parent_key.is_none())
-                    {
-                        return (Some(d.key.clone()), "stated", 1.0);
+                    if let Some(d) = defs.iter().find(|d| d.file_id == *to && d.parent.is_none()) {
+                        return (Some(d.id), "stated", 1.0);
                     }
                 }
             }
@@ -1129,16 +1159,19 @@ impl Resolver {
         let same: Vec<&Def> = defs.iter().filter(|d| d.file_id == file_id).collect();
         if !same.is_empty() {
             let enclosing_parent = enclosing
-                .and_then(|k| self.parents.get(k))
-                .cloned()
+                .and_then(|k| self.parents.get(&k))
+                .copied()
                 .flatten();
             let best = same
                 .iter()
-                .find(|d| d.parent_key.is_some() && d.parent_key == enclosing_parent)
-                .or_else(|| same.iter().find(|d| d.parent_key.as_deref() == enclosing))
-                .or_else(|| same.iter().find(|d| d.parent_key.is_none()))
+                .find(|d| d.parent.is_some() && d.parent == enclosing_parent)
+                .or_else(|| {
+                    same.iter()
+                        .find(|d| d.parent.is_some() && d.parent == enclosing)
+                })
+                .or_else(|| same.iter().find(|d| d.parent.is_none()))
                 .unwrap_or(&same[0]);
-            return (Some(best.key.clone()), "derived", 0.9);
+            return (Some(best.id), "derived", 0.9);
         }
         let imported: Vec<&Def> = defs
             .iter()
@@ -1146,59 +1179,53 @@ impl Resolver {
             .collect();
         match imported.len() {
             0 => {}
-            1 => return (Some(imported[0].key.clone()), "derived", 0.7),
-            _ => return (Some(imported[0].key.clone()), "derived", 0.5),
+            1 => return (Some(imported[0].id), "derived", 0.7),
+            _ => return (Some(imported[0].id), "derived", 0.5),
         }
         if defs.len() == 1 {
-            return (Some(defs[0].key.clone()), "derived", 0.5);
+            return (Some(defs[0].id), "derived", 0.5);
         }
         (None, "derived", 0.0)
     }
 }
 
 /// Resolves the pending references of changed files and re-resolves stored references
-/// that use a changed name or live in a file whose imports changed.
+/// that use a changed name, live in a file whose imports changed, or pointed into a file
+/// this scan rewrote (`retarget`).
 fn resolve_refs(
     store: &mut Store,
     mut pending: Vec<(i64, Vec<RefRow>)>,
     changed_names: &BTreeSet<String>,
     deps_changed: &BTreeSet<i64>,
+    retarget: &BTreeSet<i64>,
 ) -> Result<()> {
     let pending_files: HashSet<i64> = pending.iter().map(|(id, _)| *id).collect();
     let resolver = Resolver::load(store.conn())?;
     for (file_id, refs) in &mut pending {
         for r in refs.iter_mut() {
             let (target, provenance, confidence) =
-                resolver.resolve(*file_id, &r.name, r.enclosing_key.as_deref());
-            r.target_key = target;
+                resolver.resolve(*file_id, &r.name, r.enclosing_id);
+            r.target_id = target;
             r.provenance = provenance;
             r.confidence = confidence;
         }
     }
-    // Stored refs of unchanged files that may resolve differently now.
-    type Stored = (
-        i64,
-        i64,
-        String,
-        Option<String>,
-        Option<String>,
-        String,
-        f64,
-    );
-    let mut updates: Vec<(i64, Option<String>, &'static str, f64)> = Vec::new();
+    // Stored refs of unchanged files that may resolve differently now:
+    // (ref, file, name, enclosing, target, provenance, confidence).
+    type Stored = (i64, i64, String, Option<i64>, Option<i64>, String, f64);
+    let mut updates: Vec<(i64, Option<i64>, &'static str, f64)> = Vec::new();
     {
         let conn = store.conn();
+        const COLUMNS: &str =
+            "ref_id, file_id, name, enclosing_id, target_id, provenance, confidence";
         let mut by_name = conn
-            .prepare_cached(
-                "SELECT ref_id, file_id, name, enclosing_key, target_key, provenance, confidence
-                 FROM refs WHERE name = ?1",
-            )
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM refs WHERE name = ?1"))
             .ctx(|| "reading refs".into())?;
         let mut by_file = conn
-            .prepare_cached(
-                "SELECT ref_id, file_id, name, enclosing_key, target_key, provenance, confidence
-                 FROM refs WHERE file_id = ?1",
-            )
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM refs WHERE file_id = ?1"))
+            .ctx(|| "reading refs".into())?;
+        let mut by_id = conn
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM refs WHERE ref_id = ?1"))
             .ctx(|| "reading refs".into())?;
         let read = |r: &loci_store::rusqlite::Row<'_>| -> loci_store::rusqlite::Result<Stored> {
             Ok((
@@ -1212,13 +1239,13 @@ fn resolve_refs(
             ))
         };
         let mut seen = HashSet::new();
-        let mut consider = |row: Stored| {
+        let mut consider = |row: Stored, force: bool| {
             let (ref_id, file_id, name, enclosing, target, provenance, confidence) = row;
             if pending_files.contains(&file_id) || !seen.insert(ref_id) {
                 return;
             }
-            let (t, p, c) = resolver.resolve(file_id, &name, enclosing.as_deref());
-            if t != target || p != provenance || c != confidence {
+            let (t, p, c) = resolver.resolve(file_id, &name, enclosing);
+            if force || t != target || p != provenance || c != confidence {
                 updates.push((ref_id, t, p, c));
             }
         };
@@ -1227,7 +1254,7 @@ fn resolve_refs(
                 .query_map([name], read)
                 .ctx(|| "reading refs".into())?
             {
-                consider(row.ctx(|| "reading refs".into())?);
+                consider(row.ctx(|| "reading refs".into())?, false);
             }
         }
         for file_id in deps_changed {
@@ -1235,7 +1262,16 @@ fn resolve_refs(
                 .query_map([file_id], read)
                 .ctx(|| "reading refs".into())?
             {
-                consider(row.ctx(|| "reading refs".into())?);
+                consider(row.ctx(|| "reading refs".into())?, false);
+            }
+        }
+        // Their old target ids are gone even when the key survived: always rewrite.
+        for ref_id in retarget {
+            for row in by_id
+                .query_map([ref_id], read)
+                .ctx(|| "reading refs".into())?
+            {
+                consider(row.ctx(|| "reading refs".into())?, true);
             }
         }
     }
@@ -1250,7 +1286,7 @@ fn resolve_refs(
     for chunk in updates.chunks(4096) {
         store.write(|tx| {
             for (ref_id, target, provenance, confidence) in chunk {
-                map::set_ref_target(tx, *ref_id, target.as_deref(), provenance, *confidence)?;
+                map::set_ref_target(tx, *ref_id, *target, provenance, *confidence)?;
             }
             Ok(())
         })?;
@@ -1260,7 +1296,42 @@ fn resolve_refs(
 
 #[cfg(test)]
 mod tests {
-    use super::count_lines;
+    use super::{Outcome, count_lines, process};
+    use crate::walk::{SkipReason, WalkedFile};
+
+    #[test]
+    fn a_file_that_vanishes_mid_scan_is_a_counted_skip_not_a_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let walked = WalkedFile {
+            path: "gone.py".into(),
+            abs: dir.path().join("gone.py"),
+            size: 10,
+            mtime_ns: 1,
+        };
+        match process(&walked, None, &loci_core::AnalyzeOptions::default()) {
+            Outcome::Skipped(skip) => {
+                assert_eq!(skip.reason, SkipReason::Vanished);
+                assert_eq!(skip.path, "gone.py");
+            }
+            _ => panic!("a vanished file must be skipped with its reason"),
+        }
+    }
+
+    #[test]
+    fn a_directory_where_a_file_was_listed_is_unreadable_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("now_a_dir.py")).unwrap();
+        let walked = WalkedFile {
+            path: "now_a_dir.py".into(),
+            abs: dir.path().join("now_a_dir.py"),
+            size: 10,
+            mtime_ns: 1,
+        };
+        match process(&walked, None, &loci_core::AnalyzeOptions::default()) {
+            Outcome::Skipped(skip) => assert_eq!(skip.reason, SkipReason::Unreadable),
+            _ => panic!("an unreadable path must be skipped with its reason"),
+        }
+    }
 
     #[test]
     fn count_lines_treats_crlf_and_lone_cr_as_line_ends() {

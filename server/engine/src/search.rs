@@ -6,37 +6,7 @@
 //! other: a token with inner case changes or underscores matches either its joined form
 //! (`parseconfig`) or its parts as a phrase (`"parse config"`).
 
-/// Splits an identifier into lower-case words at `_`, `-`, `.`, `:` and case changes
-/// (`parseHTTPConfig` → `parse`, `http`, `config`).
-pub fn identifier_words(token: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let chars: Vec<char> = token.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            continue;
-        }
-        let prev = i.checked_sub(1).map(|j| chars[j]);
-        let next = chars.get(i + 1).copied();
-        let boundary = c.is_uppercase()
-            && prev.is_some_and(|p| {
-                p.is_lowercase()
-                    || p.is_ascii_digit()
-                    || (p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()))
-            });
-        if boundary && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
-        }
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    words
-}
+pub use loci_core::terms::identifier_words;
 
 fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\"\""))
@@ -72,20 +42,6 @@ pub fn fts_query(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn identifier_words_split_at_case_and_separators() {
-        assert_eq!(identifier_words("parseConfig"), ["parse", "config"]);
-        assert_eq!(identifier_words("parse_config"), ["parse", "config"]);
-        assert_eq!(identifier_words("ParseConfig"), ["parse", "config"]);
-        assert_eq!(
-            identifier_words("parseHTTPConfig"),
-            ["parse", "http", "config"]
-        );
-        assert_eq!(identifier_words("grammar::fa"), ["grammar", "fa"]);
-        assert_eq!(identifier_words("-band"), ["band"]);
-        assert_eq!(identifier_words("--"), Vec::<String>::new());
-    }
 
     #[test]
     fn b18_queries_are_always_valid_fts5() {

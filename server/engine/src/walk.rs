@@ -120,9 +120,9 @@ pub fn in_git_repository(dir: &Path) -> bool {
 
 /// Walks `root`. Never fails: unreadable directories become [`SkipReason::Unreadable`].
 /// `max_file_size` in bytes; `max_files` caps how many files are returned: the walk
-/// stops soon after finding that many (a home directory is not walked to the end), keeps
-/// the first `max_files` by path, and reports the rest, and the unwalked remainder as
-/// one entry for the root, with [`SkipReason::FileLimit`].
+/// stops as soon as it finds one more (a home directory is not walked to the end) and
+/// reports the unwalked remainder as one entry for the root with
+/// [`SkipReason::FileLimit`]. Which files are kept then depends on the walk order.
 pub fn walk(root: &Path, max_file_size: u64, max_files: u64, threads: usize) -> Walk {
     let git = in_git_repository(root);
     let mut builder = ignore::WalkBuilder::new(root);
@@ -150,11 +150,11 @@ pub fn walk(root: &Path, max_file_size: u64, max_files: u64, threads: usize) -> 
             if file.is_some() || skip.is_some() {
                 let mut guard = state.lock().unwrap_or_else(|p| p.into_inner());
                 if let Some(f) = file {
-                    guard.0.push(f);
                     if found.fetch_add(1, Ordering::Relaxed) + 1 > max_files {
                         stopped.store(true, Ordering::Relaxed);
                         return ignore::WalkState::Quit;
                     }
+                    guard.0.push(f);
                 }
                 if let Some(s) = skip {
                     guard.1.push(s);
@@ -166,22 +166,13 @@ pub fn walk(root: &Path, max_file_size: u64, max_files: u64, threads: usize) -> 
     let (mut files, mut skips): (Vec<WalkedFile>, Vec<Skip>) =
         state.into_inner().unwrap_or_else(|p| p.into_inner());
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    if files.len() as u64 > max_files {
-        for f in files.drain(max_files as usize..) {
-            skips.push(Skip {
-                path: f.path,
-                reason: SkipReason::FileLimit,
-                detail: None,
-                size: f.size,
-                mtime_ns: f.mtime_ns,
-            });
-        }
-    }
     if stopped.load(Ordering::Relaxed) {
         skips.push(Skip {
             path: String::new(),
             reason: SkipReason::FileLimit,
-            detail: Some(format!("the walk stopped after {max_files} files; the rest of the tree was not listed")),
+            detail: Some(format!(
+                "the walk stopped after {max_files} files; the rest of the tree was not listed"
+            )),
             size: 0,
             mtime_ns: 0,
         });

@@ -25,7 +25,7 @@ fn dump(conn: &Connection) -> Vec<String> {
     let queries = [
         "SELECT 'file', path, ifnull(language,''), size, content_hash, ifnull(fingerprint,''), lines, error_nodes, ifnull(degraded,''), lossy_utf8 FROM files",
         "SELECT 'symbol', f.path, s.key, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte, s.start_line, s.end_line, s.name_line, s.name_column, s.signature, ifnull(s.doc,''), s.body_fingerprint, s.signature_fingerprint, ifnull(s.parent_key,'') FROM symbols s JOIN files f USING (file_id)",
-        "SELECT 'ref', f.path, r.name, r.kind, r.line, r.column, r.start_byte, ifnull(r.enclosing_key,''), ifnull(r.target_key,''), r.provenance, r.confidence FROM refs r JOIN files f USING (file_id)",
+        "SELECT 'ref', f.path, r.name, r.kind, r.line, r.column, r.start_byte, ifnull(e.key,''), ifnull(t.key,''), r.provenance, r.confidence FROM refs r JOIN files f ON f.file_id = r.file_id LEFT JOIN symbols e ON e.symbol_id = r.enclosing_id LEFT JOIN symbols t ON t.symbol_id = r.target_id",
         "SELECT 'import', f.path, i.module, i.names, i.line FROM imports i JOIN files f USING (file_id)",
         "SELECT 'dep', a.path, d.module, ifnull(b.path,'<unresolved>'), d.line, d.count FROM deps d JOIN files a ON a.file_id = d.from_file_id LEFT JOIN files b ON b.file_id = d.to_file_id",
         "SELECT 'skip', path, reason FROM skipped_files",
@@ -237,4 +237,34 @@ fn interrupted_scan_is_completed_by_the_next_one() {
     let report = scan(&mut ws);
     assert!(report.changed);
     assert_eq!(dump(ws.store().conn()), expected);
+}
+
+#[test]
+fn references_into_a_rewritten_file_follow_its_new_symbols() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let mut ws = open(root);
+    scan(&mut ws);
+    // Only the file that defines User and validate changes; views.py's references into it
+    // must still resolve (to the rewritten rows), exactly as a fresh scan would have them.
+    write(
+        root,
+        "app/models.py",
+        "# moved down\n\nclass User:\n    def save(self):\n        return validate(self)\n\ndef validate(x):\n    return x or None\n",
+    );
+    let report = scan(&mut ws);
+    assert_eq!(report.modified, ["app/models.py"]);
+    let incremental = dump(ws.store().conn());
+    let fresh_dir = tempfile::tempdir().unwrap();
+    let mut fresh = Workspace::open(root, Some(&fresh_dir.path().join("fresh.db"))).unwrap();
+    scan(&mut fresh);
+    assert_eq!(incremental, dump(fresh.store().conn()));
+    assert!(
+        incremental
+            .iter()
+            .any(|r| r.starts_with("ref | app/views.py | validate | call")
+                && r.contains("app/models.py#validate@function")),
+        "{incremental:#?}"
+    );
 }

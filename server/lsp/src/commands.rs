@@ -39,6 +39,8 @@ pub enum ArgType {
     Integer,
     /// `true` or `false`.
     Bool,
+    /// An array of strings.
+    StringList,
 }
 
 impl ArgType {
@@ -47,6 +49,7 @@ impl ArgType {
             ArgType::String => "a non-empty string",
             ArgType::Integer => "a non-negative integer",
             ArgType::Bool => "a boolean",
+            ArgType::StringList => "an array of strings",
         }
     }
 
@@ -55,6 +58,9 @@ impl ArgType {
             ArgType::String => v.as_str().is_some_and(|s| !s.trim().is_empty()),
             ArgType::Integer => v.as_u64().is_some(),
             ArgType::Bool => v.is_boolean(),
+            ArgType::StringList => v
+                .as_array()
+                .is_some_and(|a| a.iter().all(|x| x.is_string())),
         }
     }
 }
@@ -121,9 +127,13 @@ macro_rules! write_args {
 pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "loci.context",
-        args: &[req("query", Str), opt("budget", Integer)],
+        args: &[
+            req("query", Str),
+            opt("budget", Integer),
+            opt("open_files", ArgType::StringList),
+        ],
         example: r#"{"query": "how does login work", "budget": 4000}"#,
-        available: false,
+        available: true,
     },
     CommandSpec {
         name: "loci.why",
@@ -163,9 +173,13 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "loci.resolve",
-        args: &[req("contradiction", Integer), opt("note", Str)],
+        args: &[
+            req("contradiction", Integer),
+            opt("note", Str),
+            opt("session", Integer),
+        ],
         example: r#"{"contradiction": 12, "note": "renamed on purpose"}"#,
-        available: false,
+        available: true,
     },
     CommandSpec {
         name: "loci.recap",
@@ -220,6 +234,19 @@ impl Args {
     /// A boolean argument.
     pub fn bool(&self, name: &str) -> Option<bool> {
         self.map.get(name).and_then(Value::as_bool)
+    }
+
+    /// A string-array argument (empty when absent).
+    pub fn strings(&self, name: &str) -> Vec<String> {
+        self.map
+            .get(name)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// The engine's write options from `author`, `summary`, `session`, `expect_version`,
@@ -353,6 +380,20 @@ pub fn internal(message: String) -> Error {
         message: Cow::Owned(message),
         data: None,
     }
+}
+
+/// `loci.context`'s rendering: the engine already renders the answer as markdown.
+pub fn context_markdown(env: &Envelope<loci_engine::context::ContextAnswer>) -> String {
+    env.result.markdown.clone()
+}
+
+/// `loci.resolve`'s rendering.
+pub fn resolved_markdown(env: &Envelope<loci_engine::store_types::Contradiction>) -> String {
+    let c = &env.result;
+    format!(
+        "Dismissed #{} {} `{}` in `{}`: it will not be reported again.",
+        c.contradiction_id, c.kind, c.claim, c.subject
+    )
 }
 
 /// The answer of a command whose engine operation does not exist yet.

@@ -15,15 +15,16 @@ use loci_engine::Workspace;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-/// How serious a finding is.
+/// How serious a finding is (issue 5: stale memory on code is Information, a
+/// contradiction a Warning; a missing path in a doc is an Error).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
-    /// Memory contradicts the code (a claim whose target is missing or differs).
+    /// A claim in a doc names a path that does not exist.
     Error,
-    /// Memory is stale (the code under it changed since it was written).
+    /// Memory or a doc contradicts the code.
     Warning,
-    /// Something worth knowing.
+    /// Memory is stale (the code under it changed since it was written).
     Information,
     /// A hint.
     Hint,
@@ -171,6 +172,55 @@ pub fn memory_for_document(
     out
 }
 
+/// Claims in a markdown buffer that the code contradicts, at their exact spans, as the
+/// user types (the engine's `check_markdown`): missing paths (with "replace with" when
+/// the new path is known), missing symbols, version mismatches.
+fn markdown_findings(ws: Option<&Workspace>, key_path: &str, text: &str) -> Vec<Finding> {
+    let Some(ws) = ws else {
+        return Vec::new();
+    };
+    let found = match ws.check_markdown(key_path, text) {
+        Ok(f) => f,
+        Err(e) => {
+            tracing::warn!("checking claims in {key_path}: {e}");
+            return Vec::new();
+        }
+    };
+    found
+        .into_iter()
+        .map(|t| {
+            let f = &t.finding;
+            let mut actions = Vec::new();
+            if let Some(id) = t.contradiction_id {
+                actions.push(FindingAction {
+                    title: format!("loci: dismiss this finding (#{id})"),
+                    command: "loci.resolve".into(),
+                    arguments: json!({ "contradiction": id }),
+                });
+            }
+            let replace = (f.kind == "missing_path")
+                .then(|| f.suggestion.clone())
+                .flatten();
+            Finding {
+                span: t.span,
+                severity: if f.severity == "high" {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
+                code: f.kind.to_string(),
+                message: loci_engine::lint::describe(f),
+                data: json!({
+                    "finding_key": f.finding_key,
+                    "contradiction_id": t.contradiction_id,
+                    "replace": replace,
+                }),
+                actions,
+            }
+        })
+        .collect()
+}
+
 /// Findings for one document: `key_path` is the path in symbol keys, `symbols` the
 /// document's current symbols (the overlay when it is open), with byte spans into the
 /// text the caller converts with. `ws` is `None` in single-file mode.
@@ -181,8 +231,12 @@ pub fn memory_for_document(
 pub fn findings_for_document(
     ws: Option<&Workspace>,
     key_path: &str,
+    text: &str,
     symbols: &[Symbol],
 ) -> Vec<Finding> {
+    if key_path.ends_with(".md") || key_path.ends_with(".markdown") {
+        return markdown_findings(ws, key_path, text);
+    }
     let live: LiveFingerprints = symbols
         .iter()
         .map(|s| {
@@ -201,7 +255,7 @@ pub fn findings_for_document(
         for claim in &m.stale_claims {
             out.push(Finding {
                 span: (s.name_span.start, s.name_span.end),
-                severity: Severity::Warning,
+                severity: Severity::Information,
                 code: "stale_memory".into(),
                 message: claim.reason.clone(),
                 data: json!({

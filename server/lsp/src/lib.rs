@@ -25,7 +25,7 @@ mod server;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use tower_lsp_server::{ClientSocket, LspService, Server};
 
 pub use server::Backend;
@@ -55,8 +55,10 @@ impl Default for ServerOptions {
 }
 
 /// The client's `initializationOptions`, all optional (camelCase keys). Unknown keys are
-/// rejected with a warning and the defaults used.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+/// rejected with a warning and the defaults used. `Serialize` gives the defaults as the
+/// client sees them: editors' settings are checked against it
+/// (`server/cli/tests/editors_vscode.rs`, style.md rule 11).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct InitializationOptions {
     /// Cap on files walked per workspace root (overrides `.loci/config.toml`'s

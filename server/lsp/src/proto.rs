@@ -289,6 +289,19 @@ pub(crate) fn diagnostic(
     }
 }
 
+/// The text replacement a diagnostic's finding suggests (`finding.replace`), with the
+/// action's title: "Replace with NEW/PATH" for a renamed path.
+pub(crate) fn diagnostic_replacement(diagnostic: &Diagnostic) -> Option<(String, String)> {
+    let new_text = diagnostic
+        .data
+        .as_ref()?
+        .get("finding")?
+        .get("replace")?
+        .as_str()?
+        .to_string();
+    Some((format!("loci: replace with `{new_text}`"), new_text))
+}
+
 /// The actions a diagnostic's `data` carries (see [`diagnostic`]).
 pub(crate) fn diagnostic_actions(diagnostic: &Diagnostic) -> Vec<(String, String, Value)> {
     let Some(actions) = diagnostic

@@ -649,7 +649,7 @@ impl Inner {
         let key_path = location.key_path.clone();
         let diagnostics = blocking("computing findings", move || {
             let ws = root.as_ref().and_then(|r| r.workspace());
-            findings::findings_for_document(ws.as_deref(), &key_path, &o.analysis.symbols)
+            findings::findings_for_document(ws.as_deref(), &key_path, &o.text, &o.analysis.symbols)
                 .iter()
                 .map(|f| proto::diagnostic(f, &o.text, &o.index, encoding))
                 .collect::<Vec<_>>()
@@ -766,6 +766,37 @@ impl Inner {
         let Some(offset) = view.index.offset_checked(&view.text, position, encoding) else {
             return Ok(None);
         };
+        // On a claim in a markdown document: the truth about it.
+        if uri.path().as_str().ends_with(".md") || uri.path().as_str().ends_with(".markdown") {
+            let claim = loci_core::claims::extract_claims(&view.text)
+                .into_iter()
+                .find(|c| c.start <= offset && offset < c.end);
+            let Some(claim) = claim else {
+                return Ok(None);
+            };
+            let root = self
+                .docs
+                .get(&uri)
+                .and_then(|d| self.root_of(&d.location))
+                .or_else(|| document::file_path(&uri).and_then(|p| self.root_containing(&p)));
+            let span = (claim.start, claim.end);
+            let truth = blocking("hover", move || {
+                let root = root?;
+                let ws = root.workspace()?;
+                Some(
+                    ws.explain_claim(&claim)
+                        .unwrap_or_else(|e| format!("loci: {e}")),
+                )
+            })
+            .await?;
+            return Ok(truth.map(|value| Hover {
+                contents: HoverContents::Markup(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value,
+                }),
+                range: Some(view.range(span, encoding)),
+            }));
+        }
         let (symbol, range) = match view.symbol_named_at(offset) {
             Some(i) => (
                 HoverSymbol::Here(view.symbols[i].clone()),
@@ -941,6 +972,23 @@ impl Inner {
             if diagnostic.source.as_deref() != Some("loci") {
                 continue;
             }
+            if let Some((title, new_text)) = proto::diagnostic_replacement(diagnostic) {
+                let edit = TextEdit {
+                    range: diagnostic.range,
+                    new_text,
+                };
+                actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title,
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: Some(vec![diagnostic.clone()]),
+                    edit: Some(WorkspaceEdit {
+                        changes: Some([(uri.clone(), vec![edit])].into_iter().collect()),
+                        ..WorkspaceEdit::default()
+                    }),
+                    is_preferred: Some(true),
+                    ..CodeAction::default()
+                }));
+            }
             for (title, command, arguments) in proto::diagnostic_actions(diagnostic) {
                 actions.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: title.clone(),
@@ -1057,6 +1105,35 @@ impl Inner {
                     true,
                     move |ws| ws.confirm(&subject, &opts),
                     commands::confirmed_markdown,
+                )
+                .await
+                .map(Some)
+            }
+            "loci.context" => {
+                let req = loci_engine::context::ContextRequest {
+                    query: args.str("query").unwrap_or_default().to_string(),
+                    open_files: args.strings("open_files"),
+                    budget: args.u64("budget"),
+                    floor: None,
+                };
+                self.engine_command(
+                    &args,
+                    false,
+                    move |ws| ws.context(&req),
+                    commands::context_markdown,
+                )
+                .await
+                .map(Some)
+            }
+            "loci.resolve" => {
+                let id = args.u64("contradiction").unwrap_or_default() as i64;
+                let note = args.str("note").map(str::to_string);
+                let session = args.u64("session").map(|s| s as i64);
+                self.engine_command(
+                    &args,
+                    true,
+                    move |ws| ws.resolve(id, note.as_deref(), session),
+                    commands::resolved_markdown,
                 )
                 .await
                 .map(Some)

@@ -364,6 +364,12 @@ fn render_text(tool: &str, v: &Value) -> String {
 /// sent: a memory write and a session start.
 fn headline(result: &Value) -> Option<String> {
     let o = result.as_object()?;
+    // `context` renders itself (tiers, provenance, staleness) for the reader.
+    if let Some(md) = o.get("markdown").and_then(Value::as_str)
+        && o.contains_key("items")
+    {
+        return Some(format!("\n{md}\n"));
+    }
     if let (Some(page), Some(rev)) = (o.get("page"), o.get("revision"))
         && o.contains_key("event_id")
     {

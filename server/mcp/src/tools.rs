@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use loci_engine::context::{ContextRequest, HitKind, SearchOptions};
 use loci_engine::memory::WriteOptions;
 use loci_engine::{EngineError, Envelope, Workspace};
 use rmcp::ErrorData;
@@ -73,6 +74,74 @@ macro_rules! params {
             }
         }
     };
+}
+
+params! {
+    /// Arguments of `context`.
+    ContextParams {
+        /// The question or task, in words (`how does login retry`, `add a billing export`).
+        query: String,
+        /// Files you have open or are working on (repository-relative): they and their
+        /// neighbours rank higher.
+        #[serde(default)]
+        open_files: Option<Vec<String>>,
+        /// Token budget for the answer (tokens ≈ characters / 4); default from
+        /// `.loci/config.toml` `[context] budget`.
+        #[serde(default)]
+        budget: Option<u64>,
+        /// Relevance floor in [0, 1] below which loci abstains rather than guess; default
+        /// `[context] floor`.
+        #[serde(default)]
+        floor: Option<f64>,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+/// What `search` may return.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchKind {
+    /// Memory pages (their current revision).
+    Memory,
+    /// Symbol definitions.
+    Symbol,
+    /// Sections of the repository's documentation.
+    Doc,
+    /// Code files.
+    File,
+}
+
+impl From<SearchKind> for HitKind {
+    fn from(k: SearchKind) -> HitKind {
+        match k {
+            SearchKind::Memory => HitKind::Memory,
+            SearchKind::Symbol => HitKind::Symbol,
+            SearchKind::Doc => HitKind::Doc,
+            SearchKind::File => HitKind::File,
+        }
+    }
+}
+
+params! {
+    /// Arguments of `search`.
+    SearchParams {
+        /// Words to find (full-text, BM25-ranked; punctuation is taken literally).
+        query: String,
+        /// Only these kinds of hits (default: all).
+        #[serde(default)]
+        kinds: Option<Vec<SearchKind>>,
+        /// Only hits under this repository-relative path prefix.
+        #[serde(default)]
+        path: Option<String>,
+        /// Hits per kind (default 10).
+        #[serde(default)]
+        limit: Option<u32>,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
 }
 
 params! {
@@ -423,6 +492,27 @@ pub const TOOLS: &[ToolDef] = &[
         schema: schema::<RecapParams>,
     },
     ToolDef {
+        name: "context",
+        title: "Context for a task",
+        description: "Start here before reading files: the memory, symbols, docs and \
+            files most relevant to a question or task, ranked and packed under a token \
+            budget (full text for the best items, digests and one-line index entries for \
+            the rest), each with provenance and staleness. Abstains, saying so, when \
+            nothing is relevant enough.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<ContextParams>,
+    },
+    ToolDef {
+        name: "search",
+        title: "Search",
+        description: "Full-text search (BM25) over memory pages, symbols, docs and files, \
+            with a snippet and provenance per hit.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<SearchParams>,
+    },
+    ToolDef {
         name: "symbol",
         title: "Find a symbol",
         description: "Definitions whose name, qualified name or key matches: kind, \
@@ -660,6 +750,8 @@ pub fn find(name: &str) -> Option<&'static ToolDef> {
 #[derive(Clone, Debug)]
 #[allow(missing_docs)]
 pub enum Call {
+    Context(ContextParams),
+    Search(SearchParams),
     Symbol(SymbolParams),
     References(ReferencesParams),
     Callers(CallersParams),
@@ -693,6 +785,8 @@ pub enum Call {
 pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ErrorData> {
     let args = Value::Object(arguments.unwrap_or_default());
     Ok(match name {
+        "context" => Call::Context(from_args(args)?),
+        "search" => Call::Search(from_args(args)?),
         "symbol" => Call::Symbol(from_args(args)?),
         "references" => Call::References(from_args(args)?),
         "callers" => Call::Callers(from_args(args)?),
@@ -762,7 +856,9 @@ impl Call {
     /// Whether the call only reads (and may therefore be re-run after a refresh).
     pub fn access(&self) -> Access {
         match self {
-            Call::Symbol(_)
+            Call::Context(_)
+            | Call::Search(_)
+            | Call::Symbol(_)
             | Call::References(_)
             | Call::Callers(_)
             | Call::Deps(_)
@@ -788,6 +884,8 @@ impl Call {
     /// The paging cursor, for reads.
     pub fn cursor(&self) -> Option<&str> {
         match self {
+            Call::Context(p) => p.cursor.as_deref(),
+            Call::Search(p) => p.cursor.as_deref(),
             Call::Symbol(p) => p.cursor.as_deref(),
             Call::References(p) => p.cursor.as_deref(),
             Call::Callers(p) => p.cursor.as_deref(),
@@ -815,6 +913,27 @@ impl Call {
     ) -> Result<Envelope<Value>, EngineError> {
         let a = default_author;
         match self {
+            Call::Context(p) => json(ws.context(&ContextRequest {
+                query: p.query.clone(),
+                open_files: p.open_files.clone().unwrap_or_default(),
+                budget: p.budget,
+                floor: p.floor,
+            })),
+            Call::Search(p) => json(
+                ws.search(
+                    &p.query,
+                    &SearchOptions {
+                        kinds: p
+                            .kinds
+                            .iter()
+                            .flatten()
+                            .map(|k| HitKind::from(*k))
+                            .collect(),
+                        path_prefix: p.path.clone(),
+                        limit: p.limit,
+                    },
+                ),
+            ),
             Call::Symbol(p) => json(ws.symbol(&p.name)),
             Call::References(p) => json(ws.refs(&p.name)),
             Call::Callers(p) => json(ws.callers(&p.symbol)),

@@ -11,6 +11,7 @@ mod error;
 pub mod map;
 pub mod memory;
 mod migrate;
+pub mod search;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -87,7 +88,7 @@ impl Store {
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(|e| StoreError::sqlite("setting journal_mode=WAL", e))?;
         self.conn
-            .execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
+            .execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384;")
             .map_err(|e| StoreError::sqlite("setting foreign_keys and synchronous", e))?;
         Ok(())
     }

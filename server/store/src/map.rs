@@ -144,9 +144,9 @@ pub fn put_file(
     Ok(file_id)
 }
 
-/// Deletes a file's derived rows (symbols, refs, imports, outgoing deps).
+/// Deletes a file's derived rows (symbols, refs, imports, doc chunks, outgoing deps).
 pub fn clear_file_rows(tx: &Transaction<'_>, file_id: i64) -> Result<()> {
-    for table in ["symbols", "refs", "imports"] {
+    for table in ["symbols", "refs", "imports", "doc_chunks"] {
         tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))
             .ctx(|| format!("clearing {table}"))?
             .execute([file_id])
@@ -189,16 +189,17 @@ pub fn symbol_keys(conn: &Connection, file_id: i64) -> Result<Vec<(String, Strin
         .ctx(|| "reading symbol keys".into())
 }
 
-/// Inserts a file's symbols.
-pub fn insert_symbols(tx: &Transaction<'_>, file_id: i64, symbols: &[Symbol]) -> Result<()> {
+/// Inserts a file's symbols; returns their row ids, in order.
+pub fn insert_symbols(tx: &Transaction<'_>, file_id: i64, symbols: &[Symbol]) -> Result<Vec<i64>> {
     let mut stmt = tx
         .prepare_cached(
             "INSERT INTO symbols(file_id, key, name, qualified_name, kind, start_byte, end_byte,
                 start_line, end_line, name_start_byte, name_end_byte, name_line, name_column,
-                signature, doc, body_fingerprint, signature_fingerprint, parent_key)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                signature, doc, body_fingerprint, signature_fingerprint, parent_key, terms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
         )
         .ctx(|| "preparing symbol insert".into())?;
+    let mut ids = Vec::with_capacity(symbols.len());
     for s in symbols {
         let parent = s
             .parent
@@ -222,9 +223,27 @@ pub fn insert_symbols(tx: &Transaction<'_>, file_id: i64, symbols: &[Symbol]) ->
             s.doc,
             s.body_fingerprint,
             s.signature_fingerprint,
-            parent
+            parent,
+            loci_core::terms::symbol_terms(&s.qualified_name)
         ])
         .ctx(|| format!("inserting symbol {}", s.key))?;
+        ids.push(tx.last_insert_rowid());
+    }
+    Ok(ids)
+}
+
+/// Inserts a markdown file's sections.
+pub fn insert_doc_chunks(
+    tx: &Transaction<'_>,
+    file_id: i64,
+    chunks: &[loci_core::markdown::Chunk],
+) -> Result<()> {
+    let mut stmt = tx
+        .prepare_cached("INSERT INTO doc_chunks(file_id, heading, line, end_line, text) VALUES (?1, ?2, ?3, ?4, ?5)")
+        .ctx(|| "preparing doc chunk insert".into())?;
+    for c in chunks {
+        stmt.execute(params![file_id, c.heading, c.line, c.end_line, c.text])
+            .ctx(|| format!("inserting doc section {}", c.heading))?;
     }
     Ok(())
 }
@@ -256,10 +275,10 @@ pub struct RefRow {
     pub start_byte: u32,
     /// End of the name, exclusive.
     pub end_byte: u32,
-    /// Key of the innermost enclosing definition.
-    pub enclosing_key: Option<String>,
-    /// Key of the resolved definition.
-    pub target_key: Option<String>,
+    /// Row id of the innermost enclosing definition (same file).
+    pub enclosing_id: Option<i64>,
+    /// Row id of the resolved definition.
+    pub target_id: Option<i64>,
     /// `stated` or `derived`.
     pub provenance: &'static str,
     /// Confidence in [0, 1].
@@ -271,7 +290,7 @@ pub fn insert_refs(tx: &Transaction<'_>, file_id: i64, refs: &[RefRow]) -> Resul
     let mut stmt = tx
         .prepare_cached(
             "INSERT INTO refs(file_id, name, kind, line, column, start_byte, end_byte,
-                enclosing_key, target_key, provenance, confidence)
+                enclosing_id, target_id, provenance, confidence)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )
         .ctx(|| "preparing ref insert".into())?;
@@ -284,8 +303,8 @@ pub fn insert_refs(tx: &Transaction<'_>, file_id: i64, refs: &[RefRow]) -> Resul
             r.column,
             r.start_byte,
             r.end_byte,
-            r.enclosing_key,
-            r.target_key,
+            r.enclosing_id,
+            r.target_id,
             r.provenance,
             r.confidence
         ])
@@ -298,17 +317,33 @@ pub fn insert_refs(tx: &Transaction<'_>, file_id: i64, refs: &[RefRow]) -> Resul
 pub fn set_ref_target(
     tx: &Transaction<'_>,
     ref_id: i64,
-    target_key: Option<&str>,
+    target_id: Option<i64>,
     provenance: &str,
     confidence: f64,
 ) -> Result<()> {
     tx.prepare_cached(
-        "UPDATE refs SET target_key = ?2, provenance = ?3, confidence = ?4 WHERE ref_id = ?1",
+        "UPDATE refs SET target_id = ?2, provenance = ?3, confidence = ?4 WHERE ref_id = ?1",
     )
     .ctx(|| "updating a ref".into())?
-    .execute(params![ref_id, target_key, provenance, confidence])
+    .execute(params![ref_id, target_id, provenance, confidence])
     .ctx(|| "updating a ref".into())?;
     Ok(())
+}
+
+/// Ids of references in other files resolved to a symbol of `file_id` (they must be
+/// re-resolved when that file's symbols are rewritten or deleted).
+pub fn refs_into_file(conn: &Connection, file_id: i64) -> Result<Vec<i64>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT r.ref_id FROM symbols s JOIN refs r ON r.target_id = s.symbol_id
+             WHERE s.file_id = ?1 AND r.file_id != ?1",
+        )
+        .ctx(|| "reading incoming refs".into())?;
+    let rows = stmt
+        .query_map([file_id], |r| r.get(0))
+        .ctx(|| "reading incoming refs".into())?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| "reading incoming refs".into())
 }
 
 /// Replaces the outgoing dependency edges of a file. `edges` are
@@ -462,13 +497,18 @@ fn ref_hit(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefHit> {
     })
 }
 
-const REF_COLUMNS: &str = "f.path, r.line, r.column, r.name, r.kind, r.enclosing_key,
-    r.target_key, r.provenance, r.confidence";
+const REF_COLUMNS: &str = "f.path, r.line, r.column, r.name, r.kind, e.key, t.key,
+    r.provenance, r.confidence";
+
+/// `refs r` with its file `f`, enclosing symbol `e` and target `t`.
+const REF_FROM: &str = "refs r JOIN files f ON f.file_id = r.file_id
+    LEFT JOIN symbols e ON e.symbol_id = r.enclosing_id
+    LEFT JOIN symbols t ON t.symbol_id = r.target_id";
 
 /// References to `name` (as written), ordered by path and line. At most `limit` rows.
 pub fn refs_by_name(conn: &Connection, name: &str, limit: u32) -> Result<Vec<RefHit>> {
     let sql = format!(
-        "SELECT {REF_COLUMNS} FROM refs r JOIN files f USING (file_id)
+        "SELECT {REF_COLUMNS} FROM {REF_FROM}
          WHERE r.name = ?1 ORDER BY f.path, r.line, r.column LIMIT ?2"
     );
     let mut stmt = conn.prepare_cached(&sql).ctx(|| "finding refs".into())?;
@@ -482,8 +522,9 @@ pub fn refs_by_name(conn: &Connection, name: &str, limit: u32) -> Result<Vec<Ref
 /// References resolved to the symbol `key`, ordered by path and line. At most `limit` rows.
 pub fn refs_to(conn: &Connection, key: &str, limit: u32) -> Result<Vec<RefHit>> {
     let sql = format!(
-        "SELECT {REF_COLUMNS} FROM refs r JOIN files f USING (file_id)
-         WHERE r.target_key = ?1 ORDER BY f.path, r.line, r.column LIMIT ?2"
+        "SELECT {REF_COLUMNS} FROM {REF_FROM}
+         WHERE r.target_id = (SELECT symbol_id FROM symbols WHERE key = ?1)
+         ORDER BY f.path, r.line, r.column LIMIT ?2"
     );
     let mut stmt = conn.prepare_cached(&sql).ctx(|| "finding refs".into())?;
     let rows = stmt
@@ -552,6 +593,53 @@ pub fn deps_to(conn: &Connection, path: &str) -> Result<Vec<DepEdge>> {
         .ctx(|| format!("reading reverse deps of {path}"))
 }
 
+/// Edges into any of `paths` (the files that import them), ordered by imported file,
+/// importer and line. Queried in chunks, so any number of paths is fine.
+pub fn deps_to_many(conn: &Connection, paths: &[String]) -> Result<Vec<DepEdge>> {
+    let mut out = Vec::new();
+    for chunk in paths.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(", ");
+        let mut stmt = conn
+            .prepare_cached(&format!(
+                "SELECT a.path, b.path, d.module, d.line, d.count FROM deps d
+                 JOIN files b ON b.file_id = d.to_file_id
+                 JOIN files a ON a.file_id = d.from_file_id
+                 WHERE b.path IN ({marks}) ORDER BY b.path, a.path, d.line"
+            ))
+            .ctx(|| "reading reverse deps".into())?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(chunk), dep_edge)
+            .ctx(|| "reading reverse deps".into())?;
+        for row in rows {
+            out.push(row.ctx(|| "reading reverse deps".into())?);
+        }
+    }
+    Ok(out)
+}
+
+/// `(size, mtime_ns)` of each of `paths` that the map holds.
+pub fn file_stats(conn: &Connection, paths: &[&str]) -> Result<HashMap<String, (i64, i64)>> {
+    let mut out = HashMap::new();
+    for chunk in paths.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(", ");
+        let mut stmt = conn
+            .prepare_cached(&format!(
+                "SELECT path, size, mtime_ns FROM files WHERE path IN ({marks})"
+            ))
+            .ctx(|| "reading file states".into())?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(chunk), |r| {
+                Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?)))
+            })
+            .ctx(|| "reading file states".into())?;
+        for row in rows {
+            let (path, stat) = row.ctx(|| "reading file states".into())?;
+            out.insert(path, stat);
+        }
+    }
+    Ok(out)
+}
+
 /// Counts of the map's rows.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct MapCounts {
@@ -575,7 +663,7 @@ pub struct MapCounts {
 pub fn counts(conn: &Connection) -> Result<MapCounts> {
     conn.query_row(
         "SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM symbols),
-                (SELECT count(*) FROM refs), (SELECT count(*) FROM refs WHERE target_key IS NOT NULL),
+                (SELECT count(*) FROM refs), (SELECT count(*) FROM refs WHERE target_id IS NOT NULL),
                 (SELECT count(*) FROM deps WHERE to_file_id IS NOT NULL),
                 (SELECT count(*) FROM deps WHERE to_file_id IS NULL),
                 (SELECT ifnull(sum(lines), 0) FROM files)",
@@ -708,11 +796,26 @@ pub fn insert_drift(
 /// Secondary indexes of `symbols` and `refs` that a bulk load builds at the end.
 /// Their definitions must match the migrations (`0001_map.sql`).
 const BULK_INDEXES: &[(&str, &str)] = &[
-    ("refs_by_name", "CREATE INDEX IF NOT EXISTS refs_by_name ON refs(name)"),
-    ("refs_by_target", "CREATE INDEX IF NOT EXISTS refs_by_target ON refs(target_key)"),
-    ("refs_by_file", "CREATE INDEX IF NOT EXISTS refs_by_file ON refs(file_id)"),
-    ("symbols_by_name", "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name)"),
-    ("symbols_by_qualified_name", "CREATE INDEX IF NOT EXISTS symbols_by_qualified_name ON symbols(qualified_name)"),
+    (
+        "refs_by_name",
+        "CREATE INDEX IF NOT EXISTS refs_by_name ON refs(name)",
+    ),
+    (
+        "refs_by_target",
+        "CREATE INDEX IF NOT EXISTS refs_by_target ON refs(target_id)",
+    ),
+    (
+        "refs_by_file",
+        "CREATE INDEX IF NOT EXISTS refs_by_file ON refs(file_id)",
+    ),
+    (
+        "symbols_by_name",
+        "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name)",
+    ),
+    (
+        "symbols_by_qualified_name",
+        "CREATE INDEX IF NOT EXISTS symbols_by_qualified_name ON symbols(qualified_name)",
+    ),
 ];
 
 /// Drops the bulk indexes (before a first scan's bulk load).
@@ -730,7 +833,11 @@ pub fn bulk_indexes_missing(conn: &Connection) -> Result<bool> {
         .query_row(
             &format!(
                 "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ({})",
-                BULK_INDEXES.iter().map(|(n, _)| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+                BULK_INDEXES
+                    .iter()
+                    .map(|(n, _)| format!("'{n}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             [],
             |r| r.get(0),
@@ -743,7 +850,8 @@ pub fn bulk_indexes_missing(conn: &Connection) -> Result<bool> {
 /// that finds them missing, so an interrupted load never leaves the map unindexed).
 pub fn create_bulk_indexes(tx: &Transaction<'_>) -> Result<()> {
     for (name, sql) in BULK_INDEXES {
-        tx.execute_batch(sql).ctx(|| format!("creating index {name}"))?;
+        tx.execute_batch(sql)
+            .ctx(|| format!("creating index {name}"))?;
     }
     Ok(())
 }

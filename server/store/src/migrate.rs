@@ -38,6 +38,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "audit",
         sql: include_str!("migrations/0003_audit.sql"),
     },
+    Migration {
+        version: 4,
+        name: "search",
+        sql: include_str!("migrations/0004_search.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.

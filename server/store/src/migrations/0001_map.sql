@@ -47,9 +47,11 @@ CREATE INDEX symbols_by_name ON symbols(name);
 CREATE INDEX symbols_by_file ON symbols(file_id);
 CREATE INDEX symbols_by_qualified_name ON symbols(qualified_name);
 
--- Uses of names. target_key is the resolved definition (NULL when unresolved);
+-- Uses of names. target_id is the resolved definition (NULL when unresolved);
 -- provenance 'stated' = proven by a parser (a resolved import names it), 'derived' = a
--- heuristic (same-file or unique-name match) with a confidence in [0, 1].
+-- heuristic (same-file or unique-name match) with a confidence in [0, 1]. Symbol ids are
+-- integers, not keys, to keep this large table small; they carry no foreign key because
+-- the scanner re-resolves every reference into a file it rewrites.
 CREATE TABLE refs (
     ref_id         INTEGER PRIMARY KEY,
     file_id        INTEGER NOT NULL REFERENCES files(file_id) ON DELETE CASCADE,
@@ -59,13 +61,13 @@ CREATE TABLE refs (
     column         INTEGER NOT NULL,              -- zero-based, bytes
     start_byte     INTEGER NOT NULL,
     end_byte       INTEGER NOT NULL,
-    enclosing_key  TEXT,
-    target_key     TEXT,
+    enclosing_id   INTEGER,                       -- symbols.symbol_id in the same file
+    target_id      INTEGER,                       -- symbols.symbol_id of the definition
     provenance     TEXT NOT NULL CHECK (provenance IN ('stated', 'derived')),
     confidence     REAL NOT NULL
 ) STRICT;
 CREATE INDEX refs_by_name ON refs(name);
-CREATE INDEX refs_by_target ON refs(target_key);
+CREATE INDEX refs_by_target ON refs(target_id);
 CREATE INDEX refs_by_file ON refs(file_id);
 
 -- Import statements as written (the input of dependency resolution).

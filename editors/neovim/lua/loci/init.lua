@@ -1,0 +1,408 @@
+--- loci for Neovim 0.11+: starts `loci lsp` through `vim.lsp.config` / `vim.lsp.enable`
+--- and adds user commands over loci's `workspace/executeCommand` commands.
+---
+--- ```lua
+--- require('loci').setup({})
+--- ```
+---
+--- The server is found in this order: `$LOCI_SERVER_PATH`, then `opts.cmd`, then `loci` on
+--- PATH. Commands: `:LociContext {query}`, `:LociWhy`, `:LociImpact [target]`,
+--- `:LociRemember {text}`, `:LociDecide {text}`, `:LociConfirm [subject]`. Every command's
+--- last answer is kept in `require('loci').last` (`{ command, result }`) for scripts.
+local M = {}
+
+--- Neovim filetypes of the languages loci parses (`Language::ALL` in server/core/src/lang.rs)
+--- plus markdown, whose claims loci checks.
+M.filetypes = {
+  'rust',
+  'python',
+  'javascript',
+  'javascriptreact',
+  'typescript',
+  'typescriptreact',
+  'go',
+  'java',
+  'c',
+  'cpp',
+  'cs',
+  'ruby',
+  'php',
+  'markdown',
+}
+
+--- What to install or set when the server is missing.
+M.install_hint = 'Install loci (`cargo install --locked --git https://github.com/loci-dev/loci loci-cli`) '
+  .. 'so that `loci` is on PATH, or pass `cmd = { "/path/to/loci", "lsp" }` to '
+  .. "require('loci').setup(), or set LOCI_SERVER_PATH."
+
+--- The defaults of `setup()`.
+M.defaults = {
+  --- The server command; nil: `{ $LOCI_SERVER_PATH or 'loci', 'lsp' }`.
+  cmd = nil,
+  --- Attach to these filetypes.
+  filetypes = M.filetypes,
+  --- The workspace root is the nearest ancestor with one of these.
+  root_markers = { '.loci', '.git' },
+  --- `initializationOptions` (camelCase keys of `loci_lsp::InitializationOptions`:
+  --- `scan`, `maxFiles`, `parseTimeoutMs`, `debounceMs`); empty: the server's defaults.
+  init_options = {},
+  --- Extra environment for the server (e.g. `{ RUST_LOG = 'loci=debug' }`); its stderr goes
+  --- to the LSP log (`:lua vim.cmd.edit(vim.lsp.log.get_filename())`).
+  cmd_env = nil,
+  --- Create the `:Loci*` user commands.
+  commands = true,
+}
+
+--- The last command's answer: `{ command = 'loci.why', result = {...} }`.
+M.last = nil
+
+--- The server command for `opts`: `$LOCI_SERVER_PATH`, then `opts.cmd`, then `loci` on
+--- PATH. Returns the command list, or nil and a message saying what to do.
+---@return string[]|nil, string|nil
+function M.server_cmd(opts)
+  local env = vim.env.LOCI_SERVER_PATH
+  if env and vim.trim(env) ~= '' then
+    local path = vim.fs.normalize(vim.trim(env))
+    if vim.fn.executable(path) == 1 then
+      return { path, 'lsp' }
+    end
+    return nil, ('loci: LOCI_SERVER_PATH is set to %s, which is not executable. Fix or unset it. %s'):format(
+      path,
+      M.install_hint
+    )
+  end
+  if opts and opts.cmd then
+    local bin = vim.fs.normalize(opts.cmd[1])
+    if vim.fn.executable(bin) == 1 then
+      local cmd = vim.deepcopy(opts.cmd)
+      cmd[1] = bin
+      return cmd
+    end
+    return nil, ("loci: the `cmd` given to require('loci').setup() starts with %s, which is not executable. %s"):format(
+      bin,
+      M.install_hint
+    )
+  end
+  local found = vim.fn.exepath('loci')
+  if found ~= '' then
+    return { found, 'lsp' }
+  end
+  return nil, 'loci: the language server was not found (no LOCI_SERVER_PATH, no `cmd` in setup(), no `loci` on PATH). '
+    .. M.install_hint
+end
+
+--- Configures and enables the `loci` language server. Returns true when the server was found.
+function M.setup(opts)
+  -- A shallow merge: a list given by the user (filetypes, root_markers, cmd) replaces the
+  -- default list instead of being merged into it index by index.
+  local o = vim.deepcopy(M.defaults)
+  for k, v in pairs(opts or {}) do
+    o[k] = v
+  end
+  opts = o
+  local cmd, err = M.server_cmd(opts)
+  if not cmd then
+    vim.notify(err, vim.log.levels.ERROR)
+    return false
+  end
+  vim.lsp.config('loci', {
+    cmd = cmd,
+    cmd_env = opts.cmd_env,
+    filetypes = opts.filetypes,
+    root_markers = opts.root_markers,
+    init_options = opts.init_options,
+  })
+  vim.lsp.enable('loci')
+  if opts.commands then
+    M.create_commands()
+  end
+  return true
+end
+
+-- ---- helpers -------------------------------------------------------------------------
+
+local function notify(msg, level)
+  vim.notify(msg, level or vim.log.levels.INFO, { title = 'loci' })
+end
+
+--- The loci client attached to `bufnr` (default: current), or nil after saying why.
+function M.client(bufnr)
+  local clients = vim.lsp.get_clients({ name = 'loci', bufnr = bufnr or 0 })
+  if #clients == 0 then
+    notify(
+      'loci: no loci language server is attached to this buffer (is its filetype one of '
+        .. "require('loci').filetypes, and did setup() find the server? See :checkhealth loci)",
+      vim.log.levels.ERROR
+    )
+    return nil
+  end
+  return clients[1]
+end
+
+--- The current buffer's file relative to the client's root, `/`-separated, or nil.
+local function relative(client, bufnr)
+  local file = vim.api.nvim_buf_get_name(bufnr)
+  if file == '' or not client.root_dir then
+    return nil
+  end
+  local rel = vim.fs.relpath(client.root_dir, vim.fs.normalize(file))
+  if rel == nil then
+    -- The buffer may name the file through a symlink the root does not use.
+    local real = vim.uv.fs_realpath(file)
+    local root = vim.uv.fs_realpath(client.root_dir)
+    rel = real and root and vim.fs.relpath(root, real) or nil
+  end
+  return rel
+end
+
+--- Runs `command` with its one argument object; `on_result(result)` on success. Errors are
+--- shown in the server's words (they name the command and what to do).
+function M.exec(client, bufnr, command, args, on_result)
+  args.uri = args.uri or vim.uri_from_bufnr(bufnr)
+  client:request('workspace/executeCommand', { command = command, arguments = { args } }, function(err, result)
+    if err then
+      notify(err.message or vim.inspect(err), vim.log.levels.ERROR)
+      return
+    end
+    M.last = { command = command, result = result }
+    if on_result then
+      on_result(result)
+    end
+  end, bufnr)
+end
+
+local function markdown_lines(result)
+  local md = type(result) == 'table' and result.markdown or nil
+  if type(md) ~= 'string' then
+    return { 'loci returned no markdown' }
+  end
+  return vim.split(md, '\n', { plain = true })
+end
+
+--- Shows markdown in a float at the cursor.
+local function float(result)
+  vim.lsp.util.open_floating_preview(markdown_lines(result), 'markdown', { border = 'rounded', focus_id = 'loci' })
+end
+
+--- Shows markdown in the scratch buffer `loci://NAME` in a split (reused).
+local function scratch(name, result)
+  local bufname = 'loci://' .. name
+  local buf = vim.fn.bufnr(bufname)
+  if buf == -1 then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, bufname)
+    vim.bo[buf].filetype = 'markdown'
+    vim.bo[buf].bufhidden = 'hide'
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, markdown_lines(result))
+  vim.bo[buf].modifiable = false
+  local win = vim.fn.bufwinid(buf)
+  if win == -1 then
+    vim.cmd('botright split')
+    vim.api.nvim_win_set_buf(0, buf)
+  end
+  return buf
+end
+
+local function first_line(result)
+  return (markdown_lines(result)[1]:gsub('%*%*', ''))
+end
+
+--- Splits `path:line` at its last colon; a missing line is 1.
+function M.split_at(at)
+  local path, line = at:match('^(.*):(%d+)$')
+  if path and path ~= '' then
+    return path, tonumber(line)
+  end
+  return at, 1
+end
+
+--- Quickfix items for an impact result: one per node, at `via.at` (`path:line`) in the
+--- node's file, under `root`.
+function M.impact_items(root, result)
+  local items = {}
+  local nodes = type(result) == 'table' and type(result.result) == 'table' and result.result.nodes or {}
+  for _, n in ipairs(nodes) do
+    if type(n.id) == 'string' and type(n.path) == 'string' then
+      local via = type(n.via) == 'table' and n.via or {}
+      local lnum = 1
+      if type(via.at) == 'string' then
+        local at_path, at_line = M.split_at(via.at)
+        if at_path == n.path then
+          lnum = at_line
+        end
+      end
+      local text = ('depth %s %s %s: %s'):format(
+        tostring(n.depth),
+        tostring(via.kind or '?'),
+        tostring(via.provenance or '?'),
+        n.id
+      )
+      table.insert(items, { filename = vim.fs.joinpath(root, n.path), lnum = lnum, col = 1, text = text })
+    end
+  end
+  return items
+end
+
+--- The innermost document symbol around (0-based) `pos`.
+local function innermost(symbols, pos)
+  for _, s in ipairs(symbols or {}) do
+    local r = s.range
+    if r then
+      local after = pos.line > r.start.line or (pos.line == r.start.line and pos.character >= r.start.character)
+      local before = pos.line < r['end'].line or (pos.line == r['end'].line and pos.character <= r['end'].character)
+      if after and before then
+        return innermost(s.children, pos) or s
+      end
+    end
+  end
+  return nil
+end
+
+-- ---- commands ------------------------------------------------------------------------
+
+--- `:LociContext {query}`: the answer in the `loci://context` buffer.
+function M.context(query)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then
+    return
+  end
+  M.exec(client, bufnr, 'loci.context', { query = query }, function(result)
+    scratch('context', result)
+  end)
+end
+
+--- `:LociWhy`: the memory behind the cursor's line (`path:line`), in a float.
+function M.why()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  local rel = client and relative(client, bufnr)
+  if not client or not rel then
+    if client then
+      notify('loci: :LociWhy needs a file inside the workspace root ' .. tostring(client.root_dir), vim.log.levels.ERROR)
+    end
+    return
+  end
+  local target = ('%s:%d'):format(rel, vim.api.nvim_win_get_cursor(0)[1])
+  M.exec(client, bufnr, 'loci.why', { target = target }, float)
+end
+
+--- `:LociImpact [target]`: what depends on `target` (default: the symbol around the cursor,
+--- else the file), in the quickfix list.
+function M.impact(target)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then
+    return
+  end
+  local root = client.root_dir
+  local function run(t)
+    M.exec(client, bufnr, 'loci.impact', { target = t }, function(result)
+      local items = M.impact_items(root, result)
+      local title = first_line(result):gsub('`', '')
+      vim.fn.setqflist({}, ' ', { title = title, items = items })
+      if #items == 0 then
+        notify(title .. ': nothing depends on it in the map')
+      else
+        vim.cmd('botright copen')
+      end
+    end)
+  end
+  if target and target ~= '' then
+    return run(target)
+  end
+  local rel = relative(client, bufnr)
+  if not rel then
+    notify('loci: :LociImpact without a target needs a file inside ' .. tostring(root), vim.log.levels.ERROR)
+    return
+  end
+  local cursor = vim.api.nvim_win_get_cursor(0)
+  local line = cursor[1] - 1
+  local text = vim.api.nvim_buf_get_lines(bufnr, line, line + 1, false)[1] or ''
+  local pos = { line = line, character = vim.str_utfindex(text, client.offset_encoding, cursor[2], false) }
+  client:request('textDocument/documentSymbol', { textDocument = vim.lsp.util.make_text_document_params(bufnr) }, function(err, symbols)
+    local around = not err and innermost(symbols, pos) or nil
+    run(around and around.name or rel)
+  end, bufnr)
+end
+
+local function subject_or_error(client, bufnr, what)
+  local rel = relative(client, bufnr)
+  if not rel then
+    notify(('loci: %s needs a file inside the workspace root %s'):format(what, tostring(client.root_dir)), vim.log.levels.ERROR)
+  end
+  return rel
+end
+
+--- `:LociRemember {text}`: writes `text` as the current file's memory page (a new revision).
+function M.remember(text)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  local rel = client and subject_or_error(client, bufnr, ':LociRemember')
+  if rel then
+    M.exec(client, bufnr, 'loci.remember', { subject = rel, body = text }, function(result)
+      notify(first_line(result))
+    end)
+  end
+end
+
+--- `:LociDecide {text}`: records a decision about the current file.
+function M.decide(text)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then
+    return
+  end
+  local args = { text = text, subject = relative(client, bufnr) }
+  M.exec(client, bufnr, 'loci.decide', args, function(result)
+    notify(first_line(result))
+  end)
+end
+
+--- `:LociConfirm [subject]`: the subject's memory (default: the current file's) is still
+--- true. Confirming snapshots the code on disk, so the buffer must be saved; a scan first
+--- (incremental, and it waits for one already running) makes the map hold what was saved.
+function M.confirm(subject)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  local rel = client and ((subject and subject ~= '') and subject or subject_or_error(client, bufnr, ':LociConfirm'))
+  if not rel then
+    return
+  end
+  if vim.bo[bufnr].modified then
+    notify('loci: save the buffer first (:w): confirming snapshots the code on disk', vim.log.levels.ERROR)
+    return
+  end
+  M.exec(client, bufnr, 'loci.scan', {}, function()
+    M.exec(client, bufnr, 'loci.confirm', { subject = rel }, function(result)
+      notify(first_line(result))
+    end)
+  end)
+end
+
+--- Creates the `:Loci*` user commands.
+function M.create_commands()
+  local cmd = vim.api.nvim_create_user_command
+  cmd('LociContext', function(a)
+    M.context(a.args)
+  end, { nargs = '+', desc = 'loci: ranked context for a question' })
+  cmd('LociWhy', function()
+    M.why()
+  end, { nargs = 0, desc = "loci: the memory behind the cursor's line" })
+  cmd('LociImpact', function(a)
+    M.impact(a.args)
+  end, { nargs = '?', desc = 'loci: what depends on the symbol or file (quickfix)' })
+  cmd('LociRemember', function(a)
+    M.remember(a.args)
+  end, { nargs = '+', desc = "loci: write the current file's memory" })
+  cmd('LociDecide', function(a)
+    M.decide(a.args)
+  end, { nargs = '+', desc = 'loci: record a decision about the current file' })
+  cmd('LociConfirm', function(a)
+    M.confirm(a.args)
+  end, { nargs = '?', desc = "loci: the current file's memory is still true" })
+end
+
+return M

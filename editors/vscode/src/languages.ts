@@ -1,0 +1,21 @@
+// The VS Code language ids loci serves: every language loci parses (server/core/src/lang.rs,
+// `Language::ALL`) plus markdown, whose claims loci checks. Pure, for `node --test`.
+
+/** Language ids, in `Language::ALL` order, then markdown. JavaScript covers `.jsx`
+ * (`javascriptreact`), TypeScript `.ts` and TSX `.tsx` (`typescriptreact`). */
+export const LANGUAGES: readonly string[] = [
+  'rust',
+  'python',
+  'javascript',
+  'javascriptreact',
+  'typescript',
+  'typescriptreact',
+  'go',
+  'java',
+  'c',
+  'cpp',
+  'csharp',
+  'ruby',
+  'php',
+  'markdown',
+];

@@ -1,0 +1,164 @@
+// Reading loci's command results (`{envelope..., "markdown": "..."}`) and diagnostics into
+// what the editor shows: impact locations, `path:line` targets, the stale count and the
+// status-bar text. Pure (no `vscode` import), so `node --test` covers it.
+
+/** One dependent from an impact envelope, ready for a quick pick. */
+export interface ImpactLocation {
+  /** The node id (a file path or a symbol key). */
+  label: string;
+  /** `depth 1 · import · stated 1.00`. */
+  description: string;
+  /** The repo-relative file to open. */
+  path: string;
+  /** Zero-based line to reveal (from `via.at`, one-based there). */
+  line: number;
+}
+
+interface ImpactNode {
+  id?: unknown;
+  path?: unknown;
+  depth?: unknown;
+  via?: { kind?: unknown; at?: unknown; provenance?: unknown; confidence?: unknown };
+}
+
+/** Splits `path:line` (one-based line) at its last colon; a missing or bad line is 1. */
+export function splitAt(at: string): { path: string; line: number } {
+  const i = at.lastIndexOf(':');
+  if (i > 0) {
+    const n = Number(at.slice(i + 1));
+    if (Number.isInteger(n) && n >= 1) {
+      return { path: at.slice(0, i), line: n };
+    }
+  }
+  return { path: at, line: 1 };
+}
+
+/** The dependents of an impact result, in the server's order (by depth, then id). */
+export function impactLocations(result: unknown): ImpactLocation[] {
+  const nodes = (result as { result?: { nodes?: unknown } } | undefined)?.result?.nodes;
+  if (!Array.isArray(nodes)) {
+    return [];
+  }
+  const out: ImpactLocation[] = [];
+  for (const raw of nodes as ImpactNode[]) {
+    const id = typeof raw.id === 'string' ? raw.id : undefined;
+    const nodePath = typeof raw.path === 'string' ? raw.path : undefined;
+    if (id === undefined || nodePath === undefined) {
+      continue;
+    }
+    const at = typeof raw.via?.at === 'string' ? splitAt(raw.via.at) : undefined;
+    // `via.at` is where the edge is written; it is in the dependent's own file.
+    const line = at !== undefined && at.path === nodePath ? at.line : 1;
+    const parts = [`depth ${String(raw.depth)}`];
+    if (typeof raw.via?.kind === 'string') {
+      parts.push(raw.via.kind);
+    }
+    if (typeof raw.via?.provenance === 'string') {
+      const c = typeof raw.via.confidence === 'number' ? ` ${raw.via.confidence.toFixed(2)}` : '';
+      parts.push(raw.via.provenance + c);
+    }
+    out.push({ label: id, description: parts.join(' · '), path: nodePath, line: line - 1 });
+  }
+  return out;
+}
+
+/** The `markdown` field of a command result, or a fallback naming the command. */
+export function markdownOf(result: unknown, command: string): string {
+  const md = (result as { markdown?: unknown } | null | undefined)?.markdown;
+  return typeof md === 'string' ? md : `${command} returned no markdown.`;
+}
+
+/** A repo-relative, `/`-separated path of `file` under `root`, or undefined outside it. */
+export function relativePath(root: string, file: string, sep: string): string | undefined {
+  const r = root.endsWith(sep) ? root : root + sep;
+  if (!file.startsWith(r)) {
+    return undefined;
+  }
+  return file.slice(r.length).split(sep).join('/');
+}
+
+/** `path:line` for `loci.why` (one-based line from the editor's zero-based one). */
+export function whyTarget(relative: string, zeroBasedLine: number): string {
+  return `${relative}:${zeroBasedLine + 1}`;
+}
+
+/** The subset of a diagnostic this module reads. */
+export interface DiagnosticLike {
+  source?: string;
+  code?: string | number | { value: string | number };
+}
+
+/** True for loci's stale-memory diagnostics (source `loci`, code `stale…`). */
+export function isStale(d: DiagnosticLike): boolean {
+  if (d.source !== 'loci') {
+    return false;
+  }
+  const code = typeof d.code === 'object' ? d.code.value : d.code;
+  return typeof code === 'string' && code.startsWith('stale');
+}
+
+/** How many stale-memory diagnostics there are in total. */
+export function staleCount(all: Iterable<readonly DiagnosticLike[]>): number {
+  let n = 0;
+  for (const list of all) {
+    for (const d of list) {
+      if (isStale(d)) {
+        n += 1;
+      }
+    }
+  }
+  return n;
+}
+
+/** What the status bar knows. */
+export interface StatusState {
+  /** `running`, `starting`, `stopped`, or `missing` (no server binary). */
+  server: 'running' | 'starting' | 'stopped' | 'missing';
+  /** The scan in progress: `120/500 files` and a percentage, or undefined. */
+  scan?: { message?: string; percentage?: number };
+  /** Stale-memory diagnostics in open documents. */
+  stale: number;
+}
+
+/** The status bar's text (with codicons) and tooltip. */
+export function statusText(s: StatusState): { text: string; tooltip: string } {
+  if (s.server === 'missing') {
+    return { text: '$(error) loci', tooltip: 'loci: the language server was not found (click for details)' };
+  }
+  if (s.server === 'stopped') {
+    return { text: '$(circle-slash) loci', tooltip: 'loci: the language server is stopped (click to restart)' };
+  }
+  if (s.server === 'starting') {
+    return { text: '$(sync~spin) loci', tooltip: 'loci: starting the language server' };
+  }
+  const parts: string[] = [];
+  if (s.scan !== undefined) {
+    const pct = s.scan.percentage !== undefined ? ` ${s.scan.percentage}%` : '';
+    parts.push(`$(sync~spin) loci: scanning${pct}`);
+  } else {
+    parts.push('$(book) loci');
+  }
+  if (s.stale > 0) {
+    parts.push(`$(warning) ${s.stale} stale`);
+  }
+  const tooltip = [
+    s.scan !== undefined ? `scanning${s.scan.message ? ': ' + s.scan.message : ''}` : 'map up to date',
+    s.stale === 1 ? '1 stale memory in open files' : `${s.stale} stale memories in open files`,
+  ].join('\n');
+  return { text: parts.join(' '), tooltip: 'loci: ' + tooltip };
+}
+
+/** The server's error codes (server/lsp/src/commands.rs). */
+export const NOT_FOUND = 1001;
+export const NOT_AVAILABLE = 1002;
+export const NO_WORKSPACE = 1003;
+
+/** The message to show for a failed command: the server's own words, which already name
+ * the command and what to do. */
+export function commandError(e: unknown): string {
+  if (e && typeof e === 'object' && 'message' in e && typeof e.message === 'string') {
+    const m = e.message;
+    return m.startsWith('loci') ? m : `loci: ${m}`;
+  }
+  return `loci: ${String(e)}`;
+}

@@ -1,0 +1,105 @@
+// Reading command results and diagnostics: impact locations, why targets, stale counts and
+// the status bar text.
+
+import { strict as assert } from 'node:assert';
+import { test } from 'node:test';
+
+import {
+  commandError,
+  impactLocations,
+  markdownOf,
+  relativePath,
+  splitAt,
+  staleCount,
+  statusText,
+  whyTarget,
+} from '../src/results';
+
+test('impact nodes become locations at their edge', () => {
+  // The shape of `loci.impact`'s result (server/engine/src/query.rs `Impact`).
+  const result = {
+    result: {
+      target: ['rust/src/store.rs'],
+      mode: 'file',
+      depth: 3,
+      hard: false,
+      nodes: [
+        {
+          id: 'rust/src/lib.rs',
+          path: 'rust/src/lib.rs',
+          depth: 1,
+          via: { from: 'rust/src/lib.rs', to: 'rust/src/store.rs', kind: 'import', at: 'rust/src/lib.rs:3', provenance: 'stated', confidence: 1 },
+        },
+        {
+          id: 'rust/src/lib.rs#open_default@function',
+          path: 'rust/src/lib.rs',
+          depth: 2,
+          via: { kind: 'call', at: 'rust/src/lib.rs:10', provenance: 'derived', confidence: 0.6 },
+        },
+        { id: 'no/path' },
+      ],
+      files: ['rust/src/lib.rs', 'rust/src/store.rs'],
+    },
+    markdown: '**Impact of `rust/src/store.rs`** (file, depth 3)',
+  };
+  assert.deepEqual(impactLocations(result), [
+    { label: 'rust/src/lib.rs', description: 'depth 1 · import · stated 1.00', path: 'rust/src/lib.rs', line: 2 },
+    {
+      label: 'rust/src/lib.rs#open_default@function',
+      description: 'depth 2 · call · derived 0.60',
+      path: 'rust/src/lib.rs',
+      line: 9,
+    },
+  ]);
+  assert.deepEqual(impactLocations({ result: { nodes: [] } }), []);
+  assert.deepEqual(impactLocations(undefined), []);
+});
+
+test('path:line splits at the last colon', () => {
+  assert.deepEqual(splitAt('C:/repo/a.rs:12'), { path: 'C:/repo/a.rs', line: 12 });
+  assert.deepEqual(splitAt('a.rs'), { path: 'a.rs', line: 1 });
+  assert.deepEqual(splitAt('a.rs:x'), { path: 'a.rs:x', line: 1 });
+});
+
+test('why targets are repo-relative with one-based lines', () => {
+  assert.equal(relativePath('/work/repo', '/work/repo/src/a.rs', '/'), 'src/a.rs');
+  assert.equal(relativePath('C:\\repo', 'C:\\repo\\src\\a.rs', '\\'), 'src/a.rs');
+  assert.equal(relativePath('/work/repo', '/work/repo2/a.rs', '/'), undefined);
+  assert.equal(whyTarget('src/a.rs', 0), 'src/a.rs:1');
+});
+
+test('stale count: source loci and a stale code only', () => {
+  const n = staleCount([
+    [
+      { source: 'loci', code: 'stale_memory' },
+      { source: 'loci', code: { value: 'stale_memory' } },
+      { source: 'loci', code: 'missing_path' },
+      { source: 'rustc', code: 'stale_memory' },
+    ],
+    [{ source: 'loci', code: 'stale_memory' }, { source: 'loci' }],
+  ]);
+  assert.equal(n, 3);
+});
+
+test('status bar text', () => {
+  assert.deepEqual(statusText({ server: 'running', stale: 0 }), {
+    text: '$(book) loci',
+    tooltip: 'loci: map up to date\n0 stale memories in open files',
+  });
+  assert.deepEqual(statusText({ server: 'running', stale: 2, scan: { message: '120/500 files', percentage: 24 } }), {
+    text: '$(sync~spin) loci: scanning 24% $(warning) 2 stale',
+    tooltip: 'loci: scanning: 120/500 files\n2 stale memories in open files',
+  });
+  assert.equal(statusText({ server: 'running', stale: 1 }).tooltip, 'loci: map up to date\n1 stale memory in open files');
+  assert.equal(statusText({ server: 'missing', stale: 0 }).text, '$(error) loci');
+});
+
+test('markdown and errors', () => {
+  assert.equal(markdownOf({ markdown: '**Why**' }, 'loci.why'), '**Why**');
+  assert.equal(markdownOf(null, 'loci.why'), 'loci.why returned no markdown.');
+  assert.equal(
+    commandError({ code: 1002, message: 'loci.context is not available yet: the engine has no `context` operation in this build' }),
+    'loci.context is not available yet: the engine has no `context` operation in this build',
+  );
+  assert.equal(commandError(new Error('boom')), 'loci: boom');
+});

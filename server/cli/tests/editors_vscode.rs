@@ -1,0 +1,160 @@
+//! The VS Code extension's manifest against the server (style.md rule 11, one source of
+//! truth for settings): every setting `loci.NAME` (no dot) is the server's
+//! `initializationOptions.NAME` with the same type and default, every user-facing field of
+//! `loci_lsp::InitializationOptions` has a setting, the docs' settings table matches the
+//! manifest, and the extension activates on exactly the languages loci parses plus markdown.
+
+mod editors_common;
+
+use std::collections::BTreeSet;
+
+use editors_common::{all, read, vscode};
+use loci_lsp::InitializationOptions;
+use serde_json::{Map, Value, json};
+
+/// Fields of `InitializationOptions` that are for tests and benchmarks, not for users.
+const INTERNAL: &[&str] = &["analyzedNotifications", "debugCommands"];
+
+fn manifest() -> Value {
+    serde_json::from_str(&read("editors/vscode/package.json")).expect("package.json is JSON")
+}
+
+fn properties(manifest: &Value) -> &Map<String, Value> {
+    manifest["contributes"]["configuration"]["properties"]
+        .as_object()
+        .expect("contributes.configuration.properties")
+}
+
+/// `loci.NAME` with no further dot: a server setting.
+fn server_key(setting: &str) -> Option<&str> {
+    setting
+        .strip_prefix("loci.")
+        .filter(|k| !k.is_empty() && !k.contains('.'))
+}
+
+/// A value of the schema's type that differs from `default`, to prove the server accepts
+/// the type (not just the default).
+fn other_value(schema: &Value, default: &Value) -> Value {
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        other => panic!("unexpected type {other}"),
+    };
+    if types.contains(&"boolean") {
+        json!(!default.as_bool().expect("a boolean default"))
+    } else if types.contains(&"integer") {
+        json!(default.as_u64().unwrap_or(0) + 7)
+    } else {
+        panic!("no sample for types {types:?}")
+    }
+}
+
+#[test]
+fn vscode_server_settings_match_initialization_options() {
+    let manifest = manifest();
+    let defaults = serde_json::to_value(InitializationOptions::default()).unwrap();
+    let defaults = defaults.as_object().unwrap();
+    let mut covered = BTreeSet::new();
+    for (setting, schema) in properties(&manifest) {
+        let Some(key) = server_key(setting) else {
+            assert!(
+                setting.starts_with("loci.server.") || setting.starts_with("loci.trace."),
+                "{setting}: an extension-only setting lives under loci.server.* or loci.trace.*"
+            );
+            continue;
+        };
+        let server_default = defaults
+            .get(key)
+            .unwrap_or_else(|| panic!("{setting}: the server has no initializationOptions.{key}"));
+        assert_eq!(
+            &schema["default"], server_default,
+            "{setting}: VS Code's default differs from the server's"
+        );
+        for value in [
+            schema["default"].clone(),
+            other_value(schema, server_default),
+        ] {
+            let parsed: Result<InitializationOptions, _> =
+                serde_json::from_value(json!({ key: value }));
+            assert!(
+                parsed.is_ok(),
+                "{setting} = {value}: the server refuses it: {parsed:?}"
+            );
+        }
+        let description = schema["markdownDescription"].as_str().unwrap_or_default();
+        assert!(
+            description.contains(&format!("`initializationOptions.{key}`")),
+            "{setting}: its description names the server setting"
+        );
+        covered.insert(key.to_string());
+    }
+    let expected: BTreeSet<String> = defaults
+        .keys()
+        .filter(|k| !INTERNAL.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    assert_eq!(
+        covered, expected,
+        "every user-facing server option has a VS Code setting"
+    );
+    // `loci.maxFiles` says it overrides `scan.max_files` of .loci/config.toml: that exists.
+    let config = serde_json::to_value(loci_engine::config::Config::default()).unwrap();
+    assert!(config["scan"]["max_files"].is_u64());
+}
+
+#[test]
+fn vscode_settings_table_in_docs_matches_the_manifest() {
+    let manifest = manifest();
+    let doc = read("docs/editors/vscode.md");
+    let mut rows: Vec<(String, String)> = doc
+        .lines()
+        .filter(|l| l.starts_with("| `loci."))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (
+                cells[1].trim_matches('`').to_string(),
+                cells[2].trim_matches('`').to_string(),
+            )
+        })
+        .collect();
+    let mut expected: Vec<(String, String)> = properties(&manifest)
+        .iter()
+        .map(|(k, v)| {
+            let default = match &v["default"] {
+                Value::String(s) => format!("\"{s}\""),
+                other => other.to_string(),
+            };
+            (k.clone(), default)
+        })
+        .collect();
+    rows.sort();
+    expected.sort();
+    assert_eq!(
+        rows, expected,
+        "docs/editors/vscode.md's settings table (setting, default)"
+    );
+}
+
+#[test]
+fn vscode_activates_on_the_parsed_languages_plus_markdown() {
+    let manifest = manifest();
+    let on_language: Vec<String> = manifest["activationEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.as_str()?.strip_prefix("onLanguage:").map(str::to_string))
+        .collect();
+    assert_eq!(on_language, all(vscode));
+    // The document selector comes from src/languages.ts: the same list.
+    let source = read("editors/vscode/src/languages.ts");
+    let listed: Vec<String> = source
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix('\'')?
+                .strip_suffix("',")
+                .map(str::to_string)
+        })
+        .collect();
+    assert_eq!(listed, all(vscode));
+}

@@ -1,0 +1,829 @@
+//! `search` and `context`: what an agent should know before it touches something.
+//!
+//! `search` is FTS5 BM25 over memory (current revisions), symbols (identifier-aware
+//! terms, signatures, doc comments) and documentation sections; any user text is safe
+//! (case B18). `context` gathers candidates from search and from the structure (the
+//! files of matching symbols, the pages of open files and their folders, one dependency
+//! hop from the top seeds, personalized PageRank over the import graph when memory is
+//! thin), scores them with irag's retrieval weights, and packs them into FULL / DIGEST /
+//! INDEX tiers under a token budget — or abstains when nothing clears the floor.
+//!
+//! Scoring (seeds/irag "Retrieval scoring"): the open file's module +50 (parent or child
+//! folder +25); a full-text hit up to +30 (by BM25 magnitude); a symbol match in a page's
+//! file up to +24; one link-hop from a top-3 seed +15; updated within 7 days +10; stale
+//! −20; open contradictions −40 and a warning banner; `decisions` and `lessons` +25.
+//! Abstention looks only at relevance (module, text, symbol and link-hop points), never at
+//! the unconditional boosts, so a question about nothing never returns the decision log.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use loci_store::memory as mem;
+use loci_store::search as fts;
+use serde::{Deserialize, Serialize};
+
+use crate::{EngineError, Envelope, Result, StaleWarning, Workspace};
+
+/// What a search hit is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HitKind {
+    /// A memory page (its current revision).
+    Memory,
+    /// A symbol definition.
+    Symbol,
+    /// A documentation section.
+    Doc,
+    /// A code file (from the import graph).
+    File,
+}
+
+/// One search hit, with its provenance.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SearchHit {
+    /// What it is.
+    pub kind: HitKind,
+    /// Page subject, symbol key, or `path#heading`.
+    pub id: String,
+    /// The file it is in or about, if any.
+    pub path: Option<String>,
+    /// Zero-based line, if any.
+    pub line: Option<u32>,
+    /// A title: subject and version, qualified name, or heading.
+    pub title: String,
+    /// A snippet around the match.
+    pub snippet: String,
+    /// BM25 magnitude (higher is better; FTS5's rank negated).
+    pub bm25: f64,
+    /// Where it came from: `revision 3 by agent:x at …`, `path:line`.
+    pub provenance: String,
+}
+
+/// Search options.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SearchOptions {
+    /// Only these kinds (all when empty).
+    #[serde(default)]
+    pub kinds: Vec<HitKind>,
+    /// Only items under this path prefix.
+    #[serde(default)]
+    pub path_prefix: Option<String>,
+    /// Hits per kind (default 10).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+/// A context request.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ContextRequest {
+    /// The question or task.
+    pub query: String,
+    /// Files open in the editor or being worked on (repo-relative).
+    #[serde(default)]
+    pub open_files: Vec<String>,
+    /// Token budget (tokens ≈ characters / 4, an estimate); default `[context] budget`.
+    #[serde(default)]
+    pub budget: Option<u64>,
+    /// Relevance floor below which the answer abstains; default `[context] floor`.
+    #[serde(default)]
+    pub floor: Option<f64>,
+}
+
+/// How much of an item is served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Tier {
+    /// Complete body (pages), or signature, doc and source (symbols).
+    Full,
+    /// Change summary or first 200 characters; signature and first doc line.
+    Digest,
+    /// One line with score and staleness.
+    Index,
+}
+
+/// One item of a context answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct ContextItem {
+    /// Tier served.
+    pub tier: Tier,
+    /// What it is.
+    pub kind: HitKind,
+    /// Page subject, symbol key, `path#heading`, or file path.
+    pub id: String,
+    /// The file it is in or about.
+    pub path: Option<String>,
+    /// Total score.
+    pub score: f64,
+    /// The relevance part of the score (what abstention looks at).
+    pub relevance: f64,
+    /// The signals that scored it (`fts +21.3`, `open module +50`, ...).
+    pub signals: Vec<String>,
+    /// Whether memory in it is stale.
+    pub stale: bool,
+    /// Open contradictions about it.
+    pub contradictions: u64,
+    /// The served text.
+    pub text: String,
+}
+
+/// The answer to `context`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ContextAnswer {
+    /// The question.
+    pub query: String,
+    /// True when nothing cleared the floor: the agent is told "nothing relevant".
+    pub abstained: bool,
+    /// The best relevance found (to compare with the floor).
+    pub best_relevance: f64,
+    /// The floor used.
+    pub floor: f64,
+    /// A recap of the last sessions (heads the answer).
+    pub recap: String,
+    /// Warnings that must be read first (contradicted memory).
+    pub banners: Vec<String>,
+    /// Items, best first.
+    pub items: Vec<ContextItem>,
+    /// Estimated tokens used (characters / 4).
+    pub tokens_estimated: u64,
+    /// The whole answer as markdown.
+    pub markdown: String,
+}
+
+/// Points for a BM25 magnitude: `max × (1 − e^(−bm25/8))`.
+fn text_points(bm25: f64, max: f64) -> f64 {
+    max * (1.0 - (-bm25.abs() / 8.0).exp())
+}
+
+fn estimate_tokens(s: &str) -> u64 {
+    s.chars().count().div_ceil(4) as u64
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+#[derive(Clone, Debug)]
+struct Candidate {
+    kind: HitKind,
+    id: String,
+    path: Option<String>,
+    line: Option<u32>,
+    relevance: f64,
+    boost: f64,
+    signals: Vec<String>,
+    full: String,
+    digest: String,
+    stale: bool,
+    contradictions: u64,
+}
+
+impl Candidate {
+    fn new(kind: HitKind, id: String, path: Option<String>) -> Candidate {
+        Candidate {
+            kind,
+            id,
+            path,
+            line: None,
+            relevance: 0.0,
+            boost: 0.0,
+            signals: Vec::new(),
+            full: String::new(),
+            digest: String::new(),
+            stale: false,
+            contradictions: 0,
+        }
+    }
+
+    fn score(&self) -> f64 {
+        self.relevance + self.boost
+    }
+
+    fn add(&mut self, points: f64, relevant: bool, why: impl Into<String>) {
+        if relevant {
+            self.relevance += points;
+        } else {
+            self.boost += points;
+        }
+        self.signals.push(format!("{} {points:+.1}", why.into()));
+    }
+}
+
+impl Workspace {
+    /// Full-text search over memory, symbols and docs.
+    pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Envelope<Vec<SearchHit>>> {
+        let hits = self.search_hits(query, options)?;
+        let used = hits.len() as u64;
+        let mut env = self.envelope(hits, Vec::new())?;
+        env.limits.used = used;
+        Ok(env)
+    }
+
+    pub(crate) fn search_hits(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<SearchHit>> {
+        let Some(q) = crate::search::fts_query(query) else {
+            return Ok(Vec::new());
+        };
+        let limit = options.limit.unwrap_or(10).clamp(1, 1000);
+        let want = |k: HitKind| options.kinds.is_empty() || options.kinds.contains(&k);
+        let prefix = options
+            .path_prefix
+            .as_deref()
+            .map(|p| p.trim_start_matches("./"));
+        let conn = self.store.conn();
+        let mut hits = Vec::new();
+        if want(HitKind::Memory) {
+            for h in mem::search_revisions(conn, &q, true, limit * 2)? {
+                let Some(r) = mem::revision_by_id(conn, h.revision_id)? else {
+                    continue;
+                };
+                if prefix.is_some_and(|p| !r.subject.starts_with(p)) {
+                    continue;
+                }
+                hits.push(SearchHit {
+                    kind: HitKind::Memory,
+                    id: r.subject.clone(),
+                    path: Some(r.subject.clone()).filter(|s| self.root.join(s).exists()),
+                    line: None,
+                    title: format!("{} (v{})", r.subject, r.version),
+                    snippet: h.snippet,
+                    bm25: -h.rank,
+                    provenance: format!(
+                        "revision {} by {} at {}",
+                        r.version, r.author, r.created_at
+                    ),
+                });
+                if hits.len() as u32 >= limit {
+                    break;
+                }
+            }
+        }
+        if want(HitKind::Symbol) {
+            for s in fts::search_symbols(conn, &q, prefix, limit)? {
+                hits.push(SearchHit {
+                    kind: HitKind::Symbol,
+                    id: s.key.clone(),
+                    path: Some(s.path.clone()),
+                    line: Some(s.line),
+                    title: format!("{} {}", s.kind, s.qualified_name),
+                    snippet: s.signature.clone(),
+                    bm25: -s.rank,
+                    provenance: format!("{}:{}", s.path, s.line + 1),
+                });
+            }
+        }
+        if want(HitKind::Doc) {
+            for d in fts::search_docs(conn, &q, prefix, limit)? {
+                hits.push(SearchHit {
+                    kind: HitKind::Doc,
+                    id: format!("{}#{}", d.path, d.heading),
+                    path: Some(d.path.clone()),
+                    line: Some(d.line),
+                    title: if d.heading.is_empty() {
+                        d.path.clone()
+                    } else {
+                        d.heading.clone()
+                    },
+                    snippet: d.snippet,
+                    bm25: -d.rank,
+                    provenance: format!("{}:{}", d.path, d.line + 1),
+                });
+            }
+        }
+        Ok(hits)
+    }
+
+    /// Ranked, tiered context for a question under a token budget; see the module docs.
+    pub fn context(&self, req: &ContextRequest) -> Result<Envelope<ContextAnswer>> {
+        let query = req.query.trim();
+        if query.is_empty() && req.open_files.is_empty() {
+            return Err(EngineError::InvalidArgument {
+                name: "query".into(),
+                message: "give a question, open files, or both".into(),
+            });
+        }
+        let budget = req.budget.unwrap_or(self.config.context.budget).max(50);
+        let floor = req.floor.unwrap_or(self.config.context.floor);
+        let conn = self.store.conn();
+        let open: Vec<String> = req
+            .open_files
+            .iter()
+            .map(|f| self.relative_path(f))
+            .collect();
+        let mut cands: BTreeMap<(HitKind, String), Candidate> = BTreeMap::new();
+
+        // 1. Text: memory, symbols, docs.
+        let hits = self.search_hits(
+            query,
+            &SearchOptions {
+                kinds: Vec::new(),
+                path_prefix: None,
+                limit: Some(20),
+            },
+        )?;
+        let mut symbol_files: BTreeMap<String, f64> = BTreeMap::new();
+        for h in &hits {
+            let c = cands
+                .entry((h.kind, h.id.clone()))
+                .or_insert_with(|| Candidate::new(h.kind, h.id.clone(), h.path.clone()));
+            c.line = h.line;
+            c.add(text_points(h.bm25, 30.0), true, "text");
+            if h.kind == HitKind::Symbol {
+                if let Some(p) = &h.path {
+                    let e = symbol_files.entry(p.clone()).or_insert(0.0);
+                    *e = e.max(h.bm25);
+                }
+                c.digest = h.snippet.clone();
+            }
+            if h.kind == HitKind::Doc {
+                c.digest = h.snippet.clone();
+            }
+        }
+        // 2. Structure: pages about the files of matching symbols, about open files and
+        //    their folders, the decision and lesson logs, topics holding those files.
+        let pages = mem::pages(conn)?;
+        for page in &pages {
+            let Some(rev_id) = page.current_revision_id else {
+                continue;
+            };
+            let subject = &page.subject;
+            let mut points: Vec<(f64, bool, String)> = Vec::new();
+            if let Some(bm25) = symbol_files.get(subject) {
+                points.push((
+                    text_points(*bm25, 24.0),
+                    true,
+                    "symbol match in this file".into(),
+                ));
+            }
+            for f in &open {
+                let f_dir = dir_of(f);
+                if subject == f || (page.kind == "folder" && subject == f_dir) {
+                    points.push((50.0, true, format!("open module {f}")));
+                } else if page.kind == "folder"
+                    && (f_dir.starts_with(&format!("{subject}/"))
+                        || subject.starts_with(&format!("{f_dir}/")))
+                {
+                    points.push((25.0, true, format!("parent/child of {f}")));
+                } else if page.kind == "file" && dir_of(subject) == f_dir {
+                    points.push((25.0, true, format!("sibling of {f}")));
+                }
+            }
+            if page.kind == "decisions" || page.kind == "lessons" {
+                points.push((25.0, false, page.kind.clone()));
+            }
+            if page.kind == "topic" {
+                let members = mem::topic_members(conn, page.page_id)?;
+                if members
+                    .iter()
+                    .any(|m| symbol_files.contains_key(m) || open.contains(m))
+                {
+                    points.push((25.0, true, "topic holds a matching file".into()));
+                }
+            }
+            let key = (HitKind::Memory, subject.clone());
+            if points.is_empty() && !cands.contains_key(&key) {
+                continue;
+            }
+            let c = cands
+                .entry(key)
+                .or_insert_with(|| Candidate::new(HitKind::Memory, subject.clone(), None));
+            for (p, relevant, why) in points {
+                c.add(p, relevant, why);
+            }
+            let _ = rev_id;
+        }
+        // 3. One link-hop from the top-3 seeds (files), and personalized PageRank when
+        //    memory is thin.
+        let mut seeds: Vec<(f64, String)> = cands
+            .values()
+            .filter_map(|c| c.path.clone().map(|p| (c.relevance, p)))
+            .collect();
+        seeds.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let seed_files: BTreeSet<String> = seeds
+            .iter()
+            .take(3)
+            .map(|s| s.1.clone())
+            .chain(open.iter().cloned())
+            .collect();
+        let graph = self.import_graph()?;
+        let mut neighbours: BTreeSet<String> = BTreeSet::new();
+        for s in &seed_files {
+            neighbours.extend(graph.neighbours(s));
+        }
+        for c in cands.values_mut() {
+            let file = c
+                .path
+                .clone()
+                .or_else(|| (c.kind == HitKind::Memory).then(|| c.id.clone()));
+            if file
+                .as_ref()
+                .is_some_and(|f| neighbours.contains(f) && !seed_files.contains(f))
+            {
+                c.add(15.0, true, "one import hop from a top result");
+            }
+        }
+        let memory_relevant = cands
+            .values()
+            .filter(|c| c.kind == HitKind::Memory && c.relevance >= floor)
+            .count();
+        if memory_relevant < 3 && !seed_files.is_empty() {
+            for (file, rank) in graph.personalized_pagerank(&seed_files, 5) {
+                if seed_files.contains(&file) {
+                    continue;
+                }
+                let c = cands
+                    .entry((HitKind::File, file.clone()))
+                    .or_insert_with(|| {
+                        Candidate::new(HitKind::File, file.clone(), Some(file.clone()))
+                    });
+                c.add(12.0 * rank, false, "import-graph centrality near the seeds");
+            }
+        }
+        // 4. Memory details: bodies, recency, staleness, contradictions.
+        let week_ago = jiff::Timestamp::now()
+            .checked_sub(jiff::SignedDuration::from_hours(24 * 7))
+            .map(|t| t.to_string())
+            .unwrap_or_default();
+        let contradictions = loci_store::audit::contradictions(conn, Some("open"))?;
+        let mut stale_warnings = Vec::new();
+        let mut banners = Vec::new();
+        for c in cands.values_mut().filter(|c| c.kind == HitKind::Memory) {
+            let Some(page) = pages.iter().find(|p| p.subject == c.id) else {
+                continue;
+            };
+            let Some(rev) = page
+                .current_revision_id
+                .and_then(|id| mem::revision_by_id(conn, id).ok().flatten())
+            else {
+                continue;
+            };
+            if rev.created_at >= week_ago {
+                c.add(10.0, false, "updated this week");
+            }
+            let stale = crate::audit::revision_staleness(conn, rev.revision_id)?;
+            if !stale.is_empty() {
+                c.stale = true;
+                c.add(-20.0, false, "stale");
+                stale_warnings.extend(stale.iter().map(|s| StaleWarning {
+                    path: s.subject.clone(),
+                    reason: s.describe(),
+                }));
+            }
+            let open_here = contradictions
+                .iter()
+                .filter(|x| x.origin == "page" && x.subject == c.id)
+                .count() as u64;
+            if open_here > 0 {
+                c.contradictions = open_here;
+                c.add(-40.0, false, "open contradictions");
+                banners.push(format!("⚠ memory `{}` has {open_here} open contradiction(s) with the code; verify before relying on it (`loci lint`)", c.id));
+            }
+            c.full = format!(
+                "### {} (v{}, {} by {})\n{}{}\n",
+                rev.subject,
+                rev.version,
+                &rev.created_at[..rev.created_at.len().min(10)],
+                rev.author,
+                if c.stale {
+                    "> stale: the code changed since this was written\n"
+                } else {
+                    ""
+                },
+                rev.body.trim_end()
+            );
+            c.digest = rev
+                .summary
+                .clone()
+                .unwrap_or_else(|| crate::memory::first_chars(&rev.body, 200));
+        }
+        for c in cands.values_mut().filter(|c| c.kind == HitKind::Symbol) {
+            if let Some(s) = loci_store::map::symbol_by_key(conn, &c.id)? {
+                let doc = s
+                    .doc
+                    .as_deref()
+                    .map(|d| crate::memory::first_chars(d, 200))
+                    .unwrap_or_default();
+                c.digest = format!(
+                    "`{}` — {}:{}{}",
+                    s.signature,
+                    s.path,
+                    s.line + 1,
+                    if doc.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" — {doc}")
+                    }
+                );
+                c.full = format!(
+                    "### {} {} ({}:{})\n```\n{}\n```\n{}",
+                    s.kind,
+                    s.qualified_name,
+                    s.path,
+                    s.line + 1,
+                    self.source_lines(&s.path, s.line, s.end_line, 40),
+                    s.doc.clone().unwrap_or_default()
+                );
+            }
+        }
+        for c in cands
+            .values_mut()
+            .filter(|c| c.kind == HitKind::Doc || c.kind == HitKind::File)
+        {
+            if c.full.is_empty() {
+                c.full = c.digest.clone();
+            }
+            if c.digest.is_empty() {
+                c.digest = c.id.clone();
+            }
+        }
+
+        // 5. Rank, abstain or pack.
+        let mut ranked: Vec<Candidate> = cands.into_values().collect();
+        ranked.sort_by(|a, b| {
+            b.score()
+                .total_cmp(&a.score())
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        let best_relevance = ranked.iter().map(|c| c.relevance).fold(0.0, f64::max);
+        let abstained = best_relevance < floor;
+        let recap = self.recap_block(3)?;
+        let mut used = estimate_tokens(&recap);
+        let mut items = Vec::new();
+        let mut omitted = 0u64;
+        let mut truncated = false;
+        let mut full_served = 0;
+        if !abstained {
+            for banner in &banners {
+                used += estimate_tokens(banner);
+            }
+            for c in ranked.iter() {
+                let index_line = format!(
+                    "- {} ({:?}, score {:.0}{})",
+                    c.id,
+                    c.kind,
+                    c.score(),
+                    if c.stale { ", stale" } else { "" }
+                );
+                let mut tiers: Vec<(Tier, String)> = Vec::new();
+                if c.relevance >= floor {
+                    if full_served < 3 && !c.full.is_empty() {
+                        tiers.push((Tier::Full, c.full.clone()));
+                    }
+                    tiers.push((Tier::Digest, format!("- **{}** — {}", c.id, c.digest)));
+                }
+                tiers.push((Tier::Index, index_line));
+                let mut served = false;
+                for (i, (tier, text)) in tiers.iter().enumerate() {
+                    let cost = estimate_tokens(text);
+                    if used + cost <= budget {
+                        used += cost;
+                        if *tier == Tier::Full {
+                            full_served += 1;
+                        }
+                        if i > 0 {
+                            truncated = true;
+                        }
+                        items.push(ContextItem {
+                            tier: *tier,
+                            kind: c.kind,
+                            id: c.id.clone(),
+                            path: c.path.clone(),
+                            score: c.score(),
+                            relevance: c.relevance,
+                            signals: c.signals.clone(),
+                            stale: c.stale,
+                            contradictions: c.contradictions,
+                            text: text.clone(),
+                        });
+                        served = true;
+                        break;
+                    }
+                }
+                if !served {
+                    omitted += 1;
+                    truncated = true;
+                }
+            }
+        }
+        let markdown = render(
+            query,
+            abstained,
+            best_relevance,
+            floor,
+            &recap,
+            &banners,
+            &items,
+        );
+        let mut relies: Vec<String> = items.iter().filter_map(|i| i.path.clone()).collect();
+        relies.sort();
+        relies.dedup();
+        let answer = ContextAnswer {
+            query: query.to_string(),
+            abstained,
+            best_relevance,
+            floor,
+            recap,
+            banners: if abstained { Vec::new() } else { banners },
+            items,
+            tokens_estimated: used,
+            markdown,
+        };
+        let mut env = self.envelope(answer, relies)?;
+        if !abstained {
+            env.stale_warnings.extend(stale_warnings);
+        }
+        env.limits.budget = Some(budget);
+        env.limits.used = used;
+        env.limits.truncated = truncated;
+        env.limits.omitted = omitted;
+        Ok(env)
+    }
+
+    /// The last `n` sessions as a compact markdown block (empty when there are none).
+    pub fn recap_block(&self, n: u32) -> Result<String> {
+        let sessions = mem::recent_sessions(self.store.conn(), n)?;
+        if sessions.is_empty() {
+            return Ok(String::new());
+        }
+        let mut out = String::from("## Recent sessions\n");
+        for s in sessions {
+            out.push_str(&format!(
+                "- #{} {} ({}): {}{}\n",
+                s.session_id,
+                &s.started_at[..s.started_at.len().min(10)],
+                s.author,
+                s.task.as_deref().unwrap_or("no task"),
+                s.summary
+                    .as_deref()
+                    .map(|x| format!(" — {x}"))
+                    .unwrap_or_default()
+            ));
+        }
+        Ok(out)
+    }
+
+    fn source_lines(&self, path: &str, line: u32, end_line: u32, cap: u32) -> String {
+        let text = std::fs::read_to_string(self.root.join(path)).unwrap_or_default();
+        let last = end_line.min(line + cap - 1);
+        let mut out: Vec<&str> = text
+            .lines()
+            .skip(line as usize)
+            .take((last - line + 1) as usize)
+            .collect();
+        if end_line > last {
+            out.push("…");
+        }
+        out.join("\n")
+    }
+
+    /// A user path (absolute or `./`) as the map's repo-relative form, unchecked.
+    pub(crate) fn relative_path(&self, path: &str) -> String {
+        let p = std::path::Path::new(path);
+        if p.is_absolute() {
+            crate::walk::relative(&self.root, p)
+        } else {
+            path.trim_start_matches("./").to_string()
+        }
+    }
+}
+
+fn render(
+    query: &str,
+    abstained: bool,
+    best: f64,
+    floor: f64,
+    recap: &str,
+    banners: &[String],
+    items: &[ContextItem],
+) -> String {
+    let mut out = String::new();
+    if !recap.is_empty() {
+        out.push_str(recap);
+        out.push('\n');
+    }
+    if abstained {
+        out.push_str(&format!("Nothing in memory, code or docs is relevant enough to `{query}` (best relevance {best:.1} < floor {floor:.1}). Read the code directly.\n"));
+        return out;
+    }
+    for b in banners {
+        out.push_str(b);
+        out.push('\n');
+    }
+    out.push_str(&format!("## Context for `{query}`\n"));
+    for tier in [Tier::Full, Tier::Digest, Tier::Index] {
+        for i in items.iter().filter(|i| i.tier == tier) {
+            out.push_str(&i.text);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The file import graph, undirected for hops and directed for PageRank.
+#[derive(Debug, Default)]
+pub(crate) struct ImportGraph {
+    index: HashMap<String, usize>,
+    paths: Vec<String>,
+    /// importer → imported
+    out: Vec<Vec<usize>>,
+    /// imported → importers
+    inn: Vec<Vec<usize>>,
+}
+
+impl ImportGraph {
+    pub(crate) fn load(conn: &loci_store::rusqlite::Connection) -> loci_store::Result<ImportGraph> {
+        use loci_store::Context;
+        let mut g = ImportGraph::default();
+        let mut stmt = conn
+            .prepare("SELECT a.path, b.path FROM deps d JOIN files a ON a.file_id = d.from_file_id JOIN files b ON b.file_id = d.to_file_id ORDER BY a.path, b.path")
+            .ctx(|| "reading the import graph".into())?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .ctx(|| "reading the import graph".into())?;
+        for row in rows {
+            let (a, b) = row.ctx(|| "reading the import graph".into())?;
+            let ia = g.node(a);
+            let ib = g.node(b);
+            g.out[ia].push(ib);
+            g.inn[ib].push(ia);
+        }
+        Ok(g)
+    }
+
+    fn node(&mut self, path: String) -> usize {
+        if let Some(&i) = self.index.get(&path) {
+            return i;
+        }
+        let i = self.paths.len();
+        self.index.insert(path.clone(), i);
+        self.paths.push(path);
+        self.out.push(Vec::new());
+        self.inn.push(Vec::new());
+        i
+    }
+
+    fn neighbours(&self, path: &str) -> Vec<String> {
+        let Some(&i) = self.index.get(path) else {
+            return Vec::new();
+        };
+        self.out[i]
+            .iter()
+            .chain(self.inn[i].iter())
+            .map(|&j| self.paths[j].clone())
+            .collect()
+    }
+
+    /// PageRank personalized to `seeds` (damping 0.85, 20 iterations; as Aider's repo
+    /// map ranks files), returning the top `k` files with scores normalized to the best.
+    fn personalized_pagerank(&self, seeds: &BTreeSet<String>, k: usize) -> Vec<(String, f64)> {
+        let n = self.paths.len();
+        let seed_ids: Vec<usize> = seeds
+            .iter()
+            .filter_map(|s| self.index.get(s).copied())
+            .collect();
+        if n == 0 || seed_ids.is_empty() {
+            return Vec::new();
+        }
+        let mut p = vec![0.0; n];
+        for &s in &seed_ids {
+            p[s] = 1.0 / seed_ids.len() as f64;
+        }
+        let mut r = p.clone();
+        for _ in 0..20 {
+            let mut next: Vec<f64> = p.iter().map(|x| 0.15 * x).collect();
+            let mut dangling = 0.0;
+            for (i, edges) in self.out.iter().enumerate() {
+                if edges.is_empty() {
+                    dangling += r[i];
+                    continue;
+                }
+                let share = 0.85 * r[i] / edges.len() as f64;
+                for &j in edges {
+                    next[j] += share;
+                }
+            }
+            for &s in &seed_ids {
+                next[s] += 0.85 * dangling / seed_ids.len() as f64;
+            }
+            r = next;
+        }
+        let mut ranked: Vec<(usize, f64)> = r
+            .into_iter()
+            .enumerate()
+            .filter(|(_, v)| *v > 0.0)
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let best = ranked
+            .iter()
+            .find(|(i, _)| !seed_ids.contains(i))
+            .map(|x| x.1)
+            .unwrap_or(1.0);
+        ranked
+            .into_iter()
+            .filter(|(i, _)| !seed_ids.contains(i))
+            .take(k)
+            .map(|(i, v)| (self.paths[i].clone(), (v / best).min(1.0)))
+            .collect()
+    }
+}

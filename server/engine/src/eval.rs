@@ -1,0 +1,456 @@
+//! `eval` and `calibrate`: retrieval quality measured on a case file, side by side with
+//! plain FTS5 BM25 over the same sources.
+//!
+//! Case files are JSON lines. Setup lines write memory first (idempotent: a page whose
+//! current body is already the same is left alone):
+//! `{"memory": {"subject": "Lib/json/decoder.py", "body": "...", "summary": "..."}}`.
+//! Case lines: `{"id": "q1", "query": "...", "open_files": ["..."], "gold": ["path",
+//! "path#Qual.name@kind"], "out_of_scope": false}`. An item matches a gold entry when its
+//! id or its file is that entry, or it is a symbol of that file.
+//!
+//! Metrics (binary relevance): recall@k, MRR (first relevant rank), nDCG@k; and for
+//! abstention, precision and recall of "abstained" on out-of-scope cases.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::{ContextRequest, SearchOptions};
+use crate::memory::WriteOptions;
+use crate::{EngineError, Envelope, Result, Workspace};
+
+#[derive(Debug, Deserialize)]
+struct MemoryLine {
+    subject: String,
+    body: String,
+    #[serde(default)]
+    summary: Option<String>,
+}
+
+/// One evaluation case.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct Case {
+    /// A name for reports.
+    #[serde(default)]
+    pub id: String,
+    /// The question.
+    pub query: String,
+    /// Open files.
+    #[serde(default)]
+    pub open_files: Vec<String>,
+    /// Relevant paths or symbol keys.
+    #[serde(default)]
+    pub gold: Vec<String>,
+    /// True when nothing in the repository answers it (the system should abstain).
+    #[serde(default)]
+    pub out_of_scope: bool,
+}
+
+/// Quality of one system on a case set.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SystemScores {
+    /// `loci context` or `fts5 bm25`.
+    pub system: String,
+    /// Mean recall@k over in-scope cases.
+    pub recall_at_k: f64,
+    /// Mean reciprocal rank over in-scope cases.
+    pub mrr: f64,
+    /// Mean nDCG@k over in-scope cases.
+    pub ndcg_at_k: f64,
+    /// Of the cases it abstained on, the share that were out of scope.
+    pub abstention_precision: f64,
+    /// Of the out-of-scope cases, the share it abstained on.
+    pub abstention_recall: f64,
+    /// Median latency per query, milliseconds (in-process).
+    pub p50_ms: f64,
+    /// 95th-percentile latency per query, milliseconds (in-process).
+    pub p95_ms: f64,
+}
+
+/// Per-case outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct CaseOutcome {
+    /// The case id.
+    pub id: String,
+    /// Rank (1-based) of the first relevant item for loci, if within the list.
+    pub loci_rank: Option<usize>,
+    /// The same for the BM25 baseline.
+    pub bm25_rank: Option<usize>,
+    /// Whether loci abstained.
+    pub abstained: bool,
+    /// loci's best relevance.
+    pub best_relevance: f64,
+}
+
+/// An evaluation report.
+#[derive(Clone, Debug, Serialize)]
+pub struct EvalReport {
+    /// The cutoff.
+    pub k: usize,
+    /// In-scope cases.
+    pub in_scope: usize,
+    /// Out-of-scope cases.
+    pub out_of_scope: usize,
+    /// loci and the baseline.
+    pub systems: Vec<SystemScores>,
+    /// Per case.
+    pub cases: Vec<CaseOutcome>,
+}
+
+impl EvalReport {
+    /// A markdown table of the systems.
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "{} in-scope and {} out-of-scope cases, k = {}\n\n| system | recall@{k} | MRR | nDCG@{k} | abstention precision | abstention recall | p50 ms | p95 ms |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n",
+            self.in_scope,
+            self.out_of_scope,
+            self.k,
+            k = self.k
+        );
+        for x in &self.systems {
+            s.push_str(&format!(
+                "| {} | {:.3} | {:.3} | {:.3} | {:.2} | {:.2} | {:.2} | {:.2} |\n",
+                x.system,
+                x.recall_at_k,
+                x.mrr,
+                x.ndcg_at_k,
+                x.abstention_precision,
+                x.abstention_recall,
+                x.p50_ms,
+                x.p95_ms
+            ));
+        }
+        s
+    }
+}
+
+/// The chosen abstention floor.
+#[derive(Clone, Debug, Serialize)]
+pub struct Calibration {
+    /// The floor.
+    pub floor: f64,
+    /// Balanced accuracy of "abstain iff best relevance < floor" on the cases.
+    pub balanced_accuracy: f64,
+    /// In-scope cases.
+    pub in_scope: usize,
+    /// Out-of-scope cases.
+    pub out_of_scope: usize,
+}
+
+fn matches(gold: &str, id: &str, path: Option<&str>) -> bool {
+    id == gold
+        || path == Some(gold)
+        || id
+            .strip_prefix(gold)
+            .is_some_and(|rest| rest.starts_with('#'))
+}
+
+/// Recall@k, reciprocal rank and nDCG@k of a ranked list of `(id, path)`.
+fn score_ranking(
+    ranked: &[(String, Option<String>)],
+    gold: &[String],
+    k: usize,
+) -> (f64, f64, f64, Option<usize>) {
+    let mut found = vec![false; gold.len()];
+    let mut first = None;
+    let mut dcg = 0.0;
+    for (i, (id, path)) in ranked.iter().enumerate() {
+        let mut relevant = false;
+        for (g, seen) in gold.iter().zip(found.iter_mut()) {
+            if !*seen && matches(g, id, path.as_deref()) {
+                *seen = i < k || *seen;
+                relevant = true;
+                if i >= k {
+                    // Counted for MRR only.
+                }
+            }
+        }
+        if relevant {
+            first.get_or_insert(i + 1);
+            if i < k {
+                dcg += 1.0 / ((i + 2) as f64).log2();
+            }
+        }
+    }
+    let recall = if gold.is_empty() {
+        0.0
+    } else {
+        found.iter().filter(|f| **f).count() as f64 / gold.len() as f64
+    };
+    let ideal: f64 = (0..gold.len().min(k))
+        .map(|i| 1.0 / ((i + 2) as f64).log2())
+        .sum();
+    let ndcg = if ideal > 0.0 {
+        (dcg / ideal).min(1.0)
+    } else {
+        0.0
+    };
+    let rr = first.map(|r| 1.0 / r as f64).unwrap_or(0.0);
+    (recall, rr, ndcg, first)
+}
+
+fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
+    v[i.min(v.len() - 1)]
+}
+
+/// The floor with the best balanced accuracy (midpoints between observed values).
+fn best_floor(inside: &[f64], outside: &[f64]) -> (f64, f64) {
+    let mut points: Vec<f64> = inside.iter().chain(outside).copied().collect();
+    points.sort_by(f64::total_cmp);
+    points.dedup();
+    let mut candidates: Vec<f64> = points.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
+    candidates.extend(points.first().map(|p| p - 1.0));
+    candidates.extend(points.last().map(|p| p + 1.0));
+    let accuracy = |floor: f64| {
+        let tpr = if inside.is_empty() {
+            1.0
+        } else {
+            inside.iter().filter(|&&x| x >= floor).count() as f64 / inside.len() as f64
+        };
+        let tnr = if outside.is_empty() {
+            1.0
+        } else {
+            outside.iter().filter(|&&x| x < floor).count() as f64 / outside.len() as f64
+        };
+        (tpr + tnr) / 2.0
+    };
+    let mut best = (0.0, -1.0);
+    for f in candidates {
+        let a = accuracy(f);
+        if a > best.1 {
+            best = (f, a);
+        }
+    }
+    best
+}
+
+impl Workspace {
+    fn load_cases(&mut self, path: &Path) -> Result<Vec<Case>> {
+        let text = std::fs::read_to_string(path).map_err(|source| EngineError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut cases = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with("//") {
+                continue;
+            }
+            let value: serde_json::Value =
+                serde_json::from_str(line).map_err(|e| EngineError::InvalidArgument {
+                    name: "cases".into(),
+                    message: format!("{}:{}: {e}", path.display(), n + 1),
+                })?;
+            if let Some(m) = value.get("memory") {
+                let m: MemoryLine = serde_json::from_value(m.clone()).map_err(|e| {
+                    EngineError::InvalidArgument {
+                        name: "cases".into(),
+                        message: format!("{}:{}: {e}", path.display(), n + 1),
+                    }
+                })?;
+                let current = self
+                    .show(&m.subject, None)
+                    .ok()
+                    .map(|s| s.result.revision.body);
+                if current.as_deref() != Some(m.body.as_str()) {
+                    let opts = WriteOptions {
+                        author: Some("eval:setup".into()),
+                        summary: m.summary.clone(),
+                        ..Default::default()
+                    };
+                    self.remember(&m.subject, &m.body, &opts)?;
+                }
+                continue;
+            }
+            let case: Case =
+                serde_json::from_value(value).map_err(|e| EngineError::InvalidArgument {
+                    name: "cases".into(),
+                    message: format!("{}:{}: {e}", path.display(), n + 1),
+                })?;
+            cases.push(case);
+        }
+        Ok(cases)
+    }
+
+    /// Runs every case through `context` and through plain BM25; see the module docs.
+    pub fn eval(&mut self, path: &Path, k: usize) -> Result<Envelope<EvalReport>> {
+        let k = k.max(1);
+        let cases = self.load_cases(path)?;
+        let floor = self.config.context.floor;
+        let mut loci = SystemScores {
+            system: "loci context".into(),
+            ..Default::default()
+        };
+        let mut bm25 = SystemScores {
+            system: "fts5 bm25".into(),
+            ..Default::default()
+        };
+        let (mut loci_ms, mut bm25_ms) = (Vec::new(), Vec::new());
+        // (abstained, out of scope) and (best BM25, out of scope) per case.
+        let mut loci_abst: Vec<(bool, bool)> = Vec::new();
+        let mut bm25_top: Vec<(f64, bool)> = Vec::new();
+        let mut outcomes = Vec::new();
+        let in_scope = cases.iter().filter(|c| !c.out_of_scope).count();
+        for case in &cases {
+            let req = ContextRequest {
+                query: case.query.clone(),
+                open_files: case.open_files.clone(),
+                budget: Some(1_000_000),
+                floor: Some(f64::NEG_INFINITY),
+            };
+            let started = Instant::now();
+            let answer = self.context(&req)?.result;
+            loci_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+            let ranked: Vec<(String, Option<String>)> = answer
+                .items
+                .iter()
+                .map(|i| (i.id.clone(), i.path.clone()))
+                .collect();
+            let abstained = answer.best_relevance < floor;
+            loci_abst.push((abstained, case.out_of_scope));
+
+            let started = Instant::now();
+            let mut hits = self.search_hits(
+                &case.query,
+                &SearchOptions {
+                    kinds: Vec::new(),
+                    path_prefix: None,
+                    limit: Some(20),
+                },
+            )?;
+            bm25_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+            hits.sort_by(|a, b| b.bm25.total_cmp(&a.bm25).then_with(|| a.id.cmp(&b.id)));
+            bm25_top.push((hits.first().map_or(0.0, |h| h.bm25), case.out_of_scope));
+            let baseline: Vec<(String, Option<String>)> = hits
+                .iter()
+                .map(|h| (h.id.clone(), h.path.clone()))
+                .collect();
+
+            let (r1, rr1, n1, first1) = score_ranking(&ranked, &case.gold, k);
+            let (r2, rr2, n2, first2) = score_ranking(&baseline, &case.gold, k);
+            if !case.out_of_scope {
+                loci.recall_at_k += r1;
+                loci.mrr += rr1;
+                loci.ndcg_at_k += n1;
+                bm25.recall_at_k += r2;
+                bm25.mrr += rr2;
+                bm25.ndcg_at_k += n2;
+            }
+            outcomes.push(CaseOutcome {
+                id: case.id.clone(),
+                loci_rank: first1,
+                bm25_rank: first2,
+                abstained,
+                best_relevance: answer.best_relevance,
+            });
+        }
+        let n = in_scope.max(1) as f64;
+        for s in [&mut loci, &mut bm25] {
+            s.recall_at_k /= n;
+            s.mrr /= n;
+            s.ndcg_at_k /= n;
+        }
+        let abstention = |pairs: &[(bool, bool)]| {
+            let abstained = pairs.iter().filter(|p| p.0).count();
+            let correct = pairs.iter().filter(|p| p.0 && p.1).count();
+            let out = pairs.iter().filter(|p| p.1).count();
+            (
+                if abstained == 0 {
+                    1.0
+                } else {
+                    correct as f64 / abstained as f64
+                },
+                if out == 0 {
+                    1.0
+                } else {
+                    correct as f64 / out as f64
+                },
+            )
+        };
+        (loci.abstention_precision, loci.abstention_recall) = abstention(&loci_abst);
+        // The baseline abstains on its own best floor over raw BM25 (its best case).
+        let inside: Vec<f64> = bm25_top.iter().filter(|p| !p.1).map(|p| p.0).collect();
+        let outside: Vec<f64> = bm25_top.iter().filter(|p| p.1).map(|p| p.0).collect();
+        let (bm25_floor, _) = best_floor(&inside, &outside);
+        let bm25_abst: Vec<(bool, bool)> = bm25_top
+            .iter()
+            .map(|(top, out)| (*top < bm25_floor, *out))
+            .collect();
+        (bm25.abstention_precision, bm25.abstention_recall) = abstention(&bm25_abst);
+        loci.p50_ms = percentile(loci_ms.clone(), 0.5);
+        loci.p95_ms = percentile(loci_ms, 0.95);
+        bm25.p50_ms = percentile(bm25_ms.clone(), 0.5);
+        bm25.p95_ms = percentile(bm25_ms, 0.95);
+        let report = EvalReport {
+            k,
+            in_scope,
+            out_of_scope: cases.len() - in_scope,
+            systems: vec![loci, bm25],
+            cases: outcomes,
+        };
+        self.envelope(report, Vec::new())
+    }
+
+    /// Picks the floor that best separates in-scope from out-of-scope cases.
+    pub fn calibrate(&mut self, path: &Path) -> Result<Envelope<Calibration>> {
+        let cases = self.load_cases(path)?;
+        let (mut inside, mut outside) = (Vec::new(), Vec::new());
+        for case in &cases {
+            let req = ContextRequest {
+                query: case.query.clone(),
+                open_files: case.open_files.clone(),
+                budget: Some(1_000),
+                floor: Some(f64::NEG_INFINITY),
+            };
+            let best = self.context(&req)?.result.best_relevance;
+            if case.out_of_scope {
+                outside.push(best)
+            } else {
+                inside.push(best)
+            }
+        }
+        let (floor, balanced_accuracy) = best_floor(&inside, &outside);
+        self.envelope(
+            Calibration {
+                floor,
+                balanced_accuracy,
+                in_scope: inside.len(),
+                out_of_scope: outside.len(),
+            },
+            Vec::new(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranking_metrics_are_exact() {
+        let ranked = vec![
+            ("a.py#f@function".to_string(), Some("a.py".to_string())),
+            ("notes".to_string(), None),
+            ("b.py".to_string(), Some("b.py".to_string())),
+        ];
+        let (recall, rr, ndcg, first) = score_ranking(&ranked, &["b.py".into(), "a.py".into()], 2);
+        assert_eq!(first, Some(1));
+        assert_eq!(rr, 1.0);
+        assert_eq!(recall, 0.5, "b.py is at rank 3, outside k = 2");
+        let ideal = 1.0 + 1.0 / 3f64.log2();
+        assert!((ndcg - 1.0 / ideal).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_floor_separates_the_two_sets() {
+        let (floor, acc) = best_floor(&[30.0, 25.0, 18.0], &[4.0, 9.0]);
+        assert_eq!(acc, 1.0);
+        assert!(floor > 9.0 && floor < 18.0, "{floor}");
+    }
+}
