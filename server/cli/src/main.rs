@@ -32,7 +32,23 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Create .loci/ (database, .gitignore) in the workspace root.
-    Init,
+    Init {
+        /// Also wire AI coding agents to `loci mcp`: .mcp.json (Claude Code),
+        /// .cursor/mcp.json, .vscode/mcp.json, an operator guide in AGENTS.md and CLAUDE.md,
+        /// and print the Codex snippet. Idempotent; existing content is preserved.
+        #[arg(long)]
+        agents: bool,
+    },
+    /// Serve the MCP tools to an AI agent: over stdio, or with --http over streamable HTTP
+    /// (bearer token from .loci/mcp-token required).
+    Mcp {
+        /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:7077).
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// Allow --http on a non-loopback address (the bearer token is still required).
+        #[arg(long, requires = "http")]
+        allow_remote: bool,
+    },
     /// Walk and parse the workspace, updating the map incrementally.
     Scan {
         /// The workspace root to scan (default: the discovered root).
@@ -429,9 +445,25 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut ws = Workspace::open(&root, cli.db.as_deref())?;
     let out = output::Output::new(cli.json);
     let found = match cli.command {
-        Command::Init => {
+        Command::Init { agents } => {
             let env = ws.stats()?;
-            out.init(ws.root(), &env)?
+            let found = out.init(ws.root(), &env)?;
+            if agents {
+                print_agents(&loci_engine::agents::wire_agents(ws.root())?, cli.json)?;
+            }
+            found
+        }
+        Command::Mcp { http, allow_remote } => {
+            let transport = match http {
+                None => loci_mcp::Transport::Stdio,
+                Some(addr) => loci_mcp::Transport::Http {
+                    addr,
+                    allow_remote,
+                    token_file: None,
+                },
+            };
+            loci_mcp::run(ws, transport, loci_mcp::ServerOptions::default())?;
+            return Ok(ExitCode::SUCCESS);
         }
         Command::Scan { .. } => {
             let bar = output::ScanBar::new(cli.json);
@@ -612,6 +644,39 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Prints what `init --agents` did, and the Codex snippet.
+fn print_agents(report: &loci_engine::agents::AgentsReport, json: bool) -> anyhow::Result<()> {
+    use std::io::Write;
+    let stdout = std::io::stdout();
+    let mut o = stdout.lock();
+    if json {
+        serde_json::to_writer_pretty(&mut o, report)?;
+        writeln!(o)?;
+        return Ok(());
+    }
+    for f in &report.files {
+        let action = serde_json::to_value(f.action)?;
+        write!(
+            o,
+            "{:<9} {} ({})",
+            action.as_str().unwrap_or(""),
+            f.path,
+            f.agent
+        )?;
+        match &f.note {
+            Some(note) => writeln!(o, ": {note}")?,
+            None => writeln!(o)?,
+        }
+    }
+    writeln!(
+        o,
+        "\nCodex reads MCP servers from {}; add:\n",
+        report.codex_config
+    )?;
+    write!(o, "{}", report.codex_snippet)?;
+    Ok(())
 }
 
 /// "Nothing found" is exit code 1 with the reason on stderr.

@@ -5,6 +5,7 @@
 //! Architecture invariant: no protocol types here (no JSON-RPC, LSP or MCP); results are
 //! plain `serde::Serialize` data with zero-based lines and byte columns.
 
+pub mod agents;
 pub mod audit;
 pub mod config;
 pub mod context;

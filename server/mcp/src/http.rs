@@ -1,0 +1,207 @@
+//! Streamable HTTP: `POST/GET/DELETE http://ADDR/mcp` served by rmcp's
+//! `StreamableHttpService` behind a bearer-token check.
+//!
+//! Security rules: the token is generated on first use into `.loci/mcp-token` (created
+//! with owner-only permissions, 0600 on Unix; an existing file with looser permissions is
+//! tightened) and compared in constant time. Every request without the right
+//! `Authorization: Bearer TOKEN` gets `401`. A non-loopback address is refused unless
+//! `--allow-remote` is given, and the token is required then too. With a loopback
+//! address, rmcp's `Host` check (DNS-rebinding protection) stays on.
+
+use std::convert::Infallible;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+
+use crate::{LociServer, McpError};
+
+/// The token file's name inside `.loci/`.
+pub const TOKEN_FILE: &str = "mcp-token";
+
+/// The path the MCP endpoint is served at.
+pub const ENDPOINT: &str = "/mcp";
+
+type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+
+/// Binds `addr`, refusing a non-loopback address unless `allow_remote`.
+pub async fn bind(addr: SocketAddr, allow_remote: bool) -> Result<TcpListener, McpError> {
+    if !addr.ip().is_loopback() && !allow_remote {
+        return Err(McpError::Refused(format!(
+            "refusing to serve MCP on {addr}: it is not a loopback address, so other machines \
+             could reach the memory of this repository. Use 127.0.0.1 or [::1], or pass \
+             --allow-remote (the bearer token is still required)"
+        )));
+    }
+    TcpListener::bind(addr)
+        .await
+        .map_err(|e| McpError::io(format!("binding {addr}"), e))
+}
+
+/// Reads the token at `path`, creating it (32 random bytes, hex) with owner-only
+/// permissions if it does not exist.
+pub fn load_or_create_token(path: &Path) -> Result<String, McpError> {
+    match std::fs::read_to_string(path) {
+        Ok(s) if !s.trim().is_empty() => {
+            restrict_permissions(path)?;
+            return Ok(s.trim().to_string());
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(McpError::io(format!("reading {}", path.display()), e)),
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| McpError::io(format!("creating {}", dir.display()), e))?;
+    }
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| {
+        McpError::io(
+            "generating the MCP token",
+            std::io::Error::other(e.to_string()),
+        )
+    })?;
+    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let tmp = path.with_extension("tmp");
+    let _ = std::fs::remove_file(&tmp);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options
+        .open(&tmp)
+        .map_err(|e| McpError::io(format!("creating {}", tmp.display()), e))?;
+    file.write_all(format!("{token}\n").as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| McpError::io(format!("writing {}", tmp.display()), e))?;
+    std::fs::rename(&tmp, path)
+        .map_err(|e| McpError::io(format!("creating {}", path.display()), e))?;
+    Ok(token)
+}
+
+#[cfg(unix)]
+fn restrict_permissions(path: &Path) -> Result<(), McpError> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(path)
+        .map_err(|e| McpError::io(format!("reading {}", path.display()), e))?;
+    if meta.permissions().mode() & 0o077 != 0 {
+        tracing::warn!(path = %path.display(), "the MCP token was readable by others; restricting it to 0600");
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| McpError::io(format!("restricting {}", path.display()), e))?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn restrict_permissions(_path: &Path) -> Result<(), McpError> {
+    Ok(())
+}
+
+/// Whether `request` carries `Authorization: Bearer <token>` (constant-time comparison).
+pub fn authorized<B>(request: &Request<B>, token: &str) -> bool {
+    let Some(value) = request
+        .headers()
+        .get(hyper::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let value = value.trim();
+    let Some((scheme, given)) = value.split_once(' ') else {
+        return false;
+    };
+    scheme.eq_ignore_ascii_case("bearer")
+        && constant_time_eq::constant_time_eq(given.trim().as_bytes(), token.as_bytes())
+}
+
+fn plain(status: StatusCode, text: &str) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::from(format!("{text}\n"))).boxed());
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
+}
+
+/// Serves MCP on `listener` until `shutdown` resolves.
+pub async fn serve(
+    server: LociServer,
+    listener: TcpListener,
+    token: String,
+    allow_remote: bool,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), McpError> {
+    let mut config = StreamableHttpServerConfig::default();
+    if allow_remote {
+        // Remote clients name this host however they reach it; the token guards access.
+        config = config.disable_allowed_hosts();
+    }
+    let mcp = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let token: Arc<str> = token.into();
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accepting a connection failed");
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let mcp = mcp.clone();
+        let token = token.clone();
+        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+            let mcp = mcp.clone();
+            let token = token.clone();
+            async move {
+                if !authorized(&request, &token) {
+                    tracing::info!(%peer, "MCP request without a valid bearer token");
+                    let mut r = plain(
+                        StatusCode::UNAUTHORIZED,
+                        "missing or wrong bearer token: send `Authorization: Bearer <token>` \
+                         with the token from .loci/mcp-token",
+                    );
+                    r.headers_mut().insert(
+                        hyper::header::WWW_AUTHENTICATE,
+                        hyper::header::HeaderValue::from_static("Bearer realm=\"loci\""),
+                    );
+                    return Ok::<_, Infallible>(r);
+                }
+                if request.uri().path() != ENDPOINT {
+                    return Ok(plain(
+                        StatusCode::NOT_FOUND,
+                        "not found: the MCP endpoint is /mcp",
+                    ));
+                }
+                Ok(mcp.handle(request).await)
+            }
+        });
+        tokio::spawn(async move {
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+            if let Err(e) = conn {
+                tracing::debug!(%peer, error = %e, "connection ended with an error");
+            }
+        });
+    }
+    Ok(())
+}

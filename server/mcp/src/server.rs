@@ -1,0 +1,297 @@
+//! The MCP server handler: `initialize` (with instructions for agents), `tools/list`, and
+//! `tools/call`, which runs one engine operation on a blocking thread behind the
+//! workspace mutex after refreshing the map from disk.
+//!
+//! Freshness (case B25): before a call, the map is refreshed with an incremental scan
+//! (size + mtime, then content hash; a no-op when nothing changed) if the last refresh is
+//! older than [`ServerOptions::refresh_interval`], and always before a write. After a
+//! read, the files the answer relies on are compared with the disk; if any changed, the
+//! map is refreshed and the read is answered again, so an answer never pairs an old
+//! line with a file's new text. `freshness.refreshed` lists the files rescanned.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use loci_engine::{EngineError, StoreError, Workspace};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::json;
+
+use crate::render;
+use crate::tools::{self, Access, Call};
+
+/// What the server tells an agent at `initialize`.
+pub const INSTRUCTIONS: &str = "\
+loci is a live, verified memory of this repository: a structural map (symbols, references, \
+imports; refreshed from disk before every answer) and authored memory (notes, decisions, \
+lessons) with provenance and staleness checks.
+1. Start a task with `session_begin` (and `recap` to see what earlier sessions did); pass the \
+returned `session_id` as `session` to every write.
+2. Before reading files, ask loci: `context` with your question or task (ranked memory, code \
+and docs under a token budget), `search` for words; `symbol`, `references`, `callers`, `impact` \
+for structure; `why`, `show`, `history` for what was written about a file or line.
+3. Record what you learn as you go: `remember` (notes on a file, folder or `topic:NAME`), \
+`decide` (a decision and its reason), `learn` (a pitfall and what to do instead).
+4. Heed `stale_warnings`: memory about code that changed may be wrong; `confirm` it if still \
+true, or `remember` a correction. `drift` shows what changed; `lint` finds memory the code \
+contradicts (`resolve` dismisses a false alarm).
+5. Finish with `session_end` and a short summary.
+Structured results use zero-based lines; text uses one-based `path:line`. Large answers are \
+paged: call again with the `next_cursor` the answer gives.";
+
+/// Tunables of the server.
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// Minimum time between two full incremental refreshes before reads. A read always
+    /// rechecks the files its answer relies on regardless.
+    pub refresh_interval: Duration,
+    /// Bytes of structured result per page (and of text per result), before JSON escaping
+    /// overhead; keeps each response line well under hosts' ~64 KiB line limits (B23).
+    pub page_bytes: usize,
+}
+
+impl Default for ServerOptions {
+    fn default() -> ServerOptions {
+        ServerOptions {
+            refresh_interval: Duration::from_secs(2),
+            page_bytes: render::PAGE_BYTES,
+        }
+    }
+}
+
+struct State {
+    ws: Workspace,
+    last_refresh: Option<Instant>,
+}
+
+struct Inner {
+    state: Mutex<State>,
+    options: ServerOptions,
+    tools: Vec<Tool>,
+}
+
+/// The MCP server for one workspace. Cheap to clone: clones share the workspace (one
+/// SQLite connection behind a mutex), so each HTTP session gets a clone.
+#[derive(Clone)]
+pub struct LociServer {
+    inner: Arc<Inner>,
+}
+
+impl LociServer {
+    /// A server over `ws`.
+    pub fn new(ws: Workspace, options: ServerOptions) -> LociServer {
+        LociServer {
+            inner: Arc::new(Inner {
+                state: Mutex::new(State {
+                    ws,
+                    last_refresh: None,
+                }),
+                options,
+                tools: tools::TOOLS.iter().map(|t| t.to_tool()).collect(),
+            }),
+        }
+    }
+
+    /// Starts the first refresh (a full scan on a fresh checkout) in the background, so
+    /// that the first tool call finds the map ready or waits for it.
+    pub fn warm_up(&self) {
+        let server = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut state = server.lock();
+            let mut notes = Vec::new();
+            let refreshed = refresh(&mut state, &mut notes);
+            for note in notes {
+                tracing::warn!("{note}");
+            }
+            tracing::info!(files = refreshed.len(), "initial refresh done");
+        });
+    }
+
+    /// The tool definitions `tools/list` returns.
+    pub fn tools(&self) -> &[Tool] {
+        &self.inner.tools
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic inside an engine call poisons the mutex; the workspace is still usable
+        // (every write is one transaction), so keep serving.
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs one parsed call: refresh, engine operation, rendering. Blocking.
+    pub fn execute(
+        &self,
+        tool: &str,
+        call: &Call,
+        default_author: Option<&str>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut state = self.lock();
+        let mut refreshed = Vec::new();
+        let mut notes = Vec::new();
+        let access = call.access();
+        let due = state
+            .last_refresh
+            .is_none_or(|t| t.elapsed() >= self.inner.options.refresh_interval);
+        if call.refresh_first() || (access == Access::Read && due) {
+            refreshed.extend(refresh(&mut state, &mut notes));
+        }
+        let mut result = call.run(&mut state.ws, default_author);
+        if access == Access::Read {
+            let stale =
+                matches!(&result, Ok(env) if env.freshness.changed_since_scan.unwrap_or(0) > 0);
+            if stale {
+                refreshed.extend(refresh(&mut state, &mut notes));
+                result = call.run(&mut state.ws, default_author);
+            }
+        }
+        drop(state);
+        match result {
+            Ok(mut env) => {
+                refreshed.sort();
+                refreshed.dedup();
+                if access != Access::Index {
+                    env.freshness.refreshed = refreshed;
+                }
+                env.capability.notes.extend(notes);
+                render::tool_result(tool, env, call.cursor(), self.inner.options.page_bytes)
+            }
+            Err(e) => engine_error(tool, e),
+        }
+    }
+}
+
+/// An incremental scan; returns the paths it added, modified or deleted. A failure is
+/// never fatal: it becomes a capability note on the answer (the map may be stale).
+fn refresh(state: &mut State, notes: &mut Vec<String>) -> Vec<String> {
+    let started = Instant::now();
+    match state.ws.scan(&|_| {}) {
+        Ok(env) => {
+            state.last_refresh = Some(Instant::now());
+            let r = env.result;
+            let mut paths: Vec<String> = r.added;
+            paths.extend(r.modified);
+            paths.extend(r.deleted);
+            tracing::debug!(
+                changed = paths.len(),
+                ms = started.elapsed().as_millis() as u64,
+                "refresh"
+            );
+            paths
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "refresh failed");
+            notes.push(format!(
+                "could not refresh the map from disk ({e}); the answer may be stale"
+            ));
+            Vec::new()
+        }
+    }
+}
+
+/// Maps an engine error to MCP: a bad argument is a protocol error (`-32602`, naming the
+/// argument); everything else is a tool result with `isError: true` whose structured
+/// content says `kind` and whether a retry can succeed.
+pub fn engine_error(tool: &str, e: EngineError) -> Result<CallToolResult, ErrorData> {
+    let (kind, retryable, message) = match e {
+        EngineError::InvalidArgument { name, message } => {
+            return Err(tools::invalid_argument(&name, &message));
+        }
+        EngineError::NotFound(message) => ("not_found", false, message),
+        EngineError::Store(s) if s.is_busy() => (
+            "busy",
+            true,
+            format!(
+                "the database is busy (another loci process is writing); nothing was changed, retry the call: {s}"
+            ),
+        ),
+        EngineError::Store(StoreError::Conflict(message)) => ("conflict", false, message),
+        other => {
+            tracing::warn!(tool, error = %other, "tool failed");
+            ("error", false, other.to_string())
+        }
+    };
+    Ok(error_result(kind, retryable, message))
+}
+
+/// A tool-level error result.
+pub fn error_result(kind: &str, retryable: bool, message: String) -> CallToolResult {
+    let mut r = CallToolResult::error(vec![ContentBlock::text(format!("{kind}: {message}"))]);
+    r.structured_content = Some(json!({
+        "error": { "kind": kind, "message": message, "retryable": retryable }
+    }));
+    r
+}
+
+/// The author of writes that name none: `$LOCI_AUTHOR`, else `agent:<client name>`.
+fn default_author(context: &RequestContext<RoleServer>) -> Option<String> {
+    if let Ok(a) = std::env::var("LOCI_AUTHOR")
+        && !a.trim().is_empty()
+    {
+        return Some(a);
+    }
+    context
+        .peer
+        .peer_info()
+        .map(|info| info.client_info.name.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .map(|n| format!("agent:{n}"))
+}
+
+impl ServerHandler for LociServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut implementation = Implementation::new("loci", env!("CARGO_PKG_VERSION"));
+        implementation.title = Some("loci".into());
+        implementation.description =
+            Some("A live, verified memory of a codebase: structural map and authored memory with provenance.".into());
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(implementation)
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.inner.tools.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        let call = tools::parse(&name, request.arguments)?;
+        let author = default_author(&context);
+        let server = self.clone();
+        let tool = name.clone();
+        let joined =
+            tokio::task::spawn_blocking(move || server.execute(&tool, &call, author.as_deref()))
+                .await;
+        match joined {
+            Ok(result) => result.map(CallToolResponse::from),
+            Err(e) => {
+                // A panic in the engine: answer this request, keep the server up.
+                tracing::error!(tool = %name, error = %e, "tool panicked");
+                Ok(error_result(
+                    "internal",
+                    false,
+                    format!("internal error in `{name}`: {e}; the server is still running"),
+                )
+                .into())
+            }
+        }
+    }
+}

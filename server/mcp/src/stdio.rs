@@ -1,0 +1,291 @@
+//! The stdio transport: newline-delimited JSON-RPC, one message per line.
+//!
+//! One reader task and one writer task. The writer is the only code that touches the
+//! output stream and writes whole lines, so concurrent responses never interleave (case
+//! B23); serde escapes newlines inside strings, so every message is one line. The reader
+//! answers what rmcp's own line transport drops silently: a line that is not JSON gets a
+//! `-32700` parse error (id `null`) and the session goes on; a JSON value that is not a
+//! valid message gets `-32600` (or `-32602` for bad params) with its id. Notifications
+//! that arrive before `initialize` (which would end an rmcp session) are dropped with a
+//! log line. Lines are capped at [`MAX_LINE_BYTES`].
+
+use std::io;
+
+use rmcp::model::{ErrorCode, ErrorData};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::{RoleServer, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::{LociServer, McpError};
+
+/// The longest accepted incoming line, in bytes.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Outgoing lines buffered before `send` waits for the writer.
+const OUTGOING_QUEUE: usize = 64;
+
+type Rx = RxJsonRpcMessage<RoleServer>;
+type Tx = TxJsonRpcMessage<RoleServer>;
+
+/// A server transport over a line-delimited byte stream (see the module docs).
+pub struct LineTransport {
+    incoming: mpsc::Receiver<Rx>,
+    outgoing: mpsc::Sender<Vec<u8>>,
+}
+
+/// Handles to the transport's tasks.
+pub struct Tasks {
+    reader: JoinHandle<()>,
+    writer: JoinHandle<()>,
+}
+
+impl Tasks {
+    /// Stops reading and waits until every queued line has been written and flushed.
+    pub async fn finish(self) {
+        self.reader.abort();
+        let _ = self.reader.await;
+        let _ = self.writer.await;
+    }
+}
+
+/// Builds the transport over `read` and `write`, spawning its reader and writer tasks.
+pub fn transport<R, W>(read: R, write: W) -> (LineTransport, Tasks)
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (in_tx, in_rx) = mpsc::channel(OUTGOING_QUEUE);
+    let (out_tx, out_rx) = mpsc::channel(OUTGOING_QUEUE);
+    let reader = tokio::spawn(read_loop(read, in_tx, out_tx.clone()));
+    let writer = tokio::spawn(write_loop(write, out_rx));
+    (
+        LineTransport {
+            incoming: in_rx,
+            outgoing: out_tx,
+        },
+        Tasks { reader, writer },
+    )
+}
+
+/// Serves one MCP session on `read`/`write` until the client closes its end.
+pub async fn serve<R, W>(server: LociServer, read: R, write: W) -> Result<(), McpError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (transport, tasks) = transport(read, write);
+    let outcome = match server.serve(transport).await {
+        Ok(running) => match running.waiting().await {
+            Ok(reason) => {
+                tracing::info!(?reason, "mcp session ended");
+                Ok(())
+            }
+            Err(e) => Err(McpError::Session(format!("the session task failed: {e}"))),
+        },
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+            tracing::info!("the client closed the connection before initialize");
+            Ok(())
+        }
+        Err(e) => Err(McpError::Session(e.to_string())),
+    };
+    tasks.finish().await;
+    outcome
+}
+
+impl Transport<RoleServer> for LineTransport {
+    type Error = io::Error;
+
+    fn send(&mut self, item: Tx) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let outgoing = self.outgoing.clone();
+        let line = encode(&item);
+        async move {
+            outgoing
+                .send(line?)
+                .await
+                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the output is closed"))
+        }
+    }
+
+    async fn receive(&mut self) -> Option<Rx> {
+        self.incoming.recv().await
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.incoming.close();
+        Ok(())
+    }
+}
+
+fn encode<T: serde::Serialize>(message: &T) -> io::Result<Vec<u8>> {
+    let mut line = serde_json::to_vec(message).map_err(io::Error::other)?;
+    line.push(b'\n');
+    Ok(line)
+}
+
+/// An error response as one line.
+fn error_line(id: Value, code: ErrorCode, message: String) -> Vec<u8> {
+    let id = match id {
+        v @ (Value::Number(_) | Value::String(_)) => v,
+        _ => Value::Null,
+    };
+    let message = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": ErrorData::new(code, message, None),
+    });
+    let mut line = serde_json::to_vec(&message).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+async fn read_loop<R: AsyncRead + Unpin>(
+    read: R,
+    incoming: mpsc::Sender<Rx>,
+    outgoing: mpsc::Sender<Vec<u8>>,
+) {
+    let mut reader = BufReader::new(read);
+    let mut buf = Vec::new();
+    let mut initialized = false;
+    loop {
+        buf.clear();
+        let limit = MAX_LINE_BYTES as u64 + 1;
+        match (&mut reader).take(limit).read_until(b'\n', &mut buf).await {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                tracing::error!(error = %e, "reading the input failed");
+                break;
+            }
+        }
+        if buf.len() > MAX_LINE_BYTES && buf.last() != Some(&b'\n') {
+            // Drop the rest of the oversized line.
+            let mut sink = Vec::new();
+            loop {
+                sink.clear();
+                match (&mut reader)
+                    .take(1 << 20)
+                    .read_until(b'\n', &mut sink)
+                    .await
+                {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) if sink.last() == Some(&b'\n') => break,
+                    Ok(_) => {}
+                }
+            }
+            tracing::error!(max = MAX_LINE_BYTES, "incoming line too long; dropped");
+            let line = error_line(
+                Value::Null,
+                ErrorCode::INVALID_REQUEST,
+                format!("message longer than {MAX_LINE_BYTES} bytes; dropped"),
+            );
+            if outgoing.send(line).await.is_err() {
+                break;
+            }
+            continue;
+        }
+        let line = trim_line(&buf);
+        if line.is_empty() {
+            continue;
+        }
+        let value: Value = match serde_json::from_slice(line) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::debug!(error = %e, "unparsable input line");
+                let reply = error_line(
+                    Value::Null,
+                    ErrorCode::PARSE_ERROR,
+                    format!("parse error: {e}"),
+                );
+                if outgoing.send(reply).await.is_err() {
+                    break;
+                }
+                continue;
+            }
+        };
+        if !value.is_object() {
+            let reply = error_line(
+                Value::Null,
+                ErrorCode::INVALID_REQUEST,
+                "invalid request: expected one JSON-RPC message object (batches are not supported)"
+                    .into(),
+            );
+            if outgoing.send(reply).await.is_err() {
+                break;
+            }
+            continue;
+        }
+        let id = value.get("id").cloned();
+        let method = value
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        match serde_json::from_value::<Rx>(value) {
+            Ok(message) => {
+                if !initialized {
+                    match (&id, method.as_deref()) {
+                        (Some(_), Some("initialize")) => initialized = true,
+                        (None, Some(m)) => {
+                            tracing::debug!(method = m, "notification before initialize; dropped");
+                            continue;
+                        }
+                        _ => {}
+                    }
+                }
+                if incoming.send(message).await.is_err() {
+                    break;
+                }
+            }
+            Err(e) => match id {
+                None => tracing::debug!(error = %e, ?method, "invalid notification; dropped"),
+                Some(id) => {
+                    let (code, what) = if method.is_some() {
+                        (ErrorCode::INVALID_PARAMS, "invalid params")
+                    } else {
+                        (ErrorCode::INVALID_REQUEST, "invalid request")
+                    };
+                    let reply = error_line(id, code, format!("{what}: {e}"));
+                    if outgoing.send(reply).await.is_err() {
+                        break;
+                    }
+                }
+            },
+        }
+    }
+    tracing::debug!("input closed");
+}
+
+/// Strips the line ending, surrounding whitespace and a UTF-8 byte order mark.
+fn trim_line(buf: &[u8]) -> &[u8] {
+    let buf = buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(buf);
+    let start = buf
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(buf.len());
+    let end = buf
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(start, |i| i + 1);
+    &buf[start..end]
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(write: W, mut lines: mpsc::Receiver<Vec<u8>>) {
+    let mut out = tokio::io::BufWriter::new(write);
+    while let Some(line) = lines.recv().await {
+        if let Err(e) = out.write_all(&line).await {
+            tracing::error!(error = %e, "writing the output failed");
+            return;
+        }
+        if lines.is_empty()
+            && let Err(e) = out.flush().await
+        {
+            tracing::error!(error = %e, "flushing the output failed");
+            return;
+        }
+    }
+    let _ = out.flush().await;
+    let _ = out.shutdown().await;
+}

@@ -1,0 +1,1000 @@
+//! The tools: one typed parameter struct per tool (deriving `JsonSchema` with a doc comment
+//! per field, so `tools/list` is self-describing), the tool table with annotations, and
+//! the dispatch from a parsed call to one engine function.
+//!
+//! Rule (style.md 12): tools are thin. Each arm calls exactly one
+//! [`loci_engine::Workspace`] operation; the only adaptation is naming (argument names
+//! in errors) and defaults a protocol needs (the author of an agent's write).
+
+use std::sync::Arc;
+
+use loci_engine::context::{ContextRequest, HitKind, SearchOptions};
+use loci_engine::memory::WriteOptions;
+use loci_engine::{EngineError, Envelope, Workspace};
+use rmcp::ErrorData;
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Declares a parameter struct: `Deserialize` (unknown arguments refused, so a misspelled
+/// argument is named in the error), `JsonSchema`. With `+ write`, the options every
+/// memory write accepts are appended.
+macro_rules! params {
+    (
+        $(#[$meta:meta])*
+        $name:ident { $($(#[$fmeta:meta])* $field:ident : $ty:ty),* $(,)? }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$fmeta])* pub $field: $ty,)*
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $name:ident { $($(#[$fmeta:meta])* $field:ident : $ty:ty),* $(,)? } + write
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$fmeta])* pub $field: $ty,)*
+            /// The session this write belongs to: the `session_id` returned by `session_begin`.
+            #[serde(default)]
+            pub session: Option<i64>,
+            /// Who writes: `agent:NAME`, `human:NAME` or a model name. Default: `$LOCI_AUTHOR`,
+            /// else `agent:<client name>`.
+            #[serde(default)]
+            pub author: Option<String>,
+            /// A one-line change summary.
+            #[serde(default)]
+            pub summary: Option<String>,
+            /// Optimistic concurrency: fail with a conflict unless the page is at this version
+            /// (0 = the page must not exist yet). Read the version with `show` or `history`.
+            #[serde(default)]
+            pub expect_version: Option<i64>,
+            /// Idempotency key: retrying with the same id returns the original result instead
+            /// of writing twice; reusing it for a different request is an error.
+            #[serde(default)]
+            pub operation_id: Option<String>,
+        }
+
+        impl $name {
+            fn write_options(&self, default_author: Option<&str>) -> WriteOptions {
+                WriteOptions {
+                    author: self.author.clone().or_else(|| default_author.map(str::to_string)),
+                    session: self.session,
+                    summary: self.summary.clone(),
+                    expect_version: self.expect_version,
+                    operation_id: self.operation_id.clone(),
+                }
+            }
+        }
+    };
+}
+
+params! {
+    /// Arguments of `context`.
+    ContextParams {
+        /// The question or task, in words (`how does login retry`, `add a billing export`).
+        query: String,
+        /// Files you have open or are working on (repository-relative): they and their
+        /// neighbours rank higher.
+        #[serde(default)]
+        open_files: Option<Vec<String>>,
+        /// Token budget for the answer (tokens ≈ characters / 4); default from
+        /// `.loci/config.toml` `[context] budget`.
+        #[serde(default)]
+        budget: Option<u64>,
+        /// Relevance floor in [0, 1] below which loci abstains rather than guess; default
+        /// `[context] floor`.
+        #[serde(default)]
+        floor: Option<f64>,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+/// What `search` may return.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchKind {
+    /// Memory pages (their current revision).
+    Memory,
+    /// Symbol definitions.
+    Symbol,
+    /// Sections of the repository's documentation.
+    Doc,
+    /// Code files.
+    File,
+}
+
+impl From<SearchKind> for HitKind {
+    fn from(k: SearchKind) -> HitKind {
+        match k {
+            SearchKind::Memory => HitKind::Memory,
+            SearchKind::Symbol => HitKind::Symbol,
+            SearchKind::Doc => HitKind::Doc,
+            SearchKind::File => HitKind::File,
+        }
+    }
+}
+
+params! {
+    /// Arguments of `search`.
+    SearchParams {
+        /// Words to find (full-text, BM25-ranked; punctuation is taken literally).
+        query: String,
+        /// Only these kinds of hits (default: all).
+        #[serde(default)]
+        kinds: Option<Vec<SearchKind>>,
+        /// Only hits under this repository-relative path prefix.
+        #[serde(default)]
+        path: Option<String>,
+        /// Hits per kind (default 10).
+        #[serde(default)]
+        limit: Option<u32>,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `symbol`.
+    SymbolParams {
+        /// A name (`login`), qualified name (`AuthService.login`) or symbol key
+        /// (`src/auth.py#AuthService.login@method`).
+        name: String,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `references`.
+    ReferencesParams {
+        /// A bare name (every use of it) or a symbol key (uses resolved to that symbol).
+        name: String,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `callers`.
+    CallersParams {
+        /// A name, qualified name or symbol key.
+        symbol: String,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `deps`.
+    DepsParams {
+        /// A repository-relative file path.
+        path: String,
+        /// List the files that import `path` instead of what `path` imports.
+        #[serde(default)]
+        reverse: Option<bool>,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `impact`.
+    ImpactParams {
+        /// A repository-relative path, or a symbol name, qualified name or key.
+        target: String,
+        /// Dependency hops to follow (default 3).
+        #[serde(default)]
+        depth: Option<u32>,
+        /// Follow only stated edges (proven by a parser), not derived ones (name-matched calls).
+        #[serde(default)]
+        hard: Option<bool>,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `why`.
+    WhyParams {
+        /// `PATH[:LINE]` (one-based line: the memory about that file or the symbol at that
+        /// line), or any text from a memory.
+        query: String,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `show`.
+    ShowParams {
+        /// A path (file or folder), `.`, `topic:NAME`, `decisions` or `lessons`.
+        subject: String,
+        /// A version number (default: the current revision).
+        #[serde(default)]
+        version: Option<i64>,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `history`.
+    HistoryParams {
+        /// A path (file or folder), `.`, `topic:NAME`, `decisions` or `lessons`.
+        subject: String,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `asof`.
+    AsofParams {
+        /// A date (`2026-11-01`, meaning the end of that day, UTC) or an RFC 3339 time
+        /// (`2026-11-01T12:00:00Z`).
+        date: String,
+        /// Also return this subject's revision current at that moment.
+        #[serde(default)]
+        show: Option<String>,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `recap`.
+    RecapParams {
+        /// How many sessions, newest first (default 3).
+        #[serde(default)]
+        n: Option<u32>,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `fact_list`.
+    FactListParams {
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `scan`.
+    ScanParams {}
+}
+
+params! {
+    /// Arguments of `lint`.
+    LintParams {
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `check`.
+    CheckParams {
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `resolve`.
+    ResolveParams {
+        /// The contradiction's id, as `lint` lists it.
+        id: i64,
+        /// Why the finding is not a problem; kept with the dismissal.
+        #[serde(default)]
+        notes: Option<String>,
+        /// The session this dismissal belongs to: the `session_id` returned by `session_begin`.
+        #[serde(default)]
+        session: Option<i64>,
+    }
+}
+
+params! {
+    /// Arguments of `drift`.
+    DriftParams {
+        /// Show changes after this scan revision (default: the one before the last scan).
+        /// The envelope's `index.revision` is the current one.
+        #[serde(default)]
+        since: Option<i64>,
+        /// Paging: the `next_cursor` of a previous answer to the same question.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `remember`.
+    RememberParams {
+        /// What the memory is about: a path (file or folder), `.` (the repository),
+        /// `topic:NAME`, `decisions` or `lessons`.
+        subject: String,
+        /// The page's new body (markdown). It replaces the current revision; earlier
+        /// revisions are kept. Backticked paths and `symbols()` become checked claims.
+        body: String,
+    } + write
+}
+
+params! {
+    /// Arguments of `decide`.
+    DecideParams {
+        /// The decision and its reason, in one or two sentences.
+        text: String,
+        /// The file, folder or topic it is about.
+        #[serde(default)]
+        subject: Option<String>,
+    } + write
+}
+
+params! {
+    /// Arguments of `learn`.
+    LearnParams {
+        /// The lesson: what went wrong or surprised, and what to do instead.
+        text: String,
+        /// The file, folder or topic it is about.
+        #[serde(default)]
+        subject: Option<String>,
+    } + write
+}
+
+params! {
+    /// Arguments of `confirm`.
+    ConfirmParams {
+        /// The page whose current revision is still true.
+        subject: String,
+    } + write
+}
+
+params! {
+    /// Arguments of `pin`.
+    PinParams {
+        /// The page to pin or unpin.
+        subject: String,
+        /// `true` (default) pins: the page is never marked stale; `false` unpins.
+        #[serde(default)]
+        pinned: Option<bool>,
+    } + write
+}
+
+params! {
+    /// Arguments of `rollback`.
+    RollbackParams {
+        /// The page.
+        subject: String,
+        /// The version whose body is published again as a new revision.
+        version: i64,
+    } + write
+}
+
+params! {
+    /// Arguments of `fact_add`.
+    FactAddParams {
+        /// The claim the command demonstrates (`the tests pass on Python 3.11`).
+        claim: String,
+        /// The command line, split into arguments with shell word rules and never run by a
+        /// shell. Facts only run when `.loci/config.toml` sets `[facts] run = true`.
+        cmd: String,
+        /// Expected substring of the command's output.
+        #[serde(default)]
+        expect_output: Option<String>,
+        /// Expected exit code.
+        #[serde(default)]
+        expect_exit: Option<i64>,
+    } + write
+}
+
+params! {
+    /// Arguments of `session_begin`.
+    SessionBeginParams {
+        /// What the session sets out to do.
+        #[serde(default)]
+        task: Option<String>,
+        /// Who runs it (default `$LOCI_AUTHOR`, else `agent:<client name>`).
+        #[serde(default)]
+        author: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `session_end`.
+    SessionEndParams {
+        /// The `session_id` returned by `session_begin`.
+        session: i64,
+        /// What was done, in a paragraph: shown by `recap` to the next session.
+        #[serde(default)]
+        summary: Option<String>,
+    }
+}
+
+/// Whether a tool only reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Reads memory and the map (the map may be refreshed from disk first).
+    Read,
+    /// Writes authored memory (append-only: nothing is destroyed).
+    Write,
+    /// Rebuilds derived data (the map) from the working tree.
+    Index,
+}
+
+/// One entry of the tool table.
+pub struct ToolDef {
+    /// The tool's name.
+    pub name: &'static str,
+    /// A short human title.
+    pub title: &'static str,
+    /// What it does and when to use it.
+    pub description: &'static str,
+    /// Read, write or index.
+    pub access: Access,
+    /// Whether repeating the same call has no further effect.
+    pub idempotent: bool,
+    /// The input schema.
+    schema: fn() -> Arc<JsonObject>,
+}
+
+fn schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    rmcp::handler::server::common::schema_for_input::<T>().unwrap_or_else(|message| {
+        // Unreachable for derived structs (their root is an object); keep the server up.
+        tracing::error!(%message, "tool input schema");
+        rmcp::handler::server::common::schema_for_empty_input()
+    })
+}
+
+/// The tools, in the order `tools/list` shows them.
+pub const TOOLS: &[ToolDef] = &[
+    ToolDef {
+        name: "session_begin",
+        title: "Begin a session",
+        description: "Begin a work session (call once at the start of a task). Returns \
+            `session_id`: pass it as `session` to every write so the session's digest and \
+            the next agent's `recap` show what you did.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<SessionBeginParams>,
+    },
+    ToolDef {
+        name: "recap",
+        title: "Recap recent sessions",
+        description: "The last N sessions, newest first, each with what it changed (pages \
+            written, decisions, lessons, commits). Read it at the start of a task.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<RecapParams>,
+    },
+    ToolDef {
+        name: "context",
+        title: "Context for a task",
+        description: "Start here before reading files: the memory, symbols, docs and \
+            files most relevant to a question or task, ranked and packed under a token \
+            budget (full text for the best items, digests and one-line index entries for \
+            the rest), each with provenance and staleness. Abstains, saying so, when \
+            nothing is relevant enough.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<ContextParams>,
+    },
+    ToolDef {
+        name: "search",
+        title: "Search",
+        description: "Full-text search (BM25) over memory pages, symbols, docs and files, \
+            with a snippet and provenance per hit.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<SearchParams>,
+    },
+    ToolDef {
+        name: "symbol",
+        title: "Find a symbol",
+        description: "Definitions whose name, qualified name or key matches: kind, \
+            `path`, zero-based `line`/`column`, signature and doc comment. Files changed \
+            on disk are rescanned first, so lines are current.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<SymbolParams>,
+    },
+    ToolDef {
+        name: "references",
+        title: "Find references",
+        description: "Uses of a name (or of one symbol, given its key): calls, imports, \
+            type uses, with the enclosing definition, provenance (`stated` by a parser or \
+            `derived` by name matching) and confidence.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<ReferencesParams>,
+    },
+    ToolDef {
+        name: "callers",
+        title: "Find callers",
+        description: "Call sites resolved to the symbols matching a name.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<CallersParams>,
+    },
+    ToolDef {
+        name: "deps",
+        title: "File dependencies",
+        description: "What a file imports (resolved to files where possible, unresolved \
+            imports kept), or with `reverse`, which files import it.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<DepsParams>,
+    },
+    ToolDef {
+        name: "impact",
+        title: "Blast radius",
+        description: "Everything that depends on a file or symbol, transitively to \
+            `depth` hops, each with the edge that reached it (`path:line`, provenance, \
+            confidence). Use before changing a widely used definition.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<ImpactParams>,
+    },
+    ToolDef {
+        name: "why",
+        title: "Why is this so",
+        description: "The memory that explains a file, a line (`PATH:LINE`) or a phrase, \
+            with its provenance chain: revision, author, session, triggering event. \
+            `stale_warnings` say when the code it talks about changed since.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<WhyParams>,
+    },
+    ToolDef {
+        name: "show",
+        title: "Show a memory page",
+        description: "A memory page (a file's or folder's notes, `.`, `topic:NAME`, \
+            `decisions`, `lessons`) at its current revision or a given version, with its \
+            claims.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<ShowParams>,
+    },
+    ToolDef {
+        name: "history",
+        title: "Page history",
+        description: "A page's revisions, oldest first: version, author, time, summary, \
+            session and triggering event.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<HistoryParams>,
+    },
+    ToolDef {
+        name: "asof",
+        title: "Memory as of a date",
+        description: "Which version of each page was current at a moment, and optionally \
+            one page's revision at that moment.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<AsofParams>,
+    },
+    ToolDef {
+        name: "remember",
+        title: "Remember",
+        description: "Write a new revision of a subject's memory page (notes about a file, \
+            folder, topic or the repository). Replaces the page's body; history is kept. \
+            Read the page with `show` first and pass `expect_version` to avoid \
+            overwriting another writer.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<RememberParams>,
+    },
+    ToolDef {
+        name: "decide",
+        title: "Record a decision",
+        description: "Append a decision (what was decided and why) to the `decisions` page.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<DecideParams>,
+    },
+    ToolDef {
+        name: "learn",
+        title: "Record a lesson",
+        description: "Append a lesson (a pitfall, a surprise, what to do instead) to the \
+            `lessons` page.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<LearnParams>,
+    },
+    ToolDef {
+        name: "confirm",
+        title: "Confirm a page",
+        description: "Mark a page's current revision as still true after its code changed: \
+            takes new snapshots of its claims without rewriting it.",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<ConfirmParams>,
+    },
+    ToolDef {
+        name: "pin",
+        title: "Pin a page",
+        description: "Pin (never mark stale) or unpin a page.",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<PinParams>,
+    },
+    ToolDef {
+        name: "rollback",
+        title: "Roll back a page",
+        description: "Publish an earlier version's body again as a new revision. \
+            Nothing is deleted: history keeps every revision.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<RollbackParams>,
+    },
+    ToolDef {
+        name: "fact_add",
+        title: "Add a fact",
+        description: "Record executable memory: a claim plus a command demonstrating it \
+            and the expected output substring and/or exit code. Never run by this tool.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<FactAddParams>,
+    },
+    ToolDef {
+        name: "fact_list",
+        title: "List facts",
+        description: "Recorded facts with their last run.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<FactListParams>,
+    },
+    ToolDef {
+        name: "drift",
+        title: "What changed",
+        description: "File changes since a scan revision (added, modified, deleted, \
+            renamed, signature changes) and what they did to memory: which pages became \
+            stale or false, or stopped being so.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<DriftParams>,
+    },
+    ToolDef {
+        name: "lint",
+        title: "Check memory against the code",
+        description: "Check every memory claim and the repository's docs against the map \
+            and manifests: contradictions (missing paths or symbols, version mismatches) \
+            and stale memory, with ids for `resolve`. Records its findings (audit data); \
+            changes no memory.",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<LintParams>,
+    },
+    ToolDef {
+        name: "check",
+        title: "CI gate",
+        description: "`lint`, then compare open contradictions and stale pages with the \
+            `[check]` thresholds of `.loci/config.toml`; `passed` says whether they hold.",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<CheckParams>,
+    },
+    ToolDef {
+        name: "resolve",
+        title: "Dismiss a finding",
+        description: "Dismiss a contradiction `lint` reported (a false alarm): it is \
+            closed and that claim is never reported again. Say why in `notes`.",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<ResolveParams>,
+    },
+    ToolDef {
+        name: "scan",
+        title: "Rescan the workspace",
+        description: "Walk and parse the working tree, updating the map incrementally \
+            (added, modified, deleted, renamed files). Other tools already rescan files \
+            changed on disk before answering; use this after large changes.",
+        access: Access::Index,
+        idempotent: true,
+        schema: schema::<ScanParams>,
+    },
+    ToolDef {
+        name: "session_end",
+        title: "End a session",
+        description: "End the session with a summary of what was done; stores its digest \
+            for the next `recap`.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<SessionEndParams>,
+    },
+];
+
+impl ToolDef {
+    /// The MCP tool definition with its schema and annotations. Writes are never
+    /// destructive: memory is append-only, a rollback is a new revision.
+    pub fn to_tool(&self) -> Tool {
+        let annotations = ToolAnnotations::with_title(self.title)
+            .read_only(self.access == Access::Read)
+            .destructive(false)
+            .idempotent(self.idempotent)
+            .open_world(false);
+        Tool::new(self.name, self.description, (self.schema)()).annotate(annotations)
+    }
+}
+
+/// Finds a tool by name.
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// A parsed tool call.
+#[derive(Clone, Debug)]
+#[allow(missing_docs)]
+pub enum Call {
+    Context(ContextParams),
+    Search(SearchParams),
+    Symbol(SymbolParams),
+    References(ReferencesParams),
+    Callers(CallersParams),
+    Deps(DepsParams),
+    Impact(ImpactParams),
+    Why(WhyParams),
+    Show(ShowParams),
+    History(HistoryParams),
+    Asof(AsofParams),
+    Recap(RecapParams),
+    FactList(FactListParams),
+    Drift(DriftParams),
+    Lint(LintParams),
+    Check(CheckParams),
+    Resolve(ResolveParams),
+    Scan(ScanParams),
+    Remember(RememberParams),
+    Decide(DecideParams),
+    Learn(LearnParams),
+    Confirm(ConfirmParams),
+    Pin(PinParams),
+    Rollback(RollbackParams),
+    FactAdd(FactAddParams),
+    SessionBegin(SessionBeginParams),
+    SessionEnd(SessionEndParams),
+}
+
+/// Parses `arguments` for tool `name`. Errors are `-32602` invalid params naming the
+/// argument (`data.argument`): an unknown tool, a missing or misspelled argument, a value
+/// of the wrong type.
+pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ErrorData> {
+    let args = Value::Object(arguments.unwrap_or_default());
+    Ok(match name {
+        "context" => Call::Context(from_args(args)?),
+        "search" => Call::Search(from_args(args)?),
+        "symbol" => Call::Symbol(from_args(args)?),
+        "references" => Call::References(from_args(args)?),
+        "callers" => Call::Callers(from_args(args)?),
+        "deps" => Call::Deps(from_args(args)?),
+        "impact" => Call::Impact(from_args(args)?),
+        "why" => Call::Why(from_args(args)?),
+        "show" => Call::Show(from_args(args)?),
+        "history" => Call::History(from_args(args)?),
+        "asof" => Call::Asof(from_args(args)?),
+        "recap" => Call::Recap(from_args(args)?),
+        "fact_list" => Call::FactList(from_args(args)?),
+        "drift" => Call::Drift(from_args(args)?),
+        "lint" => Call::Lint(from_args(args)?),
+        "check" => Call::Check(from_args(args)?),
+        "resolve" => Call::Resolve(from_args(args)?),
+        "scan" => Call::Scan(from_args(args)?),
+        "remember" => Call::Remember(from_args(args)?),
+        "decide" => Call::Decide(from_args(args)?),
+        "learn" => Call::Learn(from_args(args)?),
+        "confirm" => Call::Confirm(from_args(args)?),
+        "pin" => Call::Pin(from_args(args)?),
+        "rollback" => Call::Rollback(from_args(args)?),
+        "fact_add" => Call::FactAdd(from_args(args)?),
+        "session_begin" => Call::SessionBegin(from_args(args)?),
+        "session_end" => Call::SessionEnd(from_args(args)?),
+        other => {
+            return Err(invalid_argument(
+                "name",
+                &format!("unknown tool `{other}`; call tools/list for the available tools"),
+            ));
+        }
+    })
+}
+
+/// Deserializes tool arguments, naming the offending argument on error.
+fn from_args<T: DeserializeOwned>(args: Value) -> Result<T, ErrorData> {
+    serde_path_to_error::deserialize(args).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.into_inner().to_string();
+        let argument = if path == "." || path.is_empty() {
+            backticked(&message).unwrap_or_default()
+        } else {
+            path
+        };
+        invalid_argument(&argument, &message)
+    })
+}
+
+/// The first `` `name` `` in a serde message (`missing field `name``).
+fn backticked(message: &str) -> Option<String> {
+    let start = message.find('`')? + 1;
+    let len = message[start..].find('`')?;
+    Some(message[start..start + len].to_string())
+}
+
+/// A `-32602` error naming the argument.
+pub fn invalid_argument(argument: &str, message: &str) -> ErrorData {
+    let text = if argument.is_empty() {
+        format!("invalid arguments: {message}")
+    } else {
+        format!("invalid argument `{argument}`: {message}")
+    };
+    ErrorData::invalid_params(text, Some(serde_json::json!({ "argument": argument })))
+}
+
+impl Call {
+    /// Whether the call only reads (and may therefore be re-run after a refresh).
+    pub fn access(&self) -> Access {
+        match self {
+            Call::Context(_)
+            | Call::Search(_)
+            | Call::Symbol(_)
+            | Call::References(_)
+            | Call::Callers(_)
+            | Call::Deps(_)
+            | Call::Impact(_)
+            | Call::Why(_)
+            | Call::Show(_)
+            | Call::History(_)
+            | Call::Asof(_)
+            | Call::Recap(_)
+            | Call::FactList(_)
+            | Call::Drift(_) => Access::Read,
+            Call::Scan(_) => Access::Index,
+            _ => Access::Write,
+        }
+    }
+
+    /// Whether the map must be refreshed before this call regardless of the refresh
+    /// interval: writes (claims resolve against the map) and questions about what changed.
+    pub fn refresh_first(&self) -> bool {
+        self.access() == Access::Write || matches!(self, Call::Drift(_))
+    }
+
+    /// The paging cursor, for reads.
+    pub fn cursor(&self) -> Option<&str> {
+        match self {
+            Call::Context(p) => p.cursor.as_deref(),
+            Call::Search(p) => p.cursor.as_deref(),
+            Call::Symbol(p) => p.cursor.as_deref(),
+            Call::References(p) => p.cursor.as_deref(),
+            Call::Callers(p) => p.cursor.as_deref(),
+            Call::Deps(p) => p.cursor.as_deref(),
+            Call::Impact(p) => p.cursor.as_deref(),
+            Call::Why(p) => p.cursor.as_deref(),
+            Call::Show(p) => p.cursor.as_deref(),
+            Call::History(p) => p.cursor.as_deref(),
+            Call::Asof(p) => p.cursor.as_deref(),
+            Call::Recap(p) => p.cursor.as_deref(),
+            Call::FactList(p) => p.cursor.as_deref(),
+            Call::Drift(p) => p.cursor.as_deref(),
+            Call::Lint(p) => p.cursor.as_deref(),
+            Call::Check(p) => p.cursor.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Runs the call on the workspace. `default_author` is the author of writes that name
+    /// none (`$LOCI_AUTHOR`, else `agent:<client name>`).
+    pub fn run(
+        &self,
+        ws: &mut Workspace,
+        default_author: Option<&str>,
+    ) -> Result<Envelope<Value>, EngineError> {
+        let a = default_author;
+        match self {
+            Call::Context(p) => json(ws.context(&ContextRequest {
+                query: p.query.clone(),
+                open_files: p.open_files.clone().unwrap_or_default(),
+                budget: p.budget,
+                floor: p.floor,
+            })),
+            Call::Search(p) => json(
+                ws.search(
+                    &p.query,
+                    &SearchOptions {
+                        kinds: p
+                            .kinds
+                            .iter()
+                            .flatten()
+                            .map(|k| HitKind::from(*k))
+                            .collect(),
+                        path_prefix: p.path.clone(),
+                        limit: p.limit,
+                    },
+                ),
+            ),
+            Call::Symbol(p) => json(ws.symbol(&p.name)),
+            Call::References(p) => json(ws.refs(&p.name)),
+            Call::Callers(p) => json(ws.callers(&p.symbol)),
+            Call::Deps(p) => json(ws.deps(&p.path, p.reverse.unwrap_or(false))),
+            Call::Impact(p) => {
+                json(ws.impact(&p.target, p.depth.unwrap_or(3), p.hard.unwrap_or(false)))
+            }
+            Call::Why(p) => json(ws.why(&p.query)),
+            Call::Show(p) => json(ws.show(&p.subject, p.version)),
+            Call::History(p) => json(ws.history(&p.subject)),
+            Call::Asof(p) => json(ws.asof(&p.date, p.show.as_deref())),
+            Call::Recap(p) => json(ws.recap(p.n.unwrap_or(3))),
+            Call::FactList(_) => json(ws.fact_list()),
+            Call::Drift(p) => json(ws.drift(p.since)),
+            Call::Lint(_) => json(ws.lint()),
+            Call::Check(_) => json(ws.check()),
+            Call::Resolve(p) => json(ws.resolve(p.id, p.notes.as_deref(), p.session)),
+            Call::Scan(_) => json(ws.scan(&|_| {})),
+            Call::Remember(p) => json(ws.remember(&p.subject, &p.body, &p.write_options(a))),
+            Call::Decide(p) => json(ws.decide(&p.text, p.subject.as_deref(), &p.write_options(a))),
+            Call::Learn(p) => json(ws.learn(&p.text, p.subject.as_deref(), &p.write_options(a))),
+            Call::Confirm(p) => json(ws.confirm(&p.subject, &p.write_options(a))),
+            Call::Pin(p) => json(ws.pin(&p.subject, p.pinned.unwrap_or(true), &p.write_options(a))),
+            Call::Rollback(p) => json(ws.rollback(&p.subject, p.version, &p.write_options(a))),
+            Call::FactAdd(p) => json(ws.fact_add(
+                &p.claim,
+                &p.cmd,
+                p.expect_output.as_deref(),
+                p.expect_exit,
+                &p.write_options(a),
+            ))
+            .map_err(|e| rename_argument(e, "expect", "expect_output")),
+            Call::SessionBegin(p) => {
+                json(ws.session_begin(p.task.as_deref(), p.author.as_deref().or(a)))
+            }
+            Call::SessionEnd(p) => json(ws.session_end(p.session, p.summary.as_deref())),
+        }
+    }
+}
+
+/// The engine names some arguments after CLI flags; say the tool's name instead.
+fn rename_argument(e: EngineError, from: &str, to: &str) -> EngineError {
+    match e {
+        EngineError::InvalidArgument { name, message } if name == from => {
+            EngineError::InvalidArgument {
+                name: to.into(),
+                message: message
+                    .replace("(--expect)", "(expect_output)")
+                    .replace("(--exit)", "(expect_exit)"),
+            }
+        }
+        other => other,
+    }
+}
+
+/// An envelope with its result as JSON.
+fn json<T: Serialize>(
+    env: Result<Envelope<T>, EngineError>,
+) -> Result<Envelope<Value>, EngineError> {
+    let env = env?;
+    let value =
+        serde_json::to_value(&env.result).map_err(|e| EngineError::Internal(e.to_string()))?;
+    Ok(env.map(|_| value))
+}

@@ -1,0 +1,701 @@
+//! The MCP server in-process: an rmcp client (or raw JSON-RPC lines) talks to `loci_mcp`
+//! over an in-memory duplex stream through the real line transport. Covers the tool list
+//! and annotations, typed calls, invalid params naming the argument, paging, freshness
+//! after out-of-band edits (case B25), large concurrent responses on one pipe (case B23)
+//! and a tolerant lifecycle (skipped `initialized`, malformed lines).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use expect_test::expect;
+use loci_engine::Workspace;
+use loci_mcp::{LociServer, ServerOptions};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ErrorCode,
+    Implementation,
+};
+use rmcp::service::{RunningService, ServiceError};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+/// How long any single wait in these tests may take before the test fails.
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).expect("create dir");
+    }
+    std::fs::write(path, text).expect("write file");
+}
+
+fn scanned(root: &Path) -> Workspace {
+    let mut ws = Workspace::open(root, None).expect("open workspace");
+    ws.scan(&|_| {}).expect("scan");
+    ws
+}
+
+fn serve(ws: Workspace) -> DuplexStream {
+    let server = LociServer::new(ws, ServerOptions::default());
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_io);
+    tokio::spawn(loci_mcp::stdio::serve(server, r, w));
+    client_io
+}
+
+async fn connect(ws: Workspace) -> Client {
+    let info = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("loci-test", "1"),
+    );
+    tokio::time::timeout(TIMEOUT, info.serve(serve(ws)))
+        .await
+        .expect("initialize in time")
+        .expect("initialize")
+}
+
+async fn call(client: &Client, tool: &str, args: Value) -> Result<CallToolResult, ServiceError> {
+    let args = args.as_object().cloned().unwrap_or_default();
+    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
+    tokio::time::timeout(TIMEOUT, client.call_tool(params))
+        .await
+        .expect("answer in time")
+}
+
+async fn ok(client: &Client, tool: &str, args: Value) -> CallToolResult {
+    let r = call(client, tool, args.clone())
+        .await
+        .unwrap_or_else(|e| panic!("{tool} {args}: {e}"));
+    assert_eq!(r.is_error, Some(false), "{tool} {args}: {}", text(&r));
+    r
+}
+
+fn structured(r: &CallToolResult) -> &Value {
+    r.structured_content.as_ref().expect("structured content")
+}
+
+fn text(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The `-32602` error of a call, as (message, data.argument).
+async fn invalid(client: &Client, tool: &str, args: Value) -> (String, String) {
+    match call(client, tool, args.clone()).await {
+        Err(ServiceError::McpError(e)) => {
+            assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{tool} {args}: {e:?}");
+            let argument = e
+                .data
+                .as_ref()
+                .and_then(|d| d["argument"].as_str())
+                .unwrap_or("")
+                .to_string();
+            (e.message.to_string(), argument)
+        }
+        other => panic!("{tool} {args}: expected invalid params, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_list_names_and_annotations() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "a.rs", "fn a() {}\n");
+    let client = connect(scanned(dir.path())).await;
+    let info = client.peer_info().expect("server info");
+    assert_eq!(
+        info.server_info.as_ref().map(|i| i.name.as_str()),
+        Some("loci")
+    );
+    let instructions = info.instructions.clone().unwrap_or_default();
+    for step in [
+        "session_begin",
+        "remember",
+        "decide",
+        "learn",
+        "session_end",
+    ] {
+        assert!(instructions.contains(step), "instructions mention {step}");
+    }
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let mut lines = String::new();
+    for t in &tools {
+        let a = t.annotations.clone().unwrap_or_default();
+        let flag = |b: Option<bool>, name: &str| match b {
+            Some(true) => name.to_string(),
+            Some(false) => format!("!{name}"),
+            None => format!("?{name}"),
+        };
+        lines.push_str(&format!(
+            "{} {} {} {} {}\n",
+            t.name,
+            flag(a.read_only_hint, "read_only"),
+            flag(a.destructive_hint, "destructive"),
+            flag(a.idempotent_hint, "idempotent"),
+            flag(a.open_world_hint, "open_world"),
+        ));
+        // Every argument documents itself.
+        let props = t.input_schema.get("properties").and_then(Value::as_object);
+        for (name, schema) in props.into_iter().flatten() {
+            assert!(
+                schema.get("description").and_then(Value::as_str).is_some(),
+                "{}.{name} has no description",
+                t.name
+            );
+        }
+        assert!(t.description.as_deref().is_some_and(|d| !d.is_empty()));
+    }
+    expect![[r#"
+        session_begin !read_only !destructive !idempotent !open_world
+        recap read_only !destructive idempotent !open_world
+        context read_only !destructive idempotent !open_world
+        search read_only !destructive idempotent !open_world
+        symbol read_only !destructive idempotent !open_world
+        references read_only !destructive idempotent !open_world
+        callers read_only !destructive idempotent !open_world
+        deps read_only !destructive idempotent !open_world
+        impact read_only !destructive idempotent !open_world
+        why read_only !destructive idempotent !open_world
+        show read_only !destructive idempotent !open_world
+        history read_only !destructive idempotent !open_world
+        asof read_only !destructive idempotent !open_world
+        remember !read_only !destructive !idempotent !open_world
+        decide !read_only !destructive !idempotent !open_world
+        learn !read_only !destructive !idempotent !open_world
+        confirm !read_only !destructive idempotent !open_world
+        pin !read_only !destructive idempotent !open_world
+        rollback !read_only !destructive !idempotent !open_world
+        fact_add !read_only !destructive !idempotent !open_world
+        fact_list read_only !destructive idempotent !open_world
+        drift read_only !destructive idempotent !open_world
+        lint !read_only !destructive idempotent !open_world
+        check !read_only !destructive idempotent !open_world
+        resolve !read_only !destructive idempotent !open_world
+        scan !read_only !destructive idempotent !open_world
+        session_end !read_only !destructive !idempotent !open_world
+    "#]]
+    .assert_eq(&lines);
+    client.cancel().await.ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn symbol_why_remember_decide_and_sessions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        "/// Entry point.\npub fn target() -> u32 {\n    helper()\n}\n\nfn helper() -> u32 {\n    1\n}\n",
+    );
+    let client = connect(scanned(root)).await;
+
+    let r = ok(&client, "symbol", json!({"name": "target"})).await;
+    let hits = structured(&r)["result"].as_array().expect("hits").clone();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0]["path"], "src/lib.rs");
+    assert_eq!(hits[0]["line"], 1);
+    assert!(text(&r).contains("src/lib.rs:2:"), "{}", text(&r));
+
+    let r = ok(&client, "callers", json!({"symbol": "helper"})).await;
+    assert_eq!(structured(&r)["result"]["calls"][0]["path"], "src/lib.rs");
+
+    let r = ok(
+        &client,
+        "session_begin",
+        json!({"task": "document the entry point"}),
+    )
+    .await;
+    let session = structured(&r)["result"]["session_id"]
+        .as_i64()
+        .expect("session id");
+
+    let r = ok(
+        &client,
+        "remember",
+        json!({"subject": "src/lib.rs", "body": "`target()` is the entry point; it delegates to `helper()`.", "session": session, "summary": "entry point"}),
+    )
+    .await;
+    let written = &structured(&r)["result"];
+    assert_eq!(written["revision"]["version"], 1);
+    assert_eq!(written["revision"]["author"], "agent:loci-test");
+    assert_eq!(written["revision"]["session_id"], session);
+    assert!(
+        text(&r).contains("wrote `src/lib.rs` version 1"),
+        "{}",
+        text(&r)
+    );
+
+    // expect_version guards against a lost update; operation_id makes retries safe.
+    let r = call(
+        &client,
+        "remember",
+        json!({"subject": "src/lib.rs", "body": "other", "expect_version": 0}),
+    )
+    .await
+    .expect("a tool result");
+    assert_eq!(r.is_error, Some(true));
+    assert_eq!(structured(&r)["error"]["kind"], "conflict");
+    let args = json!({"text": "Keep `helper()` private.", "subject": "src/lib.rs", "session": session, "operation_id": "op-1"});
+    let first = ok(&client, "decide", args.clone()).await;
+    let again = ok(&client, "decide", args).await;
+    assert_eq!(
+        structured(&first)["result"]["revision"]["version"],
+        structured(&again)["result"]["revision"]["version"]
+    );
+    assert_eq!(structured(&again)["result"]["replayed"], true);
+    ok(
+        &client,
+        "learn",
+        json!({"text": "Renaming `helper` breaks the bindings.", "session": session}),
+    )
+    .await;
+
+    let r = ok(&client, "why", json!({"query": "src/lib.rs:2"})).await;
+    let why = &structured(&r)["result"];
+    assert_eq!(why["subject"], "src/lib.rs");
+    assert_eq!(why["revision"]["session_id"], session);
+    assert_eq!(why["session"]["task"], "document the entry point");
+
+    let r = ok(&client, "why", json!({"query": "private"})).await;
+    assert_eq!(structured(&r)["result"]["subject"], "decisions");
+
+    let r = ok(
+        &client,
+        "search",
+        json!({"query": "entry point", "kinds": ["memory"]}),
+    )
+    .await;
+    let hits = structured(&r)["result"].as_array().expect("hits").clone();
+    assert!(hits.iter().any(|h| h["id"] == "src/lib.rs"), "{}", text(&r));
+    let r = ok(
+        &client,
+        "context",
+        json!({"query": "entry point", "budget": 2000, "floor": 0.0, "open_files": ["src/lib.rs"]}),
+    )
+    .await;
+    let answer = &structured(&r)["result"];
+    assert_eq!(answer["abstained"], false, "{}", text(&r));
+    assert!(
+        answer["items"]
+            .as_array()
+            .is_some_and(|i| i.iter().any(|i| i["path"] == "src/lib.rs")),
+        "{}",
+        text(&r)
+    );
+    // Nothing relevant: an explicit abstention, not an error.
+    let r = ok(
+        &client,
+        "context",
+        json!({"query": "kubernetes helm chart"}),
+    )
+    .await;
+    assert_eq!(structured(&r)["result"]["abstained"], true);
+    assert!(text(&r).contains("relevant enough"), "{}", text(&r));
+    let (message, argument) =
+        invalid(&client, "search", json!({"query": "x", "kinds": ["blog"]})).await;
+    assert_eq!(argument, "kinds[0]", "{message}");
+
+    let r = ok(&client, "history", json!({"subject": "decisions"})).await;
+    assert_eq!(
+        structured(&r)["result"]["revisions"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+
+    let r = ok(
+        &client,
+        "session_end",
+        json!({"session": session, "summary": "documented the entry point"}),
+    )
+    .await;
+    let digest = &structured(&r)["result"]["digest"];
+    assert_eq!(digest["decisions"][0], "Keep `helper()` private.");
+    let r = ok(&client, "recap", json!({})).await;
+    assert_eq!(
+        structured(&r)["result"][0]["session"]["session_id"],
+        session
+    );
+
+    // Not found is a tool result, not a protocol error.
+    let r = call(&client, "why", json!({"query": "nothing says this"}))
+        .await
+        .expect("a tool result");
+    assert_eq!(r.is_error, Some(true));
+    assert_eq!(structured(&r)["error"]["kind"], "not_found");
+    assert!(text(&r).contains("nothing says this"));
+    client.cancel().await.ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_params_name_the_argument() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "a.rs", "fn a() {}\n");
+    let client = connect(scanned(dir.path())).await;
+    let cases = [
+        ("symbol", json!({}), "name", "missing field"),
+        ("symbol", json!({"name": 42}), "name", "invalid type"),
+        ("symbol", json!({"nam": "a"}), "nam", "unknown field"),
+        ("symbol", json!({"name": "  "}), "name", "must not be empty"),
+        (
+            "impact",
+            json!({"target": "a", "depth": -1}),
+            "depth",
+            "invalid value",
+        ),
+        (
+            "symbol",
+            json!({"name": "a", "cursor": "bogus"}),
+            "cursor",
+            "not a cursor",
+        ),
+        (
+            "remember",
+            json!({"subject": "../etc/passwd", "body": "x"}),
+            "subject",
+            "leaves the workspace",
+        ),
+        (
+            "session_end",
+            json!({"session": "one"}),
+            "session",
+            "invalid type",
+        ),
+        (
+            "fact_add",
+            json!({"claim": "c", "cmd": "true"}),
+            "expect_output",
+            "expect_exit",
+        ),
+        ("no_such_tool", json!({}), "name", "unknown tool"),
+    ];
+    for (tool, args, argument, words) in cases {
+        let (message, named) = invalid(&client, tool, args.clone()).await;
+        assert_eq!(named, argument, "{tool} {args}: {message}");
+        assert!(
+            message.contains(&format!("`{argument}`")),
+            "{tool} {args}: {message}"
+        );
+        assert!(message.contains(words), "{tool} {args}: {message}");
+    }
+    // The session survives every one of them.
+    ok(&client, "symbol", json!({"name": "a"})).await;
+    client.cancel().await.ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lint_resolve_and_drift() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "src/a.rs", "pub fn a() {}\n");
+    let client = connect(scanned(root)).await;
+    ok(
+        &client,
+        "remember",
+        json!({"subject": "src/a.rs", "body": "Configuration lives in `src/config.rs`."}),
+    )
+    .await;
+    let r = ok(&client, "lint", json!({})).await;
+    let found = structured(&r)["result"]["contradictions"]
+        .as_array()
+        .expect("contradictions")
+        .clone();
+    assert_eq!(found.len(), 1, "{}", text(&r));
+    assert_eq!(found[0]["kind"], "missing_path");
+    assert_eq!(found[0]["target"], "src/config.rs");
+    let id = found[0]["contradiction_id"].as_i64().expect("id");
+    let r = ok(&client, "check", json!({})).await;
+    assert!(structured(&r)["result"]["passed"].is_boolean());
+
+    let r = ok(
+        &client,
+        "resolve",
+        json!({"id": id, "notes": "written before the file"}),
+    )
+    .await;
+    assert_eq!(structured(&r)["result"]["contradiction_id"], id);
+    let r = ok(&client, "lint", json!({})).await;
+    assert_eq!(structured(&r)["result"]["contradictions"], json!([]));
+    let r = call(&client, "resolve", json!({"id": 9999}))
+        .await
+        .expect("a tool result");
+    assert_eq!(structured(&r)["error"]["kind"], "not_found");
+
+    write(root, "src/a.rs", "pub fn a() -> u8 {\n    1\n}\n");
+    let r = ok(&client, "drift", json!({})).await;
+    let files = structured(&r)["result"]["files"]
+        .as_array()
+        .expect("files")
+        .clone();
+    assert!(
+        files
+            .iter()
+            .any(|f| f["path"] == "src/a.rs" && f["kind"] != "add"),
+        "the edit is in the drift: {}",
+        text(&r)
+    );
+    assert_eq!(
+        structured(&r)["freshness"]["refreshed"],
+        json!(["src/a.rs"])
+    );
+    client.cancel().await.ok();
+}
+
+/// Case B25: a file rewritten on disk (no editor, no scan) is rescanned before answering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b25_symbol_after_out_of_band_edit_reports_the_new_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let body = "fn target() {\n    let answer = 42;\n    println!(\"{answer}\");\n}\n";
+    let before: String = (1..=9)
+        .map(|i| format!("// line {i}\n"))
+        .collect::<String>()
+        + body;
+    write(root, "a.rs", &before);
+    let client = connect(scanned(root)).await;
+    let r = ok(&client, "symbol", json!({"name": "target"})).await;
+    assert_eq!(
+        structured(&r)["result"][0]["line"],
+        9,
+        "fn target() is on line 10"
+    );
+
+    let after: String = (1..=5).map(|i| format!("// new {i}\n")).collect::<String>() + &before;
+    write(root, "a.rs", &after);
+    let r = ok(&client, "symbol", json!({"name": "target"})).await;
+    let v = structured(&r);
+    assert_eq!(v["result"][0]["line"], 14, "{}", text(&r));
+    assert_eq!(v["result"][0]["end_line"], 17);
+    assert_eq!(v["freshness"]["refreshed"], json!(["a.rs"]));
+    assert_eq!(v["stale_warnings"], json!([]));
+    let t = text(&r);
+    assert!(t.contains("a.rs:15:4 function target"), "{t}");
+    assert!(t.contains("refreshed before answering: a.rs"), "{t}");
+    // The line the answer names holds the definition in the file as it is now.
+    let line = after.lines().nth(14).unwrap_or("");
+    assert_eq!(line, "fn target() {");
+
+    // A deleted file disappears from answers at once.
+    std::fs::remove_file(root.join("a.rs")).expect("remove");
+    let r = ok(&client, "symbol", json!({"name": "target"})).await;
+    assert_eq!(structured(&r)["result"], json!([]));
+    assert_eq!(structured(&r)["freshness"]["refreshed"], json!(["a.rs"]));
+    client.cancel().await.ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_answers_are_paged_by_items() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for i in 0..150 {
+        write(
+            dir.path(),
+            &format!("m{i:03}.rs"),
+            "/// A function with a long enough doc comment to make each hit a few hundred bytes.\npub fn dup() {}\n",
+        );
+    }
+    let client = connect(scanned(dir.path())).await;
+    let mut cursor: Option<String> = None;
+    let mut keys = BTreeSet::new();
+    let mut pages = 0;
+    loop {
+        let mut args = json!({"name": "dup"});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let r = ok(&client, "symbol", args).await;
+        let v = structured(&r);
+        pages += 1;
+        for hit in v["result"].as_array().expect("list") {
+            assert!(keys.insert(hit["key"].as_str().unwrap_or("").to_string()));
+        }
+        assert!(serde_json::to_string(v).map_or(0, |s| s.len()) < 32 * 1024);
+        match v["page"]["next_cursor"].as_str() {
+            Some(next) => {
+                assert_eq!(v["limits"]["truncated"], true);
+                assert!(text(&r).contains(&format!("cursor \"{next}\"")));
+                cursor = Some(next.to_string());
+            }
+            None => break,
+        }
+        assert!(pages < 50, "paging terminates");
+    }
+    assert_eq!(keys.len(), 150);
+    assert!(pages > 1, "150 hits do not fit one page");
+    client.cancel().await.ok();
+}
+
+/// Raw JSON-RPC over the duplex: lines in, lines out.
+struct Raw {
+    reader: BufReader<ReadHalf<DuplexStream>>,
+    writer: WriteHalf<DuplexStream>,
+}
+
+impl Raw {
+    fn new(ws: Workspace) -> Raw {
+        let (r, w) = tokio::io::split(serve(ws));
+        Raw {
+            reader: BufReader::new(r),
+            writer: w,
+        }
+    }
+
+    async fn send(&mut self, lines: &[String]) {
+        let mut all = String::new();
+        for l in lines {
+            all.push_str(l);
+            all.push('\n');
+        }
+        self.writer.write_all(all.as_bytes()).await.expect("write");
+        self.writer.flush().await.expect("flush");
+    }
+
+    /// The next line, which must be one complete JSON object.
+    async fn line(&mut self) -> (String, Value) {
+        let mut line = String::new();
+        let n = tokio::time::timeout(TIMEOUT, self.reader.read_line(&mut line))
+            .await
+            .expect("a line in time")
+            .expect("read");
+        assert!(n > 0, "the server closed its output");
+        assert!(line.ends_with('\n'));
+        let v: Value = serde_json::from_str(line.trim_end_matches('\n'))
+            .unwrap_or_else(|e| panic!("not one JSON message: {e}: {line:.200}"));
+        (line, v)
+    }
+
+    async fn initialize(&mut self, send_initialized: bool) {
+        let mut lines = vec![json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).to_string()];
+        if send_initialized {
+            lines
+                .push(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        }
+        self.send(&lines).await;
+        let (_, v) = self.line().await;
+        assert_eq!(v["id"], 0);
+        assert!(v["result"]["protocolVersion"].is_string(), "{v}");
+    }
+}
+
+fn tool_call(id: u64, tool: &str, args: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": args}}).to_string()
+}
+
+/// Case B23: 20 concurrent calls each answering ~200 KB of text full of newlines and
+/// quotes: exactly 20 responses, one per id, each a single line of valid JSON, capped
+/// with a cursor to page; paging reassembles the whole answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b23_twenty_large_concurrent_answers_are_whole_capped_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "a.rs", "fn a() {}\n");
+    let mut ws = scanned(dir.path());
+    let unit = "line with \"quotes\", a backslash \\ and\ttabs — ünïcödé\n";
+    let big = unit.repeat(200 * 1024 / unit.len() + 1);
+    assert!(big.len() >= 200 * 1024);
+    ws.remember("topic:big", &big, &Default::default())
+        .expect("remember");
+    let mut raw = Raw::new(ws);
+    raw.initialize(true).await;
+    let calls: Vec<String> = (1..=20)
+        .map(|id| tool_call(id, "show", json!({"subject": "topic:big"})))
+        .collect();
+    raw.send(&calls).await;
+    let mut ids = BTreeSet::new();
+    while ids.len() < 20 {
+        let (line, v) = raw.line().await;
+        let Some(id) = v["id"].as_u64() else {
+            continue; // a notification
+        };
+        assert!(ids.insert(id), "one response per id ({id} twice)");
+        assert!(
+            line.len() < 64 * 1024,
+            "response {id} is {} bytes",
+            line.len()
+        );
+        assert_eq!(line.matches('\n').count(), 1);
+        let s = &v["result"]["structuredContent"];
+        assert_eq!(s["limits"]["truncated"], true);
+        assert_eq!(
+            s["page"]["next_cursor"],
+            format!("byte:{}", s["page"]["bytes"])
+        );
+    }
+    assert_eq!(ids, (1..=20).collect::<BTreeSet<u64>>());
+
+    // Page through the whole answer and check it is the page's body.
+    let mut cursor = Some("byte:0".to_string());
+    let mut full = String::new();
+    let mut id = 100;
+    while let Some(c) = cursor {
+        id += 1;
+        raw.send(&[tool_call(
+            id,
+            "show",
+            json!({"subject": "topic:big", "cursor": c}),
+        )])
+        .await;
+        let (line, v) = raw.line().await;
+        assert_eq!(v["id"], id);
+        assert!(line.len() < 64 * 1024);
+        let t = v["result"]["content"][0]["text"].as_str().expect("text");
+        let (_, window) = t.split_once('\n').expect("header line");
+        full.push_str(window);
+        cursor = v["result"]["structuredContent"]["page"]["next_cursor"]
+            .as_str()
+            .map(str::to_string);
+        assert!(id < 200, "paging terminates");
+    }
+    let shown: Value = serde_json::from_str(&full).expect("the pages reassemble the answer");
+    assert_eq!(shown["revision"]["body"].as_str(), Some(big.as_str()));
+}
+
+/// Tolerant lifecycle: a notification before `initialize`, no `initialized` at all, a
+/// malformed line (`-32700`, the session continues), a batch (`-32600`), a bad request
+/// with an id (error with that id).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lifecycle_is_tolerant() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "a.rs", "fn a() {}\n");
+    let mut raw = Raw::new(scanned(dir.path()));
+    raw.send(&[json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()])
+        .await;
+    raw.initialize(false).await;
+    raw.send(&[json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string()])
+        .await;
+    let (_, v) = raw.line().await;
+    assert_eq!(v["id"], 1);
+    assert!(
+        v["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| t.len() > 10)
+    );
+
+    raw.send(&["{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": ".into()])
+        .await;
+    let (_, v) = raw.line().await;
+    assert_eq!(v["error"]["code"], -32700, "{v}");
+    assert_eq!(v["id"], Value::Null);
+
+    raw.send(&["[1, 2]".into()]).await;
+    let (_, v) = raw.line().await;
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+
+    raw.send(&[
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": "oops"}).to_string(),
+    ])
+    .await;
+    let (_, v) = raw.line().await;
+    assert_eq!(v["id"], 3, "{v}");
+    assert!(v["error"]["code"].as_i64().is_some(), "{v}");
+
+    raw.send(&[tool_call(4, "symbol", json!({"name": "a"}))])
+        .await;
+    let (_, v) = raw.line().await;
+    assert_eq!(v["id"], 4);
+    assert_eq!(v["result"]["structuredContent"]["result"][0]["name"], "a");
+}
