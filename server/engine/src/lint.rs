@@ -3,11 +3,14 @@
 //!
 //! Static checks, deterministic and free:
 //! - `missing_path` (high): a path claim that names nothing in the map or on disk, with
-//!   a suggestion (where git says it was renamed to, or the only file of that name);
+//!   a suggestion (where git says it was renamed to, or the only file of that name) —
+//!   when it is evidently a path here: it once resolved, has a file extension, or starts
+//!   with a directory that exists;
 //! - `missing_symbol` (medium): a symbol claim that resolved when it was written and no
-//!   longer does, or one that never resolved but is qualified by something in the map or
-//!   is a near miss of a real name — precision over completeness: a bare name the repository
-//!   never had (`print()`) is not reported;
+//!   longer does, or one that never resolved but is a near miss of a real name (for
+//!   `Type.member`, of a member of what `Type` names) — precision over completeness: a
+//!   bare name the repository never had (`print()`) or a settings key (`scan.max_files`)
+//!   is not reported;
 //! - `version_mismatch` (medium): `name@1.2.3` where every manifest declaring `name`
 //!   disagrees.
 //!
@@ -675,6 +678,17 @@ impl Ctx<'_> {
                         return Ok((None, Some(relative)));
                     }
                 }
+                // Without a file extension or a first segment that exists here, a
+                // slash-separated token is not evidently a path of this repository
+                // (`workspace/executeCommand`, `owner/repo`): no finding.
+                let first = c.target.split('/').next().unwrap_or("");
+                let has_extension = c.target.rsplit('/').next().is_some_and(|name| {
+                    name.rsplit_once('.')
+                        .is_some_and(|(stem, ext)| !stem.is_empty() && !ext.is_empty())
+                });
+                if !c.was_resolved && !has_extension && !self.ws.root.join(first).exists() {
+                    return Ok((None, None));
+                }
                 // A bare file name (`go.mod`) names "that file" wherever it is: fine if
                 // one exists anywhere.
                 if !c.target.contains('/') {
@@ -704,14 +718,17 @@ impl Ctx<'_> {
                     SymbolResolution::Ambiguous => Ok((None, Some(c.target.to_string()))),
                     SymbolResolution::Missing => {
                         let last = c.target.rsplit('.').next().unwrap_or(c.target);
-                        let near = self.closest_name(last)?;
-                        let qualified_known = c.target.contains('.') && {
-                            let first = c.target.split('.').next().unwrap_or("");
-                            !loci_store::map::find_symbols(conn, first, 1)?.is_empty()
-                                || self.file_stem_known(first)?
+                        let near = if c.target.contains('.') {
+                            // `Type.member` / `module.func`: a near miss among the members
+                            // of what the qualifier names (a settings key such as
+                            // `scan.max_files` has none, and is no claim about code).
+                            let qualifier = &c.target[..c.target.len() - last.len() - 1];
+                            self.closest_member(conn, qualifier, last)?
+                        } else {
+                            self.closest_name(last)?
                         };
                         let near_miss = near.as_ref().is_some_and(|(_, score)| *score >= 0.88);
-                        if !(c.was_resolved || qualified_known || near_miss) {
+                        if !(c.was_resolved || near_miss) {
                             return Ok((None, None));
                         }
                         let suggestion = near.map(|(n, _)| n);
@@ -780,17 +797,59 @@ impl Ctx<'_> {
             .map(|v| v[0].clone()))
     }
 
-    /// Whether some file is named `stem.*` or some directory is named `stem` (exactly).
-    fn file_stem_known(&mut self, stem: &str) -> Result<bool> {
+    /// The member of `qualifier` (a type or module: its last segment names a symbol or a
+    /// source file's stem) most similar to `name`, with its score.
+    fn closest_member(
+        &mut self,
+        conn: &loci_store::rusqlite::Connection,
+        qualifier: &str,
+        name: &str,
+    ) -> Result<Option<(String, f64)>> {
+        let scope = qualifier.rsplit('.').next().unwrap_or(qualifier);
+        let mut members: Vec<String> = Vec::new();
+        for s in loci_store::map::find_symbols(conn, scope, 50)? {
+            members.extend(
+                loci_store::map::symbols_in_file(conn, &s.path)?
+                    .into_iter()
+                    .filter(|m| {
+                        m.qualified_name
+                            .starts_with(&format!("{}.", s.qualified_name))
+                    })
+                    .map(|m| m.name),
+            );
+        }
         self.load_file_names()?;
-        Ok(self.file_names.as_ref().is_some_and(|m| {
-            m.iter().any(|(name, paths)| {
-                name.split('.').next() == Some(stem)
-                    || paths
-                        .iter()
-                        .any(|p| p.split('/').rev().skip(1).any(|d| d == stem))
+        let files: Vec<String> = self
+            .file_names
+            .iter()
+            .flatten()
+            .filter(|(n, _)| {
+                n.split('.').next() == Some(scope) && loci_core::Language::from_path(n).is_some()
             })
-        }))
+            .flat_map(|(_, paths)| paths.clone())
+            .collect();
+        for f in files {
+            members.extend(
+                loci_store::map::symbols_in_file(conn, &f)?
+                    .into_iter()
+                    .map(|m| m.name),
+            );
+        }
+        let mut best: Option<(String, f64)> = None;
+        for n in members {
+            let score = strsim::jaro_winkler(name, &n).max(if one_word_apart(name, &n) {
+                0.9
+            } else {
+                0.0
+            });
+            if best
+                .as_ref()
+                .is_none_or(|(b, s)| score > *s || (score == *s && n < *b))
+            {
+                best = Some((n, score));
+            }
+        }
+        Ok(best.filter(|(_, s)| *s >= 0.7))
     }
 
     fn load_file_names(&mut self) -> Result<()> {

@@ -43,6 +43,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "search",
         sql: include_str!("migrations/0004_search.sql"),
     },
+    Migration {
+        version: 5,
+        name: "rebuild_map",
+        sql: include_str!("migrations/0005_rebuild_map.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.

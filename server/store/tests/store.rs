@@ -187,3 +187,59 @@ fn b20_a_second_writer_waits_for_the_first_instead_of_failing() {
     assert_eq!(b.meta("a").unwrap().as_deref(), Some("1"));
     assert_eq!(b.meta("b").unwrap().as_deref(), Some("2"));
 }
+
+#[test]
+fn a_version_4_database_with_the_old_refs_layout_is_normalized_and_keeps_its_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loci.db");
+    {
+        // Migrations 1-4 as an early build wrote them, with refs keyed by symbol keys.
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+             applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) STRICT;",
+        )
+        .unwrap();
+        for m in &MIGRATIONS[..4] {
+            conn.execute_batch(m.sql).unwrap();
+            conn.execute(
+                "INSERT INTO schema_migrations(version, name) VALUES (?1, ?2)",
+                loci_store::rusqlite::params![m.version, m.name],
+            )
+            .unwrap();
+        }
+        conn.execute_batch(
+            "DROP TABLE refs;
+             CREATE TABLE refs (ref_id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL,
+                 target_key TEXT, enclosing_key TEXT);
+             INSERT INTO files(path, size, mtime_ns, content_hash, lines, scan_id) VALUES ('a.py', 1, 1, 'h', 1, 1);
+             INSERT INTO refs(file_id, name, target_key) VALUES (1, 'f', 'a.py#f@function');
+             INSERT INTO pages(subject, kind) VALUES ('a.py', 'file');
+             INSERT INTO revisions(page_id, version, body, author) VALUES (1, 1, 'kept', 'human:a');",
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let columns: Vec<String> = store
+        .conn()
+        .prepare("SELECT name FROM pragma_table_info('refs')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(columns.contains(&"target_id".to_string()), "{columns:?}");
+    let files: i64 = store
+        .conn()
+        .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        files, 0,
+        "the derived map is emptied for the next scan to rebuild"
+    );
+    let body: String = store
+        .conn()
+        .query_row("SELECT body FROM revisions", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(body, "kept");
+}
