@@ -718,17 +718,25 @@ impl Ctx<'_> {
                     SymbolResolution::Ambiguous => Ok((None, Some(c.target.to_string()))),
                     SymbolResolution::Missing => {
                         let last = c.target.rsplit('.').next().unwrap_or(c.target);
-                        let near = if c.target.contains('.') {
+                        let qualifier = c
+                            .target
+                            .contains('.')
+                            .then(|| &c.target[..c.target.len() - last.len() - 1]);
+                        let near = match qualifier {
                             // `Type.member` / `module.func`: a near miss among the members
                             // of what the qualifier names (a settings key such as
                             // `scan.max_files` has none, and is no claim about code).
-                            let qualifier = &c.target[..c.target.len() - last.len() - 1];
-                            self.closest_member(conn, qualifier, last)?
-                        } else {
-                            self.closest_name(last)?
+                            Some(q) => self.closest_member(conn, q, last)?,
+                            None => self.closest_name(last)?,
                         };
                         let near_miss = near.as_ref().is_some_and(|(_, score)| *score >= 0.88);
-                        if !(c.was_resolved || near_miss) {
+                        // `User.delete()` — a call on a type the map has — is a claim
+                        // about that type's members even when no member is close.
+                        let member_call = match qualifier {
+                            Some(q) if c.text.ends_with(')') => names_a_type(conn, q)?,
+                            _ => false,
+                        };
+                        if !(c.was_resolved || near_miss || member_call) {
                             return Ok((None, None));
                         }
                         let suggestion = near.map(|(n, _)| n);
@@ -948,4 +956,15 @@ pub fn describe(f: &NewFinding) -> String {
         s.push_str(&format!(" (did you mean `{sg}`?)"));
     }
     s
+}
+
+/// Whether the last segment of `qualifier` names a type in the map (class,
+/// interface, module, type) — what a `Type.member()` claim is about.
+fn names_a_type(conn: &loci_store::rusqlite::Connection, qualifier: &str) -> Result<bool> {
+    // The type-like kinds of `loci_core::SymbolKind`.
+    const TYPE_KINDS: &[&str] = &["class", "interface", "module", "type"];
+    let scope = qualifier.rsplit('.').next().unwrap_or(qualifier);
+    Ok(loci_store::map::find_symbols(conn, scope, 50)?
+        .iter()
+        .any(|s| s.name == scope && TYPE_KINDS.contains(&s.kind.as_str())))
 }
