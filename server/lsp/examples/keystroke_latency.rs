@@ -4,10 +4,15 @@
 //! first argument, default `/root/.pyenv/versions/3.11.7/lib/python3.11`) to a temporary
 //! workspace, starts the server on in-memory streams with `analyzedNotifications`, waits
 //! for the initial scan, opens a ~3,500-line module (`typing.py`, or the second argument),
-//! then types 200 characters one at a time. Latency is measured from writing each
-//! `didChange` to reading the `$/loci/analyzed` notification for that version (parse
-//! reusing the edited tree, symbol extraction, findings). Prints p50/p95/max and the
-//! process's resident memory.
+//! then types 200 characters one at a time inside the body of a function in the middle of
+//! the module. Memory is attached first (through the engine, as `loci remember` would):
+//! the module's page names 40 of its symbols in backticks, including the edited function,
+//! and 20 pages of other files name it too, so every keystroke checks that memory and the
+//! first one turns it stale (a `publishDiagnostics`). Latency is measured from writing
+//! each `didChange` to reading the `$/loci/analyzed` notification for that version, which
+//! the server sends after the parse (reusing the edited tree), symbol extraction, the
+//! memory findings, and the `publishDiagnostics` when they changed. Prints p50/p95/max,
+//! the number of `publishDiagnostics` seen, and the process's resident memory.
 //!
 //! With `LOCI_BIN=path/to/loci`, the same session then runs against the real binary over
 //! pipes on the already scanned workspace, and its peak resident memory is sampled from
@@ -97,6 +102,86 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[i.min(sorted.len() - 1)]
 }
 
+/// Where the benchmark types: inside the body of the function nearest the middle of
+/// `module`.
+struct Target {
+    /// The function's qualified name (`_SpecialForm.__getitem__`).
+    name: String,
+    /// Zero-based line of its first body line.
+    line: u32,
+    /// That line's indentation, in bytes (ASCII spaces).
+    indent: String,
+}
+
+/// Scans `root` with the engine and attaches memory to `module`: its own page names 40 of
+/// its symbols (the edited function among them) and 20 other files' pages name the edited
+/// function too. Returns where to type.
+fn attach_memory(root: &Path, module: &str) -> Result<Target, Box<dyn std::error::Error>> {
+    let text = std::fs::read_to_string(root.join(module))?;
+    let language = loci_core::Language::from_path(module).ok_or("not a parsed language")?;
+    let analysis = loci_core::analyze(
+        module,
+        language,
+        &text,
+        &loci_core::AnalyzeOptions::default(),
+    );
+    let middle = text.lines().count() as u32 / 2;
+    let lines: Vec<&str> = text.lines().collect();
+    let function = analysis
+        .symbols
+        .iter()
+        .filter(|s| s.kind.as_str() == "function" || s.kind.as_str() == "method")
+        .filter(|s| s.span.end_line > s.span.line + 3)
+        .min_by_key(|s| s.span.line.abs_diff(middle))
+        .ok_or("no function with a body")?;
+    // The first body line after the signature (skipping a docstring is not needed: any
+    // line inside the body will do).
+    let line = function.span.line + 1;
+    let body = lines.get(line as usize).copied().unwrap_or("");
+    let indent: String = body.chars().take_while(|c| *c == ' ').collect();
+
+    let mut ws = loci_engine::Workspace::open(root, None)?;
+    ws.scan(&|_| {})?;
+    let opts = loci_engine::memory::WriteOptions {
+        author: Some("bench:keystroke".into()),
+        ..Default::default()
+    };
+    let mut named: Vec<String> = vec![format!("`{}()`", function.qualified_name)];
+    named.extend(
+        analysis
+            .symbols
+            .iter()
+            .filter(|s| s.key != function.key && s.parent.is_none())
+            .take(39)
+            .map(|s| format!("`{}`", s.qualified_name)),
+    );
+    let page = format!(
+        "`{module}` is the module being edited. Worth knowing: {}.",
+        named.join(", ")
+    );
+    ws.remember(module, &page, &opts)?;
+    let mut others: Vec<String> = Vec::new();
+    for entry in std::fs::read_dir(root)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".py") && name != module {
+            others.push(name);
+        }
+    }
+    others.sort();
+    for other in others.iter().take(20) {
+        let body = format!(
+            "`{other}` relies on `{}()` in `{module}`.",
+            function.qualified_name
+        );
+        ws.remember(other, &body, &opts)?;
+    }
+    Ok(Target {
+        name: function.qualified_name.clone(),
+        line,
+        indent,
+    })
+}
+
 /// What one session measured.
 struct Report {
     scan: Duration,
@@ -105,11 +190,13 @@ struct Report {
     first: Value,
     latencies: Vec<Duration>,
     micros: Vec<Duration>,
+    /// `publishDiagnostics` notifications for the module while typing.
+    diagnostics: usize,
 }
 
 /// One editor session over `read`/`write`: initialize on `root`, wait for the scan, open
-/// `module`, type 200 characters one at a time, shut down.
-async fn session<R, W>(read: R, mut write: W, root: &Path, module: &str) -> Report
+/// `module`, type 200 characters one at a time at `target`, shut down.
+async fn session<R, W>(read: R, mut write: W, root: &Path, module: &str, target: &Target) -> Report
 where
     R: tokio::io::AsyncRead + Unpin + Send + 'static,
     W: tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -178,6 +265,7 @@ where
         "textDocument": { "uri": uri, "languageId": "python", "version": 1, "text": text } } }),
     );
     let mut analyzed: HashMap<i64, Value> = HashMap::new();
+    let diagnostics = std::cell::Cell::new(0usize);
     let mut wait = async |version: i64| -> Value {
         loop {
             if let Some(v) = analyzed.remove(&version) {
@@ -186,6 +274,10 @@ where
             let Some(m) = in_rx.recv().await else {
                 return Value::Null;
             };
+            if m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == json!(uri)
+            {
+                diagnostics.set(diagnostics.get() + 1);
+            }
             if m["method"] == "$/loci/analyzed" && m["params"]["uri"] == json!(uri) {
                 let v = m["params"]["version"].as_i64().unwrap_or(0);
                 analyzed.insert(v, m["params"].clone());
@@ -193,14 +285,22 @@ where
         }
     };
     let first = wait(1).await;
-    // Type 200 characters at the start of a line in the middle of the file.
-    let mut row = (lines / 2) as u32;
-    let typed = "value = compute(alpha, beta) + 1  # typing in the middle of the module\n";
+    let opened_with = diagnostics.get();
+    // Type 200 characters at the start of the function's first body line, a new
+    // statement per line, indented like the body.
+    let mut row = target.line;
+    let typed = "value = compute(alpha, beta) + 1  # typing inside the function\n";
+    let indent_width = target.indent.len() as u32;
     let mut latencies = Vec::new();
     let mut micros = Vec::new();
-    let mut column = 0u32;
+    let mut column = indent_width;
     for i in 0..200usize {
         let c = typed.chars().nth(i % typed.chars().count()).unwrap_or('x');
+        let text = if c == '\n' {
+            format!("\n{}", target.indent)
+        } else {
+            c.to_string()
+        };
         let version = i as i64 + 2;
         let t0 = Instant::now();
         send(
@@ -208,7 +308,7 @@ where
             "textDocument": { "uri": uri, "version": version },
             "contentChanges": [{ "range": {
                 "start": { "line": row, "character": column },
-                "end": { "line": row, "character": column } }, "text": c.to_string() }] } }),
+                "end": { "line": row, "character": column } }, "text": text }] } }),
         );
         let params = wait(version).await;
         latencies.push(t0.elapsed());
@@ -217,11 +317,12 @@ where
         ));
         if c == '\n' {
             row += 1;
-            column = 0;
+            column = indent_width;
         } else {
             column += 1;
         }
     }
+    let diagnostics = diagnostics.get() - opened_with;
     send(json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown" }));
     while let Some(m) = in_rx.recv().await {
         if m.get("id") == Some(&json!(2)) && m.get("method").is_none() {
@@ -238,10 +339,11 @@ where
         first,
         latencies,
         micros,
+        diagnostics,
     }
 }
 
-fn print(label: &str, module: &str, r: &Report) {
+fn print(label: &str, module: &str, target: &Target, r: &Report) {
     println!("{label}:");
     println!(
         "  initial scan: {:.1} s ({})",
@@ -251,6 +353,12 @@ fn print(label: &str, module: &str, r: &Report) {
     println!(
         "  document: {module}, {} lines; first analysis {} µs, {} symbols",
         r.lines, r.first["micros"], r.first["symbols"]
+    );
+    println!(
+        "  typing in `{}` (line {}), which 21 memory pages name: {} publishDiagnostics while typing",
+        target.name,
+        target.line + 1,
+        r.diagnostics
     );
     println!(
         "  didChange → $/loci/analyzed over 200 keystrokes: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
@@ -286,6 +394,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "workspace: {files} .py files copied from {}",
         stdlib.display()
     );
+    let target = attach_memory(&tmp, &module)?;
 
     // In-process, over in-memory streams.
     let rss_before = rss_mib();
@@ -297,8 +406,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         loci_lsp::ServerOptions::default(),
     ));
     let (read, write) = tokio::io::split(client_io);
-    let report = session(read, write, &tmp, &module).await;
-    print("in-process (fresh workspace: full scan)", &module, &report);
+    let report = session(read, write, &tmp, &module, &target).await;
+    print(
+        "in-process (workspace scanned, memory attached)",
+        &module,
+        &target,
+        &report,
+    );
     println!(
         "  resident memory of this process: {rss_before:.0} MiB before, {:.0} MiB after",
         rss_mib()
@@ -336,11 +450,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         });
-        let report = session(stdout, stdin, &tmp, &module).await;
+        let report = session(stdout, stdin, &tmp, &module, &target).await;
         let _ = child.wait().await;
         print(
             "`loci lsp` process (workspace already scanned)",
             &module,
+            &target,
             &report,
         );
         println!(
