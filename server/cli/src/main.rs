@@ -266,7 +266,7 @@ enum Command {
     },
     /// Record git history (or, without git, snapshots) into the event log.
     Sync {
-        /// Read at most this many commits.
+        /// Read at most this many commits (default: [sync] max_commits in .loci/config.toml, 200).
         #[arg(long)]
         limit: Option<usize>,
     },
@@ -275,6 +275,30 @@ enum Command {
         /// How many sessions.
         #[arg(default_value_t = 3)]
         n: u32,
+    },
+    /// Write authored memory (pages with every revision, decisions, lessons, topics, fact
+    /// definitions; never fact outcomes) as JSON to stdout or to --output FILE.
+    Export {
+        /// Write the document to this file instead of stdout.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Import a `loci export` document (`-` for stdin). Importing it again changes nothing.
+    Import {
+        /// The export file.
+        file: PathBuf,
+    },
+    /// Copy the database to a new file with SQLite's online backup API; other loci
+    /// processes may keep writing meanwhile.
+    Backup {
+        /// The backup file to create (must not exist).
+        path: PathBuf,
+    },
+    /// Replace the database with a backup after validating it (integrity, schema,
+    /// tables); the replaced database is kept under .loci/backups/.
+    Restore {
+        /// The backup file.
+        path: PathBuf,
     },
 }
 
@@ -638,6 +662,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Drift { since } => out.drift(&ws.drift(since)?)?,
         Command::Sync { limit } => out.sync(&ws.sync(limit)?)?,
+        Command::Export { output } => out.exported(ws.export_memory()?, output.as_deref())?,
+        Command::Import { file } => {
+            let (text, source) = if file.as_os_str() == "-" {
+                let mut s = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
+                (s, "-".to_string())
+            } else {
+                let text = std::fs::read_to_string(&file)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+                (text, file.display().to_string())
+            };
+            let doc = loci_engine::portability::parse_export(&text, &source)?;
+            out.imported(&ws.import_memory(&doc, &source)?)?
+        }
+        Command::Backup { path } => out.backed_up(&ws.backup(&path)?)?,
+        Command::Restore { path } => out.restored(&ws.restore(&path)?)?,
     };
     Ok(if found {
         ExitCode::SUCCESS

@@ -1,6 +1,8 @@
 //! Rendering engine answers: human-readable text, or the JSON envelope with `--json`.
 //! Human output uses one-based lines (`path:line`), as editors and compilers print them.
 
+mod portability;
+
 use std::io::Write;
 use std::path::Path;
 

@@ -23,6 +23,23 @@ pub struct Config {
     pub check: CheckConfig,
     /// How `context` answers.
     pub context: ContextConfig,
+    /// How `loci sync` reads git history.
+    pub sync: SyncConfig,
+}
+
+/// `[sync]`: reading git history into the event log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SyncConfig {
+    /// Commits the first `loci sync` reads (the newest ones), and the most any one sync
+    /// reads; `loci sync --limit N` overrides it. Default 200.
+    pub max_commits: usize,
+}
+
+impl Default for SyncConfig {
+    fn default() -> Self {
+        SyncConfig { max_commits: 200 }
+    }
 }
 
 /// `[context]`: retrieval defaults.

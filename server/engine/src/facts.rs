@@ -66,31 +66,46 @@ impl Workspace {
                     .into(),
             });
         }
+        if opts.expect_version.is_some() {
+            return Err(EngineError::InvalidArgument {
+                name: "expect_version".into(),
+                message: "facts have no versions; drop it (use operation_id for safe retries)"
+                    .into(),
+            });
+        }
         let author = opts
             .author
             .clone()
+            .filter(|a| !a.trim().is_empty())
             .unwrap_or_else(crate::memory::default_author);
         let session = opts.session;
-        let id = self.store.write(|tx| {
-            let id = mem::insert_fact(
-                tx,
-                claim.trim(),
-                command,
-                expect_output,
-                expect_exit,
-                &author,
-                session,
-            )?;
-            mem::insert_event(
+        let request = serde_json::json!({"op": "fact_add", "claim": claim, "cmd": command,
+            "expect": expect_output, "exit": expect_exit});
+        let id = crate::memory::with_receipt(
+            &mut self.store,
+            opts.operation_id.as_deref(),
+            &request,
+            |tx| {
+                let id = mem::insert_fact(
+                    tx,
+                    claim.trim(),
+                    command,
+                    expect_output,
+                    expect_exit,
+                    &author,
+                    session,
+                )?;
+                mem::insert_event(
                 tx,
                 "fact",
                 &format!("fact:{id}"),
                 "",
-                Some(&serde_json::json!({"claim": claim, "cmd": command}).to_string()),
+                Some(&serde_json::json!({"claim": claim, "cmd": command, "summary": opts.summary}).to_string()),
                 session,
             )?;
-            Ok(id)
-        })?;
+                Ok(id)
+            },
+        )?;
         let fact = mem::facts(self.store.conn())?
             .into_iter()
             .find(|f| f.fact_id == id)

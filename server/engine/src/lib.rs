@@ -17,6 +17,7 @@ pub mod git;
 pub mod lint;
 pub mod manifests;
 pub mod memory;
+pub mod portability;
 pub mod query;
 pub mod sarif;
 pub mod scan;
@@ -37,6 +38,7 @@ pub use loci_store::StoreError;
 /// Row types of the map, as queries return them.
 pub mod store_types {
     pub use loci_store::audit::{Contradiction, DriftRow, KnowledgeChange};
+    pub use loci_store::backup::{BackupStats, RestoreStats};
     pub use loci_store::map::{DepEdge, MapCounts, RefHit, SymbolHit};
     pub use loci_store::memory::{ClaimRow, CommitRow, Event, Fact, Page, Revision, Session};
 }

@@ -398,14 +398,7 @@ impl Workspace {
                     None => None,
                 };
                 let current_version = current.as_ref().map_or(0, |r| r.version);
-                if let Some(expected) = opts.expect_version
-                    && expected != current_version
-                {
-                    return Err(StoreError::Conflict(format!(
-                        "version conflict on `{subject}`: it is at version {current_version}, \
-                         the write expected {expected}; read it again and retry"
-                    )));
-                }
+                check_version(subject, current_version, opts.expect_version)?;
                 let body = match body_for(current.as_ref()) {
                     Ok(b) => b,
                     Err(e) => {
@@ -554,7 +547,8 @@ impl Workspace {
         self.envelope(History { page, revisions }, Vec::new())
     }
 
-    /// Pins (never auto-staled) or unpins a page.
+    /// Pins (never auto-staled) or unpins a page. Honours `expect_version` (the page's
+    /// current version) and `operation_id`; the summary goes into the event.
     pub fn pin(
         &mut self,
         subject: &str,
@@ -563,21 +557,34 @@ impl Workspace {
     ) -> Result<Envelope<Page>> {
         let page = self.page(subject)?;
         let session = opts.session;
-        let page = self.store.write(|tx| {
-            mem::set_pinned(tx, page.page_id, pinned)?;
-            let (events, _) = mem::high_water_marks(tx)?;
-            let kind = if pinned { "pin" } else { "unpin" };
-            mem::insert_event(
-                tx,
-                kind,
-                &format!("{kind}:{}:e{}", page.page_id, events + 1),
-                &page.subject,
-                None,
-                session,
-            )?;
-            mem::page_by_id(tx, page.page_id)?
-                .ok_or_else(|| StoreError::Corrupt("page vanished".into()))
-        })?;
+        let kind = if pinned { "pin" } else { "unpin" };
+        let request = serde_json::json!({"op": kind, "subject": page.subject});
+        let payload =
+            serde_json::json!({"author": opts.author(), "summary": opts.summary}).to_string();
+        let page = with_receipt(
+            &mut self.store,
+            opts.operation_id.as_deref(),
+            &request,
+            |tx| {
+                check_version(
+                    &page.subject,
+                    page_version(tx, page.page_id)?,
+                    opts.expect_version,
+                )?;
+                mem::set_pinned(tx, page.page_id, pinned)?;
+                let (events, _) = mem::high_water_marks(tx)?;
+                mem::insert_event(
+                    tx,
+                    kind,
+                    &format!("{kind}:{}:e{}", page.page_id, events + 1),
+                    &page.subject,
+                    Some(&payload),
+                    session,
+                )?;
+                mem::page_by_id(tx, page.page_id)?
+                    .ok_or_else(|| StoreError::Corrupt("page vanished".into()))
+            },
+        )?;
         self.envelope(page, Vec::new())
     }
 
@@ -673,35 +680,43 @@ impl Workspace {
         let subject_fp = file_fingerprint(self.store.conn(), &page.subject)?;
         let page_subject = page.subject.clone();
         let is_file = page.kind == "file";
-        self.store.write(|tx| {
-            let revision = mem::revision_by_id(tx, rev_id)?
-                .ok_or_else(|| StoreError::Corrupt("revision vanished".into()))?;
-            let fresh = resolve_claims(tx, &revision.body, Some(&page_subject))?;
-            let stored = mem::claims_of(tx, rev_id)?;
-            for (old, new) in stored.iter().zip(fresh.iter()) {
-                mem::update_claim_snapshot(
+        let request = serde_json::json!({"op": "confirm", "subject": page.subject});
+        with_receipt(
+            &mut self.store,
+            opts.operation_id.as_deref(),
+            &request,
+            |tx| {
+                let revision = mem::revision_by_id(tx, rev_id)?
+                    .ok_or_else(|| StoreError::Corrupt("revision vanished".into()))?;
+                check_version(&page_subject, revision.version, opts.expect_version)?;
+                let fresh = resolve_claims(tx, &revision.body, Some(&page_subject))?;
+                let stored = mem::claims_of(tx, rev_id)?;
+                for (old, new) in stored.iter().zip(fresh.iter()) {
+                    mem::update_claim_snapshot(
+                        tx,
+                        old.claim_id,
+                        new.resolved.as_deref(),
+                        new.snapshot.as_deref(),
+                        new.signature_snapshot.as_deref(),
+                    )?;
+                }
+                if is_file {
+                    mem::put_page_snapshot(tx, rev_id, subject_fp.as_deref())?;
+                }
+                let (events, _) = mem::high_water_marks(tx)?;
+                let payload = serde_json::json!({"revision_id": rev_id, "author": author, "summary": opts.summary})
+                .to_string();
+                let (event_id, _) = mem::insert_event(
                     tx,
-                    old.claim_id,
-                    new.resolved.as_deref(),
-                    new.snapshot.as_deref(),
-                    new.signature_snapshot.as_deref(),
+                    "confirm",
+                    &format!("confirm:{rev_id}:e{}", events + 1),
+                    &page_subject,
+                    Some(&payload),
+                    session,
                 )?;
-            }
-            if is_file {
-                mem::put_page_snapshot(tx, rev_id, subject_fp.as_deref())?;
-            }
-            let (events, _) = mem::high_water_marks(tx)?;
-            let payload = serde_json::json!({"revision_id": rev_id, "author": author}).to_string();
-            mem::insert_event(
-                tx,
-                "confirm",
-                &format!("confirm:{rev_id}:e{}", events + 1),
-                &page_subject,
-                Some(&payload),
-                session,
-            )?;
-            Ok(())
-        })?;
+                Ok(event_id)
+            },
+        )?;
         self.show(&page.subject, None)
     }
 
@@ -821,7 +836,39 @@ pub(crate) fn with_receipt<T: Serialize + DeserializeOwned + Replay>(
 
 /// Results that can say they were replayed from a receipt.
 pub(crate) trait Replay {
-    fn mark_replayed(&mut self);
+    /// Flags the value as replayed, for results that carry a `replayed` field.
+    fn mark_replayed(&mut self) {}
+}
+
+impl Replay for Page {}
+
+/// An id (event, fact) written by the operation.
+impl Replay for i64 {}
+
+/// Fails with a conflict naming the current version unless `expected` is absent or equal
+/// to `current` (0: the page has no revisions yet).
+pub(crate) fn check_version(
+    subject: &str,
+    current: i64,
+    expected: Option<i64>,
+) -> loci_store::Result<()> {
+    match expected {
+        Some(expected) if expected != current => Err(StoreError::Conflict(format!(
+            "version conflict on `{subject}`: it is at version {current}, \
+             the write expected {expected}; read it again and retry"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The version of a page's current revision (0 when it has none).
+fn page_version(conn: &Connection, page_id: i64) -> loci_store::Result<i64> {
+    Ok(mem::page_by_id(conn, page_id)?
+        .and_then(|p| p.current_revision_id)
+        .map(|id| mem::revision_by_id(conn, id))
+        .transpose()?
+        .flatten()
+        .map_or(0, |r| r.version))
 }
 
 impl Replay for Written {

@@ -1,8 +1,8 @@
 //! `sync`: git history (or, without git, snapshots of the map) into the event log, so
 //! `why` can name the commit behind a memory and renamed files keep their pages.
 //!
-//! With git: commits since the last synced one (first run: the last
-//! `DEFAULT_SYNC_LIMIT`) are recorded oldest first, one `commit` event per touched file
+//! With git: commits since the last synced one (first run: the newest
+//! `[sync] max_commits`, default 200) are recorded oldest first, one `commit` event per touched file
 //! (idempotent on (hash, path)), and a rename moves the page of the old path to the new
 //! one (a `rename` event records it). Without git: the drift the scans observed since the
 //! last snapshot becomes `snapshot` events under a monotonic ref `snapshot:N`, and renames
@@ -16,9 +16,6 @@ use serde::Serialize;
 
 use crate::git::{self, ChangeKind, RepoState};
 use crate::{EngineError, Envelope, Result, Workspace};
-
-/// Commits read on the first sync.
-pub const DEFAULT_SYNC_LIMIT: usize = 200;
 
 /// What a sync did.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -39,9 +36,10 @@ pub struct SyncReport {
 }
 
 impl Workspace {
-    /// Records history since the last sync; see the module docs.
+    /// Records history since the last sync, reading at most `limit` commits (default
+    /// `[sync] max_commits`); see the module docs.
     pub fn sync(&mut self, limit: Option<usize>) -> Result<Envelope<SyncReport>> {
-        let limit = limit.unwrap_or(DEFAULT_SYNC_LIMIT).max(1);
+        let limit = limit.unwrap_or(self.config.sync.max_commits).max(1);
         let state =
             git::repo_state(&self.root).map_err(|e| EngineError::Internal(e.to_string()))?;
         let report = match state {

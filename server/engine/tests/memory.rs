@@ -464,3 +464,112 @@ fn stale_warnings_follow_code_changes_but_not_comment_edits() {
         "confirm clears staleness"
     );
 }
+
+#[test]
+fn guards_on_pin_confirm_and_fact_add_were_ignored_and_a_retried_fact_add_duplicated_the_fact() {
+    let (_dir, mut ws) = workspace();
+    ws.remember("src/auth.py", "v1", &by("a")).unwrap();
+    let stale = WriteOptions {
+        expect_version: Some(0),
+        ..by("a")
+    };
+    let conflict = "version conflict on `src/auth.py`: it is at version 1, the write expected 0; read it again and retry";
+    assert_eq!(
+        ws.pin("src/auth.py", true, &stale).unwrap_err().to_string(),
+        conflict
+    );
+    assert!(
+        !ws.show("src/auth.py", None).unwrap().result.page.pinned,
+        "nothing was written"
+    );
+    assert_eq!(
+        ws.confirm("src/auth.py", &stale).unwrap_err().to_string(),
+        conflict
+    );
+    let current = WriteOptions {
+        expect_version: Some(1),
+        ..by("a")
+    };
+    assert!(ws.pin("src/auth.py", true, &current).unwrap().result.pinned);
+    ws.confirm("src/auth.py", &current).unwrap();
+
+    let op = WriteOptions {
+        operation_id: Some("fact-1".into()),
+        ..by("a")
+    };
+    let first = ws.fact_add("c", "true", None, Some(0), &op).unwrap().result;
+    let retry = ws.fact_add("c", "true", None, Some(0), &op).unwrap().result;
+    assert_eq!(retry.fact_id, first.fact_id);
+    assert_eq!(
+        ws.fact_list().unwrap().result.len(),
+        1,
+        "the retry added nothing"
+    );
+    let err = ws
+        .fact_add("other", "true", None, Some(0), &op)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "operation id `fact-1` was already used for a different request; use a new id"
+    );
+    let err = ws
+        .fact_add("c", "true", None, Some(0), &current)
+        .unwrap_err();
+    assert!(
+        matches!(&err, EngineError::InvalidArgument { name, .. } if name == "expect_version"),
+        "{err}"
+    );
+
+    // A pin retried under its operation id records one event.
+    let pin_op = WriteOptions {
+        operation_id: Some("unpin-1".into()),
+        ..by("a")
+    };
+    let events = |ws: &Workspace| -> i64 {
+        ws.store()
+            .conn()
+            .query_row(
+                "SELECT count(*) FROM events WHERE kind = 'unpin'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    ws.pin("src/auth.py", false, &pin_op).unwrap();
+    ws.pin("src/auth.py", false, &pin_op).unwrap();
+    assert_eq!(events(&ws), 1);
+}
+
+#[test]
+fn asof_between_two_revisions_shows_the_earlier_one() {
+    let (_dir, mut ws) = workspace();
+    // Revisions with known times, written through import.
+    let doc = loci_engine::portability::parse_export(
+        r#"{"format": "loci-memory", "format_version": 1, "exported_at": "2026-03-01T00:00:00Z",
+            "pages": [{"uid": "0123456789abcdef0123456789abcdef", "subject": "src/auth.py",
+                       "kind": "file", "pinned": false, "created_at": "2026-01-01T00:00:00Z",
+                       "revisions": [
+                         {"version": 1, "body": "january", "summary": null, "author": "human:a",
+                          "created_at": "2026-01-01T10:00:00Z"},
+                         {"version": 2, "body": "february", "summary": null, "author": "human:b",
+                          "created_at": "2026-02-01T10:00:00Z"}]}],
+            "facts": []}"#,
+        "inline",
+    )
+    .unwrap();
+    ws.import_memory(&doc, "inline").unwrap();
+    let mid = ws.asof("2026-01-15", Some("src/auth.py")).unwrap().result;
+    let shown = mid.shown.unwrap();
+    assert_eq!((shown.version, shown.body.as_str()), (1, "january"));
+    assert_eq!(
+        mid.pages
+            .iter()
+            .map(|p| (p.subject.as_str(), p.version))
+            .collect::<Vec<_>>(),
+        [("src/auth.py", 1)]
+    );
+    let day_of_v1 = ws.asof("2026-01-01", None).unwrap().result;
+    assert_eq!(day_of_v1.pages.len(), 1, "a date means the end of that day");
+    let err = ws.asof("2025-12-31", Some("src/auth.py")).unwrap_err();
+    assert_eq!(err.to_string(), "`src/auth.py` had no memory at 2025-12-31");
+}

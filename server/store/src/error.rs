@@ -51,6 +51,15 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// A file offered as a database (a backup to restore) is not a usable loci database;
+    /// nothing was changed.
+    #[error("{path}: not a usable loci database: {}; nothing was restored", problems.join("; "))]
+    InvalidDatabase {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        problems: Vec<String>,
+    },
     /// A value in the database did not have the expected shape.
     #[error("corrupt row: {0}")]
     Corrupt(String),

@@ -7,6 +7,7 @@
 //! busy timeout). Long work, such as parsing, never happens inside a transaction.
 
 pub mod audit;
+pub mod backup;
 mod error;
 pub mod map;
 pub mod memory;
@@ -161,26 +162,6 @@ impl Store {
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
             .optional()
             .map_err(|e| StoreError::sqlite(format!("reading meta {key}"), e))
-    }
-
-    /// Copies the whole database to `dest` (which must not exist) with `VACUUM INTO`: one
-    /// read transaction, so the copy is a consistent snapshot even while other processes
-    /// write, and writers are not blocked.
-    pub fn backup_to(&self, dest: &Path) -> Result<()> {
-        if let Some(dir) = dest.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
-                path: dir.to_path_buf(),
-                source,
-            })?;
-        }
-        let dest_str = dest.to_str().ok_or_else(|| StoreError::Io {
-            path: dest.to_path_buf(),
-            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "path is not UTF-8"),
-        })?;
-        self.conn
-            .execute("VACUUM INTO ?1", [dest_str])
-            .map_err(|e| StoreError::sqlite(format!("backing up to {}", dest.display()), e))?;
-        Ok(())
     }
 }
 

@@ -929,3 +929,86 @@ pub fn search_revisions(
     rows.collect::<rusqlite::Result<_>>()
         .ctx(|| format!("searching memory for {fts_query}"))
 }
+
+/// A page's stable identity across databases (a 32-hex-digit uid, migration 0006).
+pub fn page_uid(conn: &Connection, page_id: i64) -> Result<String> {
+    conn.prepare_cached("SELECT uid FROM pages WHERE page_id = ?1")
+        .ctx(|| "reading a page uid".into())?
+        .query_row([page_id], |r| r.get(0))
+        .ctx(|| format!("reading the uid of page {page_id}"))
+}
+
+/// The page with this uid.
+pub fn page_by_uid(conn: &Connection, uid: &str) -> Result<Option<Page>> {
+    conn.prepare_cached(&format!("SELECT {PAGE_COLUMNS} FROM pages WHERE uid = ?1"))
+        .ctx(|| "reading a page".into())?
+        .query_row([uid], page)
+        .optional()
+        .ctx(|| format!("reading page uid {uid}"))
+}
+
+/// Inserts a page as another database had it (`loci import`): its uid, subject, kind,
+/// pin and creation time. Fails on a subject or uid that is taken.
+pub fn insert_page_as(
+    tx: &Transaction<'_>,
+    uid: &str,
+    subject: &str,
+    kind: &str,
+    pinned: bool,
+    created_at: &str,
+) -> Result<Page> {
+    tx.execute(
+        "INSERT INTO pages(uid, subject, kind, pinned, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![uid, subject, kind, pinned, created_at],
+    )
+    .ctx(|| format!("importing page {subject}"))?;
+    page_by_uid(tx, uid)?
+        .ok_or_else(|| StoreError::Corrupt(format!("page {subject} vanished after insert")))
+}
+
+/// Appends a revision with a given version and creation time (`loci import`); like
+/// [`insert_revision`] it publishes the revision. Fails if the version is taken.
+pub fn insert_revision_as(
+    tx: &Transaction<'_>,
+    new: &NewRevision<'_>,
+    version: i64,
+    created_at: &str,
+) -> Result<Revision> {
+    tx.prepare_cached(
+        "INSERT INTO revisions(page_id, version, body, summary, author, session_id, event_id, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )
+    .ctx(|| "importing a revision".into())?
+    .execute(params![
+        new.page_id,
+        version,
+        new.body,
+        new.summary,
+        new.author,
+        new.session_id,
+        new.event_id,
+        created_at
+    ])
+    .ctx(|| format!("importing version {version} of page {}", new.page_id))?;
+    let id = tx.last_insert_rowid();
+    revision_by_id(tx, id)?
+        .ok_or_else(|| StoreError::Corrupt(format!("revision {id} vanished after insert")))
+}
+
+/// Records a fact with its original author and time (`loci import`).
+pub fn insert_fact_as(tx: &Transaction<'_>, fact: &Fact) -> Result<i64> {
+    tx.execute(
+        "INSERT INTO facts(claim, command, expect_output, expect_exit, author, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            fact.claim,
+            fact.command,
+            fact.expect_output,
+            fact.expect_exit,
+            fact.author,
+            fact.created_at
+        ],
+    )
+    .ctx(|| "importing a fact".into())?;
+    Ok(tx.last_insert_rowid())
+}

@@ -48,6 +48,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "rebuild_map",
         sql: include_str!("migrations/0005_rebuild_map.sql"),
     },
+    Migration {
+        version: 6,
+        name: "page_uid",
+        sql: include_str!("migrations/0006_page_uid.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
@@ -103,21 +108,9 @@ pub(crate) fn migrate(store: &mut Store) -> Result<()> {
     if current > 0
         && let Some(path) = store.path.clone()
     {
-        let dir = path
-            .parent()
-            .map(|p| p.join("backups"))
-            .unwrap_or_else(|| "backups".into());
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "loci".into());
-        let stamp: String = store
-            .conn
-            .query_row("SELECT strftime('%Y%m%dT%H%M%SZ', 'now')", [], |r| r.get(0))
-            .ctx(|| "reading the clock".into())?;
-        let dest = dir.join(format!("{stem}-v{current}-{stamp}.db"));
+        let dest = crate::backup::backup_dir_file(&store.conn, &path, &format!("v{current}"))?;
         tracing::info!(from = current, to = SCHEMA_VERSION, backup = %dest.display(), "migrating the database");
-        store.backup_to(&dest)?;
+        store.backup_online(&dest, None)?;
     }
     for migration in MIGRATIONS.iter().filter(|m| m.version > current) {
         store.write(|tx| {

@@ -1,0 +1,125 @@
+//! Rendering `export`, `import`, `backup` and `restore`.
+
+use std::io::Write;
+use std::path::Path;
+
+use loci_engine::Envelope;
+use loci_engine::portability::{ImportReport, MemoryExport};
+use loci_engine::store_types::{BackupStats, RestoreStats};
+use serde::Serialize;
+
+use super::{Found, Output};
+
+/// What `export --output FILE` reports instead of the document.
+#[derive(Serialize)]
+struct ExportSummary<'a> {
+    /// The file written.
+    path: &'a Path,
+    pages: usize,
+    revisions: usize,
+    facts: usize,
+}
+
+impl Output {
+    /// The document to stdout (the envelope with `--json`), or to `file` with a summary.
+    pub fn exported(&self, env: Envelope<MemoryExport>, file: Option<&Path>) -> Found {
+        let doc = &env.result;
+        let Some(file) = file else {
+            if self.json {
+                self.emit(&env, |_| Ok(()))?;
+            } else {
+                let stdout = std::io::stdout();
+                let mut o = stdout.lock();
+                serde_json::to_writer_pretty(&mut o, doc)?;
+                writeln!(o)?;
+            }
+            return Ok(true);
+        };
+        let mut text = serde_json::to_string_pretty(doc)?;
+        text.push('\n');
+        // Written beside the target and renamed, so a failed export never leaves half a file.
+        let partial = file.with_extension("partial");
+        std::fs::write(&partial, text)
+            .and_then(|()| std::fs::rename(&partial, file))
+            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        let summary = ExportSummary {
+            path: file,
+            pages: doc.pages.len(),
+            revisions: doc.pages.iter().map(|p| p.revisions.len()).sum(),
+            facts: doc.facts.len(),
+        };
+        let env = env.map(|_| summary);
+        self.emit(&env, |o| {
+            let s = &env.result;
+            writeln!(
+                o,
+                "exported {} pages, {} revisions and {} facts to {}",
+                s.pages,
+                s.revisions,
+                s.facts,
+                s.path.display()
+            )
+        })?;
+        Ok(true)
+    }
+
+    pub fn imported(&self, env: &Envelope<ImportReport>) -> Found {
+        let r = &env.result;
+        self.emit(env, |o| {
+            writeln!(
+                o,
+                "imported {}: {} pages created, {} revisions added, {} already here; {} facts added, {} already here; {} topic members added",
+                r.source,
+                r.pages_created.len(),
+                r.revisions_added,
+                r.revisions_skipped,
+                r.facts_added,
+                r.facts_skipped,
+                r.members_added
+            )?;
+            for (subject, from, to) in &r.renumbered {
+                writeln!(o, "  {subject}: exported v{from} is v{to} here (this page has its own revisions)")?;
+            }
+            for (from, to) in &r.pages_moved {
+                writeln!(o, "  page moved: {from} -> {to}")?;
+            }
+            for note in &r.notes {
+                writeln!(o, "  note: {note}")?;
+            }
+            Ok(())
+        })?;
+        Ok(true)
+    }
+
+    pub fn backed_up(&self, env: &Envelope<BackupStats>) -> Found {
+        let s = &env.result;
+        self.emit(env, |o| {
+            writeln!(
+                o,
+                "backed up to {} ({} pages, {} bytes; {} steps, {} restarts because of concurrent writes); integrity_check ok",
+                s.path.display(),
+                s.pages,
+                s.bytes,
+                s.steps,
+                s.restarts
+            )
+        })?;
+        Ok(true)
+    }
+
+    pub fn restored(&self, env: &Envelope<RestoreStats>) -> Found {
+        let s = &env.result;
+        self.emit(env, |o| {
+            writeln!(
+                o,
+                "restored {} ({} pages, {} revisions, schema version {}); the replaced database is saved as {}",
+                s.restored_from.display(),
+                s.pages,
+                s.revisions,
+                s.schema_version,
+                s.replaced_saved_to.display()
+            )
+        })?;
+        Ok(true)
+    }
+}

@@ -1,0 +1,633 @@
+//! Portability of authored memory: `export` (a JSON document of pages, revisions,
+//! decisions, lessons, topics and fact definitions), `import` (idempotent: by page uid and
+//! revision content hash), and the online `backup` / validated `restore` of the whole
+//! database.
+//!
+//! An export carries only what people and agents wrote, with its provenance (author,
+//! time, version, summary). It never carries fact outcomes (command output can hold
+//! anything), operation receipts, event payloads, sessions or the map: those are per
+//! checkout. Importing re-extracts each revision's claims and snapshots them against the
+//! importing checkout's map.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use loci_store::backup::{BackupStats, RestoreStats};
+use loci_store::memory::{self as mem, Fact, NewRevision};
+use loci_store::rusqlite::Transaction;
+use serde::{Deserialize, Serialize};
+
+use crate::memory::{file_fingerprint, resolve_claims};
+use crate::{EngineError, Envelope, Result, Workspace};
+
+/// The `format` field of an export document.
+pub const EXPORT_FORMAT: &str = "loci-memory";
+
+/// The `format_version` this binary writes and the newest it reads.
+pub const EXPORT_FORMAT_VERSION: u32 = 1;
+
+/// An export document (`loci export`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryExport {
+    /// Always [`EXPORT_FORMAT`].
+    pub format: String,
+    /// [`EXPORT_FORMAT_VERSION`] when written by this binary.
+    pub format_version: u32,
+    /// When it was written (RFC 3339, UTC).
+    pub exported_at: String,
+    /// Every page, by subject.
+    pub pages: Vec<ExportedPage>,
+    /// Every fact definition, oldest first (never their runs).
+    pub facts: Vec<ExportedFact>,
+}
+
+/// One page in an export.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportedPage {
+    /// Stable identity across databases (kept by renames and imports).
+    pub uid: String,
+    /// `src/auth.py`, `src`, `.`, `topic:NAME`, `decisions`, `lessons`.
+    pub subject: String,
+    /// `file`, `folder`, `root`, `topic`, `decisions`, `lessons`.
+    pub kind: String,
+    /// Never auto-staled.
+    pub pinned: bool,
+    /// RFC 3339.
+    pub created_at: String,
+    /// Topic members (topic pages only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
+    /// Every revision, oldest first.
+    pub revisions: Vec<ExportedRevision>,
+}
+
+/// One revision in an export.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportedRevision {
+    /// 1, 2, 3, ... per page.
+    pub version: i64,
+    /// Markdown.
+    pub body: String,
+    /// Change summary.
+    pub summary: Option<String>,
+    /// `human:NAME`, `agent:NAME`, a model name.
+    pub author: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// The kind of event that produced it (`remember`, `decision`, `rollback`, ...).
+    #[serde(default)]
+    pub event: Option<String>,
+    /// [`revision_hash`] of the fields above; checked on import when present.
+    #[serde(default)]
+    pub hash: Option<String>,
+}
+
+/// One fact definition in an export.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportedFact {
+    /// The claim the command demonstrates.
+    pub claim: String,
+    /// The command line.
+    pub command: String,
+    /// Expected output substring.
+    pub expect_output: Option<String>,
+    /// Expected exit code.
+    pub expect_exit: Option<i64>,
+    /// Who recorded it.
+    pub author: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// [`fact_hash`] of the fields above; checked on import when present.
+    #[serde(default)]
+    pub hash: Option<String>,
+}
+
+/// What an import did. Importing the same document again reports everything skipped.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ImportReport {
+    /// Where the document came from (a path, or `-` for stdin).
+    pub source: String,
+    /// Pages that did not exist here, by subject.
+    pub pages_created: Vec<String>,
+    /// Revisions appended.
+    pub revisions_added: u64,
+    /// Revisions already here (same content hash), not written again.
+    pub revisions_skipped: u64,
+    /// Revisions appended under another version than in the export because this page
+    /// had its own revisions: (subject, exported version, version here).
+    pub renumbered: Vec<(String, i64, i64)>,
+    /// Pages found by uid under another subject and moved to the export's: (from, to).
+    pub pages_moved: Vec<(String, String)>,
+    /// Topic members added.
+    pub members_added: u64,
+    /// Facts added.
+    pub facts_added: u64,
+    /// Facts already here, not added again.
+    pub facts_skipped: u64,
+    /// Anything to know (a page kept under its local subject, a kind mismatch).
+    pub notes: Vec<String>,
+}
+
+/// The content hash identifying a revision across databases: BLAKE3 (32 hex digits) of
+/// the JSON array `[version, body, summary, author, created_at]`.
+pub fn revision_hash(
+    version: i64,
+    body: &str,
+    summary: Option<&str>,
+    author: &str,
+    created_at: &str,
+) -> String {
+    let canonical = serde_json::json!([version, body, summary, author, created_at]);
+    loci_core::fingerprint::content_hash(canonical.to_string().as_bytes())
+}
+
+/// The content hash identifying a fact definition: BLAKE3 (32 hex digits) of the JSON
+/// array `[claim, command, expect_output, expect_exit, author, created_at]`.
+pub fn fact_hash(f: &ExportedFact) -> String {
+    let canonical = serde_json::json!([
+        f.claim,
+        f.command,
+        f.expect_output,
+        f.expect_exit,
+        f.author,
+        f.created_at
+    ]);
+    loci_core::fingerprint::content_hash(canonical.to_string().as_bytes())
+}
+
+impl From<&Fact> for ExportedFact {
+    fn from(f: &Fact) -> ExportedFact {
+        let mut e = ExportedFact {
+            claim: f.claim.clone(),
+            command: f.command.clone(),
+            expect_output: f.expect_output.clone(),
+            expect_exit: f.expect_exit,
+            author: f.author.clone(),
+            created_at: f.created_at.clone(),
+            hash: None,
+        };
+        e.hash = Some(fact_hash(&e));
+        e
+    }
+}
+
+/// Parses an export document; errors name `source` and the line and column.
+pub fn parse_export(text: &str, source: &str) -> Result<MemoryExport> {
+    let doc: MemoryExport =
+        serde_json::from_str(text).map_err(|e| EngineError::InvalidArgument {
+            name: "FILE".into(),
+            message: format!("{source}: not a loci memory export: {e}"),
+        })?;
+    validate(&doc, source)?;
+    Ok(doc)
+}
+
+/// Checks an export's shape before anything is written: format, subjects, kinds,
+/// increasing versions, dates, hashes.
+fn validate(doc: &MemoryExport, source: &str) -> Result<()> {
+    let bad = |at: String, message: String| EngineError::InvalidArgument {
+        name: "FILE".into(),
+        message: format!("{source}: {at}: {message}"),
+    };
+    if doc.format != EXPORT_FORMAT {
+        return Err(bad(
+            "format".into(),
+            format!("is `{}`, expected `{EXPORT_FORMAT}`", doc.format),
+        ));
+    }
+    if doc.format_version == 0 || doc.format_version > EXPORT_FORMAT_VERSION {
+        return Err(bad(
+            "format_version".into(),
+            format!(
+                "{} is not supported (this loci reads 1 to {EXPORT_FORMAT_VERSION}); upgrade loci",
+                doc.format_version
+            ),
+        ));
+    }
+    let mut uids = BTreeSet::new();
+    let mut subjects = BTreeSet::new();
+    for (i, p) in doc.pages.iter().enumerate() {
+        let at = format!("pages[{i}] (`{}`)", p.subject);
+        let uid_ok = !p.uid.is_empty()
+            && p.uid.len() <= 64
+            && p.uid
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if !uid_ok {
+            return Err(bad(
+                at,
+                format!("uid `{}` is not 1-64 letters, digits or `-`", p.uid),
+            ));
+        }
+        if !uids.insert(p.uid.as_str()) || !subjects.insert(p.subject.as_str()) {
+            return Err(bad(at, "appears twice (same uid or subject)".into()));
+        }
+        if let Some(problem) = subject_problem(&p.subject, &p.kind) {
+            return Err(bad(at, problem));
+        }
+        if !is_date(&p.created_at) {
+            return Err(bad(
+                at,
+                format!("created_at `{}` is not an RFC 3339 time", p.created_at),
+            ));
+        }
+        let mut last = 0;
+        for (j, r) in p.revisions.iter().enumerate() {
+            let at = format!("{at} revisions[{j}]");
+            if r.version <= last {
+                return Err(bad(
+                    at,
+                    format!("version {} does not follow version {last}", r.version),
+                ));
+            }
+            last = r.version;
+            if r.author.trim().is_empty() {
+                return Err(bad(at, "author is empty".into()));
+            }
+            if !is_date(&r.created_at) {
+                return Err(bad(
+                    at,
+                    format!("created_at `{}` is not an RFC 3339 time", r.created_at),
+                ));
+            }
+            let hash = revision_hash(
+                r.version,
+                &r.body,
+                r.summary.as_deref(),
+                &r.author,
+                &r.created_at,
+            );
+            if r.hash.as_ref().is_some_and(|h| *h != hash) {
+                return Err(bad(
+                    at,
+                    "hash does not match the content (edited after export?); fix the content or delete the hash"
+                        .into(),
+                ));
+            }
+        }
+        if !p.members.is_empty() && p.kind != "topic" {
+            return Err(bad(at, "only topic pages have members".into()));
+        }
+    }
+    for (i, f) in doc.facts.iter().enumerate() {
+        let at = format!("facts[{i}]");
+        if f.claim.trim().is_empty() || f.command.trim().is_empty() || f.author.trim().is_empty() {
+            return Err(bad(
+                at,
+                "claim, command and author must not be empty".into(),
+            ));
+        }
+        if !is_date(&f.created_at) {
+            return Err(bad(
+                at,
+                format!("created_at `{}` is not an RFC 3339 time", f.created_at),
+            ));
+        }
+        if f.hash.as_ref().is_some_and(|h| *h != fact_hash(f)) {
+            return Err(bad(
+                at,
+                "hash does not match the content (edited after export?); fix the content or delete the hash"
+                    .into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Why `subject` cannot be a page of `kind`, if it cannot.
+fn subject_problem(subject: &str, kind: &str) -> Option<String> {
+    let fixed = match subject {
+        "." => Some("root"),
+        "decisions" => Some("decisions"),
+        "lessons" => Some("lessons"),
+        s if s.starts_with("topic:") => Some("topic"),
+        _ => None,
+    };
+    match (fixed, kind) {
+        (Some(expected), k) if k != expected => Some(format!(
+            "kind `{kind}` does not fit subject `{subject}` (expected `{expected}`)"
+        )),
+        (Some(_), _) if subject == "topic:" => Some("a topic needs a name".into()),
+        (Some(_), _) => None,
+        (None, "file" | "folder") => {
+            let bad_path = subject.is_empty()
+                || subject.starts_with('/')
+                || subject.contains('\\')
+                || subject.contains('\0')
+                || subject
+                    .split('/')
+                    .any(|seg| seg.is_empty() || seg == "." || seg == "..");
+            bad_path.then(|| {
+                format!("subject `{subject}` is not a repo-relative path (no leading `/`, no `..`)")
+            })
+        }
+        (None, _) => Some(format!(
+            "kind `{kind}` is not one of file, folder, root, topic, decisions, lessons"
+        )),
+    }
+}
+
+fn is_date(s: &str) -> bool {
+    s.parse::<jiff::Timestamp>().is_ok()
+}
+
+impl Workspace {
+    /// Every page with its revisions, and every fact definition, as one document.
+    pub fn export_memory(&self) -> Result<Envelope<MemoryExport>> {
+        let conn = self.store.conn();
+        let mut pages = Vec::new();
+        for p in mem::pages(conn)? {
+            let mut revisions = Vec::new();
+            for r in mem::revisions_of(conn, p.page_id)? {
+                // An imported revision reports the event it had where it was written.
+                let event = match r.event_id {
+                    Some(id) => mem::event_by_id(conn, id)?.map(|e| match e.kind.as_str() {
+                        "import" => e
+                            .payload
+                            .and_then(|p| serde_json::from_str::<serde_json::Value>(&p).ok())
+                            .and_then(|v| v["event"].as_str().map(str::to_string))
+                            .unwrap_or(e.kind),
+                        _ => e.kind,
+                    }),
+                    None => None,
+                };
+                let hash = revision_hash(
+                    r.version,
+                    &r.body,
+                    r.summary.as_deref(),
+                    &r.author,
+                    &r.created_at,
+                );
+                revisions.push(ExportedRevision {
+                    version: r.version,
+                    body: r.body,
+                    summary: r.summary,
+                    author: r.author,
+                    created_at: r.created_at,
+                    event,
+                    hash: Some(hash),
+                });
+            }
+            let members = if p.kind == "topic" {
+                mem::topic_members(conn, p.page_id)?
+            } else {
+                Vec::new()
+            };
+            pages.push(ExportedPage {
+                uid: mem::page_uid(conn, p.page_id)?,
+                subject: p.subject,
+                kind: p.kind,
+                pinned: p.pinned,
+                created_at: p.created_at,
+                members,
+                revisions,
+            });
+        }
+        let facts = mem::facts(conn)?.iter().map(ExportedFact::from).collect();
+        self.envelope(
+            MemoryExport {
+                format: EXPORT_FORMAT.into(),
+                format_version: EXPORT_FORMAT_VERSION,
+                exported_at: crate::envelope::now_rfc3339(),
+                pages,
+                facts,
+            },
+            Vec::new(),
+        )
+    }
+
+    /// Imports an export document in one transaction. A page is found by uid, else by
+    /// subject, else created with the export's uid, subject, pin and time; each revision
+    /// whose content hash is not on the page yet is appended with its original author,
+    /// time and summary (and its version, unless this page has revisions of its own), with
+    /// an `import` event; topic members and facts are added when missing. Importing the
+    /// same document twice changes nothing the second time. The workspace is scanned first,
+    /// so claims are snapshotted against the code on disk.
+    pub fn import_memory(
+        &mut self,
+        doc: &MemoryExport,
+        source: &str,
+    ) -> Result<Envelope<ImportReport>> {
+        validate(doc, source)?;
+        // Claims are snapshotted against the code as it is on disk now.
+        self.scan(&|_| {})?;
+        // File fingerprints for page snapshots, read outside the transaction.
+        let mut fingerprints = std::collections::BTreeMap::new();
+        for p in doc.pages.iter().filter(|p| p.kind == "file") {
+            fingerprints.insert(
+                p.subject.clone(),
+                file_fingerprint(self.store.conn(), &p.subject)?,
+            );
+        }
+        let report = self.store.write(|tx| {
+            let mut report = ImportReport {
+                source: source.to_string(),
+                ..Default::default()
+            };
+            for p in &doc.pages {
+                import_page(tx, p, doc, &fingerprints, &mut report)?;
+            }
+            let mut known: BTreeSet<String> = mem::facts(tx)?
+                .iter()
+                .map(|f| fact_hash(&ExportedFact::from(f)))
+                .collect();
+            for f in &doc.facts {
+                if known.insert(fact_hash(f)) {
+                    let row = Fact {
+                        fact_id: 0,
+                        claim: f.claim.clone(),
+                        command: f.command.clone(),
+                        expect_output: f.expect_output.clone(),
+                        expect_exit: f.expect_exit,
+                        author: f.author.clone(),
+                        created_at: f.created_at.clone(),
+                        last_status: None,
+                        last_run_at: None,
+                    };
+                    let id = mem::insert_fact_as(tx, &row)?;
+                    mem::insert_event(
+                        tx,
+                        "import",
+                        &format!("import:fact:{}", fact_hash(f)),
+                        "",
+                        Some(&serde_json::json!({"fact_id": id, "from": source}).to_string()),
+                        None,
+                    )?;
+                    report.facts_added += 1;
+                } else {
+                    report.facts_skipped += 1;
+                }
+            }
+            Ok(report)
+        })?;
+        self.envelope(report, Vec::new())
+    }
+
+    /// Copies the whole database to `dest` (a new file) with SQLite's online backup API;
+    /// other processes may keep writing meanwhile. See [`loci_store::backup`].
+    pub fn backup(&self, dest: &Path) -> Result<Envelope<BackupStats>> {
+        if dest.is_dir() {
+            return Err(EngineError::InvalidArgument {
+                name: "PATH".into(),
+                message: format!(
+                    "{} is a directory; give the backup's file name, e.g. {}",
+                    dest.display(),
+                    dest.join("loci-backup.db").display()
+                ),
+            });
+        }
+        let stats = self.store.backup_online(dest, None)?;
+        self.envelope(stats, Vec::new())
+    }
+
+    /// Replaces the database with the backup at `src`, after copying it next to the
+    /// database and validating the copy; the replaced database is kept under
+    /// `.loci/backups/`. A file that is not a usable loci database is refused with
+    /// [`loci_store::StoreError::InvalidDatabase`] and nothing changes.
+    pub fn restore(&mut self, src: &Path) -> Result<Envelope<RestoreStats>> {
+        if let (Some(live), Ok(src_canon)) = (self.store.path(), src.canonicalize())
+            && live.canonicalize().is_ok_and(|l| l == src_canon)
+        {
+            return Err(EngineError::InvalidArgument {
+                name: "PATH".into(),
+                message: format!("{} is the live database itself", src.display()),
+            });
+        }
+        let stats = self.store.restore_from(src)?;
+        // The map changed under any cached import graph.
+        *self.graph.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.envelope(stats, Vec::new())
+    }
+}
+
+/// Imports one page; see [`Workspace::import_memory`].
+fn import_page(
+    tx: &Transaction<'_>,
+    p: &ExportedPage,
+    doc: &MemoryExport,
+    fingerprints: &std::collections::BTreeMap<String, Option<String>>,
+    report: &mut ImportReport,
+) -> loci_store::Result<()> {
+    let by_uid = mem::page_by_uid(tx, &p.uid)?;
+    let found_by_uid = by_uid.is_some();
+    let page = match by_uid.or(mem::page_by_subject(tx, &p.subject)?) {
+        Some(page) => page,
+        None => {
+            report.pages_created.push(p.subject.clone());
+            mem::insert_page_as(tx, &p.uid, &p.subject, &p.kind, p.pinned, &p.created_at)?
+        }
+    };
+    let mut subject = page.subject.clone();
+    if found_by_uid && page.subject != p.subject {
+        if mem::page_by_subject(tx, &p.subject)?.is_none() {
+            mem::move_page(tx, page.page_id, &p.subject)?;
+            let payload = serde_json::json!({"from": page.subject, "to": p.subject}).to_string();
+            mem::insert_event(
+                tx,
+                "rename",
+                &format!("rename:import:{}", p.uid),
+                &p.subject,
+                Some(&payload),
+                None,
+            )?;
+            report
+                .pages_moved
+                .push((page.subject.clone(), p.subject.clone()));
+            subject = p.subject.clone();
+        } else {
+            report.notes.push(format!(
+                "`{}` is `{}` here and another page holds `{}`; its revisions were imported under `{}`",
+                p.subject, page.subject, p.subject, page.subject
+            ));
+        }
+    }
+    if page.kind != p.kind {
+        report.notes.push(format!(
+            "`{subject}` is a {} page here and a {} page in the export; kept {}",
+            page.kind, p.kind, page.kind
+        ));
+    }
+    // What this page already holds: the hash of each revision, and the original hash of
+    // each revision an earlier import appended (possibly under another version).
+    let mut held = BTreeSet::new();
+    let mut next = 1;
+    for r in mem::revisions_of(tx, page.page_id)? {
+        held.insert(revision_hash(
+            r.version,
+            &r.body,
+            r.summary.as_deref(),
+            &r.author,
+            &r.created_at,
+        ));
+        if let Some(id) = r.event_id
+            && let Some(e) = mem::event_by_id(tx, id)?
+            && e.kind == "import"
+            && let Some(h) = e.source_ref.strip_prefix("import:")
+        {
+            held.insert(h.to_string());
+        }
+        next = r.version + 1;
+    }
+    for r in &p.revisions {
+        let hash = revision_hash(
+            r.version,
+            &r.body,
+            r.summary.as_deref(),
+            &r.author,
+            &r.created_at,
+        );
+        if held.contains(&hash) {
+            report.revisions_skipped += 1;
+            continue;
+        }
+        if r.version != next {
+            report.renumbered.push((subject.clone(), r.version, next));
+        }
+        let payload = serde_json::json!({
+            "from": report.source,
+            "exported_at": doc.exported_at,
+            "version": r.version,
+            "event": r.event,
+        })
+        .to_string();
+        let (event_id, _) = mem::insert_event(
+            tx,
+            "import",
+            &format!("import:{hash}"),
+            &subject,
+            Some(&payload),
+            None,
+        )?;
+        let revision = mem::insert_revision_as(
+            tx,
+            &NewRevision {
+                page_id: page.page_id,
+                body: &r.body,
+                summary: r.summary.as_deref(),
+                author: &r.author,
+                session_id: None,
+                event_id: Some(event_id),
+            },
+            next,
+            &r.created_at,
+        )?;
+        let claims = resolve_claims(tx, &revision.body, Some(&subject))?;
+        mem::insert_claims(tx, revision.revision_id, &claims)?;
+        if page.kind == "file" {
+            let fp = match fingerprints.get(&subject) {
+                Some(fp) => fp.clone(),
+                None => file_fingerprint(tx, &subject)?,
+            };
+            mem::put_page_snapshot(tx, revision.revision_id, fp.as_deref())?;
+        }
+        held.insert(hash);
+        report.revisions_added += 1;
+        next += 1;
+    }
+    for m in &p.members {
+        if mem::set_topic_member(tx, page.page_id, m, true)? {
+            report.members_added += 1;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,471 @@
+//! Portability: export → import reproduces memory exactly, importing twice changes
+//! nothing, diverged pages keep both histories, bad documents are refused before anything
+//! is written, exports carry no fact outcomes, and restore validates before it replaces.
+
+use std::path::Path;
+
+use loci_engine::memory::WriteOptions;
+use loci_engine::portability::{MemoryExport, parse_export};
+use loci_engine::{EngineError, StoreError, Workspace};
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn checkout() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "src/auth.py",
+        "def login(user):\n    return check(user)\n\ndef check(u):\n    return True\n",
+    );
+    write(
+        dir.path(),
+        "src/billing.py",
+        "def total(items):\n    return sum(items)\n",
+    );
+    let mut ws = Workspace::open(dir.path(), None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    (dir, ws)
+}
+
+fn by(author: &str) -> WriteOptions {
+    WriteOptions {
+        author: Some(author.into()),
+        summary: Some(format!("by {author}")),
+        ..Default::default()
+    }
+}
+
+/// A checkout with every kind of authored memory.
+fn source() -> (tempfile::TempDir, Workspace) {
+    let (dir, mut ws) = checkout();
+    ws.remember("src/auth.py", "`login()` calls `check()`.", &by("agent:a"))
+        .unwrap();
+    ws.remember(
+        "src/auth.py",
+        "`login()` is the entry point.",
+        &by("human:b"),
+    )
+    .unwrap();
+    ws.rollback("src/auth.py", 1, &by("human:b")).unwrap();
+    ws.remember("src", "Sources.", &by("human:b")).unwrap();
+    ws.remember(".", "The repository.", &by("human:b")).unwrap();
+    ws.pin("src", true, &by("human:b")).unwrap();
+    ws.decide("Totals are sums", Some("src/billing.py"), &by("human:ann"))
+        .unwrap();
+    ws.learn("Check before login", None, &by("agent:a"))
+        .unwrap();
+    ws.remember("topic:billing", "Billing is `total()`.", &by("human:ann"))
+        .unwrap();
+    ws.topic_set("billing", "src/billing.py", true, &by("human:ann"))
+        .unwrap();
+    ws.topic_set("topic:empty", "src", true, &by("human:ann"))
+        .unwrap();
+    ws.fact_add(
+        "python runs",
+        "python3 -c 'print(42)'",
+        Some("42"),
+        Some(0),
+        &by("human:ann"),
+    )
+    .unwrap();
+    (dir, ws)
+}
+
+fn export(ws: &Workspace) -> MemoryExport {
+    let mut doc = ws.export_memory().unwrap().result;
+    doc.exported_at = String::new();
+    doc
+}
+
+/// Row counts of every authored and audit table, and the export: the whole visible state.
+fn state(ws: &Workspace) -> (Vec<(String, i64)>, MemoryExport) {
+    let conn = ws.store().conn();
+    let counts = [
+        "pages",
+        "revisions",
+        "claims",
+        "page_snapshots",
+        "events",
+        "topic_members",
+        "facts",
+    ]
+    .iter()
+    .map(|t| {
+        let n: i64 = conn
+            .query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0))
+            .unwrap();
+        (t.to_string(), n)
+    })
+    .collect();
+    (counts, export(ws))
+}
+
+#[test]
+fn export_then_import_into_a_fresh_store_reproduces_pages_and_history_exactly() {
+    let (_src_dir, src) = source();
+    let doc = export(&src);
+    let pages: Vec<(&str, &str, bool, usize)> = doc
+        .pages
+        .iter()
+        .map(|p| {
+            (
+                p.subject.as_str(),
+                p.kind.as_str(),
+                p.pinned,
+                p.revisions.len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pages,
+        [
+            (".", "root", false, 1),
+            ("decisions", "decisions", false, 1),
+            ("lessons", "lessons", false, 1),
+            ("src", "folder", true, 1),
+            ("src/auth.py", "file", false, 3),
+            ("topic:billing", "topic", false, 1),
+            ("topic:empty", "topic", false, 0),
+        ]
+    );
+    let events: Vec<Option<&str>> = doc.pages[4]
+        .revisions
+        .iter()
+        .map(|r| r.event.as_deref())
+        .collect();
+    assert_eq!(
+        events,
+        [Some("remember"), Some("remember"), Some("rollback")]
+    );
+    assert_eq!(doc.pages[5].members, ["src/billing.py"]);
+    assert_eq!(doc.facts.len(), 1);
+
+    let (_dst_dir, mut dst) = checkout();
+    let report = dst.import_memory(&doc, "memory.json").unwrap().result;
+    assert_eq!(report.pages_created.len(), 7);
+    assert_eq!((report.revisions_added, report.revisions_skipped), (8, 0));
+    assert_eq!((report.facts_added, report.members_added), (1, 2));
+    assert!(
+        report.renumbered.is_empty() && report.notes.is_empty(),
+        "{report:?}"
+    );
+    // Same uids, subjects, pins, times, and every revision with its version, body,
+    // summary, author, time and original event.
+    assert_eq!(export(&dst), doc);
+    // Claims were re-extracted and resolved against this checkout's map.
+    let shown = dst.show("src/auth.py", None).unwrap().result;
+    let resolved: Vec<Option<&str>> = shown.claims.iter().map(|c| c.resolved.as_deref()).collect();
+    assert_eq!(
+        resolved,
+        [
+            Some("src/auth.py#login@function"),
+            Some("src/auth.py#check@function")
+        ]
+    );
+    let history: Vec<(i64, String, Option<String>)> = dst
+        .history("src/auth.py")
+        .unwrap()
+        .result
+        .revisions
+        .into_iter()
+        .map(|r| (r.version, r.author, r.event))
+        .collect();
+    assert_eq!(
+        history,
+        [
+            (1, "agent:a".to_string(), Some("import".to_string())),
+            (2, "human:b".to_string(), Some("import".to_string())),
+            (3, "human:b".to_string(), Some("import".to_string())),
+        ]
+    );
+}
+
+#[test]
+fn importing_twice_changes_nothing() {
+    let (_src_dir, src) = source();
+    let doc = export(&src);
+    let (_dst_dir, mut dst) = checkout();
+    dst.import_memory(&doc, "memory.json").unwrap();
+    let after_first = state(&dst);
+    let again = dst.import_memory(&doc, "memory.json").unwrap().result;
+    assert_eq!(
+        (
+            again.pages_created.len(),
+            again.revisions_added,
+            again.revisions_skipped,
+            again.facts_added,
+            again.facts_skipped,
+            again.members_added
+        ),
+        (0, 0, 8, 0, 1, 0)
+    );
+    assert_eq!(state(&dst), after_first);
+    // And into the store it came from: everything is already there.
+    let (_, src_state) = state(&src);
+    let mut src = src;
+    let back = src.import_memory(&doc, "memory.json").unwrap().result;
+    assert_eq!((back.revisions_added, back.facts_added), (0, 0));
+    assert_eq!(state(&src).1, src_state);
+}
+
+#[test]
+fn a_page_written_on_both_sides_keeps_both_histories_and_reimport_is_still_idempotent() {
+    let (_src_dir, mut src) = checkout();
+    src.remember("src/auth.py", "theirs 1", &by("agent:a"))
+        .unwrap();
+    src.remember("src/auth.py", "theirs 2", &by("agent:a"))
+        .unwrap();
+    let doc = export(&src);
+    let (_dst_dir, mut dst) = checkout();
+    dst.remember("src/auth.py", "ours 1", &by("human:b"))
+        .unwrap();
+    let report = dst.import_memory(&doc, "theirs.json").unwrap().result;
+    assert_eq!(
+        report.renumbered,
+        [
+            ("src/auth.py".to_string(), 1, 2),
+            ("src/auth.py".to_string(), 2, 3)
+        ]
+    );
+    let bodies: Vec<String> = (1..=3)
+        .map(|v| {
+            dst.show("src/auth.py", Some(v))
+                .unwrap()
+                .result
+                .revision
+                .body
+        })
+        .collect();
+    assert_eq!(bodies, ["ours 1", "theirs 1", "theirs 2"]);
+    let before = state(&dst);
+    let again = dst.import_memory(&doc, "theirs.json").unwrap().result;
+    assert_eq!((again.revisions_added, again.revisions_skipped), (0, 2));
+    assert_eq!(state(&dst), before);
+}
+
+#[test]
+fn a_page_renamed_at_the_source_moves_here_by_its_uid() {
+    let (_src_dir, mut src) = checkout();
+    src.remember("src/auth.py", "auth", &by("agent:a")).unwrap();
+    let first = export(&src);
+    let (_dst_dir, mut dst) = checkout();
+    dst.import_memory(&first, "first.json").unwrap();
+    // The source renamed the file (as sync does) and wrote again.
+    let mut moved = first.clone();
+    moved.pages[0].subject = "src/login.py".into();
+    let report = dst.import_memory(&moved, "moved.json").unwrap().result;
+    assert_eq!(
+        report.pages_moved,
+        [("src/auth.py".to_string(), "src/login.py".to_string())]
+    );
+    assert_eq!((report.revisions_added, report.revisions_skipped), (0, 1));
+    assert_eq!(
+        dst.history("src/login.py").unwrap().result.revisions.len(),
+        1
+    );
+}
+
+#[test]
+fn bad_documents_are_refused_with_the_place_named_and_nothing_written() {
+    let (_src_dir, src) = source();
+    let text = serde_json::to_string(&export(&src)).unwrap();
+    let (_dst_dir, mut dst) = checkout();
+    let before = state(&dst);
+    let refused = |doc: &str| match parse_export(doc, "memory.json") {
+        Err(e) => e.to_string(),
+        Ok(_) => "parsed".to_string(),
+    };
+    assert_eq!(
+        refused("{\"format\": 1"),
+        "invalid argument `FILE`: memory.json: not a loci memory export: invalid type: integer `1`, expected a string at line 1 column 12"
+    );
+    assert_eq!(
+        refused(&text.replacen("\"loci-memory\"", "\"other\"", 1)),
+        "invalid argument `FILE`: memory.json: format: is `other`, expected `loci-memory`"
+    );
+    assert_eq!(
+        refused(&text.replace("\"format_version\":1", "\"format_version\":2")),
+        "invalid argument `FILE`: memory.json: format_version: 2 is not supported (this loci reads 1 to 1); upgrade loci"
+    );
+    assert_eq!(
+        refused(&text.replace("\"src/auth.py\"", "\"../outside.py\"")),
+        "invalid argument `FILE`: memory.json: pages[4] (`../outside.py`): subject `../outside.py` is not a repo-relative path (no leading `/`, no `..`)"
+    );
+    assert_eq!(
+        refused(&text.replace("The repository.", "The forged repository.")),
+        "invalid argument `FILE`: memory.json: pages[0] (`.`) revisions[0]: hash does not match the content (edited after export?); fix the content or delete the hash"
+    );
+    // A document that parses but breaks a rule is refused by import too.
+    let mut doc = export(&src);
+    doc.pages[4].revisions[1].version = 1;
+    let err = dst.import_memory(&doc, "memory.json").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid argument `FILE`: memory.json: pages[4] (`src/auth.py`) revisions[1]: version 1 does not follow version 1"
+    );
+    assert_eq!(state(&dst), before, "nothing was written");
+}
+
+#[test]
+fn an_export_never_carries_fact_outcomes() {
+    let (dir, mut ws) = checkout();
+    ws.fact_add(
+        "prints a token",
+        "python3 -c 'print(\"tok-SECRET-OUTPUT-991\")'",
+        Some("tok"),
+        None,
+        &by("human:ann"),
+    )
+    .unwrap();
+    write(dir.path(), ".loci/config.toml", "[facts]\nrun = true\n");
+    let mut ws = Workspace::open(dir.path(), None).unwrap();
+    assert_eq!(ws.fact_run(None).unwrap().result[0].status, "pass");
+    let text = serde_json::to_string(&ws.export_memory().unwrap().result).unwrap();
+    assert!(!text.contains("SECRET-OUTPUT-991\\n"), "{text}");
+    assert!(
+        !text.contains("pass") && !text.contains("last_status"),
+        "{text}"
+    );
+}
+
+fn live_db(ws: &Workspace) -> std::path::PathBuf {
+    ws.root().join(".loci/loci.db")
+}
+
+#[test]
+fn restore_replaces_the_database_after_validation_and_keeps_the_replaced_one() {
+    let (dir, mut ws) = checkout();
+    ws.remember("src/auth.py", "kept", &by("a")).unwrap();
+    let backup = dir.path().join("b.db");
+    let stats = ws.backup(&backup).unwrap().result;
+    assert!(stats.pages > 0 && stats.bytes > 0, "{stats:?}");
+    ws.remember("src/auth.py", "written after the backup", &by("a"))
+        .unwrap();
+    let restored = ws.restore(&backup).unwrap().result;
+    assert_eq!((restored.pages, restored.revisions), (1, 1));
+    assert_eq!(ws.history("src/auth.py").unwrap().result.revisions.len(), 1);
+    // The replaced database is kept, whole.
+    let saved = Workspace::open(dir.path(), Some(&restored.replaced_saved_to)).unwrap();
+    assert_eq!(
+        saved.history("src/auth.py").unwrap().result.revisions.len(),
+        2
+    );
+    // Nothing left behind next to the database.
+    let leftovers: Vec<String> = std::fs::read_dir(dir.path().join(".loci"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("restore") || n.contains("partial"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // Writes continue on the restored database.
+    assert_eq!(
+        ws.remember("src/auth.py", "after restore", &by("a"))
+            .unwrap()
+            .result
+            .revision
+            .version,
+        2
+    );
+    // A backup never overwrites.
+    let err = ws.backup(&backup).unwrap_err();
+    assert!(err.to_string().contains("already exists"), "{err}");
+    let err = ws.restore(&live_db(&ws)).unwrap_err();
+    assert!(
+        err.to_string().contains("is the live database itself"),
+        "{err}"
+    );
+}
+
+#[test]
+fn restore_refuses_truncated_random_newer_and_foreign_files_and_leaves_the_live_database_untouched()
+{
+    let (dir, mut ws) = checkout();
+    ws.remember("src/auth.py", "precious", &by("a")).unwrap();
+    let good = dir.path().join("good.db");
+    ws.backup(&good).unwrap();
+    let bytes = std::fs::read(&good).unwrap();
+    let before = state(&ws);
+
+    let truncated = dir.path().join("truncated.db");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    let random = dir.path().join("random.db");
+    std::fs::write(
+        &random,
+        (0..64 * 1024u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let newer = dir.path().join("newer.db");
+    std::fs::copy(&good, &newer).unwrap();
+    loci_store::rusqlite::Connection::open(&newer)
+        .unwrap()
+        .execute(
+            "INSERT INTO schema_migrations(version, name) VALUES (999, 'future')",
+            [],
+        )
+        .unwrap();
+    let foreign = dir.path().join("foreign.db");
+    loci_store::rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL);
+             INSERT INTO schema_migrations VALUES (2, 'memory');
+             CREATE TABLE notes (body TEXT);",
+        )
+        .unwrap();
+    let empty = dir.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+
+    let mut problems = |path: &Path| match ws.restore(path) {
+        Err(EngineError::Store(StoreError::InvalidDatabase { path: p, problems })) => {
+            assert_eq!(p, path);
+            problems.join("; ")
+        }
+        other => panic!("{}: {other:?}", path.display()),
+    };
+    let truncated = problems(&truncated);
+    assert!(
+        truncated.starts_with("integrity_check failed: ")
+            || truncated.starts_with("cannot read it: database disk image is malformed"),
+        "{truncated}"
+    );
+    assert_eq!(problems(&random), "cannot read it: file is not a database");
+    assert_eq!(
+        problems(&newer),
+        "schema version 999 is newer than this loci supports (6); upgrade loci"
+    );
+    let foreign = problems(&foreign);
+    assert!(
+        foreign.starts_with("tables missing for schema version 2: "),
+        "{foreign}"
+    );
+    assert_eq!(
+        problems(&empty),
+        "not a loci database (no schema_migrations table)"
+    );
+    assert_eq!(problems(&dir.path().join("missing.db")), "no such file");
+    let err = ws.restore(&random).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "{}: not a usable loci database: cannot read it: file is not a database; nothing was restored",
+            random.display()
+        )
+    );
+    assert_eq!(state(&ws), before, "the live database is untouched");
+    assert!(
+        !dir.path().join(".loci/backups").exists(),
+        "nothing was replaced"
+    );
+    let leftovers: Vec<String> = std::fs::read_dir(dir.path().join(".loci"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("restore"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

@@ -1,0 +1,437 @@
+//! Online backup and validated restore of a loci database, with SQLite's online backup
+//! API (`sqlite3_backup_*`).
+//!
+//! A backup copies the live database a few pages per step, so other processes keep
+//! reading and writing while it runs (WAL: a step holds a read snapshot only while it
+//! copies). When another connection writes between steps, SQLite restarts the copy; after
+//! [`MAX_RESTARTS`] restarts the rest is copied in one step, which in WAL mode still blocks
+//! no writer. The copy is written to a temporary file next to the destination, switched to
+//! `journal_mode=DELETE` (one self-contained file), checked with `PRAGMA integrity_check`,
+//! and only then renamed into place.
+//!
+//! A restore never writes to the live database until the replacement is proven good: the
+//! source is copied to a new file next to the database, validated ([`check_database`]:
+//! integrity, a schema version this binary supports, every table that version has), the
+//! live database is saved under `backups/`, and the validated copy replaces the live
+//! contents in one write transaction (the backup API with the live database as its
+//! destination). Replacing the file by `rename(2)` instead would leave other processes
+//! writing to the old inode and could replay the old `-wal` file into the new one.
+
+use std::os::raw::c_int;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rusqlite::backup::{Backup, StepResult};
+use rusqlite::{Connection, OpenFlags};
+use serde::Serialize;
+
+use crate::{BUSY_TIMEOUT_MS, Context, MIGRATIONS, Result, SCHEMA_VERSION, Store, StoreError};
+
+/// Pages copied per backup step (4 KiB pages: 1 MiB per step).
+pub const PAGES_PER_STEP: c_int = 256;
+
+/// Restarts (the source changed between steps) after which the rest of a backup is copied
+/// in a single step.
+pub const MAX_RESTARTS: u64 = 8;
+
+/// What a backup did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct BackupStats {
+    /// The file written.
+    pub path: PathBuf,
+    /// Database pages copied in the final pass.
+    pub pages: u64,
+    /// Size of the file written, in bytes.
+    pub bytes: u64,
+    /// `sqlite3_backup_step` calls that copied pages.
+    pub steps: u64,
+    /// Times SQLite restarted the copy because another connection wrote.
+    pub restarts: u64,
+}
+
+/// What [`check_database`] found in a database file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DatabaseCheck {
+    /// The highest migration recorded (0: no `schema_migrations` table).
+    pub schema_version: i64,
+    /// Revisions it holds (0 before the memory schema).
+    pub revisions: u64,
+    /// Pages it holds.
+    pub pages: u64,
+    /// Everything wrong with it; empty means usable.
+    pub problems: Vec<String>,
+}
+
+impl Store {
+    /// Copies the whole database to `dest` with the online backup API while other
+    /// processes may keep writing; `pages_per_step` defaults to [`PAGES_PER_STEP`]. `dest`
+    /// must not exist. The copy holds every transaction committed before the backup began
+    /// (and possibly later ones) and passes `PRAGMA integrity_check`.
+    ///
+    /// Errors: [`StoreError::Io`] when `dest` exists or cannot be written,
+    /// [`StoreError::Busy`] when the source stays locked past the busy timeout,
+    /// [`StoreError::InvalidDatabase`] if the copy fails its integrity check.
+    pub fn backup_online(&self, dest: &Path, pages_per_step: Option<c_int>) -> Result<BackupStats> {
+        if dest.exists() {
+            return Err(StoreError::Io {
+                path: dest.to_path_buf(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "already exists; choose a new file name (a backup never overwrites)",
+                ),
+            });
+        }
+        let partial = sibling(dest, &format!("partial-{}", std::process::id()));
+        let result = (|| {
+            let mut stats = copy_into_new_file(
+                &self.conn,
+                &partial,
+                pages_per_step.unwrap_or(PAGES_PER_STEP),
+            )?;
+            let check = check_database(&partial)?;
+            if !check.problems.is_empty() {
+                return Err(StoreError::InvalidDatabase {
+                    path: partial.clone(),
+                    problems: check.problems,
+                });
+            }
+            std::fs::rename(&partial, dest).map_err(|source| StoreError::Io {
+                path: dest.to_path_buf(),
+                source,
+            })?;
+            stats.path = dest.to_path_buf();
+            stats.bytes = file_len(dest);
+            Ok(stats)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&partial);
+        }
+        result
+    }
+
+    /// Replaces this database's contents with the database at `src`, after copying `src`
+    /// to a new file next to this database and validating the copy with
+    /// [`check_database`]. The current contents are first saved with
+    /// [`Store::backup_online`] to `backups/<stem>-before-restore-<time>.db` next to the
+    /// database; the replacement is one write transaction, so other connections see the
+    /// old or the new database, never a mix. An older schema is migrated afterwards (with
+    /// the usual pre-migration backup).
+    ///
+    /// Errors: [`StoreError::InvalidDatabase`] (nothing was changed) when `src` is not a
+    /// usable loci database — unreadable, corrupt, from a newer loci, or missing tables;
+    /// [`StoreError::Io`] for an in-memory store or file errors.
+    pub fn restore_from(&mut self, src: &Path) -> Result<RestoreStats> {
+        let live = self.path.clone().ok_or_else(|| StoreError::Io {
+            path: PathBuf::from(":memory:"),
+            source: std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "an in-memory database cannot be restored into",
+            ),
+        })?;
+        let invalid = |problems: Vec<String>| StoreError::InvalidDatabase {
+            path: src.to_path_buf(),
+            problems,
+        };
+        if !src.is_file() {
+            return Err(invalid(vec!["no such file".into()]));
+        }
+        let staging = sibling(&live, &format!("restore-{}", std::process::id()));
+        let _ = std::fs::remove_file(&staging);
+        let staged = (|| {
+            let source = Connection::open_with_flags(
+                src,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|e| invalid(vec![format!("cannot open it: {e}")]))?;
+            copy_into_new_file(&source, &staging, -1)
+                .map_err(|e| invalid(vec![format!("cannot read it: {}", root_cause(&e))]))?;
+            let check = check_database(&staging)?;
+            if !check.problems.is_empty() {
+                return Err(invalid(check.problems));
+            }
+            Ok(check)
+        })();
+        let check = match staged {
+            Ok(check) => check,
+            Err(e) => {
+                let _ = std::fs::remove_file(&staging);
+                return Err(e);
+            }
+        };
+        let saved = backup_dir_file(&self.conn, &live, "before-restore")?;
+        let replaced = self.backup_online(&saved, None).and_then(|_| {
+            let validated = Connection::open_with_flags(
+                &staging,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .ctx(|| format!("opening {}", staging.display()))?;
+            let backup = Backup::new(&validated, &mut self.conn)
+                .ctx(|| format!("restoring into {}", live.display()))?;
+            run_steps(&backup, -1, &live).map_err(|e| match &e {
+                StoreError::Sqlite { source, .. }
+                    if source.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) =>
+                {
+                    StoreError::InvalidDatabase {
+                        path: src.to_path_buf(),
+                        problems: vec![
+                            "its page size differs from the live database's, which a WAL database cannot take; \
+                             restore it with the other loci processes stopped after deleting the live database"
+                                .into(),
+                        ],
+                    }
+                }
+                _ => e,
+            })?;
+            Ok(())
+        });
+        let _ = std::fs::remove_file(&staging);
+        replaced?;
+        crate::migrate::migrate(self)?;
+        Ok(RestoreStats {
+            restored_from: src.to_path_buf(),
+            replaced_saved_to: saved,
+            schema_version: check.schema_version,
+            pages: check.pages,
+            revisions: check.revisions,
+        })
+    }
+}
+
+/// What a restore did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RestoreStats {
+    /// The backup restored.
+    pub restored_from: PathBuf,
+    /// Where the database it replaced was saved.
+    pub replaced_saved_to: PathBuf,
+    /// The restored file's schema version (before migrating it to this binary's).
+    pub schema_version: i64,
+    /// Memory pages restored.
+    pub pages: u64,
+    /// Revisions restored.
+    pub revisions: u64,
+}
+
+/// Checks a database file without changing it: `PRAGMA integrity_check`, a schema version
+/// between 1 and [`SCHEMA_VERSION`], and every table that version's migrations create.
+/// Problems are listed in [`DatabaseCheck::problems`]; `Err` only for failures to run the
+/// check itself (an in-memory database that cannot be created).
+pub fn check_database(path: &Path) -> Result<DatabaseCheck> {
+    let mut check = DatabaseCheck::default();
+    let conn = match Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            check.problems.push(format!("cannot open it: {e}"));
+            return Ok(check);
+        }
+    };
+    let integrity: std::result::Result<Vec<String>, rusqlite::Error> = (|| {
+        let mut stmt = conn.prepare("PRAGMA integrity_check")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        rows.collect()
+    })();
+    match integrity {
+        Ok(lines) if lines == ["ok"] => {}
+        Ok(lines) => {
+            let shown: Vec<&str> = lines.iter().take(3).map(String::as_str).collect();
+            check.problems.push(format!(
+                "integrity_check failed: {}{}",
+                shown.join("; "),
+                if lines.len() > 3 { "; …" } else { "" }
+            ));
+            return Ok(check);
+        }
+        Err(e) => {
+            check.problems.push(format!("integrity_check failed: {e}"));
+            return Ok(check);
+        }
+    }
+    check.schema_version = match crate::migrate::current_version(&conn) {
+        Ok(v) => v,
+        Err(e) => {
+            check.problems.push(format!(
+                "cannot read its schema version: {}",
+                root_cause(&e)
+            ));
+            return Ok(check);
+        }
+    };
+    if check.schema_version == 0 {
+        check
+            .problems
+            .push("not a loci database (no schema_migrations table)".into());
+        return Ok(check);
+    }
+    if check.schema_version > SCHEMA_VERSION {
+        check.problems.push(format!(
+            "schema version {} is newer than this loci supports ({SCHEMA_VERSION}); upgrade loci",
+            check.schema_version
+        ));
+        return Ok(check);
+    }
+    let present = table_names(&conn).ctx(|| format!("listing the tables of {}", path.display()))?;
+    let missing: Vec<String> = expected_tables(check.schema_version)?
+        .into_iter()
+        .filter(|t| !present.contains(t))
+        .collect();
+    if !missing.is_empty() {
+        check.problems.push(format!(
+            "tables missing for schema version {}: {}",
+            check.schema_version,
+            missing.join(", ")
+        ));
+        return Ok(check);
+    }
+    if present.iter().any(|t| t == "pages") {
+        let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, u64>(0));
+        check.pages = count("SELECT count(*) FROM pages").ctx(|| "counting pages".into())?;
+        check.revisions =
+            count("SELECT count(*) FROM revisions").ctx(|| "counting revisions".into())?;
+    }
+    Ok(check)
+}
+
+/// The tables a database at `version` has: those the first `version` migrations create,
+/// found by applying them to an in-memory database (one source of truth: the migrations).
+fn expected_tables(version: i64) -> Result<Vec<String>> {
+    let conn = Connection::open_in_memory().ctx(|| "opening an in-memory database".into())?;
+    for m in MIGRATIONS.iter().filter(|m| m.version <= version) {
+        conn.execute_batch(m.sql)
+            .ctx(|| format!("applying migration {:04}_{}", m.version, m.name))?;
+    }
+    let mut tables = table_names(&conn).ctx(|| "listing tables".into())?;
+    tables.push("schema_migrations".into());
+    Ok(tables)
+}
+
+fn table_names(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+         ORDER BY name",
+    )?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    rows.collect()
+}
+
+/// Copies `source` into a new database file at `dest` (replacing a leftover one),
+/// `pages_per_step` pages at a time (-1: all at once), then makes it a single file
+/// (`journal_mode=DELETE`).
+fn copy_into_new_file(
+    source: &Connection,
+    dest: &Path,
+    pages_per_step: c_int,
+) -> Result<BackupStats> {
+    if let Some(dir) = dest.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    let _ = std::fs::remove_file(dest);
+    let mut out = Connection::open(dest).ctx(|| format!("creating {}", dest.display()))?;
+    let mut stats = {
+        let backup = Backup::new(source, &mut out)
+            .ctx(|| format!("starting a backup to {}", dest.display()))?;
+        run_steps(&backup, pages_per_step, dest)?
+    };
+    out.pragma_update(None, "journal_mode", "DELETE")
+        .ctx(|| format!("making {} a single file", dest.display()))?;
+    out.close()
+        .map_err(|(_, e)| StoreError::sqlite(format!("closing {}", dest.display()), e))?;
+    stats.path = dest.to_path_buf();
+    stats.bytes = file_len(dest);
+    Ok(stats)
+}
+
+/// Drives `backup` to completion; see the module docs for the restart rule.
+fn run_steps(backup: &Backup<'_, '_>, pages_per_step: c_int, dest: &Path) -> Result<BackupStats> {
+    let mut stats = BackupStats::default();
+    let mut step = pages_per_step;
+    let mut last_remaining: Option<c_int> = None;
+    let mut waiting_since: Option<Instant> = None;
+    loop {
+        let result = backup
+            .step(step)
+            .ctx(|| format!("copying pages to {}", dest.display()))?;
+        match result {
+            StepResult::Done => {
+                stats.steps += 1;
+                stats.pages = backup.progress().pagecount.max(0) as u64;
+                return Ok(stats);
+            }
+            StepResult::More => {
+                stats.steps += 1;
+                waiting_since = None;
+                let progress = backup.progress();
+                if last_remaining.is_some_and(|prev| progress.remaining > prev) {
+                    stats.restarts += 1;
+                    if stats.restarts >= MAX_RESTARTS {
+                        step = -1;
+                    }
+                }
+                last_remaining = Some(progress.remaining);
+            }
+            // Busy, Locked (and any result a newer rusqlite adds): wait and retry.
+            _ => {
+                let since = *waiting_since.get_or_insert_with(Instant::now);
+                if since.elapsed() > Duration::from_millis(BUSY_TIMEOUT_MS) {
+                    return Err(StoreError::Busy {
+                        path: dest.to_path_buf(),
+                        waited_ms: BUSY_TIMEOUT_MS,
+                    });
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
+}
+
+/// `<dir>/.<name>.<tag>`: a hidden file next to `path`.
+fn sibling(path: &Path, tag: &str) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "loci.db".into());
+    path.with_file_name(format!(".{name}.{tag}"))
+}
+
+/// `<db dir>/backups/<stem>-<tag>-<UTC time>.db`, not yet existing.
+pub(crate) fn backup_dir_file(conn: &Connection, db: &Path, tag: &str) -> Result<PathBuf> {
+    let dir = db
+        .parent()
+        .map(|p| p.join("backups"))
+        .unwrap_or_else(|| "backups".into());
+    let stem = db
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "loci".into());
+    let stamp: String = conn
+        .query_row("SELECT strftime('%Y%m%dT%H%M%SZ', 'now')", [], |r| r.get(0))
+        .ctx(|| "reading the clock".into())?;
+    for n in 0.. {
+        let suffix = if n == 0 {
+            String::new()
+        } else {
+            format!("-{n}")
+        };
+        let candidate = dir.join(format!("{stem}-{tag}-{stamp}{suffix}.db"));
+        if !candidate.exists() {
+            return Ok(candidate);
+        }
+    }
+    unreachable!("an unbounded range always yields a free name")
+}
+
+fn file_len(path: &Path) -> u64 {
+    std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+}
+
+fn root_cause(e: &StoreError) -> String {
+    match e {
+        StoreError::Sqlite { source, .. } => source.to_string(),
+        other => other.to_string(),
+    }
+}
