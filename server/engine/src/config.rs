@@ -49,7 +49,7 @@ pub struct ContextConfig {
     /// Token budget when a request gives none (tokens ≈ characters / 4). Default 2,000.
     pub budget: u64,
     /// Relevance floor below which `context` abstains (pick it with `loci calibrate`).
-    /// Default 12.
+    /// Default 11, calibrated on the case sets in `fixtures/eval/` (docs/context.md).
     pub floor: f64,
 }
 
@@ -57,7 +57,7 @@ impl Default for ContextConfig {
     fn default() -> Self {
         ContextConfig {
             budget: 2_000,
-            floor: 12.0,
+            floor: 11.0,
         }
     }
 }

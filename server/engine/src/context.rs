@@ -2,25 +2,32 @@
 //!
 //! `search` is FTS5 BM25 over memory (current revisions), symbols (identifier-aware
 //! terms, signatures, doc comments) and documentation sections; any user text is safe
-//! (case B18). `context` gathers candidates from search and from the structure (the
-//! files of matching symbols, the pages of open files and their folders, one dependency
-//! hop from the top seeds, personalized PageRank over the import graph when memory is
-//! thin), scores them with irag's retrieval weights, and packs them into FULL / DIGEST /
-//! INDEX tiers under a token budget — or abstains when nothing clears the floor.
+//! (case B18) and every token must match. `context` answers questions in prose: it takes
+//! the question's content terms (no function words, plurals folded), gathers candidates
+//! from each index (the terms rarest first, ORed) and from the structure (symbols the
+//! question names, pages about the files of matching symbols, the pages of open files
+//! and their folders, one import hop from the top seeds, personalized PageRank over the
+//! import graph around the open files when memory is thin), scores them with irag's
+//! retrieval weights, and packs them into FULL / DIGEST / INDEX tiers under a token
+//! budget — or abstains when nothing clears the floor.
 //!
-//! Scoring (seeds/irag "Retrieval scoring"): the open file's module +50 (parent or child
-//! folder +25); a full-text hit up to +30 (by BM25 magnitude); a symbol match in a page's
-//! file up to +24; one link-hop from a top-3 seed +15; updated within 7 days +10; stale
-//! −20; open contradictions −40 and a warning banner; `decisions` and `lessons` +25.
-//! Abstention looks only at relevance (module, text, symbol and link-hop points), never at
-//! the unconditional boosts, so a question about nothing never returns the decision log.
+//! Scoring (seeds/irag "Retrieval scoring"; docs/context.md has the table): the open
+//! file's module +50 (parent, child or sibling +25); a full-text hit up to +30: 30 × the
+//! IDF-weighted share of the question's terms in its best passage × the rank decay
+//! 60 / (60 + rank); a symbol match in a page's file up to +24; a symbol the question
+//! names +15; for pages, one link-hop from a top-3 seed +15; stale −20; open
+//! contradictions −40 and a warning banner; and, only for items that are relevant on
+//! their own, `decisions` and `lessons` +25 and updated within 7 days +10. Abstention
+//! looks only at relevance (module, text and symbol points), never at hops or boosts, so
+//! a question about nothing never returns the decision log.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use loci_store::memory as mem;
-use loci_store::search as fts;
+use loci_store::search::{self as fts, FtsTable};
 use serde::{Deserialize, Serialize};
 
+use crate::search::Term;
 use crate::{EngineError, Envelope, Result, StaleWarning, Workspace};
 
 /// What a search hit is.
@@ -148,11 +155,6 @@ pub struct ContextAnswer {
     pub markdown: String,
 }
 
-/// Points for a BM25 magnitude: `max × (1 − e^(−bm25/8))`.
-fn text_points(bm25: f64, max: f64) -> f64 {
-    max * (1.0 - (-bm25.abs() / 8.0).exp())
-}
-
 fn estimate_tokens(s: &str) -> u64 {
     s.chars().count().div_ceil(4) as u64
 }
@@ -207,91 +209,291 @@ impl Candidate {
     }
 }
 
+/// Rows a full-text index may match while gathering `context` candidates: terms are taken
+/// rarest first until their document frequencies add up to this (at least one term), so a
+/// question full of common words costs what a specific one does. The other terms still
+/// count in coverage.
+const RETRIEVAL_ROWS: u64 = 2_000;
+
+/// Full-text hits per index that `context` weighs (coverage re-ranks them).
+const TEXT_HITS: u32 = 50;
+
+/// The rank constant of the FTS points' decay, `k / (k + rank)` (0-based rank within one
+/// index), as in reciprocal rank fusion (Cormack et al., 2009, k = 60).
+const RANK_K: f64 = 60.0;
+
+/// A full-text candidate of `context`.
+struct TextHit {
+    hit: SearchHit,
+    /// The share (0..=1) of the question's term weight found in the hit's best passage.
+    coverage: f64,
+    /// 0-based rank within its index.
+    rank: usize,
+}
+
+/// Inverse document frequency as BM25 has it: `ln(1 + (N − df + 0.5) / (df + 0.5))`.
+fn idf(rows: u64, df: u64) -> f64 {
+    let (n, df) = (rows as f64, df.min(rows) as f64);
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// Paragraphs, list items and headings of a markdown text: the units a question's terms
+/// must meet in, so a long page does not match by scattering them.
+fn passages(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        let starts_item = t.starts_with("- ")
+            || t.starts_with("* ")
+            || t.starts_with("+ ")
+            || t.starts_with('#')
+            || t.split_once(". ")
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        if (t.is_empty() || starts_item) && !current.trim().is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+        current.push_str(line);
+        current.push('\n');
+    }
+    if !current.trim().is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// The share of `weights` (one per term) held by the best of `passages`.
+fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
+    let total: f64 = weights.iter().sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    passages
+        .iter()
+        .map(|p| {
+            let words = crate::search::words_in(p);
+            terms
+                .iter()
+                .zip(weights)
+                .filter(|(t, _)| t.found_in(&words))
+                .map(|(_, w)| w)
+                .sum::<f64>()
+        })
+        .fold(0.0, f64::max)
+        / total
+}
+
 impl Workspace {
     /// Full-text search over memory, symbols and docs.
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Envelope<Vec<SearchHit>>> {
-        let hits = self.search_hits(query, options)?;
+        let hits = match crate::search::fts_query(query) {
+            Some(q) => self.search_hits(&q, options)?,
+            None => Vec::new(),
+        };
         let used = hits.len() as u64;
         let mut env = self.envelope(hits, Vec::new())?;
         env.limits.used = used;
         Ok(env)
     }
 
+    /// Hits for an FTS5 MATCH expression, per kind in `options` (best first within a kind).
     pub(crate) fn search_hits(
         &self,
-        query: &str,
+        fts_query: &str,
         options: &SearchOptions,
     ) -> Result<Vec<SearchHit>> {
-        let Some(q) = crate::search::fts_query(query) else {
-            return Ok(Vec::new());
-        };
         let limit = options.limit.unwrap_or(10).clamp(1, 1000);
         let want = |k: HitKind| options.kinds.is_empty() || options.kinds.contains(&k);
         let prefix = options
             .path_prefix
             .as_deref()
             .map(|p| p.trim_start_matches("./"));
-        let conn = self.store.conn();
         let mut hits = Vec::new();
-        if want(HitKind::Memory) {
-            for h in mem::search_revisions(conn, &q, true, limit * 2)? {
-                let Some(r) = mem::revision_by_id(conn, h.revision_id)? else {
-                    continue;
-                };
-                if prefix.is_some_and(|p| !r.subject.starts_with(p)) {
-                    continue;
-                }
-                hits.push(SearchHit {
-                    kind: HitKind::Memory,
-                    id: r.subject.clone(),
-                    path: Some(r.subject.clone()).filter(|s| self.root.join(s).exists()),
-                    line: None,
-                    title: format!("{} (v{})", r.subject, r.version),
-                    snippet: h.snippet,
-                    bm25: -h.rank,
-                    provenance: format!(
-                        "revision {} by {} at {}",
-                        r.version, r.author, r.created_at
-                    ),
-                });
-                if hits.len() as u32 >= limit {
-                    break;
-                }
-            }
-        }
-        if want(HitKind::Symbol) {
-            for s in fts::search_symbols(conn, &q, prefix, limit)? {
-                hits.push(SearchHit {
-                    kind: HitKind::Symbol,
-                    id: s.key.clone(),
-                    path: Some(s.path.clone()),
-                    line: Some(s.line),
-                    title: format!("{} {}", s.kind, s.qualified_name),
-                    snippet: s.signature.clone(),
-                    bm25: -s.rank,
-                    provenance: format!("{}:{}", s.path, s.line + 1),
-                });
-            }
-        }
-        if want(HitKind::Doc) {
-            for d in fts::search_docs(conn, &q, prefix, limit)? {
-                hits.push(SearchHit {
-                    kind: HitKind::Doc,
-                    id: format!("{}#{}", d.path, d.heading),
-                    path: Some(d.path.clone()),
-                    line: Some(d.line),
-                    title: if d.heading.is_empty() {
-                        d.path.clone()
-                    } else {
-                        d.heading.clone()
-                    },
-                    snippet: d.snippet,
-                    bm25: -d.rank,
-                    provenance: format!("{}:{}", d.path, d.line + 1),
-                });
+        for (kind, table) in [
+            (HitKind::Memory, FtsTable::Revisions),
+            (HitKind::Symbol, FtsTable::Symbols),
+            (HitKind::Doc, FtsTable::Docs),
+        ] {
+            if want(kind) {
+                hits.extend(
+                    self.index_hits(table, fts_query, prefix, limit)?
+                        .into_iter()
+                        .map(|(h, _)| h),
+                );
             }
         }
         Ok(hits)
+    }
+
+    /// Hits of one full-text index, best first, each with the text it was matched in.
+    fn index_hits(
+        &self,
+        table: FtsTable,
+        fts_query: &str,
+        prefix: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<(SearchHit, String)>> {
+        let conn = self.store.conn();
+        let mut hits = Vec::new();
+        match table {
+            FtsTable::Revisions => {
+                for h in mem::search_revisions(conn, fts_query, true, limit * 2)? {
+                    let Some(r) = mem::revision_by_id(conn, h.revision_id)? else {
+                        continue;
+                    };
+                    if prefix.is_some_and(|p| !r.subject.starts_with(p)) {
+                        continue;
+                    }
+                    let text = match &r.summary {
+                        Some(summary) => format!("{summary}\n\n{}", r.body),
+                        None => r.body.clone(),
+                    };
+                    hits.push((
+                        SearchHit {
+                            kind: HitKind::Memory,
+                            id: r.subject.clone(),
+                            path: Some(r.subject.clone()).filter(|s| self.root.join(s).exists()),
+                            line: None,
+                            title: format!("{} (v{})", r.subject, r.version),
+                            snippet: h.snippet,
+                            bm25: -h.rank,
+                            provenance: format!(
+                                "revision {} by {} at {}",
+                                r.version, r.author, r.created_at
+                            ),
+                        },
+                        text,
+                    ));
+                    if hits.len() as u32 >= limit {
+                        break;
+                    }
+                }
+            }
+            FtsTable::Symbols => {
+                for s in fts::search_symbols(conn, fts_query, prefix, limit)? {
+                    let text = format!(
+                        "{} {}\n{}\n{}",
+                        s.qualified_name,
+                        loci_core::terms::symbol_terms(&s.qualified_name),
+                        s.signature,
+                        s.doc.as_deref().unwrap_or_default()
+                    );
+                    hits.push((
+                        SearchHit {
+                            kind: HitKind::Symbol,
+                            id: s.key.clone(),
+                            path: Some(s.path.clone()),
+                            line: Some(s.line),
+                            title: format!("{} {}", s.kind, s.qualified_name),
+                            snippet: s.signature.clone(),
+                            bm25: -s.rank,
+                            provenance: format!("{}:{}", s.path, s.line + 1),
+                        },
+                        text,
+                    ));
+                }
+            }
+            FtsTable::Docs => {
+                for d in fts::search_docs(conn, fts_query, prefix, limit)? {
+                    let text = format!("{}\n\n{}", d.heading, d.text);
+                    hits.push((
+                        SearchHit {
+                            kind: HitKind::Doc,
+                            id: format!("{}#{}", d.path, d.heading),
+                            path: Some(d.path.clone()),
+                            line: Some(d.line),
+                            title: if d.heading.is_empty() {
+                                d.path.clone()
+                            } else {
+                                d.heading.clone()
+                            },
+                            snippet: d.snippet,
+                            bm25: -d.rank,
+                            provenance: format!("{}:{}", d.path, d.line + 1),
+                        },
+                        text,
+                    ));
+                }
+            }
+        }
+        Ok(hits)
+    }
+
+    /// The full-text candidates of a question's content terms: per index, the terms rarest
+    /// first up to [`RETRIEVAL_ROWS`], ORed; each hit with the IDF-weighted share of all
+    /// the terms its best passage holds (symbols are one passage).
+    fn text_candidates(&self, terms: &[Term], limit: u32) -> Result<Vec<TextHit>> {
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let conn = self.store.conn();
+        let mut lookups: Vec<String> = Vec::new();
+        for t in terms {
+            for w in t.forms().into_iter().chain(t.words.iter().cloned()) {
+                if !w.contains(' ') && !lookups.contains(&w) {
+                    lookups.push(w);
+                }
+            }
+        }
+        // Document frequency of each term in each index: a one-word term's forms added up
+        // (an upper bound of their union); for several words, the joined form or (an upper
+        // bound for the phrase) the rarest word, whichever is more common.
+        let mut rows = 0u64;
+        let mut per_table: Vec<(FtsTable, Vec<u64>)> = Vec::new();
+        for table in FtsTable::ALL {
+            let (n, dfs) = fts::term_stats(conn, table, &lookups)?;
+            let df_of = |w: &str| lookups.iter().position(|l| l == w).map_or(0, |i| dfs[i]);
+            let term_dfs = terms
+                .iter()
+                .map(|t| {
+                    if t.words.len() == 1 {
+                        t.forms().iter().map(|f| df_of(f)).sum()
+                    } else {
+                        let rarest = t.words.iter().map(|w| df_of(w)).min().unwrap_or(0);
+                        df_of(&t.joined()).max(rarest)
+                    }
+                })
+                .collect();
+            rows += n;
+            per_table.push((table, term_dfs));
+        }
+        let weights: Vec<f64> = (0..terms.len())
+            .map(|i| idf(rows, per_table.iter().map(|(_, d)| d[i]).sum()))
+            .collect();
+        let mut out = Vec::new();
+        for (table, dfs) in &per_table {
+            let mut order: Vec<usize> = (0..terms.len()).filter(|&i| dfs[i] > 0).collect();
+            order.sort_by_key(|&i| (dfs[i], i));
+            let mut taken = Vec::new();
+            let mut matched = 0u64;
+            for i in order {
+                if !taken.is_empty() && matched + dfs[i] > RETRIEVAL_ROWS {
+                    break;
+                }
+                matched += dfs[i];
+                taken.push(&terms[i]);
+            }
+            let Some(expr) = crate::search::any_of(taken) else {
+                continue;
+            };
+            for (rank, (hit, text)) in self
+                .index_hits(*table, &expr, None, limit)?
+                .into_iter()
+                .enumerate()
+            {
+                let units = if *table == FtsTable::Symbols {
+                    vec![text]
+                } else {
+                    passages(&text)
+                };
+                out.push(TextHit {
+                    hit,
+                    coverage: coverage(&units, terms, &weights),
+                    rank,
+                });
+            }
+        }
+        Ok(out)
     }
 
     /// Ranked, tiered context for a question under a token budget; see the module docs.
@@ -305,6 +507,13 @@ impl Workspace {
         }
         let budget = req.budget.unwrap_or(self.config.context.budget).max(50);
         let floor = req.floor.unwrap_or(self.config.context.floor);
+        // What counts as relevant for seeding hops and earning boosts: the floor, or the
+        // configured one when the caller asked for everything (eval passes −∞).
+        let relevant_at = if floor.is_finite() {
+            floor
+        } else {
+            self.config.context.floor
+        };
         let conn = self.store.conn();
         let open: Vec<String> = req
             .open_files
@@ -313,26 +522,25 @@ impl Workspace {
             .collect();
         let mut cands: BTreeMap<(HitKind, String), Candidate> = BTreeMap::new();
 
-        // 1. Text: memory, symbols, docs.
-        let hits = self.search_hits(
-            query,
-            &SearchOptions {
-                kinds: Vec::new(),
-                path_prefix: None,
-                limit: Some(20),
-            },
-        )?;
+        // 1. Text: memory, symbols, docs, weighed by how much of the question they hold.
+        let terms = crate::search::content_terms(query);
         let mut symbol_files: BTreeMap<String, f64> = BTreeMap::new();
-        for h in &hits {
+        for th in self.text_candidates(&terms, TEXT_HITS)? {
+            let h = th.hit;
+            let decay = RANK_K / (RANK_K + th.rank as f64);
             let c = cands
                 .entry((h.kind, h.id.clone()))
                 .or_insert_with(|| Candidate::new(h.kind, h.id.clone(), h.path.clone()));
             c.line = h.line;
-            c.add(text_points(h.bm25, 30.0), true, "text");
+            c.add(
+                30.0 * th.coverage * decay,
+                true,
+                format!("text ({:.0}% of the question)", th.coverage * 100.0),
+            );
             if h.kind == HitKind::Symbol {
                 if let Some(p) = &h.path {
                     let e = symbol_files.entry(p.clone()).or_insert(0.0);
-                    *e = e.max(h.bm25);
+                    *e = e.max(th.coverage * decay);
                 }
                 c.digest = h.snippet.clone();
             }
@@ -340,45 +548,42 @@ impl Workspace {
                 c.digest = h.snippet.clone();
             }
         }
+        // Symbols the question names (`Store::write`, `parse_config`, a one-word question).
+        for name in crate::search::identifier_tokens(query) {
+            let wanted = name.replace("::", ".");
+            for s in loci_store::map::find_symbols(conn, &wanted, 20)? {
+                let c = cands
+                    .entry((HitKind::Symbol, s.key.clone()))
+                    .or_insert_with(|| {
+                        Candidate::new(HitKind::Symbol, s.key.clone(), Some(s.path.clone()))
+                    });
+                c.line = Some(s.line);
+                c.add(15.0, true, format!("named in the question (`{name}`)"));
+                let e = symbol_files.entry(s.path.clone()).or_insert(0.0);
+                *e = e.max(0.5);
+            }
+        }
         // 2. Structure: pages about the files of matching symbols, about open files and
-        //    their folders, the decision and lesson logs, topics holding those files.
+        //    their folders, topics holding those files; code and docs in the open modules.
         let pages = mem::pages(conn)?;
         for page in &pages {
-            let Some(rev_id) = page.current_revision_id else {
+            if page.current_revision_id.is_none() {
                 continue;
-            };
+            }
             let subject = &page.subject;
-            let mut points: Vec<(f64, bool, String)> = Vec::new();
-            if let Some(bm25) = symbol_files.get(subject) {
-                points.push((
-                    text_points(*bm25, 24.0),
-                    true,
-                    "symbol match in this file".into(),
-                ));
+            let mut points: Vec<(f64, String)> = Vec::new();
+            if let Some(share) = symbol_files.get(subject) {
+                points.push((24.0 * share, "symbol match in this file".into()));
             }
-            for f in &open {
-                let f_dir = dir_of(f);
-                if subject == f || (page.kind == "folder" && subject == f_dir) {
-                    points.push((50.0, true, format!("open module {f}")));
-                } else if page.kind == "folder"
-                    && (f_dir.starts_with(&format!("{subject}/"))
-                        || subject.starts_with(&format!("{f_dir}/")))
-                {
-                    points.push((25.0, true, format!("parent/child of {f}")));
-                } else if page.kind == "file" && dir_of(subject) == f_dir {
-                    points.push((25.0, true, format!("sibling of {f}")));
-                }
-            }
-            if page.kind == "decisions" || page.kind == "lessons" {
-                points.push((25.0, false, page.kind.clone()));
-            }
+            let folder = page.kind == "folder" || page.kind == "root";
+            points.extend(module_points(subject, folder, &open));
             if page.kind == "topic" {
                 let members = mem::topic_members(conn, page.page_id)?;
                 if members
                     .iter()
                     .any(|m| symbol_files.contains_key(m) || open.contains(m))
                 {
-                    points.push((25.0, true, "topic holds a matching file".into()));
+                    points.push((25.0, "topic holds a matching file".into()));
                 }
             }
             let key = (HitKind::Memory, subject.clone());
@@ -388,18 +593,24 @@ impl Workspace {
             let c = cands
                 .entry(key)
                 .or_insert_with(|| Candidate::new(HitKind::Memory, subject.clone(), None));
-            for (p, relevant, why) in points {
-                c.add(p, relevant, why);
+            for (p, why) in points {
+                c.add(p, true, why);
             }
-            let _ = rev_id;
         }
-        // 3. One link-hop from the top-3 seeds (files), and personalized PageRank when
-        //    memory is thin.
+        for c in cands.values_mut().filter(|c| c.kind != HitKind::Memory) {
+            if let Some((p, why)) = c.path.clone().and_then(|f| module_points(&f, false, &open)) {
+                c.add(p, true, why);
+            }
+        }
+        // 3. One link-hop from the top-3 relevant seeds (files), and personalized PageRank
+        //    when memory is thin. Hops support an item; they are not evidence on their own.
         let mut seeds: Vec<(f64, String)> = cands
             .values()
+            .filter(|c| c.relevance >= relevant_at)
             .filter_map(|c| c.path.clone().map(|p| (c.relevance, p)))
             .collect();
         seeds.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        seeds.dedup_by(|a, b| a.1 == b.1);
         let seed_files: BTreeSet<String> = seeds
             .iter()
             .take(3)
@@ -411,7 +622,11 @@ impl Workspace {
         for s in &seed_files {
             neighbours.extend(graph.neighbours(s));
         }
-        for c in cands.values_mut() {
+        // Per page, as in the seed: symbols and doc sections stand on their own text.
+        for c in cands
+            .values_mut()
+            .filter(|c| matches!(c.kind, HitKind::Memory | HitKind::File))
+        {
             let file = c
                 .path
                 .clone()
@@ -420,14 +635,14 @@ impl Workspace {
                 .as_ref()
                 .is_some_and(|f| neighbours.contains(f) && !seed_files.contains(f))
             {
-                c.add(15.0, true, "one import hop from a top result");
+                c.add(15.0, false, "one import hop from a top result");
             }
         }
         let memory_relevant = cands
             .values()
-            .filter(|c| c.kind == HitKind::Memory && c.relevance >= floor)
+            .filter(|c| c.kind == HitKind::Memory && c.relevance >= relevant_at)
             .count();
-        if memory_relevant < 3 && !seed_files.is_empty() {
+        if memory_relevant < 3 && !open.is_empty() {
             for (file, rank) in graph.personalized_pagerank(&seed_files, 5) {
                 if seed_files.contains(&file) {
                     continue;
@@ -458,8 +673,14 @@ impl Workspace {
             else {
                 continue;
             };
-            if rev.created_at >= week_ago {
-                c.add(10.0, false, "updated this week");
+            // Boosts lift what is relevant; they never make an irrelevant page relevant.
+            if c.relevance >= relevant_at {
+                if page.kind == "decisions" || page.kind == "lessons" {
+                    c.add(25.0, false, page.kind.clone());
+                }
+                if rev.created_at >= week_ago {
+                    c.add(10.0, false, "updated this week");
+                }
             }
             let stale = crate::audit::revision_staleness(conn, rev.revision_id)?;
             if !stale.is_empty() {
@@ -686,6 +907,36 @@ impl Workspace {
             path.trim_start_matches("./").to_string()
         }
     }
+}
+
+/// The open-module points of an item about `path` (a folder when `folder`): the best over
+/// the open files of +50 for the same file or the file's own folder, +25 for a parent or
+/// child folder or a sibling file.
+fn module_points(path: &str, folder: bool, open: &[String]) -> Option<(f64, String)> {
+    let mut best: Option<(f64, String)> = None;
+    for f in open {
+        let f_dir = dir_of(f);
+        let points =
+            if path == f || (folder && (path == f_dir || (path == "." && f_dir.is_empty()))) {
+                Some((50.0, format!("open module {f}")))
+            } else if folder
+                && (path == "."
+                    || f_dir.starts_with(&format!("{path}/"))
+                    || path.starts_with(&format!("{f_dir}/")))
+            {
+                Some((25.0, format!("parent/child of {f}")))
+            } else if !folder && dir_of(path) == f_dir {
+                Some((25.0, format!("sibling of {f}")))
+            } else {
+                None
+            };
+        if let Some(p) = points
+            && best.as_ref().is_none_or(|b| p.0 > b.0)
+        {
+            best = Some(p);
+        }
+    }
+    best
 }
 
 fn render(

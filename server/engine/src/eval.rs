@@ -96,6 +96,9 @@ pub struct EvalReport {
     pub systems: Vec<SystemScores>,
     /// Per case.
     pub cases: Vec<CaseOutcome>,
+    /// Gold entries that name nothing in the map or memory (`case: entry`): a case file
+    /// out of date with the code; those cases cannot be answered.
+    pub unknown_gold: Vec<String>,
 }
 
 impl EvalReport {
@@ -119,6 +122,12 @@ impl EvalReport {
                 x.abstention_recall,
                 x.p50_ms,
                 x.p95_ms
+            ));
+        }
+        if !self.unknown_gold.is_empty() {
+            s.push_str(&format!(
+                "\nGold entries that name nothing in the map or memory: {}\n",
+                self.unknown_gold.join(", ")
             ));
         }
         s
@@ -297,6 +306,14 @@ impl Workspace {
         let mut bm25_top: Vec<(f64, bool)> = Vec::new();
         let mut outcomes = Vec::new();
         let in_scope = cases.iter().filter(|c| !c.out_of_scope).count();
+        let mut unknown_gold = Vec::new();
+        for case in &cases {
+            for g in &case.gold {
+                if !loci_store::search::names_anything(self.store.conn(), g)? {
+                    unknown_gold.push(format!("{}: {g}", case.id));
+                }
+            }
+        }
         for case in &cases {
             let req = ContextRequest {
                 query: case.query.clone(),
@@ -315,15 +332,21 @@ impl Workspace {
             let abstained = answer.best_relevance < floor;
             loci_abst.push((abstained, case.out_of_scope));
 
+            // The baseline: plain BM25 over the same indexes for the same content terms
+            // (all of them ORed), merged by raw score.
             let started = Instant::now();
-            let mut hits = self.search_hits(
-                &case.query,
-                &SearchOptions {
-                    kinds: Vec::new(),
-                    path_prefix: None,
-                    limit: Some(20),
-                },
-            )?;
+            let terms = crate::search::content_terms(&case.query);
+            let mut hits = match crate::search::any_of(&terms) {
+                Some(expr) => self.search_hits(
+                    &expr,
+                    &SearchOptions {
+                        kinds: Vec::new(),
+                        path_prefix: None,
+                        limit: Some(20),
+                    },
+                )?,
+                None => Vec::new(),
+            };
             bm25_ms.push(started.elapsed().as_secs_f64() * 1000.0);
             hits.sort_by(|a, b| b.bm25.total_cmp(&a.bm25).then_with(|| a.id.cmp(&b.id)));
             bm25_top.push((hits.first().map_or(0.0, |h| h.bm25), case.out_of_scope));
@@ -393,6 +416,7 @@ impl Workspace {
             out_of_scope: cases.len() - in_scope,
             systems: vec![loci, bm25],
             cases: outcomes,
+            unknown_gold,
         };
         self.envelope(report, Vec::new())
     }

@@ -5,8 +5,190 @@
 //! Identifiers are expanded so `parseConfig`, `parse_config` and `ParseConfig` find each
 //! other: a token with inner case changes or underscores matches either its joined form
 //! (`parseconfig`) or its parts as a phrase (`"parse config"`).
+//!
+//! `search` ANDs the tokens (every word must be there). `context` answers questions in
+//! prose, so it uses [`content_terms`] instead: the same tokens without English function
+//! words, matched with OR and weighed by how rare each one is.
+
+use std::collections::HashSet;
 
 pub use loci_core::terms::identifier_words;
+
+/// English function words and question words dropped from questions by [`content_terms`]:
+/// they carry no topic, and ORed into a BM25 query they only cost time.
+const STOPWORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "because", "been", "being", "but", "by", "can", "could", "did", "didn", "do", "does", "doesn",
+    "don", "each", "for", "from", "had", "has", "have", "he", "her", "here", "his", "how", "i",
+    "if", "in", "into", "is", "isn", "it", "its", "just", "me", "might", "my", "no", "nor", "not",
+    "of", "on", "one", "only", "or", "our", "she", "should", "so", "some", "such", "than", "that",
+    "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "us",
+    "was", "wasn", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why",
+    "will", "with", "won", "would", "you", "your",
+];
+
+/// Whether `word` (lower-case) is one of [`STOPWORDS`].
+pub fn is_stopword(word: &str) -> bool {
+    STOPWORDS.binary_search(&word).is_ok()
+}
+
+/// One content term of a question: the identifier words of one whitespace token
+/// (`parse_config` → `parse`, `config`), lower-case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Term {
+    /// The words, in order (at least one).
+    pub words: Vec<String>,
+}
+
+/// Harman's S-stemmer (1991): English plurals to singular (`queries` → `query`,
+/// `indexes` → `indexe`, `files` → `file`; `status`, `class` and words of three letters
+/// or fewer are kept). Applied alike to questions and to the text they are matched in.
+pub fn s_stem(word: &str) -> String {
+    if word.len() <= 3 || !word.is_ascii() {
+        return word.to_string();
+    }
+    if let Some(base) = word.strip_suffix("ies")
+        && !base.ends_with(['e', 'a'])
+    {
+        return format!("{base}y");
+    }
+    if let Some(base) = word.strip_suffix("es")
+        && !base.ends_with(['a', 'e', 'o'])
+    {
+        return format!("{base}e");
+    }
+    if let Some(base) = word.strip_suffix('s')
+        && !base.ends_with(['u', 's'])
+    {
+        return base.to_string();
+    }
+    word.to_string()
+}
+
+impl Term {
+    /// The joined form (`parseconfig`), which is how the token itself is indexed.
+    pub fn joined(&self) -> String {
+        self.words.concat()
+    }
+
+    /// The forms the index is asked for: the joined form, its singular when it differs
+    /// (one-word terms), and for several words the words as a phrase.
+    pub fn forms(&self) -> Vec<String> {
+        let joined = self.joined();
+        let mut forms = vec![joined.clone()];
+        if self.words.len() == 1 {
+            let stem = s_stem(&joined);
+            if stem != joined {
+                forms.push(stem);
+            }
+        } else {
+            forms.push(self.words.join(" "));
+        }
+        forms
+    }
+
+    /// The FTS5 expression matching this term: `"word"`, `("queries" OR "query")`, or
+    /// `("joined" OR "w1 w2")`.
+    pub fn expr(&self) -> String {
+        let forms: Vec<String> = self.forms().iter().map(|f| quote(f)).collect();
+        if forms.len() == 1 {
+            forms[0].clone()
+        } else {
+            format!("({})", forms.join(" OR "))
+        }
+    }
+
+    /// Whether a text whose words (see [`words_in`]) are `words` holds this term: its
+    /// joined form or that form's singular, or every one of its words.
+    pub fn found_in(&self, words: &HashSet<String>) -> bool {
+        let joined = self.joined();
+        words.contains(&joined)
+            || words.contains(&s_stem(&joined))
+            || (self.words.len() > 1 && self.words.iter().all(|w| words.contains(w)))
+    }
+}
+
+/// The content terms of a question, in order, without repeats: each whitespace token's
+/// identifier words, without one-character words and [`STOPWORDS`]; a token left with no
+/// word is dropped. `"Where are write transactions begun?"` → `write`, `transactions`,
+/// `begun`.
+pub fn content_terms(text: &str) -> Vec<Term> {
+    let mut out: Vec<Term> = Vec::new();
+    for token in text.split_whitespace() {
+        let words: Vec<String> = identifier_words(token)
+            .into_iter()
+            .filter(|w| w.chars().count() > 1 && !is_stopword(w))
+            .collect();
+        if words.is_empty() {
+            continue;
+        }
+        let term = Term { words };
+        if !out.iter().any(|t| t.joined() == term.joined()) {
+            out.push(term);
+        }
+    }
+    out
+}
+
+/// An FTS5 expression matching any of `terms`, or `None` when there are none.
+pub fn any_of<'a>(terms: impl IntoIterator<Item = &'a Term>) -> Option<String> {
+    let parts: Vec<String> = terms.into_iter().map(Term::expr).collect();
+    (!parts.is_empty()).then(|| parts.join(" OR "))
+}
+
+/// The words of a text as the index sees them: every maximal run of letters and digits,
+/// lower-case, its identifier words (`parseConfig` → `parseconfig`, `parse`, `config`),
+/// and the singular ([`s_stem`]) of each.
+pub fn words_in(text: &str) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for run in text.split(|c: char| !c.is_alphanumeric()) {
+        if run.is_empty() {
+            continue;
+        }
+        let lower = run.to_lowercase();
+        let parts = identifier_words(run);
+        if parts.len() > 1 {
+            for p in parts {
+                out.insert(s_stem(&p));
+                out.insert(p);
+            }
+        }
+        out.insert(s_stem(&lower));
+        out.insert(lower);
+    }
+    out
+}
+
+/// The tokens of a question shaped like identifiers — `snake_case`, `camelCase`,
+/// `Type::method`, `module.func`, `name()`, or the whole question when it is one word —
+/// without surrounding backticks, quotes and punctuation. `context` looks them up as
+/// symbol names.
+pub fn identifier_tokens(text: &str) -> Vec<String> {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::new();
+    for token in &tokens {
+        let t = token
+            .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .to_string();
+        if t.is_empty() || !t.chars().all(|c| c.is_alphanumeric() || "_.:".contains(c)) {
+            continue;
+        }
+        let chars: Vec<char> = t.chars().collect();
+        let shaped = tokens.len() == 1
+            || t.contains('_')
+            || t.contains("::")
+            || (t.contains('.') && !t.ends_with('.'))
+            || token.contains("()")
+            || token.starts_with('`')
+            || chars
+                .windows(2)
+                .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
+        if shaped && !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
 
 fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\"\""))
@@ -59,5 +241,100 @@ mod tests {
         );
         assert_eq!(fts_query("  ").as_deref(), None);
         assert_eq!(fts_query("*").as_deref(), None);
+    }
+
+    #[test]
+    fn stopwords_are_sorted_for_binary_search() {
+        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn content_terms_drop_function_words_and_keep_identifiers() {
+        let terms: Vec<String> =
+            content_terms("Where are write transactions begun? parse_config's -band \"x\"")
+                .iter()
+                .map(Term::expr)
+                .collect();
+        assert_eq!(
+            terms,
+            [
+                r#""write""#,
+                r#"("transactions" OR "transaction")"#,
+                r#""begun""#,
+                r#"("parseconfig" OR "parse config")"#,
+                r#""band""#
+            ]
+        );
+        assert_eq!(content_terms("what is this? a"), Vec::<Term>::new());
+        assert_eq!(any_of(&content_terms("how")), None);
+        assert_eq!(
+            any_of(&content_terms("multi-agent 38.101")).as_deref(),
+            Some(r#"("multiagent" OR "multi agent") OR ("38101" OR "38 101")"#)
+        );
+    }
+
+    #[test]
+    fn s_stemmer_makes_plurals_singular() {
+        let stems: Vec<String> = [
+            "queries",
+            "series",
+            "files",
+            "indexes",
+            "status",
+            "class",
+            "bus",
+            "transactions",
+            "goes",
+        ]
+        .iter()
+        .map(|w| s_stem(w))
+        .collect();
+        assert_eq!(
+            stems,
+            [
+                "query",
+                "sery",
+                "file",
+                "indexe",
+                "status",
+                "class",
+                "bus",
+                "transaction",
+                "goe"
+            ]
+        );
+        assert_eq!(
+            content_terms("queries")[0].expr(),
+            r#"("queries" OR "query")"#
+        );
+    }
+
+    #[test]
+    fn identifier_tokens_are_the_code_shaped_ones() {
+        assert_eq!(
+            identifier_tokens(
+                "why does `Store::write` call try_write() and parseConfig in store.rs, not store."
+            ),
+            ["Store::write", "try_write", "parseConfig", "store.rs"]
+        );
+        assert_eq!(identifier_tokens("namedtuple"), ["namedtuple"]);
+        assert_eq!(
+            identifier_tokens("where is the cache"),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn terms_are_found_by_joined_form_or_all_words() {
+        let words = words_in("Opens `parseConfig` and the HTTP server.");
+        assert!(
+            ["parseconfig", "parse", "config", "http", "opens"]
+                .iter()
+                .all(|w| words.contains(*w))
+        );
+        let t = &content_terms("parse_config")[0];
+        assert!(t.found_in(&words));
+        assert!(t.found_in(&words_in("config, then parse")));
+        assert!(!t.found_in(&words_in("parse only")));
     }
 }

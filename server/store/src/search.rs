@@ -1,5 +1,6 @@
-//! Full-text queries (FTS5 BM25) over symbols and documentation sections. The caller
-//! passes an already safe MATCH expression.
+//! Full-text queries (FTS5 BM25) over symbols and documentation sections, and the term
+//! statistics (rows, document frequencies) that `context` weighs query terms with. The
+//! caller passes an already safe MATCH expression.
 
 use rusqlite::{Connection, params};
 use serde::Serialize;
@@ -118,4 +119,70 @@ pub fn search_docs(
         .ctx(|| format!("searching docs for {fts_query}"))?;
     rows.collect::<rusqlite::Result<_>>()
         .ctx(|| format!("searching docs for {fts_query}"))
+}
+
+/// One of the three full-text indexes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FtsTable {
+    /// `revisions_fts`: memory bodies and change summaries (every revision).
+    Revisions,
+    /// `symbols_fts`: symbol terms, signatures and doc comments.
+    Symbols,
+    /// `doc_chunks_fts`: documentation sections.
+    Docs,
+}
+
+impl FtsTable {
+    /// All three.
+    pub const ALL: [FtsTable; 3] = [FtsTable::Revisions, FtsTable::Symbols, FtsTable::Docs];
+
+    fn names(self) -> (&'static str, &'static str, &'static str) {
+        // (content table, FTS5 table, fts5vocab table in the connection's temp schema)
+        match self {
+            FtsTable::Revisions => ("revisions", "revisions_fts", "loci_vocab_revisions"),
+            FtsTable::Symbols => ("symbols", "symbols_fts", "loci_vocab_symbols"),
+            FtsTable::Docs => ("doc_chunks", "doc_chunks_fts", "loci_vocab_docs"),
+        }
+    }
+}
+
+/// Term statistics of one full-text index: its row count and, for each of `terms` (single
+/// tokens as the `unicode61` tokenizer emits them: lower-case, no punctuation), the number
+/// of rows holding it (its document frequency). Reads an `fts5vocab` table that is created
+/// in the connection's `temp` schema on first use (nothing is written to the database).
+pub fn term_stats(conn: &Connection, table: FtsTable, terms: &[String]) -> Result<(u64, Vec<u64>)> {
+    let (content, fts, vocab) = table.names();
+    conn.execute_batch(&format!(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.{vocab} USING fts5vocab(main, '{fts}', 'row');"
+    ))
+    .ctx(|| format!("opening the term statistics of {fts}"))?;
+    let rows: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM {content}"))
+        .and_then(|mut s| s.query_row([], |r| r.get(0)))
+        .ctx(|| format!("counting the rows of {content}"))?;
+    let mut stmt = conn
+        .prepare_cached(&format!("SELECT doc FROM temp.{vocab} WHERE term = ?1"))
+        .ctx(|| format!("reading the term statistics of {fts}"))?;
+    let mut dfs = Vec::with_capacity(terms.len());
+    for term in terms {
+        use rusqlite::OptionalExtension;
+        let df: Option<i64> = stmt
+            .query_row([term], |r| r.get(0))
+            .optional()
+            .ctx(|| format!("reading the document frequency of {term} in {fts}"))?;
+        dfs.push(df.unwrap_or(0).max(0) as u64);
+    }
+    Ok((rows.max(0) as u64, dfs))
+}
+
+/// Whether `entry` names something retrieval can return: a file of the map, a folder
+/// holding one, a symbol key, or the subject of a memory page.
+pub fn names_anything(conn: &Connection, entry: &str) -> Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1 OR substr(path, 1, length(?1) + 1) = ?1 || '/')
+             OR EXISTS(SELECT 1 FROM symbols WHERE key = ?1)
+             OR EXISTS(SELECT 1 FROM pages WHERE subject = ?1)",
+    )
+    .and_then(|mut s| s.query_row([entry], |r| r.get(0)))
+    .ctx(|| format!("looking up {entry}"))
 }

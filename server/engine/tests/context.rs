@@ -1,0 +1,430 @@
+//! `search` and `context`: safe queries (B18), filters, provenance, tiers under a budget,
+//! the recap, banners and stale warnings, abstention; and retrieval quality on loci's own
+//! case set (`fixtures/eval/loci.jsonl`) against plain BM25.
+
+use std::path::Path;
+
+use loci_engine::Workspace;
+use loci_engine::context::{ContextRequest, HitKind, SearchOptions, Tier};
+use loci_engine::memory::WriteOptions;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn by(author: &str) -> WriteOptions {
+    WriteOptions {
+        author: Some(author.into()),
+        ..Default::default()
+    }
+}
+
+/// A small project: a billing module, an auth module importing it, a doc, and memory.
+fn workspace() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/billing.py",
+        "class Invoice:\n    \"\"\"An invoice with line items and a total.\"\"\"\n    def total(self):\n        return sum(i.amount for i in self.items)\n\ndef refund_invoice(invoice):\n    \"\"\"Refunds every line item of a paid invoice.\"\"\"\n    return -invoice.total()\n",
+    );
+    write(
+        root,
+        "src/auth.py",
+        "from src.billing import Invoice\n\ndef login(user, password):\n    \"\"\"Checks the password hash and opens a session.\"\"\"\n    return check_hash(user, password)\n\ndef check_hash(user, password):\n    return True\n",
+    );
+    write(
+        root,
+        "docs/billing.md",
+        "# Billing\n\nInvoices are totalled from their line items.\n\n## Refunds\n\nA refund reverses every line item.\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.remember(
+        "src/billing.py",
+        "Refunds go through `refund_invoice()`, which negates `Invoice.total()`. Never refund a draft invoice.",
+        &by("agent:a"),
+    )
+    .unwrap();
+    (dir, ws)
+}
+
+fn ask(
+    ws: &Workspace,
+    query: &str,
+    open: &[&str],
+    budget: u64,
+) -> loci_engine::Envelope<loci_engine::context::ContextAnswer> {
+    ws.context(&ContextRequest {
+        query: query.into(),
+        open_files: open.iter().map(|s| s.to_string()).collect(),
+        budget: Some(budget),
+        floor: None,
+    })
+    .unwrap()
+}
+
+#[test]
+fn b18_user_text_is_always_a_valid_query() {
+    let (_dir, mut ws) = workspace();
+    ws.remember(
+        "docs/billing.md",
+        "multi-agent setup; see grammar::fa and spec 38.101; order BENCH-100821",
+        &by("human:b"),
+    )
+    .unwrap();
+    let memory = SearchOptions {
+        kinds: vec![HitKind::Memory],
+        ..Default::default()
+    };
+    for q in ["multi-agent", "grammar::fa", "38.101", "BENCH-100821"] {
+        let hits = ws.search(q, &memory).unwrap().result;
+        let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(ids, ["docs/billing.md"], "query {q}");
+    }
+    for q in ["-band", "", "   ", "\"", "NEAR(", "a AND", "*", "col:umn"] {
+        let hits = ws.search(q, &memory).unwrap().result;
+        assert!(hits.is_empty(), "query {q:?} gave {hits:?}");
+    }
+    // The same texts through context never fail either.
+    for q in ["multi-agent", "-band", "\"", "NEAR(", "col:umn"] {
+        ask(&ws, q, &[], 500);
+    }
+}
+
+#[test]
+fn search_filters_by_kind_and_path_and_gives_snippets_and_provenance() {
+    let (_dir, ws) = workspace();
+    let all = ws.search("refund", &SearchOptions::default()).unwrap();
+    let mut kinds: Vec<(HitKind, &str)> =
+        all.result.iter().map(|h| (h.kind, h.id.as_str())).collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [
+            (HitKind::Memory, "src/billing.py"),
+            (HitKind::Symbol, "src/billing.py#refund_invoice@function"),
+            (HitKind::Doc, "docs/billing.md#Refunds"),
+        ]
+    );
+    let memory = &all
+        .result
+        .iter()
+        .find(|h| h.kind == HitKind::Memory)
+        .unwrap();
+    assert!(
+        memory
+            .snippet
+            .starts_with("Refunds go through `[refund]_invoice()`"),
+        "{}",
+        memory.snippet
+    );
+    assert!(
+        memory.provenance.starts_with("revision 1 by agent:a at "),
+        "{}",
+        memory.provenance
+    );
+    let symbol = &all
+        .result
+        .iter()
+        .find(|h| h.kind == HitKind::Symbol)
+        .unwrap();
+    assert_eq!(symbol.provenance, "src/billing.py:6");
+    assert_eq!(symbol.snippet, "def refund_invoice(invoice):");
+    assert_eq!(all.limits.used, 3);
+
+    let only_docs = SearchOptions {
+        kinds: vec![HitKind::Doc],
+        ..Default::default()
+    };
+    let ids: Vec<String> = ws
+        .search("line items", &only_docs)
+        .unwrap()
+        .result
+        .into_iter()
+        .map(|h| h.id)
+        .collect();
+    assert_eq!(ids, ["docs/billing.md#Billing"]);
+    let under_docs = SearchOptions {
+        path_prefix: Some("./docs/".into()),
+        ..Default::default()
+    };
+    let ids: Vec<String> = ws
+        .search("refund", &under_docs)
+        .unwrap()
+        .result
+        .into_iter()
+        .map(|h| h.id)
+        .collect();
+    assert_eq!(ids, ["docs/billing.md#Refunds"]);
+    // Identifier-aware: one spelling finds the others.
+    for q in ["checkHash", "CheckHash", "check_hash"] {
+        let ids: Vec<String> = ws
+            .search(q, &SearchOptions::default())
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        assert_eq!(ids, ["src/auth.py#check_hash@function"], "query {q}");
+    }
+}
+
+#[test]
+fn context_answers_a_question_in_prose_with_memory_and_code_first() {
+    let (_dir, ws) = workspace();
+    let env = ask(&ws, "How do we refund an invoice?", &[], 2_000);
+    let a = &env.result;
+    assert!(!a.abstained);
+    let top: Vec<(&str, Tier)> = a
+        .items
+        .iter()
+        .take(2)
+        .map(|i| (i.id.as_str(), i.tier))
+        .collect();
+    assert_eq!(
+        top,
+        [
+            ("src/billing.py", Tier::Full),
+            ("src/billing.py#refund_invoice@function", Tier::Full)
+        ]
+    );
+    // FULL pages are headed with subject, version, date and author.
+    let page = &a.items[0].text;
+    assert!(page.starts_with("### src/billing.py (v1, "), "{page}");
+    assert!(page.contains("by agent:a)\nRefunds go through"), "{page}");
+    assert!(
+        a.markdown
+            .contains("## Context for `How do we refund an invoice?`")
+    );
+    assert_eq!(env.limits.budget, Some(2_000));
+    assert_eq!(env.limits.used, a.tokens_estimated);
+    assert!(!env.limits.truncated);
+    assert_eq!(env.limits.omitted, 0);
+}
+
+#[test]
+fn a_small_budget_packs_digests_and_index_lines_and_says_what_it_cut() {
+    let (_dir, ws) = workspace();
+    let roomy = ask(&ws, "refund invoice line items", &[], 5_000).result;
+    let n = roomy.items.len();
+    assert!(n >= 4, "{:?}", roomy.items);
+    let fulls = |items: &[loci_engine::context::ContextItem]| {
+        items.iter().filter(|i| i.tier == Tier::Full).count()
+    };
+    assert!(fulls(&roomy.items) >= 2, "{:?}", roomy.items);
+    let tight = ask(&ws, "refund invoice line items", &[], 60);
+    let tiers: Vec<Tier> = tight.result.items.iter().map(|i| i.tier).collect();
+    assert!(
+        fulls(&tight.result.items) < fulls(&roomy.items),
+        "{tiers:?}"
+    );
+    assert!(
+        tiers.contains(&Tier::Index),
+        "index lines fill what is left: {tiers:?}"
+    );
+    assert!(tight.limits.used <= 60, "{:?}", tight.limits);
+    assert!(tight.limits.truncated);
+    assert_eq!(
+        tight.limits.omitted as usize + tight.result.items.len(),
+        n,
+        "every candidate is served at some tier or counted as omitted"
+    );
+    let index = tight
+        .result
+        .items
+        .iter()
+        .find(|i| i.tier == Tier::Index)
+        .unwrap();
+    assert!(index.text.contains("score "), "{}", index.text);
+}
+
+#[test]
+fn a_recap_of_the_last_sessions_heads_the_answer() {
+    let (_dir, mut ws) = workspace();
+    let s = ws
+        .session_begin(Some("fix refunds of drafts"), Some("agent:a"))
+        .unwrap()
+        .result;
+    ws.session_end(s.session_id, Some("drafts are refused"))
+        .unwrap();
+    let a = ask(&ws, "refund", &[], 2_000).result;
+    assert!(a.recap.starts_with("## Recent sessions\n"), "{}", a.recap);
+    assert!(
+        a.recap
+            .contains("agent:a): fix refunds of drafts — drafts are refused")
+    );
+    assert!(
+        a.markdown.starts_with("## Recent sessions\n"),
+        "{}",
+        a.markdown
+    );
+}
+
+#[test]
+fn stale_memory_is_marked_and_warned_about() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "src/billing.py",
+        "class Invoice:\n    def total(self):\n        return 0\n\ndef refund_invoice(invoice):\n    return None\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let env = ask(&ws, "refund invoice", &[], 2_000);
+    let page = env
+        .result
+        .items
+        .iter()
+        .find(|i| i.id == "src/billing.py")
+        .unwrap();
+    assert!(page.stale);
+    assert!(
+        page.signals.iter().any(|s| s == "stale -20.0"),
+        "{:?}",
+        page.signals
+    );
+    assert!(
+        page.text
+            .contains("> stale: the code changed since this was written")
+    );
+    let reasons: Vec<&str> = env
+        .stale_warnings
+        .iter()
+        .map(|w| w.reason.as_str())
+        .collect();
+    assert!(
+        reasons.contains(
+            &"memory `src/billing.py` v1 is stale: src/billing.py changed since it was written"
+        ),
+        "{reasons:?}"
+    );
+}
+
+#[test]
+fn contradicted_memory_comes_with_a_banner() {
+    let (_dir, mut ws) = workspace();
+    ws.remember(
+        "src/auth.py",
+        "`login()` asks `src/mfa/totp.py` for a second factor, then calls `check_hash()`.",
+        &by("agent:a"),
+    )
+    .unwrap();
+    ws.lint().unwrap();
+    let a = ask(&ws, "what does login check", &["src/auth.py"], 2_000).result;
+    assert_eq!(
+        a.banners,
+        [
+            "⚠ memory `src/auth.py` has 1 open contradiction(s) with the code; verify before relying on it (`loci lint`)"
+        ]
+    );
+    let page = a.items.iter().find(|i| i.id == "src/auth.py").unwrap();
+    assert_eq!(page.contradictions, 1);
+    assert!(a.markdown.contains(&a.banners[0]));
+}
+
+#[test]
+fn an_unrelated_question_abstains_with_the_best_score() {
+    let (_dir, mut ws) = workspace();
+    ws.decide("Invoices are immutable once paid.", None, &by("human:b"))
+        .unwrap();
+    for q in [
+        "kubernetes helm chart for the staging cluster",
+        "bake a chocolate cake",
+        "how",
+    ] {
+        let env = ask(&ws, q, &[], 2_000);
+        let a = &env.result;
+        assert!(a.abstained, "{q}: {:?}", a.items);
+        assert!(a.best_relevance < a.floor, "{q}");
+        assert_eq!(a.floor, 11.0, "the default floor");
+        assert!(a.items.is_empty() && a.banners.is_empty());
+        assert!(
+            a.markdown.contains(&format!(
+                "is relevant enough to `{q}` (best relevance {:.1} < floor 11.0)",
+                a.best_relevance
+            )),
+            "{}",
+            a.markdown
+        );
+        assert!(env.stale_warnings.is_empty());
+    }
+    // The same question about the code does not abstain, and the decision log, which
+    // matches nothing, is not padded in by its boost.
+    let a = ask(&ws, "refund a paid invoice", &[], 2_000).result;
+    assert!(!a.abstained);
+    assert!(a.best_relevance >= 11.0);
+    let decisions = a.items.iter().find(|i| i.id == "decisions");
+    assert!(
+        decisions.is_some_and(|d| d.signals.iter().any(|s| s == "decisions +25.0")),
+        "a matching decision log is boosted: {:?}",
+        a.items
+    );
+    let a = ask(&ws, "who checks the password hash", &[], 2_000).result;
+    assert!(a.items.iter().all(|i| i.id != "decisions"), "{:?}", a.items);
+}
+
+#[test]
+fn an_open_file_brings_its_memory_without_a_question_match() {
+    let (_dir, ws) = workspace();
+    let a = ask(
+        &ws,
+        "what should I know before changing this",
+        &["src/billing.py"],
+        2_000,
+    )
+    .result;
+    assert!(!a.abstained);
+    assert_eq!(a.items[0].id, "src/billing.py");
+    assert!(
+        a.items[0]
+            .signals
+            .contains(&"open module src/billing.py +50.0".to_string()),
+        "{:?}",
+        a.items[0].signals
+    );
+}
+
+/// Retrieval quality on loci's own repository and case set, side by side with plain FTS5
+/// BM25. Measured when this was written: loci recall@5 0.45 and MRR 0.51, BM25 0.36 and
+/// 0.35 (docs/benchmarks.md); the bounds leave room for the repository to grow, and fail
+/// on a real regression of the ranking.
+#[test]
+fn loci_beats_bm25_on_its_own_case_set() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let db = tempfile::tempdir().unwrap();
+    let mut ws = Workspace::open(&repo, Some(&db.path().join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let report = ws
+        .eval(&repo.join("fixtures/eval/loci.jsonl"), 5)
+        .unwrap()
+        .result;
+    assert!(
+        report.unknown_gold.is_empty(),
+        "fixtures/eval/loci.jsonl names what the map does not hold: {:?}",
+        report.unknown_gold
+    );
+    assert!(
+        report.in_scope >= 30 && report.out_of_scope >= 5,
+        "{}",
+        report.table()
+    );
+    let (loci, bm25) = (&report.systems[0], &report.systems[1]);
+    assert_eq!(
+        (loci.system.as_str(), bm25.system.as_str()),
+        ("loci context", "fts5 bm25")
+    );
+    assert!(loci.recall_at_k >= 0.38, "{}", report.table());
+    assert!(loci.mrr >= 0.42, "{}", report.table());
+    assert!(loci.recall_at_k > bm25.recall_at_k, "{}", report.table());
+    assert!(loci.mrr > bm25.mrr, "{}", report.table());
+    // Abstention at the default floor: most out-of-scope questions abstain, and most that
+    // abstain are out of scope.
+    assert!(loci.abstention_recall >= 0.7, "{}", report.table());
+    let calibration = ws
+        .calibrate(&repo.join("fixtures/eval/loci.jsonl"))
+        .unwrap()
+        .result;
+    assert!(calibration.balanced_accuracy >= 0.8, "{calibration:?}");
+}
