@@ -173,6 +173,8 @@ struct Candidate {
     boost: f64,
     signals: Vec<String>,
     full: String,
+    /// For symbols: the definition, whose source is read only if it is served FULL.
+    symbol: Option<loci_store::map::SymbolHit>,
     digest: String,
     stale: bool,
     contradictions: u64,
@@ -189,6 +191,7 @@ impl Candidate {
             boost: 0.0,
             signals: Vec::new(),
             full: String::new(),
+            symbol: None,
             digest: String::new(),
             stale: false,
             contradictions: 0,
@@ -736,15 +739,7 @@ impl Workspace {
                         format!(" — {doc}")
                     }
                 );
-                c.full = format!(
-                    "### {} {} ({}:{})\n```\n{}\n```\n{}",
-                    s.kind,
-                    s.qualified_name,
-                    s.path,
-                    s.line + 1,
-                    self.source_lines(&s.path, s.line, s.end_line, 40),
-                    s.doc.clone().unwrap_or_default()
-                );
+                c.symbol = Some(s);
             }
         }
         for c in cands
@@ -788,8 +783,14 @@ impl Workspace {
                 );
                 let mut tiers: Vec<(Tier, String)> = Vec::new();
                 if c.relevance >= floor {
-                    if full_served < 3 && !c.full.is_empty() {
-                        tiers.push((Tier::Full, c.full.clone()));
+                    if full_served < 3 {
+                        let full = match &c.symbol {
+                            Some(s) => self.symbol_full(s),
+                            None => c.full.clone(),
+                        };
+                        if !full.is_empty() {
+                            tiers.push((Tier::Full, full));
+                        }
                     }
                     tiers.push((Tier::Digest, format!("- **{}** — {}", c.id, c.digest)));
                 }
@@ -884,9 +885,25 @@ impl Workspace {
         Ok(out)
     }
 
+    /// A symbol served FULL: kind, qualified name and place, then up to 40 lines of its
+    /// source and its doc comment.
+    fn symbol_full(&self, s: &loci_store::map::SymbolHit) -> String {
+        format!(
+            "### {} {} ({}:{})\n```\n{}\n```\n{}",
+            s.kind,
+            s.qualified_name,
+            s.path,
+            s.line + 1,
+            self.source_lines(&s.path, s.line, s.end_line, 40),
+            s.doc.clone().unwrap_or_default()
+        )
+    }
+
     fn source_lines(&self, path: &str, line: u32, end_line: u32, cap: u32) -> String {
         let text = std::fs::read_to_string(self.root.join(path)).unwrap_or_default();
-        let last = end_line.min(line + cap - 1);
+        // A definition ends on or after its first line; clamp a malformed row rather than
+        // underflow.
+        let last = end_line.max(line).min(line.saturating_add(cap.max(1) - 1));
         let mut out: Vec<&str> = text
             .lines()
             .skip(line as usize)

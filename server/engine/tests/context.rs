@@ -428,3 +428,109 @@ fn loci_beats_bm25_on_its_own_case_set() {
         .result;
     assert!(calibration.balanced_accuracy >= 0.8, "{calibration:?}");
 }
+
+/// The signals of the item `id` in an answer.
+fn signals_of(a: &loci_engine::context::ContextAnswer, id: &str) -> Vec<String> {
+    a.items
+        .iter()
+        .find(|i| i.id == id)
+        .map(|i| i.signals.clone())
+        .unwrap_or_else(|| panic!("no item {id} in {:?}", a.items))
+}
+
+#[test]
+fn scoring_uses_the_seed_weights() {
+    let (_dir, mut ws) = workspace();
+    ws.remember("src", "The `src` folder holds the application modules.", &by("agent:a"))
+        .unwrap();
+    ws.remember(
+        "src/auth.py",
+        "`login()` verifies the password with `check_hash()`.",
+        &by("agent:a"),
+    )
+    .unwrap();
+    let a = ask(&ws, "what does login verify", &["src/auth.py"], 5_000).result;
+    // The open file's own page: its module (+50), a full-text hit (the whole question,
+    // rank 0: +30), updated within 7 days (+10).
+    assert_eq!(
+        signals_of(&a, "src/auth.py"),
+        [
+            "text (100% of the question) +30.0",
+            "open module src/auth.py +50.0",
+            "updated this week +10.0"
+        ]
+    );
+    // The open file's folder is its module too.
+    assert!(
+        signals_of(&a, "src").contains(&"open module src/auth.py +50.0".to_string()),
+        "{:?}",
+        signals_of(&a, "src")
+    );
+    // A sibling file's page: +25, and one import hop from the open file (+15).
+    let billing = signals_of(&a, "src/billing.py");
+    assert!(
+        billing.contains(&"sibling of src/auth.py +25.0".to_string())
+            && billing.contains(&"one import hop from a top result +15.0".to_string()),
+        "{billing:?}"
+    );
+    // A symbol named in the question (+15) whose name is the whole question (+30).
+    let a = ask(&ws, "check_hash", &[], 5_000).result;
+    assert_eq!(
+        signals_of(&a, "src/auth.py#check_hash@function"),
+        [
+            "text (100% of the question) +30.0",
+            "named in the question (`check_hash`) +15.0"
+        ]
+    );
+}
+
+#[test]
+fn where_memory_is_thin_the_import_graph_ranks_files_around_the_open_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pkg/a.py", "from pkg.b import helper\n\ndef main():\n    return helper()\n");
+    write(root, "pkg/b.py", "from pkg.c import base\n\ndef helper():\n    return base()\n");
+    write(root, "pkg/c.py", "def base():\n    return 1\n");
+    write(root, "other/d.py", "def unrelated():\n    return 2\n");
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(&ws, "what should I know before changing this", &["pkg/a.py"], 5_000).result;
+    let files: Vec<(&str, Vec<String>)> = a
+        .items
+        .iter()
+        .filter(|i| i.kind == HitKind::File)
+        .map(|i| (i.id.as_str(), i.signals.clone()))
+        .collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert_eq!(files[0].0, "pkg/b.py");
+    assert_eq!(files[1].0, "pkg/c.py");
+    assert!(
+        files[0]
+            .1
+            .contains(&"import-graph centrality near the seeds +12.0".to_string()),
+        "{files:?}"
+    );
+    // Centrality supports; it is not evidence: the files are served as index lines.
+    assert!(
+        a.items
+            .iter()
+            .filter(|i| i.kind == HitKind::File)
+            .all(|i| i.tier == Tier::Index && i.relevance == 0.0)
+    );
+    // With enough relevant memory, no centrality is added.
+    for (s, body) in [
+        ("pkg/a.py", "`main()` is the entry point."),
+        ("pkg", "The package has three modules."),
+        ("pkg/b.py", "`helper()` wraps `base()`."),
+    ] {
+        ws.remember(s, body, &by("agent:a")).unwrap();
+    }
+    let a = ask(&ws, "what should I know before changing this", &["pkg/a.py"], 5_000).result;
+    assert!(
+        a.items
+            .iter()
+            .all(|i| !i.signals.iter().any(|s| s.starts_with("import-graph"))),
+        "{:?}",
+        a.items
+    );
+}
