@@ -255,8 +255,7 @@ fn loci_binary(given: Option<&Path>) -> Option<PathBuf> {
 
 /// The queries of a case file with their open files.
 fn queries(cases: &Path) -> std::result::Result<Vec<(String, Vec<String>)>, String> {
-    let text =
-        std::fs::read_to_string(cases).map_err(|e| format!("{}: {e}", cases.display()))?;
+    let text = std::fs::read_to_string(cases).map_err(|e| format!("{}: {e}", cases.display()))?;
     Ok(text
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())

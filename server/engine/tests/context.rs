@@ -441,8 +441,12 @@ fn signals_of(a: &loci_engine::context::ContextAnswer, id: &str) -> Vec<String> 
 #[test]
 fn scoring_uses_the_seed_weights() {
     let (_dir, mut ws) = workspace();
-    ws.remember("src", "The `src` folder holds the application modules.", &by("agent:a"))
-        .unwrap();
+    ws.remember(
+        "src",
+        "The `src` folder holds the application modules.",
+        &by("agent:a"),
+    )
+    .unwrap();
     ws.remember(
         "src/auth.py",
         "`login()` verifies the password with `check_hash()`.",
@@ -456,6 +460,7 @@ fn scoring_uses_the_seed_weights() {
         signals_of(&a, "src/auth.py"),
         [
             "text (100% of the question) +30.0",
+            "symbol match in this file +7.8",
             "open module src/auth.py +50.0",
             "updated this week +10.0"
         ]
@@ -488,20 +493,36 @@ fn scoring_uses_the_seed_weights() {
 fn where_memory_is_thin_the_import_graph_ranks_files_around_the_open_one() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write(root, "pkg/a.py", "from pkg.b import helper\n\ndef main():\n    return helper()\n");
-    write(root, "pkg/b.py", "from pkg.c import base\n\ndef helper():\n    return base()\n");
+    write(
+        root,
+        "pkg/a.py",
+        "from pkg.b import helper\n\ndef main():\n    return helper()\n",
+    );
+    write(
+        root,
+        "pkg/b.py",
+        "from pkg.c import base\n\ndef helper():\n    return base()\n",
+    );
     write(root, "pkg/c.py", "def base():\n    return 1\n");
     write(root, "other/d.py", "def unrelated():\n    return 2\n");
     let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
     ws.scan(&|_| {}).unwrap();
-    let a = ask(&ws, "what should I know before changing this", &["pkg/a.py"], 5_000).result;
+    let a = ask(&ws, "where is main", &["pkg/a.py"], 5_000).result;
     let files: Vec<(&str, Vec<String>)> = a
         .items
         .iter()
         .filter(|i| i.kind == HitKind::File)
         .map(|i| (i.id.as_str(), i.signals.clone()))
         .collect();
-    assert_eq!(files.len(), 2, "{files:?}");
+    assert_eq!(
+        files.len(),
+        2,
+        "{:#?}",
+        a.items
+            .iter()
+            .map(|i| (&i.id, &i.signals))
+            .collect::<Vec<_>>()
+    );
     assert_eq!(files[0].0, "pkg/b.py");
     assert_eq!(files[1].0, "pkg/c.py");
     assert!(
@@ -525,7 +546,7 @@ fn where_memory_is_thin_the_import_graph_ranks_files_around_the_open_one() {
     ] {
         ws.remember(s, body, &by("agent:a")).unwrap();
     }
-    let a = ask(&ws, "what should I know before changing this", &["pkg/a.py"], 5_000).result;
+    let a = ask(&ws, "where is main", &["pkg/a.py"], 5_000).result;
     assert!(
         a.items
             .iter()

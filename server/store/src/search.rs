@@ -37,16 +37,29 @@ pub fn search_symbols(
     path_prefix: Option<&str>,
     limit: u32,
 ) -> Result<Vec<SymbolTextHit>> {
-    // Column weights: names matter most, then signatures, then doc comments.
+    // Column weights: names matter most, then signatures, then doc comments. Without a
+    // path prefix the best `limit` rows are picked from the full-text index alone and only
+    // they are joined to their symbols and files (a common word matches thousands).
+    let sql = if path_prefix.is_none() {
+        "WITH hits AS MATERIALIZED (
+             SELECT rowid AS id, bm25(symbols_fts, 4.0, 2.0, 1.0) AS score FROM symbols_fts
+             WHERE symbols_fts MATCH ?1 ORDER BY score LIMIT ?3)
+         SELECT s.symbol_id, s.key, s.qualified_name, s.kind, f.path, s.start_line, s.signature, s.doc,
+                hits.score
+         FROM hits JOIN symbols s ON s.symbol_id = hits.id
+         JOIN files f ON f.file_id = s.file_id
+         WHERE ?2 IS NULL
+         ORDER BY hits.score, s.symbol_id"
+    } else {
+        "SELECT s.symbol_id, s.key, s.qualified_name, s.kind, f.path, s.start_line, s.signature, s.doc,
+                bm25(symbols_fts, 4.0, 2.0, 1.0) AS score
+         FROM symbols_fts JOIN symbols s ON s.symbol_id = symbols_fts.rowid
+         JOIN files f ON f.file_id = s.file_id
+         WHERE symbols_fts MATCH ?1 AND (?2 IS NULL OR substr(f.path, 1, length(?2)) = ?2)
+         ORDER BY score, s.symbol_id LIMIT ?3"
+    };
     let mut stmt = conn
-        .prepare_cached(
-            "SELECT s.symbol_id, s.key, s.qualified_name, s.kind, f.path, s.start_line, s.signature, s.doc,
-                    bm25(symbols_fts, 4.0, 2.0, 1.0) AS score
-             FROM symbols_fts JOIN symbols s ON s.symbol_id = symbols_fts.rowid
-             JOIN files f ON f.file_id = s.file_id
-             WHERE symbols_fts MATCH ?1 AND (?2 IS NULL OR substr(f.path, 1, length(?2)) = ?2)
-             ORDER BY score LIMIT ?3",
-        )
+        .prepare_cached(sql)
         .ctx(|| "searching symbols".into())?;
     let rows = stmt
         .query_map(params![fts_query, path_prefix, limit], |r| {
