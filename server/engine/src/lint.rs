@@ -733,7 +733,9 @@ impl Ctx<'_> {
                         // `User.delete()` — a call on a type the map has — is a claim
                         // about that type's members even when no member is close.
                         let member_call = match qualifier {
-                            Some(q) if c.text.ends_with(')') => names_a_type(conn, q)?,
+                            Some(q) if c.text.ends_with(')') && !provided_by_the_language(last) => {
+                                names_a_type(conn, q)?
+                            }
                             _ => false,
                         };
                         if !(c.was_resolved || near_miss || member_call) {
@@ -956,6 +958,64 @@ pub fn describe(f: &NewFinding) -> String {
         s.push_str(&format!(" (did you mean `{sg}`?)"));
     }
     s
+}
+
+/// Members every type may have without the map seeing a definition: the methods of
+/// Rust's derivable and prelude traits (`#[derive(Default)]` gives `Config::default()`;
+/// std `core::{default, clone, cmp, hash, fmt, convert, iter, ops}`), and those every
+/// Python `object` and JavaScript `Object.prototype` provide. A call to one of these on
+/// a type the map has is no evidence of a missing symbol.
+const LANGUAGE_PROVIDED_MEMBERS: &[&str] = &[
+    // Rust: derivable traits and the prelude's conversions.
+    "default",
+    "clone",
+    "clone_from",
+    "eq",
+    "ne",
+    "cmp",
+    "partial_cmp",
+    "max",
+    "min",
+    "clamp",
+    "hash",
+    "fmt",
+    "from",
+    "into",
+    "try_from",
+    "try_into",
+    "to_string",
+    "to_owned",
+    "as_ref",
+    "as_mut",
+    "borrow",
+    "borrow_mut",
+    "deref",
+    "deref_mut",
+    "drop",
+    "into_iter",
+    "from_iter",
+    "extend",
+    "from_str",
+    "parse",
+    // Python: object.
+    "__init__",
+    "__new__",
+    "__repr__",
+    "__str__",
+    "__eq__",
+    "__hash__",
+    "__init_subclass__",
+    // JavaScript: Object.prototype.
+    "toString",
+    "valueOf",
+    "hasOwnProperty",
+    "toLocaleString",
+    "constructor",
+];
+
+/// Whether `member` is one of [`LANGUAGE_PROVIDED_MEMBERS`].
+fn provided_by_the_language(member: &str) -> bool {
+    LANGUAGE_PROVIDED_MEMBERS.contains(&member)
 }
 
 /// Whether the last segment of `qualifier` names a type in the map (class,

@@ -400,3 +400,34 @@ fn sync_without_git_records_snapshots_and_unborn_head_is_not_an_error() {
     let r = ws.sync(None).unwrap().result;
     assert_eq!(r.state, "no commits yet on main");
 }
+
+/// Fault: `Config::default()` in docs/configuration.md was reported as a missing symbol,
+/// though `#[derive(Default)]` provides it; a derive or a prelude trait gives members the
+/// map never sees. A call to an unknown member that no trait provides is still reported.
+#[test]
+fn a_derived_or_trait_provided_method_on_a_known_type_is_not_a_missing_symbol() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        "#[derive(Default, Clone)]\npub struct Config {\n    pub x: u32,\n}\n\nimpl Config {\n    pub fn load() -> Self {\n        Self::default()\n    }\n}\n",
+    );
+    write(
+        root,
+        "AGENTS.md",
+        "# Agents\n\nBuild one with `Config::default()`, `Config::clone()` or `Config::load()`; `Config::reload()` is gone.\n",
+    );
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let report = ws.lint().unwrap().result;
+    let found: Vec<(String, String)> = report
+        .contradictions
+        .iter()
+        .map(|c| (c.kind.clone(), c.claim.clone()))
+        .collect();
+    assert_eq!(
+        found,
+        [("missing_symbol".to_string(), "Config::reload()".to_string())]
+    );
+}
