@@ -265,25 +265,77 @@ fn passages(text: &str) -> Vec<String> {
     out
 }
 
-/// The share of `weights` (one per term) held by the best of `passages`.
+/// The share of `weights` (one per term) held by the best of `passages`. A passage holds a
+/// term as [`Term::found_in`] has it for the passage's [`crate::search::words_in`]; this
+/// checks the same in one pass over the passage's words without building the word set.
 fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
     let total: f64 = weights.iter().sum();
     if total <= 0.0 {
         return 0.0;
     }
-    passages
+    let joined: Vec<(String, String)> = terms
         .iter()
-        .map(|p| {
-            let words = crate::search::words_in(p);
-            terms
-                .iter()
-                .zip(weights)
-                .filter(|(t, _)| t.found_in(&words))
-                .map(|(_, w)| w)
-                .sum::<f64>()
+        .map(|t| {
+            let j = t.joined();
+            let stem = crate::search::s_stem(&j);
+            (j, stem)
         })
-        .fold(0.0, f64::max)
-        / total
+        .collect();
+    let mut best = 0.0f64;
+    let mut found = vec![false; terms.len()];
+    let mut words_found: Vec<Vec<bool>> =
+        terms.iter().map(|t| vec![false; t.words.len()]).collect();
+    for p in passages {
+        found.iter_mut().for_each(|f| *f = false);
+        words_found.iter_mut().flatten().for_each(|f| *f = false);
+        let mut check = |word: &str| {
+            for (i, t) in terms.iter().enumerate() {
+                if word == joined[i].0 || word == joined[i].1 {
+                    found[i] = true;
+                }
+                if t.words.len() > 1 {
+                    for (j, w) in t.words.iter().enumerate() {
+                        if word == w {
+                            words_found[i][j] = true;
+                        }
+                    }
+                }
+            }
+        };
+        let mut check_with_stem = |word: &str| {
+            check(word);
+            if word.ends_with('s') {
+                let stem = crate::search::s_stem(word);
+                if stem != word {
+                    check(&stem);
+                }
+            }
+        };
+        for run in p.split(|c: char| !c.is_alphanumeric()) {
+            if run.is_empty() {
+                continue;
+            }
+            if run.chars().any(char::is_uppercase) {
+                check_with_stem(&run.to_lowercase());
+                let parts = crate::search::identifier_words(run);
+                if parts.len() > 1 {
+                    for part in &parts {
+                        check_with_stem(part);
+                    }
+                }
+            } else {
+                check_with_stem(run);
+            }
+        }
+        let held: f64 = (0..terms.len())
+            .filter(|&i| {
+                found[i] || (terms[i].words.len() > 1 && words_found[i].iter().all(|&f| f))
+            })
+            .map(|i| weights[i])
+            .sum();
+        best = best.max(held);
+    }
+    best / total
 }
 
 impl Workspace {
@@ -613,13 +665,17 @@ impl Workspace {
             .filter_map(|c| c.path.clone().map(|p| (c.relevance, p)))
             .collect();
         seeds.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        seeds.dedup_by(|a, b| a.1 == b.1);
-        let seed_files: BTreeSet<String> = seeds
-            .iter()
-            .take(3)
-            .map(|s| s.1.clone())
-            .chain(open.iter().cloned())
-            .collect();
+        // The top three distinct files (a file's page and its symbols are one seed).
+        let mut top: Vec<String> = Vec::new();
+        for (_, path) in seeds {
+            if top.len() == 3 {
+                break;
+            }
+            if !top.contains(&path) {
+                top.push(path);
+            }
+        }
+        let seed_files: BTreeSet<String> = top.into_iter().chain(open.iter().cloned()).collect();
         let graph = self.import_graph()?;
         let mut neighbours: BTreeSet<String> = BTreeSet::new();
         for s in &seed_files {
@@ -1093,5 +1149,58 @@ impl ImportGraph {
             .take(k)
             .map(|(i, v)| (self.paths[i].clone(), (v / best).min(1.0)))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::{content_terms, words_in};
+
+    /// The one-pass coverage equals the word-set definition it replaces.
+    #[test]
+    fn coverage_agrees_with_the_word_sets() {
+        let text = "Opens `parseConfig` and the HTTPServer.\n\n- Queries are cached; parse_config runs once.\n\n# Files\nstatus of classes";
+        let units = passages(text);
+        assert_eq!(units.len(), 3, "{units:?}");
+        for q in [
+            "parse_config",
+            "ParseConfig cache",
+            "how are queries cached",
+            "http server files",
+            "class status",
+            "nothing here",
+            "config parse opens",
+        ] {
+            let terms = content_terms(q);
+            let weights: Vec<f64> = (1..=terms.len()).map(|i| i as f64).collect();
+            let total: f64 = weights.iter().sum();
+            let expected = units
+                .iter()
+                .map(|p| {
+                    let words = words_in(p);
+                    terms
+                        .iter()
+                        .zip(&weights)
+                        .filter(|(t, _)| t.found_in(&words))
+                        .map(|(_, w)| w)
+                        .sum::<f64>()
+                })
+                .fold(0.0, f64::max)
+                / total;
+            assert_eq!(coverage(&units, &terms, &weights), expected, "{q}");
+        }
+        assert_eq!(
+            coverage(&units, &content_terms("ParseConfig cache"), &[1.0, 1.0]),
+            0.5
+        );
+        assert_eq!(
+            coverage(
+                &units,
+                &content_terms("queries cached parse_config"),
+                &[1.0, 1.0, 2.0]
+            ),
+            1.0
+        );
     }
 }

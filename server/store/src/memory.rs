@@ -909,9 +909,15 @@ pub fn search_revisions(
     limit: u32,
 ) -> Result<Vec<TextHit>> {
     let sql = if current_only {
-        "SELECT f.rowid, f.rank, snippet(revisions_fts, 0, '[', ']', '…', 12) FROM revisions_fts f
-         JOIN pages p ON p.current_revision_id = f.rowid
-         WHERE revisions_fts MATCH ?1 ORDER BY f.rank LIMIT ?2"
+        // The best rows first, then snippets for those only (a snippet costs a re-read
+        // and re-tokenization of the body).
+        "WITH hits AS MATERIALIZED (
+             SELECT f.rowid AS id, f.rank AS rank FROM revisions_fts f
+             JOIN pages p ON p.current_revision_id = f.rowid
+             WHERE revisions_fts MATCH ?1 ORDER BY f.rank LIMIT ?2)
+         SELECT hits.id, hits.rank, snippet(revisions_fts, 0, '[', ']', '…', 12)
+         FROM hits JOIN revisions_fts ON revisions_fts.rowid = hits.id
+         WHERE revisions_fts MATCH ?1 ORDER BY hits.rank, hits.id"
     } else {
         "SELECT f.rowid, f.rank, snippet(revisions_fts, 0, '[', ']', '…', 12) FROM revisions_fts f
          WHERE revisions_fts MATCH ?1 ORDER BY f.rank LIMIT ?2"
