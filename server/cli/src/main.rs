@@ -434,10 +434,28 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("loci: {e:#}");
+            eprintln!("loci: {}", error_chain(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes, `: `-joined, leaving out a cause whose text an outer message
+/// already carries (thiserror's `"{path}: {source}"` messages include their source, which
+/// anyhow's `{:#}` would print a second time).
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if message.contains(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message
 }
 
 fn init_tracing() {
@@ -468,6 +486,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let mut ws = Workspace::open(&root, cli.db.as_deref())?;
     let out = output::Output::new(cli.json);
+    // What an empty answer of a lookup says on stderr (exit 1 is "nothing found").
+    let miss = match &cli.command {
+        Command::Symbol { name } => Some(format!("no symbol named `{name}` in the map")),
+        Command::Refs { name } => Some(format!("no references to `{name}` in the map")),
+        Command::Callers { symbol } => Some(format!("no callers of `{symbol}` in the map")),
+        Command::Search { query, .. } => Some(format!("nothing matches `{query}`")),
+        _ => None,
+    };
     let found = match cli.command {
         Command::Init { agents } => {
             let env = ws.stats()?;
@@ -679,11 +705,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Backup { path } => out.backed_up(&ws.backup(&path)?)?,
         Command::Restore { path } => out.restored(&ws.restore(&path)?)?,
     };
-    Ok(if found {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    if found {
+        return Ok(ExitCode::SUCCESS);
+    }
+    match miss {
+        Some(message) => not_found(&message),
+        None => Ok(ExitCode::from(1)),
+    }
 }
 
 /// Prints what `init --agents` did, and the Codex snippet.

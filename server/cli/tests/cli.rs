@@ -221,3 +221,61 @@ fn sarif_validates_against_the_sarif_2_1_0_schema() {
         String::from_utf8_lossy(&validate.stderr)
     );
 }
+
+/// Fault: `loci check` on a database no scan had filled (a fresh clone, a mistyped
+/// `--db`) said "check passed" and exited 0: a gate over an empty map passes vacuously.
+#[test]
+fn check_on_an_unscanned_database_is_an_error_not_a_pass() {
+    let dir = repo();
+    let check = loci(dir.path(), &["check"]);
+    assert_eq!(check.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&check.stderr);
+    assert!(
+        stderr.starts_with("loci: the map is empty: no scan has finished on this database"),
+        "{stderr}"
+    );
+    assert!(loci(dir.path(), &["scan"]).status.success());
+    assert_eq!(loci(dir.path(), &["check"]).status.code(), Some(0));
+}
+
+/// Fault: a lookup that found nothing exited 1 with nothing on stdout or stderr.
+#[test]
+fn a_lookup_that_finds_nothing_says_so_on_stderr() {
+    let dir = repo();
+    assert!(loci(dir.path(), &["scan"]).status.success());
+    for (args, said) in [
+        (
+            &["symbol", "NoSuchThing"][..],
+            "loci: no symbol named `NoSuchThing` in the map\n",
+        ),
+        (
+            &["refs", "NoSuchThing"][..],
+            "loci: no references to `NoSuchThing` in the map\n",
+        ),
+        (
+            &["search", "zzzzqq"][..],
+            "loci: nothing matches `zzzzqq`\n",
+        ),
+    ] {
+        let out = loci(dir.path(), args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), said, "{args:?}");
+    }
+}
+
+/// Fault: an error whose message carries its OS cause printed that cause twice
+/// ("already exists; …: already exists; …").
+#[test]
+fn an_error_message_names_its_cause_once() {
+    let dir = repo();
+    assert!(loci(dir.path(), &["scan"]).status.success());
+    write(dir.path(), "taken.db", "");
+    let out = loci(dir.path(), &["backup", "taken.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.matches("a backup never overwrites").count(),
+        1,
+        "{stderr}"
+    );
+}

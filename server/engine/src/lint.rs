@@ -326,7 +326,26 @@ impl Workspace {
     }
 
     /// Lints, then compares with the `[check]` thresholds.
+    ///
+    /// Errors with [`EngineError::NotFound`] when no scan has finished on this database:
+    /// a gate over an empty map (a fresh clone, a mistyped `--db`) would pass vacuously.
     pub fn check(&mut self) -> Result<Envelope<CheckReport>> {
+        let scanned: bool = self
+            .store
+            .conn()
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM scans WHERE status = 'finished')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| loci_store::StoreError::sqlite("reading the last scan", e))?;
+        if !scanned {
+            return Err(EngineError::NotFound(
+                "the map is empty: no scan has finished on this database, so there is nothing \
+                 to check memory against; run `loci scan` first"
+                    .into(),
+            ));
+        }
         let lint = self.run_lint()?;
         let max_contradictions = self.config.check.max_contradictions;
         let max_stale_pages = self.config.check.max_stale_pages;
