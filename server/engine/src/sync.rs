@@ -36,9 +36,13 @@ pub struct SyncReport {
 }
 
 impl Workspace {
-    /// Records history since the last sync, reading at most `limit` commits (default
-    /// `[sync] max_commits`); see the module docs.
+    /// Refreshes the map (an incremental scan), then records history since the last
+    /// sync, reading at most `limit` commits (default `[sync] max_commits`); see the
+    /// module docs.
     pub fn sync(&mut self, limit: Option<usize>) -> Result<Envelope<SyncReport>> {
+        // The map first (an incremental scan): page moves and the claims' stale checks
+        // must see the tree the commits produced, not the one of the last scan.
+        self.scan(&|_| {})?;
         let limit = limit.unwrap_or(self.config.sync.max_commits).max(1);
         let state =
             git::repo_state(&self.root).map_err(|e| EngineError::Internal(e.to_string()))?;
@@ -130,7 +134,6 @@ impl Workspace {
             state: "not a git repository".into(),
             ..Default::default()
         };
-        self.scan(&|_| {})?;
         let since: i64 = self
             .store
             .meta("last_snapshot_scan")?

@@ -431,3 +431,34 @@ fn a_derived_or_trait_provided_method_on_a_known_type_is_not_a_missing_symbol() 
         [("missing_symbol".to_string(), "Config::reload()".to_string())]
     );
 }
+
+/// Fault: `git mv` + commit + `loci sync` without a `loci scan` left the map on the old
+/// tree, so the moved page warned that its own file "was deleted" and that its symbols
+/// had "moved to" the old path. Sync refreshes the map before it reads history.
+#[test]
+fn sync_after_a_committed_rename_refreshes_the_map_first() {
+    let (dir, mut ws) = repo();
+    let root = dir.path();
+    ws.sync(None).unwrap();
+    ws.remember(
+        "app/util.py",
+        "Formatting helpers; `fmt()` is the entry point.",
+        &by("agent:claude"),
+    )
+    .unwrap();
+    git(root, &["mv", "app/util.py", "app/format.py"]);
+    git_at(
+        root,
+        &["commit", "-qm", "rename util to format"],
+        "2099-01-01T00:00:00Z",
+    );
+    let synced = ws.sync(None).unwrap().result;
+    assert_eq!(
+        synced.pages_moved,
+        [("app/util.py".to_string(), "app/format.py".to_string())]
+    );
+    let why = ws.why("app/format.py").unwrap();
+    assert_eq!(why.result.subject, "app/format.py");
+    assert_eq!(why.stale_warnings.len(), 0, "{:#?}", why.stale_warnings);
+    assert_eq!(why.freshness.changed_since_scan, Some(0));
+}
