@@ -1040,10 +1040,14 @@ fn normalize_moment(conn: &Connection, at: &str) -> Result<String> {
     } else {
         at.to_string()
     };
-    let ok: Option<f64> = conn
-        .query_row("SELECT julianday(?1)", [&candidate], |r| r.get(0))
+    // SQLite's date functions roll an impossible day over (`2026-02-30` is March 2), so a
+    // date is valid only when its calendar day survives the round trip.
+    let day: Option<String> = conn
+        .query_row("SELECT strftime('%Y-%m-%d', ?1)", [&candidate], |r| {
+            r.get(0)
+        })
         .map_err(|e| StoreError::sqlite("reading a date", e))?;
-    if ok.is_none() {
+    if day.is_none_or(|d| !candidate.starts_with(&d)) {
         return Err(EngineError::InvalidArgument {
             name: "date".into(),
             message: format!("`{at}` is not a date (use 2026-11-01 or 2026-11-01T12:00:00Z)"),

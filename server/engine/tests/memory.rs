@@ -573,3 +573,20 @@ fn asof_between_two_revisions_shows_the_earlier_one() {
     let err = ws.asof("2025-12-31", Some("src/auth.py")).unwrap_err();
     assert_eq!(err.to_string(), "`src/auth.py` had no memory at 2025-12-31");
 }
+
+/// Fault: `asof 2026-02-30` was taken as a date (SQLite rolls it over to March 2).
+#[test]
+fn asof_refuses_an_impossible_calendar_day() {
+    let (_dir, ws) = workspace();
+    for bad in ["2026-02-30", "2026-13-01", "2026-04-31T10:00:00Z"] {
+        let err = ws.asof(bad, None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "invalid argument `date`: `{bad}` is not a date (use 2026-11-01 or 2026-11-01T12:00:00Z)"
+            )
+        );
+    }
+    assert!(ws.asof("2024-02-29", None).is_ok(), "a leap day is a date");
+    assert!(ws.asof("2026-11-01T12:00:00Z", None).is_ok());
+}
