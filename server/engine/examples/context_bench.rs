@@ -14,7 +14,7 @@
 //!
 //! Usage (from the repository root):
 //! `cargo run --release --example context_bench -p loci-engine -- [--corpus all|stdlib|loci]
-//! [--pages N] [--rounds R] [--cli-runs N] [--k K] [--loci BIN] [--stdlib-root DIR]`.
+//! [--pages N] [--rounds R] [--cli-runs N] [--k K] [--loci BIN] [--stdlib-root DIR] [--verbose]`.
 //! Defaults: all, 500 pages, 5 rounds, 3 CLI runs per query, k = 5. The stdlib corpus is a
 //! copy of the Python standard library's `.py` files without `site-packages` in
 //! `$TMPDIR/loci-bench-stdlib` (the one bench/scan_bench.py makes; made here when missing,
@@ -41,6 +41,8 @@ struct Args {
     k: usize,
     loci: Option<PathBuf>,
     stdlib_root: Option<PathBuf>,
+    /// Print every case's outcome to stderr.
+    verbose: bool,
 }
 
 fn parse_args() -> std::result::Result<Args, String> {
@@ -52,6 +54,7 @@ fn parse_args() -> std::result::Result<Args, String> {
         k: 5,
         loci: None,
         stdlib_root: None,
+        verbose: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -68,6 +71,7 @@ fn parse_args() -> std::result::Result<Args, String> {
             "--k" => a.k = number(value()?)?.max(1),
             "--loci" => a.loci = Some(PathBuf::from(value()?)),
             "--stdlib-root" => a.stdlib_root = Some(PathBuf::from(value()?)),
+            "--verbose" => a.verbose = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -298,6 +302,18 @@ fn run(
         .eval(cases, args.k)
         .map_err(|e| format!("evaluating {}: {e}", cases.display()))?
         .result;
+    if args.verbose {
+        for c in &report.cases {
+            eprintln!(
+                "{name} {:<28} loci rank {:>4} bm25 rank {:>4} best {:>5.1}{}",
+                c.id,
+                c.loci_rank.map_or("-".into(), |r| r.to_string()),
+                c.bm25_rank.map_or("-".into(), |r| r.to_string()),
+                c.best_relevance,
+                if c.abstained { " abstained" } else { "" }
+            );
+        }
+    }
     let page_count: i64 = ws
         .store()
         .conn()
@@ -453,7 +469,7 @@ fn main() {
         Ok(a) => a,
         Err(e) => {
             eprintln!(
-                "context_bench: {e}\nusage: context_bench [--corpus all|stdlib|loci] [--pages N] [--rounds R] [--cli-runs N] [--k K] [--loci BIN] [--stdlib-root DIR]"
+                "context_bench: {e}\nusage: context_bench [--corpus all|stdlib|loci] [--pages N] [--rounds R] [--cli-runs N] [--k K] [--loci BIN] [--stdlib-root DIR] [--verbose]"
             );
             std::process::exit(2);
         }

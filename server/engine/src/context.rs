@@ -15,7 +15,8 @@
 //! file's module +50 (parent, child or sibling +25); a full-text hit up to +30: 30 × the
 //! IDF-weighted share of the question's terms in its best passage × the rank decay
 //! 60 / (60 + rank); a symbol match in a page's file up to +24; a symbol the question
-//! names +15; for pages, one link-hop from a top-3 seed +15; stale −20; open
+//! names +15; for pages, one link-hop from a top-3 seed +15, and for symbols a top-3
+//! relevant page names, +15; stale −20; open
 //! contradictions −40 and a warning banner; and, only for items that are relevant on
 //! their own, `decisions` and `lessons` +25 and updated within 7 days +10. Abstention
 //! looks only at relevance (module, text and symbol points), never at hops or boosts, so
@@ -217,6 +218,9 @@ impl Candidate {
 /// question full of common words costs what a specific one does. The other terms still
 /// count in coverage.
 const RETRIEVAL_ROWS: u64 = 2_000;
+
+/// Symbols a seed page may bring in through its claims (the first ones it names).
+const MEMORY_LINKS: usize = 8;
 
 /// Full-text hits per index that `context` weighs (coverage re-ranks them).
 const TEXT_HITS: u32 = 50;
@@ -695,6 +699,40 @@ impl Workspace {
                 .is_some_and(|f| neighbours.contains(f) && !seed_files.contains(f))
             {
                 c.add(15.0, false, "one import hop from a top result");
+            }
+        }
+        // The other link: symbols that the top three relevant pages name (their resolved
+        // symbol claims), one hop from those seeds: +15, support rather than evidence.
+        let mut seed_pages: Vec<(f64, String)> = cands
+            .values()
+            .filter(|c| c.kind == HitKind::Memory && c.relevance >= relevant_at)
+            .map(|c| (c.relevance, c.id.clone()))
+            .collect();
+        seed_pages.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        for (_, subject) in seed_pages.into_iter().take(3) {
+            let Some(rev_id) = pages
+                .iter()
+                .find(|p| p.subject == subject)
+                .and_then(|p| p.current_revision_id)
+            else {
+                continue;
+            };
+            let mut named: Vec<String> = Vec::new();
+            for claim in mem::claims_of(conn, rev_id)? {
+                if claim.kind == "symbol"
+                    && let Some(key) = claim.resolved
+                    && !named.contains(&key)
+                    && named.len() < MEMORY_LINKS
+                {
+                    named.push(key);
+                }
+            }
+            for key in named {
+                let path = key.split_once('#').map(|(p, _)| p.to_string());
+                let c = cands
+                    .entry((HitKind::Symbol, key.clone()))
+                    .or_insert_with(|| Candidate::new(HitKind::Symbol, key.clone(), path));
+                c.add(15.0, false, format!("named by memory `{subject}`"));
             }
         }
         let memory_relevant = cands
