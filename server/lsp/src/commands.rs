@@ -195,8 +195,8 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "loci.debug.text",
-        args: &[req("uri", Str)],
-        example: r#"{"uri": "file:///path/to/a.rs"}"#,
+        args: &[req("uri", Str), opt("tree", Bool)],
+        example: r#"{"uri": "file:///path/to/a.rs", "tree": true}"#,
         available: true,
     },
 ];

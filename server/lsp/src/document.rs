@@ -172,6 +172,55 @@ fn point((row, column): (usize, usize)) -> Point {
     Point { row, column }
 }
 
+/// Every node of `tree` in document order, one per line: its kind (named nodes bare,
+/// anonymous ones quoted, `MISSING` marked), byte range and tree-sitter start and end
+/// points (row, byte column), indented by depth. Two trees with the same dump have the
+/// same shape and the same positions: `loci.debug.text` returns it so tests can compare
+/// the incrementally reparsed tree with a fresh parse.
+pub fn tree_dump(tree: &Tree) -> String {
+    let mut out = String::new();
+    let mut cursor = tree.walk();
+    let mut depth = 0usize;
+    'walk: loop {
+        let n = cursor.node();
+        let kind = if n.is_named() {
+            n.kind().to_string()
+        } else {
+            format!("{:?}", n.kind())
+        };
+        let missing = if n.is_missing() { " MISSING" } else { "" };
+        let (s, e) = (n.start_position(), n.end_position());
+        out.push_str(&format!(
+            "{:indent$}{kind}{missing} {}..{} ({},{})-({},{})\n",
+            "",
+            n.start_byte(),
+            n.end_byte(),
+            s.row,
+            s.column,
+            e.row,
+            e.column,
+            indent = depth * 2
+        ));
+        if cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        if cursor.goto_next_sibling() {
+            continue;
+        }
+        loop {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+            depth -= 1;
+            if cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// The location of `uri` given the workspace roots (canonical paths): the longest root
 /// containing the file wins.
 pub fn locate(uri: &Uri, roots: &[PathBuf]) -> Location {
@@ -293,34 +342,6 @@ mod tests {
         );
     }
 
-    /// Every node's kind, byte range and tree-sitter points, in document order.
-    fn dump(tree: &Tree) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut cursor = tree.walk();
-        'walk: loop {
-            let n = cursor.node();
-            out.push(format!(
-                "{} {:?} {:?}-{:?}",
-                n.kind(),
-                n.byte_range(),
-                n.start_position(),
-                n.end_position()
-            ));
-            if cursor.goto_first_child() || cursor.goto_next_sibling() {
-                continue;
-            }
-            loop {
-                if !cursor.goto_parent() {
-                    break 'walk;
-                }
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-            }
-        }
-        out
-    }
-
     /// Random edits (non-ASCII, CRLF and lone CR, ranges past the end) keep the edited
     /// tree in step: an incremental reparse equals a fresh parse after every edit.
     #[test]
@@ -366,8 +387,8 @@ mod tests {
                     loci_core::analyze::parse(Language::Rust, &d.text, d.tree.as_ref(), &options);
                 let fresh = loci_core::analyze::parse(Language::Rust, &d.text, None, &options).0;
                 assert_eq!(
-                    tree.as_ref().map(dump),
-                    fresh.as_ref().map(dump),
+                    tree.as_ref().map(tree_dump),
+                    fresh.as_ref().map(tree_dump),
                     "{encoding:?} after inserting {text:?} at ({l0},{c0})-({l1},{c1}) into {:?}",
                     d.text
                 );

@@ -12,6 +12,7 @@
 //! - [`document`]: open documents, edits applied in order, incremental reparse.
 //! - [`findings`]: plug points for memory and audit (diagnostics, lens counts, hover lines).
 //! - [`commands`]: `workspace/executeCommand` arguments, dispatch and markdown rendering.
+//! - [`transport`]: framing and JSON-RPC message checks in front of tower-lsp-server.
 //! - `server`: the `LanguageServer` implementation; `roots`: workspace roots and scans.
 
 pub mod commands;
@@ -21,12 +22,13 @@ pub mod position;
 mod proto;
 mod roots;
 mod server;
+pub mod transport;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tower_lsp_server::{ClientSocket, LspService, Server};
+use tower_lsp_server::{ClientSocket, LspService};
 
 pub use server::Backend;
 
@@ -97,14 +99,15 @@ pub fn service(options: ServerOptions) -> (LspService<Backend>, ClientSocket) {
     LspService::new(|client| Backend::new(client, options))
 }
 
-/// Serves the protocol over `input`/`output` until `exit` (or end of input).
+/// Serves the protocol over `input`/`output` until `exit` (or end of input), through
+/// [`transport`]: malformed input gets an error reply and the session goes on.
 pub async fn serve<I, O>(input: I, output: O, options: ServerOptions)
 where
     I: tokio::io::AsyncRead + Unpin,
     O: tokio::io::AsyncWrite,
 {
     let (service, socket) = service(options);
-    Server::new(input, output, socket).serve(service).await;
+    transport::serve(input, output, service, socket).await;
 }
 
 /// Runs the language server on stdin/stdout (`loci lsp`). Stdout carries only protocol

@@ -1155,7 +1155,13 @@ impl Inner {
                 format!("loci.debug.text: {raw} is not open"),
             )
         })?;
-        Ok(json!({ "uri": raw, "version": doc.version, "text": doc.text }))
+        let mut answer = json!({ "uri": raw, "version": doc.version, "text": doc.text });
+        if args.bool("tree") == Some(true) {
+            // The tree as last reparsed, edited since when changes arrived after that
+            // parse; `null` before the first parse.
+            answer["tree"] = json!(doc.tree.as_ref().map(document::tree_dump));
+        }
+        Ok(answer)
     }
 
     /// The root a command works on: `root`, else the root of `uri`, else the first root.

@@ -5,9 +5,13 @@
 //! B23); serde escapes newlines inside strings, so every message is one line. The reader
 //! answers what rmcp's own line transport drops silently: a line that is not JSON gets a
 //! `-32700` parse error (id `null`) and the session goes on; a JSON value that is not a
-//! valid message gets `-32600` (or `-32602` for bad params) with its id. Notifications
-//! that arrive before `initialize` (which would end an rmcp session) are dropped with a
-//! log line. Lines are capped at [`MAX_LINE_BYTES`].
+//! JSON-RPC 2.0 message (no or another `jsonrpc`, a null or fractional id, no `method`
+//! and no `result`, a batch array) gets `-32600` with its id when valid, else `null`; a
+//! known method with parameters of the wrong shape gets `-32602` with its id (unknown
+//! methods reach rmcp as custom requests and get `-32601`). Invalid responses are logged
+//! and dropped, never answered. Notifications and responses that arrive before
+//! `initialize` (either would end an rmcp session) are dropped with a log line. Lines are
+//! capped at [`MAX_LINE_BYTES`].
 
 use std::io;
 
@@ -218,11 +222,24 @@ async fn read_loop<R: AsyncRead + Unpin>(
             }
             continue;
         }
-        let id = value.get("id").cloned();
-        let method = value
-            .get("method")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let (id, method) = match check_message(&value) {
+            Checked::Message { id, method } => (id, method),
+            Checked::Reply(reply) => {
+                if outgoing.send(reply).await.is_err() {
+                    break;
+                }
+                continue;
+            }
+            Checked::Drop(why) => {
+                tracing::warn!("dropped input: {why}");
+                continue;
+            }
+        };
+        if !initialized && id.is_some() && method.is_none() {
+            // rmcp ends the session when anything but a request or a ping comes first.
+            tracing::warn!("a response before initialize; dropped");
+            continue;
+        }
         match serde_json::from_value::<Rx>(value) {
             Ok(message) => {
                 if !initialized {
@@ -239,23 +256,90 @@ async fn read_loop<R: AsyncRead + Unpin>(
                     break;
                 }
             }
-            Err(e) => match id {
-                None => tracing::debug!(error = %e, ?method, "invalid notification; dropped"),
-                Some(id) => {
-                    let (code, what) = if method.is_some() {
-                        (ErrorCode::INVALID_PARAMS, "invalid params")
-                    } else {
-                        (ErrorCode::INVALID_REQUEST, "invalid request")
-                    };
-                    let reply = error_line(id, code, format!("{what}: {e}"));
+            Err(e) => match (id, method) {
+                (Some(id), Some(_)) => {
+                    // A known method (unknown ones parse as custom requests) with params
+                    // of the wrong shape.
+                    let reply = error_line(id, ErrorCode::INVALID_PARAMS, format!("invalid params: {e}"));
                     if outgoing.send(reply).await.is_err() {
                         break;
                     }
                 }
+                (None, method) => {
+                    tracing::debug!(error = %e, ?method, "invalid notification; dropped")
+                }
+                (Some(_), None) => tracing::warn!(error = %e, "invalid response; dropped"),
             },
         }
     }
     tracing::debug!("input closed");
+}
+
+/// What a JSON object is, checked against JSON-RPC 2.0 and MCP's rules before rmcp sees it.
+enum Checked {
+    /// A request (`id` and `method`), a notification (`method`) or a response (`id`).
+    Message {
+        id: Option<Value>,
+        method: Option<String>,
+    },
+    /// Not a valid message: reply with this line.
+    Reply(Vec<u8>),
+    /// Not a valid response: responses are never answered; log and drop.
+    Drop(String),
+}
+
+/// Checks the envelope: `jsonrpc` is `"2.0"`; an id is a string or an integer (MCP: "the
+/// ID MUST NOT be null"); `method` is a string; a message without `method` is a
+/// response (`result` or `error`). Invalid requests get `-32600` with their id when it
+/// is valid, else `null` (JSON-RPC 2.0 §5.1).
+fn check_message(value: &Value) -> Checked {
+    let method = value.get("method");
+    let is_response = method.is_none() && (value.get("result").is_some() || value.get("error").is_some());
+    let id = match value.get("id") {
+        None => None,
+        Some(id @ Value::String(_)) => Some(id.clone()),
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(Value::Number(n.clone())),
+        Some(other) if is_response => {
+            return Checked::Drop(format!("a response with an invalid id {other}"));
+        }
+        Some(other) => {
+            return Checked::Reply(error_line(
+                Value::Null,
+                ErrorCode::INVALID_REQUEST,
+                format!("invalid request: `id` must be a string or an integer, got {other}"),
+            ));
+        }
+    };
+    let invalid = |message: String| {
+        Checked::Reply(error_line(
+            id.clone().unwrap_or(Value::Null),
+            ErrorCode::INVALID_REQUEST,
+            message,
+        ))
+    };
+    if value.get("jsonrpc") != Some(&json!("2.0")) {
+        let got = value
+            .get("jsonrpc")
+            .map_or_else(|| "nothing".to_string(), Value::to_string);
+        if is_response {
+            return Checked::Drop(format!("a response with `jsonrpc` {got}"));
+        }
+        return invalid(format!("invalid request: `jsonrpc` must be \"2.0\", got {got}"));
+    }
+    match method {
+        Some(Value::String(m)) => Checked::Message {
+            id,
+            method: Some(m.clone()),
+        },
+        Some(_) => invalid("invalid request: `method` must be a string".into()),
+        None if is_response && id.is_some() => Checked::Message { id, method: None },
+        None if is_response => Checked::Drop("a response without an id".into()),
+        None => invalid(
+            "invalid request: a message needs `method` (a request or notification) or \
+             `result`/`error` (a response)"
+                .into(),
+        ),
+    }
 }
 
 /// Strips the line ending, surrounding whitespace and a UTF-8 byte order mark.
