@@ -116,9 +116,9 @@ fn offset(text: &str, line: u32, character: u32, encoding: Encoding) -> usize {
 
 /// Code units of line `line`'s content (0 past the last line).
 fn line_units(text: &str, line: u32, encoding: Encoding) -> u32 {
-    lines(text)
-        .get(line as usize)
-        .map_or(0, |&(s, e)| text[s..e].chars().map(|c| encoding.units(c)).sum())
+    lines(text).get(line as usize).map_or(0, |&(s, e)| {
+        text[s..e].chars().map(|c| encoding.units(c)).sum()
+    })
 }
 
 // ---- what proptest generates --------------------------------------------------------
@@ -452,4 +452,82 @@ fn reference_model_follows_the_protocol() {
         Encoding::Utf16,
     );
     assert_eq!(model, "axyb");
+}
+
+fn ranged(start: (LineSpec, ColumnSpec), end: (LineSpec, ColumnSpec), text: &str) -> ChangeSpec {
+    ChangeSpec::Ranged {
+        start: PosSpec {
+            line: start.0,
+            column: start.1,
+        },
+        end: PosSpec {
+            line: end.0,
+            column: end.1,
+        },
+        reversed: false,
+        text: text.into(),
+    }
+}
+
+/// Runs one fixed case, failing with proptest's message.
+fn run_fixed(case: Case) {
+    if let Err(e) = RUNTIME.block_on(run_case(case)) {
+        panic!("{e}");
+    }
+}
+
+/// Found by the fuzzer (first seed in edit_fuzz.proptest-regressions): under UTF-32, a
+/// range whose start lies after its end (`(0,9)-(0,6)` over `éfn f() {}{`) replaced by a
+/// lone CR. The server orders the ends (LSP does not say a range is ordered; clients
+/// send reversed selections), and the lone CR is a line end for positions but not for
+/// tree-sitter's rows.
+#[test]
+fn fault_reversed_range_replaced_by_lone_cr_after_a_two_byte_char_utf32() {
+    run_fixed(Case {
+        encoding: Encoding::Utf32,
+        language: "js",
+        initial: String::new(),
+        notifications: vec![
+            vec![ranged(
+                (LineSpec::At(0), ColumnSpec::Start),
+                (LineSpec::At(0), ColumnSpec::Start),
+                "",
+            )],
+            vec![ranged(
+                (LineSpec::At(0), ColumnSpec::Start),
+                (LineSpec::At(0), ColumnSpec::Start),
+                "éfn f() {}{",
+            )],
+            vec![ranged(
+                (LineSpec::At(0), ColumnSpec::At(9)),
+                (LineSpec::At(0), ColumnSpec::At(6)),
+                "\r",
+            )],
+        ],
+    });
+}
+
+/// Found by the first 10,000-case run (second seed in edit_fuzz.proptest-regressions):
+/// the text was right, but after an empty edit the incremental reparse recovered the
+/// broken `é:𝕏fn f() {}` differently from a fresh parse. Fixed in `analyse_snapshot`: a
+/// reparsed tree with errors is parsed again from scratch.
+#[test]
+fn fault_incremental_reparse_of_broken_python_differed_from_a_fresh_parse() {
+    run_fixed(Case {
+        encoding: Encoding::Utf8,
+        language: "py",
+        initial: "e\u{301}:𝕏fn f() {};𝕏\n\n\n\n\n".into(),
+        notifications: vec![
+            vec![ranged(
+                (LineSpec::Last, ColumnSpec::Start),
+                (LineSpec::At(2), ColumnSpec::Start),
+                "\n",
+            )],
+            vec![ranged(
+                (LineSpec::At(1), ColumnSpec::Start),
+                (LineSpec::At(1), ColumnSpec::Start),
+                "",
+            )],
+        ],
+    });
 }

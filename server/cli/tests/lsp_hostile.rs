@@ -139,8 +139,10 @@ impl Lsp {
     }
 
     fn send_probe(&mut self, id: i64) {
-        self.send_message(json!({ "jsonrpc": "2.0", "id": id, "method": "workspace/executeCommand",
-            "params": { "command": "loci.debug.text", "arguments": [{ "uri": DOC }] } }));
+        self.send_message(
+            json!({ "jsonrpc": "2.0", "id": id, "method": "workspace/executeCommand",
+            "params": { "command": "loci.debug.text", "arguments": [{ "uri": DOC }] } }),
+        );
     }
 
     fn expect_probe(&self, id: i64) {
@@ -187,8 +189,10 @@ fn initialize(lsp: &mut Lsp) {
     assert_eq!(v["id"], 1, "{v}");
     assert!(v["result"]["capabilities"].is_object(), "{v}");
     lsp.send_message(json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }));
-    lsp.send_message(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-        "textDocument": { "uri": DOC, "languageId": "rust", "version": 1, "text": TEXT } } }));
+    lsp.send_message(
+        json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": { "uri": DOC, "languageId": "rust", "version": 1, "text": TEXT } } }),
+    );
 }
 
 /// LSP 3.17 "Initialize Request": requests before `initialize` get `-32002`,
@@ -198,8 +202,10 @@ fn lsp_before_initialize_requests_get_32002_and_notifications_are_dropped() {
     let mut lsp = Lsp::start();
     lsp.send_message(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
         "textDocument": { "uri": "file:///hostile/early.rs", "languageId": "rust", "version": 1, "text": "fn early() {}" } } }));
-    lsp.send_message(json!({ "jsonrpc": "2.0", "id": "early", "method": "textDocument/hover",
-        "params": { "textDocument": { "uri": DOC }, "position": { "line": 0, "character": 0 } } }));
+    lsp.send_message(
+        json!({ "jsonrpc": "2.0", "id": "early", "method": "textDocument/hover",
+        "params": { "textDocument": { "uri": DOC }, "position": { "line": 0, "character": 0 } } }),
+    );
     assert_eq!(lsp.error(), (json!("early"), -32002));
     initialize(&mut lsp);
     lsp.probe(2);
@@ -207,7 +213,11 @@ fn lsp_before_initialize_requests_get_32002_and_notifications_are_dropped() {
     lsp.send_message(json!({ "jsonrpc": "2.0", "id": 3, "method": "workspace/executeCommand",
         "params": { "command": "loci.debug.text", "arguments": [{ "uri": "file:///hostile/early.rs" }] } }));
     let v = lsp.next();
-    assert_eq!((v["id"].clone(), v["error"]["code"].clone()), (json!(3), json!(1001)), "{v}");
+    assert_eq!(
+        (v["id"].clone(), v["error"]["code"].clone()),
+        (json!(3), json!(1001)),
+        "{v}"
+    );
     // A second initialize is an invalid request.
     lsp.send_message(json!({ "jsonrpc": "2.0", "id": 4, "method": "initialize",
         "params": { "processId": null, "rootUri": null, "capabilities": {} } }));
@@ -238,8 +248,10 @@ fn lsp_malformed_frames_get_parse_errors_and_the_session_goes_on() {
     lsp.probe(12);
     // Garbage glued to the front of a valid frame: the frame is still read.
     let mut glued = b"xyz".to_vec();
-    glued.extend(framed(&json!({ "jsonrpc": "2.0", "id": 13, "method": "workspace/executeCommand",
-        "params": { "command": "loci.debug.text", "arguments": [{ "uri": DOC }] } })));
+    glued.extend(framed(
+        &json!({ "jsonrpc": "2.0", "id": 13, "method": "workspace/executeCommand",
+        "params": { "command": "loci.debug.text", "arguments": [{ "uri": DOC }] } }),
+    ));
     lsp.send(&glued);
     assert_eq!(lsp.error(), (Value::Null, -32700));
     assert_eq!(lsp.next()["id"], 13);
@@ -268,7 +280,9 @@ fn lsp_malformed_frames_get_parse_errors_and_the_session_goes_on() {
     lsp.probe(19);
     // An unsupported charset.
     let mut latin = b"Content-Type: application/vscode-jsonrpc; charset=latin1\r\n".to_vec();
-    latin.extend(framed(&json!({ "jsonrpc": "2.0", "id": 20, "method": "shutdown" })));
+    latin.extend(framed(
+        &json!({ "jsonrpc": "2.0", "id": 20, "method": "shutdown" }),
+    ));
     lsp.send(&latin);
     assert_eq!(lsp.error(), (Value::Null, -32700));
     lsp.probe(21);
@@ -286,7 +300,10 @@ fn lsp_malformed_frames_get_parse_errors_and_the_session_goes_on() {
     assert_eq!(lsp.next()["result"]["text"], TEXT);
     // Everything was answered: shutdown and exit work, exit code 0.
     lsp.send_message(json!({ "jsonrpc": "2.0", "id": 23, "method": "shutdown" }));
-    assert_eq!(lsp.next(), json!({ "jsonrpc": "2.0", "id": 23, "result": null }));
+    assert_eq!(
+        lsp.next(),
+        json!({ "jsonrpc": "2.0", "id": 23, "result": null })
+    );
     lsp.send_message(json!({ "jsonrpc": "2.0", "method": "exit" }));
     assert!(lsp.wait().success());
 }
@@ -305,8 +322,14 @@ fn lsp_invalid_json_and_non_json_rpc_get_32700_and_32600() {
         (b"{\"hello\":\"world\"}", (Value::Null, -32600)),
         (b"{\"id\":30,\"method\":\"shutdown\"}", (json!(30), -32600)),
         (b"{\"jsonrpc\":\"2.0\",\"id\":31}", (json!(31), -32600)),
-        (b"{\"jsonrpc\":\"2.0\",\"id\":32,\"method\":7}", (json!(32), -32600)),
-        (b"{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"shutdown\"}", (Value::Null, -32600)),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":32,\"method\":7}",
+            (json!(32), -32600),
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"shutdown\"}",
+            (Value::Null, -32600),
+        ),
         (b"[]", (Value::Null, -32600)),
         (
             b"[{\"jsonrpc\":\"2.0\",\"id\":33,\"method\":\"shutdown\"}]",
@@ -315,7 +338,12 @@ fn lsp_invalid_json_and_non_json_rpc_get_32700_and_32600() {
     ];
     for (i, (body, expected)) in cases.iter().enumerate() {
         lsp.send(&frame(body));
-        assert_eq!(&lsp.error(), expected, "case {i}: {:?}", String::from_utf8_lossy(body));
+        assert_eq!(
+            &lsp.error(),
+            expected,
+            "case {i}: {:?}",
+            String::from_utf8_lossy(body)
+        );
         lsp.probe(100 + i as i64);
     }
     // A response nobody asked for is dropped without an answer.
@@ -330,11 +358,15 @@ fn lsp_invalid_json_and_non_json_rpc_get_32700_and_32600() {
 fn lsp_unknown_methods_bad_params_and_stray_cancels() {
     let mut lsp = Lsp::start();
     initialize(&mut lsp);
-    lsp.send_message(json!({ "jsonrpc": "2.0", "id": 40, "method": "loci/noSuchMethod", "params": {} }));
+    lsp.send_message(
+        json!({ "jsonrpc": "2.0", "id": 40, "method": "loci/noSuchMethod", "params": {} }),
+    );
     assert_eq!(lsp.error(), (json!(40), -32601));
     lsp.send_message(json!({ "jsonrpc": "2.0", "id": 41, "method": "$/noSuchRequest" }));
     assert_eq!(lsp.error(), (json!(41), -32601));
-    lsp.send_message(json!({ "jsonrpc": "2.0", "method": "loci/noSuchNotification", "params": {} }));
+    lsp.send_message(
+        json!({ "jsonrpc": "2.0", "method": "loci/noSuchNotification", "params": {} }),
+    );
     lsp.send_message(json!({ "jsonrpc": "2.0", "method": "$/noSuchNotification" }));
     lsp.probe(42);
     let bad_params = [
@@ -345,22 +377,32 @@ fn lsp_unknown_methods_bad_params_and_stray_cancels() {
     ];
     for (i, params) in bad_params.into_iter().enumerate() {
         let id = 50 + i as i64;
-        lsp.send_message(json!({ "jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": params }));
+        lsp.send_message(
+            json!({ "jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": params }),
+        );
         assert_eq!(lsp.error(), (json!(id), -32602), "{params}");
     }
     lsp.send_message(json!({ "jsonrpc": "2.0", "id": 55, "method": "textDocument/hover" }));
     assert_eq!(lsp.error(), (json!(55), -32602));
-    lsp.send_message(json!({ "jsonrpc": "2.0", "id": 56, "method": "workspace/executeCommand",
-        "params": { "command": "loci.debug.text", "arguments": "x" } }));
+    lsp.send_message(
+        json!({ "jsonrpc": "2.0", "id": 56, "method": "workspace/executeCommand",
+        "params": { "command": "loci.debug.text", "arguments": "x" } }),
+    );
     assert_eq!(lsp.error(), (json!(56), -32602));
     // A notification with bad params is dropped (notifications are never answered).
     lsp.send_message(json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": { "textDocument": 1 } }));
     lsp.probe(57);
     // Cancels for a finished request (57) and an unknown one: no reply at all; the next
     // frame is the probe's answer.
-    lsp.send_message(json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": 57 } }));
-    lsp.send_message(json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": "nobody" } }));
-    lsp.send_message(json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": null } }));
+    lsp.send_message(
+        json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": 57 } }),
+    );
+    lsp.send_message(
+        json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": "nobody" } }),
+    );
+    lsp.send_message(
+        json!({ "jsonrpc": "2.0", "method": "$/cancelRequest", "params": { "id": null } }),
+    );
     lsp.probe(58);
 }
 
@@ -371,12 +413,19 @@ fn lsp_requests_after_shutdown_get_32600_and_exit_is_clean() {
     let mut lsp = Lsp::start();
     initialize(&mut lsp);
     lsp.send_message(json!({ "jsonrpc": "2.0", "id": 60, "method": "shutdown" }));
-    assert_eq!(lsp.next(), json!({ "jsonrpc": "2.0", "id": 60, "result": null }));
-    lsp.send_message(json!({ "jsonrpc": "2.0", "id": 61, "method": "textDocument/hover",
-        "params": { "textDocument": { "uri": DOC }, "position": { "line": 0, "character": 3 } } }));
+    assert_eq!(
+        lsp.next(),
+        json!({ "jsonrpc": "2.0", "id": 60, "result": null })
+    );
+    lsp.send_message(
+        json!({ "jsonrpc": "2.0", "id": 61, "method": "textDocument/hover",
+        "params": { "textDocument": { "uri": DOC }, "position": { "line": 0, "character": 3 } } }),
+    );
     assert_eq!(lsp.error(), (json!(61), -32600));
-    lsp.send_message(json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
-        "textDocument": { "uri": DOC, "version": 2 }, "contentChanges": [{ "text": "" }] } }));
+    lsp.send_message(
+        json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": { "uri": DOC, "version": 2 }, "contentChanges": [{ "text": "" }] } }),
+    );
     lsp.send_message(json!({ "jsonrpc": "2.0", "id": 62, "method": "shutdown" }));
     assert_eq!(lsp.error(), (json!(62), -32600));
     lsp.send_message(json!({ "jsonrpc": "2.0", "method": "exit" }));
@@ -396,4 +445,32 @@ fn lsp_truncated_or_huge_frames_then_end_of_input_exit_without_a_hang() {
     lsp.send(b"Content-Length: 1000000000000\r\n\r\n{\"jsonrpc\":\"2.0\"");
     assert_eq!(lsp.error(), (Value::Null, -32600));
     lsp.wait();
+}
+
+/// Fault found by the test above: tower-lsp-server answers nothing to an unknown `$/`
+/// method, request or notification. LSP 3.17 ("`$` Notifications and Requests"): a
+/// request must get `MethodNotFound`; only notifications may be ignored.
+#[test]
+fn fault_unknown_dollar_request_was_left_unanswered() {
+    let mut lsp = Lsp::start();
+    initialize(&mut lsp);
+    lsp.send_message(
+        json!({ "jsonrpc": "2.0", "id": "d1", "method": "$/noSuchRequest", "params": {} }),
+    );
+    let v = lsp.next();
+    assert_eq!(
+        (
+            v["id"].clone(),
+            v["error"]["code"].clone(),
+            v["error"]["message"].clone()
+        ),
+        (
+            json!("d1"),
+            json!(-32601),
+            json!("method not found: $/noSuchRequest")
+        ),
+        "{v}"
+    );
+    lsp.send_message(json!({ "jsonrpc": "2.0", "method": "$/noSuchNotification", "params": {} }));
+    lsp.probe(2);
 }

@@ -47,20 +47,35 @@ fn mcp_hostile_input_gets_json_rpc_errors_and_the_session_goes_on() {
     assert_eq!(init["result"]["serverInfo"]["name"], "loci", "{init}");
 
     // Invalid JSON and broken lines: -32700, id null.
-    refused(&mut mcp, "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": ", Value::Null, -32700);
+    refused(
+        &mut mcp,
+        "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": ",
+        Value::Null,
+        -32700,
+    );
     refused(&mut mcp, "Content-Length: 52", Value::Null, -32700);
     refused(&mut mcp, "\u{fffd}\u{0}garbage", Value::Null, -32700);
     // Valid JSON that is not a JSON-RPC message: -32600, with the id when it is valid.
     refused(&mut mcp, "42", Value::Null, -32600);
     refused(&mut mcp, "{\"hello\": \"world\"}", Value::Null, -32600);
-    refused(&mut mcp, "{\"id\": 3, \"method\": \"ping\"}", json!(3), -32600);
+    refused(
+        &mut mcp,
+        "{\"id\": 3, \"method\": \"ping\"}",
+        json!(3),
+        -32600,
+    );
     refused(
         &mut mcp,
         "{\"jsonrpc\": \"1.0\", \"id\": 4, \"method\": \"ping\"}",
         json!(4),
         -32600,
     );
-    refused(&mut mcp, "{\"jsonrpc\": \"2.0\", \"id\": 5}", json!(5), -32600);
+    refused(
+        &mut mcp,
+        "{\"jsonrpc\": \"2.0\", \"id\": 5}",
+        json!(5),
+        -32600,
+    );
     refused(
         &mut mcp,
         "{\"jsonrpc\": \"2.0\", \"id\": 6, \"method\": 6}",
@@ -128,8 +143,10 @@ fn mcp_hostile_input_gets_json_rpc_errors_and_the_session_goes_on() {
     mcp.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
     assert_eq!(mcp.recv()["id"], json!(id));
     for request_id in [json!(id), json!(424242), json!("nobody")] {
-        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": request_id, "reason": "test"}}));
+        mcp.send(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": request_id, "reason": "test"}}),
+        );
     }
     mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": 5}));
     mcp.send(&json!({"jsonrpc": "2.0", "id": 99, "result": {}}));
@@ -137,9 +154,11 @@ fn mcp_hostile_input_gets_json_rpc_errors_and_the_session_goes_on() {
     ping(&mut mcp);
     // A second initialize is refused with an error; the session goes on.
     let id = mcp.id();
-    mcp.send(&json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+    mcp.send(
+        &json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "again", "version": "1"}}}));
+        "clientInfo": {"name": "again", "version": "1"}}}),
+    );
     let again = mcp.recv();
     assert_eq!(again["id"], json!(id), "{again}");
     ping(&mut mcp);
@@ -148,6 +167,52 @@ fn mcp_hostile_input_gets_json_rpc_errors_and_the_session_goes_on() {
     assert_eq!(
         r["result"]["structuredContent"]["result"][0]["name"], "target",
         "{r}"
+    );
+    let (status, rest, stderr) = mcp.finish();
+    assert!(status.success(), "exit status {status}; stderr:\n{stderr}");
+    assert!(rest.is_empty(), "unexpected output: {rest:?}");
+}
+
+/// Fault found by the test above: rmcp parses a request for a method it knows whose
+/// params do not fit the method's type as a custom request, and answered `-32601`
+/// (method not found). JSON-RPC 2.0 §5.1 prescribes `-32602` (invalid params) for every
+/// such method, not only `tools/call`.
+#[test]
+fn fault_known_method_with_wrong_param_types_got_method_not_found() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "src/lib.rs", "pub fn target() {}\n");
+    let mut mcp = Mcp::start(dir.path(), &[("NO_COLOR", "1")]);
+    mcp.initialize("fault");
+    for (id, line) in [
+        (
+            20,
+            r#"{"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": {"name": 5}}"#,
+        ),
+        (
+            21,
+            r#"{"jsonrpc": "2.0", "id": 21, "method": "tools/call", "params": {}}"#,
+        ),
+        (
+            22,
+            r#"{"jsonrpc": "2.0", "id": 22, "method": "resources/read", "params": {"uri": 5}}"#,
+        ),
+        (
+            23,
+            r#"{"jsonrpc": "2.0", "id": 23, "method": "prompts/get", "params": {"name": []}}"#,
+        ),
+        (
+            24,
+            r#"{"jsonrpc": "2.0", "id": 24, "method": "tools/list", "params": {"cursor": 5}}"#,
+        ),
+    ] {
+        refused(&mut mcp, line, json!(id), -32602);
+    }
+    // An unknown method is still -32601.
+    refused(
+        &mut mcp,
+        r#"{"jsonrpc": "2.0", "id": 25, "method": "tools/nonesuch", "params": {"name": 5}}"#,
+        json!(25),
+        -32601,
     );
     let (status, rest, stderr) = mcp.finish();
     assert!(status.success(), "exit status {status}; stderr:\n{stderr}");

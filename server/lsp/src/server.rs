@@ -1467,12 +1467,22 @@ fn analyse_snapshot(
     let (tree, analysis) = match snapshot.language {
         None => (None, FileAnalysis::default()),
         Some(language) => {
-            let (tree, degraded) = loci_core::analyze::parse(
+            let (mut tree, mut degraded) = loci_core::analyze::parse(
                 language,
                 &snapshot.text,
                 snapshot.tree.as_ref(),
                 options,
             );
+            // Error recovery depends on which subtrees an incremental parse reuses: on
+            // broken code, the reparsed tree can differ from a fresh parse of the same
+            // text (fault found by tests/tests/edit_fuzz.rs: a Python `:` annotation
+            // recovered as `ERROR` after an empty edit). A tree with errors is parsed
+            // again from scratch, so what loci serves for a text never depends on the
+            // edits that led to it; error-free trees keep the incremental parse.
+            if snapshot.tree.is_some() && tree.as_ref().is_some_and(|t| t.root_node().has_error()) {
+                (tree, degraded) =
+                    loci_core::analyze::parse(language, &snapshot.text, None, options);
+            }
             let analysis = match &tree {
                 Some(tree) => loci_core::analyze::extract(
                     &snapshot.key_path,

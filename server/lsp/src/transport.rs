@@ -5,7 +5,8 @@
 //! (tokio-util's `FramedRead` ends the stream after a decoder error), so one malformed
 //! frame or one invalid JSON body would take the language server down. This module
 //! replaces that loop; tower-lsp-server's `LspService` still implements the protocol's
-//! lifecycle, routing, `-32601`/`-32602`/`-32002` errors and `$/cancelRequest`.
+//! lifecycle, routing, `-32601`/`-32602`/`-32002` errors and `$/cancelRequest`; a request
+//! it leaves unanswered (an unknown `$/` request) gets `-32601` here.
 //!
 //! What the reader does with bad input (each error reply has `"id": null` unless the
 //! message's id could be read, JSON-RPC 2.0 §5):
@@ -29,7 +30,7 @@ use futures::channel::mpsc;
 use futures::{FutureExt, SinkExt, StreamExt, future, join, stream};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tower_lsp_server::jsonrpc::{Request, Response};
+use tower_lsp_server::jsonrpc::{Error, Id, Request, Response};
 use tower_lsp_server::{ClientSocket, ExitedError};
 use tower_service::Service;
 
@@ -145,88 +146,86 @@ impl FrameDecoder {
 
     /// The next frame or framing error, `None` when more input is needed.
     pub fn decode(&mut self) -> Option<Frame> {
-        loop {
+        if self.skipping > 0 {
+            let n = (self.skipping.min(self.buf.len() as u64)) as usize;
+            self.buf.drain(..n);
+            self.skipping -= n as u64;
             if self.skipping > 0 {
-                let n = (self.skipping.min(self.buf.len() as u64)) as usize;
-                self.buf.drain(..n);
-                self.skipping -= n as u64;
-                if self.skipping > 0 {
+                return None;
+            }
+        }
+        if self.resyncing {
+            match find_content_length(&self.buf) {
+                Some(at) => {
+                    self.buf.drain(..at);
+                    self.resyncing = false;
+                }
+                None => {
+                    // Keep a tail that may be the start of a split `Content-Length`.
+                    let keep = CONTENT_LENGTH.len() - 1;
+                    if self.buf.len() > keep {
+                        self.buf.drain(..self.buf.len() - keep);
+                    }
                     return None;
                 }
             }
-            if self.resyncing {
-                match find_content_length(&self.buf) {
-                    Some(at) => {
-                        self.buf.drain(..at);
-                        self.resyncing = false;
-                    }
-                    None => {
-                        // Keep a tail that may be the start of a split `Content-Length`.
-                        let keep = CONTENT_LENGTH.len() - 1;
-                        if self.buf.len() > keep {
-                            self.buf.drain(..self.buf.len() - keep);
-                        }
-                        return None;
-                    }
-                }
-            }
-            // Blank lines between frames are tolerated.
-            let blank = self
-                .buf
-                .iter()
-                .take_while(|b| matches!(b, b'\r' | b'\n'))
-                .count();
-            self.buf.drain(..blank);
-            if self.buf.is_empty() {
-                return None;
-            }
-            let headers = match self.headers() {
-                Ok(Some(h)) => h,
-                Ok(None) => return None,
-                Err(HeaderError::Bad {
-                    message,
-                    line_start,
-                }) => {
-                    self.buf.drain(..(line_start + 1).min(self.buf.len()));
-                    self.resyncing = true;
-                    return Some(Frame::Error(Reply::new(
-                        Value::Null,
-                        PARSE_ERROR,
-                        format!("parse error: {message}; skipped to the next Content-Length"),
-                    )));
-                }
-            };
-            if headers.length > MAX_CONTENT_LENGTH {
-                self.buf.drain(..headers.body_start);
-                self.skipping = headers.length;
-                return Some(Frame::Error(Reply::new(
-                    Value::Null,
-                    INVALID_REQUEST,
-                    format!(
-                        "invalid request: Content-Length {} exceeds loci's limit of {} bytes; \
-                         the body is skipped",
-                        headers.length, MAX_CONTENT_LENGTH
-                    ),
-                )));
-            }
-            let end = headers.body_start + headers.length as usize;
-            if self.buf.len() < end {
-                return None;
-            }
-            let body: Vec<u8> = self.buf[headers.body_start..end].to_vec();
-            self.buf.drain(..end);
-            if let Some(charset) = headers.bad_charset {
+        }
+        // Blank lines between frames are tolerated.
+        let blank = self
+            .buf
+            .iter()
+            .take_while(|b| matches!(b, b'\r' | b'\n'))
+            .count();
+        self.buf.drain(..blank);
+        if self.buf.is_empty() {
+            return None;
+        }
+        let headers = match self.headers() {
+            Ok(Some(h)) => h,
+            Ok(None) => return None,
+            Err(HeaderError::Bad {
+                message,
+                line_start,
+            }) => {
+                self.buf.drain(..(line_start + 1).min(self.buf.len()));
+                self.resyncing = true;
                 return Some(Frame::Error(Reply::new(
                     Value::Null,
                     PARSE_ERROR,
-                    format!(
-                        "parse error: Content-Type charset {charset:?} is not supported; \
-                         LSP messages are UTF-8"
-                    ),
+                    format!("parse error: {message}; skipped to the next Content-Length"),
                 )));
             }
-            return Some(Frame::Body(body));
+        };
+        if headers.length > MAX_CONTENT_LENGTH {
+            self.buf.drain(..headers.body_start);
+            self.skipping = headers.length;
+            return Some(Frame::Error(Reply::new(
+                Value::Null,
+                INVALID_REQUEST,
+                format!(
+                    "invalid request: Content-Length {} exceeds loci's limit of {} bytes; \
+                     the body is skipped",
+                    headers.length, MAX_CONTENT_LENGTH
+                ),
+            )));
         }
+        let end = headers.body_start + headers.length as usize;
+        if self.buf.len() < end {
+            return None;
+        }
+        let body: Vec<u8> = self.buf[headers.body_start..end].to_vec();
+        self.buf.drain(..end);
+        if let Some(charset) = headers.bad_charset {
+            return Some(Frame::Error(Reply::new(
+                Value::Null,
+                PARSE_ERROR,
+                format!(
+                    "parse error: Content-Type charset {charset:?} is not supported; \
+                     LSP messages are UTF-8"
+                ),
+            )));
+        }
+        Some(Frame::Body(body))
     }
 
     /// Parses the header block at the start of the buffer (which does not start with a
@@ -419,7 +418,8 @@ pub fn classify(body: &[u8]) -> Incoming {
             ));
         }
     };
-    let invalid = |message: String| Incoming::Reply(Reply::new(id.clone(), INVALID_REQUEST, message));
+    let invalid =
+        |message: String| Incoming::Reply(Reply::new(id.clone(), INVALID_REQUEST, message));
     if object.get("jsonrpc") != Some(&json!("2.0")) {
         let got = object
             .get("jsonrpc")
@@ -475,6 +475,25 @@ fn encode<T: serde::Serialize>(message: &T) -> Option<Vec<u8>> {
             tracing::error!("encoding an outgoing message: {e}");
             None
         }
+    }
+}
+
+/// Makes sure a request (a message with an id) gets a response. tower-lsp-server answers
+/// nothing to an unknown `$/` method, request or not; LSP 3.17 ("`$` Notifications and
+/// Requests") says such a request must get `MethodNotFound` (`-32601`), only
+/// notifications may be ignored.
+fn answered(
+    answer: Result<Option<Response>, ExitedError>,
+    id: Option<Id>,
+    method: &str,
+) -> Result<Option<Response>, ExitedError> {
+    match (answer, id) {
+        (Ok(None), Some(id)) => {
+            let mut error = Error::method_not_found();
+            error.message = format!("method not found: {method}").into();
+            Ok(Some(Response::from_error(id, error)))
+        }
+        (answer, _) => answer,
     }
 }
 
@@ -559,7 +578,12 @@ where
                             break 'read;
                         }
                         let exit = request.method() == "exit";
-                        let task = service.call(request).boxed();
+                        let id = request.id().cloned();
+                        let method = request.method().to_string();
+                        let task = service
+                            .call(request)
+                            .map(move |answer| answered(answer, id, &method))
+                            .boxed();
                         if tasks_tx.send(task).await.is_err() || exit {
                             break 'read;
                         }
@@ -599,7 +623,12 @@ where
         client_abort.abort();
     };
 
-    join!(process_tasks, forward_client_requests, write_output, read_input);
+    join!(
+        process_tasks,
+        forward_client_requests,
+        write_output,
+        read_input
+    );
 }
 
 #[cfg(test)]

@@ -241,6 +241,24 @@ async fn read_loop<R: AsyncRead + Unpin>(
             continue;
         }
         match serde_json::from_value::<Rx>(value) {
+            Ok(rmcp::model::JsonRpcMessage::Request(rmcp::model::JsonRpcRequest {
+                id: request_id,
+                request: rmcp::model::ClientRequest::CustomRequest(custom),
+                ..
+            })) if CLIENT_REQUESTS.contains(&custom.method.as_str()) => {
+                // A method rmcp knows whose params did not fit its type: rmcp falls back
+                // to a custom request and would answer -32601 (fault found by
+                // server/cli/tests/mcp_hostile.rs: `tools/call` with `"name": 5`).
+                let why = invalid_params(&custom.method, custom.params.as_ref());
+                let reply = error_line(
+                    serde_json::to_value(&request_id).unwrap_or(Value::Null),
+                    ErrorCode::INVALID_PARAMS,
+                    why,
+                );
+                if outgoing.send(reply).await.is_err() {
+                    break;
+                }
+            }
             Ok(message) => {
                 if !initialized {
                     match (&id, method.as_deref()) {
@@ -260,7 +278,11 @@ async fn read_loop<R: AsyncRead + Unpin>(
                 (Some(id), Some(_)) => {
                     // A known method (unknown ones parse as custom requests) with params
                     // of the wrong shape.
-                    let reply = error_line(id, ErrorCode::INVALID_PARAMS, format!("invalid params: {e}"));
+                    let reply = error_line(
+                        id,
+                        ErrorCode::INVALID_PARAMS,
+                        format!("invalid params: {e}"),
+                    );
                     if outgoing.send(reply).await.is_err() {
                         break;
                     }
@@ -273,6 +295,45 @@ async fn read_loop<R: AsyncRead + Unpin>(
         }
     }
     tracing::debug!("input closed");
+}
+
+/// The client-to-server request methods rmcp has types for (MCP 2025-06-18 and rmcp's
+/// extensions). A request for one of them that rmcp parses as a custom request had
+/// parameters of the wrong shape.
+const CLIENT_REQUESTS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "resources/directory/read",
+    "subscriptions/listen",
+    "tools/call",
+    "tools/list",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "skills/list",
+    "skills/get",
+];
+
+/// The `-32602` message for `method` with `params` that do not fit it: the serde error of
+/// the typed request when it can be had (for `tools/call`), else a generic one.
+fn invalid_params(method: &str, params: Option<&Value>) -> String {
+    let params = params.cloned().unwrap_or(Value::Null);
+    if method == "tools/call"
+        && let Err(e) = serde_json::from_value::<rmcp::model::CallToolRequestParams>(params.clone())
+    {
+        return format!("invalid params for {method}: {e}");
+    }
+    format!("invalid params for {method}: {params}")
 }
 
 /// What a JSON object is, checked against JSON-RPC 2.0 and MCP's rules before rmcp sees it.
@@ -294,7 +355,8 @@ enum Checked {
 /// is valid, else `null` (JSON-RPC 2.0 §5.1).
 fn check_message(value: &Value) -> Checked {
     let method = value.get("method");
-    let is_response = method.is_none() && (value.get("result").is_some() || value.get("error").is_some());
+    let is_response =
+        method.is_none() && (value.get("result").is_some() || value.get("error").is_some());
     let id = match value.get("id") {
         None => None,
         Some(id @ Value::String(_)) => Some(id.clone()),
@@ -324,7 +386,9 @@ fn check_message(value: &Value) -> Checked {
         if is_response {
             return Checked::Drop(format!("a response with `jsonrpc` {got}"));
         }
-        return invalid(format!("invalid request: `jsonrpc` must be \"2.0\", got {got}"));
+        return invalid(format!(
+            "invalid request: `jsonrpc` must be \"2.0\", got {got}"
+        ));
     }
     match method {
         Some(Value::String(m)) => Checked::Message {
