@@ -200,10 +200,6 @@ fn fault_known_method_with_wrong_param_types_got_method_not_found() {
             23,
             r#"{"jsonrpc": "2.0", "id": 23, "method": "prompts/get", "params": {"name": []}}"#,
         ),
-        (
-            24,
-            r#"{"jsonrpc": "2.0", "id": 24, "method": "tools/list", "params": {"cursor": 5}}"#,
-        ),
     ] {
         refused(&mut mcp, line, json!(id), -32602);
     }
