@@ -171,6 +171,9 @@ fn wire_json(root: &Path, t: &JsonTarget) -> Result<WiredFile> {
         action,
         note,
     };
+    if let Some(link) = crate::boundary::escapes(root, t.path) {
+        return Ok(done(Action::Skipped, Some(link_note(&link))));
+    }
     let existing = match std::fs::read_to_string(&path) {
         Ok(s) => Some(s),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -258,6 +261,9 @@ fn wire_guide(root: &Path, name: &'static str) -> Result<WiredFile> {
         action,
         note,
     };
+    if let Some(link) = crate::boundary::escapes(root, name) {
+        return Ok(done(Action::Skipped, Some(link_note(&link))));
+    }
     let existing = match std::fs::read_to_string(&path) {
         Ok(s) => Some(s),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -310,6 +316,13 @@ fn wire_guide(root: &Path, name: &'static str) -> Result<WiredFile> {
         },
         None,
     ))
+}
+
+/// Why a file behind a symbolic link out of the workspace is left alone.
+fn link_note(link: &str) -> String {
+    format!(
+        "`{link}` is a symbolic link out of the workspace; loci does not read or write through it"
+    )
 }
 
 fn write_atomically(path: &Path, text: &str) -> Result<()> {

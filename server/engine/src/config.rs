@@ -25,6 +25,8 @@ pub struct Config {
     pub context: ContextConfig,
     /// How `loci sync` reads git history.
     pub sync: SyncConfig,
+    /// Files and text loci never indexes, searches, serves or stores.
+    pub secrets: SecretsConfig,
 }
 
 /// `[sync]`: reading git history into the event log.
@@ -39,6 +41,38 @@ pub struct SyncConfig {
 impl Default for SyncConfig {
     fn default() -> Self {
         SyncConfig { max_commits: 200 }
+    }
+}
+
+/// `[secrets]`: what counts as a secret. A file whose repo-relative path matches a path
+/// glob, or whose text holds a credential-shaped token, is never indexed, searched or
+/// served (scan skip reason `secret`); memory text holding a token is refused. The
+/// built-in rules are [`crate::secrets::DEFAULT_PATHS`] and
+/// [`crate::secrets::DEFAULT_TOKENS`]; these settings extend them, so adding a rule never
+/// drops a default by accident.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SecretsConfig {
+    /// More gitignore-style globs of secret files, matched against repo-relative paths
+    /// after the defaults (`.env*`, `*.pem`, `*.key`, `id_rsa*`, ...); a later `!glob`
+    /// re-includes what an earlier one matched (`!.env.example`). Default empty.
+    pub paths: Vec<String>,
+    /// More credential patterns by name (regular expressions in the `regex` crate's
+    /// syntax), merged over the defaults: a default's name replaces that default, an empty
+    /// pattern turns it off. Default empty.
+    pub tokens: std::collections::BTreeMap<String, String>,
+    /// Least Shannon entropy, in bits per character, of a match for it to count, so
+    /// placeholders (`AKIAXXXXXXXXXXXXXXXX`, `sk-xxxx…`) are not secrets. Default 3.0.
+    pub min_entropy: f64,
+}
+
+impl Default for SecretsConfig {
+    fn default() -> Self {
+        SecretsConfig {
+            paths: Vec::new(),
+            tokens: Default::default(),
+            min_entropy: 3.0,
+        }
     }
 }
 

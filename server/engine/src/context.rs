@@ -363,10 +363,21 @@ impl Workspace {
     ) -> Result<Vec<SearchHit>> {
         let limit = options.limit.unwrap_or(10).clamp(1, 1000);
         let want = |k: HitKind| options.kinds.is_empty() || options.kinds.contains(&k);
-        let prefix = options
-            .path_prefix
-            .as_deref()
-            .map(|p| p.trim_start_matches("./"));
+        let prefix = match options.path_prefix.as_deref() {
+            // A prefix need not be a whole segment (`src/au`); a trailing `/` is kept.
+            Some(p) => {
+                let rel = self.contain("path", p)?;
+                Some(if rel == "." {
+                    String::new()
+                } else if p.ends_with('/') {
+                    format!("{rel}/")
+                } else {
+                    rel
+                })
+            }
+            None => None,
+        };
+        let prefix = prefix.as_deref();
         let mut hits = Vec::new();
         for (kind, table) in [
             (HitKind::Memory, FtsTable::Revisions),
@@ -577,8 +588,8 @@ impl Workspace {
         let open: Vec<String> = req
             .open_files
             .iter()
-            .map(|f| self.relative_path(f))
-            .collect();
+            .map(|f| self.contain("open_files", f))
+            .collect::<Result<_>>()?;
         let mut cands: BTreeMap<(HitKind, String), Candidate> = BTreeMap::new();
 
         // 1. Text: memory, symbols, docs, weighed by how much of the question they hold.
@@ -994,7 +1005,7 @@ impl Workspace {
     }
 
     fn source_lines(&self, path: &str, line: u32, end_line: u32, cap: u32) -> String {
-        let text = std::fs::read_to_string(self.root.join(path)).unwrap_or_default();
+        let text = self.read_served(path).unwrap_or_default();
         // A definition ends on or after its first line; clamp a malformed row rather than
         // underflow.
         let last = end_line.max(line).min(line.saturating_add(cap.max(1) - 1));
@@ -1007,16 +1018,6 @@ impl Workspace {
             out.push("…");
         }
         out.join("\n")
-    }
-
-    /// A user path (absolute or `./`) as the map's repo-relative form, unchecked.
-    pub(crate) fn relative_path(&self, path: &str) -> String {
-        let p = std::path::Path::new(path);
-        if p.is_absolute() {
-            crate::walk::relative(&self.root, p)
-        } else {
-            path.trim_start_matches("./").to_string()
-        }
     }
 }
 

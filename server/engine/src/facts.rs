@@ -49,6 +49,11 @@ impl Workspace {
                 message: "must not be empty".into(),
             });
         }
+        self.secrets.refuse("claim", claim)?;
+        self.secrets.refuse("cmd", command)?;
+        if let Some(expect) = expect_output {
+            self.secrets.refuse("expect", expect)?;
+        }
         let argv = shell_words::split(command).map_err(|e| EngineError::InvalidArgument {
             name: "cmd".into(),
             message: format!("cannot split `{command}` into arguments: {e}"),

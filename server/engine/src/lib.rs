@@ -7,6 +7,7 @@
 
 pub mod agents;
 pub mod audit;
+pub mod boundary;
 pub mod config;
 pub mod context;
 pub mod editor;
@@ -22,6 +23,7 @@ pub mod query;
 pub mod sarif;
 pub mod scan;
 pub mod search;
+pub mod secrets;
 pub mod session;
 pub mod sync;
 pub mod walk;
@@ -93,6 +95,8 @@ pub struct Workspace {
     root: PathBuf,
     store: Store,
     config: Config,
+    /// The compiled `[secrets]` rules.
+    secrets: secrets::SecretRules,
     /// The import graph of one scan revision, kept for `context`.
     graph: std::sync::Mutex<Option<(i64, std::sync::Arc<context::ImportGraph>)>>,
 }
@@ -129,12 +133,21 @@ impl Workspace {
         let db_path = db
             .map(Path::to_path_buf)
             .unwrap_or_else(|| loci_dir.join("loci.db"));
-        let config = Config::load(&loci_dir.join("config.toml"))?;
+        let config_path = loci_dir.join("config.toml");
+        let config = Config::load(&config_path)?;
+        let secrets = secrets::SecretRules::new(&config.secrets).map_err(|e| match e {
+            EngineError::Config { message, .. } => EngineError::Config {
+                path: config_path.clone(),
+                message,
+            },
+            other => other,
+        })?;
         let store = Store::open(&db_path)?;
         Ok(Workspace {
             root,
             store,
             config,
+            secrets,
             graph: std::sync::Mutex::new(None),
         })
     }
@@ -149,6 +162,11 @@ impl Workspace {
         &self.config
     }
 
+    /// The secret rules in force (`[secrets]` over the defaults).
+    pub fn secrets(&self) -> &secrets::SecretRules {
+        &self.secrets
+    }
+
     /// The store (for adapters that need raw access in tests).
     pub fn store(&self) -> &Store {
         &self.store
@@ -160,7 +178,13 @@ impl Workspace {
         progress: &(dyn Fn(scan::ScanProgress) + Sync),
     ) -> Result<Envelope<scan::ScanReport>> {
         let config = self.config.scan.clone();
-        let report = scan::scan(&self.root, &mut self.store, &config, progress)?;
+        let report = scan::scan(
+            &self.root,
+            &mut self.store,
+            &config,
+            &self.secrets,
+            progress,
+        )?;
         if report.changed {
             // Record what the change did to the knowledge at this scan revision.
             self.run_lint()?;

@@ -161,7 +161,7 @@ impl Workspace {
         for path in paths.iter().filter(|p| {
             (p.ends_with(".md") || p.ends_with(".markdown")) && globs.is_match(p.as_str())
         }) {
-            let Ok(text) = std::fs::read_to_string(self.root.join(path)) else {
+            let Some(text) = self.read_served(path) else {
                 continue;
             };
             if text
@@ -369,6 +369,9 @@ impl Workspace {
         notes: Option<&str>,
         session: Option<i64>,
     ) -> Result<Envelope<au::Contradiction>> {
+        if let Some(notes) = notes {
+            self.secrets.refuse("notes", notes)?;
+        }
         let Some(c) = au::contradiction_by_id(self.store.conn(), id)? else {
             return Err(EngineError::NotFound(format!(
                 "no contradiction {id}; `loci lint` lists them"

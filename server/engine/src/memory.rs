@@ -197,27 +197,9 @@ impl Workspace {
         if let Some(kind) = page_kind_for_fixed(s) {
             return Ok((s.to_string(), kind));
         }
-        let p = std::path::Path::new(s);
-        let rel = if p.is_absolute() {
-            let canon = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-            if !canon.starts_with(&self.root) {
-                return Err(EngineError::InvalidArgument {
-                    name: "subject".into(),
-                    message: format!("{s} is outside the workspace {}", self.root.display()),
-                });
-            }
-            crate::walk::relative(&self.root, &canon)
-        } else {
-            s.trim_start_matches("./").trim_end_matches('/').to_string()
-        };
-        if rel.is_empty() || rel == "." {
+        let rel = self.contain("subject", s)?;
+        if rel == "." {
             return Ok((".".into(), "root"));
-        }
-        if rel.split('/').any(|seg| seg == "..") {
-            return Err(EngineError::InvalidArgument {
-                name: "subject".into(),
-                message: format!("{s} leaves the workspace (`..`)"),
-            });
         }
         // A page that already exists keeps its kind (its file may be gone: memory stays).
         if let Some(page) = mem::page_by_subject(self.store.conn(), &rel)? {
@@ -276,6 +258,7 @@ impl Workspace {
                 message: "the memory text is empty".into(),
             });
         }
+        self.secrets.refuse("body", body)?;
         let request = serde_json::json!({"op": "remember", "subject": subject, "body": body, "summary": opts.summary});
         let written = self.write_revision(&request, opts, &subject, kind, "remember", |_| {
             Ok(body.to_string())
@@ -318,6 +301,7 @@ impl Workspace {
                 message: format!("the {event} is empty"),
             });
         }
+        self.secrets.refuse("text", text)?;
         let about = match subject {
             Some(s) => Some(self.resolve_subject(s)?.0),
             None => None,
@@ -365,6 +349,9 @@ impl Workspace {
         event_kind: &str,
         mut body_for: impl FnMut(Option<&Revision>) -> Result<String>,
     ) -> Result<Written> {
+        if let Some(summary) = &opts.summary {
+            self.secrets.refuse("summary", summary)?;
+        }
         let author = opts.author();
         let session = opts.session;
         if let Some(id) = session {
@@ -463,18 +450,13 @@ impl Workspace {
     }
 
     fn page(&self, subject: &str) -> Result<Page> {
-        let (subject, _) = self.resolve_subject(subject).or_else(|e| match e {
-            // A page whose file is gone is still a page.
-            EngineError::InvalidArgument { .. } => Ok((
-                subject
-                    .trim()
-                    .trim_start_matches("./")
-                    .trim_end_matches('/')
-                    .to_string(),
-                "file",
-            )),
-            other => Err(other),
-        })?;
+        let (subject, _) = match self.resolve_subject(subject) {
+            Ok(found) => found,
+            // A page whose file is gone is still a page (a path that leaves the workspace
+            // is still refused).
+            Err(EngineError::InvalidArgument { .. }) => (self.contain("subject", subject)?, "file"),
+            Err(other) => return Err(other),
+        };
         mem::page_by_subject(self.store.conn(), &subject)?
             .ok_or_else(|| EngineError::NotFound(format!("no memory about `{subject}` yet")))
     }
@@ -603,6 +585,8 @@ impl Workspace {
         if opts.summary.is_none() {
             opts.summary = Some(format!("rollback to version {version}"));
         }
+        // A body written before a secret rule existed is not published again.
+        self.secrets.refuse("version", &old.body)?;
         let request =
             serde_json::json!({"op": "rollback", "subject": page.subject, "version": version});
         let kind = page.kind.clone();

@@ -186,7 +186,17 @@ impl Workspace {
         let target = non_empty("target", target)?;
         let depth = depth.max(1);
         let conn = self.store.conn();
-        let as_path = self.map_path(target).ok();
+        let as_path = match self.map_path(target) {
+            Ok(path) => Some(path),
+            // A path that leaves the workspace is refused, not searched as a name.
+            Err(EngineError::InvalidArgument { message, .. }) => {
+                return Err(EngineError::InvalidArgument {
+                    name: "target".into(),
+                    message,
+                });
+            }
+            Err(_) => None,
+        };
         let impact = if let Some(path) = as_path {
             self.impact_file(path, depth, hard)?
         } else {
@@ -318,13 +328,7 @@ impl Workspace {
     /// map's form and checks that the map has it.
     pub fn map_path(&self, path: &str) -> Result<String> {
         let path = non_empty("path", path)?;
-        let p = std::path::Path::new(path);
-        let rel = if p.is_absolute() {
-            let canon = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-            crate::walk::relative(&self.root, &canon)
-        } else {
-            path.trim_start_matches("./").to_string()
-        };
+        let rel = self.contain("path", path)?;
         let exists: bool = self
             .store
             .conn()

@@ -35,7 +35,7 @@ const RULES: &[(&str, &str, &str)] = &[
 /// One-based UTF-16 column of a zero-based byte column on `line` of `path` (falls back to
 /// the byte column when the file cannot be read).
 fn utf16_column(ws: &Workspace, path: &str, line: u32, byte_column: u32) -> u64 {
-    let text = std::fs::read_to_string(ws.root().join(path)).unwrap_or_default();
+    let text = ws.read_served(path).unwrap_or_default();
     let Some(l) = text.split('\n').nth(line as usize) else {
         return u64::from(byte_column) + 1;
     };

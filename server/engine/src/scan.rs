@@ -10,6 +10,11 @@
 //! deleted (a new file can satisfy an old import), otherwise only for changed files;
 //! references are resolved for changed files and re-resolved elsewhere only when a name
 //! they use gained or lost a definition.
+//!
+//! Secrets ([`crate::secrets`]): files matching a path rule are skipped by the walk; a
+//! file read here whose text holds a credential-shaped token is skipped with reason
+//! `secret` (and removed from the map if it was there). When the rules change, every file
+//! is read again, so a new rule applies to files that did not change.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
@@ -26,11 +31,15 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::ScanConfig;
+use crate::secrets::SecretRules;
 use crate::walk::{self, Skip, SkipReason, WalkedFile};
 use crate::{EngineError, Result};
 
 /// Files per write transaction.
 const BATCH_FILES: usize = 128;
+
+/// The `meta` key holding the fingerprint of the secret rules the map was built with.
+const SECRET_RULES_META: &str = "secret_rules";
 
 /// What a scan is doing, for progress bars and `$/progress`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -139,12 +148,21 @@ pub fn scan(
     root: &Path,
     store: &mut Store,
     config: &ScanConfig,
+    secrets: &SecretRules,
     progress: &(dyn Fn(ScanProgress) + Sync),
 ) -> Result<ScanReport> {
     let started = Instant::now();
     progress(ScanProgress::Walking);
-    let walked = walk::walk(root, config.max_file_size, config.max_files, config.threads);
+    let walked = walk::walk(
+        root,
+        config.max_file_size,
+        config.max_files,
+        config.threads,
+        secrets,
+    );
     let stored = map::file_states(store.conn())?;
+    // Rules that changed since the map was built: every file is read again.
+    let rules_changed = store.meta(SECRET_RULES_META)?.as_deref() != Some(secrets.fingerprint());
     let has_scan: Option<i64> = store
         .conn()
         .query_row(
@@ -176,21 +194,24 @@ pub fn scan(
             Some(s)
                 if s.size == f.size as i64
                     && s.mtime_ns == f.mtime_ns
-                    && !interrupted.contains(&s.scan_id) =>
+                    && !interrupted.contains(&s.scan_id)
+                    && !rules_changed =>
             {
                 report.unchanged += 1
             }
             _ => match skipped_before.get(&f.path) {
-                // An unchanged binary file need not be read again.
+                // An unchanged binary file, or one whose text held a secret under the same
+                // rules, need not be read again.
                 Some(s)
-                    if s.reason == SkipReason::Binary.as_str()
-                        && s.size == f.size as i64
-                        && s.mtime_ns == f.mtime_ns =>
+                    if s.size == f.size as i64
+                        && s.mtime_ns == f.mtime_ns
+                        && (s.reason == SkipReason::Binary.as_str()
+                            || (s.reason == SkipReason::Secret.as_str() && !rules_changed)) =>
                 {
                     skips.push(Skip {
                         path: f.path.clone(),
-                        reason: SkipReason::Binary,
-                        detail: None,
+                        reason: s.reason.parse().unwrap_or(SkipReason::Binary),
+                        detail: s.detail.clone(),
                         size: f.size,
                         mtime_ns: f.mtime_ns,
                     })
@@ -206,7 +227,12 @@ pub fn scan(
         .collect();
     gone.sort_by(|a, b| a.path.cmp(&b.path));
 
-    if candidates.is_empty() && gone.is_empty() && has_scan.is_some() && interrupted.is_empty() {
+    if candidates.is_empty()
+        && gone.is_empty()
+        && has_scan.is_some()
+        && interrupted.is_empty()
+        && !rules_changed
+    {
         return finish_noop(store, report, skips, started);
     }
 
@@ -222,6 +248,7 @@ pub fn scan(
         root,
         store,
         config,
+        secrets,
         progress,
         started,
         report,
@@ -243,6 +270,7 @@ fn scan_inner(
     root: &Path,
     store: &mut Store,
     config: &ScanConfig,
+    secrets: &SecretRules,
     progress: &(dyn Fn(ScanProgress) + Sync),
     started: Instant,
     mut report: ScanReport,
@@ -304,7 +332,7 @@ fn scan_inner(
                     let known = stored
                         .get(&f.path)
                         .filter(|s| !interrupted.contains(&s.scan_id));
-                    let outcome = process(f, known, options);
+                    let outcome = process(f, known, options, secrets);
                     if sender.send(outcome).is_err() {
                         cancel.store(true, Ordering::Relaxed);
                     }
@@ -400,6 +428,7 @@ fn scan_inner(
     writer.store.write(|tx| {
         map::replace_skipped_files(tx, &skipped_rows)?;
         map::insert_drift(tx, scan_id, &drift, "scan")?;
+        loci_store::set_meta(tx, SECRET_RULES_META, secrets.fingerprint())?;
         for id in &interrupted {
             tx.execute(
                 "UPDATE scans SET status = 'interrupted' WHERE scan_id = ?1 AND status = 'running'",
@@ -492,7 +521,12 @@ fn finish(
 }
 
 /// Reads, hashes and (when new or changed) analyses one file. Runs on a worker thread.
-fn process(f: &WalkedFile, stored: Option<&FileState>, options: &AnalyzeOptions) -> Outcome {
+fn process(
+    f: &WalkedFile,
+    stored: Option<&FileState>,
+    options: &AnalyzeOptions,
+    secrets: &SecretRules,
+) -> Outcome {
     let bytes = match read_text_file(&f.abs) {
         Ok(Some(b)) => b,
         Ok(None) => {
@@ -520,6 +554,19 @@ fn process(f: &WalkedFile, stored: Option<&FileState>, options: &AnalyzeOptions)
         }
     };
     let content_hash = loci_core::fingerprint::content_hash(&bytes);
+    let (text, lossy_utf8) = match String::from_utf8(bytes) {
+        Ok(s) => (s, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    };
+    if let Some(m) = secrets.find_token(&text) {
+        return Outcome::Skipped(Skip {
+            path: f.path.clone(),
+            reason: SkipReason::Secret,
+            detail: Some(format!("contains {m}")),
+            size: f.size,
+            mtime_ns: f.mtime_ns,
+        });
+    }
     if let Some(s) = stored
         && s.content_hash == content_hash
     {
@@ -528,10 +575,6 @@ fn process(f: &WalkedFile, stored: Option<&FileState>, options: &AnalyzeOptions)
             mtime_ns: f.mtime_ns,
         };
     }
-    let (text, lossy_utf8) = match String::from_utf8(bytes) {
-        Ok(s) => (s, false),
-        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
-    };
     // Editors show text without the byte-order mark; positions are relative to that text.
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let lines = count_lines(text);
@@ -1315,7 +1358,12 @@ mod tests {
             size: 10,
             mtime_ns: 1,
         };
-        match process(&walked, None, &loci_core::AnalyzeOptions::default()) {
+        match process(
+            &walked,
+            None,
+            &loci_core::AnalyzeOptions::default(),
+            &crate::secrets::SecretRules::default(),
+        ) {
             Outcome::Skipped(skip) => {
                 assert_eq!(skip.reason, SkipReason::Vanished);
                 assert_eq!(skip.path, "gone.py");
@@ -1334,7 +1382,12 @@ mod tests {
             size: 10,
             mtime_ns: 1,
         };
-        match process(&walked, None, &loci_core::AnalyzeOptions::default()) {
+        match process(
+            &walked,
+            None,
+            &loci_core::AnalyzeOptions::default(),
+            &crate::secrets::SecretRules::default(),
+        ) {
             Outcome::Skipped(skip) => assert_eq!(skip.reason, SkipReason::Unreadable),
             _ => panic!("an unreadable path must be skipped with its reason"),
         }

@@ -48,6 +48,9 @@ impl Workspace {
         task: Option<&str>,
         author: Option<&str>,
     ) -> Result<Envelope<Session>> {
+        if let Some(task) = task {
+            self.secrets.refuse("task", task)?;
+        }
         let author = author
             .map(str::to_string)
             .unwrap_or_else(crate::memory::default_author);
@@ -74,6 +77,9 @@ impl Workspace {
         session_id: i64,
         summary: Option<&str>,
     ) -> Result<Envelope<SessionView>> {
+        if let Some(summary) = summary {
+            self.secrets.refuse("summary", summary)?;
+        }
         let s = mem::session_by_id(self.store.conn(), session_id)?
             .ok_or_else(|| EngineError::NotFound(format!("no session {session_id}")))?;
         if s.ended_at.is_some() {

@@ -11,6 +11,8 @@
 //! - `.git` (directory or file), `.loci`, `.hg`, `.svn` and `.jj` are never walked. Other hidden
 //!   files are walked (git tracks them). Symbolic links are not followed (so loops cannot
 //!   hang and links cannot lead outside the workspace); they are counted as skipped.
+//! - Files whose path matches a secret glob ([`crate::secrets`]) are skipped without being
+//!   opened, with reason `secret`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +21,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::UNIX_EPOCH;
 
 use serde::Serialize;
+
+use crate::secrets::SecretRules;
 
 /// A file the walk found, with what `stat` said.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,6 +53,8 @@ pub enum SkipReason {
     Vanished,
     /// Beyond `scan.max_files`.
     FileLimit,
+    /// A secret by its path or its text ([`crate::secrets`]): never indexed or served.
+    Secret,
 }
 
 impl std::str::FromStr for SkipReason {
@@ -62,6 +68,7 @@ impl std::str::FromStr for SkipReason {
             SkipReason::Unreadable,
             SkipReason::Vanished,
             SkipReason::FileLimit,
+            SkipReason::Secret,
         ]
         .into_iter()
         .find(|r| r.as_str() == s)
@@ -79,6 +86,7 @@ impl SkipReason {
             SkipReason::Unreadable => "unreadable",
             SkipReason::Vanished => "vanished",
             SkipReason::FileLimit => "file_limit",
+            SkipReason::Secret => "secret",
         }
     }
 }
@@ -123,7 +131,14 @@ pub fn in_git_repository(dir: &Path) -> bool {
 /// stops as soon as it finds one more (a home directory is not walked to the end) and
 /// reports the unwalked remainder as one entry for the root with
 /// [`SkipReason::FileLimit`]. Which files are kept then depends on the walk order.
-pub fn walk(root: &Path, max_file_size: u64, max_files: u64, threads: usize) -> Walk {
+/// Files matching a path rule of `secrets` are skipped with [`SkipReason::Secret`].
+pub fn walk(
+    root: &Path,
+    max_file_size: u64,
+    max_files: u64,
+    threads: usize,
+    secrets: &SecretRules,
+) -> Walk {
     let git = in_git_repository(root);
     let mut builder = ignore::WalkBuilder::new(root);
     builder
@@ -146,7 +161,7 @@ pub fn walk(root: &Path, max_file_size: u64, max_files: u64, threads: usize) -> 
         let found = &found;
         let stopped = &stopped;
         Box::new(move |entry| {
-            let (file, skip) = classify(root, entry, max_file_size);
+            let (file, skip) = classify(root, entry, max_file_size, secrets);
             if file.is_some() || skip.is_some() {
                 let mut guard = state.lock().unwrap_or_else(|p| p.into_inner());
                 if let Some(f) = file {
@@ -185,6 +200,7 @@ fn classify(
     root: &Path,
     entry: Result<ignore::DirEntry, ignore::Error>,
     max_file_size: u64,
+    secrets: &SecretRules,
 ) -> (Option<WalkedFile>, Option<Skip>) {
     let entry = match entry {
         Ok(entry) => entry,
@@ -222,6 +238,18 @@ fn classify(
     }
     if !file_type.is_file() {
         return (None, None);
+    }
+    if let Some(glob) = secrets.path_rule(&path) {
+        return (
+            None,
+            Some(Skip {
+                path,
+                reason: SkipReason::Secret,
+                detail: Some(format!("matches the secret pattern `{glob}`")),
+                size: 0,
+                mtime_ns: 0,
+            }),
+        );
     }
     let meta = match entry.metadata() {
         Ok(m) => m,

@@ -49,7 +49,14 @@ impl Workspace {
             Some((p, l)) if l.parse::<u32>().is_ok() => (p, l.parse::<u32>().ok()),
             _ => (q, None),
         };
-        let path = path.trim_start_matches("./").trim_end_matches('/');
+        // A query that reads as a path leaving the workspace is refused, not searched.
+        let contained;
+        let path = if path.starts_with('/') || path.starts_with("../") || path == ".." {
+            contained = self.contain("query", path)?;
+            contained.as_str()
+        } else {
+            path.trim_start_matches("./").trim_end_matches('/')
+        };
         let mut candidates: Vec<(i64, String, Vec<ClaimView>)> = Vec::new(); // (revision, matched_by, claims)
         let is_subject = mem::page_by_subject(conn, path)?.is_some()
             || conn

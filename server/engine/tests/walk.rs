@@ -22,7 +22,7 @@ fn git(root: &Path, args: &[&str]) -> std::process::Output {
 }
 
 fn walked(root: &Path) -> Vec<String> {
-    walk(root, 2 << 20, 1_000_000, 1)
+    walk(root, 2 << 20, 1_000_000, 1, &Default::default())
         .files
         .into_iter()
         .map(|f| f.path)
@@ -144,7 +144,7 @@ fn symlink_loops_do_not_hang_and_links_are_counted_as_skipped() {
     write(root, "a/x.py", "x = 1\n");
     std::os::unix::fs::symlink(root.join("a"), root.join("a/loop")).unwrap();
     std::os::unix::fs::symlink("/etc/passwd", root.join("outside")).unwrap();
-    let w = walk(root, 2 << 20, 1_000_000, 2);
+    let w = walk(root, 2 << 20, 1_000_000, 2, &Default::default());
     assert_eq!(
         w.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
         ["a/x.py"]
@@ -169,7 +169,7 @@ fn files_over_the_size_cap_are_skipped_with_their_reason() {
     let root = dir.path();
     write(root, "small.py", "x = 1\n");
     write(root, "big.py", &"x = 1\n".repeat(100));
-    let w = walk(root, 100, 1_000_000, 1);
+    let w = walk(root, 100, 1_000_000, 1, &Default::default());
     assert_eq!(
         w.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
         ["small.py"]
@@ -187,7 +187,7 @@ fn the_file_limit_bounds_the_walk() {
     for i in 0..10 {
         write(root, &format!("f{i}.py"), "x = 1\n");
     }
-    let w = walk(root, 2 << 20, 4, 1);
+    let w = walk(root, 2 << 20, 4, 1, &Default::default());
     assert_eq!(w.files.len(), 4);
     let limited: Vec<&str> = w
         .skips

@@ -69,6 +69,9 @@ pub struct Overlay {
     pub analysis: FileAnalysis,
     /// Wall time of parse plus extraction, in microseconds.
     pub micros: u64,
+    /// Why this version is a secret (a secret path glob, or a credential-shaped token and
+    /// its position), when it is: it was not parsed, and nothing of it is served.
+    pub secret: Option<String>,
 }
 
 /// What a background analysis needs from a document, taken under the map's lock.

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use loci_engine::scan::{ScanProgress, ScanReport};
+use loci_engine::secrets::SecretRules;
 use loci_engine::{Envelope, Workspace};
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{MessageType, ProgressToken};
@@ -25,6 +26,8 @@ pub(crate) struct Root {
     pub error: Option<String>,
     /// Cap on files walked by scans, when one applies (home directory, client option).
     pub max_files: Option<u64>,
+    /// The root's secret rules (the defaults when the store could not be opened).
+    pub secrets: Arc<SecretRules>,
     /// Held while a scan runs.
     scan_lock: tokio::sync::Mutex<()>,
     /// A scan was asked for while one ran.
@@ -45,11 +48,22 @@ impl Root {
             Err(e) => (None, Some(e.to_string())),
         };
         let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let secrets = Arc::new(
+            ws.as_ref()
+                .map(|w| {
+                    w.lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .secrets()
+                        .clone()
+                })
+                .unwrap_or_default(),
+        );
         Root {
             path,
             ws,
             error,
             max_files,
+            secrets,
             scan_lock: tokio::sync::Mutex::new(()),
             pending: AtomicBool::new(false),
             running: AtomicBool::new(false),

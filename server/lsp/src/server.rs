@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use dashmap::DashMap;
 use futures::FutureExt;
 use loci_core::{AnalyzeOptions, FileAnalysis, Language};
+use loci_engine::secrets::SecretRules;
 use loci_engine::{Envelope, Workspace};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -80,6 +81,9 @@ struct Session {
 }
 
 static DEFAULT_SESSION: LazyLock<Session> = LazyLock::new(Session::default);
+
+/// The secret rules of documents outside every root (single-file mode).
+static DEFAULT_SECRETS: LazyLock<Arc<SecretRules>> = LazyLock::new(Default::default);
 
 struct Inner {
     client: Client,
@@ -192,6 +196,13 @@ impl Inner {
             Some(doc) => doc.location.clone(),
             None => document::locate(uri, &self.root_paths()),
         }
+    }
+
+    /// The secret rules for a document: its root's, else the defaults.
+    fn secret_rules(&self, location: &Location) -> Arc<SecretRules> {
+        self.root_of(location)
+            .map(|r| r.secrets.clone())
+            .unwrap_or_else(|| DEFAULT_SECRETS.clone())
     }
 
     fn root_of(&self, location: &Location) -> Option<Arc<Root>> {
@@ -559,8 +570,9 @@ impl Inner {
             timeout_ms: self.session().init.parse_timeout_ms,
             ..AnalyzeOptions::default()
         };
+        let secrets = self.secret_rules(&self.location_of(uri));
         let (tree, overlay) =
-            tokio::task::spawn_blocking(move || analyse_snapshot(snapshot, &options))
+            tokio::task::spawn_blocking(move || analyse_snapshot(snapshot, &options, &secrets))
                 .await
                 .map_err(join_error)?;
         let overlay = Arc::new(overlay);
@@ -648,6 +660,9 @@ impl Inner {
         let o = overlay.clone();
         let key_path = location.key_path.clone();
         let diagnostics = blocking("computing findings", move || {
+            if o.secret.is_some() {
+                return Vec::new();
+            }
             let ws = root.as_ref().and_then(|r| r.workspace());
             findings::findings_for_document(ws.as_deref(), &key_path, &o.text, &o.analysis.symbols)
                 .iter()
@@ -683,6 +698,10 @@ impl Inner {
     /// map's symbols positioned on the file on disk.
     async fn view(&self, uri: &Uri) -> Option<View> {
         if let Some((overlay, location, language)) = self.current_overlay(uri).await {
+            if let Some(reason) = &overlay.secret {
+                tracing::debug!("{}: not served: {reason}", uri.as_str());
+                return None;
+            }
             let name = language.map(Language::name);
             let view = View::from_analysis(
                 overlay.text.clone(),
@@ -716,7 +735,14 @@ impl Inner {
         let root = self.root_containing(&path)?;
         let location = document::locate(uri, std::slice::from_ref(&root.path));
         let language = Language::from_path(&location.key_path).map(Language::name);
-        let text = tokio::fs::read_to_string(&path).await.ok()?;
+        // Read through the engine: not through links out of the root, never a secret.
+        let key_path = location.key_path.clone();
+        let r = root.clone();
+        let text = blocking("reading the file", move || {
+            r.workspace().and_then(|ws| ws.read_served(&key_path))
+        })
+        .await
+        .ok()??;
         let key_path = location.key_path.clone();
         let r = root.clone();
         let (symbols, stale) = blocking("reading the map", move || {
@@ -1462,9 +1488,13 @@ fn hover_markdown(view: &View, facts: &HoverFacts, has_root: bool, scanning: boo
 fn analyse_snapshot(
     snapshot: Snapshot,
     options: &AnalyzeOptions,
+    secrets: &SecretRules,
 ) -> (Option<loci_core::tree_sitter::Tree>, Overlay) {
     let started = Instant::now();
+    // A secret is not parsed at all (and so never reaches the overlay, hover or symbols).
+    let secret = secrets.file_reason(&snapshot.key_path, Some(&snapshot.text));
     let (tree, analysis) = match snapshot.language {
+        _ if secret.is_some() => (None, FileAnalysis::default()),
         None => (None, FileAnalysis::default()),
         Some(language) => {
             let (mut tree, mut degraded) = loci_core::analyze::parse(
@@ -1506,6 +1536,7 @@ fn analyse_snapshot(
         index: snapshot.index,
         analysis,
         micros: started.elapsed().as_micros() as u64,
+        secret,
     };
     (tree, overlay)
 }

@@ -5,7 +5,9 @@
 //! with owner-only permissions, 0600 on Unix; an existing file with looser permissions is
 //! tightened) and compared in constant time. Every request without the right
 //! `Authorization: Bearer TOKEN` gets `401`. A non-loopback address is refused unless
-//! `--allow-remote` is given, and the token is required then too. With a loopback
+//! `--allow-remote` is given, and the token is required then too. Without
+//! `--allow-remote`, a connection from a non-loopback peer is answered `403` and closed
+//! whatever the listener (IPv4-mapped IPv6 loopback counts as loopback). With a loopback
 //! address, rmcp's `Host` check (DNS-rebinding protection) stays on.
 
 use std::convert::Infallible;
@@ -108,6 +110,12 @@ fn restrict_permissions(_path: &Path) -> Result<(), McpError> {
     Ok(())
 }
 
+/// Whether a connection from `peer` may be served: always with `allow_remote`, else only
+/// from a loopback address (`127.0.0.0/8`, `::1`, or `::ffff:127.x.y.z`).
+pub fn peer_allowed(peer: SocketAddr, allow_remote: bool) -> bool {
+    allow_remote || peer.ip().to_canonical().is_loopback()
+}
+
 /// Whether `request` carries `Authorization: Bearer <token>` (constant-time comparison).
 pub fn authorized<B>(request: &Request<B>, token: &str) -> bool {
     let Some(value) = request
@@ -166,6 +174,23 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        if !peer_allowed(peer, allow_remote) {
+            tracing::warn!(%peer, "refusing an MCP connection from a non-loopback peer");
+            tokio::spawn(async move {
+                let refuse = hyper::service::service_fn(|_: Request<Incoming>| async {
+                    Ok::<_, Infallible>(plain(
+                        StatusCode::FORBIDDEN,
+                        "forbidden: this MCP server only serves this machine (loopback); \
+                         start it with --allow-remote to serve others",
+                    ))
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .keep_alive(false)
+                    .serve_connection(TokioIo::new(stream), refuse)
+                    .await;
+            });
+            continue;
+        }
         let mcp = mcp.clone();
         let token = token.clone();
         let service = hyper::service::service_fn(move |request: Request<Incoming>| {
@@ -204,4 +229,28 @@ pub async fn serve(
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::peer_allowed;
+
+    #[test]
+    fn non_loopback_peers_are_refused_unless_remote_is_allowed() {
+        for (peer, local) in [
+            ("127.0.0.1:5000", true),
+            ("127.8.9.10:5000", true),
+            ("[::1]:5000", true),
+            ("[::ffff:127.0.0.1]:5000", true),
+            ("10.0.0.5:5000", false),
+            ("192.168.1.20:5000", false),
+            ("[::ffff:10.0.0.5]:5000", false),
+            ("[2001:db8::1]:5000", false),
+            ("0.0.0.0:5000", false),
+        ] {
+            let peer = peer.parse().unwrap();
+            assert_eq!(peer_allowed(peer, false), local, "{peer}");
+            assert!(peer_allowed(peer, true), "{peer} with --allow-remote");
+        }
+    }
 }

@@ -1,0 +1,120 @@
+//! The workspace boundary: every path an argument names is resolved by
+//! [`Workspace::contain`], and every workspace file the engine reads to answer is read by
+//! [`Workspace::read_served`], so no argument reads or writes outside the root and no
+//! answer carries a secret.
+//!
+//! Rules: an absolute path must lie under the root; a `..` segment is refused (not
+//! normalised away: an argument that climbs is a mistake or an attack, either way worth
+//! saying); a path whose existing part passes through a symbolic link leading out of the
+//! root (or a broken one) is refused. Only paths given as command-line files that the
+//! user reads for themselves (`remember --file`, `eval CASES`, `--db`, `--root`) are not
+//! confined: they are the user's own reads on their machine, not memory or map content.
+
+use std::path::{Component, Path};
+
+use crate::{EngineError, Result, Workspace};
+
+impl Workspace {
+    /// `path` as a caller gave it (absolute, `./`-prefixed or repo-relative, `/`-separated)
+    /// in repo-relative form, `.` for the root itself. Nothing needs to exist. Errors:
+    /// [`EngineError::InvalidArgument`] naming `argument` when the path is outside the
+    /// root, has a `..` segment, or leads out through a symbolic link.
+    pub fn contain(&self, argument: &str, path: &str) -> Result<String> {
+        let given = path.trim();
+        let refuse = |message: String| EngineError::InvalidArgument {
+            name: argument.into(),
+            message,
+        };
+        let p = Path::new(given);
+        let relative: String = if p.is_absolute() {
+            // Compare canonical forms when the path exists (the root may be reached
+            // through a link), else the path as written.
+            let canonical = p.canonicalize().ok();
+            let under = canonical
+                .as_deref()
+                .and_then(|c| c.strip_prefix(&self.root).ok())
+                .or_else(|| p.strip_prefix(&self.root).ok());
+            match under {
+                Some(rel) => crate::walk::relative(Path::new(""), rel),
+                None => {
+                    return Err(refuse(format!(
+                        "`{given}` is outside the workspace {}",
+                        self.root.display()
+                    )));
+                }
+            }
+        } else {
+            given.to_string()
+        };
+        let mut segments = Vec::new();
+        for segment in relative.split('/') {
+            match segment {
+                "" | "." => {}
+                ".." => return Err(refuse(format!("`{given}` leaves the workspace (`..`)"))),
+                s => segments.push(s),
+            }
+        }
+        if segments.is_empty() {
+            return Ok(".".into());
+        }
+        let rel = segments.join("/");
+        if let Some(link) = escapes(&self.root, &rel) {
+            return Err(refuse(format!(
+                "`{given}` leads out of the workspace through the symbolic link `{link}`"
+            )));
+        }
+        Ok(rel)
+    }
+
+    /// The text of the workspace file `path` (repo-relative) for an answer, or `None` when
+    /// it must not be served: outside the root, not a regular file (symbolic links are
+    /// not followed), unreadable or not UTF-8, or a secret by its path or its text.
+    pub fn read_served(&self, path: &str) -> Option<String> {
+        let rel = self.contain("path", path).ok()?;
+        if self.secrets.path_rule(&rel).is_some() {
+            return None;
+        }
+        let abs = self.root.join(&rel);
+        if !abs.symlink_metadata().ok()?.is_file() {
+            return None;
+        }
+        let text = std::fs::read_to_string(&abs).ok()?;
+        if self.secrets.find_token(&text).is_some() {
+            return None;
+        }
+        Some(text)
+    }
+}
+
+/// Whether the repo-relative `rel` under the canonical `root` leads out of it through a
+/// symbolic link (or a broken one): the longest existing prefix, resolved, must stay
+/// under the root. Returns the offending link's repo-relative path.
+pub fn escapes(root: &Path, rel: &str) -> Option<String> {
+    let mut probe = root.join(rel);
+    loop {
+        if let Ok(meta) = probe.symlink_metadata() {
+            let leads_out = match probe.canonicalize() {
+                Ok(target) => !target.starts_with(root),
+                Err(_) => meta.file_type().is_symlink(),
+            };
+            return leads_out.then(|| first_link(root, rel).unwrap_or_else(|| rel.to_string()));
+        }
+        if !probe.pop() || probe == root {
+            return None;
+        }
+    }
+}
+
+/// The first component of `rel` under `root` that is a symbolic link.
+fn first_link(root: &Path, rel: &str) -> Option<String> {
+    let mut at = root.to_path_buf();
+    for c in Path::new(rel).components() {
+        if let Component::Normal(name) = c {
+            at.push(name);
+            if at.symlink_metadata().ok()?.file_type().is_symlink() {
+                return Some(crate::walk::relative(root, &at));
+            }
+        }
+    }
+    None
+}

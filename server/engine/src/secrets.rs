@@ -1,0 +1,441 @@
+//! Secrets: the files and text loci never indexes, searches, serves or stores.
+//!
+//! Two kinds of rule, both extended by `[secrets]` in `.loci/config.toml`:
+//! - **Path globs** (gitignore syntax, against repo-relative paths): [`DEFAULT_PATHS`].
+//!   The walk skips a matching file without opening it (skip reason `secret`).
+//! - **Token patterns**: regular expressions for credentials of known shapes,
+//!   [`DEFAULT_TOKENS`]. A match counts when its Shannon entropy reaches
+//!   `secrets.min_entropy` bits per character, so placeholders such as
+//!   `AKIAXXXXXXXXXXXXXXXX` do not. A scanned file holding one is skipped (reason
+//!   `secret`); memory text holding one is refused, naming the rule and the position, and
+//!   never stored (refusing rather than redacting: nothing of the secret reaches the
+//!   database, not even a redacted neighbourhood, and the writer learns at once).
+//!
+//! Messages name the rule and the position, never the matched text.
+
+use std::collections::BTreeMap;
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use regex::{Regex, RegexSet};
+
+use crate::config::SecretsConfig;
+use crate::{EngineError, Result};
+
+/// Globs of files that hold secrets by their name: dotenv files, keys and certificates'
+/// private halves, SSH identities, credential stores.
+pub const DEFAULT_PATHS: &[&str] = &[
+    ".env*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    ".pgpass",
+];
+
+/// Credential shapes by name. Sources: the issuers' documented formats (AWS access key
+/// IDs, GitHub token prefixes, Slack token prefixes, PEM armour of RFC 7468, OpenAI- and
+/// Anthropic-style `sk-` keys, Stripe live keys, Google API keys, npm tokens).
+pub const DEFAULT_TOKENS: &[(&str, &str)] = &[
+    ("aws_access_key_id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    ("github_token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b"),
+    ("github_pat", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
+    ("slack_token", r"\bxox[abposr]-[0-9]{8,}-[0-9A-Za-z-]{8,}"),
+    (
+        "private_key",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
+    ),
+    (
+        "sk_api_key",
+        r"\bsk-(?:(?:proj|svcacct|admin|ant-(?:api|admin)[0-9]{2})-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20,}\b)",
+    ),
+    ("stripe_live_key", r"\b[rs]k_live_[0-9A-Za-z]{20,}\b"),
+    ("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
+    ("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+];
+
+/// A credential-shaped token found in some text. Holds where, never what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenMatch {
+    /// The rule's name (`aws_access_key_id`, ...).
+    pub rule: String,
+    /// Byte offset of the match.
+    pub offset: usize,
+    /// One-based line (`\n`, `\r\n` and lone `\r` end lines).
+    pub line: usize,
+    /// One-based column, in characters.
+    pub column: usize,
+}
+
+impl std::fmt::Display for TokenMatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "a secret ({}) at line {}, column {}",
+            self.rule, self.line, self.column
+        )
+    }
+}
+
+/// The compiled rules of one workspace.
+#[derive(Clone, Debug)]
+pub struct SecretRules {
+    fingerprint: String,
+    paths: Gitignore,
+    names: Vec<String>,
+    tokens: Vec<Regex>,
+    any: RegexSet,
+    min_entropy: f64,
+}
+
+impl Default for SecretRules {
+    fn default() -> Self {
+        SecretRules::new(&SecretsConfig::default()).expect("the built-in secret rules compile")
+    }
+}
+
+impl SecretRules {
+    /// Compiles the defaults extended by `config`. An invalid glob or regular expression
+    /// is a [`EngineError::Config`] error naming it.
+    pub fn new(config: &SecretsConfig) -> Result<SecretRules> {
+        let invalid = |message: String| EngineError::Config {
+            path: std::path::PathBuf::from(".loci/config.toml"),
+            message,
+        };
+        let mut builder = GitignoreBuilder::new(".");
+        for glob in DEFAULT_PATHS
+            .iter()
+            .copied()
+            .chain(config.paths.iter().map(String::as_str))
+        {
+            builder
+                .add_line(None, glob)
+                .map_err(|e| invalid(format!("secrets.paths: `{glob}`: {e}")))?;
+        }
+        let paths = builder
+            .build()
+            .map_err(|e| invalid(format!("secrets.paths: {e}")))?;
+        let mut merged: BTreeMap<String, String> = DEFAULT_TOKENS
+            .iter()
+            .map(|(n, p)| (n.to_string(), p.to_string()))
+            .collect();
+        for (name, pattern) in &config.tokens {
+            merged.insert(name.clone(), pattern.clone());
+        }
+        merged.retain(|_, p| !p.is_empty());
+        let mut names = Vec::new();
+        let mut tokens = Vec::new();
+        for (name, pattern) in merged {
+            let re =
+                Regex::new(&pattern).map_err(|e| invalid(format!("secrets.tokens.{name}: {e}")))?;
+            names.push(name);
+            tokens.push(re);
+        }
+        let any = RegexSet::new(tokens.iter().map(Regex::as_str))
+            .map_err(|e| invalid(format!("secrets.tokens: {e}")))?;
+        let mut hasher = blake3::Hasher::new();
+        for glob in DEFAULT_PATHS
+            .iter()
+            .copied()
+            .chain(config.paths.iter().map(String::as_str))
+        {
+            hasher.update(b"p\0").update(glob.as_bytes());
+        }
+        for (name, re) in names.iter().zip(&tokens) {
+            hasher
+                .update(b"t\0")
+                .update(name.as_bytes())
+                .update(b"\0")
+                .update(re.as_str().as_bytes());
+        }
+        hasher.update(&config.min_entropy.to_le_bytes());
+        Ok(SecretRules {
+            fingerprint: hasher.finalize().to_hex()[..16].to_string(),
+            paths,
+            names,
+            tokens,
+            any,
+            min_entropy: config.min_entropy,
+        })
+    }
+
+    /// A short hash of the rules: a scan rereads every file when it differs from the one
+    /// the map was built with, so a new rule applies to files that did not change.
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
+    /// The glob that makes `path` (repo-relative, `/`-separated) a secret file, if one
+    /// does; a `!glob` that re-includes it wins.
+    pub fn path_rule(&self, path: &str) -> Option<String> {
+        let path = path.trim_start_matches('/');
+        if path.is_empty() {
+            return None;
+        }
+        match self.paths.matched_path_or_any_parents(path, false) {
+            ignore::Match::Ignore(glob) => Some(glob.original().to_string()),
+            _ => None,
+        }
+    }
+
+    /// The first credential-shaped token in `text` (by position), if any.
+    pub fn find_token(&self, text: &str) -> Option<TokenMatch> {
+        let hits = self.any.matches(text);
+        if !hits.matched_any() {
+            return None;
+        }
+        let (rule, offset) = hits
+            .iter()
+            .filter_map(|i| {
+                self.tokens[i]
+                    .find_iter(text)
+                    .find(|m| entropy(m.as_str()) >= self.min_entropy)
+                    .map(|m| (i, m.start()))
+            })
+            .min_by_key(|&(_, offset)| offset)?;
+        let (line, column) = line_column(text, offset);
+        Some(TokenMatch {
+            rule: self.names[rule].clone(),
+            offset,
+            line,
+            column,
+        })
+    }
+
+    /// Why the file at `path` with `text` is a secret, in words, if it is: the glob, or
+    /// the token rule and its position.
+    pub fn file_reason(&self, path: &str, text: Option<&str>) -> Option<String> {
+        if let Some(glob) = self.path_rule(path) {
+            return Some(format!("matches the secret pattern `{glob}`"));
+        }
+        text.and_then(|t| self.find_token(t))
+            .map(|m| format!("contains {m}"))
+    }
+
+    /// Refuses memory text holding a token: `Err(InvalidArgument)` naming `argument`, the
+    /// rule and the position.
+    pub fn refuse(&self, argument: &str, text: &str) -> Result<()> {
+        match self.find_token(text) {
+            None => Ok(()),
+            Some(m) => Err(EngineError::InvalidArgument {
+                name: argument.into(),
+                message: format!(
+                    "contains {m}; loci does not store credentials in memory. Remove it \
+                     (or put a placeholder such as <TOKEN> in its place) and write again"
+                ),
+            }),
+        }
+    }
+}
+
+/// Shannon entropy of `s` in bits per character.
+pub fn entropy(s: &str) -> f64 {
+    let mut counts: BTreeMap<char, u32> = BTreeMap::new();
+    let mut n = 0u32;
+    for c in s.chars() {
+        *counts.entry(c).or_insert(0) += 1;
+        n += 1;
+    }
+    if n == 0 {
+        return 0.0;
+    }
+    let n = f64::from(n);
+    counts
+        .values()
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// One-based line and character column of byte `offset`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset];
+    let bytes = before.as_bytes();
+    let mut line = 1;
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => {
+                line += 1;
+                start = i + 1;
+            }
+            b'\r' if bytes.get(i + 1) != Some(&b'\n') => {
+                line += 1;
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (line, before[start..].chars().count() + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tokens are built from pieces so this file is not itself a secret to scanners.
+    fn aws() -> String {
+        ["AKIA", "Q7WJ2M5XRT3K9HBN"].concat()
+    }
+
+    #[test]
+    fn default_path_rules_match_dotenv_keys_and_identities_at_any_depth() {
+        let rules = SecretRules::default();
+        for path in [
+            ".env",
+            ".env.local",
+            "deploy/.env.production",
+            "certs/server.pem",
+            "tls.key",
+            "home/.ssh/id_rsa",
+            "id_ed25519.pub",
+        ] {
+            assert!(rules.path_rule(path).is_some(), "{path}");
+        }
+        for path in [
+            "src/env.rs",
+            "keyboard.rs",
+            "docs/keys.md",
+            "environment.py",
+        ] {
+            assert_eq!(rules.path_rule(path), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn configured_paths_extend_and_negations_reinclude() {
+        let config = SecretsConfig {
+            paths: vec!["!.env.example".into(), "secrets/".into()],
+            ..Default::default()
+        };
+        let rules = SecretRules::new(&config).unwrap();
+        assert_eq!(rules.path_rule(".env.example"), None);
+        assert_eq!(rules.path_rule(".env").as_deref(), Some(".env*"));
+        assert_eq!(
+            rules.path_rule("secrets/prod.toml").as_deref(),
+            Some("secrets/")
+        );
+    }
+
+    #[test]
+    fn tokens_are_found_with_their_rule_and_one_based_position() {
+        let rules = SecretRules::default();
+        let text = format!("first line\r\n  é key = \"{}\"\n", aws());
+        let m = rules.find_token(&text).unwrap();
+        assert_eq!(
+            (m.rule.as_str(), m.line, m.column),
+            ("aws_access_key_id", 2, 12)
+        );
+        assert_eq!(&text[m.offset..m.offset + 4], "AKIA");
+        let shapes = [
+            (
+                "github_token",
+                ["ghp_", "J4p3cUZJG46YHahcneutq5AoJPOneuszrczF"].concat(),
+            ),
+            (
+                "github_pat",
+                ["github_pat_", "11ABCDEFG0123456789_abcdefghijKLMNOP"].concat(),
+            ),
+            (
+                "slack_token",
+                [
+                    "xoxb-",
+                    "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+                ]
+                .concat(),
+            ),
+            (
+                "private_key",
+                ["-----BEGIN RSA ", "PRIVATE KEY-----"].concat(),
+            ),
+            (
+                "private_key",
+                ["-----BEGIN OPENSSH ", "PRIVATE KEY-----"].concat(),
+            ),
+            (
+                "sk_api_key",
+                ["sk-", "T4ezgS29klFukZDI2zxAiESKwSG2fdizZdRu1dAMbnEmMOPP"].concat(),
+            ),
+            (
+                "sk_api_key",
+                ["sk-proj-", "Ab3dEf6hIj9kLm2nOp5qRs8tUv"].concat(),
+            ),
+            (
+                "stripe_live_key",
+                ["sk_live_", "4eC39HqLyjWDarjtT1zdp7dc"].concat(),
+            ),
+            (
+                "google_api_key",
+                ["AIza", "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"].concat(),
+            ),
+            (
+                "npm_token",
+                ["npm_", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"].concat(),
+            ),
+        ];
+        for (rule, token) in shapes {
+            let m = rules
+                .find_token(&format!("x = {token}"))
+                .unwrap_or_else(|| panic!("{rule}"));
+            assert_eq!((m.rule.as_str(), m.column), (rule, 5), "{token}");
+        }
+    }
+
+    #[test]
+    fn placeholders_and_prose_are_not_secrets() {
+        let rules = SecretRules::default();
+        for text in [
+            "AKIAXXXXXXXXXXXXXXXX",
+            "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "sk-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "use sk-learn-style-pipelines-for-the-feature-extraction step",
+            "set SLACK_TOKEN=xoxb-your-token-here",
+            "the risk-management-framework-of-the-project",
+            "-----BEGIN PUBLIC KEY-----",
+        ] {
+            assert_eq!(rules.find_token(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn configured_tokens_add_replace_and_disable_rules() {
+        let mut config = SecretsConfig::default();
+        config
+            .tokens
+            .insert("internal".into(), r"\bINT-[0-9a-f]{16}\b".into());
+        config
+            .tokens
+            .insert("aws_access_key_id".into(), String::new());
+        let rules = SecretRules::new(&config).unwrap();
+        assert_eq!(rules.find_token(&aws()), None);
+        let m = rules.find_token("t INT-9f8e7d6c5b4a3921").unwrap();
+        assert_eq!(m.rule, "internal");
+        config.tokens.insert("broken".into(), "(".into());
+        let err = SecretRules::new(&config).unwrap_err().to_string();
+        assert!(err.contains("secrets.tokens.broken"), "{err}");
+    }
+
+    #[test]
+    fn refusal_names_the_argument_rule_and_position_but_not_the_token() {
+        let rules = SecretRules::default();
+        let err = rules
+            .refuse("body", &format!("keys:\n{}", aws()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "invalid argument `body`: contains a secret (aws_access_key_id) at line 2, column 1;"
+            ),
+            "{err}"
+        );
+        assert!(!err.contains(&aws()), "{err}");
+    }
+}

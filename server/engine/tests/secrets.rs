@@ -1,0 +1,542 @@
+//! Secrets and the workspace boundary (issue 9, item 5): secret files are never indexed,
+//! searched or served; memory text holding a credential is refused; no argument reads or
+//! writes outside the root; facts never run unless enabled.
+//!
+//! Credential-shaped strings are assembled from pieces at run time, so this file is not
+//! itself a secret to loci's own scan or to push protection.
+
+use std::path::Path;
+
+use loci_engine::context::{ContextRequest, SearchOptions};
+use loci_engine::memory::WriteOptions;
+use loci_engine::{EngineError, Workspace};
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn aws() -> String {
+    ["AKIA", "Q7WJ2M5XRT3K9HBN"].concat()
+}
+
+fn github() -> String {
+    ["ghp_", "J4p3cUZJG46YHahcneutq5AoJPOneuszrczF"].concat()
+}
+
+fn by(author: &str) -> WriteOptions {
+    WriteOptions {
+        author: Some(author.into()),
+        ..Default::default()
+    }
+}
+
+fn paths(ws: &Workspace) -> Vec<String> {
+    let conn = ws.store().conn();
+    let mut stmt = conn
+        .prepare("SELECT path FROM files ORDER BY path")
+        .unwrap();
+    stmt.query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// (path, detail) of every skip with reason `secret`, from the store.
+fn secret_skips(ws: &Workspace) -> Vec<(String, String)> {
+    let conn = ws.store().conn();
+    let mut stmt = conn
+        .prepare("SELECT path, detail FROM skipped_files WHERE reason = 'secret' ORDER BY path")
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn invalid(err: EngineError) -> (String, String) {
+    match err {
+        EngineError::InvalidArgument { name, message } => (name, message),
+        other => panic!("expected an invalid argument, got {other}"),
+    }
+}
+
+/// A workspace with secrets by name and by content next to ordinary code and docs.
+fn secret_workspace() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, ".env", "DATABASE_URL=postgres://u:p@db/app\n");
+    write(root, "deploy/.env.production", "API=1\n");
+    write(root, "certs/server.pem", "not really a key\n");
+    write(root, "home/id_rsa", "not really a key\n");
+    write(
+        root,
+        "src/settings.py",
+        &format!("def load_credentials():\n    return \"{}\"\n", aws()),
+    );
+    write(
+        root,
+        "docs/setup.md",
+        &format!("# Setup\n\nExport `GITHUB_TOKEN={}` first.\n", github()),
+    );
+    write(
+        root,
+        "src/app.py",
+        "def main():\n    return load_config()\n",
+    );
+    write(root, "docs/guide.md", "# Guide\n\nRun `main()` to start.\n");
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    (dir, ws)
+}
+
+#[test]
+fn secret_files_are_skipped_by_the_walk_with_the_reason_secret() {
+    let (_dir, mut ws) = secret_workspace();
+    assert_eq!(paths(&ws), ["docs/guide.md", "src/app.py"]);
+    assert_eq!(
+        secret_skips(&ws),
+        [
+            (".env".into(), "matches the secret pattern `.env*`".into()),
+            (
+                "certs/server.pem".into(),
+                "matches the secret pattern `*.pem`".into()
+            ),
+            (
+                "deploy/.env.production".into(),
+                "matches the secret pattern `.env*`".into()
+            ),
+            (
+                "docs/setup.md".into(),
+                "contains a secret (github_token) at line 3, column 22".into()
+            ),
+            (
+                "home/id_rsa".into(),
+                "matches the secret pattern `id_rsa*`".into()
+            ),
+            (
+                "src/settings.py".into(),
+                "contains a secret (aws_access_key_id) at line 2, column 13".into()
+            ),
+        ]
+    );
+    // The report counts them; a rescan of unchanged files keeps the count without
+    // reading them again.
+    let report = ws.scan(&|_| {}).unwrap().result;
+    assert_eq!(report.skipped.get("secret"), Some(&6));
+    assert!(!report.changed);
+}
+
+#[test]
+fn search_and_context_never_return_secret_files() {
+    let (_dir, ws) = secret_workspace();
+    let all = SearchOptions::default();
+    for query in ["load_credentials", "GITHUB_TOKEN", "Setup", "DATABASE_URL"] {
+        let hits = ws.search(query, &all).unwrap().result;
+        assert!(hits.is_empty(), "{query}: {hits:?}");
+    }
+    assert_eq!(ws.search("main", &all).unwrap().result.len(), 2);
+    let answer = ws
+        .context(&ContextRequest {
+            query: "load credentials settings token".into(),
+            open_files: vec!["src/settings.py".into()],
+            budget: None,
+            floor: Some(0.0),
+        })
+        .unwrap()
+        .result;
+    assert!(!answer.markdown.contains("AKIA"), "{}", answer.markdown);
+    assert!(
+        answer
+            .items
+            .iter()
+            .all(|i| i.path.as_deref() != Some("src/settings.py")),
+        "{:?}",
+        answer.items
+    );
+}
+
+#[test]
+fn a_file_that_gains_a_secret_leaves_the_map_and_returns_when_it_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "src/client.py", "def connect():\n    return 1\n");
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(ws.symbol("connect").unwrap().result.len(), 1);
+    write(
+        root,
+        "src/client.py",
+        &format!("def connect():\n    return '{}'\n", github()),
+    );
+    let report = ws.scan(&|_| {}).unwrap().result;
+    assert_eq!(report.deleted, ["src/client.py"]);
+    assert!(ws.symbol("connect").unwrap().result.is_empty());
+    assert_eq!(secret_skips(&ws).len(), 1);
+    write(root, "src/client.py", "def connect():\n    return 2\n");
+    let report = ws.scan(&|_| {}).unwrap().result;
+    assert_eq!(report.added, ["src/client.py"]);
+    assert!(secret_skips(&ws).is_empty());
+}
+
+#[test]
+fn a_new_secret_rule_applies_to_files_that_did_not_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "src/a.py", "KEY = 'INT-9f8e7d6c5b4a3921'\n");
+    write(root, "src/b.py", "def b():\n    pass\n");
+    write(root, "local.secret", "x\n");
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(paths(&ws), ["local.secret", "src/a.py", "src/b.py"]);
+    write(
+        root,
+        ".loci/config.toml",
+        "[secrets]\npaths = [\"*.secret\"]\n\n[secrets.tokens]\ninternal = '\\bINT-[0-9a-f]{16}\\b'\n",
+    );
+    let mut ws = Workspace::open(root, None).unwrap();
+    let report = ws.scan(&|_| {}).unwrap().result;
+    assert_eq!(report.deleted, ["local.secret", "src/a.py"]);
+    assert_eq!(paths(&ws), ["src/b.py"]);
+    assert_eq!(
+        secret_skips(&ws),
+        [
+            (
+                "local.secret".into(),
+                "matches the secret pattern `*.secret`".into()
+            ),
+            (
+                "src/a.py".into(),
+                "contains a secret (internal) at line 1, column 8".into()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn an_invalid_secret_pattern_is_a_config_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".loci/config.toml",
+        "[secrets.tokens]\nbroken = '(unclosed'\n",
+    );
+    let err = Workspace::open(dir.path(), None).err().unwrap().to_string();
+    assert!(err.contains(".loci/config.toml"), "{err}");
+    assert!(err.contains("secrets.tokens.broken"), "{err}");
+}
+
+#[test]
+fn context_does_not_serve_lines_of_a_file_that_gained_a_secret_since_the_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/vault.py",
+        "def open_vault():\n    key = None\n    return key\n",
+    );
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let ask = ContextRequest {
+        query: "open_vault".into(),
+        open_files: Vec::new(),
+        budget: Some(4_000),
+        floor: Some(0.0),
+    };
+    let before = ws.context(&ask).unwrap().result.markdown;
+    assert!(before.contains("key = None"), "{before}");
+    // Written on disk, not rescanned: the map still has the file, the answer must not
+    // carry its new text.
+    write(
+        root,
+        "src/vault.py",
+        &format!("def open_vault():\n    key = '{}'\n    return key\n", aws()),
+    );
+    let after = ws.context(&ask).unwrap().result.markdown;
+    assert!(!after.contains("AKIA"), "{after}");
+    assert!(!after.contains("key = None"), "{after}");
+}
+
+#[test]
+fn memory_text_with_a_credential_is_refused_naming_the_argument_rule_and_position() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/app.py", "def main():\n    pass\n");
+    let mut ws = Workspace::open(dir.path(), None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let body = format!("Deploys use\n  the key {} for S3.", aws());
+    let expected = "contains a secret (aws_access_key_id) at line 2, column 11";
+    let (name, message) = invalid(ws.remember("src/app.py", &body, &by("a")).unwrap_err());
+    assert_eq!(name, "body");
+    assert!(message.starts_with(expected), "{message}");
+    assert!(!message.contains("AKIA"), "{message}");
+    let (name, message) = invalid(ws.decide(&body, None, &by("a")).unwrap_err());
+    assert_eq!(
+        (name.as_str(), message.starts_with(expected)),
+        ("text", true)
+    );
+    let (name, _) = invalid(ws.learn(&body, Some("src/app.py"), &by("a")).unwrap_err());
+    assert_eq!(name, "text");
+    let opts = WriteOptions {
+        summary: Some(format!("rotated {}", github())),
+        ..by("a")
+    };
+    let (name, message) = invalid(ws.remember("src/app.py", "Fine text.", &opts).unwrap_err());
+    assert_eq!(name, "summary");
+    assert!(
+        message.starts_with("contains a secret (github_token) at line 1, column 9"),
+        "{message}"
+    );
+    for (args, argument) in [
+        ((body.as_str(), "true", Some("x")), "claim"),
+        (
+            ("claim", &format!("curl -H 'X: {}'", aws())[..], Some("x")),
+            "cmd",
+        ),
+        (("claim", "true", Some(&body[..])), "expect"),
+    ] {
+        let (claim, cmd, expect) = args;
+        let (name, _) = invalid(ws.fact_add(claim, cmd, expect, None, &by("a")).unwrap_err());
+        assert_eq!(name, argument);
+    }
+    let (name, _) = invalid(ws.session_begin(Some(&body), None).unwrap_err());
+    assert_eq!(name, "task");
+    let s = ws.session_begin(Some("ok"), None).unwrap().result;
+    let (name, _) = invalid(ws.session_end(s.session_id, Some(&body)).unwrap_err());
+    assert_eq!(name, "summary");
+    let (name, _) = invalid(ws.resolve(1, Some(&body), None).unwrap_err());
+    assert_eq!(name, "notes");
+    // Nothing was stored: no page, no fact, the session still open.
+    assert!(matches!(
+        ws.show("src/app.py", None),
+        Err(EngineError::NotFound(_))
+    ));
+    assert!(matches!(
+        ws.show("decisions", None),
+        Err(EngineError::NotFound(_))
+    ));
+    assert!(ws.fact_list().unwrap().result.is_empty());
+    let conn = ws.store().conn();
+    let stored: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM revisions WHERE instr(body, 'AKIA') > 0",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(stored, 0);
+    // Placeholders are fine.
+    ws.remember(
+        "src/app.py",
+        "Deploys use the key AKIAXXXXXXXXXXXXXXXX (placeholder).",
+        &by("a"),
+    )
+    .unwrap();
+}
+
+/// A workspace with a directory and a file outside it, and links to both from inside.
+fn bounded_workspace() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside");
+    write(&outside, "notes.md", "private\n");
+    write(&outside, "lib.py", "def private():\n    pass\n");
+    let root = dir.path().join("ws");
+    write(&root, "src/app.py", "import lib\n\ndef main():\n    pass\n");
+    write(&root, "src/inner.py", "def inner():\n    pass\n");
+    std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+    std::os::unix::fs::symlink(outside.join("lib.py"), root.join("src/lib.py")).unwrap();
+    std::os::unix::fs::symlink(root.join("src/inner.py"), root.join("src/alias.py")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("nowhere"), root.join("broken")).unwrap();
+    let mut ws = Workspace::open(&root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    (dir, ws)
+}
+
+#[test]
+fn path_arguments_that_leave_the_workspace_are_refused_by_every_operation() {
+    let (dir, mut ws) = bounded_workspace();
+    let outside_file = dir.path().join("outside/lib.py").display().to_string();
+    let escapes = [
+        "../outside/lib.py".to_string(),
+        "src/../../outside/lib.py".to_string(),
+        outside_file.clone(),
+        "out".to_string(),
+        "out/notes.md".to_string(),
+        "src/lib.py".to_string(),
+        "broken".to_string(),
+    ];
+    for path in &escapes {
+        let (name, message) = invalid(ws.remember(path, "x", &by("a")).unwrap_err());
+        assert_eq!(name, "subject", "{path}");
+        assert!(
+            message.contains("outside the workspace")
+                || message.contains("leaves the workspace")
+                || message.contains("through the symbolic link"),
+            "{path}: {message}"
+        );
+        assert_eq!(
+            invalid(ws.confirm(path, &by("a")).unwrap_err()).0,
+            "subject",
+            "{path}"
+        );
+        assert_eq!(
+            invalid(ws.show(path, None).unwrap_err()).0,
+            "subject",
+            "{path}"
+        );
+        assert_eq!(
+            invalid(ws.history(path).unwrap_err()).0,
+            "subject",
+            "{path}"
+        );
+        assert_eq!(
+            invalid(ws.decide("d", Some(path), &by("a")).unwrap_err()).0,
+            "subject",
+            "{path}"
+        );
+        assert_eq!(
+            invalid(ws.topic_set("t", path, true, &by("a")).unwrap_err()).0,
+            "subject",
+            "{path}"
+        );
+        assert_eq!(
+            invalid(ws.deps(path, false).unwrap_err()).0,
+            "path",
+            "{path}"
+        );
+        assert_eq!(
+            invalid(ws.impact(path, 2, false).unwrap_err()).0,
+            "target",
+            "{path}"
+        );
+        let ask = ContextRequest {
+            query: "main".into(),
+            open_files: vec![path.clone()],
+            budget: None,
+            floor: None,
+        };
+        assert_eq!(
+            invalid(ws.context(&ask).unwrap_err()).0,
+            "open_files",
+            "{path}"
+        );
+        let prefix = SearchOptions {
+            path_prefix: Some(path.clone()),
+            ..Default::default()
+        };
+        assert_eq!(
+            invalid(ws.search("main", &prefix).unwrap_err()).0,
+            "path",
+            "{path}"
+        );
+    }
+    for query in [
+        "../outside/lib.py",
+        outside_file.as_str(),
+        "../outside/lib.py:1",
+    ] {
+        assert_eq!(invalid(ws.why(query).unwrap_err()).0, "query", "{query}");
+    }
+    // The symbolic links were not followed by the scan either.
+    assert!(ws.symbol("private").unwrap().result.is_empty());
+    assert!(ws.read_served("out/notes.md").is_none());
+    assert!(ws.read_served("src/lib.py").is_none());
+    assert!(ws.read_served("src/alias.py").is_none());
+    assert_eq!(
+        ws.read_served("src/inner.py").as_deref(),
+        Some("def inner():\n    pass\n")
+    );
+}
+
+#[test]
+fn paths_inside_the_workspace_are_accepted_in_every_spelling() {
+    let (_dir, mut ws) = bounded_workspace();
+    let root = ws.root().to_path_buf();
+    for (given, rel) in [
+        ("src/app.py", "src/app.py"),
+        ("./src/app.py", "src/app.py"),
+        ("src//app.py", "src/app.py"),
+        ("src/", "src"),
+        (".", "."),
+        (&*format!("{}/src/app.py", root.display()), "src/app.py"),
+        ("src/alias.py", "src/alias.py"),
+        ("not/yet/there.py", "not/yet/there.py"),
+    ] {
+        assert_eq!(ws.contain("path", given).unwrap(), rel, "{given}");
+    }
+    ws.remember("./src/app.py", "`main()` starts it.", &by("a"))
+        .unwrap();
+    assert_eq!(
+        ws.show("src/app.py", None).unwrap().result.revision.version,
+        1
+    );
+}
+
+#[test]
+fn init_agents_does_not_read_or_write_through_a_link_out_of_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside");
+    write(&outside, "AGENTS.md", "someone else's file\n");
+    std::fs::create_dir_all(outside.join("cursor")).unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    std::os::unix::fs::symlink(outside.join("AGENTS.md"), root.join("AGENTS.md")).unwrap();
+    std::os::unix::fs::symlink(outside.join("cursor"), root.join(".cursor")).unwrap();
+    let ws = Workspace::open(&root, None).unwrap();
+    let report = loci_engine::agents::wire_agents(ws.root()).unwrap();
+    let skipped: Vec<(&str, Option<&str>)> = report
+        .files
+        .iter()
+        .filter(|f| f.path == "AGENTS.md" || f.path == ".cursor/mcp.json")
+        .map(|f| (f.path.as_str(), f.note.as_deref()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            (
+                ".cursor/mcp.json",
+                Some(
+                    "`.cursor` is a symbolic link out of the workspace; loci does not read or write through it"
+                )
+            ),
+            (
+                "AGENTS.md",
+                Some(
+                    "`AGENTS.md` is a symbolic link out of the workspace; loci does not read or write through it"
+                )
+            ),
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.join("AGENTS.md")).unwrap(),
+        "someone else's file\n"
+    );
+    assert!(!outside.join("cursor/mcp.json").exists());
+    assert!(root.join("CLAUDE.md").is_file());
+}
+
+#[test]
+fn facts_never_run_unless_enabled_not_even_from_scan_lint_or_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "src/app.py", "def main():\n    pass\n");
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.fact_add("it runs", "touch ran", None, Some(0), &by("a"))
+        .unwrap();
+    write(root, "src/app.py", "def main():\n    return 1\n");
+    ws.scan(&|_| {}).unwrap();
+    ws.lint().unwrap();
+    ws.check().unwrap();
+    ws.context(&ContextRequest {
+        query: "it runs".into(),
+        open_files: Vec::new(),
+        budget: None,
+        floor: None,
+    })
+    .unwrap();
+    let (name, _) = invalid(ws.fact_run(None).unwrap_err());
+    assert_eq!(name, "facts.run");
+    assert!(!root.join("ran").exists());
+    assert_eq!(ws.fact_list().unwrap().result[0].last_status, None);
+}
