@@ -409,6 +409,7 @@ impl Workspace {
         source: &str,
     ) -> Result<Envelope<ImportReport>> {
         validate(doc, source)?;
+        self.refuse_secrets(doc, source)?;
         // Claims are snapshotted against the code as it is on disk now.
         self.scan(&|_| {})?;
         // File fingerprints for page snapshots, read outside the transaction.
@@ -461,6 +462,49 @@ impl Workspace {
             Ok(report)
         })?;
         self.envelope(report, Vec::new())
+    }
+
+    /// Refuses an export document holding a credential-shaped token in any text it would
+    /// store (revision bodies and summaries, fact claims, commands and expected output):
+    /// `Err(InvalidArgument)` naming `FILE`, where in the document, the rule and the
+    /// position in that text, so nothing of it is imported.
+    fn refuse_secrets(&self, doc: &MemoryExport, source: &str) -> Result<()> {
+        let found = |at: String, text: &str| {
+            self.secrets
+                .find_token(text)
+                .map(|m| EngineError::InvalidArgument {
+                    name: "FILE".into(),
+                    message: format!(
+                        "{source}: {at} contains {m}; loci does not store credentials in \
+                         memory. Remove it from the export (or put a placeholder such as \
+                         <TOKEN> in its place) and import again"
+                    ),
+                })
+        };
+        for (i, p) in doc.pages.iter().enumerate() {
+            for (j, r) in p.revisions.iter().enumerate() {
+                let at = format!("pages[{i}] (`{}`) revisions[{j}]", p.subject);
+                let texts = [Some(("body", &r.body)), r.summary.as_ref().map(|s| ("summary", s))];
+                for (field, text) in texts.into_iter().flatten() {
+                    if let Some(e) = found(format!("{at} {field}"), text) {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        for (i, f) in doc.facts.iter().enumerate() {
+            let texts = [
+                Some(("claim", &f.claim)),
+                Some(("command", &f.command)),
+                f.expect_output.as_ref().map(|s| ("expect_output", s)),
+            ];
+            for (field, text) in texts.into_iter().flatten() {
+                if let Some(e) = found(format!("facts[{i}] {field}"), text) {
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Copies the whole database to `dest` (a new file) with SQLite's online backup API;

@@ -540,3 +540,59 @@ fn facts_never_run_unless_enabled_not_even_from_scan_lint_or_check() {
     assert!(!root.join("ran").exists());
     assert_eq!(ws.fact_list().unwrap().result[0].last_status, None);
 }
+
+#[test]
+fn an_import_holding_a_credential_is_refused_and_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/app.py", "def main():\n    pass\n");
+    let mut ws = Workspace::open(dir.path(), None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.remember("src/app.py", "`main()` starts it.", &by("a"))
+        .unwrap();
+    ws.fact_add("it runs", "true", None, Some(0), &by("a"))
+        .unwrap();
+    let clean = ws.export_memory().unwrap().result;
+
+    let other = tempfile::tempdir().unwrap();
+    write(other.path(), "src/app.py", "def main():\n    pass\n");
+    let mut dst = Workspace::open(other.path(), None).unwrap();
+    let mut body = clean.clone();
+    body.pages[0].revisions[0].body = format!("Uses\nkey {}.", aws());
+    body.pages[0].revisions[0].hash = None;
+    let (name, message) = invalid(dst.import_memory(&body, "memory.json").unwrap_err());
+    assert_eq!(name, "FILE");
+    assert!(
+        message.starts_with(
+            "memory.json: pages[0] (`src/app.py`) revisions[0] body contains a secret \
+             (aws_access_key_id) at line 2, column 5;"
+        ),
+        "{message}"
+    );
+    assert!(!message.contains("AKIA"), "{message}");
+    let mut summary = clean.clone();
+    summary.pages[0].revisions[0].summary = Some(github());
+    summary.pages[0].revisions[0].hash = None;
+    let (_, message) = invalid(dst.import_memory(&summary, "memory.json").unwrap_err());
+    assert!(
+        message.starts_with("memory.json: pages[0] (`src/app.py`) revisions[0] summary"),
+        "{message}"
+    );
+    let mut fact = clean.clone();
+    fact.facts[0].command = format!("curl -u {}", aws());
+    fact.facts[0].hash = None;
+    let (_, message) = invalid(dst.import_memory(&fact, "memory.json").unwrap_err());
+    assert!(
+        message.starts_with("memory.json: facts[0] command contains a secret"),
+        "{message}"
+    );
+    // Nothing of the refused documents was stored; the clean one imports.
+    let pages: i64 = dst
+        .store()
+        .conn()
+        .query_row("SELECT count(*) FROM pages", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(pages, 0);
+    assert!(dst.fact_list().unwrap().result.is_empty());
+    let report = dst.import_memory(&clean, "memory.json").unwrap().result;
+    assert_eq!((report.revisions_added, report.facts_added), (1, 1));
+}
