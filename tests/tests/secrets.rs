@@ -134,7 +134,7 @@ async fn lsp_stops_serving_a_document_while_it_holds_a_credential() {
     assert_eq!(symbols[0]["name"], json!("cloud_key"));
     // A markdown document with a credential gets no diagnostics for its false claims
     // until the credential is gone.
-    let notes = uri(&root.join("NOTES.md"));
+    let notes = uri(&root.join("README.md"));
     let text = format!("See `src/missing.rs`.\nKey: {}\n", aws());
     client.open(&notes, "markdown", 1, &text).await;
     analyzed(&mut client, &notes, 1).await;
