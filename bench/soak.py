@@ -337,6 +337,7 @@ def main():
     ap.add_argument("--seed", type=int, default=9)
     ap.add_argument("--json", help="write the report here too")
     args = ap.parse_args()
+    args.loci = os.path.realpath(args.loci)  # the servers run in the workspace
     if not os.path.exists(args.loci):
         sys.exit(f"soak: {args.loci} does not exist; build it (cargo build --release -p loci-cli) or pass --loci")
     interval = args.interval or min(10.0, max(0.5, args.duration / 120))

@@ -484,7 +484,10 @@ impl Workspace {
         for (i, p) in doc.pages.iter().enumerate() {
             for (j, r) in p.revisions.iter().enumerate() {
                 let at = format!("pages[{i}] (`{}`) revisions[{j}]", p.subject);
-                let texts = [Some(("body", &r.body)), r.summary.as_ref().map(|s| ("summary", s))];
+                let texts = [
+                    Some(("body", &r.body)),
+                    r.summary.as_ref().map(|s| ("summary", s)),
+                ];
                 for (field, text) in texts.into_iter().flatten() {
                     if let Some(e) = found(format!("{at} {field}"), text) {
                         return Err(e);
