@@ -473,16 +473,17 @@ impl Output {
 
     pub fn session(&self, env: &Envelope<Session>) -> Found {
         let s = &env.result;
+        // Stdout is only the shell line, so `eval "$(loci session begin)"` sets it; the
+        // words go to stderr.
         self.emit(env, |o| {
-            writeln!(
-                o,
+            eprintln!(
                 "session {} begun{}",
                 s.session_id,
                 s.task
                     .as_ref()
                     .map(|t| format!(": {t}"))
                     .unwrap_or_default()
-            )?;
+            );
             writeln!(o, "export LOCI_SESSION={}", s.session_id)
         })?;
         Ok(true)

@@ -279,3 +279,20 @@ fn an_error_message_names_its_cause_once() {
         "{stderr}"
     );
 }
+
+/// Fault: `loci session begin` printed a sentence and the `export` line on stdout, so
+/// neither `S=$(loci session begin)` nor `eval "$(loci session begin)"` worked.
+#[test]
+fn session_begin_prints_only_the_shell_line_on_stdout() {
+    let dir = repo();
+    let out = loci(dir.path(), &["session", "begin", "--task", "try it"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "export LOCI_SESSION=1\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "session 1 begun: try it\n"
+    );
+}
