@@ -53,9 +53,10 @@ impl Output {
             if env.limits.truncated {
                 writeln!(out, "(truncated: more results than shown)")?;
             }
+            // A note is about the answer, not part of it: stderr, so stdout stays parseable.
             for note in &env.capability.notes {
                 if note.starts_with("no scan yet") {
-                    writeln!(out, "note: {note}")?;
+                    eprintln!("note: {note}");
                 }
             }
         }

@@ -293,6 +293,6 @@ fn session_begin_prints_only_the_shell_line_on_stdout() {
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "session 1 begun: try it\n"
+        "session 1 begun: try it\nnote: no scan yet: run `loci scan` to build the map\n"
     );
 }
