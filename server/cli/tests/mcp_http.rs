@@ -218,3 +218,63 @@ fn non_loopback_bind_is_refused_unless_allowed() {
     );
     assert_eq!(status, 200, "{body}");
 }
+
+/// Hostile bodies over HTTP (issue 9, item 4). Fault: rmcp answered a body it could not
+/// read with `415 Unsupported Media Type` and plain text. MCP "Streamable HTTP": an input
+/// the server cannot accept gets an HTTP error status, and the body may be a JSON-RPC
+/// error without an id; now it is `400` with the error JSON-RPC 2.0 §5.1 prescribes, and
+/// the server goes on (`initialize` still works afterwards).
+#[test]
+fn fault_http_unreadable_bodies_got_415_and_plain_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "a.rs", "fn a() {}\n");
+    let server = start(root, "127.0.0.1:0", &[]);
+    let token = std::fs::read_to_string(root.join(".loci/mcp-token")).expect("token file");
+    let token = token.trim();
+    for (body, id, code) in [
+        ("{ not json", serde_json::Value::Null, -32700),
+        ("42", serde_json::Value::Null, -32600),
+        ("[]", serde_json::Value::Null, -32600),
+        (
+            r#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#,
+            serde_json::Value::Null,
+            -32600,
+        ),
+        (r#"{"id":4,"method":"ping"}"#, serde_json::json!(4), -32600),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            serde_json::Value::Null,
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":5}}"#,
+            serde_json::json!(5),
+            -32602,
+        ),
+    ] {
+        let (status, head, text) = request(server.addr, "POST", "/mcp", Some(token), body, "");
+        assert_eq!(status, 400, "{body}: {head}\n{text}");
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-type: application/json"),
+            "{head}"
+        );
+        let v: serde_json::Value = serde_json::from_str(text.trim()).expect("a JSON body");
+        assert_eq!(
+            (v["id"].clone(), v["error"]["code"].as_i64()),
+            (id, Some(code)),
+            "{body}: {v}"
+        );
+    }
+    let (status, head, text) = request(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(token),
+        INITIALIZE,
+        "serverInfo",
+    );
+    assert_eq!(status, 200, "{head}\n{text}");
+    assert!(text.contains("\"name\":\"loci\""), "{text}");
+}

@@ -24,6 +24,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 
+use crate::stdio::MAX_LINE_BYTES;
 use crate::{LociServer, McpError};
 
 /// The token file's name inside `.loci/`.
@@ -143,6 +144,17 @@ fn plain(status: StatusCode, text: &str) -> Response<Body> {
     r
 }
 
+/// An HTTP error whose body is a JSON-RPC error object.
+fn json_error(status: StatusCode, body: &[u8]) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::copy_from_slice(body)).boxed());
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
 /// Serves MCP on `listener` until `shutdown` resolves.
 pub async fn serve(
     server: LociServer,
@@ -216,7 +228,39 @@ pub async fn serve(
                         "not found: the MCP endpoint is /mcp",
                     ));
                 }
-                Ok(mcp.handle(request).await)
+                if request.method() != hyper::Method::POST {
+                    return Ok(mcp.handle(request).await);
+                }
+                // rmcp answers a body it cannot read with 415 and plain text; refuse bad
+                // bodies here as the stdio reader does, with a JSON-RPC error and 400
+                // (MCP "Streamable HTTP": an HTTP error status, a JSON-RPC error body).
+                let (parts, body) = request.into_parts();
+                let bytes = match http_body_util::Limited::new(body, MAX_LINE_BYTES)
+                    .collect()
+                    .await
+                {
+                    Ok(collected) => collected.to_bytes(),
+                    Err(e) => {
+                        tracing::warn!(%peer, error = %e, "unreadable or oversized MCP body");
+                        return Ok(json_error(
+                            StatusCode::PAYLOAD_TOO_LARGE,
+                            &crate::stdio::error_line(
+                                serde_json::Value::Null,
+                                rmcp::model::ErrorCode::INVALID_REQUEST,
+                                format!(
+                                    "invalid request: the body is unreadable or longer than \
+                                     {MAX_LINE_BYTES} bytes"
+                                ),
+                            ),
+                        ));
+                    }
+                };
+                if let Some(reply) = crate::stdio::refusal(&bytes) {
+                    return Ok(json_error(StatusCode::BAD_REQUEST, &reply));
+                }
+                Ok(mcp
+                    .handle(Request::from_parts(parts, Full::new(bytes)))
+                    .await)
             }
         });
         tokio::spawn(async move {

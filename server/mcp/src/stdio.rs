@@ -131,7 +131,7 @@ fn encode<T: serde::Serialize>(message: &T) -> io::Result<Vec<u8>> {
 }
 
 /// An error response as one line.
-fn error_line(id: Value, code: ErrorCode, message: String) -> Vec<u8> {
+pub(crate) fn error_line(id: Value, code: ErrorCode, message: String) -> Vec<u8> {
     let id = match id {
         v @ (Value::Number(_) | Value::String(_)) => v,
         _ => Value::Null,
@@ -295,6 +295,46 @@ async fn read_loop<R: AsyncRead + Unpin>(
         }
     }
     tracing::debug!("input closed");
+}
+
+/// For the HTTP transport: the JSON-RPC error (one newline-terminated object) for a POST
+/// body the stdio reader refuses — not JSON (`-32700`), not one message object or not a
+/// valid JSON-RPC 2.0 message (`-32600`), a known method with params of the wrong shape
+/// (`-32602`) — or `None` when rmcp should handle the body.
+pub(crate) fn refusal(body: &[u8]) -> Option<Vec<u8>> {
+    let value: Value = match serde_json::from_slice(trim_line(body)) {
+        Ok(v) => v,
+        Err(e) => {
+            return Some(error_line(
+                Value::Null,
+                ErrorCode::PARSE_ERROR,
+                format!("parse error: {e}"),
+            ));
+        }
+    };
+    if !value.is_object() {
+        return Some(error_line(
+            Value::Null,
+            ErrorCode::INVALID_REQUEST,
+            "invalid request: expected one JSON-RPC message object (batches are not supported)"
+                .into(),
+        ));
+    }
+    if let Checked::Reply(reply) = check_message(&value) {
+        return Some(reply);
+    }
+    match serde_json::from_value::<Rx>(value) {
+        Ok(rmcp::model::JsonRpcMessage::Request(rmcp::model::JsonRpcRequest {
+            id,
+            request: rmcp::model::ClientRequest::CustomRequest(custom),
+            ..
+        })) if CLIENT_REQUESTS.contains(&custom.method.as_str()) => Some(error_line(
+            serde_json::to_value(&id).unwrap_or(Value::Null),
+            ErrorCode::INVALID_PARAMS,
+            invalid_params(&custom.method, custom.params.as_ref()),
+        )),
+        _ => None,
+    }
 }
 
 /// The client-to-server request methods rmcp has types for (MCP 2025-06-18 and rmcp's
