@@ -373,7 +373,8 @@ fn run(
                     .status()
                     .map_err(|e| format!("running {}: {e}", bin.display()))?;
                 t.push(started.elapsed().as_secs_f64() * 1000.0);
-                if !status.success() {
+                // 0: an answer; 1: nothing found (an abstention); anything else is an error.
+                if !matches!(status.code(), Some(0 | 1)) {
                     return Err(format!("`loci context {q:?}` exited with {status}"));
                 }
             }

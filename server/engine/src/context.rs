@@ -936,11 +936,11 @@ impl Workspace {
         let markdown = render(
             query,
             abstained,
-            best_relevance,
-            floor,
+            (best_relevance, floor),
             &recap,
             &banners,
             &items,
+            (used, budget, omitted),
         );
         let mut relies: Vec<String> = items.iter().filter_map(|i| i.path.clone()).collect();
         relies.sort();
@@ -1054,11 +1054,11 @@ fn module_points(path: &str, folder: bool, open: &[String]) -> Option<(f64, Stri
 fn render(
     query: &str,
     abstained: bool,
-    best: f64,
-    floor: f64,
+    (best, floor): (f64, f64),
     recap: &str,
     banners: &[String],
     items: &[ContextItem],
+    (used, budget, omitted): (u64, u64, u64),
 ) -> String {
     let mut out = String::new();
     if !recap.is_empty() {
@@ -1080,6 +1080,14 @@ fn render(
             out.push('\n');
         }
     }
+    out.push_str(&format!(
+        "\n_≈{used} of {budget} tokens (an estimate: characters / 4){}_\n",
+        if omitted > 0 {
+            format!("; {omitted} more item(s) left out")
+        } else {
+            String::new()
+        }
+    ));
     out
 }
 

@@ -203,6 +203,14 @@ fn context_answers_a_question_in_prose_with_memory_and_code_first() {
     assert_eq!(env.limits.used, a.tokens_estimated);
     assert!(!env.limits.truncated);
     assert_eq!(env.limits.omitted, 0);
+    assert!(
+        a.markdown.ends_with(&format!(
+            "\n_≈{} of 2000 tokens (an estimate: characters / 4)_\n",
+            env.limits.used
+        )),
+        "{}",
+        a.markdown
+    );
 }
 
 #[test]
@@ -239,6 +247,15 @@ fn a_small_budget_packs_digests_and_index_lines_and_says_what_it_cut() {
         .find(|i| i.tier == Tier::Index)
         .unwrap();
     assert!(index.text.contains("score "), "{}", index.text);
+    // The answer says what it used, labelled an estimate, and how much it left out.
+    assert!(
+        tight.result.markdown.contains(&format!(
+            "\n_≈{} of 60 tokens (an estimate: characters / 4)",
+            tight.limits.used
+        )),
+        "{}",
+        tight.result.markdown
+    );
 }
 
 #[test]
