@@ -178,6 +178,8 @@ impl Workspace {
         progress: &(dyn Fn(scan::ScanProgress) + Sync),
     ) -> Result<Envelope<scan::ScanReport>> {
         let config = self.config.scan.clone();
+        // Scans of one store take turns (see `StoreLock`); the lint below is part of it.
+        let _lock = self.store.lock("a scan")?;
         let report = scan::scan(
             &self.root,
             &mut self.store,

@@ -90,7 +90,9 @@ impl Workspace {
     /// Checks every live memory claim and the docs' claims, updates contradictions and
     /// stale marks, and records what changed in the knowledge at the current scan revision.
     pub fn lint(&mut self) -> Result<Envelope<LintReport>> {
+        let lock = self.store.lock("a lint")?;
         let report = self.run_lint()?;
+        drop(lock);
         let mut env = self.envelope(report, Vec::new())?;
         env.stale_warnings = env
             .result
@@ -104,6 +106,8 @@ impl Workspace {
         Ok(env)
     }
 
+    /// Lints and records the findings. The caller holds the store lock (concurrent lints
+    /// would each record the same changes from the same old state).
     pub(crate) fn run_lint(&mut self) -> Result<LintReport> {
         let conn = self.store.conn();
         let scan_id: i64 = conn
@@ -346,7 +350,9 @@ impl Workspace {
                     .into(),
             ));
         }
+        let lock = self.store.lock("a check")?;
         let lint = self.run_lint()?;
+        drop(lock);
         let max_contradictions = self.config.check.max_contradictions;
         let max_stale_pages = self.config.check.max_stale_pages;
         let passed = lint.contradictions.len() as u64 <= max_contradictions

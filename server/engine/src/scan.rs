@@ -2,7 +2,10 @@
 //! short transactions, then resolve imports and references.
 //!
 //! Freshness rule: a file whose size and modification time match the map is not read; one
-//! whose content hash matches is not reparsed (only its mtime is updated). Deleted files
+//! whose content hash matches is not reparsed (only its mtime is updated). The size and
+//! mtime recorded are those of the read itself, never of the walk's earlier `stat`; a
+//! file that changed while it was read gets an mtime no file has, so the next scan reads
+//! it again. Deleted files
 //! are removed; a deleted file whose content reappears at a new path is reported as a
 //! rename. Parsing happens on a rayon pool, outside any transaction; a single writer
 //! (the calling thread) writes batches of files, each batch one `BEGIN IMMEDIATE`
@@ -122,8 +125,12 @@ pub struct ScanReport {
 
 /// The result of reading and analysing one file on a worker thread.
 enum Outcome {
-    /// Same content as stored; only the mtime moved.
-    Touched { file_id: i64, mtime_ns: i64 },
+    /// Same content as stored; only the mtime (or a wrong stored size) moved.
+    Touched {
+        file_id: i64,
+        size: i64,
+        mtime_ns: i64,
+    },
     /// New or changed content.
     Analyzed(Box<Analyzed>),
     /// Could not be used.
@@ -527,8 +534,12 @@ fn process(
     options: &AnalyzeOptions,
     secrets: &SecretRules,
 ) -> Outcome {
-    let bytes = match read_text_file(&f.abs) {
-        Ok(Some(b)) => b,
+    let ReadFile {
+        bytes,
+        size,
+        mtime_ns,
+    } = match read_text_file(&f.abs) {
+        Ok(Some(r)) => r,
         Ok(None) => {
             return Outcome::Skipped(Skip {
                 path: f.path.clone(),
@@ -563,16 +574,19 @@ fn process(
             path: f.path.clone(),
             reason: SkipReason::Secret,
             detail: Some(format!("contains {m}")),
-            size: f.size,
-            mtime_ns: f.mtime_ns,
+            size: size as u64,
+            mtime_ns,
         });
     }
+    // Same content: only the mtime moved, and the size if an older scan recorded one
+    // from another read than the hash.
     if let Some(s) = stored
         && s.content_hash == content_hash
     {
         return Outcome::Touched {
             file_id: s.file_id,
-            mtime_ns: f.mtime_ns,
+            size,
+            mtime_ns,
         };
     }
     // Editors show text without the byte-order mark; positions are relative to that text.
@@ -582,8 +596,8 @@ fn process(
         Language::from_path(&f.path).map(|lang| loci_core::analyze(&f.path, lang, text, options));
     Outcome::Analyzed(Box::new(Analyzed {
         path: f.path.clone(),
-        size: f.size as i64,
-        mtime_ns: f.mtime_ns,
+        size,
+        mtime_ns,
         content_hash,
         language: loci_core::lang::file_language_name(&f.path),
         analysis,
@@ -603,9 +617,10 @@ const BINARY_SNIFF_BYTES: usize = 8_000;
 
 /// Reads a whole file, or `None` when it looks binary; the sniff reads only the first
 /// [`BINARY_SNIFF_BYTES`] of a binary file.
-fn read_text_file(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+fn read_text_file(path: &Path) -> std::io::Result<Option<ReadFile>> {
     use std::io::Read;
     let mut file = std::fs::File::open(path)?;
+    let before = file.metadata()?;
     let mut bytes = Vec::new();
     (&mut file)
         .take(BINARY_SNIFF_BYTES as u64)
@@ -614,7 +629,41 @@ fn read_text_file(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
         return Ok(None);
     }
     file.read_to_end(&mut bytes)?;
-    Ok(Some(bytes))
+    let after = file.metadata()?;
+    let mtime = mtime_ns(&before);
+    let steady = mtime == mtime_ns(&after)
+        && before.len() == after.len()
+        && after.len() == bytes.len() as u64;
+    Ok(Some(ReadFile {
+        size: bytes.len() as i64,
+        mtime_ns: if steady { mtime } else { UNVERIFIED_MTIME },
+        bytes,
+    }))
+}
+
+/// What [`read_text_file`] read: the bytes, their length, and the file's modification
+/// time taken before reading, or [`UNVERIFIED_MTIME`] when the file changed while it was
+/// read. The map records these, never the walk's earlier `stat`, so its size and mtime
+/// describe the content it hashed.
+struct ReadFile {
+    bytes: Vec<u8>,
+    /// `bytes.len()`.
+    size: i64,
+    /// Nanoseconds since the Unix epoch, or [`UNVERIFIED_MTIME`].
+    mtime_ns: i64,
+}
+
+/// The mtime recorded for a file that changed while a scan read it: it matches no real
+/// file time, so the next scan reads the file again.
+const UNVERIFIED_MTIME: i64 = 0;
+
+/// A file's modification time in nanoseconds since the Unix epoch (0 if unknown).
+fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
 }
 
 /// Lines in `text`: `\n`, `\r\n` and a lone `\r` each end a line; a last line without an
@@ -675,8 +724,12 @@ impl Writer<'_> {
             let mut written = Vec::new();
             for outcome in batch.iter() {
                 match outcome {
-                    Outcome::Touched { file_id, mtime_ns } => {
-                        map::touch_file(tx, *file_id, *mtime_ns)?;
+                    Outcome::Touched {
+                        file_id,
+                        size,
+                        mtime_ns,
+                    } => {
+                        map::touch_file(tx, *file_id, *size, *mtime_ns)?;
                     }
                     Outcome::Skipped(_) => {}
                     Outcome::Analyzed(a) => {

@@ -268,3 +268,203 @@ fn references_into_a_rewritten_file_follow_its_new_symbols() {
         "{incremental:#?}"
     );
 }
+
+/// Fault found by the concurrent-writers stress test (issue 9): two scans of one store at
+/// once — two processes, or a language server's background scan and a `confirm` — each
+/// planned its writes from the map as it read it before writing, so both inserted the same
+/// new file (`UNIQUE constraint failed: files.path`), and each took the other's running
+/// scan for an interrupted one. Scans of one store now take turns (an advisory lock next
+/// to the database, released by the OS if the holder dies).
+#[test]
+fn concurrent_scans_of_one_store_take_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let db = root.join(".loci/test.db");
+    scan(&mut open(root));
+    for round in 0..8 {
+        for k in 0..16 {
+            write(
+                root,
+                &format!("app/new_{round}_{k}.py"),
+                &format!(
+                    "from .models import validate\n\ndef n{k}():\n    return validate({round})\n"
+                ),
+            );
+        }
+        write(
+            root,
+            "app/util.py",
+            &format!("def fmt(x):\n    return str(x) * {round}\n"),
+        );
+        let scans: Vec<_> = (0..3)
+            .map(|_| {
+                let root = root.to_path_buf();
+                let db = db.clone();
+                std::thread::spawn(move || {
+                    let mut ws = Workspace::open(&root, Some(&db))?;
+                    ws.scan(&|_| {}).map(|_| ())
+                })
+            })
+            .collect();
+        for s in scans {
+            s.join()
+                .unwrap()
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+        }
+    }
+    let ws = open(root);
+    let status: Vec<(String, i64)> = {
+        let mut stmt = ws
+            .store()
+            .conn()
+            .prepare("SELECT status, count(*) FROM scans GROUP BY status ORDER BY status")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    };
+    assert_eq!(
+        status.len(),
+        1,
+        "every scan finished, none was taken for interrupted: {status:?}"
+    );
+    assert_eq!(status[0].0, "finished");
+    let fresh_dir = tempfile::tempdir().unwrap();
+    let mut fresh = Workspace::open(root, Some(&fresh_dir.path().join("fresh.db"))).unwrap();
+    scan(&mut fresh);
+    assert_eq!(dump(ws.store().conn()), dump(fresh.store().conn()));
+}
+
+/// Fault found by the concurrent-writers stress test (issue 9): a scan recorded the size
+/// and mtime the walk's `stat` saw and the hash of what it read afterwards, so a file
+/// rewritten in between (an editor saving, a writer truncating then writing) kept a size
+/// that described no content, here 0. Later scans found the hash unchanged and updated
+/// only the mtime: the wrong size stayed for good, every scan read the file again, and
+/// every answer naming it warned "changed on disk since the last scan". Size and mtime
+/// now come from the read itself (an mtime no file has when the file changed while it
+/// was read), and a row whose size differs from its content is rewritten.
+#[test]
+fn a_file_rewritten_while_a_scan_read_it_gets_its_real_size_at_the_next_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let mut ws = open(root);
+    scan(&mut ws);
+    let real = std::fs::metadata(root.join("app/util.py")).unwrap();
+    let real_mtime = real
+        .modified()
+        .unwrap()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as i64;
+    let row = |conn: &Connection| -> (i64, i64) {
+        conn.query_row(
+            "SELECT size, mtime_ns FROM files WHERE path = 'app/util.py'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
+    };
+    assert_eq!(row(ws.store().conn()), (real.len() as i64, real_mtime));
+    // What the racy scan left: the hash of the full content, the size of the truncated
+    // file the walk saw.
+    Connection::open(root.join(".loci/test.db"))
+        .unwrap()
+        .execute("UPDATE files SET size = 0 WHERE path = 'app/util.py'", [])
+        .unwrap();
+    let report = scan(&mut ws);
+    assert_eq!(row(ws.store().conn()), (real.len() as i64, real_mtime));
+    assert!(report.modified.is_empty(), "same content: {report:#?}");
+    assert_eq!(report.unchanged, 8, "{report:#?}");
+    let again = scan(&mut ws);
+    assert_eq!(again.unchanged, 8, "nothing is read again: {again:#?}");
+    let fresh_dir = tempfile::tempdir().unwrap();
+    let mut fresh = Workspace::open(root, Some(&fresh_dir.path().join("fresh.db"))).unwrap();
+    scan(&mut fresh);
+    assert_eq!(dump(ws.store().conn()), dump(fresh.store().conn()));
+}
+
+/// What fails the FTS5 `integrity-check` of each full-text table (empty: all pass).
+fn fts_problems(db: &Path) -> Vec<String> {
+    let conn = Connection::open(db).unwrap();
+    ["symbols_fts", "doc_chunks_fts"]
+        .iter()
+        .filter_map(|t| {
+            conn.execute(
+                &format!("INSERT INTO {t}({t}, rank) VALUES ('integrity-check', 1)"),
+                [],
+            )
+            .err()
+            .map(|e| format!("{t}: {e}"))
+        })
+        .collect()
+}
+
+/// Fault found by the crash test (issue 9): a first scan suspends the full-text triggers
+/// and drops secondary indexes for its bulk load and restores them at its end; killed in
+/// between, it left the full-text tables out of step with the map ("database disk image
+/// is malformed" from FTS5's integrity check) and every search from the language server
+/// or an agent missing what was loaded, until some process ran a scan. Opening the store
+/// now restores them when no scan holds the store lock.
+#[test]
+fn a_first_scan_killed_during_its_bulk_load_leaves_search_whole_at_the_next_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let db = root.join(".loci/test.db");
+    let rows = {
+        let mut ws = open(root);
+        scan(&mut ws);
+        dump(ws.store().conn())
+    };
+    // What the killed bulk load left: files and symbols written with the triggers and
+    // indexes dropped, so the full-text tables hold none of them.
+    {
+        let mut conn = Connection::open(&db).unwrap();
+        let tx = conn.transaction().unwrap();
+        loci_store::map::drop_bulk_indexes(&tx).unwrap();
+        tx.execute_batch(
+            "INSERT INTO symbols_fts(symbols_fts) VALUES ('delete-all');
+             INSERT INTO doc_chunks_fts(doc_chunks_fts) VALUES ('delete-all');",
+        )
+        .unwrap();
+        tx.commit().unwrap();
+    }
+    assert_eq!(
+        fts_problems(&db).len(),
+        2,
+        "the state a killed bulk load leaves"
+    );
+    let ws = open(root);
+    assert_eq!(fts_problems(&db), Vec::<String>::new());
+    let conn = ws.store().conn();
+    assert!(!loci_store::map::bulk_indexes_missing(conn).unwrap());
+    let found: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH 'validate'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(found, 1, "search finds the symbol without a new scan");
+    assert_eq!(dump(conn), rows, "the map itself is untouched");
+    // A scan holding the store lock is loading now: opening leaves its work alone.
+    {
+        let mut conn = Connection::open(&db).unwrap();
+        let tx = conn.transaction().unwrap();
+        loci_store::map::drop_bulk_indexes(&tx).unwrap();
+        tx.commit().unwrap();
+    }
+    let lock = ws
+        .store()
+        .lock("a test standing in for a running scan")
+        .unwrap();
+    let other = loci_store::Store::open(&db).unwrap();
+    assert!(loci_store::map::bulk_indexes_missing(other.conn()).unwrap());
+    drop(lock);
+    drop(other);
+    let again = loci_store::Store::open(&db).unwrap();
+    assert!(!loci_store::map::bulk_indexes_missing(again.conn()).unwrap());
+}

@@ -95,10 +95,7 @@ impl Store {
                     problems: check.problems,
                 });
             }
-            std::fs::rename(&partial, dest).map_err(|source| StoreError::Io {
-                path: dest.to_path_buf(),
-                source,
-            })?;
+            place_without_replacing(&partial, dest)?;
             stats.path = dest.to_path_buf();
             stats.bytes = file_len(dest);
             Ok(stats)
@@ -398,6 +395,58 @@ fn sibling(path: &Path, tag: &str) -> PathBuf {
     path.with_file_name(format!(".{name}.{tag}"))
 }
 
+/// Moves the finished copy `partial` to `dest`, failing with [`StoreError::Io`]
+/// (`AlreadyExists`) if `dest` exists by now: a hard link never replaces a file, where
+/// rename(2) would (another backup to the same name may have finished since the caller
+/// checked). `partial` is removed on success.
+fn place_without_replacing(partial: &Path, dest: &Path) -> Result<()> {
+    std::fs::hard_link(partial, dest).map_err(|source| StoreError::Io {
+        path: dest.to_path_buf(),
+        source: if source.kind() == std::io::ErrorKind::AlreadyExists {
+            std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "already exists; choose a new file name (a backup never overwrites)",
+            )
+        } else {
+            source
+        },
+    })?;
+    let _ = std::fs::remove_file(partial);
+    Ok(())
+}
+
+/// Deletes the incomplete copies that pre-migration backups of `db` killed midway left in
+/// its `backups/` directory (`.<stem>-v<N>-<time>.db.partial-<pid>`). Only migrations
+/// write such files, under the store lock, which the caller holds: none is being written
+/// now. Failures to delete are logged, never fatal (the file is only clutter).
+pub(crate) fn remove_partial_migration_backups(db: &Path) {
+    let dir = db
+        .parent()
+        .map(|p| p.join("backups"))
+        .unwrap_or_else(|| "backups".into());
+    let stem = db
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "loci".into());
+    let prefix = format!(".{stem}-v");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with(&prefix) && name.contains(".db.partial-") {
+            match std::fs::remove_file(e.path()) {
+                Ok(()) => {
+                    tracing::info!(path = %e.path().display(), "removed an incomplete backup")
+                }
+                Err(err) => {
+                    tracing::warn!(path = %e.path().display(), "cannot remove an incomplete backup: {err}")
+                }
+            }
+        }
+    }
+}
+
 /// `<db dir>/backups/<stem>-<tag>-<UTC time>.db`, not yet existing.
 pub(crate) fn backup_dir_file(conn: &Connection, db: &Path, tag: &str) -> Result<PathBuf> {
     let dir = db
@@ -433,5 +482,30 @@ fn root_cause(e: &StoreError) -> String {
     match e {
         StoreError::Sqlite { source, .. } => source.to_string(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fault found reading the backup code for the crash test (issue 9): a backup checked
+    /// that its destination did not exist, copied, then renamed the copy into place, and
+    /// rename(2) replaces a file: a backup to the same name that finished in between was
+    /// overwritten. The copy is now linked into place, which fails on an existing file.
+    #[test]
+    fn a_finished_backup_never_replaces_a_file_that_appeared_while_it_copied() {
+        let dir = tempfile::tempdir().unwrap();
+        let partial = dir.path().join(".copy.db.partial-1");
+        let dest = dir.path().join("copy.db");
+        std::fs::write(&partial, b"this backup").unwrap();
+        std::fs::write(&dest, b"the other backup").unwrap();
+        let err = place_without_replacing(&partial, &dest).unwrap_err();
+        assert!(err.to_string().contains("already exists"), "{err}");
+        assert_eq!(std::fs::read(&dest).unwrap(), b"the other backup");
+        std::fs::remove_file(&dest).unwrap();
+        place_without_replacing(&partial, &dest).unwrap();
+        assert_eq!(std::fs::read(&dest).unwrap(), b"this backup");
+        assert!(!partial.exists(), "the partial copy is gone");
     }
 }

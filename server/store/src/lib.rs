@@ -68,7 +68,27 @@ impl Store {
         };
         store.configure()?;
         migrate::migrate(&mut store)?;
+        store.finish_interrupted_bulk_load()?;
         Ok(store)
+    }
+
+    /// Restores the indexes and full-text triggers that a first scan's bulk load drops
+    /// (see [`map::drop_bulk_indexes`]) when that scan was killed before restoring them,
+    /// so searches from any process see the whole map without waiting for the next scan.
+    /// Skipped while another connection holds the store lock: a scan is loading now and
+    /// restores them itself.
+    fn finish_interrupted_bulk_load(&mut self) -> Result<()> {
+        if !map::bulk_indexes_missing(&self.conn)? {
+            return Ok(());
+        }
+        let Some(_lock) = self.try_lock()? else {
+            return Ok(());
+        };
+        if map::bulk_indexes_missing(&self.conn)? {
+            tracing::info!("restoring the search indexes of a first scan that was interrupted");
+            self.write(map::create_bulk_indexes)?;
+        }
+        Ok(())
     }
 
     /// Opens a private in-memory database with the full schema (for tests and
@@ -163,6 +183,79 @@ impl Store {
             .optional()
             .map_err(|e| StoreError::sqlite(format!("reading meta {key}"), e))
     }
+
+    /// Takes the store's [`StoreLock`], waiting while another connection holds it
+    /// (`for_what` is logged then). An in-memory store has no lock.
+    ///
+    /// Errors: [`StoreError::Io`] when the lock file cannot be created or locked.
+    pub fn lock(&self, for_what: &str) -> Result<StoreLock> {
+        let Some((path, file)) = self.lock_file()? else {
+            return Ok(StoreLock { _file: None });
+        };
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                tracing::info!(lock = %path.display(), "another loci process holds the store lock; waiting to start {for_what}");
+                file.lock()
+                    .map_err(|source| StoreError::Io { path, source })?;
+            }
+            Err(std::fs::TryLockError::Error(source)) => {
+                return Err(StoreError::Io { path, source });
+            }
+        }
+        Ok(StoreLock { _file: Some(file) })
+    }
+
+    /// Takes the store's [`StoreLock`] if no other connection holds it: `None` when one
+    /// does. An in-memory store has no lock (always `Some`).
+    ///
+    /// Errors: [`StoreError::Io`] when the lock file cannot be created or locked.
+    pub fn try_lock(&self) -> Result<Option<StoreLock>> {
+        let Some((path, file)) = self.lock_file()? else {
+            return Ok(Some(StoreLock { _file: None }));
+        };
+        match file.try_lock() {
+            Ok(()) => Ok(Some(StoreLock { _file: Some(file) })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(source)) => Err(StoreError::Io { path, source }),
+        }
+    }
+
+    /// The lock file, opened (created if missing); `None` for an in-memory store.
+    fn lock_file(&self) -> Result<Option<(PathBuf, std::fs::File)>> {
+        let Some(db) = &self.path else {
+            return Ok(None);
+        };
+        let path = lock_path(db);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| StoreError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        Ok(Some((path, file)))
+    }
+}
+
+/// The lock file of the database `db`: `<db>-lock`, next to SQLite's `-wal` and `-shm`.
+pub fn lock_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push("-lock");
+    PathBuf::from(name)
+}
+
+/// An exclusive advisory lock (`flock`) on the file `<database>-lock`, held while the
+/// schema is migrated and while the map is rebuilt (scan, lint), so that the processes
+/// and connections sharing a store take turns for that work: two scans planning their
+/// writes from the same old map would otherwise insert the same files twice. Memory
+/// writes and reads never take it. Dropping the guard releases the lock; so does the OS
+/// when the holder exits or is killed, so a crash never leaves the store locked.
+#[derive(Debug)]
+pub struct StoreLock {
+    _file: Option<std::fs::File>,
 }
 
 /// Writes a `meta` value inside a write transaction.

@@ -159,12 +159,13 @@ pub fn clear_file_rows(tx: &Transaction<'_>, file_id: i64) -> Result<()> {
     Ok(())
 }
 
-/// Updates only the modification time of an unchanged file (same content hash).
-pub fn touch_file(tx: &Transaction<'_>, file_id: i64, mtime_ns: i64) -> Result<()> {
-    tx.prepare_cached("UPDATE files SET mtime_ns = ?2 WHERE file_id = ?1")
-        .ctx(|| "updating mtime".into())?
-        .execute(params![file_id, mtime_ns])
-        .ctx(|| "updating mtime".into())?;
+/// Updates the size and modification time of a file whose content hash is unchanged (the
+/// size too: an older scan may have recorded one from another read than the hash).
+pub fn touch_file(tx: &Transaction<'_>, file_id: i64, size: i64, mtime_ns: i64) -> Result<()> {
+    tx.prepare_cached("UPDATE files SET size = ?2, mtime_ns = ?3 WHERE file_id = ?1")
+        .ctx(|| "updating size and mtime".into())?
+        .execute(params![file_id, size, mtime_ns])
+        .ctx(|| "updating size and mtime".into())?;
     Ok(())
 }
 

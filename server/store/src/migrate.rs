@@ -1,8 +1,8 @@
 //! Numbered schema migrations, recorded in `schema_migrations`.
 //!
-//! Rules: migrations are append-only (never edit a shipped one); each runs in its own
-//! `BEGIN IMMEDIATE` transaction together with its `schema_migrations` row, so an
-//! interrupted migration leaves the previous schema intact (SQLite DDL is transactional);
+//! Rules: migrations are append-only (never edit a shipped one); the pending ones run in
+//! one `BEGIN IMMEDIATE` transaction together with their `schema_migrations` rows, so an
+//! interrupted run leaves the previous schema intact (SQLite DDL is transactional);
 //! a non-empty database is backed up to `backups/` next to it before the first pending
 //! migration; a database with a migration newer than [`SCHEMA_VERSION`] is refused.
 
@@ -99,8 +99,15 @@ pub(crate) fn refuse_newer(store: &Store) -> Result<()> {
     Ok(())
 }
 
-/// Applies every pending migration, backing a non-empty database up first.
+/// Applies every pending migration, backing a non-empty database up first. Processes
+/// opening one store at once take turns under the store lock: the first migrates (and
+/// backs up, once), the others then find the schema current.
 pub(crate) fn migrate(store: &mut Store) -> Result<()> {
+    if current_version(&store.conn)? >= SCHEMA_VERSION {
+        return Ok(());
+    }
+    let _lock = store.lock("migrating the database")?;
+    refuse_newer(store)?;
     let current = current_version(&store.conn)?;
     if current >= SCHEMA_VERSION {
         return Ok(());
@@ -108,15 +115,23 @@ pub(crate) fn migrate(store: &mut Store) -> Result<()> {
     if current > 0
         && let Some(path) = store.path.clone()
     {
+        crate::backup::remove_partial_migration_backups(&path);
         let dest = crate::backup::backup_dir_file(&store.conn, &path, &format!("v{current}"))?;
         tracing::info!(from = current, to = SCHEMA_VERSION, backup = %dest.display(), "migrating the database");
         store.backup_online(&dest, None)?;
     }
-    for migration in MIGRATIONS.iter().filter(|m| m.version > current) {
-        store.write(|tx| {
-            tx.execute_batch(CREATE_MIGRATIONS_TABLE)
-                .ctx(|| "creating schema_migrations".into())?;
-            // Another process may have applied it while we waited for the lock.
+    apply_pending(store, MIGRATIONS)
+}
+
+/// Applies the migrations of `migrations` that the database lacks, all in one `BEGIN
+/// IMMEDIATE` transaction with their `schema_migrations` rows: a run interrupted or
+/// failing anywhere leaves the schema it started from, never one between the old and
+/// the new.
+fn apply_pending(store: &mut Store, migrations: &[Migration]) -> Result<()> {
+    store.write(|tx| {
+        tx.execute_batch(CREATE_MIGRATIONS_TABLE)
+            .ctx(|| "creating schema_migrations".into())?;
+        for migration in migrations {
             let done: Option<i64> = tx
                 .query_row(
                     "SELECT version FROM schema_migrations WHERE version = ?1",
@@ -126,7 +141,7 @@ pub(crate) fn migrate(store: &mut Store) -> Result<()> {
                 .optional()
                 .ctx(|| "reading schema_migrations".into())?;
             if done.is_some() {
-                return Ok(());
+                continue;
             }
             tx.execute_batch(migration.sql).ctx(|| {
                 format!(
@@ -139,8 +154,55 @@ pub(crate) fn migrate(store: &mut Store) -> Result<()> {
                 rusqlite::params![migration.version, migration.name],
             )
             .ctx(|| "recording the migration".into())?;
-            Ok(())
-        })?;
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fault found by the crash test (issue 9): each pending migration ran in its own
+    /// transaction, so a process killed between two of them (or a later one failing)
+    /// left a database between the old schema and the new. All pending migrations now
+    /// commit together or not at all.
+    #[test]
+    fn a_run_of_pending_migrations_failing_halfway_leaves_the_old_schema() {
+        let mut store = Store::open_in_memory().unwrap();
+        let before = current_version(&store.conn).unwrap();
+        let steps = [
+            Migration {
+                version: before + 1,
+                name: "fine",
+                sql: "CREATE TABLE halfway (x INTEGER) STRICT;",
+            },
+            Migration {
+                version: before + 2,
+                name: "broken",
+                sql: "CREATE TABLE nope (x INTEGER) STRICT; SELECT * FROM no_such_table;",
+            },
+        ];
+        let err = apply_pending(&mut store, &steps).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains(&format!("applying migration {:04}_broken", before + 2)),
+            "{err}"
+        );
+        assert_eq!(current_version(&store.conn).unwrap(), before);
+        let halfway: i64 = store
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name IN ('halfway', 'nope')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(
+            halfway, 0,
+            "the first pending migration was rolled back too"
+        );
+        apply_pending(&mut store, &steps[..1]).unwrap();
+        assert_eq!(current_version(&store.conn).unwrap(), before + 1);
     }
-    Ok(())
 }

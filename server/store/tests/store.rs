@@ -266,3 +266,170 @@ fn cached_statements_are_not_recompiled_on_every_use() {
         );
     }
 }
+
+/// A database at migration 1 with a marker row, as the first release left it.
+fn version_1_database(path: &std::path::Path) {
+    let conn = Connection::open(path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+         applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) STRICT;",
+    )
+    .unwrap();
+    conn.execute_batch(MIGRATIONS[0].sql).unwrap();
+    conn.execute(
+        "INSERT INTO schema_migrations(version, name) VALUES (1, 'map')",
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES ('marker', 'old data')",
+        [],
+    )
+    .unwrap();
+}
+
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// Fault found by the concurrent-writers stress test (issue 9): four processes opening a
+/// new store at once each ran the migrations still pending when they looked; one that
+/// looked while another was halfway took the database for an old one, backed it up, and
+/// two such backups in the same second collided (`output file already exists`: the
+/// process could not open the store). Migrations now run under the store lock: the first
+/// process migrates, the others find the schema current.
+#[test]
+fn concurrent_opens_of_a_new_store_migrate_it_once_without_backups() {
+    for round in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("loci.db");
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(6));
+        let opens: Vec<_> = (0..6)
+            .map(|_| {
+                let path = path.clone();
+                let barrier = barrier.clone();
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    Store::open(&path).map(|_| ())
+                })
+            })
+            .collect();
+        for o in opens {
+            o.join()
+                .unwrap()
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+        }
+        assert_eq!(
+            names_in(&dir.path().join("backups")),
+            Vec::<String>::new(),
+            "round {round}: a new database needs no backup"
+        );
+        let store = Store::open(&path).unwrap();
+        let n: i64 = store
+            .conn()
+            .query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, SCHEMA_VERSION);
+    }
+}
+
+/// The same race on an old store: it is backed up exactly once, then migrated once.
+#[test]
+fn concurrent_opens_of_an_old_store_back_it_up_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loci.db");
+    version_1_database(&path);
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(4));
+    let opens: Vec<_> = (0..4)
+        .map(|_| {
+            let path = path.clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                Store::open(&path).map(|_| ())
+            })
+        })
+        .collect();
+    for o in opens {
+        o.join().unwrap().unwrap();
+    }
+    let backups = names_in(&dir.path().join("backups"));
+    assert_eq!(backups.len(), 1, "{backups:?}");
+    assert!(backups[0].starts_with("loci-v1-"), "{backups:?}");
+}
+
+/// Fault found by the crash test (issue 9): a migration killed during its pre-migration
+/// backup left its incomplete copy (`backups/.loci-v1-<time>.db.partial-<pid>`) behind
+/// for good: every later kill added one, a database's size each. A migration now removes
+/// the partial copies earlier migrations left (it holds the store lock, so none is being
+/// written), numbers its backup when the name is taken, and never touches a complete
+/// backup or another kind of partial file.
+#[test]
+fn a_migration_rerun_after_one_killed_during_its_backup_removes_the_partial_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loci.db");
+    version_1_database(&path);
+    let backups = dir.path().join("backups");
+    std::fs::create_dir_all(&backups).unwrap();
+    // What killed runs left: partial copies (one from a run killed within this second),
+    // and a complete backup under this second's name.
+    let now = backup_stamp(0);
+    let left = [
+        format!(".loci-v1-{now}.db.partial-4242"),
+        ".loci-v1-20260101T000000Z.db.partial-17".to_string(),
+    ];
+    for name in &left {
+        std::fs::write(backups.join(name), b"SQLite format 3\0trunc").unwrap();
+    }
+    let earlier = format!("loci-v1-{now}.db");
+    std::fs::write(backups.join(&earlier), b"earlier backup").unwrap();
+    // Not a migration's: a restore's copy of the live database, written by another process.
+    let restore = ".loci-before-restore-20260101T000000Z.db.partial-9".to_string();
+    std::fs::write(backups.join(&restore), b"being written").unwrap();
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.meta("marker").unwrap().as_deref(), Some("old data"));
+    let names = names_in(&backups);
+    for name in &left {
+        assert!(!names.contains(name), "{name} removed: {names:?}");
+    }
+    assert!(
+        names.contains(&restore),
+        "another kind of partial file is kept: {names:?}"
+    );
+    assert_eq!(
+        std::fs::read(backups.join(&earlier)).unwrap(),
+        b"earlier backup",
+        "an existing backup is never overwritten"
+    );
+    let new: Vec<&String> = names
+        .iter()
+        .filter(|n| n.starts_with("loci-v1-") && **n != earlier)
+        .collect();
+    assert_eq!(new.len(), 1, "one new backup: {names:?}");
+    let backup = Connection::open(backups.join(new[0])).unwrap();
+    let marker: String = backup
+        .query_row("SELECT value FROM meta WHERE key = 'marker'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(marker, "old data");
+}
+
+/// `strftime('%Y%m%dT%H%M%SZ', 'now', '+N seconds')`, the stamp a migration names its
+/// backup with.
+fn backup_stamp(plus_seconds: i64) -> String {
+    let conn = Connection::open_in_memory().unwrap();
+    conn.query_row(
+        "SELECT strftime('%Y%m%dT%H%M%SZ', 'now', ?1)",
+        [format!("+{plus_seconds} seconds")],
+        |r| r.get(0),
+    )
+    .unwrap()
+}

@@ -170,6 +170,12 @@ impl Mcp {
         self.response(id)
     }
 
+    /// Kills the server (SIGKILL on Unix), by its handle; [`Mcp::finish`] then collects
+    /// what it wrote before it died.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+    }
+
     /// What the server wrote on stderr so far.
     pub fn stderr(&self) -> String {
         self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
