@@ -120,9 +120,26 @@ impl Store {
         // Checking the schema version must precede anything that writes (journal_mode
         // writes the header), so that a newer database is left byte-for-byte untouched.
         migrate::refuse_newer(self)?;
-        self.conn
-            .pragma_update(None, "journal_mode", "WAL")
-            .map_err(|e| StoreError::sqlite("setting journal_mode=WAL", e))?;
+        // Switching a new database to WAL takes an exclusive lock without SQLite's busy
+        // handler, so a process opening it at the same moment as another fails at once
+        // ("database is locked"): retry until the busy timeout instead.
+        let deadline = std::time::Instant::now() + Duration::from_millis(BUSY_TIMEOUT_MS);
+        loop {
+            match self.conn.pragma_update(None, "journal_mode", "WAL") {
+                Ok(()) => break,
+                Err(e)
+                    if matches!(
+                        e.sqlite_error_code(),
+                        Some(
+                            rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                        )
+                    ) && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(e) => return Err(StoreError::sqlite("setting journal_mode=WAL", e)),
+            }
+        }
         self.conn
             .execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384;")
             .map_err(|e| StoreError::sqlite("setting foreign_keys and synchronous", e))?;

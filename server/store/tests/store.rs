@@ -433,3 +433,37 @@ fn backup_stamp(plus_seconds: i64) -> String {
     )
     .unwrap()
 }
+
+/// Fault found by running the store tests (issue 9): processes opening a database that
+/// does not exist yet at the same moment failed with "setting journal_mode=WAL: database
+/// is locked" at once, because SQLite takes the lock for switching to WAL without its
+/// busy handler. The switch is now retried until the busy timeout.
+#[test]
+fn simultaneous_first_opens_of_a_new_database_never_fail_switching_to_wal() {
+    for round in 0..30 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("loci.db");
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+        let opens: Vec<_> = (0..8)
+            .map(|_| {
+                let path = path.clone();
+                let barrier = barrier.clone();
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    Store::open(&path).map(|_| ())
+                })
+            })
+            .collect();
+        for o in opens {
+            o.join()
+                .unwrap()
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+        }
+        let store = Store::open(&path).unwrap();
+        let mode: String = store
+            .conn()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+    }
+}
