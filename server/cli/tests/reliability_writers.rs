@@ -125,7 +125,12 @@ impl Door {
                     },
                 };
                 let (status, _, stderr) = run(root, &args);
-                if !status.success() || !stderr.trim().is_empty() {
+                // Notes (`note: no scan yet …` before the first scan lands) are for the
+                // user, not failures; any other stderr line is.
+                let unexpected = stderr
+                    .lines()
+                    .any(|l| !l.trim().is_empty() && !l.starts_with("note: "));
+                if !status.success() || unexpected {
                     return Err(format!("loci {args:?}: {status}: {stderr}"));
                 }
                 Ok(())
