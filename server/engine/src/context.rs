@@ -344,15 +344,83 @@ fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
 
 impl Workspace {
     /// Full-text search over memory, symbols and docs.
+    ///
+    /// Every word must match; when no row holds them all, rows holding any of them are
+    /// ranked instead (a question in words, `how does get_matches parse arguments`,
+    /// finds what `get_matches` finds). A one-word query that is a symbol's exact name puts
+    /// those definitions first among the symbol hits: BM25 ranks a struct with a long
+    /// doc comment below every short member whose name merely contains the word.
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Envelope<Vec<SearchHit>>> {
-        let hits = match crate::search::fts_query(query) {
+        let mut hits = match crate::search::fts_query(query) {
             Some(q) => self.search_hits(&q, options)?,
             None => Vec::new(),
         };
+        if hits.is_empty()
+            && let Some(any) = crate::search::fts_query_any(query)
+        {
+            hits = self.search_hits(&any, options)?;
+        }
+        if options.kinds.is_empty() || options.kinds.contains(&HitKind::Symbol) {
+            hits = self.exact_symbols_first(query.trim(), hits, options)?;
+        }
         let used = hits.len() as u64;
         let mut env = self.envelope(hits, Vec::new())?;
         env.limits.used = used;
         Ok(env)
+    }
+
+    /// `hits` with the symbols named exactly `name` (case-sensitively, under the path
+    /// prefix) first among the symbol hits, each once; the symbol hits stay within the limit.
+    fn exact_symbols_first(
+        &self,
+        name: &str,
+        hits: Vec<SearchHit>,
+        options: &SearchOptions,
+    ) -> Result<Vec<SearchHit>> {
+        if name.is_empty() || name.contains(char::is_whitespace) {
+            return Ok(hits);
+        }
+        let limit = options.limit.unwrap_or(10).clamp(1, 1000);
+        let prefix = options
+            .path_prefix
+            .as_deref()
+            .map(|p| p.trim_start_matches("./"));
+        let top = hits
+            .iter()
+            .filter(|h| h.kind == HitKind::Symbol)
+            .map(|h| h.bm25)
+            .fold(0.0, f64::max);
+        let exact: Vec<SearchHit> = loci_store::map::find_symbols(self.store.conn(), name, limit)?
+            .into_iter()
+            .filter(|s| s.name == name || s.qualified_name == name)
+            .filter(|s| prefix.is_none_or(|p| s.path.starts_with(p)))
+            .map(|s| SearchHit {
+                kind: HitKind::Symbol,
+                id: s.key.clone(),
+                path: Some(s.path.clone()),
+                line: Some(s.line),
+                title: format!("{} {}", s.kind, s.qualified_name),
+                snippet: s.signature.clone(),
+                bm25: top,
+                provenance: format!("{}:{}", s.path, s.line + 1),
+            })
+            .collect();
+        if exact.is_empty() {
+            return Ok(hits);
+        }
+        let (symbols, others): (Vec<SearchHit>, Vec<SearchHit>) =
+            hits.into_iter().partition(|h| h.kind == HitKind::Symbol);
+        let mut ranked = exact;
+        for h in symbols {
+            if !ranked.iter().any(|e| e.id == h.id) {
+                ranked.push(h);
+            }
+        }
+        ranked.truncate(limit as usize);
+        // Memory hits come first, then symbols, then docs, as `search_hits` orders them.
+        let (memory, docs): (Vec<SearchHit>, Vec<SearchHit>) =
+            others.into_iter().partition(|h| h.kind == HitKind::Memory);
+        Ok(memory.into_iter().chain(ranked).chain(docs).collect())
     }
 
     /// Hits for an FTS5 MATCH expression, per kind in `options` (best first within a kind).

@@ -197,6 +197,30 @@ fn quote(s: &str) -> String {
 /// Builds an FTS5 MATCH expression from arbitrary text, or `None` when the text has no
 /// searchable characters (the caller answers empty).
 pub fn fts_query(text: &str) -> Option<String> {
+    query_parts(text).map(|parts| parts.join(" AND "))
+}
+
+/// Like [`fts_query`], but a row need hold only one of the tokens (`OR`), and tokens that
+/// are only [`STOPWORDS`] or one-character words are left out (ORed, they match nearly
+/// every row). `None` when the text has fewer than two tokens (the `AND` query already
+/// asked the same) or no token with content.
+pub fn fts_query_any(text: &str) -> Option<String> {
+    if text.split_whitespace().count() < 2 {
+        return None;
+    }
+    let content: Vec<&str> = text
+        .split_whitespace()
+        .filter(|t| {
+            identifier_words(t)
+                .iter()
+                .any(|w| w.chars().count() > 1 && !is_stopword(w))
+        })
+        .collect();
+    query_parts(&content.join(" ")).map(|parts| parts.join(" OR "))
+}
+
+/// One quoted FTS5 expression per searchable token of `text`.
+fn query_parts(text: &str) -> Option<Vec<String>> {
     let mut parts = Vec::new();
     for token in text.split_whitespace() {
         let words = identifier_words(token);
@@ -214,16 +238,22 @@ pub fn fts_query(text: &str) -> Option<String> {
             ));
         }
     }
-    if parts.is_empty() {
-        None
-    } else {
-        Some(parts.join(" AND "))
-    }
+    (!parts.is_empty()).then_some(parts)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fts_query_any_ors_the_content_tokens_only() {
+        assert_eq!(
+            fts_query_any("how does get_matches parse arguments").as_deref(),
+            Some(r#"("getmatches" OR "get matches") OR "parse" OR "arguments""#)
+        );
+        assert_eq!(fts_query_any("a AND"), None);
+        assert_eq!(fts_query_any("refund"), None);
+    }
 
     #[test]
     fn b18_queries_are_always_valid_fts5() {

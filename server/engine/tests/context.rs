@@ -589,3 +589,43 @@ fn symbols_a_relevant_page_names_come_one_hop_from_it() {
         .unwrap();
     assert_eq!((item.relevance, item.tier), (0.0, Tier::Index));
 }
+
+/// Faults from a first-use trial on clap: `search Command` ranked `pub struct Command`
+/// (long doc comment) 139th, below every short `fn command()`; and a question in words
+/// (`how does get_matches parse arguments`) found nothing because every word had to match.
+#[test]
+fn search_puts_exact_definitions_first_and_answers_a_question_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let doc: String = (0..40)
+        .map(|i| format!("/// Line {i} of a long description of how a command line is built.\n"))
+        .collect();
+    write(
+        root,
+        "src/lib.rs",
+        &format!(
+            "{doc}pub struct Command {{\n    name: String,\n}}\n\npub trait Factory {{\n    fn command() -> Command;\n    fn command_for_update() -> Command;\n}}\n\nimpl Command {{\n    pub fn get_matches(self) -> u32 {{\n        0\n    }}\n}}\n"
+        ),
+    );
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let symbols = SearchOptions {
+        kinds: vec![HitKind::Symbol],
+        limit: Some(3),
+        ..Default::default()
+    };
+    let hits = ws.search("Command", &symbols).unwrap().result;
+    let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+    assert_eq!(ids[0], "src/lib.rs#Command@class", "{ids:?}");
+    assert_eq!(ids.iter().filter(|i| **i == ids[0]).count(), 1);
+
+    let hits = ws
+        .search("how does get_matches parse arguments", &symbols)
+        .unwrap()
+        .result;
+    assert_eq!(
+        hits.first().map(|h| h.id.as_str()),
+        Some("src/lib.rs#Command.get_matches@method")
+    );
+}
