@@ -598,10 +598,26 @@ impl Workspace {
             "lessons" => "lessons",
             _ => "file",
         };
-        let written =
-            self.write_revision(&request, &opts, &page.subject, kind, "rollback", |_| {
-                Ok(old.body.clone())
-            })?;
+        let written = self.write_revision(
+            &request,
+            &opts,
+            &page.subject,
+            kind,
+            "rollback",
+            |current| {
+                // Rolling back to the text the page already has would only add a duplicate.
+                match current {
+                    Some(c) if c.body == old.body => Err(EngineError::InvalidArgument {
+                        name: "version".into(),
+                        message: format!(
+                            "`{}` v{} already reads as version {version}; nothing to roll back",
+                            page.subject, c.version
+                        ),
+                    }),
+                    _ => Ok(old.body.clone()),
+                }
+            },
+        )?;
         self.written_envelope(written)
     }
 

@@ -590,3 +590,34 @@ fn asof_refuses_an_impossible_calendar_day() {
     assert!(ws.asof("2024-02-29", None).is_ok(), "a leap day is a date");
     assert!(ws.asof("2026-11-01T12:00:00Z", None).is_ok());
 }
+
+/// Fault: `rollback F N` when the page already read as version N wrote a duplicate
+/// revision.
+#[test]
+fn rollback_to_the_text_the_page_already_has_writes_nothing() {
+    let (_dir, mut ws) = workspace();
+    ws.remember("src/auth.py", "first", &by("a")).unwrap();
+    ws.remember("src/auth.py", "second", &by("a")).unwrap();
+    for version in [2, 2] {
+        let err = ws.rollback("src/auth.py", version, &by("a")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid argument `version`: `src/auth.py` v2 already reads as version 2; nothing to roll back"
+        );
+    }
+    ws.rollback("src/auth.py", 1, &by("a")).unwrap();
+    let err = ws.rollback("src/auth.py", 1, &by("a")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid argument `version`: `src/auth.py` v3 already reads as version 1; nothing to roll back"
+    );
+    let versions: Vec<i64> = ws
+        .history("src/auth.py")
+        .unwrap()
+        .result
+        .revisions
+        .iter()
+        .map(|r| r.version)
+        .collect();
+    assert_eq!(versions.len(), 3);
+}
