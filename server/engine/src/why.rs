@@ -66,6 +66,14 @@ impl Workspace {
                     |r| r.get::<_, bool>(0),
                 )
                 .map_err(|e| loci_store::StoreError::sqlite("looking up a path", e))?;
+        // Lines are one-based, as editors show them. (A line past the mapped file's end is
+        // answered: an editor's unsaved buffer may have grown since the last scan.)
+        if line == Some(0) {
+            return Err(EngineError::InvalidArgument {
+                name: "query".into(),
+                message: format!("`{q}`: lines are numbered from 1"),
+            });
+        }
         if is_subject {
             // Symbols at the line (innermost first), then the file itself.
             let mut keys: Vec<String> = Vec::new();

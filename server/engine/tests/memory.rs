@@ -621,3 +621,19 @@ fn rollback_to_the_text_the_page_already_has_writes_nothing() {
         .collect();
     assert_eq!(versions.len(), 3);
 }
+
+/// Fault: `loci why FILE:0` answered as if line 0 existed (lines are one-based).
+#[test]
+fn why_at_line_zero_is_refused() {
+    let (_dir, mut ws) = workspace();
+    ws.remember("src/auth.py", "Auth notes.", &by("a")).unwrap();
+    let err = ws.why("src/auth.py:0").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid argument `query`: `src/auth.py:0`: lines are numbered from 1"
+    );
+    assert_eq!(
+        ws.why("src/auth.py:1").unwrap().result.subject,
+        "src/auth.py"
+    );
+}
