@@ -484,6 +484,38 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if !root.is_dir() {
         anyhow::bail!("{}: not a directory", root.display());
     }
+    // A command that only reads never creates a store: at a mistyped `--db` it would
+    // answer from an empty one (and `check` would pass).
+    let reads_only = matches!(
+        cli.command,
+        Command::Symbol { .. }
+            | Command::Refs { .. }
+            | Command::Callers { .. }
+            | Command::Deps { .. }
+            | Command::Impact { .. }
+            | Command::Stats
+            | Command::Show { .. }
+            | Command::History { .. }
+            | Command::Asof { .. }
+            | Command::Why { .. }
+            | Command::Search { .. }
+            | Command::Context { .. }
+            | Command::Check { .. }
+            | Command::Drift { .. }
+            | Command::Recap { .. }
+            | Command::Export { .. }
+            | Command::Backup { .. }
+    );
+    if reads_only
+        && let Some(db) = &cli.db
+        && !db.exists()
+    {
+        anyhow::bail!(
+            "{}: no such database; `loci scan --db {}` creates it",
+            db.display(),
+            db.display()
+        );
+    }
     let mut ws = Workspace::open(&root, cli.db.as_deref())?;
     let out = output::Output::new(cli.json);
     // What an empty answer of a lookup says on stderr (exit 1 is "nothing found").

@@ -296,3 +296,31 @@ fn session_begin_prints_only_the_shell_line_on_stdout() {
         "session 1 begun: try it\nnote: no scan yet: run `loci scan` to build the map\n"
     );
 }
+
+/// Fault: `loci --db /typo/x.db stats` (or `check`) created the directory and an empty
+/// database and answered from it; a command that only reads never creates a store.
+#[test]
+fn a_read_only_command_at_a_missing_database_is_refused_and_creates_nothing() {
+    let dir = repo();
+    let missing = dir.path().join("typo/x.db");
+    let db = missing.to_str().unwrap();
+    for command in ["stats", "check", "symbol"] {
+        let mut args = vec!["--db", db, command];
+        if command == "symbol" {
+            args.push("User");
+        }
+        let out = loci(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("loci: {db}: no such database; `loci scan --db {db}` creates it\n"),
+            "{command}"
+        );
+    }
+    assert!(!dir.path().join("typo").exists());
+    assert!(loci(dir.path(), &["--db", db, "scan"]).status.success());
+    assert_eq!(
+        loci(dir.path(), &["--db", db, "stats"]).status.code(),
+        Some(0)
+    );
+}
