@@ -342,6 +342,10 @@ fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
     best / total
 }
 
+/// The smallest token budget a `context` answer can honour: its header and one INDEX
+/// line (tokens ≈ characters / 4). A smaller one is refused, not silently raised.
+pub const MIN_BUDGET: u64 = 50;
+
 impl Workspace {
     /// Full-text search over memory, symbols and docs.
     ///
@@ -643,7 +647,15 @@ impl Workspace {
                 message: "give a question, open files, or both".into(),
             });
         }
-        let budget = req.budget.unwrap_or(self.config.context.budget).max(50);
+        let budget = req.budget.unwrap_or(self.config.context.budget);
+        if budget < MIN_BUDGET {
+            return Err(EngineError::InvalidArgument {
+                name: "budget".into(),
+                message: format!(
+                    "{budget} tokens is too small: an answer needs at least {MIN_BUDGET} (its header and one index line)"
+                ),
+            });
+        }
         let floor = req.floor.unwrap_or(self.config.context.floor);
         // What counts as relevant for seeding hops and earning boosts: the floor, or the
         // configured one when the caller asked for everything (eval passes −∞).

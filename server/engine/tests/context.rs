@@ -629,3 +629,23 @@ fn search_puts_exact_definitions_first_and_answers_a_question_in_words() {
         Some("src/lib.rs#Command.get_matches@method")
     );
 }
+
+/// Fault: `context --budget 0` was silently raised to 50 tokens (and the answer then
+/// reported "~59 tokens of 50"); a budget too small to honour is refused.
+#[test]
+fn a_budget_too_small_to_honour_is_refused() {
+    let (_dir, ws) = workspace();
+    let err = ws
+        .context(&ContextRequest {
+            query: "refund".into(),
+            open_files: Vec::new(),
+            budget: Some(0),
+            floor: None,
+        })
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid argument `budget`: 0 tokens is too small: an answer needs at least 50 (its header and one index line)"
+    );
+    assert_eq!(ask(&ws, "refund", &[], 60).limits.budget, Some(60));
+}
