@@ -87,8 +87,10 @@ pub struct SecretRules {
     fingerprint: String,
     paths: Gitignore,
     names: Vec<String>,
-    tokens: Vec<Regex>,
-    any: RegexSet,
+    /// The token patterns, by name order; compiled on first use (every command opens a
+    /// workspace, and compiling them took about a millisecond of each `loci symbol`).
+    patterns: Vec<String>,
+    compiled: std::sync::Arc<std::sync::OnceLock<(Vec<Regex>, RegexSet)>>,
     min_entropy: f64,
 }
 
@@ -127,16 +129,17 @@ impl SecretRules {
             merged.insert(name.clone(), pattern.clone());
         }
         merged.retain(|_, p| !p.is_empty());
-        let mut names = Vec::new();
-        let mut tokens = Vec::new();
-        for (name, pattern) in merged {
-            let re =
-                Regex::new(&pattern).map_err(|e| invalid(format!("secrets.tokens.{name}: {e}")))?;
-            names.push(name);
-            tokens.push(re);
+        // The built-in patterns compile (a unit test holds them to it); a configured one is
+        // compiled here, so a bad one is an error when the workspace opens.
+        for (name, pattern) in &config.tokens {
+            if !pattern.is_empty() {
+                Regex::new(pattern).map_err(|e| invalid(format!("secrets.tokens.{name}: {e}")))?;
+            }
         }
-        let any = RegexSet::new(tokens.iter().map(Regex::as_str))
-            .map_err(|e| invalid(format!("secrets.tokens: {e}")))?;
+        let (names, patterns): (Vec<String>, Vec<String>) = merged.into_iter().unzip();
+        if !config.tokens.is_empty() {
+            RegexSet::new(&patterns).map_err(|e| invalid(format!("secrets.tokens: {e}")))?;
+        }
         let mut hasher = blake3::Hasher::new();
         for glob in DEFAULT_PATHS
             .iter()
@@ -145,20 +148,20 @@ impl SecretRules {
         {
             hasher.update(b"p\0").update(glob.as_bytes());
         }
-        for (name, re) in names.iter().zip(&tokens) {
+        for (name, pattern) in names.iter().zip(&patterns) {
             hasher
                 .update(b"t\0")
                 .update(name.as_bytes())
                 .update(b"\0")
-                .update(re.as_str().as_bytes());
+                .update(pattern.as_bytes());
         }
         hasher.update(&config.min_entropy.to_le_bytes());
         Ok(SecretRules {
             fingerprint: hasher.finalize().to_hex()[..16].to_string(),
             paths,
             names,
-            tokens,
-            any,
+            patterns,
+            compiled: Default::default(),
             min_entropy: config.min_entropy,
         })
     }
@@ -184,14 +187,23 @@ impl SecretRules {
 
     /// The first credential-shaped token in `text` (by position), if any.
     pub fn find_token(&self, text: &str) -> Option<TokenMatch> {
-        let hits = self.any.matches(text);
+        let (tokens, any) = self.compiled.get_or_init(|| {
+            let tokens: Vec<Regex> = self
+                .patterns
+                .iter()
+                .map(|p| Regex::new(p).expect("validated when the rules were built"))
+                .collect();
+            let any = RegexSet::new(&self.patterns).expect("validated when the rules were built");
+            (tokens, any)
+        });
+        let hits = any.matches(text);
         if !hits.matched_any() {
             return None;
         }
         let (rule, offset) = hits
             .iter()
             .filter_map(|i| {
-                self.tokens[i]
+                tokens[i]
                     .find_iter(text)
                     .find(|m| entropy(m.as_str()) >= self.min_entropy)
                     .map(|m| (i, m.start()))
@@ -284,6 +296,20 @@ mod tests {
     /// Tokens are built from pieces so this file is not itself a secret to scanners.
     fn aws() -> String {
         ["AKIA", "Q7WJ2M5XRT3K9HBN"].concat()
+    }
+
+    /// The built-in token patterns compile, one by one and as a set: `find_token` compiles
+    /// them on first use without checking again.
+    #[test]
+    fn the_built_in_token_patterns_compile() {
+        let rules = SecretRules::new(&SecretsConfig::default()).unwrap();
+        for p in &rules.patterns {
+            Regex::new(p).unwrap();
+        }
+        RegexSet::new(&rules.patterns).unwrap();
+        assert!(rules.compiled.get().is_none(), "compiled before first use");
+        let _ = rules.find_token("nothing secret here");
+        assert!(rules.compiled.get().is_some());
     }
 
     #[test]
