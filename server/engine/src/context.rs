@@ -66,6 +66,31 @@ pub struct SearchHit {
     pub provenance: String,
 }
 
+impl SearchHit {
+    /// A symbol's hit: titled `kind qualified.name`, its signature as the snippet, its
+    /// `path:line` (one-based) as provenance; `line` is zero-based.
+    fn symbol(
+        key: &str,
+        kind: &str,
+        qualified_name: &str,
+        path: &str,
+        line: u32,
+        signature: &str,
+        bm25: f64,
+    ) -> SearchHit {
+        SearchHit {
+            kind: HitKind::Symbol,
+            id: key.to_string(),
+            path: Some(path.to_string()),
+            line: Some(line),
+            title: format!("{kind} {qualified_name}"),
+            snippet: signature.to_string(),
+            bm25,
+            provenance: format!("{path}:{}", line + 1),
+        }
+    }
+}
+
 /// Search options.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SearchOptions {
@@ -373,6 +398,22 @@ impl Workspace {
         Ok(env)
     }
 
+    /// The options' path prefix, repo-relative and inside the workspace. A prefix need not
+    /// be a whole segment (`src/au`); a trailing `/` is kept.
+    fn path_prefix(&self, options: &SearchOptions) -> Result<Option<String>> {
+        let Some(p) = options.path_prefix.as_deref() else {
+            return Ok(None);
+        };
+        let rel = self.contain("path", p)?;
+        Ok(Some(if rel == "." {
+            String::new()
+        } else if p.ends_with('/') {
+            format!("{rel}/")
+        } else {
+            rel
+        }))
+    }
+
     /// `hits` with the symbols named exactly `name` (case-sensitively, under the path
     /// prefix) first among the symbol hits, each once; the symbol hits stay within the limit.
     fn exact_symbols_first(
@@ -385,10 +426,8 @@ impl Workspace {
             return Ok(hits);
         }
         let limit = options.limit.unwrap_or(10).clamp(1, 1000);
-        let prefix = options
-            .path_prefix
-            .as_deref()
-            .map(|p| p.trim_start_matches("./"));
+        let prefix = self.path_prefix(options)?;
+        let prefix = prefix.as_deref();
         let top = hits
             .iter()
             .filter(|h| h.kind == HitKind::Symbol)
@@ -398,15 +437,16 @@ impl Workspace {
             .into_iter()
             .filter(|s| s.name == name || s.qualified_name == name)
             .filter(|s| prefix.is_none_or(|p| s.path.starts_with(p)))
-            .map(|s| SearchHit {
-                kind: HitKind::Symbol,
-                id: s.key.clone(),
-                path: Some(s.path.clone()),
-                line: Some(s.line),
-                title: format!("{} {}", s.kind, s.qualified_name),
-                snippet: s.signature.clone(),
-                bm25: top,
-                provenance: format!("{}:{}", s.path, s.line + 1),
+            .map(|s| {
+                SearchHit::symbol(
+                    &s.key,
+                    &s.kind,
+                    &s.qualified_name,
+                    &s.path,
+                    s.line,
+                    &s.signature,
+                    top,
+                )
             })
             .collect();
         if exact.is_empty() {
@@ -435,20 +475,7 @@ impl Workspace {
     ) -> Result<Vec<SearchHit>> {
         let limit = options.limit.unwrap_or(10).clamp(1, 1000);
         let want = |k: HitKind| options.kinds.is_empty() || options.kinds.contains(&k);
-        let prefix = match options.path_prefix.as_deref() {
-            // A prefix need not be a whole segment (`src/au`); a trailing `/` is kept.
-            Some(p) => {
-                let rel = self.contain("path", p)?;
-                Some(if rel == "." {
-                    String::new()
-                } else if p.ends_with('/') {
-                    format!("{rel}/")
-                } else {
-                    rel
-                })
-            }
-            None => None,
-        };
+        let prefix = self.path_prefix(options)?;
         let prefix = prefix.as_deref();
         let mut hits = Vec::new();
         for (kind, table) in [
@@ -521,16 +548,15 @@ impl Workspace {
                         s.doc.as_deref().unwrap_or_default()
                     );
                     hits.push((
-                        SearchHit {
-                            kind: HitKind::Symbol,
-                            id: s.key.clone(),
-                            path: Some(s.path.clone()),
-                            line: Some(s.line),
-                            title: format!("{} {}", s.kind, s.qualified_name),
-                            snippet: s.signature.clone(),
-                            bm25: -s.rank,
-                            provenance: format!("{}:{}", s.path, s.line + 1),
-                        },
+                        SearchHit::symbol(
+                            &s.key,
+                            &s.kind,
+                            &s.qualified_name,
+                            &s.path,
+                            s.line,
+                            &s.signature,
+                            -s.rank,
+                        ),
                         text,
                     ));
                 }
