@@ -380,6 +380,14 @@ impl Workspace {
     /// those definitions first among the symbol hits: BM25 ranks a struct with a long
     /// doc comment below every short member whose name merely contains the word.
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Envelope<Vec<SearchHit>>> {
+        self.store.read(|| self.search_in_snapshot(query, options))
+    }
+
+    fn search_in_snapshot(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Envelope<Vec<SearchHit>>> {
         let mut hits = match crate::search::fts_query(query) {
             Some(q) => self.search_hits(&q, options)?,
             None => Vec::new(),
@@ -666,6 +674,10 @@ impl Workspace {
 
     /// Ranked, tiered context for a question under a token budget; see the module docs.
     pub fn context(&self, req: &ContextRequest) -> Result<Envelope<ContextAnswer>> {
+        self.store.read(|| self.context_in_snapshot(req))
+    }
+
+    fn context_in_snapshot(&self, req: &ContextRequest) -> Result<Envelope<ContextAnswer>> {
         let query = req.query.trim();
         if query.is_empty() && req.open_files.is_empty() {
             return Err(EngineError::InvalidArgument {

@@ -99,158 +99,154 @@ pub struct Stats {
 impl Workspace {
     /// Symbols whose name, qualified name or key is `name`.
     pub fn symbol(&self, name: &str) -> Result<Envelope<Vec<SymbolHit>>> {
-        let name = non_empty("name", name)?;
-        let mut hits = map::find_symbols(self.store.conn(), name, LIST_LIMIT + 1)?;
-        let truncated = hits.len() > LIST_LIMIT as usize;
-        hits.truncate(LIST_LIMIT as usize);
-        let paths = hits.iter().map(|h| h.path.clone()).collect();
-        let mut env = self.envelope(hits, paths)?;
-        env.limits.truncated = truncated;
-        env.limits.used = env.result.len() as u64;
-        Ok(env)
+        self.store.read(|| {
+            let name = non_empty("name", name)?;
+            let mut hits = map::find_symbols(self.store.conn(), name, LIST_LIMIT + 1)?;
+            let truncated = hits.len() > LIST_LIMIT as usize;
+            hits.truncate(LIST_LIMIT as usize);
+            let paths = hits.iter().map(|h| h.path.clone()).collect();
+            let mut env = self.envelope(hits, paths)?;
+            env.limits.truncated = truncated;
+            env.limits.used = env.result.len() as u64;
+            Ok(env)
+        })
     }
 
     /// References to `name`: to that symbol key if `name` is a key, else every use of the
     /// bare name.
     pub fn refs(&self, name: &str) -> Result<Envelope<Vec<RefHit>>> {
-        let name = non_empty("name", name)?;
-        let conn = self.store.conn();
-        let mut hits = if name.contains('#') {
-            map::refs_to(conn, name, LIST_LIMIT + 1)?
-        } else {
-            map::refs_by_name(conn, last_segment(name), LIST_LIMIT + 1)?
-        };
-        let truncated = hits.len() > LIST_LIMIT as usize;
-        hits.truncate(LIST_LIMIT as usize);
-        let paths = hits.iter().map(|h| h.path.clone()).collect();
-        let mut env = self.envelope(hits, paths)?;
-        env.limits.truncated = truncated;
-        env.limits.used = env.result.len() as u64;
-        Ok(env)
+        self.store.read(|| {
+            let name = non_empty("name", name)?;
+            let conn = self.store.conn();
+            let mut hits = if name.contains('#') {
+                map::refs_to(conn, name, LIST_LIMIT + 1)?
+            } else {
+                map::refs_by_name(conn, last_segment(name), LIST_LIMIT + 1)?
+            };
+            let truncated = hits.len() > LIST_LIMIT as usize;
+            hits.truncate(LIST_LIMIT as usize);
+            let paths = hits.iter().map(|h| h.path.clone()).collect();
+            let mut env = self.envelope(hits, paths)?;
+            env.limits.truncated = truncated;
+            env.limits.used = env.result.len() as u64;
+            Ok(env)
+        })
     }
 
     /// Call sites resolved to the symbols named `symbol`.
     pub fn callers(&self, symbol: &str) -> Result<Envelope<Callers>> {
-        let symbol = non_empty("symbol", symbol)?;
-        let conn = self.store.conn();
-        let targets = map::find_symbols(conn, symbol, LIST_LIMIT)?;
-        let mut calls = Vec::new();
-        for t in &targets {
-            calls.extend(
-                map::refs_to(conn, &t.key, LIST_LIMIT)?
-                    .into_iter()
-                    .filter(|r| r.kind == "call"),
-            );
-        }
-        calls.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
-        let truncated = calls.len() > LIST_LIMIT as usize;
-        calls.truncate(LIST_LIMIT as usize);
-        let paths = targets
-            .iter()
-            .map(|t| t.path.clone())
-            .chain(calls.iter().map(|c| c.path.clone()))
-            .collect();
-        let used = calls.len() as u64;
-        let mut env = self.envelope(Callers { targets, calls }, paths)?;
-        env.limits.truncated = truncated;
-        env.limits.used = used;
-        Ok(env)
+        self.store.read(|| {
+            let symbol = non_empty("symbol", symbol)?;
+            let conn = self.store.conn();
+            let targets = map::find_symbols(conn, symbol, LIST_LIMIT)?;
+            let mut calls = Vec::new();
+            for t in &targets {
+                calls.extend(
+                    map::refs_to(conn, &t.key, LIST_LIMIT)?
+                        .into_iter()
+                        .filter(|r| r.kind == "call"),
+                );
+            }
+            calls.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+            let truncated = calls.len() > LIST_LIMIT as usize;
+            calls.truncate(LIST_LIMIT as usize);
+            let paths = targets
+                .iter()
+                .map(|t| t.path.clone())
+                .chain(calls.iter().map(|c| c.path.clone()))
+                .collect();
+            let used = calls.len() as u64;
+            let mut env = self.envelope(Callers { targets, calls }, paths)?;
+            env.limits.truncated = truncated;
+            env.limits.used = used;
+            Ok(env)
+        })
     }
 
     /// What `path` imports, or with `reverse`, what imports it.
     pub fn deps(&self, path: &str, reverse: bool) -> Result<Envelope<Deps>> {
-        let path = self.map_path(path)?;
-        let conn = self.store.conn();
-        let (direction, edges) = if reverse {
-            (Direction::ImportedBy, map::deps_to(conn, &path)?)
-        } else {
-            (Direction::Imports, map::deps_from(conn, &path)?)
-        };
-        let relies = std::iter::once(path.clone())
-            .chain(edges.iter().map(|e| e.from.clone()))
-            .collect();
-        self.envelope(
-            Deps {
-                path,
-                direction,
-                edges,
-            },
-            relies,
-        )
+        self.store.read(|| {
+            let path = self.map_path(path)?;
+            let conn = self.store.conn();
+            let (direction, edges) = if reverse {
+                (Direction::ImportedBy, map::deps_to(conn, &path)?)
+            } else {
+                (Direction::Imports, map::deps_from(conn, &path)?)
+            };
+            let relies = std::iter::once(path.clone())
+                .chain(edges.iter().map(|e| e.from.clone()))
+                .collect();
+            self.envelope(
+                Deps {
+                    path,
+                    direction,
+                    edges,
+                },
+                relies,
+            )
+        })
     }
 
     /// The reverse-dependency blast radius of a file (files that import it, transitively)
     /// or a symbol (definitions that reference it, transitively), to `depth` hops. With
     /// `hard`, only stated edges are followed.
     pub fn impact(&self, target: &str, depth: u32, hard: bool) -> Result<Envelope<Impact>> {
-        let target = non_empty("target", target)?;
-        let depth = depth.max(1);
-        let conn = self.store.conn();
-        let as_path = match self.map_path(target) {
-            Ok(path) => Some(path),
-            // A path that leaves the workspace is refused, not searched as a name.
-            Err(EngineError::InvalidArgument { message, .. }) => {
-                return Err(EngineError::InvalidArgument {
-                    name: "target".into(),
-                    message,
-                });
-            }
-            Err(_) => None,
-        };
-        let impact = if let Some(path) = as_path {
-            self.impact_file(path, depth, hard)?
-        } else {
-            let symbols = map::find_symbols(conn, target, LIST_LIMIT)?;
-            if symbols.is_empty() {
-                return Err(EngineError::NotFound(format!(
-                    "no file or symbol named `{target}` in the map"
-                )));
-            }
-            self.impact_symbol(&symbols, depth, hard)?
-        };
-        let relies = impact.files.clone();
-        let used = impact.nodes.len() as u64;
-        let mut env = self.envelope(impact, relies)?;
-        env.limits.used = used;
-        Ok(env)
+        self.store.read(|| {
+            let target = non_empty("target", target)?;
+            let depth = depth.max(1);
+            let conn = self.store.conn();
+            let as_path = match self.map_path(target) {
+                Ok(path) => Some(path),
+                // A path that leaves the workspace is refused, not searched as a name.
+                Err(EngineError::InvalidArgument { message, .. }) => {
+                    return Err(EngineError::InvalidArgument {
+                        name: "target".into(),
+                        message,
+                    });
+                }
+                Err(_) => None,
+            };
+            let impact = if let Some(path) = as_path {
+                self.impact_file(path, depth, hard)?
+            } else {
+                let symbols = map::find_symbols(conn, target, LIST_LIMIT)?;
+                if symbols.is_empty() {
+                    return Err(EngineError::NotFound(format!(
+                        "no file or symbol named `{target}` in the map"
+                    )));
+                }
+                self.impact_symbol(&symbols, depth, hard)?
+            };
+            let relies = impact.files.clone();
+            let used = impact.nodes.len() as u64;
+            let mut env = self.envelope(impact, relies)?;
+            env.limits.used = used;
+            Ok(env)
+        })
     }
 
     fn impact_file(&self, path: String, depth: u32, hard: bool) -> Result<Impact> {
-        let conn = self.store.conn();
-        let mut seen = BTreeSet::from([path.clone()]);
-        let mut frontier = vec![path.clone()];
-        let mut nodes = Vec::new();
-        // Breadth first, one query per level. Resolved imports are stated by the parser,
-        // so `hard` keeps every file edge.
-        for d in 0..depth {
-            if frontier.is_empty() {
-                break;
-            }
-            let mut next = Vec::new();
-            for edge in map::deps_to_many(conn, &frontier)? {
-                let Some(to) = edge.to.clone() else { continue };
-                if seen.insert(edge.from.clone()) {
-                    next.push(edge.from.clone());
-                    nodes.push(ImpactNode {
-                        id: edge.from.clone(),
-                        path: edge.from.clone(),
-                        depth: d + 1,
-                        via: ImpactEdge {
-                            from: edge.from.clone(),
-                            to,
-                            kind: "import".into(),
-                            at: format!("{}:{}", edge.from, edge.line + 1),
-                            provenance: "stated".into(),
-                            confidence: 1.0,
-                        },
-                    });
-                }
-            }
-            next.sort();
-            frontier = next;
-        }
-        nodes.sort_by(|a, b| (a.depth, &a.id).cmp(&(b.depth, &b.id)));
-        let files = seen.into_iter().collect();
+        // Resolved imports are stated by the parser, so `hard` keeps every file edge.
+        let importers = map::importers_within(self.store.conn(), &path, depth)?;
+        let mut files: Vec<String> = importers.iter().map(|i| i.path.clone()).collect();
+        files.push(path.clone());
+        files.sort();
+        let nodes = importers
+            .into_iter()
+            .map(|i| ImpactNode {
+                id: i.path.clone(),
+                depth: i.depth,
+                via: ImpactEdge {
+                    at: format!("{}:{}", i.path, i.line + 1),
+                    from: i.path.clone(),
+                    to: i.imports,
+                    kind: "import".into(),
+                    provenance: "stated".into(),
+                    confidence: 1.0,
+                },
+                path: i.path,
+            })
+            .collect();
         Ok(Impact {
             target: vec![path],
             mode: "file",
@@ -312,16 +308,18 @@ impl Workspace {
 
     /// Row totals and files by language.
     pub fn stats(&self) -> Result<Envelope<Stats>> {
-        let conn = self.store.conn();
-        let totals = map::counts(conn)?;
-        let mut languages = BTreeMap::new();
-        for (language, files, lines) in map::files_by_language(conn)? {
-            languages.insert(
-                language.unwrap_or_else(|| "unknown".into()),
-                crate::scan::LanguageCount { files, lines },
-            );
-        }
-        self.envelope(Stats { totals, languages }, Vec::new())
+        self.store.read(|| {
+            let conn = self.store.conn();
+            let totals = map::counts(conn)?;
+            let mut languages = BTreeMap::new();
+            for (language, files, lines) in map::files_by_language(conn)? {
+                languages.insert(
+                    language.unwrap_or_else(|| "unknown".into()),
+                    crate::scan::LanguageCount { files, lines },
+                );
+            }
+            self.envelope(Stats { totals, languages }, Vec::new())
+        })
     }
 
     /// Normalizes a user-given path (absolute, `./`-prefixed or repo-relative) to the

@@ -37,6 +37,10 @@ impl Workspace {
     /// symbol at that line, or the file's own page) or any text (FTS5 over bodies) — and
     /// returns its provenance chain.
     pub fn why(&self, query: &str) -> Result<Envelope<Why>> {
+        self.store.read(|| self.why_in_snapshot(query))
+    }
+
+    fn why_in_snapshot(&self, query: &str) -> Result<Envelope<Why>> {
         let q = query.trim();
         if q.is_empty() {
             return Err(EngineError::InvalidArgument {

@@ -594,27 +594,82 @@ pub fn deps_to(conn: &Connection, path: &str) -> Result<Vec<DepEdge>> {
         .ctx(|| format!("reading reverse deps of {path}"))
 }
 
-/// Edges into any of `paths` (the files that import them), ordered by imported file,
-/// importer and line. Queried in chunks, so any number of paths is fine.
-pub fn deps_to_many(conn: &Connection, paths: &[String]) -> Result<Vec<DepEdge>> {
+/// A file reached by [`importers_within`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Importer {
+    /// The importing file.
+    pub path: String,
+    /// Hops from the target (1 = imports it directly).
+    pub depth: u32,
+    /// The file one hop closer to the target that it imports (the smallest path when
+    /// it imports several of that level).
+    pub imports: String,
+    /// Zero-based line of the first import statement behind that edge.
+    pub line: u32,
+}
+
+/// The files that import `path`, transitively, to `depth` hops: a breadth-first walk of
+/// the reverse import graph over file ids, one cached indexed lookup per file reached
+/// (the `deps_by_target` index), ordered by depth then path. Each file appears once, at
+/// the depth it is first reached; `path` itself is not listed.
+pub fn importers_within(conn: &Connection, path: &str, depth: u32) -> Result<Vec<Importer>> {
+    let ctx = || format!("walking the importers of {path}");
+    let Some(start) = conn
+        .query_row("SELECT file_id FROM files WHERE path = ?1", [path], |r| {
+            r.get::<_, i64>(0)
+        })
+        .optional()
+        .ctx(ctx)?
+    else {
+        return Ok(Vec::new());
+    };
+    let mut importers_of = conn
+        .prepare_cached(
+            "SELECT from_file_id, min(line) FROM deps WHERE to_file_id = ?1 GROUP BY from_file_id",
+        )
+        .ctx(ctx)?;
+    let mut path_of = conn
+        .prepare_cached("SELECT path FROM files WHERE file_id = ?1")
+        .ctx(ctx)?;
+    let mut paths: HashMap<i64, String> = HashMap::from([(start, path.to_string())]);
     let mut out = Vec::new();
-    for chunk in paths.chunks(500) {
-        let marks = vec!["?"; chunk.len()].join(", ");
-        let mut stmt = conn
-            .prepare_cached(&format!(
-                "SELECT a.path, b.path, d.module, d.line, d.count FROM deps d
-                 JOIN files b ON b.file_id = d.to_file_id
-                 JOIN files a ON a.file_id = d.from_file_id
-                 WHERE b.path IN ({marks}) ORDER BY b.path, a.path, d.line"
-            ))
-            .ctx(|| "reading reverse deps".into())?;
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(chunk), dep_edge)
-            .ctx(|| "reading reverse deps".into())?;
-        for row in rows {
-            out.push(row.ctx(|| "reading reverse deps".into())?);
+    let mut frontier = vec![start];
+    for d in 1..=depth {
+        // importer -> (path of the file it imports at this level, line)
+        let mut level: HashMap<i64, (String, u32)> = HashMap::new();
+        for &to in &frontier {
+            let to_path = paths[&to].clone();
+            let rows = importers_of
+                .query_map([to], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, u32>(1)?)))
+                .ctx(ctx)?;
+            for row in rows {
+                let (from, line) = row.ctx(ctx)?;
+                if paths.contains_key(&from) {
+                    continue;
+                }
+                let best = level.entry(from).or_insert_with(|| (to_path.clone(), line));
+                if (&to_path, line) < (&best.0, best.1) {
+                    *best = (to_path.clone(), line);
+                }
+            }
+        }
+        if level.is_empty() {
+            break;
+        }
+        frontier = Vec::with_capacity(level.len());
+        for (from, (imports, line)) in level {
+            let from_path: String = path_of.query_row([from], |r| r.get(0)).ctx(ctx)?;
+            paths.insert(from, from_path.clone());
+            frontier.push(from);
+            out.push(Importer {
+                path: from_path,
+                depth: d,
+                imports,
+                line,
+            });
         }
     }
+    out.sort_by(|a, b| (a.depth, &a.path).cmp(&(b.depth, &b.path)));
     Ok(out)
 }
 

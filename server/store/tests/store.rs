@@ -467,3 +467,40 @@ fn simultaneous_first_opens_of_a_new_database_never_fail_switching_to_wal() {
         assert_eq!(mode, "wal");
     }
 }
+
+#[test]
+fn a_read_sees_one_snapshot_while_another_connection_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".loci/loci.db");
+    let reader = Store::open(&path).unwrap();
+    let writer = Connection::open(&path).unwrap();
+    writer
+        .execute("INSERT INTO meta(key, value) VALUES ('k', 'before')", [])
+        .unwrap();
+    let meta = |s: &Store| -> String {
+        s.conn()
+            .query_row("SELECT value FROM meta WHERE key = 'k'", [], |r| r.get(0))
+            .unwrap()
+    };
+    let seen: Result<(String, String), StoreError> = reader.read(|| {
+        let first = meta(&reader);
+        writer
+            .execute("UPDATE meta SET value = 'after' WHERE key = 'k'", [])
+            .unwrap();
+        Ok((first, meta(&reader)))
+    });
+    assert_eq!(seen.unwrap(), ("before".into(), "before".into()));
+    // The snapshot ends with the read: the next statement sees the write.
+    assert_eq!(meta(&reader), "after");
+    assert!(reader.conn().is_autocommit());
+    // Nested reads run in the outer snapshot, and an error ends it too.
+    let err: Result<(), StoreError> = reader.read(|| {
+        reader.read(|| Ok::<_, StoreError>(()))?;
+        Err(StoreError::Busy {
+            path: path.clone(),
+            waited_ms: 0,
+        })
+    });
+    assert!(err.is_err());
+    assert!(reader.conn().is_autocommit());
+}
