@@ -40,8 +40,8 @@ impl Output {
         env: &Envelope<T>,
         human: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
     ) -> anyhow::Result<()> {
-        let stdout = std::io::stdout();
-        let mut out = stdout.lock();
+        // Stdout is line-buffered: a wide answer (800 lines) was 800 `write` calls.
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         if self.json {
             serde_json::to_writer_pretty(&mut out, env)?;
             writeln!(out)?;
@@ -550,10 +550,11 @@ impl Output {
     }
 
     pub fn sarif(&self, value: &serde_json::Value) -> anyhow::Result<()> {
-        let stdout = std::io::stdout();
-        let mut out = stdout.lock();
+        // Stdout is line-buffered: a wide answer (800 lines) was 800 `write` calls.
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         serde_json::to_writer_pretty(&mut out, value)?;
         writeln!(out)?;
+        out.flush()?;
         Ok(())
     }
 
@@ -631,8 +632,8 @@ impl Output {
         env: &Envelope<T>,
         human: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
     ) -> anyhow::Result<()> {
-        let stdout = std::io::stdout();
-        let mut out = stdout.lock();
+        // Stdout is line-buffered: a wide answer (800 lines) was 800 `write` calls.
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         if self.json {
             serde_json::to_writer_pretty(&mut out, env)?;
             writeln!(out)?;

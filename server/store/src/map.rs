@@ -675,22 +675,19 @@ pub fn importers_within(conn: &Connection, path: &str, depth: u32) -> Result<Vec
 
 /// `(size, mtime_ns)` of each of `paths` that the map holds.
 pub fn file_stats(conn: &Connection, paths: &[&str]) -> Result<HashMap<String, (i64, i64)>> {
-    let mut out = HashMap::new();
-    for chunk in paths.chunks(500) {
-        let marks = vec!["?"; chunk.len()].join(", ");
-        let mut stmt = conn
-            .prepare_cached(&format!(
-                "SELECT path, size, mtime_ns FROM files WHERE path IN ({marks})"
-            ))
-            .ctx(|| "reading file states".into())?;
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(chunk), |r| {
-                Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?)))
-            })
-            .ctx(|| "reading file states".into())?;
-        for row in rows {
-            let (path, stat) = row.ctx(|| "reading file states".into())?;
-            out.insert(path, stat);
+    // One cached statement, one index lookup per path: an `IN (...)` list of 500
+    // placeholders was parsed afresh by every process and cost more than the lookups.
+    let mut stmt = conn
+        .prepare_cached("SELECT size, mtime_ns FROM files WHERE path = ?1")
+        .ctx(|| "reading file states".into())?;
+    let mut out = HashMap::with_capacity(paths.len());
+    for &path in paths {
+        let stat = stmt
+            .query_row([path], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()
+            .ctx(|| format!("reading the state of {path}"))?;
+        if let Some(stat) = stat {
+            out.insert(path.to_string(), stat);
         }
     }
     Ok(out)

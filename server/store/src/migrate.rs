@@ -53,6 +53,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "page_uid",
         sql: include_str!("migrations/0006_page_uid.sql"),
     },
+    Migration {
+        version: 7,
+        name: "deps_reverse",
+        sql: include_str!("migrations/0007_deps_reverse.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
