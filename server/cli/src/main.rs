@@ -3,6 +3,7 @@
 //!
 //! Exit codes: 0 ok, 1 nothing found, 2 usage or environment error (message on stderr).
 
+mod malloc;
 mod output;
 
 use std::path::PathBuf;
@@ -422,6 +423,10 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if matches!(cli.command, Command::Lsp | Command::Mcp { .. }) {
+        // Long-running servers: bound malloc's arenas (re-executes once; see malloc.rs).
+        malloc::bound_arenas();
+    }
     match run(cli) {
         Ok(code) => code,
         // `loci ... | head` closing the pipe early is not an error.

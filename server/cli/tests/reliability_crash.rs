@@ -11,7 +11,8 @@
 //!
 //! Size: `LOCI_CRASH_RUNS` kills per phase (default 5), on `LOCI_CRASH_FILES` files of
 //! the Python standard library (default 300); `LOCI_CRASH_SEED` replays a run (the seed
-//! is printed on stderr).
+//! is printed on stderr). Each phase prints its kills that landed mid-operation and its
+//! wall time.
 
 mod mcp_support;
 mod reliability;
@@ -190,6 +191,7 @@ fn recover_and_compare(what: &str, corpus: &Corpus, db: &Path) {
 
 #[test]
 fn a_full_scan_killed_at_random_points_is_completed_by_the_next_scan() {
+    let started = Instant::now();
     let corpus = corpus();
     let mut rng = rng("scan");
     let dir = tempfile::tempdir().expect("tempdir");
@@ -206,12 +208,17 @@ fn a_full_scan_killed_at_random_points_is_completed_by_the_next_scan() {
             recover_and_compare(&format!("scan run {run}"), &corpus, &db);
         }
     }
-    eprintln!("scan: {interrupted} of {} kills landed mid-scan", runs());
+    eprintln!(
+        "scan: {interrupted} of {} kills landed mid-scan ({:.0} s)",
+        runs(),
+        started.elapsed().as_secs_f64()
+    );
     assert!(interrupted > 0, "no kill landed during a scan");
 }
 
 #[test]
 fn a_memory_write_loop_killed_at_random_keeps_every_acknowledged_write() {
+    let started = Instant::now();
     let corpus = corpus();
     let mut rng = rng("write");
     let dir = tempfile::tempdir().expect("tempdir");
@@ -310,12 +317,17 @@ fn a_memory_write_loop_killed_at_random_keeps_every_acknowledged_write() {
         drop(conn);
         recover_and_compare(&what, &corpus, &db);
     }
-    eprintln!("write: {interrupted} of {} kills landed mid-loop", runs());
+    eprintln!(
+        "write: {interrupted} of {} kills landed mid-loop ({:.0} s)",
+        runs(),
+        started.elapsed().as_secs_f64()
+    );
     assert!(interrupted > 0, "no kill landed during the write loop");
 }
 
 #[test]
 fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
+    let started = Instant::now();
     let corpus = corpus();
     let mut rng = rng("migration");
     let dir = tempfile::tempdir().expect("tempdir");
@@ -367,10 +379,10 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
     // How long opening (backup + migration) takes.
     let probe = dir.path().join("probe/loci.db");
     copy_db(&old, &probe);
-    let started = Instant::now();
+    let probe_started = Instant::now();
     let (status, stderr) = loci_db(&corpus.root, &probe, &["stats"]);
     assert!(status.success(), "{stderr}");
-    let migrate_time = started.elapsed();
+    let migrate_time = probe_started.elapsed();
 
     let mut interrupted = 0;
     let mut outcomes: BTreeMap<i64, usize> = BTreeMap::new();
@@ -443,8 +455,9 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
         assert_eq!(memory(&conn), old_memory, "{what}: memory after the rescan");
     }
     eprintln!(
-        "migration: {interrupted} of {} kills landed mid-open; schema versions after the kill: {outcomes:?}",
-        runs()
+        "migration: {interrupted} of {} kills landed mid-open; schema versions after the kill: {outcomes:?} ({:.0} s)",
+        runs(),
+        started.elapsed().as_secs_f64()
     );
     assert!(interrupted > 0, "no kill landed during a migration");
 }
@@ -474,6 +487,7 @@ fn check_backups(what: &str, dir: &Path, memory_before: &[(String, i64, String)]
 
 #[test]
 fn a_backup_killed_at_random_leaves_the_store_intact_and_no_backup_or_a_complete_one() {
+    let started = Instant::now();
     let corpus = corpus();
     let mut rng = rng("backup");
     let dir = tempfile::tempdir().expect("tempdir");
@@ -490,14 +504,14 @@ fn a_backup_killed_at_random_leaves_the_store_intact_and_no_backup_or_a_complete
     let live_memory = memory(&open_ro(&live));
     // How long a backup takes.
     let probe = dir.path().join("probe.db");
-    let started = Instant::now();
+    let probe_started = Instant::now();
     let (status, stderr) = loci_db(
         &corpus.root,
         &live,
         &["backup", probe.to_str().expect("utf-8")],
     );
     assert!(status.success(), "{stderr}");
-    let backup_time = started.elapsed();
+    let backup_time = probe_started.elapsed();
     check_backup_file("probe", &probe, &live_memory);
 
     let mut interrupted = 0;
@@ -549,8 +563,9 @@ fn a_backup_killed_at_random_leaves_the_store_intact_and_no_backup_or_a_complete
         check_backup_file(&what, &again, &live_memory);
     }
     eprintln!(
-        "backup: {interrupted} of {} kills landed mid-backup; {complete} left a complete backup",
-        runs()
+        "backup: {interrupted} of {} kills landed mid-backup; {complete} left a complete backup ({:.0} s)",
+        runs(),
+        started.elapsed().as_secs_f64()
     );
     assert!(interrupted > 0, "no kill landed during a backup");
     recover_and_compare("after the backup kills", &corpus, &live);
