@@ -347,22 +347,23 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
         );
         assert!(status.success(), "{stderr}");
     }
-    // Two migrations behind: 0005 (empties the derived map) and 0006 (page uids) pending,
-    // so a kill can land between them. Undo 0006 for real and forget 0005's row (it
-    // recreates what it touches).
+    // Three migrations behind: 0005 (empties the derived map), 0006 (page uids) and 0007
+    // (the covering reverse-import index) pending, so a kill can land between them. Undo
+    // 0007 and 0006 for real and forget 0005's row (it recreates what it touches).
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        6,
+        7,
         "revisit which migrations this test undoes"
     );
     {
         let conn = Connection::open(&old).expect("open old");
         conn.execute_batch(
-            "DROP TRIGGER pages_uid; DROP INDEX pages_by_uid; ALTER TABLE pages DROP COLUMN uid;
+            "DROP INDEX deps_by_target; CREATE INDEX deps_by_target ON deps(to_file_id);
+             DROP TRIGGER pages_uid; DROP INDEX pages_by_uid; ALTER TABLE pages DROP COLUMN uid;
              DELETE FROM schema_migrations WHERE version > 4;",
         )
-        .expect("step back two migrations");
+        .expect("step back three migrations");
     }
     let old_conn = open_ro(&old);
     let old_memory = memory(&old_conn);
@@ -411,12 +412,20 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
                 |r| r.get(0),
             )
             .expect("pages columns");
+        let index_columns: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM pragma_index_info('deps_by_target')",
+                [],
+                |r| r.get(0),
+            )
+            .expect("deps_by_target columns");
         if version == old_version {
             assert_eq!(
                 counts, old_counts,
                 "{what}: not applied, so the old map is intact"
             );
             assert_eq!(uid_column, 0, "{what}: not applied, so no 0006 column");
+            assert_eq!(index_columns, 1, "{what}: not applied, so the 0001 index");
         } else {
             assert_eq!(
                 version,
@@ -432,6 +441,7 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
                 0,
                 "{what}: 0006 applied completely"
             );
+            assert_eq!(index_columns, 3, "{what}: 0007 applied");
         }
         assert_eq!(memory(&conn), old_memory, "{what}: memory untouched");
         drop(conn);
