@@ -32,6 +32,7 @@ use loci_store::rusqlite::{OptionalExtension, params};
 use loci_store::{Context, Store};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::num::NonZeroI64;
 
 use crate::config::ScanConfig;
 use crate::secrets::SecretRules;
@@ -316,7 +317,7 @@ fn scan_inner(
         store,
         scan_id,
         stored,
-        pending_refs: Vec::new(),
+        pending: PendingRefs::default(),
         changed_names: BTreeSet::new(),
         changed_files: BTreeSet::new(),
         drift: Vec::new(),
@@ -409,7 +410,7 @@ fn scan_inner(
     );
     resolve_refs(
         writer.store,
-        std::mem::take(&mut writer.pending_refs),
+        std::mem::take(&mut writer.pending),
         &writer.changed_names,
         &deps_changed,
         &writer.retarget,
@@ -695,8 +696,8 @@ struct Writer<'a> {
     store: &'a mut Store,
     scan_id: i64,
     stored: &'a HashMap<String, FileState>,
-    /// References of changed files, waiting for resolution: (file id, rows).
-    pending_refs: Vec<(i64, Vec<RefRow>)>,
+    /// References of changed files, waiting for resolution.
+    pending: PendingRefs,
     /// Names that gained or lost a definition.
     changed_names: BTreeSet<String>,
     /// Files written in this scan.
@@ -753,14 +754,13 @@ impl Writer<'_> {
                             lossy_utf8: a.lossy_utf8,
                         };
                         let file_id = map::put_file(tx, existing, &row, scan_id)?;
-                        let mut refs = Vec::new();
+                        let mut ids = Vec::new();
                         map::insert_doc_chunks(tx, file_id, &a.chunks)?;
                         if let Some(x) = &a.analysis {
-                            let ids = map::insert_symbols(tx, file_id, &x.symbols)?;
+                            ids = map::insert_symbols(tx, file_id, &x.symbols)?;
                             map::insert_imports(tx, file_id, &x.imports)?;
-                            refs = ref_rows(x, &ids);
                         }
-                        written.push((file_id, existing.is_some(), old_keys, refs, incoming));
+                        written.push((file_id, existing.is_some(), old_keys, ids, incoming));
                     }
                 }
             }
@@ -778,7 +778,8 @@ impl Writer<'_> {
                     skips.push(skip);
                 }
                 Outcome::Analyzed(a) => {
-                    let Some((file_id, existed, old_keys, refs, incoming)) = written.next() else {
+                    let Some((file_id, existed, old_keys, symbol_ids, incoming)) = written.next()
+                    else {
                         continue;
                     };
                     self.retarget.extend(incoming);
@@ -844,7 +845,8 @@ impl Writer<'_> {
                         report.added.push(a.path);
                     }
                     self.changed_files.insert(file_id);
-                    self.pending_refs.push((file_id, refs));
+                    let refs = a.analysis.as_ref().map_or(&[][..], |x| &x.refs[..]);
+                    self.pending.push(file_id, refs, &symbol_ids);
                 }
             }
         }
@@ -899,27 +901,89 @@ fn degraded_reason(d: &loci_core::Degraded) -> String {
     }
 }
 
-/// A file's references with their enclosing definitions as row ids (`symbol_ids` are the
-/// ids of `x.symbols`, in order).
-fn ref_rows(x: &FileAnalysis, symbol_ids: &[i64]) -> Vec<RefRow> {
-    x.refs
-        .iter()
-        .map(|r| RefRow {
-            name: r.name.clone(),
-            kind: r.kind.as_str(),
-            line: r.span.line,
-            column: r.span.column,
-            start_byte: r.span.start,
-            end_byte: r.span.end,
-            enclosing_id: r
-                .enclosing
-                .and_then(|i| symbol_ids.get(i as usize))
-                .copied(),
-            target_id: None,
-            provenance: "derived",
-            confidence: 0.0,
+/// The references of a scan's changed files, held until every definition is known and
+/// they can be resolved. A first scan holds every reference of the repository here (345,000
+/// for the standard library, millions for a large monorepo), so each is packed into 32
+/// bytes and its name is interned: as `RefRow`s with owned names they took 140 bytes each,
+/// the largest part of a first scan's memory.
+#[derive(Default)]
+struct PendingRefs {
+    /// (file id, range of `refs`), in write order.
+    files: Vec<(i64, std::ops::Range<usize>)>,
+    refs: Vec<PendingRef>,
+    names: Vec<Box<str>>,
+    ids: HashMap<Box<str>, u32>,
+}
+
+/// One unresolved reference: see [`PendingRefs`].
+struct PendingRef {
+    /// Index into [`PendingRefs::names`].
+    name: u32,
+    kind: loci_core::RefKind,
+    line: u32,
+    column: u32,
+    start_byte: u32,
+    end_byte: u32,
+    /// Row id of the innermost enclosing definition (row ids start at 1).
+    enclosing: Option<NonZeroI64>,
+}
+
+impl PendingRefs {
+    /// Adds a file's references (none for a file that was not analysed); `symbol_ids` are
+    /// the row ids of its symbols, in order.
+    fn push(&mut self, file_id: i64, refs: &[loci_core::Reference], symbol_ids: &[i64]) {
+        let start = self.refs.len();
+        for r in refs {
+            let name = match self.ids.get(r.name.as_str()) {
+                Some(&id) => id,
+                None => {
+                    let id = self.names.len() as u32;
+                    self.names.push(r.name.as_str().into());
+                    self.ids.insert(r.name.as_str().into(), id);
+                    id
+                }
+            };
+            self.refs.push(PendingRef {
+                name,
+                kind: r.kind,
+                line: r.span.line,
+                column: r.span.column,
+                start_byte: r.span.start,
+                end_byte: r.span.end,
+                enclosing: r
+                    .enclosing
+                    .and_then(|i| symbol_ids.get(i as usize))
+                    .and_then(|&id| NonZeroI64::new(id)),
+            });
+        }
+        self.files.push((file_id, start..self.refs.len()));
+    }
+
+    /// A file's references as rows, resolved with `resolver`.
+    fn rows<'a>(
+        &'a self,
+        file_id: i64,
+        range: std::ops::Range<usize>,
+        resolver: &'a Resolver,
+    ) -> impl Iterator<Item = RefRow<'a>> + 'a {
+        self.refs[range].iter().map(move |r| {
+            let name = &*self.names[r.name as usize];
+            let enclosing_id = r.enclosing.map(NonZeroI64::get);
+            let (target_id, provenance, confidence) = resolver.resolve(file_id, name, enclosing_id);
+            RefRow {
+                name,
+                kind: r.kind.as_str(),
+                line: r.line,
+                column: r.column,
+                start_byte: r.start_byte,
+                end_byte: r.end_byte,
+                enclosing_id,
+                target_id,
+                provenance,
+                confidence,
+            }
         })
-        .collect()
+    }
 }
 
 /// Pairs deleted files with added files of the same content (one-to-one, by path order).
@@ -1154,8 +1218,12 @@ struct Resolver {
     parents: HashMap<i64, Option<i64>>,
     /// file → (module, imported names)
     imports: HashMap<i64, Vec<(String, Vec<String>)>>,
-    /// file → (module, target file)
+    /// file → (module, target file), by module then target path: file ids follow the
+    /// order parser threads finish in, so they must never decide between two targets.
     deps: HashMap<i64, Vec<(String, i64)>>,
+    /// file → its path's last component without the extension (`xml/dom/minidom.py` →
+    /// `minidom`), to tell a submodule an import names from the module itself.
+    stems: HashMap<i64, String>,
 }
 
 impl Resolver {
@@ -1165,6 +1233,7 @@ impl Resolver {
             parents: HashMap::new(),
             imports: HashMap::new(),
             deps: HashMap::new(),
+            stems: HashMap::new(),
         };
         let mut stmt = conn
             .prepare(
@@ -1214,7 +1283,9 @@ impl Resolver {
         }
         let mut stmt = conn
             .prepare(
-                "SELECT from_file_id, module, to_file_id FROM deps WHERE to_file_id IS NOT NULL",
+                "SELECT d.from_file_id, d.module, d.to_file_id, f.path FROM deps d
+                 JOIN files f ON f.file_id = d.to_file_id
+                 ORDER BY d.from_file_id, d.module, f.path",
             )
             .ctx(|| "reading deps".into())?;
         let rows = stmt
@@ -1223,12 +1294,17 @@ impl Resolver {
                     row.get::<_, i64>(0)?,
                     row.get::<_, String>(1)?,
                     row.get::<_, i64>(2)?,
+                    row.get::<_, String>(3)?,
                 ))
             })
             .ctx(|| "reading deps".into())?;
         for row in rows {
-            let (from, module, to) = row.ctx(|| "reading deps".into())?;
+            let (from, module, to, path) = row.ctx(|| "reading deps".into())?;
             r.deps.entry(from).or_default().push((module, to));
+            r.stems.entry(to).or_insert_with(|| {
+                let file = path.rsplit('/').next().unwrap_or(&path);
+                file.split('.').next().unwrap_or(file).to_string()
+            });
         }
         Ok(r)
     }
@@ -1252,7 +1328,17 @@ impl Resolver {
                 if !names.iter().any(|n| n == name) {
                     continue;
                 }
-                for (_, to) in deps.into_iter().flatten().filter(|(m, _)| m == module) {
+                // The module itself before the submodules the import also names: in
+                // `from xml.dom import minidom, Node`, `Node` is xml/dom/__init__.py's,
+                // not minidom's own `Node`.
+                let targets = deps.into_iter().flatten().filter(|(m, _)| m == module);
+                let named = |to: &i64| {
+                    self.stems
+                        .get(to)
+                        .is_some_and(|stem| names.iter().any(|n| n == stem))
+                };
+                let (submodules, own): (Vec<_>, Vec<_>) = targets.partition(|(_, to)| named(to));
+                for (_, to) in own.into_iter().chain(submodules) {
                     if let Some(d) = defs.iter().find(|d| d.file_id == *to && d.parent.is_none()) {
                         return (Some(d.id), "stated", 1.0);
                     }
@@ -1297,22 +1383,13 @@ impl Resolver {
 /// this scan rewrote (`retarget`).
 fn resolve_refs(
     store: &mut Store,
-    mut pending: Vec<(i64, Vec<RefRow>)>,
+    pending: PendingRefs,
     changed_names: &BTreeSet<String>,
     deps_changed: &BTreeSet<i64>,
     retarget: &BTreeSet<i64>,
 ) -> Result<()> {
-    let pending_files: HashSet<i64> = pending.iter().map(|(id, _)| *id).collect();
+    let pending_files: HashSet<i64> = pending.files.iter().map(|(id, _)| *id).collect();
     let resolver = Resolver::load(store.conn())?;
-    for (file_id, refs) in &mut pending {
-        for r in refs.iter_mut() {
-            let (target, provenance, confidence) =
-                resolver.resolve(*file_id, &r.name, r.enclosing_id);
-            r.target_id = target;
-            r.provenance = provenance;
-            r.confidence = confidence;
-        }
-    }
     // Stored refs of unchanged files that may resolve differently now:
     // (ref, file, name, enclosing, target, provenance, confidence).
     type Stored = (i64, i64, String, Option<i64>, Option<i64>, String, f64);
@@ -1378,10 +1455,14 @@ fn resolve_refs(
             }
         }
     }
-    for chunk in pending.chunks(256) {
+    for chunk in pending.files.chunks(256) {
         store.write(|tx| {
-            for (file_id, refs) in chunk {
-                map::insert_refs(tx, *file_id, refs)?;
+            for (file_id, range) in chunk {
+                map::insert_refs(
+                    tx,
+                    *file_id,
+                    pending.rows(*file_id, range.clone(), &resolver),
+                )?;
             }
             Ok(())
         })?;
@@ -1399,8 +1480,14 @@ fn resolve_refs(
 
 #[cfg(test)]
 mod tests {
-    use super::{Outcome, count_lines, process};
+    use super::{Outcome, PendingRef, count_lines, process};
     use crate::walk::{SkipReason, WalkedFile};
+
+    #[test]
+    fn a_pending_reference_takes_32_bytes() {
+        // A first scan holds every reference of the repository until resolution.
+        assert_eq!(std::mem::size_of::<PendingRef>(), 32);
+    }
 
     #[test]
     fn a_file_that_vanishes_mid_scan_is_a_counted_skip_not_a_failure() {

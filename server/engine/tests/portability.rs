@@ -437,7 +437,10 @@ fn restore_refuses_truncated_random_newer_and_foreign_files_and_leaves_the_live_
     assert_eq!(problems(&random), "cannot read it: file is not a database");
     assert_eq!(
         problems(&newer),
-        "schema version 999 is newer than this loci supports (6); upgrade loci"
+        format!(
+            "schema version 999 is newer than this loci supports ({}); upgrade loci",
+            loci_store::SCHEMA_VERSION
+        )
     );
     let foreign = problems(&foreign);
     assert!(

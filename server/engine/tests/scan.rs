@@ -468,3 +468,51 @@ fn a_first_scan_killed_during_its_bulk_load_leaves_search_whole_at_the_next_open
     let again = loci_store::Store::open(&db).unwrap();
     assert!(!loci_store::map::bulk_indexes_missing(again.conn()).unwrap());
 }
+
+#[test]
+fn a_name_imported_from_a_package_resolves_to_the_package_not_a_submodule_the_import_also_names() {
+    // `from pkgN import Abc, Node`: pkgN/__init__.py and its submodule pkgN/Abc.py both
+    // define `Node`. File ids follow the order the parser threads finish in, and
+    // `pkgN/Abc.py` sorts before `pkgN/__init__.py`: neither may decide.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for n in 0..6 {
+        write(
+            root,
+            &format!("pkg{n}/__init__.py"),
+            "class Node:\n    pass\n",
+        );
+        write(root, &format!("pkg{n}/Abc.py"), "class Node:\n    pass\n");
+        write(
+            root,
+            &format!("use{n}.py"),
+            &format!("from pkg{n} import Abc, Node\n\nNode()\n"),
+        );
+    }
+    let mut ws = open(root);
+    scan(&mut ws);
+    let targets: Vec<(String, String, String)> = ws
+        .store()
+        .conn()
+        .prepare(
+            "SELECT f.path, r.kind, t.key FROM refs r JOIN files f ON f.file_id = r.file_id
+             JOIN symbols t ON t.symbol_id = r.target_id WHERE r.name = 'Node' ORDER BY 1, 2",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let expected: Vec<(String, String, String)> = (0..6)
+        .flat_map(|n| {
+            ["call", "import"].map(|kind| {
+                (
+                    format!("use{n}.py"),
+                    kind.to_string(),
+                    format!("pkg{n}/__init__.py#Node@class"),
+                )
+            })
+        })
+        .collect();
+    assert_eq!(targets, expected);
+}

@@ -263,9 +263,9 @@ pub fn insert_imports(tx: &Transaction<'_>, file_id: i64, imports: &[Import]) ->
 
 /// A reference row, resolved or not.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RefRow {
+pub struct RefRow<'a> {
     /// The referenced name.
-    pub name: String,
+    pub name: &'a str,
     /// `RefKind::as_str`.
     pub kind: &'static str,
     /// Zero-based line.
@@ -287,7 +287,11 @@ pub struct RefRow {
 }
 
 /// Inserts a file's references.
-pub fn insert_refs(tx: &Transaction<'_>, file_id: i64, refs: &[RefRow]) -> Result<()> {
+pub fn insert_refs<'a>(
+    tx: &Transaction<'_>,
+    file_id: i64,
+    refs: impl IntoIterator<Item = RefRow<'a>>,
+) -> Result<()> {
     let mut stmt = tx
         .prepare_cached(
             "INSERT INTO refs(file_id, name, kind, line, column, start_byte, end_byte,
