@@ -14,7 +14,7 @@
 //!
 //! Usage (from the repository root):
 //! `cargo run --release --example context_bench -p loci-engine -- [--corpus all|stdlib|loci]
-//! [--pages N] [--rounds R] [--cli-runs N] [--k K] [--loci BIN] [--stdlib-root DIR] [--verbose]`.
+//! [--pages N] [--rounds R] [--cli-runs N] [--k K] [--loci BIN] [--stdlib-root DIR] [--keep DIR] [--verbose]`.
 //! Defaults: all, 500 pages, 5 rounds, 3 CLI runs per query, k = 5. The stdlib corpus is a
 //! copy of the Python standard library's `.py` files without `site-packages` in
 //! `$TMPDIR/loci-bench-stdlib` (the one bench/scan_bench.py makes; made here when missing,
@@ -41,6 +41,8 @@ struct Args {
     k: usize,
     loci: Option<PathBuf>,
     stdlib_root: Option<PathBuf>,
+    /// Keep the corpora's databases in this directory (`<corpus>.db`) for profiling.
+    keep: Option<PathBuf>,
     /// Print every case's outcome to stderr.
     verbose: bool,
 }
@@ -54,6 +56,7 @@ fn parse_args() -> std::result::Result<Args, String> {
         k: 5,
         loci: None,
         stdlib_root: None,
+        keep: None,
         verbose: false,
     };
     let mut it = std::env::args().skip(1);
@@ -71,6 +74,7 @@ fn parse_args() -> std::result::Result<Args, String> {
             "--k" => a.k = number(value()?)?.max(1),
             "--loci" => a.loci = Some(PathBuf::from(value()?)),
             "--stdlib-root" => a.stdlib_root = Some(PathBuf::from(value()?)),
+            "--keep" => a.keep = Some(PathBuf::from(value()?)),
             "--verbose" => a.verbose = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -287,7 +291,9 @@ fn run(
     pages: usize,
     args: &Args,
 ) -> std::result::Result<serde_json::Value, String> {
-    let work = std::env::temp_dir().join(format!("loci-context-bench-{}", std::process::id()));
+    let work = args.keep.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("loci-context-bench-{}", std::process::id()))
+    });
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
     let db = work.join(format!("{name}.db"));
     let _ = std::fs::remove_file(&db);
@@ -386,7 +392,9 @@ fn run(
             "p95_ms": percentile(&t, 0.95),
         });
     }
-    let _ = std::fs::remove_dir_all(&work);
+    if args.keep.is_none() {
+        let _ = std::fs::remove_dir_all(&work);
+    }
 
     let (loci, base) = (&report.systems[0], &report.systems[1]);
     let quality = |s: &loci_engine::eval::SystemScores| {
@@ -470,7 +478,7 @@ fn main() {
         Ok(a) => a,
         Err(e) => {
             eprintln!(
-                "context_bench: {e}\nusage: context_bench [--corpus all|stdlib|loci] [--pages N] [--rounds R] [--cli-runs N] [--k K] [--loci BIN] [--stdlib-root DIR] [--verbose]"
+                "context_bench: {e}\nusage: context_bench [--corpus all|stdlib|loci] [--pages N] [--rounds R] [--cli-runs N] [--k K] [--loci BIN] [--stdlib-root DIR] [--keep DIR] [--verbose]"
             );
             std::process::exit(2);
         }

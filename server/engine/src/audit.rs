@@ -78,6 +78,33 @@ impl Staleness {
     }
 }
 
+/// A symbol's current fingerprints, for comparing with a claim's snapshots.
+struct Fingerprints {
+    body: String,
+    signature: String,
+}
+
+/// The fingerprints of the symbol with exactly this key (as [`map::symbol_by_key`] finds
+/// it, without reading the rest of its row).
+fn symbol_fingerprints(conn: &Connection, key: &str) -> loci_store::Result<Option<Fingerprints>> {
+    use loci_store::Context;
+    use loci_store::rusqlite::OptionalExtension;
+    conn.prepare_cached(
+        "SELECT s.body_fingerprint, s.signature_fingerprint FROM symbols s
+         JOIN files f USING (file_id) WHERE s.key = ?1",
+    )
+    .and_then(|mut st| {
+        st.query_row([key], |r| {
+            Ok(Fingerprints {
+                body: r.get(0)?,
+                signature: r.get(1)?,
+            })
+        })
+        .optional()
+    })
+    .ctx(|| format!("reading symbol {key}"))
+}
+
 /// Stale marks of one revision (none for pinned pages).
 pub fn revision_staleness(
     conn: &Connection,
@@ -89,6 +116,17 @@ pub fn revision_staleness(
     let Some(page) = mem::page_by_id(conn, rev.page_id)? else {
         return Ok(Vec::new());
     };
+    revision_staleness_of(conn, &rev, &page)
+}
+
+/// [`revision_staleness`] of a revision and its page already read (`page` must be
+/// `rev`'s page).
+pub fn revision_staleness_of(
+    conn: &Connection,
+    rev: &mem::Revision,
+    page: &mem::Page,
+) -> loci_store::Result<Vec<Staleness>> {
+    let revision_id = rev.revision_id;
     if page.pinned {
         return Ok(Vec::new());
     }
@@ -140,12 +178,12 @@ pub fn revision_staleness(
                 )),
                 _ => {}
             },
-            "symbol" => match map::symbol_by_key(conn, resolved)? {
+            "symbol" => match symbol_fingerprints(conn, resolved)? {
                 Some(now) => {
                     if claim
                         .signature_snapshot
                         .as_deref()
-                        .is_some_and(|s| s != now.signature_fingerprint)
+                        .is_some_and(|s| s != now.signature)
                     {
                         out.push(mark(
                             Some(&claim),
@@ -153,7 +191,7 @@ pub fn revision_staleness(
                                 target: resolved.clone(),
                             },
                         ));
-                    } else if &now.body_fingerprint != snapshot {
+                    } else if &now.body != snapshot {
                         out.push(mark(
                             Some(&claim),
                             StaleReason::BodyChanged {

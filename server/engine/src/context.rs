@@ -261,6 +261,8 @@ struct TextHit {
     coverage: f64,
     /// 0-based rank within its index.
     rank: usize,
+    /// For memory, the revision matched (step 4 of `context` reads it from here).
+    revision: Option<mem::Revision>,
 }
 
 /// Inverse document frequency as BM25 has it: `ln(1 + (N − df + 0.5) / (df + 0.5))`.
@@ -493,31 +495,45 @@ impl Workspace {
         ] {
             if want(kind) {
                 hits.extend(
-                    self.index_hits(table, fts_query, prefix, limit)?
+                    self.index_hits(table, fts_query, prefix, limit, true)?
                         .into_iter()
-                        .map(|(h, _)| h),
+                        .map(|(h, _, _)| h),
                 );
             }
         }
         Ok(hits)
     }
 
-    /// Hits of one full-text index, best first, each with the text it was matched in.
+    /// Hits of one full-text index, best first, each with the text it was matched in and,
+    /// for memory, the revision. Without `snippets`, memory hits carry an empty snippet
+    /// (`context` serves bodies and summaries, never snippets) and cost one statement.
     fn index_hits(
         &self,
         table: FtsTable,
         fts_query: &str,
         prefix: Option<&str>,
         limit: u32,
-    ) -> Result<Vec<(SearchHit, String)>> {
+        snippets: bool,
+    ) -> Result<Vec<(SearchHit, String, Option<mem::Revision>)>> {
         let conn = self.store.conn();
         let mut hits = Vec::new();
         match table {
             FtsTable::Revisions => {
-                for h in mem::search_revisions(conn, fts_query, true, limit * 2)? {
-                    let Some(r) = mem::revision_by_id(conn, h.revision_id)? else {
-                        continue;
-                    };
+                let found: Vec<(mem::Revision, f64, String)> = if snippets {
+                    let mut v = Vec::new();
+                    for h in mem::search_revisions(conn, fts_query, true, limit * 2)? {
+                        if let Some(r) = mem::revision_by_id(conn, h.revision_id)? {
+                            v.push((r, h.rank, h.snippet));
+                        }
+                    }
+                    v
+                } else {
+                    mem::search_current_revisions(conn, fts_query, limit * 2)?
+                        .into_iter()
+                        .map(|(r, rank)| (r, rank, String::new()))
+                        .collect()
+                };
+                for (r, rank, snippet) in found {
                     if prefix.is_some_and(|p| !r.subject.starts_with(p)) {
                         continue;
                     }
@@ -532,14 +548,15 @@ impl Workspace {
                             path: Some(r.subject.clone()).filter(|s| self.root.join(s).exists()),
                             line: None,
                             title: format!("{} (v{})", r.subject, r.version),
-                            snippet: h.snippet,
-                            bm25: -h.rank,
+                            snippet,
+                            bm25: -rank,
                             provenance: format!(
                                 "revision {} by {} at {}",
                                 r.version, r.author, r.created_at
                             ),
                         },
                         text,
+                        Some(r),
                     ));
                     if hits.len() as u32 >= limit {
                         break;
@@ -566,6 +583,7 @@ impl Workspace {
                             -s.rank,
                         ),
                         text,
+                        None,
                     ));
                 }
             }
@@ -588,6 +606,7 @@ impl Workspace {
                             provenance: format!("{}:{}", d.path, d.line + 1),
                         },
                         text,
+                        None,
                     ));
                 }
             }
@@ -652,8 +671,8 @@ impl Workspace {
             let Some(expr) = crate::search::any_of(taken) else {
                 continue;
             };
-            for (rank, (hit, text)) in self
-                .index_hits(*table, &expr, None, limit)?
+            for (rank, (hit, text, revision)) in self
+                .index_hits(*table, &expr, None, limit, false)?
                 .into_iter()
                 .enumerate()
             {
@@ -666,6 +685,7 @@ impl Workspace {
                     hit,
                     coverage: coverage(&units, terms, &weights),
                     rank,
+                    revision,
                 });
             }
         }
@@ -713,7 +733,12 @@ impl Workspace {
         // 1. Text: memory, symbols, docs, weighed by how much of the question they hold.
         let terms = crate::search::content_terms(query);
         let mut symbol_files: BTreeMap<String, f64> = BTreeMap::new();
+        // Revisions read by the memory search, by id (step 4 needs them again).
+        let mut revisions: HashMap<i64, mem::Revision> = HashMap::new();
         for th in self.text_candidates(&terms, TEXT_HITS)? {
+            if let Some(r) = th.revision {
+                revisions.insert(r.revision_id, r);
+            }
             let h = th.hit;
             let decay = RANK_K / (RANK_K + th.rank as f64);
             let c = cands
@@ -809,10 +834,9 @@ impl Workspace {
             }
         }
         let seed_files: BTreeSet<String> = top.into_iter().chain(open.iter().cloned()).collect();
-        let graph = self.import_graph()?;
         let mut neighbours: BTreeSet<String> = BTreeSet::new();
         for s in &seed_files {
-            neighbours.extend(graph.neighbours(s));
+            neighbours.extend(import_neighbours(conn, s)?);
         }
         // Per page, as in the seed: symbols and doc sections stand on their own text.
         for c in cands
@@ -869,7 +893,8 @@ impl Workspace {
             .filter(|c| c.kind == HitKind::Memory && c.relevance >= relevant_at)
             .count();
         if memory_relevant < 3 && !open.is_empty() {
-            for (file, rank) in graph.personalized_pagerank(&seed_files, 5) {
+            let graph = self.import_graph()?;
+            for (file, rank) in graph.personalized_pagerank(conn, &seed_files, 5)? {
                 if seed_files.contains(&file) {
                     continue;
                 }
@@ -889,15 +914,25 @@ impl Workspace {
         let contradictions = loci_store::audit::contradictions(conn, Some("open"))?;
         let mut stale_warnings = Vec::new();
         let mut banners = Vec::new();
+        let page_of: HashMap<&str, &mem::Page> =
+            pages.iter().map(|p| (p.subject.as_str(), p)).collect();
         for c in cands.values_mut().filter(|c| c.kind == HitKind::Memory) {
-            let Some(page) = pages.iter().find(|p| p.subject == c.id) else {
+            let Some(page) = page_of.get(c.id.as_str()) else {
                 continue;
             };
-            let Some(rev) = page
-                .current_revision_id
-                .and_then(|id| mem::revision_by_id(conn, id).ok().flatten())
-            else {
+            let Some(id) = page.current_revision_id else {
                 continue;
+            };
+            let read;
+            let rev = match revisions.get(&id) {
+                Some(r) => r,
+                None => match mem::revision_by_id(conn, id).ok().flatten() {
+                    Some(r) => {
+                        read = r;
+                        &read
+                    }
+                    None => continue,
+                },
             };
             // Boosts lift what is relevant; they never make an irrelevant page relevant.
             if c.relevance >= relevant_at {
@@ -908,7 +943,7 @@ impl Workspace {
                     c.add(10.0, false, "updated this week");
                 }
             }
-            let stale = crate::audit::revision_staleness(conn, rev.revision_id)?;
+            let stale = crate::audit::revision_staleness_of(conn, rev, page)?;
             if !stale.is_empty() {
                 c.stale = true;
                 c.add(-20.0, false, "stale");
@@ -944,8 +979,14 @@ impl Workspace {
                 .clone()
                 .unwrap_or_else(|| crate::memory::first_chars(&rev.body, 200));
         }
+        let symbol_keys: Vec<&str> = cands
+            .values()
+            .filter(|c| c.kind == HitKind::Symbol)
+            .map(|c| c.id.as_str())
+            .collect();
+        let mut symbols = loci_store::map::symbols_by_keys(conn, &symbol_keys)?;
         for c in cands.values_mut().filter(|c| c.kind == HitKind::Symbol) {
-            if let Some(s) = loci_store::map::symbol_by_key(conn, &c.id)? {
+            if let Some(s) = symbols.remove(&c.id) {
                 let doc = s
                     .doc
                     .as_deref()
@@ -1209,70 +1250,97 @@ fn render(
     out
 }
 
-/// The file import graph, undirected for hops and directed for PageRank.
+/// The files one import away from `path`, either way (what it imports and what imports
+/// it), by two indexed lookups; empty for a path not in the map.
+fn import_neighbours(
+    conn: &loci_store::rusqlite::Connection,
+    path: &str,
+) -> loci_store::Result<Vec<String>> {
+    use loci_store::Context;
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT b.path FROM files a JOIN deps d ON d.from_file_id = a.file_id
+                 JOIN files b ON b.file_id = d.to_file_id WHERE a.path = ?1
+             UNION ALL
+             SELECT b.path FROM files a JOIN deps d ON d.to_file_id = a.file_id
+                 JOIN files b ON b.file_id = d.from_file_id WHERE a.path = ?1",
+        )
+        .ctx(|| "reading import neighbours".into())?;
+    let rows = stmt
+        .query_map([path], |r| r.get::<_, String>(0))
+        .ctx(|| format!("reading the import neighbours of {path}"))?;
+    rows.collect::<loci_store::rusqlite::Result<_>>()
+        .ctx(|| format!("reading the import neighbours of {path}"))
+}
+
+/// The file import graph (importer → imported, one edge per `deps` row), by file id: what
+/// personalized PageRank walks. Nodes are the files that take part in an edge, numbered
+/// in file-id order; paths are looked up only for the files it returns.
 #[derive(Debug, Default)]
 pub(crate) struct ImportGraph {
-    index: HashMap<String, usize>,
-    paths: Vec<String>,
+    /// file id → node
+    index: HashMap<i64, usize>,
+    /// node → file id
+    ids: Vec<i64>,
     /// importer → imported
     out: Vec<Vec<usize>>,
-    /// imported → importers
-    inn: Vec<Vec<usize>>,
 }
 
 impl ImportGraph {
+    /// Reads every resolved import edge (integers only: no paths, no sort of strings).
     pub(crate) fn load(conn: &loci_store::rusqlite::Connection) -> loci_store::Result<ImportGraph> {
         use loci_store::Context;
         let mut g = ImportGraph::default();
         let mut stmt = conn
-            .prepare("SELECT a.path, b.path FROM deps d JOIN files a ON a.file_id = d.from_file_id JOIN files b ON b.file_id = d.to_file_id ORDER BY a.path, b.path")
+            .prepare_cached(
+                "SELECT from_file_id, to_file_id FROM deps WHERE to_file_id IS NOT NULL
+                 ORDER BY from_file_id, to_file_id",
+            )
             .ctx(|| "reading the import graph".into())?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
             .ctx(|| "reading the import graph".into())?;
+        let mut edges = Vec::new();
         for row in rows {
-            let (a, b) = row.ctx(|| "reading the import graph".into())?;
-            let ia = g.node(a);
-            let ib = g.node(b);
+            edges.push(row.ctx(|| "reading the import graph".into())?);
+        }
+        let mut ids: Vec<i64> = edges.iter().flat_map(|&(a, b)| [a, b]).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        g.index = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+        g.out = vec![Vec::new(); ids.len()];
+        g.ids = ids;
+        for (a, b) in edges {
+            let (ia, ib) = (g.index[&a], g.index[&b]);
             g.out[ia].push(ib);
-            g.inn[ib].push(ia);
         }
         Ok(g)
     }
 
-    fn node(&mut self, path: String) -> usize {
-        if let Some(&i) = self.index.get(&path) {
-            return i;
+    /// PageRank personalized to `seeds` (paths; damping 0.85, 20 iterations; as Aider's
+    /// repo map ranks files), returning the top `k` files other than the seeds with scores
+    /// normalized to the best (ties in file-id order).
+    fn personalized_pagerank(
+        &self,
+        conn: &loci_store::rusqlite::Connection,
+        seeds: &BTreeSet<String>,
+        k: usize,
+    ) -> loci_store::Result<Vec<(String, f64)>> {
+        use loci_store::Context;
+        use loci_store::rusqlite::OptionalExtension;
+        let n = self.ids.len();
+        let mut seed_ids: Vec<usize> = Vec::new();
+        for s in seeds {
+            let id: Option<i64> = conn
+                .prepare_cached("SELECT file_id FROM files WHERE path = ?1")
+                .and_then(|mut st| st.query_row([s], |r| r.get(0)).optional())
+                .ctx(|| format!("looking up {s}"))?;
+            if let Some(&i) = id.and_then(|id| self.index.get(&id)) {
+                seed_ids.push(i);
+            }
         }
-        let i = self.paths.len();
-        self.index.insert(path.clone(), i);
-        self.paths.push(path);
-        self.out.push(Vec::new());
-        self.inn.push(Vec::new());
-        i
-    }
-
-    fn neighbours(&self, path: &str) -> Vec<String> {
-        let Some(&i) = self.index.get(path) else {
-            return Vec::new();
-        };
-        self.out[i]
-            .iter()
-            .chain(self.inn[i].iter())
-            .map(|&j| self.paths[j].clone())
-            .collect()
-    }
-
-    /// PageRank personalized to `seeds` (damping 0.85, 20 iterations; as Aider's repo
-    /// map ranks files), returning the top `k` files with scores normalized to the best.
-    fn personalized_pagerank(&self, seeds: &BTreeSet<String>, k: usize) -> Vec<(String, f64)> {
-        let n = self.paths.len();
-        let seed_ids: Vec<usize> = seeds
-            .iter()
-            .filter_map(|s| self.index.get(s).copied())
-            .collect();
         if n == 0 || seed_ids.is_empty() {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let mut p = vec![0.0; n];
         for &s in &seed_ids {
@@ -1300,20 +1368,21 @@ impl ImportGraph {
         let mut ranked: Vec<(usize, f64)> = r
             .into_iter()
             .enumerate()
-            .filter(|(_, v)| *v > 0.0)
+            .filter(|(i, v)| *v > 0.0 && !seed_ids.contains(i))
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        let best = ranked
-            .iter()
-            .find(|(i, _)| !seed_ids.contains(i))
-            .map(|x| x.1)
-            .unwrap_or(1.0);
-        ranked
-            .into_iter()
-            .filter(|(i, _)| !seed_ids.contains(i))
-            .take(k)
-            .map(|(i, v)| (self.paths[i].clone(), (v / best).min(1.0)))
-            .collect()
+        let best = ranked.first().map(|x| x.1).unwrap_or(1.0);
+        let mut out = Vec::new();
+        for (i, v) in ranked.into_iter().take(k) {
+            let path: Option<String> = conn
+                .prepare_cached("SELECT path FROM files WHERE file_id = ?1")
+                .and_then(|mut st| st.query_row([self.ids[i]], |r| r.get(0)).optional())
+                .ctx(|| "reading a file path".into())?;
+            if let Some(path) = path {
+                out.push((path, (v / best).min(1.0)));
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -9,7 +9,7 @@ use loci_core::{Import, Symbol};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde::Serialize;
 
-use crate::{Context, Result};
+use crate::{Context, Result, StoreError};
 
 /// What the scanner needs to know about a stored file to decide whether to reparse it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -449,6 +449,29 @@ pub fn symbol_by_key(conn: &Connection, key: &str) -> Result<Option<SymbolHit>> 
         .query_row([key], symbol_hit)
         .optional()
         .ctx(|| format!("reading symbol {key}"))
+}
+
+/// The symbols with these keys (each as [`symbol_by_key`] finds it), by key, in one
+/// statement; keys not in the map are absent.
+pub fn symbols_by_keys(conn: &Connection, keys: &[&str]) -> Result<HashMap<String, SymbolHit>> {
+    if keys.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let json = serde_json::to_string(keys).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let sql = format!(
+        "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f USING (file_id)
+         WHERE s.key IN (SELECT value FROM json_each(?1))"
+    );
+    let mut stmt = conn.prepare_cached(&sql).ctx(|| "reading symbols".into())?;
+    let rows = stmt
+        .query_map([json], symbol_hit)
+        .ctx(|| "reading symbols by key".into())?;
+    let mut out = HashMap::new();
+    for row in rows {
+        let s = row.ctx(|| "reading symbols by key".into())?;
+        out.entry(s.key.clone()).or_insert(s);
+    }
+    Ok(out)
 }
 
 /// Every symbol of a file, in document order.

@@ -936,6 +936,35 @@ pub fn search_revisions(
         .ctx(|| format!("searching memory for {fts_query}"))
 }
 
+/// The current revisions matching an FTS5 MATCH query (already made safe by the caller),
+/// best first, each with its FTS5 BM25 rank (lower is better; negative): the rows and
+/// order of [`search_revisions`] with `current_only`, read in one statement and without
+/// snippets (what `context` weighs: it needs the bodies, not the snippets).
+pub fn search_current_revisions(
+    conn: &Connection,
+    fts_query: &str,
+    limit: u32,
+) -> Result<Vec<(Revision, f64)>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "WITH hits AS MATERIALIZED (
+                 SELECT f.rowid AS id, f.rank AS rank FROM revisions_fts f
+                 JOIN pages p ON p.current_revision_id = f.rowid
+                 WHERE revisions_fts MATCH ?1 ORDER BY f.rank LIMIT ?2)
+             SELECT {REVISION_COLUMNS}, hits.rank
+             FROM hits JOIN revisions r ON r.revision_id = hits.id JOIN pages p USING (page_id)
+             ORDER BY hits.rank, hits.id"
+        ))
+        .ctx(|| "searching memory".into())?;
+    let rows = stmt
+        .query_map(params![fts_query, limit], |r| {
+            Ok((revision(r)?, r.get(10)?))
+        })
+        .ctx(|| format!("searching memory for {fts_query}"))?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| format!("searching memory for {fts_query}"))
+}
+
 /// A page's stable identity across databases (a 32-hex-digit uid, migration 0006).
 pub fn page_uid(conn: &Connection, page_id: i64) -> Result<String> {
     conn.prepare_cached("SELECT uid FROM pages WHERE page_id = ?1")

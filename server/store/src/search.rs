@@ -165,17 +165,24 @@ impl FtsTable {
 /// in the connection's `temp` schema on first use (nothing is written to the database).
 pub fn term_stats(conn: &Connection, table: FtsTable, terms: &[String]) -> Result<(u64, Vec<u64>)> {
     let (content, fts, vocab) = table.names();
-    conn.execute_batch(&format!(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.{vocab} USING fts5vocab(main, '{fts}', 'row');"
-    ))
-    .ctx(|| format!("opening the term statistics of {fts}"))?;
     let rows: i64 = conn
         .prepare_cached(&format!("SELECT count(*) FROM {content}"))
         .and_then(|mut s| s.query_row([], |r| r.get(0)))
         .ctx(|| format!("counting the rows of {content}"))?;
-    let mut stmt = conn
-        .prepare_cached(&format!("SELECT doc FROM temp.{vocab} WHERE term = ?1"))
-        .ctx(|| format!("reading the term statistics of {fts}"))?;
+    let select = format!("SELECT doc FROM temp.{vocab} WHERE term = ?1");
+    // The vocabulary table is created once per connection: while its statement is in the
+    // cache, no DDL is parsed again.
+    let mut stmt = match conn.prepare_cached(&select) {
+        Ok(stmt) => stmt,
+        Err(_) => {
+            conn.execute_batch(&format!(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.{vocab} USING fts5vocab(main, '{fts}', 'row');"
+            ))
+            .ctx(|| format!("opening the term statistics of {fts}"))?;
+            conn.prepare_cached(&select)
+                .ctx(|| format!("reading the term statistics of {fts}"))?
+        }
+    };
     let mut dfs = Vec::with_capacity(terms.len());
     for term in terms {
         use rusqlite::OptionalExtension;
