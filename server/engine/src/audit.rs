@@ -3,6 +3,8 @@
 //! page whose file's semantic fingerprint changed) is computed here, deterministically and
 //! at read time, so it is never out of date.
 
+use std::collections::HashMap;
+
 use loci_store::map;
 use loci_store::memory as mem;
 use loci_store::rusqlite::Connection;
@@ -79,6 +81,7 @@ impl Staleness {
 }
 
 /// A symbol's current fingerprints, for comparing with a claim's snapshots.
+#[derive(Clone)]
 struct Fingerprints {
     body: String,
     signature: String,
@@ -105,6 +108,64 @@ fn symbol_fingerprints(conn: &Connection, key: &str) -> loci_store::Result<Optio
     .ctx(|| format!("reading symbol {key}"))
 }
 
+/// The current fingerprints of these files (as [`file_fingerprint`] reads each), by path;
+/// paths not in the map are absent.
+fn file_fingerprints(
+    conn: &Connection,
+    paths: &[&str],
+) -> loci_store::Result<HashMap<String, String>> {
+    use loci_store::Context;
+    if paths.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let json =
+        serde_json::to_string(paths).map_err(|e| loci_store::StoreError::Corrupt(e.to_string()))?;
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT path, ifnull(fingerprint, content_hash) FROM files
+             WHERE path IN (SELECT value FROM json_each(?1))",
+        )
+        .ctx(|| "reading fingerprints".into())?;
+    let rows = stmt
+        .query_map([json], |r| Ok((r.get(0)?, r.get(1)?)))
+        .ctx(|| "reading fingerprints".into())?;
+    rows.collect::<loci_store::rusqlite::Result<_>>()
+        .ctx(|| "reading fingerprints".into())
+}
+
+/// The fingerprints of the symbols with these keys (as [`symbol_fingerprints`] reads
+/// each), by key; keys not in the map are absent.
+fn symbols_fingerprints(
+    conn: &Connection,
+    keys: &[&str],
+) -> loci_store::Result<HashMap<String, Fingerprints>> {
+    use loci_store::Context;
+    if keys.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let json =
+        serde_json::to_string(keys).map_err(|e| loci_store::StoreError::Corrupt(e.to_string()))?;
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT s.key, s.body_fingerprint, s.signature_fingerprint FROM symbols s
+             JOIN files f USING (file_id) WHERE s.key IN (SELECT value FROM json_each(?1))",
+        )
+        .ctx(|| "reading symbol fingerprints".into())?;
+    let rows = stmt
+        .query_map([json], |r| {
+            Ok((
+                r.get(0)?,
+                Fingerprints {
+                    body: r.get(1)?,
+                    signature: r.get(2)?,
+                },
+            ))
+        })
+        .ctx(|| "reading symbol fingerprints".into())?;
+    rows.collect::<loci_store::rusqlite::Result<_>>()
+        .ctx(|| "reading symbol fingerprints".into())
+}
+
 /// Stale marks of one revision (none for pinned pages).
 pub fn revision_staleness(
     conn: &Connection,
@@ -119,10 +180,126 @@ pub fn revision_staleness(
     revision_staleness_of(conn, &rev, &page)
 }
 
+/// What staleness reads about a revision and the code: one statement per question
+/// ([`Direct`]) or everything for many revisions read up front ([`Batch`]). Both answer
+/// alike, so both ways mark alike.
+trait Lookups {
+    /// The fingerprint of a file page's snapshot, if any.
+    fn page_fingerprint(&self, revision_id: i64) -> loci_store::Result<Option<String>>;
+    /// The revision's claims, by span.
+    fn claims(&self, revision_id: i64) -> loci_store::Result<Vec<mem::ClaimRow>>;
+    /// A file's current fingerprint, `None` when it is not in the map.
+    fn file(&self, path: &str) -> loci_store::Result<Option<String>>;
+    /// A symbol's current fingerprints, `None` when no symbol has this key.
+    fn symbol(&self, key: &str) -> loci_store::Result<Option<Fingerprints>>;
+}
+
+/// One statement per lookup.
+struct Direct<'c>(&'c Connection);
+
+impl Lookups for Direct<'_> {
+    fn page_fingerprint(&self, revision_id: i64) -> loci_store::Result<Option<String>> {
+        Ok(mem::page_snapshot(self.0, revision_id)?.and_then(|(fp, _)| fp))
+    }
+    fn claims(&self, revision_id: i64) -> loci_store::Result<Vec<mem::ClaimRow>> {
+        mem::claims_of(self.0, revision_id)
+    }
+    fn file(&self, path: &str) -> loci_store::Result<Option<String>> {
+        file_fingerprint(self.0, path)
+    }
+    fn symbol(&self, key: &str) -> loci_store::Result<Option<Fingerprints>> {
+        symbol_fingerprints(self.0, key)
+    }
+}
+
+/// Everything the marks of a set of revisions need, read in four statements.
+struct Batch {
+    snapshots: HashMap<i64, Option<String>>,
+    claims: HashMap<i64, Vec<mem::ClaimRow>>,
+    files: HashMap<String, String>,
+    symbols: HashMap<String, Fingerprints>,
+}
+
+impl Lookups for Batch {
+    fn page_fingerprint(&self, revision_id: i64) -> loci_store::Result<Option<String>> {
+        Ok(self.snapshots.get(&revision_id).cloned().flatten())
+    }
+    fn claims(&self, revision_id: i64) -> loci_store::Result<Vec<mem::ClaimRow>> {
+        Ok(self.claims.get(&revision_id).cloned().unwrap_or_default())
+    }
+    fn file(&self, path: &str) -> loci_store::Result<Option<String>> {
+        Ok(self.files.get(path).cloned())
+    }
+    fn symbol(&self, key: &str) -> loci_store::Result<Option<Fingerprints>> {
+        Ok(self.symbols.get(key).cloned())
+    }
+}
+
 /// [`revision_staleness`] of a revision and its page already read (`page` must be
 /// `rev`'s page).
 pub fn revision_staleness_of(
     conn: &Connection,
+    rev: &mem::Revision,
+    page: &mem::Page,
+) -> loci_store::Result<Vec<Staleness>> {
+    staleness_with(conn, &Direct(conn), rev, page)
+}
+
+/// The stale marks of many revisions (each with its page), by revision id: what
+/// [`revision_staleness_of`] gives each, with the claims, snapshots and fingerprints of all
+/// of them read in four statements instead of several per revision.
+pub fn revisions_staleness(
+    conn: &Connection,
+    revisions: &[(&mem::Revision, &mem::Page)],
+) -> loci_store::Result<HashMap<i64, Vec<Staleness>>> {
+    let live: Vec<(&mem::Revision, &mem::Page)> = revisions
+        .iter()
+        .copied()
+        .filter(|(_, p)| !p.pinned)
+        .collect();
+    let ids: Vec<i64> = live.iter().map(|(r, _)| r.revision_id).collect();
+    let file_pages: Vec<i64> = live
+        .iter()
+        .filter(|(_, p)| p.kind == "file")
+        .map(|(r, _)| r.revision_id)
+        .collect();
+    let claims = mem::claims_of_revisions(conn, &ids)?;
+    let mut paths: Vec<&str> = live
+        .iter()
+        .filter(|(_, p)| p.kind == "file")
+        .map(|(_, p)| p.subject.as_str())
+        .collect();
+    let mut keys: Vec<&str> = Vec::new();
+    for c in claims.values().flatten() {
+        if let Some(resolved) = c.resolved.as_deref() {
+            match c.kind.as_str() {
+                "path" => paths.push(resolved),
+                "symbol" => keys.push(resolved),
+                _ => {}
+            }
+        }
+    }
+    let batch = Batch {
+        snapshots: mem::page_snapshots(conn, &file_pages)?
+            .into_iter()
+            .map(|(id, (fp, _))| (id, fp))
+            .collect(),
+        files: file_fingerprints(conn, &paths)?,
+        symbols: symbols_fingerprints(conn, &keys)?,
+        claims,
+    };
+    let mut out = HashMap::new();
+    for (rev, page) in revisions {
+        out.insert(rev.revision_id, staleness_with(conn, &batch, rev, page)?);
+    }
+    Ok(out)
+}
+
+/// The marks of one revision, reading through `lookups` (and `conn` for the rare moved
+/// symbol).
+fn staleness_with(
+    conn: &Connection,
+    lookups: &impl Lookups,
     rev: &mem::Revision,
     page: &mem::Page,
 ) -> loci_store::Result<Vec<Staleness>> {
@@ -140,9 +317,9 @@ pub fn revision_staleness_of(
         reason,
     };
     if page.kind == "file"
-        && let Some((Some(snapshot), _)) = mem::page_snapshot(conn, revision_id)?
+        && let Some(snapshot) = lookups.page_fingerprint(revision_id)?
     {
-        match file_fingerprint(conn, &page.subject)? {
+        match lookups.file(&page.subject)? {
             Some(now) if now != snapshot => out.push(mark(
                 None,
                 StaleReason::FileChanged {
@@ -158,12 +335,12 @@ pub fn revision_staleness_of(
             _ => {}
         }
     }
-    for claim in mem::claims_of(conn, revision_id)? {
+    for claim in lookups.claims(revision_id)? {
         let (Some(resolved), Some(snapshot)) = (&claim.resolved, &claim.snapshot) else {
             continue;
         };
         match claim.kind.as_str() {
-            "path" => match file_fingerprint(conn, resolved)? {
+            "path" => match lookups.file(resolved)? {
                 Some(now) if &now != snapshot => out.push(mark(
                     Some(&claim),
                     StaleReason::FileChanged {
@@ -178,7 +355,7 @@ pub fn revision_staleness_of(
                 )),
                 _ => {}
             },
-            "symbol" => match symbol_fingerprints(conn, resolved)? {
+            "symbol" => match lookups.symbol(resolved)? {
                 Some(now) => {
                     if claim
                         .signature_snapshot

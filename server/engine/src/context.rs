@@ -916,23 +916,31 @@ impl Workspace {
         let mut banners = Vec::new();
         let page_of: HashMap<&str, &mem::Page> =
             pages.iter().map(|p| (p.subject.as_str(), p)).collect();
+        // The current revision of every memory candidate (most were read by the search),
+        // then the staleness of all of them at once.
+        for c in cands.values().filter(|c| c.kind == HitKind::Memory) {
+            if let Some(id) = page_of
+                .get(c.id.as_str())
+                .and_then(|p| p.current_revision_id)
+                && !revisions.contains_key(&id)
+                && let Some(r) = mem::revision_by_id(conn, id).ok().flatten()
+            {
+                revisions.insert(id, r);
+            }
+        }
+        let current = |subject: &str| {
+            let page = *page_of.get(subject)?;
+            Some((revisions.get(&page.current_revision_id?)?, page))
+        };
+        let pairs: Vec<(&mem::Revision, &mem::Page)> = cands
+            .values()
+            .filter(|c| c.kind == HitKind::Memory)
+            .filter_map(|c| current(&c.id))
+            .collect();
+        let mut staleness = crate::audit::revisions_staleness(conn, &pairs)?;
         for c in cands.values_mut().filter(|c| c.kind == HitKind::Memory) {
-            let Some(page) = page_of.get(c.id.as_str()) else {
+            let Some((rev, page)) = current(&c.id) else {
                 continue;
-            };
-            let Some(id) = page.current_revision_id else {
-                continue;
-            };
-            let read;
-            let rev = match revisions.get(&id) {
-                Some(r) => r,
-                None => match mem::revision_by_id(conn, id).ok().flatten() {
-                    Some(r) => {
-                        read = r;
-                        &read
-                    }
-                    None => continue,
-                },
             };
             // Boosts lift what is relevant; they never make an irrelevant page relevant.
             if c.relevance >= relevant_at {
@@ -943,7 +951,7 @@ impl Workspace {
                     c.add(10.0, false, "updated this week");
                 }
             }
-            let stale = crate::audit::revision_staleness_of(conn, rev, page)?;
+            let stale = staleness.remove(&rev.revision_id).unwrap_or_default();
             if !stale.is_empty() {
                 c.stale = true;
                 c.add(-20.0, false, "stale");

@@ -462,3 +462,75 @@ fn sync_after_a_committed_rename_refreshes_the_map_first() {
     assert_eq!(why.stale_warnings.len(), 0, "{:#?}", why.stale_warnings);
     assert_eq!(why.freshness.changed_since_scan, Some(0));
 }
+
+/// `context` reads the staleness of all its memory candidates in one batch; the batch must
+/// mark exactly what one revision at a time marks (file changed, body and signature
+/// changed, a deleted symbol, a deleted path).
+#[test]
+fn batched_staleness_marks_what_one_revision_at_a_time_marks() {
+    use loci_engine::audit::{revision_staleness, revisions_staleness};
+    let (dir, mut ws) = repo();
+    let root = dir.path();
+    ws.remember(
+        "app/billing.py",
+        "`total()` sums the items; `legacy_total()` wraps it.",
+        &by("human:ann"),
+    )
+    .unwrap();
+    ws.remember(
+        "app",
+        "Formatting lives in `app/util.py`.",
+        &by("human:ann"),
+    )
+    .unwrap();
+    ws.remember("app/util.py", "`fmt()` formats.", &by("human:ann"))
+        .unwrap();
+    write(
+        root,
+        "app/billing.py",
+        "def total(items, start=0):\n    return sum(items) or start\n",
+    );
+    std::fs::remove_file(root.join("app/util.py")).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let conn = ws.store().conn();
+    let pages = loci_store::memory::pages(conn).unwrap();
+    let revisions: Vec<loci_store::memory::Revision> = pages
+        .iter()
+        .filter_map(|p| p.current_revision_id)
+        .map(|id| {
+            loci_store::memory::revision_by_id(conn, id)
+                .unwrap()
+                .unwrap()
+        })
+        .collect();
+    let pairs: Vec<_> = revisions
+        .iter()
+        .map(|r| (r, pages.iter().find(|p| p.page_id == r.page_id).unwrap()))
+        .collect();
+    let batch = revisions_staleness(conn, &pairs).unwrap();
+    assert_eq!(batch.len(), revisions.len());
+    let mut reasons = Vec::new();
+    for r in &revisions {
+        let one = revision_staleness(conn, r.revision_id).unwrap();
+        assert_eq!(batch[&r.revision_id], one, "{}", r.subject);
+        reasons.extend(one.iter().map(|s| {
+            format!(
+                "{} {}",
+                s.subject,
+                serde_json::to_string(&s.reason).unwrap()
+            )
+        }));
+    }
+    reasons.sort();
+    assert_eq!(
+        reasons,
+        [
+            r#"app {"kind":"deleted","target":"app/util.py"}"#,
+            r#"app/billing.py {"kind":"deleted","target":"app/billing.py#legacy_total@function"}"#,
+            r#"app/billing.py {"kind":"file_changed","path":"app/billing.py"}"#,
+            r#"app/billing.py {"kind":"signature_changed","target":"app/billing.py#total@function"}"#,
+            r#"app/util.py {"kind":"deleted","target":"app/util.py"}"#,
+            r#"app/util.py {"kind":"deleted","target":"app/util.py#fmt@function"}"#,
+        ]
+    );
+}

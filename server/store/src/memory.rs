@@ -482,6 +482,34 @@ pub fn claims_of(conn: &Connection, revision_id: i64) -> Result<Vec<ClaimRow>> {
         .ctx(|| "reading claims".into())
 }
 
+/// The claims of these revisions (each list as [`claims_of`] gives it), by revision id, in
+/// one statement; revisions without claims are absent.
+pub fn claims_of_revisions(
+    conn: &Connection,
+    revision_ids: &[i64],
+) -> Result<std::collections::HashMap<i64, Vec<ClaimRow>>> {
+    let mut out: std::collections::HashMap<i64, Vec<ClaimRow>> = Default::default();
+    if revision_ids.is_empty() {
+        return Ok(out);
+    }
+    let json =
+        serde_json::to_string(revision_ids).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {CLAIM_COLUMNS} FROM claims WHERE revision_id IN (SELECT value FROM json_each(?1))
+             ORDER BY revision_id, start_byte, claim_id"
+        ))
+        .ctx(|| "reading claims".into())?;
+    let rows = stmt
+        .query_map([json], claim_row)
+        .ctx(|| "reading claims".into())?;
+    for row in rows {
+        let c = row.ctx(|| "reading claims".into())?;
+        out.entry(c.revision_id).or_default().push(c);
+    }
+    Ok(out)
+}
+
 /// Claims of current revisions (live memory), by revision then span.
 pub fn live_claims(conn: &Connection) -> Result<Vec<ClaimRow>> {
     let mut stmt = conn
@@ -570,6 +598,30 @@ pub fn page_snapshot(
     .query_row([revision_id], |r| Ok((r.get(0)?, r.get(1)?)))
     .optional()
     .ctx(|| "reading a page snapshot".into())
+}
+
+/// The page snapshots (fingerprint, taken at) of these revisions, as [`page_snapshot`]
+/// reads each, by revision id, in one statement; revisions without one are absent.
+pub fn page_snapshots(
+    conn: &Connection,
+    revision_ids: &[i64],
+) -> Result<std::collections::HashMap<i64, (Option<String>, String)>> {
+    if revision_ids.is_empty() {
+        return Ok(Default::default());
+    }
+    let json =
+        serde_json::to_string(revision_ids).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT revision_id, fingerprint, snapshot_at FROM page_snapshots
+             WHERE revision_id IN (SELECT value FROM json_each(?1))",
+        )
+        .ctx(|| "reading page snapshots".into())?;
+    let rows = stmt
+        .query_map([json], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
+        .ctx(|| "reading page snapshots".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading page snapshots".into())
 }
 
 /// A session of the diary.
