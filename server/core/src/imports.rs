@@ -69,10 +69,17 @@ use crate::{Import, Language};
 /// What import resolution knows about the repository: every recorded file path
 /// (repo-relative, `/`-separated), Go module roots from `go.mod` files, and the files
 /// that declare each namespace/package (C#, Java, PHP), taken from module symbols.
+/// Fill `paths` before resolving: the lookup by file name is built from it on first use.
 #[derive(Clone, Debug, Default)]
 pub struct PathIndex {
     /// Every file path in the map.
     pub paths: BTreeSet<String>,
+    /// Lowercased file name (last path component) → the paths ending in it, sorted: a
+    /// suffix lookup reads one list instead of every path, which made resolving a
+    /// repository's imports quadratic in its size.
+    by_file_name: std::sync::OnceLock<HashMap<String, Vec<String>>>,
+    /// The same by the name of the directory holding the file (`""` at the root).
+    by_dir_name: std::sync::OnceLock<HashMap<String, Vec<String>>>,
     /// `go.mod` directory (`""` for the root) → its `module` path.
     pub go_modules: BTreeMap<String, String>,
     /// Namespace or package name (`Acme.Util`, `com.acme.util`) → files declaring it.
@@ -736,15 +743,40 @@ fn files_in<'a>(index: &'a PathIndex, dir: &str) -> impl Iterator<Item = &'a Str
         .filter(move |p| !p[skip..].contains('/'))
 }
 
-/// Every path equal to `suffix` or ending with `/suffix` (a linear scan).
+/// Every path equal to `suffix` or ending with `/suffix`, sorted.
 fn ending_with(index: &PathIndex, suffix: &str) -> Vec<String> {
     let slash = format!("/{suffix}");
-    index
-        .paths
-        .iter()
+    same_file_name(index, suffix)
         .filter(|p| *p == suffix || p.ends_with(&slash))
         .cloned()
         .collect()
+}
+
+/// The paths whose file name is `path`'s, ignoring case, sorted.
+fn same_file_name<'a>(index: &'a PathIndex, path: &str) -> impl Iterator<Item = &'a String> {
+    let by_name = index
+        .by_file_name
+        .get_or_init(|| group_paths(index, |p| file_name(p).to_lowercase()));
+    by_name
+        .get(&file_name(path).to_lowercase())
+        .into_iter()
+        .flatten()
+}
+
+/// The paths of the files in directories named `dir_name`, sorted.
+fn in_dirs_named<'a>(index: &'a PathIndex, dir_name: &str) -> impl Iterator<Item = &'a String> {
+    let by_dir = index
+        .by_dir_name
+        .get_or_init(|| group_paths(index, |p| file_name(dir_of(p)).to_string()));
+    by_dir.get(dir_name).into_iter().flatten()
+}
+
+fn group_paths(index: &PathIndex, key: impl Fn(&str) -> String) -> HashMap<String, Vec<String>> {
+    let mut groups: HashMap<String, Vec<String>> = HashMap::new();
+    for path in &index.paths {
+        groups.entry(key(path)).or_default().push(path.clone());
+    }
+    groups
 }
 
 // ------------------------------------------------------------------ Python
@@ -1109,13 +1141,12 @@ fn resolve_java(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet
             return files.clone();
         }
         let dir_suffix = package.replace('.', "/");
-        let found: BTreeSet<String> = index
-            .paths
-            .iter()
+        let slash = format!("/{dir_suffix}");
+        let found: BTreeSet<String> = in_dirs_named(index, file_name(&dir_suffix))
             .filter(|p| {
                 p.ends_with(".java") && {
                     let d = dir_of(p);
-                    d == dir_suffix || d.ends_with(&format!("/{dir_suffix}"))
+                    d == dir_suffix || d.ends_with(&slash)
                 }
             })
             .cloned()
@@ -1256,9 +1287,7 @@ fn resolve_php(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet<
         }
         let lower = suffix.to_lowercase();
         let slash = format!("/{lower}");
-        let folded: Vec<String> = index
-            .paths
-            .iter()
+        let folded: Vec<String> = same_file_name(index, &suffix)
             .filter(|p| {
                 let l = p.to_lowercase();
                 l == lower || l.ends_with(&slash)
@@ -1278,10 +1307,9 @@ mod tests {
     use crate::Span;
 
     fn index(paths: &[&str]) -> PathIndex {
-        PathIndex {
-            paths: paths.iter().map(|p| p.to_string()).collect(),
-            ..PathIndex::default()
-        }
+        let mut index = PathIndex::default();
+        index.paths = paths.iter().map(|p| p.to_string()).collect();
+        index
     }
 
     fn imp(module: &str, names: &[&str]) -> Import {
