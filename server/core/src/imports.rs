@@ -87,6 +87,16 @@ pub struct PathIndex {
     pub namespaces: BTreeMap<String, BTreeSet<String>>,
 }
 
+impl PathIndex {
+    /// An index of `paths`, with no Go modules or namespaces.
+    pub fn with_paths(paths: impl IntoIterator<Item = String>) -> PathIndex {
+        PathIndex {
+            paths: paths.into_iter().collect(),
+            ..PathIndex::default()
+        }
+    }
+}
+
 /// Resolves one import of the file at `from_path` to the files it names, sorted.
 /// An empty result means unresolved (external, standard library, or not found); the
 /// engine keeps such imports with their text. The importer itself may be in the result
@@ -1307,9 +1317,7 @@ mod tests {
     use crate::Span;
 
     fn index(paths: &[&str]) -> PathIndex {
-        let mut index = PathIndex::default();
-        index.paths = paths.iter().map(|p| p.to_string()).collect();
-        index
+        PathIndex::with_paths(paths.iter().map(|p| p.to_string()))
     }
 
     fn imp(module: &str, names: &[&str]) -> Import {

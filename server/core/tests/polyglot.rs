@@ -51,8 +51,7 @@ fn repo() -> &'static Repo {
     REPO.get_or_init(|| {
         let root = fixture_root();
         let paths = list_files(&root);
-        let mut index = PathIndex::default();
-        index.paths = paths.iter().cloned().collect();
+        let mut index = PathIndex::with_paths(paths.iter().cloned());
         let mut files = BTreeMap::new();
         for path in &paths {
             let text = std::fs::read_to_string(root.join(path)).expect("fixture is UTF-8");
