@@ -1207,13 +1207,34 @@ fn go_module_path(path: &Path) -> Option<String> {
 /// A definition, as reference resolution sees it.
 struct Def {
     id: i64,
-    file_id: i64,
     parent: Option<i64>,
 }
 
+/// The definitions of one name.
+#[derive(Default)]
+struct Defs {
+    /// In key order, so every choice is deterministic.
+    all: Vec<Def>,
+    /// (file id, index into `all`), sorted: the definitions in one file are found by a
+    /// binary search, not a scan of all of them (a name like `get` has thousands of
+    /// definitions in a monorepo, and each of its references asked about several files).
+    by_file: Vec<(i64, u32)>,
+}
+
+impl Defs {
+    /// The definitions in `file_id`, in key order.
+    fn in_file(&self, file_id: i64) -> impl Iterator<Item = (u32, &Def)> {
+        let start = self.by_file.partition_point(|&(f, _)| f < file_id);
+        self.by_file[start..]
+            .iter()
+            .take_while(move |&&(f, _)| f == file_id)
+            .map(|&(_, i)| (i, &self.all[i as usize]))
+    }
+}
+
 struct Resolver {
-    /// name → definitions, in key order (so every choice is deterministic).
-    defs: HashMap<String, Vec<Def>>,
+    /// name → its definitions.
+    defs: HashMap<String, Defs>,
     /// symbol id → its parent's id.
     parents: HashMap<i64, Option<i64>>,
     /// file → (module, imported names)
@@ -1254,11 +1275,12 @@ impl Resolver {
         for row in rows {
             let (name, id, file_id, parent) = row.ctx(|| "reading symbols".into())?;
             r.parents.insert(id, parent);
-            r.defs.entry(name).or_default().push(Def {
-                id,
-                file_id,
-                parent,
-            });
+            let defs = r.defs.entry(name).or_default();
+            defs.by_file.push((file_id, defs.all.len() as u32));
+            defs.all.push(Def { id, parent });
+        }
+        for defs in r.defs.values_mut() {
+            defs.by_file.sort_unstable();
         }
         let mut stmt = conn
             .prepare(
@@ -1339,13 +1361,13 @@ impl Resolver {
                 };
                 let (submodules, own): (Vec<_>, Vec<_>) = targets.partition(|(_, to)| named(to));
                 for (_, to) in own.into_iter().chain(submodules) {
-                    if let Some(d) = defs.iter().find(|d| d.file_id == *to && d.parent.is_none()) {
+                    if let Some((_, d)) = defs.in_file(*to).find(|(_, d)| d.parent.is_none()) {
                         return (Some(d.id), "stated", 1.0);
                     }
                 }
             }
         }
-        let same: Vec<&Def> = defs.iter().filter(|d| d.file_id == file_id).collect();
+        let same: Vec<&Def> = defs.in_file(file_id).map(|(_, d)| d).collect();
         if !same.is_empty() {
             let enclosing_parent = enclosing
                 .and_then(|k| self.parents.get(&k))
@@ -1362,17 +1384,24 @@ impl Resolver {
                 .unwrap_or(&same[0]);
             return (Some(best.id), "derived", 0.9);
         }
-        let imported: Vec<&Def> = defs
-            .iter()
-            .filter(|d| deps.into_iter().flatten().any(|(_, to)| *to == d.file_id))
-            .collect();
-        match imported.len() {
-            0 => {}
-            1 => return (Some(imported[0].id), "derived", 0.7),
-            _ => return (Some(imported[0].id), "derived", 0.5),
+        // Definitions in imported files: how many, and the first in key order.
+        let mut targets: Vec<i64> = deps.into_iter().flatten().map(|(_, to)| *to).collect();
+        targets.sort_unstable();
+        targets.dedup();
+        let mut imported = 0usize;
+        let mut first: Option<u32> = None;
+        for to in targets {
+            for (i, _) in defs.in_file(to) {
+                imported += 1;
+                first = Some(first.map_or(i, |f| f.min(i)));
+            }
         }
-        if defs.len() == 1 {
-            return (Some(defs[0].id), "derived", 0.5);
+        if let Some(i) = first {
+            let confidence = if imported == 1 { 0.7 } else { 0.5 };
+            return (Some(defs.all[i as usize].id), "derived", confidence);
+        }
+        if defs.all.len() == 1 {
+            return (Some(defs.all[0].id), "derived", 0.5);
         }
         (None, "derived", 0.0)
     }
