@@ -181,14 +181,20 @@ impl Output {
     pub fn impact(&self, env: &Envelope<Impact>) -> Found {
         let i = &env.result;
         self.emit(env, |o| {
+            // A file's dependents are files; a symbol's are definitions, in some files
+            // (`files` counts the target's own too).
+            let reach = if i.mode == "file" {
+                let n = i.nodes.len();
+                format!("{n} dependent file{}", if n == 1 { "" } else { "s" })
+            } else {
+                format!("{} dependents in {} files", i.nodes.len(), i.files.len())
+            };
             writeln!(
                 o,
-                "impact of {} (depth {}{}): {} dependents in {} files",
+                "impact of {} (depth {}{}): {reach}",
                 i.target.join(", "),
                 i.depth,
                 if i.hard { ", stated edges only" } else { "" },
-                i.nodes.len(),
-                i.files.len()
             )?;
             for n in &i.nodes {
                 writeln!(

@@ -324,3 +324,24 @@ fn a_read_only_command_at_a_missing_database_is_refused_and_creates_nothing() {
         Some(0)
     );
 }
+
+#[test]
+fn impact_of_a_file_counts_its_dependent_files_without_the_target() {
+    let dir = repo();
+    assert!(loci(dir.path(), &["scan"]).status.success());
+    let out = loci(dir.path(), &["impact", "app/models.py"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "impact of app/models.py (depth 3): 1 dependent file\n  app/views.py  <- import at app/views.py:1 (stated, 1.00)\n"
+    );
+    let out = loci(dir.path(), &["impact", "User"]);
+    let first = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(
+        first,
+        "impact of app/models.py#User@class (depth 3): 2 dependents in 2 files"
+    );
+}
