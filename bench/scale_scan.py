@@ -90,8 +90,8 @@ def main():
                     help="the loci binary (default: target/release/loci)")
     ap.add_argument("--files", type=int, default=50_000, help="files in the workspace (default 50,000)")
     ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "loci-scale"))
-    ap.add_argument("--max-rss-mib", type=float, default=2048,
-                    help="the documented bound on every run's peak RSS (default 2048, docs/reliability.md)")
+    ap.add_argument("--max-rss-mib", type=float, default=1024,
+                    help="the documented bound on every run's peak RSS (default 1024, docs/reliability.md)")
     ap.add_argument("--json", help="write the report here too")
     args = ap.parse_args()
     loci = os.path.realpath(args.loci)
