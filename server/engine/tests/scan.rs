@@ -516,3 +516,65 @@ fn a_name_imported_from_a_package_resolves_to_the_package_not_a_submodule_the_im
         .collect();
     assert_eq!(targets, expected);
 }
+
+#[test]
+fn a_rescan_that_looks_up_what_its_references_need_equals_a_bulk_first_scan() {
+    // Over 256 files, a first scan is a bulk load and resolves with every definition in
+    // memory; a rescan of a few files looks up only the names and files it needs. Both
+    // must give the same rows. Names repeat across files (`get`, `Node`), imports cross.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for n in 0..300 {
+        write(
+            root,
+            &format!("pkg/m{n}.py"),
+            &format!(
+                "from pkg.m{prev} import get, Node\n\nclass Node:\n    def get(self):\n        return get()\n\ndef get():\n    return Node().get()\n\ndef f{n}():\n    return get(), Node()\n",
+                prev = (n + 299) % 300
+            ),
+        );
+    }
+    write(root, "pkg/__init__.py", "");
+    let mut ws = open(root);
+    assert_eq!(scan(&mut ws).added.len(), 301);
+    write(
+        root,
+        "pkg/m7.py",
+        "from pkg.m3 import get\n\ndef get_other():\n    return get()\n",
+    );
+    write(
+        root,
+        "pkg/extra.py",
+        "from pkg.m7 import get_other\n\nget_other()\n",
+    );
+    std::fs::remove_file(root.join("pkg/m9.py")).unwrap();
+    let second = scan(&mut ws);
+    assert_eq!(second.modified, ["pkg/m7.py"]);
+    assert_eq!(second.added, ["pkg/extra.py"]);
+    assert_eq!(second.deleted, ["pkg/m9.py"]);
+    let incremental = dump(ws.store().conn());
+
+    let fresh_dir = tempfile::tempdir().unwrap();
+    let mut fresh = Workspace::open(root, Some(&fresh_dir.path().join("fresh.db"))).unwrap();
+    scan(&mut fresh);
+    let fresh_rows = dump(fresh.store().conn());
+    let only_inc: Vec<_> = incremental
+        .iter()
+        .filter(|r| !fresh_rows.contains(r))
+        .collect();
+    let only_fresh: Vec<_> = fresh_rows
+        .iter()
+        .filter(|r| !incremental.contains(r))
+        .collect();
+    assert!(
+        only_inc.is_empty() && only_fresh.is_empty(),
+        "only incremental: {only_inc:#?}\nonly fresh: {only_fresh:#?}"
+    );
+    // The new file's call is in the map (its resolution across files is compared above).
+    assert!(
+        incremental
+            .iter()
+            .any(|r| r.starts_with("ref | pkg/extra.py | get_other | call")),
+        "{incremental:#?}"
+    );
+}
