@@ -1067,14 +1067,12 @@ fn resolve_deps(
     }
     // (file id, path, language, module, names, line)
     type ImportRow = (i64, String, Option<String>, String, String, u32);
-    let imports: Vec<ImportRow> = {
-        let mut stmt = conn
-            .prepare(
-                "SELECT i.file_id, f.path, f.language, i.module, i.names, i.line
-                 FROM imports i JOIN files f USING (file_id) ORDER BY i.file_id, i.import_id",
-            )
-            .ctx(|| "reading imports".into())?;
-        stmt.query_map([], |r| {
+    // Every import when the topology changed, else only the changed files': a rescan
+    // after one edit read all 400,000 imports of a 50,000-file map (2.6 s).
+    const IMPORTS: &str = "SELECT i.file_id, f.path, f.language, i.module, i.names, i.line
+                 FROM imports i JOIN files f USING (file_id)";
+    let read_import =
+        |r: &loci_store::rusqlite::Row<'_>| -> loci_store::rusqlite::Result<ImportRow> {
             Ok((
                 r.get(0)?,
                 r.get(1)?,
@@ -1083,11 +1081,33 @@ fn resolve_deps(
                 r.get(4)?,
                 r.get(5)?,
             ))
-        })
-        .ctx(|| "reading imports".into())?
-        .collect::<std::result::Result<_, _>>()
-        .ctx(|| "reading imports".into())?
-    };
+        };
+    let mut imports: Vec<ImportRow> = Vec::new();
+    if all {
+        let mut stmt = conn
+            .prepare(&format!("{IMPORTS} ORDER BY i.file_id, i.import_id"))
+            .ctx(|| "reading imports".into())?;
+        for row in stmt
+            .query_map([], read_import)
+            .ctx(|| "reading imports".into())?
+        {
+            imports.push(row.ctx(|| "reading imports".into())?);
+        }
+    } else {
+        let mut stmt = conn
+            .prepare_cached(&format!(
+                "{IMPORTS} WHERE i.file_id = ?1 ORDER BY i.import_id"
+            ))
+            .ctx(|| "reading imports".into())?;
+        for file_id in changed {
+            for row in stmt
+                .query_map([file_id], read_import)
+                .ctx(|| "reading imports".into())?
+            {
+                imports.push(row.ctx(|| "reading imports".into())?);
+            }
+        }
+    }
     // file → (module, target) → (first line, count)
     type Edges = BTreeMap<(String, Option<i64>), (u32, u32)>;
     let mut edges: BTreeMap<i64, Edges> = BTreeMap::new();
@@ -1131,7 +1151,7 @@ fn resolve_deps(
     } else {
         targets.extend(changed.iter().copied());
     }
-    let old = load_deps(conn)?;
+    let old = load_deps(conn, (!all).then_some(&targets))?;
     let mut deps_changed = BTreeSet::new();
     let mut writes = Vec::new();
     for file_id in targets {
@@ -1162,25 +1182,48 @@ fn resolve_deps(
 
 type DepRows = BTreeMap<i64, Vec<(String, Option<i64>, u32, u32)>>;
 
-fn load_deps(conn: &loci_store::rusqlite::Connection) -> Result<DepRows> {
-    let mut stmt = conn
-        .prepare(
-            "SELECT from_file_id, module, to_file_id, line, count FROM deps
-             ORDER BY from_file_id, module, to_file_id",
-        )
-        .ctx(|| "reading deps".into())?;
-    let rows = stmt
-        .query_map([], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?),
-            ))
-        })
-        .ctx(|| "reading deps".into())?;
+/// The stored deps of `files` (of every file when `None`), by importing file.
+fn load_deps(
+    conn: &loci_store::rusqlite::Connection,
+    files: Option<&BTreeSet<i64>>,
+) -> Result<DepRows> {
+    const DEPS: &str = "SELECT from_file_id, module, to_file_id, line, count FROM deps";
+    let read = |r: &loci_store::rusqlite::Row<'_>| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?),
+        ))
+    };
     let mut out: DepRows = BTreeMap::new();
-    for row in rows {
+    let mut add = |row: loci_store::rusqlite::Result<(i64, _)>| -> Result<()> {
         let (from, edge) = row.ctx(|| "reading deps".into())?;
         out.entry(from).or_default().push(edge);
+        Ok(())
+    };
+    match files {
+        None => {
+            let mut stmt = conn
+                .prepare(&format!("{DEPS} ORDER BY from_file_id, module, to_file_id"))
+                .ctx(|| "reading deps".into())?;
+            for row in stmt.query_map([], read).ctx(|| "reading deps".into())? {
+                add(row)?;
+            }
+        }
+        Some(files) => {
+            let mut stmt = conn
+                .prepare_cached(&format!(
+                    "{DEPS} WHERE from_file_id = ?1 ORDER BY module, to_file_id"
+                ))
+                .ctx(|| "reading deps".into())?;
+            for file_id in files {
+                for row in stmt
+                    .query_map([file_id], read)
+                    .ctx(|| "reading deps".into())?
+                {
+                    add(row)?;
+                }
+            }
+        }
     }
     Ok(out)
 }
