@@ -1051,19 +1051,6 @@ fn resolve_deps(
             index.paths.insert(path.clone());
             ids.insert(path, id);
         }
-        let mut stmt = conn
-            .prepare(
-                "SELECT s.qualified_name, f.path FROM symbols s JOIN files f USING (file_id)
-                 WHERE s.kind = 'module'",
-            )
-            .ctx(|| "reading namespaces".into())?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-            .ctx(|| "reading namespaces".into())?;
-        for row in rows {
-            let (ns, path) = row.ctx(|| "reading namespaces".into())?;
-            index.namespaces.entry(ns).or_default().insert(path);
-        }
     }
     // (file id, path, language, module, names, line)
     type ImportRow = (i64, String, Option<String>, String, String, u32);
@@ -1106,6 +1093,26 @@ fn resolve_deps(
             {
                 imports.push(row.ctx(|| "reading imports".into())?);
             }
+        }
+    }
+    // Namespaces and packages (module symbols) resolve only Java, C# and PHP imports; the
+    // query reads every symbol, so a rescan without such an import skips it.
+    if imports
+        .iter()
+        .any(|(_, _, language, ..)| matches!(language.as_deref(), Some("java" | "csharp" | "php")))
+    {
+        let mut stmt = conn
+            .prepare(
+                "SELECT s.qualified_name, f.path FROM symbols s JOIN files f USING (file_id)
+                 WHERE s.kind = 'module'",
+            )
+            .ctx(|| "reading namespaces".into())?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .ctx(|| "reading namespaces".into())?;
+        for row in rows {
+            let (ns, path) = row.ctx(|| "reading namespaces".into())?;
+            index.namespaces.entry(ns).or_default().insert(path);
         }
     }
     // file → (module, target) → (first line, count)
