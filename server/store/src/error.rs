@@ -51,6 +51,17 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// The database to open is another application's: it has tables but none of loci's
+    /// (no `schema_migrations`). It was left untouched.
+    #[error(
+        "{path}: not a loci database (it has the tables {tables} and no schema_migrations); left untouched: check --db or LOCI_DB"
+    )]
+    ForeignDatabase {
+        /// The file.
+        path: PathBuf,
+        /// Up to three of its tables, comma-separated (`...` when it has more).
+        tables: String,
+    },
     /// A file offered as a database (a backup to restore) is not a usable loci database;
     /// nothing was changed.
     #[error("{path}: not a usable loci database: {}; nothing was restored", problems.join("; "))]

@@ -120,6 +120,7 @@ impl Store {
         // Checking the schema version must precede anything that writes (journal_mode
         // writes the header), so that a newer database is left byte-for-byte untouched.
         migrate::refuse_newer(self)?;
+        migrate::refuse_foreign(self)?;
         // Switching a new database to WAL takes an exclusive lock without SQLite's busy
         // handler, so a process opening it at the same moment as another fails at once
         // ("database is locked"): retry until the busy timeout instead.

@@ -104,6 +104,37 @@ pub(crate) fn refuse_newer(store: &Store) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a database that some other application made: it has tables but no
+/// `schema_migrations`, the table every loci database has from its first migration on.
+/// Migrating it would add loci's tables to it and switch it to WAL, so a mistyped `--db`
+/// or `LOCI_DB` would change another program's database for good. It is left untouched.
+pub(crate) fn refuse_foreign(store: &Store) -> Result<()> {
+    let tables: Vec<String> = store
+        .conn
+        .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+             ORDER BY name = 'schema_migrations' DESC, name LIMIT 4",
+        )
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .map_err(|e| StoreError::sqlite("reading the tables of the database", e))?;
+    if tables.is_empty() || tables.iter().any(|t| t == "schema_migrations") {
+        return Ok(());
+    }
+    let mut shown = tables
+        .iter()
+        .take(3)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if tables.len() > 3 {
+        shown.push_str(", ...");
+    }
+    Err(StoreError::ForeignDatabase {
+        path: store.path.clone().unwrap_or_default(),
+        tables: shown,
+    })
+}
+
 /// Applies every pending migration, backing a non-empty database up first. Processes
 /// opening one store at once take turns under the store lock: the first migrates (and
 /// backs up, once), the others then find the schema current.

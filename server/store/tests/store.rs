@@ -504,3 +504,34 @@ fn a_read_sees_one_snapshot_while_another_connection_writes() {
     assert!(err.is_err());
     assert!(reader.conn().is_autocommit());
 }
+
+#[test]
+fn another_applications_database_is_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("app.db");
+    {
+        let other = Connection::open(&path).unwrap();
+        other
+            .execute_batch(
+                "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT);
+                 CREATE TABLE orders(id INTEGER PRIMARY KEY);
+                 INSERT INTO users VALUES (1, 'ada');",
+            )
+            .unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+    match Store::open(&path) {
+        Err(StoreError::ForeignDatabase { path: p, tables }) => {
+            assert_eq!(p, path);
+            assert_eq!(tables, "orders, users");
+        }
+        other => panic!("expected ForeignDatabase, got {:?}", other.map(|_| ())),
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["app.db"]);
+}
