@@ -81,13 +81,18 @@ impl Output {
             let t = &r.totals;
             writeln!(
                 o,
-                "scanned in {:.2}s: {} added, {} modified, {} deleted, {} renamed, {} unchanged",
+                "scanned in {:.2}s: {} added, {} modified, {} deleted, {} renamed, {} unchanged{}",
                 r.duration_ms as f64 / 1000.0,
                 r.added.len(),
                 r.modified.len(),
                 r.deleted.len(),
                 r.renamed.len(),
-                r.unchanged
+                r.unchanged,
+                if r.resumed > 0 {
+                    format!(", {} finished for an interrupted scan", r.resumed)
+                } else {
+                    String::new()
+                }
             )?;
             writeln!(
                 o,
@@ -218,7 +223,7 @@ impl Output {
         let s = &env.result;
         self.emit(env, |o| {
             let t = &s.totals;
-            writeln!(o, "revision {} (scanned {})", env.index.revision, env.index.scanned_at.as_deref().unwrap_or("never"))?;
+            writeln!(o, "revision {} (scanned {})", env.index.revision, env.index.scanned_at.as_deref().unwrap_or("never: the map is partial or empty"))?;
             writeln!(
                 o,
                 "{} files, {} lines, {} symbols, {} refs ({} resolved), {} deps, {} unresolved imports",

@@ -345,3 +345,93 @@ fn impact_of_a_file_counts_its_dependent_files_without_the_target() {
         "impact of app/models.py#User@class (depth 3): 2 dependents in 2 files"
     );
 }
+
+/// Fault found by the fresh-user trial (issue 9): a store the user cannot write (a 0444
+/// file in a 0555 directory: a teammate's checkout, a read-only mount) could not even be
+/// read, "attempt to write a readonly database", because opening it set WAL and looked
+/// for migrations with write access. Now it opens read-only: answers work, every write is
+/// refused with a message that says why, and the file is left byte-for-byte untouched.
+/// Run as `nobody` through `setpriv` when the tests run as root, whom permissions do
+/// not stop.
+#[test]
+fn fault_a_read_only_store_could_not_be_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = repo();
+    let root = dir.path();
+    assert_eq!(loci(root, &["scan"]).status.code(), Some(0));
+    // Everything on the way must be reachable by another user.
+    let bin = root.join("loci-bin");
+    std::fs::copy(env!("CARGO_BIN_EXE_loci"), &bin).unwrap();
+    for p in [root, &root.join("app")] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let db = root.join(".loci/loci.db");
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+    std::fs::set_permissions(root.join(".loci"), std::fs::Permissions::from_mode(0o555)).unwrap();
+    let before = std::fs::read(&db).unwrap();
+    let uid = Command::new("id").arg("-u").output().unwrap();
+    let as_root = String::from_utf8_lossy(&uid.stdout).trim() == "0";
+    let run = |args: &[&str]| -> Output {
+        let mut cmd = if as_root {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(&bin);
+            c
+        } else {
+            Command::new(&bin)
+        };
+        cmd.args(args)
+            .current_dir(root)
+            .env("LOCI_AUTHOR", "human:test")
+            .env_remove("LOCI_SESSION")
+            .env_remove("LOCI_DB")
+            .output()
+            .expect("loci runs")
+    };
+    let symbol = run(&["symbol", "User"]);
+    assert_eq!(
+        String::from_utf8_lossy(&symbol.stdout),
+        "app/models.py:1: class User  [app/models.py#User@class]\n    class User:\n",
+        "{}",
+        String::from_utf8_lossy(&symbol.stderr)
+    );
+    assert_eq!(symbol.status.code(), Some(0));
+    let stats = run(&["stats"]);
+    assert_eq!(stats.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&stats.stdout).contains("2 files"),
+        "{}",
+        String::from_utf8_lossy(&stats.stdout)
+    );
+    let db_shown = db.display().to_string();
+    for (args, what) in [
+        (
+            &["remember", "app/models.py", "-t", "users are saved"][..],
+            "a write",
+        ),
+        (&["scan"][..], "a scan"),
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "loci: {db_shown}: the store is read-only (no write permission on it or its \
+                 directory); {what} was refused: answers come from the store as it is\n"
+            ),
+            "{args:?}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the store is untouched"
+    );
+    let mut left: Vec<String> = std::fs::read_dir(root.join(".loci"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, [".gitignore", "loci.db", "loci.db-lock"]);
+    std::fs::set_permissions(root.join(".loci"), std::fs::Permissions::from_mode(0o755)).unwrap();
+}

@@ -181,6 +181,14 @@ impl Workspace {
         &mut self,
         progress: &(dyn Fn(scan::ScanProgress) + Sync),
     ) -> Result<Envelope<scan::ScanReport>> {
+        if self.store.is_read_only() {
+            // Refused before the walk: a scan of a large tree would fail at its first write.
+            return Err(StoreError::ReadOnly {
+                path: self.store.path().map(Path::to_path_buf).unwrap_or_default(),
+                what: "a scan".into(),
+            }
+            .into());
+        }
         let config = self.config.scan.clone();
         // Scans of one store take turns (see `StoreLock`); the lint below is part of it.
         let _lock = self.store.lock("a scan")?;
@@ -225,9 +233,24 @@ impl Workspace {
                 symbols,
             },
             None => {
-                capability
-                    .notes
-                    .push("no scan yet: run `loci scan` to build the map".into());
+                // A first scan that was killed (or runs now in another process) has
+                // written part of the map: say so rather than "no scan yet".
+                let unfinished: Option<String> = conn
+                    .query_row(
+                        "SELECT started_at FROM scans ORDER BY scan_id DESC LIMIT 1",
+                        [],
+                        |r| r.get(0),
+                    )
+                    .optional()
+                    .map_err(|e| StoreError::sqlite("reading the last scan", e))?;
+                capability.notes.push(match unfinished {
+                    Some(started) => format!(
+                        "no scan yet: the first scan (started {started}) has not finished \
+                         (it was interrupted, or is still running); the map is partial: \
+                         run `loci scan` to complete it"
+                    ),
+                    None => "no scan yet: run `loci scan` to build the map".into(),
+                });
                 IndexState::default()
             }
         };

@@ -108,6 +108,9 @@ pub struct ScanReport {
     pub renamed: Vec<Rename>,
     /// Files found unchanged.
     pub unchanged: u64,
+    /// Files that a scan which never finished (killed) had recorded, analysed again with
+    /// the same content to finish its work: neither added nor modified.
+    pub resumed: u64,
     /// Files in the map, by language (`unknown` for unparsed extensions).
     pub languages: BTreeMap<String, LanguageCount>,
     /// Totals of the map after the scan.
@@ -317,6 +320,7 @@ fn scan_inner(
         store,
         scan_id,
         stored,
+        first: has_scan.is_none(),
         pending: PendingRefs::default(),
         changed_names: BTreeSet::new(),
         changed_files: BTreeSet::new(),
@@ -696,6 +700,9 @@ struct Writer<'a> {
     store: &'a mut Store,
     scan_id: i64,
     stored: &'a HashMap<String, FileState>,
+    /// No scan has finished before this one (what is in the map was written by a scan
+    /// that was killed).
+    first: bool,
     /// References of changed files, waiting for resolution.
     pending: PendingRefs,
     /// Names that gained or lost a definition.
@@ -810,12 +817,19 @@ impl Writer<'_> {
                     for (_, name) in old.symmetric_difference(&new) {
                         self.changed_names.insert(name.to_string());
                     }
-                    // Drift: the file, and every symbol whose signature changed.
+                    // Same content as a row an interrupted scan wrote: reanalysed only
+                    // because that scan's references were lost with it.
                     let old_hash = stored.get(&a.path).map(|s| s.content_hash.clone());
+                    let resumed = existed && old_hash.as_deref() == Some(&a.content_hash);
+                    // Drift: the file, and every symbol whose signature changed. The
+                    // killed scan that wrote a resumed file recorded no drift for it, and
+                    // the hash its row had before is gone: an addition on a first scan,
+                    // else a modification from an unknown hash.
+                    let added = !existed || (resumed && self.first);
                     self.drift.push(map::DriftEntry {
                         path: a.path.clone(),
-                        kind: if existed { "modify" } else { "add" },
-                        old_hash: if existed { old_hash } else { None },
+                        kind: if added { "add" } else { "modify" },
+                        old_hash: if added || resumed { None } else { old_hash },
                         new_hash: Some(a.content_hash.clone()),
                         detail: None,
                     });
@@ -839,7 +853,9 @@ impl Writer<'_> {
                     if a.lossy_utf8 {
                         report.lossy_utf8.push(a.path.clone());
                     }
-                    if existed {
+                    if resumed {
+                        report.resumed += 1;
+                    } else if existed {
                         report.modified.push(a.path);
                     } else {
                         report.added.push(a.path);

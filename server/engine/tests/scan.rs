@@ -239,6 +239,75 @@ fn interrupted_scan_is_completed_by_the_next_one() {
     assert_eq!(dump(ws.store().conn()), expected);
 }
 
+/// Fault found by the fresh-user trial (issue 9): after a first scan was killed, `stats`
+/// said "no scan yet" over a map that held half the repository, and the scan that
+/// finished the work reported every file the killed scan had recorded as "modified"
+/// (with a drift entry each), though none had changed.
+#[test]
+fn fault_a_killed_first_scan_was_reported_as_no_scan_and_its_files_as_modified() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let mut ws = open(root);
+    scan(&mut ws);
+    let expected = dump(ws.store().conn());
+    // The killed first scan: its row still 'running', the files under app/ written
+    // without their references, the rest not reached, and no drift (a scan writes its
+    // drift when it finishes).
+    {
+        let conn = Connection::open(root.join(".loci/test.db")).unwrap();
+        conn.execute_batch(
+            "UPDATE scans SET status = 'running', finished_at = NULL, started_at = '2026-01-01T00:00:00Z';
+             DROP TRIGGER drift_append_only_delete;
+             DELETE FROM drift;
+             DELETE FROM refs WHERE file_id IN (SELECT file_id FROM files WHERE path LIKE 'app/%');
+             DELETE FROM files WHERE path NOT LIKE 'app/%';",
+        )
+        .unwrap();
+    }
+    let stats = ws.stats().unwrap();
+    assert_eq!(stats.index.revision, 0);
+    assert_eq!(
+        stats.capability.notes.first().map(String::as_str),
+        Some(
+            "no scan yet: the first scan (started 2026-01-01T00:00:00Z) has not finished \
+             (it was interrupted, or is still running); the map is partial: \
+             run `loci scan` to complete it"
+        )
+    );
+    let report = scan(&mut ws);
+    assert_eq!(report.resumed, 4, "the four files under app/: {report:#?}");
+    assert!(report.modified.is_empty(), "{:?}", report.modified);
+    assert_eq!(
+        report.added,
+        ["README.md", "notes.txt", "web/helper.ts", "web/main.ts"]
+    );
+    assert_eq!(dump(ws.store().conn()), expected);
+    let drifted: Vec<String> = {
+        let conn = ws.store().conn();
+        let mut stmt = conn
+            .prepare("SELECT path || ' ' || kind || ' ' || ifnull(old_hash, '-') FROM drift ORDER BY path")
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    };
+    assert_eq!(
+        drifted,
+        [
+            "README.md add -",
+            "app/__init__.py add -",
+            "app/models.py add -",
+            "app/util.py add -",
+            "app/views.py add -",
+            "notes.txt add -",
+            "web/helper.ts add -",
+            "web/main.ts add -",
+        ]
+    );
+}
+
 #[test]
 fn references_into_a_rewritten_file_follow_its_new_symbols() {
     let dir = tempfile::tempdir().unwrap();

@@ -71,6 +71,19 @@ pub enum StoreError {
         /// What is wrong with it.
         problems: Vec<String>,
     },
+    /// The database can be read but not written (no write permission on the file or its
+    /// directory, or a read-only filesystem): a write, a scan or a needed migration was
+    /// refused before anything was changed.
+    #[error(
+        "{path}: the store is read-only (no write permission on it or its directory); \
+         {what} was refused: answers come from the store as it is"
+    )]
+    ReadOnly {
+        /// The database file.
+        path: PathBuf,
+        /// What needed to write (`a write`, `migrating schema version 5 to 7`).
+        what: String,
+    },
     /// A value in the database did not have the expected shape.
     #[error("corrupt row: {0}")]
     Corrupt(String),
@@ -85,6 +98,20 @@ impl StoreError {
         StoreError::Sqlite {
             context: context.into(),
             source,
+        }
+    }
+
+    /// True when SQLite refused to write because the database file, its directory or
+    /// its filesystem is read-only (`SQLITE_READONLY` and its extended codes, or
+    /// `SQLITE_CANTOPEN` for a `-shm` that cannot be created).
+    pub(crate) fn is_read_only_file(&self) -> bool {
+        match self {
+            StoreError::ReadOnly { .. } => true,
+            StoreError::Sqlite { source, .. } => matches!(
+                source.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+            ),
+            _ => false,
         }
     }
 

@@ -39,7 +39,23 @@ const PREPARED_STATEMENT_CACHE: usize = 128;
 pub struct Store {
     conn: Connection,
     path: Option<PathBuf>,
+    /// Opened read-only because the file cannot be written (see [`Store::open`]).
+    read_only: bool,
 }
+
+/// Bytes percent-encoded in the path of a SQLite `file:` URI: controls, space and the
+/// characters that end or escape the path (`?`, `#`, `%`) or are not URI characters.
+const URI_PATH_RESERVED: percent_encoding::AsciiSet = percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'?')
+    .add(b'#')
+    .add(b'%')
+    .add(b'"')
+    .add(b'<')
+    .add(b'>')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}');
 
 impl Store {
     /// Opens (creating if needed) the database at `path`, sets WAL, foreign keys and the
@@ -47,13 +63,30 @@ impl Store {
     /// that needs migrating is first copied to `<dir>/backups/`. A database whose schema
     /// is newer than this binary is refused with [`StoreError::NewerSchema`] and left
     /// untouched.
+    ///
+    /// A database that exists but cannot be written (no write permission on it or its
+    /// directory, a read-only mount) is opened read-only instead: every read works, and
+    /// [`Store::write`] returns [`StoreError::ReadOnly`] without touching it (see
+    /// [`Store::is_read_only`]). Such a database must already have this binary's schema.
     pub fn open(path: &Path) -> Result<Store> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.is_dir()
+        {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
                 path: dir.to_path_buf(),
                 source,
             })?;
         }
+        match Self::open_read_write(path) {
+            Err(e) if e.is_read_only_file() && path.is_file() => {
+                tracing::info!(db = %path.display(), error = %e, "the store cannot be written; opening it read-only");
+                Self::open_read_only(path)
+            }
+            other => other,
+        }
+    }
+
+    fn open_read_write(path: &Path) -> Result<Store> {
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -65,11 +98,86 @@ impl Store {
         let mut store = Store {
             conn,
             path: Some(path.to_path_buf()),
+            read_only: false,
         };
         store.configure()?;
+        if store.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+            // SQLite opened a write-protected file read-only by itself.
+            return Err(StoreError::ReadOnly {
+                path: path.to_path_buf(),
+                what: "opening it for writing".into(),
+            });
+        }
         migrate::migrate(&mut store)?;
         store.finish_interrupted_bulk_load()?;
         Ok(store)
+    }
+
+    /// Opens `path` read-only: `mode=ro` first, which sees other processes' commits
+    /// through an existing `-shm`; when no `-shm` exists and none can be created (a
+    /// read-only directory, where nobody can be writing), `immutable=1` (SQLite's URI
+    /// parameters, <https://sqlite.org/uri.html>).
+    fn open_read_only(path: &Path) -> Result<Store> {
+        let encoded =
+            percent_encoding::utf8_percent_encode(&path.to_string_lossy(), &URI_PATH_RESERVED)
+                .to_string();
+        let mut last = None;
+        for params in ["mode=ro", "mode=ro&immutable=1"] {
+            let uri = format!("file:{encoded}?{params}");
+            let opened = Connection::open_with_flags(
+                &uri,
+                OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_URI
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|e| StoreError::sqlite(format!("opening {} read-only", path.display()), e))
+            .and_then(|conn| {
+                let mut store = Store {
+                    conn,
+                    path: Some(path.to_path_buf()),
+                    read_only: true,
+                };
+                store.configure_read_only()?;
+                Ok(store)
+            });
+            match opened {
+                Err(e) if e.is_read_only_file() => last = Some(e),
+                other => return other,
+            }
+        }
+        Err(last.expect("two attempts were made"))
+    }
+
+    /// The read-only counterpart of [`Store::configure`] and the migration: nothing that
+    /// writes, and a schema other than this binary's is refused.
+    fn configure_read_only(&mut self) -> Result<()> {
+        self.conn
+            .busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS))
+            .map_err(|e| StoreError::sqlite("setting busy_timeout", e))?;
+        self.conn
+            .set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
+            .map_err(|e| StoreError::sqlite("enabling the query planner stability guarantee", e))?;
+        self.conn
+            .set_prepared_statement_cache_capacity(PREPARED_STATEMENT_CACHE);
+        migrate::refuse_newer(self)?;
+        migrate::refuse_foreign(self)?;
+        let found = migrate::current_version(&self.conn)?;
+        if found < SCHEMA_VERSION {
+            return Err(StoreError::ReadOnly {
+                path: self.path.clone().unwrap_or_default(),
+                what: format!("migrating schema version {found} to {SCHEMA_VERSION}"),
+            });
+        }
+        self.conn
+            .execute_batch("PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384;")
+            .map_err(|e| StoreError::sqlite("setting foreign_keys", e))?;
+        Ok(())
+    }
+
+    /// True when the store was opened read-only because it cannot be written (see
+    /// [`Store::open`]): reads work, writes return [`StoreError::ReadOnly`].
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     /// Restores the indexes and full-text triggers that a first scan's bulk load drops
@@ -96,7 +204,11 @@ impl Store {
     pub fn open_in_memory() -> Result<Store> {
         let conn = Connection::open_in_memory()
             .map_err(|e| StoreError::sqlite("opening an in-memory database", e))?;
-        let mut store = Store { conn, path: None };
+        let mut store = Store {
+            conn,
+            path: None,
+            read_only: false,
+        };
         store.configure()?;
         migrate::migrate(&mut store)?;
         Ok(store)
@@ -189,6 +301,12 @@ impl Store {
     /// retryable error; the process never exits). `f` may therefore run more than once
     /// and must not have side effects outside the transaction.
     pub fn write<T>(&mut self, mut f: impl FnMut(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly {
+                path: self.path.clone().unwrap_or_default(),
+                what: "a write".into(),
+            });
+        }
         let mut attempt = 0;
         loop {
             match self.try_write(&mut f) {
@@ -270,6 +388,10 @@ impl Store {
         let Some(db) = &self.path else {
             return Ok(None);
         };
+        if self.read_only {
+            // Nothing is written through this connection, so it takes no turn.
+            return Ok(None);
+        }
         let path = lock_path(db);
         let file = std::fs::OpenOptions::new()
             .create(true)
