@@ -1068,14 +1068,18 @@ fn resolve_deps(
             ids.insert(path, id);
         }
     }
-    // (file id, path, language, module, names, line)
-    type ImportRow = (i64, String, Option<String>, String, String, u32);
     // Every import when the topology changed, else only the changed files': a rescan
     // after one edit read all 400,000 imports of a 50,000-file map (2.6 s).
-    const IMPORTS: &str = "SELECT i.file_id, f.path, f.language, i.module, i.names, i.line
-                 FROM imports i JOIN files f USING (file_id)";
-    let read_import =
-        |r: &loci_store::rusqlite::Row<'_>| -> loci_store::rusqlite::Result<ImportRow> {
+    // (file id, path, language, module, names, line)
+    let imports: Vec<(i64, String, Option<String>, String, String, u32)> = read_keyed(
+        conn,
+        "reading imports",
+        "SELECT i.file_id, f.path, f.language, i.module, i.names, i.line
+         FROM imports i JOIN files f USING (file_id)",
+        "",
+        ("i.file_id", (!all).then_some(changed)),
+        "i.import_id",
+        |r| {
             Ok((
                 r.get(0)?,
                 r.get(1)?,
@@ -1084,33 +1088,8 @@ fn resolve_deps(
                 r.get(4)?,
                 r.get(5)?,
             ))
-        };
-    let mut imports: Vec<ImportRow> = Vec::new();
-    if all {
-        let mut stmt = conn
-            .prepare(&format!("{IMPORTS} ORDER BY i.file_id, i.import_id"))
-            .ctx(|| "reading imports".into())?;
-        for row in stmt
-            .query_map([], read_import)
-            .ctx(|| "reading imports".into())?
-        {
-            imports.push(row.ctx(|| "reading imports".into())?);
-        }
-    } else {
-        let mut stmt = conn
-            .prepare_cached(&format!(
-                "{IMPORTS} WHERE i.file_id = ?1 ORDER BY i.import_id"
-            ))
-            .ctx(|| "reading imports".into())?;
-        for file_id in changed {
-            for row in stmt
-                .query_map([file_id], read_import)
-                .ctx(|| "reading imports".into())?
-            {
-                imports.push(row.ctx(|| "reading imports".into())?);
-            }
-        }
-    }
+        },
+    )?;
     // Namespaces and packages (module symbols) resolve only Java, C# and PHP imports; the
     // query reads every symbol, so a rescan without such an import skips it.
     if imports
@@ -1203,6 +1182,58 @@ fn resolve_deps(
     Ok(deps_changed)
 }
 
+/// The rows of `select` (`SELECT … FROM …`, no `WHERE`) that pass `filter` (an SQL
+/// condition, `""` for none): of the whole table in one pass when the key set of `key`
+/// (a column, and the keys wanted) is `None`, else of each wanted key by one indexed
+/// lookup (`column = ?1`), keys in their set's order. Within one key the rows come in
+/// `order` in both modes, which is all the callers rely on: they group the rows by key
+/// (across keys, a full pass is in `order` only). `what` names the read in errors.
+fn read_keyed<K: loci_store::rusqlite::ToSql, T>(
+    conn: &loci_store::rusqlite::Connection,
+    what: &str,
+    select: &str,
+    filter: &str,
+    (column, keys): (&str, Option<&BTreeSet<K>>),
+    order: &str,
+    mut read: impl FnMut(&loci_store::rusqlite::Row<'_>) -> loci_store::rusqlite::Result<T>,
+) -> Result<Vec<T>> {
+    let ctx = || what.to_string();
+    let mut out = Vec::new();
+    let and = if filter.is_empty() {
+        String::new()
+    } else {
+        format!(" AND {filter}")
+    };
+    match keys {
+        None => {
+            let filter = if filter.is_empty() {
+                String::new()
+            } else {
+                format!(" WHERE {filter}")
+            };
+            let mut stmt = conn
+                .prepare(&format!("{select}{filter} ORDER BY {order}"))
+                .ctx(ctx)?;
+            for row in stmt.query_map([], &mut read).ctx(ctx)? {
+                out.push(row.ctx(ctx)?);
+            }
+        }
+        Some(keys) => {
+            let mut stmt = conn
+                .prepare_cached(&format!(
+                    "{select} WHERE {column} = ?1{and} ORDER BY {order}"
+                ))
+                .ctx(ctx)?;
+            for key in keys {
+                for row in stmt.query_map([key], &mut read).ctx(ctx)? {
+                    out.push(row.ctx(ctx)?);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 type DepRows = BTreeMap<i64, Vec<(String, Option<i64>, u32, u32)>>;
 
 /// The stored deps of `files` (of every file when `None`), by importing file.
@@ -1210,43 +1241,23 @@ fn load_deps(
     conn: &loci_store::rusqlite::Connection,
     files: Option<&BTreeSet<i64>>,
 ) -> Result<DepRows> {
-    const DEPS: &str = "SELECT from_file_id, module, to_file_id, line, count FROM deps";
-    let read = |r: &loci_store::rusqlite::Row<'_>| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?),
-        ))
-    };
+    let rows = read_keyed(
+        conn,
+        "reading deps",
+        "SELECT from_file_id, module, to_file_id, line, count FROM deps",
+        "",
+        ("from_file_id", files),
+        "module, to_file_id",
+        |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?),
+            ))
+        },
+    )?;
     let mut out: DepRows = BTreeMap::new();
-    let mut add = |row: loci_store::rusqlite::Result<(i64, _)>| -> Result<()> {
-        let (from, edge) = row.ctx(|| "reading deps".into())?;
+    for (from, edge) in rows {
         out.entry(from).or_default().push(edge);
-        Ok(())
-    };
-    match files {
-        None => {
-            let mut stmt = conn
-                .prepare(&format!("{DEPS} ORDER BY from_file_id, module, to_file_id"))
-                .ctx(|| "reading deps".into())?;
-            for row in stmt.query_map([], read).ctx(|| "reading deps".into())? {
-                add(row)?;
-            }
-        }
-        Some(files) => {
-            let mut stmt = conn
-                .prepare_cached(&format!(
-                    "{DEPS} WHERE from_file_id = ?1 ORDER BY module, to_file_id"
-                ))
-                .ctx(|| "reading deps".into())?;
-            for file_id in files {
-                for row in stmt
-                    .query_map([file_id], read)
-                    .ctx(|| "reading deps".into())?
-                {
-                    add(row)?;
-                }
-            }
-        }
     }
     Ok(out)
 }
@@ -1313,8 +1324,21 @@ struct Resolver {
     stems: HashMap<i64, String>,
 }
 
+/// What [`Resolver::load`] reads: everything, or only what references named `names` in
+/// `files` need.
+struct Needs<'a> {
+    names: &'a BTreeSet<&'a str>,
+    files: &'a BTreeSet<i64>,
+}
+
 impl Resolver {
-    fn load(conn: &loci_store::rusqlite::Connection) -> Result<Resolver> {
+    /// Loads the definitions, parents, imports and deps reference resolution uses: of the
+    /// whole map in one pass per table (`needs` is `None`), or only what resolving the
+    /// references named `needs.names` in `needs.files` needs, by indexed lookups. A rescan
+    /// after a few edits resolves a few files' references; loading every definition of a
+    /// 50,000-file map for it took 8.7 s and 339 MiB. The lookups need the map's
+    /// secondary indexes (a first scan's bulk load drops them, and reads everything).
+    fn load(conn: &loci_store::rusqlite::Connection, needs: Option<Needs<'_>>) -> Result<Resolver> {
         let mut r = Resolver {
             defs: HashMap::new(),
             parents: HashMap::new(),
@@ -1322,25 +1346,30 @@ impl Resolver {
             deps: HashMap::new(),
             stems: HashMap::new(),
         };
-        let mut stmt = conn
-            .prepare(
-                "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id FROM symbols s
-                 LEFT JOIN symbols p ON p.key = s.parent_key ORDER BY s.key",
-            )
-            .ctx(|| "reading symbols".into())?;
-        let rows = stmt
-            .query_map([], |row| {
+        let names = needs.as_ref().map(|n| n.names);
+        let files = needs.as_ref().map(|n| n.files);
+        let defs = read_keyed(
+            conn,
+            "reading definitions",
+            "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id FROM symbols s
+             LEFT JOIN symbols p ON p.key = s.parent_key",
+            "",
+            ("s.name", names),
+            "s.key",
+            |row| {
                 Ok((
                     row.get::<_, String>(0)?,
                     row.get::<_, i64>(1)?,
                     row.get::<_, i64>(2)?,
                     row.get::<_, Option<i64>>(3)?,
                 ))
-            })
-            .ctx(|| "reading symbols".into())?;
-        for row in rows {
-            let (name, id, file_id, parent) = row.ctx(|| "reading symbols".into())?;
-            r.parents.insert(id, parent);
+            },
+        )?;
+        for (name, id, file_id, parent) in defs {
+            if needs.is_none() {
+                // Every symbol is a definition read here: no separate parents pass.
+                r.parents.insert(id, parent);
+            }
             let defs = r.defs.entry(name).or_default();
             defs.by_file.push((file_id, defs.all.len() as u32));
             defs.all.push(Def { id, parent });
@@ -1348,153 +1377,60 @@ impl Resolver {
         for defs in r.defs.values_mut() {
             defs.by_file.sort_unstable();
         }
-        let mut stmt = conn
-            .prepare(
-                "SELECT file_id, module, names FROM imports WHERE names != '' ORDER BY import_id",
-            )
-            .ctx(|| "reading imports".into())?;
-        let rows = stmt
-            .query_map([], |row| {
+        if let Some(files) = files {
+            let parents = read_keyed(
+                conn,
+                "reading parents",
+                "SELECT s.symbol_id, p.symbol_id FROM symbols s
+                 LEFT JOIN symbols p ON p.key = s.parent_key",
+                "",
+                ("s.file_id", Some(files)),
+                "s.symbol_id",
+                |row| Ok((row.get::<_, i64>(0)?, row.get::<_, Option<i64>>(1)?)),
+            )?;
+            r.parents.extend(parents);
+        }
+        let imports = read_keyed(
+            conn,
+            "reading imports",
+            "SELECT file_id, module, names FROM imports",
+            "names != ''",
+            ("file_id", files),
+            "import_id",
+            |row| {
                 Ok((
                     row.get::<_, i64>(0)?,
                     row.get::<_, String>(1)?,
                     row.get::<_, String>(2)?,
                 ))
-            })
-            .ctx(|| "reading imports".into())?;
-        for row in rows {
-            let (file_id, module, names) = row.ctx(|| "reading imports".into())?;
+            },
+        )?;
+        for (file_id, module, names) in imports {
             r.imports
                 .entry(file_id)
                 .or_default()
                 .push((module, split_names(&names)));
         }
-        let mut stmt = conn
-            .prepare(
-                "SELECT d.from_file_id, d.module, d.to_file_id, f.path FROM deps d
-                 JOIN files f ON f.file_id = d.to_file_id
-                 ORDER BY d.from_file_id, d.module, f.path",
-            )
-            .ctx(|| "reading deps".into())?;
-        let rows = stmt
-            .query_map([], |row| {
+        let deps = read_keyed(
+            conn,
+            "reading deps",
+            "SELECT d.from_file_id, d.module, d.to_file_id, f.path FROM deps d
+             JOIN files f ON f.file_id = d.to_file_id",
+            "",
+            ("d.from_file_id", files),
+            "d.module, f.path",
+            |row| {
                 Ok((
                     row.get::<_, i64>(0)?,
                     row.get::<_, String>(1)?,
                     row.get::<_, i64>(2)?,
                     row.get::<_, String>(3)?,
                 ))
-            })
-            .ctx(|| "reading deps".into())?;
-        for row in rows {
-            let (from, module, to, path) = row.ctx(|| "reading deps".into())?;
+            },
+        )?;
+        for (from, module, to, path) in deps {
             r.deps.entry(from).or_default().push((module, to));
             r.stems.entry(to).or_insert_with(|| stem_of(&path));
-        }
-        Ok(r)
-    }
-
-    /// Loads only what resolving references named `names` in `files` needs: their
-    /// definitions, the parents of the files' symbols, and the files' imports and deps,
-    /// by indexed lookups. A rescan after a few edits resolves a few files' references;
-    /// loading every definition of a 50,000-file map for it took 8.7 s and 339 MiB.
-    /// Needs the map's secondary indexes (a first scan's bulk load drops them: it uses
-    /// [`Resolver::load`]).
-    fn load_for(
-        conn: &loci_store::rusqlite::Connection,
-        names: &BTreeSet<&str>,
-        files: &BTreeSet<i64>,
-    ) -> Result<Resolver> {
-        let ctx = || "reading what the changed references need".to_string();
-        let mut r = Resolver {
-            defs: HashMap::new(),
-            parents: HashMap::new(),
-            imports: HashMap::new(),
-            deps: HashMap::new(),
-            stems: HashMap::new(),
-        };
-        let mut defs_named = conn
-            .prepare_cached(
-                "SELECT s.symbol_id, s.file_id, p.symbol_id FROM symbols s
-                 LEFT JOIN symbols p ON p.key = s.parent_key WHERE s.name = ?1 ORDER BY s.key",
-            )
-            .ctx(ctx)?;
-        for &name in names {
-            let mut defs = Defs::default();
-            let rows = defs_named
-                .query_map([name], |row| {
-                    Ok((
-                        row.get::<_, i64>(0)?,
-                        row.get::<_, i64>(1)?,
-                        row.get::<_, Option<i64>>(2)?,
-                    ))
-                })
-                .ctx(ctx)?;
-            for row in rows {
-                let (id, file_id, parent) = row.ctx(ctx)?;
-                defs.by_file.push((file_id, defs.all.len() as u32));
-                defs.all.push(Def { id, parent });
-            }
-            if !defs.all.is_empty() {
-                defs.by_file.sort_unstable();
-                r.defs.insert(name.to_string(), defs);
-            }
-        }
-        let mut parents_in = conn
-            .prepare_cached(
-                "SELECT s.symbol_id, p.symbol_id FROM symbols s
-                 LEFT JOIN symbols p ON p.key = s.parent_key WHERE s.file_id = ?1",
-            )
-            .ctx(ctx)?;
-        let mut imports_of = conn
-            .prepare_cached(
-                "SELECT module, names FROM imports WHERE file_id = ?1 AND names != ''
-                 ORDER BY import_id",
-            )
-            .ctx(ctx)?;
-        let mut deps_of = conn
-            .prepare_cached(
-                "SELECT d.module, d.to_file_id, f.path FROM deps d
-                 JOIN files f ON f.file_id = d.to_file_id
-                 WHERE d.from_file_id = ?1 ORDER BY d.module, f.path",
-            )
-            .ctx(ctx)?;
-        for &file_id in files {
-            let rows = parents_in
-                .query_map([file_id], |row| {
-                    Ok((row.get::<_, i64>(0)?, row.get::<_, Option<i64>>(1)?))
-                })
-                .ctx(ctx)?;
-            for row in rows {
-                let (id, parent) = row.ctx(ctx)?;
-                r.parents.insert(id, parent);
-            }
-            let rows = imports_of
-                .query_map([file_id], |row| {
-                    Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-                })
-                .ctx(ctx)?;
-            for row in rows {
-                let (module, names) = row.ctx(ctx)?;
-                r.imports
-                    .entry(file_id)
-                    .or_default()
-                    .push((module, split_names(&names)));
-            }
-            let rows = deps_of
-                .query_map([file_id], |row| {
-                    Ok((
-                        row.get::<_, String>(0)?,
-                        row.get::<_, i64>(1)?,
-                        row.get::<_, String>(2)?,
-                    ))
-                })
-                .ctx(ctx)?;
-            for row in rows {
-                let (module, to, path) = row.ctx(ctx)?;
-                r.deps.entry(file_id).or_default().push((module, to));
-                r.stems.entry(to).or_insert_with(|| stem_of(&path));
-            }
         }
         Ok(r)
     }
@@ -1670,9 +1606,15 @@ fn resolve_refs(
                 .map(|n| &**n)
                 .chain(stored.iter().map(|(row, _)| row.2.as_str()))
                 .collect();
-            Resolver::load_for(store.conn(), &names, &files)?
+            Resolver::load(
+                store.conn(),
+                Some(Needs {
+                    names: &names,
+                    files: &files,
+                }),
+            )?
         } else {
-            Resolver::load(store.conn())?
+            Resolver::load(store.conn(), None)?
         };
     let mut updates: Vec<(i64, Option<i64>, &'static str, f64)> = Vec::new();
     for ((ref_id, file_id, name, enclosing, target, provenance, confidence), force) in &stored {
