@@ -6,6 +6,9 @@ mod portability;
 use std::io::Write;
 use std::path::Path;
 
+/// Skipped files the human scan summary names (the JSON report names more).
+const SKIPS_NAMED: usize = 10;
+
 use indicatif::{ProgressBar, ProgressStyle};
 use loci_engine::Envelope;
 use loci_engine::context::{ContextAnswer, SearchHit};
@@ -14,6 +17,8 @@ use loci_engine::facts::FactRun;
 use loci_engine::lint::{CheckReport, DriftReport, LintReport};
 use loci_engine::memory::{AsOf, History, Shown, Written};
 use loci_engine::query::{Callers, Deps, Direction, Impact, Stats};
+use loci_engine::scan::SKIPPED_EXAMPLES;
+use loci_engine::walk::SkipReason;
 use loci_engine::scan::{ScanProgress, ScanReport};
 use loci_engine::session::SessionView;
 use loci_engine::store_types::Contradiction;
@@ -106,6 +111,25 @@ impl Output {
                 let parts: Vec<String> =
                     r.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
                 writeln!(o, "skipped: {}", parts.join(", "))?;
+                // Name the files a user may want back (too large, unreadable, secret, …);
+                // binary files are many and expected.
+                let named: Vec<_> = r
+                    .skipped_examples
+                    .iter()
+                    .filter(|s| s.reason != SkipReason::Binary)
+                    .collect();
+                for s in named.iter().take(SKIPS_NAMED) {
+                    match &s.detail {
+                        Some(d) => writeln!(o, "  {}: {} ({d})", s.path, s.reason.as_str())?,
+                        None => writeln!(o, "  {}: {}", s.path, s.reason.as_str())?,
+                    }
+                }
+                if named.len() > SKIPS_NAMED {
+                    writeln!(
+                        o,
+                        "  … and more: `loci scan --json` names up to {SKIPPED_EXAMPLES}"
+                    )?;
+                }
             }
             for d in &r.degraded {
                 writeln!(o, "degraded: {}: {}", d.path, d.reason)?;

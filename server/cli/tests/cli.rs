@@ -435,3 +435,26 @@ fn fault_a_read_only_store_could_not_be_read() {
     assert_eq!(left, [".gitignore", "loci.db", "loci.db-lock"]);
     std::fs::set_permissions(root.join(".loci"), std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// Fault found by a fresh-user trial: the scan summary said `skipped: 1 too_large` and
+/// left the user to guess which file. It now names the skipped files other than binary
+/// ones, with the reason and its detail (never a secret's text).
+#[test]
+fn fault_scan_summary_did_not_name_the_skipped_files() {
+    let dir = repo();
+    let root = dir.path();
+    write(root, "app/huge.py", &"x".repeat(3 << 20));
+    write(root, "app/blob.dat", "\0\0\0binary\0");
+    let out = loci(root, &["scan"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let tail: Vec<&str> = stdout.lines().skip_while(|l| !l.starts_with("skipped:")).collect();
+    assert_eq!(
+        tail,
+        [
+            "skipped: 1 binary, 1 too_large",
+            "  app/huge.py: too_large (3145728 bytes)",
+        ],
+        "{stdout}"
+    );
+}

@@ -258,6 +258,7 @@ impl Workspace {
                 message: "the memory text is empty".into(),
             });
         }
+        refuse_oversized("body", body)?;
         self.secrets.refuse("body", body)?;
         let request = serde_json::json!({"op": "remember", "subject": subject, "body": body, "summary": opts.summary});
         let written = self.write_revision(&request, opts, &subject, kind, "remember", |_| {
@@ -301,6 +302,7 @@ impl Workspace {
                 message: format!("the {event} is empty"),
             });
         }
+        refuse_oversized("text", text)?;
         self.secrets.refuse("text", text)?;
         let about = match subject {
             Some(s) => Some(self.resolve_subject(s)?.0),
@@ -350,6 +352,7 @@ impl Workspace {
         mut body_for: impl FnMut(Option<&Revision>) -> Result<String>,
     ) -> Result<Written> {
         if let Some(summary) = &opts.summary {
+            refuse_oversized("summary", summary)?;
             self.secrets.refuse("summary", summary)?;
         }
         let author = opts.author();
@@ -1057,6 +1060,27 @@ fn normalize_moment(conn: &Connection, at: &str) -> Result<String> {
 }
 
 /// The first `n` characters of `s` on one line.
+/// The largest memory text one write accepts (a `remember` body, a decision or lesson, a
+/// summary), in bytes: 1 MiB, about 262,000 tokens at four bytes a token, more than any
+/// context window a page is written for. Larger text is refused, not truncated.
+pub const MAX_MEMORY_TEXT_BYTES: usize = 1 << 20;
+
+/// Refuses `text` longer than [`MAX_MEMORY_TEXT_BYTES`], naming the argument and both
+/// sizes.
+fn refuse_oversized(name: &str, text: &str) -> Result<()> {
+    if text.len() <= MAX_MEMORY_TEXT_BYTES {
+        return Ok(());
+    }
+    Err(EngineError::InvalidArgument {
+        name: name.into(),
+        message: format!(
+            "the text is {} bytes; memory takes at most {MAX_MEMORY_TEXT_BYTES} bytes \
+             (1 MiB) per write: keep the page to what an agent should read, and link the rest",
+            text.len()
+        ),
+    })
+}
+
 pub(crate) fn first_chars(s: &str, n: usize) -> String {
     let line = s.lines().next().unwrap_or("");
     let mut out: String = line.chars().take(n).collect();

@@ -91,6 +91,9 @@ pub struct LanguageCount {
     pub lines: u64,
 }
 
+/// How many skipped paths a [`ScanReport`] names.
+pub const SKIPPED_EXAMPLES: usize = 50;
+
 /// What a scan did and what the map holds afterwards.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ScanReport {
@@ -117,7 +120,8 @@ pub struct ScanReport {
     pub totals: map::MapCounts,
     /// Skipped paths by reason.
     pub skipped: BTreeMap<String, u64>,
-    /// The first skipped paths (at most 50), with reasons.
+    /// Skipped paths with reasons, at most [`SKIPPED_EXAMPLES`]: those skipped for a
+    /// reason other than `binary` first, each group in path order.
     pub skipped_examples: Vec<Skip>,
     /// Files with incomplete analysis.
     pub degraded: Vec<DegradedFile>,
@@ -487,7 +491,13 @@ fn finish(
     for (reason, n) in walk::count_skips(&skips) {
         report.skipped.insert(reason.as_str().into(), n);
     }
-    report.skipped_examples = skips.into_iter().take(50).collect();
+    // Binary files are many and expected: the examples name the other skips first.
+    let (mut examples, binary): (Vec<Skip>, Vec<Skip>) = skips
+        .into_iter()
+        .partition(|s| s.reason != SkipReason::Binary);
+    examples.extend(binary);
+    examples.truncate(SKIPPED_EXAMPLES);
+    report.skipped_examples = examples;
     let mut stmt = store
         .conn()
         .prepare("SELECT path, degraded FROM files WHERE degraded IS NOT NULL ORDER BY path")
@@ -1623,18 +1633,35 @@ fn resolve_refs(
             updates.push((*ref_id, t, p, c));
         }
     }
-    for chunk in pending.files.chunks(256) {
-        store.write(|tx| {
-            for (file_id, range) in chunk {
-                map::insert_refs(
-                    tx,
-                    *file_id,
-                    pending.rows(*file_id, range.clone(), &resolver),
-                )?;
+    // Resolution runs a chunk of files ahead of the writer, on a second thread: the
+    // parser threads are done, and a first scan of the stdlib writes 345,000 references.
+    std::thread::scope(|scope| -> Result<()> {
+        let (resolved, to_write) = std::sync::mpsc::sync_channel(2);
+        let (pending, resolver) = (&pending, &resolver);
+        scope.spawn(move || {
+            for chunk in pending.files.chunks(256) {
+                let rows: Vec<(i64, Vec<map::RefRow<'_>>)> = chunk
+                    .iter()
+                    .map(|(file_id, range)| {
+                        let rows = pending.rows(*file_id, range.clone(), resolver);
+                        (*file_id, rows.collect())
+                    })
+                    .collect();
+                if resolved.send(rows).is_err() {
+                    return; // the writer failed and stopped listening
+                }
             }
-            Ok(())
-        })?;
-    }
+        });
+        for rows in to_write {
+            store.write(|tx| {
+                for (file_id, refs) in &rows {
+                    map::insert_refs(tx, *file_id, refs.iter().cloned())?;
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    })?;
     for chunk in updates.chunks(4096) {
         store.write(|tx| {
             for (ref_id, target, provenance, confidence) in chunk {

@@ -637,3 +637,62 @@ fn why_at_line_zero_is_refused() {
         "src/auth.py"
     );
 }
+
+/// Fault found by a fresh-user trial: memory took a body of any size, stored whole and
+/// read back by every `context` that reached the page. One write now takes
+/// at most `MAX_MEMORY_TEXT_BYTES`; more is refused naming the argument and the sizes,
+/// and nothing is written.
+#[test]
+fn fault_memory_accepted_a_body_of_any_size() {
+    use loci_engine::memory::MAX_MEMORY_TEXT_BYTES;
+    let (_dir, mut ws) = workspace();
+    let at_limit = "a".repeat(MAX_MEMORY_TEXT_BYTES);
+    assert_eq!(
+        ws.remember("src/auth.py", &at_limit, &by("agent:a"))
+            .unwrap()
+            .result
+            .revision
+            .version,
+        1
+    );
+    let over = "a".repeat(MAX_MEMORY_TEXT_BYTES + 1);
+    for (name, err) in [
+        (
+            "body",
+            ws.remember("src/auth.py", &over, &by("agent:a"))
+                .unwrap_err(),
+        ),
+        ("text", ws.decide(&over, None, &by("agent:a")).unwrap_err()),
+        ("text", ws.learn(&over, None, &by("agent:a")).unwrap_err()),
+        (
+            "summary",
+            ws.remember(
+                "src/billing.py",
+                "invoices total zero",
+                &WriteOptions {
+                    summary: Some(over.clone()),
+                    ..by("agent:a")
+                },
+            )
+            .unwrap_err(),
+        ),
+    ] {
+        assert!(
+            matches!(&err, EngineError::InvalidArgument { name: n, .. } if n == name),
+            "{err}"
+        );
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "invalid argument `{name}`: the text is 1048577 bytes; memory takes at most 1048576 bytes \
+                 (1 MiB) per write: keep the page to what an agent should read, and link the rest"
+            )
+        );
+    }
+    let pages: i64 = ws
+        .store()
+        .conn()
+        .query_row("SELECT count(*) FROM revisions", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(pages, 1, "only the write at the limit was stored");
+}
