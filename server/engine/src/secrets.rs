@@ -71,7 +71,7 @@ pub const DEFAULT_TOKENS: &[(&str, &str)] = &[
     // A token, key or client secret is generated: the rule wants 12 characters or more.
     (
         "secret_assignment",
-        r#"(?P<key>[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API[_-]?KEY|[Aa]pikey|APIKEY|[Aa]ccess[_-]?[Kk]ey|ACCESS[_-]?KEY|[Pp]rivate[_-]?[Kk]ey|PRIVATE[_-]?KEY|[Cc]redentials?|CREDENTIALS?)["']?[ \t]*(?:=>|:=|=|:)[ \t]*(?:[bruBRU]{0,2}(?P<secret>"[^"\r\n]{12,}"|'[^'\r\n]{12,}')|(?P<bare>[^\s"'`,;&\\]{12,}))"#,
+        r#"(?P<key>[Ss]ecret(?:[_-]?[Kk]ey)?|SECRET(?:[_-]?KEY)?|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API[_-]?KEY|[Aa]pikey|APIKEY|[Aa]ccess[_-]?[Kk]ey|ACCESS[_-]?KEY|[Pp]rivate[_-]?[Kk]ey|PRIVATE[_-]?KEY|[Cc]redentials?|CREDENTIALS?)["']?[ \t]*(?:=>|:=|=|:)[ \t]*(?:[bruBRU]{0,2}(?P<secret>"[^"\r\n]{12,}"|'[^'\r\n]{12,}')|(?P<bare>[^\s"'`,;&\\]{12,}))"#,
     ),
     (
         "url_credentials",
@@ -663,6 +663,28 @@ mod tests {
     }
 
     #[test]
+    fn secret_path_rules_match_in_any_letter_case() {
+        let rules = SecretRules::default();
+        for (path, glob) in [
+            (".ENV", ".env*"),
+            ("deploy/.Env.Production", ".env*"),
+            ("home/.ssh/Id_RSA", "id_rsa*"),
+            ("certs/SERVER.PEM", "*.pem"),
+            ("TLS.Key", "*.key"),
+            (".NETRC", ".netrc"),
+        ] {
+            assert_eq!(rules.path_rule(path).as_deref(), Some(glob), "{path}");
+        }
+        let config = SecretsConfig {
+            paths: vec!["Vault/".into(), "!.env.EXAMPLE".into()],
+            ..Default::default()
+        };
+        let rules = SecretRules::new(&config).unwrap();
+        assert_eq!(rules.path_rule("vault/a.toml").as_deref(), Some("Vault/"));
+        assert_eq!(rules.path_rule(".ENV.example"), None);
+    }
+
+    #[test]
     fn configured_paths_extend_and_negations_reinclude() {
         let config = SecretsConfig {
             paths: vec!["!.env.example".into(), "secrets/".into()],
@@ -755,6 +777,261 @@ mod tests {
         ] {
             assert_eq!(rules.find_token(text), None, "{text}");
         }
+    }
+
+    /// A 40-character AWS secret access key (not AWS's documented example).
+    fn aws_secret() -> String {
+        ["q7WJ2m5X/rT3k9HBn", "4Lp8Vd1Zs6Yc0Fg+uE2hRj7"].concat()
+    }
+
+    /// A person's password (the classic), and one with digits for letters.
+    fn password() -> String {
+        ["hun", "ter2"].concat()
+    }
+
+    fn db_password() -> String {
+        ["s3cr3t", "Pa55"].concat()
+    }
+
+    /// A generated API key.
+    fn api_key() -> String {
+        ["f3Kq9Zt2", "Wm7Yx4Vb8Ns1"].concat()
+    }
+
+    #[test]
+    fn credential_assignments_outside_the_token_shapes_are_secrets() {
+        let rules = SecretRules::default();
+        let cases = [
+            (
+                format!("aws_secret_access_key = {}", aws_secret()),
+                "aws_secret_access_key",
+                25,
+            ),
+            (
+                format!("AWS_SECRET_ACCESS_KEY={}", aws_secret()),
+                "aws_secret_access_key",
+                23,
+            ),
+            (
+                format!("  \"awsSecretAccessKey\": \"{}\"", aws_secret()),
+                "aws_secret_access_key",
+                26,
+            ),
+            (
+                format!("password={}", password()),
+                "password_assignment",
+                10,
+            ),
+            (
+                format!("DB_PASSWORD={}", db_password()),
+                "password_assignment",
+                13,
+            ),
+            (
+                format!("export PGPASSWORD='{}'", db_password()),
+                "password_assignment",
+                20,
+            ),
+            (
+                format!("  password: {}", password()),
+                "password_assignment",
+                13,
+            ),
+            (
+                format!("{{\"password\": \"{}\"}}", db_password()),
+                "password_assignment",
+                15,
+            ),
+            (
+                format!("connect(user=\"app\", password=\"{}\")", db_password()),
+                "password_assignment",
+                31,
+            ),
+            (
+                format!("$db = ['password' => '{}'];", db_password()),
+                "password_assignment",
+                23,
+            ),
+            (
+                format!("api_key = \"{}\"", api_key()),
+                "secret_assignment",
+                12,
+            ),
+            (
+                format!("STRIPE_API_KEY={}", api_key()),
+                "secret_assignment",
+                16,
+            ),
+            (
+                format!("SECRET_KEY = '{}'", api_key()),
+                "secret_assignment",
+                15,
+            ),
+            (
+                format!("client_secret: {}", api_key()),
+                "secret_assignment",
+                16,
+            ),
+            (
+                format!("\"accessToken\": \"{}\"", api_key()),
+                "secret_assignment",
+                17,
+            ),
+            (
+                format!("token := \"{}\"", api_key()),
+                "secret_assignment",
+                11,
+            ),
+            (
+                format!("GET /v1/items?access_token={}&page=2", api_key()),
+                "secret_assignment",
+                28,
+            ),
+        ];
+        for (text, rule, column) in cases {
+            let m = rules.find_token(&text).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(
+                (m.rule.as_str(), m.line, m.column),
+                (rule, 1, column),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn credentials_in_urls_are_secrets() {
+        let rules = SecretRules::default();
+        let cases = [
+            (
+                format!(
+                    "DATABASE_URL=postgres://app:{}@db.internal:5432/x",
+                    db_password()
+                ),
+                29,
+            ),
+            (format!("redis://:{}@cache:6379/0", db_password()), 10),
+            (
+                format!("see https://deploy:{}@git.corp.net/repo.git", password()),
+                20,
+            ),
+            // Percent-encoded bytes are part of a password, not a template.
+            (format!("amqp://svc:{}%40x@mq/", db_password()), 12),
+        ];
+        for (text, column) in cases {
+            let m = rules.find_token(&text).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(
+                (m.rule.as_str(), m.column),
+                ("url_credentials", column),
+                "{text}"
+            );
+        }
+    }
+
+    /// The false positives the audit of the Python standard library, the crates under
+    /// `~/.cargo/registry/src` and botocore's examples found or that code is full of:
+    /// reads of a password, references, types, templates, placeholders, documentation
+    /// hosts, pagination tokens, grammar, ARNs.
+    #[test]
+    fn code_placeholders_and_examples_are_not_credential_assignments() {
+        let rules = SecretRules::default();
+        let texts = [
+            "password = input()",
+            "password=None",
+            "password = getpass.getpass(prompt)",
+            "password = self.password",
+            "password = settings.DB_PASSWORD",
+            "password: str",
+            "password: Optional[str] = None",
+            "password=DB_PASSWORD_V2",
+            "if password == \"\":",
+            "password: ${DB_PASSWORD}",
+            "password=$PGPASS",
+            "password=%(password)s",
+            "password = \"<your password>\"",
+            "password = \"changeme\"",
+            "password = 'test1234'",
+            "password: !vault |",
+            "password=**********",
+            "password = \"a1b2c3d4\"",
+            "password = 'spam'",
+            "http://user:password@example.com/",
+            "http://user:pass@host/",
+            "ftp://joe:s3cr3tPa55@ftp.example.org/pub",
+            "postgres://app:s3cr3tPa55@db.test/x",
+            "\"%s://%s:%s@%s\" % (scheme, user, password, host)",
+            "f\"{scheme}://{user}:{password}@{host}\"",
+            "token = tokens[0]",
+            "token: Token,",
+            "colon2_token: Colon2,",
+            "    token          = 1*tchar",
+            "\"access_token\": \"access-1\"",
+            "private_key: Ed25519PrivateKey | Ed448PrivateKey",
+            "api_key = \"YOUR_API_KEY\"",
+            "SECRET_KEY = os.environ[\"SECRET_KEY\"]",
+            "token = \"0123456789abcdef\"",
+            "\"NextToken\": \"eyJOZXh0VG9rZW4iOiBudWxsLCAiYm90b190cnVuY2F0ZV9hbW91bnQiOiAyfQ==\"",
+            "\"nextPageToken\": \"AAAAKgAAAAEAAAAAAAAAA1Gp1BelJq+PmHvAnDxJYbup8+0R4LV\"",
+            "\"ClientToken\": \"4752b573-40a6-4eac-a8a4-a72058761219\"",
+            "\"output_token\": \"StreamDescription.Shards[-1].ShardId\"",
+            "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod-db-3QNDmM",
+            "\"RootUserCredentials\": \"arn:aws:iam::aws:policy/root-task/IAMAuditRootUserCredentials\"",
+            "Credentials: None\\r\\nAccess-Control-Allow-Origin: None",
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+            "token_type = \"bearer-2x\"",
+            "secret: 42",
+        ];
+        for text in texts {
+            assert_eq!(rules.find_token(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn refusal_of_an_assignment_or_url_credential_names_the_rule_and_position_but_not_the_value() {
+        let rules = SecretRules::default();
+        let text = format!(
+            "staging:\n  url: mysql://app:{}@db.internal/app\n  password: {}\n",
+            db_password(),
+            password()
+        );
+        let err = rules.refuse("text", &text).unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "invalid argument `text`: contains a secret (url_credentials) at line 2, column 20;"
+            ),
+            "{err}"
+        );
+        assert!(
+            !err.contains(&db_password()) && !err.contains(&password()),
+            "{err}"
+        );
+        let err = rules
+            .refuse("body", &format!("aws_secret_access_key: {}", aws_secret()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "invalid argument `body`: contains a secret (aws_secret_access_key) at line 1, column 24;"
+            ),
+            "{err}"
+        );
+        assert!(!err.contains(&aws_secret()), "{err}");
+    }
+
+    /// A configured rule with a `secret` group judges only that value, with the same
+    /// checks as the built-in assignments.
+    #[test]
+    fn a_configured_rule_with_a_secret_group_judges_the_value() {
+        let mut config = SecretsConfig::default();
+        config
+            .tokens
+            .insert("vault".into(), r"vault_pw\s*=\s*(?P<secret>\S+)".into());
+        let rules = SecretRules::new(&config).unwrap();
+        let m = rules
+            .find_token(&format!("vault_pw = {}", db_password()))
+            .unwrap();
+        assert_eq!((m.rule.as_str(), m.column), ("vault", 12));
+        assert_eq!(rules.find_token("vault_pw = changeme"), None);
     }
 
     #[test]
