@@ -396,3 +396,64 @@ async fn mcp_tools_refuse_credentials_and_paths_out_of_the_workspace() {
     );
     client.cancel().await.ok();
 }
+
+/// MCP memory tools apply the new rules: a URL password, a password assignment and an
+/// AWS secret access key are refused with invalid params naming the argument, and the
+/// message names the rule and position but holds nothing of the value.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_tools_refuse_assignment_and_url_credentials_without_echoing_them() {
+    let dir = workspace();
+    let root = dir.path().join("ws").canonicalize().unwrap();
+    let client = mcp(&root).await;
+    let password = ["s3cr3t", "Pa55"].concat();
+    let aws_secret = ["q7WJ2m5X/rT3k9HBn", "4Lp8Vd1Zs6Yc0Fg+uE2hRj7"].concat();
+    let cases = [
+        (
+            "remember",
+            json!({ "subject": "src/main.rs",
+                    "body": format!("DB at\nmysql://app:{password}@db.internal/app") }),
+            "body",
+            "contains a secret (url_credentials) at line 2, column 13;",
+        ),
+        (
+            "decide",
+            json!({ "text": format!("use password: {password} locally") }),
+            "text",
+            "contains a secret (password_assignment) at line 1, column 15;",
+        ),
+        (
+            "learn",
+            json!({ "text": format!("AWS_SECRET_ACCESS_KEY={aws_secret}") }),
+            "text",
+            "contains a secret (aws_secret_access_key) at line 1, column 23;",
+        ),
+    ];
+    for (tool, args, argument, rule) in cases {
+        match call(&client, tool, args.clone()).await {
+            Err(ServiceError::McpError(e)) => {
+                assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{tool}: {e:?}");
+                assert_eq!(
+                    e.data.as_ref().and_then(|d| d["argument"].as_str()),
+                    Some(argument),
+                    "{tool}: {e:?}"
+                );
+                assert!(e.message.contains(rule), "{tool}: {}", e.message);
+                let all = format!("{e:?}");
+                assert!(
+                    !all.contains(&password) && !all.contains(&aws_secret),
+                    "{tool}: {all}"
+                );
+            }
+            other => panic!("{tool} {args}: expected invalid params, got {other:?}"),
+        }
+    }
+    // Code that reads a password is not a credential.
+    let ok = call(
+        &client,
+        "learn",
+        json!({ "text": "`password = getpass()` prompts; `password=None` skips auth" }),
+    )
+    .await;
+    assert!(ok.is_ok(), "{}", everything(&ok));
+    client.cancel().await.ok();
+}

@@ -73,3 +73,54 @@ fn scan_counts_secret_files_and_remember_refuses_a_credential_from_file() {
         "loci: invalid argument `subject`: `../notes.md` leaves the workspace (`..`)"
     );
 }
+
+/// The trial's misses through the command line: `.ENV` and a YAML file holding a URL
+/// password are counted as secret by `scan`; `remember --text` and `decide` refuse an
+/// assignment or URL credential naming the rule and position, never the value.
+#[test]
+fn scan_skips_upper_case_secret_names_and_url_passwords_and_writes_refuse_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    let password = ["s3cr3t", "Pa55"].concat();
+    write(&root, "src/app.py", "def main():\n    pass\n");
+    write(&root, ".ENV", "A=1\n");
+    write(
+        &root,
+        "config/db.yml",
+        &format!("url: postgres://app:{password}@db.internal:5432/x\n"),
+    );
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    let scan = loci(&root, &["scan"]);
+    assert_eq!(scan.status.code(), Some(0), "{}", stderr(&scan));
+    let out = String::from_utf8_lossy(&scan.stdout);
+    assert!(out.contains("skipped: 2 secret"), "{out}");
+
+    let text = format!("Staging uses postgres://app:{password}@db.internal/x");
+    let refused = loci(&root, &["remember", "src/app.py", "--text", &text]);
+    assert_eq!(refused.status.code(), Some(2));
+    let message = stderr(&refused);
+    assert_eq!(
+        message.lines().next().unwrap_or_default(),
+        "loci: invalid argument `body`: contains a secret (url_credentials) at line 1, \
+         column 29; loci does not store credentials in memory. Remove it (or put a placeholder \
+         such as <TOKEN> in its place) and write again"
+    );
+    assert!(!message.contains(&password), "{message}");
+    let decided = loci(
+        &root,
+        &[
+            "decide",
+            &format!("CI sets DB_PASSWORD={password} for tests"),
+        ],
+    );
+    assert_eq!(decided.status.code(), Some(2));
+    let message = stderr(&decided);
+    assert!(
+        message.starts_with(
+            "loci: invalid argument `text`: contains a secret (password_assignment) at line 1, \
+             column 21;"
+        ),
+        "{message}"
+    );
+    assert!(!message.contains(&password), "{message}");
+}

@@ -8,7 +8,7 @@
 //! Usage: `secret_audit DIR [EXCLUDED_DIR_NAME ...]`. Prints one `path<TAB>reason` line per
 //! secret file, then `files=N secret=S ms=T` (T: milliseconds spent in the token rules).
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 use loci_engine::secrets::SecretRules;
@@ -25,11 +25,13 @@ fn main() {
     let root = std::path::Path::new(&dir);
     let walked = loci_engine::walk::walk(root, 2 << 20, u64::MAX, 0, &rules);
     let leaves_out = |path: &str| path.split('/').any(|s| excluded.iter().any(|e| e == s));
+    let mut out = std::io::stdout().lock();
     let mut secret = 0;
     for s in &walked.skips {
         if s.reason == SkipReason::Secret && !leaves_out(&s.path) {
             secret += 1;
-            println!("{}\t{}", s.path, s.detail.as_deref().unwrap_or("path rule"));
+            let reason = s.detail.as_deref().unwrap_or("path rule");
+            let _ = writeln!(out, "{}\t{reason}", s.path);
         }
     }
     let mut files = 0;
@@ -51,8 +53,12 @@ fn main() {
         spent += started.elapsed();
         if let Some(m) = found {
             secret += 1;
-            println!("{}\tcontains {m}", f.path);
+            let _ = writeln!(out, "{}\tcontains {m}", f.path);
         }
     }
-    println!("files={files} secret={secret} ms={}", spent.as_millis());
+    let _ = writeln!(
+        out,
+        "files={files} secret={secret} ms={}",
+        spent.as_millis()
+    );
 }

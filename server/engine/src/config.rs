@@ -54,15 +54,19 @@ impl Default for SyncConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct SecretsConfig {
     /// More gitignore-style globs of secret files, matched against repo-relative paths
-    /// after the defaults (`.env*`, `*.pem`, `*.key`, `id_rsa*`, ...); a later `!glob`
-    /// re-includes what an earlier one matched (`!.env.example`). Default empty.
+    /// in any letter case after the defaults (`.env*`, `*.pem`, `*.key`, `id_rsa*`, ...);
+    /// a later `!glob` re-includes what an earlier one matched (`!.env.example`). Default
+    /// empty.
     pub paths: Vec<String>,
     /// More credential patterns by name (regular expressions in the `regex` crate's
     /// syntax), merged over the defaults: a default's name replaces that default, an empty
-    /// pattern turns it off. Default empty.
+    /// pattern turns it off. A pattern with a `secret` capture group is judged on that
+    /// group's text by [`crate::secrets::plausible_secret`]. Default empty.
     pub tokens: std::collections::BTreeMap<String, String>,
-    /// Least Shannon entropy, in bits per character, of a match for it to count, so
-    /// placeholders (`AKIAXXXXXXXXXXXXXXXX`, `sk-xxxx…`) are not secrets. Default 3.0.
+    /// Least Shannon entropy, in bits per character, of a match (or of its `secret`
+    /// value, which may have less when it is short: see
+    /// [`crate::secrets::plausible_secret`]) for it to count, so placeholders
+    /// (`AKIAXXXXXXXXXXXXXXXX`, `sk-xxxx…`) are not secrets. Default 3.0.
     pub min_entropy: f64,
 }
 

@@ -1,15 +1,21 @@
 //! Secrets: the files and text loci never indexes, searches, serves or stores.
 //!
 //! Two kinds of rule, both extended by `[secrets]` in `.loci/config.toml`:
-//! - **Path globs** (gitignore syntax, against repo-relative paths): [`DEFAULT_PATHS`].
-//!   The walk skips a matching file without opening it (skip reason `secret`).
-//! - **Token patterns**: regular expressions for credentials of known shapes,
-//!   [`DEFAULT_TOKENS`]. A match counts when its Shannon entropy reaches
-//!   `secrets.min_entropy` bits per character, so placeholders such as
-//!   `AKIAXXXXXXXXXXXXXXXX` do not. A scanned file holding one is skipped (reason
-//!   `secret`); memory text holding one is refused, naming the rule and the position, and
-//!   never stored (refusing rather than redacting: nothing of the secret reaches the
-//!   database, not even a redacted neighbourhood, and the writer learns at once).
+//! - **Path globs** (gitignore syntax, against repo-relative paths, in any letter case):
+//!   [`DEFAULT_PATHS`]. The walk skips a matching file without opening it (skip reason
+//!   `secret`).
+//! - **Token patterns**: regular expressions for credentials, [`DEFAULT_TOKENS`]. A
+//!   pattern of a known shape (`AKIA…`, `ghp_…`) counts when its match's Shannon entropy
+//!   reaches `secrets.min_entropy` bits per character and it does not say `EXAMPLE`, so
+//!   placeholders such as `AKIAXXXXXXXXXXXXXXXX` do not. A pattern with a `secret` (or
+//!   `bare`, unquoted) capture group — the built-in assignments (`password=…`,
+//!   `api_key: …`, `aws_secret_access_key = …`) and URL credentials
+//!   (`scheme://user:password@host`) — counts when that value looks like a credential
+//!   rather than code or a placeholder ([`plausible_secret`]). A scanned file holding one
+//!   is skipped (reason `secret`); memory text holding one is refused, naming the rule and
+//!   the position, and never stored (refusing rather than redacting: nothing of the
+//!   secret reaches the database, not even a redacted neighbourhood, and the writer
+//!   learns at once).
 //!
 //! Messages name the rule and the position, never the matched text.
 
