@@ -18,13 +18,13 @@ use loci_engine::lint::{CheckReport, DriftReport, LintReport};
 use loci_engine::memory::{AsOf, History, Shown, Written};
 use loci_engine::query::{Callers, Deps, Direction, Impact, Stats};
 use loci_engine::scan::SKIPPED_EXAMPLES;
-use loci_engine::walk::SkipReason;
 use loci_engine::scan::{ScanProgress, ScanReport};
 use loci_engine::session::SessionView;
 use loci_engine::store_types::Contradiction;
 use loci_engine::store_types::{Fact, Page, Session};
 use loci_engine::store_types::{RefHit, SymbolHit};
 use loci_engine::sync::SyncReport;
+use loci_engine::walk::SkipReason;
 use loci_engine::why::Why;
 use serde::Serialize;
 

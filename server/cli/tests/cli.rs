@@ -448,7 +448,10 @@ fn fault_scan_summary_did_not_name_the_skipped_files() {
     let out = loci(root, &["scan"]);
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let tail: Vec<&str> = stdout.lines().skip_while(|l| !l.starts_with("skipped:")).collect();
+    let tail: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("skipped:"))
+        .collect();
     assert_eq!(
         tail,
         [

@@ -28,7 +28,8 @@ use crate::config::SecretsConfig;
 use crate::{EngineError, Result};
 
 /// Globs of files that hold secrets by their name: dotenv files, keys and certificates'
-/// private halves, SSH identities, credential stores.
+/// private halves, SSH identities, credential stores. Matched in any letter case (`.ENV`,
+/// `Id_RSA`, `SERVER.PEM`), as are configured globs.
 pub const DEFAULT_PATHS: &[&str] = &[
     ".env*",
     "*.pem",
@@ -43,9 +44,12 @@ pub const DEFAULT_PATHS: &[&str] = &[
     ".pgpass",
 ];
 
-/// Credential shapes by name. Sources: the issuers' documented formats (AWS access key
+/// Credential rules by name. Shapes, from the issuers' documented formats (AWS access key
 /// IDs, GitHub token prefixes, Slack token prefixes, PEM armour of RFC 7468, OpenAI- and
-/// Anthropic-style `sk-` keys, Stripe live keys, Google API keys, npm tokens).
+/// Anthropic-style `sk-` keys, Stripe live keys, Google API keys, npm tokens); then
+/// assignments and URL passwords, whose `secret` (quoted) or `bare` (unquoted) group is
+/// the value judged by [`plausible_secret`], `key` the key name and `host` a URL's host
+/// (see [`SecretRules::find_token`]).
 pub const DEFAULT_TOKENS: &[(&str, &str)] = &[
     ("aws_access_key_id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     ("github_token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b"),
@@ -515,6 +519,9 @@ fn looks_like_code(value: &str) -> bool {
     path || constant
 }
 
+/// The most characters [`key_name`] walks back from a keyword for the rest of its name.
+const MAX_KEY_NAME: usize = 128;
+
 /// What [`key_name`] learns of the key an assignment rule matched.
 struct KeyName {
     /// The key's last word, lowercased (`key` of `AppServerPrivateKey`, `token`,
@@ -537,6 +544,8 @@ fn key_name(text: &str, start: usize, end: usize) -> KeyName {
         .char_indices()
         .rev()
         .take_while(|&(_, c)| name_char(c))
+        // A key name is short; the bound keeps a pathological line linear.
+        .take(MAX_KEY_NAME)
         .last()
         .map_or(start, |(i, _)| i);
     let path_segment = text[..begin].ends_with([':', '/']);
