@@ -3,7 +3,7 @@
 //! [`loci_engine::secrets::SecretRules`] to every file and print each file they would skip,
 //! with the glob, or the rule and line and column — never the matched text.
 //! docs/reliability.md §5 reports its results on the Python standard library and on the
-//! crate sources under `~/.cargo/registry/src`.
+//! crate sources Cargo downloaded to `~/.cargo`.
 //!
 //! Usage: `secret_audit DIR [EXCLUDED_DIR_NAME ...]`. Prints one `path<TAB>reason` line per
 //! secret file, then `files=N secret=S ms=T` (T: milliseconds spent in the token rules).

@@ -122,7 +122,7 @@ pub const PLACEHOLDERS: &[&str] = &[
 /// Words that, right before `token` in a key's name, make the token an identifier rather
 /// than a credential: pagination cursors (`NextToken`, `nextPageToken`,
 /// `ContinuationToken`), optimistic locks and idempotency keys (`LockToken`,
-/// `ClientToken`, `IdempotencyToken`, `ChangeToken`), and paginator settings
+/// `ClientToken`, `IdempotencyToken`, `ChangeToken`), and paginator fields
 /// (`input_token`, `output_token`).
 pub const IDENTIFIER_TOKENS: &[&str] = &[
     "next",
@@ -499,7 +499,7 @@ fn is_template(value: &str) -> bool {
 }
 
 /// Whether an unquoted value is code rather than a literal: an identifier path
-/// (`self.password`, `settings.SECRET_KEY`, `Config::TOKEN`), a call or an index
+/// (`self.password`, `conf.SECRET_KEY`, `Config::TOKEN`), a call or an index
 /// (`getpass()`, `tokens[0]`), or a value that does not start with a letter or digit
 /// (`:Token`, `!vault`, `*anchor`, `==`).
 fn looks_like_code(value: &str) -> bool {
@@ -510,7 +510,7 @@ fn looks_like_code(value: &str) -> bool {
         s.starts_with(|c: char| c.is_alphabetic() || c == '_')
             && s.chars().all(|c| c.is_alphanumeric() || c == '_')
     };
-    // `self.password`, `settings.SECRET_KEY`, `Config::TOKEN`.
+    // `self.password`, `conf.SECRET_KEY`, `Config::TOKEN`.
     let parts: Vec<&str> = value.split(['.', ':']).filter(|p| !p.is_empty()).collect();
     let path = parts.len() > 1 && parts.iter().all(|p| identifier(p));
     // `DB_PASSWORD_V2`: a constant's name.
@@ -943,7 +943,7 @@ mod tests {
     }
 
     /// The false positives the audit of the Python standard library, the crates under
-    /// `~/.cargo/registry/src` and botocore's examples found or that code is full of:
+    /// in `~/.cargo` and botocore's examples found or that code is full of:
     /// reads of a password, references, types, templates, placeholders, documentation
     /// hosts, pagination tokens, grammar, ARNs.
     #[test]
@@ -954,7 +954,7 @@ mod tests {
             "password=None",
             "password = getpass.getpass(prompt)",
             "password = self.password",
-            "password = settings.DB_PASSWORD",
+            "password = conf.DB_PASSWORD",
             "password: str",
             "password: Optional[str] = None",
             "password=DB_PASSWORD_V2",

@@ -368,7 +368,7 @@ fn assignment_and_url_credentials_and_secret_names_in_any_case_are_skipped() {
     );
     write(
         root,
-        "deploy/settings.py",
+        "deploy/prod.py",
         &format!("DEBUG = False\nDB_PASSWORD = \"{}\"\n", db_password()),
     );
     write(
@@ -401,7 +401,7 @@ fn assignment_and_url_credentials_and_secret_names_in_any_case_are_skipped() {
                 "contains a secret (url_credentials) at line 2, column 23".into()
             ),
             (
-                "deploy/settings.py".into(),
+                "deploy/prod.py".into(),
                 "contains a secret (password_assignment) at line 2, column 16".into()
             ),
             (
