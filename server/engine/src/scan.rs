@@ -891,6 +891,11 @@ impl Writer<'_> {
     }
 
     fn delete(&mut self, gone: &[&FileState], report: &mut ScanReport) -> Result<()> {
+        // The workers finish in any order; the report's lists are sorted whether or not
+        // anything was deleted.
+        report.added.sort();
+        report.modified.sort();
+        report.lossy_utf8.sort();
         if gone.is_empty() {
             return Ok(());
         }
@@ -920,9 +925,6 @@ impl Writer<'_> {
         deleted.sort();
         deleted.dedup();
         report.deleted = deleted;
-        report.added.sort();
-        report.modified.sort();
-        report.lossy_utf8.sort();
         Ok(())
     }
 }

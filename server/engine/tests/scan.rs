@@ -647,3 +647,32 @@ fn a_rescan_that_looks_up_what_its_references_need_equals_a_bulk_first_scan() {
         "{incremental:#?}"
     );
 }
+
+/// Fault: the report's `added`, `modified` and `lossy_utf8` lists were sorted only when
+/// the scan also deleted a file, so a scan that deleted nothing listed them in the order
+/// the parallel workers finished (seen as a flaky `added` in
+/// `fault_a_killed_first_scan_was_reported_as_no_scan_and_its_files_as_modified`).
+#[test]
+fn fault_scan_report_lists_were_unsorted_when_nothing_was_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut expected = Vec::new();
+    for i in 0..120 {
+        // Sizes that differ a lot so the workers finish out of order.
+        let body = "x = 1\n".repeat(1 + (i * 37) % 400);
+        let path = format!("d{}/m{i:03}.py", i % 7);
+        write(root, &path, &body);
+        expected.push(path);
+    }
+    expected.sort();
+    let mut ws = open(root);
+    let report = scan(&mut ws);
+    assert!(report.deleted.is_empty());
+    assert_eq!(report.added, expected);
+    for (i, path) in expected.iter().enumerate() {
+        write(root, path, &"y = 2\n".repeat(1 + (i * 53) % 400));
+    }
+    let report = scan(&mut ws);
+    assert!(report.deleted.is_empty());
+    assert_eq!(report.modified, expected);
+}
