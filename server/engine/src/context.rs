@@ -621,7 +621,6 @@ impl Workspace {
         if terms.is_empty() {
             return Ok(Vec::new());
         }
-        let conn = self.store.conn();
         let mut lookups: Vec<String> = Vec::new();
         for t in terms {
             for w in t.forms().into_iter().chain(t.words.iter().cloned()) {
@@ -636,7 +635,7 @@ impl Workspace {
         let mut rows = 0u64;
         let mut per_table: Vec<(FtsTable, Vec<u64>)> = Vec::new();
         for table in FtsTable::ALL {
-            let (n, dfs) = fts::term_stats(conn, table, &lookups)?;
+            let (n, dfs) = self.store.term_stats(table, &lookups)?;
             let df_of = |w: &str| lookups.iter().position(|l| l == w).map_or(0, |i| dfs[i]);
             let term_dfs = terms
                 .iter()
@@ -778,8 +777,8 @@ impl Workspace {
         }
         // 2. Structure: pages about the files of matching symbols, about open files and
         //    their folders, topics holding those files; code and docs in the open modules.
-        let pages = mem::pages(conn)?;
-        for page in &pages {
+        let pages = self.cached_pages()?;
+        for page in pages.iter() {
             if page.current_revision_id.is_none() {
                 continue;
             }
@@ -937,7 +936,7 @@ impl Workspace {
             .filter(|c| c.kind == HitKind::Memory)
             .filter_map(|c| current(&c.id))
             .collect();
-        let mut staleness = crate::audit::revisions_staleness(conn, &pairs)?;
+        let mut staleness = self.cached_staleness(&pairs)?;
         for c in cands.values_mut().filter(|c| c.kind == HitKind::Memory) {
             let Some((rev, page)) = current(&c.id) else {
                 continue;

@@ -103,7 +103,26 @@ pub struct Workspace {
     secrets: secrets::SecretRules,
     /// The import graph of one scan revision, kept for `context`.
     graph: std::sync::Mutex<Option<(i64, std::sync::Arc<context::ImportGraph>)>>,
+    /// Facts `context` derives from one version of the store's data (see
+    /// [`SnapshotCache`]).
+    snapshot: std::sync::Mutex<SnapshotCache>,
 }
+
+/// What `context` reads again and again between two writes, kept for the
+/// [`loci_store::DataStamp`] it was read under: the memory pages and the stale marks of
+/// revisions. Both are functions of the stored data alone (staleness compares the claims'
+/// snapshots with the map's fingerprints, never the disk), so while the stamp holds they
+/// are the same; any write, by this workspace or another process, starts over.
+#[derive(Default)]
+struct SnapshotCache {
+    stamp: Option<loci_store::DataStamp>,
+    pages: Option<std::sync::Arc<Vec<loci_store::memory::Page>>>,
+    /// Stale marks by revision id.
+    staleness: std::collections::HashMap<i64, Vec<audit::Staleness>>,
+}
+
+/// Revisions whose stale marks [`SnapshotCache`] keeps before starting over.
+const SNAPSHOT_STALENESS_ENTRIES: usize = 50_000;
 
 impl Workspace {
     /// Opens the workspace at `root` with the database at `db` (default
@@ -153,6 +172,7 @@ impl Workspace {
             config,
             secrets,
             graph: std::sync::Mutex::new(None),
+            snapshot: Default::default(),
         })
     }
 
@@ -336,6 +356,60 @@ impl Workspace {
         let g = std::sync::Arc::new(context::ImportGraph::load(self.store.conn())?);
         *cache = Some((revision, g.clone()));
         Ok(g)
+    }
+
+    /// The snapshot cache, emptied first when the store's data changed since it was
+    /// filled. Hold the guard only briefly.
+    fn snapshot_cache(&self) -> Result<std::sync::MutexGuard<'_, SnapshotCache>> {
+        let stamp = self.store.data_stamp()?;
+        let mut cache = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.stamp != Some(stamp) || cache.staleness.len() > SNAPSHOT_STALENESS_ENTRIES {
+            *cache = SnapshotCache {
+                stamp: Some(stamp),
+                ..Default::default()
+            };
+        }
+        Ok(cache)
+    }
+
+    /// Every memory page ([`loci_store::memory::pages`]), read once per version of the
+    /// data.
+    pub(crate) fn cached_pages(&self) -> Result<std::sync::Arc<Vec<loci_store::memory::Page>>> {
+        let mut cache = self.snapshot_cache()?;
+        if let Some(pages) = &cache.pages {
+            return Ok(pages.clone());
+        }
+        let pages = std::sync::Arc::new(loci_store::memory::pages(self.store.conn())?);
+        cache.pages = Some(pages.clone());
+        Ok(pages)
+    }
+
+    /// [`audit::revisions_staleness`] of `revisions`, each revision's marks computed once
+    /// per version of the data. Shape as there: marks by revision id, one entry per
+    /// revision given.
+    pub(crate) fn cached_staleness(
+        &self,
+        revisions: &[(&loci_store::memory::Revision, &loci_store::memory::Page)],
+    ) -> Result<std::collections::HashMap<i64, Vec<audit::Staleness>>> {
+        let mut cache = self.snapshot_cache()?;
+        let missing: Vec<(&loci_store::memory::Revision, &loci_store::memory::Page)> = revisions
+            .iter()
+            .copied()
+            .filter(|(r, _)| !cache.staleness.contains_key(&r.revision_id))
+            .collect();
+        if !missing.is_empty() {
+            let found = audit::revisions_staleness(self.store.conn(), &missing)?;
+            cache.staleness.extend(found);
+        }
+        Ok(revisions
+            .iter()
+            .filter_map(|(r, _)| {
+                cache
+                    .staleness
+                    .get(&r.revision_id)
+                    .map(|marks| (r.revision_id, marks.clone()))
+            })
+            .collect())
     }
 }
 

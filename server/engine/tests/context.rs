@@ -649,3 +649,53 @@ fn a_budget_too_small_to_honour_is_refused() {
     );
     assert_eq!(ask(&ws, "refund", &[], 60).limits.budget, Some(60));
 }
+
+/// `context` keeps pages, stale marks and term statistics between questions while the
+/// store's data is unchanged: a write by this workspace or by another process must show
+/// in the next answer.
+#[test]
+fn a_long_lived_workspace_sees_the_writes_of_others_and_its_own_in_the_next_answer() {
+    let (dir, mut ws) = workspace();
+    let page_of = |env: &loci_engine::Envelope<loci_engine::context::ContextAnswer>, id: &str| {
+        env.result.items.iter().find(|i| i.id == id).cloned()
+    };
+    let before = ask(&ws, "refund invoice", &[], 2_000);
+    assert!(!page_of(&before, "src/billing.py").unwrap().stale);
+    assert!(page_of(&before, "src/auth.py").is_none());
+    // Another process edits the code, rescans, and writes memory about auth.
+    write(
+        dir.path(),
+        "src/billing.py",
+        "class Invoice:\n    def total(self):\n        return 0\n\ndef refund_invoice(invoice):\n    return None\n",
+    );
+    let mut other = Workspace::open(dir.path(), Some(&dir.path().join("loci.db"))).unwrap();
+    other.scan(&|_| {}).unwrap();
+    other
+        .remember(
+            "src/auth.py",
+            "A refund of an invoice needs a fresh login: `login()` is checked again.",
+            &by("agent:b"),
+        )
+        .unwrap();
+    let after = ask(&ws, "refund invoice", &[], 2_000);
+    assert!(page_of(&after, "src/billing.py").unwrap().stale);
+    assert!(
+        after.stale_warnings.iter().any(|w| w.reason
+            == "memory `src/billing.py` v1 is stale: src/billing.py changed since it was written"),
+        "{:?}",
+        after.stale_warnings
+    );
+    let auth = page_of(&after, "src/auth.py").unwrap();
+    assert_eq!(auth.kind, HitKind::Memory);
+    // This workspace's own write: the page is rewritten for the new code, no longer stale.
+    ws.remember(
+        "src/billing.py",
+        "Refunds go through `refund_invoice()`, which now returns None.",
+        &by("agent:a"),
+    )
+    .unwrap();
+    let own = ask(&ws, "refund invoice", &[], 2_000);
+    let page = page_of(&own, "src/billing.py").unwrap();
+    assert!(!page.stale, "{:?}", page.signals);
+    assert!(page.text.contains("v2"), "{}", page.text);
+}

@@ -162,6 +162,8 @@ impl Store {
                 OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )
             .ctx(|| format!("opening {}", staging.display()))?;
+            // Whatever the backup API copies in, caches of the old contents are void.
+            self.epoch += 1;
             let backup = Backup::new(&validated, &mut self.conn)
                 .ctx(|| format!("restoring into {}", live.display()))?;
             run_steps(&backup, -1, &live).map_err(|e| match &e {

@@ -41,6 +41,37 @@ pub struct Store {
     path: Option<PathBuf>,
     /// Opened read-only because the file cannot be written (see [`Store::open`]).
     read_only: bool,
+    /// Bumped whenever the contents are replaced by other means than SQL statements on
+    /// this connection (a restore through the backup API), which neither
+    /// `PRAGMA data_version` nor the connection's change count sees.
+    epoch: u64,
+    /// Term statistics of the snapshot [`Store::data_stamp`] names (see
+    /// [`Store::term_stats`]).
+    term_cache: std::sync::Mutex<TermStatsCache>,
+}
+
+/// Which version of the data a connection sees: `PRAGMA data_version` (changes committed
+/// by other connections), the connection's own change count (`sqlite3_total_changes`:
+/// rows its statements and their triggers inserted, updated or deleted, committed or
+/// not), and the store's epoch. Equal stamps mean equal data; a changed stamp may not
+/// mean changed data (a rolled-back write changes it too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataStamp {
+    data_version: i64,
+    total_changes: u64,
+    epoch: u64,
+}
+
+/// Entries [`Store::term_stats`] keeps before starting over (a long-running server asked
+/// many different questions between two writes).
+const TERM_CACHE_ENTRIES: usize = 100_000;
+
+/// Row counts and document frequencies read under one [`DataStamp`].
+#[derive(Default)]
+struct TermStatsCache {
+    stamp: Option<DataStamp>,
+    rows: std::collections::HashMap<search::FtsTable, u64>,
+    dfs: std::collections::HashMap<(search::FtsTable, String), u64>,
 }
 
 /// Bytes percent-encoded in the path of a SQLite `file:` URI: controls, space and the
@@ -99,6 +130,8 @@ impl Store {
             conn,
             path: Some(path.to_path_buf()),
             read_only: false,
+            epoch: 0,
+            term_cache: Default::default(),
         };
         store.configure()?;
         if store.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
@@ -136,6 +169,8 @@ impl Store {
                     conn,
                     path: Some(path.to_path_buf()),
                     read_only: true,
+                    epoch: 0,
+                    term_cache: Default::default(),
                 };
                 store.configure_read_only()?;
                 Ok(store)
@@ -208,6 +243,8 @@ impl Store {
             conn,
             path: None,
             read_only: false,
+            epoch: 0,
+            term_cache: Default::default(),
         };
         store.configure()?;
         migrate::migrate(&mut store)?;
@@ -335,6 +372,65 @@ impl Store {
         tx.commit()
             .map_err(|e| StoreError::sqlite("committing a write transaction", e))?;
         Ok(value)
+    }
+
+    /// The version of the data this connection sees now (inside a read transaction: of
+    /// its snapshot). For caches of derived facts: while the stamp is equal, so is the
+    /// data.
+    ///
+    /// Errors: [`StoreError::Sqlite`] when `PRAGMA data_version` cannot be read.
+    pub fn data_stamp(&self) -> Result<DataStamp> {
+        let data_version: i64 = self
+            .conn
+            .prepare_cached("PRAGMA data_version")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map_err(|e| StoreError::sqlite("reading the data version", e))?;
+        Ok(DataStamp {
+            data_version,
+            total_changes: self.conn.total_changes(),
+            epoch: self.epoch,
+        })
+    }
+
+    /// [`search::term_stats`] of `table` for `terms`, from a cache of the current
+    /// [`Store::data_stamp`]: a long-running server answering question after question
+    /// between two writes reads each term's document frequency once (an `fts5vocab`
+    /// lookup walks the term's whole posting list). Shape as [`search::term_stats`]:
+    /// `(rows, one document frequency per term)`.
+    ///
+    /// Errors: as [`search::term_stats`].
+    pub fn term_stats(&self, table: search::FtsTable, terms: &[String]) -> Result<(u64, Vec<u64>)> {
+        let stamp = self.data_stamp()?;
+        let mut cache = self.term_cache.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.stamp != Some(stamp) || cache.dfs.len() > TERM_CACHE_ENTRIES {
+            *cache = TermStatsCache {
+                stamp: Some(stamp),
+                ..Default::default()
+            };
+        }
+        let rows = match cache.rows.get(&table) {
+            Some(&n) => n,
+            None => {
+                let n = search::fts_row_count(&self.conn, table)?;
+                cache.rows.insert(table, n);
+                n
+            }
+        };
+        let mut missing: Vec<String> = Vec::new();
+        for t in terms {
+            if !cache.dfs.contains_key(&(table, t.clone())) && !missing.contains(t) {
+                missing.push(t.clone());
+            }
+        }
+        let found = search::document_frequencies(&self.conn, table, &missing)?;
+        for (t, df) in missing.into_iter().zip(found) {
+            cache.dfs.insert((table, t), df);
+        }
+        let dfs = terms
+            .iter()
+            .map(|t| cache.dfs.get(&(table, t.clone())).copied().unwrap_or(0))
+            .collect();
+        Ok((rows, dfs))
     }
 
     /// Reads a `meta` value.

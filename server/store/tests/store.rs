@@ -535,3 +535,96 @@ fn another_applications_database_is_refused_and_left_untouched() {
     names.sort();
     assert_eq!(names, ["app.db"]);
 }
+
+/// Inserts a page about `subject` with one revision holding `body`, through `conn`.
+fn insert_memory(conn: &Connection, subject: &str, body: &str) {
+    conn.execute(
+        "INSERT INTO pages(subject, kind) VALUES (?1, 'file') ON CONFLICT(subject) DO NOTHING",
+        [subject],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO revisions(page_id, version, body, author)
+         SELECT page_id, (SELECT ifnull(max(version), 0) + 1 FROM revisions r WHERE r.page_id = p.page_id), ?2, 'test'
+         FROM pages p WHERE subject = ?1",
+        [subject, body],
+    )
+    .unwrap();
+}
+
+#[test]
+fn fts_row_counts_equal_the_content_tables_after_inserts_and_deletes() {
+    use loci_store::search::{FtsTable, fts_row_count};
+    let mut store = Store::open_in_memory().unwrap();
+    let count = |s: &Store, table: &str| -> u64 {
+        s.conn()
+            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .unwrap() as u64
+    };
+    store
+        .write(|tx| {
+            tx.execute(
+                "INSERT INTO files(path, size, mtime_ns, content_hash, lines, scan_id)
+                 VALUES ('a.py', 1, 0, 'h', 1, 1)",
+                [],
+            )
+            .unwrap();
+            for name in ["parse_config", "load", "save"] {
+                tx.execute(
+                    "INSERT INTO symbols(file_id, key, name, qualified_name, kind, start_byte, end_byte,
+                         start_line, end_line, name_start_byte, name_end_byte, name_line, name_column,
+                         signature, doc, body_fingerprint, signature_fingerprint, terms)
+                     VALUES (1, 'a.py#' || ?1, ?1, ?1, 'function', 0, 1, 0, 0, 0, 1, 0, 0,
+                         'def ' || ?1, NULL, 'b', 's', ?1)",
+                    [name],
+                )
+                .unwrap();
+            }
+            tx.execute("DELETE FROM symbols WHERE name = 'load'", []).unwrap();
+            Ok(())
+        })
+        .unwrap();
+    insert_memory(store.conn(), "a.py", "first words");
+    insert_memory(store.conn(), "a.py", "second words");
+    insert_memory(store.conn(), "b.py", "other words");
+    assert_eq!(fts_row_count(store.conn(), FtsTable::Symbols).unwrap(), 2);
+    assert_eq!(count(&store, "symbols"), 2);
+    assert_eq!(fts_row_count(store.conn(), FtsTable::Revisions).unwrap(), 3);
+    assert_eq!(count(&store, "revisions"), 3);
+    assert_eq!(fts_row_count(store.conn(), FtsTable::Docs).unwrap(), 0);
+    assert_eq!(count(&store, "doc_chunks"), 0);
+}
+
+#[test]
+fn cached_term_stats_follow_writes_of_this_connection_and_of_others() {
+    use loci_store::search::FtsTable;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".loci/loci.db");
+    let store = Store::open(&path).unwrap();
+    let other = Connection::open(&path).unwrap();
+    let terms = [
+        "alpha".to_string(),
+        "gamma".to_string(),
+        "alpha".to_string(),
+    ];
+    let stats = |s: &Store| s.term_stats(FtsTable::Revisions, &terms).unwrap();
+    assert_eq!(stats(&store), (0, vec![0, 0, 0]));
+    insert_memory(store.conn(), "a.py", "alpha beta");
+    assert_eq!(stats(&store), (1, vec![1, 0, 1]));
+    insert_memory(&other, "b.py", "alpha gamma");
+    assert_eq!(stats(&store), (2, vec![2, 1, 2]));
+    // Inside one snapshot the figures are the snapshot's, whatever others commit.
+    let seen: Result<_, StoreError> = store.read(|| {
+        let before = stats(&store);
+        insert_memory(&other, "c.py", "gamma gamma");
+        Ok((before, stats(&store)))
+    });
+    assert_eq!(seen.unwrap(), ((2, vec![2, 1, 2]), (2, vec![2, 1, 2])));
+    assert_eq!(stats(&store), (3, vec![2, 2, 2]));
+    assert_eq!(
+        loci_store::search::term_stats(store.conn(), FtsTable::Revisions, &terms).unwrap(),
+        (3, vec![2, 2, 2])
+    );
+}
