@@ -60,7 +60,7 @@ impl Output {
             }
             // A note is about the answer, not part of it: stderr, so stdout stays parseable.
             for note in &env.capability.notes {
-                if note.starts_with("no scan yet") {
+                if note.starts_with("no scan yet") || note.starts_with("partial map") {
                     eprintln!("note: {note}");
                 }
             }

@@ -245,35 +245,49 @@ impl Workspace {
             overlay: false,
             notes: Vec::new(),
         };
-        let index = match last {
+        let index = match &last {
             Some((revision, scanned_at, files, symbols)) => IndexState {
-                revision,
-                scanned_at,
-                files,
-                symbols,
+                revision: *revision,
+                scanned_at: scanned_at.clone(),
+                files: *files,
+                symbols: *symbols,
             },
-            None => {
-                // A first scan that was killed (or runs now in another process) has
-                // written part of the map: say so rather than "no scan yet".
-                let unfinished: Option<String> = conn
-                    .query_row(
-                        "SELECT started_at FROM scans ORDER BY scan_id DESC LIMIT 1",
-                        [],
-                        |r| r.get(0),
-                    )
-                    .optional()
-                    .map_err(|e| StoreError::sqlite("reading the last scan", e))?;
-                capability.notes.push(match unfinished {
-                    Some(started) => format!(
-                        "no scan yet: the first scan (started {started}) has not finished \
-                         (it was interrupted, or is still running); the map is partial: \
-                         run `loci scan` to complete it"
-                    ),
-                    None => "no scan yet: run `loci scan` to build the map".into(),
-                });
-                IndexState::default()
-            }
+            None => IndexState::default(),
         };
+        // A scan newer than the last finished one that has not finished itself: killed,
+        // or running now in another process (it holds the store lock). Either way it has
+        // rewritten part of the map, and the references of what it rewrote may be missing.
+        let unfinished: Option<String> = conn
+            .query_row(
+                "SELECT started_at FROM scans WHERE status = 'running' AND scan_id > ?1
+                 ORDER BY scan_id DESC LIMIT 1",
+                [last.as_ref().map_or(0, |l| l.0)],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| StoreError::sqlite("reading unfinished scans", e))?;
+        let running = || self.store.try_lock().map(|lock| lock.is_none());
+        capability.notes.extend(match (&last, unfinished) {
+            (None, None) => Some("no scan yet: run `loci scan` to build the map".to_string()),
+            (None, Some(started)) if running()? => Some(format!(
+                "no scan yet: the first scan (started {started}) is still running; \
+                 the map is partial until it finishes"
+            )),
+            (None, Some(started)) => Some(format!(
+                "no scan yet: the first scan (started {started}) was interrupted before it \
+                 finished; the map is partial: run `loci scan` to complete it"
+            )),
+            (Some(_), Some(started)) if running()? => Some(format!(
+                "partial map: a scan started {started} is still running; answers may miss \
+                 what it has not written yet"
+            )),
+            (Some(_), Some(started)) => Some(format!(
+                "partial map: the scan started {started} was interrupted before it finished; \
+                 references and imports of the files it rewrote are missing: run `loci scan` \
+                 to complete it"
+            )),
+            (Some(_), None) => None,
+        });
         if !capability.git {
             capability
                 .notes

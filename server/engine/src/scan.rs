@@ -111,8 +111,10 @@ pub struct ScanReport {
     pub renamed: Vec<Rename>,
     /// Files found unchanged.
     pub unchanged: u64,
-    /// Files that a scan which never finished (killed) had recorded, analysed again with
-    /// the same content to finish its work: neither added nor modified.
+    /// Files that a first scan which never finished (killed) had recorded, analysed again
+    /// with the same content to finish its work: neither added nor modified. (After a
+    /// later scan was killed, the files it rewrote are reported modified: they had
+    /// changed since the last finished scan.)
     pub resumed: u64,
     /// Files in the map, by language (`unknown` for unparsed extensions).
     pub languages: BTreeMap<String, LanguageCount>,
@@ -839,18 +841,21 @@ impl Writer<'_> {
                         self.changed_names.insert(name.to_string());
                     }
                     // Same content as a row an interrupted scan wrote: reanalysed only
-                    // because that scan's references were lost with it.
+                    // because that scan's references were lost with it, and the hash the
+                    // row had before that scan is gone.
                     let old_hash = stored.get(&a.path).map(|s| s.content_hash.clone());
-                    let resumed = existed && old_hash.as_deref() == Some(&a.content_hash);
-                    // Drift: the file, and every symbol whose signature changed. The
-                    // killed scan that wrote a resumed file recorded no drift for it, and
-                    // the hash its row had before is gone: an addition on a first scan,
-                    // else a modification from an unknown hash.
-                    let added = !existed || (resumed && self.first);
+                    let rewritten = existed && old_hash.as_deref() == Some(&a.content_hash);
+                    // On a first scan nothing was there before the killed one: its work
+                    // is finished (`resumed`). On a later one the killed scan rewrote the
+                    // file because it had changed since the last finished scan: modified.
+                    let resumed = rewritten && self.first;
+                    // Drift: the file, and every symbol whose signature changed (the
+                    // killed scan recorded none).
+                    let added = !existed || resumed;
                     self.drift.push(map::DriftEntry {
                         path: a.path.clone(),
                         kind: if added { "add" } else { "modify" },
-                        old_hash: if added || resumed { None } else { old_hash },
+                        old_hash: if added || rewritten { None } else { old_hash },
                         new_hash: Some(a.content_hash.clone()),
                         detail: None,
                     });

@@ -239,6 +239,74 @@ fn interrupted_scan_is_completed_by_the_next_one() {
     assert_eq!(dump(ws.store().conn()), expected);
 }
 
+/// Fault found by the fresh-user trial (issue 9): after a later scan (not the first) was
+/// killed, answers were silently wrong — `deps` and `impact` of the files it had rewritten
+/// came back empty, with no note — and the scan that finished its work counted those
+/// files as resumed, though they had changed since the last finished scan. Now every
+/// answer notes the partial map until a scan completes it (another note while a scan
+/// runs now, holding the store lock), and the files are reported modified.
+#[test]
+fn fault_a_killed_later_scan_left_answers_silently_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let mut ws = open(root);
+    scan(&mut ws);
+    // The notes about the map (not the one about git: the test tree is no repository).
+    let map_notes = |ws: &Workspace| -> Vec<String> {
+        let notes = ws.stats().unwrap().capability.notes;
+        notes
+            .into_iter()
+            .filter(|n| !n.starts_with("not a git"))
+            .collect()
+    };
+    assert_eq!(map_notes(&ws), Vec::<String>::new());
+    // The killed scan: its row 'running', the files under app/ rewritten without their
+    // references and deps.
+    {
+        let conn = Connection::open(root.join(".loci/test.db")).unwrap();
+        conn.execute_batch(
+            "INSERT INTO scans(started_at) VALUES ('2026-01-01T00:00:00Z');
+             UPDATE files SET scan_id = (SELECT max(scan_id) FROM scans) WHERE path LIKE 'app/%';
+             DELETE FROM refs WHERE file_id IN (SELECT file_id FROM files WHERE path LIKE 'app/%');
+             DELETE FROM deps WHERE from_file_id IN (SELECT file_id FROM files WHERE path LIKE 'app/%');",
+        )
+        .unwrap();
+    }
+    let interrupted = "partial map: the scan started 2026-01-01T00:00:00Z was interrupted \
+                       before it finished; references and imports of the files it rewrote \
+                       are missing: run `loci scan` to complete it";
+    assert_eq!(map_notes(&ws), [interrupted]);
+    {
+        // Another process scanning now holds the store lock.
+        let other = loci_store::Store::open(&root.join(".loci/test.db")).unwrap();
+        let _lock = other.lock("a scan").unwrap();
+        assert_eq!(
+            map_notes(&ws),
+            [
+                "partial map: a scan started 2026-01-01T00:00:00Z is still running; answers \
+              may miss what it has not written yet"
+            ]
+        );
+    }
+    let report = scan(&mut ws);
+    assert_eq!(report.resumed, 0);
+    assert_eq!(
+        report.modified,
+        [
+            "app/__init__.py",
+            "app/models.py",
+            "app/util.py",
+            "app/views.py"
+        ]
+    );
+    assert_eq!(map_notes(&ws), Vec::<String>::new());
+    let fresh_dir = tempfile::tempdir().unwrap();
+    let mut fresh = Workspace::open(root, Some(&fresh_dir.path().join("fresh.db"))).unwrap();
+    scan(&mut fresh);
+    assert_eq!(dump(ws.store().conn()), dump(fresh.store().conn()));
+}
+
 /// Fault found by the fresh-user trial (issue 9): after a first scan was killed, `stats`
 /// said "no scan yet" over a map that held half the repository, and the scan that
 /// finished the work reported every file the killed scan had recorded as "modified"
@@ -270,9 +338,8 @@ fn fault_a_killed_first_scan_was_reported_as_no_scan_and_its_files_as_modified()
     assert_eq!(
         stats.capability.notes.first().map(String::as_str),
         Some(
-            "no scan yet: the first scan (started 2026-01-01T00:00:00Z) has not finished \
-             (it was interrupted, or is still running); the map is partial: \
-             run `loci scan` to complete it"
+            "no scan yet: the first scan (started 2026-01-01T00:00:00Z) was interrupted \
+             before it finished; the map is partial: run `loci scan` to complete it"
         )
     );
     let report = scan(&mut ws);
