@@ -409,7 +409,7 @@ fn fault_a_read_only_store_could_not_be_read() {
             &["remember", "app/models.py", "-t", "users are saved"][..],
             "a write",
         ),
-        (&["scan"][..], "a scan"),
+        (&["scan"][..], "updating the map"),
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -460,4 +460,130 @@ fn fault_scan_summary_did_not_name_the_skipped_files() {
         ],
         "{stdout}"
     );
+}
+
+/// `loci` as another user when the tests run as root (whom permissions do not stop), else
+/// as this one; `bin` must be a copy the other user can run.
+fn as_other_user(bin: &Path, dir: &Path, args: &[&str]) -> Output {
+    let uid = Command::new("id").arg("-u").output().unwrap();
+    let mut cmd = if String::from_utf8_lossy(&uid.stdout).trim() == "0" {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    };
+    cmd.args(args)
+        .current_dir(dir)
+        .env("LOCI_AUTHOR", "human:test")
+        .env_remove("LOCI_SESSION")
+        .env_remove("LOCI_DB")
+        .output()
+        .expect("loci runs")
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Faults found by the fresh-user trial (issue 9) in the read-only open: (1) in a
+/// directory the reader may write, reading a write-protected store left a `-shm` and a
+/// `-wal` of the reader's, read-only, and the owner's writes failed on them afterwards
+/// ("attempt to write a readonly database") until someone deleted them; (2) a store
+/// with a `-wal` but no `-shm` (a writer killed, files copied) was read without the
+/// log's commits, answering from before them with no warning.
+#[test]
+fn fault_a_read_only_open_left_files_that_refused_the_owners_writes() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m));
+    let dir = repo();
+    let root = dir.path();
+    assert_eq!(loci(root, &["scan"]).status.code(), Some(0));
+    let bin = root.join("loci-bin");
+    std::fs::copy(env!("CARGO_BIN_EXE_loci"), &bin).unwrap();
+    mode(root, 0o755).unwrap();
+    mode(&root.join("app"), 0o755).unwrap();
+    let loci_dir = root.join(".loci");
+    let db = loci_dir.join("loci.db");
+    // (1) The reader may write the directory, not the file.
+    mode(&loci_dir, 0o777).unwrap();
+    mode(&db, 0o444).unwrap();
+    let stats = as_other_user(&bin, root, &["stats"]);
+    assert_eq!(
+        stats.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&stats.stderr)
+    );
+    assert_eq!(
+        names_in(&loci_dir),
+        [".gitignore", "loci.db", "loci.db-lock"]
+    );
+    mode(&db, 0o644).unwrap();
+    let owner = loci(
+        root,
+        &[
+            "remember",
+            "app/models.py",
+            "-t",
+            "User is saved by save().",
+        ],
+    );
+    assert_eq!(
+        owner.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&owner.stderr)
+    );
+
+    // (2) A copy taken while a writer held commits in its log.
+    let copy = root.join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    let writer = loci_store::rusqlite::Connection::open(&db).unwrap();
+    writer
+        .execute_batch(
+            "PRAGMA wal_autocheckpoint = 0;
+             INSERT INTO meta(key, value) VALUES ('left-in-the-log', '1');",
+        )
+        .unwrap();
+    std::fs::copy(&db, copy.join("loci.db")).unwrap();
+    std::fs::copy(loci_dir.join("loci.db-wal"), copy.join("loci.db-wal")).unwrap();
+    drop(writer);
+    mode(&copy.join("loci.db"), 0o444).unwrap();
+    mode(&copy, 0o555).unwrap();
+    let copy_db = copy.join("loci.db");
+    let out = as_other_user(&bin, root, &["stats", "--db", copy_db.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let shown = copy_db.display();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "loci: {shown}: the store is read-only and its write-ahead log ({shown}-wal) holds \
+             commits that only a process allowed to write can apply; run any loci command as \
+             the store's owner, then read again\n"
+        )
+    );
+    assert_eq!(names_in(&copy), ["loci.db", "loci.db-wal"]);
+    mode(&copy, 0o755).unwrap();
+}
+
+/// Fault found by the fresh-user trial: `--db /dev/null` was opened as a database, and
+/// SQLite created `/dev/null-journal` and loci its lock file beside it.
+#[test]
+fn fault_a_db_that_is_not_a_regular_file_was_opened() {
+    let dir = repo();
+    let out = loci(dir.path(), &["stats", "--db", "/dev/null"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: /dev/null: not a regular file: a loci store is a SQLite database file\n"
+    );
+    assert!(!Path::new("/dev/null-lock").exists());
+    assert!(!Path::new("/dev/null-journal").exists());
 }

@@ -205,7 +205,7 @@ impl Workspace {
             // Refused before the walk: a scan of a large tree would fail at its first write.
             return Err(StoreError::ReadOnly {
                 path: self.store.path().map(Path::to_path_buf).unwrap_or_default(),
-                what: "a scan".into(),
+                what: "updating the map".into(),
             }
             .into());
         }

@@ -376,7 +376,7 @@ impl Workspace {
         session: Option<i64>,
     ) -> Result<Envelope<au::Contradiction>> {
         if let Some(notes) = notes {
-            self.secrets.refuse("notes", notes)?;
+            self.accept_text("notes", notes)?;
         }
         let Some(c) = au::contradiction_by_id(self.store.conn(), id)? else {
             return Err(EngineError::NotFound(format!(

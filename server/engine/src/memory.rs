@@ -258,8 +258,7 @@ impl Workspace {
                 message: "the memory text is empty".into(),
             });
         }
-        refuse_oversized("body", body)?;
-        self.secrets.refuse("body", body)?;
+        self.accept_text("body", body)?;
         let request = serde_json::json!({"op": "remember", "subject": subject, "body": body, "summary": opts.summary});
         let written = self.write_revision(&request, opts, &subject, kind, "remember", |_| {
             Ok(body.to_string())
@@ -302,8 +301,7 @@ impl Workspace {
                 message: format!("the {event} is empty"),
             });
         }
-        refuse_oversized("text", text)?;
-        self.secrets.refuse("text", text)?;
+        self.accept_text("text", text)?;
         let about = match subject {
             Some(s) => Some(self.resolve_subject(s)?.0),
             None => None,
@@ -352,8 +350,7 @@ impl Workspace {
         mut body_for: impl FnMut(Option<&Revision>) -> Result<String>,
     ) -> Result<Written> {
         if let Some(summary) = &opts.summary {
-            refuse_oversized("summary", summary)?;
-            self.secrets.refuse("summary", summary)?;
+            self.accept_text("summary", summary)?;
         }
         let author = opts.author();
         let session = opts.session;
@@ -589,7 +586,7 @@ impl Workspace {
             opts.summary = Some(format!("rollback to version {version}"));
         }
         // A body written before a secret rule existed is not published again.
-        self.secrets.refuse("version", &old.body)?;
+        self.accept_text("version", &old.body)?;
         let request =
             serde_json::json!({"op": "rollback", "subject": page.subject, "version": version});
         let kind = page.kind.clone();
@@ -1064,6 +1061,18 @@ fn normalize_moment(conn: &Connection, at: &str) -> Result<String> {
 /// summary), in bytes: 1 MiB, about 262,000 tokens at four bytes a token, more than any
 /// context window a page is written for. Larger text is refused, not truncated.
 pub const MAX_MEMORY_TEXT_BYTES: usize = 1 << 20;
+
+impl Workspace {
+    /// The one check of memory text (bodies, decisions and lessons, summaries, session
+    /// tasks, fact claims and commands, resolution notes) before it is written: refused
+    /// over [`MAX_MEMORY_TEXT_BYTES`], or holding a credential (see
+    /// [`crate::secrets::SecretRules::refuse`]), with an invalid-argument error naming
+    /// `name`.
+    pub(crate) fn accept_text(&self, name: &str, text: &str) -> Result<()> {
+        refuse_oversized(name, text)?;
+        self.secrets.refuse(name, text)
+    }
+}
 
 /// Refuses `text` longer than [`MAX_MEMORY_TEXT_BYTES`], naming the argument and both
 /// sizes.

@@ -49,7 +49,7 @@ impl Workspace {
         author: Option<&str>,
     ) -> Result<Envelope<Session>> {
         if let Some(task) = task {
-            self.secrets.refuse("task", task)?;
+            self.accept_text("task", task)?;
         }
         let author = author
             .map(str::to_string)
@@ -78,7 +78,7 @@ impl Workspace {
         summary: Option<&str>,
     ) -> Result<Envelope<SessionView>> {
         if let Some(summary) = summary {
-            self.secrets.refuse("summary", summary)?;
+            self.accept_text("summary", summary)?;
         }
         let s = mem::session_by_id(self.store.conn(), session_id)?
             .ok_or_else(|| EngineError::NotFound(format!("no session {session_id}")))?;

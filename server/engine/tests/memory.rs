@@ -676,6 +676,19 @@ fn fault_memory_accepted_a_body_of_any_size() {
             )
             .unwrap_err(),
         ),
+        // Found by the second trial: session tasks and summaries and fact text were
+        // not limited (a 12 MiB task was stored, and every `context` recap printed it).
+        ("task", ws.session_begin(Some(&over), None).unwrap_err()),
+        (
+            "claim",
+            ws.fact_add(&over, "true", None, None, &by("agent:a"))
+                .unwrap_err(),
+        ),
+        (
+            "expect",
+            ws.fact_add("it runs", "true", Some(&over), None, &by("agent:a"))
+                .unwrap_err(),
+        ),
     ] {
         assert!(
             matches!(&err, EngineError::InvalidArgument { name: n, .. } if n == name),
@@ -695,4 +708,16 @@ fn fault_memory_accepted_a_body_of_any_size() {
         .query_row("SELECT count(*) FROM revisions", [], |r| r.get(0))
         .unwrap();
     assert_eq!(pages, 1, "only the write at the limit was stored");
+    let sessions: i64 = ws
+        .store()
+        .conn()
+        .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(sessions, 0);
+    let session = ws.session_begin(Some("short"), None).unwrap().result;
+    let err = ws.session_end(session.session_id, Some(&over)).unwrap_err();
+    assert!(
+        matches!(&err, EngineError::InvalidArgument { name, .. } if name == "summary"),
+        "{err}"
+    );
 }

@@ -84,6 +84,18 @@ pub enum StoreError {
         /// What needed to write (`a write`, `migrating schema version 5 to 7`).
         what: String,
     },
+    /// A read-only store whose write-ahead log holds commits nobody has applied (the
+    /// writer was killed): only a process that may write can apply them, and reading
+    /// without them would answer from before them.
+    #[error(
+        "{path}: the store is read-only and its write-ahead log ({path}-wal) holds commits \
+         that only a process allowed to write can apply; run any loci command as the \
+         store's owner, then read again"
+    )]
+    UnappliedLog {
+        /// The database file.
+        path: PathBuf,
+    },
     /// A value in the database did not have the expected shape.
     #[error("corrupt row: {0}")]
     Corrupt(String),

@@ -108,6 +108,17 @@ impl Store {
                 source,
             })?;
         }
+        if path.exists() && !path.is_file() {
+            // `--db /dev/null` or a directory: SQLite would open it and create
+            // `/dev/null-journal` and a lock file beside it.
+            return Err(StoreError::Io {
+                path: path.to_path_buf(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "not a regular file: a loci store is a SQLite database file",
+                ),
+            });
+        }
         match Self::open_read_write(path) {
             Err(e) if e.is_read_only_file() && path.is_file() => {
                 tracing::info!(db = %path.display(), error = %e, "the store cannot be written; opening it read-only");
@@ -126,6 +137,15 @@ impl Store {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|e| StoreError::sqlite(format!("opening {}", path.display()), e))?;
+        if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+            // SQLite opened a write-protected file read-only by itself. Nothing may be
+            // read through this connection: in a writable directory the first read would
+            // create a `-shm` and `-wal` of this user's, read-only like the file.
+            return Err(StoreError::ReadOnly {
+                path: path.to_path_buf(),
+                what: "opening it for writing".into(),
+            });
+        }
         let mut store = Store {
             conn,
             path: Some(path.to_path_buf()),
@@ -134,53 +154,55 @@ impl Store {
             term_cache: Default::default(),
         };
         store.configure()?;
-        if store.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
-            // SQLite opened a write-protected file read-only by itself.
-            return Err(StoreError::ReadOnly {
-                path: path.to_path_buf(),
-                what: "opening it for writing".into(),
-            });
-        }
         migrate::migrate(&mut store)?;
         store.finish_interrupted_bulk_load()?;
         Ok(store)
     }
 
-    /// Opens `path` read-only: `mode=ro` first, which sees other processes' commits
-    /// through an existing `-shm`; when no `-shm` exists and none can be created (a
-    /// read-only directory, where nobody can be writing), `immutable=1` (SQLite's URI
-    /// parameters, <https://sqlite.org/uri.html>).
+    /// Opens `path` read-only, creating nothing beside it (a `-shm` this user made would
+    /// be theirs and read-only, and would refuse the owner's writes afterwards). With the
+    /// SQLite URI parameters of <https://sqlite.org/uri.html>:
+    /// - another process has the store open (its `-shm` exists): `mode=ro`, reading
+    ///   through that `-shm`, so its commits are seen;
+    /// - nobody has it open (no `-wal`, no `-shm`: SQLite removes both when the last
+    ///   connection closes): `immutable=1`, the file as it is;
+    /// - a `-wal` without a `-shm` (a writer was killed): its commits can only be applied
+    ///   by a process that may write, so reading now would answer from before them:
+    ///   [`StoreError::UnappliedLog`].
     fn open_read_only(path: &Path) -> Result<Store> {
+        let beside = |suffix: &str| {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            PathBuf::from(name)
+        };
+        let params = match (beside("-wal").exists(), beside("-shm").exists()) {
+            (_, true) => "mode=ro",
+            (false, false) => "mode=ro&immutable=1",
+            (true, false) => {
+                return Err(StoreError::UnappliedLog {
+                    path: path.to_path_buf(),
+                });
+            }
+        };
         let encoded =
             percent_encoding::utf8_percent_encode(&path.to_string_lossy(), &URI_PATH_RESERVED)
                 .to_string();
-        let mut last = None;
-        for params in ["mode=ro", "mode=ro&immutable=1"] {
-            let uri = format!("file:{encoded}?{params}");
-            let opened = Connection::open_with_flags(
-                &uri,
-                OpenFlags::SQLITE_OPEN_READ_ONLY
-                    | OpenFlags::SQLITE_OPEN_URI
-                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )
-            .map_err(|e| StoreError::sqlite(format!("opening {} read-only", path.display()), e))
-            .and_then(|conn| {
-                let mut store = Store {
-                    conn,
-                    path: Some(path.to_path_buf()),
-                    read_only: true,
-                    epoch: 0,
-                    term_cache: Default::default(),
-                };
-                store.configure_read_only()?;
-                Ok(store)
-            });
-            match opened {
-                Err(e) if e.is_read_only_file() => last = Some(e),
-                other => return other,
-            }
-        }
-        Err(last.expect("two attempts were made"))
+        let conn = Connection::open_with_flags(
+            format!("file:{encoded}?{params}"),
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| StoreError::sqlite(format!("opening {} read-only", path.display()), e))?;
+        let mut store = Store {
+            conn,
+            path: Some(path.to_path_buf()),
+            read_only: true,
+            epoch: 0,
+            term_cache: Default::default(),
+        };
+        store.configure_read_only()?;
+        Ok(store)
     }
 
     /// The read-only counterpart of [`Store::configure`] and the migration: nothing that
