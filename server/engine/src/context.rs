@@ -373,6 +373,10 @@ fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
 /// line (tokens ≈ characters / 4). A smaller one is refused, not silently raised.
 pub const MIN_BUDGET: u64 = 50;
 
+/// Characters of a session's task, and of its summary, that the recap heading a
+/// `context` answer quotes (a DIGEST's length; `loci recap` shows them whole).
+pub const RECAP_CHARS: usize = 200;
+
 impl Workspace {
     /// Full-text search over memory, symbols and docs.
     ///
@@ -1034,11 +1038,11 @@ impl Workspace {
         });
         let best_relevance = ranked.iter().map(|c| c.relevance).fold(0.0, f64::max);
         let abstained = best_relevance < floor;
-        let recap = self.recap_block(3)?;
+        let (recap, recap_cut) = self.recap_block(3, budget / 4)?;
         let mut used = estimate_tokens(&recap);
         let mut items = Vec::new();
         let mut omitted = 0u64;
-        let mut truncated = false;
+        let mut truncated = recap_cut;
         let mut full_served = 0;
         if !abstained {
             for banner in &banners {
@@ -1133,27 +1137,44 @@ impl Workspace {
         Ok(env)
     }
 
-    /// The last `n` sessions as a compact markdown block (empty when there are none).
-    pub fn recap_block(&self, n: u32) -> Result<String> {
+    /// The last `n` sessions as a compact markdown block (empty when there are none),
+    /// within `max_tokens` (estimated): one line per session, its task and summary cut
+    /// to their first line and [`RECAP_CHARS`] characters each, newest first, and the
+    /// older lines left out when they do not fit. Also says whether any were left out.
+    pub fn recap_block(&self, n: u32, max_tokens: u64) -> Result<(String, bool)> {
         let sessions = mem::recent_sessions(self.store.conn(), n)?;
         if sessions.is_empty() {
-            return Ok(String::new());
+            return Ok((String::new(), false));
         }
         let mut out = String::from("## Recent sessions\n");
+        let mut cut = false;
         for s in sessions {
-            out.push_str(&format!(
+            let line = format!(
                 "- #{} {} ({}): {}{}\n",
                 s.session_id,
                 &s.started_at[..s.started_at.len().min(10)],
                 s.author,
-                s.task.as_deref().unwrap_or("no task"),
+                s.task
+                    .as_deref()
+                    .map_or("no task".into(), |t| crate::memory::first_chars(
+                        t,
+                        RECAP_CHARS
+                    )),
                 s.summary
                     .as_deref()
-                    .map(|x| format!(" — {x}"))
+                    .map(|x| format!(" — {}", crate::memory::first_chars(x, RECAP_CHARS)))
                     .unwrap_or_default()
-            ));
+            );
+            if estimate_tokens(&out) + estimate_tokens(&line) > max_tokens {
+                cut = true;
+                break;
+            }
+            out.push_str(&line);
         }
-        Ok(out)
+        if out.lines().count() == 1 {
+            return Ok((String::new(), cut));
+        }
+        Ok((out, cut))
     }
 
     /// A symbol served FULL: kind, qualified name and place, then up to 40 lines of its

@@ -699,3 +699,35 @@ fn a_long_lived_workspace_sees_the_writes_of_others_and_its_own_in_the_next_answ
     assert!(!page.stale, "{:?}", page.signals);
     assert!(page.text.contains("v2"), "{}", page.text);
 }
+
+/// Fault found by the second fresh-user trial (issue 9): the recap of recent sessions
+/// that heads every answer was outside the token budget. A session begun with a 60 KB
+/// task made `context --budget 100` print all of it ("~15014 tokens of 100"). The recap
+/// now quotes each task and summary's first line up to `RECAP_CHARS`, and only as many
+/// sessions as fit a quarter of the budget.
+#[test]
+fn fault_the_session_recap_ignored_the_token_budget() {
+    use loci_engine::context::RECAP_CHARS;
+    let (_dir, mut ws) = workspace();
+    let task = format!("migrate billing {}", "x".repeat(60_000));
+    let s = ws
+        .session_begin(Some(&task), Some("agent:a"))
+        .unwrap()
+        .result;
+    let answer = ask(&ws, "invoice totals", &[], 2000);
+    let expected_task: String = task.chars().take(RECAP_CHARS).collect();
+    assert_eq!(
+        answer.result.recap,
+        format!(
+            "## Recent sessions\n- #{} {} (agent:a): {expected_task}…\n",
+            s.session_id,
+            &s.started_at[..10]
+        )
+    );
+    assert!(answer.limits.used <= 2000, "{:?}", answer.limits);
+    // A budget whose quarter cannot hold the line: no recap, and the answer says it cut.
+    let small = ask(&ws, "invoice totals", &[], 100);
+    assert_eq!(small.result.recap, "");
+    assert!(small.limits.truncated);
+    assert!(small.limits.used <= 100, "{:?}", small.limits);
+}
