@@ -410,6 +410,10 @@ fn fault_a_read_only_store_could_not_be_read() {
             "a write",
         ),
         (&["scan"][..], "updating the map"),
+        (
+            &["restore", "elsewhere.db"][..],
+            "restoring a backup into it",
+        ),
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

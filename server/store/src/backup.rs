@@ -125,6 +125,13 @@ impl Store {
                 "an in-memory database cannot be restored into",
             ),
         })?;
+        if self.read_only {
+            // Before the backup is read or the live store copied aside: neither can help.
+            return Err(StoreError::ReadOnly {
+                path: live,
+                what: "restoring a backup into it".into(),
+            });
+        }
         let invalid = |problems: Vec<String>| StoreError::InvalidDatabase {
             path: src.to_path_buf(),
             problems,
