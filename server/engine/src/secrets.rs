@@ -7,7 +7,8 @@
 //! - **Token patterns**: regular expressions for credentials, [`DEFAULT_TOKENS`]. A
 //!   pattern of a known shape (`AKIA…`, `ghp_…`) counts when its match's Shannon entropy
 //!   reaches `secrets.min_entropy` bits per character and it does not say `EXAMPLE`, so
-//!   placeholders such as `AKIAXXXXXXXXXXXXXXXX` do not. A pattern with a `secret` (or
+//!   placeholders such as `AKIAXXXXXXXXXXXXXXXX` do not; one with a `random` group
+//!   (`glpat-…`, JWTs, Slack webhooks) judges that part so. A pattern with a `secret` (or
 //!   `bare`, unquoted) capture group — the built-in assignments (`password=…`,
 //!   `api_key: …`, `aws_secret_access_key = …`) and URL credentials
 //!   (`scheme://user:password@host`) — counts when that value looks like a credential
@@ -40,16 +41,20 @@ pub const DEFAULT_PATHS: &[&str] = &[
     "id_dsa*",
     "id_ecdsa*",
     "id_ed25519*",
+    "*.ppk",
     ".netrc",
     ".pgpass",
 ];
 
 /// Credential rules by name. Shapes, from the issuers' documented formats (AWS access key
 /// IDs, GitHub token prefixes, Slack token prefixes, PEM armour of RFC 7468, OpenAI- and
-/// Anthropic-style `sk-` keys, Stripe live keys, Google API keys, npm tokens); then
-/// assignments and URL passwords, whose `secret` (quoted) or `bare` (unquoted) group is
-/// the value judged by [`plausible_secret`], `key` the key name and `host` a URL's host
-/// (see [`SecretRules::find_token`]).
+/// Anthropic-style `sk-` keys, Stripe live keys, Google API keys, npm tokens, PuTTY key
+/// files, Slack webhooks, JWTs, GitLab and SendGrid tokens, whose `random` group is the
+/// generated part judged by entropy); then Azure storage keys, `.npmrc` tokens, Docker
+/// and HTTP `Authorization` credentials, assignments and URL passwords, whose `secret`
+/// (quoted) or `bare` (unquoted) group is the value judged by [`plausible_secret`] and
+/// whose `basic` group is base64 of `user:password`, the password judged so; `key` is the
+/// key name and `host` a URL's host (see [`SecretRules::find_token`]).
 pub const DEFAULT_TOKENS: &[(&str, &str)] = &[
     ("aws_access_key_id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     ("github_token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b"),
@@ -66,22 +71,71 @@ pub const DEFAULT_TOKENS: &[(&str, &str)] = &[
     ("stripe_live_key", r"\b[rs]k_live_[0-9A-Za-z]{20,}\b"),
     ("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
     ("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    // The key names below are spelled out in lowercase, UPPERCASE and Capitalized
-    // (camelCase) rather than matched with `(?i)`: the literal prefilter gives up on that
-    // many case variants, and the search then ran 10 to 20 times slower.
+    // PuTTY's private-key file format: the version header, the key type, then the
+    // `Encryption:` line (prose naming the format has no such second line). No `(?m)^`:
+    // a line anchor in the set cost it its fast search (600 ms on the standard library).
+    (
+        "putty_private_key",
+        r"PuTTY-User-Key-File-[23]: [A-Za-z0-9@.-]+\r?\nEncryption: ",
+    ),
+    // The rules below judge a `random` group (the part an issuer generates) by entropy
+    // or a `secret`/`bare`/`basic` group by `plausible_secret`, so each runs as its own
+    // regular expression (see `Compiled`).
+    (
+        "slack_webhook",
+        r"https://hooks\.slack\.com/services/(?P<random>T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24})\b",
+    ),
+    (
+        "jwt",
+        r"\b(?P<random>eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,})",
+    ),
+    ("gitlab_token", r"\b(?P<random>glpat-[0-9A-Za-z_-]{20,})\b"),
+    (
+        "sendgrid_key",
+        r"\b(?P<random>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})\b",
+    ),
+    // Azure storage account keys are 64 random bytes: 88 base64 characters.
+    (
+        "azure_storage_key",
+        r"\b(?P<key>AccountKey)=(?P<secret>[A-Za-z0-9+/]{86}==)",
+    ),
+    // `.npmrc`: `//registry.example/:_authToken=…`, `:_auth=` (base64) and `:_password=`.
+    (
+        "npmrc_auth",
+        r#"//[^\s:]+/:_(?:authToken|auth|password)[ \t]*=[ \t]*["']?(?P<secret>[A-Za-z0-9_+/=.-]{12,})"#,
+    ),
+    // Docker's `config.json`: `"auth": "<base64 of user:password>"`.
+    (
+        "docker_auth",
+        r#""auth"[ \t]*:[ \t]*"(?P<basic>[A-Za-z0-9+/]{8,}={0,2})""#,
+    ),
+    (
+        "authorization_bearer",
+        r#"(?:[Aa]uthorization|AUTHORIZATION)["']?\]?[ \t]*[:=][ \t]*["']?(?:Bearer|bearer|BEARER)[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{12,}=*)"#,
+    ),
+    (
+        "authorization_basic",
+        r#"(?:[Aa]uthorization|AUTHORIZATION)["']?\]?[ \t]*[:=][ \t]*["']?(?:Basic|basic|BASIC)[ \t]+(?P<basic>[A-Za-z0-9+/]{8,}={0,2})"#,
+    ),
+    // Each word of the key names below is spelled in lowercase, UPPERCASE and Capitalized
+    // (so `API_Key`, `apiKEY`, `PassWord`, `dbPassword` match) rather than matched with
+    // `(?i)`: the literal prefilter gives up on that many case variants, and the search
+    // then ran 10 to 20 times slower.
     (
         "aws_secret_access_key",
         r#"(?P<key>aws_?secret_?(?:access_?)?key|AWS_?SECRET_?(?:ACCESS_?)?KEY|[Aa]ws[Ss]ecret(?:[Aa]ccess)?[Kk]ey)["']?[ \t]*(?:=>|:=|=|:)[ \t]*[bruBRU]{0,2}["']?(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
     ),
-    // A password is chosen by a person: six characters can be one (`hunter2`).
+    // A password is chosen by a person: six characters can be one (`hunter2`). `*_PASS`
+    // and `*_PWD` (`MYSQL_PWD`, `DATABASE_PASS`) need the underscore: a bare `pwd` is the
+    // working directory.
     (
         "password_assignment",
-        r#"(?P<key>[Pp]ass(?:wd|word|phrase)|PASS(?:WD|WORD|PHRASE))["']?[ \t]*(?:=>|:=|=|:)[ \t]*(?:[bruBRU]{0,2}(?P<secret>"[^"\r\n]*"|'[^'\r\n]*')|(?P<bare>[^\s"'`,;&\\]+))"#,
+        r#"(?P<key>(?:[Pp]ass|PASS)(?:[Ww]ord|WORD|[Ww]d|WD|[Pp]hrase|PHRASE)|_(?:[Pp]ass|PASS|[Pp]wd|PWD))["']?[ \t]*(?:=>|:=|=|:)[ \t]*(?:[bruBRU]{0,2}(?P<secret>"[^"\r\n]*"|'[^'\r\n]*')|(?P<bare>[^\s"'`,;&\\]+))"#,
     ),
     // A token, key or client secret is generated: the rule wants 12 characters or more.
     (
         "secret_assignment",
-        r#"(?P<key>[Ss]ecret(?:[_-]?[Kk]ey)?|SECRET(?:[_-]?KEY)?|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API[_-]?KEY|[Aa]pikey|APIKEY|[Aa]ccess[_-]?[Kk]ey|ACCESS[_-]?KEY|[Pp]rivate[_-]?[Kk]ey|PRIVATE[_-]?KEY|[Cc]redentials?|CREDENTIALS?)["']?[ \t]*(?:=>|:=|=|:)[ \t]*(?:[bruBRU]{0,2}(?P<secret>"[^"\r\n]{12,}"|'[^'\r\n]{12,}')|(?P<bare>[^\s"'`,;&\\]{12,}))"#,
+        r#"(?P<key>(?:[Ss]ecret|SECRET)(?:[_-]?(?:[Kk]ey|KEY)(?:[_-]?(?:[Bb]ase|BASE))?)?|[Tt]oken|TOKEN|(?:[Aa]pi|API)[_-]?(?:[Kk]ey|KEY)|(?:[Aa]ccess|ACCESS)[_-]?(?:[Kk]ey|KEY)|(?:[Pp]rivate|PRIVATE)[_-]?(?:[Kk]ey|KEY)|[Cc]redentials?|CREDENTIALS?)["']?[ \t]*(?:=>|:=|=|:)[ \t]*(?:[bruBRU]{0,2}(?P<secret>"[^"\r\n]{12,}"|'[^'\r\n]{12,}')|(?P<bare>[^\s"'`,;&\\]{12,}))"#,
     ),
     (
         "url_credentials",
@@ -89,35 +143,57 @@ pub const DEFAULT_TOKENS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Values that stand in for a credential rather than being one: a value containing one
-/// of these (compared lowercased) is a placeholder. Documentation and tests write
-/// `password = "changeme"`, `token: <your-token>`, `user:pass@host`, `sk-xxxx`, `1234`.
+/// Words that stand in for a credential rather than being one, compared lowercased with
+/// the value's letters (digits and punctuation removed): a value whose letters are
+/// mostly (at least [`PLACEHOLDER_SHARE`]) these words is a placeholder. Documentation
+/// and tests write `password = "changeme"`, `token: your_token_here`, `test1234`,
+/// `xxxxxxxx`; `realpass9` and `S3cr3tPass` are mostly other letters, so they count.
 pub const PLACEHOLDERS: &[&str] = &[
     "pass",
+    "password",
+    "passwd",
+    "passphrase",
+    "pwd",
     "secret",
     "token",
+    "key",
+    "api",
+    "auth",
+    "access",
+    "private",
+    "credential",
     "example",
     "sample",
     "placeholder",
     "changeme",
-    "change_me",
-    "change-me",
+    "change",
     "changeit",
     "your",
+    "my",
+    "here",
+    "value",
+    "insert",
     "redacted",
     "dummy",
     "fake",
     "mock",
     "test",
     "demo",
+    "foo",
+    "bar",
     "xxx",
-    "...",
-    "1234",
     "abcd",
-    "a1b2c3",
-    "1a2b3c",
+    "abc",
     "qwerty",
 ];
+
+/// The share of a value's letters that [`PLACEHOLDERS`] must cover for it to be a
+/// placeholder (`realpass9`: `pass` covers 4 of its 8 letters, so it is not one).
+pub const PLACEHOLDER_SHARE: f64 = 0.6;
+
+/// Character sequences that make any value containing them a placeholder (compared
+/// lowercased with the whole value): `1234`, `a1b2c3`, `sk-xxxx...`.
+pub const PLACEHOLDER_SEQUENCES: &[&str] = &["...", "1234", "a1b2c3", "1a2b3c"];
 
 /// Words that, right before `token` in a key's name, make the token an identifier rather
 /// than a credential: pagination cursors (`NextToken`, `nextPageToken`,
@@ -148,6 +224,9 @@ pub const IDENTIFIER_TOKENS: &[&str] = &[
     "cancellation",
     "action",
     "verification",
+    "progress",
+    "done",
+    "result",
     "marker",
     "cursor",
 ];
@@ -161,7 +240,7 @@ const RESERVED_TLDS: &[&str] = &[".example", ".test", ".invalid", ".localhost"];
 
 /// Changes whenever what the rules accept changes without their text changing (the
 /// value checks, case-insensitive globs), so the scan fingerprint changes with it.
-const RULES_VERSION: &[u8] = b"2: case-insensitive paths; value checks";
+const RULES_VERSION: &[u8] = b"3: placeholder share; random and basic groups";
 
 /// A credential-shaped token found in some text. Holds where, never what.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -213,13 +292,13 @@ struct Compiled {
     valued: Vec<usize>,
 }
 
-/// Whether `token` judges a captured value (a `secret` or `bare` group) rather than its
-/// whole match.
+/// Whether `token` judges a captured part (a `secret`, `bare`, `basic` or `random`
+/// group) rather than its whole match.
 fn is_valued(token: &Regex) -> bool {
     token
         .capture_names()
         .flatten()
-        .any(|n| n == "secret" || n == "bare")
+        .any(|n| matches!(n, "secret" | "bare" | "basic" | "random"))
 }
 
 impl Default for SecretRules {
@@ -321,11 +400,14 @@ impl SecretRules {
 
     /// The first credential-shaped token in `text` (by position), if any.
     ///
-    /// A rule without a `secret` capture group counts a match whose Shannon entropy
-    /// reaches `min_entropy`. A rule with one (or with `bare`, an unquoted value) judges
-    /// only the captured value, by [`plausible_secret`]; a `host` group that names a
-    /// documentation host (`example.com`, `*.test`, ...) makes the match an example. The
-    /// position is the value's.
+    /// A rule without a value group counts a match whose Shannon entropy reaches
+    /// `min_entropy` and that does not say `example`; one with a `random` group judges
+    /// that group so (and not mostly [`PLACEHOLDERS`]), at the match's position. A rule
+    /// with a `secret` group (or with `bare`, an unquoted value) judges only the captured
+    /// value, by [`plausible_secret`]; one with a `basic` group decodes it from base64
+    /// and judges the password of its `user:password`. A `host` group that names a
+    /// documentation host (`example.com`, `*.test`, ...) makes the match an example.
+    /// Except for `random` rules the position is the value's.
     pub fn find_token(&self, text: &str) -> Option<TokenMatch> {
         let compiled = self.compiled.get_or_init(|| {
             let tokens: Vec<Regex> = self
@@ -376,6 +458,26 @@ impl SecretRules {
                 .map(|m| m.start());
         }
         token.captures_iter(text).find_map(|caps| {
+            if let Some(random) = caps.name("random") {
+                let part = random.as_str();
+                let lower = part.to_ascii_lowercase();
+                let counts = entropy(part) >= self.min_entropy
+                    && !lower.contains("example")
+                    && !mostly_placeholder(&lower);
+                return counts.then(|| caps.get(0).map_or(random.start(), |m| m.start()));
+            }
+            if let Some(basic) = caps.name("basic") {
+                let counts = decode_base64(basic.as_str())
+                    .and_then(|d| String::from_utf8(d).ok())
+                    .and_then(|d| {
+                        let (user, password) = d.split_once(':')?;
+                        let printable = d.bytes().all(|b| (0x20..0x7f).contains(&b));
+                        (printable && !user.is_empty())
+                            .then(|| plausible_secret(password, self.min_entropy))
+                    })
+                    .unwrap_or(false);
+                return counts.then_some(basic.start());
+            }
             if caps.name("host").is_some_and(|h| reserved_host(h.as_str())) {
                 return None;
             }
@@ -454,7 +556,7 @@ pub fn entropy(s: &str) -> f64 {
 /// Whether `value`, the value of a credential-shaped assignment or URL, looks like a
 /// real credential rather than a stand-in for one. It must be 6 to 512 characters without
 /// white space; hold a letter and a digit or a symbol other than `_`, `-` and `.`;
-/// contain none of [`PLACEHOLDERS`]; not be a template or a reference to one (`${X}`,
+/// not be mostly [`PLACEHOLDERS`] words nor hold a [`PLACEHOLDER_SEQUENCES`] one; not be a template or a reference to one (`${X}`,
 /// `$X`, `{0}`, `<token>`, `%s`, `%(x)s`, `%X%`, `*`); not be a path (`/x`, `./x`,
 /// `~/x`), a URL (`scheme://`) or an AWS resource name (`arn:`); and have a Shannon entropy of at least `min_entropy`
 /// bits per character, or 0.8 of the most its length allows when that is less (a
@@ -473,7 +575,10 @@ pub fn plausible_secret(value: &str, min_entropy: f64) -> bool {
         return false;
     }
     let lower = value.to_lowercase();
-    if PLACEHOLDERS.iter().any(|p| lower.contains(p)) || is_template(value) {
+    if PLACEHOLDER_SEQUENCES.iter().any(|p| lower.contains(p))
+        || mostly_placeholder(&lower)
+        || is_template(value)
+    {
         return false;
     }
     if value.starts_with(['/', '~'])
@@ -484,6 +589,26 @@ pub fn plausible_secret(value: &str, min_entropy: f64) -> bool {
         return false;
     }
     entropy(value) >= min_entropy.min(0.8 * (length as f64).log2())
+}
+
+/// Whether [`PLACEHOLDERS`] cover at least [`PLACEHOLDER_SHARE`] of the letters of
+/// `lower` (a lowercased value), digits and punctuation removed: `your_password_here`,
+/// `changeme123`, `test1234`, `xxxxxxxx`, but not `realpass9` or `s3cr3tpass`.
+fn mostly_placeholder(lower: &str) -> bool {
+    let letters: Vec<u8> = lower.bytes().filter(u8::is_ascii_lowercase).collect();
+    if letters.is_empty() {
+        return false;
+    }
+    let mut covered = vec![false; letters.len()];
+    for word in PLACEHOLDERS {
+        let word = word.as_bytes();
+        for start in 0..letters.len().saturating_sub(word.len() - 1) {
+            if letters[start..].starts_with(word) {
+                covered[start..start + word.len()].fill(true);
+            }
+        }
+    }
+    covered.iter().filter(|&&c| c).count() as f64 >= PLACEHOLDER_SHARE * letters.len() as f64
 }
 
 /// Whether `value` is a template or a reference rather than a literal: `${X}`, `$X`,
@@ -604,6 +729,33 @@ fn reserved_host(host: &str) -> bool {
         .iter()
         .any(|r| host == *r || host.ends_with(&format!(".{r}")))
         || RESERVED_TLDS.iter().any(|t| host.ends_with(t))
+}
+
+/// The bytes of standard base64 `text` (`A-Z a-z 0-9 + /`, optional `=` padding), or
+/// `None` when it is not base64.
+fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    let text = text.trim_end_matches('=');
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for b in text.bytes() {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
 }
 
 /// One-based line and character column of byte `offset`.
@@ -909,6 +1061,240 @@ mod tests {
                 (m.rule.as_str(), m.line, m.column),
                 (rule, 1, column),
                 "{text}"
+            );
+        }
+    }
+
+    /// Each credential shape the fresh-user trial found indexed and accepted as memory,
+    /// as it appears in its file, with the rule and the one-based column it is reported
+    /// at.
+    fn trial_shapes() -> Vec<(String, &'static str, usize, usize)> {
+        vec![
+            (
+                [
+                    "notify: https://hooks.slack.com/services/",
+                    "T4K9Q2M7Z/B07RX5N3WQ/p8Xq2LrT5vWn9Kd3Hs6Jf1Ya",
+                ]
+                .concat(),
+                "slack_webhook",
+                1,
+                9,
+            ),
+            (
+                [
+                    "Cookie: session=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.",
+                    "eyJzdWIiOiJ1LTcyOTEiLCJpYXQiOjE3MzMwMDAwMDB9.",
+                    "kX3vP9qLm2Tz7Rw4Yb8Nc1Hd6Fs0Jg5Ue_Ai-Vo",
+                ]
+                .concat(),
+                "jwt",
+                1,
+                17,
+            ),
+            (
+                [
+                    "//registry.npmjs.org/:_authToken=",
+                    "3f9c2a71-8d4e-4b6a-9e15-c07d2b8f6a43",
+                ]
+                .concat(),
+                "npmrc_auth",
+                1,
+                34,
+            ),
+            (
+                [
+                    "{\"auths\": {\"ghcr.io\": {\"auth\": \"",
+                    "ZGVwbG95OlhrOSN2UTJtTHA3",
+                    "\"}}}",
+                ]
+                .concat(),
+                "docker_auth",
+                1,
+                33,
+            ),
+            (
+                [
+                    "PuTTY-User-Key-File-3: ssh-ed25519\n",
+                    "Encryption: none\nComment: deploy\n",
+                ]
+                .concat(),
+                "putty_private_key",
+                1,
+                1,
+            ),
+            (
+                ["GITLAB=", "glpat-xR7kP2mQ9vT4nW8zL3bY"].concat(),
+                "gitlab_token",
+                1,
+                8,
+            ),
+            (
+                [
+                    "SENDGRID=SG.",
+                    "q7Xk2Lm9Pz4Rt8Vw1Nb5Yc.",
+                    "-HbkQfyy-KV5zjR3j1twdTKWTddB_XhkAS1voQG6yyz",
+                ]
+                .concat(),
+                "sendgrid_key",
+                1,
+                10,
+            ),
+            (
+                [
+                    "DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=",
+                    "pTyGJMuHbEL31IeL2HPcHyGcFRl1SPnXNYvMIHa/2o76umfXfKm/",
+                    "r5kJP1VrT+1FJors/6ILi8IHn5kxsC7tVO==;",
+                ]
+                .concat(),
+                "azure_storage_key",
+                1,
+                60,
+            ),
+            (
+                ["Authorization: Bearer ", "8fK2qLx9Vm4Tz7Rw1Yb3Nc6H"].concat(),
+                "authorization_bearer",
+                1,
+                23,
+            ),
+            (
+                [
+                    "headers = {\"Authorization\": \"Basic ",
+                    "c3ZjLWNpOlpxOCNtVDR2THgy",
+                    "\"}",
+                ]
+                .concat(),
+                "authorization_basic",
+                1,
+                36,
+            ),
+            (
+                [
+                    "SECRET_KEY_BASE=c3fc1626e53a13043b026c48bbf33feff9243a8f506b40928b5b7a767c7",
+                    "6fb008f86bebb2737f6a6f0fb23c6f5da2cec255404e4fb440034d6608697a8d41bed",
+                ]
+                .concat(),
+                "secret_assignment",
+                1,
+                17,
+            ),
+            (
+                format!("MYSQL_PWD={}", db_password()),
+                "password_assignment",
+                1,
+                11,
+            ),
+            (
+                format!("DATABASE_PASS='{}'", db_password()),
+                "password_assignment",
+                1,
+                16,
+            ),
+            (
+                format!("smtp_pass: {}", password()),
+                "password_assignment",
+                1,
+                12,
+            ),
+            (
+                format!("API_Key = \"{}\"", api_key()),
+                "secret_assignment",
+                1,
+                12,
+            ),
+            (format!("apiKEY: {}", api_key()), "secret_assignment", 1, 9),
+            (
+                format!("PassWord={}", db_password()),
+                "password_assignment",
+                1,
+                10,
+            ),
+        ]
+    }
+
+    #[test]
+    fn credential_shapes_of_the_fresh_user_trial_are_secrets() {
+        let rules = SecretRules::default();
+        for (text, rule, line, column) in trial_shapes() {
+            let m = rules.find_token(&text).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(
+                (m.rule.as_str(), m.line, m.column),
+                (rule, line, column),
+                "{text}"
+            );
+        }
+        assert_eq!(rules.path_rule("keys/deploy.PPK").as_deref(), Some("*.ppk"));
+    }
+
+    /// The documentation's spelling of each of those shapes: placeholders, templates,
+    /// all-zero or all-`x` values, `user:password`.
+    #[test]
+    fn placeholders_of_the_fresh_user_trial_shapes_are_not_secrets() {
+        let rules = SecretRules::default();
+        let xs = |n: usize| "x".repeat(n);
+        let texts = [
+            format!(
+                "https://hooks.slack.com/services/T00000000/B00000000/{}",
+                "X".repeat(24)
+            ),
+            format!("eyJ{0}.eyJ{0}.{1}", xs(12), xs(24)),
+            "//registry.npmjs.org/:_authToken=${NPM_TOKEN}".to_string(),
+            "//registry.npmjs.org/:_authToken=00000000-0000-0000-0000-000000000000".to_string(),
+            format!("//registry.npmjs.org/:_authToken=npm_{}", xs(36)),
+            // base64 of `user:password`.
+            "{\"auth\": \"dXNlcjpwYXNzd29yZA==\"}".to_string(),
+            "\"auth\": \"required\"".to_string(),
+            "the PuTTY-User-Key-File-3: header starts a .ppk file".to_string(),
+            format!("glpat-{}", xs(20)),
+            format!("SG.{}.{}", xs(22), xs(43)),
+            format!("AccountKey={}==", xs(86)),
+            "AccountKey=<your-key>".to_string(),
+            "Authorization: Bearer {token}".to_string(),
+            "Authorization: Bearer ${TOKEN}".to_string(),
+            "Authorization: Bearer <token>".to_string(),
+            "Authorization: Bearer YOUR_ACCESS_TOKEN".to_string(),
+            "\"Authorization\": \"Bearer \" + token".to_string(),
+            "Authorization: Basic dXNlcjpwYXNzd29yZA==".to_string(),
+            "Authorization: Basic <base64>".to_string(),
+            "SECRET_KEY_BASE=<%= ENV[\"SECRET_KEY_BASE\"] %>".to_string(),
+            format!("SECRET_KEY_BASE={}", "0".repeat(128)),
+            "MYSQL_PWD=$MYSQL_ROOT_PASSWORD".to_string(),
+            "OLD_PWD=/home/app".to_string(),
+            "DATABASE_PASS=changeme".to_string(),
+            "API_Key = \"YOUR_API_KEY_HERE\"".to_string(),
+        ];
+        for text in texts {
+            assert_eq!(rules.find_token(&text), None, "{text}");
+        }
+    }
+
+    /// The fault: `pass` and `secret` disqualified any value containing them, so
+    /// `realpass9` and `S3cr3tPass` were not secrets. A placeholder word now disqualifies
+    /// a value only when the value is mostly placeholder words.
+    #[test]
+    fn a_placeholder_word_inside_a_real_password_does_not_hide_it() {
+        let rules = SecretRules::default();
+        for value in ["realpass9", "S3cr3tPass"] {
+            let m = rules
+                .find_token(&format!("password = \"{value}\""))
+                .unwrap_or_else(|| panic!("{value}"));
+            assert_eq!((m.rule.as_str(), m.column), ("password_assignment", 13));
+        }
+        for value in [
+            "password",
+            "password1",
+            "changeme",
+            "changeme123",
+            "your_password_here",
+            "xxx",
+            "xxxxxxxx",
+            "<password>",
+            "mysecretpassword",
+            "Secret123!",
+        ] {
+            assert_eq!(
+                rules.find_token(&format!("password = \"{value}\"")),
+                None,
+                "{value}"
             );
         }
     }
