@@ -162,9 +162,7 @@ pub const PLACEHOLDERS: &[&str] = &[
     "access",
     "private",
     "credential",
-    "example",
     "sample",
-    "placeholder",
     "changeme",
     "change",
     "changeit",
@@ -173,7 +171,6 @@ pub const PLACEHOLDERS: &[&str] = &[
     "here",
     "value",
     "insert",
-    "redacted",
     "dummy",
     "fake",
     "mock",
@@ -192,8 +189,20 @@ pub const PLACEHOLDERS: &[&str] = &[
 pub const PLACEHOLDER_SHARE: f64 = 0.6;
 
 /// Character sequences that make any value containing them a placeholder (compared
-/// lowercased with the whole value): `1234`, `a1b2c3`, `sk-xxxx...`.
-pub const PLACEHOLDER_SEQUENCES: &[&str] = &["...", "1234", "a1b2c3", "1a2b3c"];
+/// lowercased with the whole value): `1234`, `a1b2c3`, `sk-xxxx...`, and the markers
+/// documentation puts inside realistic values (AWS's `…EXAMPLEKEY`, `eyJra456defEXAMPLE`).
+pub const PLACEHOLDER_SEQUENCES: &[&str] = &[
+    "...",
+    "1234",
+    "a1b2c3",
+    "1a2b3c",
+    "example",
+    "placeholder",
+    "redacted",
+    // An AWS Signature V4 credential scope (`Credential=AKIA…/date/region/service/
+    // aws4_request`) names a key; it is not one.
+    "aws4_request",
+];
 
 /// Words that, right before `token` in a key's name, make the token an identifier rather
 /// than a credential: pagination cursors (`NextToken`, `nextPageToken`,
@@ -224,6 +233,7 @@ pub const IDENTIFIER_TOKENS: &[&str] = &[
     "cancellation",
     "action",
     "verification",
+    "creation",
     "progress",
     "done",
     "result",
@@ -463,7 +473,7 @@ impl SecretRules {
                 let lower = part.to_ascii_lowercase();
                 let counts = entropy(part) >= self.min_entropy
                     && !lower.contains("example")
-                    && !mostly_placeholder(&lower);
+                    && !mostly_placeholder(&lower, &[]);
                 return counts.then(|| caps.get(0).map_or(random.start(), |m| m.start()));
             }
             if let Some(basic) = caps.name("basic") {
@@ -498,7 +508,12 @@ impl SecretRules {
             };
             // `private_key: Ed25519PrivateKey`, `token: TokenKind`: a value that repeats
             // its key's last word names a type or a field.
-            let names_itself = key.is_some_and(|k| value.to_lowercase().contains(&k.last_word));
+            // `"CopyProductToken": "copyproduct-abc5defgjkdji"`: a value spelled mostly from
+            // its key's words (and placeholder words) is an identifier or an example.
+            let names_itself = key.is_some_and(|k| {
+                let lower = value.to_lowercase();
+                lower.contains(&k.last_word) || mostly_placeholder(&lower, &k.words)
+            });
             let counts = plausible_secret(value, self.min_entropy)
                 && !names_itself
                 && !(bare && looks_like_code(value));
@@ -576,7 +591,8 @@ pub fn plausible_secret(value: &str, min_entropy: f64) -> bool {
     }
     let lower = value.to_lowercase();
     if PLACEHOLDER_SEQUENCES.iter().any(|p| lower.contains(p))
-        || mostly_placeholder(&lower)
+        || has_alphabet_run(&lower)
+        || mostly_placeholder(&lower, &[])
         || is_template(value)
     {
         return false;
@@ -591,16 +607,22 @@ pub fn plausible_secret(value: &str, min_entropy: f64) -> bool {
     entropy(value) >= min_entropy.min(0.8 * (length as f64).log2())
 }
 
-/// Whether [`PLACEHOLDERS`] cover at least [`PLACEHOLDER_SHARE`] of the letters of
-/// `lower` (a lowercased value), digits and punctuation removed: `your_password_here`,
-/// `changeme123`, `test1234`, `xxxxxxxx`, but not `realpass9` or `s3cr3tpass`.
-fn mostly_placeholder(lower: &str) -> bool {
+/// Whether [`PLACEHOLDERS`] and `extra` (lowercase words, such as the key's) cover at
+/// least [`PLACEHOLDER_SHARE`] of the ASCII letters of `lower` (a lowercased value),
+/// digits and punctuation removed: `your_password_here`, `changeme123`, `test1234`,
+/// `xxxxxxxx`, but not `realpass9` or `s3cr3tpass`.
+fn mostly_placeholder(lower: &str, extra: &[String]) -> bool {
     let letters: Vec<u8> = lower.bytes().filter(u8::is_ascii_lowercase).collect();
     if letters.is_empty() {
         return false;
     }
     let mut covered = vec![false; letters.len()];
-    for word in PLACEHOLDERS {
+    for word in PLACEHOLDERS
+        .iter()
+        .copied()
+        .chain(extra.iter().map(String::as_str))
+        .filter(|w| !w.is_empty())
+    {
         let word = word.as_bytes();
         for start in 0..letters.len().saturating_sub(word.len() - 1) {
             if letters[start..].starts_with(word) {
@@ -609,6 +631,24 @@ fn mostly_placeholder(lower: &str) -> bool {
         }
     }
     covered.iter().filter(|&&c| c).count() as f64 >= PLACEHOLDER_SHARE * letters.len() as f64
+}
+
+/// Whether `lower` holds six or more consecutive letters or digits in alphabetical order
+/// (`defghi`, `012345`): documentation's made-up values (`AB1C2defGHijkLMNo…`,
+/// `0123456789abcdef`); a random value has one about once in 36^5 positions.
+fn has_alphabet_run(lower: &str) -> bool {
+    let mut run = 1;
+    for w in lower.as_bytes().windows(2) {
+        if w[0].is_ascii_alphanumeric() && w[1] == w[0] + 1 && w[1].is_ascii_alphanumeric() {
+            run += 1;
+            if run >= 6 {
+                return true;
+            }
+        } else {
+            run = 1;
+        }
+    }
+    false
 }
 
 /// Whether `value` is a template or a reference rather than a literal: `${X}`, `$X`,
@@ -652,6 +692,9 @@ struct KeyName {
     /// The key's last word, lowercased (`key` of `AppServerPrivateKey`, `token`,
     /// `password`), without a plural `s`.
     last_word: String,
+    /// All the key's words of three letters or more, lowercased (`copy`, `product`,
+    /// `token` of `CopyProductToken`).
+    words: Vec<String>,
     /// The word before a last word `token` is one of [`IDENTIFIER_TOKENS`].
     identifier_token: bool,
     /// The whole name follows a `:` or `/`: a segment of an ARN or a path
@@ -705,6 +748,7 @@ fn key_name(text: &str, start: usize, end: usize) -> KeyName {
         && IDENTIFIER_TOKENS.contains(&words[words.len() - 2].as_str());
     KeyName {
         last_word,
+        words: words.into_iter().filter(|w| w.len() >= 3).collect(),
         identifier_token,
         path_segment,
     }
@@ -1380,6 +1424,12 @@ mod tests {
             "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
             "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
             "token_type = \"bearer-2x\"",
+            "\"progressToken\":\"progress-test-1\"",
+            "\"passphrase\": \"AB1C2defGHijkLMNo3PqQRstUvwxyzaBCDEfghh4ijklMN5opq\"",
+            "Authorization: AWS4-HMAC-SHA256 Credential=mock_access_key/20220524/us-east-1/s3/aws4_request,",
+            "\"CopyProductToken\": \"copyproduct-abc5defgjkdji\"",
+            "\"CreationToken\": \"console-d7f56c5f-e433-41ca-8307\"",
+            "\"SessionToken\": \"AQoEXAMPLEH4aoAH0gNCAPyJxz4BlCFFxWNE1OPTgk5TthT\"",
             "secret: 42",
         ];
         for text in texts {
