@@ -366,6 +366,9 @@ fn fault_a_read_only_store_could_not_be_read() {
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     let db = root.join(".loci/loci.db");
+    // Found by the third trial: a `.loci/` copied without its hidden `.gitignore` was
+    // refused outright ("Permission denied"), because opening wrote the file first.
+    std::fs::remove_file(root.join(".loci/.gitignore")).unwrap();
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
     std::fs::set_permissions(root.join(".loci"), std::fs::Permissions::from_mode(0o555)).unwrap();
     let before = std::fs::read(&db).unwrap();
@@ -436,7 +439,7 @@ fn fault_a_read_only_store_could_not_be_read() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     left.sort();
-    assert_eq!(left, [".gitignore", "loci.db", "loci.db-lock"]);
+    assert_eq!(left, ["loci.db", "loci.db-lock"]);
     std::fs::set_permissions(root.join(".loci"), std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 

@@ -49,6 +49,7 @@ impl Workspace {
                 message: "must not be empty".into(),
             });
         }
+        self.accept_options(opts)?;
         self.accept_text("claim", claim)?;
         self.accept_text("cmd", command)?;
         if let Some(expect) = expect_output {

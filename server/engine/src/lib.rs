@@ -140,7 +140,13 @@ impl Workspace {
                 source,
             })?;
         }
-        if loci_dir.is_dir() {
+        let db_path = db
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| loci_dir.join("loci.db"));
+        let store = Store::open(&db_path)?;
+        // Not beside a store opened read-only: the reader writes nothing (and may not be
+        // able to: a copied `.loci/` without its `.gitignore` made the store unreadable).
+        if loci_dir.is_dir() && !store.is_read_only() {
             let ignore = loci_dir.join(".gitignore");
             if !ignore.exists() {
                 std::fs::write(
@@ -153,9 +159,6 @@ impl Workspace {
                 })?;
             }
         }
-        let db_path = db
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| loci_dir.join("loci.db"));
         let config_path = loci_dir.join("config.toml");
         let config = Config::load(&config_path)?;
         let secrets = secrets::SecretRules::new(&config.secrets).map_err(|e| match e {
@@ -165,7 +168,6 @@ impl Workspace {
             },
             other => other,
         })?;
-        let store = Store::open(&db_path)?;
         Ok(Workspace {
             root,
             store,

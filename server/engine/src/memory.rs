@@ -349,9 +349,7 @@ impl Workspace {
         event_kind: &str,
         mut body_for: impl FnMut(Option<&Revision>) -> Result<String>,
     ) -> Result<Written> {
-        if let Some(summary) = &opts.summary {
-            self.accept_text("summary", summary)?;
-        }
+        self.accept_options(opts)?;
         let author = opts.author();
         let session = opts.session;
         if let Some(id) = session {
@@ -537,6 +535,7 @@ impl Workspace {
         pinned: bool,
         opts: &WriteOptions,
     ) -> Result<Envelope<Page>> {
+        self.accept_options(opts)?;
         let page = self.page(subject)?;
         let session = opts.session;
         let kind = if pinned { "pin" } else { "unpin" };
@@ -666,6 +665,7 @@ impl Workspace {
     /// Re-snapshots the current revision's claims (and the page's subject fingerprint)
     /// without rewriting its prose: a reviewer saying "still true".
     pub fn confirm(&mut self, subject: &str, opts: &WriteOptions) -> Result<Envelope<Shown>> {
+        self.accept_options(opts)?;
         // Snapshot the code as it is on disk now, not as the last scan saw it.
         self.scan(&|_| {})?;
         let page = self.page(subject)?;
@@ -729,6 +729,7 @@ impl Workspace {
         add: bool,
         opts: &WriteOptions,
     ) -> Result<Envelope<Vec<String>>> {
+        self.accept_options(opts)?;
         let topic = topic.trim();
         let topic = if topic.starts_with("topic:") {
             topic.to_string()
@@ -1072,7 +1073,38 @@ impl Workspace {
         refuse_oversized(name, text)?;
         self.secrets.refuse(name, text)
     }
+
+    /// The check of a write's options: its summary as memory text ([`Self::accept_text`])
+    /// and its author ([`Self::accept_author`]).
+    pub(crate) fn accept_options(&self, opts: &WriteOptions) -> Result<()> {
+        if let Some(summary) = &opts.summary {
+            self.accept_text("summary", summary)?;
+        }
+        if let Some(author) = &opts.author {
+            self.accept_author(author)?;
+        }
+        Ok(())
+    }
+
+    /// An author is a name (`agent:NAME`, `human:NAME`, a model name) shown in every
+    /// revision header: at most [`MAX_AUTHOR_BYTES`], and never a credential.
+    pub(crate) fn accept_author(&self, author: &str) -> Result<()> {
+        if author.len() > MAX_AUTHOR_BYTES {
+            return Err(EngineError::InvalidArgument {
+                name: "author".into(),
+                message: format!(
+                    "the author is {} bytes; an author is a name such as `agent:NAME` of at \
+                     most {MAX_AUTHOR_BYTES} bytes",
+                    author.len()
+                ),
+            });
+        }
+        self.secrets.refuse("author", author)
+    }
 }
+
+/// The longest author name a write accepts, in bytes.
+pub const MAX_AUTHOR_BYTES: usize = 256;
 
 /// Refuses `text` longer than [`MAX_MEMORY_TEXT_BYTES`], naming the argument and both
 /// sizes.

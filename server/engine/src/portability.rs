@@ -464,12 +464,30 @@ impl Workspace {
         self.envelope(report, Vec::new())
     }
 
-    /// Refuses an export document holding a credential-shaped token in any text it would
-    /// store (revision bodies and summaries, fact claims, commands and expected output):
+    /// Refuses an export document holding a credential-shaped token, or text over a write's
+    /// limits, in any text it would store (revision bodies, summaries and authors, fact
+    /// claims, commands, expected output and authors):
     /// `Err(InvalidArgument)` naming `FILE`, where in the document, the rule and the
     /// position in that text, so nothing of it is imported.
     fn refuse_secrets(&self, doc: &MemoryExport, source: &str) -> Result<()> {
+        use crate::memory::{MAX_AUTHOR_BYTES, MAX_MEMORY_TEXT_BYTES};
         let found = |at: String, text: &str| {
+            // The limits of a write hold for an import too (an author is a name).
+            let limit = if at.ends_with(" author") {
+                MAX_AUTHOR_BYTES
+            } else {
+                MAX_MEMORY_TEXT_BYTES
+            };
+            if text.len() > limit {
+                return Some(EngineError::InvalidArgument {
+                    name: "FILE".into(),
+                    message: format!(
+                        "{source}: {at} is {} bytes; memory takes at most {limit} bytes \
+                         there: shorten it in the export and import again",
+                        text.len()
+                    ),
+                });
+            }
             self.secrets
                 .find_token(text)
                 .map(|m| EngineError::InvalidArgument {
@@ -487,6 +505,7 @@ impl Workspace {
                 let texts = [
                     Some(("body", &r.body)),
                     r.summary.as_ref().map(|s| ("summary", s)),
+                    Some(("author", &r.author)),
                 ];
                 for (field, text) in texts.into_iter().flatten() {
                     if let Some(e) = found(format!("{at} {field}"), text) {
@@ -500,6 +519,7 @@ impl Workspace {
                 Some(("claim", &f.claim)),
                 Some(("command", &f.command)),
                 f.expect_output.as_ref().map(|s| ("expect_output", s)),
+                Some(("author", &f.author)),
             ];
             for (field, text) in texts.into_iter().flatten() {
                 if let Some(e) = found(format!("facts[{i}] {field}"), text) {

@@ -51,6 +51,9 @@ impl Workspace {
         if let Some(task) = task {
             self.accept_text("task", task)?;
         }
+        if let Some(author) = author {
+            self.accept_author(author)?;
+        }
         let author = author
             .map(str::to_string)
             .unwrap_or_else(crate::memory::default_author);

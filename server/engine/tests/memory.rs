@@ -721,3 +721,71 @@ fn fault_memory_accepted_a_body_of_any_size() {
         "{err}"
     );
 }
+
+/// Faults found by the third fresh-user trial (issue 9): the summary of `confirm` and
+/// `pin`, and the author of any write, skipped both the size limit and the credential
+/// check (a 10 MiB author was stored in every revision row it wrote, and
+/// a credential printed in every header), and `import` took bodies and summaries
+/// over the limit. Every write's options now pass the same check as its text.
+#[test]
+fn fault_confirm_and_pin_summaries_and_authors_skipped_the_memory_text_check() {
+    use loci_engine::memory::{MAX_AUTHOR_BYTES, MAX_MEMORY_TEXT_BYTES};
+    let (_dir, mut ws) = workspace();
+    ws.remember("src/auth.py", "`login()` calls `check()`.", &by("agent:a"))
+        .unwrap();
+    let over = "a".repeat(MAX_MEMORY_TEXT_BYTES + 1);
+    let credential = format!("password={}", "Hunter2xyzQ9");
+    let with_summary = |summary: &str| WriteOptions {
+        summary: Some(summary.to_string()),
+        ..by("agent:a")
+    };
+    let name_of = |e: EngineError| match e {
+        EngineError::InvalidArgument { name, .. } => name,
+        other => panic!("{other}"),
+    };
+    for summary in [over.as_str(), credential.as_str()] {
+        let opts = with_summary(summary);
+        assert_eq!(
+            name_of(ws.confirm("src/auth.py", &opts).unwrap_err()),
+            "summary"
+        );
+        assert_eq!(
+            name_of(ws.pin("src/auth.py", true, &opts).unwrap_err()),
+            "summary"
+        );
+    }
+    let long_author = format!("agent:{}", "a".repeat(MAX_AUTHOR_BYTES));
+    for author in [long_author.as_str(), "agent:AKIAQWERTYUIOPASDFGH"] {
+        let err = ws
+            .remember("src/billing.py", "Invoices total zero.", &by(author))
+            .unwrap_err();
+        assert_eq!(name_of(err), "author");
+        assert_eq!(
+            name_of(ws.session_begin(Some("t"), Some(author)).unwrap_err()),
+            "author"
+        );
+    }
+    let events_with_payload: i64 = ws
+        .store()
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM events WHERE kind IN ('pin', 'confirm')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(events_with_payload, 0, "nothing was written");
+
+    // An export edited to hold a body over the limit is refused whole.
+    let mut doc = ws.export_memory().unwrap().result;
+    doc.pages[0].revisions[0].body = over.clone();
+    doc.pages[0].revisions[0].hash = None;
+    let (_other_dir, mut other) = workspace();
+    let err = other.import_memory(&doc, "memory.json").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid argument `FILE`: memory.json: pages[0] (`src/auth.py`) revisions[0] body is \
+         1048577 bytes; memory takes at most 1048576 bytes there: shorten it in the export \
+         and import again"
+    );
+}
