@@ -199,8 +199,8 @@ pub const PLACEHOLDER_SEQUENCES: &[&str] = &[
     "example",
     "placeholder",
     "redacted",
-    // An AWS Signature V4 credential scope (`Credential=AKIA…/date/region/service/
-    // aws4_request`) names a key; it is not one.
+    // An AWS Signature V4 credential scope (a key ID, a date, a region, a service, then
+    // `aws4_request`) names a key; it is not one.
     "aws4_request",
 ];
 
@@ -1167,7 +1167,7 @@ mod tests {
                 1,
             ),
             (
-                ["GITLAB=", "glpat-xR7kP2mQ9vT4nW8zL3bY"].concat(),
+                ["GITLAB=glpat-", "xR7kP2mQ9vT4nW8zL3bY"].concat(),
                 "gitlab_token",
                 1,
                 8,
@@ -1213,7 +1213,8 @@ mod tests {
             ),
             (
                 [
-                    "SECRET_KEY_BASE=c3fc1626e53a13043b026c48bbf33feff9243a8f506b40928b5b7a767c7",
+                    "SECRET_KEY_BASE=",
+                    "c3fc1626e53a13043b026c48bbf33feff9243a8f506b40928b5b7a767c7",
                     "6fb008f86bebb2737f6a6f0fb23c6f5da2cec255404e4fb440034d6608697a8d41bed",
                 ]
                 .concat(),
