@@ -470,6 +470,91 @@ fn memory_text_with_an_assignment_or_url_credential_is_refused_and_not_stored() 
     .unwrap();
 }
 
+/// The fresh-user trial's second round: a `.npmrc` token, a Docker `config.json` auth,
+/// a PuTTY key, a JWT and `MYSQL_PWD` were indexed and accepted as memory. The scan
+/// skips them naming the rule and position, `*.ppk` by its name, and memory refuses
+/// them; their documentation spellings stay in the map.
+#[test]
+fn npmrc_docker_putty_jwt_and_pwd_credentials_are_skipped_and_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let uuid = ["3f9c2a71-8d4e-4b6a", "-9e15-c07d2b8f6a43"].concat();
+    write(
+        root,
+        ".npmrc",
+        &format!("registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken={uuid}\n"),
+    );
+    write(
+        root,
+        "docker/config.json",
+        &[
+            "{\"auths\": {\"ghcr.io\": {\"auth\": \"",
+            "ZGVwbG95OlhrOSN2UTJtTHA3",
+            "\"}}}\n",
+        ]
+        .concat(),
+    );
+    write(
+        root,
+        "keys/deploy.txt",
+        &["PuTTY-User-Key-File-3: ssh-ed25519\n", "Encryption: none\n"].concat(),
+    );
+    write(root, "keys/deploy.ppk", "not really a key\n");
+    write(
+        root,
+        "ci/env.sh",
+        &format!("export MYSQL_PWD='{}'\n", db_password()),
+    );
+    write(
+        root,
+        "docs/npm.md",
+        "# npm\n\nPut `//registry.npmjs.org/:_authToken=${NPM_TOKEN}` in `.npmrc`; send \
+         `Authorization: Bearer <token>`.\n",
+    );
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(paths(&ws), ["docs/npm.md"]);
+    assert_eq!(
+        secret_skips(&ws),
+        [
+            (
+                ".npmrc".into(),
+                "contains a secret (npmrc_auth) at line 2, column 34".into()
+            ),
+            (
+                "ci/env.sh".into(),
+                "contains a secret (password_assignment) at line 1, column 19".into()
+            ),
+            (
+                "docker/config.json".into(),
+                "contains a secret (docker_auth) at line 1, column 33".into()
+            ),
+            (
+                "keys/deploy.ppk".into(),
+                "matches the secret pattern `*.ppk`".into()
+            ),
+            (
+                "keys/deploy.txt".into(),
+                "contains a secret (putty_private_key) at line 1, column 1".into()
+            ),
+        ]
+    );
+    let jwt = [
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.",
+        "eyJzdWIiOiJ1LTcyOTEiLCJpYXQiOjE3MzMwMDAwMDB9.",
+        "kX3vP9qLm2Tz7Rw4Yb8Nc1Hd6Fs0Jg5Ue_Ai-Vo",
+    ]
+    .concat();
+    let note = format!("Staging session cookie:\n{jwt}");
+    let (name, message) = invalid(ws.learn(&note, None, &by("a")).unwrap_err());
+    assert_eq!(name, "text");
+    assert!(
+        message.starts_with("contains a secret (jwt) at line 2, column 1;"),
+        "{message}"
+    );
+    assert!(!message.contains(&jwt), "{message}");
+}
+
 /// A workspace with a directory and a file outside it, and links to both from inside.
 fn bounded_workspace() -> (tempfile::TempDir, Workspace) {
     let dir = tempfile::tempdir().unwrap();
