@@ -755,7 +755,10 @@ fn fault_confirm_and_pin_summaries_and_authors_skipped_the_memory_text_check() {
         );
     }
     let long_author = format!("agent:{}", "a".repeat(MAX_AUTHOR_BYTES));
-    for author in [long_author.as_str(), "agent:AKIAQWERTYUIOPASDFGH"] {
+    // Built at run time, so this file holds no credential-shaped literal (the scan of
+    // loci's own repository would skip it).
+    let credential_author = format!("agent:AKIA{}", "QWERTYUIOPASDFGH");
+    for author in [long_author.as_str(), credential_author.as_str()] {
         let err = ws
             .remember("src/billing.py", "Invoices total zero.", &by(author))
             .unwrap_err();
