@@ -1651,35 +1651,18 @@ fn resolve_refs(
             updates.push((*ref_id, t, p, c));
         }
     }
-    // Resolution runs a chunk of files ahead of the writer, on a second thread: the
-    // parser threads are done, and a first scan of the stdlib writes 345,000 references.
-    std::thread::scope(|scope| -> Result<()> {
-        let (resolved, to_write) = std::sync::mpsc::sync_channel(2);
-        let (pending, resolver) = (&pending, &resolver);
-        scope.spawn(move || {
-            for chunk in pending.files.chunks(256) {
-                let rows: Vec<(i64, Vec<map::RefRow<'_>>)> = chunk
-                    .iter()
-                    .map(|(file_id, range)| {
-                        let rows = pending.rows(*file_id, range.clone(), resolver);
-                        (*file_id, rows.collect())
-                    })
-                    .collect();
-                if resolved.send(rows).is_err() {
-                    return; // the writer failed and stopped listening
-                }
+    for chunk in pending.files.chunks(256) {
+        store.write(|tx| {
+            for (file_id, range) in chunk {
+                map::insert_refs(
+                    tx,
+                    *file_id,
+                    pending.rows(*file_id, range.clone(), &resolver),
+                )?;
             }
-        });
-        for rows in to_write {
-            store.write(|tx| {
-                for (file_id, refs) in &rows {
-                    map::insert_refs(tx, *file_id, refs.iter().cloned())?;
-                }
-                Ok(())
-            })?;
-        }
-        Ok(())
-    })?;
+            Ok(())
+        })?;
+    }
     for chunk in updates.chunks(4096) {
         store.write(|tx| {
             for (ref_id, target, provenance, confidence) in chunk {
