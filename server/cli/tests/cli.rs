@@ -372,25 +372,7 @@ fn fault_a_read_only_store_could_not_be_read() {
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
     std::fs::set_permissions(root.join(".loci"), std::fs::Permissions::from_mode(0o555)).unwrap();
     let before = std::fs::read(&db).unwrap();
-    let uid = Command::new("id").arg("-u").output().unwrap();
-    let as_root = String::from_utf8_lossy(&uid.stdout).trim() == "0";
-    let run = |args: &[&str]| -> Output {
-        let mut cmd = if as_root {
-            let mut c = Command::new("setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-                .arg(&bin);
-            c
-        } else {
-            Command::new(&bin)
-        };
-        cmd.args(args)
-            .current_dir(root)
-            .env("LOCI_AUTHOR", "human:test")
-            .env_remove("LOCI_SESSION")
-            .env_remove("LOCI_DB")
-            .output()
-            .expect("loci runs")
-    };
+    let run = |args: &[&str]| as_other_user(&bin, root, args);
     let symbol = run(&["symbol", "User"]);
     assert_eq!(
         String::from_utf8_lossy(&symbol.stdout),
@@ -434,12 +416,7 @@ fn fault_a_read_only_store_could_not_be_read() {
         before,
         "the store is untouched"
     );
-    let mut left: Vec<String> = std::fs::read_dir(root.join(".loci"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    left.sort();
-    assert_eq!(left, ["loci.db", "loci.db-lock"]);
+    assert_eq!(names_in(&root.join(".loci")), ["loci.db", "loci.db-lock"]);
     std::fs::set_permissions(root.join(".loci"), std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 

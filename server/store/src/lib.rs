@@ -89,6 +89,16 @@ const URI_PATH_RESERVED: percent_encoding::AsciiSet = percent_encoding::CONTROLS
     .add(b'}');
 
 impl Store {
+    fn new(conn: Connection, path: Option<PathBuf>, read_only: bool) -> Store {
+        Store {
+            conn,
+            path,
+            read_only,
+            epoch: 0,
+            term_cache: Default::default(),
+        }
+    }
+
     /// Opens (creating if needed) the database at `path`, sets WAL, foreign keys and the
     /// busy timeout, and brings the schema up to [`SCHEMA_VERSION`]. A non-empty database
     /// that needs migrating is first copied to `<dir>/backups/`. A database whose schema
@@ -146,13 +156,7 @@ impl Store {
                 what: "opening it for writing".into(),
             });
         }
-        let mut store = Store {
-            conn,
-            path: Some(path.to_path_buf()),
-            read_only: false,
-            epoch: 0,
-            term_cache: Default::default(),
-        };
+        let mut store = Store::new(conn, Some(path.to_path_buf()), false);
         store.configure()?;
         migrate::migrate(&mut store)?;
         store.finish_interrupted_bulk_load()?;
@@ -194,41 +198,9 @@ impl Store {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|e| StoreError::sqlite(format!("opening {} read-only", path.display()), e))?;
-        let mut store = Store {
-            conn,
-            path: Some(path.to_path_buf()),
-            read_only: true,
-            epoch: 0,
-            term_cache: Default::default(),
-        };
-        store.configure_read_only()?;
+        let mut store = Store::new(conn, Some(path.to_path_buf()), true);
+        store.configure()?;
         Ok(store)
-    }
-
-    /// The read-only counterpart of [`Store::configure`] and the migration: nothing that
-    /// writes, and a schema other than this binary's is refused.
-    fn configure_read_only(&mut self) -> Result<()> {
-        self.conn
-            .busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS))
-            .map_err(|e| StoreError::sqlite("setting busy_timeout", e))?;
-        self.conn
-            .set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
-            .map_err(|e| StoreError::sqlite("enabling the query planner stability guarantee", e))?;
-        self.conn
-            .set_prepared_statement_cache_capacity(PREPARED_STATEMENT_CACHE);
-        migrate::refuse_newer(self)?;
-        migrate::refuse_foreign(self)?;
-        let found = migrate::current_version(&self.conn)?;
-        if found < SCHEMA_VERSION {
-            return Err(StoreError::ReadOnly {
-                path: self.path.clone().unwrap_or_default(),
-                what: format!("migrating schema version {found} to {SCHEMA_VERSION}"),
-            });
-        }
-        self.conn
-            .execute_batch("PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384;")
-            .map_err(|e| StoreError::sqlite("setting foreign_keys", e))?;
-        Ok(())
     }
 
     /// True when the store was opened read-only because it cannot be written (see
@@ -261,13 +233,7 @@ impl Store {
     pub fn open_in_memory() -> Result<Store> {
         let conn = Connection::open_in_memory()
             .map_err(|e| StoreError::sqlite("opening an in-memory database", e))?;
-        let mut store = Store {
-            conn,
-            path: None,
-            read_only: false,
-            epoch: 0,
-            term_cache: Default::default(),
-        };
+        let mut store = Store::new(conn, None, false);
         store.configure()?;
         migrate::migrate(&mut store)?;
         Ok(store)
@@ -292,6 +258,20 @@ impl Store {
         // writes the header), so that a newer database is left byte-for-byte untouched.
         migrate::refuse_newer(self)?;
         migrate::refuse_foreign(self)?;
+        if self.read_only {
+            // Nothing that writes: no WAL switch, and no migration to run.
+            let found = migrate::current_version(&self.conn)?;
+            if found < SCHEMA_VERSION {
+                return Err(StoreError::ReadOnly {
+                    path: self.path.clone().unwrap_or_default(),
+                    what: format!("migrating schema version {found} to {SCHEMA_VERSION}"),
+                });
+            }
+            return self
+                .conn
+                .execute_batch("PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384;")
+                .map_err(|e| StoreError::sqlite("setting foreign_keys", e));
+        }
         // Switching a new database to WAL takes an exclusive lock without SQLite's busy
         // handler, so a process opening it at the same moment as another fails at once
         // ("database is locked"): retry until the busy timeout instead.
