@@ -22,8 +22,9 @@
 
 use std::collections::BTreeMap;
 
+use aho_corasick::AhoCorasick;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use regex::{Regex, RegexSet};
+use regex::Regex;
 
 use crate::config::SecretsConfig;
 use crate::{EngineError, Result};
@@ -288,18 +289,99 @@ pub struct SecretRules {
     min_entropy: f64,
 }
 
-/// The token patterns compiled: one regex per rule, and a set of the rules without a
-/// value group that finds which of them match in one pass. The rules with one run on
-/// their own: in the set, their classes cost the set its literal prefilter and its DFA
-/// (the standard library's 35 MiB took 2.5 s instead of 12 ms).
+/// The token patterns prepared for search: one Aho-Corasick automaton over every rule's
+/// literal prefixes (as `regex-syntax`'s extractor finds them: `AKIA`/`ASIA`, `ghp_`,
+/// `Pass`/`pass`/`PASS`, ...), and each rule's regex, compiled the first time its prefix
+/// occurs in a text. A rule whose matches start with no finite set of literals (a class
+/// too wide to spell out, as a URL scheme's) runs on every text.
+///
+/// Compiling all the rules up front took 3.3 ms, a fifth of a `loci context` process on
+/// the standard library, for texts in which most rules cannot match; the automaton
+/// builds in about 0.3 ms.
 #[derive(Debug)]
 struct Compiled {
-    tokens: Vec<Regex>,
-    /// Indices into `tokens` of the rules in `plain`, in order.
-    plain_rules: Vec<usize>,
-    plain: RegexSet,
-    /// Indices into `tokens` of the rules with a `secret` or `bare` group.
-    valued: Vec<usize>,
+    prefixes: AhoCorasick,
+    /// For each pattern of `prefixes`, the rules (indices into `tokens`) it can start.
+    prefix_rules: Vec<Vec<usize>>,
+    /// Rules without a finite set of prefixes, in order.
+    unprefixed: Vec<usize>,
+    /// Each rule's regex, by name order, compiled on first need.
+    tokens: Vec<std::sync::OnceLock<Regex>>,
+}
+
+/// The bytes of a literal prefix the automaton looks for: longer prefixes are cut to
+/// this many (a match still starts with the cut prefix), which merges the letter-case
+/// spellings of the key-name rules (`Authorization…` had 144 literals) and keeps the
+/// automaton a small DFA, about 2 ms per MiB of text.
+const PREFIX_BYTES: usize = 4;
+
+impl Compiled {
+    fn new(patterns: &[String]) -> Compiled {
+        let mut starts: BTreeMap<Vec<u8>, Vec<usize>> = BTreeMap::new();
+        let mut unprefixed = Vec::new();
+        for (rule, pattern) in patterns.iter().enumerate() {
+            match literal_prefixes(pattern) {
+                Some(prefixes) => {
+                    for mut prefix in prefixes {
+                        prefix.truncate(PREFIX_BYTES);
+                        let rules = starts.entry(prefix).or_default();
+                        if !rules.contains(&rule) {
+                            rules.push(rule);
+                        }
+                    }
+                }
+                None => unprefixed.push(rule),
+            }
+        }
+        let prefixes = AhoCorasick::new(starts.keys())
+            .expect("a few dozen short literals fit the automaton's limits");
+        Compiled {
+            prefixes,
+            prefix_rules: starts.into_values().collect(),
+            unprefixed,
+            tokens: patterns.iter().map(|_| Default::default()).collect(),
+        }
+    }
+
+    /// The rules that can match in `text`, in order, each once.
+    fn candidates(&self, text: &str) -> Vec<usize> {
+        let mut seen = vec![false; self.tokens.len()];
+        for &rule in &self.unprefixed {
+            seen[rule] = true;
+        }
+        let mut left = seen.iter().filter(|s| !**s).count();
+        for m in self.prefixes.find_overlapping_iter(text) {
+            for &rule in &self.prefix_rules[m.pattern().as_usize()] {
+                if !seen[rule] {
+                    seen[rule] = true;
+                    left -= 1;
+                }
+            }
+            if left == 0 {
+                break;
+            }
+        }
+        (0..seen.len()).filter(|&r| seen[r]).collect()
+    }
+
+    /// Rule `rule`'s regex, compiled now if this is its first use.
+    fn token(&self, rule: usize, patterns: &[String]) -> &Regex {
+        self.tokens[rule].get_or_init(|| {
+            Regex::new(&patterns[rule]).expect("validated when the rules were built")
+        })
+    }
+}
+
+/// The literals every match of `pattern` starts with (some may be only a prefix of the
+/// match's start), or `None` when there is no finite, non-empty set of them.
+fn literal_prefixes(pattern: &str) -> Option<Vec<Vec<u8>>> {
+    let hir = regex_syntax::parse(pattern).ok()?;
+    let seq = regex_syntax::hir::literal::Extractor::new().extract(&hir);
+    let literals = seq.literals()?;
+    if literals.is_empty() || literals.iter().any(|l| l.as_bytes().is_empty()) {
+        return None;
+    }
+    Some(literals.iter().map(|l| l.as_bytes().to_vec()).collect())
 }
 
 /// Whether `token` judges a captured part (a `secret`, `bare`, `basic` or `random`
@@ -359,9 +441,6 @@ impl SecretRules {
             }
         }
         let (names, patterns): (Vec<String>, Vec<String>) = merged.into_iter().unzip();
-        if !config.tokens.is_empty() {
-            RegexSet::new(&patterns).map_err(|e| invalid(format!("secrets.tokens: {e}")))?;
-        }
         let mut hasher = blake3::Hasher::new();
         hasher.update(RULES_VERSION);
         for glob in DEFAULT_PATHS
@@ -419,30 +498,12 @@ impl SecretRules {
     /// documentation host (`example.com`, `*.test`, ...) makes the match an example.
     /// Except for `random` rules the position is the value's.
     pub fn find_token(&self, text: &str) -> Option<TokenMatch> {
-        let compiled = self.compiled.get_or_init(|| {
-            let tokens: Vec<Regex> = self
-                .patterns
-                .iter()
-                .map(|p| Regex::new(p).expect("validated when the rules were built"))
-                .collect();
-            let (valued, plain_rules): (Vec<usize>, Vec<usize>) =
-                (0..tokens.len()).partition(|&i| is_valued(&tokens[i]));
-            let plain = RegexSet::new(plain_rules.iter().map(|&i| &self.patterns[i]))
-                .expect("validated when the rules were built");
-            Compiled {
-                tokens,
-                plain_rules,
-                plain,
-                valued,
-            }
-        });
-        let plain_hits = compiled.plain.matches(text);
-        let (rule, offset) = plain_hits
-            .iter()
-            .map(|j| compiled.plain_rules[j])
-            .chain(compiled.valued.iter().copied())
+        let compiled = self.compiled.get_or_init(|| Compiled::new(&self.patterns));
+        let (rule, offset) = compiled
+            .candidates(text)
+            .into_iter()
             .filter_map(|i| {
-                self.first_hit(&compiled.tokens[i], text)
+                self.first_hit(compiled.token(i, &self.patterns), text)
                     .map(|offset| (i, offset))
             })
             .min_by_key(|&(i, offset)| (offset, i))?;
@@ -835,18 +896,86 @@ mod tests {
         ["AKIA", "Q7WJ2M5XRT3K9HBN"].concat()
     }
 
-    /// The built-in token patterns compile, one by one and as a set: `find_token` compiles
-    /// them on first use without checking again.
+    /// The built-in token patterns compile: `find_token` compiles them on first need
+    /// without checking again.
     #[test]
     fn the_built_in_token_patterns_compile() {
         let rules = SecretRules::new(&SecretsConfig::default()).unwrap();
         for p in &rules.patterns {
             Regex::new(p).unwrap();
         }
-        RegexSet::new(&rules.patterns).unwrap();
         assert!(rules.compiled.get().is_none(), "compiled before first use");
         let _ = rules.find_token("nothing secret here");
         assert!(rules.compiled.get().is_some());
+    }
+
+    /// Only the rules whose literal prefixes occur in a text are compiled for it, and
+    /// the rules without such prefixes (a URL's scheme is a class, not a literal) run on
+    /// every text; the answers are those of running every rule.
+    #[test]
+    fn a_token_rule_is_compiled_only_when_its_prefix_occurs() {
+        let rules = SecretRules::default();
+        let compiled_rules = |rules: &SecretRules| -> Vec<String> {
+            let c = rules.compiled.get().unwrap();
+            (0..c.tokens.len())
+                .filter(|&i| c.tokens[i].get().is_some())
+                .map(|i| rules.names[i].clone())
+                .collect()
+        };
+        assert_eq!(
+            rules.find_token("def parse(text): return text.split()"),
+            None
+        );
+        assert_eq!(compiled_rules(&rules), ["url_credentials"]);
+        let text = format!("x = 1\nkey = \"{}\"\n", aws());
+        let hit = rules.find_token(&text).unwrap();
+        assert_eq!(
+            (hit.rule.as_str(), hit.line, hit.column),
+            ("aws_access_key_id", 2, 8)
+        );
+        assert_eq!(
+            compiled_rules(&rules),
+            ["aws_access_key_id", "url_credentials"]
+        );
+        // Every rule, run on its own, finds what the prefiltered search finds.
+        for text in [
+            text.as_str(),
+            "db_password = 'Zq8#rT2!xv'",
+            "https://admin:S3cr3tPassw0rd@db.internal.io/x",
+            "nothing to see",
+        ] {
+            let everything = rules
+                .patterns
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| {
+                    rules
+                        .first_hit(&Regex::new(p).unwrap(), text)
+                        .map(|offset| (offset, i))
+                })
+                .min()
+                .map(|(offset, i)| (rules.names[i].clone(), offset));
+            let found = rules.find_token(text).map(|t| (t.rule, t.offset));
+            assert_eq!(found, everything, "{text}");
+        }
+    }
+
+    /// A configured rule whose matches start with no literal (`.` is any character)
+    /// still runs.
+    #[test]
+    fn a_configured_rule_without_a_literal_prefix_still_runs() {
+        let config = SecretsConfig {
+            tokens: [(
+                "internal".to_string(),
+                r"[a-z]{3}-INTERNAL-[0-9]{6}".to_string(),
+            )]
+            .into_iter()
+            .collect(),
+            ..SecretsConfig::default()
+        };
+        let rules = SecretRules::new(&config).unwrap();
+        let hit = rules.find_token("id: abc-INTERNAL-123456").unwrap();
+        assert_eq!((hit.rule.as_str(), hit.offset), ("internal", 4));
     }
 
     #[test]
