@@ -43,7 +43,7 @@ use crate::{EngineError, Result};
 const BATCH_FILES: usize = 128;
 
 /// The `meta` key holding the fingerprint of the secret rules the map was built with.
-const SECRET_RULES_META: &str = "secret_rules";
+pub(crate) const SECRET_RULES_META: &str = "secret_rules";
 
 /// What a scan is doing, for progress bars and `$/progress`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

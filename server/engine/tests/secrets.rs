@@ -258,6 +258,39 @@ fn context_does_not_serve_lines_of_a_file_that_gained_a_secret_since_the_scan() 
     assert!(!after.contains("key = None"), "{after}");
 }
 
+/// A served file is checked again unless the last scan checked this very text with these
+/// very rules: a rule configured since the scan applies to files that did not change,
+/// before any rescan.
+#[test]
+fn context_does_not_serve_a_file_that_a_rule_added_since_the_scan_finds() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/vault.py",
+        "def open_vault():\n    key = 'INT-9f8e7d6c5b4a3921'\n    return key\n",
+    );
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let ask = ContextRequest {
+        query: "open_vault".into(),
+        open_files: Vec::new(),
+        budget: Some(4_000),
+        floor: Some(0.0),
+    };
+    let before = ws.context(&ask).unwrap().result.markdown;
+    assert!(before.contains("INT-9f8e7d6c5b4a3921"), "{before}");
+    write(
+        root,
+        ".loci/config.toml",
+        "[secrets.tokens]\ninternal = '\\bINT-[0-9a-f]{16}\\b'\n",
+    );
+    let ws = Workspace::open(root, None).unwrap();
+    let after = ws.context(&ask).unwrap().result.markdown;
+    assert!(!after.contains("INT-9f8e7d6c5b4a3921"), "{after}");
+    assert!(after.contains("open_vault"), "{after}");
+}
+
 #[test]
 fn memory_text_with_a_credential_is_refused_naming_the_argument_rule_and_position() {
     let dir = tempfile::tempdir().unwrap();
