@@ -81,7 +81,7 @@ pub enum StoreError {
     ReadOnly {
         /// The database file.
         path: PathBuf,
-        /// What needed to write (`a write`, `migrating schema version 5 to 7`).
+        /// What needed to write (`a write`, `migrating schema version 5 to 8`).
         what: String,
     },
     /// A read-only store whose write-ahead log holds commits nobody has applied (the

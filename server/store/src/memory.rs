@@ -952,6 +952,14 @@ pub struct TextHit {
     pub snippet: String,
 }
 
+/// The best `?2` full-text hits of the MATCH query `?1` that are a page's current
+/// revision, as `(id, rank)`: the first step of [`search_revisions`] and
+/// [`search_current_revisions`]. The join reads `pages` through
+/// `pages_by_current_revision` (migration 8); without it each hit scanned every page.
+pub const CURRENT_HITS: &str = "SELECT f.rowid AS id, f.rank AS rank FROM revisions_fts f
+     JOIN pages p ON p.current_revision_id = f.rowid
+     WHERE revisions_fts MATCH ?1 ORDER BY f.rank LIMIT ?2";
+
 /// Runs an FTS5 MATCH query (already made safe by the caller) over revision bodies;
 /// `current_only` restricts to published (current) revisions.
 pub fn search_revisions(
@@ -963,18 +971,20 @@ pub fn search_revisions(
     let sql = if current_only {
         // The best rows first, then snippets for those only (a snippet costs a re-read
         // and re-tokenization of the body).
-        "WITH hits AS MATERIALIZED (
-             SELECT f.rowid AS id, f.rank AS rank FROM revisions_fts f
-             JOIN pages p ON p.current_revision_id = f.rowid
-             WHERE revisions_fts MATCH ?1 ORDER BY f.rank LIMIT ?2)
-         SELECT hits.id, hits.rank, snippet(revisions_fts, 0, '[', ']', '…', 12)
-         FROM hits JOIN revisions_fts ON revisions_fts.rowid = hits.id
-         WHERE revisions_fts MATCH ?1 ORDER BY hits.rank, hits.id"
+        format!(
+            "WITH hits AS MATERIALIZED ({CURRENT_HITS})
+             SELECT hits.id, hits.rank, snippet(revisions_fts, 0, '[', ']', '…', 12)
+             FROM hits JOIN revisions_fts ON revisions_fts.rowid = hits.id
+             WHERE revisions_fts MATCH ?1 ORDER BY hits.rank, hits.id"
+        )
     } else {
         "SELECT f.rowid, f.rank, snippet(revisions_fts, 0, '[', ']', '…', 12) FROM revisions_fts f
          WHERE revisions_fts MATCH ?1 ORDER BY f.rank LIMIT ?2"
+            .to_string()
     };
-    let mut stmt = conn.prepare_cached(sql).ctx(|| "searching memory".into())?;
+    let mut stmt = conn
+        .prepare_cached(&sql)
+        .ctx(|| "searching memory".into())?;
     let rows = stmt
         .query_map(params![fts_query, limit], |r| {
             Ok(TextHit {
@@ -999,10 +1009,7 @@ pub fn search_current_revisions(
 ) -> Result<Vec<(Revision, f64)>> {
     let mut stmt = conn
         .prepare_cached(&format!(
-            "WITH hits AS MATERIALIZED (
-                 SELECT f.rowid AS id, f.rank AS rank FROM revisions_fts f
-                 JOIN pages p ON p.current_revision_id = f.rowid
-                 WHERE revisions_fts MATCH ?1 ORDER BY f.rank LIMIT ?2)
+            "WITH hits AS MATERIALIZED ({CURRENT_HITS})
              SELECT {REVISION_COLUMNS}, hits.rank
              FROM hits JOIN revisions r ON r.revision_id = hits.id JOIN pages p USING (page_id)
              ORDER BY hits.rank, hits.id"

@@ -58,6 +58,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "deps_reverse",
         sql: include_str!("migrations/0007_deps_reverse.sql"),
     },
+    Migration {
+        version: 8,
+        name: "pages_by_revision",
+        sql: include_str!("migrations/0008_pages_by_revision.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.

@@ -628,3 +628,27 @@ fn cached_term_stats_follow_writes_of_this_connection_and_of_others() {
         (3, vec![2, 2, 2])
     );
 }
+
+/// The memory-search join reads `pages` through its index on the current revision: without
+/// it, every full-text hit scanned every page (quadratic in memory size).
+#[test]
+fn fault_memory_search_scanned_every_page_for_every_hit() {
+    let store = Store::open_in_memory().unwrap();
+    let plan: Vec<String> = store
+        .conn()
+        .prepare(&format!(
+            "EXPLAIN QUERY PLAN {}",
+            loci_store::memory::CURRENT_HITS
+        ))
+        .unwrap()
+        .query_map(loci_store::rusqlite::params!["\"url\"", 10], |r| r.get(3))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(
+        plan.iter()
+            .any(|step| step.contains("USING COVERING INDEX pages_by_current_revision")),
+        "{plan:?}"
+    );
+    assert!(!plan.iter().any(|step| step == "SCAN p"), "{plan:?}");
+}
