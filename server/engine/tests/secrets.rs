@@ -227,16 +227,16 @@ fn an_invalid_secret_pattern_is_a_config_error_naming_it() {
     assert!(err.contains("secrets.tokens.broken"), "{err}");
 }
 
-#[test]
-fn context_does_not_serve_lines_of_a_file_that_gained_a_secret_since_the_scan() {
+/// A scanned workspace whose `src/vault.py` keeps `key` (a Python literal) in
+/// `open_vault`, and the question that serves its source.
+fn vault(key: &str) -> (tempfile::TempDir, Workspace, ContextRequest) {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
     write(
-        root,
+        dir.path(),
         "src/vault.py",
-        "def open_vault():\n    key = None\n    return key\n",
+        &format!("def open_vault():\n    key = {key}\n    return key\n"),
     );
-    let mut ws = Workspace::open(root, None).unwrap();
+    let mut ws = Workspace::open(dir.path(), None).unwrap();
     ws.scan(&|_| {}).unwrap();
     let ask = ContextRequest {
         query: "open_vault".into(),
@@ -244,12 +244,18 @@ fn context_does_not_serve_lines_of_a_file_that_gained_a_secret_since_the_scan() 
         budget: Some(4_000),
         floor: Some(0.0),
     };
+    (dir, ws, ask)
+}
+
+#[test]
+fn context_does_not_serve_lines_of_a_file_that_gained_a_secret_since_the_scan() {
+    let (dir, ws, ask) = vault("None");
     let before = ws.context(&ask).unwrap().result.markdown;
     assert!(before.contains("key = None"), "{before}");
     // Written on disk, not rescanned: the map still has the file, the answer must not
     // carry its new text.
     write(
-        root,
+        dir.path(),
         "src/vault.py",
         &format!("def open_vault():\n    key = '{}'\n    return key\n", aws()),
     );
@@ -263,29 +269,15 @@ fn context_does_not_serve_lines_of_a_file_that_gained_a_secret_since_the_scan() 
 /// before any rescan.
 #[test]
 fn context_does_not_serve_a_file_that_a_rule_added_since_the_scan_finds() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    write(
-        root,
-        "src/vault.py",
-        "def open_vault():\n    key = 'INT-9f8e7d6c5b4a3921'\n    return key\n",
-    );
-    let mut ws = Workspace::open(root, None).unwrap();
-    ws.scan(&|_| {}).unwrap();
-    let ask = ContextRequest {
-        query: "open_vault".into(),
-        open_files: Vec::new(),
-        budget: Some(4_000),
-        floor: Some(0.0),
-    };
+    let (dir, ws, ask) = vault("'INT-9f8e7d6c5b4a3921'");
     let before = ws.context(&ask).unwrap().result.markdown;
     assert!(before.contains("INT-9f8e7d6c5b4a3921"), "{before}");
     write(
-        root,
+        dir.path(),
         ".loci/config.toml",
         "[secrets.tokens]\ninternal = '\\bINT-[0-9a-f]{16}\\b'\n",
     );
-    let ws = Workspace::open(root, None).unwrap();
+    let ws = Workspace::open(dir.path(), None).unwrap();
     let after = ws.context(&ask).unwrap().result.markdown;
     assert!(!after.contains("INT-9f8e7d6c5b4a3921"), "{after}");
     assert!(after.contains("open_vault"), "{after}");
