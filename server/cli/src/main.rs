@@ -88,6 +88,10 @@ enum Command {
         /// Follow only stated edges (proven by a parser), not derived ones.
         #[arg(long)]
         hard: bool,
+        /// List at most this many dependents, the nearest first (0: all); the rest are
+        /// counted.
+        #[arg(long, default_value_t = loci_engine::query::IMPACT_LIMIT)]
+        limit: u32,
     },
     /// Show what the map holds.
     Stats,
@@ -569,7 +573,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             target,
             depth,
             hard,
-        } => match ws.impact(&target, depth, hard) {
+            limit,
+        } => match ws.impact_limited(&target, depth, hard, limit) {
             Err(EngineError::NotFound(message)) => return not_found(&message),
             env => out.impact(&env?)?,
         },

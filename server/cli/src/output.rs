@@ -45,6 +45,16 @@ impl Output {
         env: &Envelope<T>,
         human: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
     ) -> anyhow::Result<()> {
+        self.emit_with(env, true, human)
+    }
+
+    /// [`Output::emit`]; `truncation_line` false when `human` says itself what was cut.
+    fn emit_with<T: Serialize>(
+        &self,
+        env: &Envelope<T>,
+        truncation_line: bool,
+        human: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> anyhow::Result<()> {
         // Stdout is line-buffered: a wide answer (800 lines) was 800 `write` calls.
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         if self.json {
@@ -55,7 +65,7 @@ impl Output {
             for w in &env.stale_warnings {
                 writeln!(out, "warning: {}: {}", w.path, w.reason)?;
             }
-            if env.limits.truncated {
+            if truncation_line && env.limits.truncated {
                 writeln!(out, "(truncated: more results than shown)")?;
             }
             // A note is about the answer, not part of it: stderr, so stdout stays parseable.
@@ -209,14 +219,14 @@ impl Output {
 
     pub fn impact(&self, env: &Envelope<Impact>) -> Found {
         let i = &env.result;
-        self.emit(env, |o| {
+        self.emit_with(env, false, |o| {
             // A file's dependents are files; a symbol's are definitions, in some files
-            // (`files` counts the target's own too).
+            // (`files_affected` counts the target's own too).
             let reach = if i.mode == "file" {
-                let n = i.nodes.len();
+                let n = i.dependents;
                 format!("{n} dependent file{}", if n == 1 { "" } else { "s" })
             } else {
-                format!("{} dependents in {} files", i.nodes.len(), i.files.len())
+                format!("{} dependents in {} files", i.dependents, i.files_affected)
             };
             writeln!(
                 o,
@@ -238,9 +248,26 @@ impl Output {
                     indent = (n.depth as usize) * 2
                 )?;
             }
+            if env.limits.omitted > 0 {
+                let levels: Vec<String> = i
+                    .by_depth
+                    .iter()
+                    .enumerate()
+                    .map(|(d, n)| format!("{n} at depth {}", d + 1))
+                    .collect();
+                writeln!(
+                    o,
+                    "... {} more not listed: the {} nearest are ({} in all: {}); \
+                     `--limit 0` lists all",
+                    env.limits.omitted,
+                    i.nodes.len(),
+                    i.dependents,
+                    levels.join(", "),
+                )?;
+            }
             Ok(())
         })?;
-        Ok(!i.nodes.is_empty())
+        Ok(i.dependents > 0)
     }
 
     pub fn stats(&self, env: &Envelope<Stats>) -> Found {

@@ -346,6 +346,99 @@ fn impact_of_a_file_counts_its_dependent_files_without_the_target() {
     );
 }
 
+/// A widely imported file's impact lists the nearest `--limit` dependents (default 100)
+/// and says how many more there are and how to see them; `--limit 0` lists all; the JSON
+/// envelope carries the same cut in `limits` and the exact counts in the result.
+#[test]
+fn impact_lists_the_nearest_dependents_up_to_the_limit_and_says_how_many_were_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "core.py", "X = 1\n");
+    // 104 direct importers, and one that imports the first of them (depth 2).
+    for n in 0..104 {
+        write(root, &format!("m{n:03}.py"), "import core\n");
+    }
+    write(root, "top.py", "import m000\n");
+    assert!(loci(root, &["scan"]).status.success());
+
+    let out = loci(root, &["impact", "core.py"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 102, "{text}");
+    assert_eq!(lines[0], "impact of core.py (depth 3): 105 dependent files");
+    assert_eq!(lines[1], "  m000.py  <- import at m000.py:1 (stated, 1.00)");
+    assert_eq!(
+        lines[100],
+        "  m099.py  <- import at m099.py:1 (stated, 1.00)"
+    );
+    assert_eq!(
+        lines[101],
+        "... 5 more not listed: the 100 nearest are (105 in all: 104 at depth 1, 1 at depth 2); \
+         `--limit 0` lists all"
+    );
+
+    let out = loci(root, &["impact", "core.py", "--limit", "3"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "impact of core.py (depth 3): 105 dependent files\n\
+         \x20 m000.py  <- import at m000.py:1 (stated, 1.00)\n\
+         \x20 m001.py  <- import at m001.py:1 (stated, 1.00)\n\
+         \x20 m002.py  <- import at m002.py:1 (stated, 1.00)\n\
+         ... 102 more not listed: the 3 nearest are (105 in all: 104 at depth 1, 1 at depth 2); \
+         `--limit 0` lists all\n"
+    );
+
+    let out = loci(root, &["impact", "core.py", "--limit", "0"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 106, "{text}");
+    assert_eq!(
+        lines[104],
+        "  m103.py  <- import at m103.py:1 (stated, 1.00)"
+    );
+    assert_eq!(
+        lines[105],
+        "    top.py  <- import at top.py:1 (stated, 1.00)"
+    );
+
+    let out = loci(root, &["impact", "core.py", "--json", "--limit", "2"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["limits"],
+        serde_json::json!({"budget": 2, "used": 2, "truncated": true, "omitted": 103})
+    );
+    let r = &v["result"];
+    assert_eq!(
+        (&r["dependents"], &r["by_depth"], &r["files_affected"]),
+        (
+            &serde_json::json!(105),
+            &serde_json::json!([104, 1]),
+            &serde_json::json!(106)
+        )
+    );
+    let ids: Vec<&str> = r["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["m000.py", "m001.py"]);
+    assert_eq!(
+        r["files"],
+        serde_json::json!(["core.py", "m000.py", "m001.py"])
+    );
+
+    let out = loci(root, &["impact", "core.py", "--json", "--limit", "0"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["limits"],
+        serde_json::json!({"budget": null, "used": 105, "truncated": false, "omitted": 0})
+    );
+    assert_eq!(v["result"]["nodes"].as_array().map(Vec::len), Some(105));
+    assert_eq!(v["result"]["files"].as_array().map(Vec::len), Some(106));
+}
+
 /// Fault found by the fresh-user trial (issue 9): a store the user cannot write (a 0444
 /// file in a 0555 directory: a teammate's checkout, a read-only mount) could not even be
 /// read, "attempt to write a readonly database", because opening it set WAL and looked

@@ -10,6 +10,12 @@ use crate::{EngineError, Envelope, Result, Workspace};
 /// Row cap for listings (`limits.truncated` says when it was hit).
 pub const LIST_LIMIT: u32 = 1_000;
 
+/// Dependents an `impact` answer lists by default, nearest first; the rest are counted
+/// (`Impact::dependents`, `Impact::by_depth`, `limits.omitted`) but not listed. A widely
+/// imported module reaches hundreds of files (CPython's `urllib/parse.py`: 824 at depth
+/// 3), which no one reads line by line; 0 lists them all.
+pub const IMPACT_LIMIT: u32 = 100;
+
 /// The callers of a symbol.
 #[derive(Clone, Debug, Serialize)]
 pub struct Callers {
@@ -71,6 +77,11 @@ pub struct ImpactNode {
 }
 
 /// The reverse-dependency blast radius of a file or symbol.
+///
+/// The counts (`dependents`, `by_depth`, `files_affected`) are always those of the whole
+/// walk; `nodes` and `files` hold only the dependents listed (the nearest `limit`, see
+/// [`Workspace::impact_limited`]), and the envelope's `limits.omitted` says how many
+/// were left out.
 #[derive(Clone, Debug, Serialize)]
 pub struct Impact {
     /// What was asked about: a path, or the keys of the matched symbols.
@@ -81,9 +92,18 @@ pub struct Impact {
     pub depth: u32,
     /// Whether only stated edges were followed.
     pub hard: bool,
-    /// Dependents, by depth then id.
+    /// Every dependent the walk reached, listed or not.
+    pub dependents: u64,
+    /// Dependents reached at each depth: `by_depth[0]` at depth 1 (direct dependents),
+    /// `by_depth[1]` at depth 2, ...; up to the deepest level reached (empty when nothing
+    /// depends on the target). Sums to `dependents`.
+    pub by_depth: Vec<u64>,
+    /// Distinct files affected, listed or not (the target's own file included).
+    pub files_affected: u64,
+    /// The dependents listed, nearest first: by depth, then id.
     pub nodes: Vec<ImpactNode>,
-    /// Distinct files affected (including the target's own file).
+    /// The distinct files of the target and of the listed dependents, sorted: the files
+    /// this answer shows, and those whose freshness it checks.
     pub files: Vec<String>,
 }
 
@@ -189,8 +209,30 @@ impl Workspace {
 
     /// The reverse-dependency blast radius of a file (files that import it, transitively)
     /// or a symbol (definitions that reference it, transitively), to `depth` hops. With
-    /// `hard`, only stated edges are followed.
+    /// `hard`, only stated edges are followed. Lists every dependent: see
+    /// [`Workspace::impact_limited`].
+    ///
+    /// Errors: as [`Workspace::impact_limited`].
     pub fn impact(&self, target: &str, depth: u32, hard: bool) -> Result<Envelope<Impact>> {
+        self.impact_limited(target, depth, hard, 0)
+    }
+
+    /// [`Workspace::impact`] listing at most `limit` dependents (0: all), the nearest
+    /// first (by depth, then id). The counts stay those of the whole walk; what was left
+    /// out is in `limits` (`truncated`, `omitted`; `budget` is `limit`, `used` the
+    /// dependents listed). Only the target's file and the listed dependents' files are
+    /// compared with the disk (`stale_warnings`, `freshness`): those are the files the
+    /// answer shows.
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] for an empty target or a path outside the
+    /// workspace; [`EngineError::NotFound`] when no file or symbol has that name.
+    pub fn impact_limited(
+        &self,
+        target: &str,
+        depth: u32,
+        hard: bool,
+        limit: u32,
+    ) -> Result<Envelope<Impact>> {
         self.store.read(|| {
             let target = non_empty("target", target)?;
             let depth = depth.max(1);
@@ -207,7 +249,7 @@ impl Workspace {
                 Err(_) => None,
             };
             let impact = if let Some(path) = as_path {
-                self.impact_file(path, depth, hard)?
+                self.impact_file(path, depth, hard, limit)?
             } else {
                 let symbols = map::find_symbols(conn, target, LIST_LIMIT)?;
                 if symbols.is_empty() {
@@ -215,24 +257,33 @@ impl Workspace {
                         "no file or symbol named `{target}` in the map"
                     )));
                 }
-                self.impact_symbol(&symbols, depth, hard)?
+                self.impact_symbol(&symbols, depth, hard, limit)?
             };
+            let omitted = impact.dependents - impact.nodes.len() as u64;
             let relies = impact.files.clone();
             let used = impact.nodes.len() as u64;
             let mut env = self.envelope(impact, relies)?;
+            env.limits.budget = (limit > 0).then_some(u64::from(limit));
             env.limits.used = used;
+            env.limits.truncated = omitted > 0;
+            env.limits.omitted = omitted;
             Ok(env)
         })
     }
 
-    fn impact_file(&self, path: String, depth: u32, hard: bool) -> Result<Impact> {
+    /// The file walk; nodes are built for the first `limit` importers only (0: all).
+    fn impact_file(&self, path: String, depth: u32, hard: bool, limit: u32) -> Result<Impact> {
         // Resolved imports are stated by the parser, so `hard` keeps every file edge.
         let importers = map::importers_within(self.store.conn(), &path, depth)?;
-        let mut files: Vec<String> = importers.iter().map(|i| i.path.clone()).collect();
+        let by_depth = count_by_depth(importers.iter().map(|i| i.depth));
+        let dependents = importers.len() as u64;
+        let listed = listed_count(importers.len(), limit);
+        let mut files: Vec<String> = importers[..listed].iter().map(|i| i.path.clone()).collect();
         files.push(path.clone());
         files.sort();
-        let nodes = importers
+        let nodes: Vec<ImpactNode> = importers
             .into_iter()
+            .take(listed)
             .map(|i| ImpactNode {
                 id: i.path.clone(),
                 depth: i.depth,
@@ -252,15 +303,27 @@ impl Workspace {
             mode: "file",
             depth,
             hard,
+            dependents,
+            by_depth,
+            // Every importer is a file of its own, and none is the target.
+            files_affected: dependents + 1,
             nodes,
             files,
         })
     }
 
-    fn impact_symbol(&self, symbols: &[SymbolHit], depth: u32, hard: bool) -> Result<Impact> {
+    /// The symbol walk, listing the first `limit` dependents (0: all).
+    fn impact_symbol(
+        &self,
+        symbols: &[SymbolHit],
+        depth: u32,
+        hard: bool,
+        limit: u32,
+    ) -> Result<Impact> {
         let conn = self.store.conn();
         let mut seen: BTreeSet<String> = symbols.iter().map(|s| s.key.clone()).collect();
-        let mut files: BTreeSet<String> = symbols.iter().map(|s| s.path.clone()).collect();
+        let own: BTreeSet<String> = symbols.iter().map(|s| s.path.clone()).collect();
+        let mut files = own.clone();
         let mut queue: VecDeque<(String, u32)> =
             symbols.iter().map(|s| (s.key.clone(), 0)).collect();
         let mut nodes = Vec::new();
@@ -296,13 +359,26 @@ impl Workspace {
             }
         }
         nodes.sort_by(|a, b| (a.depth, &a.id).cmp(&(b.depth, &b.id)));
+        let dependents = nodes.len() as u64;
+        let by_depth = count_by_depth(nodes.iter().map(|n| n.depth));
+        let files_affected = files.len() as u64;
+        nodes.truncate(listed_count(nodes.len(), limit));
+        let files = own
+            .into_iter()
+            .chain(nodes.iter().map(|n| n.path.clone()))
+            .collect::<BTreeSet<String>>()
+            .into_iter()
+            .collect();
         Ok(Impact {
             target: symbols.iter().map(|s| s.key.clone()).collect(),
             mode: "symbol",
             depth,
             hard,
+            dependents,
+            by_depth,
+            files_affected,
             nodes,
-            files: files.into_iter().collect(),
+            files,
         })
     }
 
@@ -344,6 +420,28 @@ impl Workspace {
             )))
         }
     }
+}
+
+/// How many of `total` items a listing of at most `limit` (0: no limit) shows.
+fn listed_count(total: usize, limit: u32) -> usize {
+    if limit == 0 {
+        total
+    } else {
+        total.min(limit as usize)
+    }
+}
+
+/// How many of `depths` are at each depth (index 0 = depth 1), up to the deepest one.
+fn count_by_depth(depths: impl Iterator<Item = u32>) -> Vec<u64> {
+    let mut counts = Vec::new();
+    for d in depths {
+        let i = d.saturating_sub(1) as usize;
+        if counts.len() <= i {
+            counts.resize(i + 1, 0);
+        }
+        counts[i] += 1;
+    }
+    counts
 }
 
 fn non_empty<'a>(name: &str, value: &'a str) -> Result<&'a str> {

@@ -73,3 +73,116 @@ fn file_impact_stops_at_the_depth_asked_and_where_nothing_imports() {
     // The whole chain at a depth past its end.
     assert_eq!(ws.impact("a.py", 10, false).unwrap().result.nodes.len(), 6);
 }
+
+/// The limit lists the nearest dependents (by depth, then path) and counts the rest:
+/// `dependents`, `by_depth` and `files_affected` are those of the whole walk, `limits`
+/// says what was left out, and only the listed files are checked against the disk.
+#[test]
+fn file_impact_lists_the_nearest_dependents_up_to_the_limit_and_counts_the_rest() {
+    let (dir, ws) = diamond();
+    // A file that is not listed changes on disk: the listed ones are the answer's files.
+    std::fs::write(dir.path().join("e.py"), "import d\nimport b\n").unwrap();
+    let env = ws.impact_limited("a.py", 3, false, 2).unwrap();
+    let i = &env.result;
+    let ids: Vec<(&str, u32)> = i.nodes.iter().map(|n| (n.id.as_str(), n.depth)).collect();
+    assert_eq!(ids, [("b.py", 1), ("c.py", 1)]);
+    assert_eq!(i.dependents, 5);
+    assert_eq!(i.by_depth, [3, 1, 1]);
+    assert_eq!(i.files_affected, 6);
+    assert_eq!(i.files, ["a.py", "b.py", "c.py"]);
+    assert_eq!(
+        (
+            env.limits.budget,
+            env.limits.used,
+            env.limits.truncated,
+            env.limits.omitted
+        ),
+        (Some(2), 2, true, 3)
+    );
+    assert_eq!(env.freshness.changed_since_scan, Some(0));
+    assert!(env.stale_warnings.is_empty());
+
+    // A limit past the end, and 0, list everything and omit nothing.
+    for limit in [0, 5, 100] {
+        let env = ws.impact_limited("a.py", 3, false, limit).unwrap();
+        let ids: Vec<&str> = env.result.nodes.iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["b.py", "c.py", "g.py", "d.py", "e.py"],
+            "limit {limit}"
+        );
+        assert_eq!(
+            (env.limits.truncated, env.limits.omitted, env.limits.used),
+            (false, 0, 5),
+            "limit {limit}"
+        );
+        assert_eq!(env.limits.budget, (limit > 0).then_some(u64::from(limit)));
+        // Every file is listed now, the changed one too.
+        assert_eq!(env.freshness.changed_since_scan, Some(1), "limit {limit}");
+        assert_eq!(env.stale_warnings[0].path, "e.py");
+    }
+    // `impact` lists all.
+    assert_eq!(ws.impact("a.py", 3, false).unwrap().result.nodes.len(), 5);
+
+    let leaf = ws.impact_limited("f.py", 3, false, 2).unwrap();
+    assert_eq!(
+        (
+            leaf.result.dependents,
+            leaf.result.by_depth.len(),
+            leaf.result.files_affected,
+            leaf.limits.omitted
+        ),
+        (0, 0, 1, 0)
+    );
+}
+
+/// A symbol's impact under a limit: the nearest definitions listed, every one counted.
+#[test]
+fn symbol_impact_lists_the_nearest_dependents_up_to_the_limit_and_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "m.py",
+        "def base():\n    return 1\n\ndef one():\n    return base()\n\ndef two():\n    return base()\n\ndef three():\n    return one()\n",
+    );
+    write(
+        root,
+        "n.py",
+        "from m import two\n\ndef four():\n    return two()\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let all = ws.impact_limited("base", 3, false, 0).unwrap();
+    let ids: Vec<(&str, u32)> = all
+        .result
+        .nodes
+        .iter()
+        .map(|n| (n.id.as_str(), n.depth))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("m.py#one@function", 1),
+            ("m.py#two@function", 1),
+            ("m.py#three@function", 2),
+            // The import of `two` at the top of n.py makes the file itself a dependent.
+            ("n.py", 2),
+            ("n.py#four@function", 2),
+        ]
+    );
+    assert_eq!(all.result.files, ["m.py", "n.py"]);
+    let two = ws.impact_limited("base", 3, false, 2).unwrap();
+    let ids: Vec<&str> = two.result.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(ids, ["m.py#one@function", "m.py#two@function"]);
+    assert_eq!(
+        (
+            two.result.dependents,
+            two.result.by_depth.clone(),
+            two.result.files_affected,
+            two.result.files.clone()
+        ),
+        (5, vec![2, 3], 2, vec!["m.py".to_string()])
+    );
+    assert_eq!((two.limits.truncated, two.limits.omitted), (true, 3));
+}

@@ -143,7 +143,12 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "loci.impact",
-        args: &[req("target", Str), opt("depth", Integer), opt("hard", Bool)],
+        args: &[
+            req("target", Str),
+            opt("depth", Integer),
+            opt("hard", Bool),
+            opt("limit", Integer),
+        ],
         example: r#"{"target": "src/auth.py", "depth": 3}"#,
         available: true,
     },
@@ -455,7 +460,16 @@ pub fn impact_markdown(env: &Envelope<Impact>) -> String {
             n.depth, n.id, n.via.kind, n.via.at, n.via.provenance, n.via.confidence
         );
     }
-    let _ = write!(s, "\n{} files affected.", i.files.len());
+    if env.limits.omitted > 0 {
+        let _ = write!(
+            s,
+            "\n{} more not listed: the {} nearest are ({} in all; `\"limit\": 0` lists all).\n",
+            env.limits.omitted,
+            i.nodes.len(),
+            i.dependents
+        );
+    }
+    let _ = write!(s, "\n{} files affected.", i.files_affected);
     push_warnings(&mut s, env);
     s
 }
@@ -630,7 +644,7 @@ mod tests {
         expect_test::expect!["-32602 loci.impact: invalid argument `depth`: expected a non-negative integer, got a string"]
             .assert_eq(&check("loci.impact", json!([{"target": "a", "depth": "3"}])));
         expect_test::expect![
-            "-32602 loci.impact: unknown argument `deph`; expected target, depth, hard, root, uri"
+            "-32602 loci.impact: unknown argument `deph`; expected target, depth, hard, limit, root, uri"
         ]
         .assert_eq(&check("loci.impact", json!([{"target": "a", "deph": 3}])));
         expect_test::expect!["-32602 loci.impact: invalid argument `arguments`: expected exactly one object, got 2 values"]

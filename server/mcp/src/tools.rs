@@ -203,6 +203,11 @@ params! {
         /// Follow only stated edges (proven by a parser), not derived ones (name-matched calls).
         #[serde(default)]
         hard: Option<bool>,
+        /// Dependents to list, nearest first (default 100; 0 lists all). The counts
+        /// (`dependents`, `by_depth`) are always of the whole walk; `limits.omitted` says
+        /// how many were not listed.
+        #[serde(default)]
+        limit: Option<u32>,
         /// Paging: the `next_cursor` of a previous answer to the same question.
         #[serde(default)]
         cursor: Option<String>,
@@ -554,7 +559,8 @@ pub const TOOLS: &[ToolDef] = &[
         title: "Blast radius",
         description: "Everything that depends on a file or symbol, transitively to \
             `depth` hops, each with the edge that reached it (`path:line`, provenance, \
-            confidence). Use before changing a widely used definition.",
+            confidence), the nearest `limit` listed and all counted. Use before changing \
+            a widely used definition.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<ImpactParams>,
@@ -938,9 +944,12 @@ impl Call {
             Call::References(p) => json(ws.refs(&p.name)),
             Call::Callers(p) => json(ws.callers(&p.symbol)),
             Call::Deps(p) => json(ws.deps(&p.path, p.reverse.unwrap_or(false))),
-            Call::Impact(p) => {
-                json(ws.impact(&p.target, p.depth.unwrap_or(3), p.hard.unwrap_or(false)))
-            }
+            Call::Impact(p) => json(ws.impact_limited(
+                &p.target,
+                p.depth.unwrap_or(3),
+                p.hard.unwrap_or(false),
+                p.limit.unwrap_or(loci_engine::query::IMPACT_LIMIT),
+            )),
             Call::Why(p) => json(ws.why(&p.query)),
             Call::Show(p) => json(ws.show(&p.subject, p.version)),
             Call::History(p) => json(ws.history(&p.subject)),
