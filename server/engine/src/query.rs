@@ -271,19 +271,17 @@ impl Workspace {
         })
     }
 
-    /// The file walk; nodes are built for the first `limit` importers only (0: all).
+    /// The file walk, listing the first `limit` importers (0: all).
     fn impact_file(&self, path: String, depth: u32, hard: bool, limit: u32) -> Result<Impact> {
         // Resolved imports are stated by the parser, so `hard` keeps every file edge.
-        let importers = map::importers_within(self.store.conn(), &path, depth)?;
-        let by_depth = count_by_depth(importers.iter().map(|i| i.depth));
-        let dependents = importers.len() as u64;
-        let listed = listed_count(importers.len(), limit);
-        let mut files: Vec<String> = importers[..listed].iter().map(|i| i.path.clone()).collect();
+        let walk = map::importers_within(self.store.conn(), &path, depth, limit)?;
+        let dependents: u64 = walk.by_depth.iter().sum();
+        let mut files: Vec<String> = walk.listed.iter().map(|i| i.path.clone()).collect();
         files.push(path.clone());
         files.sort();
-        let nodes: Vec<ImpactNode> = importers
+        let nodes: Vec<ImpactNode> = walk
+            .listed
             .into_iter()
-            .take(listed)
             .map(|i| ImpactNode {
                 id: i.path.clone(),
                 depth: i.depth,
@@ -304,7 +302,7 @@ impl Workspace {
             depth,
             hard,
             dependents,
-            by_depth,
+            by_depth: walk.by_depth,
             // Every importer is a file of its own, and none is the target.
             files_affected: dependents + 1,
             nodes,

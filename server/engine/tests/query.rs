@@ -186,3 +186,45 @@ fn symbol_impact_lists_the_nearest_dependents_up_to_the_limit_and_counts_the_res
     );
     assert_eq!((two.limits.truncated, two.limits.omitted), (true, 3));
 }
+
+/// A walk that needs the paths of more files than one lookup each is worth reads them in
+/// one pass (`PATH_SCAN_MIN` in loci-store): the same answer as the small walks above,
+/// nearest first, each listed dependent with the edge into the smallest path of the level
+/// before.
+#[test]
+fn a_wide_file_impact_lists_the_same_nearest_dependents_as_a_narrow_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "hub.py", "X = 1\n");
+    for n in 0..300 {
+        write(root, &format!("d1/m{n:03}.py"), "import hub\n");
+    }
+    // Imports two files of depth 1: the edge shown is the one into the smaller path.
+    write(root, "d2/top.py", "import d1.m200\n\nimport d1.m007\n");
+    write(root, "d1/__init__.py", "");
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let all = ws.impact_limited("hub.py", 3, false, 0).unwrap();
+    let i = &all.result;
+    assert_eq!((i.dependents, i.by_depth.clone()), (301, vec![300, 1]));
+    assert_eq!(i.nodes.len(), 301);
+    assert_eq!(
+        (i.nodes[0].id.as_str(), i.nodes[299].id.as_str()),
+        ("d1/m000.py", "d1/m299.py")
+    );
+    let top = &i.nodes[300];
+    assert_eq!(
+        (
+            top.id.as_str(),
+            top.depth,
+            top.via.to.as_str(),
+            top.via.at.as_str()
+        ),
+        ("d2/top.py", 2, "d1/m007.py", "d2/top.py:3")
+    );
+    let few = ws.impact_limited("hub.py", 3, false, 2).unwrap();
+    let ids: Vec<&str> = few.result.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(ids, ["d1/m000.py", "d1/m001.py"]);
+    assert_eq!(few.result.by_depth, [300, 1]);
+    assert_eq!(few.limits.omitted, 299);
+}
