@@ -192,7 +192,8 @@ impl Store {
         });
         let _ = std::fs::remove_file(&staging);
         replaced?;
-        crate::migrate::migrate(self)?;
+        let found = crate::migrate::current_version(&self.conn)?;
+        crate::migrate::migrate(self, found)?;
         Ok(RestoreStats {
             restored_from: src.to_path_buf(),
             replaced_saved_to: saved,

@@ -157,9 +157,12 @@ impl Store {
             });
         }
         let mut store = Store::new(conn, Some(path.to_path_buf()), false);
-        store.configure()?;
-        migrate::migrate(&mut store)?;
-        store.finish_interrupted_bulk_load()?;
+        let state = store.configure()?;
+        let migrated = migrate::migrate(&mut store, state.version)?;
+        // After a migration the indexes are those it made: look again.
+        if migrated || state.bulk_missing {
+            store.finish_interrupted_bulk_load()?;
+        }
         Ok(store)
     }
 
@@ -234,12 +237,15 @@ impl Store {
         let conn = Connection::open_in_memory()
             .map_err(|e| StoreError::sqlite("opening an in-memory database", e))?;
         let mut store = Store::new(conn, None, false);
-        store.configure()?;
-        migrate::migrate(&mut store)?;
+        let state = store.configure()?;
+        migrate::migrate(&mut store, state.version)?;
         Ok(store)
     }
 
-    fn configure(&mut self) -> Result<()> {
+    /// Sets up the connection and reads what opening needs to know of the schema
+    /// ([`migrate::read_state`]: a newer or foreign database is refused here, before
+    /// anything writes).
+    fn configure(&mut self) -> Result<migrate::SchemaState> {
         self.conn
             .busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS))
             .map_err(|e| StoreError::sqlite("setting busy_timeout", e))?;
@@ -256,27 +262,29 @@ impl Store {
             .set_prepared_statement_cache_capacity(PREPARED_STATEMENT_CACHE);
         // Checking the schema version must precede anything that writes (journal_mode
         // writes the header), so that a newer database is left byte-for-byte untouched.
-        migrate::refuse_newer(self)?;
-        migrate::refuse_foreign(self)?;
+        let state = migrate::read_state(self)?;
         if self.read_only {
             // Nothing that writes: no WAL switch, and no migration to run.
-            let found = migrate::current_version(&self.conn)?;
-            if found < SCHEMA_VERSION {
+            if state.version < SCHEMA_VERSION {
                 return Err(StoreError::ReadOnly {
                     path: self.path.clone().unwrap_or_default(),
-                    what: format!("migrating schema version {found} to {SCHEMA_VERSION}"),
+                    what: format!(
+                        "migrating schema version {} to {SCHEMA_VERSION}",
+                        state.version
+                    ),
                 });
             }
-            return self
-                .conn
+            self.conn
                 .execute_batch("PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384;")
-                .map_err(|e| StoreError::sqlite("setting foreign_keys", e));
+                .map_err(|e| StoreError::sqlite("setting foreign_keys", e))?;
+            return Ok(state);
         }
+        // The journal mode is kept in the file: only a new database needs the switch.
         // Switching a new database to WAL takes an exclusive lock without SQLite's busy
         // handler, so a process opening it at the same moment as another fails at once
         // ("database is locked"): retry until the busy timeout instead.
         let deadline = std::time::Instant::now() + Duration::from_millis(BUSY_TIMEOUT_MS);
-        loop {
+        while !state.wal {
             match self.conn.pragma_update(None, "journal_mode", "WAL") {
                 Ok(()) => break,
                 Err(e)
@@ -295,7 +303,7 @@ impl Store {
         self.conn
             .execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384;")
             .map_err(|e| StoreError::sqlite("setting foreign_keys and synchronous", e))?;
-        Ok(())
+        Ok(state)
     }
 
     /// The database file, or `None` for an in-memory database.

@@ -1051,22 +1051,29 @@ pub fn drop_bulk_indexes(tx: &Transaction<'_>) -> Result<()> {
 
 /// True when a bulk load was interrupted before it rebuilt its indexes and triggers.
 pub fn bulk_indexes_missing(conn: &Connection) -> Result<bool> {
-    let names: Vec<&str> = BULK_INDEXES
+    let present: usize = conn
+        .query_row(&bulk_objects_present_sql(), [], |r| r.get(0))
+        .ctx(|| "checking indexes".into())?;
+    Ok(present < bulk_objects())
+}
+
+/// How many indexes and triggers a bulk load drops and restores.
+pub(crate) fn bulk_objects() -> usize {
+    BULK_INDEXES.len() + BULK_FTS_TRIGGERS.len()
+}
+
+/// A scalar `SELECT` counting the indexes and triggers of [`bulk_objects`] that exist.
+pub(crate) fn bulk_objects_present_sql() -> String {
+    let names: Vec<String> = BULK_INDEXES
         .iter()
         .map(|(n, _)| *n)
         .chain(BULK_FTS_TRIGGERS.iter().map(|(n, _, _)| *n))
+        .map(|n| format!("'{n}'"))
         .collect();
-    let present: usize = conn
-        .query_row(
-            &format!(
-                "SELECT count(*) FROM sqlite_master WHERE type IN ('index', 'trigger') AND name IN ({})",
-                names.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ")
-            ),
-            [],
-            |r| r.get(0),
-        )
-        .ctx(|| "checking indexes".into())?;
-    Ok(present < names.len())
+    format!(
+        "SELECT count(*) FROM sqlite_master WHERE type IN ('index', 'trigger') AND name IN ({})",
+        names.join(", ")
+    )
 }
 
 /// Creates the bulk indexes if missing, and restores the full-text triggers with a full

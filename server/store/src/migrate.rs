@@ -98,7 +98,10 @@ pub(crate) fn current_version(conn: &rusqlite::Connection) -> Result<i64> {
 /// Fails with [`StoreError::NewerSchema`] when the database is ahead of this binary.
 /// Reads only.
 pub(crate) fn refuse_newer(store: &Store) -> Result<()> {
-    let found = current_version(&store.conn)?;
+    refuse_newer_than(store, current_version(&store.conn)?)
+}
+
+fn refuse_newer_than(store: &Store, found: i64) -> Result<()> {
     if found > SCHEMA_VERSION {
         return Err(StoreError::NewerSchema {
             path: store.path.clone().unwrap_or_default(),
@@ -107,6 +110,66 @@ pub(crate) fn refuse_newer(store: &Store) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// What opening a store needs to know of the database before it touches it, read by
+/// [`read_state`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SchemaState {
+    /// The highest applied migration (0 for a database without `schema_migrations`).
+    pub version: i64,
+    /// Whether the database is in WAL mode already.
+    pub wal: bool,
+    /// Whether indexes or triggers of an interrupted bulk load are missing (see
+    /// [`crate::map::bulk_indexes_missing`]); meaningful at [`SCHEMA_VERSION`] only.
+    pub bulk_missing: bool,
+}
+
+/// Reads the schema version, the journal mode and whether a bulk load's indexes are
+/// missing, and refuses a database that is newer than this binary
+/// ([`StoreError::NewerSchema`]) or that another application made
+/// ([`StoreError::ForeignDatabase`]). Reads only.
+///
+/// A loci database (it has `schema_migrations`) answers all three in one statement: at
+/// every process start, the separate checks' six statements, each its own read
+/// transaction with its locks, were a tenth of a `loci symbol`. Any other database (new
+/// and empty, or foreign) has them read one by one.
+pub(crate) fn read_state(store: &Store) -> Result<SchemaState> {
+    let one = format!(
+        "SELECT (SELECT ifnull(max(version), 0) FROM schema_migrations),
+                (SELECT journal_mode FROM pragma_journal_mode),
+                ({})",
+        crate::map::bulk_objects_present_sql()
+    );
+    let state = match store.conn.prepare(&one) {
+        Ok(mut stmt) => stmt
+            .query_row([], |r| {
+                Ok(SchemaState {
+                    version: r.get(0)?,
+                    wal: r.get::<_, String>(1)?.eq_ignore_ascii_case("wal"),
+                    bulk_missing: r.get::<_, usize>(2)? < crate::map::bulk_objects(),
+                })
+            })
+            .ctx(|| "reading the schema version".into())?,
+        // The one table a loci database always has is missing.
+        Err(rusqlite::Error::SqliteFailure(_, Some(message)))
+            if message.starts_with("no such table") =>
+        {
+            refuse_foreign(store)?;
+            let wal: String = store
+                .conn
+                .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+                .ctx(|| "reading the journal mode".into())?;
+            SchemaState {
+                version: current_version(&store.conn)?,
+                wal: wal.eq_ignore_ascii_case("wal"),
+                bulk_missing: crate::map::bulk_indexes_missing(&store.conn)?,
+            }
+        }
+        Err(e) => return Err(StoreError::sqlite("reading the schema version", e)),
+    };
+    refuse_newer_than(store, state.version)?;
+    Ok(state)
 }
 
 /// Refuses a database that some other application made: it has tables but no
@@ -140,18 +203,19 @@ pub(crate) fn refuse_foreign(store: &Store) -> Result<()> {
     })
 }
 
-/// Applies every pending migration, backing a non-empty database up first. Processes
-/// opening one store at once take turns under the store lock: the first migrates (and
-/// backs up, once), the others then find the schema current.
-pub(crate) fn migrate(store: &mut Store) -> Result<()> {
-    if current_version(&store.conn)? >= SCHEMA_VERSION {
-        return Ok(());
+/// Applies every pending migration, backing a non-empty database up first; `found` is
+/// the version [`read_state`] read. Processes opening one store at once take turns under
+/// the store lock: the first migrates (and backs up, once), the others then find the
+/// schema current. Returns whether this call applied any migration.
+pub(crate) fn migrate(store: &mut Store, found: i64) -> Result<bool> {
+    if found >= SCHEMA_VERSION {
+        return Ok(false);
     }
     let _lock = store.lock("migrating the database")?;
     refuse_newer(store)?;
     let current = current_version(&store.conn)?;
     if current >= SCHEMA_VERSION {
-        return Ok(());
+        return Ok(false);
     }
     if current > 0
         && let Some(path) = store.path.clone()
@@ -161,7 +225,8 @@ pub(crate) fn migrate(store: &mut Store) -> Result<()> {
         tracing::info!(from = current, to = SCHEMA_VERSION, backup = %dest.display(), "migrating the database");
         store.backup_online(&dest, None)?;
     }
-    apply_pending(store, MIGRATIONS)
+    apply_pending(store, MIGRATIONS)?;
+    Ok(true)
 }
 
 /// Applies the migrations of `migrations` that the database lacks, all in one `BEGIN
