@@ -283,21 +283,24 @@ impl Store {
         // Switching a new database to WAL takes an exclusive lock without SQLite's busy
         // handler, so a process opening it at the same moment as another fails at once
         // ("database is locked"): retry until the busy timeout instead.
-        let deadline = std::time::Instant::now() + Duration::from_millis(BUSY_TIMEOUT_MS);
-        while !state.wal {
-            match self.conn.pragma_update(None, "journal_mode", "WAL") {
-                Ok(()) => break,
-                Err(e)
-                    if matches!(
-                        e.sqlite_error_code(),
-                        Some(
-                            rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
-                        )
-                    ) && std::time::Instant::now() < deadline =>
-                {
-                    std::thread::sleep(Duration::from_millis(5));
+        if !state.wal {
+            let deadline = std::time::Instant::now() + Duration::from_millis(BUSY_TIMEOUT_MS);
+            loop {
+                match self.conn.pragma_update(None, "journal_mode", "WAL") {
+                    Ok(()) => break,
+                    Err(e)
+                        if matches!(
+                            e.sqlite_error_code(),
+                            Some(
+                                rusqlite::ErrorCode::DatabaseBusy
+                                    | rusqlite::ErrorCode::DatabaseLocked
+                            )
+                        ) && std::time::Instant::now() < deadline =>
+                    {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    Err(e) => return Err(StoreError::sqlite("setting journal_mode=WAL", e)),
                 }
-                Err(e) => return Err(StoreError::sqlite("setting journal_mode=WAL", e)),
             }
         }
         self.conn
