@@ -375,6 +375,75 @@ fn fault_a_killed_first_scan_was_reported_as_no_scan_and_its_files_as_modified()
     );
 }
 
+/// Fault: a first scan killed during its bulk load was finished file by file, each rewrite
+/// searching whole tables for the killed load's rows (it had dropped their indexes):
+/// twice a fresh scan's time on the standard library. It is loaded again in bulk, the
+/// files it had finished counted as resumed, and the map equals a fresh scan's.
+#[test]
+fn fault_a_killed_first_bulk_scan_was_finished_file_by_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    // More files than a bulk load needs (256).
+    for i in 0..300 {
+        write(
+            root,
+            &format!("pkg/m{i:03}.py"),
+            &format!(
+                "from app.models import User\n\ndef f{i}(x):\n    return User().save() or x\n"
+            ),
+        );
+    }
+    let db = root.join(".loci/test.db");
+    let expected = {
+        let mut ws = open(root);
+        scan(&mut ws);
+        dump(ws.store().conn())
+    };
+    // The killed bulk load: its scan still 'running' with no drift written, the files from
+    // pkg/m150 on not reached, the rest without their references, and the indexes and
+    // full-text insert triggers dropped with nothing indexed.
+    {
+        let mut conn = Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "UPDATE scans SET status = 'running', finished_at = NULL;
+             DROP TRIGGER drift_append_only_delete;
+             DELETE FROM drift;
+             DELETE FROM files WHERE path BETWEEN 'pkg/m150' AND 'pkg/m299.py';
+             DELETE FROM refs;",
+        )
+        .unwrap();
+        let tx = conn.transaction().unwrap();
+        loci_store::map::drop_bulk_indexes(&tx).unwrap();
+        tx.execute_batch(
+            "INSERT INTO symbols_fts(symbols_fts) VALUES ('delete-all');
+             INSERT INTO doc_chunks_fts(doc_chunks_fts) VALUES ('delete-all');",
+        )
+        .unwrap();
+        tx.commit().unwrap();
+    }
+    let mut ws = open(root);
+    let report = scan(&mut ws);
+    assert_eq!(report.resumed, 158, "8 seed files and pkg/m000..m149");
+    assert_eq!(report.added.len(), 150, "{:?}", report.added);
+    assert_eq!(
+        report.added.first().map(String::as_str),
+        Some("pkg/m150.py")
+    );
+    assert!(report.modified.is_empty(), "{:?}", report.modified);
+    assert!(report.deleted.is_empty(), "{:?}", report.deleted);
+    let conn = ws.store().conn();
+    assert_eq!(dump(conn), expected);
+    assert_eq!(fts_problems(&db), Vec::<String>::new());
+    assert!(!loci_store::map::bulk_indexes_missing(conn).unwrap());
+    // Loaded again from empty tables: the first symbol row has id 1 (rewriting the killed
+    // load's files one by one gives every symbol a new id above its old ones).
+    let first_symbol: i64 = conn
+        .query_row("SELECT min(symbol_id) FROM symbols", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(first_symbol, 1);
+}
+
 #[test]
 fn references_into_a_rewritten_file_follow_its_new_symbols() {
     let dir = tempfile::tempdir().unwrap();
