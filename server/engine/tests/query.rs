@@ -187,9 +187,10 @@ fn symbol_impact_lists_the_nearest_dependents_up_to_the_limit_and_counts_the_res
     assert_eq!((two.limits.truncated, two.limits.omitted), (true, 3));
 }
 
-/// A wide walk (300 files at one level, read in one statement per level) gives the same
-/// kind of answer as the small walks above: nearest first, each listed dependent with the
-/// edge into the smallest path of the level before, then the first line.
+/// A walk that needs the paths of more files than one lookup each is worth reads them in
+/// one pass (`PATH_SCAN_MIN` in loci-store): the same answer as the small walks above,
+/// nearest first, each listed dependent with the edge into the smallest path of the level
+/// before.
 #[test]
 fn a_wide_file_impact_lists_the_same_nearest_dependents_as_a_narrow_one() {
     let dir = tempfile::tempdir().unwrap();

@@ -645,12 +645,16 @@ pub struct Importers {
     pub listed: Vec<Importer>,
 }
 
+/// Above this many files whose paths a walk needs, they are read in one pass over the
+/// path index instead of one lookup each (a lookup costs about five rows of the pass).
+const PATH_SCAN_MIN: usize = 256;
+
 /// The files that import `path`, transitively, to `depth` hops: a breadth-first walk of
-/// the reverse import graph over file ids, one statement per level (the
-/// `deps_by_target` index). Each file is counted once, at the depth it is first
+/// the reverse import graph over file ids, one cached indexed lookup per file expanded
+/// (the `deps_by_target` index). Each file is counted once, at the depth it is first
 /// reached; `path` itself is not. Only the first `limit` importers (0: all) by depth,
 /// then path, are listed, and only the files of the levels those come from have their
-/// paths read (in one statement): the importers of a widely imported module (CPython's `urllib/parse.py`
+/// paths read: the importers of a widely imported module (CPython's `urllib/parse.py`
 /// reaches 824 files) are counted without a path lookup each.
 ///
 /// Errors: [`StoreError::Sqlite`] when a read fails.
@@ -670,41 +674,41 @@ pub fn importers_within(
     else {
         return Ok(Importers::default());
     };
-    // One statement per level, its files passed as a JSON array: SQLite seeks the
-    // `deps_by_target` index for each itself (one statement per file, 619 for CPython's
-    // `urllib/parse.py`, spent more in running statements than in the lookups).
+    // In the index's order, so each importer's first row has its first line: grouping
+    // in SQL (`min(line) ... GROUP BY`) cost more than the rows it saved.
     let mut importers_of = conn
         .prepare_cached(
-            "SELECT from_file_id, to_file_id, line FROM deps
-             WHERE to_file_id IN (SELECT value FROM json_each(?1))",
+            "SELECT from_file_id, line FROM deps WHERE to_file_id = ?1 ORDER BY from_file_id, line",
         )
         .ctx(ctx)?;
     // The depth each file was first reached at; the edges from each level's files into
-    // the level before, `(from, to, line)`, for the edge a listed importer shows (an
-    // importer's rows into one file, one per module naming it, all kept: the listing
-    // takes the first line).
+    // the level before, `(from, to, line)`, for the edge a listed importer shows.
     let mut depth_of: HashMap<i64, u32, IdHash> = HashMap::default();
     depth_of.insert(start, 0);
     let mut levels: Vec<Vec<i64>> = vec![vec![start]];
     let mut edges: Vec<(i64, i64, u32)> = Vec::new();
     for d in 1..=depth {
         let mut level = Vec::new();
-        let mut rows = importers_of
-            .query([json_ids(&levels[d as usize - 1])])
-            .ctx(ctx)?;
-        while let Some(row) = rows.next().ctx(ctx)? {
-            let from: i64 = row.get(0).ctx(ctx)?;
-            match depth_of.get(&from) {
-                None => {
-                    depth_of.insert(from, d);
-                    level.push(from);
+        for &to in &levels[d as usize - 1] {
+            let mut rows = importers_of.query([to]).ctx(ctx)?;
+            let mut previous = None;
+            while let Some(row) = rows.next().ctx(ctx)? {
+                let from: i64 = row.get(0).ctx(ctx)?;
+                if previous.replace(from) == Some(from) {
+                    continue;
                 }
-                Some(&at) if at == d => {}
-                Some(_) => continue,
+                let line: u32 = row.get(1).ctx(ctx)?;
+                match depth_of.get(&from) {
+                    None => {
+                        depth_of.insert(from, d);
+                        level.push(from);
+                    }
+                    Some(&at) if at == d => {}
+                    Some(_) => continue,
+                }
+                edges.push((from, to, line));
             }
-            edges.push((from, row.get(1).ctx(ctx)?, row.get(2).ctx(ctx)?));
         }
-        drop(rows);
         if level.is_empty() {
             break;
         }
@@ -723,20 +727,28 @@ pub fn importers_within(
             }
         }
     }
-    let needed: Vec<i64> = levels[1..=shown].iter().flatten().copied().collect();
+    let needed: usize = levels[..=shown].iter().map(Vec::len).sum();
     let mut paths: HashMap<i64, String, IdHash> = HashMap::default();
-    paths.reserve(needed.len() + 1);
-    paths.insert(start, path.to_string());
-    let mut path_rows = conn
-        .prepare_cached(
-            "SELECT file_id, path FROM files WHERE file_id IN (SELECT value FROM json_each(?1))",
-        )
-        .ctx(ctx)?;
-    let mut rows = path_rows.query([json_ids(&needed)]).ctx(ctx)?;
-    while let Some(row) = rows.next().ctx(ctx)? {
-        paths.insert(row.get(0).ctx(ctx)?, row.get(1).ctx(ctx)?);
+    paths.reserve(needed);
+    if needed > PATH_SCAN_MIN {
+        let mut all = conn
+            .prepare_cached("SELECT file_id, path FROM files")
+            .ctx(ctx)?;
+        let mut rows = all.query([]).ctx(ctx)?;
+        while let Some(row) = rows.next().ctx(ctx)? {
+            let id: i64 = row.get(0).ctx(ctx)?;
+            if depth_of.get(&id).is_some_and(|&d| d as usize <= shown) {
+                paths.insert(id, row.get(1).ctx(ctx)?);
+            }
+        }
+    } else {
+        let mut path_of = conn
+            .prepare_cached("SELECT path FROM files WHERE file_id = ?1")
+            .ctx(ctx)?;
+        for &id in levels[..=shown].iter().flatten() {
+            paths.insert(id, path_of.query_row([id], |r| r.get(0)).ctx(ctx)?);
+        }
     }
-    drop(rows);
     let path_of = |id: &i64| -> Result<&String> {
         paths
             .get(id)
@@ -775,21 +787,6 @@ pub fn importers_within(
         }
     }
     Ok(Importers { by_depth, listed })
-}
-
-/// `ids` as a JSON array (`[3,17,42]`), for `json_each`.
-fn json_ids(ids: &[i64]) -> String {
-    use std::fmt::Write;
-    let mut out = String::with_capacity(ids.len() * 6 + 2);
-    out.push('[');
-    for (i, id) in ids.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        let _ = write!(out, "{id}");
-    }
-    out.push(']');
-    out
 }
 
 /// A hasher for file ids (integer keys this crate made itself, so no defence against
