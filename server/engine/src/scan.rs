@@ -254,8 +254,8 @@ pub fn scan(
     }
 
     // A first scan (or one into an empty map) is a bulk load: secondary indexes of the big
-    // tables are built once at the end (a sort) instead of row by row. They are recreated
-    // even if this scan fails.
+    // tables are built once at
+    // the end (a sort) instead of row by row. They are recreated even if this scan fails.
     // After a first scan that was killed (no scan finished, the map holds what it wrote),
     // the load starts over: its rows are cleared, since rewriting them file by file
     // without the indexes it dropped searched whole tables (20 to 24 s against 11 s on a
