@@ -253,19 +253,9 @@ pub fn scan(
         return finish_noop(store, report, skips, started);
     }
 
-    // A first scan (or one into an empty map) is a bulk load: secondary indexes of the big
-    // tables are built once at
+    // A first scan is a bulk load: secondary indexes of the big tables are built once at
     // the end (a sort) instead of row by row. They are recreated even if this scan fails.
-    // After a first scan that was killed (no scan finished, the map holds what it wrote),
-    // the load starts over: its rows are cleared, since rewriting them file by file
-    // without the indexes it dropped searched whole tables (20 to 24 s against 11 s on a
-    // 2,258-file copy of the standard library). Their hashes still tell which files it had
-    // finished (`resumed`).
-    let bulk = (stored.is_empty() || has_scan.is_none()) && candidates.len() > 256;
-    let cleared = bulk && !stored.is_empty();
-    if cleared {
-        store.write(map::clear_map)?;
-    }
+    let bulk = stored.is_empty() && candidates.len() > 256;
     if bulk {
         store.write(map::drop_bulk_indexes)?;
     } else if map::bulk_indexes_missing(store.conn())? {
@@ -286,7 +276,6 @@ pub fn scan(
         interrupted,
         has_scan,
         bulk,
-        cleared,
     );
     if bulk && result.is_err() {
         store.write(map::create_bulk_indexes)?;
@@ -310,7 +299,6 @@ fn scan_inner(
     interrupted: HashSet<i64>,
     has_scan: Option<i64>,
     bulk: bool,
-    cleared: bool,
 ) -> Result<ScanReport> {
     let scan_id = store.write(|tx| {
         tx.execute(
@@ -341,7 +329,6 @@ fn scan_inner(
         scan_id,
         stored,
         first: has_scan.is_none(),
-        cleared,
         pending: PendingRefs::default(),
         changed_names: BTreeSet::new(),
         changed_files: BTreeSet::new(),
@@ -739,9 +726,6 @@ struct Writer<'a> {
     /// No scan has finished before this one (what is in the map was written by a scan
     /// that was killed).
     first: bool,
-    /// The rows of `stored` were cleared before this scan (a killed first scan loaded
-    /// again in bulk): they tell what that scan had written, and no longer exist.
-    cleared: bool,
     /// References of changed files, waiting for resolution.
     pending: PendingRefs,
     /// Names that gained or lost a definition.
@@ -766,7 +750,6 @@ impl Writer<'_> {
             return Ok(());
         }
         let stored = self.stored;
-        let cleared = self.cleared;
         let scan_id = self.scan_id;
         let written = self.store.write(|tx| {
             let mut written = Vec::new();
@@ -781,7 +764,7 @@ impl Writer<'_> {
                     }
                     Outcome::Skipped(_) => {}
                     Outcome::Analyzed(a) => {
-                        let existing = stored.get(&a.path).filter(|_| !cleared).map(|s| s.file_id);
+                        let existing = stored.get(&a.path).map(|s| s.file_id);
                         let (old_keys, incoming) = match existing {
                             Some(id) => (map::symbol_keys(tx, id)?, map::refs_into_file(tx, id)?),
                             None => (Vec::new(), Vec::new()),
@@ -861,8 +844,7 @@ impl Writer<'_> {
                     // because that scan's references were lost with it, and the hash the
                     // row had before that scan is gone.
                     let old_hash = stored.get(&a.path).map(|s| s.content_hash.clone());
-                    let rewritten =
-                        (existed || self.cleared) && old_hash.as_deref() == Some(&a.content_hash);
+                    let rewritten = existed && old_hash.as_deref() == Some(&a.content_hash);
                     // On a first scan nothing was there before the killed one: its work
                     // is finished (`resumed`). On a later one the killed scan rewrote the
                     // file because it had changed since the last finished scan: modified.

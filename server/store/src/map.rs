@@ -1055,50 +1055,6 @@ pub fn drop_bulk_indexes(tx: &Transaction<'_>) -> Result<()> {
     Ok(())
 }
 
-/// Empties the derived map (files and every row that hangs off them, and the full-text
-/// indexes over symbols and documentation sections) so that a first scan killed midway
-/// is loaded again in bulk rather than rewritten file by file. Authored memory, scans,
-/// drift and skipped files are left as they are (memory names files by path and symbols
-/// by key). The full-text delete triggers are suspended meanwhile: the killed load may
-/// have written rows its suspended insert triggers never indexed, and deleting those
-/// from an external-content index would corrupt it; `delete-all` empties each instead.
-pub fn clear_map(tx: &Transaction<'_>) -> Result<()> {
-    const DELETE_TRIGGERS: [(&str, &str); 2] = [
-        ("symbols_fts_delete", "symbols_fts"),
-        ("doc_chunks_fts_delete", "doc_chunks_fts"),
-    ];
-    let mut triggers = Vec::new();
-    for (trigger, _) in DELETE_TRIGGERS {
-        let sql: Option<String> = tx
-            .query_row(
-                "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?1",
-                [trigger],
-                |r| r.get(0),
-            )
-            .optional()
-            .ctx(|| format!("reading trigger {trigger}"))?;
-        if let Some(sql) = sql {
-            tx.execute_batch(&format!("DROP TRIGGER {trigger}"))
-                .ctx(|| format!("suspending trigger {trigger}"))?;
-            triggers.push(sql);
-        }
-    }
-    tx.execute_batch(
-        "DELETE FROM refs; DELETE FROM deps; DELETE FROM imports; DELETE FROM doc_chunks;
-         DELETE FROM symbols; DELETE FROM files;",
-    )
-    .ctx(|| "emptying the map".into())?;
-    for (_, fts) in DELETE_TRIGGERS {
-        tx.execute_batch(&format!("INSERT INTO {fts}({fts}) VALUES ('delete-all')"))
-            .ctx(|| format!("emptying {fts}"))?;
-    }
-    for sql in triggers {
-        tx.execute_batch(&sql)
-            .ctx(|| "restoring a full-text trigger".into())?;
-    }
-    Ok(())
-}
-
 /// True when a bulk load was interrupted before it rebuilt its indexes and triggers.
 pub fn bulk_indexes_missing(conn: &Connection) -> Result<bool> {
     let present: usize = conn
