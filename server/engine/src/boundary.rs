@@ -85,6 +85,26 @@ impl Workspace {
         Some(text)
     }
 
+    /// Whether text the map holds for `path` (a symbol's signature and doc comment, a
+    /// documentation section, a memory body) may be served as it is: always when the last
+    /// finished scan used this workspace's secret rules (it kept no file in which they
+    /// find a credential, and memory was checked when written); after rules were
+    /// configured since, only text in which they find none, of a path they do not name.
+    pub(crate) fn map_text_served(&self, path: &str, text: &str) -> bool {
+        let conn = self.store.conn();
+        let recorded: Option<String> = conn
+            .prepare_cached("SELECT value FROM meta WHERE key = ?1")
+            .ok()
+            .and_then(|mut s| {
+                s.query_row([crate::scan::SECRET_RULES_META], |r| r.get(0))
+                    .ok()
+            });
+        if recorded.as_deref() == Some(self.secrets.fingerprint()) {
+            return true;
+        }
+        self.secrets.path_rule(path).is_none() && self.secrets.find_token(text).is_none()
+    }
+
     /// Whether the last scan checked `text`, the content of `rel`, with this workspace's
     /// secret rules and found no credential: the map holds `rel` with `text`'s content
     /// hash (a scan keeps no file in which a rule finds one), and the rules' fingerprint

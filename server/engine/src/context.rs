@@ -622,6 +622,7 @@ impl Workspace {
                 }
             }
         }
+        hits.retain(|(hit, text, _)| self.map_text_served(hit.path.as_deref().unwrap_or(""), text));
         Ok(hits)
     }
 
@@ -1003,6 +1004,20 @@ impl Workspace {
             .map(|c| c.id.as_str())
             .collect();
         let mut symbols = loci_store::map::symbols_by_keys(conn, &symbol_keys)?;
+        // A symbol whose first line or doc comment a secret rule configured since the scan
+        // finds is left out, as its file's source is.
+        let withheld: Vec<String> = symbols
+            .values()
+            .filter(|s| {
+                let text = format!("{}\n{}", s.signature, s.doc.as_deref().unwrap_or_default());
+                !self.map_text_served(&s.path, &text)
+            })
+            .map(|s| s.key.clone())
+            .collect();
+        for key in &withheld {
+            symbols.remove(key);
+            cands.remove(&(HitKind::Symbol, key.clone()));
+        }
         for c in cands.values_mut().filter(|c| c.kind == HitKind::Symbol) {
             if let Some(s) = symbols.remove(&c.id) {
                 let doc = s

@@ -124,6 +124,15 @@ impl Workspace {
             let mut hits = map::find_symbols(self.store.conn(), name, LIST_LIMIT + 1)?;
             let truncated = hits.len() > LIST_LIMIT as usize;
             hits.truncate(LIST_LIMIT as usize);
+            // The place of a symbol is no secret; its first line and doc comment may be,
+            // under a rule configured since the scan.
+            for h in &mut hits {
+                let text = format!("{}\n{}", h.signature, h.doc.as_deref().unwrap_or_default());
+                if !self.map_text_served(&h.path, &text) {
+                    h.signature = String::new();
+                    h.doc = None;
+                }
+            }
             let paths = hits.iter().map(|h| h.path.clone()).collect();
             let mut env = self.envelope(hits, paths)?;
             env.limits.truncated = truncated;

@@ -283,6 +283,70 @@ fn context_does_not_serve_a_file_that_a_rule_added_since_the_scan_finds() {
     assert!(after.contains("open_vault"), "{after}");
 }
 
+/// Fault found by a fresh-user trial: after a secret rule was configured (by pattern or
+/// by path), documentation sections and doc comments the map had stored before were still
+/// served by `context`, `search` and `symbol` until the next scan; only files served whole
+/// were checked again.
+#[test]
+fn fault_text_the_map_stored_before_a_new_secret_rule_was_still_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let token = ["INT-9f3a7c1e", "5b2d8046"].concat();
+    write(
+        root,
+        "docs/vault.md",
+        &format!("# Vault rotation\n\nThe rotation job signs with `{token}`.\n"),
+    );
+    write(
+        root,
+        "src/escrow.py",
+        &format!("def escrow_release():\n    \"\"\"Release with {token}.\"\"\"\n    return 1\n"),
+    );
+    write(
+        root,
+        "docs/ledger.md",
+        "# Ledger\n\nThe ledger balances nightly.\n",
+    );
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let ask = |q: &str| ContextRequest {
+        query: q.into(),
+        open_files: Vec::new(),
+        budget: Some(4_000),
+        floor: Some(0.0),
+    };
+    let served = |ws: &Workspace| -> String {
+        let mut all = String::new();
+        for q in ["vault rotation job", "escrow release", "ledger balances"] {
+            all.push_str(&ws.context(&ask(q)).unwrap().result.markdown);
+            let hits = ws.search(q, &SearchOptions::default()).unwrap().result;
+            all.push_str(&serde_json::to_string(&hits).unwrap());
+        }
+        let symbols = ws.symbol("escrow_release").unwrap().result;
+        all.push_str(&serde_json::to_string(&symbols).unwrap());
+        all
+    };
+    let before = served(&ws);
+    assert!(before.contains(&token), "{before}");
+    assert!(before.contains("nightly"), "{before}");
+    write(
+        root,
+        ".loci/config.toml",
+        "[secrets]\npaths = [\"docs/ledger.md\"]\n\n[secrets.tokens]\ninternal = '\\bINT-[0-9a-f]{16}\\b'\n",
+    );
+    let ws = Workspace::open(root, None).unwrap();
+    let after = served(&ws);
+    assert!(!after.contains(&token), "{after}");
+    assert!(!after.contains("nightly"), "{after}");
+    // The symbol is still found, without its first line and doc comment.
+    let symbols = ws.symbol("escrow_release").unwrap().result;
+    assert_eq!(symbols.len(), 1);
+    assert_eq!(
+        (symbols[0].signature.as_str(), &symbols[0].doc),
+        ("", &None)
+    );
+}
+
 #[test]
 fn memory_text_with_a_credential_is_refused_naming_the_argument_rule_and_position() {
     let dir = tempfile::tempdir().unwrap();
