@@ -82,8 +82,8 @@ enum Command {
     Impact {
         /// A repo-relative path or a symbol name/key.
         target: String,
-        /// Hops to follow.
-        #[arg(long, default_value_t = 3)]
+        /// Hops to follow (at least 1).
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
         depth: u32,
         /// Follow only stated edges (proven by a parser), not derived ones.
         #[arg(long)]
@@ -533,6 +533,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Refs { name } => Some(format!("no references to `{name}` in the map")),
         Command::Callers { symbol } => Some(format!("no callers of `{symbol}` in the map")),
         Command::Search { query, .. } => Some(format!("nothing matches `{query}`")),
+        Command::Impact { target, depth, .. } => Some(format!(
+            "nothing depends on `{target}` within depth {depth}"
+        )),
+        Command::Context { query, .. } => Some(format!(
+            "nothing relevant to `{query}` cleared the floor (the answer abstained)"
+        )),
         _ => None,
     };
     let found = match cli.command {

@@ -257,10 +257,8 @@ impl Output {
                     .collect();
                 writeln!(
                     o,
-                    "... {} more not listed: the {} nearest are ({} in all: {}); \
-                     `--limit 0` lists all",
+                    "... and {} more, not listed ({} in all: {}); `--limit 0` lists all",
                     env.limits.omitted,
-                    i.nodes.len(),
                     i.dependents,
                     levels.join(", "),
                 )?;

@@ -349,6 +349,34 @@ fn impact_of_a_file_counts_its_dependent_files_without_the_target() {
 /// A widely imported file's impact lists the nearest `--limit` dependents (default 100)
 /// and says how many more there are and how to see them; `--limit 0` lists all; the JSON
 /// envelope carries the same cut in `limits` and the exact counts in the result.
+/// Fault found by a fresh-user trial: `impact` of a file nothing depends on and a
+/// `context` that abstained exited 1 ("nothing found") with nothing on stderr, and
+/// `--depth 0` was taken as 1.
+#[test]
+fn fault_nothing_found_from_impact_and_context_said_nothing_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "core.py", "def run():\n    return 1\n");
+    write(root, "leaf.py", "import core\n");
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(root, &["impact", "leaf.py"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: nothing depends on `leaf.py` within depth 3\n"
+    );
+    let out = loci(root, &["context", "bake a chocolate cake"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: nothing relevant to `bake a chocolate cake` cleared the floor (the answer abstained)\n"
+    );
+    let out = loci(root, &["impact", "core.py", "--depth", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--depth"), "{err}");
+}
+
 #[test]
 fn impact_lists_the_nearest_dependents_up_to_the_limit_and_says_how_many_were_left_out() {
     let dir = tempfile::tempdir().unwrap();
@@ -374,7 +402,7 @@ fn impact_lists_the_nearest_dependents_up_to_the_limit_and_says_how_many_were_le
     );
     assert_eq!(
         lines[101],
-        "... 5 more not listed: the 100 nearest are (105 in all: 104 at depth 1, 1 at depth 2); \
+        "... and 5 more, not listed (105 in all: 104 at depth 1, 1 at depth 2); \
          `--limit 0` lists all"
     );
 
@@ -385,7 +413,7 @@ fn impact_lists_the_nearest_dependents_up_to_the_limit_and_says_how_many_were_le
          \x20 m000.py  <- import at m000.py:1 (stated, 1.00)\n\
          \x20 m001.py  <- import at m001.py:1 (stated, 1.00)\n\
          \x20 m002.py  <- import at m002.py:1 (stated, 1.00)\n\
-         ... 102 more not listed: the 3 nearest are (105 in all: 104 at depth 1, 1 at depth 2); \
+         ... and 102 more, not listed (105 in all: 104 at depth 1, 1 at depth 2); \
          `--limit 0` lists all\n"
     );
 

@@ -463,10 +463,8 @@ pub fn impact_markdown(env: &Envelope<Impact>) -> String {
     if env.limits.omitted > 0 {
         let _ = write!(
             s,
-            "\n{} more not listed: the {} nearest are ({} in all; `\"limit\": 0` lists all).\n",
-            env.limits.omitted,
-            i.nodes.len(),
-            i.dependents
+            "\n… and {} more, not listed ({} in all; `\"limit\": 0` lists all).\n",
+            env.limits.omitted, i.dependents
         );
     }
     let _ = write!(s, "\n{} files affected.", i.files_affected);

@@ -18,6 +18,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Dependents an `impact` call lists when it names no `limit`: 30, so that the answer fits
+/// one page of [`crate::render::PAGE_BYTES`] (the CLI's 100 made 39 KB for a widely
+/// imported stdlib file, and the page held a preview of 17).
+pub const IMPACT_LIMIT: u32 = 30;
+
 /// Declares a parameter struct: `Deserialize` (unknown arguments refused, so a misspelled
 /// argument is named in the error), `JsonSchema`. With `+ write`, the options every
 /// memory write accepts are appended.
@@ -203,7 +208,7 @@ params! {
         /// Follow only stated edges (proven by a parser), not derived ones (name-matched calls).
         #[serde(default)]
         hard: Option<bool>,
-        /// Dependents to list, nearest first (default 100; 0 lists all). The counts
+        /// Dependents to list, nearest first (default [`IMPACT_LIMIT`], 30; 0 lists all). The counts
         /// (`dependents`, `by_depth`) are always of the whole walk; `limits.omitted` says
         /// how many were not listed.
         #[serde(default)]
@@ -948,7 +953,7 @@ impl Call {
                 &p.target,
                 p.depth.unwrap_or(3),
                 p.hard.unwrap_or(false),
-                p.limit.unwrap_or(loci_engine::query::IMPACT_LIMIT),
+                p.limit.unwrap_or(IMPACT_LIMIT),
             )),
             Call::Why(p) => json(ws.why(&p.query)),
             Call::Show(p) => json(ws.show(&p.subject, p.version)),
