@@ -85,24 +85,29 @@ impl Workspace {
         Some(text)
     }
 
-    /// Whether text the map holds for `path` (a symbol's signature and doc comment, a
-    /// documentation section, a memory body) may be served as it is: always when the last
-    /// finished scan used this workspace's secret rules (it kept no file in which they
-    /// find a credential, and memory was checked when written); after rules were
-    /// configured since, only text in which they find none, of a path they do not name.
-    pub(crate) fn map_text_served(&self, path: &str, text: &str) -> bool {
-        let conn = self.store.conn();
-        let recorded: Option<String> = conn
+    /// Whether the last finished scan used this workspace's secret rules: then every text
+    /// the map holds passed them (a scan keeps no file in which they find a credential,
+    /// and memory was checked when written). When rules were configured since, each text
+    /// is checked with [`Workspace::map_text_served`] before it is served.
+    pub(crate) fn map_checked_by_these_rules(&self) -> bool {
+        self.store
+            .conn()
             .prepare_cached("SELECT value FROM meta WHERE key = ?1")
             .ok()
             .and_then(|mut s| {
-                s.query_row([crate::scan::SECRET_RULES_META], |r| r.get(0))
+                s.query_row([crate::scan::SECRET_RULES_META], |r| r.get::<_, String>(0))
                     .ok()
-            });
-        if recorded.as_deref() == Some(self.secrets.fingerprint()) {
-            return true;
-        }
-        self.secrets.path_rule(path).is_none() && self.secrets.find_token(text).is_none()
+            })
+            .is_some_and(|f| f == self.secrets.fingerprint())
+    }
+
+    /// Whether text the map holds for `path` (a symbol's signature and doc comment, a
+    /// documentation section, a memory body) may be served when the rules changed since
+    /// the last scan (`checked` is [`Workspace::map_checked_by_these_rules`], read once per
+    /// answer): only text in which they find no credential, of a path they do not name.
+    pub(crate) fn map_text_served(&self, checked: bool, path: &str, text: &str) -> bool {
+        checked
+            || (self.secrets.path_rule(path).is_none() && self.secrets.find_token(text).is_none())
     }
 
     /// Whether the last scan checked `text`, the content of `rel`, with this workspace's
@@ -112,19 +117,13 @@ impl Workspace {
     /// spares each process compiling the rules a file's text wakes (3 ms of a
     /// `loci context` on the standard library). Any error reading the map is a no.
     fn scanned_clean(&self, rel: &str, text: &str) -> bool {
-        let conn = self.store.conn();
-        let lookup = |sql: &str, key: &str| -> Option<String> {
-            conn.prepare_cached(sql)
-                .ok()?
-                .query_row([key], |r| r.get(0))
+        self.map_checked_by_these_rules()
+            && self
+                .store
+                .conn()
+                .prepare_cached("SELECT content_hash FROM files WHERE path = ?1")
                 .ok()
-        };
-        lookup(
-            "SELECT value FROM meta WHERE key = ?1",
-            crate::scan::SECRET_RULES_META,
-        )
-        .is_some_and(|f| f == self.secrets.fingerprint())
-            && lookup("SELECT content_hash FROM files WHERE path = ?1", rel)
+                .and_then(|mut s| s.query_row([rel], |r| r.get::<_, String>(0)).ok())
                 .is_some_and(|h| h == loci_core::fingerprint::content_hash(text.as_bytes()))
     }
 }

@@ -622,7 +622,10 @@ impl Workspace {
                 }
             }
         }
-        hits.retain(|(hit, text, _)| self.map_text_served(hit.path.as_deref().unwrap_or(""), text));
+        let checked = self.map_checked_by_these_rules();
+        hits.retain(|(hit, text, _)| {
+            self.map_text_served(checked, hit.path.as_deref().unwrap_or(""), text)
+        });
         Ok(hits)
     }
 
@@ -1006,11 +1009,12 @@ impl Workspace {
         let mut symbols = loci_store::map::symbols_by_keys(conn, &symbol_keys)?;
         // A symbol whose first line or doc comment a secret rule configured since the scan
         // finds is left out, as its file's source is.
+        let checked = self.map_checked_by_these_rules();
         let withheld: Vec<String> = symbols
             .values()
             .filter(|s| {
                 let text = format!("{}\n{}", s.signature, s.doc.as_deref().unwrap_or_default());
-                !self.map_text_served(&s.path, &text)
+                !self.map_text_served(checked, &s.path, &text)
             })
             .map(|s| s.key.clone())
             .collect();

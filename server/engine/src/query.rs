@@ -126,9 +126,10 @@ impl Workspace {
             hits.truncate(LIST_LIMIT as usize);
             // The place of a symbol is no secret; its first line and doc comment may be,
             // under a rule configured since the scan.
+            let checked = self.map_checked_by_these_rules();
             for h in &mut hits {
                 let text = format!("{}\n{}", h.signature, h.doc.as_deref().unwrap_or_default());
-                if !self.map_text_served(&h.path, &text) {
+                if !self.map_text_served(checked, &h.path, &text) {
                     h.signature = String::new();
                     h.doc = None;
                 }
