@@ -7,8 +7,13 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn loci(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_loci"))
-        .args(args)
+    run(Command::new(env!("CARGO_BIN_EXE_loci")), dir, args)
+}
+
+/// Runs `cmd` (a `loci` command line) with `args` in `dir`, as a test author, outside any
+/// session and with no `LOCI_DB` from the environment.
+fn run(mut cmd: Command, dir: &Path, args: &[&str]) -> Output {
+    cmd.args(args)
         .current_dir(dir)
         .env("LOCI_AUTHOR", "human:test")
         .env_remove("LOCI_SESSION")
@@ -571,7 +576,7 @@ fn fault_scan_summary_did_not_name_the_skipped_files() {
 /// as this one; `bin` must be a copy the other user can run.
 fn as_other_user(bin: &Path, dir: &Path, args: &[&str]) -> Output {
     let uid = Command::new("id").arg("-u").output().unwrap();
-    let mut cmd = if String::from_utf8_lossy(&uid.stdout).trim() == "0" {
+    let cmd = if String::from_utf8_lossy(&uid.stdout).trim() == "0" {
         let mut c = Command::new("setpriv");
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
             .arg(bin);
@@ -579,13 +584,7 @@ fn as_other_user(bin: &Path, dir: &Path, args: &[&str]) -> Output {
     } else {
         Command::new(bin)
     };
-    cmd.args(args)
-        .current_dir(dir)
-        .env("LOCI_AUTHOR", "human:test")
-        .env_remove("LOCI_SESSION")
-        .env_remove("LOCI_DB")
-        .output()
-        .expect("loci runs")
+    run(cmd, dir, args)
 }
 
 fn names_in(dir: &Path) -> Vec<String> {

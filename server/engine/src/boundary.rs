@@ -110,6 +110,12 @@ impl Workspace {
             || (self.secrets.path_rule(path).is_none() && self.secrets.find_token(text).is_none())
     }
 
+    /// [`Workspace::map_text_served`] for a symbol's first line and doc comment.
+    pub(crate) fn symbol_text_served(&self, checked: bool, s: &loci_store::map::SymbolHit) -> bool {
+        let text = format!("{}\n{}", s.signature, s.doc.as_deref().unwrap_or_default());
+        self.map_text_served(checked, &s.path, &text)
+    }
+
     /// Whether the last scan checked `text`, the content of `rel`, with this workspace's
     /// secret rules and found no credential: the map holds `rel` with `text`'s content
     /// hash (a scan keeps no file in which a rule finds one), and the rules' fingerprint

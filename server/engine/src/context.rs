@@ -1012,10 +1012,7 @@ impl Workspace {
         let checked = self.map_checked_by_these_rules();
         let withheld: Vec<String> = symbols
             .values()
-            .filter(|s| {
-                let text = format!("{}\n{}", s.signature, s.doc.as_deref().unwrap_or_default());
-                !self.map_text_served(checked, &s.path, &text)
-            })
+            .filter(|s| !self.symbol_text_served(checked, s))
             .map(|s| s.key.clone())
             .collect();
         for key in &withheld {

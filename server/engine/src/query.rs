@@ -128,8 +128,7 @@ impl Workspace {
             // under a rule configured since the scan.
             let checked = self.map_checked_by_these_rules();
             for h in &mut hits {
-                let text = format!("{}\n{}", h.signature, h.doc.as_deref().unwrap_or_default());
-                if !self.map_text_served(checked, &h.path, &text) {
+                if !self.symbol_text_served(checked, h) {
                     h.signature = String::new();
                     h.doc = None;
                 }
