@@ -22,7 +22,7 @@
 //! looks only at relevance (module, text and symbol points), never at hops or boosts, so
 //! a question about nothing never returns the decision log.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use loci_store::memory as mem;
 use loci_store::search::{self as fts, FtsTable};
@@ -749,11 +749,27 @@ impl Workspace {
         let mut symbol_files: BTreeMap<String, f64> = BTreeMap::new();
         // Revisions read by the memory search, by id (step 4 needs them again).
         let mut revisions: HashMap<i64, mem::Revision> = HashMap::new();
-        for th in self.text_candidates(&terms, TEXT_HITS)? {
+        // A candidate found in several passages (a long section is several chunks) scores
+        // its best passage once: the rule is "up to +30", and summing weak passages let a
+        // long document outrank the code that answers the question.
+        let text_hits = self.text_candidates(&terms, TEXT_HITS)?;
+        let text_points = |th: &TextHit| th.coverage * RANK_K / (RANK_K + th.rank as f64);
+        let mut best: HashMap<(HitKind, String), f64> = HashMap::new();
+        for th in &text_hits {
+            let e = best.entry((th.hit.kind, th.hit.id.clone())).or_insert(0.0);
+            *e = e.max(text_points(th));
+        }
+        let mut scored: HashSet<(HitKind, String)> = HashSet::new();
+        for th in text_hits {
+            let points = text_points(&th);
             if let Some(r) = th.revision {
                 revisions.insert(r.revision_id, r);
             }
             let h = th.hit;
+            let key = (h.kind, h.id.clone());
+            if points < best[&key] || !scored.insert(key) {
+                continue;
+            }
             let decay = RANK_K / (RANK_K + th.rank as f64);
             let c = cands
                 .entry((h.kind, h.id.clone()))

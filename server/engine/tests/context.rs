@@ -742,3 +742,40 @@ fn fault_the_session_recap_ignored_the_token_budget() {
     assert!(small.limits.truncated);
     assert!(small.limits.used <= 100, "{:?}", small.limits);
 }
+
+/// Fault: a documentation section cut into several chunks scored every chunk that matched,
+/// so a long section of weak matches (31% of the question, twice) outranked the function
+/// that answers it (loci's own `how are FTS queries made safe` put `docs/memory.md` above
+/// `fts_query`). A candidate now scores its best passage once, as the "+30 at most" rule
+/// says.
+#[test]
+fn fault_a_long_section_scored_every_passage_it_was_cut_into() {
+    let (dir, mut ws) = workspace();
+    let filler = "Totals are kept per currency and rounded at the end of the month. ".repeat(20);
+    let section = (0..4)
+        .map(|i| format!("Paragraph {i}: the ledger must reconcile. {filler}"))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    write(
+        dir.path(),
+        "docs/ledger.md",
+        &format!("# Ledger\n\n## Reconciliation\n\n{section}\n"),
+    );
+    ws.scan(&|_| {}).unwrap();
+    let text = std::fs::read_to_string(dir.path().join("docs/ledger.md")).unwrap();
+    let cut = loci_core::markdown::chunks(&text)
+        .iter()
+        .filter(|c| c.heading == "Reconciliation")
+        .count();
+    assert!(cut >= 2, "the section is cut into {cut} chunks");
+    let answer = ask(&ws, "how does the ledger reconcile", &[], 4000).result;
+    let signals = signals_of(&answer, "docs/ledger.md#Reconciliation");
+    let text: Vec<&String> = signals.iter().filter(|s| s.starts_with("text (")).collect();
+    assert_eq!(text.len(), 1, "{signals:?}");
+    let item = answer
+        .items
+        .iter()
+        .find(|i| i.id == "docs/ledger.md#Reconciliation")
+        .unwrap();
+    assert!(item.relevance <= 30.0, "{}", item.relevance);
+}
