@@ -6,7 +6,7 @@
 mod malloc;
 mod output;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -541,6 +541,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         )),
         _ => None,
     };
+    let root = ws.root().to_path_buf();
+    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    let here = |arg: String| from_cwd(arg, &cwd, &root);
     let found = match cli.command {
         Command::Init { agents } => {
             let env = ws.stats()?;
@@ -571,7 +574,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Symbol { name } => out.symbols(&ws.symbol(&name)?)?,
         Command::Refs { name } => out.refs(&ws.refs(&name)?)?,
         Command::Callers { symbol } => out.callers(&ws.callers(&symbol)?)?,
-        Command::Deps { path, reverse } => match ws.deps(&path, reverse) {
+        Command::Deps { path, reverse } => match ws.deps(&here(path), reverse) {
             Err(EngineError::NotFound(message)) => return not_found(&message),
             env => out.deps(&env?)?,
         },
@@ -580,7 +583,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             depth,
             hard,
             limit,
-        } => match ws.impact_limited(&target, depth, hard, limit) {
+        } => match ws.impact_limited(&here(target), depth, hard, limit) {
             Err(EngineError::NotFound(message)) => return not_found(&message),
             env => out.impact(&env?)?,
         },
@@ -605,7 +608,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     "give the memory with --text TEXT, --file FILE, or --file - (stdin)"
                 ),
             };
-            out.written(&ws.remember(&subject, &body, &write.options())?)?
+            out.written(&ws.remember(&here(subject), &body, &write.options())?)?
         }
         Command::Decide {
             text,
@@ -617,19 +620,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             subject,
             write,
         } => out.written(&ws.learn(&text, subject.as_deref(), &write.options())?)?,
-        Command::Show { subject, version } => match ws.show(&subject, version) {
+        Command::Show { subject, version } => match ws.show(&here(subject), version) {
             Err(EngineError::NotFound(m)) => return not_found(&m),
             env => out.shown(&env?)?,
         },
-        Command::History { subject } => match ws.history(&subject) {
+        Command::History { subject } => match ws.history(&here(subject)) {
             Err(EngineError::NotFound(m)) => return not_found(&m),
             env => out.history(&env?)?,
         },
         Command::Pin { subject, write } => {
-            out.page(&ws.pin(&subject, true, &write.options())?)?
+            out.page(&ws.pin(&here(subject), true, &write.options())?)?
         }
         Command::Unpin { subject, write } => {
-            out.page(&ws.pin(&subject, false, &write.options())?)?
+            out.page(&ws.pin(&here(subject), false, &write.options())?)?
         }
         Command::Rollback {
             subject,
@@ -645,7 +648,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             env => out.why(&env?)?,
         },
         Command::Confirm { subject, write } => {
-            out.shown(&ws.confirm(&subject, &write.options())?)?
+            out.shown(&ws.confirm(&here(subject), &write.options())?)?
         }
         Command::Topic { command } => match command {
             TopicCommand::Add { topic, member } => {
@@ -710,7 +713,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let req = loci_engine::context::ContextRequest {
                 query,
-                open_files: open,
+                open_files: open.into_iter().map(here).collect(),
                 budget,
                 floor,
             };
@@ -808,4 +811,43 @@ mod tests {
         use clap::CommandFactory;
         super::Cli::command().debug_assert();
     }
+}
+
+/// A path argument as the map names it. A path that exists relative to the current
+/// directory, when that is a folder below the workspace root, becomes root-relative with
+/// `/` separators (as git resolves `git log parse.py` in a subfolder); so does an absolute
+/// path inside the workspace. Anything else (a root-relative path, a symbol name, a
+/// subject such as `decisions` or `topic:billing`) is passed on as given. `..` and `.`
+/// are resolved by name, not through symlinks, so a path keeps the name the map has.
+fn from_cwd(arg: String, cwd: &Path, root: &Path) -> String {
+    use std::path::Component;
+    let given = Path::new(&arg);
+    let joined = if given.is_absolute() {
+        given.to_path_buf()
+    } else {
+        match cwd.strip_prefix(root) {
+            Ok(below) if !below.as_os_str().is_empty() => cwd.join(given),
+            _ => return arg,
+        }
+    };
+    let Ok(inside) = joined.strip_prefix(root) else {
+        return arg;
+    };
+    let mut parts: Vec<String> = Vec::new();
+    for c in inside.components() {
+        match c {
+            Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
+            Component::ParentDir => {
+                if parts.pop().is_none() {
+                    return arg;
+                }
+            }
+            _ => {}
+        }
+    }
+    let rel = parts.join("/");
+    if rel.is_empty() || !root.join(&rel).exists() {
+        return arg;
+    }
+    rel
 }

@@ -691,3 +691,49 @@ fn fault_a_db_that_is_not_a_regular_file_was_opened() {
     assert!(!Path::new("/dev/null-lock").exists());
     assert!(!Path::new("/dev/null-journal").exists());
 }
+
+/// Fault: in a subfolder, `loci impact parse.py` answered "no file or symbol named
+/// `parse.py`": path arguments were read as root-relative only. A path that exists
+/// relative to the current directory (or an absolute one inside the workspace) now names
+/// the file as git would; a root-relative path, a symbol or a subject still works.
+#[test]
+fn fault_a_path_relative_to_the_current_directory_was_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pkg/core.py", "def run():\n    return 1\n");
+    write(root, "pkg/leaf.py", "import pkg.core\n");
+    write(root, "app.py", "from pkg import leaf\n");
+    assert!(loci(root, &["scan"]).status.success());
+    let sub = root.join("pkg");
+    let from_sub = loci(&sub, &["deps", "leaf.py"]);
+    assert!(from_sub.status.success(), "{from_sub:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&from_sub.stdout),
+        "pkg/leaf.py:1: pkg.core -> pkg/core.py\n"
+    );
+    let impact = loci(&sub, &["impact", "core.py", "--depth", "1"]);
+    assert!(impact.status.success(), "{impact:?}");
+    assert!(
+        String::from_utf8_lossy(&impact.stdout).starts_with("impact of pkg/core.py (depth 1)"),
+        "{impact:?}"
+    );
+    let up = loci(&sub, &["deps", "../app.py"]);
+    assert!(
+        String::from_utf8_lossy(&up.stdout).starts_with("app.py:1: "),
+        "{up:?}"
+    );
+    let absolute = root.canonicalize().unwrap().join("pkg/leaf.py");
+    let abs = loci(root, &["deps", absolute.to_str().unwrap()]);
+    assert_eq!(abs.stdout, from_sub.stdout, "{abs:?}");
+    // Root-relative paths and symbol names still work from the subfolder.
+    assert_eq!(loci(&sub, &["deps", "pkg/leaf.py"]).stdout, from_sub.stdout);
+    assert!(loci(&sub, &["symbol", "run"]).status.success());
+    // Memory written from the subfolder is about the file the map names.
+    let wrote = loci(&sub, &["remember", "core.py", "--text", "Runs the core."]);
+    assert!(wrote.status.success(), "{wrote:?}");
+    let shown = loci(root, &["show", "pkg/core.py"]);
+    assert!(
+        String::from_utf8_lossy(&shown.stdout).contains("Runs the core."),
+        "{shown:?}"
+    );
+}
