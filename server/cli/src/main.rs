@@ -804,15 +804,6 @@ fn not_found(message: &str) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(1))
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_command_line_definition_is_consistent() {
-        use clap::CommandFactory;
-        super::Cli::command().debug_assert();
-    }
-}
-
 /// A path argument as the map names it. A path that exists relative to the current
 /// directory, when that is a folder below the workspace root, becomes root-relative with
 /// `/` separators (as git resolves `git log parse.py` in a subfolder); so does an absolute
@@ -837,11 +828,8 @@ fn from_cwd(arg: String, cwd: &Path, root: &Path) -> String {
     for c in inside.components() {
         match c {
             Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
-            Component::ParentDir => {
-                if parts.pop().is_none() {
-                    return arg;
-                }
-            }
+            // `..` pops a name (in the guard); above the root it is not the map's.
+            Component::ParentDir if parts.pop().is_none() => return arg,
             _ => {}
         }
     }
@@ -850,4 +838,13 @@ fn from_cwd(arg: String, cwd: &Path, root: &Path) -> String {
         return arg;
     }
     rel
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
 }
