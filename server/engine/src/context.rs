@@ -306,6 +306,16 @@ fn passages(text: &str) -> Vec<String> {
 /// The share of `weights` (one per term) held by the best of `passages`. A passage holds a
 /// term as [`Term::found_in`] has it for the passage's [`crate::search::words_in`]; this
 /// checks the same in one pass over the passage's words without building the word set.
+/// A symbol's text as coverage reads it: its qualified name, the name's words, its first
+/// line and doc comment (what `symbols_fts` indexes).
+fn symbol_text(qualified_name: &str, signature: &str, doc: Option<&str>) -> String {
+    format!(
+        "{qualified_name} {}\n{signature}\n{}",
+        loci_core::terms::symbol_terms(qualified_name),
+        doc.unwrap_or_default()
+    )
+}
+
 fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
     let total: f64 = weights.iter().sum();
     if total <= 0.0 {
@@ -576,13 +586,7 @@ impl Workspace {
             }
             FtsTable::Symbols => {
                 for s in fts::search_symbols(conn, fts_query, prefix, limit)? {
-                    let text = format!(
-                        "{} {}\n{}\n{}",
-                        s.qualified_name,
-                        loci_core::terms::symbol_terms(&s.qualified_name),
-                        s.signature,
-                        s.doc.as_deref().unwrap_or_default()
-                    );
+                    let text = symbol_text(&s.qualified_name, &s.signature, s.doc.as_deref());
                     hits.push((
                         SearchHit::symbol(
                             &s.key,
@@ -632,9 +636,9 @@ impl Workspace {
     /// The full-text candidates of a question's content terms: per index, the terms rarest
     /// first up to [`RETRIEVAL_ROWS`], ORed; each hit with the IDF-weighted share of all
     /// the terms its best passage holds (symbols are one passage).
-    fn text_candidates(&self, terms: &[Term], limit: u32) -> Result<Vec<TextHit>> {
+    fn text_candidates(&self, terms: &[Term], limit: u32) -> Result<(Vec<TextHit>, Vec<f64>)> {
         if terms.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         }
         let mut lookups: Vec<String> = Vec::new();
         for t in terms {
@@ -703,7 +707,7 @@ impl Workspace {
                 });
             }
         }
-        Ok(out)
+        Ok((out, weights))
     }
 
     /// Ranked, tiered context for a question under a token budget; see the module docs.
@@ -752,7 +756,35 @@ impl Workspace {
         // A candidate found in several passages (a long section is several chunks) scores
         // its best passage once: the rule is "up to +30", and summing weak passages let a
         // long document outrank the code that answers the question.
-        let text_hits = self.text_candidates(&terms, TEXT_HITS)?;
+        let (mut text_hits, weights) = self.text_candidates(&terms, TEXT_HITS)?;
+        // Symbols the question names (`Store::write`, `parse_config`, a one-word question).
+        // Each is also a text hit at rank 0: the definition a question names is its best
+        // match, even where FTS5's length normalisation ranks a long doc comment below the
+        // hits kept (`namedtuple`, with a 40-line docstring, came after 50 of its tests).
+        let mut named: Vec<(String, loci_store::map::SymbolHit)> = Vec::new();
+        for name in crate::search::identifier_tokens(query) {
+            let wanted = name.replace("::", ".");
+            for s in loci_store::map::find_symbols(conn, &wanted, 20)? {
+                if !terms.is_empty() {
+                    let text = symbol_text(&s.qualified_name, &s.signature, s.doc.as_deref());
+                    text_hits.push(TextHit {
+                        hit: SearchHit::symbol(
+                            &s.key,
+                            &s.kind,
+                            &s.qualified_name,
+                            &s.path,
+                            s.line,
+                            &s.signature,
+                            0.0,
+                        ),
+                        coverage: coverage(&[text], &terms, &weights),
+                        rank: 0,
+                        revision: None,
+                    });
+                }
+                named.push((name.clone(), s));
+            }
+        }
         let text_points = |th: &TextHit| th.coverage * RANK_K / (RANK_K + th.rank as f64);
         let mut best: HashMap<(HitKind, String), f64> = HashMap::new();
         for th in &text_hits {
@@ -791,20 +823,16 @@ impl Workspace {
                 c.digest = h.snippet.clone();
             }
         }
-        // Symbols the question names (`Store::write`, `parse_config`, a one-word question).
-        for name in crate::search::identifier_tokens(query) {
-            let wanted = name.replace("::", ".");
-            for s in loci_store::map::find_symbols(conn, &wanted, 20)? {
-                let c = cands
-                    .entry((HitKind::Symbol, s.key.clone()))
-                    .or_insert_with(|| {
-                        Candidate::new(HitKind::Symbol, s.key.clone(), Some(s.path.clone()))
-                    });
-                c.line = Some(s.line);
-                c.add(15.0, true, format!("named in the question (`{name}`)"));
-                let e = symbol_files.entry(s.path.clone()).or_insert(0.0);
-                *e = e.max(0.5);
-            }
+        for (name, s) in named {
+            let c = cands
+                .entry((HitKind::Symbol, s.key.clone()))
+                .or_insert_with(|| {
+                    Candidate::new(HitKind::Symbol, s.key.clone(), Some(s.path.clone()))
+                });
+            c.line = Some(s.line);
+            c.add(15.0, true, format!("named in the question (`{name}`)"));
+            let e = symbol_files.entry(s.path.clone()).or_insert(0.0);
+            *e = e.max(0.5);
         }
         // 2. Structure: pages about the files of matching symbols, about open files and
         //    their folders, topics holding those files; code and docs in the open modules.

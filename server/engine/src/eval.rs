@@ -77,6 +77,10 @@ pub struct CaseOutcome {
     pub loci_rank: Option<usize>,
     /// The same for the BM25 baseline.
     pub bm25_rank: Option<usize>,
+    /// loci's recall@k on this case: the share of its gold entries in the first k items.
+    pub loci_recall: f64,
+    /// The same for the BM25 baseline.
+    pub bm25_recall: f64,
     /// Whether loci abstained.
     pub abstained: bool,
     /// loci's best relevance.
@@ -369,6 +373,8 @@ impl Workspace {
                 id: case.id.clone(),
                 loci_rank: first1,
                 bm25_rank: first2,
+                loci_recall: r1,
+                bm25_recall: r2,
                 abstained,
                 best_relevance: answer.best_relevance,
             });

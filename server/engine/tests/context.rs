@@ -779,3 +779,45 @@ fn fault_a_long_section_scored_every_passage_it_was_cut_into() {
         .unwrap();
     assert!(item.relevance <= 30.0, "{}", item.relevance);
 }
+
+/// Fault: a one-word question naming a function (`namedtuple` in the standard library)
+/// ranked its definition 55th. Its 40-line docstring put it below the 50 full-text hits
+/// kept per index (FTS5's BM25 normalises by length), so it had only the +15 for being
+/// named, under dozens of tests whose names hold the word. A definition the question names
+/// is now also its best text hit.
+#[test]
+fn fault_a_named_definition_with_a_long_docstring_ranked_below_its_tests() {
+    let (dir, mut ws) = workspace();
+    let doc = (0..40)
+        .map(|i| format!("    Line {i} of the manual: options, defaults and examples.\n"))
+        .collect::<String>();
+    write(
+        dir.path(),
+        "src/frob.py",
+        &format!(
+            "def frobnicate(widget, depth=3):\n    \"\"\"Frobnicates a widget.\n\n{doc}    \"\"\"\n    return widget\n"
+        ),
+    );
+    let tests = (0..60)
+        .map(|i| format!("def test_frobnicate_{i}():\n    assert frobnicate({i})\n\n"))
+        .collect::<String>();
+    write(dir.path(), "tests/test_frob.py", &tests);
+    ws.scan(&|_| {}).unwrap();
+    let answer = ask(&ws, "frobnicate", &[], 4000).result;
+    assert_eq!(
+        answer.items[0].id,
+        "src/frob.py#frobnicate@function",
+        "{:?}",
+        answer.items[..3]
+            .iter()
+            .map(|i| (&i.id, &i.signals))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        answer.items[0].signals,
+        vec![
+            "text (100% of the question) +30.0",
+            "named in the question (`frobnicate`) +15.0"
+        ]
+    );
+}
