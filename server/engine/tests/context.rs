@@ -821,3 +821,31 @@ fn fault_a_named_definition_with_a_long_docstring_ranked_below_its_tests() {
         ]
     );
 }
+
+/// Test code is usage, not the answer, unless the question is about tests: a test of the
+/// function scores 5 points under it (a prior, so abstention does not see it).
+#[test]
+fn test_code_ranks_below_the_code_it_tests_unless_the_question_is_about_tests() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "tests/test_billing.py",
+        "def test_refund_invoice_line_items():\n    \"\"\"Refund invoice line items.\"\"\"\n    assert refund_invoice(None)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let test_key = "tests/test_billing.py#test_refund_invoice_line_items@function";
+    let answer = ask(&ws, "refund invoice line items", &[], 4000).result;
+    let signals = signals_of(&answer, test_key);
+    assert!(
+        signals.contains(&"test code, and the question is not about tests -5.0".to_string()),
+        "{signals:?}"
+    );
+    let about_tests = ask(&ws, "which tests refund invoice line items", &[], 4000).result;
+    let signals = signals_of(&about_tests, test_key);
+    assert!(
+        signals.iter().all(|s| !s.starts_with("test code")),
+        "{signals:?}"
+    );
+    let code = signals_of(&answer, "src/billing.py#refund_invoice@function");
+    assert!(code.iter().all(|s| !s.starts_with("test code")), "{code:?}");
+}
