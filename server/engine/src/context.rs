@@ -1318,15 +1318,24 @@ impl Workspace {
 
     /// A symbol served FULL: kind, qualified name and place, then up to 40 lines of its
     /// source and its doc comment.
+    /// A symbol served FULL: a heading, its source (up to 40 lines), then its doc comment
+    /// when the source does not already show it (a Python docstring is inside the body; a
+    /// Rust or JSDoc comment comes before the definition's first line).
     fn symbol_full(&self, s: &loci_store::map::SymbolHit) -> String {
+        let source = self.source_lines(&s.path, s.line, s.end_line, 40);
+        let doc = s.doc.as_deref().unwrap_or_default();
+        let shown = doc
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .is_some_and(|first| source.contains(first));
         format!(
-            "### {} {} ({}:{})\n```\n{}\n```\n{}",
+            "### {} {} ({}:{})\n```\n{source}\n```\n{}",
             s.kind,
             s.qualified_name,
             s.path,
             s.line + 1,
-            self.source_lines(&s.path, s.line, s.end_line, 40),
-            s.doc.clone().unwrap_or_default()
+            if shown { "" } else { doc }
         )
     }
 

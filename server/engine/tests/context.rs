@@ -849,3 +849,41 @@ fn test_code_ranks_below_the_code_it_tests_unless_the_question_is_about_tests() 
     let code = signals_of(&answer, "src/billing.py#refund_invoice@function");
     assert!(code.iter().all(|s| !s.starts_with("test code")), "{code:?}");
 }
+
+/// Fault: a Python function served FULL showed its docstring twice, in its source and
+/// again below it. The doc comment is now added only when the source does not show it (a
+/// Rust `///` comment comes before the definition's first line, so it is still added).
+#[test]
+fn fault_a_python_docstring_was_served_twice_in_a_full_symbol() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "src/math.rs",
+        "/// Adds two amounts of money.\npub fn add_amounts(a: u64, b: u64) -> u64 {\n    a + b\n}\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let full_text = |query: &str, id: &str| {
+        let answer = ask(&ws, query, &[], 4000).result;
+        answer
+            .items
+            .iter()
+            .find(|i| i.id == id && i.tier == Tier::Full)
+            .unwrap_or_else(|| panic!("{id} not served FULL: {:?}", answer.items))
+            .text
+            .clone()
+    };
+    let python = full_text("refund_invoice", "src/billing.py#refund_invoice@function");
+    assert_eq!(
+        python
+            .matches("Refunds every line item of a paid invoice.")
+            .count(),
+        1,
+        "{python}"
+    );
+    let rust = full_text("add_amounts", "src/math.rs#add_amounts@function");
+    assert_eq!(
+        rust.matches("Adds two amounts of money.").count(),
+        1,
+        "{rust}"
+    );
+}
