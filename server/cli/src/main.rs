@@ -515,15 +515,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             | Command::Export { .. }
             | Command::Backup { .. }
     );
-    if reads_only
-        && let Some(db) = &cli.db
-        && !db.exists()
-    {
-        anyhow::bail!(
-            "{}: no such database; `loci scan --db {}` creates it",
-            db.display(),
-            db.display()
-        );
+    if reads_only && let Some(db) = &cli.db {
+        // SQLite takes an empty file for a new database: a read would write a schema in it.
+        match std::fs::metadata(db) {
+            Err(_) => anyhow::bail!(
+                "{}: no such database; `loci scan --db {}` creates it",
+                db.display(),
+                db.display()
+            ),
+            Ok(meta) if meta.is_file() && meta.len() == 0 => anyhow::bail!(
+                "{}: an empty file, not a loci database; `loci scan --db {}` makes it one",
+                db.display(),
+                db.display()
+            ),
+            Ok(_) => {}
+        }
     }
     let mut ws = Workspace::open(&root, cli.db.as_deref())?;
     let out = output::Output::new(cli.json);

@@ -737,3 +737,23 @@ fn fault_a_path_relative_to_the_current_directory_was_not_found() {
         "{shown:?}"
     );
 }
+
+/// Fault: `loci stats --db empty.db` on an existing empty file wrote loci's schema into it
+/// (SQLite takes an empty file for a new database), though a command that only reads never
+/// creates a store. It is now refused with exit 2 and the file is left empty.
+#[test]
+fn fault_a_read_only_command_at_an_empty_file_made_it_a_database() {
+    let dir = repo();
+    let empty = dir.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    let db = empty.to_str().unwrap();
+    let out = loci(dir.path(), &["--db", db, "stats"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "loci: {db}: an empty file, not a loci database; `loci scan --db {db}` makes it one\n"
+        )
+    );
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
+}
