@@ -699,3 +699,47 @@ async fn lifecycle_is_tolerant() {
     assert_eq!(v["id"], 4);
     assert_eq!(v["result"]["structuredContent"]["result"][0]["name"], "a");
 }
+
+/// Fault found by the issue-6 fresh-user trial: on a real repository `context` at the
+/// default budget answered "bytes 0..22597 of 35720 (pretty-printed JSON of the result);
+/// more: call again with cursor" — the answer is its markdown plus every item's text
+/// again, so a 2,000-token answer passed the 24 KiB page and the agent read JSON over two
+/// calls instead of the answer. The items now leave their text to the markdown when that
+/// makes the answer fit one page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fault_a_context_answer_within_its_budget_was_paged_as_json() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let body: String = (0..40)
+        .map(|i| format!("    step_{i} = \"rotate the \\\"signing\\\" key of the \\\"service\\\" account\" + str({i}) * 3  # keep it\n"))
+        .collect();
+    let source: String = (0..5)
+        .map(|n| format!("def rotate_key_{n}(key):\n    \"\"\"Rotates the signing key.\"\"\"\n{body}    return key\n\n"))
+        .collect();
+    write(dir.path(), "keys.py", &source);
+    let client = connect(scanned(dir.path())).await;
+    let r = ok(
+        &client,
+        "context",
+        json!({"query": "rotate the signing key", "budget": 4000}),
+    )
+    .await;
+    let s = structured(&r);
+    assert!(s.get("page").is_none(), "{}", &text(&r)[..200]);
+    let answer = &s["result"];
+    let markdown = answer["markdown"].as_str().expect("markdown");
+    assert_eq!(answer["items"][0]["tier"], "FULL");
+    assert!(
+        answer["items"][0].get("text").is_none(),
+        "{} bytes of markdown, {} of JSON",
+        markdown.len(),
+        serde_json::to_string(answer).map_or(0, |j| j.len())
+    );
+    assert_eq!(
+        answer["items_text"],
+        "left out of the items to fit one page: `markdown` holds each item's text"
+    );
+    assert_eq!(text(&r), format!("context: \n{markdown}\n"));
+    // With each item's text as well (the markdown's again), it would be over a page.
+    let escaped = serde_json::to_string(markdown).expect("json").len();
+    assert!(escaped * 2 > loci_mcp::render::PAGE_BYTES, "{escaped}");
+}

@@ -271,6 +271,8 @@ struct TextHit {
     rank: usize,
     /// For memory, the revision matched (step 4 of `context` reads it from here).
     revision: Option<mem::Revision>,
+    /// The text it was matched in (for a doc section, its chunk: what FULL serves).
+    text: String,
 }
 
 /// Inverse document frequency as BM25 has it: `ln(1 + (N − df + 0.5) / (df + 0.5))`.
@@ -748,7 +750,7 @@ impl Workspace {
                 .enumerate()
             {
                 let units = if *table == FtsTable::Symbols {
-                    vec![text]
+                    vec![text.clone()]
                 } else {
                     passages(&text)
                 };
@@ -757,6 +759,7 @@ impl Workspace {
                     coverage: coverage(&units, terms, &weights),
                     rank,
                     revision,
+                    text,
                 });
             }
         }
@@ -833,6 +836,7 @@ impl Workspace {
                         coverage: coverage(&[text], &terms, &weights),
                         rank: 0,
                         revision: None,
+                        text: String::new(),
                     });
                 }
                 named.push((name.clone(), s));
@@ -873,7 +877,20 @@ impl Workspace {
                 c.digest = h.snippet.clone();
             }
             if h.kind == HitKind::Doc {
-                c.digest = h.snippet.clone();
+                // The matched chunk is the section's text (FULL), its first 200 characters
+                // the DIGEST; the search snippet, with its `[match]` marks, is for `search`.
+                let body = th
+                    .text
+                    .split_once("\n\n")
+                    .map_or(th.text.as_str(), |(_, b)| b)
+                    .trim();
+                c.full = format!(
+                    "### {} ({}:{})\n{body}\n",
+                    h.title,
+                    h.path.as_deref().unwrap_or_default(),
+                    h.line.unwrap_or(0) + 1
+                );
+                c.digest = crate::memory::first_chars(body, 200);
             }
         }
         for (name, s) in named {
@@ -900,7 +917,11 @@ impl Workspace {
                 points.push((24.0 * share, "symbol match in this file".into()));
             }
             let folder = page.kind == "folder" || page.kind == "root";
-            points.extend(module_points(subject, folder, &open));
+            // Only pages about a place have a module: `decisions`, `lessons` and topics
+            // are not files at the root, siblings of every file open there.
+            if folder || page.kind == "file" {
+                points.extend(module_points(subject, folder, &open));
+            }
             if page.kind == "topic" {
                 let members = mem::topic_members(conn, page.page_id)?;
                 if members
@@ -1178,14 +1199,25 @@ impl Workspace {
         let best_relevance = ranked.iter().map(|c| c.relevance).fold(0.0, f64::max);
         let abstained = best_relevance < floor;
         let (recap, recap_cut) = self.recap_block(3, budget / 4)?;
-        let mut used = estimate_tokens(&recap);
+        // The recap and the blank line the markdown puts after it.
+        let mut used = if recap.is_empty() {
+            0
+        } else {
+            ((recap.chars().count() + 1) as u64).div_ceil(4)
+        };
+        if !abstained {
+            // The heading and the closing line are part of what the reader is given; the
+            // closing line at its longest (every candidate left out).
+            used += estimate_tokens(&heading(query))
+                + estimate_tokens(&footer(budget, budget, ranked.len() as u64));
+        }
         let mut items = Vec::new();
         let mut omitted = 0u64;
         let mut truncated = recap_cut;
         let mut full_served = 0;
         if !abstained {
             for banner in &banners {
-                used += estimate_tokens(banner);
+                used += ((banner.chars().count() + 1) as u64).div_ceil(4);
             }
             for c in ranked.iter() {
                 let index_line = format!(
@@ -1211,7 +1243,8 @@ impl Workspace {
                 tiers.push((Tier::Index, index_line));
                 let mut served = false;
                 for (i, (tier, text)) in tiers.iter().enumerate() {
-                    let cost = estimate_tokens(text);
+                    // The item and the line end the markdown puts after it.
+                    let cost = ((text.chars().count() + 1) as u64).div_ceil(4);
                     if used + cost <= budget {
                         used += cost;
                         if *tier == Tier::Full {
@@ -1408,22 +1441,37 @@ fn render(
         out.push_str(b);
         out.push('\n');
     }
-    out.push_str(&format!("## Context for `{query}`\n"));
+    out.push_str(&heading(query));
     for tier in [Tier::Full, Tier::Digest, Tier::Index] {
         for i in items.iter().filter(|i| i.tier == tier) {
             out.push_str(&i.text);
             out.push('\n');
         }
     }
-    out.push_str(&format!(
+    out.push_str(&footer(used, budget, omitted));
+    out
+}
+
+/// Characters of the question that an answer's heading quotes.
+const HEADING_QUERY_CHARS: usize = 200;
+
+/// An answer's heading: the question, its first [`HEADING_QUERY_CHARS`] characters.
+fn heading(query: &str) -> String {
+    let q: String = query.chars().take(HEADING_QUERY_CHARS).collect();
+    let more = if q.len() < query.len() { "…" } else { "" };
+    format!("## Context for `{q}{more}`\n")
+}
+
+/// An answer's closing line: the tokens used of the budget, and what was left out.
+fn footer(used: u64, budget: u64, omitted: u64) -> String {
+    format!(
         "\n_≈{used} of {budget} tokens (an estimate: characters / 4){}_\n",
         if omitted > 0 {
             format!("; {omitted} more item(s) left out")
         } else {
             String::new()
         }
-    ));
-    out
+    )
 }
 
 /// The files one import away from `path`, either way (what it imports and what imports

@@ -887,3 +887,85 @@ fn fault_a_python_docstring_was_served_twice_in_a_full_symbol() {
         "{rust}"
     );
 }
+
+/// Fault found by the issue-6 fresh-user trial: a documentation section served FULL was
+/// the search snippet of its best chunk (`…stopped at its first `loci.[scan]` (…`, with
+/// FTS's `[match]` marks), not the section's text, for `how does a scan resolve imports`
+/// on loci's own repository. FULL now serves the chunk, once for a section of several.
+#[test]
+fn fault_a_doc_section_served_its_search_snippet_as_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let p1 = "Keys rotate on a schedule and every rotation is logged. ".repeat(40);
+    let p2 = format!(
+        "The rotation quota is five keys a day. {}",
+        "Each rotation is audited. ".repeat(80)
+    );
+    let p3 = "Rotation ends here.";
+    write(
+        root,
+        "docs/guide.md",
+        &format!("# Guide\n\n## Rotation\n\n{p1}\n\n{p2}\n\n{p3}\n"),
+    );
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let answer = ask(&ws, "rotation quota", &[], 2_000).result;
+    let docs: Vec<_> = answer
+        .items
+        .iter()
+        .filter(|i| i.id == "docs/guide.md#Rotation")
+        .collect();
+    assert_eq!(docs.len(), 1);
+    assert_eq!(docs[0].tier, Tier::Full);
+    assert_eq!(docs[0].signals, ["text (100% of the question) +30.0"]);
+    assert_eq!(
+        docs[0].text,
+        format!("### Rotation (docs/guide.md:6)\n{}\n", p2.trim())
+    );
+}
+
+/// Fault found by the issue-6 fresh-user trial: with a file at the repository root open
+/// (`subprocess.py` in the standard library, `setup.py`, `main.py`), `decisions` and
+/// `lessons` counted as its siblings (+25 relevance, their subjects have no folder), so
+/// `kubernetes helm chart` did not abstain and served both logs FULL. Only pages about a
+/// file or folder have a module.
+#[test]
+fn fault_the_decision_log_was_a_sibling_of_every_open_file_at_the_root() {
+    let (dir, mut ws) = workspace();
+    write(dir.path(), "setup.py", "def setup():\n    pass\n");
+    ws.scan(&|_| {}).unwrap();
+    ws.decide("Invoices are immutable once sent", None, &by("agent:a"))
+        .unwrap();
+    ws.learn("Refunds of drafts fail", None, &by("agent:a"))
+        .unwrap();
+    let answer = ask(&ws, "kubernetes helm chart", &["setup.py"], 2_000).result;
+    assert!(answer.abstained, "{:?}", answer.items);
+    assert_eq!(answer.best_relevance, 0.0);
+}
+
+/// Fault found by the issue-6 fresh-user trial: the answer's heading (which quoted the
+/// whole question) and its closing line were outside the budget: `context --budget 50`
+/// printed 80 tokens while reporting 50 used, and a 10 KB question printed 10 KB over any
+/// budget. Both are counted now, and the heading quotes the question's first 200
+/// characters.
+#[test]
+fn fault_the_heading_and_closing_line_of_an_answer_were_outside_its_budget() {
+    let (_dir, ws) = workspace();
+    for budget in [50, 60, 100, 300, 2_000] {
+        let env = ask(&ws, "refund invoice line items", &[], budget);
+        let printed = env.result.markdown.chars().count().div_ceil(4) as u64;
+        assert!(printed <= budget, "{printed} tokens printed of {budget}");
+        assert!(env.limits.used <= budget, "{:?}", env.limits);
+    }
+    let long = format!("refund {}", "invoice ".repeat(1_250));
+    let env = ask(&ws, &long, &[], 300);
+    let first: String = long.chars().take(200).collect();
+    assert!(
+        env.result
+            .markdown
+            .starts_with(&format!("## Context for `{first}…`\n")),
+        "{}",
+        &env.result.markdown[..300]
+    );
+    assert!(env.result.markdown.chars().count().div_ceil(4) as u64 <= 300);
+}

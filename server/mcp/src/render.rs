@@ -121,6 +121,14 @@ pub fn tool_result(
                     ));
                 }
             };
+            let other = match (offset, context_without_item_texts(&other)) {
+                (0, Some(lean))
+                    if json_len(&other) > page_bytes && json_len(&lean) <= page_bytes =>
+                {
+                    lean
+                }
+                _ => other,
+            };
             if offset == 0 && json_len(&other) <= page_bytes {
                 v["result"] = other;
             } else {
@@ -163,6 +171,42 @@ pub fn tool_result(
     let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
     r.structured_content = Some(v);
     Ok(r)
+}
+
+/// A `context` answer (`markdown` and `items`) without each item's `text`, which the
+/// markdown holds already, tier by tier. An answer packed to the default budget of 2,000
+/// tokens is about 30 KB as JSON, mostly that text twice and 50 items' scores and signals;
+/// paged, the agent read pretty-printed JSON over two calls instead of the answer. `None`
+/// for any other result.
+fn context_without_item_texts(result: &Value) -> Option<Value> {
+    let o = result.as_object()?;
+    if !o.get("markdown").is_some_and(Value::is_string) {
+        return None;
+    }
+    let items = o.get("items")?.as_array()?;
+    let mut lean = o.clone();
+    lean.insert(
+        "items".into(),
+        Value::Array(
+            items
+                .iter()
+                .map(|i| {
+                    let mut i = i.clone();
+                    if let Some(m) = i.as_object_mut() {
+                        m.remove("text");
+                    }
+                    i
+                })
+                .collect(),
+        ),
+    );
+    lean.insert(
+        "items_text".into(),
+        Value::String(
+            "left out of the items to fit one page: `markdown` holds each item's text".into(),
+        ),
+    );
+    Some(Value::Object(lean))
 }
 
 /// Serialized size of a value, escapes included.
