@@ -303,7 +303,11 @@ fn run(
         .map_err(|e| format!("scanning {}: {e}", root.display()))?;
     let scan_s = started.elapsed().as_secs_f64();
     let written = write_pages(&mut ws, pages)?;
-    // Writes the case file's memory lines and measures quality (both systems, one run).
+    // The case file's memory lines, in this database too: the CLI runs below time
+    // `context` on the same memory `eval` measures quality on (in its scratch copy).
+    ws.write_case_memory(cases)
+        .map_err(|e| format!("writing the memory of {}: {e}", cases.display()))?;
+    // Measures quality (both systems, one run).
     let report: EvalReport = ws
         .eval(cases, args.k)
         .map_err(|e| format!("evaluating {}: {e}", cases.display()))?

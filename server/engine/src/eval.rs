@@ -1,9 +1,12 @@
 //! `eval` and `calibrate`: retrieval quality measured on a case file, side by side with
 //! plain FTS5 BM25 over the same sources.
 //!
-//! Case files are JSON lines. Setup lines write memory first (idempotent: a page whose
-//! current body is already the same is left alone):
+//! Case files are JSON lines. Setup lines define memory the questions rely on:
 //! `{"memory": {"subject": "Lib/json/decoder.py", "body": "...", "summary": "..."}}`.
+//! `eval` and `calibrate` write it into a scratch copy of the database (SQLite's online
+//! backup, in a temporary directory), never into the workspace's own: a case set's
+//! `decisions` page must not become the one agents are served.
+//! [`Workspace::write_case_memory`] writes it for real (the benchmark times `context` on it).
 //! Case lines: `{"id": "q1", "query": "...", "open_files": ["..."], "gold": ["path",
 //! "path#Qual.name@kind"], "out_of_scope": false}`. An item matches a gold entry when its
 //! id or its file is that entry, or it is a symbol of that file.
@@ -243,58 +246,103 @@ fn best_floor(inside: &[f64], outside: &[f64]) -> (f64, f64) {
     best
 }
 
+/// A case file: the memory its set defines and its cases.
+struct CaseFile {
+    memory: Vec<MemoryLine>,
+    cases: Vec<Case>,
+}
+
+fn read_cases(path: &Path) -> Result<CaseFile> {
+    let text = std::fs::read_to_string(path).map_err(|source| EngineError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let bad = |n: usize, e: serde_json::Error| EngineError::InvalidArgument {
+        name: "cases".into(),
+        message: format!("{}:{}: {e}", path.display(), n + 1),
+    };
+    let mut file = CaseFile {
+        memory: Vec::new(),
+        cases: Vec::new(),
+    };
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with("//") {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_str(line).map_err(|e| bad(n, e))?;
+        match value.get("memory") {
+            Some(m) => file
+                .memory
+                .push(serde_json::from_value(m.clone()).map_err(|e| bad(n, e))?),
+            None => file
+                .cases
+                .push(serde_json::from_value(value).map_err(|e| bad(n, e))?),
+        }
+    }
+    Ok(file)
+}
+
 impl Workspace {
-    fn load_cases(&mut self, path: &Path) -> Result<Vec<Case>> {
-        let text = std::fs::read_to_string(path).map_err(|source| EngineError::Io {
-            path: path.to_path_buf(),
+    /// Writes the memory lines of the case file at `path` into this workspace, by
+    /// `eval:setup`, where a page's current body differs (so running it twice writes
+    /// nothing new). Returns how many revisions it wrote. `eval` and `calibrate` do not
+    /// call it on the workspace: they write the memory into a scratch copy.
+    pub fn write_case_memory(&mut self, path: &Path) -> Result<usize> {
+        let file = read_cases(path)?;
+        self.write_memory_lines(&file.memory)
+    }
+
+    fn write_memory_lines(&mut self, lines: &[MemoryLine]) -> Result<usize> {
+        let mut written = 0;
+        for m in lines {
+            let current = self
+                .show(&m.subject, None)
+                .ok()
+                .map(|s| s.result.revision.body);
+            if current.as_deref() != Some(m.body.as_str()) {
+                let opts = WriteOptions {
+                    author: Some("eval:setup".into()),
+                    summary: m.summary.clone(),
+                    ..Default::default()
+                };
+                self.remember(&m.subject, &m.body, &opts)?;
+                written += 1;
+            }
+        }
+        Ok(written)
+    }
+
+    /// Runs `f` where the case file's memory is written: on this workspace when the file
+    /// defines none, else on a scratch copy of its database in a temporary directory
+    /// (removed after), opened on the same root and configuration.
+    fn with_case_memory<T>(
+        &mut self,
+        file: &CaseFile,
+        f: impl FnOnce(&mut Workspace) -> Result<T>,
+    ) -> Result<T> {
+        if file.memory.is_empty() {
+            return f(self);
+        }
+        let dir = tempfile::tempdir().map_err(|source| EngineError::Io {
+            path: std::env::temp_dir(),
             source,
         })?;
-        let mut cases = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with("//") {
-                continue;
-            }
-            let value: serde_json::Value =
-                serde_json::from_str(line).map_err(|e| EngineError::InvalidArgument {
-                    name: "cases".into(),
-                    message: format!("{}:{}: {e}", path.display(), n + 1),
-                })?;
-            if let Some(m) = value.get("memory") {
-                let m: MemoryLine = serde_json::from_value(m.clone()).map_err(|e| {
-                    EngineError::InvalidArgument {
-                        name: "cases".into(),
-                        message: format!("{}:{}: {e}", path.display(), n + 1),
-                    }
-                })?;
-                let current = self
-                    .show(&m.subject, None)
-                    .ok()
-                    .map(|s| s.result.revision.body);
-                if current.as_deref() != Some(m.body.as_str()) {
-                    let opts = WriteOptions {
-                        author: Some("eval:setup".into()),
-                        summary: m.summary.clone(),
-                        ..Default::default()
-                    };
-                    self.remember(&m.subject, &m.body, &opts)?;
-                }
-                continue;
-            }
-            let case: Case =
-                serde_json::from_value(value).map_err(|e| EngineError::InvalidArgument {
-                    name: "cases".into(),
-                    message: format!("{}:{}: {e}", path.display(), n + 1),
-                })?;
-            cases.push(case);
-        }
-        Ok(cases)
+        let db = dir.path().join("eval.db");
+        self.store.backup_online(&db, None)?;
+        let mut scratch = Workspace::open(&self.root, Some(&db))?;
+        scratch.write_memory_lines(&file.memory)?;
+        f(&mut scratch)
     }
 
     /// Runs every case through `context` and through plain BM25; see the module docs.
     pub fn eval(&mut self, path: &Path, k: usize) -> Result<Envelope<EvalReport>> {
+        let file = read_cases(path)?;
+        self.with_case_memory(&file, |ws| ws.eval_cases(&file.cases, k))
+    }
+
+    fn eval_cases(&self, cases: &[Case], k: usize) -> Result<Envelope<EvalReport>> {
         let k = k.max(1);
-        let cases = self.load_cases(path)?;
         let floor = self.config.context.floor;
         let mut loci = SystemScores {
             system: "loci context".into(),
@@ -311,14 +359,14 @@ impl Workspace {
         let mut outcomes = Vec::new();
         let in_scope = cases.iter().filter(|c| !c.out_of_scope).count();
         let mut unknown_gold = Vec::new();
-        for case in &cases {
+        for case in cases {
             for g in &case.gold {
                 if !loci_store::search::names_anything(self.store.conn(), g)? {
                     unknown_gold.push(format!("{}: {g}", case.id));
                 }
             }
         }
-        for case in &cases {
+        for case in cases {
             let req = ContextRequest {
                 query: case.query.clone(),
                 open_files: case.open_files.clone(),
@@ -429,9 +477,13 @@ impl Workspace {
 
     /// Picks the floor that best separates in-scope from out-of-scope cases.
     pub fn calibrate(&mut self, path: &Path) -> Result<Envelope<Calibration>> {
-        let cases = self.load_cases(path)?;
+        let file = read_cases(path)?;
+        self.with_case_memory(&file, |ws| ws.calibrate_cases(&file.cases))
+    }
+
+    fn calibrate_cases(&self, cases: &[Case]) -> Result<Envelope<Calibration>> {
         let (mut inside, mut outside) = (Vec::new(), Vec::new());
-        for case in &cases {
+        for case in cases {
             let req = ContextRequest {
                 query: case.query.clone(),
                 open_files: case.open_files.clone(),

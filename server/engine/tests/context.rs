@@ -969,3 +969,45 @@ fn fault_the_heading_and_closing_line_of_an_answer_were_outside_its_budget() {
     );
     assert!(env.result.markdown.chars().count().div_ceil(4) as u64 <= 300);
 }
+
+/// Fault: `loci eval` wrote the case file's memory into the workspace's own database, so
+/// after evaluating the stdlib set a user's `decisions` page was the set's ("v2 by
+/// eval:setup"), served to agents. `eval` and `calibrate` now write it into a scratch copy;
+/// the evaluation still sees it.
+#[test]
+fn fault_eval_wrote_the_case_files_memory_into_the_users_database() {
+    let (dir, mut ws) = workspace();
+    ws.decide(
+        "Invoices are immutable once sent.",
+        None,
+        &by("human:owner"),
+    )
+    .unwrap();
+    let cases = dir.path().join("cases.jsonl");
+    std::fs::write(
+        &cases,
+        concat!(
+            r#"{"memory": {"subject": "decisions", "body": "Refunds are approved by finance before `refund_invoice()` runs."}}"#,
+            "\n",
+            r#"{"id": "approval", "query": "who approves refunds", "gold": ["decisions"]}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let before = ws.show("decisions", None).unwrap().result.revision;
+    let report = ws.eval(&cases, 5).unwrap().result;
+    // The evaluation saw the set's decision (its only gold) in the first 5.
+    assert_eq!(report.cases[0].loci_recall, 1.0, "{:?}", report.cases);
+    ws.calibrate(&cases).unwrap();
+    let after = ws.show("decisions", None).unwrap().result.revision;
+    assert_eq!(after.version, before.version);
+    assert_eq!(after.body, before.body);
+    assert_eq!(after.author, "human:owner");
+    // Written for real only when asked.
+    assert_eq!(ws.write_case_memory(&cases).unwrap(), 1);
+    assert_eq!(ws.write_case_memory(&cases).unwrap(), 0);
+    assert_eq!(
+        ws.show("decisions", None).unwrap().result.revision.author,
+        "eval:setup"
+    );
+}
