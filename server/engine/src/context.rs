@@ -789,6 +789,13 @@ impl Workspace {
             });
         }
         let floor = req.floor.unwrap_or(self.config.context.floor);
+        if floor.is_nan() {
+            // NaN compares false with everything: it would turn abstention off.
+            return Err(EngineError::InvalidArgument {
+                name: "floor".into(),
+                message: "the floor is a number of points, not NaN".into(),
+            });
+        }
         // What counts as relevant for seeding hops and earning boosts: the floor, or the
         // configured one when the caller asked for everything (eval passes −∞).
         let relevant_at = if floor.is_finite() {

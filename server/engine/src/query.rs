@@ -233,8 +233,9 @@ impl Workspace {
     /// compared with the disk (`stale_warnings`, `freshness`): those are the files the
     /// answer shows.
     ///
-    /// Errors: [`EngineError::InvalidArgument`] for an empty target or a path outside the
-    /// workspace; [`EngineError::NotFound`] when no file or symbol has that name.
+    /// Errors: [`EngineError::InvalidArgument`] for an empty target, a depth of 0 or a
+    /// path outside the workspace; [`EngineError::NotFound`] when no file or symbol has
+    /// that name.
     pub fn impact_limited(
         &self,
         target: &str,
@@ -244,7 +245,13 @@ impl Workspace {
     ) -> Result<Envelope<Impact>> {
         self.store.read(|| {
             let target = non_empty("target", target)?;
-            let depth = depth.max(1);
+            // Every door refuses 0 alike (the CLI's parser did; MCP and LSP had walked 1).
+            if depth == 0 {
+                return Err(EngineError::InvalidArgument {
+                    name: "depth".into(),
+                    message: "the depth is at least 1 (direct dependents)".into(),
+                });
+            }
             let conn = self.store.conn();
             let as_path = match self.map_path(target) {
                 Ok(path) => Some(path),

@@ -1011,3 +1011,32 @@ fn fault_eval_wrote_the_case_files_memory_into_the_users_database() {
         "eval:setup"
     );
 }
+
+/// Fault: a floor of NaN was accepted and turned abstention off (every comparison with NaN
+/// is false), and `impact` at depth 0 was refused by the CLI but answered by MCP and LSP
+/// as depth 1. Both are refused by the engine, so every door says the same.
+#[test]
+fn fault_a_nan_floor_and_a_zero_depth_were_taken_by_some_doors() {
+    let (_dir, ws) = workspace();
+    let err = ws
+        .context(&ContextRequest {
+            query: "bake a chocolate cake".into(),
+            open_files: Vec::new(),
+            budget: None,
+            floor: Some(f64::NAN),
+        })
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid argument `floor`: the floor is a number of points, not NaN"
+    );
+    let err = ws.impact("src/billing.py", 0, false).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid argument `depth`: the depth is at least 1 (direct dependents)"
+    );
+    assert_eq!(
+        ws.impact("src/billing.py", 1, false).unwrap().result.depth,
+        1
+    );
+}

@@ -94,8 +94,9 @@ params! {
         /// `.loci/config.toml` `[context] budget`.
         #[serde(default)]
         budget: Option<u64>,
-        /// Relevance floor in [0, 1] below which loci abstains rather than guess; default
-        /// `[context] floor`.
+        /// Relevance floor in points (the scoring of docs/context.md: a full-text hit is
+        /// worth up to 30) below which loci abstains rather than guess; default
+        /// `[context] floor` (11 unless configured; `loci calibrate` picks one).
         #[serde(default)]
         floor: Option<f64>,
         /// Paging: the `next_cursor` of a previous answer to the same question.
