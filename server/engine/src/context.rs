@@ -309,6 +309,9 @@ fn passages(text: &str) -> Vec<String> {
 /// The share of `weights` (one per term) held by the best of `passages`. A passage holds a
 /// term as [`Term::found_in`] has it for the passage's [`crate::search::words_in`]; this
 /// checks the same in one pass over the passage's words without building the word set.
+/// At most this many lines of a symbol's source are served FULL.
+const FULL_SOURCE_LINES: u32 = 40;
+
 /// Points off test code when the question does not ask about tests. Measured with
 /// `context_bench` (recall@5 / MRR): at 0, 0.443 / 0.337 on the stdlib set and 0.393 /
 /// 0.465 on loci's; at 5, 0.443 / 0.354 and 0.393 / 0.474; at 10, 0.443 / 0.355 and
@@ -1222,6 +1225,8 @@ impl Workspace {
         let mut omitted = 0u64;
         let mut truncated = recap_cut;
         let mut full_served = 0;
+        // The source lines each symbol served FULL shows: (path, first, last), zero-based.
+        let mut shown: Vec<(&str, u32, u32)> = Vec::new();
         if !abstained {
             for banner in &banners {
                 used += ((banner.chars().count() + 1) as u64).div_ceil(4);
@@ -1234,9 +1239,18 @@ impl Workspace {
                     c.score(),
                     if c.stale { ", stale" } else { "" }
                 );
+                // A symbol whose lines a symbol served FULL already shows (a nested
+                // function and its parent) is not shown again.
+                let lines = c.symbol.as_ref().map(|s| {
+                    let last = s.end_line.max(s.line).min(s.line + FULL_SOURCE_LINES - 1);
+                    (s.path.as_str(), s.line, last)
+                });
                 let mut tiers: Vec<(Tier, String)> = Vec::new();
                 if c.relevance >= floor {
-                    if full_served < 3 {
+                    let overlaps = lines.is_some_and(|(p, a, b)| {
+                        shown.iter().any(|&(q, x, y)| p == q && a <= y && x <= b)
+                    });
+                    if full_served < 3 && !overlaps {
                         let full = match &c.symbol {
                             Some(s) => self.symbol_full(s),
                             None => c.full.clone(),
@@ -1256,6 +1270,7 @@ impl Workspace {
                         used += cost;
                         if *tier == Tier::Full {
                             full_served += 1;
+                            shown.extend(lines);
                         }
                         if i > 0 {
                             truncated = true;
@@ -1362,7 +1377,7 @@ impl Workspace {
     /// when the source does not already show it (a Python docstring is inside the body; a
     /// Rust or JSDoc comment comes before the definition's first line).
     fn symbol_full(&self, s: &loci_store::map::SymbolHit) -> String {
-        let source = self.source_lines(&s.path, s.line, s.end_line, 40);
+        let source = self.source_lines(&s.path, s.line, s.end_line, FULL_SOURCE_LINES);
         let doc = s.doc.as_deref().unwrap_or_default();
         let shown = doc
             .lines()

@@ -1040,3 +1040,33 @@ fn fault_a_nan_floor_and_a_zero_depth_were_taken_by_some_doors() {
         1
     );
 }
+
+/// Fault: a nested function and the function around it were both served FULL, the second
+/// repeating the first's lines ("where is the json encoder's float formatting" served
+/// `iterencode.floatstr`, then `iterencode`, whose source holds it). A symbol whose lines
+/// an item served FULL already shows is served as a digest.
+#[test]
+fn fault_a_nested_function_and_its_parent_were_both_served_full() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "src/encode.py",
+        "def encode_amount(value):\n    \"\"\"Encodes an amount for the ledger.\"\"\"\n    def format_amount(x):\n        \"\"\"Formats an amount for the ledger.\"\"\"\n        return '%.2f' % x\n    return format_amount(value)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let answer = ask(&ws, "format and encode an amount for the ledger", &[], 4000).result;
+    let tier_of = |id: &str| {
+        answer
+            .items
+            .iter()
+            .find(|i| i.id == id)
+            .map(|i| i.tier)
+            .unwrap_or_else(|| panic!("no {id} in {:?}", answer.items))
+    };
+    let outer = tier_of("src/encode.py#encode_amount@function");
+    let inner = tier_of("src/encode.py#encode_amount.format_amount@function");
+    assert!(
+        (outer == Tier::Full) != (inner == Tier::Full),
+        "outer {outer:?}, inner {inner:?}"
+    );
+}
