@@ -123,14 +123,18 @@ impl Workspace {
     /// spares each process compiling the rules a file's text wakes (3 ms of a
     /// `loci context` on the standard library). Any error reading the map is a no.
     fn scanned_clean(&self, rel: &str, text: &str) -> bool {
-        self.map_checked_by_these_rules()
-            && self
-                .store
-                .conn()
-                .prepare_cached("SELECT content_hash FROM files WHERE path = ?1")
-                .ok()
-                .and_then(|mut s| s.query_row([rel], |r| r.get::<_, String>(0)).ok())
-                .is_some_and(|h| h == loci_core::fingerprint::content_hash(text.as_bytes()))
+        self.map_checked_by_these_rules() && self.unchanged_since_scan(rel, text)
+    }
+
+    /// Whether `text`, the content of `rel`, is what the last scan of `rel` read (the map
+    /// holds its content hash). Any error reading the map is a no.
+    pub(crate) fn unchanged_since_scan(&self, rel: &str, text: &str) -> bool {
+        self.store
+            .conn()
+            .prepare_cached("SELECT content_hash FROM files WHERE path = ?1")
+            .ok()
+            .and_then(|mut s| s.query_row([rel], |r| r.get::<_, String>(0)).ok())
+            .is_some_and(|h| h == loci_core::fingerprint::content_hash(text.as_bytes()))
     }
 }
 

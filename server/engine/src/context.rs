@@ -1373,11 +1373,34 @@ impl Workspace {
 
     /// A symbol served FULL: kind, qualified name and place, then up to 40 lines of its
     /// source and its doc comment.
-    /// A symbol served FULL: a heading, its source (up to 40 lines), then its doc comment
-    /// when the source does not already show it (a Python docstring is inside the body; a
-    /// Rust or JSDoc comment comes before the definition's first line).
+    /// A symbol served FULL: a heading, its source (up to [`FULL_SOURCE_LINES`] lines),
+    /// then its doc comment when the source does not already show it (a Python docstring
+    /// is inside the body; a Rust or JSDoc comment comes before the definition's first
+    /// line). In a file edited since the scan, the definition is found again by its first
+    /// line (the nearest line holding it) and the heading gives its line now; when no
+    /// line holds it, or the file cannot be served, the answer is empty (the item is then
+    /// served as a digest) rather than other code at the old lines.
     fn symbol_full(&self, s: &loci_store::map::SymbolHit) -> String {
-        let source = self.source_lines(&s.path, s.line, s.end_line, FULL_SOURCE_LINES);
+        let Some(text) = self.read_served(&s.path) else {
+            return String::new();
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let Some(start) = self.current_start(s, &text, &lines) else {
+            return String::new();
+        };
+        // A definition ends on or after its first line; clamp a malformed row.
+        let span = s.end_line.saturating_sub(s.line) as usize;
+        let last = (start + span).min(start + FULL_SOURCE_LINES as usize - 1);
+        let mut source = lines
+            .iter()
+            .skip(start)
+            .take(last + 1 - start)
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n");
+        if start + span > last {
+            source.push_str("\n…");
+        }
         let doc = s.doc.as_deref().unwrap_or_default();
         let shown = doc
             .lines()
@@ -1389,25 +1412,28 @@ impl Workspace {
             s.kind,
             s.qualified_name,
             s.path,
-            s.line + 1,
+            start + 1,
             if shown { "" } else { doc }
         )
     }
 
-    fn source_lines(&self, path: &str, line: u32, end_line: u32, cap: u32) -> String {
-        let text = self.read_served(path).unwrap_or_default();
-        // A definition ends on or after its first line; clamp a malformed row rather than
-        // underflow.
-        let last = end_line.max(line).min(line.saturating_add(cap.max(1) - 1));
-        let mut out: Vec<&str> = text
-            .lines()
-            .skip(line as usize)
-            .take((last - line + 1) as usize)
-            .collect();
-        if end_line > last {
-            out.push("…");
+    /// The zero-based line where `s` starts in `text` (its file as it is now, split into
+    /// `lines`): its stored line while the file is as scanned, else the nearest line whose
+    /// trimmed text starts with its signature; `None` when no line does.
+    fn current_start(
+        &self,
+        s: &loci_store::map::SymbolHit,
+        text: &str,
+        lines: &[&str],
+    ) -> Option<usize> {
+        let stored = s.line as usize;
+        if self.unchanged_since_scan(&s.path, text) {
+            return (stored < lines.len().max(1)).then_some(stored);
         }
-        out.join("\n")
+        let signature = s.signature.trim();
+        (0..lines.len())
+            .filter(|&i| lines[i].trim_start().starts_with(signature))
+            .min_by_key(|&i| i.abs_diff(stored))
     }
 }
 

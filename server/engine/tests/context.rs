@@ -1070,3 +1070,40 @@ fn fault_a_nested_function_and_its_parent_were_both_served_full() {
         "outer {outer:?}, inner {inner:?}"
     );
 }
+
+/// Fault: after lines were added above a function and before a rescan, the function served
+/// FULL showed the code at its old lines (5 lines too early, its end cut off) under its old
+/// line number. The definition is now found again by its first line; when no line holds
+/// it any more, the item is served as a digest rather than as other code.
+#[test]
+fn fault_an_edit_since_the_scan_served_other_code_at_the_symbols_old_lines() {
+    let (dir, ws) = workspace();
+    let path = dir.path().join("src/billing.py");
+    let scanned = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        format!("import os\nimport sys\n\n\n# Billing.\n{scanned}"),
+    )
+    .unwrap();
+    let key = "src/billing.py#refund_invoice@function";
+    let answer = ask(&ws, "refund_invoice", &[], 4000).result;
+    let item = answer.items.iter().find(|i| i.id == key).unwrap();
+    assert_eq!(item.tier, Tier::Full);
+    assert!(
+        item.text.starts_with(
+            "### function refund_invoice (src/billing.py:11)\n```\ndef refund_invoice(invoice):\n"
+        ),
+        "{}",
+        item.text
+    );
+    assert!(
+        item.text.contains("    return -invoice.total()\n```"),
+        "{}",
+        item.text
+    );
+    // Renamed on disk: nothing holds its first line, so no source is shown for it.
+    std::fs::write(&path, scanned.replace("def refund_invoice", "def refund")).unwrap();
+    let answer = ask(&ws, "refund_invoice", &[], 4000).result;
+    let item = answer.items.iter().find(|i| i.id == key).unwrap();
+    assert_eq!(item.tier, Tier::Digest, "{}", item.text);
+}
