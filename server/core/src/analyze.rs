@@ -241,6 +241,7 @@ fn extract_with<'t>(
 ) -> (FileAnalysis, Vec<u8>) {
     let tables = lang_query(language);
     let bytes = text.as_bytes();
+    let lines = LineIndex::new(bytes);
 
     let mut defs: Vec<RawDef<'t>> = Vec::new();
     let mut scopes: Vec<(Node<'t>, String)> = Vec::new();
@@ -547,7 +548,7 @@ fn extract_with<'t>(
         } else {
             None
         }
-        .or_else(|| doc_above(language, text, entry.node, &walk.comments));
+        .or_else(|| doc_above(language, text, &lines, entry.node, &walk.comments));
         symbols.push(Symbol {
             key,
             name: node_text(def.name, bytes).to_string(),
@@ -558,6 +559,7 @@ fn extract_with<'t>(
             signature: signature_line(
                 language,
                 text,
+                &lines,
                 entry.node.start_byte(),
                 def.name.start_byte(),
             ),
@@ -776,15 +778,20 @@ fn widen_declarator(node: Node<'_>) -> Node<'_> {
 /// The definition's first line (from byte `start`), trimmed, or the line holding its name
 /// (byte `name`) when the first line is only an annotation/attribute (`@Override`,
 /// `[Serializable]`); cut to [`MAX_SIGNATURE_BYTES`] on a char boundary.
-fn signature_line(language: Language, text: &str, start: usize, name: usize) -> String {
-    let bytes = text.as_bytes();
+fn signature_line(
+    language: Language,
+    text: &str,
+    lines: &LineIndex,
+    start: usize,
+    name: usize,
+) -> String {
     let line_at = |at: usize| -> &str {
-        let at = at.min(bytes.len());
-        let begin = line_start_of(bytes, at);
-        let end = bytes[at..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |i| at + i);
+        let (mut begin, end) = lines.line_of(at);
+        // Deep inside a long line (minified code): the definition's own text, not the
+        // line's first bytes, which every definition on that line would share.
+        if at.min(end) - begin > MAX_SIGNATURE_BYTES {
+            begin = at.min(end);
+        }
         text.get(begin..end).unwrap_or("").trim()
     };
     let mut line = line_at(start);
@@ -886,6 +893,7 @@ fn is_attribute_line(language: Language, line: &str) -> bool {
 fn doc_above(
     language: Language,
     text: &str,
+    lines: &LineIndex,
     def: Node<'_>,
     comments: &[CommentSpan],
 ) -> Option<String> {
@@ -895,9 +903,9 @@ fn doc_above(
     let bytes = text.as_bytes();
     // The row right above the definition, past attribute lines.
     let mut row = def.start_position().row;
-    let mut line_start = line_start_of(bytes, def.start_byte());
+    let mut line_start = lines.start_of(def.start_byte());
     while row > 0 && line_start > 0 {
-        let prev_start = line_start_of(bytes, line_start - 1);
+        let prev_start = lines.start_of(line_start - 1);
         let line = text.get(prev_start..line_start - 1).unwrap_or("").trim();
         if !line.is_empty() && is_attribute_line(language, line) {
             row -= 1;
@@ -916,7 +924,7 @@ fn doc_above(
     while i > 0 {
         let c = &comments[i - 1];
         let leading = bytes
-            .get(line_start_of(bytes, c.start)..c.start)
+            .get(lines.start_of(c.start)..c.start)
             .is_some_and(|b| b.iter().all(|b| b.is_ascii_whitespace()));
         // Contiguous (ends on the line above the previous one) and alone on its line.
         if c.end_row != want_end_row || !leading {
@@ -966,12 +974,44 @@ fn doc_above(
     (!doc.is_empty()).then_some(doc)
 }
 
-fn line_start_of(bytes: &[u8], at: usize) -> usize {
-    let at = at.min(bytes.len());
-    bytes[..at]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1)
+/// Where each line of a file starts, built once per file so that finding a position's
+/// line costs a binary search, not a scan to the previous newline (which made a
+/// one-line minified file quadratic in its number of definitions).
+struct LineIndex {
+    /// Byte offset of each line's first byte; `starts[0] == 0`.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    fn new(bytes: &[u8]) -> Self {
+        let mut starts = vec![0];
+        starts.extend(
+            bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        LineIndex {
+            starts,
+            len: bytes.len(),
+        }
+    }
+
+    /// The start of the line holding `at` (the byte after the last newline before `at`).
+    fn start_of(&self, at: usize) -> usize {
+        self.line_of(at).0
+    }
+
+    /// The line holding `at`: its start, and its end (its newline, or the end of the text).
+    fn line_of(&self, at: usize) -> (usize, usize) {
+        let at = at.min(self.len);
+        let next = self.starts.partition_point(|&s| s <= at);
+        let begin = self.starts[next - 1];
+        let end = self.starts.get(next).map_or(self.len, |s| s - 1);
+        (begin, end)
+    }
 }
 
 /// One comment line without its markers (`///`, `//!`, `//`, `/**`, `/*`, `*/`, a leading
@@ -1113,6 +1153,37 @@ mod tests {
         assert_eq!(strip_comment_markers("/** Hello */"), "Hello");
         assert_eq!(strip_comment_markers("   * item"), "item");
         assert_eq!(strip_comment_markers("# note"), "note");
+    }
+
+    /// The line index answers what a scan from `at` to the newlines on either side
+    /// answered (it replaced that scan, which was quadratic on one-line minified files).
+    #[test]
+    fn fault_line_index_matches_a_scan_to_the_surrounding_newlines() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "ab\n",
+            "a\n\nbc\n",
+            "\n\nxy",
+            "one\ntwo\nthree",
+        ] {
+            let bytes = text.as_bytes();
+            let lines = LineIndex::new(bytes);
+            for at in 0..=bytes.len() + 1 {
+                let clamped = at.min(bytes.len());
+                let begin = bytes[..clamped]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1);
+                let end = bytes[clamped..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(bytes.len(), |i| clamped + i);
+                assert_eq!(lines.line_of(at), (begin, end), "{text:?} at {at}");
+            }
+        }
+        assert_eq!(LineIndex::new(b"ab\ncd").line_of(4), (3, 5));
     }
 
     #[test]
