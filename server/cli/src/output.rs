@@ -726,21 +726,8 @@ impl Output {
 
     pub fn context(&self, env: &Envelope<ContextAnswer>) -> Found {
         let a = &env.result;
-        self.emit(env, |o| {
-            write!(o, "{}", a.markdown)?;
-            writeln!(
-                o,
-                "\n({} items, ~{} tokens of {} (estimate){})",
-                a.items.len(),
-                env.limits.used,
-                env.limits.budget.unwrap_or(0),
-                if env.limits.omitted > 0 {
-                    format!(", {} omitted", env.limits.omitted)
-                } else {
-                    String::new()
-                }
-            )
-        })?;
+        // The answer's own last line says what it used and left out.
+        self.emit_with(env, false, |o| write!(o, "{}", a.markdown))?;
         Ok(!a.abstained)
     }
 
