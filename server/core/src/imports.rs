@@ -34,7 +34,8 @@
 //!   A path starting with any other name is tried relative to the importer's module (2018
 //!   uniform paths) and otherwise is an external crate. Each `module::name` resolves to the
 //!   file of its longest prefix that is a module file (`p.rs` or `p/mod.rs`); `mod foo;`
-//!   is recorded as `self::foo`.
+//!   is recorded as `self::foo` and names `foo.rs` or `foo/mod.rs` only (a missing file,
+//!   or one a `#[path]` attribute gives, leaves it unresolved).
 //! - **Go**: the import path's longest matching `go.mod` module path (from
 //!   [`PathIndex::go_modules`]) maps it to a directory; the package is every `.go` file
 //!   directly in it. `_test.go` files are left out (importing a package never compiles its
@@ -1051,11 +1052,16 @@ fn resolve_rust(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet
         p.push(name);
         paths.push(p);
     }
+    // `mod foo;` (recorded as `self::foo` with no names) names one file, `foo.rs` or
+    // `foo/mod.rs`: no shorter prefix stands in for it. A declaration whose file is
+    // missing, or is given by a `#[path]` attribute, stays unresolved with its text (the
+    // prefix `self` had resolved it to the declaring file itself, an edge then dropped).
+    let declaration = import.names.is_empty() && first == "self" && segments.len() == 2;
     for path in paths {
         // Longest prefix that is a module file.
         let mut found = None;
         for k in (0..=path.len()).rev() {
-            if k == 0 && !external_ok {
+            if (k == 0 && !external_ok) || (declaration && k < path.len()) {
                 break;
             }
             let target_dir = join(&dir, &path[..k].join("/"));
@@ -1408,6 +1414,22 @@ mod tests {
             vec!["src/a/mod.rs", "src/store.rs"]
         );
         assert!(r("src/lib.rs", "std::io", &["Read"]).is_empty());
+    }
+
+    /// Fault: `mod gone;` (no such file) and `#[path = "other/b.rs"] mod b;` vanished from
+    /// `loci deps`: the prefix `self` resolved them to the declaring file itself, and that
+    /// edge was dropped. A module declaration names one file or stays unresolved.
+    #[test]
+    fn fault_a_rust_mod_declaration_without_its_file_vanished_from_deps() {
+        let idx = index(&["src/main.rs", "src/a.rs", "src/other/b.rs"]);
+        let r = |module: &str, names: &[&str]| {
+            resolve(Language::Rust, "src/main.rs", &imp(module, names), &idx)
+        };
+        assert_eq!(r("self::a", &[]), vec!["src/a.rs"]);
+        assert!(r("self::gone", &[]).is_empty());
+        assert!(r("self::b", &[]).is_empty());
+        // A `use` of a missing item still resolves to its longest module prefix.
+        assert_eq!(r("self::a", &["missing"]), vec!["src/a.rs"]);
     }
 
     #[test]

@@ -90,6 +90,19 @@ impl SearchHit {
             provenance: format!("{path}:{}", line + 1),
         }
     }
+
+    /// [`SearchHit::symbol`] for a symbol row of the map.
+    fn of_symbol(s: &loci_store::map::SymbolHit, bm25: f64) -> SearchHit {
+        SearchHit::symbol(
+            &s.key,
+            &s.kind,
+            &s.qualified_name,
+            &s.path,
+            s.line,
+            &s.signature,
+            bm25,
+        )
+    }
 }
 
 /// Search options.
@@ -526,17 +539,7 @@ impl Workspace {
             .into_iter()
             .filter(|s| s.name == name || s.qualified_name == name)
             .filter(|s| prefix.is_none_or(|p| s.path.starts_with(p)))
-            .map(|s| {
-                SearchHit::symbol(
-                    &s.key,
-                    &s.kind,
-                    &s.qualified_name,
-                    &s.path,
-                    s.line,
-                    &s.signature,
-                    top,
-                )
-            })
+            .map(|s| SearchHit::of_symbol(&s, top))
             .collect();
         if exact.is_empty() {
             return Ok(hits);
@@ -834,15 +837,7 @@ impl Workspace {
                 if !terms.is_empty() {
                     let text = symbol_text(&s.qualified_name, &s.signature, s.doc.as_deref());
                     text_hits.push(TextHit {
-                        hit: SearchHit::symbol(
-                            &s.key,
-                            &s.kind,
-                            &s.qualified_name,
-                            &s.path,
-                            s.line,
-                            &s.signature,
-                            0.0,
-                        ),
+                        hit: SearchHit::of_symbol(&s, 0.0),
                         coverage: coverage(&[text], &terms, &weights),
                         rank: 0,
                         revision: None,
