@@ -901,9 +901,17 @@ fn doc_above(
         return None;
     }
     let bytes = text.as_bytes();
+    let mut line_start = lines.start_of(def.start_byte());
+    // A comment documents the first definition of its line (after `export default`,
+    // `template <class T>`, `var`): not every definition of a minified line
+    // (`var a=function(){…};var b=…`), which would all get the license comment above it.
+    // A `;`, `{` or `}` before the definition on its line means something came first.
+    let before = text.get(line_start..def.start_byte()).unwrap_or("");
+    if before.bytes().any(|b| matches!(b, b';' | b'{' | b'}')) {
+        return None;
+    }
     // The row right above the definition, past attribute lines.
     let mut row = def.start_position().row;
-    let mut line_start = lines.start_of(def.start_byte());
     while row > 0 && line_start > 0 {
         let prev_start = lines.start_of(line_start - 1);
         let line = text.get(prev_start..line_start - 1).unwrap_or("").trim();

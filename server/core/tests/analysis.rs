@@ -481,3 +481,30 @@ fn fault_minified_line_signatures_are_each_definitions_own_text() {
         "export function kept(x) { return x }"
     );
 }
+
+/// Fault (fresh-user trial): a license comment above a minified line became the doc
+/// comment of every definition on it (20,000 copies in the map and its full-text index).
+/// A comment documents the first definition of its line only (nothing ends with `;`, `{`
+/// or `}` before it), so JSDoc on an exported function still counts.
+#[test]
+fn fault_a_comment_above_a_minified_line_documented_every_definition_on_it() {
+    let text = format!(
+        "/* Copyright Example Ltd. All rights reserved. */\n{}\n",
+        (0..50)
+            .map(|i| format!("var v{i}=function(a){{return a+{i}}};"))
+            .collect::<String>()
+    );
+    let analysis = run(Language::JavaScript, &text);
+    let documented: Vec<&str> = analysis
+        .symbols
+        .iter()
+        .filter(|s| s.doc.is_some())
+        .map(|s| s.name.as_str())
+        .collect();
+    assert!(documented.len() <= 1, "{documented:?}");
+    let analysis = run(
+        Language::JavaScript,
+        "/** Adds one. */\nexport function inc(x) { return x + 1 }\n",
+    );
+    assert_eq!(symbol(&analysis, "inc").doc.as_deref(), Some("Adds one."));
+}
