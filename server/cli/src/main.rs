@@ -535,15 +535,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let out = output::Output::new(cli.json);
     // What an empty answer of a lookup says on stderr (exit 1 is "nothing found").
     let miss = match &cli.command {
-        Command::Symbol { name } => Some(format!("no symbol named `{name}` in the map")),
-        Command::Refs { name } => Some(format!("no references to `{name}` in the map")),
-        Command::Callers { symbol } => Some(format!("no callers of `{symbol}` in the map")),
-        Command::Search { query, .. } => Some(format!("nothing matches `{query}`")),
+        Command::Symbol { name } => Some(format!("no symbol named `{}` in the map", quoted(name))),
+        Command::Refs { name } => Some(format!("no references to `{}` in the map", quoted(name))),
+        Command::Callers { symbol } => {
+            Some(format!("no callers of `{}` in the map", quoted(symbol)))
+        }
+        Command::Search { query, .. } => Some(format!("nothing matches `{}`", quoted(query))),
         Command::Impact { target, depth, .. } => Some(format!(
-            "nothing depends on `{target}` within depth {depth}"
+            "nothing depends on `{}` within depth {depth}",
+            quoted(target)
         )),
         Command::Context { query, .. } => Some(format!(
-            "nothing relevant to `{query}` cleared the floor (the answer abstained)"
+            "nothing relevant to `{}` cleared the floor (the answer abstained)",
+            quoted(query)
         )),
         _ => None,
     };
@@ -805,6 +809,18 @@ fn print_agents(report: &loci_engine::agents::AgentsReport, json: bool) -> anyho
 }
 
 /// "Nothing found" is exit code 1 with the reason on stderr.
+/// A user's argument as a message quotes it: whole up to [`QUOTED_CHARS`] characters, else
+/// its start and `…` (a 10 KB question was echoed whole on stderr).
+fn quoted(arg: &str) -> String {
+    match arg.char_indices().nth(QUOTED_CHARS) {
+        Some((cut, _)) => format!("{}…", &arg[..cut]),
+        None => arg.to_string(),
+    }
+}
+
+/// At most this many characters of an argument are quoted in a message.
+const QUOTED_CHARS: usize = 80;
+
 fn not_found(message: &str) -> anyhow::Result<ExitCode> {
     eprintln!("loci: {message}");
     Ok(ExitCode::from(1))

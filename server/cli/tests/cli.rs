@@ -757,3 +757,20 @@ fn fault_a_read_only_command_at_an_empty_file_made_it_a_database() {
     );
     assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
 }
+
+/// Fault (fresh-user trial): a 10 KB question was echoed whole in the "nothing found"
+/// message on stderr. Messages quote the first 80 characters and `…`.
+#[test]
+fn fault_a_long_query_was_echoed_whole_in_the_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "core.py", "def run():\n    return 1\n");
+    assert!(loci(root, &["scan"]).status.success());
+    let query = "q".repeat(10_000);
+    let out = loci(root, &["search", &query]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("loci: nothing matches `{}…`\n", "q".repeat(80))
+    );
+}

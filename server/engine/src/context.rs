@@ -491,6 +491,10 @@ impl Workspace {
         {
             hits = self.search_hits(&any, options)?;
         }
+        // A long doc section is indexed in chunks that share its id: list it once, at its
+        // best chunk (each index's hits come best first).
+        let mut seen = HashSet::new();
+        hits.retain(|h| seen.insert((h.kind, h.id.clone())));
         if options.kinds.is_empty() || options.kinds.contains(&HitKind::Symbol) {
             hits = self.exact_symbols_first(query.trim(), hits, options)?;
         }

@@ -338,6 +338,12 @@ impl Workspace {
     /// Runs every case through `context` and through plain BM25; see the module docs.
     pub fn eval(&mut self, path: &Path, k: usize) -> Result<Envelope<EvalReport>> {
         let file = read_cases(path)?;
+        if file.cases.is_empty() {
+            return Err(EngineError::InvalidArgument {
+                name: "cases".into(),
+                message: format!("{} holds no case lines", path.display()),
+            });
+        }
         self.with_case_memory(&file, |ws| ws.eval_cases(&file.cases, k))
     }
 
@@ -478,6 +484,17 @@ impl Workspace {
     /// Picks the floor that best separates in-scope from out-of-scope cases.
     pub fn calibrate(&mut self, path: &Path) -> Result<Envelope<Calibration>> {
         let file = read_cases(path)?;
+        let outside = file.cases.iter().filter(|c| c.out_of_scope).count();
+        if outside == 0 || outside == file.cases.len() {
+            return Err(EngineError::InvalidArgument {
+                name: "cases".into(),
+                message: format!(
+                    "{} holds {} in-scope and {outside} out-of-scope cases: a floor separates the two, so it needs some of each",
+                    path.display(),
+                    file.cases.len() - outside
+                ),
+            });
+        }
         self.with_case_memory(&file, |ws| ws.calibrate_cases(&file.cases))
     }
 

@@ -991,6 +991,8 @@ fn fault_eval_wrote_the_case_files_memory_into_the_users_database() {
             "\n",
             r#"{"id": "approval", "query": "who approves refunds", "gold": ["decisions"]}"#,
             "\n",
+            r#"{"id": "cake", "query": "bake a chocolate cake", "out_of_scope": true}"#,
+            "\n",
         ),
     )
     .unwrap();
@@ -1106,4 +1108,63 @@ fn fault_an_edit_since_the_scan_served_other_code_at_the_symbols_old_lines() {
     let answer = ask(&ws, "refund_invoice", &[], 4000).result;
     let item = answer.items.iter().find(|i| i.id == key).unwrap();
     assert_eq!(item.tier, Tier::Digest, "{}", item.text);
+}
+
+/// Fault (fresh-user trial): `search` listed a long doc section once per chunk it is
+/// indexed in (four hits for one section). It is listed once, at its best chunk.
+#[test]
+fn fault_search_listed_a_doc_section_once_per_chunk() {
+    let (dir, mut ws) = workspace();
+    let filler = "Totals are kept per currency and rounded at the end of the month. ".repeat(20);
+    let section = (0..4)
+        .map(|i| format!("Paragraph {i}: the ledger must reconcile. {filler}"))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    write(
+        dir.path(),
+        "docs/ledger.md",
+        &format!("# Ledger\n\n## Reconciliation\n\n{section}\n"),
+    );
+    ws.scan(&|_| {}).unwrap();
+    let options = SearchOptions {
+        kinds: vec![HitKind::Doc],
+        path_prefix: None,
+        limit: Some(20),
+    };
+    let hits = ws.search("ledger reconcile", &options).unwrap().result;
+    let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(ids, vec!["docs/ledger.md#Reconciliation"]);
+}
+
+/// Fault (fresh-user trial): `eval` of a file with no case lines reported abstention
+/// precision 1.00 and `calibrate` of a one-sided file recommended a floor, both exit 0.
+/// Each is refused, saying what the file holds.
+#[test]
+fn fault_eval_and_calibrate_answered_for_case_files_that_measure_nothing() {
+    let (dir, mut ws) = workspace();
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "// nothing yet\n").unwrap();
+    let err = ws.eval(&empty, 5).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "invalid argument `cases`: {} holds no case lines",
+            empty.display()
+        )
+    );
+    let one_sided = dir.path().join("in.jsonl");
+    std::fs::write(
+        &one_sided,
+        "{\"id\": \"a\", \"query\": \"refund invoice\", \"gold\": [\"src/billing.py\"]}\n",
+    )
+    .unwrap();
+    let err = ws.calibrate(&one_sided).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "invalid argument `cases`: {} holds 1 in-scope and 0 out-of-scope cases: a floor separates the two, so it needs some of each",
+            one_sided.display()
+        )
+    );
+    assert_eq!(ws.eval(&one_sided, 5).unwrap().result.in_scope, 1);
 }
