@@ -533,6 +533,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let mut ws = Workspace::open(&root, cli.db.as_deref())?;
     let out = output::Output::new(cli.json);
+    let root = ws.root().to_path_buf();
+    let cwd = cwd.canonicalize().unwrap_or(cwd);
     // What an empty answer of a lookup says on stderr (exit 1 is "nothing found").
     let miss = match &cli.command {
         Command::Symbol { name } => Some(format!("no symbol named `{}` in the map", quoted(name))),
@@ -543,7 +545,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Search { query, .. } => Some(format!("nothing matches `{}`", quoted(query))),
         Command::Impact { target, depth, .. } => Some(format!(
             "nothing depends on `{}` within depth {depth}",
-            quoted(target)
+            quoted(&from_cwd(target.clone(), &cwd, &root))
         )),
         Command::Context { query, .. } => Some(format!(
             "nothing relevant to `{}` cleared the floor (the answer abstained)",
@@ -551,8 +553,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         )),
         _ => None,
     };
-    let root = ws.root().to_path_buf();
-    let cwd = cwd.canonicalize().unwrap_or(cwd);
     let here = |arg: String| from_cwd(arg, &cwd, &root);
     let found = match cli.command {
         Command::Init { agents } => {
@@ -624,12 +624,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             text,
             subject,
             write,
-        } => out.written(&ws.decide(&text, subject.as_deref(), &write.options())?)?,
+        } => out.written(&ws.decide(&text, subject.map(here).as_deref(), &write.options())?)?,
         Command::Learn {
             text,
             subject,
             write,
-        } => out.written(&ws.learn(&text, subject.as_deref(), &write.options())?)?,
+        } => out.written(&ws.learn(&text, subject.map(here).as_deref(), &write.options())?)?,
         Command::Show { subject, version } => match ws.show(&here(subject), version) {
             Err(EngineError::NotFound(m)) => return not_found(&m),
             env => out.shown(&env?)?,
@@ -648,7 +648,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             subject,
             version,
             write,
-        } => out.written(&ws.rollback(&subject, version, &write.options())?)?,
+        } => out.written(&ws.rollback(&here(subject), version, &write.options())?)?,
         Command::Asof { date, show } => match ws.asof(&date, show.as_deref()) {
             Err(EngineError::NotFound(m)) => return not_found(&m),
             env => out.asof(&env?)?,
@@ -662,10 +662,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Topic { command } => match command {
             TopicCommand::Add { topic, member } => {
-                out.members(&ws.topic_set(&topic, &member, true, &Default::default())?)?
+                out.members(&ws.topic_set(&topic, &here(member), true, &Default::default())?)?
             }
             TopicCommand::Rm { topic, member } => {
-                out.members(&ws.topic_set(&topic, &member, false, &Default::default())?)?
+                out.members(&ws.topic_set(&topic, &here(member), false, &Default::default())?)?
             }
             TopicCommand::List => out.topics(&ws.topics()?)?,
         },

@@ -736,6 +736,48 @@ fn fault_a_path_relative_to_the_current_directory_was_not_found() {
         String::from_utf8_lossy(&shown.stdout).contains("Runs the core."),
         "{shown:?}"
     );
+    let decided = loci(
+        &sub,
+        &["decide", "Keep run() pure.", "--subject", "core.py"],
+    );
+    assert!(decided.status.success(), "{decided:?}");
+    let log = loci(root, &["show", "decisions"]);
+    assert!(
+        String::from_utf8_lossy(&log.stdout).contains("pkg/core.py"),
+        "{log:?}"
+    );
+}
+
+/// Fault: `loci context` printed three closing lines: the answer's own ("_≈298 of 300
+/// tokens …; 58 more item(s) left out_"), then the CLI's count of the same, then
+/// "(truncated: more results than shown)". The answer's own line is the only one.
+#[test]
+fn fault_a_context_answer_ended_with_three_closing_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for n in 0..30 {
+        write(
+            root,
+            &format!("ledger{n}.py"),
+            &format!("def reconcile_ledger_{n}():\n    \"\"\"Reconciles ledger {n}.\"\"\"\n"),
+        );
+    }
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(
+        root,
+        &["context", "reconcile the ledger", "--budget", "100"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last: Vec<&str> = stdout.lines().rev().take(2).collect();
+    assert!(
+        last[0].starts_with("_≈") && last[0].contains("left out_"),
+        "{stdout}"
+    );
+    assert_eq!(last[1], "", "{stdout}");
+    assert_eq!(stdout.matches("of 100 tokens").count(), 1, "{stdout}");
+    assert!(!stdout.contains("items, ~"), "{stdout}");
+    assert!(!stdout.contains("(truncated"), "{stdout}");
 }
 
 /// Fault: `loci stats --db empty.db` on an existing empty file wrote loci's schema into it

@@ -70,6 +70,13 @@ impl Workspace {
     /// it must not be served: outside the root, not a regular file (symbolic links are
     /// not followed), unreadable or not UTF-8, or a secret by its path or its text.
     pub fn read_served(&self, path: &str) -> Option<String> {
+        self.read_served_as_scanned(path).map(|(text, _)| text)
+    }
+
+    /// [`Workspace::read_served`], and whether the text is what the last scan read (the
+    /// map holds its content hash): a caller placing the map's line numbers in it needs
+    /// to know, and the hash is computed once.
+    pub(crate) fn read_served_as_scanned(&self, path: &str) -> Option<(String, bool)> {
         let rel = self.contain("path", path).ok()?;
         if self.secrets.path_rule(&rel).is_some() {
             return None;
@@ -79,10 +86,16 @@ impl Workspace {
             return None;
         }
         let text = std::fs::read_to_string(&abs).ok()?;
-        if !self.scanned_clean(&rel, &text) && self.secrets.find_token(&text).is_some() {
+        // The last scan checked this very text with these rules and found no credential
+        // (a scan keeps no file in which a rule finds one): checking it again would only
+        // compile the rules its text wakes (3 ms of a `loci context` on the stdlib).
+        let as_scanned = self.unchanged_since_scan(&rel, &text);
+        if !(as_scanned && self.map_checked_by_these_rules())
+            && self.secrets.find_token(&text).is_some()
+        {
             return None;
         }
-        Some(text)
+        Some((text, as_scanned))
     }
 
     /// Whether the last finished scan used this workspace's secret rules: then every text
@@ -116,19 +129,9 @@ impl Workspace {
         self.map_text_served(checked, &s.path, &text)
     }
 
-    /// Whether the last scan checked `text`, the content of `rel`, with this workspace's
-    /// secret rules and found no credential: the map holds `rel` with `text`'s content
-    /// hash (a scan keeps no file in which a rule finds one), and the rules' fingerprint
-    /// is the one the last finished scan recorded. Answers serve whole files, and this
-    /// spares each process compiling the rules a file's text wakes (3 ms of a
-    /// `loci context` on the standard library). Any error reading the map is a no.
-    fn scanned_clean(&self, rel: &str, text: &str) -> bool {
-        self.map_checked_by_these_rules() && self.unchanged_since_scan(rel, text)
-    }
-
     /// Whether `text`, the content of `rel`, is what the last scan of `rel` read (the map
     /// holds its content hash). Any error reading the map is a no.
-    pub(crate) fn unchanged_since_scan(&self, rel: &str, text: &str) -> bool {
+    fn unchanged_since_scan(&self, rel: &str, text: &str) -> bool {
         self.store
             .conn()
             .prepare_cached("SELECT content_hash FROM files WHERE path = ?1")

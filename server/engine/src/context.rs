@@ -199,6 +199,11 @@ fn estimate_tokens(s: &str) -> u64 {
     s.chars().count().div_ceil(4) as u64
 }
 
+/// [`estimate_tokens`] of `s` and the line end the markdown puts after it.
+fn line_tokens(s: &str) -> u64 {
+    (s.chars().count() + 1).div_ceil(4) as u64
+}
+
 fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
 }
@@ -319,9 +324,6 @@ fn passages(text: &str) -> Vec<String> {
     out
 }
 
-/// The share of `weights` (one per term) held by the best of `passages`. A passage holds a
-/// term as [`Term::found_in`] has it for the passage's [`crate::search::words_in`]; this
-/// checks the same in one pass over the passage's words without building the word set.
 /// At most this many lines of a symbol's source are served FULL.
 const FULL_SOURCE_LINES: u32 = 40;
 
@@ -387,6 +389,9 @@ fn symbol_text(qualified_name: &str, signature: &str, doc: Option<&str>) -> Stri
     )
 }
 
+/// The share of `weights` (one per term) held by the best of `passages`. A passage holds a
+/// term as [`Term::found_in`] has it for the passage's [`crate::search::words_in`]; this
+/// checks the same in one pass over the passage's words without building the word set.
 fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
     let total: f64 = weights.iter().sum();
     if total <= 0.0 {
@@ -851,24 +856,21 @@ impl Workspace {
                 named.push((name.clone(), s));
             }
         }
-        let text_points = |th: &TextHit| th.coverage * RANK_K / (RANK_K + th.rank as f64);
-        let mut best: HashMap<(HitKind, String), f64> = HashMap::new();
-        for th in &text_hits {
-            let e = best.entry((th.hit.kind, th.hit.id.clone())).or_insert(0.0);
-            *e = e.max(text_points(th));
-        }
+        // Best first (a stable sort keeps ties in index order), so each item's first hit
+        // is the one it scores.
+        let rank_decay = |th: &TextHit| RANK_K / (RANK_K + th.rank as f64);
+        text_hits
+            .sort_by(|a, b| (b.coverage * rank_decay(b)).total_cmp(&(a.coverage * rank_decay(a))));
         let mut scored: HashSet<(HitKind, String)> = HashSet::new();
         for th in text_hits {
-            let points = text_points(&th);
+            let decay = rank_decay(&th);
             if let Some(r) = th.revision {
                 revisions.insert(r.revision_id, r);
             }
             let h = th.hit;
-            let key = (h.kind, h.id.clone());
-            if points < best[&key] || !scored.insert(key) {
+            if !scored.insert((h.kind, h.id.clone())) {
                 continue;
             }
-            let decay = RANK_K / (RANK_K + th.rank as f64);
             let c = cands
                 .entry((h.kind, h.id.clone()))
                 .or_insert_with(|| Candidate::new(h.kind, h.id.clone(), h.path.clone()));
@@ -1212,7 +1214,7 @@ impl Workspace {
         let mut used = if recap.is_empty() {
             0
         } else {
-            ((recap.chars().count() + 1) as u64).div_ceil(4)
+            line_tokens(&recap)
         };
         if !abstained {
             // The heading and the closing line are part of what the reader is given; the
@@ -1228,7 +1230,7 @@ impl Workspace {
         let mut shown: Vec<(&str, u32, u32)> = Vec::new();
         if !abstained {
             for banner in &banners {
-                used += ((banner.chars().count() + 1) as u64).div_ceil(4);
+                used += line_tokens(banner);
             }
             for c in ranked.iter() {
                 let index_line = format!(
@@ -1263,8 +1265,7 @@ impl Workspace {
                 tiers.push((Tier::Index, index_line));
                 let mut served = false;
                 for (i, (tier, text)) in tiers.iter().enumerate() {
-                    // The item and the line end the markdown puts after it.
-                    let cost = ((text.chars().count() + 1) as u64).div_ceil(4);
+                    let cost = line_tokens(text);
                     if used + cost <= budget {
                         used += cost;
                         if *tier == Tier::Full {
@@ -1370,8 +1371,6 @@ impl Workspace {
         Ok((out, cut))
     }
 
-    /// A symbol served FULL: kind, qualified name and place, then up to 40 lines of its
-    /// source and its doc comment.
     /// A symbol served FULL: a heading, its source (up to [`FULL_SOURCE_LINES`] lines),
     /// then its doc comment when the source does not already show it (a Python docstring
     /// is inside the body; a Rust or JSDoc comment comes before the definition's first
@@ -1380,11 +1379,11 @@ impl Workspace {
     /// line holds it, or the file cannot be served, the answer is empty (the item is then
     /// served as a digest) rather than other code at the old lines.
     fn symbol_full(&self, s: &loci_store::map::SymbolHit) -> String {
-        let Some(text) = self.read_served(&s.path) else {
+        let Some((text, as_scanned)) = self.read_served_as_scanned(&s.path) else {
             return String::new();
         };
         let lines: Vec<&str> = text.lines().collect();
-        let Some(start) = self.current_start(s, &text, &lines) else {
+        let Some(start) = current_start(s, as_scanned, &lines) else {
             return String::new();
         };
         // A definition ends on or after its first line; clamp a malformed row.
@@ -1415,25 +1414,24 @@ impl Workspace {
             if shown { "" } else { doc }
         )
     }
+}
 
-    /// The zero-based line where `s` starts in `text` (its file as it is now, split into
-    /// `lines`): its stored line while the file is as scanned, else the nearest line whose
-    /// trimmed text starts with its signature; `None` when no line does.
-    fn current_start(
-        &self,
-        s: &loci_store::map::SymbolHit,
-        text: &str,
-        lines: &[&str],
-    ) -> Option<usize> {
-        let stored = s.line as usize;
-        if self.unchanged_since_scan(&s.path, text) {
-            return (stored < lines.len().max(1)).then_some(stored);
-        }
-        let signature = s.signature.trim();
-        (0..lines.len())
-            .filter(|&i| lines[i].trim_start().starts_with(signature))
-            .min_by_key(|&i| i.abs_diff(stored))
+/// The zero-based line where `s` starts in its file as it is now, split into `lines`: its
+/// stored line while the file is as the last scan read it (`as_scanned`), else the nearest
+/// line whose trimmed text starts with its signature; `None` when no line does.
+fn current_start(
+    s: &loci_store::map::SymbolHit,
+    as_scanned: bool,
+    lines: &[&str],
+) -> Option<usize> {
+    let stored = s.line as usize;
+    if as_scanned {
+        return (stored < lines.len().max(1)).then_some(stored);
     }
+    let signature = s.signature.trim();
+    (0..lines.len())
+        .filter(|&i| lines[i].trim_start().starts_with(signature))
+        .min_by_key(|&i| i.abs_diff(stored))
 }
 
 /// The open-module points of an item about `path` (a folder when `folder`): the best over

@@ -457,6 +457,21 @@ fn loci_beats_bm25_on_its_own_case_set() {
     assert!(calibration.balanced_accuracy >= 0.8, "{calibration:?}");
 }
 
+/// `docs/ledger.md`: one section, `Reconciliation`, long enough to be indexed as several
+/// chunks, each holding "ledger" and "reconcile".
+fn write_long_section(root: &Path) {
+    let filler = "Totals are kept per currency and rounded at the end of the month. ".repeat(20);
+    let section = (0..4)
+        .map(|i| format!("Paragraph {i}: the ledger must reconcile. {filler}"))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    write(
+        root,
+        "docs/ledger.md",
+        &format!("# Ledger\n\n## Reconciliation\n\n{section}\n"),
+    );
+}
+
 /// The signals of the item `id` in an answer.
 fn signals_of(a: &loci_engine::context::ContextAnswer, id: &str) -> Vec<String> {
     a.items
@@ -751,16 +766,7 @@ fn fault_the_session_recap_ignored_the_token_budget() {
 #[test]
 fn fault_a_long_section_scored_every_passage_it_was_cut_into() {
     let (dir, mut ws) = workspace();
-    let filler = "Totals are kept per currency and rounded at the end of the month. ".repeat(20);
-    let section = (0..4)
-        .map(|i| format!("Paragraph {i}: the ledger must reconcile. {filler}"))
-        .collect::<Vec<_>>()
-        .join("\n\n");
-    write(
-        dir.path(),
-        "docs/ledger.md",
-        &format!("# Ledger\n\n## Reconciliation\n\n{section}\n"),
-    );
+    write_long_section(dir.path());
     ws.scan(&|_| {}).unwrap();
     let text = std::fs::read_to_string(dir.path().join("docs/ledger.md")).unwrap();
     let cut = loci_core::markdown::chunks(&text)
@@ -1115,16 +1121,7 @@ fn fault_an_edit_since_the_scan_served_other_code_at_the_symbols_old_lines() {
 #[test]
 fn fault_search_listed_a_doc_section_once_per_chunk() {
     let (dir, mut ws) = workspace();
-    let filler = "Totals are kept per currency and rounded at the end of the month. ".repeat(20);
-    let section = (0..4)
-        .map(|i| format!("Paragraph {i}: the ledger must reconcile. {filler}"))
-        .collect::<Vec<_>>()
-        .join("\n\n");
-    write(
-        dir.path(),
-        "docs/ledger.md",
-        &format!("# Ledger\n\n## Reconciliation\n\n{section}\n"),
-    );
+    write_long_section(dir.path());
     ws.scan(&|_| {}).unwrap();
     let options = SearchOptions {
         kinds: vec![HitKind::Doc],
