@@ -274,7 +274,7 @@ def drive_mcp(server, ws, stop_at, pace, rng, failures):
             ("symbol", {"name": rng.choice(["scan", "remember", "Workspace", "open", "context"])}, False),
             ("references", {"name": rng.choice(["scan", "remember", "envelope"])}, False),
             ("impact", {"target": "server/engine/src/lib.rs", "depth": 2}, False),
-            ("why", {"query": "server/engine/src/scan.rs"}, True),
+            ("why", {"target": "server/engine/src/scan.rs"}, True),
             ("show", {"subject": "server/engine/src/scan.rs"}, True),
             ("recap", {"n": 3}, False),
             ("remember", {"subject": "server/engine/src/scan.rs", "body": f"Soak {calls}: `scan()` walks and parses."}, False),

@@ -70,7 +70,7 @@ async def run(binary: str, workspace: str) -> None:
             check(revision["version"] == 1, f"revision: {revision}")
             check(revision["author"].startswith("agent:"), f"author: {revision['author']}")
 
-            r = await session.call_tool("why", {"query": "src/app.py:1"})
+            r = await session.call_tool("why", {"target": "src/app.py:1"})
             check(not field(r, "is_error", "isError"), f"why: {r.content}")
             why = field(r, "structured_content", "structuredContent")["result"]
             check(why["subject"] == "src/app.py", f"why subject: {why['subject']}")

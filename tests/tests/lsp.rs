@@ -538,6 +538,27 @@ async fn b12_command_arguments_are_validated() {
             .is_some_and(|m| m.contains("Nothing in memory, code or docs is relevant enough")),
         "{response}"
     );
+    // The floor is a door's argument here too (it was MCP's and the CLI's only): a very
+    // low one answers the same question.
+    let response = client
+        .command(
+            "loci.context",
+            json!({ "query": "bake a chocolate cake", "floor": -1000.0 }),
+        )
+        .await;
+    assert_eq!(
+        response["result"]["result"]["floor"],
+        json!(-1000.0),
+        "{response}"
+    );
+    let response = client
+        .command("loci.context", json!({ "query": "x", "floor": "low" }))
+        .await;
+    assert_eq!(
+        response["error"]["message"],
+        json!("loci.context: invalid argument `floor`: expected a number, got a string"),
+        "{response}"
+    );
     // Wrong element types in a list argument name the argument.
     let response = client
         .command("loci.context", json!({ "query": "x", "open_files": [1] }))

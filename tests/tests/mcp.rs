@@ -256,7 +256,7 @@ async fn symbol_why_remember_decide_and_sessions() {
     )
     .await;
 
-    let r = ok(&client, "why", json!({"query": "src/lib.rs:2"})).await;
+    let r = ok(&client, "why", json!({"target": "src/lib.rs:2"})).await;
     let why = &structured(&r)["result"];
     assert_eq!(why["subject"], "src/lib.rs");
     assert_eq!(why["revision"]["session_id"], session);
@@ -324,7 +324,7 @@ async fn symbol_why_remember_decide_and_sessions() {
     );
 
     // Not found is a tool result, not a protocol error.
-    let r = call(&client, "why", json!({"query": "nothing says this"}))
+    let r = call(&client, "why", json!({"target": "nothing says this"}))
         .await
         .expect("a tool result");
     assert_eq!(r.is_error, Some(true));

@@ -203,7 +203,7 @@ async fn lsp_commands_refuse_credentials_and_paths_out_of_the_workspace() {
         (
             "loci.why",
             json!({ "target": "../outside/private.rs:1" }),
-            "invalid argument `query`: ",
+            "invalid argument `target`: ",
         ),
     ];
     for (command, argument, message) in cases {
@@ -280,7 +280,7 @@ async fn mcp_tools_never_return_a_secret_files_contents() {
         ("references", json!({ "name": "cloud_key" })),
         ("deps", json!({ "path": "src/config.rs" })),
         ("impact", json!({ "target": "src/config.rs" })),
-        ("why", json!({ "query": "src/config.rs:1" })),
+        ("why", json!({ "target": "src/config.rs:1" })),
         ("show", json!({ "subject": ".env" })),
         ("drift", json!({})),
         ("lint", json!({})),
@@ -373,7 +373,7 @@ async fn mcp_tools_refuse_credentials_and_paths_out_of_the_workspace() {
             json!({ "query": "private_thing", "path": "linked" }),
             "path",
         ),
-        ("why", json!({ "query": outside }), "query"),
+        ("why", json!({ "target": outside }), "target"),
     ];
     for (tool, args, argument) in cases {
         match call(&client, tool, args.clone()).await {

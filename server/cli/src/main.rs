@@ -176,8 +176,8 @@ enum Command {
     },
     /// Which memory says this, who wrote it, when, in which session, after which commit.
     Why {
-        /// Text from a memory, or PATH[:LINE].
-        query: String,
+        /// PATH[:LINE] (one-based line), or text from a memory.
+        target: String,
     },
     /// Re-snapshot a page's claims without rewriting it ("still true").
     Confirm {
@@ -653,7 +653,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Err(EngineError::NotFound(m)) => return not_found(&m),
             env => out.asof(&env?)?,
         },
-        Command::Why { query } => match ws.why(&query) {
+        Command::Why { target } => match ws.why(&target) {
             Err(EngineError::NotFound(m)) => return not_found(&m),
             env => out.why(&env?)?,
         },

@@ -70,7 +70,10 @@ impl Output {
             }
             // A note is about the answer, not part of it: stderr, so stdout stays parseable.
             for note in &env.capability.notes {
-                if note.starts_with("no scan yet") || note.starts_with("partial map") {
+                if ["no scan yet", "partial map", "open file"]
+                    .iter()
+                    .any(|p| note.starts_with(p))
+                {
                     eprintln!("note: {note}");
                 }
             }

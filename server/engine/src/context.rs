@@ -114,7 +114,7 @@ pub struct SearchOptions {
     /// Only items under this path prefix.
     #[serde(default)]
     pub path_prefix: Option<String>,
-    /// Hits per kind (default 10).
+    /// Hits per kind, 1 to [`SEARCH_LIMIT_MAX`] (default 10); others are refused.
     #[serde(default)]
     pub limit: Option<u32>,
 }
@@ -466,6 +466,9 @@ fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
 /// line (tokens ≈ characters / 4). A smaller one is refused, not silently raised.
 pub const MIN_BUDGET: u64 = 50;
 
+/// The most hits per kind a search returns: a larger `limit` is refused, not cut.
+pub const SEARCH_LIMIT_MAX: u32 = 1000;
+
 /// Characters of a session's task, and of its summary, that the recap heading a
 /// `context` answer quotes (a DIGEST's length; `loci recap` shows them whole).
 pub const RECAP_CHARS: usize = 200;
@@ -478,7 +481,19 @@ impl Workspace {
     /// finds what `get_matches` finds). A one-word query that is a symbol's exact name puts
     /// those definitions first among the symbol hits: BM25 ranks a struct with a long
     /// doc comment below every short member whose name merely contains the word.
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] for a `limit` outside 1 to
+    /// [`SEARCH_LIMIT_MAX`] (0 used to give one hit, 5,000 a thousand), or a path prefix
+    /// outside the workspace.
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Envelope<Vec<SearchHit>>> {
+        if let Some(limit) = options.limit
+            && !(1..=SEARCH_LIMIT_MAX).contains(&limit)
+        {
+            return Err(EngineError::InvalidArgument {
+                name: "limit".into(),
+                message: format!("{limit}: a search returns 1 to {SEARCH_LIMIT_MAX} hits per kind"),
+            });
+        }
         self.store.read(|| self.search_in_snapshot(query, options))
     }
 
@@ -536,7 +551,7 @@ impl Workspace {
         if name.is_empty() || name.contains(char::is_whitespace) {
             return Ok(hits);
         }
-        let limit = options.limit.unwrap_or(10).clamp(1, 1000);
+        let limit = options.limit.unwrap_or(10);
         let prefix = self.path_prefix(options)?;
         let prefix = prefix.as_deref();
         let top = hits
@@ -574,7 +589,7 @@ impl Workspace {
         fts_query: &str,
         options: &SearchOptions,
     ) -> Result<Vec<SearchHit>> {
-        let limit = options.limit.unwrap_or(10).clamp(1, 1000);
+        let limit = options.limit.unwrap_or(10);
         let want = |k: HitKind| options.kinds.is_empty() || options.kinds.contains(&k);
         let prefix = self.path_prefix(options)?;
         let prefix = prefix.as_deref();
@@ -782,7 +797,30 @@ impl Workspace {
     }
 
     /// Ranked, tiered context for a question under a token budget; see the module docs.
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] for an empty request, a budget under
+    /// [`MIN_BUDGET`], or a floor that is not a finite number (nothing clears an infinite
+    /// one, and none is ever below −∞: a very low floor, say −1000, never abstains).
     pub fn context(&self, req: &ContextRequest) -> Result<Envelope<ContextAnswer>> {
+        if let Some(floor) = req.floor
+            && floor.is_infinite()
+        {
+            return Err(EngineError::InvalidArgument {
+                name: "floor".into(),
+                message: format!(
+                    "{floor}: the floor is a finite number of points (a very low one, say -1000, never abstains)"
+                ),
+            });
+        }
+        self.context_any_floor(req)
+    }
+
+    /// [`Workspace::context`] with any floor, −∞ included: eval and calibrate rank every
+    /// candidate without abstaining.
+    pub(crate) fn context_any_floor(
+        &self,
+        req: &ContextRequest,
+    ) -> Result<Envelope<ContextAnswer>> {
         self.store.read(|| self.context_in_snapshot(req))
     }
 
@@ -824,6 +862,14 @@ impl Workspace {
             .iter()
             .map(|f| self.contain("open_files", f))
             .collect::<Result<_>>()?;
+        // An open file the map does not hold earns nothing: say so, for a mistyped path
+        // (an editor's new, unsaved file is one too, and is answered all the same).
+        let mut unmapped_open = Vec::new();
+        for f in &open {
+            if !loci_store::search::names_anything(conn, f)? {
+                unmapped_open.push(f.clone());
+            }
+        }
         let mut cands: BTreeMap<(HitKind, String), Candidate> = BTreeMap::new();
 
         // 1. Text: memory, symbols, docs, weighed by how much of the question they hold.
@@ -1324,6 +1370,9 @@ impl Workspace {
         if !abstained {
             env.stale_warnings.extend(stale_warnings);
         }
+        env.capability.notes.extend(unmapped_open.iter().map(|f| {
+            format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet), so nothing near it scored open-file points")
+        }));
         env.limits.budget = Some(budget);
         env.limits.used = used;
         env.limits.truncated = truncated;

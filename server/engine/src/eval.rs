@@ -336,7 +336,16 @@ impl Workspace {
     }
 
     /// Runs every case through `context` and through plain BM25; see the module docs.
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] for `k` = 0 (no rank is within it) or a
+    /// file with no cases; a file that cannot be read or holds a malformed line.
     pub fn eval(&mut self, path: &Path, k: usize) -> Result<Envelope<EvalReport>> {
+        if k == 0 {
+            return Err(EngineError::InvalidArgument {
+                name: "k".into(),
+                message: "the cutoff k is at least 1".into(),
+            });
+        }
         let file = read_cases(path)?;
         if file.cases.is_empty() {
             return Err(EngineError::InvalidArgument {
@@ -348,7 +357,6 @@ impl Workspace {
     }
 
     fn eval_cases(&self, cases: &[Case], k: usize) -> Result<Envelope<EvalReport>> {
-        let k = k.max(1);
         let floor = self.config.context.floor;
         let mut loci = SystemScores {
             system: "loci context".into(),
@@ -380,7 +388,7 @@ impl Workspace {
                 floor: Some(f64::NEG_INFINITY),
             };
             let started = Instant::now();
-            let answer = self.context(&req)?.result;
+            let answer = self.context_any_floor(&req)?.result;
             loci_ms.push(started.elapsed().as_secs_f64() * 1000.0);
             let ranked: Vec<(String, Option<String>)> = answer
                 .items
@@ -507,7 +515,7 @@ impl Workspace {
                 budget: Some(1_000),
                 floor: Some(f64::NEG_INFINITY),
             };
-            let best = self.context(&req)?.result.best_relevance;
+            let best = self.context_any_floor(&req)?.result.best_relevance;
             if case.out_of_scope {
                 outside.push(best)
             } else {

@@ -33,18 +33,18 @@ pub struct Why {
 }
 
 impl Workspace {
-    /// Finds the best revision for `query` — `PATH[:LINE]` (claims about that file or the
+    /// Finds the best revision for `target` — `PATH[:LINE]` (claims about that file or the
     /// symbol at that line, or the file's own page) or any text (FTS5 over bodies) — and
     /// returns its provenance chain.
-    pub fn why(&self, query: &str) -> Result<Envelope<Why>> {
-        self.store.read(|| self.why_in_snapshot(query))
+    pub fn why(&self, target: &str) -> Result<Envelope<Why>> {
+        self.store.read(|| self.why_in_snapshot(target))
     }
 
-    fn why_in_snapshot(&self, query: &str) -> Result<Envelope<Why>> {
-        let q = query.trim();
+    fn why_in_snapshot(&self, target: &str) -> Result<Envelope<Why>> {
+        let q = target.trim();
         if q.is_empty() {
             return Err(EngineError::InvalidArgument {
-                name: "query".into(),
+                name: "target".into(),
                 message: "must not be empty".into(),
             });
         }
@@ -53,10 +53,10 @@ impl Workspace {
             Some((p, l)) if l.parse::<u32>().is_ok() => (p, l.parse::<u32>().ok()),
             _ => (q, None),
         };
-        // A query that reads as a path leaving the workspace is refused, not searched.
+        // A target that reads as a path leaving the workspace is refused, not searched.
         let contained;
         let path = if path.starts_with('/') || path.starts_with("../") || path == ".." {
-            contained = self.contain("query", path)?;
+            contained = self.contain("target", path)?;
             contained.as_str()
         } else {
             path.trim_start_matches("./").trim_end_matches('/')
@@ -74,7 +74,7 @@ impl Workspace {
         // answered: an editor's unsaved buffer may have grown since the last scan.)
         if line == Some(0) {
             return Err(EngineError::InvalidArgument {
-                name: "query".into(),
+                name: "target".into(),
                 message: format!("`{q}`: lines are numbered from 1"),
             });
         }

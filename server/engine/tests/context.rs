@@ -1165,3 +1165,75 @@ fn fault_eval_and_calibrate_answered_for_case_files_that_measure_nothing() {
     );
     assert_eq!(ws.eval(&one_sided, 5).unwrap().result.in_scope, 1);
 }
+
+/// Fault (trial): a search `limit` of 0 gave one hit and one of 5,000 gave a thousand, an
+/// eval `k` of 0 was taken as 1, and an infinite floor was answered (`--floor inf`
+/// abstained on everything and reported its floor as JSON `null`). Each is refused with
+/// the argument's name, by the engine, so every door says the same.
+#[test]
+fn fault_a_zero_limit_a_zero_k_and_an_infinite_floor_were_changed_silently() {
+    let (dir, mut ws) = workspace();
+    let search = |limit| {
+        ws.search(
+            "invoice",
+            &SearchOptions {
+                limit: Some(limit),
+                ..Default::default()
+            },
+        )
+    };
+    for limit in [0, 1001] {
+        assert_eq!(
+            search(limit).unwrap_err().to_string(),
+            format!("invalid argument `limit`: {limit}: a search returns 1 to 1000 hits per kind")
+        );
+    }
+    let kinds: Vec<HitKind> = search(1).unwrap().result.iter().map(|h| h.kind).collect();
+    assert_eq!(kinds, [HitKind::Memory, HitKind::Symbol]); // one per kind that matches
+    for floor in [f64::INFINITY, f64::NEG_INFINITY] {
+        let err = ws
+            .context(&ContextRequest {
+                query: "refund an invoice".into(),
+                floor: Some(floor),
+                ..Default::default()
+            })
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "invalid argument `floor`: {floor}: the floor is a finite number of points (a very low one, say -1000, never abstains)"
+            )
+        );
+    }
+    let cases = dir.path().join("cases.jsonl");
+    write(
+        dir.path(),
+        "cases.jsonl",
+        "{\"query\": \"refund an invoice\", \"gold\": [\"src/billing.py\"]}\n",
+    );
+    assert_eq!(
+        ws.eval(&cases, 0).unwrap_err().to_string(),
+        "invalid argument `k`: the cutoff k is at least 1"
+    );
+}
+
+/// Fault (trial): `context --open` took a file the map does not hold (a typo) without a
+/// word; the open-file points it should have given were simply missing. The answer now
+/// notes each such file, and is given all the same (an editor's new unsaved file is one).
+#[test]
+fn fault_an_open_file_the_map_does_not_hold_was_taken_without_a_word() {
+    let (_dir, ws) = workspace();
+    let env = ask(
+        &ws,
+        "refund an invoice",
+        &["src/biling.py", "src/billing.py"],
+        2000,
+    );
+    assert_eq!(
+        env.capability.notes[1..],
+        [
+            "open file `src/biling.py` is not in the map (no such file, ignored, or not scanned yet), so nothing near it scored open-file points"
+        ]
+    );
+    assert!(!env.result.abstained);
+}

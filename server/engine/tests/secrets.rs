@@ -745,7 +745,7 @@ fn path_arguments_that_leave_the_workspace_are_refused_by_every_operation() {
         outside_file.as_str(),
         "../outside/lib.py:1",
     ] {
-        assert_eq!(invalid(ws.why(query).unwrap_err()).0, "query", "{query}");
+        assert_eq!(invalid(ws.why(query).unwrap_err()).0, "target", "{query}");
     }
     // The symbolic links were not followed by the scan either.
     assert!(ws.symbol("private").unwrap().result.is_empty());

@@ -37,6 +37,8 @@ pub enum ArgType {
     String,
     /// A non-negative integer.
     Integer,
+    /// A number (JSON has no NaN or infinity).
+    Number,
     /// `true` or `false`.
     Bool,
     /// An array of strings.
@@ -48,6 +50,7 @@ impl ArgType {
         match self {
             ArgType::String => "a non-empty string",
             ArgType::Integer => "a non-negative integer",
+            ArgType::Number => "a number",
             ArgType::Bool => "a boolean",
             ArgType::StringList => "an array of strings",
         }
@@ -57,6 +60,7 @@ impl ArgType {
         match self {
             ArgType::String => v.as_str().is_some_and(|s| !s.trim().is_empty()),
             ArgType::Integer => v.as_u64().is_some(),
+            ArgType::Number => v.is_number(),
             ArgType::Bool => v.is_boolean(),
             ArgType::StringList => v
                 .as_array()
@@ -107,7 +111,7 @@ pub struct CommandSpec {
     pub available: bool,
 }
 
-use ArgType::{Bool, Integer, String as Str};
+use ArgType::{Bool, Integer, Number, String as Str};
 
 /// What every memory write accepts besides its own keys (the engine's `WriteOptions`).
 macro_rules! write_args {
@@ -131,6 +135,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             req("query", Str),
             opt("budget", Integer),
             opt("open_files", ArgType::StringList),
+            opt("floor", Number),
         ],
         example: r#"{"query": "how does login work", "budget": 4000}"#,
         available: true,
@@ -234,6 +239,11 @@ impl Args {
     /// An integer argument.
     pub fn u64(&self, name: &str) -> Option<u64> {
         self.map.get(name).and_then(Value::as_u64)
+    }
+
+    /// A number argument.
+    pub fn f64(&self, name: &str) -> Option<f64> {
+        self.map.get(name).and_then(Value::as_f64)
     }
 
     /// A boolean argument.

@@ -1140,7 +1140,7 @@ impl Inner {
                     query: args.str("query").unwrap_or_default().to_string(),
                     open_files: args.strings("open_files"),
                     budget: args.u64("budget"),
-                    floor: None,
+                    floor: args.f64("floor"),
                 };
                 self.engine_command(
                     &args,

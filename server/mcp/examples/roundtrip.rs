@@ -141,7 +141,7 @@ fn main() {
     let mut times = Vec::new();
     let mut bytes = Vec::new();
     for _ in 0..calls {
-        let (v, n, t) = c.call("why", json!({"query": "os.path.join"}));
+        let (v, n, t) = c.call("why", json!({"target": "os.path.join"}));
         assert!(v.get("result").is_some(), "{v}");
         times.push(t);
         bytes.push(n);

@@ -224,8 +224,10 @@ params! {
     /// Arguments of `why`.
     WhyParams {
         /// `PATH[:LINE]` (one-based line: the memory about that file or the symbol at that
-        /// line), or any text from a memory.
-        query: String,
+        /// line), or any text from a memory. The name the language server's `loci.why`
+        /// and `impact` use; `query`, its old name here, is still accepted.
+        #[serde(alias = "query")]
+        target: String,
         /// Paging: the `next_cursor` of a previous answer to the same question.
         #[serde(default)]
         cursor: Option<String>,
@@ -956,7 +958,7 @@ impl Call {
                 p.hard.unwrap_or(false),
                 p.limit.unwrap_or(IMPACT_LIMIT),
             )),
-            Call::Why(p) => json(ws.why(&p.query)),
+            Call::Why(p) => json(ws.why(&p.target)),
             Call::Show(p) => json(ws.show(&p.subject, p.version)),
             Call::History(p) => json(ws.history(&p.subject)),
             Call::Asof(p) => json(ws.asof(&p.date, p.show.as_deref())),

@@ -162,9 +162,10 @@ impl FtsTable {
 /// Term statistics of one full-text index: its row count and, for each of `terms` (single
 /// tokens as the `unicode61` tokenizer emits them: lower-case, no punctuation), the number
 /// of rows holding it (its document frequency). The row count is the index's own (see
-/// [`fts_row_count`]); the frequencies come from an `fts5vocab` table that is created in
-/// the connection's `temp` schema on first use (nothing is written to the database), all
-/// of `terms` in one statement. [`crate::Store::term_stats`] caches these per snapshot.
+/// [`fts_row_count`]); the frequencies come from an `fts5vocab` table in the connection's
+/// `temp` schema, made on first use (nothing is written to the database; in the main
+/// schema, `PRAGMA integrity_check` reports every `fts5vocab` table as an error), all of
+/// `terms` in one statement. [`crate::Store::term_stats`] caches these per snapshot.
 pub fn term_stats(conn: &Connection, table: FtsTable, terms: &[String]) -> Result<(u64, Vec<u64>)> {
     let rows = fts_row_count(conn, table)?;
     Ok((rows, document_frequencies(conn, table, terms)?))
@@ -186,15 +187,22 @@ pub fn document_frequencies(
     let select = format!(
         "SELECT term, doc FROM temp.{vocab} WHERE term IN (SELECT value FROM json_each(?1))"
     );
-    // The vocabulary table is created once per connection: while its statement is in the
-    // cache, no DDL is parsed again.
+    // The vocabulary tables are created once per connection, all three in one batch at the
+    // first question (each one on its first use was three failed prepares, three batches
+    // and three reads of the temp schema). While the statement is in the cache, no DDL is
+    // parsed again.
     let mut stmt = match conn.prepare_cached(&select) {
         Ok(stmt) => stmt,
         Err(_) => {
-            conn.execute_batch(&format!(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.{vocab} USING fts5vocab(main, '{fts}', 'row');"
-            ))
-            .ctx(|| format!("opening the term statistics of {fts}"))?;
+            let create: String = FtsTable::ALL
+                .iter()
+                .map(|t| {
+                    let (_, fts, vocab) = t.names();
+                    format!("CREATE VIRTUAL TABLE IF NOT EXISTS temp.{vocab} USING fts5vocab(main, '{fts}', 'row');")
+                })
+                .collect();
+            conn.execute_batch(&create)
+                .ctx(|| "opening the term statistics of the full-text indexes".into())?;
             conn.prepare_cached(&select)
                 .ctx(|| format!("reading the term statistics of {fts}"))?
         }

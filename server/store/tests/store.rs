@@ -629,6 +629,48 @@ fn cached_term_stats_follow_writes_of_this_connection_and_of_others() {
     );
 }
 
+/// The term vocabularies live in the connection's temp schema, all three made at the first
+/// document frequency asked for: in the main schema (tried, to spare each `loci context`
+/// process their CREATE statements) `PRAGMA integrity_check` reports every `fts5vocab`
+/// table as an error, and a backup is verified with it.
+#[test]
+fn term_vocabularies_are_made_once_per_connection_in_its_temp_schema() {
+    use loci_store::search::FtsTable;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join(".loci/loci.db")).unwrap();
+    insert_memory(store.conn(), "a.py", "alpha beta");
+    let terms = ["alpha".to_string(), "delta".to_string()];
+    let temp_tables = || -> Vec<String> {
+        store
+            .conn()
+            .prepare("SELECT name FROM temp.sqlite_master ORDER BY name")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(
+        store.term_stats(FtsTable::Revisions, &terms).unwrap().1,
+        [1, 0]
+    );
+    let made = [
+        "loci_vocab_docs",
+        "loci_vocab_revisions",
+        "loci_vocab_symbols",
+    ];
+    assert_eq!(temp_tables(), made);
+    for table in [FtsTable::Symbols, FtsTable::Docs] {
+        assert_eq!(store.term_stats(table, &terms).unwrap().1, [0, 0]);
+    }
+    assert_eq!(temp_tables(), made);
+    let check: String = store
+        .conn()
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+}
+
 /// The memory-search join reads `pages` through its index on the current revision: without
 /// it, every full-text hit scanned every page (quadratic in memory size).
 #[test]
