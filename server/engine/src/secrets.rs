@@ -434,7 +434,9 @@ impl SecretRules {
             .chain(config.paths.iter().map(String::as_str))
             .map(String::from)
             .collect();
-        path_matcher(&path_globs).map_err(invalid)?;
+        // The built-in globs parse (a unit test holds them to it): only configured ones
+        // are checked here, so a bad one is an error when the workspace opens.
+        path_matcher(&config.paths).map_err(invalid)?;
         let mut merged: BTreeMap<String, String> = DEFAULT_TOKENS
             .iter()
             .map(|(n, p)| (n.to_string(), p.to_string()))
@@ -930,6 +932,17 @@ mod tests {
         assert!(rules.compiled.get().is_none(), "compiled before first use");
         let _ = rules.find_token("nothing secret here");
         assert!(rules.compiled.get().is_some());
+    }
+
+    /// The built-in path globs parse: opening a workspace checks only configured ones,
+    /// and the matcher is built on first need.
+    #[test]
+    fn the_built_in_path_globs_parse() {
+        let globs: Vec<String> = DEFAULT_PATHS.iter().map(|g| g.to_string()).collect();
+        assert!(path_matcher(&globs).unwrap().build().is_ok());
+        let rules = SecretRules::new(&SecretsConfig::default()).unwrap();
+        assert!(rules.paths.get().is_none(), "built before first use");
+        assert_eq!(rules.path_rule(".env").as_deref(), Some(".env*"));
     }
 
     /// Only the rules whose literal prefixes occur in a text are compiled for it, and
