@@ -347,25 +347,26 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
         );
         assert!(status.success(), "{stderr}");
     }
-    // Four migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
-    // (the covering reverse-import index) and 0008 (pages by current revision) pending,
-    // so a kill can land between them. Undo 0008, 0007 and 0006 for real and forget
-    // 0005's row (it recreates what it touches).
+    // Five migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
+    // (the covering reverse-import index), 0008 (pages by current revision) and 0009 (ref
+    // receivers) pending, so a kill can land between them. Undo 0009, 0008, 0007 and 0006
+    // for real and forget 0005's row (it recreates what it touches).
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        8,
+        9,
         "revisit which migrations this test undoes"
     );
     {
         let conn = Connection::open(&old).expect("open old");
         conn.execute_batch(
-            "DROP INDEX pages_by_current_revision;
+            "ALTER TABLE refs DROP COLUMN receiver;
+             DROP INDEX pages_by_current_revision;
              DROP INDEX deps_by_target; CREATE INDEX deps_by_target ON deps(to_file_id);
              DROP TRIGGER pages_uid; DROP INDEX pages_by_uid; ALTER TABLE pages DROP COLUMN uid;
              DELETE FROM schema_migrations WHERE version > 4;",
         )
-        .expect("step back four migrations");
+        .expect("step back five migrations");
     }
     let old_conn = open_ro(&old);
     let old_memory = memory(&old_conn);
@@ -428,6 +429,13 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
                 |r| r.get(0),
             )
             .expect("pages indexes");
+        let receiver_column: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM pragma_table_info('refs') WHERE name = 'receiver'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("refs columns");
         if version == old_version {
             assert_eq!(
                 counts, old_counts,
@@ -436,6 +444,7 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
             assert_eq!(uid_column, 0, "{what}: not applied, so no 0006 column");
             assert_eq!(index_columns, 1, "{what}: not applied, so the 0001 index");
             assert_eq!(revision_index, 0, "{what}: not applied, so no 0008 index");
+            assert_eq!(receiver_column, 0, "{what}: not applied, so no 0009 column");
         } else {
             assert_eq!(
                 version,
@@ -453,6 +462,7 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
             );
             assert_eq!(index_columns, 3, "{what}: 0007 applied");
             assert_eq!(revision_index, 1, "{what}: 0008 applied");
+            assert_eq!(receiver_column, 1, "{what}: 0009 applied");
         }
         assert_eq!(memory(&conn), old_memory, "{what}: memory untouched");
         drop(conn);

@@ -54,7 +54,9 @@ use tree_sitter::{Node, ParseOptions, ParseState, Parser, QueryCursor, Streaming
 use crate::fingerprint::{self, CommentSpan, Expected, FastMap, FastSet};
 use crate::imports::{self, RawImport};
 use crate::lang::{Role, lang_query};
-use crate::{Degraded, FileAnalysis, Language, RefKind, Reference, Span, Symbol, SymbolKind};
+use crate::{
+    Degraded, FileAnalysis, Language, Receiver, RefKind, Reference, Span, Symbol, SymbolKind,
+};
 
 /// Limits for one file's analysis.
 #[derive(Clone, Debug)]
@@ -612,6 +614,7 @@ fn extract_with<'t>(
             (!name.is_empty()).then(|| Reference {
                 name: name.to_string(),
                 kind: r.kind,
+                receiver: receiver_of(language, r.name, bytes),
                 span: span_of(r.name),
                 enclosing: None,
             })
@@ -623,6 +626,7 @@ fn extract_with<'t>(
     refs.extend(import_refs.into_iter().map(|(name, node)| Reference {
         name,
         kind: RefKind::Import,
+        receiver: Receiver::None,
         span: span_of(node),
         enclosing: None,
     }));
@@ -700,6 +704,63 @@ fn reference_name(text: &str) -> &str {
     let text = text.split(['<', '(', '[']).next().unwrap_or("").trim();
     let last = text.rsplit(['.', ':', '\\']).next().unwrap_or(text);
     last.trim()
+}
+
+/// The member expressions of `language` that look a name up on a receiver, as
+/// (expression kind, field of the receiver, field of the name), from each grammar's
+/// `node-types.json`.
+fn member_fields(language: Language, kind: &str) -> Option<(&'static str, &'static str)> {
+    use Language::*;
+    Some(match (language, kind) {
+        (Rust, "field_expression") => ("value", "field"),
+        (Rust, "scoped_identifier") => ("path", "name"),
+        (C | Cpp, "field_expression") => ("argument", "field"),
+        (Cpp, "qualified_identifier") => ("scope", "name"),
+        (Python, "attribute") => ("object", "attribute"),
+        (JavaScript | TypeScript | Tsx, "member_expression") => ("object", "property"),
+        (Go, "selector_expression") => ("operand", "field"),
+        (Java, "method_invocation") => ("object", "name"),
+        (Java, "field_access") => ("object", "field"),
+        (CSharp, "member_access_expression") => ("expression", "name"),
+        (Ruby, "call") => ("receiver", "method"),
+        (Php, "member_call_expression" | "nullsafe_member_call_expression") => ("object", "name"),
+        (Php, "scoped_call_expression") => ("scope", "name"),
+        _ => return None,
+    })
+}
+
+/// What the reference name node `name` is looked up on ([`Receiver`]): the name is the
+/// member of a member expression (its parent, or the name node itself when a pattern
+/// captures the whole `a.b.C`), and the receiver is that expression's object. Pure syntax:
+/// `self.meta.is_match` is [`Receiver::Other`] (the receiver is `self.meta`), `self.parse`
+/// is [`Receiver::Own`].
+fn receiver_of(language: Language, name: Node<'_>, bytes: &[u8]) -> Receiver {
+    let (expression, member) = match member_fields(language, name.kind()) {
+        Some(_) => (name, None),
+        None => match name.parent() {
+            Some(parent) => (parent, Some(name)),
+            None => return Receiver::None,
+        },
+    };
+    let Some((object_field, name_field)) = member_fields(language, expression.kind()) else {
+        return Receiver::None;
+    };
+    if let Some(member) = member
+        && expression.child_by_field_name(name_field) != Some(member)
+    {
+        return Receiver::None;
+    }
+    let Some(object) = expression.child_by_field_name(object_field) else {
+        // `::f()` in Rust, a Ruby call without a receiver.
+        return Receiver::None;
+    };
+    let own = match node_text(object, bytes) {
+        "self" | "this" | "Self" | "cls" | "$this" => true,
+        // PHP `static::f()` is late static binding on the enclosing class.
+        "static" => language == Language::Php,
+        _ => false,
+    };
+    if own { Receiver::Own } else { Receiver::Other }
 }
 
 /// A type's base name, as a Rust `impl` scope or a Go receiver contributes it:

@@ -168,6 +168,47 @@ impl RefKind {
     }
 }
 
+/// What a reference's name is looked up on: nothing (a bare name), the enclosing object or
+/// type itself, or some other value, type or module. Computed from the syntax tree alone
+/// (the name node's member/field/attribute/selector expression and that expression's
+/// object), so it says *which* receiver was written, never what type it has.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Receiver {
+    /// A bare name (`parse(x)`), an import, or a namespace-qualified name the map does not
+    /// treat as a receiver (PHP `\App\f()`, Java `Outer.Inner` in a type list).
+    #[default]
+    None,
+    /// The enclosing object or type: a receiver written exactly `self`, `this`, `Self`,
+    /// `cls`, `$this`, PHP `static`, or a Rust `self::` module path.
+    Own,
+    /// Any other receiver: `self.meta.is_match(x)`, `obj.parse()`, `Regex::new()`,
+    /// `fmt.Println()`, `super().f()`, `parent::f()`.
+    Other,
+}
+
+impl Receiver {
+    /// Name used in storage (`refs.receiver`): `None` is stored as NULL.
+    pub fn as_str(self) -> Option<&'static str> {
+        match self {
+            Receiver::None => None,
+            Receiver::Own => Some("own"),
+            Receiver::Other => Some("other"),
+        }
+    }
+
+    /// Parses [`Receiver::as_str`] output back; NULL and unknown names are [`Receiver::None`].
+    pub fn parse(s: Option<&str>) -> Receiver {
+        match s {
+            Some("own") => Receiver::Own,
+            Some("other") => Receiver::Other,
+            _ => Receiver::None,
+        }
+    }
+}
+
 /// A use of a name, unresolved: resolution needs the whole map and happens in the engine.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reference {
@@ -175,6 +216,9 @@ pub struct Reference {
     pub name: String,
     /// How it is used.
     pub kind: RefKind,
+    /// What the name is looked up on (see [`Receiver`]); always `None` for imports.
+    #[serde(default)]
+    pub receiver: Receiver,
     /// The name node.
     pub span: Span,
     /// Index into [`FileAnalysis::symbols`] of the innermost definition containing it.

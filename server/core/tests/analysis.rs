@@ -508,3 +508,99 @@ fn fault_a_comment_above_a_minified_line_documented_every_definition_on_it() {
     );
     assert_eq!(symbol(&analysis, "inc").doc.as_deref(), Some("Adds one."));
 }
+
+/// Every reference as `name:receiver` (`-` for a bare name), in document order.
+fn receivers(analysis: &FileAnalysis) -> Vec<String> {
+    analysis
+        .refs
+        .iter()
+        .map(|r| format!("{}:{}", r.name, r.receiver.as_str().unwrap_or("-")))
+        .collect()
+}
+
+#[test]
+fn fault_a_method_call_on_another_receiver_was_recorded_as_a_bare_name() {
+    let rust = run(
+        Language::Rust,
+        "impl M {\n    fn f(&self, x: &str) -> bool {\n        self.meta.is_match(x) && self.is_match(x)\n            && Self::g() && Regex::new(x) && self::h() && crate::k() && is_match(x)\n    }\n}\n",
+    );
+    assert_eq!(
+        receivers(&rust),
+        [
+            "M:-",
+            "is_match:other",
+            "is_match:own",
+            "g:own",
+            "new:other",
+            "h:own",
+            "k:other",
+            "is_match:-"
+        ]
+    );
+    let python = run(
+        Language::Python,
+        "class A:\n    def f(self, obj):\n        obj.parse()\n        self.parse()\n        cls.parse()\n        super().parse()\n        parse()\n",
+    );
+    assert_eq!(
+        receivers(&python),
+        [
+            "parse:other",
+            "parse:own",
+            "parse:own",
+            "super:-",
+            "parse:other",
+            "parse:-"
+        ]
+    );
+    let js = run(
+        Language::JavaScript,
+        "class A { f(obj) { obj.parse(); this.parse(); parse(); } }\n",
+    );
+    assert_eq!(receivers(&js), ["parse:other", "parse:own", "parse:-"]);
+    let go = run(
+        Language::Go,
+        "package p\nfunc (s *S) f() { s.parse(); fmt.Println(); parse() }\n",
+    );
+    assert_eq!(
+        receivers(&go),
+        ["S:-", "parse:other", "Println:other", "parse:-"]
+    );
+    let java = run(
+        Language::Java,
+        "class A { void f(B b) { b.parse(); this.parse(); parse(); } }\n",
+    );
+    assert_eq!(receivers(&java), ["parse:other", "parse:own", "parse:-"]);
+    let ruby = run(
+        Language::Ruby,
+        "class A\n  def f(obj)\n    obj.parse\n    self.parse\n    parse\n  end\nend\n",
+    );
+    assert_eq!(receivers(&ruby), ["parse:other", "parse:own", "parse:-"]);
+    let php = run(
+        Language::Php,
+        "<?php\nclass A { function f($o) { $o->parse(); $this->parse(); self::parse(); static::parse(); parent::parse(); parse(); } }\n",
+    );
+    assert_eq!(
+        receivers(&php),
+        [
+            "parse:other",
+            "parse:own",
+            "parse:own",
+            "parse:own",
+            "parse:other",
+            "parse:-"
+        ]
+    );
+    let cpp = run(
+        Language::Cpp,
+        "void A::f(B* b) { b->parse(); this->parse(); B::parse(); parse(); }\n",
+    );
+    assert_eq!(
+        receivers(&cpp),
+        ["parse:other", "parse:own", "parse:other", "parse:-"]
+    );
+    let csharp = run(
+        Language::CSharp,
+        "class A { void F(B b) { b.Parse(); this.Parse(); Parse(); } }\n",
+    );
+    assert_eq!(receivers(&csharp), ["Parse:other", "Parse:own", "Parse:-"]);
+}

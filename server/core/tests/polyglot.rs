@@ -1,6 +1,7 @@
 //! Analyzes every file of `fixtures/polyglot` (a small repository with realistic files in
 //! every supported language) and snapshots, per language directory, a compact rendering
-//! of symbols, references, imports and resolved import targets.
+//! of symbols, references (with their receiver: `(on own)`, `(on other)`), imports and
+//! resolved import targets.
 //!
 //! Update the snapshots with `UPDATE_EXPECT=1 cargo test -p loci-core --test polyglot`,
 //! then review them by eye: they are the specification of what extraction must find.
@@ -131,9 +132,14 @@ fn render(dir: &str) -> String {
                     )
                 })
                 .unwrap_or_default();
+            let receiver = r
+                .receiver
+                .as_str()
+                .map(|on| format!(" (on {on})"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "  L{:<3} {:<7} {}{enclosing}",
+                "  L{:<3} {:<7} {}{receiver}{enclosing}",
                 r.span.line + 1,
                 r.kind.as_str(),
                 r.name

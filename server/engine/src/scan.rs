@@ -26,7 +26,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use loci_core::imports::PathIndex;
-use loci_core::{AnalyzeOptions, FileAnalysis, Import, Language, Span};
+use loci_core::{AnalyzeOptions, FileAnalysis, Import, Language, Receiver, Span};
 use loci_store::map::{self, FileRow, FileState, RefRow};
 use loci_store::rusqlite::{OptionalExtension, params};
 use loci_store::{Context, Store};
@@ -964,6 +964,7 @@ struct PendingRef {
     /// Index into [`PendingRefs::names`].
     name: u32,
     kind: loci_core::RefKind,
+    receiver: Receiver,
     line: u32,
     column: u32,
     start_byte: u32,
@@ -990,6 +991,7 @@ impl PendingRefs {
             self.refs.push(PendingRef {
                 name,
                 kind: r.kind,
+                receiver: r.receiver,
                 line: r.span.line,
                 column: r.span.column,
                 start_byte: r.span.start,
@@ -1013,10 +1015,12 @@ impl PendingRefs {
         self.refs[range].iter().map(move |r| {
             let name = &*self.names[r.name as usize];
             let enclosing_id = r.enclosing.map(NonZeroI64::get);
-            let (target_id, provenance, confidence) = resolver.resolve(file_id, name, enclosing_id);
+            let (target_id, provenance, confidence) =
+                resolver.resolve(file_id, name, enclosing_id, r.receiver);
             RefRow {
                 name,
                 kind: r.kind.as_str(),
+                receiver: r.receiver.as_str(),
                 line: r.line,
                 column: r.column,
                 start_byte: r.start_byte,
@@ -1463,21 +1467,43 @@ impl Resolver {
         Ok(r)
     }
 
-    /// Resolution order: a name imported by a resolved import (stated, 1.0); a definition
-    /// in the same file (derived, 0.9; a sibling of the enclosing definition first); a
-    /// definition in an imported file (derived, 0.7, or 0.5 when several); the only
-    /// definition of that name anywhere (derived, 0.5); otherwise unresolved.
+    /// Resolves a reference's `name`, written in file `file_id` inside definition
+    /// `enclosing`, looked up on `receiver` (see [`Receiver`]). Returns the target's row
+    /// id, provenance and confidence.
+    ///
+    /// A bare name ([`Receiver::None`]), in order: a name imported by a resolved import
+    /// (stated, 1.0); a definition in the same file (derived, 0.9; a sibling of the
+    /// enclosing definition first); a definition in an imported file (derived, 0.7, or 0.5
+    /// when several); the only definition of that name anywhere (derived, 0.5); otherwise
+    /// unresolved.
+    ///
+    /// A name on the enclosing object or type (`self.f()`, `this.f()`, `Self::f()`,
+    /// [`Receiver::Own`]): the same rules without the import one (a member is never the
+    /// imported module-level name of the same spelling).
+    ///
+    /// A name on any other receiver (`self.meta.is_match(x)`, `obj.parse()`,
+    /// [`Receiver::Other`]): the map knows the receiver's text, not its type, so a
+    /// same-named definition is only a guess. A definition in the same file or in one
+    /// imported file gets 0.3 (the same file's methods of *other* types first, as the
+    /// enclosing type would have been written `self`); several imported candidates, or
+    /// only the one definition of that name anywhere, get 0.2. 0.3 sits below every
+    /// bare-name guess (0.5 and up), so a receiver call never outranks a bare call's
+    /// evidence, and stays above 0, so `callers` still lists it, marked as a guess.
     fn resolve(
         &self,
         file_id: i64,
         name: &str,
         enclosing: Option<i64>,
+        receiver: Receiver,
     ) -> (Option<i64>, &'static str, f64) {
         let Some(defs) = self.defs.get(name) else {
             return (None, "derived", 0.0);
         };
+        let other = receiver == Receiver::Other;
         let deps = self.deps.get(&file_id);
-        if let Some(imports) = self.imports.get(&file_id) {
+        if receiver == Receiver::None
+            && let Some(imports) = self.imports.get(&file_id)
+        {
             for (module, names) in imports {
                 if !names.iter().any(|n| n == name) {
                     continue;
@@ -1505,6 +1531,15 @@ impl Resolver {
                 .and_then(|k| self.parents.get(&k))
                 .copied()
                 .flatten();
+            if other {
+                let best = same
+                    .iter()
+                    .find(|d| {
+                        d.parent.is_some() && d.parent != enclosing_parent && d.parent != enclosing
+                    })
+                    .unwrap_or(&same[0]);
+                return (Some(best.id), "derived", 0.3);
+            }
             let best = same
                 .iter()
                 .find(|d| d.parent.is_some() && d.parent == enclosing_parent)
@@ -1529,11 +1564,20 @@ impl Resolver {
             }
         }
         if let Some(i) = first {
-            let confidence = if imported == 1 { 0.7 } else { 0.5 };
+            let confidence = match (other, imported == 1) {
+                (false, true) => 0.7,
+                (false, false) => 0.5,
+                (true, true) => 0.3,
+                (true, false) => 0.2,
+            };
             return (Some(defs.all[i as usize].id), "derived", confidence);
         }
         if defs.all.len() == 1 {
-            return (Some(defs.all[0].id), "derived", 0.5);
+            return (
+                Some(defs.all[0].id),
+                "derived",
+                if other { 0.2 } else { 0.5 },
+            );
         }
         (None, "derived", 0.0)
     }
@@ -1562,13 +1606,22 @@ fn resolve_refs(
     let pending_files: HashSet<i64> = pending.files.iter().map(|(id, _)| *id).collect();
     // Stored refs of unchanged files that may resolve differently now, and whether to
     // rewrite them even when they resolve as before:
-    // (ref, file, name, enclosing, target, provenance, confidence).
-    type Stored = (i64, i64, String, Option<i64>, Option<i64>, String, f64);
+    // (ref, file, name, enclosing, target, provenance, confidence, receiver).
+    type Stored = (
+        i64,
+        i64,
+        String,
+        Option<i64>,
+        Option<i64>,
+        String,
+        f64,
+        Receiver,
+    );
     let mut stored: Vec<(Stored, bool)> = Vec::new();
     {
         let conn = store.conn();
         const COLUMNS: &str =
-            "ref_id, file_id, name, enclosing_id, target_id, provenance, confidence";
+            "ref_id, file_id, name, enclosing_id, target_id, provenance, confidence, receiver";
         let mut by_name = conn
             .prepare_cached(&format!("SELECT {COLUMNS} FROM refs WHERE name = ?1"))
             .ctx(|| "reading refs".into())?;
@@ -1587,6 +1640,7 @@ fn resolve_refs(
                 r.get(4)?,
                 r.get(5)?,
                 r.get(6)?,
+                Receiver::parse(r.get::<_, Option<String>>(7)?.as_deref()),
             ))
         };
         let mut seen = HashSet::new();
@@ -1645,8 +1699,10 @@ fn resolve_refs(
             Resolver::load(store.conn(), None)?
         };
     let mut updates: Vec<(i64, Option<i64>, &'static str, f64)> = Vec::new();
-    for ((ref_id, file_id, name, enclosing, target, provenance, confidence), force) in &stored {
-        let (t, p, c) = resolver.resolve(*file_id, name, *enclosing);
+    for ((ref_id, file_id, name, enclosing, target, provenance, confidence, receiver), force) in
+        &stored
+    {
+        let (t, p, c) = resolver.resolve(*file_id, name, *enclosing, *receiver);
         if *force || t != *target || p != provenance || c != *confidence {
             updates.push((*ref_id, t, p, c));
         }

@@ -25,7 +25,7 @@ fn dump(conn: &Connection) -> Vec<String> {
     let queries = [
         "SELECT 'file', path, ifnull(language,''), size, content_hash, ifnull(fingerprint,''), lines, error_nodes, ifnull(degraded,''), lossy_utf8 FROM files",
         "SELECT 'symbol', f.path, s.key, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte, s.start_line, s.end_line, s.name_line, s.name_column, s.signature, ifnull(s.doc,''), s.body_fingerprint, s.signature_fingerprint, ifnull(s.parent_key,'') FROM symbols s JOIN files f USING (file_id)",
-        "SELECT 'ref', f.path, r.name, r.kind, r.line, r.column, r.start_byte, ifnull(e.key,''), ifnull(t.key,''), r.provenance, r.confidence FROM refs r JOIN files f ON f.file_id = r.file_id LEFT JOIN symbols e ON e.symbol_id = r.enclosing_id LEFT JOIN symbols t ON t.symbol_id = r.target_id",
+        "SELECT 'ref', f.path, r.name, r.kind, r.line, r.column, r.start_byte, ifnull(e.key,''), ifnull(t.key,''), r.provenance, r.confidence, ifnull(r.receiver,'') FROM refs r JOIN files f ON f.file_id = r.file_id LEFT JOIN symbols e ON e.symbol_id = r.enclosing_id LEFT JOIN symbols t ON t.symbol_id = r.target_id",
         "SELECT 'import', f.path, i.module, i.names, i.line FROM imports i JOIN files f USING (file_id)",
         "SELECT 'dep', a.path, d.module, ifnull(b.path,'<unresolved>'), d.line, d.count FROM deps d JOIN files a ON a.file_id = d.from_file_id LEFT JOIN files b ON b.file_id = d.to_file_id",
         "SELECT 'skip', path, reason FROM skipped_files",
@@ -742,4 +742,78 @@ fn fault_scan_report_lists_were_unsorted_when_nothing_was_deleted() {
     let report = scan(&mut ws);
     assert!(report.deleted.is_empty());
     assert_eq!(report.modified, expected);
+}
+
+/// `path:line name receiver -> target provenance confidence` for every call reference.
+fn call_targets(ws: &Workspace) -> Vec<String> {
+    ws.store()
+        .conn()
+        .prepare(
+            "SELECT f.path, r.line + 1, r.name, ifnull(r.receiver, '-'), ifnull(t.key, '-'),
+                    r.provenance, r.confidence
+             FROM refs r JOIN files f ON f.file_id = r.file_id
+             LEFT JOIN symbols t ON t.symbol_id = r.target_id
+             WHERE r.kind = 'call' ORDER BY f.path, r.start_byte",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok(format!(
+                "{}:{} {} {} -> {} {} {:.1}",
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
+                r.get::<_, f64>(6)?,
+            ))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+#[test]
+fn fault_a_method_call_on_another_receiver_resolved_to_a_same_named_method_in_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "set.rs",
+        "struct Set;\nimpl Set {\n    fn is_match(&self, x: &str) -> bool {\n        self.meta.is_match(x)\n    }\n    fn any(&self, x: &str) -> bool {\n        self.is_match(x) || Self::is_match(self, x)\n    }\n}\n",
+    );
+    write(
+        root,
+        "a.py",
+        "class Meta:\n    def is_match(self, x):\n        return x\n\nclass M:\n    def is_match(self, x):\n        return self.meta.is_match(x)\n\n    def check(self, x):\n        return self.is_match(x)\n\ndef parse(s):\n    return s\n\ndef run(obj):\n    obj.parse()\n    return parse(1)\n",
+    );
+    write(
+        root,
+        "b.js",
+        "function go(obj) { obj.helper(); helper(); }\n",
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    let first = [
+        // The receiver is `self.meta`: another type's method first, and only a guess.
+        "a.py:7 is_match other -> a.py#Meta.is_match@method derived 0.3",
+        "a.py:10 is_match own -> a.py#M.is_match@method derived 0.9",
+        "a.py:16 parse other -> a.py#parse@function derived 0.3",
+        "a.py:17 parse - -> a.py#parse@function derived 0.9",
+        "b.js:1 helper other -> - derived 0.0",
+        "b.js:1 helper - -> - derived 0.0",
+        // No other `is_match` in the file: the enclosing method itself, at 0.3, not 0.9.
+        "set.rs:4 is_match other -> set.rs#Set.is_match@method derived 0.3",
+        "set.rs:7 is_match own -> set.rs#Set.is_match@method derived 0.9",
+        "set.rs:7 is_match own -> set.rs#Set.is_match@method derived 0.9",
+    ];
+    assert_eq!(call_targets(&ws), first);
+    // A new file defines `helper`: the stored references of b.js are resolved again, each
+    // with its receiver as stored.
+    write(root, "c.js", "export function helper() {}\n");
+    scan(&mut ws);
+    let mut second = first.map(String::from).to_vec();
+    second[4] = "b.js:1 helper other -> c.js#helper@function derived 0.2".into();
+    second[5] = "b.js:1 helper - -> c.js#helper@function derived 0.5".into();
+    assert_eq!(call_targets(&ws), second);
 }

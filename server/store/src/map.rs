@@ -268,6 +268,8 @@ pub struct RefRow<'a> {
     pub name: &'a str,
     /// `RefKind::as_str`.
     pub kind: &'static str,
+    /// `Receiver::as_str`: NULL for a bare name.
+    pub receiver: Option<&'static str>,
     /// Zero-based line.
     pub line: u32,
     /// Zero-based byte column.
@@ -295,8 +297,8 @@ pub fn insert_refs<'a>(
     let mut stmt = tx
         .prepare_cached(
             "INSERT INTO refs(file_id, name, kind, line, column, start_byte, end_byte,
-                enclosing_id, target_id, provenance, confidence)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                enclosing_id, target_id, provenance, confidence, receiver)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         )
         .ctx(|| "preparing ref insert".into())?;
     for r in refs {
@@ -311,7 +313,8 @@ pub fn insert_refs<'a>(
             r.enclosing_id,
             r.target_id,
             r.provenance,
-            r.confidence
+            r.confidence,
+            r.receiver
         ])
         .ctx(|| format!("inserting ref {}", r.name))?;
     }

@@ -63,6 +63,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "pages_by_revision",
         sql: include_str!("migrations/0008_pages_by_revision.sql"),
     },
+    Migration {
+        version: 9,
+        name: "ref_receiver",
+        sql: include_str!("migrations/0009_ref_receiver.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.

@@ -238,7 +238,7 @@ pub fn dump_map(conn: &Connection) -> Vec<String> {
     let queries = [
         "SELECT 'file', path, ifnull(language,''), size, content_hash, ifnull(fingerprint,''), lines, error_nodes, ifnull(degraded,''), lossy_utf8 FROM files",
         "SELECT 'symbol', f.path, s.key, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte, s.start_line, s.end_line, s.name_line, s.name_column, s.signature, ifnull(s.doc,''), s.body_fingerprint, s.signature_fingerprint, ifnull(s.parent_key,''), s.terms FROM symbols s JOIN files f USING (file_id)",
-        "SELECT 'ref', f.path, r.name, r.kind, r.line, r.column, r.start_byte, ifnull(e.key,''), ifnull(t.key,''), r.provenance, r.confidence FROM refs r JOIN files f ON f.file_id = r.file_id LEFT JOIN symbols e ON e.symbol_id = r.enclosing_id LEFT JOIN symbols t ON t.symbol_id = r.target_id",
+        "SELECT 'ref', f.path, r.name, r.kind, r.line, r.column, r.start_byte, ifnull(e.key,''), ifnull(t.key,''), r.provenance, r.confidence, ifnull(r.receiver,'') FROM refs r JOIN files f ON f.file_id = r.file_id LEFT JOIN symbols e ON e.symbol_id = r.enclosing_id LEFT JOIN symbols t ON t.symbol_id = r.target_id",
         "SELECT 'import', f.path, i.module, i.names, i.line FROM imports i JOIN files f USING (file_id)",
         "SELECT 'dep', a.path, d.module, ifnull(b.path,'<unresolved>'), d.line, d.count FROM deps d JOIN files a ON a.file_id = d.from_file_id LEFT JOIN files b ON b.file_id = d.to_file_id",
         "SELECT 'chunk', f.path, c.heading, c.line, c.end_line, c.text FROM doc_chunks c JOIN files f USING (file_id)",
