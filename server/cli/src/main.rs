@@ -515,21 +515,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             | Command::Export { .. }
             | Command::Backup { .. }
     );
-    if reads_only && let Some(db) = &cli.db {
-        // SQLite takes an empty file for a new database: a read would write a schema in it.
-        match std::fs::metadata(db) {
-            Err(_) => anyhow::bail!(
-                "{}: no such database; `loci scan --db {}` creates it",
-                db.display(),
-                db.display()
-            ),
-            Ok(meta) if meta.is_file() && meta.len() == 0 => anyhow::bail!(
-                "{}: an empty file, not a loci database; `loci scan --db {}` makes it one",
-                db.display(),
-                db.display()
-            ),
-            Ok(_) => {}
-        }
+    if reads_only {
+        refuse_missing_store(&root, cli.db.as_deref())?;
     }
     let mut ws = Workspace::open(&root, cli.db.as_deref())?;
     let out = output::Output::new(cli.json);
@@ -772,6 +759,40 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match miss {
         Some(message) => not_found(&message),
         None => Ok(ExitCode::from(1)),
+    }
+}
+
+/// The one check before a read-only command opens its store, at `--db` (`given`) or at the
+/// default `<root>/.loci/loci.db`: no file there, or an empty one (SQLite takes an empty
+/// file for a new database, so a read would write a schema in it), is an error that says
+/// which command creates the store. Nothing is created either way.
+fn refuse_missing_store(root: &Path, given: Option<&Path>) -> anyhow::Result<()> {
+    let default = root.join(loci_engine::LOCI_DIR).join("loci.db");
+    let db = given.unwrap_or(&default);
+    let missing = match std::fs::metadata(db) {
+        Err(_) => true,
+        Ok(meta) if meta.is_file() && meta.len() == 0 => false,
+        Ok(_) => return Ok(()),
+    };
+    match (given, missing) {
+        (Some(db), true) => anyhow::bail!(
+            "{}: no such database; `loci scan --db {}` creates it",
+            db.display(),
+            db.display()
+        ),
+        (Some(db), false) => anyhow::bail!(
+            "{}: an empty file, not a loci database; `loci scan --db {}` makes it one",
+            db.display(),
+            db.display()
+        ),
+        (None, true) => anyhow::bail!(
+            "no database yet at {}; run `loci scan` (or `loci init`) to create it",
+            db.display()
+        ),
+        (None, false) => anyhow::bail!(
+            "{}: an empty file, not a loci database; `loci scan` makes it one",
+            db.display()
+        ),
     }
 }
 

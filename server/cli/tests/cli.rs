@@ -232,6 +232,7 @@ fn sarif_validates_against_the_sarif_2_1_0_schema() {
 #[test]
 fn check_on_an_unscanned_database_is_an_error_not_a_pass() {
     let dir = repo();
+    assert!(loci(dir.path(), &["init"]).status.success());
     let check = loci(dir.path(), &["check"]);
     assert_eq!(check.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&check.stderr);
@@ -815,4 +816,53 @@ fn fault_a_long_query_was_echoed_whole_in_the_message() {
         String::from_utf8_lossy(&out.stderr),
         format!("loci: nothing matches `{}…`\n", "q".repeat(80))
     );
+}
+
+/// Fault (fresh-user trial): a read-only command in a repository with no `.loci/loci.db`
+/// yet created `.loci/` and an empty database and answered from it. It is refused with
+/// what to run, by the same check that refuses a missing or empty `--db`, and creates
+/// nothing.
+#[test]
+fn fault_a_read_only_command_at_the_default_path_created_the_database() {
+    let dir = repo();
+    let root = dir.path();
+    let db = root.canonicalize().unwrap().join(".loci/loci.db");
+    let said = format!(
+        "loci: no database yet at {}; run `loci scan` (or `loci init`) to create it\n",
+        db.display()
+    );
+    for args in [
+        &["symbol", "User"][..],
+        &["refs", "User"],
+        &["callers", "User.save"],
+        &["deps", "app/views.py"],
+        &["impact", "app/models.py"],
+        &["stats"],
+        &["search", "user"],
+        &["context", "user"],
+        &["show", "app/models.py"],
+        &["check"],
+        &["--json", "stats"],
+    ] {
+        let out = loci(root, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), said, "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{args:?}");
+    }
+    assert!(!root.join(".loci").exists());
+    // An empty file at the default path is refused the same way.
+    std::fs::create_dir(root.join(".loci")).unwrap();
+    std::fs::write(&db, b"").unwrap();
+    let out = loci(root, &["stats"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "loci: {}: an empty file, not a loci database; `loci scan` makes it one\n",
+            db.display()
+        )
+    );
+    assert_eq!(std::fs::metadata(&db).unwrap().len(), 0);
+    assert!(loci(root, &["scan"]).status.success());
+    assert_eq!(loci(root, &["stats"]).status.code(), Some(0));
 }
