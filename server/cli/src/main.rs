@@ -572,7 +572,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Refs { name } => out.refs(&ws.refs(&name)?)?,
         Command::Callers { symbol } => out.callers(&ws.callers(&symbol)?)?,
         Command::Deps { path, reverse } => match ws.deps(&here(path), reverse) {
-            Err(EngineError::NotFound(message)) => return not_found(&message),
+            Err(EngineError::NotFound(message)) => return not_found(&out, &ws, &message),
             env => out.deps(&env?)?,
         },
         Command::Impact {
@@ -581,7 +581,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             hard,
             limit,
         } => match ws.impact_limited(&here(target), depth, hard, limit) {
-            Err(EngineError::NotFound(message)) => return not_found(&message),
+            Err(EngineError::NotFound(message)) => return not_found(&out, &ws, &message),
             env => out.impact(&env?)?,
         },
         Command::Stats => out.stats(&ws.stats()?)?,
@@ -618,11 +618,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             write,
         } => out.written(&ws.learn(&text, subject.map(here).as_deref(), &write.options())?)?,
         Command::Show { subject, version } => match ws.show(&here(subject), version) {
-            Err(EngineError::NotFound(m)) => return not_found(&m),
+            Err(EngineError::NotFound(m)) => return not_found(&out, &ws, &m),
             env => out.shown(&env?)?,
         },
         Command::History { subject } => match ws.history(&here(subject)) {
-            Err(EngineError::NotFound(m)) => return not_found(&m),
+            Err(EngineError::NotFound(m)) => return not_found(&out, &ws, &m),
             env => out.history(&env?)?,
         },
         Command::Pin { subject, write } => {
@@ -637,11 +637,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             write,
         } => out.written(&ws.rollback(&here(subject), version, &write.options())?)?,
         Command::Asof { date, show } => match ws.asof(&date, show.as_deref()) {
-            Err(EngineError::NotFound(m)) => return not_found(&m),
+            Err(EngineError::NotFound(m)) => return not_found(&out, &ws, &m),
             env => out.asof(&env?)?,
         },
         Command::Why { target } => match ws.why(&target) {
-            Err(EngineError::NotFound(m)) => return not_found(&m),
+            Err(EngineError::NotFound(m)) => return not_found(&out, &ws, &m),
             env => out.why(&env?)?,
         },
         Command::Confirm { subject, write } => {
@@ -730,7 +730,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Resolve { id, notes, session } => {
             match ws.resolve(id, notes.as_deref(), session) {
-                Err(EngineError::NotFound(m)) => return not_found(&m),
+                Err(EngineError::NotFound(m)) => return not_found(&out, &ws, &m),
                 env => out.resolved(&env?)?,
             }
         }
@@ -757,7 +757,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     match miss {
-        Some(message) => not_found(&message),
+        Some(message) => {
+            eprintln!("loci: {message}");
+            Ok(ExitCode::from(1))
+        }
         None => Ok(ExitCode::from(1)),
     }
 }
@@ -842,7 +845,10 @@ fn quoted(arg: &str) -> String {
 /// At most this many characters of an argument are quoted in a message.
 const QUOTED_CHARS: usize = 80;
 
-fn not_found(message: &str) -> anyhow::Result<ExitCode> {
+/// Exit 1 for a lookup the engine answered with `NotFound`: the envelope (with `--json`)
+/// and the message on stderr.
+fn not_found(out: &output::Output, ws: &Workspace, message: &str) -> anyhow::Result<ExitCode> {
+    out.not_found(&ws.envelope((), Vec::new())?, message)?;
     eprintln!("loci: {message}");
     Ok(ExitCode::from(1))
 }

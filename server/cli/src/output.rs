@@ -82,6 +82,37 @@ impl Output {
         Ok(())
     }
 
+    /// A lookup that found nothing (exit 1): with `--json`, the envelope with a null
+    /// result and `error: { kind: "not_found", message }` (the shape MCP tools answer
+    /// with); in human mode nothing on stdout (the caller says it on stderr).
+    pub fn not_found(&self, env: &Envelope<()>, message: &str) -> anyhow::Result<()> {
+        #[derive(Serialize)]
+        struct Failed<'a> {
+            #[serde(flatten)]
+            envelope: &'a Envelope<()>,
+            error: ErrorBody<'a>,
+        }
+        #[derive(Serialize)]
+        struct ErrorBody<'a> {
+            kind: &'static str,
+            message: &'a str,
+        }
+        if self.json {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let failed = Failed {
+                envelope: env,
+                error: ErrorBody {
+                    kind: "not_found",
+                    message,
+                },
+            };
+            serde_json::to_writer_pretty(&mut out, &failed)?;
+            writeln!(out)?;
+            out.flush()?;
+        }
+        Ok(())
+    }
+
     pub fn init<T: Serialize>(&self, root: &Path, env: &Envelope<T>) -> Found {
         self.emit(env, |o| {
             writeln!(

@@ -866,3 +866,74 @@ fn fault_a_read_only_command_at_the_default_path_created_the_database() {
     assert!(loci(root, &["scan"]).status.success());
     assert_eq!(loci(root, &["stats"]).status.code(), Some(0));
 }
+
+/// Fault (fresh-user trial): `loci deps nosuch --json` exited 1 with nothing on stdout, so
+/// a script parsing the answer failed on empty input. Every `--json` lookup that finds
+/// nothing prints the envelope, with a null result and the error where the engine
+/// answered "not found" (the shape MCP tools use), or its empty result.
+#[test]
+fn fault_a_json_lookup_that_found_nothing_printed_no_envelope() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    for (args, message) in [
+        (
+            &["deps", "nosuch", "--json"][..],
+            Some("`nosuch` is not in the map (not scanned, ignored, or skipped)"),
+        ),
+        (
+            &["deps", "nosuch", "--reverse", "--json"],
+            Some("`nosuch` is not in the map (not scanned, ignored, or skipped)"),
+        ),
+        (
+            &["impact", "nosuch", "--json"],
+            Some("no file or symbol named `nosuch` in the map"),
+        ),
+        (
+            &["show", "nosuch", "--json"],
+            Some("no memory about `nosuch` yet"),
+        ),
+        (
+            &["history", "nosuch", "--json"],
+            Some("no memory about `nosuch` yet"),
+        ),
+        (
+            &["why", "nosuch", "--json"],
+            Some("no memory explains `nosuch`"),
+        ),
+        (
+            &["resolve", "999", "--json"],
+            Some("no contradiction 999; `loci lint` lists them"),
+        ),
+        (&["symbol", "nosuch", "--json"], None),
+        (&["refs", "nosuch", "--json"], None),
+        (&["callers", "nosuch", "--json"], None),
+        (&["search", "zzqq", "--json"], None),
+    ] {
+        let out = loci(root, args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: no JSON envelope on stdout: {e}"));
+        assert_eq!(v["index"]["files"], 2, "{args:?}");
+        match message {
+            Some(message) => {
+                assert_eq!(v["result"], Value::Null, "{args:?}");
+                assert_eq!(
+                    v["error"],
+                    serde_json::json!({"kind": "not_found", "message": message}),
+                    "{args:?}"
+                );
+                assert_eq!(
+                    String::from_utf8_lossy(&out.stderr),
+                    format!("loci: {message}\n"),
+                    "{args:?}"
+                );
+            }
+            None => assert_eq!(v.get("error"), None, "{args:?}"),
+        }
+    }
+    // Human output is unchanged: nothing on stdout.
+    let out = loci(root, &["deps", "nosuch"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+}
