@@ -57,7 +57,7 @@ enum Command {
     },
     /// Find symbols by name, qualified name or key.
     Symbol {
-        /// `login`, `AuthService.login`, or a key `path#name@kind`.
+        /// `login`, `AuthService.login` (or `AuthService::login`), or a key `path#name@kind`.
         name: String,
     },
     /// List references to a name (or to a symbol key).
@@ -67,7 +67,7 @@ enum Command {
     },
     /// List the call sites resolved to a symbol.
     Callers {
-        /// A name, qualified name or key.
+        /// A name, qualified name (`Regex.new` or `Regex::new`) or key.
         symbol: String,
     },
     /// List a file's imports, or with --reverse, the files importing it.

@@ -117,11 +117,12 @@ pub struct Stats {
 }
 
 impl Workspace {
-    /// Symbols whose name, qualified name or key is `name`.
+    /// Symbols whose name, qualified name or key is `name`; `Regex::new` and `Regex->new`
+    /// name the qualified name `Regex.new` (see [`qualified_form`]).
     pub fn symbol(&self, name: &str) -> Result<Envelope<Vec<SymbolHit>>> {
         self.store.read(|| {
-            let name = non_empty("name", name)?;
-            let mut hits = map::find_symbols(self.store.conn(), name, LIST_LIMIT + 1)?;
+            let name = qualified_form(non_empty("name", name)?);
+            let mut hits = map::find_symbols(self.store.conn(), &name, LIST_LIMIT + 1)?;
             let truncated = hits.len() > LIST_LIMIT as usize;
             hits.truncate(LIST_LIMIT as usize);
             // The place of a symbol is no secret; its first line and doc comment may be,
@@ -142,15 +143,15 @@ impl Workspace {
     }
 
     /// References to `name`: to that symbol key if `name` is a key, else every use of the
-    /// bare name.
+    /// bare name (the last segment of `a.b.foo`, `A::foo`, `a->foo`).
     pub fn refs(&self, name: &str) -> Result<Envelope<Vec<RefHit>>> {
         self.store.read(|| {
-            let name = non_empty("name", name)?;
+            let name = qualified_form(non_empty("name", name)?);
             let conn = self.store.conn();
             let mut hits = if name.contains('#') {
-                map::refs_to(conn, name, LIST_LIMIT + 1)?
+                map::refs_to(conn, &name, LIST_LIMIT + 1)?
             } else {
-                map::refs_by_name(conn, last_segment(name), LIST_LIMIT + 1)?
+                map::refs_by_name(conn, last_segment(&name), LIST_LIMIT + 1)?
             };
             let truncated = hits.len() > LIST_LIMIT as usize;
             hits.truncate(LIST_LIMIT as usize);
@@ -162,12 +163,13 @@ impl Workspace {
         })
     }
 
-    /// Call sites resolved to the symbols named `symbol`.
+    /// Call sites resolved to the symbols named `symbol` (as [`Workspace::symbol`] finds
+    /// them).
     pub fn callers(&self, symbol: &str) -> Result<Envelope<Callers>> {
         self.store.read(|| {
-            let symbol = non_empty("symbol", symbol)?;
+            let symbol = qualified_form(non_empty("symbol", symbol)?);
             let conn = self.store.conn();
-            let targets = map::find_symbols(conn, symbol, LIST_LIMIT)?;
+            let targets = map::find_symbols(conn, &symbol, LIST_LIMIT)?;
             let mut calls = Vec::new();
             for t in &targets {
                 calls.extend(
@@ -267,7 +269,7 @@ impl Workspace {
             let impact = if let Some(path) = as_path {
                 self.impact_file(path, depth, hard, limit)?
             } else {
-                let symbols = map::find_symbols(conn, target, LIST_LIMIT)?;
+                let symbols = map::find_symbols(conn, &qualified_form(target), LIST_LIMIT)?;
                 if symbols.is_empty() {
                     return Err(EngineError::NotFound(format!(
                         "no file or symbol named `{target}` in the map"
@@ -467,6 +469,16 @@ fn non_empty<'a>(name: &str, value: &'a str) -> Result<&'a str> {
         });
     }
     Ok(v)
+}
+
+/// A qualified name as the map writes it: `::` (Rust, C++, PHP, Ruby) and `->` (PHP, C++)
+/// are written `.`, the separator of `qualified_name` (`Regex::new` → `Regex.new`). A
+/// symbol key (`path#Regex.new@method`) is left as given.
+fn qualified_form(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.contains('#') || !(name.contains("::") || name.contains("->")) {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    std::borrow::Cow::Owned(name.replace("::", ".").replace("->", "."))
 }
 
 /// `a.b.foo` / `A::foo` → `foo`.

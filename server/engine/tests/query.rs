@@ -228,3 +228,47 @@ fn a_wide_file_impact_lists_the_same_nearest_dependents_as_a_narrow_one() {
     assert_eq!(few.result.by_depth, [300, 1]);
     assert_eq!(few.limits.omitted, 299);
 }
+
+/// Fault (fresh-user trial): `loci symbol Regex::new` found nothing although
+/// `loci symbol Regex.new` found the method: the map writes qualified names with `.`, and
+/// lookups took `::` (and `->`) literally.
+#[test]
+fn fault_a_qualified_name_written_with_double_colons_found_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "re.rs",
+        "pub struct Regex;\nimpl Regex {\n    pub fn new() -> Regex {\n        Regex\n    }\n}\n\nfn main() {\n    let _r = Regex::new();\n}\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    for name in ["Regex.new", "Regex::new", "Regex->new"] {
+        let keys: Vec<String> = ws
+            .symbol(name)
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|h| h.key)
+            .collect();
+        assert_eq!(keys, ["re.rs#Regex.new@method"], "{name}");
+        let callers = ws.callers(name).unwrap().result;
+        let calls: Vec<(String, u32)> = callers
+            .calls
+            .iter()
+            .map(|c| (c.path.clone(), c.line))
+            .collect();
+        assert_eq!(calls, [("re.rs".to_string(), 8)], "{name}");
+        let refs: Vec<(String, u32)> = ws
+            .refs(name)
+            .unwrap()
+            .result
+            .iter()
+            .map(|r| (r.name.clone(), r.line))
+            .collect();
+        assert_eq!(refs, [("new".to_string(), 8)], "{name}");
+        let impact = ws.impact(name, 1, false).unwrap().result;
+        let ids: Vec<&str> = impact.nodes.iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(ids, ["re.rs#main@function"], "{name}");
+    }
+}
