@@ -254,13 +254,18 @@ impl Output {
     pub fn impact(&self, env: &Envelope<Impact>) -> Found {
         let i = &env.result;
         self.emit_with(env, false, |o| {
-            // A file's dependents are files; a symbol's are definitions, in some files
-            // (`files_affected` counts the target's own too).
+            // A file's dependents are files; a symbol's are definitions (or files, for a
+            // reference outside any definition), in the files that hold them: the
+            // target's own files count only when a dependent is in one.
+            let plural = |n: u64| if n == 1 { "" } else { "s" };
+            let n = i.dependents;
             let reach = if i.mode == "file" {
-                let n = i.dependents;
-                format!("{n} dependent file{}", if n == 1 { "" } else { "s" })
+                format!("{n} dependent file{}", plural(n))
+            } else if n == 0 {
+                "0 dependents".to_string()
             } else {
-                format!("{} dependents in {} files", i.dependents, i.files_affected)
+                let f = i.dependent_files;
+                format!("{n} dependent{} in {f} file{}", plural(n), plural(f))
             };
             writeln!(
                 o,

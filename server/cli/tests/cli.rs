@@ -348,7 +348,55 @@ fn impact_of_a_file_counts_its_dependent_files_without_the_target() {
         .to_string();
     assert_eq!(
         first,
-        "impact of app/models.py#User@class (depth 3): 2 dependents in 2 files"
+        "impact of app/models.py#User@class (depth 3): 2 dependents in 1 file"
+    );
+}
+
+/// Fault (fresh-user trial): `loci impact X --hard` said "0 dependents in 3 files": the
+/// file count was the target's own files plus the dependents', so a walk that kept no
+/// edge still named files. The summary counts the files that hold a dependent.
+#[test]
+fn fault_impact_counted_the_targets_own_files_as_files_with_dependents() {
+    let dir = repo();
+    write(
+        dir.path(),
+        "app/admin.py",
+        "class User:\n    def save(self):\n        return 2\n",
+    );
+    write(
+        dir.path(),
+        "app/jobs.py",
+        "class User:\n    def save(self):\n        return 3\n",
+    );
+    assert!(loci(dir.path(), &["scan"]).status.success());
+    let first_line = |args: &[&str]| {
+        let out = loci(dir.path(), args);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    // `User().save()` is a call on another receiver: derived, so `--hard` drops it.
+    assert_eq!(
+        first_line(&["impact", "User.save", "--hard"]),
+        "impact of app/admin.py#User.save@method, app/jobs.py#User.save@method, \
+         app/models.py#User.save@method (depth 3, stated edges only): 0 dependents"
+    );
+    assert_eq!(
+        first_line(&["impact", "User.save"]),
+        "impact of app/admin.py#User.save@method, app/jobs.py#User.save@method, \
+         app/models.py#User.save@method (depth 3): 1 dependent in 1 file"
+    );
+    let out = loci(dir.path(), &["impact", "User.save", "--hard", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (
+            &v["result"]["dependents"],
+            &v["result"]["dependent_files"],
+            &v["result"]["files_affected"]
+        ),
+        (&Value::from(0), &Value::from(0), &Value::from(3))
     );
 }
 

@@ -100,6 +100,9 @@ pub struct Impact {
     pub by_depth: Vec<u64>,
     /// Distinct files affected, listed or not (the target's own file included).
     pub files_affected: u64,
+    /// Distinct files holding a dependent, listed or not: the target's own file only when
+    /// a dependent is in it (for a file target, `dependents`).
+    pub dependent_files: u64,
     /// The dependents listed, nearest first: by depth, then id.
     pub nodes: Vec<ImpactNode>,
     /// The distinct files of the target and of the listed dependents, sorted: the files
@@ -323,6 +326,7 @@ impl Workspace {
             by_depth: walk.by_depth,
             // Every importer is a file of its own, and none is the target.
             files_affected: dependents + 1,
+            dependent_files: dependents,
             nodes,
             files,
         })
@@ -340,6 +344,7 @@ impl Workspace {
         let mut seen: BTreeSet<String> = symbols.iter().map(|s| s.key.clone()).collect();
         let own: BTreeSet<String> = symbols.iter().map(|s| s.path.clone()).collect();
         let mut files = own.clone();
+        let mut dependent_files: BTreeSet<String> = BTreeSet::new();
         let mut queue: VecDeque<(String, u32)> =
             symbols.iter().map(|s| (s.key.clone(), 0)).collect();
         let mut nodes = Vec::new();
@@ -355,6 +360,7 @@ impl Workspace {
                 let from = r.enclosing_key.clone().unwrap_or_else(|| r.path.clone());
                 if seen.insert(from.clone()) {
                     files.insert(r.path.clone());
+                    dependent_files.insert(r.path.clone());
                     if r.enclosing_key.is_some() {
                         queue.push_back((from.clone(), d + 1));
                     }
@@ -393,6 +399,7 @@ impl Workspace {
             dependents,
             by_depth,
             files_affected,
+            dependent_files: dependent_files.len() as u64,
             nodes,
             files,
         })
