@@ -985,3 +985,43 @@ fn fault_a_json_lookup_that_found_nothing_printed_no_envelope() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "");
 }
+
+/// Fault (fresh-user trial): a scan after `git mv a.py b.py` said "1 added, 0 modified, 1
+/// deleted, 1 renamed": the rename was counted three times (and the drift ledger had an
+/// add, a delete and a rename). A renamed file is counted (and listed, in `--json`, and in
+/// the ledger) as renamed only.
+#[test]
+fn fault_the_scan_summary_counted_a_rename_also_as_an_add_and_a_delete() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    std::fs::rename(root.join("app/models.py"), root.join("app/user.py")).unwrap();
+    let out = loci(root, &["scan", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["result"];
+    assert_eq!(
+        (&r["added"], &r["modified"], &r["deleted"], &r["renamed"]),
+        (
+            &serde_json::json!([]),
+            &serde_json::json!([]),
+            &serde_json::json!([]),
+            &serde_json::json!([{"from": "app/models.py", "to": "app/user.py"}])
+        )
+    );
+    // The drift ledger has one entry for it too.
+    let drift = loci(root, &["drift", "--since", "1"]);
+    assert_eq!(
+        String::from_utf8_lossy(&drift.stdout),
+        "drift after scan 1:\n  scan 2 rename           app/user.py (app/models.py)\n"
+    );
+    std::fs::rename(root.join("app/user.py"), root.join("app/models.py")).unwrap();
+    let out = loci(root, &["scan"]);
+    let summary = String::from_utf8_lossy(&out.stdout);
+    let first = summary.lines().next().unwrap_or_default();
+    let counts = first.split_once(": ").map_or("", |(_, c)| c);
+    assert_eq!(
+        counts, "0 added, 0 modified, 0 deleted, 1 renamed, 1 unchanged",
+        "{summary}"
+    );
+}

@@ -101,13 +101,14 @@ pub struct ScanReport {
     pub scan_id: i64,
     /// Whether anything changed (false for a no-op rescan, which writes nothing).
     pub changed: bool,
-    /// Files added.
+    /// Files added (a renamed file's new path is in `renamed` only).
     pub added: Vec<String>,
     /// Files whose content changed.
     pub modified: Vec<String>,
-    /// Files removed from the map.
+    /// Files removed from the map (a renamed file's old path is in `renamed` only).
     pub deleted: Vec<String>,
-    /// Deleted files whose content reappeared at a new path (also in added/deleted).
+    /// Deleted files whose content reappeared at a new path; neither path is also in
+    /// `added` or `deleted`, so the four lists count each changed file once.
     pub renamed: Vec<Rename>,
     /// Files found unchanged.
     pub unchanged: u64,
@@ -396,6 +397,17 @@ fn scan_inner(
     let gone_all: Vec<&FileState> = gone.iter().copied().chain(gone_too.iter()).collect();
     writer.delete(&gone_all, &mut report)?;
     report.renamed = detect_renames(&gone_all, &report.added, writer.store)?;
+    // A rename is reported, and entered in the drift ledger, as a rename only, not also
+    // as an add and a delete.
+    let moved_to: HashSet<&str> = report.renamed.iter().map(|r| r.to.as_str()).collect();
+    let moved_from: HashSet<&str> = report.renamed.iter().map(|r| r.from.as_str()).collect();
+    report.added.retain(|p| !moved_to.contains(p.as_str()));
+    report.deleted.retain(|p| !moved_from.contains(p.as_str()));
+    writer.drift.retain(|d| match d.kind {
+        "add" => !moved_to.contains(d.path.as_str()),
+        "delete" => !moved_from.contains(d.path.as_str()),
+        _ => true,
+    });
     for r in &report.renamed {
         let hash = gone_all
             .iter()
@@ -414,7 +426,8 @@ fn scan_inner(
     let topology_changed = has_scan.is_none()
         || !interrupted.is_empty()
         || !report.added.is_empty()
-        || !report.deleted.is_empty();
+        || !report.deleted.is_empty()
+        || !report.renamed.is_empty();
     let deps_changed = resolve_deps(root, writer.store, topology_changed, &writer.changed_files)?;
     tracing::info!(
         ms = started.elapsed().as_millis() as u64,

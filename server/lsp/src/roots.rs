@@ -209,12 +209,13 @@ impl Root {
 /// One line about a scan: what changed and what the map holds.
 pub(crate) fn scan_summary(r: &ScanReport) -> String {
     let mut s = format!(
-        "{} files, {} symbols; {} added, {} modified, {} deleted, {} unchanged in {} ms",
+        "{} files, {} symbols; {} added, {} modified, {} deleted, {} renamed, {} unchanged in {} ms",
         r.totals.files,
         r.totals.symbols,
         r.added.len(),
         r.modified.len(),
         r.deleted.len(),
+        r.renamed.len(),
         r.unchanged,
         r.duration_ms
     );

@@ -167,7 +167,8 @@ impl LociServer {
     }
 }
 
-/// An incremental scan; returns the paths it added, modified or deleted. A failure is
+/// An incremental scan; returns the paths it added, modified, deleted or renamed (both
+/// paths). A failure is
 /// never fatal: it becomes a capability note on the answer (the map may be stale).
 fn refresh(state: &mut State, notes: &mut Vec<String>) -> Vec<String> {
     let started = Instant::now();
@@ -178,6 +179,7 @@ fn refresh(state: &mut State, notes: &mut Vec<String>) -> Vec<String> {
             let mut paths: Vec<String> = r.added;
             paths.extend(r.modified);
             paths.extend(r.deleted);
+            paths.extend(r.renamed.into_iter().flat_map(|m| [m.from, m.to]));
             tracing::debug!(
                 changed = paths.len(),
                 ms = started.elapsed().as_millis() as u64,
