@@ -35,7 +35,9 @@
 //!   uniform paths) and otherwise is an external crate. Each `module::name` resolves to the
 //!   file of its longest prefix that is a module file (`p.rs` or `p/mod.rs`); `mod foo;`
 //!   is recorded as `self::foo` and names `foo.rs` or `foo/mod.rs` only (a missing file,
-//!   or one a `#[path]` attribute gives, leaves it unresolved).
+//!   or one a `#[path]` attribute gives, leaves it unresolved). A declaration inside a macro
+//!   call (`cfg_rt! { pub mod runtime; }`) is never seen: tree-sitter leaves a macro's
+//!   body an unparsed token tree (a known gap, stated in `docs/architecture.md`).
 //! - **Go**: the import path's longest matching `go.mod` module path (from
 //!   [`PathIndex::go_modules`]) maps it to a directory; the package is every `.go` file
 //!   directly in it. `_test.go` files are left out (importing a package never compiles its
