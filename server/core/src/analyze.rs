@@ -55,7 +55,8 @@ use crate::fingerprint::{self, CommentSpan, Expected, FastMap, FastSet};
 use crate::imports::{self, RawImport};
 use crate::lang::{Role, lang_query};
 use crate::{
-    Degraded, FileAnalysis, Language, Receiver, RefKind, Reference, Span, Symbol, SymbolKind,
+    Degraded, FileAnalysis, Import, Language, Receiver, RefKind, Reference, Span, Symbol,
+    SymbolKind,
 };
 
 /// Limits for one file's analysis.
@@ -607,6 +608,9 @@ fn extract_with<'t>(
             }
         }
     }
+    // ---- imports (and the names they import, as references)
+    let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
+    let bindings = import_bindings(language, &imports);
     let mut refs: Vec<Reference> = refs_kept
         .iter()
         .filter_map(|r| {
@@ -614,15 +618,12 @@ fn extract_with<'t>(
             (!name.is_empty()).then(|| Reference {
                 name: name.to_string(),
                 kind: r.kind,
-                receiver: receiver_of(language, r.name, bytes),
+                receiver: receiver_of(language, r.name, bytes, &bindings),
                 span: span_of(r.name),
                 enclosing: None,
             })
         })
         .collect();
-
-    // ---- imports (and the names they import, as references)
-    let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
     refs.extend(import_refs.into_iter().map(|(name, node)| Reference {
         name,
         kind: RefKind::Import,
@@ -729,12 +730,48 @@ fn member_fields(language: Language, kind: &str) -> Option<(&'static str, &'stat
     })
 }
 
+/// The names a file's imports bind, which a receiver can be written as: the names an
+/// import lists (`from m import a` → `a`; `use m::{a, b}`; `import { a } from './m'`;
+/// PHP `use App\User`), else, where the statement binds its module, the module's first
+/// segment in Python (`import os.path` binds `os`) and its last in Go (`import "x/fmt"`
+/// binds `fmt`), Java (`import com.acme.Util;` binds `Util`) and Rust (`mod foo;` binds
+/// `foo`). Ruby `require`, C/C++ `#include`, C# `using` and path-only imports bind
+/// nothing; aliases (`import numpy as np`) are not in [`Import`], so they bind nothing
+/// here either.
+fn import_bindings(language: Language, imports: &[Import]) -> FastSet<String> {
+    let mut bound = FastSet::default();
+    for import in imports {
+        if !import.names.is_empty() {
+            bound.extend(import.names.iter().filter(|n| *n != "*").cloned());
+            continue;
+        }
+        let module = import.module.as_str();
+        let binding = match language {
+            Language::Python => module.trim_start_matches('.').split('.').next(),
+            Language::Go => module.rsplit('/').next(),
+            Language::Java => module.rsplit('.').next().filter(|s| *s != "*"),
+            Language::Rust => module.rsplit("::").next(),
+            _ => None,
+        };
+        if let Some(b) = binding.filter(|b| !b.is_empty()) {
+            bound.insert(b.to_string());
+        }
+    }
+    bound
+}
+
 /// What the reference name node `name` is looked up on ([`Receiver`]): the name is the
 /// member of a member expression (its parent, or the name node itself when a pattern
 /// captures the whole `a.b.C`), and the receiver is that expression's object. Pure syntax:
 /// `self.meta.is_match` is [`Receiver::Other`] (the receiver is `self.meta`), `self.parse`
-/// is [`Receiver::Own`].
-fn receiver_of(language: Language, name: Node<'_>, bytes: &[u8]) -> Receiver {
+/// is [`Receiver::Own`], and `util.fmt` is [`Receiver::Imported`] when `util` is one of
+/// `bindings` ([`import_bindings`]).
+fn receiver_of(
+    language: Language,
+    name: Node<'_>,
+    bytes: &[u8],
+    bindings: &FastSet<String>,
+) -> Receiver {
     let (expression, member) = match member_fields(language, name.kind()) {
         Some(_) => (name, None),
         None => match name.parent() {
@@ -754,13 +791,20 @@ fn receiver_of(language: Language, name: Node<'_>, bytes: &[u8]) -> Receiver {
         // `::f()` in Rust, a Ruby call without a receiver.
         return Receiver::None;
     };
-    let own = match node_text(object, bytes) {
+    let text = node_text(object, bytes);
+    let own = match text {
         "self" | "this" | "Self" | "cls" | "$this" => true,
         // PHP `static::f()` is late static binding on the enclosing class.
         "static" => language == Language::Php,
         _ => false,
     };
-    if own { Receiver::Own } else { Receiver::Other }
+    if own {
+        Receiver::Own
+    } else if bindings.contains(text) {
+        Receiver::Imported
+    } else {
+        Receiver::Other
+    }
 }
 
 /// A type's base name, as a Rust `impl` scope or a Go receiver contributes it:

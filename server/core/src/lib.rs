@@ -184,8 +184,12 @@ pub enum Receiver {
     /// The enclosing object or type: a receiver written exactly `self`, `this`, `Self`,
     /// `cls`, `$this`, PHP `static`, or a Rust `self::` module path.
     Own,
-    /// Any other receiver: `self.meta.is_match(x)`, `obj.parse()`, `Regex::new()`,
-    /// `fmt.Println()`, `super().f()`, `parent::f()`.
+    /// A name the file's imports bind, written as it is bound: `util.fmt()` after `from .
+    /// import util`, `fmt.Println()` after `import "fmt"`, `store::open()` after `mod
+    /// store;`, `User.find()` after `from .models import User`.
+    Imported,
+    /// Any other receiver: `self.meta.is_match(x)`, `obj.parse()`, `Regex::new()` (no
+    /// import binds `Regex`), `super().f()`, `parent::f()`.
     Other,
 }
 
@@ -195,6 +199,7 @@ impl Receiver {
         match self {
             Receiver::None => None,
             Receiver::Own => Some("own"),
+            Receiver::Imported => Some("imported"),
             Receiver::Other => Some("other"),
         }
     }
@@ -203,6 +208,7 @@ impl Receiver {
     pub fn parse(s: Option<&str>) -> Receiver {
         match s {
             Some("own") => Receiver::Own,
+            Some("imported") => Receiver::Imported,
             Some("other") => Receiver::Other,
             _ => Receiver::None,
         }

@@ -619,3 +619,34 @@ fn fault_a_mod_declared_inside_a_macro_call_is_not_seen_as_the_docs_state() {
     let keys: Vec<&str> = analysis.symbols.iter().map(|s| s.key.as_str()).collect();
     assert_eq!(keys, ["test#cfg_rt@macro", "test#plain@module"]);
 }
+
+#[test]
+fn fault_a_call_on_an_imported_module_was_a_call_on_an_unknown_receiver() {
+    let python = run(
+        Language::Python,
+        "import os.path\nfrom . import util\n\ndef f(obj):\n    os.getcwd()\n    util.fmt()\n    obj.fmt()\n",
+    );
+    assert_eq!(
+        receivers(&python),
+        ["util:-", "getcwd:imported", "fmt:imported", "fmt:other"]
+    );
+    let go = run(
+        Language::Go,
+        "package p\nimport \"example.com/x/store\"\nfunc f(s S) { store.Open(); s.Open() }\n",
+    );
+    assert_eq!(receivers(&go), ["S:-", "Open:imported", "Open:other"]);
+    let rust = run(
+        Language::Rust,
+        "mod store;\nuse regex::Regex;\nfn f() { store::open(); Regex::new(); Other::new(); }\n",
+    );
+    assert_eq!(
+        receivers(&rust),
+        ["Regex:-", "open:imported", "new:imported", "new:other"]
+    );
+    // `require` binds no name: a local named like the required file is another receiver.
+    let ruby = run(
+        Language::Ruby,
+        "require_relative 'shop/cart'\ndef f(cart)\n  cart.total\nend\n",
+    );
+    assert_eq!(receivers(&ruby), ["require_relative:-", "total:other"]);
+}

@@ -1494,6 +1494,11 @@ impl Resolver {
     /// [`Receiver::Own`]): the same rules without the import one (a member is never the
     /// imported module-level name of the same spelling).
     ///
+    /// A name on something the file imports (`util.fmt()` after `from . import util`,
+    /// [`Receiver::Imported`]): the bare-name rules without the import and same-file ones
+    /// (what an import brings in is defined elsewhere): a definition in an imported file
+    /// (0.7, or 0.5 when several), else the only definition anywhere (0.5).
+    ///
     /// A name on any other receiver (`self.meta.is_match(x)`, `obj.parse()`,
     /// [`Receiver::Other`]): the map knows the receiver's text, not its type, so a
     /// same-named definition is only a guess. A definition in the same file or in one
@@ -1538,7 +1543,11 @@ impl Resolver {
                 }
             }
         }
-        let same: Vec<&Def> = defs.in_file(file_id).map(|(_, d)| d).collect();
+        let same: Vec<&Def> = if receiver == Receiver::Imported {
+            Vec::new()
+        } else {
+            defs.in_file(file_id).map(|(_, d)| d).collect()
+        };
         if !same.is_empty() {
             let enclosing_parent = enclosing
                 .and_then(|k| self.parents.get(&k))

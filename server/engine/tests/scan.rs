@@ -785,8 +785,9 @@ fn fault_a_method_call_on_another_receiver_resolved_to_a_same_named_method_in_th
     write(
         root,
         "a.py",
-        "class Meta:\n    def is_match(self, x):\n        return x\n\nclass M:\n    def is_match(self, x):\n        return self.meta.is_match(x)\n\n    def check(self, x):\n        return self.is_match(x)\n\ndef parse(s):\n    return s\n\ndef run(obj):\n    obj.parse()\n    return parse(1)\n",
+        "class Meta:\n    def is_match(self, x):\n        return x\n\nclass M:\n    def is_match(self, x):\n        return self.meta.is_match(x)\n\n    def check(self, x):\n        return self.is_match(x)\n\ndef parse(s):\n    return s\n\ndef run(obj):\n    obj.parse()\n    return parse(1)\n\nimport u\n\ndef fmt(x):\n    return u.fmt(x)\n",
     );
+    write(root, "u.py", "def fmt(x):\n    return x\n");
     write(
         root,
         "b.js",
@@ -800,6 +801,8 @@ fn fault_a_method_call_on_another_receiver_resolved_to_a_same_named_method_in_th
         "a.py:10 is_match own -> a.py#M.is_match@method derived 0.9",
         "a.py:16 parse other -> a.py#parse@function derived 0.3",
         "a.py:17 parse - -> a.py#parse@function derived 0.9",
+        // `u` is an imported module: its `fmt`, not this file's.
+        "a.py:22 fmt imported -> u.py#fmt@function derived 0.7",
         "b.js:1 helper other -> - derived 0.0",
         "b.js:1 helper - -> - derived 0.0",
         // No other `is_match` in the file: the enclosing method itself, at 0.3, not 0.9.
@@ -813,7 +816,7 @@ fn fault_a_method_call_on_another_receiver_resolved_to_a_same_named_method_in_th
     write(root, "c.js", "export function helper() {}\n");
     scan(&mut ws);
     let mut second = first.map(String::from).to_vec();
-    second[4] = "b.js:1 helper other -> c.js#helper@function derived 0.2".into();
-    second[5] = "b.js:1 helper - -> c.js#helper@function derived 0.5".into();
+    second[5] = "b.js:1 helper other -> c.js#helper@function derived 0.2".into();
+    second[6] = "b.js:1 helper - -> c.js#helper@function derived 0.5".into();
     assert_eq!(call_targets(&ws), second);
 }
