@@ -888,7 +888,7 @@ impl Workspace {
         let mut named: Vec<(String, loci_store::map::SymbolHit)> = Vec::new();
         for name in crate::search::identifier_tokens(query) {
             let wanted = name.replace("::", ".");
-            for s in loci_store::map::find_symbols(conn, &wanted, 20)? {
+            for s in named_symbols(conn, &wanted)? {
                 if !terms.is_empty() {
                     let text = symbol_text(&s.qualified_name, &s.signature, s.doc.as_deref());
                     text_hits.push(TextHit {
@@ -1144,9 +1144,12 @@ impl Workspace {
             if !stale.is_empty() {
                 c.stale = true;
                 c.add(-20.0, false, "stale");
-                stale_warnings.extend(stale.iter().map(|s| StaleWarning {
-                    path: s.subject.clone(),
-                    reason: s.describe(),
+                stale_warnings.extend(stale.iter().map(|s| {
+                    let warning = StaleWarning {
+                        path: s.subject.clone(),
+                        reason: s.describe(),
+                    };
+                    (c.id.clone(), warning)
                 }));
             }
             let open_here = contradictions
@@ -1297,7 +1300,7 @@ impl Workspace {
                     let overlaps = lines.is_some_and(|(p, a, b)| {
                         shown.iter().any(|&(q, x, y)| p == q && a <= y && x <= b)
                     });
-                    if full_served < 3 && !overlaps {
+                    if full_served < max_full(budget) && !overlaps {
                         let full = match &c.symbol {
                             Some(s) => self.symbol_full(s),
                             None => c.full.clone(),
@@ -1306,13 +1309,17 @@ impl Workspace {
                             tiers.push((Tier::Full, full));
                         }
                     }
-                    tiers.push((Tier::Digest, format!("- **{}** — {}", c.id, c.digest)));
+                    let stale = if c.stale { " (stale)" } else { "" };
+                    tiers.push((
+                        Tier::Digest,
+                        format!("- **{}**{stale} — {}", c.id, c.digest),
+                    ));
                 }
                 tiers.push((Tier::Index, index_line));
                 let mut served = false;
                 for (i, (tier, text)) in tiers.iter().enumerate() {
                     let cost = line_tokens(text);
-                    if used + cost <= budget {
+                    if used + cost <= tier_ceiling(*tier, budget) {
                         used += cost;
                         if *tier == Tier::Full {
                             full_served += 1;
@@ -1368,7 +1375,15 @@ impl Workspace {
         };
         let mut env = self.envelope(answer, relies)?;
         if !abstained {
-            env.stale_warnings.extend(stale_warnings);
+            // Only what the answer serves: a warning about a page left out names
+            // something the reader cannot see (and its line is outside the budget).
+            let served: HashSet<&str> = env.result.items.iter().map(|i| i.id.as_str()).collect();
+            env.stale_warnings.extend(
+                stale_warnings
+                    .into_iter()
+                    .filter(|(id, _)| served.contains(id.as_str()))
+                    .map(|(_, w)| w),
+            );
         }
         env.capability.notes.extend(unmapped_open.iter().map(|f| {
             format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet), so nothing near it scored open-file points")
@@ -1483,6 +1498,37 @@ fn current_start(
         .min_by_key(|&i| i.abs_diff(stored))
 }
 
+/// The symbols a name in a question names (`wanted`, with `.` for `::`): those whose
+/// name, qualified name or key it is; else, for a path, the symbols its last segments name
+/// in a file whose path holds each leading segment (`regex.escape` is the crate-level
+/// `escape` of `regex-1.13.2/src/lib.rs`, `os.path.join` the `join` of `posixpath.py`: the
+/// map qualifies a name by its enclosing definitions, not by crate or module). At most 20.
+fn named_symbols(
+    conn: &loci_store::rusqlite::Connection,
+    wanted: &str,
+) -> loci_store::Result<Vec<loci_store::map::SymbolHit>> {
+    let found = loci_store::map::find_symbols(conn, wanted, 20)?;
+    if !found.is_empty() {
+        return Ok(found);
+    }
+    let segments: Vec<&str> = wanted.split('.').filter(|s| !s.is_empty()).collect();
+    let folded = |s: &str| s.to_lowercase().replace('-', "_");
+    for k in 1..segments.len() {
+        let dropped: Vec<String> = segments[..k].iter().map(|s| folded(s)).collect();
+        let under: Vec<_> = loci_store::map::find_symbols(conn, &segments[k..].join("."), 20)?
+            .into_iter()
+            .filter(|s| {
+                let path = folded(&s.path);
+                dropped.iter().all(|d| path.contains(d.as_str()))
+            })
+            .collect();
+        if !under.is_empty() {
+            return Ok(under);
+        }
+    }
+    Ok(Vec::new())
+}
+
 /// The open-module points of an item about `path` (a folder when `folder`): the best over
 /// the open files of +50 for the same file or the file's own folder, +25 for a parent or
 /// child folder or a sibling file.
@@ -1528,7 +1574,7 @@ fn render(
         out.push('\n');
     }
     if abstained {
-        out.push_str(&format!("Nothing in memory, code or docs is relevant enough to `{query}` (best relevance {best:.1} < floor {floor:.1}). Read the code directly.\n"));
+        out.push_str(&format!("Nothing in memory, code or docs is relevant enough to `{}` (best relevance {best:.1} < floor {floor:.1}). Read the code directly.\n", quoted_query(query)));
         return out;
     }
     for b in banners {
@@ -1536,11 +1582,11 @@ fn render(
         out.push('\n');
     }
     out.push_str(&heading(query));
-    for tier in [Tier::Full, Tier::Digest, Tier::Index] {
-        for i in items.iter().filter(|i| i.tier == tier) {
-            out.push_str(&i.text);
-            out.push('\n');
-        }
+    // Best first, whatever each item's tier: a body packed for a lower item does not put
+    // it above a better one that only fitted as a digest.
+    for i in items {
+        out.push_str(&i.text);
+        out.push('\n');
     }
     out.push_str(&footer(used, budget, omitted));
     out
@@ -1551,9 +1597,36 @@ const HEADING_QUERY_CHARS: usize = 200;
 
 /// An answer's heading: the question, its first [`HEADING_QUERY_CHARS`] characters.
 fn heading(query: &str) -> String {
+    format!("## Context for `{}`\n", quoted_query(query))
+}
+
+/// The question as an answer quotes it: its first [`HEADING_QUERY_CHARS`] characters, and
+/// `…` when it is longer (an abstention had quoted a 10 KB question whole).
+fn quoted_query(query: &str) -> String {
     let q: String = query.chars().take(HEADING_QUERY_CHARS).collect();
-    let more = if q.len() < query.len() { "…" } else { "" };
-    format!("## Context for `{q}{more}`\n")
+    if q.len() < query.len() {
+        format!("{q}…")
+    } else {
+        q
+    }
+}
+
+/// The share of the budget up to which items may be served at `tier`: FULL bodies up to
+/// three quarters of it, digests up to nine tenths, index lines all of it. Without the
+/// ceilings, three bodies could fill a budget and leave no line for anything else found
+/// (2,000 tokens served three items, 1,000 tokens seven).
+fn tier_ceiling(tier: Tier, budget: u64) -> u64 {
+    match tier {
+        Tier::Full => budget * 3 / 4,
+        Tier::Digest => budget * 9 / 10,
+        Tier::Index => budget,
+    }
+}
+
+/// The most items served FULL under `budget` tokens: 3, and one more for every 1,000
+/// tokens over 2,000 (a budget of 100,000 had served 3 bodies and 2,962 tokens).
+fn max_full(budget: u64) -> usize {
+    3 + (budget.saturating_sub(2_000) / 1_000) as usize
 }
 
 /// An answer's closing line: the tokens used of the budget, and what was left out.

@@ -390,12 +390,19 @@ impl Workspace {
             let started = Instant::now();
             let answer = self.context_any_floor(&req)?.result;
             loci_ms.push(started.elapsed().as_secs_f64() * 1000.0);
-            let ranked: Vec<(String, Option<String>)> = answer
-                .items
-                .iter()
-                .map(|i| (i.id.clone(), i.path.clone()))
-                .collect();
             let abstained = answer.best_relevance < floor;
+            // An answer that abstains serves nothing: it retrieves nothing, whatever it
+            // ranked (an abstained case had been credited with its ranking's recall). The
+            // baseline's ranking is scored whole: its floor is picked after, on all cases.
+            let ranked: Vec<(String, Option<String>)> = if abstained {
+                Vec::new()
+            } else {
+                answer
+                    .items
+                    .iter()
+                    .map(|i| (i.id.clone(), i.path.clone()))
+                    .collect()
+            };
             loci_abst.push((abstained, case.out_of_scope));
 
             // The baseline: plain BM25 over the same indexes for the same content terms

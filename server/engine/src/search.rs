@@ -219,23 +219,39 @@ pub fn fts_query_any(text: &str) -> Option<String> {
     query_parts(&content.join(" ")).map(|parts| parts.join(" OR "))
 }
 
-/// One quoted FTS5 expression per searchable token of `text`.
+/// One quoted FTS5 expression per distinct searchable token of `text` (a token repeated
+/// is asked once: FTS5's cost grew with the square of the repeats, and `regex ` × 400 took
+/// 10 s). A path token (`regex::escape`, `Foo->bar`) may also match its last segment: the
+/// map holds a crate-level function as `escape`, not under its crate's name.
 fn query_parts(text: &str) -> Option<Vec<String>> {
-    let mut parts = Vec::new();
+    let mut parts: Vec<String> = Vec::new();
     for token in text.split_whitespace() {
         let words = identifier_words(token);
         if words.is_empty() {
             continue;
         }
-        if words.len() == 1 {
-            parts.push(quote(&words[0]));
+        let mut forms = if words.len() == 1 {
+            vec![quote(&words[0])]
         } else {
-            let joined: String = words.concat();
-            parts.push(format!(
-                "({} OR {})",
-                quote(&joined),
-                quote(&words.join(" "))
-            ));
+            vec![quote(&words.concat()), quote(&words.join(" "))]
+        };
+        if let Some(last) = token
+            .rsplit([':', '>'])
+            .next()
+            .filter(|_| token.contains("::") || token.contains("->"))
+        {
+            let last = identifier_words(last);
+            if !last.is_empty() && last.len() < words.len() {
+                forms.push(quote(&last.join(" ")));
+            }
+        }
+        let part = if forms.len() == 1 {
+            forms.remove(0)
+        } else {
+            format!("({})", forms.join(" OR "))
+        };
+        if !parts.iter().any(|p| p.eq_ignore_ascii_case(&part)) {
+            parts.push(part);
         }
     }
     (!parts.is_empty()).then_some(parts)
@@ -271,6 +287,34 @@ mod tests {
         );
         assert_eq!(fts_query("  ").as_deref(), None);
         assert_eq!(fts_query("*").as_deref(), None);
+    }
+
+    /// Fault (trial): a word repeated N times was N ANDed phrases, and FTS5's cost grew with
+    /// the square of N (`regex ` × 400: 10 s; × 5,000 ran for minutes, and over MCP it held
+    /// up every other call). A token is asked once, whatever its letter case.
+    #[test]
+    fn fault_a_repeated_word_made_a_search_take_quadratic_time() {
+        let repeated = "regex ".repeat(5000);
+        assert_eq!(fts_query(&repeated).as_deref(), Some(r#""regex""#));
+        assert_eq!(
+            fts_query("Regex regex REGEX size").as_deref(),
+            Some(r#""regex" AND "size""#)
+        );
+        assert_eq!(fts_query_any(&repeated).as_deref(), Some(r#""regex""#));
+    }
+
+    /// Fault (trial): `regex::escape` found nothing: the map holds the crate-level function
+    /// as `escape`, and the query asked for the phrase "regex escape" only.
+    #[test]
+    fn fault_a_rust_path_found_nothing_for_a_crate_level_item() {
+        assert_eq!(
+            fts_query("regex::escape").as_deref(),
+            Some(r#"("regexescape" OR "regex escape" OR "escape")"#)
+        );
+        assert_eq!(
+            fts_query("Foo->bar_baz").as_deref(),
+            Some(r#"("foobarbaz" OR "foo bar baz" OR "bar baz")"#)
+        );
     }
 
     #[test]

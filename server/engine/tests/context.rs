@@ -1237,3 +1237,159 @@ fn fault_an_open_file_the_map_does_not_hold_was_taken_without_a_word() {
     );
     assert!(!env.result.abstained);
 }
+
+/// Fault (trial): `context "regex::escape"` abstained at 0.0 and `serde_json::to_string_pretty`
+/// too: the map qualifies a name by its enclosing definitions (`escape`), not by its crate
+/// or module. A path that names no symbol names what its last segments name, in a file
+/// whose path holds the leading ones.
+#[test]
+fn fault_a_crate_qualified_path_named_nothing() {
+    let (_dir, ws) = workspace();
+    let a = ask(&ws, "billing::refund_invoice", &[], 2000).result;
+    assert!(!a.abstained);
+    assert_eq!(a.items[0].id, "src/billing.py#refund_invoice@function");
+    assert!(
+        a.items[0]
+            .signals
+            .iter()
+            .any(|s| s == "named in the question (`billing::refund_invoice`) +15.0"),
+        "{:?}",
+        a.items[0].signals
+    );
+    // A leading segment no path holds names nothing.
+    let a = ask(&ws, "payroll::refund_invoice", &[], 2000).result;
+    assert!(a.items.iter().all(|i| {
+        i.signals
+            .iter()
+            .all(|s| !s.starts_with("named in the question"))
+    }));
+}
+
+/// Fault (trial): stale memory served as a DIGEST carried no stale mark (FULL and INDEX
+/// did), and the answer warned about stale pages it did not serve at all.
+#[test]
+fn fault_a_stale_digest_had_no_mark_and_unserved_pages_were_warned_about() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "src/billing.py",
+        "class Invoice:\n    def total(self):\n        return 0\n\ndef refund_invoice(invoice):\n    return None\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let tiers = |budget| {
+        let env = ask(&ws, "refund invoice", &[], budget);
+        let page = env
+            .result
+            .items
+            .iter()
+            .find(|i| i.id == "src/billing.py")
+            .cloned();
+        let about_page = env
+            .stale_warnings
+            .iter()
+            .filter(|w| w.reason.starts_with("memory `src/billing.py` v1 "))
+            .count();
+        (page, env.stale_warnings.len(), about_page)
+    };
+    // A budget where the page is a digest: marked, and warned about.
+    let digest = (50..400)
+        .step_by(10)
+        .find_map(|b| match tiers(b) {
+            (Some(p), n, about) if p.tier == Tier::Digest => Some((p, n, about)),
+            _ => None,
+        })
+        .expect("some budget serves the page as a digest");
+    assert!(
+        digest.0.text.starts_with("- **src/billing.py** (stale) — "),
+        "{}",
+        digest.0.text
+    );
+    // The file and the two symbols its claims name changed: three warnings, all the page's.
+    assert_eq!((digest.1, digest.2), (3, 3));
+    // The smallest budget leaves the page out: no warning about it.
+    let (page, warnings, _) = tiers(50);
+    assert!(page.is_none());
+    assert_eq!(warnings, 0);
+}
+
+/// Fault (trial): a larger budget served fewer items. Three FULL bodies filled 2,000
+/// tokens and left no line for the rest (1,000 tokens served seven items), and a budget
+/// of 100,000 still served three bodies. Bodies now fill at most three quarters of a
+/// budget, digests nine tenths, and every 1,000 tokens over 2,000 allow one more body.
+#[test]
+fn fault_more_budget_served_fewer_items() {
+    let (dir, mut ws) = workspace();
+    let body: String = (0..38)
+        .map(|i| format!("    total_{i} = entry.amount * {i}\n"))
+        .collect();
+    for n in 0..8 {
+        write(
+            dir.path(),
+            &format!("src/ledger_{n}.py"),
+            &format!(
+                "def post_ledger_entry_{n}(entry):\n    \"\"\"Posts a ledger entry.\"\"\"\n{body}    return entry\n"
+            ),
+        );
+    }
+    ws.scan(&|_| {}).unwrap();
+    let served = |budget| {
+        let a = ask(&ws, "post a ledger entry", &[], budget).result;
+        let full = a.items.iter().filter(|i| i.tier == Tier::Full).count();
+        let ledger = a
+            .items
+            .iter()
+            .filter(|i| i.id.contains("post_ledger_entry_"))
+            .count();
+        (a.items.len(), full, ledger, a.tokens_estimated)
+    };
+    let mut last = 0;
+    for budget in [500, 1000, 2000, 4000, 8000] {
+        let (items, full, ledger, used) = served(budget);
+        assert!(
+            items >= last,
+            "{budget} tokens served {items} items, fewer than {last}"
+        );
+        assert!(used <= budget);
+        if budget >= 1000 {
+            assert_eq!(ledger, 8, "{budget}: every entry function is listed");
+        }
+        last = items;
+        if budget == 2000 {
+            assert!(full <= 3);
+        }
+        if budget == 8000 {
+            assert_eq!(full, 8, "each body fits: 3 + 6 allowed");
+        }
+    }
+}
+
+/// Fault (trial): `eval` credited an in-scope case whose answer abstained with the recall
+/// and rank of what it had ranked, though the agent is served nothing.
+#[test]
+fn fault_eval_credited_an_abstained_answer_with_its_ranking() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "cases.jsonl",
+        "{\"id\": \"weak\", \"query\": \"chocolate cake kubernetes helm chart staging cluster items\", \"gold\": [\"src/billing.py\"]}\n",
+    );
+    let report = ws.eval(&dir.path().join("cases.jsonl"), 5).unwrap().result;
+    let case = &report.cases[0];
+    assert!(case.abstained, "best relevance {}", case.best_relevance);
+    assert_eq!((case.loci_rank, case.loci_recall), (None, 0.0));
+    assert_eq!(report.systems[0].recall_at_k, 0.0);
+    // What it ranked, had it answered: the gold file among the first five.
+    let ranked = ws
+        .context(&ContextRequest {
+            query: "chocolate cake kubernetes helm chart staging cluster items".into(),
+            floor: Some(-1000.0),
+            ..Default::default()
+        })
+        .unwrap()
+        .result;
+    let gold = ranked
+        .items
+        .iter()
+        .position(|i| i.path.as_deref() == Some("src/billing.py"));
+    assert!(gold.is_some_and(|r| r < 5), "{gold:?}");
+}

@@ -398,7 +398,9 @@ fn render_text(tool: &str, v: &Value) -> String {
             }
         }
     }
-    if v["limits"]["truncated"].as_bool() == Some(true) && !v["page"].is_object() {
+    // A context answer's own closing line says what its budget left out or cut down.
+    let says_itself = v["result"]["tokens_estimated"].is_u64();
+    if v["limits"]["truncated"].as_bool() == Some(true) && !v["page"].is_object() && !says_itself {
         out.push_str("(truncated: more results exist than were returned)\n");
     }
     out
