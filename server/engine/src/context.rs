@@ -870,6 +870,15 @@ impl Workspace {
                 unmapped_open.push(f.clone());
             }
         }
+        // A file the question names (`src/number.rs`, or a file name only one mapped file
+        // has: `number.rs`) is an open file too: "before editing src/number.rs" had
+        // abstained although the file had a memory page.
+        let mut open = open;
+        for f in files_named_in(conn, query)? {
+            if !open.contains(&f) {
+                open.push(f);
+            }
+        }
         let mut cands: BTreeMap<(HitKind, String), Candidate> = BTreeMap::new();
 
         // 1. Text: memory, symbols, docs, weighed by how much of the question they hold.
@@ -1496,6 +1505,51 @@ fn current_start(
     (0..lines.len())
         .filter(|&i| lines[i].trim_start().starts_with(signature))
         .min_by_key(|&i| i.abs_diff(stored))
+}
+
+/// The mapped files a question names, in its order: each word that is a mapped path
+/// (`server/store/src/lib.rs`), or a file name with an extension that exactly one mapped
+/// file has (`number.rs`; `lib.rs`, which many have, names none). Quotes, backticks and
+/// trailing punctuation around a word are dropped.
+fn files_named_in(
+    conn: &loci_store::rusqlite::Connection,
+    query: &str,
+) -> loci_store::Result<Vec<String>> {
+    use loci_store::Context;
+    let mut out: Vec<String> = Vec::new();
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT path FROM files WHERE path = ?1
+             OR (instr(?1, '/') = 0 AND substr(path, -length(?1) - 1) = '/' || ?1) LIMIT 2",
+        )
+        .ctx(|| "looking up file names".into())?;
+    for word in query.split_whitespace() {
+        let w = word
+            .trim_matches(|c: char| {
+                matches!(
+                    c,
+                    '`' | '"' | '\'' | '(' | ')' | ',' | ';' | ':' | '?' | '!'
+                )
+            })
+            .trim_end_matches('.')
+            .trim_start_matches("./");
+        let Some((_, ext)) = w.rsplit_once('.') else {
+            continue;
+        };
+        if w.is_empty() || ext.is_empty() || !ext.chars().all(|c| c.is_ascii_alphanumeric()) {
+            continue;
+        }
+        let found: Vec<String> = stmt
+            .query_map([w], |r| r.get(0))
+            .and_then(|rows| rows.collect())
+            .ctx(|| format!("looking up the file name {w}"))?;
+        if let [only] = found.as_slice()
+            && !out.contains(only)
+        {
+            out.push(only.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// The symbols a name in a question names (`wanted`, with `.` for `::`): those whose

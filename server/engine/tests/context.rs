@@ -995,7 +995,7 @@ fn fault_eval_wrote_the_case_files_memory_into_the_users_database() {
         concat!(
             r#"{"memory": {"subject": "decisions", "body": "Refunds are approved by finance before `refund_invoice()` runs."}}"#,
             "\n",
-            r#"{"id": "approval", "query": "who approves refunds", "gold": ["decisions"]}"#,
+            r#"{"id": "approval", "query": "are refunds approved by finance", "gold": ["decisions"]}"#,
             "\n",
             r#"{"id": "cake", "query": "bake a chocolate cake", "out_of_scope": true}"#,
             "\n",
@@ -1392,4 +1392,38 @@ fn fault_eval_credited_an_abstained_answer_with_its_ranking() {
         .iter()
         .position(|i| i.path.as_deref() == Some("src/billing.py"));
     assert!(gold.is_some_and(|r| r < 5), "{gold:?}");
+}
+
+/// Fault (trial): a file named in the question was ignored even when it had a memory
+/// page: "what should I know before editing src/number.rs" abstained, and only `--open`
+/// found the page. A mapped path, or a file name only one mapped file has, counts as an
+/// open file.
+#[test]
+fn fault_a_file_named_in_the_question_was_ignored() {
+    let (_dir, ws) = workspace();
+    for q in [
+        "what should I know before editing src/billing.py?",
+        "what should I know before editing `billing.py`",
+    ] {
+        let a = ask(&ws, q, &[], 2000).result;
+        assert!(!a.abstained, "{q}");
+        assert_eq!(
+            a.items[0].id, "src/billing.py",
+            "{q}: {:?}",
+            a.items[0].signals
+        );
+        assert!(
+            a.items[0]
+                .signals
+                .iter()
+                .any(|s| s.starts_with("open module")),
+            "{q}: {:?}",
+            a.items[0].signals
+        );
+    }
+    // A long question whose answer abstains quotes at most 200 characters of it.
+    let long = format!("bake a chocolate cake {}", "and then ".repeat(200));
+    let a = ask(&ws, &long, &[], 2000).result;
+    assert!(a.abstained);
+    assert!(a.markdown.len() < 400, "{}", a.markdown.len());
 }

@@ -630,7 +630,7 @@ fn why_at_line_zero_is_refused() {
     let err = ws.why("src/auth.py:0").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "invalid argument `query`: `src/auth.py:0`: lines are numbered from 1"
+        "invalid argument `target`: `src/auth.py:0`: lines are numbered from 1"
     );
     assert_eq!(
         ws.why("src/auth.py:1").unwrap().result.subject,
