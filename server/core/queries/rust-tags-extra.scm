@@ -26,3 +26,7 @@
 
 ; `crate::ensure!(..)`, `std::println!(..)`
 (macro_invocation macro: (scoped_identifier name: (identifier) @name)) @reference.call
+
+; enum variants, qualified by their enum (`Value.Null`): docs name them as `Value::Null`,
+; and a variant missing from the map made `loci lint` report every such mention
+(enum_variant name: (identifier) @name) @definition.constant

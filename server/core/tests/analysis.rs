@@ -650,3 +650,28 @@ fn fault_a_call_on_an_imported_module_was_a_call_on_an_unknown_receiver() {
     );
     assert_eq!(receivers(&ruby), ["require_relative:-", "total:other"]);
 }
+
+/// Fault (trial): Rust enum variants were not in the map, so a README naming
+/// `Value::Null` of the repository's own enum was a "missing symbol" and `loci check`
+/// failed on it. Variants are constants qualified by their enum.
+#[test]
+fn fault_rust_enum_variants_were_not_in_the_map() {
+    let a = run(
+        Language::Rust,
+        "pub enum Value {\n    Null,\n    Bool(bool),\n    Number { n: u8 },\n}\n",
+    );
+    let variants: Vec<(&str, &str)> = a
+        .symbols
+        .iter()
+        .filter(|s| s.kind == loci_core::SymbolKind::Constant)
+        .map(|s| (s.qualified_name.as_str(), s.signature.as_str()))
+        .collect();
+    assert_eq!(
+        variants,
+        [
+            ("Value.Null", "Null,"),
+            ("Value.Bool", "Bool(bool),"),
+            ("Value.Number", "Number { n: u8 },")
+        ]
+    );
+}
