@@ -1290,7 +1290,9 @@ impl Workspace {
             for banner in &banners {
                 used += line_tokens(banner);
             }
-            for c in ranked.iter() {
+            // A candidate at no points or below (test code that matched nothing else,
+            // a stale page found by a hop) is not worth even an index line.
+            for c in ranked.iter().filter(|c| c.score() > 0.0) {
                 let index_line = format!(
                     "- {} ({:?}, score {:.0}{})",
                     c.id,
