@@ -148,6 +148,14 @@ impl Workspace {
             );
         }
         let Some((rev_id, matched_by, claims)) = candidates.first().cloned() else {
+            // A target written as a path (`nofile.rs:3`) that names no file, folder or
+            // page says so: "no memory explains" suggested the file was there.
+            let path_like = line.is_some() || path.contains('/');
+            if path_like && !is_subject && !loci_store::search::names_anything(conn, path)? {
+                return Err(EngineError::NotFound(format!(
+                    "no file, folder or memory named `{path}` (`{q}`)"
+                )));
+            }
             return Err(EngineError::NotFound(format!("no memory explains `{q}`")));
         };
         let revision = mem::revision_by_id(conn, rev_id)?

@@ -792,3 +792,20 @@ fn fault_confirm_and_pin_summaries_and_authors_skipped_the_memory_text_check() {
          and import again"
     );
 }
+
+/// Fault (trial): `why nofile.rs:3` said "no memory explains `nofile.rs:3`", as if the
+/// file were there without memory. A target written as a path that names nothing says so.
+#[test]
+fn fault_why_of_a_file_that_does_not_exist_said_only_that_no_memory_explains_it() {
+    let (_dir, ws) = workspace();
+    assert_eq!(
+        ws.why("src/nofile.py:3").unwrap_err().to_string(),
+        "no file, folder or memory named `src/nofile.py` (`src/nofile.py:3`)"
+    );
+    assert_eq!(
+        ws.why("nothing mentions this phrase")
+            .unwrap_err()
+            .to_string(),
+        "no memory explains `nothing mentions this phrase`"
+    );
+}
