@@ -870,6 +870,21 @@ impl Workspace {
                 unmapped_open.push(f.clone());
             }
         }
+        // An open folder (`--open src`) is kept as `src/`: what is in it is its module.
+        let open: Vec<String> = open
+            .into_iter()
+            .map(|f| {
+                let is_file: bool = conn
+                    .prepare_cached("SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1)")
+                    .and_then(|mut st| st.query_row([&f], |r| r.get(0)))
+                    .map_err(|e| loci_store::StoreError::sqlite("looking up an open file", e))?;
+                Ok(if is_file || f == "." || unmapped_open.contains(&f) {
+                    f
+                } else {
+                    format!("{f}/")
+                })
+            })
+            .collect::<Result<_>>()?;
         // A file the question names (`src/number.rs`, or a file name only one mapped file
         // has: `number.rs`) is an open file too: "before editing src/number.rs" had
         // abstained although the file had a memory page.
@@ -1587,25 +1602,34 @@ fn named_symbols(
 
 /// The open-module points of an item about `path` (a folder when `folder`): the best over
 /// the open files of +50 for the same file or the file's own folder, +25 for a parent or
-/// child folder or a sibling file.
+/// child folder or a sibling file; over the open folders (`dir/`), +50 for what is in one
+/// and +25 for a parent folder.
 fn module_points(path: &str, folder: bool, open: &[String]) -> Option<(f64, String)> {
     let mut best: Option<(f64, String)> = None;
     for f in open {
         let f_dir = dir_of(f);
-        let points =
-            if path == f || (folder && (path == f_dir || (path == "." && f_dir.is_empty()))) {
-                Some((50.0, format!("open module {f}")))
-            } else if folder
-                && (path == "."
-                    || f_dir.starts_with(&format!("{path}/"))
-                    || path.starts_with(&format!("{f_dir}/")))
-            {
-                Some((25.0, format!("parent/child of {f}")))
-            } else if !folder && dir_of(path) == f_dir {
-                Some((25.0, format!("sibling of {f}")))
+        let points = if let Some(dir) = f.strip_suffix('/') {
+            // An open folder: what is in it is its module, its parents its parents.
+            if path == dir || path.starts_with(f.as_str()) {
+                Some((50.0, format!("open module {dir}")))
+            } else if folder && (path == "." || dir.starts_with(&format!("{path}/"))) {
+                Some((25.0, format!("parent of {dir}")))
             } else {
                 None
-            };
+            }
+        } else if path == f || (folder && (path == f_dir || (path == "." && f_dir.is_empty()))) {
+            Some((50.0, format!("open module {f}")))
+        } else if folder
+            && (path == "."
+                || f_dir.starts_with(&format!("{path}/"))
+                || path.starts_with(&format!("{f_dir}/")))
+        {
+            Some((25.0, format!("parent/child of {f}")))
+        } else if !folder && dir_of(path) == f_dir {
+            Some((25.0, format!("sibling of {f}")))
+        } else {
+            None
+        };
         if let Some(p) = points
             && best.as_ref().is_none_or(|b| p.0 > b.0)
         {

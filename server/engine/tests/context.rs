@@ -1430,3 +1430,29 @@ fn fault_a_file_named_in_the_question_was_ignored() {
     assert!(a.abstained);
     assert!(a.markdown.len() < 400, "{}", a.markdown.len());
 }
+
+/// Fault (trial): an open folder was taken as a file: `--open src` gave root files +25
+/// as its "siblings" and nothing to the files in it. What is in an open folder is its
+/// module.
+#[test]
+fn fault_an_open_folder_was_taken_for_a_file() {
+    let (_dir, ws) = workspace();
+    let a = ask(&ws, "refund an invoice", &["src"], 2000).result;
+    let page = a
+        .items
+        .iter()
+        .find(|i| i.id == "src/billing.py")
+        .expect("the page");
+    assert!(
+        page.signals.iter().any(|s| s == "open module src +50.0"),
+        "{:?}",
+        page.signals
+    );
+    assert!(
+        a.items
+            .iter()
+            .all(|i| i.signals.iter().all(|s| !s.starts_with("sibling of src"))),
+        "{:?}",
+        a.items
+    );
+}
