@@ -275,9 +275,25 @@ fn read_cases(path: &Path) -> Result<CaseFile> {
             Some(m) => file
                 .memory
                 .push(serde_json::from_value(m.clone()).map_err(|e| bad(n, e))?),
-            None => file
-                .cases
-                .push(serde_json::from_value(value).map_err(|e| bad(n, e))?),
+            None => {
+                let case: Case = serde_json::from_value(value).map_err(|e| bad(n, e))?;
+                // A case that can score nothing, or one two lines share the name of,
+                // would skew the figures without a word.
+                let refuse = |message: String| EngineError::InvalidArgument {
+                    name: "cases".into(),
+                    message: format!("{}:{}: {message}", path.display(), n + 1),
+                };
+                if !case.out_of_scope && case.gold.is_empty() {
+                    return Err(refuse(format!(
+                        "case `{}` is in scope but names no gold (give `gold`, or `out_of_scope: true`)",
+                        case.id
+                    )));
+                }
+                if !case.id.is_empty() && file.cases.iter().any(|c| c.id == case.id) {
+                    return Err(refuse(format!("case id `{}` is used twice", case.id)));
+                }
+                file.cases.push(case);
+            }
         }
     }
     Ok(file)

@@ -1456,3 +1456,31 @@ fn fault_an_open_folder_was_taken_for_a_file() {
         a.items
     );
 }
+
+/// Fault (trial): `eval` took an in-scope case with no gold (it can only score 0) and two
+/// cases with one id without a word. Both are refused with the line.
+#[test]
+fn fault_eval_took_cases_that_skew_its_figures_silently() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "nogold.jsonl",
+        "{\"id\": \"a\", \"query\": \"refund\", \"gold\": []}\n",
+    );
+    write(
+        dir.path(),
+        "twice.jsonl",
+        "{\"id\": \"a\", \"query\": \"refund\", \"gold\": [\"src/billing.py\"]}\n{\"id\": \"a\", \"query\": \"login\", \"gold\": [\"src/auth.py\"]}\n",
+    );
+    let mut err = |f: &str| ws.eval(&dir.path().join(f), 5).unwrap_err().to_string();
+    let nogold = err("nogold.jsonl");
+    assert!(
+        nogold.ends_with("nogold.jsonl:1: case `a` is in scope but names no gold (give `gold`, or `out_of_scope: true`)"),
+        "{nogold}"
+    );
+    let twice = err("twice.jsonl");
+    assert!(
+        twice.ends_with("twice.jsonl:2: case id `a` is used twice"),
+        "{twice}"
+    );
+}
