@@ -475,6 +475,41 @@ async fn b10b_home_directory_walk_is_bounded() {
     client.shutdown().await;
 }
 
+/// Fault found by a fresh-user trial: `loci.context` required `query`, so a call with only
+/// `open_files` was refused though the engine answers about those files; with neither,
+/// the engine's refusal reaches the client.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fault_context_with_open_files_and_no_question_was_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.py", "def alpha():\n    return 1\n");
+    write(dir.path(), "b.py", "from a import alpha\n");
+    let mut client = start(Some(dir.path()), json!({})).await;
+    let response = client
+        .command("loci.context", json!({ "open_files": ["a.py"] }))
+        .await;
+    // Accepted: in this small map nothing clears the floor, so the answer abstains.
+    assert_eq!(
+        (
+            &response["result"]["result"]["abstained"],
+            &response["result"]["markdown"]
+        ),
+        (
+            &json!(true),
+            &json!(
+                "Nothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.5). Read the code directly.\n"
+            )
+        ),
+        "{response}"
+    );
+    let response = client.command("loci.context", json!({})).await;
+    assert_eq!(
+        response["error"],
+        json!({ "code": -32602, "message": "loci.context: invalid argument `query`: give a question, open files, or both" }),
+        "{response}"
+    );
+    client.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b12_command_arguments_are_validated() {
     let dir = tempfile::tempdir().unwrap();

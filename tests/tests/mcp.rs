@@ -743,3 +743,46 @@ async fn fault_a_context_answer_within_its_budget_was_paged_as_json() {
     let escaped = serde_json::to_string(markdown).expect("json").len();
     assert!(escaped * 2 > loci_mcp::render::PAGE_BYTES, "{escaped}");
 }
+
+/// Fault found by a fresh-user trial: the `context` tool's schema required `query`, so a
+/// call with only `open_files` was refused though the engine answers about those files;
+/// with neither, the engine's refusal names `query`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fault_context_with_open_files_and_no_question_was_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "a.py", "def alpha():\n    return 1\n");
+    write(dir.path(), "b.py", "from a import alpha\n");
+    let client = connect(scanned(dir.path())).await;
+    let tools = tokio::time::timeout(TIMEOUT, client.list_all_tools())
+        .await
+        .expect("answer in time")
+        .expect("tools");
+    let schema = &tools
+        .iter()
+        .find(|t| t.name == "context")
+        .expect("context tool")
+        .input_schema;
+    assert_eq!(schema.get("required"), None, "{schema:?}");
+    let r = ok(&client, "context", json!({"open_files": ["a.py"]})).await;
+    // Accepted: in this small map nothing clears the floor, so the answer abstains.
+    let answer = &structured(&r)["result"];
+    assert_eq!(
+        (&answer["abstained"], &answer["markdown"]),
+        (
+            &json!(true),
+            &json!(
+                "Nothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.5). Read the code directly.\n"
+            )
+        ),
+        "{}",
+        text(&r)
+    );
+    let (message, named) = invalid(&client, "context", json!({})).await;
+    assert_eq!(
+        (message.as_str(), named.as_str()),
+        (
+            "invalid argument `query`: give a question, open files, or both",
+            "query"
+        )
+    );
+}

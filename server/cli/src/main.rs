@@ -218,7 +218,8 @@ enum Command {
     /// What to know before touching something: ranked memory, code and docs within a
     /// token budget, or an explicit "nothing relevant".
     Context {
-        /// The question or task.
+        /// The question or task (may be left out when --open is given).
+        #[arg(default_value = "")]
         query: String,
         /// Files open or being worked on (repeatable).
         #[arg(long = "open")]
@@ -226,8 +227,8 @@ enum Command {
         /// Token budget (tokens ≈ characters / 4).
         #[arg(long)]
         budget: Option<u64>,
-        /// Relevance floor below which the answer abstains.
-        #[arg(long)]
+        /// Relevance floor below which the answer abstains (may be negative).
+        #[arg(long, allow_negative_numbers = true)]
         floor: Option<f64>,
     },
     /// Evaluate retrieval on a case file: recall@k, MRR, nDCG@k, abstention.
@@ -534,6 +535,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             "nothing depends on `{}` within depth {depth}",
             quoted(&from_cwd(target.clone(), &cwd, &root))
         )),
+        Command::Context { query, .. } if query.trim().is_empty() => Some(
+            "nothing relevant to the open files cleared the floor (the answer abstained)".into(),
+        ),
         Command::Context { query, .. } => Some(format!(
             "nothing relevant to `{}` cleared the floor (the answer abstained)",
             quoted(query)

@@ -1025,3 +1025,52 @@ fn fault_the_scan_summary_counted_a_rename_also_as_an_add_and_a_delete() {
         "{summary}"
     );
 }
+
+/// Fault found by a fresh-user trial: `loci context --open FILE` with no question was
+/// refused by clap ("QUERY is required") though the engine answers about the open files;
+/// with neither a question nor open files, the engine's refusal must reach the user.
+#[test]
+fn fault_context_with_open_files_and_no_question_was_refused() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    // Accepted: in this small map nothing clears the floor, so the answer abstains (exit 1).
+    let out = loci(root, &["context", "--open", "app/models.py"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "Nothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.5). Read the code directly.\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: nothing relevant to the open files cleared the floor (the answer abstained)\n"
+    );
+    let out = loci(root, &["context"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: invalid argument `query`: give a question, open files, or both\n"
+    );
+}
+
+/// Fault found by a fresh-user trial: `loci context "x" --floor -1000` failed in clap
+/// ("unexpected argument '-1'"): a negative floor is a number.
+#[test]
+fn fault_a_negative_context_floor_was_taken_for_a_flag() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(root, &["--json", "context", "user", "--floor", "-1000"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&v["result"]["floor"], &v["result"]["abstained"]),
+        (&Value::from(-1000.0), &Value::Bool(false)),
+        "{v:#}"
+    );
+}

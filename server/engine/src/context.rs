@@ -1654,7 +1654,12 @@ fn render(
         out.push('\n');
     }
     if abstained {
-        out.push_str(&format!("Nothing in memory, code or docs is relevant enough to `{}` (best relevance {best:.1} < floor {floor:.1}). Read the code directly.\n", quoted_query(query)));
+        let to = if query.is_empty() {
+            "the open files".to_string()
+        } else {
+            format!("`{}`", quoted_query(query))
+        };
+        out.push_str(&format!("Nothing in memory, code or docs is relevant enough to {to} (best relevance {best:.1} < floor {floor:.1}). Read the code directly.\n"));
         return out;
     }
     for b in banners {

@@ -132,7 +132,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "loci.context",
         args: &[
-            req("query", Str),
+            opt("query", Str),
             opt("budget", Integer),
             opt("open_files", ArgType::StringList),
             opt("floor", Number),

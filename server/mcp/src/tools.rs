@@ -85,6 +85,9 @@ params! {
     /// Arguments of `context`.
     ContextParams {
         /// The question or task, in words (`how does login retry`, `add a billing export`).
+        /// May be left out when `open_files` is given (then the answer is about those
+        /// files); one of the two is required.
+        #[serde(default)]
         query: String,
         /// Files you have open or are working on (repository-relative): they and their
         /// neighbours rank higher.
