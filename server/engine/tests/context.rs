@@ -355,11 +355,11 @@ fn an_unrelated_question_abstains_with_the_best_score() {
         let a = &env.result;
         assert!(a.abstained, "{q}: {:?}", a.items);
         assert!(a.best_relevance < a.floor, "{q}");
-        assert_eq!(a.floor, 9.5, "the default floor");
+        assert_eq!(a.floor, 9.2, "the default floor");
         assert!(a.items.is_empty() && a.banners.is_empty());
         assert!(
             a.markdown.contains(&format!(
-                "is relevant enough to `{q}` (best relevance {:.1} < floor 9.5)",
+                "is relevant enough to `{q}` (best relevance {:.1} < floor 9.2)",
                 a.best_relevance
             )),
             "{}",
@@ -371,7 +371,7 @@ fn an_unrelated_question_abstains_with_the_best_score() {
     // matches nothing, is not padded in by its boost.
     let a = ask(&ws, "refund a paid invoice", &[], 2_000).result;
     assert!(!a.abstained);
-    assert!(a.best_relevance >= 9.5);
+    assert!(a.best_relevance >= 9.2);
     let decisions = a.items.iter().find(|i| i.id == "decisions");
     assert!(
         decisions.is_some_and(|d| d.signals.iter().any(|s| s == "decisions +25.0")),
