@@ -496,7 +496,7 @@ async fn fault_context_with_open_files_and_no_question_was_refused() {
         (
             &json!(true),
             &json!(
-                "Nothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.5). Read the code directly.\n"
+                "Nothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.2). Read the code directly.\n"
             )
         ),
         "{response}"

@@ -1039,7 +1039,7 @@ fn fault_context_with_open_files_and_no_question_was_refused() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "Nothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.5). Read the code directly.\n"
+        "Nothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.2). Read the code directly.\n"
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
