@@ -51,6 +51,17 @@ fn workspace() -> (tempfile::TempDir, Workspace) {
     (dir, ws)
 }
 
+/// Rewrites `src/billing.py` (both symbols its memory names change) and rescans: the
+/// page on it goes stale.
+fn rewrite_billing(root: &Path, ws: &mut Workspace) {
+    write(
+        root,
+        "src/billing.py",
+        "class Invoice:\n    def total(self):\n        return 0\n\ndef refund_invoice(invoice):\n    return None\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+}
+
 fn ask(
     ws: &Workspace,
     query: &str,
@@ -283,12 +294,7 @@ fn a_recap_of_the_last_sessions_heads_the_answer() {
 #[test]
 fn stale_memory_is_marked_and_warned_about() {
     let (dir, mut ws) = workspace();
-    write(
-        dir.path(),
-        "src/billing.py",
-        "class Invoice:\n    def total(self):\n        return 0\n\ndef refund_invoice(invoice):\n    return None\n",
-    );
-    ws.scan(&|_| {}).unwrap();
+    rewrite_billing(dir.path(), &mut ws);
     let env = ask(&ws, "refund invoice", &[], 2_000);
     let page = env
         .result
@@ -1270,12 +1276,7 @@ fn fault_a_crate_qualified_path_named_nothing() {
 #[test]
 fn fault_a_stale_digest_had_no_mark_and_unserved_pages_were_warned_about() {
     let (dir, mut ws) = workspace();
-    write(
-        dir.path(),
-        "src/billing.py",
-        "class Invoice:\n    def total(self):\n        return 0\n\ndef refund_invoice(invoice):\n    return None\n",
-    );
-    ws.scan(&|_| {}).unwrap();
+    rewrite_billing(dir.path(), &mut ws);
     let tiers = |budget| {
         let env = ask(&ws, "refund invoice", &[], budget);
         let page = env
