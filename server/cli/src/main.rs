@@ -776,28 +776,25 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 fn refuse_missing_store(root: &Path, given: Option<&Path>) -> anyhow::Result<()> {
     let default = root.join(loci_engine::LOCI_DIR).join("loci.db");
     let db = given.unwrap_or(&default);
-    let missing = match std::fs::metadata(db) {
-        Err(_) => true,
-        Ok(meta) if meta.is_file() && meta.len() == 0 => false,
+    let empty = match std::fs::metadata(db) {
+        Err(_) => false,
+        Ok(meta) if meta.is_file() && meta.len() == 0 => true,
         Ok(_) => return Ok(()),
     };
-    match (given, missing) {
-        (Some(db), true) => anyhow::bail!(
-            "{}: no such database; `loci scan --db {}` creates it",
-            db.display(),
+    let scan = match given {
+        Some(db) => format!("`loci scan --db {}`", db.display()),
+        None => "`loci scan`".to_string(),
+    };
+    if empty {
+        anyhow::bail!(
+            "{}: an empty file, not a loci database; {scan} makes it one",
             db.display()
-        ),
-        (Some(db), false) => anyhow::bail!(
-            "{}: an empty file, not a loci database; `loci scan --db {}` makes it one",
-            db.display(),
-            db.display()
-        ),
-        (None, true) => anyhow::bail!(
-            "no database yet at {}; run `loci scan` (or `loci init`) to create it",
-            db.display()
-        ),
-        (None, false) => anyhow::bail!(
-            "{}: an empty file, not a loci database; `loci scan` makes it one",
+        );
+    }
+    match given {
+        Some(db) => anyhow::bail!("{}: no such database; {scan} creates it", db.display()),
+        None => anyhow::bail!(
+            "no database yet at {}; run {scan} (or `loci init`) to create it",
             db.display()
         ),
     }

@@ -862,33 +862,33 @@ impl Workspace {
             .iter()
             .map(|f| self.contain("open_files", f))
             .collect::<Result<_>>()?;
-        // An open file the map does not hold earns nothing: say so, for a mistyped path
-        // (an editor's new, unsaved file is one too, and is answered all the same).
+        // Each open entry is a mapped file, a folder holding mapped files (kept as `src/`:
+        // what is in it is its module), or neither: that one earns nothing, and the answer
+        // says so, for a mistyped path (an editor's new, unsaved file is one too, and is
+        // answered all the same).
         let mut unmapped_open = Vec::new();
-        for f in &open {
-            if !loci_store::search::names_anything(conn, f)? {
+        let mut open_entries = Vec::with_capacity(open.len());
+        for f in open {
+            let (is_file, is_folder): (bool, bool) = conn
+                .prepare_cached(
+                    "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1),
+                            EXISTS(SELECT 1 FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/')",
+                )
+                .and_then(|mut st| st.query_row([&f], |r| Ok((r.get(0)?, r.get(1)?))))
+                .map_err(|e| loci_store::StoreError::sqlite("looking up an open file", e))?;
+            if is_file || f == "." {
+                open_entries.push(f);
+            } else if is_folder {
+                open_entries.push(format!("{f}/"));
+            } else {
                 unmapped_open.push(f.clone());
+                open_entries.push(f);
             }
         }
-        // An open folder (`--open src`) is kept as `src/`: what is in it is its module.
-        let open: Vec<String> = open
-            .into_iter()
-            .map(|f| {
-                let is_file: bool = conn
-                    .prepare_cached("SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1)")
-                    .and_then(|mut st| st.query_row([&f], |r| r.get(0)))
-                    .map_err(|e| loci_store::StoreError::sqlite("looking up an open file", e))?;
-                Ok(if is_file || f == "." || unmapped_open.contains(&f) {
-                    f
-                } else {
-                    format!("{f}/")
-                })
-            })
-            .collect::<Result<_>>()?;
+        let mut open = open_entries;
         // A file the question names (`src/number.rs`, or a file name only one mapped file
         // has: `number.rs`) is an open file too: "before editing src/number.rs" had
         // abstained although the file had a memory page.
-        let mut open = open;
         for f in files_named_in(conn, query)? {
             if !open.contains(&f) {
                 open.push(f);
@@ -1525,19 +1525,24 @@ fn current_start(
 }
 
 /// The mapped files a question names, in its order: each word that is a mapped path
-/// (`server/store/src/lib.rs`), or a file name with an extension that exactly one mapped
-/// file has (`number.rs`; `lib.rs`, which many have, names none). Quotes, backticks and
-/// trailing punctuation around a word are dropped.
+/// (`server/store/src/lib.rs`, `Cargo.toml`: an indexed lookup), or the name of a source
+/// or markdown file that exactly one mapped file has (`number.rs`; `lib.rs`, which many
+/// have, names none). A file name is matched against every path, so only words with an
+/// extension loci parses or records as markdown are tried that way (`os.path.join` and
+/// `e.g.` are not). Quotes, backticks and trailing punctuation around a word are dropped.
 fn files_named_in(
     conn: &loci_store::rusqlite::Connection,
     query: &str,
 ) -> loci_store::Result<Vec<String>> {
     use loci_store::Context;
     let mut out: Vec<String> = Vec::new();
-    let mut stmt = conn
+    let mut by_path = conn
+        .prepare_cached("SELECT path FROM files WHERE path = ?1")
+        .ctx(|| "looking up file paths".into())?;
+    let mut by_name = conn
         .prepare_cached(
-            "SELECT path FROM files WHERE path = ?1
-             OR (instr(?1, '/') = 0 AND substr(path, -length(?1) - 1) = '/' || ?1) LIMIT 2",
+            "SELECT path FROM files WHERE path = ?1 OR substr(path, -length(?1) - 1) = '/' || ?1
+             LIMIT 2",
         )
         .ctx(|| "looking up file names".into())?;
     for word in query.split_whitespace() {
@@ -1556,6 +1561,11 @@ fn files_named_in(
         if w.is_empty() || ext.is_empty() || !ext.chars().all(|c| c.is_ascii_alphanumeric()) {
             continue;
         }
+        let stmt = if w.contains('/') || loci_core::lang::file_language_name(w).is_none() {
+            &mut by_path
+        } else {
+            &mut by_name
+        };
         let found: Vec<String> = stmt
             .query_map([w], |r| r.get(0))
             .and_then(|rows| rows.collect())

@@ -1335,9 +1335,6 @@ fn fault_more_budget_served_fewer_items() {
     ws.scan(&|_| {}).unwrap();
     let served = |budget| {
         let a = ask(&ws, "post a ledger entry", &[], budget).result;
-        // Nothing at no points is listed, not even as an index line (the trial saw
-        // `score -3` lines).
-        assert!(a.items.iter().all(|i| i.score > 0.0), "{budget}");
         let full = a.items.iter().filter(|i| i.tier == Tier::Full).count();
         let ledger = a
             .items
