@@ -40,7 +40,10 @@ fn scanned(root: &Path) -> Workspace {
 }
 
 fn serve(ws: Workspace) -> DuplexStream {
-    let server = LociServer::new(ws, ServerOptions::default());
+    serve_server(LociServer::new(ws, ServerOptions::default()))
+}
+
+fn serve_server(server: LociServer) -> DuplexStream {
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let (r, w) = tokio::io::split(server_io);
     tokio::spawn(loci_mcp::stdio::serve(server, r, w));
@@ -48,11 +51,15 @@ fn serve(ws: Workspace) -> DuplexStream {
 }
 
 async fn connect(ws: Workspace) -> Client {
+    connect_to(serve(ws)).await
+}
+
+async fn connect_to(io: DuplexStream) -> Client {
     let info = ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("loci-test", "1"),
     );
-    tokio::time::timeout(TIMEOUT, info.serve(serve(ws)))
+    tokio::time::timeout(TIMEOUT, info.serve(io))
         .await
         .expect("initialize in time")
         .expect("initialize")
@@ -785,4 +792,45 @@ async fn fault_context_with_open_files_and_no_question_was_refused() {
             "query"
         )
     );
+}
+
+/// Fault found by a fresh-user trial: every call took the one workspace's mutex, so a long
+/// write, `lint`, `check` or map refresh held up every read behind it. Reads now run on
+/// connections of their own; writes still run one at a time, and what a write commits is
+/// what the next read sees.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fault_a_long_write_held_up_every_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "a.py", "def alpha():\n    return 1\n");
+    let server = LociServer::new(scanned(dir.path()), ServerOptions::default());
+    let client = connect_to(serve_server(server.clone())).await;
+    // The first read waits for the first refresh (the map may be loading in bulk).
+    ok(&client, "symbol", json!({"name": "alpha"})).await;
+
+    let held = server.hold_writer();
+    let r = ok(&client, "symbol", json!({"name": "alpha"})).await;
+    let hit = &structured(&r)["result"][0];
+    assert_eq!(
+        (&hit["path"], &hit["line"], &hit["kind"]),
+        (&json!("a.py"), &json!(0), &json!("function"))
+    );
+    // A write waits for the writer.
+    let peer = client.peer().clone();
+    let args = json!({"subject": "a.py", "body": "`alpha()` answers 1."});
+    let write = tokio::spawn(async move {
+        let params = CallToolRequestParams::new("remember")
+            .with_arguments(args.as_object().cloned().unwrap_or_default());
+        tokio::time::timeout(TIMEOUT, peer.call_tool(params)).await
+    });
+    drop(held);
+    let written = write
+        .await
+        .expect("the write task")
+        .expect("answer in time")
+        .expect("remember");
+    assert_eq!(written.is_error, Some(false), "{}", text(&written));
+    // The next read, on a reader's own connection, sees the commit.
+    let r = ok(&client, "show", json!({"subject": "a.py"})).await;
+    assert!(text(&r).contains("`alpha()` answers 1."), "{}", text(&r));
+    client.cancel().await.ok();
 }

@@ -1,6 +1,13 @@
 //! The MCP server handler: `initialize` (with instructions for agents), `tools/list`, and
-//! `tools/call`, which runs one engine operation on a blocking thread behind the
-//! workspace mutex after refreshing the map from disk.
+//! `tools/call`, which runs one engine operation on a blocking thread after refreshing the
+//! map from disk.
+//!
+//! Concurrency: writes, map refreshes and scans run one at a time on the *writer*
+//! workspace, behind a mutex. Reads run on *reader* workspaces, each with its own SQLite
+//! connection (WAL: readers see the last committed data and never wait for a writer),
+//! taken from a small pool, so a long write, `lint`, `check` or refresh does not hold up
+//! `context` or `symbol`. Until the first refresh has finished (a fresh checkout's first
+//! scan loads the map in bulk, without its indexes), reads wait for the writer.
 //!
 //! Freshness (case B25): before a call, the map is refreshed with an incremental scan
 //! (size + mtime, then content hash; a no-op when nothing changed) if the last refresh is
@@ -9,6 +16,8 @@
 //! map is refreshed and the read is answered again, so an answer never pairs an old
 //! line with a file's new text. `freshness.refreshed` lists the files rescanned.
 
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -69,13 +78,26 @@ struct State {
 }
 
 struct Inner {
+    /// The writer workspace.
     state: Mutex<State>,
+    /// Where reader workspaces open from: the workspace root and its database file, or
+    /// `None` for a store without a file (reads then run on the writer).
+    reader_source: Option<(PathBuf, PathBuf)>,
+    /// Idle reader workspaces (at most [`IDLE_READERS`]).
+    readers: Mutex<Vec<Workspace>>,
+    /// Whether a refresh has finished: before that, the map may be half loaded.
+    map_ready: AtomicBool,
     options: ServerOptions,
     tools: Vec<Tool>,
 }
 
-/// The MCP server for one workspace. Cheap to clone: clones share the workspace (one
-/// SQLite connection behind a mutex), so each HTTP session gets a clone.
+/// Idle reader workspaces kept for reuse; a burst of more concurrent reads opens more,
+/// which are closed after their call. Each holds one SQLite connection and its caches.
+pub const IDLE_READERS: usize = 4;
+
+/// The MCP server for one workspace. Cheap to clone: clones share the writer workspace
+/// (one SQLite connection behind a mutex) and the pool of readers, so each HTTP session
+/// gets a clone.
 #[derive(Clone)]
 pub struct LociServer {
     inner: Arc<Inner>,
@@ -84,12 +106,19 @@ pub struct LociServer {
 impl LociServer {
     /// A server over `ws`.
     pub fn new(ws: Workspace, options: ServerOptions) -> LociServer {
+        let reader_source = ws
+            .store()
+            .path()
+            .map(|db| (ws.root().to_path_buf(), db.to_path_buf()));
         LociServer {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
                     ws,
                     last_refresh: None,
                 }),
+                reader_source,
+                readers: Mutex::new(Vec::new()),
+                map_ready: AtomicBool::new(false),
                 options,
                 tools: tools::TOOLS.iter().map(|t| t.to_tool()).collect(),
             }),
@@ -103,7 +132,7 @@ impl LociServer {
         tokio::task::spawn_blocking(move || {
             let mut state = server.lock();
             let mut notes = Vec::new();
-            let refreshed = refresh(&mut state, &mut notes);
+            let refreshed = server.refresh(&mut state, &mut notes);
             for note in notes {
                 tracing::warn!("{note}");
             }
@@ -125,6 +154,93 @@ impl LociServer {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// The writer if no one holds it (a write, refresh or scan in progress holds it).
+    fn try_lock(&self) -> Option<MutexGuard<'_, State>> {
+        match self.inner.state.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// Holds the writer until the guard is dropped, as a long write or refresh does: for
+    /// tests of what waits for it (writes) and what does not (reads).
+    #[doc(hidden)]
+    pub fn hold_writer(&self) -> impl Drop + '_ {
+        self.lock()
+    }
+
+    /// Runs `f` on a reader workspace: an idle one from the pool, else a newly opened
+    /// one, else (no database file, or opening failed) the writer.
+    fn with_reader<T>(&self, mut f: impl FnMut(&mut Workspace) -> T) -> T {
+        let pooled = self
+            .inner
+            .readers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop();
+        let reader = pooled.or_else(|| {
+            let (root, db) = self.inner.reader_source.as_ref()?;
+            Workspace::open(root, Some(db))
+                .inspect_err(
+                    |e| tracing::warn!(error = %e, "opening a reader; reading on the writer"),
+                )
+                .ok()
+        });
+        let Some(mut reader) = reader else {
+            return f(&mut self.lock().ws);
+        };
+        let out = f(&mut reader);
+        let mut idle = self.inner.readers.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() < IDLE_READERS {
+            idle.push(reader);
+        }
+        out
+    }
+
+    /// An incremental refresh on the writer (see [`refresh`]); marks the map ready.
+    fn refresh(&self, state: &mut State, notes: &mut Vec<String>) -> Vec<String> {
+        let paths = refresh(state, notes);
+        if state.last_refresh.is_some() {
+            self.inner.map_ready.store(true, Ordering::Release);
+        }
+        paths
+    }
+
+    /// A read: refresh first if due (skipped while a write or refresh holds the writer,
+    /// unless the call must refresh first (`drift`): the read answers from the last
+    /// committed map, and the files it relies on are still checked), run on a reader, and if a file the answer relies on changed on disk,
+    /// refresh (waiting for the writer) and answer again.
+    fn read(
+        &self,
+        call: &Call,
+        default_author: Option<&str>,
+        refreshed: &mut Vec<String>,
+        notes: &mut Vec<String>,
+    ) -> Result<loci_engine::Envelope<serde_json::Value>, EngineError> {
+        let interval = self.inner.options.refresh_interval;
+        let due = |state: &State| {
+            call.refresh_first() || state.last_refresh.is_none_or(|t| t.elapsed() >= interval)
+        };
+        let writer = if self.inner.map_ready.load(Ordering::Acquire) && !call.refresh_first() {
+            self.try_lock()
+        } else {
+            Some(self.lock())
+        };
+        if let Some(mut state) = writer
+            && due(&state)
+        {
+            refreshed.extend(self.refresh(&mut state, notes));
+        }
+        let mut result = self.with_reader(|ws| call.run(ws, default_author));
+        let stale = matches!(&result, Ok(env) if env.freshness.changed_since_scan.unwrap_or(0) > 0);
+        if stale {
+            refreshed.extend(self.refresh(&mut self.lock(), notes));
+            result = self.with_reader(|ws| call.run(ws, default_author));
+        }
+        result
+    }
+
     /// Runs one parsed call: refresh, engine operation, rendering. Blocking.
     pub fn execute(
         &self,
@@ -132,26 +248,18 @@ impl LociServer {
         call: &Call,
         default_author: Option<&str>,
     ) -> Result<CallToolResult, ErrorData> {
-        let mut state = self.lock();
         let mut refreshed = Vec::new();
         let mut notes = Vec::new();
         let access = call.access();
-        let due = state
-            .last_refresh
-            .is_none_or(|t| t.elapsed() >= self.inner.options.refresh_interval);
-        if call.refresh_first() || (access == Access::Read && due) {
-            refreshed.extend(refresh(&mut state, &mut notes));
-        }
-        let mut result = call.run(&mut state.ws, default_author);
-        if access == Access::Read {
-            let stale =
-                matches!(&result, Ok(env) if env.freshness.changed_since_scan.unwrap_or(0) > 0);
-            if stale {
-                refreshed.extend(refresh(&mut state, &mut notes));
-                result = call.run(&mut state.ws, default_author);
+        let result = if access == Access::Read {
+            self.read(call, default_author, &mut refreshed, &mut notes)
+        } else {
+            let mut state = self.lock();
+            if call.refresh_first() {
+                refreshed.extend(self.refresh(&mut state, &mut notes));
             }
-        }
-        drop(state);
+            call.run(&mut state.ws, default_author)
+        };
         match result {
             Ok(mut env) => {
                 refreshed.sort();
