@@ -771,26 +771,44 @@ impl Workspace {
                 matched += dfs[i];
                 taken.push(&terms[i]);
             }
+            // The rows that hold every term: few, and BM25's length normalisation can rank
+            // a long text holding them all below the top rows of the disjunction, the more
+            // so when common terms were left out of it (`shutil.copytree`'s docstring for
+            // "recursively copy a directory"). They join at their own ranks, as in rank
+            // fusion.
+            let present: Vec<&Term> = (0..terms.len())
+                .filter(|&i| dfs[i] > 0)
+                .map(|i| &terms[i])
+                .collect();
+            let conjunction = (present.len() > 1)
+                .then(|| crate::search::all_of(present.iter().copied()))
+                .flatten();
             let Some(expr) = crate::search::any_of(taken) else {
                 continue;
             };
-            for (rank, (hit, text, revision)) in self
-                .index_hits(*table, &expr, None, limit, false)?
-                .into_iter()
-                .enumerate()
-            {
-                let units = if *table == FtsTable::Symbols {
-                    vec![text.clone()]
-                } else {
-                    passages(&text)
-                };
-                out.push(TextHit {
-                    hit,
-                    coverage: coverage(&units, terms, &weights),
-                    rank,
-                    revision,
-                    text,
-                });
+            let mut seen: HashSet<String> = HashSet::new();
+            for expr in std::iter::once(expr).chain(conjunction) {
+                for (rank, (hit, text, revision)) in self
+                    .index_hits(*table, &expr, None, limit, false)?
+                    .into_iter()
+                    .enumerate()
+                {
+                    if !seen.insert(hit.id.clone()) {
+                        continue;
+                    }
+                    let units = if *table == FtsTable::Symbols {
+                        vec![text.clone()]
+                    } else {
+                        passages(&text)
+                    };
+                    out.push(TextHit {
+                        hit,
+                        coverage: coverage(&units, terms, &weights),
+                        rank,
+                        revision,
+                        text,
+                    });
+                }
             }
         }
         Ok((out, weights))

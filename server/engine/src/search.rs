@@ -130,6 +130,13 @@ pub fn content_terms(text: &str) -> Vec<Term> {
     out
 }
 
+/// An FTS5 expression matching rows that hold every one of `terms`, or `None` when there
+/// are none.
+pub fn all_of<'a>(terms: impl IntoIterator<Item = &'a Term>) -> Option<String> {
+    let parts: Vec<String> = terms.into_iter().map(Term::expr).collect();
+    (!parts.is_empty()).then(|| parts.join(" AND "))
+}
+
 /// An FTS5 expression matching any of `terms`, or `None` when there are none.
 pub fn any_of<'a>(terms: impl IntoIterator<Item = &'a Term>) -> Option<String> {
     let parts: Vec<String> = terms.into_iter().map(Term::expr).collect();

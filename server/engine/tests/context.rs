@@ -1482,3 +1482,48 @@ fn fault_eval_took_cases_that_skew_its_figures_silently() {
         "{twice}"
     );
 }
+
+/// Fault found by a fresh-user trial: "recursively copy a directory" did not surface
+/// `shutil.copytree`, whose long docstring holds every word of the question. FTS5's BM25
+/// normalises by length, so 50 short texts holding two of the three words outranked it and
+/// it never became a candidate. The rows holding every term are now retrieved as well.
+#[test]
+fn fault_a_long_text_holding_every_word_of_the_question_was_never_retrieved() {
+    let (dir, mut ws) = workspace();
+    let manual = (0..40)
+        .map(|i| format!("    Line {i} of the manual: options, defaults and examples.\n"))
+        .collect::<String>();
+    write(
+        dir.path(),
+        "src/tree.py",
+        &format!(
+            "def copy_tree(src, dst):\n    \"\"\"Recursively copy a directory tree.\n\n{manual}    \"\"\"\n    return dst\n"
+        ),
+    );
+    let walkers = (0..60)
+        .map(|i| {
+            format!(
+                "def walk_{i}(d):\n    \"\"\"Recursively walk directory {i}.\"\"\"\n\ndef copy_{i}(d):\n    \"\"\"Copy directory {i}.\"\"\"\n\n"
+            )
+        })
+        .collect::<String>();
+    write(dir.path(), "src/walkers.py", &walkers);
+    ws.scan(&|_| {}).unwrap();
+    let answer = ask(&ws, "recursively copy a directory", &[], 4000).result;
+    let item = answer
+        .items
+        .iter()
+        .position(|i| i.id == "src/tree.py#copy_tree@function");
+    assert_eq!(
+        (item, answer.items.first().map(|i| i.signals.clone())),
+        (
+            Some(0),
+            Some(vec!["text (100% of the question) +30.0".to_string()])
+        ),
+        "{:?}",
+        answer.items[..3]
+            .iter()
+            .map(|i| (&i.id, &i.signals))
+            .collect::<Vec<_>>()
+    );
+}
