@@ -4,6 +4,14 @@
 ; methods are qualified by the implementing type: `Type.method`.
 (impl_item type: (_) @name) @scope
 
+; What tree-sitter-rust's query calls `@definition.class` (structs, enums, unions, type
+; aliases) and `@definition.interface` (traits), by the name a Rust user knows them by.
+(struct_item name: (type_identifier) @name) @definition.struct
+(enum_item name: (type_identifier) @name) @definition.enum
+(union_item name: (type_identifier) @name) @definition.union
+(type_item name: (type_identifier) @name) @definition.type
+(trait_item name: (type_identifier) @name) @definition.trait
+
 ; trait method declarations without a body
 (declaration_list
   (function_signature_item name: (identifier) @name) @definition.method)

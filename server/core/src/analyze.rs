@@ -465,7 +465,13 @@ fn extract_with<'t>(
             let container = parent.map(|p| (entries[p].def.is_none(), entries[p].kind));
             let in_type = match container {
                 Some((true, _)) => true, // Rust impl
-                Some((false, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Type)) => true,
+                Some((
+                    false,
+                    SymbolKind::Class
+                    | SymbolKind::Interface
+                    | SymbolKind::Trait
+                    | SymbolKind::Type,
+                )) => true,
                 Some((false, SymbolKind::Module)) => language == Language::Ruby,
                 _ => false,
             };

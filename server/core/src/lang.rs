@@ -276,6 +276,11 @@ fn role_for_capture(name: &str) -> Role {
             "function" => SymbolKind::Function,
             "method" => SymbolKind::Method,
             "class" => SymbolKind::Class,
+            // loci's Rust additions (no grammar's own query uses these).
+            "struct" => SymbolKind::Struct,
+            "enum" => SymbolKind::Enum,
+            "union" => SymbolKind::Union,
+            "trait" => SymbolKind::Trait,
             "interface" => SymbolKind::Interface,
             "module" => SymbolKind::Module,
             "macro" => SymbolKind::Macro,

@@ -49,10 +49,17 @@ pub enum SymbolKind {
     Function,
     /// A function defined inside a class, impl, trait or interface.
     Method,
-    /// A class (also Rust structs, enums, unions and type aliases, as the Rust tags query
-    /// names them; Go struct types; Java and C# enums and records; C# and C structs).
+    /// A class (also Go struct types; Java and C# enums and records; C# and C structs).
     Class,
-    /// An interface, trait or protocol (also Go interface types, PHP traits).
+    /// A Rust `struct`.
+    Struct,
+    /// A Rust `enum`.
+    Enum,
+    /// A Rust `union`.
+    Union,
+    /// A Rust `trait`.
+    Trait,
+    /// An interface or protocol (also Go interface types, PHP traits).
     Interface,
     /// A module, namespace or package.
     Module,
@@ -73,6 +80,10 @@ impl SymbolKind {
             SymbolKind::Function => "function",
             SymbolKind::Method => "method",
             SymbolKind::Class => "class",
+            SymbolKind::Struct => "struct",
+            SymbolKind::Enum => "enum",
+            SymbolKind::Union => "union",
+            SymbolKind::Trait => "trait",
             SymbolKind::Interface => "interface",
             SymbolKind::Module => "module",
             SymbolKind::Macro => "macro",
@@ -88,6 +99,10 @@ impl SymbolKind {
             "function" => SymbolKind::Function,
             "method" => SymbolKind::Method,
             "class" => SymbolKind::Class,
+            "struct" => SymbolKind::Struct,
+            "enum" => SymbolKind::Enum,
+            "union" => SymbolKind::Union,
+            "trait" => SymbolKind::Trait,
             "interface" => SymbolKind::Interface,
             "module" => SymbolKind::Module,
             "macro" => SymbolKind::Macro,

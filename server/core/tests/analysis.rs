@@ -675,3 +675,53 @@ fn fault_rust_enum_variants_were_not_in_the_map() {
         ]
     );
 }
+
+/// The Rust tags query calls structs, enums, unions and type aliases `@definition.class`
+/// and traits `@definition.interface`: `loci symbol` showed a Rust `struct` as a class.
+/// Each is now the kind a Rust user names it by; methods in an `impl` or a `trait` stay
+/// methods.
+#[test]
+fn fault_rust_structs_enums_and_traits_were_classes() {
+    let text = "pub struct Point { x: i32 }\n\
+                pub enum Shape { Dot, Line }\n\
+                pub union Bits { i: u32, f: f32 }\n\
+                pub type Id = u64;\n\
+                pub trait Draw { fn draw(&self); fn name(&self) -> &str { \"\" } }\n\
+                impl Point { pub fn new() -> Point { Point { x: 0 } } }\n\
+                impl Draw for Shape { fn draw(&self) {} }\n";
+    let analysis = run(Language::Rust, text);
+    let kinds: Vec<(&str, &str)> = analysis
+        .symbols
+        .iter()
+        .map(|s| (s.key.as_str(), s.kind.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("test#Point@struct", "struct"),
+            ("test#Shape@enum", "enum"),
+            ("test#Shape.Dot@constant", "constant"),
+            ("test#Shape.Line@constant", "constant"),
+            ("test#Bits@union", "union"),
+            ("test#Id@type", "type"),
+            ("test#Draw@trait", "trait"),
+            ("test#Draw.draw@method", "method"),
+            ("test#Draw.name@method", "method"),
+            ("test#Point.new@method", "method"),
+            ("test#Shape.draw@method", "method"),
+        ]
+    );
+    for kind in [
+        SymbolKind::Struct,
+        SymbolKind::Enum,
+        SymbolKind::Union,
+        SymbolKind::Trait,
+    ] {
+        assert_eq!(SymbolKind::parse(kind.as_str()), kind);
+    }
+    // Other languages keep their kinds: a Go struct type and a C struct are classes.
+    let go = run(Language::Go, "package p\ntype T struct{}\n");
+    assert_eq!(go.symbols[0].key, "test#T@class");
+    let c = run(Language::C, "struct s { int a; };\n");
+    assert_eq!(c.symbols[0].key, "test#s@class");
+}

@@ -1046,11 +1046,20 @@ fn provided_by_the_language(member: &str) -> bool {
     LANGUAGE_PROVIDED_MEMBERS.contains(&member)
 }
 
-/// Whether the last segment of `qualifier` names a type in the map (class,
-/// interface, module, type) — what a `Type.member()` claim is about.
+/// Whether the last segment of `qualifier` names a type in the map (class, struct,
+/// enum, union, trait, interface, module, type) — what a `Type.member()` claim is about.
 fn names_a_type(conn: &loci_store::rusqlite::Connection, qualifier: &str) -> Result<bool> {
     // The type-like kinds of `loci_core::SymbolKind`.
-    const TYPE_KINDS: &[&str] = &["class", "interface", "module", "type"];
+    const TYPE_KINDS: &[&str] = &[
+        "class",
+        "struct",
+        "enum",
+        "union",
+        "trait",
+        "interface",
+        "module",
+        "type",
+    ];
     let scope = qualifier.rsplit('.').next().unwrap_or(qualifier);
     Ok(loci_store::map::find_symbols(conn, scope, 50)?
         .iter()

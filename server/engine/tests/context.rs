@@ -649,7 +649,7 @@ fn search_puts_exact_definitions_first_and_answers_a_question_in_words() {
     let hits = ws.search("Command", &symbols).unwrap().result;
     let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
     assert_eq!(ids.len(), 3, "{ids:?}");
-    assert_eq!(ids[0], "src/lib.rs#Command@class", "{ids:?}");
+    assert_eq!(ids[0], "src/lib.rs#Command@struct", "{ids:?}");
     assert_eq!(ids.iter().filter(|i| **i == ids[0]).count(), 1);
 
     let hits = ws
