@@ -34,8 +34,16 @@
 //!   A path starting with any other name is tried relative to the importer's module (2018
 //!   uniform paths) and otherwise is an external crate. Each `module::name` resolves to the
 //!   file of its longest prefix that is a module file (`p.rs` or `p/mod.rs`); `mod foo;`
-//!   is recorded as `self::foo` and names `foo.rs` or `foo/mod.rs` only (a missing file,
-//!   or one a `#[path]` attribute gives, leaves it unresolved). A declaration inside a macro
+//!   is recorded as `self::foo` and names `foo.rs` or `foo/mod.rs` only (a missing file
+//!   leaves it unresolved). `#[path = "p.rs"] mod foo;` is recorded as
+//!   `#[path = "p.rs"] self::foo` and names the file the Rust Reference ("Modules: the
+//!   path attribute") gives: `p.rs` relative to the declaring file's directory, or, inside
+//!   inline modules `a::b`, relative to the file's module directory joined with `a/b`
+//!   (`src/x.rs` with `mod a { #[path = "p.rs"] mod c; }` → `src/x/a/p.rs`; in `mod.rs`,
+//!   `lib.rs` or `main.rs` → `src/a/p.rs`). Not followed: a `#[path]` on an inline module
+//!   (`#[path = "d"] mod a { mod c; }`), `#[cfg_attr(.., path = ..)]`, and the child
+//!   modules of a file reached through `#[path]` (rustc gives such a file its own
+//!   directory; loci resolves its `mod c;` as for any file at that path). A declaration inside a macro
 //!   call (`cfg_rt! { pub mod runtime; }`) is never seen: tree-sitter leaves a macro's
 //!   body an unparsed token tree (a known gap, stated in `docs/architecture.md`).
 //! - **Go**: the import path's longest matching `go.mod` module path (from
@@ -196,11 +204,13 @@ pub(crate) fn collect<'t>(
                         add(statement, rust_rebase(&module, &inline), names);
                     }
                 } else if let Some(module) = r.module {
-                    add(
-                        statement,
-                        rust_rebase(&format!("self::{}", node_text(module, bytes)), &inline),
-                        Vec::new(),
-                    );
+                    let declared =
+                        rust_rebase(&format!("self::{}", node_text(module, bytes)), &inline);
+                    let module = match rust_path_attribute(statement, bytes) {
+                        Some(path) => format!("{RUST_PATH_OPEN}{path}{RUST_PATH_CLOSE}{declared}"),
+                        None => declared,
+                    };
+                    add(statement, module, Vec::new());
                 }
             }
             Language::Python => {
@@ -514,6 +524,48 @@ fn rust_inline_modules(statement: Node<'_>, bytes: &[u8]) -> Vec<String> {
     }
     names.reverse();
     names
+}
+
+/// Rust: how a `#[path = "P"] mod m;` declaration is recorded: `#[path = "P"] self::m`
+/// (inside inline modules `a::b`: `#[path = "P"] self::a::b::m`), `P` as written.
+const RUST_PATH_OPEN: &str = "#[path = \"";
+const RUST_PATH_CLOSE: &str = "\"] ";
+
+/// Rust: the value of a `#[path = "…"]` outer attribute on the module declaration
+/// `statement` (its preceding `attribute_item` siblings, comments skipped), if any.
+/// Raw strings and escapes are taken as written (paths hold neither in practice).
+fn rust_path_attribute(statement: Node<'_>, bytes: &[u8]) -> Option<String> {
+    let mut sibling = statement.prev_named_sibling();
+    while let Some(node) = sibling {
+        match node.kind() {
+            "attribute_item" => {
+                if let Some(attribute) = node.named_child(0)
+                    && attribute.kind() == "attribute"
+                    && attribute
+                        .named_child(0)
+                        .is_some_and(|n| node_text(n, bytes) == "path")
+                    && let Some(value) = attribute.child_by_field_name("value")
+                    && value.kind() == "string_literal"
+                {
+                    let text = node_text(value, bytes);
+                    let path = text.strip_prefix('"')?.strip_suffix('"')?;
+                    return (!path.is_empty()).then(|| path.to_string());
+                }
+            }
+            "line_comment" | "block_comment" => {}
+            _ => return None,
+        }
+        sibling = node.prev_named_sibling();
+    }
+    None
+}
+
+/// Rust: splits a recorded `#[path = "P"] self::…::m` declaration into `P` and
+/// `self::…::m`.
+fn rust_path_declaration(module: &str) -> Option<(&str, &str)> {
+    module
+        .strip_prefix(RUST_PATH_OPEN)?
+        .split_once(RUST_PATH_CLOSE)
 }
 
 /// Rust: rewrites a module path written inside inline modules `inline` relative to the
@@ -1013,6 +1065,25 @@ fn resolve_rust(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet
     let mut out = BTreeSet::new();
     let (crate_dir, root_file) = rust_crate_root(from_path, index);
     let module_dir = rust_module_dir(from_path, &crate_dir, root_file.as_deref());
+    if let Some((path, declared)) = rust_path_declaration(&import.module) {
+        // The Rust Reference, "Modules: the path attribute": outside inline modules the
+        // path is relative to the declaring file's directory; inside inline modules
+        // `a::b` it is relative to the file's module directory (its own directory for a
+        // mod-rs file, `dir/stem/` otherwise) joined with `a/b`.
+        let segments: Vec<&str> = declared.split("::").collect();
+        let inline = segments.get(1..segments.len().saturating_sub(1)).unwrap_or(&[]);
+        let base = if inline.is_empty() {
+            dir_of(from_path).to_string()
+        } else {
+            join(&module_dir, &inline.join("/"))
+        };
+        if let Some(file) = join_normalized(&base, &path.replace('\\', "/"))
+            && index.paths.contains(&file)
+        {
+            out.insert(file);
+        }
+        return out;
+    }
     let segments: Vec<&str> = import
         .module
         .split("::")

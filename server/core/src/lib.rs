@@ -252,7 +252,7 @@ pub struct Import {
     /// The module specifier as written, without quotes: `os.path`, `.models`, `./util`,
     /// `crate::store::schema`, `github.com/x/y/pkg`, `foo/bar.h`, `com.acme.Util`.
     /// Conventions where the statement's form matters for resolution: Rust `mod foo;` is
-    /// `self::foo`; a Rust `use a::b::c;` is module `a::b` with name `c`; C/C++
+    /// `self::foo`, and `#[path = "p.rs"] mod foo;` is `#[path = "p.rs"] self::foo`; a Rust `use a::b::c;` is module `a::b` with name `c`; C/C++
     /// `#include <x.h>` keeps its brackets (`<x.h>`); Ruby `require_relative 'x'` is `./x`;
     /// PHP `require __DIR__ . '/x.php'` is `__DIR__/x.php`; a Java wildcard ends in `.*`.
     pub module: String,

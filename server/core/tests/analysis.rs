@@ -725,3 +725,88 @@ fn fault_rust_structs_enums_and_traits_were_classes() {
     let c = run(Language::C, "struct s { int a; };\n");
     assert_eq!(c.symbols[0].key, "test#s@class");
 }
+
+/// `#[path = "x.rs"] mod y;` was recorded as `self::y` and left unresolved (or resolved to
+/// `y.rs` when one existed): the Rust Reference's rule for the path attribute is followed
+/// now, relative to the declaring file's directory, or inside inline modules to the
+/// file's module directory joined with the inline modules' names.
+#[test]
+fn fault_rust_path_attribute_mod_was_not_followed() {
+    use loci_core::PathIndex;
+    use loci_core::imports::resolve;
+    let index = PathIndex::with_paths(
+        [
+            "src/lib.rs",
+            "src/a/b.rs",
+            "src/a/mod.rs",
+            "src/a/y.rs",
+            "src/a/impls/fast.rs",
+            "src/a/b/inline/other.rs",
+            "src/a/inline/other.rs",
+            "src/shared/common.rs",
+            "src/inner/deep.rs",
+        ]
+        .map(String::from),
+    );
+    let text = "// the fast one\n\
+                #[cfg(unix)]\n\
+                #[path = \"impls/fast.rs\"]\n\
+                mod y;\n\
+                #[path = \"../shared/common.rs\"] pub mod common;\n\
+                mod inline {\n    #[path = \"other.rs\"]\n    mod inner;\n}\n\
+                #[path = \"missing.rs\"] mod gone;\n\
+                mod plain;\n";
+    let resolved = |from: &str| -> Vec<(String, Vec<String>)> {
+        let analysis = analyze(from, Language::Rust, text, &AnalyzeOptions::default());
+        analysis
+            .imports
+            .iter()
+            .map(|i| {
+                let to = resolve(Language::Rust, from, i, &index);
+                (i.module.clone(), to)
+            })
+            .collect()
+    };
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // A non-mod-rs file: the inline case starts at `src/a/b/`.
+    assert_eq!(
+        resolved("src/a/b.rs"),
+        [
+            (
+                "#[path = \"impls/fast.rs\"] self::y".to_string(),
+                strings(&["src/a/impls/fast.rs"])
+            ),
+            (
+                "#[path = \"../shared/common.rs\"] self::common".to_string(),
+                strings(&["src/shared/common.rs"])
+            ),
+            (
+                "#[path = \"other.rs\"] self::inline::inner".to_string(),
+                strings(&["src/a/b/inline/other.rs"])
+            ),
+            ("#[path = \"missing.rs\"] self::gone".to_string(), vec![]),
+            ("self::plain".to_string(), vec![]),
+        ]
+    );
+    // A mod-rs file: the inline case starts at its own directory.
+    let from_mod_rs = resolved("src/a/mod.rs");
+    assert_eq!(
+        from_mod_rs[2],
+        (
+            "#[path = \"other.rs\"] self::inline::inner".to_string(),
+            strings(&["src/a/inline/other.rs"])
+        )
+    );
+    // Outside inline modules the directory is the file's, whatever kind of file it is
+    // (`y.rs` next to the file is not what `#[path]` names).
+    assert_eq!(from_mod_rs[0].1, strings(&["src/a/impls/fast.rs"]));
+    // The declaration binds its module's name, as `mod y;` does: `y::f()` is on an import.
+    let analysis = analyze(
+        "src/a/b.rs",
+        Language::Rust,
+        "#[path = \"impls/fast.rs\"]\nmod y;\nfn g() { y::f(); }\n",
+        &AnalyzeOptions::default(),
+    );
+    let call = analysis.refs.iter().find(|r| r.name == "f").expect("a call");
+    assert_eq!(call.receiver, loci_core::Receiver::Imported);
+}
