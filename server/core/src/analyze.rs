@@ -39,7 +39,10 @@
 //!   name node (first pattern wins), minus names that are a definition's own name. Ruby's
 //!   `(#is-not? local)` is honoured: an identifier bound earlier in the same method (or
 //!   class/module/file body) by assignment or as a parameter is a local, not a call.
-//!   Names imported by import statements become [`RefKind::Import`] references.
+//!   Names imported by import statements become [`RefKind::Import`] references. A member
+//!   written on the bare name of a type, class or module the file defines (`Foo::new()`,
+//!   `Foo.create()`) whose one definition the file holds (`Foo.new`) is resolved here:
+//!   [`Reference::target`], with [`Receiver::Own`].
 //! - **Timeouts**: when the parse is stopped after `timeout_ms`, the analysis is empty
 //!   except for a fingerprint of the raw text ([`crate::fingerprint::raw_text_fingerprint`])
 //!   and `degraded = ParseTimeout`.
@@ -620,16 +623,33 @@ fn extract_with<'t>(
     // ---- imports (and the names they import, as references)
     let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
     let bindings = import_bindings(language, &imports);
+    let mut members: Option<FastMap<(&str, &str), Option<u32>>> = None;
     let mut refs: Vec<Reference> = refs_kept
         .iter()
         .filter_map(|r| {
             let name = reference_name(node_text(r.name, bytes));
-            (!name.is_empty()).then(|| Reference {
+            if name.is_empty() {
+                return None;
+            }
+            let (mut receiver, object) = receiver_of(language, r.node, r.name, bytes, &bindings);
+            // `Foo::new()`, `Foo.create()`: a member of a type this file defines.
+            let mut target = None;
+            if let Some(object) = object
+                && matches!(receiver, Receiver::Other | Receiver::Imported)
+                && let Some(Some(i)) = members
+                    .get_or_insert_with(|| local_members(&symbols))
+                    .get(&(object, name))
+            {
+                receiver = Receiver::Own;
+                target = Some(*i);
+            }
+            Some(Reference {
                 name: name.to_string(),
                 kind: r.kind,
-                receiver: receiver_of(language, r.node, r.name, bytes, &bindings),
+                receiver,
                 span: span_of(r.name),
                 enclosing: None,
+                target,
             })
         })
         .collect();
@@ -639,6 +659,7 @@ fn extract_with<'t>(
         receiver: Receiver::None,
         span: span_of(node),
         enclosing: None,
+        target: None,
     }));
     refs.sort_by_key(|r| (r.span.start, r.span.end));
     assign_enclosing(&symbols, &mut refs);
@@ -769,37 +790,65 @@ fn import_bindings(language: Language, imports: &[Import]) -> FastSet<String> {
     bound
 }
 
+/// The members of the file's types, classes and modules by (the owner's last name
+/// segment, the member's name): `Foo.new` (a method of `impl Foo`), `Outer.Inner.f` as
+/// `("Inner", "f")`. `None` when two owners of that name define it (ambiguous). A
+/// definition nested in a function (`outer.inner`) is no member.
+fn local_members(symbols: &[Symbol]) -> FastMap<(&str, &str), Option<u32>> {
+    let mut members: FastMap<(&str, &str), Option<u32>> = FastMap::default();
+    for (i, s) in symbols.iter().enumerate() {
+        let Some((owner, _)) = s.qualified_name.rsplit_once('.') else {
+            continue;
+        };
+        let in_function = s.parent.is_some_and(|p| {
+            symbols
+                .get(p as usize)
+                .is_some_and(|p| matches!(p.kind, SymbolKind::Function | SymbolKind::Method))
+        });
+        if in_function {
+            continue;
+        }
+        let owner = owner.rsplit('.').next().unwrap_or(owner);
+        members
+            .entry((owner, s.name.as_str()))
+            .and_modify(|m| *m = None)
+            .or_insert(Some(i as u32));
+    }
+    members
+}
+
 /// What the reference name node `name` is looked up on ([`Receiver`]): the name is the
 /// member of a member expression (its parent, or the name node itself when a pattern
 /// captures the whole `a.b.C`), and the receiver is that expression's object. Pure syntax:
 /// `self.meta.is_match` is [`Receiver::Other`] (the receiver is `self.meta`), `self.parse`
 /// is [`Receiver::Own`], and `util.fmt` is [`Receiver::Imported`] when `util` is one of
-/// `bindings` ([`import_bindings`]).
-fn receiver_of(
+/// `bindings` ([`import_bindings`]). With it, the receiver's text when that is one bare
+/// identifier (`Foo` in `Foo::new()`, not `self.meta` or `Vec::<u8>`).
+fn receiver_of<'b>(
     language: Language,
     reference: Node<'_>,
     name: Node<'_>,
-    bytes: &[u8],
+    bytes: &'b [u8],
     bindings: &FastSet<String>,
-) -> Receiver {
+) -> (Receiver, Option<&'b str>) {
     let (expression, member) = match member_fields(language, name.kind()) {
         Some(_) => (name, None),
         None => match parent_below(reference, name) {
             Some(parent) => (parent, Some(name)),
-            None => return Receiver::None,
+            None => return (Receiver::None, None),
         },
     };
     let Some((object_field, name_field)) = member_fields(language, expression.kind()) else {
-        return Receiver::None;
+        return (Receiver::None, None);
     };
     if let Some(member) = member
         && expression.child_by_field_name(name_field) != Some(member)
     {
-        return Receiver::None;
+        return (Receiver::None, None);
     }
     let Some(object) = expression.child_by_field_name(object_field) else {
         // `::f()` in Rust, a Ruby call without a receiver.
-        return Receiver::None;
+        return (Receiver::None, None);
     };
     let text = node_text(object, bytes);
     let own = match text {
@@ -808,13 +857,22 @@ fn receiver_of(
         "static" => language == Language::Php,
         _ => false,
     };
-    if own {
+    let receiver = if own {
         Receiver::Own
     } else if bindings.contains(text) {
         Receiver::Imported
     } else {
         Receiver::Other
-    }
+    };
+    (receiver, Some(text).filter(|t| is_identifier(t)))
+}
+
+/// Whether `text` is one identifier (letters, digits, `_`, `$`; not starting with a digit).
+fn is_identifier(text: &str) -> bool {
+    text.bytes().next().is_some_and(|b| !b.is_ascii_digit())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80)
 }
 
 /// The parent of `node`, found by descending from `top`, the reference capture that holds

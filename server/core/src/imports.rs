@@ -1071,7 +1071,9 @@ fn resolve_rust(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet
         // `a::b` it is relative to the file's module directory (its own directory for a
         // mod-rs file, `dir/stem/` otherwise) joined with `a/b`.
         let segments: Vec<&str> = declared.split("::").collect();
-        let inline = segments.get(1..segments.len().saturating_sub(1)).unwrap_or(&[]);
+        let inline = segments
+            .get(1..segments.len().saturating_sub(1))
+            .unwrap_or(&[]);
         let base = if inline.is_empty() {
             dir_of(from_path).to_string()
         } else {

@@ -197,7 +197,10 @@ pub enum Receiver {
     #[default]
     None,
     /// The enclosing object or type: a receiver written exactly `self`, `this`, `Self`,
-    /// `cls`, `$this`, PHP `static`, or a Rust `self::` module path.
+    /// `cls`, `$this`, PHP `static`, or a Rust `self::` module path. Also a type, class or
+    /// module the same file defines, written by its bare name, when the file defines the
+    /// member too (`Foo::new()` with `impl Foo { fn new() }`, `Foo.create()` with `class
+    /// Foo` defining `create`); [`Reference::target`] then names that member.
     Own,
     /// A name the file's imports bind, written as it is bound: `util.fmt()` after `from .
     /// import util`, `fmt.Println()` after `import "fmt"`, `store::open()` after `mod
@@ -244,6 +247,12 @@ pub struct Reference {
     pub span: Span,
     /// Index into [`FileAnalysis::symbols`] of the innermost definition containing it.
     pub enclosing: Option<u32>,
+    /// Index into [`FileAnalysis::symbols`] of the definition the file alone shows this
+    /// name is: set for a member written on the bare name of a type, class or module the
+    /// file defines, when exactly one such member exists in the file (`Foo::new()` and
+    /// `Foo.new`, the method of `impl Foo`), with [`Receiver::Own`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<u32>,
 }
 
 /// One import statement's target, as written, before resolution to a file.

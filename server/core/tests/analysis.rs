@@ -807,6 +807,82 @@ fn fault_rust_path_attribute_mod_was_not_followed() {
         "#[path = \"impls/fast.rs\"]\nmod y;\nfn g() { y::f(); }\n",
         &AnalyzeOptions::default(),
     );
-    let call = analysis.refs.iter().find(|r| r.name == "f").expect("a call");
+    let call = analysis
+        .refs
+        .iter()
+        .find(|r| r.name == "f")
+        .expect("a call");
     assert_eq!(call.receiver, loci_core::Receiver::Imported);
+}
+
+/// `Foo::new()` in a file that defines `impl Foo { fn new() }` was a receiver call on
+/// "some other value" (a 0.3 guess, and with `Bar::new` in the file it could pick that).
+/// A member written on the bare name of a type the file defines is that type's member.
+#[test]
+fn fault_a_member_on_a_same_file_type_name_was_a_guess() {
+    let targets = |language: Language, text: &str| -> Vec<(String, &'static str, String)> {
+        let analysis = run(language, text);
+        analysis
+            .refs
+            .iter()
+            .map(|r| {
+                (
+                    r.name.clone(),
+                    r.receiver.as_str().unwrap_or("-"),
+                    r.target
+                        .map(|i| analysis.symbols[i as usize].key.clone())
+                        .unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    let t = |n: &str, on: &'static str, to: &str| (n.to_string(), on, to.to_string());
+    assert_eq!(
+        targets(
+            Language::Rust,
+            "use other::Gone;\n\
+             struct Foo;\nstruct Bar;\n\
+             impl Bar { fn new() -> Bar { Bar } }\n\
+             impl Foo { fn new() -> Foo { Foo } }\n\
+             mod util { pub fn f() {} }\n\
+             fn main() { Foo::new(); Bar::new(); util::f(); Gone::new(); x.new(); Vec::new(); }\n"
+        ),
+        [
+            t("Gone", "-", ""),
+            t("Bar", "-", ""),
+            t("Foo", "-", ""),
+            t("new", "own", "test#Foo.new@method"),
+            t("new", "own", "test#Bar.new@method"),
+            t("f", "own", "test#util.f@function"),
+            t("new", "imported", ""),
+            t("new", "other", ""),
+            t("new", "other", ""),
+        ]
+    );
+    assert_eq!(
+        targets(
+            Language::Python,
+            "class Foo:\n    @classmethod\n    def create(cls): return cls()\n\
+             \n    def twice(self): pass\n    def twice(self): pass\n\
+             \ndef outer():\n    def inner(): pass\n\
+             \nFoo.create()\nfoo = Foo.create()\nfoo.create()\nFoo.twice(foo)\nouter.inner()\n"
+        ),
+        [
+            t("cls", "-", ""),
+            t("create", "own", "test#Foo.create@method"),
+            t("create", "own", "test#Foo.create@method"),
+            t("create", "other", ""),
+            // two definitions of `Foo.twice`: ambiguous, left to the engine
+            t("twice", "other", ""),
+            // a function's nested function is no member
+            t("inner", "other", ""),
+        ]
+    );
+    assert_eq!(
+        targets(
+            Language::JavaScript,
+            "class Foo { static make() { return new Foo(); } }\nFoo.make();\n"
+        ),
+        [t("Foo", "-", ""), t("make", "own", "test#Foo.make@method"),]
+    );
 }

@@ -1,6 +1,7 @@
 //! Analyzes every file of `fixtures/polyglot` (a small repository with realistic files in
 //! every supported language) and snapshots, per language directory, a compact rendering
-//! of symbols, references (with their receiver: `(on own)`, `(on other)`), imports and
+//! of symbols, references (with their receiver: `(on own)`, `(on other)`, and the
+//! same-file member a type's name resolves to: `-> Store.open`), imports and
 //! resolved import targets.
 //!
 //! Update the snapshots with `UPDATE_EXPECT=1 cargo test -p loci-core --test polyglot`,
@@ -137,9 +138,13 @@ fn render(dir: &str) -> String {
                 .as_str()
                 .map(|on| format!(" (on {on})"))
                 .unwrap_or_default();
+            let target = r
+                .target
+                .map(|i| format!(" -> {}", analysis.symbols[i as usize].qualified_name))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "  L{:<3} {:<7} {}{receiver}{enclosing}",
+                "  L{:<3} {:<7} {}{receiver}{target}{enclosing}",
                 r.span.line + 1,
                 r.kind.as_str(),
                 r.name

@@ -970,6 +970,9 @@ struct PendingRefs {
     refs: Vec<PendingRef>,
     names: Vec<Box<str>>,
     ids: HashMap<Box<str>, u32>,
+    /// (index into `refs`, target symbol id), ascending: the references their own file
+    /// resolves ([`loci_core::Reference::target`]; few, so not a field of every ref).
+    local: Vec<(u32, i64)>,
 }
 
 /// One unresolved reference: see [`PendingRefs`].
@@ -1001,6 +1004,9 @@ impl PendingRefs {
                     id
                 }
             };
+            if let Some(&id) = r.target.and_then(|i| symbol_ids.get(i as usize)) {
+                self.local.push((self.refs.len() as u32, id));
+            }
             self.refs.push(PendingRef {
                 name,
                 kind: r.kind,
@@ -1025,11 +1031,21 @@ impl PendingRefs {
         range: std::ops::Range<usize>,
         resolver: &'a Resolver,
     ) -> impl Iterator<Item = RefRow<'a>> + 'a {
-        self.refs[range].iter().map(move |r| {
+        let start = range.start;
+        self.refs[range].iter().enumerate().map(move |(k, r)| {
             let name = &*self.names[r.name as usize];
             let enclosing_id = r.enclosing.map(NonZeroI64::get);
-            let (target_id, provenance, confidence) =
-                resolver.resolve(file_id, name, enclosing_id, r.receiver);
+            let local = self
+                .local
+                .binary_search_by_key(&((start + k) as u32), |&(i, _)| i)
+                .ok()
+                .map(|i| self.local[i].1);
+            // A member of a type the file defines, resolved by the file: as sure as a
+            // same-file `self.f()` (see `Resolver::resolve`).
+            let (target_id, provenance, confidence) = match local {
+                Some(id) => (Some(id), "derived", SAME_FILE_CONFIDENCE),
+                None => resolver.resolve(file_id, name, enclosing_id, r.receiver),
+            };
             RefRow {
                 name,
                 kind: r.kind.as_str(),
@@ -1480,6 +1496,13 @@ impl Resolver {
         Ok(r)
     }
 
+    /// Whether `target` is a definition of `name` in file `file_id`.
+    fn defined_in(&self, file_id: i64, name: &str, target: i64) -> bool {
+        self.defs
+            .get(name)
+            .is_some_and(|defs| defs.in_file(file_id).any(|(_, d)| d.id == target))
+    }
+
     /// Resolves a reference's `name`, written in file `file_id` inside definition
     /// `enclosing`, looked up on `receiver` (see [`Receiver`]). Returns the target's row
     /// id, provenance and confidence.
@@ -1492,7 +1515,9 @@ impl Resolver {
     ///
     /// A name on the enclosing object or type (`self.f()`, `this.f()`, `Self::f()`,
     /// [`Receiver::Own`]): the same rules without the import one (a member is never the
-    /// imported module-level name of the same spelling).
+    /// imported module-level name of the same spelling). A member written on the name of
+    /// a type the file defines (`Foo::new()`) never gets here: its file resolved it
+    /// ([`loci_core::Reference::target`], derived, 0.9).
     ///
     /// A name on something the file imports (`util.fmt()` after `from . import util`,
     /// [`Receiver::Imported`]): the bare-name rules without the import and same-file ones
@@ -1571,7 +1596,7 @@ impl Resolver {
                 })
                 .or_else(|| same.iter().find(|d| d.parent.is_none()))
                 .unwrap_or(&same[0]);
-            return (Some(best.id), "derived", 0.9);
+            return (Some(best.id), "derived", SAME_FILE_CONFIDENCE);
         }
         // Definitions in imported files: how many, and the first in key order.
         let mut targets: Vec<i64> = deps.into_iter().flatten().map(|(_, to)| *to).collect();
@@ -1604,6 +1629,10 @@ impl Resolver {
         (None, "derived", 0.0)
     }
 }
+
+/// The confidence of a same-file definition for a bare name or a name on the enclosing
+/// object or type (or on a type the file defines; see [`loci_core::Receiver::Own`]).
+const SAME_FILE_CONFIDENCE: f64 = 0.9;
 
 /// A path's last component without its extensions: `xml/dom/minidom.py` → `minidom`.
 fn stem_of(path: &str) -> String {
@@ -1724,6 +1753,16 @@ fn resolve_refs(
     for ((ref_id, file_id, name, enclosing, target, provenance, confidence, receiver), force) in
         &stored
     {
+        // A name on the enclosing or a same-file type that resolved in its own file stays
+        // resolved until that file changes (and then its refs are rewritten, not stored):
+        // what it resolved to depends on nothing else. Its file may have chosen the
+        // target itself (`Foo::new()`, `Reference::target`), which `resolve` cannot redo.
+        if *receiver == Receiver::Own
+            && !*force
+            && target.is_some_and(|t| resolver.defined_in(*file_id, name, t))
+        {
+            continue;
+        }
         let (t, p, c) = resolver.resolve(*file_id, name, *enclosing, *receiver);
         if *force || t != *target || p != provenance || c != *confidence {
             updates.push((*ref_id, t, p, c));

@@ -820,3 +820,51 @@ fn fault_a_method_call_on_another_receiver_resolved_to_a_same_named_method_in_th
     second[6] = "b.js:1 helper - -> c.js#helper@function derived 0.5".into();
     assert_eq!(call_targets(&ws), second);
 }
+
+/// `Foo::new()` in a file with `impl Foo { fn new() }` (and `impl Bar { fn new() }`) was a
+/// 0.3 guess on "another receiver", as was Python's `Foo.create()` beside `class Foo`: the
+/// receiver names a type the file defines, so the call is that type's member, at the
+/// same-file confidence. A later scan that re-resolves the stored references (a new file
+/// defines `new` and `create`) keeps those targets: they depend on their own file only.
+#[test]
+fn fault_a_member_on_a_type_the_file_defines_was_a_guess() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "m.rs",
+        "struct Bar;\nstruct Foo;\nimpl Bar {\n    fn new() -> Bar { Bar }\n}\nimpl Foo {\n    fn new() -> Foo { Foo }\n}\nfn main() {\n    Foo::new();\n    Bar::new();\n    x.new();\n}\n",
+    );
+    write(
+        root,
+        "p.py",
+        "class Other:\n    def create(self):\n        pass\n\nclass Foo:\n    @classmethod\n    def create(cls):\n        return cls()\n\ndef make(foo):\n    Foo.create()\n    foo.create()\n",
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    let first = [
+        "m.rs:10 new own -> m.rs#Foo.new@method derived 0.9",
+        "m.rs:11 new own -> m.rs#Bar.new@method derived 0.9",
+        // A value's method: still a guess.
+        "m.rs:12 new other -> m.rs#Bar.new@method derived 0.3",
+        "p.py:8 cls - -> - derived 0.0",
+        "p.py:11 create own -> p.py#Foo.create@method derived 0.9",
+        "p.py:12 create other -> p.py#Foo.create@method derived 0.3",
+    ];
+    assert_eq!(call_targets(&ws), first);
+    write(
+        root,
+        "z.rs",
+        "struct Z;\nimpl Z {\n    fn new() -> Z { Z }\n}\n",
+    );
+    write(root, "z.py", "def create():\n    pass\n");
+    let report = scan(&mut ws);
+    assert_eq!(report.added, ["z.py", "z.rs"]);
+    assert_eq!(call_targets(&ws), first);
+    // And a fresh scan of the same tree agrees.
+    drop(ws);
+    std::fs::remove_dir_all(root.join(".loci")).unwrap();
+    let mut fresh = open(root);
+    scan(&mut fresh);
+    assert_eq!(call_targets(&fresh), first);
+}
