@@ -2,6 +2,8 @@
 //! (human by default, the engine's envelope with `--json`); no logic of its own.
 //!
 //! Exit codes: 0 ok, 1 nothing found, 2 usage or environment error (message on stderr).
+//! With `--json`, exits 1 and 2 print the envelope too, with `error: {kind, message}`;
+//! clap's own parse errors (a missing or malformed argument) are clap's, on stderr only.
 
 mod malloc;
 mod output;
@@ -432,7 +434,9 @@ fn main() -> ExitCode {
         // Long-running servers: bound malloc's arenas (re-executes once; see malloc.rs).
         malloc::bound_arenas();
     }
-    match run(cli) {
+    let json = cli.json;
+    let mut opened = None;
+    match run(cli, &mut opened) {
         Ok(code) => code,
         // `loci ... | head` closing the pipe early is not an error.
         Err(e)
@@ -444,10 +448,72 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("loci: {}", error_chain(&e));
+            let message = error_chain(&e);
+            if json {
+                print_failure(opened.as_ref(), error_kind(&e), &message);
+            }
+            eprintln!("loci: {message}");
             ExitCode::from(2)
         }
     }
+}
+
+/// An error the CLI detects itself (not the engine's), with the `error.kind` its JSON
+/// envelope names.
+#[derive(Debug)]
+struct CliError {
+    kind: &'static str,
+    message: String,
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CliError {}
+
+/// A [`CliError`] as an `anyhow::Error`.
+fn cli_error(kind: &'static str, message: String) -> anyhow::Error {
+    CliError { kind, message }.into()
+}
+
+/// The `error.kind` of an exit-2 failure: the CLI's own kind ([`CliError`]), the engine's
+/// or the store's ([`EngineError::kind`]), `io` for an I/O error, else `error`.
+fn error_kind(e: &anyhow::Error) -> &'static str {
+    for cause in e.chain() {
+        if let Some(c) = cause.downcast_ref::<CliError>() {
+            return c.kind;
+        }
+        if let Some(c) = cause.downcast_ref::<EngineError>() {
+            return c.kind();
+        }
+        if let Some(c) = cause.downcast_ref::<loci_engine::StoreError>() {
+            return c.kind();
+        }
+        if cause.is::<std::io::Error>() {
+            return "io";
+        }
+    }
+    "error"
+}
+
+/// With `--json`, an exit-2 failure still answers with an envelope, `error: {kind,
+/// message}` beside it: the store's state when the workspace was opened, else an empty
+/// one that says no store was read. (clap's own parse errors happen before any of this
+/// and are printed by clap, on stderr only.)
+fn print_failure(ws: Option<&Workspace>, kind: &str, message: &str) {
+    let env = ws
+        .and_then(|ws| ws.envelope((), Vec::new()).ok())
+        .unwrap_or_else(|| {
+            loci_engine::Envelope::without_store(
+                (),
+                "no store was read: the command failed before one was open",
+            )
+        });
+    // Stdout may be closed; the message still goes to stderr.
+    let _ = output::Output::new(true).failed(&env, kind, message);
 }
 
 /// An error and its causes, `: `-joined, leaving out a cause whose text an outer message
@@ -479,7 +545,9 @@ fn init_tracing() {
         .try_init();
 }
 
-fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+/// Runs one command; `opened` receives the workspace once it is open, so that a failure
+/// after that can still report the store's state.
+fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
     if let Command::Lsp = cli.command {
         // Roots come from the client's `initialize`, not from the current directory.
         loci_lsp::run_stdio()?;
@@ -492,7 +560,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         _ => loci_engine::discover_root(&cwd),
     };
     if !root.is_dir() {
-        anyhow::bail!("{}: not a directory", root.display());
+        return Err(cli_error(
+            "invalid_argument",
+            format!("{}: not a directory", root.display()),
+        ));
     }
     // A command that only reads never creates a store: at a mistyped `--db` it would
     // answer from an empty one (and `check` would pass).
@@ -519,7 +590,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if reads_only {
         refuse_missing_store(&root, cli.db.as_deref())?;
     }
-    let mut ws = Workspace::open(&root, cli.db.as_deref())?;
+    let ws = opened.insert(Workspace::open(&root, cli.db.as_deref())?);
     let out = output::Output::new(cli.json);
     let root = ws.root().to_path_buf();
     let cwd = cwd.canonicalize().unwrap_or(cwd);
@@ -563,6 +634,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     token_file: None,
                 },
             };
+            // The server owns the workspace from here on.
+            let Some(ws) = opened.take() else {
+                return Err(cli_error("internal", "the workspace was not open".into()));
+            };
             loci_mcp::run(ws, transport, loci_mcp::ServerOptions::default())?;
             return Ok(ExitCode::SUCCESS);
         }
@@ -576,7 +651,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Refs { name } => out.refs(&ws.refs(&name)?)?,
         Command::Callers { symbol } => out.callers(&ws.callers(&symbol)?)?,
         Command::Deps { path, reverse } => match ws.deps(&here(path), reverse) {
-            Err(EngineError::NotFound(message)) => return not_found(&out, &ws, &message),
+            Err(EngineError::NotFound(message)) => return not_found(&out, ws, &message),
             env => out.deps(&env?)?,
         },
         Command::Impact {
@@ -585,7 +660,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             hard,
             limit,
         } => match ws.impact_limited(&here(target), depth, hard, limit) {
-            Err(EngineError::NotFound(message)) => return not_found(&out, &ws, &message),
+            Err(EngineError::NotFound(message)) => return not_found(&out, ws, &message),
             env => out.impact(&env?)?,
         },
         Command::Stats => out.stats(&ws.stats()?)?,
@@ -604,10 +679,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     s
                 }
                 (Some(f), None) => std::fs::read_to_string(&f)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?,
-                (None, None) => anyhow::bail!(
-                    "give the memory with --text TEXT, --file FILE, or --file - (stdin)"
-                ),
+                    .map_err(|e| cli_error("io", format!("{}: {e}", f.display())))?,
+                (None, None) => {
+                    return Err(cli_error(
+                        "invalid_argument",
+                        "give the memory with --text TEXT, --file FILE, or --file - (stdin)".into(),
+                    ));
+                }
             };
             out.written(&ws.remember(&here(subject), &body, &write.options())?)?
         }
@@ -622,11 +700,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             write,
         } => out.written(&ws.learn(&text, subject.map(here).as_deref(), &write.options())?)?,
         Command::Show { subject, version } => match ws.show(&here(subject), version) {
-            Err(EngineError::NotFound(m)) => return not_found(&out, &ws, &m),
+            Err(EngineError::NotFound(m)) => return not_found(&out, ws, &m),
             env => out.shown(&env?)?,
         },
         Command::History { subject } => match ws.history(&here(subject)) {
-            Err(EngineError::NotFound(m)) => return not_found(&out, &ws, &m),
+            Err(EngineError::NotFound(m)) => return not_found(&out, ws, &m),
             env => out.history(&env?)?,
         },
         Command::Pin { subject, write } => {
@@ -641,11 +719,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             write,
         } => out.written(&ws.rollback(&here(subject), version, &write.options())?)?,
         Command::Asof { date, show } => match ws.asof(&date, show.as_deref()) {
-            Err(EngineError::NotFound(m)) => return not_found(&out, &ws, &m),
+            Err(EngineError::NotFound(m)) => return not_found(&out, ws, &m),
             env => out.asof(&env?)?,
         },
         Command::Why { target } => match ws.why(&target) {
-            Err(EngineError::NotFound(m)) => return not_found(&out, &ws, &m),
+            Err(EngineError::NotFound(m)) => return not_found(&out, ws, &m),
             env => out.why(&env?)?,
         },
         Command::Confirm { subject, write } => {
@@ -726,7 +804,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check { sarif } => {
             let env = ws.check()?;
             if sarif {
-                out.sarif(&loci_engine::sarif::to_sarif(&ws, &env.result))?;
+                out.sarif(&loci_engine::sarif::to_sarif(ws, &env.result))?;
             } else {
                 out.check(&env)?;
             }
@@ -734,7 +812,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Resolve { id, notes, session } => {
             match ws.resolve(id, notes.as_deref(), session) {
-                Err(EngineError::NotFound(m)) => return not_found(&out, &ws, &m),
+                Err(EngineError::NotFound(m)) => return not_found(&out, ws, &m),
                 env => out.resolved(&env?)?,
             }
         }
@@ -748,7 +826,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 (s, "-".to_string())
             } else {
                 let text = std::fs::read_to_string(&file)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+                    .map_err(|e| cli_error("io", format!("{}: {e}", file.display())))?;
                 (text, file.display().to_string())
             };
             let doc = loci_engine::portability::parse_export(&text, &source)?;
@@ -785,19 +863,21 @@ fn refuse_missing_store(root: &Path, given: Option<&Path>) -> anyhow::Result<()>
         Some(db) => format!("`loci scan --db {}`", db.display()),
         None => "`loci scan`".to_string(),
     };
-    if empty {
-        anyhow::bail!(
+    let message = if empty {
+        format!(
             "{}: an empty file, not a loci database; {scan} makes it one",
             db.display()
-        );
-    }
-    match given {
-        Some(db) => anyhow::bail!("{}: no such database; {scan} creates it", db.display()),
-        None => anyhow::bail!(
-            "no database yet at {}; run {scan} (or `loci init`) to create it",
-            db.display()
-        ),
-    }
+        )
+    } else {
+        match given {
+            Some(db) => format!("{}: no such database; {scan} creates it", db.display()),
+            None => format!(
+                "no database yet at {}; run {scan} (or `loci init`) to create it",
+                db.display()
+            ),
+        }
+    };
+    Err(cli_error("missing_store", message))
 }
 
 /// Prints what `init --agents` did, and the Codex snippet.

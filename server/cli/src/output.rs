@@ -86,6 +86,13 @@ impl Output {
     /// result and `error: { kind: "not_found", message }` (the shape MCP tools answer
     /// with); in human mode nothing on stdout (the caller says it on stderr).
     pub fn not_found(&self, env: &Envelope<()>, message: &str) -> anyhow::Result<()> {
+        self.failed(env, "not_found", message)
+    }
+
+    /// With `--json`, the envelope of a failed command with `error: {kind, message}` on
+    /// stdout (`kind` as [`loci_engine::EngineError::kind`] names it); nothing otherwise
+    /// (the message goes to stderr either way, from the caller).
+    pub fn failed(&self, env: &Envelope<()>, kind: &str, message: &str) -> anyhow::Result<()> {
         #[derive(Serialize)]
         struct Failed<'a> {
             #[serde(flatten)]
@@ -94,17 +101,14 @@ impl Output {
         }
         #[derive(Serialize)]
         struct ErrorBody<'a> {
-            kind: &'static str,
+            kind: &'a str,
             message: &'a str,
         }
         if self.json {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             let failed = Failed {
                 envelope: env,
-                error: ErrorBody {
-                    kind: "not_found",
-                    message,
-                },
+                error: ErrorBody { kind, message },
             };
             serde_json::to_writer_pretty(&mut out, &failed)?;
             writeln!(out)?;

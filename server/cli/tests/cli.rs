@@ -895,7 +895,13 @@ fn fault_a_read_only_command_at_the_default_path_created_the_database() {
         let out = loci(root, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), said, "{args:?}");
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{args:?}");
+        if args[0] == "--json" {
+            // The failure's envelope (fault_an_exit_2_error_printed_no_json_envelope).
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["error"]["kind"], "missing_store", "{args:?}");
+        } else {
+            assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{args:?}");
+        }
     }
     assert!(!root.join(".loci").exists());
     // An empty file at the default path is refused the same way.
@@ -1073,4 +1079,94 @@ fn fault_a_negative_context_floor_was_taken_for_a_flag() {
         (&Value::from(-1000.0), &Value::Bool(false)),
         "{v:#}"
     );
+}
+
+/// With `--json`, an exit-2 failure printed nothing on stdout: a script reading the
+/// envelope got no JSON at all. It now gets the envelope with `error: {kind, message}`
+/// (as a not-found answer does), the message also on stderr. clap's own parse errors
+/// stay as clap prints them (stderr only).
+#[test]
+fn fault_an_exit_2_error_printed_no_json_envelope() {
+    let dir = repo();
+    let root = dir.path();
+    let failure = |out: &Output| -> Value {
+        assert_eq!(out.status.code(), Some(2));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("{e}: {:?}", String::from_utf8_lossy(&out.stdout));
+        });
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            err.trim_end(),
+            format!("loci: {}", v["error"]["message"].as_str().unwrap())
+        );
+        v
+    };
+
+    // No store: nothing was opened, and the envelope says so.
+    let v = failure(&loci(root, &["stats", "--json"]));
+    assert_eq!(v["error"]["kind"], "missing_store");
+    assert_eq!(
+        v["error"]["message"],
+        format!(
+            "no database yet at {}; run `loci scan` (or `loci init`) to create it",
+            root.canonicalize()
+                .unwrap_or(root.to_path_buf())
+                .join(".loci/loci.db")
+                .display()
+        )
+    );
+    assert_eq!(v["result"], Value::Null);
+    assert_eq!(v["index"]["revision"], 0);
+    assert_eq!(
+        v["capability"]["notes"],
+        serde_json::json!(["no store was read: the command failed before one was open"])
+    );
+    assert!(!root.join(".loci").exists());
+    // Human mode: stdout stays empty.
+    let human = loci(root, &["stats"]);
+    assert_eq!(human.status.code(), Some(2));
+    assert!(human.stdout.is_empty());
+
+    // A bad argument the engine checks, after the store was opened: its state is there.
+    assert_eq!(loci(root, &["scan"]).status.code(), Some(0));
+    let v = failure(&loci(
+        root,
+        &["remember", "../outside.py", "--text", "x", "--json"],
+    ));
+    assert_eq!(v["error"]["kind"], "invalid_argument");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid argument `subject`"),
+        "{v}"
+    );
+    assert_eq!(v["index"]["files"], 2);
+    assert_eq!(v["index"]["revision"], 1);
+
+    // A database of a newer schema is refused before it is read.
+    {
+        let db = root.join(".loci/loci.db");
+        let conn = loci_store::rusqlite::Connection::open(&db).unwrap();
+        conn.execute(
+            "INSERT INTO schema_migrations(version, name) VALUES (999, 'future')",
+            [],
+        )
+        .unwrap();
+    }
+    let v = failure(&loci(root, &["symbol", "User", "--json"]));
+    assert_eq!(v["error"]["kind"], "newer_schema");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("schema version 999 is newer than this loci supports"),
+        "{v}"
+    );
+    assert_eq!(v["index"]["revision"], 0);
+
+    // clap's parse errors: clap's message on stderr, no envelope.
+    let usage = loci(root, &["symbol", "--json"]);
+    assert_eq!(usage.status.code(), Some(2));
+    assert!(usage.stdout.is_empty());
 }

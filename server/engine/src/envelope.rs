@@ -21,6 +21,29 @@ pub struct Envelope<T> {
 }
 
 impl<T> Envelope<T> {
+    /// The envelope of an answer no store took part in (there is none, or it could not be
+    /// opened): an empty [`IndexState`] (revision 0), every language loci parses, git not
+    /// checked (`false`), and `note` saying why in [`Capability::notes`].
+    pub fn without_store(result: T, note: impl Into<String>) -> Envelope<T> {
+        Envelope {
+            result,
+            index: IndexState::default(),
+            capability: Capability {
+                languages: loci_core::Language::ALL.iter().map(|l| l.name()).collect(),
+                git: false,
+                overlay: false,
+                notes: vec![note.into()],
+            },
+            stale_warnings: Vec::new(),
+            freshness: Freshness {
+                changed_since_scan: None,
+                refreshed: Vec::new(),
+                checked_at: now_rfc3339(),
+            },
+            limits: Limits::default(),
+        }
+    }
+
     /// The same envelope around a transformed result.
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Envelope<U> {
         Envelope {

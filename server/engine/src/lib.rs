@@ -87,6 +87,22 @@ pub enum EngineError {
     Internal(String),
 }
 
+impl EngineError {
+    /// A short, stable name for what went wrong, as the doors report it (`error.kind` in a
+    /// JSON envelope): `invalid_argument`, `not_found`, `config`, `io`, `internal`, or the
+    /// store's [`StoreError::kind`] (`busy`, `newer_schema`, `not_a_database`, ...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EngineError::Store(e) => e.kind(),
+            EngineError::Io { .. } => "io",
+            EngineError::Config { .. } => "config",
+            EngineError::InvalidArgument { .. } => "invalid_argument",
+            EngineError::NotFound(_) => "not_found",
+            EngineError::Internal(_) => "internal",
+        }
+    }
+}
+
 /// The directory under the workspace root that holds loci's files.
 pub const LOCI_DIR: &str = ".loci";
 

@@ -127,6 +127,26 @@ impl StoreError {
         }
     }
 
+    /// A short, stable name for what went wrong, as the doors report it (`error.kind` in
+    /// a JSON envelope): `busy` (locked by another process; retryable), `newer_schema`,
+    /// `not_a_database` ([`StoreError::ForeignDatabase`], [`StoreError::InvalidDatabase`]),
+    /// `read_only` ([`StoreError::ReadOnly`], [`StoreError::UnappliedLog`]), `corrupt`,
+    /// `conflict`, `io`, or `store` (any other SQLite failure).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            _ if self.is_busy() => "busy",
+            StoreError::NewerSchema { .. } => "newer_schema",
+            StoreError::ForeignDatabase { .. } | StoreError::InvalidDatabase { .. } => {
+                "not_a_database"
+            }
+            StoreError::ReadOnly { .. } | StoreError::UnappliedLog { .. } => "read_only",
+            StoreError::Corrupt(_) => "corrupt",
+            StoreError::Conflict(_) => "conflict",
+            StoreError::Io { .. } => "io",
+            StoreError::Sqlite { .. } | StoreError::Busy { .. } => "store",
+        }
+    }
+
     /// True for `SQLITE_BUSY` / `SQLITE_LOCKED` (and [`StoreError::Busy`]): retryable.
     pub fn is_busy(&self) -> bool {
         match self {
