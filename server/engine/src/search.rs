@@ -65,6 +65,28 @@ pub fn s_stem(word: &str) -> String {
     word.to_string()
 }
 
+/// The English plural of a singular `word`, when [`s_stem`] folds it back to `word`
+/// (`query` → `queries`, `file` → `files`), or `None` (a plural already, or one the
+/// stemmer does not fold back: `index` → `indexes` stems to `indexe`). Questions are asked
+/// for it besides the word, so a singular question finds the plural in the text, as a
+/// plural one finds the singular; only plurals that fold back are asked for, so what is
+/// retrieved is what coverage credits. Measured with `context_bench` (2026-12-02, recall@5
+/// / MRR / abstention precision): stdlib set 0.457 / 0.358 / 0.667 without, 0.476 / 0.398
+/// / 0.857 with; loci's set 0.393 / 0.455 / 0.846 without, 0.380 / 0.446 / 0.917 with.
+pub fn plural(word: &str) -> Option<String> {
+    if s_stem(word) != word {
+        return None;
+    }
+    let p = match word.strip_suffix('y') {
+        Some(base) if !base.ends_with(['a', 'e', 'i', 'o', 'u']) => format!("{base}ies"),
+        _ if word.ends_with(['s', 'x', 'z']) || word.ends_with("ch") || word.ends_with("sh") => {
+            format!("{word}es")
+        }
+        _ => format!("{word}s"),
+    };
+    (s_stem(&p) == word).then_some(p)
+}
+
 impl Term {
     /// The joined form (`parseconfig`), which is how the token itself is indexed.
     pub fn joined(&self) -> String {
@@ -90,7 +112,13 @@ impl Term {
     /// The FTS5 expression matching this term: `"word"`, `("queries" OR "query")`, or
     /// `("joined" OR "w1 w2")`.
     pub fn expr(&self) -> String {
-        let forms: Vec<String> = self.forms().iter().map(|f| quote(f)).collect();
+        let mut forms = self.forms();
+        if self.words.len() == 1
+            && let Some(p) = plural(&forms[0])
+        {
+            forms.push(p);
+        }
+        let forms: Vec<String> = forms.iter().map(|f| quote(f)).collect();
         if forms.len() == 1 {
             forms[0].clone()
         } else {
@@ -339,11 +367,11 @@ mod tests {
         assert_eq!(
             terms,
             [
-                r#""write""#,
+                r#"("write" OR "writes")"#,
                 r#"("transactions" OR "transaction")"#,
-                r#""begun""#,
+                r#"("begun" OR "beguns")"#,
                 r#"("parseconfig" OR "parse config")"#,
-                r#""band""#
+                r#"("band" OR "bands")"#
             ]
         );
         assert_eq!(content_terms("what is this? a"), Vec::<Term>::new());
@@ -387,6 +415,30 @@ mod tests {
         assert_eq!(
             content_terms("queries")[0].expr(),
             r#"("queries" OR "query")"#
+        );
+    }
+
+    /// Fault found by a fresh-user trial: plurals were folded one way only, so a question
+    /// in the singular ("transaction") never retrieved a text that has only the plural.
+    #[test]
+    fn fault_a_singular_question_word_never_retrieved_its_plural() {
+        let plurals: Vec<Option<String>> = ["transaction", "query", "day", "index", "files"]
+            .iter()
+            .map(|w| plural(w))
+            .collect();
+        assert_eq!(
+            plurals,
+            [
+                Some("transactions".to_string()),
+                Some("queries".to_string()),
+                Some("days".to_string()),
+                None,
+                None
+            ]
+        );
+        assert_eq!(
+            content_terms("transaction")[0].expr(),
+            r#"("transaction" OR "transactions")"#
         );
     }
 
