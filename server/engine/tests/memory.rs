@@ -809,3 +809,98 @@ fn fault_why_of_a_file_that_does_not_exist_said_only_that_no_memory_explains_it(
         "no memory explains `nothing mentions this phrase`"
     );
 }
+
+/// Fault: Rust structs, enums and traits got kinds of their own (`class` → `struct` /
+/// `enum`, `interface` → `trait`), and a symbol's key ends in its kind, so every page with
+/// a claim on a Rust type went stale ("moved") as soon as the new binary parsed its file
+/// again. Migration 10 re-keys the stored types and the claims and parents naming them.
+#[test]
+fn fault_new_kinds_for_rust_types_staled_every_page_naming_one() {
+    use loci_store::rusqlite::Connection;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let text = "pub struct Store {\n    path: String,\n}\n\npub(crate) enum Mode {\n    Read,\n}\n\npub trait Backend {\n    fn open(&self);\n}\n";
+    write(root, "src/lib.rs", text);
+    let db = root.join("loci.db");
+    {
+        let mut ws = Workspace::open(root, Some(&db)).unwrap();
+        ws.scan(&|_| {}).unwrap();
+        ws.remember(
+            "src/lib.rs",
+            "`lib::Store` holds the path, `lib::Mode` how it opens, `lib::Backend` what opens it.",
+            &by("a"),
+        )
+        .unwrap();
+    }
+    // The database as schema 9 left it: the tags query's kinds in keys, parents and claims.
+    let old = |column: &str| {
+        format!(
+            "replace(replace(replace({column}, '@struct', '@class'), '@enum', '@class'), '@trait', '@interface')"
+        )
+    };
+    Connection::open(&db)
+        .unwrap()
+        .execute_batch(&format!(
+            "UPDATE symbols SET kind = 'class' WHERE kind IN ('struct', 'enum');
+             UPDATE symbols SET kind = 'interface' WHERE kind = 'trait';
+             UPDATE symbols SET key = {}, parent_key = {};
+             UPDATE claims SET resolved = {};
+             DELETE FROM schema_migrations WHERE version = 10;",
+            old("key"),
+            old("parent_key"),
+            old("resolved")
+        ))
+        .unwrap();
+
+    let mut ws = Workspace::open(root, Some(&db)).unwrap();
+    let rows = |ws: &Workspace, sql: &str| -> Vec<String> {
+        let conn = ws.store().conn();
+        let mut stmt = conn.prepare(sql).unwrap();
+        stmt.query_map([], |r| r.get::<_, String>(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(
+        rows(
+            &ws,
+            "SELECT key || ' ' || kind || ' ' || ifnull(parent_key, '-') FROM symbols ORDER BY key"
+        ),
+        [
+            "src/lib.rs#Backend.open@method method src/lib.rs#Backend@trait",
+            "src/lib.rs#Backend@trait trait -",
+            "src/lib.rs#Mode.Read@constant constant src/lib.rs#Mode@enum",
+            "src/lib.rs#Mode@enum enum -",
+            "src/lib.rs#Store@struct struct -"
+        ]
+    );
+    assert_eq!(
+        rows(
+            &ws,
+            "SELECT resolved FROM claims WHERE resolved IS NOT NULL ORDER BY resolved"
+        ),
+        [
+            "src/lib.rs#Backend@trait",
+            "src/lib.rs#Mode@enum",
+            "src/lib.rs#Store@struct"
+        ]
+    );
+    // The file is parsed again: nothing the page names moved.
+    write(
+        root,
+        "src/lib.rs",
+        &format!("{text}\npub fn extra() {{}}\n"),
+    );
+    ws.scan(&|_| {}).unwrap();
+    let warnings: Vec<String> = ws
+        .show("src/lib.rs", None)
+        .unwrap()
+        .stale_warnings
+        .into_iter()
+        .map(|w| w.reason)
+        .collect();
+    assert_eq!(
+        warnings,
+        ["memory `src/lib.rs` v1 is stale: src/lib.rs changed since it was written"]
+    );
+}

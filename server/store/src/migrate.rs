@@ -68,6 +68,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "ref_receiver",
         sql: include_str!("migrations/0009_ref_receiver.sql"),
     },
+    Migration {
+        version: 10,
+        name: "rust_type_kinds",
+        sql: include_str!("migrations/0010_rust_type_kinds.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
