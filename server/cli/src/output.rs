@@ -147,6 +147,9 @@ impl Output {
                     String::new()
                 }
             )?;
+            for m in &r.pages_moved {
+                writeln!(o, "memory followed a rename: {} -> {}", m.from, m.to)?;
+            }
             writeln!(
                 o,
                 "map: {} files, {} lines, {} symbols, {} refs ({} resolved), {} deps ({} unresolved imports)",

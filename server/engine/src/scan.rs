@@ -110,6 +110,11 @@ pub struct ScanReport {
     /// Deleted files whose content reappeared at a new path; neither path is also in
     /// `added` or `deleted`, so the four lists count each changed file once.
     pub renamed: Vec<Rename>,
+    /// Memory pages that followed a rename to the new path: renames whose content no other
+    /// file deleted or added in this scan has (of two identical files moved at once,
+    /// which went where is left for `loci sync`), from a path with a page to one without. Each move is a `rename` event, and the claims naming the old path name the
+    /// new one (design.md: "A rename keeps memory attached").
+    pub pages_moved: Vec<Rename>,
     /// Files found unchanged.
     pub unchanged: u64,
     /// Files that a first scan which never finished (killed) had recorded, analysed again
@@ -458,7 +463,14 @@ fn scan_inner(
         })
         .collect();
     let drift = std::mem::take(&mut writer.drift);
-    writer.store.write(|tx| {
+    let follow = unambiguous_renames(&report, &gone_all, writer.store)?;
+    let pages_moved = writer.store.write(|tx| {
+        let mut moved = Vec::new();
+        for r in &follow {
+            if crate::sync::move_page(tx, &r.from, &r.to, &format!("rename:scan:{scan_id}"))? {
+                moved.push((*r).clone());
+            }
+        }
         map::replace_skipped_files(tx, &skipped_rows)?;
         map::insert_drift(tx, scan_id, &drift, "scan")?;
         loci_store::set_meta(tx, SECRET_RULES_META, secrets.fingerprint())?;
@@ -469,8 +481,9 @@ fn scan_inner(
             )
             .ctx(|| "closing interrupted scans".into())?;
         }
-        Ok(())
+        Ok(moved)
     })?;
+    report.pages_moved = pages_moved;
     if bulk {
         // Part of the scan's time and before it is marked finished: a finished scan has
         // its indexes (a first scan of the stdlib spends about 1 s here).
@@ -1095,6 +1108,47 @@ fn detect_renames(gone: &[&FileState], added: &[String], store: &Store) -> Resul
         }
     }
     Ok(renames)
+}
+
+/// The renames memory follows (see [`ScanReport::pages_moved`]): those whose content no
+/// other file deleted in this scan had and no other file added in it has.
+fn unambiguous_renames<'r>(
+    report: &'r ScanReport,
+    gone: &[&FileState],
+    store: &Store,
+) -> Result<Vec<&'r Rename>> {
+    if report.renamed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut stmt = store
+        .conn()
+        .prepare_cached("SELECT content_hash FROM files WHERE path = ?1")
+        .ctx(|| "reading content hashes".into())?;
+    let mut added: HashMap<String, usize> = HashMap::new();
+    for path in report
+        .added
+        .iter()
+        .chain(report.renamed.iter().map(|r| &r.to))
+    {
+        let hash: Option<String> = stmt
+            .query_row([path], |r| r.get(0))
+            .optional()
+            .ctx(|| "reading content hashes".into())?;
+        if let Some(hash) = hash {
+            *added.entry(hash).or_default() += 1;
+        }
+    }
+    Ok(report
+        .renamed
+        .iter()
+        .filter(|r| {
+            gone.iter().find(|g| g.path == r.from).is_some_and(|from| {
+                let hash = &from.content_hash;
+                gone.iter().filter(|g| &g.content_hash == hash).count() == 1
+                    && added.get(hash) == Some(&1)
+            })
+        })
+        .collect())
 }
 
 /// Resolves imports into `deps` for every file (when `all`) or the `changed` ones.

@@ -29,7 +29,7 @@ pub struct SyncReport {
     pub commits: Vec<(String, String)>,
     /// Events added (repeats of known events are not counted).
     pub events_added: u64,
-    /// Pages moved by renames: (from, to).
+    /// Pages moved by renames: (from, to); those the refresh before it moved first.
     pub pages_moved: Vec<(String, String)>,
     /// Anything the caller should know (history rewritten, shallow clone, truncation).
     pub notes: Vec<String>,
@@ -42,11 +42,11 @@ impl Workspace {
     pub fn sync(&mut self, limit: Option<usize>) -> Result<Envelope<SyncReport>> {
         // The map first (an incremental scan): page moves and the claims' stale checks
         // must see the tree the commits produced, not the one of the last scan.
-        self.scan(&|_| {})?;
+        let scanned = self.scan(&|_| {})?.result;
         let limit = limit.unwrap_or(self.config.sync.max_commits).max(1);
         let state =
             git::repo_state(&self.root).map_err(|e| EngineError::Internal(e.to_string()))?;
-        let report = match state {
+        let mut report = match state {
             RepoState::NotARepository => self.sync_snapshots()?,
             RepoState::Unborn { branch } => SyncReport {
                 mode: "git",
@@ -63,6 +63,14 @@ impl Workspace {
                 self.sync_git(format!("detached HEAD at {}", short(head)), limit)?
             }
         };
+        // Pages the refresh moved (renames it saw), before those history moved.
+        let mut moved: Vec<(String, String)> = scanned
+            .pages_moved
+            .into_iter()
+            .map(|r| (r.from, r.to))
+            .collect();
+        moved.append(&mut report.pages_moved);
+        report.pages_moved = moved;
         self.envelope(report, Vec::new())
     }
 
@@ -185,8 +193,9 @@ impl Workspace {
 }
 
 /// Moves the page of `from` to `to` (when `from` has a page and `to` has none), with a
-/// `rename` event. Returns whether it moved.
-fn move_page(
+/// `rename` event. Returns whether it moved. Used by `sync` and by a scan that saw the
+/// rename (see [`crate::scan::ScanReport::pages_moved`]).
+pub(crate) fn move_page(
     tx: &loci_store::rusqlite::Transaction<'_>,
     from: &str,
     to: &str,
