@@ -487,16 +487,16 @@ async fn fault_context_with_open_files_and_no_question_was_refused() {
     let response = client
         .command("loci.context", json!({ "open_files": ["a.py"] }))
         .await;
-    // Accepted: in this small map nothing clears the floor, so the answer abstains.
+    // Accepted, and answered with the open file itself: its outline and its symbol.
     assert_eq!(
         (
             &response["result"]["result"]["abstained"],
             &response["result"]["markdown"]
         ),
         (
-            &json!(true),
+            &json!(false),
             &json!(
-                "Nothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.2). Read the code directly.\n"
+                "## Context for the open files\n### a.py (open file: 1 symbol, 1 top-level)\n- `def alpha():` — line 1\nImported by 1 file(s): b.py\n\n### function alpha (a.py:1)\n```\ndef alpha():\n    return 1\n```\n\n\n_≈69 of 2000 tokens (an estimate: characters / 4)_\n"
             )
         ),
         "{response}"
@@ -540,6 +540,10 @@ async fn b12_command_arguments_are_validated() {
         (
             json!({ "command": "loci.why", "arguments": [] }),
             r#"loci.why: missing argument `arguments[0]`: expected one object like {"target": "src/auth.py:12"}"#.to_string(),
+        ),
+        (
+            json!({ "command": "loci.why", "arguments": [{ "target": "a.rs:99" }] }),
+            "loci.why: invalid argument `target`: `a.rs:99`: line 99 is past the end of `a.rs`, which has 1 line".to_string(),
         ),
         (
             json!({ "command": "sidecar.memory.search" }),

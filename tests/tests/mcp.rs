@@ -380,6 +380,12 @@ async fn invalid_params_name_the_argument() {
             "expect_output",
             "expect_exit",
         ),
+        (
+            "why",
+            json!({"target": "a.rs:99"}),
+            "target",
+            "line 99 is past the end of `a.rs`, which has 1 line",
+        ),
         ("no_such_tool", json!({}), "name", "unknown tool"),
     ];
     for (tool, args, argument, words) in cases {
@@ -771,14 +777,14 @@ async fn fault_context_with_open_files_and_no_question_was_refused() {
         .input_schema;
     assert_eq!(schema.get("required"), None, "{schema:?}");
     let r = ok(&client, "context", json!({"open_files": ["a.py"]})).await;
-    // Accepted: in this small map nothing clears the floor, so the answer abstains.
+    // Accepted, and answered with the open file itself: its outline and its symbol.
     let answer = &structured(&r)["result"];
     assert_eq!(
         (&answer["abstained"], &answer["markdown"]),
         (
-            &json!(true),
+            &json!(false),
             &json!(
-                "Nothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.2). Read the code directly.\n"
+                "## Context for the open files\n### a.py (open file: 1 symbol, 1 top-level)\n- `def alpha():` — line 1\nImported by 1 file(s): b.py\n\n### function alpha (a.py:1)\n```\ndef alpha():\n    return 1\n```\n\n\n_≈69 of 2000 tokens (an estimate: characters / 4)_\n"
             )
         ),
         "{}",

@@ -210,7 +210,8 @@ enum Command {
         /// Only these kinds: memory, symbol, doc (repeatable).
         #[arg(long = "kind", value_enum)]
         kinds: Vec<KindArg>,
-        /// Only under this path prefix.
+        /// Only this path or what is under it (`src/auth` takes `src/auth/…`, not
+        /// `src/authz/…`).
         #[arg(long)]
         path: Option<String>,
         /// Hits per kind.

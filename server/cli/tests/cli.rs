@@ -92,6 +92,30 @@ fn exit_codes_are_0_found_1_nothing_found_2_usage_or_environment() {
     );
 }
 
+/// Fault (trial): `loci why FILE:99999`, past the file's end, answered as if normal. The
+/// engine refuses it, naming the file and its line count, and the CLI exits 2.
+#[test]
+fn fault_why_past_the_end_of_a_file_exited_0() {
+    let dir = repo();
+    let root = dir.path();
+    loci(root, &["scan"]);
+    loci(
+        root,
+        &["remember", "app/models.py", "-t", "users are saved"],
+    );
+    let past = loci(root, &["why", "app/models.py:99999"]);
+    assert_eq!(past.status.code(), Some(2));
+    assert!(past.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&past.stderr).trim(),
+        "loci: invalid argument `target`: `app/models.py:99999`: line 99999 is past the end of `app/models.py`, which has 3 lines"
+    );
+    assert_eq!(
+        loci(root, &["why", "app/models.py:3"]).status.code(),
+        Some(0)
+    );
+}
+
 #[test]
 fn json_output_is_the_engine_envelope() {
     let dir = repo();
@@ -1040,17 +1064,15 @@ fn fault_context_with_open_files_and_no_question_was_refused() {
     let dir = repo();
     let root = dir.path();
     assert!(loci(root, &["scan"]).status.success());
-    // Accepted: in this small map nothing clears the floor, so the answer abstains (exit 1).
+    // Accepted, and answered with the open file itself: its outline and its symbols (the
+    // method, inside the class served FULL, as a digest).
     let out = loci(root, &["context", "--open", "app/models.py"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "Nothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.2). Read the code directly.\n"
+        "## Context for the open files\n### app/models.py (open file: 2 symbols, 1 top-level)\n- `class User:` — line 1\nImported by 1 file(s): app/views.py\n\n### class User (app/models.py:1)\n```\nclass User:\n    def save(self):\n        return 1\n```\n\n- **app/models.py#User.save@method** — `def save(self):` — app/models.py:2\n\n_≈99 of 2000 tokens (an estimate: characters / 4)_\n"
     );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "loci: nothing relevant to the open files cleared the floor (the answer abstained)\n"
-    );
+    assert!(out.stderr.is_empty());
     let out = loci(root, &["context"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(

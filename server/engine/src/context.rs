@@ -6,7 +6,9 @@
 //! the question's content terms (no function words, plurals folded), gathers candidates
 //! from each index (the terms rarest first, ORed) and from the structure (symbols the
 //! question names, pages about the files of matching symbols, the pages of open files
-//! and their folders, one import hop from the top seeds, personalized PageRank over the
+//! and their folders, each open file itself (its outline) and its first symbols, top-level
+//! first, when neither the question's words nor memory about the open files' folders are
+//! relevant, one import hop from the top seeds, personalized PageRank over the
 //! import graph around the open files when memory is thin), scores them with irag's
 //! retrieval weights, and packs them into FULL / DIGEST / INDEX tiers under a token
 //! budget — or abstains when nothing clears the floor.
@@ -18,8 +20,11 @@
 //! names +15; for pages, one link-hop from a top-3 seed +15, and for symbols a top-3
 //! relevant page names, +15; stale −20; open
 //! contradictions −40 and a warning banner; test code −5 unless the question is about
-//! tests; and, only for items that are relevant on
-//! their own, `decisions` and `lessons` +25 and updated within 7 days +10. Abstention
+//! tests; and, only for items that are relevant on their own, updated within 7 days +10
+//! and `decisions` and `lessons` +25 — the latter only when the page also has a signal of
+//! its own: full-text points at least half the best full-text points of the answer
+//! ([`EPISODIC_TEXT_SHARE`]), or a claim resolved to an open file or a symbol the question
+//! names (or its file). An item at no points or below gets no line at all. Abstention
 //! looks only at relevance (module, text and symbol points), never at hops or boosts, so
 //! a question about nothing never returns the decision log.
 
@@ -111,7 +116,9 @@ pub struct SearchOptions {
     /// Only these kinds (all when empty).
     #[serde(default)]
     pub kinds: Vec<HitKind>,
-    /// Only items under this path prefix.
+    /// Only items at this path or under it (a path-component prefix: `server/core` takes
+    /// `server/core` and `server/core/…`, not `server/core2/…`; a trailing `/` changes
+    /// nothing). Memory pages match by subject, symbols and docs by their file.
     #[serde(default)]
     pub path_prefix: Option<String>,
     /// Hits per kind, 1 to [`SEARCH_LIMIT_MAX`] (default 10); others are refused.
@@ -204,6 +211,14 @@ fn line_tokens(s: &str) -> u64 {
     (s.chars().count() + 1).div_ceil(4) as u64
 }
 
+/// Whether the repo-relative `path` is `prefix` or lies under the folder `prefix/` (the
+/// `search --path` filter; `prefix` has no trailing `/`). `server/core2/x.rs` is not under
+/// `server/core`: the filter had been a string prefix.
+pub fn under_path(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
 }
@@ -216,6 +231,12 @@ struct Candidate {
     line: Option<u32>,
     relevance: f64,
     boost: f64,
+    /// The full-text points in `relevance` (what [`EPISODIC_TEXT_SHARE`] compares).
+    text_points: f64,
+    /// Among items of equal score, the order (ascending, then by id): 0 for all but an
+    /// open file's outline and symbols, which follow it in outline order (1, 2, …), after
+    /// the others of their score (the file's page first).
+    order: u32,
     signals: Vec<String>,
     full: String,
     /// For symbols: the definition, whose source is read only if it is served FULL.
@@ -234,6 +255,8 @@ impl Candidate {
             line: None,
             relevance: 0.0,
             boost: 0.0,
+            text_points: 0.0,
+            order: 0,
             signals: Vec::new(),
             full: String::new(),
             symbol: None,
@@ -524,20 +547,15 @@ impl Workspace {
         Ok(env)
     }
 
-    /// The options' path prefix, repo-relative and inside the workspace. A prefix need not
-    /// be a whole segment (`src/au`); a trailing `/` is kept.
+    /// The options' path filter, repo-relative, inside the workspace and without a
+    /// trailing `/` (`server/core/` is `server/core`); `None` for none or the root (`.`).
+    /// It is a path, not a string prefix: see [`under_path`].
     fn path_prefix(&self, options: &SearchOptions) -> Result<Option<String>> {
         let Some(p) = options.path_prefix.as_deref() else {
             return Ok(None);
         };
         let rel = self.contain("path", p)?;
-        Ok(Some(if rel == "." {
-            String::new()
-        } else if p.ends_with('/') {
-            format!("{rel}/")
-        } else {
-            rel
-        }))
+        Ok((rel != ".").then_some(rel))
     }
 
     /// `hits` with the symbols named exactly `name` (case-sensitively, under the path
@@ -562,7 +580,7 @@ impl Workspace {
         let exact: Vec<SearchHit> = loci_store::map::find_symbols(self.store.conn(), name, limit)?
             .into_iter()
             .filter(|s| s.name == name || s.qualified_name == name)
-            .filter(|s| prefix.is_none_or(|p| s.path.starts_with(p)))
+            .filter(|s| prefix.is_none_or(|p| under_path(&s.path, p)))
             .map(|s| SearchHit::of_symbol(&s, top))
             .collect();
         if exact.is_empty() {
@@ -640,7 +658,7 @@ impl Workspace {
                         .collect()
                 };
                 for (r, rank, snippet) in found {
-                    if prefix.is_some_and(|p| !r.subject.starts_with(p)) {
+                    if prefix.is_some_and(|p| !under_path(&r.subject, p)) {
                         continue;
                     }
                     let text = match &r.summary {
@@ -963,8 +981,9 @@ impl Workspace {
                 .entry((h.kind, h.id.clone()))
                 .or_insert_with(|| Candidate::new(h.kind, h.id.clone(), h.path.clone()));
             c.line = h.line;
+            c.text_points = 30.0 * th.coverage * decay;
             c.add(
-                30.0 * th.coverage * decay,
+                c.text_points,
                 true,
                 format!("text ({:.0}% of the question)", th.coverage * 100.0),
             );
@@ -992,6 +1011,12 @@ impl Workspace {
                 c.digest = crate::memory::first_chars(body, 200);
             }
         }
+        // The symbols the question names, and their files: a decisions or lessons page
+        // whose claims resolve to one is linked to the question.
+        let named_targets: HashSet<String> = named
+            .iter()
+            .flat_map(|(_, s)| [s.key.clone(), s.path.clone()])
+            .collect();
         for (name, s) in named {
             let c = cands
                 .entry((HitKind::Symbol, s.key.clone()))
@@ -1005,6 +1030,12 @@ impl Workspace {
         }
         // 2. Structure: pages about the files of matching symbols, about open files and
         //    their folders, topics holding those files; code and docs in the open modules.
+        // Whether the question's words find anything relevant (text and named symbols are
+        // all the relevance there is so far), and whether memory about a folder holding an
+        // open file (the root aside) is relevant: when neither, the open files are what
+        // the question is about (their outlines and main symbols, below).
+        let question_found = cands.values().any(|c| c.relevance >= relevant_at);
+        let mut module_memory = false;
         let pages = self.cached_pages()?;
         for page in pages.iter() {
             if page.current_revision_id.is_none() {
@@ -1040,10 +1071,66 @@ impl Workspace {
             for (p, why) in points {
                 c.add(p, true, why);
             }
+            if page.kind == "folder"
+                && c.relevance >= relevant_at
+                && open.iter().any(|f| under_path(f, subject))
+            {
+                module_memory = true;
+            }
         }
         for c in cands.values_mut().filter(|c| c.kind != HitKind::Memory) {
             if let Some((p, why)) = c.path.clone().and_then(|f| module_points(&f, false, &open)) {
                 c.add(p, true, why);
+            }
+        }
+        // When neither the question's words nor memory about the open files' folders are
+        // relevant, the open files are what the question is about: their outlines and
+        // main symbols are candidates too, at the open module's +50 ("what should I know
+        // before I touch this?" had abstained unless the file had a page; its page, if
+        // any, is served with them). Bounded: a few symbols a file, top-level first.
+        // Taken for every question, they outranked what a question did find, and the
+        // folder's memory (the open module's +50 is more than any text match).
+        let expand = !question_found && !module_memory;
+        let checked = self.map_checked_by_these_rules();
+        let mut open_symbols = 0usize;
+        let mut expanded = 0u32;
+        for f in &open {
+            if !expand || f.ends_with('/') || f == "." || unmapped_open.contains(f) {
+                continue;
+            }
+            let (total, top_level, first) =
+                loci_store::map::file_outline(conn, f, OUTLINE_SYMBOLS)?;
+            let first: Vec<_> = first
+                .into_iter()
+                .filter(|s| self.symbol_text_served(checked, s))
+                .collect();
+            let mut taken: Vec<(HitKind, String)> = vec![(HitKind::File, f.clone())];
+            let c = cands
+                .entry((HitKind::File, f.clone()))
+                .or_insert_with(|| Candidate::new(HitKind::File, f.clone(), Some(f.clone())));
+            (c.full, c.digest) = open_file_outline(conn, f, total, top_level, &first)?;
+            for s in first.into_iter().take(OPEN_FILE_SYMBOLS) {
+                if open_symbols == OPEN_SYMBOLS_TOTAL {
+                    break;
+                }
+                open_symbols += 1;
+                let key = (HitKind::Symbol, s.key.clone());
+                if !cands.contains_key(&key) {
+                    let mut c = Candidate::new(HitKind::Symbol, s.key.clone(), Some(s.path));
+                    c.line = Some(s.line);
+                    cands.insert(key.clone(), c);
+                    taken.push(key);
+                }
+            }
+            for key in taken {
+                expanded += 1;
+                if let Some(c) = cands.get_mut(&key)
+                    && c.relevance == 0.0
+                    && let Some((p, why)) = module_points(f, false, &open)
+                {
+                    c.order = expanded;
+                    c.add(p, true, why);
+                }
             }
         }
         // 3. One link-hop from the top-3 relevant seeds (files), and personalized PageRank
@@ -1143,6 +1230,7 @@ impl Workspace {
             .map(|t| t.to_string())
             .unwrap_or_default();
         let contradictions = loci_store::audit::contradictions(conn, Some("open"))?;
+        let best_text = cands.values().map(|c| c.text_points).fold(0.0, f64::max);
         let mut stale_warnings = Vec::new();
         let mut banners = Vec::new();
         let page_of: HashMap<&str, &mem::Page> =
@@ -1173,9 +1261,14 @@ impl Workspace {
             let Some((rev, page)) = current(&c.id) else {
                 continue;
             };
-            // Boosts lift what is relevant; they never make an irrelevant page relevant.
+            // Boosts lift what is relevant; they never make an irrelevant page relevant. The
+            // episodic boost also asks for a signal of the page's own (see
+            // `EPISODIC_TEXT_SHARE`): one common word had put the lessons page first.
             if c.relevance >= relevant_at {
-                if page.kind == "decisions" || page.kind == "lessons" {
+                if (page.kind == "decisions" || page.kind == "lessons")
+                    && (c.text_points >= EPISODIC_TEXT_SHARE * best_text
+                        || linked_to(conn, rev.revision_id, &open, &named_targets)?)
+                {
                     c.add(25.0, false, page.kind.clone());
                 }
                 if rev.created_at >= week_ago {
@@ -1201,6 +1294,10 @@ impl Workspace {
             if open_here > 0 {
                 c.contradictions = open_here;
                 c.add(-40.0, false, "open contradictions");
+            }
+            // A page at no points or below gets no index line (see the packing), so no
+            // banner either: it would warn about memory the answer does not show.
+            if open_here > 0 && c.score() > 0.0 {
                 banners.push(format!("⚠ memory `{}` has {open_here} open contradiction(s) with the code; verify before relying on it (`loci lint`)", c.id));
             }
             c.full = format!(
@@ -1229,7 +1326,6 @@ impl Workspace {
         let mut symbols = loci_store::map::symbols_by_keys(conn, &symbol_keys)?;
         // A symbol whose first line or doc comment a secret rule configured since the scan
         // finds is left out, as its file's source is.
-        let checked = self.map_checked_by_these_rules();
         let withheld: Vec<String> = symbols
             .values()
             .filter(|s| !self.symbol_text_served(checked, s))
@@ -1296,6 +1392,7 @@ impl Workspace {
         ranked.sort_by(|a, b| {
             b.score()
                 .total_cmp(&a.score())
+                .then_with(|| a.order.cmp(&b.order))
                 .then_with(|| a.id.cmp(&b.id))
         });
         let best_relevance = ranked.iter().map(|c| c.relevance).fold(0.0, f64::max);
@@ -1542,6 +1639,140 @@ fn current_start(
         .min_by_key(|&i| i.abs_diff(stored))
 }
 
+/// The share of the best full-text points (over all candidates) that a `decisions` or
+/// `lessons` page must hold for its +25, unless its claims link it to the question (see
+/// [`linked_to`]). Relevance over the floor is not enough: a log of many bullets shares a
+/// common word with most questions, and the boost then put a barely relevant page above
+/// the one that answers (fault test `fault_the_lessons_boost_put_a_page_sharing_one_word_first`).
+const EPISODIC_TEXT_SHARE: f64 = 0.5;
+
+/// Whether the revision has a claim resolved to an open file, a symbol in one, or a
+/// symbol the question names or its file (`targets`): a structural link between a
+/// decisions or lessons page and the question.
+fn linked_to(
+    conn: &loci_store::rusqlite::Connection,
+    revision_id: i64,
+    open: &[String],
+    targets: &HashSet<String>,
+) -> loci_store::Result<bool> {
+    if open.is_empty() && targets.is_empty() {
+        return Ok(false);
+    }
+    Ok(mem::claims_of(conn, revision_id)?.iter().any(|claim| {
+        claim.resolved.as_deref().is_some_and(|r| {
+            let file = r.split_once('#').map_or(r, |(p, _)| p);
+            targets.contains(r)
+                || open.iter().any(|o| match o.strip_suffix('/') {
+                    Some(dir) => under_path(file, dir),
+                    None => file == o,
+                })
+        })
+    }))
+}
+
+/// Symbols of each open file that `context` takes as candidates (its first ones, top-level
+/// first and in source order: [`loci_store::map::file_outline`]); they score the open
+/// module's +50 as any item in the file does. A file of 2,000 symbols gives 8, not 2,000.
+const OPEN_FILE_SYMBOLS: usize = 8;
+
+/// Open-file symbols taken over all open files (an editor may send every open tab).
+const OPEN_SYMBOLS_TOTAL: usize = 24;
+
+/// Symbols an open file's outline lists (top-level ones), and files importing it.
+const OUTLINE_SYMBOLS: u32 = 30;
+const OUTLINE_IMPORTERS: usize = 10;
+
+/// An open file's outline, as its FULL text and its DIGEST: how many symbols it has, its
+/// top-level ones (signature and one-based line; `first` is what
+/// [`loci_store::map::file_outline`] gave, without what must not be served), and the files
+/// importing it (its dependents). The first [`OUTLINE_IMPORTERS`] are named.
+fn open_file_outline(
+    conn: &loci_store::rusqlite::Connection,
+    path: &str,
+    total: u64,
+    top_level: u64,
+    first: &[loci_store::map::SymbolHit],
+) -> loci_store::Result<(String, String)> {
+    use loci_store::Context;
+    let importers: Vec<String> = conn
+        .prepare_cached(
+            "SELECT DISTINCT b.path FROM files a JOIN deps d ON d.to_file_id = a.file_id
+                 JOIN files b ON b.file_id = d.from_file_id WHERE a.path = ?1 ORDER BY b.path",
+        )
+        .and_then(|mut st| {
+            st.query_map([path], |r| r.get::<_, String>(0))?
+                .collect::<loci_store::rusqlite::Result<Vec<_>>>()
+        })
+        .ctx(|| format!("reading the files importing {path}"))?;
+    let top: Vec<&loci_store::map::SymbolHit> = first
+        .iter()
+        .filter(|s| !s.qualified_name.contains('.'))
+        .collect();
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    let mut full = format!(
+        "### {path} (open file: {total} symbol{}, {top_level} top-level)\n",
+        plural(total)
+    );
+    for s in &top {
+        full.push_str(&format!(
+            "- `{}` — line {}\n",
+            s.signature.trim(),
+            s.line + 1
+        ));
+    }
+    if top_level > top.len() as u64 {
+        full.push_str(&format!(
+            "- … {} more top-level\n",
+            top_level - top.len() as u64
+        ));
+    }
+    let named = |list: &[String]| {
+        let mut out = list
+            .iter()
+            .take(OUTLINE_IMPORTERS)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if list.len() > OUTLINE_IMPORTERS {
+            out.push_str(&format!(" and {} more", list.len() - OUTLINE_IMPORTERS));
+        }
+        out
+    };
+    let imported = if importers.is_empty() {
+        "imported by no mapped file".to_string()
+    } else {
+        format!(
+            "imported by {} file(s): {}",
+            importers.len(),
+            named(&importers)
+        )
+    };
+    full.push_str(&format!(
+        "{}{}\n",
+        imported[..1].to_uppercase(),
+        &imported[1..]
+    ));
+    let names: Vec<&str> = top.iter().take(5).map(|s| s.name.as_str()).collect();
+    let digest = format!(
+        "open file: {total} symbol{}{}; {imported}",
+        plural(total),
+        if names.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({}{})",
+                names.join(", "),
+                if top_level > names.len() as u64 {
+                    ", …"
+                } else {
+                    ""
+                }
+            )
+        }
+    );
+    Ok((full, digest))
+}
+
 /// The mapped files a question names, in its order: each word that is a mapped path
 /// (`server/store/src/lib.rs`, `Cargo.toml`: an indexed lookup), or the name of a source
 /// or markdown file that exactly one mapped file has (`number.rs`; `lib.rs`, which many
@@ -1708,8 +1939,12 @@ fn render(
 /// Characters of the question that an answer's heading quotes.
 const HEADING_QUERY_CHARS: usize = 200;
 
-/// An answer's heading: the question, its first [`HEADING_QUERY_CHARS`] characters.
+/// An answer's heading: the question, its first [`HEADING_QUERY_CHARS`] characters, or
+/// "the open files" when there is none.
 fn heading(query: &str) -> String {
+    if query.is_empty() {
+        return "## Context for the open files\n".to_string();
+    }
     format!("## Context for `{}`\n", quoted_query(query))
 }
 

@@ -36,8 +36,42 @@ impl Workspace {
     /// Finds the best revision for `target` — `PATH[:LINE]` (claims about that file or the
     /// symbol at that line, or the file's own page) or any text (FTS5 over bodies) — and
     /// returns its provenance chain.
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] (`target`) for an empty target, line 0
+    /// (lines are one-based), a line past the end of a mapped file (the message names the
+    /// file and its line count; every door calls this, so the CLI exits 2 and the LSP
+    /// and MCP answer an error), or a path leaving the workspace;
+    /// [`EngineError::NotFound`] when nothing explains it.
     pub fn why(&self, target: &str) -> Result<Envelope<Why>> {
         self.store.read(|| self.why_in_snapshot(target))
+    }
+
+    /// The line count of the mapped file `path` when `line` (one-based) is past its end,
+    /// as [`crate::scan::count_lines`] counts: past the map's count, and past the file's
+    /// on disk (it may have grown since the scan; a symbolic link is not followed). `None`
+    /// for a line within the file, or a path the map holds no file at (a folder, a page
+    /// about a deleted file).
+    fn past_the_end(&self, path: &str, line: u32) -> Result<Option<u64>> {
+        use loci_store::rusqlite::OptionalExtension;
+        let mapped: Option<i64> = self
+            .store
+            .conn()
+            .prepare_cached("SELECT lines FROM files WHERE path = ?1")
+            .and_then(|mut st| st.query_row([path], |r| r.get(0)).optional())
+            .map_err(|e| loci_store::StoreError::sqlite("counting a file's lines", e))?;
+        let Some(mapped) = mapped else {
+            return Ok(None);
+        };
+        let mut lines = mapped.max(0) as u64;
+        if u64::from(line) > lines {
+            let abs = self.root.join(path);
+            if abs.symlink_metadata().is_ok_and(|m| m.is_file())
+                && let Ok(text) = std::fs::read_to_string(&abs)
+            {
+                lines = lines.max(crate::scan::count_lines(&text).max(0) as u64);
+            }
+        }
+        Ok((u64::from(line) > lines).then_some(lines))
     }
 
     fn why_in_snapshot(&self, target: &str) -> Result<Envelope<Why>> {
@@ -70,12 +104,22 @@ impl Workspace {
                     |r| r.get::<_, bool>(0),
                 )
                 .map_err(|e| loci_store::StoreError::sqlite("looking up a path", e))?;
-        // Lines are one-based, as editors show them. (A line past the mapped file's end is
-        // answered: an editor's unsaved buffer may have grown since the last scan.)
+        // Lines are one-based, as editors show them, and within the file.
         if line == Some(0) {
             return Err(EngineError::InvalidArgument {
                 name: "target".into(),
                 message: format!("`{q}`: lines are numbered from 1"),
+            });
+        }
+        if let Some(line) = line
+            && let Some(lines) = self.past_the_end(path, line)?
+        {
+            return Err(EngineError::InvalidArgument {
+                name: "target".into(),
+                message: format!(
+                    "`{q}`: line {line} is past the end of `{path}`, which has {lines} line{}",
+                    if lines == 1 { "" } else { "s" }
+                ),
             });
         }
         if is_subject {

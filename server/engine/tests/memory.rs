@@ -962,5 +962,41 @@ fn fault_a_renamed_file_left_its_memory_on_the_old_path_until_sync() {
             .revision
             .version,
         1
+
+/// Fault (trial): `loci why path.py:99999`, a line past the file's end, answered as if the
+/// line were there. It is refused, naming the file and its line count (every door calls
+/// this: the CLI exits 2, the LSP command and the MCP tool answer an error); the last line,
+/// and a line of a file that grew since the scan, are answered.
+#[test]
+fn fault_why_past_the_end_of_a_file_answered_as_if_normal() {
+    let (dir, mut ws) = workspace();
+    ws.remember("src/auth.py", "Auth notes.", &by("a")).unwrap();
+    for (target, lines) in [("src/auth.py:99999", 5), ("src/billing.py:4", 3)] {
+        let err = ws.why(target).unwrap_err();
+        let path = target.split_once(':').unwrap().0;
+        let line = target.split_once(':').unwrap().1;
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "invalid argument `target`: `{target}`: line {line} is past the end of `{path}`, which has {lines} lines"
+            )
+        );
+    }
+    assert_eq!(
+        ws.why("src/auth.py:5").unwrap().result.subject,
+        "src/auth.py"
+    );
+    std::fs::write(
+        dir.path().join("src/auth.py"),
+        "def login(user, password):\n    return check(user, password)\n\ndef check(u, p):\n    return True\n\n# more\n",
+    )
+    .unwrap();
+    assert_eq!(
+        ws.why("src/auth.py:7").unwrap().result.subject,
+        "src/auth.py"
+    );
+    assert_eq!(
+        ws.why("src/auth.py:8").unwrap_err().to_string(),
+        "invalid argument `target`: `src/auth.py:8`: line 8 is past the end of `src/auth.py`, which has 7 lines"
     );
 }

@@ -491,6 +491,41 @@ pub fn symbols_in_file(conn: &Connection, path: &str) -> Result<Vec<SymbolHit>> 
         .ctx(|| format!("reading symbols of {path}"))
 }
 
+/// The outline of the file `path`: how many symbols it has, how many of them are top-level
+/// (a qualified name without `.`: not inside a class, impl or function), and its first
+/// `limit` symbols, top-level ones first and each depth in source order. One indexed
+/// lookup however many symbols the file has: `context` reads this for an open file.
+pub fn file_outline(
+    conn: &Connection,
+    path: &str,
+    limit: u32,
+) -> Result<(u64, u64, Vec<SymbolHit>)> {
+    let (total, top): (i64, i64) = conn
+        .prepare_cached(
+            "SELECT count(*), coalesce(sum(instr(s.qualified_name, '.') = 0), 0)
+             FROM symbols s JOIN files f USING (file_id) WHERE f.path = ?1",
+        )
+        .and_then(|mut st| st.query_row([path], |r| Ok((r.get(0)?, r.get(1)?))))
+        .ctx(|| format!("counting the symbols of {path}"))?;
+    let sql = format!(
+        "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f USING (file_id)
+         WHERE f.path = ?1
+         ORDER BY length(s.qualified_name) - length(replace(s.qualified_name, '.', '')),
+                  s.start_byte, s.key
+         LIMIT ?2"
+    );
+    let mut stmt = conn
+        .prepare_cached(&sql)
+        .ctx(|| "reading an outline".into())?;
+    let rows = stmt
+        .query_map(params![path, limit], symbol_hit)
+        .ctx(|| format!("reading the outline of {path}"))?;
+    let first = rows
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("reading the outline of {path}"))?;
+    Ok((total.max(0) as u64, top.max(0) as u64, first))
+}
+
 /// A reference with its file, as queries return it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RefHit {

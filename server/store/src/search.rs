@@ -30,7 +30,8 @@ pub struct SymbolTextHit {
     pub rank: f64,
 }
 
-/// Symbols matching `fts_query`, best first, optionally under a path prefix.
+/// Symbols matching `fts_query`, best first, optionally only those in the file `path_prefix`
+/// or under the folder `path_prefix/` (given without a trailing `/`).
 pub fn search_symbols(
     conn: &Connection,
     fts_query: &str,
@@ -55,7 +56,7 @@ pub fn search_symbols(
                 bm25(symbols_fts, 4.0, 2.0, 1.0) AS score
          FROM symbols_fts JOIN symbols s ON s.symbol_id = symbols_fts.rowid
          JOIN files f ON f.file_id = s.file_id
-         WHERE symbols_fts MATCH ?1 AND (?2 IS NULL OR substr(f.path, 1, length(?2)) = ?2)
+         WHERE symbols_fts MATCH ?1 AND (?2 IS NULL OR f.path = ?2 OR substr(f.path, 1, length(?2) + 1) = ?2 || '/')
          ORDER BY score, s.symbol_id LIMIT ?3"
     };
     let mut stmt = conn
@@ -99,7 +100,8 @@ pub struct DocTextHit {
     pub rank: f64,
 }
 
-/// Documentation sections matching `fts_query`, best first, optionally under a path prefix.
+/// Documentation sections matching `fts_query`, best first, optionally only those in the file
+/// `path_prefix` or under the folder `path_prefix/` (given without a trailing `/`).
 pub fn search_docs(
     conn: &Connection,
     fts_query: &str,
@@ -113,7 +115,7 @@ pub fn search_docs(
                     bm25(doc_chunks_fts, 2.0, 1.0) AS score
              FROM doc_chunks_fts JOIN doc_chunks c ON c.chunk_id = doc_chunks_fts.rowid
              JOIN files f ON f.file_id = c.file_id
-             WHERE doc_chunks_fts MATCH ?1 AND (?2 IS NULL OR substr(f.path, 1, length(?2)) = ?2)
+             WHERE doc_chunks_fts MATCH ?1 AND (?2 IS NULL OR f.path = ?2 OR substr(f.path, 1, length(?2) + 1) = ?2 || '/')
              ORDER BY score LIMIT ?3",
         )
         .ctx(|| "searching docs".into())?;
