@@ -962,6 +962,8 @@ fn fault_a_renamed_file_left_its_memory_on_the_old_path_until_sync() {
             .revision
             .version,
         1
+    );
+}
 
 /// Fault (trial): `loci why path.py:99999`, a line past the file's end, answered as if the
 /// line were there. It is refused, naming the file and its line count (every door calls

@@ -141,7 +141,7 @@ params! {
         /// Only these kinds of hits (default: all).
         #[serde(default)]
         kinds: Option<Vec<SearchKind>>,
-        /// Only hits under this repository-relative path prefix.
+        /// Only hits in this repository-relative file or folder (whole path components: `src/au` does not match `src/auth`).
         #[serde(default)]
         path: Option<String>,
         /// Hits per kind (default 10).
