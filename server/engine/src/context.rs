@@ -899,26 +899,34 @@ impl Workspace {
             .map(|f| self.contain("open_files", f))
             .collect::<Result<_>>()?;
         // Each open entry is a mapped file, a folder holding mapped files (kept as `src/`:
-        // what is in it is its module), or neither: that one earns nothing, and the answer
-        // says so, for a mistyped path (an editor's new, unsaved file is one too, and is
-        // answered all the same).
-        let mut unmapped_open = Vec::new();
+        // what is in it is its module), or neither. A file the map lacks (an editor's new,
+        // unsaved file, or a mistyped path) in a mapped folder below the root brings that
+        // folder's memory and its neighbours', as a new file there would need; anywhere
+        // else it earns nothing (at the root, "beside it" is every top-level file: a
+        // mistyped `nosuch.py` had served them all). The answer says which.
+        let place = |p: &str| -> Result<(bool, bool)> {
+            conn.prepare_cached(
+                "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1),
+                        EXISTS(SELECT 1 FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/')",
+            )
+            .and_then(|mut st| st.query_row([p], |r| Ok((r.get(0)?, r.get(1)?))))
+            .map_err(|e| loci_store::StoreError::sqlite("looking up an open file", e).into())
+        };
+        let mut unmapped_open: Vec<(String, Option<String>)> = Vec::new();
         let mut open_entries = Vec::with_capacity(open.len());
         for f in open {
-            let (is_file, is_folder): (bool, bool) = conn
-                .prepare_cached(
-                    "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1),
-                            EXISTS(SELECT 1 FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/')",
-                )
-                .and_then(|mut st| st.query_row([&f], |r| Ok((r.get(0)?, r.get(1)?))))
-                .map_err(|e| loci_store::StoreError::sqlite("looking up an open file", e))?;
+            let (is_file, is_folder) = place(&f)?;
             if is_file || f == "." {
                 open_entries.push(f);
             } else if is_folder {
                 open_entries.push(format!("{f}/"));
             } else {
-                unmapped_open.push(f.clone());
-                open_entries.push(f);
+                let dir = dir_of(&f).to_string();
+                let near = !dir.is_empty() && place(&dir)?.1;
+                unmapped_open.push((f.clone(), near.then_some(dir)));
+                if near {
+                    open_entries.push(f);
+                }
             }
         }
         let mut open = open_entries;
@@ -1095,7 +1103,8 @@ impl Workspace {
         let mut open_symbols = 0usize;
         let mut expanded = 0u32;
         for f in &open {
-            if !expand || f.ends_with('/') || f == "." || unmapped_open.contains(f) {
+            if !expand || f.ends_with('/') || f == "." || unmapped_open.iter().any(|(u, _)| u == f)
+            {
                 continue;
             }
             let (total, top_level, first) =
@@ -1526,8 +1535,9 @@ impl Workspace {
                     .map(|(_, w)| w),
             );
         }
-        env.capability.notes.extend(unmapped_open.iter().map(|f| {
-            format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet), so nothing near it scored open-file points")
+        env.capability.notes.extend(unmapped_open.iter().map(|(f, near)| match near {
+            Some(dir) => format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet): only the memory of `{dir}` and of the files in it scored open-file points"),
+            None => format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet), so nothing near it scored open-file points"),
         }));
         env.limits.budget = Some(budget);
         env.limits.used = used;

@@ -1282,10 +1282,43 @@ fn fault_an_open_file_the_map_does_not_hold_was_taken_without_a_word() {
     assert_eq!(
         env.capability.notes[1..],
         [
-            "open file `src/biling.py` is not in the map (no such file, ignored, or not scanned yet), so nothing near it scored open-file points"
+            "open file `src/biling.py` is not in the map (no such file, ignored, or not scanned yet): only the memory of `src` and of the files in it scored open-file points"
         ]
     );
     assert!(!env.result.abstained);
+}
+
+/// Fault found by a fresh-user trial: `--open nosuch.py`, a file the map lacks at the
+/// root, gave every top-level file's page the +25 of a sibling, so an unrelated question
+/// that abstained without it served them all, under a note saying nothing near the file
+/// had scored. At the root an unmapped file earns nothing.
+#[test]
+fn fault_a_mistyped_open_file_at_the_root_served_every_top_level_page() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "setup.py",
+        "def setup():
+    pass
+",
+    );
+    ws.scan(&|_| {}).unwrap();
+    ws.remember("setup.py", "Packaging entry point.", &by("agent:a"))
+        .unwrap();
+    let without = ask(&ws, "zebra quantum banana", &[], 2000).result;
+    let with = ask(&ws, "zebra quantum banana", &["nosuch.py"], 2000);
+    assert_eq!(
+        (without.abstained, with.result.abstained),
+        (true, true),
+        "{:?}",
+        with.result.items.iter().map(|i| &i.id).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        with.capability.notes.last().map(String::as_str),
+        Some(
+            "open file `nosuch.py` is not in the map (no such file, ignored, or not scanned yet), so nothing near it scored open-file points"
+        )
+    );
 }
 
 /// Fault (trial): `context "regex::escape"` abstained at 0.0 and `serde_json::to_string_pretty`
