@@ -143,6 +143,8 @@ impl Output {
                 r.unchanged,
                 if r.resumed > 0 {
                     format!(", {} finished for an interrupted scan", r.resumed)
+                } else if r.reanalysed > 0 {
+                    format!(", {} analysed again for this version of loci", r.reanalysed)
                 } else {
                     String::new()
                 }

@@ -17,6 +17,15 @@ pub mod terms;
 pub use analyze::{AnalyzeOptions, analyze};
 pub use imports::PathIndex;
 pub use lang::Language;
+/// The version of what analysis extracts from a file (symbols and their keys and kinds,
+/// references and their resolution in the file, imports). A map built by another version
+/// is reanalysed file by file on the next scan, whatever the files' hashes say: the stored
+/// rows would otherwise stay as the older analysis left them until each file changed.
+/// Bump it with every change to queries or extraction that changes a file's rows.
+///
+/// 2: Rust types get their own kinds, `#[path]` modules, members of same-file types.
+pub const ANALYSIS_VERSION: u32 = 2;
+
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).
 pub use tree_sitter;

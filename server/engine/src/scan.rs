@@ -45,6 +45,9 @@ const BATCH_FILES: usize = 128;
 /// The `meta` key holding the fingerprint of the secret rules the map was built with.
 pub(crate) const SECRET_RULES_META: &str = "secret_rules";
 
+/// The `meta` key holding the [`loci_core::ANALYSIS_VERSION`] the map was built with.
+const ANALYSIS_META: &str = "analysis_version";
+
 /// What a scan is doing, for progress bars and `$/progress`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "phase")]
@@ -122,6 +125,10 @@ pub struct ScanReport {
     /// later scan was killed, the files it rewrote are reported modified: they had
     /// changed since the last finished scan.)
     pub resumed: u64,
+    /// Files analysed again with the same content because the map was built by another
+    /// analysis version ([`loci_core::ANALYSIS_VERSION`]; after an upgrade of loci):
+    /// neither modified nor in the drift ledger.
+    pub reanalysed: u64,
     /// Files in the map, by language (`unknown` for unparsed extensions).
     pub languages: BTreeMap<String, LanguageCount>,
     /// Totals of the map after the scan.
@@ -186,6 +193,10 @@ pub fn scan(
     let stored = map::file_states(store.conn())?;
     // Rules that changed since the map was built: every file is read again.
     let rules_changed = store.meta(SECRET_RULES_META)?.as_deref() != Some(secrets.fingerprint());
+    // A map another analysis built: every file is analysed again.
+    let reanalyse = !stored.is_empty()
+        && store.meta(ANALYSIS_META)?.as_deref()
+            != Some(loci_core::ANALYSIS_VERSION.to_string().as_str());
     let has_scan: Option<i64> = store
         .conn()
         .query_row(
@@ -218,7 +229,8 @@ pub fn scan(
                 if s.size == f.size as i64
                     && s.mtime_ns == f.mtime_ns
                     && !interrupted.contains(&s.scan_id)
-                    && !rules_changed =>
+                    && !rules_changed
+                    && !reanalyse =>
             {
                 report.unchanged += 1
             }
@@ -255,6 +267,7 @@ pub fn scan(
         && has_scan.is_some()
         && interrupted.is_empty()
         && !rules_changed
+        && !reanalyse
     {
         return finish_noop(store, report, skips, started);
     }
@@ -282,6 +295,7 @@ pub fn scan(
         interrupted,
         has_scan,
         bulk,
+        reanalyse,
     );
     if bulk && result.is_err() {
         store.write(map::create_bulk_indexes)?;
@@ -305,6 +319,7 @@ fn scan_inner(
     interrupted: HashSet<i64>,
     has_scan: Option<i64>,
     bulk: bool,
+    reanalyse: bool,
 ) -> Result<ScanReport> {
     let scan_id = store.write(|tx| {
         tx.execute(
@@ -335,6 +350,8 @@ fn scan_inner(
         scan_id,
         stored,
         first: has_scan.is_none(),
+        reanalyse,
+        interrupted: &interrupted,
         pending: PendingRefs::default(),
         changed_names: BTreeSet::new(),
         changed_files: BTreeSet::new(),
@@ -357,7 +374,7 @@ fn scan_inner(
                     }
                     let known = stored
                         .get(&f.path)
-                        .filter(|s| !interrupted.contains(&s.scan_id));
+                        .filter(|s| !interrupted.contains(&s.scan_id) && !reanalyse);
                     let outcome = process(f, known, options, secrets);
                     if sender.send(outcome).is_err() {
                         cancel.store(true, Ordering::Relaxed);
@@ -474,6 +491,7 @@ fn scan_inner(
         map::replace_skipped_files(tx, &skipped_rows)?;
         map::insert_drift(tx, scan_id, &drift, "scan")?;
         loci_store::set_meta(tx, SECRET_RULES_META, secrets.fingerprint())?;
+        loci_store::set_meta(tx, ANALYSIS_META, &loci_core::ANALYSIS_VERSION.to_string())?;
         for id in &interrupted {
             tx.execute(
                 "UPDATE scans SET status = 'interrupted' WHERE scan_id = ?1 AND status = 'running'",
@@ -752,6 +770,10 @@ struct Writer<'a> {
     /// No scan has finished before this one (what is in the map was written by a scan
     /// that was killed).
     first: bool,
+    /// The map was built by another analysis version: unchanged files are analysed again.
+    reanalyse: bool,
+    /// Scans that never finished.
+    interrupted: &'a HashSet<i64>,
     /// References of changed files, waiting for resolution.
     pending: PendingRefs,
     /// Names that gained or lost a definition.
@@ -875,31 +897,41 @@ impl Writer<'_> {
                     // is finished (`resumed`). On a later one the killed scan rewrote the
                     // file because it had changed since the last finished scan: modified.
                     let resumed = rewritten && self.first;
+                    // Same content, analysed again only because another analysis version
+                    // built the row: nothing changed in the file, so no drift.
+                    let reanalysed = rewritten
+                        && self.reanalyse
+                        && !self.first
+                        && stored
+                            .get(&a.path)
+                            .is_some_and(|s| !self.interrupted.contains(&s.scan_id));
                     // Drift: the file, and every symbol whose signature changed (the
                     // killed scan recorded none).
                     let added = !existed || resumed;
-                    self.drift.push(map::DriftEntry {
-                        path: a.path.clone(),
-                        kind: if added { "add" } else { "modify" },
-                        old_hash: if added || rewritten { None } else { old_hash },
-                        new_hash: Some(a.content_hash.clone()),
-                        detail: None,
-                    });
-                    let old_sigs: HashMap<&str, &str> = old_keys
-                        .iter()
-                        .map(|(k, _, s)| (k.as_str(), s.as_str()))
-                        .collect();
-                    for (key, _, sig) in &new_keys {
-                        if let Some(old_sig) = old_sigs.get(key.as_str())
-                            && *old_sig != sig
-                        {
-                            self.drift.push(map::DriftEntry {
-                                path: a.path.clone(),
-                                kind: "signature_change",
-                                old_hash: Some(old_sig.to_string()),
-                                new_hash: Some(sig.clone()),
-                                detail: Some(key.clone()),
-                            });
+                    if !reanalysed {
+                        self.drift.push(map::DriftEntry {
+                            path: a.path.clone(),
+                            kind: if added { "add" } else { "modify" },
+                            old_hash: if added || rewritten { None } else { old_hash },
+                            new_hash: Some(a.content_hash.clone()),
+                            detail: None,
+                        });
+                        let old_sigs: HashMap<&str, &str> = old_keys
+                            .iter()
+                            .map(|(k, _, s)| (k.as_str(), s.as_str()))
+                            .collect();
+                        for (key, _, sig) in &new_keys {
+                            if let Some(old_sig) = old_sigs.get(key.as_str())
+                                && *old_sig != sig
+                            {
+                                self.drift.push(map::DriftEntry {
+                                    path: a.path.clone(),
+                                    kind: "signature_change",
+                                    old_hash: Some(old_sig.to_string()),
+                                    new_hash: Some(sig.clone()),
+                                    detail: Some(key.clone()),
+                                });
+                            }
                         }
                     }
                     if a.lossy_utf8 {
@@ -907,6 +939,8 @@ impl Writer<'_> {
                     }
                     if resumed {
                         report.resumed += 1;
+                    } else if reanalysed {
+                        report.reanalysed += 1;
                     } else if existed {
                         report.modified.push(a.path);
                     } else {

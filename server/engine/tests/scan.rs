@@ -868,3 +868,49 @@ fn fault_a_member_on_a_type_the_file_defines_was_a_guess() {
     scan(&mut fresh);
     assert_eq!(call_targets(&fresh), first);
 }
+
+/// Fault found by a fresh-user trial: after an upgrade of loci, a scan reported every
+/// file unchanged and kept the rows the older analysis had written (`callers
+/// Regex::new` found nothing, a `#[path]` module stayed unresolved) until each file
+/// changed. A map another analysis version built is now analysed again, file by file,
+/// without drift entries or "modified" files for content that did not change.
+#[test]
+fn fault_an_upgraded_loci_kept_the_older_analysis_until_each_file_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let mut ws = open(root);
+    scan(&mut ws);
+    let expected = dump(ws.store().conn());
+    let drift_rows = |ws: &Workspace| -> i64 {
+        ws.store()
+            .conn()
+            .query_row("SELECT count(*) FROM drift", [], |r| r.get(0))
+            .unwrap()
+    };
+    let drift_before = drift_rows(&ws);
+    // The map as an older analysis left it: other kinds and keys, references missing.
+    Connection::open(root.join(".loci/test.db"))
+        .unwrap()
+        .execute_batch(
+            "UPDATE meta SET value = '1' WHERE key = 'analysis_version';
+             UPDATE symbols SET kind = 'class', key = replace(key, '@function', '@class');
+             DELETE FROM refs;",
+        )
+        .unwrap();
+    let report = scan(&mut ws);
+    assert_eq!(
+        (
+            report.reanalysed,
+            report.modified.len(),
+            report.added.len(),
+            report.unchanged
+        ),
+        (8, 0, 0, 0)
+    );
+    assert_eq!(dump(ws.store().conn()), expected);
+    assert_eq!(drift_rows(&ws), drift_before);
+    // Once the map is this version's, a rescan is a no-op again.
+    let again = scan(&mut ws);
+    assert_eq!((again.changed, again.reanalysed), (false, 0));
+}
