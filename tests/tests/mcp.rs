@@ -840,3 +840,41 @@ async fn fault_a_long_write_held_up_every_read() {
     assert!(text(&r).contains("`alpha()` answers 1."), "{}", text(&r));
     client.cancel().await.ok();
 }
+
+/// Fault found by a fresh-user trial: a `scan` that found about 1,000 changed files was
+/// paged (`more: call again with cursor "byte:22489"`), but `scan` takes no cursor, and
+/// calling it again scans again. Its path lists are cut to 50 entries each instead, with
+/// the whole counts in a note, so the answer fits one page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fault_a_large_scan_answer_was_paged_with_a_cursor_scan_does_not_take() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "a.py", "def a():\n    pass\n");
+    let client = connect(scanned(dir.path())).await;
+    for i in 0..700 {
+        write(
+            dir.path(),
+            &format!("pkg/module_with_a_long_name_{i:04}.py"),
+            &format!("def f{i}():\n    return {i}\n"),
+        );
+    }
+    let r = ok(&client, "scan", json!({})).await;
+    let v = structured(&r);
+    assert_eq!(v["result"]["added"].as_array().map(Vec::len), Some(50));
+    assert_eq!(
+        v["result"]["added"][0],
+        "pkg/module_with_a_long_name_0000.py"
+    );
+    assert_eq!(v["page"], Value::Null, "{}", text(&r));
+    assert!(!text(&r).contains("cursor"), "{}", text(&r));
+    let notes = v["capability"]["notes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        notes.contains(&json!(
+            "lists cut to their first 50 entries; whole counts: added 700 (`loci scan --json` lists every path)"
+        )),
+        "{notes:?}"
+    );
+    client.cancel().await.ok();
+}

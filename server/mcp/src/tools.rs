@@ -971,7 +971,7 @@ impl Call {
             Call::Lint(_) => json(ws.lint()),
             Call::Check(_) => json(ws.check()),
             Call::Resolve(p) => json(ws.resolve(p.id, p.notes.as_deref(), p.session)),
-            Call::Scan(_) => json(ws.scan(&|_| {})),
+            Call::Scan(_) => json(ws.scan(&|_| {})).map(cap_scan_lists),
             Call::Remember(p) => json(ws.remember(&p.subject, &p.body, &p.write_options(a))),
             Call::Decide(p) => json(ws.decide(&p.text, p.subject.as_deref(), &p.write_options(a))),
             Call::Learn(p) => json(ws.learn(&p.text, p.subject.as_deref(), &p.write_options(a))),
@@ -1010,6 +1010,33 @@ fn rename_argument(e: EngineError, from: &str, to: &str) -> EngineError {
 }
 
 /// An envelope with its result as JSON.
+/// Entries a `scan` answer lists per kind of change; the counts are whole.
+pub const SCAN_LIST_CAP: usize = 50;
+
+/// A scan's lists of paths cut to [`SCAN_LIST_CAP`] entries each, with a note giving the
+/// whole counts. A scan is not an answer to page: calling it again scans again (and finds
+/// nothing new), so a large one (a branch switch) must fit one page.
+fn cap_scan_lists(mut env: Envelope<Value>) -> Envelope<Value> {
+    let mut cut = Vec::new();
+    if let Value::Object(fields) = &mut env.result {
+        for (name, value) in fields.iter_mut() {
+            if let Value::Array(items) = value
+                && items.len() > SCAN_LIST_CAP
+            {
+                cut.push(format!("{name} {}", items.len()));
+                items.truncate(SCAN_LIST_CAP);
+            }
+        }
+    }
+    if !cut.is_empty() {
+        env.capability.notes.push(format!(
+            "lists cut to their first {SCAN_LIST_CAP} entries; whole counts: {} (`loci scan --json` lists every path)",
+            cut.join(", ")
+        ));
+    }
+    env
+}
+
 fn json<T: Serialize>(
     env: Result<Envelope<T>, EngineError>,
 ) -> Result<Envelope<Value>, EngineError> {
