@@ -816,8 +816,12 @@ impl Ctx<'_> {
         }
     }
 
-    /// Where a missing path went: git's rename history, else the only file of that name.
+    /// Where a missing path went: the renames the scans saw (the drift ledger, followed
+    /// to a path in the map), else git's rename history, else the only file of that name.
     fn path_suggestion(&mut self, target: &str) -> Result<Option<String>> {
+        if let Some(to) = scanned_rename(self.ws.store.conn(), target)? {
+            return Ok(Some(to));
+        }
         if let Some(to) = crate::memory::renamed_to(&self.ws.root, target) {
             return Ok(Some(to));
         }
@@ -1064,4 +1068,39 @@ fn names_a_type(conn: &loci_store::rusqlite::Connection, qualifier: &str) -> Res
     Ok(loci_store::map::find_symbols(conn, scope, 50)?
         .iter()
         .any(|s| s.name == scope && TYPE_KINDS.contains(&s.kind.as_str())))
+}
+
+/// Where the scans saw `path` renamed to, following later renames (`a` → `b` → `c`), when
+/// the path it ends at is in the map.
+fn scanned_rename(conn: &loci_store::rusqlite::Connection, path: &str) -> Result<Option<String>> {
+    use loci_store::Context;
+    use loci_store::rusqlite::OptionalExtension;
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT path FROM drift WHERE kind = 'rename' AND detail = ?1 ORDER BY drift_id DESC LIMIT 1",
+        )
+        .ctx(|| "reading renames".into())?;
+    let mut at = path.to_string();
+    // A bound on the chain: renames back and forth must not loop.
+    for _ in 0..16 {
+        let Some(next) = stmt
+            .query_row([&at], |r| r.get::<_, String>(0))
+            .optional()
+            .ctx(|| "reading renames".into())?
+        else {
+            break;
+        };
+        at = next;
+    }
+    if at == path {
+        return Ok(None);
+    }
+    let mapped: bool = conn
+        .query_row(
+            "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1)",
+            [&at],
+            |r| r.get(0),
+        )
+        .ctx(|| "reading renames".into())?;
+    Ok(mapped.then_some(at))
 }

@@ -943,6 +943,26 @@ fn fault_a_renamed_file_left_its_memory_on_the_old_path_until_sync() {
     let warnings: Vec<String> = shown.stale_warnings.into_iter().map(|w| w.reason).collect();
     assert_eq!(warnings, Vec::<String>::new());
     assert!(ws.show("src/billing.py", None).is_err());
+    // The prose still names the old path: a contradiction, with the rename as its fix.
+    let found: Vec<(String, String, Option<String>)> = ws
+        .lint()
+        .unwrap()
+        .result
+        .contradictions
+        .into_iter()
+        .map(|c| (c.kind, c.claim, c.suggestion))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("missing_path".to_string(), "pkg/a".to_string(), None),
+            (
+                "missing_path".to_string(),
+                "src/billing.py".to_string(),
+                Some("src/invoices.py".to_string())
+            )
+        ]
+    );
     // Two identical files moved at once: which went where is not the scan's to say.
     assert!(ws.show("pkg/a/__init__.py", None).is_ok());
     // `sync` finds the renamed file's page already moved.
