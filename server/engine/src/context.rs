@@ -299,6 +299,9 @@ const MEMORY_LINKS: usize = 8;
 /// Full-text hits per index that `context` weighs (coverage re-ranks them).
 const TEXT_HITS: u32 = 50;
 
+/// Full-text hits among each open file's own symbols that `context` weighs as well.
+const OPEN_FILE_HITS: u32 = 10;
+
 /// The rank constant of the FTS points' decay, `k / (k + rank)` (0-based rank within one
 /// index), as in reciprocal rank fusion (Cormack et al., 2009, k = 60).
 const RANK_K: f64 = 60.0;
@@ -949,6 +952,35 @@ impl Workspace {
         // its best passage once: the rule is "up to +30", and summing weak passages let a
         // long document outrank the code that answers the question.
         let (mut text_hits, weights) = self.text_candidates(&terms, TEXT_HITS)?;
+        // The open files' own definitions that hold the question's words, at their ranks
+        // within each file: a question asked with a file open is most often about it, and
+        // its definitions can rank below 50 others across the repository ("parse a URL"
+        // with `urllib/parse.py` open never reached `urlparse`).
+        // Those holding every word first, as in `text_candidates`.
+        let exprs: Vec<String> = (terms.len() > 1)
+            .then(|| crate::search::all_of(&terms))
+            .flatten()
+            .into_iter()
+            .chain(crate::search::any_of(&terms))
+            .collect();
+        for expr in &exprs {
+            for f in open.iter().filter(|f| !f.ends_with('/') && *f != ".") {
+                if unmapped_open.iter().any(|(u, _)| u == f) {
+                    continue;
+                }
+                let hits =
+                    self.index_hits(FtsTable::Symbols, expr, Some(f), OPEN_FILE_HITS, false)?;
+                for (rank, (hit, text, revision)) in hits.into_iter().enumerate() {
+                    text_hits.push(TextHit {
+                        hit,
+                        coverage: coverage(std::slice::from_ref(&text), &terms, &weights),
+                        rank,
+                        revision,
+                        text,
+                    });
+                }
+            }
+        }
         // Symbols the question names (`Store::write`, `parse_config`, a one-word question).
         // Each is also a text hit at rank 0: the definition a question names is its best
         // match, even where FTS5's length normalisation ranks a long doc comment below the

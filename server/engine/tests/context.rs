@@ -1930,3 +1930,47 @@ fn fault_search_path_was_a_string_prefix() {
     assert_eq!(ids(Some("server")).len(), 6);
     assert_eq!(ids(Some(".")), ids(None));
 }
+
+/// Fault found by a fresh-user trial: "parse a URL" with `urllib/parse.py` open served
+/// only test code: `urlparse`, whose docstring holds the whole question, ranked below 50
+/// shorter texts across the repository, so it never became a candidate and its +50 as
+/// part of the open file was never given. The open files' own definitions that hold the
+/// question's words are now retrieved too.
+#[test]
+fn fault_an_open_files_definition_matching_the_question_was_never_a_candidate() {
+    let (dir, mut ws) = workspace();
+    let manual = (0..40)
+        .map(|i| format!("    Line {i} of the manual: options, defaults and examples.\n"))
+        .collect::<String>();
+    write(
+        dir.path(),
+        "src/tree.py",
+        &format!(
+            "def copy_tree(src, dst):\n    \"\"\"Recursively copy a directory tree.\n\n{manual}    \"\"\"\n    return dst\n"
+        ),
+    );
+    let others = (0..60)
+        .map(|i| format!("def copy_{i}(d):\n    \"\"\"Recursively copy directory {i}.\"\"\"\n\n"))
+        .collect::<String>();
+    write(dir.path(), "tests/test_copies.py", &others);
+    ws.scan(&|_| {}).unwrap();
+    let without = ask(&ws, "recursively copy a directory", &[], 4000).result;
+    assert!(
+        !without
+            .items
+            .iter()
+            .any(|i| i.id == "src/tree.py#copy_tree@function"),
+        "the fixture must bury it without the open file"
+    );
+    let with = ask(&ws, "recursively copy a directory", &["src/tree.py"], 4000).result;
+    assert_eq!(
+        (with.items[0].id.as_str(), with.items[0].signals.clone()),
+        (
+            "src/tree.py#copy_tree@function",
+            vec![
+                "text (100% of the question) +30.0".to_string(),
+                "open module src/tree.py +50.0".to_string()
+            ]
+        )
+    );
+}
