@@ -583,6 +583,7 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
             | Command::Search { .. }
             | Command::Context { .. }
             | Command::Check { .. }
+            | Command::Lint
             | Command::Drift { .. }
             | Command::Recap { .. }
             | Command::Export { .. }

@@ -1192,3 +1192,26 @@ fn fault_an_exit_2_error_printed_no_json_envelope() {
     assert_eq!(usage.status.code(), Some(2));
     assert!(usage.stdout.is_empty());
 }
+
+/// Fault found by a fresh-user trial: `loci lint` in a folder never scanned created a
+/// store and passed with "0 claims checked", while `check` refused; against an empty map
+/// every path a page names would have been a contradiction. `lint` now refuses both ways,
+/// creating nothing.
+#[test]
+fn fault_lint_in_an_unscanned_folder_created_a_store_and_passed() {
+    let dir = repo();
+    let root = dir.path();
+    let out = loci(root, &["lint"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!root.join(".loci").exists());
+    let init = loci(root, &["init"]);
+    assert_eq!(init.status.code(), Some(0));
+    let out = loci(root, &["lint"]);
+    assert_eq!(
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned()),
+        (
+            Some(2),
+            "loci: the map is empty: no scan has finished on this database, so there is nothing to check memory against; run `loci scan` first\n".to_string()
+        )
+    );
+}

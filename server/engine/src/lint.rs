@@ -90,6 +90,7 @@ impl Workspace {
     /// Checks every live memory claim and the docs' claims, updates contradictions and
     /// stale marks, and records what changed in the knowledge at the current scan revision.
     pub fn lint(&mut self) -> Result<Envelope<LintReport>> {
+        self.refuse_unscanned_map()?;
         let lock = self.store.lock("a lint")?;
         let report = self.run_lint()?;
         drop(lock);
@@ -334,22 +335,7 @@ impl Workspace {
     /// Errors with [`EngineError::NotFound`] when no scan has finished on this database:
     /// a gate over an empty map (a fresh clone, a mistyped `--db`) would pass vacuously.
     pub fn check(&mut self) -> Result<Envelope<CheckReport>> {
-        let scanned: bool = self
-            .store
-            .conn()
-            .query_row(
-                "SELECT EXISTS(SELECT 1 FROM scans WHERE status = 'finished')",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(|e| loci_store::StoreError::sqlite("reading the last scan", e))?;
-        if !scanned {
-            return Err(EngineError::NotFound(
-                "the map is empty: no scan has finished on this database, so there is nothing \
-                 to check memory against; run `loci scan` first"
-                    .into(),
-            ));
-        }
+        self.refuse_unscanned_map()?;
         let lock = self.store.lock("a check")?;
         let lint = self.run_lint()?;
         drop(lock);
@@ -366,6 +352,30 @@ impl Workspace {
             },
             Vec::new(),
         )
+    }
+
+    /// [`EngineError::NotFound`] when no scan has finished on this database: checked
+    /// against an empty map, every claim would be a contradiction (`lint` had reported
+    /// nothing and exited 0 in an unscanned folder, and would have flagged every path a
+    /// page names).
+    fn refuse_unscanned_map(&self) -> Result<()> {
+        let scanned: bool = self
+            .store
+            .conn()
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM scans WHERE status = 'finished')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| loci_store::StoreError::sqlite("reading the last scan", e))?;
+        if scanned {
+            return Ok(());
+        }
+        Err(EngineError::NotFound(
+            "the map is empty: no scan has finished on this database, so there is nothing \
+             to check memory against; run `loci scan` first"
+                .into(),
+        ))
     }
 
     /// A human dismissal: the contradiction is closed and that claim is never reported again.
