@@ -631,7 +631,8 @@ fn extract_with<'t>(
             if name.is_empty() {
                 return None;
             }
-            let (mut receiver, object) = receiver_of(language, r.node, r.name, bytes, &bindings);
+            let (mut receiver, object, last) =
+                receiver_of(language, r.node, r.name, bytes, &bindings);
             // `Foo::new()`, `Foo.create()`: a member of a type this file defines.
             let mut target = None;
             if let Some(object) = object
@@ -643,10 +644,14 @@ fn extract_with<'t>(
                 receiver = Receiver::Own;
                 target = Some(*i);
             }
+            let receiver_name = last
+                .filter(|_| matches!(receiver, Receiver::Other | Receiver::Imported))
+                .map(str::to_string);
             Some(Reference {
                 name: name.to_string(),
                 kind: r.kind,
                 receiver,
+                receiver_name,
                 span: span_of(r.name),
                 enclosing: None,
                 target,
@@ -657,6 +662,7 @@ fn extract_with<'t>(
         name,
         kind: RefKind::Import,
         receiver: Receiver::None,
+        receiver_name: None,
         span: span_of(node),
         enclosing: None,
         target: None,
@@ -823,32 +829,34 @@ fn local_members(symbols: &[Symbol]) -> FastMap<(&str, &str), Option<u32>> {
 /// `self.meta.is_match` is [`Receiver::Other`] (the receiver is `self.meta`), `self.parse`
 /// is [`Receiver::Own`], and `util.fmt` is [`Receiver::Imported`] when `util` is one of
 /// `bindings` ([`import_bindings`]). With it, the receiver's text when that is one bare
-/// identifier (`Foo` in `Foo::new()`, not `self.meta` or `Vec::<u8>`).
+/// identifier (`Foo` in `Foo::new()`, not `self.meta` or `Vec::<u8>`), and its last
+/// segment when that is one (`Builder` in `runtime::Builder::new()`, `meta` in
+/// `self.meta.f()`).
 fn receiver_of<'b>(
     language: Language,
     reference: Node<'_>,
     name: Node<'_>,
     bytes: &'b [u8],
     bindings: &FastSet<String>,
-) -> (Receiver, Option<&'b str>) {
+) -> (Receiver, Option<&'b str>, Option<&'b str>) {
     let (expression, member) = match member_fields(language, name.kind()) {
         Some(_) => (name, None),
         None => match parent_below(reference, name) {
             Some(parent) => (parent, Some(name)),
-            None => return (Receiver::None, None),
+            None => return (Receiver::None, None, None),
         },
     };
     let Some((object_field, name_field)) = member_fields(language, expression.kind()) else {
-        return (Receiver::None, None);
+        return (Receiver::None, None, None);
     };
     if let Some(member) = member
         && expression.child_by_field_name(name_field) != Some(member)
     {
-        return (Receiver::None, None);
+        return (Receiver::None, None, None);
     }
     let Some(object) = expression.child_by_field_name(object_field) else {
         // `::f()` in Rust, a Ruby call without a receiver.
-        return (Receiver::None, None);
+        return (Receiver::None, None, None);
     };
     let text = node_text(object, bytes);
     let own = match text {
@@ -864,7 +872,13 @@ fn receiver_of<'b>(
     } else {
         Receiver::Other
     };
-    (receiver, Some(text).filter(|t| is_identifier(t)))
+    let last = text.rsplit("::").next().unwrap_or(text);
+    let last = last.rsplit('.').next().unwrap_or(last);
+    (
+        receiver,
+        Some(text).filter(|t| is_identifier(t)),
+        Some(last).filter(|t| is_identifier(t)),
+    )
 }
 
 /// Whether `text` is one identifier (letters, digits, `_`, `$`; not starting with a digit).

@@ -24,7 +24,8 @@ pub use lang::Language;
 /// Bump it with every change to queries or extraction that changes a file's rows.
 ///
 /// 2: Rust types get their own kinds, `#[path]` modules, members of same-file types.
-pub const ANALYSIS_VERSION: u32 = 2;
+/// 3: references keep their receiver's name (`Builder` in `Builder::new()`).
+pub const ANALYSIS_VERSION: u32 = 3;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).
@@ -252,6 +253,12 @@ pub struct Reference {
     /// What the name is looked up on (see [`Receiver`]); always `None` for imports.
     #[serde(default)]
     pub receiver: Receiver,
+    /// For a name on another object or on an imported name ([`Receiver::Other`],
+    /// [`Receiver::Imported`]), the receiver's last segment when it is an identifier:
+    /// `Builder` in `Builder::new()` and `runtime::Builder::new()`, `meta` in
+    /// `self.meta.f()`. Resolution prefers a member of a type of that name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_name: Option<String>,
     /// The name node.
     pub span: Span,
     /// Index into [`FileAnalysis::symbols`] of the innermost definition containing it.

@@ -1020,6 +1020,9 @@ struct PendingRefs {
     /// (index into `refs`, target symbol id), ascending: the references their own file
     /// resolves ([`loci_core::Reference::target`]; few, so not a field of every ref).
     local: Vec<(u32, i64)>,
+    /// (index into `refs`, index into `names` of its receiver's name), ascending
+    /// ([`loci_core::Reference::receiver_name`]: only refs on another object have one).
+    receivers: Vec<(u32, u32)>,
 }
 
 /// One unresolved reference: see [`PendingRefs`].
@@ -1042,17 +1045,13 @@ impl PendingRefs {
     fn push(&mut self, file_id: i64, refs: &[loci_core::Reference], symbol_ids: &[i64]) {
         let start = self.refs.len();
         for r in refs {
-            let name = match self.ids.get(r.name.as_str()) {
-                Some(&id) => id,
-                None => {
-                    let id = self.names.len() as u32;
-                    self.names.push(r.name.as_str().into());
-                    self.ids.insert(r.name.as_str().into(), id);
-                    id
-                }
-            };
+            let name = self.intern(&r.name);
             if let Some(&id) = r.target.and_then(|i| symbol_ids.get(i as usize)) {
                 self.local.push((self.refs.len() as u32, id));
+            }
+            if let Some(receiver) = &r.receiver_name {
+                let id = self.intern(receiver);
+                self.receivers.push((self.refs.len() as u32, id));
             }
             self.refs.push(PendingRef {
                 name,
@@ -1071,6 +1070,17 @@ impl PendingRefs {
         self.files.push((file_id, start..self.refs.len()));
     }
 
+    /// The index of `name` in [`PendingRefs::names`], added if new.
+    fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.into());
+        self.ids.insert(name.into(), id);
+        id
+    }
+
     /// A file's references as rows, resolved with `resolver`.
     fn rows<'a>(
         &'a self,
@@ -1087,16 +1097,22 @@ impl PendingRefs {
                 .binary_search_by_key(&((start + k) as u32), |&(i, _)| i)
                 .ok()
                 .map(|i| self.local[i].1);
+            let receiver_name = self
+                .receivers
+                .binary_search_by_key(&((start + k) as u32), |&(i, _)| i)
+                .ok()
+                .map(|i| &*self.names[self.receivers[i].1 as usize]);
             // A member of a type the file defines, resolved by the file: as sure as a
             // same-file `self.f()` (see `Resolver::resolve`).
             let (target_id, provenance, confidence) = match local {
                 Some(id) => (Some(id), "derived", SAME_FILE_CONFIDENCE),
-                None => resolver.resolve(file_id, name, enclosing_id, r.receiver),
+                None => resolver.resolve(file_id, name, enclosing_id, r.receiver, receiver_name),
             };
             RefRow {
                 name,
                 kind: r.kind.as_str(),
                 receiver: r.receiver.as_str(),
+                receiver_name,
                 line: r.line,
                 column: r.column,
                 start_byte: r.start_byte,
@@ -1434,6 +1450,9 @@ fn go_module_path(path: &Path) -> Option<String> {
 struct Def {
     id: i64,
     parent: Option<i64>,
+    /// The last segment of the scope its qualified name gives (`Builder` for
+    /// `Builder.new`), if any.
+    owner: Option<Box<str>>,
 }
 
 /// The definitions of one name.
@@ -1500,7 +1519,7 @@ impl Resolver {
         let defs = read_keyed(
             conn,
             "reading definitions",
-            "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id FROM symbols s
+            "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id, s.qualified_name FROM symbols s
              LEFT JOIN symbols p ON p.key = s.parent_key",
             "",
             ("s.name", names),
@@ -1511,17 +1530,23 @@ impl Resolver {
                     row.get::<_, i64>(1)?,
                     row.get::<_, i64>(2)?,
                     row.get::<_, Option<i64>>(3)?,
+                    row.get::<_, String>(4)?,
                 ))
             },
         )?;
-        for (name, id, file_id, parent) in defs {
+        for (name, id, file_id, parent, qualified) in defs {
+            // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
+            // `impl` have no parent symbol, only their qualified name.
+            let owner = qualified
+                .rsplit_once('.')
+                .map(|(scope, _)| scope.rsplit('.').next().unwrap_or(scope).into());
             if needs.is_none() {
                 // Every symbol is a definition read here: no separate parents pass.
                 r.parents.insert(id, parent);
             }
             let defs = r.defs.entry(name).or_default();
             defs.by_file.push((file_id, defs.all.len() as u32));
-            defs.all.push(Def { id, parent });
+            defs.all.push(Def { id, parent, owner });
         }
         for defs in r.defs.values_mut() {
             defs.by_file.sort_unstable();
@@ -1626,12 +1651,42 @@ impl Resolver {
         name: &str,
         enclosing: Option<i64>,
         receiver: Receiver,
+        receiver_name: Option<&str>,
     ) -> (Option<i64>, &'static str, f64) {
         let Some(defs) = self.defs.get(name) else {
             return (None, "derived", 0.0);
         };
         let other = receiver == Receiver::Other;
         let deps = self.deps.get(&file_id);
+        // A member written on a type's name (`Builder::new_multi_thread()`,
+        // `runtime::Builder::new()`, `Parser.create()`): the members of types of that
+        // name, in this file, then in imported files, then anywhere.
+        if let Some(type_name) = receiver_name {
+            let typed: Vec<(u32, &Def)> = defs
+                .all
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.owner.as_deref() == Some(type_name))
+                .map(|(i, d)| (i as u32, d))
+                .collect();
+            if !typed.is_empty() {
+                let imported: BTreeSet<i64> =
+                    deps.into_iter().flatten().map(|(_, to)| *to).collect();
+                let in_file = |f: i64| defs.in_file(f).map(|(i, _)| i).collect::<Vec<_>>();
+                let here = in_file(file_id);
+                let best = typed
+                    .iter()
+                    .find(|(i, _)| here.contains(i))
+                    .or_else(|| {
+                        typed
+                            .iter()
+                            .find(|(i, _)| imported.iter().any(|f| in_file(*f).contains(i)))
+                    })
+                    .unwrap_or(&typed[0]);
+                let confidence = if typed.len() == 1 { 0.7 } else { 0.5 };
+                return (Some(best.1.id), "derived", confidence);
+            }
+        }
         if receiver == Receiver::None
             && let Some(imports) = self.imports.get(&file_id)
         {
@@ -1745,7 +1800,7 @@ fn resolve_refs(
     let pending_files: HashSet<i64> = pending.files.iter().map(|(id, _)| *id).collect();
     // Stored refs of unchanged files that may resolve differently now, and whether to
     // rewrite them even when they resolve as before:
-    // (ref, file, name, enclosing, target, provenance, confidence, receiver).
+    // (ref, file, name, enclosing, target, provenance, confidence, receiver, its name).
     type Stored = (
         i64,
         i64,
@@ -1755,12 +1810,12 @@ fn resolve_refs(
         String,
         f64,
         Receiver,
+        Option<String>,
     );
     let mut stored: Vec<(Stored, bool)> = Vec::new();
     {
         let conn = store.conn();
-        const COLUMNS: &str =
-            "ref_id, file_id, name, enclosing_id, target_id, provenance, confidence, receiver";
+        const COLUMNS: &str = "ref_id, file_id, name, enclosing_id, target_id, provenance, confidence, receiver, receiver_name";
         let mut by_name = conn
             .prepare_cached(&format!("SELECT {COLUMNS} FROM refs WHERE name = ?1"))
             .ctx(|| "reading refs".into())?;
@@ -1780,6 +1835,7 @@ fn resolve_refs(
                 r.get(5)?,
                 r.get(6)?,
                 Receiver::parse(r.get::<_, Option<String>>(7)?.as_deref()),
+                r.get(8)?,
             ))
         };
         let mut seen = HashSet::new();
@@ -1838,8 +1894,10 @@ fn resolve_refs(
             Resolver::load(store.conn(), None)?
         };
     let mut updates: Vec<(i64, Option<i64>, &'static str, f64)> = Vec::new();
-    for ((ref_id, file_id, name, enclosing, target, provenance, confidence, receiver), force) in
-        &stored
+    for (
+        (ref_id, file_id, name, enclosing, target, provenance, confidence, receiver, receiver_name),
+        force,
+    ) in &stored
     {
         // A name on the enclosing or a same-file type that resolved in its own file stays
         // resolved until that file changes (and then its refs are rewritten, not stored):
@@ -1851,7 +1909,13 @@ fn resolve_refs(
         {
             continue;
         }
-        let (t, p, c) = resolver.resolve(*file_id, name, *enclosing, *receiver);
+        let (t, p, c) = resolver.resolve(
+            *file_id,
+            name,
+            *enclosing,
+            *receiver,
+            receiver_name.as_deref(),
+        );
         if *force || t != *target || p != provenance || c != *confidence {
             updates.push((*ref_id, t, p, c));
         }

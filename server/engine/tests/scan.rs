@@ -914,3 +914,44 @@ fn fault_an_upgraded_loci_kept_the_older_analysis_until_each_file_changed() {
     let again = scan(&mut ws);
     assert_eq!((again.changed, again.reanalysed), (false, 0));
 }
+
+/// Fault found by a fresh-user trial: `Builder::new_multi_thread()` in another file than
+/// `impl Builder` was unresolved (tokio: `callers Builder::new_multi_thread` found none),
+/// because a second `new_multi_thread` (a test helper) made the name ambiguous and the
+/// receiver's name was not kept. References now keep it, and a member of a type of that
+/// name is preferred; a path (`runtime::Builder::`) names the type by its last segment.
+#[test]
+fn fault_a_member_called_on_a_type_name_in_another_file_was_unresolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/runtime/builder.rs",
+        "pub struct Builder;\n\nimpl Builder {\n    pub fn new_multi_thread() -> Builder {\n        Builder\n    }\n}\n",
+    );
+    write(root, "tests/helpers.rs", "fn new_multi_thread() {}\n");
+    write(
+        root,
+        "src/main.rs",
+        "fn main() {\n    let a = Builder::new_multi_thread();\n    let b = runtime::Builder::new_multi_thread();\n    let c = Other::new_multi_thread();\n}\n",
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    let fresh = call_targets(&ws);
+    assert_eq!(
+        fresh,
+        [
+            "src/main.rs:2 new_multi_thread other -> src/runtime/builder.rs#Builder.new_multi_thread@method derived 0.7",
+            "src/main.rs:3 new_multi_thread other -> src/runtime/builder.rs#Builder.new_multi_thread@method derived 0.7",
+            "src/main.rs:4 new_multi_thread other -> - derived 0.0",
+        ]
+    );
+    // Resolved again from the stored rows (the helper file changes), the same answer.
+    write(
+        root,
+        "tests/helpers.rs",
+        "fn new_multi_thread() {}\nfn other() {}\n",
+    );
+    scan(&mut ws);
+    assert_eq!(call_targets(&ws), fresh);
+}

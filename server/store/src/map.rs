@@ -270,6 +270,8 @@ pub struct RefRow<'a> {
     pub kind: &'static str,
     /// `Receiver::as_str`: NULL for a bare name.
     pub receiver: Option<&'static str>,
+    /// The receiver's last segment (`loci_core::Reference::receiver_name`).
+    pub receiver_name: Option<&'a str>,
     /// Zero-based line.
     pub line: u32,
     /// Zero-based byte column.
@@ -297,8 +299,8 @@ pub fn insert_refs<'a>(
     let mut stmt = tx
         .prepare_cached(
             "INSERT INTO refs(file_id, name, kind, line, column, start_byte, end_byte,
-                enclosing_id, target_id, provenance, confidence, receiver)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                enclosing_id, target_id, provenance, confidence, receiver, receiver_name)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )
         .ctx(|| "preparing ref insert".into())?;
     for r in refs {
@@ -314,7 +316,8 @@ pub fn insert_refs<'a>(
             r.target_id,
             r.provenance,
             r.confidence,
-            r.receiver
+            r.receiver,
+            r.receiver_name
         ])
         .ctx(|| format!("inserting ref {}", r.name))?;
     }

@@ -73,6 +73,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "rust_type_kinds",
         sql: include_str!("migrations/0010_rust_type_kinds.sql"),
     },
+    Migration {
+        version: 11,
+        name: "ref_receiver_name",
+        sql: include_str!("migrations/0011_ref_receiver_name.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
