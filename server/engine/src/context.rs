@@ -1150,7 +1150,12 @@ impl Workspace {
                 .entry((HitKind::File, f.clone()))
                 .or_insert_with(|| Candidate::new(HitKind::File, f.clone(), Some(f.clone())));
             (c.full, c.digest) = open_file_outline(conn, f, total, top_level, &first)?;
-            for s in first.into_iter().take(OPEN_FILE_SYMBOLS) {
+            let main: Vec<_> =
+                loci_store::map::file_main_symbols(conn, f, OPEN_FILE_SYMBOLS as u32 * 2)?
+                    .into_iter()
+                    .filter(|s| self.symbol_text_served(checked, s))
+                    .collect();
+            for s in main.into_iter().take(OPEN_FILE_SYMBOLS) {
                 if open_symbols == OPEN_SYMBOLS_TOTAL {
                     break;
                 }
@@ -1712,9 +1717,11 @@ fn linked_to(
     }))
 }
 
-/// Symbols of each open file that `context` takes as candidates (its first ones, top-level
-/// first and in source order: [`loci_store::map::file_outline`]); they score the open
-/// module's +50 as any item in the file does. A file of 2,000 symbols gives 8, not 2,000.
+/// Symbols of each open file that `context` takes as candidates (its main ones:
+/// [`loci_store::map::file_main_symbols`], public definitions and the most referenced
+/// first; in source order, `shutil.py` had served `_WINDOWS` and `COPY_BUFSIZE`); they
+/// score the open module's +50 as any item in the file does. A file of 2,000 symbols gives
+/// 8, not 2,000.
 const OPEN_FILE_SYMBOLS: usize = 8;
 
 /// Open-file symbols taken over all open files (an editor may send every open tab).

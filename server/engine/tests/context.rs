@@ -1636,14 +1636,15 @@ fn fault_an_open_file_and_a_question_that_matches_nothing_abstained() {
                 // auth.py imports billing.py, whose page is a sibling one hop away.
                 ("src/billing.py", HitKind::Memory, Tier::Full, 50.0),
                 ("src/auth.py", HitKind::File, Tier::Full, 50.0),
+                // `check_hash` first: `login` calls it (the most referenced first).
                 (
-                    "src/auth.py#login@function",
+                    "src/auth.py#check_hash@function",
                     HitKind::Symbol,
                     Tier::Full,
                     50.0
                 ),
                 (
-                    "src/auth.py#check_hash@function",
+                    "src/auth.py#login@function",
                     HitKind::Symbol,
                     Tier::Digest,
                     50.0
@@ -1972,5 +1973,46 @@ fn fault_an_open_files_definition_matching_the_question_was_never_a_candidate() 
                 "open module src/tree.py +50.0".to_string()
             ]
         )
+    );
+}
+
+/// Fault found by a fresh-user trial: `context --open shutil.py` with no question served
+/// `_WINDOWS`, `posix` and `COPY_BUFSIZE` as the file's main symbols (its first ones in
+/// source order), not `copytree` or `rmtree`. Public definitions come first now, the most
+/// referenced first; the outline stays in source order.
+#[test]
+fn fault_an_open_files_main_symbols_were_its_first_private_constants() {
+    let (dir, mut ws) = workspace();
+    let mut text = String::new();
+    for i in 0..10 {
+        text.push_str(&format!(
+            "_PRIVATE_{i} = {i}
+"
+        ));
+    }
+    text.push_str(
+        "def _inner():\n    return 2\n\ndef copy_all():\n    return helper()\n\ndef helper():\n    return 1\n",
+    );
+    write(dir.path(), "src/tools.py", &text);
+    write(
+        dir.path(),
+        "src/use.py",
+        "from src.tools import copy_all, helper\n\ndef run():\n    return copy_all() + helper()\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(&ws, "", &["src/tools.py"], 2_000).result;
+    let symbols: Vec<&str> = a
+        .items
+        .iter()
+        .filter(|i| i.kind == HitKind::Symbol && i.id.starts_with("src/tools.py#"))
+        .map(|i| i.id.as_str())
+        .collect();
+    assert_eq!(
+        symbols[..3],
+        [
+            "src/tools.py#helper@function",
+            "src/tools.py#copy_all@function",
+            "src/tools.py#_inner@function"
+        ]
     );
 }

@@ -529,6 +529,32 @@ pub fn file_outline(
     Ok((total.max(0) as u64, top.max(0) as u64, first))
 }
 
+/// The `limit` main symbols of the file `path`, for a reader who opened it: top-level
+/// before nested; then public before `_private`; then definitions (functions, classes,
+/// types, methods) before constants and variables; then the most referenced (resolved
+/// references into them, across the map); then source order. One indexed count per symbol
+/// of the file.
+pub fn file_main_symbols(conn: &Connection, path: &str, limit: u32) -> Result<Vec<SymbolHit>> {
+    let sql = format!(
+        "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f USING (file_id)
+         WHERE f.path = ?1
+         ORDER BY length(s.qualified_name) - length(replace(s.qualified_name, '.', '')),
+                  s.name GLOB '_*',
+                  s.kind IN ('constant', 'variable', 'field', 'property'),
+                  (SELECT count(*) FROM refs r WHERE r.target_id = s.symbol_id) DESC,
+                  s.start_byte, s.key
+         LIMIT ?2"
+    );
+    let mut stmt = conn
+        .prepare_cached(&sql)
+        .ctx(|| "reading main symbols".into())?;
+    let rows = stmt
+        .query_map(params![path, limit], symbol_hit)
+        .ctx(|| format!("reading the main symbols of {path}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("reading the main symbols of {path}"))
+}
+
 /// A reference with its file, as queries return it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RefHit {
