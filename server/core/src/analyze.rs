@@ -646,7 +646,12 @@ fn extract_with<'t>(
             }
             let receiver_name = last
                 .filter(|_| matches!(receiver, Receiver::Other | Receiver::Imported))
-                .map(str::to_string);
+                .map(|path| {
+                    path.split(['.', ':'])
+                        .filter(|seg| !seg.is_empty())
+                        .collect::<Vec<_>>()
+                        .join(".")
+                });
             Some(Reference {
                 name: name.to_string(),
                 kind: r.kind,
@@ -829,9 +834,9 @@ fn local_members(symbols: &[Symbol]) -> FastMap<(&str, &str), Option<u32>> {
 /// `self.meta.is_match` is [`Receiver::Other`] (the receiver is `self.meta`), `self.parse`
 /// is [`Receiver::Own`], and `util.fmt` is [`Receiver::Imported`] when `util` is one of
 /// `bindings` ([`import_bindings`]). With it, the receiver's text when that is one bare
-/// identifier (`Foo` in `Foo::new()`, not `self.meta` or `Vec::<u8>`), and its last
-/// segment when that is one (`Builder` in `runtime::Builder::new()`, `meta` in
-/// `self.meta.f()`).
+/// identifier (`Foo` in `Foo::new()`, not `self.meta` or `Vec::<u8>`), and its text when
+/// it is a path of identifiers (`runtime::Builder` in `runtime::Builder::new()`,
+/// `self.meta` in `self.meta.f()`).
 fn receiver_of<'b>(
     language: Language,
     reference: Node<'_>,
@@ -872,12 +877,14 @@ fn receiver_of<'b>(
     } else {
         Receiver::Other
     };
-    let last = text.rsplit("::").next().unwrap_or(text);
-    let last = last.rsplit('.').next().unwrap_or(last);
     (
         receiver,
         Some(text).filter(|t| is_identifier(t)),
-        Some(last).filter(|t| is_identifier(t)),
+        Some(text).filter(|t| {
+            t.split(['.', ':'])
+                .filter(|seg| !seg.is_empty())
+                .all(is_identifier)
+        }),
     )
 }
 

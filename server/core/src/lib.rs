@@ -254,9 +254,10 @@ pub struct Reference {
     #[serde(default)]
     pub receiver: Receiver,
     /// For a name on another object or on an imported name ([`Receiver::Other`],
-    /// [`Receiver::Imported`]), the receiver's last segment when it is an identifier:
-    /// `Builder` in `Builder::new()` and `runtime::Builder::new()`, `meta` in
-    /// `self.meta.f()`. Resolution prefers a member of a type of that name.
+    /// [`Receiver::Imported`]), the receiver when it is a path of identifiers, its segments
+    /// joined by `.`: `Builder` in `Builder::new()`, `runtime.Builder` in
+    /// `runtime::Builder::new()`, `self.meta` in `self.meta.f()`. Resolution prefers a
+    /// member of a type named by the last segment, in a file whose path holds the others.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver_name: Option<String>,
     /// The name node.

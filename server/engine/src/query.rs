@@ -151,8 +151,22 @@ impl Workspace {
         self.store.read(|| {
             let name = qualified_form(non_empty("name", name)?);
             let conn = self.store.conn();
+            // `Regex.new` (`Regex::new`): the references resolved to the symbols it names,
+            // and the unresolved ones written on a `Regex`; not every `new`. A qualified
+            // name that names no symbol (`os.path.join`: a module path) means its last part.
+            let qualified = name
+                .rsplit_once('.')
+                .filter(|_| !name.contains('#'))
+                .map(|(q, last)| (q.rsplit('.').next().unwrap_or(q), last));
+            let targets = match qualified {
+                Some(_) => map::find_symbols(conn, &name, LIST_LIMIT)?,
+                None => Vec::new(),
+            };
             let mut hits = if name.contains('#') {
                 map::refs_to(conn, &name, LIST_LIMIT + 1)?
+            } else if let (Some((owner, last)), false) = (qualified, targets.is_empty()) {
+                let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
+                map::refs_on(conn, last, &keys, owner, LIST_LIMIT + 1)?
             } else {
                 map::refs_by_name(conn, last_segment(&name), LIST_LIMIT + 1)?
             };

@@ -1453,6 +1453,7 @@ struct Def {
     /// The last segment of the scope its qualified name gives (`Builder` for
     /// `Builder.new`), if any.
     owner: Option<Box<str>>,
+    file_id: i64,
 }
 
 /// The definitions of one name.
@@ -1490,6 +1491,8 @@ struct Resolver {
     /// file → its path's last component without the extension (`xml/dom/minidom.py` →
     /// `minidom`), to tell a submodule an import names from the module itself.
     stems: HashMap<i64, String>,
+    /// file → its path, for the files of the definitions read.
+    paths: HashMap<i64, Box<str>>,
 }
 
 /// What [`Resolver::load`] reads: everything, or only what references named `names` in
@@ -1513,6 +1516,7 @@ impl Resolver {
             imports: HashMap::new(),
             deps: HashMap::new(),
             stems: HashMap::new(),
+            paths: HashMap::new(),
         };
         let names = needs.as_ref().map(|n| n.names);
         let files = needs.as_ref().map(|n| n.files);
@@ -1546,10 +1550,29 @@ impl Resolver {
             }
             let defs = r.defs.entry(name).or_default();
             defs.by_file.push((file_id, defs.all.len() as u32));
-            defs.all.push(Def { id, parent, owner });
+            defs.all.push(Def {
+                id,
+                parent,
+                owner,
+                file_id,
+            });
         }
         for defs in r.defs.values_mut() {
             defs.by_file.sort_unstable();
+        }
+        {
+            let mut stmt = conn
+                .prepare_cached("SELECT file_id, path FROM files")
+                .ctx(|| "reading paths".into())?;
+            let rows = stmt
+                .query_map([], |row| {
+                    Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+                })
+                .ctx(|| "reading paths".into())?;
+            for row in rows {
+                let (id, path) = row.ctx(|| "reading paths".into())?;
+                r.paths.insert(id, path.into());
+            }
         }
         if let Some(files) = files {
             let parents = read_keyed(
@@ -1661,12 +1684,26 @@ impl Resolver {
         // A member written on a type's name (`Builder::new_multi_thread()`,
         // `runtime::Builder::new()`, `Parser.create()`): the members of types of that
         // name, in this file, then in imported files, then anywhere.
-        if let Some(type_name) = receiver_name {
+        if let Some((type_name, leading)) = receiver_name.and_then(|path| {
+            let mut segments: Vec<&str> = path.split('.').collect();
+            let last = segments.pop()?;
+            segments.retain(|s| !matches!(*s, "crate" | "self" | "super" | "Self"));
+            Some((last, segments))
+        }) {
+            // `runtime::Builder` is a `Builder` in a file whose path holds `runtime`:
+            // `meta::Regex::new()` (another crate's `Regex`) is not this crate's.
+            let placed = |d: &Def| {
+                let path = self.paths.get(&d.file_id).map_or("", |p| &**p);
+                leading.iter().all(|seg| {
+                    path.split('/')
+                        .any(|part| part == *seg || part.split('.').next() == Some(*seg))
+                })
+            };
             let typed: Vec<(u32, &Def)> = defs
                 .all
                 .iter()
                 .enumerate()
-                .filter(|(_, d)| d.owner.as_deref() == Some(type_name))
+                .filter(|(_, d)| d.owner.as_deref() == Some(type_name) && placed(d))
                 .map(|(i, d)| (i as u32, d))
                 .collect();
             if !typed.is_empty() {

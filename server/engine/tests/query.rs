@@ -272,3 +272,53 @@ fn fault_a_qualified_name_written_with_double_colons_found_nothing() {
         assert_eq!(ids, ["re.rs#main@function"], "{name}");
     }
 }
+
+/// Fault found by a fresh-user trial: `refs Regex::new` listed every reference to any
+/// `new` (77 rows in the regex crate; 6 were `Regex.new`'s). A qualified name now lists
+/// the references resolved to what it names and the unresolved ones written on a
+/// receiver of that name; a module path that names no symbol still means its last part.
+#[test]
+fn fault_refs_of_a_qualified_name_listed_every_reference_to_its_last_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/regex.rs",
+        "pub struct Regex;\n\nimpl Regex {\n    pub fn new() -> Regex {\n        Regex\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/builder.rs",
+        "pub struct Builder;\n\nimpl Builder {\n    pub fn new() -> Builder {\n        Builder\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/main.rs",
+        "fn main() {\n    let a = Regex::new();\n    let b = Builder::new();\n    let c = Other::new();\n    let d = meta::Regex::new();\n}\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let lines = |name: &str| -> Vec<(String, u32, Option<String>)> {
+        ws.refs(name)
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|r| (r.path, r.line, r.target_key))
+            .collect()
+    };
+    // `meta::Regex` is no `Regex` of this tree (no `meta` in its path): unresolved, and
+    // listed as written on a `Regex`.
+    assert_eq!(
+        lines("Regex::new"),
+        [
+            (
+                "src/main.rs".to_string(),
+                1,
+                Some("src/regex.rs#Regex.new@method".to_string())
+            ),
+            ("src/main.rs".to_string(), 4, None)
+        ]
+    );
+    assert_eq!(lines("new").len(), 4);
+    assert_eq!(lines("nothing::new").len(), 4);
+}

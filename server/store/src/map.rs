@@ -614,6 +614,34 @@ pub fn refs_by_name(conn: &Connection, name: &str, limit: u32) -> Result<Vec<Ref
         .ctx(|| format!("finding refs to {name}"))
 }
 
+/// References to `name` (as written) that resolved to one of the symbols `keys`, or that
+/// are unresolved and were written on a receiver whose last segment is `receiver`
+/// (`meta::Regex::new()`, another crate's: `refs.receiver_name`), ordered by path and line.
+/// At most `limit` rows.
+pub fn refs_on(
+    conn: &Connection,
+    name: &str,
+    keys: &[&str],
+    receiver: &str,
+    limit: u32,
+) -> Result<Vec<RefHit>> {
+    let sql = format!(
+        "SELECT {REF_COLUMNS} FROM {REF_FROM}
+         WHERE r.name = ?1
+           AND (t.key IN (SELECT value FROM json_each(?2))
+                OR (r.target_id IS NULL
+                    AND (r.receiver_name = ?3 OR r.receiver_name GLOB '*.' || ?3)))
+         ORDER BY f.path, r.line, r.column LIMIT ?4"
+    );
+    let keys = serde_json::to_string(keys).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let mut stmt = conn.prepare_cached(&sql).ctx(|| "finding refs".into())?;
+    let rows = stmt
+        .query_map(params![name, keys, receiver, limit], ref_hit)
+        .ctx(|| format!("finding refs to {name}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("finding refs to {name}"))
+}
+
 /// References resolved to the symbol `key`, ordered by path and line. At most `limit` rows.
 pub fn refs_to(conn: &Connection, key: &str, limit: u32) -> Result<Vec<RefHit>> {
     let sql = format!(
