@@ -171,6 +171,18 @@ impl Workspace {
                 "path",
             );
         }
+        // A symbol as loci prints it (`email/parser.py#Parser.parse@method`) or a qualified
+        // name (`Parser.parse`, `Parser::parse()`): the memory whose claims resolved to it.
+        let symbol = q.trim_end_matches("()").replace("::", ".");
+        if candidates.is_empty() && !is_subject && (symbol.contains('#') || symbol.contains('.')) {
+            for s in map::find_symbols(conn, &symbol, 20)? {
+                push_claims(
+                    &mut candidates,
+                    mem::live_claims_resolved_to(conn, &s.key)?,
+                    "symbol",
+                );
+            }
+        }
         if candidates.is_empty()
             && let Some(fts) = crate::search::fts_query(q)
         {

@@ -1024,3 +1024,30 @@ fn fault_why_past_the_end_of_a_file_answered_as_if_normal() {
         "invalid argument `target`: `src/auth.py:8`: line 8 is past the end of `src/auth.py`, which has 7 lines"
     );
 }
+
+/// Fault found by a fresh-user trial: `why 'email/parser.py#Parser.parse@method'`, a key
+/// loci prints itself, answered "no memory explains" although a page had a claim resolved
+/// to it (`why email/parser.py:41` found it). A symbol key or a qualified name finds the
+/// memory whose claims resolved to that symbol.
+#[test]
+fn fault_why_of_a_symbol_key_found_no_memory() {
+    let (_dir, mut ws) = workspace();
+    ws.remember(
+        "src/billing.py",
+        "`Invoice.total()` returns zero.",
+        &by("a"),
+    )
+    .unwrap();
+    for target in [
+        "src/billing.py#Invoice.total@method",
+        "Invoice.total",
+        "Invoice::total()",
+    ] {
+        let why = ws.why(target).unwrap().result;
+        assert_eq!(
+            (why.subject.as_str(), why.matched_by.as_str()),
+            ("src/billing.py", "symbol"),
+            "{target}"
+        );
+    }
+}
