@@ -71,7 +71,8 @@ impl Workspace {
                 lines = lines.max(crate::scan::count_lines(&text).max(0) as u64);
             }
         }
-        Ok((u64::from(line) > lines).then_some(lines))
+        // An empty file still has the line an editor shows its cursor on.
+        Ok((u64::from(line) > lines.max(1)).then_some(lines))
     }
 
     fn why_in_snapshot(&self, target: &str) -> Result<Envelope<Why>> {
@@ -83,9 +84,32 @@ impl Workspace {
             });
         }
         let conn = self.store.conn();
-        let (path, line) = match q.rsplit_once(':') {
-            Some((p, l)) if l.parse::<u32>().is_ok() => (p, l.parse::<u32>().ok()),
-            _ => (q, None),
+        // `path:LINE`, or `path:LINE:COLUMN` as compilers and editors print it (the column
+        // is not needed: memory is found by line).
+        let is_number = |t: &str| {
+            let digits = t.strip_prefix('-').unwrap_or(t);
+            !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+        };
+        let located = match q.rsplit_once(':') {
+            Some((rest, col)) if is_number(col) => match rest.rsplit_once(':') {
+                Some((p, l)) if is_number(l) => Some((p, l)),
+                _ => Some((rest, col)),
+            },
+            _ => None,
+        };
+        let (path, line) = match located {
+            Some((p, l)) => match l.parse::<u32>() {
+                Ok(n) => (p, Some(n)),
+                Err(_) => {
+                    return Err(EngineError::InvalidArgument {
+                        name: "target".into(),
+                        message: format!(
+                            "`{q}`: `{l}` is not a line number (lines are numbered from 1)"
+                        ),
+                    });
+                }
+            },
+            None => (q, None),
         };
         // A target that reads as a path leaving the workspace is refused, not searched.
         let contained;

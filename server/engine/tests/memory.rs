@@ -1051,3 +1051,35 @@ fn fault_why_of_a_symbol_key_found_no_memory() {
         );
     }
 }
+
+/// Faults found by a fresh-user trial: `why shutil.py:-1` and `shutil.py:99999999999999999999`
+/// fell through to a text search, `why file.py:10:5` (as compilers print a place) was not
+/// read as a line, and `why empty.py:1` was refused as past the end of a file of 0 lines.
+#[test]
+fn fault_why_misread_negative_huge_and_column_suffixed_lines() {
+    let (dir, mut ws) = workspace();
+    write(dir.path(), "src/empty.py", "");
+    ws.scan(&|_| {}).unwrap();
+    ws.remember("src/auth.py", "Auth notes.", &by("a")).unwrap();
+    ws.remember("src/empty.py", "A placeholder.", &by("a"))
+        .unwrap();
+    for (target, bad) in [
+        ("src/auth.py:-1", "-1"),
+        ("src/auth.py:99999999999999999999", "99999999999999999999"),
+    ] {
+        assert_eq!(
+            ws.why(target).unwrap_err().to_string(),
+            format!(
+                "invalid argument `target`: `{target}`: `{bad}` is not a line number (lines are numbered from 1)"
+            )
+        );
+    }
+    assert_eq!(
+        ws.why("src/auth.py:2:5").unwrap().result.subject,
+        "src/auth.py"
+    );
+    assert_eq!(
+        ws.why("src/empty.py:1").unwrap().result.subject,
+        "src/empty.py"
+    );
+}
