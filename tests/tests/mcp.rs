@@ -876,5 +876,30 @@ async fn fault_a_large_scan_answer_was_paged_with_a_cursor_scan_does_not_take() 
         )),
         "{notes:?}"
     );
+    // A read that refreshes many files first names only the first 50 (a second trial's
+    // `symbol` after a branch switch listed 2,000 paths).
+    for i in 0..80 {
+        write(
+            dir.path(),
+            &format!("more/m{i:03}.py"),
+            "def g():\n    pass\n",
+        );
+    }
+    let r = ok(&client, "symbol", json!({"name": "a"})).await;
+    let v = structured(&r);
+    assert_eq!(
+        v["freshness"]["refreshed"].as_array().map(Vec::len),
+        Some(50)
+    );
+    let notes = v["capability"]["notes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        notes.contains(&json!(
+            "refreshed 80 files from disk before answering; `freshness.refreshed` lists the first 50"
+        )),
+        "{notes:?}"
+    );
     client.cancel().await.ok();
 }

@@ -354,12 +354,9 @@ impl Workspace {
         )
     }
 
-    /// [`EngineError::NotFound`] when no scan has finished on this database: checked
-    /// against an empty map, every claim would be a contradiction (`lint` had reported
-    /// nothing and exited 0 in an unscanned folder, and would have flagged every path a
-    /// page names).
-    fn refuse_unscanned_map(&self) -> Result<()> {
-        let scanned: bool = self
+    /// Whether a scan has finished on this database: the map is whole, if perhaps stale.
+    pub fn map_is_built(&self) -> Result<bool> {
+        Ok(self
             .store
             .conn()
             .query_row(
@@ -367,8 +364,15 @@ impl Workspace {
                 [],
                 |r| r.get(0),
             )
-            .map_err(|e| loci_store::StoreError::sqlite("reading the last scan", e))?;
-        if scanned {
+            .map_err(|e| loci_store::StoreError::sqlite("reading the last scan", e))?)
+    }
+
+    /// [`EngineError::NotFound`] when no scan has finished on this database: checked
+    /// against an empty map, every claim would be a contradiction (`lint` had reported
+    /// nothing and exited 0 in an unscanned folder, and would have flagged every path a
+    /// page names).
+    fn refuse_unscanned_map(&self) -> Result<()> {
+        if self.map_is_built()? {
             return Ok(());
         }
         Err(EngineError::NotFound(

@@ -351,7 +351,6 @@ fn scan_inner(
         stored,
         first: has_scan.is_none(),
         reanalyse,
-        interrupted: &interrupted,
         pending: PendingRefs::default(),
         changed_names: BTreeSet::new(),
         changed_files: BTreeSet::new(),
@@ -772,8 +771,6 @@ struct Writer<'a> {
     first: bool,
     /// The map was built by another analysis version: unchanged files are analysed again.
     reanalyse: bool,
-    /// Scans that never finished.
-    interrupted: &'a HashSet<i64>,
     /// References of changed files, waiting for resolution.
     pending: PendingRefs,
     /// Names that gained or lost a definition.
@@ -899,12 +896,12 @@ impl Writer<'_> {
                     let resumed = rewritten && self.first;
                     // Same content, analysed again only because another analysis version
                     // built the row: nothing changed in the file, so no drift.
-                    let reanalysed = rewritten
-                        && self.reanalyse
-                        && !self.first
-                        && stored
-                            .get(&a.path)
-                            .is_some_and(|s| !self.interrupted.contains(&s.scan_id));
+                    // Also for a row a killed reanalysis wrote: that scan rewrote every file
+                    // whatever its content, so a rewritten row says nothing about a change
+                    // (a change made just before the upgraded scan that was killed is
+                    // then missing from the drift ledger; a fresh-user trial had 1,152
+                    // untouched files reported modified instead).
+                    let reanalysed = rewritten && self.reanalyse && !self.first;
                     // Drift: the file, and every symbol whose signature changed (the
                     // killed scan recorded none).
                     let added = !existed || resumed;
@@ -1453,6 +1450,8 @@ struct Def {
     /// The last segment of the scope its qualified name gives (`Builder` for
     /// `Builder.new`), if any.
     owner: Option<Box<str>>,
+    /// Its qualified name has two segments (`Type.member`): the owner is top-level.
+    top_member: bool,
     file_id: i64,
 }
 
@@ -1550,10 +1549,12 @@ impl Resolver {
             }
             let defs = r.defs.entry(name).or_default();
             defs.by_file.push((file_id, defs.all.len() as u32));
+            let top_member = qualified.matches('.').count() == 1;
             defs.all.push(Def {
                 id,
                 parent,
                 owner,
+                top_member,
                 file_id,
             });
         }
@@ -1699,13 +1700,26 @@ impl Resolver {
                         .any(|part| part == *seg || part.split('.').next() == Some(*seg))
                 })
             };
+            // A capitalised name is a type's by convention (`Builder`, `Regex`); a lower-case
+            // one is more often a variable or a module (`c = C(); c.foo()`), so it names
+            // only a top-level class of that name (`datetime.fromtimestamp`).
+            let capitalised = type_name.starts_with(|c: char| c.is_uppercase());
             let typed: Vec<(u32, &Def)> = defs
                 .all
                 .iter()
                 .enumerate()
-                .filter(|(_, d)| d.owner.as_deref() == Some(type_name) && placed(d))
+                .filter(|(_, d)| {
+                    d.owner.as_deref() == Some(type_name)
+                        && placed(d)
+                        && (capitalised || d.top_member)
+                })
                 .map(|(i, d)| (i as u32, d))
                 .collect();
+            // A member of a type the map does not hold (`Arc::new`, `thread::Builder::new`,
+            // another crate's `meta::Regex::new`): not any same-named member nearby.
+            if typed.is_empty() && capitalised {
+                return (None, "derived", 0.0);
+            }
             if !typed.is_empty() {
                 let imported: BTreeSet<i64> =
                     deps.into_iter().flatten().map(|(_, to)| *to).collect();
@@ -1718,6 +1732,21 @@ impl Resolver {
                         typed
                             .iter()
                             .find(|(i, _)| imported.iter().any(|f| in_file(*f).contains(i)))
+                    })
+                    .or_else(|| {
+                        // The nearest: most folders in common with this file
+                        // (`super::Builder::new()` in `task/join_set.rs` is `task`'s).
+                        let here = self.paths.get(&file_id).map_or("", |p| &**p);
+                        let common = |d: &Def| {
+                            let there = self.paths.get(&d.file_id).map_or("", |p| &**p);
+                            here.split('/')
+                                .zip(there.split('/'))
+                                .take_while(|(a, b)| a == b)
+                                .count()
+                        };
+                        typed
+                            .iter()
+                            .max_by_key(|(i, d)| (common(d), std::cmp::Reverse(*i)))
                     })
                     .unwrap_or(&typed[0]);
                 let confidence = if typed.len() == 1 { 0.7 } else { 0.5 };

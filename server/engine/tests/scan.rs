@@ -913,6 +913,30 @@ fn fault_an_upgraded_loci_kept_the_older_analysis_until_each_file_changed() {
     // Once the map is this version's, a rescan is a no-op again.
     let again = scan(&mut ws);
     assert_eq!((again.changed, again.reanalysed), (false, 0));
+
+    // A reanalysis killed after writing some files (its scan row stays `running`): the
+    // next one does not take the rows it rewrote for changed files (a second trial had
+    // 1,152 untouched files reported modified, each with a drift entry).
+    Connection::open(root.join(".loci/test.db"))
+        .unwrap()
+        .execute_batch(
+            "UPDATE meta SET value = '1' WHERE key = 'analysis_version';
+             INSERT INTO scans(started_at) VALUES ('2026-01-01T00:00:00Z');
+             UPDATE files SET scan_id = (SELECT max(scan_id) FROM scans) WHERE path LIKE 'app/%';
+             DELETE FROM refs WHERE file_id IN (SELECT file_id FROM files WHERE path LIKE 'app/%');",
+        )
+        .unwrap();
+    let resumed = scan(&mut ws);
+    assert_eq!(
+        (
+            resumed.reanalysed,
+            resumed.modified.len(),
+            resumed.added.len()
+        ),
+        (8, 0, 0)
+    );
+    assert_eq!(dump(ws.store().conn()), expected);
+    assert_eq!(drift_rows(&ws), drift_before);
 }
 
 /// Fault found by a fresh-user trial: `Builder::new_multi_thread()` in another file than
@@ -954,4 +978,50 @@ fn fault_a_member_called_on_a_type_name_in_another_file_was_unresolved() {
     );
     scan(&mut ws);
     assert_eq!(call_targets(&ws), fresh);
+}
+
+/// Faults found by a second fresh-user trial of receiver names: a call on a type the map
+/// does not hold (`Arc::new`) went to some other type's `new` nearby at 0.5, two types of
+/// one name were picked by key order (`super::Builder::new()` in `task/` went to
+/// `runtime/`'s), and a variable named like a function-local class (`c.foo()`) matched it
+/// at 0.7. A capitalised receiver that names no type of the map is now unresolved, the
+/// nearest type wins, and a lower-case receiver names only a top-level class.
+#[test]
+fn fault_a_type_named_call_went_to_another_types_member() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let builder = "pub struct Builder;\n\nimpl Builder {\n    pub fn new() -> Builder {\n        Builder\n    }\n}\n";
+    write(root, "src/runtime/builder.rs", builder);
+    write(root, "src/task/builder.rs", builder);
+    write(
+        root,
+        "src/driver.rs",
+        "pub struct Driver;\n\nimpl Driver {\n    pub fn new() -> Driver {\n        Driver\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/task/join_set.rs",
+        "use super::driver;\n\nfn f() {\n    let b = super::Builder::new();\n    let a = Arc::new(1);\n}\n",
+    );
+    write(
+        root,
+        "tests/nested.py",
+        "def t():\n    class c:\n        def foo(self):\n            pass\n",
+    );
+    write(root, "use.py", "c = C()\nc.foo(1)\n");
+    let mut ws = open(root);
+    scan(&mut ws);
+    let targets: Vec<String> = call_targets(&ws)
+        .into_iter()
+        .filter(|t| t.starts_with("src/task/join_set.rs") || t.starts_with("use.py"))
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            "src/task/join_set.rs:4 new other -> src/task/builder.rs#Builder.new@method derived 0.5",
+            "src/task/join_set.rs:5 new other -> - derived 0.0",
+            "use.py:1 C - -> - derived 0.0",
+            "use.py:2 foo other -> tests/nested.py#t.c.foo@method derived 0.2",
+        ]
+    );
 }

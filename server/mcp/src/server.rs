@@ -6,8 +6,8 @@
 //! workspace, behind a mutex. Reads run on *reader* workspaces, each with its own SQLite
 //! connection (WAL: readers see the last committed data and never wait for a writer),
 //! taken from a small pool, so a long write, `lint`, `check` or refresh does not hold up
-//! `context` or `symbol`. Until the first refresh has finished (a fresh checkout's first
-//! scan loads the map in bulk, without its indexes), reads wait for the writer.
+//! `context` or `symbol`. On a store no scan has finished yet (a fresh checkout's first
+//! scan loads the map in bulk, without its indexes), reads wait for the first refresh.
 //!
 //! Freshness (case B25): before a call, the map is refreshed with an incremental scan
 //! (size + mtime, then content hash; a no-op when nothing changed) if the last refresh is
@@ -85,7 +85,8 @@ struct Inner {
     reader_source: Option<(PathBuf, PathBuf)>,
     /// Idle reader workspaces (at most [`IDLE_READERS`]).
     readers: Mutex<Vec<Workspace>>,
-    /// Whether a refresh has finished: before that, the map may be half loaded.
+    /// Whether the map is whole (a scan has finished, before or since start): before
+    /// that, it may be half loaded, and reads wait for the writer.
     map_ready: AtomicBool,
     options: ServerOptions,
     tools: Vec<Tool>,
@@ -110,6 +111,9 @@ impl LociServer {
             .store()
             .path()
             .map(|db| (ws.root().to_path_buf(), db.to_path_buf()));
+        // A map a scan finished is whole, if perhaps stale: reads need not wait for the
+        // startup refresh (the files an answer relies on are still checked).
+        let map_ready = ws.map_is_built().unwrap_or(false);
         LociServer {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
@@ -118,7 +122,7 @@ impl LociServer {
                 }),
                 reader_source,
                 readers: Mutex::new(Vec::new()),
-                map_ready: AtomicBool::new(false),
+                map_ready: AtomicBool::new(map_ready),
                 options,
                 tools: tools::TOOLS.iter().map(|t| t.to_tool()).collect(),
             }),
@@ -265,6 +269,15 @@ impl LociServer {
                 refreshed.sort();
                 refreshed.dedup();
                 if access != Access::Index {
+                    // A branch switch refreshes thousands of files: name the first ones.
+                    if refreshed.len() > tools::SCAN_LIST_CAP {
+                        notes.push(format!(
+                            "refreshed {} files from disk before answering; `freshness.refreshed` lists the first {}",
+                            refreshed.len(),
+                            tools::SCAN_LIST_CAP
+                        ));
+                        refreshed.truncate(tools::SCAN_LIST_CAP);
+                    }
                     env.freshness.refreshed = refreshed;
                 }
                 env.capability.notes.extend(notes);
