@@ -1568,6 +1568,21 @@ fn fault_eval_took_cases_that_skew_its_figures_silently() {
     );
 }
 
+/// `src/tree.py`: `copy_tree`, whose docstring holds "Recursively copy a directory tree"
+/// and then 40 lines of manual (long, so BM25's length normalisation ranks it low).
+fn write_copy_tree(root: &Path) {
+    let manual = (0..40)
+        .map(|i| format!("    Line {i} of the manual: options, defaults and examples.\n"))
+        .collect::<String>();
+    write(
+        root,
+        "src/tree.py",
+        &format!(
+            "def copy_tree(src, dst):\n    \"\"\"Recursively copy a directory tree.\n\n{manual}    \"\"\"\n    return dst\n"
+        ),
+    );
+}
+
 /// Fault found by a fresh-user trial: "recursively copy a directory" did not surface
 /// `shutil.copytree`, whose long docstring holds every word of the question. FTS5's BM25
 /// normalises by length, so 50 short texts holding two of the three words outranked it and
@@ -1575,16 +1590,7 @@ fn fault_eval_took_cases_that_skew_its_figures_silently() {
 #[test]
 fn fault_a_long_text_holding_every_word_of_the_question_was_never_retrieved() {
     let (dir, mut ws) = workspace();
-    let manual = (0..40)
-        .map(|i| format!("    Line {i} of the manual: options, defaults and examples.\n"))
-        .collect::<String>();
-    write(
-        dir.path(),
-        "src/tree.py",
-        &format!(
-            "def copy_tree(src, dst):\n    \"\"\"Recursively copy a directory tree.\n\n{manual}    \"\"\"\n    return dst\n"
-        ),
-    );
+    write_copy_tree(dir.path());
     let walkers = (0..60)
         .map(|i| {
             format!(
@@ -1940,16 +1946,7 @@ fn fault_search_path_was_a_string_prefix() {
 #[test]
 fn fault_an_open_files_definition_matching_the_question_was_never_a_candidate() {
     let (dir, mut ws) = workspace();
-    let manual = (0..40)
-        .map(|i| format!("    Line {i} of the manual: options, defaults and examples.\n"))
-        .collect::<String>();
-    write(
-        dir.path(),
-        "src/tree.py",
-        &format!(
-            "def copy_tree(src, dst):\n    \"\"\"Recursively copy a directory tree.\n\n{manual}    \"\"\"\n    return dst\n"
-        ),
-    );
+    write_copy_tree(dir.path());
     let others = (0..60)
         .map(|i| format!("def copy_{i}(d):\n    \"\"\"Recursively copy directory {i}.\"\"\"\n\n"))
         .collect::<String>();
