@@ -1490,7 +1490,7 @@ struct Resolver {
     /// file → its path's last component without the extension (`xml/dom/minidom.py` →
     /// `minidom`), to tell a submodule an import names from the module itself.
     stems: HashMap<i64, String>,
-    /// file → its path, for the files of the definitions read.
+    /// file → its path, for the files of the definitions read and the files resolving.
     paths: HashMap<i64, Box<str>>,
 }
 
@@ -1561,20 +1561,23 @@ impl Resolver {
         for defs in r.defs.values_mut() {
             defs.by_file.sort_unstable();
         }
-        {
-            let mut stmt = conn
-                .prepare_cached("SELECT file_id, path FROM files")
-                .ctx(|| "reading paths".into())?;
-            let rows = stmt
-                .query_map([], |row| {
-                    Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
-                })
-                .ctx(|| "reading paths".into())?;
-            for row in rows {
-                let (id, path) = row.ctx(|| "reading paths".into())?;
-                r.paths.insert(id, path.into());
-            }
-        }
+        // Paths of the files the definitions read are in, and of the files resolving.
+        let path_of: BTreeSet<i64> = r
+            .defs
+            .values()
+            .flat_map(|d| d.all.iter().map(|d| d.file_id))
+            .chain(files.into_iter().flatten().copied())
+            .collect();
+        let paths = read_keyed(
+            conn,
+            "reading paths",
+            "SELECT file_id, path FROM files",
+            "",
+            ("file_id", needs.is_some().then_some(&path_of)),
+            "file_id",
+            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)),
+        )?;
+        r.paths = paths.into_iter().map(|(id, p)| (id, p.into())).collect();
         if let Some(files) = files {
             let parents = read_keyed(
                 conn,
