@@ -1694,11 +1694,12 @@ impl Resolver {
             segments.retain(|s| !matches!(*s, "crate" | "self" | "super" | "Self"));
             Some((last, segments))
         }) {
-            // `runtime::Builder` is a `Builder` in a file whose path holds `runtime`:
+            // `runtime::Builder` is a `Builder` in a file whose path holds `runtime`, the
+            // module right before it (earlier segments may name the crate: `tokio::`):
             // `meta::Regex::new()` (another crate's `Regex`) is not this crate's.
             let placed = |d: &Def| {
                 let path = self.paths.get(&d.file_id).map_or("", |p| &**p);
-                leading.iter().all(|seg| {
+                leading.last().is_none_or(|seg| {
                     path.split('/')
                         .any(|part| part == *seg || part.split('.').next() == Some(*seg))
                 })
