@@ -6,8 +6,8 @@
 //! the question's content terms (no function words, plurals folded), gathers candidates
 //! from each index (the terms rarest first, ORed) and from the structure (symbols the
 //! question names, pages about the files of matching symbols, the pages of open files
-//! and their folders, each open file itself (its outline) and its first symbols, top-level
-//! first, when neither the question's words nor memory about the open files' folders are
+//! and their folders, each open file itself (its outline) and its main symbols (public
+//! definitions, the most referenced first), when neither the question's words nor memory about the open files' folders are
 //! relevant, one import hop from the top seeds, personalized PageRank over the
 //! import graph around the open files when memory is thin), scores them with irag's
 //! retrieval weights, and packs them into FULL / DIGEST / INDEX tiers under a token
