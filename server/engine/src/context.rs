@@ -7,8 +7,9 @@
 //! from each index (the terms rarest first, ORed) and from the structure (symbols the
 //! question names, pages about the files of matching symbols, the pages of open files
 //! and their folders, each open file itself (its outline) and its main symbols (public
-//! definitions, the most referenced first), when neither the question's words nor memory about the open files' folders are
-//! relevant, one import hop from the top seeds, personalized PageRank over the
+//! definitions, the most referenced first), when neither the question's words nor memory
+//! about the open files' folders are relevant, one import hop from the top seeds,
+//! personalized PageRank over the
 //! import graph around the open files when memory is thin), scores them with irag's
 //! retrieval weights, and packs them into FULL / DIGEST / INDEX tiers under a token
 //! budget — or abstains when nothing clears the floor.
