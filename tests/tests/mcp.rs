@@ -872,7 +872,7 @@ async fn fault_a_large_scan_answer_was_paged_with_a_cursor_scan_does_not_take() 
         .unwrap_or_default();
     assert!(
         notes.contains(&json!(
-            "lists cut to their first 50 entries; whole counts: added 700 (`loci scan --json` lists every path)"
+            "lists cut to their first 50 entries; whole counts: added 700 (`loci scan --json` lists every entry)"
         )),
         "{notes:?}"
     );
@@ -898,6 +898,41 @@ async fn fault_a_large_scan_answer_was_paged_with_a_cursor_scan_does_not_take() 
     assert!(
         notes.contains(&json!(
             "refreshed 80 files from disk before answering; `freshness.refreshed` lists the first 50"
+        )),
+        "{notes:?}"
+    );
+    client.cancel().await.ok();
+}
+
+/// Fault found by a second fresh-user trial: a `lint` with 20,011 findings was paged as
+/// 585 windows of raw JSON, each page running the whole lint again (3.8 s). Its lists are
+/// cut to 50 entries with the whole counts in a note, as `scan`'s are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fault_a_large_lint_was_paged_as_raw_json_that_reran_the_lint() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "a.py", "def a():\n    pass\n");
+    let client = connect(scanned(dir.path())).await;
+    let body: String = (0..60).map(|i| format!("- `gone/p{i:02}.py`\n")).collect();
+    ok(
+        &client,
+        "remember",
+        json!({"subject": "a.py", "body": body}),
+    )
+    .await;
+    let r = ok(&client, "lint", json!({})).await;
+    let v = structured(&r);
+    assert_eq!(
+        v["result"]["contradictions"].as_array().map(Vec::len),
+        Some(50)
+    );
+    assert_eq!(v["page"], Value::Null, "{}", text(&r));
+    let notes = v["capability"]["notes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        notes.contains(&json!(
+            "lists cut to their first 50 entries; whole counts: contradictions 60 (`loci lint --json` lists every entry)"
         )),
         "{notes:?}"
     );
