@@ -310,6 +310,20 @@ impl Workspace {
             )),
             (Some(_), None) => None,
         });
+        // A map an older loci built answers as that loci's analysis did until the next
+        // scan analyses it again (`loci_core::ANALYSIS_VERSION`).
+        let built_by = self.store.meta(scan::ANALYSIS_META)?;
+        let current = loci_core::ANALYSIS_VERSION.to_string();
+        if last.is_some() && built_by.as_deref() != Some(current.as_str()) {
+            capability.notes.push(format!(
+                "the map was built by another version of loci's analysis ({}, this loci's is \
+                 {current}): references and kinds may be as that version found them until \
+                 `loci scan` analyses it again",
+                built_by
+                    .as_deref()
+                    .unwrap_or("before versions were recorded")
+            ));
+        }
         if !capability.git {
             capability
                 .notes

@@ -46,7 +46,7 @@ const BATCH_FILES: usize = 128;
 pub(crate) const SECRET_RULES_META: &str = "secret_rules";
 
 /// The `meta` key holding the [`loci_core::ANALYSIS_VERSION`] the map was built with.
-const ANALYSIS_META: &str = "analysis_version";
+pub(crate) const ANALYSIS_META: &str = "analysis_version";
 
 /// What a scan is doing, for progress bars and `$/progress`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

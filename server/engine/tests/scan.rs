@@ -898,6 +898,12 @@ fn fault_an_upgraded_loci_kept_the_older_analysis_until_each_file_changed() {
              DELETE FROM refs;",
         )
         .unwrap();
+    // Until then, answers say the map is another version's (a second trial: they had not).
+    let notes = ws.stats().unwrap().capability.notes;
+    assert!(
+        notes.contains(&"the map was built by another version of loci's analysis (1, this loci's is 3): references and kinds may be as that version found them until `loci scan` analyses it again".to_string()),
+        "{notes:?}"
+    );
     let report = scan(&mut ws);
     assert_eq!(
         (
@@ -910,9 +916,17 @@ fn fault_an_upgraded_loci_kept_the_older_analysis_until_each_file_changed() {
     );
     assert_eq!(dump(ws.store().conn()), expected);
     assert_eq!(drift_rows(&ws), drift_before);
-    // Once the map is this version's, a rescan is a no-op again.
+    // Once the map is this version's, a rescan is a no-op again, and the note is gone.
     let again = scan(&mut ws);
     assert_eq!((again.changed, again.reanalysed), (false, 0));
+    assert!(
+        !ws.stats()
+            .unwrap()
+            .capability
+            .notes
+            .iter()
+            .any(|n| n.contains("another version of loci's analysis"))
+    );
 
     // A reanalysis killed after writing some files (its scan row stays `running`): the
     // next one does not take the rows it rewrote for changed files (a second trial had
