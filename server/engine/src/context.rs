@@ -303,6 +303,9 @@ const TEXT_HITS: u32 = 50;
 /// Full-text hits among each open file's own symbols that `context` weighs as well.
 const OPEN_FILE_HITS: u32 = 10;
 
+/// Open files whose own symbols are searched (the first ones given).
+const OPEN_FILES_SEARCHED: usize = 4;
+
 /// The rank constant of the FTS points' decay, `k / (k + rank)` (0-based rank within one
 /// index), as in reciprocal rank fusion (Cormack et al., 2009, k = 60).
 const RANK_K: f64 = 60.0;
@@ -964,11 +967,16 @@ impl Workspace {
             .into_iter()
             .chain(crate::search::any_of(&terms))
             .collect();
+        // The first few open files only: a path-filtered search still ranks every row the
+        // expression matches, and an editor may send every open tab.
+        let searched: Vec<&String> = open
+            .iter()
+            .filter(|f| !f.ends_with('/') && *f != ".")
+            .filter(|f| !unmapped_open.iter().any(|(u, _)| u == *f))
+            .take(OPEN_FILES_SEARCHED)
+            .collect();
         for expr in &exprs {
-            for f in open.iter().filter(|f| !f.ends_with('/') && *f != ".") {
-                if unmapped_open.iter().any(|(u, _)| u == f) {
-                    continue;
-                }
+            for f in &searched {
                 let hits =
                     self.index_hits(FtsTable::Symbols, expr, Some(f), OPEN_FILE_HITS, false)?;
                 for (rank, (hit, text, revision)) in hits.into_iter().enumerate() {

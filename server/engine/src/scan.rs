@@ -1708,53 +1708,40 @@ impl Resolver {
             // one is more often a variable or a module (`c = C(); c.foo()`), so it names
             // only a top-level class of that name (`datetime.fromtimestamp`).
             let capitalised = type_name.starts_with(|c: char| c.is_uppercase());
-            let typed: Vec<(u32, &Def)> = defs
+            let typed: Vec<&Def> = defs
                 .all
                 .iter()
-                .enumerate()
-                .filter(|(_, d)| {
+                .filter(|d| {
                     d.owner.as_deref() == Some(type_name)
                         && placed(d)
                         && (capitalised || d.top_member)
                 })
-                .map(|(i, d)| (i as u32, d))
                 .collect();
             // A member of a type the map does not hold (`Arc::new`, `thread::Builder::new`,
             // another crate's `meta::Regex::new`): not any same-named member nearby.
             if typed.is_empty() && capitalised {
                 return (None, "derived", 0.0);
             }
-            if !typed.is_empty() {
-                let imported: BTreeSet<i64> =
-                    deps.into_iter().flatten().map(|(_, to)| *to).collect();
-                let in_file = |f: i64| defs.in_file(f).map(|(i, _)| i).collect::<Vec<_>>();
-                let here = in_file(file_id);
+            if let Some(first) = typed.first() {
+                let imported = |f: i64| deps.into_iter().flatten().any(|(_, to)| *to == f);
+                // The nearest: most folders in common with this file (`super::Builder::new()`
+                // in `task/join_set.rs` is `task`'s); the first in key order of those.
+                let here = self.paths.get(&file_id).map_or("", |p| &**p);
+                let common = |d: &Def| {
+                    let there = self.paths.get(&d.file_id).map_or("", |p| &**p);
+                    here.split('/')
+                        .zip(there.split('/'))
+                        .take_while(|(a, b)| a == b)
+                        .count()
+                };
                 let best = typed
                     .iter()
-                    .find(|(i, _)| here.contains(i))
-                    .or_else(|| {
-                        typed
-                            .iter()
-                            .find(|(i, _)| imported.iter().any(|f| in_file(*f).contains(i)))
-                    })
-                    .or_else(|| {
-                        // The nearest: most folders in common with this file
-                        // (`super::Builder::new()` in `task/join_set.rs` is `task`'s).
-                        let here = self.paths.get(&file_id).map_or("", |p| &**p);
-                        let common = |d: &Def| {
-                            let there = self.paths.get(&d.file_id).map_or("", |p| &**p);
-                            here.split('/')
-                                .zip(there.split('/'))
-                                .take_while(|(a, b)| a == b)
-                                .count()
-                        };
-                        typed
-                            .iter()
-                            .max_by_key(|(i, d)| (common(d), std::cmp::Reverse(*i)))
-                    })
-                    .unwrap_or(&typed[0]);
+                    .find(|d| d.file_id == file_id)
+                    .or_else(|| typed.iter().find(|d| imported(d.file_id)))
+                    .or_else(|| typed.iter().min_by_key(|d| std::cmp::Reverse(common(d))))
+                    .unwrap_or(first);
                 let confidence = if typed.len() == 1 { 0.7 } else { 0.5 };
-                return (Some(best.1.id), "derived", confidence);
+                return (Some(best.id), "derived", confidence);
             }
         }
         if receiver == Receiver::None

@@ -270,13 +270,13 @@ impl LociServer {
                 refreshed.dedup();
                 if access != Access::Index {
                     // A branch switch refreshes thousands of files: name the first ones.
-                    if refreshed.len() > tools::SCAN_LIST_CAP {
+                    if refreshed.len() > tools::LIST_CAP {
                         notes.push(format!(
                             "refreshed {} files from disk before answering; `freshness.refreshed` lists the first {}",
                             refreshed.len(),
-                            tools::SCAN_LIST_CAP
+                            tools::LIST_CAP
                         ));
-                        refreshed.truncate(tools::SCAN_LIST_CAP);
+                        refreshed.truncate(tools::LIST_CAP);
                     }
                     env.freshness.refreshed = refreshed;
                 }

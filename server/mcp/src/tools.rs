@@ -1011,10 +1011,10 @@ fn rename_argument(e: EngineError, from: &str, to: &str) -> EngineError {
 
 /// An envelope with its result as JSON.
 /// Entries a `scan`, `lint` or `check` answer lists per list; the counts are whole.
-pub const SCAN_LIST_CAP: usize = 50;
+pub const LIST_CAP: usize = 50;
 
 /// An answer's lists (at its top level, and one object down: `check`'s `lint`) cut to
-/// [`SCAN_LIST_CAP`] entries each, with a note giving the whole counts and where to get
+/// [`LIST_CAP`] entries each, with a note giving the whole counts and where to get
 /// every entry (`whole`). These answers are not to page: calling `scan` again scans again,
 /// and each page of a `lint` ran the whole lint again (a second trial: 585 pages of raw
 /// JSON for 20,011 findings, 3.8 s each).
@@ -1025,9 +1025,9 @@ fn cap_lists(mut env: Envelope<Value>, whole: &str) -> Envelope<Value> {
         };
         for (name, field) in fields.iter_mut() {
             match field {
-                Value::Array(items) if items.len() > SCAN_LIST_CAP => {
+                Value::Array(items) if items.len() > LIST_CAP => {
                     cut.push(format!("{prefix}{name} {}", items.len()));
-                    items.truncate(SCAN_LIST_CAP);
+                    items.truncate(LIST_CAP);
                 }
                 Value::Object(_) if depth > 0 => {
                     cap(field, &format!("{prefix}{name}."), depth - 1, cut)
@@ -1040,7 +1040,7 @@ fn cap_lists(mut env: Envelope<Value>, whole: &str) -> Envelope<Value> {
     cap(&mut env.result, "", 1, &mut cut);
     if !cut.is_empty() {
         env.capability.notes.push(format!(
-            "lists cut to their first {SCAN_LIST_CAP} entries; whole counts: {} ({whole} lists every entry)",
+            "lists cut to their first {LIST_CAP} entries; whole counts: {} ({whole} lists every entry)",
             cut.join(", ")
         ));
     }
