@@ -1215,3 +1215,21 @@ fn fault_lint_in_an_unscanned_folder_created_a_store_and_passed() {
         )
     );
 }
+
+/// An unscanned map is an environment error (exit 2), and its JSON kind said `not_found`,
+/// the kind of exit 1 ("nothing found"): scripts branching on the kind read it as an answer.
+#[test]
+fn fault_lint_on_an_unscanned_map_reported_kind_not_found() {
+    let dir = repo();
+    let root = dir.path();
+    assert_eq!(loci(root, &["init"]).status.code(), Some(0));
+    for command in ["lint", "check"] {
+        let out = loci(root, &[command, "--json"]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("an envelope");
+        assert_eq!(
+            (out.status.code(), json["error"]["kind"].as_str()),
+            (Some(2), Some("unscanned")),
+            "{command}"
+        );
+    }
+}

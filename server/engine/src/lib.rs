@@ -82,6 +82,10 @@ pub enum EngineError {
     /// The thing asked about does not exist (a path not in the map, ...).
     #[error("{0}")]
     NotFound(String),
+    /// No scan has finished on this database, so the map an operation checks against is
+    /// empty (`lint`, `check`): an environment error (exit 2), not "nothing found".
+    #[error("{0}")]
+    Unscanned(String),
     /// A bug or an environment failure (a thread pool that could not start).
     #[error("internal error: {0}")]
     Internal(String),
@@ -89,7 +93,7 @@ pub enum EngineError {
 
 impl EngineError {
     /// A short, stable name for what went wrong, as the doors report it (`error.kind` in a
-    /// JSON envelope): `invalid_argument`, `not_found`, `config`, `io`, `internal`, or the
+    /// JSON envelope): `invalid_argument`, `not_found`, `unscanned`, `config`, `io`, `internal`, or the
     /// store's [`StoreError::kind`] (`busy`, `newer_schema`, `not_a_database`, ...).
     pub fn kind(&self) -> &'static str {
         match self {
@@ -98,6 +102,7 @@ impl EngineError {
             EngineError::Config { .. } => "config",
             EngineError::InvalidArgument { .. } => "invalid_argument",
             EngineError::NotFound(_) => "not_found",
+            EngineError::Unscanned(_) => "unscanned",
             EngineError::Internal(_) => "internal",
         }
     }

@@ -367,7 +367,7 @@ impl Workspace {
             .map_err(|e| loci_store::StoreError::sqlite("reading the last scan", e))?)
     }
 
-    /// [`EngineError::NotFound`] when no scan has finished on this database: checked
+    /// [`EngineError::Unscanned`] when no scan has finished on this database: checked
     /// against an empty map, every claim would be a contradiction (`lint` had reported
     /// nothing and exited 0 in an unscanned folder, and would have flagged every path a
     /// page names).
@@ -375,7 +375,7 @@ impl Workspace {
         if self.map_is_built()? {
             return Ok(());
         }
-        Err(EngineError::NotFound(
+        Err(EngineError::Unscanned(
             "the map is empty: no scan has finished on this database, so there is nothing \
              to check memory against; run `loci scan` first"
                 .into(),

@@ -327,6 +327,7 @@ pub fn engine_error(tool: &str, e: EngineError) -> Result<CallToolResult, ErrorD
             return Err(tools::invalid_argument(&name, &message));
         }
         EngineError::NotFound(message) => ("not_found", false, message),
+        EngineError::Unscanned(message) => ("unscanned", false, message),
         EngineError::Store(s) if s.is_busy() => (
             "busy",
             true,
