@@ -831,9 +831,13 @@ impl Ctx<'_> {
     }
 
     /// Where a missing path went: the renames the scans saw (the drift ledger, followed
-    /// to a path in the map), else git's rename history, else the only file of that name.
+    /// to a path in the map; for a folder, where its files went), else git's rename
+    /// history, else the only file of that name.
     fn path_suggestion(&mut self, target: &str) -> Result<Option<String>> {
         if let Some(to) = scanned_rename(self.ws.store.conn(), target)? {
+            return Ok(Some(to));
+        }
+        if let Some(to) = scanned_folder_rename(self.ws.store.conn(), target)? {
             return Ok(Some(to));
         }
         if let Some(to) = crate::memory::renamed_to(&self.ws.root, target) {
@@ -1086,6 +1090,53 @@ fn names_a_type(conn: &loci_store::rusqlite::Connection, qualifier: &str) -> Res
 
 /// Where the scans saw `path` renamed to, following later renames (`a` → `b` → `c`), when
 /// the path it ends at is in the map.
+/// Where the folder `path` went, from the last rename the scans saw of a file under it:
+/// `a/x/f.py` → `b/x/f.py` says `a` → `b`, when `b` holds files of the map. A rename the
+/// scan could not tell apart (another file of the same content moved in the same scan)
+/// says nothing.
+fn scanned_folder_rename(
+    conn: &loci_store::rusqlite::Connection,
+    path: &str,
+) -> Result<Option<String>> {
+    use loci_store::Context;
+    use loci_store::rusqlite::OptionalExtension;
+    let folder = path.trim_end_matches('/');
+    if folder.is_empty() {
+        return Ok(None);
+    }
+    let last: Option<(String, String)> = conn
+        .prepare_cached(
+            "SELECT d.detail, d.path FROM drift d WHERE d.kind = 'rename'
+             AND substr(d.detail, 1, length(?1) + 1) = ?1 || '/'
+             AND NOT EXISTS (SELECT 1 FROM drift e WHERE e.scan_id = d.scan_id
+                 AND e.kind = 'rename' AND e.new_hash = d.new_hash AND e.drift_id <> d.drift_id)
+             ORDER BY d.drift_id DESC LIMIT 1",
+        )
+        .and_then(|mut s| {
+            s.query_row([folder], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()
+        })
+        .ctx(|| "reading renames".into())?;
+    let Some((old, new)) = last else {
+        return Ok(None);
+    };
+    let inside = &old[folder.len()..];
+    let Some(to) = new
+        .strip_suffix(inside)
+        .filter(|t| !t.is_empty() && *t != folder)
+    else {
+        return Ok(None);
+    };
+    let mapped: bool = conn
+        .query_row(
+            "SELECT EXISTS(SELECT 1 FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/')",
+            [to],
+            |r| r.get(0),
+        )
+        .ctx(|| "reading renames".into())?;
+    Ok(mapped.then(|| to.to_string()))
+}
+
 fn scanned_rename(conn: &loci_store::rusqlite::Connection, path: &str) -> Result<Option<String>> {
     use loci_store::Context;
     use loci_store::rusqlite::OptionalExtension;

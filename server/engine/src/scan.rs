@@ -115,8 +115,11 @@ pub struct ScanReport {
     pub renamed: Vec<Rename>,
     /// Memory pages that followed a rename to the new path: renames whose content no other
     /// file deleted or added in this scan has (of two identical files moved at once,
-    /// which went where is left for `loci sync`), from a path with a page to one without. Each move is a `rename` event, and the claims naming the old path name the
-    /// new one (design.md: "A rename keeps memory attached").
+    /// which went where is left for `loci sync`), from a path with a page to one without,
+    /// and the pages of folders that moved with their files (every file under the old
+    /// folder went, and all to the same new one). Each move is a `rename` event. The
+    /// claims naming an old path name the new one, whether or not the path had a page
+    /// (design.md: "A rename keeps memory attached").
     pub pages_moved: Vec<Rename>,
     /// Files found unchanged.
     pub unchanged: u64,
@@ -480,11 +483,12 @@ fn scan_inner(
         .collect();
     let drift = std::mem::take(&mut writer.drift);
     let follow = unambiguous_renames(&report, &gone_all, writer.store)?;
+    let folders = folder_moves(&follow, writer.store)?;
     let pages_moved = writer.store.write(|tx| {
         let mut moved = Vec::new();
-        for r in &follow {
+        for r in follow.iter().copied().chain(&folders) {
             if crate::sync::move_page(tx, &r.from, &r.to, &format!("rename:scan:{scan_id}"))? {
-                moved.push((*r).clone());
+                moved.push(r.clone());
             }
         }
         map::replace_skipped_files(tx, &skipped_rows)?;
@@ -1155,6 +1159,52 @@ fn detect_renames(gone: &[&FileState], added: &[String], store: &Store) -> Resul
         }
     }
     Ok(renames)
+}
+
+/// The folders that moved with the files in them, from `renames` (the unambiguous ones):
+/// `a/x/f.py` → `b/x/f.py` moves `a/x` to `b/x` and `a` to `b` (the parts the two paths end
+/// with are the same), when every such rename out of a folder agrees on where it went and
+/// no file of the map is left under the old folder. Folders in path order.
+fn folder_moves(renames: &[&Rename], store: &Store) -> Result<Vec<Rename>> {
+    let mut to_of: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for r in renames {
+        let from: Vec<&str> = r.from.split('/').collect();
+        let to: Vec<&str> = r.to.split('/').collect();
+        let common = from
+            .iter()
+            .rev()
+            .zip(to.iter().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        // The file name and each folder above it that kept its name, while both paths
+        // still have a folder above it.
+        for kept in 1..=common.min(from.len() - 1).min(to.len() - 1) {
+            let old = from[..from.len() - kept].join("/");
+            let new = to[..to.len() - kept].join("/");
+            let entry = to_of.entry(old).or_insert_with(|| Some(new.clone()));
+            if entry.as_deref() != Some(new.as_str()) {
+                *entry = None;
+            }
+        }
+    }
+    let mut stmt = store
+        .conn()
+        .prepare_cached(
+            "SELECT 1 FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/' LIMIT 1",
+        )
+        .ctx(|| "reading folders".into())?;
+    let mut out = Vec::new();
+    for (from, to) in to_of {
+        let Some(to) = to else { continue };
+        let left = stmt
+            .query_row([&from], |_| Ok(()))
+            .optional()
+            .ctx(|| format!("reading folder {from}"))?;
+        if left.is_none() {
+            out.push(Rename { from, to });
+        }
+    }
+    Ok(out)
 }
 
 /// The renames memory follows (see [`ScanReport::pages_moved`]): those whose content no

@@ -192,15 +192,24 @@ impl Workspace {
     }
 }
 
-/// Moves the page of `from` to `to` (when `from` has a page and `to` has none), with a
-/// `rename` event. Returns whether it moved. Used by `sync` and by a scan that saw the
-/// rename (see [`crate::scan::ScanReport::pages_moved`]).
+/// Follows the rename of `from` to `to`: claims resolved to the old path (or a symbol in
+/// it) are re-pointed to the new one, so staleness follows the file instead of reporting
+/// it deleted, whether or not the path had a page; and the page of `from` moves to `to`
+/// (when `from` has a page and `to` has none), with a `rename` event. Returns whether the
+/// page moved. Used by `sync` and by a scan that saw the rename (see
+/// [`crate::scan::ScanReport::pages_moved`]).
 pub(crate) fn move_page(
     tx: &loci_store::rusqlite::Transaction<'_>,
     from: &str,
     to: &str,
     source_ref: &str,
 ) -> loci_store::Result<bool> {
+    tx.execute(
+        "UPDATE claims SET resolved = ?2 || substr(resolved, length(?1) + 1)
+         WHERE resolved = ?1 OR substr(resolved, 1, length(?1) + 1) = ?1 || '#'",
+        [from, to],
+    )
+    .ctx(|| "re-pointing claims".into())?;
     let Some(page) = mem::page_by_subject(tx, from)? else {
         return Ok(false);
     };
@@ -210,14 +219,6 @@ pub(crate) fn move_page(
     mem::move_page(tx, page.page_id, to)?;
     let payload = serde_json::json!({"from": from, "to": to}).to_string();
     mem::insert_event(tx, "rename", source_ref, to, Some(&payload), None)?;
-    // Claims naming the old path now name the new one: re-point their resolution so
-    // staleness follows the file instead of reporting it deleted.
-    tx.execute(
-        "UPDATE claims SET resolved = ?2 || substr(resolved, length(?1) + 1)
-         WHERE resolved = ?1 OR substr(resolved, 1, length(?1) + 1) = ?1 || '#'",
-        [from, to],
-    )
-    .ctx(|| "re-pointing claims".into())?;
     Ok(true)
 }
 

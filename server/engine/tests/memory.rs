@@ -987,6 +987,73 @@ fn fault_a_renamed_file_left_its_memory_on_the_old_path_until_sync() {
     );
 }
 
+/// Fault (trial): a file renamed without a page of its own left the claims of other pages
+/// resolved to its old path, so those pages read "deleted" instead of following the file;
+/// and a folder's page stayed on the old folder when the folder was renamed.
+#[test]
+fn fault_a_renamed_file_without_a_page_left_other_pages_claims_on_its_old_path() {
+    let (dir, mut ws) = workspace();
+    let root = dir.path();
+    write(root, "lib/util.py", "def helper():\n    return 1\n");
+    write(root, "lib/deep/more.py", "def more():\n    return 2\n");
+    ws.scan(&|_| {}).unwrap();
+    ws.remember(
+        "src/auth.py",
+        "`login()` calls into `src/billing.py`, and `lib/util.py` holds `helper()`.",
+        &by("a"),
+    )
+    .unwrap();
+    ws.remember("lib", "Small helpers; `lib/deep` holds the rest.", &by("a"))
+        .unwrap();
+    ws.remember("lib/deep", "The rest of the helpers.", &by("a"))
+        .unwrap();
+
+    std::fs::rename(root.join("src/billing.py"), root.join("src/invoices.py")).unwrap();
+    std::fs::rename(root.join("lib"), root.join("core")).unwrap();
+    let report = ws.scan(&|_| {}).unwrap().result;
+    let moved: Vec<(&str, &str)> = report
+        .pages_moved
+        .iter()
+        .map(|m| (m.from.as_str(), m.to.as_str()))
+        .collect();
+    assert_eq!(moved, [("lib", "core"), ("lib/deep", "core/deep")]);
+    assert_eq!(
+        ws.show("core", None).unwrap().result.revision.body,
+        "Small helpers; `lib/deep` holds the rest."
+    );
+    assert!(ws.show("lib", None).is_err());
+    // `src/billing.py` and `lib/util.py` have no pages; the claims naming them follow them.
+    let warnings: Vec<String> = ws
+        .show("src/auth.py", None)
+        .unwrap()
+        .stale_warnings
+        .into_iter()
+        .map(|w| w.reason)
+        .collect();
+    assert_eq!(warnings, Vec::<String>::new());
+    // The prose still names the old paths: contradictions, each with the rename as its fix.
+    let found: Vec<(String, Option<String>)> = ws
+        .lint()
+        .unwrap()
+        .result
+        .contradictions
+        .into_iter()
+        .filter(|c| c.kind == "missing_path")
+        .map(|c| (c.claim, c.suggestion))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("lib/deep".to_string(), Some("core/deep".to_string())),
+            (
+                "src/billing.py".to_string(),
+                Some("src/invoices.py".to_string())
+            ),
+            ("lib/util.py".to_string(), Some("core/util.py".to_string())),
+        ]
+    );
+}
+
 /// Fault (trial): `loci why path.py:99999`, a line past the file's end, answered as if the
 /// line were there. It is refused, naming the file and its line count (every door calls
 /// this: the CLI exits 2, the LSP command and the MCP tool answer an error); the last line,
