@@ -841,6 +841,43 @@ async fn fault_a_long_write_held_up_every_read() {
     client.cancel().await.ok();
 }
 
+/// Fault (trial): a `scan` after a read answered `changed: false` with empty lists, since
+/// the read had refreshed the map first: an agent asking what changed since its last scan
+/// was told nothing had. The scan answer now names the files the refreshes rescanned since
+/// the last `scan` call, with a note, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fault_a_scan_after_a_read_said_nothing_had_changed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "a.py", "def a():\n    pass\n");
+    let client = connect(scanned(dir.path())).await;
+    // Whatever the startup refresh found is reported by a first scan; start from none.
+    ok(&client, "scan", json!({})).await;
+    write(dir.path(), "b.py", "def b():\n    pass\n");
+    write(dir.path(), "a.py", "def a():\n    return 2\n");
+    let r = ok(&client, "symbol", json!({"name": "b"})).await;
+    assert_eq!(
+        structured(&r)["freshness"]["refreshed"],
+        json!(["a.py", "b.py"])
+    );
+    let r = ok(&client, "scan", json!({})).await;
+    let v = structured(&r);
+    assert_eq!(
+        (&v["result"]["changed"], &v["freshness"]["refreshed"]),
+        (&json!(false), &json!(["a.py", "b.py"]))
+    );
+    assert!(
+        v["capability"]["notes"].as_array().is_some_and(|n| n.contains(&json!(
+            "2 changed files were already rescanned since the last `scan` call (the server refreshes the map before answers); this scan's lists leave them out, `freshness.refreshed` names the first 2"
+        ))),
+        "{}",
+        text(&r)
+    );
+    // Said once: the next scan has nothing to add.
+    let r = ok(&client, "scan", json!({})).await;
+    assert_eq!(structured(&r)["freshness"]["refreshed"], json!([]));
+    client.cancel().await.ok();
+}
+
 /// Fault found by a fresh-user trial: a `scan` that found about 1,000 changed files was
 /// paged (`more: call again with cursor "byte:22489"`), but `scan` takes no cursor, and
 /// calling it again scans again. Its path lists are cut to 50 entries each instead, with

@@ -75,7 +75,14 @@ impl Default for ServerOptions {
 struct State {
     ws: Workspace,
     last_refresh: Option<Instant>,
+    /// Files the refreshes before answers rescanned since the last `scan` call (at most
+    /// [`SINCE_SCAN_KEPT`]), and how many there were in all: a `scan` after them finds
+    /// nothing left to do and says where its changes went.
+    since_scan: (std::collections::BTreeSet<String>, usize),
 }
+
+/// The refreshed paths [`State::since_scan`] keeps by name; beyond them it only counts.
+const SINCE_SCAN_KEPT: usize = 1_000;
 
 struct Inner {
     /// The writer workspace.
@@ -119,6 +126,7 @@ impl LociServer {
                 state: Mutex::new(State {
                     ws,
                     last_refresh: None,
+                    since_scan: Default::default(),
                 }),
                 reader_source,
                 readers: Mutex::new(Vec::new()),
@@ -136,7 +144,12 @@ impl LociServer {
         tokio::task::spawn_blocking(move || {
             let mut state = server.lock();
             let mut notes = Vec::new();
+            let first_build = !server.inner.map_ready.load(Ordering::Acquire);
             let refreshed = server.refresh(&mut state, &mut notes);
+            if first_build {
+                // Building the map is not a change a later `scan` call should report.
+                state.since_scan = Default::default();
+            }
             for note in notes {
                 tracing::warn!("{note}");
             }
@@ -208,6 +221,13 @@ impl LociServer {
         if state.last_refresh.is_some() {
             self.inner.map_ready.store(true, Ordering::Release);
         }
+        let (kept, count) = &mut state.since_scan;
+        for p in &paths {
+            if kept.len() < SINCE_SCAN_KEPT {
+                kept.insert(p.clone());
+            }
+        }
+        *count += paths.len();
         paths
     }
 
@@ -262,13 +282,26 @@ impl LociServer {
             if call.refresh_first() {
                 refreshed.extend(self.refresh(&mut state, &mut notes));
             }
-            call.run(&mut state.ws, default_author)
+            let result = call.run(&mut state.ws, default_author);
+            if access == Access::Index && result.is_ok() {
+                // What the refreshes before earlier answers rescanned is this scan's news
+                // too: without it, a `scan` after any read said nothing had changed.
+                let (kept, count) = std::mem::take(&mut state.since_scan);
+                if count > 0 {
+                    notes.push(format!(
+                        "{count} changed files were already rescanned since the last `scan` call (the server refreshes the map before answers); this scan's lists leave them out, `freshness.refreshed` names the first {}",
+                        kept.len().min(tools::LIST_CAP)
+                    ));
+                    refreshed.extend(kept.into_iter().take(tools::LIST_CAP));
+                }
+            }
+            result
         };
         match result {
             Ok(mut env) => {
                 refreshed.sort();
                 refreshed.dedup();
-                if access != Access::Index {
+                {
                     // A branch switch refreshes thousands of files: name the first ones.
                     if refreshed.len() > tools::LIST_CAP {
                         notes.push(format!(
