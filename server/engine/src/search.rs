@@ -171,6 +171,82 @@ pub fn any_of<'a>(terms: impl IntoIterator<Item = &'a Term>) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(" OR "))
 }
 
+/// Tokens of text that may stand between two consecutive terms of a [`near_phrase`]: the
+/// question's function words and a little rewording ("parse a URL" in "Parse a URL into 6
+/// components", "write transactions" in "write transactions are begun").
+pub const PHRASE_GAP: usize = 3;
+
+/// The most content terms a [`near_phrase`] holds: a longer question is not quoted from
+/// one doc comment, and each phrase of a NEAR group costs a position-list walk.
+pub const PHRASE_TERMS: usize = 8;
+
+/// An FTS5 expression matching rows whose `columns` (FTS5 column names) hold the
+/// question's content terms close together: one NEAR group of each term as a phrase of its
+/// words (`parse_config` is `"parse config"`, as a doc comment's text is tokenized), at
+/// most [`PHRASE_GAP`] tokens between consecutive terms. A question quoted nearly verbatim
+/// in a doc comment or a signature matches; the same words scattered over a long text do
+/// not. Every term is quoted (inner `"` doubled), so any question is a valid expression.
+/// `None` for fewer than two terms (one term is its own phrase) or more than
+/// [`PHRASE_TERMS`].
+pub fn near_phrase(terms: &[Term], columns: &[&str]) -> Option<String> {
+    if terms.len() < 2 || terms.len() > PHRASE_TERMS {
+        return None;
+    }
+    let phrases: Vec<String> = terms.iter().map(|t| quote(&t.words.join(" "))).collect();
+    // NEAR's distance counts every token between the group's first and last phrase,
+    // the inner phrases' own tokens included.
+    let inner: usize = terms[1..terms.len() - 1]
+        .iter()
+        .map(|t| t.words.len())
+        .sum();
+    let distance = PHRASE_GAP * (terms.len() - 1) + inner;
+    let filter = if columns.is_empty() {
+        String::new()
+    } else {
+        format!("{{{}}} : ", columns.join(" "))
+    };
+    Some(format!("{filter}NEAR({}, {distance})", phrases.join(" ")))
+}
+
+/// Whether `text` holds `terms` in their order, each term's words consecutive and at most
+/// [`PHRASE_GAP`] tokens between consecutive terms: the ordered check of a
+/// [`near_phrase`] match (FTS5's NEAR is unordered, and `socket_open` is not "open a
+/// socket"). Tokens are maximal runs of letters and digits, lower-case, as FTS5's
+/// `unicode61` tokenizer makes them; a token and a word are equal when their singulars
+/// ([`s_stem`]) are.
+pub fn holds_in_order(text: &str, terms: &[Term]) -> bool {
+    let tokens: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(|t| s_stem(&t.to_lowercase()))
+        .collect();
+    let terms: Vec<Vec<String>> = terms
+        .iter()
+        .map(|t| t.words.iter().map(|w| s_stem(w)).collect())
+        .collect();
+    if terms.is_empty() {
+        return false;
+    }
+    // Whether terms[k..] match with terms[k] starting in `from..=to`.
+    fn from(tokens: &[String], terms: &[Vec<String>], k: usize, lo: usize, hi: usize) -> bool {
+        let Some(words) = terms.get(k) else {
+            return true;
+        };
+        (lo..=hi.min(tokens.len().saturating_sub(words.len()))).any(|i| {
+            tokens.len() >= i + words.len()
+                && tokens[i..i + words.len()] == words[..]
+                && from(
+                    tokens,
+                    terms,
+                    k + 1,
+                    i + words.len(),
+                    i + words.len() + PHRASE_GAP,
+                )
+        })
+    }
+    from(&tokens, &terms, 0, 0, tokens.len())
+}
+
 /// The words of a text as the index sees them: every maximal run of letters and digits,
 /// lower-case, its identifier words (`parseConfig` → `parseconfig`, `parse`, `config`),
 /// and the singular ([`s_stem`]) of each.
@@ -350,6 +426,44 @@ mod tests {
             fts_query("Foo->bar_baz").as_deref(),
             Some(r#"("foobarbaz" OR "foo bar baz" OR "bar baz")"#)
         );
+    }
+
+    #[test]
+    fn near_phrase_quotes_every_term_and_scales_its_distance() {
+        assert_eq!(
+            near_phrase(&content_terms("parse a URL"), &["signature", "doc"]).as_deref(),
+            Some(r#"{signature doc} : NEAR("parse" "url", 3)"#)
+        );
+        assert_eq!(
+            near_phrase(
+                &content_terms("where is parse_config's \"NEAR\" (x) used?"),
+                &[]
+            )
+            .as_deref(),
+            Some(r#"NEAR("parse config" "near" "used", 7)"#)
+        );
+        assert_eq!(near_phrase(&content_terms("parse"), &["doc"]), None);
+        assert_eq!(
+            near_phrase(
+                &content_terms("alpha beta gamma delta epsilon zeta eta theta iota"),
+                &[]
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn holds_in_order_wants_the_question_s_order_and_small_gaps() {
+        let terms = content_terms("open a socket");
+        assert!(holds_in_order("Open a socket to the host.", &terms));
+        assert!(holds_in_order("opens the new sockets", &terms));
+        assert!(!holds_in_order("def socket_open_3():", &terms));
+        assert!(!holds_in_order("open the file, then a new socket", &terms));
+        assert!(holds_in_order(
+            "Reads parse_config, then the URL",
+            &content_terms("parse_config URL")
+        ));
+        assert!(!holds_in_order("anything", &[]));
     }
 
     #[test]
