@@ -303,6 +303,16 @@ const TEXT_HITS: u32 = 50;
 /// Full-text hits among each open file's own symbols that `context` weighs as well.
 const OPEN_FILE_HITS: u32 = 10;
 
+/// Definitions whose signature or doc comment holds the question's words together
+/// ([`crate::search::near_phrase`]) that `context` weighs besides the other hits.
+const PHRASE_HITS: u32 = 10;
+
+/// Relevance points for a definition whose signature or doc comment holds the question's
+/// content words together ([`crate::search::near_phrase`]): the question quoted nearly
+/// verbatim is stronger evidence than its words anywhere in the text, which coverage
+/// alone cannot tell apart.
+const PHRASE_POINTS: f64 = 10.0;
+
 /// Open files whose own symbols are searched (the first ones given).
 const OPEN_FILES_SEARCHED: usize = 4;
 
@@ -321,6 +331,14 @@ struct TextHit {
     revision: Option<mem::Revision>,
     /// The text it was matched in (for a doc section, its chunk: what FULL serves).
     text: String,
+}
+
+/// The file of a code or doc hit ([`Asks::behind`] demotes by it); `None` for memory, which
+/// is about a place rather than in it.
+fn code_path(hit: &(SearchHit, String, Option<mem::Revision>)) -> Option<&str> {
+    (hit.0.kind != HitKind::Memory)
+        .then_some(hit.0.path.as_deref())
+        .flatten()
 }
 
 /// Inverse document frequency as BM25 has it: `ln(1 + (N − df + 0.5) / (df + 0.5))`.
@@ -357,11 +375,96 @@ fn passages(text: &str) -> Vec<String> {
 /// At most this many lines of a symbol's source are served FULL.
 const FULL_SOURCE_LINES: u32 = 40;
 
-/// Points off test code when the question does not ask about tests. Measured with
-/// `context_bench` (recall@5 / MRR): at 0, 0.443 / 0.337 on the stdlib set and 0.393 /
-/// 0.465 on loci's; at 5, 0.443 / 0.354 and 0.393 / 0.474; at 10, 0.443 / 0.355 and
-/// 0.380 / 0.470. A prior, not relevance: abstention never sees it.
+/// Points off secondary code (tests, examples, vendored code: [`secondary_code`]) when
+/// the question does not ask about it. Measured with `context_bench` (recall@5 / MRR): at
+/// 0, 0.443 / 0.337 on the stdlib set and 0.393 / 0.465 on loci's; at 5, 0.443 / 0.354
+/// and 0.393 / 0.474; at 10, 0.443 / 0.355 and 0.380 / 0.470. A prior, not relevance:
+/// abstention never sees it. Besides the points, such code is ranked after the rest of
+/// its index's hits (see [`Asks::behind`]).
 const TEST_CODE_PENALTY: f64 = 5.0;
+
+/// Code that is not the code under test: it uses or copies that code, so a question's
+/// words match it as often, and in short names more densely, than the code it is about
+/// (`UrlParseTestCase.test_parse_fragments` had outranked `urllib.parse.urlparse` for
+/// "parse a URL": every method of the test class carries the class's words).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Secondary {
+    /// Test code ([`is_test_path`]).
+    Test,
+    /// Examples and demos: an `examples`, `example`, `demo` or `demos` folder (Cargo's
+    /// example targets; GitHub Linguist's `documentation.yml` counts such folders as docs).
+    Example,
+    /// Vendored code: a `vendor`, `vendored`, `_vendor`, `third_party`, `third-party` or
+    /// `node_modules` folder (GitHub Linguist's `vendor.yml`; pip's `_vendor`).
+    Vendored,
+}
+
+impl Secondary {
+    /// The signal a demoted item carries.
+    fn signal(self) -> &'static str {
+        match self {
+            Secondary::Test => "test code, and the question is not about tests",
+            Secondary::Example => "example code, and the question is not about examples",
+            Secondary::Vendored => "vendored code, and the question is not about vendored code",
+        }
+    }
+}
+
+/// Which kinds of [`Secondary`] code a question asks about: those it names (`test`,
+/// `mock`, `fixture`…; `example`, `demo`…; `vendor`, `third party`…) are ranked as any
+/// other code, the others demoted.
+#[derive(Clone, Copy, Debug, Default)]
+struct Asks {
+    tests: bool,
+    examples: bool,
+    vendored: bool,
+}
+
+impl Asks {
+    /// What the question's content terms ask about.
+    fn of(terms: &[Term]) -> Asks {
+        let any = |f: fn(&str) -> bool| terms.iter().any(|t| t.words.iter().any(|w| f(w)));
+        Asks {
+            tests: any(is_test_word),
+            examples: any(|w| {
+                matches!(
+                    w,
+                    "example" | "examples" | "demo" | "demos" | "sample" | "samples"
+                )
+            }),
+            vendored: any(|w| {
+                matches!(
+                    w,
+                    "vendor" | "vendored" | "vendoring" | "vendors" | "third" | "thirdparty"
+                )
+            }),
+        }
+    }
+
+    /// The kind of secondary code at `path` that this question demotes, if any.
+    fn demotes(self, path: Option<&str>) -> Option<Secondary> {
+        let kind = secondary_code(path?)?;
+        let asked = match kind {
+            Secondary::Test => self.tests,
+            Secondary::Example => self.examples,
+            Secondary::Vendored => self.vendored,
+        };
+        (!asked).then_some(kind)
+    }
+
+    /// `hits` (one index's, best first) with the demoted ones moved after the others, in
+    /// their order: the rank decay then gives the code under test the ranks BM25 gave to
+    /// its tests, so a test ranks above it only on more of the question's words, not on
+    /// a shorter text. With the points alone (5) a test at BM25 rank 0 (30 points) had
+    /// outranked the code at rank 20 (22.5).
+    fn behind<T>(self, hits: Vec<T>, path: impl Fn(&T) -> Option<&str>) -> Vec<T> {
+        let (mut first, behind): (Vec<T>, Vec<T>) = hits
+            .into_iter()
+            .partition(|h| self.demotes(path(h)).is_none());
+        first.extend(behind);
+        first
+    }
+}
 
 /// Whether a content word asks about tests (`test`, `tests`, `testing`, `spec`, `mock`,
 /// `fixture`; content terms are lower-case with plurals folded).
@@ -383,9 +486,37 @@ fn is_test_word(word: &str) -> bool {
     )
 }
 
+/// The kind of secondary code a repo-relative path holds, by its folders and file name
+/// ([`Secondary`]; vendored first: a vendored package's tests are vendored code).
+fn secondary_code(path: &str) -> Option<Secondary> {
+    let folders: Vec<&str> = path.split('/').collect();
+    let folders = &folders[..folders.len().saturating_sub(1)];
+    if folders.iter().any(|f| {
+        matches!(
+            *f,
+            "vendor" | "vendored" | "_vendor" | "third_party" | "third-party" | "node_modules"
+        )
+    }) {
+        return Some(Secondary::Vendored);
+    }
+    if is_test_path(path) {
+        return Some(Secondary::Test);
+    }
+    if folders
+        .iter()
+        .any(|f| matches!(*f, "examples" | "example" | "demo" | "demos"))
+    {
+        return Some(Secondary::Example);
+    }
+    None
+}
+
 /// Whether a repo-relative path is test code by the common layouts: a `test`, `tests`,
-/// `testing`, `__tests__` or `spec` folder, or a file named `test_*`, `*_test.*`,
-/// `*.test.*`, `*_spec.*`, `*.spec.*`, `*Test.java` / `*Tests.cs`-style.
+/// `testing`, `__tests__`, `spec` or `specs` folder, or one named `*_test` / `*_tests`
+/// (CPython's `idlelib/idle_test`); or a file named `test_*` or `*_test.*` (pytest's
+/// default discovery; Go's `*_test.go`), `*.test.*` / `*.spec.*` (Jest's default
+/// `testMatch`), `*_spec.*` (RSpec), `*Test.*` / `*Tests.*` (Maven Surefire's default
+/// includes, JUnit and NUnit naming).
 fn is_test_path(path: &str) -> bool {
     let mut parts = path.split('/').peekable();
     while let Some(part) = parts.next() {
@@ -402,7 +533,9 @@ fn is_test_path(path: &str) -> bool {
         if matches!(
             part,
             "test" | "tests" | "testing" | "__tests__" | "spec" | "specs"
-        ) {
+        ) || part.ends_with("_test")
+            || part.ends_with("_tests")
+        {
             return true;
         }
     }
@@ -746,7 +879,12 @@ impl Workspace {
     /// The full-text candidates of a question's content terms: per index, the terms rarest
     /// first up to [`RETRIEVAL_ROWS`], ORed; each hit with the IDF-weighted share of all
     /// the terms its best passage holds (symbols are one passage).
-    fn text_candidates(&self, terms: &[Term], limit: u32) -> Result<(Vec<TextHit>, Vec<f64>)> {
+    fn text_candidates(
+        &self,
+        terms: &[Term],
+        asks: Asks,
+        limit: u32,
+    ) -> Result<(Vec<TextHit>, Vec<f64>)> {
         if terms.is_empty() {
             return Ok((Vec::new(), Vec::new()));
         }
@@ -813,11 +951,11 @@ impl Workspace {
             };
             let mut seen: HashSet<String> = HashSet::new();
             for expr in std::iter::once(expr).chain(conjunction) {
-                for (rank, (hit, text, revision)) in self
-                    .index_hits(*table, &expr, None, limit, false)?
-                    .into_iter()
-                    .enumerate()
-                {
+                let hits = asks.behind(
+                    self.index_hits(*table, &expr, None, limit, false)?,
+                    code_path,
+                );
+                for (rank, (hit, text, revision)) in hits.into_iter().enumerate() {
                     if !seen.insert(hit.id.clone()) {
                         continue;
                     }
@@ -907,10 +1045,13 @@ impl Workspace {
             .collect::<Result<_>>()?;
         // Each open entry is a mapped file, a folder holding mapped files (kept as `src/`:
         // what is in it is its module), or neither. A file the map lacks (an editor's new,
-        // unsaved file, or a mistyped path) in a mapped folder below the root brings that
-        // folder's memory and its neighbours', as a new file there would need; anywhere
-        // else it earns nothing (at the root, "beside it" is every top-level file: a
-        // mistyped `nosuch.py` had served them all). The answer says which.
+        // unsaved file, or a mistyped path) is not an open file: in a mapped folder below
+        // the root it brings that folder's memory and that of the files in it, as a new
+        // file there would need ([`unmapped_points`]), and nothing else (its folder's
+        // parents, the root among them, are not its module: `--open email/nosuch.py` had
+        // served the root page first); anywhere else it earns nothing (at the root,
+        // "beside it" is every top-level file: a mistyped `nosuch.py` had served them
+        // all). The answer says which, in its notes and its markdown.
         let place = |p: &str| -> Result<(bool, bool)> {
             conn.prepare_cached(
                 "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1),
@@ -930,10 +1071,7 @@ impl Workspace {
             } else {
                 let dir = dir_of(&f).to_string();
                 let near = !dir.is_empty() && place(&dir)?.1;
-                unmapped_open.push((f.clone(), near.then_some(dir)));
-                if near {
-                    open_entries.push(f);
-                }
+                unmapped_open.push((f, near.then_some(dir)));
             }
         }
         let mut open = open_entries;
@@ -949,13 +1087,14 @@ impl Workspace {
 
         // 1. Text: memory, symbols, docs, weighed by how much of the question they hold.
         let terms = crate::search::content_terms(query);
+        let asks = Asks::of(&terms);
         let mut symbol_files: BTreeMap<String, f64> = BTreeMap::new();
         // Revisions read by the memory search, by id (step 4 needs them again).
         let mut revisions: HashMap<i64, mem::Revision> = HashMap::new();
         // A candidate found in several passages (a long section is several chunks) scores
         // its best passage once: the rule is "up to +30", and summing weak passages let a
         // long document outrank the code that answers the question.
-        let (mut text_hits, weights) = self.text_candidates(&terms, TEXT_HITS)?;
+        let (mut text_hits, weights) = self.text_candidates(&terms, asks, TEXT_HITS)?;
         // The open files' own definitions that hold the question's words, at their ranks
         // within each file: a question asked with a file open is most often about it, and
         // its definitions can rank below 50 others across the repository ("parse a URL"
@@ -972,7 +1111,6 @@ impl Workspace {
         let searched: Vec<&String> = open
             .iter()
             .filter(|f| !f.ends_with('/') && *f != ".")
-            .filter(|f| !unmapped_open.iter().any(|(u, _)| u == *f))
             .take(OPEN_FILES_SEARCHED)
             .collect();
         for expr in &exprs {
@@ -988,6 +1126,33 @@ impl Workspace {
                         text,
                     });
                 }
+            }
+        }
+        // Definitions whose signature or doc comment quotes the question (its content
+        // words close together and in order, see `near_phrase` and `holds_in_order`):
+        // text hits at their ranks among themselves, and +PHRASE_POINTS below. BM25 had
+        // ranked `urlparse`, whose docstring begins "Parse a URL", below 50 test methods
+        // for "parse a URL".
+        let mut phrased: HashSet<String> = HashSet::new();
+        if let Some(expr) = crate::search::near_phrase(&terms, &["signature", "doc"]) {
+            let found = self.index_hits(FtsTable::Symbols, &expr, None, TEXT_HITS, false)?;
+            // A symbol's text is its names, then its signature and doc comment.
+            let in_order = |text: &str| {
+                text.split_once('\n')
+                    .is_some_and(|(_, rest)| crate::search::holds_in_order(rest, &terms))
+            };
+            let found: Vec<_> = found.into_iter().filter(|(_, t, _)| in_order(t)).collect();
+            let mut hits = asks.behind(found, code_path);
+            hits.truncate(PHRASE_HITS as usize);
+            for (rank, (hit, text, revision)) in hits.into_iter().enumerate() {
+                phrased.insert(hit.id.clone());
+                text_hits.push(TextHit {
+                    hit,
+                    coverage: coverage(std::slice::from_ref(&text), &terms, &weights),
+                    rank,
+                    revision,
+                    text,
+                });
             }
         }
         // Symbols the question names (`Store::write`, `parse_config`, a one-word question).
@@ -1060,6 +1225,15 @@ impl Workspace {
                 c.digest = crate::memory::first_chars(body, 200);
             }
         }
+        for key in &phrased {
+            if let Some(c) = cands.get_mut(&(HitKind::Symbol, key.clone())) {
+                c.add(
+                    PHRASE_POINTS,
+                    true,
+                    "the question's words together in its signature or doc comment",
+                );
+            }
+        }
         // The symbols the question names, and their files: a decisions or lessons page
         // whose claims resolve to one is linked to the question.
         let named_targets: HashSet<String> = named
@@ -1099,7 +1273,10 @@ impl Workspace {
             // Only pages about a place have a module: `decisions`, `lessons` and topics
             // are not files at the root, siblings of every file open there.
             if folder || page.kind == "file" {
-                points.extend(module_points(subject, folder, &open));
+                points.extend(
+                    module_points(subject, folder, &open)
+                        .or_else(|| unmapped_points(subject, folder, &unmapped_open)),
+                );
             }
             if page.kind == "topic" {
                 let members = mem::topic_members(conn, page.page_id)?;
@@ -1128,7 +1305,10 @@ impl Workspace {
             }
         }
         for c in cands.values_mut().filter(|c| c.kind != HitKind::Memory) {
-            if let Some((p, why)) = c.path.clone().and_then(|f| module_points(&f, false, &open)) {
+            if let Some((p, why)) = c.path.clone().and_then(|f| {
+                module_points(&f, false, &open)
+                    .or_else(|| unmapped_points(&f, false, &unmapped_open))
+            }) {
                 c.add(p, true, why);
             }
         }
@@ -1144,8 +1324,7 @@ impl Workspace {
         let mut open_symbols = 0usize;
         let mut expanded = 0u32;
         for f in &open {
-            if !expand || f.ends_with('/') || f == "." || unmapped_open.iter().any(|(u, _)| u == f)
-            {
+            if !expand || f.ends_with('/') || f == "." {
                 continue;
             }
             let (total, top_level, first) =
@@ -1423,22 +1602,17 @@ impl Workspace {
             }
         }
 
-        // Test code answers a question about tests; otherwise it is usage, not the answer.
-        let about_tests = terms
-            .iter()
-            .any(|t| t.words.iter().any(|w| is_test_word(w)));
-        if !about_tests {
-            for c in cands
-                .values_mut()
-                .filter(|c| matches!(c.kind, HitKind::Symbol | HitKind::File))
-            {
-                if c.path.as_deref().is_some_and(is_test_path) {
-                    c.add(
-                        -TEST_CODE_PENALTY,
-                        false,
-                        "test code, and the question is not about tests",
-                    );
-                }
+        // Test code answers a question about tests; otherwise it is usage, not the answer
+        // (examples and vendored code alike, and the memory about them: a page on
+        // `test/test_urlparse.py`).
+        for c in cands.values_mut() {
+            let place = match c.kind {
+                HitKind::Symbol | HitKind::File => c.path.as_deref(),
+                HitKind::Memory => Some(c.id.as_str()),
+                HitKind::Doc => None,
+            };
+            if let Some(kind) = asks.demotes(place) {
+                c.add(-TEST_CODE_PENALTY, false, kind.signal());
             }
         }
 
@@ -1546,11 +1720,18 @@ impl Workspace {
                 }
             }
         }
+        let open_notes: Vec<String> = unmapped_open
+            .iter()
+            .map(|(f, near)| match near {
+                Some(dir) => format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet): only the memory of `{dir}` and of the files in it scored open-file points"),
+                None => format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet), so nothing near it scored open-file points"),
+            })
+            .collect();
         let markdown = render(
             query,
             abstained,
             (best_relevance, floor),
-            &recap,
+            (&recap, &open_notes),
             &banners,
             &items,
             (used, budget, omitted),
@@ -1581,10 +1762,7 @@ impl Workspace {
                     .map(|(_, w)| w),
             );
         }
-        env.capability.notes.extend(unmapped_open.iter().map(|(f, near)| match near {
-            Some(dir) => format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet): only the memory of `{dir}` and of the files in it scored open-file points"),
-            None => format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet), so nothing near it scored open-file points"),
-        }));
+        env.capability.notes.extend(open_notes);
         env.limits.budget = Some(budget);
         env.limits.used = used;
         env.limits.truncated = truncated;
@@ -1956,11 +2134,45 @@ fn module_points(path: &str, folder: bool, open: &[String]) -> Option<(f64, Stri
     best
 }
 
+/// The whole answer as markdown: the recap, a `> note:` line per open file the map lacks
+/// (`notes`), then an abstention line, or the banners, heading, items and closing line.
+/// The open-module points of an item about `path` (a folder when `folder`) from the open
+/// files the map lacks (`unmapped`: each with its folder when that folder is mapped and
+/// not the root): +50 for that folder itself, +25 for a file in it; nothing for its
+/// parents, children or anything else. A file the map lacks has no module of its own, so
+/// only what its folder holds is near it (an unsaved new file needs what a file beside
+/// it would); the root's page is not (`--open email/nosuch.py` had served `.` first).
+fn unmapped_points(
+    path: &str,
+    folder: bool,
+    unmapped: &[(String, Option<String>)],
+) -> Option<(f64, String)> {
+    unmapped
+        .iter()
+        .filter_map(|(f, dir)| {
+            let dir = dir.as_deref()?;
+            if folder && path == dir {
+                Some((
+                    50.0,
+                    format!("folder of the open file {f} (not in the map)"),
+                ))
+            } else if !folder && dir_of(path) == dir {
+                Some((25.0, format!("beside the open file {f} (not in the map)")))
+            } else {
+                None
+            }
+        })
+        .fold(None, |best: Option<(f64, String)>, p| match best {
+            Some(b) if b.0 >= p.0 => Some(b),
+            _ => Some(p),
+        })
+}
+
 fn render(
     query: &str,
     abstained: bool,
     (best, floor): (f64, f64),
-    recap: &str,
+    (recap, notes): (&str, &[String]),
     banners: &[String],
     items: &[ContextItem],
     (used, budget, omitted): (u64, u64, u64),
@@ -1969,6 +2181,9 @@ fn render(
     if !recap.is_empty() {
         out.push_str(recap);
         out.push('\n');
+    }
+    for n in notes {
+        out.push_str(&format!("> note: {n}\n"));
     }
     if abstained {
         let to = if query.is_empty() {
