@@ -325,15 +325,18 @@ struct TextHit {
     hit: SearchHit,
     /// The share (0..=1) of the question's term weight found in the hit's best passage.
     coverage: f64,
-    /// 0-based rank within its index.
+    /// 0-based rank within its index (BM25's order): what its relevance decays by.
     rank: usize,
+    /// Its rank once secondary code is moved after the other hits of its index
+    /// ([`Asks::places`]): what its score decays by; the difference is a prior.
+    place: usize,
     /// For memory, the revision matched (step 4 of `context` reads it from here).
     revision: Option<mem::Revision>,
     /// The text it was matched in (for a doc section, its chunk: what FULL serves).
     text: String,
 }
 
-/// The file of a code or doc hit ([`Asks::behind`] demotes by it); `None` for memory, which
+/// The file of a code or doc hit ([`Asks::places`] demotes by it); `None` for memory, which
 /// is about a place rather than in it.
 fn code_path(hit: &(SearchHit, String, Option<mem::Revision>)) -> Option<&str> {
     (hit.0.kind != HitKind::Memory)
@@ -380,7 +383,7 @@ const FULL_SOURCE_LINES: u32 = 40;
 /// 0, 0.443 / 0.337 on the stdlib set and 0.393 / 0.465 on loci's; at 5, 0.443 / 0.354
 /// and 0.393 / 0.474; at 10, 0.443 / 0.355 and 0.380 / 0.470. A prior, not relevance:
 /// abstention never sees it. Besides the points, such code is ranked after the rest of
-/// its index's hits (see [`Asks::behind`]).
+/// its index's hits (see [`Asks::places`]).
 const TEST_CODE_PENALTY: f64 = 5.0;
 
 /// Code that is not the code under test: it uses or copies that code, so a question's
@@ -452,17 +455,39 @@ impl Asks {
         (!asked).then_some(kind)
     }
 
-    /// `hits` (one index's, best first) with the demoted ones moved after the others, in
-    /// their order: the rank decay then gives the code under test the ranks BM25 gave to
-    /// its tests, so a test ranks above it only on more of the question's words, not on
-    /// a shorter text. With the points alone (5) a test at BM25 rank 0 (30 points) had
-    /// outranked the code at rank 20 (22.5).
-    fn behind<T>(self, hits: Vec<T>, path: impl Fn(&T) -> Option<&str>) -> Vec<T> {
-        let (mut first, behind): (Vec<T>, Vec<T>) = hits
-            .into_iter()
-            .partition(|h| self.demotes(path(h)).is_none());
-        first.extend(behind);
-        first
+    /// Each of `hits`' place (one index's hits, best first): the others (the code under
+    /// test) are numbered among themselves, skipping the demoted ones, and a demoted hit
+    /// keeps its BM25 rank. An item's score decays by its place and its relevance by its
+    /// BM25 rank, the difference being a prior (a signal of its own): the code under test
+    /// takes the ranks BM25 gave to its tests, so a test ranks above it only on more of
+    /// the question's words, not on a shorter text; abstention, the pages of matching
+    /// symbols' files and the hop seeds see BM25's ranks, as before. With the 5 points
+    /// alone a test at BM25 rank 0 (30 points) had outranked the code at rank 20 (22.5).
+    /// Measured with `context_bench` and `loci eval` (2026-12-02, recall@5 / MRR): moving
+    /// the demoted hits in relevance too made the stdlib set abstain on an in-scope
+    /// question (its best item was a test) and answer an out-of-scope one (0.476 / 0.398
+    /// → 0.448 / 0.455); as a prior that also moved the tests after all the others, loci's
+    /// set lost `server/engine/tests/walk.rs`, a gold item (rank 6 → 22; MRR 0.436 →
+    /// 0.434); as here, 0.476 / 0.445 on the stdlib set and 0.380 / 0.437 on loci's
+    /// (0.368 / 0.436 without).
+    fn places<T>(self, hits: &[T], path: impl Fn(&T) -> Option<&str>) -> Vec<usize> {
+        let demoted: Vec<bool> = hits
+            .iter()
+            .map(|h| self.demotes(path(h)).is_some())
+            .collect();
+        let mut first = 0;
+        demoted
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| {
+                if d {
+                    i
+                } else {
+                    first += 1;
+                    first - 1
+                }
+            })
+            .collect()
     }
 }
 
@@ -951,10 +976,8 @@ impl Workspace {
             };
             let mut seen: HashSet<String> = HashSet::new();
             for expr in std::iter::once(expr).chain(conjunction) {
-                let hits = asks.behind(
-                    self.index_hits(*table, &expr, None, limit, false)?,
-                    code_path,
-                );
+                let hits = self.index_hits(*table, &expr, None, limit, false)?;
+                let places = asks.places(&hits, code_path);
                 for (rank, (hit, text, revision)) in hits.into_iter().enumerate() {
                     if !seen.insert(hit.id.clone()) {
                         continue;
@@ -968,6 +991,7 @@ impl Workspace {
                         hit,
                         coverage: coverage(&units, terms, &weights),
                         rank,
+                        place: places[rank],
                         revision,
                         text,
                     });
@@ -1122,6 +1146,7 @@ impl Workspace {
                         hit,
                         coverage: coverage(std::slice::from_ref(&text), &terms, &weights),
                         rank,
+                        place: rank,
                         revision,
                         text,
                     });
@@ -1142,14 +1167,17 @@ impl Workspace {
                     .is_some_and(|(_, rest)| crate::search::holds_in_order(rest, &terms))
             };
             let found: Vec<_> = found.into_iter().filter(|(_, t, _)| in_order(t)).collect();
-            let mut hits = asks.behind(found, code_path);
-            hits.truncate(PHRASE_HITS as usize);
-            for (rank, (hit, text, revision)) in hits.into_iter().enumerate() {
+            let places = asks.places(&found, code_path);
+            for (rank, (hit, text, revision)) in found.into_iter().enumerate() {
+                if places[rank] >= PHRASE_HITS as usize {
+                    continue;
+                }
                 phrased.insert(hit.id.clone());
                 text_hits.push(TextHit {
                     hit,
                     coverage: coverage(std::slice::from_ref(&text), &terms, &weights),
                     rank,
+                    place: places[rank],
                     revision,
                     text,
                 });
@@ -1169,6 +1197,7 @@ impl Workspace {
                         hit: SearchHit::of_symbol(&s, 0.0),
                         coverage: coverage(&[text], &terms, &weights),
                         rank: 0,
+                        place: 0,
                         revision: None,
                         text: String::new(),
                     });
@@ -1178,12 +1207,14 @@ impl Workspace {
         }
         // Best first (a stable sort keeps ties in index order), so each item's first hit
         // is the one it scores.
-        let rank_decay = |th: &TextHit| RANK_K / (RANK_K + th.rank as f64);
-        text_hits
-            .sort_by(|a, b| (b.coverage * rank_decay(b)).total_cmp(&(a.coverage * rank_decay(a))));
+        let decay_at = |rank: usize| RANK_K / (RANK_K + rank as f64);
+        text_hits.sort_by(|a, b| {
+            (b.coverage * decay_at(b.place)).total_cmp(&(a.coverage * decay_at(a.place)))
+        });
         let mut scored: HashSet<(HitKind, String)> = HashSet::new();
         for th in text_hits {
-            let decay = rank_decay(&th);
+            let decay = decay_at(th.rank);
+            let prior = 30.0 * th.coverage * (decay_at(th.place) - decay);
             if let Some(r) = th.revision {
                 revisions.insert(r.revision_id, r);
             }
@@ -1201,6 +1232,17 @@ impl Workspace {
                 true,
                 format!("text ({:.0}% of the question)", th.coverage * 100.0),
             );
+            if prior.abs() >= 0.05 {
+                c.add(
+                    prior,
+                    false,
+                    if prior > 0.0 {
+                        "ranked before the test, example or vendored code of its index"
+                    } else {
+                        "ranked after the other code of its index"
+                    },
+                );
+            }
             if h.kind == HitKind::Symbol {
                 if let Some(p) = &h.path {
                     let e = symbol_files.entry(p.clone()).or_insert(0.0);

@@ -2040,9 +2040,9 @@ fn write_split_tests(root: &Path) {
 /// 12 methods of `test/test_urlparse.py`'s `UrlParseTestCase` (every method carries the
 /// class's words in a short text, so BM25 ranked them first) before `urllib/parse.py`: the
 /// 5 points off test code were less than what a better BM25 rank is worth (30 at rank 0,
-/// 22.5 at rank 20). Test code now also ranks after the other hits of its index, so the
-/// code under test comes first when nothing else tells them apart; a question about tests
-/// still gets the tests first.
+/// 22.5 at rank 20). The code under test now takes the ranks BM25 gave its tests (a
+/// prior: its relevance still decays by its BM25 rank), so it comes first when nothing
+/// else tells them apart; a question about tests still gets the tests first.
 #[test]
 fn fault_tests_outranked_the_code_under_test_on_their_shorter_texts() {
     let (dir, mut ws) = workspace();
@@ -2053,7 +2053,10 @@ fn fault_tests_outranked_the_code_under_test_on_their_shorter_texts() {
         (answer.items[0].id.as_str(), answer.items[0].signals.clone()),
         (
             "src/urls.py#divide@function",
-            vec!["text (100% of the question) +30.0".to_string()]
+            vec![
+                "text (100% of the question) +19.8".to_string(),
+                "ranked before the test, example or vendored code of its index +10.2".to_string()
+            ]
         ),
         "{:?}",
         answer.items[..3]
