@@ -304,7 +304,9 @@ const TEXT_HITS: u32 = 50;
 const OPEN_FILE_HITS: u32 = 10;
 
 /// Definitions whose signature or doc comment holds the question's words together
-/// ([`crate::search::near_phrase`]) that `context` weighs besides the other hits.
+/// ([`crate::search::near_phrase`], then [`crate::search::holds_in_order`]) that `context`
+/// weighs besides the other hits: the first ones by their place ([`Asks::places`]) among
+/// those in order within the best [`TEXT_HITS`] rows the NEAR group matches.
 const PHRASE_HITS: u32 = 10;
 
 /// Relevance points for a definition whose signature or doc comment holds the question's
