@@ -2178,8 +2178,6 @@ fn module_points(path: &str, folder: bool, open: &[String]) -> Option<(f64, Stri
     best
 }
 
-/// The whole answer as markdown: the recap, a `> note:` line per open file the map lacks
-/// (`notes`), then an abstention line, or the banners, heading, items and closing line.
 /// The open-module points of an item about `path` (a folder when `folder`) from the open
 /// files the map lacks (`unmapped`: each with its folder when that folder is mapped and
 /// not the root): +50 for that folder itself, +25 for a file in it; nothing for its
@@ -2212,6 +2210,8 @@ fn unmapped_points(
         })
 }
 
+/// The whole answer as markdown: the recap, a `> note:` line per open file the map lacks
+/// (`notes`), then an abstention line, or the banners, heading, items and closing line.
 fn render(
     query: &str,
     abstained: bool,

@@ -301,18 +301,16 @@ impl LociServer {
             Ok(mut env) => {
                 refreshed.sort();
                 refreshed.dedup();
-                {
-                    // A branch switch refreshes thousands of files: name the first ones.
-                    if refreshed.len() > tools::LIST_CAP {
-                        notes.push(format!(
-                            "refreshed {} files from disk before answering; `freshness.refreshed` lists the first {}",
-                            refreshed.len(),
-                            tools::LIST_CAP
-                        ));
-                        refreshed.truncate(tools::LIST_CAP);
-                    }
-                    env.freshness.refreshed = refreshed;
+                // A branch switch refreshes thousands of files: name the first ones.
+                if refreshed.len() > tools::LIST_CAP {
+                    notes.push(format!(
+                        "refreshed {} files from disk before answering; `freshness.refreshed` lists the first {}",
+                        refreshed.len(),
+                        tools::LIST_CAP
+                    ));
+                    refreshed.truncate(tools::LIST_CAP);
                 }
+                env.freshness.refreshed = refreshed;
                 env.capability.notes.extend(notes);
                 render::tool_result(tool, env, call.cursor(), self.inner.options.page_bytes)
             }
