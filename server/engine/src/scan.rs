@@ -696,7 +696,10 @@ fn read_text_file(path: &Path) -> std::io::Result<Option<ReadFile>> {
     use std::io::Read;
     let mut file = std::fs::File::open(path)?;
     let before = file.metadata()?;
-    let mut bytes = Vec::new();
+    // The whole file in one allocation (the size may change while it is read: a hint,
+    // capped so a lying size cannot reserve much).
+    let hint = usize::try_from(before.len()).unwrap_or(0).min(64 << 20);
+    let mut bytes = Vec::with_capacity(hint + 1);
     (&mut file)
         .take(BINARY_SNIFF_BYTES as u64)
         .read_to_end(&mut bytes)?;
