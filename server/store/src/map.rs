@@ -1253,6 +1253,9 @@ pub fn create_bulk_indexes(tx: &Transaction<'_>) -> Result<()> {
 mod tests {
     use super::{FileRow, RefRow, insert_refs, put_file};
 
+    /// (name, line, start byte, receiver, receiver name) of a stored reference.
+    type StoredRef = (String, u32, u32, Option<String>, Option<String>);
+
     /// 64 + 16 + 4 + 1 + 1 rows go in as five statements of four sizes; every row must
     /// come back in order, with its own values, under ascending row ids.
     #[test]
@@ -1303,14 +1306,14 @@ mod tests {
                 "SELECT name, line, start_byte, receiver, receiver_name FROM refs ORDER BY ref_id",
             )
             .expect("select");
-        let got: Vec<(String, u32, u32, Option<String>, Option<String>)> = stmt
+        let got: Vec<StoredRef> = stmt
             .query_map([], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
             })
             .expect("query")
             .map(|r| r.expect("row"))
             .collect();
-        let want: Vec<(String, u32, u32, Option<String>, Option<String>)> = (0..86)
+        let want: Vec<StoredRef> = (0..86)
             .map(|i| {
                 let other = i % 3 == 0;
                 (
