@@ -48,6 +48,9 @@ pub struct Store {
     /// Term statistics of the snapshot [`Store::data_stamp`] names (see
     /// [`Store::term_stats`]).
     term_cache: std::sync::Mutex<TermStatsCache>,
+    /// The schema is current, so a write transaction ends by merging the segments of the
+    /// memory's full-text index (see [`Store::write`]); false while migrations run.
+    merges_segments: bool,
 }
 
 /// Which version of the data a connection sees: `PRAGMA data_version` (changes committed
@@ -109,6 +112,7 @@ impl Store {
             read_only,
             epoch: 0,
             term_cache: Default::default(),
+            merges_segments: false,
         }
     }
 
@@ -172,6 +176,7 @@ impl Store {
         let mut store = Store::new(conn, Some(path.to_path_buf()), false);
         let state = store.configure()?;
         let migrated = migrate::migrate(&mut store, state.version)?;
+        store.merges_segments = true;
         // After a migration the indexes are those it made: look again.
         if migrated || state.bulk_missing {
             store.finish_interrupted_bulk_load()?;
@@ -252,6 +257,7 @@ impl Store {
         let mut store = Store::new(conn, None, false);
         let state = store.configure()?;
         migrate::migrate(&mut store, state.version)?;
+        store.merges_segments = true;
         Ok(store)
     }
 
@@ -377,7 +383,10 @@ impl Store {
     /// reports `SQLITE_BUSY`/`SQLITE_LOCKED` after the busy timeout, the whole transaction is
     /// retried up to [`WRITE_RETRIES`] times, then [`StoreError::Busy`] is returned (a
     /// retryable error; the process never exits). `f` may therefore run more than once
-    /// and must not have side effects outside the transaction.
+    /// and must not have side effects outside the transaction. Before it commits, the
+    /// memory's full-text index gets a bounded merge of its segments
+    /// ([`search::merge_segments`], at most [`search::MERGE_PAGES`] pages): a memory
+    /// written one page at a time stays one segment, which every search reads once.
     pub fn write<T>(&mut self, mut f: impl FnMut(&Transaction<'_>) -> Result<T>) -> Result<T> {
         if self.read_only {
             return Err(StoreError::ReadOnly {
@@ -410,6 +419,9 @@ impl Store {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| StoreError::sqlite("beginning a write transaction", e))?;
         let value = f(&tx)?;
+        if self.merges_segments {
+            search::merge_segments(&tx, search::FtsTable::Revisions, search::MERGE_PAGES)?;
+        }
         tx.commit()
             .map_err(|e| StoreError::sqlite("committing a write transaction", e))?;
         Ok(value)

@@ -1240,8 +1240,13 @@ pub fn create_bulk_indexes(tx: &Transaction<'_>) -> Result<()> {
             )
             .ctx(|| format!("checking trigger {trigger}"))?;
         if !exists {
-            tx.execute_batch(&format!("INSERT INTO {table}({table}) VALUES ('rebuild');"))
-                .ctx(|| format!("rebuilding {table}"))?;
+            // `rebuild` flushes a segment per megabyte of terms (FTS5's `hashsize`): 4
+            // for the stdlib's symbols. `optimize` merges them into the one b-tree every
+            // search then reads (0.2 s on the stdlib).
+            tx.execute_batch(&format!(
+                "INSERT INTO {table}({table}) VALUES ('rebuild'); INSERT INTO {table}({table}) VALUES ('optimize');"
+            ))
+            .ctx(|| format!("rebuilding {table}"))?;
             tx.execute_batch(sql)
                 .ctx(|| format!("creating trigger {trigger}"))?;
         }
