@@ -9,6 +9,10 @@ use std::path::Path;
 /// Skipped files the human scan summary names (the JSON report names more).
 const SKIPS_NAMED: usize = 10;
 
+/// Commits a `loci sync` lists, the newest (a first sync records up to `[sync]
+/// max_commits`, 200 by default, which printed 200 lines).
+const SYNC_COMMIT_LINES: usize = 10;
+
 use indicatif::{ProgressBar, ProgressStyle};
 use loci_engine::Envelope;
 use loci_engine::context::{ContextAnswer, SearchHit};
@@ -720,7 +724,13 @@ impl Output {
                 s.commits.len(),
                 s.events_added
             )?;
-            for (h, m) in &s.commits {
+            // Oldest first, as recorded: a first sync reads up to 200, so only the newest
+            // few are listed (`--json` has them all).
+            let older = s.commits.len().saturating_sub(SYNC_COMMIT_LINES);
+            if older > 0 {
+                writeln!(o, "  … {older} older commits (`--json` lists them all)")?;
+            }
+            for (h, m) in &s.commits[older..] {
                 writeln!(o, "  {h} {m}")?;
             }
             for (from, to) in &s.pages_moved {

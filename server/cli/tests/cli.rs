@@ -1233,3 +1233,65 @@ fn fault_lint_on_an_unscanned_map_reported_kind_not_found() {
         );
     }
 }
+
+/// Fault (fresh-user trial): a first `loci sync` in a repository with a long history
+/// printed one line per commit read, 200 by default. It lists the newest 10 and counts
+/// the others; `--json` still has every one.
+#[test]
+fn fault_a_first_sync_printed_a_line_for_each_of_200_commits() {
+    let dir = repo();
+    let root = dir.path();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q", "-b", "main"]);
+    for i in 1..=14 {
+        write(
+            root,
+            "app/models.py",
+            &format!("class User:\n    n = {i}\n"),
+        );
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "-m", &format!("change {i}")]);
+    }
+    let out = loci(root, &["sync"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("sync (git): branch main at "),
+        "{text}"
+    );
+    assert!(lines[0].ends_with("; 14 commits, 15 new events"), "{text}");
+    assert_eq!(lines[1], "  … 4 older commits (`--json` lists them all)");
+    let messages: Vec<&str> = lines[2..12]
+        .iter()
+        .map(|l| l.rsplit_once(' ').map_or("", |(_, m)| m))
+        .collect();
+    assert_eq!(
+        messages,
+        ["5", "6", "7", "8", "9", "10", "11", "12", "13", "14"]
+    );
+    // Nothing new since: an empty list and no count line.
+    let again = loci(root, &["sync", "--json"]);
+    let v: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(v["result"]["commits"], serde_json::json!([]));
+}
