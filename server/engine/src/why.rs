@@ -248,18 +248,18 @@ impl Workspace {
         if let Some(id) = revision.event_id {
             events.extend(mem::event_by_id(conn, id)?);
         }
-        // The page's subjects over time: renames recorded by sync name the old paths.
-        let renames = mem::events_for_subject(conn, &revision.subject, &["rename"], i64::MAX)?;
+        // The page's subjects over time: renames recorded by sync name the old paths. Every
+        // rename of the chain is shown (only the last one was), oldest first.
+        let mut renames = Vec::new();
         let mut subjects = vec![revision.subject.clone()];
         let mut frontier = revision.subject.clone();
         for _ in 0..32 {
-            let from = mem::events_for_subject(conn, &frontier, &["rename"], i64::MAX)?
-                .iter()
-                .rev()
-                .find_map(|e| {
-                    let v: serde_json::Value = serde_json::from_str(e.payload.as_deref()?).ok()?;
-                    v["from"].as_str().map(str::to_string)
-                });
+            let here = mem::events_for_subject(conn, &frontier, &["rename"], i64::MAX)?;
+            let from = here.iter().rev().find_map(|e| {
+                let v: serde_json::Value = serde_json::from_str(e.payload.as_deref()?).ok()?;
+                v["from"].as_str().map(str::to_string)
+            });
+            renames.extend(here);
             match from {
                 Some(f) if !subjects.contains(&f) => {
                     subjects.push(f.clone());
@@ -268,6 +268,8 @@ impl Workspace {
                 _ => break,
             }
         }
+        renames.sort_by_key(|e| e.event_id);
+        renames.dedup_by_key(|e| e.event_id);
         events.extend(renames);
         // The code the memory was written against: the newest commit touching the file
         // (under any of its names) committed at or before the revision.

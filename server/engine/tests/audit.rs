@@ -384,6 +384,59 @@ fn sync_records_commits_moves_renamed_pages_and_why_shows_the_chain() {
     );
 }
 
+/// Fault (fresh-user trial): after two renames, `why` showed only the last one; the first
+/// name was still used to find the commit behind the memory, but the reader could not see
+/// how the page got from it to its subject. Every rename of the chain is listed, oldest
+/// first.
+#[test]
+fn fault_why_listed_only_the_last_rename_of_a_chain() {
+    let (dir, mut ws) = repo();
+    let root = dir.path();
+    ws.sync(None).unwrap();
+    ws.remember(
+        "app/util.py",
+        "Formatting helpers; `fmt()` is the entry point.",
+        &by("agent:claude"),
+    )
+    .unwrap();
+    for (from, to, when) in [
+        ("app/util.py", "app/format.py", "2099-01-01T00:00:00Z"),
+        ("app/format.py", "app/text.py", "2099-01-02T00:00:00Z"),
+    ] {
+        git(root, &["mv", from, to]);
+        git_at(root, &["commit", "-qm", &format!("rename {from}")], when);
+        ws.scan(&|_| {}).unwrap();
+        ws.sync(None).unwrap();
+    }
+    let why = ws.why("app/text.py").unwrap().result;
+    assert_eq!(why.subject, "app/text.py");
+    let renames: Vec<(String, String)> = why
+        .events
+        .iter()
+        .filter(|e| e.kind == "rename")
+        .map(|e| {
+            let v: serde_json::Value =
+                serde_json::from_str(e.payload.as_deref().unwrap_or("{}")).unwrap();
+            (
+                v["from"].as_str().unwrap_or("").to_string(),
+                e.subject.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        renames,
+        [
+            ("app/util.py".to_string(), "app/format.py".to_string()),
+            ("app/format.py".to_string(), "app/text.py".to_string())
+        ]
+    );
+    assert_eq!(why.events[0].kind, "remember");
+    assert_eq!(
+        why.commit.expect("the commit behind the memory").message,
+        "initial import"
+    );
+}
+
 #[test]
 fn sync_without_git_records_snapshots_and_unborn_head_is_not_an_error() {
     let dir = tempfile::tempdir().unwrap();
