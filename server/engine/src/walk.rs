@@ -55,6 +55,10 @@ pub enum SkipReason {
     FileLimit,
     /// A secret by its path or its text ([`crate::secrets`]): never indexed or served.
     Secret,
+    /// A path that is not valid UTF-8. The map, LSP URIs and JSON hold UTF-8 paths; two such
+    /// names decoded lossily became one path and failed the whole scan on its `UNIQUE`
+    /// constraint. The skip's path shows each invalid byte as `\xNN`.
+    NonUtf8Path,
 }
 
 impl std::str::FromStr for SkipReason {
@@ -69,6 +73,7 @@ impl std::str::FromStr for SkipReason {
             SkipReason::Vanished,
             SkipReason::FileLimit,
             SkipReason::Secret,
+            SkipReason::NonUtf8Path,
         ]
         .into_iter()
         .find(|r| r.as_str() == s)
@@ -87,6 +92,7 @@ impl SkipReason {
             SkipReason::Vanished => "vanished",
             SkipReason::FileLimit => "file_limit",
             SkipReason::Secret => "secret",
+            SkipReason::NonUtf8Path => "non_utf8_path",
         }
     }
 }
@@ -239,6 +245,19 @@ fn classify(
     if !file_type.is_file() {
         return (None, None);
     }
+    let under = entry.path().strip_prefix(root).unwrap_or(entry.path());
+    if under.to_str().is_none() {
+        return (
+            None,
+            Some(Skip {
+                path: escaped(under),
+                reason: SkipReason::NonUtf8Path,
+                detail: Some("the path is not valid UTF-8".into()),
+                size: 0,
+                mtime_ns: 0,
+            }),
+        );
+    }
     if let Some(glob) = secrets.path_rule(&path) {
         return (
             None,
@@ -318,6 +337,27 @@ pub fn relative(root: &Path, path: &Path) -> String {
         out.push_str(&c.as_os_str().to_string_lossy());
     }
     out
+}
+
+/// `path` (`/`-separated) with every byte that is not valid UTF-8 written `\xNN`.
+/// (Elsewhere than on Unix, where a path is not bytes: the lossy decoding.)
+fn escaped(path: &Path) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut out = String::new();
+        for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+            out.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02x}"));
+            }
+        }
+        out
+    }
+    #[cfg(not(unix))]
+    {
+        path.to_string_lossy().into_owned()
+    }
 }
 
 /// Counts skips by reason.

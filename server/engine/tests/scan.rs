@@ -173,6 +173,44 @@ fn a_noop_rescan_writes_nothing_and_scanning_twice_gives_identical_keys() {
     );
 }
 
+/// Fault (fresh-user trial): two file names that are not UTF-8 and differ only in their
+/// invalid bytes (`bad\xffname.py`, `bad\xfename.py`) decoded lossily to one path, and the
+/// whole scan failed on `UNIQUE constraint failed: files.path` (exit 2, nothing mapped).
+/// Such paths are skipped, counted as `non_utf8_path`, their invalid bytes shown `\xNN`.
+#[cfg(unix)]
+#[test]
+fn fault_two_non_utf8_file_names_failed_the_whole_scan() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "ok.py", "def fine():\n    return 1\n");
+    for name in [&b"bad\xffname.py"[..], &b"bad\xfename.py"[..]] {
+        std::fs::write(
+            root.join(std::ffi::OsStr::from_bytes(name)),
+            "def hidden():\n    pass\n",
+        )
+        .unwrap();
+    }
+    let mut ws = open(root);
+    let report = scan(&mut ws);
+    assert_eq!(report.skipped.get("non_utf8_path"), Some(&2));
+    let shown: Vec<&str> = report
+        .skipped_examples
+        .iter()
+        .map(|s| s.path.as_str())
+        .collect();
+    assert_eq!(shown, ["bad\\xfename.py", "bad\\xffname.py"]);
+    assert_eq!(report.totals.files, 1);
+    assert_eq!(ws.symbol("fine").unwrap().result.len(), 1);
+    assert!(ws.symbol("hidden").unwrap().result.is_empty(), "not mapped");
+    // A rescan is a no-op, not a failure either.
+    let again = scan(&mut ws);
+    assert_eq!(
+        (again.unchanged, again.skipped.get("non_utf8_path")),
+        (1, Some(&2))
+    );
+}
+
 #[test]
 fn bad_input_is_counted_and_never_fatal() {
     let dir = tempfile::tempdir().unwrap();
