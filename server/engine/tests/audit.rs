@@ -319,6 +319,16 @@ fn check_gates_on_thresholds_and_emits_sarif_with_real_locations() {
     assert!(ws.check().unwrap().result.passed);
 }
 
+/// The memory the rename tests follow: an agent's page about `app/util.py`.
+fn remember_util(ws: &mut Workspace) {
+    ws.remember(
+        "app/util.py",
+        "Formatting helpers; `fmt()` is the entry point.",
+        &by("agent:claude"),
+    )
+    .unwrap();
+}
+
 #[test]
 fn sync_records_commits_moves_renamed_pages_and_why_shows_the_chain() {
     let (dir, mut ws) = repo();
@@ -326,12 +336,7 @@ fn sync_records_commits_moves_renamed_pages_and_why_shows_the_chain() {
     let first = ws.sync(None).unwrap().result;
     assert_eq!(first.mode, "git");
     assert_eq!(first.commits.len(), 1);
-    ws.remember(
-        "app/util.py",
-        "Formatting helpers; `fmt()` is the entry point.",
-        &by("agent:claude"),
-    )
-    .unwrap();
+    remember_util(&mut ws);
 
     git(root, &["mv", "app/util.py", "app/format.py"]);
     // Committed after the memory was written (a date after now).
@@ -393,12 +398,7 @@ fn fault_why_listed_only_the_last_rename_of_a_chain() {
     let (dir, mut ws) = repo();
     let root = dir.path();
     ws.sync(None).unwrap();
-    ws.remember(
-        "app/util.py",
-        "Formatting helpers; `fmt()` is the entry point.",
-        &by("agent:claude"),
-    )
-    .unwrap();
+    remember_util(&mut ws);
     for (from, to, when) in [
         ("app/util.py", "app/format.py", "2099-01-01T00:00:00Z"),
         ("app/format.py", "app/text.py", "2099-01-02T00:00:00Z"),
@@ -497,12 +497,7 @@ fn sync_after_a_committed_rename_refreshes_the_map_first() {
     let (dir, mut ws) = repo();
     let root = dir.path();
     ws.sync(None).unwrap();
-    ws.remember(
-        "app/util.py",
-        "Formatting helpers; `fmt()` is the entry point.",
-        &by("agent:claude"),
-    )
-    .unwrap();
+    remember_util(&mut ws);
     git(root, &["mv", "app/util.py", "app/format.py"]);
     git_at(
         root,
