@@ -363,7 +363,9 @@ impl Output {
                 let status = match &c.resolved {
                     Some(r) => format!("-> {r}"),
                     None if c.kind == "version" => "(version, checked by lint)".into(),
-                    None => "(not found in the map)".into(),
+                    // Missing, or more than one definition (`RegexBuilder::new` in two
+                    // modules): neither is snapshotted, so neither goes stale.
+                    None => "(no single definition in the map: not tracked)".into(),
                 };
                 writeln!(o, "  {} `{}` {}", c.kind, c.text, status)?;
             }

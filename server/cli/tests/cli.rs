@@ -1295,3 +1295,38 @@ fn fault_a_first_sync_printed_a_line_for_each_of_200_commits() {
     let v: Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(v["result"]["commits"], serde_json::json!([]));
 }
+
+/// Fault (fresh-user trial): a claim naming a method that two modules define
+/// (`RegexBuilder::new` in `string` and `bytes`) was reported "(not found in the map)" when
+/// remembered, though `loci symbol new` lists both. Neither a missing nor an ambiguous
+/// claim is snapshotted; the line says that, and a unique one its key.
+#[test]
+fn fault_an_ambiguous_claim_was_reported_not_found_in_the_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        "pub mod string {\n    pub struct RegexBuilder;\n    impl RegexBuilder {\n        pub fn new() -> Self { RegexBuilder }\n    }\n}\npub mod bytes {\n    pub struct RegexBuilder;\n    impl RegexBuilder {\n        pub fn new() -> Self { RegexBuilder }\n        pub fn build(&self) {}\n    }\n}\n",
+    );
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(
+        root,
+        &[
+            "remember",
+            "src/lib.rs",
+            "-t",
+            "Start with `RegexBuilder::new`, then `RegexBuilder::build`.",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "wrote src/lib.rs v1 by human:test\n  symbol `RegexBuilder::new` (no single definition in the map: not tracked)\n  symbol `RegexBuilder::build` -> src/lib.rs#bytes.RegexBuilder.build@method\n"
+    );
+}

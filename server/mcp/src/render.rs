@@ -439,7 +439,9 @@ fn headline(result: &Value) -> Option<String> {
                 "  claim `{}` ({}) → {}\n",
                 c["text"].as_str().unwrap_or(""),
                 c["kind"].as_str().unwrap_or(""),
-                c["resolved"].as_str().unwrap_or("not found in the map")
+                c["resolved"]
+                    .as_str()
+                    .unwrap_or("no single definition in the map: not tracked")
             ));
         }
         return Some(out);
