@@ -9,7 +9,7 @@
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 use serde::{Deserialize, Serialize};
 
-use crate::{Context, Result, StoreError};
+use crate::{Context, Result, StoreError, search};
 
 /// A page: one subject's memory.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -973,12 +973,18 @@ pub fn search_revisions(
         // and re-tokenization of the body).
         format!(
             "WITH hits AS MATERIALIZED ({CURRENT_HITS})
-             SELECT hits.id, hits.rank, snippet(revisions_fts, 0, '[', ']', '…', 12)
+             SELECT hits.id, hits.rank,
+                    CASE WHEN length(r.body) <= ?3 THEN snippet(revisions_fts, 0, '[', ']', '…', 12) END,
+                    CASE WHEN length(r.body) > ?3 THEN r.body END
              FROM hits JOIN revisions_fts ON revisions_fts.rowid = hits.id
+             JOIN revisions r ON r.revision_id = hits.id
              WHERE revisions_fts MATCH ?1 ORDER BY hits.rank, hits.id"
         )
     } else {
-        "SELECT f.rowid, f.rank, snippet(revisions_fts, 0, '[', ']', '…', 12) FROM revisions_fts f
+        "SELECT f.rowid, f.rank,
+                CASE WHEN length(r.body) <= ?3 THEN snippet(revisions_fts, 0, '[', ']', '…', 12) END,
+                CASE WHEN length(r.body) > ?3 THEN r.body END
+         FROM revisions_fts f JOIN revisions r ON r.revision_id = f.rowid
          WHERE revisions_fts MATCH ?1 ORDER BY f.rank LIMIT ?2"
             .to_string()
     };
@@ -986,11 +992,23 @@ pub fn search_revisions(
         .prepare_cached(&sql)
         .ctx(|| "searching memory".into())?;
     let rows = stmt
-        .query_map(params![fts_query, limit], |r| {
+        .query_map(params![fts_query, limit, search::FTS_SNIPPET_CHARS], |r| {
+            // A long body gets the one-pass snippet (see `search::FTS_SNIPPET_CHARS`).
+            let snippet = match (
+                r.get::<_, Option<String>>(2)?,
+                r.get::<_, Option<String>>(3)?,
+            ) {
+                (Some(snippet), _) => snippet,
+                (None, body) => search::text_snippet(
+                    body.as_deref().unwrap_or_default(),
+                    fts_query,
+                    search::SNIPPET_TOKENS,
+                ),
+            };
             Ok(TextHit {
                 revision_id: r.get(0)?,
                 rank: r.get(1)?,
-                snippet: r.get(2)?,
+                snippet,
             })
         })
         .ctx(|| format!("searching memory for {fts_query}"))?;

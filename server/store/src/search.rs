@@ -111,7 +111,7 @@ pub fn search_docs(
     let mut stmt = conn
         .prepare_cached(
             "SELECT c.chunk_id, f.path, c.heading, c.line,
-                    snippet(doc_chunks_fts, 1, '[', ']', '…', 12), c.text,
+                    CASE WHEN length(c.text) <= ?4 THEN snippet(doc_chunks_fts, 1, '[', ']', '…', 12) END, c.text,
                     bm25(doc_chunks_fts, 2.0, 1.0) AS score
              FROM doc_chunks_fts JOIN doc_chunks c ON c.chunk_id = doc_chunks_fts.rowid
              JOIN files f ON f.file_id = c.file_id
@@ -120,20 +120,120 @@ pub fn search_docs(
         )
         .ctx(|| "searching docs".into())?;
     let rows = stmt
-        .query_map(params![fts_query, path_prefix, limit], |r| {
-            Ok(DocTextHit {
-                chunk_id: r.get(0)?,
-                path: r.get(1)?,
-                heading: r.get(2)?,
-                line: r.get(3)?,
-                snippet: r.get(4)?,
-                text: r.get(5)?,
-                rank: r.get(6)?,
-            })
-        })
+        .query_map(
+            params![fts_query, path_prefix, limit, FTS_SNIPPET_CHARS],
+            |r| {
+                let text: String = r.get(5)?;
+                Ok(DocTextHit {
+                    chunk_id: r.get(0)?,
+                    path: r.get(1)?,
+                    heading: r.get(2)?,
+                    line: r.get(3)?,
+                    snippet: match r.get::<_, Option<String>>(4)? {
+                        Some(snippet) => snippet,
+                        None => text_snippet(&text, fts_query, SNIPPET_TOKENS),
+                    },
+                    text,
+                    rank: r.get(6)?,
+                })
+            },
+        )
         .ctx(|| format!("searching docs for {fts_query}"))?;
     rows.collect::<rusqlite::Result<_>>()
         .ctx(|| format!("searching docs for {fts_query}"))
+}
+
+/// The longest text (characters) whose snippet FTS5's `snippet()` makes. It scores every
+/// instance of a matched phrase against every other, so its time grows with the square of
+/// the matches in the row: a 120 KB section repeating the searched word took 5.8 s, a
+/// 1.8 MB one did not finish in 10 minutes. A longer text gets [`text_snippet`].
+pub const FTS_SNIPPET_CHARS: i64 = 8 * 1024;
+
+/// Tokens in a snippet (FTS5's `snippet()` argument, and [`text_snippet`]'s).
+pub const SNIPPET_TOKENS: usize = 12;
+
+/// A snippet of `text` for the MATCH expression `fts_query` in one pass: `tokens` tokens
+/// from just before the first one the expression quotes, each quoted one in `[`…`]` and
+/// `…` where the text was cut. Tokens are runs of letters and digits compared
+/// lower-case (as FTS5's `unicode61` tokenizer splits, without its diacritics folding).
+/// With no quoted token found, the text's first `tokens` tokens.
+pub fn text_snippet(text: &str, fts_query: &str, tokens: usize) -> String {
+    let wanted: std::collections::HashSet<String> = quoted_tokens(fts_query);
+    let spans: Vec<(usize, usize)> = token_spans(text);
+    if spans.is_empty() || tokens == 0 {
+        return String::new();
+    }
+    let hit = |&(a, b): &(usize, usize)| wanted.contains(&text[a..b].to_lowercase());
+    let first = spans.iter().position(hit).unwrap_or(0);
+    let start = first.saturating_sub(2);
+    let end = (start + tokens).min(spans.len());
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    let mut at = spans[start].0;
+    for span in &spans[start..end] {
+        out.push_str(&text[at..span.0]);
+        if hit(span) {
+            out.push('[');
+            out.push_str(&text[span.0..span.1]);
+            out.push(']');
+        } else {
+            out.push_str(&text[span.0..span.1]);
+        }
+        at = span.1;
+    }
+    if end < spans.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// Byte spans of the runs of letters and digits in `text`.
+fn token_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                spans.push((s, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        spans.push((s, text.len()));
+    }
+    spans
+}
+
+/// The lower-case tokens of every `"…"` string of an FTS5 expression (`""` is a quote).
+fn quoted_tokens(fts_query: &str) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    let mut chars = fts_query.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '"' {
+            continue;
+        }
+        let mut quoted = String::new();
+        while let Some(c) = chars.next() {
+            if c == '"' {
+                if chars.peek() == Some(&'"') {
+                    chars.next();
+                    quoted.push('"');
+                    continue;
+                }
+                break;
+            }
+            quoted.push(c);
+        }
+        for (a, b) in token_spans(&quoted) {
+            out.insert(quoted[a..b].to_lowercase());
+        }
+    }
+    out
 }
 
 /// One of the three full-text indexes.
@@ -302,4 +402,30 @@ pub fn names_anything(conn: &Connection, entry: &str) -> Result<bool> {
     )
     .and_then(|mut s| s.query_row([entry], |r| r.get(0)))
     .ctx(|| format!("looking up {entry}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_snippet_brackets_the_quoted_tokens_around_the_first_one() {
+        let text =
+            "Opens the file. Then it parses the Config, and caches parse results for later calls.";
+        assert_eq!(
+            text_snippet(text, "\"parse\" OR (\"config\" OR \"configs\")", 6),
+            "…parses the [Config], and caches [parse]…"
+        );
+        assert_eq!(
+            text_snippet(text, "\"parses\" AND \"nothing\"", 4),
+            "…Then it [parses] the…"
+        );
+        // No quoted token in the text: its first tokens; a quote inside a string.
+        assert_eq!(text_snippet(text, "\"zz\"\"q\"", 3), "Opens the file…");
+        assert_eq!(text_snippet("", "\"a\"", 3), "");
+        assert_eq!(
+            text_snippet("café au lait", "\"lait\"", 12),
+            "café au [lait]"
+        );
+    }
 }

@@ -800,3 +800,51 @@ fn a_bulk_load_leaves_each_rebuilt_index_in_one_segment() {
         .unwrap();
     assert_eq!(found, 50);
 }
+
+/// Fault (fresh-user trial): FTS5's `snippet()` scores every match of a row against every
+/// other, so a search matching a section that repeats the word took 5.8 s at 20,000
+/// repeats and never finished at 300,000 (a 1.8 MB file, under the scan's size cap); a
+/// memory body alike. A text over `FTS_SNIPPET_CHARS` gets the one-pass `text_snippet`.
+#[test]
+fn fault_a_section_repeating_the_searched_word_made_search_quadratic() {
+    use loci_store::search::{SNIPPET_TOKENS, search_docs, text_snippet};
+    let mut store = Store::open_in_memory().unwrap();
+    let text = format!("Intro words before the {}end", "zebra ".repeat(100_000));
+    store
+        .write(|tx| {
+            tx.execute(
+                "INSERT INTO files(path, size, mtime_ns, content_hash, lines, scan_id)
+                 VALUES ('z.md', 1, 0, 'h', 1, 1)",
+                [],
+            )
+            .unwrap();
+            tx.execute(
+                "INSERT INTO doc_chunks(file_id, heading, line, end_line, text) VALUES (1, 'T', 0, 1, ?1)",
+                [&text],
+            )
+            .unwrap();
+            Ok(())
+        })
+        .unwrap();
+    insert_memory(store.conn(), "z.md", &text);
+    let docs = search_docs(store.conn(), "\"zebra\"", None, 5).unwrap();
+    assert_eq!(docs.len(), 1);
+    assert_eq!(
+        docs[0].snippet,
+        "…before the [zebra] [zebra] [zebra] [zebra] [zebra] [zebra] [zebra] [zebra] [zebra] [zebra]…"
+    );
+    assert_eq!(
+        docs[0].snippet,
+        text_snippet(&text, "\"zebra\"", SNIPPET_TOKENS)
+    );
+    for current_only in [true, false] {
+        let hits = loci_store::memory::search_revisions(store.conn(), "\"zebra\"", current_only, 5)
+            .unwrap();
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].snippet, docs[0].snippet);
+    }
+    // A short text still gets FTS5's own snippet.
+    insert_memory(store.conn(), "a.py", "Short note: the zebra crossing.");
+    let hits = loci_store::memory::search_revisions(store.conn(), "\"crossing\"", true, 5).unwrap();
+    assert_eq!(hits[0].snippet, "Short note: the zebra [crossing].");
+}
