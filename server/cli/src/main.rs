@@ -546,6 +546,19 @@ fn init_tracing() {
         .try_init();
 }
 
+/// The nearest proper ancestor of `dir` holding `.loci/`, when `dir` holds neither a
+/// `.loci/` nor a `.git` itself (a repository of its own is a workspace of its own).
+fn enclosing_workspace(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let dir = dir.canonicalize().ok()?;
+    if dir.join(loci_engine::LOCI_DIR).is_dir() || dir.join(".git").exists() {
+        return None;
+    }
+    dir.ancestors()
+        .skip(1)
+        .find(|a| a.join(loci_engine::LOCI_DIR).is_dir())
+        .map(std::path::Path::to_path_buf)
+}
+
 /// Runs one command; `opened` receives the workspace once it is open, so that a failure
 /// after that can still report the store's state.
 fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
@@ -564,6 +577,21 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
         return Err(cli_error(
             "invalid_argument",
             format!("{}: not a directory", root.display()),
+        ));
+    }
+    // `loci scan SUBDIR` of a workspace made a second store in SUBDIR/.loci, and every
+    // command run below SUBDIR then used it: the workspace's memory looked lost there.
+    if let (Command::Scan { path: Some(p) }, None) = (&cli.command, &cli.db)
+        && let Some(outer) = enclosing_workspace(p)
+    {
+        return Err(cli_error(
+            "invalid_argument",
+            format!(
+                "{} is inside the workspace {} (its .loci/ holds the map and the memory): run `loci scan` there, or `loci -C {} init` to make it a workspace of its own",
+                p.display(),
+                outer.display(),
+                p.display()
+            ),
         ));
     }
     // A command that only reads never creates a store: at a mistyped `--db` it would

@@ -1330,3 +1330,41 @@ fn fault_an_ambiguous_claim_was_reported_not_found_in_the_map() {
         "wrote src/lib.rs v1 by human:test\n  symbol `RegexBuilder::new` (no single definition in the map: not tracked)\n  symbol `RegexBuilder::build` -> src/lib.rs#bytes.RegexBuilder.build@method\n"
     );
 }
+
+/// Fault (fresh-user trial): `loci scan pkg` inside a scanned workspace made a second store
+/// in `pkg/.loci`, and every command run in `pkg/` then used it: the workspace's memory
+/// about `pkg/m.py` looked lost there. Such a scan is refused with what to run instead;
+/// `loci -C pkg init` makes `pkg` a workspace of its own, which it then scans.
+#[test]
+fn fault_scanning_a_folder_of_a_workspace_made_a_second_store_that_hid_its_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pkg/m.py", "def f():\n    pass\n");
+    assert!(loci(root, &["scan"]).status.success());
+    assert!(
+        loci(root, &["remember", "pkg/m.py", "-t", "about m"])
+            .status
+            .success()
+    );
+    let out = loci(root, &["scan", "pkg"]);
+    assert_eq!(out.status.code(), Some(2));
+    let outer = root.canonicalize().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "loci: pkg is inside the workspace {} (its .loci/ holds the map and the memory): run `loci scan` there, or `loci -C pkg init` to make it a workspace of its own\n",
+            outer.display()
+        )
+    );
+    assert!(!root.join("pkg/.loci").exists(), "no second store");
+    let shown = loci(&root.join("pkg"), &["show", "m.py"]);
+    assert_eq!(
+        shown.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    // Made a workspace of its own on purpose, it is scanned.
+    assert!(loci(root, &["-C", "pkg", "init"]).status.success());
+    assert_eq!(loci(root, &["scan", "pkg"]).status.code(), Some(0));
+}
