@@ -546,6 +546,16 @@ fn init_tracing() {
         .try_init();
 }
 
+/// Brings a built map up to the tree (an incremental scan) before `lint` and `check` judge
+/// memory against it: they passed a page whose symbol had been renamed since the last
+/// scan. An unscanned map is left to their own refusal, a read-only store as it is.
+fn refresh_the_map(ws: &mut Workspace) -> anyhow::Result<()> {
+    if ws.map_is_built()? && !ws.store().is_read_only() {
+        ws.scan(&|_| {})?;
+    }
+    Ok(())
+}
+
 /// The nearest proper ancestor of `dir` holding `.loci/`, when `dir` holds neither a
 /// `.loci/` nor a `.git` itself (a repository of its own is a workspace of its own).
 fn enclosing_workspace(dir: &std::path::Path) -> Option<std::path::PathBuf> {
@@ -830,8 +840,12 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
         }
         Command::Eval { cases, k } => out.eval(&ws.eval(&cases, k)?)?,
         Command::Calibrate { cases } => out.calibration(&ws.calibrate(&cases)?)?,
-        Command::Lint => out.lint(&ws.lint()?)?,
+        Command::Lint => {
+            refresh_the_map(ws)?;
+            out.lint(&ws.lint()?)?
+        }
         Command::Check { sarif } => {
+            refresh_the_map(ws)?;
             let env = ws.check()?;
             if sarif {
                 out.sarif(&loci_engine::sarif::to_sarif(ws, &env.result))?;

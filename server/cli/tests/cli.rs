@@ -1368,3 +1368,37 @@ fn fault_scanning_a_folder_of_a_workspace_made_a_second_store_that_hid_its_memor
     assert!(loci(root, &["-C", "pkg", "init"]).status.success());
     assert_eq!(loci(root, &["scan", "pkg"]).status.code(), Some(0));
 }
+
+/// Fault (fresh-user trial): after `main` was renamed in the code but before a scan, `loci
+/// lint` found nothing and `loci check` passed: they judged memory against the map of the
+/// last scan. Both refresh the map first.
+#[test]
+fn fault_lint_and_check_passed_after_code_changes_not_yet_scanned() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "a.py", "def main():\n    return 1\n");
+    assert!(loci(root, &["scan"]).status.success());
+    assert!(
+        loci(root, &["remember", "a.py", "-t", "Entry: `main()`."])
+            .status
+            .success()
+    );
+    assert_eq!(loci(root, &["check"]).status.code(), Some(0));
+    write(root, "a.py", "def start():\n    return 1\n");
+    let lint = loci(root, &["lint", "--json"]);
+    let v: Value = serde_json::from_slice(&lint.stdout).unwrap();
+    let kinds: Vec<&str> = v["result"]["contradictions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["kind"].as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["missing_symbol"],
+        "{}",
+        String::from_utf8_lossy(&lint.stdout)
+    );
+    assert_eq!(v["freshness"]["changed_since_scan"], 0);
+    assert_eq!(loci(root, &["check"]).status.code(), Some(1));
+}
