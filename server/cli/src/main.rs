@@ -642,6 +642,14 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
             Some(format!("no callers of `{}` in the map", quoted(symbol)))
         }
         Command::Search { query, .. } => Some(format!("nothing matches `{}`", quoted(query))),
+        Command::Deps { path, reverse } => {
+            let path = quoted(&from_cwd(path.clone(), &cwd, &root));
+            Some(if *reverse {
+                format!("nothing in the map imports `{path}`")
+            } else {
+                format!("`{path}` imports nothing the map records")
+            })
+        }
         Command::Impact { target, depth, .. } => Some(format!(
             "nothing depends on `{}` within depth {depth}",
             quoted(&from_cwd(target.clone(), &cwd, &root))

@@ -1402,3 +1402,29 @@ fn fault_lint_and_check_passed_after_code_changes_not_yet_scanned() {
     assert_eq!(v["freshness"]["changed_since_scan"], 0);
     assert_eq!(loci(root, &["check"]).status.code(), Some(1));
 }
+
+/// Fault (fresh-user trial): `loci deps FILE` of a file without imports exited 1 with no
+/// word on either stream; it says what it did not find, as the other lookups do.
+#[test]
+fn fault_deps_of_a_file_without_imports_printed_nothing() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(root, &["deps", "app/models.py"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: `app/models.py` imports nothing the map records\n"
+    );
+    let out = loci(root, &["deps", "app/views.py", "--reverse"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: nothing in the map imports `app/views.py`\n"
+    );
+    // Found: printed, exit 0, nothing on stderr.
+    let out = loci(root, &["deps", "app/models.py", "--reverse"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty());
+}
