@@ -993,22 +993,16 @@ pub fn search_revisions(
         .ctx(|| "searching memory".into())?;
     let rows = stmt
         .query_map(params![fts_query, limit, search::FTS_SNIPPET_CHARS], |r| {
-            // A long body gets the one-pass snippet (see `search::FTS_SNIPPET_CHARS`).
-            let snippet = match (
-                r.get::<_, Option<String>>(2)?,
-                r.get::<_, Option<String>>(3)?,
-            ) {
-                (Some(snippet), _) => snippet,
-                (None, body) => search::text_snippet(
-                    body.as_deref().unwrap_or_default(),
-                    fts_query,
-                    search::SNIPPET_TOKENS,
-                ),
-            };
+            // A long body comes back whole for the one-pass snippet.
+            let body: Option<String> = r.get(3)?;
             Ok(TextHit {
                 revision_id: r.get(0)?,
                 rank: r.get(1)?,
-                snippet,
+                snippet: search::snippet_or_scan(
+                    r.get(2)?,
+                    body.as_deref().unwrap_or_default(),
+                    fts_query,
+                ),
             })
         })
         .ctx(|| format!("searching memory for {fts_query}"))?;

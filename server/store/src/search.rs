@@ -129,10 +129,7 @@ pub fn search_docs(
                     path: r.get(1)?,
                     heading: r.get(2)?,
                     line: r.get(3)?,
-                    snippet: match r.get::<_, Option<String>>(4)? {
-                        Some(snippet) => snippet,
-                        None => text_snippet(&text, fts_query, SNIPPET_TOKENS),
-                    },
+                    snippet: snippet_or_scan(r.get(4)?, &text, fts_query),
                     text,
                     rank: r.get(6)?,
                 })
@@ -187,6 +184,12 @@ pub fn text_snippet(text: &str, fts_query: &str, tokens: usize) -> String {
         out.push('…');
     }
     out
+}
+
+/// FTS5's snippet when the query made one (`CASE WHEN length(text) <= FTS_SNIPPET_CHARS`),
+/// else [`text_snippet`] of `text`.
+pub(crate) fn snippet_or_scan(fts_snippet: Option<String>, text: &str, fts_query: &str) -> String {
+    fts_snippet.unwrap_or_else(|| text_snippet(text, fts_query, SNIPPET_TOKENS))
 }
 
 /// Byte spans of the runs of letters and digits in `text`.
