@@ -362,28 +362,30 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
         );
         assert!(status.success(), "{stderr}");
     }
-    // Seven migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
+    // Eight migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
     // (the covering reverse-import index), 0008 (pages by current revision), 0009 (ref
-    // receivers), 0010 (Rust type kinds; data only, and the corpus has no Rust) and 0011
-    // (ref receiver names) pending, so a kill can land between them. Undo 0011, 0009, 0008,
-    // 0007 and 0006 for real and forget 0005's row (it recreates what it touches).
+    // receivers), 0010 (Rust type kinds; data only, and the corpus has no Rust), 0011
+    // (ref receiver names) and 0012 (files' drift hashes) pending, so a kill can land
+    // between them. Undo 0012, 0011, 0009, 0008, 0007 and 0006 for real and forget 0005's
+    // row (it recreates what it touches).
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        11,
+        12,
         "revisit which migrations this test undoes"
     );
     {
         let conn = Connection::open(&old).expect("open old");
         conn.execute_batch(
-            "ALTER TABLE refs DROP COLUMN receiver_name;
+            "ALTER TABLE files DROP COLUMN drift_hash;
+             ALTER TABLE refs DROP COLUMN receiver_name;
              ALTER TABLE refs DROP COLUMN receiver;
              DROP INDEX pages_by_current_revision;
              DROP INDEX deps_by_target; CREATE INDEX deps_by_target ON deps(to_file_id);
              DROP TRIGGER pages_uid; DROP INDEX pages_by_uid; ALTER TABLE pages DROP COLUMN uid;
              DELETE FROM schema_migrations WHERE version > 4;",
         )
-        .expect("step back seven migrations");
+        .expect("step back eight migrations");
     }
     let old_conn = open_ro(&old);
     let old_memory = memory(&old_conn);

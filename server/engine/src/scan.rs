@@ -493,6 +493,7 @@ fn scan_inner(
         }
         map::replace_skipped_files(tx, &skipped_rows)?;
         map::insert_drift(tx, scan_id, &drift, "scan")?;
+        map::settle_drift_hashes(tx)?;
         loci_store::set_meta(tx, SECRET_RULES_META, secrets.fingerprint())?;
         loci_store::set_meta(tx, ANALYSIS_META, &loci_core::ANALYSIS_VERSION.to_string())?;
         for id in &interrupted {
@@ -892,31 +893,33 @@ impl Writer<'_> {
                     for (_, name) in old.symmetric_difference(&new) {
                         self.changed_names.insert(name.to_string());
                     }
-                    // Same content as a row an interrupted scan wrote: reanalysed only
-                    // because that scan's references were lost with it, and the hash the
-                    // row had before that scan is gone.
-                    let old_hash = stored.get(&a.path).map(|s| s.content_hash.clone());
-                    let rewritten = existed && old_hash.as_deref() == Some(&a.content_hash);
+                    // Drift is measured from the file's content as of the last finished
+                    // scan (`drift_hash`), not from the row's hash, which a killed scan may
+                    // have rewritten without recording the change (its drift is written
+                    // when a scan finishes): a change made just before a killed scan was
+                    // missing from the ledger.
+                    let state = stored.get(&a.path);
+                    let recorded = state.and_then(|s| s.drift_hash.as_deref());
+                    let changed = recorded != Some(a.content_hash.as_str());
+                    // Same content as the row: read again because an interrupted scan
+                    // wrote it (its references were lost with it), because another
+                    // analysis version built it, or only touched.
+                    let rewritten =
+                        existed && state.is_some_and(|s| s.content_hash == a.content_hash);
                     // On a first scan nothing was there before the killed one: its work
-                    // is finished (`resumed`). On a later one the killed scan rewrote the
-                    // file because it had changed since the last finished scan: modified.
+                    // is finished (`resumed`).
                     let resumed = rewritten && self.first;
-                    // Same content, analysed again only because another analysis version
-                    // built the row: nothing changed in the file, so no drift.
-                    // Also for a row a killed reanalysis wrote: that scan rewrote every file
-                    // whatever its content, so a rewritten row says nothing about a change
-                    // (a change made just before the upgraded scan that was killed is
-                    // then missing from the drift ledger; a fresh-user trial had 1,152
-                    // untouched files reported modified instead).
-                    let reanalysed = rewritten && self.reanalyse && !self.first;
-                    // Drift: the file, and every symbol whose signature changed (the
-                    // killed scan recorded none).
-                    let added = !existed || resumed;
-                    if !reanalysed {
+                    // Same content as at the last finished scan, analysed again only
+                    // because another analysis version built the row: no drift.
+                    let reanalysed = !changed && self.reanalyse && !self.first;
+                    // Drift: the file, and every symbol whose signature changed (a killed
+                    // scan recorded none; its rewritten rows hold the signatures it found).
+                    let added = !existed || recorded.is_none();
+                    if changed {
                         self.drift.push(map::DriftEntry {
                             path: a.path.clone(),
                             kind: if added { "add" } else { "modify" },
-                            old_hash: if added || rewritten { None } else { old_hash },
+                            old_hash: recorded.map(str::to_string),
                             new_hash: Some(a.content_hash.clone()),
                             detail: None,
                         });
@@ -985,7 +988,13 @@ impl Writer<'_> {
             self.drift.push(map::DriftEntry {
                 path: g.path.clone(),
                 kind: "delete",
-                old_hash: Some(g.content_hash.clone()),
+                // Its content as the ledger last recorded it (a killed scan may have
+                // rewritten the row since).
+                old_hash: Some(
+                    g.drift_hash
+                        .clone()
+                        .unwrap_or_else(|| g.content_hash.clone()),
+                ),
                 new_hash: None,
                 detail: None,
             });

@@ -847,6 +847,7 @@ fn fault_new_kinds_for_rust_types_staled_every_page_naming_one() {
              UPDATE symbols SET key = {}, parent_key = {};
              UPDATE claims SET resolved = {};
              ALTER TABLE refs DROP COLUMN receiver_name;
+             ALTER TABLE files DROP COLUMN drift_hash;
              DELETE FROM schema_migrations WHERE version >= 10;",
             old("key"),
             old("parent_key"),

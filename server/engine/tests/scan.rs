@@ -359,11 +359,12 @@ fn fault_a_killed_first_scan_was_reported_as_no_scan_and_its_files_as_modified()
     let expected = dump(ws.store().conn());
     // The killed first scan: its row still 'running', the files under app/ written
     // without their references, the rest not reached, and no drift (a scan writes its
-    // drift when it finishes).
+    // drift, and the hashes it records, `drift_hash`, when it finishes).
     {
         let conn = Connection::open(root.join(".loci/test.db")).unwrap();
         conn.execute_batch(
             "UPDATE scans SET status = 'running', finished_at = NULL, started_at = '2026-01-01T00:00:00Z';
+             UPDATE files SET drift_hash = NULL;
              DROP TRIGGER drift_append_only_delete;
              DELETE FROM drift;
              DELETE FROM refs WHERE file_id IN (SELECT file_id FROM files WHERE path LIKE 'app/%');
@@ -1075,5 +1076,98 @@ fn fault_a_type_named_call_went_to_another_types_member() {
             "use.py:1 C - -> - derived 0.0",
             "use.py:2 foo other -> tests/nested.py#t.c.foo@method derived 0.2",
         ]
+    );
+}
+
+/// Fault (left open by the upgrade fix above): a change made to a file just before a scan
+/// that was then killed went missing from the drift ledger. The killed scan had rewritten
+/// the file's row with its new content (a scan writes its drift only when it finishes),
+/// so the next scan found the row unchanged and, after an upgrade, took it for a
+/// reanalysis. Drift is now measured from the content the ledger last recorded
+/// (`files.drift_hash`), which only a finishing scan sets.
+#[test]
+fn fault_a_change_made_before_a_killed_scan_was_missing_from_the_drift_ledger() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let mut ws = open(root);
+    scan(&mut ws);
+    let hash_of = |conn: &Connection, path: &str| -> String {
+        conn.query_row(
+            "SELECT content_hash FROM files WHERE path = ?1",
+            [path],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let old = hash_of(ws.store().conn(), "app/util.py");
+    write(root, "app/util.py", "def fmt(x):\n    return repr(x)\n");
+    // What the new content's row holds, from a scan of the changed tree elsewhere.
+    let other_dir = tempfile::tempdir().unwrap();
+    let mut other = Workspace::open(root, Some(&other_dir.path().join("other.db"))).unwrap();
+    scan(&mut other);
+    let (new, size, mtime): (String, i64, i64) = other
+        .store()
+        .conn()
+        .query_row(
+            "SELECT content_hash, size, mtime_ns FROM files WHERE path = 'app/util.py'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_ne!(new, old);
+    // The killed scan, after an upgrade of loci: its row `running`, every file under app/
+    // rewritten (app/util.py with its new content) without references, no drift.
+    Connection::open(root.join(".loci/test.db"))
+        .unwrap()
+        .execute_batch(&format!(
+            "UPDATE meta SET value = '1' WHERE key = 'analysis_version';
+             INSERT INTO scans(started_at) VALUES ('2026-01-01T00:00:00Z');
+             UPDATE files SET scan_id = (SELECT max(scan_id) FROM scans) WHERE path LIKE 'app/%';
+             UPDATE files SET content_hash = '{new}', size = {size}, mtime_ns = {mtime}
+              WHERE path = 'app/util.py';
+             DELETE FROM refs WHERE file_id IN (SELECT file_id FROM files WHERE path LIKE 'app/%');"
+        ))
+        .unwrap();
+    let report = scan(&mut ws);
+    assert_eq!(report.modified, ["app/util.py"]);
+    assert_eq!(
+        report.reanalysed, 7,
+        "every other file, analysed again: {report:#?}"
+    );
+    let drift: Vec<(String, String, Option<String>, Option<String>)> = {
+        let conn = ws.store().conn();
+        let mut stmt = conn
+            .prepare(
+                "SELECT path, kind, old_hash, new_hash FROM drift
+                 WHERE scan_id = (SELECT max(scan_id) FROM scans) ORDER BY drift_id",
+            )
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    };
+    assert_eq!(
+        drift,
+        [(
+            "app/util.py".to_string(),
+            "modify".to_string(),
+            Some(old),
+            Some(new.clone())
+        )]
+    );
+    // The map equals a fresh scan's, and the ledger now holds the new content.
+    assert_eq!(dump(ws.store().conn()), dump(other.store().conn()));
+    assert_eq!(
+        ws.store()
+            .conn()
+            .query_row(
+                "SELECT drift_hash FROM files WHERE path = 'app/util.py'",
+                [],
+                |r| r.get::<_, String>(0)
+            )
+            .unwrap(),
+        new
     );
 }

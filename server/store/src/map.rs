@@ -28,13 +28,19 @@ pub struct FileState {
     pub fingerprint: Option<String>,
     /// The scan that last wrote the row.
     pub scan_id: i64,
+    /// The content hash the drift ledger last recorded for the file: its content as of
+    /// the last scan that finished, `None` if none has (migration 0012). A killed scan may
+    /// have rewritten `content_hash` without recording the change; this one it never
+    /// touches ([`settle_drift_hashes`]).
+    pub drift_hash: Option<String>,
 }
 
 /// Every stored file's state, by path.
 pub fn file_states(conn: &Connection) -> Result<HashMap<String, FileState>> {
     let mut stmt = conn
         .prepare_cached(
-            "SELECT file_id, path, size, mtime_ns, content_hash, fingerprint, scan_id FROM files",
+            "SELECT file_id, path, size, mtime_ns, content_hash, fingerprint, scan_id, drift_hash
+             FROM files",
         )
         .ctx(|| "reading file states".into())?;
     let rows = stmt
@@ -47,6 +53,7 @@ pub fn file_states(conn: &Connection) -> Result<HashMap<String, FileState>> {
                 content_hash: r.get(4)?,
                 fingerprint: r.get(5)?,
                 scan_id: r.get(6)?,
+                drift_hash: r.get(7)?,
             })
         })
         .ctx(|| "reading file states".into())?;
@@ -1133,6 +1140,17 @@ pub fn insert_drift(
             .ctx(|| format!("writing drift for {}", e.path))?;
     }
     Ok(n)
+}
+
+/// Marks every file's current content as recorded in the drift ledger (`drift_hash`, see
+/// [`FileState::drift_hash`]): run by a scan in the transaction that writes its drift.
+pub fn settle_drift_hashes(tx: &Transaction<'_>) -> Result<()> {
+    tx.prepare_cached(
+        "UPDATE files SET drift_hash = content_hash WHERE drift_hash IS NOT content_hash",
+    )
+    .and_then(|mut st| st.execute([]))
+    .ctx(|| "recording the files' drift hashes".into())?;
+    Ok(())
 }
 
 /// Secondary indexes of `symbols` and `refs` that a bulk load builds at the end.

@@ -78,6 +78,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "ref_receiver_name",
         sql: include_str!("migrations/0011_ref_receiver_name.sql"),
     },
+    Migration {
+        version: 12,
+        name: "files_drift_hash",
+        sql: include_str!("migrations/0012_files_drift_hash.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
