@@ -85,14 +85,14 @@ enum Command {
         /// A repo-relative path or a symbol name/key.
         target: String,
         /// Hops to follow (at least 1).
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
         depth: u32,
         /// Follow only stated edges (proven by a parser), not derived ones.
         #[arg(long)]
         hard: bool,
         /// List at most this many dependents, the nearest first (0: all); the rest are
         /// counted.
-        #[arg(long, default_value_t = loci_engine::query::IMPACT_LIMIT)]
+        #[arg(long, default_value_t = loci_engine::query::IMPACT_LIMIT, allow_negative_numbers = true)]
         limit: u32,
     },
     /// Show what the map holds.
@@ -137,7 +137,7 @@ enum Command {
         /// The subject.
         subject: String,
         /// A version number.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         version: Option<i64>,
     },
     /// List a page's revisions.
@@ -164,6 +164,7 @@ enum Command {
         /// The subject.
         subject: String,
         /// The version to restore.
+        #[arg(allow_negative_numbers = true)]
         version: i64,
         #[command(flatten)]
         write: WriteArgs,
@@ -215,7 +216,7 @@ enum Command {
         #[arg(long)]
         path: Option<String>,
         /// Hits per kind.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 10, allow_negative_numbers = true)]
         limit: u32,
     },
     /// What to know before touching something: ranked memory, code and docs within a
@@ -228,10 +229,11 @@ enum Command {
         #[arg(long = "open")]
         open: Vec<String>,
         /// Token budget (tokens ≈ characters / 4).
-        #[arg(long)]
-        budget: Option<u64>,
-        /// Relevance floor below which the answer abstains (may be negative).
         #[arg(long, allow_negative_numbers = true)]
+        budget: Option<u64>,
+        /// Relevance floor below which the answer abstains (any finite number, negative
+        /// ones too).
+        #[arg(long, allow_hyphen_values = true)]
         floor: Option<f64>,
     },
     /// Evaluate retrieval on a case file: recall@k, MRR, nDCG@k, abstention.
@@ -239,7 +241,7 @@ enum Command {
         /// A JSONL case file (see docs/context.md).
         cases: PathBuf,
         /// The cutoff k.
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
         k: usize,
     },
     /// Pick the abstention floor that best separates in-scope from out-of-scope cases.
@@ -259,30 +261,31 @@ enum Command {
     /// Dismiss a contradiction for good (a human decision).
     Resolve {
         /// The contradiction id (from `loci lint`).
+        #[arg(allow_negative_numbers = true)]
         id: i64,
         /// Why it is not a problem.
         #[arg(long)]
         notes: Option<String>,
         /// The session.
-        #[arg(long, env = "LOCI_SESSION")]
+        #[arg(long, env = "LOCI_SESSION", allow_negative_numbers = true)]
         session: Option<i64>,
     },
     /// File changes observed by scans, and what they did to the knowledge.
     Drift {
         /// List entries after this scan revision (default: the last scan's).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         since: Option<i64>,
     },
     /// Record git history (or, without git, snapshots) into the event log.
     Sync {
         /// Read at most this many commits (default: [sync] max_commits in .loci/config.toml, 200).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         limit: Option<usize>,
     },
     /// The last N sessions and what they changed.
     Recap {
         /// How many sessions.
-        #[arg(default_value_t = 3)]
+        #[arg(default_value_t = 3, allow_negative_numbers = true)]
         n: u32,
     },
     /// Write authored memory (pages with every revision, decisions, lessons, topics, fact
@@ -353,7 +356,7 @@ enum FactCommand {
         #[arg(long)]
         expect: Option<String>,
         /// Expected exit code.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         exit: Option<i64>,
         #[command(flatten)]
         write: WriteArgs,
@@ -363,6 +366,7 @@ enum FactCommand {
     /// Run facts (only when [facts] run = true in .loci/config.toml).
     Run {
         /// Run only this fact.
+        #[arg(allow_negative_numbers = true)]
         id: Option<i64>,
     },
 }
@@ -381,7 +385,7 @@ enum SessionCommand {
     /// End a session with a summary.
     End {
         /// The session (default: $LOCI_SESSION).
-        #[arg(long, env = "LOCI_SESSION")]
+        #[arg(long, env = "LOCI_SESSION", allow_negative_numbers = true)]
         session: i64,
         /// What was done.
         #[arg(long)]
@@ -396,13 +400,13 @@ struct WriteArgs {
     #[arg(long)]
     author: Option<String>,
     /// The session this write belongs to.
-    #[arg(long, env = "LOCI_SESSION")]
+    #[arg(long, env = "LOCI_SESSION", allow_negative_numbers = true)]
     session: Option<i64>,
     /// One-line change summary.
     #[arg(long)]
     summary: Option<String>,
     /// Fail unless the page is at this version (0: must not exist yet).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     expect_version: Option<i64>,
     /// Idempotency key: an exact retry returns the original result.
     #[arg(long)]
@@ -449,6 +453,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
+            let e = name_damage(e, opened.as_ref());
             let message = error_chain(&e);
             if json {
                 print_failure(opened.as_ref(), error_kind(&e), &message);
@@ -515,6 +520,27 @@ fn print_failure(ws: Option<&Workspace>, kind: &str, message: &str) {
         });
     // Stdout may be closed; the message still goes to stderr.
     let _ = output::Output::new(true).failed(&env, kind, message);
+}
+
+/// A damaged database found after the store was opened (a truncated file reads until a
+/// query reaches a missing page) as [`loci_engine::StoreError::Damaged`]: the database's
+/// path and the way out, as when opening finds it. Any other error as it is.
+fn name_damage(e: anyhow::Error, ws: Option<&Workspace>) -> anyhow::Error {
+    use loci_engine::StoreError;
+    let Some(path) = ws.and_then(|ws| ws.store().path()) else {
+        return e;
+    };
+    let damage = e.chain().find_map(|c| {
+        let store = c.downcast_ref::<StoreError>().or_else(|| match c.downcast_ref() {
+            Some(EngineError::Store(s)) => Some(s),
+            _ => None,
+        })?;
+        store.damage_at(path)
+    });
+    match damage {
+        Some(damaged) => damaged.into(),
+        None => e,
+    }
 }
 
 /// An error and its causes, `: `-joined, leaving out a cause whose text an outer message
@@ -584,10 +610,13 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
         _ => loci_engine::discover_root(&cwd),
     };
     if !root.is_dir() {
-        return Err(cli_error(
-            "invalid_argument",
-            format!("{}: not a directory", root.display()),
-        ));
+        // `-C /nonexistent` had said "not a directory", as if something were there.
+        let message = if root.exists() {
+            format!("{}: not a directory", root.display())
+        } else {
+            format!("no such directory: {}", root.display())
+        };
+        return Err(cli_error("invalid_argument", message));
     }
     // `loci scan SUBDIR` of a workspace made a second store in SUBDIR/.loci, and every
     // command run below SUBDIR then used it: the workspace's memory looked lost there.
@@ -630,8 +659,19 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
     if reads_only {
         refuse_missing_store(&root, cli.db.as_deref())?;
     }
-    let ws = opened.insert(Workspace::open(&root, cli.db.as_deref())?);
     let out = output::Output::new(cli.json);
+    let ws = match (Workspace::open(&root, cli.db.as_deref()), &cli.command) {
+        // The way out a damaged database's message names: no connection can be opened on
+        // it to restore into, so the backup takes its place (the damaged file is kept).
+        (Err(EngineError::Store(e)), Command::Restore { path }) if e.is_damage() => {
+            let (ws, env) = Workspace::restore_damaged(&root, cli.db.as_deref(), path)?;
+            *opened = Some(ws);
+            out.restored(&env)?;
+            out.finish(None)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        (ws, _) => opened.insert(ws?),
+    };
     let root = ws.root().to_path_buf();
     let cwd = cwd.canonicalize().unwrap_or(cwd);
     // What an empty answer of a lookup says on stderr (exit 1 is "nothing found").
@@ -640,6 +680,10 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
         Command::Refs { name } => Some(format!("no references to `{}` in the map", quoted(name))),
         Command::Callers { symbol } => {
             Some(format!("no callers of `{}` in the map", quoted(symbol)))
+        }
+        // A blank question is answered empty by search and context alike (exit 1).
+        Command::Search { query, .. } if query.trim().is_empty() => {
+            Some("the query is empty: there is nothing to search for".into())
         }
         Command::Search { query, .. } => Some(format!("nothing matches `{}`", quoted(query))),
         Command::Deps { path, reverse } => {
@@ -654,6 +698,9 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
             "nothing depends on `{}` within depth {depth}",
             quoted(&from_cwd(target.clone(), &cwd, &root))
         )),
+        Command::Context { query, open, .. } if query.trim().is_empty() && open.is_empty() => {
+            Some(loci_engine::context::EMPTY_QUESTION.into())
+        }
         Command::Context { query, .. } if query.trim().is_empty() => Some(
             "nothing relevant to the open files cleared the floor (the answer abstained)".into(),
         ),
@@ -661,6 +708,30 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
             "nothing relevant to `{}` cleared the floor (the answer abstained)",
             quoted(query)
         )),
+        Command::History { subject } => Some(format!(
+            "no revisions of `{}` yet",
+            quoted(&from_cwd(subject.clone(), &cwd, &root))
+        )),
+        Command::Asof { date, show: None } => {
+            Some(format!("no memory was written by {}", quoted(date)))
+        }
+        Command::Asof {
+            date,
+            show: Some(subject),
+        } => Some(format!(
+            "`{}` had no revision by {}",
+            quoted(&from_cwd(subject.clone(), &cwd, &root)),
+            quoted(date)
+        )),
+        Command::Topic {
+            command: TopicCommand::List,
+        } => Some("no topics yet; `loci topic add TOPIC MEMBER` makes one".into()),
+        Command::Fact {
+            command: FactCommand::List,
+        } => Some("no facts yet; `loci fact add --claim TEXT --cmd COMMAND` records one".into()),
+        Command::Recap { .. } => {
+            Some("no sessions yet; `loci session begin` starts one".into())
+        }
         _ => None,
     };
     let here = |arg: String| from_cwd(arg, &cwd, &root);
@@ -668,6 +739,8 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
         Command::Init { agents } => {
             let env = ws.stats()?;
             let found = out.init(ws.root(), &env)?;
+            // The envelope first, then the agents' report.
+            out.finish(None)?;
             if agents {
                 print_agents(&loci_engine::agents::wire_agents(ws.root())?, cli.json)?;
             }
@@ -857,6 +930,7 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
             let env = ws.check()?;
             if sarif {
                 out.sarif(&loci_engine::sarif::to_sarif(ws, &env.result))?;
+                out.check_verdict(&env.result);
             } else {
                 out.check(&env)?;
             }
@@ -888,15 +962,19 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
         Command::Restore { path } => out.restored(&ws.restore(&path)?)?,
     };
     if found {
+        out.finish(None)?;
         return Ok(ExitCode::SUCCESS);
     }
-    match miss {
-        Some(message) => {
-            eprintln!("loci: {message}");
-            Ok(ExitCode::from(1))
-        }
-        None => Ok(ExitCode::from(1)),
-    }
+    // Exit 1 says why, the same way for every command: on stderr, and with `--json` in
+    // the envelope's `error` (the renderer's reason when it has one: lint's findings, a
+    // failed check; else the lookup's).
+    let (kind, message) = out
+        .verdict()
+        .or_else(|| miss.map(|m| ("not_found", m)))
+        .unwrap_or_else(|| ("not_found", "nothing found".to_string()));
+    out.finish(Some((kind, &message)))?;
+    eprintln!("loci: {message}");
+    Ok(ExitCode::from(1))
 }
 
 /// The one check before a read-only command opens its store, at `--db` (`given`) or at the
@@ -905,6 +983,11 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
 /// which command creates the store. Nothing is created either way.
 fn refuse_missing_store(root: &Path, given: Option<&Path>) -> anyhow::Result<()> {
     let default = root.join(loci_engine::LOCI_DIR).join("loci.db");
+    if let Some(db) = given {
+        // A folder that does not exist is the first thing to fix: `loci scan --db` there
+        // is refused too.
+        loci_engine::check_db_folder(db)?;
+    }
     let db = given.unwrap_or(&default);
     let empty = match std::fs::metadata(db) {
         Err(_) => false,

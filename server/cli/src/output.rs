@@ -32,16 +32,95 @@ use loci_engine::walk::SkipReason;
 use loci_engine::why::Why;
 use serde::Serialize;
 
-/// Where answers go.
+/// `n` and `noun`, the noun's last word in the plural unless `n` is 1: `count(1,
+/// "commit")` is `1 commit`, `count(2, "open contradiction")` is `2 open
+/// contradictions` (`-ies` after a consonant and `y`, `-es` after `s`, `x`, `z`, `ch`,
+/// `sh`, else `-s`: the nouns loci's messages count are regular). Every count-noun
+/// message of the CLI goes through it (`1 commits` had been printed).
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        return format!("1 {noun}");
+    }
+    let plural = match noun.strip_suffix('y') {
+        Some(base) if !base.ends_with(['a', 'e', 'i', 'o', 'u']) => format!("{base}ies"),
+        _ if noun.ends_with(['s', 'x', 'z']) || noun.ends_with("ch") || noun.ends_with("sh") => {
+            format!("{noun}es")
+        }
+        _ => format!("{noun}s"),
+    };
+    format!("{n} {plural}")
+}
+
+/// Where answers go. With `--json` the envelope is held until the command's verdict is
+/// known ([`Output::finish`]): an answer that exits non-zero carries `error: {kind,
+/// message}` beside the envelope's fields, whatever the command (`loci symbol nosuch
+/// --json` had printed an envelope that did not say why it exited 1).
 pub struct Output {
     json: bool,
+    /// The envelope printed by [`Output::finish`]: pretty JSON of one object.
+    held: std::cell::RefCell<Option<String>>,
+    /// Why the answer exits 1, when the method that rendered it knows best (lint's
+    /// findings, a failed check): `(error.kind, message)`.
+    verdict: std::cell::RefCell<Option<(&'static str, String)>>,
 }
 
 type Found = anyhow::Result<bool>;
 
+/// The `error` member of a JSON answer that exits non-zero.
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    kind: &'a str,
+    message: &'a str,
+}
+
 impl Output {
     pub fn new(json: bool) -> Output {
-        Output { json }
+        Output {
+            json,
+            held: Default::default(),
+            verdict: Default::default(),
+        }
+    }
+
+    /// Holds `env` as the answer (`--json`), replacing any held before.
+    fn hold<T: Serialize>(&self, env: &Envelope<T>) -> anyhow::Result<()> {
+        *self.held.borrow_mut() = Some(serde_json::to_string_pretty(env)?);
+        Ok(())
+    }
+
+    /// Records why the answer being rendered exits 1 (`kind` as `error.kind` names it).
+    fn miss(&self, kind: &'static str, message: String) {
+        *self.verdict.borrow_mut() = Some((kind, message));
+    }
+
+    /// Why the rendered answer exits 1, if its method said ([`Output::miss`]).
+    pub fn verdict(&self) -> Option<(&'static str, String)> {
+        self.verdict.borrow_mut().take()
+    }
+
+    /// Prints the held envelope (`--json`; nothing otherwise), with `error: {kind,
+    /// message}` as its last member when the command exits non-zero (`error` given).
+    pub fn finish(&self, error: Option<(&str, &str)>) -> anyhow::Result<()> {
+        let Some(mut text) = self.held.borrow_mut().take() else {
+            return Ok(());
+        };
+        if let Some((kind, message)) = error {
+            // The envelope is one pretty-printed object: `error` goes before its closing
+            // brace, indented as serde_json indents a member.
+            let body = serde_json::to_string_pretty(&ErrorBody { kind, message })?;
+            let Some(open) = text.strip_suffix("\n}") else {
+                anyhow::bail!("internal error: the envelope is not a JSON object");
+            };
+            text = format!(
+                "{open},\n  \"error\": {}\n}}",
+                body.replace('\n', "\n  ")
+            );
+        }
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        writeln!(out, "{text}")?;
+        out.flush()?;
+        Ok(())
     }
 
     fn emit<T: Serialize>(
@@ -59,12 +138,12 @@ impl Output {
         truncation_line: bool,
         human: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
     ) -> anyhow::Result<()> {
+        if self.json {
+            return self.hold(env);
+        }
         // Stdout is line-buffered: a wide answer (800 lines) was 800 `write` calls.
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        if self.json {
-            serde_json::to_writer_pretty(&mut out, env)?;
-            writeln!(out)?;
-        } else {
+        {
             human(&mut out)?;
             for w in &env.stale_warnings {
                 writeln!(out, "warning: {}: {}", w.path, w.reason)?;
@@ -97,26 +176,9 @@ impl Output {
     /// stdout (`kind` as [`loci_engine::EngineError::kind`] names it); nothing otherwise
     /// (the message goes to stderr either way, from the caller).
     pub fn failed(&self, env: &Envelope<()>, kind: &str, message: &str) -> anyhow::Result<()> {
-        #[derive(Serialize)]
-        struct Failed<'a> {
-            #[serde(flatten)]
-            envelope: &'a Envelope<()>,
-            error: ErrorBody<'a>,
-        }
-        #[derive(Serialize)]
-        struct ErrorBody<'a> {
-            kind: &'a str,
-            message: &'a str,
-        }
         if self.json {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            let failed = Failed {
-                envelope: env,
-                error: ErrorBody { kind, message },
-            };
-            serde_json::to_writer_pretty(&mut out, &failed)?;
-            writeln!(out)?;
-            out.flush()?;
+            self.hold(env)?;
+            self.finish(Some((kind, message)))?;
         }
         Ok(())
     }
@@ -158,12 +220,16 @@ impl Output {
             }
             writeln!(
                 o,
-                "map: {} files, {} lines, {} symbols, {} refs ({} resolved), {} deps ({} unresolved imports)",
-                t.files, t.lines, t.symbols, t.refs, t.refs_resolved, t.deps, t.deps_unresolved
+                "map: {}, {}, {}, {} ({} resolved), {} ({})",
+                count(t.files, "file"),
+                count(t.lines, "line"),
+                count(t.symbols, "symbol"),
+                count(t.refs, "ref"),
+                t.refs_resolved,
+                count(t.deps, "dep"),
+                count(t.deps_unresolved, "unresolved import")
             )?;
-            for (lang, c) in &r.languages {
-                writeln!(o, "  {lang:<12} {:>7} files {:>9} lines", c.files, c.lines)?;
-            }
+            write_languages(o, &r.languages)?;
             if !r.skipped.is_empty() {
                 let parts: Vec<String> =
                     r.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
@@ -192,7 +258,11 @@ impl Output {
                 writeln!(o, "degraded: {}: {}", d.path, d.reason)?;
             }
             if !r.lossy_utf8.is_empty() {
-                writeln!(o, "invalid UTF-8 replaced in {} files", r.lossy_utf8.len())?;
+                writeln!(
+                    o,
+                    "invalid UTF-8 replaced in {}",
+                    count(r.lossy_utf8.len() as u64, "file")
+                )?;
             }
             Ok(())
         })?;
@@ -270,15 +340,17 @@ impl Output {
             // A file's dependents are files; a symbol's are definitions (or files, for a
             // reference outside any definition), in the files that hold them: the
             // target's own files count only when a dependent is in one.
-            let plural = |n: u64| if n == 1 { "" } else { "s" };
             let n = i.dependents;
             let reach = if i.mode == "file" {
-                format!("{n} dependent file{}", plural(n))
+                count(n, "dependent file")
             } else if n == 0 {
                 "0 dependents".to_string()
             } else {
-                let f = i.dependent_files;
-                format!("{n} dependent{} in {f} file{}", plural(n), plural(f))
+                format!(
+                    "{} in {}",
+                    count(n, "dependent"),
+                    count(i.dependent_files, "file")
+                )
             };
             writeln!(
                 o,
@@ -327,12 +399,16 @@ impl Output {
             writeln!(o, "revision {} (scanned {})", env.index.revision, env.index.scanned_at.as_deref().unwrap_or("never: the map is partial or empty"))?;
             writeln!(
                 o,
-                "{} files, {} lines, {} symbols, {} refs ({} resolved), {} deps, {} unresolved imports",
-                t.files, t.lines, t.symbols, t.refs, t.refs_resolved, t.deps, t.deps_unresolved
+                "{}, {}, {}, {} ({} resolved), {}, {}",
+                count(t.files, "file"),
+                count(t.lines, "line"),
+                count(t.symbols, "symbol"),
+                count(t.refs, "ref"),
+                t.refs_resolved,
+                count(t.deps, "dep"),
+                count(t.deps_unresolved, "unresolved import")
             )?;
-            for (lang, c) in &s.languages {
-                writeln!(o, "  {lang:<12} {:>7} files {:>9} lines", c.files, c.lines)?;
-            }
+            write_languages(o, &s.languages)?;
             Ok(())
         })?;
         Ok(true)
@@ -583,7 +659,25 @@ impl Output {
             }
             Ok(())
         })?;
-        Ok(env.result.iter().all(|r| r.status == "pass"))
+        let failed: Vec<String> = env
+            .result
+            .iter()
+            .filter(|r| r.status != "pass")
+            .map(|r| format!("fact {} ({})", r.fact_id, r.status))
+            .collect();
+        if failed.is_empty() {
+            return Ok(true);
+        }
+        self.miss(
+            "fact_failed",
+            format!(
+                "{} of {} did not pass: {}",
+                failed.len(),
+                count(env.result.len() as u64, "fact"),
+                failed.join(", ")
+            ),
+        );
+        Ok(false)
     }
 
     pub fn session(&self, env: &Envelope<Session>) -> Found {
@@ -643,7 +737,18 @@ impl Output {
     pub fn lint(&self, env: &Envelope<LintReport>) -> Found {
         let r = &env.result;
         self.emit_quiet(env, |o| write_lint(o, r))?;
-        Ok(r.contradictions.is_empty() && r.stale.is_empty())
+        if r.contradictions.is_empty() && r.stale.is_empty() {
+            return Ok(true);
+        }
+        self.miss(
+            "findings",
+            format!(
+                "lint found {} and {}",
+                count(r.contradictions.len() as u64, "open contradiction"),
+                count(r.stale.len() as u64, "stale mark")
+            ),
+        );
+        Ok(false)
     }
 
     pub fn check(&self, env: &Envelope<CheckReport>) -> Found {
@@ -652,15 +757,32 @@ impl Output {
             write_lint(o, &r.lint)?;
             writeln!(
                 o,
-                "check {}: {} open contradictions (max {}), {} stale pages (max {})",
+                "check {}: {} (max {}), {} (max {})",
                 if r.passed { "passed" } else { "FAILED" },
-                r.lint.contradictions.len(),
+                count(r.lint.contradictions.len() as u64, "open contradiction"),
                 r.max_contradictions,
-                r.lint.stale_pages.len(),
+                count(r.lint.stale_pages.len() as u64, "stale page"),
                 r.max_stale_pages
             )
         })?;
+        self.check_verdict(r);
         Ok(r.passed)
+    }
+
+    /// Records why a check that did not pass exits 1 (also for `--sarif`).
+    pub fn check_verdict(&self, r: &CheckReport) {
+        if !r.passed {
+            self.miss(
+                "check_failed",
+                format!(
+                    "check failed: {} (max {}), {} (max {})",
+                    count(r.lint.contradictions.len() as u64, "open contradiction"),
+                    r.max_contradictions,
+                    count(r.lint.stale_pages.len() as u64, "stale page"),
+                    r.max_stale_pages
+                ),
+            );
+        }
     }
 
     pub fn sarif(&self, value: &serde_json::Value) -> anyhow::Result<()> {
@@ -712,7 +834,14 @@ impl Output {
             }
             Ok(())
         })?;
-        Ok(!d.files.is_empty() || !d.knowledge.is_empty())
+        if d.files.is_empty() && d.knowledge.is_empty() {
+            self.miss(
+                "not_found",
+                format!("no drift after scan {}: no file changed since", d.since),
+            );
+            return Ok(false);
+        }
+        Ok(true)
     }
 
     pub fn sync(&self, env: &Envelope<SyncReport>) -> Found {
@@ -720,17 +849,21 @@ impl Output {
         self.emit(env, |o| {
             writeln!(
                 o,
-                "sync ({}): {}; {} commits, {} new events",
+                "sync ({}): {}; {}, {}",
                 s.mode,
                 s.state,
-                s.commits.len(),
-                s.events_added
+                count(s.commits.len() as u64, "commit"),
+                count(s.events_added as u64, "new event")
             )?;
             // Oldest first, as recorded: a first sync reads up to 200, so only the newest
             // few are listed (`--json` has them all).
             let older = s.commits.len().saturating_sub(SYNC_COMMIT_LINES);
             if older > 0 {
-                writeln!(o, "  … {older} older commits (`--json` lists them all)")?;
+                writeln!(
+                    o,
+                    "  … {} (`--json` lists them all)",
+                    count(older as u64, "older commit")
+                )?;
             }
             for (h, m) in &s.commits[older..] {
                 writeln!(o, "  {h} {m}")?;
@@ -752,14 +885,12 @@ impl Output {
         env: &Envelope<T>,
         human: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
     ) -> anyhow::Result<()> {
+        if self.json {
+            return self.hold(env);
+        }
         // Stdout is line-buffered: a wide answer (800 lines) was 800 `write` calls.
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        if self.json {
-            serde_json::to_writer_pretty(&mut out, env)?;
-            writeln!(out)?;
-        } else {
-            human(&mut out)?;
-        }
+        human(&mut out)?;
         out.flush()?;
         Ok(())
     }
@@ -843,16 +974,30 @@ fn write_lint(o: &mut dyn Write, r: &LintReport) -> std::io::Result<()> {
     }
     writeln!(
         o,
-        "{} claims checked in memory and {} docs: {} open contradictions ({} new, {} recurred, {} resolved), {} stale marks on {} pages",
-        r.claims_checked,
-        r.docs_checked.len(),
-        r.contradictions.len(),
+        "{} checked in memory and {}: {} ({} new, {} recurred, {} resolved), {} on {}",
+        count(r.claims_checked as u64, "claim"),
+        count(r.docs_checked.len() as u64, "doc"),
+        count(r.contradictions.len() as u64, "open contradiction"),
         r.opened,
         r.recurred,
         r.resolved,
-        r.stale.len(),
-        r.stale_pages.len()
+        count(r.stale.len() as u64, "stale mark"),
+        count(r.stale_pages.len() as u64, "page")
     )
+}
+
+/// The per-language table of a scan summary and of `stats`: files and lines a language,
+/// the nouns padded so the columns stay aligned when one is singular.
+fn write_languages(
+    o: &mut dyn Write,
+    languages: &std::collections::BTreeMap<String, loci_engine::scan::LanguageCount>,
+) -> std::io::Result<()> {
+    for (lang, c) in languages {
+        let files = if c.files == 1 { "file " } else { "files" };
+        let lines = if c.lines == 1 { "line" } else { "lines" };
+        writeln!(o, "  {lang:<12} {:>7} {files} {:>9} {lines}", c.files, c.lines)?;
+    }
+    Ok(())
 }
 
 fn write_ref(o: &mut dyn Write, r: &RefHit) -> std::io::Result<()> {

@@ -328,10 +328,13 @@ fn session_begin_prints_only_the_shell_line_on_stdout() {
 }
 
 /// Fault: `loci --db /typo/x.db stats` (or `check`) created the directory and an empty
-/// database and answered from it; a command that only reads never creates a store.
+/// database and answered from it; a command that only reads never creates a store. (Nor
+/// does `scan` create a missing folder: see
+/// `fault_a_db_in_a_missing_folder_made_the_folders`.)
 #[test]
 fn a_read_only_command_at_a_missing_database_is_refused_and_creates_nothing() {
     let dir = repo();
+    std::fs::create_dir(dir.path().join("typo")).unwrap();
     let missing = dir.path().join("typo/x.db");
     let db = missing.to_str().unwrap();
     for command in ["stats", "check", "symbol"] {
@@ -347,7 +350,7 @@ fn a_read_only_command_at_a_missing_database_is_refused_and_creates_nothing() {
             "{command}"
         );
     }
-    assert!(!dir.path().join("typo").exists());
+    assert_eq!(names_in(&dir.path().join("typo")), Vec::<String>::new());
     assert!(loci(dir.path(), &["--db", db, "scan"]).status.success());
     assert_eq!(
         loci(dir.path(), &["--db", db, "stats"]).status.code(),
@@ -983,10 +986,6 @@ fn fault_a_json_lookup_that_found_nothing_printed_no_envelope() {
             &["resolve", "999", "--json"],
             Some("no contradiction 999; `loci lint` lists them"),
         ),
-        (&["symbol", "nosuch", "--json"], None),
-        (&["refs", "nosuch", "--json"], None),
-        (&["callers", "nosuch", "--json"], None),
-        (&["search", "zzqq", "--json"], None),
     ] {
         let out = loci(root, args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");

@@ -1033,12 +1033,6 @@ impl Workspace {
 
     fn context_in_snapshot(&self, req: &ContextRequest) -> Result<Envelope<ContextAnswer>> {
         let query = req.query.trim();
-        if query.is_empty() && req.open_files.is_empty() {
-            return Err(EngineError::InvalidArgument {
-                name: "query".into(),
-                message: "give a question, open files, or both".into(),
-            });
-        }
         let budget = req.budget.unwrap_or(self.config.context.budget);
         if budget < MIN_BUDGET {
             return Err(EngineError::InvalidArgument {
@@ -1055,6 +1049,26 @@ impl Workspace {
                 name: "floor".into(),
                 message: "the floor is a number of points, not NaN".into(),
             });
+        }
+        if query.is_empty() && req.open_files.is_empty() {
+            // Answered empty, as `search` answers an empty query (it had been an invalid
+            // argument here and "nothing found" there): an explicit abstention.
+            let markdown = format!("{EMPTY_QUESTION}.\n");
+            let answer = ContextAnswer {
+                query: String::new(),
+                abstained: true,
+                best_relevance: 0.0,
+                floor,
+                recap: String::new(),
+                banners: Vec::new(),
+                items: Vec::new(),
+                tokens_estimated: 0,
+                markdown,
+            };
+            let mut env = self.envelope(answer, Vec::new())?;
+            env.capability.notes.push(EMPTY_QUESTION.to_string());
+            env.limits.budget = Some(budget);
+            return Ok(env);
         }
         // What counts as relevant for seeding hops and earning boosts: the floor, or the
         // configured one when the caller asked for everything (eval passes −∞).
@@ -2252,6 +2266,11 @@ fn render(
     out.push_str(&footer(used, budget, omitted));
     out
 }
+
+/// What `context` says when asked nothing: a blank question and no open files. It
+/// abstains (`abstained: true`), with this in its markdown and its notes.
+pub const EMPTY_QUESTION: &str =
+    "the question is empty and no files are open: there is nothing to look for";
 
 /// Characters of the question that an answer's heading quotes.
 const HEADING_QUERY_CHARS: usize = 200;

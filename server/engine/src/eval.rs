@@ -289,6 +289,15 @@ fn read_cases(path: &Path) -> Result<CaseFile> {
                         case.id
                     )));
                 }
+                if !case.out_of_scope
+                    && case.query.trim().is_empty()
+                    && case.open_files.is_empty()
+                {
+                    return Err(refuse(format!(
+                        "case `{}` is in scope but asks nothing (an empty query and no open files): context abstains on it",
+                        case.id
+                    )));
+                }
                 if !case.id.is_empty() && file.cases.iter().any(|c| c.id == case.id) {
                     return Err(refuse(format!("case id `{}` is used twice", case.id)));
                 }

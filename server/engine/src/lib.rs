@@ -108,6 +108,35 @@ impl EngineError {
     }
 }
 
+/// Refuses a database path (`--db`, `LOCI_DB`) whose folder does not exist, naming the
+/// folder: a mistyped `--db /nonexistent/deeper/x.db` had made both directories (and a
+/// new, empty store in them). [`EngineError::InvalidArgument`] `db` when the folder is
+/// missing or is not a directory.
+pub fn check_db_folder(db: &Path) -> Result<()> {
+    let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    let message = if !dir.exists() {
+        format!(
+            "no such directory: {} (the folder of the database {}); create it first, or give a path in an existing folder",
+            dir.display(),
+            db.display()
+        )
+    } else if !dir.is_dir() {
+        format!(
+            "{}: not a directory (the database {} would go in it)",
+            dir.display(),
+            db.display()
+        )
+    } else {
+        return Ok(());
+    };
+    Err(EngineError::InvalidArgument {
+        name: "db".into(),
+        message,
+    })
+}
+
 /// The directory under the workspace root that holds loci's files.
 pub const LOCI_DIR: &str = ".loci";
 
@@ -148,12 +177,17 @@ const SNAPSHOT_STALENESS_ENTRIES: usize = 50_000;
 impl Workspace {
     /// Opens the workspace at `root` with the database at `db` (default
     /// `<root>/.loci/loci.db`), creating `.loci/` (with a `.gitignore` so the database is
-    /// never committed by accident) and the schema as needed.
+    /// never committed by accident) and the schema as needed. A `db` given whose folder
+    /// does not exist is refused ([`check_db_folder`]): only loci's own `.loci/` is
+    /// created.
     pub fn open(root: &Path, db: Option<&Path>) -> Result<Workspace> {
         let root = root.canonicalize().map_err(|source| EngineError::Io {
             path: root.to_path_buf(),
             source,
         })?;
+        if let Some(db) = db {
+            check_db_folder(db)?;
+        }
         let loci_dir = root.join(LOCI_DIR);
         if db.is_none() {
             std::fs::create_dir_all(&loci_dir).map_err(|source| EngineError::Io {

@@ -547,6 +547,30 @@ impl Workspace {
         self.envelope(stats, Vec::new())
     }
 
+    /// [`Workspace::restore`] for a database [`Workspace::open`] refused as damaged
+    /// ([`loci_store::StoreError::Damaged`]): the backup at `src` takes the place of the
+    /// database at `db` (default `<root>/.loci/loci.db`), the damaged file is kept under
+    /// `backups/` ([`loci_store::backup::restore_over_damaged`]), and the workspace is
+    /// opened on the restored store.
+    pub fn restore_damaged(
+        root: &Path,
+        db: Option<&Path>,
+        src: &Path,
+    ) -> Result<(Workspace, Envelope<RestoreStats>)> {
+        let default;
+        let live = match db {
+            Some(db) => db,
+            None => {
+                default = root.join(crate::LOCI_DIR).join("loci.db");
+                &default
+            }
+        };
+        let stats = loci_store::backup::restore_over_damaged(live, src)?;
+        let ws = Workspace::open(root, db)?;
+        let env = ws.envelope(stats, Vec::new())?;
+        Ok((ws, env))
+    }
+
     /// Replaces the database with the backup at `src`, after copying it next to the
     /// database and validating the copy; the replaced database is kept under
     /// `.loci/backups/`. A file that is not a usable loci database is refused with

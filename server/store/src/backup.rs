@@ -204,6 +204,101 @@ impl Store {
     }
 }
 
+/// Replaces the damaged database file at `live` (one [`Store::open`] refused with
+/// [`StoreError::Damaged`], so no connection can be opened on it to restore into) with the
+/// backup at `src`: the backup is copied beside `live` and validated as
+/// [`Store::restore_from`] does, then the damaged file (with any `-wal` and `-shm` of it,
+/// which must not be applied to the backup) is moved to `<dir>/backups/<stem>-damaged-<UTC
+/// time>.db` and the copy takes its place. Nothing is changed when the backup is not a
+/// usable loci database ([`StoreError::InvalidDatabase`]). Opening the store afterwards
+/// migrates the restored file if it is older. Meant for a file no process can use, so it
+/// takes no lock.
+pub fn restore_over_damaged(live: &Path, src: &Path) -> Result<RestoreStats> {
+    let invalid = |problems: Vec<String>| StoreError::InvalidDatabase {
+        path: src.to_path_buf(),
+        problems,
+    };
+    if !src.is_file() {
+        return Err(invalid(vec!["no such file".into()]));
+    }
+    let staging = sibling(live, &format!("restore-{}", std::process::id()));
+    let staged = (|| {
+        let source = Connection::open_with_flags(
+            src,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| invalid(vec![format!("cannot open it: {e}")]))?;
+        copy_into_new_file(&source, &staging, -1)
+            .map_err(|e| invalid(vec![format!("cannot read it: {}", root_cause(&e))]))?;
+        let check = check_database(&staging)?;
+        if !check.problems.is_empty() {
+            return Err(invalid(check.problems));
+        }
+        Ok(check)
+    })();
+    let check = match staged {
+        Ok(check) => check,
+        Err(e) => {
+            let _ = std::fs::remove_file(&staging);
+            return Err(e);
+        }
+    };
+    let clock = Connection::open_in_memory().ctx(|| "reading the clock".into())?;
+    let saved = backup_dir_file(&clock, live, "damaged")?;
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| StoreError::Io { path, source }
+    };
+    let moved = (|| {
+        if let Some(dir) = saved.parent() {
+            std::fs::create_dir_all(dir).map_err(io(dir))?;
+        }
+        std::fs::rename(live, &saved).map_err(io(live))?;
+        for suffix in ["-wal", "-shm"] {
+            let mut from = live.as_os_str().to_owned();
+            from.push(suffix);
+            let from = PathBuf::from(from);
+            if from.exists() {
+                let mut to = saved.as_os_str().to_owned();
+                to.push(suffix);
+                std::fs::rename(&from, PathBuf::from(to)).map_err(io(&from))?;
+            }
+        }
+        std::fs::rename(&staging, live).map_err(io(live))
+    })();
+    if let Err(e) = moved {
+        // Put the damaged file back where it was rather than leave no database there.
+        if !live.exists() && saved.exists() {
+            let _ = std::fs::rename(&saved, live);
+        }
+        let _ = std::fs::remove_file(&staging);
+        return Err(e);
+    }
+    Ok(RestoreStats {
+        restored_from: src.to_path_buf(),
+        replaced_saved_to: saved,
+        schema_version: check.schema_version,
+        pages: check.pages,
+        revisions: check.revisions,
+    })
+}
+
+/// The newest backup loci made of the database at `db` (`<dir>/backups/*.db`, by
+/// modification time), if any: what [`StoreError::Damaged`] names as the way back.
+pub fn newest_backup(db: &Path) -> Option<PathBuf> {
+    let dir = db.parent()?.join("backups");
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            !name.starts_with('.') && name.ends_with(".db")
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max()
+        .map(|(_, p)| p)
+}
+
 /// What a restore did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RestoreStats {

@@ -99,6 +99,23 @@ pub enum StoreError {
     /// A value in the database did not have the expected shape.
     #[error("corrupt row: {0}")]
     Corrupt(String),
+    /// SQLite found the database file damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB`: random
+    /// bytes, a truncated copy). Nothing was written to it; the message says the way out.
+    #[error(
+        "{path}: the database is damaged ({detail}); it was left untouched. `loci restore BACKUP` \
+         puts a backup in its place{} and keeps the damaged file in {}; or move it aside and \
+         run `loci scan` for a new one (the memory it held would be lost)",
+        newest_backup.as_ref().map(|b| format!(" (the newest loci made: {})", b.display())).unwrap_or_default(),
+        path.parent().unwrap_or(std::path::Path::new("")).join("backups").display()
+    )]
+    Damaged {
+        /// The database file.
+        path: PathBuf,
+        /// SQLite's words (`file is not a database`).
+        detail: String,
+        /// The newest backup loci made of it (`<dir>/backups/*.db`), if any.
+        newest_backup: Option<PathBuf>,
+    },
     /// A request broke a rule of the data model (e.g. an optimistic-concurrency conflict).
     #[error("{0}")]
     Conflict(String),
@@ -130,7 +147,8 @@ impl StoreError {
     /// A short, stable name for what went wrong, as the doors report it (`error.kind` in
     /// a JSON envelope): `busy` (locked by another process; retryable), `newer_schema`,
     /// `not_a_database` ([`StoreError::ForeignDatabase`], [`StoreError::InvalidDatabase`]),
-    /// `read_only` ([`StoreError::ReadOnly`], [`StoreError::UnappliedLog`]), `corrupt`,
+    /// `read_only` ([`StoreError::ReadOnly`], [`StoreError::UnappliedLog`]), `corrupt`
+    /// ([`StoreError::Corrupt`], [`StoreError::Damaged`]),
     /// `conflict`, `io`, or `store` (any other SQLite failure).
     pub fn kind(&self) -> &'static str {
         match self {
@@ -140,10 +158,49 @@ impl StoreError {
                 "not_a_database"
             }
             StoreError::ReadOnly { .. } | StoreError::UnappliedLog { .. } => "read_only",
-            StoreError::Corrupt(_) => "corrupt",
+            StoreError::Corrupt(_) | StoreError::Damaged { .. } => "corrupt",
             StoreError::Conflict(_) => "conflict",
             StoreError::Io { .. } => "io",
             StoreError::Sqlite { .. } | StoreError::Busy { .. } => "store",
+        }
+    }
+
+    /// True when SQLite found the database file damaged (`SQLITE_CORRUPT`,
+    /// `SQLITE_NOTADB`), and for [`StoreError::Damaged`].
+    pub fn is_damage(&self) -> bool {
+        match self {
+            StoreError::Damaged { .. } => true,
+            StoreError::Sqlite { source, .. } => matches!(
+                source.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+            ),
+            _ => false,
+        }
+    }
+
+    /// This error as [`StoreError::Damaged`] of the database at `path` when it is damage
+    /// ([`StoreError::is_damage`]), naming the newest backup under `<dir>/backups/`;
+    /// otherwise itself.
+    pub fn damaged_at(self, path: &std::path::Path) -> StoreError {
+        self.damage_at(path).unwrap_or(self)
+    }
+
+    /// [`StoreError::Damaged`] of the database at `path` when this is a SQLite error
+    /// saying the file is damaged; `None` for anything else (a `Damaged` already
+    /// included).
+    pub fn damage_at(&self, path: &std::path::Path) -> Option<StoreError> {
+        match self {
+            StoreError::Sqlite { source, .. } if self_is_damage(source) => {
+                Some(StoreError::Damaged {
+                    path: path.to_path_buf(),
+                    detail: match source {
+                        rusqlite::Error::SqliteFailure(_, Some(m)) => m.clone(),
+                        other => other.to_string(),
+                    },
+                    newest_backup: crate::backup::newest_backup(path),
+                })
+            }
+            _ => None,
         }
     }
 
@@ -158,6 +215,13 @@ impl StoreError {
             _ => false,
         }
     }
+}
+
+fn self_is_damage(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+    )
 }
 
 /// Adds context to rusqlite results: `stmt.execute(..).ctx("inserting symbols")?`.

@@ -146,13 +146,15 @@ impl Store {
                 ),
             });
         }
-        match Self::open_read_write(path) {
+        let opened = match Self::open_read_write(path) {
             Err(e) if e.is_read_only_file() && path.is_file() => {
                 tracing::info!(db = %path.display(), error = %e, "the store cannot be written; opening it read-only");
                 Self::open_read_only(path)
             }
             other => other,
-        }
+        };
+        // A damaged file (random bytes, a truncated copy) is named with the way out.
+        opened.map_err(|e| e.damaged_at(path))
     }
 
     fn open_read_write(path: &Path) -> Result<Store> {

@@ -8,7 +8,7 @@ use loci_engine::portability::{ImportReport, MemoryExport};
 use loci_engine::store_types::{BackupStats, RestoreStats};
 use serde::Serialize;
 
-use super::{Found, Output};
+use super::{Found, Output, count};
 
 /// What `export --output FILE` reports instead of the document.
 #[derive(Serialize)]
@@ -53,10 +53,10 @@ impl Output {
             let s = &env.result;
             writeln!(
                 o,
-                "exported {} pages, {} revisions and {} facts to {}",
-                s.pages,
-                s.revisions,
-                s.facts,
+                "exported {}, {} and {} to {}",
+                count(s.pages as u64, "page"),
+                count(s.revisions as u64, "revision"),
+                count(s.facts as u64, "fact"),
                 s.path.display()
             )
         })?;
@@ -68,14 +68,14 @@ impl Output {
         self.emit(env, |o| {
             writeln!(
                 o,
-                "imported {}: {} pages created, {} revisions added, {} already here; {} facts added, {} already here; {} topic members added",
+                "imported {}: {} created, {} added, {} already here; {} added, {} already here; {} added",
                 r.source,
-                r.pages_created.len(),
-                r.revisions_added,
+                count(r.pages_created.len() as u64, "page"),
+                count(r.revisions_added, "revision"),
                 r.revisions_skipped,
-                r.facts_added,
+                count(r.facts_added, "fact"),
                 r.facts_skipped,
-                r.members_added
+                count(r.members_added, "topic member")
             )?;
             for (subject, from, to) in &r.renumbered {
                 writeln!(o, "  {subject}: exported v{from} is v{to} here (this page has its own revisions)")?;
@@ -96,12 +96,12 @@ impl Output {
         self.emit(env, |o| {
             writeln!(
                 o,
-                "backed up to {} ({} pages, {} bytes; {} steps, {} restarts because of concurrent writes); integrity_check ok",
+                "backed up to {} ({}: {} of SQLite, copied in {} with {} for concurrent writes); integrity check ok",
                 s.path.display(),
-                s.pages,
-                s.bytes,
-                s.steps,
-                s.restarts
+                count(s.bytes, "byte"),
+                count(s.pages, "database page"),
+                count(s.steps, "step"),
+                count(s.restarts, "restart")
             )
         })?;
         Ok(true)
@@ -112,10 +112,10 @@ impl Output {
         self.emit(env, |o| {
             writeln!(
                 o,
-                "restored {} ({} pages, {} revisions, schema version {}); the replaced database is saved as {}",
+                "restored {} ({}, {}, schema version {}); the replaced database is saved as {}",
                 s.restored_from.display(),
-                s.pages,
-                s.revisions,
+                count(s.pages, "memory page"),
+                count(s.revisions, "revision"),
                 s.schema_version,
                 s.replaced_saved_to.display()
             )
