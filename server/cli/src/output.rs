@@ -153,7 +153,7 @@ impl Output {
             }
             // A note is about the answer, not part of it: stderr, so stdout stays parseable.
             for note in &env.capability.notes {
-                if ["no scan yet", "partial map", "open file"]
+                if ["no scan yet", "partial map", "open file", "open folder"]
                     .iter()
                     .any(|p| note.starts_with(p))
                 {

@@ -1101,12 +1101,14 @@ impl Workspace {
             .map_err(|e| loci_store::StoreError::sqlite("looking up an open file", e).into())
         };
         let mut unmapped_open: Vec<(String, Option<String>)> = Vec::new();
+        let mut open_folders: Vec<String> = Vec::new();
         let mut open_entries = Vec::with_capacity(open.len());
         for f in open {
             let (is_file, is_folder) = place(&f)?;
             if is_file || f == "." {
                 open_entries.push(f);
             } else if is_folder {
+                open_folders.push(f.clone());
                 open_entries.push(format!("{f}/"));
             } else {
                 let dir = dir_of(&f).to_string();
@@ -1778,13 +1780,32 @@ impl Workspace {
                 }
             }
         }
-        let open_notes: Vec<String> = unmapped_open
+        let mut open_notes: Vec<String> = unmapped_open
             .iter()
             .map(|(f, near)| match near {
                 Some(dir) => format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet): only the memory of `{dir}` and of the files in it scored open-file points"),
                 None => format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet), so nothing near it scored open-file points"),
             })
             .collect();
+        if abstained {
+            // An open folder abstained without a word: what it counts for is not what an
+            // open file does.
+            use loci_store::rusqlite::OptionalExtension;
+            for dir in &open_folders {
+                let example: Option<String> = conn
+                    .prepare_cached(
+                        "SELECT path FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/' ORDER BY size DESC, path LIMIT 1",
+                    )
+                    .and_then(|mut st| st.query_row([dir], |r| r.get(0)).optional())
+                    .map_err(|e| loci_store::StoreError::sqlite("listing an open folder", e))?;
+                open_notes.push(format!(
+                    "open folder `{dir}`: memory about it and about its files scores open-file points, but only an open file brings its outline and symbols{}",
+                    example
+                        .map(|f| format!(" (open a file in it, such as `{f}`)"))
+                        .unwrap_or_default()
+                ));
+            }
+        }
         let markdown = render(
             query,
             abstained,
