@@ -1072,11 +1072,12 @@ fn fault_context_with_open_files_and_no_question_was_refused() {
         "## Context for the open files\n### app/models.py (open file: 2 symbols, 1 top-level)\n- `class User:` — line 1\nImported by 1 file(s): app/views.py\n\n### class User (app/models.py:1)\n```\nclass User:\n    def save(self):\n        return 1\n```\n\n- **app/models.py#User.save@method** — `def save(self):` — app/models.py:2\n\n_≈99 of 2000 tokens (an estimate: characters / 4)_\n"
     );
     assert!(out.stderr.is_empty());
+    // Neither: answered empty (see `fault_an_empty_query_exited_1_in_search_and_2_in_context`).
     let out = loci(root, &["context"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "loci: invalid argument `query`: give a question, open files, or both\n"
+        "loci: the question is empty and no files are open: there is nothing to look for\n"
     );
 }
 
@@ -1426,4 +1427,438 @@ fn fault_deps_of_a_file_without_imports_printed_nothing() {
     let out = loci(root, &["deps", "app/models.py", "--reverse"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty());
+}
+
+/// The envelope of a `--json` answer that exited non-zero, checked: exit `code`, `error`
+/// is `{kind, message}`, and stderr is `loci: {message}`.
+#[track_caller]
+fn failed_json(out: &Output, code: i32, kind: &str, message: &str) -> Value {
+    assert_eq!(out.status.code(), Some(code), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {:?}", String::from_utf8_lossy(&out.stdout));
+    });
+    assert_eq!(
+        v["error"],
+        serde_json::json!({"kind": kind, "message": message}),
+        "{v:#}"
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("loci: {message}\n"));
+    v
+}
+
+/// Fault (fresh-user trial): `loci symbol nosuch --json`, `loci search '!!!' --json` and
+/// other answers that exit 1 printed an envelope without the `error` that `deps` of a path
+/// not in the map had: a script could not tell why. Every non-zero exit's envelope now has
+/// `error: {kind, message}`, the message also on stderr, and the result as it was.
+#[test]
+fn fault_a_json_answer_that_exited_1_did_not_say_why() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    for (args, message) in [
+        (&["symbol", "nosuch", "--json"][..], "no symbol named `nosuch` in the map"),
+        (&["refs", "nosuch", "--json"], "no references to `nosuch` in the map"),
+        (&["callers", "nosuch", "--json"], "no callers of `nosuch` in the map"),
+        (&["search", "!!!", "--json"], "nothing matches `!!!`"),
+        (&["search", "zzqq", "--json"], "nothing matches `zzqq`"),
+        (
+            &["deps", "app/models.py", "--json"],
+            "`app/models.py` imports nothing the map records",
+        ),
+        (
+            &["deps", "README.md", "--json"],
+            "`README.md` is not in the map (not scanned, ignored, or skipped)",
+        ),
+        (
+            &["context", "zzqq", "--json"],
+            "nothing relevant to `zzqq` cleared the floor (the answer abstained)",
+        ),
+        (&["recap", "--json"], "no sessions yet; `loci session begin` starts one"),
+        (
+            &["topic", "list", "--json"],
+            "no topics yet; `loci topic add TOPIC MEMBER` makes one",
+        ),
+        (
+            &["fact", "list", "--json"],
+            "no facts yet; `loci fact add --claim TEXT --cmd COMMAND` records one",
+        ),
+    ] {
+        let v = failed_json(&loci(root, args), 1, "not_found", message);
+        assert_eq!(v["index"]["files"], 2, "{args:?}");
+    }
+    failed_json(
+        &loci(root, &["drift", "--since", "1", "--json"]),
+        1,
+        "not_found",
+        "no drift after scan 1: no file changed since",
+    );
+    // Lists keep their (empty) result; a lookup of something absent has none.
+    let v = failed_json(
+        &loci(root, &["symbol", "nosuch", "--json"]),
+        1,
+        "not_found",
+        "no symbol named `nosuch` in the map",
+    );
+    assert_eq!(v["result"], serde_json::json!([]));
+    // Findings: lint and check say what they found.
+    assert!(
+        loci(root, &["remember", "app", "-t", "see `app/gone.py`"])
+            .status
+            .success()
+    );
+    let v = failed_json(
+        &loci(root, &["lint", "--json"]),
+        1,
+        "findings",
+        "lint found 1 open contradiction and 0 stale marks",
+    );
+    assert_eq!(v["result"]["contradictions"][0]["claim"], "app/gone.py");
+    failed_json(
+        &loci(root, &["check", "--json"]),
+        1,
+        "check_failed",
+        "check failed: 1 open contradiction (max 0), 0 stale pages (max 0)",
+    );
+    // Human mode: the same message on stderr.
+    let out = loci(root, &["symbol", "nosuch"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: no symbol named `nosuch` in the map\n"
+    );
+    // Exit 0 has no `error`.
+    let out = loci(root, &["symbol", "User", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.get("error"), None);
+}
+
+/// Fault (fresh-user trial): `loci --db /nonexistent/deeper/x.db scan` made both
+/// directories. A `--db` in a folder that does not exist is refused, naming the folder;
+/// loci's own `.loci/` is still made.
+#[test]
+fn fault_a_db_in_a_missing_folder_made_the_folders() {
+    let dir = repo();
+    let root = dir.path();
+    let db = root.join("no/deeper/x.db");
+    let db = db.to_str().unwrap();
+    for command in ["scan", "stats", "init"] {
+        let out = loci(root, &["--db", db, command]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "loci: invalid argument `db`: no such directory: {}/no/deeper (the folder of the database {db}); create it first, or give a path in an existing folder\n",
+                root.display()
+            ),
+            "{command}"
+        );
+    }
+    assert!(!root.join("no").exists());
+    assert!(!root.join(".loci").exists());
+    let out = loci(root, &["--db", db, "scan", "--json"]);
+    let v = failed_json(
+        &out,
+        2,
+        "invalid_argument",
+        &format!(
+            "invalid argument `db`: no such directory: {}/no/deeper (the folder of the database {db}); create it first, or give a path in an existing folder",
+            root.display()
+        ),
+    );
+    assert_eq!(v["result"], Value::Null);
+    // The default store's folder is loci's own: made as before.
+    assert!(loci(root, &["scan"]).status.success());
+    assert!(root.join(".loci/loci.db").is_file());
+}
+
+/// Fault (fresh-user trial): a damaged database (random bytes, a truncated copy) failed
+/// with SQLite's words only ("reading the schema version: file is not a database"),
+/// naming neither the file nor the way out. The message names the database and `loci
+/// restore`, the file is left byte for byte, and `loci restore` does work on it (it had
+/// failed the same way: it opened the damaged store first).
+#[test]
+fn fault_a_damaged_database_named_neither_its_path_nor_the_way_out() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let backup = root.join("good.db");
+    assert!(
+        loci(root, &["backup", backup.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let db = root.canonicalize().unwrap().join(".loci/loci.db");
+    let real = std::fs::read(&db).unwrap();
+    let message = |detail: &str| {
+        format!(
+            "{}: the database is damaged ({detail}); it was left untouched. `loci restore BACKUP` puts a backup in its place and keeps the damaged file in {}; or move it aside and run `loci scan` for a new one (the memory it held would be lost)",
+            db.display(),
+            db.parent().unwrap().join("backups").display()
+        )
+    };
+    let noise: Vec<u8> = (0..65536u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    for (bytes, detail) in [
+        (noise.clone(), "file is not a database"),
+        (real[..real.len() / 2].to_vec(), "database disk image is malformed"),
+    ] {
+        std::fs::write(&db, &bytes).unwrap();
+        for args in [&["stats"][..], &["scan"], &["symbol", "User"], &["remember", "app", "-t", "x"]] {
+            let out = loci(root, args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr),
+                format!("loci: {}\n", message(detail)),
+                "{args:?}"
+            );
+        }
+        failed_json(&loci(root, &["stats", "--json"]), 2, "corrupt", &message(detail));
+        assert!(std::fs::read(&db).unwrap() == bytes, "the damaged file was changed");
+    }
+    // The way out: restore puts the backup in place and keeps the damaged file.
+    let out = loci(root, &["restore", backup.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let kept = names_in(&db.parent().unwrap().join("backups"));
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(kept[0].starts_with("loci-damaged-"), "{kept:?}");
+    assert!(
+        std::fs::read(db.parent().unwrap().join("backups").join(&kept[0])).unwrap()
+            == real[..real.len() / 2]
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&loci(root, &["symbol", "User"]).stdout).lines().next(),
+        Some("app/models.py:1: class User  [app/models.py#User@class]")
+    );
+    // Damaged again: the message now names the backup loci kept.
+    std::fs::write(&db, &noise).unwrap();
+    let out = loci(root, &["stats"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&format!(
+            "puts a backup in its place (the newest loci made: {}) and keeps",
+            db.parent().unwrap().join("backups").join(&kept[0]).display()
+        )),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Fault (fresh-user trial): `loci -C /nonexistent stats` said "/nonexistent: not a
+/// directory", as if something were there. It says "no such directory"; "not a
+/// directory" is for a file.
+#[test]
+fn fault_a_missing_root_was_called_not_a_directory() {
+    let dir = repo();
+    let root = dir.path();
+    let missing = root.join("nowhere");
+    let out = loci(root, &["-C", missing.to_str().unwrap(), "stats"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("loci: no such directory: {}\n", missing.display())
+    );
+    let file = root.join("app/models.py");
+    let out = loci(root, &["-C", file.to_str().unwrap(), "stats"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("loci: {}: not a directory\n", file.display())
+    );
+    let out = loci(root, &["scan", missing.to_str().unwrap()]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("loci: no such directory: {}\n", missing.display())
+    );
+    assert!(!missing.exists());
+}
+
+/// Fault (fresh-user trial): `loci context --open SOMEDIR` abstained without a word. An
+/// open folder scores the memory about it and its files, not the outlines an open file
+/// brings: an abstaining answer now says so, naming a file in it (stderr and the
+/// markdown in text mode, `capability.notes` in JSON).
+#[test]
+fn fault_an_open_folder_abstained_without_a_note() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let note = "open folder `app`: memory about it and about its files scores open-file points, but only an open file brings its outline and symbols (open a file in it, such as `app/views.py`)";
+    let out = loci(root, &["context", "--open", "app"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("> note: {note}\nNothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.2). Read the code directly.\n")
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("note: {note}\nloci: nothing relevant to the open files cleared the floor (the answer abstained)\n")
+    );
+    let v = failed_json(
+        &loci(root, &["context", "--open", "app", "--json"]),
+        1,
+        "not_found",
+        "nothing relevant to the open files cleared the floor (the answer abstained)",
+    );
+    assert_eq!(
+        v["capability"]["notes"],
+        serde_json::json!([
+            "not a git repository: history features are unavailable",
+            note
+        ])
+    );
+    // Memory about the folder is what it brings.
+    assert!(
+        loci(root, &["remember", "app", "-t", "the app package"])
+            .status
+            .success()
+    );
+    let out = loci(root, &["context", "--open", "app"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Fault (fresh-user trial): `loci search ""` exited 1 ("nothing matches ``") and `loci
+/// context ""` exited 2 (an invalid argument). A blank question is answered empty by both
+/// (exit 1, saying it was empty; context abstains), as issue 6 has it; `eval` refuses an
+/// in-scope case that asks nothing instead of scoring it.
+#[test]
+fn fault_an_empty_query_exited_1_in_search_and_2_in_context() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    for q in ["", "   "] {
+        let out = loci(root, &["search", q]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(out.stdout.is_empty());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "loci: the query is empty: there is nothing to search for\n"
+        );
+        let out = loci(root, &["context", q]);
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "the question is empty and no files are open: there is nothing to look for.\n"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "loci: the question is empty and no files are open: there is nothing to look for\n"
+        );
+        let v = failed_json(
+            &loci(root, &["context", q, "--json"]),
+            1,
+            "not_found",
+            "the question is empty and no files are open: there is nothing to look for",
+        );
+        assert_eq!(v["result"]["abstained"], true);
+        failed_json(
+            &loci(root, &["search", q, "--json"]),
+            1,
+            "not_found",
+            "the query is empty: there is nothing to search for",
+        );
+    }
+    write(
+        root,
+        "cases.jsonl",
+        "{\"id\": \"blank\", \"query\": \" \", \"gold\": [\"app/models.py\"]}\n",
+    );
+    let out = loci(root, &["eval", "cases.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+"loci: invalid argument `cases`: cases.jsonl:1: case `blank` is in scope but asks nothing (an empty query and no open files): context abstains on it\n"
+    );
+}
+
+/// Fault (fresh-user trial): `loci context foo --floor -inf` (and `--floor -5` on some
+/// builds) was taken by clap for a flag ("unexpected argument '-i'"). Numeric options and
+/// arguments take negative values, so the answer is the option's own check.
+#[test]
+fn fault_a_negative_number_was_taken_for_a_flag() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(root, &["context", "user", "--floor", "-5"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = loci(root, &["context", "user", "--floor", "-inf"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: invalid argument `floor`: -inf: the floor is a finite number of points (a very low one, say -1000, never abstains)\n"
+    );
+    for (args, starts) in [
+        (&["impact", "app/models.py", "--depth", "-1"][..], "error: invalid value '-1' for '--depth <DEPTH>': -1 is not in 1..=4294967295"),
+        (&["search", "user", "--limit", "-1"], "error: invalid value '-1' for '--limit <LIMIT>': -1 is not in 0..=4294967295"),
+        (&["recap", "-2"], "error: invalid value '-2' for '[N]': -2 is not in 0..=4294967295"),
+    ] {
+        let out = loci(root, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with(starts), "{args:?}: {err}");
+    }
+    let out = loci(root, &["rollback", "app", "-1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with("loci: "),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Fault (fresh-user trial): messages counted in the plural whatever the count ("1
+/// commits", "1 files"). One helper words every count-noun message.
+#[test]
+fn fault_a_count_of_one_was_in_the_plural() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "one.py", "X = 1\n");
+    let out = loci(root, &["scan"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        &lines[1..],
+        [
+            "map: 1 file, 1 line, 1 symbol, 0 refs (0 resolved), 0 deps (0 unresolved imports)",
+            "  python             1 file          1 line",
+        ]
+    );
+    let out = loci(root, &["stats"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).lines().skip(1).collect::<Vec<_>>(),
+        [
+            "1 file, 1 line, 1 symbol, 0 refs (0 resolved), 0 deps, 0 unresolved imports",
+            "  python             1 file          1 line",
+        ]
+    );
+    assert!(loci(root, &["remember", "one.py", "-t", "see `one.py`"]).status.success());
+    let out = loci(root, &["lint"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "1 claim checked in memory and 0 docs: 0 open contradictions (0 new, 0 recurred, 0 resolved), 0 stale marks on 0 pages\n"
+    );
+    let out = loci(root, &["export", "-o", "memory.json"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "exported 1 page, 1 revision and 0 facts to memory.json\n"
+    );
+}
+
+/// Fault (fresh-user trial): `loci backup` said "268 pages", meaning SQLite's pages, where
+/// loci's memory has pages of its own. It says bytes and "database pages".
+#[test]
+fn fault_backup_said_pages_meaning_sqlite_pages() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(root, &["backup", "b.db"]);
+    assert_eq!(out.status.code(), Some(0));
+    let bytes = std::fs::metadata(root.join("b.db")).unwrap().len();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "backed up to b.db ({bytes} bytes: {} database pages of SQLite, copied in 1 step with 0 restarts for concurrent writes); integrity check ok\n",
+            bytes / 4096
+        )
+    );
 }
