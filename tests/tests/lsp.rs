@@ -477,7 +477,7 @@ async fn b10b_home_directory_walk_is_bounded() {
 
 /// Fault found by a fresh-user trial: `loci.context` required `query`, so a call with only
 /// `open_files` was refused though the engine answers about those files; with neither,
-/// the engine's refusal reaches the client.
+/// the engine answers empty (an abstention).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fault_context_with_open_files_and_no_question_was_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -501,10 +501,17 @@ async fn fault_context_with_open_files_and_no_question_was_refused() {
         ),
         "{response}"
     );
+    // Neither: answered empty, an abstention that says there is nothing to look for.
     let response = client.command("loci.context", json!({})).await;
     assert_eq!(
-        response["error"],
-        json!({ "code": -32602, "message": "loci.context: invalid argument `query`: give a question, open files, or both" }),
+        (
+            &response["result"]["result"]["abstained"],
+            &response["result"]["markdown"]
+        ),
+        (
+            &json!(true),
+            &json!("the question is empty and no files are open: there is nothing to look for.\n")
+        ),
         "{response}"
     );
     client.shutdown().await;

@@ -759,7 +759,7 @@ async fn fault_a_context_answer_within_its_budget_was_paged_as_json() {
 
 /// Fault found by a fresh-user trial: the `context` tool's schema required `query`, so a
 /// call with only `open_files` was refused though the engine answers about those files;
-/// with neither, the engine's refusal names `query`.
+/// with neither, the engine answers empty (an abstention).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fault_context_with_open_files_and_no_question_was_refused() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -790,13 +790,18 @@ async fn fault_context_with_open_files_and_no_question_was_refused() {
         "{}",
         text(&r)
     );
-    let (message, named) = invalid(&client, "context", json!({})).await;
+    // Neither: answered empty, an abstention that says there is nothing to look for (as
+    // `search` answers an empty query).
+    let r = ok(&client, "context", json!({})).await;
+    let answer = &structured(&r)["result"];
     assert_eq!(
-        (message.as_str(), named.as_str()),
+        (&answer["abstained"], &answer["markdown"]),
         (
-            "invalid argument `query`: give a question, open files, or both",
-            "query"
-        )
+            &json!(true),
+            &json!("the question is empty and no files are open: there is nothing to look for.\n")
+        ),
+        "{}",
+        text(&r)
     );
 }
 
