@@ -32,25 +32,7 @@ use loci_engine::walk::SkipReason;
 use loci_engine::why::Why;
 use serde::Serialize;
 
-/// `n` and `noun`, the noun's last word in the plural unless `n` is 1: `count(1,
-/// "commit")` is `1 commit`, `count(2, "open contradiction")` is `2 open
-/// contradictions` (`-ies` after a consonant and `y`, `-es` after `s`, `x`, `z`, `ch`,
-/// `sh`, else `-s`: the nouns loci's messages count are regular). Every count-noun
-/// message of the CLI goes through it (`1 commits` had been printed).
-pub fn count(n: impl Into<u64>, noun: &str) -> String {
-    let n = n.into();
-    if n == 1 {
-        return format!("1 {noun}");
-    }
-    let plural = match noun.strip_suffix('y') {
-        Some(base) if !base.ends_with(['a', 'e', 'i', 'o', 'u']) => format!("{base}ies"),
-        _ if noun.ends_with(['s', 'x', 'z']) || noun.ends_with("ch") || noun.ends_with("sh") => {
-            format!("{noun}es")
-        }
-        _ => format!("{noun}s"),
-    };
-    format!("{n} {plural}")
-}
+pub use loci_engine::words::count;
 
 /// Where answers go. With `--json` the envelope is held until the command's verdict is
 /// known ([`Output::finish`]): an answer that exits non-zero carries `error: {kind,

@@ -23,6 +23,7 @@ pub mod query;
 pub mod sarif;
 pub mod scan;
 pub mod search;
+pub mod words;
 pub mod secrets;
 pub mod session;
 pub mod sync;

@@ -545,15 +545,16 @@ impl Workspace {
                         )
                         .ctx(|| "reading a file".into())?;
                     format!(
-                        "`{path}` — {} file, {lines} lines",
-                        language.unwrap_or_else(|| "a".into())
+                        "`{path}` — {} file, {}",
+                        language.unwrap_or_else(|| "a".into()),
+                        crate::words::count(lines, "line")
                     )
                 }
                 Some((path, None)) => {
                     let n: i64 = conn
                         .query_row("SELECT count(*) FROM files WHERE path > ?1 || '/' AND path < ?1 || '0'", [&path], |r| r.get(0))
                         .ctx(|| "counting a folder".into())?;
-                    format!("`{path}/` — folder, {n} files in the map")
+                    format!("`{path}/` — folder, {} in the map", crate::words::count(n, "file"))
                 }
                 None if self.root.join(&claim.target).exists() => format!(
                     "`{}` exists but is not in the map (ignored or skipped)",

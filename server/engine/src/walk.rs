@@ -192,7 +192,8 @@ pub fn walk(
             path: String::new(),
             reason: SkipReason::FileLimit,
             detail: Some(format!(
-                "the walk stopped after {max_files} files; the rest of the tree was not listed"
+                "the walk stopped after {}; the rest of the tree was not listed",
+                crate::words::count(max_files as u64, "file")
             )),
             size: 0,
             mtime_ns: 0,

@@ -141,8 +141,8 @@ impl Workspace {
             return Err(EngineError::InvalidArgument {
                 name: "target".into(),
                 message: format!(
-                    "`{q}`: line {line} is past the end of `{path}`, which has {lines} line{}",
-                    if lines == 1 { "" } else { "s" }
+                    "`{q}`: line {line} is past the end of `{path}`, which has {}",
+                    crate::words::count(lines, "line")
                 ),
             });
         }
