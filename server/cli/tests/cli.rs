@@ -1862,3 +1862,28 @@ fn fault_backup_said_pages_meaning_sqlite_pages() {
         )
     );
 }
+
+/// Fault found while checking the trial's faults: `loci deps app` and `loci impact app`,
+/// of a folder the map holds, said "`app` is not in the map" / "no file or symbol named
+/// `app`". They say it is a folder and name a file in it (exit 1 as before).
+#[test]
+fn fault_deps_and_impact_of_a_folder_said_it_was_not_in_the_map() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    for (args, message) in [
+        (
+            &["deps", "app"][..],
+            "`app` is a folder: the map records imports per file (such as `app/views.py`)",
+        ),
+        (
+            &["impact", "app/"],
+            "`app` is a folder: impact takes a file or a symbol (such as `app/views.py`)",
+        ),
+    ] {
+        let out = loci(root, args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(String::from_utf8_lossy(&out.stderr), format!("loci: {message}\n"));
+    }
+}

@@ -288,6 +288,14 @@ impl Workspace {
             } else {
                 let symbols = map::find_symbols(conn, &qualified_form(target), LIST_LIMIT)?;
                 if symbols.is_empty() {
+                    // A folder of the map is neither (it had been "no file or symbol").
+                    if let Ok(folder) = self.contain("target", target)
+                        && let Some(file) = self.file_in_folder(&folder)?
+                    {
+                        return Err(EngineError::NotFound(format!(
+                            "`{folder}` is a folder: impact takes a file or a symbol (such as `{file}`)"
+                        )));
+                    }
                     return Err(EngineError::NotFound(format!(
                         "no file or symbol named `{target}` in the map"
                     )));
@@ -451,11 +459,32 @@ impl Workspace {
             .map_err(|e| loci_store::StoreError::sqlite("looking up a path", e))?;
         if exists {
             Ok(rel)
+        } else if let Some(file) = self.file_in_folder(&rel)? {
+            // `loci deps mime` had said "not in the map" of a folder the map holds.
+            Err(EngineError::NotFound(format!(
+                "`{rel}` is a folder: the map records imports per file (such as `{file}`)"
+            )))
         } else {
             Err(EngineError::NotFound(format!(
                 "`{rel}` is not in the map (not scanned, ignored, or skipped)"
             )))
         }
+    }
+
+    /// The largest mapped file under the folder `rel` (repo-relative, no trailing `/`),
+    /// or `None` when the map holds no file under it.
+    fn file_in_folder(&self, rel: &str) -> Result<Option<String>> {
+        use loci_store::rusqlite::OptionalExtension;
+        if rel.is_empty() || rel == "." {
+            return Ok(None);
+        }
+        self.store
+            .conn()
+            .prepare_cached(
+                "SELECT path FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/' ORDER BY size DESC, path LIMIT 1",
+            )
+            .and_then(|mut st| st.query_row([rel], |r| r.get(0)).optional())
+            .map_err(|e| loci_store::StoreError::sqlite("looking up a folder", e).into())
     }
 }
 
