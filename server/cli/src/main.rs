@@ -531,10 +531,12 @@ fn name_damage(e: anyhow::Error, ws: Option<&Workspace>) -> anyhow::Error {
         return e;
     };
     let damage = e.chain().find_map(|c| {
-        let store = c.downcast_ref::<StoreError>().or_else(|| match c.downcast_ref() {
-            Some(EngineError::Store(s)) => Some(s),
-            _ => None,
-        })?;
+        let store = c
+            .downcast_ref::<StoreError>()
+            .or_else(|| match c.downcast_ref() {
+                Some(EngineError::Store(s)) => Some(s),
+                _ => None,
+            })?;
         store.damage_at(path)
     });
     match damage {
@@ -729,9 +731,7 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
         Command::Fact {
             command: FactCommand::List,
         } => Some("no facts yet; `loci fact add --claim TEXT --cmd COMMAND` records one".into()),
-        Command::Recap { .. } => {
-            Some("no sessions yet; `loci session begin` starts one".into())
-        }
+        Command::Recap { .. } => Some("no sessions yet; `loci session begin` starts one".into()),
         _ => None,
     };
     let here = |arg: String| from_cwd(arg, &cwd, &root);

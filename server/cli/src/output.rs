@@ -94,10 +94,7 @@ impl Output {
             let Some(open) = text.strip_suffix("\n}") else {
                 anyhow::bail!("internal error: the envelope is not a JSON object");
             };
-            text = format!(
-                "{open},\n  \"error\": {}\n}}",
-                body.replace('\n', "\n  ")
-            );
+            text = format!("{open},\n  \"error\": {}\n}}", body.replace('\n', "\n  "));
         }
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         writeln!(out, "{text}")?;
@@ -125,22 +122,20 @@ impl Output {
         }
         // Stdout is line-buffered: a wide answer (800 lines) was 800 `write` calls.
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        {
-            human(&mut out)?;
-            for w in &env.stale_warnings {
-                writeln!(out, "warning: {}: {}", w.path, w.reason)?;
-            }
-            if truncation_line && env.limits.truncated {
-                writeln!(out, "(truncated: more results than shown)")?;
-            }
-            // A note is about the answer, not part of it: stderr, so stdout stays parseable.
-            for note in &env.capability.notes {
-                if ["no scan yet", "partial map", "open file", "open folder"]
-                    .iter()
-                    .any(|p| note.starts_with(p))
-                {
-                    eprintln!("note: {note}");
-                }
+        human(&mut out)?;
+        for w in &env.stale_warnings {
+            writeln!(out, "warning: {}: {}", w.path, w.reason)?;
+        }
+        if truncation_line && env.limits.truncated {
+            writeln!(out, "(truncated: more results than shown)")?;
+        }
+        // A note is about the answer, not part of it: stderr, so stdout stays parseable.
+        for note in &env.capability.notes {
+            if ["no scan yet", "partial map", "open file", "open folder"]
+                .iter()
+                .any(|p| note.starts_with(p))
+            {
+                eprintln!("note: {note}");
             }
         }
         out.flush()?;
@@ -378,7 +373,15 @@ impl Output {
         let s = &env.result;
         self.emit(env, |o| {
             let t = &s.totals;
-            writeln!(o, "revision {} (scanned {})", env.index.revision, env.index.scanned_at.as_deref().unwrap_or("never: the map is partial or empty"))?;
+            writeln!(
+                o,
+                "revision {} (scanned {})",
+                env.index.revision,
+                env.index
+                    .scanned_at
+                    .as_deref()
+                    .unwrap_or("never: the map is partial or empty")
+            )?;
             writeln!(
                 o,
                 "{}, {}, {}, {} ({} resolved), {}, {}",
@@ -835,7 +838,7 @@ impl Output {
                 s.mode,
                 s.state,
                 count(s.commits.len() as u64, "commit"),
-                count(s.events_added as u64, "new event")
+                count(s.events_added, "new event")
             )?;
             // Oldest first, as recorded: a first sync reads up to 200, so only the newest
             // few are listed (`--json` has them all).
@@ -957,7 +960,7 @@ fn write_lint(o: &mut dyn Write, r: &LintReport) -> std::io::Result<()> {
     writeln!(
         o,
         "{} checked in memory and {}: {} ({} new, {} recurred, {} resolved), {} on {}",
-        count(r.claims_checked as u64, "claim"),
+        count(r.claims_checked, "claim"),
         count(r.docs_checked.len() as u64, "doc"),
         count(r.contradictions.len() as u64, "open contradiction"),
         r.opened,
@@ -977,7 +980,11 @@ fn write_languages(
     for (lang, c) in languages {
         let files = if c.files == 1 { "file " } else { "files" };
         let lines = if c.lines == 1 { "line" } else { "lines" };
-        writeln!(o, "  {lang:<12} {:>7} {files} {:>9} {lines}", c.files, c.lines)?;
+        writeln!(
+            o,
+            "  {lang:<12} {:>7} {files} {:>9} {lines}",
+            c.files, c.lines
+        )?;
     }
     Ok(())
 }

@@ -1433,7 +1433,12 @@ fn fault_deps_of_a_file_without_imports_printed_nothing() {
 /// is `{kind, message}`, and stderr is `loci: {message}`.
 #[track_caller]
 fn failed_json(out: &Output, code: i32, kind: &str, message: &str) -> Value {
-    assert_eq!(out.status.code(), Some(code), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!("{e}: {:?}", String::from_utf8_lossy(&out.stdout));
     });
@@ -1442,7 +1447,10 @@ fn failed_json(out: &Output, code: i32, kind: &str, message: &str) -> Value {
         serde_json::json!({"kind": kind, "message": message}),
         "{v:#}"
     );
-    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("loci: {message}\n"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("loci: {message}\n")
+    );
     v
 }
 
@@ -1456,9 +1464,18 @@ fn fault_a_json_answer_that_exited_1_did_not_say_why() {
     let root = dir.path();
     assert!(loci(root, &["scan"]).status.success());
     for (args, message) in [
-        (&["symbol", "nosuch", "--json"][..], "no symbol named `nosuch` in the map"),
-        (&["refs", "nosuch", "--json"], "no references to `nosuch` in the map"),
-        (&["callers", "nosuch", "--json"], "no callers of `nosuch` in the map"),
+        (
+            &["symbol", "nosuch", "--json"][..],
+            "no symbol named `nosuch` in the map",
+        ),
+        (
+            &["refs", "nosuch", "--json"],
+            "no references to `nosuch` in the map",
+        ),
+        (
+            &["callers", "nosuch", "--json"],
+            "no callers of `nosuch` in the map",
+        ),
         (&["search", "!!!", "--json"], "nothing matches `!!!`"),
         (&["search", "zzqq", "--json"], "nothing matches `zzqq`"),
         (
@@ -1473,7 +1490,10 @@ fn fault_a_json_answer_that_exited_1_did_not_say_why() {
             &["context", "zzqq", "--json"],
             "nothing relevant to `zzqq` cleared the floor (the answer abstained)",
         ),
-        (&["recap", "--json"], "no sessions yet; `loci session begin` starts one"),
+        (
+            &["recap", "--json"],
+            "no sessions yet; `loci session begin` starts one",
+        ),
         (
             &["topic", "list", "--json"],
             "no topics yet; `loci topic add TOPIC MEMBER` makes one",
@@ -1598,13 +1618,23 @@ fn fault_a_damaged_database_named_neither_its_path_nor_the_way_out() {
             db.parent().unwrap().join("backups").display()
         )
     };
-    let noise: Vec<u8> = (0..65536u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let noise: Vec<u8> = (0..65536u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
     for (bytes, detail) in [
         (noise.clone(), "file is not a database"),
-        (real[..real.len() / 2].to_vec(), "database disk image is malformed"),
+        (
+            real[..real.len() / 2].to_vec(),
+            "database disk image is malformed",
+        ),
     ] {
         std::fs::write(&db, &bytes).unwrap();
-        for args in [&["stats"][..], &["scan"], &["symbol", "User"], &["remember", "app", "-t", "x"]] {
+        for args in [
+            &["stats"][..],
+            &["scan"],
+            &["symbol", "User"],
+            &["remember", "app", "-t", "x"],
+        ] {
             let out = loci(root, args);
             assert_eq!(out.status.code(), Some(2), "{args:?}");
             assert_eq!(
@@ -1613,12 +1643,25 @@ fn fault_a_damaged_database_named_neither_its_path_nor_the_way_out() {
                 "{args:?}"
             );
         }
-        failed_json(&loci(root, &["stats", "--json"]), 2, "corrupt", &message(detail));
-        assert!(std::fs::read(&db).unwrap() == bytes, "the damaged file was changed");
+        failed_json(
+            &loci(root, &["stats", "--json"]),
+            2,
+            "corrupt",
+            &message(detail),
+        );
+        assert!(
+            std::fs::read(&db).unwrap() == bytes,
+            "the damaged file was changed"
+        );
     }
     // The way out: restore puts the backup in place and keeps the damaged file.
     let out = loci(root, &["restore", backup.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let kept = names_in(&db.parent().unwrap().join("backups"));
     assert_eq!(kept.len(), 1, "{kept:?}");
     assert!(kept[0].starts_with("loci-damaged-"), "{kept:?}");
@@ -1627,7 +1670,9 @@ fn fault_a_damaged_database_named_neither_its_path_nor_the_way_out() {
             == real[..real.len() / 2]
     );
     assert_eq!(
-        String::from_utf8_lossy(&loci(root, &["symbol", "User"]).stdout).lines().next(),
+        String::from_utf8_lossy(&loci(root, &["symbol", "User"]).stdout)
+            .lines()
+            .next(),
         Some("app/models.py:1: class User  [app/models.py#User@class]")
     );
     // Damaged again: the message now names the backup loci kept.
@@ -1636,7 +1681,11 @@ fn fault_a_damaged_database_named_neither_its_path_nor_the_way_out() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains(&format!(
             "puts a backup in its place (the newest loci made: {}) and keeps",
-            db.parent().unwrap().join("backups").join(&kept[0]).display()
+            db.parent()
+                .unwrap()
+                .join("backups")
+                .join(&kept[0])
+                .display()
         )),
         "{}",
         String::from_utf8_lossy(&out.stderr)
@@ -1686,11 +1735,15 @@ fn fault_an_open_folder_abstained_without_a_note() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        format!("> note: {note}\nNothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.2). Read the code directly.\n")
+        format!(
+            "> note: {note}\nNothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.2). Read the code directly.\n"
+        )
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        format!("note: {note}\nloci: nothing relevant to the open files cleared the floor (the answer abstained)\n")
+        format!(
+            "note: {note}\nloci: nothing relevant to the open files cleared the floor (the answer abstained)\n"
+        )
     );
     let v = failed_json(
         &loci(root, &["context", "--open", "app", "--json"]),
@@ -1713,7 +1766,11 @@ fn fault_an_open_folder_abstained_without_a_note() {
     );
     let out = loci(root, &["context", "--open", "app"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Fault (fresh-user trial): `loci search ""` exited 1 ("nothing matches ``") and `loci
@@ -1766,7 +1823,7 @@ fn fault_an_empty_query_exited_1_in_search_and_2_in_context() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-"loci: invalid argument `cases`: cases.jsonl:1: case `blank` is in scope but asks nothing (an empty query and no open files): context abstains on it\n"
+        "loci: invalid argument `cases`: cases.jsonl:1: case `blank` is in scope but asks nothing (an empty query and no open files): context abstains on it\n"
     );
 }
 
@@ -1779,7 +1836,12 @@ fn fault_a_negative_number_was_taken_for_a_flag() {
     let root = dir.path();
     assert!(loci(root, &["scan"]).status.success());
     let out = loci(root, &["context", "user", "--floor", "-5"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = loci(root, &["context", "user", "--floor", "-inf"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
@@ -1787,9 +1849,18 @@ fn fault_a_negative_number_was_taken_for_a_flag() {
         "loci: invalid argument `floor`: -inf: the floor is a finite number of points (a very low one, say -1000, never abstains)\n"
     );
     for (args, starts) in [
-        (&["impact", "app/models.py", "--depth", "-1"][..], "error: invalid value '-1' for '--depth <DEPTH>': -1 is not in 1..=4294967295"),
-        (&["search", "user", "--limit", "-1"], "error: invalid value '-1' for '--limit <LIMIT>': -1 is not in 0..=4294967295"),
-        (&["recap", "-2"], "error: invalid value '-2' for '[N]': -2 is not in 0..=4294967295"),
+        (
+            &["impact", "app/models.py", "--depth", "-1"][..],
+            "error: invalid value '-1' for '--depth <DEPTH>': -1 is not in 1..=4294967295",
+        ),
+        (
+            &["search", "user", "--limit", "-1"],
+            "error: invalid value '-1' for '--limit <LIMIT>': -1 is not in 0..=4294967295",
+        ),
+        (
+            &["recap", "-2"],
+            "error: invalid value '-2' for '[N]': -2 is not in 0..=4294967295",
+        ),
     ] {
         let out = loci(root, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -1825,13 +1896,20 @@ fn fault_a_count_of_one_was_in_the_plural() {
     );
     let out = loci(root, &["stats"]);
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout).lines().skip(1).collect::<Vec<_>>(),
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>(),
         [
             "1 file, 1 line, 1 symbol, 0 refs (0 resolved), 0 deps, 0 unresolved imports",
             "  python             1 file          1 line",
         ]
     );
-    assert!(loci(root, &["remember", "one.py", "-t", "see `one.py`"]).status.success());
+    assert!(
+        loci(root, &["remember", "one.py", "-t", "see `one.py`"])
+            .status
+            .success()
+    );
     let out = loci(root, &["lint"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -1884,6 +1962,9 @@ fn fault_deps_and_impact_of_a_folder_said_it_was_not_in_the_map() {
         let out = loci(root, args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         assert!(out.stdout.is_empty());
-        assert_eq!(String::from_utf8_lossy(&out.stderr), format!("loci: {message}\n"));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("loci: {message}\n")
+        );
     }
 }

@@ -289,9 +289,7 @@ fn read_cases(path: &Path) -> Result<CaseFile> {
                         case.id
                     )));
                 }
-                if !case.out_of_scope
-                    && case.query.trim().is_empty()
-                    && case.open_files.is_empty()
+                if !case.out_of_scope && case.query.trim().is_empty() && case.open_files.is_empty()
                 {
                     return Err(refuse(format!(
                         "case `{}` is in scope but asks nothing (an empty query and no open files): context abstains on it",

@@ -23,12 +23,12 @@ pub mod query;
 pub mod sarif;
 pub mod scan;
 pub mod search;
-pub mod words;
 pub mod secrets;
 pub mod session;
 pub mod sync;
 pub mod walk;
 pub mod why;
+pub mod words;
 
 use std::path::{Path, PathBuf};
 

@@ -554,7 +554,10 @@ impl Workspace {
                     let n: i64 = conn
                         .query_row("SELECT count(*) FROM files WHERE path > ?1 || '/' AND path < ?1 || '0'", [&path], |r| r.get(0))
                         .ctx(|| "counting a folder".into())?;
-                    format!("`{path}/` — folder, {} in the map", crate::words::count(n, "file"))
+                    format!(
+                        "`{path}/` — folder, {} in the map",
+                        crate::words::count(n, "file")
+                    )
                 }
                 None if self.root.join(&claim.target).exists() => format!(
                     "`{}` exists but is not in the map (ignored or skipped)",

@@ -193,7 +193,7 @@ pub fn walk(
             reason: SkipReason::FileLimit,
             detail: Some(format!(
                 "the walk stopped after {}; the rest of the tree was not listed",
-                crate::words::count(max_files as u64, "file")
+                crate::words::count(max_files, "file")
             )),
             size: 0,
             mtime_ns: 0,
