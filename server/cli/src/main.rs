@@ -986,7 +986,7 @@ fn refuse_missing_store(root: &Path, given: Option<&Path>) -> anyhow::Result<()>
     if let Some(db) = given {
         // A folder that does not exist is the first thing to fix: `loci scan --db` there
         // is refused too.
-        loci_engine::check_db_folder(db)?;
+        loci_engine::check_db_folder(root, db)?;
     }
     let db = given.unwrap_or(&default);
     let empty = match std::fs::metadata(db) {

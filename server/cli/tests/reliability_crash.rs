@@ -68,6 +68,8 @@ fn corpus() -> Corpus {
         "# corpus\n\nStarts in `lib/abc.py`.\n\n## More\n\nSee `lib/ast.py`.\n",
     );
     let scanned = dir.path().join("scanned/loci.db");
+    // A `--db` folder is the user's to make (loci makes only its own `.loci/`).
+    std::fs::create_dir_all(scanned.parent().unwrap()).unwrap();
     let started = Instant::now();
     let (status, stderr) = loci_db(&root, &scanned, &["scan"]);
     assert!(status.success(), "{stderr}");
@@ -213,6 +215,7 @@ fn a_full_scan_killed_at_random_points_is_completed_by_the_next_scan() {
     let mut interrupted = 0;
     for run in 0..runs() {
         let db = dir.path().join(format!("run{run}/loci.db"));
+        std::fs::create_dir_all(db.parent().unwrap()).unwrap();
         let mut child = command(&corpus.root, &db, &["scan"])
             .spawn()
             .expect("spawn loci scan");

@@ -111,12 +111,16 @@ impl EngineError {
 
 /// Refuses a database path (`--db`, `LOCI_DB`) whose folder does not exist, naming the
 /// folder: a mistyped `--db /nonexistent/deeper/x.db` had made both directories (and a
-/// new, empty store in them). [`EngineError::InvalidArgument`] `db` when the folder is
-/// missing or is not a directory.
-pub fn check_db_folder(db: &Path) -> Result<()> {
+/// new, empty store in them). The workspace's own `<root>/.loci/` is not refused: loci
+/// makes it. [`EngineError::InvalidArgument`] `db` when the folder is missing or is not
+/// a directory.
+pub fn check_db_folder(root: &Path, db: &Path) -> Result<()> {
     let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) else {
         return Ok(());
     };
+    if in_loci_dir_of(root, db) {
+        return Ok(());
+    }
     let message = if !dir.exists() {
         format!(
             "no such directory: {} (the folder of the database {}); create it first, or give a path in an existing folder",
@@ -135,6 +139,17 @@ pub fn check_db_folder(db: &Path) -> Result<()> {
     Err(EngineError::InvalidArgument {
         name: "db".into(),
         message,
+    })
+}
+
+/// Whether `db` is a file of `root`'s own `.loci/` (existing or not).
+fn in_loci_dir_of(root: &Path, db: &Path) -> bool {
+    db.parent().is_some_and(|d| {
+        d.file_name() == Some(std::ffi::OsStr::new(LOCI_DIR))
+            && d.parent()
+                .and_then(|p| p.canonicalize().ok())
+                .zip(root.canonicalize().ok())
+                .is_some_and(|(p, r)| p == r)
     })
 }
 
@@ -179,18 +194,20 @@ impl Workspace {
     /// Opens the workspace at `root` with the database at `db` (default
     /// `<root>/.loci/loci.db`), creating `.loci/` (with a `.gitignore` so the database is
     /// never committed by accident) and the schema as needed. A `db` given whose folder
-    /// does not exist is refused ([`check_db_folder`]): only loci's own `.loci/` is
-    /// created.
+    /// does not exist is refused ([`check_db_folder`]): only loci's own `<root>/.loci/`
+    /// is created (for a `db` in it too).
     pub fn open(root: &Path, db: Option<&Path>) -> Result<Workspace> {
         let root = root.canonicalize().map_err(|source| EngineError::Io {
             path: root.to_path_buf(),
             source,
         })?;
-        if let Some(db) = db {
-            check_db_folder(db)?;
-        }
         let loci_dir = root.join(LOCI_DIR);
-        if db.is_none() {
+        // loci's own folder is made for a database in it, given or not.
+        let in_loci_dir = db.is_none_or(|db| in_loci_dir_of(&root, db));
+        if let Some(db) = db {
+            check_db_folder(&root, db)?;
+        }
+        if in_loci_dir {
             std::fs::create_dir_all(&loci_dir).map_err(|source| EngineError::Io {
                 path: loci_dir.clone(),
                 source,
