@@ -1588,7 +1588,14 @@ fn fault_a_db_in_a_missing_folder_made_the_folders() {
         ),
     );
     assert_eq!(v["result"], Value::Null);
-    // The default store's folder is loci's own: made as before.
+    // The workspace's own `.loci/` is loci's to make, for a `--db` in it too.
+    let own = root.join(".loci/other.db");
+    assert!(
+        loci(root, &["--db", own.to_str().unwrap(), "scan"])
+            .status
+            .success()
+    );
+    assert!(own.is_file());
     assert!(loci(root, &["scan"]).status.success());
     assert!(root.join(".loci/loci.db").is_file());
 }
@@ -1654,6 +1661,55 @@ fn fault_a_damaged_database_named_neither_its_path_nor_the_way_out() {
             "the damaged file was changed"
         );
     }
+    // Damage that opening does not reach (the symbols' pages) is named the same way when
+    // a query reaches it; the rest of the store still answers.
+    let damaged = {
+        std::fs::write(&db, &real).unwrap();
+        let conn = loci_store::rusqlite::Connection::open(&db).unwrap();
+        let page_size: usize = conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .unwrap();
+        let roots: Vec<usize> = conn
+            .prepare(
+                "SELECT rootpage FROM sqlite_schema WHERE tbl_name = 'symbols' AND rootpage > 0",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        drop(conn);
+        let mut bytes = std::fs::read(&db).unwrap();
+        for page in roots {
+            bytes[(page - 1) * page_size..page * page_size].fill(0xA5);
+        }
+        std::fs::write(&db, &bytes).unwrap();
+        bytes
+    };
+    let out = loci(root, &["symbol", "User"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("loci: {}\n", message("database disk image is malformed"))
+    );
+    assert_eq!(loci(root, &["recap"]).status.code(), Some(1));
+    // A backup of it reads the damage too (it had named its hidden partial copy and said
+    // "nothing was restored").
+    let out = loci(root, &["backup", "again.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "loci: {}: the database is damaged (",
+            db.display()
+        )) && err.contains("`loci restore BACKUP` puts a backup in its place"),
+        "{err}"
+    );
+    assert!(!root.join("again.db").exists());
+    assert!(
+        std::fs::read(&db).unwrap() == damaged,
+        "the damaged file was changed"
+    );
     // The way out: restore puts the backup in place and keeps the damaged file.
     let out = loci(root, &["restore", backup.to_str().unwrap()]);
     assert_eq!(
@@ -1665,10 +1721,7 @@ fn fault_a_damaged_database_named_neither_its_path_nor_the_way_out() {
     let kept = names_in(&db.parent().unwrap().join("backups"));
     assert_eq!(kept.len(), 1, "{kept:?}");
     assert!(kept[0].starts_with("loci-damaged-"), "{kept:?}");
-    assert!(
-        std::fs::read(db.parent().unwrap().join("backups").join(&kept[0])).unwrap()
-            == real[..real.len() / 2]
-    );
+    assert!(std::fs::read(db.parent().unwrap().join("backups").join(&kept[0])).unwrap() == damaged);
     assert_eq!(
         String::from_utf8_lossy(&loci(root, &["symbol", "User"]).stdout)
             .lines()

@@ -584,7 +584,23 @@ impl Workspace {
                 message: format!("{} is the live database itself", src.display()),
             });
         }
-        let stats = self.store.restore_from(src)?;
+        let stats = match self.store.restore_from(src) {
+            // The live database is damaged past what opening reads (saving it before the
+            // restore found it): no connection can restore into it, so the backup takes
+            // its place, the damaged file kept, as for one that does not open.
+            Err(loci_store::StoreError::Damaged { path, .. }) => {
+                // Closes this connection to the damaged file.
+                self.store = loci_store::Store::open_in_memory()?;
+                let restored = loci_store::backup::restore_over_damaged(&path, src);
+                match loci_store::Store::open(&path) {
+                    Ok(store) => self.store = store,
+                    Err(e) if restored.is_ok() => return Err(e.into()),
+                    Err(_) => {}
+                }
+                restored?
+            }
+            other => other?,
+        };
         // The map changed under any cached import graph.
         *self.graph.lock().unwrap_or_else(|p| p.into_inner()) = None;
         self.envelope(stats, Vec::new())

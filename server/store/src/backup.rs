@@ -82,17 +82,31 @@ impl Store {
             });
         }
         let partial = sibling(dest, &format!("partial-{}", std::process::id()));
+        // A copy that reads damaged pages, or fails its check, says the database is
+        // damaged (it had named the hidden partial copy, "nothing was restored").
+        let damaged = |e: StoreError| match &self.path {
+            Some(live) => e.damaged_at(live),
+            None => e,
+        };
         let result = (|| {
             let mut stats = copy_into_new_file(
                 &self.conn,
                 &partial,
                 pages_per_step.unwrap_or(PAGES_PER_STEP),
-            )?;
+            )
+            .map_err(damaged)?;
             let check = check_database(&partial)?;
             if !check.problems.is_empty() {
-                return Err(StoreError::InvalidDatabase {
-                    path: partial.clone(),
-                    problems: check.problems,
+                return Err(match &self.path {
+                    Some(live) => StoreError::Damaged {
+                        path: live.clone(),
+                        detail: check.problems.join("; "),
+                        newest_backup: newest_backup(live),
+                    },
+                    None => StoreError::InvalidDatabase {
+                        path: partial.clone(),
+                        problems: check.problems,
+                    },
                 });
             }
             place_without_replacing(&partial, dest)?;
