@@ -421,12 +421,12 @@ impl Output {
                     .unwrap_or_default()
             )?;
             for c in &w.claims {
-                let status = match &c.resolved {
-                    Some(r) => format!("-> {r}"),
-                    None if c.kind == "version" => "(version, checked by lint)".into(),
-                    // Missing, or more than one definition (`RegexBuilder::new` in two
-                    // modules): neither is snapshotted, so neither goes stale.
-                    None => "(no single definition in the map: not tracked)".into(),
+                let status = match (&c.resolved, c.untracked_or_set()) {
+                    (Some(r), _) => format!("-> {r}"),
+                    (None, _) if c.kind == "version" => "(version, checked by lint)".into(),
+                    // Several definitions (`RegexBuilder::new` in two modules) are tracked
+                    // as a set; a missing one is not snapshotted, so it never goes stale.
+                    (None, why) => format!("({})", why.unwrap_or_default()),
                 };
                 writeln!(o, "  {} `{}` {}", c.kind, c.text, status)?;
             }
@@ -553,7 +553,11 @@ impl Output {
                     o,
                     "  claim `{}` -> {}",
                     c.text,
-                    c.resolved.as_deref().unwrap_or("unresolved")
+                    c.resolved
+                        .clone()
+                        .or_else(|| (!c.definitions.is_empty()).then(|| c.definitions.join(", ")))
+                        .as_deref()
+                        .unwrap_or("unresolved")
                 )?;
             }
             for e in &w.events {

@@ -33,10 +33,27 @@ pub enum StaleReason {
         /// The new key.
         to: String,
     },
-    /// The target no longer exists.
+    /// The target no longer exists (for a claim naming several definitions: none of them
+    /// is left, and `target` is the name).
     Deleted {
         /// The path or symbol key.
         target: String,
+        /// True when the target was already missing when the revision was written: a
+        /// file page written (or imported) about a file that this checkout lacks.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        missing_when_written: bool,
+    },
+    /// A symbol claim naming several definitions (`RegexBuilder::new` in two modules),
+    /// snapshotted as the set of them: the set or one of their bodies or signatures changed.
+    DefinitionsChanged {
+        /// The name as the claim normalizes it (`RegexBuilder.new`).
+        target: String,
+        /// Keys defined now that the snapshot did not hold.
+        added: Vec<String>,
+        /// Keys of the snapshot no longer defined.
+        removed: Vec<String>,
+        /// Keys whose body or signature differs from the snapshot.
+        changed: Vec<String>,
     },
     /// The file changed (its semantic fingerprint differs).
     FileChanged {
@@ -73,8 +90,35 @@ impl Staleness {
             StaleReason::BodyChanged { target } => format!("body of {target} changed"),
             StaleReason::SignatureChanged { target } => format!("signature of {target} changed"),
             StaleReason::Moved { from, to } => format!("{from} moved to {to}"),
-            StaleReason::Deleted { target } => format!("{target} was deleted"),
+            StaleReason::Deleted {
+                target,
+                missing_when_written: true,
+            } => {
+                return format!(
+                    "{what} is stale: {target} does not exist here (it was missing when this \
+                     revision was written or imported)"
+                );
+            }
+            StaleReason::Deleted { target, .. } => format!("{target} was deleted"),
             StaleReason::FileChanged { path } => format!("{path} changed"),
+            StaleReason::DefinitionsChanged {
+                target,
+                added,
+                removed,
+                changed,
+            } => {
+                let mut parts = Vec::new();
+                for (label, keys) in [
+                    ("changed", changed),
+                    ("added", added),
+                    ("removed", removed),
+                ] {
+                    if !keys.is_empty() {
+                        parts.push(format!("{label} {}", keys.join(", ")));
+                    }
+                }
+                format!("the definitions of {target} changed ({})", parts.join("; "))
+            }
         };
         format!("{what} is stale: {why} since it was written")
     }
@@ -184,8 +228,8 @@ pub fn revision_staleness(
 /// ([`Direct`]) or everything for many revisions read up front ([`Batch`]). Both answer
 /// alike, so both ways mark alike.
 trait Lookups {
-    /// The fingerprint of a file page's snapshot, if any.
-    fn page_fingerprint(&self, revision_id: i64) -> loci_store::Result<Option<String>>;
+    /// A file page's snapshot of its subject, if any.
+    fn page_snapshot(&self, revision_id: i64) -> loci_store::Result<Option<mem::PageSnapshot>>;
     /// The revision's claims, by span.
     fn claims(&self, revision_id: i64) -> loci_store::Result<Vec<mem::ClaimRow>>;
     /// A file's current fingerprint, `None` when it is not in the map.
@@ -198,8 +242,8 @@ trait Lookups {
 struct Direct<'c>(&'c Connection);
 
 impl Lookups for Direct<'_> {
-    fn page_fingerprint(&self, revision_id: i64) -> loci_store::Result<Option<String>> {
-        Ok(mem::page_snapshot(self.0, revision_id)?.and_then(|(fp, _)| fp))
+    fn page_snapshot(&self, revision_id: i64) -> loci_store::Result<Option<mem::PageSnapshot>> {
+        mem::page_snapshot(self.0, revision_id)
     }
     fn claims(&self, revision_id: i64) -> loci_store::Result<Vec<mem::ClaimRow>> {
         mem::claims_of(self.0, revision_id)
@@ -214,15 +258,15 @@ impl Lookups for Direct<'_> {
 
 /// Everything the marks of a set of revisions need, read in four statements.
 struct Batch {
-    snapshots: HashMap<i64, Option<String>>,
+    snapshots: HashMap<i64, mem::PageSnapshot>,
     claims: HashMap<i64, Vec<mem::ClaimRow>>,
     files: HashMap<String, String>,
     symbols: HashMap<String, Fingerprints>,
 }
 
 impl Lookups for Batch {
-    fn page_fingerprint(&self, revision_id: i64) -> loci_store::Result<Option<String>> {
-        Ok(self.snapshots.get(&revision_id).cloned().flatten())
+    fn page_snapshot(&self, revision_id: i64) -> loci_store::Result<Option<mem::PageSnapshot>> {
+        Ok(self.snapshots.get(&revision_id).cloned())
     }
     fn claims(&self, revision_id: i64) -> loci_store::Result<Vec<mem::ClaimRow>> {
         Ok(self.claims.get(&revision_id).cloned().unwrap_or_default())
@@ -280,10 +324,7 @@ pub fn revisions_staleness(
         }
     }
     let batch = Batch {
-        snapshots: mem::page_snapshots(conn, &file_pages)?
-            .into_iter()
-            .map(|(id, (fp, _))| (id, fp))
-            .collect(),
+        snapshots: mem::page_snapshots(conn, &file_pages)?,
         files: file_fingerprints(conn, &paths)?,
         symbols: symbols_fingerprints(conn, &keys)?,
         claims,
@@ -317,25 +358,40 @@ fn staleness_with(
         reason,
     };
     if page.kind == "file"
-        && let Some(snapshot) = lookups.page_fingerprint(revision_id)?
+        && let Some(snap) = lookups.page_snapshot(revision_id)?
     {
-        match lookups.file(&page.subject)? {
-            Some(now) if now != snapshot => out.push(mark(
+        match (lookups.file(&page.subject)?, snap.fingerprint) {
+            (Some(now), Some(snapshot)) if now != snapshot => out.push(mark(
                 None,
                 StaleReason::FileChanged {
                     path: page.subject.clone(),
                 },
             )),
-            None => out.push(mark(
+            (None, Some(_)) => out.push(mark(
                 None,
                 StaleReason::Deleted {
                     target: page.subject.clone(),
+                    missing_when_written: false,
+                },
+            )),
+            // Written about a file this checkout lacked, and still lacks.
+            (None, None) if snap.subject_missing => out.push(mark(
+                None,
+                StaleReason::Deleted {
+                    target: page.subject.clone(),
+                    missing_when_written: true,
                 },
             )),
             _ => {}
         }
     }
     for claim in lookups.claims(revision_id)? {
+        if claim.kind == "symbol" && !claim.definitions.is_empty() {
+            if let Some(reason) = definitions_staleness(conn, &claim)? {
+                out.push(mark(Some(&claim), reason));
+            }
+            continue;
+        }
         let (Some(resolved), Some(snapshot)) = (&claim.resolved, &claim.snapshot) else {
             continue;
         };
@@ -351,6 +407,7 @@ fn staleness_with(
                     Some(&claim),
                     StaleReason::Deleted {
                         target: resolved.clone(),
+                        missing_when_written: false,
                     },
                 )),
                 _ => {}
@@ -396,6 +453,7 @@ fn staleness_with(
                             Some(&claim),
                             StaleReason::Deleted {
                                 target: resolved.clone(),
+                                missing_when_written: false,
                             },
                         ));
                     }
@@ -405,4 +463,64 @@ fn staleness_with(
         }
     }
     Ok(out)
+}
+
+/// Why a claim snapshotted as a set of definitions ([`mem::ClaimDefinition`]) is stale, if
+/// it is: its name defines nothing now ([`StaleReason::Deleted`]), or the definitions it
+/// names now ([`crate::memory::symbol_candidates`], before any tie-break) differ from the
+/// snapshot in keys, bodies or signatures ([`StaleReason::DefinitionsChanged`]).
+fn definitions_staleness(
+    conn: &Connection,
+    claim: &mem::ClaimRow,
+) -> loci_store::Result<Option<StaleReason>> {
+    let now = crate::memory::definitions_of(&crate::memory::symbol_candidates(
+        conn,
+        &claim.target,
+    )?);
+    if now.is_empty() {
+        return Ok(Some(StaleReason::Deleted {
+            target: claim.target.clone(),
+            missing_when_written: false,
+        }));
+    }
+    let then: HashMap<&str, &mem::ClaimDefinition> = claim
+        .definitions
+        .iter()
+        .map(|d| (d.key.as_str(), d))
+        .collect();
+    let current: HashMap<&str, &mem::ClaimDefinition> =
+        now.iter().map(|d| (d.key.as_str(), d)).collect();
+    let mut added: Vec<String> = now
+        .iter()
+        .filter(|d| !then.contains_key(d.key.as_str()))
+        .map(|d| d.key.clone())
+        .collect();
+    let mut removed: Vec<String> = claim
+        .definitions
+        .iter()
+        .filter(|d| !current.contains_key(d.key.as_str()))
+        .map(|d| d.key.clone())
+        .collect();
+    let mut changed: Vec<String> = claim
+        .definitions
+        .iter()
+        .filter(|d| {
+            current
+                .get(d.key.as_str())
+                .is_some_and(|c| c.body != d.body || c.signature != d.signature)
+        })
+        .map(|d| d.key.clone())
+        .collect();
+    if added.is_empty() && removed.is_empty() && changed.is_empty() {
+        return Ok(None);
+    }
+    added.sort();
+    removed.sort();
+    changed.sort();
+    Ok(Some(StaleReason::DefinitionsChanged {
+        target: claim.target.clone(),
+        added,
+        removed,
+        changed,
+    }))
 }

@@ -150,7 +150,11 @@ impl Workspace {
                 text: &claim.text,
                 target: &claim.target,
                 version: claim.version.as_deref(),
-                was_resolved: claim.resolved.is_some(),
+                // It named something when it was written: one target, a set of
+                // definitions, or (imported) a target where it was exported from.
+                was_resolved: claim.resolved.is_some()
+                    || !claim.definitions.is_empty()
+                    || claim.resolved_elsewhere,
                 line: claim.line,
                 column: 0,
                 end_column: 0,
@@ -594,7 +598,7 @@ impl Workspace {
                         s.signature
                     )
                 }
-                SymbolResolution::Ambiguous => {
+                SymbolResolution::Ambiguous(_) => {
                     let last = claim.target.rsplit('.').next().unwrap_or(&claim.target);
                     let hits = loci_store::map::find_symbols(conn, last, 6)?;
                     let list: Vec<String> = hits
@@ -761,7 +765,7 @@ impl Ctx<'_> {
             Some(ClaimKind::Symbol) => {
                 match resolve_symbol(conn, c.target, (c.origin == "page").then_some(c.subject))? {
                     SymbolResolution::Unique(s) => Ok((None, Some(s.key))),
-                    SymbolResolution::Ambiguous => Ok((None, Some(c.target.to_string()))),
+                    SymbolResolution::Ambiguous(_) => Ok((None, Some(c.target.to_string()))),
                     SymbolResolution::Missing => {
                         let last = c.target.rsplit('.').next().unwrap_or(c.target);
                         let qualifier = c

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use loci_core::claims::{ClaimKind, extract_claims};
 use loci_store::map;
-use loci_store::memory::{self as mem, ClaimRow, NewRevision, Page, Revision};
+use loci_store::memory::{self as mem, ClaimDefinition, ClaimRow, NewRevision, Page, Revision};
 use loci_store::rusqlite::{Connection, Transaction};
 use loci_store::{Context, StoreError};
 use serde::de::DeserializeOwned;
@@ -68,8 +68,39 @@ pub struct ClaimView {
     pub target: String,
     /// What it resolved to when snapshotted (a path or symbol key).
     pub resolved: Option<String>,
+    /// For a symbol claim naming several definitions: their keys, tracked as one set
+    /// (empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub definitions: Vec<String>,
+    /// True for an imported claim that resolved where it was exported from but names
+    /// nothing here (lint reports it missing).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resolved_elsewhere: bool,
     /// Zero-based line in the body.
     pub line: u32,
+}
+
+impl ClaimView {
+    /// What the claim is checked against, in words: `None` when it resolved to one target
+    /// ([`Self::resolved`]); else `N definitions, tracked as a set: KEY, KEY`, or why it is
+    /// not checked against a snapshot.
+    pub fn untracked_or_set(&self) -> Option<String> {
+        if self.resolved.is_some() {
+            return None;
+        }
+        Some(if !self.definitions.is_empty() {
+            format!(
+                "{} definitions, tracked as a set: {}",
+                self.definitions.len(),
+                self.definitions.join(", ")
+            )
+        } else if self.resolved_elsewhere {
+            "not in this map, though it resolved where it was exported from: lint reports it"
+                .into()
+        } else {
+            "no single definition in the map: not tracked".into()
+        })
+    }
 }
 
 impl From<&ClaimRow> for ClaimView {
@@ -80,6 +111,8 @@ impl From<&ClaimRow> for ClaimView {
             text: c.text.clone(),
             target: c.target.clone(),
             resolved: c.resolved.clone(),
+            definitions: c.definitions.iter().map(|d| d.key.clone()).collect(),
+            resolved_elsewhere: c.resolved_elsewhere,
             line: c.line,
         }
     }
@@ -370,7 +403,9 @@ impl Workspace {
                 Some(_) => {}
             }
         }
-        let subject_fingerprint = file_fingerprint(self.store.conn(), subject)?;
+        let subject_snapshot = (kind == "file")
+            .then(|| subject_snapshot(self.store.conn(), &self.root, subject))
+            .transpose()?;
         let mut error: Option<EngineError> = None;
         let result = with_receipt(
             &mut self.store,
@@ -413,15 +448,7 @@ impl Workspace {
                         event_id: Some(event_id),
                     },
                 )?;
-                let claims = resolve_claims(tx, &revision.body, Some(subject))?;
-                mem::insert_claims(tx, revision.revision_id, &claims)?;
-                if kind == "file" {
-                    mem::put_page_snapshot(
-                        tx,
-                        revision.revision_id,
-                        subject_fingerprint.as_deref(),
-                    )?;
-                }
+                snapshot_revision(tx, &revision, subject, subject_snapshot.as_ref(), None)?;
                 let stored = mem::claims_of(tx, revision.revision_id)?;
                 let page = mem::page_by_id(tx, page.page_id)?
                     .ok_or_else(|| StoreError::Corrupt("page vanished".into()))?;
@@ -677,9 +704,10 @@ impl Workspace {
         };
         let session = opts.session;
         let author = opts.author();
-        let subject_fp = file_fingerprint(self.store.conn(), &page.subject)?;
+        let subject_snapshot = (page.kind == "file")
+            .then(|| subject_snapshot(self.store.conn(), &self.root, &page.subject))
+            .transpose()?;
         let page_subject = page.subject.clone();
-        let is_file = page.kind == "file";
         let request = serde_json::json!({"op": "confirm", "subject": page.subject});
         with_receipt(
             &mut self.store,
@@ -692,16 +720,10 @@ impl Workspace {
                 let fresh = resolve_claims(tx, &revision.body, Some(&page_subject))?;
                 let stored = mem::claims_of(tx, rev_id)?;
                 for (old, new) in stored.iter().zip(fresh.iter()) {
-                    mem::update_claim_snapshot(
-                        tx,
-                        old.claim_id,
-                        new.resolved.as_deref(),
-                        new.snapshot.as_deref(),
-                        new.signature_snapshot.as_deref(),
-                    )?;
+                    mem::update_claim_snapshot(tx, old.claim_id, new)?;
                 }
-                if is_file {
-                    mem::put_page_snapshot(tx, rev_id, subject_fp.as_deref())?;
+                if let Some(s) = &subject_snapshot {
+                    mem::put_page_snapshot(tx, rev_id, s.fingerprint.as_deref(), s.missing)?;
                 }
                 let (events, _) = mem::high_water_marks(tx)?;
                 let payload = serde_json::json!({"revision_id": rev_id, "author": author, "summary": opts.summary})
@@ -891,8 +913,88 @@ pub(crate) fn file_fingerprint(
         .ctx(|| "reading a fingerprint".into())
 }
 
-/// Extracts the claims of a body and resolves each against the map, taking snapshots.
-/// `subject` (a page's subject) breaks ties between same-named symbols.
+/// A file page's subject as a revision snapshots it: its fingerprint in the map, and
+/// whether the file is missing altogether (in neither the map nor the working tree: a
+/// page whose file was deleted, or an imported page about a file this checkout lacks).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SubjectSnapshot {
+    /// [`file_fingerprint`] of the subject.
+    pub fingerprint: Option<String>,
+    /// True when the subject is in neither the map nor the working tree under `root`.
+    pub missing: bool,
+}
+
+/// The [`SubjectSnapshot`] of the file `subject` (repo-relative) under `root`, read now.
+pub(crate) fn subject_snapshot(
+    conn: &Connection,
+    root: &std::path::Path,
+    subject: &str,
+) -> loci_store::Result<SubjectSnapshot> {
+    let fingerprint = file_fingerprint(conn, subject)?;
+    let missing = fingerprint.is_none() && !root.join(subject).exists();
+    Ok(SubjectSnapshot {
+        fingerprint,
+        missing,
+    })
+}
+
+/// The one way a new revision is checked against the code (`remember`, `decide`, `learn`,
+/// `import`): its claims are extracted and resolved against the map with their snapshots
+/// ([`resolve_claims`]), and a file page's subject is snapshotted (`subject`, `None` for
+/// other pages). `held_elsewhere(kind, target)` says, for an imported revision, whether
+/// a claim resolved in the checkout it was exported from; such a claim that names
+/// nothing here is stored `resolved_elsewhere`, so lint reports it missing.
+pub(crate) fn snapshot_revision(
+    tx: &Transaction<'_>,
+    revision: &Revision,
+    page_subject: &str,
+    subject: Option<&SubjectSnapshot>,
+    held_elsewhere: Option<&dyn Fn(&str, &str) -> bool>,
+) -> loci_store::Result<()> {
+    let mut claims = resolve_claims(tx, &revision.body, Some(page_subject))?;
+    if let Some(held) = held_elsewhere {
+        for c in &mut claims {
+            c.resolved_elsewhere = c.kind != "version"
+                && c.resolved.is_none()
+                && c.definitions.is_empty()
+                && held(&c.kind, &c.target);
+        }
+    }
+    mem::insert_claims(tx, revision.revision_id, &claims)?;
+    if let Some(s) = subject {
+        mem::put_page_snapshot(
+            tx,
+            revision.revision_id,
+            s.fingerprint.as_deref(),
+            s.missing,
+        )?;
+    }
+    Ok(())
+}
+
+/// The most definitions a symbol claim is tracked as a set of: a name defined more often
+/// (`new`, `__init__`) says too little about which code the prose means, and any edit to
+/// any of them would mark it stale. Such a claim stays untracked, and says so.
+pub const MAX_TRACKED_DEFINITIONS: usize = 8;
+
+/// The snapshot of a set of definitions, ordered by key (see [`ClaimDefinition`]).
+pub(crate) fn definitions_of(hits: &[map::SymbolHit]) -> Vec<ClaimDefinition> {
+    let mut out: Vec<ClaimDefinition> = hits
+        .iter()
+        .map(|h| ClaimDefinition {
+            key: h.key.clone(),
+            body: h.body_fingerprint.clone(),
+            signature: h.signature_fingerprint.clone(),
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Extracts the claims of a body and resolves each against the map, taking snapshots:
+/// one target's fingerprints, or for a symbol with several definitions (up to
+/// [`MAX_TRACKED_DEFINITIONS`]) the set of them. `subject` (a page's subject) breaks ties
+/// between same-named symbols.
 pub(crate) fn resolve_claims(
     conn: &Connection,
     body: &str,
@@ -900,6 +1002,7 @@ pub(crate) fn resolve_claims(
 ) -> loci_store::Result<Vec<ClaimRow>> {
     let mut out = Vec::new();
     for c in extract_claims(body) {
+        let mut definitions = Vec::new();
         let (resolved, snapshot, signature_snapshot) = match c.kind {
             ClaimKind::Path => match resolve_path(conn, &c.target)? {
                 Some((path, fp)) => (Some(path), fp, None),
@@ -911,7 +1014,13 @@ pub(crate) fn resolve_claims(
                     Some(s.body_fingerprint),
                     Some(s.signature_fingerprint),
                 ),
-                _ => (None, None, None),
+                SymbolResolution::Ambiguous(hits) => {
+                    if hits.len() <= MAX_TRACKED_DEFINITIONS {
+                        definitions = definitions_of(&hits);
+                    }
+                    (None, None, None)
+                }
+                SymbolResolution::Missing => (None, None, None),
             },
             ClaimKind::Version => (None, None, None),
         };
@@ -929,6 +1038,8 @@ pub(crate) fn resolve_claims(
             snapshot,
             signature_snapshot,
             snapshot_at: String::new(),
+            definitions,
+            resolved_elsewhere: false,
         });
     }
     Ok(out)
@@ -958,8 +1069,9 @@ pub(crate) fn resolve_path(
 pub(crate) enum SymbolResolution {
     /// Exactly one definition.
     Unique(Box<map::SymbolHit>),
-    /// Several definitions and nothing to choose between them.
-    Ambiguous,
+    /// Several definitions and nothing to choose between them: all of them (one per
+    /// key; see [`symbol_candidates`] for the bound on their number).
+    Ambiguous(Vec<map::SymbolHit>),
     /// None.
     Missing,
 }
@@ -974,9 +1086,35 @@ pub(crate) fn resolve_symbol(
     target: &str,
     subject: Option<&str>,
 ) -> loci_store::Result<SymbolResolution> {
+    let mut candidates = symbol_candidates(conn, target)?;
+    match candidates.len() {
+        0 => Ok(SymbolResolution::Missing),
+        1 => Ok(SymbolResolution::Unique(Box::new(candidates.remove(0)))),
+        _ => {
+            if let Some(subject) = subject {
+                let near: Vec<&map::SymbolHit> = candidates
+                    .iter()
+                    .filter(|c| c.path == subject || c.path.starts_with(&format!("{subject}/")))
+                    .collect();
+                if near.len() == 1 {
+                    return Ok(SymbolResolution::Unique(Box::new(near[0].clone())));
+                }
+            }
+            Ok(SymbolResolution::Ambiguous(candidates))
+        }
+    }
+}
+
+/// Every definition `target` names, one per key, before any tie-break (what
+/// [`resolve_symbol`] chooses from): the map's matches of the qualified name (at most 50),
+/// else of its last two segments or a module path, else of the bare name (at most 200).
+pub(crate) fn symbol_candidates(
+    conn: &Connection,
+    target: &str,
+) -> loci_store::Result<Vec<map::SymbolHit>> {
     let segs: Vec<&str> = target.split('.').filter(|s| !s.is_empty()).collect();
     let Some(last) = segs.last() else {
-        return Ok(SymbolResolution::Missing);
+        return Ok(Vec::new());
     };
     let mut candidates = map::find_symbols(conn, target, 50)?;
     if candidates.is_empty() && segs.len() >= 2 {
@@ -1015,22 +1153,7 @@ pub(crate) fn resolve_symbol(
     // Definitions only count once per key.
     let mut seen = BTreeSet::new();
     candidates.retain(|c| seen.insert(c.key.clone()));
-    match candidates.len() {
-        0 => Ok(SymbolResolution::Missing),
-        1 => Ok(SymbolResolution::Unique(Box::new(candidates.remove(0)))),
-        _ => {
-            if let Some(subject) = subject {
-                let near: Vec<&map::SymbolHit> = candidates
-                    .iter()
-                    .filter(|c| c.path == subject || c.path.starts_with(&format!("{subject}/")))
-                    .collect();
-                if near.len() == 1 {
-                    return Ok(SymbolResolution::Unique(Box::new(near[0].clone())));
-                }
-            }
-            Ok(SymbolResolution::Ambiguous)
-        }
-    }
+    Ok(candidates)
 }
 
 /// Turns `2026-11-01` into the end of that day and validates the moment with SQLite.

@@ -7,7 +7,9 @@
 //! time, version, summary). It never carries fact outcomes (command output can hold
 //! anything), operation receipts, event payloads, sessions or the map: those are per
 //! checkout. Importing re-extracts each revision's claims and snapshots them against the
-//! importing checkout's map.
+//! importing checkout's map, as `remember` does ([`crate::memory::snapshot_revision`]);
+//! what the exporting checkout tracked but this one lacks (a page's file, a claimed path
+//! or symbol) is kept, and reported by `lint` and `check`.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -17,7 +19,7 @@ use loci_store::memory::{self as mem, Fact, NewRevision};
 use loci_store::rusqlite::Transaction;
 use serde::{Deserialize, Serialize};
 
-use crate::memory::{file_fingerprint, resolve_claims};
+use crate::memory::{SubjectSnapshot, snapshot_revision, subject_snapshot};
 use crate::{EngineError, Envelope, Result, Workspace};
 
 /// The `format` field of an export document.
@@ -80,6 +82,22 @@ pub struct ExportedRevision {
     /// [`revision_hash`] of the fields above; checked on import when present.
     #[serde(default)]
     pub hash: Option<String>,
+    /// The claims of the body that resolved in the exporting checkout (to a path, a
+    /// symbol, or a set of definitions), in body order. An import reports those that
+    /// name nothing in the importing checkout (`missing_path`, `missing_symbol`). Absent
+    /// in exports written before loci tracked it: then every path and symbol claim counts
+    /// as resolved there. Not part of [`Self::hash`]: it is evidence, not authored text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracked: Option<Vec<TrackedClaim>>,
+}
+
+/// A claim that resolved where it was exported from ([`ExportedRevision::tracked`]).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct TrackedClaim {
+    /// `path` or `symbol`.
+    pub kind: String,
+    /// The claim's normalized target (`src/lib.rs`, `RegexBuilder.new`).
+    pub target: String,
 }
 
 /// One fact definition in an export.
@@ -358,6 +376,20 @@ impl Workspace {
                     &r.author,
                     &r.created_at,
                 );
+                let mut tracked = Vec::new();
+                for c in mem::claims_of(conn, r.revision_id)? {
+                    if c.kind != "version"
+                        && (c.resolved.is_some()
+                            || !c.definitions.is_empty()
+                            || c.resolved_elsewhere)
+                    {
+                        tracked.push(TrackedClaim {
+                            kind: c.kind,
+                            target: c.target,
+                        });
+                    }
+                }
+                tracked.dedup();
                 revisions.push(ExportedRevision {
                     version: r.version,
                     body: r.body,
@@ -366,6 +398,7 @@ impl Workspace {
                     created_at: r.created_at,
                     event,
                     hash: Some(hash),
+                    tracked: Some(tracked),
                 });
             }
             let members = if p.kind == "topic" {
@@ -402,7 +435,10 @@ impl Workspace {
     /// time and summary (and its version, unless this page has revisions of its own), with
     /// an `import` event; topic members and facts are added when missing. Importing the
     /// same document twice changes nothing the second time. The workspace is scanned first,
-    /// so claims are snapshotted against the code on disk.
+    /// so claims are snapshotted against the code on disk, by the same
+    /// [`crate::memory::snapshot_revision`] as `remember`: a page about a file this checkout
+    /// lacks is marked deleted, and a claim that resolved where it was exported
+    /// ([`ExportedRevision::tracked`]) but names nothing here is reported missing by lint.
     pub fn import_memory(
         &mut self,
         doc: &MemoryExport,
@@ -412,21 +448,22 @@ impl Workspace {
         self.refuse_secrets(doc, source)?;
         // Claims are snapshotted against the code as it is on disk now.
         self.scan(&|_| {})?;
-        // File fingerprints for page snapshots, read outside the transaction.
-        let mut fingerprints = std::collections::BTreeMap::new();
+        // Page subjects' snapshots, read outside the transaction.
+        let mut subjects = std::collections::BTreeMap::new();
         for p in doc.pages.iter().filter(|p| p.kind == "file") {
-            fingerprints.insert(
+            subjects.insert(
                 p.subject.clone(),
-                file_fingerprint(self.store.conn(), &p.subject)?,
+                subject_snapshot(self.store.conn(), &self.root, &p.subject)?,
             );
         }
+        let root = self.root.clone();
         let report = self.store.write(|tx| {
             let mut report = ImportReport {
                 source: source.to_string(),
                 ..Default::default()
             };
             for p in &doc.pages {
-                import_page(tx, p, doc, &fingerprints, &mut report)?;
+                import_page(tx, p, doc, &root, &subjects, &mut report)?;
             }
             let mut known: BTreeSet<String> = mem::facts(tx)?
                 .iter()
@@ -612,7 +649,8 @@ fn import_page(
     tx: &Transaction<'_>,
     p: &ExportedPage,
     doc: &MemoryExport,
-    fingerprints: &std::collections::BTreeMap<String, Option<String>>,
+    root: &Path,
+    subjects: &std::collections::BTreeMap<String, SubjectSnapshot>,
     report: &mut ImportReport,
 ) -> loci_store::Result<()> {
     let by_uid = mem::page_by_uid(tx, &p.uid)?;
@@ -718,15 +756,18 @@ fn import_page(
             next,
             &r.created_at,
         )?;
-        let claims = resolve_claims(tx, &revision.body, Some(&subject))?;
-        mem::insert_claims(tx, revision.revision_id, &claims)?;
-        if page.kind == "file" {
-            let fp = match fingerprints.get(&subject) {
-                Some(fp) => fp.clone(),
-                None => file_fingerprint(tx, &subject)?,
-            };
-            mem::put_page_snapshot(tx, revision.revision_id, fp.as_deref())?;
-        }
+        let snapshot = match (page.kind.as_str(), subjects.get(&subject)) {
+            ("file", Some(s)) => Some(s.clone()),
+            ("file", None) => Some(subject_snapshot(tx, root, &subject)?),
+            _ => None,
+        };
+        let held_there = |kind: &str, target: &str| match &r.tracked {
+            Some(tracked) => tracked
+                .iter()
+                .any(|t| t.kind == kind && t.target == target),
+            None => true,
+        };
+        snapshot_revision(tx, &revision, &subject, snapshot.as_ref(), Some(&held_there))?;
         held.insert(hash);
         report.revisions_added += 1;
         next += 1;

@@ -199,7 +199,12 @@ impl Workspace {
         // name (`Parser.parse`, `Parser::parse()`): the memory whose claims resolved to it.
         let symbol = q.trim_end_matches("()").replace("::", ".");
         if candidates.is_empty() && !is_subject && (symbol.contains('#') || symbol.contains('.')) {
-            for s in map::find_symbols(conn, &symbol, 20)? {
+            // The definitions a claim naming it would resolve to (`RegexBuilder.new` is
+            // `string.RegexBuilder.new` and `bytes.RegexBuilder.new`).
+            for s in crate::memory::symbol_candidates(conn, &symbol)?
+                .into_iter()
+                .take(20)
+            {
                 push_claims(
                     &mut candidates,
                     mem::live_claims_resolved_to(conn, &s.key)?,

@@ -833,7 +833,7 @@ fn fault_new_kinds_for_rust_types_staled_every_page_naming_one() {
         .unwrap();
     }
     // The database as schema 9 left it: the tags query's kinds in keys, parents and claims
-    // (and no later migration).
+    // (and no later migration: 0011's column and 0012's are dropped).
     let old = |column: &str| {
         format!(
             "replace(replace(replace({column}, '@struct', '@class'), '@enum', '@class'), '@trait', '@interface')"
@@ -848,6 +848,10 @@ fn fault_new_kinds_for_rust_types_staled_every_page_naming_one() {
              UPDATE claims SET resolved = {};
              ALTER TABLE refs DROP COLUMN receiver_name;
              ALTER TABLE files DROP COLUMN drift_hash;
+             DROP INDEX claims_with_definitions;
+             ALTER TABLE claims DROP COLUMN definitions;
+             ALTER TABLE claims DROP COLUMN resolved_elsewhere;
+             ALTER TABLE page_snapshots DROP COLUMN subject_missing;
              DELETE FROM schema_migrations WHERE version >= 10;",
             old("key"),
             old("parent_key"),

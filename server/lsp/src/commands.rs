@@ -500,9 +500,10 @@ pub fn written_markdown(env: &Envelope<Written>) -> String {
         let claims: Vec<String> = w
             .claims
             .iter()
-            .map(|c| match &c.resolved {
-                Some(r) => format!("`{}` → `{r}`", c.text),
-                None => format!("`{}` (unresolved)", c.text),
+            .map(|c| match (&c.resolved, c.definitions.is_empty()) {
+                (Some(r), _) => format!("`{}` → `{r}`", c.text),
+                (None, false) => format!("`{}` → {} definitions", c.text, c.definitions.len()),
+                (None, true) => format!("`{}` (unresolved)", c.text),
             })
             .collect();
         let _ = write!(s, "\n\nClaims: {}", claims.join(", "));

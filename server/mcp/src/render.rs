@@ -435,13 +435,29 @@ fn headline(result: &Value) -> Option<String> {
             .into_iter()
             .flatten()
         {
+            let definitions: Vec<&str> = c["definitions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            let status = match c["resolved"].as_str() {
+                Some(r) => r.to_string(),
+                None if !definitions.is_empty() => format!(
+                    "{} definitions, tracked as a set: {}",
+                    definitions.len(),
+                    definitions.join(", ")
+                ),
+                None if c["resolved_elsewhere"].as_bool() == Some(true) => {
+                    "not in this map, though it resolved where it was exported from: lint reports it"
+                        .into()
+                }
+                None => "no single definition in the map: not tracked".into(),
+            };
             out.push_str(&format!(
-                "  claim `{}` ({}) → {}\n",
+                "  claim `{}` ({}) → {status}\n",
                 c["text"].as_str().unwrap_or(""),
                 c["kind"].as_str().unwrap_or(""),
-                c["resolved"]
-                    .as_str()
-                    .unwrap_or("no single definition in the map: not tracked")
             ));
         }
         return Some(out);

@@ -417,9 +417,46 @@ pub struct ClaimRow {
     pub signature_snapshot: Option<String>,
     /// When the snapshot was taken (RFC 3339).
     pub snapshot_at: String,
+    /// For a symbol claim naming several definitions: each of them when snapshotted, by
+    /// key (empty otherwise; then `resolved` and `snapshot` hold the one target).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub definitions: Vec<ClaimDefinition>,
+    /// True for an imported claim that resolved in the checkout it was exported from but
+    /// names nothing here: lint holds it to account as a claim that resolved once.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resolved_elsewhere: bool,
+}
+
+/// One definition in the snapshot of a symbol claim that names several
+/// (`claims.definitions`, migration 0012).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ClaimDefinition {
+    /// The symbol key (`src/lib.rs#bytes.RegexBuilder.new@method`).
+    pub key: String,
+    /// Its body fingerprint when snapshotted.
+    pub body: String,
+    /// Its signature fingerprint when snapshotted.
+    pub signature: String,
+}
+
+/// `claims.definitions` as stored: NULL for none, else a JSON array.
+fn definitions_json(definitions: &[ClaimDefinition]) -> Result<Option<String>> {
+    if definitions.is_empty() {
+        return Ok(None);
+    }
+    serde_json::to_string(definitions)
+        .map(Some)
+        .map_err(|e| StoreError::Corrupt(format!("encoding claim definitions: {e}")))
 }
 
 fn claim_row(r: &Row<'_>) -> rusqlite::Result<ClaimRow> {
+    let definitions: Option<String> = r.get(13)?;
+    let definitions = match definitions {
+        None => Vec::new(),
+        Some(json) => serde_json::from_str(&json).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(13, rusqlite::types::Type::Text, Box::new(e))
+        })?,
+    };
     Ok(ClaimRow {
         claim_id: r.get(0)?,
         revision_id: r.get(1)?,
@@ -434,22 +471,26 @@ fn claim_row(r: &Row<'_>) -> rusqlite::Result<ClaimRow> {
         snapshot: r.get(10)?,
         signature_snapshot: r.get(11)?,
         snapshot_at: r.get(12)?,
+        definitions,
+        resolved_elsewhere: r.get(14)?,
     })
 }
 
 const CLAIM_COLUMNS: &str = "claim_id, revision_id, kind, text, target, version, start_byte,
-    end_byte, line, resolved, snapshot, signature_snapshot, snapshot_at";
+    end_byte, line, resolved, snapshot, signature_snapshot, snapshot_at, definitions,
+    resolved_elsewhere";
 
 /// Inserts a revision's claims.
 pub fn insert_claims(tx: &Transaction<'_>, revision_id: i64, claims: &[ClaimRow]) -> Result<()> {
     let mut stmt = tx
         .prepare_cached(
             "INSERT INTO claims(revision_id, kind, text, target, version, start_byte, end_byte,
-                line, resolved, snapshot, signature_snapshot)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                line, resolved, snapshot, signature_snapshot, definitions, resolved_elsewhere)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )
         .ctx(|| "writing claims".into())?;
     for c in claims {
+        let definitions = definitions_json(&c.definitions)?;
         stmt.execute(params![
             revision_id,
             c.kind,
@@ -461,7 +502,9 @@ pub fn insert_claims(tx: &Transaction<'_>, revision_id: i64, claims: &[ClaimRow]
             c.line,
             c.resolved,
             c.snapshot,
-            c.signature_snapshot
+            c.signature_snapshot,
+            definitions,
+            c.resolved_elsewhere
         ])
         .ctx(|| format!("writing claim {}", c.text))?;
     }
@@ -530,12 +573,18 @@ pub fn live_claims(conn: &Connection) -> Result<Vec<ClaimRow>> {
         .ctx(|| "reading live claims".into())
 }
 
-/// Live claims whose resolved target is one of `targets` (paths or symbol keys).
+/// Live claims whose resolved target is `target` (a path or symbol key), or whose set of
+/// definitions holds the key `target`.
 pub fn live_claims_resolved_to(conn: &Connection, target: &str) -> Result<Vec<ClaimRow>> {
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT {} FROM claims c JOIN pages p ON p.current_revision_id = c.revision_id
-             WHERE c.resolved = ?1 ORDER BY c.revision_id, c.start_byte",
+             WHERE c.claim_id IN (
+                 SELECT claim_id FROM claims WHERE resolved = ?1
+                 UNION ALL
+                 SELECT d.claim_id FROM claims d, json_each(d.definitions) j
+                 WHERE d.definitions IS NOT NULL AND j.value ->> 'key' = ?1)
+             ORDER BY c.revision_id, c.start_byte",
             CLAIM_COLUMNS
                 .split(',')
                 .map(|c| format!("c.{}", c.trim()))
@@ -550,62 +599,86 @@ pub fn live_claims_resolved_to(conn: &Connection, target: &str) -> Result<Vec<Cl
         .ctx(|| "reading claims".into())
 }
 
-/// Takes a new snapshot for a claim (`confirm`): what it resolves to now and its fingerprints.
-pub fn update_claim_snapshot(
-    tx: &Transaction<'_>,
-    claim_id: i64,
-    resolved: Option<&str>,
-    snapshot: Option<&str>,
-    signature_snapshot: Option<&str>,
-) -> Result<()> {
+/// Takes a new snapshot for a claim (`confirm`): what `fresh` (the claim resolved again)
+/// resolves to now, its fingerprints and definitions. `resolved_elsewhere` is kept: the
+/// claim still held where it was exported from.
+pub fn update_claim_snapshot(tx: &Transaction<'_>, claim_id: i64, fresh: &ClaimRow) -> Result<()> {
+    let definitions = definitions_json(&fresh.definitions)?;
     tx.prepare_cached(
         "UPDATE claims SET resolved = ?2, snapshot = ?3, signature_snapshot = ?4,
-            snapshot_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+            definitions = ?5, snapshot_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
          WHERE claim_id = ?1",
     )
     .ctx(|| "updating a claim snapshot".into())?
-    .execute(params![claim_id, resolved, snapshot, signature_snapshot])
+    .execute(params![
+        claim_id,
+        fresh.resolved,
+        fresh.snapshot,
+        fresh.signature_snapshot,
+        definitions
+    ])
     .ctx(|| "updating a claim snapshot".into())?;
     Ok(())
 }
 
-/// Records (or replaces) the page-subject fingerprint snapshot for a revision.
+/// A file page's subject as a revision's snapshot saw it (`page_snapshots`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageSnapshot {
+    /// The file's semantic fingerprint (or content hash) in the map; `None` when the map
+    /// did not hold it.
+    pub fingerprint: Option<String>,
+    /// True when the file was neither in the map nor in the working tree (migration 0012).
+    pub subject_missing: bool,
+    /// When it was taken (RFC 3339).
+    pub snapshot_at: String,
+}
+
+/// Records (or replaces) the page-subject snapshot for a revision: the file's fingerprint,
+/// and whether the file was missing altogether.
 pub fn put_page_snapshot(
     tx: &Transaction<'_>,
     revision_id: i64,
     fingerprint: Option<&str>,
+    subject_missing: bool,
 ) -> Result<()> {
     tx.prepare_cached(
-        "INSERT INTO page_snapshots(revision_id, fingerprint) VALUES (?1, ?2)
+        "INSERT INTO page_snapshots(revision_id, fingerprint, subject_missing) VALUES (?1, ?2, ?3)
          ON CONFLICT(revision_id) DO UPDATE SET fingerprint = excluded.fingerprint,
+            subject_missing = excluded.subject_missing,
             snapshot_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
     )
     .ctx(|| "writing a page snapshot".into())?
-    .execute(params![revision_id, fingerprint])
+    .execute(params![revision_id, fingerprint, subject_missing])
     .ctx(|| "writing a page snapshot".into())?;
     Ok(())
 }
 
-/// The page-subject fingerprint snapshot of a revision: `(fingerprint, taken at)`.
-pub fn page_snapshot(
-    conn: &Connection,
-    revision_id: i64,
-) -> Result<Option<(Option<String>, String)>> {
+fn page_snapshot_row(r: &Row<'_>) -> rusqlite::Result<PageSnapshot> {
+    Ok(PageSnapshot {
+        fingerprint: r.get(0)?,
+        subject_missing: r.get(1)?,
+        snapshot_at: r.get(2)?,
+    })
+}
+
+/// The page-subject snapshot of a revision, if it has one.
+pub fn page_snapshot(conn: &Connection, revision_id: i64) -> Result<Option<PageSnapshot>> {
     conn.prepare_cached(
-        "SELECT fingerprint, snapshot_at FROM page_snapshots WHERE revision_id = ?1",
+        "SELECT fingerprint, subject_missing, snapshot_at FROM page_snapshots
+         WHERE revision_id = ?1",
     )
     .ctx(|| "reading a page snapshot".into())?
-    .query_row([revision_id], |r| Ok((r.get(0)?, r.get(1)?)))
+    .query_row([revision_id], page_snapshot_row)
     .optional()
     .ctx(|| "reading a page snapshot".into())
 }
 
-/// The page snapshots (fingerprint, taken at) of these revisions, as [`page_snapshot`]
-/// reads each, by revision id, in one statement; revisions without one are absent.
+/// The page snapshots of these revisions, as [`page_snapshot`] reads each, by revision
+/// id, in one statement; revisions without one are absent.
 pub fn page_snapshots(
     conn: &Connection,
     revision_ids: &[i64],
-) -> Result<std::collections::HashMap<i64, (Option<String>, String)>> {
+) -> Result<std::collections::HashMap<i64, PageSnapshot>> {
     if revision_ids.is_empty() {
         return Ok(Default::default());
     }
@@ -613,12 +686,21 @@ pub fn page_snapshots(
         serde_json::to_string(revision_ids).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let mut stmt = conn
         .prepare_cached(
-            "SELECT revision_id, fingerprint, snapshot_at FROM page_snapshots
+            "SELECT revision_id, fingerprint, subject_missing, snapshot_at FROM page_snapshots
              WHERE revision_id IN (SELECT value FROM json_each(?1))",
         )
         .ctx(|| "reading page snapshots".into())?;
     let rows = stmt
-        .query_map([json], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
+        .query_map([json], |r| {
+            Ok((
+                r.get(0)?,
+                PageSnapshot {
+                    fingerprint: r.get(1)?,
+                    subject_missing: r.get(2)?,
+                    snapshot_at: r.get(3)?,
+                },
+            ))
+        })
         .ctx(|| "reading page snapshots".into())?;
     rows.collect::<rusqlite::Result<_>>()
         .ctx(|| "reading page snapshots".into())

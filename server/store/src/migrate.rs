@@ -83,6 +83,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "files_drift_hash",
         sql: include_str!("migrations/0012_files_drift_hash.sql"),
     },
+    Migration {
+        version: 13,
+        name: "claim_sets",
+        sql: include_str!("migrations/0013_claim_sets.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
