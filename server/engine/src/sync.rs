@@ -210,6 +210,22 @@ pub(crate) fn move_page(
         [from, to],
     )
     .ctx(|| "re-pointing claims".into())?;
+    // The keys of a claim tracked as a set of definitions follow the file too (the set is
+    // kept ordered by key, as `memory::definitions_of` writes it).
+    tx.execute(
+        "UPDATE claims SET definitions = (
+             SELECT json_group_array(json(v)) FROM (
+                 SELECT json_set(j.value, '$.key',
+                     CASE WHEN substr(j.value ->> 'key', 1, length(?1) + 1) = ?1 || '#'
+                          THEN ?2 || substr(j.value ->> 'key', length(?1) + 1)
+                          ELSE j.value ->> 'key' END) AS v
+                 FROM json_each(claims.definitions) j ORDER BY v ->> 'key'))
+         WHERE definitions IS NOT NULL AND EXISTS (
+             SELECT 1 FROM json_each(claims.definitions) j
+             WHERE substr(j.value ->> 'key', 1, length(?1) + 1) = ?1 || '#')",
+        [from, to],
+    )
+    .ctx(|| "re-pointing claims".into())?;
     let Some(page) = mem::page_by_subject(tx, from)? else {
         return Ok(false);
     };

@@ -586,3 +586,133 @@ fn batched_staleness_marks_what_one_revision_at_a_time_marks() {
         ]
     );
 }
+
+/// The stale reasons of the current lint, as JSON.
+fn stale_reasons(ws: &mut Workspace) -> Vec<String> {
+    ws.lint()
+        .unwrap()
+        .result
+        .stale
+        .iter()
+        .map(|s| serde_json::to_string(&s.reason).unwrap())
+        .collect()
+}
+
+/// Fault: a claim naming a method that two classes define (`parse()`, written unqualified,
+/// in `JsonReader` and `XmlReader`) was never snapshotted ("no single definition in the
+/// map: not tracked"), so no edit of either could ever make it stale and deleting both
+/// was never reported. It is snapshotted as the set of the definitions it names (their
+/// keys and body and signature fingerprints): a changed body, an added or removed
+/// definition marks it stale and says which, the name gone is `deleted` and a
+/// `missing_symbol`, and `confirm` takes the set again.
+#[test]
+fn fault_an_ambiguous_claim_was_never_snapshotted_so_it_never_went_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let two = "class JsonReader:\n    def parse(self, text):\n        return text\n\nclass XmlReader:\n    def parse(self, text):\n        return text.strip()\n";
+    write(root, "app/readers.py", two);
+    write(root, "app/main.py", "def main():\n    pass\n");
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let written = ws
+        .remember("app/main.py", "Input goes through `parse()`.", &by("human:ann"))
+        .unwrap()
+        .result;
+    let json_key = "app/readers.py#JsonReader.parse@method";
+    let xml_key = "app/readers.py#XmlReader.parse@method";
+    assert_eq!(
+        (
+            written.claims[0].resolved.as_deref(),
+            written.claims[0].definitions.clone()
+        ),
+        (None, vec![json_key.to_string(), xml_key.to_string()])
+    );
+    assert_eq!(
+        written.claims[0].untracked_or_set().as_deref(),
+        Some(
+            "2 definitions, tracked as a set: app/readers.py#JsonReader.parse@method, app/readers.py#XmlReader.parse@method"
+        )
+    );
+    assert_eq!(stale_reasons(&mut ws), Vec::<String>::new());
+
+    // A comment is no change; a body is.
+    write(root, "app/readers.py", &two.replace("return text\n", "return text  # as is\n"));
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(stale_reasons(&mut ws), Vec::<String>::new());
+    write(root, "app/readers.py", &two.replace("return text\n", "return text.lower()\n"));
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        stale_reasons(&mut ws),
+        [format!(
+            r#"{{"kind":"definitions_changed","target":"parse","added":[],"removed":[],"changed":["{json_key}"]}}"#
+        )]
+    );
+    let report = ws.lint().unwrap().result;
+    assert_eq!(
+        report.stale[0].describe(),
+        format!(
+            "memory `app/main.py` v1 claim `parse()` is stale: the definitions of parse changed (changed {json_key}) since it was written"
+        )
+    );
+    ws.confirm("app/main.py", &by("human:ann")).unwrap();
+    assert_eq!(stale_reasons(&mut ws), Vec::<String>::new());
+
+    // A third definition, and one of the two gone.
+    write(
+        root,
+        "app/readers.py",
+        "class JsonReader:\n    def parse(self, text):\n        return text.lower()\n\nclass CsvReader:\n    def parse(self, text):\n        return text.split(',')\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        stale_reasons(&mut ws),
+        [format!(
+            r#"{{"kind":"definitions_changed","target":"parse","added":["app/readers.py#CsvReader.parse@method"],"removed":["{xml_key}"],"changed":[]}}"#
+        )]
+    );
+
+    // No `parse` left at all: deleted, and a missing symbol.
+    write(root, "app/readers.py", "class JsonReader:\n    pass\n");
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        stale_reasons(&mut ws),
+        [r#"{"kind":"deleted","target":"parse"}"#]
+    );
+    let findings: Vec<(String, String)> = ws
+        .lint()
+        .unwrap()
+        .result
+        .contradictions
+        .iter()
+        .map(|c| (c.kind.clone(), c.claim.clone()))
+        .collect();
+    assert_eq!(
+        findings,
+        [("missing_symbol".to_string(), "parse()".to_string())]
+    );
+}
+
+/// Fault: a new revision of a page whose file had been deleted took no fingerprint (the
+/// map no longer held the file), so the deletion that had marked the page stale
+/// disappeared from `check` with the new revision. A revision written while its file is
+/// in neither the map nor the working tree keeps the page marked deleted.
+#[test]
+fn fault_a_new_revision_of_a_page_whose_file_was_deleted_hid_the_deletion() {
+    let (dir, mut ws) = repo();
+    let root = dir.path();
+    ws.remember("app/util.py", "Formatting helpers.", &by("human:ann"))
+        .unwrap();
+    std::fs::remove_file(root.join("app/util.py")).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        stale_reasons(&mut ws),
+        [r#"{"kind":"deleted","target":"app/util.py"}"#]
+    );
+    ws.remember("app/util.py", "Formatting helpers, gone.", &by("human:ann"))
+        .unwrap();
+    assert_eq!(
+        stale_reasons(&mut ws),
+        [r#"{"kind":"deleted","target":"app/util.py","missing_when_written":true}"#]
+    );
+    assert_eq!(ws.check().unwrap().result.lint.stale_pages, ["app/util.py"]);
+}

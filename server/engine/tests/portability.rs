@@ -472,3 +472,133 @@ fn restore_refuses_truncated_random_newer_and_foreign_files_and_leaves_the_live_
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// Fault: memory imported into a checkout that lacks its code was never checked. The
+/// page about `src/auth.py` and its claims on `login()` and `check()` came into a
+/// checkout without that file: the claims resolved to nothing, so they had no snapshot
+/// and lint (which only reports a never-resolved bare name on a near miss) said nothing,
+/// and the page had no fingerprint to go stale against. An import now snapshots through
+/// `remember`'s own path: the page is marked deleted (missing when imported), and each
+/// claim that resolved where it was exported is a `missing_symbol` here. A claim that
+/// resolved nowhere (`print()`) stays unreported, and every word imported is kept.
+#[test]
+fn fault_imported_memory_about_code_this_checkout_lacks_was_never_checked() {
+    let (_src_dir, mut src) = checkout();
+    let body = "`login()` calls `check()` and `print()`.";
+    src.remember("src/auth.py", body, &by("agent:a")).unwrap();
+    let doc = src.export_memory().unwrap().result;
+    let tracked: Vec<(String, String)> = doc.pages[0].revisions[0]
+        .tracked
+        .iter()
+        .flatten()
+        .map(|t| (t.kind.clone(), t.target.clone()))
+        .collect();
+    assert_eq!(
+        tracked,
+        [
+            ("symbol".to_string(), "login".to_string()),
+            ("symbol".to_string(), "check".to_string())
+        ]
+    );
+
+    let dst_dir = tempfile::tempdir().unwrap();
+    write(dst_dir.path(), "lib/other.py", "def other():\n    pass\n");
+    let mut dst = Workspace::open(dst_dir.path(), None).unwrap();
+    dst.scan(&|_| {}).unwrap();
+    dst.import_memory(&doc, "memory.json").unwrap();
+    let shown = dst.show("src/auth.py", None).unwrap().result;
+    assert_eq!(shown.revision.body, body, "the imported text is kept");
+    let claims: Vec<(&str, Option<&str>, bool)> = shown
+        .claims
+        .iter()
+        .map(|c| (c.text.as_str(), c.resolved.as_deref(), c.resolved_elsewhere))
+        .collect();
+    assert_eq!(
+        claims,
+        [
+            ("login()", None, true),
+            ("check()", None, true),
+            ("print()", None, false)
+        ]
+    );
+    let check = dst.check().unwrap().result;
+    let findings: Vec<(&str, &str, &str, Option<&str>)> = check
+        .lint
+        .contradictions
+        .iter()
+        .map(|c| {
+            (
+                c.subject.as_str(),
+                c.kind.as_str(),
+                c.claim.as_str(),
+                c.truth.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        findings,
+        [
+            (
+                "src/auth.py",
+                "missing_symbol",
+                "login()",
+                Some("no symbol `login` in the map")
+            ),
+            (
+                "src/auth.py",
+                "missing_symbol",
+                "check()",
+                Some("no symbol `check` in the map")
+            )
+        ]
+    );
+    let stale: Vec<String> = check.lint.stale.iter().map(|s| s.describe()).collect();
+    assert_eq!(
+        stale,
+        ["memory `src/auth.py` v1 is stale: src/auth.py does not exist here (it was missing when this revision was written or imported)"]
+    );
+    assert_eq!(
+        serde_json::to_string(&check.lint.stale[0].reason).unwrap(),
+        r#"{"kind":"deleted","target":"src/auth.py","missing_when_written":true}"#
+    );
+    assert!(!check.passed);
+
+    // The file arrives: the page is no longer marked, and its claims resolve.
+    write(
+        dst_dir.path(),
+        "src/auth.py",
+        "def login(user):\n    return check(user)\n\ndef check(u):\n    return True\n",
+    );
+    dst.scan(&|_| {}).unwrap();
+    let check = dst.check().unwrap().result;
+    assert_eq!(
+        (check.lint.contradictions.len(), check.lint.stale.len(), check.passed),
+        (0, 0, true)
+    );
+}
+
+/// An export written before exports said which claims resolved (no `tracked`) holds every
+/// path and symbol claim to account: loci cannot tell which of them held there.
+#[test]
+fn an_export_without_tracked_claims_holds_every_claim_to_account() {
+    let (_src_dir, mut src) = checkout();
+    src.remember("src/auth.py", "`login()` calls `print()`.", &by("agent:a"))
+        .unwrap();
+    let mut doc = src.export_memory().unwrap().result;
+    for p in &mut doc.pages {
+        for r in &mut p.revisions {
+            r.tracked = None;
+        }
+    }
+    let text = serde_json::to_string(&doc).unwrap();
+    assert!(!text.contains("tracked"), "{text}");
+    let doc = parse_export(&text, "old.json").unwrap();
+    let dst_dir = tempfile::tempdir().unwrap();
+    write(dst_dir.path(), "lib/other.py", "def other():\n    pass\n");
+    let mut dst = Workspace::open(dst_dir.path(), None).unwrap();
+    dst.scan(&|_| {}).unwrap();
+    dst.import_memory(&doc, "old.json").unwrap();
+    let lint = dst.lint().unwrap().result;
+    let claims: Vec<&str> = lint.contradictions.iter().map(|c| c.claim.as_str()).collect();
+    assert_eq!(claims, ["login()", "print()"]);
+}
