@@ -1298,8 +1298,9 @@ fn fault_a_first_sync_printed_a_line_for_each_of_200_commits() {
 
 /// Fault (fresh-user trial): a claim naming a method that two modules define
 /// (`RegexBuilder::new` in `string` and `bytes`) was reported "(not found in the map)" when
-/// remembered, though `loci symbol new` lists both. Neither a missing nor an ambiguous
-/// claim is snapshotted; the line says that, and a unique one its key.
+/// remembered, though `loci symbol new` lists both. An ambiguous claim is tracked as the
+/// set of its definitions and the line names them; a unique one shows its key (see
+/// fault_an_ambiguous_claim_never_went_stale_in_check for what the set does).
 #[test]
 fn fault_an_ambiguous_claim_was_reported_not_found_in_the_map() {
     let dir = tempfile::tempdir().unwrap();
@@ -1327,7 +1328,106 @@ fn fault_an_ambiguous_claim_was_reported_not_found_in_the_map() {
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "wrote src/lib.rs v1 by human:test\n  symbol `RegexBuilder::new` (no single definition in the map: not tracked)\n  symbol `RegexBuilder::build` -> src/lib.rs#bytes.RegexBuilder.build@method\n"
+        "wrote src/lib.rs v1 by human:test\n  symbol `RegexBuilder::new` (2 definitions, tracked as a set: src/lib.rs#bytes.RegexBuilder.new@method, src/lib.rs#string.RegexBuilder.new@method)\n  symbol `RegexBuilder::build` -> src/lib.rs#bytes.RegexBuilder.build@method\n"
+    );
+}
+
+/// Fault: a claim naming `RegexBuilder::new`, which two modules define, was never
+/// snapshotted, so `loci check` passed whatever became of either definition. Editing one
+/// body now fails the gate with the definition named, `loci why` finds the memory by the
+/// name, and `loci confirm` takes the set again.
+#[test]
+fn fault_an_ambiguous_claim_never_went_stale_in_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let lib = "pub mod string {\n    pub struct RegexBuilder;\n    impl RegexBuilder {\n        pub fn new() -> Self { RegexBuilder }\n    }\n}\npub mod bytes {\n    pub struct RegexBuilder;\n    impl RegexBuilder {\n        pub fn new() -> Self { RegexBuilder }\n    }\n}\n";
+    write(root, "src/lib.rs", lib);
+    write(root, "src/main.rs", "fn main() {}\n");
+    assert!(loci(root, &["scan"]).status.success());
+    assert!(
+        loci(root, &["remember", "src/main.rs", "-t", "Build with `RegexBuilder::new`."])
+            .status
+            .success()
+    );
+    assert_eq!(loci(root, &["check"]).status.code(), Some(0));
+    write(
+        root,
+        "src/lib.rs",
+        &lib.replacen("pub fn new() -> Self { RegexBuilder }", "pub fn new() -> Self { let b = RegexBuilder; b }", 1),
+    );
+    let out = loci(root, &["check"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "stale: memory `src/main.rs` v1 claim `RegexBuilder::new` is stale: the definitions of RegexBuilder.new changed (changed src/lib.rs#string.RegexBuilder.new@method) since it was written\n\
+         1 claims checked in memory and 0 docs: 0 open contradictions (0 new, 0 recurred, 0 resolved), 1 stale marks on 1 pages\n\
+         check FAILED: 0 open contradictions (max 0), 1 stale pages (max 0)\n"
+    );
+    let why = loci(root, &["why", "RegexBuilder::new"]);
+    let text = String::from_utf8_lossy(&why.stdout);
+    assert_eq!(
+        text.lines().next(),
+        Some("src/main.rs v1 (matched by symbol)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  claim `RegexBuilder::new` -> src/lib.rs#bytes.RegexBuilder.new@method, src/lib.rs#string.RegexBuilder.new@method\n"),
+        "{text}"
+    );
+    assert!(loci(root, &["confirm", "src/main.rs"]).status.success());
+    assert_eq!(loci(root, &["check"]).status.code(), Some(0));
+}
+
+/// Fault: `loci import` of memory about a file the importing repository lacks (exported
+/// from another checkout) left `loci check` passing: nothing it claimed had a snapshot
+/// here. The page is marked deleted and the claims that resolved where it was written are
+/// missing symbols; the imported text is kept.
+#[test]
+fn fault_imported_memory_about_missing_code_passed_check() {
+    let from = tempfile::tempdir().unwrap();
+    write(
+        from.path(),
+        "src/parse.py",
+        "def tokenize(text):\n    return text.split()\n",
+    );
+    assert!(loci(from.path(), &["scan"]).status.success());
+    assert!(
+        loci(
+            from.path(),
+            &["remember", "src/parse.py", "-t", "Start at `tokenize()`."]
+        )
+        .status
+        .success()
+    );
+    let export = from.path().join("memory.json");
+    assert!(
+        loci(from.path(), &["export", "--output", export.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let to = tempfile::tempdir().unwrap();
+    write(to.path(), "lib/other.py", "def other():\n    pass\n");
+    assert!(loci(to.path(), &["scan"]).status.success());
+    let imported = loci(to.path(), &["import", export.to_str().unwrap()]);
+    assert!(
+        imported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    let out = loci(to.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "memory src/parse.py\n\
+         \x20 line 1 of the page: missing_symbol [medium] #1 `tokenize()`: no symbol `tokenize` in the map\n\
+         stale: memory `src/parse.py` v1 is stale: src/parse.py does not exist here (it was missing when this revision was written or imported)\n\
+         1 claims checked in memory and 0 docs: 1 open contradictions (1 new, 0 recurred, 0 resolved), 1 stale marks on 1 pages\n\
+         check FAILED: 1 open contradictions (max 0), 1 stale pages (max 0)\n"
+    );
+    let shown = loci(to.path(), &["show", "src/parse.py"]);
+    assert!(
+        String::from_utf8_lossy(&shown.stdout).contains("Start at `tokenize()`."),
+        "the imported text is kept"
     );
 }
 
