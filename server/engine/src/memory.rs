@@ -943,14 +943,15 @@ pub(crate) fn subject_snapshot(
 /// ([`resolve_claims`]), and a file page's subject is snapshotted (`subject`, `None` for
 /// other pages). `held_elsewhere(kind, target)` says, for an imported revision, whether
 /// a claim resolved in the checkout it was exported from; such a claim that names
-/// nothing here is stored `resolved_elsewhere`, so lint reports it missing.
+/// nothing here is stored `resolved_elsewhere`, so lint reports it missing. Returns the
+/// claims as inserted (row ids not read back).
 pub(crate) fn snapshot_revision(
     tx: &Transaction<'_>,
     revision: &Revision,
     page_subject: &str,
     subject: Option<&SubjectSnapshot>,
     held_elsewhere: Option<&dyn Fn(&str, &str) -> bool>,
-) -> loci_store::Result<()> {
+) -> loci_store::Result<Vec<ClaimRow>> {
     let mut claims = resolve_claims(tx, &revision.body, Some(page_subject))?;
     if let Some(held) = held_elsewhere {
         for c in &mut claims {
@@ -969,7 +970,7 @@ pub(crate) fn snapshot_revision(
             s.missing,
         )?;
     }
-    Ok(())
+    Ok(claims)
 }
 
 /// The most definitions a symbol claim is tracked as a set of: a name defined more often

@@ -142,7 +142,8 @@ pub struct ImportReport {
     pub facts_added: u64,
     /// Facts already here, not added again.
     pub facts_skipped: u64,
-    /// Anything to know (a page kept under its local subject, a kind mismatch).
+    /// Anything to know (a page kept under its local subject, a kind mismatch, a page about
+    /// a file this checkout lacks, claims that name nothing here).
     pub notes: Vec<String>,
 }
 
@@ -713,6 +714,9 @@ fn import_page(
         }
         next = r.version + 1;
     }
+    // What the last revision appended (the page's current one) does not find here: whether
+    // its file is missing, and its claims.
+    let mut last_added: Option<(bool, Vec<loci_store::memory::ClaimRow>)> = None;
     for r in &p.revisions {
         let hash = revision_hash(
             r.version,
@@ -767,10 +771,39 @@ fn import_page(
                 .any(|t| t.kind == kind && t.target == target),
             None => true,
         };
-        snapshot_revision(tx, &revision, &subject, snapshot.as_ref(), Some(&held_there))?;
+        let claims =
+            snapshot_revision(tx, &revision, &subject, snapshot.as_ref(), Some(&held_there))?;
+        last_added = Some((snapshot.is_some_and(|s| s.missing), claims));
         held.insert(hash);
         report.revisions_added += 1;
         next += 1;
+    }
+    if let Some((missing, claims)) = last_added {
+        if missing {
+            report.notes.push(format!(
+                "`{subject}` is not a file of this checkout: its page is kept, and lint marks it \
+                 deleted until the file exists"
+            ));
+        }
+        let elsewhere: Vec<String> = claims
+            .iter()
+            .filter(|c| c.resolved_elsewhere)
+            .map(|c| format!("`{}`", c.text))
+            .collect();
+        if !elsewhere.is_empty() {
+            report.notes.push(format!(
+                "`{subject}`: {} resolved where it was exported but name{} nothing here: {}; \
+                 lint reports {}",
+                if elsewhere.len() == 1 {
+                    "1 claim".to_string()
+                } else {
+                    format!("{} claims", elsewhere.len())
+                },
+                if elsewhere.len() == 1 { "s" } else { "" },
+                elsewhere.join(", "),
+                if elsewhere.len() == 1 { "it" } else { "them" },
+            ));
+        }
     }
     for m in &p.members {
         if mem::set_topic_member(tx, page.page_id, m, true)? {

@@ -505,7 +505,14 @@ fn fault_imported_memory_about_code_this_checkout_lacks_was_never_checked() {
     write(dst_dir.path(), "lib/other.py", "def other():\n    pass\n");
     let mut dst = Workspace::open(dst_dir.path(), None).unwrap();
     dst.scan(&|_| {}).unwrap();
-    dst.import_memory(&doc, "memory.json").unwrap();
+    let report = dst.import_memory(&doc, "memory.json").unwrap().result;
+    assert_eq!(
+        report.notes,
+        [
+            "`src/auth.py` is not a file of this checkout: its page is kept, and lint marks it deleted until the file exists",
+            "`src/auth.py`: 2 claims resolved where it was exported but name nothing here: `login()`, `check()`; lint reports them"
+        ]
+    );
     let shown = dst.show("src/auth.py", None).unwrap().result;
     assert_eq!(shown.revision.body, body, "the imported text is kept");
     let claims: Vec<(&str, Option<&str>, bool)> = shown
