@@ -105,7 +105,10 @@ pub struct SymbolMention {
 
 impl Workspace {
     /// Every live claim (in a page's current revision) about a symbol of `path`, by key
-    /// then revision, with its staleness against the map.
+    /// then revision, with its staleness against the map. A claim tracked as a set of
+    /// definitions is mentioned once per definition of the set in `path`, with that
+    /// definition's snapshots; it is marked stale at the definitions that changed (at all
+    /// of them when its name is gone).
     pub fn file_memory(&self, path: &str) -> Result<Vec<SymbolMention>> {
         let conn = self.store.conn();
         let mut stmt = conn
@@ -116,7 +119,15 @@ impl Workspace {
                  JOIN pages p ON p.current_revision_id = c.revision_id
                  JOIN revisions r ON r.revision_id = c.revision_id
                  WHERE c.kind = 'symbol' AND c.resolved >= ?1 AND c.resolved < ?2
-                 ORDER BY c.resolved, r.revision_id, c.claim_id",
+                 UNION ALL
+                 SELECT j.value ->> 'key', p.subject, r.revision_id, r.version, r.author,
+                    r.created_at, c.claim_id, c.text, j.value ->> 'body', j.value ->> 'signature'
+                 FROM claims c, json_each(c.definitions) j
+                 JOIN pages p ON p.current_revision_id = c.revision_id
+                 JOIN revisions r ON r.revision_id = c.revision_id
+                 WHERE c.definitions IS NOT NULL
+                    AND j.value ->> 'key' >= ?1 AND j.value ->> 'key' < ?2
+                 ORDER BY 1, 3, 7",
             )
             .map_err(|e| StoreError::sqlite("reading memory about symbols", e))?;
         // Keys are `path#...`: the range [`path#`, `path$`) holds exactly this file's keys.
@@ -145,7 +156,16 @@ impl Workspace {
         for revision in revisions {
             for mark in crate::audit::revision_staleness(conn, revision)? {
                 let Some(claim) = mark.claim_id else { continue };
-                for m in out.iter_mut().filter(|m| m.claim_id == claim) {
+                let concerns = |key: &str| match &mark.reason {
+                    crate::audit::StaleReason::DefinitionsChanged {
+                        removed, changed, ..
+                    } => removed.iter().chain(changed).any(|k| k == key),
+                    _ => true,
+                };
+                for m in out
+                    .iter_mut()
+                    .filter(|m| m.claim_id == claim && concerns(&m.key))
+                {
                     m.stale = Some(mark.describe());
                 }
             }

@@ -716,3 +716,55 @@ fn fault_a_new_revision_of_a_page_whose_file_was_deleted_hid_the_deletion() {
     );
     assert_eq!(ws.check().unwrap().result.lint.stale_pages, ["app/util.py"]);
 }
+
+/// A claim tracked as a set of definitions shows in the editor at each of them (the
+/// memory about a file's symbols), stale only where a definition changed, and a rename of
+/// their file carries the set along instead of marking every key removed.
+#[test]
+fn a_claim_tracked_as_a_set_is_shown_at_each_definition_and_follows_a_rename() {
+    let (dir, mut ws) = repo();
+    let root = dir.path();
+    let two = "class JsonReader:\n    def parse(self, text):\n        return text\n\nclass XmlReader:\n    def parse(self, text):\n        return text.strip()\n";
+    write(root, "app/readers.py", two);
+    ws.scan(&|_| {}).unwrap();
+    ws.remember("app/billing.py", "Input goes through `parse()`.", &by("human:ann"))
+        .unwrap();
+    let mentions = |ws: &Workspace, path: &str| -> Vec<(String, bool)> {
+        ws.file_memory(path)
+            .unwrap()
+            .into_iter()
+            .map(|m| (m.key, m.stale.is_some()))
+            .collect()
+    };
+    assert_eq!(
+        mentions(&ws, "app/readers.py"),
+        [
+            ("app/readers.py#JsonReader.parse@method".to_string(), false),
+            ("app/readers.py#XmlReader.parse@method".to_string(), false)
+        ]
+    );
+    write(root, "app/readers.py", &two.replace("text.strip()", "text.lstrip()"));
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        mentions(&ws, "app/readers.py"),
+        [
+            ("app/readers.py#JsonReader.parse@method".to_string(), false),
+            ("app/readers.py#XmlReader.parse@method".to_string(), true)
+        ]
+    );
+    ws.confirm("app/billing.py", &by("human:ann")).unwrap();
+
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "readers"]);
+    git(root, &["mv", "app/readers.py", "app/parsers.py"]);
+    git(root, &["commit", "-qm", "rename"]);
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(stale_reasons(&mut ws), Vec::<String>::new());
+    assert_eq!(
+        mentions(&ws, "app/parsers.py"),
+        [
+            ("app/parsers.py#JsonReader.parse@method".to_string(), false),
+            ("app/parsers.py#XmlReader.parse@method".to_string(), false)
+        ]
+    );
+}
