@@ -848,3 +848,75 @@ fn fault_a_section_repeating_the_searched_word_made_search_quadratic() {
     let hits = loci_store::memory::search_revisions(store.conn(), "\"crossing\"", true, 5).unwrap();
     assert_eq!(hits[0].snippet, "Short note: the zebra [crossing].");
 }
+
+/// Migration 12 (claim sets) on a database at 11: every claim and page snapshot is kept,
+/// with nothing tracked as a set, nothing resolved elsewhere and no subject missing, and
+/// the new columns read back through the typed queries.
+#[test]
+fn migration_12_keeps_claims_and_page_snapshots_with_the_untracked_defaults() {
+    use loci_store::memory as mem;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loci.db");
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+             applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) STRICT;",
+        )
+        .unwrap();
+        for m in MIGRATIONS.iter().filter(|m| m.version <= 11) {
+            conn.execute_batch(m.sql).unwrap();
+            conn.execute(
+                "INSERT INTO schema_migrations(version, name) VALUES (?1, ?2)",
+                loci_store::rusqlite::params![m.version, m.name],
+            )
+            .unwrap();
+        }
+        conn.execute_batch(
+            "INSERT INTO pages(subject, kind) VALUES ('a.py', 'file');
+             INSERT INTO revisions(page_id, version, body, author) VALUES (1, 1, 'uses `f()`', 'human:a');
+             INSERT INTO claims(revision_id, kind, text, target, start_byte, end_byte, line, resolved, snapshot)
+                 VALUES (1, 'symbol', 'f()', 'f', 6, 9, 0, 'a.py#f@function', 'fp');
+             INSERT INTO page_snapshots(revision_id, fingerprint) VALUES (1, 'file-fp');",
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let claims = mem::claims_of(store.conn(), 1).unwrap();
+    assert_eq!(
+        claims
+            .iter()
+            .map(|c| (
+                c.resolved.as_deref(),
+                c.snapshot.as_deref(),
+                c.definitions.len(),
+                c.resolved_elsewhere
+            ))
+            .collect::<Vec<_>>(),
+        [(Some("a.py#f@function"), Some("fp"), 0, false)]
+    );
+    let snap = mem::page_snapshot(store.conn(), 1).unwrap().unwrap();
+    assert_eq!(
+        (snap.fingerprint.as_deref(), snap.subject_missing),
+        (Some("file-fp"), false)
+    );
+    store
+        .conn()
+        .execute_batch(
+            "INSERT INTO claims(revision_id, kind, text, target, start_byte, end_byte, line, definitions, resolved_elsewhere)
+                 VALUES (1, 'symbol', 'g()', 'g', 0, 1, 0, '[{\"key\":\"a.py#A.g@method\",\"body\":\"b\",\"signature\":\"s\"}]', 1);",
+        )
+        .unwrap();
+    let set = &mem::claims_of(store.conn(), 1).unwrap()[0];
+    assert_eq!(
+        (set.definitions.clone(), set.resolved_elsewhere),
+        (
+            vec![mem::ClaimDefinition {
+                key: "a.py#A.g@method".into(),
+                body: "b".into(),
+                signature: "s".into()
+            }],
+            true
+        )
+    );
+}
