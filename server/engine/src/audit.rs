@@ -387,7 +387,7 @@ fn staleness_with(
     }
     for claim in lookups.claims(revision_id)? {
         if claim.kind == "symbol" && !claim.definitions.is_empty() {
-            if let Some(reason) = definitions_staleness(conn, &claim)? {
+            if let Some(reason) = definitions_staleness(conn, &claim, &page.subject)? {
                 out.push(mark(Some(&claim), reason));
             }
             continue;
@@ -467,15 +467,18 @@ fn staleness_with(
 
 /// Why a claim snapshotted as a set of definitions ([`mem::ClaimDefinition`]) is stale, if
 /// it is: its name defines nothing now ([`StaleReason::Deleted`]), or the definitions it
-/// names now ([`crate::memory::symbol_candidates`], before any tie-break) differ from the
-/// snapshot in keys, bodies or signatures ([`StaleReason::DefinitionsChanged`]).
+/// names now in a page about `subject` ([`crate::memory::definitions_named`], the rule it
+/// was snapshotted by) differ from the snapshot in keys, bodies or signatures
+/// ([`StaleReason::DefinitionsChanged`]).
 fn definitions_staleness(
     conn: &Connection,
     claim: &mem::ClaimRow,
+    subject: &str,
 ) -> loci_store::Result<Option<StaleReason>> {
-    let now = crate::memory::definitions_of(&crate::memory::symbol_candidates(
+    let now = crate::memory::definitions_of(&crate::memory::definitions_named(
         conn,
         &claim.target,
+        Some(subject),
     )?);
     if now.is_empty() {
         return Ok(Some(StaleReason::Deleted {

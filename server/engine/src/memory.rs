@@ -1087,23 +1087,37 @@ pub(crate) fn resolve_symbol(
     target: &str,
     subject: Option<&str>,
 ) -> loci_store::Result<SymbolResolution> {
-    let mut candidates = symbol_candidates(conn, target)?;
+    let mut candidates = definitions_named(conn, target, subject)?;
     match candidates.len() {
         0 => Ok(SymbolResolution::Missing),
         1 => Ok(SymbolResolution::Unique(Box::new(candidates.remove(0)))),
-        _ => {
-            if let Some(subject) = subject {
-                let near: Vec<&map::SymbolHit> = candidates
-                    .iter()
-                    .filter(|c| c.path == subject || c.path.starts_with(&format!("{subject}/")))
-                    .collect();
-                if near.len() == 1 {
-                    return Ok(SymbolResolution::Unique(Box::new(near[0].clone())));
-                }
-            }
-            Ok(SymbolResolution::Ambiguous(candidates))
+        _ => Ok(SymbolResolution::Ambiguous(candidates)),
+    }
+}
+
+/// The definitions a claim on `target` in a page about `subject` names: those of
+/// [`symbol_candidates`] in the subject's file or folder when there are any (the subject
+/// breaks ties), else all of them. One is what the claim resolves to; several are the
+/// set it is tracked as (the same rule when the claim was written and when it is checked).
+pub(crate) fn definitions_named(
+    conn: &Connection,
+    target: &str,
+    subject: Option<&str>,
+) -> loci_store::Result<Vec<map::SymbolHit>> {
+    let candidates = symbol_candidates(conn, target)?;
+    if candidates.len() > 1
+        && let Some(subject) = subject
+    {
+        let near: Vec<map::SymbolHit> = candidates
+            .iter()
+            .filter(|c| c.path == subject || c.path.starts_with(&format!("{subject}/")))
+            .cloned()
+            .collect();
+        if !near.is_empty() {
+            return Ok(near);
         }
     }
+    Ok(candidates)
 }
 
 /// Every definition `target` names, one per key, before any tie-break (what

@@ -768,3 +768,45 @@ fn a_claim_tracked_as_a_set_is_shown_at_each_definition_and_follows_a_rename() {
         ]
     );
 }
+
+/// The page's subject narrows a set as it breaks a tie: `parse()` on the page of a file
+/// whose two classes define it is tracked as those two, not with every `parse` elsewhere
+/// (the stdlib's `email/parser.py` has four among many); a `parse` added elsewhere
+/// changes nothing, one added in the file does.
+#[test]
+fn a_set_claim_is_narrowed_to_the_definitions_in_its_page_subject() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let readers = "class Parser:\n    def parse(self, fp):\n        return fp\n\nclass BytesParser:\n    def parse(self, fp):\n        return bytes(fp)\n";
+    write(root, "mail/parser.py", readers);
+    write(root, "json/decoder.py", "def parse(s):\n    return s\n");
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let written = ws
+        .remember("mail/parser.py", "Both start at `parse()`.", &by("human:ann"))
+        .unwrap()
+        .result;
+    assert_eq!(
+        written.claims[0].definitions,
+        [
+            "mail/parser.py#BytesParser.parse@method",
+            "mail/parser.py#Parser.parse@method"
+        ]
+    );
+    write(root, "csv/reader.py", "def parse(s):\n    return s.split(',')\n");
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(stale_reasons(&mut ws), Vec::<String>::new());
+    write(
+        root,
+        "mail/parser.py",
+        &format!("{readers}\nclass HeaderParser:\n    def parse(self, fp):\n        return fp\n"),
+    );
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        stale_reasons(&mut ws),
+        [
+            r#"{"kind":"file_changed","path":"mail/parser.py"}"#,
+            r#"{"kind":"definitions_changed","target":"parse","added":["mail/parser.py#HeaderParser.parse@method"],"removed":[],"changed":[]}"#
+        ]
+    );
+}
