@@ -1345,15 +1345,27 @@ fn fault_an_ambiguous_claim_never_went_stale_in_check() {
     write(root, "src/main.rs", "fn main() {}\n");
     assert!(loci(root, &["scan"]).status.success());
     assert!(
-        loci(root, &["remember", "src/main.rs", "-t", "Build with `RegexBuilder::new`."])
-            .status
-            .success()
+        loci(
+            root,
+            &[
+                "remember",
+                "src/main.rs",
+                "-t",
+                "Build with `RegexBuilder::new`."
+            ]
+        )
+        .status
+        .success()
     );
     assert_eq!(loci(root, &["check"]).status.code(), Some(0));
     write(
         root,
         "src/lib.rs",
-        &lib.replacen("pub fn new() -> Self { RegexBuilder }", "pub fn new() -> Self { let b = RegexBuilder; b }", 1),
+        &lib.replacen(
+            "pub fn new() -> Self { RegexBuilder }",
+            "pub fn new() -> Self { let b = RegexBuilder; b }",
+            1,
+        ),
     );
     let out = loci(root, &["check"]);
     assert_eq!(out.status.code(), Some(1));
@@ -1401,9 +1413,12 @@ fn fault_imported_memory_about_missing_code_passed_check() {
     );
     let export = from.path().join("memory.json");
     assert!(
-        loci(from.path(), &["export", "--output", export.to_str().unwrap()])
-            .status
-            .success()
+        loci(
+            from.path(),
+            &["export", "--output", export.to_str().unwrap()]
+        )
+        .status
+        .success()
     );
     let to = tempfile::tempdir().unwrap();
     write(to.path(), "lib/other.py", "def other():\n    pass\n");

@@ -108,11 +108,8 @@ impl Staleness {
                 changed,
             } => {
                 let mut parts = Vec::new();
-                for (label, keys) in [
-                    ("changed", changed),
-                    ("added", added),
-                    ("removed", removed),
-                ] {
+                for (label, keys) in [("changed", changed), ("added", added), ("removed", removed)]
+                {
                     if !keys.is_empty() {
                         parts.push(format!("{label} {}", keys.join(", ")));
                     }

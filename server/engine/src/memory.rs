@@ -95,8 +95,7 @@ impl ClaimView {
                 self.definitions.join(", ")
             )
         } else if self.resolved_elsewhere {
-            "not in this map, though it resolved where it was exported from: lint reports it"
-                .into()
+            "not in this map, though it resolved where it was exported from: lint reports it".into()
         } else {
             "no single definition in the map: not tracked".into()
         })
@@ -938,6 +937,10 @@ pub(crate) fn subject_snapshot(
     })
 }
 
+/// For an imported revision: whether a claim (`kind`, `target`) resolved in the checkout
+/// it was exported from.
+pub(crate) type HeldElsewhere<'a> = dyn Fn(&str, &str) -> bool + 'a;
+
 /// The one way a new revision is checked against the code (`remember`, `decide`, `learn`,
 /// `import`): its claims are extracted and resolved against the map with their snapshots
 /// ([`resolve_claims`]), and a file page's subject is snapshotted (`subject`, `None` for
@@ -950,7 +953,7 @@ pub(crate) fn snapshot_revision(
     revision: &Revision,
     page_subject: &str,
     subject: Option<&SubjectSnapshot>,
-    held_elsewhere: Option<&dyn Fn(&str, &str) -> bool>,
+    held_elsewhere: Option<&HeldElsewhere<'_>>,
 ) -> loci_store::Result<Vec<ClaimRow>> {
     let mut claims = resolve_claims(tx, &revision.body, Some(page_subject))?;
     if let Some(held) = held_elsewhere {

@@ -766,13 +766,16 @@ fn import_page(
             _ => None,
         };
         let held_there = |kind: &str, target: &str| match &r.tracked {
-            Some(tracked) => tracked
-                .iter()
-                .any(|t| t.kind == kind && t.target == target),
+            Some(tracked) => tracked.iter().any(|t| t.kind == kind && t.target == target),
             None => true,
         };
-        let claims =
-            snapshot_revision(tx, &revision, &subject, snapshot.as_ref(), Some(&held_there))?;
+        let claims = snapshot_revision(
+            tx,
+            &revision,
+            &subject,
+            snapshot.as_ref(),
+            Some(&held_there),
+        )?;
         last_added = Some((snapshot.is_some_and(|s| s.missing), claims));
         held.insert(hash);
         report.revisions_added += 1;

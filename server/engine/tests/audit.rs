@@ -615,7 +615,11 @@ fn fault_an_ambiguous_claim_was_never_snapshotted_so_it_never_went_stale() {
     let mut ws = Workspace::open(root, None).unwrap();
     ws.scan(&|_| {}).unwrap();
     let written = ws
-        .remember("app/main.py", "Input goes through `parse()`.", &by("human:ann"))
+        .remember(
+            "app/main.py",
+            "Input goes through `parse()`.",
+            &by("human:ann"),
+        )
         .unwrap()
         .result;
     let json_key = "app/readers.py#JsonReader.parse@method";
@@ -636,10 +640,18 @@ fn fault_an_ambiguous_claim_was_never_snapshotted_so_it_never_went_stale() {
     assert_eq!(stale_reasons(&mut ws), Vec::<String>::new());
 
     // A comment is no change; a body is.
-    write(root, "app/readers.py", &two.replace("return text\n", "return text  # as is\n"));
+    write(
+        root,
+        "app/readers.py",
+        &two.replace("return text\n", "return text  # as is\n"),
+    );
     ws.scan(&|_| {}).unwrap();
     assert_eq!(stale_reasons(&mut ws), Vec::<String>::new());
-    write(root, "app/readers.py", &two.replace("return text\n", "return text.lower()\n"));
+    write(
+        root,
+        "app/readers.py",
+        &two.replace("return text\n", "return text.lower()\n"),
+    );
     ws.scan(&|_| {}).unwrap();
     assert_eq!(
         stale_reasons(&mut ws),
@@ -727,8 +739,12 @@ fn a_claim_tracked_as_a_set_is_shown_at_each_definition_and_follows_a_rename() {
     let two = "class JsonReader:\n    def parse(self, text):\n        return text\n\nclass XmlReader:\n    def parse(self, text):\n        return text.strip()\n";
     write(root, "app/readers.py", two);
     ws.scan(&|_| {}).unwrap();
-    ws.remember("app/billing.py", "Input goes through `parse()`.", &by("human:ann"))
-        .unwrap();
+    ws.remember(
+        "app/billing.py",
+        "Input goes through `parse()`.",
+        &by("human:ann"),
+    )
+    .unwrap();
     let mentions = |ws: &Workspace, path: &str| -> Vec<(String, bool)> {
         ws.file_memory(path)
             .unwrap()
@@ -743,7 +759,11 @@ fn a_claim_tracked_as_a_set_is_shown_at_each_definition_and_follows_a_rename() {
             ("app/readers.py#XmlReader.parse@method".to_string(), false)
         ]
     );
-    write(root, "app/readers.py", &two.replace("text.strip()", "text.lstrip()"));
+    write(
+        root,
+        "app/readers.py",
+        &two.replace("text.strip()", "text.lstrip()"),
+    );
     ws.scan(&|_| {}).unwrap();
     assert_eq!(
         mentions(&ws, "app/readers.py"),
@@ -783,7 +803,11 @@ fn a_set_claim_is_narrowed_to_the_definitions_in_its_page_subject() {
     let mut ws = Workspace::open(root, None).unwrap();
     ws.scan(&|_| {}).unwrap();
     let written = ws
-        .remember("mail/parser.py", "Both start at `parse()`.", &by("human:ann"))
+        .remember(
+            "mail/parser.py",
+            "Both start at `parse()`.",
+            &by("human:ann"),
+        )
         .unwrap()
         .result;
     assert_eq!(
@@ -793,7 +817,11 @@ fn a_set_claim_is_narrowed_to_the_definitions_in_its_page_subject() {
             "mail/parser.py#Parser.parse@method"
         ]
     );
-    write(root, "csv/reader.py", "def parse(s):\n    return s.split(',')\n");
+    write(
+        root,
+        "csv/reader.py",
+        "def parse(s):\n    return s.split(',')\n",
+    );
     ws.scan(&|_| {}).unwrap();
     assert_eq!(stale_reasons(&mut ws), Vec::<String>::new());
     write(

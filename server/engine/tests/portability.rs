@@ -562,7 +562,9 @@ fn fault_imported_memory_about_code_this_checkout_lacks_was_never_checked() {
     let stale: Vec<String> = check.lint.stale.iter().map(|s| s.describe()).collect();
     assert_eq!(
         stale,
-        ["memory `src/auth.py` v1 is stale: src/auth.py does not exist here (it was missing when this revision was written or imported)"]
+        [
+            "memory `src/auth.py` v1 is stale: src/auth.py does not exist here (it was missing when this revision was written or imported)"
+        ]
     );
     assert_eq!(
         serde_json::to_string(&check.lint.stale[0].reason).unwrap(),
@@ -579,7 +581,11 @@ fn fault_imported_memory_about_code_this_checkout_lacks_was_never_checked() {
     dst.scan(&|_| {}).unwrap();
     let check = dst.check().unwrap().result;
     assert_eq!(
-        (check.lint.contradictions.len(), check.lint.stale.len(), check.passed),
+        (
+            check.lint.contradictions.len(),
+            check.lint.stale.len(),
+            check.passed
+        ),
         (0, 0, true)
     );
 }
@@ -606,6 +612,10 @@ fn an_export_without_tracked_claims_holds_every_claim_to_account() {
     dst.scan(&|_| {}).unwrap();
     dst.import_memory(&doc, "old.json").unwrap();
     let lint = dst.lint().unwrap().result;
-    let claims: Vec<&str> = lint.contradictions.iter().map(|c| c.claim.as_str()).collect();
+    let claims: Vec<&str> = lint
+        .contradictions
+        .iter()
+        .map(|c| c.claim.as_str())
+        .collect();
     assert_eq!(claims, ["login()", "print()"]);
 }
