@@ -1433,7 +1433,7 @@ fn fault_imported_memory_about_missing_code_passed_check() {
         String::from_utf8_lossy(&imported.stdout),
         format!(
             "imported {}: 1 pages created, 1 revisions added, 0 already here; 0 facts added, 0 already here; 0 topic members added\n\
-             \x20 note: `src/parse.py` is not a file of this checkout: its page is kept, and lint marks it deleted until the file exists\n\
+             \x20 note: `src/parse.py` is not a file of this checkout: its page is kept, and lint marks it deleted until it exists\n\
              \x20 note: `src/parse.py`: 1 claim resolved where it was exported but names nothing here: `tokenize()`; lint reports it\n",
             export.display()
         )

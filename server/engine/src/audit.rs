@@ -301,7 +301,7 @@ pub fn revisions_staleness(
     let ids: Vec<i64> = live.iter().map(|(r, _)| r.revision_id).collect();
     let file_pages: Vec<i64> = live
         .iter()
-        .filter(|(_, p)| p.kind == "file")
+        .filter(|(_, p)| p.kind == "file" || p.kind == "folder")
         .map(|(r, _)| r.revision_id)
         .collect();
     let claims = mem::claims_of_revisions(conn, &ids)?;
@@ -354,6 +354,20 @@ fn staleness_with(
         claim_text: claim.map(|c| c.text.clone()),
         reason,
     };
+    if page.kind == "folder"
+        && let Some(snap) = lookups.page_snapshot(revision_id)?
+        && snap.subject_missing
+        && crate::memory::resolve_path(conn, &page.subject)?.is_none()
+    {
+        // Written about a folder this checkout lacked, and still lacks.
+        out.push(mark(
+            None,
+            StaleReason::Deleted {
+                target: page.subject.clone(),
+                missing_when_written: true,
+            },
+        ));
+    }
     if page.kind == "file"
         && let Some(snap) = lookups.page_snapshot(revision_id)?
     {

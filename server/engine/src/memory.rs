@@ -402,9 +402,7 @@ impl Workspace {
                 Some(_) => {}
             }
         }
-        let subject_snapshot = (kind == "file")
-            .then(|| subject_snapshot(self.store.conn(), &self.root, subject))
-            .transpose()?;
+        let subject_snapshot = subject_snapshot(self.store.conn(), &self.root, subject, kind)?;
         let mut error: Option<EngineError> = None;
         let result = with_receipt(
             &mut self.store,
@@ -703,9 +701,8 @@ impl Workspace {
         };
         let session = opts.session;
         let author = opts.author();
-        let subject_snapshot = (page.kind == "file")
-            .then(|| subject_snapshot(self.store.conn(), &self.root, &page.subject))
-            .transpose()?;
+        let subject_snapshot =
+            subject_snapshot(self.store.conn(), &self.root, &page.subject, &page.kind)?;
         let page_subject = page.subject.clone();
         let request = serde_json::json!({"op": "confirm", "subject": page.subject});
         with_receipt(
@@ -912,28 +909,41 @@ pub(crate) fn file_fingerprint(
         .ctx(|| "reading a fingerprint".into())
 }
 
-/// A file page's subject as a revision snapshots it: its fingerprint in the map, and
-/// whether the file is missing altogether (in neither the map nor the working tree: a
-/// page whose file was deleted, or an imported page about a file this checkout lacks).
+/// A file or folder page's subject as a revision snapshots it: a file's fingerprint in the
+/// map, and whether the file or folder is missing altogether (in neither the map nor the
+/// working tree: a page whose file was deleted, or an imported page about a path this
+/// checkout lacks).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct SubjectSnapshot {
-    /// [`file_fingerprint`] of the subject.
+    /// [`file_fingerprint`] of a file subject (`None` for a folder).
     pub fingerprint: Option<String>,
     /// True when the subject is in neither the map nor the working tree under `root`.
     pub missing: bool,
 }
 
-/// The [`SubjectSnapshot`] of the file `subject` (repo-relative) under `root`, read now.
+/// The [`SubjectSnapshot`] of the page `subject` (repo-relative) of `kind` under `root`,
+/// read now; `None` for pages that are not about a path (root, topics, decisions,
+/// lessons).
 pub(crate) fn subject_snapshot(
     conn: &Connection,
     root: &std::path::Path,
     subject: &str,
-) -> loci_store::Result<SubjectSnapshot> {
-    let fingerprint = file_fingerprint(conn, subject)?;
-    let missing = fingerprint.is_none() && !root.join(subject).exists();
-    Ok(SubjectSnapshot {
-        fingerprint,
-        missing,
+    kind: &str,
+) -> loci_store::Result<Option<SubjectSnapshot>> {
+    Ok(match kind {
+        "file" => {
+            let fingerprint = file_fingerprint(conn, subject)?;
+            let missing = fingerprint.is_none() && !root.join(subject).exists();
+            Some(SubjectSnapshot {
+                fingerprint,
+                missing,
+            })
+        }
+        "folder" => Some(SubjectSnapshot {
+            fingerprint: None,
+            missing: resolve_path(conn, subject)?.is_none() && !root.join(subject).is_dir(),
+        }),
+        _ => None,
     })
 }
 
@@ -943,8 +953,8 @@ pub(crate) type HeldElsewhere<'a> = dyn Fn(&str, &str) -> bool + 'a;
 
 /// The one way a new revision is checked against the code (`remember`, `decide`, `learn`,
 /// `import`): its claims are extracted and resolved against the map with their snapshots
-/// ([`resolve_claims`]), and a file page's subject is snapshotted (`subject`, `None` for
-/// other pages). `held_elsewhere(kind, target)` says, for an imported revision, whether
+/// ([`resolve_claims`]), and a file or folder page's subject is snapshotted (`subject`,
+/// `None` for other pages). `held_elsewhere(kind, target)` says, for an imported revision, whether
 /// a claim resolved in the checkout it was exported from; such a claim that names
 /// nothing here is stored `resolved_elsewhere`, so lint reports it missing. Returns the
 /// claims as inserted (row ids not read back).

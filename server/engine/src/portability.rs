@@ -451,11 +451,10 @@ impl Workspace {
         self.scan(&|_| {})?;
         // Page subjects' snapshots, read outside the transaction.
         let mut subjects = std::collections::BTreeMap::new();
-        for p in doc.pages.iter().filter(|p| p.kind == "file") {
-            subjects.insert(
-                p.subject.clone(),
-                subject_snapshot(self.store.conn(), &self.root, &p.subject)?,
-            );
+        for p in &doc.pages {
+            if let Some(s) = subject_snapshot(self.store.conn(), &self.root, &p.subject, &p.kind)? {
+                subjects.insert((p.subject.clone(), p.kind.clone()), s);
+            }
         }
         let root = self.root.clone();
         let report = self.store.write(|tx| {
@@ -651,7 +650,7 @@ fn import_page(
     p: &ExportedPage,
     doc: &MemoryExport,
     root: &Path,
-    subjects: &std::collections::BTreeMap<String, SubjectSnapshot>,
+    subjects: &std::collections::BTreeMap<(String, String), SubjectSnapshot>,
     report: &mut ImportReport,
 ) -> loci_store::Result<()> {
     let by_uid = mem::page_by_uid(tx, &p.uid)?;
@@ -760,10 +759,10 @@ fn import_page(
             next,
             &r.created_at,
         )?;
-        let snapshot = match (page.kind.as_str(), subjects.get(&subject)) {
-            ("file", Some(s)) => Some(s.clone()),
-            ("file", None) => Some(subject_snapshot(tx, root, &subject)?),
-            _ => None,
+        // The page as it is here (its subject and kind may differ from the export's).
+        let snapshot = match subjects.get(&(subject.clone(), page.kind.clone())) {
+            Some(s) => Some(s.clone()),
+            None => subject_snapshot(tx, root, &subject, &page.kind)?,
         };
         let held_there = |kind: &str, target: &str| match &r.tracked {
             Some(tracked) => tracked.iter().any(|t| t.kind == kind && t.target == target),
@@ -784,8 +783,9 @@ fn import_page(
     if let Some((missing, claims)) = last_added {
         if missing {
             report.notes.push(format!(
-                "`{subject}` is not a file of this checkout: its page is kept, and lint marks it \
-                 deleted until the file exists"
+                "`{subject}` is not a {} of this checkout: its page is kept, and lint marks it \
+                 deleted until it exists",
+                page.kind
             ));
         }
         let elsewhere: Vec<String> = claims

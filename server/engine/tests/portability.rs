@@ -486,8 +486,10 @@ fn fault_imported_memory_about_code_this_checkout_lacks_was_never_checked() {
     let (_src_dir, mut src) = checkout();
     let body = "`login()` calls `check()` and `print()`.";
     src.remember("src/auth.py", body, &by("agent:a")).unwrap();
+    src.remember("src", "The sources.", &by("agent:a")).unwrap();
     let doc = src.export_memory().unwrap().result;
-    let tracked: Vec<(String, String)> = doc.pages[0].revisions[0]
+    assert_eq!(doc.pages[1].subject, "src/auth.py");
+    let tracked: Vec<(String, String)> = doc.pages[1].revisions[0]
         .tracked
         .iter()
         .flatten()
@@ -509,7 +511,8 @@ fn fault_imported_memory_about_code_this_checkout_lacks_was_never_checked() {
     assert_eq!(
         report.notes,
         [
-            "`src/auth.py` is not a file of this checkout: its page is kept, and lint marks it deleted until the file exists",
+            "`src` is not a folder of this checkout: its page is kept, and lint marks it deleted until it exists",
+            "`src/auth.py` is not a file of this checkout: its page is kept, and lint marks it deleted until it exists",
             "`src/auth.py`: 2 claims resolved where it was exported but name nothing here: `login()`, `check()`; lint reports them"
         ]
     );
@@ -563,16 +566,17 @@ fn fault_imported_memory_about_code_this_checkout_lacks_was_never_checked() {
     assert_eq!(
         stale,
         [
+            "memory `src` v1 is stale: src does not exist here (it was missing when this revision was written or imported)",
             "memory `src/auth.py` v1 is stale: src/auth.py does not exist here (it was missing when this revision was written or imported)"
         ]
     );
     assert_eq!(
-        serde_json::to_string(&check.lint.stale[0].reason).unwrap(),
+        serde_json::to_string(&check.lint.stale[1].reason).unwrap(),
         r#"{"kind":"deleted","target":"src/auth.py","missing_when_written":true}"#
     );
     assert!(!check.passed);
 
-    // The file arrives: the page is no longer marked, and its claims resolve.
+    // The file arrives: the pages are no longer marked, and the claims resolve.
     write(
         dst_dir.path(),
         "src/auth.py",
