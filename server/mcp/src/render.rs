@@ -601,6 +601,33 @@ mod tests {
         }
     }
 
+    /// The headline of a memory write says what each claim is checked against: its one
+    /// target, the set of definitions it is tracked as, or that it is not tracked.
+    #[test]
+    fn a_write_headline_names_a_claim_tracked_as_a_set() {
+        let written = json!({
+            "page": {"subject": "src/lib.rs"},
+            "revision": {"version": 1, "author": "human:a"},
+            "event_id": 1,
+            "claims": [
+                {"kind": "symbol", "text": "RegexBuilder::new",
+                 "definitions": ["src/lib.rs#bytes.RegexBuilder.new@method",
+                                 "src/lib.rs#string.RegexBuilder.new@method"]},
+                {"kind": "symbol", "text": "build()", "resolved": "src/lib.rs#build@function"},
+                {"kind": "symbol", "text": "print()"}
+            ]
+        });
+        assert_eq!(
+            headline(&written).as_deref(),
+            Some(
+                "wrote `src/lib.rs` version 1 (human:a)\n\
+                 \x20 claim `RegexBuilder::new` (symbol) → 2 definitions, tracked as a set: src/lib.rs#bytes.RegexBuilder.new@method, src/lib.rs#string.RegexBuilder.new@method\n\
+                 \x20 claim `build()` (symbol) → src/lib.rs#build@function\n\
+                 \x20 claim `print()` (symbol) → no single definition in the map: not tracked\n"
+            )
+        );
+    }
+
     #[test]
     fn shrink_fits_the_budget() {
         let big = json!({"body": "x".repeat(100_000), "list": vec![1; 10_000]});
