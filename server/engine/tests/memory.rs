@@ -833,7 +833,7 @@ fn fault_new_kinds_for_rust_types_staled_every_page_naming_one() {
         .unwrap();
     }
     // The database as schema 9 left it: the tags query's kinds in keys, parents and claims
-    // (and no later migration: 0011's column and 0012's are dropped).
+    // (and no later migration: the columns of 0011, 0012 and 0013 are dropped).
     let old = |column: &str| {
         format!(
             "replace(replace(replace({column}, '@struct', '@class'), '@enum', '@class'), '@trait', '@interface')"

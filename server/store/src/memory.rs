@@ -428,7 +428,7 @@ pub struct ClaimRow {
 }
 
 /// One definition in the snapshot of a symbol claim that names several
-/// (`claims.definitions`, migration 0012).
+/// (`claims.definitions`, migration 0013).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ClaimDefinition {
     /// The symbol key (`src/lib.rs#bytes.RegexBuilder.new@method`).
@@ -627,7 +627,7 @@ pub struct PageSnapshot {
     /// The file's semantic fingerprint (or content hash) in the map; `None` when the map
     /// did not hold it.
     pub fingerprint: Option<String>,
-    /// True when the file was neither in the map nor in the working tree (migration 0012).
+    /// True when the file was neither in the map nor in the working tree (migration 0013).
     pub subject_missing: bool,
     /// When it was taken (RFC 3339).
     pub snapshot_at: String,

@@ -849,11 +849,11 @@ fn fault_a_section_repeating_the_searched_word_made_search_quadratic() {
     assert_eq!(hits[0].snippet, "Short note: the zebra [crossing].");
 }
 
-/// Migration 12 (claim sets) on a database at 11: every claim and page snapshot is kept,
+/// Migration 13 (claim sets) on a database at 12: every claim and page snapshot is kept,
 /// with nothing tracked as a set, nothing resolved elsewhere and no subject missing, and
 /// the new columns read back through the typed queries.
 #[test]
-fn migration_12_keeps_claims_and_page_snapshots_with_the_untracked_defaults() {
+fn migration_13_keeps_claims_and_page_snapshots_with_the_untracked_defaults() {
     use loci_store::memory as mem;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("loci.db");
@@ -864,7 +864,7 @@ fn migration_12_keeps_claims_and_page_snapshots_with_the_untracked_defaults() {
              applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) STRICT;",
         )
         .unwrap();
-        for m in MIGRATIONS.iter().filter(|m| m.version <= 11) {
+        for m in MIGRATIONS.iter().filter(|m| m.version <= 12) {
             conn.execute_batch(m.sql).unwrap();
             conn.execute(
                 "INSERT INTO schema_migrations(version, name) VALUES (?1, ?2)",
