@@ -225,7 +225,7 @@ pub fn revision_staleness(
 /// ([`Direct`]) or everything for many revisions read up front ([`Batch`]). Both answer
 /// alike, so both ways mark alike.
 trait Lookups {
-    /// A file page's snapshot of its subject, if any.
+    /// A file or folder page's snapshot of its subject, if any.
     fn page_snapshot(&self, revision_id: i64) -> loci_store::Result<Option<mem::PageSnapshot>>;
     /// The revision's claims, by span.
     fn claims(&self, revision_id: i64) -> loci_store::Result<Vec<mem::ClaimRow>>;
