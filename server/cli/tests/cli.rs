@@ -1372,8 +1372,8 @@ fn fault_an_ambiguous_claim_never_went_stale_in_check() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "stale: memory `src/main.rs` v1 claim `RegexBuilder::new` is stale: the definitions of RegexBuilder.new changed (changed src/lib.rs#string.RegexBuilder.new@method) since it was written\n\
-         1 claims checked in memory and 0 docs: 0 open contradictions (0 new, 0 recurred, 0 resolved), 1 stale marks on 1 pages\n\
-         check FAILED: 0 open contradictions (max 0), 1 stale pages (max 0)\n"
+         1 claim checked in memory and 0 docs: 0 open contradictions (0 new, 0 recurred, 0 resolved), 1 stale mark on 1 page\n\
+         check FAILED: 0 open contradictions (max 0), 1 stale page (max 0)\n"
     );
     let why = loci(root, &["why", "RegexBuilder::new"]);
     let text = String::from_utf8_lossy(&why.stdout);
@@ -1432,7 +1432,7 @@ fn fault_imported_memory_about_missing_code_passed_check() {
     assert_eq!(
         String::from_utf8_lossy(&imported.stdout),
         format!(
-            "imported {}: 1 pages created, 1 revisions added, 0 already here; 0 facts added, 0 already here; 0 topic members added\n\
+            "imported {}: 1 page created, 1 revision added, 0 already here; 0 facts added, 0 already here; 0 topic members added\n\
              \x20 note: `src/parse.py` is not a file of this checkout: its page is kept, and lint marks it deleted until it exists\n\
              \x20 note: `src/parse.py`: 1 claim resolved where it was exported but names nothing here: `tokenize()`; lint reports it\n",
             export.display()
@@ -1445,8 +1445,8 @@ fn fault_imported_memory_about_missing_code_passed_check() {
         "memory src/parse.py\n\
          \x20 line 1 of the page: missing_symbol [medium] #1 `tokenize()`: no symbol `tokenize` in the map\n\
          stale: memory `src/parse.py` v1 is stale: src/parse.py does not exist here (it was missing when this revision was written or imported)\n\
-         1 claims checked in memory and 0 docs: 1 open contradictions (1 new, 0 recurred, 0 resolved), 1 stale marks on 1 pages\n\
-         check FAILED: 1 open contradictions (max 0), 1 stale pages (max 0)\n"
+         1 claim checked in memory and 0 docs: 1 open contradiction (1 new, 0 recurred, 0 resolved), 1 stale mark on 1 page\n\
+         check FAILED: 1 open contradiction (max 0), 1 stale page (max 0)\n"
     );
     let shown = loci(to.path(), &["show", "src/parse.py"]);
     assert!(
