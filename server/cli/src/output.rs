@@ -195,17 +195,7 @@ impl Output {
             for m in &r.pages_moved {
                 writeln!(o, "memory followed a rename: {} -> {}", m.from, m.to)?;
             }
-            writeln!(
-                o,
-                "map: {}, {}, {}, {} ({} resolved), {} ({})",
-                count(t.files, "file"),
-                count(t.lines, "line"),
-                count(t.symbols, "symbol"),
-                count(t.refs, "ref"),
-                t.refs_resolved,
-                count(t.deps, "dep"),
-                count(t.deps_unresolved, "unresolved import")
-            )?;
+            writeln!(o, "map: {}", totals_line(t, true))?;
             write_languages(o, &r.languages)?;
             if !r.skipped.is_empty() {
                 let parts: Vec<String> =
@@ -382,17 +372,7 @@ impl Output {
                     .as_deref()
                     .unwrap_or("never: the map is partial or empty")
             )?;
-            writeln!(
-                o,
-                "{}, {}, {}, {} ({} resolved), {}, {}",
-                count(t.files, "file"),
-                count(t.lines, "line"),
-                count(t.symbols, "symbol"),
-                count(t.refs, "ref"),
-                t.refs_resolved,
-                count(t.deps, "dep"),
-                count(t.deps_unresolved, "unresolved import")
-            )?;
+            writeln!(o, "{}", totals_line(t, false))?;
             write_languages(o, &s.languages)?;
             Ok(())
         })?;
@@ -972,6 +952,27 @@ fn write_lint(o: &mut dyn Write, r: &LintReport) -> std::io::Result<()> {
         r.resolved,
         count(r.stale.len() as u64, "stale mark"),
         count(r.stale_pages.len() as u64, "page")
+    )
+}
+
+/// The map's totals on one line: files, lines, symbols, refs (resolved), deps and
+/// unresolved imports; those last in parentheses when `imports_in_parens` (the scan
+/// summary) or as one more item (`stats`).
+fn totals_line(t: &loci_engine::store_types::MapCounts, imports_in_parens: bool) -> String {
+    let imports = count(t.deps_unresolved, "unresolved import");
+    format!(
+        "{}, {}, {}, {} ({} resolved), {}{}",
+        count(t.files, "file"),
+        count(t.lines, "line"),
+        count(t.symbols, "symbol"),
+        count(t.refs, "ref"),
+        t.refs_resolved,
+        count(t.deps, "dep"),
+        if imports_in_parens {
+            format!(" ({imports})")
+        } else {
+            format!(", {imports}")
+        }
     )
 }
 

@@ -146,36 +146,8 @@ impl Store {
                 what: "restoring a backup into it".into(),
             });
         }
-        let invalid = |problems: Vec<String>| StoreError::InvalidDatabase {
-            path: src.to_path_buf(),
-            problems,
-        };
-        if !src.is_file() {
-            return Err(invalid(vec!["no such file".into()]));
-        }
         let staging = sibling(&live, &format!("restore-{}", std::process::id()));
-        let _ = std::fs::remove_file(&staging);
-        let staged = (|| {
-            let source = Connection::open_with_flags(
-                src,
-                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )
-            .map_err(|e| invalid(vec![format!("cannot open it: {e}")]))?;
-            copy_into_new_file(&source, &staging, -1)
-                .map_err(|e| invalid(vec![format!("cannot read it: {}", root_cause(&e))]))?;
-            let check = check_database(&staging)?;
-            if !check.problems.is_empty() {
-                return Err(invalid(check.problems));
-            }
-            Ok(check)
-        })();
-        let check = match staged {
-            Ok(check) => check,
-            Err(e) => {
-                let _ = std::fs::remove_file(&staging);
-                return Err(e);
-            }
-        };
+        let check = stage_backup(src, &staging)?;
         let saved = backup_dir_file(&self.conn, &live, "before-restore")?;
         let replaced = self.backup_online(&saved, None).and_then(|_| {
             let validated = Connection::open_with_flags(
@@ -228,35 +200,8 @@ impl Store {
 /// migrates the restored file if it is older. Meant for a file no process can use, so it
 /// takes no lock.
 pub fn restore_over_damaged(live: &Path, src: &Path) -> Result<RestoreStats> {
-    let invalid = |problems: Vec<String>| StoreError::InvalidDatabase {
-        path: src.to_path_buf(),
-        problems,
-    };
-    if !src.is_file() {
-        return Err(invalid(vec!["no such file".into()]));
-    }
     let staging = sibling(live, &format!("restore-{}", std::process::id()));
-    let staged = (|| {
-        let source = Connection::open_with_flags(
-            src,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|e| invalid(vec![format!("cannot open it: {e}")]))?;
-        copy_into_new_file(&source, &staging, -1)
-            .map_err(|e| invalid(vec![format!("cannot read it: {}", root_cause(&e))]))?;
-        let check = check_database(&staging)?;
-        if !check.problems.is_empty() {
-            return Err(invalid(check.problems));
-        }
-        Ok(check)
-    })();
-    let check = match staged {
-        Ok(check) => check,
-        Err(e) => {
-            let _ = std::fs::remove_file(&staging);
-            return Err(e);
-        }
-    };
+    let check = stage_backup(src, &staging)?;
     let clock = Connection::open_in_memory().ctx(|| "reading the clock".into())?;
     let saved = backup_dir_file(&clock, live, "damaged")?;
     let io = |path: &Path| {
@@ -503,6 +448,41 @@ fn run_steps(backup: &Backup<'_, '_>, pages_per_step: c_int, dest: &Path) -> Res
             }
         }
     }
+}
+
+/// Copies the backup `src` to `staging` (a new file beside the live store) and checks the
+/// copy ([`check_database`]), so a restore reads the backup once and never puts an
+/// unusable file in place. The copy is removed when it fails.
+///
+/// Errors: [`StoreError::InvalidDatabase`] naming `src` when it is missing, cannot be
+/// opened or read, or fails the check.
+fn stage_backup(src: &Path, staging: &Path) -> Result<DatabaseCheck> {
+    let invalid = |problems: Vec<String>| StoreError::InvalidDatabase {
+        path: src.to_path_buf(),
+        problems,
+    };
+    if !src.is_file() {
+        return Err(invalid(vec!["no such file".into()]));
+    }
+    let _ = std::fs::remove_file(staging);
+    let staged = (|| {
+        let source = Connection::open_with_flags(
+            src,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| invalid(vec![format!("cannot open it: {e}")]))?;
+        copy_into_new_file(&source, staging, -1)
+            .map_err(|e| invalid(vec![format!("cannot read it: {}", root_cause(&e))]))?;
+        let check = check_database(staging)?;
+        if !check.problems.is_empty() {
+            return Err(invalid(check.problems));
+        }
+        Ok(check)
+    })();
+    if staged.is_err() {
+        let _ = std::fs::remove_file(staging);
+    }
+    staged
 }
 
 /// `<dir>/.<name>.<tag>`: a hidden file next to `path`.
