@@ -25,7 +25,10 @@ pub use lang::Language;
 ///
 /// 2: Rust types get their own kinds, `#[path]` modules, members of same-file types.
 /// 3: references keep their receiver's name (`Builder` in `Builder::new()`).
-pub const ANALYSIS_VERSION: u32 = 3;
+/// 4: an imported name binds to a module-level definition only, never to a method of an
+/// `impl` in the file it comes from (a resolution change: the rows of the files that
+/// import it change).
+pub const ANALYSIS_VERSION: u32 = 4;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

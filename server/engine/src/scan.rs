@@ -1824,7 +1824,13 @@ impl Resolver {
                 };
                 let (submodules, own): (Vec<_>, Vec<_>) = targets.partition(|(_, to)| named(to));
                 for (_, to) in own.into_iter().chain(submodules) {
-                    if let Some((_, d)) = defs.in_file(*to).find(|(_, d)| d.parent.is_none()) {
+                    // A module-level definition: no parent, and no owner (the methods of
+                    // an `impl` have no parent symbol, only their qualified name: `pub use
+                    // crate::m::make` had bound the free `make` to `D::make` beside it).
+                    if let Some((_, d)) = defs
+                        .in_file(*to)
+                        .find(|(_, d)| d.parent.is_none() && d.owner.is_none())
+                    {
                         return (Some(d.id), "stated", 1.0);
                     }
                 }

@@ -940,7 +940,7 @@ fn fault_an_upgraded_loci_kept_the_older_analysis_until_each_file_changed() {
     // Until then, answers say the map is another version's (a second trial: they had not).
     let notes = ws.stats().unwrap().capability.notes;
     assert!(
-        notes.contains(&"the map was built by another version of loci's analysis (1, this loci's is 3): references and kinds may be as that version found them until `loci scan` analyses it again".to_string()),
+        notes.contains(&"the map was built by another version of loci's analysis (1, this loci's is 4): references and kinds may be as that version found them until `loci scan` analyses it again".to_string()),
         "{notes:?}"
     );
     let report = scan(&mut ws);
@@ -1169,5 +1169,32 @@ fn fault_a_change_made_before_a_killed_scan_was_missing_from_the_drift_ledger() 
             )
             .unwrap(),
         new
+    );
+}
+
+/// Fault found by a fresh-user trial: `pub use crate::m::make;` bound the free function
+/// `make` to the method `D::make` defined beside it in `m.rs` (stated, confidence 1.0),
+/// because the methods of an `impl` have no parent symbol; serde_json's `from_str` went to
+/// `Deserializer::from_str`, so `impact` of the free function found nothing. An imported
+/// name now binds only to a module-level definition of the file it comes from.
+#[test]
+fn fault_a_pub_use_of_a_free_function_bound_to_a_same_named_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/m.rs",
+        "pub struct D;\nimpl D {\n    pub fn make() -> D {\n        D\n    }\n}\npub fn make() -> D {\n    D\n}\n",
+    );
+    write(
+        root,
+        "src/lib.rs",
+        "mod m;\npub use crate::m::make;\npub fn f() {\n    make();\n}\n",
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    assert_eq!(
+        call_targets(&ws),
+        ["src/lib.rs:4 make - -> src/m.rs#make@function stated 1.0"]
     );
 }
