@@ -416,16 +416,8 @@ impl Workspace {
         let stale = |&(path, size, mtime_ns): &(&str, i64, i64)| {
             let reason = match std::fs::metadata(root.join(path)) {
                 Err(_) => Some("deleted since the last scan"),
-                Ok(m) => {
-                    let mtime = m
-                        .modified()
-                        .ok()
-                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                        .map(|d| d.as_nanos() as i64)
-                        .unwrap_or(0);
-                    (m.len() as i64 != size || mtime != mtime_ns)
-                        .then_some("changed on disk since the last scan")
-                }
+                Ok(m) => (m.len() as i64 != size || walk::change_time_ns(&m) != mtime_ns)
+                    .then_some("changed on disk since the last scan"),
             };
             reason.map(|reason| StaleWarning {
                 path: path.to_string(),

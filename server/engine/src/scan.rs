@@ -736,13 +736,9 @@ struct ReadFile {
 /// file time, so the next scan reads the file again.
 const UNVERIFIED_MTIME: i64 = 0;
 
-/// A file's modification time in nanoseconds since the Unix epoch (0 if unknown).
+/// A file's change time ([`walk::change_time_ns`]).
 fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
+    walk::change_time_ns(meta)
 }
 
 /// Lines in `text`: `\n`, `\r\n` and a lone `\r` each end a line; a last line without an
@@ -948,6 +944,10 @@ impl Writer<'_> {
                         report.resumed += 1;
                     } else if reanalysed {
                         report.reanalysed += 1;
+                    } else if !changed {
+                        // Read again with the content the last finished scan had: only
+                        // touched, renamed over, or rewritten by a killed scan.
+                        report.unchanged += 1;
                     } else if existed {
                         report.modified.push(a.path);
                     } else {

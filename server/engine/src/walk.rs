@@ -37,6 +37,35 @@ pub struct WalkedFile {
     pub mtime_ns: i64,
 }
 
+/// The time a scan compares to tell whether a file changed, in nanoseconds since the Unix
+/// epoch (0 if unknown): the later of its modification time and, on Unix, its
+/// status-change time (`st_ctime`, which a rename, a `write` and a `chmod` set and no
+/// tool sets back). A modification time alone missed two files of the same size written
+/// in one clock tick and then swapped by renames (`mv a t; mv b a; mv t b`, or a git
+/// checkout): both kept their size and time, and the map kept the old code. Git's index
+/// compares `st_ctime` for the same reason. Stored in `files.mtime_ns`.
+pub fn change_time_ns(meta: &std::fs::Metadata) -> i64 {
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let changed = meta
+            .ctime()
+            .saturating_mul(1_000_000_000)
+            .saturating_add(meta.ctime_nsec());
+        modified.max(changed)
+    }
+    #[cfg(not(unix))]
+    {
+        modified
+    }
+}
+
 /// Why a path is not in the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -286,12 +315,7 @@ fn classify(
             );
         }
     };
-    let mtime_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0);
+    let mtime_ns = change_time_ns(&meta);
     if meta.len() > max_file_size {
         return (
             None,

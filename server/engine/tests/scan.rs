@@ -300,12 +300,14 @@ fn fault_a_killed_later_scan_left_answers_silently_partial() {
     };
     assert_eq!(map_notes(&ws), Vec::<String>::new());
     // The killed scan: its row 'running', the files under app/ rewritten without their
-    // references and deps.
+    // references and deps (it rewrote them because they had changed since the last
+    // finished scan, whose content the ledger holds: `drift_hash`).
     {
         let conn = Connection::open(root.join(".loci/test.db")).unwrap();
         conn.execute_batch(
             "INSERT INTO scans(started_at) VALUES ('2026-01-01T00:00:00Z');
-             UPDATE files SET scan_id = (SELECT max(scan_id) FROM scans) WHERE path LIKE 'app/%';
+             UPDATE files SET scan_id = (SELECT max(scan_id) FROM scans), drift_hash = 'before'
+              WHERE path LIKE 'app/%';
              DELETE FROM refs WHERE file_id IN (SELECT file_id FROM files WHERE path LIKE 'app/%');
              DELETE FROM deps WHERE from_file_id IN (SELECT file_id FROM files WHERE path LIKE 'app/%');",
         )
@@ -1197,4 +1199,44 @@ fn fault_a_pub_use_of_a_free_function_bound_to_a_same_named_method() {
         call_targets(&ws),
         ["src/lib.rs:4 make - -> src/m.rs#make@function stated 1.0"]
     );
+}
+
+/// Fault found by a fresh-user trial: two files of the same size written in one clock tick
+/// (a checkout, a code generator), then swapped by renames, kept their sizes and
+/// modification times, so the next scan found both "unchanged" and the map kept the old
+/// code (`symbol alpha` still in `a.py`, and memory about it read as fresh). A scan now
+/// compares the later of the modification and status-change times, which a rename sets.
+#[test]
+fn fault_two_files_swapped_with_the_same_size_and_time_were_taken_as_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "a.py", "def alpha():\n    return 1\n");
+    write(root, "b.py", "def gamma():\n    return 2\n");
+    let when = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    for f in ["a.py", "b.py"] {
+        std::fs::File::options()
+            .write(true)
+            .open(root.join(f))
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    }
+    let mut ws = open(root);
+    scan(&mut ws);
+    std::fs::rename(root.join("a.py"), root.join("t.py")).unwrap();
+    std::fs::rename(root.join("b.py"), root.join("a.py")).unwrap();
+    std::fs::rename(root.join("t.py"), root.join("b.py")).unwrap();
+    let report = scan(&mut ws);
+    assert_eq!(report.modified, ["a.py", "b.py"], "{report:#?}");
+    let defined: Vec<String> = {
+        let conn = ws.store().conn();
+        let mut stmt = conn
+            .prepare("SELECT f.path || ' ' || s.name FROM symbols s JOIN files f USING (file_id) ORDER BY 1")
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    };
+    assert_eq!(defined, ["a.py gamma", "b.py alpha"]);
 }

@@ -20,7 +20,8 @@ pub struct FileState {
     pub path: String,
     /// Size in bytes.
     pub size: i64,
-    /// Modification time in nanoseconds since the epoch.
+    /// Change time in nanoseconds since the epoch: the later of the file's modification
+    /// and status-change times (the engine's `walk::change_time_ns`).
     pub mtime_ns: i64,
     /// BLAKE3 content hash (32 hex digits).
     pub content_hash: String,
