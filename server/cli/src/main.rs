@@ -459,7 +459,10 @@ fn main() -> ExitCode {
                 print_failure(opened.as_ref(), error_kind(&e), &message);
             }
             eprintln!("loci: {message}");
-            ExitCode::from(2)
+            // Whatever the command, a lookup of something that is not there is "nothing
+            // found" (`pin`, `confirm` or `rollback` of a missing page or version had
+            // exited 2 where `show` exits 1).
+            ExitCode::from(if error_kind(&e) == "not_found" { 1 } else { 2 })
         }
     }
 }
@@ -843,7 +846,7 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
             Err(EngineError::NotFound(m)) => return not_found(&out, ws, &m),
             env => out.asof(&env?)?,
         },
-        Command::Why { target } => match ws.why(&target) {
+        Command::Why { target } => match ws.why(&from_cwd_with_line(target, &cwd, &root)) {
             Err(EngineError::NotFound(m)) => return not_found(&out, ws, &m),
             env => out.why(&env?)?,
         },
@@ -1103,6 +1106,19 @@ fn from_cwd(arg: String, cwd: &Path, root: &Path) -> String {
         return arg;
     }
     rel
+}
+
+/// `PATH:LINE` with its path as [`from_cwd`] names it (`why generator.py:71` in the
+/// folder of `email/generator.py`); anything else as [`from_cwd`] takes it.
+fn from_cwd_with_line(arg: String, cwd: &Path, root: &Path) -> String {
+    if let Some((path, line)) = arg.rsplit_once(':')
+        && !path.is_empty()
+        && !line.is_empty()
+        && line.bytes().all(|b| b.is_ascii_digit())
+    {
+        return format!("{}:{line}", from_cwd(path.to_string(), cwd, root));
+    }
+    from_cwd(arg, cwd, root)
 }
 
 #[cfg(test)]

@@ -2044,8 +2044,9 @@ fn fault_a_negative_number_was_taken_for_a_flag() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.starts_with(starts), "{args:?}: {err}");
     }
+    // A negative version reaches the engine, which has none: nothing found.
     let out = loci(root, &["rollback", "app", "-1"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     assert!(
         String::from_utf8_lossy(&out.stderr).starts_with("loci: "),
         "{}",
@@ -2143,5 +2144,67 @@ fn fault_deps_and_impact_of_a_folder_said_it_was_not_in_the_map() {
             String::from_utf8_lossy(&out.stderr),
             format!("loci: {message}\n")
         );
+    }
+}
+
+/// Faults found by a fresh-user trial: `why PATH:LINE` took PATH as root-relative only
+/// (`why models.py:1` in `app/` found nothing, though `impact`, `show` and `remember` take
+/// paths relative to the current folder); `topic rm TYPO PATH` exited 0 and made an empty
+/// page `topic:TYPO` for good; and `pin`, `confirm` or `rollback` of a missing page or
+/// version exited 2 where `show` exits 1 ("nothing found").
+#[test]
+fn fault_why_from_a_subfolder_topic_rm_of_a_typo_and_not_found_exit_codes() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    assert!(
+        loci(
+            root,
+            &["remember", "app/models.py", "-t", "`User.save` returns 1."]
+        )
+        .status
+        .success()
+    );
+    let out = loci(&root.join("app"), &["why", "models.py:1"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("app/models.py v1 (matched by path)\n"),
+        "{out:?}"
+    );
+    let out = loci(root, &["topic", "rm", "nosuch", "app"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: no topic `topic:nosuch` (`loci topic list` shows the topics)\n"
+    );
+    assert!(
+        loci(root, &["topic", "add", "billing", "app"])
+            .status
+            .success()
+    );
+    let out = loci(root, &["topic", "rm", "billing", "app/views.py"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: `app/views.py` is not a member of `topic:billing`\n"
+    );
+    let topics = loci(root, &["topic", "list"]);
+    assert_eq!(
+        String::from_utf8_lossy(&topics.stdout),
+        "topic:billing: app\n"
+    );
+    for (args, message) in [
+        (
+            &["pin", "nosuch.py"][..],
+            "loci: no memory about `nosuch.py` yet\n",
+        ),
+        (
+            &["rollback", "app/models.py", "5"][..],
+            "loci: `app/models.py` has no version 5\n",
+        ),
+    ] {
+        let out = loci(root, args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), message, "{args:?}");
     }
 }

@@ -769,6 +769,21 @@ impl Workspace {
                 .trim_end_matches('/')
                 .to_string()
         };
+        if !add {
+            // Removing from a topic that does not exist, or what it does not hold, is
+            // nothing found: `topic rm TYPO path` had made an empty page for good.
+            let conn = self.store.conn();
+            let Some(page) = mem::page_by_subject(conn, &topic)? else {
+                return Err(EngineError::NotFound(format!(
+                    "no topic `{topic}` (`loci topic list` shows the topics)"
+                )));
+            };
+            if !mem::topic_members(conn, page.page_id)?.contains(&member) {
+                return Err(EngineError::NotFound(format!(
+                    "`{member}` is not a member of `{topic}`"
+                )));
+            }
+        }
         let session = opts.session;
         let members = self.store.write(|tx| {
             let page = mem::ensure_page(tx, &topic, "topic")?;
