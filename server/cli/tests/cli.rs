@@ -1744,7 +1744,7 @@ fn fault_a_damaged_database_named_neither_its_path_nor_the_way_out() {
     let real = std::fs::read(&db).unwrap();
     let message = |detail: &str| {
         format!(
-            "{}: the database is damaged ({detail}); it was left untouched. `loci restore BACKUP` puts a backup in its place and keeps the damaged file in {}; or move it aside and run `loci scan` for a new one (the memory it held would be lost)",
+            "{}: the database is damaged ({detail}). `loci export -o FILE` may still save the memory it holds; `loci restore BACKUP` puts a backup in its place and keeps the damaged file in {}; or move it aside and run `loci scan` for a new one (the memory it held would be lost)",
             db.display(),
             db.parent().unwrap().join("backups").display()
         )

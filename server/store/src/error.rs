@@ -100,11 +100,14 @@ pub enum StoreError {
     #[error("corrupt row: {0}")]
     Corrupt(String),
     /// SQLite found the database file damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB`: random
-    /// bytes, a truncated copy). Nothing was written to it; the message says the way out.
+    /// bytes, a truncated copy). Found at open, nothing was written to it; found by a later
+    /// query, the command may have written before it (a scan records its start first). The
+    /// message says the ways out, `loci export` first (it reads what still reads).
     #[error(
-        "{path}: the database is damaged ({detail}); it was left untouched. `loci restore BACKUP` \
-         puts a backup in its place{} and keeps the damaged file in {}; or move it aside and \
-         run `loci scan` for a new one (the memory it held would be lost)",
+        "{path}: the database is damaged ({detail}). `loci export -o FILE` may still save the \
+         memory it holds; `loci restore BACKUP` puts a backup in its place{} and keeps the \
+         damaged file in {}; or move it aside and run `loci scan` for a new one (the memory \
+         it held would be lost)",
         newest_backup.as_ref().map(|b| format!(" (the newest loci made: {})", b.display())).unwrap_or_default(),
         path.parent().unwrap_or(std::path::Path::new("")).join("backups").display()
     )]
