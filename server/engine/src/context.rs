@@ -1676,6 +1676,23 @@ impl Workspace {
             }
         }
 
+        // An open file's outline and main symbols never outrank a stale or contradicted
+        // page about it: the stale page (−20) had dropped below its file's constants to a
+        // last one-line digest, though it is what the reader must see, and fix, first.
+        let page_scores: HashMap<String, f64> = cands
+            .values()
+            .filter(|c| c.kind == HitKind::Memory && c.score() > 0.0)
+            .filter(|c| c.stale || c.contradictions > 0)
+            .map(|c| (c.id.clone(), c.score()))
+            .collect();
+        for c in cands.values_mut().filter(|c| c.order > 0) {
+            if let Some(&page) = c.path.as_ref().and_then(|p| page_scores.get(p))
+                && c.score() > page
+            {
+                c.add(page - c.score(), false, "after the page about its file");
+            }
+        }
+
         // 5. Rank, abstain or pack.
         let mut ranked: Vec<Candidate> = cands.into_values().collect();
         ranked.sort_by(|a, b| {

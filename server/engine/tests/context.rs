@@ -2217,3 +2217,43 @@ fn fault_a_nonexistent_open_file_served_the_root_page() {
         b.markdown
     );
 }
+
+/// Fault found by a fresh-user trial: with a file open and a question that matches
+/// nothing, the page about the file led the answer while fresh, but once stale (−20) it
+/// fell below its file's outline and constants, served last as a one-line digest: the
+/// page the reader must see, and fix, first. An open file's outline and main symbols now
+/// never outrank a stale or contradicted page about it.
+#[test]
+fn fault_a_stale_page_about_the_open_file_fell_below_its_own_symbols() {
+    let (dir, mut ws) = workspace();
+    rewrite_billing(dir.path(), &mut ws);
+    let a = ask(
+        &ws,
+        "what should I know before I touch this?",
+        &["src/billing.py"],
+        2_000,
+    )
+    .result;
+    let items: Vec<(&str, HitKind, Tier, f64, bool)> = a
+        .items
+        .iter()
+        .map(|i| (i.id.as_str(), i.kind, i.tier, i.score, i.stale))
+        .collect();
+    // 50 (open module) + 10 (updated this week) − 20 (stale) = 40: the outline and the
+    // symbols at the open module's 50 are brought down to it, and follow it.
+    assert_eq!(
+        items[..3],
+        [
+            ("src/billing.py", HitKind::Memory, Tier::Full, 40.0, true),
+            ("src/billing.py", HitKind::File, Tier::Full, 40.0, false),
+            (
+                "src/billing.py#Invoice@class",
+                HitKind::Symbol,
+                Tier::Full,
+                40.0,
+                false
+            ),
+        ],
+        "{items:#?}"
+    );
+}
