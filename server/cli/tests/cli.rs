@@ -2208,3 +2208,33 @@ fn fault_why_from_a_subfolder_topic_rm_of_a_typo_and_not_found_exit_codes() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), message, "{args:?}");
     }
 }
+
+/// Fault found by a fresh-user trial: `remember` said "no single definition in the map:
+/// not tracked" for a path the map lacks, a symbol with no definition and a symbol with
+/// more definitions than a set tracks alike. Each kind now says which.
+#[test]
+fn fault_every_untracked_claim_was_called_no_single_definition() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(
+        root,
+        &[
+            "remember",
+            "app/models.py",
+            "-t",
+            "See `nosuch/file.py` and `print()`.",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "wrote app/models.py v1 by human:test\n  path `nosuch/file.py` (no file or folder of that path in the map: not tracked)\n  symbol `print()` (no definition in the map, or more than the 8 a set tracks: not tracked)\n"
+    );
+    assert!(
+        loci_engine::memory::untracked_reason("symbol").contains(&format!(
+            "the {} a set tracks",
+            loci_engine::memory::MAX_TRACKED_DEFINITIONS
+        ))
+    );
+}

@@ -97,8 +97,19 @@ impl ClaimView {
         } else if self.resolved_elsewhere {
             "not in this map, though it resolved where it was exported from: lint reports it".into()
         } else {
-            "no single definition in the map: not tracked".into()
+            untracked_reason(&self.kind).into()
         })
+    }
+}
+
+/// Why a claim of `kind` that resolved to nothing is not tracked, in words (the CLI's and
+/// MCP's claim lines): a path the map lacks, or a symbol with no definition in the map or
+/// more than [`MAX_TRACKED_DEFINITIONS`]. One text had served all three.
+pub fn untracked_reason(kind: &str) -> &'static str {
+    match kind {
+        "path" => "no file or folder of that path in the map: not tracked",
+        "symbol" => "no definition in the map, or more than the 8 a set tracks: not tracked",
+        _ => "nothing in the map to check it against: not tracked",
     }
 }
 

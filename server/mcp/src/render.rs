@@ -452,7 +452,8 @@ fn headline(result: &Value) -> Option<String> {
                     "not in this map, though it resolved where it was exported from: lint reports it"
                         .into()
                 }
-                None => "no single definition in the map: not tracked".into(),
+                None => loci_engine::memory::untracked_reason(c["kind"].as_str().unwrap_or(""))
+                    .to_string(),
             };
             out.push_str(&format!(
                 "  claim `{}` ({}) → {status}\n",
@@ -623,7 +624,7 @@ mod tests {
                 "wrote `src/lib.rs` version 1 (human:a)\n\
                  \x20 claim `RegexBuilder::new` (symbol) → 2 definitions, tracked as a set: src/lib.rs#bytes.RegexBuilder.new@method, src/lib.rs#string.RegexBuilder.new@method\n\
                  \x20 claim `build()` (symbol) → src/lib.rs#build@function\n\
-                 \x20 claim `print()` (symbol) → no single definition in the map: not tracked\n"
+                 \x20 claim `print()` (symbol) → no definition in the map, or more than the 8 a set tracks: not tracked\n"
             )
         );
     }
