@@ -555,7 +555,7 @@ impl Output {
                     c.message.lines().next().unwrap_or(""),
                     c.author
                 )?;
-                writeln!(o, "    files: {}", c.files.join(", "))?;
+                writeln!(o, "    files: {}", commit_files(&c.files, &w.subject))?;
             }
             if !w.others.is_empty() {
                 let others: Vec<String> =
@@ -976,6 +976,33 @@ fn totals_line(t: &loci_engine::store_types::MapCounts, imports_in_parens: bool)
     )
 }
 
+/// Files a commit `why` shows touched, at most [`COMMIT_FILES_SHOWN`]: the page's subject
+/// (or the files under it) first, then the others in order, then how many more (a first
+/// commit had listed all 40 files of the repository).
+fn commit_files(files: &[String], subject: &str) -> String {
+    let mine = |f: &String| f == subject || f.starts_with(&format!("{subject}/"));
+    let (own, others): (Vec<&String>, Vec<&String>) = files.iter().partition(|f| mine(f));
+    let shown: Vec<&str> = own
+        .into_iter()
+        .chain(others)
+        .take(COMMIT_FILES_SHOWN)
+        .map(String::as_str)
+        .collect();
+    let more = files.len() - shown.len();
+    if more == 0 {
+        shown.join(", ")
+    } else {
+        format!(
+            "{} and {}",
+            shown.join(", "),
+            count(more as u64, "more file")
+        )
+    }
+}
+
+/// How many of a commit's files `why` names.
+const COMMIT_FILES_SHOWN: usize = 5;
+
 /// The per-language table of a scan summary and of `stats`: files and lines a language,
 /// the nouns padded so the columns stay aligned when one is singular.
 fn write_languages(
@@ -1053,5 +1080,30 @@ impl ScanBar {
 
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::commit_files;
+
+    /// Fault found by a fresh-user trial: `why` after `loci sync` listed every file of the
+    /// repository's first commit (40 of them) under it. At most 5 now, the page's own
+    /// subject first, then how many more.
+    #[test]
+    fn fault_why_listed_every_file_of_a_commit() {
+        let files: Vec<String> = (0..40).map(|i| format!("email/f{i:02}.py")).collect();
+        assert_eq!(
+            commit_files(&files, "email/f17.py"),
+            "email/f17.py, email/f00.py, email/f01.py, email/f02.py, email/f03.py and 35 more files"
+        );
+        assert_eq!(
+            commit_files(&files[..2], "email"),
+            "email/f00.py, email/f01.py"
+        );
+        assert_eq!(
+            commit_files(&files[..6], "other.py"),
+            "email/f00.py, email/f01.py, email/f02.py, email/f03.py, email/f04.py and 1 more file"
+        );
     }
 }
