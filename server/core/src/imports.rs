@@ -93,6 +93,11 @@ pub struct PathIndex {
     by_dir_name: std::sync::OnceLock<HashMap<String, Vec<String>>>,
     /// `go.mod` directory (`""` for the root) → its `module` path.
     pub go_modules: BTreeMap<String, String>,
+    /// Rust library name (`loci_store`: `[lib] name`, else `[package] name` with `-` as
+    /// `_`) → (the directory of its root file, the root file), for the crates whose
+    /// `Cargo.toml` and root file are in the map: `use loci_store::map;` in another member
+    /// of a workspace, or `use regex::Regex;` in the crate's own tests, names them.
+    pub rust_crates: BTreeMap<String, (String, String)>,
     /// Namespace or package name (`Acme.Util`, `com.acme.util`) → files declaring it.
     /// PHP namespaces may be given as written (`App\Models`) or with dots (`App.Models`).
     pub namespaces: BTreeMap<String, BTreeSet<String>>,
@@ -1094,7 +1099,7 @@ fn resolve_rust(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet
     let Some(&first) = segments.first() else {
         return out;
     };
-    let (mut dir, rest, external_ok) = match first {
+    let (dir, rest, external_ok) = match first {
         "crate" => (crate_dir.clone(), &segments[1..], true),
         "self" => (module_dir.clone(), &segments[1..], true),
         "super" => {
@@ -1112,6 +1117,58 @@ fn resolve_rust(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet
         // `std::..`, `serde::..`, or a child module in scope (uniform paths).
         _ => (module_dir.clone(), &segments[..], false),
     };
+    // `mod foo;` (recorded as `self::foo` with no names) names one file, `foo.rs` or
+    // `foo/mod.rs`: no shorter prefix stands in for it. A declaration whose file is
+    // missing, or is given by a `#[path]` attribute, stays unresolved with its text (the
+    // prefix `self` had resolved it to the declaring file itself, an edge then dropped).
+    let declaration = import.names.is_empty() && first == "self" && segments.len() == 2;
+    let in_crate = RustCrate {
+        dir: &crate_dir,
+        root_file: root_file.as_deref(),
+    };
+    out = rust_paths(
+        index,
+        import,
+        &in_crate,
+        &dir,
+        rest,
+        external_ok,
+        declaration,
+    );
+    // A crate of this repository by its library name (`use loci_store::map;` in another
+    // member of a workspace, `use regex::Regex;` in the crate's own tests/): its root and
+    // modules, when no module in scope has that name.
+    if out.is_empty()
+        && let Some((dir, root)) = index.rust_crates.get(first)
+    {
+        let other = RustCrate {
+            dir,
+            root_file: Some(root),
+        };
+        out = rust_paths(index, import, &other, dir, &segments[1..], true, false);
+    }
+    out
+}
+
+/// A Rust crate as module resolution sees it: the directory of its root file, and the
+/// root file (`src/lib.rs`) if it is in the map.
+struct RustCrate<'a> {
+    dir: &'a str,
+    root_file: Option<&'a str>,
+}
+
+/// The files a `use` path names below `dir` in `krate`: for each name imported (or the
+/// path itself for a glob or a bare path), the longest prefix that is a module file.
+fn rust_paths(
+    index: &PathIndex,
+    import: &Import,
+    krate: &RustCrate<'_>,
+    dir: &str,
+    rest: &[&str],
+    external_ok: bool,
+    declaration: bool,
+) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
     let mut paths: Vec<Vec<&str>> = Vec::new();
     let names: Vec<&str> = import
         .names
@@ -1127,11 +1184,6 @@ fn resolve_rust(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet
         p.push(name);
         paths.push(p);
     }
-    // `mod foo;` (recorded as `self::foo` with no names) names one file, `foo.rs` or
-    // `foo/mod.rs`: no shorter prefix stands in for it. A declaration whose file is
-    // missing, or is given by a `#[path]` attribute, stays unresolved with its text (the
-    // prefix `self` had resolved it to the declaring file itself, an edge then dropped).
-    let declaration = import.names.is_empty() && first == "self" && segments.len() == 2;
     for path in paths {
         // Longest prefix that is a module file.
         let mut found = None;
@@ -1139,10 +1191,8 @@ fn resolve_rust(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet
             if (k == 0 && !external_ok) || (declaration && k < path.len()) {
                 break;
             }
-            let target_dir = join(&dir, &path[..k].join("/"));
-            if let Some(file) =
-                rust_module_file(index, &target_dir, &crate_dir, root_file.as_deref())
-            {
+            let target_dir = join(dir, &path[..k].join("/"));
+            if let Some(file) = rust_module_file(index, &target_dir, krate.dir, krate.root_file) {
                 found = Some(file);
                 break;
             }
@@ -1151,7 +1201,6 @@ fn resolve_rust(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet
             out.insert(file);
         }
     }
-    dir.clear();
     out
 }
 
@@ -1489,6 +1538,47 @@ mod tests {
             vec!["src/a/mod.rs", "src/store.rs"]
         );
         assert!(r("src/lib.rs", "std::io", &["Read"]).is_empty());
+    }
+
+    /// Fault: a `use` of another crate of the repository by its library name was never
+    /// resolved (`use loci_store::map;` in a workspace member, `use regex::Regex;` in the
+    /// crate's own tests/), so `impact` stopped at crate boundaries. A crate the index
+    /// knows by name resolves like `crate::` in it, unless a module in scope has the name.
+    #[test]
+    fn fault_a_use_of_another_crate_of_the_repository_was_unresolved() {
+        let mut idx = index(&[
+            "alpha/src/lib.rs",
+            "alpha/src/parse.rs",
+            "alpha/tests/t.rs",
+            "beta/src/lib.rs",
+            "beta/src/gamma.rs",
+            "gamma/src/lib.rs",
+        ]);
+        for (name, dir) in [("alpha_core", "alpha/src"), ("gamma", "gamma/src")] {
+            idx.rust_crates
+                .insert(name.into(), (dir.into(), format!("{dir}/lib.rs")));
+        }
+        let r = |from: &str, module: &str, names: &[&str]| {
+            resolve(Language::Rust, from, &imp(module, names), &idx)
+        };
+        assert_eq!(
+            r("beta/src/lib.rs", "alpha_core::parse", &["Parser"]),
+            vec!["alpha/src/parse.rs"]
+        );
+        assert_eq!(
+            r("beta/src/lib.rs", "alpha_core", &["Thing"]),
+            vec!["alpha/src/lib.rs"]
+        );
+        assert_eq!(
+            r("alpha/tests/t.rs", "alpha_core::parse", &["Parser"]),
+            vec!["alpha/src/parse.rs"]
+        );
+        // `gamma` is also beta's own child module: uniform paths take the module in scope.
+        assert_eq!(
+            r("beta/src/lib.rs", "gamma", &["f"]),
+            vec!["beta/src/gamma.rs"]
+        );
+        assert!(r("beta/src/lib.rs", "serde", &["Serialize"]).is_empty());
     }
 
     /// Fault: `mod gone;` (no such file) and `#[path = "other/b.rs"] mod b;` vanished from

@@ -26,8 +26,8 @@ pub use lang::Language;
 /// 2: Rust types get their own kinds, `#[path]` modules, members of same-file types.
 /// 3: references keep their receiver's name (`Builder` in `Builder::new()`).
 /// 4: an imported name binds to a module-level definition only, never to a method of an
-/// `impl` in the file it comes from (a resolution change: the rows of the files that
-/// import it change).
+/// `impl` in the file it comes from; a Rust `use` of another crate of the repository by
+/// its library name resolves (resolution changes: the rows of importing files change).
 pub const ANALYSIS_VERSION: u32 = 4;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees

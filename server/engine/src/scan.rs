@@ -447,11 +447,18 @@ fn scan_inner(
     }
 
     progress(ScanProgress::Resolving);
+    // A changed manifest (`go.mod`, `Cargo.toml`) changes what module paths name.
+    let manifest = |p: &String| {
+        ["go.mod", "Cargo.toml"]
+            .iter()
+            .any(|m| p == m || p.ends_with(&format!("/{m}")))
+    };
     let topology_changed = has_scan.is_none()
         || !interrupted.is_empty()
         || !report.added.is_empty()
         || !report.deleted.is_empty()
-        || !report.renamed.is_empty();
+        || !report.renamed.is_empty()
+        || report.modified.iter().any(manifest);
     let deps_changed = resolve_deps(root, writer.store, topology_changed, &writer.changed_files)?;
     tracing::info!(
         ms = started.elapsed().as_millis() as u64,
@@ -1271,6 +1278,7 @@ fn resolve_deps(
     let conn = store.conn();
     let mut index = PathIndex::default();
     let mut ids: HashMap<String, i64> = HashMap::new();
+    let mut manifests: Vec<String> = Vec::new();
     {
         let mut stmt = conn
             .prepare("SELECT file_id, path FROM files")
@@ -1288,8 +1296,22 @@ fn resolve_deps(
                     .go_modules
                     .insert(dir.trim_end_matches('/').to_string(), module);
             }
+            if path == "Cargo.toml" || path.ends_with("/Cargo.toml") {
+                manifests.push(path.clone());
+            }
             index.paths.insert(path.clone());
             ids.insert(path, id);
+        }
+    }
+    for manifest in manifests {
+        if let Some((name, root_file)) = rust_library(root, &manifest)
+            && index.paths.contains(&root_file)
+        {
+            let dir = root_file
+                .rsplit_once('/')
+                .map_or(String::new(), |(d, _)| d.to_string());
+            // Two crates of one name (vendored copies): the first path keeps it.
+            index.rust_crates.entry(name).or_insert((dir, root_file));
         }
     }
     // Every import when the topology changed, else only the changed files': a rescan
@@ -1503,6 +1525,31 @@ fn go_module_path(path: &Path) -> Option<String> {
             .filter(|rest| rest.starts_with(char::is_whitespace))
             .map(|rest| rest.trim().trim_matches('"').to_string())
     })
+}
+
+/// The library a `Cargo.toml` (repo-relative `manifest`) declares: its name as code names
+/// it (`[lib] name`, else `[package] name` with `-` as `_`, per Cargo's target rules) and
+/// its root file, repo-relative (`[lib] path`, else `src/lib.rs` beside the manifest).
+/// `None` for a manifest that cannot be read or parsed, or has no package (a virtual
+/// workspace).
+fn rust_library(root: &Path, manifest: &str) -> Option<(String, String)> {
+    let text = std::fs::read_to_string(root.join(manifest)).ok()?;
+    let doc: toml::Table = text.parse().ok()?;
+    let package = doc.get("package")?.as_table()?;
+    let lib = doc.get("lib").and_then(|l| l.as_table());
+    let name = lib
+        .and_then(|l| l.get("name"))
+        .or_else(|| package.get("name"))?
+        .as_str()?
+        .replace('-', "_");
+    let dir = manifest.strip_suffix("Cargo.toml")?;
+    let path = lib
+        .and_then(|l| l.get("path"))
+        .and_then(|p| p.as_str())
+        .unwrap_or("src/lib.rs")
+        .trim_start_matches("./")
+        .replace('\\', "/");
+    Some((name, format!("{dir}{path}")))
 }
 
 /// A definition, as reference resolution sees it.

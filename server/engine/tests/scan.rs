@@ -1240,3 +1240,89 @@ fn fault_two_files_swapped_with_the_same_size_and_time_were_taken_as_unchanged()
     };
     assert_eq!(defined, ["a.py gamma", "b.py alpha"]);
 }
+
+/// The resolved import edges of the map: `from -> to (module)`, sorted.
+fn dep_edges(ws: &Workspace) -> Vec<String> {
+    let conn = ws.store().conn();
+    let mut stmt = conn
+        .prepare(
+            "SELECT f.path || ' -> ' || t.path || ' (' || d.module || ')' FROM deps d
+             JOIN files f ON f.file_id = d.from_file_id JOIN files t ON t.file_id = d.to_file_id
+             ORDER BY 1",
+        )
+        .unwrap();
+    stmt.query_map([], |r| r.get(0))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect()
+}
+
+/// Fault (found on loci's own workspace after a trial named the same gap in regex's
+/// tests): `use loci_store::map;` in another member of a Cargo workspace, or `use
+/// regex::Regex;` in a crate's own tests/, stayed unresolved, so `deps`, `impact` and
+/// `callers` stopped at every crate boundary. Crates are named by their `Cargo.toml`
+/// (`[lib] name`, else the package name with `-` as `_`); editing a manifest resolves
+/// every import again.
+#[test]
+fn fault_a_use_of_another_crate_of_the_workspace_was_unresolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"alpha\", \"beta\"]\n",
+    );
+    write(
+        root,
+        "alpha/Cargo.toml",
+        "[package]\nname = \"alpha-core\"\nversion = \"0.1.0\"\n",
+    );
+    write(root, "alpha/src/lib.rs", "pub mod parse;\n");
+    write(
+        root,
+        "alpha/src/parse.rs",
+        "pub struct Parser;\n\nimpl Parser {\n    pub fn run() {}\n}\n",
+    );
+    write(
+        root,
+        "alpha/tests/t.rs",
+        "use alpha_core::parse::Parser;\n\n#[test]\nfn runs() {\n    Parser::run();\n}\n",
+    );
+    write(
+        root,
+        "beta/Cargo.toml",
+        "[package]\nname = \"beta\"\nversion = \"0.1.0\"\n",
+    );
+    write(
+        root,
+        "beta/src/lib.rs",
+        "use alpha_core::parse::Parser;\n\npub fn go() {\n    Parser::run();\n}\n",
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    let edges = [
+        "alpha/src/lib.rs -> alpha/src/parse.rs (self::parse)",
+        "alpha/tests/t.rs -> alpha/src/parse.rs (alpha_core::parse)",
+        "beta/src/lib.rs -> alpha/src/parse.rs (alpha_core::parse)",
+    ];
+    assert_eq!(dep_edges(&ws), edges);
+    let calls: Vec<String> = call_targets(&ws)
+        .into_iter()
+        .filter(|c| c.contains(" run "))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            "alpha/tests/t.rs:5 run imported -> alpha/src/parse.rs#Parser.run@method derived 0.7",
+            "beta/src/lib.rs:4 run imported -> alpha/src/parse.rs#Parser.run@method derived 0.7",
+        ]
+    );
+    // The library renamed: its old name names nothing, and the next scan says so.
+    write(
+        root,
+        "alpha/Cargo.toml",
+        "[package]\nname = \"alpha-core\"\nversion = \"0.1.0\"\n\n[lib]\nname = \"alpha\"\n",
+    );
+    scan(&mut ws);
+    assert_eq!(dep_edges(&ws), edges[..1]);
+}
