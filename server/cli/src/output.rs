@@ -402,11 +402,11 @@ impl Output {
             )?;
             for c in &w.claims {
                 let status = match (&c.resolved, c.untracked_or_set()) {
-                    (Some(r), _) => format!("-> {r}"),
+                    (Some(r), None) => format!("-> {r}"),
                     (None, _) if c.kind == "version" => "(version, checked by lint)".into(),
                     // Several definitions (`RegexBuilder::new` in two modules) are tracked
                     // as a set; a missing one is not snapshotted, so it never goes stale.
-                    (None, why) => format!("({})", why.unwrap_or_default()),
+                    (_, why) => format!("({})", why.unwrap_or_default()),
                 };
                 writeln!(o, "  {} `{}` {}", c.kind, c.text, status)?;
             }

@@ -378,19 +378,20 @@ fn staleness_with(
                     path: page.subject.clone(),
                 },
             )),
+            // Written (or imported, with the exporting checkout's fingerprint) about a file
+            // this checkout lacked, and still lacks.
+            (None, _) if snap.subject_missing => out.push(mark(
+                None,
+                StaleReason::Deleted {
+                    target: page.subject.clone(),
+                    missing_when_written: true,
+                },
+            )),
             (None, Some(_)) => out.push(mark(
                 None,
                 StaleReason::Deleted {
                     target: page.subject.clone(),
                     missing_when_written: false,
-                },
-            )),
-            // Written about a file this checkout lacked, and still lacks.
-            (None, None) if snap.subject_missing => out.push(mark(
-                None,
-                StaleReason::Deleted {
-                    target: page.subject.clone(),
-                    missing_when_written: true,
                 },
             )),
             _ => {}
@@ -414,6 +415,8 @@ fn staleness_with(
                         path: resolved.clone(),
                     },
                 )),
+                // Imported about a file this checkout lacks: lint's `missing_path` says so.
+                None if claim.resolved_elsewhere => {}
                 None => out.push(mark(
                     Some(&claim),
                     StaleReason::Deleted {
@@ -446,11 +449,17 @@ fn staleness_with(
                     }
                 }
                 None => {
-                    let name = resolved
-                        .split_once('#')
-                        .map(|(_, q)| q.split('@').next().unwrap_or(q))
-                        .unwrap_or(resolved);
-                    let moved = map::find_symbols(conn, name, 2)?;
+                    // Where it is now: the one definition the claim names now (by the rule
+                    // it resolved by), else the one symbol of its qualified name.
+                    let mut moved =
+                        crate::memory::definitions_named(conn, &claim.target, Some(&page.subject))?;
+                    if moved.len() != 1 {
+                        let name = resolved
+                            .split_once('#')
+                            .map(|(_, q)| q.split('@').next().unwrap_or(q))
+                            .unwrap_or(resolved);
+                        moved = map::find_symbols(conn, name, 2)?;
+                    }
                     if moved.len() == 1 {
                         out.push(mark(
                             Some(&claim),
@@ -459,6 +468,9 @@ fn staleness_with(
                                 to: moved[0].key.clone(),
                             },
                         ));
+                    } else if moved.is_empty() && claim.resolved_elsewhere {
+                        // Imported about a symbol this checkout lacks: lint's
+                        // `missing_symbol` says so.
                     } else {
                         out.push(mark(
                             Some(&claim),
@@ -492,6 +504,10 @@ fn definitions_staleness(
         Some(subject),
     )?);
     if now.is_empty() {
+        if claim.resolved_elsewhere {
+            // Imported about definitions this checkout lacks: lint's `missing_symbol` says so.
+            return Ok(None);
+        }
         return Ok(Some(StaleReason::Deleted {
             target: claim.target.clone(),
             missing_when_written: false,

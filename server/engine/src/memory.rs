@@ -73,7 +73,8 @@ pub struct ClaimView {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub definitions: Vec<String>,
     /// True for an imported claim that resolved where it was exported from but names
-    /// nothing here (lint reports it missing).
+    /// nothing here (lint reports it missing); [`Self::resolved`] is then what it resolved
+    /// to there, when the export carried its snapshot.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub resolved_elsewhere: bool,
     /// Zero-based line in the body.
@@ -82,9 +83,17 @@ pub struct ClaimView {
 
 impl ClaimView {
     /// What the claim is checked against, in words: `None` when it resolved to one target
-    /// ([`Self::resolved`]); else `N definitions, tracked as a set: KEY, KEY`, or why it is
+    /// ([`Self::resolved`]) that this map holds; else `N definitions, tracked as a set: KEY, KEY`, or why it is
     /// not checked against a snapshot.
     pub fn untracked_or_set(&self) -> Option<String> {
+        if self.resolved_elsewhere
+            && let Some(there) = &self.resolved
+        {
+            return Some(format!(
+                "not in this map, though it resolved to {there} where it was exported from: \
+                 lint reports it"
+            ));
+        }
         if self.resolved.is_some() {
             return None;
         }
@@ -303,9 +312,10 @@ impl Workspace {
         }
         self.accept_text("body", body)?;
         let request = serde_json::json!({"op": "remember", "subject": subject, "body": body, "summary": opts.summary});
-        let written = self.write_revision(&request, opts, &subject, kind, "remember", |_| {
-            Ok(body.to_string())
-        })?;
+        let written =
+            self.write_revision(&request, opts, &subject, kind, "remember", None, |_| {
+                Ok(body.to_string())
+            })?;
         self.written_envelope(written)
     }
 
@@ -355,34 +365,37 @@ impl Workspace {
         if opts.summary.is_none() {
             opts.summary = Some(first_chars(text, 80));
         }
-        let written = self.write_revision(&request, &opts, page, page, event, |previous| {
-            // Deterministic append: the previous body, then one entry.
-            let mut body = previous
-                .map(|r| r.body.trim_end().to_string())
-                .unwrap_or_else(|| {
-                    format!(
-                        "# {}",
-                        if page == "decisions" {
-                            "Decisions"
-                        } else {
-                            "Lessons"
-                        }
-                    )
-                });
-            body.push_str("\n\n- ");
-            body.push_str(&text.replace('\n', "\n  "));
-            if let Some(s) = &about {
-                body.push_str(&format!(" (about `{s}`)"));
-            }
-            body.push_str(&format!(" — {author}\n"));
-            Ok(body)
-        })?;
+        let written =
+            self.write_revision(&request, &opts, page, page, event, None, |previous| {
+                // Deterministic append: the previous body, then one entry.
+                let mut body = previous
+                    .map(|r| r.body.trim_end().to_string())
+                    .unwrap_or_else(|| {
+                        format!(
+                            "# {}",
+                            if page == "decisions" {
+                                "Decisions"
+                            } else {
+                                "Lessons"
+                            }
+                        )
+                    });
+                body.push_str("\n\n- ");
+                body.push_str(&text.replace('\n', "\n  "));
+                if let Some(s) = &about {
+                    body.push_str(&format!(" (about `{s}`)"));
+                }
+                body.push_str(&format!(" — {author}\n"));
+                Ok(body)
+            })?;
         self.written_envelope(written)
     }
 
     /// The shared write path: one transaction that checks the receipt and the expected
     /// version, records the event, inserts the revision built by `body_for` from the
-    /// current one, and snapshots its claims.
+    /// current one, and snapshots its claims ([`snapshot_revision`], keeping the `given`
+    /// snapshots of a rollback).
+    #[allow(clippy::too_many_arguments)]
     fn write_revision(
         &mut self,
         request: &serde_json::Value,
@@ -390,6 +403,7 @@ impl Workspace {
         subject: &str,
         kind: &str,
         event_kind: &str,
+        given: Option<&Given>,
         mut body_for: impl FnMut(Option<&Revision>) -> Result<String>,
     ) -> Result<Written> {
         self.accept_options(opts)?;
@@ -456,7 +470,7 @@ impl Workspace {
                         event_id: Some(event_id),
                     },
                 )?;
-                snapshot_revision(tx, &revision, subject, subject_snapshot.as_ref(), None)?;
+                snapshot_revision(tx, &revision, subject, subject_snapshot.as_ref(), given)?;
                 let stored = mem::claims_of(tx, revision.revision_id)?;
                 let page = mem::page_by_id(tx, page.page_id)?
                     .ok_or_else(|| StoreError::Corrupt("page vanished".into()))?;
@@ -605,6 +619,10 @@ impl Workspace {
     }
 
     /// Publishes version `version`'s body again as a new revision (history is untouched).
+    /// The new revision keeps the snapshots of the one it restores (its claims' and its
+    /// page subject's): rolling back restores text, it does not verify it again, so a body
+    /// that was stale comes back stale (`confirm` verifies). A claim that had no snapshot
+    /// is snapshotted now.
     pub fn rollback(
         &mut self,
         subject: &str,
@@ -621,6 +639,24 @@ impl Workspace {
         }
         // A body written before a secret rule existed is not published again.
         self.accept_text("version", &old.body)?;
+        let conn = self.store.conn();
+        let given = Given {
+            claims: Some(
+                mem::claims_of(conn, old.revision_id)?
+                    .iter()
+                    .filter(|c| ClaimSnapshot::of(c).is_some() || c.resolved_elsewhere)
+                    .map(|c| GivenClaim {
+                        kind: c.kind.clone(),
+                        target: c.target.clone(),
+                        snapshot: ClaimSnapshot::of(c),
+                    })
+                    .collect(),
+            ),
+            subject: mem::page_snapshot(conn, old.revision_id)?.map(|s| SubjectSnapshot {
+                fingerprint: s.fingerprint,
+                missing: s.subject_missing,
+            }),
+        };
         let request =
             serde_json::json!({"op": "rollback", "subject": page.subject, "version": version});
         let kind = page.kind.clone();
@@ -638,6 +674,7 @@ impl Workspace {
             &page.subject,
             kind,
             "rollback",
+            Some(&given),
             |current| {
                 // Rolling back to the text the page already has would only add a duplicate.
                 match current {
@@ -973,34 +1010,171 @@ pub(crate) fn subject_snapshot(
     })
 }
 
-/// For an imported revision: whether a claim (`kind`, `target`) resolved in the checkout
-/// it was exported from.
-pub(crate) type HeldElsewhere<'a> = dyn Fn(&str, &str) -> bool + 'a;
+/// A claim's snapshot as it was taken (where a revision was exported from, or when a
+/// revision a rollback restores was written): what it resolved to and the fingerprints
+/// then, the fields of [`ClaimRow`] that staleness compares with the code.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ClaimSnapshot {
+    /// The path or symbol key it resolved to (`None` for a set).
+    pub resolved: Option<String>,
+    /// The file's or the symbol body's fingerprint.
+    pub snapshot: Option<String>,
+    /// The symbol's signature fingerprint.
+    pub signature_snapshot: Option<String>,
+    /// The set of definitions, by key (empty unless the name had several).
+    pub definitions: Vec<ClaimDefinition>,
+}
+
+impl ClaimSnapshot {
+    /// The snapshot a claim row holds, if it holds one (it resolved to a target or a set).
+    pub(crate) fn of(c: &ClaimRow) -> Option<ClaimSnapshot> {
+        (c.resolved.is_some() || !c.definitions.is_empty()).then(|| ClaimSnapshot {
+            resolved: c.resolved.clone(),
+            snapshot: c.snapshot.clone(),
+            signature_snapshot: c.signature_snapshot.clone(),
+            definitions: c.definitions.clone(),
+        })
+    }
+
+    /// The keys it names: the one it resolved to, or the set's.
+    fn keys(&self) -> Vec<&str> {
+        match &self.resolved {
+            Some(k) => vec![k.as_str()],
+            None => self.definitions.iter().map(|d| d.key.as_str()).collect(),
+        }
+    }
+}
+
+/// A claim of a revision that was verified before this checkout wrote it
+/// ([`Given::claims`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct GivenClaim {
+    /// `path` or `symbol`.
+    pub kind: String,
+    /// The normalized target.
+    pub target: String,
+    /// Its snapshot there; `None` when only the fact that it resolved is known (an export
+    /// written before exports carried snapshots, a claim imported from one).
+    pub snapshot: Option<ClaimSnapshot>,
+}
+
+/// The snapshots a new revision keeps instead of taking its own: the exporting checkout's
+/// (`import`) or those of the revision a `rollback` restores. Restoring or carrying text
+/// is not verifying it again (`confirm` does that), so a claim that was stale stays stale.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Given {
+    /// The claims that resolved where the revision comes from, matched to the body's by
+    /// kind and target (the first of each); `None` when not known (an export written
+    /// before exports said which claims resolved: every path and symbol claim counts as
+    /// resolved there).
+    pub claims: Option<Vec<GivenClaim>>,
+    /// The page's subject as snapshotted there (a file or folder page); `None` to take it
+    /// here.
+    pub subject: Option<SubjectSnapshot>,
+}
+
+/// A claim that names other code here than in its given snapshot ([`Given`]): a key the
+/// map lacks, or another set of definitions. It keeps the given snapshot, so staleness
+/// marks it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Diverged {
+    /// The claim as written.
+    pub text: String,
+    /// What it named there: a key, or `N definitions`.
+    pub there: String,
+    /// What it names here.
+    pub here: String,
+}
+
+/// What [`snapshot_revision`] stored.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Snapshotted {
+    /// The claims as inserted (row ids not read back).
+    pub claims: Vec<ClaimRow>,
+    /// Claims with a given snapshot that name other code here (none without [`Given`]).
+    pub diverged: Vec<Diverged>,
+}
+
+/// `key`, or `N definitions` for a set, or `nothing`.
+fn named(keys: &[&str]) -> String {
+    match keys {
+        [] => "nothing".into(),
+        [one] => (*one).to_string(),
+        many => format!("{} definitions ({})", many.len(), many.join(", ")),
+    }
+}
 
 /// The one way a new revision is checked against the code (`remember`, `decide`, `learn`,
-/// `import`): its claims are extracted and resolved against the map with their snapshots
-/// ([`resolve_claims`]), and a file or folder page's subject is snapshotted (`subject`,
-/// `None` for other pages). `held_elsewhere(kind, target)` says, for an imported revision, whether
-/// a claim resolved in the checkout it was exported from; such a claim that names
-/// nothing here is stored `resolved_elsewhere`, so lint reports it missing. Returns the
-/// claims as inserted (row ids not read back).
+/// `rollback`, `import`): its claims are extracted and resolved against the map with their
+/// snapshots ([`resolve_claims`]), and a file or folder page's subject is snapshotted
+/// (`subject`, `None` for other pages).
+///
+/// With `given` (import, rollback), a claim that has a given snapshot keeps it instead of
+/// the one taken now, and the page keeps the given subject snapshot: staleness then
+/// compares the code here with the code the text was verified against. A claim that
+/// names other code here than its given snapshot is listed in [`Snapshotted::diverged`].
+/// A claim that resolved there ([`Given::claims`]) but names nothing here is stored
+/// `resolved_elsewhere`, so lint reports it missing. A claim without a given snapshot is
+/// snapshotted now, as `remember` does.
 pub(crate) fn snapshot_revision(
     tx: &Transaction<'_>,
     revision: &Revision,
     page_subject: &str,
     subject: Option<&SubjectSnapshot>,
-    held_elsewhere: Option<&HeldElsewhere<'_>>,
-) -> loci_store::Result<Vec<ClaimRow>> {
+    given: Option<&Given>,
+) -> loci_store::Result<Snapshotted> {
     let mut claims = resolve_claims(tx, &revision.body, Some(page_subject))?;
-    if let Some(held) = held_elsewhere {
+    let mut diverged = Vec::new();
+    if let Some(given) = given {
         for c in &mut claims {
-            c.resolved_elsewhere = c.kind != "version"
-                && c.resolved.is_none()
-                && c.definitions.is_empty()
-                && held(&c.kind, &c.target);
+            if c.kind == "version" {
+                continue;
+            }
+            let (held, snapshot) = match &given.claims {
+                None => (true, None),
+                Some(list) => match list
+                    .iter()
+                    .find(|g| g.kind == c.kind && g.target == c.target)
+                {
+                    Some(g) => (true, g.snapshot.as_ref()),
+                    None => (false, None),
+                },
+            };
+            let here = ClaimSnapshot::of(c);
+            c.resolved_elsewhere = held && here.is_none();
+            let Some(there) = snapshot else {
+                continue;
+            };
+            let here_keys = here.as_ref().map(ClaimSnapshot::keys).unwrap_or_default();
+            let there_keys = there.keys();
+            // One key there: staleness follows that key, wherever the name resolves here.
+            // A set: staleness compares the whole set with the one the name has here.
+            let differs = match &there.resolved {
+                Some(key) => !here_keys.contains(&key.as_str()),
+                None => {
+                    let mut a = here_keys.clone();
+                    a.sort_unstable();
+                    a != there_keys
+                }
+            };
+            if differs && here.is_some() {
+                diverged.push(Diverged {
+                    text: c.text.clone(),
+                    there: named(&there_keys),
+                    here: named(&here_keys),
+                });
+            }
+            c.resolved = there.resolved.clone();
+            c.snapshot = there.snapshot.clone();
+            c.signature_snapshot = there.signature_snapshot.clone();
+            c.definitions = there.definitions.clone();
         }
     }
     mem::insert_claims(tx, revision.revision_id, &claims)?;
+    let subject = match (subject, given.and_then(|g| g.subject.as_ref())) {
+        (Some(_), Some(there)) => Some(there),
+        (here, _) => here,
+    };
     if let Some(s) = subject {
         mem::put_page_snapshot(
             tx,
@@ -1009,7 +1183,7 @@ pub(crate) fn snapshot_revision(
             s.missing,
         )?;
     }
-    Ok(claims)
+    Ok(Snapshotted { claims, diverged })
 }
 
 /// The most definitions a symbol claim is tracked as a set of: a name defined more often

@@ -15,11 +15,13 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use loci_store::backup::{BackupStats, RestoreStats};
-use loci_store::memory::{self as mem, Fact, NewRevision};
+use loci_store::memory::{self as mem, ClaimDefinition, Fact, NewRevision};
 use loci_store::rusqlite::Transaction;
 use serde::{Deserialize, Serialize};
 
-use crate::memory::{SubjectSnapshot, snapshot_revision, subject_snapshot};
+use crate::memory::{
+    ClaimSnapshot, Given, GivenClaim, SubjectSnapshot, snapshot_revision, subject_snapshot,
+};
 use crate::{EngineError, Envelope, Result, Workspace};
 
 /// The `format` field of an export document.
@@ -83,21 +85,66 @@ pub struct ExportedRevision {
     #[serde(default)]
     pub hash: Option<String>,
     /// The claims of the body that resolved in the exporting checkout (to a path, a
-    /// symbol, or a set of definitions), in body order. An import reports those that
-    /// name nothing in the importing checkout (`missing_path`, `missing_symbol`). Absent
-    /// in exports written before loci tracked it: then every path and symbol claim counts
-    /// as resolved there. Not part of [`Self::hash`]: it is evidence, not authored text.
+    /// symbol, or a set of definitions), in body order, each with its snapshot there. An
+    /// import keeps those snapshots (a claim stale there stays stale; where the code is
+    /// the same, the fingerprints match and it is fresh), reports a claim that names other
+    /// code here, and reports those that name nothing in the importing checkout
+    /// (`missing_path`, `missing_symbol`). Absent in exports written before loci tracked
+    /// it: then every path and symbol claim counts as resolved there. Not part of
+    /// [`Self::hash`]: it is evidence, not authored text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tracked: Option<Vec<TrackedClaim>>,
+    /// A file page's snapshot of its own file in the exporting checkout (its semantic
+    /// fingerprint, 32 hex digits), kept by an import so the page is stale here where it
+    /// was stale there. Absent when that checkout had no such file, for other pages, and
+    /// in older exports (the import then takes it here). Not part of [`Self::hash`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject_fingerprint: Option<String>,
 }
 
-/// A claim that resolved where it was exported from ([`ExportedRevision::tracked`]).
+/// A claim that resolved where it was exported from ([`ExportedRevision::tracked`]), with
+/// the snapshot taken there. Exports written before snapshots were carried hold only
+/// `kind` and `target`; an import snapshots such a claim against its own map.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct TrackedClaim {
     /// `path` or `symbol`.
     pub kind: String,
     /// The claim's normalized target (`src/lib.rs`, `RegexBuilder.new`).
     pub target: String,
+    /// The path or symbol key it resolved to (`src/lib.rs#Regex.new@method`); absent for
+    /// a set of definitions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved: Option<String>,
+    /// The file's semantic fingerprint or the symbol's body fingerprint then (32 hex
+    /// digits); absent for a folder and a set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
+    /// The symbol's signature fingerprint then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature_snapshot: Option<String>,
+    /// For a name with several definitions: each of them then, by key, with its body and
+    /// signature fingerprints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub definitions: Vec<ClaimDefinition>,
+}
+
+impl TrackedClaim {
+    /// The claim as [`snapshot_revision`] takes it: with its snapshot when the export
+    /// carried one.
+    fn given(&self) -> GivenClaim {
+        let snapshot = ClaimSnapshot {
+            resolved: self.resolved.clone(),
+            snapshot: self.snapshot.clone(),
+            signature_snapshot: self.signature_snapshot.clone(),
+            definitions: self.definitions.clone(),
+        };
+        GivenClaim {
+            kind: self.kind.clone(),
+            target: self.target.clone(),
+            snapshot: (snapshot.resolved.is_some() || !snapshot.definitions.is_empty())
+                .then_some(snapshot),
+        }
+    }
 }
 
 /// One fact definition in an export.
@@ -387,10 +434,19 @@ impl Workspace {
                         tracked.push(TrackedClaim {
                             kind: c.kind,
                             target: c.target,
+                            resolved: c.resolved,
+                            snapshot: c.snapshot,
+                            signature_snapshot: c.signature_snapshot,
+                            definitions: c.definitions,
                         });
                     }
                 }
                 tracked.dedup();
+                let subject_fingerprint = if p.kind == "file" {
+                    mem::page_snapshot(conn, r.revision_id)?.and_then(|s| s.fingerprint)
+                } else {
+                    None
+                };
                 revisions.push(ExportedRevision {
                     version: r.version,
                     body: r.body,
@@ -400,6 +456,7 @@ impl Workspace {
                     event,
                     hash: Some(hash),
                     tracked: Some(tracked),
+                    subject_fingerprint,
                 });
             }
             let members = if p.kind == "topic" {
@@ -715,7 +772,7 @@ fn import_page(
     }
     // What the last revision appended (the page's current one) does not find here: whether
     // its file is missing, and its claims.
-    let mut last_added: Option<(bool, Vec<loci_store::memory::ClaimRow>)> = None;
+    let mut last_added: Option<(bool, crate::memory::Snapshotted)> = None;
     for r in &p.revisions {
         let hash = revision_hash(
             r.version,
@@ -764,23 +821,29 @@ fn import_page(
             Some(s) => Some(s.clone()),
             None => subject_snapshot(tx, root, &subject, &page.kind)?,
         };
-        let held_there = |kind: &str, target: &str| match &r.tracked {
-            Some(tracked) => tracked.iter().any(|t| t.kind == kind && t.target == target),
-            None => true,
+        // The snapshots taken where it was exported: a file page's own file keeps that
+        // checkout's fingerprint (whether it is missing here is this checkout's to say).
+        let given = Given {
+            claims: r
+                .tracked
+                .as_ref()
+                .map(|t| t.iter().map(TrackedClaim::given).collect()),
+            subject: match (&snapshot, &r.subject_fingerprint) {
+                (Some(here), Some(there)) if page.kind == "file" => Some(SubjectSnapshot {
+                    fingerprint: Some(there.clone()),
+                    missing: here.missing,
+                }),
+                _ => None,
+            },
         };
-        let claims = snapshot_revision(
-            tx,
-            &revision,
-            &subject,
-            snapshot.as_ref(),
-            Some(&held_there),
-        )?;
-        last_added = Some((snapshot.is_some_and(|s| s.missing), claims));
+        let stored = snapshot_revision(tx, &revision, &subject, snapshot.as_ref(), Some(&given))?;
+        last_added = Some((snapshot.is_some_and(|s| s.missing), stored));
         held.insert(hash);
         report.revisions_added += 1;
         next += 1;
     }
-    if let Some((missing, claims)) = last_added {
+    if let Some((missing, stored)) = last_added {
+        let claims = &stored.claims;
         if missing {
             report.notes.push(format!(
                 "`{subject}` is not a {} of this checkout: its page is kept, and lint marks it \
@@ -805,6 +868,31 @@ fn import_page(
                 if elsewhere.len() == 1 { "s" } else { "" },
                 elsewhere.join(", "),
                 if elsewhere.len() == 1 { "it" } else { "them" },
+            ));
+        }
+        if !stored.diverged.is_empty() {
+            let n = stored.diverged.len();
+            let each: Vec<String> = stored
+                .diverged
+                .iter()
+                .map(|d| {
+                    format!(
+                        "`{}` named {} there and names {} here",
+                        d.text, d.there, d.here
+                    )
+                })
+                .collect();
+            report.notes.push(format!(
+                "`{subject}`: {} other code here than where it was exported: {}; {} the \
+                 exported snapshot, and lint marks {} stale",
+                if n == 1 {
+                    "1 claim names".to_string()
+                } else {
+                    format!("{n} claims name")
+                },
+                each.join("; "),
+                if n == 1 { "it keeps" } else { "they keep" },
+                if n == 1 { "it" } else { "them" },
             ));
         }
     }

@@ -442,6 +442,9 @@ fn headline(result: &Value) -> Option<String> {
                 .filter_map(Value::as_str)
                 .collect();
             let status = match c["resolved"].as_str() {
+                Some(r) if c["resolved_elsewhere"].as_bool() == Some(true) => format!(
+                    "not in this map, though it resolved to {r} where it was exported from: lint reports it"
+                ),
                 Some(r) => r.to_string(),
                 None if !definitions.is_empty() => format!(
                     "{} definitions, tracked as a set: {}",
