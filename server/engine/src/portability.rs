@@ -95,7 +95,7 @@ pub struct ExportedRevision {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tracked: Option<Vec<TrackedClaim>>,
     /// A file page's snapshot of its own file in the exporting checkout (its semantic
-    /// fingerprint, 32 hex digits), kept by an import so the page is stale here where it
+    /// fingerprint in hex, as `page_snapshots` holds it), kept by an import so the page is stale here where it
     /// was stale there. Absent when that checkout had no such file, for other pages, and
     /// in older exports (the import then takes it here). Not part of [`Self::hash`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,8 +115,8 @@ pub struct TrackedClaim {
     /// a set of definitions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved: Option<String>,
-    /// The file's semantic fingerprint or the symbol's body fingerprint then (32 hex
-    /// digits); absent for a folder and a set.
+    /// The file's semantic fingerprint (its content hash, for a file loci does not parse)
+    /// or the symbol's body fingerprint then, in hex; absent for a folder and a set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<String>,
     /// The symbol's signature fingerprint then.

@@ -526,8 +526,9 @@ fn fault_imported_memory_about_code_this_checkout_lacks_was_never_checked() {
     assert_eq!(
         claims,
         [
-            ("login()", None, true),
-            ("check()", None, true),
+            // Each keeps the snapshot taken where it was exported.
+            ("login()", Some("src/auth.py#login@function"), true),
+            ("check()", Some("src/auth.py#check@function"), true),
             ("print()", None, false)
         ]
     );
@@ -622,4 +623,204 @@ fn an_export_without_tracked_claims_holds_every_claim_to_account() {
         .map(|c| c.claim.as_str())
         .collect();
     assert_eq!(claims, ["login()", "print()"]);
+}
+
+/// Lints `ws` and returns each stale mark in words.
+fn stale_marks(ws: &mut Workspace) -> Vec<String> {
+    ws.lint()
+        .unwrap()
+        .result
+        .stale
+        .iter()
+        .map(|s| s.describe())
+        .collect()
+}
+
+/// A checkout holding `files` (path, text), scanned.
+fn checkout_of(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        write(dir.path(), path, text);
+    }
+    let mut ws = Workspace::open(dir.path(), None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    (dir, ws)
+}
+
+/// Fault (fresh-user trial): an import re-snapshotted every claim against the importing
+/// checkout's code, so a note that was stale where it was exported (its claimed function's
+/// body changed after it was written) came in with no stale mark: export | import
+/// silently confirmed everything. The export now carries each claim's snapshot and a file
+/// page's fingerprint, and the import keeps them: into identical code the stale note stays
+/// stale with the same reasons and a fresh one stays fresh; export → import → export gives
+/// the same document. An export without snapshots (an older loci) is snapshotted here, as
+/// before.
+#[test]
+fn fault_an_import_confirmed_memory_that_was_stale_where_it_was_exported() {
+    let before = "def fold(x):\n    return x\n";
+    let after = "def fold(x):\n    return x + \"\\n\"\n";
+    let same = "def keep(y):\n    return y\n";
+    let (src_dir, mut src) = checkout_of(&[("mail/policy.py", before), ("mail/keep.py", same)]);
+    src.remember("mail/policy.py", "Folding is `fold()`.", &by("agent:a"))
+        .unwrap();
+    src.remember("mail/keep.py", "Keeping is `keep()`.", &by("agent:a"))
+        .unwrap();
+    write(src_dir.path(), "mail/policy.py", after);
+    src.scan(&|_| {}).unwrap();
+    let expected = [
+        "memory `mail/policy.py` v1 is stale: mail/policy.py changed since it was written",
+        "memory `mail/policy.py` v1 claim `fold()` is stale: body of mail/policy.py#fold@function changed since it was written",
+    ];
+    assert_eq!(stale_marks(&mut src), expected);
+    let doc = export(&src);
+    let tracked = &doc.pages[1].revisions[0].tracked.as_ref().unwrap()[0];
+    assert_eq!(
+        (
+            tracked.kind.as_str(),
+            tracked.target.as_str(),
+            tracked.resolved.as_deref(),
+            tracked.snapshot.as_ref().map(String::len),
+            tracked.signature_snapshot.as_ref().map(String::len),
+        ),
+        (
+            "symbol",
+            "fold",
+            Some("mail/policy.py#fold@function"),
+            Some(16),
+            Some(16)
+        )
+    );
+    assert_eq!(
+        doc.pages[1].revisions[0]
+            .subject_fingerprint
+            .as_ref()
+            .map(String::len),
+        Some(16)
+    );
+
+    // The same code elsewhere: the same marks, and the same document back.
+    let (_dst_dir, mut dst) = checkout_of(&[("mail/policy.py", after), ("mail/keep.py", same)]);
+    let report = dst.import_memory(&doc, "memory.json").unwrap().result;
+    assert!(report.notes.is_empty(), "{report:?}");
+    assert_eq!(stale_marks(&mut dst), expected);
+    assert_eq!(export(&dst), doc);
+    assert_eq!(
+        serde_json::to_string_pretty(&export(&dst)).unwrap(),
+        serde_json::to_string_pretty(&doc).unwrap()
+    );
+    // Confirming verifies it here.
+    dst.confirm("mail/policy.py", &by("human:b")).unwrap();
+    assert!(stale_marks(&mut dst).is_empty());
+
+    // An export written before snapshots were carried: snapshotted against this code.
+    let mut old = doc.clone();
+    for p in &mut old.pages {
+        for r in &mut p.revisions {
+            r.subject_fingerprint = None;
+            for t in r.tracked.iter_mut().flatten() {
+                (t.resolved, t.snapshot, t.signature_snapshot) = (None, None, None);
+            }
+        }
+    }
+    let text = serde_json::to_string(&old).unwrap();
+    assert!(
+        !text.contains("snapshot") && !text.contains("resolved"),
+        "{text}"
+    );
+    let (_old_dir, mut dst) = checkout_of(&[("mail/policy.py", after), ("mail/keep.py", same)]);
+    dst.import_memory(&parse_export(&text, "old.json").unwrap(), "old.json")
+        .unwrap();
+    assert!(stale_marks(&mut dst).is_empty());
+}
+
+/// Fault (fresh-user trial): a claim that resolved to `net/client.py#_encode` where it
+/// was exported resolved in a checkout without `net/` to `mail/charset.py#_encode`, with
+/// no note, lint silent, and `why mail/charset.py:1` crediting the note to charset. The
+/// claim now keeps its exported key: the import notes both keys, lint marks it moved, and
+/// no memory is credited to the other code.
+#[test]
+fn fault_a_claim_that_resolves_here_to_other_code_passed_as_verified() {
+    let net = "def _encode(data):\n    return data.encode()\n";
+    let charset = "def _encode(s):\n    return s\n";
+    let (_src_dir, mut src) = checkout_of(&[("net/client.py", net), ("mail/charset.py", charset)]);
+    let w = src
+        .remember(
+            "net/client.py",
+            "Bodies go through `_encode()` before sending.",
+            &by("agent:a"),
+        )
+        .unwrap()
+        .result;
+    assert_eq!(
+        w.claims[0].resolved.as_deref(),
+        Some("net/client.py#_encode@function")
+    );
+    let doc = export(&src);
+
+    let (_dst_dir, mut dst) = checkout_of(&[("mail/charset.py", charset)]);
+    let report = dst.import_memory(&doc, "memory.json").unwrap().result;
+    assert_eq!(
+        report.notes,
+        [
+            "`net/client.py` is not a file of this checkout: its page is kept, and lint marks it deleted until it exists",
+            "`net/client.py`: 1 claim names other code here than where it was exported: `_encode()` named net/client.py#_encode@function there and names mail/charset.py#_encode@function here; it keeps the exported snapshot, and lint marks it stale"
+        ]
+    );
+    assert_eq!(
+        stale_marks(&mut dst),
+        [
+            "memory `net/client.py` v1 is stale: net/client.py does not exist here (it was missing when this revision was written or imported)",
+            "memory `net/client.py` v1 claim `_encode()` is stale: net/client.py#_encode@function moved to mail/charset.py#_encode@function since it was written"
+        ]
+    );
+    match dst.why("mail/charset.py:1") {
+        Err(EngineError::NotFound(m)) => assert_eq!(m, "no memory explains `mail/charset.py:1`"),
+        other => panic!("memory was credited to other code: {other:?}"),
+    }
+    assert_eq!(export(&dst), doc);
+}
+
+/// Fault (fresh-user trial): a claim tracked as a set of definitions (`_encode()` in two
+/// files, on a page neither settles) came into a checkout holding one of them and was
+/// snapshotted there as that one: the shrunk set was not flagged. The set is now kept as
+/// exported, so lint reports the change like any set change.
+#[test]
+fn fault_a_set_claim_whose_definitions_shrank_on_import_was_not_flagged() {
+    let a = "def _encode(data):\n    return data.encode()\n";
+    let b = "def _encode(s):\n    return s\n";
+    let (_src_dir, mut src) = checkout_of(&[("net/client.py", a), ("mail/charset.py", b)]);
+    let w = src
+        .remember(".", "Everything goes through `_encode()`.", &by("agent:a"))
+        .unwrap()
+        .result;
+    assert_eq!(
+        w.claims[0].definitions,
+        [
+            "mail/charset.py#_encode@function",
+            "net/client.py#_encode@function"
+        ]
+    );
+    let doc = export(&src);
+    assert_eq!(
+        doc.pages[0].revisions[0].tracked.as_ref().unwrap()[0]
+            .definitions
+            .len(),
+        2
+    );
+
+    let (_dst_dir, mut dst) = checkout_of(&[("mail/charset.py", b)]);
+    let report = dst.import_memory(&doc, "memory.json").unwrap().result;
+    assert_eq!(
+        report.notes,
+        [
+            "`.`: 1 claim names other code here than where it was exported: `_encode()` named 2 definitions (mail/charset.py#_encode@function, net/client.py#_encode@function) there and names mail/charset.py#_encode@function here; it keeps the exported snapshot, and lint marks it stale"
+        ]
+    );
+    assert_eq!(
+        stale_marks(&mut dst),
+        [
+            "memory `.` v1 claim `_encode()` is stale: the definitions of _encode changed (removed net/client.py#_encode@function) since it was written"
+        ]
+    );
+    assert_eq!(export(&dst), doc);
 }
