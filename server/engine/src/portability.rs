@@ -95,9 +95,10 @@ pub struct ExportedRevision {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tracked: Option<Vec<TrackedClaim>>,
     /// A file page's snapshot of its own file in the exporting checkout (its semantic
-    /// fingerprint in hex, as `page_snapshots` holds it), kept by an import so the page is stale here where it
-    /// was stale there. Absent when that checkout had no such file, for other pages, and
-    /// in older exports (the import then takes it here). Not part of [`Self::hash`].
+    /// fingerprint in hex, as `page_snapshots` holds it), kept by an import so the page is
+    /// stale here where it was stale there. Absent when that checkout had no such file, for
+    /// other pages, and in older exports (the import then takes it here). Not part of
+    /// [`Self::hash`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject_fingerprint: Option<String>,
 }

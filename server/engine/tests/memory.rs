@@ -1155,3 +1155,60 @@ fn fault_why_misread_negative_huge_and_column_suffixed_lines() {
         "src/empty.py"
     );
 }
+
+/// Fault (fresh-user trial): `rollback PAGE 1` took new snapshots of the body it brought
+/// back, so a version 1 that was stale (a claimed function's body and the page's file had
+/// changed since it was written) came back as a fresh version 3 with no stale mark. A
+/// rollback restores text, it does not verify it: the new revision keeps the restored
+/// one's snapshots (its claims' and its file's), and only a claim that had none is
+/// snapshotted now. `confirm` verifies.
+#[test]
+fn fault_a_rollback_brought_back_a_stale_body_as_fresh() {
+    let (dir, mut ws) = workspace();
+    ws.remember(
+        "src/auth.py",
+        "`login()` calls `check()`; see `later()`.",
+        &by("a"),
+    )
+    .unwrap();
+    write(
+        dir.path(),
+        "src/auth.py",
+        "def login(user, password):\n    return check(user, password)\n\ndef check(u, p):\n    return u == p\n\ndef later():\n    pass\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    ws.remember("src/auth.py", "rewrite", &by("a")).unwrap();
+    let back = ws.rollback("src/auth.py", 1, &by("a")).unwrap().result;
+    assert_eq!(back.revision.version, 3);
+    let claims: Vec<(&str, Option<&str>)> = back
+        .claims
+        .iter()
+        .map(|c| (c.text.as_str(), c.resolved.as_deref()))
+        .collect();
+    assert_eq!(
+        claims,
+        [
+            ("login()", Some("src/auth.py#login@function")),
+            ("check()", Some("src/auth.py#check@function")),
+            // Unresolved in version 1: snapshotted now.
+            ("later()", Some("src/auth.py#later@function")),
+        ]
+    );
+    let stale: Vec<String> = ws
+        .lint()
+        .unwrap()
+        .result
+        .stale
+        .iter()
+        .map(|s| s.describe())
+        .collect();
+    assert_eq!(
+        stale,
+        [
+            "memory `src/auth.py` v3 is stale: src/auth.py changed since it was written",
+            "memory `src/auth.py` v3 claim `check()` is stale: body of src/auth.py#check@function changed since it was written"
+        ]
+    );
+    ws.confirm("src/auth.py", &by("b")).unwrap();
+    assert!(ws.lint().unwrap().result.stale.is_empty());
+}
