@@ -2238,3 +2238,58 @@ fn fault_every_untracked_claim_was_called_no_single_definition() {
         ))
     );
 }
+
+/// Fault (fresh-user trial): `loci export` then `loci import` into a checkout with the same
+/// code showed no stale mark for a note that was stale where it was exported (its claimed
+/// function's body had changed): the import took new snapshots here. It keeps the
+/// exported ones now, so `lint` marks the note there and here alike.
+#[test]
+fn fault_export_then_import_confirmed_a_stale_note() {
+    let from = tempfile::tempdir().unwrap();
+    write(
+        from.path(),
+        "mail/policy.py",
+        "def fold(x):\n    return x\n",
+    );
+    assert!(loci(from.path(), &["scan"]).status.success());
+    assert!(
+        loci(
+            from.path(),
+            &["remember", "mail/policy.py", "-t", "Folding is `fold()`."]
+        )
+        .status
+        .success()
+    );
+    let changed = "def fold(x):\n    return x + 1\n";
+    write(from.path(), "mail/policy.py", changed);
+    assert!(loci(from.path(), &["scan"]).status.success());
+    let marks = "stale: memory `mail/policy.py` v1 is stale: mail/policy.py changed since it was written\n\
+                 stale: memory `mail/policy.py` v1 claim `fold()` is stale: body of mail/policy.py#fold@function changed since it was written\n\
+                 1 claim checked in memory and 0 docs: 0 open contradictions (0 new, 0 recurred, 0 resolved), 2 stale marks on 1 page\n";
+    assert_eq!(
+        String::from_utf8_lossy(&loci(from.path(), &["lint"]).stdout),
+        marks
+    );
+    let export = from.path().join("memory.json");
+    assert!(
+        loci(
+            from.path(),
+            &["export", "--output", export.to_str().unwrap()]
+        )
+        .status
+        .success()
+    );
+    let to = tempfile::tempdir().unwrap();
+    write(to.path(), "mail/policy.py", changed);
+    assert!(loci(to.path(), &["scan"]).status.success());
+    let imported = loci(to.path(), &["import", export.to_str().unwrap()]);
+    assert!(
+        imported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&loci(to.path(), &["lint"]).stdout),
+        marks
+    );
+}
