@@ -649,6 +649,7 @@ impl Workspace {
                         kind: c.kind.clone(),
                         target: c.target.clone(),
                         snapshot: ClaimSnapshot::of(c),
+                        elsewhere: c.resolved_elsewhere,
                     })
                     .collect(),
             ),
@@ -1056,6 +1057,11 @@ pub(crate) struct GivenClaim {
     /// Its snapshot there; `None` when only the fact that it resolved is known (an export
     /// written before exports carried snapshots, a claim imported from one).
     pub snapshot: Option<ClaimSnapshot>,
+    /// True when it resolved in another checkout (every claim of an export; a restored
+    /// claim that was imported so): if it names nothing here it is stored
+    /// `resolved_elsewhere`, and lint reports it missing. A restored claim of this
+    /// checkout's own whose code was deleted since is stale instead (deleted).
+    pub elsewhere: bool,
 }
 
 /// The snapshots a new revision keeps instead of taking its own: the exporting checkout's
@@ -1113,8 +1119,8 @@ fn named(keys: &[&str]) -> String {
 /// the one taken now, and the page keeps the given subject snapshot: staleness then
 /// compares the code here with the code the text was verified against. A claim that
 /// names other code here than its given snapshot is listed in [`Snapshotted::diverged`].
-/// A claim that resolved there ([`Given::claims`]) but names nothing here is stored
-/// `resolved_elsewhere`, so lint reports it missing. A claim without a given snapshot is
+/// A claim that resolved in another checkout ([`GivenClaim::elsewhere`]) but names
+/// nothing here is stored `resolved_elsewhere`, so lint reports it missing. A claim without a given snapshot is
 /// snapshotted now, as `remember` does.
 pub(crate) fn snapshot_revision(
     tx: &Transaction<'_>,
@@ -1130,18 +1136,18 @@ pub(crate) fn snapshot_revision(
             if c.kind == "version" {
                 continue;
             }
-            let (held, snapshot) = match &given.claims {
+            let (elsewhere, snapshot) = match &given.claims {
                 None => (true, None),
                 Some(list) => match list
                     .iter()
                     .find(|g| g.kind == c.kind && g.target == c.target)
                 {
-                    Some(g) => (true, g.snapshot.as_ref()),
+                    Some(g) => (g.elsewhere, g.snapshot.as_ref()),
                     None => (false, None),
                 },
             };
             let here = ClaimSnapshot::of(c);
-            c.resolved_elsewhere = held && here.is_none();
+            c.resolved_elsewhere = elsewhere && here.is_none();
             let Some(there) = snapshot else {
                 continue;
             };

@@ -144,6 +144,7 @@ impl TrackedClaim {
             target: self.target.clone(),
             snapshot: (snapshot.resolved.is_some() || !snapshot.definitions.is_empty())
                 .then_some(snapshot),
+            elsewhere: true,
         }
     }
 }

@@ -1165,9 +1165,15 @@ fn fault_why_misread_negative_huge_and_column_suffixed_lines() {
 #[test]
 fn fault_a_rollback_brought_back_a_stale_body_as_fresh() {
     let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "src/auth.py",
+        "def login(user, password):\n    return check(user, password)\n\ndef check(u, p):\n    return True\n\ndef gone():\n    pass\n",
+    );
+    ws.scan(&|_| {}).unwrap();
     ws.remember(
         "src/auth.py",
-        "`login()` calls `check()`; see `later()`.",
+        "`login()` calls `check()`; see `later()`, not `gone()`.",
         &by("a"),
     )
     .unwrap();
@@ -1192,8 +1198,10 @@ fn fault_a_rollback_brought_back_a_stale_body_as_fresh() {
             ("check()", Some("src/auth.py#check@function")),
             // Unresolved in version 1: snapshotted now.
             ("later()", Some("src/auth.py#later@function")),
+            ("gone()", Some("src/auth.py#gone@function")),
         ]
     );
+    assert!(back.claims.iter().all(|c| !c.resolved_elsewhere));
     let stale: Vec<String> = ws
         .lint()
         .unwrap()
@@ -1206,7 +1214,8 @@ fn fault_a_rollback_brought_back_a_stale_body_as_fresh() {
         stale,
         [
             "memory `src/auth.py` v3 is stale: src/auth.py changed since it was written",
-            "memory `src/auth.py` v3 claim `check()` is stale: body of src/auth.py#check@function changed since it was written"
+            "memory `src/auth.py` v3 claim `check()` is stale: body of src/auth.py#check@function changed since it was written",
+            "memory `src/auth.py` v3 claim `gone()` is stale: src/auth.py#gone@function was deleted since it was written"
         ]
     );
     ws.confirm("src/auth.py", &by("b")).unwrap();
