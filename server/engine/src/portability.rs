@@ -6,10 +6,11 @@
 //! An export carries only what people and agents wrote, with its provenance (author,
 //! time, version, summary). It never carries fact outcomes (command output can hold
 //! anything), operation receipts, event payloads, sessions or the map: those are per
-//! checkout. Importing re-extracts each revision's claims and snapshots them against the
-//! importing checkout's map, as `remember` does ([`crate::memory::snapshot_revision`]);
-//! what the exporting checkout tracked but this one lacks (a page's file, a claimed path
-//! or symbol) is kept, and reported by `lint` and `check`.
+//! checkout. Importing re-extracts each revision's claims through `remember`'s
+//! [`crate::memory::snapshot_revision`], keeping the snapshots the export carries (the
+//! code the text was verified against there), so memory stale there is stale here; what
+//! the exporting checkout tracked but this one lacks (a page's file, a claimed path or
+//! symbol) or names differently is kept, and reported by `lint` and `check`.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -495,10 +496,13 @@ impl Workspace {
     /// time and summary (and its version, unless this page has revisions of its own), with
     /// an `import` event; topic members and facts are added when missing. Importing the
     /// same document twice changes nothing the second time. The workspace is scanned first,
-    /// so claims are snapshotted against the code on disk, by the same
-    /// [`crate::memory::snapshot_revision`] as `remember`: a page about a file this checkout
-    /// lacks is marked deleted, and a claim that resolved where it was exported
-    /// ([`ExportedRevision::tracked`]) but names nothing here is reported missing by lint.
+    /// and claims are stored by the same [`crate::memory::snapshot_revision`] as `remember`,
+    /// keeping the snapshots of [`ExportedRevision::tracked`] and
+    /// [`ExportedRevision::subject_fingerprint`] (a claim without one is snapshotted
+    /// against the code on disk): a page about a file this checkout lacks is marked
+    /// deleted, a claim that names other code here than there is noted and marked stale,
+    /// and a claim that resolved where it was exported but names nothing here is reported
+    /// missing by lint.
     pub fn import_memory(
         &mut self,
         doc: &MemoryExport,
