@@ -333,6 +333,9 @@ fn validate(doc: &MemoryExport, source: &str) -> Result<()> {
                         .into(),
                 ));
             }
+            if let Some(problem) = snapshot_problem(r) {
+                return Err(bad(at, problem));
+            }
         }
         if !p.members.is_empty() && p.kind != "topic" {
             return Err(bad(at, "only topic pages have members".into()));
@@ -361,6 +364,45 @@ fn validate(doc: &MemoryExport, source: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The longest claim target or key an export's snapshots may hold, in bytes.
+const MAX_KEY_BYTES: usize = 4096;
+
+/// What is wrong with a revision's snapshots ([`ExportedRevision::tracked`],
+/// [`ExportedRevision::subject_fingerprint`]), if anything: a fingerprint that is not 1-64
+/// hex digits, a kind other than `path` or `symbol`, an empty or oversized target or key.
+fn snapshot_problem(r: &ExportedRevision) -> Option<String> {
+    let hex = |f: &str| !f.is_empty() && f.len() <= 64 && f.bytes().all(|b| b.is_ascii_hexdigit());
+    let key = |k: &str| !k.is_empty() && k.len() <= MAX_KEY_BYTES;
+    if let Some(f) = &r.subject_fingerprint
+        && !hex(f)
+    {
+        return Some(format!("subject_fingerprint `{f}` is not 1-64 hex digits"));
+    }
+    for (i, t) in r.tracked.iter().flatten().enumerate() {
+        let at = format!("tracked[{i}]");
+        if t.kind != "path" && t.kind != "symbol" {
+            return Some(format!("{at}: kind `{}` is not `path` or `symbol`", t.kind));
+        }
+        let keys = std::iter::once(&t.target)
+            .chain(&t.resolved)
+            .chain(t.definitions.iter().map(|d| &d.key));
+        if let Some(k) = keys.into_iter().find(|k| !key(k)) {
+            return Some(format!(
+                "{at}: a target or key is empty or over {MAX_KEY_BYTES} bytes ({} bytes)",
+                k.len()
+            ));
+        }
+        let prints = [&t.snapshot, &t.signature_snapshot]
+            .into_iter()
+            .flatten()
+            .chain(t.definitions.iter().flat_map(|d| [&d.body, &d.signature]));
+        if let Some(f) = prints.into_iter().find(|f| !hex(f)) {
+            return Some(format!("{at}: fingerprint `{f}` is not 1-64 hex digits"));
+        }
+    }
+    None
 }
 
 /// Why `subject` cannot be a page of `kind`, if it cannot.
@@ -610,6 +652,17 @@ impl Workspace {
                 for (field, text) in texts.into_iter().flatten() {
                     if let Some(e) = found(format!("{at} {field}"), text) {
                         return Err(e);
+                    }
+                }
+                // Claims' targets and keys are stored too.
+                for (k, t) in r.tracked.iter().flatten().enumerate() {
+                    let keys = std::iter::once(&t.target)
+                        .chain(&t.resolved)
+                        .chain(t.definitions.iter().map(|d| &d.key));
+                    for key in keys {
+                        if let Some(e) = found(format!("{at} tracked[{k}]"), key) {
+                            return Err(e);
+                        }
                     }
                 }
             }

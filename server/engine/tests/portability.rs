@@ -299,6 +299,19 @@ fn bad_documents_are_refused_with_the_place_named_and_nothing_written() {
         refused(&text.replace("The repository.", "The forged repository.")),
         "invalid argument `FILE`: memory.json: pages[0] (`.`) revisions[0]: hash does not match the content (edited after export?); fix the content or delete the hash"
     );
+    // Snapshots are fingerprints and keys, nothing else.
+    let mut doc = export(&src);
+    doc.pages[4].revisions[0].tracked.as_mut().unwrap()[0].snapshot = Some("<script>".into());
+    assert_eq!(
+        refused(&serde_json::to_string(&doc).unwrap()),
+        "invalid argument `FILE`: memory.json: pages[4] (`src/auth.py`) revisions[0]: tracked[0]: fingerprint `<script>` is not 1-64 hex digits"
+    );
+    doc.pages[4].revisions[0].tracked.as_mut().unwrap()[0].snapshot = None;
+    doc.pages[4].revisions[0].tracked.as_mut().unwrap()[0].resolved = Some(String::new());
+    assert_eq!(
+        refused(&serde_json::to_string(&doc).unwrap()),
+        "invalid argument `FILE`: memory.json: pages[4] (`src/auth.py`) revisions[0]: tracked[0]: a target or key is empty or over 4096 bytes (0 bytes)"
+    );
     // A document that parses but breaks a rule is refused by import too.
     let mut doc = export(&src);
     doc.pages[4].revisions[1].version = 1;

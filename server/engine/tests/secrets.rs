@@ -895,6 +895,17 @@ fn an_import_holding_a_credential_is_refused_and_stores_nothing() {
         message.starts_with("memory.json: facts[0] command contains a secret"),
         "{message}"
     );
+    // A claim's key in the snapshots is stored too.
+    let mut key = clean.clone();
+    key.pages[0].revisions[0].tracked.as_mut().unwrap()[0].resolved =
+        Some(format!("src/app.py#{}", aws()));
+    let (_, message) = invalid(dst.import_memory(&key, "memory.json").unwrap_err());
+    assert!(
+        message.starts_with(
+            "memory.json: pages[0] (`src/app.py`) revisions[0] tracked[0] contains a secret"
+        ),
+        "{message}"
+    );
     // Nothing of the refused documents was stored; the clean one imports.
     let pages: i64 = dst
         .store()

@@ -422,7 +422,9 @@ pub struct ClaimRow {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub definitions: Vec<ClaimDefinition>,
     /// True for an imported claim that resolved in the checkout it was exported from but
-    /// names nothing here: lint holds it to account as a claim that resolved once.
+    /// names nothing here: lint holds it to account as a claim that resolved once. When the
+    /// export carried its snapshot, `resolved`, `snapshot` and `definitions` hold the one
+    /// taken there.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub resolved_elsewhere: bool,
 }
