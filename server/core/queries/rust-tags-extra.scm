@@ -38,3 +38,8 @@
 ; enum variants, qualified by their enum (`Value.Null`): docs name them as `Value::Null`,
 ; and a variant missing from the map made `loci lint` report every such mention
 (enum_variant name: (identifier) @name) @definition.constant
+
+; a trait method declaration in a macro body parsed on its own (`trait T { cfg_x! { fn f(); } }`:
+; the body's tree has no `declaration_list`); a top-level `fn f();` is no valid Rust elsewhere
+(source_file
+  (function_signature_item name: (identifier) @name) @definition.method)

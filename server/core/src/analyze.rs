@@ -43,11 +43,27 @@
 //!   written on the bare name of a type, class or module the file defines (`Foo::new()`,
 //!   `Foo.create()`) whose one definition the file holds (`Foo.new`) is resolved here:
 //!   [`Reference::target`], with [`Receiver::Own`].
+//! - **Rust macro bodies**: tree-sitter leaves a macro invocation's body as a token tree,
+//!   so items written inside one (`cfg_net! { pub struct TcpStream { .. } }`, tokio's
+//!   `cfg_rt!`, `pin_project!`) would be invisible. A `{ .. }` body of an invocation where
+//!   items go (a direct child of the file, an `impl`/`mod`/`trait` body or a block) is
+//!   parsed again on its own with tree-sitter's included ranges, so every position is the
+//!   file's, and walked like the file: its definitions, references and imports join the
+//!   file's and nest by position (`impl Runtime { cfg_rt! { fn spawn() } }` is the method
+//!   `Runtime.spawn`; `use`/`mod` in a body inside `mod a { .. }` are `a`'s). Nested bodies
+//!   are parsed in turn, down to [`MAX_MACRO_DEPTH`] levels. A body whose top level is not
+//!   items only (an ERROR, MISSING, expression or `let` among the root's children:
+//!   `select! { .. }`, DSLs) adds nothing; `(..)`/`[..]` bodies (`vec![..]`, `println!(..)`,
+//!   `json!({..})`), `quote!`-like templates and `macro_rules!` rules are never parsed
+//!   again. Body fingerprints come from the body's own token stream (a definition moved
+//!   into a `cfg` block keeps its fingerprint); the file fingerprint and error count are the
+//!   file tree's. All bodies of a file share one `timeout_ms` budget; bodies left when it
+//!   runs out stay token trees.
 //! - **Timeouts**: when the parse is stopped after `timeout_ms`, the analysis is empty
 //!   except for a fingerprint of the raw text ([`crate::fingerprint::raw_text_fingerprint`])
 //!   and `degraded = ParseTimeout`.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -56,7 +72,7 @@ use tree_sitter::{Node, ParseOptions, ParseState, Parser, QueryCursor, Streaming
 
 use crate::fingerprint::{self, CommentSpan, Expected, FastMap, FastSet};
 use crate::imports::{self, RawImport};
-use crate::lang::{Role, lang_query};
+use crate::lang::{LangQuery, Role, RustKinds, lang_query};
 use crate::{
     Degraded, FileAnalysis, Import, Language, Receiver, RefKind, Reference, Span, Symbol,
     SymbolKind,
@@ -91,6 +107,8 @@ thread_local! {
     static QUERY_CURSOR: RefCell<QueryCursor> = RefCell::new(QueryCursor::new());
     /// The token stream buffer, reused for every file.
     static STREAM: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// One Rust parser per thread for macro bodies (it keeps their included ranges).
+    static MACRO_PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
 /// Parses `text` (the file's contents, BOM already removed) and extracts everything.
@@ -216,6 +234,9 @@ struct RawDef<'t> {
     name: Node<'t>,
     kind: SymbolKind,
     pattern: usize,
+    /// The walk it was found in (index into the walks: 0 is the file's tree, then the
+    /// macro bodies parsed again), whose token stream holds its body.
+    walk: usize,
 }
 
 /// One reference capture.
@@ -239,11 +260,271 @@ struct Entry<'t> {
     parent_entry: Option<usize>,
 }
 
-fn extract_with<'t>(
+/// Rust: how many macro bodies deep items are looked for (`cfg_net! { cfg_unix! { .. } }`
+/// is two); bodies nested deeper stay token trees.
+pub const MAX_MACRO_DEPTH: usize = 8;
+
+/// Rust macros whose `{ .. }` body is a code template (it is quoted, not compiled where it
+/// is written): its items are not the file's.
+const CODE_TEMPLATE_MACROS: [&str; 4] = [
+    "quote",
+    "quote_spanned",
+    "parse_quote",
+    "parse_quote_spanned",
+];
+
+/// Rust: a macro invocation's `{ .. }` body at a place where items go, to be parsed again.
+struct MacroBody<'t> {
+    /// The invocation: the inline modules around it qualify the imports in the body.
+    host: Node<'t>,
+    /// The walk that found it.
+    walk: usize,
+    /// The bytes between the braces, with their points.
+    range: tree_sitter::Range,
+}
+
+/// A macro body parsed on its own as Rust items.
+struct MacroTree {
+    tree: Tree,
+    /// The inline modules around the invocation, outermost first (see [`RawImport`]).
+    modules: Vec<String>,
+}
+
+/// What the query matches of a file's walks found.
+#[derive(Default)]
+struct Collected<'t> {
+    defs: Vec<RawDef<'t>>,
+    scopes: Vec<(Node<'t>, String)>,
+    raw_refs: Vec<RawRef<'t>>,
+    raw_imports: Vec<RawImport<'t>>,
+    /// Rust macro bodies found since the last round of parsing them.
+    bodies: Vec<MacroBody<'t>>,
+}
+
+impl<'t> Collected<'t> {
+    /// Runs the query at `node` (whose parent has kind id `parent`), found by walk number
+    /// `walk`, whose tree lies inside the inline modules `modules` (Rust macro bodies),
+    /// and records a Rust macro body that may hold items.
+    #[allow(clippy::too_many_arguments)]
+    fn visit(
+        &mut self,
+        cursor: &mut QueryCursor,
+        tables: &LangQuery,
+        bytes: &[u8],
+        node: Node<'t>,
+        parent: u16,
+        expected: &mut Expected,
+        walk: usize,
+        modules: &[String],
+    ) {
+        if node.kind_id() == tables.rust.macro_invocation
+            && tables.rust.holds_items(parent)
+            && let Some(range) = macro_item_body(node, &tables.rust, bytes)
+        {
+            self.bodies.push(MacroBody {
+                host: node,
+                walk,
+                range,
+            });
+        }
+        let Ok(compiled) = &tables.compiled else {
+            return;
+        };
+        let mut matches = cursor.matches(&compiled.query, node, bytes);
+        while let Some(m) = matches.next() {
+            let mut name = None;
+            let mut def = None;
+            let mut reference = None;
+            let mut scope = None;
+            let mut import = RawImport::default();
+            let mut is_import = false;
+            for capture in m.captures() {
+                let node = capture.node;
+                let role = compiled
+                    .roles
+                    .get(capture.index as usize)
+                    .copied()
+                    .unwrap_or(Role::Ignore);
+                match role {
+                    Role::Name => name = Some(node),
+                    Role::Def(kind) => def = Some((node, kind)),
+                    Role::Ref(kind) => reference = Some((node, kind)),
+                    Role::Scope => scope = Some(node),
+                    Role::Import | Role::ImportUse => {
+                        is_import = true;
+                        import.statement = Some(node);
+                        import.php_use |= role == Role::ImportUse;
+                    }
+                    Role::ImportModule => import.module = Some(node),
+                    Role::ImportName => import.names.push(node),
+                    Role::ImportTree => import.tree = Some(node),
+                    Role::ImportKind => import.kind = Some(node),
+                    Role::ImportArg => import.arg = Some(node),
+                    Role::Doc | Role::Ignore => {}
+                }
+            }
+            if is_import {
+                import.outer_modules = modules.to_vec();
+                self.raw_imports.push(import);
+                continue;
+            }
+            let Some(name) = name else { continue };
+            if let Some((node, kind)) = def {
+                expected.insert(node.id());
+                self.defs.push(RawDef {
+                    node,
+                    name,
+                    kind,
+                    pattern: m.pattern_index,
+                    walk,
+                });
+            } else if let Some((node, kind)) = reference {
+                let not_local = compiled
+                    .not_local
+                    .get(m.pattern_index)
+                    .copied()
+                    .unwrap_or(false);
+                self.raw_refs.push(RawRef {
+                    node,
+                    name,
+                    kind,
+                    pattern: m.pattern_index,
+                    not_local,
+                });
+            } else if let Some(node) = scope {
+                self.scopes
+                    .push((node, base_type_name(node_text(name, bytes)).to_string()));
+            }
+        }
+    }
+}
+
+/// Rust: the byte range between the braces of the macro invocation `node` when its body is
+/// a `{ .. }` token tree that is not empty and not a code template ([`CODE_TEMPLATE_MACROS`]);
+/// `None` for `vec![..]`, `println!(..)`, `json!({..})` and the like.
+fn macro_item_body(node: Node<'_>, kinds: &RustKinds, bytes: &[u8]) -> Option<tree_sitter::Range> {
+    let count = node.child_count();
+    let body = node.child(count.checked_sub(1)?)?;
+    if body.kind_id() != kinds.token_tree
+        || bytes.get(body.start_byte()) != Some(&b'{')
+        || body.end_byte() < body.start_byte() + 2
+        || bytes.get(body.end_byte() - 1) != Some(&b'}')
+    {
+        return None;
+    }
+    let name = node_text(node.child_by_field_name("macro")?, bytes);
+    let last = name.rsplit("::").next().unwrap_or(name).trim();
+    if CODE_TEMPLATE_MACROS.contains(&last) {
+        return None;
+    }
+    let open = body.child(0)?;
+    let close = body.child(body.child_count().checked_sub(1)?)?;
+    if open.kind_id() != kinds.open_brace
+        || close.kind_id() != kinds.close_brace
+        || close.is_missing()
+    {
+        return None;
+    }
+    let (start, end) = (open.end_byte(), close.start_byte());
+    if bytes.get(start..end)?.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    Some(tree_sitter::Range {
+        start_byte: start,
+        end_byte: end,
+        start_point: open.end_position(),
+        end_point: close.start_position(),
+    })
+}
+
+/// Rust: parses the bytes of `range` in `text` on their own (tree-sitter included ranges,
+/// so every position in the tree is the file's), and returns the tree when its top level
+/// is items only: no ERROR or MISSING node, expression or `let` statement among the root's
+/// children (a `select! { .. }` or other macro syntax parses with errors at the top and adds
+/// nothing). `None` too when the parse runs past `deadline`.
+fn parse_macro_body(text: &str, range: tree_sitter::Range, deadline: Instant) -> Option<Tree> {
+    let run = |parser: &mut Parser| -> Option<Tree> {
+        parser.set_included_ranges(&[range]).ok()?;
+        let mut progress = |_: &ParseState| {
+            if Instant::now() >= deadline {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let bytes = text.as_bytes();
+        let mut input = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
+        let tree = parser.parse_with_options(
+            &mut input,
+            None,
+            Some(ParseOptions::new().progress_callback(&mut progress)),
+        );
+        if tree.is_none() {
+            parser.reset();
+        }
+        tree
+    };
+    let fresh = || {
+        let mut parser = Parser::new();
+        parser
+            .set_language(&Language::Rust.grammar())
+            .ok()
+            .map(|()| parser)
+    };
+    let tree = MACRO_PARSER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => {
+            if slot.is_none() {
+                *slot = fresh();
+            }
+            slot.as_mut().and_then(run)
+        }
+        Err(_) => fresh().as_mut().and_then(run),
+    })?;
+    let root = tree.root_node();
+    if root.is_error() || root.kind() != "source_file" {
+        return None;
+    }
+    let mut cursor = root.walk();
+    let mut children = root.children(&mut cursor);
+    let items = children.all(|child| {
+        !child.is_error()
+            && !child.is_missing()
+            && matches!(
+                child.kind(),
+                "line_comment"
+                    | "block_comment"
+                    | "attribute_item"
+                    | "inner_attribute_item"
+                    | "const_item"
+                    | "static_item"
+                    | "macro_invocation"
+                    | "macro_definition"
+                    | "empty_statement"
+                    | "mod_item"
+                    | "foreign_mod_item"
+                    | "struct_item"
+                    | "union_item"
+                    | "enum_item"
+                    | "type_item"
+                    | "function_item"
+                    | "function_signature_item"
+                    | "impl_item"
+                    | "trait_item"
+                    | "associated_type"
+                    | "use_declaration"
+                    | "extern_crate_declaration"
+            )
+    });
+    drop(children);
+    drop(cursor);
+    items.then_some(tree)
+}
+
+fn extract_with(
     path: &str,
     language: Language,
     text: &str,
-    tree: &'t Tree,
+    tree: &Tree,
     options: &AnalyzeOptions,
     stream: Vec<u8>,
 ) -> (FileAnalysis, Vec<u8>) {
@@ -251,10 +532,13 @@ fn extract_with<'t>(
     let bytes = text.as_bytes();
     let lines = LineIndex::new(bytes);
 
-    let mut defs: Vec<RawDef<'t>> = Vec::new();
-    let mut scopes: Vec<(Node<'t>, String)> = Vec::new();
-    let mut raw_refs: Vec<RawRef<'t>> = Vec::new();
-    let mut raw_imports: Vec<RawImport<'t>> = Vec::new();
+    // Rust macro bodies parsed as items, one round per nesting level: a round's trees are
+    // set once and then only borrowed, so the nodes found in them live as long as the
+    // file's own.
+    let rounds: [OnceCell<Vec<MacroTree>>; MAX_MACRO_DEPTH] = Default::default();
+    let rounds = &rounds;
+    let mut found: Collected<'_> = Collected::default();
+    let mut walks: Vec<fingerprint::Walk> = Vec::new();
 
     // One walk of the tree: fingerprints, comments, errors; the query runs at each node
     // where one of its patterns can start (`set_max_start_depth(0)`: only matches rooted
@@ -263,7 +547,7 @@ fn extract_with<'t>(
     // difference, `(comment)* @doc . (definition)` patterns matching without their
     // leading comments, does not matter because docs come from `doc_above`. Running a
     // query over a whole tree costs about 0.4x its parse; this costs about 0.1x.
-    let walk = QUERY_CURSOR.with(|cell| {
+    QUERY_CURSOR.with(|cell| {
         let mut local = None;
         let mut guard = cell.try_borrow_mut().ok();
         let cursor: &mut QueryCursor = match guard.as_deref_mut() {
@@ -271,76 +555,60 @@ fn extract_with<'t>(
             None => local.insert(QueryCursor::new()),
         };
         cursor.set_max_start_depth(Some(0));
-        let on_root = |node: Node<'t>, expected: &mut Expected| {
-            let Ok(compiled) = &tables.compiled else {
-                return;
-            };
-            let mut matches = cursor.matches(&compiled.query, node, bytes);
-            while let Some(m) = matches.next() {
-                let mut name = None;
-                let mut def = None;
-                let mut reference = None;
-                let mut scope = None;
-                let mut import = RawImport::default();
-                let mut is_import = false;
-                for capture in m.captures() {
-                    let node = capture.node;
-                    let role = compiled
-                        .roles
-                        .get(capture.index as usize)
-                        .copied()
-                        .unwrap_or(Role::Ignore);
-                    match role {
-                        Role::Name => name = Some(node),
-                        Role::Def(kind) => def = Some((node, kind)),
-                        Role::Ref(kind) => reference = Some((node, kind)),
-                        Role::Scope => scope = Some(node),
-                        Role::Import | Role::ImportUse => {
-                            is_import = true;
-                            import.statement = Some(node);
-                            import.php_use |= role == Role::ImportUse;
-                        }
-                        Role::ImportModule => import.module = Some(node),
-                        Role::ImportName => import.names.push(node),
-                        Role::ImportTree => import.tree = Some(node),
-                        Role::ImportKind => import.kind = Some(node),
-                        Role::ImportArg => import.arg = Some(node),
-                        Role::Doc | Role::Ignore => {}
-                    }
-                }
-                if is_import {
-                    raw_imports.push(import);
-                    continue;
-                }
-                let Some(name) = name else { continue };
-                if let Some((node, kind)) = def {
-                    expected.insert(node.id());
-                    defs.push(RawDef {
-                        node,
-                        name,
-                        kind,
-                        pattern: m.pattern_index,
-                    });
-                } else if let Some((node, kind)) = reference {
-                    let not_local = compiled
-                        .not_local
-                        .get(m.pattern_index)
-                        .copied()
-                        .unwrap_or(false);
-                    raw_refs.push(RawRef {
-                        node,
-                        name,
-                        kind,
-                        pattern: m.pattern_index,
-                        not_local,
-                    });
-                } else if let Some(node) = scope {
-                    scopes.push((node, base_type_name(node_text(name, bytes)).to_string()));
-                }
+        walks.push(fingerprint::walk(
+            tree,
+            text,
+            tables,
+            options.max_depth,
+            stream,
+            |node, parent, expected| {
+                found.visit(cursor, tables, bytes, node, parent, expected, 0, &[])
+            },
+        ));
+        // Rust: items inside macro bodies (`cfg_net! { pub struct TcpStream { .. } }`),
+        // which the file's tree holds as token trees: each body is parsed again on its
+        // own and walked like the file, its nested bodies in the next round.
+        let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
+        let mut modules_of_walk: Vec<Vec<String>> = vec![Vec::new()];
+        for round in rounds {
+            if found.bodies.is_empty() {
+                break;
             }
-        };
-        fingerprint::walk(tree, text, tables, options.max_depth, stream, on_root)
+            let parsed: Vec<MacroTree> = std::mem::take(&mut found.bodies)
+                .into_iter()
+                .filter_map(|body| {
+                    let tree = parse_macro_body(text, body.range, deadline)?;
+                    let mut modules = modules_of_walk.get(body.walk).cloned().unwrap_or_default();
+                    modules.extend(imports::rust_inline_modules(body.host, bytes));
+                    Some(MacroTree { tree, modules })
+                })
+                .collect();
+            for macro_tree in round.get_or_init(|| parsed) {
+                let index = walks.len();
+                let modules = macro_tree.modules.as_slice();
+                walks.push(fingerprint::walk(
+                    &macro_tree.tree,
+                    text,
+                    tables,
+                    options.max_depth,
+                    Vec::new(),
+                    |node, parent, expected| {
+                        found.visit(
+                            cursor, tables, bytes, node, parent, expected, index, modules,
+                        )
+                    },
+                ));
+                modules_of_walk.push(macro_tree.modules.clone());
+            }
+        }
     });
+    let Collected {
+        defs,
+        scopes,
+        raw_refs,
+        raw_imports,
+        bodies: _,
+    } = found;
 
     // ---- definitions: dedupe per name node (first pattern wins), widen, qualify
     let mut by_name: FastMap<(usize, usize), usize> = FastMap::default();
@@ -545,6 +813,7 @@ fn extract_with<'t>(
             }
             parent = entries[p].parent_entry;
         }
+        let walk = &walks[def.walk];
         let marks = walk
             .marks
             .get(&entry.node.id())
@@ -563,7 +832,7 @@ fn extract_with<'t>(
         } else {
             None
         }
-        .or_else(|| doc_above(language, text, &lines, entry.node, &walk.comments));
+        .or_else(|| doc_above(language, text, &lines, entry.node, &walks[0].comments));
         symbols.push(Symbol {
             key,
             name: node_text(def.name, bytes).to_string(),
@@ -675,18 +944,22 @@ fn extract_with<'t>(
     refs.sort_by_key(|r| (r.span.start, r.span.end));
     assign_enclosing(&symbols, &mut refs);
 
-    let degraded = walk.too_deep.then_some(Degraded::TooDeep {
+    let too_deep = walks.iter().any(|w| w.too_deep);
+    let degraded = too_deep.then_some(Degraded::TooDeep {
         limit: options.max_depth,
     });
+    // The file's own walk: macro bodies are in its token stream already (as token trees),
+    // and their syntax errors are not the file's.
+    let main = walks.swap_remove(0);
     let analysis = FileAnalysis {
         symbols,
         refs,
         imports,
-        fingerprint: fingerprint::short_hash(&walk.stream),
-        error_nodes: walk.error_nodes,
+        fingerprint: fingerprint::short_hash(&main.stream),
+        error_nodes: main.error_nodes,
         degraded,
     };
-    (analysis, walk.stream)
+    (analysis, main.stream)
 }
 
 /// Sets each reference's `enclosing` to the innermost symbol whose span contains the

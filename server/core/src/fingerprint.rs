@@ -166,16 +166,17 @@ struct Open<'t> {
 }
 
 /// Walks `tree` once, iteratively (see the module docs), calling `on_root` at every
-/// visited node whose kind starts a query pattern (the caller runs the query there and
-/// adds the definition nodes it finds to the [`Expected`] set, so that their stream slices
-/// are recorded when the walk reaches them).
+/// visited node whose kind starts a query pattern, with the kind id of the node's parent
+/// (`u16::MAX` at the root). The caller runs the query there and adds the definition nodes
+/// it finds to the [`Expected`] set, so that their stream slices are recorded when the walk
+/// reaches them.
 pub(crate) fn walk<'t>(
     tree: &'t Tree,
     text: &str,
     tables: &LangQuery,
     max_depth: u32,
     mut stream: Vec<u8>,
-    mut on_root: impl FnMut(Node<'t>, &mut Expected),
+    mut on_root: impl FnMut(Node<'t>, u16, &mut Expected),
 ) -> Walk {
     stream.clear();
     let bytes = text.as_bytes();
@@ -250,7 +251,8 @@ pub(crate) fn walk<'t>(
                 }
             }
             if flags & kind_flags::ROOT != 0 {
-                on_root(node, &mut expected);
+                let parent = frames.last().map_or(u16::MAX, |f| f.kind);
+                on_root(node, parent, &mut expected);
             }
             if flags & kind_flags::DEFINITION != 0
                 && (flags & kind_flags::ALWAYS_RECORD != 0 || expected.remove(&node.id()))

@@ -151,6 +151,10 @@ pub(crate) struct RawImport<'t> {
     pub(crate) kind: Option<Node<'t>>,
     pub(crate) arg: Option<Node<'t>>,
     pub(crate) php_use: bool,
+    /// Rust: the inline modules around the macro invocation whose body holds the
+    /// statement, outermost first, when the statement comes from a macro body parsed on
+    /// its own (`mod a { cfg_rt! { mod b; } }`: `["a"]`); the body's tree cannot see them.
+    pub(crate) outer_modules: Vec<String>,
 }
 
 /// Imported names with the nodes they are written at (`None` for `*`).
@@ -203,7 +207,8 @@ pub(crate) fn collect<'t>(
         };
         match language {
             Language::Rust => {
-                let inline = rust_inline_modules(statement, bytes);
+                let mut inline = r.outer_modules.clone();
+                inline.extend(rust_inline_modules(statement, bytes));
                 if let Some(tree) = r.tree {
                     for (module, names) in flatten_use_tree(tree, bytes) {
                         add(statement, rust_rebase(&module, &inline), names);
@@ -514,8 +519,8 @@ fn flatten_use_tree<'t>(tree: Node<'t>, bytes: &[u8]) -> Vec<(String, Names<'t>)
 }
 
 /// Rust: names of the inline modules (`mod tests { .. }`) around a statement, outermost
-/// first.
-fn rust_inline_modules(statement: Node<'_>, bytes: &[u8]) -> Vec<String> {
+/// first (as far as its tree goes).
+pub(crate) fn rust_inline_modules(statement: Node<'_>, bytes: &[u8]) -> Vec<String> {
     let mut names = Vec::new();
     let mut node = statement;
     for _ in 0..64 {

@@ -349,6 +349,42 @@ pub(crate) struct LangQuery {
     pub(crate) kinds: Vec<u8>,
     /// Python only: kind ids for docstring detection, else `u16::MAX`.
     pub(crate) py: PythonKinds,
+    /// Rust only: kind ids for finding macro bodies that hold items, else `u16::MAX`.
+    pub(crate) rust: RustKinds,
+}
+
+/// Kind ids of the Rust nodes that place a macro invocation where items go, and of its
+/// braces (`analyze`: items inside `cfg_net! { .. }` are parsed again).
+#[derive(Clone, Copy)]
+pub(crate) struct RustKinds {
+    pub(crate) macro_invocation: u16,
+    pub(crate) token_tree: u16,
+    /// Containers whose direct children are items: `source_file`, `declaration_list`
+    /// (`impl`, `mod`, `trait`, `extern` bodies), `block` (function bodies).
+    pub(crate) source_file: u16,
+    pub(crate) declaration_list: u16,
+    pub(crate) block: u16,
+    /// The anonymous `{` and `}` tokens.
+    pub(crate) open_brace: u16,
+    pub(crate) close_brace: u16,
+}
+
+impl RustKinds {
+    const NONE: RustKinds = RustKinds {
+        macro_invocation: u16::MAX,
+        token_tree: u16::MAX,
+        source_file: u16::MAX,
+        declaration_list: u16::MAX,
+        block: u16::MAX,
+        open_brace: u16::MAX,
+        close_brace: u16::MAX,
+    };
+
+    /// Whether a node of kind `kind` holds items as its direct children.
+    pub(crate) fn holds_items(&self, kind: u16) -> bool {
+        kind != u16::MAX
+            && (kind == self.source_file || kind == self.declaration_list || kind == self.block)
+    }
 }
 
 /// Kind ids of the Python nodes that make a docstring.
@@ -468,10 +504,25 @@ fn build(language: Language) -> LangQuery {
     } else {
         PythonKinds::NONE
     };
+    let rust = if language == Language::Rust {
+        let id = |kind: &str, named: bool| grammar.id_for_node_kind(kind, named);
+        RustKinds {
+            macro_invocation: id("macro_invocation", true),
+            token_tree: id("token_tree", true),
+            source_file: id("source_file", true),
+            declaration_list: id("declaration_list", true),
+            block: id("block", true),
+            open_brace: id("{", false),
+            close_brace: id("}", false),
+        }
+    } else {
+        RustKinds::NONE
+    };
     LangQuery {
         compiled,
         kinds,
         py,
+        rust,
     }
 }
 

@@ -28,7 +28,10 @@ pub use lang::Language;
 /// 4: an imported name binds to a module-level definition only, never to a method of an
 /// `impl` in the file it comes from; a Rust `use` of another crate of the repository by
 /// its library name resolves (resolution changes: the rows of importing files change).
-pub const ANALYSIS_VERSION: u32 = 4;
+/// 5: Rust items written inside a macro invocation's `{ .. }` body where items go
+/// (`cfg_net! { pub struct TcpStream { .. } }`, nested bodies too) are parsed again and
+/// mapped: their symbols, references, `use` and `mod` imports.
+pub const ANALYSIS_VERSION: u32 = 5;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

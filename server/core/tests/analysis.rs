@@ -605,19 +605,179 @@ fn fault_a_method_call_on_another_receiver_was_recorded_as_a_bare_name() {
     assert_eq!(receivers(&csharp), ["Parse:other", "Parse:own", "Parse:-"]);
 }
 
-/// The known gap stated in docs/architecture.md ("Known gaps"): a `mod` declared inside a
-/// macro call (tokio's `cfg_rt! { pub mod runtime; }`) is a token tree to tree-sitter and
-/// is not seen; one outside is. When this changes, change the docs with it.
+/// tokio defines most of its public types inside macro invocations (`cfg_net! { pub struct
+/// TcpStream { .. } }`, `cfg_rt! { pub fn spawn .. }`, `pin_project! { pub struct Sleep
+/// { .. } }`), whose bodies tree-sitter leaves as token trees: `loci symbol TcpStream` found
+/// nothing, nor the `mod` and `use` declarations inside (docs/architecture.md listed the
+/// `mod` case as a known gap). A `{ .. }` body where items go is now parsed again as items,
+/// with the file's positions, nested bodies too; a body that is not items (`vec![..]`,
+/// `println!(..)`, `json!({..})`, `select! { .. }`, a `quote! { .. }` template) adds
+/// nothing.
 #[test]
-fn fault_a_mod_declared_inside_a_macro_call_is_not_seen_as_the_docs_state() {
-    let analysis = run(
-        Language::Rust,
-        "macro_rules! cfg_rt { ($($i:item)*) => { $($i)* } }\ncfg_rt! { pub mod runtime; }\nmod plain;\n",
+fn fault_items_inside_macro_invocations_were_invisible() {
+    let text = "\
+macro_rules! cfg_net { ($($i:item)*) => { $($i)* } }
+cfg_net! {
+    use crate::io::Ready;
+    pub mod tcp;
+
+    /// A TCP stream.
+    #[cfg(unix)]
+    pub struct TcpStream {
+        io: Ready,
+    }
+
+    impl TcpStream {
+        /// Opens a connection.
+        pub fn connect() -> TcpStream { open() }
+    }
+
+    cfg_unix! {
+        pub struct UnixStream;
+    }
+}
+#[cfg(windows)]
+cfg_net! {
+    pub struct TcpStream { handle: u64 }
+}
+pin_project! {
+    pub struct Sleep {
+        #[pin]
+        entry: Entry,
+    }
+}
+impl Runtime {
+    cfg_rt! { pub fn spawn() {} }
+}
+pub trait Read {
+    cfg_io! { fn read(&mut self); }
+}
+mod inner {
+    cfg_rt! { mod nested; use super::Sleep; }
+}
+fn main() {
+    cfg_x! { /* café */ fn local() {} }
+    let v = vec![1, 2];
+    println!(\"{v:?}\");
+    json!({ \"a\": 1 });
+    select! { x = rx => { go() } }
+    quote! { fn template() {} }
+}
+";
+    let analysis = run(Language::Rust, text);
+    let symbols: Vec<String> = analysis
+        .symbols
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {}:{}-{} {}..{} {:?} {:?}",
+                s.key,
+                s.span.line,
+                s.span.column,
+                s.span.end_line,
+                s.name_span.start,
+                s.name_span.end,
+                s.signature,
+                s.doc.as_deref().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        symbols,
+        [
+            r##"test#cfg_net@macro 0:0-0 13..20 "macro_rules! cfg_net { ($($i:item)*) => { $($i)* } }" """##,
+            r##"test#tcp@module 3:4-3 102..105 "pub mod tcp;" """##,
+            r##"test#TcpStream@struct 7:4-9 162..171 "pub struct TcpStream {" "A TCP stream.""##,
+            r##"test#TcpStream.connect@method 13:8-13 268..275 "pub fn connect() -> TcpStream { open() }" "Opens a connection.""##,
+            r##"test#UnixStream@struct 17:8-17 344..354 "pub struct UnixStream;" """##,
+            r##"test#TcpStream@struct[2] 22:4-22 406..415 "pub struct TcpStream { handle: u64 }" """##,
+            r##"test#Sleep@struct 25:4-28 464..469 "pub struct Sleep {" """##,
+            r##"test#Runtime.spawn@method 31:14-31 553..558 "cfg_rt! { pub fn spawn() {} }" """##,
+            r##"test#Read@trait 33:0-35 578..582 "pub trait Read {" """##,
+            r##"test#Read.read@method 34:14-34 602..606 "cfg_io! { fn read(&mut self); }" """##,
+            r##"test#inner@module 36:0-38 627..632 "mod inner {" """##,
+            r##"test#inner.nested@module 37:14-37 653..659 "cfg_rt! { mod nested; use super::Sleep; }" """##,
+            r##"test#main@function 39:0-46 686..690 "fn main() {" """##,
+            // byte column 25 (the UTF-16 column is 24: `é` is two bytes, one unit)
+            r##"test#main.local@function 40:25-40 723..728 "cfg_x! { /* café */ fn local() {} }" """##,
+        ]
     );
-    let modules: Vec<&str> = analysis.imports.iter().map(|i| i.module.as_str()).collect();
-    assert_eq!(modules, ["self::plain"]);
-    let keys: Vec<&str> = analysis.symbols.iter().map(|s| s.key.as_str()).collect();
-    assert_eq!(keys, ["test#cfg_rt@macro", "test#plain@module"]);
+    // `use` and `mod` inside bodies are imports, qualified by the inline modules around
+    // the invocation (`mod inner { cfg_rt! { mod nested; } }` declares `inner/nested.rs`).
+    let imports: Vec<(&str, Vec<&str>, u32)> = analysis
+        .imports
+        .iter()
+        .map(|i| {
+            (
+                i.module.as_str(),
+                i.names.iter().map(String::as_str).collect(),
+                i.span.line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        imports,
+        [
+            ("crate::io", vec!["Ready"], 2),
+            ("self::tcp", vec![], 3),
+            ("self::inner::nested", vec![], 37),
+            ("self", vec!["Sleep"], 37),
+        ]
+    );
+    // References inside bodies, with their enclosing symbols; the macros themselves are
+    // calls; nothing comes from inside `vec![..]`, `println!(..)`, `json!({..})`, `select!`
+    // (its body is no items) or `quote!` (a template).
+    let refs: Vec<String> = analysis
+        .refs
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {}:{} in {}",
+                r.name,
+                r.kind.as_str(),
+                r.span.line,
+                r.span.column,
+                r.enclosing.map_or("-", |e| analysis.symbols[e as usize]
+                    .qualified_name
+                    .as_str()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        refs,
+        [
+            "cfg_net call 1:0 in -",
+            "Ready import 2:19 in -",
+            "TcpStream inherit 11:9 in -",
+            "open call 13:40 in TcpStream.connect",
+            "cfg_unix call 16:4 in -",
+            "cfg_net call 21:0 in -",
+            "pin_project call 24:0 in -",
+            "Runtime inherit 30:5 in -",
+            "cfg_rt call 31:4 in -",
+            "cfg_io call 34:4 in Read",
+            "cfg_rt call 37:4 in inner",
+            "Sleep import 37:37 in inner",
+            "cfg_x call 40:4 in main",
+            "vec call 41:12 in main",
+            "println call 42:4 in main",
+            "json call 43:4 in main",
+            "select call 44:4 in main",
+            "quote call 45:4 in main",
+        ]
+    );
+    // A definition keeps its body fingerprint when it moves into a macro body, and the
+    // file's own fingerprint and error count are the file tree's.
+    let outside = run(
+        Language::Rust,
+        "pub struct Sleep {\n    #[pin]\n    entry: Entry,\n}\n",
+    );
+    assert_eq!(
+        symbol(&analysis, "Sleep").body_fingerprint,
+        outside.symbols[0].body_fingerprint
+    );
+    assert_eq!(analysis.error_nodes, 0);
+    assert_eq!(analysis.degraded, None);
 }
 
 #[test]
@@ -885,4 +1045,27 @@ fn fault_a_member_on_a_same_file_type_name_was_a_guess() {
         ),
         [t("Foo", "-", ""), t("make", "own", "test#Foo.make@method"),]
     );
+}
+
+/// Nested macro bodies are parsed again down to `MAX_MACRO_DEPTH` levels; deeper ones stay
+/// token trees (each level parses its body once more, so the bound keeps the cost linear).
+#[test]
+fn macro_bodies_nested_past_the_depth_bound_stay_token_trees() {
+    let nested = |depth: usize| {
+        format!(
+            "{}pub struct Deep;{}\n",
+            "m! { ".repeat(depth),
+            " }".repeat(depth)
+        )
+    };
+    let keys = |depth: usize| -> Vec<String> {
+        run(Language::Rust, &nested(depth))
+            .symbols
+            .into_iter()
+            .map(|s| s.key)
+            .collect()
+    };
+    assert_eq!(loci_core::analyze::MAX_MACRO_DEPTH, 8);
+    assert_eq!(keys(8), ["test#Deep@struct"]);
+    assert!(keys(9).is_empty());
 }
