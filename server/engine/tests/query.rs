@@ -322,3 +322,125 @@ fn fault_refs_of_a_qualified_name_listed_every_reference_to_its_last_part() {
     assert_eq!(lines("new").len(), 4);
     assert_eq!(lines("nothing::new").len(), 4);
 }
+
+/// Fault found by a fresh-user trial on tokio: `loci symbol TcpListener` (and `TcpStream`,
+/// `Sleep`, `spawn_blocking`, 42 of tokio's 163 `pub struct` names) found nothing, because
+/// they are defined inside macro invocations (`cfg_net! { pub struct TcpListener { .. } }`)
+/// whose bodies tree-sitter leaves unparsed; the `mod` declared in one had no dependency
+/// edge. After a scan they are symbols like any other, with their references and edges.
+#[test]
+fn fault_items_inside_macro_invocations_were_invisible() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        "macro_rules! cfg_net { ($($i:item)*) => { $($i)* } }\n\
+         cfg_net! {\n    pub mod net;\n}\n\
+         mod task;\n",
+    );
+    write(
+        root,
+        "src/net.rs",
+        "cfg_net! {\n    /// A TCP socket server.\n    pub struct TcpListener {\n        fd: u32,\n    }\n\n    \
+         impl TcpListener {\n        pub async fn bind() -> TcpListener {\n            TcpListener::from_fd(0)\n        }\n\n        \
+         fn from_fd(fd: u32) -> TcpListener {\n            TcpListener { fd }\n        }\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/task.rs",
+        "cfg_rt! {\n    pub fn spawn_blocking() {}\n}\n",
+    );
+    write(
+        root,
+        "src/main.rs",
+        "use crate::task::spawn_blocking;\n\nfn main() {\n    let _l = TcpListener::bind();\n    spawn_blocking();\n}\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let symbols = |name: &str| -> Vec<(String, u32, String, Option<String>)> {
+        ws.symbol(name)
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|h| (h.key, h.line, h.signature, h.doc))
+            .collect()
+    };
+    assert_eq!(
+        symbols("TcpListener"),
+        [(
+            "src/net.rs#TcpListener@struct".to_string(),
+            2,
+            "pub struct TcpListener {".to_string(),
+            Some("A TCP socket server.".to_string())
+        )]
+    );
+    assert_eq!(
+        symbols("TcpListener::bind"),
+        [(
+            "src/net.rs#TcpListener.bind@method".to_string(),
+            7,
+            "pub async fn bind() -> TcpListener {".to_string(),
+            None
+        )]
+    );
+    assert_eq!(
+        symbols("spawn_blocking"),
+        [(
+            "src/task.rs#spawn_blocking@function".to_string(),
+            1,
+            "pub fn spawn_blocking() {}".to_string(),
+            None
+        )]
+    );
+    let refs = |name: &str| -> Vec<(String, u32, Option<String>, Option<String>)> {
+        ws.refs(name)
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|r| (r.path, r.line, r.enclosing_key, r.target_key))
+            .collect()
+    };
+    assert_eq!(
+        refs("TcpListener::from_fd"),
+        [(
+            "src/net.rs".to_string(),
+            8,
+            Some("src/net.rs#TcpListener.bind@method".to_string()),
+            Some("src/net.rs#TcpListener.from_fd@method".to_string())
+        )]
+    );
+    assert_eq!(
+        refs("spawn_blocking"),
+        [
+            (
+                "src/main.rs".to_string(),
+                0,
+                None,
+                Some("src/task.rs#spawn_blocking@function".to_string())
+            ),
+            (
+                "src/main.rs".to_string(),
+                4,
+                Some("src/main.rs#main@function".to_string()),
+                Some("src/task.rs#spawn_blocking@function".to_string())
+            )
+        ]
+    );
+    // `pub mod net;` inside `cfg_net!` is the stated edge to src/net.rs.
+    let deps: Vec<(String, Option<String>, u32)> = ws
+        .deps("src/lib.rs", false)
+        .unwrap()
+        .result
+        .edges
+        .into_iter()
+        .map(|e| (e.module, e.to, e.line))
+        .collect();
+    assert_eq!(
+        deps,
+        [
+            ("self::net".to_string(), Some("src/net.rs".to_string()), 2),
+            ("self::task".to_string(), Some("src/task.rs".to_string()), 4)
+        ]
+    );
+}
