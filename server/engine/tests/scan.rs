@@ -942,7 +942,7 @@ fn fault_an_upgraded_loci_kept_the_older_analysis_until_each_file_changed() {
     // Until then, answers say the map is another version's (a second trial: they had not).
     let notes = ws.stats().unwrap().capability.notes;
     assert!(
-        notes.contains(&"the map was built by another version of loci's analysis (1, this loci's is 4): references and kinds may be as that version found them until `loci scan` analyses it again".to_string()),
+        notes.contains(&format!("the map was built by another version of loci's analysis (1, this loci's is {}): references and kinds may be as that version found them until `loci scan` analyses it again", loci_core::ANALYSIS_VERSION)),
         "{notes:?}"
     );
     let report = scan(&mut ws);
