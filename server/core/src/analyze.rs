@@ -53,7 +53,8 @@
 //!   `Runtime.spawn`; `use`/`mod` in a body inside `mod a { .. }` are `a`'s). Nested bodies
 //!   are parsed in turn, down to [`MAX_MACRO_DEPTH`] levels. A body whose top level is not
 //!   items only (an ERROR, MISSING, expression or `let` among the root's children:
-//!   `select! { .. }`, DSLs) adds nothing; `(..)`/`[..]` bodies (`vec![..]`, `println!(..)`,
+//!   `select! { .. }`, DSLs) adds nothing; a `cfg_if!` body is not items, but each of its
+//!   branches' `{ .. }` is parsed as one body; `(..)`/`[..]` bodies (`vec![..]`, `println!(..)`,
 //!   `json!({..})`), `quote!`-like templates and `macro_rules!` rules are never parsed
 //!   again. Body fingerprints come from the body's own token stream (a definition moved
 //!   into a `cfg` block keeps its fingerprint); the file fingerprint and error count are the
@@ -317,15 +318,15 @@ impl<'t> Collected<'t> {
         walk: usize,
         modules: &[String],
     ) {
-        if node.kind_id() == tables.rust.macro_invocation
-            && tables.rust.holds_items(parent)
-            && let Some(range) = macro_item_body(node, &tables.rust, bytes)
-        {
-            self.bodies.push(MacroBody {
-                host: node,
-                walk,
-                range,
-            });
+        if node.kind_id() == tables.rust.macro_invocation && tables.rust.holds_items(parent) {
+            let mut ranges = Vec::new();
+            macro_item_bodies(node, &tables.rust, bytes, &mut ranges);
+            self.bodies
+                .extend(ranges.into_iter().map(|range| MacroBody {
+                    host: node,
+                    walk,
+                    range,
+                }));
         }
         let Ok(compiled) = &tables.compiled else {
             return;
@@ -399,26 +400,60 @@ impl<'t> Collected<'t> {
     }
 }
 
-/// Rust: the byte range between the braces of the macro invocation `node` when its body is
-/// a `{ .. }` token tree that is not empty and not a code template ([`CODE_TEMPLATE_MACROS`]);
-/// `None` for `vec![..]`, `println!(..)`, `json!({..})` and the like.
-fn macro_item_body(node: Node<'_>, kinds: &RustKinds, bytes: &[u8]) -> Option<tree_sitter::Range> {
-    let count = node.child_count();
-    let body = node.child(count.checked_sub(1)?)?;
-    if body.kind_id() != kinds.token_tree
-        || bytes.get(body.start_byte()) != Some(&b'{')
-        || body.end_byte() < body.start_byte() + 2
-        || bytes.get(body.end_byte() - 1) != Some(&b'}')
+/// Rust: the byte ranges between the braces of the macro invocation `node`'s `{ .. }` body,
+/// appended to `out`: the body itself, or for `cfg_if!` (`cfg_if! { if #[cfg(unix)] { .. }
+/// else { .. } }`) each branch's `{ .. }`. Nothing for an empty body, a code template
+/// ([`CODE_TEMPLATE_MACROS`]), or a `( .. )`/`[ .. ]` body (`vec![..]`, `println!(..)`,
+/// `json!({..})`).
+fn macro_item_bodies(
+    node: Node<'_>,
+    kinds: &RustKinds,
+    bytes: &[u8],
+    out: &mut Vec<tree_sitter::Range>,
+) {
+    let Some(body) = node
+        .child_count()
+        .checked_sub(1)
+        .and_then(|last| node.child(last))
+    else {
+        return;
+    };
+    if body.kind_id() != kinds.token_tree || bytes.get(body.start_byte()) != Some(&b'{') {
+        return;
+    }
+    let Some(name) = node.child_by_field_name("macro") else {
+        return;
+    };
+    let name = node_text(name, bytes);
+    let last = name.rsplit("::").next().unwrap_or(name).trim();
+    if CODE_TEMPLATE_MACROS.contains(&last) {
+        return;
+    }
+    if last == "cfg_if" {
+        let mut cursor = body.walk();
+        for branch in body.named_children(&mut cursor) {
+            if branch.kind_id() == kinds.token_tree
+                && let Some(range) = brace_inner(branch, kinds, bytes)
+            {
+                out.push(range);
+            }
+        }
+    } else if let Some(range) = brace_inner(body, kinds, bytes) {
+        out.push(range);
+    }
+}
+
+/// The range between the braces of the token tree `tree` when it is a `{ .. }` with
+/// something but whitespace inside and its closing brace is not MISSING.
+fn brace_inner(tree: Node<'_>, kinds: &RustKinds, bytes: &[u8]) -> Option<tree_sitter::Range> {
+    if bytes.get(tree.start_byte()) != Some(&b'{')
+        || tree.end_byte() < tree.start_byte() + 2
+        || bytes.get(tree.end_byte() - 1) != Some(&b'}')
     {
         return None;
     }
-    let name = node_text(node.child_by_field_name("macro")?, bytes);
-    let last = name.rsplit("::").next().unwrap_or(name).trim();
-    if CODE_TEMPLATE_MACROS.contains(&last) {
-        return None;
-    }
-    let open = body.child(0)?;
-    let close = body.child(body.child_count().checked_sub(1)?)?;
+    let open = tree.child(0)?;
+    let close = tree.child(tree.child_count().checked_sub(1)?)?;
     if open.kind_id() != kinds.open_brace
         || close.kind_id() != kinds.close_brace
         || close.is_missing()
@@ -439,8 +474,8 @@ fn macro_item_body(node: Node<'_>, kinds: &RustKinds, bytes: &[u8]) -> Option<tr
 
 /// Rust: parses the bytes of `range` in `text` on their own (tree-sitter included ranges,
 /// so every position in the tree is the file's), and returns the tree when its top level
-/// is items only: no ERROR or MISSING node, expression or `let` statement among the root's
-/// children (a `select! { .. }` or other macro syntax parses with errors at the top and adds
+/// is items only: no ERROR or MISSING node, expression (but a macro call) or `let`
+/// statement among the root's children (a `select! { .. }` or other macro syntax parses with errors at the top and adds
 /// nothing). `None` too when the parse runs past `deadline`.
 fn parse_macro_body(text: &str, range: tree_sitter::Range, deadline: Instant) -> Option<Tree> {
     let run = |parser: &mut Parser| -> Option<Tree> {
@@ -487,33 +522,43 @@ fn parse_macro_body(text: &str, range: tree_sitter::Range, deadline: Instant) ->
     let mut cursor = root.walk();
     let mut children = root.children(&mut cursor);
     let items = children.all(|child| {
+        // A macro call written at item level (`compile_error!("..");`) parses as an
+        // expression statement.
+        let item_macro = || {
+            child.kind() == "expression_statement"
+                && child.named_child_count() == 1
+                && child
+                    .named_child(0)
+                    .is_some_and(|c| c.kind() == "macro_invocation")
+        };
         !child.is_error()
             && !child.is_missing()
-            && matches!(
-                child.kind(),
-                "line_comment"
-                    | "block_comment"
-                    | "attribute_item"
-                    | "inner_attribute_item"
-                    | "const_item"
-                    | "static_item"
-                    | "macro_invocation"
-                    | "macro_definition"
-                    | "empty_statement"
-                    | "mod_item"
-                    | "foreign_mod_item"
-                    | "struct_item"
-                    | "union_item"
-                    | "enum_item"
-                    | "type_item"
-                    | "function_item"
-                    | "function_signature_item"
-                    | "impl_item"
-                    | "trait_item"
-                    | "associated_type"
-                    | "use_declaration"
-                    | "extern_crate_declaration"
-            )
+            && (item_macro()
+                || matches!(
+                    child.kind(),
+                    "line_comment"
+                        | "block_comment"
+                        | "attribute_item"
+                        | "inner_attribute_item"
+                        | "const_item"
+                        | "static_item"
+                        | "macro_invocation"
+                        | "macro_definition"
+                        | "empty_statement"
+                        | "mod_item"
+                        | "foreign_mod_item"
+                        | "struct_item"
+                        | "union_item"
+                        | "enum_item"
+                        | "type_item"
+                        | "function_item"
+                        | "function_signature_item"
+                        | "impl_item"
+                        | "trait_item"
+                        | "associated_type"
+                        | "use_declaration"
+                        | "extern_crate_declaration"
+                ))
     });
     drop(children);
     drop(cursor);

@@ -742,6 +742,30 @@ pub(crate) fn lang_query(language: Language) -> &'static LangQuery {
 mod tests {
     use super::*;
 
+    /// The Rust kinds that find macro bodies are the grammar's (an unknown name would be
+    /// id 0), and the walk stops at `macro_invocation` (some pattern starts there).
+    #[test]
+    fn rust_macro_body_kinds_are_the_grammars() {
+        let tables = lang_query(Language::Rust);
+        let r = tables.rust;
+        for id in [
+            r.macro_invocation,
+            r.token_tree,
+            r.source_file,
+            r.declaration_list,
+            r.block,
+            r.open_brace,
+            r.close_brace,
+        ] {
+            assert!(id != 0 && id != u16::MAX, "{id}");
+        }
+        assert_ne!(
+            tables.kinds[r.macro_invocation as usize] & kind_flags::ROOT,
+            0
+        );
+        assert!(!lang_query(Language::Python).rust.holds_items(0));
+    }
+
     #[test]
     fn every_language_query_compiles() {
         for language in Language::ALL {

@@ -1069,3 +1069,28 @@ fn macro_bodies_nested_past_the_depth_bound_stay_token_trees() {
     assert_eq!(keys(8), ["test#Deep@struct"]);
     assert!(keys(9).is_empty());
 }
+
+/// `cfg_if! { if #[cfg(unix)] { .. } else { .. } }` (the `cfg-if` crate, used by `libc`,
+/// `parking_lot` and many more) is no list of items, but each branch is: the branches'
+/// items are mapped, the same name in two branches with the `[n]` ordinal.
+#[test]
+fn cfg_if_branches_are_parsed_as_items() {
+    let text = "cfg_if::cfg_if! {\n    if #[cfg(unix)] {\n        pub fn page_size() -> usize { 4096 }\n    } else if #[cfg(windows)] {\n        pub fn page_size() -> usize { 65536 }\n        use std::os::windows;\n    } else {\n        compile_error!(\"unsupported\");\n    }\n}\n";
+    let analysis = run(Language::Rust, text);
+    let keys: Vec<(&str, u32)> = analysis
+        .symbols
+        .iter()
+        .map(|s| (s.key.as_str(), s.span.line))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("test#page_size@function", 2),
+            ("test#page_size@function[2]", 4)
+        ]
+    );
+    let modules: Vec<&str> = analysis.imports.iter().map(|i| i.module.as_str()).collect();
+    assert_eq!(modules, ["std::os"]);
+    let calls: Vec<&str> = analysis.refs.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(calls, ["cfg_if", "windows", "compile_error"]);
+}
