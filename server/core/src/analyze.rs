@@ -52,11 +52,11 @@
 //!   file's and nest by position (`impl Runtime { cfg_rt! { fn spawn() } }` is the method
 //!   `Runtime.spawn`; `use`/`mod` in a body inside `mod a { .. }` are `a`'s). Nested bodies
 //!   are parsed in turn, down to [`MAX_MACRO_DEPTH`] levels. A body whose top level is not
-//!   items only (an ERROR, MISSING, expression or `let` among the root's children:
-//!   `select! { .. }`, DSLs) adds nothing; a `cfg_if!` body is not items, but each of its
-//!   branches' `{ .. }` is parsed as one body; `(..)`/`[..]` bodies (`vec![..]`, `println!(..)`,
-//!   `json!({..})`), `quote!`-like templates and `macro_rules!` rules are never parsed
-//!   again. Body fingerprints come from the body's own token stream (a definition moved
+//!   items only (an ERROR, MISSING, `let` or expression other than a macro call among the
+//!   root's children: `select! { .. }`, DSLs) adds nothing; a `cfg_if!` body is not items,
+//!   but each of its branches' `{ .. }` is parsed as one body; `(..)`/`[..]` bodies
+//!   (`vec![..]`, `println!(..)`, `json!({..})`), `quote!`-like templates and
+//!   `macro_rules!` rules are never parsed again. Body fingerprints come from the body's own token stream (a definition moved
 //!   into a `cfg` block keeps its fingerprint); the file fingerprint and error count are the
 //!   file tree's. All bodies of a file share one `timeout_ms` budget; bodies left when it
 //!   runs out stay token trees.
