@@ -145,29 +145,11 @@ pub fn parse(
 ) -> (Option<Tree>, Option<Degraded>) {
     let run = |parser: &mut Parser| -> (Option<Tree>, Option<Degraded>) {
         let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
-        let mut timed_out = false;
-        let mut progress = |_: &ParseState| {
-            if Instant::now() >= deadline {
-                timed_out = true;
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        };
-        let bytes = text.as_bytes();
-        let mut input = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
-        let tree = parser.parse_with_options(
-            &mut input,
-            old_tree,
-            Some(ParseOptions::new().progress_callback(&mut progress)),
-        );
-        if tree.is_none() {
-            // A cancelled parse leaves state for resumption; the next parse is a new one.
-            parser.reset();
-        }
-        let degraded = (tree.is_none() && timed_out).then_some(Degraded::ParseTimeout {
-            limit_ms: options.timeout_ms,
-        });
+        let tree = parse_until(parser, text, old_tree, deadline);
+        let degraded =
+            (tree.is_none() && Instant::now() >= deadline).then_some(Degraded::ParseTimeout {
+                limit_ms: options.timeout_ms,
+            });
         (tree, degraded)
     };
     let fresh = || {
@@ -193,6 +175,36 @@ pub fn parse(
             None => (None, None),
         },
     })
+}
+
+/// Parses `text` with `parser`, reusing `old_tree`, until `deadline` (checked through
+/// tree-sitter's progress callback, so it holds on pathological input too). `None` when
+/// the parse was cancelled; the parser is then reset (a cancelled parse leaves state for
+/// resumption; the next parse is a new one).
+fn parse_until(
+    parser: &mut Parser,
+    text: &str,
+    old_tree: Option<&Tree>,
+    deadline: Instant,
+) -> Option<Tree> {
+    let mut progress = |_: &ParseState| {
+        if Instant::now() >= deadline {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let bytes = text.as_bytes();
+    let mut input = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
+    let tree = parser.parse_with_options(
+        &mut input,
+        old_tree,
+        Some(ParseOptions::new().progress_callback(&mut progress)),
+    );
+    if tree.is_none() {
+        parser.reset();
+    }
+    tree
 }
 
 /// Extracts symbols, references, imports, fingerprints and the error count from `tree`, the
@@ -480,24 +492,7 @@ fn brace_inner(tree: Node<'_>, kinds: &RustKinds, bytes: &[u8]) -> Option<tree_s
 fn parse_macro_body(text: &str, range: tree_sitter::Range, deadline: Instant) -> Option<Tree> {
     let run = |parser: &mut Parser| -> Option<Tree> {
         parser.set_included_ranges(&[range]).ok()?;
-        let mut progress = |_: &ParseState| {
-            if Instant::now() >= deadline {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        };
-        let bytes = text.as_bytes();
-        let mut input = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
-        let tree = parser.parse_with_options(
-            &mut input,
-            None,
-            Some(ParseOptions::new().progress_callback(&mut progress)),
-        );
-        if tree.is_none() {
-            parser.reset();
-        }
-        tree
+        parse_until(parser, text, None, deadline)
     };
     let fresh = || {
         let mut parser = Parser::new();
