@@ -716,8 +716,8 @@ fn read_text_file(path: &Path) -> std::io::Result<Option<ReadFile>> {
     }
     file.read_to_end(&mut bytes)?;
     let after = file.metadata()?;
-    let mtime = mtime_ns(&before);
-    let steady = mtime == mtime_ns(&after)
+    let mtime = walk::change_time_ns(&before);
+    let steady = mtime == walk::change_time_ns(&after)
         && before.len() == after.len()
         && after.len() == bytes.len() as u64;
     Ok(Some(ReadFile {
@@ -742,11 +742,6 @@ struct ReadFile {
 /// The mtime recorded for a file that changed while a scan read it: it matches no real
 /// file time, so the next scan reads the file again.
 const UNVERIFIED_MTIME: i64 = 0;
-
-/// A file's change time ([`walk::change_time_ns`]).
-fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
-    walk::change_time_ns(meta)
-}
 
 /// Lines in `text`: `\n`, `\r\n` and a lone `\r` each end a line; a last line without an
 /// ending counts.
