@@ -43,6 +43,18 @@ pub enum StaleReason {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         missing_when_written: bool,
     },
+    /// The file is still in the checkout but the map no longer holds it: the last scan
+    /// skipped it (`reason` as in `skipped_files`: `too_large`, `binary`, `secret`, …), so
+    /// nothing about it can be checked until it is mapped again.
+    Unmapped {
+        /// The path.
+        target: String,
+        /// The skip's reason, as the scan summary counts it.
+        reason: String,
+        /// The skip's detail (the size over the cap, the OS error), if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
     /// A symbol claim naming several definitions (`RegexBuilder::new` in two modules),
     /// snapshotted as the set of them: the set or one of their bodies or signatures changed.
     DefinitionsChanged {
@@ -100,6 +112,21 @@ impl Staleness {
                 );
             }
             StaleReason::Deleted { target, .. } => format!("{target} was deleted"),
+            StaleReason::Unmapped {
+                target,
+                reason,
+                detail,
+            } => {
+                let detail = detail
+                    .as_deref()
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default();
+                let reason = reason.replace('_', " ");
+                return format!(
+                    "{what} cannot be checked: {target} is no longer mapped (the last scan \
+                     skipped its file: {reason}{detail})"
+                );
+            }
             StaleReason::FileChanged { path } => format!("{path} changed"),
             StaleReason::DefinitionsChanged {
                 target,
@@ -333,6 +360,24 @@ pub fn revisions_staleness(
     Ok(out)
 }
 
+/// Why a file or symbol (`path#qualified.name@kind`) the snapshot held is not in the map:
+/// its file was skipped by the last scan ([`StaleReason::Unmapped`], read only here, when
+/// a target is missing), else it was deleted.
+fn gone(conn: &Connection, target: &str) -> loci_store::Result<StaleReason> {
+    let path = target.split_once('#').map_or(target, |(path, _)| path);
+    Ok(match map::skipped_file(conn, path)? {
+        Some(skip) => StaleReason::Unmapped {
+            target: target.to_string(),
+            reason: skip.reason,
+            detail: skip.detail,
+        },
+        None => StaleReason::Deleted {
+            target: target.to_string(),
+            missing_when_written: false,
+        },
+    })
+}
+
 /// The marks of one revision, reading through `lookups` (and `conn` for the rare moved
 /// symbol).
 fn staleness_with(
@@ -382,18 +427,15 @@ fn staleness_with(
             // this checkout lacked, and still lacks.
             (None, _) if snap.subject_missing => out.push(mark(
                 None,
-                StaleReason::Deleted {
-                    target: page.subject.clone(),
-                    missing_when_written: true,
+                match gone(conn, &page.subject)? {
+                    StaleReason::Deleted { target, .. } => StaleReason::Deleted {
+                        target,
+                        missing_when_written: true,
+                    },
+                    unmapped => unmapped,
                 },
             )),
-            (None, Some(_)) => out.push(mark(
-                None,
-                StaleReason::Deleted {
-                    target: page.subject.clone(),
-                    missing_when_written: false,
-                },
-            )),
+            (None, Some(_)) => out.push(mark(None, gone(conn, &page.subject)?)),
             _ => {}
         }
     }
@@ -417,13 +459,7 @@ fn staleness_with(
                 )),
                 // Imported about a file this checkout lacks: lint's `missing_path` says so.
                 None if claim.resolved_elsewhere => {}
-                None => out.push(mark(
-                    Some(&claim),
-                    StaleReason::Deleted {
-                        target: resolved.clone(),
-                        missing_when_written: false,
-                    },
-                )),
+                None => out.push(mark(Some(&claim), gone(conn, resolved)?)),
                 _ => {}
             },
             "symbol" => match lookups.symbol(resolved)? {
@@ -472,13 +508,7 @@ fn staleness_with(
                         // Imported about a symbol this checkout lacks: lint's
                         // `missing_symbol` says so.
                     } else {
-                        out.push(mark(
-                            Some(&claim),
-                            StaleReason::Deleted {
-                                target: resolved.clone(),
-                                missing_when_written: false,
-                            },
-                        ));
+                        out.push(mark(Some(&claim), gone(conn, resolved)?));
                     }
                 }
             },

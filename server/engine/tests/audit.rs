@@ -838,3 +838,36 @@ fn a_set_claim_is_narrowed_to_the_definitions_in_its_page_subject() {
         ]
     );
 }
+
+/// Fault: memory about a file the last scan skipped (grown past the size cap, turned
+/// binary, holding a secret) said the file "was deleted" while it was on disk, and a page
+/// written about such a file said it "does not exist here". The map no longer holds it,
+/// so the mark says that instead, with the skip's reason: `unmapped`, for the page and
+/// for its symbol claims; mapped again, the marks are gone.
+#[test]
+fn fault_memory_about_a_skipped_file_said_it_was_deleted() {
+    let (dir, mut ws) = repo();
+    let root = dir.path();
+    ws.remember("app/util.py", "`fmt()` formats.", &by("human:ann"))
+        .unwrap();
+    write(root, "app/util.py", "def fmt(x):\n    return str(x)\n\0\n");
+    ws.scan(&|_| {}).unwrap();
+    let unmapped =
+        |target: &str| format!(r#"{{"kind":"unmapped","target":"{target}","reason":"binary"}}"#);
+    assert_eq!(
+        stale_reasons(&mut ws),
+        [
+            unmapped("app/util.py"),
+            unmapped("app/util.py#fmt@function")
+        ]
+    );
+    let stale = ws.lint().unwrap().result.stale;
+    assert_eq!(
+        stale[0].describe(),
+        "memory `app/util.py` v1 cannot be checked: app/util.py is no longer mapped (the last \
+         scan skipped its file: binary)"
+    );
+    write(root, "app/util.py", "def fmt(x):\n    return str(x)\n");
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(stale_reasons(&mut ws), Vec::<String>::new());
+}

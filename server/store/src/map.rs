@@ -1086,6 +1086,27 @@ pub fn skipped_files(conn: &Connection) -> Result<HashMap<String, SkippedFile>> 
     Ok(out)
 }
 
+/// The skip of one path, if the last scan skipped it.
+pub fn skipped_file(conn: &Connection, path: &str) -> Result<Option<SkippedFile>> {
+    use rusqlite::OptionalExtension;
+    conn.prepare_cached(
+        "SELECT path, reason, detail, size, mtime_ns FROM skipped_files WHERE path = ?1",
+    )
+    .and_then(|mut st| {
+        st.query_row([path], |r| {
+            Ok(SkippedFile {
+                path: r.get(0)?,
+                reason: r.get(1)?,
+                detail: r.get(2)?,
+                size: r.get(3)?,
+                mtime_ns: r.get(4)?,
+            })
+        })
+        .optional()
+    })
+    .ctx(|| format!("reading the skip of {path}"))
+}
+
 /// Replaces the whole skipped-files list.
 pub fn replace_skipped_files(tx: &Transaction<'_>, skips: &[SkippedFile]) -> Result<()> {
     tx.execute("DELETE FROM skipped_files", [])
