@@ -1068,15 +1068,7 @@ pub fn skipped_files(conn: &Connection) -> Result<HashMap<String, SkippedFile>> 
         .prepare_cached("SELECT path, reason, detail, size, mtime_ns FROM skipped_files")
         .ctx(|| "reading skipped files".into())?;
     let rows = stmt
-        .query_map([], |r| {
-            Ok(SkippedFile {
-                path: r.get(0)?,
-                reason: r.get(1)?,
-                detail: r.get(2)?,
-                size: r.get(3)?,
-                mtime_ns: r.get(4)?,
-            })
-        })
+        .query_map([], skipped_row)
         .ctx(|| "reading skipped files".into())?;
     let mut out = HashMap::new();
     for row in rows {
@@ -1086,24 +1078,24 @@ pub fn skipped_files(conn: &Connection) -> Result<HashMap<String, SkippedFile>> 
     Ok(out)
 }
 
+/// A `skipped_files` row selected as `path, reason, detail, size, mtime_ns`.
+fn skipped_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SkippedFile> {
+    Ok(SkippedFile {
+        path: r.get(0)?,
+        reason: r.get(1)?,
+        detail: r.get(2)?,
+        size: r.get(3)?,
+        mtime_ns: r.get(4)?,
+    })
+}
+
 /// The skip of one path, if the last scan skipped it.
 pub fn skipped_file(conn: &Connection, path: &str) -> Result<Option<SkippedFile>> {
     use rusqlite::OptionalExtension;
     conn.prepare_cached(
         "SELECT path, reason, detail, size, mtime_ns FROM skipped_files WHERE path = ?1",
     )
-    .and_then(|mut st| {
-        st.query_row([path], |r| {
-            Ok(SkippedFile {
-                path: r.get(0)?,
-                reason: r.get(1)?,
-                detail: r.get(2)?,
-                size: r.get(3)?,
-                mtime_ns: r.get(4)?,
-            })
-        })
-        .optional()
-    })
+    .and_then(|mut st| st.query_row([path], skipped_row).optional())
     .ctx(|| format!("reading the skip of {path}"))
 }
 
