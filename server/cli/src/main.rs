@@ -85,14 +85,14 @@ enum Command {
         /// A repo-relative path or a symbol name/key.
         target: String,
         /// Hops to follow (at least 1).
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
+        #[arg(long, default_value_t = 3, value_parser = whole::<u32>("hops", 1), allow_negative_numbers = true)]
         depth: u32,
         /// Follow only stated edges (proven by a parser), not derived ones.
         #[arg(long)]
         hard: bool,
         /// List at most this many dependents, the nearest first (0: all); the rest are
         /// counted.
-        #[arg(long, default_value_t = loci_engine::query::IMPACT_LIMIT, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = loci_engine::query::IMPACT_LIMIT, value_parser = whole::<u32>("dependents", 0), allow_negative_numbers = true)]
         limit: u32,
     },
     /// Show what the map holds.
@@ -216,7 +216,7 @@ enum Command {
         #[arg(long)]
         path: Option<String>,
         /// Hits per kind.
-        #[arg(long, default_value_t = 10, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = 10, value_parser = whole::<u32>("hits", 0), allow_negative_numbers = true)]
         limit: u32,
     },
     /// What to know before touching something: ranked memory, code and docs within a
@@ -229,7 +229,7 @@ enum Command {
         #[arg(long = "open")]
         open: Vec<String>,
         /// Token budget (tokens ≈ characters / 4).
-        #[arg(long, allow_negative_numbers = true)]
+        #[arg(long, value_parser = whole::<u64>("tokens", 0), allow_negative_numbers = true)]
         budget: Option<u64>,
         /// Relevance floor below which the answer abstains (any finite number, negative
         /// ones too).
@@ -241,7 +241,7 @@ enum Command {
         /// A JSONL case file (see docs/context.md).
         cases: PathBuf,
         /// The cutoff k.
-        #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = 5, value_parser = whole::<usize>("ranks", 0), allow_negative_numbers = true)]
         k: usize,
     },
     /// Pick the abstention floor that best separates in-scope from out-of-scope cases.
@@ -279,13 +279,13 @@ enum Command {
     /// Record git history (or, without git, snapshots) into the event log.
     Sync {
         /// Read at most this many commits (default: [sync] max_commits in .loci/config.toml, 200).
-        #[arg(long, allow_negative_numbers = true)]
+        #[arg(long, value_parser = whole::<usize>("commits", 1), allow_negative_numbers = true)]
         limit: Option<usize>,
     },
     /// The last N sessions and what they changed.
     Recap {
         /// How many sessions.
-        #[arg(default_value_t = 3, allow_negative_numbers = true)]
+        #[arg(default_value_t = 3, value_parser = whole::<u32>("sessions", 1), allow_negative_numbers = true)]
         n: u32,
     },
     /// Write authored memory (pages with every revision, decisions, lessons, topics, fact
@@ -422,6 +422,28 @@ impl WriteArgs {
             expect_version: self.expect_version,
             operation_id: self.operation_id.clone(),
         }
+    }
+}
+
+/// The value parser of every count option (`--depth`, `--limit`, `--budget`, `--k`,
+/// `recap N`): a whole number of `unit` from `min` up to `T`'s largest. clap prints the
+/// message after "invalid value 'X' for '--OPTION'", so it names the unit and the range
+/// instead of Rust's "invalid digit found in string" for `-5`. A minimum of 0 leaves
+/// finer limits (a budget under 50 tokens, k = 0) to the engine, which names them.
+fn whole<T>(
+    unit: &'static str,
+    min: u64,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    move |arg: &str| {
+        let range = format!("a whole number of {unit}, at least {min}");
+        let n: u64 = arg.trim().parse().map_err(|_| range.clone())?;
+        if n < min {
+            return Err(range);
+        }
+        T::try_from(n).map_err(|_| format!("{range}: {n} is too large"))
     }
 }
 

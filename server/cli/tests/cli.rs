@@ -2028,15 +2028,15 @@ fn fault_a_negative_number_was_taken_for_a_flag() {
     for (args, starts) in [
         (
             &["impact", "app/models.py", "--depth", "-1"][..],
-            "error: invalid value '-1' for '--depth <DEPTH>': -1 is not in 1..=4294967295",
+            "error: invalid value '-1' for '--depth <DEPTH>': a whole number of hops, at least 1",
         ),
         (
             &["search", "user", "--limit", "-1"],
-            "error: invalid value '-1' for '--limit <LIMIT>': -1 is not in 0..=4294967295",
+            "error: invalid value '-1' for '--limit <LIMIT>': a whole number of hits, at least 0",
         ),
         (
             &["recap", "-2"],
-            "error: invalid value '-2' for '[N]': -2 is not in 0..=4294967295",
+            "error: invalid value '-2' for '[N]': a whole number of sessions, at least 1",
         ),
     ] {
         let out = loci(root, args);
@@ -2291,5 +2291,103 @@ fn fault_export_then_import_confirmed_a_stale_note() {
     assert_eq!(
         String::from_utf8_lossy(&loci(to.path(), &["lint"]).stdout),
         marks
+    );
+}
+
+/// Fault (fresh-user trial): `loci context q --budget -5` said "invalid digit found in
+/// string" (Rust's parse error) and `--depth 0` "0 is not in 1..=4294967295". Every count
+/// option names its unit and its least value; the engine's finer limits still apply.
+#[test]
+fn fault_a_negative_budget_said_invalid_digit() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    for (args, want) in [
+        (
+            &["context", "user", "--budget", "-5"][..],
+            "error: invalid value '-5' for '--budget <BUDGET>': a whole number of tokens, at least 0",
+        ),
+        (
+            &["impact", "app/models.py", "--depth", "0"],
+            "error: invalid value '0' for '--depth <DEPTH>': a whole number of hops, at least 1",
+        ),
+        (
+            &["impact", "app/models.py", "--depth", "99999999999"],
+            "error: invalid value '99999999999' for '--depth <DEPTH>': a whole number of hops, at least 1: 99999999999 is too large",
+        ),
+        (
+            &["sync", "--limit", "0"],
+            "error: invalid value '0' for '--limit <LIMIT>': a whole number of commits, at least 1",
+        ),
+        (
+            &["eval", "cases.jsonl", "--k", "two"],
+            "error: invalid value 'two' for '--k <K>': a whole number of ranks, at least 0",
+        ),
+    ] {
+        let out = loci(root, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().next(), Some(want), "{args:?}: {err}");
+    }
+    // Zero is a whole number of tokens; the engine says why it is too small.
+    let out = loci(root, &["context", "user", "--budget", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("loci: invalid argument `budget`: 0 tokens is too small"),
+        "{err}"
+    );
+}
+
+/// Fault (fresh-user trial): `loci context q --floor 1e308` echoed the floor as 309
+/// digits in its abstention line. Magnitudes of a million and more are written in
+/// scientific notation.
+#[test]
+fn fault_a_huge_floor_was_echoed_in_full() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(root, &["context", "user", "--floor", "1e308"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(" < floor 1.0e308). Read the code directly."),
+        "{text}"
+    );
+    assert!(text.len() < 400, "{text}");
+}
+
+/// Fault (fresh-user trial): `loci drift --since 999` on a store with two scans printed an
+/// empty report, which reads as "nothing changed". A scan that does not exist is a usage
+/// error naming the scans there are.
+#[test]
+fn fault_drift_since_a_scan_that_does_not_exist_printed_an_empty_report() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["init"]).status.success());
+    let out = loci(root, &["drift", "--since", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: invalid argument `since`: there is no scan 1: no scan has finished yet\n"
+    );
+    assert!(loci(root, &["scan"]).status.success());
+    write(root, "app/extra.py", "X = 1\n");
+    assert!(loci(root, &["scan"]).status.success());
+    for since in ["999", "-1"] {
+        let out = loci(root, &["drift", "--since", since]);
+        assert_eq!(out.status.code(), Some(2), "{since}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "loci: invalid argument `since`: there is no scan {since}: scans are numbered 0 (before the first) to 2 (the last)\n"
+            )
+        );
+    }
+    let out = loci(root, &["drift", "--since", "0"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

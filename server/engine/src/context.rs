@@ -2287,7 +2287,7 @@ fn render(
         } else {
             format!("`{}`", quoted_query(query))
         };
-        out.push_str(&format!("Nothing in memory, code or docs is relevant enough to {to} (best relevance {best:.1} < floor {floor:.1}). Read the code directly.\n"));
+        out.push_str(&format!("Nothing in memory, code or docs is relevant enough to {to} (best relevance {} < floor {}). Read the code directly.\n", points(best), points(floor)));
         return out;
     }
     for b in banners {
@@ -2496,6 +2496,17 @@ impl ImportGraph {
             }
         }
         Ok(out)
+    }
+}
+
+/// A score or floor in points as a reader takes it in: one decimal, or for magnitudes of
+/// a million and more (any finite floor is allowed) scientific notation, so `--floor 1e308`
+/// is not echoed as 309 digits.
+fn points(x: f64) -> String {
+    if x.abs() < 1e6 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.1e}")
     }
 }
 

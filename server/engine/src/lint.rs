@@ -421,17 +421,33 @@ impl Workspace {
 
     /// The drift ledger after scan revision `since` (default: the one before the last),
     /// with the knowledge changes of those scans.
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] (`since`) for a negative revision or one
+    /// past the last finished scan, naming the last one (an empty report there would read
+    /// as "nothing changed").
     pub fn drift(&self, since: Option<i64>) -> Result<Envelope<DriftReport>> {
         let conn = self.store.conn();
+        let last: i64 = conn
+            .query_row(
+                "SELECT ifnull(max(scan_id), 0) FROM scans WHERE status = 'finished'",
+                [],
+                |r| r.get(0),
+            )
+            .ctx(|| "reading the scan revision".into())?;
         let since = match since {
+            Some(s) if s < 0 || s > last => {
+                return Err(EngineError::InvalidArgument {
+                    name: "since".into(),
+                    message: match last {
+                        0 => format!("there is no scan {s}: no scan has finished yet"),
+                        _ => format!(
+                            "there is no scan {s}: scans are numbered 0 (before the first) to {last} (the last)"
+                        ),
+                    },
+                });
+            }
             Some(s) => s,
-            None => conn
-                .query_row(
-                    "SELECT ifnull(max(scan_id), 1) - 1 FROM scans WHERE status = 'finished'",
-                    [],
-                    |r| r.get(0),
-                )
-                .ctx(|| "reading the scan revision".into())?,
+            None => (last - 1).max(0),
         };
         let files = au::drift_since(conn, since)?;
         let knowledge = au::knowledge_changes_since(conn, since)?;
