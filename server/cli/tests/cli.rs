@@ -2391,3 +2391,24 @@ fn fault_drift_since_a_scan_that_does_not_exist_printed_an_empty_report() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Fault (fresh-user trial): `loci backup missing/b.db` made the folder `missing/` where
+/// `--db missing/x.db` refuses it. Neither makes a folder a user typed.
+#[test]
+fn fault_backup_made_missing_folders_that_db_refuses() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(root, &["backup", "missing/deeper/b.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: invalid argument `PATH`: no such directory: missing/deeper (the folder of the backup missing/deeper/b.db); create it first, or give a path in an existing folder\n"
+    );
+    assert!(!root.join("missing").exists());
+    std::fs::create_dir_all(root.join("missing/deeper")).unwrap();
+    assert_eq!(
+        loci(root, &["backup", "missing/deeper/b.db"]).status.code(),
+        Some(0)
+    );
+}

@@ -115,31 +115,39 @@ impl EngineError {
 /// makes it. [`EngineError::InvalidArgument`] `db` when the folder is missing or is not
 /// a directory.
 pub fn check_db_folder(root: &Path, db: &Path) -> Result<()> {
-    let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) else {
-        return Ok(());
-    };
     if in_loci_dir_of(root, db) {
         return Ok(());
     }
-    let message = if !dir.exists() {
-        format!(
-            "no such directory: {} (the folder of the database {}); create it first, or give a path in an existing folder",
+    match folder_problem(db, "database") {
+        Some(message) => Err(EngineError::InvalidArgument {
+            name: "db".into(),
+            message,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// What is wrong with the folder a new file `path` (a database, a backup) would go in:
+/// `None` when it is an existing directory (or `path` has no folder part), else a message
+/// naming the folder and the `what` file. loci makes no folder a user typed: a typo would
+/// leave a stray folder tree behind.
+pub(crate) fn folder_problem(path: &Path, what: &str) -> Option<String> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty())?;
+    if !dir.exists() {
+        Some(format!(
+            "no such directory: {} (the folder of the {what} {}); create it first, or give a path in an existing folder",
             dir.display(),
-            db.display()
-        )
+            path.display()
+        ))
     } else if !dir.is_dir() {
-        format!(
-            "{}: not a directory (the database {} would go in it)",
+        Some(format!(
+            "{}: not a directory (the {what} {} would go in it)",
             dir.display(),
-            db.display()
-        )
+            path.display()
+        ))
     } else {
-        return Ok(());
-    };
-    Err(EngineError::InvalidArgument {
-        name: "db".into(),
-        message,
-    })
+        None
+    }
 }
 
 /// Whether `db` is a file of `root`'s own `.loci/` (existing or not).

@@ -685,6 +685,10 @@ impl Workspace {
 
     /// Copies the whole database to `dest` (a new file) with SQLite's online backup API;
     /// other processes may keep writing meanwhile. See [`loci_store::backup`].
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] (`PATH`) when `dest` is a directory or its
+    /// folder does not exist (a backup makes no folders, as `--db` makes none); the
+    /// store's errors otherwise (`dest` exists, a busy or damaged source).
     pub fn backup(&self, dest: &Path) -> Result<Envelope<BackupStats>> {
         if dest.is_dir() {
             return Err(EngineError::InvalidArgument {
@@ -694,6 +698,12 @@ impl Workspace {
                     dest.display(),
                     dest.join("loci-backup.db").display()
                 ),
+            });
+        }
+        if let Some(message) = crate::folder_problem(dest, "backup") {
+            return Err(EngineError::InvalidArgument {
+                name: "PATH".into(),
+                message,
             });
         }
         let stats = self.store.backup_online(dest, None)?;
