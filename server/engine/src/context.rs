@@ -810,16 +810,20 @@ impl Workspace {
         let mut hits = Vec::new();
         match table {
             FtsTable::Revisions => {
+                // Twice the hits when a path prefix will drop some; without one the first
+                // `limit` are all kept, and the index's order (rank, then row id) makes them
+                // the same rows a larger fetch would begin with.
+                let fetch = if prefix.is_some() { limit * 2 } else { limit };
                 let found: Vec<(mem::Revision, f64, String)> = if snippets {
                     let mut v = Vec::new();
-                    for h in mem::search_revisions(conn, fts_query, true, limit * 2)? {
+                    for h in mem::search_revisions(conn, fts_query, true, fetch)? {
                         if let Some(r) = mem::revision_by_id(conn, h.revision_id)? {
                             v.push((r, h.rank, h.snippet));
                         }
                     }
                     v
                 } else {
-                    mem::search_current_revisions(conn, fts_query, limit * 2)?
+                    mem::search_current_revisions(conn, fts_query, fetch)?
                         .into_iter()
                         .map(|(r, rank)| (r, rank, String::new()))
                         .collect()
