@@ -1291,6 +1291,13 @@ impl Workspace {
         }
         for key in &phrased {
             if let Some(c) = cands.get_mut(&(HitKind::Symbol, key.clone())) {
+                // In test, example or vendored code the question is not about, the words
+                // together are a quotation (a test's doc comment naming the query it pins,
+                // a fixture string), not the code it asks for: loci's own test quoting
+                // "how does a scan resolve imports" had led the answer to that question.
+                if asks.demotes(c.path.as_deref()).is_some() {
+                    continue;
+                }
                 c.add(
                     PHRASE_POINTS,
                     true,

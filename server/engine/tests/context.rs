@@ -2257,3 +2257,38 @@ fn fault_a_stale_page_about_the_open_file_fell_below_its_own_symbols() {
         "{items:#?}"
     );
 }
+
+/// Fault (README's first command on loci's own repository): the answer to "how does a
+/// scan resolve imports" led with a test whose doc comment quotes that question, lifted
+/// by the phrase bonus above the code that resolves imports. In test code the question
+/// does not ask about, the words together are a quotation: no phrase bonus.
+#[test]
+fn fault_a_test_quoting_the_question_led_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/scan.rs",
+        "/// Resolves the imports a scan found: each module path to the file it names.\npub fn resolve_imports(paths: &[String]) -> usize {\n    paths.len()\n}\n",
+    );
+    write(
+        root,
+        "tests/answers.rs",
+        "/// Pins the answer to `how does a scan resolve imports` on a small tree.\n#[test]\nfn answer_is_pinned() {\n    assert_eq!(1, 1);\n}\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let answer = ask(&ws, "how does a scan resolve imports", &[], 2_000).result;
+    let ids: Vec<&str> = answer.items.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids[0], "src/scan.rs#resolve_imports@function", "{ids:?}");
+    let test = answer
+        .items
+        .iter()
+        .find(|i| i.id == "tests/answers.rs#answer_is_pinned@function")
+        .expect("the test is still an item");
+    assert!(
+        !test.signals.iter().any(|s| s.contains("words together")),
+        "{:?}",
+        test.signals
+    );
+}
