@@ -2412,3 +2412,38 @@ fn fault_backup_made_missing_folders_that_db_refuses() {
         Some(0)
     );
 }
+
+/// Fault (fresh-user trial): `loci restore copy.db` of a copy of a live store (a WAL
+/// database) left `copy.db-wal` and `copy.db-shm` beside the user's file: SQLite's
+/// read-only connection makes both and cannot remove them. The backup is read as the
+/// read-only store is, creating nothing.
+#[test]
+fn fault_restoring_from_a_wal_database_left_a_wal_and_shm_beside_it() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let copy = root.join("copy.db");
+    std::fs::copy(root.join(".loci/loci.db"), &copy).unwrap();
+    let header = std::fs::read(&copy).unwrap();
+    assert_eq!((header[18], header[19]), (2, 2), "the copy is in WAL mode");
+    let out = loci(root, &["restore", copy.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!root.join("copy.db-wal").exists());
+    assert!(!root.join("copy.db-shm").exists());
+    // A -wal without a -shm (a killed writer's) is named, and nothing is restored.
+    std::fs::write(root.join("copy.db-wal"), b"").unwrap();
+    let out = loci(root, &["restore", copy.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("it has a write-ahead log (-wal) that a killed writer left unapplied"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!root.join("copy.db-shm").exists());
+}

@@ -466,11 +466,12 @@ fn stage_backup(src: &Path, staging: &Path) -> Result<DatabaseCheck> {
     }
     let _ = std::fs::remove_file(staging);
     let staged = (|| {
-        let source = Connection::open_with_flags(
-            src,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|e| invalid(vec![format!("cannot open it: {e}")]))?;
+        let source = crate::read_only_connection(src).map_err(|e| match e {
+            StoreError::UnappliedLog { .. } => invalid(vec![
+                "it has a write-ahead log (-wal) that a killed writer left unapplied; open it once with `loci --db FILE stats` to apply it, then restore".into(),
+            ]),
+            e => invalid(vec![format!("cannot open it: {}", root_cause(&e))]),
+        })?;
         copy_into_new_file(&source, staging, -1)
             .map_err(|e| invalid(vec![format!("cannot read it: {}", root_cause(&e))]))?;
         let check = check_database(staging)?;

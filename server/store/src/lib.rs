@@ -197,30 +197,7 @@ impl Store {
     ///   by a process that may write, so reading now would answer from before them:
     ///   [`StoreError::UnappliedLog`].
     fn open_read_only(path: &Path) -> Result<Store> {
-        let beside = |suffix: &str| {
-            let mut name = path.as_os_str().to_owned();
-            name.push(suffix);
-            PathBuf::from(name)
-        };
-        let params = match (beside("-wal").exists(), beside("-shm").exists()) {
-            (_, true) => "mode=ro",
-            (false, false) => "mode=ro&immutable=1",
-            (true, false) => {
-                return Err(StoreError::UnappliedLog {
-                    path: path.to_path_buf(),
-                });
-            }
-        };
-        let encoded =
-            percent_encoding::utf8_percent_encode(&path.to_string_lossy(), &URI_PATH_RESERVED)
-                .to_string();
-        let conn = Connection::open_with_flags(
-            format!("file:{encoded}?{params}"),
-            OpenFlags::SQLITE_OPEN_READ_ONLY
-                | OpenFlags::SQLITE_OPEN_URI
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|e| StoreError::sqlite(format!("opening {} read-only", path.display()), e))?;
+        let conn = read_only_connection(path)?;
         let mut store = Store::new(conn, Some(path.to_path_buf()), true);
         store.configure()?;
         Ok(store)
@@ -573,6 +550,54 @@ pub fn lock_path(db: &Path) -> PathBuf {
 #[derive(Debug)]
 pub struct StoreLock {
     _file: Option<std::fs::File>,
+}
+
+/// Whether the SQLite file at `path` is in WAL mode: its header's write and read format
+/// versions (bytes 18 and 19, <https://sqlite.org/fileformat2.html#database_header>) are 2.
+/// An unreadable or short file is taken as not.
+fn in_wal_mode(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 20];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .is_ok_and(|()| header[18] == 2 && header[19] == 2)
+}
+
+/// A read-only connection to the SQLite database at `path` that creates nothing beside it
+/// (see [`Store::open`]'s read-only case for the three states of `-wal` and `-shm`). Also
+/// how a backup is read for `loci restore`: a read-only connection to a WAL database with
+/// no `-shm` had left a `-shm` and `-wal` beside the user's backup.
+///
+/// Errors: [`StoreError::UnappliedLog`] for a `-wal` without a `-shm`;
+/// [`StoreError::Sqlite`] when SQLite cannot open the file.
+pub(crate) fn read_only_connection(path: &Path) -> Result<Connection> {
+    let beside = |suffix: &str| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    let params = match (beside("-wal").exists(), beside("-shm").exists()) {
+        (_, true) => "mode=ro",
+        // A rollback-journal database read read-only creates nothing, and takes the locks
+        // that keep a writer's changes from tearing what it reads.
+        (false, false) if !in_wal_mode(path) => "mode=ro",
+        (false, false) => "mode=ro&immutable=1",
+        (true, false) => {
+            return Err(StoreError::UnappliedLog {
+                path: path.to_path_buf(),
+            });
+        }
+    };
+    let encoded =
+        percent_encoding::utf8_percent_encode(&path.to_string_lossy(), &URI_PATH_RESERVED)
+            .to_string();
+    Connection::open_with_flags(
+        format!("file:{encoded}?{params}"),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| StoreError::sqlite(format!("opening {} read-only", path.display()), e))
 }
 
 /// Writes a `meta` value inside a write transaction.
