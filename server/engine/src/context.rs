@@ -1629,6 +1629,9 @@ impl Workspace {
             .map(|c| c.id.as_str())
             .collect();
         let mut symbols = loci_store::map::symbols_by_keys(conn, &symbol_keys)?;
+        // A key memory names (a stale page's claim) may be gone from the map: an answer
+        // never lists code that no longer exists (a renamed method was served as live).
+        cands.retain(|(kind, id), _| *kind != HitKind::Symbol || symbols.contains_key(id));
         // A symbol whose first line or doc comment a secret rule configured since the scan
         // finds is left out, as its file's source is.
         let withheld: Vec<String> = symbols

@@ -2292,3 +2292,37 @@ fn fault_a_test_quoting_the_question_led_the_answer() {
         test.signals
     );
 }
+
+/// Fault (fresh-user trial): after a rename, a page's claim on the old name still gave the
+/// old key "named by memory" +15, and `context` listed a symbol the map no longer has,
+/// not marked stale. Symbol items are only what the map holds.
+#[test]
+fn fault_a_renamed_symbol_that_memory_names_was_listed_as_live() {
+    let (dir, mut ws) = workspace();
+    let root = dir.path();
+    let before = ask(&ws, "refund a paid invoice", &[], 5_000).result;
+    assert!(
+        before
+            .items
+            .iter()
+            .any(|i| i.id == "src/billing.py#refund_invoice@function"),
+        "{:?}",
+        before.items.iter().map(|i| &i.id).collect::<Vec<_>>()
+    );
+    write(
+        root,
+        "src/billing.py",
+        "class Invoice:\n    \"\"\"An invoice with line items and a total.\"\"\"\n    def total(self):\n        return sum(i.amount for i in self.items)\n\ndef reverse_invoice(invoice):\n    \"\"\"Refunds every line item of a paid invoice.\"\"\"\n    return -invoice.total()\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let after = ask(&ws, "refund a paid invoice", &[], 5_000).result;
+    let ids: Vec<&str> = after.items.iter().map(|i| i.id.as_str()).collect();
+    assert!(
+        !ids.contains(&"src/billing.py#refund_invoice@function"),
+        "{ids:?}"
+    );
+    assert!(
+        ids.contains(&"src/billing.py#reverse_invoice@function"),
+        "{ids:?}"
+    );
+}
