@@ -2447,3 +2447,26 @@ fn fault_restoring_from_a_wal_database_left_a_wal_and_shm_beside_it() {
     );
     assert!(!root.join("copy.db-shm").exists());
 }
+
+/// Fault (fresh-user trial): `loci --db notes.txt restore b.db` replaced a text file with
+/// the backup (keeping it under backups/ as "damaged"): a `--db` that is not a SQLite file
+/// at all, outside loci's own folder, is refused and left as it was.
+#[test]
+fn fault_restore_replaced_a_file_that_was_not_a_database() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    assert!(loci(root, &["backup", "b.db"]).status.success());
+    write(root, "notes.txt", "important\n");
+    let out = loci(root, &["--db", "notes.txt", "restore", "b.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loci: invalid argument `db`: notes.txt is not a SQLite database (it does not begin with SQLite's header): loci will not put a backup in its place; check --db, or move the file aside first\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes.txt")).unwrap(),
+        "important\n"
+    );
+    assert!(!root.join("backups").exists());
+}

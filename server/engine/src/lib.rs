@@ -151,7 +151,7 @@ pub(crate) fn folder_problem(path: &Path, what: &str) -> Option<String> {
 }
 
 /// Whether `db` is a file of `root`'s own `.loci/` (existing or not).
-fn in_loci_dir_of(root: &Path, db: &Path) -> bool {
+pub(crate) fn in_loci_dir_of(root: &Path, db: &Path) -> bool {
     db.parent().is_some_and(|d| {
         d.file_name() == Some(std::ffi::OsStr::new(LOCI_DIR))
             && d.parent()

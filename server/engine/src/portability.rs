@@ -720,6 +720,20 @@ impl Workspace {
         db: Option<&Path>,
         src: &Path,
     ) -> Result<(Workspace, Envelope<RestoreStats>)> {
+        // A `--db` outside loci's own folder that is not a SQLite file at all is someone
+        // else's file (`--db notes.txt restore B` had replaced the notes with the backup).
+        if let Some(db) = db
+            && !crate::in_loci_dir_of(root, db)
+            && !has_sqlite_header(db)
+        {
+            return Err(EngineError::InvalidArgument {
+                name: "db".into(),
+                message: format!(
+                    "{} is not a SQLite database (it does not begin with SQLite's header): loci will not put a backup in its place; check --db, or move the file aside first",
+                    db.display()
+                ),
+            });
+        }
         let default;
         let live = match db {
             Some(db) => db,
@@ -971,4 +985,14 @@ fn import_page(
         }
     }
     Ok(())
+}
+
+/// Whether the file at `path` begins with the 16-byte header string of every SQLite
+/// database (`"SQLite format 3\0"`, <https://sqlite.org/fileformat2.html#magic_header_string>).
+fn has_sqlite_header(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == b"SQLite format 3\0")
 }
