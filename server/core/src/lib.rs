@@ -31,7 +31,9 @@ pub use lang::Language;
 /// 5: Rust items written inside a macro invocation's `{ .. }` body where items go
 /// (`cfg_net! { pub struct TcpStream { .. } }`, nested bodies too) are parsed again and
 /// mapped: their symbols, references, `use` and `mod` imports.
-pub const ANALYSIS_VERSION: u32 = 5;
+/// 6: a name called on an imported module (`logging.getLogger()`) resolves to a
+/// module-level definition of the imported files before any method beside it.
+pub const ANALYSIS_VERSION: u32 = 6;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

@@ -1912,12 +1912,30 @@ impl Resolver {
         let mut targets: Vec<i64> = deps.into_iter().flatten().map(|(_, to)| *to).collect();
         targets.sort_unstable();
         targets.dedup();
+        // On an imported module's name (`logging.getLogger()` after `import logging`) a
+        // module-level definition is meant, not a method beside it: the first in key
+        // order had been `Manager.getLogger`. Members are the fallback.
+        let on_module = receiver == Receiver::Imported
+            && receiver_name.is_some_and(|r| {
+                !r.rsplit('.')
+                    .next()
+                    .unwrap_or(r)
+                    .starts_with(|c: char| c.is_uppercase())
+            });
         let mut imported = 0usize;
         let mut first: Option<u32> = None;
-        for to in targets {
-            for (i, _) in defs.in_file(to) {
-                imported += 1;
-                first = Some(first.map_or(i, |f| f.min(i)));
+        for module_level in [on_module, false] {
+            for &to in &targets {
+                for (i, d) in defs.in_file(to) {
+                    if module_level && (d.parent.is_some() || d.owner.is_some()) {
+                        continue;
+                    }
+                    imported += 1;
+                    first = Some(first.map_or(i, |f| f.min(i)));
+                }
+            }
+            if first.is_some() || !on_module {
+                break;
             }
         }
         if let Some(i) = first {

@@ -1326,3 +1326,29 @@ fn fault_a_use_of_another_crate_of_the_workspace_was_unresolved() {
     scan(&mut ws);
     assert_eq!(dep_edges(&ws), edges[..1]);
 }
+
+/// Fault (fresh-user trial): `logging.getLogger("x")` after `import logging` resolved to
+/// the method `Manager.getLogger` (first in key order in logging/__init__.py), not to the
+/// module's function `getLogger`, so `callers` of the function missed its outside callers.
+/// A name called on an imported module is a module-level definition first.
+#[test]
+fn fault_a_call_on_an_imported_module_resolved_to_a_method_beside_the_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "logging/__init__.py",
+        "class Manager:\n    def getLogger(self, name):\n        return name\n\ndef getLogger(name=None):\n    return name\n",
+    );
+    write(
+        root,
+        "app.py",
+        "import logging\n\ndef run():\n    return logging.getLogger(\"x\")\n",
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    assert_eq!(
+        call_targets(&ws),
+        ["app.py:4 getLogger imported -> logging/__init__.py#getLogger@function derived 0.7"]
+    );
+}
