@@ -724,7 +724,7 @@ impl Workspace {
         // else's file (`--db notes.txt restore B` had replaced the notes with the backup).
         if let Some(db) = db
             && !crate::in_loci_dir_of(root, db)
-            && !has_sqlite_header(db)
+            && !loci_store::is_sqlite_file(db)
         {
             return Err(EngineError::InvalidArgument {
                 name: "db".into(),
@@ -985,14 +985,4 @@ fn import_page(
         }
     }
     Ok(())
-}
-
-/// Whether the file at `path` begins with the 16-byte header string of every SQLite
-/// database (`"SQLite format 3\0"`, <https://sqlite.org/fileformat2.html#magic_header_string>).
-fn has_sqlite_header(path: &Path) -> bool {
-    use std::io::Read;
-    let mut magic = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok_and(|()| &magic == b"SQLite format 3\0")
 }

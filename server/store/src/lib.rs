@@ -552,15 +552,29 @@ pub struct StoreLock {
     _file: Option<std::fs::File>,
 }
 
-/// Whether the SQLite file at `path` is in WAL mode: its header's write and read format
-/// versions (bytes 18 and 19, <https://sqlite.org/fileformat2.html#database_header>) are 2.
-/// An unreadable or short file is taken as not.
-fn in_wal_mode(path: &Path) -> bool {
+/// The first 20 bytes of the file at `path` (SQLite's header starts there,
+/// <https://sqlite.org/fileformat2.html#database_header>); `None` for an unreadable or
+/// shorter file.
+fn header(path: &Path) -> Option<[u8; 20]> {
     use std::io::Read;
-    let mut header = [0u8; 20];
+    let mut bytes = [0u8; 20];
     std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut header))
-        .is_ok_and(|()| header[18] == 2 && header[19] == 2)
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .ok()
+        .map(|()| bytes)
+}
+
+/// Whether the file at `path` begins with the 16-byte header string of every SQLite
+/// database (`"SQLite format 3\0"`): `loci restore` puts a backup only in the place of
+/// a file that is one, or of loci's own.
+pub fn is_sqlite_file(path: &Path) -> bool {
+    header(path).is_some_and(|h| &h[..16] == b"SQLite format 3\0")
+}
+
+/// Whether the SQLite file at `path` is in WAL mode: its header's write and read format
+/// versions (bytes 18 and 19) are 2. An unreadable or short file is taken as not.
+fn in_wal_mode(path: &Path) -> bool {
+    header(path).is_some_and(|h| h[18] == 2 && h[19] == 2)
 }
 
 /// A read-only connection to the SQLite database at `path` that creates nothing beside it
