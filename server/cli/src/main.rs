@@ -61,16 +61,25 @@ enum Command {
     Symbol {
         /// `login`, `AuthService.login` (or `AuthService::login`), or a key `path#name@kind`.
         name: String,
+        /// List at most this many, by path and line (0: all); the rest are counted.
+        #[arg(long, default_value_t = loci_engine::query::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
+        limit: u32,
     },
     /// List references to a name (or to a symbol key).
     Refs {
         /// A bare name or a symbol key.
         name: String,
+        /// List at most this many, by path and line (0: all); the rest are counted.
+        #[arg(long, default_value_t = loci_engine::query::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
+        limit: u32,
     },
     /// List the call sites resolved to a symbol.
     Callers {
         /// A name, qualified name (`Regex.new` or `Regex::new`) or key.
         symbol: String,
+        /// List at most this many, by path and line (0: all); the rest are counted.
+        #[arg(long, default_value_t = loci_engine::query::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
+        limit: u32,
     },
     /// List a file's imports, or with --reverse, the files importing it.
     Deps {
@@ -703,9 +712,13 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
     let cwd = cwd.canonicalize().unwrap_or(cwd);
     // What an empty answer of a lookup says on stderr (exit 1 is "nothing found").
     let miss = match &cli.command {
-        Command::Symbol { name } => Some(format!("no symbol named `{}` in the map", quoted(name))),
-        Command::Refs { name } => Some(format!("no references to `{}` in the map", quoted(name))),
-        Command::Callers { symbol } => {
+        Command::Symbol { name, .. } => {
+            Some(format!("no symbol named `{}` in the map", quoted(name)))
+        }
+        Command::Refs { name, .. } => {
+            Some(format!("no references to `{}` in the map", quoted(name)))
+        }
+        Command::Callers { symbol, .. } => {
             Some(format!("no callers of `{}` in the map", quoted(symbol)))
         }
         // A blank question is answered empty by search and context alike (exit 1).
@@ -793,9 +806,9 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
             bar.finish();
             out.scan(&env)?
         }
-        Command::Symbol { name } => out.symbols(&ws.symbol(&name)?)?,
-        Command::Refs { name } => out.refs(&ws.refs(&name)?)?,
-        Command::Callers { symbol } => out.callers(&ws.callers(&symbol)?)?,
+        Command::Symbol { name, limit } => out.symbols(&ws.symbol(&name, limit)?)?,
+        Command::Refs { name, limit } => out.refs(&ws.refs(&name, limit)?)?,
+        Command::Callers { symbol, limit } => out.callers(&ws.callers(&symbol, limit)?)?,
         Command::Deps { path, reverse } => match ws.deps(&here(path), reverse) {
             Err(EngineError::NotFound(message)) => return not_found(&out, ws, &message),
             env => out.deps(&env?)?,

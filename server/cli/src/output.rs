@@ -126,7 +126,13 @@ impl Output {
         for w in &env.stale_warnings {
             writeln!(out, "warning: {}: {}", w.path, w.reason)?;
         }
-        if truncation_line && env.limits.truncated {
+        if truncation_line && env.limits.omitted > 0 {
+            writeln!(
+                out,
+                "... and {} more, not listed; `--limit 0` lists all",
+                env.limits.omitted
+            )?;
+        } else if truncation_line && env.limits.truncated {
             writeln!(out, "(truncated: more results than shown)")?;
         }
         // A note is about the answer, not part of it: stderr, so stdout stays parseable.

@@ -2470,3 +2470,37 @@ fn fault_restore_replaced_a_file_that_was_not_a_database() {
     );
     assert!(!root.join("backups").exists());
 }
+
+/// `loci refs NAME` stopped at 1,000 rows and said only "(truncated: more results than
+/// shown)", and `--json` had `limits.omitted: 0`: how many more there were was not told.
+#[test]
+fn fault_a_cut_listing_did_not_say_how_many_it_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let calls: String = (0..5).map(|_| "    step()\n").collect();
+    write(
+        root,
+        "m.py",
+        &format!("def step():\n    pass\n\ndef run():\n{calls}"),
+    );
+    assert_eq!(loci(root, &["scan"]).status.code(), Some(0));
+    let cut = loci(root, &["callers", "step", "--limit", "2"]);
+    assert_eq!(cut.status.code(), Some(0));
+    let text = String::from_utf8(cut.stdout).unwrap();
+    assert!(
+        text.ends_with("... and 3 more, not listed; `--limit 0` lists all\n"),
+        "{text}"
+    );
+    let json = loci(root, &["refs", "step", "--limit", "2", "--json"]);
+    let env: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(env["result"].as_array().unwrap().len(), 2);
+    assert_eq!(env["limits"]["omitted"], 3);
+    assert_eq!(env["limits"]["budget"], 2);
+    assert_eq!(env["limits"]["truncated"], true);
+    let all = loci(root, &["refs", "step", "--limit", "0", "--json"]);
+    let env: Value = serde_json::from_slice(&all.stdout).unwrap();
+    assert_eq!(env["result"].as_array().unwrap().len(), 5);
+    assert_eq!(env["limits"]["omitted"], 0);
+    let bad = loci(root, &["refs", "step", "--limit", "-1"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

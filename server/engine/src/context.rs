@@ -674,7 +674,8 @@ impl Workspace {
     ///
     /// Errors: [`EngineError::InvalidArgument`] for a `limit` outside 1 to
     /// [`SEARCH_LIMIT_MAX`] (0 used to give one hit, 5,000 a thousand), or a path prefix
-    /// outside the workspace.
+    /// outside the workspace; [`EngineError::NotFound`] for a path prefix that names no
+    /// mapped file or folder and no memory's subject.
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Envelope<Vec<SearchHit>>> {
         if let Some(limit) = options.limit
             && !(1..=SEARCH_LIMIT_MAX).contains(&limit)
@@ -722,7 +723,18 @@ impl Workspace {
             return Ok(None);
         };
         let rel = self.contain("path", p)?;
-        Ok((rel != ".").then_some(rel))
+        if rel == "." {
+            return Ok(None);
+        }
+        // `--path srv/` (for `server/`) had answered "nothing matches", as if the words
+        // were at fault.
+        if !self.path_known(&rel)? {
+            return Err(EngineError::NotFound(format!(
+                "`{rel}`: no file or folder of that path in the map, and no memory about one \
+                 (misspelt, not scanned, ignored, or skipped)"
+            )));
+        }
+        Ok(Some(rel))
     }
 
     /// `hits` with the symbols named exactly `name` (case-sensitively, under the path

@@ -10,6 +10,40 @@ use crate::{EngineError, Envelope, Result, Workspace};
 /// Row cap for listings (`limits.truncated` says when it was hit).
 pub const LIST_LIMIT: u32 = 1_000;
 
+/// The rows to fetch for a listing of at most `limit` (0: all): one more than it, to tell
+/// whether there are more.
+fn fetch(limit: u32) -> u32 {
+    if limit == 0 {
+        u32::MAX
+    } else {
+        limit.saturating_add(1)
+    }
+}
+
+/// Cuts `rows` (fetched with [`fetch`]) to `limit` and gives how many there are in all:
+/// the rows themselves when they all fit, else `count()`.
+fn listed<T>(
+    rows: &mut Vec<T>,
+    limit: u32,
+    count: impl FnOnce() -> loci_store::Result<u64>,
+) -> Result<u64> {
+    if limit == 0 || rows.len() <= limit as usize {
+        return Ok(rows.len() as u64);
+    }
+    rows.truncate(limit as usize);
+    Ok(count()?)
+}
+
+/// The `limits` of a listing of `listed` rows of `total`, at most `limit` asked (0: all).
+fn list_limits(limit: u32, listed: u64, total: u64) -> crate::envelope::Limits {
+    crate::envelope::Limits {
+        budget: (limit > 0).then_some(u64::from(limit)),
+        used: listed,
+        truncated: total > listed,
+        omitted: total - listed,
+    }
+}
+
 /// Dependents an `impact` answer lists by default, nearest first; the rest are counted
 /// (`Impact::dependents`, `Impact::by_depth`, `limits.omitted`) but not listed. A widely
 /// imported module reaches hundreds of files (CPython's `urllib/parse.py`: 824 at depth
@@ -121,13 +155,17 @@ pub struct Stats {
 
 impl Workspace {
     /// Symbols whose name, qualified name or key is `name`; `Regex::new` and `Regex->new`
-    /// name the qualified name `Regex.new` (see [`qualified_form`]).
-    pub fn symbol(&self, name: &str) -> Result<Envelope<Vec<SymbolHit>>> {
+    /// name the qualified name `Regex.new` (see [`qualified_form`]). At most `limit`
+    /// listed, by path and line (0: all); `limits` says how many there are in all
+    /// (`budget` the limit, `used` the listed, `omitted` the rest).
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] for an empty name.
+    pub fn symbol(&self, name: &str, limit: u32) -> Result<Envelope<Vec<SymbolHit>>> {
         self.store.read(|| {
             let name = qualified_form(non_empty("name", name)?);
-            let mut hits = map::find_symbols(self.store.conn(), &name, LIST_LIMIT + 1)?;
-            let truncated = hits.len() > LIST_LIMIT as usize;
-            hits.truncate(LIST_LIMIT as usize);
+            let conn = self.store.conn();
+            let mut hits = map::find_symbols(conn, &name, fetch(limit))?;
+            let total = listed(&mut hits, limit, || map::count_symbols(conn, &name))?;
             // The place of a symbol is no secret; its first line and doc comment may be,
             // under a rule configured since the scan.
             let checked = self.map_checked_by_these_rules();
@@ -138,16 +176,19 @@ impl Workspace {
                 }
             }
             let paths = hits.iter().map(|h| h.path.clone()).collect();
+            let listed = hits.len() as u64;
             let mut env = self.envelope(hits, paths)?;
-            env.limits.truncated = truncated;
-            env.limits.used = env.result.len() as u64;
+            env.limits = list_limits(limit, listed, total);
             Ok(env)
         })
     }
 
     /// References to `name`: to that symbol key if `name` is a key, else every use of the
-    /// bare name (the last segment of `a.b.foo`, `A::foo`, `a->foo`).
-    pub fn refs(&self, name: &str) -> Result<Envelope<Vec<RefHit>>> {
+    /// bare name (the last segment of `a.b.foo`, `A::foo`, `a->foo`). At most `limit`
+    /// listed, by path, line and column (0: all); `limits` as [`Workspace::symbol`].
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] for an empty name.
+    pub fn refs(&self, name: &str, limit: u32) -> Result<Envelope<Vec<RefHit>>> {
         self.store.read(|| {
             let name = qualified_form(non_empty("name", name)?);
             let conn = self.store.conn();
@@ -159,54 +200,59 @@ impl Workspace {
                 .filter(|_| !name.contains('#'))
                 .map(|(q, last)| (q.rsplit('.').next().unwrap_or(q), last));
             let targets = match qualified {
-                Some(_) => map::find_symbols(conn, &name, LIST_LIMIT)?,
+                Some(_) => map::find_symbols(conn, &name, u32::MAX)?,
                 None => Vec::new(),
             };
-            let mut hits = if name.contains('#') {
-                map::refs_to(conn, &name, LIST_LIMIT + 1)?
-            } else if let (Some((owner, last)), false) = (qualified, targets.is_empty()) {
-                let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
-                map::refs_on(conn, last, &keys, owner, LIST_LIMIT + 1)?
+            let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
+            let (hits, total) = if name.contains('#') {
+                let mut hits = map::refs_to_any(conn, &[&name], None, fetch(limit))?;
+                let total = listed(&mut hits, limit, || {
+                    map::count_refs_to_any(conn, &[&name], None)
+                })?;
+                (hits, total)
+            } else if let (Some((owner, last)), false) = (qualified, keys.is_empty()) {
+                let mut hits = map::refs_on(conn, last, &keys, owner, fetch(limit))?;
+                let total = listed(&mut hits, limit, || {
+                    map::count_refs_on(conn, last, &keys, owner)
+                })?;
+                (hits, total)
             } else {
-                map::refs_by_name(conn, last_segment(&name), LIST_LIMIT + 1)?
+                let bare = last_segment(&name);
+                let mut hits = map::refs_by_name(conn, bare, fetch(limit))?;
+                let total = listed(&mut hits, limit, || map::count_refs_by_name(conn, bare))?;
+                (hits, total)
             };
-            let truncated = hits.len() > LIST_LIMIT as usize;
-            hits.truncate(LIST_LIMIT as usize);
             let paths = hits.iter().map(|h| h.path.clone()).collect();
+            let listed = hits.len() as u64;
             let mut env = self.envelope(hits, paths)?;
-            env.limits.truncated = truncated;
-            env.limits.used = env.result.len() as u64;
+            env.limits = list_limits(limit, listed, total);
             Ok(env)
         })
     }
 
-    /// Call sites resolved to the symbols named `symbol` (as [`Workspace::symbol`] finds
-    /// them).
-    pub fn callers(&self, symbol: &str) -> Result<Envelope<Callers>> {
+    /// Call sites resolved to the symbols named `symbol` (every symbol that
+    /// [`Workspace::symbol`] finds), at most `limit` listed by path, line and column (0:
+    /// all); `limits` counts the calls as [`Workspace::symbol`] counts symbols.
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] for an empty name.
+    pub fn callers(&self, symbol: &str, limit: u32) -> Result<Envelope<Callers>> {
         self.store.read(|| {
             let symbol = qualified_form(non_empty("symbol", symbol)?);
             let conn = self.store.conn();
-            let targets = map::find_symbols(conn, &symbol, LIST_LIMIT)?;
-            let mut calls = Vec::new();
-            for t in &targets {
-                calls.extend(
-                    map::refs_to(conn, &t.key, LIST_LIMIT)?
-                        .into_iter()
-                        .filter(|r| r.kind == "call"),
-                );
-            }
-            calls.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
-            let truncated = calls.len() > LIST_LIMIT as usize;
-            calls.truncate(LIST_LIMIT as usize);
+            let targets = map::find_symbols(conn, &symbol, u32::MAX)?;
+            let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
+            let mut calls = map::refs_to_any(conn, &keys, Some("call"), fetch(limit))?;
+            let total = listed(&mut calls, limit, || {
+                map::count_refs_to_any(conn, &keys, Some("call"))
+            })?;
             let paths = targets
                 .iter()
                 .map(|t| t.path.clone())
                 .chain(calls.iter().map(|c| c.path.clone()))
                 .collect();
-            let used = calls.len() as u64;
+            let listed = calls.len() as u64;
             let mut env = self.envelope(Callers { targets, calls }, paths)?;
-            env.limits.truncated = truncated;
-            env.limits.used = used;
+            env.limits = list_limits(limit, listed, total);
             Ok(env)
         })
     }
@@ -469,6 +515,25 @@ impl Workspace {
                 "`{rel}` is not in the map (not scanned, ignored, or skipped)"
             )))
         }
+    }
+
+    /// Whether the repo-relative `rel` (no trailing `/`) is a mapped file, a folder holding
+    /// one, or the subject of a memory page or a folder holding one (memory about a
+    /// deleted file still has its place).
+    pub(crate) fn path_known(&self, rel: &str) -> Result<bool> {
+        self.store
+            .conn()
+            .prepare_cached(
+                // `?1/` ≤ a path under `?1` < `?10` ('0' follows '/'): ranges the UNIQUE
+                // indexes on `files.path` and `pages.subject` answer.
+                "SELECT EXISTS(SELECT 1 FROM files
+                               WHERE path = ?1 OR (path > ?1 || '/' AND path < ?1 || '0'))
+                     OR EXISTS(SELECT 1 FROM pages
+                               WHERE subject = ?1
+                                  OR (subject > ?1 || '/' AND subject < ?1 || '0'))",
+            )
+            .and_then(|mut st| st.query_row([rel], |r| r.get(0)))
+            .map_err(|e| loci_store::StoreError::sqlite("looking up a path", e).into())
     }
 
     /// The largest mapped file under the folder `rel` (repo-relative, no trailing `/`),

@@ -1936,7 +1936,16 @@ fn fault_search_path_was_a_string_prefix() {
     assert_eq!(ids(Some("./server/core")), core);
     // The path of one file is a filter too; a partial component matches nothing.
     assert_eq!(ids(Some("server/core/lib.py")), core[..2]);
-    assert_eq!(ids(Some("server/cor")), []);
+    let partial = SearchOptions {
+        path_prefix: Some("server/cor".into()),
+        ..Default::default()
+    };
+    match ws.search("parse_config", &partial) {
+        Err(loci_engine::EngineError::NotFound(m)) => {
+            assert!(m.starts_with("`server/cor`: no file or folder"), "{m}")
+        }
+        other => panic!("{other:?}"),
+    }
     assert_eq!(ids(Some("server")).len(), 6);
     assert_eq!(ids(Some(".")), ids(None));
 }
@@ -2325,4 +2334,38 @@ fn fault_a_renamed_symbol_that_memory_names_was_listed_as_live() {
         ids.contains(&"src/billing.py#reverse_invoice@function"),
         "{ids:?}"
     );
+}
+
+/// Fault found by a fresh-user trial: `search --path srv/` (for `src/`) answered "nothing
+/// matches", as if the words had found nothing. A path naming no mapped file or folder
+/// and no memory's subject is named as the fault; memory about a file since deleted
+/// keeps its path searchable.
+#[test]
+fn fault_a_path_filter_naming_nothing_said_nothing_matches() {
+    let (dir, mut ws) = workspace();
+    let under = |p: &str| SearchOptions {
+        path_prefix: Some(p.into()),
+        ..Default::default()
+    };
+    match ws.search("refund", &under("srv/")) {
+        Err(loci_engine::EngineError::NotFound(m)) => assert_eq!(
+            m,
+            "`srv`: no file or folder of that path in the map, and no memory about one \
+             (misspelt, not scanned, ignored, or skipped)"
+        ),
+        other => panic!("{other:?}"),
+    }
+    // A real folder with no match is an empty answer, not an error.
+    assert!(ws.search("zebra", &under("src")).unwrap().result.is_empty());
+    // The file is deleted: its memory is still found under its path.
+    std::fs::remove_file(dir.path().join("src/billing.py")).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let ids: Vec<String> = ws
+        .search("refund", &under("src/billing.py"))
+        .unwrap()
+        .result
+        .into_iter()
+        .map(|h| h.id)
+        .collect();
+    assert_eq!(ids, ["src/billing.py"]);
 }

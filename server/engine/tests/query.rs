@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use loci_engine::Workspace;
+use loci_engine::query::LIST_LIMIT;
 
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
@@ -245,14 +246,14 @@ fn fault_a_qualified_name_written_with_double_colons_found_nothing() {
     ws.scan(&|_| {}).unwrap();
     for name in ["Regex.new", "Regex::new", "Regex->new"] {
         let keys: Vec<String> = ws
-            .symbol(name)
+            .symbol(name, LIST_LIMIT)
             .unwrap()
             .result
             .into_iter()
             .map(|h| h.key)
             .collect();
         assert_eq!(keys, ["re.rs#Regex.new@method"], "{name}");
-        let callers = ws.callers(name).unwrap().result;
+        let callers = ws.callers(name, LIST_LIMIT).unwrap().result;
         let calls: Vec<(String, u32)> = callers
             .calls
             .iter()
@@ -260,7 +261,7 @@ fn fault_a_qualified_name_written_with_double_colons_found_nothing() {
             .collect();
         assert_eq!(calls, [("re.rs".to_string(), 8)], "{name}");
         let refs: Vec<(String, u32)> = ws
-            .refs(name)
+            .refs(name, LIST_LIMIT)
             .unwrap()
             .result
             .iter()
@@ -299,7 +300,7 @@ fn fault_refs_of_a_qualified_name_listed_every_reference_to_its_last_part() {
     let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
     ws.scan(&|_| {}).unwrap();
     let lines = |name: &str| -> Vec<(String, u32, Option<String>)> {
-        ws.refs(name)
+        ws.refs(name, LIST_LIMIT)
             .unwrap()
             .result
             .into_iter()
@@ -359,7 +360,7 @@ fn fault_items_inside_macro_invocations_were_invisible() {
     let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
     ws.scan(&|_| {}).unwrap();
     let symbols = |name: &str| -> Vec<(String, u32, String, Option<String>)> {
-        ws.symbol(name)
+        ws.symbol(name, LIST_LIMIT)
             .unwrap()
             .result
             .into_iter()
@@ -394,7 +395,7 @@ fn fault_items_inside_macro_invocations_were_invisible() {
         )]
     );
     let refs = |name: &str| -> Vec<(String, u32, Option<String>, Option<String>)> {
-        ws.refs(name)
+        ws.refs(name, LIST_LIMIT)
             .unwrap()
             .result
             .into_iter()
@@ -443,4 +444,93 @@ fn fault_items_inside_macro_invocations_were_invisible() {
             ("self::task".to_string(), Some("src/task.rs".to_string()), 4)
         ]
     );
+}
+
+/// Six definitions of `step` in `m.py` and `n.py`, a class `Walker` with a method `step`
+/// called four times, and `m.py`'s `step` imported and called bare five times: ten
+/// references written `step` in all.
+fn many_steps() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let defs: String = (0..4)
+        .map(|i| format!("class C{i}:\n    def step(self):\n        pass\n"))
+        .collect();
+    write(root, "m.py", &format!("{defs}\ndef step():\n    pass\n"));
+    write(
+        root,
+        "n.py",
+        "from m import step\n\nclass Walker:\n    def step(self):\n        pass\n\n\
+         def go(w: Walker):\n    w.step()\n    w.step()\n    w.step()\n    w.step()\n\
+         \ndef run():\n    step()\n    step()\n    step()\n    step()\n    step()\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    (dir, ws)
+}
+
+#[test]
+fn fault_a_listing_cut_at_its_limit_said_nothing_was_omitted() {
+    let (_dir, ws) = many_steps();
+    // Symbols: all six at 0, three listed and three counted at 3.
+    let all = ws.symbol("step", 0).unwrap();
+    assert_eq!(all.result.len(), 6);
+    assert_eq!(
+        (all.limits.used, all.limits.omitted, all.limits.truncated),
+        (6, 0, false)
+    );
+    assert_eq!(all.limits.budget, None);
+    let three = ws.symbol("step", 3).unwrap();
+    let paths: Vec<(&str, u32)> = three
+        .result
+        .iter()
+        .map(|s| (s.path.as_str(), s.line))
+        .collect();
+    assert_eq!(paths, [("m.py", 1), ("m.py", 4), ("m.py", 7)]);
+    assert_eq!(
+        (
+            three.limits.used,
+            three.limits.omitted,
+            three.limits.truncated
+        ),
+        (3, 3, true)
+    );
+    assert_eq!(three.limits.budget, Some(3));
+    // A limit the listing fits in cuts nothing.
+    let six = ws.symbol("step", 6).unwrap();
+    assert_eq!(
+        (six.limits.used, six.limits.omitted, six.limits.truncated),
+        (6, 0, false)
+    );
+    // References written `step` (the import, four method calls, five bare calls).
+    let refs = ws.refs("step", 2).unwrap();
+    assert_eq!(ws.refs("step", 0).unwrap().result.len(), 10);
+    assert_eq!(
+        (refs.result.len(), refs.limits.used, refs.limits.omitted),
+        (2, 2, 8)
+    );
+    // A key: the references resolved to it.
+    let key = "n.py#Walker.step@method";
+    let to_key = ws.refs(key, 0).unwrap();
+    assert_eq!(to_key.result.len(), 4, "{:?}", to_key.result);
+    let cut = ws.refs(key, 1).unwrap();
+    assert_eq!((cut.limits.used, cut.limits.omitted), (1, 3));
+    assert_eq!(cut.result[0].line, 7);
+    // A qualified name: its symbols' references.
+    let qualified = ws.refs("Walker.step", 3).unwrap();
+    assert_eq!((qualified.limits.used, qualified.limits.omitted), (3, 1));
+    // Callers: the calls resolved to every symbol named, counted past the limit.
+    let callers = ws.callers(key, 2).unwrap();
+    let lines: Vec<u32> = callers.result.calls.iter().map(|c| c.line).collect();
+    assert_eq!(lines, [7, 8]);
+    assert_eq!(
+        (
+            callers.limits.used,
+            callers.limits.omitted,
+            callers.limits.truncated
+        ),
+        (2, 2, true)
+    );
+    let bare = ws.callers("m.py#step@function", 0).unwrap();
+    assert_eq!(bare.result.calls.len(), 5, "{:?}", bare.result.calls);
+    assert_eq!(bare.limits.omitted, 0);
 }

@@ -1,6 +1,7 @@
 //! Scanning end to end on small trees: incremental rescans equal fresh scans, keys are
 //! deterministic, and bad input is counted, never fatal.
 
+use loci_engine::query::LIST_LIMIT;
 use std::path::Path;
 
 use loci_engine::Workspace;
@@ -201,8 +202,11 @@ fn fault_two_non_utf8_file_names_failed_the_whole_scan() {
         .collect();
     assert_eq!(shown, ["bad\\xfename.py", "bad\\xffname.py"]);
     assert_eq!(report.totals.files, 1);
-    assert_eq!(ws.symbol("fine").unwrap().result.len(), 1);
-    assert!(ws.symbol("hidden").unwrap().result.is_empty(), "not mapped");
+    assert_eq!(ws.symbol("fine", LIST_LIMIT).unwrap().result.len(), 1);
+    assert!(
+        ws.symbol("hidden", LIST_LIMIT).unwrap().result.is_empty(),
+        "not mapped"
+    );
     // A rescan is a no-op, not a failure either.
     let again = scan(&mut ws);
     assert_eq!(
@@ -234,14 +238,14 @@ fn bad_input_is_counted_and_never_fatal() {
     let report = scan(&mut ws);
     assert_eq!(report.skipped.get("binary"), Some(&1));
     assert_eq!(report.lossy_utf8, ["latin1.py"]);
-    assert_eq!(ws.symbol("latin").unwrap().result.len(), 1);
-    let bom = ws.symbol("with_bom").unwrap().result;
+    assert_eq!(ws.symbol("latin", LIST_LIMIT).unwrap().result.len(), 1);
+    let bom = ws.symbol("with_bom", LIST_LIMIT).unwrap().result;
     assert_eq!(
         (bom[0].line, bom[0].column),
         (0, 4),
         "the BOM is not counted in columns"
     );
-    assert_eq!(ws.symbol("normal").unwrap().result.len(), 1);
+    assert_eq!(ws.symbol("normal", LIST_LIMIT).unwrap().result.len(), 1);
     assert!(
         report.degraded.iter().any(|d| d.path == "deep.js"),
         "{:?}",

@@ -5,6 +5,7 @@
 //! Credential-shaped strings are assembled from pieces at run time, so this file is not
 //! itself a secret to loci's own scan or to push protection.
 
+use loci_engine::query::LIST_LIMIT;
 use std::path::Path;
 
 use loci_engine::context::{ContextRequest, SearchOptions};
@@ -164,7 +165,7 @@ fn a_file_that_gains_a_secret_leaves_the_map_and_returns_when_it_is_removed() {
     write(root, "src/client.py", "def connect():\n    return 1\n");
     let mut ws = Workspace::open(root, None).unwrap();
     ws.scan(&|_| {}).unwrap();
-    assert_eq!(ws.symbol("connect").unwrap().result.len(), 1);
+    assert_eq!(ws.symbol("connect", LIST_LIMIT).unwrap().result.len(), 1);
     write(
         root,
         "src/client.py",
@@ -172,7 +173,7 @@ fn a_file_that_gains_a_secret_leaves_the_map_and_returns_when_it_is_removed() {
     );
     let report = ws.scan(&|_| {}).unwrap().result;
     assert_eq!(report.deleted, ["src/client.py"]);
-    assert!(ws.symbol("connect").unwrap().result.is_empty());
+    assert!(ws.symbol("connect", LIST_LIMIT).unwrap().result.is_empty());
     assert_eq!(secret_skips(&ws).len(), 1);
     write(root, "src/client.py", "def connect():\n    return 2\n");
     let report = ws.scan(&|_| {}).unwrap().result;
@@ -322,7 +323,7 @@ fn fault_text_the_map_stored_before_a_new_secret_rule_was_still_served() {
             let hits = ws.search(q, &SearchOptions::default()).unwrap().result;
             all.push_str(&serde_json::to_string(&hits).unwrap());
         }
-        let symbols = ws.symbol("escrow_release").unwrap().result;
+        let symbols = ws.symbol("escrow_release", LIST_LIMIT).unwrap().result;
         all.push_str(&serde_json::to_string(&symbols).unwrap());
         all
     };
@@ -339,7 +340,7 @@ fn fault_text_the_map_stored_before_a_new_secret_rule_was_still_served() {
     assert!(!after.contains(&token), "{after}");
     assert!(!after.contains("nightly"), "{after}");
     // The symbol is still found, without its first line and doc comment.
-    let symbols = ws.symbol("escrow_release").unwrap().result;
+    let symbols = ws.symbol("escrow_release", LIST_LIMIT).unwrap().result;
     assert_eq!(symbols.len(), 1);
     assert_eq!(
         (symbols[0].signature.as_str(), &symbols[0].doc),
@@ -748,7 +749,7 @@ fn path_arguments_that_leave_the_workspace_are_refused_by_every_operation() {
         assert_eq!(invalid(ws.why(query).unwrap_err()).0, "target", "{query}");
     }
     // The symbolic links were not followed by the scan either.
-    assert!(ws.symbol("private").unwrap().result.is_empty());
+    assert!(ws.symbol("private", LIST_LIMIT).unwrap().result.is_empty());
     assert!(ws.read_served("out/notes.md").is_none());
     assert!(ws.read_served("src/lib.py").is_none());
     assert!(ws.read_served("src/alias.py").is_none());

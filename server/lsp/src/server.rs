@@ -1404,7 +1404,13 @@ fn map_facts(root: Option<&Root>, symbol: HoverSymbol) -> Option<HoverFacts> {
     let (symbol, path) = match symbol {
         HoverSymbol::Here(s) => (s, None),
         HoverSymbol::Elsewhere(name) => {
-            let hit = ws.as_ref()?.symbol(&name).ok()?.result.into_iter().next()?;
+            let hit = ws
+                .as_ref()?
+                .symbol(&name, 1)
+                .ok()?
+                .result
+                .into_iter()
+                .next()?;
             (
                 ViewSymbol {
                     key: hit.key,
@@ -1423,8 +1429,9 @@ fn map_facts(root: Option<&Root>, symbol: HoverSymbol) -> Option<HoverFacts> {
         }
     };
     let callers = ws.as_ref().and_then(|ws| {
-        let env = ws.callers(&symbol.key).ok()?;
-        (!env.result.targets.is_empty()).then_some(env.result.calls.len())
+        // One call listed; the rest counted.
+        let env = ws.callers(&symbol.key, 1).ok()?;
+        (!env.result.targets.is_empty()).then_some((env.limits.used + env.limits.omitted) as usize)
     });
     let key_path = symbol.key.split('#').next().unwrap_or_default();
     let live: findings::LiveFingerprints = symbol

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use loci_engine::context::{ContextRequest, HitKind, SearchOptions};
 use loci_engine::memory::WriteOptions;
+use loci_engine::query::LIST_LIMIT;
 use loci_engine::{EngineError, Envelope, Workspace};
 use rmcp::ErrorData;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
@@ -159,6 +160,10 @@ params! {
         /// A name (`login`), qualified name (`AuthService.login`) or symbol key
         /// (`src/auth.py#AuthService.login@method`).
         name: String,
+        /// Rows to list, by path and line (default 1,000; 0: all). `limits.omitted` says
+        /// how many more there are; `next_cursor` pages through the rows listed.
+        #[serde(default)]
+        limit: Option<u32>,
         /// Paging: the `next_cursor` of a previous answer to the same question.
         #[serde(default)]
         cursor: Option<String>,
@@ -170,6 +175,10 @@ params! {
     ReferencesParams {
         /// A bare name (every use of it) or a symbol key (uses resolved to that symbol).
         name: String,
+        /// Rows to list, by path and line (default 1,000; 0: all). `limits.omitted` says
+        /// how many more there are; `next_cursor` pages through the rows listed.
+        #[serde(default)]
+        limit: Option<u32>,
         /// Paging: the `next_cursor` of a previous answer to the same question.
         #[serde(default)]
         cursor: Option<String>,
@@ -181,6 +190,10 @@ params! {
     CallersParams {
         /// A name, qualified name or symbol key.
         symbol: String,
+        /// Rows to list, by path and line (default 1,000; 0: all). `limits.omitted` says
+        /// how many more there are; `next_cursor` pages through the rows listed.
+        #[serde(default)]
+        limit: Option<u32>,
         /// Paging: the `next_cursor` of a previous answer to the same question.
         #[serde(default)]
         cursor: Option<String>,
@@ -951,9 +964,9 @@ impl Call {
                     },
                 ),
             ),
-            Call::Symbol(p) => json(ws.symbol(&p.name)),
-            Call::References(p) => json(ws.refs(&p.name)),
-            Call::Callers(p) => json(ws.callers(&p.symbol)),
+            Call::Symbol(p) => json(ws.symbol(&p.name, p.limit.unwrap_or(LIST_LIMIT))),
+            Call::References(p) => json(ws.refs(&p.name, p.limit.unwrap_or(LIST_LIMIT))),
+            Call::Callers(p) => json(ws.callers(&p.symbol, p.limit.unwrap_or(LIST_LIMIT))),
             Call::Deps(p) => json(ws.deps(&p.path, p.reverse.unwrap_or(false))),
             Call::Impact(p) => json(ws.impact_limited(
                 &p.target,

@@ -483,13 +483,17 @@ fn symbol_hit(r: &rusqlite::Row<'_>) -> rusqlite::Result<SymbolHit> {
     })
 }
 
+/// `symbols s` with its file `f`.
+const SYMBOL_FROM: &str = "symbols s JOIN files f USING (file_id)";
+
+/// The rows of [`find_symbols`]: a symbol named, qualified-named or keyed `?1`.
+const SYMBOLS_NAMED: &str = "s.name = ?1 OR s.qualified_name = ?1 OR s.key = ?1";
+
 /// Symbols whose name or qualified name equals `name`, or whose key equals it; ordered
-/// by path then line. At most `limit` rows.
+/// by path then line. At most `limit` rows ([`count_symbols`] counts them all).
 pub fn find_symbols(conn: &Connection, name: &str, limit: u32) -> Result<Vec<SymbolHit>> {
     let sql = format!(
-        "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f USING (file_id)
-         WHERE s.name = ?1 OR s.qualified_name = ?1 OR s.key = ?1
-         ORDER BY f.path, s.start_line LIMIT ?2"
+        "SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE {SYMBOLS_NAMED} ORDER BY f.path, s.start_line LIMIT ?2"
     );
     let mut stmt = conn.prepare_cached(&sql).ctx(|| "finding symbols".into())?;
     let rows = stmt
@@ -497,6 +501,26 @@ pub fn find_symbols(conn: &Connection, name: &str, limit: u32) -> Result<Vec<Sym
         .ctx(|| format!("finding symbol {name}"))?;
     rows.collect::<rusqlite::Result<Vec<_>>>()
         .ctx(|| format!("finding symbol {name}"))
+}
+
+/// How many symbols [`find_symbols`] finds for `name` without a limit.
+pub fn count_symbols(conn: &Connection, name: &str) -> Result<u64> {
+    count_rows(conn, SYMBOL_FROM, SYMBOLS_NAMED, params![name])
+        .ctx(|| format!("counting symbols named {name}"))
+}
+
+/// `SELECT COUNT(*) FROM {from} WHERE {filter}`: the size of a listing whose first rows a
+/// caller fetched with a `LIMIT` (the listing's own tables and filter, parameters as
+/// there without the limit).
+fn count_rows(
+    conn: &Connection,
+    from: &str,
+    filter: &str,
+    params: &[&dyn rusqlite::ToSql],
+) -> rusqlite::Result<u64> {
+    conn.prepare_cached(&format!("SELECT COUNT(*) FROM {from} WHERE {filter}"))?
+        .query_row(params, |r| r.get::<_, i64>(0))
+        .map(|n| n.max(0) as u64)
 }
 
 /// The symbol with exactly this key.
@@ -654,24 +678,59 @@ const REF_FROM: &str = "refs r JOIN files f ON f.file_id = r.file_id
     LEFT JOIN symbols e ON e.symbol_id = r.enclosing_id
     LEFT JOIN symbols t ON t.symbol_id = r.target_id";
 
-/// References to `name` (as written), ordered by path and line. At most `limit` rows.
-pub fn refs_by_name(conn: &Connection, name: &str, limit: u32) -> Result<Vec<RefHit>> {
+/// The rows of [`refs_by_name`]: references written `?1`.
+const REFS_NAMED: &str = "r.name = ?1";
+
+/// The rows of [`refs_on`]: references written `?1` resolved to a symbol keyed in the JSON
+/// array `?2`, or unresolved and written on a receiver whose last segment is `?3`.
+const REFS_ON: &str = "r.name = ?1
+      AND (t.key IN (SELECT value FROM json_each(?2))
+           OR (r.target_id IS NULL
+               AND (r.receiver_name = ?3 OR r.receiver_name GLOB '*.' || ?3)))";
+
+/// The rows of [`refs_to`]: references resolved to a symbol keyed in the JSON array `?1`,
+/// of kind `?2` (any kind when NULL).
+const REFS_TO: &str = "r.target_id IN (SELECT symbol_id FROM symbols
+                          WHERE key IN (SELECT value FROM json_each(?1)))
+      AND (?2 IS NULL OR r.kind = ?2)";
+
+/// Rows of a reference listing: `{REF_COLUMNS}` of the references that `filter` (a
+/// `REFS_*` constant) keeps, ordered by path, line and column, at most `limit`. `params`
+/// are the filter's, then the limit.
+fn ref_rows(
+    conn: &Connection,
+    filter: &str,
+    params: &[&dyn rusqlite::ToSql],
+) -> rusqlite::Result<Vec<RefHit>> {
     let sql = format!(
-        "SELECT {REF_COLUMNS} FROM {REF_FROM}
-         WHERE r.name = ?1 ORDER BY f.path, r.line, r.column LIMIT ?2"
+        "SELECT {REF_COLUMNS} FROM {REF_FROM} WHERE {filter}
+         ORDER BY f.path, r.line, r.column LIMIT ?{}",
+        params.len()
     );
-    let mut stmt = conn.prepare_cached(&sql).ctx(|| "finding refs".into())?;
-    let rows = stmt
-        .query_map(params![name, limit], ref_hit)
-        .ctx(|| format!("finding refs to {name}"))?;
-    rows.collect::<rusqlite::Result<Vec<_>>>()
-        .ctx(|| format!("finding refs to {name}"))
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params, ref_hit)?;
+    rows.collect()
+}
+
+fn keys_json(keys: &[&str]) -> Result<String> {
+    serde_json::to_string(keys).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// References to `name` (as written), ordered by path and line. At most `limit` rows
+/// ([`count_refs_by_name`] counts them all).
+pub fn refs_by_name(conn: &Connection, name: &str, limit: u32) -> Result<Vec<RefHit>> {
+    ref_rows(conn, REFS_NAMED, params![name, limit]).ctx(|| format!("finding refs to {name}"))
+}
+
+/// How many references [`refs_by_name`] finds without a limit.
+pub fn count_refs_by_name(conn: &Connection, name: &str) -> Result<u64> {
+    count_rows(conn, REF_FROM, REFS_NAMED, params![name]).ctx(|| format!("counting refs to {name}"))
 }
 
 /// References to `name` (as written) that resolved to one of the symbols `keys`, or that
 /// are unresolved and were written on a receiver whose last segment is `receiver`
 /// (`meta::Regex::new()`, another crate's: `refs.receiver_name`), ordered by path and line.
-/// At most `limit` rows.
+/// At most `limit` rows ([`count_refs_on`] counts them all).
 pub fn refs_on(
     conn: &Connection,
     name: &str,
@@ -679,36 +738,42 @@ pub fn refs_on(
     receiver: &str,
     limit: u32,
 ) -> Result<Vec<RefHit>> {
-    let sql = format!(
-        "SELECT {REF_COLUMNS} FROM {REF_FROM}
-         WHERE r.name = ?1
-           AND (t.key IN (SELECT value FROM json_each(?2))
-                OR (r.target_id IS NULL
-                    AND (r.receiver_name = ?3 OR r.receiver_name GLOB '*.' || ?3)))
-         ORDER BY f.path, r.line, r.column LIMIT ?4"
-    );
-    let keys = serde_json::to_string(keys).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let mut stmt = conn.prepare_cached(&sql).ctx(|| "finding refs".into())?;
-    let rows = stmt
-        .query_map(params![name, keys, receiver, limit], ref_hit)
-        .ctx(|| format!("finding refs to {name}"))?;
-    rows.collect::<rusqlite::Result<Vec<_>>>()
+    let keys = keys_json(keys)?;
+    ref_rows(conn, REFS_ON, params![name, keys, receiver, limit])
         .ctx(|| format!("finding refs to {name}"))
+}
+
+/// How many references [`refs_on`] finds without a limit.
+pub fn count_refs_on(conn: &Connection, name: &str, keys: &[&str], receiver: &str) -> Result<u64> {
+    let keys = keys_json(keys)?;
+    count_rows(conn, REF_FROM, REFS_ON, params![name, keys, receiver])
+        .ctx(|| format!("counting refs to {name}"))
 }
 
 /// References resolved to the symbol `key`, ordered by path and line. At most `limit` rows.
 pub fn refs_to(conn: &Connection, key: &str, limit: u32) -> Result<Vec<RefHit>> {
-    let sql = format!(
-        "SELECT {REF_COLUMNS} FROM {REF_FROM}
-         WHERE r.target_id = (SELECT symbol_id FROM symbols WHERE key = ?1)
-         ORDER BY f.path, r.line, r.column LIMIT ?2"
-    );
-    let mut stmt = conn.prepare_cached(&sql).ctx(|| "finding refs".into())?;
-    let rows = stmt
-        .query_map(params![key, limit], ref_hit)
-        .ctx(|| format!("finding refs to {key}"))?;
-    rows.collect::<rusqlite::Result<Vec<_>>>()
-        .ctx(|| format!("finding refs to {key}"))
+    refs_to_any(conn, &[key], None, limit)
+}
+
+/// References of `kind` (`call`, …; any kind when `None`) resolved to one of the symbols
+/// `keys`, ordered by path, line and column. At most `limit` rows ([`count_refs_to_any`]
+/// counts them all).
+pub fn refs_to_any(
+    conn: &Connection,
+    keys: &[&str],
+    kind: Option<&str>,
+    limit: u32,
+) -> Result<Vec<RefHit>> {
+    let json = keys_json(keys)?;
+    ref_rows(conn, REFS_TO, params![json, kind, limit])
+        .ctx(|| format!("finding refs to {}", keys.join(", ")))
+}
+
+/// How many references [`refs_to_any`] finds without a limit.
+pub fn count_refs_to_any(conn: &Connection, keys: &[&str], kind: Option<&str>) -> Result<u64> {
+    let json = keys_json(keys)?;
+    count_rows(conn, REF_FROM, REFS_TO, params![json, kind])
+        .ctx(|| format!("counting refs to {}", keys.join(", ")))
 }
 
 /// A dependency edge between two files (or to an unresolved module).
