@@ -919,6 +919,59 @@ impl Workspace {
         Ok(hits)
     }
 
+    /// The pages the structure step of [`Workspace::context`] can score, by subject: those
+    /// about the files of matching symbols (`symbol_files`), the memory candidates found so
+    /// far, every topic, and those [`module_points`] and [`unmapped_points`] give points
+    /// from the open entries: an open file, its folder, that folder's parents and what is
+    /// under it (siblings, child folders); an open folder (`dir/`), its parents and what is
+    /// under it; the folder of an open file the map lacks and what is under it. An open
+    /// entry at the root reaches every page, so then all are read. Reading all 505 pages
+    /// of the stdlib benchmark store had been a quarter of a question nothing answers.
+    fn pages_near(
+        &self,
+        open: &[String],
+        unmapped_open: &[(String, Option<String>)],
+        symbol_files: &BTreeMap<String, f64>,
+        cands: &BTreeMap<(HitKind, String), Candidate>,
+    ) -> Result<std::sync::Arc<Vec<mem::Page>>> {
+        let mut subjects: Vec<&str> = symbol_files.keys().map(String::as_str).collect();
+        subjects.extend(
+            cands
+                .keys()
+                .filter(|(kind, _)| *kind == HitKind::Memory)
+                .map(|(_, id)| id.as_str()),
+        );
+        let mut under: Vec<&str> = Vec::new();
+        for f in open {
+            let dir = match f.strip_suffix('/') {
+                Some(dir) => dir,
+                None => {
+                    subjects.push(f);
+                    dir_of(f)
+                }
+            };
+            if dir.is_empty() || dir == "." {
+                return self.cached_pages();
+            }
+            under.push(dir);
+            subjects.extend([dir, "."]);
+            let mut d = dir;
+            while let Some((parent, _)) = d.rsplit_once('/') {
+                subjects.push(parent);
+                d = parent;
+            }
+        }
+        for dir in unmapped_open.iter().filter_map(|(_, dir)| dir.as_deref()) {
+            subjects.push(dir);
+            under.push(dir);
+        }
+        Ok(std::sync::Arc::new(mem::pages_near(
+            self.store.conn(),
+            &subjects,
+            &under,
+        )?))
+    }
+
     /// The full-text candidates of a question's content terms: per index, the terms rarest
     /// first up to [`RETRIEVAL_ROWS`], ORed; each hit with the IDF-weighted share of all
     /// the terms its best passage holds (symbols are one passage).
@@ -1111,7 +1164,7 @@ impl Workspace {
         let place = |p: &str| -> Result<(bool, bool)> {
             conn.prepare_cached(
                 "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1),
-                        EXISTS(SELECT 1 FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/')",
+                        EXISTS(SELECT 1 FROM files WHERE path > ?1 || '/' AND path < ?1 || '0')",
             )
             .and_then(|mut st| st.query_row([p], |r| Ok((r.get(0)?, r.get(1)?))))
             .map_err(|e| loci_store::StoreError::sqlite("looking up an open file", e).into())
@@ -1342,7 +1395,7 @@ impl Workspace {
         // the question is about (their outlines and main symbols, below).
         let question_found = cands.values().any(|c| c.relevance >= relevant_at);
         let mut module_memory = false;
-        let pages = self.cached_pages()?;
+        let pages = self.pages_near(&open, &unmapped_open, &symbol_files, &cands)?;
         for page in pages.iter() {
             if page.current_revision_id.is_none() {
                 continue;

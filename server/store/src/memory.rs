@@ -79,6 +79,37 @@ pub fn pages(conn: &Connection) -> Result<Vec<Page>> {
         .ctx(|| "reading pages".into())
 }
 
+/// The pages whose subject is one of `subjects` or lies under one of the folders `under`
+/// (repo-relative, no trailing `/`; the folder itself is not included unless named in
+/// `subjects`), and every topic page; by subject. What a question can reach without
+/// reading every page ([`pages`]): each `under` folder is a range of the `subject` index.
+pub fn pages_near(conn: &Connection, subjects: &[&str], under: &[&str]) -> Result<Vec<Page>> {
+    let json =
+        |v: &[&str]| serde_json::to_string(v).map_err(|e| StoreError::Corrupt(e.to_string()));
+    let (subjects, under) = (json(subjects)?, json(under)?);
+    let cols = PAGE_COLUMNS
+        .split(", ")
+        .map(|c| format!("p.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    // `f/` < a subject under `f` < `f0` ('0' follows '/').
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {cols} FROM pages p
+              WHERE p.subject IN (SELECT value FROM json_each(?1)) OR p.kind = 'topic'
+             UNION
+             SELECT {cols} FROM json_each(?2) j
+               JOIN pages p ON p.subject > j.value || '/' AND p.subject < j.value || '0'
+             ORDER BY 2"
+        ))
+        .ctx(|| "reading pages".into())?;
+    let rows = stmt
+        .query_map([subjects, under], page)
+        .ctx(|| "reading pages".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading pages".into())
+}
+
 /// The page for `subject`, created with `kind` if missing.
 pub fn ensure_page(tx: &Transaction<'_>, subject: &str, kind: &str) -> Result<Page> {
     tx.prepare_cached(

@@ -920,3 +920,49 @@ fn migration_13_keeps_claims_and_page_snapshots_with_the_untracked_defaults() {
         )
     );
 }
+
+/// `memory::pages_near` reads the pages named, those under the folders given (a range of
+/// the `subject` index: `a/b-c` and `a/bc` sort between `a/b/…` neighbours but are not
+/// under `a/b`) and every topic, by subject; nothing else.
+#[test]
+fn pages_near_reads_the_subjects_named_the_pages_under_the_folders_given_and_the_topics() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("loci.db")).unwrap();
+    let pages = [
+        (".", "root"),
+        ("a", "folder"),
+        ("a/b", "folder"),
+        ("a/b/c.py", "file"),
+        ("a/b/e", "folder"),
+        ("a/b/e/f.py", "file"),
+        ("a/b-c.py", "file"),
+        ("a/bc/g.py", "file"),
+        ("x/y.py", "file"),
+        ("topic:billing", "topic"),
+        ("decisions", "decisions"),
+    ];
+    store
+        .write(|tx| {
+            for (subject, kind) in pages {
+                loci_store::memory::ensure_page(tx, subject, kind)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let subjects = |named: &[&str], under: &[&str]| -> Vec<String> {
+        loci_store::memory::pages_near(store.conn(), named, under)
+            .unwrap()
+            .into_iter()
+            .map(|p| p.subject)
+            .collect()
+    };
+    assert_eq!(
+        subjects(&["a/b", "a", ".", "decisions"], &["a/b"]),
+        [".", "a", "a/b", "a/b/c.py", "a/b/e", "a/b/e/f.py", "decisions", "topic:billing"]
+    );
+    assert_eq!(subjects(&["x/y.py", "nosuch"], &[]), ["topic:billing", "x/y.py"]);
+    assert_eq!(
+        subjects(&[], &["a/b/e", "x"]),
+        ["a/b/e/f.py", "topic:billing", "x/y.py"]
+    );
+}
