@@ -408,6 +408,7 @@ impl Output {
             )?;
             for c in &w.claims {
                 let status = match (&c.resolved, c.untracked_or_set()) {
+                    _ if let Some(f) = &c.finding => format!("({})", f.describe()),
                     (Some(r), None) => format!("-> {r}"),
                     (None, _) if c.kind == "version" => "(version, checked by lint)".into(),
                     // Several definitions (`RegexBuilder::new` in two modules) are tracked

@@ -2229,7 +2229,7 @@ fn fault_every_untracked_claim_was_called_no_single_definition() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "wrote app/models.py v1 by human:test\n  path `nosuch/file.py` (no file or folder of that path in the map: not tracked)\n  symbol `print()` (no definition in the map, or more than the 8 a set tracks: not tracked)\n"
+        "wrote app/models.py v1 by human:test\n  path `nosuch/file.py` (missing_path [high]: `nosuch/file.py` does not exist; `loci lint` reports it)\n  symbol `print()` (no definition in the map, or more than the 8 a set tracks: not tracked)\n"
     );
     assert!(
         loci_engine::memory::untracked_reason("symbol").contains(&format!(
@@ -2503,4 +2503,45 @@ fn fault_a_cut_listing_did_not_say_how_many_it_left_out() {
     assert_eq!(env["limits"]["omitted"], 0);
     let bad = loci(root, &["refs", "step", "--limit", "-1"]);
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// Fault found by a trial: `remember` answered "no file or folder of that path in the
+/// map: not tracked" for a misspelt path that `loci lint` then reported as
+/// `missing_path [high]`; and lint suggested nothing for a typo of the file beside it.
+/// The write says what lint will say, with the nearest file.
+#[test]
+fn fault_remember_called_a_path_lint_reports_missing_not_tracked() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(
+        root,
+        &[
+            "remember",
+            "app/views.py",
+            "-t",
+            "Rows come from `app/modles.py` (`User.save()`, `User.load()`).",
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let env: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let claims = env["result"]["claims"].as_array().unwrap();
+    assert_eq!(
+        claims[0]["finding"],
+        serde_json::json!({
+            "kind": "missing_path",
+            "severity": "high",
+            "truth": "`app/modles.py` does not exist",
+            "suggestion": "app/models.py"
+        })
+    );
+    assert_eq!(claims[1]["resolved"], "app/models.py#User.save@method");
+    assert!(claims[1].get("finding").is_none(), "{claims:?}");
+    assert_eq!(claims[2]["finding"]["kind"], "missing_symbol");
+    let lint = String::from_utf8(loci(root, &["lint"]).stdout).unwrap();
+    assert!(
+        lint.contains("missing_path [high] #1 `app/modles.py`: `app/modles.py` does not exist (did you mean `app/models.py`?)"),
+        "{lint}"
+    );
 }

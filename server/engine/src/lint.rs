@@ -142,25 +142,7 @@ impl Workspace {
             let Some(rev) = mem::revision_by_id(conn, claim.revision_id)? else {
                 continue;
             };
-            let check = Check {
-                origin: "page",
-                subject: &rev.subject,
-                doc_dir: None,
-                kind: ClaimKind::parse(&claim.kind),
-                text: &claim.text,
-                target: &claim.target,
-                version: claim.version.as_deref(),
-                // It named something when it was written: one target, a set of
-                // definitions, or (imported) a target where it was exported from.
-                was_resolved: claim.resolved.is_some()
-                    || !claim.definitions.is_empty()
-                    || claim.resolved_elsewhere,
-                line: claim.line,
-                column: 0,
-                end_column: 0,
-                revision_id: Some(rev.revision_id),
-            };
-            findings.extend(ctx.check(&check)?.0);
+            findings.extend(ctx.check(&page_check(&rev.subject, &claim))?.0);
         }
 
         // The repository's own documentation.
@@ -459,6 +441,83 @@ impl Workspace {
             },
             Vec::new(),
         )
+    }
+}
+
+/// The check of a memory page's claim, as lint makes it.
+fn page_check<'a>(subject: &'a str, claim: &'a mem::ClaimRow) -> Check<'a> {
+    Check {
+        origin: "page",
+        subject,
+        doc_dir: None,
+        kind: ClaimKind::parse(&claim.kind),
+        text: &claim.text,
+        target: &claim.target,
+        version: claim.version.as_deref(),
+        // It named something when it was written: one target, a set of definitions, or
+        // (imported) a target where it was exported from.
+        was_resolved: claim.resolved.is_some()
+            || !claim.definitions.is_empty()
+            || claim.resolved_elsewhere,
+        line: claim.line,
+        column: 0,
+        end_column: 0,
+        revision_id: Some(claim.revision_id),
+    }
+}
+
+impl Workspace {
+    /// What `loci lint` would report about the claims of the revision `revision_id`, by
+    /// claim id, without recording anything: findings a human dismissed are left out.
+    ///
+    /// Errors: reading the store, or an unknown revision ([`EngineError::NotFound`]).
+    pub fn check_revision(
+        &self,
+        revision_id: i64,
+    ) -> Result<HashMap<i64, crate::memory::ClaimFinding>> {
+        let conn = self.store.conn();
+        let rev = mem::revision_by_id(conn, revision_id)?
+            .ok_or_else(|| EngineError::NotFound(format!("no revision {revision_id}")))?;
+        let claims = mem::claims_of(conn, revision_id)?;
+        let mut out = HashMap::new();
+        // Before the first scan every path would be "missing" (lint refuses to run then).
+        if claims.is_empty() || !self.map_is_built()? {
+            return Ok(out);
+        }
+        let paths: Vec<String> = {
+            let mut stmt = conn
+                .prepare_cached("SELECT path FROM files")
+                .ctx(|| "reading paths".into())?;
+            stmt.query_map([], |r| r.get(0))
+                .ctx(|| "reading paths".into())?
+                .collect::<std::result::Result<_, _>>()
+                .ctx(|| "reading paths".into())?
+        };
+        let mut ctx = Ctx {
+            ws: self,
+            declared: manifests::load(&self.root, &paths),
+            names: None,
+            file_names: None,
+        };
+        let stored = au::contradictions(conn, Some("dismissed"))?;
+        for claim in &claims {
+            let (Some(f), _) = ctx.check(&page_check(&rev.subject, claim))? else {
+                continue;
+            };
+            if stored.iter().any(|x| x.finding_key == f.finding_key) {
+                continue;
+            }
+            out.insert(
+                claim.claim_id,
+                crate::memory::ClaimFinding {
+                    kind: f.kind.to_string(),
+                    severity: f.severity.to_string(),
+                    truth: f.truth,
+                    suggestion: f.suggestion,
+                },
+            );
+        }
+        Ok(out)
     }
 }
 
@@ -873,12 +932,38 @@ impl Ctx<'_> {
             .rsplit('/')
             .next()
             .unwrap_or(target);
-        Ok(self
-            .file_names
-            .as_ref()
-            .and_then(|m| m.get(name))
-            .filter(|v| v.len() == 1)
-            .map(|v| v[0].clone()))
+        let Some(names) = self.file_names.as_ref() else {
+            return Ok(None);
+        };
+        if let Some(v) = names.get(name) {
+            return Ok((v.len() == 1).then(|| v[0].clone()));
+        }
+        // A typo of a file beside it (`app/modles.py` for `app/models.py`): the one mapped
+        // file in the same folder nearest within two edits (Damerau–Levenshtein: a swap of
+        // two letters is one) and a third of the name.
+        let dir = target
+            .trim_end_matches('/')
+            .rsplit_once('/')
+            .map_or("", |(d, _)| d);
+        let most = (name.chars().count() / 3).min(2);
+        let mut near: Vec<(usize, &String)> = names
+            .iter()
+            .filter_map(|(n, paths)| {
+                let d = strsim::damerau_levenshtein(name, n);
+                (d <= most).then_some((d, paths))
+            })
+            .flat_map(|(d, paths)| {
+                paths
+                    .iter()
+                    .filter(|p| p.rsplit_once('/').map_or("", |(pd, _)| pd) == dir)
+                    .map(move |p| (d, p))
+            })
+            .collect();
+        near.sort();
+        Ok(match near.as_slice() {
+            [(d, p), rest @ ..] if rest.first().is_none_or(|(e, _)| e > d) => Some((*p).clone()),
+            _ => None,
+        })
     }
 
     /// The member of `qualifier` (a type or module: its last segment names a symbol or a

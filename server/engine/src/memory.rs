@@ -79,6 +79,45 @@ pub struct ClaimView {
     pub resolved_elsewhere: bool,
     /// Zero-based line in the body.
     pub line: u32,
+    /// What `loci lint` reports about the claim now, when it fails (a write's answer
+    /// says so at once; `None` elsewhere, and when it holds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finding: Option<ClaimFinding>,
+}
+
+/// A failing claim as `loci lint` reports it ([`crate::lint`]): its kind (`missing_path`,
+/// `missing_symbol`, `version_mismatch`, …), severity (`high`, `medium`, `low`), what the
+/// code says, and a fix when one is near.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClaimFinding {
+    /// The finding's kind.
+    pub kind: String,
+    /// `high`, `medium` or `low`.
+    pub severity: String,
+    /// What the code says (`` `app/storage.py` does not exist ``).
+    pub truth: Option<String>,
+    /// The nearest existing path or name, if any.
+    pub suggestion: Option<String>,
+}
+
+impl ClaimFinding {
+    /// In words, as a write's claim line gives it: `missing_path [high]: `app/x.py` does
+    /// not exist (did you mean `app/y.py`?); `loci lint` reports it`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} [{}]{}{}; `loci lint` reports it",
+            self.kind,
+            self.severity,
+            self.truth
+                .as_ref()
+                .map(|t| format!(": {t}"))
+                .unwrap_or_default(),
+            self.suggestion
+                .as_ref()
+                .map(|s| format!(" (did you mean `{s}`?)"))
+                .unwrap_or_default()
+        )
+    }
 }
 
 impl ClaimView {
@@ -133,6 +172,7 @@ impl From<&ClaimRow> for ClaimView {
             definitions: c.definitions.iter().map(|d| d.key.clone()).collect(),
             resolved_elsewhere: c.resolved_elsewhere,
             line: c.line,
+            finding: None,
         }
     }
 }
@@ -489,8 +529,14 @@ impl Workspace {
         }
     }
 
-    fn written_envelope(&self, written: Written) -> Result<Envelope<Written>> {
+    fn written_envelope(&self, mut written: Written) -> Result<Envelope<Written>> {
         let rev = written.revision.revision_id;
+        // What lint will say about the new revision, said now: a path the map lacks had
+        // been "not tracked" here while `loci lint` reported it missing [high].
+        let mut findings = self.check_revision(rev)?;
+        for c in &mut written.claims {
+            c.finding = findings.remove(&c.claim_id);
+        }
         let mut env = self.envelope(written, Vec::new())?;
         env.stale_warnings = self.stale_warnings_for_revisions(&[rev])?;
         Ok(env)

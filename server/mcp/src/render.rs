@@ -441,7 +441,11 @@ fn headline(result: &Value) -> Option<String> {
                 .flatten()
                 .filter_map(Value::as_str)
                 .collect();
+            let finding = c.get("finding").and_then(|f| {
+                serde_json::from_value::<loci_engine::memory::ClaimFinding>(f.clone()).ok()
+            });
             let status = match c["resolved"].as_str() {
+                _ if let Some(f) = &finding => f.describe(),
                 Some(r) if c["resolved_elsewhere"].as_bool() == Some(true) => format!(
                     "not in this map, though it resolved to {r} where it was exported from: lint reports it"
                 ),
@@ -606,7 +610,8 @@ mod tests {
     }
 
     /// The headline of a memory write says what each claim is checked against: its one
-    /// target, the set of definitions it is tracked as, or that it is not tracked.
+    /// target, the set of definitions it is tracked as, that it is not tracked, or what
+    /// lint reports about it.
     #[test]
     fn a_write_headline_names_a_claim_tracked_as_a_set() {
         let written = json!({
@@ -618,7 +623,10 @@ mod tests {
                  "definitions": ["src/lib.rs#bytes.RegexBuilder.new@method",
                                  "src/lib.rs#string.RegexBuilder.new@method"]},
                 {"kind": "symbol", "text": "build()", "resolved": "src/lib.rs#build@function"},
-                {"kind": "symbol", "text": "print()"}
+                {"kind": "symbol", "text": "print()"},
+                {"kind": "path", "text": "src/lbi.rs", "finding": {"kind": "missing_path",
+                 "severity": "high", "truth": "`src/lbi.rs` does not exist",
+                 "suggestion": "src/lib.rs"}}
             ]
         });
         assert_eq!(
@@ -627,7 +635,8 @@ mod tests {
                 "wrote `src/lib.rs` version 1 (human:a)\n\
                  \x20 claim `RegexBuilder::new` (symbol) → 2 definitions, tracked as a set: src/lib.rs#bytes.RegexBuilder.new@method, src/lib.rs#string.RegexBuilder.new@method\n\
                  \x20 claim `build()` (symbol) → src/lib.rs#build@function\n\
-                 \x20 claim `print()` (symbol) → no definition in the map, or more than the 8 a set tracks: not tracked\n"
+                 \x20 claim `print()` (symbol) → no definition in the map, or more than the 8 a set tracks: not tracked\n\
+                 \x20 claim `src/lbi.rs` (path) → missing_path [high]: `src/lbi.rs` does not exist (did you mean `src/lib.rs`?); `loci lint` reports it\n"
             )
         );
     }

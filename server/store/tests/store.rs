@@ -958,9 +958,21 @@ fn pages_near_reads_the_subjects_named_the_pages_under_the_folders_given_and_the
     };
     assert_eq!(
         subjects(&["a/b", "a", ".", "decisions"], &["a/b"]),
-        [".", "a", "a/b", "a/b/c.py", "a/b/e", "a/b/e/f.py", "decisions", "topic:billing"]
+        [
+            ".",
+            "a",
+            "a/b",
+            "a/b/c.py",
+            "a/b/e",
+            "a/b/e/f.py",
+            "decisions",
+            "topic:billing"
+        ]
     );
-    assert_eq!(subjects(&["x/y.py", "nosuch"], &[]), ["topic:billing", "x/y.py"]);
+    assert_eq!(
+        subjects(&["x/y.py", "nosuch"], &[]),
+        ["topic:billing", "x/y.py"]
+    );
     assert_eq!(
         subjects(&[], &["a/b/e", "x"]),
         ["a/b/e/f.py", "topic:billing", "x/y.py"]
