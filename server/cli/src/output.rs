@@ -230,12 +230,23 @@ impl Output {
             for d in &r.degraded {
                 writeln!(o, "degraded: {}: {}", d.path, d.reason)?;
             }
+            // Named, as the skips are: "in 1 file" left the reader to find which.
             if !r.lossy_utf8.is_empty() {
                 writeln!(
                     o,
-                    "invalid UTF-8 replaced in {}",
+                    "invalid UTF-8 replaced (U+FFFD) in {}:",
                     count(r.lossy_utf8.len() as u64, "file")
                 )?;
+                for path in r.lossy_utf8.iter().take(SKIPS_NAMED) {
+                    writeln!(o, "  {path}")?;
+                }
+                if r.lossy_utf8.len() > SKIPS_NAMED {
+                    writeln!(
+                        o,
+                        "  … and {} more: `loci scan --json` names them all",
+                        r.lossy_utf8.len() - SKIPS_NAMED
+                    )?;
+                }
             }
             Ok(())
         })?;

@@ -2545,3 +2545,18 @@ fn fault_remember_called_a_path_lint_reports_missing_not_tracked() {
         "{lint}"
     );
 }
+
+/// Fault: the scan summary said "invalid UTF-8 replaced in 1 file" and not which.
+#[test]
+fn fault_the_scan_summary_did_not_name_the_files_with_invalid_utf8() {
+    let dir = repo();
+    let root = dir.path();
+    std::fs::write(root.join("app/latin1.py"), b"name = '\xe9t\xe9'\n").unwrap();
+    let out = loci(root, &["scan"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.ends_with("invalid UTF-8 replaced (U+FFFD) in 1 file:\n  app/latin1.py\n"),
+        "{text}"
+    );
+}
