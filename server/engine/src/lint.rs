@@ -484,18 +484,20 @@ impl Workspace {
         if claims.is_empty() || !self.map_is_built()? {
             return Ok(out);
         }
-        let paths: Vec<String> = {
-            let mut stmt = conn
+        // The manifests only a version claim needs (reading them and every path had been
+        // 3 ms of a 14 ms write on the stdlib).
+        let declared = if claims.iter().any(|c| c.kind == "version") {
+            let paths: Vec<String> = conn
                 .prepare_cached("SELECT path FROM files")
+                .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
                 .ctx(|| "reading paths".into())?;
-            stmt.query_map([], |r| r.get(0))
-                .ctx(|| "reading paths".into())?
-                .collect::<std::result::Result<_, _>>()
-                .ctx(|| "reading paths".into())?
+            manifests::load(&self.root, &paths)
+        } else {
+            Vec::new()
         };
         let mut ctx = Ctx {
             ws: self,
-            declared: manifests::load(&self.root, &paths),
+            declared,
             names: None,
             file_names: None,
         };
