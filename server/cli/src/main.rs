@@ -938,7 +938,8 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
                 .collect();
             let options = loci_engine::context::SearchOptions {
                 kinds,
-                path_prefix: path,
+                // From the current folder, as every path argument (`--path mime` in `email/`).
+                path_prefix: path.map(here),
                 limit: Some(limit),
             };
             out.search(&ws.search(&query, &options)?)?

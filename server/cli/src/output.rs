@@ -284,8 +284,16 @@ impl Output {
 
     pub fn callers(&self, env: &Envelope<Callers>) -> Found {
         self.emit(env, |o| {
-            for t in &env.result.targets {
-                writeln!(o, "{} ({}:{})", t.key, t.path, t.line + 1)?;
+            let c = &env.result;
+            for t in &c.targets {
+                writeln!(o, "definition {} ({}:{})", t.key, t.path, t.line + 1)?;
+            }
+            if c.targets_total > c.targets.len() as u64 {
+                writeln!(
+                    o,
+                    "definition … and {} more, not listed (their calls are counted)",
+                    c.targets_total - c.targets.len() as u64
+                )?;
             }
             for r in &env.result.calls {
                 write_ref(o, r)?;

@@ -2560,3 +2560,38 @@ fn fault_the_scan_summary_did_not_name_the_files_with_invalid_utf8() {
         "{text}"
     );
 }
+
+/// Fault found by a trial: `loci search WORDS --path P` took `P` from the workspace root
+/// even in a subfolder, where every other path argument is taken from the current folder
+/// (`cd email && loci search header --path header.py` said no such path).
+#[test]
+fn fault_search_path_was_not_taken_from_the_current_folder() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let app = root.join("app");
+    let out = loci(&app, &["search", "User", "--path", "models.py", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let env: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let paths: Vec<&str> = env["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        !paths.is_empty() && paths.iter().all(|p| *p == "app/models.py"),
+        "{paths:?}"
+    );
+    // `.` there is the folder, not the workspace.
+    let here = loci(&app, &["search", "save", "--path", ".", "--json"]);
+    let env: Value = serde_json::from_slice(&here.stdout).unwrap();
+    assert!(
+        env["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["path"].as_str().unwrap().starts_with("app/")),
+        "{env}"
+    );
+}

@@ -53,8 +53,11 @@ pub const IMPACT_LIMIT: u32 = 100;
 /// The callers of a symbol.
 #[derive(Clone, Debug, Serialize)]
 pub struct Callers {
-    /// The symbols the name matched.
+    /// The symbols the name matched, by path and line, at most the listing's limit (the
+    /// calls are those of all of them).
     pub targets: Vec<SymbolHit>,
+    /// How many symbols the name matched (more than `targets` lists when cut).
+    pub targets_total: u64,
     /// Call sites resolved to those symbols.
     pub calls: Vec<RefHit>,
 }
@@ -194,7 +197,8 @@ impl Workspace {
             let conn = self.store.conn();
             // `Regex.new` (`Regex::new`): the references resolved to the symbols it names,
             // and the unresolved ones written on a `Regex`; not every `new`. A qualified
-            // name that names no symbol (`os.path.join`: a module path) means its last part.
+            // name that names no symbol (`os.path.join`: a module path) means the uses
+            // written on it (`Nope::new` had listed every `new`).
             let qualified = name
                 .rsplit_once('.')
                 .filter(|_| !name.contains('#'))
@@ -210,7 +214,7 @@ impl Workspace {
                     map::count_refs_to_any(conn, &[&name], None)
                 })?;
                 (hits, total)
-            } else if let (Some((owner, last)), false) = (qualified, keys.is_empty()) {
+            } else if let Some((owner, last)) = qualified {
                 let mut hits = map::refs_on(conn, last, &keys, owner, fetch(limit))?;
                 let total = listed(&mut hits, limit, || {
                     map::count_refs_on(conn, last, &keys, owner)
@@ -239,19 +243,31 @@ impl Workspace {
         self.store.read(|| {
             let symbol = qualified_form(non_empty("symbol", symbol)?);
             let conn = self.store.conn();
-            let targets = map::find_symbols(conn, &symbol, u32::MAX)?;
+            let mut targets = map::find_symbols(conn, &symbol, u32::MAX)?;
             let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
             let mut calls = map::refs_to_any(conn, &keys, Some("call"), fetch(limit))?;
             let total = listed(&mut calls, limit, || {
                 map::count_refs_to_any(conn, &keys, Some("call"))
             })?;
+            // 1,201 definitions of `foo` were all listed before one call at `--limit 1`.
+            let targets_total = targets.len() as u64;
+            if limit > 0 {
+                targets.truncate(limit as usize);
+            }
             let paths = targets
                 .iter()
                 .map(|t| t.path.clone())
                 .chain(calls.iter().map(|c| c.path.clone()))
                 .collect();
             let listed = calls.len() as u64;
-            let mut env = self.envelope(Callers { targets, calls }, paths)?;
+            let mut env = self.envelope(
+                Callers {
+                    targets,
+                    targets_total,
+                    calls,
+                },
+                paths,
+            )?;
             env.limits = list_limits(limit, listed, total);
             Ok(env)
         })

@@ -321,7 +321,9 @@ fn fault_refs_of_a_qualified_name_listed_every_reference_to_its_last_part() {
         ]
     );
     assert_eq!(lines("new").len(), 4);
-    assert_eq!(lines("nothing::new").len(), 4);
+    // A qualifier naming no symbol and written on no call: nothing (it had listed all
+    // four `new`, as if the qualifier were not there).
+    assert_eq!(lines("nothing::new").len(), 0);
 }
 
 /// Fault found by a fresh-user trial on tokio: `loci symbol TcpListener` (and `TcpStream`,
@@ -530,6 +532,26 @@ fn fault_a_listing_cut_at_its_limit_said_nothing_was_omitted() {
         ),
         (2, 2, true)
     );
+    // The definitions a name matched are cut at the limit too, and counted.
+    let by_name = ws.callers("step", 2).unwrap();
+    let keys: Vec<&str> = by_name
+        .result
+        .targets
+        .iter()
+        .map(|t| t.key.as_str())
+        .collect();
+    assert_eq!(keys, ["m.py#C0.step@method", "m.py#C1.step@method"]);
+    assert_eq!(by_name.result.targets_total, 6);
+    assert_eq!((by_name.limits.used, by_name.limits.omitted), (2, 7));
+    // A qualifier that names no symbol: the uses written on it (`w.step()`), and none
+    // for one nothing is written on (every `step` had been listed).
+    let on_w = ws.refs("w.step", 0).unwrap();
+    assert_eq!(
+        on_w.result.iter().map(|r| r.line).collect::<Vec<_>>(),
+        [7, 8, 9, 10]
+    );
+    assert!(ws.refs("Nope.step", 0).unwrap().result.is_empty());
+    assert!(ws.refs("Nope::step", 0).unwrap().result.is_empty());
     let bare = ws.callers("m.py#step@function", 0).unwrap();
     assert_eq!(bare.result.calls.len(), 5, "{:?}", bare.result.calls);
     assert_eq!(bare.limits.omitted, 0);

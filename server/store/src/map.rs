@@ -682,10 +682,11 @@ const REF_FROM: &str = "refs r JOIN files f ON f.file_id = r.file_id
 const REFS_NAMED: &str = "r.name = ?1";
 
 /// The rows of [`refs_on`]: references written `?1` resolved to a symbol keyed in the JSON
-/// array `?2`, or unresolved and written on a receiver whose last segment is `?3`.
+/// array `?2`, or written on a receiver whose last segment is `?3` and unresolved (any
+/// resolution when `?2` is empty).
 const REFS_ON: &str = "r.name = ?1
       AND (t.key IN (SELECT value FROM json_each(?2))
-           OR (r.target_id IS NULL
+           OR ((r.target_id IS NULL OR ?2 = '[]')
                AND (r.receiver_name = ?3 OR r.receiver_name GLOB '*.' || ?3)))";
 
 /// The rows of [`refs_to`]: references resolved to a symbol keyed in the JSON array `?1`,
@@ -729,7 +730,9 @@ pub fn count_refs_by_name(conn: &Connection, name: &str) -> Result<u64> {
 
 /// References to `name` (as written) that resolved to one of the symbols `keys`, or that
 /// are unresolved and were written on a receiver whose last segment is `receiver`
-/// (`meta::Regex::new()`, another crate's: `refs.receiver_name`), ordered by path and line.
+/// (`meta::Regex::new()`, another crate's: `refs.receiver_name`); with no `keys`, every
+/// one written on that receiver (`os.path.join(…)`, resolved or not). Ordered by path and
+/// line.
 /// At most `limit` rows ([`count_refs_on`] counts them all).
 pub fn refs_on(
     conn: &Connection,
