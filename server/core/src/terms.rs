@@ -6,6 +6,14 @@
 /// case changes: `parseHTTPConfig` → `parse`, `http`, `config`; `grammar::fa` →
 /// `grammar`, `fa`.
 pub fn identifier_words(token: &str) -> Vec<String> {
+    if token.is_ascii() {
+        return ascii_identifier_words(token.as_bytes());
+    }
+    char_identifier_words(token)
+}
+
+/// [`identifier_words`] of any token, char by char.
+fn char_identifier_words(token: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut current = String::new();
     let chars: Vec<char> = token.chars().collect();
@@ -31,6 +39,48 @@ pub fn identifier_words(token: &str) -> Vec<String> {
     }
     if !current.is_empty() {
         words.push(current);
+    }
+    words
+}
+
+/// [`identifier_words`] of an ASCII token, byte by byte (the same rules without decoding
+/// chars or case-mapping tables: most of what context's coverage and the scan's symbol
+/// terms split is ASCII).
+fn ascii_identifier_words(bytes: &[u8]) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut start: Option<usize> = None;
+    let word = |from: usize, to: usize| -> String {
+        bytes[from..to]
+            .iter()
+            .map(|b| char::from(b.to_ascii_lowercase()))
+            .collect()
+    };
+    for (i, &c) in bytes.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            if let Some(from) = start.take() {
+                words.push(word(from, i));
+            }
+            continue;
+        }
+        let prev = i.checked_sub(1).map(|j| bytes[j]);
+        let next = bytes.get(i + 1).copied();
+        let boundary = c.is_ascii_uppercase()
+            && prev.is_some_and(|p| {
+                p.is_ascii_lowercase()
+                    || p.is_ascii_digit()
+                    || (p.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase()))
+            });
+        match start {
+            Some(from) if boundary => {
+                words.push(word(from, i));
+                start = Some(i);
+            }
+            None => start = Some(i),
+            Some(_) => {}
+        }
+    }
+    if let Some(from) = start {
+        words.push(word(from, bytes.len()));
     }
     words
 }
@@ -64,6 +114,40 @@ mod tests {
         assert_eq!(identifier_words("grammar::fa"), ["grammar", "fa"]);
         assert_eq!(identifier_words("-band"), ["band"]);
         assert_eq!(identifier_words("--"), Vec::<String>::new());
+    }
+
+    /// The ASCII path splits as the char path does: every token of three characters
+    /// drawn from letters of both cases, digits and separators, and real identifiers.
+    #[test]
+    fn the_ascii_path_splits_as_the_char_path() {
+        let alphabet = ['a', 'B', 'c', 'D', '1', '_', ':', '.', ' ', 'x', 'Y'];
+        let mut tokens: Vec<String> = Vec::new();
+        for a in alphabet {
+            for b in alphabet {
+                for c in alphabet {
+                    tokens.push([a, b, c].iter().collect());
+                }
+            }
+        }
+        tokens.extend(
+            [
+                "parseHTTPConfig",
+                "XMLHttpRequest2Go",
+                "__init__",
+                "HTTP2Server",
+                "a1B2c3",
+                "ABCdef",
+                "_PyUnicode_AsUTF8String",
+            ]
+            .map(String::from),
+        );
+        for t in &tokens {
+            assert_eq!(
+                ascii_identifier_words(t.as_bytes()),
+                char_identifier_words(t),
+                "{t:?}"
+            );
+        }
     }
 
     #[test]
