@@ -773,6 +773,12 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let here = |arg: String| from_cwd(arg, &cwd, &root);
+    // A symbol key's path from the current folder too (`message.py#Message.get@method`
+    // in `email/`); a name is left as given.
+    let key_here = |arg: String| match arg.split_once('#') {
+        Some((path, rest)) => format!("{}#{rest}", from_cwd(path.to_string(), &cwd, &root)),
+        None => arg,
+    };
     let found = match cli.command {
         Command::Init { agents } => {
             let env = ws.stats()?;
@@ -806,9 +812,11 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
             bar.finish();
             out.scan(&env)?
         }
-        Command::Symbol { name, limit } => out.symbols(&ws.symbol(&name, limit)?)?,
-        Command::Refs { name, limit } => out.refs(&ws.refs(&name, limit)?)?,
-        Command::Callers { symbol, limit } => out.callers(&ws.callers(&symbol, limit)?)?,
+        Command::Symbol { name, limit } => out.symbols(&ws.symbol(&key_here(name), limit)?)?,
+        Command::Refs { name, limit } => out.refs(&ws.refs(&key_here(name), limit)?)?,
+        Command::Callers { symbol, limit } => {
+            out.callers(&ws.callers(&key_here(symbol), limit)?)?
+        }
         Command::Deps { path, reverse } => match ws.deps(&here(path), reverse) {
             Err(EngineError::NotFound(message)) => return not_found(&out, ws, &message),
             env => out.deps(&env?)?,

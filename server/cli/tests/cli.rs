@@ -2595,3 +2595,19 @@ fn fault_search_path_was_not_taken_from_the_current_folder() {
         "{env}"
     );
 }
+
+/// Fault found by a trial: a symbol key whose path is written from the current folder
+/// (`models.py#User@class` in `app/`) named no symbol, though paths are taken from there.
+#[test]
+fn fault_a_symbol_key_was_not_taken_from_the_current_folder() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(&root.join("app"), &["symbol", "models.py#User@class"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .starts_with("app/models.py#User@class"),
+    );
+}

@@ -604,9 +604,17 @@ fn non_empty<'a>(name: &str, value: &'a str) -> Result<&'a str> {
 
 /// A qualified name as the map writes it: `::` (Rust, C++, PHP, Ruby) and `->` (PHP, C++)
 /// are written `.`, the separator of `qualified_name` (`Regex::new` → `Regex.new`). A
-/// symbol key (`path#Regex.new@method`) is left as given.
+/// symbol key (`path#Regex.new@method`) is left as given, but for a leading `./` on its
+/// path (`./email/message.py#Message.get@method` had named no symbol).
 fn qualified_form(name: &str) -> std::borrow::Cow<'_, str> {
-    if name.contains('#') || !(name.contains("::") || name.contains("->")) {
+    if name.contains('#') {
+        let mut key = name;
+        while let Some(rest) = key.strip_prefix("./") {
+            key = rest;
+        }
+        return std::borrow::Cow::Borrowed(key);
+    }
+    if !(name.contains("::") || name.contains("->")) {
         return std::borrow::Cow::Borrowed(name);
     }
     std::borrow::Cow::Owned(name.replace("::", ".").replace("->", "."))

@@ -514,6 +514,9 @@ fn fault_a_listing_cut_at_its_limit_said_nothing_was_omitted() {
     let key = "n.py#Walker.step@method";
     let to_key = ws.refs(key, 0).unwrap();
     assert_eq!(to_key.result.len(), 4, "{:?}", to_key.result);
+    // As a shell completes it.
+    assert_eq!(ws.refs(&format!("./{key}"), 0).unwrap().result.len(), 4);
+    assert_eq!(ws.symbol(&format!("./{key}"), 0).unwrap().result.len(), 1);
     let cut = ws.refs(key, 1).unwrap();
     assert_eq!((cut.limits.used, cut.limits.omitted), (1, 3));
     assert_eq!(cut.result[0].line, 7);
