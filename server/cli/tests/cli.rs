@@ -2605,9 +2605,9 @@ fn fault_a_symbol_key_was_not_taken_from_the_current_folder() {
     assert!(loci(root, &["scan"]).status.success());
     let out = loci(&root.join("app"), &["symbol", "models.py#User@class"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .starts_with("app/models.py#User@class"),
+        text.starts_with("app/models.py:1: class User  [app/models.py#User@class]\n"),
+        "{text}"
     );
 }
