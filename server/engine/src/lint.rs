@@ -868,7 +868,13 @@ impl Ctx<'_> {
                         if !(c.was_resolved || near_miss || member_call) {
                             return Ok((None, None));
                         }
-                        let suggestion = near.map(|(n, _)| n);
+                        // In the claim's own form: `Header.encode` for `Header.encod()`,
+                        // `Span::new` for `Span::nwe()` (the bare member had been given).
+                        let sep = if c.text.contains("::") { "::" } else { "." };
+                        let suggestion = near.map(|(n, _)| match qualifier {
+                            Some(q) => format!("{}{sep}{n}", q.replace('.', sep)),
+                            None => n,
+                        });
                         Ok((
                             Some(finding(
                                 "missing_symbol",
@@ -1008,11 +1014,7 @@ impl Ctx<'_> {
         }
         let mut best: Option<(String, f64)> = None;
         for n in members {
-            let score = strsim::jaro_winkler(name, &n).max(if one_word_apart(name, &n) {
-                0.9
-            } else {
-                0.0
-            });
+            let score = member_similarity(name, &n);
             if best
                 .as_ref()
                 .is_none_or(|(b, s)| score > *s || (score == *s && n < *b))
@@ -1062,7 +1064,8 @@ impl Ctx<'_> {
         let mut best: Option<(String, f64)> = None;
         for n in self.names.iter().flatten() {
             // One extra word around the same words (`legacy_total` / `total`) is as good
-            // as a near miss.
+            // as a near miss; one edit is not, among every name of the map (`get()` for
+            // a `set`).
             let contained = one_word_apart(name, n);
             let score = strsim::jaro_winkler(name, n).max(if contained { 0.9 } else { 0.0 });
             if best
@@ -1074,6 +1077,17 @@ impl Ctx<'_> {
         }
         Ok(best.filter(|(_, s)| *s >= 0.7))
     }
+}
+
+/// How alike a member written in a claim is to a member of the type or module it names,
+/// 0 to 1: Jaro-Winkler, raised to 0.9 for one extra word around the same words
+/// (`legacy_total` / `total`) and for one edit of a name of three or more characters
+/// (Damerau–Levenshtein: `Span::nwe` / `new`, whose Jaro-Winkler is 0.56, the match
+/// window of a short name being one char).
+fn member_similarity(name: &str, candidate: &str) -> f64 {
+    let near = one_word_apart(name, candidate)
+        || (name.chars().count() >= 3 && strsim::damerau_levenshtein(name, candidate) == 1);
+    strsim::jaro_winkler(name, candidate).max(if near { 0.9 } else { 0.0 })
 }
 
 /// True when the identifier words of one are those of the other plus one word at either

@@ -871,3 +871,53 @@ fn fault_memory_about_a_skipped_file_said_it_was_deleted() {
     ws.scan(&|_| {}).unwrap();
     assert_eq!(stale_reasons(&mut ws), Vec::<String>::new());
 }
+
+/// Fault found by a trial: a misspelt member (`Header.encod()`) was told "did you mean
+/// `encode`?", the bare member, not the name to write; `Span::nwe()` the same in Rust's
+/// spelling. The suggestion keeps the claim's qualifier and separator.
+#[test]
+fn fault_a_misspelt_member_was_suggested_without_its_qualifier() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "mail/header.py",
+        "class Header:\n    def encode(self, splitchars=';, '):\n        return splitchars\n",
+    );
+    write(
+        root,
+        "src/span.rs",
+        "pub struct Span;\n\nimpl Span {\n    pub fn new() -> Span {\n        Span\n    }\n}\n",
+    );
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let written = ws
+        .remember(
+            "mail/header.py",
+            "Encoding is `Header.encod()`; spans come from `Span::nwe()`.",
+            &by("human:ann"),
+        )
+        .unwrap()
+        .result;
+    let suggested: Vec<Option<String>> = written
+        .claims
+        .iter()
+        .map(|c| c.finding.as_ref().and_then(|f| f.suggestion.clone()))
+        .collect();
+    assert_eq!(
+        suggested,
+        [
+            Some("Header.encode".to_string()),
+            Some("Span::new".to_string())
+        ]
+    );
+    let lint: Vec<Option<String>> = ws
+        .lint()
+        .unwrap()
+        .result
+        .contradictions
+        .into_iter()
+        .map(|c| c.suggestion)
+        .collect();
+    assert_eq!(lint, suggested);
+}
