@@ -173,7 +173,8 @@ params! {
 params! {
     /// Arguments of `references`.
     ReferencesParams {
-        /// A bare name (every use of it) or a symbol key (uses resolved to that symbol).
+        /// A bare name (every use of it), a qualified name (`Regex.new`: uses resolved
+        /// to it, or written on that qualifier) or a symbol key (uses resolved to it).
         name: String,
         /// Rows to list, by path and line (default 1,000; 0: all). `limits.omitted` says
         /// how many more there are; `next_cursor` pages through the rows listed.
@@ -633,7 +634,9 @@ pub const TOOLS: &[ToolDef] = &[
         description: "Write a new revision of a subject's memory page (notes about a file, \
             folder, topic or the repository). Replaces the page's body; history is kept. \
             Read the page with `show` first and pass `expect_version` to avoid \
-            overwriting another writer.",
+            overwriting another writer. The answer lists the claims found in the text; a \
+            claim that fails (a path or symbol the code lacks) carries the `finding` lint \
+            will report, with the nearest match: fix the text while you are here.",
         access: Access::Write,
         idempotent: false,
         schema: schema::<RememberParams>,
