@@ -1261,6 +1261,64 @@ pub(crate) fn definitions_of(hits: &[map::SymbolHit]) -> Vec<ClaimDefinition> {
 /// one target's fingerprints, or for a symbol with several definitions (up to
 /// [`MAX_TRACKED_DEFINITIONS`]) the set of them. `subject` (a page's subject) breaks ties
 /// between same-named symbols.
+/// Starts tracking the claims of current revisions that named nothing in the map when
+/// written and do now: memory written before the first scan finished (it had stayed
+/// untracked for good, and lint called it fine), or about code written since. A path or
+/// symbol claim qualifies when it resolved to nothing, has no set of definitions and was
+/// not imported as resolved elsewhere, and its target is now a mapped path or folder, or
+/// its last name is defined; its revision's claims are resolved again and only those
+/// claims take the new snapshot (one that resolved keeps its own: taking the code as it
+/// is now would hide its staleness). Returns how many claims were snapshotted.
+pub(crate) fn track_claims_resolved_since(tx: &Transaction<'_>) -> loci_store::Result<u64> {
+    let untracked: Vec<(i64, String, String)> = tx
+        .prepare_cached(
+            "SELECT c.revision_id, c.kind, c.target FROM claims c
+               JOIN pages p ON p.current_revision_id = c.revision_id
+              WHERE c.kind IN ('path', 'symbol') AND c.resolved IS NULL
+                AND c.definitions IS NULL AND NOT c.resolved_elsewhere",
+        )
+        .and_then(|mut st| {
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect()
+        })
+        .ctx(|| "reading untracked claims".into())?;
+    let mut revisions: Vec<i64> = Vec::new();
+    for (revision_id, kind, target) in &untracked {
+        if revisions.contains(revision_id) {
+            continue;
+        }
+        let now = if kind == "path" {
+            resolve_path(tx, target)?.is_some()
+        } else {
+            let name = target.rsplit(['.', ':']).next().unwrap_or(target);
+            tx.prepare_cached("SELECT EXISTS(SELECT 1 FROM symbols WHERE name = ?1)")
+                .and_then(|mut st| st.query_row([name], |r| r.get(0)))
+                .ctx(|| "looking up a name".into())?
+        };
+        if now {
+            revisions.push(*revision_id);
+        }
+    }
+    let mut tracked = 0;
+    for revision_id in revisions {
+        let Some(rev) = mem::revision_by_id(tx, revision_id)? else {
+            continue;
+        };
+        let fresh = resolve_claims(tx, &rev.body, Some(&rev.subject))?;
+        for (old, new) in mem::claims_of(tx, revision_id)?.iter().zip(&fresh) {
+            let was_untracked = matches!(old.kind.as_str(), "path" | "symbol")
+                && old.resolved.is_none()
+                && old.definitions.is_empty()
+                && !old.resolved_elsewhere;
+            if was_untracked && (new.resolved.is_some() || !new.definitions.is_empty()) {
+                mem::update_claim_snapshot(tx, old.claim_id, new)?;
+                tracked += 1;
+            }
+        }
+    }
+    Ok(tracked)
+}
+
 pub(crate) fn resolve_claims(
     conn: &Connection,
     body: &str,

@@ -522,6 +522,11 @@ fn scan_inner(
             "scan: built indexes and full-text tables"
         );
     }
+    // With the indexes built (a first scan drops them): memory that named what this scan
+    // mapped is tracked from now on.
+    writer
+        .store
+        .write(crate::memory::track_claims_resolved_since)?;
     finish(writer.store, report, skips, started, Some(scan_id))
 }
 

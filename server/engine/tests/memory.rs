@@ -1221,3 +1221,75 @@ fn fault_a_rollback_brought_back_a_stale_body_as_fresh() {
     ws.confirm("src/auth.py", &by("b")).unwrap();
     assert!(ws.lint().unwrap().result.stale.is_empty());
 }
+
+/// Fault found by a trial: memory written before the first scan finished (the map empty)
+/// stayed untracked for good: its claims had resolved to nothing, lint then found their
+/// targets and called them fine, and no change to them could ever make it stale. A scan
+/// that maps what an untracked claim names starts tracking it; a claim that was tracked
+/// keeps its own snapshot (a later scan must not make it fresh again).
+#[test]
+fn fault_memory_written_before_the_first_scan_was_never_tracked() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "json/scanner.py",
+        "def scanstring(s):\n    return s\n",
+    );
+    write(root, "json/decoder.py", "def decode(s):\n    return s\n");
+    let mut ws = Workspace::open(root, None).unwrap();
+    let written = ws
+        .remember(
+            "json/decoder.py",
+            "Strings go through `scanstring()` in `json/scanner.py`; `decode()` too.",
+            &by("agent:a"),
+        )
+        .unwrap()
+        .result;
+    let resolved: Vec<Option<String>> = written.claims.iter().map(|c| c.resolved.clone()).collect();
+    assert_eq!(resolved, [None, None, None]);
+    ws.scan(&|_| {}).unwrap();
+    let claims = |ws: &Workspace| -> Vec<Option<String>> {
+        ws.show("json/decoder.py", None)
+            .unwrap()
+            .result
+            .claims
+            .into_iter()
+            .map(|c| c.resolved)
+            .collect()
+    };
+    assert_eq!(
+        claims(&ws),
+        [
+            Some("json/scanner.py#scanstring@function".to_string()),
+            Some("json/scanner.py".to_string()),
+            Some("json/decoder.py#decode@function".to_string())
+        ]
+    );
+    let stale = |ws: &Workspace| -> Vec<String> {
+        ws.show("json/decoder.py", None)
+            .unwrap()
+            .stale_warnings
+            .into_iter()
+            .map(|w| w.reason)
+            .collect()
+    };
+    assert_eq!(stale(&ws), Vec::<String>::new());
+    // Now tracked: a changed body makes the page stale, and another scan that maps
+    // something new does not take the changed code as the claim's snapshot.
+    write(
+        root,
+        "json/scanner.py",
+        "def scanstring(s):\n    return s.strip()\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    write(root, "json/encoder.py", "def encode(o):\n    return o\n");
+    ws.scan(&|_| {}).unwrap();
+    let reasons = stale(&ws);
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("json/scanner.py#scanstring@function")),
+        "{reasons:?}"
+    );
+}
