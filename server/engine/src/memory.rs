@@ -543,6 +543,13 @@ impl Workspace {
     }
 
     fn page(&self, subject: &str) -> Result<Page> {
+        // `show ""` had shown the root page's "no memory about `.`".
+        if subject.trim().is_empty() {
+            return Err(EngineError::InvalidArgument {
+                name: "subject".into(),
+                message: "must not be empty (the root's page is `.`)".into(),
+            });
+        }
         let (subject, _) = match self.resolve_subject(subject) {
             Ok(found) => found,
             // A page whose file is gone is still a page (a path that leaves the workspace
@@ -550,8 +557,28 @@ impl Workspace {
             Err(EngineError::InvalidArgument { .. }) => (self.contain("subject", subject)?, "file"),
             Err(other) => return Err(other),
         };
-        mem::page_by_subject(self.store.conn(), &subject)?
-            .ok_or_else(|| EngineError::NotFound(format!("no memory about `{subject}` yet")))
+        let conn = self.store.conn();
+        if let Some(page) = mem::page_by_subject(conn, &subject)? {
+            return Ok(page);
+        }
+        // A page that followed its file's rename is named where it went ("no memory
+        // about `src/print.rs` yet" had hidden it).
+        use loci_store::rusqlite::OptionalExtension;
+        let moved: Option<String> = conn
+            .prepare_cached(
+                "SELECT payload ->> 'to' FROM events
+                  WHERE kind = 'rename' AND payload ->> 'from' = ?1
+                  ORDER BY event_id DESC LIMIT 1",
+            )
+            .and_then(|mut st| st.query_row([&subject], |r| r.get(0)).optional())
+            .ctx(|| "looking up a renamed page".into())?;
+        Err(EngineError::NotFound(match moved {
+            Some(to) => format!(
+                "no memory about `{subject}`: its page moved to `{to}` with the file's rename \
+                 (`loci show {to}`)"
+            ),
+            None => format!("no memory about `{subject}` yet"),
+        }))
     }
 
     /// A page's current revision, or version `version`.

@@ -62,7 +62,7 @@ pub fn to_sarif(ws: &Workspace, report: &CheckReport) -> Value {
             .unwrap_or("warning");
         let mut message = format!("`{}`: {}", c.claim, c.truth.as_deref().unwrap_or(&c.kind));
         if let Some(s) = &c.suggestion {
-            message.push_str(&format!(" Did you mean `{s}`?"));
+            message.push_str(&format!(" (did you mean `{s}`?)"));
         }
         if c.origin == "page" {
             message = format!(

@@ -949,7 +949,19 @@ fn fault_a_renamed_file_left_its_memory_on_the_old_path_until_sync() {
     );
     let warnings: Vec<String> = shown.stale_warnings.into_iter().map(|w| w.reason).collect();
     assert_eq!(warnings, Vec::<String>::new());
-    assert!(ws.show("src/billing.py", None).is_err());
+    // The old path names where its page went.
+    match ws.show("src/billing.py", None) {
+        Err(EngineError::NotFound(message)) => assert_eq!(
+            message,
+            "no memory about `src/billing.py`: its page moved to `src/invoices.py` with the \
+             file's rename (`loci show src/invoices.py`)"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        ws.show(" ", None),
+        Err(EngineError::InvalidArgument { .. })
+    ));
     // The prose still names the old path: a contradiction, with the rename as its fix.
     let found: Vec<(String, String, Option<String>)> = ws
         .lint()
