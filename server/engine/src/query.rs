@@ -425,12 +425,22 @@ impl Workspace {
         limit: u32,
     ) -> Result<Impact> {
         let conn = self.store.conn();
-        let mut seen: BTreeSet<String> = symbols.iter().map(|s| s.key.clone()).collect();
+        // A type's uses are its members' uses too (`Parser::new()`, `p.parse()`): the
+        // members defined with it, in its file, walk from depth 0 as it does. Impact of
+        // a Rust struct had counted only its imports and `impl` lines.
+        let mut start: Vec<String> = symbols.iter().map(|s| s.key.clone()).collect();
+        for s in symbols {
+            for key in map::member_keys(conn, &s.path, &s.qualified_name)? {
+                if !start.contains(&key) {
+                    start.push(key);
+                }
+            }
+        }
+        let mut seen: BTreeSet<String> = start.iter().cloned().collect();
         let own: BTreeSet<String> = symbols.iter().map(|s| s.path.clone()).collect();
         let mut files = own.clone();
         let mut dependent_files: BTreeSet<String> = BTreeSet::new();
-        let mut queue: VecDeque<(String, u32)> =
-            symbols.iter().map(|s| (s.key.clone(), 0)).collect();
+        let mut queue: VecDeque<(String, u32)> = start.into_iter().map(|k| (k, 0)).collect();
         let mut nodes = Vec::new();
         while let Some((key, d)) = queue.pop_front() {
             if d >= depth {

@@ -559,3 +559,54 @@ fn fault_a_listing_cut_at_its_limit_said_nothing_was_omitted() {
     assert_eq!(bare.result.calls.len(), 5, "{:?}", bare.result.calls);
     assert_eq!(bare.limits.omitted, 0);
 }
+
+/// Fault found by a trial on regex-syntax: `loci impact 'src/ast/parse.rs#Parser@struct'`
+/// counted only the `use` lines and `impl` blocks naming `Parser`, not the calls of its
+/// methods (`Parser::new()`, `p.parse()`): a type's uses are its members' uses too.
+#[test]
+fn fault_impact_of_a_type_left_out_the_uses_of_its_members() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/parse.rs",
+        "pub struct Parser;\n\nimpl Parser {\n    pub fn new() -> Parser {\n        Parser\n    }\n\n    pub fn parse(&self) -> u32 {\n        1\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/main.rs",
+        "mod parse;\n\nfn build() -> u32 {\n    let p = parse::Parser::new();\n    p.parse()\n}\n\nfn main() {\n    build();\n}\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let impact = ws
+        .impact("src/parse.rs#Parser@struct", 3, false)
+        .unwrap()
+        .result;
+    let nodes: Vec<(String, u32, String)> = impact
+        .nodes
+        .iter()
+        .map(|n| (n.id.clone(), n.depth, n.via.to.clone()))
+        .collect();
+    assert_eq!(
+        nodes,
+        [
+            (
+                "src/main.rs#build@function".to_string(),
+                1,
+                "src/parse.rs#Parser.new@method".to_string()
+            ),
+            // `impl Parser`, outside any definition: its file.
+            (
+                "src/parse.rs".to_string(),
+                1,
+                "src/parse.rs#Parser@struct".to_string()
+            ),
+            (
+                "src/main.rs#main@function".to_string(),
+                2,
+                "src/main.rs#build@function".to_string()
+            )
+        ]
+    );
+}

@@ -523,6 +523,22 @@ fn count_rows(
         .map(|n| n.max(0) as u64)
 }
 
+/// The keys of the symbols defined inside `qualified_name` in the file `path` (its
+/// members, theirs, …: qualified names `{qualified_name}.…`), by qualified name. Range of
+/// the `qualified_name` index: `A.` < a member of `A` < `A/` ('/' follows '.').
+pub fn member_keys(conn: &Connection, path: &str, qualified_name: &str) -> Result<Vec<String>> {
+    conn.prepare_cached(
+        "SELECT s.key FROM symbols s JOIN files f USING (file_id)
+          WHERE s.qualified_name > ?2 || '.' AND s.qualified_name < ?2 || '/' AND f.path = ?1
+          ORDER BY s.qualified_name, s.key",
+    )
+    .and_then(|mut st| {
+        st.query_map([path, qualified_name], |r| r.get(0))?
+            .collect()
+    })
+    .ctx(|| format!("reading the members of {qualified_name}"))
+}
+
 /// The symbol with exactly this key.
 pub fn symbol_by_key(conn: &Connection, key: &str) -> Result<Option<SymbolHit>> {
     let sql = format!(
