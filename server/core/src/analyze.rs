@@ -1176,7 +1176,10 @@ fn receiver_of<'b>(
         // `::f()` in Rust, a Ruby call without a receiver.
         return (Receiver::None, None, None);
     };
-    let text = node_text(object, bytes);
+    // A method called on a value just constructed is a member of its type:
+    // `ParserI::new(p).parse()` (it had gone to the enclosing `Parser.parse`),
+    // `Parser(x).parse()` in Python.
+    let text = constructed_type(language, object, bytes).unwrap_or(node_text(object, bytes));
     let own = match text {
         "self" | "this" | "Self" | "cls" | "$this" => true,
         // PHP `static::f()` is late static binding on the enclosing class.
@@ -1199,6 +1202,29 @@ fn receiver_of<'b>(
                 .all(is_identifier)
         }),
     )
+}
+
+/// The type a call constructs, when `object` is one by the language's convention: Rust
+/// `Type::new(…)` and `Type::default()` (the path, `a::Type` kept whole), Python
+/// `Type(…)` with a capitalised name. `None` for anything else.
+fn constructed_type<'b>(language: Language, object: Node<'_>, bytes: &'b [u8]) -> Option<&'b str> {
+    if object.kind() != "call_expression" && object.kind() != "call" {
+        return None;
+    }
+    let function = object.child_by_field_name("function")?;
+    match (language, function.kind()) {
+        (Language::Rust, "scoped_identifier") => {
+            let name = node_text(function.child_by_field_name("name")?, bytes);
+            let path = function.child_by_field_name("path")?;
+            (name == "new" || name == "default").then(|| node_text(path, bytes))
+        }
+        (Language::Python, "identifier") => {
+            let name = node_text(function, bytes);
+            name.starts_with(|c: char| c.is_ascii_uppercase())
+                .then_some(name)
+        }
+        _ => None,
+    }
 }
 
 /// Whether `text` is one identifier (letters, digits, `_`, `$`; not starting with a digit).

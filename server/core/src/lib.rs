@@ -33,7 +33,9 @@ pub use lang::Language;
 /// mapped: their symbols, references, `use` and `mod` imports.
 /// 6: a name called on an imported module (`logging.getLogger()`) resolves to a
 /// module-level definition of the imported files before any method beside it.
-pub const ANALYSIS_VERSION: u32 = 6;
+/// 7: a method called on a value just constructed (`Type::new(..).m()`, Python
+/// `Type(..).m()`) has that type as its receiver.
+pub const ANALYSIS_VERSION: u32 = 7;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

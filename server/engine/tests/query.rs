@@ -610,3 +610,51 @@ fn fault_impact_of_a_type_left_out_the_uses_of_its_members() {
         ]
     );
 }
+
+/// Fault found by a trial on regex-syntax: `ParserI::new(self, pattern).parse()` inside
+/// `Parser.parse` resolved to `Parser.parse` itself (confidence 0.30), a false
+/// self-recursion; Python's `Reader().read()` alike. A method called on a value just
+/// constructed (`Type::new(..)`, `Type::default()`, a capitalised Python call) is a
+/// member of that type.
+#[test]
+fn fault_a_method_called_on_a_constructed_value_went_to_the_enclosing_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        "pub struct Parser;\npub struct ParserI;\n\nimpl ParserI {\n    pub fn new(p: u32) -> ParserI {\n        ParserI\n    }\n    pub fn parse(&self) -> u32 {\n        1\n    }\n}\n\nimpl Parser {\n    pub fn parse(&self) -> u32 {\n        ParserI::new(1).parse()\n    }\n}\n",
+    );
+    write(
+        root,
+        "m.py",
+        "class Reader:\n    def read(self):\n        return 1\n\nclass Writer:\n    def read(self):\n        return Reader().read()\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let calls = |name: &str| -> Vec<(String, u32, Option<String>)> {
+        ws.refs(name, 0)
+            .unwrap()
+            .result
+            .into_iter()
+            .filter(|r| r.kind == "call")
+            .map(|r| (r.path, r.line, r.target_key))
+            .collect()
+    };
+    assert_eq!(
+        calls("parse"),
+        [(
+            "src/lib.rs".to_string(),
+            14,
+            Some("src/lib.rs#ParserI.parse@method".to_string())
+        )]
+    );
+    assert_eq!(
+        calls("read"),
+        [(
+            "m.py".to_string(),
+            6,
+            Some("m.py#Reader.read@method".to_string())
+        )]
+    );
+}
