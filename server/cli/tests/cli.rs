@@ -2568,6 +2568,8 @@ fn fault_the_scan_summary_did_not_name_the_files_with_invalid_utf8() {
 fn fault_search_path_was_not_taken_from_the_current_folder() {
     let dir = repo();
     let root = dir.path();
+    // A `save` outside `app/`, which the whole workspace would find.
+    write(root, "tools/save.py", "def save():\n    return 2\n");
     assert!(loci(root, &["scan"]).status.success());
     let app = root.join("app");
     let out = loci(&app, &["search", "User", "--path", "models.py", "--json"]);
@@ -2584,15 +2586,25 @@ fn fault_search_path_was_not_taken_from_the_current_folder() {
         "{paths:?}"
     );
     // `.` there is the folder, not the workspace.
-    let here = loci(&app, &["search", "save", "--path", ".", "--json"]);
-    let env: Value = serde_json::from_slice(&here.stdout).unwrap();
-    assert!(
-        env["result"]
+    let paths_of = |out: Output| -> Vec<String> {
+        let env: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut paths: Vec<String> = env["result"]
             .as_array()
             .unwrap()
             .iter()
-            .all(|h| h["path"].as_str().unwrap().starts_with("app/")),
-        "{env}"
+            .map(|h| h["path"].as_str().unwrap().to_string())
+            .collect();
+        paths.sort();
+        paths.dedup();
+        paths
+    };
+    assert_eq!(
+        paths_of(loci(&app, &["search", "save", "--json"])),
+        ["app/models.py", "tools/save.py"]
+    );
+    assert_eq!(
+        paths_of(loci(&app, &["search", "save", "--path", ".", "--json"])),
+        ["app/models.py"]
     );
 }
 

@@ -926,7 +926,8 @@ impl Workspace {
     /// under it (siblings, child folders); an open folder (`dir/`), its parents and what is
     /// under it; the folder of an open file the map lacks and what is under it. An open
     /// entry at the root reaches every page, so then all are read. Reading all 505 pages
-    /// of the stdlib benchmark store had been a quarter of a question nothing answers.
+    /// of the stdlib benchmark store had been a fifth of a question nothing answers
+    /// (callgrind: 10.46 M instructions with it, 8.50 M without).
     fn pages_near(
         &self,
         open: &[String],

@@ -1284,10 +1284,6 @@ pub(crate) fn definitions_of(hits: &[map::SymbolHit]) -> Vec<ClaimDefinition> {
     out
 }
 
-/// Extracts the claims of a body and resolves each against the map, taking snapshots:
-/// one target's fingerprints, or for a symbol with several definitions (up to
-/// [`MAX_TRACKED_DEFINITIONS`]) the set of them. `subject` (a page's subject) breaks ties
-/// between same-named symbols.
 /// Starts tracking the claims of current revisions that named nothing in the map when
 /// written and do now: memory written before the first scan finished (it had stayed
 /// untracked for good, and lint called it fine), or about code written since. A path or
@@ -1309,7 +1305,7 @@ pub(crate) fn track_claims_resolved_since(tx: &Transaction<'_>) -> loci_store::R
                 .collect()
         })
         .ctx(|| "reading untracked claims".into())?;
-    let mut revisions: Vec<i64> = Vec::new();
+    let mut revisions: BTreeSet<i64> = BTreeSet::new();
     for (revision_id, kind, target) in &untracked {
         if revisions.contains(revision_id) {
             continue;
@@ -1323,7 +1319,7 @@ pub(crate) fn track_claims_resolved_since(tx: &Transaction<'_>) -> loci_store::R
                 .ctx(|| "looking up a name".into())?
         };
         if now {
-            revisions.push(*revision_id);
+            revisions.insert(*revision_id);
         }
     }
     let mut tracked = 0;
@@ -1346,6 +1342,10 @@ pub(crate) fn track_claims_resolved_since(tx: &Transaction<'_>) -> loci_store::R
     Ok(tracked)
 }
 
+/// Extracts the claims of a body and resolves each against the map, taking snapshots:
+/// one target's fingerprints, or for a symbol with several definitions (up to
+/// [`MAX_TRACKED_DEFINITIONS`]) the set of them. `subject` (a page's subject) breaks ties
+/// between same-named symbols.
 pub(crate) fn resolve_claims(
     conn: &Connection,
     body: &str,

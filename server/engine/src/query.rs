@@ -428,19 +428,22 @@ impl Workspace {
         // A type's uses are its members' uses too (`Parser::new()`, `p.parse()`): the
         // members defined with it, in its file, walk from depth 0 as it does. Impact of
         // a Rust struct had counted only its imports and `impl` lines.
-        let mut start: Vec<String> = symbols.iter().map(|s| s.key.clone()).collect();
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        let mut queue: VecDeque<(String, u32)> = VecDeque::new();
         for s in symbols {
-            for key in map::member_keys(conn, &s.path, &s.qualified_name)? {
-                if !start.contains(&key) {
-                    start.push(key);
+            for key in std::iter::once(s.key.clone()).chain(map::member_keys(
+                conn,
+                &s.path,
+                &s.qualified_name,
+            )?) {
+                if seen.insert(key.clone()) {
+                    queue.push_back((key, 0));
                 }
             }
         }
-        let mut seen: BTreeSet<String> = start.iter().cloned().collect();
         let own: BTreeSet<String> = symbols.iter().map(|s| s.path.clone()).collect();
         let mut files = own.clone();
         let mut dependent_files: BTreeSet<String> = BTreeSet::new();
-        let mut queue: VecDeque<(String, u32)> = start.into_iter().map(|k| (k, 0)).collect();
         let mut nodes = Vec::new();
         while let Some((key, d)) = queue.pop_front() {
             if d >= depth {
@@ -547,19 +550,18 @@ impl Workspace {
     /// one, or the subject of a memory page or a folder holding one (memory about a
     /// deleted file still has its place).
     pub(crate) fn path_known(&self, rel: &str) -> Result<bool> {
-        self.store
-            .conn()
-            .prepare_cached(
-                // `?1/` ≤ a path under `?1` < `?10` ('0' follows '/'): ranges the UNIQUE
-                // indexes on `files.path` and `pages.subject` answer.
-                "SELECT EXISTS(SELECT 1 FROM files
-                               WHERE path = ?1 OR (path > ?1 || '/' AND path < ?1 || '0'))
-                     OR EXISTS(SELECT 1 FROM pages
-                               WHERE subject = ?1
-                                  OR (subject > ?1 || '/' AND subject < ?1 || '0'))",
-            )
-            .and_then(|mut st| st.query_row([rel], |r| r.get(0)))
-            .map_err(|e| loci_store::StoreError::sqlite("looking up a path", e).into())
+        let conn = self.store.conn();
+        if crate::memory::resolve_path(conn, rel)?.is_some() {
+            return Ok(true);
+        }
+        conn.prepare_cached(
+            // `?1/` < a subject under `?1` < `?10` ('0' follows '/'): a range of the
+            // UNIQUE index on `pages.subject`.
+            "SELECT EXISTS(SELECT 1 FROM pages
+                           WHERE subject = ?1 OR (subject > ?1 || '/' AND subject < ?1 || '0'))",
+        )
+        .and_then(|mut st| st.query_row([rel], |r| r.get(0)))
+        .map_err(|e| loci_store::StoreError::sqlite("looking up a path", e).into())
     }
 
     /// The largest mapped file under the folder `rel` (repo-relative, no trailing `/`),
