@@ -107,14 +107,17 @@ impl Output {
         env: &Envelope<T>,
         human: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
     ) -> anyhow::Result<()> {
-        self.emit_with(env, true, human)
+        self.emit_with(env, true, "", human)
     }
 
-    /// [`Output::emit`]; `truncation_line` false when `human` says itself what was cut.
+    /// [`Output::emit`]; `truncation_line` false when `human` says itself what was cut,
+    /// and `shown` the text `human` prints when it holds notes of its own (a note it holds
+    /// is not said again on stderr).
     fn emit_with<T: Serialize>(
         &self,
         env: &Envelope<T>,
         truncation_line: bool,
+        shown: &str,
         human: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
     ) -> anyhow::Result<()> {
         if self.json {
@@ -140,6 +143,7 @@ impl Output {
             if ["no scan yet", "partial map", "open file", "open folder"]
                 .iter()
                 .any(|p| note.starts_with(p))
+                && !shown.contains(note.as_str())
             {
                 eprintln!("note: {note}");
             }
@@ -328,7 +332,7 @@ impl Output {
 
     pub fn impact(&self, env: &Envelope<Impact>) -> Found {
         let i = &env.result;
-        self.emit_with(env, false, |o| {
+        self.emit_with(env, false, "", |o| {
             // A file's dependents are files; a symbol's are definitions (or files, for a
             // reference outside any definition), in the files that hold them: the
             // target's own files count only when a dependent is in one.
@@ -913,7 +917,8 @@ impl Output {
     pub fn context(&self, env: &Envelope<ContextAnswer>) -> Found {
         let a = &env.result;
         // The answer's own last line says what it used and left out.
-        self.emit_with(env, false, |o| write!(o, "{}", a.markdown))?;
+        // The markdown holds the notes on open files and folders.
+        self.emit_with(env, false, &a.markdown, |o| write!(o, "{}", a.markdown))?;
         Ok(!a.abstained)
     }
 

@@ -1900,8 +1900,8 @@ fn fault_a_missing_root_was_called_not_a_directory() {
 
 /// Fault (fresh-user trial): `loci context --open SOMEDIR` abstained without a word. An
 /// open folder scores the memory about it and its files, not the outlines an open file
-/// brings: an abstaining answer now says so, naming a file in it (stderr and the
-/// markdown in text mode, `capability.notes` in JSON).
+/// brings: an abstaining answer now says so, naming a file in it (the markdown in text
+/// mode, once: not again on stderr; `capability.notes` in JSON).
 #[test]
 fn fault_an_open_folder_abstained_without_a_note() {
     let dir = repo();
@@ -1918,9 +1918,7 @@ fn fault_an_open_folder_abstained_without_a_note() {
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        format!(
-            "note: {note}\nloci: nothing relevant to the open files cleared the floor (the answer abstained)\n"
-        )
+        "loci: nothing relevant to the open files cleared the floor (the answer abstained)\n"
     );
     let v = failed_json(
         &loci(root, &["context", "--open", "app", "--json"]),
@@ -2621,5 +2619,42 @@ fn fault_a_symbol_key_was_not_taken_from_the_current_folder() {
     assert!(
         text.starts_with("app/models.py:1: class User  [app/models.py#User@class]\n"),
         "{text}"
+    );
+}
+
+/// Found by a fresh-user trial: `context` with an open file the map does not hold said so
+/// twice on a terminal, in the answer's markdown and again on stderr. The answer says it
+/// once; stderr is left for what the answer does not say.
+#[test]
+fn fault_a_context_note_on_an_open_file_was_printed_twice() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(root, &["context", "save the user", "--open", "app/nope.py"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let note = "open file `app/nope.py` is not in the map";
+    assert_eq!(stdout.matches(note).count(), 1, "{stdout}");
+    assert!(!stderr.contains(note), "{stderr}");
+    // With --json the note is in the envelope's capability notes.
+    let out = loci(
+        root,
+        &[
+            "context",
+            "save the user",
+            "--open",
+            "app/nope.py",
+            "--json",
+        ],
+    );
+    let env: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let notes = env["capability"]["notes"].as_array().unwrap();
+    assert_eq!(
+        notes
+            .iter()
+            .filter(|n| n.as_str().unwrap().starts_with(note))
+            .count(),
+        1,
+        "{env:#}"
     );
 }

@@ -365,22 +365,23 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
         );
         assert!(status.success(), "{stderr}");
     }
-    // Nine migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
+    // Ten migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
     // (the covering reverse-import index), 0008 (pages by current revision), 0009 (ref
     // receivers), 0010 (Rust type kinds; data only, and the corpus has no Rust), 0011
-    // (ref receiver names), 0012 (files' drift hashes) and 0013 (claim sets) pending, so a
-    // kill can land between them. Undo 0013, 0012, 0011, 0009, 0008, 0007 and 0006 for
-    // real and forget 0005's row (it recreates what it touches).
+    // (ref receiver names), 0012 (files' drift hashes), 0013 (claim sets) and 0014 (common
+    // terms) pending, so a kill can land between them. Undo 0014, 0013, 0012, 0011, 0009,
+    // 0008, 0007 and 0006 for real and forget 0005's row (it recreates what it touches).
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        13,
+        14,
         "revisit which migrations this test undoes"
     );
     {
         let conn = Connection::open(&old).expect("open old");
         conn.execute_batch(
-            "ALTER TABLE files DROP COLUMN drift_hash;
+            "DROP TABLE fts_common_terms; DROP TABLE fts_common_terms_stamp;
+             ALTER TABLE files DROP COLUMN drift_hash;
              DROP INDEX claims_with_definitions;
              ALTER TABLE claims DROP COLUMN definitions;
              ALTER TABLE claims DROP COLUMN resolved_elsewhere;
@@ -392,7 +393,7 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
              DROP TRIGGER pages_uid; DROP INDEX pages_by_uid; ALTER TABLE pages DROP COLUMN uid;
              DELETE FROM schema_migrations WHERE version > 4;",
         )
-        .expect("step back nine migrations");
+        .expect("step back ten migrations");
     }
     let old_conn = open_ro(&old);
     let old_memory = memory(&old_conn);

@@ -29,6 +29,7 @@ use loci_core::imports::PathIndex;
 use loci_core::{AnalyzeOptions, FileAnalysis, Import, Language, Receiver, Span};
 use loci_store::map::{self, FileRow, FileState, RefRow};
 use loci_store::rusqlite::{OptionalExtension, params};
+use loci_store::search::FtsTable;
 use loci_store::{Context, Store};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -586,6 +587,23 @@ fn finish(
         .collect::<std::result::Result<_, _>>()
         .ctx(|| "reading degraded files".into())?;
     drop(stmt);
+    // The map's full-text indexes list their common terms again where they changed (or
+    // never did: a store made before migration 0014), so no question walks those terms'
+    // posting lists. Reading the stamps is all a scan that changed nothing does.
+    let mut stale = Vec::new();
+    for table in [FtsTable::Symbols, FtsTable::Docs] {
+        if !loci_store::search::common_terms_current(store.conn(), table)? {
+            stale.push(table);
+        }
+    }
+    if !stale.is_empty() {
+        store.write(|tx| {
+            for &table in &stale {
+                loci_store::search::refresh_common_terms(tx, table)?;
+            }
+            Ok(())
+        })?;
+    }
     report.duration_ms = started.elapsed().as_millis() as u64;
     if let Some(scan_id) = scan_id {
         let r = &report;

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use loci_engine::Workspace;
 use loci_store::rusqlite::Connection;
+use loci_store::search::{FtsTable, common_terms_current};
 
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
@@ -30,6 +31,7 @@ fn dump(conn: &Connection) -> Vec<String> {
         "SELECT 'import', f.path, i.module, i.names, i.line FROM imports i JOIN files f USING (file_id)",
         "SELECT 'dep', a.path, d.module, ifnull(b.path,'<unresolved>'), d.line, d.count FROM deps d JOIN files a ON a.file_id = d.from_file_id LEFT JOIN files b ON b.file_id = d.to_file_id",
         "SELECT 'skip', path, reason FROM skipped_files",
+        "SELECT 'common term', fts, term, doc FROM fts_common_terms",
     ];
     let mut rows = Vec::new();
     for q in queries {
@@ -140,6 +142,12 @@ fn incremental_rescan_equals_a_fresh_scan_after_edit_add_delete_rename() {
         panic!(
             "incremental and fresh maps differ\nonly incremental: {only_inc:#?}\nonly fresh: {only_fresh:#?}"
         );
+    }
+    // Both scans left the common terms of the map's full-text indexes listed.
+    for ws in [&ws, &fresh] {
+        for table in [FtsTable::Symbols, FtsTable::Docs] {
+            assert!(common_terms_current(ws.store().conn(), table).unwrap());
+        }
     }
     // The rename resolved the import of the new module.
     assert!(

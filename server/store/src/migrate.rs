@@ -88,6 +88,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "claim_sets",
         sql: include_str!("migrations/0013_claim_sets.sql"),
     },
+    Migration {
+        version: 14,
+        name: "common_terms",
+        sql: include_str!("migrations/0014_common_terms.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.

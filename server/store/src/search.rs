@@ -254,6 +254,14 @@ impl FtsTable {
     /// All three.
     pub const ALL: [FtsTable; 3] = [FtsTable::Revisions, FtsTable::Symbols, FtsTable::Docs];
 
+    /// Whether a scan lists this index's common terms ([`refresh_common_terms`]): the
+    /// map's two, which only a scan writes. Memory's index is written by every memory write
+    /// and is small (1,846 terms for the stdlib benchmark's 505 pages, the most common in
+    /// 306 rows), so its terms are always counted.
+    pub fn lists_common_terms(self) -> bool {
+        self != FtsTable::Revisions
+    }
+
     fn names(self) -> (&'static str, &'static str, &'static str) {
         // (content table, FTS5 table, fts5vocab table in the connection's temp schema)
         match self {
@@ -277,9 +285,11 @@ pub fn term_stats(conn: &Connection, table: FtsTable, terms: &[String]) -> Resul
 }
 
 /// The document frequency of each of `terms` in `table` (0 for a term it does not hold),
-/// in the order of `terms`: one `fts5vocab` statement for all of them (each term its own
-/// statement opened a vocabulary cursor per term, and SQLite prepares a statement inside
-/// every cursor it opens).
+/// in the order of `terms`. Terms the index's [`refresh_common_terms`] list holds, while
+/// that list is current, are read from it (a point lookup each); the others are counted
+/// by one `fts5vocab` statement for all of them (each term its own statement opened a
+/// vocabulary cursor per term, and SQLite prepares a statement inside every cursor it
+/// opens), which walks each term's posting list.
 pub fn document_frequencies(
     conn: &Connection,
     table: FtsTable,
@@ -289,15 +299,71 @@ pub fn document_frequencies(
         return Ok(Vec::new());
     }
     let (_, fts, vocab) = table.names();
-    let select = format!(
-        "SELECT term, doc FROM temp.{vocab} WHERE term IN (SELECT value FROM json_each(?1))"
-    );
-    // The vocabulary tables are created once per connection, all three in one batch at the
-    // first question (each one on its first use was three failed prepares, three batches
-    // and three reads of the temp schema). While the statement is in the cache, no DDL is
-    // parsed again.
-    let mut stmt = match conn.prepare_cached(&select) {
-        Ok(stmt) => stmt,
+    let json =
+        serde_json::to_string(terms).map_err(|e| crate::StoreError::Corrupt(e.to_string()))?;
+    let mut found: std::collections::HashMap<String, i64> = Default::default();
+    // One row per term while the list is current (its count, or NULL for a term in fewer
+    // than `min_doc` rows); none when the index changed since the list was made.
+    if table.lists_common_terms() {
+        let mut stmt = conn
+            .prepare_cached(&format!(
+                "SELECT j.value, t.doc FROM fts_common_terms_stamp s JOIN json_each(?1) j
+                 LEFT JOIN fts_common_terms t ON t.fts = s.fts AND t.term = j.value
+                 WHERE s.fts = '{fts}' AND s.stamp = coalesce((SELECT block FROM {fts}_data WHERE id = 1), x'')"
+            ))
+            .ctx(|| format!("reading the common terms of {fts}"))?;
+        let rows = stmt
+            .query_map([&json], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Option<i64>>(1)?))
+            })
+            .ctx(|| format!("reading the common terms of {fts}"))?;
+        for row in rows {
+            let (term, doc) = row.ctx(|| format!("reading the common terms of {fts}"))?;
+            if let Some(doc) = doc {
+                found.insert(term, doc);
+            }
+        }
+    }
+    let rest: Vec<&String> = terms.iter().filter(|t| !found.contains_key(*t)).collect();
+    if !rest.is_empty() {
+        let select = format!(
+            "SELECT term, doc FROM temp.{vocab} WHERE term IN (SELECT value FROM json_each(?1))"
+        );
+        let mut stmt = vocabulary_statement(conn, &select, fts)?;
+        let json =
+            serde_json::to_string(&rest).map_err(|e| crate::StoreError::Corrupt(e.to_string()))?;
+        let rows = stmt
+            .query_map([json], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+            })
+            .ctx(|| {
+                format!(
+                    "reading the document frequencies of {} terms in {fts}",
+                    rest.len()
+                )
+            })?;
+        for row in rows {
+            let (term, doc) = row.ctx(|| format!("reading the document frequencies in {fts}"))?;
+            found.insert(term, doc);
+        }
+    }
+    Ok(terms
+        .iter()
+        .map(|t| found.get(t).copied().unwrap_or(0).max(0) as u64)
+        .collect())
+}
+
+/// `select`, a statement over the `fts5vocab` tables, prepared (cached). The vocabulary
+/// tables are created once per connection, all three in one batch at the first use (each
+/// one on its first use was three failed prepares, three batches and three reads of the
+/// temp schema). While the statement is in the cache, no DDL is parsed again.
+fn vocabulary_statement<'c>(
+    conn: &'c Connection,
+    select: &str,
+    fts: &str,
+) -> Result<rusqlite::CachedStatement<'c>> {
+    match conn.prepare_cached(select) {
+        Ok(stmt) => Ok(stmt),
         Err(_) => {
             let create: String = FtsTable::ALL
                 .iter()
@@ -308,25 +374,72 @@ pub fn document_frequencies(
                 .collect();
             conn.execute_batch(&create)
                 .ctx(|| "opening the term statistics of the full-text indexes".into())?;
-            conn.prepare_cached(&select)
-                .ctx(|| format!("reading the term statistics of {fts}"))?
+            conn.prepare_cached(select)
+                .ctx(|| format!("reading the term statistics of {fts}"))
         }
-    };
-    let json =
-        serde_json::to_string(terms).map_err(|e| crate::StoreError::Corrupt(e.to_string()))?;
-    let found: std::collections::HashMap<String, i64> = stmt
-        .query_map([json], |r| Ok((r.get(0)?, r.get(1)?)))
-        .and_then(|rows| rows.collect())
-        .ctx(|| {
-            format!(
-                "reading the document frequencies of {} terms in {fts}",
-                terms.len()
-            )
-        })?;
-    Ok(terms
-        .iter()
-        .map(|t| found.get(t).copied().unwrap_or(0).max(0) as u64)
-        .collect())
+    }
+}
+
+/// Whether `table`'s list of common terms was made from the index as it is now (its
+/// averages record is the list's stamp). False for an index that keeps no list.
+///
+/// Errors: [`crate::StoreError::Sqlite`] when the stamp cannot be read.
+pub fn common_terms_current(conn: &Connection, table: FtsTable) -> Result<bool> {
+    if !table.lists_common_terms() {
+        return Ok(false);
+    }
+    let (_, fts, _) = table.names();
+    conn.prepare_cached(&format!(
+        "SELECT EXISTS(SELECT 1 FROM fts_common_terms_stamp
+         WHERE fts = '{fts}' AND stamp = coalesce((SELECT block FROM {fts}_data WHERE id = 1), x''))"
+    ))
+    .and_then(|mut s| s.query_row([], |r| r.get(0)))
+    .ctx(|| format!("reading the stamp of the common terms of {fts}"))
+}
+
+/// Rows a term must be in to be listed by [`refresh_common_terms`]. A term in fewer is
+/// counted by walking its posting list, a few microseconds; the stdlib's symbols index
+/// (77,525 rows) has about 900 terms at or above it of its 57,099.
+pub const COMMON_TERM_ROWS: u64 = 128;
+
+/// Lists the terms of `table` in at least [`COMMON_TERM_ROWS`] rows, with their document
+/// frequencies, in `fts_common_terms` (migration 0014), stamped with the index's averages
+/// record; does nothing when the stamp is already the index's, or for an index that keeps
+/// no list (see [`FtsTable::lists_common_terms`]). One walk of the whole index: about
+/// 40 ms for the stdlib's symbols. A scan calls it in its last transaction, so readers
+/// never walk the long posting lists of common terms ([`document_frequencies`]).
+///
+/// Errors: [`crate::StoreError::Sqlite`] when the index or the list cannot be read or
+/// written.
+pub fn refresh_common_terms(tx: &Connection, table: FtsTable) -> Result<()> {
+    if !table.lists_common_terms() {
+        return Ok(());
+    }
+    if common_terms_current(tx, table)? {
+        return Ok(());
+    }
+    let (_, fts, vocab) = table.names();
+    let select = format!(
+        "INSERT INTO fts_common_terms(fts, term, doc)
+         SELECT '{fts}', term, doc FROM temp.{vocab} WHERE doc >= ?1"
+    );
+    tx.execute(
+        &format!("DELETE FROM fts_common_terms WHERE fts = '{fts}'"),
+        [],
+    )
+    .ctx(|| format!("clearing the common terms of {fts}"))?;
+    vocabulary_statement(tx, &select, fts)?
+        .execute([COMMON_TERM_ROWS as i64])
+        .ctx(|| format!("listing the common terms of {fts}"))?;
+    tx.execute(
+        &format!(
+            "INSERT OR REPLACE INTO fts_common_terms_stamp(fts, stamp, min_doc)
+             VALUES ('{fts}', coalesce((SELECT block FROM {fts}_data WHERE id = 1), x''), ?1)"
+        ),
+        [COMMON_TERM_ROWS as i64],
+    )
+    .ctx(|| format!("stamping the common terms of {fts}"))?;
+    Ok(())
 }
 
 /// Leaf pages a write transaction may spend merging the segments of a full-text index

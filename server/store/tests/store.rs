@@ -629,6 +629,119 @@ fn cached_term_stats_follow_writes_of_this_connection_and_of_others() {
     );
 }
 
+/// Symbols `n0` … `n{n-1}` in `a.py`, each with the terms `common` and its name
+/// (and `pair` for the first two), starting at symbol id `first`.
+fn insert_symbols_with_terms(store: &mut Store, first: usize, n: usize) {
+    store
+        .write(|tx| {
+            tx.execute(
+                "INSERT INTO files(path, size, mtime_ns, content_hash, lines, scan_id)
+                 VALUES ('a.py', 1, 0, 'h', 1, 1) ON CONFLICT(path) DO NOTHING",
+                [],
+            )
+            .unwrap();
+            for i in first..first + n {
+                let name = format!("n{i}");
+                let terms = if i < 2 {
+                    format!("common {name} pair")
+                } else {
+                    format!("common {name}")
+                };
+                tx.execute(
+                    "INSERT INTO symbols(file_id, key, name, qualified_name, kind, start_byte, end_byte,
+                         start_line, end_line, name_start_byte, name_end_byte, name_line, name_column,
+                         signature, doc, body_fingerprint, signature_fingerprint, terms)
+                     VALUES (1, 'a.py#' || ?1, ?1, ?1, 'function', 0, 1, 0, 0, 0, 1, 0, 0,
+                         'def ' || ?1, NULL, 'b', 's', ?2)",
+                    [&name, &terms],
+                )
+                .unwrap();
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// A scan lists the map's common terms so that no question walks their posting lists; the
+/// list gives the counts a walk gives, holds exactly the terms in at least
+/// `COMMON_TERM_ROWS` rows, and is not used once the index changed after it was made.
+#[test]
+fn common_terms_list_gives_the_counts_a_walk_gives_and_is_not_used_once_stale() {
+    use loci_store::search::{
+        COMMON_TERM_ROWS, FtsTable, common_terms_current, document_frequencies,
+        refresh_common_terms,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join(".loci/loci.db")).unwrap();
+    let n = COMMON_TERM_ROWS as usize + 5;
+    insert_symbols_with_terms(&mut store, 0, n);
+    let terms: Vec<String> = ["common", "pair", "n3", "absent"]
+        .map(String::from)
+        .to_vec();
+    let walked = document_frequencies(store.conn(), FtsTable::Symbols, &terms).unwrap();
+    assert_eq!(walked, [n as u64, 2, 1, 0]);
+    assert!(!common_terms_current(store.conn(), FtsTable::Symbols).unwrap());
+    store
+        .write(|tx| refresh_common_terms(tx, FtsTable::Symbols))
+        .unwrap();
+    assert!(common_terms_current(store.conn(), FtsTable::Symbols).unwrap());
+    let listed: Vec<(String, i64)> = store
+        .conn()
+        .prepare("SELECT term, doc FROM fts_common_terms WHERE fts = 'symbols_fts' ORDER BY term")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    // `def` (the signatures) and `common` are in every row; nothing else reaches the bound.
+    assert_eq!(
+        listed,
+        [
+            ("common".to_string(), n as i64),
+            ("def".to_string(), n as i64)
+        ]
+    );
+    // The listed count is used: changed behind the list's back, it shows.
+    store
+        .conn()
+        .execute(
+            "UPDATE fts_common_terms SET doc = 7 WHERE term = 'common'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(
+        document_frequencies(store.conn(), FtsTable::Symbols, &terms).unwrap(),
+        [7, 2, 1, 0]
+    );
+    // A symbol more: the index's record is no longer the stamp, and every term is walked.
+    insert_symbols_with_terms(&mut store, n, 1);
+    assert!(!common_terms_current(store.conn(), FtsTable::Symbols).unwrap());
+    assert_eq!(
+        document_frequencies(store.conn(), FtsTable::Symbols, &terms).unwrap(),
+        [n as u64 + 1, 2, 1, 0]
+    );
+    store
+        .write(|tx| refresh_common_terms(tx, FtsTable::Symbols))
+        .unwrap();
+    assert_eq!(
+        document_frequencies(store.conn(), FtsTable::Symbols, &terms).unwrap(),
+        [n as u64 + 1, 2, 1, 0]
+    );
+    // Memory's index keeps no list.
+    store
+        .write(|tx| refresh_common_terms(tx, FtsTable::Revisions))
+        .unwrap();
+    let rows: i64 = store
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM fts_common_terms_stamp WHERE fts = 'revisions_fts'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(rows, 0);
+}
+
 /// The term vocabularies live in the connection's temp schema, all three made at the first
 /// document frequency asked for: in the main schema (tried, to spare each `loci context`
 /// process their CREATE statements) `PRAGMA integrity_check` reports every `fts5vocab`
