@@ -365,22 +365,25 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
         );
         assert!(status.success(), "{stderr}");
     }
-    // Ten migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
+    // Eleven migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
     // (the covering reverse-import index), 0008 (pages by current revision), 0009 (ref
     // receivers), 0010 (Rust type kinds; data only, and the corpus has no Rust), 0011
-    // (ref receiver names), 0012 (files' drift hashes), 0013 (claim sets) and 0014 (common
-    // terms) pending, so a kill can land between them. Undo 0014, 0013, 0012, 0011, 0009,
-    // 0008, 0007 and 0006 for real and forget 0005's row (it recreates what it touches).
+    // (ref receiver names), 0012 (files' drift hashes), 0013 (claim sets), 0014 (common
+    // terms) and 0015 (revision marks) pending, so a kill can land between them. Undo
+    // 0015 to 0011 and 0009 to 0006 for real and forget 0005's row (it recreates what it
+    // touches).
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        14,
+        15,
         "revisit which migrations this test undoes"
     );
     {
         let conn = Connection::open(&old).expect("open old");
         conn.execute_batch(
-            "DROP TABLE fts_common_terms; DROP TABLE fts_common_terms_stamp;
+            "DROP TABLE revision_marks;
+             DROP TRIGGER revision_marks_claim_insert; DROP TRIGGER revision_marks_claim_update; DROP TRIGGER revision_marks_claim_delete; DROP TRIGGER revision_marks_snapshot_insert; DROP TRIGGER revision_marks_snapshot_update; DROP TRIGGER revision_marks_snapshot_delete; DROP TRIGGER revision_marks_page_update;
+             DROP TABLE fts_common_terms; DROP TABLE fts_common_terms_stamp;
              ALTER TABLE files DROP COLUMN drift_hash;
              DROP INDEX claims_with_definitions;
              ALTER TABLE claims DROP COLUMN definitions;
@@ -393,7 +396,7 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
              DROP TRIGGER pages_uid; DROP INDEX pages_by_uid; ALTER TABLE pages DROP COLUMN uid;
              DELETE FROM schema_migrations WHERE version > 4;",
         )
-        .expect("step back ten migrations");
+        .expect("step back eleven migrations");
     }
     let old_conn = open_ro(&old);
     let old_memory = memory(&old_conn);

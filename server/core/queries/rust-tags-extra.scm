@@ -43,3 +43,18 @@
 ; the body's tree has no `declaration_list`); a top-level `fn f();` is no valid Rust elsewhere
 (source_file
   (function_signature_item name: (identifier) @name) @definition.method)
+
+; Uses of a type by name: what a function takes and returns, fields, annotations, type
+; arguments, and struct literals (`Store { .. }` constructs one as `Store::new()` does).
+; tree-sitter-rust's query has none, so `loci refs Store` and `loci impact` missed them.
+(function_item return_type: (type_identifier) @name) @reference.type
+(function_signature_item return_type: (type_identifier) @name) @reference.type
+(parameter type: (type_identifier) @name) @reference.type
+(reference_type type: (type_identifier) @name) @reference.type
+(type_arguments (type_identifier) @name) @reference.type
+(generic_type type: (type_identifier) @name) @reference.type
+(field_declaration type: (type_identifier) @name) @reference.type
+(let_declaration type: (type_identifier) @name) @reference.type
+(struct_expression name: (type_identifier) @name) @reference.type
+(struct_expression
+  name: (scoped_type_identifier name: (type_identifier) @name)) @reference.type

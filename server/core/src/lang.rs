@@ -850,7 +850,8 @@ mod tests {
                 "function_definition",
                 "import_from_statement",
                 "import_statement",
-                "module"
+                "module",
+                "type"
             ]
         );
         assert_eq!(

@@ -748,11 +748,14 @@ fn main() {
         [
             "cfg_net call 1:0 in -",
             "Ready import 2:19 in -",
+            "Ready type 8:12 in TcpStream",
             "TcpStream inherit 11:9 in -",
+            "TcpStream type 13:28 in TcpStream.connect",
             "open call 13:40 in TcpStream.connect",
             "cfg_unix call 16:4 in -",
             "cfg_net call 21:0 in -",
             "pin_project call 24:0 in -",
+            "Entry type 27:15 in Sleep",
             "Runtime inherit 30:5 in -",
             "cfg_rt call 31:4 in -",
             "cfg_io call 34:4 in Read",
@@ -1010,6 +1013,8 @@ fn fault_a_member_on_a_same_file_type_name_was_a_guess() {
         [
             t("Gone", "-", ""),
             t("Bar", "-", ""),
+            t("Bar", "-", ""),
+            t("Foo", "-", ""),
             t("Foo", "-", ""),
             t("new", "own", "test#Foo.new@method"),
             t("new", "own", "test#Bar.new@method"),

@@ -1,19 +1,22 @@
 //! The audit: memory checked against the code. Staleness (a claim's target still exists
 //! but its fingerprint differs from the snapshot taken when the claim was written; a file
-//! page whose file's semantic fingerprint changed) is computed here, deterministically and
-//! at read time, so it is never out of date.
+//! page whose file's semantic fingerprint changed) is computed here, deterministically,
+//! from the map as it is. A scan stores every current revision's marks when it finishes
+//! (and a memory write those of its revision) for readers that serve many pages at once
+//! ([`store_marks`]; `0015_revision_marks.sql` says when a row is used), so they are never
+//! out of date either.
 
 use std::collections::HashMap;
 
 use loci_store::map;
 use loci_store::memory as mem;
 use loci_store::rusqlite::Connection;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::memory::file_fingerprint;
 
 /// Why a piece of memory is stale.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum StaleReason {
     /// The symbol's body changed (comments and whitespace do not count).
@@ -75,7 +78,7 @@ pub enum StaleReason {
 }
 
 /// One stale mark.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Staleness {
     /// The page's subject.
     pub subject: String,
@@ -358,6 +361,80 @@ pub fn revisions_staleness(
         out.insert(rev.revision_id, staleness_with(conn, &batch, rev, page)?);
     }
     Ok(out)
+}
+
+/// Version of the rules a revision's marks are made by ([`revision_staleness_of`] and the
+/// shape of [`Staleness`]), stored with them (`revision_marks.rules`): marks a loci with
+/// other rules stored are made again. Bump it with any change to what a revision's marks
+/// are.
+pub const MARK_RULES: u32 = 1;
+
+/// Stores the marks of revisions ([`revisions_staleness`], as JSON) for readers, when
+/// the last scan finished (else nothing: no row would be used): with `None`, of every
+/// current revision that has no usable row, dropping the rows no longer usable (the end
+/// of a scan); else of the revisions `ids`. Runs in the caller's write transaction.
+///
+/// Errors: [`loci_store::StoreError::Sqlite`] when memory or the map cannot be read or
+/// the rows written.
+pub fn store_marks(tx: &Connection, ids: Option<&[i64]>) -> loci_store::Result<()> {
+    let Some(scan_id) = mem::marks_scan(tx)? else {
+        return Ok(());
+    };
+    let revisions: Vec<mem::Revision> = match ids {
+        None => mem::unmarked_current_revisions(tx, scan_id, MARK_RULES)?,
+        Some(ids) => {
+            let mut out = Vec::new();
+            for &id in ids {
+                out.extend(mem::revision_by_id(tx, id)?);
+            }
+            out
+        }
+    };
+    if revisions.is_empty() {
+        return Ok(());
+    }
+    let pages: HashMap<i64, mem::Page> = mem::pages(tx)?
+        .into_iter()
+        .map(|p| (p.page_id, p))
+        .collect();
+    let pairs: Vec<(&mem::Revision, &mem::Page)> = revisions
+        .iter()
+        .filter_map(|r| Some((r, pages.get(&r.page_id)?)))
+        .collect();
+    let marks = revisions_staleness(tx, &pairs)?;
+    let mut rows = Vec::with_capacity(pairs.len());
+    for (r, _) in &pairs {
+        let json = serde_json::to_string(marks.get(&r.revision_id).map_or(&[][..], |m| m))
+            .map_err(|e| loci_store::StoreError::Corrupt(e.to_string()))?;
+        rows.push((r.revision_id, json));
+    }
+    mem::store_marks(tx, scan_id, MARK_RULES, &rows, ids.is_none())
+}
+
+/// Whether [`store_marks`] with `None` has anything to store: the last scan finished and
+/// a current revision has no usable row.
+///
+/// Errors: [`loci_store::StoreError::Sqlite`] when memory cannot be read.
+pub fn marks_missing(conn: &Connection) -> loci_store::Result<bool> {
+    Ok(match mem::marks_scan(conn)? {
+        Some(scan_id) => !mem::unmarked_current_revisions(conn, scan_id, MARK_RULES)?.is_empty(),
+        None => false,
+    })
+}
+
+/// The stored marks of those of `revisions` that have a row usable now (see
+/// [`store_marks`]), by revision id; a row that does not parse is left out (its marks are
+/// made again by the caller).
+///
+/// Errors: [`loci_store::StoreError::Sqlite`] when the rows cannot be read.
+pub fn stored_staleness(
+    conn: &Connection,
+    revisions: &[i64],
+) -> loci_store::Result<HashMap<i64, Vec<Staleness>>> {
+    Ok(mem::stored_marks(conn, revisions, MARK_RULES)?
+        .into_iter()
+        .filter_map(|(id, json)| Some((id, serde_json::from_str(&json).ok()?)))
+        .collect())
 }
 
 /// Why a file or symbol (`path#qualified.name@kind`) the snapshot held is not in the map:

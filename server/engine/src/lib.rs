@@ -491,8 +491,9 @@ impl Workspace {
         Ok(pages)
     }
 
-    /// [`audit::revisions_staleness`] of `revisions`, each revision's marks computed once
-    /// per version of the data. Shape as there: marks by revision id, one entry per
+    /// [`audit::revisions_staleness`] of `revisions`, each revision's marks read (as the
+    /// last scan stored them, [`audit::stored_staleness`]) or computed once per version of
+    /// the data. Shape as there: marks by revision id, one entry per
     /// revision given.
     pub(crate) fn cached_staleness(
         &self,
@@ -505,8 +506,19 @@ impl Workspace {
             .filter(|(r, _)| !cache.staleness.contains_key(&r.revision_id))
             .collect();
         if !missing.is_empty() {
-            let found = audit::revisions_staleness(self.store.conn(), &missing)?;
-            cache.staleness.extend(found);
+            // The marks the last scan (or the write of a revision since) stored, then the
+            // others made from the map.
+            let ids: Vec<i64> = missing.iter().map(|(r, _)| r.revision_id).collect();
+            let stored = audit::stored_staleness(self.store.conn(), &ids)?;
+            let rest: Vec<_> = missing
+                .into_iter()
+                .filter(|(r, _)| !stored.contains_key(&r.revision_id))
+                .collect();
+            cache.staleness.extend(stored);
+            if !rest.is_empty() {
+                let found = audit::revisions_staleness(self.store.conn(), &rest)?;
+                cache.staleness.extend(found);
+            }
         }
         Ok(revisions
             .iter()

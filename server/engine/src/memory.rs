@@ -511,6 +511,7 @@ impl Workspace {
                     },
                 )?;
                 snapshot_revision(tx, &revision, subject, subject_snapshot.as_ref(), given)?;
+                crate::audit::store_marks(tx, Some(&[revision.revision_id]))?;
                 let stored = mem::claims_of(tx, revision.revision_id)?;
                 let page = mem::page_by_id(tx, page.page_id)?
                     .ok_or_else(|| StoreError::Corrupt("page vanished".into()))?;

@@ -921,3 +921,92 @@ fn fault_a_misspelt_member_was_suggested_without_its_qualifier() {
         .collect();
     assert_eq!(lint, suggested);
 }
+
+/// The marks a reader is served from what the last scan stored are the marks made from
+/// the map, through every change that makes them differ: an edit the next scan maps, a
+/// memory write, a pin; while a scan runs (or after one was killed) and under other
+/// rules, no stored row is used.
+#[test]
+fn stored_marks_are_the_marks_made_from_the_map_and_unused_once_out_of_date() {
+    use loci_engine::audit::{MARK_RULES, revisions_staleness, stored_staleness};
+    use loci_store::memory as mem;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "app/util.py", "def fmt(x):\n    return str(x)\n");
+    write(root, "app/other.py", "def keep():\n    return 1\n");
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.remember(
+        "app/other.py",
+        "Formatting is `fmt()`; `keep()` stays.",
+        &by("a"),
+    )
+    .unwrap();
+    ws.remember("app/util.py", "`fmt()` turns anything into text.", &by("a"))
+        .unwrap();
+    // (stored, made from the map) for every current revision.
+    let marks = |ws: &Workspace| {
+        let conn = ws.store().conn();
+        let pages = mem::pages(conn).unwrap();
+        let revisions: Vec<mem::Revision> = pages
+            .iter()
+            .map(|p| {
+                mem::revision_by_id(conn, p.current_revision_id.unwrap())
+                    .unwrap()
+                    .unwrap()
+            })
+            .collect();
+        let pairs: Vec<(&mem::Revision, &mem::Page)> = revisions.iter().zip(&pages).collect();
+        let ids: Vec<i64> = revisions.iter().map(|r| r.revision_id).collect();
+        (
+            stored_staleness(conn, &ids).unwrap(),
+            revisions_staleness(conn, &pairs).unwrap(),
+        )
+    };
+    // Written after the scan: each write stored its revision's marks (none stale).
+    let (stored, made) = marks(&ws);
+    assert_eq!(stored.len(), 2);
+    assert_eq!(stored, made);
+    assert!(made.values().all(|m| m.is_empty()));
+
+    // An edit: the scan that maps it stores the new marks.
+    write(root, "app/util.py", "def fmt(x):\n    return repr(x)\n");
+    ws.scan(&|_| {}).unwrap();
+    let (stored, made) = marks(&ws);
+    assert_eq!(stored.len(), 2);
+    assert_eq!(stored, made);
+    assert_eq!(made.values().map(Vec::len).sum::<usize>(), 3, "{made:#?}");
+
+    // A pin drops the page's row (its marks are none now); the next scan stores it again.
+    ws.pin("app/util.py", true, &by("a")).unwrap();
+    let (stored, made) = marks(&ws);
+    assert_eq!(stored.len(), 1);
+    assert_eq!(
+        stored.values().map(Vec::len).sum::<usize>(),
+        1,
+        "{stored:#?}"
+    );
+    assert_eq!(made.values().map(Vec::len).sum::<usize>(), 1);
+    ws.scan(&|_| {}).unwrap();
+    let (stored, made) = marks(&ws);
+    assert_eq!((stored.len(), &stored), (2, &made));
+
+    // A scan that is running (or was killed) has changed the map as far as a reader
+    // knows: no stored row is used.
+    let conn = ws.store().conn();
+    conn.execute(
+        "INSERT INTO scans(started_at) VALUES ('2026-12-04T00:00:00Z')",
+        [],
+    )
+    .unwrap();
+    assert!(marks(&ws).0.is_empty());
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(marks(&ws).0.len(), 2);
+
+    // Rows stored under other rules are not used.
+    ws.store()
+        .conn()
+        .execute("UPDATE revision_marks SET rules = ?1", [MARK_RULES + 1])
+        .unwrap();
+    assert!(marks(&ws).0.is_empty());
+}

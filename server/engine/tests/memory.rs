@@ -833,7 +833,7 @@ fn fault_new_kinds_for_rust_types_staled_every_page_naming_one() {
         .unwrap();
     }
     // The database as schema 9 left it: the tags query's kinds in keys, parents and claims
-    // (and no later migration: what 0011, 0012, 0013 and 0014 add is dropped).
+    // (and no later migration: what 0011 to 0015 add is dropped).
     let old = |column: &str| {
         format!(
             "replace(replace(replace({column}, '@struct', '@class'), '@enum', '@class'), '@trait', '@interface')"
@@ -853,6 +853,8 @@ fn fault_new_kinds_for_rust_types_staled_every_page_naming_one() {
              ALTER TABLE claims DROP COLUMN resolved_elsewhere;
              ALTER TABLE page_snapshots DROP COLUMN subject_missing;
              DROP TABLE fts_common_terms; DROP TABLE fts_common_terms_stamp;
+             DROP TABLE revision_marks;
+             DROP TRIGGER revision_marks_claim_insert; DROP TRIGGER revision_marks_claim_update; DROP TRIGGER revision_marks_claim_delete; DROP TRIGGER revision_marks_snapshot_insert; DROP TRIGGER revision_marks_snapshot_update; DROP TRIGGER revision_marks_snapshot_delete; DROP TRIGGER revision_marks_page_update;
              DELETE FROM schema_migrations WHERE version >= 10;",
             old("key"),
             old("parent_key"),

@@ -658,3 +658,81 @@ fn fault_a_method_called_on_a_constructed_value_went_to_the_enclosing_method() {
         )]
     );
 }
+
+/// Found by a fresh-user trial on regex-syntax: a Rust type named in a signature, a field,
+/// a type argument or a struct literal (`-> Parser`, `Parser { .. }`) was no reference,
+/// so `loci refs Parser` and `loci impact` left out every function that only takes,
+/// returns or builds one; Python annotations alike (`def f(p: Parser) -> Parser`).
+#[test]
+fn fault_a_type_named_in_a_signature_or_struct_literal_was_no_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/parse.rs",
+        "pub struct Parser {\n    pub depth: u32,\n}\n",
+    );
+    write(
+        root,
+        "src/main.rs",
+        "mod parse;\nuse parse::Parser;\n\nfn build() -> Parser {\n    Parser { depth: 0 }\n}\n\nfn deeper(p: &Parser) -> Option<Parser> {\n    None\n}\n\nstruct Holder {\n    inner: Parser,\n}\n",
+    );
+    write(
+        root,
+        "app/parse.py",
+        "class Parser:\n    pass\n\ndef reparse(p: Parser) -> list[Parser]:\n    return [p]\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let types = |name: &str| -> Vec<(String, u32, Option<String>, Option<String>)> {
+        ws.refs(name, 0)
+            .unwrap()
+            .result
+            .into_iter()
+            .filter(|r| r.kind == "type")
+            .map(|r| (r.path, r.line, r.enclosing_key, r.target_key))
+            .collect()
+    };
+    let rust = |line, enclosing: &str| {
+        (
+            "src/main.rs".to_string(),
+            line,
+            Some(format!("src/main.rs#{enclosing}")),
+            Some("src/parse.rs#Parser@struct".to_string()),
+        )
+    };
+    let python = |enclosing: &str| {
+        (
+            "app/parse.py".to_string(),
+            3,
+            Some(format!("app/parse.py#{enclosing}")),
+            Some("app/parse.py#Parser@class".to_string()),
+        )
+    };
+    assert_eq!(
+        types("Parser"),
+        [
+            python("reparse@function"),
+            python("reparse@function"),
+            rust(3, "build@function"),
+            rust(4, "build@function"),
+            rust(7, "deeper@function"),
+            rust(7, "deeper@function"),
+            rust(12, "Holder@struct"),
+        ]
+    );
+    let impact = ws
+        .impact("src/parse.rs#Parser@struct", 1, false)
+        .unwrap()
+        .result;
+    let ids: Vec<&str> = impact.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "src/main.rs",
+            "src/main.rs#Holder@struct",
+            "src/main.rs#build@function",
+            "src/main.rs#deeper@function"
+        ]
+    );
+}

@@ -93,6 +93,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "common_terms",
         sql: include_str!("migrations/0014_common_terms.sql"),
     },
+    Migration {
+        version: 15,
+        name: "revision_marks",
+        sql: include_str!("migrations/0015_revision_marks.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
