@@ -473,7 +473,18 @@ fn main() -> ExitCode {
     let json = cli.json;
     let mut opened = None;
     match run(cli, &mut opened) {
-        Ok(code) => code,
+        Ok(code) => {
+            // A process that wrote nothing owes the database nothing at close (no
+            // checkpoint, no journal to remove), and closing unmaps the store's memory map
+            // page by page: about 0.35 ms of a 7 ms `loci context` on the stdlib. The OS
+            // releases it at exit.
+            if let Some(ws) = opened.take()
+                && ws.store().conn().total_changes() == 0
+            {
+                std::mem::forget(ws);
+            }
+            code
+        }
         // `loci ... | head` closing the pipe early is not an error.
         Err(e)
             if e.chain().any(|c| {
