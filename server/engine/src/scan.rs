@@ -621,12 +621,17 @@ fn finish(
         }
     }
     if !stale.is_empty() {
+        let at = Instant::now();
         store.write(|tx| {
             for &table in &stale {
                 loci_store::search::refresh_common_terms(tx, table)?;
             }
             Ok(())
         })?;
+        tracing::info!(
+            ms = at.elapsed().as_millis() as u64,
+            "scan: listed the common terms of the map's full-text indexes"
+        );
     }
     report.duration_ms = started.elapsed().as_millis() as u64;
     if let Some(scan_id) = scan_id {
@@ -657,7 +662,12 @@ fn finish(
     // With the scan finished, the marks of the current revisions from its map (all of
     // them after a scan that changed it; after one that did not, those written since).
     if crate::audit::marks_missing(store.conn())? {
+        let at = Instant::now();
         store.write(|tx| crate::audit::store_marks(tx, None))?;
+        tracing::info!(
+            ms = at.elapsed().as_millis() as u64,
+            "scan: stored the marks of the current revisions"
+        );
     }
     Ok(report)
 }
