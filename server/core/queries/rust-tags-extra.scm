@@ -44,9 +44,10 @@
 (source_file
   (function_signature_item name: (identifier) @name) @definition.method)
 
-; Uses of a type by name: what a function takes and returns, fields, annotations, type
-; arguments, and struct literals (`Store { .. }` constructs one as `Store::new()` does).
-; tree-sitter-rust's query has none, so `loci refs Store` and `loci impact` missed them.
+; Uses of a type by name: what a function takes and returns, fields, annotations and type
+; arguments (they resolve to types only), and struct literals, which construct a value as
+; `Store::new()` does (calls: `Error::Io { .. }` is the variant's). tree-sitter-rust's
+; query has none, so `loci refs Store` and `loci impact` missed them.
 (function_item return_type: (type_identifier) @name) @reference.type
 (function_signature_item return_type: (type_identifier) @name) @reference.type
 (parameter type: (type_identifier) @name) @reference.type
@@ -55,6 +56,6 @@
 (generic_type type: (type_identifier) @name) @reference.type
 (field_declaration type: (type_identifier) @name) @reference.type
 (let_declaration type: (type_identifier) @name) @reference.type
-(struct_expression name: (type_identifier) @name) @reference.type
+(struct_expression name: (type_identifier) @name) @reference.call
 (struct_expression
-  name: (scoped_type_identifier name: (type_identifier) @name)) @reference.type
+  name: (scoped_type_identifier name: (type_identifier) @name)) @reference.call

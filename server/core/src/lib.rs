@@ -35,8 +35,9 @@ pub use lang::Language;
 /// module-level definition of the imported files before any method beside it.
 /// 7: a method called on a value just constructed (`Type::new(..).m()`, Python
 /// `Type(..).m()`) has that type as its receiver.
-/// 8: uses of a type by name are references (`type`): Rust parameters, return types,
-/// fields, `let` annotations, type arguments and struct literals; Python annotations.
+/// 8: uses of a type by name are references: Rust parameters, return types, fields,
+/// `let` annotations and type arguments (`type`, resolved to types only) and struct
+/// literals (`call`); Python annotations (`type`).
 pub const ANALYSIS_VERSION: u32 = 8;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees

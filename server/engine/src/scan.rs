@@ -26,7 +26,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use loci_core::imports::PathIndex;
-use loci_core::{AnalyzeOptions, FileAnalysis, Import, Language, Receiver, Span};
+use loci_core::{AnalyzeOptions, FileAnalysis, Import, Language, Receiver, RefKind, Span};
 use loci_store::map::{self, FileRow, FileState, RefRow};
 use loci_store::rusqlite::{OptionalExtension, params};
 use loci_store::search::FtsTable;
@@ -1183,7 +1183,14 @@ impl PendingRefs {
             // same-file `self.f()` (see `Resolver::resolve`).
             let (target_id, provenance, confidence) = match local {
                 Some(id) => (Some(id), "derived", SAME_FILE_CONFIDENCE),
-                None => resolver.resolve(file_id, name, enclosing_id, r.receiver, receiver_name),
+                None => resolver.resolve(
+                    file_id,
+                    name,
+                    r.kind,
+                    enclosing_id,
+                    r.receiver,
+                    receiver_name,
+                ),
             };
             RefRow {
                 name,
@@ -1610,6 +1617,17 @@ fn rust_library(root: &Path, manifest: &str) -> Option<(String, String)> {
 }
 
 /// A definition, as reference resolution sees it.
+/// Whether a symbol of `kind` ([`loci_core::SymbolKind::as_str`]) is a type a `type`
+/// reference may name.
+fn is_type_kind(kind: &str) -> bool {
+    use loci_core::SymbolKind as K;
+    matches!(
+        K::parse(kind),
+        K::Class | K::Struct | K::Enum | K::Union | K::Trait | K::Interface | K::Type
+    )
+}
+
+#[derive(Clone)]
 struct Def {
     id: i64,
     parent: Option<i64>,
@@ -1646,6 +1664,9 @@ impl Defs {
 struct Resolver {
     /// name → its definitions.
     defs: HashMap<String, Defs>,
+    /// name → its definitions that are types (classes, structs, enums, unions, traits,
+    /// interfaces, type aliases): what a `type` reference may name.
+    types: HashMap<String, Defs>,
     /// symbol id → its parent's id.
     parents: HashMap<i64, Option<i64>>,
     /// file → (module, imported names)
@@ -1677,6 +1698,7 @@ impl Resolver {
     fn load(conn: &loci_store::rusqlite::Connection, needs: Option<Needs<'_>>) -> Result<Resolver> {
         let mut r = Resolver {
             defs: HashMap::new(),
+            types: HashMap::new(),
             parents: HashMap::new(),
             imports: HashMap::new(),
             deps: HashMap::new(),
@@ -1688,7 +1710,7 @@ impl Resolver {
         let defs = read_keyed(
             conn,
             "reading definitions",
-            "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id, s.qualified_name FROM symbols s
+            "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id, s.qualified_name, s.kind FROM symbols s
              LEFT JOIN symbols p ON p.key = s.parent_key",
             "",
             ("s.name", names),
@@ -1700,10 +1722,11 @@ impl Resolver {
                     row.get::<_, i64>(2)?,
                     row.get::<_, Option<i64>>(3)?,
                     row.get::<_, String>(4)?,
+                    row.get::<_, String>(5)?,
                 ))
             },
         )?;
-        for (name, id, file_id, parent, qualified) in defs {
+        for (name, id, file_id, parent, qualified, kind) in defs {
             // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
             // `impl` have no parent symbol, only their qualified name.
             let owner = qualified
@@ -1713,18 +1736,30 @@ impl Resolver {
                 // Every symbol is a definition read here: no separate parents pass.
                 r.parents.insert(id, parent);
             }
-            let defs = r.defs.entry(name).or_default();
-            defs.by_file.push((file_id, defs.all.len() as u32));
             let top_member = qualified.matches('.').count() == 1;
-            defs.all.push(Def {
+            // A type declared in a type (Rust's associated `type Value = Json;`, a nested
+            // class) is named through it, not by its bare name: `Value` in a signature
+            // had resolved to an `impl Visitor`'s `Value` (serde_json's was meant).
+            let member = owner
+                .as_deref()
+                .is_some_and(|o: &str| o.starts_with(|c: char| c.is_uppercase()));
+            let def = Def {
                 id,
                 parent,
                 owner,
                 top_member,
                 file_id,
-            });
+            };
+            if is_type_kind(&kind) && !member {
+                let types = r.types.entry(name.clone()).or_default();
+                types.by_file.push((file_id, types.all.len() as u32));
+                types.all.push(def.clone());
+            }
+            let defs = r.defs.entry(name).or_default();
+            defs.by_file.push((file_id, defs.all.len() as u32));
+            defs.all.push(def);
         }
-        for defs in r.defs.values_mut() {
+        for defs in r.defs.values_mut().chain(r.types.values_mut()) {
             defs.by_file.sort_unstable();
         }
         // Paths of the files the definitions read are in, and of the files resolving.
@@ -1802,6 +1837,20 @@ impl Resolver {
         Ok(r)
     }
 
+    /// Whether two files are in one language family (JavaScript with TypeScript, C with
+    /// C++: each reaches the other's definitions).
+    fn same_language(&self, a: i64, b: i64) -> bool {
+        let family = |file: i64| {
+            use Language as L;
+            match self.paths.get(&file).and_then(|p| Language::from_path(p)) {
+                Some(L::JavaScript | L::TypeScript | L::Tsx) => Some(L::JavaScript),
+                Some(L::C | L::Cpp) => Some(L::C),
+                other => other,
+            }
+        };
+        family(a) == family(b)
+    }
+
     /// Whether `target` is a definition of `name` in file `file_id`.
     fn defined_in(&self, file_id: i64, name: &str, target: i64) -> bool {
         self.defs
@@ -1812,6 +1861,9 @@ impl Resolver {
     /// Resolves a reference's `name`, written in file `file_id` inside definition
     /// `enclosing`, looked up on `receiver` (see [`Receiver`]). Returns the target's row
     /// id, provenance and confidence.
+    ///
+    /// A `type` reference (`kind`: a type named in a signature, a field, an annotation)
+    /// looks only at the definitions that are types; every other kind at all of them.
     ///
     /// A bare name ([`Receiver::None`]), in order: a name imported by a resolved import
     /// (stated, 1.0); a definition in the same file (derived, 0.9; a sibling of the
@@ -1842,11 +1894,19 @@ impl Resolver {
         &self,
         file_id: i64,
         name: &str,
+        kind: RefKind,
         enclosing: Option<i64>,
         receiver: Receiver,
         receiver_name: Option<&str>,
     ) -> (Option<i64>, &'static str, f64) {
-        let Some(defs) = self.defs.get(name) else {
+        // A type named in a signature, field or annotation is a type: `Path` in
+        // `fn f(p: &Path)` had resolved to an enum variant `ClaimKind::Path`.
+        let defs = if kind == RefKind::Type {
+            self.types.get(name)
+        } else {
+            self.defs.get(name)
+        };
+        let Some(defs) = defs else {
             return (None, "derived", 0.0);
         };
         let other = receiver == Receiver::Other;
@@ -2009,7 +2069,15 @@ impl Resolver {
             };
             return (Some(defs.all[i as usize].id), "derived", confidence);
         }
-        if defs.all.len() == 1 {
+        // The only definition anywhere; for a type, one declared at the top of its file
+        // (a type declared in a function or module is reached through an import: a
+        // test's local `type Row` had taken every `Row` of the repository).
+        // And in the same language as the use: a Rust `Item` had resolved to a Go struct.
+        if defs.all.len() == 1
+            && (kind != RefKind::Type
+                || (defs.all[0].owner.is_none()
+                    && self.same_language(file_id, defs.all[0].file_id)))
+        {
             return (
                 Some(defs.all[0].id),
                 "derived",
@@ -2047,7 +2115,8 @@ fn resolve_refs(
     let pending_files: HashSet<i64> = pending.files.iter().map(|(id, _)| *id).collect();
     // Stored refs of unchanged files that may resolve differently now, and whether to
     // rewrite them even when they resolve as before:
-    // (ref, file, name, enclosing, target, provenance, confidence, receiver, its name).
+    // (ref, file, name, enclosing, target, provenance, confidence, receiver, its name,
+    // kind).
     type Stored = (
         i64,
         i64,
@@ -2058,11 +2127,12 @@ fn resolve_refs(
         f64,
         Receiver,
         Option<String>,
+        RefKind,
     );
     let mut stored: Vec<(Stored, bool)> = Vec::new();
     {
         let conn = store.conn();
-        const COLUMNS: &str = "ref_id, file_id, name, enclosing_id, target_id, provenance, confidence, receiver, receiver_name";
+        const COLUMNS: &str = "ref_id, file_id, name, enclosing_id, target_id, provenance, confidence, receiver, receiver_name, kind";
         let mut by_name = conn
             .prepare_cached(&format!("SELECT {COLUMNS} FROM refs WHERE name = ?1"))
             .ctx(|| "reading refs".into())?;
@@ -2083,6 +2153,7 @@ fn resolve_refs(
                 r.get(6)?,
                 Receiver::parse(r.get::<_, Option<String>>(7)?.as_deref()),
                 r.get(8)?,
+                RefKind::parse(&r.get::<_, String>(9)?),
             ))
         };
         let mut seen = HashSet::new();
@@ -2142,7 +2213,18 @@ fn resolve_refs(
         };
     let mut updates: Vec<(i64, Option<i64>, &'static str, f64)> = Vec::new();
     for (
-        (ref_id, file_id, name, enclosing, target, provenance, confidence, receiver, receiver_name),
+        (
+            ref_id,
+            file_id,
+            name,
+            enclosing,
+            target,
+            provenance,
+            confidence,
+            receiver,
+            receiver_name,
+            kind,
+        ),
         force,
     ) in &stored
     {
@@ -2159,6 +2241,7 @@ fn resolve_refs(
         let (t, p, c) = resolver.resolve(
             *file_id,
             name,
+            *kind,
             *enclosing,
             *receiver,
             receiver_name.as_deref(),

@@ -675,7 +675,7 @@ fn fault_a_type_named_in_a_signature_or_struct_literal_was_no_reference() {
     write(
         root,
         "src/main.rs",
-        "mod parse;\nuse parse::Parser;\n\nfn build() -> Parser {\n    Parser { depth: 0 }\n}\n\nfn deeper(p: &Parser) -> Option<Parser> {\n    None\n}\n\nstruct Holder {\n    inner: Parser,\n}\n",
+        "mod parse;\nuse parse::Parser;\n\nfn build() -> Parser {\n    Parser { depth: 0 }\n}\n\nfn deeper(p: &Parser) -> Option<Parser> {\n    None\n}\n\nstruct Holder {\n    inner: Parser,\n}\n\nenum Kind {\n    Path,\n}\n\nfn open(p: &std::path::Path, q: &Path) -> Kind {\n    Kind::Path\n}\n",
     );
     write(
         root,
@@ -715,11 +715,38 @@ fn fault_a_type_named_in_a_signature_or_struct_literal_was_no_reference() {
             python("reparse@function"),
             python("reparse@function"),
             rust(3, "build@function"),
-            rust(4, "build@function"),
             rust(7, "deeper@function"),
             rust(7, "deeper@function"),
             rust(12, "Holder@struct"),
         ]
+    );
+    // The struct literal constructs one: a call, as `Parser::new()` is.
+    let literal: Vec<(String, u32, String)> = ws
+        .refs("Parser", 0)
+        .unwrap()
+        .result
+        .into_iter()
+        .filter(|r| r.kind == "call")
+        .map(|r| (r.path, r.line, r.target_key.unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        literal,
+        [(
+            "src/main.rs".to_string(),
+            4,
+            "src/parse.rs#Parser@struct".to_string()
+        )]
+    );
+    // `Path` as a type is not the variant `Kind::Path` of the same name.
+    assert_eq!(
+        ws.refs("Path", 0)
+            .unwrap()
+            .result
+            .iter()
+            .filter(|r| r.kind == "type")
+            .map(|r| r.target_key.clone())
+            .collect::<Vec<_>>(),
+        [None]
     );
     let impact = ws
         .impact("src/parse.rs#Parser@struct", 1, false)
