@@ -932,6 +932,11 @@ fn extract_with(
     // ---- imports (and the names they import, as references)
     let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
     let bindings = import_bindings(language, &imports);
+    let rust_paths = if language == Language::Rust {
+        rust_bound_paths(&imports)
+    } else {
+        FastMap::default()
+    };
     let mut members: Option<FastMap<(&str, &str), Option<u32>>> = None;
     let mut refs: Vec<Reference> = refs_kept
         .iter()
@@ -942,10 +947,20 @@ fn extract_with(
             }
             let (mut receiver, object, last) =
                 receiver_of(language, r.node, r.name, bytes, &bindings);
+            // A module declared with `#[path]` is not where its path says: a name on it
+            // stays on an import, which the module's resolved file answers.
+            if receiver == Receiver::Path
+                && last.is_some_and(|l| bindings.contains(l) && !rust_paths.contains_key(l))
+            {
+                receiver = Receiver::Imported;
+            }
             // `Foo::new()`, `Foo.create()`: a member of a type this file defines.
             let mut target = None;
             if let Some(object) = object
-                && matches!(receiver, Receiver::Other | Receiver::Imported)
+                && matches!(
+                    receiver,
+                    Receiver::Other | Receiver::Path | Receiver::Imported
+                )
                 && let Some(Some(i)) = members
                     .get_or_insert_with(|| local_members(&symbols))
                     .get(&(object, name))
@@ -954,12 +969,25 @@ fn extract_with(
                 target = Some(*i);
             }
             let receiver_name = last
-                .filter(|_| matches!(receiver, Receiver::Other | Receiver::Imported))
+                .filter(|_| {
+                    matches!(
+                        receiver,
+                        Receiver::Other | Receiver::Path | Receiver::Imported
+                    )
+                })
                 .map(|path| {
-                    path.split(['.', ':'])
+                    let mut segments: Vec<&str> = path
+                        .split(['.', ':'])
                         .filter(|seg| !seg.is_empty())
-                        .collect::<Vec<_>>()
-                        .join(".")
+                        .collect();
+                    // A Rust path starts from what the file's `use` bound its first name
+                    // to: `io::util::copy()` after `use tokio::io;` is `tokio::io::util`'s.
+                    if receiver == Receiver::Path
+                        && let Some(bound) = segments.first().and_then(|s| rust_paths.get(s))
+                    {
+                        segments.splice(..1, bound.split("::"));
+                    }
+                    segments.join(".")
                 });
             Some(Reference {
                 name: name.to_string(),
@@ -1114,6 +1142,43 @@ fn import_bindings(language: Language, imports: &[Import]) -> FastSet<String> {
     bound
 }
 
+/// The path each name a Rust file's `use` and `mod` items bind stands for: `use
+/// crate::de;` binds `de` to `crate::de`, `use tokio::io::{self, AsyncRead};` binds `io`
+/// to `tokio::io` and `AsyncRead` to `tokio::io::AsyncRead`, `mod store;` binds `store`
+/// to `self::store`. Globs bind nothing, and a name bound twice (by `cfg` variants) keeps
+/// its first path; a `#[path]` module is left out (its file is not where its path says).
+fn rust_bound_paths(imports: &[Import]) -> FastMap<&str, String> {
+    let mut bound: FastMap<&str, String> = FastMap::default();
+    for import in imports {
+        let module = import.module.as_str();
+        if module.starts_with("#[") {
+            continue;
+        }
+        if import.names.is_empty() {
+            if let Some(last) = module.rsplit("::").next().filter(|l| !l.is_empty()) {
+                bound.entry(last).or_insert_with(|| module.to_string());
+            }
+            continue;
+        }
+        for name in &import.names {
+            match name.as_str() {
+                "*" => {}
+                "self" => {
+                    if let Some(last) = module.rsplit("::").next().filter(|l| !l.is_empty()) {
+                        bound.entry(last).or_insert_with(|| module.to_string());
+                    }
+                }
+                name => {
+                    bound
+                        .entry(name)
+                        .or_insert_with(|| format!("{module}::{name}"));
+                }
+            }
+        }
+    }
+    bound
+}
+
 /// The members of the file's types, classes and modules by (the owner's last name
 /// segment, the member's name): `Foo.new` (a method of `impl Foo`), `Outer.Inner.f` as
 /// `("Inner", "f")`. `None` when two owners of that name define it (ambiguous). A
@@ -1188,6 +1253,8 @@ fn receiver_of<'b>(
     };
     let receiver = if own {
         Receiver::Own
+    } else if language == Language::Rust && expression.kind() == "scoped_identifier" {
+        Receiver::Path
     } else if bindings.contains(text) {
         Receiver::Imported
     } else {

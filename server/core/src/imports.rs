@@ -1021,8 +1021,11 @@ fn resolve_js(
 
 // ------------------------------------------------------------------ Rust
 
-/// The crate root of a Rust file: (directory, root file).
-fn rust_crate_root(from_path: &str, index: &PathIndex) -> (String, Option<String>) {
+/// The crate root of a Rust file (repo-relative): (the root file's directory, the root
+/// file, if the map holds it). A `lib.rs`, `main.rs`, `build.rs`, or a file of `tests/`,
+/// `examples/`, `benches/` or `src/bin/` is a root itself; any other file's root is the
+/// nearest ancestor's `lib.rs` or `main.rs`.
+pub fn rust_crate_root(from_path: &str, index: &PathIndex) -> (String, Option<String>) {
     let name = file_name(from_path);
     let dir = dir_of(from_path);
     let dir_name = file_name(dir);

@@ -38,7 +38,11 @@ pub use lang::Language;
 /// 8: uses of a type by name are references: Rust parameters, return types, fields,
 /// `let` annotations and type arguments (`type`, resolved to types only) and struct
 /// literals (`call`); Python annotations (`type`).
-pub const ANALYSIS_VERSION: u32 = 8;
+/// 9: a name on a Rust path that is no value (`crate::from_str()`, `super::f()`,
+/// `std::fs::read()`) is [`Receiver::Path`], resolved through the module tree: `crate::from_str(s)`
+/// had gone to a method `Map.from_str` beside the call, `std::fs::canonicalize(p)` to the
+/// enclosing function of that name.
+pub const ANALYSIS_VERSION: u32 = 9;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).
@@ -229,9 +233,14 @@ pub enum Receiver {
     /// import util`, `fmt.Println()` after `import "fmt"`, `store::open()` after `mod
     /// store;`, `User.find()` after `from .models import User`.
     Imported,
-    /// Any other receiver: `self.meta.is_match(x)`, `obj.parse()`, `Regex::new()` (no
-    /// import binds `Regex`), `super().f()`, `parent::f()`.
+    /// Any other receiver: `self.meta.is_match(x)`, `obj.parse()`, `super().f()`,
+    /// `parent::f()`.
     Other,
+    /// A Rust path no import binds, naming a module or a type, never a value:
+    /// `crate::from_str()`, `super::helper()`, `std::fs::read()`, `de::from_str()` inside
+    /// `crate::`, `Regex::new()`. Resolution follows the crate's module tree (a module path)
+    /// or looks for the type's members (a capitalised last segment).
+    Path,
 }
 
 impl Receiver {
@@ -242,6 +251,7 @@ impl Receiver {
             Receiver::Own => Some("own"),
             Receiver::Imported => Some("imported"),
             Receiver::Other => Some("other"),
+            Receiver::Path => Some("path"),
         }
     }
 
@@ -251,6 +261,7 @@ impl Receiver {
             Some("own") => Receiver::Own,
             Some("imported") => Receiver::Imported,
             Some("other") => Receiver::Other,
+            Some("path") => Receiver::Path,
             _ => Receiver::None,
         }
     }
@@ -266,8 +277,8 @@ pub struct Reference {
     /// What the name is looked up on (see [`Receiver`]); always `None` for imports.
     #[serde(default)]
     pub receiver: Receiver,
-    /// For a name on another object or on an imported name ([`Receiver::Other`],
-    /// [`Receiver::Imported`]), the receiver when it is a path of identifiers, its segments
+    /// For a name on another object, a path or an imported name ([`Receiver::Other`],
+    /// [`Receiver::Path`], [`Receiver::Imported`]), the receiver when it is a path of identifiers, its segments
     /// joined by `.`: `Builder` in `Builder::new()`, `runtime.Builder` in
     /// `runtime::Builder::new()`, `self.meta` in `self.meta.f()`. Resolution prefers a
     /// member of a type named by the last segment, in a file whose path holds the others.

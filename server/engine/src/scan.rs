@@ -466,7 +466,8 @@ fn scan_inner(
         || !report.deleted.is_empty()
         || !report.renamed.is_empty()
         || report.modified.iter().any(manifest);
-    let deps_changed = resolve_deps(root, writer.store, topology_changed, &writer.changed_files)?;
+    let (deps_changed, modules) =
+        resolve_deps(root, writer.store, topology_changed, &writer.changed_files)?;
     tracing::info!(
         ms = started.elapsed().as_millis() as u64,
         "scan: resolved imports"
@@ -477,6 +478,7 @@ fn scan_inner(
         &writer.changed_names,
         &deps_changed,
         &writer.retarget,
+        modules,
     )?;
 
     tracing::info!(
@@ -1338,7 +1340,7 @@ fn resolve_deps(
     store: &mut Store,
     all: bool,
     changed: &BTreeSet<i64>,
-) -> Result<BTreeSet<i64>> {
+) -> Result<(BTreeSet<i64>, PathIndex)> {
     let conn = store.conn();
     let mut index = PathIndex::default();
     let mut ids: HashMap<String, i64> = HashMap::new();
@@ -1489,7 +1491,7 @@ fn resolve_deps(
             Ok(())
         })?;
     }
-    Ok(deps_changed)
+    Ok((deps_changed, index))
 }
 
 /// The rows of `select` (`SELECT … FROM …`, no `WHERE`) that pass `filter` (an SQL
@@ -1627,6 +1629,32 @@ fn is_type_kind(kind: &str) -> bool {
     )
 }
 
+/// Whether a symbol of `kind` can be what a call names: anything but a module
+/// (namespace, package), a trait or interface, or a type alias (Rust's `type Err`).
+fn is_callable_kind(kind: &str) -> bool {
+    use loci_core::SymbolKind as K;
+    !matches!(
+        K::parse(kind),
+        K::Module | K::Trait | K::Interface | K::Type
+    )
+}
+
+/// The last segment of a qualified name's scope: `Builder` for `Builder.new`, `Inner` for
+/// `Outer.Inner.f`, `None` for a top-level name.
+fn owner_of(qualified: &str) -> Option<Box<str>> {
+    qualified
+        .rsplit_once('.')
+        .map(|(scope, _)| scope.rsplit('.').next().unwrap_or(scope).into())
+}
+
+/// Whether a definition's owner (see [`owner_of`]) is a type by the naming convention
+/// (capitalised): a type declared in it (Rust's associated `type Value = Json;`, a nested
+/// class) is named through it, not by its bare name (`Value` in a signature had resolved
+/// to an `impl Visitor`'s `Value`, serde_json's was meant).
+fn def_owner_is_type(owner: Option<&str>) -> bool {
+    owner.is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))
+}
+
 #[derive(Clone)]
 struct Def {
     id: i64,
@@ -1636,6 +1664,11 @@ struct Def {
     owner: Option<Box<str>>,
     /// Its qualified name has two segments (`Type.member`): the owner is top-level.
     top_member: bool,
+    /// It is a module (`mod m { .. }`, a namespace): no call or module path names it.
+    module: bool,
+    /// It is a member of a type (a method, a field, an enum variant, an associated item):
+    /// in Rust, Python, Go, JavaScript, TypeScript and PHP a bare name never means one.
+    member: bool,
     file_id: i64,
 }
 
@@ -1664,11 +1697,16 @@ impl Defs {
 struct Resolver {
     /// name → its definitions.
     defs: HashMap<String, Defs>,
+    /// name → its definitions that can be called (not modules, traits, interfaces or
+    /// type aliases): what a `call` may name (`Err(e)` is no call of an associated
+    /// `type Err`).
+    callables: HashMap<String, Defs>,
     /// name → its definitions that are types (classes, structs, enums, unions, traits,
     /// interfaces, type aliases): what a `type` reference may name.
     types: HashMap<String, Defs>,
-    /// symbol id → its parent's id.
-    parents: HashMap<i64, Option<i64>>,
+    /// symbol id → its parent's id, and the last segment of its qualified name's scope
+    /// (`Accels` for `Accels.needles`: a method of an `impl` has no parent symbol).
+    parents: HashMap<i64, (Option<i64>, Option<Box<str>>)>,
     /// file → (module, imported names)
     imports: HashMap<i64, Vec<(String, Vec<String>)>>,
     /// file → (module, target file), by module then target path: file ids follow the
@@ -1679,6 +1717,9 @@ struct Resolver {
     stems: HashMap<i64, String>,
     /// file → its path, for the files of the definitions read and the files resolving.
     paths: HashMap<i64, Box<str>>,
+    /// Every path of the map, with the repository's Rust crates: what a Rust path names
+    /// ([`Resolver::resolve_module_path`]), by the rules `use` resolves with.
+    modules: PathIndex,
 }
 
 /// What [`Resolver::load`] reads: everything, or only what references named `names` in
@@ -1698,20 +1739,22 @@ impl Resolver {
     fn load(conn: &loci_store::rusqlite::Connection, needs: Option<Needs<'_>>) -> Result<Resolver> {
         let mut r = Resolver {
             defs: HashMap::new(),
+            callables: HashMap::new(),
             types: HashMap::new(),
             parents: HashMap::new(),
             imports: HashMap::new(),
             deps: HashMap::new(),
             stems: HashMap::new(),
             paths: HashMap::new(),
+            modules: PathIndex::default(),
         };
         let names = needs.as_ref().map(|n| n.names);
         let files = needs.as_ref().map(|n| n.files);
         let defs = read_keyed(
             conn,
             "reading definitions",
-            "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id, s.qualified_name, s.kind FROM symbols s
-             LEFT JOIN symbols p ON p.key = s.parent_key",
+            "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id, s.qualified_name, s.kind, p.kind
+             FROM symbols s LEFT JOIN symbols p ON p.key = s.parent_key",
             "",
             ("s.name", names),
             "s.key",
@@ -1723,43 +1766,61 @@ impl Resolver {
                     row.get::<_, Option<i64>>(3)?,
                     row.get::<_, String>(4)?,
                     row.get::<_, String>(5)?,
+                    row.get::<_, Option<String>>(6)?,
                 ))
             },
         )?;
-        for (name, id, file_id, parent, qualified, kind) in defs {
+        for (name, id, file_id, parent, qualified, kind, parent_kind) in defs {
             // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
             // `impl` have no parent symbol, only their qualified name.
-            let owner = qualified
-                .rsplit_once('.')
-                .map(|(scope, _)| scope.rsplit('.').next().unwrap_or(scope).into());
+            let owner: Option<Box<str>> = owner_of(&qualified);
             if needs.is_none() {
                 // Every symbol is a definition read here: no separate parents pass.
-                r.parents.insert(id, parent);
+                r.parents.insert(id, (parent, owner.clone()));
             }
+            // A member of a type: a method, anything declared in a class, struct, enum or
+            // trait, or in an `impl` of a (capitalised) type: an enum variant, an
+            // associated `type Err`.
+            let member = owner.is_some()
+                && (kind == "method"
+                    || parent_kind.as_deref().is_some_and(is_type_kind)
+                    || (parent.is_none()
+                        && owner
+                            .as_deref()
+                            .is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))));
             let top_member = qualified.matches('.').count() == 1;
-            // A type declared in a type (Rust's associated `type Value = Json;`, a nested
-            // class) is named through it, not by its bare name: `Value` in a signature
-            // had resolved to an `impl Visitor`'s `Value` (serde_json's was meant).
-            let member = owner
-                .as_deref()
-                .is_some_and(|o: &str| o.starts_with(|c: char| c.is_uppercase()));
+            let nested_type = def_owner_is_type(owner.as_deref());
             let def = Def {
                 id,
                 parent,
                 owner,
                 top_member,
+                module: kind == "module",
+                member,
                 file_id,
             };
-            if is_type_kind(&kind) && !member {
+            if is_type_kind(&kind) && !nested_type {
                 let types = r.types.entry(name.clone()).or_default();
                 types.by_file.push((file_id, types.all.len() as u32));
                 types.all.push(def.clone());
+            }
+            if is_callable_kind(&kind) {
+                let callables = r.callables.entry(name.clone()).or_default();
+                callables
+                    .by_file
+                    .push((file_id, callables.all.len() as u32));
+                callables.all.push(def.clone());
             }
             let defs = r.defs.entry(name).or_default();
             defs.by_file.push((file_id, defs.all.len() as u32));
             defs.all.push(def);
         }
-        for defs in r.defs.values_mut().chain(r.types.values_mut()) {
+        for defs in r
+            .defs
+            .values_mut()
+            .chain(r.types.values_mut())
+            .chain(r.callables.values_mut())
+        {
             defs.by_file.sort_unstable();
         }
         // Paths of the files the definitions read are in, and of the files resolving.
@@ -1783,14 +1844,24 @@ impl Resolver {
             let parents = read_keyed(
                 conn,
                 "reading parents",
-                "SELECT s.symbol_id, p.symbol_id FROM symbols s
+                "SELECT s.symbol_id, p.symbol_id, s.qualified_name FROM symbols s
                  LEFT JOIN symbols p ON p.key = s.parent_key",
                 "",
                 ("s.file_id", Some(files)),
                 "s.symbol_id",
-                |row| Ok((row.get::<_, i64>(0)?, row.get::<_, Option<i64>>(1)?)),
+                |row| {
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, Option<i64>>(1)?,
+                        row.get::<_, String>(2)?,
+                    ))
+                },
             )?;
-            r.parents.extend(parents);
+            r.parents.extend(
+                parents
+                    .into_iter()
+                    .map(|(id, parent, qualified)| (id, (parent, owner_of(&qualified)))),
+            );
         }
         let imports = read_keyed(
             conn,
@@ -1901,15 +1972,33 @@ impl Resolver {
     ) -> (Option<i64>, &'static str, f64) {
         // A type named in a signature, field or annotation is a type: `Path` in
         // `fn f(p: &Path)` had resolved to an enum variant `ClaimKind::Path`.
-        let defs = if kind == RefKind::Type {
-            self.types.get(name)
-        } else {
-            self.defs.get(name)
+        let defs = match kind {
+            RefKind::Type => self.types.get(name),
+            RefKind::Call => self.callables.get(name),
+            _ => self.defs.get(name),
         };
         let Some(defs) = defs else {
             return (None, "derived", 0.0);
         };
-        let other = receiver == Receiver::Other;
+        // A Rust path naming a module (`crate::from_str()`, `std::fs::read()`): the
+        // crate's module tree, never a same-named definition nearby.
+        if receiver == Receiver::Path
+            && let Some(path) = receiver_name
+        {
+            // The standard library is not in the map (unless the map is it): `std::fs::File`
+            // is not the repository's own `fs/file.rs#File`.
+            let first = path.split('.').next().unwrap_or(path);
+            if matches!(first, "std" | "core" | "alloc")
+                && !self.modules.rust_crates.contains_key(first)
+            {
+                return (None, "derived", 0.0);
+            }
+            let last = path.rsplit('.').next().unwrap_or(path);
+            if !last.starts_with(|c: char| c.is_uppercase()) {
+                return self.resolve_module_path(file_id, name, defs, path);
+            }
+        }
+        let other = matches!(receiver, Receiver::Other | Receiver::Path);
         let deps = self.deps.get(&file_id);
         // A member written on a type's name (`Builder::new_multi_thread()`,
         // `runtime::Builder::new()`, `Parser.create()`): the members of types of that
@@ -2000,16 +2089,49 @@ impl Resolver {
                 }
             }
         }
+        let language = self
+            .paths
+            .get(&file_id)
+            .and_then(|p| Language::from_path(p));
+        // In these languages a bare name is never a member of the enclosing type (that is
+        // written `self.f()`, `this.f()`, `$this->f()`, `Self::f()`), so never a member at
+        // all: a bare `Err(e)` in Rust is no enum variant `Foo::Err`, a bare `set(..)` in
+        // a Python method no method `Morsel.set` beside it.
+        let explicit_members = matches!(
+            language,
+            Some(
+                Language::Rust
+                    | Language::Python
+                    | Language::Go
+                    | Language::JavaScript
+                    | Language::TypeScript
+                    | Language::Tsx
+                    | Language::Php
+            )
+        );
+        // Python's class body is the exception: `_deprecate(assertEqual)` written in it
+        // names the class's own `_deprecate`, and `class CompNone(CompBase)` in it the
+        // class's own `CompBase` (a class's bases are written in the scope around it).
+        let enclosing_scope = enclosing.and_then(|k| self.parents.get(&k));
+        let body = |d: &Def| {
+            d.parent.is_some()
+                && (d.parent == enclosing
+                    || (kind == RefKind::Inherit
+                        && enclosing_scope.is_some_and(|(p, _)| d.parent == *p)))
+        };
+        let eligible =
+            |d: &Def| !(receiver == Receiver::None && explicit_members && d.member && !body(d));
         let same: Vec<&Def> = if receiver == Receiver::Imported {
             Vec::new()
         } else {
-            defs.in_file(file_id).map(|(_, d)| d).collect()
+            defs.in_file(file_id)
+                .map(|(_, d)| d)
+                .filter(|d| eligible(d))
+                .collect()
         };
         if !same.is_empty() {
-            let enclosing_parent = enclosing
-                .and_then(|k| self.parents.get(&k))
-                .copied()
-                .flatten();
+            let (enclosing_parent, enclosing_owner) =
+                enclosing_scope.map_or((None, None), |(p, o)| (*p, o.as_deref()));
             if other {
                 let best = same
                     .iter()
@@ -2019,9 +2141,20 @@ impl Resolver {
                     .unwrap_or(&same[0]);
                 return (Some(best.id), "derived", 0.3);
             }
-            let best = same
-                .iter()
-                .find(|d| d.parent.is_some() && d.parent == enclosing_parent)
+            // On the enclosing type (`self.len()`): a member of that type, by its name
+            // (the methods of an `impl` have no parent symbol); `self.len()` in
+            // `impl<A> Accels<A>` had gone to `Accel.len` beside it, first in key order.
+            let own_type = (receiver == Receiver::Own)
+                .then(|| {
+                    same.iter()
+                        .find(|d| d.owner.is_some() && d.owner.as_deref() == enclosing_owner)
+                })
+                .flatten();
+            let best = own_type
+                .or_else(|| {
+                    same.iter()
+                        .find(|d| d.parent.is_some() && d.parent == enclosing_parent)
+                })
                 .or_else(|| {
                     same.iter()
                         .find(|d| d.parent.is_some() && d.parent == enclosing)
@@ -2030,8 +2163,41 @@ impl Resolver {
                 .unwrap_or(&same[0]);
             return (Some(best.id), "derived", SAME_FILE_CONFIDENCE);
         }
-        // Definitions in imported files: how many, and the first in key order.
-        let mut targets: Vec<i64> = deps.into_iter().flatten().map(|(_, to)| *to).collect();
+        // Go: a package is its directory, and every file of it sees the others' names.
+        if receiver == Receiver::None
+            && language == Some(Language::Go)
+            && let Some(here) = self.paths.get(&file_id)
+        {
+            let dir = here.rsplit_once('/').map_or("", |(d, _)| d);
+            let package: Vec<&Def> = defs
+                .all
+                .iter()
+                .filter(|d| {
+                    !d.member
+                        && self.paths.get(&d.file_id).is_some_and(|p| {
+                            p.ends_with(".go") && p.rsplit_once('/').map_or("", |(d, _)| d) == dir
+                        })
+                })
+                .collect();
+            if let Some(d) = package.first() {
+                let confidence = if package.len() == 1 {
+                    SAME_FILE_CONFIDENCE
+                } else {
+                    0.7
+                };
+                return (Some(d.id), "derived", confidence);
+            }
+        }
+        // Definitions in imported files: how many, and the first in key order. On an
+        // imported name (`util.Open()`), the files of the imports that bind that name
+        // only: `util.Open` had gone to the `Open` of another package the file imports.
+        let bound = receiver_name
+            .filter(|_| receiver == Receiver::Imported)
+            .and_then(|r| r.split('.').next())
+            .map(|binding| self.bound_by(file_id, binding, language))
+            .filter(|files| !files.is_empty());
+        let mut targets: Vec<i64> =
+            bound.unwrap_or_else(|| deps.into_iter().flatten().map(|(_, to)| *to).collect());
         targets.sort_unstable();
         targets.dedup();
         // On an imported module's name (`logging.getLogger()` after `import logging`) a
@@ -2049,7 +2215,7 @@ impl Resolver {
         for module_level in [on_module, false] {
             for &to in &targets {
                 for (i, d) in defs.in_file(to) {
-                    if module_level && (d.parent.is_some() || d.owner.is_some()) {
+                    if (module_level && (d.parent.is_some() || d.owner.is_some())) || !eligible(d) {
                         continue;
                     }
                     imported += 1;
@@ -2074,6 +2240,7 @@ impl Resolver {
         // test's local `type Row` had taken every `Row` of the repository).
         // And in the same language as the use: a Rust `Item` had resolved to a Go struct.
         if defs.all.len() == 1
+            && eligible(&defs.all[0])
             && (kind != RefKind::Type
                 || (defs.all[0].owner.is_none()
                     && self.same_language(file_id, defs.all[0].file_id)))
@@ -2085,6 +2252,142 @@ impl Resolver {
             );
         }
         (None, "derived", 0.0)
+    }
+}
+
+impl Resolver {
+    /// The files that the imports of `file_id` binding `binding` resolved to: those
+    /// listing it as a name (`from . import util`, `use crate::de;`), and those whose
+    /// module the language binds to it (Python `import os.path` binds `os`, Go
+    /// `import "x/pkg/util"` binds `util`, Java `import a.b.Util;` binds `Util`).
+    fn bound_by(&self, file_id: i64, binding: &str, language: Option<Language>) -> Vec<i64> {
+        let named: Vec<&str> = self
+            .imports
+            .get(&file_id)
+            .into_iter()
+            .flatten()
+            .filter(|(_, names)| names.iter().any(|n| n == binding))
+            .map(|(module, _)| module.as_str())
+            .collect();
+        let binds = |module: &str| {
+            named.contains(&module)
+                || match language {
+                    Some(Language::Python) => {
+                        module.trim_start_matches('.').split('.').next() == Some(binding)
+                    }
+                    Some(Language::Go) => module.rsplit('/').next() == Some(binding),
+                    Some(Language::Java) => module.rsplit('.').next() == Some(binding),
+                    Some(Language::Rust) => module.rsplit("::").next() == Some(binding),
+                    _ => false,
+                }
+        };
+        self.deps
+            .get(&file_id)
+            .into_iter()
+            .flatten()
+            .filter(|(module, _)| binds(module))
+            .map(|(_, to)| *to)
+            .collect()
+    }
+
+    /// A name on a Rust path naming a module ([`Receiver::Path`] whose last segment is
+    /// not capitalised: `crate::from_str()`, `super::helper()`, `de::from_str()` after
+    /// `crate::`, `std::fs::read()`), by the crate's module tree as a `use` of that path
+    /// resolves ([`loci_core::imports::resolve`]), in order:
+    ///
+    /// 1. `super::f()` where the file itself defines a free `f`: that one (derived, 0.9);
+    ///    an inline `mod tests` calls its file's functions so;
+    /// 2. a free definition (no owner, not a module) in the module file the path names, or one of an
+    ///    inline module of the path's last name in the file that holds it (stated, 1.0);
+    /// 3. a path to a module of the map that defines no such name re-exports it (`pub use
+    ///    crate::de::from_str;` in `lib.rs`): the free definitions of the name in that
+    ///    crate's folder (derived, 0.7, or 0.5 when several: one in a file named after it
+    ///    first, as `mod spawn; pub use spawn::spawn;` writes it, then the one sharing most
+    ///    folders with the use);
+    /// 4. a path to no module of the map (`std::fs::read()`, another crate's
+    ///    `loom::model()`): unresolved, never a same-named definition nearby
+    ///    (`std::fs::canonicalize(p)` had resolved to the enclosing `canonicalize`,
+    ///    serde_json's `crate::from_str(s)` to the method `Map.from_str` beside it).
+    fn resolve_module_path(
+        &self,
+        file_id: i64,
+        name: &str,
+        defs: &Defs,
+        path: &str,
+    ) -> (Option<i64>, &'static str, f64) {
+        const UNRESOLVED: (Option<i64>, &str, f64) = (None, "derived", 0.0);
+        let Some(here) = self.paths.get(&file_id) else {
+            return UNRESOLVED;
+        };
+        let segments: Vec<&str> = path.split('.').collect();
+        // A free item: no owner (not `Map.from_str`), and no module (`mod spawn;` is not
+        // what `tokio::spawn()` calls).
+        let free = |d: &Def| d.owner.is_none() && !d.module;
+        if segments == ["super"]
+            && let Some((_, d)) = defs.in_file(file_id).find(|(_, d)| free(d))
+        {
+            return (Some(d.id), "derived", SAME_FILE_CONFIDENCE);
+        }
+        let files_of = |segments: &[&str]| {
+            let import = Import {
+                module: segments.join("::"),
+                names: vec![name.to_string()],
+                span: Span::default(),
+            };
+            loci_core::imports::resolve(Language::Rust, here, &import, &self.modules)
+        };
+        let path_of = |d: &Def| self.paths.get(&d.file_id).map_or("", |p| &**p);
+        let files = files_of(&segments);
+        let Some(module) = files.first() else {
+            return UNRESOLVED;
+        };
+        if let Some(d) = defs
+            .all
+            .iter()
+            .find(|d| free(d) && files.iter().any(|f| f == path_of(d)))
+        {
+            return (Some(d.id), "stated", 1.0);
+        }
+        if let [parent @ .., last] = &segments[..]
+            && !parent.is_empty()
+        {
+            let files = files_of(parent);
+            if let Some(d) = defs.all.iter().find(|d| {
+                d.owner.as_deref() == Some(*last)
+                    && !d.module
+                    && files.iter().any(|f| f == path_of(d))
+            }) {
+                return (Some(d.id), "stated", 1.0);
+            }
+        }
+        let (crate_dir, _) = loci_core::imports::rust_crate_root(module, &self.modules);
+        let inside = |p: &str| {
+            p.ends_with(".rs")
+                && (crate_dir.is_empty()
+                    || p.strip_prefix(crate_dir.as_str())
+                        .is_some_and(|rest| rest.starts_with('/')))
+        };
+        let exported: Vec<&Def> = defs
+            .all
+            .iter()
+            .filter(|d| free(d) && inside(path_of(d)))
+            .collect();
+        // A file named after the item first (`mod spawn; pub use spawn::spawn;`), then
+        // the one sharing most folders with the use.
+        let rank = |d: &&&Def| {
+            let path = path_of(d);
+            let common = here
+                .split('/')
+                .zip(path.split('/'))
+                .take_while(|(a, b)| a == b)
+                .count();
+            (stem_of(path) != name, std::cmp::Reverse(common))
+        };
+        match exported.iter().min_by_key(rank) {
+            Some(d) if exported.len() == 1 => (Some(d.id), "derived", 0.7),
+            Some(d) => (Some(d.id), "derived", 0.5),
+            None => UNRESOLVED,
+        }
     }
 }
 
@@ -2111,6 +2414,7 @@ fn resolve_refs(
     changed_names: &BTreeSet<String>,
     deps_changed: &BTreeSet<i64>,
     retarget: &BTreeSet<i64>,
+    modules: PathIndex,
 ) -> Result<()> {
     let pending_files: HashSet<i64> = pending.files.iter().map(|(id, _)| *id).collect();
     // Stored refs of unchanged files that may resolve differently now, and whether to
@@ -2193,7 +2497,7 @@ fn resolve_refs(
         .copied()
         .chain(stored.iter().map(|(row, _)| row.1))
         .collect();
-    let resolver =
+    let mut resolver =
         if files.len() <= TARGETED_RESOLVE_MAX_FILES && !map::bulk_indexes_missing(store.conn())? {
             let names: BTreeSet<&str> = pending
                 .names
@@ -2211,6 +2515,7 @@ fn resolve_refs(
         } else {
             Resolver::load(store.conn(), None)?
         };
+    resolver.modules = modules;
     let mut updates: Vec<(i64, Option<i64>, &'static str, f64)> = Vec::new();
     for (
         (

@@ -1032,9 +1032,9 @@ fn fault_a_member_called_on_a_type_name_in_another_file_was_unresolved() {
     assert_eq!(
         fresh,
         [
-            "src/main.rs:2 new_multi_thread other -> src/runtime/builder.rs#Builder.new_multi_thread@method derived 0.7",
-            "src/main.rs:3 new_multi_thread other -> src/runtime/builder.rs#Builder.new_multi_thread@method derived 0.7",
-            "src/main.rs:4 new_multi_thread other -> - derived 0.0",
+            "src/main.rs:2 new_multi_thread path -> src/runtime/builder.rs#Builder.new_multi_thread@method derived 0.7",
+            "src/main.rs:3 new_multi_thread path -> src/runtime/builder.rs#Builder.new_multi_thread@method derived 0.7",
+            "src/main.rs:4 new_multi_thread path -> - derived 0.0",
         ]
     );
     // Resolved again from the stored rows (the helper file changes), the same answer.
@@ -1085,8 +1085,8 @@ fn fault_a_type_named_call_went_to_another_types_member() {
     assert_eq!(
         targets,
         [
-            "src/task/join_set.rs:4 new other -> src/task/builder.rs#Builder.new@method derived 0.5",
-            "src/task/join_set.rs:5 new other -> - derived 0.0",
+            "src/task/join_set.rs:4 new path -> src/task/builder.rs#Builder.new@method derived 0.5",
+            "src/task/join_set.rs:5 new path -> - derived 0.0",
             "use.py:1 C - -> - derived 0.0",
             "use.py:2 foo other -> tests/nested.py#t.c.foo@method derived 0.2",
         ]
@@ -1325,8 +1325,8 @@ fn fault_a_use_of_another_crate_of_the_workspace_was_unresolved() {
     assert_eq!(
         calls,
         [
-            "alpha/tests/t.rs:5 run imported -> alpha/src/parse.rs#Parser.run@method derived 0.7",
-            "beta/src/lib.rs:4 run imported -> alpha/src/parse.rs#Parser.run@method derived 0.7",
+            "alpha/tests/t.rs:5 run path -> alpha/src/parse.rs#Parser.run@method derived 0.7",
+            "beta/src/lib.rs:4 run path -> alpha/src/parse.rs#Parser.run@method derived 0.7",
         ]
     );
     // The library renamed: its old name names nothing, and the next scan says so.
@@ -1362,5 +1362,142 @@ fn fault_a_call_on_an_imported_module_resolved_to_a_method_beside_the_function()
     assert_eq!(
         call_targets(&ws),
         ["app.py:4 getLogger imported -> logging/__init__.py#getLogger@function derived 0.7"]
+    );
+}
+
+/// Faults from a fresh-user trial on serde_json and tokio: a Rust path was read as a value
+/// receiver, so `crate::from_str(s)` (re-exported by `lib.rs`) resolved to the method
+/// `Map.from_str` beside the call, `std::thread::spawn` and `task::spawn()` to a module
+/// `spawn`, and `std::fs::canonicalize(p)` to the enclosing function of that name. A Rust
+/// path now starts from what the file's `use` bound its first name to and follows the
+/// crate's module tree; a path into no module of the map stays unresolved.
+#[test]
+fn fault_a_rust_path_call_resolved_to_a_same_named_definition_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[package]\nname = \"r1\"\nversion = \"0.1.0\"\n",
+    );
+    write(
+        root,
+        "src/lib.rs",
+        "mod de;\nmod value;\npub mod fs;\npub mod task;\npub use crate::de::from_str;\npub use crate::task::spawn;\n",
+    );
+    write(root, "src/de.rs", "pub fn from_str(s: &str) -> u8 { 0 }\n");
+    write(
+        root,
+        "src/value.rs",
+        "pub struct Map;\nimpl std::str::FromStr for Map {\n    type Err = ();\n    fn from_str(s: &str) -> Result<Self, ()> {\n        if crate::from_str(s) == 0 { return Err(()); }\n        Ok(Map)\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/fs.rs",
+        "pub fn canonicalize(p: &str) -> String {\n    std::fs::canonicalize(p);\n    super::de::from_str(p);\n    String::new()\n}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { super::canonicalize(\"x\"); }\n}\n",
+    );
+    write(
+        root,
+        "src/task/mod.rs",
+        "mod spawn;\npub use spawn::spawn;\n",
+    );
+    write(root, "src/task/spawn.rs", "pub fn spawn() {}\n");
+    write(
+        root,
+        "tests/t.rs",
+        "use std::thread;\nuse r1::task;\n#[test]\nfn t() { task::spawn(); thread::spawn(|| ()); r1::spawn(); }\n",
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    assert_eq!(
+        call_targets(&ws),
+        [
+            "src/fs.rs:2 canonicalize path -> - derived 0.0",
+            "src/fs.rs:3 from_str path -> src/de.rs#from_str@function stated 1.0",
+            "src/fs.rs:4 new path -> - derived 0.0",
+            "src/fs.rs:9 canonicalize path -> src/fs.rs#canonicalize@function derived 0.9",
+            "src/value.rs:5 from_str path -> src/de.rs#from_str@function derived 0.7",
+            "src/value.rs:5 Err - -> - derived 0.0",
+            "src/value.rs:6 Ok - -> - derived 0.0",
+            "tests/t.rs:4 spawn path -> src/task/spawn.rs#spawn@function stated 1.0",
+            "tests/t.rs:4 spawn path -> - derived 0.0",
+            "tests/t.rs:4 spawn path -> src/task/spawn.rs#spawn@function derived 0.7",
+        ]
+    );
+}
+
+/// Faults from the same trial: `self.len()` in `impl<A> Accels<A>` resolved to `Accel.len`
+/// (first in key order among the file's `len` methods, as the methods of an `impl` have no
+/// parent symbol), a bare `Err(..)` to an associated `type Err` and a bare `set(..)` in a
+/// Python method to a method `set` of another class in the file. A name on `self` is the
+/// enclosing type's member; a call never names a type alias, module or trait; and in
+/// Rust, Python, Go, JavaScript, TypeScript and PHP a bare name never means a member (but
+/// in a Python class body, the class's own).
+#[test]
+fn fault_self_and_bare_calls_resolved_to_members_of_another_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "y.rs",
+        "pub struct Accels<A> { a: A }\npub struct Accel;\nimpl<A: AsRef<[u8]>> Accels<A> {\n    pub fn needles(&self) -> usize { self.len() }\n    pub fn len(&self) -> usize { 1 }\n}\nimpl Accel { pub fn len(&self) -> usize { 0 } }\nimpl std::str::FromStr for Accel {\n    type Err = ();\n    fn from_str(s: &str) -> Result<Self, ()> { Err(()) }\n}\n",
+    );
+    write(
+        root,
+        "m.py",
+        "class Morsel:\n    def set(self, k):\n        return k\n\nclass TestCase:\n    def _deprecate(f):\n        return f\n    def check(self):\n        return set(range(3))\n    fail = _deprecate(check)\n",
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    assert_eq!(
+        call_targets(&ws),
+        [
+            "m.py:9 set - -> - derived 0.0",
+            "m.py:9 range - -> - derived 0.0",
+            "m.py:10 _deprecate - -> m.py#TestCase._deprecate@method derived 0.9",
+            "y.rs:4 len own -> y.rs#Accels.len@method derived 0.9",
+            "y.rs:10 Err - -> - derived 0.0",
+        ]
+    );
+}
+
+/// Faults from the same trial, in Go: `util.Open("n")` after importing both `…/db` and
+/// `…/pkg/util` resolved to the `Open` of `db` (the first of the imported files in key
+/// order), and `Open("x")` in another file of the same package stayed unresolved. A
+/// name on an import looks in the files that import binds; a package is its directory.
+#[test]
+fn fault_a_go_package_call_went_to_another_imported_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "go.mod", "module github.com/acme/svc\n\ngo 1.21\n");
+    write(
+        root,
+        "internal/db/db.go",
+        "package db\nfunc Open(d string) *Conn { return &Conn{} }\ntype Conn struct{}\n",
+    );
+    write(
+        root,
+        "internal/db/helpers.go",
+        "package db\nfunc Helper() { Open(\"x\") }\n",
+    );
+    write(
+        root,
+        "pkg/util/util.go",
+        "package util\nfunc Open(n string) string { return n }\n",
+    );
+    write(
+        root,
+        "cmd/app/main.go",
+        "package main\nimport (\n\t\"github.com/acme/svc/internal/db\"\n\t\"github.com/acme/svc/pkg/util\"\n)\nfunc main() { db.Open(\"d\"); util.Open(\"n\") }\n",
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    assert_eq!(
+        call_targets(&ws),
+        [
+            "cmd/app/main.go:6 Open imported -> internal/db/db.go#Open@function derived 0.7",
+            "cmd/app/main.go:6 Open imported -> pkg/util/util.go#Open@function derived 0.7",
+            "internal/db/helpers.go:2 Open - -> internal/db/db.go#Open@function derived 0.9",
+        ]
     );
 }

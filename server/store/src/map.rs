@@ -1252,7 +1252,7 @@ pub fn settle_drift_hashes(tx: &Transaction<'_>) -> Result<()> {
 }
 
 /// Secondary indexes of `symbols` and `refs` that a bulk load builds at the end.
-/// Their definitions must match the migrations (`0001_map.sql`).
+/// Their definitions must match the migrations (`0001_map.sql`, `0016_ref_receiver_path.sql`).
 const BULK_INDEXES: &[(&str, &str)] = &[
     (
         "refs_by_name",

@@ -98,6 +98,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "revision_marks",
         sql: include_str!("migrations/0015_revision_marks.sql"),
     },
+    Migration {
+        version: 16,
+        name: "ref_receiver_path",
+        sql: include_str!("migrations/0016_ref_receiver_path.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
