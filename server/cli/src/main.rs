@@ -722,7 +722,7 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
     let root = ws.root().to_path_buf();
     let cwd = cwd.canonicalize().unwrap_or(cwd);
     // What an empty answer of a lookup says on stderr (exit 1 is "nothing found").
-    let miss = match &cli.command {
+    let mut miss = match &cli.command {
         Command::Symbol { name, .. } => {
             Some(format!("no symbol named `{}` in the map", quoted(name)))
         }
@@ -826,7 +826,16 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
         Command::Symbol { name, limit } => out.symbols(&ws.symbol(&key_here(name), limit)?)?,
         Command::Refs { name, limit } => out.refs(&ws.refs(&key_here(name), limit)?)?,
         Command::Callers { symbol, limit } => {
-            out.callers(&ws.callers(&key_here(symbol), limit)?)?
+            // A name that is no symbol is a typo, not dead code: say which.
+            let typo = format!(
+                "no symbol named `{}` in the map, so no callers (`loci symbol` finds names)",
+                quoted(&symbol)
+            );
+            let env = ws.callers(&key_here(symbol), limit)?;
+            if env.result.targets_total == 0 {
+                miss = Some(typo);
+            }
+            out.callers(&env)?
         }
         Command::Deps { path, reverse } => match ws.deps(&here(path), reverse) {
             Err(EngineError::NotFound(message)) => return not_found(&out, ws, &message),

@@ -1598,7 +1598,12 @@ fn fault_a_json_answer_that_exited_1_did_not_say_why() {
         ),
         (
             &["callers", "nosuch", "--json"],
-            "no callers of `nosuch` in the map",
+            "no symbol named `nosuch` in the map, so no callers (`loci symbol` finds names)",
+        ),
+        // A symbol nothing calls is not a typo (a fresh-user trial: the two had read alike).
+        (
+            &["callers", "show", "--json"],
+            "no callers of `show` in the map",
         ),
         (&["search", "!!!", "--json"], "nothing matches `!!!`"),
         (&["search", "zzqq", "--json"], "nothing matches `zzqq`"),

@@ -365,17 +365,18 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
         );
         assert!(status.success(), "{stderr}");
     }
-    // Eleven migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
+    // Twelve migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
     // (the covering reverse-import index), 0008 (pages by current revision), 0009 (ref
     // receivers), 0010 (Rust type kinds; data only, and the corpus has no Rust), 0011
     // (ref receiver names), 0012 (files' drift hashes), 0013 (claim sets), 0014 (common
-    // terms) and 0015 (revision marks) pending, so a kill can land between them. Undo
-    // 0015 to 0011 and 0009 to 0006 for real and forget 0005's row (it recreates what it
-    // touches).
+    // terms), 0015 (revision marks) and 0016 (the refs table rebuilt for the `path`
+    // receiver) pending, so a kill can land between them. Undo 0016 to 0011 and 0009 to
+    // 0006 for real (dropping the receiver columns undoes 0016 too) and forget 0005's row
+    // (it recreates what it touches).
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        15,
+        16,
         "revisit which migrations this test undoes"
     );
     {
@@ -396,7 +397,7 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
              DROP TRIGGER pages_uid; DROP INDEX pages_by_uid; ALTER TABLE pages DROP COLUMN uid;
              DELETE FROM schema_migrations WHERE version > 4;",
         )
-        .expect("step back eleven migrations");
+        .expect("step back twelve migrations");
     }
     let old_conn = open_ro(&old);
     let old_memory = memory(&old_conn);
@@ -466,6 +467,13 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
                 |r| r.get(0),
             )
             .expect("refs columns");
+        let path_receiver: bool = conn
+            .query_row(
+                "SELECT sql LIKE '%''path''%' FROM sqlite_master WHERE name = 'refs'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("refs table");
         if version == old_version {
             assert_eq!(
                 counts, old_counts,
@@ -493,6 +501,7 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
             assert_eq!(index_columns, 3, "{what}: 0007 applied");
             assert_eq!(revision_index, 1, "{what}: 0008 applied");
             assert_eq!(receiver_column, 1, "{what}: 0009 applied");
+            assert!(path_receiver, "{what}: 0016 applied");
         }
         assert_eq!(memory(&conn), old_memory, "{what}: memory untouched");
         drop(conn);
