@@ -1698,8 +1698,9 @@ struct Resolver {
     /// name → its definitions.
     defs: HashMap<String, Defs>,
     /// name → its definitions that can be called (not modules, traits, interfaces or
-    /// type aliases): what a `call` may name (`Err(e)` is no call of an associated
-    /// `type Err`).
+    /// type aliases), for the names that have others too: what a `call` may name
+    /// (`Err(e)` is no call of an associated `type Err`). A name not here has only
+    /// callable definitions.
     callables: HashMap<String, Defs>,
     /// name → its definitions that are types (classes, structs, enums, unions, traits,
     /// interfaces, type aliases): what a `type` reference may name.
@@ -1770,6 +1771,7 @@ impl Resolver {
                 ))
             },
         )?;
+        let mut uncallable: HashSet<i64> = HashSet::new();
         for (name, id, file_id, parent, qualified, kind, parent_kind) in defs {
             // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
             // `impl` have no parent symbol, only their qualified name.
@@ -1804,16 +1806,26 @@ impl Resolver {
                 types.by_file.push((file_id, types.all.len() as u32));
                 types.all.push(def.clone());
             }
-            if is_callable_kind(&kind) {
-                let callables = r.callables.entry(name.clone()).or_default();
-                callables
-                    .by_file
-                    .push((file_id, callables.all.len() as u32));
-                callables.all.push(def.clone());
+            if !is_callable_kind(&kind) {
+                uncallable.insert(id);
             }
             let defs = r.defs.entry(name).or_default();
             defs.by_file.push((file_id, defs.all.len() as u32));
             defs.all.push(def);
+        }
+        // The few names some of whose definitions cannot be called (a module, a trait, a
+        // type alias) get their callable ones apart; every other name's are all callable.
+        for (name, defs) in &r.defs {
+            if defs.all.iter().any(|d| uncallable.contains(&d.id)) {
+                let mut callables = Defs::default();
+                for d in defs.all.iter().filter(|d| !uncallable.contains(&d.id)) {
+                    callables
+                        .by_file
+                        .push((d.file_id, callables.all.len() as u32));
+                    callables.all.push(d.clone());
+                }
+                r.callables.insert(name.clone(), callables);
+            }
         }
         for defs in r
             .defs
@@ -1974,7 +1986,7 @@ impl Resolver {
         // `fn f(p: &Path)` had resolved to an enum variant `ClaimKind::Path`.
         let defs = match kind {
             RefKind::Type => self.types.get(name),
-            RefKind::Call => self.callables.get(name),
+            RefKind::Call => self.callables.get(name).or_else(|| self.defs.get(name)),
             _ => self.defs.get(name),
         };
         let Some(defs) = defs else {
