@@ -2371,3 +2371,60 @@ fn fault_a_path_filter_naming_nothing_said_nothing_matches() {
         .collect();
     assert_eq!(ids, ["src/billing.py"]);
 }
+
+/// Fault from a fresh-user trial: `remember` printed what a claim fails (missing_path
+/// [high]), yet `context` served the page first, in full, with no banner and no −40 until
+/// someone ran `loci lint`. The write now records its claims' findings as lint records
+/// them, so the contradiction is open at once; lint then finds nothing new, and a
+/// revision that corrects the page resolves it at once too.
+#[test]
+fn fault_memory_a_write_knew_was_false_was_served_without_a_banner_until_lint() {
+    let (_dir, mut ws) = workspace();
+    let written = ws
+        .remember(
+            "src/auth.py",
+            "`login()` asks `src/mfa/totp.py` for a second factor, then calls `check_hash()`.",
+            &by("agent:a"),
+        )
+        .unwrap()
+        .result;
+    let findings: Vec<(&str, &str)> = written
+        .claims
+        .iter()
+        .filter_map(|c| Some((c.target.as_str(), c.finding.as_ref()?.kind.as_str())))
+        .collect();
+    assert_eq!(findings, [("src/mfa/totp.py", "missing_path")]);
+    // No lint has run.
+    let a = ask(&ws, "what does login check", &["src/auth.py"], 2_000).result;
+    assert_eq!(
+        a.banners,
+        [
+            "⚠ memory `src/auth.py` has 1 open contradiction(s) with the code; verify before relying on it (`loci lint`)"
+        ]
+    );
+    let page = a.items.iter().find(|i| i.id == "src/auth.py").unwrap();
+    assert_eq!(page.contradictions, 1);
+    assert_eq!(
+        page.signals.last().map(String::as_str),
+        Some("open contradictions -40.0")
+    );
+    // Lint records the same contradiction: nothing new is opened.
+    let report = ws.lint().unwrap().result;
+    assert_eq!(
+        (report.opened, report.resolved, report.contradictions.len()),
+        (0, 0, 1)
+    );
+    // A revision without the false claim resolves it, again without lint.
+    ws.remember(
+        "src/auth.py",
+        "`login()` calls `check_hash()`.",
+        &by("agent:a"),
+    )
+    .unwrap();
+    let a = ask(&ws, "what does login check", &["src/auth.py"], 2_000).result;
+    assert!(a.banners.is_empty(), "{:?}", a.banners);
+    let page = a.items.iter().find(|i| i.id == "src/auth.py").unwrap();
+    assert_eq!(page.contradictions, 0);
+    let open = loci_store::audit::contradictions(ws.store().conn(), Some("open")).unwrap();
+    assert!(open.is_empty(), "{open:?}");
+}
