@@ -18,11 +18,12 @@
 //! file's module +50 (parent, child or sibling +25); a full-text hit up to +30: 30 × the
 //! IDF-weighted share of the question's terms in its best passage × the rank decay
 //! 60 / (60 + rank); a symbol match in a page's file up to +24; a symbol the question
-//! names +15; for pages, one link-hop from a top-3 seed +15, and for symbols a top-3
-//! relevant page names, +15; stale −20; open
+//! names +15; a symbol a top-3 relevant page names, half that page's full-text points
+//! when they clear the floor (relevance: the page holds the question); stale −20; open
 //! contradictions −40 and a warning banner; test code −5 unless the question is about
-//! tests; and, only for items that are relevant on their own, updated within 7 days +10
-//! and `decisions` and `lessons` +25 — the latter only when the page also has a signal of
+//! tests; and, only for items that are relevant on their own, one link-hop from a top-3
+//! seed +15 (pages and files), a symbol a top-3 relevant page names +15, updated within 7
+//! days +10 and `decisions` and `lessons` +25 — the latter only when the page also has a signal of
 //! its own: full-text points at least half the best full-text points of the answer
 //! ([`EPISODIC_TEXT_SHARE`]), or a claim resolved to an open file or a symbol the question
 //! names (or its file). An item at no points or below gets no line at all. Abstention
@@ -296,6 +297,16 @@ const RETRIEVAL_ROWS: u64 = 1_000;
 
 /// Symbols a seed page may bring in through its claims (the first ones it names).
 const MEMORY_LINKS: usize = 8;
+
+/// The share of a page's full-text points that a symbol it names gains as relevance, when
+/// those points clear the floor (the page holds the question). Measured with
+/// `context_bench` (2026-12-04, recall@5 / MRR / nDCG@5): with the +15 "named by memory"
+/// boost on any symbol a seed page named (relevance 0 or not), 0.476 / 0.445 / 0.421 on
+/// the stdlib set and 0.380 / 0.418 on loci's; with the boost only for symbols relevant on
+/// their own, 0.452 / 0.492 / 0.427 and 0.389 / 0.424 (the decision naming `shlex.quote`
+/// no longer brought it); with this share at 0.5 as well, 0.481 / 0.492 / 0.446 and
+/// 0.389 / 0.424.
+const NAMED_BY_MEMORY_SHARE: f64 = 0.5;
 
 /// Full-text hits per index that `context` weighs (coverage re-ranks them).
 const TEXT_HITS: u32 = 50;
@@ -1527,10 +1538,12 @@ impl Workspace {
         for s in &seed_files {
             neighbours.extend(import_neighbours(conn, s)?);
         }
-        // Per page, as in the seed: symbols and doc sections stand on their own text.
+        // Per page, as in the seed: symbols and doc sections stand on their own text. Like
+        // every boost, a hop lifts only what is relevant on its own.
         for c in cands
             .values_mut()
             .filter(|c| matches!(c.kind, HitKind::Memory | HitKind::File))
+            .filter(|c| c.relevance >= relevant_at)
         {
             let file = c
                 .path
@@ -1544,7 +1557,19 @@ impl Workspace {
             }
         }
         // The other link: symbols that the top three relevant pages name (their resolved
-        // symbol claims), one hop from those seeds: +15, support rather than evidence.
+        // symbol claims). A page whose own full-text points clear the floor holds the
+        // question, and what it names is evidence: the symbol gains half the page's text
+        // points (up to +15) as relevance ("put user text into a shell command line" finds
+        // the decision naming `shlex.quote`, whose own text shares no word with it). From
+        // any other seed page the link is support, not evidence: +15 only for a symbol
+        // relevant on its own (a page sharing the word "before" with the question had
+        // lifted the three symbols it names, at relevance 0, above the method the question
+        // named).
+        let page_text: HashMap<String, f64> = cands
+            .values()
+            .filter(|c| c.kind == HitKind::Memory)
+            .map(|c| (c.id.clone(), c.text_points))
+            .collect();
         let mut seed_pages: Vec<(f64, String)> = cands
             .values()
             .filter(|c| c.kind == HitKind::Memory && c.relevance >= relevant_at)
@@ -1569,12 +1594,23 @@ impl Workspace {
                     named.push(key);
                 }
             }
+            let text = page_text.get(&subject).copied().unwrap_or(0.0);
             for key in named {
-                let path = key.split_once('#').map(|(p, _)| p.to_string());
-                let c = cands
-                    .entry((HitKind::Symbol, key.clone()))
-                    .or_insert_with(|| Candidate::new(HitKind::Symbol, key.clone(), path));
-                c.add(15.0, false, format!("named by memory `{subject}`"));
+                if text >= relevant_at {
+                    let path = key.split_once('#').map(|(p, _)| p.to_string());
+                    let c = cands
+                        .entry((HitKind::Symbol, key.clone()))
+                        .or_insert_with(|| Candidate::new(HitKind::Symbol, key.clone(), path));
+                    c.add(
+                        text * NAMED_BY_MEMORY_SHARE,
+                        true,
+                        format!("named by memory `{subject}`, which holds the question"),
+                    );
+                } else if let Some(c) = cands.get_mut(&(HitKind::Symbol, key))
+                    && c.relevance >= relevant_at
+                {
+                    c.add(15.0, false, format!("named by memory `{subject}`"));
+                }
             }
         }
         let memory_relevant = cands

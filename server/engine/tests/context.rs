@@ -567,7 +567,7 @@ fn scoring_uses_the_seed_weights() {
         [
             "text (100% of the question) +30.0",
             "named in the question (`check_hash`) +15.0",
-            "named by memory `src/auth.py` +15.0"
+            "named by memory `src/auth.py`, which holds the question +15.0"
         ]
     );
 }
@@ -644,15 +644,19 @@ fn symbols_a_relevant_page_names_come_one_hop_from_it() {
     let (_dir, ws) = workspace();
     let a = ask(&ws, "never refund a draft", &[], 5_000).result;
     assert!(!a.abstained);
+    // The page holds the whole question (30 text points): what it names is evidence, half
+    // its text points, though `Invoice.total` shares no word with the question.
     let total = signals_of(&a, "src/billing.py#Invoice.total@method");
-    assert_eq!(total, ["named by memory `src/billing.py` +15.0"]);
-    // Support, not evidence: the hop alone does not make it relevant.
+    assert_eq!(
+        total,
+        ["named by memory `src/billing.py`, which holds the question +15.0"]
+    );
     let item = a
         .items
         .iter()
         .find(|i| i.id == "src/billing.py#Invoice.total@method")
         .unwrap();
-    assert_eq!((item.relevance, item.tier), (0.0, Tier::Index));
+    assert_eq!((item.relevance, item.tier), (15.0, Tier::Full));
 }
 
 /// Faults from a first-use trial on clap: `search Command` ranked `pub struct Command`
@@ -1660,18 +1664,7 @@ fn fault_an_open_file_and_a_question_that_matches_nothing_abstained() {
                     Tier::Digest,
                     50.0
                 ),
-                (
-                    "src/billing.py#Invoice.total@method",
-                    HitKind::Symbol,
-                    Tier::Index,
-                    15.0
-                ),
-                (
-                    "src/billing.py#refund_invoice@function",
-                    HitKind::Symbol,
-                    Tier::Index,
-                    15.0
-                ),
+                // Not the symbols the sibling page names (+15 at relevance 0).
                 ("src/billing.py", HitKind::File, Tier::Index, 12.0),
             ],
             "{q:?}"
@@ -1799,9 +1792,10 @@ fn fault_no_test_held_an_item_at_or_below_zero_points() {
                 Tier::Full,
                 "27.732".to_string()
             ),
+            // Named by the page that holds the question: relevant through it.
             (
                 "src/billing.py#Invoice.total@method",
-                Tier::Index,
+                Tier::Full,
                 "15.000".to_string()
             ),
         ]
@@ -2194,17 +2188,9 @@ fn fault_a_nonexistent_open_file_served_the_root_page() {
     .unwrap();
     let a = ask(&ws, "", &["src/nosuch.py"], 2000);
     let ids: Vec<&str> = a.result.items.iter().map(|i| i.id.as_str()).collect();
-    // The page beside it, and the symbols that page names (one hop, +15).
-    assert_eq!(
-        ids,
-        [
-            "src/billing.py",
-            "src/billing.py#Invoice.total@method",
-            "src/billing.py#refund_invoice@function"
-        ],
-        "{:?}",
-        a.result.items
-    );
+    // The page beside it; not the symbols that page names (relevant only through the
+    // page, whose own text holds no question, they are not lifted).
+    assert_eq!(ids, ["src/billing.py"], "{:?}", a.result.items);
     assert_eq!(
         a.result.items[0].signals,
         [
@@ -2427,4 +2413,54 @@ fn fault_memory_a_write_knew_was_false_was_served_without_a_banner_until_lint() 
     assert_eq!(page.contradictions, 0);
     let open = loci_store::audit::contradictions(ws.store().conn(), Some("open")).unwrap();
     assert!(open.is_empty(), "{open:?}");
+}
+
+/// Fault from a fresh-user trial: a page relevant through anything but the question's
+/// words (here the open file's sibling, +25; there one shared word, "before") lifted every
+/// symbol it names by +15 ("named by memory"), at relevance 0, into the answer above what
+/// the question found, though boosts never lift an item that is not relevant on its own.
+#[test]
+fn fault_symbols_named_by_a_page_were_lifted_at_relevance_zero() {
+    let (_dir, ws) = workspace();
+    let a = ask(
+        &ws,
+        "what should I know before changing login",
+        &["src/auth.py"],
+        2_000,
+    )
+    .result;
+    // The symbols served: what the question found and the open file's own; not the two
+    // that the sibling file's page names (they had scored 15 at relevance 0).
+    let symbols: Vec<(&str, String, String)> = a
+        .items
+        .iter()
+        .filter(|i| i.kind == HitKind::Symbol)
+        .map(|i| {
+            (
+                i.id.as_str(),
+                format!("{:.1}", i.score),
+                format!("{:.1}", i.relevance),
+            )
+        })
+        .collect();
+    assert_eq!(
+        symbols,
+        [
+            ("src/auth.py#login@function", "55.1".into(), "55.1".into()),
+            (
+                "src/auth.py#check_hash@function",
+                "50.0".into(),
+                "50.0".into()
+            ),
+        ]
+    );
+    // The page itself is still served, as a sibling of the open file.
+    assert_eq!(
+        signals_of(&a, "src/billing.py"),
+        [
+            "sibling of src/auth.py +25.0",
+            "one import hop from a top result +15.0",
+            "updated this week +10.0"
+        ]
+    );
 }
