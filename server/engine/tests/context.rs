@@ -2464,3 +2464,43 @@ fn fault_symbols_named_by_a_page_were_lifted_at_relevance_zero() {
         ]
     );
 }
+
+/// Fault from a fresh-user trial: a class whose name starts with an acronym (`URLError`,
+/// `HTTPConnection`, `JSONDecoder`) was not taken as a symbol the question names — only a
+/// lower-case letter before an upper-case one made a word an identifier — so "what does
+/// URLError mean" ranked `urllib/error.py#URLError@class` 24th.
+#[test]
+fn fault_a_class_name_starting_with_an_acronym_was_not_named_in_the_question() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "src/net.py",
+        "class URLError(OSError):\n    \"\"\"Raised when a URL cannot be opened.\"\"\"\n\nclass HTTPConnection:\n    \"\"\"One connection to an HTTP server.\"\"\"\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    for (q, key, name) in [
+        (
+            "what does URLError mean",
+            "src/net.py#URLError@class",
+            "URLError",
+        ),
+        (
+            "is an HTTPConnection shared",
+            "src/net.py#HTTPConnection@class",
+            "HTTPConnection",
+        ),
+    ] {
+        let a = ask(&ws, q, &[], 2_000).result;
+        assert_eq!(a.items[0].id, key, "{q}");
+        assert!(
+            signals_of(&a, key).contains(&format!("named in the question (`{name}`) +15.0")),
+            "{q}: {:?}",
+            signals_of(&a, key)
+        );
+    }
+    // Plurals of acronyms are words, not names.
+    assert_eq!(
+        loci_engine::search::identifier_tokens("which URLs and APIs does HTTPS use"),
+        Vec::<String>::new()
+    );
+}
