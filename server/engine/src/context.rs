@@ -947,6 +947,10 @@ impl Workspace {
         cands: &BTreeMap<(HitKind, String), Candidate>,
     ) -> Result<std::sync::Arc<Vec<mem::Page>>> {
         let mut subjects: Vec<&str> = symbol_files.keys().map(String::as_str).collect();
+        // The decision log and the lessons: their claims may resolve into an open file.
+        if !open.is_empty() {
+            subjects.extend(["decisions", "lessons"]);
+        }
         subjects.extend(
             cands
                 .keys()
@@ -1408,6 +1412,8 @@ impl Workspace {
         let question_found = cands.values().any(|c| c.relevance >= relevant_at);
         let mut module_memory = false;
         let pages = self.pages_near(&open, &unmapped_open, &symbol_files, &cands)?;
+        // The decisions and lessons pages with a claim about an open file.
+        let mut about_open: Vec<String> = Vec::new();
         for page in pages.iter() {
             if page.current_revision_id.is_none() {
                 continue;
@@ -1425,6 +1431,18 @@ impl Workspace {
                     module_points(subject, folder, &open)
                         .or_else(|| unmapped_points(subject, folder, &unmapped_open)),
                 );
+            }
+            // Decisions and lessons about an open file (a claim resolved to it, to a symbol
+            // in it, or into an open folder) are memory about it, as its page is: a
+            // decision about `http/client.py` had been left out of `--open
+            // http/client.py`, and the +25 such a claim earns (below) asks for relevance.
+            if (page.kind == "decisions" || page.kind == "lessons")
+                && !open.is_empty()
+                && let Some(rev) = page.current_revision_id
+                && linked_to(conn, rev, &open, &HashSet::new())?
+            {
+                points.push((EPISODIC_OPEN_POINTS, "a claim about an open file".into()));
+                about_open.push(subject.clone());
             }
             if page.kind == "topic" {
                 let members = mem::topic_members(conn, page.page_id)?;
@@ -1617,18 +1635,23 @@ impl Workspace {
             .values()
             .filter(|c| c.kind == HitKind::Memory && c.relevance >= relevant_at)
             .count();
-        if memory_relevant < 3 && !open.is_empty() {
+        // Centrality is a boost, and like every boost it lifts only files relevant on their
+        // own: it had padded an open file's answer with files at relevance 0. The files
+        // that have relevance are the open files, which are seeds, so it is computed only
+        // when some other file is relevant.
+        let central = cands.values().any(|c| {
+            c.kind == HitKind::File
+                && c.relevance >= relevant_at
+                && !c.path.as_ref().is_some_and(|p| seed_files.contains(p))
+        });
+        if memory_relevant < 3 && !open.is_empty() && central {
             let graph = self.import_graph()?;
             for (file, rank) in graph.personalized_pagerank(conn, &seed_files, 5)? {
-                if seed_files.contains(&file) {
-                    continue;
+                if let Some(c) = cands.get_mut(&(HitKind::File, file))
+                    && c.relevance >= relevant_at
+                {
+                    c.add(12.0 * rank, false, "import-graph centrality near the seeds");
                 }
-                let c = cands
-                    .entry((HitKind::File, file.clone()))
-                    .or_insert_with(|| {
-                        Candidate::new(HitKind::File, file.clone(), Some(file.clone()))
-                    });
-                c.add(12.0 * rank, false, "import-graph centrality near the seeds");
             }
         }
         // 4. Memory details: bodies, recency, staleness, contradictions.
@@ -1792,20 +1815,28 @@ impl Workspace {
             }
         }
 
-        // An open file's outline and main symbols never outrank a stale or contradicted
-        // page about it: the stale page (−20) had dropped below its file's constants to a
-        // last one-line digest, though it is what the reader must see, and fix, first.
-        let page_scores: HashMap<String, f64> = cands
+        // An open file's outline and main symbols never outrank the memory about it: its
+        // page, and the decisions and lessons with a claim about an open file. A stale page
+        // (−20) had dropped below its file's constants to a last one-line digest, though it
+        // is what the reader must see, and fix, first; and the symbols a fresh page names
+        // (+15) had come before the page and the decision about the file.
+        let memory_scores: Vec<(Option<String>, f64)> = cands
             .values()
             .filter(|c| c.kind == HitKind::Memory && c.score() > 0.0)
-            .filter(|c| c.stale || c.contradictions > 0)
-            .map(|c| (c.id.clone(), c.score()))
+            .map(|c| {
+                // A decision or lesson about an open file is about each open file.
+                let about = (!about_open.contains(&c.id)).then(|| c.id.clone());
+                (about, c.score())
+            })
             .collect();
         for c in cands.values_mut().filter(|c| c.order > 0) {
-            if let Some(&page) = c.path.as_ref().and_then(|p| page_scores.get(p))
-                && c.score() > page
-            {
-                c.add(page - c.score(), false, "after the page about its file");
+            let cap = memory_scores
+                .iter()
+                .filter(|(about, _)| about.is_none() || about.as_ref() == c.path.as_ref())
+                .map(|&(_, score)| score)
+                .fold(f64::INFINITY, f64::min);
+            if c.score() > cap {
+                c.add(cap - c.score(), false, "after the memory about its file");
             }
         }
 
@@ -2091,6 +2122,13 @@ fn current_start(
 /// common word with most questions, and the boost then put a barely relevant page above
 /// the one that answers (fault test `fault_the_lessons_boost_put_a_page_sharing_one_word_first`).
 const EPISODIC_TEXT_SHARE: f64 = 0.5;
+
+/// Relevance points of a `decisions` or `lessons` page with a claim resolved to an open
+/// file, a symbol in one, or into an open folder ([`linked_to`]): a sibling's (+25), since
+/// the page is a log of which one entry is about the file. With the episodic +25 it
+/// earns with it, the decision about an open file comes with the file's own page (+50),
+/// before its outline and main symbols.
+const EPISODIC_OPEN_POINTS: f64 = 25.0;
 
 /// Whether the revision has a claim resolved to an open file, a symbol in one, or a
 /// symbol the question names or its file (`targets`): a structural link between a

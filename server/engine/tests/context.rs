@@ -399,8 +399,8 @@ fn an_open_file_brings_its_memory_without_a_question_match() {
     )
     .result;
     assert!(!a.abstained);
-    // The page, and with it the file's outline and symbols (the two the page names one
-    // hop from it, +15).
+    // The page first, and with it the file's outline and symbols (the two the page names
+    // one hop from it, +15, follow the memory about their file: they had come first).
     let items: Vec<(&str, HitKind, Tier, f64)> = a
         .items
         .iter()
@@ -409,19 +409,19 @@ fn an_open_file_brings_its_memory_without_a_question_match() {
     assert_eq!(
         items,
         [
+            ("src/billing.py", HitKind::Memory, Tier::Full, 60.0),
             (
                 "src/billing.py#refund_invoice@function",
                 HitKind::Symbol,
                 Tier::Full,
-                65.0
+                60.0
             ),
             (
                 "src/billing.py#Invoice.total@method",
                 HitKind::Symbol,
                 Tier::Full,
-                65.0
+                60.0
             ),
-            ("src/billing.py", HitKind::Memory, Tier::Full, 60.0),
             ("src/billing.py", HitKind::File, Tier::Digest, 50.0),
             (
                 "src/billing.py#Invoice@class",
@@ -432,10 +432,18 @@ fn an_open_file_brings_its_memory_without_a_question_match() {
         ]
     );
     assert_eq!(
-        a.items[2].signals,
+        a.items[0].signals,
         [
             "open module src/billing.py +50.0",
             "updated this week +10.0"
+        ]
+    );
+    assert_eq!(
+        a.items[1].signals,
+        [
+            "open module src/billing.py +50.0",
+            "named by memory `src/billing.py` +15.0",
+            "after the memory about its file -5.0"
         ]
     );
 }
@@ -572,8 +580,12 @@ fn scoring_uses_the_seed_weights() {
     );
 }
 
+/// Centrality over the import graph is a boost: it lifts only files relevant on their
+/// own, so where memory is thin it no longer pads the answer with files at relevance 0
+/// (it had served `pkg/b.py` and `pkg/c.py`, +12 and less, for any question with
+/// `pkg/a.py` open).
 #[test]
-fn where_memory_is_thin_the_import_graph_ranks_files_around_the_open_one() {
+fn where_memory_is_thin_the_import_graph_adds_no_file_of_its_own() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(
@@ -590,53 +602,30 @@ fn where_memory_is_thin_the_import_graph_ranks_files_around_the_open_one() {
     write(root, "other/d.py", "def unrelated():\n    return 2\n");
     let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
     ws.scan(&|_| {}).unwrap();
-    let a = ask(&ws, "where is main", &["pkg/a.py"], 5_000).result;
-    let files: Vec<(&str, Vec<String>)> = a
-        .items
-        .iter()
-        .filter(|i| i.kind == HitKind::File)
-        .map(|i| (i.id.as_str(), i.signals.clone()))
-        .collect();
-    assert_eq!(
-        files.len(),
-        2,
-        "{:#?}",
-        a.items
-            .iter()
-            .map(|i| (&i.id, &i.signals))
-            .collect::<Vec<_>>()
-    );
-    assert_eq!(files[0].0, "pkg/b.py");
-    assert_eq!(files[1].0, "pkg/c.py");
-    assert!(
-        files[0]
-            .1
-            .contains(&"import-graph centrality near the seeds +12.0".to_string()),
-        "{files:?}"
-    );
-    // Centrality supports; it is not evidence: the files are served as index lines.
-    assert!(
-        a.items
-            .iter()
-            .filter(|i| i.kind == HitKind::File)
-            .all(|i| i.tier == Tier::Index && i.relevance == 0.0)
-    );
-    // With enough relevant memory, no centrality is added.
-    for (s, body) in [
-        ("pkg/a.py", "`main()` is the entry point."),
-        ("pkg", "The package has three modules."),
-        ("pkg/b.py", "`helper()` wraps `base()`."),
+    for (q, expected) in [
+        (
+            "where is main",
+            &[("pkg/a.py#main@function", HitKind::Symbol)][..],
+        ),
+        (
+            "",
+            &[
+                ("pkg/a.py", HitKind::File),
+                ("pkg/a.py#main@function", HitKind::Symbol),
+            ][..],
+        ),
     ] {
-        ws.remember(s, body, &by("agent:a")).unwrap();
+        let a = ask(&ws, q, &["pkg/a.py"], 5_000).result;
+        let items: Vec<(&str, HitKind)> = a.items.iter().map(|i| (i.id.as_str(), i.kind)).collect();
+        assert_eq!(items, expected, "{q:?}");
+        assert!(
+            a.items
+                .iter()
+                .all(|i| !i.signals.iter().any(|s| s.starts_with("import-graph"))),
+            "{:?}",
+            a.items
+        );
     }
-    let a = ask(&ws, "where is main", &["pkg/a.py"], 5_000).result;
-    assert!(
-        a.items
-            .iter()
-            .all(|i| !i.signals.iter().any(|s| s.starts_with("import-graph"))),
-        "{:?}",
-        a.items
-    );
 }
 
 #[test]
@@ -1491,8 +1480,8 @@ fn fault_a_file_named_in_the_question_was_ignored() {
     ] {
         let a = ask(&ws, q, &[], 2000).result;
         assert!(!a.abstained, "{q}");
-        // The page, with the file's symbols that it names (+50 in the open file, +15 one
-        // hop from the page) before it.
+        // The page first: the file's symbols that it names (+50 in the open file, +15 one
+        // hop from the page) had come before it; they follow the memory about their file.
         let page = a
             .items
             .iter()
@@ -1500,7 +1489,7 @@ fn fault_a_file_named_in_the_question_was_ignored() {
             .unwrap();
         assert_eq!(
             (a.items[page].id.as_str(), a.items[page].tier, page),
-            ("src/billing.py", Tier::Full, 2),
+            ("src/billing.py", Tier::Full, 0),
             "{q}: {:?}",
             a.items
         );
@@ -1665,7 +1654,6 @@ fn fault_an_open_file_and_a_question_that_matches_nothing_abstained() {
                     50.0
                 ),
                 // Not the symbols the sibling page names (+15 at relevance 0).
-                ("src/billing.py", HitKind::File, Tier::Index, 12.0),
             ],
             "{q:?}"
         );
@@ -2502,5 +2490,74 @@ fn fault_a_class_name_starting_with_an_acronym_was_not_named_in_the_question() {
     assert_eq!(
         loci_engine::search::identifier_tokens("which URLs and APIs does HTTPS use"),
         Vec::<String>::new()
+    );
+}
+
+/// Fault from a fresh-user trial: a decision whose claim resolves to the open file
+/// (`loci decide "…" --subject http/client.py`) was absent from `context --open
+/// http/client.py`, whose answer was padded with unrelated files at "import-graph
+/// centrality" instead: the decision log was not a candidate there, and its +25 asked for
+/// a relevance that an open file alone never gave it. Memory about the open file — its
+/// page, and decisions and lessons whose claims resolve into it — now comes first.
+#[test]
+fn fault_a_decision_about_the_open_file_was_not_served_with_it() {
+    let (_dir, mut ws) = workspace();
+    ws.decide(
+        "Invoices are never refunded twice",
+        Some("src/billing.py"),
+        &by("agent:a"),
+    )
+    .unwrap();
+    let a = ask(&ws, "", &["src/billing.py"], 1_500).result;
+    let items: Vec<(&str, HitKind, Tier, String)> = a
+        .items
+        .iter()
+        .map(|i| (i.id.as_str(), i.kind, i.tier, format!("{:.1}", i.score)))
+        .collect();
+    assert_eq!(
+        items,
+        [
+            ("decisions", HitKind::Memory, Tier::Full, "60.0".into()),
+            ("src/billing.py", HitKind::Memory, Tier::Full, "60.0".into()),
+            (
+                "src/billing.py#refund_invoice@function",
+                HitKind::Symbol,
+                Tier::Full,
+                "60.0".into()
+            ),
+            (
+                "src/billing.py#Invoice.total@method",
+                HitKind::Symbol,
+                Tier::Digest,
+                "60.0".into()
+            ),
+            ("src/billing.py", HitKind::File, Tier::Digest, "50.0".into()),
+            (
+                "src/billing.py#Invoice@class",
+                HitKind::Symbol,
+                Tier::Digest,
+                "50.0".into()
+            ),
+        ]
+    );
+    assert_eq!(
+        a.items[0].signals,
+        [
+            "a claim about an open file +25.0",
+            "decisions +25.0",
+            "updated this week +10.0"
+        ]
+    );
+    assert!(
+        a.items[0]
+            .text
+            .contains("Invoices are never refunded twice")
+    );
+    // A decision about another file is not about this one.
+    let other = ask(&ws, "", &["src/auth.py"], 1_500).result;
+    assert!(
+        other.items.iter().all(|i| i.id != "decisions"),
+        "{:?}",
+        other.items
     );
 }
