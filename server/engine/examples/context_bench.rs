@@ -315,11 +315,12 @@ fn run(
     if args.verbose {
         for c in &report.cases {
             eprintln!(
-                "{name} {:<28} loci rank {:>4} bm25 rank {:>4} best {:>5.1}{}",
+                "{name} {:<28} loci rank {:>4} bm25 rank {:>4} best {:>5.1} recall {:.2}{}",
                 c.id,
                 c.loci_rank.map_or("-".into(), |r| r.to_string()),
                 c.bm25_rank.map_or("-".into(), |r| r.to_string()),
                 c.best_relevance,
+                c.loci_recall,
                 if c.abstained { " abstained" } else { "" }
             );
         }

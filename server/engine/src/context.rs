@@ -18,11 +18,12 @@
 //! file's module +50 (parent, child or sibling +25); a full-text hit up to +30: 30 × the
 //! IDF-weighted share of the question's terms in its best passage × the rank decay
 //! 60 / (60 + rank); a symbol match in a page's file up to +24; a symbol the question
-//! names +15; for pages, one link-hop from a top-3 seed +15, and for symbols a top-3
-//! relevant page names, +15; stale −20; open
+//! names +15; a symbol a top-3 relevant page names, half that page's full-text points
+//! when they clear the floor (relevance: the page holds the question); stale −20; open
 //! contradictions −40 and a warning banner; test code −5 unless the question is about
-//! tests; and, only for items that are relevant on their own, updated within 7 days +10
-//! and `decisions` and `lessons` +25 — the latter only when the page also has a signal of
+//! tests; and, only for items that are relevant on their own, one link-hop from a top-3
+//! seed +15 (pages and files), a symbol a top-3 relevant page names +15, updated within 7
+//! days +10 and `decisions` and `lessons` +25 — the latter only when the page also has a signal of
 //! its own: full-text points at least half the best full-text points of the answer
 //! ([`EPISODIC_TEXT_SHARE`]), or a claim resolved to an open file or a symbol the question
 //! names (or its file). An item at no points or below gets no line at all. Abstention
@@ -296,6 +297,16 @@ const RETRIEVAL_ROWS: u64 = 1_000;
 
 /// Symbols a seed page may bring in through its claims (the first ones it names).
 const MEMORY_LINKS: usize = 8;
+
+/// The share of a page's full-text points that a symbol it names gains as relevance, when
+/// those points clear the floor (the page holds the question). Measured with
+/// `context_bench` (2026-12-04, recall@5 / MRR / nDCG@5): with the +15 "named by memory"
+/// boost on any symbol a seed page named (relevance 0 or not), 0.476 / 0.445 / 0.421 on
+/// the stdlib set and 0.380 / 0.418 on loci's; with the boost only for symbols relevant on
+/// their own, 0.452 / 0.492 / 0.427 and 0.389 / 0.424 (the decision naming `shlex.quote`
+/// no longer brought it); with this share at 0.5 as well, 0.481 / 0.492 / 0.446 and
+/// 0.389 / 0.424.
+const NAMED_BY_MEMORY_SHARE: f64 = 0.5;
 
 /// Full-text hits per index that `context` weighs (coverage re-ranks them).
 const TEXT_HITS: u32 = 50;
@@ -936,6 +947,10 @@ impl Workspace {
         cands: &BTreeMap<(HitKind, String), Candidate>,
     ) -> Result<std::sync::Arc<Vec<mem::Page>>> {
         let mut subjects: Vec<&str> = symbol_files.keys().map(String::as_str).collect();
+        // The decision log and the lessons: their claims may resolve into an open file.
+        if !open.is_empty() {
+            subjects.extend(["decisions", "lessons"]);
+        }
         subjects.extend(
             cands
                 .keys()
@@ -1397,6 +1412,8 @@ impl Workspace {
         let question_found = cands.values().any(|c| c.relevance >= relevant_at);
         let mut module_memory = false;
         let pages = self.pages_near(&open, &unmapped_open, &symbol_files, &cands)?;
+        // The decisions and lessons pages with a claim about an open file.
+        let mut about_open: Vec<String> = Vec::new();
         for page in pages.iter() {
             if page.current_revision_id.is_none() {
                 continue;
@@ -1414,6 +1431,18 @@ impl Workspace {
                     module_points(subject, folder, &open)
                         .or_else(|| unmapped_points(subject, folder, &unmapped_open)),
                 );
+            }
+            // Decisions and lessons about an open file (a claim resolved to it, to a symbol
+            // in it, or into an open folder) are memory about it, as its page is: a
+            // decision about `http/client.py` had been left out of `--open
+            // http/client.py`, and the +25 such a claim earns (below) asks for relevance.
+            if (page.kind == "decisions" || page.kind == "lessons")
+                && !open.is_empty()
+                && let Some(rev) = page.current_revision_id
+                && linked_to(conn, rev, &open, &HashSet::new())?
+            {
+                points.push((EPISODIC_OPEN_POINTS, "a claim about an open file".into()));
+                about_open.push(subject.clone());
             }
             if page.kind == "topic" {
                 let members = mem::topic_members(conn, page.page_id)?;
@@ -1527,10 +1556,12 @@ impl Workspace {
         for s in &seed_files {
             neighbours.extend(import_neighbours(conn, s)?);
         }
-        // Per page, as in the seed: symbols and doc sections stand on their own text.
+        // Per page, as in the seed: symbols and doc sections stand on their own text. Like
+        // every boost, a hop lifts only what is relevant on its own.
         for c in cands
             .values_mut()
             .filter(|c| matches!(c.kind, HitKind::Memory | HitKind::File))
+            .filter(|c| c.relevance >= relevant_at)
         {
             let file = c
                 .path
@@ -1544,7 +1575,19 @@ impl Workspace {
             }
         }
         // The other link: symbols that the top three relevant pages name (their resolved
-        // symbol claims), one hop from those seeds: +15, support rather than evidence.
+        // symbol claims). A page whose own full-text points clear the floor holds the
+        // question, and what it names is evidence: the symbol gains half the page's text
+        // points (up to +15) as relevance ("put user text into a shell command line" finds
+        // the decision naming `shlex.quote`, whose own text shares no word with it). From
+        // any other seed page the link is support, not evidence: +15 only for a symbol
+        // relevant on its own (a page sharing the word "before" with the question had
+        // lifted the three symbols it names, at relevance 0, above the method the question
+        // named).
+        let page_text: HashMap<String, f64> = cands
+            .values()
+            .filter(|c| c.kind == HitKind::Memory)
+            .map(|c| (c.id.clone(), c.text_points))
+            .collect();
         let mut seed_pages: Vec<(f64, String)> = cands
             .values()
             .filter(|c| c.kind == HitKind::Memory && c.relevance >= relevant_at)
@@ -1569,30 +1612,46 @@ impl Workspace {
                     named.push(key);
                 }
             }
+            let text = page_text.get(&subject).copied().unwrap_or(0.0);
             for key in named {
-                let path = key.split_once('#').map(|(p, _)| p.to_string());
-                let c = cands
-                    .entry((HitKind::Symbol, key.clone()))
-                    .or_insert_with(|| Candidate::new(HitKind::Symbol, key.clone(), path));
-                c.add(15.0, false, format!("named by memory `{subject}`"));
+                if text >= relevant_at {
+                    let path = key.split_once('#').map(|(p, _)| p.to_string());
+                    let c = cands
+                        .entry((HitKind::Symbol, key.clone()))
+                        .or_insert_with(|| Candidate::new(HitKind::Symbol, key.clone(), path));
+                    c.add(
+                        text * NAMED_BY_MEMORY_SHARE,
+                        true,
+                        format!("named by memory `{subject}`, which holds the question"),
+                    );
+                } else if let Some(c) = cands.get_mut(&(HitKind::Symbol, key))
+                    && c.relevance >= relevant_at
+                {
+                    c.add(15.0, false, format!("named by memory `{subject}`"));
+                }
             }
         }
         let memory_relevant = cands
             .values()
             .filter(|c| c.kind == HitKind::Memory && c.relevance >= relevant_at)
             .count();
-        if memory_relevant < 3 && !open.is_empty() {
+        // Centrality is a boost, and like every boost it lifts only files relevant on their
+        // own: it had padded an open file's answer with files at relevance 0. The files
+        // that have relevance are the open files, which are seeds, so it is computed only
+        // when some other file is relevant.
+        let central = cands.values().any(|c| {
+            c.kind == HitKind::File
+                && c.relevance >= relevant_at
+                && !c.path.as_ref().is_some_and(|p| seed_files.contains(p))
+        });
+        if memory_relevant < 3 && !open.is_empty() && central {
             let graph = self.import_graph()?;
             for (file, rank) in graph.personalized_pagerank(conn, &seed_files, 5)? {
-                if seed_files.contains(&file) {
-                    continue;
+                if let Some(c) = cands.get_mut(&(HitKind::File, file))
+                    && c.relevance >= relevant_at
+                {
+                    c.add(12.0 * rank, false, "import-graph centrality near the seeds");
                 }
-                let c = cands
-                    .entry((HitKind::File, file.clone()))
-                    .or_insert_with(|| {
-                        Candidate::new(HitKind::File, file.clone(), Some(file.clone()))
-                    });
-                c.add(12.0 * rank, false, "import-graph centrality near the seeds");
             }
         }
         // 4. Memory details: bodies, recency, staleness, contradictions.
@@ -1756,20 +1815,28 @@ impl Workspace {
             }
         }
 
-        // An open file's outline and main symbols never outrank a stale or contradicted
-        // page about it: the stale page (−20) had dropped below its file's constants to a
-        // last one-line digest, though it is what the reader must see, and fix, first.
-        let page_scores: HashMap<String, f64> = cands
+        // An open file's outline and main symbols never outrank the memory about it: its
+        // page, and the decisions and lessons with a claim about an open file. A stale page
+        // (−20) had dropped below its file's constants to a last one-line digest, though it
+        // is what the reader must see, and fix, first; and the symbols a fresh page names
+        // (+15) had come before the page and the decision about the file.
+        let memory_scores: Vec<(Option<String>, f64)> = cands
             .values()
             .filter(|c| c.kind == HitKind::Memory && c.score() > 0.0)
-            .filter(|c| c.stale || c.contradictions > 0)
-            .map(|c| (c.id.clone(), c.score()))
+            .map(|c| {
+                // A decision or lesson about an open file is about each open file.
+                let about = (!about_open.contains(&c.id)).then(|| c.id.clone());
+                (about, c.score())
+            })
             .collect();
         for c in cands.values_mut().filter(|c| c.order > 0) {
-            if let Some(&page) = c.path.as_ref().and_then(|p| page_scores.get(p))
-                && c.score() > page
-            {
-                c.add(page - c.score(), false, "after the page about its file");
+            let cap = memory_scores
+                .iter()
+                .filter(|(about, _)| about.is_none() || about.as_ref() == c.path.as_ref())
+                .map(|&(_, score)| score)
+                .fold(f64::INFINITY, f64::min);
+            if c.score() > cap {
+                c.add(cap - c.score(), false, "after the memory about its file");
             }
         }
 
@@ -2055,6 +2122,13 @@ fn current_start(
 /// common word with most questions, and the boost then put a barely relevant page above
 /// the one that answers (fault test `fault_the_lessons_boost_put_a_page_sharing_one_word_first`).
 const EPISODIC_TEXT_SHARE: f64 = 0.5;
+
+/// Relevance points of a `decisions` or `lessons` page with a claim resolved to an open
+/// file, a symbol in one, or into an open folder ([`linked_to`]): a sibling's (+25), since
+/// the page is a log of which one entry is about the file. With the episodic +25 it
+/// earns with it, the decision about an open file comes with the file's own page (+50),
+/// before its outline and main symbols.
+const EPISODIC_OPEN_POINTS: f64 = 25.0;
 
 /// Whether the revision has a claim resolved to an open file, a symbol in one, or a
 /// symbol the question names or its file (`targets`): a structural link between a

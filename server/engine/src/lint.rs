@@ -225,46 +225,7 @@ impl Workspace {
         let stale_ref = &stale;
         // (opened, recurred, resolved, suppressed)
         let counts = self.store.write(|tx| {
-            let mut c = (0u64, 0u64, 0u64, 0u64);
-            let mut failing = BTreeSet::new();
-            for f in &findings {
-                if !failing.insert(f.finding_key.clone()) {
-                    continue; // identical findings are one
-                }
-                let (_, recorded) = au::record_finding(tx, f, scan_id)?;
-                let detail = describe(f);
-                match recorded {
-                    Recorded::Opened => {
-                        c.0 += 1;
-                        au::insert_knowledge_change(
-                            tx,
-                            scan_id,
-                            "became_false",
-                            &f.subject,
-                            &detail,
-                        )?;
-                    }
-                    Recorded::Recurred => {
-                        c.1 += 1;
-                        au::insert_knowledge_change(tx, scan_id, "recurred", &f.subject, &detail)?;
-                    }
-                    Recorded::Suppressed => c.3 += 1,
-                    Recorded::StillOpen => {}
-                }
-            }
-            for open in au::contradictions(tx, Some("open"))? {
-                if !failing.contains(&open.finding_key) {
-                    au::close(tx, open.contradiction_id, false, None, Some(scan_id))?;
-                    c.2 += 1;
-                    au::insert_knowledge_change(
-                        tx,
-                        scan_id,
-                        "no_longer_false",
-                        &open.subject,
-                        &format!("{} `{}` holds again", open.kind, open.claim),
-                    )?;
-                }
-            }
+            let c = record_findings(tx, &findings, scan_id, None)?;
             let old: BTreeMap<&str, &StaleMark> =
                 old_marks.iter().map(|m| (m.mark_key.as_str(), m)).collect();
             let new: BTreeMap<&str, &StaleMark> =
@@ -466,6 +427,60 @@ fn page_check<'a>(subject: &'a str, claim: &'a mem::ClaimRow) -> Check<'a> {
     }
 }
 
+/// Records lint's findings at scan revision `scan_id`, as `loci lint` does: each failing
+/// check opens, refreshes, reopens (a regression) or is suppressed by a human dismissal
+/// (identical findings are one), and every open contradiction in scope whose check no
+/// longer fails is auto-resolved, each change with its knowledge-change row. The scope is
+/// every contradiction (`None`: lint checked everything), or the claims of one memory
+/// page's current revision (`Some(subject)`: a memory write, which records what its
+/// claims fail at once, so `context` warns about it before anyone runs `loci lint`).
+/// Returns (opened, recurred, resolved, suppressed).
+pub(crate) fn record_findings(
+    tx: &loci_store::rusqlite::Transaction<'_>,
+    findings: &[NewFinding],
+    scan_id: i64,
+    page: Option<&str>,
+) -> loci_store::Result<(u64, u64, u64, u64)> {
+    let mut c = (0u64, 0u64, 0u64, 0u64);
+    let mut failing = BTreeSet::new();
+    for f in findings {
+        if !failing.insert(f.finding_key.clone()) {
+            continue; // identical findings are one
+        }
+        let (_, recorded) = au::record_finding(tx, f, scan_id)?;
+        let detail = describe(f);
+        match recorded {
+            Recorded::Opened => {
+                c.0 += 1;
+                au::insert_knowledge_change(tx, scan_id, "became_false", &f.subject, &detail)?;
+            }
+            Recorded::Recurred => {
+                c.1 += 1;
+                au::insert_knowledge_change(tx, scan_id, "recurred", &f.subject, &detail)?;
+            }
+            Recorded::Suppressed => c.3 += 1,
+            Recorded::StillOpen => {}
+        }
+    }
+    for open in au::contradictions(tx, Some("open"))? {
+        if page.is_some_and(|p| open.origin != "page" || open.subject != p) {
+            continue;
+        }
+        if !failing.contains(&open.finding_key) {
+            au::close(tx, open.contradiction_id, false, None, Some(scan_id))?;
+            c.2 += 1;
+            au::insert_knowledge_change(
+                tx,
+                scan_id,
+                "no_longer_false",
+                &open.subject,
+                &format!("{} `{}` holds again", open.kind, open.claim),
+            )?;
+        }
+    }
+    Ok(c)
+}
+
 impl Workspace {
     /// What `loci lint` would report about the claims of the revision `revision_id`, by
     /// claim id, without recording anything: findings a human dismissed are left out.
@@ -475,14 +490,66 @@ impl Workspace {
         &self,
         revision_id: i64,
     ) -> Result<HashMap<i64, crate::memory::ClaimFinding>> {
+        let (_, findings) = self.revision_findings(revision_id)?;
+        Ok(self.claim_findings(findings)?)
+    }
+
+    /// What a memory write's claims fail, recorded as `loci lint` records it
+    /// ([`record_findings`] for the page of `revision_id`, when that revision is still the
+    /// page's current one) and returned by claim id as [`Workspace::check_revision`] gives
+    /// it. A claim the write already knows is false had been served by `context` first and
+    /// without a warning until someone ran `loci lint`; now the open contradiction (its
+    /// −40 and banner) exists as soon as the write does, and a revision that corrects the
+    /// page resolves the contradictions of the one it replaces.
+    pub(crate) fn record_revision_findings(
+        &mut self,
+        revision_id: i64,
+    ) -> Result<HashMap<i64, crate::memory::ClaimFinding>> {
+        let (subject, findings) = self.revision_findings(revision_id)?;
+        let conn = self.store.conn();
+        // Before the first scan nothing is checked (lint refuses to run), so nothing is
+        // recorded or resolved either.
+        if self.map_is_built()? {
+            let current = mem::page_by_subject(conn, &subject)?
+                .is_some_and(|p| p.current_revision_id == Some(revision_id));
+            let open_here = au::contradictions(conn, Some("open"))?
+                .iter()
+                .any(|x| x.origin == "page" && x.subject == subject);
+            if current && (!findings.is_empty() || open_here) {
+                let scan_id: i64 = conn
+                    .query_row(
+                        "SELECT ifnull(max(scan_id), 0) FROM scans WHERE status = 'finished'",
+                        [],
+                        |r| r.get(0),
+                    )
+                    .ctx(|| "reading the scan revision".into())?;
+                let only: Vec<NewFinding> = findings.iter().map(|(_, f)| f.clone()).collect();
+                self.store.write(|tx| {
+                    // Still current inside the transaction: another writer may have
+                    // published a newer revision since.
+                    let still = mem::page_by_subject(tx, &subject)?
+                        .is_some_and(|p| p.current_revision_id == Some(revision_id));
+                    if still {
+                        record_findings(tx, &only, scan_id, Some(&subject))?;
+                    }
+                    Ok(())
+                })?;
+            }
+        }
+        Ok(self.claim_findings(findings)?)
+    }
+
+    /// Lint's findings about the claims of the revision `revision_id`, by claim id, with
+    /// the revision's subject; dismissed ones included (recording suppresses them).
+    fn revision_findings(&self, revision_id: i64) -> Result<(String, Vec<(i64, NewFinding)>)> {
         let conn = self.store.conn();
         let rev = mem::revision_by_id(conn, revision_id)?
             .ok_or_else(|| EngineError::NotFound(format!("no revision {revision_id}")))?;
         let claims = mem::claims_of(conn, revision_id)?;
-        let mut out = HashMap::new();
+        let mut out = Vec::new();
         // Before the first scan every path would be "missing" (lint refuses to run then).
         if claims.is_empty() || !self.map_is_built()? {
-            return Ok(out);
+            return Ok((rev.subject, out));
         }
         // The manifests only a version claim needs (reading them and every path had been
         // 3 ms of a 14 ms write on the stdlib).
@@ -501,25 +568,39 @@ impl Workspace {
             names: None,
             file_names: None,
         };
-        let stored = au::contradictions(conn, Some("dismissed"))?;
         for claim in &claims {
-            let (Some(f), _) = ctx.check(&page_check(&rev.subject, claim))? else {
-                continue;
-            };
-            if stored.iter().any(|x| x.finding_key == f.finding_key) {
-                continue;
+            if let (Some(f), _) = ctx.check(&page_check(&rev.subject, claim))? {
+                out.push((claim.claim_id, f));
             }
-            out.insert(
-                claim.claim_id,
-                crate::memory::ClaimFinding {
-                    kind: f.kind.to_string(),
-                    severity: f.severity.to_string(),
-                    truth: f.truth,
-                    suggestion: f.suggestion,
-                },
-            );
         }
-        Ok(out)
+        Ok((rev.subject, out))
+    }
+
+    /// `findings` as a write's claims show them, by claim id, without those a human
+    /// dismissed.
+    fn claim_findings(
+        &self,
+        findings: Vec<(i64, NewFinding)>,
+    ) -> loci_store::Result<HashMap<i64, crate::memory::ClaimFinding>> {
+        if findings.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let stored = au::contradictions(self.store.conn(), Some("dismissed"))?;
+        Ok(findings
+            .into_iter()
+            .filter(|(_, f)| !stored.iter().any(|x| x.finding_key == f.finding_key))
+            .map(|(claim_id, f)| {
+                (
+                    claim_id,
+                    crate::memory::ClaimFinding {
+                        kind: f.kind.to_string(),
+                        severity: f.severity.to_string(),
+                        truth: f.truth,
+                        suggestion: f.suggestion,
+                    },
+                )
+            })
+            .collect())
     }
 }
 

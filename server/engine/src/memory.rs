@@ -530,11 +530,13 @@ impl Workspace {
         }
     }
 
-    fn written_envelope(&self, mut written: Written) -> Result<Envelope<Written>> {
+    fn written_envelope(&mut self, mut written: Written) -> Result<Envelope<Written>> {
         let rev = written.revision.revision_id;
-        // What lint will say about the new revision, said now: a path the map lacks had
-        // been "not tracked" here while `loci lint` reported it missing [high].
-        let mut findings = self.check_revision(rev)?;
+        // What lint will say about the new revision, said now and recorded as lint records
+        // it: a path the map lacks had been "not tracked" here while `loci lint` reported
+        // it missing [high], and `context` served the page first, with no warning, until
+        // someone ran `loci lint`.
+        let mut findings = self.record_revision_findings(rev)?;
         for c in &mut written.claims {
             c.finding = findings.remove(&c.claim_id);
         }

@@ -271,7 +271,7 @@ pub fn words_in(text: &str) -> HashSet<String> {
 }
 
 /// The tokens of a question shaped like identifiers — `snake_case`, `camelCase`,
-/// `Type::method`, `module.func`, `name()`, or the whole question when it is one word —
+/// `PascalCase` and `ACRONYMCase` (`URLError`), `Type::method`, `module.func`, `name()`, or the whole question when it is one word —
 /// without surrounding backticks, quotes and punctuation. `context` looks them up as
 /// symbol names.
 pub fn identifier_tokens(text: &str) -> Vec<String> {
@@ -293,7 +293,16 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
             || token.starts_with('`')
             || chars
                 .windows(2)
-                .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
+                .any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+            // An acronym, then a capitalized word: `URLError`, `HTTPConnection`,
+            // `JSONDecoder` (no lower-case letter before an upper-case one; `URLs` and
+            // `APIs` are plurals, not names).
+            || chars.windows(4).any(|w| {
+                w[0].is_uppercase()
+                    && w[1].is_uppercase()
+                    && w[2].is_lowercase()
+                    && w[3].is_lowercase()
+            });
         if shaped && !out.contains(&t) {
             out.push(t);
         }

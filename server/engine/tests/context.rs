@@ -399,8 +399,8 @@ fn an_open_file_brings_its_memory_without_a_question_match() {
     )
     .result;
     assert!(!a.abstained);
-    // The page, and with it the file's outline and symbols (the two the page names one
-    // hop from it, +15).
+    // The page first, and with it the file's outline and symbols (the two the page names
+    // one hop from it, +15, follow the memory about their file: they had come first).
     let items: Vec<(&str, HitKind, Tier, f64)> = a
         .items
         .iter()
@@ -409,19 +409,19 @@ fn an_open_file_brings_its_memory_without_a_question_match() {
     assert_eq!(
         items,
         [
+            ("src/billing.py", HitKind::Memory, Tier::Full, 60.0),
             (
                 "src/billing.py#refund_invoice@function",
                 HitKind::Symbol,
                 Tier::Full,
-                65.0
+                60.0
             ),
             (
                 "src/billing.py#Invoice.total@method",
                 HitKind::Symbol,
                 Tier::Full,
-                65.0
+                60.0
             ),
-            ("src/billing.py", HitKind::Memory, Tier::Full, 60.0),
             ("src/billing.py", HitKind::File, Tier::Digest, 50.0),
             (
                 "src/billing.py#Invoice@class",
@@ -432,10 +432,18 @@ fn an_open_file_brings_its_memory_without_a_question_match() {
         ]
     );
     assert_eq!(
-        a.items[2].signals,
+        a.items[0].signals,
         [
             "open module src/billing.py +50.0",
             "updated this week +10.0"
+        ]
+    );
+    assert_eq!(
+        a.items[1].signals,
+        [
+            "open module src/billing.py +50.0",
+            "named by memory `src/billing.py` +15.0",
+            "after the memory about its file -5.0"
         ]
     );
 }
@@ -567,13 +575,17 @@ fn scoring_uses_the_seed_weights() {
         [
             "text (100% of the question) +30.0",
             "named in the question (`check_hash`) +15.0",
-            "named by memory `src/auth.py` +15.0"
+            "named by memory `src/auth.py`, which holds the question +15.0"
         ]
     );
 }
 
+/// Centrality over the import graph is a boost: it lifts only files relevant on their
+/// own, so where memory is thin it no longer pads the answer with files at relevance 0
+/// (it had served `pkg/b.py` and `pkg/c.py`, +12 and less, for any question with
+/// `pkg/a.py` open).
 #[test]
-fn where_memory_is_thin_the_import_graph_ranks_files_around_the_open_one() {
+fn where_memory_is_thin_the_import_graph_adds_no_file_of_its_own() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(
@@ -590,53 +602,30 @@ fn where_memory_is_thin_the_import_graph_ranks_files_around_the_open_one() {
     write(root, "other/d.py", "def unrelated():\n    return 2\n");
     let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
     ws.scan(&|_| {}).unwrap();
-    let a = ask(&ws, "where is main", &["pkg/a.py"], 5_000).result;
-    let files: Vec<(&str, Vec<String>)> = a
-        .items
-        .iter()
-        .filter(|i| i.kind == HitKind::File)
-        .map(|i| (i.id.as_str(), i.signals.clone()))
-        .collect();
-    assert_eq!(
-        files.len(),
-        2,
-        "{:#?}",
-        a.items
-            .iter()
-            .map(|i| (&i.id, &i.signals))
-            .collect::<Vec<_>>()
-    );
-    assert_eq!(files[0].0, "pkg/b.py");
-    assert_eq!(files[1].0, "pkg/c.py");
-    assert!(
-        files[0]
-            .1
-            .contains(&"import-graph centrality near the seeds +12.0".to_string()),
-        "{files:?}"
-    );
-    // Centrality supports; it is not evidence: the files are served as index lines.
-    assert!(
-        a.items
-            .iter()
-            .filter(|i| i.kind == HitKind::File)
-            .all(|i| i.tier == Tier::Index && i.relevance == 0.0)
-    );
-    // With enough relevant memory, no centrality is added.
-    for (s, body) in [
-        ("pkg/a.py", "`main()` is the entry point."),
-        ("pkg", "The package has three modules."),
-        ("pkg/b.py", "`helper()` wraps `base()`."),
+    for (q, expected) in [
+        (
+            "where is main",
+            &[("pkg/a.py#main@function", HitKind::Symbol)][..],
+        ),
+        (
+            "",
+            &[
+                ("pkg/a.py", HitKind::File),
+                ("pkg/a.py#main@function", HitKind::Symbol),
+            ][..],
+        ),
     ] {
-        ws.remember(s, body, &by("agent:a")).unwrap();
+        let a = ask(&ws, q, &["pkg/a.py"], 5_000).result;
+        let items: Vec<(&str, HitKind)> = a.items.iter().map(|i| (i.id.as_str(), i.kind)).collect();
+        assert_eq!(items, expected, "{q:?}");
+        assert!(
+            a.items
+                .iter()
+                .all(|i| !i.signals.iter().any(|s| s.starts_with("import-graph"))),
+            "{:?}",
+            a.items
+        );
     }
-    let a = ask(&ws, "where is main", &["pkg/a.py"], 5_000).result;
-    assert!(
-        a.items
-            .iter()
-            .all(|i| !i.signals.iter().any(|s| s.starts_with("import-graph"))),
-        "{:?}",
-        a.items
-    );
 }
 
 #[test]
@@ -644,15 +633,19 @@ fn symbols_a_relevant_page_names_come_one_hop_from_it() {
     let (_dir, ws) = workspace();
     let a = ask(&ws, "never refund a draft", &[], 5_000).result;
     assert!(!a.abstained);
+    // The page holds the whole question (30 text points): what it names is evidence, half
+    // its text points, though `Invoice.total` shares no word with the question.
     let total = signals_of(&a, "src/billing.py#Invoice.total@method");
-    assert_eq!(total, ["named by memory `src/billing.py` +15.0"]);
-    // Support, not evidence: the hop alone does not make it relevant.
+    assert_eq!(
+        total,
+        ["named by memory `src/billing.py`, which holds the question +15.0"]
+    );
     let item = a
         .items
         .iter()
         .find(|i| i.id == "src/billing.py#Invoice.total@method")
         .unwrap();
-    assert_eq!((item.relevance, item.tier), (0.0, Tier::Index));
+    assert_eq!((item.relevance, item.tier), (15.0, Tier::Full));
 }
 
 /// Faults from a first-use trial on clap: `search Command` ranked `pub struct Command`
@@ -1487,8 +1480,8 @@ fn fault_a_file_named_in_the_question_was_ignored() {
     ] {
         let a = ask(&ws, q, &[], 2000).result;
         assert!(!a.abstained, "{q}");
-        // The page, with the file's symbols that it names (+50 in the open file, +15 one
-        // hop from the page) before it.
+        // The page first: the file's symbols that it names (+50 in the open file, +15 one
+        // hop from the page) had come before it; they follow the memory about their file.
         let page = a
             .items
             .iter()
@@ -1496,7 +1489,7 @@ fn fault_a_file_named_in_the_question_was_ignored() {
             .unwrap();
         assert_eq!(
             (a.items[page].id.as_str(), a.items[page].tier, page),
-            ("src/billing.py", Tier::Full, 2),
+            ("src/billing.py", Tier::Full, 0),
             "{q}: {:?}",
             a.items
         );
@@ -1660,19 +1653,7 @@ fn fault_an_open_file_and_a_question_that_matches_nothing_abstained() {
                     Tier::Digest,
                     50.0
                 ),
-                (
-                    "src/billing.py#Invoice.total@method",
-                    HitKind::Symbol,
-                    Tier::Index,
-                    15.0
-                ),
-                (
-                    "src/billing.py#refund_invoice@function",
-                    HitKind::Symbol,
-                    Tier::Index,
-                    15.0
-                ),
-                ("src/billing.py", HitKind::File, Tier::Index, 12.0),
+                // Not the symbols the sibling page names (+15 at relevance 0).
             ],
             "{q:?}"
         );
@@ -1799,9 +1780,10 @@ fn fault_no_test_held_an_item_at_or_below_zero_points() {
                 Tier::Full,
                 "27.732".to_string()
             ),
+            // Named by the page that holds the question: relevant through it.
             (
                 "src/billing.py#Invoice.total@method",
-                Tier::Index,
+                Tier::Full,
                 "15.000".to_string()
             ),
         ]
@@ -2194,17 +2176,9 @@ fn fault_a_nonexistent_open_file_served_the_root_page() {
     .unwrap();
     let a = ask(&ws, "", &["src/nosuch.py"], 2000);
     let ids: Vec<&str> = a.result.items.iter().map(|i| i.id.as_str()).collect();
-    // The page beside it, and the symbols that page names (one hop, +15).
-    assert_eq!(
-        ids,
-        [
-            "src/billing.py",
-            "src/billing.py#Invoice.total@method",
-            "src/billing.py#refund_invoice@function"
-        ],
-        "{:?}",
-        a.result.items
-    );
+    // The page beside it; not the symbols that page names (relevant only through the
+    // page, whose own text holds no question, they are not lifted).
+    assert_eq!(ids, ["src/billing.py"], "{:?}", a.result.items);
     assert_eq!(
         a.result.items[0].signals,
         [
@@ -2370,4 +2344,220 @@ fn fault_a_path_filter_naming_nothing_said_nothing_matches() {
         .map(|h| h.id)
         .collect();
     assert_eq!(ids, ["src/billing.py"]);
+}
+
+/// Fault from a fresh-user trial: `remember` printed what a claim fails (missing_path
+/// [high]), yet `context` served the page first, in full, with no banner and no −40 until
+/// someone ran `loci lint`. The write now records its claims' findings as lint records
+/// them, so the contradiction is open at once; lint then finds nothing new, and a
+/// revision that corrects the page resolves it at once too.
+#[test]
+fn fault_memory_a_write_knew_was_false_was_served_without_a_banner_until_lint() {
+    let (_dir, mut ws) = workspace();
+    let written = ws
+        .remember(
+            "src/auth.py",
+            "`login()` asks `src/mfa/totp.py` for a second factor, then calls `check_hash()`.",
+            &by("agent:a"),
+        )
+        .unwrap()
+        .result;
+    let findings: Vec<(&str, &str)> = written
+        .claims
+        .iter()
+        .filter_map(|c| Some((c.target.as_str(), c.finding.as_ref()?.kind.as_str())))
+        .collect();
+    assert_eq!(findings, [("src/mfa/totp.py", "missing_path")]);
+    // No lint has run.
+    let a = ask(&ws, "what does login check", &["src/auth.py"], 2_000).result;
+    assert_eq!(
+        a.banners,
+        [
+            "⚠ memory `src/auth.py` has 1 open contradiction(s) with the code; verify before relying on it (`loci lint`)"
+        ]
+    );
+    let page = a.items.iter().find(|i| i.id == "src/auth.py").unwrap();
+    assert_eq!(page.contradictions, 1);
+    assert_eq!(
+        page.signals.last().map(String::as_str),
+        Some("open contradictions -40.0")
+    );
+    // Lint records the same contradiction: nothing new is opened.
+    let report = ws.lint().unwrap().result;
+    assert_eq!(
+        (report.opened, report.resolved, report.contradictions.len()),
+        (0, 0, 1)
+    );
+    // A revision without the false claim resolves it, again without lint.
+    ws.remember(
+        "src/auth.py",
+        "`login()` calls `check_hash()`.",
+        &by("agent:a"),
+    )
+    .unwrap();
+    let a = ask(&ws, "what does login check", &["src/auth.py"], 2_000).result;
+    assert!(a.banners.is_empty(), "{:?}", a.banners);
+    let page = a.items.iter().find(|i| i.id == "src/auth.py").unwrap();
+    assert_eq!(page.contradictions, 0);
+    let open = loci_store::audit::contradictions(ws.store().conn(), Some("open")).unwrap();
+    assert!(open.is_empty(), "{open:?}");
+}
+
+/// Fault from a fresh-user trial: a page relevant through anything but the question's
+/// words (here the open file's sibling, +25; there one shared word, "before") lifted every
+/// symbol it names by +15 ("named by memory"), at relevance 0, into the answer above what
+/// the question found, though boosts never lift an item that is not relevant on its own.
+#[test]
+fn fault_symbols_named_by_a_page_were_lifted_at_relevance_zero() {
+    let (_dir, ws) = workspace();
+    let a = ask(
+        &ws,
+        "what should I know before changing login",
+        &["src/auth.py"],
+        2_000,
+    )
+    .result;
+    // The symbols served: what the question found and the open file's own; not the two
+    // that the sibling file's page names (they had scored 15 at relevance 0).
+    let symbols: Vec<(&str, String, String)> = a
+        .items
+        .iter()
+        .filter(|i| i.kind == HitKind::Symbol)
+        .map(|i| {
+            (
+                i.id.as_str(),
+                format!("{:.1}", i.score),
+                format!("{:.1}", i.relevance),
+            )
+        })
+        .collect();
+    assert_eq!(
+        symbols,
+        [
+            ("src/auth.py#login@function", "55.1".into(), "55.1".into()),
+            (
+                "src/auth.py#check_hash@function",
+                "50.0".into(),
+                "50.0".into()
+            ),
+        ]
+    );
+    // The page itself is still served, as a sibling of the open file.
+    assert_eq!(
+        signals_of(&a, "src/billing.py"),
+        [
+            "sibling of src/auth.py +25.0",
+            "one import hop from a top result +15.0",
+            "updated this week +10.0"
+        ]
+    );
+}
+
+/// Fault from a fresh-user trial: a class whose name starts with an acronym (`URLError`,
+/// `HTTPConnection`, `JSONDecoder`) was not taken as a symbol the question names — only a
+/// lower-case letter before an upper-case one made a word an identifier — so "what does
+/// URLError mean" ranked `urllib/error.py#URLError@class` 24th.
+#[test]
+fn fault_a_class_name_starting_with_an_acronym_was_not_named_in_the_question() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "src/net.py",
+        "class URLError(OSError):\n    \"\"\"Raised when a URL cannot be opened.\"\"\"\n\nclass HTTPConnection:\n    \"\"\"One connection to an HTTP server.\"\"\"\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    for (q, key, name) in [
+        (
+            "what does URLError mean",
+            "src/net.py#URLError@class",
+            "URLError",
+        ),
+        (
+            "is an HTTPConnection shared",
+            "src/net.py#HTTPConnection@class",
+            "HTTPConnection",
+        ),
+    ] {
+        let a = ask(&ws, q, &[], 2_000).result;
+        assert_eq!(a.items[0].id, key, "{q}");
+        assert!(
+            signals_of(&a, key).contains(&format!("named in the question (`{name}`) +15.0")),
+            "{q}: {:?}",
+            signals_of(&a, key)
+        );
+    }
+    // Plurals of acronyms are words, not names.
+    assert_eq!(
+        loci_engine::search::identifier_tokens("which URLs and APIs does HTTPS use"),
+        Vec::<String>::new()
+    );
+}
+
+/// Fault from a fresh-user trial: a decision whose claim resolves to the open file
+/// (`loci decide "…" --subject http/client.py`) was absent from `context --open
+/// http/client.py`, whose answer was padded with unrelated files at "import-graph
+/// centrality" instead: the decision log was not a candidate there, and its +25 asked for
+/// a relevance that an open file alone never gave it. Memory about the open file — its
+/// page, and decisions and lessons whose claims resolve into it — now comes first.
+#[test]
+fn fault_a_decision_about_the_open_file_was_not_served_with_it() {
+    let (_dir, mut ws) = workspace();
+    ws.decide(
+        "Invoices are never refunded twice",
+        Some("src/billing.py"),
+        &by("agent:a"),
+    )
+    .unwrap();
+    let a = ask(&ws, "", &["src/billing.py"], 1_500).result;
+    let items: Vec<(&str, HitKind, Tier, String)> = a
+        .items
+        .iter()
+        .map(|i| (i.id.as_str(), i.kind, i.tier, format!("{:.1}", i.score)))
+        .collect();
+    assert_eq!(
+        items,
+        [
+            ("decisions", HitKind::Memory, Tier::Full, "60.0".into()),
+            ("src/billing.py", HitKind::Memory, Tier::Full, "60.0".into()),
+            (
+                "src/billing.py#refund_invoice@function",
+                HitKind::Symbol,
+                Tier::Full,
+                "60.0".into()
+            ),
+            (
+                "src/billing.py#Invoice.total@method",
+                HitKind::Symbol,
+                Tier::Digest,
+                "60.0".into()
+            ),
+            ("src/billing.py", HitKind::File, Tier::Digest, "50.0".into()),
+            (
+                "src/billing.py#Invoice@class",
+                HitKind::Symbol,
+                Tier::Digest,
+                "50.0".into()
+            ),
+        ]
+    );
+    assert_eq!(
+        a.items[0].signals,
+        [
+            "a claim about an open file +25.0",
+            "decisions +25.0",
+            "updated this week +10.0"
+        ]
+    );
+    assert!(
+        a.items[0]
+            .text
+            .contains("Invoices are never refunded twice")
+    );
+    // A decision about another file is not about this one.
+    let other = ask(&ws, "", &["src/auth.py"], 1_500).result;
+    assert!(
+        other.items.iter().all(|i| i.id != "decisions"),
+        "{:?}",
+        other.items
+    );
 }
