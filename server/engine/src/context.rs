@@ -1635,23 +1635,22 @@ impl Workspace {
             .values()
             .filter(|c| c.kind == HitKind::Memory && c.relevance >= relevant_at)
             .count();
-        // Centrality is a boost, and like every boost it lifts only files relevant on their
-        // own: it had padded an open file's answer with files at relevance 0. The files
-        // that have relevance are the open files, which are seeds, so it is computed only
-        // when some other file is relevant.
-        let central = cands.values().any(|c| {
-            c.kind == HitKind::File
-                && c.relevance >= relevant_at
-                && !c.path.as_ref().is_some_and(|p| seed_files.contains(p))
-        });
-        if memory_relevant < 3 && !open.is_empty() && central {
+        // Where memory is thin, the files nearest the open ones in the import graph (as
+        // Aider's repo map ranks them) are candidates of their own: support, not evidence,
+        // so they are served as index lines after what is relevant (the memory about the
+        // open file and its outline come first).
+        if memory_relevant < 3 && !open.is_empty() {
             let graph = self.import_graph()?;
             for (file, rank) in graph.personalized_pagerank(conn, &seed_files, 5)? {
-                if let Some(c) = cands.get_mut(&(HitKind::File, file))
-                    && c.relevance >= relevant_at
-                {
-                    c.add(12.0 * rank, false, "import-graph centrality near the seeds");
+                if seed_files.contains(&file) {
+                    continue;
                 }
+                let c = cands
+                    .entry((HitKind::File, file.clone()))
+                    .or_insert_with(|| {
+                        Candidate::new(HitKind::File, file.clone(), Some(file.clone()))
+                    });
+                c.add(12.0 * rank, false, "import-graph centrality near the seeds");
             }
         }
         // 4. Memory details: bodies, recency, staleness, contradictions.
