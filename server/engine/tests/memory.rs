@@ -1308,3 +1308,30 @@ fn fault_memory_written_before_the_first_scan_was_never_tracked() {
         "{reasons:?}"
     );
 }
+
+/// Fault (fresh-user trial): `loci recap --json` and `session end --json` printed the
+/// session's digest twice, once as an object and once as a JSON string inside the session
+/// row, which a client had to parse again.
+#[test]
+fn fault_a_session_digest_was_a_json_string_inside_the_json() {
+    let (_dir, mut ws) = workspace();
+    let id = ws
+        .session_begin(Some("task"), Some("agent:a"))
+        .unwrap()
+        .result
+        .session_id;
+    let opts = WriteOptions {
+        session: Some(id),
+        ..by("agent:a")
+    };
+    ws.remember("src/auth.py", "a note", &opts).unwrap();
+    let ended = serde_json::to_value(ws.session_end(id, Some("done")).unwrap().result).unwrap();
+    let recap = serde_json::to_value(&ws.recap(1).unwrap().result[0]).unwrap();
+    for view in [ended, recap] {
+        assert_eq!(view["session"].get("digest"), None, "{view}");
+        assert_eq!(
+            view["digest"]["pages"][0]["subject"], "src/auth.py",
+            "{view}"
+        );
+    }
+}
