@@ -577,6 +577,9 @@ impl Output {
                     e.event_id, e.kind, e.source_ref, e.created_at
                 )?;
             }
+            if let Some(note) = &w.commit_note {
+                writeln!(o, "  commit: {note}")?;
+            }
             if let Some(c) = &w.commit {
                 writeln!(
                     o,

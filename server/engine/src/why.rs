@@ -28,11 +28,56 @@ pub struct Why {
     pub events: Vec<Event>,
     /// The latest commit touching the subject at or before the revision, if synced.
     pub commit: Option<CommitRow>,
+    /// Why there is no `commit`, and what is known instead: git history not read yet
+    /// (`loci sync`), the session's HEAD when it began, or no synced commit touching the
+    /// subject before the revision. `None` with a commit, or outside a git repository.
+    pub commit_note: Option<String>,
     /// Other revisions that also matched (subject and version), best first.
     pub others: Vec<(String, i64)>,
 }
 
 impl Workspace {
+    /// What `why` says when no synced commit is found for a revision of `subject`
+    /// written in `session` (see [`Why::commit_note`]).
+    fn commit_note(&self, subject: &str, session: Option<&Session>) -> Result<Option<String>> {
+        use loci_store::rusqlite::OptionalExtension;
+        if !crate::walk::in_git_repository(&self.root) {
+            return Ok(None);
+        }
+        let synced = self
+            .store
+            .conn()
+            .prepare_cached("SELECT 1 FROM events WHERE kind = 'commit' LIMIT 1")
+            .and_then(|mut st| st.query_row([], |_| Ok(())).optional())
+            .map_err(|e| loci_store::StoreError::sqlite("reading commit events", e))?
+            .is_some();
+        let head = session.and_then(|s| {
+            s.head.as_deref().map(|h| {
+                let branch = s
+                    .branch
+                    .as_deref()
+                    .map(|b| format!(" on {b}"))
+                    .unwrap_or_default();
+                format!(
+                    "; its session began at HEAD {}{branch}",
+                    &h[..h.len().min(12)]
+                )
+            })
+        });
+        Ok(Some(if synced {
+            format!(
+                "no synced commit touches `{subject}` at or before this revision (it was \
+                 written against uncommitted code, or history since the last `loci sync`){}",
+                head.unwrap_or_default()
+            )
+        } else {
+            format!(
+                "git history is not read yet: `loci sync` reads it{}",
+                head.unwrap_or_default()
+            )
+        }))
+    }
+
     /// Finds the best revision for `target` — `PATH[:LINE]` (claims about that file or the
     /// symbol at that line, or the file's own page) or any text (FTS5 over bodies) — and
     /// returns its provenance chain.
@@ -294,6 +339,10 @@ impl Workspace {
                 }
             }
         }
+        let commit_note = match &commit {
+            Some(_) => None,
+            None => self.commit_note(&revision.subject, session.as_ref())?,
+        };
         let mut others = Vec::new();
         for (r, _, _) in candidates.iter().skip(1).take(10) {
             if let Some(rev) = mem::revision_by_id(conn, *r)? {
@@ -311,6 +360,7 @@ impl Workspace {
                 session,
                 events,
                 commit,
+                commit_note,
                 others,
             },
             Vec::new(),

@@ -1010,3 +1010,45 @@ fn stored_marks_are_the_marks_made_from_the_map_and_unused_once_out_of_date() {
         .unwrap();
     assert!(marks(&ws).0.is_empty());
 }
+
+/// Fault (fresh-user trial): `why` of memory written before any `loci sync` showed no
+/// commit and gave no hint, though its session had recorded HEAD when it began. It now says
+/// why there is no commit and what is known instead.
+#[test]
+fn fault_why_without_a_synced_commit_gave_no_hint() {
+    let (_dir, mut ws) = repo();
+    let session = ws
+        .session_begin(Some("fmt work"), Some("agent:claude"))
+        .unwrap()
+        .result;
+    let head = session
+        .head
+        .clone()
+        .expect("a session in a git repository records HEAD");
+    ws.remember(
+        "app/util.py",
+        "Formatting helpers; `fmt()` is the entry point.",
+        &WriteOptions {
+            session: Some(session.session_id),
+            ..by("agent:claude")
+        },
+    )
+    .unwrap();
+    let why = ws.why("app/util.py").unwrap().result;
+    assert!(why.commit.is_none());
+    assert_eq!(
+        why.commit_note.as_deref(),
+        Some(
+            format!(
+                "git history is not read yet: `loci sync` reads it; its session began at HEAD {} on main",
+                &head[..12]
+            )
+            .as_str()
+        )
+    );
+    // After a sync the commit that wrote the file is known, and nothing needs saying.
+    ws.sync(None).unwrap();
+    let why = ws.why("app/util.py").unwrap().result;
+    assert_eq!(why.commit.map(|c| c.hash), Some(head));
+    assert_eq!(why.commit_note, None);
+}

@@ -1335,3 +1335,21 @@ fn fault_a_session_digest_was_a_json_string_inside_the_json() {
         );
     }
 }
+
+/// Fault (fresh-user trial): `loci why --json` printed each event's payload as a string
+/// holding JSON, which a client had to parse again.
+#[test]
+fn fault_an_event_payload_was_a_json_string_inside_the_json() {
+    let (_dir, mut ws) = workspace();
+    ws.remember("src/auth.py", "a note", &by("agent:a"))
+        .unwrap();
+    let why = serde_json::to_value(ws.why("src/auth.py").unwrap().result).unwrap();
+    assert_eq!(
+        why["events"][0]["payload"]["request"]["op"], "remember",
+        "{why}"
+    );
+    assert_eq!(
+        why["events"][0]["payload"]["request"]["subject"],
+        "src/auth.py"
+    );
+}

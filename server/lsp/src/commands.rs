@@ -566,6 +566,9 @@ pub fn why_markdown(env: &Envelope<Why>) -> String {
     for e in &w.events {
         let _ = write!(s, "\n- event #{} `{}`", e.event_id, e.kind);
     }
+    if let Some(note) = &w.commit_note {
+        let _ = write!(s, "\n\nCommit: {note}");
+    }
     if let Some(commit) = &w.commit {
         let _ = write!(s, "\n\nCommit `{}`", commit.hash);
     }

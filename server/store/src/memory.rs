@@ -310,12 +310,28 @@ pub struct Event {
     pub source_ref: String,
     /// The subject concerned (`''` when none).
     pub subject: String,
-    /// JSON details.
+    /// JSON details, as stored. Serialized as the JSON they are (an object), not as a
+    /// string holding JSON (`why --json` had printed them so); text that is not JSON
+    /// stays a string.
+    #[serde(serialize_with = "json_text")]
     pub payload: Option<String>,
     /// The session, if any.
     pub session_id: Option<i64>,
     /// RFC 3339.
     pub created_at: String,
+}
+
+/// Serializes stored JSON text as the JSON value it holds (a string when it holds none).
+fn json_text<S: serde::Serializer>(text: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    use serde::Serialize;
+    match text
+        .as_deref()
+        .map(|t| serde_json::from_str::<serde_json::Value>(t).map_err(|_| t))
+    {
+        None => s.serialize_none(),
+        Some(Ok(value)) => value.serialize(s),
+        Some(Err(raw)) => raw.serialize(s),
+    }
 }
 
 fn event(r: &Row<'_>) -> rusqlite::Result<Event> {
