@@ -6,7 +6,7 @@
 //! ([`store_marks`]; `0015_revision_marks.sql` says when a row is used), so they are never
 //! out of date either.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use loci_store::map;
 use loci_store::memory as mem;
@@ -366,8 +366,8 @@ pub fn revisions_staleness(
 /// Version of the rules a revision's marks are made by ([`revision_staleness_of`] and the
 /// shape of [`Staleness`]), stored with them (`revision_marks.rules`): marks a loci with
 /// other rules stored are made again. Bump it with any change to what a revision's marks
-/// are.
-pub const MARK_RULES: u32 = 1;
+/// are. 2: a claim written more than once in a body is marked once.
+pub const MARK_RULES: u32 = 2;
 
 /// Stores the marks of revisions ([`revisions_staleness`], as JSON) for readers, when
 /// the last scan finished (else nothing: no row would be used): with `None`, of every
@@ -516,7 +516,18 @@ fn staleness_with(
             _ => {}
         }
     }
+    // A claim written twice in one body (`decode_rfc2231()` in two sentences) is one
+    // fact: one mark, not one per mention (lint had counted 3 marks on a page with 2).
+    let mut seen: HashSet<(String, String, Option<String>, Option<String>)> = HashSet::new();
     for claim in lookups.claims(revision_id)? {
+        if !seen.insert((
+            claim.kind.clone(),
+            claim.target.clone(),
+            claim.resolved.clone(),
+            claim.snapshot.clone(),
+        )) {
+            continue;
+        }
         if claim.kind == "symbol" && !claim.definitions.is_empty() {
             if let Some(reason) = definitions_staleness(conn, &claim, &page.subject)? {
                 out.push(mark(Some(&claim), reason));

@@ -379,7 +379,12 @@ fn push_claims(
         let view = ClaimView::from(c);
         match candidates.iter_mut().find(|x| x.0 == c.revision_id) {
             Some(entry) => {
-                if !entry.2.contains(&view) {
+                // A claim written twice in the body is one claim here (its first mention).
+                if !entry
+                    .2
+                    .iter()
+                    .any(|v| v.kind == view.kind && v.target == view.target)
+                {
                     entry.2.push(view)
                 }
             }

@@ -1052,3 +1052,36 @@ fn fault_why_without_a_synced_commit_gave_no_hint() {
     assert_eq!(why.commit.map(|c| c.hash), Some(head));
     assert_eq!(why.commit_note, None);
 }
+
+/// Fault (fresh-user trial): a claim written twice in one page (`total()` in two
+/// sentences) was two stale marks, so lint counted "3 stale marks on 1 page" where two
+/// facts had gone stale. A fact is marked once however often the body names it.
+#[test]
+fn fault_a_claim_written_twice_was_marked_stale_twice() {
+    let (dir, mut ws) = repo();
+    let root = dir.path();
+    ws.remember(
+        "app/billing.py",
+        "`total()` sums the items; `legacy_total()` wraps it. Call `total()` for new code.",
+        &by("human:ann"),
+    )
+    .unwrap();
+    write(
+        root,
+        "app/billing.py",
+        "def total(items):\n    return sum(items) + 0\n\ndef legacy_total(items):\n    return total(items) * 1\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        stale_reasons(&mut ws),
+        [
+            r#"{"kind":"file_changed","path":"app/billing.py"}"#,
+            r#"{"kind":"body_changed","target":"app/billing.py#total@function"}"#,
+            r#"{"kind":"body_changed","target":"app/billing.py#legacy_total@function"}"#,
+        ]
+    );
+    // `why` lists the claim once too.
+    let why = ws.why("app/billing.py:1").unwrap().result;
+    let claims: Vec<&str> = why.claims.iter().map(|c| c.text.as_str()).collect();
+    assert_eq!(claims, ["total()"]);
+}
