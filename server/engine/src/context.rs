@@ -1214,6 +1214,19 @@ impl Workspace {
 
         // 1. Text: memory, symbols, docs, weighed by how much of the question they hold.
         let terms = crate::search::content_terms(query);
+        // A question that only asks about the code at hand ("what should I know before I
+        // touch this?", the question agents ask most) names no topic: with files open it
+        // is about them, and its words are searched for nowhere (`CookieJar`'s docstring,
+        // "You may not need to know about this class", had answered it in their place).
+        let terms = if !open.is_empty()
+            && terms
+                .iter()
+                .all(|t| t.words.iter().all(|w| AT_HAND_WORDS.contains(&w.as_str())))
+        {
+            Vec::new()
+        } else {
+            terms
+        };
         let asks = Asks::of(&terms);
         let mut symbol_files: BTreeMap<String, f64> = BTreeMap::new();
         // Revisions read by the memory search, by id (step 4 needs them again).
@@ -1639,9 +1652,17 @@ impl Workspace {
         // Aider's repo map ranks them) are candidates of their own: support, not evidence,
         // so they are served as index lines after what is relevant (the memory about the
         // open file and its outline come first).
-        if memory_relevant < 3 && !open.is_empty() {
+        // Personalized to the open files only: seeded with the question's top results too,
+        // a weak match elsewhere had brought the files around it (`urllib/parse.py` for
+        // `json/encoder.py` open, through `http/cookiejar.py`).
+        let open_files: BTreeSet<String> = open
+            .iter()
+            .filter(|f| !f.ends_with('/') && f.as_str() != ".")
+            .cloned()
+            .collect();
+        if memory_relevant < 3 && !open_files.is_empty() {
             let graph = self.import_graph()?;
-            for (file, rank) in graph.personalized_pagerank(conn, &seed_files, 5)? {
+            for (file, rank) in graph.personalized_pagerank(conn, &open_files, 5)? {
                 if seed_files.contains(&file) {
                     continue;
                 }
@@ -2651,6 +2672,44 @@ impl ImportGraph {
         Ok(out)
     }
 }
+
+/// The words of a question that asks about the code at hand without naming a topic (with
+/// the stop words of [`crate::search::content_terms`]): "what should I know before I touch
+/// this?", "anything to keep in mind when changing this file?", "how does this work?".
+/// Sorted.
+const AT_HAND_WORDS: &[&str] = &[
+    "anything",
+    "before",
+    "careful",
+    "change",
+    "changes",
+    "changing",
+    "code",
+    "edit",
+    "editing",
+    "file",
+    "important",
+    "keep",
+    "know",
+    "mind",
+    "modify",
+    "modifying",
+    "need",
+    "read",
+    "refactor",
+    "refactoring",
+    "something",
+    "tell",
+    "touch",
+    "touching",
+    "understand",
+    "update",
+    "updating",
+    "watch",
+    "work",
+    "working",
+    "works",
+];
 
 /// A score or floor in points as a reader takes it in: one decimal, or for magnitudes of
 /// a million and more (any finite floor is allowed) scientific notation, so `--floor 1e308`

@@ -2582,3 +2582,56 @@ fn fault_a_decision_about_the_open_file_was_not_served_with_it() {
         other.items
     );
 }
+
+/// Fault (fresh-user trial, stdlib): "what should I know before I touch this?" with
+/// `json/encoder.py` open, on a map without memory, was answered by `CookieJar`, whose
+/// docstring says "You may not need to know about this class" (just over the floor), and
+/// by the files around it in the import graph (`urllib/parse.py`, `http/client.py`), not
+/// by the open file. A question that only asks about the code at hand is about the open
+/// files, and centrality is personalized to the open files only.
+#[test]
+fn fault_a_question_about_the_open_file_was_answered_by_a_weak_match_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "web/cookies.py",
+        "from web.parse import split\n\nclass CookieJar:\n    \"\"\"You may not need to know about this class: touch it before anything else.\"\"\"\n    def add(self, c):\n        return split(c)\n",
+    );
+    write(
+        root,
+        "web/parse.py",
+        "def split(s):\n    return s.split(';')\n",
+    );
+    write(
+        root,
+        "json/encoder.py",
+        "def encode(o):\n    \"\"\"Encodes a value.\"\"\"\n    return floatstr(o)\n\ndef floatstr(o):\n    return repr(o)\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    for q in [
+        "what should I know before I touch this?",
+        "anything to keep in mind when changing this file?",
+    ] {
+        let a = ask(&ws, q, &["json/encoder.py"], 2_000).result;
+        let items: Vec<(&str, HitKind)> = a.items.iter().map(|i| (i.id.as_str(), i.kind)).collect();
+        assert_eq!(
+            items,
+            [
+                ("json/encoder.py", HitKind::File),
+                // The most referenced first: `encode` calls `floatstr`.
+                ("json/encoder.py#floatstr@function", HitKind::Symbol),
+                ("json/encoder.py#encode@function", HitKind::Symbol),
+            ],
+            "{q}"
+        );
+    }
+    // A question with a topic of its own is still searched for.
+    let a = ask(&ws, "what is a cookie jar", &["json/encoder.py"], 2_000).result;
+    assert!(
+        a.items[0].id.starts_with("web/cookies.py#CookieJar"),
+        "{:?}",
+        a.items[0].id
+    );
+}
