@@ -1245,15 +1245,18 @@ fn receiver_of<'b>(
     // `ParserI::new(p).parse()` (it had gone to the enclosing `Parser.parse`),
     // `Parser(x).parse()` in Python.
     let text = constructed_type(language, object, bytes).unwrap_or(node_text(object, bytes));
+    let rust_path = language == Language::Rust && expression.kind() == "scoped_identifier";
     let own = match text {
-        "self" | "this" | "Self" | "cls" | "$this" => true,
+        // Rust `self::f()` is this module's `f`, a path: not a member of `self`.
+        "self" => !rust_path,
+        "this" | "Self" | "cls" | "$this" => true,
         // PHP `static::f()` is late static binding on the enclosing class.
         "static" => language == Language::Php,
         _ => false,
     };
     let receiver = if own {
         Receiver::Own
-    } else if language == Language::Rust && expression.kind() == "scoped_identifier" {
+    } else if rust_path {
         Receiver::Path
     } else if bindings.contains(text) {
         Receiver::Imported

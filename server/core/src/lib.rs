@@ -38,10 +38,14 @@ pub use lang::Language;
 /// 8: uses of a type by name are references: Rust parameters, return types, fields,
 /// `let` annotations and type arguments (`type`, resolved to types only) and struct
 /// literals (`call`); Python annotations (`type`).
-/// 9: a name on a Rust path that is no value (`crate::from_str()`, `super::f()`,
-/// `std::fs::read()`) is [`Receiver::Path`], resolved through the module tree: `crate::from_str(s)`
-/// had gone to a method `Map.from_str` beside the call, `std::fs::canonicalize(p)` to the
-/// enclosing function of that name.
+/// 9: a name on a Rust path that is no value (`crate::from_str()`, `self::f()`,
+/// `super::f()`, `std::fs::read()`) is [`Receiver::Path`], resolved through the module tree:
+/// `crate::from_str(s)` had gone to a method `Map.from_str` beside the call,
+/// `std::fs::canonicalize(p)` to the enclosing function of that name. Resolution also
+/// changed: `self.f()` in Rust and Go by the enclosing type only, calls never to modules,
+/// traits or type aliases, bare names never to members (but in a Python class body), names
+/// on values never to free functions or the enclosing definition, names on an import only
+/// in the files it binds, Go packages by directory (docs/architecture.md).
 pub const ANALYSIS_VERSION: u32 = 9;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
@@ -224,7 +228,7 @@ pub enum Receiver {
     #[default]
     None,
     /// The enclosing object or type: a receiver written exactly `self`, `this`, `Self`,
-    /// `cls`, `$this`, PHP `static`, or a Rust `self::` module path. Also a type, class or
+    /// `cls`, `$this` or PHP `static` (a Rust `self::f()` is a [`Receiver::Path`]). Also a type, class or
     /// module the same file defines, written by its bare name, when the file defines the
     /// member too (`Foo::new()` with `impl Foo { fn new() }`, `Foo.create()` with `class
     /// Foo` defining `create`); [`Reference::target`] then names that member.
@@ -236,8 +240,8 @@ pub enum Receiver {
     /// Any other receiver: `self.meta.is_match(x)`, `obj.parse()`, `super().f()`,
     /// `parent::f()`.
     Other,
-    /// A Rust path no import binds, naming a module or a type, never a value:
-    /// `crate::from_str()`, `super::helper()`, `std::fs::read()`, `de::from_str()` inside
+    /// A Rust path naming a module or a type, never a value: `crate::from_str()`,
+    /// `self::helper()`, `super::helper()`, `std::fs::read()`, `de::from_str()` inside
     /// `crate::`, `Regex::new()`. Resolution follows the crate's module tree (a module path)
     /// or looks for the type's members (a capitalised last segment).
     Path,

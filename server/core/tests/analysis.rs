@@ -532,7 +532,7 @@ fn fault_a_method_call_on_another_receiver_was_recorded_as_a_bare_name() {
             "is_match:own",
             "g:own",
             "new:path",
-            "h:own",
+            "h:path",
             "k:path",
             "is_match:-"
         ]

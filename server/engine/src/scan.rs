@@ -2012,13 +2012,22 @@ impl Resolver {
         }
         let other = matches!(receiver, Receiver::Other | Receiver::Path);
         let deps = self.deps.get(&file_id);
+        let language = self
+            .paths
+            .get(&file_id)
+            .and_then(|p| Language::from_path(p));
         // A member written on a type's name (`Builder::new_multi_thread()`,
         // `runtime::Builder::new()`, `Parser.create()`): the members of types of that
         // name, in this file, then in imported files, then anywhere.
         if let Some((type_name, leading)) = receiver_name.and_then(|path| {
             let mut segments: Vec<&str> = path.split('.').collect();
             let last = segments.pop()?;
-            segments.retain(|s| !matches!(*s, "crate" | "self" | "super" | "Self"));
+            // A crate's own name is where its paths start, not a folder: `indicatif::
+            // ProgressBar::new()` in the crate's tests is its `ProgressBar`.
+            segments.retain(|s| {
+                !matches!(*s, "crate" | "self" | "super" | "Self")
+                    && !self.modules.rust_crates.contains_key(*s)
+            });
             Some((last, segments))
         }) {
             // `runtime::Builder` is a `Builder` in a file whose path holds `runtime`, the
@@ -2045,8 +2054,10 @@ impl Resolver {
                 })
                 .collect();
             // A member of a type the map does not hold (`Arc::new`, `thread::Builder::new`,
-            // another crate's `meta::Regex::new`): not any same-named member nearby.
-            if typed.is_empty() && capitalised {
+            // another crate's `meta::Regex::new`): not any same-named member nearby. (In
+            // Go a capitalised name is any exported one: `DefaultSocket.Dial()` is a call on
+            // a package variable.)
+            if typed.is_empty() && capitalised && language != Some(Language::Go) {
                 return (None, "derived", 0.0);
             }
             if let Some(first) = typed.first() {
@@ -2070,6 +2081,12 @@ impl Resolver {
                 let confidence = if typed.len() == 1 { 0.7 } else { 0.5 };
                 return (Some(best.id), "derived", confidence);
             }
+        }
+        // A Rust path names a module or a type, which the rules above follow; past them it
+        // is no same-named definition nearby (`RangedI64ValueParser::<i64>::new()` had gone
+        // to `BoolValueParser.new` beside it).
+        if receiver == Receiver::Path {
+            return (None, "derived", 0.0);
         }
         if receiver == Receiver::None
             && let Some(imports) = self.imports.get(&file_id)
@@ -2131,8 +2148,26 @@ impl Resolver {
                     || (kind == RefKind::Inherit
                         && enclosing_scope.is_some_and(|(p, _)| d.parent == *p)))
         };
-        let eligible =
-            |d: &Def| !(receiver == Receiver::None && explicit_members && d.member && !body(d));
+        // A name on some other value (`wd.min_depth(..)`, `self._transport.close()`) is a
+        // method or field of it: never a free function (a test's `fn min_depth` had been
+        // taken; JavaScript's functions are values, and stay), and never the very
+        // definition the call is written in (a `close` calling another object's `close`
+        // is no recursion).
+        let values_are_functions = matches!(
+            language,
+            Some(Language::JavaScript | Language::TypeScript | Language::Tsx)
+        );
+        let eligible = |d: &Def| {
+            if receiver == Receiver::Other {
+                return (d.member || values_are_functions) && Some(d.id) != enclosing;
+            }
+            !(receiver == Receiver::None && explicit_members && d.member && !body(d))
+        };
+        // Outside its file, a bare name is a top-level definition: a function's nested
+        // `callback` or a test module's `wrap` is not what a parameter or closure of that
+        // name in another file calls.
+        let visible =
+            |d: &Def| receiver != Receiver::None || (d.parent.is_none() && d.owner.is_none());
         let same: Vec<&Def> = if receiver == Receiver::Imported {
             Vec::new()
         } else {
@@ -2162,6 +2197,12 @@ impl Resolver {
                         .find(|d| d.owner.is_some() && d.owner.as_deref() == enclosing_owner)
                 })
                 .flatten();
+            if receiver == Receiver::Own
+                && own_type.is_none()
+                && own_by_type(language, enclosing_owner)
+            {
+                return self.resolve_own_elsewhere(file_id, defs, enclosing_owner);
+            }
             let best = own_type
                 .or_else(|| {
                     same.iter()
@@ -2174,6 +2215,12 @@ impl Resolver {
                 .or_else(|| same.iter().find(|d| d.parent.is_none()))
                 .unwrap_or(&same[0]);
             return (Some(best.id), "derived", SAME_FILE_CONFIDENCE);
+        }
+        if receiver == Receiver::Own {
+            let enclosing_owner = enclosing_scope.and_then(|(_, o)| o.as_deref());
+            if own_by_type(language, enclosing_owner) {
+                return self.resolve_own_elsewhere(file_id, defs, enclosing_owner);
+            }
         }
         // Go: a package is its directory, and every file of it sees the others' names.
         if receiver == Receiver::None
@@ -2206,10 +2253,21 @@ impl Resolver {
         let bound = receiver_name
             .filter(|_| receiver == Receiver::Imported)
             .and_then(|r| r.split('.').next())
-            .map(|binding| self.bound_by(file_id, binding, language))
-            .filter(|files| !files.is_empty());
-        let mut targets: Vec<i64> =
-            bound.unwrap_or_else(|| deps.into_iter().flatten().map(|(_, to)| *to).collect());
+            .map(|binding| self.bound_by(file_id, binding, language));
+        // Where the language's import rules are all known here, a name on an import that
+        // binds no file of the map is outside it (`threading.Lock()`, Go `net.Dial()`): not
+        // a same-named definition anywhere (`asyncio/locks.py#Lock`, `Socket.Dial`).
+        let bindings_known = matches!(
+            language,
+            Some(Language::Python | Language::Go | Language::Java)
+        );
+        if bindings_known && bound.as_ref().is_some_and(|files| files.is_empty()) {
+            return (None, "derived", 0.0);
+        }
+        let mut targets: Vec<i64> = bound
+            .clone()
+            .filter(|files| !files.is_empty())
+            .unwrap_or_else(|| deps.into_iter().flatten().map(|(_, to)| *to).collect());
         targets.sort_unstable();
         targets.dedup();
         // On an imported module's name (`logging.getLogger()` after `import logging`) a
@@ -2227,7 +2285,10 @@ impl Resolver {
         for module_level in [on_module, false] {
             for &to in &targets {
                 for (i, d) in defs.in_file(to) {
-                    if (module_level && (d.parent.is_some() || d.owner.is_some())) || !eligible(d) {
+                    if (module_level && (d.parent.is_some() || d.owner.is_some()))
+                        || !eligible(d)
+                        || !visible(d)
+                    {
                         continue;
                     }
                     imported += 1;
@@ -2247,12 +2308,17 @@ impl Resolver {
             };
             return (Some(defs.all[i as usize].id), "derived", confidence);
         }
+        // The files that import binds do not define it: it is not in the map either.
+        if bindings_known && bound.is_some() {
+            return (None, "derived", 0.0);
+        }
         // The only definition anywhere; for a type, one declared at the top of its file
         // (a type declared in a function or module is reached through an import: a
         // test's local `type Row` had taken every `Row` of the repository).
         // And in the same language as the use: a Rust `Item` had resolved to a Go struct.
         if defs.all.len() == 1
             && eligible(&defs.all[0])
+            && visible(&defs.all[0])
             && (kind != RefKind::Type
                 || (defs.all[0].owner.is_none()
                     && self.same_language(file_id, defs.all[0].file_id)))
@@ -2267,7 +2333,51 @@ impl Resolver {
     }
 }
 
+/// Whether `self.f()` written in `language` in a definition scoped by `owner` names a
+/// member of that type and no other, which [`Resolver::resolve_own_elsewhere`] then
+/// answers: Rust and Go have no inheritance, and the scope is a known type (capitalised:
+/// `Accels` for `Accels.needles`).
+fn own_by_type(language: Option<Language>, owner: Option<&str>) -> bool {
+    matches!(language, Some(Language::Rust | Language::Go))
+        && owner.is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))
+}
+
 impl Resolver {
+    /// `self.f()` / `Self::f()` inside a type `owner` whose file defines no member `f` of
+    /// it. Rust and Go: a member of that type in another file (an `impl` or method set
+    /// split across files: `self.loose_iter()` in `Store` is `loose/iter.rs#Store.loose_iter`),
+    /// the nearest by folders (derived, 0.7, or 0.5 when several); otherwise nothing: a
+    /// method the type derives or takes from a trait or the standard library
+    /// (`self.clone()` under `#[derive(Clone)]`, `self.as_str()` on `String`) is no member
+    /// of another type beside it (`Error.clone`, `Id.as_str` at 0.7–0.9 had been given).
+    /// Only for Rust and Go ([`own_by_type`]): the other languages inherit members from
+    /// base classes, which the same-file and import rules guess at.
+    fn resolve_own_elsewhere(
+        &self,
+        file_id: i64,
+        defs: &Defs,
+        owner: Option<&str>,
+    ) -> (Option<i64>, &'static str, f64) {
+        let here = self.paths.get(&file_id).map_or("", |p| &**p);
+        let members: Vec<&Def> = defs
+            .all
+            .iter()
+            .filter(|d| d.owner.as_deref() == owner && self.same_language(file_id, d.file_id))
+            .collect();
+        let common = |d: &&&Def| {
+            let there = self.paths.get(&d.file_id).map_or("", |p| &**p);
+            here.split('/')
+                .zip(there.split('/'))
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        match members.iter().min_by_key(|d| std::cmp::Reverse(common(d))) {
+            Some(d) if members.len() == 1 => (Some(d.id), "derived", 0.7),
+            Some(d) => (Some(d.id), "derived", 0.5),
+            None => (None, "derived", 0.0),
+        }
+    }
+
     /// The files that the imports of `file_id` binding `binding` resolved to: those
     /// listing it as a name (`from . import util`, `use crate::de;`), and those whose
     /// module the language binds to it (Python `import os.path` binds `os`, Go
