@@ -1258,7 +1258,14 @@ fn receiver_of<'b>(
         Receiver::Own
     } else if rust_path {
         Receiver::Path
-    } else if bindings.contains(text) {
+    } else if bindings.contains(text)
+        // Python `importlib.util.cache_from_source()` after `import importlib.util`: a
+        // module path starting from what the import bound.
+        || (language == Language::Python
+            && text.contains('.')
+            && text.split('.').all(is_identifier)
+            && text.split('.').next().is_some_and(|first| bindings.contains(first)))
+    {
         Receiver::Imported
     } else {
         Receiver::Other

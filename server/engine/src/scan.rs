@@ -2148,18 +2148,19 @@ impl Resolver {
                     || (kind == RefKind::Inherit
                         && enclosing_scope.is_some_and(|(p, _)| d.parent == *p)))
         };
-        // A name on some other value (`wd.min_depth(..)`, `self._transport.close()`) is a
-        // method or field of it: never a free function (a test's `fn min_depth` had been
-        // taken; JavaScript's functions are values, and stay), and never the very
-        // definition the call is written in (a `close` calling another object's `close`
-        // is no recursion).
-        let values_are_functions = matches!(
+        // A name on some other value (`wd.min_depth(..)`, `self._transport.close()`) is
+        // never the very definition the call is written in (a `close` calling another
+        // object's `close` is no recursion), and in Rust, Go, Java, C# and C++, where a
+        // value is no module, a method or field of it: never a free function (a test's
+        // `fn min_depth` had been taken). In Python a value may be a module
+        // (`ssl = import_module('ssl')`), in JavaScript a function.
+        let values_are_members = matches!(
             language,
-            Some(Language::JavaScript | Language::TypeScript | Language::Tsx)
+            Some(Language::Rust | Language::Go | Language::Java | Language::CSharp | Language::Cpp)
         );
         let eligible = |d: &Def| {
             if receiver == Receiver::Other {
-                return (d.member || values_are_functions) && Some(d.id) != enclosing;
+                return (d.member || !values_are_members) && Some(d.id) != enclosing;
             }
             !(receiver == Receiver::None && explicit_members && d.member && !body(d))
         };
@@ -2308,17 +2309,16 @@ impl Resolver {
             };
             return (Some(defs.all[i as usize].id), "derived", confidence);
         }
-        // The files that import binds do not define it: it is not in the map either.
-        if bindings_known && bound.is_some() {
-            return (None, "derived", 0.0);
-        }
         // The only definition anywhere; for a type, one declared at the top of its file
         // (a type declared in a function or module is reached through an import: a
         // test's local `type Row` had taken every `Row` of the repository).
         // And in the same language as the use: a Rust `Item` had resolved to a Go struct.
+        // (On an imported module's name, `unittest.skipUnless` re-exported by the package's
+        // `__init__.py`, only a top-level one: `os.write` is no method `write`.)
         if defs.all.len() == 1
             && eligible(&defs.all[0])
             && visible(&defs.all[0])
+            && !(on_module && (defs.all[0].parent.is_some() || defs.all[0].owner.is_some()))
             && (kind != RefKind::Type
                 || (defs.all[0].owner.is_none()
                     && self.same_language(file_id, defs.all[0].file_id)))

@@ -852,8 +852,8 @@ fn fault_a_method_call_on_another_receiver_resolved_to_a_same_named_method_in_th
         // The receiver is `self.meta`: another type's method first, and only a guess.
         "a.py:7 is_match other -> a.py#Meta.is_match@method derived 0.3",
         "a.py:10 is_match own -> a.py#M.is_match@method derived 0.9",
-        // A name on a value is a method: not the free function `parse`.
-        "a.py:16 parse other -> - derived 0.0",
+        // In Python a value may be a module: the free function, as a guess.
+        "a.py:16 parse other -> a.py#parse@function derived 0.3",
         "a.py:17 parse - -> a.py#parse@function derived 0.9",
         // `u` is an imported module: its `fmt`, not this file's.
         "a.py:22 fmt imported -> u.py#fmt@function derived 0.7",
