@@ -167,8 +167,8 @@ impl Workspace {
         self.store.read(|| {
             let name = qualified_form(non_empty("name", name)?);
             let conn = self.store.conn();
-            let mut hits = map::find_symbols(conn, &name, fetch(limit))?;
-            let total = listed(&mut hits, limit, || map::count_symbols(conn, &name))?;
+            let mut hits = map::lookup_symbols(conn, &name, fetch(limit))?;
+            let total = listed(&mut hits, limit, || map::count_lookup_symbols(conn, &name))?;
             // The place of a symbol is no secret; its first line and doc comment may be,
             // under a rule configured since the scan.
             let checked = self.map_checked_by_these_rules();
@@ -204,7 +204,7 @@ impl Workspace {
                 .filter(|_| !name.contains('#'))
                 .map(|(q, last)| (q.rsplit('.').next().unwrap_or(q), last));
             let targets = match qualified {
-                Some(_) => map::find_symbols(conn, &name, u32::MAX)?,
+                Some(_) => map::lookup_symbols(conn, &name, u32::MAX)?,
                 None => Vec::new(),
             };
             let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
@@ -243,7 +243,7 @@ impl Workspace {
         self.store.read(|| {
             let symbol = qualified_form(non_empty("symbol", symbol)?);
             let conn = self.store.conn();
-            let mut targets = map::find_symbols(conn, &symbol, u32::MAX)?;
+            let mut targets = map::lookup_symbols(conn, &symbol, u32::MAX)?;
             let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
             let mut calls = map::refs_to_any(conn, &keys, Some("call"), fetch(limit))?;
             let total = listed(&mut calls, limit, || {
@@ -348,7 +348,7 @@ impl Workspace {
             let impact = if let Some(path) = as_path {
                 self.impact_file(path, depth, hard, limit)?
             } else {
-                let symbols = map::find_symbols(conn, &qualified_form(target), LIST_LIMIT)?;
+                let symbols = map::lookup_symbols(conn, &qualified_form(target), LIST_LIMIT)?;
                 if symbols.is_empty() {
                     // A folder of the map is neither (it had been "no file or symbol").
                     if let Ok(folder) = self.contain("target", target)

@@ -763,3 +763,79 @@ fn fault_a_type_named_in_a_signature_or_struct_literal_was_no_reference() {
         ]
     );
 }
+
+/// Fault found by a fresh-user trial: a qualified name had to be written from the module
+/// down (`string.RegexBuilder.new` in the regex crate, `geo.Circle.area` in C++,
+/// `Value.deserialize.ValueVisitor.visit_map` in serde_json): `RegexBuilder::new`,
+/// `Circle.area` and `ValueVisitor.visit_map` found nothing. A qualified name now matches
+/// every symbol whose qualified name ends with it at a segment boundary, exact matches
+/// first, in `symbol`, `refs`, `callers` and `impact`.
+#[test]
+fn fault_a_qualified_name_needed_its_whole_module_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "geo.cpp",
+        "namespace geo {\nclass Circle {\npublic:\n    double area() { return 1.0; }\n};\n}\n\ndouble total(geo::Circle c) {\n    return c.area();\n}\n",
+    );
+    write(
+        root,
+        "value.rs",
+        "pub struct Value;\nimpl Value {\n    pub fn deserialize() {\n        struct ValueVisitor;\n        impl ValueVisitor {\n            fn visit_map() {}\n        }\n        ValueVisitor::visit_map();\n    }\n}\n",
+    );
+    // `Circle.area` exactly, in a file of its own: listed before the longer match.
+    write(
+        root,
+        "z.py",
+        "class Circle:\n    def area(self):\n        return 2\n\nclass NotCircle:\n    def area(self):\n        return 3\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let keys = |name: &str| -> Vec<String> {
+        ws.symbol(name, LIST_LIMIT)
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|h| h.key)
+            .collect()
+    };
+    assert_eq!(
+        keys("Circle.area"),
+        ["z.py#Circle.area@method", "geo.cpp#geo.Circle.area@method"]
+    );
+    assert_eq!(keys("Circle::area"), keys("Circle.area"));
+    assert_eq!(keys("geo.Circle.area"), ["geo.cpp#geo.Circle.area@method"]);
+    // At a segment boundary only: `NotCircle.area` is no `Circle.area`, nor `ircle.area`.
+    assert!(keys("ircle.area").is_empty());
+    let visit = "value.rs#Value.deserialize.ValueVisitor.visit_map@method";
+    assert_eq!(keys("ValueVisitor.visit_map"), [visit]);
+    assert_eq!(keys("ValueVisitor::visit_map"), [visit]);
+    assert_eq!(keys("deserialize.ValueVisitor.visit_map"), [visit]);
+    let env = ws.symbol("Circle.area", 1).unwrap();
+    assert_eq!(env.limits.omitted, 1);
+    let callers: Vec<(String, u32)> = ws
+        .callers("ValueVisitor::visit_map", LIST_LIMIT)
+        .unwrap()
+        .result
+        .calls
+        .into_iter()
+        .map(|c| (c.path, c.line))
+        .collect();
+    assert_eq!(callers, [("value.rs".to_string(), 7)]);
+    let refs: Vec<(String, u32, Option<String>)> = ws
+        .refs("ValueVisitor.visit_map", LIST_LIMIT)
+        .unwrap()
+        .result
+        .into_iter()
+        .map(|r| (r.path, r.line, r.target_key))
+        .collect();
+    assert_eq!(refs, [("value.rs".to_string(), 7, Some(visit.to_string()))]);
+    let impact = ws
+        .impact("ValueVisitor.visit_map", 1, false)
+        .unwrap()
+        .result;
+    assert_eq!(impact.target, [visit]);
+    let ids: Vec<&str> = impact.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(ids, ["value.rs#Value.deserialize@method"]);
+}

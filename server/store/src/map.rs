@@ -509,6 +509,65 @@ pub fn count_symbols(conn: &Connection, name: &str) -> Result<u64> {
         .ctx(|| format!("counting symbols named {name}"))
 }
 
+/// The rows of [`lookup_symbols`]: a symbol named, qualified-named or keyed `?1`, or named
+/// `?2` (the last segment of `?1`) whose qualified name ends with `?3` (`.` then `?1`), of
+/// `?4` characters: a suffix at a segment boundary (`RegexBuilder.new` is
+/// `string.RegexBuilder.new`). Every term is an indexed lookup (`name`, `qualified_name`,
+/// `key`); the suffix is checked on the rows of the name's index only.
+const SYMBOLS_ENDING: &str = "s.name = ?1 OR s.qualified_name = ?1 OR s.key = ?1
+      OR (s.name = ?2 AND substr(s.qualified_name, -?4) = ?3)";
+
+/// Symbols that [`find_symbols`] finds for `name`, and for a qualified name (`a.b`, no
+/// `#`) also those whose qualified name ends with it at a segment boundary
+/// (`ValueVisitor.visit_map` finds `Value.deserialize.ValueVisitor.visit_map`): exact
+/// matches first, then by path and line. At most `limit` rows ([`count_lookup_symbols`]
+/// counts them all).
+pub fn lookup_symbols(conn: &Connection, name: &str, limit: u32) -> Result<Vec<SymbolHit>> {
+    let Some((last, suffix, chars)) = qualified_suffix(name) else {
+        return find_symbols(conn, name, limit);
+    };
+    let sql = format!(
+        "SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE {SYMBOLS_ENDING}
+         ORDER BY NOT (s.name = ?1 OR s.qualified_name = ?1 OR s.key = ?1), f.path, s.start_line
+         LIMIT ?5"
+    );
+    let mut stmt = conn.prepare_cached(&sql).ctx(|| "finding symbols".into())?;
+    let rows = stmt
+        .query_map(params![name, last, suffix, chars, limit], symbol_hit)
+        .ctx(|| format!("finding symbol {name}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("finding symbol {name}"))
+}
+
+/// How many symbols [`lookup_symbols`] finds for `name` without a limit.
+pub fn count_lookup_symbols(conn: &Connection, name: &str) -> Result<u64> {
+    let Some((last, suffix, chars)) = qualified_suffix(name) else {
+        return count_symbols(conn, name);
+    };
+    count_rows(
+        conn,
+        SYMBOL_FROM,
+        SYMBOLS_ENDING,
+        params![name, last, suffix, chars],
+    )
+    .ctx(|| format!("counting symbols named {name}"))
+}
+
+/// For a qualified name (`a.b`, not a key): its last segment, `.` before it whole, and
+/// that suffix's length in characters (SQLite's `substr` counts characters).
+fn qualified_suffix(name: &str) -> Option<(&str, String, i64)> {
+    if name.contains('#') {
+        return None;
+    }
+    let (_, last) = name.rsplit_once('.')?;
+    if last.is_empty() {
+        return None;
+    }
+    let suffix = format!(".{name}");
+    let chars = suffix.chars().count() as i64;
+    Some((last, suffix, chars))
+}
+
 /// `SELECT COUNT(*) FROM {from} WHERE {filter}`: the size of a listing whose first rows a
 /// caller fetched with a `LIMIT` (the listing's own tables and filter, parameters as
 /// there without the limit).
