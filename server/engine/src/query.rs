@@ -90,7 +90,9 @@ pub struct ImpactEdge {
     pub from: String,
     /// What it depends on (a file path or a symbol key).
     pub to: String,
-    /// `import` for file edges, otherwise the reference kind (`call`, `type`, ...).
+    /// `import` for an import edge, otherwise the reference kind (`call`, `type`,
+    /// `inherit`, ...): a file edge is an import, or the strongest reference of the file
+    /// into the other when it does not import it.
     pub kind: String,
     /// Where the edge is written: `path:line` (one-based line).
     pub at: String,
@@ -297,7 +299,8 @@ impl Workspace {
         })
     }
 
-    /// The reverse-dependency blast radius of a file (files that import it, transitively)
+    /// The reverse-dependency blast radius of a file (files that import it or whose calls,
+    /// types and bases resolved into it, transitively)
     /// or a symbol (definitions that reference it, transitively), to `depth` hops. With
     /// `hard`, only stated edges are followed. Lists every dependent: see
     /// [`Workspace::impact_limited`].
@@ -378,8 +381,9 @@ impl Workspace {
 
     /// The file walk, listing the first `limit` importers (0: all).
     fn impact_file(&self, path: String, depth: u32, hard: bool, limit: u32) -> Result<Impact> {
-        // Resolved imports are stated by the parser, so `hard` keeps every file edge.
-        let walk = map::importers_within(self.store.conn(), &path, depth, limit)?;
+        // Resolved imports are stated by the parser, so `hard` keeps every import edge;
+        // of the reference edges, the stated ones.
+        let walk = map::importers_within(self.store.conn(), &path, depth, hard, limit)?;
         let dependents: u64 = walk.by_depth.iter().sum();
         let mut files: Vec<String> = walk.listed.iter().map(|i| i.path.clone()).collect();
         files.push(path.clone());
@@ -394,9 +398,9 @@ impl Workspace {
                     at: format!("{}:{}", i.path, i.line + 1),
                     from: i.path.clone(),
                     to: i.imports,
-                    kind: "import".into(),
-                    provenance: "stated".into(),
-                    confidence: 1.0,
+                    kind: i.kind,
+                    provenance: i.provenance,
+                    confidence: i.confidence,
                 },
                 path: i.path,
             })
