@@ -42,7 +42,9 @@ pub use lang::Language;
 /// `std::fs::read()`) is [`Receiver::Path`], resolved through the module tree: `crate::from_str(s)`
 /// had gone to a method `Map.from_str` beside the call, `std::fs::canonicalize(p)` to the
 /// enclosing function of that name.
-pub const ANALYSIS_VERSION: u32 = 9;
+/// 10: a JavaScript/TypeScript import of a directory (`'./lib/'`, `'.'`, `'..'`) resolves
+/// to its `index` only, never to the file `lib.ts` beside it (the import edges change).
+pub const ANALYSIS_VERSION: u32 = 10;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).
