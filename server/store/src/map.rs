@@ -1394,7 +1394,8 @@ pub fn settle_drift_hashes(tx: &Transaction<'_>) -> Result<()> {
 }
 
 /// Secondary indexes of `symbols` and `refs` that a bulk load builds at the end.
-/// Their definitions must match the migrations (`0001_map.sql`, `0016_ref_receiver_path.sql`).
+/// Their definitions must match the migrations (`0001_map.sql`, `0016_ref_receiver_path.sql`,
+/// `0018_ref_deps.sql`).
 const BULK_INDEXES: &[(&str, &str)] = &[
     (
         "refs_by_name",
@@ -1410,7 +1411,7 @@ const BULK_INDEXES: &[(&str, &str)] = &[
     ),
     (
         "symbols_by_name",
-        "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name)",
+        "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name, qualified_name)",
     ),
     (
         "symbols_by_qualified_name",

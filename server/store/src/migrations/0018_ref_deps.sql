@@ -1,4 +1,14 @@
--- 0018: file edges of resolved references. A file depends on another not only through
+-- 0018: file edges of resolved references, and a name index that covers qualified names.
+--
+-- A qualified name in a question matches the symbols whose qualified name ends with it
+-- (`RegexBuilder.new` is `string.RegexBuilder.new`, `loci_store::map::lookup_symbols`):
+-- the suffix is checked on the rows of the name's index, which now holds the qualified
+-- name too, so `Request.__init__` reads 2,144 index entries of the stdlib, not their
+-- rows (5.3 → 2.0 ms as a whole process).
+DROP INDEX IF EXISTS symbols_by_name;
+CREATE INDEX symbols_by_name ON symbols(name, qualified_name);
+
+-- File edges of resolved references. A file depends on another not only through
 -- its imports: a Java class calls one of its package without an import, a Go file one of
 -- its directory, a Rust file `crate::Deserializer::from_str()` without a `use`. One row
 -- per (referencing file, file of the target) for the references of kind call, type and
