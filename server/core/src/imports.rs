@@ -1000,6 +1000,19 @@ fn resolve_js(
     } else {
         TS_FIRST
     };
+    // `'./lib/'`, `'.'` and `'..'` name a directory: Node and TypeScript take its
+    // `index` only, never the file `lib.ts` beside it.
+    if module.ends_with('/') || module == "." || module == ".." {
+        let index_file = join(&base, "index");
+        if let Some(found) = exts
+            .iter()
+            .map(|e| format!("{index_file}{e}"))
+            .find(|c| index.paths.contains(c))
+        {
+            out.insert(found);
+        }
+        return out;
+    }
     let mut candidates: Vec<String> = vec![base.clone()];
     for (js, ts) in [
         (".js", [".ts", ".tsx", ".d.ts"]),
@@ -1694,6 +1707,25 @@ mod tests {
         assert_eq!(r("src/deep/x.ts", "../e.mjs"), vec!["src/e.mjs"]);
         assert!(r("src/x.ts", "react").is_empty());
         assert!(r("src/x.ts", "../../../a").is_empty());
+    }
+
+    /// Fault found by a fresh-user trial: `'./lib/'` resolved to `src/lib.ts`, where Node
+    /// and TypeScript take `src/lib/index.ts` only (a trailing slash names a directory).
+    #[test]
+    fn fault_a_javascript_import_with_a_trailing_slash_took_the_file_beside_the_folder() {
+        let idx = index(&[
+            "src/lib.ts",
+            "src/lib/index.ts",
+            "src/only.ts",
+            "src/index.ts",
+        ]);
+        let r =
+            |from: &str, module: &str| resolve(Language::TypeScript, from, &imp(module, &[]), &idx);
+        assert_eq!(r("src/x.ts", "./lib/"), vec!["src/lib/index.ts"]);
+        assert_eq!(r("src/x.ts", "./lib"), vec!["src/lib.ts"]);
+        assert!(r("src/x.ts", "./only/").is_empty());
+        assert_eq!(r("src/lib/y.ts", ".."), vec!["src/index.ts"]);
+        assert_eq!(r("src/lib/y.ts", "."), vec!["src/lib/index.ts"]);
     }
 
     #[test]

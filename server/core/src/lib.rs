@@ -46,7 +46,9 @@ pub use lang::Language;
 /// traits or type aliases, bare names never to members (but in a Python class body), names
 /// on values never to free functions or the enclosing definition, names on an import only
 /// in the files it binds, Go packages by directory (docs/architecture.md).
-pub const ANALYSIS_VERSION: u32 = 9;
+/// 10: a JavaScript/TypeScript import of a directory (`'./lib/'`, `'.'`, `'..'`) resolves
+/// to its `index` only, never to the file `lib.ts` beside it (the import edges change).
+pub const ANALYSIS_VERSION: u32 = 10;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

@@ -90,7 +90,9 @@ pub struct ImpactEdge {
     pub from: String,
     /// What it depends on (a file path or a symbol key).
     pub to: String,
-    /// `import` for file edges, otherwise the reference kind (`call`, `type`, ...).
+    /// `import` for an import edge, otherwise the reference kind (`call`, `type`,
+    /// `inherit`, ...): a file edge is an import, or the strongest reference of the file
+    /// into the other when it does not import it.
     pub kind: String,
     /// Where the edge is written: `path:line` (one-based line).
     pub at: String,
@@ -167,8 +169,8 @@ impl Workspace {
         self.store.read(|| {
             let name = qualified_form(non_empty("name", name)?);
             let conn = self.store.conn();
-            let mut hits = map::find_symbols(conn, &name, fetch(limit))?;
-            let total = listed(&mut hits, limit, || map::count_symbols(conn, &name))?;
+            let mut hits = map::lookup_symbols(conn, &name, fetch(limit))?;
+            let total = listed(&mut hits, limit, || map::count_lookup_symbols(conn, &name))?;
             // The place of a symbol is no secret; its first line and doc comment may be,
             // under a rule configured since the scan.
             let checked = self.map_checked_by_these_rules();
@@ -204,7 +206,7 @@ impl Workspace {
                 .filter(|_| !name.contains('#'))
                 .map(|(q, last)| (q.rsplit('.').next().unwrap_or(q), last));
             let targets = match qualified {
-                Some(_) => map::find_symbols(conn, &name, u32::MAX)?,
+                Some(_) => map::lookup_symbols(conn, &name, u32::MAX)?,
                 None => Vec::new(),
             };
             let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
@@ -243,7 +245,7 @@ impl Workspace {
         self.store.read(|| {
             let symbol = qualified_form(non_empty("symbol", symbol)?);
             let conn = self.store.conn();
-            let mut targets = map::find_symbols(conn, &symbol, u32::MAX)?;
+            let mut targets = map::lookup_symbols(conn, &symbol, u32::MAX)?;
             let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
             let mut calls = map::refs_to_any(conn, &keys, Some("call"), fetch(limit))?;
             let total = listed(&mut calls, limit, || {
@@ -297,7 +299,8 @@ impl Workspace {
         })
     }
 
-    /// The reverse-dependency blast radius of a file (files that import it, transitively)
+    /// The reverse-dependency blast radius of a file (files that import it or whose calls,
+    /// types and bases resolved into it, transitively)
     /// or a symbol (definitions that reference it, transitively), to `depth` hops. With
     /// `hard`, only stated edges are followed. Lists every dependent: see
     /// [`Workspace::impact_limited`].
@@ -348,7 +351,7 @@ impl Workspace {
             let impact = if let Some(path) = as_path {
                 self.impact_file(path, depth, hard, limit)?
             } else {
-                let symbols = map::find_symbols(conn, &qualified_form(target), LIST_LIMIT)?;
+                let symbols = map::lookup_symbols(conn, &qualified_form(target), LIST_LIMIT)?;
                 if symbols.is_empty() {
                     // A folder of the map is neither (it had been "no file or symbol").
                     if let Ok(folder) = self.contain("target", target)
@@ -378,8 +381,9 @@ impl Workspace {
 
     /// The file walk, listing the first `limit` importers (0: all).
     fn impact_file(&self, path: String, depth: u32, hard: bool, limit: u32) -> Result<Impact> {
-        // Resolved imports are stated by the parser, so `hard` keeps every file edge.
-        let walk = map::importers_within(self.store.conn(), &path, depth, limit)?;
+        // Resolved imports are stated by the parser, so `hard` keeps every import edge;
+        // of the reference edges, the stated ones.
+        let walk = map::importers_within(self.store.conn(), &path, depth, hard, limit)?;
         let dependents: u64 = walk.by_depth.iter().sum();
         let mut files: Vec<String> = walk.listed.iter().map(|i| i.path.clone()).collect();
         files.push(path.clone());
@@ -394,9 +398,9 @@ impl Workspace {
                     at: format!("{}:{}", i.path, i.line + 1),
                     from: i.path.clone(),
                     to: i.imports,
-                    kind: "import".into(),
-                    provenance: "stated".into(),
-                    confidence: 1.0,
+                    kind: i.kind,
+                    provenance: i.provenance,
+                    confidence: i.confidence,
                 },
                 path: i.path,
             })

@@ -2697,6 +2697,28 @@ fn resolve_refs(
             Ok(())
         })?;
     }
+    // The file edges of resolved references (`ref_deps`): of every file whose references
+    // were written or re-resolved; in one pass when that is most of the map (a first
+    // scan's bulk load has no index to look them up by).
+    let updated: HashSet<i64> = updates.iter().map(|u| u.0).collect();
+    let touched: BTreeSet<i64> = pending_files
+        .iter()
+        .copied()
+        .chain(
+            stored
+                .iter()
+                .filter(|(row, _)| updated.contains(&row.0))
+                .map(|(row, _)| row.1),
+        )
+        .collect();
+    if touched.len() > TARGETED_RESOLVE_MAX_FILES || map::bulk_indexes_missing(store.conn())? {
+        store.write(map::rebuild_ref_deps)?;
+    } else if !touched.is_empty() {
+        let touched: Vec<i64> = touched.into_iter().collect();
+        for chunk in touched.chunks(256) {
+            store.write(|tx| map::replace_ref_deps(tx, chunk))?;
+        }
+    }
     Ok(())
 }
 

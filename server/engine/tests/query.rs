@@ -763,3 +763,179 @@ fn fault_a_type_named_in_a_signature_or_struct_literal_was_no_reference() {
         ]
     );
 }
+
+/// Fault found by a fresh-user trial: a qualified name had to be written from the module
+/// down (`string.RegexBuilder.new` in the regex crate, `geo.Circle.area` in C++,
+/// `Value.deserialize.ValueVisitor.visit_map` in serde_json): `RegexBuilder::new`,
+/// `Circle.area` and `ValueVisitor.visit_map` found nothing. A qualified name now matches
+/// every symbol whose qualified name ends with it at a segment boundary, exact matches
+/// first, in `symbol`, `refs`, `callers` and `impact`.
+#[test]
+fn fault_a_qualified_name_needed_its_whole_module_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "geo.cpp",
+        "namespace geo {\nclass Circle {\npublic:\n    double area() { return 1.0; }\n};\n}\n\ndouble total(geo::Circle c) {\n    return c.area();\n}\n",
+    );
+    write(
+        root,
+        "value.rs",
+        "pub struct Value;\nimpl Value {\n    pub fn deserialize() {\n        struct ValueVisitor;\n        impl ValueVisitor {\n            fn visit_map() {}\n        }\n        ValueVisitor::visit_map();\n    }\n}\n",
+    );
+    // `Circle.area` exactly, in a file of its own: listed before the longer match.
+    write(
+        root,
+        "z.py",
+        "class Circle:\n    def area(self):\n        return 2\n\nclass NotCircle:\n    def area(self):\n        return 3\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let keys = |name: &str| -> Vec<String> {
+        ws.symbol(name, LIST_LIMIT)
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|h| h.key)
+            .collect()
+    };
+    assert_eq!(
+        keys("Circle.area"),
+        ["z.py#Circle.area@method", "geo.cpp#geo.Circle.area@method"]
+    );
+    assert_eq!(keys("Circle::area"), keys("Circle.area"));
+    assert_eq!(keys("geo.Circle.area"), ["geo.cpp#geo.Circle.area@method"]);
+    // At a segment boundary only: `NotCircle.area` is no `Circle.area`, nor `ircle.area`.
+    assert!(keys("ircle.area").is_empty());
+    let visit = "value.rs#Value.deserialize.ValueVisitor.visit_map@method";
+    assert_eq!(keys("ValueVisitor.visit_map"), [visit]);
+    assert_eq!(keys("ValueVisitor::visit_map"), [visit]);
+    assert_eq!(keys("deserialize.ValueVisitor.visit_map"), [visit]);
+    let env = ws.symbol("Circle.area", 1).unwrap();
+    assert_eq!(env.limits.omitted, 1);
+    let callers: Vec<(String, u32)> = ws
+        .callers("ValueVisitor::visit_map", LIST_LIMIT)
+        .unwrap()
+        .result
+        .calls
+        .into_iter()
+        .map(|c| (c.path, c.line))
+        .collect();
+    assert_eq!(callers, [("value.rs".to_string(), 7)]);
+    let refs: Vec<(String, u32, Option<String>)> = ws
+        .refs("ValueVisitor.visit_map", LIST_LIMIT)
+        .unwrap()
+        .result
+        .into_iter()
+        .map(|r| (r.path, r.line, r.target_key))
+        .collect();
+    assert_eq!(refs, [("value.rs".to_string(), 7, Some(visit.to_string()))]);
+    let impact = ws
+        .impact("ValueVisitor.visit_map", 1, false)
+        .unwrap()
+        .result;
+    assert_eq!(impact.target, [visit]);
+    let ids: Vec<&str> = impact.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(ids, ["value.rs#Value.deserialize@method"]);
+}
+
+/// `(id, depth, kind, to, at, provenance, confidence)` of each listed dependent.
+fn impact_rows(ws: &Workspace, target: &str, depth: u32, hard: bool) -> Vec<String> {
+    ws.impact(target, depth, hard)
+        .unwrap()
+        .result
+        .nodes
+        .into_iter()
+        .map(|n| {
+            format!(
+                "{} {} {} -> {} at {} {} {:.1}",
+                n.id, n.depth, n.via.kind, n.via.to, n.via.at, n.via.provenance, n.via.confidence
+            )
+        })
+        .collect()
+}
+
+/// Fault found by a fresh-user trial: file-level `impact` followed import edges only, so
+/// it said nothing depends on a Java class its package calls without an import, on a Go
+/// file its package calls, or (serde_json's `src/de.rs`) on a Rust file that
+/// `src/raw.rs` calls 35 times through `crate::Deserializer::from_str` without a `use`.
+/// Resolved calls, types and bases into the file are edges of the blast radius too, with
+/// their kind, provenance and confidence, de-duplicated with the import edges; `--hard`
+/// keeps the stated ones.
+#[test]
+fn fault_file_impact_followed_only_import_edges() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let java = "java/src/main/java/com/acme/app";
+    write(
+        root,
+        &format!("{java}/Helper.java"),
+        "package com.acme.app;\n\npublic class Helper {\n    public static int help() { return 1; }\n}\n",
+    );
+    write(
+        root,
+        &format!("{java}/Main.java"),
+        "package com.acme.app;\n\npublic class Main {\n    public static void main(String[] args) {\n        Helper.help();\n    }\n}\n",
+    );
+    write(root, "go.mod", "module github.com/acme/svc\n\ngo 1.21\n");
+    write(
+        root,
+        "pkg/util/a.go",
+        "package util\n\nfunc A() int { return 1 }\n",
+    );
+    write(
+        root,
+        "pkg/util/b.go",
+        "package util\n\nfunc B() int { return A() }\n",
+    );
+    write(
+        root,
+        "src/de.rs",
+        "pub struct Deserializer;\n\nimpl Deserializer {\n    pub fn from_str() -> Deserializer {\n        Deserializer\n    }\n}\n",
+    );
+    write(root, "src/lib.rs", "mod de;\nmod raw;\n");
+    write(
+        root,
+        "src/raw.rs",
+        "pub fn parse() {\n    crate::Deserializer::from_str();\n    crate::Deserializer::from_str();\n}\n",
+    );
+    write(
+        root,
+        "src/user.rs",
+        "use crate::raw;\n\npub fn run() {\n    raw::parse();\n}\n",
+    );
+    write(root, "src/main.rs", "mod user;\n");
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        impact_rows(&ws, &format!("{java}/Helper.java"), 3, false),
+        [format!(
+            "{java}/Main.java 1 call -> {java}/Helper.java at {java}/Main.java:5 derived 0.7"
+        )]
+    );
+    assert_eq!(
+        impact_rows(&ws, "pkg/util/a.go", 3, false),
+        ["pkg/util/b.go 1 call -> pkg/util/a.go at pkg/util/b.go:3 derived 0.9"]
+    );
+    // `src/lib.rs` declares `mod de;` (an import edge); `src/raw.rs` only calls into it,
+    // `src/user.rs` reaches it through `raw` at depth 2 (import then call), and
+    // `src/main.rs` (`mod user;`) at depth 3.
+    assert_eq!(
+        impact_rows(&ws, "src/de.rs", 3, false),
+        [
+            "src/lib.rs 1 import -> src/de.rs at src/lib.rs:1 stated 1.0",
+            "src/raw.rs 1 call -> src/de.rs at src/raw.rs:2 derived 0.7",
+            "src/user.rs 2 import -> src/raw.rs at src/user.rs:1 stated 1.0",
+            "src/main.rs 3 import -> src/user.rs at src/main.rs:1 stated 1.0",
+        ]
+    );
+    // Stated edges only: the derived calls are not followed.
+    assert_eq!(
+        impact_rows(&ws, "src/de.rs", 3, true),
+        ["src/lib.rs 1 import -> src/de.rs at src/lib.rs:1 stated 1.0"]
+    );
+    let env = ws.impact("src/de.rs", 3, false).unwrap();
+    assert_eq!(env.result.dependents, 4);
+    assert_eq!(env.result.by_depth, [2, 1, 1]);
+}

@@ -30,6 +30,7 @@ fn dump(conn: &Connection) -> Vec<String> {
         "SELECT 'ref', f.path, r.name, r.kind, r.line, r.column, r.start_byte, ifnull(e.key,''), ifnull(t.key,''), r.provenance, r.confidence, ifnull(r.receiver,'') FROM refs r JOIN files f ON f.file_id = r.file_id LEFT JOIN symbols e ON e.symbol_id = r.enclosing_id LEFT JOIN symbols t ON t.symbol_id = r.target_id",
         "SELECT 'import', f.path, i.module, i.names, i.line FROM imports i JOIN files f USING (file_id)",
         "SELECT 'dep', a.path, d.module, ifnull(b.path,'<unresolved>'), d.line, d.count FROM deps d JOIN files a ON a.file_id = d.from_file_id LEFT JOIN files b ON b.file_id = d.to_file_id",
+        "SELECT 'ref dep', a.path, b.path, d.kind, d.line, d.provenance, d.confidence, d.count FROM ref_deps d JOIN files a ON a.file_id = d.from_file_id JOIN files b ON b.file_id = d.to_file_id",
         "SELECT 'skip', path, reason FROM skipped_files",
         "SELECT 'common term', fts, term, doc FROM fts_common_terms",
     ];

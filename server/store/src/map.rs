@@ -160,10 +160,57 @@ pub fn clear_file_rows(tx: &Transaction<'_>, file_id: i64) -> Result<()> {
             .execute([file_id])
             .ctx(|| format!("clearing {table}"))?;
     }
-    tx.prepare_cached("DELETE FROM deps WHERE from_file_id = ?1")
-        .ctx(|| "clearing deps".into())?
-        .execute([file_id])
-        .ctx(|| "clearing deps".into())?;
+    for table in ["deps", "ref_deps"] {
+        tx.prepare_cached(&format!("DELETE FROM {table} WHERE from_file_id = ?1"))
+            .ctx(|| format!("clearing {table}"))?
+            .execute([file_id])
+            .ctx(|| format!("clearing {table}"))?;
+    }
+    Ok(())
+}
+
+/// The rows of `ref_deps` (migration 0018) from the references that `filter` keeps (an
+/// SQL condition on `refs r`): per (file, file of the target), the strongest reference of
+/// kind call, type or inherit resolved into another file, and how many there are.
+fn ref_deps_insert_sql(filter: &str) -> String {
+    format!(
+        "INSERT INTO ref_deps(from_file_id, to_file_id, kind, line, provenance, confidence, count)
+         SELECT from_id, to_id, kind, line, provenance, confidence, n FROM (
+             SELECT r.file_id AS from_id, s.file_id AS to_id, r.kind, r.line, r.provenance,
+                    r.confidence, count(*) OVER w AS n,
+                    row_number() OVER (w ORDER BY r.provenance = 'stated' DESC,
+                                                  r.confidence DESC, r.line, r.column) AS k
+             FROM refs r JOIN symbols s ON s.symbol_id = r.target_id
+             WHERE {filter} AND r.kind IN ('call', 'type', 'inherit')
+               AND s.file_id != r.file_id
+             WINDOW w AS (PARTITION BY r.file_id, s.file_id)
+         ) WHERE k = 1"
+    )
+}
+
+/// Rewrites the reference edges (`ref_deps`) out of each of `file_ids` from its stored
+/// references: after a scan wrote or re-resolved them.
+pub fn replace_ref_deps(tx: &Transaction<'_>, file_ids: &[i64]) -> Result<()> {
+    let ctx = || "rewriting reference edges".to_string();
+    let mut clear = tx
+        .prepare_cached("DELETE FROM ref_deps WHERE from_file_id = ?1")
+        .ctx(ctx)?;
+    let mut insert = tx
+        .prepare_cached(&ref_deps_insert_sql("r.file_id = ?1"))
+        .ctx(ctx)?;
+    for id in file_ids {
+        clear.execute([id]).ctx(ctx)?;
+        insert.execute([id]).ctx(ctx)?;
+    }
+    Ok(())
+}
+
+/// Rewrites every reference edge (`ref_deps`) from the stored references in one pass:
+/// after a scan that resolved most of the map.
+pub fn rebuild_ref_deps(tx: &Transaction<'_>) -> Result<()> {
+    let ctx = || "rebuilding reference edges".to_string();
+    tx.execute_batch("DELETE FROM ref_deps").ctx(ctx)?;
+    tx.execute_batch(&ref_deps_insert_sql("1")).ctx(ctx)?;
     Ok(())
 }
 
@@ -507,6 +554,65 @@ pub fn find_symbols(conn: &Connection, name: &str, limit: u32) -> Result<Vec<Sym
 pub fn count_symbols(conn: &Connection, name: &str) -> Result<u64> {
     count_rows(conn, SYMBOL_FROM, SYMBOLS_NAMED, params![name])
         .ctx(|| format!("counting symbols named {name}"))
+}
+
+/// The rows of [`lookup_symbols`]: a symbol named, qualified-named or keyed `?1`, or named
+/// `?2` (the last segment of `?1`) whose qualified name ends with `?3` (`.` then `?1`), of
+/// `?4` characters: a suffix at a segment boundary (`RegexBuilder.new` is
+/// `string.RegexBuilder.new`). Every term is an indexed lookup (`name`, `qualified_name`,
+/// `key`); the suffix is checked on the rows of the name's index only.
+const SYMBOLS_ENDING: &str = "s.name = ?1 OR s.qualified_name = ?1 OR s.key = ?1
+      OR (s.name = ?2 AND substr(s.qualified_name, -?4) = ?3)";
+
+/// Symbols that [`find_symbols`] finds for `name`, and for a qualified name (`a.b`, no
+/// `#`) also those whose qualified name ends with it at a segment boundary
+/// (`ValueVisitor.visit_map` finds `Value.deserialize.ValueVisitor.visit_map`): exact
+/// matches first, then by path and line. At most `limit` rows ([`count_lookup_symbols`]
+/// counts them all).
+pub fn lookup_symbols(conn: &Connection, name: &str, limit: u32) -> Result<Vec<SymbolHit>> {
+    let Some((last, suffix, chars)) = qualified_suffix(name) else {
+        return find_symbols(conn, name, limit);
+    };
+    let sql = format!(
+        "SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE {SYMBOLS_ENDING}
+         ORDER BY NOT (s.name = ?1 OR s.qualified_name = ?1 OR s.key = ?1), f.path, s.start_line
+         LIMIT ?5"
+    );
+    let mut stmt = conn.prepare_cached(&sql).ctx(|| "finding symbols".into())?;
+    let rows = stmt
+        .query_map(params![name, last, suffix, chars, limit], symbol_hit)
+        .ctx(|| format!("finding symbol {name}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("finding symbol {name}"))
+}
+
+/// How many symbols [`lookup_symbols`] finds for `name` without a limit.
+pub fn count_lookup_symbols(conn: &Connection, name: &str) -> Result<u64> {
+    let Some((last, suffix, chars)) = qualified_suffix(name) else {
+        return count_symbols(conn, name);
+    };
+    count_rows(
+        conn,
+        SYMBOL_FROM,
+        SYMBOLS_ENDING,
+        params![name, last, suffix, chars],
+    )
+    .ctx(|| format!("counting symbols named {name}"))
+}
+
+/// For a qualified name (`a.b`, not a key): its last segment, `.` before it whole, and
+/// that suffix's length in characters (SQLite's `substr` counts characters).
+fn qualified_suffix(name: &str) -> Option<(&str, String, i64)> {
+    if name.contains('#') {
+        return None;
+    }
+    let (_, last) = name.rsplit_once('.')?;
+    if last.is_empty() {
+        return None;
+    }
+    let suffix = format!(".{name}");
+    let chars = suffix.chars().count() as i64;
+    Some((last, suffix, chars))
 }
 
 /// `SELECT COUNT(*) FROM {from} WHERE {filter}`: the size of a listing whose first rows a
@@ -855,21 +961,29 @@ pub fn deps_to(conn: &Connection, path: &str) -> Result<Vec<DepEdge>> {
 }
 
 /// A file reached by [`importers_within`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Importer {
     /// The importing file.
     pub path: String,
     /// Hops from the target (1 = imports it directly).
     pub depth: u32,
-    /// The file one hop closer to the target that it imports (the smallest path when
-    /// it imports several of that level).
+    /// The file one hop closer to the target that it depends on (the smallest path when
+    /// it depends on several of that level).
     pub imports: String,
-    /// Zero-based line of the first import statement behind that edge.
+    /// Zero-based line of the first import statement behind that edge, or of the
+    /// strongest reference.
     pub line: u32,
+    /// `import`, or the kind of the strongest reference behind the edge (`call`, `type`,
+    /// `inherit`) when the file does not import that one.
+    pub kind: String,
+    /// `stated` for an import; a reference's own.
+    pub provenance: String,
+    /// 1.0 for an import; a reference's own.
+    pub confidence: f64,
 }
 
 /// What [`importers_within`] found: every importer counted, the nearest listed.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Importers {
     /// Importers reached at each depth: `by_depth[0]` at depth 1, ...; up to the deepest
     /// level reached (empty when nothing imports the file).
@@ -882,22 +996,28 @@ pub struct Importers {
 /// path index instead of one lookup each (a lookup costs about five rows of the pass).
 const PATH_SCAN_MIN: usize = 256;
 
-/// The files that import `path`, transitively, to `depth` hops: a breadth-first walk of
-/// the reverse import graph over file ids, one cached indexed lookup per file expanded
-/// (the `deps_by_target` index). Each file is counted once, at the depth it is first
-/// reached; `path` itself is not. Only the first `limit` importers (0: all) by depth,
-/// then path, are listed, and only the files of the levels those come from have their
-/// paths read: the importers of a widely imported module (CPython's `urllib/parse.py`
-/// reaches 824 files) are counted without a path lookup each.
+/// The files that depend on `path`, transitively, to `depth` hops: those that import it
+/// (`deps`) and those whose references of kind call, type or inherit resolved into it
+/// (`ref_deps`: a Java class of its package, a Go file of its directory, a Rust file
+/// calling `crate::Deserializer::from_str()` without a `use`; with `hard`, only stated
+/// ones). A breadth-first walk of the reverse graph over file ids, one cached indexed
+/// lookup per file expanded (`deps_by_target` and the key of `ref_deps`, in one
+/// statement). Each file is counted once, at the depth it is first reached; `path` itself
+/// is not. Only the first `limit` dependents (0: all) by depth, then path, are listed,
+/// each with the edge into the smallest path of the level before (an import before a
+/// reference to the same file), and only the files of the levels those come from have
+/// their paths read: the dependents of a widely imported module (CPython's
+/// `urllib/parse.py` reaches over 800 files) are counted without a path lookup each.
 ///
 /// Errors: [`StoreError::Sqlite`] when a read fails.
 pub fn importers_within(
     conn: &Connection,
     path: &str,
     depth: u32,
+    hard: bool,
     limit: u32,
 ) -> Result<Importers> {
-    let ctx = || format!("walking the importers of {path}");
+    let ctx = || format!("walking the dependents of {path}");
     let Some(start) = conn
         .query_row("SELECT file_id FROM files WHERE path = ?1", [path], |r| {
             r.get::<_, i64>(0)
@@ -907,30 +1027,31 @@ pub fn importers_within(
     else {
         return Ok(Importers::default());
     };
-    // In the index's order, so each importer's first row has its first line: grouping
-    // in SQL (`min(line) ... GROUP BY`) cost more than the rows it saved.
-    let mut importers_of = conn
+    // Import edges (no kind), then reference edges; grouping or ordering in SQL cost
+    // more than the rows it saved.
+    let mut dependents_of = conn
         .prepare_cached(
-            "SELECT from_file_id, line FROM deps WHERE to_file_id = ?1 ORDER BY from_file_id, line",
+            "SELECT from_file_id, line, NULL, NULL, NULL FROM deps WHERE to_file_id = ?1
+             UNION ALL
+             SELECT from_file_id, line, kind, provenance, confidence FROM ref_deps
+              WHERE to_file_id = ?1 AND (?2 = 0 OR provenance = 'stated')",
         )
         .ctx(ctx)?;
     // The depth each file was first reached at; the edges from each level's files into
-    // the level before, `(from, to, line)`, for the edge a listed importer shows.
+    // the level before, `(from, to, rank, line, reference)`: rank 0 for an import, 1 for
+    // a stated reference, 2 for a derived one, whose kind, provenance and confidence are
+    // `references[reference]`.
     let mut depth_of: HashMap<i64, u32, IdHash> = HashMap::default();
     depth_of.insert(start, 0);
     let mut levels: Vec<Vec<i64>> = vec![vec![start]];
-    let mut edges: Vec<(i64, i64, u32)> = Vec::new();
+    let mut edges: Vec<(i64, i64, u8, u32, u32)> = Vec::new();
+    let mut references: Vec<(String, String, f64)> = Vec::new();
     for d in 1..=depth {
         let mut level = Vec::new();
         for &to in &levels[d as usize - 1] {
-            let mut rows = importers_of.query([to]).ctx(ctx)?;
-            let mut previous = None;
+            let mut rows = dependents_of.query(params![to, hard]).ctx(ctx)?;
             while let Some(row) = rows.next().ctx(ctx)? {
                 let from: i64 = row.get(0).ctx(ctx)?;
-                if previous.replace(from) == Some(from) {
-                    continue;
-                }
-                let line: u32 = row.get(1).ctx(ctx)?;
                 match depth_of.get(&from) {
                     None => {
                         depth_of.insert(from, d);
@@ -939,7 +1060,17 @@ pub fn importers_within(
                     Some(&at) if at == d => {}
                     Some(_) => continue,
                 }
-                edges.push((from, to, line));
+                let line: u32 = row.get(1).ctx(ctx)?;
+                let kind: Option<String> = row.get(2).ctx(ctx)?;
+                match kind {
+                    None => edges.push((from, to, 0, line, u32::MAX)),
+                    Some(kind) => {
+                        let provenance: String = row.get(3).ctx(ctx)?;
+                        let rank = if provenance == "stated" { 1 } else { 2 };
+                        edges.push((from, to, rank, line, references.len() as u32));
+                        references.push((kind, provenance, row.get(4).ctx(ctx)?));
+                    }
+                }
             }
         }
         if level.is_empty() {
@@ -999,23 +1130,34 @@ pub fn importers_within(
             if limit > 0 && listed.len() >= limit as usize {
                 break;
             }
-            // The edge into the smallest path of the level before (then the first line).
+            // The edge into the smallest path of the level before: an import first, then
+            // a stated reference, then the first line.
             let first = edges.partition_point(|e| e.0 < from);
-            let mut best: Option<(&String, u32)> = None;
-            for &(_, to, line) in edges[first..].iter().take_while(|e| e.0 == from) {
-                let candidate = (path_of(&to)?, line);
-                if best.is_none_or(|b| candidate < b) {
-                    best = Some(candidate);
+            let mut best: Option<((&String, u8, u32), u32)> = None;
+            for &(_, to, rank, line, reference) in edges[first..].iter().take_while(|e| e.0 == from)
+            {
+                let candidate = (path_of(&to)?, rank, line);
+                if best.is_none_or(|(b, _)| candidate < b) {
+                    best = Some((candidate, reference));
                 }
             }
-            let (imports, line) = best.ok_or_else(|| {
+            let ((imports, _, line), reference) = best.ok_or_else(|| {
                 StoreError::Corrupt(format!("{}: file {from} was reached by no edge", ctx()))
             })?;
+            let (kind, provenance, confidence) = match references.get(reference as usize) {
+                Some((kind, provenance, confidence)) => {
+                    (kind.clone(), provenance.clone(), *confidence)
+                }
+                None => ("import".to_string(), "stated".to_string(), 1.0),
+            };
             listed.push(Importer {
                 path: from_path.clone(),
                 depth: i as u32,
                 imports: imports.clone(),
                 line,
+                kind,
+                provenance,
+                confidence,
             });
         }
     }
@@ -1252,7 +1394,8 @@ pub fn settle_drift_hashes(tx: &Transaction<'_>) -> Result<()> {
 }
 
 /// Secondary indexes of `symbols` and `refs` that a bulk load builds at the end.
-/// Their definitions must match the migrations (`0001_map.sql`, `0016_ref_receiver_path.sql`).
+/// Their definitions must match the migrations (`0001_map.sql`, `0016_ref_receiver_path.sql`,
+/// `0018_ref_deps.sql`).
 const BULK_INDEXES: &[(&str, &str)] = &[
     (
         "refs_by_name",
@@ -1268,7 +1411,7 @@ const BULK_INDEXES: &[(&str, &str)] = &[
     ),
     (
         "symbols_by_name",
-        "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name)",
+        "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name, qualified_name)",
     ),
     (
         "symbols_by_qualified_name",

@@ -103,6 +103,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "ref_receiver_path",
         sql: include_str!("migrations/0016_ref_receiver_path.sql"),
     },
+    // 17 is another branch's (search); numbered after it so the two merge in order.
+    Migration {
+        version: 18,
+        name: "ref_deps",
+        sql: include_str!("migrations/0018_ref_deps.sql"),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
