@@ -2582,3 +2582,73 @@ fn fault_a_decision_about_the_open_file_was_not_served_with_it() {
         other.items
     );
 }
+
+/// A package shaped like the stdlib's `logging`: a handlers module with a camelCase method.
+fn logging_workspace() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "logging/__init__.py",
+        "class Handler:\n    def acquire(self):\n        pass\n",
+    );
+    write(
+        root,
+        "logging/handlers.py",
+        "from logging import Handler\n\nclass RotatingFileHandler(Handler):\n    def doRollover(self):\n        pass\n\n    def shouldRollover(self, record):\n        return False\n",
+    );
+    write(
+        root,
+        "http/client.py",
+        "class HTTPConnection:\n    def request(self, method, url):\n        pass\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    (dir, ws)
+}
+
+/// Fault (fresh-user trial): a lesson quoting `RotatingFileHandler.doRollover()` word for
+/// word was not served for "doRollover" nor "RotatingFileHandler.doRollover", and
+/// `search rollover --kind memory` found nothing: questions split identifiers (`do` +
+/// `rollover`), memory bodies were indexed unsplit (`dorollover`). Memory and docs now
+/// carry the symbols' identifier-aware terms.
+#[test]
+fn fault_memory_quoting_a_camel_case_name_was_not_found_by_its_words() {
+    let (_dir, mut ws) = logging_workspace();
+    ws.learn(
+        "Call `RotatingFileHandler.doRollover()` only while holding the handler lock (`Handler.acquire()`)",
+        None,
+        &by("human:a"),
+    )
+    .unwrap();
+    for q in ["doRollover", "RotatingFileHandler.doRollover", "rollover"] {
+        let a = ask(&ws, q, &[], 2_000).result;
+        assert!(!a.abstained, "{q}: {}", a.markdown);
+        assert!(
+            a.items
+                .iter()
+                .any(|i| i.kind == HitKind::Memory && i.id == "lessons"),
+            "{q}: {:?}",
+            a.items.iter().map(|i| &i.id).collect::<Vec<_>>()
+        );
+    }
+    let memory = |q: &str| -> Vec<String> {
+        ws.search(
+            q,
+            &SearchOptions {
+                kinds: vec![HitKind::Memory],
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .result
+        .into_iter()
+        .map(|h| h.id)
+        .collect()
+    };
+    assert_eq!(memory("rollover"), ["lessons"]);
+    assert_eq!(memory("doRollover"), ["lessons"]);
+    assert_eq!(memory("do_rollover"), ["lessons"]);
+    assert_eq!(memory("RotatingFileHandler.doRollover"), ["lessons"]);
+    assert_eq!(memory("rotating handler"), ["lessons"]);
+}
