@@ -852,7 +852,14 @@ impl Workspace {
                         .collect()
                 };
                 for (r, rank, snippet) in found {
-                    if prefix.is_some_and(|p| !under_path(&r.subject, p)) {
+                    if let Some(p) = prefix
+                        && !under_path(&r.subject, p)
+                        && !((r.subject == "decisions" || r.subject == "lessons")
+                            && linked_to(conn, r.revision_id, &[format!("{p}/")], &HashSet::new())?)
+                    {
+                        // A decision or lesson is at a path when a claim of its is: one
+                        // about a file or folder there (its subject, `--subject logging`),
+                        // or about the folder holding it.
                         continue;
                     }
                     let text = match &r.summary {
@@ -2129,8 +2136,10 @@ const EPISODIC_TEXT_SHARE: f64 = 0.5;
 /// before its outline and main symbols.
 const EPISODIC_OPEN_POINTS: f64 = 25.0;
 
-/// Whether the revision has a claim resolved to an open file, a symbol in one, or a
-/// symbol the question names or its file (`targets`): a structural link between a
+/// Whether the revision has a claim resolved to an open file, a symbol in one, a path in
+/// an open folder, a folder holding an open file or folder (the subject of `decide …
+/// --subject logging`), or a symbol the question names or its file (`targets`): a
+/// structural link between a
 /// decisions or lessons page and the question.
 fn linked_to(
     conn: &loci_store::rusqlite::Connection,
@@ -2146,8 +2155,8 @@ fn linked_to(
             let file = r.split_once('#').map_or(r, |(p, _)| p);
             targets.contains(r)
                 || open.iter().any(|o| match o.strip_suffix('/') {
-                    Some(dir) => under_path(file, dir),
-                    None => file == o,
+                    Some(dir) => under_path(file, dir) || under_path(dir, file),
+                    None => file == o || under_path(o, file),
                 })
         })
     }))

@@ -2652,3 +2652,90 @@ fn fault_memory_quoting_a_camel_case_name_was_not_found_by_its_words() {
     assert_eq!(memory("RotatingFileHandler.doRollover"), ["lessons"]);
     assert_eq!(memory("rotating handler"), ["lessons"]);
 }
+
+/// Fault (fresh-user trial): `decide … --subject logging` (a folder) wrote "(about
+/// `logging`)", which is no path claim, so the decision was linked to nothing: `why
+/// logging/handlers.py:1`, `context --open logging/handlers.py` and `search --path
+/// logging` never found it. The subject of a decision or lesson is now a claim.
+#[test]
+fn fault_a_decision_about_a_folder_was_linked_to_nothing() {
+    let (_dir, mut ws) = logging_workspace();
+    let written = ws
+        .decide(
+            "Handlers must never block the caller thread",
+            Some("logging"),
+            &by("human:a"),
+        )
+        .unwrap();
+    let _ = written;
+    let shown = ws.show("decisions", None).unwrap().result;
+    assert_eq!(
+        shown.revision.body,
+        "# Decisions\n\n- Handlers must never block the caller thread (about `logging/`) — human:a\n"
+    );
+    let why = ws.why("logging/handlers.py:1").unwrap().result;
+    assert_eq!(
+        (why.subject.as_str(), why.matched_by.as_str()),
+        ("decisions", "folder")
+    );
+    let why = ws.why("logging").unwrap().result;
+    assert_eq!(
+        (why.subject.as_str(), why.matched_by.as_str()),
+        ("decisions", "folder")
+    );
+    let a = ask(&ws, "", &["logging/handlers.py"], 2_000).result;
+    let decisions = a
+        .items
+        .iter()
+        .find(|i| i.id == "decisions")
+        .unwrap_or_else(|| panic!("{}", a.markdown));
+    assert!(
+        decisions
+            .signals
+            .iter()
+            .any(|s| s.contains("a claim about an open file")),
+        "{:?}",
+        decisions.signals
+    );
+    // Not for a file elsewhere.
+    let other = ask(&ws, "", &["http/client.py"], 2_000).result;
+    assert!(
+        !other.items.iter().any(|i| i.id == "decisions"),
+        "{}",
+        other.markdown
+    );
+    let at = |p: &str| -> Vec<String> {
+        ws.search(
+            "block caller",
+            &SearchOptions {
+                kinds: vec![HitKind::Memory],
+                path_prefix: Some(p.into()),
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .result
+        .into_iter()
+        .map(|h| h.id)
+        .collect()
+    };
+    assert_eq!(at("logging"), ["decisions"]);
+    assert_eq!(at("logging/handlers.py"), ["decisions"]);
+    assert_eq!(at("http"), Vec::<String>::new());
+    // A file subject is written as it is, a claim already.
+    ws.learn(
+        "Rollover renames files",
+        Some("logging/handlers.py"),
+        &by("human:a"),
+    )
+    .unwrap();
+    let lessons = ws.show("lessons", None).unwrap().result;
+    assert!(
+        lessons
+            .revision
+            .body
+            .contains("Rollover renames files (about `logging/handlers.py`)"),
+        "{}",
+        lessons.revision.body
+    );
+}
