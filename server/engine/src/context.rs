@@ -670,6 +670,9 @@ pub const MIN_BUDGET: u64 = 50;
 /// The most hits per kind a search returns: a larger `limit` is refused, not cut.
 pub const SEARCH_LIMIT_MAX: u32 = 1000;
 
+/// Sessions the recap heading a `context` answer lists, newest first.
+const RECAP_SESSIONS: u32 = 3;
+
 /// Characters of a session's task, and of its summary, that the recap heading a
 /// `context` answer quotes (a DIGEST's length; `loci recap` shows them whole).
 pub const RECAP_CHARS: usize = 200;
@@ -1856,7 +1859,8 @@ impl Workspace {
         });
         let best_relevance = ranked.iter().map(|c| c.relevance).fold(0.0, f64::max);
         let abstained = best_relevance < floor;
-        let (recap, recap_cut) = self.recap_block(3, budget / 4)?;
+        let (recap, recap_left_out) = self.recap_block(RECAP_SESSIONS, budget / 4)?;
+        let recap_cut = recap_left_out > 0;
         // The recap and the blank line the markdown puts after it.
         let mut used = if recap.is_empty() {
             0
@@ -1957,6 +1961,26 @@ impl Workspace {
                 None => format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet), so nothing near it scored open-file points"),
             })
             .collect();
+        // A recap the budget cut says so: it had vanished without a word under a small
+        // budget (fault test `fault_the_recap_vanished_silently_under_a_small_budget`).
+        if recap_left_out > 0 {
+            let what = if recap.is_empty() {
+                "the recap of the last sessions was left out".to_string()
+            } else {
+                format!(
+                    "the recap leaves out {} older {}",
+                    recap_left_out,
+                    if recap_left_out == 1 {
+                        "session"
+                    } else {
+                        "sessions"
+                    }
+                )
+            };
+            open_notes.push(format!(
+                "{what}: it gets a quarter of the {budget}-token budget, too little (`loci recap` shows them)"
+            ));
+        }
         if abstained {
             // An open folder abstained without a word: what it counts for is not what an
             // open file does.
@@ -2022,14 +2046,16 @@ impl Workspace {
     /// The last `n` sessions as a compact markdown block (empty when there are none),
     /// within `max_tokens` (estimated): one line per session, its task and summary cut
     /// to their first line and [`RECAP_CHARS`] characters each, newest first, and the
-    /// older lines left out when they do not fit. Also says whether any were left out.
-    pub fn recap_block(&self, n: u32, max_tokens: u64) -> Result<(String, bool)> {
+    /// older lines left out when they do not fit. Also says how many sessions were left
+    /// out.
+    pub fn recap_block(&self, n: u32, max_tokens: u64) -> Result<(String, usize)> {
         let sessions = mem::recent_sessions(self.store.conn(), n)?;
         if sessions.is_empty() {
-            return Ok((String::new(), false));
+            return Ok((String::new(), 0));
         }
+        let total = sessions.len();
         let mut out = String::from("## Recent sessions\n");
-        let mut cut = false;
+        let mut kept = 0;
         for s in sessions {
             let line = format!(
                 "- #{} {} ({}): {}{}\n",
@@ -2048,15 +2074,15 @@ impl Workspace {
                     .unwrap_or_default()
             );
             if estimate_tokens(&out) + estimate_tokens(&line) > max_tokens {
-                cut = true;
                 break;
             }
             out.push_str(&line);
+            kept += 1;
         }
-        if out.lines().count() == 1 {
-            return Ok((String::new(), cut));
+        if kept == 0 {
+            return Ok((String::new(), total));
         }
-        Ok((out, cut))
+        Ok((out, total - kept))
     }
 
     /// A symbol served FULL: a heading, its source (up to [`FULL_SOURCE_LINES`] lines),

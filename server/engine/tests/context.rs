@@ -2849,3 +2849,57 @@ fn fault_eval_accepted_wrong_case_files_and_printed_undefined_figures() {
         report.table()
     );
 }
+
+/// Fault (fresh-user trial): under a small budget (`--budget 300`) the recap of the last
+/// sessions disappeared without a word: nothing in the markdown or the notes said it was
+/// left out. The answer now says so, in its notes and as a `> note:` line.
+#[test]
+fn fault_the_recap_vanished_silently_under_a_small_budget() {
+    let (_dir, mut ws) = workspace();
+    let long = "migrate the billing ledger ".repeat(20);
+    let old = ws
+        .session_begin(Some(&long), Some("agent:a"))
+        .unwrap()
+        .result;
+    ws.session_end(old.session_id, Some(&long)).unwrap();
+    let note = "the recap of the last sessions was left out: it gets a quarter of the 300-token budget, too little (`loci recap` shows them)";
+    let env = ask(&ws, "refund invoice", &[], 300);
+    assert_eq!(env.result.recap, "");
+    assert_eq!(env.capability.notes.last().map(String::as_str), Some(note));
+    assert!(
+        env.result
+            .markdown
+            .starts_with(&format!("> note: {note}\n")),
+        "{}",
+        env.result.markdown
+    );
+    assert!(env.limits.truncated);
+    // A newer short session fits; the older one is said to be left out.
+    let new = ws
+        .session_begin(Some("fix refunds"), Some("agent:a"))
+        .unwrap()
+        .result;
+    let env = ask(&ws, "refund invoice", &[], 300);
+    assert_eq!(
+        env.result.recap,
+        format!(
+            "## Recent sessions\n- #{} {} (agent:a): fix refunds\n",
+            new.session_id,
+            &new.started_at[..10]
+        )
+    );
+    assert_eq!(
+        env.capability.notes.last().map(String::as_str),
+        Some(
+            "the recap leaves out 1 older session: it gets a quarter of the 300-token budget, too little (`loci recap` shows them)"
+        )
+    );
+    // A budget that holds it all says nothing.
+    let env = ask(&ws, "refund invoice", &[], 4_000);
+    assert!(env.result.recap.contains("migrate the billing ledger"));
+    assert!(
+        !env.capability.notes.iter().any(|n| n.contains("recap")),
+        "{:?}",
+        env.capability.notes
+    );
+}
