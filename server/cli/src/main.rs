@@ -215,7 +215,8 @@ enum Command {
     },
     /// Full-text search over memory, symbols and docs (any text is safe).
     Search {
-        /// The query.
+        /// The query (it may start with `-`: `loci search -band`).
+        #[arg(allow_hyphen_values = true)]
         query: String,
         /// Only these kinds: memory, symbol, doc (repeatable).
         #[arg(long = "kind", value_enum)]
@@ -231,8 +232,9 @@ enum Command {
     /// What to know before touching something: ranked memory, code and docs within a
     /// token budget, or an explicit "nothing relevant".
     Context {
-        /// The question or task (may be left out when --open is given).
-        #[arg(default_value = "")]
+        /// The question or task (may be left out when --open is given; it may start with
+        /// `-`).
+        #[arg(default_value = "", allow_hyphen_values = true)]
         query: String,
         /// Files open or being worked on (repeatable).
         #[arg(long = "open")]

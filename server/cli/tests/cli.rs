@@ -2663,3 +2663,59 @@ fn fault_a_context_note_on_an_open_file_was_printed_twice() {
         "{env:#}"
     );
 }
+
+/// Fault (fresh-user trial): `loci search -band` (any query starting with `-`) failed with
+/// clap's "unexpected argument '-b'" (exit 2). The query of `search` and `context` takes
+/// a leading hyphen; flags given before or after it are still flags.
+#[test]
+fn fault_a_query_starting_with_a_hyphen_was_taken_for_a_flag() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    assert!(
+        loci(
+            root,
+            &["remember", "app", "--text", "Pass -band to the resampler."]
+        )
+        .status
+        .success()
+    );
+    for args in [
+        &["search", "-band", "--kind", "memory", "--json"][..],
+        &["search", "--kind", "memory", "-band", "--json"],
+        &["--json", "search", "-band", "--kind", "memory"],
+        &["search", "--kind", "memory", "--json", "--", "-band"],
+    ] {
+        let out = loci(root, args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let env: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let ids: Vec<&str> = env["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["app"], "{args:?}");
+    }
+    let out = loci(
+        root,
+        &["context", "-band resampler", "--budget", "300", "--json"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let env: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(env["result"]["query"], "-band resampler");
+    assert_eq!(env["limits"]["budget"], 300);
+    // A flag that is not one is still refused, as before, when no query is pending.
+    let out = loci(root, &["search", "band", "--nonsense"]);
+    assert_eq!(out.status.code(), Some(2));
+}

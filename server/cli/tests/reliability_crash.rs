@@ -365,24 +365,35 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
         );
         assert!(status.success(), "{stderr}");
     }
-    // Twelve migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
+    // Fourteen migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
     // (the covering reverse-import index), 0008 (pages by current revision), 0009 (ref
     // receivers), 0010 (Rust type kinds; data only, and the corpus has no Rust), 0011
     // (ref receiver names), 0012 (files' drift hashes), 0013 (claim sets), 0014 (common
-    // terms), 0015 (revision marks) and 0016 (the refs table rebuilt for the `path`
-    // receiver) pending, so a kill can land between them. Undo 0016 to 0011 and 0009 to
+    // terms), 0015 (revision marks), 0016 (the refs table rebuilt for the `path`
+    // receiver), 0017 (identifier terms of memory and docs) and 0018 (file edges of
+    // references) pending, so a kill can land between them. Undo 0018 to 0011 and 0009 to
     // 0006 for real (dropping the receiver columns undoes 0016 too) and forget 0005's row
     // (it recreates what it touches).
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        16,
+        18,
         "revisit which migrations this test undoes"
     );
     {
         let conn = Connection::open(&old).expect("open old");
         conn.execute_batch(
-            "DROP TABLE revision_marks;
+            "DROP TABLE ref_deps; DROP INDEX symbols_by_name; CREATE INDEX symbols_by_name ON symbols(name);
+             DROP TRIGGER revisions_fts_insert; DROP TABLE revisions_fts; ALTER TABLE revisions DROP COLUMN terms;
+             CREATE VIRTUAL TABLE revisions_fts USING fts5(body, summary, content = 'revisions', content_rowid = 'revision_id', tokenize = 'unicode61 remove_diacritics 2');
+             CREATE TRIGGER revisions_fts_insert AFTER INSERT ON revisions BEGIN INSERT INTO revisions_fts(rowid, body, summary) VALUES (new.revision_id, new.body, new.summary); END;
+             INSERT INTO revisions_fts(revisions_fts) VALUES ('rebuild');
+             DROP TRIGGER doc_chunks_fts_insert; DROP TRIGGER doc_chunks_fts_delete; DROP TABLE doc_chunks_fts; ALTER TABLE doc_chunks DROP COLUMN terms;
+             CREATE VIRTUAL TABLE doc_chunks_fts USING fts5(heading, text, content = 'doc_chunks', content_rowid = 'chunk_id', tokenize = 'unicode61 remove_diacritics 2');
+             CREATE TRIGGER doc_chunks_fts_insert AFTER INSERT ON doc_chunks BEGIN INSERT INTO doc_chunks_fts(rowid, heading, text) VALUES (new.chunk_id, new.heading, new.text); END;
+             CREATE TRIGGER doc_chunks_fts_delete AFTER DELETE ON doc_chunks BEGIN INSERT INTO doc_chunks_fts(doc_chunks_fts, rowid, heading, text) VALUES ('delete', old.chunk_id, old.heading, old.text); END;
+             INSERT INTO doc_chunks_fts(doc_chunks_fts) VALUES ('rebuild');
+             DROP TABLE revision_marks;
              DROP TRIGGER revision_marks_claim_insert; DROP TRIGGER revision_marks_claim_update; DROP TRIGGER revision_marks_claim_delete; DROP TRIGGER revision_marks_snapshot_insert; DROP TRIGGER revision_marks_snapshot_update; DROP TRIGGER revision_marks_snapshot_delete; DROP TRIGGER revision_marks_page_update;
              DROP TABLE fts_common_terms; DROP TABLE fts_common_terms_stamp;
              ALTER TABLE files DROP COLUMN drift_hash;
@@ -397,7 +408,7 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
              DROP TRIGGER pages_uid; DROP INDEX pages_by_uid; ALTER TABLE pages DROP COLUMN uid;
              DELETE FROM schema_migrations WHERE version > 4;",
         )
-        .expect("step back twelve migrations");
+        .expect("step back fourteen migrations");
     }
     let old_conn = open_ro(&old);
     let old_memory = memory(&old_conn);

@@ -670,6 +670,9 @@ pub const MIN_BUDGET: u64 = 50;
 /// The most hits per kind a search returns: a larger `limit` is refused, not cut.
 pub const SEARCH_LIMIT_MAX: u32 = 1000;
 
+/// Sessions the recap heading a `context` answer lists, newest first.
+const RECAP_SESSIONS: u32 = 3;
+
 /// Characters of a session's task, and of its summary, that the recap heading a
 /// `context` answer quotes (a DIGEST's length; `loci recap` shows them whole).
 pub const RECAP_CHARS: usize = 200;
@@ -852,7 +855,14 @@ impl Workspace {
                         .collect()
                 };
                 for (r, rank, snippet) in found {
-                    if prefix.is_some_and(|p| !under_path(&r.subject, p)) {
+                    if let Some(p) = prefix
+                        && !under_path(&r.subject, p)
+                        && !((r.subject == "decisions" || r.subject == "lessons")
+                            && linked_to(conn, r.revision_id, &[format!("{p}/")], &HashSet::new())?)
+                    {
+                        // A decision or lesson is at a path when a claim of its is: one
+                        // about a file or folder there (its subject, `--subject logging`),
+                        // or about the folder holding it.
                         continue;
                     }
                     let text = match &r.summary {
@@ -1870,7 +1880,8 @@ impl Workspace {
         });
         let best_relevance = ranked.iter().map(|c| c.relevance).fold(0.0, f64::max);
         let abstained = best_relevance < floor;
-        let (recap, recap_cut) = self.recap_block(3, budget / 4)?;
+        let (recap, recap_left_out) = self.recap_block(RECAP_SESSIONS, budget / 4)?;
+        let recap_cut = recap_left_out > 0;
         // The recap and the blank line the markdown puts after it.
         let mut used = if recap.is_empty() {
             0
@@ -1971,6 +1982,26 @@ impl Workspace {
                 None => format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet), so nothing near it scored open-file points"),
             })
             .collect();
+        // A recap the budget cut says so: it had vanished without a word under a small
+        // budget (fault test `fault_the_recap_vanished_silently_under_a_small_budget`).
+        if recap_left_out > 0 {
+            let what = if recap.is_empty() {
+                "the recap of the last sessions was left out".to_string()
+            } else {
+                format!(
+                    "the recap leaves out {} older {}",
+                    recap_left_out,
+                    if recap_left_out == 1 {
+                        "session"
+                    } else {
+                        "sessions"
+                    }
+                )
+            };
+            open_notes.push(format!(
+                "{what}: it gets a quarter of the {budget}-token budget, too little (`loci recap` shows them)"
+            ));
+        }
         if abstained {
             // An open folder abstained without a word: what it counts for is not what an
             // open file does.
@@ -2036,14 +2067,16 @@ impl Workspace {
     /// The last `n` sessions as a compact markdown block (empty when there are none),
     /// within `max_tokens` (estimated): one line per session, its task and summary cut
     /// to their first line and [`RECAP_CHARS`] characters each, newest first, and the
-    /// older lines left out when they do not fit. Also says whether any were left out.
-    pub fn recap_block(&self, n: u32, max_tokens: u64) -> Result<(String, bool)> {
+    /// older lines left out when they do not fit. Also says how many sessions were left
+    /// out.
+    pub fn recap_block(&self, n: u32, max_tokens: u64) -> Result<(String, usize)> {
         let sessions = mem::recent_sessions(self.store.conn(), n)?;
         if sessions.is_empty() {
-            return Ok((String::new(), false));
+            return Ok((String::new(), 0));
         }
+        let total = sessions.len();
         let mut out = String::from("## Recent sessions\n");
-        let mut cut = false;
+        let mut kept = 0;
         for s in sessions {
             let line = format!(
                 "- #{} {} ({}): {}{}\n",
@@ -2062,15 +2095,15 @@ impl Workspace {
                     .unwrap_or_default()
             );
             if estimate_tokens(&out) + estimate_tokens(&line) > max_tokens {
-                cut = true;
                 break;
             }
             out.push_str(&line);
+            kept += 1;
         }
-        if out.lines().count() == 1 {
-            return Ok((String::new(), cut));
+        if kept == 0 {
+            return Ok((String::new(), total));
         }
-        Ok((out, cut))
+        Ok((out, total - kept))
     }
 
     /// A symbol served FULL: a heading, its source (up to [`FULL_SOURCE_LINES`] lines),
@@ -2150,8 +2183,10 @@ const EPISODIC_TEXT_SHARE: f64 = 0.5;
 /// before its outline and main symbols.
 const EPISODIC_OPEN_POINTS: f64 = 25.0;
 
-/// Whether the revision has a claim resolved to an open file, a symbol in one, or a
-/// symbol the question names or its file (`targets`): a structural link between a
+/// Whether the revision has a claim resolved to an open file, a symbol in one, a path in
+/// an open folder, a folder holding an open file or folder (the subject of `decide …
+/// --subject logging`), or a symbol the question names or its file (`targets`): a
+/// structural link between a
 /// decisions or lessons page and the question.
 fn linked_to(
     conn: &loci_store::rusqlite::Connection,
@@ -2167,8 +2202,8 @@ fn linked_to(
             let file = r.split_once('#').map_or(r, |(p, _)| p);
             targets.contains(r)
                 || open.iter().any(|o| match o.strip_suffix('/') {
-                    Some(dir) => under_path(file, dir),
-                    None => file == o,
+                    Some(dir) => under_path(file, dir) || under_path(dir, file),
+                    None => file == o || under_path(o, file),
                 })
         })
     }))

@@ -24,6 +24,7 @@ use crate::memory::WriteOptions;
 use crate::{EngineError, Envelope, Result, Workspace};
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct MemoryLine {
     subject: String,
     body: String,
@@ -31,11 +32,13 @@ struct MemoryLine {
     summary: Option<String>,
 }
 
-/// One evaluation case.
+/// One evaluation case. A case file line with any other key (a misspelt `open_file` or
+/// `out_of_scop`) is refused, naming the key: ignored, it would change what the case
+/// measures without a word.
 #[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct Case {
-    /// A name for reports.
-    #[serde(default)]
+    /// A name for reports (required, unique in its file).
     pub id: String,
     /// The question.
     pub query: String,
@@ -55,16 +58,18 @@ pub struct Case {
 pub struct SystemScores {
     /// `loci context` or `fts5 bm25`.
     pub system: String,
-    /// Mean recall@k over in-scope cases.
-    pub recall_at_k: f64,
-    /// Mean reciprocal rank over in-scope cases.
-    pub mrr: f64,
-    /// Mean nDCG@k over in-scope cases.
-    pub ndcg_at_k: f64,
-    /// Of the cases it abstained on, the share that were out of scope.
-    pub abstention_precision: f64,
-    /// Of the out-of-scope cases, the share it abstained on.
-    pub abstention_recall: f64,
+    /// Mean recall@k over in-scope cases (`None`, JSON `null`, without any: undefined,
+    /// not 0).
+    pub recall_at_k: Option<f64>,
+    /// Mean reciprocal rank over in-scope cases (`None` without any).
+    pub mrr: Option<f64>,
+    /// Mean nDCG@k over in-scope cases (`None` without any).
+    pub ndcg_at_k: Option<f64>,
+    /// Of the cases it abstained on, the share that were out of scope (`None` when it
+    /// abstained on none: undefined, not a perfect 1).
+    pub abstention_precision: Option<f64>,
+    /// Of the out-of-scope cases, the share it abstained on (`None` without any).
+    pub abstention_recall: Option<f64>,
     /// Median latency per query, milliseconds (in-process).
     pub p50_ms: f64,
     /// 95th-percentile latency per query, milliseconds (in-process).
@@ -118,15 +123,19 @@ impl EvalReport {
             self.k,
             k = self.k
         );
+        let figure = |v: Option<f64>, places: usize| match v {
+            Some(v) => format!("{v:.places$}"),
+            None => "n/a".to_string(),
+        };
         for x in &self.systems {
             s.push_str(&format!(
-                "| {} | {:.3} | {:.3} | {:.3} | {:.2} | {:.2} | {:.2} | {:.2} |\n",
+                "| {} | {} | {} | {} | {} | {} | {:.2} | {:.2} |\n",
                 x.system,
-                x.recall_at_k,
-                x.mrr,
-                x.ndcg_at_k,
-                x.abstention_precision,
-                x.abstention_recall,
+                figure(x.recall_at_k, 3),
+                figure(x.mrr, 3),
+                figure(x.ndcg_at_k, 3),
+                figure(x.abstention_precision, 2),
+                figure(x.abstention_recall, 2),
                 x.p50_ms,
                 x.p95_ms
             ));
@@ -272,6 +281,27 @@ fn read_cases(path: &Path) -> Result<CaseFile> {
         }
         let value: serde_json::Value = serde_json::from_str(line).map_err(|e| bad(n, e))?;
         match value.get("memory") {
+            Some(_) if value.as_object().is_some_and(|o| o.len() > 1) => {
+                let others: Vec<&String> = value
+                    .as_object()
+                    .into_iter()
+                    .flat_map(|o| o.keys())
+                    .filter(|k| *k != "memory")
+                    .collect();
+                return Err(EngineError::InvalidArgument {
+                    name: "cases".into(),
+                    message: format!(
+                        "{}:{}: a memory line holds only `memory`, not {}",
+                        path.display(),
+                        n + 1,
+                        others
+                            .iter()
+                            .map(|k| format!("`{k}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+            }
             Some(m) => file
                 .memory
                 .push(serde_json::from_value(m.clone()).map_err(|e| bad(n, e))?),
@@ -283,6 +313,17 @@ fn read_cases(path: &Path) -> Result<CaseFile> {
                     name: "cases".into(),
                     message: format!("{}:{}: {message}", path.display(), n + 1),
                 };
+                if case.id.trim().is_empty() {
+                    return Err(refuse(
+                        "a case with an empty `id` (each case needs a name of its own)".into(),
+                    ));
+                }
+                if case.out_of_scope && !case.gold.is_empty() {
+                    return Err(refuse(format!(
+                        "case `{}` is out of scope but names gold: drop `gold`, or `out_of_scope: true`",
+                        case.id
+                    )));
+                }
                 if !case.out_of_scope && case.gold.is_empty() {
                     return Err(refuse(format!(
                         "case `{}` is in scope but names no gold (give `gold`, or `out_of_scope: true`)",
@@ -296,7 +337,7 @@ fn read_cases(path: &Path) -> Result<CaseFile> {
                         case.id
                     )));
                 }
-                if !case.id.is_empty() && file.cases.iter().any(|c| c.id == case.id) {
+                if file.cases.iter().any(|c| c.id == case.id) {
                     return Err(refuse(format!("case id `{}` is used twice", case.id)));
                 }
                 file.cases.push(case);
@@ -395,6 +436,8 @@ impl Workspace {
         let mut bm25_top: Vec<(f64, bool)> = Vec::new();
         let mut outcomes = Vec::new();
         let in_scope = cases.iter().filter(|c| !c.out_of_scope).count();
+        // Sums over the in-scope cases: (recall, reciprocal rank, nDCG) per system.
+        let (mut loci_sum, mut bm25_sum) = ([0.0; 3], [0.0; 3]);
         let mut unknown_gold = Vec::new();
         for case in cases {
             for g in &case.gold {
@@ -454,12 +497,12 @@ impl Workspace {
             let (r1, rr1, n1, first1) = score_ranking(&ranked, &case.gold, k);
             let (r2, rr2, n2, first2) = score_ranking(&baseline, &case.gold, k);
             if !case.out_of_scope {
-                loci.recall_at_k += r1;
-                loci.mrr += rr1;
-                loci.ndcg_at_k += n1;
-                bm25.recall_at_k += r2;
-                bm25.mrr += rr2;
-                bm25.ndcg_at_k += n2;
+                for (sum, x) in loci_sum.iter_mut().zip([r1, rr1, n1]) {
+                    *sum += x;
+                }
+                for (sum, x) in bm25_sum.iter_mut().zip([r2, rr2, n2]) {
+                    *sum += x;
+                }
             }
             outcomes.push(CaseOutcome {
                 id: case.id.clone(),
@@ -471,28 +514,18 @@ impl Workspace {
                 best_relevance: answer.best_relevance,
             });
         }
-        let n = in_scope.max(1) as f64;
-        for s in [&mut loci, &mut bm25] {
-            s.recall_at_k /= n;
-            s.mrr /= n;
-            s.ndcg_at_k /= n;
+        // A mean over no case is undefined: `None`, never 0 (nor 1).
+        let mean = |sum: f64, n: usize| (n > 0).then(|| sum / n as f64);
+        for (s, sum) in [(&mut loci, loci_sum), (&mut bm25, bm25_sum)] {
+            s.recall_at_k = mean(sum[0], in_scope);
+            s.mrr = mean(sum[1], in_scope);
+            s.ndcg_at_k = mean(sum[2], in_scope);
         }
         let abstention = |pairs: &[(bool, bool)]| {
             let abstained = pairs.iter().filter(|p| p.0).count();
             let correct = pairs.iter().filter(|p| p.0 && p.1).count();
             let out = pairs.iter().filter(|p| p.1).count();
-            (
-                if abstained == 0 {
-                    1.0
-                } else {
-                    correct as f64 / abstained as f64
-                },
-                if out == 0 {
-                    1.0
-                } else {
-                    correct as f64 / out as f64
-                },
-            )
+            (mean(correct as f64, abstained), mean(correct as f64, out))
         };
         (loci.abstention_precision, loci.abstention_recall) = abstention(&loci_abst);
         // The baseline abstains on its own best floor over raw BM25 (its best case).

@@ -264,6 +264,30 @@ pub struct AsOfPage {
 /// A topic and its members.
 pub type Topic = (String, Vec<String>);
 
+/// How a decision or lesson names its subject, `(about `…`)`: so that the subject is a
+/// path claim of the entry when it is a file or folder, linked as any claim is (`why`,
+/// `context --open`, `search --path`, staleness). A folder is written with a trailing `/`
+/// (`logging/`: a bare `logging` is no path claim, and the entry named nothing), a file
+/// the claim rules do not take for a path (`Makefile`) with a leading `./`; the claim's
+/// target is the subject either way. Topics, the root and the episodic pages are named
+/// as they are.
+fn subject_claim_text(subject: &str, kind: &str) -> String {
+    let names_it = |text: &str| {
+        loci_core::claims::extract_claims(&format!("`{text}`"))
+            .iter()
+            .any(|c| c.kind == loci_core::claims::ClaimKind::Path && c.target == subject)
+    };
+    let candidates = match kind {
+        "folder" => vec![format!("{subject}/"), format!("./{subject}/")],
+        "file" => vec![subject.to_string(), format!("./{subject}")],
+        _ => return subject.to_string(),
+    };
+    candidates
+        .into_iter()
+        .find(|t| names_it(t))
+        .unwrap_or_else(|| subject.to_string())
+}
+
 /// Subject kinds (`pages.kind`).
 fn page_kind_for_fixed(subject: &str) -> Option<&'static str> {
     match subject {
@@ -395,11 +419,13 @@ impl Workspace {
             });
         }
         self.accept_text("text", text)?;
-        let about = match subject {
-            Some(s) => Some(self.resolve_subject(s)?.0),
+        let resolved = match subject {
+            Some(s) => Some(self.resolve_subject(s)?),
             None => None,
         };
+        let about = resolved.as_ref().map(|(s, _)| s.clone());
         let request = serde_json::json!({"op": event, "text": text, "subject": about});
+        let about_text = resolved.map(|(s, kind)| subject_claim_text(&s, kind));
         let author = opts.author();
         let mut opts = opts.clone();
         if opts.summary.is_none() {
@@ -422,7 +448,7 @@ impl Workspace {
                     });
                 body.push_str("\n\n- ");
                 body.push_str(&text.replace('\n', "\n  "));
-                if let Some(s) = &about {
+                if let Some(s) = &about_text {
                     body.push_str(&format!(" (about `{s}`)"));
                 }
                 body.push_str(&format!(" — {author}\n"));

@@ -137,22 +137,31 @@ impl Term {
 }
 
 /// The content terms of a question, in order, without repeats: each whitespace token's
-/// identifier words, without one-character words and [`STOPWORDS`]; a token left with no
-/// word is dropped. `"Where are write transactions begun?"` → `write`, `transactions`,
+/// identifier words, without one-character words and [`STOPWORDS`], a dropped word
+/// splitting the token into several terms (`RotatingFileHandler.doRollover` →
+/// `rotating file handler`, `rollover`); a token left with no word is dropped. `"Where are write transactions begun?"` → `write`, `transactions`,
 /// `begun`.
 pub fn content_terms(text: &str) -> Vec<Term> {
     let mut out: Vec<Term> = Vec::new();
     for token in text.split_whitespace() {
-        let words: Vec<String> = identifier_words(token)
-            .into_iter()
-            .filter(|w| w.chars().count() > 1 && !is_stopword(w))
-            .collect();
-        if words.is_empty() {
-            continue;
+        // A dropped word splits the token: the words on either side are not adjacent in
+        // the text, so one phrase of them would match nothing (`RotatingFileHandler.
+        // doRollover` is `rotating file handler` and `rollover`, each found in the
+        // identifier-aware terms of memory and docs; as `"rotating file handler rollover"`
+        // it had found no note quoting it).
+        let mut segments: Vec<Vec<String>> = vec![Vec::new()];
+        for w in identifier_words(token) {
+            if w.chars().count() > 1 && !is_stopword(&w) {
+                segments.last_mut().expect("one segment at least").push(w);
+            } else if !segments.last().is_some_and(Vec::is_empty) {
+                segments.push(Vec::new());
+            }
         }
-        let term = Term { words };
-        if !out.iter().any(|t| t.joined() == term.joined()) {
-            out.push(term);
+        for words in segments.into_iter().filter(|s| !s.is_empty()) {
+            let term = Term { words };
+            if !out.iter().any(|t| t.joined() == term.joined()) {
+                out.push(term);
+            }
         }
     }
     out
@@ -498,6 +507,12 @@ mod tests {
             ]
         );
         assert_eq!(content_terms("what is this? a"), Vec::<Term>::new());
+        assert_eq!(
+            any_of(&content_terms("RotatingFileHandler.doRollover foo_x_bar")).as_deref(),
+            Some(
+                r#"("rotatingfilehandler" OR "rotating file handler") OR ("rollover" OR "rollovers") OR ("foo" OR "foos") OR ("bar" OR "bars")"#
+            )
+        );
         assert_eq!(any_of(&content_terms("how")), None);
         assert_eq!(
             any_of(&content_terms("multi-agent 38.101")).as_deref(),

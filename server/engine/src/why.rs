@@ -14,7 +14,8 @@ pub struct Why {
     /// What was asked.
     pub query: String,
     /// How the revision was found: `path`, `symbol` (a claim about a symbol at that line),
-    /// or `text` (full-text search).
+    /// `folder` (a claim about a folder holding that path, or that folder), or `text`
+    /// (full-text search).
     pub matched_by: String,
     /// The page's subject.
     pub subject: String,
@@ -239,6 +240,33 @@ impl Workspace {
                 mem::live_claims_resolved_to(conn, path)?,
                 "path",
             );
+        }
+        // Then the memory about the folders holding it, nearest first (a decision whose
+        // subject is `logging` is about `logging/handlers.py`), or about the folder asked.
+        let is_folder = !is_subject
+            && line.is_none()
+            && !path.is_empty()
+            && conn
+                .query_row(
+                    "SELECT EXISTS(SELECT 1 FROM files WHERE path > ?1 || '/' AND path < ?1 || '0')",
+                    [path],
+                    |r| r.get::<_, bool>(0),
+                )
+                .map_err(|e| loci_store::StoreError::sqlite("looking up a folder", e))?;
+        let mut folder = if is_subject {
+            path.rsplit_once('/').map(|(d, _)| d)
+        } else if is_folder {
+            Some(path)
+        } else {
+            None
+        };
+        while let Some(dir) = folder {
+            push_claims(
+                &mut candidates,
+                mem::live_claims_resolved_to(conn, dir)?,
+                "folder",
+            );
+            folder = dir.rsplit_once('/').map(|(d, _)| d);
         }
         // A symbol as loci prints it (`email/parser.py#Parser.parse@method`) or a qualified
         // name (`Parser.parse`, `Parser::parse()`): the memory whose claims resolved to it.

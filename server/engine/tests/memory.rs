@@ -833,7 +833,7 @@ fn fault_new_kinds_for_rust_types_staled_every_page_naming_one() {
         .unwrap();
     }
     // The database as schema 9 left it: the tags query's kinds in keys, parents and claims
-    // (and no later migration: what 0011 to 0015 add is dropped).
+    // (and no later migration: what 0011 to 0017 add is dropped).
     let old = |column: &str| {
         format!(
             "replace(replace(replace({column}, '@struct', '@class'), '@enum', '@class'), '@trait', '@interface')"
@@ -855,6 +855,16 @@ fn fault_new_kinds_for_rust_types_staled_every_page_naming_one() {
              DROP TABLE fts_common_terms; DROP TABLE fts_common_terms_stamp;
              DROP TABLE revision_marks;
              DROP TRIGGER revision_marks_claim_insert; DROP TRIGGER revision_marks_claim_update; DROP TRIGGER revision_marks_claim_delete; DROP TRIGGER revision_marks_snapshot_insert; DROP TRIGGER revision_marks_snapshot_update; DROP TRIGGER revision_marks_snapshot_delete; DROP TRIGGER revision_marks_page_update;
+             DROP TRIGGER revisions_fts_insert; DROP TABLE revisions_fts; ALTER TABLE revisions DROP COLUMN terms;
+             CREATE VIRTUAL TABLE revisions_fts USING fts5(body, summary, content = 'revisions', content_rowid = 'revision_id', tokenize = 'unicode61 remove_diacritics 2');
+             CREATE TRIGGER revisions_fts_insert AFTER INSERT ON revisions BEGIN INSERT INTO revisions_fts(rowid, body, summary) VALUES (new.revision_id, new.body, new.summary); END;
+             INSERT INTO revisions_fts(revisions_fts) VALUES ('rebuild');
+             DROP TRIGGER doc_chunks_fts_insert; DROP TRIGGER doc_chunks_fts_delete; DROP TABLE doc_chunks_fts; ALTER TABLE doc_chunks DROP COLUMN terms;
+             CREATE VIRTUAL TABLE doc_chunks_fts USING fts5(heading, text, content = 'doc_chunks', content_rowid = 'chunk_id', tokenize = 'unicode61 remove_diacritics 2');
+             CREATE TRIGGER doc_chunks_fts_insert AFTER INSERT ON doc_chunks BEGIN INSERT INTO doc_chunks_fts(rowid, heading, text) VALUES (new.chunk_id, new.heading, new.text); END;
+             CREATE TRIGGER doc_chunks_fts_delete AFTER DELETE ON doc_chunks BEGIN INSERT INTO doc_chunks_fts(doc_chunks_fts, rowid, heading, text) VALUES ('delete', old.chunk_id, old.heading, old.text); END;
+             INSERT INTO doc_chunks_fts(doc_chunks_fts) VALUES ('rebuild');
+             DROP TABLE ref_deps; DROP INDEX symbols_by_name; CREATE INDEX symbols_by_name ON symbols(name);
              DELETE FROM schema_migrations WHERE version >= 10;",
             old("key"),
             old("parent_key"),

@@ -288,6 +288,18 @@ pub fn insert_symbols(tx: &Transaction<'_>, file_id: i64, symbols: &[Symbol]) ->
     Ok(ids)
 }
 
+/// The identifier-aware terms of a documentation section's heading and text, its `terms`
+/// column ([`crate::search::text_terms`]; migration 17).
+pub fn doc_chunk_terms(heading: &str, text: &str) -> String {
+    let heading = crate::search::text_terms(heading);
+    let text = crate::search::text_terms(text);
+    match (heading.is_empty(), text.is_empty()) {
+        (true, _) => text,
+        (false, true) => heading,
+        (false, false) => format!("{heading} {text}"),
+    }
+}
+
 /// Inserts a markdown file's sections.
 pub fn insert_doc_chunks(
     tx: &Transaction<'_>,
@@ -295,11 +307,14 @@ pub fn insert_doc_chunks(
     chunks: &[loci_core::markdown::Chunk],
 ) -> Result<()> {
     let mut stmt = tx
-        .prepare_cached("INSERT INTO doc_chunks(file_id, heading, line, end_line, text) VALUES (?1, ?2, ?3, ?4, ?5)")
+        .prepare_cached("INSERT INTO doc_chunks(file_id, heading, line, end_line, text, terms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
         .ctx(|| "preparing doc chunk insert".into())?;
     for c in chunks {
-        stmt.execute(params![file_id, c.heading, c.line, c.end_line, c.text])
-            .ctx(|| format!("inserting doc section {}", c.heading))?;
+        let terms = doc_chunk_terms(&c.heading, &c.text);
+        stmt.execute(params![
+            file_id, c.heading, c.line, c.end_line, c.text, terms
+        ])
+        .ctx(|| format!("inserting doc section {}", c.heading))?;
     }
     Ok(())
 }
@@ -1422,7 +1437,7 @@ const BULK_INDEXES: &[(&str, &str)] = &[
 /// The full-text triggers a bulk load suspends (FTS5 flushes its pending terms at every
 /// statement savepoint, so row-by-row trigger inserts write thousands of tiny segments);
 /// the tables are rebuilt in one pass at the end instead. The SQL is exactly that of
-/// `0004_search.sql` (a test checks it).
+/// `0004_search.sql` and `0017_text_terms.sql` (a test checks it).
 pub const BULK_FTS_TRIGGERS: &[(&str, &str, &str)] = &[
     (
         "symbols_fts_insert",
@@ -1436,7 +1451,8 @@ END;",
         "doc_chunks_fts_insert",
         "doc_chunks_fts",
         "CREATE TRIGGER doc_chunks_fts_insert AFTER INSERT ON doc_chunks BEGIN
-    INSERT INTO doc_chunks_fts(rowid, heading, text) VALUES (new.chunk_id, new.heading, new.text);
+    INSERT INTO doc_chunks_fts(rowid, heading, text, terms)
+    VALUES (new.chunk_id, new.heading, new.text, new.terms);
 END;",
     ),
 ];
@@ -1595,11 +1611,15 @@ mod tests {
 
     #[test]
     fn suspended_fts_triggers_match_the_migration() {
-        let migration = include_str!("migrations/0004_search.sql");
+        // The symbols trigger is 0004's; the doc chunks one 0017's, which replaced 0004's.
+        let migrations = [
+            include_str!("migrations/0004_search.sql"),
+            include_str!("migrations/0017_text_terms.sql"),
+        ];
         for (name, _, sql) in super::BULK_FTS_TRIGGERS {
             assert!(
-                migration.contains(sql),
-                "trigger {name} differs from 0004_search.sql"
+                migrations.iter().any(|m| m.contains(sql)),
+                "trigger {name} differs from its migration"
             );
         }
     }

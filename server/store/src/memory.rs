@@ -277,12 +277,23 @@ pub struct NewRevision<'a> {
     pub event_id: Option<i64>,
 }
 
+/// The identifier-aware terms of a revision's body and summary, its `terms` column
+/// ([`search::text_terms`]; migration 17).
+pub fn revision_terms(body: &str, summary: Option<&str>) -> String {
+    let body = search::text_terms(body);
+    match summary.map(search::text_terms) {
+        Some(s) if !s.is_empty() && !body.is_empty() => format!("{body} {s}"),
+        Some(s) if !s.is_empty() => s,
+        _ => body,
+    }
+}
+
 /// Appends a revision (version = current + 1) and so publishes it.
 pub fn insert_revision(tx: &Transaction<'_>, new: &NewRevision<'_>) -> Result<Revision> {
     tx.prepare_cached(
-        "INSERT INTO revisions(page_id, version, body, summary, author, session_id, event_id)
+        "INSERT INTO revisions(page_id, version, body, summary, author, session_id, event_id, terms)
          VALUES (?1, (SELECT ifnull(max(version), 0) + 1 FROM revisions WHERE page_id = ?1),
-                 ?2, ?3, ?4, ?5, ?6)",
+                 ?2, ?3, ?4, ?5, ?6, ?7)",
     )
     .ctx(|| "writing a revision".into())?
     .execute(params![
@@ -291,7 +302,8 @@ pub fn insert_revision(tx: &Transaction<'_>, new: &NewRevision<'_>) -> Result<Re
         new.summary,
         new.author,
         new.session_id,
-        new.event_id
+        new.event_id,
+        revision_terms(new.body, new.summary)
     ])
     .ctx(|| "writing a revision".into())?;
     let id = tx.last_insert_rowid();
@@ -1215,8 +1227,8 @@ pub fn insert_revision_as(
     created_at: &str,
 ) -> Result<Revision> {
     tx.prepare_cached(
-        "INSERT INTO revisions(page_id, version, body, summary, author, session_id, event_id, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO revisions(page_id, version, body, summary, author, session_id, event_id, created_at, terms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )
     .ctx(|| "importing a revision".into())?
     .execute(params![
@@ -1227,7 +1239,8 @@ pub fn insert_revision_as(
         new.author,
         new.session_id,
         new.event_id,
-        created_at
+        created_at,
+        revision_terms(new.body, new.summary)
     ])
     .ctx(|| format!("importing version {version} of page {}", new.page_id))?;
     let id = tx.last_insert_rowid();

@@ -19,6 +19,9 @@ pub struct Migration {
     pub name: &'static str,
     /// The SQL, run as one batch.
     pub sql: &'static str,
+    /// What SQL cannot do, run after it in the same transaction: derived columns computed
+    /// by loci's own code (migration 17's identifier-aware terms).
+    pub fill: Option<fn(&rusqlite::Transaction<'_>) -> Result<()>>,
 }
 
 /// Every migration this binary knows, in order.
@@ -27,87 +30,109 @@ pub const MIGRATIONS: &[Migration] = &[
         version: 1,
         name: "map",
         sql: include_str!("migrations/0001_map.sql"),
+        fill: None,
     },
     Migration {
         version: 2,
         name: "memory",
         sql: include_str!("migrations/0002_memory.sql"),
+        fill: None,
     },
     Migration {
         version: 3,
         name: "audit",
         sql: include_str!("migrations/0003_audit.sql"),
+        fill: None,
     },
     Migration {
         version: 4,
         name: "search",
         sql: include_str!("migrations/0004_search.sql"),
+        fill: None,
     },
     Migration {
         version: 5,
         name: "rebuild_map",
         sql: include_str!("migrations/0005_rebuild_map.sql"),
+        fill: None,
     },
     Migration {
         version: 6,
         name: "page_uid",
         sql: include_str!("migrations/0006_page_uid.sql"),
+        fill: None,
     },
     Migration {
         version: 7,
         name: "deps_reverse",
         sql: include_str!("migrations/0007_deps_reverse.sql"),
+        fill: None,
     },
     Migration {
         version: 8,
         name: "pages_by_revision",
         sql: include_str!("migrations/0008_pages_by_revision.sql"),
+        fill: None,
     },
     Migration {
         version: 9,
         name: "ref_receiver",
         sql: include_str!("migrations/0009_ref_receiver.sql"),
+        fill: None,
     },
     Migration {
         version: 10,
         name: "rust_type_kinds",
         sql: include_str!("migrations/0010_rust_type_kinds.sql"),
+        fill: None,
     },
     Migration {
         version: 11,
         name: "ref_receiver_name",
         sql: include_str!("migrations/0011_ref_receiver_name.sql"),
+        fill: None,
     },
     Migration {
         version: 12,
         name: "files_drift_hash",
         sql: include_str!("migrations/0012_files_drift_hash.sql"),
+        fill: None,
     },
     Migration {
         version: 13,
         name: "claim_sets",
         sql: include_str!("migrations/0013_claim_sets.sql"),
+        fill: None,
     },
     Migration {
         version: 14,
         name: "common_terms",
         sql: include_str!("migrations/0014_common_terms.sql"),
+        fill: None,
     },
     Migration {
         version: 15,
         name: "revision_marks",
         sql: include_str!("migrations/0015_revision_marks.sql"),
+        fill: None,
     },
     Migration {
         version: 16,
         name: "ref_receiver_path",
         sql: include_str!("migrations/0016_ref_receiver_path.sql"),
+        fill: None,
     },
-    // 17 is another branch's (search); numbered after it so the two merge in order.
+    Migration {
+        version: 17,
+        name: "text_terms",
+        sql: include_str!("migrations/0017_text_terms.sql"),
+        fill: Some(fill_text_terms),
+    },
     Migration {
         version: 18,
         name: "ref_deps",
         sql: include_str!("migrations/0018_ref_deps.sql"),
+        fill: None,
     },
 ];
 
@@ -301,6 +326,9 @@ fn apply_pending(store: &mut Store, migrations: &[Migration]) -> Result<()> {
                     migration.version, migration.name
                 )
             })?;
+            if let Some(fill) = migration.fill {
+                fill(tx)?;
+            }
             tx.execute(
                 "INSERT INTO schema_migrations(version, name) VALUES (?1, ?2)",
                 rusqlite::params![migration.version, migration.name],
@@ -309,6 +337,70 @@ fn apply_pending(store: &mut Store, migrations: &[Migration]) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// The append-only guard of `revisions`, exactly as `0002_memory.sql` creates it.
+const REVISIONS_APPEND_ONLY_UPDATE: &str =
+    "CREATE TRIGGER revisions_append_only_update BEFORE UPDATE ON revisions BEGIN
+    SELECT RAISE(ABORT, 'revisions are append-only: write a new revision instead of updating one');
+END;";
+
+/// Migration 17's fill: the identifier-aware terms ([`crate::search::text_terms`]) of
+/// every existing revision (body and summary) and documentation section, then both
+/// full-text indexes rebuilt from their content. Revisions are append-only, and stay so:
+/// the guard is lifted for this one statement of the migration's transaction (which
+/// writes the derived `terms` column only, never a body, summary or author) and put back
+/// before it commits.
+fn fill_text_terms(tx: &rusqlite::Transaction<'_>) -> Result<()> {
+    let revisions: Vec<(i64, String, Option<String>)> = tx
+        .prepare("SELECT revision_id, body, summary FROM revisions")
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect()
+        })
+        .ctx(|| "reading revisions for their terms".into())?;
+    tx.execute_batch("DROP TRIGGER revisions_append_only_update")
+        .ctx(|| "lifting the append-only guard".into())?;
+    {
+        let mut update = tx
+            .prepare("UPDATE revisions SET terms = ?2 WHERE revision_id = ?1")
+            .ctx(|| "writing revision terms".into())?;
+        for (id, body, summary) in &revisions {
+            let terms = crate::memory::revision_terms(body, summary.as_deref());
+            if !terms.is_empty() {
+                update
+                    .execute(rusqlite::params![id, terms])
+                    .ctx(|| format!("writing the terms of revision {id}"))?;
+            }
+        }
+    }
+    tx.execute_batch(REVISIONS_APPEND_ONLY_UPDATE)
+        .ctx(|| "restoring the append-only guard".into())?;
+    let chunks: Vec<(i64, String, String)> = tx
+        .prepare("SELECT chunk_id, heading, text FROM doc_chunks")
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect()
+        })
+        .ctx(|| "reading documentation sections for their terms".into())?;
+    {
+        let mut update = tx
+            .prepare("UPDATE doc_chunks SET terms = ?2 WHERE chunk_id = ?1")
+            .ctx(|| "writing section terms".into())?;
+        for (id, heading, text) in &chunks {
+            let terms = crate::map::doc_chunk_terms(heading, text);
+            if !terms.is_empty() {
+                update
+                    .execute(rusqlite::params![id, terms])
+                    .ctx(|| format!("writing the terms of section {id}"))?;
+            }
+        }
+    }
+    tx.execute_batch(
+        "INSERT INTO revisions_fts(revisions_fts) VALUES ('rebuild');
+         INSERT INTO doc_chunks_fts(doc_chunks_fts) VALUES ('rebuild');",
+    )
+    .ctx(|| "rebuilding the memory and documentation indexes".into())
 }
 
 #[cfg(test)]
@@ -328,11 +420,13 @@ mod tests {
                 version: before + 1,
                 name: "fine",
                 sql: "CREATE TABLE halfway (x INTEGER) STRICT;",
+                fill: None,
             },
             Migration {
                 version: before + 2,
                 name: "broken",
                 sql: "CREATE TABLE nope (x INTEGER) STRICT; SELECT * FROM no_such_table;",
+                fill: None,
             },
         ];
         let err = apply_pending(&mut store, &steps).unwrap_err();

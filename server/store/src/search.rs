@@ -112,7 +112,7 @@ pub fn search_docs(
         .prepare_cached(
             "SELECT c.chunk_id, f.path, c.heading, c.line,
                     CASE WHEN length(c.text) <= ?4 THEN snippet(doc_chunks_fts, 1, '[', ']', '…', 12) END, c.text,
-                    bm25(doc_chunks_fts, 2.0, 1.0) AS score
+                    bm25(doc_chunks_fts, 2.0, 1.0, 1.0) AS score
              FROM doc_chunks_fts JOIN doc_chunks c ON c.chunk_id = doc_chunks_fts.rowid
              JOIN files f ON f.file_id = c.file_id
              WHERE doc_chunks_fts MATCH ?1 AND (?2 IS NULL OR f.path = ?2 OR substr(f.path, 1, length(?2) + 1) = ?2 || '/')
@@ -237,6 +237,50 @@ fn quoted_tokens(fts_query: &str) -> std::collections::HashSet<String> {
         }
     }
     out
+}
+
+/// The identifier-aware terms of prose (a memory revision, a documentation section), the
+/// `terms` column of `revisions_fts` and `doc_chunks_fts` as [`symbol_terms`] is that of
+/// `symbols_fts`: one mechanism for the three indexes, so `parseConfig`, `parse_config`
+/// and `ParseConfig` find each other in memory and documentation as among symbols. The
+/// text itself is indexed as the tokenizer splits it (`RotatingFileHandler.doRollover()`
+/// as `rotatingfilehandler`, `dorollover`; `parse_config` as `parse`, `config`); the terms
+/// hold what that misses. For each whitespace-separated token holding an identifier with
+/// inner case changes, the words of the whole token in order (`rotating file handler do
+/// rollover`, so a dotted name's words stay a phrase); then, for every identifier of the
+/// token made of several words, its joined lower-case form (`parseconfig`). A token of
+/// plain words adds nothing.
+///
+/// [`symbol_terms`]: loci_core::terms::symbol_terms
+pub fn text_terms(text: &str) -> String {
+    use loci_core::terms::identifier_words;
+    let mut out: Vec<String> = Vec::new();
+    for token in text.split_whitespace() {
+        let mut words: Vec<String> = Vec::new();
+        let mut joined: Vec<String> = Vec::new();
+        let mut case_split = false;
+        for ident in token.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+            let parts = identifier_words(ident);
+            if parts.is_empty() {
+                continue;
+            }
+            // The tokenizer's own split: at every character that is not alphanumeric.
+            let plain = ident
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|p| !p.is_empty())
+                .count();
+            case_split |= parts.len() > plain;
+            if parts.len() > 1 {
+                joined.push(parts.concat());
+            }
+            words.extend(parts);
+        }
+        if case_split {
+            out.append(&mut words);
+        }
+        out.append(&mut joined);
+    }
+    out.join(" ")
 }
 
 /// One of the three full-text indexes.
@@ -522,6 +566,24 @@ pub fn names_anything(conn: &Connection, entry: &str) -> Result<bool> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn text_terms_split_identifiers_as_symbol_terms_do() {
+        use super::text_terms;
+        assert_eq!(
+            text_terms("Call `RotatingFileHandler.doRollover()` only with `Handler.acquire()`"),
+            "rotating file handler do rollover rotatingfilehandler dorollover"
+        );
+        assert_eq!(
+            text_terms("uses parse_config and parseConfig"),
+            "parseconfig parse config parseconfig"
+        );
+        assert_eq!(text_terms("plain words, no identifiers."), "");
+        assert_eq!(
+            text_terms("HTTPConnection"),
+            "http connection httpconnection"
+        );
+    }
+
     use super::*;
 
     #[test]

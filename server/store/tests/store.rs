@@ -1096,3 +1096,118 @@ fn pages_near_reads_the_subjects_named_the_pages_under_the_folders_given_and_the
         ["a/b/e/f.py", "topic:billing", "x/y.py"]
     );
 }
+
+/// Fault (fresh-user trial): memory and documentation were indexed as the tokenizer
+/// splits text, so a lesson about `RotatingFileHandler.doRollover()` was indexed as
+/// `rotatingfilehandler` and `dorollover`, and a question for "rollover" never met it,
+/// though the symbol index splits identifiers. Migration 17 gives both indexes the
+/// symbols' identifier-aware terms; on a populated database at version 16 it keeps every
+/// revision as written, fills the terms of the existing rows, rebuilds both indexes and
+/// leaves revisions append-only.
+#[test]
+fn fault_memory_and_docs_were_indexed_without_identifier_terms() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loci.db");
+    let body = "# Lessons\n\n- Call `RotatingFileHandler.doRollover()` only while holding the handler lock (`Handler.acquire()`) — human:a\n";
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+             applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) STRICT;",
+        )
+        .unwrap();
+        for m in MIGRATIONS.iter().filter(|m| m.version <= 16) {
+            conn.execute_batch(m.sql).unwrap();
+            conn.execute(
+                "INSERT INTO schema_migrations(version, name) VALUES (?1, ?2)",
+                loci_store::rusqlite::params![m.version, m.name],
+            )
+            .unwrap();
+        }
+        conn.execute(
+            "INSERT INTO pages(subject, kind) VALUES ('lessons', 'lessons')",
+            [],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO revisions(page_id, version, body, summary, author) VALUES (1, 1, ?1, 'uses getLogger', 'human:a')",
+            [body],
+        )
+        .unwrap();
+        conn.execute_batch(
+            "INSERT INTO files(path, size, mtime_ns, content_hash, lines, scan_id) VALUES ('README.md', 1, 1, 'h', 1, 1);
+             INSERT INTO doc_chunks(file_id, heading, line, end_line, text) VALUES (1, 'Logging', 0, 1, 'Use `logging.getLogger(name)` and `parse_config`.');",
+        )
+        .unwrap();
+        let before: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM revisions_fts WHERE revisions_fts MATCH 'rollover'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(before, 0, "version 16 did not split identifiers");
+    }
+    let store = Store::open(&path).unwrap();
+    let conn = store.conn();
+    let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    let (kept_body, summary, terms): (String, String, String) = conn
+        .query_row("SELECT body, summary, terms FROM revisions", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap();
+    assert_eq!(
+        (kept_body.as_str(), summary.as_str()),
+        (body, "uses getLogger")
+    );
+    assert_eq!(
+        terms,
+        "rotating file handler do rollover rotatingfilehandler dorollover get logger getlogger"
+    );
+    for q in [
+        "rollover",
+        "\"do rollover\"",
+        "\"rotating file handler do rollover\"",
+        "logger",
+    ] {
+        assert_eq!(
+            count(&format!(
+                "SELECT count(*) FROM revisions_fts WHERE revisions_fts MATCH '{}'",
+                q.replace('\'', "''")
+            )),
+            1,
+            "memory for {q}"
+        );
+    }
+    for q in ["logger", "parseconfig", "getlogger"] {
+        assert_eq!(
+            count(&format!(
+                "SELECT count(*) FROM doc_chunks_fts WHERE doc_chunks_fts MATCH '{q}'"
+            )),
+            1,
+            "docs for {q}"
+        );
+    }
+    let err = conn
+        .execute("UPDATE revisions SET body = 'changed'", [])
+        .unwrap_err();
+    assert!(err.to_string().contains("append-only"), "{err}");
+    assert_eq!(
+        count("SELECT count(*) FROM schema_migrations WHERE version = 17"),
+        1
+    );
+    // A revision written now is indexed with its terms by the insert itself.
+    conn.execute(
+        "INSERT INTO revisions(page_id, version, body, author, terms) VALUES (1, 2, 'see `BufferingHandler`', 'human:a', 'buffering handler bufferinghandler')",
+        [],
+    )
+    .unwrap();
+    assert_eq!(
+        count("SELECT count(*) FROM revisions_fts WHERE revisions_fts MATCH 'buffering'"),
+        1
+    );
+    conn.execute_batch(
+        "INSERT INTO revisions_fts(revisions_fts, rank) VALUES ('integrity-check', 1)",
+    )
+    .unwrap();
+}
