@@ -422,12 +422,7 @@ impl Workspace {
             .collect();
         let root = self.root.as_path();
         let stale = |&(path, size, mtime_ns): &(&str, i64, i64)| {
-            let reason = match std::fs::metadata(root.join(path)) {
-                Err(_) => Some("deleted since the last scan"),
-                Ok(m) => (m.len() as i64 != size || walk::change_time_ns(&m) != mtime_ns)
-                    .then_some("changed on disk since the last scan"),
-            };
-            reason.map(|reason| StaleWarning {
+            changed_on_disk(root, path, size, mtime_ns).map(|reason| StaleWarning {
                 path: path.to_string(),
                 reason: reason.into(),
             })
@@ -441,6 +436,47 @@ impl Workspace {
             known.iter().filter_map(stale).collect()
         };
         Ok((warnings.len() as u64, warnings))
+    }
+
+    /// For an answer that found nothing: how many mapped files changed or vanished on disk
+    /// since the last scan (one `stat` each, over the cores), as
+    /// `freshness.changed_since_scan`, and when some did, a note that the answer may be out
+    /// of date. A name written after the scan had been "not found" with
+    /// `changed_since_scan: 0`, as if the map were current. Files added since the scan are
+    /// not counted (that needs a walk: `loci scan`).
+    pub(crate) fn note_changes_behind_nothing<T>(&self, env: &mut Envelope<T>) -> Result<()> {
+        use rayon::prelude::*;
+        let states = loci_store::map::file_states(self.store.conn())?;
+        let root = self.root.as_path();
+        let changed = states
+            .par_iter()
+            .filter(|(path, s)| changed_on_disk(root, path, s.size, s.mtime_ns).is_some())
+            .count() as u64;
+        env.freshness.changed_since_scan = Some(changed);
+        if changed > 0 {
+            env.capability.notes.push(format!(
+                "{changed} mapped file{s} changed on disk since the last scan: this answer \
+                 may miss what {they} now (`loci scan` maps {them})",
+                s = if changed == 1 { "" } else { "s" },
+                they = if changed == 1 {
+                    "it defines"
+                } else {
+                    "they define"
+                },
+                them = if changed == 1 { "it" } else { "them" },
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Why the mapped file `path` (repo-relative, under `root`) no longer is as the last scan
+/// saw it (`size` bytes, change time `mtime_ns`), if it is not: deleted, or changed.
+fn changed_on_disk(root: &Path, path: &str, size: i64, mtime_ns: i64) -> Option<&'static str> {
+    match std::fs::metadata(root.join(path)) {
+        Err(_) => Some("deleted since the last scan"),
+        Ok(m) => (m.len() as i64 != size || walk::change_time_ns(&m) != mtime_ns)
+            .then_some("changed on disk since the last scan"),
     }
 }
 

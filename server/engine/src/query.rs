@@ -184,6 +184,9 @@ impl Workspace {
             let listed = hits.len() as u64;
             let mut env = self.envelope(hits, paths)?;
             env.limits = list_limits(limit, listed, total);
+            if total == 0 {
+                self.note_changes_behind_nothing(&mut env)?;
+            }
             Ok(env)
         })
     }
@@ -232,6 +235,9 @@ impl Workspace {
             let listed = hits.len() as u64;
             let mut env = self.envelope(hits, paths)?;
             env.limits = list_limits(limit, listed, total);
+            if total == 0 {
+                self.note_changes_behind_nothing(&mut env)?;
+            }
             Ok(env)
         })
     }
@@ -271,6 +277,9 @@ impl Workspace {
                 paths,
             )?;
             env.limits = list_limits(limit, listed, total);
+            if total == 0 {
+                self.note_changes_behind_nothing(&mut env)?;
+            }
             Ok(env)
         })
     }

@@ -939,3 +939,67 @@ fn fault_file_impact_followed_only_import_edges() {
     assert_eq!(env.result.dependents, 4);
     assert_eq!(env.result.by_depth, [2, 1, 1]);
 }
+
+/// Fault (fresh-user trial): after `def extra()` was appended to a mapped file without a
+/// rescan, `symbol extra` answered "no symbol" with `freshness.changed_since_scan: 0` and
+/// no note, as if the map were current: an agent that had just written the function was
+/// told it does not exist. An answer that finds nothing counts the mapped files changed
+/// on disk since the scan and says the answer may be out of date.
+#[test]
+fn fault_a_not_found_answer_from_a_stale_map_gave_no_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pkg/utils.py", "def helper():\n    return 1\n");
+    write(root, "pkg/other.py", "def other():\n    return helper()\n");
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let fresh = ws.symbol("extra", 0).unwrap();
+    assert_eq!(fresh.freshness.changed_since_scan, Some(0));
+    let scan_notes = |notes: &[String]| -> Vec<String> {
+        notes
+            .iter()
+            .filter(|n| n.contains("since the last scan"))
+            .cloned()
+            .collect()
+    };
+    assert!(scan_notes(&fresh.capability.notes).is_empty());
+
+    write(
+        root,
+        "pkg/utils.py",
+        "def helper():\n    return 1\n\ndef extra():\n    return 2\n",
+    );
+    for (what, env_notes, changed) in [
+        (
+            "symbol",
+            ws.symbol("extra", 0)
+                .map(|e| (e.capability.notes, e.freshness.changed_since_scan)),
+            1,
+        ),
+        (
+            "refs",
+            ws.refs("extra", 0)
+                .map(|e| (e.capability.notes, e.freshness.changed_since_scan)),
+            1,
+        ),
+        (
+            "callers",
+            ws.callers("extra", 0)
+                .map(|e| (e.capability.notes, e.freshness.changed_since_scan)),
+            1,
+        ),
+    ] {
+        let (notes, counted) = env_notes.unwrap();
+        assert_eq!(counted, Some(changed), "{what}");
+        assert_eq!(
+            scan_notes(&notes),
+            [
+                "1 mapped file changed on disk since the last scan: this answer may miss what it defines now (`loci scan` maps it)"
+            ],
+            "{what}"
+        );
+    }
+    // An answer that found something is checked against its own files only, as before.
+    let found = ws.symbol("other", 0).unwrap();
+    assert_eq!(found.freshness.changed_since_scan, Some(0));
+}
