@@ -2719,3 +2719,28 @@ fn fault_a_query_starting_with_a_hyphen_was_taken_for_a_flag() {
     let out = loci(root, &["search", "band", "--nonsense"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Fault (fresh-user trial): `loci symbol extra` right after `def extra()` was written,
+/// before a rescan, said only "no symbol named `extra`": an agent took the function for
+/// missing. The answer now says on stderr that mapped files changed since the scan.
+#[test]
+fn fault_not_found_from_a_stale_map_said_nothing_of_it() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    write(
+        root,
+        "app/models.py",
+        "class User:\n    def save(self):\n        return 1\n\ndef extra():\n    return 2\n",
+    );
+    let out = loci(root, &["symbol", "extra"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            "note: 1 mapped file changed on disk since the last scan: this answer may miss what it defines now (`loci scan` maps it)",
+            "loci: no symbol named `extra` in the map",
+        ]
+    );
+}
