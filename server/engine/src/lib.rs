@@ -446,12 +446,16 @@ impl Workspace {
     /// not counted (that needs a walk: `loci scan`).
     pub(crate) fn note_changes_behind_nothing<T>(&self, env: &mut Envelope<T>) -> Result<()> {
         use rayon::prelude::*;
-        let states = loci_store::map::file_states(self.store.conn())?;
+        let stamps = loci_store::map::file_stamps(self.store.conn())?;
         let root = self.root.as_path();
-        let changed = states
-            .par_iter()
-            .filter(|(path, s)| changed_on_disk(root, path, s.size, s.mtime_ns).is_some())
-            .count() as u64;
+        let changed = |(path, size, mtime_ns): &(String, i64, i64)| {
+            changed_on_disk(root, path, *size, *mtime_ns).is_some()
+        };
+        let changed = if stamps.len() > PARALLEL_STAT_MIN {
+            stamps.par_iter().filter(|s| changed(s)).count()
+        } else {
+            stamps.iter().filter(|s| changed(s)).count()
+        } as u64;
         env.freshness.changed_since_scan = Some(changed);
         if changed > 0 {
             env.capability.notes.push(format!(

@@ -66,6 +66,19 @@ pub fn file_states(conn: &Connection) -> Result<HashMap<String, FileState>> {
     Ok(out)
 }
 
+/// Every stored file's path, size (bytes) and change time (ns), as the last scan saw
+/// them: what a check against the disk needs, without the hashes.
+pub fn file_stamps(conn: &Connection) -> Result<Vec<(String, i64, i64)>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT path, size, mtime_ns FROM files")
+        .ctx(|| "reading file states".into())?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .ctx(|| "reading file states".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading file states".into())
+}
+
 /// A file's row as the scanner writes it.
 #[derive(Clone, Debug)]
 pub struct FileRow<'a> {
