@@ -2064,14 +2064,7 @@ impl Resolver {
                 let imported = |f: i64| deps.into_iter().flatten().any(|(_, to)| *to == f);
                 // The nearest: most folders in common with this file (`super::Builder::new()`
                 // in `task/join_set.rs` is `task`'s); the first in key order of those.
-                let here = self.paths.get(&file_id).map_or("", |p| &**p);
-                let common = |d: &Def| {
-                    let there = self.paths.get(&d.file_id).map_or("", |p| &**p);
-                    here.split('/')
-                        .zip(there.split('/'))
-                        .take_while(|(a, b)| a == b)
-                        .count()
-                };
+                let common = |d: &Def| self.folders_in_common(file_id, d.file_id);
                 let best = typed
                     .iter()
                     .find(|d| d.file_id == file_id)
@@ -2343,6 +2336,18 @@ fn own_by_type(language: Option<Language>, owner: Option<&str>) -> bool {
 }
 
 impl Resolver {
+    /// How many leading path components two files' paths share: the nearest of several
+    /// candidates is the one sharing most folders with the use (`super::Builder::new()`
+    /// in `task/join_set.rs` is `task`'s `Builder`).
+    fn folders_in_common(&self, a: i64, b: i64) -> usize {
+        let path = |f: i64| self.paths.get(&f).map_or("", |p| &**p);
+        path(a)
+            .split('/')
+            .zip(path(b).split('/'))
+            .take_while(|(x, y)| x == y)
+            .count()
+    }
+
     /// `self.f()` / `Self::f()` inside a type `owner` whose file defines no member `f` of
     /// it. Rust and Go: a member of that type in another file (an `impl` or method set
     /// split across files: `self.loose_iter()` in `Store` is `loose/iter.rs#Store.loose_iter`),
@@ -2358,19 +2363,12 @@ impl Resolver {
         defs: &Defs,
         owner: Option<&str>,
     ) -> (Option<i64>, &'static str, f64) {
-        let here = self.paths.get(&file_id).map_or("", |p| &**p);
         let members: Vec<&Def> = defs
             .all
             .iter()
             .filter(|d| d.owner.as_deref() == owner && self.same_language(file_id, d.file_id))
             .collect();
-        let common = |d: &&&Def| {
-            let there = self.paths.get(&d.file_id).map_or("", |p| &**p);
-            here.split('/')
-                .zip(there.split('/'))
-                .take_while(|(a, b)| a == b)
-                .count()
-        };
+        let common = |d: &&&Def| self.folders_in_common(file_id, d.file_id);
         match members.iter().min_by_key(|d| std::cmp::Reverse(common(d))) {
             Some(d) if members.len() == 1 => (Some(d.id), "derived", 0.7),
             Some(d) => (Some(d.id), "derived", 0.5),
@@ -2497,13 +2495,8 @@ impl Resolver {
         // A file named after the item first (`mod spawn; pub use spawn::spawn;`), then
         // the one sharing most folders with the use.
         let rank = |d: &&&Def| {
-            let path = path_of(d);
-            let common = here
-                .split('/')
-                .zip(path.split('/'))
-                .take_while(|(a, b)| a == b)
-                .count();
-            (stem_of(path) != name, std::cmp::Reverse(common))
+            let common = self.folders_in_common(file_id, d.file_id);
+            (stem_of(path_of(d)) != name, std::cmp::Reverse(common))
         };
         match exported.iter().min_by_key(rank) {
             Some(d) if exported.len() == 1 => (Some(d.id), "derived", 0.7),
