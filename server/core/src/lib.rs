@@ -7,6 +7,7 @@
 //! what was found plus a [`Degraded`] reason.
 
 pub mod analyze;
+pub mod chunks;
 pub mod claims;
 pub mod fingerprint;
 pub mod imports;
@@ -48,7 +49,9 @@ pub use lang::Language;
 /// in the files it binds, Go packages by directory (docs/architecture.md).
 /// 10: a JavaScript/TypeScript import of a directory (`'./lib/'`, `'.'`, `'..'`) resolves
 /// to its `index` only, never to the file `lib.ts` beside it (the import edges change).
-pub const ANALYSIS_VERSION: u32 = 10;
+/// 11: the code's text is indexed ([`chunks`], migration 19): every file is read again to
+/// fill the code-text indexes.
+pub const ANALYSIS_VERSION: u32 = 11;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

@@ -311,23 +311,23 @@ const NAMED_BY_MEMORY_SHARE: f64 = 0.5;
 /// Full-text hits per index that `context` weighs (coverage re-ranks them).
 const TEXT_HITS: u32 = 50;
 
-/// Full-text hits among each open file's own symbols that `context` weighs as well.
-const OPEN_FILE_HITS: u32 = 10;
+/// Files of the code ranking that `context` weighs (each one costs a share lookup per
+/// term of the question).
+const CODE_FILES: usize = 20;
 
-/// Definitions whose signature or doc comment holds the question's words together
-/// ([`crate::search::near_phrase`], then [`crate::search::holds_in_order`]) that `context`
-/// weighs besides the other hits: the first ones by their place ([`Asks::places`]) among
-/// those in order within the best [`TEXT_HITS`] rows the NEAR group matches.
-const PHRASE_HITS: u32 = 10;
+/// The first files of the code ranking whose best share of the question sets the
+/// ranking's strength (its relevance).
+const CODE_STRENGTH_FILES: usize = 3;
 
-/// Relevance points for a definition whose signature or doc comment holds the question's
-/// content words together ([`crate::search::near_phrase`]): the question quoted nearly
-/// verbatim is stronger evidence than its words anywhere in the text, which coverage
-/// alone cannot tell apart.
-const PHRASE_POINTS: f64 = 10.0;
+/// Chunks served per file of the code ranking (its best ones).
+const CODE_CHUNKS_SHOWN: usize = 2;
 
-/// Open files whose own symbols are searched (the first ones given).
-const OPEN_FILES_SEARCHED: usize = 4;
+/// The most relevance points a file of the code ranking scores: a full-text hit's.
+const CODE_POINTS: f64 = 30.0;
+
+/// Points above the best code item that the direct dependents of the file a dependents
+/// question is about score: the graph answers that question, the text does not.
+const DEPENDENT_POINTS: f64 = 5.0;
 
 /// The rank constant of the FTS points' decay, `k / (k + rank)` (0-based rank within one
 /// index), as in reciprocal rank fusion (Cormack et al., 2009, k = 60).
@@ -932,6 +932,8 @@ impl Workspace {
                     ));
                 }
             }
+            // The code's text is retrieved by `crate::retrieve`, file by file.
+            FtsTable::CodeChunks | FtsTable::FileText => {}
         }
         let checked = self.map_checked_by_these_rules();
         hits.retain(|(hit, text, _)| {
@@ -1023,7 +1025,9 @@ impl Workspace {
         // bound for the phrase) the rarest word, whichever is more common.
         let mut rows = 0u64;
         let mut per_table: Vec<(FtsTable, Vec<u64>)> = Vec::new();
-        for table in FtsTable::ALL {
+        // Memory and documentation are searched here; the code's text, by file and chunk,
+        // in `crate::retrieve`. The terms' rarity is counted over all of it.
+        for table in [FtsTable::Revisions, FtsTable::Docs, FtsTable::FileText] {
             let (n, dfs) = self.store.term_stats(table, &lookups)?;
             let df_of = |w: &str| lookups.iter().position(|l| l == w).map_or(0, |i| dfs[i]);
             let term_dfs = terms
@@ -1044,7 +1048,7 @@ impl Workspace {
             .map(|i| idf(rows, per_table.iter().map(|(_, d)| d[i]).sum()))
             .collect();
         let mut out = Vec::new();
-        for (table, dfs) in &per_table {
+        for (table, dfs) in per_table.iter().filter(|(t, _)| *t != FtsTable::FileText) {
             let mut order: Vec<usize> = (0..terms.len()).filter(|&i| dfs[i] > 0).collect();
             order.sort_by_key(|&i| (dfs[i], i));
             let mut taken = Vec::new();
@@ -1096,6 +1100,160 @@ impl Workspace {
             }
         }
         Ok((out, weights))
+    }
+
+    /// The code items of a question: the files [`Workspace::code_candidates`] ranks (with
+    /// `named_ids`, the files of the paths and symbols the question names, as one more
+    /// list), each served as its best chunks — a definition as a symbol item, module-level
+    /// code as a file item — at the file's relevance: [`CODE_POINTS`] × the IDF-weighted
+    /// share of the question's terms the file holds × the decay of its fused rank. A
+    /// question about what depends on a file ([`crate::retrieve::asks_for_dependents`])
+    /// puts that file's direct dependents first: the file it names, or else the best one
+    /// found. Each file's best share goes to `symbol_files` (the pages about it score it).
+    fn code_items(
+        &self,
+        query: &str,
+        terms: &[Term],
+        asks: Asks,
+        named_ids: &[i64],
+        cands: &mut BTreeMap<(HitKind, String), Candidate>,
+        symbol_files: &mut BTreeMap<String, f64>,
+    ) -> Result<()> {
+        use crate::retrieve::RankedList;
+        let conn = self.store.conn();
+        let mut extra = Vec::new();
+        if !named_ids.is_empty() {
+            extra.push(RankedList {
+                name: "named in the question",
+                weight: 1.0,
+                files: named_ids.to_vec(),
+            });
+        }
+        let demoted = |p: &str| asks.demotes(Some(p)).is_some();
+        let hits = self.code_candidates(terms, extra, &demoted, CODE_FILES)?;
+        let rows = loci_store::search::fts_row_count(conn, FtsTable::FileText)?;
+        let dfs = self.term_frequencies(FtsTable::FileText, terms)?;
+        let weights: Vec<f64> = dfs.iter().map(|&df| idf(rows, df)).collect();
+        let decay_at = |rank: usize| RANK_K / (RANK_K + rank as f64);
+        let chunk_symbols: Vec<i64> = hits
+            .iter()
+            .flat_map(|h| h.chunks.iter().take(CODE_CHUNKS_SHOWN))
+            .filter_map(|c| c.symbol_id)
+            .collect();
+        let keys = loci_store::map::symbol_keys_by_ids(conn, &chunk_symbols)?;
+        // Items follow the fused order; how much of the question the best of the first
+        // few files holds sets how relevant the ranking is as a whole.
+        let coverages: Vec<f64> = hits
+            .iter()
+            .map(|h| self.code_coverage(h.file_id, terms, &weights))
+            .collect::<Result<_>>()?;
+        let strength = coverages
+            .iter()
+            .take(CODE_STRENGTH_FILES)
+            .copied()
+            .fold(0.0, f64::max);
+        let mut best = 0.0f64;
+        for (rank, hit) in hits.iter().enumerate() {
+            let coverage = coverages[rank];
+            let relevance = CODE_POINTS * strength * decay_at(rank);
+            best = best.max(relevance);
+            let share = strength * decay_at(rank);
+            let e = symbol_files.entry(hit.path.clone()).or_insert(0.0);
+            *e = e.max(share);
+            let why = format!(
+                "code ({:.0}% of the question; {})",
+                coverage * 100.0,
+                hit.signals.join(", ")
+            );
+            let chunks: Vec<_> = hit.chunks.iter().take(CODE_CHUNKS_SHOWN).collect();
+            if chunks.is_empty() {
+                let c = cands
+                    .entry((HitKind::File, hit.path.clone()))
+                    .or_insert_with(|| {
+                        Candidate::new(HitKind::File, hit.path.clone(), Some(hit.path.clone()))
+                    });
+                c.text_points = c.text_points.max(relevance);
+                c.add(relevance, true, why);
+                c.digest = format!("`{}` holds the question's words", hit.path);
+                continue;
+            }
+            for (i, chunk) in chunks.into_iter().enumerate() {
+                // The file's chunks follow each other, best first.
+                let points = relevance - 0.01 * i as f64;
+                let key = match chunk.symbol_id.and_then(|id| keys.get(&id)) {
+                    Some(key) => (HitKind::Symbol, key.clone()),
+                    None => (HitKind::File, hit.path.clone()),
+                };
+                if cands.contains_key(&key) {
+                    continue;
+                }
+                let mut c = Candidate::new(key.0, key.1.clone(), Some(hit.path.clone()));
+                c.line = Some(chunk.start_line);
+                c.text_points = points;
+                c.add(points, true, why.clone());
+                if key.0 == HitKind::File {
+                    c.full = self.chunk_full(&hit.path, chunk.start_line, chunk.end_line);
+                    c.digest = format!(
+                        "module-level code of `{}` (lines {}–{})",
+                        hit.path,
+                        chunk.start_line + 1,
+                        chunk.end_line + 1
+                    );
+                }
+                cands.insert(key, c);
+            }
+        }
+        if !crate::retrieve::asks_for_dependents(query) {
+            return Ok(());
+        }
+        let Some(target) = named_ids.first().copied().or(hits.first().map(|h| h.file_id)) else {
+            return Ok(());
+        };
+        let Some(target_path) = loci_store::map::file_path(conn, target)? else {
+            return Ok(());
+        };
+        let dependents = self.direct_dependents(target)?;
+        let (main, secondary): (Vec<_>, Vec<_>) =
+            dependents.into_iter().partition(|(_, p)| !demoted(p));
+        let top = best.max(self.config.context.floor) + DEPENDENT_POINTS;
+        for (i, (_, path)) in main.into_iter().chain(secondary).enumerate() {
+            let points = top - 0.01 * i as f64;
+            let key = (HitKind::File, path.clone());
+            let c = cands
+                .entry(key)
+                .or_insert_with(|| Candidate::new(HitKind::File, path.clone(), Some(path.clone())));
+            c.text_points = c.text_points.max(points);
+            c.relevance = 0.0;
+            c.add(points, true, format!("depends directly on `{target_path}`"));
+            c.digest = format!("`{path}` depends directly on `{target_path}` (imports it or calls into it)");
+            if c.full.is_empty() {
+                c.full = c.digest.clone();
+            }
+        }
+        Ok(())
+    }
+
+    /// The source of lines `start..=end` (zero-based) of `path` as a FULL item: a heading
+    /// and at most [`FULL_SOURCE_LINES`] lines; empty when the file cannot be served.
+    fn chunk_full(&self, path: &str, start: u32, end: u32) -> String {
+        let Some((text, _)) = self.read_served_as_scanned(path) else {
+            return String::new();
+        };
+        let last = end.min(start + FULL_SOURCE_LINES - 1);
+        let mut source: Vec<&str> = text
+            .lines()
+            .skip(start as usize)
+            .take((last - start + 1) as usize)
+            .collect();
+        while source.last().is_some_and(|l| l.trim().is_empty()) {
+            source.pop();
+        }
+        let more = if end > last { "\n…" } else { "" };
+        format!(
+            "### {path}:{} (module-level code)\n```\n{}{more}\n```\n",
+            start + 1,
+            source.join("\n")
+        )
     }
 
     /// Ranked, tiered context for a question under a token budget; see the module docs.
@@ -1215,9 +1373,10 @@ impl Workspace {
         // A file the question names (`src/number.rs`, or a file name only one mapped file
         // has: `number.rs`) is an open file too: "before editing src/number.rs" had
         // abstained although the file had a memory page.
-        for f in files_named_in(conn, query)? {
-            if !open.contains(&f) {
-                open.push(f);
+        let named_files = files_named_in(conn, query)?;
+        for f in &named_files {
+            if !open.contains(f) {
+                open.push(f.clone());
             }
         }
         let mut cands: BTreeMap<(HitKind, String), Candidate> = BTreeMap::new();
@@ -1245,70 +1404,6 @@ impl Workspace {
         // its best passage once: the rule is "up to +30", and summing weak passages let a
         // long document outrank the code that answers the question.
         let (mut text_hits, weights) = self.text_candidates(&terms, asks, TEXT_HITS)?;
-        // The open files' own definitions that hold the question's words, at their ranks
-        // within each file: a question asked with a file open is most often about it, and
-        // its definitions can rank below 50 others across the repository ("parse a URL"
-        // with `urllib/parse.py` open never reached `urlparse`).
-        // Those holding every word first, as in `text_candidates`.
-        let exprs: Vec<String> = (terms.len() > 1)
-            .then(|| crate::search::all_of(&terms))
-            .flatten()
-            .into_iter()
-            .chain(crate::search::any_of(&terms))
-            .collect();
-        // The first few open files only: a path-filtered search still ranks every row the
-        // expression matches, and an editor may send every open tab.
-        let searched: Vec<&String> = open
-            .iter()
-            .filter(|f| !f.ends_with('/') && *f != ".")
-            .take(OPEN_FILES_SEARCHED)
-            .collect();
-        for expr in &exprs {
-            for f in &searched {
-                let hits =
-                    self.index_hits(FtsTable::Symbols, expr, Some(f), OPEN_FILE_HITS, false)?;
-                for (rank, (hit, text, revision)) in hits.into_iter().enumerate() {
-                    text_hits.push(TextHit {
-                        hit,
-                        coverage: coverage(std::slice::from_ref(&text), &terms, &weights),
-                        rank,
-                        place: rank,
-                        revision,
-                        text,
-                    });
-                }
-            }
-        }
-        // Definitions whose signature or doc comment quotes the question (its content
-        // words close together and in order, see `near_phrase` and `holds_in_order`):
-        // text hits at their ranks among themselves, and +PHRASE_POINTS below. BM25 had
-        // ranked `urlparse`, whose docstring begins "Parse a URL", below 50 test methods
-        // for "parse a URL".
-        let mut phrased: HashSet<String> = HashSet::new();
-        if let Some(expr) = crate::search::near_phrase(&terms, &["signature", "doc"]) {
-            let found = self.index_hits(FtsTable::Symbols, &expr, None, TEXT_HITS, false)?;
-            // A symbol's text is its names, then its signature and doc comment.
-            let in_order = |text: &str| {
-                text.split_once('\n')
-                    .is_some_and(|(_, rest)| crate::search::holds_in_order(rest, &terms))
-            };
-            let found: Vec<_> = found.into_iter().filter(|(_, t, _)| in_order(t)).collect();
-            let places = asks.places(&found, code_path);
-            for (rank, (hit, text, revision)) in found.into_iter().enumerate() {
-                if places[rank] >= PHRASE_HITS as usize {
-                    continue;
-                }
-                phrased.insert(hit.id.clone());
-                text_hits.push(TextHit {
-                    hit,
-                    coverage: coverage(std::slice::from_ref(&text), &terms, &weights),
-                    rank,
-                    place: places[rank],
-                    revision,
-                    text,
-                });
-            }
-        }
         // Symbols the question names (`Store::write`, `parse_config`, a one-word question).
         // Each is also a text hit at rank 0: the definition a question names is its best
         // match, even where FTS5's length normalisation ranks a long doc comment below the
@@ -1393,20 +1488,17 @@ impl Workspace {
                 c.digest = crate::memory::first_chars(body, 200);
             }
         }
-        for key in &phrased {
-            if let Some(c) = cands.get_mut(&(HitKind::Symbol, key.clone())) {
-                // In test, example or vendored code the question is not about, the words
-                // together are a quotation (a test's doc comment naming the query it pins,
-                // a fixture string), not the code it asks for: loci's own test quoting
-                // "how does a scan resolve imports" had led the answer to that question.
-                if asks.demotes(c.path.as_deref()).is_some() {
-                    continue;
-                }
-                c.add(
-                    PHRASE_POINTS,
-                    true,
-                    "the question's words together in its signature or doc comment",
-                );
+        let mut named_ids: Vec<i64> = Vec::new();
+        for f in &named_files {
+            if let Some(id) = loci_store::map::file_id(conn, f)? {
+                named_ids.push(id);
+            }
+        }
+        for (_, s) in &named {
+            if let Some(id) = loci_store::map::file_id(conn, &s.path)?
+                && !named_ids.contains(&id)
+            {
+                named_ids.push(id);
             }
         }
         // The symbols the question names, and their files: a decisions or lessons page
@@ -1425,6 +1517,19 @@ impl Workspace {
             c.add(15.0, true, format!("named in the question (`{name}`)"));
             let e = symbol_files.entry(s.path.clone()).or_insert(0.0);
             *e = e.max(0.5);
+        }
+        // The code: the files that answer the question, fused from the code-text indexes
+        // and the files of the symbols and paths it names (`crate::retrieve`), each served
+        // as its best chunks; a question about what depends on a file, its dependents first.
+        if !terms.is_empty() {
+            self.code_items(
+                query,
+                &terms,
+                asks,
+                &named_ids,
+                &mut cands,
+                &mut symbol_files,
+            )?;
         }
         // 2. Structure: pages about the files of matching symbols, about open files and
         //    their folders, topics holding those files; code and docs in the open modules.
@@ -1581,9 +1686,10 @@ impl Workspace {
         }
         // Per page, as in the seed: symbols and doc sections stand on their own text. Like
         // every boost, a hop lifts only what is relevant on its own.
+        // Code files are ranked by fusion (`code_items`), which weighs their links itself.
         for c in cands
             .values_mut()
-            .filter(|c| matches!(c.kind, HitKind::Memory | HitKind::File))
+            .filter(|c| c.kind == HitKind::Memory)
             .filter(|c| c.relevance >= relevant_at)
         {
             let file = c

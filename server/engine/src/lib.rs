@@ -20,6 +20,7 @@ pub mod manifests;
 pub mod memory;
 pub mod portability;
 pub mod query;
+pub mod retrieve;
 pub mod sarif;
 pub mod scan;
 pub mod search;

@@ -173,6 +173,9 @@ struct Analyzed {
     analysis: Option<FileAnalysis>,
     /// Sections of a markdown file, for search.
     chunks: Vec<loci_core::markdown::Chunk>,
+    /// A source file's code text: its path's words and its chunks, for the code-text
+    /// indexes.
+    code: Option<(String, Vec<map::IndexedChunk>)>,
     lines: i64,
     lossy_utf8: bool,
 }
@@ -548,7 +551,7 @@ fn scan_inner(
     writer.store.write(|tx| {
         let tracked = crate::memory::track_claims_resolved_since(tx)?;
         if !bulk && written > 0 {
-            for table in [FtsTable::Symbols, FtsTable::Docs] {
+            for table in FtsTable::MAP {
                 loci_store::search::merge_segments(tx, table, pages)?;
             }
         }
@@ -617,7 +620,7 @@ fn finish(
     // never did: a store made before migration 0014), so no question walks those terms'
     // posting lists. Reading the stamps is all a scan that changed nothing does.
     let mut stale = Vec::new();
-    for table in [FtsTable::Symbols, FtsTable::Docs] {
+    for table in FtsTable::MAP {
         if !loci_store::search::common_terms_current(store.conn(), table)? {
             stale.push(table);
         }
@@ -741,6 +744,9 @@ fn process(
     let lines = count_lines(text);
     let analysis =
         Language::from_path(&f.path).map(|lang| loci_core::analyze(&f.path, lang, text, options));
+    let code = analysis
+        .as_ref()
+        .map(|a| map::index_code_text(&f.path, text, &a.symbols));
     Outcome::Analyzed(Box::new(Analyzed {
         path: f.path.clone(),
         size,
@@ -753,6 +759,7 @@ fn process(
         } else {
             Vec::new()
         },
+        code,
         lines,
         lossy_utf8,
     }))
@@ -904,6 +911,9 @@ impl Writer<'_> {
                         if let Some(x) = &a.analysis {
                             ids = map::insert_symbols(tx, file_id, &x.symbols)?;
                             map::insert_imports(tx, file_id, &x.imports)?;
+                        }
+                        if let Some((path_words, chunks)) = &a.code {
+                            map::insert_code_text(tx, file_id, path_words, chunks, &ids)?;
                         }
                         written.push((file_id, existing.is_some(), old_keys, ids, incoming));
                     }

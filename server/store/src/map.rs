@@ -165,9 +165,14 @@ pub fn put_file(
     Ok(file_id)
 }
 
-/// Deletes a file's derived rows (symbols, refs, imports, doc chunks, outgoing deps).
+/// Deletes a file's derived rows (symbols, refs, imports, doc chunks, code text, outgoing
+/// deps).
 pub fn clear_file_rows(tx: &Transaction<'_>, file_id: i64) -> Result<()> {
-    for table in ["symbols", "refs", "imports", "doc_chunks"] {
+    tx.prepare_cached("DELETE FROM file_text_fts WHERE rowid = ?1")
+        .ctx(|| "clearing file_text_fts".into())?
+        .execute([file_id])
+        .ctx(|| "clearing file_text_fts".into())?;
+    for table in ["symbols", "refs", "imports", "doc_chunks", "code_chunks"] {
         tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))
             .ctx(|| format!("clearing {table}"))?
             .execute([file_id])
@@ -330,6 +335,120 @@ pub fn insert_doc_chunks(
         .ctx(|| format!("inserting doc section {}", c.heading))?;
     }
     Ok(())
+}
+
+/// One chunk of a file's code text as the code-text indexes hold it (migration 19): its
+/// place and the text the index is given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexedChunk {
+    /// Index into the file's symbols of the definition it is the text of; `None` for
+    /// module-level code.
+    pub symbol: Option<usize>,
+    /// Zero-based first line.
+    pub start_line: u32,
+    /// Zero-based last line (inclusive).
+    pub end_line: u32,
+    /// The words of the definition's qualified name (empty for module-level code).
+    pub names: String,
+    /// The chunk's text followed by its identifier-aware terms
+    /// ([`crate::search::text_terms`]).
+    pub text: String,
+}
+
+/// The code text of a source file as [`insert_code_text`] indexes it: the words of its
+/// path and its chunks ([`loci_core::chunks::code_chunks`]), each with its identifier-aware
+/// terms. Pure: the scan runs it on its worker threads.
+pub fn index_code_text(path: &str, text: &str, symbols: &[Symbol]) -> (String, Vec<IndexedChunk>) {
+    let chunks = loci_core::chunks::code_chunks(text, symbols)
+        .into_iter()
+        .map(|c| {
+            let terms = crate::search::text_terms(&c.text);
+            IndexedChunk {
+                symbol: c.symbol,
+                start_line: c.start_line,
+                end_line: c.end_line,
+                names: c
+                    .symbol
+                    .and_then(|i| symbols.get(i))
+                    .map(|s| loci_core::terms::identifier_words(&s.qualified_name).join(" "))
+                    .unwrap_or_default(),
+                text: if terms.is_empty() {
+                    c.text
+                } else {
+                    format!("{}\n{terms}", c.text)
+                },
+            }
+        })
+        .collect();
+    (loci_core::chunks::path_words(path), chunks)
+}
+
+/// Inserts a file's code text: its chunks (`code_chunks` and `code_chunks_fts`, the
+/// chunk's path column holding the path's words and its definition's names) and the whole
+/// file (`file_text_fts`: the chunks' texts, which hold every line that is not blank).
+/// `symbol_ids` are the row ids [`insert_symbols`] gave the file's symbols.
+pub fn insert_code_text(
+    tx: &Transaction<'_>,
+    file_id: i64,
+    path_words: &str,
+    chunks: &[IndexedChunk],
+    symbol_ids: &[i64],
+) -> Result<()> {
+    let ctx = || "inserting code text".to_string();
+    let mut chunk_row = tx
+        .prepare_cached(
+            "INSERT INTO code_chunks(file_id, symbol_id, start_line, end_line) VALUES (?1, ?2, ?3, ?4)",
+        )
+        .ctx(ctx)?;
+    let mut chunk_text = tx
+        .prepare_cached("INSERT INTO code_chunks_fts(rowid, path, text) VALUES (?1, ?2, ?3)")
+        .ctx(ctx)?;
+    let mut whole = String::new();
+    for c in chunks {
+        let symbol_id = c.symbol.and_then(|i| symbol_ids.get(i)).copied();
+        chunk_row
+            .execute(params![file_id, symbol_id, c.start_line, c.end_line])
+            .ctx(ctx)?;
+        let id = tx.last_insert_rowid();
+        let path = if c.names.is_empty() {
+            path_words.to_string()
+        } else {
+            format!("{path_words} {}", c.names)
+        };
+        chunk_text.execute(params![id, path, c.text]).ctx(ctx)?;
+        whole.push_str(&c.text);
+        whole.push('\n');
+    }
+    tx.prepare_cached("INSERT INTO file_text_fts(rowid, path, text) VALUES (?1, ?2, ?3)")
+        .ctx(ctx)?
+        .execute(params![file_id, path_words, whole])
+        .ctx(ctx)?;
+    Ok(())
+}
+
+/// The path of the file `file_id`, if it is in the map.
+pub fn file_path(conn: &Connection, file_id: i64) -> Result<Option<String>> {
+    conn.prepare_cached("SELECT path FROM files WHERE file_id = ?1")
+        .and_then(|mut st| st.query_row([file_id], |r| r.get(0)).optional())
+        .ctx(|| "reading a file's path".into())
+}
+
+/// The id of the file at `path`, if it is in the map.
+pub fn file_id(conn: &Connection, path: &str) -> Result<Option<i64>> {
+    conn.prepare_cached("SELECT file_id FROM files WHERE path = ?1")
+        .and_then(|mut st| st.query_row([path], |r| r.get(0)).optional())
+        .ctx(|| "reading a file's id".into())
+}
+
+/// The keys of the symbols `ids` (`symbols.symbol_id`), by id; ids not in the map are left
+/// out.
+pub fn symbol_keys_by_ids(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, String>> {
+    let json = serde_json::to_string(ids).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    conn.prepare_cached(
+        "SELECT symbol_id, key FROM symbols WHERE symbol_id IN (SELECT value FROM json_each(?1))",
+    )
+    .and_then(|mut st| st.query_map([json], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+    .ctx(|| "reading symbol keys".into())
 }
 
 /// Inserts a file's import statements.

@@ -134,6 +134,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0018_ref_deps.sql"),
         fill: None,
     },
+    Migration {
+        version: 19,
+        name: "code_text",
+        sql: include_str!("migrations/0019_code_text.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.

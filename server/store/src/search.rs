@@ -283,7 +283,7 @@ pub fn text_terms(text: &str) -> String {
     out.join(" ")
 }
 
-/// One of the three full-text indexes.
+/// One of the full-text indexes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FtsTable {
     /// `revisions_fts`: memory bodies and change summaries (every revision).
@@ -292,11 +292,26 @@ pub enum FtsTable {
     Symbols,
     /// `doc_chunks_fts`: documentation sections.
     Docs,
+    /// `code_chunks_fts`: the code's text, chunk by chunk (migration 19).
+    CodeChunks,
+    /// `file_text_fts`: the code's text, file by file (migration 19).
+    FileText,
 }
 
 impl FtsTable {
-    /// All three.
+    /// The indexes of memory, symbols and documentation.
     pub const ALL: [FtsTable; 3] = [FtsTable::Revisions, FtsTable::Symbols, FtsTable::Docs];
+
+    /// The indexes of the code's text.
+    pub const CODE: [FtsTable; 2] = [FtsTable::CodeChunks, FtsTable::FileText];
+
+    /// The indexes a scan writes (and lists the common terms of).
+    pub const MAP: [FtsTable; 4] = [
+        FtsTable::Symbols,
+        FtsTable::Docs,
+        FtsTable::CodeChunks,
+        FtsTable::FileText,
+    ];
 
     /// Whether a scan lists this index's common terms ([`refresh_common_terms`]): the
     /// map's two, which only a scan writes. Memory's index is written by every memory write
@@ -312,6 +327,8 @@ impl FtsTable {
             FtsTable::Revisions => ("revisions", "revisions_fts", "loci_vocab_revisions"),
             FtsTable::Symbols => ("symbols", "symbols_fts", "loci_vocab_symbols"),
             FtsTable::Docs => ("doc_chunks", "doc_chunks_fts", "loci_vocab_docs"),
+            FtsTable::CodeChunks => ("code_chunks", "code_chunks_fts", "loci_vocab_code_chunks"),
+            FtsTable::FileText => ("files", "file_text_fts", "loci_vocab_file_text"),
         }
     }
 }
@@ -411,6 +428,7 @@ fn vocabulary_statement<'c>(
         Err(_) => {
             let create: String = FtsTable::ALL
                 .iter()
+                .chain(&FtsTable::CODE)
                 .map(|t| {
                     let (_, fts, vocab) = t.names();
                     format!("CREATE VIRTUAL TABLE IF NOT EXISTS temp.{vocab} USING fts5vocab(main, '{fts}', 'row');")

@@ -1,0 +1,458 @@
+//! Code retrieval for `context`: which files answer a question, and their best chunks.
+//!
+//! One pipeline (docs/context.md, "Retrieval"):
+//!
+//! 1. **Candidates** from several indexes, each a ranked list of files: BM25 over whole
+//!    files (`file_text_fts`) and over code chunks (`code_chunks_fts`, a file at its best
+//!    chunk), both holding the code's own text and the path's words; the files of the
+//!    symbols the question names; with embeddings, the chunks nearest the question. Test,
+//!    example and vendored code comes after the rest of each list unless the question asks
+//!    about it.
+//! 2. **Fusion**: reciprocal rank fusion, `Σ weight / (RRF_K + rank)` over the lists
+//!    (Cormack, Clarke and Büttcher, SIGIR 2009): ranks, not scores, so indexes whose
+//!    scores are not comparable (BM25 of files, of chunks, cosine) add up.
+//! 3. **The map as evidence**: a question about what depends on a file ("what breaks if I
+//!    change X", "which modules import X") is answered from the reverse-dependency graph:
+//!    the file it names, or else the best file found, and then its direct dependents
+//!    first.
+//!
+//! Relevance (what abstention compares with the floor) is the IDF-weighted share of the
+//! question's terms the file holds ([`Workspace::code_coverage`]), decayed by its fused
+//! rank as every full-text hit's is.
+
+use std::collections::HashMap;
+
+use loci_store::Context;
+use loci_store::rusqlite::params;
+use loci_store::search::FtsTable;
+
+use crate::search::Term;
+use crate::{Result, Workspace};
+
+/// The `k` of reciprocal rank fusion: a hit at rank r (0-based) adds `weight / (k + r + 1)`.
+/// 60 is the constant of the original paper, and of most systems since.
+pub const RRF_K: f64 = 60.0;
+
+/// Files the whole-file index returns per question.
+const FILE_HITS: u32 = 100;
+
+/// Chunks the chunk index returns per question.
+const CHUNK_HITS: u32 = 300;
+
+/// Rows a full-text index may match while gathering candidates: the question's terms are
+/// asked rarest first until their document frequencies add up to this (at least one term),
+/// so a question full of common words costs what a specific one does. Ranking is the cost
+/// (FTS5 computes BM25 for every matched row, about 1.5 µs each).
+const MATCHED_ROWS: u64 = 8_000;
+
+/// Best chunks kept per file.
+pub const CHUNKS_PER_FILE: usize = 3;
+
+/// The BM25 weight of the path column against the text column, in both code-text indexes:
+/// a question naming a module's words ("the toml reader", "the regex module") finds it.
+const PATH_WEIGHT: f64 = 2.0;
+
+/// One chunk that matched.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkHit {
+    /// Its definition (`symbols.symbol_id`); `None` for module-level code.
+    pub symbol_id: Option<i64>,
+    /// Zero-based first line.
+    pub start_line: u32,
+    /// Zero-based last line (inclusive).
+    pub end_line: u32,
+}
+
+/// A file that answers the question, as fusion ranked it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileHit {
+    /// Repo-relative path.
+    pub path: String,
+    /// `files.file_id`.
+    pub file_id: i64,
+    /// The fused score (sum of the lists' reciprocal ranks, weighted).
+    pub fused: f64,
+    /// Its best chunks, best first (at most [`CHUNKS_PER_FILE`]).
+    pub chunks: Vec<ChunkHit>,
+    /// Where it ranked in each list (`file text #1`, `chunk #3`, `named symbol`).
+    pub signals: Vec<String>,
+}
+
+/// One ranked list of files for fusion.
+pub struct RankedList {
+    /// What it is (`file text`, `code chunks`, `named symbols`, `embeddings`).
+    pub name: &'static str,
+    /// Its weight in fusion.
+    pub weight: f64,
+    /// File ids, best first, each once.
+    pub files: Vec<i64>,
+}
+
+/// Fuses ranked lists by reciprocal rank: each file's score is the sum over the lists of
+/// `weight / (RRF_K + rank + 1)`; ties keep the order in which the lists first gave the
+/// files. Returns `(file_id, score, signals)`, best first.
+pub fn fuse(lists: &[RankedList]) -> Vec<(i64, f64, Vec<String>)> {
+    let mut scores: Vec<(i64, f64, Vec<String>)> = Vec::new();
+    let mut at: HashMap<i64, usize> = HashMap::new();
+    for list in lists {
+        for (rank, &id) in list.files.iter().enumerate() {
+            let i = *at.entry(id).or_insert_with(|| {
+                scores.push((id, 0.0, Vec::new()));
+                scores.len() - 1
+            });
+            scores[i].1 += list.weight / (RRF_K + rank as f64 + 1.0);
+            scores[i].2.push(format!("{} #{}", list.name, rank + 1));
+        }
+    }
+    // A stable sort: equal scores keep first-seen order.
+    scores.sort_by(|a, b| b.1.total_cmp(&a.1));
+    scores
+}
+
+/// Words of a question that ask what depends on something: "what breaks if I change
+/// X", "which modules import X", "blast radius of X", "who calls into X", "what is
+/// affected". Lower-case, matched against the question's words (and the two-word phrases
+/// among them).
+const DEPENDENT_WORDS: &[&str] = &[
+    "affect",
+    "affected",
+    "affects",
+    "blast radius",
+    "break",
+    "breaks",
+    "calls into",
+    "depend on",
+    "dependents",
+    "depends on",
+    "import it",
+    "imports it",
+    "importers",
+    "reference it",
+    "references it",
+    "uses it",
+    "who calls",
+    "who imports",
+    "who uses",
+    "would break",
+];
+
+/// Whether a question asks what depends on something (see [`DEPENDENT_WORDS`]), or which
+/// files import or use a module ("which modules import X directly", "what depends on X").
+pub fn asks_for_dependents(query: &str) -> bool {
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let has = |phrase: &str| {
+        let parts: Vec<&str> = phrase.split(' ').collect();
+        words.windows(parts.len()).any(|w| w.iter().zip(&parts).all(|(a, b)| a == b))
+    };
+    if DEPENDENT_WORDS.iter().any(|p| has(p)) {
+        return true;
+    }
+    // "which (other) modules/files import X", "what depends on X", "every module that
+    // imports it", "files that reference that module".
+    let asks_which = words
+        .iter()
+        .any(|w| matches!(w.as_str(), "which" | "what" | "who" | "every" | "all"));
+    let uses = words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "import" | "imports" | "depends" | "depend" | "reference" | "references" | "use" | "uses"
+        )
+    });
+    let places = words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "modules" | "files" | "module" | "file" | "crates" | "packages" | "callers"
+        )
+    });
+    asks_which && uses && places && words.iter().any(|w| w == "directly" || w == "that" || w == "which")
+}
+
+impl Workspace {
+    /// The files that answer `terms` (a question's content terms), fused from the
+    /// code-text indexes and `extra` lists (named symbols, embeddings), best first, at
+    /// most `limit`; each with its best chunks. `demoted(path)` says whether a file is
+    /// secondary code the question does not ask about (test, example, vendored): such
+    /// files come after the others in each list.
+    pub(crate) fn code_candidates(
+        &self,
+        terms: &[Term],
+        extra: Vec<RankedList>,
+        demoted: &dyn Fn(&str) -> bool,
+        limit: usize,
+    ) -> Result<Vec<FileHit>> {
+        let conn = self.store.conn();
+        let mut lists: Vec<RankedList> = Vec::new();
+        let mut chunks_of: HashMap<i64, Vec<ChunkHit>> = HashMap::new();
+        let mut paths: HashMap<i64, String> = HashMap::new();
+        if let Some(expr) = self.pruned_expression(FtsTable::FileText, terms)? {
+            let rows: Vec<(i64, String)> = conn
+                .prepare_cached(&format!(
+                    "SELECT t.rowid, f.path FROM file_text_fts t JOIN files f ON f.file_id = t.rowid
+                     WHERE file_text_fts MATCH ?1 ORDER BY bm25(file_text_fts, {PATH_WEIGHT}, 1.0) LIMIT ?2"
+                ))
+                .and_then(|mut st| {
+                    st.query_map(params![expr, FILE_HITS], |r| Ok((r.get(0)?, r.get(1)?)))?
+                        .collect()
+                })
+                .ctx(|| "searching the code text by file".into())?;
+            let files = rows
+                .into_iter()
+                .map(|(id, path)| {
+                    paths.insert(id, path);
+                    id
+                })
+                .collect();
+            lists.push(RankedList {
+                name: "file text",
+                weight: 1.0,
+                files,
+            });
+        }
+        if let Some(expr) = self.pruned_expression(FtsTable::CodeChunks, terms)? {
+            let rows: Vec<(i64, String, Option<i64>, u32, u32)> = conn
+                .prepare_cached(&format!(
+                    "SELECT c.file_id, f.path, c.symbol_id, c.start_line, c.end_line
+                     FROM code_chunks_fts t JOIN code_chunks c ON c.chunk_id = t.rowid
+                     JOIN files f ON f.file_id = c.file_id
+                     WHERE code_chunks_fts MATCH ?1 ORDER BY bm25(code_chunks_fts, {PATH_WEIGHT}, 1.0) LIMIT ?2"
+                ))
+                .and_then(|mut st| {
+                    st.query_map(params![expr, CHUNK_HITS], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                    })?
+                    .collect()
+                })
+                .ctx(|| "searching the code text by chunk".into())?;
+            let mut files = Vec::new();
+            for (file_id, path, symbol_id, start_line, end_line) in rows {
+                paths.insert(file_id, path);
+                let kept = chunks_of.entry(file_id).or_default();
+                if kept.is_empty() {
+                    files.push(file_id);
+                }
+                if kept.len() < CHUNKS_PER_FILE {
+                    kept.push(ChunkHit {
+                        symbol_id,
+                        start_line,
+                        end_line,
+                    });
+                }
+            }
+            lists.push(RankedList {
+                name: "code chunks",
+                weight: 1.0,
+                files,
+            });
+        }
+        lists.extend(extra);
+        // Paths of the files only the extra lists gave.
+        let unknown: Vec<i64> = lists
+            .iter()
+            .flat_map(|l| l.files.iter().copied())
+            .filter(|id| !paths.contains_key(id))
+            .collect();
+        for id in unknown {
+            if let Some(path) = loci_store::map::file_path(conn, id)? {
+                paths.insert(id, path);
+            }
+        }
+        for list in &mut lists {
+            list.files.retain(|id| paths.contains_key(id));
+            // Stable: secondary code after the rest, each part in its own order.
+            let (main, secondary): (Vec<i64>, Vec<i64>) =
+                list.files.iter().partition(|id| !demoted(&paths[*id]));
+            list.files = main.into_iter().chain(secondary).collect();
+        }
+        Ok(fuse(&lists)
+            .into_iter()
+            .take(limit)
+            .map(|(file_id, fused, signals)| FileHit {
+                path: paths[&file_id].clone(),
+                file_id,
+                fused,
+                chunks: chunks_of.remove(&file_id).unwrap_or_default(),
+                signals,
+            })
+            .collect())
+    }
+
+    /// The FTS5 expression asking `table` for any of `terms`, rarest first until their
+    /// document frequencies add up to [`MATCHED_ROWS`] (at least one term); `None` when no
+    /// term is in the index.
+    fn pruned_expression(&self, table: FtsTable, terms: &[Term]) -> Result<Option<String>> {
+        let dfs = self.term_frequencies(table, terms)?;
+        let mut order: Vec<usize> = (0..terms.len()).filter(|&i| dfs[i] > 0).collect();
+        order.sort_by_key(|&i| (dfs[i], i));
+        let mut taken = Vec::new();
+        let mut matched = 0u64;
+        for i in order {
+            if !taken.is_empty() && matched + dfs[i] > MATCHED_ROWS {
+                break;
+            }
+            matched += dfs[i];
+            taken.push(&terms[i]);
+        }
+        Ok(crate::search::any_of(taken))
+    }
+
+    /// The document frequency of each of `terms` in `table`: a one-word term's forms added
+    /// up (an upper bound of their union); for several words, the joined form or the
+    /// rarest word (an upper bound for the phrase), whichever is more common.
+    pub(crate) fn term_frequencies(&self, table: FtsTable, terms: &[Term]) -> Result<Vec<u64>> {
+        let mut lookups: Vec<String> = Vec::new();
+        for t in terms {
+            for w in t.forms().into_iter().chain(t.words.iter().cloned()) {
+                if !w.contains(' ') && !lookups.contains(&w) {
+                    lookups.push(w);
+                }
+            }
+        }
+        let (_, dfs) = self.store.term_stats(table, &lookups)?;
+        let df_of = |w: &str| lookups.iter().position(|l| l == w).map_or(0, |i| dfs[i]);
+        Ok(terms
+            .iter()
+            .map(|t| {
+                if t.words.len() == 1 {
+                    t.forms().iter().map(|f| df_of(f)).sum()
+                } else {
+                    let rarest = t.words.iter().map(|w| df_of(w)).min().unwrap_or(0);
+                    df_of(&t.joined()).max(rarest)
+                }
+            })
+            .collect())
+    }
+
+    /// The IDF-weighted share of `terms` that the file `file_id` holds anywhere in its text
+    /// or path (`weights` are the terms' IDFs): one indexed lookup per term.
+    pub(crate) fn code_coverage(&self, file_id: i64, terms: &[Term], weights: &[f64]) -> Result<f64> {
+        let conn = self.store.conn();
+        let mut held = 0.0;
+        let mut total = 0.0;
+        let mut stmt = conn
+            .prepare_cached("SELECT EXISTS(SELECT 1 FROM file_text_fts WHERE file_text_fts MATCH ?1 AND rowid = ?2)")
+            .ctx(|| "reading a file's share of the question".into())?;
+        for (t, w) in terms.iter().zip(weights) {
+            total += w;
+            let found: bool = stmt
+                .query_row(params![t.expr(), file_id], |r| r.get(0))
+                .ctx(|| "reading a file's share of the question".into())?;
+            if found {
+                held += w;
+            }
+        }
+        Ok(if total > 0.0 { held / total } else { 0.0 })
+    }
+
+    /// The files that depend directly on `file_id` (they import it, or their references
+    /// resolve into it), strongest first: those that do both, then those whose references
+    /// are stated or at least [`DEPENDENT_CONFIDENCE`], then those that only import it (a
+    /// Rust `mod x;` declaration, a re-export), by reference count then path.
+    pub(crate) fn direct_dependents(&self, file_id: i64) -> Result<Vec<(i64, String)>> {
+        let rows: Vec<(i64, String, bool, i64, f64)> = self
+            .store
+            .conn()
+            .prepare_cached(
+                "SELECT f.file_id, f.path, max(e.imports), sum(e.refs), max(e.confidence) FROM (
+                     SELECT from_file_id AS id, 1 AS imports, 0 AS refs, 0.0 AS confidence
+                     FROM deps WHERE to_file_id = ?1 AND from_file_id != ?1
+                     UNION ALL
+                     SELECT from_file_id, 0, count, CASE provenance WHEN 'stated' THEN 1.0 ELSE confidence END
+                     FROM ref_deps WHERE to_file_id = ?1 AND from_file_id != ?1
+                 ) e JOIN files f ON f.file_id = e.id GROUP BY f.file_id",
+            )
+            .and_then(|mut st| {
+                st.query_map([file_id], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })?
+                .collect()
+            })
+            .ctx(|| "reading a file's dependents".into())?;
+        let mut kept: Vec<(u8, i64, String, i64)> = rows
+            .into_iter()
+            .filter(|(_, _, imports, _, conf)| *imports || *conf >= DEPENDENT_CONFIDENCE)
+            .map(|(id, path, imports, refs, conf)| {
+                let strength = match (imports, refs > 0 && conf >= DEPENDENT_CONFIDENCE) {
+                    (true, true) => 0,
+                    (false, true) => 1,
+                    _ => 2,
+                };
+                (strength, -refs, path, id)
+            })
+            .collect();
+        kept.sort();
+        Ok(kept.into_iter().map(|(_, _, path, id)| (id, path)).collect())
+    }
+}
+
+/// The least confidence of a name-matched reference edge that makes a file a dependent
+/// (`ref_deps`): 0.5 and above are the resolver's matches on an import or the enclosing
+/// type; 0.2 to 0.3 are bare names matched across the repository.
+pub const DEPENDENT_CONFIDENCE: f64 = 0.5;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fusion_adds_reciprocal_ranks_and_keeps_first_seen_order_on_ties() {
+        let lists = vec![
+            RankedList {
+                name: "file text",
+                weight: 1.0,
+                files: vec![1, 2, 3],
+            },
+            RankedList {
+                name: "code chunks",
+                weight: 1.0,
+                files: vec![3, 2, 4],
+            },
+        ];
+        let fused = fuse(&lists);
+        let order: Vec<i64> = fused.iter().map(|f| f.0).collect();
+        // 3: 1/63 + 1/61 = 0.032266; 2: 2/62 = 0.032258; 1: 1/61; 4: 1/63.
+        assert_eq!(order, vec![3, 2, 1, 4]);
+        assert!((fused[0].1 - (1.0 / 63.0 + 1.0 / 61.0)).abs() < 1e-12);
+        assert!((fused[1].1 - 2.0 / 62.0).abs() < 1e-12);
+        assert_eq!(fused[0].2, vec!["file text #3", "code chunks #1"]);
+        let tie = fuse(&[
+            RankedList {
+                name: "a",
+                weight: 1.0,
+                files: vec![7],
+            },
+            RankedList {
+                name: "b",
+                weight: 1.0,
+                files: vec![5],
+            },
+        ]);
+        assert_eq!(tie.iter().map(|f| f.0).collect::<Vec<_>>(), vec![7, 5]);
+    }
+
+    #[test]
+    fn dependent_questions_are_told_from_others() {
+        for q in [
+            "Which stdlib modules build directly on cmd.py, i.e. would break if cmd.py changed?",
+            "blast radius of modifying webbrowser.py",
+            "I'm refactoring dis.py. Which non-test modules import it directly?",
+            "What depends on configparser.py?",
+            "who calls into unlock_notify.rs directly?",
+            "Which files in the crate import from pathutil.rs?",
+            "If I alter numbers.py, which modules that import it might be affected?",
+        ] {
+            assert!(asks_for_dependents(q), "{q}");
+        }
+        for q in [
+            "Where's the import hook that lets modules be loaded out of a .zip archive?",
+            "How does the tokenizer open the .py file as text with that encoding?",
+            "Which function raises ValueError: No closing quotation?",
+            "how are imports resolved",
+        ] {
+            assert!(!asks_for_dependents(q), "{q}");
+        }
+    }
+}
