@@ -439,7 +439,15 @@ struct Asks {
 impl Asks {
     /// What the question's content terms ask about.
     fn of(terms: &[Term]) -> Asks {
-        let any = |f: fn(&str) -> bool| terms.iter().any(|t| t.words.iter().any(|w| f(w)));
+        // A word asks unless the question excludes it ("non-test modules").
+        let any = |f: fn(&str) -> bool| {
+            terms.iter().any(|t| {
+                t.words
+                    .iter()
+                    .enumerate()
+                    .any(|(i, w)| f(w) && (i == 0 || t.words[i - 1] != "non"))
+            })
+        };
         Asks {
             tests: any(is_test_word),
             examples: any(|w| {
@@ -1103,8 +1111,8 @@ impl Workspace {
     }
 
     /// The code items of a question: the files [`Workspace::code_candidates`] ranks (with
-    /// `named_ids`, the files of the paths and symbols the question names, as one more
-    /// list), each served as its best chunks — a definition as a symbol item, module-level
+    /// `named_ids`, the files of the paths the question names (the first `named_files`)
+    /// and of the symbols it names, as one more list), each served as its best chunks — a definition as a symbol item, module-level
     /// code as a file item — at the file's relevance: [`CODE_POINTS`] × the IDF-weighted
     /// share of the question's terms the file holds × the decay of its fused rank. A
     /// question about what depends on a file ([`crate::retrieve::asks_for_dependents`])
@@ -1115,7 +1123,7 @@ impl Workspace {
         query: &str,
         terms: &[Term],
         asks: Asks,
-        named_ids: &[i64],
+        (named_ids, named_files): (&[i64], usize),
         cands: &mut BTreeMap<(HitKind, String), Candidate>,
         symbol_files: &mut BTreeMap<String, f64>,
     ) -> Result<()> {
@@ -1130,7 +1138,7 @@ impl Workspace {
             });
         }
         let demoted = |p: &str| asks.demotes(Some(p)).is_some();
-        let hits = self.code_candidates(terms, extra, &demoted, CODE_FILES)?;
+        let hits = self.code_candidates(query, terms, extra, &demoted, CODE_FILES)?;
         let rows = loci_store::search::fts_row_count(conn, FtsTable::FileText)?;
         let dfs = self.term_frequencies(FtsTable::FileText, terms)?;
         let weights: Vec<f64> = dfs.iter().map(|&df| idf(rows, df)).collect();
@@ -1206,7 +1214,10 @@ impl Workspace {
         if !crate::retrieve::asks_for_dependents(query) {
             return Ok(());
         }
-        let Some(target) = named_ids.first().copied().or(hits.first().map(|h| h.file_id)) else {
+        // The file the question names by path, else the best one found (a symbol named
+        // is no module: its file may hold much else).
+        let named_file = named_ids[..named_files].first().copied();
+        let Some(target) = named_file.or(hits.first().map(|h| h.file_id)) else {
             return Ok(());
         };
         let Some(target_path) = loci_store::map::file_path(conn, target)? else {
@@ -1369,6 +1380,8 @@ impl Workspace {
                 unmapped_open.push((f, near.then_some(dir)));
             }
         }
+        // The entries the editor or agent opened; `open` adds the files the question names.
+        let opened = open_entries.clone();
         let mut open = open_entries;
         // A file the question names (`src/number.rs`, or a file name only one mapped file
         // has: `number.rs`) is an open file too: "before editing src/number.rs" had
@@ -1526,7 +1539,7 @@ impl Workspace {
                 query,
                 &terms,
                 asks,
-                &named_ids,
+                (&named_ids, named_files.len()),
                 &mut cands,
                 &mut symbol_files,
             )?;
@@ -1598,9 +1611,11 @@ impl Workspace {
                 module_memory = true;
             }
         }
+        // Code and docs near what is open; a file the question names is ranked as code by
+        // fusion (`code_items`), and its neighbours are not the question's.
         for c in cands.values_mut().filter(|c| c.kind != HitKind::Memory) {
             if let Some((p, why)) = c.path.clone().and_then(|f| {
-                module_points(&f, false, &open)
+                module_points(&f, false, &opened)
                     .or_else(|| unmapped_points(&f, false, &unmapped_open))
             }) {
                 c.add(p, true, why);
@@ -1771,7 +1786,7 @@ impl Workspace {
         // Personalized to the open files only: seeded with the question's top results too,
         // a weak match elsewhere had brought the files around it (`urllib/parse.py` for
         // `json/encoder.py` open, through `http/cookiejar.py`).
-        let open_files: BTreeSet<String> = open
+        let open_files: BTreeSet<String> = opened
             .iter()
             .filter(|f| !f.ends_with('/') && f.as_str() != ".")
             .cloned()
@@ -2466,10 +2481,16 @@ fn files_named_in(
             .query_map([w], |r| r.get(0))
             .and_then(|rows| rows.collect())
             .ctx(|| format!("looking up the file name {w}"))?;
-        if let [only] = found.as_slice()
-            && !out.contains(only)
+        // The one file of that name, or the one at that very path (`cmd.py` at the root,
+        // beside `lib2to3/.../cmd.py`).
+        let named = match found.as_slice() {
+            [only] => Some(only),
+            several => several.iter().find(|p| p.as_str() == w),
+        };
+        if let Some(f) = named
+            && !out.contains(f)
         {
-            out.push(only.clone());
+            out.push(f.clone());
         }
     }
     Ok(out)

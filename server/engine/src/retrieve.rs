@@ -172,13 +172,15 @@ pub fn asks_for_dependents(query: &str) -> bool {
 }
 
 impl Workspace {
-    /// The files that answer `terms` (a question's content terms), fused from the
-    /// code-text indexes and `extra` lists (named symbols, embeddings), best first, at
+    /// The files that answer `query`, whose content terms are `terms`, fused from the
+    /// code-text indexes (the terms by file and by chunk, the text it quotes by chunk) and
+    /// `extra` lists (named symbols, embeddings), best first, at
     /// most `limit`; each with its best chunks. `demoted(path)` says whether a file is
     /// secondary code the question does not ask about (test, example, vendored): such
     /// files come after the others in each list.
     pub(crate) fn code_candidates(
         &self,
+        query: &str,
         terms: &[Term],
         extra: Vec<RankedList>,
         demoted: &dyn Fn(&str) -> bool,
@@ -248,6 +250,33 @@ impl Workspace {
                 files,
             });
         }
+        // Text the question quotes (an error message, a docstring's words): the chunks
+        // holding a piece of it verbatim.
+        if let Some(expr) = crate::search::quoted_expression(&crate::search::quoted_spans(query)) {
+            let rows: Vec<(i64, String)> = conn
+                .prepare_cached(
+                    "SELECT c.file_id, f.path FROM code_chunks_fts t JOIN code_chunks c ON c.chunk_id = t.rowid
+                     JOIN files f ON f.file_id = c.file_id
+                     WHERE code_chunks_fts MATCH ?1 ORDER BY bm25(code_chunks_fts, 0.0, 1.0) LIMIT ?2",
+                )
+                .and_then(|mut st| {
+                    st.query_map(params![expr, CHUNK_HITS], |r| Ok((r.get(0)?, r.get(1)?)))?
+                        .collect()
+                })
+                .ctx(|| "searching the code text for quoted text".into())?;
+            let mut files = Vec::new();
+            for (id, path) in rows {
+                paths.insert(id, path);
+                if !files.contains(&id) {
+                    files.push(id);
+                }
+            }
+            lists.push(RankedList {
+                name: "quoted text",
+                weight: 1.0,
+                files,
+            });
+        }
         lists.extend(extra);
         // Paths of the files only the extra lists gave.
         let unknown: Vec<i64> = lists
@@ -290,7 +319,8 @@ impl Workspace {
         let mut taken = Vec::new();
         let mut matched = 0u64;
         for i in order {
-            if !taken.is_empty() && matched + dfs[i] > MATCHED_ROWS {
+            let budget = std::env::var("LOCI_EXP_ROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(MATCHED_ROWS);
+            if !taken.is_empty() && matched + dfs[i] > budget {
                 break;
             }
             matched += dfs[i];

@@ -279,6 +279,37 @@ pub fn words_in(text: &str) -> HashSet<String> {
     out
 }
 
+#[cfg(test)]
+mod quoted_tests {
+    use super::*;
+
+    #[test]
+    fn quoted_spans_take_quotes_and_exception_messages() {
+        let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            quoted_spans("splitting blows up with ValueError: No closing quotation - where is that raised?"),
+            vec![w(&["no", "closing", "quotation"])]
+        );
+        assert_eq!(
+            quoted_spans("I'm getting \"Sample larger than population or is negative\". Which function?"),
+            vec![w(&["sample", "larger", "than", "population", "or", "is", "negative"])]
+        );
+        assert_eq!(
+            quoted_spans("fails with 'no CSV file specified'. What argument is it expecting? It's odd"),
+            vec![w(&["no", "csv", "file", "specified"])]
+        );
+        assert_eq!(quoted_spans("serde_json's map, the crate's 'x' flag"), Vec::<Vec<String>>::new());
+        assert_eq!(
+            quoted_expression(&quoted_spans("raises KeyError: missing key name.")),
+            Some("\"missing key name\"".into())
+        );
+        assert_eq!(
+            quoted_expression(&[w(&["a", "b", "c", "d"]), w(&["x", "y"])]),
+            Some("\"a b c\" OR \"b c d\" OR \"x y\"".into())
+        );
+    }
+}
+
 /// The tokens of a question shaped like identifiers — `snake_case`, `camelCase`,
 /// `PascalCase` and `ACRONYMCase` (`URLError`), `Type::method`, `module.func`, `name()`, or the whole question when it is one word —
 /// without surrounding backticks, quotes and punctuation. `context` looks them up as
@@ -317,6 +348,81 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The spans of a question that quote text from the code: what stands between quotes
+/// (`"…"`, `'…'`, `“…”`) and what follows an exception's name and a colon
+/// (`ValueError: No closing quotation`) up to the end of the sentence or a dash. Each
+/// span as its tokens (runs of letters and digits, lower-case, as the `unicode61`
+/// tokenizer makes them); spans of fewer than two tokens are left out (one word is no
+/// quotation).
+pub fn quoted_spans(text: &str) -> Vec<Vec<String>> {
+    let tokens = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|t| !t.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let mut spans: Vec<Vec<String>> = Vec::new();
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let (at, c) = chars[i];
+        let close = match c {
+            '"' => Some('"'),
+            '“' => Some('”'),
+            // An apostrophe inside a word (`it's`, `crate's`) opens nothing.
+            '\'' if i == 0 || !chars[i - 1].1.is_alphanumeric() => Some('\''),
+            _ => None,
+        };
+        if let Some(close) = close
+            && let Some(j) = (i + 1..chars.len()).find(|&j| {
+                chars[j].1 == close
+                    && (close != '\'' || chars.get(j + 1).is_none_or(|n| !n.1.is_alphanumeric()))
+            })
+        {
+            spans.push(tokens(&text[at + c.len_utf8()..chars[j].0]));
+            i = j + 1;
+            continue;
+        }
+        i += 1;
+    }
+    for (at, _) in text.match_indices(": ") {
+        let before = text[..at]
+            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+            .next()
+            .unwrap_or("");
+        let name = before.rsplit('.').next().unwrap_or("");
+        if !(name.ends_with("Error") || name.ends_with("Exception") || name.ends_with("Warning")) {
+            continue;
+        }
+        let rest = &text[at + 2..];
+        let end = [". ", "? ", "! ", " - ", " -- ", " — "]
+            .iter()
+            .filter_map(|p| rest.find(p))
+            .min()
+            .unwrap_or(rest.len());
+        spans.push(tokens(rest[..end].trim_end_matches(['.', '?', '!'])));
+    }
+    spans.retain(|s| s.len() >= 2);
+    spans.dedup();
+    spans
+}
+
+/// An FTS5 expression matching text that holds a piece of one of `spans` (see
+/// [`quoted_spans`]): each run of three consecutive tokens as a phrase (the whole span
+/// when it has two), ORed. `None` without spans.
+pub fn quoted_expression(spans: &[Vec<String>]) -> Option<String> {
+    let mut phrases: Vec<String> = Vec::new();
+    for span in spans {
+        for w in span.windows(span.len().min(3)) {
+            let p = quote(&w.join(" "));
+            if !phrases.contains(&p) {
+                phrases.push(p);
+            }
+        }
+    }
+    (!phrases.is_empty()).then(|| phrases.join(" OR "))
 }
 
 fn quote(s: &str) -> String {
