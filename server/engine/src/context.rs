@@ -1223,7 +1223,15 @@ impl Workspace {
         let Some(target_path) = loci_store::map::file_path(conn, target)? else {
             return Ok(());
         };
-        let dependents = self.direct_dependents(target)?;
+        let mut dependents = self.direct_dependents(target)?;
+        // Files that name the module in their code (`unlock_notify::wait(…)` inside a
+        // macro the map cannot parse) come after those the map links: only for a module
+        // whose name is an identifier of several words, rare enough to be a mention.
+        for (id, path) in self.files_naming_module(&target_path)? {
+            if id != target && !dependents.iter().any(|(d, _)| *d == id) {
+                dependents.push((id, path));
+            }
+        }
         let (main, secondary): (Vec<_>, Vec<_>) =
             dependents.into_iter().partition(|(_, p)| !demoted(p));
         let top = best.max(self.config.context.floor) + DEPENDENT_POINTS;

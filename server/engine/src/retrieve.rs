@@ -418,6 +418,37 @@ impl Workspace {
     }
 }
 
+impl Workspace {
+    /// The files whose code names the module at `path` by its file name, when that name
+    /// is an identifier of several words (`unlock_notify.rs` → `unlock_notify`, found as
+    /// its joined form `unlocknotify`), at most [`MENTION_FILES`], best BM25 first; none
+    /// for a one-word name (`cmd`, `date`: every mention would be a word).
+    pub(crate) fn files_naming_module(&self, path: &str) -> Result<Vec<(i64, String)>> {
+        let file = path.rsplit('/').next().unwrap_or(path);
+        let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+        let words = crate::search::identifier_words(stem);
+        if words.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let expr = format!("text : \"{}\"", words.concat());
+        Ok(self
+            .store
+            .conn()
+            .prepare_cached(
+                "SELECT t.rowid, f.path FROM file_text_fts t JOIN files f ON f.file_id = t.rowid
+                 WHERE file_text_fts MATCH ?1 ORDER BY bm25(file_text_fts) LIMIT ?2",
+            )
+            .and_then(|mut st| {
+                st.query_map(params![expr, MENTION_FILES], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect()
+            })
+            .ctx(|| format!("searching the code for mentions of {stem}"))?)
+    }
+}
+
+/// The most files [`Workspace::files_naming_module`] returns.
+const MENTION_FILES: u32 = 10;
+
 /// The least confidence of a name-matched reference edge that makes a file a dependent
 /// (`ref_deps`): 0.5 and above are the resolver's matches on an import or the enclosing
 /// type; 0.2 to 0.3 are bare names matched across the repository.
