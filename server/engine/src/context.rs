@@ -192,6 +192,12 @@ pub struct ContextAnswer {
     pub best_relevance: f64,
     /// The floor used.
     pub floor: f64,
+    /// The item of the best relevance (abstained or not), if any.
+    pub best_candidate: Option<String>,
+    /// Names the question uses (`Kubernetes`, `io_uring`, `JSON Schema`) that nothing in
+    /// the code, memory or docs holds; any makes the answer abstain at a floor above 0
+    /// (a question whose quoted text the code holds verbatim is never checked).
+    pub unknown_names: Vec<String>,
     /// A recap of the last sessions (heads the answer).
     pub recap: String,
     /// Warnings that must be read first (contradicted memory).
@@ -1118,6 +1124,7 @@ impl Workspace {
     /// question about what depends on a file ([`crate::retrieve::asks_for_dependents`])
     /// puts that file's direct dependents first: the file it names, or else the best one
     /// found. Each file's best share goes to `symbol_files` (the pages about it score it).
+    /// Returns whether text the question quotes was found verbatim.
     fn code_items(
         &self,
         query: &str,
@@ -1126,7 +1133,7 @@ impl Workspace {
         (named_ids, named_files): (&[i64], usize),
         cands: &mut BTreeMap<(HitKind, String), Candidate>,
         symbol_files: &mut BTreeMap<String, f64>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         use crate::retrieve::RankedList;
         let conn = self.store.conn();
         let mut extra = Vec::new();
@@ -1211,17 +1218,20 @@ impl Workspace {
                 cands.insert(key, c);
             }
         }
+        let quoted = hits
+            .iter()
+            .any(|h| h.signals.iter().any(|s| s.starts_with("quoted text")));
         if !crate::retrieve::asks_for_dependents(query) {
-            return Ok(());
+            return Ok(quoted);
         }
         // The file the question names by path, else the best one found (a symbol named
         // is no module: its file may hold much else).
         let named_file = named_ids[..named_files].first().copied();
         let Some(target) = named_file.or(hits.first().map(|h| h.file_id)) else {
-            return Ok(());
+            return Ok(quoted);
         };
         let Some(target_path) = loci_store::map::file_path(conn, target)? else {
-            return Ok(());
+            return Ok(quoted);
         };
         let mut dependents = self.direct_dependents(target)?;
         // Files that name the module in their code (`unlock_notify::wait(…)` inside a
@@ -1249,7 +1259,7 @@ impl Workspace {
                 c.full = c.digest.clone();
             }
         }
-        Ok(())
+        Ok(quoted)
     }
 
     /// The source of lines `start..=end` (zero-based) of `path` as a FULL item: a heading
@@ -1331,6 +1341,8 @@ impl Workspace {
                 abstained: true,
                 best_relevance: 0.0,
                 floor,
+                best_candidate: None,
+                unknown_names: Vec::new(),
                 recap: String::new(),
                 banners: Vec::new(),
                 items: Vec::new(),
@@ -1542,8 +1554,11 @@ impl Workspace {
         // The code: the files that answer the question, fused from the code-text indexes
         // and the files of the symbols and paths it names (`crate::retrieve`), each served
         // as its best chunks; a question about what depends on a file, its dependents first.
+        // Whether text the question quotes is in the code verbatim: such a question is
+        // about this code, whatever else it names.
+        let mut quoted_found = false;
         if !terms.is_empty() {
-            self.code_items(
+            quoted_found = self.code_items(
                 query,
                 &terms,
                 asks,
@@ -1551,6 +1566,16 @@ impl Workspace {
                 &mut cands,
                 &mut symbol_files,
             )?;
+        }
+        // Names the question uses (`Kubernetes`, `io_uring`, `JSON Schema`) that nothing
+        // loci can answer from holds: the question is about something else.
+        let mut missing: Vec<String> = Vec::new();
+        if !quoted_found {
+            for (name, tokens) in crate::search::names_in(query) {
+                if !self.corpus_holds(&crate::search::name_expression(&tokens))? {
+                    missing.push(name);
+                }
+            }
         }
         // 2. Structure: pages about the files of matching symbols, about open files and
         //    their folders, topics holding those files; code and docs in the open modules.
@@ -2008,7 +2033,15 @@ impl Workspace {
                 .then_with(|| a.id.cmp(&b.id))
         });
         let best_relevance = ranked.iter().map(|c| c.relevance).fold(0.0, f64::max);
-        let abstained = best_relevance < floor;
+        let best_candidate = ranked
+            .iter()
+            .filter(|c| c.relevance == best_relevance && best_relevance > 0.0)
+            .map(|c| c.id.clone())
+            .next();
+        // A floor that is not finite asks for every candidate (eval, calibrate).
+        // A name nothing holds abstains at any floor above 0; a floor at or below 0 asks
+        // for every candidate (eval and calibrate pass −∞).
+        let abstained = best_relevance < floor || (!missing.is_empty() && floor > 0.0);
         let (recap, recap_left_out) = self.recap_block(RECAP_SESSIONS, budget / 4)?;
         let recap_cut = recap_left_out > 0;
         // The recap and the blank line the markdown puts after it.
@@ -2131,6 +2164,13 @@ impl Workspace {
                 "{what}: it gets a quarter of the {budget}-token budget, too little (`loci recap` shows them)"
             ));
         }
+        if abstained && !missing.is_empty() {
+            let names: Vec<String> = missing.iter().map(|n| format!("`{n}`")).collect();
+            open_notes.push(format!(
+                "the question names {}, which nothing in the code, memory or docs holds",
+                names.join(", ")
+            ));
+        }
         if abstained {
             // An open folder abstained without a word: what it counts for is not what an
             // open file does.
@@ -2153,7 +2193,7 @@ impl Workspace {
         let markdown = render(
             query,
             abstained,
-            (best_relevance, floor),
+            (best_relevance, floor, best_candidate.as_deref()),
             (&recap, &open_notes),
             &banners,
             &items,
@@ -2167,6 +2207,8 @@ impl Workspace {
             abstained,
             best_relevance,
             floor,
+            best_candidate,
+            unknown_names: missing,
             recap,
             banners: if abstained { Vec::new() } else { banners },
             items,
@@ -2611,7 +2653,7 @@ fn unmapped_points(
 fn render(
     query: &str,
     abstained: bool,
-    (best, floor): (f64, f64),
+    (best, floor, best_candidate): (f64, f64, Option<&str>),
     (recap, notes): (&str, &[String]),
     banners: &[String],
     items: &[ContextItem],
@@ -2631,7 +2673,12 @@ fn render(
         } else {
             format!("`{}`", quoted_query(query))
         };
-        out.push_str(&format!("Nothing in memory, code or docs is relevant enough to {to} (best relevance {} < floor {}). Read the code directly.\n", points(best), points(floor)));
+        let best = match best_candidate {
+            Some(id) if best >= floor => format!("best candidate `{id}` at relevance {}, floor {}", points(best), points(floor)),
+            Some(id) => format!("best candidate `{id}` at relevance {} < floor {}", points(best), points(floor)),
+            None => format!("best relevance {} < floor {}", points(best), points(floor)),
+        };
+        out.push_str(&format!("Nothing in memory, code or docs is relevant enough to {to} ({best}). Read the code directly.\n"));
         return out;
     }
     for b in banners {

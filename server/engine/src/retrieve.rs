@@ -446,6 +446,27 @@ impl Workspace {
     }
 }
 
+impl Workspace {
+    /// Whether anything the question can be answered from — the code's text, memory,
+    /// documentation, symbols — holds the FTS5 expression `expr` (one lookup per index).
+    pub(crate) fn corpus_holds(&self, expr: &str) -> Result<bool> {
+        for table in ["file_text_fts", "revisions_fts", "doc_chunks_fts", "symbols_fts"] {
+            let found: bool = self
+                .store
+                .conn()
+                .prepare_cached(&format!(
+                    "SELECT EXISTS(SELECT 1 FROM {table} WHERE {table} MATCH ?1)"
+                ))
+                .and_then(|mut st| st.query_row([expr], |r| r.get(0)))
+                .ctx(|| format!("looking up a name in {table}"))?;
+            if found {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
 /// The most files [`Workspace::files_naming_module`] returns.
 const MENTION_FILES: u32 = 10;
 

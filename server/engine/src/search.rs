@@ -283,6 +283,24 @@ pub fn words_in(text: &str) -> HashSet<String> {
 mod quoted_tests {
     use super::*;
 
+    fn shown(text: &str) -> Vec<String> {
+        names_in(text).into_iter().map(|(n, _)| n).collect()
+    }
+
+    #[test]
+    fn names_are_shaped_tokens_and_their_runs() {
+        assert_eq!(
+            shown("Where do we configure the Kubernetes liveness probes for the worker pods?"),
+            vec!["Kubernetes"]
+        );
+        assert_eq!(
+            shown("How does the json module validate a document against a JSON Schema? Does asyncio use io_uring or OAuth2 on Linux"),
+            vec!["JSON", "Schema", "JSON Schema", "io_uring", "OAuth2", "Linux"]
+        );
+        // Sentence starts, one letter and slashes are no names; an inner capital is.
+        assert_eq!(shown("Where is I/O done? Which F/E letters; the gRPC policy"), vec!["gRPC"]);
+    }
+
     #[test]
     fn quoted_spans_take_quotes_and_exception_messages() {
         let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
@@ -407,6 +425,92 @@ pub fn quoted_spans(text: &str) -> Vec<Vec<String>> {
     spans.retain(|s| s.len() >= 2);
     spans.dedup();
     spans
+}
+
+/// The names a question uses, each as the [`Term`]s of its tokens: a token shaped like a
+/// name — with a digit and a letter (`OAuth2`), an inner underscore (`io_uring`), an inner
+/// capital (`OpenTelemetry`, `gRPC`), two or more capitals and nothing else (`CUDA`), or a
+/// capital first letter away from the start of a sentence (`Kubernetes`) — and every run
+/// of such tokens separated by single spaces (`JSON Schema`) as one name. A name is what
+/// the corpus must hold for the question to be about it. Tokens are maximal runs of
+/// letters, digits and underscores; one letter is no name.
+pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
+    let mut names: Vec<(String, Vec<Term>)> = Vec::new();
+    let mut run: Vec<Term> = Vec::new();
+    let mut run_start = 0usize;
+    let mut last_end = 0usize;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = text[i..].chars().next().unwrap_or(' ');
+        if !(c.is_alphanumeric() || c == '_') {
+            i += c.len_utf8();
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() {
+            let d = text[i..].chars().next().unwrap_or(' ');
+            if !(d.is_alphanumeric() || d == '_') {
+                break;
+            }
+            i += d.len_utf8();
+        }
+        let token = &text[start..i];
+        let before = text[..start].trim_end();
+        let sentence_start = before
+            .chars()
+            .last()
+            .is_none_or(|p| matches!(p, '.' | '?' | '!' | ':' | '"' | '\'' | '(' | '“'));
+        let chars: Vec<char> = token.chars().collect();
+        let letters = chars.iter().filter(|c| c.is_alphabetic()).count();
+        let shaped = chars.len() > 1
+            && letters > 0
+            && (chars.iter().any(|c| c.is_ascii_digit())
+                || token.trim_matches('_').contains('_')
+                || chars.windows(2).any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+                || (letters > 1 && chars.iter().all(|c| !c.is_lowercase()))
+                || (chars[0].is_uppercase() && !sentence_start));
+        let adjacent = !run.is_empty() && &text[last_end..start] == " ";
+        if !adjacent || !shaped {
+            if run.len() > 1 {
+                names.push((text[run_start..last_end].to_string(), std::mem::take(&mut run)));
+            }
+            run.clear();
+        }
+        if shaped {
+            let words: Vec<String> = identifier_words(token);
+            if !words.is_empty() {
+                let term = Term { words };
+                names.push((token.to_string(), vec![term.clone()]));
+                if run.is_empty() {
+                    run_start = start;
+                }
+                run.push(term);
+            }
+        }
+        last_end = i;
+    }
+    if run.len() > 1 {
+        names.push((text[run_start..last_end].to_string(), run));
+    }
+    let mut seen = HashSet::new();
+    names.retain(|(n, _)| seen.insert(n.to_lowercase()));
+    names
+}
+
+/// The FTS5 expression matching text that holds a name of [`names_in`]: one token as any
+/// of its forms ([`Term::expr`]), several as the phrase of their words.
+pub fn name_expression(name: &[Term]) -> String {
+    match name {
+        [one] => one.expr(),
+        several => quote(
+            &several
+                .iter()
+                .flat_map(|t| t.words.iter().cloned())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+    }
 }
 
 /// An FTS5 expression matching text that holds a piece of one of `spans` (see
