@@ -49,6 +49,25 @@ pub fn code_chunks(text: &str, symbols: &[Symbol]) -> Vec<CodeChunk> {
             *slot = Some(i);
         }
     }
+    // The comments, attributes and decorators right above a definition are its own (a
+    // Rust or JSDoc doc comment, `#[derive]`, `@property` sit outside the node's span).
+    for &i in &order {
+        let start = symbols[i].span.line as usize;
+        let outer = owner.get(start).copied().flatten();
+        let parent = symbols[i].parent.map(|p| p as usize);
+        let mut line = start;
+        while line > 0 {
+            let above = lines[line - 1].trim_start();
+            let prefix = ["///", "//!", "//", "/*", "*", "#[", "#!", "@", "--", "#"]
+                .iter()
+                .any(|p| above.starts_with(p));
+            if above.is_empty() || !prefix || owner[line - 1] != parent || outer != Some(i) {
+                break;
+            }
+            owner[line - 1] = Some(i);
+            line -= 1;
+        }
+    }
     let mut by_owner: Vec<Vec<usize>> = vec![Vec::new(); symbols.len() + 1];
     for (line, o) in owner.iter().enumerate() {
         by_owner[o.map_or(0, |i| i + 1)].push(line);
@@ -137,7 +156,7 @@ mod tests {
     }
 
     #[test]
-    fn rust_items_and_impl_methods_are_chunks_with_their_comments() {
+    fn rust_items_and_impl_methods_are_chunks_with_the_comments_above_them() {
         let text = "//! Dates.\nuse std::fmt;\n\n/// A cached header.\npub struct Date { at: u64 }\n\nimpl Date {\n    // Re-render once a second.\n    fn update(&mut self) { self.at += 1; }\n}\n";
         let got: Vec<(Option<String>, u32, u32)> = chunks_of("date.rs", text)
             .into_iter()
@@ -145,11 +164,12 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            // `impl Date` is no definition: its lines are module-level code.
+            // `impl Date` is no definition: its lines are module-level code. A definition's
+            // comments above it are its own.
             vec![
                 (None, 0, 9),
-                (Some("Date".into()), 4, 4),
-                (Some("Date.update".into()), 8, 8),
+                (Some("Date".into()), 3, 4),
+                (Some("Date.update".into()), 7, 8),
             ]
         );
     }

@@ -1173,8 +1173,10 @@ impl Workspace {
             let relevance = CODE_POINTS * strength * decay_at(rank);
             best = best.max(relevance);
             let share = strength * decay_at(rank);
-            let e = symbol_files.entry(hit.path.clone()).or_insert(0.0);
-            *e = e.max(share);
+            if share > 0.0 {
+                let e = symbol_files.entry(hit.path.clone()).or_insert(0.0);
+                *e = e.max(share);
+            }
             let why = format!(
                 "code ({:.0}% of the question; {})",
                 coverage * 100.0,
@@ -1195,9 +1197,11 @@ impl Workspace {
             for (i, chunk) in chunks.into_iter().enumerate() {
                 // The file's chunks follow each other, best first.
                 let points = relevance - 0.01 * i as f64;
+                // A definition is its symbol; module-level code is `path:line` (the path
+                // alone is the memory page about the file).
                 let key = match chunk.symbol_id.and_then(|id| keys.get(&id)) {
                     Some(key) => (HitKind::Symbol, key.clone()),
-                    None => (HitKind::File, hit.path.clone()),
+                    None => (HitKind::File, format!("{}:{}", hit.path, chunk.start_line + 1)),
                 };
                 if cands.contains_key(&key) {
                     continue;

@@ -224,9 +224,20 @@ fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
     v[i.min(v.len() - 1)]
 }
 
-/// The floor with the best balanced accuracy (midpoints between observed values).
+/// The most in-scope cases a calibrated floor may abstain on: 5% (an agent told
+/// "nothing relevant" for a question the code answers stops asking).
+pub const MAX_IN_SCOPE_ABSTENTION: f64 = 0.05;
+
+/// The floor with the best balanced accuracy among those that abstain on at most
+/// [`MAX_IN_SCOPE_ABSTENTION`] of the in-scope cases (midpoints between observed values);
+/// returns it with its balanced accuracy.
 fn best_floor(inside: &[f64], outside: &[f64]) -> (f64, f64) {
-    let mut points: Vec<f64> = inside.iter().chain(outside).copied().collect();
+    let mut points: Vec<f64> = inside
+        .iter()
+        .chain(outside)
+        .copied()
+        .filter(|p| p.is_finite())
+        .collect();
     points.sort_by(f64::total_cmp);
     points.dedup();
     let mut candidates: Vec<f64> = points.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
@@ -245,8 +256,13 @@ fn best_floor(inside: &[f64], outside: &[f64]) -> (f64, f64) {
         };
         (tpr + tnr) / 2.0
     };
+    let kept = |floor: f64| {
+        inside.is_empty()
+            || inside.iter().filter(|&&x| x < floor).count() as f64 / inside.len() as f64
+                <= MAX_IN_SCOPE_ABSTENTION
+    };
     let mut best = (0.0, -1.0);
-    for f in candidates {
+    for f in candidates.into_iter().filter(|&f| kept(f)) {
         let a = accuracy(f);
         if a > best.1 {
             best = (f, a);
@@ -456,7 +472,8 @@ impl Workspace {
             let started = Instant::now();
             let answer = self.context_any_floor(&req)?.result;
             loci_ms.push(started.elapsed().as_secs_f64() * 1000.0);
-            let abstained = answer.best_relevance < floor;
+            // As `context` decides at the configured floor: below it, or a name nothing holds.
+            let abstained = answer.best_relevance < floor || !answer.unknown_names.is_empty();
             // An answer that abstains serves nothing: it retrieves nothing, whatever it
             // ranked (an abstained case had been credited with its ranking's recall). The
             // baseline's ranking is scored whole: its floor is picked after, on all cases.
@@ -578,7 +595,14 @@ impl Workspace {
                 budget: Some(1_000),
                 floor: Some(f64::NEG_INFINITY),
             };
-            let best = self.context_any_floor(&req)?.result.best_relevance;
+            let answer = self.context_any_floor(&req)?.result;
+            // A case that names what nothing holds abstains at any floor: the floor
+            // separates the others. As −∞ it is on the abstaining side of every floor.
+            let best = if answer.unknown_names.is_empty() {
+                answer.best_relevance
+            } else {
+                f64::NEG_INFINITY
+            };
             if case.out_of_scope {
                 outside.push(best)
             } else {
