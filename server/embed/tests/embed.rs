@@ -326,7 +326,7 @@ fn malformed_files_are_named_with_what_is_wrong() {
         (
             "model.safetensors",
             b"not a safetensors file",
-            "header too large",
+            "header length 7021991845529153390 is beyond the file's 22 bytes: not a safetensors file",
         ),
     ];
     for (file, content, message) in cases {
@@ -357,7 +357,27 @@ fn weights_that_lack_a_layer_the_config_asks_for_name_the_tensor() {
     assert_eq!(
         err.to_string(),
         format!(
-            "malformed model file {}: tensor `encoder.layer.6.attention.self.query.weight` not found",
+            "malformed model file {}: cannot find tensor encoder.layer.6.attention.self.query.weight",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn truncated_weights_name_the_first_tensor_cut_off() {
+    let tmp = broken_model(true, |d| {
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(d.join("model.safetensors"))
+            .unwrap();
+        f.set_len(1_000_000).unwrap();
+    });
+    let err = load_error(tmp.path());
+    let path = tmp.path().join("model.safetensors");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "malformed model file {}: tensor `embeddings.word_embeddings.weight` ends at byte 47678464 of the data, which has only 988584 bytes: the file is truncated",
             path.display()
         )
     );
