@@ -44,10 +44,11 @@ pub enum EmbedError {
         /// What is wrong with it, as the parser or loader said.
         message: String,
     },
-    /// [`Embedder::set_max_tokens`] or [`Embedder::set_batch_size`] got a value out of range.
+    /// [`Embedder::set_max_tokens`], [`Embedder::set_batch_size`] or [`Embedder::set_threads`]
+    /// got a value out of range.
     #[error("{setting} {requested} is out of range: it must be in {min}..={max}")]
     OutOfRange {
-        /// The setting's name: `max_tokens` or `batch_size`.
+        /// The setting's name: `max_tokens`, `batch_size` or `threads`.
         setting: &'static str,
         /// The value asked for.
         requested: usize,
@@ -74,17 +75,18 @@ pub enum EmbedError {
 /// `max_seq_length`, which it was trained with.
 pub const DEFAULT_MAX_TOKENS: usize = 256;
 
-/// The number of texts run through the model in one forward pass by default. On 2 cores,
-/// 16 and 32 give the same throughput (see docs/benchmarks.md, "Embeddings"); larger batches
-/// only hold more memory (attention is `batch × 12 heads × tokens²` floats).
-pub const DEFAULT_BATCH_SIZE: usize = 32;
+/// The number of texts run through the model in one forward pass by default. Measured on 2
+/// cores over Python functions (docs/benchmarks.md, "Embeddings"): 16 and 32 give the same
+/// throughput, 1 to 8 less; larger batches only hold more memory (attention is
+/// `batch × 12 heads × tokens²` floats).
+pub const DEFAULT_BATCH_SIZE: usize = 16;
 
 /// A loaded sentence-transformers BERT model and its tokenizer, ready to embed texts.
 ///
 /// Loading reads the safetensors file's tensors into memory (the workspace forbids `unsafe`, so
 /// no mmap): about 90 MB for all-MiniLM-L6-v2, held as `f32` tensors for the embedder's life.
-/// [`Embedder::embed`] takes `&self`, so one embedder can serve several threads; candle runs
-/// its matrix products on the global rayon pool.
+/// [`Embedder::embed`] takes `&self`, so one embedder can serve several threads; it computes
+/// on a thread pool of its own ([`Embedder::set_threads`]), never on rayon's global pool.
 pub struct Embedder {
     model: BertModel,
     tokenizer: Tokenizer,
@@ -96,6 +98,10 @@ pub struct Embedder {
     pad_id: u32,
     max_tokens: usize,
     batch_size: usize,
+    /// The threads [`Embedder::embed`] runs on: its own pool, so embedding neither waits for
+    /// nor starves work on rayon's global pool (loci's scan), and its size is this
+    /// embedder's own setting rather than process-wide.
+    pool: rayon::ThreadPool,
     /// `<dir name>@<hash>`, without the `:<max_tokens>` suffix of `model_id`.
     model_label: String,
     /// `<model_label>:<max_tokens>`, kept in step by [`Embedder::set_max_tokens`].
@@ -215,6 +221,7 @@ impl Embedder {
             pad_id,
             max_tokens,
             batch_size: DEFAULT_BATCH_SIZE,
+            pool: thread_pool(DEFAULT_THREADS)?,
             model_id: String::new(),
             model_label,
         };
@@ -294,6 +301,30 @@ impl Embedder {
         Ok(())
     }
 
+    /// How many threads [`Embedder::embed`] computes on.
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    /// Sets [`Embedder::threads`]: the embedder's own thread pool is replaced by one of
+    /// `threads` threads. It changes speed and CPU use, never the vectors.
+    ///
+    /// # Errors
+    /// [`EmbedError::OutOfRange`] unless `1 <= threads <= 256`; [`EmbedError::Compute`] when
+    /// the operating system refuses to start the threads.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), EmbedError> {
+        if !(1..=MAX_THREADS).contains(&threads) {
+            return Err(EmbedError::OutOfRange {
+                setting: "threads",
+                requested: threads,
+                min: 1,
+                max: MAX_THREADS,
+            });
+        }
+        self.pool = thread_pool(threads)?;
+        Ok(())
+    }
+
     /// Embeds `texts`: one vector of [`Embedder::dim`] `f32`s per text, in the same order,
     /// each of unit L2 length (an empty text embeds `[CLS] [SEP]`, which has a vector too).
     ///
@@ -326,15 +357,19 @@ impl Embedder {
         order.sort_by_key(|&i| ids[i].len());
 
         let mut vectors: Vec<Vec<f32>> = vec![Vec::new(); ids.len()];
-        for chunk in order.chunks(self.batch_size) {
-            let batch: Vec<&[u32]> = chunk.iter().map(|&i| ids[i]).collect();
-            let pooled = self
-                .forward(&batch)
-                .map_err(|e| EmbedError::Compute(candle_message(&e)))?;
-            for (&i, v) in chunk.iter().zip(pooled) {
-                vectors[i] = v;
+        // candle's matrix products split their work over the current rayon pool: ours.
+        self.pool.install(|| {
+            for chunk in order.chunks(self.batch_size) {
+                let batch: Vec<&[u32]> = chunk.iter().map(|&i| ids[i]).collect();
+                let pooled = self
+                    .forward(&batch)
+                    .map_err(|e| EmbedError::Compute(candle_message(&e)))?;
+                for (&i, v) in chunk.iter().zip(pooled) {
+                    vectors[i] = v;
+                }
             }
-        }
+            Ok(())
+        })?;
         Ok(vectors)
     }
 
@@ -434,6 +469,22 @@ impl Quantized {
 const MIN_TOKENS: usize = 3;
 
 const MAX_BATCH_SIZE: usize = 1024;
+
+const MAX_THREADS: usize = 256;
+
+/// The number of threads an embedder computes on until [`Embedder::set_threads`]: one, so
+/// that embedding a query next to other work (a scan, an editor) takes one core and no more.
+/// A second thread did not speed up batches on a 2-core machine that was busy with other
+/// work; on an idle many-core machine, bulk embedding may gain from more.
+pub const DEFAULT_THREADS: usize = 1;
+
+fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, EmbedError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("loci-embed-{i}"))
+        .build()
+        .map_err(|e| EmbedError::Compute(format!("cannot start {threads} embedding threads: {e}")))
+}
 
 /// Scales `v` to unit length; a zero vector stays zero (as torch's `F.normalize`, whose
 /// denominator is clamped at 1e-12).

@@ -66,7 +66,8 @@ fn all_minilm_has_384_dimensions_256_tokens_and_a_stable_model_id() {
     assert_eq!(e.dim(), 384);
     // sentence_bert_config.json's max_seq_length.
     assert_eq!(e.max_tokens(), 256);
-    assert_eq!(e.batch_size(), 32);
+    assert_eq!(e.batch_size(), 16);
+    assert_eq!(e.threads(), 1);
     assert_eq!(e.model_id(), "all-MiniLM-L6-v2@cf8c013ee33a:256");
 }
 
@@ -128,18 +129,20 @@ fn padding_in_a_batch_does_not_change_a_vector() {
 }
 
 #[test]
-fn batch_size_changes_neither_vectors_nor_their_order() {
+fn batch_size_and_threads_change_neither_vectors_nor_their_order() {
     let mut e = Embedder::load(&model_dir()).unwrap();
     let long = long_text();
     let texts = [CODE, QUERY, &long, "", MEDIAN_DOC, SHELL_DOC, ACCENTS];
-    let by_32 = e.embed(&texts).unwrap();
+    let by_16 = e.embed(&texts).unwrap();
     e.set_batch_size(1).unwrap();
     let by_1 = e.embed(&texts).unwrap();
     e.set_batch_size(3).unwrap();
-    let by_3 = e.embed(&texts).unwrap();
+    e.set_threads(2).unwrap();
+    assert_eq!(e.threads(), 2);
+    let by_3_on_2_threads = e.embed(&texts).unwrap();
     for i in 0..texts.len() {
-        for other in [&by_1[i], &by_3[i]] {
-            let max_diff = by_32[i]
+        for other in [&by_1[i], &by_3_on_2_threads[i]] {
+            let max_diff = by_16[i]
                 .iter()
                 .zip(other)
                 .map(|(a, b)| (a - b).abs())
@@ -147,7 +150,11 @@ fn batch_size_changes_neither_vectors_nor_their_order() {
             assert!(max_diff < 1e-5, "text {i}: largest difference {max_diff}");
         }
     }
-    assert_first_four(QUERY, &by_3[1], [0.054690, 0.099936, 0.008620, 0.013780]);
+    assert_first_four(
+        QUERY,
+        &by_3_on_2_threads[1],
+        [0.054690, 0.099936, 0.008620, 0.013780],
+    );
     assert_first_four(
         MEDIAN_DOC,
         &by_1[4],
@@ -203,9 +210,15 @@ fn settings_out_of_range_are_refused_with_their_bounds() {
         err.to_string(),
         "batch_size 0 is out of range: it must be in 1..=1024"
     );
+    let err = e.set_threads(0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "threads 0 is out of range: it must be in 1..=256"
+    );
     // A refused setting leaves the embedder as it was.
     assert_eq!(e.max_tokens(), 256);
-    assert_eq!(e.batch_size(), 32);
+    assert_eq!(e.batch_size(), 16);
+    assert_eq!(e.threads(), 1);
 }
 
 #[test]
