@@ -32,15 +32,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // started again and again does.
     let mut loads = Vec::new();
     let mut embedder = None;
+    let mut rss_after_load = 0.0;
     for _ in 0..5 {
         let t = Instant::now();
         let e = Embedder::load(&model)?;
         loads.push(t.elapsed());
+        if embedder.is_none() {
+            rss_after_load = peak_rss_mib();
+        }
         embedder = Some(e);
     }
     let mut embedder = embedder.expect("loaded five times");
     embedder.set_threads(threads)?;
-    let rss_after_load = peak_rss_mib();
     println!(
         "model          {} ({} dimensions)",
         embedder.model_id(),
@@ -65,6 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     for batch in [1, 8, 16, 32] {
         embedder.set_batch_size(batch)?;
+        reset_peak_rss();
         let cpu = cpu_seconds();
         let t = Instant::now();
         let vectors = embedder.embed(&refs)?;
@@ -72,16 +76,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let cpu = cpu_seconds() - cpu;
         assert_eq!(vectors.len(), refs.len());
         println!(
-            "batch {batch:>2}       {:.1} texts/s ({:.1} s for {}; {:.1} CPU s, {:.1} texts per CPU s)",
+            "batch {batch:>2}       {:.1} texts/s ({:.1} s for {}; {:.1} CPU s, {:.1} texts per CPU s; peak RSS {:.0} MiB)",
             refs.len() as f64 / took.as_secs_f64(),
             took.as_secs_f64(),
             refs.len(),
             cpu,
-            refs.len() as f64 / cpu
+            refs.len() as f64 / cpu,
+            peak_rss_mib()
         );
     }
 
     let query = "escape a string for use in a POSIX shell";
+    embedder.set_batch_size(16)?;
+    reset_peak_rss();
     embedder.embed(&[query])?; // warm
     let mut times = Vec::new();
     for _ in 0..200 {
@@ -91,15 +98,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     times.sort();
     println!(
-        "query          p50 {:.2} ms, p95 {:.2} ms (200 runs of {query:?})",
+        "query          p50 {:.2} ms, p95 {:.2} ms (200 runs of {query:?}; peak RSS {:.0} MiB)",
         ms(times[times.len() / 2]),
-        ms(times[times.len() * 95 / 100])
-    );
-    println!(
-        "peak RSS       {:.0} MiB after 5 loads, {:.0} MiB at the end",
-        rss_after_load,
+        ms(times[times.len() * 95 / 100]),
         peak_rss_mib()
     );
+    println!("peak RSS       {rss_after_load:.0} MiB after one load");
     Ok(())
 }
 
@@ -128,6 +132,11 @@ fn cpu_seconds() -> f64 {
             .unwrap_or(0.0)
     };
     (ticks(11) + ticks(12)) / 100.0
+}
+
+/// Resets VmHWM to the current RSS (Linux: "5" to /proc/self/clear_refs; elsewhere nothing).
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 /// VmHWM from /proc/self/status, in MiB (0 where there is no /proc).
