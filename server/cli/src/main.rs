@@ -57,6 +57,9 @@ enum Command {
         /// The workspace root to scan (default: the discovered root).
         path: Option<PathBuf>,
     },
+    /// Embed the code chunks that have no vector yet, with the model of `[embeddings] model`
+    /// (or LOCI_EMBEDDINGS_MODEL): optional dense retrieval for `context`. Resumable.
+    Embed,
     /// Find symbols by name, qualified name or key.
     Symbol {
         /// `login`, `AuthService.login` (or `AuthService::login`), or a key `path#name@kind`.
@@ -824,6 +827,12 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
             let env = ws.scan(&|p| bar.update(p))?;
             bar.finish();
             out.scan(&env)?
+        }
+        Command::Embed => {
+            let bar = output::EmbedBar::new(cli.json);
+            let env = ws.embed(&|p| bar.update(p))?;
+            bar.finish();
+            out.embed(&env)?
         }
         Command::Symbol { name, limit } => out.symbols(&ws.symbol(&key_here(name), limit)?)?,
         Command::Refs { name, limit } => out.refs(&ws.refs(&key_here(name), limit)?)?,

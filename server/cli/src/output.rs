@@ -389,6 +389,22 @@ impl Output {
         Ok(i.dependents > 0)
     }
 
+    pub fn embed(&self, env: &Envelope<loci_engine::embed::EmbedReport>) -> Found {
+        let r = &env.result;
+        self.emit(env, |o| {
+            writeln!(
+                o,
+                "embedded {} chunks in {:.2}s with {}: {} of {} chunks have vectors",
+                r.embedded,
+                r.duration_ms as f64 / 1000.0,
+                r.model,
+                r.with_vectors,
+                r.chunks
+            )
+        })?;
+        Ok(true)
+    }
+
     pub fn stats(&self, env: &Envelope<Stats>) -> Found {
         let s = &env.result;
         self.emit(env, |o| {
@@ -1111,6 +1127,37 @@ impl ScanBar {
             ScanProgress::Resolving => self.bar.set_message("resolving imports and references"),
             ScanProgress::Done => {}
         }
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// The progress bar of `loci embed` (on stderr; hidden with --json).
+pub struct EmbedBar {
+    bar: ProgressBar,
+}
+
+impl EmbedBar {
+    pub fn new(json: bool) -> EmbedBar {
+        let bar = if json {
+            ProgressBar::hidden()
+        } else {
+            let bar = ProgressBar::new(0);
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{bar:30} {pos}/{len} chunks embedded {eta}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar
+        };
+        EmbedBar { bar }
+    }
+
+    pub fn update(&self, p: loci_engine::embed::EmbedProgress) {
+        self.bar.set_length(p.total);
+        self.bar.set_position(p.done);
     }
 
     pub fn finish(&self) {

@@ -41,7 +41,12 @@ pub fn code_chunks(text: &str, symbols: &[Symbol]) -> Vec<CodeChunk> {
     // (a sibling starting on the same line as the previous one's end takes that line).
     let mut owner: Vec<Option<usize>> = vec![None; lines.len()];
     let mut order: Vec<usize> = (0..symbols.len()).collect();
-    order.sort_by_key(|&i| (symbols[i].span.line, std::cmp::Reverse(symbols[i].span.end_line)));
+    order.sort_by_key(|&i| {
+        (
+            symbols[i].span.line,
+            std::cmp::Reverse(symbols[i].span.end_line),
+        )
+    });
     for &i in &order {
         let span = &symbols[i].span;
         let last = (span.end_line as usize).min(lines.len().saturating_sub(1));
@@ -142,13 +147,15 @@ mod tests {
                     Some("Lexer".into()),
                     2,
                     5,
-                    "class Lexer:\n    \"\"\"Splits shell-like text.\"\"\"\n    quotes = '\"'\n".into()
+                    "class Lexer:\n    \"\"\"Splits shell-like text.\"\"\"\n    quotes = '\"'\n"
+                        .into()
                 ),
                 (
                     Some("Lexer.read".into()),
                     6,
                     7,
-                    "    def read(self):\n        raise ValueError(\"No closing quotation\")".into()
+                    "    def read(self):\n        raise ValueError(\"No closing quotation\")"
+                        .into()
                 ),
                 (Some("DEBUG".into()), 9, 9, "DEBUG = 0".into()),
             ]
@@ -203,6 +210,9 @@ mod tests {
             path_words("clap_builder/src/mkeymap.rs"),
             "clapbuilder clap builder src mkeymap"
         );
-        assert_eq!(path_words("src/HttpClient.ts"), "src httpclient http client");
+        assert_eq!(
+            path_words("src/HttpClient.ts"),
+            "src httpclient http client"
+        );
     }
 }

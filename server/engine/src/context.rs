@@ -1130,6 +1130,7 @@ impl Workspace {
         query: &str,
         terms: &[Term],
         asks: Asks,
+        dense: Option<Vec<i64>>,
         (named_ids, named_files): (&[i64], usize),
         cands: &mut BTreeMap<(HitKind, String), Candidate>,
         symbol_files: &mut BTreeMap<String, f64>,
@@ -1142,6 +1143,13 @@ impl Workspace {
                 name: "named in the question",
                 weight: 1.0,
                 files: named_ids.to_vec(),
+            });
+        }
+        if let Some(files) = dense {
+            extra.push(RankedList {
+                name: "embeddings",
+                weight: 1.0,
+                files,
             });
         }
         let demoted = |p: &str| asks.demotes(Some(p)).is_some();
@@ -1201,7 +1209,10 @@ impl Workspace {
                 // alone is the memory page about the file).
                 let key = match chunk.symbol_id.and_then(|id| keys.get(&id)) {
                     Some(key) => (HitKind::Symbol, key.clone()),
-                    None => (HitKind::File, format!("{}:{}", hit.path, chunk.start_line + 1)),
+                    None => (
+                        HitKind::File,
+                        format!("{}:{}", hit.path, chunk.start_line + 1),
+                    ),
                 };
                 if cands.contains_key(&key) {
                     continue;
@@ -1258,7 +1269,9 @@ impl Workspace {
             c.text_points = c.text_points.max(points);
             c.relevance = 0.0;
             c.add(points, true, format!("depends directly on `{target_path}`"));
-            c.digest = format!("`{path}` depends directly on `{target_path}` (imports it or calls into it)");
+            c.digest = format!(
+                "`{path}` depends directly on `{target_path}` (imports it or calls into it)"
+            );
             if c.full.is_empty() {
                 c.full = c.digest.clone();
             }
@@ -1561,11 +1574,35 @@ impl Workspace {
         // Whether text the question quotes is in the code verbatim: such a question is
         // about this code, whatever else it names.
         let mut quoted_found = false;
+        let mut dense_notes: Vec<String> = Vec::new();
         if !terms.is_empty() {
+            let dense = match self.dense_files(query) {
+                crate::embed::DenseState::Off => None,
+                crate::embed::DenseState::Ready {
+                    files,
+                    missing,
+                    chunks,
+                } => {
+                    if missing > 0 {
+                        dense_notes.push(format!(
+                            "embeddings: {} of {chunks} code chunks have vectors (`loci embed` adds the rest)",
+                            chunks - missing
+                        ));
+                    }
+                    Some(files)
+                }
+                crate::embed::DenseState::Failed(why) => {
+                    dense_notes.push(format!(
+                        "embeddings unavailable, answered from the text alone: {why}"
+                    ));
+                    None
+                }
+            };
             quoted_found = self.code_items(
                 query,
                 &terms,
                 asks,
+                dense,
                 (&named_ids, named_files.len()),
                 &mut cands,
                 &mut symbol_files,
@@ -2232,6 +2269,7 @@ impl Workspace {
             );
         }
         env.capability.notes.extend(open_notes);
+        env.capability.notes.extend(dense_notes);
         env.limits.budget = Some(budget);
         env.limits.used = used;
         env.limits.truncated = truncated;
@@ -2678,8 +2716,16 @@ fn render(
             format!("`{}`", quoted_query(query))
         };
         let best = match best_candidate {
-            Some(id) if best >= floor => format!("best candidate `{id}` at relevance {}, floor {}", points(best), points(floor)),
-            Some(id) => format!("best candidate `{id}` at relevance {} < floor {}", points(best), points(floor)),
+            Some(id) if best >= floor => format!(
+                "best candidate `{id}` at relevance {}, floor {}",
+                points(best),
+                points(floor)
+            ),
+            Some(id) => format!(
+                "best candidate `{id}` at relevance {} < floor {}",
+                points(best),
+                points(floor)
+            ),
             None => format!("best relevance {} < floor {}", points(best), points(floor)),
         };
         out.push_str(&format!("Nothing in memory, code or docs is relevant enough to {to} ({best}). Read the code directly.\n"));

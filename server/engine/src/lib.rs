@@ -11,6 +11,7 @@ pub mod boundary;
 pub mod config;
 pub mod context;
 pub mod editor;
+pub mod embed;
 pub mod envelope;
 pub mod eval;
 pub mod facts;
@@ -181,6 +182,9 @@ pub struct Workspace {
     /// Facts `context` derives from one version of the store's data (see
     /// [`SnapshotCache`]).
     snapshot: std::sync::Mutex<SnapshotCache>,
+    /// The embedding model and the chunk vectors, loaded on first use (see
+    /// [`embed::Dense`]).
+    dense: std::sync::Mutex<embed::Dense>,
 }
 
 /// What `context` reads again and again between two writes, kept for the
@@ -257,6 +261,7 @@ impl Workspace {
             secrets,
             graph: std::sync::Mutex::new(None),
             snapshot: Default::default(),
+            dense: Default::default(),
         })
     }
 

@@ -146,7 +146,9 @@ pub fn asks_for_dependents(query: &str) -> bool {
         .collect();
     let has = |phrase: &str| {
         let parts: Vec<&str> = phrase.split(' ').collect();
-        words.windows(parts.len()).any(|w| w.iter().zip(&parts).all(|(a, b)| a == b))
+        words
+            .windows(parts.len())
+            .any(|w| w.iter().zip(&parts).all(|(a, b)| a == b))
     };
     if DEPENDENT_WORDS.iter().any(|p| has(p)) {
         return true;
@@ -159,7 +161,14 @@ pub fn asks_for_dependents(query: &str) -> bool {
     let uses = words.iter().any(|w| {
         matches!(
             w.as_str(),
-            "import" | "imports" | "depends" | "depend" | "reference" | "references" | "use" | "uses"
+            "import"
+                | "imports"
+                | "depends"
+                | "depend"
+                | "reference"
+                | "references"
+                | "use"
+                | "uses"
         )
     });
     let places = words.iter().any(|w| {
@@ -168,7 +177,12 @@ pub fn asks_for_dependents(query: &str) -> bool {
             "modules" | "files" | "module" | "file" | "crates" | "packages" | "callers"
         )
     });
-    asks_which && uses && places && words.iter().any(|w| w == "directly" || w == "that" || w == "which")
+    asks_which
+        && uses
+        && places
+        && words
+            .iter()
+            .any(|w| w == "directly" || w == "that" || w == "which")
 }
 
 impl Workspace {
@@ -319,7 +333,10 @@ impl Workspace {
         let mut taken = Vec::new();
         let mut matched = 0u64;
         for i in order {
-            let budget = std::env::var("LOCI_EXP_ROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(MATCHED_ROWS);
+            let budget = std::env::var("LOCI_EXP_ROWS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(MATCHED_ROWS);
             if !taken.is_empty() && matched + dfs[i] > budget {
                 break;
             }
@@ -358,7 +375,12 @@ impl Workspace {
 
     /// The IDF-weighted share of `terms` that the file `file_id` holds anywhere in its text
     /// or path (`weights` are the terms' IDFs): one indexed lookup per term.
-    pub(crate) fn code_coverage(&self, file_id: i64, terms: &[Term], weights: &[f64]) -> Result<f64> {
+    pub(crate) fn code_coverage(
+        &self,
+        file_id: i64,
+        terms: &[Term],
+        weights: &[f64],
+    ) -> Result<f64> {
         let conn = self.store.conn();
         let mut held = 0.0;
         let mut total = 0.0;
@@ -414,7 +436,10 @@ impl Workspace {
             })
             .collect();
         kept.sort();
-        Ok(kept.into_iter().map(|(_, _, path, id)| (id, path)).collect())
+        Ok(kept
+            .into_iter()
+            .map(|(_, _, path, id)| (id, path))
+            .collect())
     }
 }
 
@@ -450,7 +475,12 @@ impl Workspace {
     /// Whether anything the question can be answered from — the code's text, memory,
     /// documentation, symbols — holds the FTS5 expression `expr` (one lookup per index).
     pub(crate) fn corpus_holds(&self, expr: &str) -> Result<bool> {
-        for table in ["file_text_fts", "revisions_fts", "doc_chunks_fts", "symbols_fts"] {
+        for table in [
+            "file_text_fts",
+            "revisions_fts",
+            "doc_chunks_fts",
+            "symbols_fts",
+        ] {
             let found: bool = self
                 .store
                 .conn()

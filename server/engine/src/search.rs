@@ -294,29 +294,58 @@ mod quoted_tests {
             vec!["Kubernetes"]
         );
         assert_eq!(
-            shown("How does the json module validate a document against a JSON Schema? Does asyncio use io_uring or OAuth2 on Linux"),
-            vec!["JSON", "Schema", "JSON Schema", "io_uring", "OAuth2", "Linux"]
+            shown(
+                "How does the json module validate a document against a JSON Schema? Does asyncio use io_uring or OAuth2 on Linux"
+            ),
+            vec![
+                "JSON",
+                "Schema",
+                "JSON Schema",
+                "io_uring",
+                "OAuth2",
+                "Linux"
+            ]
         );
         // Sentence starts, one letter and slashes are no names; an inner capital is.
-        assert_eq!(shown("Where is I/O done? Which F/E letters; the gRPC policy"), vec!["gRPC"]);
+        assert_eq!(
+            shown("Where is I/O done? Which F/E letters; the gRPC policy"),
+            vec!["gRPC"]
+        );
     }
 
     #[test]
     fn quoted_spans_take_quotes_and_exception_messages() {
         let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
-            quoted_spans("splitting blows up with ValueError: No closing quotation - where is that raised?"),
+            quoted_spans(
+                "splitting blows up with ValueError: No closing quotation - where is that raised?"
+            ),
             vec![w(&["no", "closing", "quotation"])]
         );
         assert_eq!(
-            quoted_spans("I'm getting \"Sample larger than population or is negative\". Which function?"),
-            vec![w(&["sample", "larger", "than", "population", "or", "is", "negative"])]
+            quoted_spans(
+                "I'm getting \"Sample larger than population or is negative\". Which function?"
+            ),
+            vec![w(&[
+                "sample",
+                "larger",
+                "than",
+                "population",
+                "or",
+                "is",
+                "negative"
+            ])]
         );
         assert_eq!(
-            quoted_spans("fails with 'no CSV file specified'. What argument is it expecting? It's odd"),
+            quoted_spans(
+                "fails with 'no CSV file specified'. What argument is it expecting? It's odd"
+            ),
             vec![w(&["no", "csv", "file", "specified"])]
         );
-        assert_eq!(quoted_spans("serde_json's map, the crate's 'x' flag"), Vec::<Vec<String>>::new());
+        assert_eq!(
+            quoted_spans("serde_json's map, the crate's 'x' flag"),
+            Vec::<Vec<String>>::new()
+        );
         assert_eq!(
             quoted_expression(&quoted_spans("raises KeyError: missing key name.")),
             Some("\"missing key name\"".into())
@@ -467,13 +496,18 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
             && letters > 0
             && (chars.iter().any(|c| c.is_ascii_digit())
                 || token.trim_matches('_').contains('_')
-                || chars.windows(2).any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+                || chars
+                    .windows(2)
+                    .any(|w| w[0].is_lowercase() && w[1].is_uppercase())
                 || (letters > 1 && chars.iter().all(|c| !c.is_lowercase()))
                 || (chars[0].is_uppercase() && !sentence_start));
         let adjacent = !run.is_empty() && &text[last_end..start] == " ";
         if !adjacent || !shaped {
             if run.len() > 1 {
-                names.push((text[run_start..last_end].to_string(), std::mem::take(&mut run)));
+                names.push((
+                    text[run_start..last_end].to_string(),
+                    std::mem::take(&mut run),
+                ));
             }
             run.clear();
         }

@@ -2953,3 +2953,167 @@ fn fault_a_question_about_the_open_file_was_answered_by_a_weak_match_elsewhere()
         a.items[0].id
     );
 }
+
+/// An error message quoted in a question finds the file that raises it: the quoted text
+/// is looked up verbatim in the code's text (issue: retrieval that beats plain search).
+#[test]
+fn an_error_message_quoted_in_a_question_finds_the_file_raising_it() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "src/lexer.py",
+        "def read_token(stream):\n    for ch in stream:\n        if ch == '\"':\n            break\n    else:\n        raise ValueError(\"No closing quotation\")\n",
+    );
+    write(
+        dir.path(),
+        "src/split.py",
+        "def split_line(line):\n    \"\"\"Split a command line into words; raise ValueError on bad input.\"\"\"\n    return line.split()\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "splitting a command line blows up with ValueError: No closing quotation - where is that raised?",
+        &[],
+        2_000,
+    )
+    .result;
+    assert!(!a.abstained);
+    let first = &a.items[0];
+    assert_eq!(
+        (first.id.as_str(), first.path.as_deref()),
+        ("src/lexer.py#read_token@function", Some("src/lexer.py"))
+    );
+    assert!(
+        first.signals[0].contains("quoted text #1"),
+        "{:?}",
+        first.signals
+    );
+}
+
+/// A question asking, in words, what breaks if a module changes is answered from the
+/// reverse-dependency graph: the module is the best file found, and the files importing
+/// it come first.
+#[test]
+fn an_impact_question_in_words_finds_the_importers() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/cmd.py",
+        "class Cmd:\n    \"\"\"A simple framework for writing line-oriented command interpreters.\"\"\"\n    def cmdloop(self):\n        return None\n",
+    );
+    write(
+        root,
+        "src/pdb.py",
+        "from src.cmd import Cmd\n\nclass Pdb(Cmd):\n    def do_break(self):\n        return None\n",
+    );
+    write(
+        root,
+        "src/pstats.py",
+        "from src.cmd import Cmd\n\nclass Browser(Cmd):\n    def do_sort(self):\n        return None\n",
+    );
+    write(
+        root,
+        "src/shell.py",
+        "def run(line):\n    \"\"\"Interpret one command line of the interpreter shell.\"\"\"\n    return line\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "Which modules would break if I changed the line-oriented command interpreter framework?",
+        &[],
+        2_000,
+    )
+    .result;
+    let paths: Vec<&str> = a.items.iter().filter_map(|i| i.path.as_deref()).collect();
+    assert_eq!(
+        paths[..3],
+        ["src/pdb.py", "src/pstats.py", "src/cmd.py"],
+        "{paths:?}"
+    );
+    assert_eq!(
+        a.items[0].signals.last().map(String::as_str),
+        Some("depends directly on `src/cmd.py` +35.0")
+    );
+}
+
+/// The embeddings path: the real model (all-MiniLM-L6-v2, as `.ci/setup` unpacks it into
+/// `target/ci/models/`) embeds the chunks, and a question sharing no word with the code
+/// that answers it finds that file first, through the `embeddings` list of fusion.
+#[test]
+fn embeddings_rank_a_paraphrased_questions_file_first() {
+    let model = std::env::var("LOCI_TEST_MODEL")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/ci/models/all-MiniLM-L6-v2")
+        });
+    assert!(
+        model.join("model.safetensors").is_file(),
+        "{} has no model: run .ci/setup",
+        model.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/shell.py",
+        "def quote(s):\n    \"\"\"Return a shell-escaped version of the string s.\"\"\"\n    return \"'\" + s.replace(\"'\", \"'\\\"'\\\"'\") + \"'\"\n",
+    );
+    write(
+        root,
+        "src/stats.py",
+        "def median_grouped(data, interval=1):\n    \"\"\"Estimate the median of continuous data grouped in classes.\"\"\"\n    return sorted(data)[len(data) // 2]\n",
+    );
+    write(
+        root,
+        "src/net.py",
+        "def connect(host, port):\n    \"\"\"Open a TCP connection to host:port.\"\"\"\n    return (host, port)\n",
+    );
+    write(
+        root,
+        ".loci/config.toml",
+        &format!("[embeddings]\nmodel = {:?}\n", model.display().to_string()),
+    );
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    // Before `embed`: answered from the text, and the answer says vectors are missing.
+    let before = ask(
+        &ws,
+        "make untrusted text safe to paste into a POSIX command",
+        &[],
+        2_000,
+    );
+    assert!(
+        before.capability.notes.contains(
+            &"embeddings: 0 of 3 code chunks have vectors (`loci embed` adds the rest)".to_string()
+        ),
+        "{:?}",
+        before.capability.notes
+    );
+    let report = ws.embed(&|_| {}).unwrap().result;
+    assert_eq!(
+        (report.embedded, report.with_vectors, report.chunks),
+        (3, 3, 3)
+    );
+    let a = ask(
+        &ws,
+        "make untrusted text safe to paste into a POSIX command",
+        &[],
+        2_000,
+    )
+    .result;
+    assert_eq!(
+        a.items[0].path.as_deref(),
+        Some("src/shell.py"),
+        "{:?}",
+        a.items
+    );
+    assert!(
+        a.items[0].signals[0].contains("embeddings #1"),
+        "{:?}",
+        a.items[0].signals
+    );
+    // A second run has nothing left to embed.
+    assert_eq!(ws.embed(&|_| {}).unwrap().result.embedded, 0);
+}

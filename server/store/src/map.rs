@@ -447,8 +447,106 @@ pub fn symbol_keys_by_ids(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64,
     conn.prepare_cached(
         "SELECT symbol_id, key FROM symbols WHERE symbol_id IN (SELECT value FROM json_each(?1))",
     )
-    .and_then(|mut st| st.query_map([json], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+    .and_then(|mut st| {
+        st.query_map([json], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect()
+    })
     .ctx(|| "reading symbol keys".into())
+}
+
+/// A code chunk that has no vector of a model yet: what embedding it needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnembeddedChunk {
+    /// `code_chunks.chunk_id`.
+    pub chunk_id: i64,
+    /// Its file.
+    pub path: String,
+    /// Zero-based first line.
+    pub start_line: u32,
+    /// Zero-based last line (inclusive).
+    pub end_line: u32,
+    /// Its definition's qualified name (empty for module-level code).
+    pub name: String,
+}
+
+/// Up to `limit` chunks without a vector of `model`, by file then line; and how many
+/// chunks there are, and how many have one.
+pub fn unembedded_chunks(
+    conn: &Connection,
+    model: &str,
+    limit: u32,
+) -> Result<(Vec<UnembeddedChunk>, u64, u64)> {
+    let ctx = || "reading the chunks to embed".to_string();
+    let rows = conn
+        .prepare_cached(
+            "SELECT c.chunk_id, f.path, c.start_line, c.end_line, ifnull(s.qualified_name, '')
+             FROM code_chunks c JOIN files f ON f.file_id = c.file_id
+             LEFT JOIN symbols s ON s.symbol_id = c.symbol_id
+             WHERE NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.chunk_id AND v.model = ?1)
+             ORDER BY f.path, c.start_line LIMIT ?2",
+        )
+        .and_then(|mut st| {
+            st.query_map(params![model, limit], |r| {
+                Ok(UnembeddedChunk {
+                    chunk_id: r.get(0)?,
+                    path: r.get(1)?,
+                    start_line: r.get(2)?,
+                    end_line: r.get(3)?,
+                    name: r.get(4)?,
+                })
+            })?
+            .collect()
+        })
+        .ctx(ctx)?;
+    let (total, done): (u64, u64) = conn
+        .prepare_cached(
+            "SELECT (SELECT count(*) FROM code_chunks),
+                    (SELECT count(*) FROM chunk_vectors WHERE model = ?1)",
+        )
+        .and_then(|mut st| st.query_row([model], |r| Ok((r.get(0)?, r.get(1)?))))
+        .ctx(ctx)?;
+    Ok((rows, total, done))
+}
+
+/// Stores vectors of `model` (`(chunk_id, scale, i8 components)`), replacing a chunk's
+/// vector of another model.
+pub fn insert_vectors(
+    tx: &Transaction<'_>,
+    model: &str,
+    vectors: &[(i64, f32, Vec<i8>)],
+) -> Result<()> {
+    let ctx = || "storing chunk vectors".to_string();
+    let mut stmt = tx
+        .prepare_cached(
+            "INSERT OR REPLACE INTO chunk_vectors(chunk_id, model, scale, vector) VALUES (?1, ?2, ?3, ?4)",
+        )
+        .ctx(ctx)?;
+    for (id, scale, v) in vectors {
+        let bytes: Vec<u8> = v.iter().map(|&x| x as u8).collect();
+        stmt.execute(params![id, model, f64::from(*scale), bytes])
+            .ctx(ctx)?;
+    }
+    Ok(())
+}
+
+/// Every vector of `model`, with its chunk's file: `(file_id, scale, components)`.
+pub fn chunk_vectors(conn: &Connection, model: &str) -> Result<Vec<(i64, f32, Vec<i8>)>> {
+    conn.prepare_cached(
+        "SELECT c.file_id, v.scale, v.vector FROM chunk_vectors v JOIN code_chunks c ON c.chunk_id = v.chunk_id
+         WHERE v.model = ?1",
+    )
+    .and_then(|mut st| {
+        st.query_map([model], |r| {
+            let bytes: Vec<u8> = r.get(2)?;
+            Ok((
+                r.get(0)?,
+                r.get::<_, f64>(1)? as f32,
+                bytes.into_iter().map(|b| b as i8).collect(),
+            ))
+        })?
+        .collect()
+    })
+    .ctx(|| "reading chunk vectors".into())
 }
 
 /// Inserts a file's import statements.

@@ -33,3 +33,13 @@ CREATE VIRTUAL TABLE file_text_fts USING fts5(
 CREATE TRIGGER file_text_fts_delete AFTER DELETE ON files BEGIN
     DELETE FROM file_text_fts WHERE rowid = old.file_id;
 END;
+
+-- Dense vectors of code chunks (optional: `[embeddings] model`), one per chunk and model,
+-- quantized to one signed byte per component with the scale that maps it back
+-- (`loci_embed::Quantized`). A rewritten file's chunks take their vectors with them.
+CREATE TABLE chunk_vectors (
+    chunk_id  INTEGER PRIMARY KEY REFERENCES code_chunks(chunk_id) ON DELETE CASCADE,
+    model     TEXT NOT NULL,                      -- `loci_embed::Embedder::model_id`
+    scale     REAL NOT NULL,
+    vector    BLOB NOT NULL                       -- i8 components
+) STRICT;

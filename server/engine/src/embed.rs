@@ -1,0 +1,272 @@
+//! Optional dense retrieval: vectors of the code chunks from a local sentence-embedding
+//! model (`[embeddings] model`, or `LOCI_EMBEDDINGS_MODEL`), and the files nearest a
+//! question among them, for `context`'s fusion (`crate::retrieve`).
+//!
+//! `loci embed` fills the vectors incrementally: the chunks without a vector of the
+//! configured model, a batch at a time, each batch in its own short transaction, so it
+//! can be stopped and resumed and never holds the write lock long. A chunk's text as the
+//! model sees it: its file's path, its definition's name and its lines, cut at
+//! `[embeddings] max_tokens` word pieces. Rewriting a file drops its chunks' vectors with
+//! them; the next `loci embed` makes new ones. Answers say when vectors are missing or
+//! partial (envelope notes), never silently.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use loci_embed::{Embedder, Quantized};
+use serde::Serialize;
+
+use crate::{EngineError, Result, Workspace};
+
+/// The environment variable naming the model directory; it overrides `[embeddings] model`.
+pub const MODEL_ENV: &str = "LOCI_EMBEDDINGS_MODEL";
+
+/// Chunks embedded per transaction by [`Workspace::embed`].
+const EMBED_BATCH: u32 = 256;
+
+/// Chunks the vector search returns per question (their files, best first, are the
+/// `embeddings` list of fusion).
+pub const DENSE_CHUNKS: usize = 300;
+
+/// What [`Workspace::embed`] did.
+#[derive(Clone, Debug, Serialize)]
+pub struct EmbedReport {
+    /// The model's id (`loci_embed::Embedder::model_id`).
+    pub model: String,
+    /// Chunks embedded by this run.
+    pub embedded: u64,
+    /// Chunks with a vector of the model now.
+    pub with_vectors: u64,
+    /// Chunks in the map.
+    pub chunks: u64,
+    /// Wall time, ms (model load included).
+    pub duration_ms: u64,
+}
+
+/// Progress of [`Workspace::embed`]: chunks with a vector, of all chunks.
+#[derive(Clone, Copy, Debug)]
+pub struct EmbedProgress {
+    /// Chunks with a vector of the model.
+    pub done: u64,
+    /// Chunks in the map.
+    pub total: u64,
+}
+
+/// The loaded model and the vectors of one version of the store's data (the workspace
+/// keeps them between questions: a language or MCP server loads the model once).
+#[derive(Default)]
+pub struct Dense {
+    model: Option<Arc<Embedder>>,
+    /// Which directory `model` was loaded from.
+    dir: Option<PathBuf>,
+    stamp: Option<loci_store::DataStamp>,
+    /// `(file_id, vector)` of every chunk with a vector of the model.
+    vectors: Arc<Vec<(i64, Quantized)>>,
+}
+
+/// How dense retrieval stands for one answer: what the capability notes say.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DenseState {
+    /// No model configured.
+    Off,
+    /// Configured, and the files nearest the question by chunk, best first; `missing` is
+    /// the number of chunks without a vector (0: complete).
+    Ready {
+        /// File ids, best first.
+        files: Vec<i64>,
+        /// Chunks without a vector.
+        missing: u64,
+        /// Chunks in the map.
+        chunks: u64,
+    },
+    /// Configured but unusable (the model did not load): why.
+    Failed(String),
+}
+
+impl Workspace {
+    /// The configured model directory, if any: `LOCI_EMBEDDINGS_MODEL`, else
+    /// `[embeddings] model`, relative paths from the workspace root.
+    pub fn embeddings_model_dir(&self) -> Option<PathBuf> {
+        let named = std::env::var(MODEL_ENV)
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+            .or_else(|| self.config.embeddings.model.clone())?;
+        let p = PathBuf::from(named);
+        Some(if p.is_absolute() {
+            p
+        } else {
+            self.root.join(p)
+        })
+    }
+
+    /// The loaded model (loading it on first use).
+    fn embedder(&self) -> Result<Arc<Embedder>> {
+        let dir = self.embeddings_model_dir().ok_or_else(|| EngineError::InvalidArgument {
+            name: "embeddings.model".into(),
+            message: format!(
+                "no embedding model is configured: set `[embeddings] model = \"PATH\"` in .loci/config.toml or {MODEL_ENV}=PATH (a local directory with config.json, tokenizer.json and model.safetensors)"
+            ),
+        })?;
+        let mut dense = self.dense.lock().unwrap_or_else(|p| p.into_inner());
+        if let (Some(m), Some(d)) = (&dense.model, &dense.dir)
+            && *d == dir
+        {
+            return Ok(m.clone());
+        }
+        let mut model = Embedder::load(&dir).map_err(|e| EngineError::InvalidArgument {
+            name: "embeddings.model".into(),
+            message: e.to_string(),
+        })?;
+        let invalid = |e: loci_embed::EmbedError| EngineError::InvalidArgument {
+            name: "embeddings".into(),
+            message: e.to_string(),
+        };
+        model
+            .set_max_tokens(self.config.embeddings.max_tokens)
+            .map_err(invalid)?;
+        model
+            .set_threads(self.config.embeddings.threads)
+            .map_err(invalid)?;
+        let model = Arc::new(model);
+        *dense = Dense {
+            model: Some(model.clone()),
+            dir: Some(dir),
+            ..Default::default()
+        };
+        Ok(model)
+    }
+
+    /// Embeds every code chunk that has no vector of the configured model yet, in batches,
+    /// reporting progress after each. Resumable: what a stopped run wrote stays.
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] when no model is configured or it does not
+    /// load (the message names the file); store errors.
+    pub fn embed(
+        &mut self,
+        progress: &dyn Fn(EmbedProgress),
+    ) -> Result<crate::Envelope<EmbedReport>> {
+        let started = Instant::now();
+        let model = self.embedder()?;
+        let id = model.model_id().to_string();
+        let mut embedded = 0u64;
+        loop {
+            let (batch, total, done) =
+                loci_store::map::unembedded_chunks(self.store.conn(), &id, EMBED_BATCH)?;
+            progress(EmbedProgress { done, total });
+            if batch.is_empty() {
+                let report = EmbedReport {
+                    model: id,
+                    embedded,
+                    with_vectors: done,
+                    chunks: total,
+                    duration_ms: started.elapsed().as_millis() as u64,
+                };
+                return self.envelope(report, Vec::new());
+            }
+            let mut texts: Vec<String> = Vec::with_capacity(batch.len());
+            let mut file: Option<(String, Vec<String>)> = None;
+            for c in &batch {
+                if file.as_ref().is_none_or(|(p, _)| *p != c.path) {
+                    let lines = self
+                        .read_served_as_scanned(&c.path)
+                        .map(|(t, _)| t.lines().map(str::to_string).collect())
+                        .unwrap_or_default();
+                    file = Some((c.path.clone(), lines));
+                }
+                let lines = file.as_ref().map(|(_, l)| l.as_slice()).unwrap_or_default();
+                let body: Vec<&str> = lines
+                    .iter()
+                    .skip(c.start_line as usize)
+                    .take((c.end_line + 1).saturating_sub(c.start_line) as usize)
+                    .map(String::as_str)
+                    .collect();
+                texts.push(chunk_text(&c.path, &c.name, &body.join("\n")));
+            }
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let vectors = model
+                .embed(&refs)
+                .map_err(|e| EngineError::InvalidArgument {
+                    name: "embeddings".into(),
+                    message: e.to_string(),
+                })?;
+            let rows: Vec<(i64, f32, Vec<i8>)> = batch
+                .iter()
+                .zip(vectors)
+                .map(|(c, v)| {
+                    let q = Quantized::new(&v);
+                    (c.chunk_id, q.scale, q.values)
+                })
+                .collect();
+            self.store
+                .write(|tx| loci_store::map::insert_vectors(tx, &id, &rows))?;
+            embedded += rows.len() as u64;
+        }
+    }
+
+    /// The files nearest `query` by their chunks' vectors, best first (a file at its best
+    /// chunk), or why there are none. Vectors are read once per version of the store's data.
+    pub(crate) fn dense_files(&self, query: &str) -> DenseState {
+        if self.embeddings_model_dir().is_none() {
+            return DenseState::Off;
+        }
+        match self.dense_files_or_error(query) {
+            Ok(state) => state,
+            Err(e) => DenseState::Failed(e.to_string()),
+        }
+    }
+
+    fn dense_files_or_error(&self, query: &str) -> Result<DenseState> {
+        let model = self.embedder()?;
+        let id = model.model_id().to_string();
+        let stamp = self.store.data_stamp()?;
+        let vectors = {
+            let mut dense = self.dense.lock().unwrap_or_else(|p| p.into_inner());
+            if dense.stamp != Some(stamp) {
+                let rows = loci_store::map::chunk_vectors(self.store.conn(), &id)?;
+                dense.vectors = Arc::new(
+                    rows.into_iter()
+                        .map(|(file, scale, values)| (file, Quantized { values, scale }))
+                        .collect(),
+                );
+                dense.stamp = Some(stamp);
+            }
+            dense.vectors.clone()
+        };
+        let (_, chunks, done) = loci_store::map::unembedded_chunks(self.store.conn(), &id, 0)?;
+        let q = model
+            .embed(&[query])
+            .map_err(|e| EngineError::InvalidArgument {
+                name: "embeddings".into(),
+                message: e.to_string(),
+            })?;
+        let q = Quantized::new(&q[0]);
+        let mut scored: Vec<(f32, i64)> = vectors.iter().map(|(f, v)| (q.dot(v), *f)).collect();
+        let keep = DENSE_CHUNKS.min(scored.len());
+        if keep > 0 {
+            scored.select_nth_unstable_by(keep - 1, |a, b| b.0.total_cmp(&a.0));
+            scored.truncate(keep);
+        }
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut files = Vec::new();
+        for (_, f) in scored {
+            if !files.contains(&f) {
+                files.push(f);
+            }
+        }
+        Ok(DenseState::Ready {
+            files,
+            missing: chunks.saturating_sub(done),
+            chunks,
+        })
+    }
+}
+
+/// The text of a chunk as the model sees it: its path, its definition's name, its lines.
+pub fn chunk_text(path: &str, name: &str, body: &str) -> String {
+    if name.is_empty() {
+        format!("{path}\n{body}")
+    } else {
+        format!("{path} {name}\n{body}")
+    }
+}
