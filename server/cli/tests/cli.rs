@@ -1918,7 +1918,7 @@ fn fault_an_open_folder_abstained_without_a_note() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         format!(
-            "> note: {note}\nNothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 9.2). Read the code directly.\n"
+            "> note: {note}\nNothing in memory, code or docs is relevant enough to the open files (best relevance 0.0 < floor 10.5). Read the code directly.\n"
         )
     );
     assert_eq!(

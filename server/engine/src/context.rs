@@ -1120,7 +1120,8 @@ impl Workspace {
     /// `named_ids`, the files of the paths the question names (the first `named_files`)
     /// and of the symbols it names, as one more list), each served as its best chunks — a definition as a symbol item, module-level
     /// code as a file item — at the file's relevance: [`CODE_POINTS`] × the IDF-weighted
-    /// share of the question's terms the file holds × the decay of its fused rank. A
+    /// share of the question's terms the best of the first files holds (or, with
+    /// embeddings, the best chunk's cosine, if more) × the decay of its fused rank. A
     /// question about what depends on a file ([`crate::retrieve::asks_for_dependents`])
     /// puts that file's direct dependents first: the file it names, or else the best one
     /// found. Each file's best share goes to `symbol_files` (the pages about it score it).
@@ -1130,7 +1131,7 @@ impl Workspace {
         query: &str,
         terms: &[Term],
         asks: Asks,
-        dense: Option<Vec<i64>>,
+        dense: Option<(Vec<i64>, f64)>,
         (named_ids, named_files): (&[i64], usize),
         cands: &mut BTreeMap<(HitKind, String), Candidate>,
         symbol_files: &mut BTreeMap<String, f64>,
@@ -1145,7 +1146,8 @@ impl Workspace {
                 files: named_ids.to_vec(),
             });
         }
-        if let Some(files) = dense {
+        let dense_best = dense.as_ref().map_or(0.0, |(_, best)| *best);
+        if let Some((files, _)) = dense {
             extra.push(RankedList {
                 name: "embeddings",
                 weight: 1.0,
@@ -1170,11 +1172,13 @@ impl Workspace {
             .iter()
             .map(|h| self.code_coverage(h.file_id, terms, &weights))
             .collect::<Result<_>>()?;
+        // With embeddings, the best chunk's cosine with the question counts as its share:
+        // a paraphrase shares no word with the code it asks about.
         let strength = coverages
             .iter()
             .take(CODE_STRENGTH_FILES)
             .copied()
-            .fold(0.0, f64::max);
+            .fold(dense_best, f64::max);
         let mut best = 0.0f64;
         for (rank, hit) in hits.iter().enumerate() {
             let coverage = coverages[rank];
@@ -1575,14 +1579,17 @@ impl Workspace {
         // about this code, whatever else it names.
         let mut quoted_found = false;
         let mut dense_notes: Vec<String> = Vec::new();
+        let mut dense_best = 0.0f64;
         if !terms.is_empty() {
             let dense = match self.dense_files(query) {
                 crate::embed::DenseState::Off => None,
                 crate::embed::DenseState::Ready {
                     files,
+                    best,
                     missing,
                     chunks,
                 } => {
+                    dense_best = best;
                     if missing > 0 {
                         dense_notes.push(format!(
                             "embeddings: {} of {chunks} code chunks have vectors (`loci embed` adds the rest)",
@@ -1602,7 +1609,7 @@ impl Workspace {
                 query,
                 &terms,
                 asks,
-                dense,
+                dense.map(|files| (files, dense_best)),
                 (&named_ids, named_files.len()),
                 &mut cands,
                 &mut symbol_files,
@@ -2082,7 +2089,10 @@ impl Workspace {
         // A floor that is not finite asks for every candidate (eval, calibrate).
         // A name nothing holds abstains at any floor above 0; a floor at or below 0 asks
         // for every candidate (eval and calibrate pass −∞).
-        let abstained = best_relevance < floor || (!missing.is_empty() && floor > 0.0);
+        // Text the question quotes, found verbatim in the code, is a strong lexical match:
+        // such a question never abstains.
+        let abstained =
+            !quoted_found && (best_relevance < floor || (!missing.is_empty() && floor > 0.0));
         let (recap, recap_left_out) = self.recap_block(RECAP_SESSIONS, budget / 4)?;
         let recap_cut = recap_left_out > 0;
         // The recap and the blank line the markdown puts after it.

@@ -75,6 +75,8 @@ pub enum DenseState {
     Ready {
         /// File ids, best first.
         files: Vec<i64>,
+        /// The best chunk's cosine with the question.
+        best: f64,
         /// Chunks without a vector.
         missing: u64,
         /// Chunks in the map.
@@ -248,6 +250,7 @@ impl Workspace {
             scored.truncate(keep);
         }
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let best = scored.first().map_or(0.0, |s| f64::from(s.0));
         let mut files = Vec::new();
         for (_, f) in scored {
             if !files.contains(&f) {
@@ -256,6 +259,7 @@ impl Workspace {
         }
         Ok(DenseState::Ready {
             files,
+            best,
             missing: chunks.saturating_sub(done),
             chunks,
         })

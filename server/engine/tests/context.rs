@@ -361,23 +361,27 @@ fn an_unrelated_question_abstains_with_the_best_score() {
         let a = &env.result;
         assert!(a.abstained, "{q}: {:?}", a.items);
         assert!(a.best_relevance < a.floor, "{q}");
-        assert_eq!(a.floor, 9.2, "the default floor");
+        assert_eq!(a.floor, 10.5, "the default floor");
         assert!(a.items.is_empty() && a.banners.is_empty());
-        assert!(
-            a.markdown.contains(&format!(
-                "is relevant enough to `{q}` (best relevance {:.1} < floor 9.2)",
+        // Why, and the best candidate when there is one.
+        let why = match &a.best_candidate {
+            Some(id) => format!(
+                "is relevant enough to `{q}` (best candidate `{id}` at relevance {:.1} < floor 10.5)",
                 a.best_relevance
-            )),
-            "{}",
-            a.markdown
-        );
+            ),
+            None => format!(
+                "is relevant enough to `{q}` (best relevance {:.1} < floor 10.5)",
+                a.best_relevance
+            ),
+        };
+        assert!(a.markdown.contains(&why), "{}", a.markdown);
         assert!(env.stale_warnings.is_empty());
     }
     // The same question about the code does not abstain, and the decision log, which
     // matches nothing, is not padded in by its boost.
     let a = ask(&ws, "refund a paid invoice", &[], 2_000).result;
     assert!(!a.abstained);
-    assert!(a.best_relevance >= 9.2);
+    assert!(a.best_relevance >= 10.5);
     let decisions = a.items.iter().find(|i| i.id == "decisions");
     assert!(
         decisions.is_some_and(|d| d.signals.iter().any(|s| s == "decisions +25.0")),
@@ -1818,7 +1822,7 @@ fn fault_no_test_held_an_item_at_or_below_zero_points() {
 /// Fault (trial): the +25 of `decisions` and `lessons` went to any such page over the
 /// floor, so a lessons page sharing one common word with the question (36% of it, +10.8)
 /// came first at 45.8, above the page that answers it (+30, 40.0); the lessons page now
-/// scores 19.75 (33% of the question, +9.8, and updated this week). The boost now asks for
+/// scores 9.75 (33% of the question, below the floor, so no boost). The boost now asks for
 /// full-text points of at least half the best's, or a claim linking the page to an open
 /// file or a named symbol.
 #[test]
@@ -1857,11 +1861,8 @@ fn fault_the_lessons_boost_put_a_page_sharing_one_word_first() {
             ),
             (
                 "lessons",
-                "19.75".to_string(),
-                &[
-                    "text (33% of the question) +9.8".to_string(),
-                    "updated this week +10.0".to_string()
-                ][..]
+                "9.75".to_string(),
+                &["text (33% of the question) +9.8".to_string()][..]
             ),
             (
                 "src/auth.py#login@function",
@@ -3032,9 +3033,13 @@ fn an_impact_question_in_words_finds_the_importers() {
         ["src/pdb.py", "src/pstats.py", "src/cmd.py"],
         "{paths:?}"
     );
-    assert_eq!(
-        a.items[0].signals.last().map(String::as_str),
-        Some("depends directly on `src/cmd.py` +35.0")
+    assert!(
+        a.items[0]
+            .signals
+            .last()
+            .is_some_and(|s| s.starts_with("depends directly on `src/cmd.py` +")),
+        "{:?}",
+        a.items[0].signals
     );
 }
 
@@ -3080,7 +3085,7 @@ fn embeddings_rank_a_paraphrased_questions_file_first() {
     // Before `embed`: answered from the text, and the answer says vectors are missing.
     let before = ask(
         &ws,
-        "make untrusted text safe to paste into a POSIX command",
+        "how do I escape text for safe use in a terminal",
         &[],
         2_000,
     );
@@ -3098,11 +3103,18 @@ fn embeddings_rank_a_paraphrased_questions_file_first() {
     );
     let a = ask(
         &ws,
-        "make untrusted text safe to paste into a POSIX command",
+        "how do I escape text for safe use in a terminal",
         &[],
         2_000,
     )
     .result;
+    assert!(
+        !a.abstained,
+        "{} {:?} {:?}",
+        a.best_relevance,
+        a.unknown_names,
+        a.best_candidate
+    );
     assert_eq!(
         a.items[0].path.as_deref(),
         Some("src/shell.py"),
