@@ -728,7 +728,10 @@ async fn fault_a_context_answer_within_its_budget_was_paged_as_json() {
     let source: String = (0..5)
         .map(|n| format!("def rotate_key_{n}(key):\n    \"\"\"Rotates the signing key.\"\"\"\n{body}    return key\n\n"))
         .collect();
-    write(dir.path(), "keys.py", &source);
+    // Several files: the answer serves each file's best chunks.
+    for f in 0..5 {
+        write(dir.path(), &format!("keys_{f}.py"), &source);
+    }
     let client = connect(scanned(dir.path())).await;
     let r = ok(
         &client,

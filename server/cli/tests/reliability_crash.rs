@@ -370,20 +370,21 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
     // receivers), 0010 (Rust type kinds; data only, and the corpus has no Rust), 0011
     // (ref receiver names), 0012 (files' drift hashes), 0013 (claim sets), 0014 (common
     // terms), 0015 (revision marks), 0016 (the refs table rebuilt for the `path`
-    // receiver), 0017 (identifier terms of memory and docs) and 0018 (file edges of
-    // references) pending, so a kill can land between them. Undo 0018 to 0011 and 0009 to
+    // receiver), 0017 (identifier terms of memory and docs), 0018 (file edges of
+    // references) and 0019 (code text) pending, so a kill can land between them. Undo 0019 to 0011 and 0009 to
     // 0006 for real (dropping the receiver columns undoes 0016 too) and forget 0005's row
     // (it recreates what it touches).
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        18,
+        19,
         "revisit which migrations this test undoes"
     );
     {
         let conn = Connection::open(&old).expect("open old");
         conn.execute_batch(
-            "DROP TABLE ref_deps; DROP INDEX symbols_by_name; CREATE INDEX symbols_by_name ON symbols(name);
+            "DROP TABLE chunk_vectors; DROP TRIGGER file_text_fts_delete; DROP TABLE file_text_fts; DROP TABLE code_chunks_fts; DROP TABLE code_chunks;
+             DROP TABLE ref_deps; DROP INDEX symbols_by_name; CREATE INDEX symbols_by_name ON symbols(name);
              DROP TRIGGER revisions_fts_insert; DROP TABLE revisions_fts; ALTER TABLE revisions DROP COLUMN terms;
              CREATE VIRTUAL TABLE revisions_fts USING fts5(body, summary, content = 'revisions', content_rowid = 'revision_id', tokenize = 'unicode61 remove_diacritics 2');
              CREATE TRIGGER revisions_fts_insert AFTER INSERT ON revisions BEGIN INSERT INTO revisions_fts(rowid, body, summary) VALUES (new.revision_id, new.body, new.summary); END;
@@ -408,7 +409,7 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
              DROP TRIGGER pages_uid; DROP INDEX pages_by_uid; ALTER TABLE pages DROP COLUMN uid;
              DELETE FROM schema_migrations WHERE version > 4;",
         )
-        .expect("step back fourteen migrations");
+        .expect("step back fifteen migrations");
     }
     let old_conn = open_ro(&old);
     let old_memory = memory(&old_conn);

@@ -773,7 +773,9 @@ fn term_vocabularies_are_made_once_per_connection_in_its_temp_schema() {
         [1, 0]
     );
     let made = [
+        "loci_vocab_code_chunks",
         "loci_vocab_docs",
+        "loci_vocab_file_text",
         "loci_vocab_revisions",
         "loci_vocab_symbols",
     ];
