@@ -15,9 +15,11 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+
+use crate::bert::{Bert, Config};
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
+mod bert;
 mod weights;
 
 /// What went wrong loading a model directory or embedding texts.
@@ -88,7 +90,7 @@ pub const DEFAULT_BATCH_SIZE: usize = 16;
 /// [`Embedder::embed`] takes `&self`, so one embedder can serve several threads; it computes
 /// on a thread pool of its own ([`Embedder::set_threads`]), never on rayon's global pool.
 pub struct Embedder {
-    model: BertModel,
+    model: Bert,
     tokenizer: Tokenizer,
     device: Device,
     /// Hidden size: the length of every vector.
@@ -134,18 +136,10 @@ impl Embedder {
         let config_bytes = read(&config_path)?;
         let config: Config =
             serde_json::from_slice(&config_bytes).map_err(|e| malformed(&config_path, e))?;
-        if config.hidden_size == 0
-            || config.num_attention_heads == 0
-            || !config
-                .hidden_size
-                .is_multiple_of(config.num_attention_heads)
-        {
+        if let Some(message) = config.unsupported() {
             return Err(EmbedError::Malformed {
                 path: config_path,
-                message: format!(
-                    "hidden_size {} is not a positive multiple of num_attention_heads {}",
-                    config.hidden_size, config.num_attention_heads
-                ),
+                message,
             });
         }
         let pad_id = u32::try_from(config.pad_token_id).map_err(|_| EmbedError::Malformed {
@@ -192,8 +186,8 @@ impl Embedder {
             },
         })?;
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
-        let model = BertModel::load(vb, &config)
-            .map_err(|e| malformed(&weights_path, candle_message(&e)))?;
+        let model =
+            Bert::load(vb, &config).map_err(|e| malformed(&weights_path, candle_message(&e)))?;
 
         // The label changes whenever anything that shapes a vector does: the architecture
         // (config.json), the vocabulary and normalisation (tokenizer.json), the weights (their
@@ -389,8 +383,7 @@ impl Embedder {
         }
         let ids = Tensor::from_vec(ids, (rows, width), &self.device)?;
         let mask = Tensor::from_vec(mask, (rows, width), &self.device)?;
-        let type_ids = ids.zeros_like()?;
-        let hidden = self.model.forward(&ids, &type_ids, Some(&mask))?; // rows × width × dim
+        let hidden = self.model.forward(&ids, &mask)?; // rows × width × dim
 
         let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // rows × width × 1
         let summed = hidden.broadcast_mul(&mask)?.sum(1)?; // rows × dim
