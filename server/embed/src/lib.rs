@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
+use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
 use crate::bert::{Bert, Config};
-use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
 mod bert;
 mod weights;
@@ -117,8 +117,8 @@ struct SentenceBertConfig {
 
 impl Embedder {
     /// Loads the model in `dir`: `config.json` (a Hugging Face BERT config), `tokenizer.json`
-    /// (a Hugging Face tokenizers file) and `model.safetensors` (`f32` weights, with or without
-    /// a `bert.` prefix). `sentence_bert_config.json` is read if present for `max_seq_length`,
+    /// (a Hugging Face tokenizers file) and `model.safetensors` (`f32` weights, or `f16`/`bf16`
+    /// widened to `f32`; tensor names with or without a `bert.` prefix). `sentence_bert_config.json` is read if present for `max_seq_length`,
     /// the default [`Embedder::max_tokens`]; otherwise [`DEFAULT_MAX_TOKENS`] applies, capped
     /// at the model's `max_position_embeddings`.
     ///
