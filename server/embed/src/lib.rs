@@ -78,9 +78,9 @@ pub enum EmbedError {
 pub const DEFAULT_MAX_TOKENS: usize = 256;
 
 /// The number of texts run through the model in one forward pass by default. Measured on 2
-/// cores over Python functions (docs/benchmarks.md, "Embeddings"): 16 and 32 give the same
-/// throughput, 1 to 8 less; larger batches only hold more memory (attention is
-/// `batch × 12 heads × tokens²` floats).
+/// cores over Python functions (docs/benchmarks.md, "Embeddings"): batches of 8 to 32 cost
+/// about the same CPU per text, batch 1 a third more; 32 held 1.6× the peak memory of 16
+/// (attention is `batch × 12 heads × tokens²` floats).
 pub const DEFAULT_BATCH_SIZE: usize = 16;
 
 /// A loaded sentence-transformers BERT model and its tokenizer, ready to embed texts.
