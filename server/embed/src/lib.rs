@@ -15,9 +15,11 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
+use crate::bert::{Bert, Config};
+
+mod bert;
 mod weights;
 
 /// What went wrong loading a model directory or embedding texts.
@@ -76,9 +78,9 @@ pub enum EmbedError {
 pub const DEFAULT_MAX_TOKENS: usize = 256;
 
 /// The number of texts run through the model in one forward pass by default. Measured on 2
-/// cores over Python functions (docs/benchmarks.md, "Embeddings"): 16 and 32 give the same
-/// throughput, 1 to 8 less; larger batches only hold more memory (attention is
-/// `batch × 12 heads × tokens²` floats).
+/// cores over Python functions (docs/benchmarks.md, "Embeddings"): batches of 8 to 32 cost
+/// about the same CPU per text, batch 1 a third more; 32 held 1.6× the peak memory of 16
+/// (attention is `batch × 12 heads × tokens²` floats).
 pub const DEFAULT_BATCH_SIZE: usize = 16;
 
 /// A loaded sentence-transformers BERT model and its tokenizer, ready to embed texts.
@@ -88,7 +90,7 @@ pub const DEFAULT_BATCH_SIZE: usize = 16;
 /// [`Embedder::embed`] takes `&self`, so one embedder can serve several threads; it computes
 /// on a thread pool of its own ([`Embedder::set_threads`]), never on rayon's global pool.
 pub struct Embedder {
-    model: BertModel,
+    model: Bert,
     tokenizer: Tokenizer,
     device: Device,
     /// Hidden size: the length of every vector.
@@ -115,8 +117,8 @@ struct SentenceBertConfig {
 
 impl Embedder {
     /// Loads the model in `dir`: `config.json` (a Hugging Face BERT config), `tokenizer.json`
-    /// (a Hugging Face tokenizers file) and `model.safetensors` (`f32` weights, with or without
-    /// a `bert.` prefix). `sentence_bert_config.json` is read if present for `max_seq_length`,
+    /// (a Hugging Face tokenizers file) and `model.safetensors` (`f32` weights, or `f16`/`bf16`
+    /// widened to `f32`; tensor names with or without a `bert.` prefix). `sentence_bert_config.json` is read if present for `max_seq_length`,
     /// the default [`Embedder::max_tokens`]; otherwise [`DEFAULT_MAX_TOKENS`] applies, capped
     /// at the model's `max_position_embeddings`.
     ///
@@ -134,18 +136,10 @@ impl Embedder {
         let config_bytes = read(&config_path)?;
         let config: Config =
             serde_json::from_slice(&config_bytes).map_err(|e| malformed(&config_path, e))?;
-        if config.hidden_size == 0
-            || config.num_attention_heads == 0
-            || !config
-                .hidden_size
-                .is_multiple_of(config.num_attention_heads)
-        {
+        if let Some(message) = config.unsupported() {
             return Err(EmbedError::Malformed {
                 path: config_path,
-                message: format!(
-                    "hidden_size {} is not a positive multiple of num_attention_heads {}",
-                    config.hidden_size, config.num_attention_heads
-                ),
+                message,
             });
         }
         let pad_id = u32::try_from(config.pad_token_id).map_err(|_| EmbedError::Malformed {
@@ -192,8 +186,8 @@ impl Embedder {
             },
         })?;
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
-        let model = BertModel::load(vb, &config)
-            .map_err(|e| malformed(&weights_path, candle_message(&e)))?;
+        let model =
+            Bert::load(vb, &config).map_err(|e| malformed(&weights_path, candle_message(&e)))?;
 
         // The label changes whenever anything that shapes a vector does: the architecture
         // (config.json), the vocabulary and normalisation (tokenizer.json), the weights (their
@@ -389,8 +383,7 @@ impl Embedder {
         }
         let ids = Tensor::from_vec(ids, (rows, width), &self.device)?;
         let mask = Tensor::from_vec(mask, (rows, width), &self.device)?;
-        let type_ids = ids.zeros_like()?;
-        let hidden = self.model.forward(&ids, &type_ids, Some(&mask))?; // rows × width × dim
+        let hidden = self.model.forward(&ids, &mask)?; // rows × width × dim
 
         let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // rows × width × 1
         let summed = hidden.broadcast_mul(&mask)?.sum(1)?; // rows × dim

@@ -395,3 +395,20 @@ fn truncated_weights_name_the_first_tensor_cut_off() {
         )
     );
 }
+
+#[test]
+fn a_config_this_encoder_cannot_run_is_named_with_the_field() {
+    let tmp = broken_model(false, |d| {
+        let config = std::fs::read_to_string(d.join("config.json")).unwrap();
+        let config = config.replace("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"swish\"");
+        std::fs::write(d.join("config.json"), config).unwrap();
+    });
+    let err = load_error(tmp.path());
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "malformed model file {}: hidden_act \"swish\" is not one of gelu, gelu_new, gelu_pytorch_tanh, relu",
+            tmp.path().join("config.json").display()
+        )
+    );
+}
