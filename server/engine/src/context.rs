@@ -1130,7 +1130,6 @@ impl Workspace {
         &self,
         query: &str,
         terms: &[Term],
-        asks: Asks,
         dense: Option<(Vec<i64>, f64)>,
         (named_ids, named_files): (&[i64], usize),
         cands: &mut BTreeMap<(HitKind, String), Candidate>,
@@ -1138,6 +1137,7 @@ impl Workspace {
     ) -> Result<bool> {
         use crate::retrieve::RankedList;
         let conn = self.store.conn();
+        let asks = Asks::of(terms);
         let mut extra = Vec::new();
         if !named_ids.is_empty() {
             extra.push(RankedList {
@@ -1608,7 +1608,6 @@ impl Workspace {
             quoted_found = self.code_items(
                 query,
                 &terms,
-                asks,
                 dense.map(|files| (files, dense_best)),
                 (&named_ids, named_files.len()),
                 &mut cands,

@@ -3111,9 +3111,7 @@ fn embeddings_rank_a_paraphrased_questions_file_first() {
     assert!(
         !a.abstained,
         "{} {:?} {:?}",
-        a.best_relevance,
-        a.unknown_names,
-        a.best_candidate
+        a.best_relevance, a.unknown_names, a.best_candidate
     );
     assert_eq!(
         a.items[0].path.as_deref(),
