@@ -14,6 +14,7 @@ ap.add_argument("--corpus", required=True)
 ap.add_argument("--cases", required=True)
 ap.add_argument("--rounds", type=int, default=3)
 a = ap.parse_args()
+a.loci = os.path.abspath(a.loci)
 qs = [json.loads(l)["query"] for l in open(a.cases) if l.strip()]
 times = []
 for _ in range(a.rounds):
