@@ -1168,20 +1168,18 @@ impl Workspace {
         let keys = loci_store::map::symbol_keys_by_ids(conn, &chunk_symbols)?;
         // Items follow the fused order; how much of the question the best of the first
         // few files holds sets how relevant the ranking is as a whole.
+        // Only the first few files' shares are read (one lookup per term each): the rest
+        // follow the fused order whatever their share.
         let coverages: Vec<f64> = hits
             .iter()
+            .take(CODE_STRENGTH_FILES)
             .map(|h| self.code_coverage(h.file_id, terms, &weights))
             .collect::<Result<_>>()?;
         // With embeddings, the best chunk's cosine with the question counts as its share:
         // a paraphrase shares no word with the code it asks about.
-        let strength = coverages
-            .iter()
-            .take(CODE_STRENGTH_FILES)
-            .copied()
-            .fold(dense_best, f64::max);
+        let strength = coverages.iter().copied().fold(dense_best, f64::max);
         let mut best = 0.0f64;
         for (rank, hit) in hits.iter().enumerate() {
-            let coverage = coverages[rank];
             let relevance = CODE_POINTS * strength * decay_at(rank);
             best = best.max(relevance);
             let share = strength * decay_at(rank);
@@ -1189,11 +1187,14 @@ impl Workspace {
                 let e = symbol_files.entry(hit.path.clone()).or_insert(0.0);
                 *e = e.max(share);
             }
-            let why = format!(
-                "code ({:.0}% of the question; {})",
-                coverage * 100.0,
-                hit.signals.join(", ")
-            );
+            let why = match coverages.get(rank) {
+                Some(coverage) => format!(
+                    "code ({:.0}% of the question; {})",
+                    coverage * 100.0,
+                    hit.signals.join(", ")
+                ),
+                None => format!("code ({})", hit.signals.join(", ")),
+            };
             let chunks: Vec<_> = hit.chunks.iter().take(CODE_CHUNKS_SHOWN).collect();
             if chunks.is_empty() {
                 let c = cands
