@@ -1026,35 +1026,12 @@ impl Workspace {
         if terms.is_empty() {
             return Ok((Vec::new(), Vec::new()));
         }
-        let mut lookups: Vec<String> = Vec::new();
-        for t in terms {
-            for w in t.forms().into_iter().chain(t.words.iter().cloned()) {
-                if !w.contains(' ') && !lookups.contains(&w) {
-                    lookups.push(w);
-                }
-            }
-        }
-        // Document frequency of each term in each index: a one-word term's forms added up
-        // (an upper bound of their union); for several words, the joined form or (an upper
-        // bound for the phrase) the rarest word, whichever is more common.
         let mut rows = 0u64;
         let mut per_table: Vec<(FtsTable, Vec<u64>)> = Vec::new();
         // Memory and documentation are searched here; the code's text, by file and chunk,
         // in `crate::retrieve`. The terms' rarity is counted over all of it.
         for table in [FtsTable::Revisions, FtsTable::Docs, FtsTable::FileText] {
-            let (n, dfs) = self.store.term_stats(table, &lookups)?;
-            let df_of = |w: &str| lookups.iter().position(|l| l == w).map_or(0, |i| dfs[i]);
-            let term_dfs = terms
-                .iter()
-                .map(|t| {
-                    if t.words.len() == 1 {
-                        t.forms().iter().map(|f| df_of(f)).sum()
-                    } else {
-                        let rarest = t.words.iter().map(|w| df_of(w)).min().unwrap_or(0);
-                        df_of(&t.joined()).max(rarest)
-                    }
-                })
-                .collect();
+            let (n, term_dfs) = self.term_frequencies(table, terms)?;
             rows += n;
             per_table.push((table, term_dfs));
         }
@@ -1063,17 +1040,7 @@ impl Workspace {
             .collect();
         let mut out = Vec::new();
         for (table, dfs) in per_table.iter().filter(|(t, _)| *t != FtsTable::FileText) {
-            let mut order: Vec<usize> = (0..terms.len()).filter(|&i| dfs[i] > 0).collect();
-            order.sort_by_key(|&i| (dfs[i], i));
-            let mut taken = Vec::new();
-            let mut matched = 0u64;
-            for i in order {
-                if !taken.is_empty() && matched + dfs[i] > RETRIEVAL_ROWS {
-                    break;
-                }
-                matched += dfs[i];
-                taken.push(&terms[i]);
-            }
+            let taken = crate::retrieve::rarest_first(terms, dfs, RETRIEVAL_ROWS);
             // The rows that hold every term: few, and BM25's length normalisation can rank
             // a long text holding them all below the top rows of the disjunction, the more
             // so when common terms were left out of it (`shutil.copytree`'s docstring for
@@ -1156,8 +1123,7 @@ impl Workspace {
         }
         let demoted = |p: &str| asks.demotes(Some(p)).is_some();
         let hits = self.code_candidates(query, terms, extra, &demoted, CODE_FILES)?;
-        let rows = loci_store::search::fts_row_count(conn, FtsTable::FileText)?;
-        let dfs = self.term_frequencies(FtsTable::FileText, terms)?;
+        let (rows, dfs) = self.term_frequencies(FtsTable::FileText, terms)?;
         let weights: Vec<f64> = dfs.iter().map(|&df| idf(rows, df)).collect();
         let decay_at = |rank: usize| RANK_K / (RANK_K + rank as f64);
         let chunk_symbols: Vec<i64> = hits

@@ -63,6 +63,8 @@ pub struct Dense {
     stamp: Option<loci_store::DataStamp>,
     /// `(file_id, vector)` of every chunk with a vector of the model.
     vectors: Arc<Vec<(i64, Quantized)>>,
+    /// Chunks in the map when `vectors` were read.
+    chunks: u64,
 }
 
 /// How dense retrieval stands for one answer: what the capability notes say.
@@ -222,7 +224,7 @@ impl Workspace {
         let model = self.embedder()?;
         let id = model.model_id().to_string();
         let stamp = self.store.data_stamp()?;
-        let vectors = {
+        let (vectors, chunks) = {
             let mut dense = self.dense.lock().unwrap_or_else(|p| p.into_inner());
             if dense.stamp != Some(stamp) {
                 let rows = loci_store::map::chunk_vectors(self.store.conn(), &id)?;
@@ -231,11 +233,13 @@ impl Workspace {
                         .map(|(file, scale, values)| (file, Quantized { values, scale }))
                         .collect(),
                 );
+                (_, dense.chunks, _) =
+                    loci_store::map::unembedded_chunks(self.store.conn(), &id, 0)?;
                 dense.stamp = Some(stamp);
             }
-            dense.vectors.clone()
+            (dense.vectors.clone(), dense.chunks)
         };
-        let (_, chunks, done) = loci_store::map::unembedded_chunks(self.store.conn(), &id, 0)?;
+        let done = vectors.len() as u64;
         let q = model
             .embed(&[query])
             .map_err(|e| EngineError::InvalidArgument {

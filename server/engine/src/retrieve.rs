@@ -177,12 +177,7 @@ pub fn asks_for_dependents(query: &str) -> bool {
             "modules" | "files" | "module" | "file" | "crates" | "packages" | "callers"
         )
     });
-    asks_which
-        && uses
-        && places
-        && words
-            .iter()
-            .any(|w| w == "directly" || w == "that" || w == "which")
+    asks_which && uses && places
 }
 
 impl Workspace {
@@ -324,32 +319,25 @@ impl Workspace {
     }
 
     /// The FTS5 expression asking `table` for any of `terms`, rarest first until their
-    /// document frequencies add up to [`MATCHED_ROWS`] (at least one term); `None` when no
+    /// document frequencies add up to [`MATCHED_ROWS`] ([`rarest_first`]); `None` when no
     /// term is in the index.
     fn pruned_expression(&self, table: FtsTable, terms: &[Term]) -> Result<Option<String>> {
-        let dfs = self.term_frequencies(table, terms)?;
-        let mut order: Vec<usize> = (0..terms.len()).filter(|&i| dfs[i] > 0).collect();
-        order.sort_by_key(|&i| (dfs[i], i));
-        let mut taken = Vec::new();
-        let mut matched = 0u64;
-        for i in order {
-            let budget = std::env::var("LOCI_EXP_ROWS")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(MATCHED_ROWS);
-            if !taken.is_empty() && matched + dfs[i] > budget {
-                break;
-            }
-            matched += dfs[i];
-            taken.push(&terms[i]);
-        }
-        Ok(crate::search::any_of(taken))
+        let (_, dfs) = self.term_frequencies(table, terms)?;
+        Ok(crate::search::any_of(rarest_first(
+            terms,
+            &dfs,
+            MATCHED_ROWS,
+        )))
     }
 
-    /// The document frequency of each of `terms` in `table`: a one-word term's forms added
-    /// up (an upper bound of their union); for several words, the joined form or the
-    /// rarest word (an upper bound for the phrase), whichever is more common.
-    pub(crate) fn term_frequencies(&self, table: FtsTable, terms: &[Term]) -> Result<Vec<u64>> {
+    /// The rows of `table` and the document frequency of each of `terms` in it: a one-word
+    /// term's forms added up (an upper bound of their union); for several words, the joined
+    /// form or the rarest word (an upper bound for the phrase), whichever is more common.
+    pub(crate) fn term_frequencies(
+        &self,
+        table: FtsTable,
+        terms: &[Term],
+    ) -> Result<(u64, Vec<u64>)> {
         let mut lookups: Vec<String> = Vec::new();
         for t in terms {
             for w in t.forms().into_iter().chain(t.words.iter().cloned()) {
@@ -358,9 +346,9 @@ impl Workspace {
                 }
             }
         }
-        let (_, dfs) = self.store.term_stats(table, &lookups)?;
+        let (rows, dfs) = self.store.term_stats(table, &lookups)?;
         let df_of = |w: &str| lookups.iter().position(|l| l == w).map_or(0, |i| dfs[i]);
-        Ok(terms
+        let dfs = terms
             .iter()
             .map(|t| {
                 if t.words.len() == 1 {
@@ -370,7 +358,8 @@ impl Workspace {
                     df_of(&t.joined()).max(rarest)
                 }
             })
-            .collect())
+            .collect();
+        Ok((rows, dfs))
     }
 
     /// The IDF-weighted share of `terms` that the file `file_id` holds anywhere in its text
@@ -441,9 +430,7 @@ impl Workspace {
             .map(|(_, _, path, id)| (id, path))
             .collect())
     }
-}
 
-impl Workspace {
     /// The files whose code names the module at `path` by its file name, when that name
     /// is an identifier of several words (`unlock_notify.rs` → `unlock_notify`, found as
     /// its joined form `unlocknotify`), at most [`MENTION_FILES`], best BM25 first; none
@@ -469,9 +456,7 @@ impl Workspace {
             })
             .ctx(|| format!("searching the code for mentions of {stem}"))?)
     }
-}
 
-impl Workspace {
     /// Whether anything the question can be answered from — the code's text, memory,
     /// documentation, symbols — holds the FTS5 expression `expr` (one lookup per index).
     pub(crate) fn corpus_holds(&self, expr: &str) -> Result<bool> {
@@ -495,6 +480,25 @@ impl Workspace {
         }
         Ok(false)
     }
+}
+
+/// The terms an index is asked for: those it holds (`dfs`, their document frequencies),
+/// rarest first until their frequencies add up to `rows` (at least one term), so a question
+/// full of common words costs what a specific one does; the others still count in the
+/// coverage of what is found.
+pub(crate) fn rarest_first<'t>(terms: &'t [Term], dfs: &[u64], rows: u64) -> Vec<&'t Term> {
+    let mut order: Vec<usize> = (0..terms.len()).filter(|&i| dfs[i] > 0).collect();
+    order.sort_by_key(|&i| (dfs[i], i));
+    let mut taken = Vec::new();
+    let mut matched = 0u64;
+    for i in order {
+        if !taken.is_empty() && matched + dfs[i] > rows {
+            break;
+        }
+        matched += dfs[i];
+        taken.push(&terms[i]);
+    }
+    taken
 }
 
 /// The most files [`Workspace::files_naming_module`] returns.
