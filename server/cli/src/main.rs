@@ -830,7 +830,10 @@ fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
         }
         Command::Embed => {
             let bar = output::EmbedBar::new(cli.json);
-            let env = ws.embed(&|p| bar.update(p))?;
+            let env = ws.embed(&|p| {
+                bar.update(p);
+                std::ops::ControlFlow::Continue(())
+            })?;
             bar.finish();
             out.embed(&env)?
         }

@@ -13,6 +13,7 @@ pub mod fingerprint;
 pub mod imports;
 pub mod lang;
 pub mod markdown;
+pub mod secondary;
 pub mod terms;
 
 pub use analyze::{AnalyzeOptions, analyze};
@@ -51,7 +52,9 @@ pub use lang::Language;
 /// to its `index` only, never to the file `lib.ts` beside it (the import edges change).
 /// 11: the code's text is indexed ([`chunks`], migration 19): every file is read again to
 /// fill the code-text indexes.
-pub const ANALYSIS_VERSION: u32 = 11;
+/// 12: test, example and vendored code ([`secondary`]) has code-text indexes of its own
+/// (migration 20).
+pub const ANALYSIS_VERSION: u32 = 12;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

@@ -32,6 +32,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use loci_core::secondary::{Secondary, secondary_code};
 use loci_store::memory as mem;
 use loci_store::search::{self as fts, FtsTable};
 use serde::{Deserialize, Serialize};
@@ -405,33 +406,6 @@ const FULL_SOURCE_LINES: u32 = 40;
 /// its index's hits (see [`Asks::places`]).
 const TEST_CODE_PENALTY: f64 = 5.0;
 
-/// Code that is not the code under test: it uses or copies that code, so a question's
-/// words match it as often, and in short names more densely, than the code it is about
-/// (`UrlParseTestCase.test_parse_fragments` had outranked `urllib.parse.urlparse` for
-/// "parse a URL": every method of the test class carries the class's words).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Secondary {
-    /// Test code ([`is_test_path`]).
-    Test,
-    /// Examples and demos: an `examples`, `example`, `demo` or `demos` folder (Cargo's
-    /// example targets; GitHub Linguist's `documentation.yml` counts such folders as docs).
-    Example,
-    /// Vendored code: a `vendor`, `vendored`, `_vendor`, `third_party`, `third-party` or
-    /// `node_modules` folder (GitHub Linguist's `vendor.yml`; pip's `_vendor`).
-    Vendored,
-}
-
-impl Secondary {
-    /// The signal a demoted item carries.
-    fn signal(self) -> &'static str {
-        match self {
-            Secondary::Test => "test code, and the question is not about tests",
-            Secondary::Example => "example code, and the question is not about examples",
-            Secondary::Vendored => "vendored code, and the question is not about vendored code",
-        }
-    }
-}
-
 /// Which kinds of [`Secondary`] code a question asks about: those it names (`test`,
 /// `mock`, `fixture`…; `example`, `demo`…; `vendor`, `third party`…) are ranked as any
 /// other code, the others demoted.
@@ -536,62 +510,6 @@ fn is_test_word(word: &str) -> bool {
             | "unittest"
             | "pytest"
     )
-}
-
-/// The kind of secondary code a repo-relative path holds, by its folders and file name
-/// ([`Secondary`]; vendored first: a vendored package's tests are vendored code).
-fn secondary_code(path: &str) -> Option<Secondary> {
-    let folders: Vec<&str> = path.split('/').collect();
-    let folders = &folders[..folders.len().saturating_sub(1)];
-    if folders.iter().any(|f| {
-        matches!(
-            *f,
-            "vendor" | "vendored" | "_vendor" | "third_party" | "third-party" | "node_modules"
-        )
-    }) {
-        return Some(Secondary::Vendored);
-    }
-    if is_test_path(path) {
-        return Some(Secondary::Test);
-    }
-    if folders
-        .iter()
-        .any(|f| matches!(*f, "examples" | "example" | "demo" | "demos"))
-    {
-        return Some(Secondary::Example);
-    }
-    None
-}
-
-/// Whether a repo-relative path is test code by the common layouts: a `test`, `tests`,
-/// `testing`, `__tests__`, `spec` or `specs` folder, or one named `*_test` / `*_tests`
-/// (CPython's `idlelib/idle_test`); or a file named `test_*` or `*_test.*` (pytest's
-/// default discovery; Go's `*_test.go`), `*.test.*` / `*.spec.*` (Jest's default
-/// `testMatch`), `*_spec.*` (RSpec), `*Test.*` / `*Tests.*` (Maven Surefire's default
-/// includes, JUnit and NUnit naming).
-fn is_test_path(path: &str) -> bool {
-    let mut parts = path.split('/').peekable();
-    while let Some(part) = parts.next() {
-        if parts.peek().is_none() {
-            let stem = part.split('.').next().unwrap_or(part);
-            return stem.starts_with("test_")
-                || stem.ends_with("_test")
-                || stem.ends_with("_spec")
-                || stem.ends_with("Test")
-                || stem.ends_with("Tests")
-                || part.contains(".test.")
-                || part.contains(".spec.");
-        }
-        if matches!(
-            part,
-            "test" | "tests" | "testing" | "__tests__" | "spec" | "specs"
-        ) || part.ends_with("_test")
-            || part.ends_with("_tests")
-        {
-            return true;
-        }
-    }
-    false
 }
 
 /// A symbol's text as coverage reads it: its qualified name, the name's words, its first
@@ -947,7 +865,10 @@ impl Workspace {
                 }
             }
             // The code's text is retrieved by `crate::retrieve`, file by file.
-            FtsTable::CodeChunks | FtsTable::FileText => {}
+            FtsTable::CodeChunks
+            | FtsTable::FileText
+            | FtsTable::SecondaryChunks
+            | FtsTable::SecondaryFileText => {}
         }
         let checked = self.map_checked_by_these_rules();
         hits.retain(|(hit, text, _)| {
@@ -1122,7 +1043,8 @@ impl Workspace {
             });
         }
         let demoted = |p: &str| asks.demotes(Some(p)).is_some();
-        let hits = self.code_candidates(query, terms, extra, &demoted, CODE_FILES)?;
+        let secondary = asks.tests || asks.examples || asks.vendored;
+        let hits = self.code_candidates(query, terms, extra, secondary, &demoted, CODE_FILES)?;
         let (rows, dfs) = self.term_frequencies(FtsTable::FileText, terms)?;
         let weights: Vec<f64> = dfs.iter().map(|&df| idf(rows, df)).collect();
         let decay_at = |rank: usize| RANK_K / (RANK_K + rank as f64);
@@ -1139,7 +1061,7 @@ impl Workspace {
         let coverages: Vec<f64> = hits
             .iter()
             .take(CODE_STRENGTH_FILES)
-            .map(|h| self.code_coverage(h.file_id, terms, &weights))
+            .map(|h| self.code_coverage(h, terms, &weights))
             .collect::<Result<_>>()?;
         // With embeddings, the best chunk's cosine with the question counts as its share:
         // a paraphrase shares no word with the code it asks about.
@@ -2969,31 +2891,6 @@ fn points(x: f64) -> String {
 mod tests {
     use super::*;
     use crate::search::{content_terms, words_in};
-
-    #[test]
-    fn test_paths_by_the_common_layouts() {
-        for p in [
-            "test/test_urllib.py",
-            "server/engine/tests/context.rs",
-            "src/__tests__/app.js",
-            "pkg/parse_test.go",
-            "web/app.test.ts",
-            "spec/models/user_spec.rb",
-            "src/test/java/FooTest.java",
-            "lib/test_utils.py",
-        ] {
-            assert!(is_test_path(p), "{p}");
-        }
-        for p in [
-            "urllib/request.py",
-            "src/testament.rs",
-            "contest/main.go",
-            "attest.py",
-            "src/latest.rs",
-        ] {
-            assert!(!is_test_path(p), "{p}");
-        }
-    }
 
     /// The one-pass coverage equals the word-set definition it replaces.
     #[test]

@@ -6,10 +6,12 @@
 //! configured model, a batch at a time, each batch in its own short transaction, so it
 //! can be stopped and resumed and never holds the write lock long. A chunk's text as the
 //! model sees it: its file's path, its definition's name and its lines, cut at
-//! `[embeddings] max_tokens` word pieces. Rewriting a file drops its chunks' vectors with
+//! `[embeddings] max_tokens` word pieces. Test, example and vendored code is not embedded
+//! ([`embeddable`]). Rewriting a file drops its chunks' vectors with
 //! them; the next `loci embed` makes new ones. Answers say when vectors are missing or
 //! partial (envelope notes), never silently.
 
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -38,18 +40,18 @@ pub struct EmbedReport {
     pub embedded: u64,
     /// Chunks with a vector of the model now.
     pub with_vectors: u64,
-    /// Chunks in the map.
+    /// Chunks to embed in the map ([`embeddable`] files').
     pub chunks: u64,
     /// Wall time, ms (model load included).
     pub duration_ms: u64,
 }
 
-/// Progress of [`Workspace::embed`]: chunks with a vector, of all chunks.
+/// Progress of [`Workspace::embed`]: chunks with a vector, of the chunks to embed.
 #[derive(Clone, Copy, Debug)]
 pub struct EmbedProgress {
     /// Chunks with a vector of the model.
     pub done: u64,
-    /// Chunks in the map.
+    /// Chunks to embed ([`embeddable`] files').
     pub total: u64,
 }
 
@@ -63,7 +65,7 @@ pub struct Dense {
     stamp: Option<loci_store::DataStamp>,
     /// `(file_id, vector)` of every chunk with a vector of the model.
     vectors: Arc<Vec<(i64, Quantized)>>,
-    /// Chunks in the map when `vectors` were read.
+    /// Chunks to embed when `vectors` were read ([`embeddable`] files').
     chunks: u64,
 }
 
@@ -81,7 +83,7 @@ pub enum DenseState {
         best: f64,
         /// Chunks without a vector.
         missing: u64,
-        /// Chunks in the map.
+        /// Chunks to embed ([`embeddable`] files').
         chunks: u64,
     },
     /// Configured but unusable (the model did not load): why.
@@ -142,22 +144,27 @@ impl Workspace {
     }
 
     /// Embeds every code chunk that has no vector of the configured model yet, in batches,
-    /// reporting progress after each. Resumable: what a stopped run wrote stays.
+    /// reporting progress before each; `progress` returning [`ControlFlow::Break`] stops
+    /// the run there (a language server stops it when a scan is due). Resumable: what a
+    /// stopped run wrote stays.
     ///
     /// Errors: [`EngineError::InvalidArgument`] when no model is configured or it does not
     /// load (the message names the file); store errors.
     pub fn embed(
         &mut self,
-        progress: &dyn Fn(EmbedProgress),
+        progress: &dyn Fn(EmbedProgress) -> ControlFlow<()>,
     ) -> Result<crate::Envelope<EmbedReport>> {
         let started = Instant::now();
         let model = self.embedder()?;
         let id = model.model_id().to_string();
+        let (total, mut done) = self.embeddable_chunks(&id)?;
         let mut embedded = 0u64;
+        let mut after = 0;
         loop {
-            let (batch, total, done) =
-                loci_store::map::unembedded_chunks(self.store.conn(), &id, EMBED_BATCH)?;
-            progress(EmbedProgress { done, total });
+            let batch = match progress(EmbedProgress { done, total }) {
+                ControlFlow::Continue(()) => self.unembedded_after(&id, &mut after)?,
+                ControlFlow::Break(()) => Vec::new(),
+            };
             if batch.is_empty() {
                 let report = EmbedReport {
                     model: id,
@@ -205,7 +212,38 @@ impl Workspace {
             self.store
                 .write(|tx| loci_store::map::insert_vectors(tx, &id, &rows))?;
             embedded += rows.len() as u64;
+            done += rows.len() as u64;
         }
+    }
+
+    /// The next chunks after `after` (a `chunk_id`, moved past them) that [`embeddable`]
+    /// files have and that have no vector of `model`; empty at the end.
+    fn unembedded_after(
+        &self,
+        model: &str,
+        after: &mut i64,
+    ) -> Result<Vec<loci_store::map::UnembeddedChunk>> {
+        loop {
+            let rows =
+                loci_store::map::unembedded_chunks(self.store.conn(), model, *after, EMBED_BATCH)?;
+            let Some(last) = rows.last() else {
+                return Ok(rows);
+            };
+            *after = last.chunk_id;
+            let rows: Vec<_> = rows.into_iter().filter(|c| embeddable(&c.path)).collect();
+            if !rows.is_empty() {
+                return Ok(rows);
+            }
+        }
+    }
+
+    /// The chunks [`Workspace::embed`] embeds (those of [`embeddable`] files), and how many
+    /// of them have a vector of `model`.
+    fn embeddable_chunks(&self, model: &str) -> Result<(u64, u64)> {
+        Ok(loci_store::map::chunk_counts(self.store.conn(), model)?
+            .into_iter()
+            .filter(|(path, _, _)| embeddable(path))
+            .fold((0, 0), |(t, d), (_, chunks, with)| (t + chunks, d + with)))
     }
 
     /// The files nearest `query` by their chunks' vectors, best first (a file at its best
@@ -233,8 +271,7 @@ impl Workspace {
                         .map(|(file, scale, values)| (file, Quantized { values, scale }))
                         .collect(),
                 );
-                (_, dense.chunks, _) =
-                    loci_store::map::unembedded_chunks(self.store.conn(), &id, 0)?;
+                (dense.chunks, _) = self.embeddable_chunks(&id)?;
                 dense.stamp = Some(stamp);
             }
             (dense.vectors.clone(), dense.chunks)
@@ -268,6 +305,14 @@ impl Workspace {
             chunks,
         })
     }
+}
+
+/// Whether a file's chunks are embedded: all but test, example and vendored code, which
+/// every ranked list puts after the rest unless the question asks for it (lexical search
+/// still finds it), and which is most of a large repository's chunks (69% of the
+/// stdlib's): embedding costs what the answers use.
+pub fn embeddable(path: &str) -> bool {
+    loci_core::secondary::secondary_code(path).is_none()
 }
 
 /// The text of a chunk as the model sees it: its path, its definition's name, its lines.

@@ -183,101 +183,75 @@ pub fn asks_for_dependents(query: &str) -> bool {
 impl Workspace {
     /// The files that answer `query`, whose content terms are `terms`, fused from the
     /// code-text indexes (the terms by file and by chunk, the text it quotes by chunk) and
-    /// `extra` lists (named symbols, embeddings), best first, at
-    /// most `limit`; each with its best chunks. `demoted(path)` says whether a file is
-    /// secondary code the question does not ask about (test, example, vendored): such
-    /// files come after the others in each list.
+    /// `extra` lists (named symbols, embeddings), best first, at most `limit`; each with
+    /// its best chunks. Test, example and vendored code has indexes of its own
+    /// (`loci_core::secondary`), asked when `secondary` (the question is about such code)
+    /// or when the others hold none of the question's terms; `demoted(path)` says whether
+    /// a file is secondary code the question does not ask about: such files come after the
+    /// others in each list.
     pub(crate) fn code_candidates(
         &self,
         query: &str,
         terms: &[Term],
         extra: Vec<RankedList>,
+        secondary: bool,
         demoted: &dyn Fn(&str) -> bool,
         limit: usize,
     ) -> Result<Vec<FileHit>> {
-        let conn = self.store.conn();
         let mut lists: Vec<RankedList> = Vec::new();
         let mut chunks_of: HashMap<i64, Vec<ChunkHit>> = HashMap::new();
         let mut paths: HashMap<i64, String> = HashMap::new();
-        if let Some(expr) = self.pruned_expression(FtsTable::FileText, terms)? {
-            let rows: Vec<(i64, String)> = conn
-                .prepare_cached(&format!(
-                    "SELECT t.rowid, f.path FROM file_text_fts t JOIN files f ON f.file_id = t.rowid
-                     WHERE file_text_fts MATCH ?1 ORDER BY bm25(file_text_fts, {PATH_WEIGHT}, 1.0) LIMIT ?2"
-                ))
-                .and_then(|mut st| {
-                    st.query_map(params![expr, FILE_HITS], |r| Ok((r.get(0)?, r.get(1)?)))?
-                        .collect()
-                })
-                .ctx(|| "searching the code text by file".into())?;
-            let files = rows
-                .into_iter()
-                .map(|(id, path)| {
-                    paths.insert(id, path);
-                    id
-                })
-                .collect();
-            lists.push(RankedList {
-                name: "file text",
-                weight: 1.0,
-                files,
-            });
-        }
-        if let Some(expr) = self.pruned_expression(FtsTable::CodeChunks, terms)? {
-            let rows: Vec<(i64, String, Option<i64>, u32, u32)> = conn
-                .prepare_cached(&format!(
-                    "SELECT c.file_id, f.path, c.symbol_id, c.start_line, c.end_line
-                     FROM code_chunks_fts t JOIN code_chunks c ON c.chunk_id = t.rowid
-                     JOIN files f ON f.file_id = c.file_id
-                     WHERE code_chunks_fts MATCH ?1 ORDER BY bm25(code_chunks_fts, {PATH_WEIGHT}, 1.0) LIMIT ?2"
-                ))
-                .and_then(|mut st| {
-                    st.query_map(params![expr, CHUNK_HITS], |r| {
-                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-                    })?
-                    .collect()
-                })
-                .ctx(|| "searching the code text by chunk".into())?;
-            let mut files = Vec::new();
-            for (file_id, path, symbol_id, start_line, end_line) in rows {
-                paths.insert(file_id, path);
-                let kept = chunks_of.entry(file_id).or_default();
-                if kept.is_empty() {
-                    files.push(file_id);
-                }
-                if kept.len() < CHUNKS_PER_FILE {
-                    kept.push(ChunkHit {
-                        symbol_id,
-                        start_line,
-                        end_line,
-                    });
-                }
+        let mut ask = |secondary: bool, lists: &mut Vec<RankedList>| -> Result<()> {
+            let (files, chunks) = if secondary {
+                (
+                    "file text (tests, examples, vendored)",
+                    "code chunks (tests, examples, vendored)",
+                )
+            } else {
+                ("file text", "code chunks")
+            };
+            if let Some(found) =
+                self.files_by_bm25(FtsTable::file_text(secondary), terms, &mut paths)?
+            {
+                lists.push(RankedList {
+                    name: files,
+                    weight: 1.0,
+                    files: found,
+                });
             }
-            lists.push(RankedList {
-                name: "code chunks",
-                weight: 1.0,
-                files,
-            });
+            if let Some(found) = self.chunks_by_bm25(
+                FtsTable::chunks(secondary),
+                terms,
+                &mut paths,
+                &mut chunks_of,
+            )? {
+                lists.push(RankedList {
+                    name: chunks,
+                    weight: 1.0,
+                    files: found,
+                });
+            }
+            Ok(())
+        };
+        // A question about such code asks its indexes first (fusion breaks ties by the
+        // order lists give files in).
+        if secondary {
+            ask(true, &mut lists)?;
+        }
+        ask(false, &mut lists)?;
+        if !secondary && lists.iter().all(|l| l.files.is_empty()) {
+            ask(true, &mut lists)?;
         }
         // Text the question quotes (an error message, a docstring's words): the chunks
-        // holding a piece of it verbatim.
+        // holding a piece of it verbatim, in any code.
         if let Some(expr) = crate::search::quoted_expression(&crate::search::quoted_spans(query)) {
-            let rows: Vec<(i64, String)> = conn
-                .prepare_cached(
-                    "SELECT c.file_id, f.path FROM code_chunks_fts t JOIN code_chunks c ON c.chunk_id = t.rowid
-                     JOIN files f ON f.file_id = c.file_id
-                     WHERE code_chunks_fts MATCH ?1 ORDER BY bm25(code_chunks_fts, 0.0, 1.0) LIMIT ?2",
-                )
-                .and_then(|mut st| {
-                    st.query_map(params![expr, CHUNK_HITS], |r| Ok((r.get(0)?, r.get(1)?)))?
-                        .collect()
-                })
-                .ctx(|| "searching the code text for quoted text".into())?;
             let mut files = Vec::new();
-            for (id, path) in rows {
-                paths.insert(id, path);
-                if !files.contains(&id) {
-                    files.push(id);
+            for table in [FtsTable::CodeChunks, FtsTable::SecondaryChunks] {
+                for (id, path) in self.quoted_chunks(table, &expr)? {
+                    paths.insert(id, path);
+                    if !files.contains(&id) {
+                        files.push(id);
+                    }
                 }
             }
             lists.push(RankedList {
@@ -294,7 +268,7 @@ impl Workspace {
             .filter(|id| !paths.contains_key(id))
             .collect();
         for id in unknown {
-            if let Some(path) = loci_store::map::file_path(conn, id)? {
+            if let Some(path) = loci_store::map::file_path(self.store.conn(), id)? {
                 paths.insert(id, path);
             }
         }
@@ -316,6 +290,114 @@ impl Workspace {
                 signals,
             })
             .collect())
+    }
+
+    /// The files of the whole-file index `table` holding `terms`, best first by BM25 (at
+    /// most [`FILE_HITS`]), their paths added to `paths`; `None` when it holds none of the
+    /// terms. The files are joined after the top hits are chosen: joining every matched
+    /// row first cost a lookup each.
+    fn files_by_bm25(
+        &self,
+        table: FtsTable,
+        terms: &[Term],
+        paths: &mut HashMap<i64, String>,
+    ) -> Result<Option<Vec<i64>>> {
+        let Some(expr) = self.pruned_expression(table, terms)? else {
+            return Ok(None);
+        };
+        let fts = table.name();
+        let rows: Vec<(i64, String)> = self
+            .store
+            .conn()
+            .prepare_cached(&format!(
+                "SELECT t.id, f.path FROM (
+                     SELECT rowid AS id, bm25({fts}, {PATH_WEIGHT}, 1.0) AS score
+                     FROM {fts} WHERE {fts} MATCH ?1 ORDER BY score LIMIT ?2
+                 ) t JOIN files f ON f.file_id = t.id ORDER BY t.score"
+            ))
+            .and_then(|mut st| {
+                st.query_map(params![expr, FILE_HITS], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect()
+            })
+            .ctx(|| format!("searching the code text by file ({fts})"))?;
+        Ok(Some(
+            rows.into_iter()
+                .map(|(id, path)| {
+                    paths.insert(id, path);
+                    id
+                })
+                .collect(),
+        ))
+    }
+
+    /// The files of the chunks of `table` holding `terms`, best first by their best chunk's
+    /// BM25 (of at most [`CHUNK_HITS`] chunks), their paths added to `paths` and their best
+    /// chunks to `chunks_of`; `None` when the index holds none of the terms.
+    fn chunks_by_bm25(
+        &self,
+        table: FtsTable,
+        terms: &[Term],
+        paths: &mut HashMap<i64, String>,
+        chunks_of: &mut HashMap<i64, Vec<ChunkHit>>,
+    ) -> Result<Option<Vec<i64>>> {
+        let Some(expr) = self.pruned_expression(table, terms)? else {
+            return Ok(None);
+        };
+        let fts = table.name();
+        let rows: Vec<(i64, String, Option<i64>, u32, u32)> = self
+            .store
+            .conn()
+            .prepare_cached(&format!(
+                "SELECT c.file_id, f.path, c.symbol_id, c.start_line, c.end_line FROM (
+                     SELECT rowid AS id, bm25({fts}, {PATH_WEIGHT}, 1.0) AS score
+                     FROM {fts} WHERE {fts} MATCH ?1 ORDER BY score LIMIT ?2
+                 ) t JOIN code_chunks c ON c.chunk_id = t.id
+                 JOIN files f ON f.file_id = c.file_id ORDER BY t.score"
+            ))
+            .and_then(|mut st| {
+                st.query_map(params![expr, CHUNK_HITS], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })?
+                .collect()
+            })
+            .ctx(|| format!("searching the code text by chunk ({fts})"))?;
+        let mut files = Vec::new();
+        for (file_id, path, symbol_id, start_line, end_line) in rows {
+            paths.insert(file_id, path);
+            let kept = chunks_of.entry(file_id).or_default();
+            if kept.is_empty() {
+                files.push(file_id);
+            }
+            if kept.len() < CHUNKS_PER_FILE {
+                kept.push(ChunkHit {
+                    symbol_id,
+                    start_line,
+                    end_line,
+                });
+            }
+        }
+        Ok(Some(files))
+    }
+
+    /// The files of the chunks of `table` matching the quoted-text expression `expr`, best
+    /// first by BM25 over the text alone, with their paths.
+    fn quoted_chunks(&self, table: FtsTable, expr: &str) -> Result<Vec<(i64, String)>> {
+        let fts = table.name();
+        Ok(self
+            .store
+            .conn()
+            .prepare_cached(&format!(
+                "SELECT c.file_id, f.path FROM (
+                     SELECT rowid AS id, bm25({fts}, 0.0, 1.0) AS score
+                     FROM {fts} WHERE {fts} MATCH ?1 ORDER BY score LIMIT ?2
+                 ) t JOIN code_chunks c ON c.chunk_id = t.id
+                 JOIN files f ON f.file_id = c.file_id ORDER BY t.score"
+            ))
+            .and_then(|mut st| {
+                st.query_map(params![expr, CHUNK_HITS], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect()
+            })
+            .ctx(|| format!("searching the code text for quoted text ({fts})"))?)
     }
 
     /// The FTS5 expression asking `table` for any of `terms`, rarest first until their
@@ -366,20 +448,24 @@ impl Workspace {
     /// or path (`weights` are the terms' IDFs): one indexed lookup per term.
     pub(crate) fn code_coverage(
         &self,
-        file_id: i64,
+        file: &FileHit,
         terms: &[Term],
         weights: &[f64],
     ) -> Result<f64> {
         let conn = self.store.conn();
         let mut held = 0.0;
         let mut total = 0.0;
+        let fts =
+            FtsTable::file_text(loci_core::secondary::secondary_code(&file.path).is_some()).name();
         let mut stmt = conn
-            .prepare_cached("SELECT EXISTS(SELECT 1 FROM file_text_fts WHERE file_text_fts MATCH ?1 AND rowid = ?2)")
+            .prepare_cached(&format!(
+                "SELECT EXISTS(SELECT 1 FROM {fts} WHERE {fts} MATCH ?1 AND rowid = ?2)"
+            ))
             .ctx(|| "reading a file's share of the question".into())?;
         for (t, w) in terms.iter().zip(weights) {
             total += w;
             let found: bool = stmt
-                .query_row(params![t.expr(), file_id], |r| r.get(0))
+                .query_row(params![t.expr(), file.file_id], |r| r.get(0))
                 .ctx(|| "reading a file's share of the question".into())?;
             if found {
                 held += w;
@@ -433,8 +519,9 @@ impl Workspace {
 
     /// The files whose code names the module at `path` by its file name, when that name
     /// is an identifier of several words (`unlock_notify.rs` → `unlock_notify`, found as
-    /// its joined form `unlocknotify`), at most [`MENTION_FILES`], best BM25 first; none
-    /// for a one-word name (`cmd`, `date`: every mention would be a word).
+    /// its joined form `unlocknotify`), at most [`MENTION_FILES`] from each whole-file
+    /// index, best BM25 first, primary code first; none for a one-word name (`cmd`,
+    /// `date`: every mention would be a word).
     pub(crate) fn files_naming_module(&self, path: &str) -> Result<Vec<(i64, String)>> {
         let file = path.rsplit('/').next().unwrap_or(path);
         let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
@@ -443,18 +530,24 @@ impl Workspace {
             return Ok(Vec::new());
         }
         let expr = format!("text : \"{}\"", words.concat());
-        Ok(self
-            .store
-            .conn()
-            .prepare_cached(
-                "SELECT t.rowid, f.path FROM file_text_fts t JOIN files f ON f.file_id = t.rowid
-                 WHERE file_text_fts MATCH ?1 ORDER BY bm25(file_text_fts) LIMIT ?2",
-            )
-            .and_then(|mut st| {
-                st.query_map(params![expr, MENTION_FILES], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect()
-            })
-            .ctx(|| format!("searching the code for mentions of {stem}"))?)
+        let mut found = Vec::new();
+        for table in [FtsTable::FileText, FtsTable::SecondaryFileText] {
+            let fts = table.name();
+            let rows: Vec<(i64, String)> = self
+                .store
+                .conn()
+                .prepare_cached(&format!(
+                    "SELECT t.rowid, f.path FROM {fts} t JOIN files f ON f.file_id = t.rowid
+                     WHERE {fts} MATCH ?1 ORDER BY bm25({fts}) LIMIT ?2"
+                ))
+                .and_then(|mut st| {
+                    st.query_map(params![expr, MENTION_FILES], |r| Ok((r.get(0)?, r.get(1)?)))?
+                        .collect()
+                })
+                .ctx(|| format!("searching the code for mentions of {stem}"))?;
+            found.extend(rows);
+        }
+        Ok(found)
     }
 
     /// Whether anything the question can be answered from — the code's text, memory,
@@ -462,6 +555,7 @@ impl Workspace {
     pub(crate) fn corpus_holds(&self, expr: &str) -> Result<bool> {
         for table in [
             "file_text_fts",
+            "secondary_file_text_fts",
             "revisions_fts",
             "doc_chunks_fts",
             "symbols_fts",

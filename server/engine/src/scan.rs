@@ -913,7 +913,14 @@ impl Writer<'_> {
                             map::insert_imports(tx, file_id, &x.imports)?;
                         }
                         if let Some((path_words, chunks)) = &a.code {
-                            map::insert_code_text(tx, file_id, path_words, chunks, &ids)?;
+                            map::insert_code_text(
+                                tx,
+                                file_id,
+                                path_words,
+                                chunks,
+                                &ids,
+                                loci_core::secondary::secondary_code(&a.path).is_some(),
+                            )?;
                         }
                         written.push((file_id, existing.is_some(), old_keys, ids, incoming));
                     }

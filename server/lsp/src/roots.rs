@@ -1,4 +1,5 @@
-//! Workspace roots: one store (one [`Workspace`]) per root, and scans with `$/progress`.
+//! Workspace roots: one store (one [`Workspace`]) per root, and scans (then embedding,
+//! when configured) with `$/progress`.
 //!
 //! Each root keeps one `Workspace` behind a mutex for queries; a scan opens its own
 //! `Workspace` on the same database in a blocking task (several connections on one WAL
@@ -6,10 +7,12 @@
 //! of one root never overlap: requests that arrive while one runs are coalesced into one
 //! more scan after it.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use loci_engine::embed::EmbedProgress;
 use loci_engine::scan::{ScanProgress, ScanReport};
 use loci_engine::secrets::SecretRules;
 use loci_engine::{Envelope, Workspace};
@@ -174,6 +177,94 @@ impl Root {
         result
     }
 
+    /// Embeds the code chunks that have no vector yet when `[embeddings]` names a model
+    /// (`loci_engine::embed`), reporting `$/progress` when `progress` is set and there is
+    /// something to embed. It stops between batches as soon as a scan is asked for (the
+    /// scan runs first; the next run resumes where this one stopped), and holds the scan
+    /// lock meanwhile, so it never embeds a map a scan is rewriting.
+    pub(crate) async fn embed(self: &Arc<Self>, client: &Client, progress: bool) {
+        let _guard = self.scan_lock.lock().await;
+        if self.error.is_some() {
+            return;
+        }
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<EmbedProgress>();
+        let root = self.clone();
+        let task = tokio::task::spawn_blocking(move || {
+            let mut ws = Workspace::open(&root.path, None).map_err(|e| e.to_string())?;
+            if ws.embeddings_model_dir().is_none() {
+                return Ok(None);
+            }
+            ws.embed(&|p| {
+                let _ = tx.send(p);
+                if root.pending.load(Ordering::SeqCst) {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
+            .map(|env| Some(env.result))
+            .map_err(|e| e.to_string())
+        });
+        let mut ongoing = None;
+        let mut last = None;
+        while let Some(p) = rx.recv().await {
+            if p.done >= p.total {
+                continue;
+            }
+            if progress && ongoing.is_none() {
+                let token = ProgressToken::String(format!(
+                    "loci/embed/{}",
+                    NEXT_TOKEN.fetch_add(1, Ordering::Relaxed)
+                ));
+                match client.create_work_done_progress(token.clone()).await {
+                    Ok(()) => {
+                        ongoing = Some(
+                            client
+                                .progress(token, "loci: embedding code chunks")
+                                .with_percentage(0)
+                                .with_message(self.path.display().to_string())
+                                .begin()
+                                .await,
+                        )
+                    }
+                    Err(e) => tracing::debug!("no progress for embedding: {e}"),
+                }
+            }
+            let pct = (p.done * 100 / p.total) as u32;
+            if let Some(ongoing) = &ongoing
+                && last != Some(pct)
+            {
+                last = Some(pct);
+                ongoing
+                    .report_with_message(format!("{}/{} chunks", p.done, p.total), pct)
+                    .await;
+            }
+        }
+        let (level, summary) = match task.await {
+            Ok(Ok(None)) => return,
+            Ok(Ok(Some(r))) if r.embedded == 0 => return,
+            Ok(Ok(Some(r))) => (
+                MessageType::INFO,
+                format!(
+                    "embedded {} chunks in {} ms with {}: {} of {} chunks have vectors",
+                    r.embedded, r.duration_ms, r.model, r.with_vectors, r.chunks
+                ),
+            ),
+            Ok(Err(e)) => (MessageType::WARNING, format!("embedding failed: {e}")),
+            Err(e) => (
+                MessageType::WARNING,
+                format!("embedding failed: {}", crate::server::join_error(e)),
+            ),
+        };
+        if let Some(ongoing) = ongoing {
+            ongoing.finish_with_message(summary.clone()).await;
+        }
+        tracing::info!("{}: {summary}", self.path.display());
+        client
+            .log_message(level, format!("loci: {}: {summary}", self.path.display()))
+            .await;
+    }
+
     /// Asks for a scan in the background; coalesced with a running one. `after` runs
     /// after each scan (refreshing open documents' diagnostics).
     pub(crate) fn request_scan<F, Fut>(self: &Arc<Self>, client: Client, progress: bool, after: F)
@@ -192,6 +283,9 @@ impl Root {
                     tracing::warn!("{e}");
                 }
                 after(root.clone()).await;
+                if !root.pending.load(Ordering::SeqCst) {
+                    root.embed(&client, progress).await;
+                }
                 if root.pending.load(Ordering::SeqCst) {
                     continue;
                 }

@@ -168,10 +168,12 @@ pub fn put_file(
 /// Deletes a file's derived rows (symbols, refs, imports, doc chunks, code text, outgoing
 /// deps).
 pub fn clear_file_rows(tx: &Transaction<'_>, file_id: i64) -> Result<()> {
-    tx.prepare_cached("DELETE FROM file_text_fts WHERE rowid = ?1")
-        .ctx(|| "clearing file_text_fts".into())?
-        .execute([file_id])
-        .ctx(|| "clearing file_text_fts".into())?;
+    for table in ["file_text_fts", "secondary_file_text_fts"] {
+        tx.prepare_cached(&format!("DELETE FROM {table} WHERE rowid = ?1"))
+            .ctx(|| format!("clearing {table}"))?
+            .execute([file_id])
+            .ctx(|| format!("clearing {table}"))?;
+    }
     for table in ["symbols", "refs", "imports", "doc_chunks", "code_chunks"] {
         tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))
             .ctx(|| format!("clearing {table}"))?
@@ -385,29 +387,43 @@ pub fn index_code_text(path: &str, text: &str, symbols: &[Symbol]) -> (String, V
 
 /// Inserts a file's code text: its chunks (`code_chunks` and `code_chunks_fts`, the
 /// chunk's path column holding the path's words and its definition's names) and the whole
-/// file (`file_text_fts`: the chunks' texts, which hold every line that is not blank).
-/// `symbol_ids` are the row ids [`insert_symbols`] gave the file's symbols.
+/// file (`file_text_fts`: the chunks' texts, which hold every line that is not blank); for
+/// test, example and vendored code (`secondary`), `secondary_chunks_fts` and
+/// `secondary_file_text_fts` instead. `symbol_ids` are the row ids [`insert_symbols`] gave
+/// the file's symbols.
 pub fn insert_code_text(
     tx: &Transaction<'_>,
     file_id: i64,
     path_words: &str,
     chunks: &[IndexedChunk],
     symbol_ids: &[i64],
+    secondary: bool,
 ) -> Result<()> {
+    use crate::search::FtsTable;
     let ctx = || "inserting code text".to_string();
     let mut chunk_row = tx
         .prepare_cached(
-            "INSERT INTO code_chunks(file_id, symbol_id, start_line, end_line) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT INTO code_chunks(file_id, symbol_id, start_line, end_line, secondary)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
         )
         .ctx(ctx)?;
     let mut chunk_text = tx
-        .prepare_cached("INSERT INTO code_chunks_fts(rowid, path, text) VALUES (?1, ?2, ?3)")
+        .prepare_cached(&format!(
+            "INSERT INTO {}(rowid, path, text) VALUES (?1, ?2, ?3)",
+            FtsTable::chunks(secondary).name()
+        ))
         .ctx(ctx)?;
     let mut whole = String::new();
     for c in chunks {
         let symbol_id = c.symbol.and_then(|i| symbol_ids.get(i)).copied();
         chunk_row
-            .execute(params![file_id, symbol_id, c.start_line, c.end_line])
+            .execute(params![
+                file_id,
+                symbol_id,
+                c.start_line,
+                c.end_line,
+                secondary
+            ])
             .ctx(ctx)?;
         let id = tx.last_insert_rowid();
         let path = if c.names.is_empty() {
@@ -419,10 +435,13 @@ pub fn insert_code_text(
         whole.push_str(&c.text);
         whole.push('\n');
     }
-    tx.prepare_cached("INSERT INTO file_text_fts(rowid, path, text) VALUES (?1, ?2, ?3)")
-        .ctx(ctx)?
-        .execute(params![file_id, path_words, whole])
-        .ctx(ctx)?;
+    tx.prepare_cached(&format!(
+        "INSERT INTO {}(rowid, path, text) VALUES (?1, ?2, ?3)",
+        FtsTable::file_text(secondary).name()
+    ))
+    .ctx(ctx)?
+    .execute(params![file_id, path_words, whole])
+    .ctx(ctx)?;
     Ok(())
 }
 
@@ -469,43 +488,51 @@ pub struct UnembeddedChunk {
     pub name: String,
 }
 
-/// Up to `limit` chunks without a vector of `model`, by file then line; and how many
-/// chunks there are, and how many have one.
+/// Up to `limit` chunks after `after` (a `chunk_id`; 0 from the start) without a vector
+/// of `model`, by `chunk_id` (a scan numbers a file's chunks together, in line order).
 pub fn unembedded_chunks(
     conn: &Connection,
     model: &str,
+    after: i64,
     limit: u32,
-) -> Result<(Vec<UnembeddedChunk>, u64, u64)> {
-    let ctx = || "reading the chunks to embed".to_string();
-    let rows = conn
-        .prepare_cached(
-            "SELECT c.chunk_id, f.path, c.start_line, c.end_line, ifnull(s.qualified_name, '')
-             FROM code_chunks c JOIN files f ON f.file_id = c.file_id
-             LEFT JOIN symbols s ON s.symbol_id = c.symbol_id
-             WHERE NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.chunk_id AND v.model = ?1)
-             ORDER BY f.path, c.start_line LIMIT ?2",
-        )
-        .and_then(|mut st| {
-            st.query_map(params![model, limit], |r| {
-                Ok(UnembeddedChunk {
-                    chunk_id: r.get(0)?,
-                    path: r.get(1)?,
-                    start_line: r.get(2)?,
-                    end_line: r.get(3)?,
-                    name: r.get(4)?,
-                })
-            })?
+) -> Result<Vec<UnembeddedChunk>> {
+    conn.prepare_cached(
+        "SELECT c.chunk_id, f.path, c.start_line, c.end_line, ifnull(s.qualified_name, '')
+         FROM code_chunks c JOIN files f ON f.file_id = c.file_id
+         LEFT JOIN symbols s ON s.symbol_id = c.symbol_id
+         WHERE c.chunk_id > ?2
+           AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.chunk_id AND v.model = ?1)
+         ORDER BY c.chunk_id LIMIT ?3",
+    )
+    .and_then(|mut st| {
+        st.query_map(params![model, after, limit], |r| {
+            Ok(UnembeddedChunk {
+                chunk_id: r.get(0)?,
+                path: r.get(1)?,
+                start_line: r.get(2)?,
+                end_line: r.get(3)?,
+                name: r.get(4)?,
+            })
+        })?
+        .collect()
+    })
+    .ctx(|| "reading the chunks to embed".to_string())
+}
+
+/// Per file with code chunks: its path, its chunks, and how many of them have a vector of
+/// `model`.
+pub fn chunk_counts(conn: &Connection, model: &str) -> Result<Vec<(String, u64, u64)>> {
+    conn.prepare_cached(
+        "SELECT f.path, count(*), count(v.chunk_id)
+         FROM code_chunks c JOIN files f ON f.file_id = c.file_id
+         LEFT JOIN chunk_vectors v ON v.chunk_id = c.chunk_id AND v.model = ?1
+         GROUP BY c.file_id",
+    )
+    .and_then(|mut st| {
+        st.query_map([model], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect()
-        })
-        .ctx(ctx)?;
-    let (total, done): (u64, u64) = conn
-        .prepare_cached(
-            "SELECT (SELECT count(*) FROM code_chunks),
-                    (SELECT count(*) FROM chunk_vectors WHERE model = ?1)",
-        )
-        .and_then(|mut st| st.query_row([model], |r| Ok((r.get(0)?, r.get(1)?))))
-        .ctx(ctx)?;
-    Ok((rows, total, done))
+    })
+    .ctx(|| "counting the chunks with vectors".to_string())
 }
 
 /// Stores vectors of `model` (`(chunk_id, scale, i8 components)`), replacing a chunk's

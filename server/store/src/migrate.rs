@@ -140,6 +140,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0019_code_text.sql"),
         fill: None,
     },
+    Migration {
+        version: 20,
+        name: "secondary_code_text",
+        sql: include_str!("migrations/0020_secondary_code_text.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.

@@ -296,6 +296,12 @@ pub enum FtsTable {
     CodeChunks,
     /// `file_text_fts`: the code's text, file by file (migration 19).
     FileText,
+    /// `secondary_chunks_fts`: the text of test, example and vendored code
+    /// (`loci_core::secondary`), chunk by chunk (migration 20).
+    SecondaryChunks,
+    /// `secondary_file_text_fts`: the text of test, example and vendored code, file by
+    /// file (migration 20).
+    SecondaryFileText,
 }
 
 impl FtsTable {
@@ -303,15 +309,47 @@ impl FtsTable {
     pub const ALL: [FtsTable; 3] = [FtsTable::Revisions, FtsTable::Symbols, FtsTable::Docs];
 
     /// The indexes of the code's text.
-    pub const CODE: [FtsTable; 2] = [FtsTable::CodeChunks, FtsTable::FileText];
+    pub const CODE: [FtsTable; 4] = [
+        FtsTable::CodeChunks,
+        FtsTable::FileText,
+        FtsTable::SecondaryChunks,
+        FtsTable::SecondaryFileText,
+    ];
 
     /// The indexes a scan writes (and lists the common terms of).
-    pub const MAP: [FtsTable; 4] = [
+    pub const MAP: [FtsTable; 6] = [
         FtsTable::Symbols,
         FtsTable::Docs,
         FtsTable::CodeChunks,
         FtsTable::FileText,
+        FtsTable::SecondaryChunks,
+        FtsTable::SecondaryFileText,
     ];
+
+    /// The chunk index of primary code (`secondary` false) or of test, example and
+    /// vendored code.
+    pub fn chunks(secondary: bool) -> FtsTable {
+        if secondary {
+            FtsTable::SecondaryChunks
+        } else {
+            FtsTable::CodeChunks
+        }
+    }
+
+    /// The whole-file index of primary code (`secondary` false) or of test, example and
+    /// vendored code.
+    pub fn file_text(secondary: bool) -> FtsTable {
+        if secondary {
+            FtsTable::SecondaryFileText
+        } else {
+            FtsTable::FileText
+        }
+    }
+
+    /// The FTS5 table's name.
+    pub fn name(self) -> &'static str {
+        self.names().1
+    }
 
     /// Whether a scan lists this index's common terms ([`refresh_common_terms`]): the
     /// map's two, which only a scan writes. Memory's index is written by every memory write
@@ -322,13 +360,28 @@ impl FtsTable {
     }
 
     fn names(self) -> (&'static str, &'static str, &'static str) {
-        // (content table, FTS5 table, fts5vocab table in the connection's temp schema)
+        // (content table with the rows it counts, FTS5 table, fts5vocab table in the
+        // connection's temp schema)
         match self {
             FtsTable::Revisions => ("revisions", "revisions_fts", "loci_vocab_revisions"),
             FtsTable::Symbols => ("symbols", "symbols_fts", "loci_vocab_symbols"),
             FtsTable::Docs => ("doc_chunks", "doc_chunks_fts", "loci_vocab_docs"),
-            FtsTable::CodeChunks => ("code_chunks", "code_chunks_fts", "loci_vocab_code_chunks"),
+            FtsTable::CodeChunks => (
+                "code_chunks WHERE secondary = 0",
+                "code_chunks_fts",
+                "loci_vocab_code_chunks",
+            ),
             FtsTable::FileText => ("files", "file_text_fts", "loci_vocab_file_text"),
+            FtsTable::SecondaryChunks => (
+                "code_chunks WHERE secondary = 1",
+                "secondary_chunks_fts",
+                "loci_vocab_secondary_chunks",
+            ),
+            FtsTable::SecondaryFileText => (
+                "files",
+                "secondary_file_text_fts",
+                "loci_vocab_secondary_file_text",
+            ),
         }
     }
 }

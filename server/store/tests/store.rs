@@ -777,6 +777,8 @@ fn term_vocabularies_are_made_once_per_connection_in_its_temp_schema() {
         "loci_vocab_docs",
         "loci_vocab_file_text",
         "loci_vocab_revisions",
+        "loci_vocab_secondary_chunks",
+        "loci_vocab_secondary_file_text",
         "loci_vocab_symbols",
     ];
     assert_eq!(temp_tables(), made);
