@@ -1179,3 +1179,96 @@ async fn markdown_claims_are_checked_as_you_type_with_a_replace_action() {
     assert_eq!(cleared["params"]["diagnostics"], json!([]));
     client.shutdown().await;
 }
+
+/// With `[embeddings]` naming a model, the server embeds the code chunks after its scan, in
+/// the background, with `$/progress` ("loci: embedding code chunks", chunks done of the
+/// chunks to embed; test code is not embedded), and its context answers then use the
+/// vectors: a question sharing no word with the code finds it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_embeds_the_chunks_after_its_scan_with_progress() {
+    let model = std::env::var("LOCI_TEST_MODEL")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ci/models/all-MiniLM-L6-v2")
+        });
+    assert!(
+        model.join("model.safetensors").is_file(),
+        "{} has no model: run .ci/setup",
+        model.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/shell.py",
+        "def quote(s):\n    \"\"\"Return a shell-escaped version of the string s.\"\"\"\n    return \"'\" + s.replace(\"'\", \"'\\\"'\\\"'\") + \"'\"\n",
+    );
+    write(
+        root,
+        "src/stats.py",
+        "def median_grouped(data, interval=1):\n    \"\"\"Estimate the median of continuous data grouped in classes.\"\"\"\n    return sorted(data)[len(data) // 2]\n",
+    );
+    write(
+        root,
+        "tests/test_shell.py",
+        "def test_quote():\n    assert quote('a') == \"'a'\"\n",
+    );
+    write(
+        root,
+        ".loci/config.toml",
+        &format!("[embeddings]\nmodel = {:?}\n", model.display().to_string()),
+    );
+    let mut client = start(Some(root), json!({})).await;
+    let begin = client
+        .expect("the embedding's progress", |m| {
+            m.get("method").and_then(Value::as_str) == Some("$/progress")
+                && m.pointer("/params/value/kind") == Some(&json!("begin"))
+        })
+        .await;
+    assert_eq!(
+        begin.pointer("/params/value/title"),
+        Some(&json!("loci: embedding code chunks"))
+    );
+    let report = client
+        .expect("the embedding's progress report", |m| {
+            m.pointer("/params/value/kind") == Some(&json!("report"))
+        })
+        .await;
+    assert_eq!(
+        report.pointer("/params/value/message"),
+        Some(&json!("0/2 chunks"))
+    );
+    let end = client
+        .expect("the embedding's end", |m| {
+            m.pointer("/params/value/kind") == Some(&json!("end"))
+        })
+        .await;
+    let message = end
+        .pointer("/params/value/message")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    assert!(
+        message.starts_with("embedded 2 chunks in ")
+            && message.ends_with(": 2 of 2 chunks have vectors"),
+        "{message}"
+    );
+    let response = client
+        .command(
+            "loci.context",
+            json!({ "query": "how do I escape text for safe use in a terminal" }),
+        )
+        .await;
+    let items = response["result"]["result"]["items"].as_array().cloned();
+    let first = items.as_ref().and_then(|i| i.first()).cloned();
+    assert_eq!(
+        first.as_ref().and_then(|i| i["path"].as_str()),
+        Some("src/shell.py"),
+        "{response}"
+    );
+    assert!(
+        first.as_ref().is_some_and(|i| i["signals"][0]
+            .as_str()
+            .is_some_and(|s| s.contains("embeddings #1"))),
+        "{first:?}"
+    );
+}
