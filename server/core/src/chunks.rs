@@ -1,9 +1,9 @@
 //! Code chunks: the units of a file's text that the code-text index holds.
 //!
 //! Every line of a source file belongs to the innermost definition whose span holds it,
-//! or to the file's module-level code when none does. A chunk is the lines of one owner,
-//! in order (a class's chunk is its header, docstring and attributes; each method is its
-//! own chunk), cut into runs of at most [`CHUNK_LINES`] lines. Bodies, comments,
+//! or to the file's module-level code when none does. A chunk is a run of consecutive
+//! lines of one owner (a class's header and docstring; each method is its own chunk), at
+//! most [`CHUNK_LINES`] lines; runs without a word (a lone `}`) are left out. Bodies, comments,
 //! docstrings and string literals are all in it: an error message quoted in a question
 //! finds the function that raises it, a "how" question the comments that explain it.
 //!
@@ -27,13 +27,13 @@ pub struct CodeChunk {
     pub start_line: u32,
     /// Zero-based last line (inclusive).
     pub end_line: u32,
-    /// The lines, joined with `\n` (lines of nested definitions left out).
+    /// The lines `start_line..=end_line`, joined with `\n`.
     pub text: String,
 }
 
 /// The chunks of `text`, whose definitions are `symbols` (as [`crate::analyze`] found
 /// them): module-level code first, then each definition's in the order of `symbols`;
-/// blank chunks are left out.
+/// chunks without a word are left out.
 pub fn code_chunks(text: &str, symbols: &[Symbol]) -> Vec<CodeChunk> {
     let lines: Vec<&str> = text.lines().collect();
     // The owner of each line: the innermost definition holding it. Symbols come in source
@@ -79,8 +79,14 @@ pub fn code_chunks(text: &str, symbols: &[Symbol]) -> Vec<CodeChunk> {
     }
     let mut chunks = Vec::new();
     for (slot, owned) in by_owner.iter().enumerate() {
-        for run in owned.chunks(CHUNK_LINES) {
-            if run.iter().all(|&l| lines[l].trim().is_empty()) {
+        // Contiguous lines only: a chunk's span is exactly its lines (module-level code
+        // between two `impl` blocks had made one chunk of lines 126–645).
+        let contiguous = owned.chunk_by(|a, b| b - a == 1);
+        for run in contiguous.flat_map(|run| run.chunks(CHUNK_LINES)) {
+            if !run
+                .iter()
+                .any(|&l| lines[l].chars().any(char::is_alphanumeric))
+            {
                 continue;
             }
             let text: Vec<&str> = run.iter().map(|&l| lines[l]).collect();
@@ -142,7 +148,7 @@ mod tests {
         assert_eq!(
             chunks_of("shlex.py", text),
             vec![
-                (None, 0, 8, "import os\n\n".into()),
+                (None, 0, 1, "import os\n".into()),
                 (
                     Some("Lexer".into()),
                     2,
@@ -171,10 +177,11 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            // `impl Date` is no definition: its lines are module-level code. A definition's
-            // comments above it are its own.
+            // `impl Date` is no definition: its lines are module-level code, and its closing
+            // `}` (no word) no chunk. A definition's comments above it are its own.
             vec![
-                (None, 0, 9),
+                (None, 0, 2),
+                (None, 5, 6),
                 (Some("Date".into()), 3, 4),
                 (Some("Date.update".into()), 7, 8),
             ]
@@ -214,5 +221,33 @@ mod tests {
             path_words("src/HttpClient.ts"),
             "src httpclient http client"
         );
+    }
+
+    /// Fault found by a fresh-user trial: the module-level lines of a file were one chunk
+    /// whatever lay between them, so rayon-core's `registry.rs` had a module-level chunk
+    /// "lines 126–645" (the `impl` headers and closing braces around every method), and
+    /// the answer served lines 126–165 for it. A chunk's span is exactly its lines.
+    #[test]
+    fn fault_module_level_code_around_definitions_was_one_chunk_spanning_them() {
+        let methods = (0..30)
+            .map(|i| format!("    fn m{i}(&self) -> u32 {{\n        {i}\n    }}\n"))
+            .collect::<String>();
+        let text = format!(
+            "use std::sync::Mutex;\n\npub struct Registry {{ jobs: Mutex<u32> }}\n\nimpl Registry {{\n{methods}}}\n\nimpl Drop for Registry {{\n    fn drop(&mut self) {{}}\n}}\n"
+        );
+        let chunks = chunks_of("registry.rs", &text);
+        for (owner, start, end, body) in &chunks {
+            assert_eq!(
+                body.split('\n').count() as u32,
+                end - start + 1,
+                "{owner:?} {start}..={end}: {body:?}"
+            );
+        }
+        let module: Vec<(u32, u32)> = chunks
+            .iter()
+            .filter(|c| c.0.is_none())
+            .map(|c| (c.1, c.2))
+            .collect();
+        assert_eq!(module, vec![(0, 1), (3, 4), (95, 97)]);
     }
 }

@@ -56,8 +56,9 @@ pub fn secondary_code(path: &str) -> Option<Secondary> {
 
 /// Whether a repo-relative path is test code by the common layouts: a `test`, `tests`,
 /// `testing`, `__tests__`, `spec` or `specs` folder, or one named `*_test` / `*_tests`
-/// (CPython's `idlelib/idle_test`); or a file named `test_*` or `*_test.*` (pytest's
-/// default discovery; Go's `*_test.go`), `*.test.*` / `*.spec.*` (Jest's default
+/// (CPython's `idlelib/idle_test`); or a file named `test.*` or `tests.*` (a Rust test
+/// module beside its code: `mod tests;` in `src/pool/tests.rs`), `test_*` or `*_test.*`
+/// (pytest's default discovery; Go's `*_test.go`), `*.test.*` / `*.spec.*` (Jest's default
 /// `testMatch`), `*_spec.*` (RSpec), `*Test.*` / `*Tests.*` (Maven Surefire's default
 /// includes, JUnit and NUnit naming).
 pub fn is_test_path(path: &str) -> bool {
@@ -65,7 +66,9 @@ pub fn is_test_path(path: &str) -> bool {
     while let Some(part) = parts.next() {
         if parts.peek().is_none() {
             let stem = part.split('.').next().unwrap_or(part);
-            return stem.starts_with("test_")
+            return stem == "test"
+                || stem == "tests"
+                || stem.starts_with("test_")
                 || stem.ends_with("_test")
                 || stem.ends_with("_spec")
                 || stem.ends_with("Test")
@@ -100,6 +103,8 @@ mod tests {
             "spec/models/user_spec.rb",
             "src/test/java/FooTest.java",
             "lib/test_utils.py",
+            "rayon-core/src/thread_pool/test.rs",
+            "src/pool/tests.rs",
         ] {
             assert!(is_test_path(p), "{p}");
         }

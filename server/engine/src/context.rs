@@ -445,6 +445,11 @@ impl Asks {
         }
     }
 
+    /// Whether the question asks about any kind of secondary code.
+    fn any(self) -> bool {
+        self.tests || self.examples || self.vendored
+    }
+
     /// The kind of secondary code at `path` that this question demotes, if any.
     fn demotes(self, path: Option<&str>) -> Option<Secondary> {
         let kind = secondary_code(path?)?;
@@ -1018,7 +1023,7 @@ impl Workspace {
         &self,
         query: &str,
         terms: &[Term],
-        dense: Option<(Vec<i64>, f64)>,
+        dense: Option<(Vec<i64>, f64, std::sync::Arc<HashSet<i64>>)>,
         (named_ids, named_files): (&[i64], usize),
         cands: &mut BTreeMap<(HitKind, String), Candidate>,
         symbol_files: &mut BTreeMap<String, f64>,
@@ -1032,19 +1037,20 @@ impl Workspace {
                 name: "named in the question",
                 weight: 1.0,
                 files: named_ids.to_vec(),
+                sees: None,
             });
         }
-        let dense_best = dense.as_ref().map_or(0.0, |(_, best)| *best);
-        if let Some((files, _)) = dense {
+        let dense_best = dense.as_ref().map_or(0.0, |(_, best, _)| *best);
+        if let Some((files, _, embedded)) = dense {
             extra.push(RankedList {
                 name: "embeddings",
                 weight: 1.0,
                 files,
+                sees: Some(embedded),
             });
         }
         let demoted = |p: &str| asks.demotes(Some(p)).is_some();
-        let secondary = asks.tests || asks.examples || asks.vendored;
-        let hits = self.code_candidates(query, terms, extra, secondary, &demoted, CODE_FILES)?;
+        let hits = self.code_candidates(query, terms, extra, asks.any(), &demoted, CODE_FILES)?;
         let (rows, dfs) = self.term_frequencies(FtsTable::FileText, terms)?;
         let weights: Vec<f64> = dfs.iter().map(|&df| idf(rows, df)).collect();
         let decay_at = |rank: usize| RANK_K / (RANK_K + rank as f64);
@@ -1477,6 +1483,7 @@ impl Workspace {
                     best,
                     missing,
                     chunks,
+                    embedded,
                 } => {
                     dense_best = best;
                     if missing > 0 {
@@ -1485,7 +1492,7 @@ impl Workspace {
                             chunks - missing
                         ));
                     }
-                    Some(files)
+                    Some((files, embedded))
                 }
                 crate::embed::DenseState::Failed(why) => {
                     dense_notes.push(format!(
@@ -1497,7 +1504,7 @@ impl Workspace {
             quoted_found = self.code_items(
                 query,
                 &terms,
-                dense.map(|files| (files, dense_best)),
+                dense.map(|(files, embedded)| (files, dense_best, embedded)),
                 (&named_ids, named_files.len()),
                 &mut cands,
                 &mut symbol_files,
@@ -1508,7 +1515,7 @@ impl Workspace {
         let mut missing: Vec<String> = Vec::new();
         if !quoted_found {
             for (name, tokens) in crate::search::names_in(query) {
-                if !self.corpus_holds(&crate::search::name_expression(&tokens))? {
+                if !self.corpus_holds(&crate::search::name_expression(&tokens), asks.any())? {
                     missing.push(name);
                 }
             }
@@ -2129,6 +2136,9 @@ impl Workspace {
                 ));
             }
         }
+        // How dense retrieval stood (vectors missing or partial, the model unusable): in the
+        // markdown too, which is what a reader sees.
+        open_notes.extend(dense_notes);
         let markdown = render(
             query,
             abstained,
@@ -2167,7 +2177,6 @@ impl Workspace {
             );
         }
         env.capability.notes.extend(open_notes);
-        env.capability.notes.extend(dense_notes);
         env.limits.budget = Some(budget);
         env.limits.used = used;
         env.limits.truncated = truncated;

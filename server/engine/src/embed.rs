@@ -11,6 +11,7 @@
 //! them; the next `loci embed` makes new ones. Answers say when vectors are missing or
 //! partial (envelope notes), never silently.
 
+use std::collections::HashSet;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -65,6 +66,8 @@ pub struct Dense {
     stamp: Option<loci_store::DataStamp>,
     /// `(file_id, vector)` of every chunk with a vector of the model.
     vectors: Arc<Vec<(i64, Quantized)>>,
+    /// The files with at least one vector.
+    embedded: Arc<HashSet<i64>>,
     /// Chunks to embed when `vectors` were read ([`embeddable`] files').
     chunks: u64,
 }
@@ -85,6 +88,9 @@ pub enum DenseState {
         missing: u64,
         /// Chunks to embed ([`embeddable`] files').
         chunks: u64,
+        /// The files with at least one vector: the others are not in `files` because
+        /// they cannot be, not because they are far from the question.
+        embedded: Arc<HashSet<i64>>,
     },
     /// Configured but unusable (the model did not load): why.
     Failed(String),
@@ -262,7 +268,7 @@ impl Workspace {
         let model = self.embedder()?;
         let id = model.model_id().to_string();
         let stamp = self.store.data_stamp()?;
-        let (vectors, chunks) = {
+        let (vectors, chunks, embedded) = {
             let mut dense = self.dense.lock().unwrap_or_else(|p| p.into_inner());
             if dense.stamp != Some(stamp) {
                 let rows = loci_store::map::chunk_vectors(self.store.conn(), &id)?;
@@ -271,10 +277,11 @@ impl Workspace {
                         .map(|(file, scale, values)| (file, Quantized { values, scale }))
                         .collect(),
                 );
+                dense.embedded = Arc::new(dense.vectors.iter().map(|(f, _)| *f).collect());
                 (dense.chunks, _) = self.embeddable_chunks(&id)?;
                 dense.stamp = Some(stamp);
             }
-            (dense.vectors.clone(), dense.chunks)
+            (dense.vectors.clone(), dense.chunks, dense.embedded.clone())
         };
         let done = vectors.len() as u64;
         let q = model
@@ -303,6 +310,7 @@ impl Workspace {
             best,
             missing: chunks.saturating_sub(done),
             chunks,
+            embedded,
         })
     }
 }

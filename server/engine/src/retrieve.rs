@@ -20,7 +20,8 @@
 //! question's terms the file holds ([`Workspace::code_coverage`]), decayed by its fused
 //! rank as every full-text hit's is.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use loci_store::Context;
 use loci_store::rusqlite::params;
@@ -86,22 +87,48 @@ pub struct RankedList {
     pub weight: f64,
     /// File ids, best first, each once.
     pub files: Vec<i64>,
+    /// The files the list can rank, when not all: embeddings see only the files with
+    /// vectors (a file edited since `loci embed` has none until it runs again).
+    pub sees: Option<Arc<HashSet<i64>>>,
 }
 
 /// Fuses ranked lists by reciprocal rank: each file's score is the sum over the lists of
 /// `weight / (RRF_K + rank + 1)`; ties keep the order in which the lists first gave the
-/// files. Returns `(file_id, score, signals)`, best first.
+/// files. A list that cannot see a file neither helps nor hurts it: the file gets from
+/// that list the mean reciprocal rank of the lists that ranked it (without this, a file
+/// edited since `loci embed`, missing from the embeddings list, fell from first to 29th in
+/// a small repository where every other file is in every list). Returns `(file_id, score,
+/// signals)`, best first.
 pub fn fuse(lists: &[RankedList]) -> Vec<(i64, f64, Vec<String>)> {
     let mut scores: Vec<(i64, f64, Vec<String>)> = Vec::new();
+    // Per file: the sum of its reciprocal ranks, and in how many lists.
+    let mut ranked: Vec<(f64, f64)> = Vec::new();
     let mut at: HashMap<i64, usize> = HashMap::new();
     for list in lists {
         for (rank, &id) in list.files.iter().enumerate() {
             let i = *at.entry(id).or_insert_with(|| {
                 scores.push((id, 0.0, Vec::new()));
+                ranked.push((0.0, 0.0));
                 scores.len() - 1
             });
-            scores[i].1 += list.weight / (RRF_K + rank as f64 + 1.0);
+            let rr = 1.0 / (RRF_K + rank as f64 + 1.0);
+            scores[i].1 += list.weight * rr;
             scores[i].2.push(format!("{} #{}", list.name, rank + 1));
+            ranked[i].0 += rr;
+            ranked[i].1 += 1.0;
+        }
+    }
+    for list in lists {
+        let Some(sees) = &list.sees else {
+            continue;
+        };
+        for (i, score) in scores.iter_mut().enumerate() {
+            if !sees.contains(&score.0) {
+                score.1 += list.weight * ranked[i].0 / ranked[i].1;
+                score
+                    .2
+                    .push(format!("{} (not embedded: as the others)", list.name));
+            }
         }
     }
     // A stable sort: equal scores keep first-seen order.
@@ -217,6 +244,7 @@ impl Workspace {
                     name: files,
                     weight: 1.0,
                     files: found,
+                    sees: None,
                 });
             }
             if let Some(found) = self.chunks_by_bm25(
@@ -229,6 +257,7 @@ impl Workspace {
                     name: chunks,
                     weight: 1.0,
                     files: found,
+                    sees: None,
                 });
             }
             Ok(())
@@ -258,6 +287,7 @@ impl Workspace {
                 name: "quoted text",
                 weight: 1.0,
                 files,
+                sees: None,
             });
         }
         lists.extend(extra);
@@ -550,16 +580,18 @@ impl Workspace {
         Ok(found)
     }
 
-    /// Whether anything the question can be answered from — the code's text, memory,
-    /// documentation, symbols — holds the FTS5 expression `expr` (one lookup per index).
-    pub(crate) fn corpus_holds(&self, expr: &str) -> Result<bool> {
-        for table in [
-            "file_text_fts",
-            "secondary_file_text_fts",
-            "revisions_fts",
-            "doc_chunks_fts",
-            "symbols_fts",
-        ] {
+    /// Whether anything the question can be answered from — the code's text (its symbols'
+    /// names among it), memory, documentation — holds the FTS5 expression `expr` (one
+    /// lookup per index). Test, example and vendored code answers only a question about
+    /// such code (`secondary`): a name only a test's data holds (`NETSCAPE_SPKI` in a
+    /// lib2to3 test fixture, for a question about SPKI pinning) is not in the code the
+    /// question is about.
+    pub(crate) fn corpus_holds(&self, expr: &str, secondary: bool) -> Result<bool> {
+        let mut tables = vec!["file_text_fts", "revisions_fts", "doc_chunks_fts"];
+        if secondary {
+            tables.push("secondary_file_text_fts");
+        }
+        for table in tables {
             let found: bool = self
                 .store
                 .conn()
@@ -614,11 +646,13 @@ mod tests {
                 name: "file text",
                 weight: 1.0,
                 files: vec![1, 2, 3],
+                sees: None,
             },
             RankedList {
                 name: "code chunks",
                 weight: 1.0,
                 files: vec![3, 2, 4],
+                sees: None,
             },
         ];
         let fused = fuse(&lists);
@@ -633,14 +667,56 @@ mod tests {
                 name: "a",
                 weight: 1.0,
                 files: vec![7],
+                sees: None,
             },
             RankedList {
                 name: "b",
                 weight: 1.0,
                 files: vec![5],
+                sees: None,
             },
         ]);
         assert_eq!(tie.iter().map(|f| f.0).collect::<Vec<_>>(), vec![7, 5]);
+    }
+
+    /// A list that cannot see a file (embeddings, before the file is embedded) gives it
+    /// the mean of its other reciprocal ranks, so it keeps its place.
+    #[test]
+    fn fusion_gives_a_file_a_list_cannot_see_its_mean_rank_there() {
+        let sees: Arc<HashSet<i64>> = Arc::new([2, 3].into_iter().collect());
+        let lists = [
+            RankedList {
+                name: "file text",
+                weight: 1.0,
+                files: vec![1, 2, 3],
+                sees: None,
+            },
+            RankedList {
+                name: "code chunks",
+                weight: 1.0,
+                files: vec![1, 3, 2],
+                sees: None,
+            },
+            RankedList {
+                name: "embeddings",
+                weight: 1.0,
+                files: vec![3, 2],
+                sees: Some(sees),
+            },
+        ];
+        let fused = fuse(&lists);
+        // 1: 2/61 + 1/61 (its mean, unseen by embeddings); 3: 1/63 + 1/62 + 1/61;
+        // 2: 1/62 + 1/63 + 1/62.
+        assert_eq!(fused.iter().map(|f| f.0).collect::<Vec<_>>(), vec![1, 3, 2]);
+        assert!((fused[0].1 - 3.0 / 61.0).abs() < 1e-12);
+        assert_eq!(
+            fused[0].2,
+            vec![
+                "file text #1",
+                "code chunks #1",
+                "embeddings (not embedded: as the others)"
+            ]
+        );
     }
 
     #[test]
