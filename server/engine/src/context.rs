@@ -1024,7 +1024,7 @@ impl Workspace {
         query: &str,
         terms: &[Term],
         dense: Option<(Vec<i64>, f64, std::sync::Arc<HashSet<i64>>)>,
-        (named_ids, named_files): (&[i64], usize),
+        (named_ids, named_files, named_keys): (&[i64], usize, &[(String, String)]),
         cands: &mut BTreeMap<(HitKind, String), Candidate>,
         symbol_files: &mut BTreeMap<String, f64>,
     ) -> Result<bool> {
@@ -1089,6 +1089,12 @@ impl Workspace {
                 ),
                 None => format!("code ({})", hit.signals.join(", ")),
             };
+            for (_, key) in named_keys.iter().filter(|(p, _)| *p == hit.path) {
+                if let Some(c) = cands.get_mut(&(HitKind::Symbol, key.clone())) {
+                    c.text_points = c.text_points.max(relevance);
+                    c.add(relevance, true, why.clone());
+                }
+            }
             let chunks: Vec<_> = hit.chunks.iter().take(CODE_CHUNKS_SHOWN).collect();
             if chunks.is_empty() {
                 let c = cands
@@ -1452,6 +1458,13 @@ impl Workspace {
         }
         // The symbols the question names, and their files: a decisions or lessons page
         // whose claims resolve to one is linked to the question.
+        // The definitions the question names, by file: each is served with its file's code
+        // relevance (the file's best chunks may be others: `shlex.split`'s file led with
+        // its `__all__`, and `split` itself, with only the +15 it is named for, was 37th).
+        let named_keys: Vec<(String, String)> = named
+            .iter()
+            .map(|(_, s)| (s.path.clone(), s.key.clone()))
+            .collect();
         let named_targets: HashSet<String> = named
             .iter()
             .flat_map(|(_, s)| [s.key.clone(), s.path.clone()])
@@ -1505,7 +1518,7 @@ impl Workspace {
                 query,
                 &terms,
                 dense.map(|(files, embedded)| (files, dense_best, embedded)),
-                (&named_ids, named_files.len()),
+                (&named_ids, named_files.len(), &named_keys),
                 &mut cands,
                 &mut symbol_files,
             )?;

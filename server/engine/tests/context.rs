@@ -3124,3 +3124,37 @@ fn embeddings_rank_a_paraphrased_questions_file_first() {
         0
     );
 }
+
+/// Fault found by a fresh-user trial: "how does shlex.split work" served `shlex.py`'s
+/// `__all__` (its best chunk by BM25: short, holding both words) and left `split`, the
+/// definition the question names, 37th with only its +15. A named definition in a file
+/// the retrieval found gets that file's code relevance too.
+#[test]
+fn fault_a_dotted_name_served_its_files_best_chunk_not_the_definition() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let others = (0..12)
+        .map(|i| format!("def helper_{i}(s):\n    \"\"\"Helper {i}.\"\"\"\n    return s\n\n"))
+        .collect::<String>();
+    write(
+        root,
+        "shlex.py",
+        &format!(
+            "__all__ = [\"shlex\", \"split\", \"quote\"]\n\n{others}def split(s, comments=False):\n    \"\"\"Split the string s using shell-like syntax.\"\"\"\n    lex = shlex(s)\n    return list(lex)\n"
+        ),
+    );
+    write(root, "os.py", "def getcwd():\n    return '/'\n");
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let answer = ask(&ws, "how does shlex.split work", &[], 2_000).result;
+    assert_eq!(
+        answer.items[0].id,
+        "shlex.py#split@function",
+        "{:?}",
+        answer
+            .items
+            .iter()
+            .map(|i| (&i.id, &i.signals))
+            .collect::<Vec<_>>()
+    );
+}
