@@ -1089,10 +1089,13 @@ impl Workspace {
                 ),
                 None => format!("code ({})", hit.signals.join(", ")),
             };
+            // Up to the file's relevance, not on top of what its own text already earned.
             for (_, key) in named_keys.iter().filter(|(p, _)| *p == hit.path) {
-                if let Some(c) = cands.get_mut(&(HitKind::Symbol, key.clone())) {
-                    c.text_points = c.text_points.max(relevance);
-                    c.add(relevance, true, why.clone());
+                if let Some(c) = cands.get_mut(&(HitKind::Symbol, key.clone()))
+                    && relevance > c.text_points
+                {
+                    c.add(relevance - c.text_points, true, why.clone());
+                    c.text_points = relevance;
                 }
             }
             let chunks: Vec<_> = hit.chunks.iter().take(CODE_CHUNKS_SHOWN).collect();

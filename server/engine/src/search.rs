@@ -316,6 +316,16 @@ mod quoted_tests {
     #[test]
     fn quoted_spans_take_quotes_and_exception_messages() {
         let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // A pasted traceback line: the part after the message's own colon is filled in at
+        // run time, so the part before it is a span of its own.
+        assert_eq!(
+            quoted_spans("json.decoder.JSONDecodeError: Expecting ',' delimiter: line 1 column 10"),
+            vec![
+                w(&["expecting", "delimiter", "line", "1", "column", "10"]),
+                w(&["expecting", "delimiter"]),
+                w(&["line", "1", "column", "10"]),
+            ]
+        );
         assert_eq!(
             quoted_spans(
                 "splitting blows up with ValueError: No closing quotation - where is that raised?"
@@ -399,8 +409,8 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
 
 /// The spans of a question that quote text from the code: what stands between quotes
 /// (`"…"`, `'…'`, `“…”`) and what follows an exception's name and a colon
-/// (`ValueError: No closing quotation`) up to the end of the sentence or a dash. Each
-/// span as its tokens (runs of letters and digits, lower-case, as the `unicode61`
+/// (`ValueError: No closing quotation`) up to the end of the sentence or a dash, and each
+/// of that message's colon-separated parts. Each span as its tokens (runs of letters and digits, lower-case, as the `unicode61`
 /// tokenizer makes them); spans of fewer than two tokens are left out (one word is no
 /// quotation).
 pub fn quoted_spans(text: &str) -> Vec<Vec<String>> {
@@ -449,7 +459,14 @@ pub fn quoted_spans(text: &str) -> Vec<Vec<String>> {
             .filter_map(|p| rest.find(p))
             .min()
             .unwrap_or(rest.len());
-        spans.push(tokens(rest[..end].trim_end_matches(['.', '?', '!'])));
+        let message = rest[..end].trim_end_matches(['.', '?', '!']);
+        spans.push(tokens(message));
+        // A message's parts apart too: what follows a colon in it is often filled in at
+        // run time (`Expecting ',' delimiter: line 1 column 10`), so the source holds only
+        // the part before it.
+        if message.contains(": ") {
+            spans.extend(message.split(": ").map(tokens));
+        }
     }
     spans.retain(|s| s.len() >= 2);
     spans.dedup();
