@@ -272,16 +272,31 @@ impl Workspace {
             ask(true, &mut lists)?;
         }
         // Text the question quotes (an error message, a docstring's words): the chunks
-        // holding a piece of it verbatim, in any code.
+        // holding a piece of it verbatim, in any code. They are their files' best chunks:
+        // the function raising the error, not the ones sharing the question's words.
         if let Some(expr) = crate::search::quoted_expression(&crate::search::quoted_spans(query)) {
             let mut files = Vec::new();
+            let mut quoted_of: HashMap<i64, Vec<ChunkHit>> = HashMap::new();
             for table in [FtsTable::CodeChunks, FtsTable::SecondaryChunks] {
-                for (id, path) in self.quoted_chunks(table, &expr)? {
+                for (id, path, chunk) in self.quoted_chunks(table, &expr)? {
                     paths.insert(id, path);
                     if !files.contains(&id) {
                         files.push(id);
                     }
+                    let kept = quoted_of.entry(id).or_default();
+                    if kept.len() < CHUNKS_PER_FILE {
+                        kept.push(chunk);
+                    }
                 }
+            }
+            for (id, mut quoted) in quoted_of {
+                for c in chunks_of.remove(&id).unwrap_or_default() {
+                    if !quoted.contains(&c) {
+                        quoted.push(c);
+                    }
+                }
+                quoted.truncate(CHUNKS_PER_FILE);
+                chunks_of.insert(id, quoted);
             }
             lists.push(RankedList {
                 name: "quoted text",
@@ -409,23 +424,33 @@ impl Workspace {
         Ok(Some(files))
     }
 
-    /// The files of the chunks of `table` matching the quoted-text expression `expr`, best
-    /// first by BM25 over the text alone, with their paths.
-    fn quoted_chunks(&self, table: FtsTable, expr: &str) -> Result<Vec<(i64, String)>> {
+    /// The chunks of `table` matching the quoted-text expression `expr`, best first by
+    /// BM25 over the text alone: each with its file and the file's path.
+    fn quoted_chunks(&self, table: FtsTable, expr: &str) -> Result<Vec<(i64, String, ChunkHit)>> {
         let fts = table.name();
         Ok(self
             .store
             .conn()
             .prepare_cached(&format!(
-                "SELECT c.file_id, f.path FROM (
+                "SELECT c.file_id, f.path, c.symbol_id, c.start_line, c.end_line FROM (
                      SELECT rowid AS id, bm25({fts}, 0.0, 1.0) AS score
                      FROM {fts} WHERE {fts} MATCH ?1 ORDER BY score LIMIT ?2
                  ) t JOIN code_chunks c ON c.chunk_id = t.id
                  JOIN files f ON f.file_id = c.file_id ORDER BY t.score"
             ))
             .and_then(|mut st| {
-                st.query_map(params![expr, CHUNK_HITS], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect()
+                st.query_map(params![expr, CHUNK_HITS], |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        ChunkHit {
+                            symbol_id: r.get(2)?,
+                            start_line: r.get(3)?,
+                            end_line: r.get(4)?,
+                        },
+                    ))
+                })?
+                .collect()
             })
             .ctx(|| format!("searching the code text for quoted text ({fts})"))?)
     }

@@ -3158,3 +3158,44 @@ fn fault_a_dotted_name_served_its_files_best_chunk_not_the_definition() {
             .collect::<Vec<_>>()
     );
 }
+
+/// Fault found by a fresh-user trial: a pasted traceback line found the file raising the
+/// error but served its other definitions (the exception class, a helper sharing "line"
+/// and "column"), not the function whose text holds the message: a file's served chunks
+/// came from the question's words alone. The chunks holding quoted text verbatim are now
+/// their file's best chunks.
+#[test]
+fn fault_the_function_raising_a_quoted_error_was_not_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let filler = "    end = skip(s, end)\n".repeat(30);
+    write(
+        root,
+        "src/decoder.py",
+        &format!(
+            "def check_one(doc, pos):\n    \"\"\"Expecting a delimiter at this line and column.\"\"\"\n    return ValueError\n\n\
+             def check_two(doc, pos):\n    \"\"\"Expecting a delimiter: line, column.\"\"\"\n    return ValueError\n\n\
+             def check_three(doc, pos):\n    \"\"\"The line and column, expecting a delimiter.\"\"\"\n    return ValueError\n\n\
+             def parse_object(s, end):\n{filler}    raise ValueError(\"Expecting ',' delimiter\", s, end)\n"
+        ),
+    );
+    write(root, "src/other.py", "def unrelated():\n    return 1\n");
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "ValueError: Expecting ',' delimiter: line 1 column 10",
+        &[],
+        2_000,
+    )
+    .result;
+    assert_eq!(
+        a.items[0].id,
+        "src/decoder.py#parse_object@function",
+        "{:?}",
+        a.items
+            .iter()
+            .map(|i| (&i.id, &i.signals))
+            .collect::<Vec<_>>()
+    );
+}
