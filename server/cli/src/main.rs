@@ -243,7 +243,11 @@ enum Command {
         #[arg(long = "open")]
         open: Vec<String>,
         /// Token budget (tokens ≈ characters / 4).
-        #[arg(long, value_parser = whole::<u64>("tokens", 0), allow_negative_numbers = true)]
+        #[arg(
+            long,
+            value_parser = whole::<u64>("tokens", loci_engine::context::MIN_BUDGET),
+            allow_negative_numbers = true
+        )]
         budget: Option<u64>,
         /// Relevance floor below which the answer abstains (any finite number, negative
         /// ones too).
@@ -442,8 +446,9 @@ impl WriteArgs {
 /// The value parser of every count option (`--depth`, `--limit`, `--budget`, `--k`,
 /// `recap N`): a whole number of `unit` from `min` up to `T`'s largest. clap prints the
 /// message after "invalid value 'X' for '--OPTION'", so it names the unit and the range
-/// instead of Rust's "invalid digit found in string" for `-5`. A minimum of 0 leaves
-/// finer limits (a budget under 50 tokens, k = 0) to the engine, which names them.
+/// instead of Rust's "invalid digit found in string" for `-5`. The minimum is the
+/// engine's own where it has one (a budget of at least 50 tokens: "at least 0" had been
+/// followed by the engine refusing 0 to 49); k = 0 is left to the engine, which names it.
 fn whole<T>(
     unit: &'static str,
     min: u64,

@@ -2308,7 +2308,7 @@ fn fault_a_negative_budget_said_invalid_digit() {
     for (args, want) in [
         (
             &["context", "user", "--budget", "-5"][..],
-            "error: invalid value '-5' for '--budget <BUDGET>': a whole number of tokens, at least 0",
+            "error: invalid value '-5' for '--budget <BUDGET>': a whole number of tokens, at least 50",
         ),
         (
             &["impact", "app/models.py", "--depth", "0"],
@@ -2332,13 +2332,23 @@ fn fault_a_negative_budget_said_invalid_digit() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(err.lines().next(), Some(want), "{args:?}: {err}");
     }
-    // Zero is a whole number of tokens; the engine says why it is too small.
-    let out = loci(root, &["context", "user", "--budget", "0"]);
+    // Fault (fresh-user trial): "at least 0", then the engine refused 0 to 49. The least
+    // budget the engine answers is the one the option names.
+    let out = loci(root, &["context", "user", "--budget", "49"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.starts_with("loci: invalid argument `budget`: 0 tokens is too small"),
+    assert_eq!(
+        err.lines().next(),
+        Some(
+            "error: invalid value '49' for '--budget <BUDGET>': a whole number of tokens, at least 50"
+        ),
         "{err}"
+    );
+    assert!(
+        loci(root, &["context", "user", "--budget", "50"])
+            .status
+            .code()
+            != Some(2)
     );
 }
 
