@@ -16,8 +16,8 @@ use loci_engine::embed::EmbedProgress;
 use loci_engine::scan::{ScanProgress, ScanReport};
 use loci_engine::secrets::SecretRules;
 use loci_engine::{Envelope, Workspace};
-use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{MessageType, ProgressToken};
+use tower_lsp_server::{Bounded, Client, NotCancellable, OngoingProgress};
 
 /// One workspace root.
 pub(crate) struct Root {
@@ -103,24 +103,7 @@ impl Root {
             ));
         }
         let ongoing = if progress {
-            let token = ProgressToken::String(format!(
-                "loci/scan/{}",
-                NEXT_TOKEN.fetch_add(1, Ordering::Relaxed)
-            ));
-            match client.create_work_done_progress(token.clone()).await {
-                Ok(()) => Some(
-                    client
-                        .progress(token, "loci: scanning")
-                        .with_percentage(0)
-                        .with_message(self.path.display().to_string())
-                        .begin()
-                        .await,
-                ),
-                Err(e) => {
-                    tracing::debug!("no progress for the scan: {e}");
-                    None
-                }
-            }
+            begin_progress(client, "scan", "loci: scanning", &self.path).await
         } else {
             None
         };
@@ -212,23 +195,9 @@ impl Root {
                 continue;
             }
             if progress && ongoing.is_none() {
-                let token = ProgressToken::String(format!(
-                    "loci/embed/{}",
-                    NEXT_TOKEN.fetch_add(1, Ordering::Relaxed)
-                ));
-                match client.create_work_done_progress(token.clone()).await {
-                    Ok(()) => {
-                        ongoing = Some(
-                            client
-                                .progress(token, "loci: embedding code chunks")
-                                .with_percentage(0)
-                                .with_message(self.path.display().to_string())
-                                .begin()
-                                .await,
-                        )
-                    }
-                    Err(e) => tracing::debug!("no progress for embedding: {e}"),
-                }
+                ongoing =
+                    begin_progress(client, "embed", "loci: embedding code chunks", &self.path)
+                        .await;
             }
             let pct = (p.done * 100 / p.total) as u32;
             if let Some(ongoing) = &ongoing
@@ -297,6 +266,34 @@ impl Root {
                 }
             }
         });
+    }
+}
+
+/// Begins a `$/progress` (`loci/<kind>/<n>`) at 0% with the root as its message, or `None`
+/// when the client refuses to create it.
+async fn begin_progress(
+    client: &Client,
+    kind: &str,
+    title: &str,
+    root: &Path,
+) -> Option<OngoingProgress<Bounded, NotCancellable>> {
+    let token = ProgressToken::String(format!(
+        "loci/{kind}/{}",
+        NEXT_TOKEN.fetch_add(1, Ordering::Relaxed)
+    ));
+    match client.create_work_done_progress(token.clone()).await {
+        Ok(()) => Some(
+            client
+                .progress(token, title)
+                .with_percentage(0)
+                .with_message(root.display().to_string())
+                .begin()
+                .await,
+        ),
+        Err(e) => {
+            tracing::debug!("no progress for {kind}: {e}");
+            None
+        }
     }
 }
 
