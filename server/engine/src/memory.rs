@@ -376,10 +376,15 @@ impl Workspace {
         }
         self.accept_text("body", body)?;
         let request = serde_json::json!({"op": "remember", "subject": subject, "body": body, "summary": opts.summary});
-        let written =
-            self.write_revision(&request, opts, &subject, kind, "remember", None, |_| {
-                Ok(body.to_string())
-            })?;
+        let written = self.write_revision(
+            &request,
+            opts,
+            &subject,
+            kind,
+            "remember",
+            Snapshots::Here,
+            |_| Ok(body.to_string()),
+        )?;
         self.written_envelope(written)
     }
 
@@ -431,8 +436,14 @@ impl Workspace {
         if opts.summary.is_none() {
             opts.summary = Some(first_chars(text, 80));
         }
-        let written =
-            self.write_revision(&request, &opts, page, page, event, None, |previous| {
+        let written = self.write_revision(
+            &request,
+            &opts,
+            page,
+            page,
+            event,
+            Snapshots::Extending,
+            |previous| {
                 // Deterministic append: the previous body, then one entry.
                 let mut body = previous
                     .map(|r| r.body.trim_end().to_string())
@@ -453,14 +464,14 @@ impl Workspace {
                 }
                 body.push_str(&format!(" — {author}\n"));
                 Ok(body)
-            })?;
+            },
+        )?;
         self.written_envelope(written)
     }
 
     /// The shared write path: one transaction that checks the receipt and the expected
     /// version, records the event, inserts the revision built by `body_for` from the
-    /// current one, and snapshots its claims ([`snapshot_revision`], keeping the `given`
-    /// snapshots of a rollback).
+    /// current one, and snapshots its claims ([`snapshot_revision`], as `snapshots` says).
     #[allow(clippy::too_many_arguments)]
     fn write_revision(
         &mut self,
@@ -469,7 +480,7 @@ impl Workspace {
         subject: &str,
         kind: &str,
         event_kind: &str,
-        given: Option<&Given>,
+        snapshots: Snapshots<'_>,
         mut body_for: impl FnMut(Option<&Revision>) -> Result<String>,
     ) -> Result<Written> {
         self.accept_options(opts)?;
@@ -536,6 +547,14 @@ impl Workspace {
                         event_id: Some(event_id),
                     },
                 )?;
+                let carried = match (snapshots, &current) {
+                    (Snapshots::Extending, Some(r)) => Some(given_of(tx, r.revision_id)?),
+                    _ => None,
+                };
+                let given = match snapshots {
+                    Snapshots::Given(g) => Some(g),
+                    _ => carried.as_ref(),
+                };
                 snapshot_revision(tx, &revision, subject, subject_snapshot.as_ref(), given)?;
                 crate::audit::store_marks(tx, Some(&[revision.revision_id]))?;
                 let stored = mem::claims_of(tx, revision.revision_id)?;
@@ -741,25 +760,7 @@ impl Workspace {
         }
         // A body written before a secret rule existed is not published again.
         self.accept_text("version", &old.body)?;
-        let conn = self.store.conn();
-        let given = Given {
-            claims: Some(
-                mem::claims_of(conn, old.revision_id)?
-                    .iter()
-                    .filter(|c| ClaimSnapshot::of(c).is_some() || c.resolved_elsewhere)
-                    .map(|c| GivenClaim {
-                        kind: c.kind.clone(),
-                        target: c.target.clone(),
-                        snapshot: ClaimSnapshot::of(c),
-                        elsewhere: c.resolved_elsewhere,
-                    })
-                    .collect(),
-            ),
-            subject: mem::page_snapshot(conn, old.revision_id)?.map(|s| SubjectSnapshot {
-                fingerprint: s.fingerprint,
-                missing: s.subject_missing,
-            }),
-        };
+        let given = given_of(self.store.conn(), old.revision_id)?;
         let request =
             serde_json::json!({"op": "rollback", "subject": page.subject, "version": version});
         let kind = page.kind.clone();
@@ -777,7 +778,7 @@ impl Workspace {
             &page.subject,
             kind,
             "rollback",
-            Some(&given),
+            Snapshots::Given(&given),
             |current| {
                 // Rolling back to the text the page already has would only add a duplicate.
                 match current {
@@ -1146,6 +1147,45 @@ impl ClaimSnapshot {
             None => self.definitions.iter().map(|d| d.key.as_str()).collect(),
         }
     }
+}
+
+/// Where a new revision's claim snapshots come from.
+#[derive(Clone, Copy)]
+enum Snapshots<'a> {
+    /// The code as it is now (a page written or rewritten).
+    Here,
+    /// Another revision's (a rollback restores text, not its verification).
+    Given(&'a Given),
+    /// The current revision's, for the claims it already had: the new revision appends an
+    /// entry to it (a decision or a lesson), and the earlier entries were verified when
+    /// they were written. Snapshotting them again had cleared every earlier entry's stale
+    /// marks at each new entry.
+    Extending,
+}
+
+/// The claim and subject snapshots of revision `revision_id`, to carry into another.
+fn given_of(
+    conn: &loci_store::rusqlite::Connection,
+    revision_id: i64,
+) -> loci_store::Result<Given> {
+    Ok(Given {
+        claims: Some(
+            mem::claims_of(conn, revision_id)?
+                .iter()
+                .filter(|c| ClaimSnapshot::of(c).is_some() || c.resolved_elsewhere)
+                .map(|c| GivenClaim {
+                    kind: c.kind.clone(),
+                    target: c.target.clone(),
+                    snapshot: ClaimSnapshot::of(c),
+                    elsewhere: c.resolved_elsewhere,
+                })
+                .collect(),
+        ),
+        subject: mem::page_snapshot(conn, revision_id)?.map(|s| SubjectSnapshot {
+            fingerprint: s.fingerprint,
+            missing: s.subject_missing,
+        }),
+    })
 }
 
 /// A claim of a revision that was verified before this checkout wrote it

@@ -1365,3 +1365,71 @@ fn fault_an_event_payload_was_a_json_string_inside_the_json() {
         "src/auth.py"
     );
 }
+
+/// Fault (issue 30, item 1): a new decision or lesson cleared the stale marks of every
+/// earlier one: each entry writes a revision of the whole log, and its claims were all
+/// snapshotted again against the code as it is now. The claims the log already had keep
+/// their snapshots; only the new entry's are taken now.
+#[test]
+fn fault_a_new_decision_cleared_the_stale_marks_of_earlier_ones() {
+    let (dir, mut ws) = workspace();
+    let stale = |ws: &mut Workspace| -> Vec<String> {
+        ws.lint()
+            .unwrap()
+            .result
+            .stale
+            .iter()
+            .map(|s| s.describe())
+            .collect()
+    };
+    for (log, append) in [
+        (
+            "decisions",
+            Workspace::decide as fn(&mut Workspace, &str, Option<&str>, &WriteOptions) -> _,
+        ),
+        ("lessons", Workspace::learn),
+    ] {
+        write(
+            dir.path(),
+            "src/auth.py",
+            "def login(user, password):\n    return check(user, password)\n\ndef check(u, p):\n    return True\n",
+        );
+        ws.scan(&|_| {}).unwrap();
+        append(
+            &mut ws,
+            "Keep `check()` returning a bool",
+            Some("src/auth.py"),
+            &by("a"),
+        )
+        .unwrap();
+        write(
+            dir.path(),
+            "src/auth.py",
+            "def login(user, password):\n    return check(user, password)\n\ndef check(u, p):\n    return 'yes'\n",
+        );
+        ws.scan(&|_| {}).unwrap();
+        let before = stale(&mut ws);
+        assert!(
+            before.iter().any(|s| s.contains(&format!("memory `{log}`"))
+                && s.contains("claim `check()` is stale")),
+            "{log}: {before:?}"
+        );
+        append(
+            &mut ws,
+            "Unrelated: `Invoice.total()` stays cheap",
+            Some("src/billing.py"),
+            &by("a"),
+        )
+        .unwrap();
+        let after = stale(&mut ws);
+        assert!(
+            after.iter().any(|s| s.contains(&format!("memory `{log}`"))
+                && s.contains("claim `check()` is stale")),
+            "{log}: the earlier entry's mark is gone: {after:?}"
+        );
+        assert!(
+            !after.iter().any(|s| s.contains("Invoice.total")),
+            "{log}: the new entry is verified now: {after:?}"
+        );
+    }
+}
