@@ -79,11 +79,7 @@ impl Workspace {
                     .into(),
             });
         }
-        let author = opts
-            .author
-            .clone()
-            .filter(|a| !a.trim().is_empty())
-            .unwrap_or_else(crate::memory::default_author);
+        let author = self.author_of(opts)?;
         let session = opts.session;
         let request = serde_json::json!({"op": "fact_add", "claim": claim, "cmd": command,
             "expect": expect_output, "exit": expect_exit});

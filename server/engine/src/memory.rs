@@ -32,7 +32,8 @@ pub fn default_author() -> String {
 /// Options every memory write accepts.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct WriteOptions {
-    /// Author (`human:NAME`, `agent:NAME`, a model name); default [`default_author`].
+    /// Author (`human:NAME`, `agent:NAME`, a model name); default: the session's author,
+    /// else [`default_author`].
     pub author: Option<String>,
     /// The session this write belongs to.
     pub session: Option<i64>,
@@ -44,15 +45,6 @@ pub struct WriteOptions {
     /// Idempotency key: an exact retry returns the original result; a different request
     /// under the same key is an error.
     pub operation_id: Option<String>,
-}
-
-impl WriteOptions {
-    fn author(&self) -> String {
-        self.author
-            .clone()
-            .filter(|a| !a.trim().is_empty())
-            .unwrap_or_else(default_author)
-    }
 }
 
 /// A claim as answers show it.
@@ -388,6 +380,21 @@ impl Workspace {
         self.written_envelope(written)
     }
 
+    /// Who a write is by: its `author`, else the author of the session it belongs to (an
+    /// agent's session begun as `agent:auditor` had its decisions recorded as
+    /// `human:unknown`), else [`default_author`].
+    pub(crate) fn author_of(&self, opts: &WriteOptions) -> Result<String> {
+        if let Some(a) = opts.author.as_ref().filter(|a| !a.trim().is_empty()) {
+            return Ok(a.clone());
+        }
+        if let Some(id) = opts.session
+            && let Some(s) = mem::session_by_id(self.store.conn(), id)?
+        {
+            return Ok(s.author);
+        }
+        Ok(default_author())
+    }
+
     /// Appends a decision to the `decisions` page (and records a `decision` event).
     pub fn decide(
         &mut self,
@@ -431,7 +438,7 @@ impl Workspace {
         let about = resolved.as_ref().map(|(s, _)| s.clone());
         let request = serde_json::json!({"op": event, "text": text, "subject": about});
         let about_text = resolved.map(|(s, kind)| subject_claim_text(&s, kind));
-        let author = opts.author();
+        let author = self.author_of(opts)?;
         let mut opts = opts.clone();
         if opts.summary.is_none() {
             opts.summary = Some(first_chars(text, 80));
@@ -484,7 +491,7 @@ impl Workspace {
         mut body_for: impl FnMut(Option<&Revision>) -> Result<String>,
     ) -> Result<Written> {
         self.accept_options(opts)?;
-        let author = opts.author();
+        let author = self.author_of(opts)?;
         let session = opts.session;
         if let Some(id) = session {
             let s = mem::session_by_id(self.store.conn(), id)?;
@@ -710,8 +717,8 @@ impl Workspace {
         let session = opts.session;
         let kind = if pinned { "pin" } else { "unpin" };
         let request = serde_json::json!({"op": kind, "subject": page.subject});
-        let payload =
-            serde_json::json!({"author": opts.author(), "summary": opts.summary}).to_string();
+        let payload = serde_json::json!({"author": self.author_of(opts)?, "summary": opts.summary})
+            .to_string();
         let page = with_receipt(
             &mut self.store,
             opts.operation_id.as_deref(),
@@ -852,7 +859,7 @@ impl Workspace {
             )));
         };
         let session = opts.session;
-        let author = opts.author();
+        let author = self.author_of(opts)?;
         let subject_snapshot =
             subject_snapshot(self.store.conn(), &self.root, &page.subject, &page.kind)?;
         let page_subject = page.subject.clone();

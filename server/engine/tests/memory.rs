@@ -1433,3 +1433,50 @@ fn fault_a_new_decision_cleared_the_stale_marks_of_earlier_ones() {
         );
     }
 }
+
+/// Fault (issue 30, item 8): `decide` and `learn` inside a session begun as
+/// `agent:auditor` recorded `human:unknown` (the default author): a write in a session is
+/// by the session's author unless it names one.
+#[test]
+fn fault_writes_in_a_session_were_attributed_to_the_default_author() {
+    let (_dir, mut ws) = workspace();
+    let session = ws
+        .session_begin(Some("audit"), Some("agent:auditor"))
+        .unwrap()
+        .result
+        .session_id;
+    let in_session = WriteOptions {
+        session: Some(session),
+        ..Default::default()
+    };
+    let decided = ws
+        .decide("Keep `check()` cheap", Some("src/auth.py"), &in_session)
+        .unwrap()
+        .result;
+    assert_eq!(decided.revision.author, "agent:auditor");
+    assert!(
+        decided.revision.body.ends_with("— agent:auditor\n"),
+        "{}",
+        decided.revision.body
+    );
+    let learned = ws
+        .learn("Totals are cached", None, &in_session)
+        .unwrap()
+        .result;
+    assert_eq!(learned.revision.author, "agent:auditor");
+    let remembered = ws
+        .remember("src/billing.py", "Invoices total their lines.", &in_session)
+        .unwrap()
+        .result;
+    assert_eq!(remembered.revision.author, "agent:auditor");
+    // A named author still wins.
+    let named = WriteOptions {
+        session: Some(session),
+        ..by("human:ana")
+    };
+    let own = ws
+        .learn("Refunds are negative", None, &named)
+        .unwrap()
+        .result;
+    assert_eq!(own.revision.author, "human:ana");
+}
