@@ -52,8 +52,9 @@ pub use lang::Language;
 /// to its `index` only, never to the file `lib.ts` beside it (the import edges change).
 /// 11: the code's text is indexed ([`chunks`], migration 19): every file is read again to
 /// fill the code-text indexes.
-/// 12: test, example and vendored code ([`secondary`]) has code-text indexes of its own
-/// (migration 20).
+/// 12: test, example and vendored code ([`secondary`], Rust `test.rs`/`tests.rs` among
+/// it) has code-text indexes of its own (migration 20), and a code chunk is consecutive
+/// lines ([`chunks`]).
 pub const ANALYSIS_VERSION: u32 = 12;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
