@@ -278,16 +278,8 @@ impl Workspace {
             let mut files = Vec::new();
             let mut quoted_of: HashMap<i64, Vec<ChunkHit>> = HashMap::new();
             for table in [FtsTable::CodeChunks, FtsTable::SecondaryChunks] {
-                for (id, path, chunk) in self.quoted_chunks(table, &expr)? {
-                    paths.insert(id, path);
-                    if !files.contains(&id) {
-                        files.push(id);
-                    }
-                    let kept = quoted_of.entry(id).or_default();
-                    if kept.len() < CHUNKS_PER_FILE {
-                        kept.push(chunk);
-                    }
-                }
+                let rows = self.ranked_chunks(table, &expr, 0.0)?;
+                files.extend(by_file(rows, &mut paths, &mut quoted_of));
             }
             for (id, mut quoted) in quoted_of {
                 for c in chunks_of.remove(&id).unwrap_or_default() {
@@ -388,58 +380,33 @@ impl Workspace {
         let Some(expr) = self.pruned_expression(table, terms)? else {
             return Ok(None);
         };
-        let fts = table.name();
-        let rows: Vec<(i64, String, Option<i64>, u32, u32)> = self
-            .store
-            .conn()
-            .prepare_cached(&format!(
-                "SELECT c.file_id, f.path, c.symbol_id, c.start_line, c.end_line FROM (
-                     SELECT rowid AS id, bm25({fts}, {PATH_WEIGHT}, 1.0) AS score
-                     FROM {fts} WHERE {fts} MATCH ?1 ORDER BY score LIMIT ?2
-                 ) t JOIN code_chunks c ON c.chunk_id = t.id
-                 JOIN files f ON f.file_id = c.file_id ORDER BY t.score"
-            ))
-            .and_then(|mut st| {
-                st.query_map(params![expr, CHUNK_HITS], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-                })?
-                .collect()
-            })
-            .ctx(|| format!("searching the code text by chunk ({fts})"))?;
-        let mut files = Vec::new();
-        for (file_id, path, symbol_id, start_line, end_line) in rows {
-            paths.insert(file_id, path);
-            let kept = chunks_of.entry(file_id).or_default();
-            if kept.is_empty() {
-                files.push(file_id);
-            }
-            if kept.len() < CHUNKS_PER_FILE {
-                kept.push(ChunkHit {
-                    symbol_id,
-                    start_line,
-                    end_line,
-                });
-            }
-        }
-        Ok(Some(files))
+        let rows = self.ranked_chunks(table, &expr, PATH_WEIGHT)?;
+        Ok(Some(by_file(rows, paths, chunks_of)))
     }
 
-    /// The chunks of `table` matching the quoted-text expression `expr`, best first by
-    /// BM25 over the text alone: each with its file and the file's path.
-    fn quoted_chunks(&self, table: FtsTable, expr: &str) -> Result<Vec<(i64, String, ChunkHit)>> {
+    /// The chunks of `table` matching `expr`, best first by BM25 with the path column
+    /// weighted `path_weight` (at most [`CHUNK_HITS`]): each with its file and the file's
+    /// path. Files are joined after the top chunks are chosen: joining every matched row
+    /// first cost a lookup each.
+    fn ranked_chunks(
+        &self,
+        table: FtsTable,
+        expr: &str,
+        path_weight: f64,
+    ) -> Result<Vec<(i64, String, ChunkHit)>> {
         let fts = table.name();
         Ok(self
             .store
             .conn()
             .prepare_cached(&format!(
                 "SELECT c.file_id, f.path, c.symbol_id, c.start_line, c.end_line FROM (
-                     SELECT rowid AS id, bm25({fts}, 0.0, 1.0) AS score
+                     SELECT rowid AS id, bm25({fts}, ?3, 1.0) AS score
                      FROM {fts} WHERE {fts} MATCH ?1 ORDER BY score LIMIT ?2
                  ) t JOIN code_chunks c ON c.chunk_id = t.id
                  JOIN files f ON f.file_id = c.file_id ORDER BY t.score"
             ))
             .and_then(|mut st| {
-                st.query_map(params![expr, CHUNK_HITS], |r| {
+                st.query_map(params![expr, CHUNK_HITS, path_weight], |r| {
                     Ok((
                         r.get(0)?,
                         r.get(1)?,
@@ -452,7 +419,7 @@ impl Workspace {
                 })?
                 .collect()
             })
-            .ctx(|| format!("searching the code text for quoted text ({fts})"))?)
+            .ctx(|| format!("searching the code text by chunk ({fts})"))?)
     }
 
     /// The FTS5 expression asking `table` for any of `terms`, rarest first until their
@@ -631,6 +598,27 @@ impl Workspace {
         }
         Ok(false)
     }
+}
+
+/// The files of `rows` (chunks, best first) in the order of their best chunk; each file's
+/// path added to `paths` and its first [`CHUNKS_PER_FILE`] chunks to `chunks_of`.
+fn by_file(
+    rows: Vec<(i64, String, ChunkHit)>,
+    paths: &mut HashMap<i64, String>,
+    chunks_of: &mut HashMap<i64, Vec<ChunkHit>>,
+) -> Vec<i64> {
+    let mut files = Vec::new();
+    for (file_id, path, chunk) in rows {
+        paths.insert(file_id, path);
+        let kept = chunks_of.entry(file_id).or_default();
+        if kept.is_empty() {
+            files.push(file_id);
+        }
+        if kept.len() < CHUNKS_PER_FILE {
+            kept.push(chunk);
+        }
+    }
+    files
 }
 
 /// The terms an index is asked for: those it holds (`dfs`, their document frequencies),

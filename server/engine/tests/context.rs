@@ -3127,20 +3127,24 @@ fn embeddings_rank_a_paraphrased_questions_file_first() {
 
 /// Fault found by a fresh-user trial: "how does shlex.split work" served `shlex.py`'s
 /// `__all__` (its best chunk by BM25: short, holding both words) and left `split`, the
-/// definition the question names, 37th with only its +15. A named definition in a file
-/// the retrieval found gets that file's code relevance too.
+/// definition the question names, 37th with only its +15 (shorter chunks holding both
+/// words were the file's best). A named definition in a file the retrieval found gets
+/// that file's code relevance too.
 #[test]
 fn fault_a_dotted_name_served_its_files_best_chunk_not_the_definition() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
+    let body = "    s = s.strip()\n".repeat(20);
     let others = (0..12)
-        .map(|i| format!("def helper_{i}(s):\n    \"\"\"Helper {i}.\"\"\"\n    return s\n\n"))
+        .map(|i| {
+            format!("def helper_{i}(s):\n    \"\"\"The work of a shlex split helper.\"\"\"\n    return s\n\n")
+        })
         .collect::<String>();
     write(
         root,
         "shlex.py",
         &format!(
-            "__all__ = [\"shlex\", \"split\", \"quote\"]\n\n{others}def split(s, comments=False):\n    \"\"\"Split the string s using shell-like syntax.\"\"\"\n    lex = shlex(s)\n    return list(lex)\n"
+            "__all__ = [\"shlex\", \"split\", \"quote\"]\n\n{others}def split(s, comments=False):\n    \"\"\"Split the string s using shell-like syntax.\"\"\"\n{body}    lex = shlex(s)\n    return list(lex)\n"
         ),
     );
     write(root, "os.py", "def getcwd():\n    return '/'\n");

@@ -23,8 +23,8 @@ CREATE TRIGGER secondary_chunks_fts_delete AFTER DELETE ON code_chunks WHEN old.
     DELETE FROM secondary_chunks_fts WHERE rowid = old.chunk_id;
 END;
 
--- A file's whole text is in one of the two file indexes; deleting the file's row deletes
--- it from both (the other's delete is a no-op).
+-- A file's whole text is in one of the two file indexes, and which one is not recorded:
+-- deleting the file's row deletes its rowid from both.
 CREATE VIRTUAL TABLE secondary_file_text_fts USING fts5(
     path, text, content = '', contentless_delete = 1,
     tokenize = 'unicode61 remove_diacritics 2'
