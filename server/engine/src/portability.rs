@@ -1,11 +1,11 @@
 //! Portability of authored memory: `export` (a JSON document of pages, revisions,
-//! decisions, lessons, topics and fact definitions), `import` (idempotent: by page uid and
-//! revision content hash), and the online `backup` / validated `restore` of the whole
-//! database.
+//! decisions, lessons, topics, pins, fact definitions, sessions and dismissals), `import`
+//! (idempotent: by page uid, revision, fact and session content hash, and finding key),
+//! and the online `backup` / validated `restore` of the whole database.
 //!
-//! An export carries only what people and agents wrote, with its provenance (author,
-//! time, version, summary). It never carries fact outcomes (command output can hold
-//! anything), operation receipts, event payloads, sessions or the map: those are per
+//! An export carries everything people and agents wrote, with its provenance (author,
+//! session, time, version, summary). It never carries fact outcomes (command output can
+//! hold anything), operation receipts, event payloads or the map: those are per
 //! checkout. Importing re-extracts each revision's claims through `remember`'s
 //! [`crate::memory::snapshot_revision`], keeping the snapshots the export carries (the
 //! code the text was verified against there), so memory stale there is stale here; what
@@ -15,6 +15,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use loci_store::audit as au;
 use loci_store::backup::{BackupStats, RestoreStats};
 use loci_store::memory::{self as mem, ClaimDefinition, Fact, NewRevision};
 use loci_store::rusqlite::Transaction;
@@ -28,8 +29,9 @@ use crate::{EngineError, Envelope, Result, Workspace};
 /// The `format` field of an export document.
 pub const EXPORT_FORMAT: &str = "loci-memory";
 
-/// The `format_version` this binary writes and the newest it reads.
-pub const EXPORT_FORMAT_VERSION: u32 = 1;
+/// The `format_version` this binary writes and the newest it reads. Version 2 added
+/// sessions and dismissals, which a version-1 reader would drop.
+pub const EXPORT_FORMAT_VERSION: u32 = 2;
 
 /// An export document (`loci export`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +46,71 @@ pub struct MemoryExport {
     pub pages: Vec<ExportedPage>,
     /// Every fact definition, oldest first (never their runs).
     pub facts: Vec<ExportedFact>,
+    /// Every session of the diary, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sessions: Vec<ExportedSession>,
+    /// Every contradiction a human dismissed (`loci resolve`), so the findings stay
+    /// suppressed wherever the memory goes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dismissals: Vec<ExportedDismissal>,
+}
+
+/// One session in an export: its provenance and digest, not its per-checkout high-water
+/// marks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportedSession {
+    /// [`session_key`]: how revisions name it, and how an import finds it again.
+    pub key: String,
+    /// What the session set out to do.
+    pub task: Option<String>,
+    /// Who ran it.
+    pub author: String,
+    /// RFC 3339.
+    pub started_at: String,
+    /// RFC 3339, when it had ended.
+    pub ended_at: Option<String>,
+    /// The closing summary.
+    pub summary: Option<String>,
+    /// Git branch at begin.
+    pub branch: Option<String>,
+    /// Git commit at begin.
+    pub head: Option<String>,
+    /// What it changed, as of the export.
+    pub digest: crate::session::Digest,
+}
+
+/// A human dismissal of a contradiction in an export: the finding (its key is the same in
+/// every checkout: origin, subject, kind and target) and the human's notes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportedDismissal {
+    /// Origin, subject, kind and target of the finding.
+    pub finding_key: String,
+    /// `page` or `doc`.
+    pub origin: String,
+    /// Page subject or doc path.
+    pub subject: String,
+    /// `missing_path`, `missing_symbol`, `version_mismatch`.
+    pub kind: String,
+    /// `high`, `medium`, `low`.
+    pub severity: String,
+    /// The claim as written.
+    pub claim: String,
+    /// Its normalized target.
+    pub target: String,
+    /// What the code said instead.
+    pub truth: Option<String>,
+    /// The fix that was offered.
+    pub suggestion: Option<String>,
+    /// Zero-based line of the claim.
+    pub line: u32,
+    /// Zero-based byte column.
+    pub column: u32,
+    /// Zero-based byte column where the claim ends.
+    pub end_column: u32,
+    /// Why it is not a problem.
+    pub notes: Option<String>,
+    /// RFC 3339, when it was dismissed.
+    pub dismissed_at: String,
 }
 
 /// One page in an export.
@@ -85,6 +152,10 @@ pub struct ExportedRevision {
     /// [`revision_hash`] of the fields above; checked on import when present.
     #[serde(default)]
     pub hash: Option<String>,
+    /// The [`ExportedSession::key`] of the session it was written in. Not part of
+    /// [`Self::hash`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// The claims of the body that resolved in the exporting checkout (to a path, a
     /// symbol, or a set of definitions), in body order, each with its snapshot there. An
     /// import keeps those snapshots (a claim stale there stays stale; where the code is
@@ -192,6 +263,14 @@ pub struct ImportReport {
     pub facts_added: u64,
     /// Facts already here, not added again.
     pub facts_skipped: u64,
+    /// Sessions added.
+    pub sessions_added: u64,
+    /// Sessions already here, not added again.
+    pub sessions_skipped: u64,
+    /// Dismissals recorded (a finding dismissed there is dismissed here).
+    pub dismissals_added: u64,
+    /// Findings already dismissed here.
+    pub dismissals_skipped: u64,
     /// Anything to know (a page kept under its local subject, a kind mismatch, a page about
     /// a file this checkout lacks, claims that name nothing here).
     pub notes: Vec<String>,
@@ -238,6 +317,13 @@ impl From<&Fact> for ExportedFact {
         e.hash = Some(fact_hash(&e));
         e
     }
+}
+
+/// The key identifying a session across databases: BLAKE3 (32 hex digits) of the JSON
+/// array `[author, started_at, task]`.
+pub fn session_key(author: &str, started_at: &str, task: Option<&str>) -> String {
+    let canonical = serde_json::json!([author, started_at, task]);
+    loci_core::fingerprint::content_hash(canonical.to_string().as_bytes())
 }
 
 /// Parses an export document; errors name `source` and the line and column.
@@ -363,6 +449,63 @@ fn validate(doc: &MemoryExport, source: &str) -> Result<()> {
             ));
         }
     }
+    let mut keys = BTreeSet::new();
+    for (i, s) in doc.sessions.iter().enumerate() {
+        let at = format!("sessions[{i}]");
+        if s.author.trim().is_empty() {
+            return Err(bad(at, "author is empty".into()));
+        }
+        if let Some(t) = [Some(&s.started_at), s.ended_at.as_ref()]
+            .into_iter()
+            .flatten()
+            .find(|t| !is_date(t))
+        {
+            return Err(bad(at, format!("`{t}` is not an RFC 3339 time")));
+        }
+        if s.key != session_key(&s.author, &s.started_at, s.task.as_deref()) {
+            return Err(bad(
+                at,
+                "key does not match author, started_at and task (edited after export?)".into(),
+            ));
+        }
+        keys.insert(s.key.as_str());
+    }
+    for (i, p) in doc.pages.iter().enumerate() {
+        for (j, r) in p.revisions.iter().enumerate() {
+            if let Some(k) = r.session.as_deref().filter(|k| !keys.contains(k)) {
+                return Err(bad(
+                    format!("pages[{i}] (`{}`) revisions[{j}]", p.subject),
+                    format!("session `{k}` is not among the export's sessions"),
+                ));
+            }
+        }
+    }
+    for (i, d) in doc.dismissals.iter().enumerate() {
+        let at = format!("dismissals[{i}] (`{}`)", d.finding_key);
+        let known = matches!(d.origin.as_str(), "page" | "doc")
+            && matches!(
+                d.kind.as_str(),
+                "missing_path" | "missing_symbol" | "version_mismatch"
+            )
+            && matches!(d.severity.as_str(), "high" | "medium" | "low");
+        if !known {
+            return Err(bad(
+                at,
+                "origin must be page or doc, kind missing_path, missing_symbol or \
+                 version_mismatch, severity high, medium or low"
+                    .into(),
+            ));
+        }
+        if d.finding_key.is_empty() || d.finding_key.len() > MAX_KEY_BYTES {
+            return Err(bad(at, "finding_key is empty or oversized".into()));
+        }
+        if !is_date(&d.dismissed_at) {
+            return Err(bad(
+                at,
+                format!("dismissed_at `{}` is not an RFC 3339 time", d.dismissed_at),
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -443,9 +586,50 @@ fn is_date(s: &str) -> bool {
 }
 
 impl Workspace {
-    /// Every page with its revisions, and every fact definition, as one document.
+    /// Everything authored as one document: every page with its revisions, fact
+    /// definition, session and dismissal.
     pub fn export_memory(&self) -> Result<Envelope<MemoryExport>> {
         let conn = self.store.conn();
+        let mut sessions = Vec::new();
+        let mut session_keys = std::collections::BTreeMap::new();
+        for s in mem::sessions(conn)? {
+            let key = session_key(&s.author, &s.started_at, s.task.as_deref());
+            session_keys.insert(s.session_id, key.clone());
+            let digest = match &s.digest {
+                Some(json) => serde_json::from_str(json).unwrap_or_default(),
+                None => self.digest(&s, None)?,
+            };
+            sessions.push(ExportedSession {
+                key,
+                task: s.task,
+                author: s.author,
+                started_at: s.started_at,
+                ended_at: s.ended_at,
+                summary: s.summary,
+                branch: s.branch,
+                head: s.head,
+                digest,
+            });
+        }
+        let dismissals = au::contradictions(conn, Some("dismissed"))?
+            .into_iter()
+            .map(|c| ExportedDismissal {
+                dismissed_at: c.resolved_at.unwrap_or(c.detected_at),
+                finding_key: c.finding_key,
+                origin: c.origin,
+                subject: c.subject,
+                kind: c.kind,
+                severity: c.severity,
+                claim: c.claim,
+                target: c.target,
+                truth: c.truth,
+                suggestion: c.suggestion,
+                line: c.line,
+                column: c.column,
+                end_column: c.end_column,
+                notes: c.notes,
+            })
+            .collect();
         let mut pages = Vec::new();
         for p in mem::pages(conn)? {
             let mut revisions = Vec::new();
@@ -500,6 +684,7 @@ impl Workspace {
                     created_at: r.created_at,
                     event,
                     hash: Some(hash),
+                    session: r.session_id.and_then(|id| session_keys.get(&id).cloned()),
                     tracked: Some(tracked),
                     subject_fingerprint,
                 });
@@ -527,6 +712,8 @@ impl Workspace {
                 exported_at: crate::envelope::now_rfc3339(),
                 pages,
                 facts,
+                sessions,
+                dismissals,
             },
             Vec::new(),
         )
@@ -567,9 +754,11 @@ impl Workspace {
                 source: source.to_string(),
                 ..Default::default()
             };
+            let sessions = import_sessions(tx, doc, &mut report)?;
             for p in &doc.pages {
-                import_page(tx, p, doc, &root, &subjects, &mut report)?;
+                import_page(tx, p, doc, &root, &subjects, &sessions, &mut report)?;
             }
+            import_dismissals(tx, doc, &mut report)?;
             let mut known: BTreeSet<String> = mem::facts(tx)?
                 .iter()
                 .map(|f| fact_hash(&ExportedFact::from(f)))
@@ -791,6 +980,7 @@ fn import_page(
     doc: &MemoryExport,
     root: &Path,
     subjects: &std::collections::BTreeMap<(String, String), SubjectSnapshot>,
+    sessions: &std::collections::BTreeMap<String, i64>,
     report: &mut ImportReport,
 ) -> loci_store::Result<()> {
     let by_uid = mem::page_by_uid(tx, &p.uid)?;
@@ -893,7 +1083,7 @@ fn import_page(
                 body: &r.body,
                 summary: r.summary.as_deref(),
                 author: &r.author,
-                session_id: None,
+                session_id: r.session.as_ref().and_then(|k| sessions.get(k).copied()),
                 event_id: Some(event_id),
             },
             next,
@@ -983,6 +1173,122 @@ fn import_page(
         if mem::set_topic_member(tx, page.page_id, m, true)? {
             report.members_added += 1;
         }
+    }
+    Ok(())
+}
+
+/// Adds the export's sessions this database lacks (by [`session_key`]); returns the local
+/// id of every exported session, by key.
+fn import_sessions(
+    tx: &Transaction<'_>,
+    doc: &MemoryExport,
+    report: &mut ImportReport,
+) -> loci_store::Result<std::collections::BTreeMap<String, i64>> {
+    let mut ids: std::collections::BTreeMap<String, i64> = mem::sessions(tx)?
+        .into_iter()
+        .map(|s| {
+            (
+                session_key(&s.author, &s.started_at, s.task.as_deref()),
+                s.session_id,
+            )
+        })
+        .collect();
+    for s in &doc.sessions {
+        if ids.contains_key(&s.key) {
+            report.sessions_skipped += 1;
+            continue;
+        }
+        let digest = serde_json::to_string(&s.digest)
+            .map_err(|e| loci_store::StoreError::Corrupt(e.to_string()))?;
+        let id = mem::insert_session_as(
+            tx,
+            &mem::Session {
+                session_id: 0,
+                task: s.task.clone(),
+                author: s.author.clone(),
+                started_at: s.started_at.clone(),
+                ended_at: s.ended_at.clone(),
+                summary: s.summary.clone(),
+                start_event_id: 0,
+                start_revision_id: 0,
+                end_event_id: None,
+                end_revision_id: None,
+                branch: s.branch.clone(),
+                head: s.head.clone(),
+                digest: Some(digest),
+            },
+        )?;
+        mem::insert_event(
+            tx,
+            "import",
+            &format!("import:session:{}", s.key),
+            "",
+            Some(&serde_json::json!({"session_id": id, "from": report.source}).to_string()),
+            Some(id),
+        )?;
+        ids.insert(s.key.clone(), id);
+        report.sessions_added += 1;
+    }
+    Ok(ids)
+}
+
+/// Records the export's dismissals: a finding dismissed there is dismissed here, whether
+/// lint has found it here yet or not.
+fn import_dismissals(
+    tx: &Transaction<'_>,
+    doc: &MemoryExport,
+    report: &mut ImportReport,
+) -> loci_store::Result<()> {
+    for d in &doc.dismissals {
+        match au::contradiction_by_key(tx, &d.finding_key)? {
+            Some(c) if c.status == "dismissed" => {
+                report.dismissals_skipped += 1;
+                continue;
+            }
+            Some(c) => au::close(tx, c.contradiction_id, true, d.notes.as_deref(), None)?,
+            None => {
+                // `validate` admitted only these words.
+                let word = |w: &str| {
+                    [
+                        "page",
+                        "doc",
+                        "missing_path",
+                        "missing_symbol",
+                        "version_mismatch",
+                    ]
+                    .into_iter()
+                    .chain(["high", "medium", "low"])
+                    .find(|k| *k == w)
+                    .unwrap_or("")
+                };
+                let finding = au::NewFinding {
+                    finding_key: d.finding_key.clone(),
+                    origin: word(&d.origin),
+                    subject: d.subject.clone(),
+                    revision_id: None,
+                    kind: word(&d.kind),
+                    severity: word(&d.severity),
+                    claim: d.claim.clone(),
+                    target: d.target.clone(),
+                    truth: d.truth.clone(),
+                    suggestion: d.suggestion.clone(),
+                    line: d.line,
+                    column: d.column,
+                    end_column: d.end_column,
+                };
+                au::insert_dismissed(tx, &finding, d.notes.as_deref(), &d.dismissed_at)?;
+            }
+        }
+        let payload = serde_json::json!({"notes": d.notes, "from": report.source}).to_string();
+        mem::insert_event(
+            tx,
+            "import",
+            &format!("import:dismissal:{}", d.finding_key),
+            &d.subject,
+            Some(&payload),
+            None,
+        )?;
+        report.dismissals_added += 1;
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::{EngineError, Envelope, Result, Workspace};
 
 /// What a session changed.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Digest {
     /// Pages written: subject, version, change summary.
     pub pages: Vec<DigestPage>,
@@ -22,7 +22,7 @@ pub struct Digest {
 }
 
 /// One page write in a digest.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DigestPage {
     /// Subject.
     pub subject: String,
@@ -123,7 +123,7 @@ impl Workspace {
         self.envelope(out, Vec::new())
     }
 
-    fn digest(&self, s: &Session, up_to_event: Option<i64>) -> Result<Digest> {
+    pub(crate) fn digest(&self, s: &Session, up_to_event: Option<i64>) -> Result<Digest> {
         let conn = self.store.conn();
         let mut d = Digest::default();
         for r in mem::revisions_in_session(conn, s.session_id)? {

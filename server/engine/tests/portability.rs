@@ -288,8 +288,8 @@ fn bad_documents_are_refused_with_the_place_named_and_nothing_written() {
         "invalid argument `FILE`: memory.json: format: is `other`, expected `loci-memory`"
     );
     assert_eq!(
-        refused(&text.replace("\"format_version\":1", "\"format_version\":2")),
-        "invalid argument `FILE`: memory.json: format_version: 2 is not supported (this loci reads 1 to 1); upgrade loci"
+        refused(&text.replace("\"format_version\":2", "\"format_version\":3")),
+        "invalid argument `FILE`: memory.json: format_version: 3 is not supported (this loci reads 1 to 2); upgrade loci"
     );
     assert_eq!(
         refused(&text.replace("\"src/auth.py\"", "\"../outside.py\"")),
@@ -836,4 +836,107 @@ fn fault_a_set_claim_whose_definitions_shrank_on_import_was_not_flagged() {
         ]
     );
     assert_eq!(export(&dst), doc);
+}
+
+#[test]
+fn fault_dismissals_and_sessions_did_not_travel_with_an_export() {
+    // Both checkouts hold the same code, which no longer has what the page names.
+    let edit = |root: &Path, ws: &mut Workspace| {
+        write(root, "src/auth.py", "def login(user):\n    return True\n");
+        std::fs::remove_file(root.join("src/billing.py")).unwrap();
+        ws.scan(&|_| {}).unwrap();
+    };
+    let (src_dir, mut src) = checkout();
+    let session = src
+        .session_begin(Some("audit auth"), Some("agent:auditor"))
+        .unwrap()
+        .result
+        .session_id;
+    let in_session = WriteOptions {
+        session: Some(session),
+        ..Default::default()
+    };
+    src.remember(
+        "src/auth.py",
+        "`login()` calls `check()`; totals are in `src/billing.py`.",
+        &in_session,
+    )
+    .unwrap();
+    src.session_end(session, Some("audited")).unwrap();
+    edit(src_dir.path(), &mut src);
+    let open = src.lint().unwrap().result.contradictions;
+    let targets: Vec<&str> = open.iter().map(|c| c.target.as_str()).collect();
+    assert_eq!(targets, ["check", "src/billing.py"]);
+    src.resolve(
+        open[0].contradiction_id,
+        Some("check returns next sprint"),
+        None,
+    )
+    .unwrap();
+    let doc = export(&src);
+    assert_eq!(doc.format_version, 2);
+    assert_eq!(
+        (doc.sessions.len(), doc.dismissals.len()),
+        (1, 1),
+        "the export carries the session and the dismissal"
+    );
+
+    let (dst_dir, mut dst) = checkout();
+    edit(dst_dir.path(), &mut dst);
+    let report = dst.import_memory(&doc, "memory.json").unwrap().result;
+    assert_eq!((report.sessions_added, report.dismissals_added), (1, 1));
+    // The importing checkout reports what the exporting one reports: one finding, not two.
+    let here = dst.lint().unwrap().result;
+    let findings: Vec<(&str, &str)> = here
+        .contradictions
+        .iter()
+        .map(|c| (c.target.as_str(), c.status.as_str()))
+        .collect();
+    assert_eq!(findings, [("src/billing.py", "open")]);
+    assert_eq!(here.suppressed, 1);
+    let dismissed =
+        loci_store::audit::contradictions(dst.store().conn(), Some("dismissed")).unwrap();
+    assert_eq!(
+        dismissed
+            .iter()
+            .map(|c| (c.target.as_str(), c.notes.as_deref()))
+            .collect::<Vec<_>>(),
+        [("check", Some("check returns next sprint"))]
+    );
+    // The session came along with its provenance and digest, and owns the revision.
+    let recap = dst.recap(5).unwrap().result;
+    assert_eq!(recap.len(), 1);
+    let s = &recap[0];
+    assert_eq!(
+        (
+            s.session.task.as_deref(),
+            s.session.author.as_str(),
+            s.session.summary.as_deref()
+        ),
+        (Some("audit auth"), "agent:auditor", Some("audited"))
+    );
+    assert_eq!(
+        s.digest
+            .pages
+            .iter()
+            .map(|p| (p.subject.as_str(), p.version))
+            .collect::<Vec<_>>(),
+        [("src/auth.py", 1)]
+    );
+    let revisions =
+        loci_store::memory::revisions_in_session(dst.store().conn(), s.session.session_id).unwrap();
+    assert_eq!(revisions.len(), 1);
+    assert_eq!(revisions[0].author, "agent:auditor");
+    // Exported again from here, it is the same memory; importing it twice adds nothing.
+    assert_eq!(export(&dst).sessions, doc.sessions);
+    assert_eq!(export(&dst).dismissals.len(), 1);
+    let again = dst.import_memory(&doc, "memory.json").unwrap().result;
+    assert_eq!(
+        (
+            again.sessions_skipped,
+            again.dismissals_skipped,
+            again.revisions_added
+        ),
+        (1, 1, 0)
+    );
 }

@@ -106,6 +106,40 @@ pub fn contradiction_by_id(conn: &Connection, id: i64) -> Result<Option<Contradi
     .ctx(|| "reading a contradiction".into())
 }
 
+/// The contradiction with this finding key, if any.
+pub fn contradiction_by_key(conn: &Connection, key: &str) -> Result<Option<Contradiction>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM contradictions WHERE finding_key = ?1"
+    ))
+    .ctx(|| "reading a contradiction".into())?
+    .query_row([key], contradiction)
+    .optional()
+    .ctx(|| "reading a contradiction".into())
+}
+
+/// Records a human dismissal made elsewhere (an import): the finding is stored dismissed,
+/// so the lint that finds it here suppresses it. `resolved_at` is when it was dismissed.
+pub fn insert_dismissed(
+    tx: &Transaction<'_>,
+    f: &NewFinding,
+    notes: Option<&str>,
+    resolved_at: &str,
+) -> Result<i64> {
+    tx.prepare_cached(
+        "INSERT INTO contradictions(finding_key, origin, subject, revision_id, kind, severity,
+            claim, target, truth, suggestion, line, column, end_column, status, resolution_kind,
+            notes, resolved_at)
+         VALUES (?1, ?2, ?3, NULL, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'dismissed', 'human', ?13, ?14)",
+    )
+    .ctx(|| "recording a dismissal".into())?
+    .execute(params![
+        f.finding_key, f.origin, f.subject, f.kind, f.severity, f.claim, f.target, f.truth,
+        f.suggestion, f.line, f.column, f.end_column, notes, resolved_at
+    ])
+    .ctx(|| "recording a dismissal".into())?;
+    Ok(tx.last_insert_rowid())
+}
+
 /// A finding as lint produces it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NewFinding {

@@ -859,6 +859,49 @@ pub fn end_session(
     Ok(())
 }
 
+/// Records a session begun elsewhere (an import), with its provenance and digest. Its
+/// high-water marks are this database's now, at begin and (when it had ended) at end: the
+/// session claims no earlier or later row here by them, only the revisions attributed to it.
+pub fn insert_session_as(tx: &Transaction<'_>, s: &Session) -> Result<i64> {
+    let (events, revisions) = high_water_marks(tx)?;
+    let ended = s.ended_at.is_some();
+    tx.execute(
+        "INSERT INTO sessions(task, author, started_at, ended_at, summary, start_event_id,
+            start_revision_id, end_event_id, end_revision_id, branch, head, digest)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        params![
+            s.task,
+            s.author,
+            s.started_at,
+            s.ended_at,
+            s.summary,
+            events,
+            revisions,
+            ended.then_some(events),
+            ended.then_some(revisions),
+            s.branch,
+            s.head,
+            s.digest
+        ],
+    )
+    .ctx(|| "recording a session".into())?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// Every session, oldest first.
+pub fn sessions(conn: &Connection) -> Result<Vec<Session>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions ORDER BY session_id"
+        ))
+        .ctx(|| "reading sessions".into())?;
+    let rows = stmt
+        .query_map([], session)
+        .ctx(|| "reading sessions".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading sessions".into())
+}
+
 /// A session by id.
 pub fn session_by_id(conn: &Connection, session_id: i64) -> Result<Option<Session>> {
     conn.prepare_cached(&format!(

@@ -77,6 +77,16 @@ impl Output {
                 r.facts_skipped,
                 count(r.members_added, "topic member")
             )?;
+            if r.sessions_added + r.sessions_skipped + r.dismissals_added + r.dismissals_skipped > 0 {
+                writeln!(
+                    o,
+                    "  {} added, {} already here; {} added, {} already here",
+                    count(r.sessions_added, "session"),
+                    r.sessions_skipped,
+                    count(r.dismissals_added, "dismissal"),
+                    r.dismissals_skipped
+                )?;
+            }
             for (subject, from, to) in &r.renumbered {
                 writeln!(o, "  {subject}: exported v{from} is v{to} here (this page has its own revisions)")?;
             }
