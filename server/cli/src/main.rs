@@ -194,7 +194,8 @@ enum Command {
         /// PATH[:LINE] (one-based line), or text from a memory.
         target: String,
     },
-    /// Re-snapshot a page's claims without rewriting it ("still true").
+    /// Re-snapshot a page's claims without rewriting it ("still true"); refused while the
+    /// code contradicts one of them (see `loci lint`).
     Confirm {
         /// The subject.
         subject: String,

@@ -563,8 +563,10 @@ impl Output {
                 w.subject, r.version, w.matched_by
             )?;
             writeln!(o, "  written by {} at {}", r.author, r.created_at)?;
-            if let Some(summary) = &r.summary {
-                writeln!(o, "  summary: {summary}")?;
+            match (&w.entry, &r.summary) {
+                (Some(entry), _) => writeln!(o, "  entry: {}", entry.replace('\n', "\n  "))?,
+                (None, Some(summary)) => writeln!(o, "  summary: {summary}")?,
+                (None, None) => {}
             }
             if let Some(s) = &w.session {
                 writeln!(

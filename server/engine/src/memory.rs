@@ -858,6 +858,7 @@ impl Workspace {
                 page.subject
             )));
         };
+        self.refuse_confirming_falsehood(&page.subject, rev_id)?;
         let session = opts.session;
         let author = self.author_of(opts)?;
         let subject_snapshot =
@@ -895,6 +896,50 @@ impl Workspace {
             },
         )?;
         self.show(&page.subject, None)
+    }
+
+    /// Refuses to confirm a revision whose claims the code contradicts (a path or symbol
+    /// that no longer exists, a version that differs), naming each open contradiction: a
+    /// confirmation says the text is true of the code, so it must not hide one. A finding
+    /// a human dismissed does not count.
+    fn refuse_confirming_falsehood(&mut self, subject: &str, rev_id: i64) -> Result<()> {
+        let failing = self.record_revision_findings(rev_id)?;
+        if failing.is_empty() {
+            return Ok(());
+        }
+        let open = loci_store::audit::contradictions(self.store.conn(), Some("open"))?;
+        let mut named = Vec::new();
+        for c in mem::claims_of(self.store.conn(), rev_id)? {
+            let Some(f) = failing.get(&c.claim_id) else {
+                continue;
+            };
+            let id = open
+                .iter()
+                .find(|o| o.origin == "page" && o.subject == subject && o.target == c.target)
+                .map(|o| format!(" (#{})", o.contradiction_id))
+                .unwrap_or_default();
+            named.push(format!(
+                "`{}`: {} [{}]{}{id}",
+                c.text,
+                f.kind,
+                f.severity,
+                f.truth
+                    .as_ref()
+                    .map(|t| format!(": {t}"))
+                    .unwrap_or_default()
+            ));
+        }
+        named.dedup();
+        Err(EngineError::InvalidArgument {
+            name: "SUBJECT".into(),
+            message: format!(
+                "`{subject}` was not confirmed: the code contradicts {} of its claims: {}. \
+                 Correct the page (`loci remember`), or dismiss a finding that is not a \
+                 problem (`loci resolve ID --notes WHY`) and confirm again",
+                named.len(),
+                named.join("; ")
+            ),
+        })
     }
 
     /// Adds or removes a member (a path or subject) of a `topic:NAME` page; the page is

@@ -19,8 +19,12 @@ pub struct Why {
     pub matched_by: String,
     /// The page's subject.
     pub subject: String,
-    /// The revision that says it (for text, the first revision that said it).
+    /// The revision that says it (for text, the first revision that said it; for an
+    /// entry of the decision or lesson log, the revision that added that entry).
     pub revision: Revision,
+    /// For a decision or lesson matched in its log: that entry's text, as the log holds it
+    /// (its author follows the dash).
+    pub entry: Option<String>,
     /// The claims of that revision that matched the query.
     pub claims: Vec<ClaimView>,
     /// The session it was written in.
@@ -316,8 +320,16 @@ impl Workspace {
             }
             return Err(EngineError::NotFound(format!("no memory explains `{q}`")));
         };
-        let revision = mem::revision_by_id(conn, rev_id)?
+        let mut revision = mem::revision_by_id(conn, rev_id)?
             .ok_or_else(|| EngineError::Internal(format!("revision {rev_id} vanished")))?;
+        // The log holds every entry; what matched is one of them, added by one revision.
+        let entry = match (revision.subject.as_str(), claims.first()) {
+            ("decisions" | "lessons", Some(c)) => log_entry(&revision.body, c.line),
+            _ => None,
+        };
+        if let Some(text) = &entry {
+            revision = first_holding(conn, &revision, text)?;
+        }
         let session = match revision.session_id {
             Some(id) => mem::session_by_id(conn, id)?,
             None => None,
@@ -384,6 +396,7 @@ impl Workspace {
                 matched_by,
                 subject: revision.subject.clone(),
                 revision,
+                entry,
                 claims,
                 session,
                 events,
@@ -396,6 +409,46 @@ impl Workspace {
         env.stale_warnings = self.stale_warnings_for_revisions(&[rev])?;
         Ok(env)
     }
+}
+
+/// The entry of a decision or lesson log (`- text (about `x`) — author`, continued by
+/// indented lines) holding zero-based body line `line`, without its dash.
+fn log_entry(body: &str, line: u32) -> Option<String> {
+    let lines: Vec<&str> = body.lines().collect();
+    let mut start = (line as usize).min(lines.len().checked_sub(1)?);
+    while !lines[start].starts_with("- ") {
+        if !lines[start].starts_with("  ") || start == 0 {
+            return None;
+        }
+        start -= 1;
+    }
+    let end = (start + 1..lines.len())
+        .find(|&i| !lines[i].starts_with("  "))
+        .unwrap_or(lines.len());
+    Some(lines[start..end].join("\n")[2..].to_string())
+}
+
+/// The earliest revision of `current`'s page whose body holds the log entry `text`: the
+/// one that added it. A log only grows, so the versions that hold it are a suffix; a
+/// binary search reads log2(versions) bodies.
+fn first_holding(
+    conn: &loci_store::rusqlite::Connection,
+    current: &Revision,
+    text: &str,
+) -> Result<Revision> {
+    let (mut lo, mut hi) = (1, current.version);
+    let mut best = current.clone();
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match mem::revision_by_version(conn, current.page_id, mid)? {
+            Some(r) if r.body.contains(text) => {
+                hi = mid;
+                best = r;
+            }
+            _ => lo = mid + 1,
+        }
+    }
+    Ok(best)
 }
 
 fn push_claims(

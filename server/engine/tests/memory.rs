@@ -1245,6 +1245,10 @@ fn fault_a_rollback_brought_back_a_stale_body_as_fresh() {
             "memory `src/auth.py` v3 claim `gone()` is stale: src/auth.py#gone@function was deleted since it was written"
         ]
     );
+    // `gone()` names nothing now: confirming is refused until a human dismisses it.
+    assert!(ws.confirm("src/auth.py", &by("b")).is_err());
+    let gone = ws.lint().unwrap().result.contradictions[0].contradiction_id;
+    ws.resolve(gone, Some("gone for good"), None).unwrap();
     ws.confirm("src/auth.py", &by("b")).unwrap();
     assert!(ws.lint().unwrap().result.stale.is_empty());
 }
@@ -1479,4 +1483,88 @@ fn fault_writes_in_a_session_were_attributed_to_the_default_author() {
         .unwrap()
         .result;
     assert_eq!(own.revision.author, "human:ana");
+}
+
+#[test]
+fn fault_confirm_accepted_a_page_naming_a_function_that_no_longer_exists() {
+    let (dir, mut ws) = workspace();
+    ws.remember(
+        "src/auth.py",
+        "`login()` delegates to `check()`.",
+        &by("human:a"),
+    )
+    .unwrap();
+    write(
+        dir.path(),
+        "src/auth.py",
+        "def login(user, password):\n    return verify(user, password)\n\ndef verify(u, p):\n    return True\n",
+    );
+    let refused = ws.confirm("src/auth.py", &by("human:a")).unwrap_err();
+    let id = ws.lint().unwrap().result.contradictions[0].contradiction_id;
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "invalid argument `SUBJECT`: `src/auth.py` was not confirmed: the code contradicts \
+             1 of its claims: `check()`: missing_symbol [medium]: no symbol `check` in the map \
+             (#{id}). Correct the page (`loci remember`), or dismiss a finding that is not a \
+             problem (`loci resolve ID --notes WHY`) and confirm again"
+        )
+    );
+    let events = |ws: &Workspace| {
+        ws.store()
+            .conn()
+            .query_row(
+                "SELECT count(*) FROM events WHERE kind = 'confirm'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(events(&ws), 0, "nothing was confirmed");
+    // A dismissed finding is a human's word that it is not a problem.
+    ws.resolve(id, Some("check is verify now"), None).unwrap();
+    ws.confirm("src/auth.py", &by("human:a")).unwrap();
+    assert_eq!(events(&ws), 1);
+}
+
+#[test]
+fn fault_why_showed_the_latest_decision_instead_of_the_one_it_matched() {
+    let (_dir, mut ws) = workspace();
+    ws.decide(
+        "`check()` always returns True until SSO lands",
+        Some("src/auth.py"),
+        &by("human:ann"),
+    )
+    .unwrap();
+    ws.decide(
+        "Invoices are never deleted",
+        Some("src/billing.py"),
+        &by("human:bob"),
+    )
+    .unwrap();
+    ws.decide("Releases are tagged", None, &by("human:cy"))
+        .unwrap();
+    let why = ws.why("src/auth.py:4").unwrap().result;
+    assert_eq!(
+        (
+            why.subject.as_str(),
+            why.revision.version,
+            why.revision.author.as_str(),
+            why.entry.as_deref()
+        ),
+        (
+            "decisions",
+            1,
+            "human:ann",
+            Some("`check()` always returns True until SSO lands (about `src/auth.py`) — human:ann")
+        )
+    );
+    let why = ws.why("src/billing.py:2").unwrap().result;
+    assert_eq!(
+        (why.revision.version, why.entry.as_deref()),
+        (
+            2,
+            Some("Invoices are never deleted (about `src/billing.py`) — human:bob")
+        )
+    );
 }

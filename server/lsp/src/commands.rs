@@ -541,8 +541,9 @@ pub fn why_markdown(env: &Envelope<Why>) -> String {
         let _ = write!(s, "\n\n_{summary}_");
     }
     let quoted: Vec<String> = w
-        .revision
-        .body
+        .entry
+        .as_deref()
+        .unwrap_or(&w.revision.body)
         .lines()
         .take(8)
         .map(|l| format!("> {l}"))
