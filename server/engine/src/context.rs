@@ -661,7 +661,15 @@ impl Workspace {
             hits = self.exact_symbols_first(query.trim(), hits, options)?;
         }
         let used = hits.len() as u64;
-        let mut env = self.envelope(hits, Vec::new())?;
+        // The memory served is checked as `show` checks it; the files hit, against the disk.
+        let conn = self.store.conn();
+        let mut revisions = Vec::new();
+        for h in hits.iter().filter(|h| h.kind == HitKind::Memory) {
+            revisions
+                .extend(mem::page_by_subject(conn, &h.id)?.and_then(|p| p.current_revision_id));
+        }
+        let relies = hits.iter().filter_map(|h| h.path.clone()).collect();
+        let mut env = self.memory_envelope(hits, &revisions, relies)?;
         env.limits.used = used;
         Ok(env)
     }

@@ -592,9 +592,7 @@ impl Workspace {
         for c in &mut written.claims {
             c.finding = findings.remove(&c.claim_id);
         }
-        let mut env = self.envelope(written, Vec::new())?;
-        env.stale_warnings = self.stale_warnings_for_revisions(&[rev])?;
-        Ok(env)
+        self.memory_envelope(written, &[rev], Vec::new())
     }
 
     fn page(&self, subject: &str) -> Result<Page> {
@@ -661,12 +659,7 @@ impl Workspace {
         };
         let current = page.current_revision_id == Some(revision.revision_id);
         let rev = revision.revision_id;
-        let relies = if page.kind == "file" {
-            vec![page.subject.clone()]
-        } else {
-            Vec::new()
-        };
-        let mut env = self.envelope(
+        self.memory_envelope(
             Shown {
                 page,
                 revision,
@@ -674,11 +667,9 @@ impl Workspace {
                 current,
                 members,
             },
-            relies,
-        )?;
-        env.stale_warnings
-            .extend(self.stale_warnings_for_revisions(&[rev])?);
-        Ok(env)
+            &[rev],
+            Vec::new(),
+        )
     }
 
     /// Every revision of a page, oldest first.
@@ -1016,6 +1007,34 @@ impl Workspace {
             out.push((p.subject.clone(), mem::topic_members(conn, p.page_id)?));
         }
         self.envelope(out, Vec::new())
+    }
+
+    /// The envelope of an answer that serves the memory of `revisions` (and relies on the
+    /// files `relies_on`): the files that memory relies on — its page's file and every
+    /// file a claim resolved to — are compared with the disk (a warning per file changed
+    /// since the last scan, counted in `freshness.changed_since_scan`), and each
+    /// revision's stale marks are added. Every answer that serves memory builds its
+    /// envelope here, so `show`, `why`, `search` and a write warn alike.
+    pub(crate) fn memory_envelope<T>(
+        &self,
+        result: T,
+        revisions: &[i64],
+        mut relies_on: Vec<String>,
+    ) -> Result<Envelope<T>> {
+        let conn = self.store.conn();
+        let file_of = |key: &str| key.split('#').next().unwrap_or(key).to_string();
+        for &id in revisions {
+            // A subject that is not a mapped file (a folder, `decisions`) is not compared.
+            relies_on.extend(mem::revision_by_id(conn, id)?.map(|r| r.subject));
+            for c in mem::claims_of(conn, id)? {
+                relies_on.extend(c.resolved.as_deref().map(file_of));
+                relies_on.extend(c.definitions.iter().map(|d| file_of(&d.key)));
+            }
+        }
+        let mut env = self.envelope(result, relies_on)?;
+        env.stale_warnings
+            .extend(self.stale_warnings_for_revisions(revisions)?);
+        Ok(env)
     }
 
     /// Stale warnings for the given revisions: claims whose target changed or vanished

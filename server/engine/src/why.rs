@@ -389,8 +389,7 @@ impl Workspace {
                 others.push((rev.subject, rev.version));
             }
         }
-        let rev = revision.revision_id;
-        let mut env = self.envelope(
+        self.memory_envelope(
             Why {
                 query: q.to_string(),
                 matched_by,
@@ -404,10 +403,9 @@ impl Workspace {
                 commit_note,
                 others,
             },
+            &[rev_id],
             Vec::new(),
-        )?;
-        env.stale_warnings = self.stale_warnings_for_revisions(&[rev])?;
-        Ok(env)
+        )
     }
 }
 

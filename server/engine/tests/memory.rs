@@ -1568,3 +1568,45 @@ fn fault_why_showed_the_latest_decision_instead_of_the_one_it_matched() {
         )
     );
 }
+
+#[test]
+fn fault_why_and_search_served_memory_without_checking_the_disk() {
+    let (dir, mut ws) = workspace();
+    ws.remember(
+        "src/billing.py",
+        "`Invoice.total()` sums the lines; auth is `login()`.",
+        &by("human:a"),
+    )
+    .unwrap();
+    // Edited on disk, not scanned: the page's own file and a file one of its claims names.
+    write(
+        dir.path(),
+        "src/auth.py",
+        "def login(user, password):\n    return False\n",
+    );
+    write(
+        dir.path(),
+        "src/billing.py",
+        "class Invoice:\n    def total(self):\n        return 1\n",
+    );
+    let warned = |w: &[loci_engine::StaleWarning]| {
+        let mut w: Vec<String> = w
+            .iter()
+            .map(|w| format!("{}: {}", w.path, w.reason))
+            .collect();
+        w.sort();
+        w
+    };
+    let expected = [
+        "src/auth.py: changed on disk since the last scan",
+        "src/billing.py: changed on disk since the last scan",
+    ];
+    let show = ws.show("src/billing.py", None).unwrap();
+    assert_eq!(warned(&show.stale_warnings), expected);
+    let why = ws.why("src/billing.py:2").unwrap();
+    assert_eq!(warned(&why.stale_warnings), expected);
+    assert_eq!(why.freshness.changed_since_scan, Some(2));
+    let search = ws.search("sums the lines", &Default::default()).unwrap();
+    assert_eq!(search.result[0].id, "src/billing.py");
+    assert_eq!(warned(&search.stale_warnings), expected);
+}
