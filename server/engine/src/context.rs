@@ -1164,11 +1164,20 @@ impl Workspace {
         let Some(target_path) = loci_store::map::file_path(conn, target)? else {
             return Ok(quoted);
         };
-        let mut dependents = self.direct_dependents(target)?;
+        let found = self.direct_dependents(target)?;
+        let mut dependents = found.uses;
         // Files that name the module in their code (`unlock_notify::wait(…)` inside a
         // macro the map cannot parse) come after those the map links: only for a module
         // whose name is an identifier of several words, rare enough to be a mention.
-        for (id, path) in self.files_naming_module(&target_path)? {
+        // The module's declaration (`mod unlock_notify;`) comes last, mention or not: it
+        // uses nothing.
+        let mentions = self.files_naming_module(&target_path)?;
+        let declares = |id: i64| found.declare.iter().any(|(d, _)| *d == id);
+        for (id, path) in mentions
+            .into_iter()
+            .filter(|(id, _)| !declares(*id))
+            .chain(found.declare.clone())
+        {
             if id != target && !dependents.iter().any(|(d, _)| *d == id) {
                 dependents.push((id, path));
             }
@@ -2523,32 +2532,50 @@ fn files_named_in(
 /// name, qualified name or key it is; else, for a path, the symbols its last segments name
 /// in a file whose path holds each leading segment (`regex.escape` is the crate-level
 /// `escape` of `regex-1.13.2/src/lib.rs`, `os.path.join` the `join` of `posixpath.py`: the
-/// map qualifies a name by its enclosing definitions, not by crate or module). At most 20.
+/// map qualifies a name by its enclosing definitions, not by crate or module). Top-level
+/// definitions (qualified by nothing) come before members and nested items of the same
+/// name: `serde_json::Value` is the enum, not an associated `type Value`. At most
+/// [`NAMED_SYMBOLS`], chosen from up to [`NAMED_SYMBOL_ROWS`] rows.
 fn named_symbols(
     conn: &loci_store::rusqlite::Connection,
     wanted: &str,
 ) -> loci_store::Result<Vec<loci_store::map::SymbolHit>> {
-    let found = loci_store::map::find_symbols(conn, wanted, 20)?;
+    let chosen = |mut found: Vec<loci_store::map::SymbolHit>| {
+        // Stable: by path and line within each part.
+        found.sort_by_key(|s| s.qualified_name != s.name);
+        found.truncate(NAMED_SYMBOLS);
+        found
+    };
+    let found = loci_store::map::find_symbols(conn, wanted, NAMED_SYMBOL_ROWS)?;
     if !found.is_empty() {
-        return Ok(found);
+        return Ok(chosen(found));
     }
     let segments: Vec<&str> = wanted.split('.').filter(|s| !s.is_empty()).collect();
     let folded = |s: &str| s.to_lowercase().replace('-', "_");
     for k in 1..segments.len() {
         let dropped: Vec<String> = segments[..k].iter().map(|s| folded(s)).collect();
-        let under: Vec<_> = loci_store::map::find_symbols(conn, &segments[k..].join("."), 20)?
-            .into_iter()
-            .filter(|s| {
-                let path = folded(&s.path);
-                dropped.iter().all(|d| path.contains(d.as_str()))
-            })
-            .collect();
+        let under: Vec<_> =
+            loci_store::map::find_symbols(conn, &segments[k..].join("."), NAMED_SYMBOL_ROWS)?
+                .into_iter()
+                .filter(|s| {
+                    let path = folded(&s.path);
+                    dropped.iter().all(|d| path.contains(d.as_str()))
+                })
+                .collect();
         if !under.is_empty() {
-            return Ok(under);
+            return Ok(chosen(under));
         }
     }
     Ok(Vec::new())
 }
+
+/// The most symbols one name in a question stands for.
+const NAMED_SYMBOLS: usize = 20;
+
+/// The rows [`named_symbols`] reads per name (an indexed lookup, by path): enough that the
+/// top-level definition and the file its leading segments name are among them (the
+/// `Value` enum of `serde_json` was row 31 of 37 `Value`s in six crates).
+const NAMED_SYMBOL_ROWS: u32 = 500;
 
 /// The open-module points of an item about `path` (a folder when `folder`): the best over
 /// the open files of +50 for the same file or the file's own folder, +25 for a parent or

@@ -499,44 +499,64 @@ impl Workspace {
     /// The files that depend directly on `file_id` (they import it, or their references
     /// resolve into it), strongest first: those that do both, then those whose references
     /// are stated or at least [`DEPENDENT_CONFIDENCE`], then those that only import it (a
-    /// Rust `mod x;` declaration, a re-export), by reference count then path.
-    pub(crate) fn direct_dependents(&self, file_id: i64) -> Result<Vec<(i64, String)>> {
-        let rows: Vec<(i64, String, bool, i64, f64)> = self
+    /// re-export), by reference count then path. The second list holds the files that
+    /// only declare it (a Rust `mod x;`: the parent module compiles it, nothing more), which
+    /// come after every file that uses it.
+    pub(crate) fn direct_dependents(&self, file_id: i64) -> Result<Dependents> {
+        let rows: Vec<(i64, String, bool, bool, i64, f64)> = self
             .store
             .conn()
             .prepare_cached(
-                "SELECT f.file_id, f.path, max(e.imports), sum(e.refs), max(e.confidence) FROM (
-                     SELECT from_file_id AS id, 1 AS imports, 0 AS refs, 0.0 AS confidence
-                     FROM deps WHERE to_file_id = ?1 AND from_file_id != ?1
+                "SELECT f.file_id, f.path, max(e.imports), min(e.declares), sum(e.refs),
+                        max(e.confidence) FROM (
+                     SELECT d.from_file_id AS id, 1 AS imports, 0 AS refs, 0.0 AS confidence,
+                            (d.module LIKE 'self::%' AND instr(substr(d.module, 7), '::') = 0
+                             AND EXISTS(SELECT 1 FROM imports i WHERE i.file_id = d.from_file_id
+                                        AND i.module = d.module AND i.names = '')) AS declares
+                     FROM deps d WHERE d.to_file_id = ?1 AND d.from_file_id != ?1
                      UNION ALL
-                     SELECT from_file_id, 0, count, CASE provenance WHEN 'stated' THEN 1.0 ELSE confidence END
+                     SELECT from_file_id, 0, count,
+                            CASE provenance WHEN 'stated' THEN 1.0 ELSE confidence END, 1
                      FROM ref_deps WHERE to_file_id = ?1 AND from_file_id != ?1
                  ) e JOIN files f ON f.file_id = e.id GROUP BY f.file_id",
             )
             .and_then(|mut st| {
                 st.query_map([file_id], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                    ))
                 })?
                 .collect()
             })
             .ctx(|| "reading a file's dependents".into())?;
         let mut kept: Vec<(u8, i64, String, i64)> = rows
             .into_iter()
-            .filter(|(_, _, imports, _, conf)| *imports || *conf >= DEPENDENT_CONFIDENCE)
-            .map(|(id, path, imports, refs, conf)| {
-                let strength = match (imports, refs > 0 && conf >= DEPENDENT_CONFIDENCE) {
+            .filter(|(_, _, imports, _, _, conf)| *imports || *conf >= DEPENDENT_CONFIDENCE)
+            .map(|(id, path, imports, declares, refs, conf)| {
+                let uses = imports && !declares;
+                let strength = match (uses, refs > 0 && conf >= DEPENDENT_CONFIDENCE) {
                     (true, true) => 0,
                     (false, true) => 1,
-                    _ => 2,
+                    (true, false) => 2,
+                    (false, false) => 3,
                 };
                 (strength, -refs, path, id)
             })
             .collect();
         kept.sort();
-        Ok(kept
-            .into_iter()
-            .map(|(_, _, path, id)| (id, path))
-            .collect())
+        let (declare, uses): (Vec<_>, Vec<_>) = kept.into_iter().partition(|k| k.0 == 3);
+        let pairs = |v: Vec<(u8, i64, String, i64)>| {
+            v.into_iter().map(|(_, _, path, id)| (id, path)).collect()
+        };
+        Ok(Dependents {
+            uses: pairs(uses),
+            declare: pairs(declare),
+        })
     }
 
     /// The files whose code names the module at `path` by its file name, when that name
@@ -638,6 +658,15 @@ pub(crate) fn rarest_first<'t>(terms: &'t [Term], dfs: &[u64], rows: u64) -> Vec
         taken.push(&terms[i]);
     }
     taken
+}
+
+/// The direct dependents of a file ([`Workspace::direct_dependents`]), as `(file_id,
+/// path)`.
+pub(crate) struct Dependents {
+    /// The files that use it, strongest first.
+    pub uses: Vec<(i64, String)>,
+    /// The files that only declare it as a module.
+    pub declare: Vec<(i64, String)>,
 }
 
 /// The most files [`Workspace::files_naming_module`] returns.

@@ -3203,3 +3203,94 @@ fn fault_the_function_raising_a_quoted_error_was_not_served() {
             .collect::<Vec<_>>()
     );
 }
+
+/// Fault (dev set): `serde_json::Value` named a nested `type Value` of another file: the
+/// name's first 20 rows by path were all members of earlier crates, and the enum of
+/// `serde_json` (row 31 of 37) was never read.
+#[test]
+fn fault_a_qualified_name_missed_its_definition_behind_twenty_members_of_that_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..25 {
+        write(
+            dir.path(),
+            &format!("aa/m{i:02}.py"),
+            &format!("class Holder{i}:\n    class Value:\n        pass\n"),
+        );
+    }
+    write(
+        dir.path(),
+        "serde_json/value.py",
+        "class Widget:\n    class Value:\n        pass\n\nclass Value:\n    \"\"\"Any JSON value.\"\"\"\n",
+    );
+    let mut ws = Workspace::open(dir.path(), None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(&ws, "what is a serde_json::Value", &[], 2000).result;
+    let named: Vec<&str> = a
+        .items
+        .iter()
+        .filter(|i| {
+            i.signals
+                .iter()
+                .any(|s| s.starts_with("named in the question"))
+        })
+        .map(|i| i.id.as_str())
+        .collect();
+    assert_eq!(
+        named.first().copied(),
+        Some("serde_json/value.py#Value@class"),
+        "{named:?}"
+    );
+}
+
+/// Fault (dev set): "who calls into unlock_notify.rs?" listed `lib.rs` first, whose only
+/// edge to it is `mod unlock_notify;`, before the files calling it from inside macros
+/// (found by their mentions): a declaration compiles a module, it does not use it.
+#[test]
+fn fault_a_module_declaration_was_listed_before_the_modules_callers() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[package]\nname = \"db\"\nversion = \"0.1.0\"\n",
+    );
+    write(
+        root,
+        "src/lib.rs",
+        "mod conn;\nmod stmt;\nmod unlock_notify;\n\npub fn open() {}\n",
+    );
+    write(
+        root,
+        "src/unlock_notify.rs",
+        "pub fn wait_for_unlock_notify() -> bool {\n    true\n}\n",
+    );
+    // `stmt.rs` is the longer: BM25 puts the shorter mention first.
+    for (file, f) in [
+        ("src/stmt.rs", "step_the_statement_once_more_and_then_again"),
+        ("src/conn.rs", "prepare"),
+    ] {
+        write(
+            root,
+            file,
+            // Inside a macro's arguments: token trees, no call the map can link.
+            &format!(
+                "macro_rules! check {{ ($e:expr) => {{ $e }} }}\n\npub fn {f}() -> bool {{\n    check!(crate::unlock_notify::wait_for_unlock_notify())\n}}\n"
+            ),
+        );
+    }
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(&ws, "what breaks if I change unlock_notify.rs?", &[], 2_000).result;
+    let dependents: Vec<&str> = a
+        .items
+        .iter()
+        .filter(|i| {
+            i.signals
+                .iter()
+                .any(|s| s.starts_with("depends directly on"))
+        })
+        .filter_map(|i| i.path.as_deref())
+        .collect();
+    // The callers in their mentions' order (BM25), then the declaration.
+    assert_eq!(dependents, ["src/conn.rs", "src/stmt.rs", "src/lib.rs"]);
+}
