@@ -332,6 +332,14 @@ const CODE_CHUNKS_SHOWN: usize = 2;
 /// The most relevance points a file of the code ranking scores: a full-text hit's.
 const CODE_POINTS: f64 = 30.0;
 
+/// The points of a symbol the question names, and of memory naming one that the code no
+/// longer has.
+const NAMED_POINTS: f64 = 15.0;
+
+/// The score false memory about what the question names keeps after its penalties: above
+/// nothing, below everything else served.
+const FALSE_SHOWN_POINTS: f64 = 0.5;
+
 /// Points above the best code item that the direct dependents of the file a dependents
 /// question is about score: the graph answers that question, the text does not.
 const DEPENDENT_POINTS: f64 = 5.0;
@@ -1496,7 +1504,11 @@ impl Workspace {
                     Candidate::new(HitKind::Symbol, s.key.clone(), Some(s.path.clone()))
                 });
             c.line = Some(s.line);
-            c.add(15.0, true, format!("named in the question (`{name}`)"));
+            c.add(
+                NAMED_POINTS,
+                true,
+                format!("named in the question (`{name}`)"),
+            );
             let e = symbol_files.entry(s.path.clone()).or_insert(0.0);
             *e = e.max(0.5);
         }
@@ -1847,10 +1859,32 @@ impl Workspace {
             .filter_map(|c| current(&c.id))
             .collect();
         let mut staleness = self.cached_staleness(&pairs)?;
+        // The names the question writes as identifiers, by their last segment.
+        let question_names: HashSet<String> = crate::search::identifier_tokens(&req.query)
+            .iter()
+            .map(|n| last_segment(n).to_string())
+            .collect();
         for c in cands.values_mut().filter(|c| c.kind == HitKind::Memory) {
             let Some((rev, page)) = current(&c.id) else {
                 continue;
             };
+            // What the memory says about code the question names and the code no longer
+            // has: it is false about the very thing asked, so it is shown as false.
+            let stale = staleness.remove(&rev.revision_id).unwrap_or_default();
+            let mut false_names: Vec<&str> = stale
+                .iter()
+                .filter(|s| matches!(s.reason, crate::audit::StaleReason::Deleted { .. }))
+                .filter_map(|s| s.claim_text.as_deref())
+                .filter(|t| question_names.contains(last_segment(t)))
+                .collect();
+            false_names.dedup();
+            if !false_names.is_empty() {
+                c.add(
+                    NAMED_POINTS,
+                    true,
+                    format!("names {}, named in the question", ticked(&false_names)),
+                );
+            }
             // Boosts lift what is relevant; they never make an irrelevant page relevant. The
             // episodic boost also asks for a signal of the page's own (see
             // `EPISODIC_TEXT_SHARE`): one common word had put the lessons page first.
@@ -1865,7 +1899,6 @@ impl Workspace {
                     c.add(10.0, false, "updated this week");
                 }
             }
-            let stale = staleness.remove(&rev.revision_id).unwrap_or_default();
             if !stale.is_empty() {
                 c.stale = true;
                 c.add(-20.0, false, "stale");
@@ -1885,9 +1918,25 @@ impl Workspace {
                 c.contradictions = open_here;
                 c.add(-40.0, false, "open contradictions");
             }
+            // Penalties put false memory about what the question names after the rest,
+            // never out of the answer.
+            if !false_names.is_empty() && c.score() <= 0.0 {
+                c.add(
+                    FALSE_SHOWN_POINTS - c.score(),
+                    false,
+                    "false about what the question names: shown, marked",
+                );
+            }
             // A page at no points or below gets no index line (see the packing), so no
             // banner either: it would warn about memory the answer does not show.
-            if open_here > 0 && c.score() > 0.0 {
+            if !false_names.is_empty() && c.score() > 0.0 {
+                banners.push(format!(
+                    "⚠ memory `{}` names {}, which the code no longer has: it is false about \
+                     what you asked until it is corrected (`loci lint`)",
+                    c.id,
+                    ticked(&false_names)
+                ));
+            } else if open_here > 0 && c.score() > 0.0 {
                 banners.push(format!("⚠ memory `{}` has {open_here} open contradiction(s) with the code; verify before relying on it (`loci lint`)", c.id));
             }
             c.full = format!(
@@ -2576,6 +2625,21 @@ const NAMED_SYMBOLS: usize = 20;
 /// top-level definition and the file its leading segments name are among them (the
 /// `Value` enum of `serde_json` was row 31 of 37 `Value`s in six crates).
 const NAMED_SYMBOL_ROWS: u32 = 500;
+
+/// The last segment of a name as written (`Parser::parse()` → `parse`).
+fn last_segment(name: &str) -> &str {
+    let name = name.trim_end_matches("()");
+    name.rsplit(['.', ':']).next().unwrap_or(name)
+}
+
+/// Names in backticks, joined: `` `a()`, `b` ``.
+fn ticked(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// The open-module points of an item about `path` (a folder when `folder`): the best over
 /// the open files of +50 for the same file or the file's own folder, +25 for a parent or

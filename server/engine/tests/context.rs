@@ -3294,3 +3294,53 @@ fn fault_a_module_declaration_was_listed_before_the_modules_callers() {
     // The callers in their mentions' order (BM25), then the declaration.
     assert_eq!(dependents, ["src/conn.rs", "src/stmt.rs", "src/lib.rs"]);
 }
+
+/// Fault (issue 30, item 3): after a function that a page and a lesson name was renamed
+/// and the tree scanned, asking about it served neither, with no banner: the name no
+/// longer linked them to the question, and their stale mark took the rest.
+#[test]
+fn fault_memory_false_about_what_the_question_names_was_dropped_from_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let app = |name: &str| {
+        format!(
+            "def {name}(path):\n    \"\"\"Read the settings file.\"\"\"\n    return open(path).read()\n\ndef other():\n    return 2\n"
+        )
+    };
+    write(root, "app.py", &app("parse_config"));
+    write(
+        root,
+        "main.py",
+        "from app import parse_config\n\ndef main():\n    return parse_config(\"x\")\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.remember(
+        "app.py",
+        "Settings are read by `parse_config()`, which returns the raw text.",
+        &by("human:a"),
+    )
+    .unwrap();
+    ws.learn(
+        "Never cache `parse_config()` results: the file changes at runtime.",
+        None,
+        &by("human:a"),
+    )
+    .unwrap();
+    write(root, "app.py", &app("load_settings"));
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(&ws, "how are settings read by parse_config", &[], 800).result;
+    assert!(!a.abstained);
+    let served: Vec<&str> = a.items.iter().map(|i| i.id.as_str()).collect();
+    assert!(
+        served.contains(&"app.py") && served.contains(&"lessons"),
+        "{served:?}"
+    );
+    assert_eq!(
+        a.banners,
+        [
+            "⚠ memory `app.py` names `parse_config()`, which the code no longer has: it is false about what you asked until it is corrected (`loci lint`)",
+            "⚠ memory `lessons` names `parse_config()`, which the code no longer has: it is false about what you asked until it is corrected (`loci lint`)",
+        ]
+    );
+}
