@@ -7,13 +7,16 @@
 //! can be stopped and resumed and never holds the write lock long. A chunk's text as the
 //! model sees it: its file's path, its definition's name and its lines, cut at
 //! `[embeddings] max_tokens` word pieces. Test, example and vendored code is not embedded
-//! ([`embeddable`]). Rewriting a file drops its chunks' vectors with
+//! (`code_chunks.secondary`): lexical search still finds it, every ranked list puts it
+//! after the rest unless the question asks for it, and it is most of a large repository's
+//! chunks (69% of the stdlib's), so embedding costs what answers use. Rewriting a file
+//! drops its chunks' vectors with
 //! them; the next `loci embed` makes new ones. Answers say when vectors are missing or
 //! partial (envelope notes), never silently.
 
 use std::collections::HashSet;
 use std::ops::ControlFlow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -43,7 +46,7 @@ pub struct EmbedReport {
     pub embedded: u64,
     /// Chunks with a vector of the model now.
     pub with_vectors: u64,
-    /// Chunks to embed in the map ([`embeddable`] files').
+    /// Chunks to embed in the map (not test, example or vendored code).
     pub chunks: u64,
     /// Wall time, ms (model load included).
     pub duration_ms: u64,
@@ -54,7 +57,7 @@ pub struct EmbedReport {
 pub struct EmbedProgress {
     /// Chunks with a vector of the model.
     pub done: u64,
-    /// Chunks to embed ([`embeddable`] files').
+    /// Chunks to embed (not test, example or vendored code).
     pub total: u64,
 }
 
@@ -70,9 +73,13 @@ pub struct Dense {
     vectors: Arc<Vec<(i64, Quantized)>>,
     /// The files with at least one vector.
     embedded: Arc<HashSet<i64>>,
-    /// Chunks to embed when `vectors` were read ([`embeddable`] files').
+    /// Chunks to embed when `vectors` were read (not test, example or vendored code).
     chunks: u64,
 }
+
+/// The vectors of one model (`(file_id, vector)` per chunk), the chunks to embed, and the
+/// files with a vector.
+type DenseVectors = (Arc<Vec<(i64, Quantized)>>, u64, Arc<HashSet<i64>>);
 
 /// How dense retrieval stands for one answer: what the capability notes say.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,7 +95,7 @@ pub enum DenseState {
         best: f64,
         /// Chunks without a vector.
         missing: u64,
-        /// Chunks to embed ([`embeddable`] files').
+        /// Chunks to embed (not test, example or vendored code).
         chunks: u64,
         /// The files with at least one vector: the others are not in `files` because
         /// they cannot be, not because they are far from the question.
@@ -116,39 +123,45 @@ impl Workspace {
 
     /// The loaded model (loading it on first use).
     fn embedder(&self) -> Result<Arc<Embedder>> {
-        let dir = self.embeddings_model_dir().ok_or_else(|| EngineError::InvalidArgument {
+        let dir = self.configured_model_dir()?;
+        if let Some(model) = self.loaded_embedder(&dir) {
+            return Ok(model);
+        }
+        let model = Arc::new(load_embedder(&dir, &self.config.embeddings)?);
+        self.keep_embedder(dir, model.clone());
+        Ok(model)
+    }
+
+    /// [`Workspace::embeddings_model_dir`], or the error saying how to configure one.
+    fn configured_model_dir(&self) -> Result<PathBuf> {
+        self.embeddings_model_dir().ok_or_else(|| EngineError::InvalidArgument {
             name: "embeddings.model".into(),
             message: format!(
                 "no embedding model is configured: set `[embeddings] model = \"PATH\"` in .loci/config.toml or {MODEL_ENV}=PATH (a local directory with config.json, tokenizer.json and model.safetensors)"
             ),
-        })?;
-        let mut dense = self.dense.lock().unwrap_or_else(|p| p.into_inner());
-        if let (Some(m), Some(d)) = (&dense.model, &dense.dir)
-            && *d == dir
-        {
-            return Ok(m.clone());
+        })
+    }
+
+    /// The model loaded from `dir`, if it is.
+    fn loaded_embedder(&self, dir: &Path) -> Option<Arc<Embedder>> {
+        let dense = self.dense.lock().unwrap_or_else(|p| p.into_inner());
+        match (&dense.model, &dense.dir) {
+            (Some(m), Some(d)) if d == dir => Some(m.clone()),
+            _ => None,
         }
-        let mut model = Embedder::load(&dir).map_err(|e| EngineError::InvalidArgument {
-            name: "embeddings.model".into(),
-            message: e.to_string(),
-        })?;
-        let invalid = |e: loci_embed::EmbedError| EngineError::InvalidArgument {
-            name: "embeddings".into(),
-            message: e.to_string(),
-        };
-        model
-            .set_max_tokens(self.config.embeddings.max_tokens)
-            .map_err(invalid)?;
-        model
-            .set_threads(self.config.embeddings.threads)
-            .map_err(invalid)?;
-        let model = Arc::new(model);
-        *dense = Dense {
-            model: Some(model.clone()),
-            dir: Some(dir),
-            ..Default::default()
-        };
-        Ok(model)
+    }
+
+    /// Keeps `model`, loaded from `dir`, for the next questions (the vectors read for
+    /// another model are dropped).
+    fn keep_embedder(&self, dir: PathBuf, model: Arc<Embedder>) {
+        let mut dense = self.dense.lock().unwrap_or_else(|p| p.into_inner());
+        if dense.dir.as_ref() != Some(&dir) {
+            *dense = Dense {
+                model: Some(model),
+                dir: Some(dir),
+                ..Default::default()
+            };
+        }
     }
 
     /// Embeds every code chunk that has no vector of the configured model yet, in batches,
@@ -165,7 +178,7 @@ impl Workspace {
         let started = Instant::now();
         let model = self.embedder()?;
         let id = model.model_id().to_string();
-        let (total, mut done) = self.embeddable_chunks(&id)?;
+        let (total, mut done) = loci_store::map::primary_chunk_counts(self.store.conn(), &id)?;
         let mut embedded = 0u64;
         let mut after = 0;
         loop {
@@ -224,34 +237,19 @@ impl Workspace {
         }
     }
 
-    /// The next chunks after `after` (a `chunk_id`, moved past them) that [`embeddable`]
-    /// files have and that have no vector of `model`; empty at the end.
+    /// The next chunks to embed after `after` (a `chunk_id`, moved past them) that have
+    /// no vector of `model`; empty at the end.
     fn unembedded_after(
         &self,
         model: &str,
         after: &mut i64,
     ) -> Result<Vec<loci_store::map::UnembeddedChunk>> {
-        loop {
-            let rows =
-                loci_store::map::unembedded_chunks(self.store.conn(), model, *after, EMBED_BATCH)?;
-            let Some(last) = rows.last() else {
-                return Ok(rows);
-            };
+        let rows =
+            loci_store::map::unembedded_chunks(self.store.conn(), model, *after, EMBED_BATCH)?;
+        if let Some(last) = rows.last() {
             *after = last.chunk_id;
-            let rows: Vec<_> = rows.into_iter().filter(|c| embeddable(&c.path)).collect();
-            if !rows.is_empty() {
-                return Ok(rows);
-            }
         }
-    }
-
-    /// The chunks [`Workspace::embed`] embeds (those of [`embeddable`] files), and how many
-    /// of them have a vector of `model`.
-    fn embeddable_chunks(&self, model: &str) -> Result<(u64, u64)> {
-        Ok(loci_store::map::chunk_counts(self.store.conn(), model)?
-            .into_iter()
-            .filter(|(path, _, _)| embeddable(path))
-            .fold((0, 0), |(t, d), (_, chunks, with)| (t + chunks, d + with)))
+        Ok(rows)
     }
 
     /// The files nearest `query` by their chunks' vectors, best first (a file at its best
@@ -267,32 +265,49 @@ impl Workspace {
     }
 
     fn dense_files_or_error(&self, query: &str) -> Result<DenseState> {
-        let model = self.embedder()?;
-        let id = model.model_id().to_string();
-        let stamp = self.store.data_stamp()?;
-        let (vectors, chunks, embedded) = {
-            let mut dense = self.dense.lock().unwrap_or_else(|p| p.into_inner());
-            if dense.stamp != Some(stamp) {
-                let rows = loci_store::map::chunk_vectors(self.store.conn(), &id)?;
-                dense.vectors = Arc::new(
-                    rows.into_iter()
-                        .map(|(file, scale, values)| (file, Quantized { values, scale }))
-                        .collect(),
-                );
-                dense.embedded = Arc::new(dense.vectors.iter().map(|(f, _)| *f).collect());
-                (dense.chunks, _) = self.embeddable_chunks(&id)?;
-                dense.stamp = Some(stamp);
-            }
-            (dense.vectors.clone(), dense.chunks, dense.embedded.clone())
+        let dir = self.configured_model_dir()?;
+        let embed_query = |model: &Embedder| {
+            model
+                .embed(&[query])
+                .map(|mut v| v.swap_remove(0))
+                .map_err(|e| EngineError::InvalidArgument {
+                    name: "embeddings".into(),
+                    message: e.to_string(),
+                })
         };
+        // A first question loads the model (~40 ms) and embeds itself on another thread
+        // while this one reads the vectors: the two costs overlap. A chunk has a vector of
+        // one model at most, so every vector is read and those of another model dropped.
+        let (model, q, (vectors, chunks, embedded)) = std::thread::scope(|scope| {
+            let loaded = self.loaded_embedder(&dir);
+            let (config, dir) = (&self.config.embeddings, &dir);
+            let embed_query = &embed_query;
+            let loading = loaded.is_none().then(|| {
+                scope.spawn(move || {
+                    let model = load_embedder(dir, config)?;
+                    let q = embed_query(&model)?;
+                    Ok::<_, EngineError>((Arc::new(model), q))
+                })
+            });
+            let read = self.vectors_read();
+            let (model, q) = match (loaded, loading) {
+                (Some(m), _) => {
+                    let q = embed_query(&m)?;
+                    (m, q)
+                }
+                (None, Some(handle)) => match handle.join() {
+                    Ok(loaded) => loaded?,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                },
+                (None, None) => unreachable!("the model is loaded or loading"),
+            };
+            self.keep_embedder(dir.clone(), model.clone());
+            let vectors = self.vectors_of(model.model_id(), read?)?;
+            Ok::<_, EngineError>((model, q, vectors))
+        })?;
+        drop(model);
         let done = vectors.len() as u64;
-        let q = model
-            .embed(&[query])
-            .map_err(|e| EngineError::InvalidArgument {
-                name: "embeddings".into(),
-                message: e.to_string(),
-            })?;
-        let q = Quantized::new(&q[0]);
+        let q = Quantized::new(&q);
         let mut scored: Vec<(f32, i64)> = vectors.iter().map(|(f, v)| (q.dot(v), *f)).collect();
         let keep = DENSE_CHUNKS.min(scored.len());
         if keep > 0 {
@@ -315,14 +330,55 @@ impl Workspace {
             embedded,
         })
     }
+
+    /// Every stored vector with its model, unless the vectors of this version of the
+    /// store's data are already read (`None`).
+    fn vectors_read(&self) -> Result<Option<Vec<(String, i64, f32, Vec<i8>)>>> {
+        let stamp = self.store.data_stamp()?;
+        let dense = self.dense.lock().unwrap_or_else(|p| p.into_inner());
+        if dense.stamp == Some(stamp) {
+            return Ok(None);
+        }
+        drop(dense);
+        Ok(Some(loci_store::map::chunk_vectors(self.store.conn())?))
+    }
+
+    /// The vectors of `model` (from `read`, else those kept), the chunks to embed and the
+    /// files with a vector; what is read is kept for the next question.
+    fn vectors_of(
+        &self,
+        model: &str,
+        read: Option<Vec<(String, i64, f32, Vec<i8>)>>,
+    ) -> Result<DenseVectors> {
+        let mut dense = self.dense.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(rows) = read {
+            dense.vectors = Arc::new(
+                rows.into_iter()
+                    .filter(|(m, ..)| m == model)
+                    .map(|(_, file, scale, values)| (file, Quantized { values, scale }))
+                    .collect(),
+            );
+            dense.embedded = Arc::new(dense.vectors.iter().map(|(f, _)| *f).collect());
+            dense.chunks = loci_store::map::primary_chunk_count(self.store.conn())?;
+            dense.stamp = Some(self.store.data_stamp()?);
+        }
+        Ok((dense.vectors.clone(), dense.chunks, dense.embedded.clone()))
+    }
 }
 
-/// Whether a file's chunks are embedded: all but test, example and vendored code, which
-/// every ranked list puts after the rest unless the question asks for it (lexical search
-/// still finds it), and which is most of a large repository's chunks (69% of the
-/// stdlib's): embedding costs what the answers use.
-pub fn embeddable(path: &str) -> bool {
-    loci_core::secondary::secondary_code(path).is_none()
+/// Loads the model at `dir` with the `[embeddings]` settings.
+fn load_embedder(dir: &Path, config: &crate::config::EmbeddingsConfig) -> Result<Embedder> {
+    let mut model = Embedder::load(dir).map_err(|e| EngineError::InvalidArgument {
+        name: "embeddings.model".into(),
+        message: e.to_string(),
+    })?;
+    let invalid = |e: loci_embed::EmbedError| EngineError::InvalidArgument {
+        name: "embeddings".into(),
+        message: e.to_string(),
+    };
+    model.set_max_tokens(config.max_tokens).map_err(invalid)?;
+    model.set_threads(config.threads).map_err(invalid)?;
+    Ok(model)
 }
 
 /// The text of a chunk as the model sees it: its path, its definition's name, its lines.

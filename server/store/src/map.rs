@@ -488,8 +488,10 @@ pub struct UnembeddedChunk {
     pub name: String,
 }
 
-/// Up to `limit` chunks after `after` (a `chunk_id`; 0 from the start) without a vector
-/// of `model`, by `chunk_id` (a scan numbers a file's chunks together, in line order).
+/// Up to `limit` chunks after `after` (a `chunk_id`; 0 from the start) that an embedding
+/// model embeds (not test, example or vendored code: `code_chunks.secondary = 0`) and
+/// that have no vector of `model`, by `chunk_id` (a scan numbers a file's chunks
+/// together, in line order).
 pub fn unembedded_chunks(
     conn: &Connection,
     model: &str,
@@ -500,7 +502,7 @@ pub fn unembedded_chunks(
         "SELECT c.chunk_id, f.path, c.start_line, c.end_line, ifnull(s.qualified_name, '')
          FROM code_chunks c JOIN files f ON f.file_id = c.file_id
          LEFT JOIN symbols s ON s.symbol_id = c.symbol_id
-         WHERE c.chunk_id > ?2
+         WHERE c.chunk_id > ?2 AND c.secondary = 0
            AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.chunk_id AND v.model = ?1)
          ORDER BY c.chunk_id LIMIT ?3",
     )
@@ -519,19 +521,15 @@ pub fn unembedded_chunks(
     .ctx(|| "reading the chunks to embed".to_string())
 }
 
-/// Per file with code chunks: its path, its chunks, and how many of them have a vector of
-/// `model`.
-pub fn chunk_counts(conn: &Connection, model: &str) -> Result<Vec<(String, u64, u64)>> {
+/// The chunks an embedding model embeds ([`primary_chunk_count`]), and how many of them
+/// have a vector of `model`.
+pub fn primary_chunk_counts(conn: &Connection, model: &str) -> Result<(u64, u64)> {
     conn.prepare_cached(
-        "SELECT f.path, count(*), count(v.chunk_id)
-         FROM code_chunks c JOIN files f ON f.file_id = c.file_id
+        "SELECT count(*), count(v.chunk_id) FROM code_chunks c
          LEFT JOIN chunk_vectors v ON v.chunk_id = c.chunk_id AND v.model = ?1
-         GROUP BY c.file_id",
+         WHERE c.secondary = 0",
     )
-    .and_then(|mut st| {
-        st.query_map([model], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect()
-    })
+    .and_then(|mut st| st.query_row([model], |r| Ok((r.get(0)?, r.get(1)?))))
     .ctx(|| "counting the chunks with vectors".to_string())
 }
 
@@ -556,24 +554,30 @@ pub fn insert_vectors(
     Ok(())
 }
 
-/// Every vector of `model`, with its chunk's file: `(file_id, scale, components)`.
-pub fn chunk_vectors(conn: &Connection, model: &str) -> Result<Vec<(i64, f32, Vec<i8>)>> {
+/// Every vector, with its model and its chunk's file: `(model, file_id, scale,
+/// components)` (a chunk has a vector of one model at most).
+pub fn chunk_vectors(conn: &Connection) -> Result<Vec<(String, i64, f32, Vec<i8>)>> {
     conn.prepare_cached(
-        "SELECT c.file_id, v.scale, v.vector FROM chunk_vectors v JOIN code_chunks c ON c.chunk_id = v.chunk_id
-         WHERE v.model = ?1",
+        "SELECT v.model, c.file_id, v.scale, v.vector
+         FROM chunk_vectors v JOIN code_chunks c ON c.chunk_id = v.chunk_id",
     )
     .and_then(|mut st| {
-        st.query_map([model], |r| {
-            let bytes: Vec<u8> = r.get(2)?;
-            Ok((
-                r.get(0)?,
-                r.get::<_, f64>(1)? as f32,
-                bytes.into_iter().map(|b| b as i8).collect(),
-            ))
+        st.query_map([], |r| {
+            // Read in place: one allocation per vector, not a blob copy and then another.
+            let values = r.get_ref(3)?.as_blob()?.iter().map(|&b| b as i8).collect();
+            Ok((r.get(0)?, r.get(1)?, r.get::<_, f64>(2)? as f32, values))
         })?
         .collect()
     })
     .ctx(|| "reading chunk vectors".into())
+}
+
+/// The chunks of code that is not test, example or vendored code (`code_chunks.secondary
+/// = 0`: the chunks an embedding model embeds).
+pub fn primary_chunk_count(conn: &Connection) -> Result<u64> {
+    conn.prepare_cached("SELECT count(*) FROM code_chunks WHERE secondary = 0")
+        .and_then(|mut st| st.query_row([], |r| r.get(0)))
+        .ctx(|| "counting the code chunks".into())
 }
 
 /// Inserts a file's import statements.
