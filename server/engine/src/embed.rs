@@ -333,7 +333,7 @@ impl Workspace {
 
     /// Every stored vector with its model, unless the vectors of this version of the
     /// store's data are already read (`None`).
-    fn vectors_read(&self) -> Result<Option<Vec<(String, i64, f32, Vec<i8>)>>> {
+    fn vectors_read(&self) -> Result<Option<Vec<loci_store::map::ChunkVector>>> {
         let stamp = self.store.data_stamp()?;
         let dense = self.dense.lock().unwrap_or_else(|p| p.into_inner());
         if dense.stamp == Some(stamp) {
@@ -348,7 +348,7 @@ impl Workspace {
     fn vectors_of(
         &self,
         model: &str,
-        read: Option<Vec<(String, i64, f32, Vec<i8>)>>,
+        read: Option<Vec<loci_store::map::ChunkVector>>,
     ) -> Result<DenseVectors> {
         let mut dense = self.dense.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(rows) = read {

@@ -554,9 +554,12 @@ pub fn insert_vectors(
     Ok(())
 }
 
-/// Every vector, with its model and its chunk's file: `(model, file_id, scale,
-/// components)` (a chunk has a vector of one model at most).
-pub fn chunk_vectors(conn: &Connection) -> Result<Vec<(String, i64, f32, Vec<i8>)>> {
+/// A stored vector: `(model, file_id of its chunk, scale, i8 components)`.
+pub type ChunkVector = (String, i64, f32, Vec<i8>);
+
+/// Every vector, with its model and its chunk's file (a chunk has a vector of one model
+/// at most).
+pub fn chunk_vectors(conn: &Connection) -> Result<Vec<ChunkVector>> {
     conn.prepare_cached(
         "SELECT v.model, c.file_id, v.scale, v.vector
          FROM chunk_vectors v JOIN code_chunks c ON c.chunk_id = v.chunk_id",
