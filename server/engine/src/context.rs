@@ -20,7 +20,9 @@
 //! 60 / (60 + rank); a symbol match in a page's file up to +24; a symbol the question
 //! names +15; a symbol a top-3 relevant page names, half that page's full-text points
 //! when they clear the floor (relevance: the page holds the question); stale −20; open
-//! contradictions −40 and a warning banner; test code −5 unless the question is about
+//! contradictions −40 and a warning banner; memory naming a name the question writes that
+//! the code no longer has +15 relevance and a banner, and never dropped by its penalties
+//! (false memory about the question is shown as false); test code −5 unless the question is about
 //! tests; and, only for items that are relevant on their own, one link-hop from a top-3
 //! seed +15 (pages and files), a symbol a top-3 relevant page names +15, updated within 7
 //! days +10 and `decisions` and `lessons` +25 — the latter only when the page also has a signal of
