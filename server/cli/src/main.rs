@@ -219,7 +219,8 @@ enum Command {
     },
     /// Full-text search over memory, symbols and docs (any text is safe).
     Search {
-        /// The query (it may start with `-`: `loci search -band`).
+        /// The query (it may start with `-`: `loci search -band`; `-` alone reads it from
+        /// stdin).
         #[arg(allow_hyphen_values = true)]
         query: String,
         /// Only these kinds: memory, symbol, doc (repeatable).
@@ -237,7 +238,7 @@ enum Command {
     /// token budget, or an explicit "nothing relevant".
     Context {
         /// The question or task (may be left out when --open is given; it may start with
-        /// `-`).
+        /// `-`; `-` alone reads it from stdin).
         #[arg(default_value = "", allow_hyphen_values = true)]
         query: String,
         /// Files open or being worked on (repeatable).
@@ -655,7 +656,14 @@ fn enclosing_workspace(dir: &std::path::Path) -> Option<std::path::PathBuf> {
 
 /// Runs one command; `opened` receives the workspace once it is open, so that a failure
 /// after that can still report the store's state.
-fn run(cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
+fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
+    // `-` reads the question from stdin: a command line holds at most 128 KiB per argument.
+    if let Command::Context { query, .. } | Command::Search { query, .. } = &mut cli.command
+        && query == "-"
+    {
+        query.clear();
+        std::io::Read::read_to_string(&mut std::io::stdin(), query)?;
+    }
     if let Command::Lsp = cli.command {
         // Roots come from the client's `initialize`, not from the current directory.
         loci_lsp::run_stdio()?;

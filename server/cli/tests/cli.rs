@@ -2754,3 +2754,47 @@ fn fault_not_found_from_a_stale_map_said_nothing_of_it() {
         ]
     );
 }
+
+/// A question longer than a command line holds (128 KiB per argument on Linux) had no way
+/// in: `-` reads it from stdin, and the answer says which part of it was used.
+#[test]
+fn fault_a_question_over_the_command_line_limit_could_not_be_asked() {
+    use std::io::Write;
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    let question = format!("User.save {}", "the ".repeat(40_000));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_loci"))
+        .args(["context", "-", "--json"])
+        .current_dir(root)
+        .env_remove("LOCI_DB")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(question.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["result"]["items"][0]["id"],
+        "app/models.py#User.save@method"
+    );
+    assert!(
+        v["capability"]["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n
+                == &Value::from(format!(
+                    "the query is {} bytes: its first 16384 were read",
+                    question.trim_end().len()
+                ))),
+        "{}",
+        v["capability"]["notes"]
+    );
+}

@@ -654,6 +654,7 @@ impl Workspace {
         query: &str,
         options: &SearchOptions,
     ) -> Result<Envelope<Vec<SearchHit>>> {
+        let (query, query_notes) = crate::search::bounded(query);
         let mut hits = match crate::search::fts_query(query) {
             Some(q) => self.search_hits(&q, options)?,
             None => Vec::new(),
@@ -680,6 +681,7 @@ impl Workspace {
         }
         let relies = hits.iter().filter_map(|h| h.path.clone()).collect();
         let mut env = self.memory_envelope(hits, &revisions, relies)?;
+        env.capability.notes.extend(query_notes);
         env.limits.used = used;
         Ok(env)
     }
@@ -1266,7 +1268,7 @@ impl Workspace {
     }
 
     fn context_in_snapshot(&self, req: &ContextRequest) -> Result<Envelope<ContextAnswer>> {
-        let query = req.query.trim();
+        let (query, query_notes) = crate::search::bounded(req.query.trim());
         let budget = req.budget.unwrap_or(self.config.context.budget);
         if budget < MIN_BUDGET {
             return Err(EngineError::InvalidArgument {
@@ -1862,7 +1864,7 @@ impl Workspace {
             .collect();
         let mut staleness = self.cached_staleness(&pairs)?;
         // The names the question writes as identifiers, by their last segment.
-        let question_names: HashSet<String> = crate::search::identifier_tokens(&req.query)
+        let question_names: HashSet<String> = crate::search::identifier_tokens(query)
             .iter()
             .map(|n| last_segment(n).to_string())
             .collect();
@@ -2261,6 +2263,7 @@ impl Workspace {
             );
         }
         env.capability.notes.extend(open_notes);
+        env.capability.notes.extend(query_notes);
         env.limits.budget = Some(budget);
         env.limits.used = used;
         env.limits.truncated = truncated;

@@ -443,15 +443,17 @@ impl Workspace {
         terms: &[Term],
     ) -> Result<(u64, Vec<u64>)> {
         let mut lookups: Vec<String> = Vec::new();
+        let mut at: HashMap<String, usize> = HashMap::new();
         for t in terms {
             for w in t.forms().into_iter().chain(t.words.iter().cloned()) {
-                if !w.contains(' ') && !lookups.contains(&w) {
+                if !w.contains(' ') && !at.contains_key(&w) {
+                    at.insert(w.clone(), lookups.len());
                     lookups.push(w);
                 }
             }
         }
         let (rows, dfs) = self.store.term_stats(table, &lookups)?;
-        let df_of = |w: &str| lookups.iter().position(|l| l == w).map_or(0, |i| dfs[i]);
+        let df_of = |w: &str| at.get(w).map_or(0, |&i| dfs[i]);
         let dfs = terms
             .iter()
             .map(|t| {

@@ -142,7 +142,51 @@ impl Term {
 /// `rotating file handler`, `rollover`); a token left with no word is dropped. `"Where are write transactions begun?"` → `write`, `transactions`,
 /// `begun`.
 pub fn content_terms(text: &str) -> Vec<Term> {
+    let mut terms = all_content_terms(text);
+    terms.truncate(MAX_QUERY_TERMS);
+    terms
+}
+
+/// The most bytes of a query that `search` and `context` read ([`bounded`]).
+pub const MAX_QUERY_BYTES: usize = 16 * 1024;
+
+/// The most distinct terms a query uses, the first ones in order: longer text is a
+/// document, not a question, and each term costs a posting list to read and a node of
+/// the FTS5 expression.
+pub const MAX_QUERY_TERMS: usize = 64;
+
+/// `text` as `search` and `context` read it — its first [`MAX_QUERY_BYTES`], cut at a
+/// character boundary — and the notes an answer gives when that, or
+/// [`MAX_QUERY_TERMS`], left part of it unused. Every cost of an answer is then bounded
+/// whatever the input (a 20,000-word query had taken 35 s).
+pub fn bounded(text: &str) -> (&str, Vec<String>) {
+    let mut notes = Vec::new();
+    let mut end = text.len().min(MAX_QUERY_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let kept = &text[..end];
+    if end < text.len() {
+        notes.push(format!(
+            "the query is {} bytes: its first {MAX_QUERY_BYTES} were read",
+            text.len()
+        ));
+    }
+    let terms = all_content_terms(kept).len();
+    if terms > MAX_QUERY_TERMS {
+        notes.push(format!(
+            "the query has {terms} distinct terms: its first {MAX_QUERY_TERMS} were used"
+        ));
+    }
+    (kept, notes)
+}
+
+/// [`content_terms`] without the cap.
+fn all_content_terms(text: &str) -> Vec<Term> {
     let mut out: Vec<Term> = Vec::new();
+    // Linear in the question's length: a 5,000-word question had spent seconds comparing
+    // each term with every earlier one.
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for token in text.split_whitespace() {
         // A dropped word splits the token: the words on either side are not adjacent in
         // the text, so one phrase of them would match nothing (`RotatingFileHandler.
@@ -159,7 +203,7 @@ pub fn content_terms(text: &str) -> Vec<Term> {
         }
         for words in segments.into_iter().filter(|s| !s.is_empty()) {
             let term = Term { words };
-            if !out.iter().any(|t| t.joined() == term.joined()) {
+            if seen.insert(term.joined()) {
                 out.push(term);
             }
         }
@@ -615,6 +659,7 @@ pub fn fts_query_any(text: &str) -> Option<String> {
 /// map holds a crate-level function as `escape`, not under its crate's name.
 fn query_parts(text: &str) -> Option<Vec<String>> {
     let mut parts: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for token in text.split_whitespace() {
         let words = identifier_words(token);
         if words.is_empty() {
@@ -640,8 +685,11 @@ fn query_parts(text: &str) -> Option<Vec<String>> {
         } else {
             format!("({})", forms.join(" OR "))
         };
-        if !parts.iter().any(|p| p.eq_ignore_ascii_case(&part)) {
+        if seen.insert(part.to_lowercase()) {
             parts.push(part);
+            if parts.len() == MAX_QUERY_TERMS {
+                break;
+            }
         }
     }
     (!parts.is_empty()).then_some(parts)
@@ -650,6 +698,35 @@ fn query_parts(text: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_query_is_read_up_to_its_bounds_and_the_answer_says_so() {
+        let words: Vec<String> = (0..200).map(|i| format!("term{i}")).collect();
+        let text = words.join(" ");
+        let (kept, notes) = bounded(&text);
+        assert_eq!(kept, text);
+        assert_eq!(
+            notes,
+            ["the query has 200 distinct terms: its first 64 were used"]
+        );
+        let terms = content_terms(&text);
+        assert_eq!(terms.len(), MAX_QUERY_TERMS);
+        assert_eq!(terms[63].joined(), "term63");
+        let any = fts_query_any(&text).unwrap();
+        assert_eq!(any.matches(" OR ").count(), MAX_QUERY_TERMS - 1);
+        // Cut at a character boundary: `é` is two bytes and straddles the limit.
+        let long = format!("{}é tail", "a".repeat(MAX_QUERY_BYTES - 1));
+        let (kept, notes) = bounded(&long);
+        assert_eq!(kept.len(), MAX_QUERY_BYTES - 1);
+        assert_eq!(
+            notes,
+            [format!(
+                "the query is {} bytes: its first {MAX_QUERY_BYTES} were read",
+                long.len()
+            )]
+        );
+        assert_eq!(bounded("short question"), ("short question", Vec::new()));
+    }
 
     #[test]
     fn fts_query_any_ors_the_content_tokens_only() {

@@ -449,8 +449,9 @@ impl Store {
             }
         };
         let mut missing: Vec<String> = Vec::new();
+        let mut asked = std::collections::HashSet::new();
         for t in terms {
-            if !cache.dfs.contains_key(&(table, t.clone())) && !missing.contains(t) {
+            if !cache.dfs.contains_key(&(table, t.clone())) && asked.insert(t.as_str()) {
                 missing.push(t.clone());
             }
         }
