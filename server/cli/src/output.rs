@@ -188,7 +188,7 @@ impl Output {
             let t = &r.totals;
             writeln!(
                 o,
-                "scanned in {:.2}s: {} added, {} modified, {} deleted, {} renamed, {} unchanged{}",
+                "scanned in {:.2}s: {} added, {} modified, {} deleted, {} renamed, {} unchanged{}{}",
                 r.duration_ms as f64 / 1000.0,
                 r.added.len(),
                 r.modified.len(),
@@ -199,6 +199,11 @@ impl Output {
                     format!(", {} finished for an interrupted scan", r.resumed)
                 } else if r.reanalysed > 0 {
                     format!(", {} analysed again for this version of loci", r.reanalysed)
+                } else {
+                    String::new()
+                },
+                if r.retried > 0 {
+                    format!(", {} analysed again after the parse limit stopped them", r.retried)
                 } else {
                     String::new()
                 }

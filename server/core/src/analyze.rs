@@ -58,13 +58,23 @@
 //!   (`vec![..]`, `println!(..)`, `json!({..})`), `quote!`-like templates and
 //!   `macro_rules!` rules are never parsed again. Body fingerprints come from the body's own token stream (a definition moved
 //!   into a `cfg` block keeps its fingerprint); the file fingerprint and error count are the
-//!   file tree's. All bodies of a file share one `timeout_ms` budget; bodies left when it
-//!   runs out stay token trees.
-//! - **Timeouts**: when the parse is stopped after `timeout_ms`, the analysis is empty
-//!   except for a fingerprint of the raw text ([`crate::fingerprint::raw_text_fingerprint`])
-//!   and `degraded = ParseTimeout`.
+//!   file tree's. All bodies of a file share one `timeout_ms` budget (besides the file's
+//!   own); bodies left when it runs out stay token trees.
+//! - **Parse limit** (`timeout_ms`): a budget of parse *work*, not of wall time, so a file
+//!   parses or degrades the same on an idle machine and on a loaded one (issue 30: under
+//!   load a fresh scan of the stdlib lost `test/test_statistics.py`'s symbols to a
+//!   wall-clock limit, and the map differed from an incremental scan's). tree-sitter calls
+//!   the progress callback once every 100 parser operations, counted from the start of
+//!   each parse, so the number of calls depends only on the grammar, the text and the old
+//!   tree; the parse stops after `timeout_ms × `[`PARSE_STEPS_PER_MS`] calls. A wall-clock
+//!   guard at [`WALL_GUARD_FACTOR`]` × timeout_ms` stays as a safety net against input
+//!   whose operations are pathologically slow; only it depends on the machine, and the
+//!   scan retries every file a parse limit degraded (engine `scan.rs`).
+//! - **Timeouts**: when the parse is stopped, the analysis is empty except for a
+//!   fingerprint of the raw text ([`crate::fingerprint::raw_text_fingerprint`]) and
+//!   `degraded = ParseTimeout`.
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -82,7 +92,10 @@ use crate::{
 /// Limits for one file's analysis.
 #[derive(Clone, Debug)]
 pub struct AnalyzeOptions {
-    /// Parse time limit in milliseconds, enforced through tree-sitter's progress callback.
+    /// Parse limit in milliseconds of parse work: the parse stops after
+    /// `timeout_ms × `[`PARSE_STEPS_PER_MS`] calls of tree-sitter's progress callback
+    /// (each 100 parser operations), whatever the machine's load, or at the wall-clock
+    /// guard, [`WALL_GUARD_FACTOR`]` × timeout_ms` milliseconds (see the module docs).
     pub timeout_ms: u64,
     /// Deepest tree depth (in nodes) extraction visits.
     pub max_depth: u32,
@@ -94,6 +107,52 @@ impl Default for AnalyzeOptions {
             timeout_ms: 2_000,
             max_depth: 2_000,
         }
+    }
+}
+
+/// Progress-callback calls (each 100 tree-sitter parser operations) that one millisecond
+/// of `timeout_ms` buys: the median pace measured on a 2-core development machine over
+/// the Python stdlib and the Rust and C sources of a cargo registry (12,600 files; 30
+/// calls per ms, `test/test_statistics.py` 1,055 calls in 47 ms). The default 2,000 ms
+/// is 60,000 calls; the largest source file under the 2 MiB size limit seen there took
+/// 52,330.
+pub const PARSE_STEPS_PER_MS: u64 = 30;
+
+/// The wall-clock guard, as a multiple of `timeout_ms`: stops a parse whose operations are
+/// so slow (error recovery over some C headers ran at 2 calls per ms, 15 times slower than
+/// the median) that the work budget alone would hold a parser thread too long. Only this
+/// guard depends on load; a machine would have to be ten times slower than the pace
+/// above for it to stop a parse the budget allows.
+pub const WALL_GUARD_FACTOR: u64 = 10;
+
+/// What one parse may still spend: progress-callback calls and the wall-clock guard,
+/// shared by the parses it is passed to (a file's macro bodies share one).
+struct Budget {
+    steps_left: Cell<u64>,
+    guard: Instant,
+    /// Set when a parse was stopped for running out.
+    spent: Cell<bool>,
+}
+
+impl Budget {
+    fn new(timeout_ms: u64) -> Budget {
+        Budget {
+            steps_left: Cell::new(timeout_ms.saturating_mul(PARSE_STEPS_PER_MS)),
+            guard: Instant::now()
+                + Duration::from_millis(timeout_ms.saturating_mul(WALL_GUARD_FACTOR)),
+            spent: Cell::new(false),
+        }
+    }
+
+    /// One progress-callback call: false once the budget is used up or the guard passed.
+    fn step(&self) -> bool {
+        let left = self.steps_left.get();
+        if left == 0 || Instant::now() >= self.guard {
+            self.spent.set(true);
+            return false;
+        }
+        self.steps_left.set(left - 1);
+        true
     }
 }
 
@@ -134,9 +193,10 @@ pub fn analyze(
 /// Parses `text` with this thread's parser for `language`, reusing `old_tree` (already
 /// [`Tree::edit`]ed to match `text`) for an incremental reparse.
 ///
-/// Returns the tree, or `None` with [`Degraded::ParseTimeout`] when the parse ran longer
-/// than `options.timeout_ms` milliseconds (checked through tree-sitter's progress callback,
-/// so the limit holds on pathological input too). Never panics.
+/// Returns the tree, or `None` with [`Degraded::ParseTimeout`] when the parse used up
+/// `options.timeout_ms` of parse work or passed the wall-clock guard (both checked through
+/// tree-sitter's progress callback, so the limit holds on pathological input too; see
+/// [`AnalyzeOptions::timeout_ms`]). Never panics.
 pub fn parse(
     language: Language,
     text: &str,
@@ -144,12 +204,11 @@ pub fn parse(
     options: &AnalyzeOptions,
 ) -> (Option<Tree>, Option<Degraded>) {
     let run = |parser: &mut Parser| -> (Option<Tree>, Option<Degraded>) {
-        let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
-        let tree = parse_until(parser, text, old_tree, deadline);
-        let degraded =
-            (tree.is_none() && Instant::now() >= deadline).then_some(Degraded::ParseTimeout {
-                limit_ms: options.timeout_ms,
-            });
+        let budget = Budget::new(options.timeout_ms);
+        let tree = parse_within(parser, text, old_tree, &budget);
+        let degraded = (tree.is_none() && budget.spent.get()).then_some(Degraded::ParseTimeout {
+            limit_ms: options.timeout_ms,
+        });
         (tree, degraded)
     };
     let fresh = || {
@@ -177,21 +236,21 @@ pub fn parse(
     })
 }
 
-/// Parses `text` with `parser`, reusing `old_tree`, until `deadline` (checked through
+/// Parses `text` with `parser`, reusing `old_tree`, within `budget` (checked through
 /// tree-sitter's progress callback, so it holds on pathological input too). `None` when
 /// the parse was cancelled; the parser is then reset (a cancelled parse leaves state for
 /// resumption; the next parse is a new one).
-fn parse_until(
+fn parse_within(
     parser: &mut Parser,
     text: &str,
     old_tree: Option<&Tree>,
-    deadline: Instant,
+    budget: &Budget,
 ) -> Option<Tree> {
     let mut progress = |_: &ParseState| {
-        if Instant::now() >= deadline {
-            ControlFlow::Break(())
-        } else {
+        if budget.step() {
             ControlFlow::Continue(())
+        } else {
+            ControlFlow::Break(())
         }
     };
     let bytes = text.as_bytes();
@@ -488,11 +547,11 @@ fn brace_inner(tree: Node<'_>, kinds: &RustKinds, bytes: &[u8]) -> Option<tree_s
 /// so every position in the tree is the file's), and returns the tree when its top level
 /// is items only: no ERROR or MISSING node, expression (but a macro call) or `let`
 /// statement among the root's children (a `select! { .. }` or other macro syntax parses with errors at the top and adds
-/// nothing). `None` too when the parse runs past `deadline`.
-fn parse_macro_body(text: &str, range: tree_sitter::Range, deadline: Instant) -> Option<Tree> {
+/// nothing). `None` too when the parse runs out of `budget`.
+fn parse_macro_body(text: &str, range: tree_sitter::Range, budget: &Budget) -> Option<Tree> {
     let run = |parser: &mut Parser| -> Option<Tree> {
         parser.set_included_ranges(&[range]).ok()?;
-        parse_until(parser, text, None, deadline)
+        parse_within(parser, text, None, budget)
     };
     let fresh = || {
         let mut parser = Parser::new();
@@ -608,7 +667,7 @@ fn extract_with(
         // Rust: items inside macro bodies (`cfg_net! { pub struct TcpStream { .. } }`),
         // which the file's tree holds as token trees: each body is parsed again on its
         // own and walked like the file, its nested bodies in the next round.
-        let deadline = Instant::now() + Duration::from_millis(options.timeout_ms);
+        let budget = Budget::new(options.timeout_ms);
         let mut modules_of_walk: Vec<Vec<String>> = vec![Vec::new()];
         for round in rounds {
             if found.bodies.is_empty() {
@@ -617,7 +676,7 @@ fn extract_with(
             let parsed: Vec<MacroTree> = std::mem::take(&mut found.bodies)
                 .into_iter()
                 .filter_map(|body| {
-                    let tree = parse_macro_body(text, body.range, deadline)?;
+                    let tree = parse_macro_body(text, body.range, &budget)?;
                     let mut modules = modules_of_walk.get(body.walk).cloned().unwrap_or_default();
                     modules.extend(imports::rust_inline_modules(body.host, bytes));
                     Some(MacroTree { tree, modules })
@@ -1771,6 +1830,50 @@ impl RubyLocals {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Fault (issue 30, item 9): the parse limit was wall-clock, so on a loaded machine a
+    /// fresh scan of the stdlib degraded `test/test_statistics.py` that an idle one had
+    /// parsed. The limit counts parse work: the budget a text needs is a property of the
+    /// text, the same at every attempt, with or without a wall clock anywhere near.
+    #[test]
+    fn fault_the_parse_limit_depended_on_machine_load() {
+        let text = "def f(x):\n    return [x for x in range(10)]\n".repeat(300);
+        let attempt = |steps: u64| {
+            let budget = Budget {
+                steps_left: Cell::new(steps),
+                guard: Instant::now() + Duration::from_secs(3_600),
+                spent: Cell::new(false),
+            };
+            let mut parser = Parser::new();
+            parser.set_language(&Language::Python.grammar()).unwrap();
+            let tree = parse_within(&mut parser, &text, None, &budget);
+            (
+                tree.is_some(),
+                budget.spent.get(),
+                steps - budget.steps_left.get(),
+            )
+        };
+        let (parsed, spent, needed) = attempt(u64::MAX);
+        assert_eq!((parsed, spent, needed), (true, false, 204));
+        for _ in 0..3 {
+            assert_eq!(attempt(needed), (true, false, needed));
+            assert_eq!(attempt(needed - 1), (false, true, needed - 1));
+        }
+        // The same through the public limit, in milliseconds of parse work.
+        let options = AnalyzeOptions {
+            timeout_ms: (needed - 1) / PARSE_STEPS_PER_MS,
+            ..AnalyzeOptions::default()
+        };
+        let analysis = analyze("t.py", Language::Python, &text, &options);
+        assert_eq!(
+            analysis.degraded,
+            Some(Degraded::ParseTimeout {
+                limit_ms: (needed - 1) / PARSE_STEPS_PER_MS
+            })
+        );
+        let analysis = analyze("t.py", Language::Python, &text, &AnalyzeOptions::default());
+        assert_eq!((analysis.degraded, analysis.symbols.len()), (None, 300));
+    }
 
     #[test]
     fn reference_names_are_last_segments() {

@@ -329,9 +329,11 @@ pub struct Import {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "reason")]
 pub enum Degraded {
-    /// tree-sitter's progress callback stopped the parse after the time limit.
+    /// tree-sitter's progress callback stopped the parse: it used up its budget of parse
+    /// work, or (a safety net that depends on load) passed the wall-clock guard
+    /// ([`analyze::AnalyzeOptions::timeout_ms`]).
     ParseTimeout {
-        /// The limit that was hit, in milliseconds.
+        /// The limit that was hit, in milliseconds of parse work.
         limit_ms: u64,
     },
     /// The tree nests deeper than the extraction limit; deeper nodes were not visited.

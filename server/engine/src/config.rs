@@ -196,8 +196,13 @@ impl Default for FactsConfig {
 pub struct ScanConfig {
     /// Files larger than this many bytes are skipped (reason `too_large`). Default 2 MiB.
     pub max_file_size: u64,
-    /// Parse time limit per file in milliseconds (tree-sitter progress callback).
-    /// A file that hits it is recorded as degraded. Default 2,000 ms.
+    /// Parse limit per file, in milliseconds of parse work, not of wall time: the parse
+    /// stops after [`loci_core::analyze::PARSE_STEPS_PER_MS`] tree-sitter progress
+    /// callbacks (each 100 parser operations) per millisecond, so load does not change
+    /// which files it stops; a wall-clock guard at
+    /// [`loci_core::analyze::WALL_GUARD_FACTOR`] times the limit is a safety net. A file
+    /// that hits it is recorded as degraded (`parse_timeout`) and analysed again by every
+    /// later scan until it parses. Default 2,000 ms.
     pub parse_timeout_ms: u64,
     /// Deepest syntax-tree nesting extraction visits, in nodes. Default 2,000.
     pub max_depth: u32,

@@ -21,6 +21,7 @@ pub mod manifests;
 pub mod memory;
 pub mod portability;
 pub mod query;
+mod renamed;
 pub mod retrieve;
 pub mod sarif;
 pub mod scan;

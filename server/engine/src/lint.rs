@@ -10,7 +10,10 @@
 //!   longer does, or one that never resolved but is a near miss of a real name (for
 //!   `Type.member`, of a member of what `Type` names) — precision over completeness: a
 //!   bare name the repository never had (`print()`) or a settings key (`scan.max_files`)
-//!   is not reported;
+//!   is not reported. Its suggestion is a renamed definition found by the claim's
+//!   snapshot, by body, then by signature ([`crate::renamed`]), else the most similar
+//!   name; the truth says which evidence it rests on (`` `_validate_netloc` in
+//!   urllib/parse.py has the same body ``, `` `total` has a similar name ``);
 //! - `version_mismatch` (medium): `name@1.2.3` where every manifest declaring `name`
 //!   disagrees.
 //!
@@ -22,6 +25,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use loci_core::AnalyzeOptions;
 use loci_core::claims::{ClaimKind, extract_claims};
 use loci_store::Context;
 use loci_store::audit::{self as au, NewFinding, Recorded, StaleMark};
@@ -30,6 +34,7 @@ use serde::Serialize;
 
 use crate::audit::{Staleness, revision_staleness};
 use crate::memory::{SymbolResolution, resolve_path, resolve_symbol};
+use crate::renamed::{Snapshot, renamed_definition};
 use crate::{EngineError, Envelope, Result, Workspace, manifests};
 
 /// The result of a lint run.
@@ -187,6 +192,8 @@ impl Workspace {
                     column: c.column,
                     end_column: c.column + (c.end - c.start),
                     revision_id: None,
+                    snapshots: Vec::new(),
+                    snapshot_at: None,
                 };
                 let (finding, resolved) = ctx.check(&check)?;
                 findings.extend(finding);
@@ -424,6 +431,36 @@ fn page_check<'a>(subject: &'a str, claim: &'a mem::ClaimRow) -> Check<'a> {
         column: 0,
         end_column: 0,
         revision_id: Some(claim.revision_id),
+        snapshots: claim_snapshots(claim),
+        snapshot_at: Some(&claim.snapshot_at),
+    }
+}
+
+/// What a symbol claim named when it was written: each definition of a claim that named
+/// several, else its one resolved target (empty for other claims, and for one that never
+/// resolved).
+fn claim_snapshots(claim: &mem::ClaimRow) -> Vec<Snapshot<'_>> {
+    if claim.kind != ClaimKind::Symbol.as_str() {
+        return Vec::new();
+    }
+    if !claim.definitions.is_empty() {
+        return claim
+            .definitions
+            .iter()
+            .map(|d| Snapshot {
+                key: &d.key,
+                body: &d.body,
+                signature: Some(&d.signature),
+            })
+            .collect();
+    }
+    match (&claim.resolved, &claim.snapshot) {
+        (Some(key), Some(body)) => vec![Snapshot {
+            key,
+            body,
+            signature: claim.signature_snapshot.as_deref(),
+        }],
+        _ => Vec::new(),
     }
 }
 
@@ -672,6 +709,8 @@ impl Workspace {
                 column: c.column,
                 end_column: c.column + (c.end - c.start),
                 revision_id: None,
+                snapshots: Vec::new(),
+                snapshot_at: None,
             };
             let (Some(finding), _) = ctx.check(&check)? else {
                 continue;
@@ -834,6 +873,11 @@ struct Check<'a> {
     column: u32,
     end_column: u32,
     revision_id: Option<i64>,
+    /// What a memory claim named when it was written (its definitions' keys and
+    /// fingerprints): a renamed definition is found by these first ([`crate::renamed`]).
+    snapshots: Vec<Snapshot<'a>>,
+    /// When they were taken (RFC 3339).
+    snapshot_at: Option<&'a str>,
 }
 
 impl Ctx<'_> {
@@ -930,6 +974,42 @@ impl Ctx<'_> {
                             .target
                             .contains('.')
                             .then(|| &c.target[..c.target.len() - last.len() - 1]);
+                        // A renamed definition, found by what it kept (its body, its
+                        // signature) before any name is compared.
+                        let sep = if c.text.contains("::") { "::" } else { "." };
+                        if let Some(r) = renamed_definition(
+                            conn,
+                            &self.ws.root,
+                            &AnalyzeOptions {
+                                timeout_ms: self.ws.config.scan.parse_timeout_ms,
+                                max_depth: self.ws.config.scan.max_depth,
+                            },
+                            &c.snapshots,
+                            c.snapshot_at,
+                        )? {
+                            let suggestion = match qualifier {
+                                Some(q) if !r.qualified_name.contains('.') => {
+                                    format!("{}{sep}{}", q.replace('.', sep), r.name)
+                                }
+                                Some(_) => r.qualified_name.replace('.', sep),
+                                None => r.name.clone(),
+                            };
+                            return Ok((
+                                Some(finding(
+                                    "missing_symbol",
+                                    "medium",
+                                    Some(format!(
+                                        "no symbol `{}` in the map; `{}` in {} has {}",
+                                        c.target,
+                                        r.qualified_name,
+                                        r.path,
+                                        r.evidence.words()
+                                    )),
+                                    Some(suggestion),
+                                )),
+                                None,
+                            ));
+                        }
                         let near = match qualifier {
                             // `Type.member` / `module.func`: a near miss among the members
                             // of what the qualifier names (a settings key such as
@@ -951,18 +1031,21 @@ impl Ctx<'_> {
                         }
                         // In the claim's own form: `Header.encode` for `Header.encod()`,
                         // `Span::new` for `Span::nwe()` (the bare member had been given).
-                        let sep = if c.text.contains("::") { "::" } else { "." };
                         let suggestion = near.map(|(n, _)| match qualifier {
                             Some(q) => format!("{}{sep}{n}", q.replace('.', sep)),
                             None => n,
                         });
+                        let truth = match &suggestion {
+                            Some(s) => {
+                                format!(
+                                    "no symbol `{}` in the map; `{s}` has a similar name",
+                                    c.target
+                                )
+                            }
+                            None => format!("no symbol `{}` in the map", c.target),
+                        };
                         Ok((
-                            Some(finding(
-                                "missing_symbol",
-                                "medium",
-                                Some(format!("no symbol `{}` in the map", c.target)),
-                                suggestion,
-                            )),
+                            Some(finding("missing_symbol", "medium", Some(truth), suggestion)),
                             None,
                         ))
                     }

@@ -2,7 +2,12 @@
 //! short transactions, then resolve imports and references.
 //!
 //! Freshness rule: a file whose size and modification time match the map is not read; one
-//! whose content hash matches is not reparsed (only its mtime is updated). The size and
+//! whose content hash matches is not reparsed (only its mtime is updated). A file whose
+//! stored analysis a parse limit cut short (`degraded` = `parse_timeout: ...`) is the
+//! exception: every scan reads and analyses it again, changed or not, until it parses, so
+//! a limit that load once tripped (the wall-clock guard of [`loci_core::analyze`]) does
+//! not leave the map short of its symbols for as long as the file stays unchanged. The
+//! size and
 //! mtime recorded are those of the read itself, never of the walk's earlier `stat`; a
 //! file that changed while it was read gets an mtime no file has, so the next scan reads
 //! it again. Deleted files
@@ -133,6 +138,10 @@ pub struct ScanReport {
     /// analysis version ([`loci_core::ANALYSIS_VERSION`]; after an upgrade of loci):
     /// neither modified nor in the drift ledger.
     pub reanalysed: u64,
+    /// Files a parse limit had degraded, analysed again with the same content (every scan
+    /// retries them until they parse): neither modified nor in the drift ledger; those
+    /// still stopped by the limit are in `degraded` again.
+    pub retried: u64,
     /// Files in the map, by language (`unknown` for unparsed extensions).
     pub languages: BTreeMap<String, LanguageCount>,
     /// Totals of the map after the scan.
@@ -237,7 +246,8 @@ pub fn scan(
                     && s.mtime_ns == f.mtime_ns
                     && !interrupted.contains(&s.scan_id)
                     && !rules_changed
-                    && !reanalyse =>
+                    && !reanalyse
+                    && !parse_timed_out(s) =>
             {
                 report.unchanged += 1
             }
@@ -384,9 +394,9 @@ fn scan_inner(
                     if cancel.load(Ordering::Relaxed) {
                         return;
                     }
-                    let known = stored
-                        .get(&f.path)
-                        .filter(|s| !interrupted.contains(&s.scan_id) && !reanalyse);
+                    let known = stored.get(&f.path).filter(|s| {
+                        !interrupted.contains(&s.scan_id) && !reanalyse && !parse_timed_out(s)
+                    });
                     let outcome = process(f, known, options, secrets);
                     if sender.send(outcome).is_err() {
                         cancel.store(true, Ordering::Relaxed);
@@ -991,6 +1001,9 @@ impl Writer<'_> {
                     // Same content as at the last finished scan, analysed again only
                     // because another analysis version built the row: no drift.
                     let reanalysed = !changed && self.reanalyse && !self.first;
+                    // Same content, analysed again because a parse limit had cut its
+                    // last analysis short.
+                    let retried = !changed && state.is_some_and(parse_timed_out);
                     // Drift: the file, and every symbol whose signature changed (a killed
                     // scan recorded none; its rewritten rows hold the signatures it found).
                     let added = !existed || recorded.is_none();
@@ -1027,6 +1040,8 @@ impl Writer<'_> {
                         report.resumed += 1;
                     } else if reanalysed {
                         report.reanalysed += 1;
+                    } else if retried {
+                        report.retried += 1;
                     } else if !changed {
                         // Read again with the content the last finished scan had: only
                         // touched, renamed over, or rewritten by a killed scan.
@@ -1090,15 +1105,29 @@ impl Writer<'_> {
     }
 }
 
+/// The `degraded` reason stored for a file: the kind (`parse_timeout`, `too_deep`), a
+/// colon, the words.
 fn degraded_reason(d: &loci_core::Degraded) -> String {
     match d {
         loci_core::Degraded::ParseTimeout { limit_ms } => {
-            format!("parse_timeout: stopped after {limit_ms} ms")
+            format!("{PARSE_TIMEOUT}: stopped after {limit_ms} ms of parse work")
         }
         loci_core::Degraded::TooDeep { limit } => {
             format!("too_deep: nesting beyond {limit} nodes not analysed")
         }
     }
+}
+
+/// The kind of a `degraded` reason for a parse the parse limit stopped.
+const PARSE_TIMEOUT: &str = "parse_timeout";
+
+/// Whether a stored file's last analysis was stopped by the parse limit: every scan
+/// analyses such a file again, changed or not, until it parses (issue 30: a file that
+/// load once stopped stayed without symbols while it was unchanged).
+fn parse_timed_out(s: &FileState) -> bool {
+    s.degraded
+        .as_deref()
+        .is_some_and(|d| d.split(':').next() == Some(PARSE_TIMEOUT))
 }
 
 /// The references of a scan's changed files, held until every definition is known and

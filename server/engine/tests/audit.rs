@@ -129,7 +129,7 @@ fn docs_that_name_a_renamed_path_a_removed_function_and_a_wrong_version_are_cont
                 2,
                 42,
                 "legacy_total()".into(),
-                Some("no symbol `legacy_total` in the map".into()),
+                Some("no symbol `legacy_total` in the map; `total` has a similar name".into()),
                 Some("total".into())
             ),
             (
@@ -870,6 +870,86 @@ fn fault_memory_about_a_skipped_file_said_it_was_deleted() {
     write(root, "app/util.py", "def fmt(x):\n    return str(x)\n");
     ws.scan(&|_| {}).unwrap();
     assert_eq!(stale_reasons(&mut ws), Vec::<String>::new());
+}
+
+/// Fault (issue 30, item 10): renaming `_checknetloc` to `_validate_netloc` in
+/// `urllib/parse.py`, same body, made lint suggest `_check_close`, the most similar name.
+/// A renamed definition is found by the claim's snapshot: its body first, then (same
+/// file and kind) its signature, and only then by name; the truth names the evidence.
+#[test]
+fn fault_a_renamed_definition_was_suggested_by_a_similar_name_not_by_its_body() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let check = "    if not netloc or netloc.isascii():\n        return\n    n = netloc.replace('@', '')\n    raise ValueError(n)\n";
+    let before = format!(
+        "def _checknetloc(netloc):\n{check}\n\
+         def _check_close(netloc):\n    return netloc.endswith(':')\n\n\
+         def _splitnetloc(url, start=0):\n    return url[start:]\n\n\
+         def _coerce(*args):\n    return args\n"
+    );
+    write(root, "urllib/parse.py", &before);
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "parse"]);
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.remember(
+        "urllib/parse.py",
+        "Netlocs are checked by `_checknetloc()`.\nURLs are split by `_splitnetloc()`.\nArguments go through `_coerce()`.\n",
+        &by("human:ann"),
+    )
+    .unwrap();
+    assert!(ws.lint().unwrap().result.contradictions.is_empty());
+
+    // `_checknetloc` renamed, same body; `_splitnetloc` renamed with a new signature and
+    // body; `_coerce` renamed with the same parameters and a new body.
+    let after = format!(
+        "def _validate_netloc(netloc):\n{check}\n\
+         def _check_close(netloc):\n    return netloc.endswith(':')\n\n\
+         def _split_netloc(url, begin):\n    return url[begin:] or url\n\n\
+         def _coerce_all(*args):\n    return tuple(args)\n"
+    );
+    write(root, "urllib/parse.py", &after);
+    git(root, &["commit", "-qam", "rename the netloc helpers"]);
+    ws.scan(&|_| {}).unwrap();
+    ws.sync(None).unwrap();
+    let found: Vec<(String, Option<String>, Option<String>)> = ws
+        .lint()
+        .unwrap()
+        .result
+        .contradictions
+        .into_iter()
+        .map(|c| (c.claim, c.truth, c.suggestion))
+        .collect();
+    let row = |claim: &str, truth: &str, suggestion: &str| {
+        (
+            claim.to_string(),
+            Some(truth.to_string()),
+            Some(suggestion.to_string()),
+        )
+    };
+    assert_eq!(
+        found,
+        [
+            row(
+                "_checknetloc()",
+                "no symbol `_checknetloc` in the map; `_validate_netloc` in urllib/parse.py \
+                 has the same body",
+                "_validate_netloc"
+            ),
+            row(
+                "_splitnetloc()",
+                "no symbol `_splitnetloc` in the map; `_split_netloc` has a similar name",
+                "_split_netloc"
+            ),
+            row(
+                "_coerce()",
+                "no symbol `_coerce` in the map; `_coerce_all` in urllib/parse.py has the \
+                 same signature",
+                "_coerce_all"
+            ),
+        ]
+    );
 }
 
 /// Fault found by a trial: a misspelt member (`Header.encod()`) was told "did you mean

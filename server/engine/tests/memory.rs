@@ -1505,8 +1505,8 @@ fn fault_confirm_accepted_a_page_naming_a_function_that_no_longer_exists() {
         refused.to_string(),
         format!(
             "invalid argument `SUBJECT`: `src/auth.py` was not confirmed: the code contradicts \
-             1 of its claims: `check()`: missing_symbol [medium]: no symbol `check` in the map \
-             (#{id}). Correct the page (`loci remember`), or dismiss a finding that is not a \
+             1 of its claims: `check()`: missing_symbol [medium]: no symbol `check` in the map; \
+             `verify` in src/auth.py has the same body (#{id}). Correct the page (`loci remember`), or dismiss a finding that is not a \
              problem (`loci resolve ID --notes WHY`) and confirm again"
         )
     );

@@ -266,6 +266,90 @@ fn bad_input_is_counted_and_never_fatal() {
     );
 }
 
+/// The qualified names of the symbols the map holds for `path`, sorted.
+fn symbol_names(conn: &Connection, path: &str) -> Vec<String> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT s.qualified_name FROM symbols s JOIN files f USING (file_id)
+             WHERE f.path = ?1 ORDER BY s.qualified_name",
+        )
+        .unwrap();
+    stmt.query_map([path], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// Fault (issue 30, item 9): the parse limit was wall-clock, so under load a fresh scan of
+/// the stdlib degraded `test/test_statistics.py`, and a degraded file was never analysed
+/// again while it stayed unchanged: the map lacked its symbols for good, and differed by
+/// 375 symbols from an incremental scan's. A file the limit stops is analysed again by
+/// the next scan, though neither its content nor its mtime changed.
+#[test]
+fn fault_a_file_the_parse_limit_degraded_was_never_retried_while_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "stats.py",
+        "class Stats:\n    def mean(self, data):\n        return sum(data) / len(data)\n\n    def median(self, data):\n        data = sorted(data)\n        return data[len(data) // 2]\n\ndef mode(data):\n    return max(set(data), key=data.count)\n",
+    );
+    write(root, "ok.py", "def fine():\n    return 1\n");
+    // A budget of no parse work at all: the parse stops at tree-sitter's first check.
+    write(root, ".loci/config.toml", "[scan]\nparse_timeout_ms = 0\n");
+    let mut ws = open(root);
+    let first = scan(&mut ws);
+    let degraded: Vec<(&str, &str)> = first
+        .degraded
+        .iter()
+        .map(|d| (d.path.as_str(), d.reason.as_str()))
+        .collect();
+    // `ok.py` is too short to reach the first check.
+    assert_eq!(
+        degraded,
+        [(
+            "stats.py",
+            "parse_timeout: stopped after 0 ms of parse work"
+        )]
+    );
+    assert_eq!(
+        symbol_names(ws.store().conn(), "stats.py"),
+        Vec::<String>::new()
+    );
+    assert_eq!(symbol_names(ws.store().conn(), "ok.py"), ["fine"]);
+    drop(ws);
+
+    // The default limit; `stats.py` is untouched (same content, same mtime).
+    std::fs::remove_file(root.join(".loci/config.toml")).unwrap();
+    let mut ws = open(root);
+    let second = scan(&mut ws);
+    assert_eq!(
+        (
+            second.changed,
+            second.retried,
+            second.unchanged,
+            second.modified.len(),
+            second.added.len()
+        ),
+        (true, 1, 1, 0, 0)
+    );
+    assert!(second.degraded.is_empty(), "{:?}", second.degraded);
+    assert_eq!(
+        symbol_names(ws.store().conn(), "stats.py"),
+        ["Stats", "Stats.mean", "Stats.median", "mode"]
+    );
+    // Parsed now: no longer retried, and the map is the one a fresh scan builds.
+    let third = scan(&mut ws);
+    assert_eq!(
+        (third.changed, third.retried, third.unchanged),
+        (false, 0, 2)
+    );
+    let fresh_dir = tempfile::tempdir().unwrap();
+    let mut fresh = Workspace::open(root, Some(&fresh_dir.path().join("fresh.db"))).unwrap();
+    scan(&mut fresh);
+    assert_eq!(dump(ws.store().conn()), dump(fresh.store().conn()));
+}
+
 #[test]
 fn interrupted_scan_is_completed_by_the_next_one() {
     let dir = tempfile::tempdir().unwrap();

@@ -68,7 +68,8 @@ pub struct InitializationOptions {
     pub max_files: Option<u64>,
     /// Scan every workspace root after `initialized`. Default true.
     pub scan: bool,
-    /// Parse time limit for open documents, in milliseconds. Default 1,000.
+    /// Parse limit for open documents, in milliseconds of parse work (as the scan's
+    /// `parse_timeout_ms`: [`loci_core::AnalyzeOptions::timeout_ms`]). Default 1,000.
     pub parse_timeout_ms: u64,
     /// Wait this many milliseconds after a change before analysing (changes arriving
     /// meanwhile are coalesced; they always are while an analysis runs). Default 0.

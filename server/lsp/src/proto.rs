@@ -236,7 +236,7 @@ impl View {
 pub(crate) fn degraded_reason(d: &loci_core::Degraded) -> String {
     match d {
         loci_core::Degraded::ParseTimeout { limit_ms } => {
-            format!("parse stopped after {limit_ms} ms")
+            format!("parse stopped after {limit_ms} ms of parse work")
         }
         loci_core::Degraded::TooDeep { limit } => {
             format!("nesting deeper than {limit} nodes was not read")

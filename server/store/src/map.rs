@@ -34,13 +34,16 @@ pub struct FileState {
     /// have rewritten `content_hash` without recording the change; this one it never
     /// touches ([`settle_drift_hashes`]).
     pub drift_hash: Option<String>,
+    /// Why its analysis is incomplete (`parse_timeout: ...`, `too_deep: ...`), if it is.
+    pub degraded: Option<String>,
 }
 
 /// Every stored file's state, by path.
 pub fn file_states(conn: &Connection) -> Result<HashMap<String, FileState>> {
     let mut stmt = conn
         .prepare_cached(
-            "SELECT file_id, path, size, mtime_ns, content_hash, fingerprint, scan_id, drift_hash
+            "SELECT file_id, path, size, mtime_ns, content_hash, fingerprint, scan_id, drift_hash,
+                    degraded
              FROM files",
         )
         .ctx(|| "reading file states".into())?;
@@ -55,6 +58,7 @@ pub fn file_states(conn: &Connection) -> Result<HashMap<String, FileState>> {
                 fingerprint: r.get(5)?,
                 scan_id: r.get(6)?,
                 drift_hash: r.get(7)?,
+                degraded: r.get(8)?,
             })
         })
         .ctx(|| "reading file states".into())?;
