@@ -5,7 +5,21 @@
 //! so a 100,000-deep tree cannot overflow the stack) writes a *token stream*: for every
 //! visited node its kind id (2 bytes, little-endian), and for every named leaf its text
 //! (its length: one byte, or `255` and 4 little-endian bytes from 255 on; then the
-//! bytes). Anonymous leaves (keywords, punctuation) are fully described by their kind.
+//! bytes). Text the kinds do not imply follows a text marker (`0xFFFD`, no grammar's kind
+//! id), then its length and bytes the same way:
+//!
+//! - an anonymous leaf (keyword, punctuation) is described by its kind, unless its text
+//!   is not its kind's name but for whitespace: a token aliased from a pattern (Rust's
+//!   `b"` and `r"`, Ruby's `'`, `%q(` and `/i`, of kinds `"` and `/`; PHP's keywords
+//!   written in another case) has its text;
+//! - a *gap*, text inside a node that none of its children covers, is where a grammar puts
+//!   hidden tokens (Python's text around the escapes of a `string_content`, `>8` in
+//!   `f"{x:>8}"`, Rust's `r#"`, a `macro_rules!` repetition's separator). In the literal
+//!   kinds of `lang::LITERAL_KINDS` it is kept verbatim (a PHP heredoc's blank
+//!   lines are text); elsewhere its layout (whitespace, BOM and zero-width spaces, `\`
+//!   line continuations) is collapsed like a `jsx_text`'s, and a gap of layout alone
+//!   is dropped.
+//!
 //! Skipped, with their whole subtree:
 //!
 //! - comments: every node whose kind name contains `comment`;
@@ -16,8 +30,9 @@
 //! - nodes deeper than the depth limit (the walk reports that it hit the limit).
 //!
 //! Whitespace never enters the stream (it is not part of any token), except inside leaves
-//! where it means something (string literals); in leaves where it is layout (`jsx_text`,
-//! PHP inline `text`, C `preproc_arg`) runs of whitespace are collapsed to one space.
+//! and literal gaps where it means something (string literals); in leaves where it is
+//! layout (`jsx_text`, PHP inline `text`, C `preproc_arg`) runs of whitespace are
+//! collapsed to one space, but inside quotes in a C `preproc_arg` (`#define M "a  b"`).
 //!
 //! Because a subtree's preorder is a contiguous slice of the file's preorder, the walk
 //! records where each definition's subtree starts and ends in the stream, and each
@@ -30,6 +45,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::Range;
 
 use tree_sitter::{Node, Tree, TreeCursor};
 
@@ -141,6 +157,11 @@ struct Frame<'t> {
     kind: u16,
     /// No named, non-comment child entered yet (Python docstring detection).
     first_statement_pending: bool,
+    /// Whether the node is a [`kind_flags::LITERAL`]: its gaps are kept verbatim.
+    literal: bool,
+    /// Where the last child visited ended (the node's start before the first): the text
+    /// from here to the next child, or to the node's end, is a gap.
+    pos: usize,
     /// Index of the next child to visit.
     next: u32,
     /// Number of (visible) children.
@@ -202,6 +223,16 @@ pub(crate) fn walk<'t>(
         // ---- enter `node`
         let kind = node.kind_id();
         let flags = tables.kinds.get(kind as usize).copied().unwrap_or(0);
+        if let Some(parent) = frames.last()
+            && node.start_byte() > parent.pos
+        {
+            push_gap(
+                &mut stream,
+                text,
+                parent.pos..node.start_byte(),
+                parent.literal,
+            );
+        }
         let mut skip = false;
         if flags & kind_flags::COMMENT != 0 {
             skip = true;
@@ -286,6 +317,8 @@ pub(crate) fn walk<'t>(
                         node,
                         kind,
                         first_statement_pending: true,
+                        literal: flags & kind_flags::LITERAL != 0,
+                        pos: node.start_byte(),
                         next: 1,
                         count,
                         cursor,
@@ -300,21 +333,27 @@ pub(crate) fn walk<'t>(
                 if check_errors && node.is_missing() {
                     error_nodes = error_nodes.saturating_add(1);
                 }
+                let text = bytes
+                    .get(node.start_byte()..node.end_byte())
+                    .unwrap_or_default();
                 if flags & kind_flags::NAMED != 0 {
-                    let text = bytes
-                        .get(node.start_byte()..node.end_byte())
-                        .unwrap_or_default();
                     if flags & kind_flags::COLLAPSE_WS != 0 {
-                        push_collapsed(&mut stream, text);
+                        push_collapsed(&mut stream, text, flags & kind_flags::KEEP_QUOTED != 0);
                     } else {
                         push_len(&mut stream, text.len());
                         stream.extend_from_slice(text);
+                    }
+                } else {
+                    let name = tables.names.get(kind as usize).map_or("", |n| &**n);
+                    if !text.is_empty() && text != name.as_bytes() {
+                        push_aliased(&mut stream, text, name.as_bytes());
                     }
                 }
             }
         }
         // ---- exit `node`, then move on to the next sibling or up.
         let mut exiting = node.id();
+        let mut exiting_end = node.end_byte();
         loop {
             while open.last().is_some_and(|o| o.id == exiting) {
                 if let Some(mut o) = open.pop() {
@@ -335,6 +374,7 @@ pub(crate) fn walk<'t>(
                     too_deep,
                 };
             };
+            frame.pos = frame.pos.max(exiting_end);
             if frame.next < frame.count {
                 let child = match &mut frame.cursor {
                     Some(cursor) => cursor.goto_next_sibling().then(|| cursor.node()),
@@ -346,7 +386,12 @@ pub(crate) fn walk<'t>(
                     break;
                 }
             }
+            let end = frame.node.end_byte();
+            if end > frame.pos {
+                push_gap(&mut stream, text, frame.pos..end, frame.literal);
+            }
             exiting = frame.node.id();
+            exiting_end = end;
             frames.pop();
         }
     }
@@ -405,12 +450,94 @@ fn push_len(stream: &mut Vec<u8>, len: usize) {
     }
 }
 
+/// Stream marker of text the tree's kinds do not imply (a gap, an aliased token's text),
+/// followed by the text's length and bytes: a value no grammar uses as a kind id (they are
+/// below a few thousand; `ERROR` is `0xFFFF`).
+const TEXT: [u8; 2] = 0xFFFD_u16.to_le_bytes();
+
+/// Appends the gap `range` of `text` (bytes inside a node that none of its children
+/// covers). In a [`kind_flags::LITERAL`] node it is kept verbatim. Elsewhere it is
+/// layout (whitespace, BOM and zero-width spaces, `\` line continuations), dropped, or
+/// holds a hidden token, kept with its layout collapsed like [`push_collapsed`] does.
+fn push_gap(stream: &mut Vec<u8>, text: &str, range: Range<usize>, literal: bool) {
+    let bytes = text.as_bytes().get(range.clone()).unwrap_or_default();
+    if literal {
+        push_text(stream, bytes);
+        return;
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return;
+    }
+    // Tree offsets are on character boundaries; were one not, the bytes are kept.
+    let Some(gap) = text.get(range) else {
+        push_text(stream, bytes);
+        return;
+    };
+    let mut collapsed = Vec::with_capacity(gap.len());
+    let mut pending_space = false;
+    for (i, c) in gap.char_indices() {
+        let rest = &gap[i + c.len_utf8()..];
+        let layout = c.is_whitespace()
+            || matches!(c, '\u{feff}' | '\u{200b}' | '\u{2060}')
+            || (c == '\\' && (rest.starts_with('\n') || rest.starts_with("\r\n")));
+        if layout {
+            pending_space = !collapsed.is_empty();
+        } else {
+            if pending_space {
+                collapsed.push(b' ');
+                pending_space = false;
+            }
+            let mut buf = [0u8; 4];
+            collapsed.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    if !collapsed.is_empty() {
+        push_text(stream, &collapsed);
+    }
+}
+
+/// Appends the text of an anonymous leaf whose text is not its kind's name (a token
+/// aliased from a pattern: Rust's `b"` and `r"`, Ruby's `'`, `%q(` and `/i`, all named
+/// `"` or `/`), unless the two differ only in whitespace (C's `#  define`).
+fn push_aliased(stream: &mut Vec<u8>, text: &[u8], kind: &[u8]) {
+    let squeezed = |b: &[u8]| {
+        b.iter()
+            .copied()
+            .filter(|b| !b.is_ascii_whitespace())
+            .collect::<Vec<u8>>()
+    };
+    if squeezed(text) != squeezed(kind) {
+        push_text(stream, text);
+    }
+}
+
+/// Appends [`TEXT`] and a length-prefixed copy of `text`.
+fn push_text(stream: &mut Vec<u8>, text: &[u8]) {
+    stream.extend_from_slice(&TEXT);
+    push_len(stream, text.len());
+    stream.extend_from_slice(text);
+}
+
 /// Appends a length-prefixed copy of `text` with whitespace runs collapsed to one space
-/// and leading/trailing whitespace removed.
-fn push_collapsed(stream: &mut Vec<u8>, text: &[u8]) {
+/// and leading/trailing whitespace removed; with `keep_quoted`, a run from `"` or `'` to
+/// the same quote not escaped by `\\` (or to the line's end) is kept as it is.
+fn push_collapsed(stream: &mut Vec<u8>, text: &[u8], keep_quoted: bool) {
     let mut collapsed = Vec::with_capacity(text.len());
     let mut pending_space = false;
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
     for &b in text {
+        if let Some(q) = quote {
+            collapsed.push(b);
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == q || b == b'\n' {
+                quote = None;
+            }
+            continue;
+        }
         if b.is_ascii_whitespace() {
             pending_space = !collapsed.is_empty();
         } else {
@@ -419,6 +546,9 @@ fn push_collapsed(stream: &mut Vec<u8>, text: &[u8]) {
                 pending_space = false;
             }
             collapsed.push(b);
+            if keep_quoted && (b == b'"' || b == b'\'') {
+                quote = Some(b);
+            }
         }
     }
     push_len(stream, collapsed.len());

@@ -340,13 +340,48 @@ pub(crate) mod kind_flags {
     /// C/C++ declarations a `function_declarator` definition widens to: always recorded
     /// (the match that names them arrives after the walk entered them).
     pub(crate) const ALWAYS_RECORD: u8 = 32;
+    /// A literal whose text between its children is all meaning, whitespace included:
+    /// fingerprints keep it verbatim ([`LITERAL_KINDS`]).
+    pub(crate) const LITERAL: u8 = 64;
+    /// A [`COLLAPSE_WS`] leaf that holds quoted strings (C `preproc_arg`): whitespace
+    /// inside `"…"` and `'…'` is kept.
+    pub(crate) const KEEP_QUOTED: u8 = 128;
 }
+
+/// Named kinds whose text between children is literal text, whitespace included: the
+/// grammars put hidden tokens there (a pattern with no name, or an `_`-named external), so
+/// that text is in no child. Found by reading each grammar's `grammar.json` for visible
+/// rules holding hidden tokens inside a literal:
+///
+/// - Python `string_content` (text around `escape_sequence` children: `"a\nb"`) and
+///   `format_specifier` (`>8` in `f"{x:>8}"`);
+/// - C# `interpolation_format_clause` (`F2` in `$"{x:F2}"`) and `raw_string_literal`
+///   (a `u8` suffix);
+/// - Rust `raw_string_literal` (its `r#"` and `"#`, `br"` and `cr"`);
+/// - PHP `heredoc`, `heredoc_body`, `nowdoc`, `nowdoc_body` (line breaks, blank lines,
+///   the closing marker's indentation);
+/// - Ruby `heredoc_body`.
+///
+/// Elsewhere, text between children that is not whitespace is kept too (collapsed like
+/// layout): the rule for every hidden token no list names.
+pub(crate) const LITERAL_KINDS: [&str; 8] = [
+    "string_content",
+    "format_specifier",
+    "interpolation_format_clause",
+    "raw_string_literal",
+    "heredoc",
+    "heredoc_body",
+    "nowdoc",
+    "nowdoc_body",
+];
 
 /// Everything per language that is computed once.
 pub(crate) struct LangQuery {
     pub(crate) compiled: Result<CompiledQuery, String>,
     /// Per node kind id: [`kind_flags`] bits.
     pub(crate) kinds: Vec<u8>,
+    /// Per node kind id: its name (for an anonymous kind, the text it stands for).
+    pub(crate) names: Vec<Box<str>>,
     /// Python only: kind ids for docstring detection, else `u16::MAX`.
     pub(crate) py: PythonKinds,
     /// Rust only: kind ids for finding macro bodies that hold items, else `u16::MAX`.
@@ -444,6 +479,14 @@ fn build(language: Language) -> LangQuery {
         .map_err(|e| format!("{} query: {e}", language.name()));
     let shape = QueryShape::of(&source);
     let count = grammar.node_kind_count();
+    let names = (0..count)
+        .map(|id| {
+            grammar
+                .node_kind_for_id(id as u16)
+                .unwrap_or_default()
+                .into()
+        })
+        .collect();
     let mut kinds = vec![0u8; count];
     for (id, flags) in kinds.iter_mut().enumerate() {
         let id16 = id as u16;
@@ -459,6 +502,12 @@ fn build(language: Language) -> LangQuery {
             }
             if matches!(kind, "jsx_text" | "preproc_arg" | "text" | "html") {
                 f |= kind_flags::COLLAPSE_WS;
+            }
+            if kind == "preproc_arg" {
+                f |= kind_flags::KEEP_QUOTED;
+            }
+            if LITERAL_KINDS.contains(&kind) {
+                f |= kind_flags::LITERAL;
             }
         }
         if f & kind_flags::COMMENT == 0 && shape.roots.matches(kind, named) {
@@ -521,6 +570,7 @@ fn build(language: Language) -> LangQuery {
     LangQuery {
         compiled,
         kinds,
+        names,
         py,
         rust,
     }
@@ -865,6 +915,45 @@ mod tests {
         assert!(
             kinds_with(Language::JavaScript, kind_flags::ROOT)
                 .contains(&"method_definition".to_string())
+        );
+    }
+
+    /// Each literal kind is some grammar's, and which are where is pinned: a grammar
+    /// upgrade that renames one shows here.
+    #[test]
+    fn literal_kinds_are_the_grammars() {
+        let mut found = BTreeSet::new();
+        let mut lines = String::new();
+        for language in Language::ALL {
+            let kinds = kinds_with(language, kind_flags::LITERAL);
+            lines.push_str(language.name());
+            lines.push(':');
+            for kind in &kinds {
+                lines.push(' ');
+                lines.push_str(kind);
+            }
+            lines.push('\n');
+            found.extend(kinds);
+        }
+        assert_eq!(found, LITERAL_KINDS.map(String::from).into_iter().collect());
+        expect_test::expect![[r#"
+            rust: raw_string_literal string_content
+            python: format_specifier string_content
+            javascript:
+            typescript:
+            tsx:
+            go: raw_string_literal
+            java:
+            c: string_content
+            cpp: raw_string_literal string_content
+            csharp: interpolation_format_clause raw_string_literal string_content
+            ruby: heredoc_body string_content
+            php: heredoc heredoc_body nowdoc nowdoc_body string_content
+        "#]]
+        .assert_eq(&lines);
+        assert_eq!(
+            kinds_with(Language::C, kind_flags::KEEP_QUOTED),
+            ["preproc_arg"]
         );
     }
 

@@ -55,7 +55,12 @@ pub use lang::Language;
 /// 12: test, example and vendored code ([`secondary`], Rust `test.rs`/`tests.rs` among
 /// it) has code-text indexes of its own (migration 20), and a code chunk is consecutive
 /// lines ([`chunks`]).
-pub const ANALYSIS_VERSION: u32 = 12;
+/// 13: fingerprints hash the text no node's kind implies ([`fingerprint`]): a string's
+/// text around its escapes (Python), format specs (`f"{x:>8}"`, `$"{x:F2}"`), raw-string
+/// delimiters and string prefixes (Rust `r#"`, `b"`; Ruby `'`, `%q(`, regex flags), PHP
+/// heredoc line breaks, `macro_rules!` separators, spaces inside quotes in a C `#define`.
+/// Fingerprints of files and symbols holding them change.
+pub const ANALYSIS_VERSION: u32 = 13;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

@@ -19,6 +19,13 @@
 //! references are resolved for changed files and re-resolved elsewhere only when a name
 //! they use gained or lost a definition.
 //!
+//! Memory across a new analysis version ([`loci_core::ANALYSIS_VERSION`]): a file analysed
+//! again with the content hash the map has for it is the same code under new fingerprint
+//! rules, so in the transaction that rewrites it each snapshot of memory that equals the
+//! old fingerprint of the file or of a symbol key it still has takes the new one
+//! ([`loci_store::memory::carry_snapshots_forward`]); a snapshot that differed was stale
+//! and stays so, and a file whose content changed carries nothing.
+//!
 //! Secrets ([`crate::secrets`]): files matching a path rule are skipped by the walk; a
 //! file read here whose text holds a credential-shaped token is skipped with reason
 //! `secret` (and removed from the map if it was there). When the rules change, every file
@@ -33,6 +40,7 @@ use std::time::Instant;
 use loci_core::imports::PathIndex;
 use loci_core::{AnalyzeOptions, FileAnalysis, Import, Language, Receiver, RefKind, Span};
 use loci_store::map::{self, FileRow, FileState, RefRow};
+use loci_store::memory as mem;
 use loci_store::rusqlite::{OptionalExtension, params};
 use loci_store::search::FtsTable;
 use loci_store::{Context, Store};
@@ -883,8 +891,17 @@ impl Writer<'_> {
         }
         let stored = self.stored;
         let scan_id = self.scan_id;
+        let reanalyse = self.reanalyse;
         let written = self.store.write(|tx| {
             let mut written = Vec::new();
+            // What memory snapshots, read in this transaction (no memory write can come
+            // between), when files may be analysed again with the same content.
+            let snapshotted = if reanalyse {
+                mem::snapshotted_targets(tx)?
+            } else {
+                HashSet::new()
+            };
+            let mut carried = Vec::new();
             for outcome in batch.iter() {
                 match outcome {
                     Outcome::Touched {
@@ -900,6 +917,21 @@ impl Writer<'_> {
                         let (old_keys, incoming) = match existing {
                             Some(id) => (map::symbol_keys(tx, id)?, map::refs_into_file(tx, id)?),
                             None => (Vec::new(), Vec::new()),
+                        };
+                        // Same content analysed again by another analysis version: the
+                        // fingerprints memory snapshotted, before they are replaced.
+                        let same_content = reanalyse
+                            && stored
+                                .get(&a.path)
+                                .is_some_and(|s| s.content_hash == a.content_hash);
+                        let before = match existing {
+                            Some(id)
+                                if same_content
+                                    && snapshots_name(&snapshotted, &a.path, &a.analysis) =>
+                            {
+                                map::file_fingerprints(tx, id)?
+                            }
+                            _ => None,
                         };
                         let degraded = a.analysis.as_ref().and_then(|x| x.degraded.as_ref());
                         let degraded = degraded.map(degraded_reason);
@@ -932,10 +964,14 @@ impl Writer<'_> {
                                 loci_core::secondary::secondary_code(&a.path).is_some(),
                             )?;
                         }
+                        if let Some(before) = before {
+                            fingerprint_changes(a, before, &snapshotted, &mut carried);
+                        }
                         written.push((file_id, existing.is_some(), old_keys, ids, incoming));
                     }
                 }
             }
+            mem::carry_snapshots_forward(tx, &carried)?;
             Ok(written)
         })?;
         // The transaction committed: now update the in-memory bookkeeping.
@@ -1102,6 +1138,70 @@ impl Writer<'_> {
         deleted.dedup();
         report.deleted = deleted;
         Ok(())
+    }
+}
+
+/// Whether memory snapshots the file at `path` or one of the symbols its new analysis
+/// found (`snapshotted` as [`mem::snapshotted_targets`] lists them): a symbol whose key
+/// the new analysis no longer has cannot be carried forward.
+fn snapshots_name(
+    snapshotted: &HashSet<String>,
+    path: &str,
+    analysis: &Option<FileAnalysis>,
+) -> bool {
+    !snapshotted.is_empty()
+        && (snapshotted.contains(path)
+            || analysis
+                .iter()
+                .flat_map(|x| &x.symbols)
+                .any(|s| snapshotted.contains(&s.key)))
+}
+
+/// The fingerprints of a file analysed again with the same content, and of those of its
+/// symbols memory snapshots, that the new analysis changed: `before` as
+/// [`map::file_fingerprints`] read it before the rows were replaced. Pushed to `out`.
+fn fingerprint_changes(
+    a: &Analyzed,
+    before: map::FileFingerprints,
+    snapshotted: &HashSet<String>,
+    out: &mut Vec<mem::FingerprintChange>,
+) {
+    let map::FileFingerprints {
+        file: old_file,
+        symbols: old_symbols,
+    } = before;
+    let new_file = a
+        .analysis
+        .as_ref()
+        .map_or(a.content_hash.as_str(), |x| x.fingerprint.as_str());
+    if old_file != new_file {
+        out.push(mem::FingerprintChange {
+            target: a.path.clone(),
+            old: old_file,
+            new: new_file.to_string(),
+            signature: None,
+        });
+    }
+    let Some(analysis) = &a.analysis else {
+        return;
+    };
+    let new: HashMap<&str, &loci_core::Symbol> = analysis
+        .symbols
+        .iter()
+        .map(|s| (s.key.as_str(), s))
+        .collect();
+    for (key, body, signature) in old_symbols {
+        if let Some(s) = new.get(key.as_str())
+            && snapshotted.contains(&key)
+            && (s.body_fingerprint != body || s.signature_fingerprint != signature)
+        {
+            out.push(mem::FingerprintChange {
+                old: body,
+                new: s.body_fingerprint.clone(),
+                signature: Some((signature, s.signature_fingerprint.clone())),
+                target: key,
+            });
+        }
     }
 }
 

@@ -1165,3 +1165,180 @@ fn fault_a_claim_written_twice_was_marked_stale_twice() {
     let claims: Vec<&str> = why.claims.iter().map(|c| c.text.as_str()).collect();
     assert_eq!(claims, ["total()"]);
 }
+
+/// A file whose functions hold string literals with escapes, and a file page naming two of
+/// them and a method that two classes define (a claim tracked as a set).
+const LITERALS: &str = "def f():\n    return \"a\\tb\"\n\ndef g():\n    return 1\n\nclass A:\n    def parse(self):\n        return \"x\\ty\"\n\nclass B:\n    def parse(self):\n        return 'y'\n";
+
+/// Scans [`LITERALS`], remembers its page, then makes the map and memory as an older
+/// analysis version would have left them: every fingerprint of `app/text.py` and every
+/// snapshot of them as the older rules computed it (`old …`), except three snapshots that
+/// were already stale (`g()`'s body, `B.parse`'s body in the set, taken from other code).
+fn memory_under_older_rules() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "app/text.py", LITERALS);
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.remember(
+        "app/text.py",
+        "`f()` returns a tab-separated pair, `g()` a one and `parse()` the text.",
+        &by("human:ann"),
+    )
+    .unwrap();
+    ws.store()
+        .conn()
+        .execute_batch(&format!(
+            "UPDATE symbols SET body_fingerprint = 'old body ' || key,
+                                signature_fingerprint = 'old sig ' || key;
+             UPDATE files SET fingerprint = 'old file' WHERE path = 'app/text.py';
+             UPDATE page_snapshots SET fingerprint = 'old file';
+             UPDATE claims SET snapshot = 'old body ' || resolved,
+                               signature_snapshot = 'old sig ' || resolved
+              WHERE resolved IS NOT NULL;
+             UPDATE claims SET snapshot = 'stale body' WHERE text = 'g()';
+             UPDATE claims SET definitions = (
+                 SELECT json_group_array(json_object(
+                     'key', key,
+                     'body', CASE WHEN key LIKE '%#B.%' THEN 'stale body' ELSE 'old body ' || key END,
+                     'signature', 'old sig ' || key))
+                   FROM (SELECT key FROM symbols WHERE name = 'parse' ORDER BY key))
+              WHERE definitions IS NOT NULL;
+             UPDATE meta SET value = '{}' WHERE key = 'analysis_version';",
+            loci_core::ANALYSIS_VERSION - 1
+        ))
+        .unwrap();
+    (dir, ws)
+}
+
+/// `(text, snapshot, signature snapshot, definitions as JSON)` of every claim, in body order.
+type ClaimSnapshot = (
+    String,
+    Option<String>,
+    Option<String>,
+    Option<serde_json::Value>,
+);
+
+fn claim_snapshots(ws: &Workspace) -> Vec<ClaimSnapshot> {
+    let conn = ws.store().conn();
+    let mut stmt = conn
+        .prepare(
+            "SELECT text, snapshot, signature_snapshot, definitions FROM claims ORDER BY start_byte",
+        )
+        .unwrap();
+    stmt.query_map([], |r| {
+        let definitions: Option<String> = r.get(3)?;
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            definitions.map(|d| serde_json::from_str(&d).unwrap()),
+        ))
+    })
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
+}
+
+/// `(body, signature)` fingerprints of a symbol in the map.
+fn fingerprints(ws: &Workspace, key: &str) -> (String, String) {
+    ws.store()
+        .conn()
+        .query_row(
+            "SELECT body_fingerprint, signature_fingerprint FROM symbols WHERE key = ?1",
+            [key],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
+}
+
+/// Fault: ANALYSIS_VERSION 13 changed how fingerprints are computed (the text of string
+/// literals counts), so the scan that analysed every file again gave unchanged code new
+/// fingerprints, and memory snapshotted under the older rules (claims, a file page, a claim
+/// tracked as a set) was marked stale though no code had changed. That scan now carries
+/// each snapshot that equalled the old fingerprint to the new one; a snapshot that was
+/// already stale stays stale.
+#[test]
+fn fault_a_new_analysis_version_staled_memory_about_unchanged_code() {
+    let (_dir, mut ws) = memory_under_older_rules();
+    assert_eq!(ws.scan(&|_| {}).unwrap().result.reanalysed, 1);
+    let (a, b) = ("app/text.py#A.parse@method", "app/text.py#B.parse@method");
+    assert_eq!(
+        stale_reasons(&mut ws),
+        [
+            r#"{"kind":"body_changed","target":"app/text.py#g@function"}"#.to_string(),
+            format!(
+                r#"{{"kind":"definitions_changed","target":"parse","added":[],"removed":[],"changed":["{b}"]}}"#
+            ),
+        ]
+    );
+    let (f, g) = (
+        fingerprints(&ws, "app/text.py#f@function"),
+        fingerprints(&ws, "app/text.py#g@function"),
+    );
+    let (a_now, b_now) = (fingerprints(&ws, a), fingerprints(&ws, b));
+    assert_eq!(
+        claim_snapshots(&ws),
+        [
+            ("f()".to_string(), Some(f.0), Some(f.1), None),
+            (
+                "g()".to_string(),
+                Some("stale body".into()),
+                Some(g.1),
+                None
+            ),
+            (
+                "parse()".to_string(),
+                None,
+                None,
+                Some(serde_json::json!([
+                    {"key": a, "body": a_now.0, "signature": a_now.1},
+                    {"key": b, "body": "stale body", "signature": b_now.1},
+                ]))
+            ),
+        ]
+    );
+    let (page, file): (String, String) = ws
+        .store()
+        .conn()
+        .query_row(
+            "SELECT (SELECT fingerprint FROM page_snapshots),
+                    (SELECT fingerprint FROM files WHERE path = 'app/text.py')",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(page, file);
+    assert_ne!(file, "old file");
+}
+
+/// The other side of the fault above: a file whose content changed as well carries no
+/// snapshot forward, so every snapshot taken under the older rules stays stale.
+#[test]
+fn a_file_edited_across_a_new_analysis_version_keeps_its_memory_stale() {
+    let (dir, mut ws) = memory_under_older_rules();
+    write(
+        dir.path(),
+        "app/text.py",
+        &format!("{LITERALS}\ndef h():\n    return 2\n"),
+    );
+    let before = claim_snapshots(&ws);
+    let report = ws.scan(&|_| {}).unwrap().result;
+    assert_eq!(
+        (report.reanalysed, report.modified),
+        (0, vec!["app/text.py".to_string()])
+    );
+    assert_eq!(claim_snapshots(&ws), before);
+    let (a, b) = ("app/text.py#A.parse@method", "app/text.py#B.parse@method");
+    assert_eq!(
+        stale_reasons(&mut ws),
+        [
+            r#"{"kind":"file_changed","path":"app/text.py"}"#.to_string(),
+            r#"{"kind":"signature_changed","target":"app/text.py#f@function"}"#.to_string(),
+            r#"{"kind":"signature_changed","target":"app/text.py#g@function"}"#.to_string(),
+            format!(
+                r#"{{"kind":"definitions_changed","target":"parse","added":[],"removed":[],"changed":["{a}","{b}"]}}"#
+            ),
+        ]
+    );
+}

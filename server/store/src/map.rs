@@ -269,6 +269,43 @@ pub fn symbol_keys(conn: &Connection, file_id: i64) -> Result<Vec<(String, Strin
         .ctx(|| "reading symbol keys".into())
 }
 
+/// What memory snapshots of a file and its symbols, as the map holds them
+/// ([`file_fingerprints`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileFingerprints {
+    /// The file's `ifnull(fingerprint, content_hash)`: what a path claim or a file page
+    /// snapshots.
+    pub file: String,
+    /// `(key, body fingerprint, signature fingerprint)` of each of its symbols.
+    pub symbols: Vec<(String, String, String)>,
+}
+
+/// The [`FileFingerprints`] of a file as the map holds them now; `None` when the file is
+/// not in the map.
+pub fn file_fingerprints(conn: &Connection, file_id: i64) -> Result<Option<FileFingerprints>> {
+    let ctx = || format!("reading the fingerprints of file {file_id}");
+    let Some(file) = conn
+        .prepare_cached("SELECT ifnull(fingerprint, content_hash) FROM files WHERE file_id = ?1")
+        .ctx(ctx)?
+        .query_row([file_id], |r| r.get(0))
+        .optional()
+        .ctx(ctx)?
+    else {
+        return Ok(None);
+    };
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT key, body_fingerprint, signature_fingerprint FROM symbols WHERE file_id = ?1",
+        )
+        .ctx(ctx)?;
+    let symbols = stmt
+        .query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .ctx(ctx)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(ctx)?;
+    Ok(Some(FileFingerprints { file, symbols }))
+}
+
 /// Inserts a file's symbols; returns their row ids, in order.
 pub fn insert_symbols(tx: &Transaction<'_>, file_id: i64, symbols: &[Symbol]) -> Result<Vec<i64>> {
     let mut stmt = tx
