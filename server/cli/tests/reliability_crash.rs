@@ -377,14 +377,14 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        20,
+        21,
         "revisit which migrations this test undoes"
     );
     {
         let conn = Connection::open(&old).expect("open old");
         conn.execute_batch(
             "DROP TRIGGER secondary_file_text_fts_delete; DROP TABLE secondary_file_text_fts; DROP TABLE secondary_chunks_fts;
-             DROP TABLE chunk_vectors; DROP TRIGGER file_text_fts_delete; DROP TABLE file_text_fts; DROP TABLE code_chunks_fts; DROP TABLE code_chunks;
+             DROP TABLE text_vectors; DROP TRIGGER file_text_fts_delete; DROP TABLE file_text_fts; DROP TABLE code_chunks_fts; DROP TABLE code_chunks;
              DROP TABLE ref_deps; DROP INDEX symbols_by_name; CREATE INDEX symbols_by_name ON symbols(name);
              DROP TRIGGER revisions_fts_insert; DROP TABLE revisions_fts; ALTER TABLE revisions DROP COLUMN terms;
              CREATE VIRTUAL TABLE revisions_fts USING fts5(body, summary, content = 'revisions', content_rowid = 'revision_id', tokenize = 'unicode61 remove_diacritics 2');

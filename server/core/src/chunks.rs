@@ -101,6 +101,22 @@ pub fn code_chunks(text: &str, symbols: &[Symbol]) -> Vec<CodeChunk> {
     chunks
 }
 
+/// The text of a chunk as an embedding model sees it: its path, its definition's
+/// qualified name (empty for module-level code) and its lines.
+pub fn embed_text(path: &str, name: &str, body: &str) -> String {
+    if name.is_empty() {
+        format!("{path}\n{body}")
+    } else {
+        format!("{path} {name}\n{body}")
+    }
+}
+
+/// The key of a chunk's vector: the content hash of its [`embed_text`]. A chunk whose
+/// text is unchanged keeps its vector when its file is rewritten.
+pub fn embed_hash(path: &str, name: &str, body: &str) -> String {
+    crate::fingerprint::content_hash(embed_text(path, name, body).as_bytes())
+}
+
 /// The words of a repo-relative path as the code-text index holds them: every segment's
 /// identifier words, and their joined form when there are several, without the file's
 /// extension (`json/encoder.py` → `json encoder`; `clap_builder/src/mkeymap.rs` →

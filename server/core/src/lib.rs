@@ -60,7 +60,9 @@ pub use lang::Language;
 /// delimiters and string prefixes (Rust `r#"`, `b"`; Ruby `'`, `%q(`, regex flags), PHP
 /// heredoc line breaks, `macro_rules!` separators, spaces inside quotes in a C `#define`.
 /// Fingerprints of files and symbols holding them change.
-pub const ANALYSIS_VERSION: u32 = 13;
+/// 14: every code chunk has the hash of its text as an embedding model sees it
+/// ([`chunks::embed_hash`], migration 21): vectors are keyed by it.
+pub const ANALYSIS_VERSION: u32 = 14;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

@@ -9,10 +9,12 @@
 //! `[embeddings] max_tokens` word pieces. Test, example and vendored code is not embedded
 //! (`code_chunks.secondary`): lexical search still finds it, every ranked list puts it
 //! after the rest unless the question asks for it, and it is most of a large repository's
-//! chunks (69% of the stdlib's), so embedding costs what answers use. Rewriting a file
-//! drops its chunks' vectors with
-//! them; the next `loci embed` makes new ones. Answers say when vectors are missing or
-//! partial (envelope notes), never silently.
+//! chunks (69% of the stdlib's), so embedding costs what answers use. A vector is stored
+//! under the hash of the text the model embedded (`code_chunks.embed_hash`,
+//! `loci_core::chunks::embed_hash`): a chunk whose text is unchanged keeps its vector
+//! when its file is rewritten or a new analysis version rewrites every file, so an edit
+//! costs the chunks it changed; `loci embed` first deletes the vectors no chunk's text has.
+//! Answers say when vectors are missing or partial (envelope notes), never silently.
 
 use std::collections::HashSet;
 use std::ops::ControlFlow;
@@ -178,6 +180,8 @@ impl Workspace {
         let started = Instant::now();
         let model = self.embedder()?;
         let id = model.model_id().to_string();
+        // The vectors of texts no chunk has any more (edited or deleted code) go first.
+        self.store.write(loci_store::map::delete_orphan_vectors)?;
         let (total, mut done) = loci_store::map::primary_chunk_counts(self.store.conn(), &id)?;
         let mut embedded = 0u64;
         let mut after = 0;
@@ -187,53 +191,68 @@ impl Workspace {
                 ControlFlow::Break(()) => Vec::new(),
             };
             if batch.is_empty() {
+                let (chunks, with_vectors) =
+                    loci_store::map::primary_chunk_counts(self.store.conn(), &id)?;
                 let report = EmbedReport {
                     model: id,
                     embedded,
-                    with_vectors: done,
-                    chunks: total,
+                    with_vectors,
+                    chunks,
                     duration_ms: started.elapsed().as_millis() as u64,
                 };
                 return self.envelope(report, Vec::new());
             }
-            let mut texts: Vec<String> = Vec::with_capacity(batch.len());
-            let mut file: Option<(String, Vec<String>)> = None;
+            // One text per hash; a chunk whose file changed since the scan is left for
+            // the next scan to hash again (its vector would be stored under the old text).
+            let mut texts: Vec<(String, String)> = Vec::with_capacity(batch.len());
+            let mut file: Option<(String, Option<Vec<String>>)> = None;
             for c in &batch {
                 if file.as_ref().is_none_or(|(p, _)| *p != c.path) {
                     let lines = self
                         .read_served_as_scanned(&c.path)
-                        .map(|(t, _)| t.lines().map(str::to_string).collect())
-                        .unwrap_or_default();
+                        .filter(|(_, as_scanned)| *as_scanned)
+                        .map(|(t, _)| t.lines().map(str::to_string).collect());
                     file = Some((c.path.clone(), lines));
                 }
-                let lines = file.as_ref().map(|(_, l)| l.as_slice()).unwrap_or_default();
+                let Some(lines) = file.as_ref().and_then(|(_, l)| l.as_deref()) else {
+                    continue;
+                };
                 let body: Vec<&str> = lines
                     .iter()
                     .skip(c.start_line as usize)
                     .take((c.end_line + 1).saturating_sub(c.start_line) as usize)
                     .map(String::as_str)
                     .collect();
-                texts.push(chunk_text(&c.path, &c.name, &body.join("\n")));
+                let text = loci_core::chunks::embed_text(&c.path, &c.name, &body.join("\n"));
+                if !texts.iter().any(|(h, _)| *h == c.embed_hash) {
+                    texts.push((c.embed_hash.clone(), text));
+                }
             }
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            if texts.is_empty() {
+                continue;
+            }
+            let refs: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).collect();
             let vectors = model
                 .embed(&refs)
                 .map_err(|e| EngineError::InvalidArgument {
                     name: "embeddings".into(),
                     message: e.to_string(),
                 })?;
-            let rows: Vec<(i64, f32, Vec<i8>)> = batch
-                .iter()
+            let rows: Vec<(String, f32, Vec<i8>)> = texts
+                .into_iter()
                 .zip(vectors)
-                .map(|(c, v)| {
+                .map(|((hash, _), v)| {
                     let q = Quantized::new(&v);
-                    (c.chunk_id, q.scale, q.values)
+                    (hash, q.scale, q.values)
                 })
                 .collect();
             self.store
                 .write(|tx| loci_store::map::insert_vectors(tx, &id, &rows))?;
             embedded += rows.len() as u64;
-            done += rows.len() as u64;
+            done += batch
+                .iter()
+                .filter(|c| rows.iter().any(|(h, ..)| *h == c.embed_hash))
+                .count() as u64;
         }
     }
 
@@ -379,13 +398,4 @@ fn load_embedder(dir: &Path, config: &crate::config::EmbeddingsConfig) -> Result
     model.set_max_tokens(config.max_tokens).map_err(invalid)?;
     model.set_threads(config.threads).map_err(invalid)?;
     Ok(model)
-}
-
-/// The text of a chunk as the model sees it: its path, its definition's name, its lines.
-pub fn chunk_text(path: &str, name: &str, body: &str) -> String {
-    if name.is_empty() {
-        format!("{path}\n{body}")
-    } else {
-        format!("{path} {name}\n{body}")
-    }
 }

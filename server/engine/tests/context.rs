@@ -3123,6 +3123,37 @@ fn embeddings_rank_a_paraphrased_questions_file_first() {
             .embedded,
         0
     );
+    // Fault: vectors were keyed by chunk row, and a scan rewrites every chunk of a file it
+    // analyses again: one edit had the whole file embedded again. Now only the changed
+    // text is embedded, and the vector of text no chunk has is deleted.
+    write(
+        root,
+        "src/stats.py",
+        "def median_grouped(data, interval=1):\n    \"\"\"Estimate the median of continuous data grouped in classes.\"\"\"\n    return sorted(data)[len(data) // 2]\n\ndef mode(data):\n    \"\"\"The most common value.\"\"\"\n    return max(set(data), key=data.count)\n",
+    );
+    write(
+        root,
+        "src/net.py",
+        "def connect(host, port, timeout=5):\n    \"\"\"Open a TCP connection to host:port.\"\"\"\n    return (host, port, timeout)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let vectors = |ws: &Workspace| -> i64 {
+        ws.store()
+            .conn()
+            .query_row("SELECT count(*) FROM text_vectors", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(vectors(&ws), 3, "kept until `loci embed` runs");
+    let report = ws
+        .embed(&|_| std::ops::ControlFlow::Continue(()))
+        .unwrap()
+        .result;
+    assert_eq!(
+        (report.embedded, report.with_vectors, report.chunks),
+        (2, 4, 4),
+        "`mode` and the new `connect`; `quote` and `median_grouped` kept theirs"
+    );
+    assert_eq!(vectors(&ws), 4, "the old `connect`'s vector is deleted");
 }
 
 /// Fault found by a fresh-user trial: "how does shlex.split work" served `shlex.py`'s

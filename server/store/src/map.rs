@@ -396,6 +396,8 @@ pub struct IndexedChunk {
     /// The chunk's text followed by its identifier-aware terms
     /// ([`crate::search::text_terms`]).
     pub text: String,
+    /// [`loci_core::chunks::embed_hash`]: the key of its vector.
+    pub embed_hash: String,
 }
 
 /// The code text of a source file as [`insert_code_text`] indexes it: the words of its
@@ -406,15 +408,16 @@ pub fn index_code_text(path: &str, text: &str, symbols: &[Symbol]) -> (String, V
         .into_iter()
         .map(|c| {
             let terms = crate::search::text_terms(&c.text);
+            let name = c
+                .symbol
+                .and_then(|i| symbols.get(i))
+                .map_or("", |s| s.qualified_name.as_str());
             IndexedChunk {
                 symbol: c.symbol,
                 start_line: c.start_line,
                 end_line: c.end_line,
-                names: c
-                    .symbol
-                    .and_then(|i| symbols.get(i))
-                    .map(|s| loci_core::terms::identifier_words(&s.qualified_name).join(" "))
-                    .unwrap_or_default(),
+                names: loci_core::terms::identifier_words(name).join(" "),
+                embed_hash: loci_core::chunks::embed_hash(path, name, &c.text),
                 text: if terms.is_empty() {
                     c.text
                 } else {
@@ -444,8 +447,8 @@ pub fn insert_code_text(
     let ctx = || "inserting code text".to_string();
     let mut chunk_row = tx
         .prepare_cached(
-            "INSERT INTO code_chunks(file_id, symbol_id, start_line, end_line, secondary)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO code_chunks(file_id, symbol_id, start_line, end_line, secondary, embed_hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )
         .ctx(ctx)?;
     let mut chunk_text = tx
@@ -463,7 +466,8 @@ pub fn insert_code_text(
                 symbol_id,
                 c.start_line,
                 c.end_line,
-                secondary
+                secondary,
+                c.embed_hash
             ])
             .ctx(ctx)?;
         let id = tx.last_insert_rowid();
@@ -527,11 +531,13 @@ pub struct UnembeddedChunk {
     pub end_line: u32,
     /// Its definition's qualified name (empty for module-level code).
     pub name: String,
+    /// The key its vector is stored under ([`loci_core::chunks::embed_hash`]).
+    pub embed_hash: String,
 }
 
 /// Up to `limit` chunks after `after` (a `chunk_id`; 0 from the start) that an embedding
 /// model embeds (not test, example or vendored code: `code_chunks.secondary = 0`) and
-/// that have no vector of `model`, by `chunk_id` (a scan numbers a file's chunks
+/// whose text has no vector of `model`, by `chunk_id` (a scan numbers a file's chunks
 /// together, in line order).
 pub fn unembedded_chunks(
     conn: &Connection,
@@ -540,11 +546,12 @@ pub fn unembedded_chunks(
     limit: u32,
 ) -> Result<Vec<UnembeddedChunk>> {
     conn.prepare_cached(
-        "SELECT c.chunk_id, f.path, c.start_line, c.end_line, ifnull(s.qualified_name, '')
+        "SELECT c.chunk_id, f.path, c.start_line, c.end_line, ifnull(s.qualified_name, ''),
+                c.embed_hash
          FROM code_chunks c JOIN files f ON f.file_id = c.file_id
          LEFT JOIN symbols s ON s.symbol_id = c.symbol_id
-         WHERE c.chunk_id > ?2 AND c.secondary = 0
-           AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.chunk_id AND v.model = ?1)
+         WHERE c.chunk_id > ?2 AND c.secondary = 0 AND c.embed_hash IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM text_vectors v WHERE v.embed_hash = c.embed_hash AND v.model = ?1)
          ORDER BY c.chunk_id LIMIT ?3",
     )
     .and_then(|mut st| {
@@ -555,6 +562,7 @@ pub fn unembedded_chunks(
                 start_line: r.get(2)?,
                 end_line: r.get(3)?,
                 name: r.get(4)?,
+                embed_hash: r.get(5)?,
             })
         })?
         .collect()
@@ -566,44 +574,57 @@ pub fn unembedded_chunks(
 /// have a vector of `model`.
 pub fn primary_chunk_counts(conn: &Connection, model: &str) -> Result<(u64, u64)> {
     conn.prepare_cached(
-        "SELECT count(*), count(v.chunk_id) FROM code_chunks c
-         LEFT JOIN chunk_vectors v ON v.chunk_id = c.chunk_id AND v.model = ?1
+        "SELECT count(*), count(v.embed_hash) FROM code_chunks c
+         LEFT JOIN text_vectors v ON v.embed_hash = c.embed_hash AND v.model = ?1
          WHERE c.secondary = 0",
     )
     .and_then(|mut st| st.query_row([model], |r| Ok((r.get(0)?, r.get(1)?))))
     .ctx(|| "counting the chunks with vectors".to_string())
 }
 
-/// Stores vectors of `model` (`(chunk_id, scale, i8 components)`), replacing a chunk's
-/// vector of another model.
+/// Stores vectors of `model` (`(embed_hash, scale, i8 components)`), each the vector of
+/// every chunk whose text has that hash.
 pub fn insert_vectors(
     tx: &Transaction<'_>,
     model: &str,
-    vectors: &[(i64, f32, Vec<i8>)],
+    vectors: &[(String, f32, Vec<i8>)],
 ) -> Result<()> {
     let ctx = || "storing chunk vectors".to_string();
     let mut stmt = tx
         .prepare_cached(
-            "INSERT OR REPLACE INTO chunk_vectors(chunk_id, model, scale, vector) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT OR REPLACE INTO text_vectors(embed_hash, model, scale, vector) VALUES (?1, ?2, ?3, ?4)",
         )
         .ctx(ctx)?;
-    for (id, scale, v) in vectors {
+    for (hash, scale, v) in vectors {
         let bytes: Vec<u8> = v.iter().map(|&x| x as u8).collect();
-        stmt.execute(params![id, model, f64::from(*scale), bytes])
+        stmt.execute(params![hash, model, f64::from(*scale), bytes])
             .ctx(ctx)?;
     }
     Ok(())
 }
 
+/// Deletes the vectors whose text no chunk has any more (a file edited or deleted since
+/// they were made); returns how many.
+pub fn delete_orphan_vectors(tx: &Transaction<'_>) -> Result<u64> {
+    tx.execute(
+        "DELETE FROM text_vectors WHERE NOT EXISTS
+             (SELECT 1 FROM code_chunks c WHERE c.embed_hash = text_vectors.embed_hash)",
+        [],
+    )
+    .map(|n| n as u64)
+    .ctx(|| "deleting the vectors of texts no chunk has".to_string())
+}
+
 /// A stored vector: `(model, file_id of its chunk, scale, i8 components)`.
 pub type ChunkVector = (String, i64, f32, Vec<i8>);
 
-/// Every vector, with its model and its chunk's file (a chunk has a vector of one model
-/// at most).
+/// Every vector of a chunk an embedding model embeds, with its model and the chunk's file
+/// (one per model the text was embedded with).
 pub fn chunk_vectors(conn: &Connection) -> Result<Vec<ChunkVector>> {
     conn.prepare_cached(
         "SELECT v.model, c.file_id, v.scale, v.vector
-         FROM chunk_vectors v JOIN code_chunks c ON c.chunk_id = v.chunk_id",
+         FROM code_chunks c JOIN text_vectors v ON v.embed_hash = c.embed_hash
+         WHERE c.secondary = 0",
     )
     .and_then(|mut st| {
         st.query_map([], |r| {

@@ -146,6 +146,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0020_secondary_code_text.sql"),
         fill: None,
     },
+    Migration {
+        version: 21,
+        name: "text_keyed_vectors",
+        sql: include_str!("migrations/0021_text_keyed_vectors.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
