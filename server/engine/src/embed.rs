@@ -369,6 +369,11 @@ impl Workspace {
         model: &str,
         read: Option<Vec<loci_store::map::ChunkVector>>,
     ) -> Result<DenseVectors> {
+        // Read again when a model loaded meanwhile dropped what was kept.
+        let read = match read {
+            Some(rows) => Some(rows),
+            None => self.vectors_read()?,
+        };
         let mut dense = self.dense.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(rows) = read {
             dense.vectors = Arc::new(
