@@ -658,11 +658,13 @@ fn enclosing_workspace(dir: &std::path::Path) -> Option<std::path::PathBuf> {
 /// after that can still report the store's state.
 fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode> {
     // `-` reads the question from stdin: a command line holds at most 128 KiB per argument.
+    // Any bytes are a question: invalid UTF-8 becomes U+FFFD, as any text is safe.
     if let Command::Context { query, .. } | Command::Search { query, .. } = &mut cli.command
         && query == "-"
     {
-        query.clear();
-        std::io::Read::read_to_string(&mut std::io::stdin(), query)?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)?;
+        *query = String::from_utf8_lossy(&bytes).into_owned();
     }
     if let Command::Lsp = cli.command {
         // Roots come from the client's `initialize`, not from the current directory.

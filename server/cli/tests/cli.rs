@@ -2763,7 +2763,10 @@ fn fault_a_question_over_the_command_line_limit_could_not_be_asked() {
     let dir = repo();
     let root = dir.path();
     assert!(loci(root, &["scan"]).status.success());
-    let question = format!("User.save {}", "the ".repeat(40_000));
+    // Invalid UTF-8 (a stray 0xFF) is a question too: it reads as U+FFFD.
+    let mut sent = format!("User.save {}", "the ".repeat(40_000)).into_bytes();
+    sent.push(0xFF);
+    let question = String::from_utf8_lossy(&sent).into_owned();
     let mut child = Command::new(env!("CARGO_BIN_EXE_loci"))
         .args(["context", "-", "--json"])
         .current_dir(root)
@@ -2772,12 +2775,7 @@ fn fault_a_question_over_the_command_line_limit_could_not_be_asked() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(question.as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(&sent).unwrap();
     let out = child.wait_with_output().unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(

@@ -688,6 +688,12 @@ impl Inner {
             self.client
                 .publish_diagnostics(uri.clone(), diagnostics, Some(overlay.version))
                 .await;
+            // The lenses count what the diagnostics report, from the same overlay: a
+            // client asks for them again only when told (a lens had said "0 stale" over a
+            // function the diagnostic called stale).
+            if self.session().code_lens_refresh {
+                let _ = self.client.code_lens_refresh().await;
+            }
         }
     }
 
