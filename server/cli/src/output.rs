@@ -140,9 +140,15 @@ impl Output {
         }
         // A note is about the answer, not part of it: stderr, so stdout stays parseable.
         for note in &env.capability.notes {
-            if (["no scan yet", "partial map", "open file", "open folder"]
-                .iter()
-                .any(|p| note.starts_with(p))
+            if ([
+                "no scan yet",
+                "partial map",
+                "open file",
+                "open folder",
+                "the query ",
+            ]
+            .iter()
+            .any(|p| note.starts_with(p))
                 || note.contains("changed on disk since the last scan"))
                 && !shown.contains(note.as_str())
             {

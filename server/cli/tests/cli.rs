@@ -2795,4 +2795,24 @@ fn fault_a_question_over_the_command_line_limit_could_not_be_asked() {
         "{}",
         v["capability"]["notes"]
     );
+    // Without `--json` the note goes to stderr, as every note about an answer does.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_loci"))
+        .args(["context", "-"])
+        .current_dir(root)
+        .env_remove("LOCI_DB")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&sent).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "note: the query is {} bytes: its first 16384 were read",
+            question.trim_end().len()
+        )),
+        "{stderr}"
+    );
 }

@@ -654,7 +654,7 @@ impl Workspace {
         query: &str,
         options: &SearchOptions,
     ) -> Result<Envelope<Vec<SearchHit>>> {
-        let (query, query_notes) = crate::search::bounded(query);
+        let (query, query_notes) = crate::search::bounded(query.trim());
         let mut hits = match crate::search::fts_query(query) {
             Some(q) => self.search_hits(&q, options)?,
             None => Vec::new(),
