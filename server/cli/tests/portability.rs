@@ -147,7 +147,7 @@ fn export_import_and_restore_through_the_command_line() {
     assert_eq!(
         said.trim(),
         format!(
-            "exported 2 pages, 2 revisions and 0 facts to {}",
+            "exported 2 pages, 2 revisions, 0 facts, 0 sessions and 0 dismissals to {}",
             export.display()
         )
     );

@@ -462,6 +462,14 @@ fn validate(doc: &MemoryExport, source: &str) -> Result<()> {
         {
             return Err(bad(at, format!("`{t}` is not an RFC 3339 time")));
         }
+        if let Some(ended) = &s.ended_at
+            && ended.parse::<jiff::Timestamp>().ok() < s.started_at.parse::<jiff::Timestamp>().ok()
+        {
+            return Err(bad(
+                at,
+                format!("ended_at `{ended}` is before started_at `{}`", s.started_at),
+            ));
+        }
         if s.key != session_key(&s.author, &s.started_at, s.task.as_deref()) {
             return Err(bad(
                 at,

@@ -883,6 +883,18 @@ fn fault_dismissals_and_sessions_did_not_travel_with_an_export() {
 
     let (dst_dir, mut dst) = checkout();
     edit(dst_dir.path(), &mut dst);
+    // A session cannot end before it starts.
+    let mut backwards = doc.clone();
+    backwards.sessions[0].ended_at = Some("2000-01-01T00:00:00Z".into());
+    assert_eq!(
+        dst.import_memory(&backwards, "memory.json")
+            .unwrap_err()
+            .to_string(),
+        format!(
+            "invalid argument `FILE`: memory.json: sessions[0]: ended_at `2000-01-01T00:00:00Z` is before started_at `{}`",
+            doc.sessions[0].started_at
+        )
+    );
     let report = dst.import_memory(&doc, "memory.json").unwrap().result;
     assert_eq!((report.sessions_added, report.dismissals_added), (1, 1));
     // The importing checkout reports what the exporting one reports: one finding, not two.

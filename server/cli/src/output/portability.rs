@@ -18,6 +18,8 @@ struct ExportSummary<'a> {
     pages: usize,
     revisions: usize,
     facts: usize,
+    sessions: usize,
+    dismissals: usize,
 }
 
 impl Output {
@@ -47,16 +49,20 @@ impl Output {
             pages: doc.pages.len(),
             revisions: doc.pages.iter().map(|p| p.revisions.len()).sum(),
             facts: doc.facts.len(),
+            sessions: doc.sessions.len(),
+            dismissals: doc.dismissals.len(),
         };
         let env = env.map(|_| summary);
         self.emit(&env, |o| {
             let s = &env.result;
             writeln!(
                 o,
-                "exported {}, {} and {} to {}",
+                "exported {}, {}, {}, {} and {} to {}",
                 count(s.pages as u64, "page"),
                 count(s.revisions as u64, "revision"),
                 count(s.facts as u64, "fact"),
+                count(s.sessions as u64, "session"),
+                count(s.dismissals as u64, "dismissal"),
                 s.path.display()
             )
         })?;
