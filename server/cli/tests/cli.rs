@@ -2099,7 +2099,7 @@ fn fault_a_count_of_one_was_in_the_plural() {
     let out = loci(root, &["export", "-o", "memory.json"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "exported 1 page, 1 revision and 0 facts to memory.json\n"
+        "exported 1 page, 1 revision, 0 facts, 0 sessions and 0 dismissals to memory.json\n"
     );
 }
 
