@@ -669,7 +669,7 @@ impl Workspace {
         let mut seen = HashSet::new();
         hits.retain(|h| seen.insert((h.kind, h.id.clone())));
         if options.kinds.is_empty() || options.kinds.contains(&HitKind::Symbol) {
-            hits = self.exact_symbols_first(query.trim(), hits, options)?;
+            hits = self.exact_symbols_first(query, hits, options)?;
         }
         let used = hits.len() as u64;
         // The memory served is checked as `show` checks it; the files hit, against the disk.
@@ -1488,8 +1488,6 @@ impl Workspace {
                 named_ids.push(id);
             }
         }
-        // The symbols the question names, and their files: a decisions or lessons page
-        // whose claims resolve to one is linked to the question.
         // The definitions the question names, by file: each is served with its file's code
         // relevance (the file's best chunks may be others: `shlex.split`'s file led with
         // its `__all__`, and `split` itself, with only the +15 it is named for, was 37th).
@@ -1497,6 +1495,8 @@ impl Workspace {
             .iter()
             .map(|(_, s)| (s.path.clone(), s.key.clone()))
             .collect();
+        // The symbols the question names, and their files: a decisions or lessons page
+        // whose claims resolve to one is linked to the question.
         let named_targets: HashSet<String> = named
             .iter()
             .flat_map(|(_, s)| [s.key.clone(), s.path.clone()])
@@ -1875,13 +1875,16 @@ impl Workspace {
             // What the memory says about code the question names and the code no longer
             // has: it is false about the very thing asked, so it is shown as false.
             let stale = staleness.remove(&rev.revision_id).unwrap_or_default();
-            let mut false_names: Vec<&str> = stale
-                .iter()
-                .filter(|s| matches!(s.reason, crate::audit::StaleReason::Deleted { .. }))
-                .filter_map(|s| s.claim_text.as_deref())
-                .filter(|t| question_names.contains(last_segment(t)))
-                .collect();
-            false_names.dedup();
+            let mut false_names: Vec<&str> = Vec::new();
+            for s in &stale {
+                if matches!(s.reason, crate::audit::StaleReason::Deleted { .. })
+                    && let Some(t) = s.claim_text.as_deref()
+                    && question_names.contains(last_segment(t))
+                    && !false_names.contains(&t)
+                {
+                    false_names.push(t);
+                }
+            }
             if !false_names.is_empty() {
                 c.add(
                     NAMED_POINTS,

@@ -294,10 +294,10 @@ impl Workspace {
                     message: e.to_string(),
                 })
         };
-        // A first question loads the model (~40 ms) and embeds itself on another thread
-        // while this one reads the vectors: the two costs overlap. A chunk has a vector of
-        // one model at most, so every vector is read and those of another model dropped.
-        let (model, q, (vectors, chunks, embedded)) = std::thread::scope(|scope| {
+        // A first question loads the model and embeds itself on another thread while this
+        // one reads the vectors: the two costs overlap. The model's id is known only once
+        // it loads, so every vector is read and those of other models dropped.
+        let (q, (vectors, chunks, embedded)) = std::thread::scope(|scope| {
             let loaded = self.loaded_embedder(&dir);
             let (config, dir) = (&self.config.embeddings, &dir);
             let embed_query = &embed_query;
@@ -320,11 +320,12 @@ impl Workspace {
                 },
                 (None, None) => unreachable!("the model is loaded or loading"),
             };
-            self.keep_embedder(dir.clone(), model.clone());
-            let vectors = self.vectors_of(model.model_id(), read?)?;
-            Ok::<_, EngineError>((model, q, vectors))
+            let id = model.model_id().to_string();
+            // Kept before the vectors: keeping a newly loaded model resets what is kept.
+            self.keep_embedder(dir.clone(), model);
+            let vectors = self.vectors_of(&id, read?)?;
+            Ok::<_, EngineError>((q, vectors))
         })?;
-        drop(model);
         let done = vectors.len() as u64;
         let q = Quantized::new(&q);
         let mut scored: Vec<(f32, i64)> = vectors.iter().map(|(f, v)| (q.dot(v), *f)).collect();

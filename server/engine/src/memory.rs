@@ -380,9 +380,8 @@ impl Workspace {
         self.written_envelope(written)
     }
 
-    /// Who a write is by: its `author`, else the author of the session it belongs to (an
-    /// agent's session begun as `agent:auditor` had its decisions recorded as
-    /// `human:unknown`), else [`default_author`].
+    /// Who a write is by: its `author`, else the author of the session it belongs to, else
+    /// [`default_author`].
     pub(crate) fn author_of(&self, opts: &WriteOptions) -> Result<String> {
         if let Some(a) = opts.author.as_ref().filter(|a| !a.trim().is_empty()) {
             return Ok(a.clone());
