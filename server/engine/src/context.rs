@@ -814,7 +814,7 @@ impl Workspace {
                 for (r, rank, snippet) in found {
                     if let Some(p) = prefix
                         && !under_path(&r.subject, p)
-                        && !((r.subject == "decisions" || r.subject == "lessons")
+                        && !(loci_store::logs::log_of_entry(&r.subject).is_some()
                             && linked_to(conn, r.revision_id, &[format!("{p}/")], &HashSet::new())?)
                     {
                         // A decision or lesson is at a path when a claim of its is: one
@@ -918,11 +918,10 @@ impl Workspace {
         symbol_files: &BTreeMap<String, f64>,
         cands: &BTreeMap<(HitKind, String), Candidate>,
     ) -> Result<std::sync::Arc<Vec<mem::Page>>> {
+        // Decisions and lessons whose claims resolve into an open file or folder.
+        let entries = loci_store::logs::entries_about(self.store.conn(), open, OPEN_ENTRIES)?;
         let mut subjects: Vec<&str> = symbol_files.keys().map(String::as_str).collect();
-        // The decision log and the lessons: their claims may resolve into an open file.
-        if !open.is_empty() {
-            subjects.extend(["decisions", "lessons"]);
-        }
+        subjects.extend(entries.iter().map(String::as_str));
         subjects.extend(
             cands
                 .keys()
@@ -2425,6 +2424,9 @@ fn linked_to(
 /// score the open module's +50 as any item in the file does. A file of 2,000 symbols gives
 /// 8, not 2,000.
 const OPEN_FILE_SYMBOLS: usize = 8;
+
+/// Decisions and lessons about the open files that `context` scores, newest first.
+const OPEN_ENTRIES: usize = 50;
 
 /// Open-file symbols taken over all open files (an editor may send every open tab).
 const OPEN_SYMBOLS_TOTAL: usize = 24;

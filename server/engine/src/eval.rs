@@ -2,14 +2,16 @@
 //! plain FTS5 BM25 over the same sources.
 //!
 //! Case files are JSON lines. Setup lines define memory the questions rely on:
-//! `{"memory": {"subject": "Lib/json/decoder.py", "body": "...", "summary": "..."}}`.
+//! `{"memory": {"subject": "Lib/json/decoder.py", "body": "...", "summary": "..."}}`; a
+//! body for `decisions` or `lessons` is a log, each of its `- ` items one entry.
 //! `eval` and `calibrate` write it into a scratch copy of the database (SQLite's online
 //! backup, in a temporary directory), never into the workspace's own: a case set's
 //! `decisions` page must not become the one agents are served.
 //! [`Workspace::write_case_memory`] writes it for real (the benchmark times `context` on it).
 //! Case lines: `{"id": "q1", "query": "...", "open_files": ["..."], "gold": ["path",
 //! "path#Qual.name@kind"], "out_of_scope": false}`. An item matches a gold entry when its
-//! id or its file is that entry, or it is a symbol of that file.
+//! id or its file is that entry, or it is a symbol of that file; `decisions` and `lessons`
+//! are met by any of their entries.
 //!
 //! Metrics (binary relevance): recall@k, MRR (first relevant rank), nDCG@k; and for
 //! abstention, precision and recall of "abstained" on out-of-scope cases.
@@ -163,8 +165,11 @@ pub struct Calibration {
     pub out_of_scope: usize,
 }
 
+/// An item matches a gold entry that names it, its file, or its log (`decisions` is met by
+/// any decision).
 fn matches(gold: &str, id: &str, path: Option<&str>) -> bool {
     id == gold
+        || loci_store::logs::log_of_entry(id) == Some(gold)
         || path == Some(gold)
         || id
             .strip_prefix(gold)
@@ -376,6 +381,25 @@ impl Workspace {
     fn write_memory_lines(&mut self, lines: &[MemoryLine]) -> Result<usize> {
         let mut written = 0;
         for m in lines {
+            // A log is written as its entries: each one this store lacks is added.
+            if let Some(log) = crate::logs::log_named(&m.subject) {
+                let held: Vec<String> = self.log_revisions(log)?.into_iter().map(|r| r.body).collect();
+                for text in loci_store::logs::entry_texts(&m.body) {
+                    if !held.contains(&text) {
+                        let opts = WriteOptions {
+                            author: Some("eval:setup".into()),
+                            summary: m.summary.clone(),
+                            ..Default::default()
+                        };
+                        match log {
+                            "lessons" => self.learn(&text, None, &opts)?,
+                            _ => self.decide(&text, None, &opts)?,
+                        };
+                        written += 1;
+                    }
+                }
+                continue;
+            }
             let current = self
                 .show(&m.subject, None)
                 .ok()

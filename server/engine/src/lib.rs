@@ -17,6 +17,7 @@ pub mod eval;
 pub mod facts;
 pub mod git;
 pub mod lint;
+mod logs;
 pub mod manifests;
 pub mod memory;
 pub mod portability;

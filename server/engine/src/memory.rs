@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 
 use loci_core::claims::{ClaimKind, extract_claims};
+use loci_store::logs;
 use loci_store::map;
 use loci_store::memory::{self as mem, ClaimDefinition, ClaimRow, NewRevision, Page, Revision};
 use loci_store::rusqlite::{Connection, Transaction};
@@ -287,13 +288,14 @@ fn page_kind_for_fixed(subject: &str) -> Option<&'static str> {
         "decisions" => Some("decisions"),
         "lessons" => Some("lessons"),
         s if s.starts_with("topic:") && s.len() > "topic:".len() => Some("topic"),
-        _ => None,
+        s => logs::log_of_entry(s),
     }
 }
 
 impl Workspace {
-    /// Normalizes a subject and finds its page kind: `.`, `decisions`, `lessons`,
-    /// `topic:NAME`, or a path (a file or folder in the map or on disk).
+    /// Normalizes a subject and finds its page kind: `.`, `decisions`, `lessons`, one of
+    /// their entries (`decision:7`, which must exist), `topic:NAME`, or a path (a file or
+    /// folder in the map or on disk).
     pub fn resolve_subject(&self, subject: &str) -> Result<(String, &'static str)> {
         let s = subject.trim();
         if s.is_empty() {
@@ -303,6 +305,11 @@ impl Workspace {
             });
         }
         if let Some(kind) = page_kind_for_fixed(s) {
+            if logs::log_of_entry(s).is_some() && !logs::entry_exists(self.store.conn(), s)? {
+                return Err(EngineError::NotFound(format!(
+                    "no entry `{s}` (`loci show {kind}` lists them)"
+                )));
+            }
             return Ok((s.to_string(), kind));
         }
         let rel = self.contain("subject", s)?;
@@ -360,6 +367,17 @@ impl Workspace {
         opts: &WriteOptions,
     ) -> Result<Envelope<Written>> {
         let (subject, kind) = self.resolve_subject(subject)?;
+        if let Some(log) = crate::logs::log_named(&subject) {
+            return Err(EngineError::InvalidArgument {
+                name: "subject".into(),
+                message: format!(
+                    "`{log}` is a view of its entries; add one with `loci {}`, or rewrite one \
+                     with `loci remember {}N`",
+                    if log == "decisions" { "decide" } else { "learn" },
+                    logs::entry_prefix(log).unwrap_or_default()
+                ),
+            });
+        }
         if body.trim().is_empty() {
             return Err(EngineError::InvalidArgument {
                 name: "body".into(),
@@ -416,7 +434,7 @@ impl Workspace {
 
     fn append_entry(
         &mut self,
-        page: &'static str,
+        log: &'static str,
         event: &'static str,
         text: &str,
         subject: Option<&str>,
@@ -437,40 +455,23 @@ impl Workspace {
         let about = resolved.as_ref().map(|(s, _)| s.clone());
         let request = serde_json::json!({"op": event, "text": text, "subject": about});
         let about_text = resolved.map(|(s, kind)| subject_claim_text(&s, kind));
-        let author = self.author_of(opts)?;
         let mut opts = opts.clone();
         if opts.summary.is_none() {
             opts.summary = Some(first_chars(text, 80));
         }
+        // The entry's own text: the log's view adds the marker and the author.
+        let mut body = text.to_string();
+        if let Some(s) = &about_text {
+            body.push_str(&format!(" (about `{s}`)"));
+        }
         let written = self.write_revision(
             &request,
             &opts,
-            page,
-            page,
+            log,
+            log,
             event,
-            Snapshots::Extending,
-            |previous| {
-                // Deterministic append: the previous body, then one entry.
-                let mut body = previous
-                    .map(|r| r.body.trim_end().to_string())
-                    .unwrap_or_else(|| {
-                        format!(
-                            "# {}",
-                            if page == "decisions" {
-                                "Decisions"
-                            } else {
-                                "Lessons"
-                            }
-                        )
-                    });
-                body.push_str("\n\n- ");
-                body.push_str(&text.replace('\n', "\n  "));
-                if let Some(s) = &about_text {
-                    body.push_str(&format!(" (about `{s}`)"));
-                }
-                body.push_str(&format!(" — {author}\n"));
-                Ok(body)
-            },
+            Snapshots::Here,
+            |_| Ok(body.clone()),
         )?;
         self.written_envelope(written)
     }
@@ -517,7 +518,13 @@ impl Workspace {
             opts.operation_id.as_deref(),
             request,
             |tx| {
-                let page = mem::ensure_page(tx, subject, kind)?;
+                // Writing to a log adds an entry: a page of its own, numbered here, in the
+                // transaction, so concurrent writers never share one.
+                let page = match logs::entry_prefix(subject) {
+                    Some(_) => logs::new_entry(tx, subject)?,
+                    None => mem::ensure_page(tx, subject, kind)?,
+                };
+                let subject = page.subject.as_str();
                 let current = match page.current_revision_id {
                     Some(id) => mem::revision_by_id(tx, id)?,
                     None => None,
@@ -553,13 +560,9 @@ impl Workspace {
                         event_id: Some(event_id),
                     },
                 )?;
-                let carried = match (snapshots, &current) {
-                    (Snapshots::Extending, Some(r)) => Some(given_of(tx, r.revision_id)?),
-                    _ => None,
-                };
                 let given = match snapshots {
                     Snapshots::Given(g) => Some(g),
-                    _ => carried.as_ref(),
+                    Snapshots::Here => None,
                 };
                 snapshot_revision(tx, &revision, subject, subject_snapshot.as_ref(), given)?;
                 crate::audit::store_marks(tx, Some(&[revision.revision_id]))?;
@@ -602,6 +605,9 @@ impl Workspace {
                 message: "must not be empty (the root's page is `.`)".into(),
             });
         }
+        if let Some(log) = crate::logs::log_named(subject) {
+            return Err(crate::logs::not_a_page(log));
+        }
         let (subject, _) = match self.resolve_subject(subject) {
             Ok(found) => found,
             // A page whose file is gone is still a page (a path that leaves the workspace
@@ -634,7 +640,14 @@ impl Workspace {
     }
 
     /// A page's current revision, or version `version`.
+    /// A log (`decisions`, `lessons`) is shown as the view of its entries ([`crate::logs`]).
     pub fn show(&self, subject: &str, version: Option<i64>) -> Result<Envelope<Shown>> {
+        if let Some(log) = crate::logs::log_named(subject) {
+            if version.is_some() {
+                return Err(crate::logs::not_a_page(log));
+            }
+            return self.show_log(log, &self.log_revisions(log)?);
+        }
         let page = self.page(subject)?;
         let conn = self.store.conn();
         let revision = match version {
@@ -799,6 +812,15 @@ impl Workspace {
         let at_norm = normalize_moment(self.store.conn(), at)?;
         let revisions = mem::revisions_as_of(self.store.conn(), &at_norm)?;
         let shown = match show {
+            Some(s) if crate::logs::log_named(s).is_some() => {
+                let log = crate::logs::log_named(s).unwrap_or_default();
+                let entries: Vec<Revision> = revisions
+                    .iter()
+                    .filter(|r| logs::log_of_entry(&r.subject) == Some(log))
+                    .cloned()
+                    .collect();
+                Some(self.show_log(log, &entries)?.result.revision)
+            }
             Some(s) => {
                 let page = self.page(s)?;
                 Some(
@@ -1226,11 +1248,6 @@ enum Snapshots<'a> {
     Here,
     /// Another revision's (a rollback restores text, not its verification).
     Given(&'a Given),
-    /// The current revision's, for the claims it already had: the new revision appends an
-    /// entry to it (a decision or a lesson), and the earlier entries were verified when
-    /// they were written. Snapshotting them again had cleared every earlier entry's stale
-    /// marks at each new entry.
-    Extending,
 }
 
 /// The claim and subject snapshots of revision `revision_id`, to carry into another.

@@ -563,7 +563,7 @@ fn subject_problem(subject: &str, kind: &str) -> Option<String> {
         "decisions" => Some("decisions"),
         "lessons" => Some("lessons"),
         s if s.starts_with("topic:") => Some("topic"),
-        _ => None,
+        s => loci_store::logs::log_of_entry(s),
     };
     match (fixed, kind) {
         (Some(expected), k) if k != expected => Some(format!(
@@ -767,6 +767,9 @@ impl Workspace {
                 import_page(tx, p, doc, &root, &subjects, &sessions, &mut report)?;
             }
             import_dismissals(tx, doc, &mut report)?;
+            // An export written before decisions and lessons were pages of their own holds
+            // each log as one page: it becomes entries here, as migration 22 made them.
+            loci_store::logs::split_logs(tx)?;
             let mut known: BTreeSet<String> = mem::facts(tx)?
                 .iter()
                 .map(|f| fact_hash(&ExportedFact::from(f)))
@@ -993,15 +996,38 @@ fn import_page(
 ) -> loci_store::Result<()> {
     let by_uid = mem::page_by_uid(tx, &p.uid)?;
     let found_by_uid = by_uid.is_some();
-    let page = match by_uid.or(mem::page_by_subject(tx, &p.subject)?) {
+    let entry_log = loci_store::logs::log_of_entry(&p.subject);
+    if loci_store::logs::entry_prefix(&p.subject).is_some()
+        && loci_store::logs::was_split(tx, &p.uid)?
+    {
+        // A whole-log page of an older export that was imported (and split) before.
+        report.notes.push(format!(
+            "`{}` of this export was imported before; its entries are here already",
+            p.subject
+        ));
+        return Ok(());
+    }
+    // A decision or lesson is the same entry by uid only: entries are numbered per
+    // checkout, so another checkout's `decision:3` may be a different decision.
+    let by_subject = match entry_log {
+        Some(_) => None,
+        None => mem::page_by_subject(tx, &p.subject)?,
+    };
+    let page = match by_uid.or(by_subject) {
         Some(page) => page,
         None => {
-            report.pages_created.push(p.subject.clone());
-            mem::insert_page_as(tx, &p.uid, &p.subject, &p.kind, p.pinned, &p.created_at)?
+            let subject = match entry_log {
+                Some(log) if mem::page_by_subject(tx, &p.subject)?.is_some() => {
+                    loci_store::logs::next_entry(tx, log)?
+                }
+                _ => p.subject.clone(),
+            };
+            report.pages_created.push(subject.clone());
+            mem::insert_page_as(tx, &p.uid, &subject, &p.kind, p.pinned, &p.created_at)?
         }
     };
     let mut subject = page.subject.clone();
-    if found_by_uid && page.subject != p.subject {
+    if found_by_uid && page.subject != p.subject && entry_log.is_none() {
         if mem::page_by_subject(tx, &p.subject)?.is_none() {
             mem::move_page(tx, page.page_id, &p.subject)?;
             let payload = serde_json::json!({"from": page.subject, "to": p.subject}).to_string();

@@ -137,9 +137,9 @@ impl Workspace {
                     .and_then(|p| serde_json::from_str::<serde_json::Value>(&p).ok())
                     .and_then(|v| v["request"]["text"].as_str().map(str::to_string)))
             };
-            match r.subject.as_str() {
-                "decisions" => d.decisions.extend(entry()?),
-                "lessons" => d.lessons.extend(entry()?),
+            match loci_store::logs::log_of_entry(&r.subject) {
+                Some("decisions") => d.decisions.extend(entry()?),
+                Some("lessons") => d.lessons.extend(entry()?),
                 _ => {}
             }
             d.pages.push(DigestPage {

@@ -320,16 +320,10 @@ impl Workspace {
             }
             return Err(EngineError::NotFound(format!("no memory explains `{q}`")));
         };
-        let mut revision = mem::revision_by_id(conn, rev_id)?
+        let revision = mem::revision_by_id(conn, rev_id)?
             .ok_or_else(|| EngineError::Internal(format!("revision {rev_id} vanished")))?;
-        // The log holds every entry; what matched is one of them, added by one revision.
-        let entry = match (revision.subject.as_str(), claims.first()) {
-            ("decisions" | "lessons", Some(c)) => log_entry(&revision.body, c.line),
-            _ => None,
-        };
-        if let Some(text) = &entry {
-            revision = first_holding(conn, &revision, text)?;
-        }
+        // A decision or lesson is a page of its own: what matched is that entry.
+        let entry = loci_store::logs::log_of_entry(&revision.subject).map(|_| revision.body.clone());
         let session = match revision.session_id {
             Some(id) => mem::session_by_id(conn, id)?,
             None => None,
@@ -407,46 +401,6 @@ impl Workspace {
             Vec::new(),
         )
     }
-}
-
-/// The entry of a decision or lesson log (`- text (about `x`) — author`, continued by
-/// indented lines) holding zero-based body line `line`, without its dash.
-fn log_entry(body: &str, line: u32) -> Option<String> {
-    let lines: Vec<&str> = body.lines().collect();
-    let mut start = (line as usize).min(lines.len().checked_sub(1)?);
-    while !lines[start].starts_with("- ") {
-        if !lines[start].starts_with("  ") || start == 0 {
-            return None;
-        }
-        start -= 1;
-    }
-    let end = (start + 1..lines.len())
-        .find(|&i| !lines[i].starts_with("  "))
-        .unwrap_or(lines.len());
-    Some(lines[start..end].join("\n")[2..].to_string())
-}
-
-/// The earliest revision of `current`'s page whose body holds the log entry `text`: the
-/// one that added it. A log only grows, so the versions that hold it are a suffix; a
-/// binary search reads log2(versions) bodies.
-fn first_holding(
-    conn: &loci_store::rusqlite::Connection,
-    current: &Revision,
-    text: &str,
-) -> Result<Revision> {
-    let (mut lo, mut hi) = (1, current.version);
-    let mut best = current.clone();
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        match mem::revision_by_version(conn, current.page_id, mid)? {
-            Some(r) if r.body.contains(text) => {
-                hi = mid;
-                best = r;
-            }
-            _ => lo = mid + 1,
-        }
-    }
-    Ok(best)
 }
 
 fn push_claims(

@@ -382,14 +382,18 @@ fn an_unrelated_question_abstains_with_the_best_score() {
     let a = ask(&ws, "refund a paid invoice", &[], 2_000).result;
     assert!(!a.abstained);
     assert!(a.best_relevance >= 10.5);
-    let decisions = a.items.iter().find(|i| i.id == "decisions");
+    let decisions = a.items.iter().find(|i| i.id == "decision:1");
     assert!(
         decisions.is_some_and(|d| d.signals.iter().any(|s| s == "decisions +25.0")),
         "a matching decision log is boosted: {:?}",
         a.items
     );
     let a = ask(&ws, "who checks the password hash", &[], 2_000).result;
-    assert!(a.items.iter().all(|i| i.id != "decisions"), "{:?}", a.items);
+    assert!(
+        a.items.iter().all(|i| !i.id.starts_with("decision:")),
+        "{:?}",
+        a.items
+    );
 }
 
 #[test]
@@ -1860,7 +1864,7 @@ fn fault_the_lessons_boost_put_a_page_sharing_one_word_first() {
                 ][..]
             ),
             (
-                "lessons",
+                "lesson:1",
                 "9.75".to_string(),
                 &["text (33% of the question) +9.8".to_string()][..]
             ),
@@ -1875,7 +1879,7 @@ fn fault_the_lessons_boost_put_a_page_sharing_one_word_first() {
     ws.learn("`check_hash()` is slow; cache it.", None, &by("agent:a"))
         .unwrap();
     let a = ask(&ws, "what is the session timeout", &["src/auth.py"], 2_000).result;
-    let lessons = a.items.iter().find(|i| i.id == "lessons").unwrap();
+    let lessons = a.items.iter().find(|i| i.id == "lesson:2").unwrap();
     assert!(
         lessons.signals.iter().any(|s| s == "lessons +25.0"),
         "{:?}",
@@ -2524,7 +2528,7 @@ fn fault_a_decision_about_the_open_file_was_not_served_with_it() {
     assert_eq!(
         items,
         [
-            ("decisions", HitKind::Memory, Tier::Full, "60.0".into()),
+            ("decision:1", HitKind::Memory, Tier::Full, "60.0".into()),
             ("src/billing.py", HitKind::Memory, Tier::Full, "60.0".into()),
             (
                 "src/billing.py#refund_invoice@function",
@@ -2563,7 +2567,7 @@ fn fault_a_decision_about_the_open_file_was_not_served_with_it() {
     // A decision about another file is not about this one.
     let other = ask(&ws, "", &["src/auth.py"], 1_500).result;
     assert!(
-        other.items.iter().all(|i| i.id != "decisions"),
+        other.items.iter().all(|i| i.id != "decision:1"),
         "{:?}",
         other.items
     );
@@ -2613,7 +2617,7 @@ fn fault_memory_quoting_a_camel_case_name_was_not_found_by_its_words() {
         assert!(
             a.items
                 .iter()
-                .any(|i| i.kind == HitKind::Memory && i.id == "lessons"),
+                .any(|i| i.kind == HitKind::Memory && i.id == "lesson:1"),
             "{q}: {:?}",
             a.items.iter().map(|i| &i.id).collect::<Vec<_>>()
         );
@@ -2632,11 +2636,11 @@ fn fault_memory_quoting_a_camel_case_name_was_not_found_by_its_words() {
         .map(|h| h.id)
         .collect()
     };
-    assert_eq!(memory("rollover"), ["lessons"]);
-    assert_eq!(memory("doRollover"), ["lessons"]);
-    assert_eq!(memory("do_rollover"), ["lessons"]);
-    assert_eq!(memory("RotatingFileHandler.doRollover"), ["lessons"]);
-    assert_eq!(memory("rotating handler"), ["lessons"]);
+    assert_eq!(memory("rollover"), ["lesson:1"]);
+    assert_eq!(memory("doRollover"), ["lesson:1"]);
+    assert_eq!(memory("do_rollover"), ["lesson:1"]);
+    assert_eq!(memory("RotatingFileHandler.doRollover"), ["lesson:1"]);
+    assert_eq!(memory("rotating handler"), ["lesson:1"]);
 }
 
 /// Fault (fresh-user trial): `decide … --subject logging` (a folder) wrote "(about
@@ -2662,18 +2666,18 @@ fn fault_a_decision_about_a_folder_was_linked_to_nothing() {
     let why = ws.why("logging/handlers.py:1").unwrap().result;
     assert_eq!(
         (why.subject.as_str(), why.matched_by.as_str()),
-        ("decisions", "folder")
+        ("decision:1", "folder")
     );
     let why = ws.why("logging").unwrap().result;
     assert_eq!(
         (why.subject.as_str(), why.matched_by.as_str()),
-        ("decisions", "folder")
+        ("decision:1", "folder")
     );
     let a = ask(&ws, "", &["logging/handlers.py"], 2_000).result;
     let decisions = a
         .items
         .iter()
-        .find(|i| i.id == "decisions")
+        .find(|i| i.id == "decision:1")
         .unwrap_or_else(|| panic!("{}", a.markdown));
     assert!(
         decisions
@@ -2686,7 +2690,7 @@ fn fault_a_decision_about_a_folder_was_linked_to_nothing() {
     // Not for a file elsewhere.
     let other = ask(&ws, "", &["http/client.py"], 2_000).result;
     assert!(
-        !other.items.iter().any(|i| i.id == "decisions"),
+        !other.items.iter().any(|i| i.id == "decision:1"),
         "{}",
         other.markdown
     );
@@ -2705,8 +2709,8 @@ fn fault_a_decision_about_a_folder_was_linked_to_nothing() {
         .map(|h| h.id)
         .collect()
     };
-    assert_eq!(at("logging"), ["decisions"]);
-    assert_eq!(at("logging/handlers.py"), ["decisions"]);
+    assert_eq!(at("logging"), ["decision:1"]);
+    assert_eq!(at("logging/handlers.py"), ["decision:1"]);
     assert_eq!(at("http"), Vec::<String>::new());
     // A file subject is written as it is, a claim already.
     ws.learn(
@@ -3364,14 +3368,14 @@ fn fault_memory_false_about_what_the_question_names_was_dropped_from_the_answer(
     assert!(!a.abstained);
     let served: Vec<&str> = a.items.iter().map(|i| i.id.as_str()).collect();
     assert!(
-        served.contains(&"app.py") && served.contains(&"lessons"),
+        served.contains(&"app.py") && served.contains(&"lesson:1"),
         "{served:?}"
     );
     assert_eq!(
         a.banners,
         [
             "⚠ memory `app.py` names `parse_config()`, which the code no longer has: it is false about what you asked until it is corrected (`loci lint`)",
-            "⚠ memory `lessons` names `parse_config()`, which the code no longer has: it is false about what you asked until it is corrected (`loci lint`)",
+            "⚠ memory `lesson:1` names `parse_config()`, which the code no longer has: it is false about what you asked until it is corrected (`loci lint`)",
         ]
     );
 }

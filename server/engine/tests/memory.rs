@@ -243,13 +243,13 @@ fn decisions_and_lessons_append_deterministically_and_why_finds_them() {
             why.revision.version,
             why.revision.author.as_str()
         ),
-        ("decisions", 1, "human:ann")
+        ("decision:1", 1, "human:ann")
     );
     assert_eq!(why.events[0].kind, "decision");
     // B18: user text never breaks FTS5.
     for q in ["multi-agent", "grammar::fa", "38.101", "BENCH-100821"] {
         let why = ws.why(q).unwrap().result;
-        assert_eq!(why.subject, "lessons", "query {q}");
+        assert_eq!(why.subject, "lesson:1", "query {q}");
     }
     assert!(matches!(ws.why("-band"), Err(EngineError::NotFound(_))));
     assert!(matches!(
@@ -324,7 +324,7 @@ fn two_sessions_begun_in_the_same_second_get_exactly_their_own_rows() {
         pages(&end_b.digest),
         [
             ("src/billing.py".to_string(), 1),
-            ("lessons".to_string(), 1)
+            ("lesson:1".to_string(), 1)
         ]
     );
     assert_eq!(end_b.digest.lessons, ["b learned"]);
@@ -1372,8 +1372,8 @@ fn fault_an_event_payload_was_a_json_string_inside_the_json() {
 
 /// Fault (issue 30, item 1): a new decision or lesson cleared the stale marks of every
 /// earlier one: each entry writes a revision of the whole log, and its claims were all
-/// snapshotted again against the code as it is now. The claims the log already had keep
-/// their snapshots; only the new entry's are taken now.
+/// snapshotted again against the code as it is now. Each entry is a page of its own now,
+/// with its own claims: a new entry snapshots only its own.
 #[test]
 fn fault_a_new_decision_cleared_the_stale_marks_of_earlier_ones() {
     let (dir, mut ws) = workspace();
@@ -1388,10 +1388,10 @@ fn fault_a_new_decision_cleared_the_stale_marks_of_earlier_ones() {
     };
     for (log, append) in [
         (
-            "decisions",
+            "decision:1",
             Workspace::decide as fn(&mut Workspace, &str, Option<&str>, &WriteOptions) -> _,
         ),
-        ("lessons", Workspace::learn),
+        ("lesson:1", Workspace::learn),
     ] {
         write(
             dir.path(),
@@ -1458,11 +1458,8 @@ fn fault_writes_in_a_session_were_attributed_to_the_default_author() {
         .unwrap()
         .result;
     assert_eq!(decided.revision.author, "agent:auditor");
-    assert!(
-        decided.revision.body.ends_with("— agent:auditor\n"),
-        "{}",
-        decided.revision.body
-    );
+    let log = ws.show("decisions", None).unwrap().result.revision.body;
+    assert!(log.ends_with("— agent:auditor\n"), "{log}");
     let learned = ws
         .learn("Totals are cached", None, &in_session)
         .unwrap()
@@ -1553,18 +1550,23 @@ fn fault_why_showed_the_latest_decision_instead_of_the_one_it_matched() {
             why.entry.as_deref()
         ),
         (
-            "decisions",
+            "decision:1",
             1,
             "human:ann",
-            Some("`check()` always returns True until SSO lands (about `src/auth.py`) — human:ann")
+            Some("`check()` always returns True until SSO lands (about `src/auth.py`)")
         )
     );
     let why = ws.why("src/billing.py:2").unwrap().result;
     assert_eq!(
-        (why.revision.version, why.entry.as_deref()),
         (
-            2,
-            Some("Invoices are never deleted (about `src/billing.py`) — human:bob")
+            why.subject.as_str(),
+            why.revision.version,
+            why.entry.as_deref()
+        ),
+        (
+            "decision:2",
+            1,
+            Some("Invoices are never deleted (about `src/billing.py`)")
         )
     );
 }

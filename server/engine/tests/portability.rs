@@ -124,8 +124,8 @@ fn export_then_import_into_a_fresh_store_reproduces_pages_and_history_exactly() 
         pages,
         [
             (".", "root", false, 1),
-            ("decisions", "decisions", false, 1),
-            ("lessons", "lessons", false, 1),
+            ("decision:1", "decisions", false, 1),
+            ("lesson:1", "lessons", false, 1),
             ("src", "folder", true, 1),
             ("src/auth.py", "file", false, 3),
             ("topic:billing", "topic", false, 1),

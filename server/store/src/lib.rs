@@ -9,6 +9,7 @@
 pub mod audit;
 pub mod backup;
 mod error;
+pub mod logs;
 pub mod map;
 pub mod memory;
 mod migrate;

@@ -167,10 +167,10 @@ pub struct Revision {
     pub created_at: String,
 }
 
-const REVISION_COLUMNS: &str = "r.revision_id, r.page_id, p.subject, r.version, r.body, r.summary,
+pub(crate) const REVISION_COLUMNS: &str = "r.revision_id, r.page_id, p.subject, r.version, r.body, r.summary,
     r.author, r.session_id, r.event_id, r.created_at";
 
-fn revision(r: &Row<'_>) -> rusqlite::Result<Revision> {
+pub(crate) fn revision(r: &Row<'_>) -> rusqlite::Result<Revision> {
     Ok(Revision {
         revision_id: r.get(0)?,
         page_id: r.get(1)?,

@@ -152,6 +152,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0021_text_keyed_vectors.sql"),
         fill: None,
     },
+    Migration {
+        version: 22,
+        name: "log_entries",
+        sql: include_str!("migrations/0022_log_entries.sql"),
+        fill: Some(fill_log_entries),
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
@@ -357,11 +363,21 @@ fn apply_pending(store: &mut Store, migrations: &[Migration]) -> Result<()> {
     })
 }
 
-/// The append-only guard of `revisions`, exactly as `0002_memory.sql` creates it.
-const REVISIONS_APPEND_ONLY_UPDATE: &str =
+/// The append-only guards of `revisions`, exactly as `0002_memory.sql` creates them.
+pub(crate) const REVISIONS_APPEND_ONLY_UPDATE: &str =
     "CREATE TRIGGER revisions_append_only_update BEFORE UPDATE ON revisions BEGIN
     SELECT RAISE(ABORT, 'revisions are append-only: write a new revision instead of updating one');
 END;";
+pub(crate) const REVISIONS_APPEND_ONLY_DELETE: &str =
+    "CREATE TRIGGER revisions_append_only_delete BEFORE DELETE ON revisions BEGIN
+    SELECT RAISE(ABORT, 'revisions are append-only: a revision cannot be deleted');
+END;";
+
+/// Migration 22's fill: each decision and lesson becomes a page of its own
+/// ([`crate::logs::split_logs`]).
+fn fill_log_entries(tx: &rusqlite::Transaction<'_>) -> Result<()> {
+    crate::logs::split_logs(tx).map(|_| ())
+}
 
 /// Migration 17's fill: the identifier-aware terms ([`crate::search::text_terms`]) of
 /// every existing revision (body and summary) and documentation section, then both

@@ -629,7 +629,7 @@ pub fn names_anything(conn: &Connection, entry: &str) -> Result<bool> {
     conn.prepare_cached(
         "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1 OR substr(path, 1, length(?1) + 1) = ?1 || '/')
              OR EXISTS(SELECT 1 FROM symbols WHERE key = ?1)
-             OR EXISTS(SELECT 1 FROM pages WHERE subject = ?1)",
+             OR EXISTS(SELECT 1 FROM pages WHERE subject = ?1 OR kind = ?1)",
     )
     .and_then(|mut s| s.query_row([entry], |r| r.get(0)))
     .ctx(|| format!("looking up {entry}"))

@@ -1,0 +1,10 @@
+-- 0022: each decision and lesson is a page of its own, with its own append-only revisions
+-- and claims (subject `decision:N` with kind `decisions`, `lesson:N` with kind
+-- `lessons`); the logs `decisions` and `lessons` are views over their entries. A log page
+-- whose every revision held the whole log grew with the square of its entries.
+--
+-- The migration's fill (`logs::split_logs`) moves each revision of a whole-log page to
+-- the entry it changed, keeping its id, author, session, event, time and summary, with
+-- the claims that lie in that entry (their snapshots as taken); findings about the log
+-- (dismissals and resolutions among them) move to the entries that make them. Nothing
+-- here needs SQL of its own.
