@@ -505,6 +505,9 @@ impl Output {
         self.emit(env, |o| {
             writeln!(o, "{} ({})", h.page.subject, h.page.kind)?;
             for e in &h.revisions {
+                if let Some(entry) = &e.entry {
+                    write!(o, "  {entry:<12}")?;
+                }
                 writeln!(
                     o,
                     "  v{:<3} {} {:<24} {:<9} {}{}",

@@ -165,7 +165,7 @@ fn export_import_and_restore_through_the_command_line() {
             first["pages_created"].clone(),
             first["revisions_added"].clone()
         ),
-        (json!(["a.py", "decisions"]), json!(2))
+        (json!(["a.py", "decision:1"]), json!(2))
     );
     let (_, second, _) = run(other.path(), &["import", export.to_str().unwrap()]);
     assert_eq!(

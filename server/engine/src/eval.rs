@@ -383,7 +383,11 @@ impl Workspace {
         for m in lines {
             // A log is written as its entries: each one this store lacks is added.
             if let Some(log) = crate::logs::log_named(&m.subject) {
-                let held: Vec<String> = self.log_revisions(log)?.into_iter().map(|r| r.body).collect();
+                let held: Vec<String> = self
+                    .log_revisions(log)?
+                    .into_iter()
+                    .map(|r| r.body)
+                    .collect();
                 for text in loci_store::logs::entry_texts(&m.body) {
                     if !held.contains(&text) {
                         let opts = WriteOptions {

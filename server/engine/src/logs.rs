@@ -31,6 +31,25 @@ pub(crate) fn not_a_page(log: &str) -> EngineError {
     }
 }
 
+/// The page a log is shown as: no row of its own (id 0), created with its first entry and
+/// updated with its last revision among `revisions`.
+pub(crate) fn log_page(log: &str, revisions: &[Revision]) -> Page {
+    Page {
+        page_id: 0,
+        subject: log.to_string(),
+        kind: log.to_string(),
+        pinned: false,
+        current_revision_id: None,
+        created_at: revisions
+            .iter()
+            .map(|r| r.created_at.as_str())
+            .min()
+            .unwrap_or_default()
+            .to_string(),
+        updated_at: revisions.iter().map(|r| r.created_at.clone()).max(),
+    }
+}
+
 impl Workspace {
     /// The log `log` as one page: the current revision of each entry (or, with `at`, the
     /// revisions current then), rendered as the log's markdown.
@@ -49,7 +68,11 @@ impl Workspace {
         let mut claims = Vec::new();
         let mut ids = Vec::new();
         for r in current.iter().filter(|r| !r.body.trim().is_empty()) {
-            let item = format!("- {} — {}\n", r.body.trim_end().replace('\n', "\n  "), r.author);
+            let item = format!(
+                "- {} — {}\n",
+                r.body.trim_end().replace('\n', "\n  "),
+                r.author
+            );
             body.push('\n');
             let first_line = lines + 1;
             lines += 1 + item.lines().count() as u32;
@@ -61,17 +84,10 @@ impl Workspace {
             }
             ids.push(r.revision_id);
         }
-        let last = current.iter().max_by_key(|r| (&r.created_at, r.revision_id));
-        let first = current.iter().map(|r| r.created_at.as_str()).min();
-        let page = Page {
-            page_id: 0,
-            subject: log.to_string(),
-            kind: log.to_string(),
-            pinned: false,
-            current_revision_id: None,
-            created_at: first.unwrap_or_default().to_string(),
-            updated_at: last.map(|r| r.created_at.clone()),
-        };
+        let last = current
+            .iter()
+            .max_by_key(|r| (&r.created_at, r.revision_id));
+        let page = log_page(log, &current);
         let revision = Revision {
             revision_id: 0,
             page_id: 0,

@@ -214,7 +214,11 @@ pub struct History {
 /// One line of history.
 #[derive(Clone, Debug, Serialize)]
 pub struct HistoryEntry {
-    /// Version.
+    /// In the history of a log (`decisions`, `lessons`): the entry this revision is of
+    /// (`decision:7`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+    /// Version (of the entry, in a log's history).
     pub version: i64,
     /// Author.
     pub author: String,
@@ -373,7 +377,11 @@ impl Workspace {
                 message: format!(
                     "`{log}` is a view of its entries; add one with `loci {}`, or rewrite one \
                      with `loci remember {}N`",
-                    if log == "decisions" { "decide" } else { "learn" },
+                    if log == "decisions" {
+                        "decide"
+                    } else {
+                        "learn"
+                    },
                     logs::entry_prefix(log).unwrap_or_default()
                 ),
             });
@@ -464,15 +472,10 @@ impl Workspace {
         if let Some(s) = &about_text {
             body.push_str(&format!(" (about `{s}`)"));
         }
-        let written = self.write_revision(
-            &request,
-            &opts,
-            log,
-            log,
-            event,
-            Snapshots::Here,
-            |_| Ok(body.clone()),
-        )?;
+        let written =
+            self.write_revision(&request, &opts, log, log, event, Snapshots::Here, |_| {
+                Ok(body.clone())
+            })?;
         self.written_envelope(written)
     }
 
@@ -684,17 +687,28 @@ impl Workspace {
         )
     }
 
-    /// Every revision of a page, oldest first.
+    /// Every revision of a page, oldest first; of a log, every revision of its entries.
     pub fn history(&self, subject: &str) -> Result<Envelope<History>> {
-        let page = self.page(subject)?;
         let conn = self.store.conn();
+        let (page, all) = match crate::logs::log_named(subject) {
+            Some(log) => {
+                let all = logs::revisions(conn, log)?;
+                (crate::logs::log_page(log, &all), all)
+            }
+            None => {
+                let page = self.page(subject)?;
+                let all = mem::revisions_of(conn, page.page_id)?;
+                (page, all)
+            }
+        };
         let mut revisions = Vec::new();
-        for r in mem::revisions_of(conn, page.page_id)? {
+        for r in all {
             let event = match r.event_id {
                 Some(id) => mem::event_by_id(conn, id)?.map(|e| e.kind),
                 None => None,
             };
             revisions.push(HistoryEntry {
+                entry: logs::log_of_entry(&r.subject).map(|_| r.subject.clone()),
                 version: r.version,
                 author: r.author,
                 created_at: r.created_at,

@@ -323,7 +323,8 @@ impl Workspace {
         let revision = mem::revision_by_id(conn, rev_id)?
             .ok_or_else(|| EngineError::Internal(format!("revision {rev_id} vanished")))?;
         // A decision or lesson is a page of its own: what matched is that entry.
-        let entry = loci_store::logs::log_of_entry(&revision.subject).map(|_| revision.body.clone());
+        let entry =
+            loci_store::logs::log_of_entry(&revision.subject).map(|_| revision.body.clone());
         let session = match revision.session_id {
             Some(id) => mem::session_by_id(conn, id)?,
             None => None,

@@ -54,8 +54,8 @@ pub fn new_entry(tx: &Transaction<'_>, log: &str) -> Result<Page> {
 
 /// The subject of the entry `log` would add next (`decision:8`).
 pub fn next_entry(conn: &Connection, log: &str) -> Result<String> {
-    let prefix = entry_prefix(log)
-        .ok_or_else(|| StoreError::Corrupt(format!("`{log}` is not a log")))?;
+    let prefix =
+        entry_prefix(log).ok_or_else(|| StoreError::Corrupt(format!("`{log}` is not a log")))?;
     Ok(format!("{prefix}{}", highest_number(conn, prefix)? + 1))
 }
 
@@ -63,10 +63,12 @@ pub fn next_entry(conn: &Connection, log: &str) -> Result<String> {
 /// its entries the uids `UID-1`, `UID-2`, ...).
 pub fn was_split(conn: &Connection, uid: &str) -> Result<bool> {
     // `UID-` < `UID-N` < `UID.` ('.' follows '-').
-    conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM pages WHERE uid > ?1 || '-' AND uid < ?1 || '.')")
-        .ctx(|| "reading page uids".into())?
-        .query_row([uid], |r| r.get(0))
-        .ctx(|| format!("reading the entries of page uid {uid}"))
+    conn.prepare_cached(
+        "SELECT EXISTS(SELECT 1 FROM pages WHERE uid > ?1 || '-' AND uid < ?1 || '.')",
+    )
+    .ctx(|| "reading page uids".into())?
+    .query_row([uid], |r| r.get(0))
+    .ctx(|| format!("reading the entries of page uid {uid}"))
 }
 
 fn highest_number(conn: &Connection, prefix: &str) -> Result<i64> {
@@ -119,6 +121,24 @@ pub fn current_revisions(conn: &Connection, log: &str) -> Result<Vec<memory::Rev
     .ctx(|| format!("reading the {log} log"))
 }
 
+/// Every revision of every entry of `log`, in the order they were written.
+pub fn revisions(conn: &Connection, log: &str) -> Result<Vec<memory::Revision>> {
+    let Some(prefix) = entry_prefix(log) else {
+        return Ok(Vec::new());
+    };
+    conn.prepare_cached(&format!(
+        "SELECT {} FROM pages p JOIN revisions r USING (page_id)
+          WHERE p.subject > ?1 AND p.subject < ?2 AND p.kind = ?3
+          ORDER BY r.created_at, r.revision_id",
+        memory::REVISION_COLUMNS
+    ))
+    .and_then(|mut s| {
+        s.query_map(params![prefix, upper_bound(prefix), log], memory::revision)?
+            .collect()
+    })
+    .ctx(|| format!("reading the history of the {log} log"))
+}
+
 /// A bound just above every subject that starts with `prefix` (`decision:`): `;` follows
 /// `:` and every digit, so the entries are one range of the subject index.
 fn upper_bound(prefix: &str) -> String {
@@ -168,7 +188,10 @@ pub fn entries_about(conn: &Connection, paths: &[String], limit: usize) -> Resul
                 AND p.kind IN ('decisions', 'lessons')
               ORDER BY p.page_id DESC LIMIT ?2",
         )
-        .and_then(|mut s| s.query_map(params![json, cap], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+        .and_then(|mut s| {
+            s.query_map(params![json, cap], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect()
+        })
         .ctx(|| "reading the log entries about a path".into())?);
     for (from, to) in &ranges {
         add(conn
@@ -185,7 +208,7 @@ pub fn entries_about(conn: &Connection, paths: &[String], limit: usize) -> Resul
             })
             .ctx(|| "reading the log entries about a path".into())?);
     }
-    out.sort_by(|a, b| b.0.cmp(&a.0));
+    out.sort_by_key(|e| std::cmp::Reverse(e.0));
     out.truncate(limit);
     Ok(out.into_iter().map(|(_, s)| s).collect())
 }
@@ -205,7 +228,10 @@ struct Item {
 /// The entries a whole-log body holds, as entry bodies (a case file's memory written as
 /// a log).
 pub fn entry_texts(body: &str) -> Vec<String> {
-    items(body, &BTreeSet::new()).into_iter().map(|i| i.body).collect()
+    items(body, &BTreeSet::new())
+        .into_iter()
+        .map(|i| i.body)
+        .collect()
 }
 
 /// The entries of a whole-log body. An item starts at a `- ` line or any other text at
@@ -304,7 +330,9 @@ struct LogRevision {
 fn split_log(tx: &Transaction<'_>, log: &Page) -> Result<u64> {
     let prefix = entry_prefix(&log.subject).expect("a log");
     let revisions: Vec<LogRevision> = tx
-        .prepare("SELECT revision_id, body, summary FROM revisions WHERE page_id = ?1 ORDER BY version")
+        .prepare(
+            "SELECT revision_id, body, summary FROM revisions WHERE page_id = ?1 ORDER BY version",
+        )
         .and_then(|mut s| {
             s.query_map([log.page_id], |r| {
                 Ok(LogRevision {
@@ -341,7 +369,11 @@ fn split_log(tx: &Transaction<'_>, log: &Page) -> Result<u64> {
                 let page = new_entry(tx, &log.subject)?;
                 tx.execute(
                     "UPDATE pages SET uid = ?2, pinned = ?3 WHERE page_id = ?1",
-                    params![page.page_id, format!("{log_uid}-{}", slots.len() + 1), log.pinned],
+                    params![
+                        page.page_id,
+                        format!("{log_uid}-{}", slots.len() + 1),
+                        log.pinned
+                    ],
                 )
                 .ctx(|| "numbering a log entry".into())?;
                 slots.push((page.page_id, String::new(), 0));
@@ -415,14 +447,16 @@ fn split_log(tx: &Transaction<'_>, log: &Page) -> Result<u64> {
 type ClaimPlace = (i64, usize, usize, usize);
 
 fn claims_of(tx: &Transaction<'_>, revision_id: i64) -> Result<Vec<ClaimPlace>> {
-    tx.prepare_cached("SELECT claim_id, line, start_byte, end_byte FROM claims WHERE revision_id = ?1")
-        .and_then(|mut s| {
-            s.query_map([revision_id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })?
-            .collect()
-        })
-        .ctx(|| format!("reading the claims of revision {revision_id}"))
+    tx.prepare_cached(
+        "SELECT claim_id, line, start_byte, end_byte FROM claims WHERE revision_id = ?1",
+    )
+    .and_then(|mut s| {
+        s.query_map([revision_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
+        .collect()
+    })
+    .ctx(|| format!("reading the claims of revision {revision_id}"))
 }
 
 fn kept_claims(claims: &[ClaimPlace], item: Option<&Item>) -> Vec<i64> {
@@ -483,7 +517,9 @@ fn copy_row(
     overrides: &[(&str, &dyn rusqlite::ToSql)],
 ) -> Result<()> {
     let columns: Vec<(String, i64)> = tx
-        .prepare(&format!("SELECT name, pk FROM pragma_table_info('{table}')"))
+        .prepare(&format!(
+            "SELECT name, pk FROM pragma_table_info('{table}')"
+        ))
         .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
         .ctx(|| format!("reading the columns of {table}"))?;
     let key = columns

@@ -167,7 +167,8 @@ pub struct Revision {
     pub created_at: String,
 }
 
-pub(crate) const REVISION_COLUMNS: &str = "r.revision_id, r.page_id, p.subject, r.version, r.body, r.summary,
+pub(crate) const REVISION_COLUMNS: &str =
+    "r.revision_id, r.page_id, p.subject, r.version, r.body, r.summary,
     r.author, r.session_id, r.event_id, r.created_at";
 
 pub(crate) fn revision(r: &Row<'_>) -> rusqlite::Result<Revision> {

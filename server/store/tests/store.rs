@@ -1215,3 +1215,266 @@ fn fault_memory_and_docs_were_indexed_without_identifier_terms() {
     )
     .unwrap();
 }
+
+/// Migration 22 (log entries) on a database at 21 whose decision log is one page with a
+/// revision per write, each holding the whole log: every revision becomes the revision of
+/// the entry it changed, keeping its id, author, session and time; each keeps the claims
+/// that lie in its entry, moved to their place there with their snapshots; a rewrite of
+/// the log is a new version of the entry it edited; a dismissal of a finding about the log
+/// is a dismissal of the entry that makes it; and revisions stay append-only.
+#[test]
+fn migration_22_splits_whole_log_pages_into_entries_keeping_revisions_claims_and_dismissals() {
+    use loci_store::memory as mem;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loci.db");
+    let v1 = "# Decisions\n\n- Keep `f()` pure (about `a.py`) — human:a\n";
+    let v2 = format!("{v1}\n- Use `g()`\n  for IO — agent:b\n");
+    let v3 = v2.replace("pure (about", "pure and fast (about");
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+             applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) STRICT;",
+        )
+        .unwrap();
+        for m in MIGRATIONS.iter().filter(|m| m.version <= 21) {
+            conn.execute_batch(m.sql).unwrap();
+            conn.execute(
+                "INSERT INTO schema_migrations(version, name) VALUES (?1, ?2)",
+                loci_store::rusqlite::params![m.version, m.name],
+            )
+            .unwrap();
+        }
+        conn.execute_batch(
+            "INSERT INTO sessions(session_id, author, start_event_id, start_revision_id)
+                 VALUES (1, 'agent:b', 0, 0);
+             INSERT INTO pages(page_id, subject, kind, uid) VALUES (1, 'decisions', 'decisions', 'log');
+             INSERT INTO pages(page_id, subject, kind) VALUES (2, 'lessons', 'lessons');",
+        )
+        .unwrap();
+        let revision = |id: i64,
+                        page: i64,
+                        version: i64,
+                        body: &str,
+                        author: &str,
+                        session: Option<i64>| {
+            conn.execute(
+                "INSERT INTO revisions(revision_id, page_id, version, body, summary, author, session_id, created_at)
+                 VALUES (?1, ?2, ?3, ?4, 'summary ' || ?1, ?5, ?6, '2026-01-0' || ?1 || 'T00:00:00Z')",
+                loci_store::rusqlite::params![id, page, version, body, author, session],
+            )
+            .unwrap();
+        };
+        let claim = |revision: i64, body: &str, text: &str, snapshot: &str| {
+            let start = body.find(&format!("`{text}`")).unwrap() + 1;
+            let line = body[..start].matches('\n').count();
+            conn.execute(
+                "INSERT INTO claims(revision_id, kind, text, target, start_byte, end_byte, line, resolved, snapshot)
+                 VALUES (?1, 'symbol', ?2, ?2, ?3, ?4, ?5, ?2, ?6)",
+                loci_store::rusqlite::params![revision, text, start, start + text.len(), line, snapshot],
+            )
+            .unwrap();
+        };
+        revision(1, 1, 1, v1, "human:a", None);
+        claim(1, v1, "f()", "f-when-decided");
+        revision(2, 1, 2, &v2, "agent:b", Some(1));
+        claim(2, &v2, "f()", "f-copied-later");
+        claim(2, &v2, "g()", "g-when-decided");
+        revision(3, 1, 3, &v3, "human:c", None);
+        claim(3, &v3, "f()", "f-when-edited");
+        claim(3, &v3, "g()", "g-copied-later");
+        revision(
+            4,
+            2,
+            1,
+            "# Lessons\n\n- Retry once — agent:b\n",
+            "agent:b",
+            None,
+        );
+        conn.execute_batch(
+            "INSERT INTO contradictions(finding_key, origin, subject, revision_id, kind, severity,
+                 claim, target, line, column, end_column, status)
+             VALUES ('page:decisions:missing_symbol:g()', 'page', 'decisions', 3, 'missing_symbol',
+                 'high', 'g()', 'g()', 4, 6, 9, 'dismissed');",
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let conn = store.conn();
+    let pages: Vec<(String, String, String)> = mem::pages(conn)
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p.subject.clone(),
+                p.kind.clone(),
+                mem::page_uid(conn, p.page_id).unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pages,
+        [
+            (
+                "decision:1".to_string(),
+                "decisions".to_string(),
+                "log-1".to_string()
+            ),
+            ("decision:2".into(), "decisions".into(), "log-2".into()),
+            (
+                "lesson:1".into(),
+                "lessons".into(),
+                mem::page_uid(
+                    conn,
+                    mem::page_by_subject(conn, "lesson:1")
+                        .unwrap()
+                        .unwrap()
+                        .page_id
+                )
+                .unwrap()
+            ),
+        ]
+    );
+    /// Id, version, body, author, session, time and summary of a revision.
+    type Provenance = (
+        i64,
+        i64,
+        String,
+        String,
+        Option<i64>,
+        String,
+        Option<String>,
+    );
+    let history = |subject: &str| -> Vec<Provenance> {
+        let page = mem::page_by_subject(conn, subject).unwrap().unwrap();
+        mem::revisions_of(conn, page.page_id)
+            .unwrap()
+            .into_iter()
+            .map(|r| {
+                (
+                    r.revision_id,
+                    r.version,
+                    r.body,
+                    r.author,
+                    r.session_id,
+                    r.created_at,
+                    r.summary,
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        history("decision:1"),
+        [
+            (
+                1,
+                1,
+                "Keep `f()` pure (about `a.py`)".to_string(),
+                "human:a".to_string(),
+                None,
+                "2026-01-01T00:00:00Z".to_string(),
+                Some("summary 1".to_string())
+            ),
+            (
+                3,
+                2,
+                "Keep `f()` pure and fast (about `a.py`)".into(),
+                "human:c".into(),
+                None,
+                "2026-01-03T00:00:00Z".into(),
+                Some("summary 3".into())
+            ),
+        ]
+    );
+    assert_eq!(
+        history("decision:2"),
+        [(
+            2,
+            1,
+            "Use `g()`\nfor IO".to_string(),
+            "agent:b".to_string(),
+            Some(1),
+            "2026-01-02T00:00:00Z".to_string(),
+            Some("summary 2".to_string())
+        )]
+    );
+    assert_eq!(history("lesson:1")[0].2, "Retry once");
+    // Each revision keeps the claims in its entry, at their place there, with the
+    // snapshots they had.
+    let claims = |revision: i64| -> Vec<(String, String, u32, String)> {
+        let body = mem::revision_by_id(conn, revision).unwrap().unwrap().body;
+        mem::claims_of(conn, revision)
+            .unwrap()
+            .into_iter()
+            .map(|c| {
+                let at = body[c.start_byte as usize..c.end_byte as usize].to_string();
+                (c.text, at, c.line, c.snapshot.unwrap_or_default())
+            })
+            .collect()
+    };
+    assert_eq!(
+        claims(1),
+        [(
+            "f()".to_string(),
+            "f()".to_string(),
+            0,
+            "f-when-decided".to_string()
+        )]
+    );
+    assert_eq!(
+        claims(2),
+        [(
+            "g()".to_string(),
+            "g()".to_string(),
+            0,
+            "g-when-decided".to_string()
+        )]
+    );
+    assert_eq!(
+        claims(3),
+        [(
+            "f()".to_string(),
+            "f()".to_string(),
+            0,
+            "f-when-edited".to_string()
+        )]
+    );
+    let current = |subject: &str| {
+        mem::page_by_subject(conn, subject)
+            .unwrap()
+            .unwrap()
+            .current_revision_id
+    };
+    assert_eq!(
+        (current("decision:1"), current("decision:2")),
+        (Some(3), Some(2))
+    );
+    // The dismissal is the entry's now.
+    let dismissed: (String, String, i64, i64, String) = conn
+        .query_row(
+            "SELECT finding_key, subject, revision_id, line, status FROM contradictions",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        dismissed,
+        (
+            "page:decision:2:missing_symbol:g()".into(),
+            "decision:2".into(),
+            2,
+            0,
+            "dismissed".into()
+        )
+    );
+    // The full-text index reads the entries, and revisions are append-only again.
+    let hits = mem::search_revisions(conn, "\"fast\"", false, 5).unwrap();
+    assert_eq!(hits.iter().map(|h| h.revision_id).collect::<Vec<_>>(), [3]);
+    for sql in [
+        "UPDATE revisions SET body = 'x' WHERE revision_id = 1",
+        "DELETE FROM revisions WHERE revision_id = 1",
+    ] {
+        let err = conn.execute(sql, []).unwrap_err().to_string();
+        assert!(err.contains("append-only"), "{sql}: {err}");
+    }
+}
