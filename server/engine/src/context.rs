@@ -25,12 +25,12 @@
 //! (false memory about the question is shown as false); test code −5 unless the question is about
 //! tests; and, only for items that are relevant on their own, one link-hop from a top-3
 //! seed +15 (pages and files), a symbol a top-3 relevant page names +15, updated within 7
-//! days +10 and `decisions` and `lessons` +25 — the latter only when the page also has a signal of
+//! days +10 and decisions and lessons +25 — the latter only when the entry also has a signal of
 //! its own: full-text points at least half the best full-text points of the answer
 //! ([`EPISODIC_TEXT_SHARE`]), or a claim resolved to an open file or a symbol the question
 //! names (or its file). An item at no points or below gets no line at all. Abstention
 //! looks only at relevance (module, text and symbol points), never at hops or boosts, so
-//! a question about nothing never returns the decision log.
+//! a question about nothing never returns a decision.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -2378,16 +2378,14 @@ fn current_start(
         .min_by_key(|&i| i.abs_diff(stored))
 }
 
-/// The share of the best full-text points (over all candidates) that a `decisions` or
-/// `lessons` page must hold for its +25, unless its claims link it to the question (see
-/// [`linked_to`]). Relevance over the floor is not enough: a log of many bullets shares a
-/// common word with most questions, and the boost then put a barely relevant page above
-/// the one that answers (fault test `fault_the_lessons_boost_put_a_page_sharing_one_word_first`).
+/// The share of the best full-text points (over all candidates) that a decision or lesson
+/// must hold for its +25, unless its claims link it to the question (see
+/// [`linked_to`]). Relevance over the floor is not enough: an entry sharing one common word
+/// with the question would be put above the page that answers (fault test `fault_the_lessons_boost_put_a_page_sharing_one_word_first`).
 const EPISODIC_TEXT_SHARE: f64 = 0.5;
 
-/// Relevance points of a `decisions` or `lessons` page with a claim resolved to an open
-/// file, a symbol in one, or into an open folder ([`linked_to`]): a sibling's (+25), since
-/// the page is a log of which one entry is about the file. With the episodic +25 it
+/// Relevance points of a decision or lesson with a claim resolved to an open file, a
+/// symbol in one, or into an open folder ([`linked_to`]): a sibling's (+25). With the episodic +25 it
 /// earns with it, the decision about an open file comes with the file's own page (+50),
 /// before its outline and main symbols.
 const EPISODIC_OPEN_POINTS: f64 = 25.0;

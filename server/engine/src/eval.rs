@@ -6,7 +6,7 @@
 //! body for `decisions` or `lessons` is a log, each of its `- ` items one entry.
 //! `eval` and `calibrate` write it into a scratch copy of the database (SQLite's online
 //! backup, in a temporary directory), never into the workspace's own: a case set's
-//! `decisions` page must not become the one agents are served.
+//! decisions must not become the ones agents are served.
 //! [`Workspace::write_case_memory`] writes it for real (the benchmark times `context` on it).
 //! Case lines: `{"id": "q1", "query": "...", "open_files": ["..."], "gold": ["path",
 //! "path#Qual.name@kind"], "out_of_scope": false}`. An item matches a gold entry when its

@@ -420,7 +420,8 @@ impl Workspace {
         Ok(default_author())
     }
 
-    /// Appends a decision to the `decisions` page (and records a `decision` event).
+    /// Adds a decision: an entry of the `decisions` log, a page of its own (`decision:N`),
+    /// and a `decision` event.
     pub fn decide(
         &mut self,
         text: &str,
@@ -430,7 +431,8 @@ impl Workspace {
         self.append_entry("decisions", "decision", text, subject, opts)
     }
 
-    /// Appends a lesson to the `lessons` page (and records a `lesson` event).
+    /// Adds a lesson: an entry of the `lessons` log, a page of its own (`lesson:N`), and a
+    /// `lesson` event.
     pub fn learn(
         &mut self,
         text: &str,

@@ -366,7 +366,7 @@ params! {
     /// Arguments of `remember`.
     RememberParams {
         /// What the memory is about: a path (file or folder), `.` (the repository),
-        /// `topic:NAME`, `decisions` or `lessons`.
+        /// `topic:NAME`, or one decision or lesson (`decision:N`, `lesson:N`).
         subject: String,
         /// The page's new body (markdown). It replaces the current revision; earlier
         /// revisions are kept. Backticked paths and `symbols()` become checked claims.
@@ -644,7 +644,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "decide",
         title: "Record a decision",
-        description: "Append a decision (what was decided and why) to the `decisions` page.",
+        description: "Record a decision (what was decided and why) as an entry of its own \
+            (`decision:N`); `show decisions` lists them.",
         access: Access::Write,
         idempotent: false,
         schema: schema::<DecideParams>,
@@ -652,8 +653,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "learn",
         title: "Record a lesson",
-        description: "Append a lesson (a pitfall, a surprise, what to do instead) to the \
-            `lessons` page.",
+        description: "Record a lesson (a pitfall, a surprise, what to do instead) as an \
+            entry of its own (`lesson:N`); `show lessons` lists them.",
         access: Access::Write,
         idempotent: false,
         schema: schema::<LearnParams>,
