@@ -179,12 +179,16 @@ impl Output {
     }
 
     pub fn symbols(&self, env: &Envelope<Vec<SymbolHit>>) -> Found {
-        self.emit(env, |o| env.result.iter().try_for_each(|s| text::symbol_hit(o, s)))?;
+        self.emit(env, |o| {
+            env.result.iter().try_for_each(|s| text::symbol_hit(o, s))
+        })?;
         Ok(!env.result.is_empty())
     }
 
     pub fn refs(&self, env: &Envelope<Vec<RefHit>>) -> Found {
-        self.emit(env, |o| env.result.iter().try_for_each(|r| text::ref_hit(o, r)))?;
+        self.emit(env, |o| {
+            env.result.iter().try_for_each(|r| text::ref_hit(o, r))
+        })?;
         Ok(!env.result.is_empty())
     }
 
@@ -278,7 +282,9 @@ impl Output {
     }
 
     pub fn facts(&self, env: &Envelope<Vec<Fact>>) -> Found {
-        self.emit(env, |o| env.result.iter().try_for_each(|f| text::fact(o, f)))?;
+        self.emit(env, |o| {
+            env.result.iter().try_for_each(|f| text::fact(o, f))
+        })?;
         Ok(!env.result.is_empty())
     }
 
@@ -333,9 +339,7 @@ impl Output {
 
     pub fn sessions(&self, env: &Envelope<Vec<SessionView>>) -> Found {
         self.emit(env, |o| {
-            env.result
-                .iter()
-                .try_for_each(|v| text::session_view(o, v))
+            env.result.iter().try_for_each(|v| text::session_view(o, v))
         })?;
         Ok(!env.result.is_empty())
     }
@@ -463,7 +467,9 @@ impl Output {
 
 impl Output {
     pub fn search(&self, env: &Envelope<Vec<SearchHit>>) -> Found {
-        self.emit(env, |o| env.result.iter().try_for_each(|h| text::search_hit(o, h)))?;
+        self.emit(env, |o| {
+            env.result.iter().try_for_each(|h| text::search_hit(o, h))
+        })?;
         Ok(!env.result.is_empty())
     }
 
@@ -490,12 +496,6 @@ impl Output {
         Ok(true)
     }
 }
-
-
-
-
-
-
 
 /// A progress bar on stderr, hidden when stderr is not a terminal or with `--json`.
 pub struct ScanBar {
