@@ -3,8 +3,9 @@
 //! the dispatch from a parsed call to one engine function.
 //!
 //! Rule (style.md 12): tools are thin. Each arm calls exactly one
-//! [`loci_engine::Workspace`] operation; the only adaptation is naming (argument names
-//! in errors) and defaults a protocol needs (the author of an agent's write).
+//! [`loci_engine::Workspace`] operation and renders its typed result with the one
+//! [`loci_engine::text`] renderer the CLI uses; the only adaptation is naming (argument
+//! names in errors) and defaults a protocol needs (the author of an agent's write).
 
 use std::io;
 use std::sync::Arc;
