@@ -1,11 +1,15 @@
 """A real MCP client (the official Python SDK) driving `loci mcp` over stdio.
 
-Usage: python3 tests/python/mcp_client.py <path-to-loci-binary> <workspace>
+Usage: python3 tests/python/mcp_client.py <path-to-loci-binary> <workspace> <context-file>
 
-The workspace must hold `src/app.py` defining `main()`. Lists the tools, calls
-`symbol`, `remember`, `why` (and `context` when the server offers it), checks an invalid
-call is refused naming the argument, and exits non-zero with a message on any failure.
-Run by `server/cli/tests/mcp_python.rs`.
+The workspace must hold `src/app.py` defining `main()`, scanned. `<context-file>` holds
+what `loci context "how does the server start" --budget 300` printed on stdout. Lists
+the tools (each declares an outputSchema, which the SDK checks every successful result
+against), asks `context` (its text must be that CLI output: markdown, not JSON), calls
+`symbol`, `remember`, `why`, checks that argument and domain errors are tool results
+with `isError` and a message saying what to do, and that an unknown tool is a protocol
+error. Exits non-zero with a message on any failure. Run by
+`server/cli/tests/mcp_python.rs`.
 """
 
 import asyncio
@@ -31,7 +35,13 @@ def field(obj, snake, camel):
     return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
 
 
-async def run(binary: str, workspace: str) -> None:
+def error_of(r):
+    """The text of a tool result that must be an error (`isError: true`)."""
+    check(field(r, "is_error", "isError") is True, f"expected isError: {r.content}")
+    return r.content[0].text
+
+
+async def run(binary: str, workspace: str, cli_context: str) -> None:
     env = dict(os.environ)
     env["RUST_LOG"] = env.get("RUST_LOG", "warn")
     params = StdioServerParameters(command=binary, args=["-C", workspace, "mcp"], env=env)
@@ -52,11 +62,40 @@ async def run(binary: str, workspace: str) -> None:
             for arg in ("subject", "body", "session", "author", "summary", "expect_version", "operation_id"):
                 check(arg in props and props[arg].get("description"), f"remember.{arg} documented")
 
+            for name, tool in tools.items():
+                schema = field(tool, "output_schema", "outputSchema")
+                check(schema is not None and schema["type"] == "object", f"{name} declares an outputSchema: {schema}")
+                kind = "array" if name in ("search", "symbol", "references", "recap", "fact_list") else "object"
+                check(schema["properties"]["result"] == {"type": kind}, f"{name} result is an {kind}: {schema}")
+                check(schema["anyOf"] == [{"required": ["result"]}, {"required": ["error"]}], f"{name}: {schema}")
+
+            # The answer in one read: the text content is what the CLI prints, markdown
+            # within its budget; the envelope is the structured content.
+            r = await session.call_tool("context", {"query": "how does the server start", "budget": 300})
+            check(not field(r, "is_error", "isError"), f"context: {r.content}")
+            check(len(r.content) == 1, f"one text block: {r.content}")
+            answer = r.content[0].text
+            check(answer == cli_context, f"context text is the CLI's:\n{answer!r}\n!=\n{cli_context!r}")
+            check(answer.startswith("## Context for `how does the server start`\n"), f"markdown: {answer[:80]!r}")
+            check('"result"' not in answer and '"markdown"' not in answer, f"no JSON envelope: {answer[:200]!r}")
+            check(-(-len(answer) // 4) <= 300, f"within the budget of 300 tokens: {len(answer)} characters")
+            envelope = field(r, "structured_content", "structuredContent")
+            check(sorted(envelope) == ["capability", "freshness", "index", "limits", "result", "stale_warnings"],
+                  f"envelope fields: {sorted(envelope)}")
+            result = envelope["result"]
+            for key in ("query", "abstained", "best_relevance", "floor", "items", "tokens_estimated", "markdown"):
+                check(key in result, f"context result has {key}: {sorted(result)}")
+            check(result["markdown"] == answer, "the structured markdown is the text")
+            check(result["query"] == "how does the server start", f"query: {result['query']}")
+            check(envelope["limits"]["budget"] == 300, f"limits: {envelope['limits']}")
+            check(result["tokens_estimated"] <= 300, f"tokens: {result['tokens_estimated']}")
+
             r = await session.call_tool("symbol", {"name": "main"})
             check(not field(r, "is_error", "isError"), f"symbol: {r.content}")
             hits = field(r, "structured_content", "structuredContent")["result"]
             check(len(hits) == 1 and hits[0]["path"] == "src/app.py", f"symbol hits: {hits}")
-            check("src/app.py:" in r.content[0].text, f"symbol text: {r.content[0].text}")
+            check(r.content[0].text == "src/app.py:4: function main  [src/app.py#main@function]\n    def main():\n",
+                  f"symbol text: {r.content[0].text!r}")
 
             begun = await session.call_tool("session_begin", {"task": "python sdk test"})
             session_id = field(begun, "structured_content", "structuredContent")["result"]["session_id"]
@@ -77,19 +116,53 @@ async def run(binary: str, workspace: str) -> None:
             check(why["revision"]["body"] == body, "why returns the memory")
             check(why["session"]["session_id"] == session_id, "why names the session")
 
-            if "context" in tools:
-                r = await session.call_tool("context", {"query": "how does the server start"})
-                check(not field(r, "is_error", "isError"), f"context: {r.content}")
-
             r = await session.call_tool("why", {"query": "nothing mentions this phrase"})
             check(field(r, "is_error", "isError"), "a question with no answer is a tool error")
 
+            # Argument and domain errors are tool results the model reads, each saying
+            # what to do; the structured content is the schema's `error` branch.
+            errors = [
+                ("symbol", {"nam": "main"}, "nam",
+                 "invalid_argument: invalid argument `nam`: unknown field `nam`, expected one of `name`, `limit`, `cursor` "
+                 "(the tool's inputSchema in tools/list names every argument); fix `nam` and call `symbol` again"),
+                ("rollback", {"subject": "src/app.py", "version": 1}, "version",
+                 "invalid_argument: invalid argument `version`: `src/app.py` v1 already reads as version 1; nothing to roll back; "
+                 "fix `version` and call `rollback` again"),
+                ("why", {"target": "src/app.py:99"}, "target",
+                 "invalid_argument: invalid argument `target`: `src/app.py:99`: line 99 is past the end of `src/app.py`, "
+                 "which has 11 lines; fix `target` and call `why` again"),
+                ("session_end", {"session": 999}, None,
+                 "not_found: no session 999; pass the `session_id` that `session_begin` returned (`recap` lists recent sessions)"),
+                ("remember", {"subject": "src/app.py", "body": "x", "session": 999}, "session",
+                 "invalid_argument: invalid argument `session`: no session 999; begin one with `session_begin`; "
+                 "fix `session` and call `remember` again"),
+                ("remember", {"subject": "../outside.py", "body": "x"}, "subject",
+                 "invalid_argument: invalid argument `subject`: `../outside.py` leaves the workspace (`..`); "
+                 "fix `subject` and call `remember` again"),
+                ("remember", {"subject": "src/app.py", "body": "token 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"}, "body",
+                 "invalid_argument: invalid argument `body`: contains a secret (github_token) at line 1, column 7; loci does "
+                 "not store credentials in memory. Remove it (or put a placeholder such as <TOKEN> in its place) and write "
+                 "again; fix `body` and call `remember` again"),
+                ("symbol", {"name": "main", "cursor": "page:2"}, "cursor",
+                 "invalid_argument: invalid argument `cursor`: `page:2` is not a cursor; pass the `next_cursor` of a previous "
+                 "answer (`item:N` or `byte:N`), or leave `cursor` out for the first page; fix `cursor` and call `symbol` again"),
+            ]
+            for tool, args, argument, message in errors:
+                r = await session.call_tool(tool, args)
+                check(error_of(r) == message, f"{tool} {args}:\n{error_of(r)!r}\n!=\n{message!r}")
+                error = field(r, "structured_content", "structuredContent")["error"]
+                check(error.get("argument") == argument, f"{tool} {args}: argument {error}")
+                check(f"{error['kind']}: {error['message']}" == message, f"{tool}: {error}")
+                check(error["retryable"] is False, f"{tool}: {error}")
+
+            # An unknown tool is a protocol error.
             try:
-                await session.call_tool("symbol", {"nam": "main"})
-                raise AssertionError("a misspelled argument must be refused")
+                await session.call_tool("no_such_tool", {})
+                raise AssertionError("an unknown tool must be a protocol error")
             except MCPError as e:
                 check(e.error.code == -32602, f"code: {e.error.code}")
-                check("`nam`" in e.error.message, f"message names the argument: {e.error.message}")
+                check(e.error.message == "unknown tool `no_such_tool`; call tools/list for the available tools",
+                      f"message: {e.error.message}")
 
             r = await session.call_tool("session_end", {"session": session_id, "summary": "done"})
             check(not field(r, "is_error", "isError"), f"session_end: {r.content}")
@@ -97,11 +170,13 @@ async def run(binary: str, workspace: str) -> None:
 
 
 def main() -> int:
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         print(__doc__, file=sys.stderr)
         return 2
+    with open(sys.argv[3], encoding="utf-8") as f:
+        cli_context = f.read()
     try:
-        asyncio.run(asyncio.wait_for(run(sys.argv[1], sys.argv[2]), timeout=180))
+        asyncio.run(asyncio.wait_for(run(sys.argv[1], sys.argv[2], cli_context), timeout=180))
     except Exception as e:  # noqa: BLE001 - report any failure with its type
         print(f"python mcp client: FAILED: {type(e).__name__}: {e}", file=sys.stderr)
         return 1

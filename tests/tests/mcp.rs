@@ -1,6 +1,6 @@
 //! The MCP server in-process: an rmcp client (or raw JSON-RPC lines) talks to `loci_mcp`
 //! over an in-memory duplex stream through the real line transport. Covers the tool list
-//! and annotations, typed calls, invalid params naming the argument, paging, freshness
+//! and annotations, typed calls, argument errors as tool results naming the argument, paging, freshness
 //! after out-of-band edits (case B25), large concurrent responses on one pipe (case B23)
 //! and a tolerant lifecycle (skipped `initialized`, malformed lines).
 
@@ -93,20 +93,24 @@ fn text(r: &CallToolResult) -> String {
         .join("\n")
 }
 
-/// The `-32602` error of a call, as (message, data.argument).
+/// The argument error of a call: a tool result with `isError: true` and `error.kind`
+/// `invalid_argument`, as (its text, `error.argument`).
 async fn invalid(client: &Client, tool: &str, args: Value) -> (String, String) {
     match call(client, tool, args.clone()).await {
-        Err(ServiceError::McpError(e)) => {
-            assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{tool} {args}: {e:?}");
-            let argument = e
-                .data
-                .as_ref()
-                .and_then(|d| d["argument"].as_str())
-                .unwrap_or("")
-                .to_string();
-            (e.message.to_string(), argument)
+        Ok(r) if r.is_error == Some(true) => {
+            let error = &structured(&r)["error"];
+            assert_eq!(error["kind"], "invalid_argument", "{tool} {args}: {error}");
+            assert_eq!(
+                text(&r),
+                format!(
+                    "invalid_argument: {}",
+                    error["message"].as_str().unwrap_or("")
+                ),
+            );
+            let argument = error["argument"].as_str().unwrap_or("").to_string();
+            (text(&r), argument)
         }
-        other => panic!("{tool} {args}: expected invalid params, got {other:?}"),
+        other => panic!("{tool} {args}: expected an argument error, got {other:?}"),
     }
 }
 
@@ -232,10 +236,11 @@ async fn symbol_why_remember_decide_and_sessions() {
     assert_eq!(written["revision"]["version"], 1);
     assert_eq!(written["revision"]["author"], "agent:loci-test");
     assert_eq!(written["revision"]["session_id"], session);
-    assert!(
-        text(&r).contains("wrote `src/lib.rs` version 1"),
-        "{}",
-        text(&r)
+    assert_eq!(
+        text(&r),
+        format!(
+            "wrote src/lib.rs v1 by agent:loci-test in session {session}\n  symbol `target()` -> src/lib.rs#target@function\n  symbol `helper()` -> src/lib.rs#helper@function\n"
+        )
     );
 
     // expect_version guards against a lost update; operation_id makes retries safe.
@@ -341,7 +346,7 @@ async fn symbol_why_remember_decide_and_sessions() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn invalid_params_name_the_argument() {
+async fn argument_errors_are_tool_results_naming_the_argument() {
     let dir = tempfile::tempdir().expect("tempdir");
     write(dir.path(), "a.rs", "fn a() {}\n");
     let client = connect(scanned(dir.path())).await;
@@ -386,7 +391,6 @@ async fn invalid_params_name_the_argument() {
             "target",
             "line 99 is past the end of `a.rs`, which has 1 line",
         ),
-        ("no_such_tool", json!({}), "name", "unknown tool"),
     ];
     for (tool, args, argument, words) in cases {
         let (message, named) = invalid(&client, tool, args.clone()).await;
@@ -396,6 +400,19 @@ async fn invalid_params_name_the_argument() {
             "{tool} {args}: {message}"
         );
         assert!(message.contains(words), "{tool} {args}: {message}");
+    }
+    // Only an unknown tool is a protocol error (MCP 2025-11-25, "Error Handling").
+    match call(&client, "no_such_tool", json!({})).await {
+        Err(ServiceError::McpError(e)) => {
+            assert_eq!(
+                (e.code, e.message.as_ref()),
+                (
+                    ErrorCode::INVALID_PARAMS,
+                    "unknown tool `no_such_tool`; call tools/list for the available tools"
+                )
+            );
+        }
+        other => panic!("expected invalid params, got {other:?}"),
     }
     // The session survives every one of them.
     ok(&client, "symbol", json!({"name": "a"})).await;
@@ -487,9 +504,10 @@ async fn b25_symbol_after_out_of_band_edit_reports_the_new_line() {
     assert_eq!(v["result"][0]["end_line"], 17);
     assert_eq!(v["freshness"]["refreshed"], json!(["a.rs"]));
     assert_eq!(v["stale_warnings"], json!([]));
-    let t = text(&r);
-    assert!(t.contains("a.rs:15:4 function target"), "{t}");
-    assert!(t.contains("refreshed before answering: a.rs"), "{t}");
+    assert_eq!(
+        text(&r),
+        "a.rs:15: function target  [a.rs#target@function]\n    fn target() {\nrefreshed before answering: a.rs\n"
+    );
     // The line the answer names holds the definition in the file as it is now.
     let line = after.lines().nth(14).unwrap_or("");
     assert_eq!(line, "fn target() {");
@@ -663,8 +681,10 @@ async fn b23_twenty_large_concurrent_answers_are_whole_capped_lines() {
             .map(str::to_string);
         assert!(id < 200, "paging terminates");
     }
-    let shown: Value = serde_json::from_str(&full).expect("the pages reassemble the answer");
-    assert_eq!(shown["revision"]["body"].as_str(), Some(big.as_str()));
+    // The pages reassemble the answer's text: the page's heading, then its body.
+    let (heading, body) = full.split_once("\n\n").expect("heading");
+    assert!(heading.starts_with("# topic:big — v1 by "), "{heading}");
+    assert_eq!(body, big);
 }
 
 /// Tolerant lifecycle: a notification before `initialize`, no `initialized` at all, a
@@ -717,8 +737,9 @@ async fn lifecycle_is_tolerant() {
 /// default budget answered "bytes 0..22597 of 35720 (pretty-printed JSON of the result);
 /// more: call again with cursor" — the answer is its markdown plus every item's text
 /// again, so a 2,000-token answer passed the 24 KiB page and the agent read JSON over two
-/// calls instead of the answer. The items now leave their text to the markdown when that
-/// makes the answer fit one page.
+/// calls instead of the answer. The text content is now the markdown alone, and the
+/// structured items leave their text to the markdown when that makes the envelope fit
+/// one page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fault_a_context_answer_within_its_budget_was_paged_as_json() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -754,7 +775,8 @@ async fn fault_a_context_answer_within_its_budget_was_paged_as_json() {
         answer["items_text"],
         "left out of the items to fit one page: `markdown` holds each item's text"
     );
-    assert_eq!(text(&r), format!("context: \n{markdown}\n"));
+    // The text content is the answer itself, markdown as `loci context` prints it.
+    assert_eq!(text(&r), markdown);
     // With each item's text as well (the markdown's again), it would be over a page.
     let escaped = serde_json::to_string(markdown).expect("json").len();
     assert!(escaped * 2 > loci_mcp::render::PAGE_BYTES, "{escaped}");

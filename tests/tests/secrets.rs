@@ -15,8 +15,7 @@ use loci_engine::Workspace;
 use loci_lsp::ServerOptions;
 use loci_mcp::LociServer;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ErrorCode,
-    Implementation,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
 };
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::{RoleClient, ServiceExt};
@@ -252,6 +251,24 @@ async fn call(client: &McpClient, tool: &str, args: Value) -> Result<CallToolRes
         .expect("answer in time")
 }
 
+/// The argument error a call answers: a tool result with `isError: true` whose
+/// structured `error` names the argument (`kind` `invalid_argument`), as (argument, text).
+async fn argument_error(client: &McpClient, tool: &str, args: &Value) -> (String, String) {
+    match call(client, tool, args.clone()).await {
+        Ok(r) if r.is_error == Some(true) => {
+            let error = &r.structured_content.as_ref().expect("structured")["error"];
+            assert_eq!(error["kind"], "invalid_argument", "{tool} {args}: {error}");
+            let text = r
+                .content
+                .iter()
+                .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+                .collect::<String>();
+            (error["argument"].as_str().unwrap_or("").to_string(), text)
+        }
+        other => panic!("{tool} {args}: expected an argument error, got {other:?}"),
+    }
+}
+
 /// Everything a call answered (text and structured content, or the error), as one string.
 fn everything(result: &Result<CallToolResult, ServiceError>) -> String {
     match result {
@@ -376,18 +393,9 @@ async fn mcp_tools_refuse_credentials_and_paths_out_of_the_workspace() {
         ("why", json!({ "target": outside }), "target"),
     ];
     for (tool, args, argument) in cases {
-        match call(&client, tool, args.clone()).await {
-            Err(ServiceError::McpError(e)) => {
-                assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{tool} {args}: {e:?}");
-                assert_eq!(
-                    e.data.as_ref().and_then(|d| d["argument"].as_str()),
-                    Some(argument),
-                    "{tool} {args}: {e:?}"
-                );
-                assert!(!e.message.contains("AKIA"), "{}", e.message);
-            }
-            other => panic!("{tool} {args}: expected invalid params, got {other:?}"),
-        }
+        let (named, message) = argument_error(&client, tool, &args).await;
+        assert_eq!(named, argument, "{tool} {args}: {message}");
+        assert!(!message.contains("AKIA"), "{message}");
     }
     let listed = call(&client, "fact_list", json!({})).await.unwrap();
     assert_eq!(
@@ -398,7 +406,7 @@ async fn mcp_tools_refuse_credentials_and_paths_out_of_the_workspace() {
 }
 
 /// MCP memory tools apply the new rules: a URL password, a password assignment and an
-/// AWS secret access key are refused with invalid params naming the argument, and the
+/// AWS secret access key are refused with an argument error (`isError`) naming the argument, and the
 /// message names the rule and position but holds nothing of the value.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_tools_refuse_assignment_and_url_credentials_without_echoing_them() {
@@ -429,23 +437,15 @@ async fn mcp_tools_refuse_assignment_and_url_credentials_without_echoing_them() 
         ),
     ];
     for (tool, args, argument, rule) in cases {
-        match call(&client, tool, args.clone()).await {
-            Err(ServiceError::McpError(e)) => {
-                assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{tool}: {e:?}");
-                assert_eq!(
-                    e.data.as_ref().and_then(|d| d["argument"].as_str()),
-                    Some(argument),
-                    "{tool}: {e:?}"
-                );
-                assert!(e.message.contains(rule), "{tool}: {}", e.message);
-                let all = format!("{e:?}");
-                assert!(
-                    !all.contains(&password) && !all.contains(&aws_secret),
-                    "{tool}: {all}"
-                );
-            }
-            other => panic!("{tool} {args}: expected invalid params, got {other:?}"),
-        }
+        let result = call(&client, tool, args.clone()).await;
+        let all = everything(&result);
+        assert!(
+            !all.contains(&password) && !all.contains(&aws_secret),
+            "{tool}: {all}"
+        );
+        let (named, message) = argument_error(&client, tool, &args).await;
+        assert_eq!(named, argument, "{tool}: {message}");
+        assert!(message.contains(rule), "{tool}: {message}");
     }
     // Code that reads a password is not a credential.
     let ok = call(

@@ -6,9 +6,6 @@ mod portability;
 use std::io::Write;
 use std::path::Path;
 
-/// Skipped files the human scan summary names (the JSON report names more).
-const SKIPS_NAMED: usize = 10;
-
 /// Commits a `loci sync` lists, the newest (a first sync records up to `[sync]
 /// max_commits`, 200 by default, which printed 200 lines).
 const SYNC_COMMIT_LINES: usize = 10;
@@ -20,15 +17,14 @@ use loci_engine::eval::{Calibration, EvalReport};
 use loci_engine::facts::FactRun;
 use loci_engine::lint::{CheckReport, DriftReport, LintReport};
 use loci_engine::memory::{AsOf, History, Shown, Written};
-use loci_engine::query::{Callers, Deps, Direction, Impact, Stats};
-use loci_engine::scan::SKIPPED_EXAMPLES;
+use loci_engine::query::{Callers, Deps, Impact, Stats};
 use loci_engine::scan::{ScanProgress, ScanReport};
 use loci_engine::session::SessionView;
 use loci_engine::store_types::Contradiction;
 use loci_engine::store_types::{Fact, Page, Session};
 use loci_engine::store_types::{RefHit, SymbolHit};
 use loci_engine::sync::SyncReport;
-use loci_engine::walk::SkipReason;
+use loci_engine::text;
 use loci_engine::why::Why;
 use serde::Serialize;
 
@@ -126,18 +122,7 @@ impl Output {
         // Stdout is line-buffered: a wide answer (800 lines) was 800 `write` calls.
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         human(&mut out)?;
-        for w in &env.stale_warnings {
-            writeln!(out, "warning: {}: {}", w.path, w.reason)?;
-        }
-        if truncation_line && env.limits.omitted > 0 {
-            writeln!(
-                out,
-                "... and {} more, not listed; `--limit 0` lists all",
-                env.limits.omitted
-            )?;
-        } else if truncation_line && env.limits.truncated {
-            writeln!(out, "(truncated: more results than shown)")?;
-        }
+        text::footer(&mut out, env, truncation_line)?;
         // A note is about the answer, not part of it: stderr, so stdout stays parseable.
         for note in &env.capability.notes {
             if ([
@@ -189,215 +174,37 @@ impl Output {
     }
 
     pub fn scan(&self, env: &Envelope<ScanReport>) -> Found {
-        let r = &env.result;
-        self.emit(env, |o| {
-            let t = &r.totals;
-            writeln!(
-                o,
-                "scanned in {:.2}s: {} added, {} modified, {} deleted, {} renamed, {} unchanged{}{}",
-                r.duration_ms as f64 / 1000.0,
-                r.added.len(),
-                r.modified.len(),
-                r.deleted.len(),
-                r.renamed.len(),
-                r.unchanged,
-                if r.resumed > 0 {
-                    format!(", {} finished for an interrupted scan", r.resumed)
-                } else if r.reanalysed > 0 {
-                    format!(", {} analysed again for this version of loci", r.reanalysed)
-                } else {
-                    String::new()
-                },
-                if r.retried > 0 {
-                    format!(", {} analysed again after the parse limit stopped them", r.retried)
-                } else {
-                    String::new()
-                }
-            )?;
-            for m in &r.pages_moved {
-                writeln!(o, "memory followed a rename: {} -> {}", m.from, m.to)?;
-            }
-            writeln!(o, "map: {}", totals_line(t, true))?;
-            write_languages(o, &r.languages)?;
-            if !r.skipped.is_empty() {
-                let parts: Vec<String> =
-                    r.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
-                writeln!(o, "skipped: {}", parts.join(", "))?;
-                // Name the files a user may want back (too large, unreadable, secret, …);
-                // binary files are many and expected.
-                let named: Vec<_> = r
-                    .skipped_examples
-                    .iter()
-                    .filter(|s| s.reason != SkipReason::Binary)
-                    .collect();
-                for s in named.iter().take(SKIPS_NAMED) {
-                    match &s.detail {
-                        Some(d) => writeln!(o, "  {}: {} ({d})", s.path, s.reason.as_str())?,
-                        None => writeln!(o, "  {}: {}", s.path, s.reason.as_str())?,
-                    }
-                }
-                if named.len() > SKIPS_NAMED {
-                    writeln!(
-                        o,
-                        "  … and more: `loci scan --json` names up to {SKIPPED_EXAMPLES}"
-                    )?;
-                }
-            }
-            for d in &r.degraded {
-                writeln!(o, "degraded: {}: {}", d.path, d.reason)?;
-            }
-            // Named, as the skips are: "in 1 file" left the reader to find which.
-            if !r.lossy_utf8.is_empty() {
-                writeln!(
-                    o,
-                    "invalid UTF-8 replaced (U+FFFD) in {}:",
-                    count(r.lossy_utf8.len() as u64, "file")
-                )?;
-                for path in r.lossy_utf8.iter().take(SKIPS_NAMED) {
-                    writeln!(o, "  {path}")?;
-                }
-                if r.lossy_utf8.len() > SKIPS_NAMED {
-                    writeln!(
-                        o,
-                        "  … and {} more: `loci scan --json` names them all",
-                        r.lossy_utf8.len() - SKIPS_NAMED
-                    )?;
-                }
-            }
-            Ok(())
-        })?;
+        self.emit(env, |o| text::scan(o, &env.result))?;
         Ok(true)
     }
 
     pub fn symbols(&self, env: &Envelope<Vec<SymbolHit>>) -> Found {
         self.emit(env, |o| {
-            for s in &env.result {
-                writeln!(
-                    o,
-                    "{}:{}: {} {}  [{}]",
-                    s.path,
-                    s.line + 1,
-                    s.kind,
-                    s.qualified_name,
-                    s.key
-                )?;
-                writeln!(o, "    {}", s.signature)?;
-            }
-            Ok(())
+            env.result.iter().try_for_each(|s| text::symbol_hit(o, s))
         })?;
         Ok(!env.result.is_empty())
     }
 
     pub fn refs(&self, env: &Envelope<Vec<RefHit>>) -> Found {
         self.emit(env, |o| {
-            for r in &env.result {
-                write_ref(o, r)?;
-            }
-            Ok(())
+            env.result.iter().try_for_each(|r| text::ref_hit(o, r))
         })?;
         Ok(!env.result.is_empty())
     }
 
     pub fn callers(&self, env: &Envelope<Callers>) -> Found {
-        self.emit(env, |o| {
-            let c = &env.result;
-            for t in &c.targets {
-                writeln!(o, "definition {} ({}:{})", t.key, t.path, t.line + 1)?;
-            }
-            if c.targets_total > c.targets.len() as u64 {
-                writeln!(
-                    o,
-                    "definition … and {} more, not listed (their calls are counted)",
-                    c.targets_total - c.targets.len() as u64
-                )?;
-            }
-            for r in &env.result.calls {
-                write_ref(o, r)?;
-            }
-            Ok(())
-        })?;
+        self.emit(env, |o| text::callers(o, &env.result))?;
         Ok(!env.result.calls.is_empty())
     }
 
     pub fn deps(&self, env: &Envelope<Deps>) -> Found {
-        let d = &env.result;
-        self.emit(env, |o| {
-            for e in &d.edges {
-                match d.direction {
-                    Direction::Imports => match &e.to {
-                        Some(to) => {
-                            writeln!(o, "{}:{}: {} -> {}", e.from, e.line + 1, e.module, to)?
-                        }
-                        None => {
-                            writeln!(o, "{}:{}: {} (unresolved)", e.from, e.line + 1, e.module)?
-                        }
-                    },
-                    Direction::ImportedBy => {
-                        writeln!(o, "{}:{}: imports {}", e.from, e.line + 1, e.module)?
-                    }
-                }
-            }
-            Ok(())
-        })?;
-        Ok(!d.edges.is_empty())
+        self.emit(env, |o| text::deps(o, &env.result))?;
+        Ok(!env.result.edges.is_empty())
     }
 
     pub fn impact(&self, env: &Envelope<Impact>) -> Found {
-        let i = &env.result;
-        self.emit_with(env, false, "", |o| {
-            // A file's dependents are files; a symbol's are definitions (or files, for a
-            // reference outside any definition), in the files that hold them: the
-            // target's own files count only when a dependent is in one.
-            let n = i.dependents;
-            let reach = if i.mode == "file" {
-                count(n, "dependent file")
-            } else if n == 0 {
-                "0 dependents".to_string()
-            } else {
-                format!(
-                    "{} in {}",
-                    count(n, "dependent"),
-                    count(i.dependent_files, "file")
-                )
-            };
-            writeln!(
-                o,
-                "impact of {} (depth {}{}): {reach}",
-                i.target.join(", "),
-                i.depth,
-                if i.hard { ", stated edges only" } else { "" },
-            )?;
-            for n in &i.nodes {
-                writeln!(
-                    o,
-                    "{:indent$}{}  <- {} at {} ({}, {:.2})",
-                    "",
-                    n.id,
-                    n.via.kind,
-                    n.via.at,
-                    n.via.provenance,
-                    n.via.confidence,
-                    indent = (n.depth as usize) * 2
-                )?;
-            }
-            if env.limits.omitted > 0 {
-                let levels: Vec<String> = i
-                    .by_depth
-                    .iter()
-                    .enumerate()
-                    .map(|(d, n)| format!("{n} at depth {}", d + 1))
-                    .collect();
-                writeln!(
-                    o,
-                    "... and {} more, not listed ({} in all: {}); `--limit 0` lists all",
-                    env.limits.omitted,
-                    i.dependents,
-                    levels.join(", "),
-                )?;
-            }
-            Ok(())
-        })?;
-        Ok(i.dependents > 0)
+        self.emit_with(env, false, "", |o| text::impact(o, env))?;
+        Ok(env.result.dependents > 0)
     }
 
     pub fn embed(&self, env: &Envelope<loci_engine::embed::EmbedReport>) -> Found {
@@ -417,219 +224,40 @@ impl Output {
     }
 
     pub fn stats(&self, env: &Envelope<Stats>) -> Found {
-        let s = &env.result;
-        self.emit(env, |o| {
-            let t = &s.totals;
-            writeln!(
-                o,
-                "revision {} (scanned {})",
-                env.index.revision,
-                env.index
-                    .scanned_at
-                    .as_deref()
-                    .unwrap_or("never: the map is partial or empty")
-            )?;
-            writeln!(o, "{}", totals_line(t, false))?;
-            write_languages(o, &s.languages)?;
-            Ok(())
-        })?;
+        self.emit(env, |o| text::stats(o, env))?;
         Ok(true)
     }
 }
 
 impl Output {
     pub fn written(&self, env: &Envelope<Written>) -> Found {
-        let w = &env.result;
-        self.emit(env, |o| {
-            writeln!(
-                o,
-                "{} {} v{} by {}{}",
-                if w.replayed {
-                    "already written:"
-                } else {
-                    "wrote"
-                },
-                w.page.subject,
-                w.revision.version,
-                w.revision.author,
-                w.revision
-                    .session_id
-                    .map(|s| format!(" in session {s}"))
-                    .unwrap_or_default()
-            )?;
-            for c in &w.claims {
-                let status = match (&c.resolved, c.untracked_or_set()) {
-                    _ if let Some(f) = &c.finding => format!("({})", f.describe()),
-                    (Some(r), None) => format!("-> {r}"),
-                    (None, _) if c.kind == "version" => "(version, checked by lint)".into(),
-                    // Several definitions (`RegexBuilder::new` in two modules) are tracked
-                    // as a set; a missing one is not snapshotted, so it never goes stale.
-                    (_, why) => format!("({})", why.unwrap_or_default()),
-                };
-                writeln!(o, "  {} `{}` {}", c.kind, c.text, status)?;
-            }
-            Ok(())
-        })?;
+        self.emit(env, |o| text::written(o, &env.result))?;
         Ok(true)
     }
 
     pub fn shown(&self, env: &Envelope<Shown>) -> Found {
-        let s = &env.result;
-        self.emit(env, |o| {
-            let r = &s.revision;
-            writeln!(
-                o,
-                "# {} — v{}{} by {} at {}{}",
-                s.page.subject,
-                r.version,
-                if s.current { "" } else { " (not current)" },
-                r.author,
-                r.created_at,
-                if s.page.pinned { " [pinned]" } else { "" }
-            )?;
-            if let Some(summary) = &r.summary {
-                writeln!(o, "summary: {summary}")?;
-            }
-            writeln!(o)?;
-            writeln!(o, "{}", r.body.trim_end())?;
-            if !s.members.is_empty() {
-                writeln!(o, "\nmembers: {}", s.members.join(", "))?;
-            }
-            Ok(())
-        })?;
+        self.emit(env, |o| text::shown(o, &env.result))?;
         Ok(true)
     }
 
     pub fn history(&self, env: &Envelope<History>) -> Found {
-        let h = &env.result;
-        self.emit(env, |o| {
-            writeln!(o, "{} ({})", h.page.subject, h.page.kind)?;
-            for e in &h.revisions {
-                if let Some(entry) = &e.entry {
-                    write!(o, "  {entry:<12}")?;
-                }
-                writeln!(
-                    o,
-                    "  v{:<3} {} {:<24} {:<9} {}{}",
-                    e.version,
-                    e.created_at,
-                    e.author,
-                    e.event.as_deref().unwrap_or("-"),
-                    e.summary.as_deref().unwrap_or(""),
-                    e.session_id
-                        .map(|s| format!(" (session {s})"))
-                        .unwrap_or_default()
-                )?;
-            }
-            Ok(())
-        })?;
-        Ok(!h.revisions.is_empty())
+        self.emit(env, |o| text::history(o, &env.result))?;
+        Ok(!env.result.revisions.is_empty())
     }
 
     pub fn page(&self, env: &Envelope<Page>) -> Found {
-        let p = &env.result;
-        self.emit(env, |o| {
-            writeln!(
-                o,
-                "{} {}",
-                p.subject,
-                if p.pinned { "pinned" } else { "unpinned" }
-            )
-        })?;
+        self.emit(env, |o| text::page(o, &env.result))?;
         Ok(true)
     }
 
     pub fn asof(&self, env: &Envelope<AsOf>) -> Found {
         let a = &env.result;
-        self.emit(env, |o| {
-            match &a.shown {
-                Some(r) => {
-                    writeln!(
-                        o,
-                        "# {} — v{} by {} at {} (current at {})",
-                        r.subject, r.version, r.author, r.created_at, a.at
-                    )?;
-                    writeln!(o, "\n{}", r.body.trim_end())?;
-                }
-                None => {
-                    writeln!(o, "memory at {}:", a.at)?;
-                    for p in &a.pages {
-                        writeln!(
-                            o,
-                            "  {} v{} by {} at {}",
-                            p.subject, p.version, p.author, p.created_at
-                        )?;
-                    }
-                }
-            }
-            Ok(())
-        })?;
+        self.emit(env, |o| text::asof(o, a))?;
         Ok(a.shown.is_some() || !a.pages.is_empty())
     }
 
     pub fn why(&self, env: &Envelope<Why>) -> Found {
-        let w = &env.result;
-        self.emit(env, |o| {
-            let r = &w.revision;
-            writeln!(
-                o,
-                "{} v{} (matched by {})",
-                w.subject, r.version, w.matched_by
-            )?;
-            writeln!(o, "  written by {} at {}", r.author, r.created_at)?;
-            match (&w.entry, &r.summary) {
-                (Some(entry), _) => writeln!(o, "  entry: {}", entry.replace('\n', "\n  "))?,
-                (None, Some(summary)) => writeln!(o, "  summary: {summary}")?,
-                (None, None) => {}
-            }
-            if let Some(s) = &w.session {
-                writeln!(
-                    o,
-                    "  session {}: {} ({})",
-                    s.session_id,
-                    s.task.as_deref().unwrap_or("no task"),
-                    s.author
-                )?;
-            }
-            for c in &w.claims {
-                writeln!(
-                    o,
-                    "  claim `{}` -> {}",
-                    c.text,
-                    c.resolved
-                        .clone()
-                        .or_else(|| (!c.definitions.is_empty()).then(|| c.definitions.join(", ")))
-                        .as_deref()
-                        .unwrap_or("unresolved")
-                )?;
-            }
-            for e in &w.events {
-                writeln!(
-                    o,
-                    "  event #{} {} {} at {}",
-                    e.event_id, e.kind, e.source_ref, e.created_at
-                )?;
-            }
-            if let Some(note) = &w.commit_note {
-                writeln!(o, "  commit: {note}")?;
-            }
-            if let Some(c) = &w.commit {
-                writeln!(
-                    o,
-                    "  commit {} {} ({})",
-                    &c.hash[..c.hash.len().min(12)],
-                    c.message.lines().next().unwrap_or(""),
-                    c.author
-                )?;
-                writeln!(o, "    files: {}", commit_files(&c.files, &w.subject))?;
-            }
-            if !w.others.is_empty() {
-                let others: Vec<String> =
-                    w.others.iter().map(|(s, v)| format!("{s} v{v}")).collect();
-                writeln!(o, "  also: {}", others.join(", "))?;
-            }
-            Ok(())
-        })?;
+        self.emit(env, |o| text::why(o, &env.result))?;
         Ok(true)
     }
 
@@ -655,24 +283,7 @@ impl Output {
 
     pub fn facts(&self, env: &Envelope<Vec<Fact>>) -> Found {
         self.emit(env, |o| {
-            for f in &env.result {
-                writeln!(
-                    o,
-                    "fact {}: {} — `{}`{}{} [{}]",
-                    f.fact_id,
-                    f.claim,
-                    f.command,
-                    f.expect_output
-                        .as_ref()
-                        .map(|e| format!(" expects {e:?}"))
-                        .unwrap_or_default(),
-                    f.expect_exit
-                        .map(|e| format!(" exit {e}"))
-                        .unwrap_or_default(),
-                    f.last_status.as_deref().unwrap_or("never run")
-                )?;
-            }
-            Ok(())
+            env.result.iter().try_for_each(|f| text::fact(o, f))
         })?;
         Ok(!env.result.is_empty())
     }
@@ -720,14 +331,7 @@ impl Output {
         // Stdout is only the shell line, so `eval "$(loci session begin)"` sets it; the
         // words go to stderr.
         self.emit(env, |o| {
-            eprintln!(
-                "session {} begun{}",
-                s.session_id,
-                s.task
-                    .as_ref()
-                    .map(|t| format!(": {t}"))
-                    .unwrap_or_default()
-            );
+            eprint!("{}", text::to_string(|o| text::session_begun(o, s)));
             writeln!(o, "export LOCI_SESSION={}", s.session_id)
         })?;
         Ok(true)
@@ -735,34 +339,7 @@ impl Output {
 
     pub fn sessions(&self, env: &Envelope<Vec<SessionView>>) -> Found {
         self.emit(env, |o| {
-            for v in &env.result {
-                let s = &v.session;
-                writeln!(
-                    o,
-                    "session {} ({}) {} → {}: {}",
-                    s.session_id,
-                    s.author,
-                    s.started_at,
-                    s.ended_at.as_deref().unwrap_or("open"),
-                    s.task.as_deref().unwrap_or("no task")
-                )?;
-                if let Some(summary) = &s.summary {
-                    writeln!(o, "  summary: {summary}")?;
-                }
-                for p in &v.digest.pages {
-                    writeln!(
-                        o,
-                        "  {} v{}: {}",
-                        p.subject,
-                        p.version,
-                        p.summary.as_deref().unwrap_or("")
-                    )?;
-                }
-                for (h, m) in &v.digest.commits {
-                    writeln!(o, "  commit {h} {m}")?;
-                }
-            }
-            Ok(())
+            env.result.iter().try_for_each(|v| text::session_view(o, v))
         })?;
         Ok(!env.result.is_empty())
     }
@@ -771,7 +348,7 @@ impl Output {
 impl Output {
     pub fn lint(&self, env: &Envelope<LintReport>) -> Found {
         let r = &env.result;
-        self.emit_quiet(env, |o| write_lint(o, r))?;
+        self.emit_quiet(env, |o| text::lint(o, r, usize::MAX))?;
         if r.contradictions.is_empty() && r.stale.is_empty() {
             return Ok(true);
         }
@@ -788,18 +365,7 @@ impl Output {
 
     pub fn check(&self, env: &Envelope<CheckReport>) -> Found {
         let r = &env.result;
-        self.emit_quiet(env, |o| {
-            write_lint(o, &r.lint)?;
-            writeln!(
-                o,
-                "check {}: {} (max {}), {} (max {})",
-                if r.passed { "passed" } else { "FAILED" },
-                count(r.lint.contradictions.len() as u64, "open contradiction"),
-                r.max_contradictions,
-                count(r.lint.stale_pages.len() as u64, "stale page"),
-                r.max_stale_pages
-            )
-        })?;
+        self.emit_quiet(env, |o| text::check(o, r, usize::MAX))?;
         self.check_verdict(r);
         Ok(r.passed)
     }
@@ -830,45 +396,13 @@ impl Output {
     }
 
     pub fn resolved(&self, env: &Envelope<Contradiction>) -> Found {
-        let c = &env.result;
-        self.emit(env, |o| {
-            writeln!(
-                o,
-                "dismissed #{} {} `{}` in {}",
-                c.contradiction_id, c.kind, c.claim, c.subject
-            )
-        })?;
+        self.emit(env, |o| text::resolved(o, &env.result))?;
         Ok(true)
     }
 
     pub fn drift(&self, env: &Envelope<DriftReport>) -> Found {
         let d = &env.result;
-        self.emit(env, |o| {
-            writeln!(o, "drift after scan {}:", d.since)?;
-            for f in &d.files {
-                let detail = f
-                    .detail
-                    .as_deref()
-                    .map(|x| format!(" ({x})"))
-                    .unwrap_or_default();
-                writeln!(
-                    o,
-                    "  scan {} {:<16} {}{}",
-                    f.scan_id, f.kind, f.path, detail
-                )?;
-            }
-            if !d.knowledge.is_empty() {
-                writeln!(o, "knowledge:")?;
-                for k in &d.knowledge {
-                    writeln!(
-                        o,
-                        "  scan {} {:<16} {}: {}",
-                        k.scan_id, k.change, k.subject, k.detail
-                    )?;
-                }
-            }
-            Ok(())
-        })?;
+        self.emit(env, |o| text::drift(o, d))?;
         if d.files.is_empty() && d.knowledge.is_empty() {
             self.miss(
                 "not_found",
@@ -934,18 +468,7 @@ impl Output {
 impl Output {
     pub fn search(&self, env: &Envelope<Vec<SearchHit>>) -> Found {
         self.emit(env, |o| {
-            for h in &env.result {
-                writeln!(
-                    o,
-                    "{:?} {} — {} [{}] {:.1}",
-                    h.kind,
-                    h.title,
-                    h.snippet.replace('\n', " "),
-                    h.provenance,
-                    h.bm25
-                )?;
-            }
-            Ok(())
+            env.result.iter().try_for_each(|h| text::search_hit(o, h))
         })?;
         Ok(!env.result.is_empty())
     }
@@ -954,7 +477,7 @@ impl Output {
         let a = &env.result;
         // The answer's own last line says what it used and left out.
         // The markdown holds the notes on open files and folders.
-        self.emit_with(env, false, &a.markdown, |o| write!(o, "{}", a.markdown))?;
+        self.emit_with(env, false, &a.markdown, |o| text::context(o, a))?;
         Ok(!a.abstained)
     }
 
@@ -972,138 +495,6 @@ impl Output {
         })?;
         Ok(true)
     }
-}
-
-/// Findings grouped by file, `path:line:col` for docs (one-based), then stale memory.
-fn write_lint(o: &mut dyn Write, r: &LintReport) -> std::io::Result<()> {
-    let mut current = "";
-    for c in &r.contradictions {
-        if c.subject != current {
-            current = &c.subject;
-            writeln!(
-                o,
-                "{}{}",
-                if c.origin == "page" { "memory " } else { "" },
-                c.subject
-            )?;
-        }
-        let at = if c.origin == "doc" {
-            format!("{}:{}:{}", c.subject, c.line + 1, c.column + 1)
-        } else {
-            format!("line {} of the page", c.line + 1)
-        };
-        write!(
-            o,
-            "  {at}: {} [{}] #{} `{}`",
-            c.kind, c.severity, c.contradiction_id, c.claim
-        )?;
-        if let Some(t) = &c.truth {
-            write!(o, ": {t}")?;
-        }
-        if let Some(s) = &c.suggestion {
-            write!(o, " (did you mean `{s}`?)")?;
-        }
-        writeln!(o)?;
-    }
-    for s in &r.stale {
-        writeln!(o, "stale: {}", s.describe())?;
-    }
-    writeln!(
-        o,
-        "{} checked in memory and {}: {} ({} new, {} recurred, {} resolved), {} on {}",
-        count(r.claims_checked, "claim"),
-        count(r.docs_checked.len() as u64, "doc"),
-        count(r.contradictions.len() as u64, "open contradiction"),
-        r.opened,
-        r.recurred,
-        r.resolved,
-        count(r.stale.len() as u64, "stale mark"),
-        count(r.stale_pages.len() as u64, "page")
-    )
-}
-
-/// The map's totals on one line: files, lines, symbols, refs (resolved), deps and
-/// unresolved imports; those last in parentheses when `imports_in_parens` (the scan
-/// summary) or as one more item (`stats`).
-fn totals_line(t: &loci_engine::store_types::MapCounts, imports_in_parens: bool) -> String {
-    let imports = count(t.deps_unresolved, "unresolved import");
-    format!(
-        "{}, {}, {}, {} ({} resolved), {}{}",
-        count(t.files, "file"),
-        count(t.lines, "line"),
-        count(t.symbols, "symbol"),
-        count(t.refs, "ref"),
-        t.refs_resolved,
-        count(t.deps, "dep"),
-        if imports_in_parens {
-            format!(" ({imports})")
-        } else {
-            format!(", {imports}")
-        }
-    )
-}
-
-/// Files a commit `why` shows touched, at most [`COMMIT_FILES_SHOWN`]: the page's subject
-/// (or the files under it) first, then the others in order, then how many more (a first
-/// commit had listed all 40 files of the repository).
-fn commit_files(files: &[String], subject: &str) -> String {
-    let mine = |f: &String| f == subject || f.starts_with(&format!("{subject}/"));
-    let (own, others): (Vec<&String>, Vec<&String>) = files.iter().partition(|f| mine(f));
-    let shown: Vec<&str> = own
-        .into_iter()
-        .chain(others)
-        .take(COMMIT_FILES_SHOWN)
-        .map(String::as_str)
-        .collect();
-    let more = files.len() - shown.len();
-    if more == 0 {
-        shown.join(", ")
-    } else {
-        format!(
-            "{} and {}",
-            shown.join(", "),
-            count(more as u64, "more file")
-        )
-    }
-}
-
-/// How many of a commit's files `why` names.
-const COMMIT_FILES_SHOWN: usize = 5;
-
-/// The per-language table of a scan summary and of `stats`: files and lines a language,
-/// the nouns padded so the columns stay aligned when one is singular.
-fn write_languages(
-    o: &mut dyn Write,
-    languages: &std::collections::BTreeMap<String, loci_engine::scan::LanguageCount>,
-) -> std::io::Result<()> {
-    for (lang, c) in languages {
-        let files = if c.files == 1 { "file " } else { "files" };
-        let lines = if c.lines == 1 { "line" } else { "lines" };
-        writeln!(
-            o,
-            "  {lang:<12} {:>7} {files} {:>9} {lines}",
-            c.files, c.lines
-        )?;
-    }
-    Ok(())
-}
-
-fn write_ref(o: &mut dyn Write, r: &RefHit) -> std::io::Result<()> {
-    let target = r.target_key.as_deref().unwrap_or("unresolved");
-    let within = r.enclosing_key.as_deref().unwrap_or("(top level)");
-    writeln!(
-        o,
-        "{}:{}:{}: {} {} in {} -> {} ({}, {:.2})",
-        r.path,
-        r.line + 1,
-        r.column + 1,
-        r.kind,
-        r.name,
-        within,
-        target,
-        r.provenance,
-        r.confidence
-    )
 }
 
 /// A progress bar on stderr, hidden when stderr is not a terminal or with `--json`.
@@ -1178,30 +569,5 @@ impl EmbedBar {
 
     pub fn finish(&self) {
         self.bar.finish_and_clear();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::commit_files;
-
-    /// Fault found by a fresh-user trial: `why` after `loci sync` listed every file of the
-    /// repository's first commit (40 of them) under it. At most 5 now, the page's own
-    /// subject first, then how many more.
-    #[test]
-    fn fault_why_listed_every_file_of_a_commit() {
-        let files: Vec<String> = (0..40).map(|i| format!("email/f{i:02}.py")).collect();
-        assert_eq!(
-            commit_files(&files, "email/f17.py"),
-            "email/f17.py, email/f00.py, email/f01.py, email/f02.py, email/f03.py and 35 more files"
-        );
-        assert_eq!(
-            commit_files(&files[..2], "email"),
-            "email/f00.py, email/f01.py"
-        );
-        assert_eq!(
-            commit_files(&files[..6], "other.py"),
-            "email/f00.py, email/f01.py, email/f02.py, email/f03.py, email/f04.py and 1 more file"
-        );
     }
 }

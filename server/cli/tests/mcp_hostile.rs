@@ -125,12 +125,26 @@ fn mcp_hostile_input_gets_json_rpc_errors_and_the_session_goes_on() {
         json!(10),
         -32602,
     );
-    refused(
-        &mut mcp,
+    // An argument of the wrong type is the tool's error, which the model reads
+    // (`isError`), not a protocol error.
+    mcp.send_raw(
         "{\"jsonrpc\": \"2.0\", \"id\": 11, \"method\": \"tools/call\", \"params\": {\"name\": \"symbol\", \"arguments\": {\"name\": 5}}}",
-        json!(11),
-        -32602,
     );
+    let v = mcp.recv();
+    assert_eq!(
+        (
+            &v["id"],
+            &v["result"]["isError"],
+            &v["result"]["structuredContent"]["error"]["argument"]
+        ),
+        (&json!(11), &json!(true), &json!("name")),
+        "{v}"
+    );
+    assert_eq!(
+        v["result"]["content"][0]["text"],
+        "invalid_argument: invalid argument `name`: invalid type: integer `5`, expected a string (the tool's inputSchema in tools/list names every argument); fix `name` and call `symbol` again"
+    );
+    ping(&mut mcp);
     refused(
         &mut mcp,
         "{\"jsonrpc\": \"2.0\", \"id\": 12, \"method\": \"tools/call\", \"params\": {\"name\": \"no_such_tool\", \"arguments\": {}}}",

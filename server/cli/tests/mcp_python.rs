@@ -1,14 +1,17 @@
 //! A real MCP client: the official Python SDK (`pip install mcp`) drives `loci mcp` over
-//! stdio through `tests/python/mcp_client.py`.
+//! stdio through `tests/python/mcp_client.py`: the tool list and its output schemas
+//! (which the SDK checks every successful result against), a `context` answer whose text
+//! is exactly what `loci context` prints, and argument and domain errors as tool results
+//! with `isError`.
 
 mod mcp_support;
 
 use std::process::Command;
 
-use mcp_support::{loci, write};
+use mcp_support::{loci, run, write};
 
 #[test]
-fn python_sdk_client_lists_tools_remembers_and_asks_why() {
+fn python_sdk_client_reads_answers_in_one_read_and_sees_tool_errors() {
     let probe = Command::new("python3")
         .args(["-c", "import mcp"])
         .output()
@@ -31,8 +34,23 @@ fn python_sdk_client_lists_tools_remembers_and_asks_why() {
     write(
         root,
         "src/app.py",
-        "import sys\n\n\ndef main():\n    return 0\n",
+        "import sys\n\n\ndef main():\n    \"\"\"Start the server: parse the arguments, then serve until stdin closes.\"\"\"\n    return serve(sys.argv)\n\n\ndef serve(argv):\n    \"\"\"Serve requests until the client goes away.\"\"\"\n    return 0\n",
     );
+    let (status, _, stderr) = run(root, &["scan"]);
+    assert!(status.success(), "scan: {stderr}");
+    let (status, cli_context, stderr) = run(
+        root,
+        &["context", "how does the server start", "--budget", "300"],
+    );
+    assert!(status.success(), "context: {stderr}");
+    assert_eq!(
+        cli_context,
+        "## Context for `how does the server start`\n### function main (src/app.py:4)\n```\ndef main():\n    \"\"\"Start the server: parse the arguments, then serve until stdin closes.\"\"\"\n    return serve(sys.argv)\n```\n\n\n_≈72 of 300 tokens (an estimate: characters / 4)_\n"
+    );
+    // Outside the workspace, which the server would map.
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let context_file = elsewhere.path().join("cli-context.md");
+    std::fs::write(&context_file, &cli_context).expect("write the CLI's context");
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/python/mcp_client.py"
@@ -41,6 +59,7 @@ fn python_sdk_client_lists_tools_remembers_and_asks_why() {
         .arg(script)
         .arg(loci())
         .arg(root)
+        .arg(&context_file)
         .output()
         .expect("run python3");
     let stdout = String::from_utf8_lossy(&out.stdout);

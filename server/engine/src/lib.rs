@@ -30,6 +30,7 @@ pub mod search;
 pub mod secrets;
 pub mod session;
 pub mod sync;
+pub mod text;
 pub mod walk;
 pub mod why;
 pub mod words;

@@ -1,22 +1,27 @@
-//! Turning an envelope into a tool result: structured content (the envelope JSON) plus a
-//! text rendering, both capped so one response stays far below the ~64 KiB line limit
-//! some hosts have (case B23), with an explicit `page` object and `next_cursor` to page.
+//! Turning an [`Answer`] into a tool result. The text content is the answer as the CLI
+//! prints it without `--json` (rendered once, by [`loci_engine::text`]): what a model
+//! reads. The structured content is the envelope, as `loci --json` prints it, which each
+//! tool's `outputSchema` declares. Both are capped so that one response stays far below
+//! the ~64 KiB line limit some hosts have (case B23).
 //!
-//! Paging rules. A result that is a list is paged by items (cursor `item:N`, N the index
-//! of the first item); any other result too large for one page is paged as a window over
-//! its pretty-printed JSON (cursor `byte:N`, N a byte offset): the text content carries
-//! the window and the structured `result` a shortened preview. Pages re-run the
-//! operation, so an answer that changed between calls pages over the new answer.
-//! Sizes are counted as serialized JSON (escapes included).
+//! Paging rules. A list result is paged by items (cursor `item:N`, N the index of the
+//! first item): the page's structured `result` holds those items and its text their
+//! lines. Any other answer whose text is longer than a page is paged over that text
+//! (cursor `byte:N`, N a byte offset into it; pages end at a line end), so an agent reads
+//! the answer, never its JSON. Its structured `result` is whole when it fits a page, else
+//! a shortened preview (`page.result_preview` says so). Pages re-run the operation, so an
+//! answer that changed between calls pages over the new answer. Sizes are counted as
+//! serialized JSON (escapes included).
 
 use loci_engine::Envelope;
-use rmcp::ErrorData;
+use loci_engine::text;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 
-use crate::tools::invalid_argument;
+use crate::tools::{Answer, ArgumentError, Text, invalid_argument};
 
-/// Default page size in bytes of serialized JSON (structured result; also the text cap).
+/// Default page size in bytes of serialized JSON: of the structured result, and of the
+/// text.
 pub const PAGE_BYTES: usize = 24 * 1024;
 
 /// Where a page starts.
@@ -27,7 +32,7 @@ enum Cursor {
     Byte(usize),
 }
 
-fn parse_cursor(cursor: Option<&str>) -> Result<Cursor, ErrorData> {
+fn parse_cursor(cursor: Option<&str>) -> Result<Cursor, ArgumentError> {
     let Some(c) = cursor.map(str::trim).filter(|c| !c.is_empty()) else {
         return Ok(Cursor::Start);
     };
@@ -35,7 +40,7 @@ fn parse_cursor(cursor: Option<&str>) -> Result<Cursor, ErrorData> {
         invalid_argument(
             "cursor",
             &format!(
-                "`{c}` is not a cursor; pass the `next_cursor` of a previous answer (`item:N` or `byte:N`)"
+                "`{c}` is not a cursor; pass the `next_cursor` of a previous answer (`item:N` or `byte:N`), or leave `cursor` out for the first page"
             ),
         )
     };
@@ -48,129 +53,234 @@ fn parse_cursor(cursor: Option<&str>) -> Result<Cursor, ErrorData> {
     }
 }
 
-/// The tool result for `env`, paged from `cursor` with pages of `page_bytes`.
+/// The tool result for `answer`, paged from `cursor` with pages of `page_bytes`. A
+/// cursor this answer cannot take is an [`ArgumentError`].
 pub fn tool_result(
     tool: &str,
-    env: Envelope<Value>,
+    answer: Answer,
     cursor: Option<&str>,
     page_bytes: usize,
-) -> Result<CallToolResult, ErrorData> {
+) -> Result<CallToolResult, ArgumentError> {
     let page_bytes = page_bytes.max(1024);
     let cursor = parse_cursor(cursor)?;
-    let mut v = serde_json::to_value(&env).map_err(|e| {
-        ErrorData::internal_error(format!("serializing the answer of `{tool}`: {e}"), None)
-    })?;
+    let Answer {
+        env,
+        text,
+        says_what_was_cut,
+    } = answer;
+    let mut v = serde_json::to_value(&env).unwrap_or(Value::Null);
     let result = v["result"].take();
-    let mut window: Option<String> = None;
-    let mut truncated = false;
-    match result {
-        Value::Array(items) => {
-            let total = items.len();
-            let start = match cursor {
-                Cursor::Start => 0,
-                Cursor::Item(n) if n <= total => n,
-                Cursor::Item(n) => {
-                    return Err(invalid_argument(
-                        "cursor",
-                        &format!("item {n} is past the end of the answer ({total} items)"),
-                    ));
-                }
-                Cursor::Byte(_) => {
-                    return Err(invalid_argument(
-                        "cursor",
-                        "this answer is a list: page it with `item:N` cursors",
-                    ));
-                }
-            };
-            let mut page = Vec::new();
-            let mut used = 2;
-            for item in items.into_iter().skip(start) {
-                let size = json_len(&item) + 1;
-                if used + size > page_bytes {
-                    if page.is_empty() {
-                        // One item larger than a page: show it shortened.
-                        page.push(shrink(item, page_bytes));
-                        truncated = true;
-                    }
-                    break;
-                }
-                used += size;
-                page.push(item);
+    let body = match (result, text) {
+        (Value::Array(items), Text::Items(texts)) if items.len() == texts.len() => {
+            let page = page_items(tool, items, texts, cursor, page_bytes)?;
+            v["result"] = Value::Array(page.items);
+            if let Some(p) = page.page {
+                v["page"] = p;
+                v["limits"]["truncated"] = Value::Bool(true);
             }
-            let end = start + page.len();
-            if start > 0 || end < total {
-                truncated |= end < total;
-                v["page"] = json!({
-                    "cursor": format!("item:{start}"),
-                    "next_cursor": (end < total).then(|| format!("item:{end}")),
-                    "offset": start,
-                    "returned": page.len(),
-                    "total": total,
-                });
-            }
-            v["result"] = Value::Array(page);
+            page.text + &footer(&env, says_what_was_cut, "")
         }
-        other => {
-            let offset = match cursor {
-                Cursor::Start => 0,
-                Cursor::Byte(n) => n,
-                Cursor::Item(_) => {
-                    return Err(invalid_argument(
-                        "cursor",
-                        "this answer is not a list: page it with `byte:N` cursors",
-                    ));
-                }
+        (result, text) => {
+            let text = match text {
+                Text::Whole(t) => t,
+                Text::Items(t) => t.concat(),
             };
-            let other = match (offset, context_without_item_texts(&other)) {
-                (0, Some(lean))
-                    if json_len(&other) > page_bytes && json_len(&lean) <= page_bytes =>
-                {
-                    lean
+            let whole = format!("{text}{}", footer(&env, says_what_was_cut, &text));
+            let (text, page) = page_text(tool, &whole, cursor, page_bytes)?;
+            let (result, preview) = fit_result(result, page_bytes);
+            v["result"] = result;
+            if page.is_some() || preview.is_some() {
+                let mut p = page.unwrap_or_else(|| json!({}));
+                if let Some(note) = preview {
+                    p["result_preview"] = Value::String(note);
                 }
-                _ => other,
-            };
-            if offset == 0 && json_len(&other) <= page_bytes {
-                v["result"] = other;
-            } else {
-                let full = serde_json::to_string_pretty(&other).unwrap_or_default();
-                if offset > full.len() {
-                    return Err(invalid_argument(
-                        "cursor",
-                        &format!(
-                            "byte {offset} is past the end of the answer ({} bytes)",
-                            full.len()
-                        ),
-                    ));
-                }
-                let offset = ceil_char_boundary(&full, offset);
-                let end = window_end(&full, offset, page_bytes);
-                truncated = true;
-                v["page"] = json!({
-                    "cursor": format!("byte:{offset}"),
-                    "next_cursor": (end < full.len()).then(|| format!("byte:{end}")),
-                    "offset": offset,
-                    "bytes": end - offset,
-                    "total_bytes": full.len(),
-                    "note": "the result is too large for one page: `result` is a shortened \
-                             preview and the text content holds bytes offset..offset+bytes of \
-                             the full result as pretty-printed JSON",
-                });
-                v["result"] = shrink(other, page_bytes / 2);
-                window = Some(full[offset..end].to_string());
+                v["page"] = p;
+                v["limits"]["truncated"] = Value::Bool(true);
             }
+            text
         }
-    }
-    if truncated {
-        v["limits"]["truncated"] = Value::Bool(true);
-    }
-    let text = match window {
-        // The window was sized to the page already; the header is a short first line.
-        Some(w) => format!("{}{w}", page_header(tool, &v)),
-        None => cap_text(render_text(tool, &v), page_bytes),
     };
-    let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+    let mut r = CallToolResult::success(vec![ContentBlock::text(body)]);
     r.structured_content = Some(v);
     Ok(r)
+}
+
+/// One page of a list: its items, the text of those items (a header first when the list
+/// is paged), and the `page` object when it is.
+struct ItemPage {
+    items: Vec<Value>,
+    text: String,
+    page: Option<Value>,
+}
+
+/// The page of `items` (with their `texts`) from `cursor`: as many items as fit
+/// `page_bytes`, counting both their JSON and their text.
+fn page_items(
+    tool: &str,
+    items: Vec<Value>,
+    texts: Vec<String>,
+    cursor: Cursor,
+    page_bytes: usize,
+) -> Result<ItemPage, ArgumentError> {
+    let total = items.len();
+    let start = match cursor {
+        Cursor::Start => 0,
+        Cursor::Item(n) if n <= total => n,
+        Cursor::Item(n) => {
+            return Err(invalid_argument(
+                "cursor",
+                &format!(
+                    "item {n} is past the end of the answer ({total} items); leave `cursor` out for the first page"
+                ),
+            ));
+        }
+        Cursor::Byte(_) => {
+            return Err(invalid_argument(
+                "cursor",
+                "this answer is a list: page it with the `item:N` cursor the answer gives",
+            ));
+        }
+    };
+    let mut page = Vec::new();
+    let mut lines = String::new();
+    let (mut json_used, mut text_used) = (2, 0);
+    for (item, text) in items.into_iter().zip(texts).skip(start) {
+        let size = json_len(&item) + 1;
+        let text_size = escaped(&text);
+        if json_used + size > page_bytes || text_used + text_size > page_bytes {
+            if page.is_empty() {
+                // One item larger than a page: show it shortened.
+                page.push(shrink(item, page_bytes));
+                lines.push_str(&cap_text(text, page_bytes / 2));
+            }
+            break;
+        }
+        json_used += size;
+        text_used += text_size;
+        page.push(item);
+        lines.push_str(&text);
+    }
+    let end = start + page.len();
+    if start == 0 && end == total {
+        let text = if total == 0 {
+            format!("{tool}: no results\n")
+        } else {
+            lines
+        };
+        return Ok(ItemPage {
+            items: page,
+            text,
+            page: None,
+        });
+    }
+    let next = (end < total).then(|| format!("item:{end}"));
+    let mut header = format!("{tool}: items {}..{end} of {total}", start + 1);
+    match &next {
+        Some(next) => header.push_str(&format!("; more: call again with cursor \"{next}\"\n")),
+        None => header.push_str("; last page\n"),
+    }
+    Ok(ItemPage {
+        page: Some(json!({
+            "cursor": format!("item:{start}"),
+            "next_cursor": next,
+            "offset": start,
+            "returned": page.len(),
+            "total": total,
+        })),
+        items: page,
+        text: header + &lines,
+    })
+}
+
+/// The page of `text` from `cursor`, and the `page` object when the text is longer than
+/// one page: a header line, then bytes `offset..end` of the text.
+fn page_text(
+    tool: &str,
+    text: &str,
+    cursor: Cursor,
+    page_bytes: usize,
+) -> Result<(String, Option<Value>), ArgumentError> {
+    let offset = match cursor {
+        Cursor::Start => 0,
+        Cursor::Byte(n) => n,
+        Cursor::Item(_) => {
+            return Err(invalid_argument(
+                "cursor",
+                "this answer is not a list: page it with the `byte:N` cursor the answer gives",
+            ));
+        }
+    };
+    if offset == 0 && escaped(text) <= page_bytes {
+        return Ok((text.to_string(), None));
+    }
+    if offset > text.len() {
+        return Err(invalid_argument(
+            "cursor",
+            &format!(
+                "byte {offset} is past the end of the answer ({} bytes); leave `cursor` out for the first page",
+                text.len()
+            ),
+        ));
+    }
+    let offset = ceil_char_boundary(text, offset);
+    // The header is a short line; the window leaves room for it.
+    let end = window_end(text, offset, page_bytes.saturating_sub(160));
+    let next = (end < text.len()).then(|| format!("byte:{end}"));
+    let mut header = format!(
+        "{tool}: bytes {offset}..{end} of {} of the answer",
+        text.len()
+    );
+    match &next {
+        Some(next) => header.push_str(&format!("; more: call again with cursor \"{next}\"\n")),
+        None => header.push_str("; last page\n"),
+    }
+    let page = json!({
+        "cursor": format!("byte:{offset}"),
+        "next_cursor": next,
+        "offset": offset,
+        "bytes": end - offset,
+        "total_bytes": text.len(),
+    });
+    Ok((format!("{header}{}", &text[offset..end]), Some(page)))
+}
+
+/// `result` whole when its JSON fits `page_bytes`; else a `context` answer without its
+/// items' text, when that fits; else a shortened preview, with a note saying so.
+fn fit_result(result: Value, page_bytes: usize) -> (Value, Option<String>) {
+    let size = json_len(&result);
+    if size <= page_bytes {
+        return (result, None);
+    }
+    if let Some(lean) = context_without_item_texts(&result)
+        && json_len(&lean) <= page_bytes
+    {
+        return (lean, None);
+    }
+    (
+        shrink(result, page_bytes / 2),
+        Some(format!(
+            "`result` is a shortened preview: its JSON is {size} bytes, over one page; the text content holds the answer, and `loci` with `--json` prints the whole result"
+        )),
+    )
+}
+
+/// What follows the body of an answer's text: its stale warnings and what it did not list
+/// ([`text::footer`]), the files refreshed before answering, and the answer's notes (but
+/// those `body` holds already, and the note that the workspace is no git repository).
+fn footer(env: &Envelope<Value>, says_what_was_cut: bool, body: &str) -> String {
+    let mut out = text::to_string(|o| text::footer(o, env, !says_what_was_cut));
+    if !env.freshness.refreshed.is_empty() {
+        out.push_str(&format!(
+            "refreshed before answering: {}\n",
+            env.freshness.refreshed.join(", ")
+        ));
+    }
+    for n in &env.capability.notes {
+        if !n.starts_with("not a git repository") && !body.contains(n.as_str()) {
+            out.push_str(&format!("note: {n}\n"));
+        }
+    }
+    out
 }
 
 /// A `context` answer (`markdown` and `items`) without each item's `text`, which the
@@ -259,12 +369,13 @@ fn cap_text(text: String, budget: usize) -> String {
     if total <= budget {
         return text;
     }
-    let note = "\n… (text cut here; the structured content has the whole page)";
+    let note = "\n… (text cut here: the item is longer than a page)";
     let end = window_end(&text, 0, budget.saturating_sub(note.len() + 16));
     format!("{}{note}", &text[..end])
 }
 
-/// A shortened copy of `v` whose serialized size is at most `budget`: long strings and
+/// A shortened copy of `v` whose serialized size is at most `budget`, of the same JSON
+/// type (an object stays an object, as the output schema declares): long strings and
 /// long arrays are cut with a marker saying how much was left out.
 fn shrink(v: Value, budget: usize) -> Value {
     for (chars, items) in [(4096, 256), (1024, 64), (256, 16), (64, 4), (16, 1)] {
@@ -273,7 +384,12 @@ fn shrink(v: Value, budget: usize) -> Value {
             return c;
         }
     }
-    Value::String("(too large to preview; page through the text content)".into())
+    let note = "(too large to preview; the text content holds the answer)";
+    match v {
+        Value::Object(_) => json!({ "preview": note }),
+        Value::Array(_) => json!([note]),
+        _ => Value::String(note.into()),
+    }
 }
 
 fn cap_value(v: &Value, chars: usize, items: usize) -> Value {
@@ -305,277 +421,9 @@ fn cap_value(v: &Value, chars: usize, items: usize) -> Value {
     }
 }
 
-fn page_header(tool: &str, v: &Value) -> String {
-    let p = &v["page"];
-    let mut out = format!("{tool}: ");
-    if let Some(total) = p["total_bytes"].as_u64() {
-        out.push_str(&format!(
-            "bytes {}..{} of {total} (pretty-printed JSON of the result)",
-            p["offset"].as_u64().unwrap_or(0),
-            p["offset"].as_u64().unwrap_or(0) + p["bytes"].as_u64().unwrap_or(0),
-        ));
-    }
-    match p["next_cursor"].as_str() {
-        Some(next) => out.push_str(&format!("; more: call again with cursor \"{next}\"\n")),
-        None => out.push_str("; last page\n"),
-    }
-    out
-}
-
-/// The text rendering: one line per hit for symbol and reference lists, an indented
-/// outline otherwise; one-based `path:line`; then paging, warnings and notes.
-fn render_text(tool: &str, v: &Value) -> String {
-    let mut out = String::new();
-    match &v["result"] {
-        Value::Array(items) => {
-            let p = &v["page"];
-            if p.is_object() {
-                let offset = p["offset"].as_u64().unwrap_or(0);
-                out.push_str(&format!(
-                    "{tool}: items {}..{} of {}",
-                    offset + 1,
-                    offset + items.len() as u64,
-                    p["total"].as_u64().unwrap_or(0)
-                ));
-                match p["next_cursor"].as_str() {
-                    Some(next) => {
-                        out.push_str(&format!("; more: call again with cursor \"{next}\"\n"))
-                    }
-                    None => out.push_str("; last page\n"),
-                }
-            } else if items.is_empty() {
-                out.push_str(&format!("{tool}: no results\n"));
-            } else {
-                out.push_str(&format!(
-                    "{tool}: {} result{}\n",
-                    items.len(),
-                    if items.len() == 1 { "" } else { "s" }
-                ));
-            }
-            for item in items {
-                match one_line(item) {
-                    Some(line) => {
-                        out.push_str(&line);
-                        out.push('\n');
-                    }
-                    None => {
-                        out.push_str("-\n");
-                        outline(&mut out, item, 2);
-                    }
-                }
-            }
-        }
-        other => match headline(other) {
-            Some(h) => out.push_str(&format!("{tool}: {h}")),
-            None => {
-                out.push_str(&format!("{tool}:\n"));
-                outline(&mut out, other, 2);
-            }
-        },
-    }
-    if let Some(ws) = v["stale_warnings"].as_array() {
-        for w in ws {
-            out.push_str(&format!(
-                "warning: {}: {}\n",
-                w["path"].as_str().unwrap_or(""),
-                w["reason"].as_str().unwrap_or("")
-            ));
-        }
-    }
-    if let Some(r) = v["freshness"]["refreshed"].as_array()
-        && !r.is_empty()
-    {
-        let paths: Vec<&str> = r.iter().filter_map(Value::as_str).collect();
-        out.push_str(&format!(
-            "refreshed before answering: {}\n",
-            paths.join(", ")
-        ));
-    }
-    if let Some(notes) = v["capability"]["notes"].as_array() {
-        for n in notes.iter().filter_map(Value::as_str) {
-            if !n.starts_with("not a git repository") {
-                out.push_str(&format!("note: {n}\n"));
-            }
-        }
-    }
-    // A context answer's own closing line says what its budget left out or cut down.
-    let says_itself = v["result"]["tokens_estimated"].is_u64();
-    if v["limits"]["truncated"].as_bool() == Some(true) && !v["page"].is_object() && !says_itself {
-        out.push_str("(truncated: more results exist than were returned)\n");
-    }
-    out
-}
-
-/// A short rendering of results whose full outline would mostly repeat what the caller
-/// sent: a memory write and a session start.
-fn headline(result: &Value) -> Option<String> {
-    let o = result.as_object()?;
-    // `context` renders itself (tiers, provenance, staleness) for the reader.
-    if let Some(md) = o.get("markdown").and_then(Value::as_str)
-        && o.contains_key("items")
-    {
-        return Some(format!("\n{md}\n"));
-    }
-    if let (Some(page), Some(rev)) = (o.get("page"), o.get("revision"))
-        && o.contains_key("event_id")
-    {
-        let mut out = format!(
-            "wrote `{}` version {} ({})",
-            page["subject"].as_str()?,
-            rev["version"].as_i64()?,
-            rev["author"].as_str().unwrap_or("")
-        );
-        if o.get("replayed").and_then(Value::as_bool) == Some(true) {
-            out.push_str(" — replayed from an earlier identical request, nothing written");
-        }
-        out.push('\n');
-        for c in o
-            .get("claims")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let definitions: Vec<&str> = c["definitions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            let finding = c.get("finding").and_then(|f| {
-                serde_json::from_value::<loci_engine::memory::ClaimFinding>(f.clone()).ok()
-            });
-            let status = match c["resolved"].as_str() {
-                _ if let Some(f) = &finding => f.describe(),
-                Some(r) if c["resolved_elsewhere"].as_bool() == Some(true) => format!(
-                    "not in this map, though it resolved to {r} where it was exported from: lint reports it"
-                ),
-                Some(r) => r.to_string(),
-                None if !definitions.is_empty() => format!(
-                    "{} definitions, tracked as a set: {}",
-                    definitions.len(),
-                    definitions.join(", ")
-                ),
-                None if c["resolved_elsewhere"].as_bool() == Some(true) => {
-                    "not in this map, though it resolved where it was exported from: lint reports it"
-                        .into()
-                }
-                None => loci_engine::memory::untracked_reason(c["kind"].as_str().unwrap_or(""))
-                    .to_string(),
-            };
-            out.push_str(&format!(
-                "  claim `{}` ({}) → {status}\n",
-                c["text"].as_str().unwrap_or(""),
-                c["kind"].as_str().unwrap_or(""),
-            ));
-        }
-        return Some(out);
-    }
-    if o.contains_key("session_id") && o.contains_key("started_at") {
-        return Some(format!(
-            "session {} ({}){}\n",
-            o["session_id"].as_i64()?,
-            o["author"].as_str().unwrap_or(""),
-            o.get("task")
-                .and_then(Value::as_str)
-                .map(|t| format!(": {t}"))
-                .unwrap_or_default()
-        ));
-    }
-    None
-}
-
-/// `path:line:col kind name  signature` for symbols, `path:line:col kind name [provenance]`
-/// for references (one-based lines and columns).
-fn one_line(item: &Value) -> Option<String> {
-    let o = item.as_object()?;
-    let at = |o: &Map<String, Value>| {
-        format!(
-            "{}:{}:{}",
-            o.get("path")?.as_str()?,
-            o.get("line")?.as_u64()? + 1,
-            o.get("column").and_then(Value::as_u64).unwrap_or(0) + 1
-        )
-        .into()
-    };
-    if o.contains_key("qualified_name") && o.contains_key("signature") {
-        let at: Option<String> = at(o);
-        return Some(format!(
-            "{} {} {}  {}",
-            at?,
-            o.get("kind")?.as_str()?,
-            o.get("qualified_name")?.as_str()?,
-            o.get("signature")?.as_str()?.trim()
-        ));
-    }
-    if o.contains_key("provenance") && o.contains_key("enclosing_key") {
-        let at: Option<String> = at(o);
-        return Some(format!(
-            "{} {} {} [{} {:.2}]{}",
-            at?,
-            o.get("kind")?.as_str()?,
-            o.get("name")?.as_str()?,
-            o.get("provenance")?.as_str()?,
-            o.get("confidence")?.as_f64()?,
-            o.get("enclosing_key")
-                .and_then(Value::as_str)
-                .map(|k| format!(" in {k}"))
-                .unwrap_or_default()
-        ));
-    }
-    None
-}
-
-/// An indented `key: value` outline of a JSON value; nulls, empty lists and fingerprints
-/// (noise for a reader) are left out; multi-line strings become indented blocks.
-fn outline(out: &mut String, v: &Value, indent: usize) {
-    let pad = " ".repeat(indent);
-    match v {
-        Value::Object(m) => {
-            for (k, x) in m {
-                if x.is_null()
-                    || k.contains("fingerprint")
-                    || k.ends_with("snapshot")
-                    || matches!(x, Value::Array(a) if a.is_empty())
-                    || matches!(x, Value::Object(o) if o.is_empty())
-                {
-                    continue;
-                }
-                match x {
-                    Value::String(s) if s.contains('\n') => {
-                        out.push_str(&format!("{pad}{k}: |\n"));
-                        for line in s.lines() {
-                            out.push_str(&format!("{pad}  {line}\n"));
-                        }
-                    }
-                    Value::Object(_) | Value::Array(_) => {
-                        out.push_str(&format!("{pad}{k}:\n"));
-                        outline(out, x, indent + 2);
-                    }
-                    scalar => out.push_str(&format!("{pad}{k}: {}\n", scalar_text(scalar))),
-                }
-            }
-        }
-        Value::Array(a) => {
-            for x in a {
-                match one_line(x) {
-                    Some(line) => out.push_str(&format!("{pad}- {line}\n")),
-                    None if x.is_object() || x.is_array() => {
-                        out.push_str(&format!("{pad}-\n"));
-                        outline(out, x, indent + 2);
-                    }
-                    None => out.push_str(&format!("{pad}- {}\n", scalar_text(x))),
-                }
-            }
-        }
-        scalar => out.push_str(&format!("{pad}{}\n", scalar_text(scalar))),
-    }
-}
-
-fn scalar_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
+/// Serialized size of a string's contents inside a JSON string, escapes included.
+fn escaped(s: &str) -> usize {
+    s.chars().map(escaped_len).sum()
 }
 
 #[cfg(test)]
@@ -591,7 +439,7 @@ mod tests {
             let end = window_end(&s, start, 100);
             assert!(end > start);
             let part = &s[start..end];
-            assert!(part.chars().map(escaped_len).sum::<usize>() <= 100);
+            assert!(escaped(part) <= 100);
             rebuilt.push_str(part);
             start = end;
         }
@@ -604,46 +452,47 @@ mod tests {
         assert_eq!(parse_cursor(Some("item:3")).ok(), Some(Cursor::Item(3)));
         assert_eq!(parse_cursor(Some("byte:10")).ok(), Some(Cursor::Byte(10)));
         for bad in ["3", "item:", "item:-1", "page:2"] {
-            let e = parse_cursor(Some(bad)).err().map(|e| e.message.to_string());
-            assert!(e.is_some_and(|m| m.contains("`cursor`")), "{bad}");
+            let e = parse_cursor(Some(bad)).err();
+            assert_eq!(e.map(|e| e.argument), Some("cursor".to_string()), "{bad}");
         }
     }
 
-    /// The headline of a memory write says what each claim is checked against: its one
-    /// target, the set of definitions it is tracked as, that it is not tracked, or what
-    /// lint reports about it.
+    /// A text longer than a page is paged over the text, each page a header line and a
+    /// window ending at a line end, the pages together the whole text.
     #[test]
-    fn a_write_headline_names_a_claim_tracked_as_a_set() {
-        let written = json!({
-            "page": {"subject": "src/lib.rs"},
-            "revision": {"version": 1, "author": "human:a"},
-            "event_id": 1,
-            "claims": [
-                {"kind": "symbol", "text": "RegexBuilder::new",
-                 "definitions": ["src/lib.rs#bytes.RegexBuilder.new@method",
-                                 "src/lib.rs#string.RegexBuilder.new@method"]},
-                {"kind": "symbol", "text": "build()", "resolved": "src/lib.rs#build@function"},
-                {"kind": "symbol", "text": "print()"},
-                {"kind": "path", "text": "src/lbi.rs", "finding": {"kind": "missing_path",
-                 "severity": "high", "truth": "`src/lbi.rs` does not exist",
-                 "suggestion": "src/lib.rs"}}
-            ]
-        });
+    fn a_long_text_is_paged_over_the_text() {
+        let text: String = (0..400)
+            .map(|i| format!("line {i:03} of the answer\n"))
+            .collect();
+        let (first, page) = page_text("why", &text, Cursor::Start, 4096).expect("page");
+        let page = page.expect("paged");
+        let next = page["next_cursor"].as_str().expect("next").to_string();
+        let end: usize = next["byte:".len()..].parse().expect("offset");
         assert_eq!(
-            headline(&written).as_deref(),
-            Some(
-                "wrote `src/lib.rs` version 1 (human:a)\n\
-                 \x20 claim `RegexBuilder::new` (symbol) → 2 definitions, tracked as a set: src/lib.rs#bytes.RegexBuilder.new@method, src/lib.rs#string.RegexBuilder.new@method\n\
-                 \x20 claim `build()` (symbol) → src/lib.rs#build@function\n\
-                 \x20 claim `print()` (symbol) → no definition in the map, or more than the 8 a set tracks: not tracked\n\
-                 \x20 claim `src/lbi.rs` (path) → missing_path [high]: `src/lbi.rs` does not exist (did you mean `src/lib.rs`?); `loci lint` reports it\n"
-            )
+            first.lines().next(),
+            Some(format!("why: bytes 0..{end} of {} of the answer; more: call again with cursor \"{next}\"", text.len()).as_str())
         );
+        assert!(text[..end].ends_with('\n'));
+        let mut rebuilt = first.split_once('\n').expect("header").1.to_string();
+        let mut cursor = Some(next);
+        while let Some(c) = cursor {
+            let (t, page) = page_text("why", &text, parse_cursor(Some(&c)).expect("cursor"), 4096)
+                .expect("page");
+            rebuilt.push_str(t.split_once('\n').expect("header").1);
+            cursor = page.and_then(|p| p["next_cursor"].as_str().map(str::to_string));
+        }
+        assert_eq!(rebuilt, text);
     }
 
     #[test]
-    fn shrink_fits_the_budget() {
+    fn shrink_fits_the_budget_and_keeps_the_type() {
         let big = json!({"body": "x".repeat(100_000), "list": vec![1; 10_000]});
-        assert!(json_len(&shrink(big, 2000)) <= 2000);
+        let small = shrink(big, 2000);
+        assert!(json_len(&small) <= 2000);
+        assert!(small.is_object());
+        assert_eq!(
+            shrink(json!({"a": "x".repeat(100)}), 10),
+            json!({"preview": "(too large to preview; the text content holds the answer)"})
+        );
     }
 }

@@ -31,7 +31,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 
 use crate::render;
-use crate::tools::{self, Access, Call};
+use crate::tools::{self, Access, Answer, ArgumentError, Call, ParseError};
 
 /// What the server tells an agent at `initialize`.
 pub const INSTRUCTIONS: &str = "\
@@ -241,7 +241,7 @@ impl LociServer {
         default_author: Option<&str>,
         refreshed: &mut Vec<String>,
         notes: &mut Vec<String>,
-    ) -> Result<loci_engine::Envelope<serde_json::Value>, EngineError> {
+    ) -> Result<Answer, EngineError> {
         let interval = self.inner.options.refresh_interval;
         let due = |state: &State| {
             call.refresh_first() || state.last_refresh.is_none_or(|t| t.elapsed() >= interval)
@@ -257,7 +257,7 @@ impl LociServer {
             refreshed.extend(self.refresh(&mut state, notes));
         }
         let mut result = self.with_reader(|ws| call.run(ws, default_author));
-        let stale = matches!(&result, Ok(env) if env.freshness.changed_since_scan.unwrap_or(0) > 0);
+        let stale = matches!(&result, Ok(a) if a.env.freshness.changed_since_scan.unwrap_or(0) > 0);
         if stale {
             refreshed.extend(self.refresh(&mut self.lock(), notes));
             result = self.with_reader(|ws| call.run(ws, default_author));
@@ -265,13 +265,9 @@ impl LociServer {
         result
     }
 
-    /// Runs one parsed call: refresh, engine operation, rendering. Blocking.
-    pub fn execute(
-        &self,
-        tool: &str,
-        call: &Call,
-        default_author: Option<&str>,
-    ) -> Result<CallToolResult, ErrorData> {
+    /// Runs one parsed call: refresh, engine operation, rendering. Blocking. Every
+    /// outcome is a tool result: a failure is one with `isError: true`.
+    pub fn execute(&self, tool: &str, call: &Call, default_author: Option<&str>) -> CallToolResult {
         let mut refreshed = Vec::new();
         let mut notes = Vec::new();
         let access = call.access();
@@ -298,7 +294,11 @@ impl LociServer {
             result
         };
         match result {
-            Ok(mut env) => {
+            Ok(Answer {
+                mut env,
+                text,
+                says_what_was_cut,
+            }) => {
                 refreshed.sort();
                 refreshed.dedup();
                 // A branch switch refreshes thousands of files: name the first ones.
@@ -312,7 +312,13 @@ impl LociServer {
                 }
                 env.freshness.refreshed = refreshed;
                 env.capability.notes.extend(notes);
-                render::tool_result(tool, env, call.cursor(), self.inner.options.page_bytes)
+                let answer = Answer {
+                    env,
+                    text,
+                    says_what_was_cut,
+                };
+                render::tool_result(tool, answer, call.cursor(), self.inner.options.page_bytes)
+                    .unwrap_or_else(|e| argument_error(tool, e))
             }
             Err(e) => engine_error(tool, e),
         }
@@ -349,15 +355,16 @@ fn refresh(state: &mut State, notes: &mut Vec<String>) -> Vec<String> {
     }
 }
 
-/// Maps an engine error to MCP: a bad argument is a protocol error (`-32602`, naming the
-/// argument); everything else is a tool result with `isError: true` whose structured
-/// content says `kind` and whether a retry can succeed.
-pub fn engine_error(tool: &str, e: EngineError) -> Result<CallToolResult, ErrorData> {
+/// Maps an engine error to a tool result with `isError: true` whose text says what went
+/// wrong and what to do, and whose structured content says `kind` and whether a retry
+/// can succeed (MCP 2025-11-25: argument and domain errors are tool execution errors, so
+/// that the model sees them; only protocol faults are JSON-RPC errors).
+pub fn engine_error(tool: &str, e: EngineError) -> CallToolResult {
     let (kind, retryable, message) = match e {
         EngineError::InvalidArgument { name, message } => {
-            return Err(tools::invalid_argument(&name, &message));
+            return argument_error(tool, tools::invalid_argument(&name, &message));
         }
-        EngineError::NotFound(message) => ("not_found", false, message),
+        EngineError::NotFound(message) => ("not_found", false, not_found_hint(tool, message)),
         EngineError::Unscanned(message) => ("unscanned", false, message),
         EngineError::Store(s) if s.is_busy() => (
             "busy",
@@ -372,15 +379,53 @@ pub fn engine_error(tool: &str, e: EngineError) -> Result<CallToolResult, ErrorD
             ("error", false, other.to_string())
         }
     };
-    Ok(error_result(kind, retryable, message))
+    error_result(kind, retryable, message, None)
 }
 
-/// A tool-level error result.
-pub fn error_result(kind: &str, retryable: bool, message: String) -> CallToolResult {
+/// An argument the call cannot use, as a tool result with `isError: true`: the message
+/// names the argument and ends with what to do (fix it and call `tool` again).
+pub fn argument_error(tool: &str, e: ArgumentError) -> CallToolResult {
+    let message = format!(
+        "{}; fix {} and call `{tool}` again",
+        as_tools_say(&e.message),
+        if e.argument.is_empty() {
+            "the arguments".to_string()
+        } else {
+            format!("`{}`", e.argument)
+        }
+    );
+    error_result("invalid_argument", false, message, Some(&e.argument))
+}
+
+/// The engine's messages name CLI commands where a tool does the same; say the tool.
+fn as_tools_say(message: &str) -> String {
+    message.replace("`loci session begin`", "`session_begin`")
+}
+
+/// A `not_found` message with what to do where the engine's message does not say it.
+fn not_found_hint(tool: &str, message: String) -> String {
+    match tool {
+        "session_end" if message.starts_with("no session ") => format!(
+            "{message}; pass the `session_id` that `session_begin` returned (`recap` lists recent sessions)"
+        ),
+        _ => as_tools_say(&message),
+    }
+}
+
+/// A tool-level error result: text `KIND: MESSAGE`, structured content `{error: {kind,
+/// message, retryable, argument?}}` (the `error` branch of every tool's output schema).
+pub fn error_result(
+    kind: &str,
+    retryable: bool,
+    message: String,
+    argument: Option<&str>,
+) -> CallToolResult {
     let mut r = CallToolResult::error(vec![ContentBlock::text(format!("{kind}: {message}"))]);
-    r.structured_content = Some(json!({
-        "error": { "kind": kind, "message": message, "retryable": retryable }
-    }));
+    let mut error = json!({ "kind": kind, "message": message, "retryable": retryable });
+    if let Some(a) = argument.filter(|a| !a.is_empty()) {
+        error["argument"] = json!(a);
+    }
+    r.structured_content = Some(json!({ "error": error }));
     r
 }
 
@@ -428,7 +473,11 @@ impl ServerHandler for LociServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        let call = tools::parse(&name, request.arguments)?;
+        let call = match tools::parse(&name, request.arguments) {
+            Ok(call) => call,
+            Err(ParseError::UnknownTool(e)) => return Err(e),
+            Err(ParseError::Argument(e)) => return Ok(argument_error(&name, e).into()),
+        };
         let author = default_author(&context);
         let server = self.clone();
         let tool = name.clone();
@@ -436,7 +485,7 @@ impl ServerHandler for LociServer {
             tokio::task::spawn_blocking(move || server.execute(&tool, &call, author.as_deref()))
                 .await;
         match joined {
-            Ok(result) => result.map(CallToolResponse::from),
+            Ok(result) => Ok(result.into()),
             Err(e) => {
                 // A panic in the engine: answer this request, keep the server up.
                 tracing::error!(tool = %name, error = %e, "tool panicked");
@@ -444,6 +493,7 @@ impl ServerHandler for LociServer {
                     "internal",
                     false,
                     format!("internal error in `{name}`: {e}; the server is still running"),
+                    None,
                 )
                 .into())
             }

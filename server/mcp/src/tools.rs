@@ -3,14 +3,17 @@
 //! the dispatch from a parsed call to one engine function.
 //!
 //! Rule (style.md 12): tools are thin. Each arm calls exactly one
-//! [`loci_engine::Workspace`] operation; the only adaptation is naming (argument names
-//! in errors) and defaults a protocol needs (the author of an agent's write).
+//! [`loci_engine::Workspace`] operation and renders its typed result with the one
+//! [`loci_engine::text`] renderer the CLI uses; the only adaptation is naming (argument
+//! names in errors) and defaults a protocol needs (the author of an agent's write).
 
+use std::io;
 use std::sync::Arc;
 
 use loci_engine::context::{ContextRequest, HitKind, SearchOptions};
 use loci_engine::memory::WriteOptions;
 use loci_engine::query::LIST_LIMIT;
+use loci_engine::text::{self, Out};
 use loci_engine::{EngineError, Envelope, Workspace};
 use rmcp::ErrorData;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
@@ -771,7 +774,40 @@ impl ToolDef {
             .destructive(false)
             .idempotent(self.idempotent)
             .open_world(false);
-        Tool::new(self.name, self.description, (self.schema)()).annotate(annotations)
+        Tool::new(self.name, self.description, (self.schema)())
+            .annotate(annotations)
+            .with_raw_output_schema(Arc::new(output_schema(self.lists())))
+    }
+
+    /// Whether the tool's `result` is a list (paged by items) rather than one object.
+    pub fn lists(&self) -> bool {
+        LIST_TOOLS.contains(&self.name)
+    }
+}
+
+/// The tools whose `result` is a list: paged by items (`item:N` cursors).
+pub const LIST_TOOLS: &[&str] = &["search", "symbol", "references", "recap", "fact_list"];
+
+/// The `outputSchema` of every tool: the structured content is loci's envelope, as
+/// `loci --json` prints it (`result`, zero-based lines, and beside it `index`,
+/// `capability`, `stale_warnings`, `freshness`, `limits`), with `page` when the answer is
+/// paged; or, in a result with `isError: true`, `error` (`kind`, `message`, `retryable`).
+/// MCP 2025-06-18 asks a tool with an output schema to return structured content that
+/// conforms to it. Only the top level is declared: with the envelope's fields described,
+/// `tools/list` grew by 25 KB (27 tools), which a client may put before the model.
+pub fn output_schema(list: bool) -> JsonObject {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "result": {"type": if list { "array" } else { "object" }},
+            "page": {"type": "object"},
+            "error": {"type": "object"}
+        },
+        "anyOf": [{"required": ["result"]}, {"required": ["error"]}]
+    });
+    match schema {
+        serde_json::Value::Object(o) => o,
+        _ => JsonObject::new(),
     }
 }
 
@@ -813,50 +849,62 @@ pub enum Call {
     SessionEnd(SessionEndParams),
 }
 
-/// Parses `arguments` for tool `name`. Errors are `-32602` invalid params naming the
-/// argument (`data.argument`): an unknown tool, a missing or misspelled argument, a value
-/// of the wrong type.
-pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ErrorData> {
+/// Why a call could not be parsed.
+#[derive(Debug)]
+pub enum ParseError {
+    /// No tool of that name: a protocol error (`-32602`), as the MCP specification
+    /// classes an unknown tool.
+    UnknownTool(ErrorData),
+    /// An argument is missing, misspelled or of the wrong type: a tool result with
+    /// `isError: true`, so that the model reads it and calls again.
+    Argument(ArgumentError),
+}
+
+/// Parses `arguments` for tool `name`. An unknown tool is [`ParseError::UnknownTool`]; a
+/// missing or misspelled argument, or a value of the wrong type, is
+/// [`ParseError::Argument`] naming the argument.
+pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ParseError> {
     let args = Value::Object(arguments.unwrap_or_default());
+    let arg = ParseError::Argument;
     Ok(match name {
-        "context" => Call::Context(from_args(args)?),
-        "search" => Call::Search(from_args(args)?),
-        "symbol" => Call::Symbol(from_args(args)?),
-        "references" => Call::References(from_args(args)?),
-        "callers" => Call::Callers(from_args(args)?),
-        "deps" => Call::Deps(from_args(args)?),
-        "impact" => Call::Impact(from_args(args)?),
-        "why" => Call::Why(from_args(args)?),
-        "show" => Call::Show(from_args(args)?),
-        "history" => Call::History(from_args(args)?),
-        "asof" => Call::Asof(from_args(args)?),
-        "recap" => Call::Recap(from_args(args)?),
-        "fact_list" => Call::FactList(from_args(args)?),
-        "drift" => Call::Drift(from_args(args)?),
-        "lint" => Call::Lint(from_args(args)?),
-        "check" => Call::Check(from_args(args)?),
-        "resolve" => Call::Resolve(from_args(args)?),
-        "scan" => Call::Scan(from_args(args)?),
-        "remember" => Call::Remember(from_args(args)?),
-        "decide" => Call::Decide(from_args(args)?),
-        "learn" => Call::Learn(from_args(args)?),
-        "confirm" => Call::Confirm(from_args(args)?),
-        "pin" => Call::Pin(from_args(args)?),
-        "rollback" => Call::Rollback(from_args(args)?),
-        "fact_add" => Call::FactAdd(from_args(args)?),
-        "session_begin" => Call::SessionBegin(from_args(args)?),
-        "session_end" => Call::SessionEnd(from_args(args)?),
+        "context" => Call::Context(from_args(args).map_err(arg)?),
+        "search" => Call::Search(from_args(args).map_err(arg)?),
+        "symbol" => Call::Symbol(from_args(args).map_err(arg)?),
+        "references" => Call::References(from_args(args).map_err(arg)?),
+        "callers" => Call::Callers(from_args(args).map_err(arg)?),
+        "deps" => Call::Deps(from_args(args).map_err(arg)?),
+        "impact" => Call::Impact(from_args(args).map_err(arg)?),
+        "why" => Call::Why(from_args(args).map_err(arg)?),
+        "show" => Call::Show(from_args(args).map_err(arg)?),
+        "history" => Call::History(from_args(args).map_err(arg)?),
+        "asof" => Call::Asof(from_args(args).map_err(arg)?),
+        "recap" => Call::Recap(from_args(args).map_err(arg)?),
+        "fact_list" => Call::FactList(from_args(args).map_err(arg)?),
+        "drift" => Call::Drift(from_args(args).map_err(arg)?),
+        "lint" => Call::Lint(from_args(args).map_err(arg)?),
+        "check" => Call::Check(from_args(args).map_err(arg)?),
+        "resolve" => Call::Resolve(from_args(args).map_err(arg)?),
+        "scan" => Call::Scan(from_args(args).map_err(arg)?),
+        "remember" => Call::Remember(from_args(args).map_err(arg)?),
+        "decide" => Call::Decide(from_args(args).map_err(arg)?),
+        "learn" => Call::Learn(from_args(args).map_err(arg)?),
+        "confirm" => Call::Confirm(from_args(args).map_err(arg)?),
+        "pin" => Call::Pin(from_args(args).map_err(arg)?),
+        "rollback" => Call::Rollback(from_args(args).map_err(arg)?),
+        "fact_add" => Call::FactAdd(from_args(args).map_err(arg)?),
+        "session_begin" => Call::SessionBegin(from_args(args).map_err(arg)?),
+        "session_end" => Call::SessionEnd(from_args(args).map_err(arg)?),
         other => {
-            return Err(invalid_argument(
-                "name",
-                &format!("unknown tool `{other}`; call tools/list for the available tools"),
-            ));
+            return Err(ParseError::UnknownTool(ErrorData::invalid_params(
+                format!("unknown tool `{other}`; call tools/list for the available tools"),
+                Some(serde_json::json!({ "argument": "name" })),
+            )));
         }
     })
 }
 
 /// Deserializes tool arguments, naming the offending argument on error.
-fn from_args<T: DeserializeOwned>(args: Value) -> Result<T, ErrorData> {
+fn from_args<T: DeserializeOwned>(args: Value) -> Result<T, ArgumentError> {
     serde_path_to_error::deserialize(args).map_err(|e| {
         let path = e.path().to_string();
         let message = e.into_inner().to_string();
@@ -865,7 +913,10 @@ fn from_args<T: DeserializeOwned>(args: Value) -> Result<T, ErrorData> {
         } else {
             path
         };
-        invalid_argument(&argument, &message)
+        invalid_argument(
+            &argument,
+            &format!("{message} (the tool's inputSchema in tools/list names every argument)"),
+        )
     })
 }
 
@@ -876,14 +927,84 @@ fn backticked(message: &str) -> Option<String> {
     Some(message[start..start + len].to_string())
 }
 
-/// A `-32602` error naming the argument.
-pub fn invalid_argument(argument: &str, message: &str) -> ErrorData {
-    let text = if argument.is_empty() {
+/// An argument the call cannot use, and why: answered as a tool result with `isError:
+/// true` (MCP 2025-11-25, "Error Handling": input validation errors are tool execution
+/// errors, so the model can correct the call), never as a JSON-RPC error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgumentError {
+    /// The argument's name (empty when the arguments as a whole are wrong).
+    pub argument: String,
+    /// `invalid argument `NAME`: what is wrong`.
+    pub message: String,
+}
+
+/// An [`ArgumentError`] naming `argument`.
+pub fn invalid_argument(argument: &str, message: &str) -> ArgumentError {
+    let message = if argument.is_empty() {
         format!("invalid arguments: {message}")
     } else {
         format!("invalid argument `{argument}`: {message}")
     };
-    ErrorData::invalid_params(text, Some(serde_json::json!({ "argument": argument })))
+    ArgumentError {
+        argument: argument.to_string(),
+        message,
+    }
+}
+
+/// An answer: the envelope as JSON (the structured content) and its text as the CLI
+/// prints it (the text content), rendered by [`loci_engine::text`] from the typed result.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// The envelope, its result as JSON.
+    pub env: Envelope<Value>,
+    /// The text of the result.
+    pub text: Text,
+    /// Whether the text says itself what was cut (`context`, `impact`, `lint`), so no
+    /// truncation line follows it.
+    pub says_what_was_cut: bool,
+}
+
+/// The text of a result: whole, or for a list one piece per item (so that a page of
+/// items carries the text of those items).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Text {
+    /// The whole text.
+    Whole(String),
+    /// The text of each item, in order.
+    Items(Vec<String>),
+}
+
+/// An answer whose text `render` writes from the typed envelope.
+fn whole<T: Serialize>(
+    env: Result<Envelope<T>, EngineError>,
+    says_what_was_cut: bool,
+    render: impl FnOnce(Out, &Envelope<T>) -> io::Result<()>,
+) -> Result<Answer, EngineError> {
+    let env = env?;
+    let text = text::to_string(|o| render(o, &env));
+    Ok(Answer {
+        env: json(Ok(env))?,
+        text: Text::Whole(text),
+        says_what_was_cut,
+    })
+}
+
+/// An answer that is a list, `render` writing one item's text.
+fn items<T: Serialize>(
+    env: Result<Envelope<Vec<T>>, EngineError>,
+    render: fn(Out, &T) -> io::Result<()>,
+) -> Result<Answer, EngineError> {
+    let env = env?;
+    let texts = env
+        .result
+        .iter()
+        .map(|item| text::to_string(|o| render(o, item)))
+        .collect();
+    Ok(Answer {
+        env: json(Ok(env))?,
+        text: Text::Items(texts),
+        says_what_was_cut: false,
+    })
 }
 
 impl Call {
@@ -944,16 +1065,20 @@ impl Call {
         &self,
         ws: &mut Workspace,
         default_author: Option<&str>,
-    ) -> Result<Envelope<Value>, EngineError> {
+    ) -> Result<Answer, EngineError> {
         let a = default_author;
         match self {
-            Call::Context(p) => json(ws.context(&ContextRequest {
-                query: p.query.clone(),
-                open_files: p.open_files.clone().unwrap_or_default(),
-                budget: p.budget,
-                floor: p.floor,
-            })),
-            Call::Search(p) => json(
+            Call::Context(p) => whole(
+                ws.context(&ContextRequest {
+                    query: p.query.clone(),
+                    open_files: p.open_files.clone().unwrap_or_default(),
+                    budget: p.budget,
+                    floor: p.floor,
+                }),
+                true,
+                |o, env| text::context(o, &env.result),
+            ),
+            Call::Search(p) => items(
                 ws.search(
                     &p.query,
                     &SearchOptions {
@@ -967,46 +1092,118 @@ impl Call {
                         limit: p.limit,
                     },
                 ),
+                text::search_hit,
             ),
-            Call::Symbol(p) => json(ws.symbol(&p.name, p.limit.unwrap_or(LIST_LIMIT))),
-            Call::References(p) => json(ws.refs(&p.name, p.limit.unwrap_or(LIST_LIMIT))),
-            Call::Callers(p) => json(ws.callers(&p.symbol, p.limit.unwrap_or(LIST_LIMIT))),
-            Call::Deps(p) => json(ws.deps(&p.path, p.reverse.unwrap_or(false))),
-            Call::Impact(p) => json(ws.impact_limited(
-                &p.target,
-                p.depth.unwrap_or(3),
-                p.hard.unwrap_or(false),
-                p.limit.unwrap_or(IMPACT_LIMIT),
-            )),
-            Call::Why(p) => json(ws.why(&p.target)),
-            Call::Show(p) => json(ws.show(&p.subject, p.version)),
-            Call::History(p) => json(ws.history(&p.subject)),
-            Call::Asof(p) => json(ws.asof(&p.date, p.show.as_deref())),
-            Call::Recap(p) => json(ws.recap(p.n.unwrap_or(3))),
-            Call::FactList(_) => json(ws.fact_list()),
-            Call::Drift(p) => json(ws.drift(p.since)),
-            Call::Lint(_) => json(ws.lint()).map(|env| cap_lists(env, "`loci lint --json`")),
-            Call::Check(_) => json(ws.check()).map(|env| cap_lists(env, "`loci check --json`")),
-            Call::Resolve(p) => json(ws.resolve(p.id, p.notes.as_deref(), p.session)),
-            Call::Scan(_) => json(ws.scan(&|_| {})).map(|env| cap_lists(env, "`loci scan --json`")),
-            Call::Remember(p) => json(ws.remember(&p.subject, &p.body, &p.write_options(a))),
-            Call::Decide(p) => json(ws.decide(&p.text, p.subject.as_deref(), &p.write_options(a))),
-            Call::Learn(p) => json(ws.learn(&p.text, p.subject.as_deref(), &p.write_options(a))),
-            Call::Confirm(p) => json(ws.confirm(&p.subject, &p.write_options(a))),
-            Call::Pin(p) => json(ws.pin(&p.subject, p.pinned.unwrap_or(true), &p.write_options(a))),
-            Call::Rollback(p) => json(ws.rollback(&p.subject, p.version, &p.write_options(a))),
-            Call::FactAdd(p) => json(ws.fact_add(
-                &p.claim,
-                &p.cmd,
-                p.expect_output.as_deref(),
-                p.expect_exit,
-                &p.write_options(a),
-            ))
+            Call::Symbol(p) => items(
+                ws.symbol(&p.name, p.limit.unwrap_or(LIST_LIMIT)),
+                text::symbol_hit,
+            ),
+            Call::References(p) => items(
+                ws.refs(&p.name, p.limit.unwrap_or(LIST_LIMIT)),
+                text::ref_hit,
+            ),
+            Call::Callers(p) => whole(
+                ws.callers(&p.symbol, p.limit.unwrap_or(LIST_LIMIT)),
+                false,
+                |o, env| text::callers(o, &env.result),
+            ),
+            Call::Deps(p) => whole(
+                ws.deps(&p.path, p.reverse.unwrap_or(false)),
+                false,
+                |o, env| text::deps(o, &env.result),
+            ),
+            Call::Impact(p) => whole(
+                ws.impact_limited(
+                    &p.target,
+                    p.depth.unwrap_or(3),
+                    p.hard.unwrap_or(false),
+                    p.limit.unwrap_or(IMPACT_LIMIT),
+                ),
+                true,
+                text::impact,
+            ),
+            Call::Why(p) => whole(ws.why(&p.target), false, |o, env| text::why(o, &env.result)),
+            Call::Show(p) => whole(ws.show(&p.subject, p.version), false, |o, env| {
+                text::shown(o, &env.result)
+            }),
+            Call::History(p) => whole(ws.history(&p.subject), false, |o, env| {
+                text::history(o, &env.result)
+            }),
+            Call::Asof(p) => whole(ws.asof(&p.date, p.show.as_deref()), false, |o, env| {
+                text::asof(o, &env.result)
+            }),
+            Call::Recap(p) => items(ws.recap(p.n.unwrap_or(3)), text::session_view),
+            Call::FactList(_) => items(ws.fact_list(), text::fact),
+            Call::Drift(p) => whole(ws.drift(p.since), false, |o, env| {
+                text::drift(o, &env.result)
+            }),
+            Call::Lint(_) => whole(ws.lint(), true, |o, env| {
+                text::lint(o, &env.result, LIST_CAP)
+            })
+            .map(|answer| cap_lists(answer, "`loci lint --json`")),
+            Call::Check(_) => whole(ws.check(), true, |o, env| {
+                text::check(o, &env.result, LIST_CAP)
+            })
+            .map(|answer| cap_lists(answer, "`loci check --json`")),
+            Call::Resolve(p) => whole(
+                ws.resolve(p.id, p.notes.as_deref(), p.session),
+                false,
+                |o, env| text::resolved(o, &env.result),
+            ),
+            Call::Scan(_) => whole(ws.scan(&|_| {}), false, |o, env| text::scan(o, &env.result))
+                .map(|answer| cap_lists(answer, "`loci scan --json`")),
+            Call::Remember(p) => whole(
+                ws.remember(&p.subject, &p.body, &p.write_options(a)),
+                false,
+                |o, env| text::written(o, &env.result),
+            ),
+            Call::Decide(p) => whole(
+                ws.decide(&p.text, p.subject.as_deref(), &p.write_options(a)),
+                false,
+                |o, env| text::written(o, &env.result),
+            ),
+            Call::Learn(p) => whole(
+                ws.learn(&p.text, p.subject.as_deref(), &p.write_options(a)),
+                false,
+                |o, env| text::written(o, &env.result),
+            ),
+            Call::Confirm(p) => whole(
+                ws.confirm(&p.subject, &p.write_options(a)),
+                false,
+                |o, env| text::shown(o, &env.result),
+            ),
+            Call::Pin(p) => whole(
+                ws.pin(&p.subject, p.pinned.unwrap_or(true), &p.write_options(a)),
+                false,
+                |o, env| text::page(o, &env.result),
+            ),
+            Call::Rollback(p) => whole(
+                ws.rollback(&p.subject, p.version, &p.write_options(a)),
+                false,
+                |o, env| text::written(o, &env.result),
+            ),
+            Call::FactAdd(p) => whole(
+                ws.fact_add(
+                    &p.claim,
+                    &p.cmd,
+                    p.expect_output.as_deref(),
+                    p.expect_exit,
+                    &p.write_options(a),
+                ),
+                false,
+                |o, env| text::fact(o, &env.result),
+            )
             .map_err(|e| rename_argument(e, "expect", "expect_output")),
-            Call::SessionBegin(p) => {
-                json(ws.session_begin(p.task.as_deref(), p.author.as_deref().or(a)))
-            }
-            Call::SessionEnd(p) => json(ws.session_end(p.session, p.summary.as_deref())),
+            Call::SessionBegin(p) => whole(
+                ws.session_begin(p.task.as_deref(), p.author.as_deref().or(a)),
+                false,
+                |o, env| text::session_begun(o, &env.result),
+            ),
+            Call::SessionEnd(p) => whole(
+                ws.session_end(p.session, p.summary.as_deref()),
+                false,
+                |o, env| text::session_view(o, &env.result),
+            ),
         }
     }
 }
@@ -1026,7 +1223,6 @@ fn rename_argument(e: EngineError, from: &str, to: &str) -> EngineError {
     }
 }
 
-/// An envelope with its result as JSON.
 /// Entries a `scan`, `lint` or `check` answer lists per list; the counts are whole.
 pub const LIST_CAP: usize = 50;
 
@@ -1035,7 +1231,7 @@ pub const LIST_CAP: usize = 50;
 /// every entry (`whole`). These answers are not to page: calling `scan` again scans again,
 /// and each page of a `lint` ran the whole lint again (a second trial: 585 pages of raw
 /// JSON for 20,011 findings, 3.8 s each).
-fn cap_lists(mut env: Envelope<Value>, whole: &str) -> Envelope<Value> {
+fn cap_lists(mut answer: Answer, whole: &str) -> Answer {
     fn cap(value: &mut Value, prefix: &str, depth: u32, cut: &mut Vec<String>) {
         let Value::Object(fields) = value else {
             return;
@@ -1054,16 +1250,17 @@ fn cap_lists(mut env: Envelope<Value>, whole: &str) -> Envelope<Value> {
         }
     }
     let mut cut = Vec::new();
-    cap(&mut env.result, "", 1, &mut cut);
+    cap(&mut answer.env.result, "", 1, &mut cut);
     if !cut.is_empty() {
-        env.capability.notes.push(format!(
+        answer.env.capability.notes.push(format!(
             "lists cut to their first {LIST_CAP} entries; whole counts: {} ({whole} lists every entry)",
             cut.join(", ")
         ));
     }
-    env
+    answer
 }
 
+/// An envelope with its result as JSON.
 fn json<T: Serialize>(
     env: Result<Envelope<T>, EngineError>,
 ) -> Result<Envelope<Value>, EngineError> {

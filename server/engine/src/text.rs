@@ -1,0 +1,742 @@
+//! The human text of an answer: what `loci` prints without `--json` and what every MCP
+//! tool returns as its text content, one renderer per result type so that the two doors
+//! never say different things. Lines are one-based (`path:line`), as editors and
+//! compilers print them; the structured envelope keeps zero-based lines.
+//!
+//! A renderer writes the answer's body only. What surrounds it is each door's: the CLI
+//! prints notes on stderr and holds the envelope for `--json`; MCP appends the notes and
+//! pages long text. [`footer`] is the part both print after the body.
+
+use std::io::{self, Write};
+
+use crate::Envelope;
+use crate::context::{ContextAnswer, SearchHit};
+use crate::lint::{CheckReport, DriftReport, LintReport};
+use crate::memory::{AsOf, History, Shown, Written};
+use crate::query::{Callers, Deps, Direction, Impact, Stats};
+use crate::scan::{LanguageCount, SKIPPED_EXAMPLES, ScanReport};
+use crate::session::SessionView;
+use crate::store_types::{Contradiction, Fact, MapCounts, Page, RefHit, Session, SymbolHit};
+use crate::walk::SkipReason;
+use crate::why::Why;
+use crate::words::count;
+
+/// Where a renderer writes.
+pub type Out<'a> = &'a mut dyn Write;
+
+/// Skipped files a scan summary names (the JSON report names up to [`SKIPPED_EXAMPLES`]).
+pub const SKIPS_NAMED: usize = 10;
+
+/// How many of a commit's files `why` names.
+pub const COMMIT_FILES_SHOWN: usize = 5;
+
+/// `render` into a string (renderers write UTF-8 only).
+pub fn to_string(render: impl FnOnce(Out) -> io::Result<()>) -> String {
+    let mut buf = Vec::new();
+    // Writing into a Vec cannot fail; a renderer returns no error of its own.
+    let _ = render(&mut buf);
+    String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// What follows every answer's body: its stale warnings, then, when `truncation_line`
+/// (the body does not say itself what was cut), how many items were not listed.
+pub fn footer<T>(o: Out, env: &Envelope<T>, truncation_line: bool) -> io::Result<()> {
+    for w in &env.stale_warnings {
+        writeln!(o, "warning: {}: {}", w.path, w.reason)?;
+    }
+    if truncation_line && env.limits.omitted > 0 {
+        writeln!(
+            o,
+            "... and {} more, not listed; `--limit 0` lists all",
+            env.limits.omitted
+        )?;
+    } else if truncation_line && env.limits.truncated {
+        writeln!(o, "(truncated: more results than shown)")?;
+    }
+    Ok(())
+}
+
+/// A scan's summary: what changed, the map's totals and languages, what was skipped.
+pub fn scan(o: Out, r: &ScanReport) -> io::Result<()> {
+    let t = &r.totals;
+    writeln!(
+        o,
+        "scanned in {:.2}s: {} added, {} modified, {} deleted, {} renamed, {} unchanged{}{}",
+        r.duration_ms as f64 / 1000.0,
+        r.added.len(),
+        r.modified.len(),
+        r.deleted.len(),
+        r.renamed.len(),
+        r.unchanged,
+        if r.resumed > 0 {
+            format!(", {} finished for an interrupted scan", r.resumed)
+        } else if r.reanalysed > 0 {
+            format!(", {} analysed again for this version of loci", r.reanalysed)
+        } else {
+            String::new()
+        },
+        if r.retried > 0 {
+            format!(
+                ", {} analysed again after the parse limit stopped them",
+                r.retried
+            )
+        } else {
+            String::new()
+        }
+    )?;
+    for m in &r.pages_moved {
+        writeln!(o, "memory followed a rename: {} -> {}", m.from, m.to)?;
+    }
+    writeln!(o, "map: {}", totals_line(t, true))?;
+    languages(o, &r.languages)?;
+    if !r.skipped.is_empty() {
+        let parts: Vec<String> = r.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        writeln!(o, "skipped: {}", parts.join(", "))?;
+        // Name the files a user may want back (too large, unreadable, secret, …);
+        // binary files are many and expected.
+        let named: Vec<_> = r
+            .skipped_examples
+            .iter()
+            .filter(|s| s.reason != SkipReason::Binary)
+            .collect();
+        for s in named.iter().take(SKIPS_NAMED) {
+            match &s.detail {
+                Some(d) => writeln!(o, "  {}: {} ({d})", s.path, s.reason.as_str())?,
+                None => writeln!(o, "  {}: {}", s.path, s.reason.as_str())?,
+            }
+        }
+        if named.len() > SKIPS_NAMED {
+            writeln!(
+                o,
+                "  … and more: `loci scan --json` names up to {SKIPPED_EXAMPLES}"
+            )?;
+        }
+    }
+    for d in &r.degraded {
+        writeln!(o, "degraded: {}: {}", d.path, d.reason)?;
+    }
+    // Named, as the skips are: "in 1 file" left the reader to find which.
+    if !r.lossy_utf8.is_empty() {
+        writeln!(
+            o,
+            "invalid UTF-8 replaced (U+FFFD) in {}:",
+            count(r.lossy_utf8.len() as u64, "file")
+        )?;
+        for path in r.lossy_utf8.iter().take(SKIPS_NAMED) {
+            writeln!(o, "  {path}")?;
+        }
+        if r.lossy_utf8.len() > SKIPS_NAMED {
+            writeln!(
+                o,
+                "  … and {} more: `loci scan --json` names them all",
+                r.lossy_utf8.len() - SKIPS_NAMED
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// One definition: `path:line: kind qualified.name  [key]`, then its signature indented.
+pub fn symbol_hit(o: Out, s: &SymbolHit) -> io::Result<()> {
+    writeln!(
+        o,
+        "{}:{}: {} {}  [{}]",
+        s.path,
+        s.line + 1,
+        s.kind,
+        s.qualified_name,
+        s.key
+    )?;
+    writeln!(o, "    {}", s.signature)
+}
+
+/// One reference: `path:line:col: kind name in ENCLOSING -> TARGET (provenance, confidence)`.
+pub fn ref_hit(o: Out, r: &RefHit) -> io::Result<()> {
+    let target = r.target_key.as_deref().unwrap_or("unresolved");
+    let within = r.enclosing_key.as_deref().unwrap_or("(top level)");
+    writeln!(
+        o,
+        "{}:{}:{}: {} {} in {} -> {} ({}, {:.2})",
+        r.path,
+        r.line + 1,
+        r.column + 1,
+        r.kind,
+        r.name,
+        within,
+        target,
+        r.provenance,
+        r.confidence
+    )
+}
+
+/// The definitions a `callers` question matched, then each call.
+pub fn callers(o: Out, c: &Callers) -> io::Result<()> {
+    for t in &c.targets {
+        writeln!(o, "definition {} ({}:{})", t.key, t.path, t.line + 1)?;
+    }
+    if c.targets_total > c.targets.len() as u64 {
+        writeln!(
+            o,
+            "definition … and {} more, not listed (their calls are counted)",
+            c.targets_total - c.targets.len() as u64
+        )?;
+    }
+    for r in &c.calls {
+        ref_hit(o, r)?;
+    }
+    Ok(())
+}
+
+/// A file's imports (`from:line: module -> file`), or the files importing it.
+pub fn deps(o: Out, d: &Deps) -> io::Result<()> {
+    for e in &d.edges {
+        match d.direction {
+            Direction::Imports => match &e.to {
+                Some(to) => writeln!(o, "{}:{}: {} -> {}", e.from, e.line + 1, e.module, to)?,
+                None => writeln!(o, "{}:{}: {} (unresolved)", e.from, e.line + 1, e.module)?,
+            },
+            Direction::ImportedBy => {
+                writeln!(o, "{}:{}: imports {}", e.from, e.line + 1, e.module)?
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The dependents of a file or symbol, indented by depth, each with the edge that reached
+/// it; says itself how many were not listed (`env.limits.omitted`).
+pub fn impact(o: Out, env: &Envelope<Impact>) -> io::Result<()> {
+    let i = &env.result;
+    // A file's dependents are files; a symbol's are definitions (or files, for a
+    // reference outside any definition), in the files that hold them: the target's own
+    // files count only when a dependent is in one.
+    let n = i.dependents;
+    let reach = if i.mode == "file" {
+        count(n, "dependent file")
+    } else if n == 0 {
+        "0 dependents".to_string()
+    } else {
+        format!(
+            "{} in {}",
+            count(n, "dependent"),
+            count(i.dependent_files, "file")
+        )
+    };
+    writeln!(
+        o,
+        "impact of {} (depth {}{}): {reach}",
+        i.target.join(", "),
+        i.depth,
+        if i.hard { ", stated edges only" } else { "" },
+    )?;
+    for n in &i.nodes {
+        writeln!(
+            o,
+            "{:indent$}{}  <- {} at {} ({}, {:.2})",
+            "",
+            n.id,
+            n.via.kind,
+            n.via.at,
+            n.via.provenance,
+            n.via.confidence,
+            indent = (n.depth as usize) * 2
+        )?;
+    }
+    if env.limits.omitted > 0 {
+        let levels: Vec<String> = i
+            .by_depth
+            .iter()
+            .enumerate()
+            .map(|(d, n)| format!("{n} at depth {}", d + 1))
+            .collect();
+        writeln!(
+            o,
+            "... and {} more, not listed ({} in all: {}); `--limit 0` lists all",
+            env.limits.omitted,
+            i.dependents,
+            levels.join(", "),
+        )?;
+    }
+    Ok(())
+}
+
+/// The map's revision, totals and languages.
+pub fn stats(o: Out, env: &Envelope<Stats>) -> io::Result<()> {
+    let s = &env.result;
+    writeln!(
+        o,
+        "revision {} (scanned {})",
+        env.index.revision,
+        env.index
+            .scanned_at
+            .as_deref()
+            .unwrap_or("never: the map is partial or empty")
+    )?;
+    writeln!(o, "{}", totals_line(&s.totals, false))?;
+    languages(o, &s.languages)
+}
+
+/// A memory write: the revision written, then each claim found in it and what it is
+/// checked against (or why it is not, or what lint will report about it).
+pub fn written(o: Out, w: &Written) -> io::Result<()> {
+    writeln!(
+        o,
+        "{} {} v{} by {}{}",
+        if w.replayed {
+            "already written:"
+        } else {
+            "wrote"
+        },
+        w.page.subject,
+        w.revision.version,
+        w.revision.author,
+        w.revision
+            .session_id
+            .map(|s| format!(" in session {s}"))
+            .unwrap_or_default()
+    )?;
+    for c in &w.claims {
+        let status = match (&c.resolved, c.untracked_or_set()) {
+            _ if let Some(f) = &c.finding => format!("({})", f.describe()),
+            (Some(r), None) => format!("-> {r}"),
+            (None, _) if c.kind == "version" => "(version, checked by lint)".into(),
+            // Several definitions (`RegexBuilder::new` in two modules) are tracked as a
+            // set; a missing one is not snapshotted, so it never goes stale.
+            (_, why) => format!("({})", why.unwrap_or_default()),
+        };
+        writeln!(o, "  {} `{}` {}", c.kind, c.text, status)?;
+    }
+    Ok(())
+}
+
+/// A memory page at one revision: a heading line, its summary, its body, its members.
+pub fn shown(o: Out, s: &Shown) -> io::Result<()> {
+    let r = &s.revision;
+    writeln!(
+        o,
+        "# {} — v{}{} by {} at {}{}",
+        s.page.subject,
+        r.version,
+        if s.current { "" } else { " (not current)" },
+        r.author,
+        r.created_at,
+        if s.page.pinned { " [pinned]" } else { "" }
+    )?;
+    if let Some(summary) = &r.summary {
+        writeln!(o, "summary: {summary}")?;
+    }
+    writeln!(o)?;
+    writeln!(o, "{}", r.body.trim_end())?;
+    if !s.members.is_empty() {
+        writeln!(o, "\nmembers: {}", s.members.join(", "))?;
+    }
+    Ok(())
+}
+
+/// A page's revisions, oldest first, one a line.
+pub fn history(o: Out, h: &History) -> io::Result<()> {
+    writeln!(o, "{} ({})", h.page.subject, h.page.kind)?;
+    for e in &h.revisions {
+        if let Some(entry) = &e.entry {
+            write!(o, "  {entry:<12}")?;
+        }
+        writeln!(
+            o,
+            "  v{:<3} {} {:<24} {:<9} {}{}",
+            e.version,
+            e.created_at,
+            e.author,
+            e.event.as_deref().unwrap_or("-"),
+            e.summary.as_deref().unwrap_or(""),
+            e.session_id
+                .map(|s| format!(" (session {s})"))
+                .unwrap_or_default()
+        )?;
+    }
+    Ok(())
+}
+
+/// A page after pinning or unpinning: `subject pinned|unpinned`.
+pub fn page(o: Out, p: &Page) -> io::Result<()> {
+    writeln!(
+        o,
+        "{} {}",
+        p.subject,
+        if p.pinned { "pinned" } else { "unpinned" }
+    )
+}
+
+/// Memory at a moment: one page's revision then, or every page's version then.
+pub fn asof(o: Out, a: &AsOf) -> io::Result<()> {
+    match &a.shown {
+        Some(r) => {
+            writeln!(
+                o,
+                "# {} — v{} by {} at {} (current at {})",
+                r.subject, r.version, r.author, r.created_at, a.at
+            )?;
+            writeln!(o, "\n{}", r.body.trim_end())?;
+        }
+        None => {
+            writeln!(o, "memory at {}:", a.at)?;
+            for p in &a.pages {
+                writeln!(
+                    o,
+                    "  {} v{} by {} at {}",
+                    p.subject, p.version, p.author, p.created_at
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The memory that explains a target and its provenance chain: revision, author, entry,
+/// session, claims, events, commit.
+pub fn why(o: Out, w: &Why) -> io::Result<()> {
+    let r = &w.revision;
+    writeln!(
+        o,
+        "{} v{} (matched by {})",
+        w.subject, r.version, w.matched_by
+    )?;
+    writeln!(o, "  written by {} at {}", r.author, r.created_at)?;
+    match (&w.entry, &r.summary) {
+        (Some(entry), _) => writeln!(o, "  entry: {}", entry.replace('\n', "\n  "))?,
+        (None, Some(summary)) => writeln!(o, "  summary: {summary}")?,
+        (None, None) => {}
+    }
+    if let Some(s) = &w.session {
+        writeln!(
+            o,
+            "  session {}: {} ({})",
+            s.session_id,
+            s.task.as_deref().unwrap_or("no task"),
+            s.author
+        )?;
+    }
+    for c in &w.claims {
+        writeln!(
+            o,
+            "  claim `{}` -> {}",
+            c.text,
+            c.resolved
+                .clone()
+                .or_else(|| (!c.definitions.is_empty()).then(|| c.definitions.join(", ")))
+                .as_deref()
+                .unwrap_or("unresolved")
+        )?;
+    }
+    for e in &w.events {
+        writeln!(
+            o,
+            "  event #{} {} {} at {}",
+            e.event_id, e.kind, e.source_ref, e.created_at
+        )?;
+    }
+    if let Some(note) = &w.commit_note {
+        writeln!(o, "  commit: {note}")?;
+    }
+    if let Some(c) = &w.commit {
+        writeln!(
+            o,
+            "  commit {} {} ({})",
+            &c.hash[..c.hash.len().min(12)],
+            c.message.lines().next().unwrap_or(""),
+            c.author
+        )?;
+        writeln!(o, "    files: {}", commit_files(&c.files, &w.subject))?;
+    }
+    if !w.others.is_empty() {
+        let others: Vec<String> = w.others.iter().map(|(s, v)| format!("{s} v{v}")).collect();
+        writeln!(o, "  also: {}", others.join(", "))?;
+    }
+    Ok(())
+}
+
+/// One fact: `fact ID: claim — `command` expects … [last status]`.
+pub fn fact(o: Out, f: &Fact) -> io::Result<()> {
+    writeln!(
+        o,
+        "fact {}: {} — `{}`{}{} [{}]",
+        f.fact_id,
+        f.claim,
+        f.command,
+        f.expect_output
+            .as_ref()
+            .map(|e| format!(" expects {e:?}"))
+            .unwrap_or_default(),
+        f.expect_exit
+            .map(|e| format!(" exit {e}"))
+            .unwrap_or_default(),
+        f.last_status.as_deref().unwrap_or("never run")
+    )
+}
+
+/// A session just begun: `session ID begun: task`.
+pub fn session_begun(o: Out, s: &Session) -> io::Result<()> {
+    writeln!(
+        o,
+        "session {} begun{}",
+        s.session_id,
+        s.task
+            .as_ref()
+            .map(|t| format!(": {t}"))
+            .unwrap_or_default()
+    )
+}
+
+/// One session and its digest: pages written, commits.
+pub fn session_view(o: Out, v: &SessionView) -> io::Result<()> {
+    let s = &v.session;
+    writeln!(
+        o,
+        "session {} ({}) {} → {}: {}",
+        s.session_id,
+        s.author,
+        s.started_at,
+        s.ended_at.as_deref().unwrap_or("open"),
+        s.task.as_deref().unwrap_or("no task")
+    )?;
+    if let Some(summary) = &s.summary {
+        writeln!(o, "  summary: {summary}")?;
+    }
+    for p in &v.digest.pages {
+        writeln!(
+            o,
+            "  {} v{}: {}",
+            p.subject,
+            p.version,
+            p.summary.as_deref().unwrap_or("")
+        )?;
+    }
+    for (h, m) in &v.digest.commits {
+        writeln!(o, "  commit {h} {m}")?;
+    }
+    Ok(())
+}
+
+/// Lint's findings grouped by file (`path:line:col` for docs, one-based), then stale
+/// memory, then the counts. At most `listed` contradictions and `listed` stale marks are
+/// written, then how many more there are (`usize::MAX`: all); the counts are always whole.
+pub fn lint(o: Out, r: &LintReport, listed: usize) -> io::Result<()> {
+    let mut current = "";
+    for c in r.contradictions.iter().take(listed) {
+        if c.subject != current {
+            current = &c.subject;
+            writeln!(
+                o,
+                "{}{}",
+                if c.origin == "page" { "memory " } else { "" },
+                c.subject
+            )?;
+        }
+        let at = if c.origin == "doc" {
+            format!("{}:{}:{}", c.subject, c.line + 1, c.column + 1)
+        } else {
+            format!("line {} of the page", c.line + 1)
+        };
+        write!(
+            o,
+            "  {at}: {} [{}] #{} `{}`",
+            c.kind, c.severity, c.contradiction_id, c.claim
+        )?;
+        if let Some(t) = &c.truth {
+            write!(o, ": {t}")?;
+        }
+        if let Some(s) = &c.suggestion {
+            write!(o, " (did you mean `{s}`?)")?;
+        }
+        writeln!(o)?;
+    }
+    if r.contradictions.len() > listed {
+        writeln!(
+            o,
+            "… and {}, not listed",
+            count(
+                (r.contradictions.len() - listed) as u64,
+                "more contradiction"
+            )
+        )?;
+    }
+    for s in r.stale.iter().take(listed) {
+        writeln!(o, "stale: {}", s.describe())?;
+    }
+    if r.stale.len() > listed {
+        writeln!(
+            o,
+            "stale: … and {}, not listed",
+            count((r.stale.len() - listed) as u64, "more mark")
+        )?;
+    }
+    writeln!(
+        o,
+        "{} checked in memory and {}: {} ({} new, {} recurred, {} resolved), {} on {}",
+        count(r.claims_checked, "claim"),
+        count(r.docs_checked.len() as u64, "doc"),
+        count(r.contradictions.len() as u64, "open contradiction"),
+        r.opened,
+        r.recurred,
+        r.resolved,
+        count(r.stale.len() as u64, "stale mark"),
+        count(r.stale_pages.len() as u64, "page")
+    )
+}
+
+/// [`lint`], then whether the `[check]` thresholds held.
+pub fn check(o: Out, r: &CheckReport, listed: usize) -> io::Result<()> {
+    lint(o, &r.lint, listed)?;
+    writeln!(
+        o,
+        "check {}: {} (max {}), {} (max {})",
+        if r.passed { "passed" } else { "FAILED" },
+        count(r.lint.contradictions.len() as u64, "open contradiction"),
+        r.max_contradictions,
+        count(r.lint.stale_pages.len() as u64, "stale page"),
+        r.max_stale_pages
+    )
+}
+
+/// A dismissed contradiction.
+pub fn resolved(o: Out, c: &Contradiction) -> io::Result<()> {
+    writeln!(
+        o,
+        "dismissed #{} {} `{}` in {}",
+        c.contradiction_id, c.kind, c.claim, c.subject
+    )
+}
+
+/// File changes after a scan revision, then what they did to memory.
+pub fn drift(o: Out, d: &DriftReport) -> io::Result<()> {
+    writeln!(o, "drift after scan {}:", d.since)?;
+    for f in &d.files {
+        let detail = f
+            .detail
+            .as_deref()
+            .map(|x| format!(" ({x})"))
+            .unwrap_or_default();
+        writeln!(
+            o,
+            "  scan {} {:<16} {}{}",
+            f.scan_id, f.kind, f.path, detail
+        )?;
+    }
+    if !d.knowledge.is_empty() {
+        writeln!(o, "knowledge:")?;
+        for k in &d.knowledge {
+            writeln!(
+                o,
+                "  scan {} {:<16} {}: {}",
+                k.scan_id, k.change, k.subject, k.detail
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// One search hit: `Kind title — snippet [provenance] bm25`.
+pub fn search_hit(o: Out, h: &SearchHit) -> io::Result<()> {
+    writeln!(
+        o,
+        "{:?} {} — {} [{}] {:.1}",
+        h.kind,
+        h.title,
+        h.snippet.replace('\n', " "),
+        h.provenance,
+        h.bm25
+    )
+}
+
+/// A `context` answer: its markdown, which says itself what the budget used and left out
+/// and holds the notes on open files and folders.
+pub fn context(o: Out, a: &ContextAnswer) -> io::Result<()> {
+    write!(o, "{}", a.markdown)
+}
+
+/// The map's totals on one line: files, lines, symbols, refs (resolved), deps and
+/// unresolved imports; those last in parentheses when `imports_in_parens` (the scan
+/// summary) or as one more item (`stats`).
+fn totals_line(t: &MapCounts, imports_in_parens: bool) -> String {
+    let imports = count(t.deps_unresolved, "unresolved import");
+    format!(
+        "{}, {}, {}, {} ({} resolved), {}{}",
+        count(t.files, "file"),
+        count(t.lines, "line"),
+        count(t.symbols, "symbol"),
+        count(t.refs, "ref"),
+        t.refs_resolved,
+        count(t.deps, "dep"),
+        if imports_in_parens {
+            format!(" ({imports})")
+        } else {
+            format!(", {imports}")
+        }
+    )
+}
+
+/// Files a commit `why` shows touched, at most [`COMMIT_FILES_SHOWN`]: the page's subject
+/// (or the files under it) first, then the others in order, then how many more (a first
+/// commit had listed all 40 files of the repository).
+fn commit_files(files: &[String], subject: &str) -> String {
+    let mine = |f: &String| f == subject || f.starts_with(&format!("{subject}/"));
+    let (own, others): (Vec<&String>, Vec<&String>) = files.iter().partition(|f| mine(f));
+    let shown: Vec<&str> = own
+        .into_iter()
+        .chain(others)
+        .take(COMMIT_FILES_SHOWN)
+        .map(String::as_str)
+        .collect();
+    let more = files.len() - shown.len();
+    if more == 0 {
+        shown.join(", ")
+    } else {
+        format!(
+            "{} and {}",
+            shown.join(", "),
+            count(more as u64, "more file")
+        )
+    }
+}
+
+/// The per-language table of a scan summary and of `stats`: files and lines a language,
+/// the nouns padded so the columns stay aligned when one is singular.
+fn languages(
+    o: Out,
+    languages: &std::collections::BTreeMap<String, LanguageCount>,
+) -> io::Result<()> {
+    for (lang, c) in languages {
+        let files = if c.files == 1 { "file " } else { "files" };
+        let lines = if c.lines == 1 { "line" } else { "lines" };
+        writeln!(
+            o,
+            "  {lang:<12} {:>7} {files} {:>9} {lines}",
+            c.files, c.lines
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::commit_files;
+
+    /// Fault found by a fresh-user trial: `why` after `loci sync` listed every file of the
+    /// repository's first commit (40 of them) under it. At most 5 now, the page's own
+    /// subject first, then how many more.
+    #[test]
+    fn fault_why_listed_every_file_of_a_commit() {
+        let files: Vec<String> = (0..40).map(|i| format!("email/f{i:02}.py")).collect();
+        assert_eq!(
+            commit_files(&files, "email/f17.py"),
+            "email/f17.py, email/f00.py, email/f01.py, email/f02.py, email/f03.py and 35 more files"
+        );
+        assert_eq!(
+            commit_files(&files[..2], "email"),
+            "email/f00.py, email/f01.py"
+        );
+        assert_eq!(
+            commit_files(&files[..6], "other.py"),
+            "email/f00.py, email/f01.py, email/f02.py, email/f03.py, email/f04.py and 1 more file"
+        );
+    }
+}
