@@ -967,7 +967,7 @@ async fn memory_shows_in_lens_and_hover_and_goes_stale_as_you_type() {
         .await;
     assert_eq!(
         decided["result"]["result"]["page"]["subject"],
-        json!("decisions")
+        json!("decision:1")
     );
     let recap = client.command("loci.recap", json!({})).await;
     assert!(

@@ -275,7 +275,7 @@ async fn symbol_why_remember_decide_and_sessions() {
     assert_eq!(why["session"]["task"], "document the entry point");
 
     let r = ok(&client, "why", json!({"query": "private"})).await;
-    assert_eq!(structured(&r)["result"]["subject"], "decisions");
+    assert_eq!(structured(&r)["result"]["subject"], "decision:1");
 
     let r = ok(
         &client,
