@@ -944,7 +944,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             env => out.why(&env?)?,
         },
         Command::Confirm { subject, write } => {
-            out.shown(&ws.confirm(&here(subject), &write.options())?)?
+            out.confirmed(&ws.confirm(&here(subject), &write.options())?)?
         }
         Command::Topic { command } => match command {
             TopicCommand::Add { topic, member } => {

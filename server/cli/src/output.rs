@@ -240,6 +240,11 @@ impl Output {
         Ok(true)
     }
 
+    pub fn confirmed(&self, env: &Envelope<Shown>) -> Found {
+        self.emit(env, |o| text::confirmed(o, &env.result))?;
+        Ok(true)
+    }
+
     pub fn history(&self, env: &Envelope<History>) -> Found {
         self.emit(env, |o| text::history(o, &env.result))?;
         Ok(!env.result.revisions.is_empty())

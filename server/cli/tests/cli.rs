@@ -1386,7 +1386,13 @@ fn fault_an_ambiguous_claim_never_went_stale_in_check() {
         text.contains("  claim `RegexBuilder::new` -> src/lib.rs#bytes.RegexBuilder.new@method, src/lib.rs#string.RegexBuilder.new@method\n"),
         "{text}"
     );
-    assert!(loci(root, &["confirm", "src/main.rs"]).status.success());
+    // Confirming says what it did first (it had printed only the page).
+    let confirmed = loci(root, &["confirm", "src/main.rs"]);
+    assert!(confirmed.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&confirmed.stdout).lines().next(),
+        Some("confirmed src/main.rs v1: 1 claim checked against the code as it is now")
+    );
     assert_eq!(loci(root, &["check"]).status.code(), Some(0));
 }
 

@@ -83,7 +83,9 @@ fn the_cli_and_mcp_give_the_same_warnings_about_memory() {
         .map(|s| format!("{} {}", s["subject"].as_str().unwrap(), s["claim_text"]))
         .collect();
     assert!(
-        stale.iter().any(|s| s.starts_with("decision:1 \"hello()\"")),
+        stale
+            .iter()
+            .any(|s| s.starts_with("decision:1 \"hello()\"")),
         "{stale:?}"
     );
     // Item 4: edited on disk after the scan.

@@ -425,13 +425,13 @@ impl Workspace {
         paths.sort();
         paths.dedup();
         let stats = loci_store::map::file_stats(self.store.conn(), &paths)?;
-        let known: Vec<(&str, i64, i64)> = paths
+        let known: Vec<(&str, &loci_store::map::FileStamp)> = paths
             .into_iter()
-            .filter_map(|p| stats.get(p).map(|&(size, mtime)| (p, size, mtime)))
+            .filter_map(|p| stats.get(p).map(|s| (p, s)))
             .collect();
         let root = self.root.as_path();
-        let stale = |&(path, size, mtime_ns): &(&str, i64, i64)| {
-            changed_on_disk(root, path, size, mtime_ns).map(|reason| StaleWarning {
+        let stale = |&(path, stamp): &(&str, &loci_store::map::FileStamp)| {
+            changed_on_disk(root, path, stamp).map(|reason| StaleWarning {
                 path: path.to_string(),
                 reason: reason.into(),
             })
@@ -457,8 +457,8 @@ impl Workspace {
         use rayon::prelude::*;
         let stamps = loci_store::map::file_stamps(self.store.conn())?;
         let root = self.root.as_path();
-        let changed = |(path, size, mtime_ns): &(String, i64, i64)| {
-            changed_on_disk(root, path, *size, *mtime_ns).is_some()
+        let changed = |(path, stamp): &(String, loci_store::map::FileStamp)| {
+            changed_on_disk(root, path, stamp).is_some()
         };
         let changed = if stamps.len() > PARALLEL_STAT_MIN {
             stamps.par_iter().filter(|s| changed(s)).count()
@@ -484,12 +484,24 @@ impl Workspace {
 }
 
 /// Why the mapped file `path` (repo-relative, under `root`) no longer is as the last scan
-/// saw it (`size` bytes, change time `mtime_ns`), if it is not: deleted, or changed.
-fn changed_on_disk(root: &Path, path: &str, size: i64, mtime_ns: i64) -> Option<&'static str> {
-    match std::fs::metadata(root.join(path)) {
+/// saw it, if it is not: deleted, or changed. Size and change time decide, except that a
+/// file of the same size whose change time moved (`touch`, a checkout of the same
+/// content) is read and compared by content hash: it changed only if its bytes did.
+fn changed_on_disk(
+    root: &Path,
+    path: &str,
+    stamp: &loci_store::map::FileStamp,
+) -> Option<&'static str> {
+    const CHANGED: &str = "changed on disk since the last scan";
+    let full = root.join(path);
+    match std::fs::metadata(&full) {
         Err(_) => Some("deleted since the last scan"),
-        Ok(m) => (m.len() as i64 != size || walk::change_time_ns(&m) != mtime_ns)
-            .then_some("changed on disk since the last scan"),
+        Ok(m) if m.len() as i64 != stamp.size => Some(CHANGED),
+        Ok(m) if walk::change_time_ns(&m) == stamp.mtime_ns => None,
+        Ok(_) => match std::fs::read(&full) {
+            Ok(bytes) if loci_core::fingerprint::content_hash(&bytes) == stamp.content_hash => None,
+            _ => Some(CHANGED),
+        },
     }
 }
 

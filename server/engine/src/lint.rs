@@ -351,6 +351,21 @@ impl Workspace {
                 "no contradiction {id}; `loci lint` lists them"
             )));
         };
+        if c.status == "dismissed" {
+            return Err(EngineError::InvalidArgument {
+                name: "id".into(),
+                message: format!(
+                    "contradiction {id} ({} `{}` in {}) was dismissed already{}; nothing changed",
+                    c.kind,
+                    c.claim,
+                    c.subject,
+                    c.resolved_at
+                        .as_deref()
+                        .map(|at| format!(" at {at}"))
+                        .unwrap_or_default()
+                ),
+            });
+        }
         self.store.write(|tx| {
             au::close(tx, id, true, notes, None)?;
             let payload = serde_json::json!({"contradiction_id": id, "notes": notes}).to_string();

@@ -333,6 +333,18 @@ pub fn shown(o: Out, s: &Shown) -> io::Result<()> {
     Ok(())
 }
 
+/// A page just confirmed: what was confirmed, then the page.
+pub fn confirmed(o: Out, s: &Shown) -> io::Result<()> {
+    writeln!(
+        o,
+        "confirmed {} v{}: {} checked against the code as it is now",
+        s.page.subject,
+        s.revision.version,
+        crate::words::count(s.claims.len() as u64, "claim")
+    )?;
+    shown(o, s)
+}
+
 /// A page's revisions, oldest first, one a line.
 pub fn history(o: Out, h: &History) -> io::Result<()> {
     writeln!(o, "{} ({})", h.page.subject, h.page.kind)?;

@@ -1612,3 +1612,70 @@ fn fault_why_and_search_served_memory_without_checking_the_disk() {
     assert_eq!(search.result[0].id, "src/billing.py");
     assert_eq!(warned(&search.stale_warnings), expected);
 }
+
+/// Fault (trial, issue 30): `touch src/auth.py` made every answer serving memory about it
+/// warn "changed on disk since the last scan", though not one byte had changed. A file
+/// whose change time moved at the same size is compared by content; one whose bytes
+/// changed still warns.
+#[test]
+fn fault_touching_a_file_warned_that_it_changed_on_disk() {
+    let (dir, mut ws) = workspace();
+    ws.remember("src/auth.py", "`check()` always passes", &by("human:a"))
+        .unwrap();
+    let file = dir.path().join("src/auth.py");
+    let later =
+        std::fs::metadata(&file).unwrap().modified().unwrap() + std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let warnings = |ws: &Workspace| -> Vec<String> {
+        ws.show("src/auth.py", None)
+            .unwrap()
+            .stale_warnings
+            .iter()
+            .map(|w| format!("{}: {}", w.path, w.reason))
+            .collect()
+    };
+    assert_eq!(warnings(&ws), Vec::<String>::new());
+    // The same size, other bytes.
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("True", "Fals");
+    std::fs::write(&file, text).unwrap();
+    assert_eq!(
+        warnings(&ws),
+        ["src/auth.py: changed on disk since the last scan"]
+    );
+}
+
+/// Fault (trial, issue 30): resolving a dismissed contradiction again printed "dismissed
+/// #1 …" a second time, as if it had done something. It is refused, naming when it was
+/// dismissed.
+#[test]
+fn fault_resolving_a_dismissed_contradiction_again_said_it_dismissed_it() {
+    let (dir, mut ws) = workspace();
+    ws.remember("src/auth.py", "calls `check()`", &by("human:a"))
+        .unwrap();
+    write(
+        dir.path(),
+        "src/auth.py",
+        "def login(user, password):\n    return verify(user, password)\n\ndef verify(u, p):\n    return True\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let report = ws.lint().unwrap().result;
+    let id = report.contradictions[0].contradiction_id;
+    let first = ws.resolve(id, Some("renamed later"), None).unwrap().result;
+    assert_eq!(first.status, "dismissed");
+    let err = ws.resolve(id, Some("again"), None).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "invalid argument `id`: contradiction {id} (missing_symbol `check()` in src/auth.py) \
+             was dismissed already at {}; nothing changed",
+            first.resolved_at.unwrap()
+        )
+    );
+}

@@ -1170,7 +1170,7 @@ impl Call {
             Call::Confirm(p) => whole(
                 ws.confirm(&p.subject, &p.write_options(a)),
                 false,
-                |o, env| text::shown(o, &env.result),
+                |o, env| text::confirmed(o, &env.result),
             ),
             Call::Pin(p) => whole(
                 ws.pin(&p.subject, p.pinned.unwrap_or(true), &p.write_options(a)),

@@ -72,15 +72,35 @@ pub fn file_states(conn: &Connection) -> Result<HashMap<String, FileState>> {
 
 /// Every stored file's path, size (bytes) and change time (ns), as the last scan saw
 /// them: what a check against the disk needs, without the hashes.
-pub fn file_stamps(conn: &Connection) -> Result<Vec<(String, i64, i64)>> {
+pub fn file_stamps(conn: &Connection) -> Result<Vec<(String, FileStamp)>> {
     let mut stmt = conn
-        .prepare_cached("SELECT path, size, mtime_ns FROM files")
+        .prepare_cached("SELECT path, size, mtime_ns, content_hash FROM files")
         .ctx(|| "reading file states".into())?;
     let rows = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                FileStamp {
+                    size: r.get(1)?,
+                    mtime_ns: r.get(2)?,
+                    content_hash: r.get(3)?,
+                },
+            ))
+        })
         .ctx(|| "reading file states".into())?;
     rows.collect::<rusqlite::Result<_>>()
         .ctx(|| "reading file states".into())
+}
+
+/// What the last scan saw of a file: enough to tell whether it changed since.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileStamp {
+    /// Size in bytes.
+    pub size: i64,
+    /// Change time in nanoseconds since the epoch.
+    pub mtime_ns: i64,
+    /// BLAKE3 content hash ([`loci_core::fingerprint::content_hash`]).
+    pub content_hash: String,
 }
 
 /// A file's row as the scanner writes it.
@@ -1538,16 +1558,22 @@ impl std::hash::Hasher for IdHasher {
 }
 
 /// `(size, mtime_ns)` of each of `paths` that the map holds.
-pub fn file_stats(conn: &Connection, paths: &[&str]) -> Result<HashMap<String, (i64, i64)>> {
+pub fn file_stats(conn: &Connection, paths: &[&str]) -> Result<HashMap<String, FileStamp>> {
     // One cached statement, one index lookup per path: an `IN (...)` list of 500
     // placeholders was parsed afresh by every process and cost more than the lookups.
     let mut stmt = conn
-        .prepare_cached("SELECT size, mtime_ns FROM files WHERE path = ?1")
+        .prepare_cached("SELECT size, mtime_ns, content_hash FROM files WHERE path = ?1")
         .ctx(|| "reading file states".into())?;
     let mut out = HashMap::with_capacity(paths.len());
     for &path in paths {
         let stat = stmt
-            .query_row([path], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row([path], |r| {
+                Ok(FileStamp {
+                    size: r.get(0)?,
+                    mtime_ns: r.get(1)?,
+                    content_hash: r.get(2)?,
+                })
+            })
             .optional()
             .ctx(|| format!("reading the state of {path}"))?;
         if let Some(stat) = stat {
