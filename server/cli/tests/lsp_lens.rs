@@ -3,114 +3,12 @@
 //! diagnostic, and the lens then counts the stale memory the diagnostic reports — both
 //! from the buffer's overlay. `loci lsp` as a real process over stdio.
 
-use std::io::{Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
+mod lsp_support;
 
-use serde_json::{Value, json};
+use std::process::Command;
 
-const TIMEOUT: Duration = Duration::from_secs(60);
-
-fn read_frame(r: &mut impl Read) -> Option<Value> {
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        if r.read(&mut byte).ok()? == 0 {
-            return None;
-        }
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8(head).ok()?;
-    let length: usize = head
-        .strip_prefix("Content-Length: ")?
-        .strip_suffix("\r\n\r\n")?
-        .parse()
-        .ok()?;
-    let mut body = vec![0; length];
-    r.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
-}
-
-struct Lsp {
-    child: Child,
-    stdin: ChildStdin,
-    frames: Receiver<Value>,
-    next_id: i64,
-}
-
-impl Lsp {
-    fn start(root: &std::path::Path) -> Lsp {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_loci"))
-            .arg("lsp")
-            .current_dir(root)
-            .env_remove("RUST_LOG")
-            .env_remove("LOCI_DB")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("starting loci lsp");
-        let mut stdout = child.stdout.take().expect("stdout");
-        let (tx, frames) = channel();
-        std::thread::spawn(move || {
-            while let Some(v) = read_frame(&mut stdout) {
-                if tx.send(v).is_err() {
-                    return;
-                }
-            }
-        });
-        let stdin = child.stdin.take().expect("stdin");
-        Lsp {
-            child,
-            stdin,
-            frames,
-            next_id: 1,
-        }
-    }
-
-    fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// The next message `wanted` accepts; requests from the server are answered (null)
-    /// and, like everything else on the way, passed over.
-    fn until(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
-        loop {
-            let v = self
-                .frames
-                .recv_timeout(TIMEOUT)
-                .unwrap_or_else(|_| panic!("no {what} within {TIMEOUT:?}"));
-            if wanted(&v) {
-                return v;
-            }
-            if v.get("method").is_some() && v.get("id").is_some() {
-                let id = v["id"].clone();
-                self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
-            }
-        }
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let v = self.until(method, |v| {
-            v["id"] == json!(id) && v.get("method").is_none()
-        });
-        assert!(v.get("error").is_none(), "{method}: {v}");
-        v["result"].clone()
-    }
-}
-
-impl Drop for Lsp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use lsp_support::Lsp;
+use serde_json::json;
 
 fn loci(root: &std::path::Path, args: &[&str]) {
     let out = Command::new(env!("CARGO_BIN_EXE_loci"))

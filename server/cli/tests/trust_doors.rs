@@ -1,12 +1,14 @@
-//! Trust through every door (issue 30): the same scenario asked through the CLI and through
-//! `loci mcp` gives the same warnings — an earlier decision stays stale after a new one
+//! Trust through every door (issue 30): the same scenario asked through the CLI, through
+//! `loci mcp` and through `loci lsp`'s commands gives the same warnings — an earlier decision stays stale after a new one
 //! (item 1), an answer serving memory checks its files against the disk (item 4), and
 //! memory false about what a question names is served with a banner (item 3).
 
+mod lsp_support;
 mod mcp_support;
 
 use std::path::Path;
 
+use lsp_support::Lsp;
 use mcp_support::{Mcp, run, write};
 use serde_json::{Value, json};
 
@@ -34,7 +36,7 @@ fn warnings(envelope: &Value) -> Vec<String> {
 }
 
 #[test]
-fn the_cli_and_mcp_give_the_same_warnings_about_memory() {
+fn the_cli_mcp_and_lsp_give_the_same_warnings_about_memory() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, "app.py", "def hello():\n    return 1\n");
@@ -134,4 +136,54 @@ fn the_cli_and_mcp_give_the_same_warnings_about_memory() {
     assert_eq!(warnings(context_mcp), warnings(&context_cli));
     let (status, _, _) = mcp.finish();
     assert!(status.success());
+
+    // The language server's commands answer with the same envelopes.
+    let canonical = root.canonicalize().unwrap();
+    let mut lsp = Lsp::start(&canonical);
+    lsp.request(
+        "initialize",
+        json!({"processId": null, "rootUri": format!("file://{}", canonical.display()), "capabilities": {}}),
+    );
+    lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let command = |lsp: &mut Lsp, name: &str, args: Value| {
+        lsp.request(
+            "workspace/executeCommand",
+            json!({"command": name, "arguments": [args]}),
+        )
+    };
+    let why_lsp = command(&mut lsp, "loci.why", json!({"target": "app.py:1"}));
+    let context_lsp = command(
+        &mut lsp,
+        "loci.context",
+        json!({"query": "how are settings read by parse_config"}),
+    );
+    assert_eq!(warnings(&why_lsp), warnings(&why_cli));
+    assert_eq!(context_lsp["result"]["banners"], json!([banner]));
+    assert_eq!(warnings(&context_lsp), warnings(&context_cli));
+    // Item 1 in the editor: the earlier decision's stale mark is a diagnostic on the file.
+    let uri = format!("file://{}/app.py", canonical.display());
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                         "text": "def hello():\n    return 3\n"}}}),
+    );
+    let published = lsp.until("the stale decision's diagnostic", |v| {
+        v["method"] == "textDocument/publishDiagnostics"
+            && v["params"]["uri"] == json!(uri)
+            && v["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(|d| !d.is_empty())
+    });
+    let messages: Vec<&str> = published["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("decision:1") && m.contains("`hello()`") && m.contains("stale")),
+        "{messages:?}"
+    );
 }
