@@ -359,6 +359,10 @@ fn validate(doc: &MemoryExport, source: &str) -> Result<()> {
             ),
         ));
     }
+    // Clocks differ between machines; a day ahead is still a mistake, not skew.
+    let latest = jiff::Timestamp::now()
+        .checked_add(jiff::SignedDuration::from_hours(24))
+        .unwrap_or(jiff::Timestamp::MAX);
     let mut uids = BTreeSet::new();
     let mut subjects = BTreeSet::new();
     for (i, p) in doc.pages.iter().enumerate() {
@@ -387,6 +391,7 @@ fn validate(doc: &MemoryExport, source: &str) -> Result<()> {
             ));
         }
         let mut last = 0;
+        let mut last_at: Option<(jiff::Timestamp, &str)> = None;
         for (j, r) in p.revisions.iter().enumerate() {
             let at = format!("{at} revisions[{j}]");
             if r.version <= last {
@@ -394,6 +399,37 @@ fn validate(doc: &MemoryExport, source: &str) -> Result<()> {
                     at,
                     format!("version {} does not follow version {last}", r.version),
                 ));
+            }
+            if let Some(event) = r.event.as_deref()
+                && !REVISION_EVENTS.contains(&event)
+            {
+                return Err(bad(
+                    at,
+                    format!(
+                        "event `{event}` is not one of {}",
+                        REVISION_EVENTS.join(", ")
+                    ),
+                ));
+            }
+            if let Ok(t) = r.created_at.parse::<jiff::Timestamp>() {
+                if t > latest {
+                    return Err(bad(
+                        at,
+                        format!("created_at `{}` is in the future", r.created_at),
+                    ));
+                }
+                if let Some((before, text)) = last_at
+                    && t < before
+                {
+                    return Err(bad(
+                        at,
+                        format!(
+                            "created_at `{}` is before version {last}'s `{text}`",
+                            r.created_at
+                        ),
+                    ));
+                }
+                last_at = Some((t, &r.created_at));
             }
             last = r.version;
             if r.author.trim().is_empty() {
@@ -490,18 +526,23 @@ fn validate(doc: &MemoryExport, source: &str) -> Result<()> {
     }
     for (i, d) in doc.dismissals.iter().enumerate() {
         let at = format!("dismissals[{i}] (`{}`)", d.finding_key);
-        let known = matches!(d.origin.as_str(), "page" | "doc")
-            && matches!(
+        let fields = [
+            ("origin", d.origin.as_str(), &["page", "doc"][..]),
+            (
+                "kind",
                 d.kind.as_str(),
-                "missing_path" | "missing_symbol" | "version_mismatch"
-            )
-            && matches!(d.severity.as_str(), "high" | "medium" | "low");
-        if !known {
+                &["missing_path", "missing_symbol", "version_mismatch"][..],
+            ),
+            (
+                "severity",
+                d.severity.as_str(),
+                &["high", "medium", "low"][..],
+            ),
+        ];
+        if let Some((name, value, allowed)) = fields.iter().find(|(_, v, a)| !a.contains(v)) {
             return Err(bad(
                 at,
-                "origin must be page or doc, kind missing_path, missing_symbol or \
-                 version_mismatch, severity high, medium or low"
-                    .into(),
+                format!("{name} `{value}` is not one of {}", allowed.join(", ")),
             ));
         }
         if d.finding_key.is_empty() || d.finding_key.len() > MAX_KEY_BYTES {
@@ -516,6 +557,11 @@ fn validate(doc: &MemoryExport, source: &str) -> Result<()> {
     }
     Ok(())
 }
+
+/// The events a revision can be written by (`events.kind` of the revision's event).
+const REVISION_EVENTS: &[&str] = &[
+    "remember", "decision", "lesson", "rollback", "import", "confirm",
+];
 
 /// The longest claim target or key an export's snapshots may hold, in bytes.
 const MAX_KEY_BYTES: usize = 4096;

@@ -320,6 +320,33 @@ fn bad_documents_are_refused_with_the_place_named_and_nothing_written() {
         err.to_string(),
         "invalid argument `FILE`: memory.json: pages[4] (`src/auth.py`) revisions[1]: version 1 does not follow version 1"
     );
+    // Fault (trial): revisions from year 9999, back in time, or by an event no write
+    // makes were imported as they came.
+    let import_err = |dst: &mut Workspace, doc: &MemoryExport| {
+        dst.import_memory(doc, "memory.json")
+            .unwrap_err()
+            .to_string()
+    };
+    let mut doc = export(&src);
+    doc.pages[4].revisions[1].created_at = "9999-01-01T00:00:00Z".into();
+    assert_eq!(
+        import_err(&mut dst, &doc),
+        "invalid argument `FILE`: memory.json: pages[4] (`src/auth.py`) revisions[1]: created_at `9999-01-01T00:00:00Z` is in the future"
+    );
+    doc.pages[4].revisions[1].created_at = "2000-01-01T00:00:00Z".into();
+    assert_eq!(
+        import_err(&mut dst, &doc),
+        format!(
+            "invalid argument `FILE`: memory.json: pages[4] (`src/auth.py`) revisions[1]: created_at `2000-01-01T00:00:00Z` is before version 1's `{}`",
+            doc.pages[4].revisions[0].created_at
+        )
+    );
+    let mut doc = export(&src);
+    doc.pages[4].revisions[1].event = Some("haircut".into());
+    assert_eq!(
+        import_err(&mut dst, &doc),
+        "invalid argument `FILE`: memory.json: pages[4] (`src/auth.py`) revisions[1]: event `haircut` is not one of remember, decision, lesson, rollback, import, confirm"
+    );
     assert_eq!(state(&dst), before, "nothing was written");
 }
 
@@ -893,6 +920,18 @@ fn fault_dismissals_and_sessions_did_not_travel_with_an_export() {
         format!(
             "invalid argument `FILE`: memory.json: sessions[0]: ended_at `2000-01-01T00:00:00Z` is before started_at `{}`",
             doc.sessions[0].started_at
+        )
+    );
+    // A dismissal's fields are named when wrong.
+    let mut sloppy = doc.clone();
+    sloppy.dismissals[0].kind = "sloppy".into();
+    assert_eq!(
+        dst.import_memory(&sloppy, "memory.json")
+            .unwrap_err()
+            .to_string(),
+        format!(
+            "invalid argument `FILE`: memory.json: dismissals[0] (`{}`): kind `sloppy` is not one of missing_path, missing_symbol, version_mismatch",
+            doc.dismissals[0].finding_key
         )
     );
     let report = dst.import_memory(&doc, "memory.json").unwrap().result;
