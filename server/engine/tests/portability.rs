@@ -991,3 +991,33 @@ fn fault_dismissals_and_sessions_did_not_travel_with_an_export() {
         (1, 1, 0)
     );
 }
+
+/// Fault (trial, issue 30): `recap` listed a session imported from another checkout above
+/// this checkout's newer one, by row id. Sessions are listed by when they began.
+#[test]
+fn fault_recap_put_an_older_imported_session_above_a_newer_one() {
+    let (_src_dir, mut src) = checkout();
+    let older = src
+        .session_begin(Some("there"), Some("agent:there"))
+        .unwrap()
+        .result
+        .session_id;
+    src.session_end(older, Some("done there")).unwrap();
+    let doc = export(&src);
+    let (_dst_dir, mut dst) = checkout();
+    let newer = dst
+        .session_begin(Some("here"), Some("agent:here"))
+        .unwrap()
+        .result
+        .session_id;
+    dst.session_end(newer, Some("done here")).unwrap();
+    dst.import_memory(&doc, "memory.json").unwrap();
+    let tasks: Vec<Option<String>> = dst
+        .recap(5)
+        .unwrap()
+        .result
+        .into_iter()
+        .map(|v| v.session.task)
+        .collect();
+    assert_eq!(tasks, [Some("here".to_string()), Some("there".to_string())]);
+}

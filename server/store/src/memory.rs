@@ -1060,11 +1060,13 @@ pub fn session_by_id(conn: &Connection, session_id: i64) -> Result<Option<Sessio
     .ctx(|| format!("reading session {session_id}"))
 }
 
-/// The last `n` sessions, newest first.
+/// The last `n` sessions, newest first by when they began (an imported session keeps its
+/// time, and its row id is newer than its start).
 pub fn recent_sessions(conn: &Connection, n: u32) -> Result<Vec<Session>> {
     let mut stmt = conn
         .prepare_cached(&format!(
-            "SELECT {SESSION_COLUMNS} FROM sessions ORDER BY session_id DESC LIMIT ?1"
+            "SELECT {SESSION_COLUMNS} FROM sessions
+              ORDER BY julianday(started_at) DESC, session_id DESC LIMIT ?1"
         ))
         .ctx(|| "reading sessions".into())?;
     let rows = stmt
