@@ -62,7 +62,8 @@ def pct(xs, p):
 
 
 def symbols(db, n):
-    """`n` (file, qualified name) pairs of top-level functions, spread over the corpus."""
+    """Up to `n` (file, qualified name) pairs of top-level functions, spread over the
+    corpus (the writes cycle through them when there are fewer)."""
     c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     rows = c.execute(
         "SELECT f.path, s.qualified_name FROM symbols s JOIN files f USING (file_id) "
@@ -95,8 +96,9 @@ async def main(a):
     # Migrate and settle before measuring (the first open may upgrade the schema).
     subprocess.run([a.loci, "stats", "--db", db], cwd=a.corpus, capture_output=True, check=True)
     probe(a, db, 0)
-    targets = symbols(db, a.n)
-    files = sorted({f for f, _ in targets})[: max(1, a.n // 10)]
+    found = symbols(db, a.n)
+    targets = [found[i % len(found)] for i in range(a.n)]
+    files = sorted({f for f, _ in found})[: max(1, a.n // 10)]
     decide = [("decide", {"text": f"Keep `{q}()` free of I/O; callers rely on it ({i})", "subject": f})
               for i, (f, q) in enumerate(targets)]
     learn = [("learn", {"text": f"`{q}()` surprised us once: read it before changing it ({i})", "subject": f})
