@@ -971,6 +971,25 @@ fn fault_a_section_repeating_the_searched_word_made_search_quadratic() {
     assert_eq!(hits[0].snippet, "Short note: the zebra [crossing].");
 }
 
+/// A database at schema `version`, as the migrations' SQL leaves it (their fills not run).
+fn database_at(path: &std::path::Path, version: i64) -> Connection {
+    let conn = Connection::open(path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+         applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) STRICT;",
+    )
+    .unwrap();
+    for m in MIGRATIONS.iter().filter(|m| m.version <= version) {
+        conn.execute_batch(m.sql).unwrap();
+        conn.execute(
+            "INSERT INTO schema_migrations(version, name) VALUES (?1, ?2)",
+            loci_store::rusqlite::params![m.version, m.name],
+        )
+        .unwrap();
+    }
+    conn
+}
+
 /// Migration 13 (claim sets) on a database at 12: every claim and page snapshot is kept,
 /// with nothing tracked as a set, nothing resolved elsewhere and no subject missing, and
 /// the new columns read back through the typed queries.
@@ -980,20 +999,7 @@ fn migration_13_keeps_claims_and_page_snapshots_with_the_untracked_defaults() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("loci.db");
     {
-        let conn = Connection::open(&path).unwrap();
-        conn.execute_batch(
-            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
-             applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) STRICT;",
-        )
-        .unwrap();
-        for m in MIGRATIONS.iter().filter(|m| m.version <= 12) {
-            conn.execute_batch(m.sql).unwrap();
-            conn.execute(
-                "INSERT INTO schema_migrations(version, name) VALUES (?1, ?2)",
-                loci_store::rusqlite::params![m.version, m.name],
-            )
-            .unwrap();
-        }
+        let conn = database_at(&path, 12);
         conn.execute_batch(
             "INSERT INTO pages(subject, kind) VALUES ('a.py', 'file');
              INSERT INTO revisions(page_id, version, body, author) VALUES (1, 1, 'uses `f()`', 'human:a');
@@ -1231,20 +1237,7 @@ fn migration_22_splits_whole_log_pages_into_entries_keeping_revisions_claims_and
     let v2 = format!("{v1}\n- Use `g()`\n  for IO — agent:b\n");
     let v3 = v2.replace("pure (about", "pure and fast (about");
     {
-        let conn = Connection::open(&path).unwrap();
-        conn.execute_batch(
-            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
-             applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) STRICT;",
-        )
-        .unwrap();
-        for m in MIGRATIONS.iter().filter(|m| m.version <= 21) {
-            conn.execute_batch(m.sql).unwrap();
-            conn.execute(
-                "INSERT INTO schema_migrations(version, name) VALUES (?1, ?2)",
-                loci_store::rusqlite::params![m.version, m.name],
-            )
-            .unwrap();
-        }
+        let conn = database_at(&path, 21);
         conn.execute_batch(
             "INSERT INTO sessions(session_id, author, start_event_id, start_revision_id)
                  VALUES (1, 'agent:b', 0, 0);
