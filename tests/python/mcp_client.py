@@ -139,7 +139,7 @@ async def run(binary: str, workspace: str, cli_context: str) -> None:
                 ("remember", {"subject": "../outside.py", "body": "x"}, "subject",
                  "invalid_argument: invalid argument `subject`: `../outside.py` leaves the workspace (`..`); "
                  "fix `subject` and call `remember` again"),
-                ("remember", {"subject": "src/app.py", "body": "token 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"}, "body",
+                ("remember", {"subject": "src/app.py", "body": "token " + "ghp" + "_wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx"}, "body",
                  "invalid_argument: invalid argument `body`: contains a secret (github_token) at line 1, column 7; loci does "
                  "not store credentials in memory. Remove it (or put a placeholder such as <TOKEN> in its place) and write "
                  "again; fix `body` and call `remember` again"),

@@ -393,10 +393,20 @@ pub fn store_marks(tx: &Connection, ids: Option<&[i64]>) -> loci_store::Result<(
     if revisions.is_empty() {
         return Ok(());
     }
-    let pages: HashMap<i64, mem::Page> = mem::pages(tx)?
-        .into_iter()
-        .map(|p| (p.page_id, p))
-        .collect();
+    // A write marks its own revisions: it reads their pages only, so that it costs what it
+    // adds, not what memory holds; the end of a scan reads them all at once.
+    let mut pages: HashMap<i64, mem::Page> = HashMap::new();
+    if ids.is_none() {
+        pages.extend(mem::pages(tx)?.into_iter().map(|p| (p.page_id, p)));
+    } else {
+        for r in &revisions {
+            if !pages.contains_key(&r.page_id)
+                && let Some(p) = mem::page_by_id(tx, r.page_id)?
+            {
+                pages.insert(p.page_id, p);
+            }
+        }
+    }
     let pairs: Vec<(&mem::Revision, &mem::Page)> = revisions
         .iter()
         .filter_map(|r| Some((r, pages.get(&r.page_id)?)))

@@ -32,7 +32,7 @@ use loci_store::audit::{self as au, NewFinding, Recorded, StaleMark};
 use loci_store::memory as mem;
 use serde::Serialize;
 
-use crate::audit::{Staleness, revision_staleness};
+use crate::audit::Staleness;
 use crate::memory::{SymbolResolution, resolve_path, resolve_symbol};
 use crate::renamed::{Snapshot, renamed_definition};
 use crate::{EngineError, Envelope, Result, Workspace, manifests};
@@ -142,12 +142,17 @@ impl Workspace {
         let mut claims_checked = 0u64;
 
         // Memory: the claims of every current revision.
+        let pages = mem::pages(conn)?;
+        let subject_of: HashMap<i64, &str> = pages
+            .iter()
+            .filter_map(|p| Some((p.current_revision_id?, p.subject.as_str())))
+            .collect();
         for claim in mem::live_claims(conn)? {
             claims_checked += 1;
-            let Some(rev) = mem::revision_by_id(conn, claim.revision_id)? else {
+            let Some(subject) = subject_of.get(&claim.revision_id) else {
                 continue;
             };
-            findings.extend(ctx.check(&page_check(&rev.subject, &claim))?.0);
+            findings.extend(ctx.check(&page_check(subject, &claim))?.0);
         }
 
         // The repository's own documentation.
@@ -204,12 +209,27 @@ impl Workspace {
         }
         drop(ctx);
 
-        // Staleness of every current revision.
+        // Staleness of every current revision: the marks the last scan (or the write of a
+        // revision since) stored for the map as it is, the others made now.
+        let current: Vec<i64> = pages.iter().filter_map(|p| p.current_revision_id).collect();
+        let mut marks_of = crate::audit::stored_staleness(conn, &current)?;
+        let unmarked: Vec<mem::Revision> = current
+            .iter()
+            .filter(|id| !marks_of.contains_key(id))
+            .map(|&id| mem::revision_by_id(conn, id))
+            .collect::<loci_store::Result<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        let by_id: HashMap<i64, &mem::Page> = pages.iter().map(|p| (p.page_id, p)).collect();
+        let pairs: Vec<(&mem::Revision, &mem::Page)> = unmarked
+            .iter()
+            .filter_map(|r| Some((r, *by_id.get(&r.page_id)?)))
+            .collect();
+        marks_of.extend(crate::audit::revisions_staleness(conn, &pairs)?);
         let mut stale = Vec::new();
-        for page in mem::pages(conn)? {
-            if let Some(rev) = page.current_revision_id {
-                stale.extend(revision_staleness(conn, rev)?);
-            }
+        for id in &current {
+            stale.extend(marks_of.remove(id).unwrap_or_default());
         }
         let marks: Vec<StaleMark> = stale
             .iter()

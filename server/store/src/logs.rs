@@ -56,7 +56,7 @@ pub fn new_entry(tx: &Transaction<'_>, log: &str) -> Result<Page> {
 pub fn next_entry(conn: &Connection, log: &str) -> Result<String> {
     let prefix =
         entry_prefix(log).ok_or_else(|| StoreError::Corrupt(format!("`{log}` is not a log")))?;
-    Ok(format!("{prefix}{}", highest_number(conn, prefix)? + 1))
+    Ok(format!("{prefix}{}", highest_number(conn, log)? + 1))
 }
 
 /// Whether the whole-log page with uid `uid` was split here before ([`split_logs`] gives
@@ -71,30 +71,25 @@ pub fn was_split(conn: &Connection, uid: &str) -> Result<bool> {
     .ctx(|| format!("reading the entries of page uid {uid}"))
 }
 
-fn highest_number(conn: &Connection, prefix: &str) -> Result<i64> {
-    conn.prepare_cached(
-        "SELECT ifnull(max(CAST(substr(subject, length(?1) + 1) AS INTEGER)), 0)
-           FROM pages WHERE subject > ?1 AND subject < ?2",
-    )
+/// An entry's number in SQL, as `pages_by_entry_number` (migration 22) indexes it.
+const NUMBER: &str = "CAST(substr(subject, instr(subject, ':') + 1) AS INTEGER)";
+
+fn highest_number(conn: &Connection, log: &str) -> Result<i64> {
+    conn.prepare_cached(&format!(
+        "SELECT ifnull(max({NUMBER}), 0) FROM pages WHERE kind = ?1"
+    ))
     .ctx(|| "numbering a log entry".into())?
-    .query_row(params![prefix, upper_bound(prefix)], |r| r.get(0))
+    .query_row([log], |r| r.get(0))
     .ctx(|| "numbering a log entry".into())
 }
 
 /// The entries of `log`, in the order they were added.
 pub fn entries(conn: &Connection, log: &str) -> Result<Vec<Page>> {
-    let Some(prefix) = entry_prefix(log) else {
-        return Ok(Vec::new());
-    };
     let ids: Vec<i64> = conn
-        .prepare_cached(
-            "SELECT page_id FROM pages WHERE subject > ?1 AND subject < ?2 AND kind = ?3
-              ORDER BY CAST(substr(subject, length(?1) + 1) AS INTEGER)",
-        )
-        .and_then(|mut s| {
-            s.query_map(params![prefix, upper_bound(prefix), log], |r| r.get(0))?
-                .collect()
-        })
+        .prepare_cached(&format!(
+            "SELECT page_id FROM pages WHERE kind = ?1 ORDER BY {NUMBER}"
+        ))
+        .and_then(|mut s| s.query_map([log], |r| r.get(0))?.collect())
         .ctx(|| format!("reading the {log} log"))?;
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
@@ -105,44 +100,25 @@ pub fn entries(conn: &Connection, log: &str) -> Result<Vec<Page>> {
 
 /// The current revision of each entry of `log`, in the order the entries were added.
 pub fn current_revisions(conn: &Connection, log: &str) -> Result<Vec<memory::Revision>> {
-    let Some(prefix) = entry_prefix(log) else {
-        return Ok(Vec::new());
-    };
     conn.prepare_cached(&format!(
         "SELECT {} FROM pages p JOIN revisions r ON r.revision_id = p.current_revision_id
-          WHERE p.subject > ?1 AND p.subject < ?2 AND p.kind = ?3
-          ORDER BY CAST(substr(p.subject, length(?1) + 1) AS INTEGER)",
-        memory::REVISION_COLUMNS
+          WHERE p.kind = ?1 ORDER BY {}",
+        memory::REVISION_COLUMNS,
+        NUMBER.replace("subject", "p.subject")
     ))
-    .and_then(|mut s| {
-        s.query_map(params![prefix, upper_bound(prefix), log], memory::revision)?
-            .collect()
-    })
+    .and_then(|mut s| s.query_map([log], memory::revision)?.collect())
     .ctx(|| format!("reading the {log} log"))
 }
 
 /// Every revision of every entry of `log`, in the order they were written.
 pub fn revisions(conn: &Connection, log: &str) -> Result<Vec<memory::Revision>> {
-    let Some(prefix) = entry_prefix(log) else {
-        return Ok(Vec::new());
-    };
     conn.prepare_cached(&format!(
         "SELECT {} FROM pages p JOIN revisions r USING (page_id)
-          WHERE p.subject > ?1 AND p.subject < ?2 AND p.kind = ?3
-          ORDER BY r.created_at, r.revision_id",
+          WHERE p.kind = ?1 ORDER BY r.created_at, r.revision_id",
         memory::REVISION_COLUMNS
     ))
-    .and_then(|mut s| {
-        s.query_map(params![prefix, upper_bound(prefix), log], memory::revision)?
-            .collect()
-    })
+    .and_then(|mut s| s.query_map([log], memory::revision)?.collect())
     .ctx(|| format!("reading the history of the {log} log"))
-}
-
-/// A bound just above every subject that starts with `prefix` (`decision:`): `;` follows
-/// `:` and every digit, so the entries are one range of the subject index.
-fn upper_bound(prefix: &str) -> String {
-    format!("{};", &prefix[..prefix.len() - 1])
 }
 
 /// The log entries whose current revision has a claim about `path` (a file, or a folder
