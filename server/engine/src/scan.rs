@@ -493,6 +493,11 @@ fn scan_inner(
         ms = started.elapsed().as_millis() as u64,
         "scan: resolved imports"
     );
+    // A scan that was killed may have committed files whose symbols it rewrote (new row
+    // ids) before it re-resolved the references into them, and it took with it what it
+    // knew of names that gained or lost a definition: every stored reference is resolved
+    // again, so the map equals what a fresh scan of the tree makes.
+    let repair = !interrupted.is_empty();
     resolve_refs(
         writer.store,
         std::mem::take(&mut writer.pending),
@@ -500,6 +505,7 @@ fn scan_inner(
         &deps_changed,
         &writer.retarget,
         modules,
+        repair,
     )?;
 
     tracing::info!(
@@ -2668,7 +2674,9 @@ const TARGETED_RESOLVE_MAX_FILES: usize = 1024;
 
 /// Resolves the pending references of changed files and re-resolves stored references
 /// that use a changed name, live in a file whose imports changed, or pointed into a file
-/// this scan rewrote (`retarget`).
+/// this scan rewrote (`retarget`). With `all` (after an interrupted scan, whose changed
+/// names and rewritten targets were never recorded), every stored reference is resolved
+/// again and every reference edge (`ref_deps`) rewritten.
 fn resolve_refs(
     store: &mut Store,
     pending: PendingRefs,
@@ -2676,6 +2684,7 @@ fn resolve_refs(
     deps_changed: &BTreeSet<i64>,
     retarget: &BTreeSet<i64>,
     modules: PathIndex,
+    all: bool,
 ) -> Result<()> {
     let pending_files: HashSet<i64> = pending.files.iter().map(|(id, _)| *id).collect();
     // Stored refs of unchanged files that may resolve differently now, and whether to
@@ -2750,6 +2759,14 @@ fn resolve_refs(
                 .ctx(|| "reading refs".into())?
             {
                 consider(row.ctx(|| "reading refs".into())?, true);
+            }
+        }
+        if all {
+            let mut every = conn
+                .prepare(&format!("SELECT {COLUMNS} FROM refs"))
+                .ctx(|| "reading refs".into())?;
+            for row in every.query_map([], read).ctx(|| "reading refs".into())? {
+                consider(row.ctx(|| "reading refs".into())?, false);
             }
         }
     }
@@ -2850,7 +2867,10 @@ fn resolve_refs(
                 .map(|(row, _)| row.1),
         )
         .collect();
-    if touched.len() > TARGETED_RESOLVE_MAX_FILES || map::bulk_indexes_missing(store.conn())? {
+    if all
+        || touched.len() > TARGETED_RESOLVE_MAX_FILES
+        || map::bulk_indexes_missing(store.conn())?
+    {
         store.write(map::rebuild_ref_deps)?;
     } else if !touched.is_empty() {
         let touched: Vec<i64> = touched.into_iter().collect();

@@ -1566,7 +1566,8 @@ pub struct MapCounts {
     pub symbols: u64,
     /// References.
     pub refs: u64,
-    /// References with a resolved target.
+    /// References resolved to a symbol of the map (a target id no symbol has is not
+    /// resolved).
     pub refs_resolved: u64,
     /// Dependency edges (resolved).
     pub deps: u64,
@@ -1580,7 +1581,7 @@ pub struct MapCounts {
 pub fn counts(conn: &Connection) -> Result<MapCounts> {
     conn.query_row(
         "SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM symbols),
-                (SELECT count(*) FROM refs), (SELECT count(*) FROM refs WHERE target_id IS NOT NULL),
+                (SELECT count(*) FROM refs), (SELECT count(*) FROM refs r JOIN symbols s ON s.symbol_id = r.target_id),
                 (SELECT count(*) FROM deps WHERE to_file_id IS NOT NULL),
                 (SELECT count(*) FROM deps WHERE to_file_id IS NULL),
                 (SELECT ifnull(sum(lines), 0) FROM files)",
