@@ -2703,10 +2703,25 @@ fn resolve_refs(
         Option<String>,
         RefKind,
     );
+    const COLUMNS: &str = "ref_id, file_id, name, enclosing_id, target_id, provenance, confidence, receiver, receiver_name, kind";
+    let read = |r: &loci_store::rusqlite::Row<'_>| -> loci_store::rusqlite::Result<Stored> {
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+            r.get(6)?,
+            Receiver::parse(r.get::<_, Option<String>>(7)?.as_deref()),
+            r.get(8)?,
+            RefKind::parse(&r.get::<_, String>(9)?),
+        ))
+    };
     let mut stored: Vec<(Stored, bool)> = Vec::new();
+    let mut seen = HashSet::new();
     {
         let conn = store.conn();
-        const COLUMNS: &str = "ref_id, file_id, name, enclosing_id, target_id, provenance, confidence, receiver, receiver_name, kind";
         let mut by_name = conn
             .prepare_cached(&format!("SELECT {COLUMNS} FROM refs WHERE name = ?1"))
             .ctx(|| "reading refs".into())?;
@@ -2716,26 +2731,14 @@ fn resolve_refs(
         let mut by_id = conn
             .prepare_cached(&format!("SELECT {COLUMNS} FROM refs WHERE ref_id = ?1"))
             .ctx(|| "reading refs".into())?;
-        let read = |r: &loci_store::rusqlite::Row<'_>| -> loci_store::rusqlite::Result<Stored> {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-                r.get(6)?,
-                Receiver::parse(r.get::<_, Option<String>>(7)?.as_deref()),
-                r.get(8)?,
-                RefKind::parse(&r.get::<_, String>(9)?),
-            ))
-        };
-        let mut seen = HashSet::new();
         let mut consider = |row: Stored, force: bool| {
             if !pending_files.contains(&row.1) && seen.insert(row.0) {
                 stored.push((row, force));
             }
         };
+        // With `all`, every stored reference is read below, once the resolver is loaded.
+        let changed_names = if all { &BTreeSet::new() } else { changed_names };
+        let deps_changed = if all { &BTreeSet::new() } else { deps_changed };
         for name in changed_names {
             for row in by_name
                 .query_map([name], read)
@@ -2761,42 +2764,36 @@ fn resolve_refs(
                 consider(row.ctx(|| "reading refs".into())?, true);
             }
         }
-        if all {
-            let mut every = conn
-                .prepare(&format!("SELECT {COLUMNS} FROM refs"))
-                .ctx(|| "reading refs".into())?;
-            for row in every.query_map([], read).ctx(|| "reading refs".into())? {
-                consider(row.ctx(|| "reading refs".into())?, false);
-            }
-        }
     }
     let files: BTreeSet<i64> = pending_files
         .iter()
         .copied()
         .chain(stored.iter().map(|(row, _)| row.1))
         .collect();
-    let mut resolver =
-        if files.len() <= TARGETED_RESOLVE_MAX_FILES && !map::bulk_indexes_missing(store.conn())? {
-            let names: BTreeSet<&str> = pending
-                .names
-                .iter()
-                .map(|n| &**n)
-                .chain(stored.iter().map(|(row, _)| row.2.as_str()))
-                .collect();
-            Resolver::load(
-                store.conn(),
-                Some(Needs {
-                    names: &names,
-                    files: &files,
-                }),
-            )?
-        } else {
-            Resolver::load(store.conn(), None)?
-        };
+    let mut resolver = if !all
+        && files.len() <= TARGETED_RESOLVE_MAX_FILES
+        && !map::bulk_indexes_missing(store.conn())?
+    {
+        let names: BTreeSet<&str> = pending
+            .names
+            .iter()
+            .map(|n| &**n)
+            .chain(stored.iter().map(|(row, _)| row.2.as_str()))
+            .collect();
+        Resolver::load(
+            store.conn(),
+            Some(Needs {
+                names: &names,
+                files: &files,
+            }),
+        )?
+    } else {
+        Resolver::load(store.conn(), None)?
+    };
     resolver.modules = modules;
-    let mut updates: Vec<(i64, Option<i64>, &'static str, f64)> = Vec::new();
-    for (
-        (
+    // A stored reference's new resolution, if it must be written.
+    let update = |row: &Stored, force: bool| -> Option<(i64, Option<i64>, &'static str, f64)> {
+        let (
             ref_id,
             file_id,
             name,
@@ -2807,19 +2804,16 @@ fn resolve_refs(
             receiver,
             receiver_name,
             kind,
-        ),
-        force,
-    ) in &stored
-    {
+        ) = row;
         // A name on the enclosing or a same-file type that resolved in its own file stays
         // resolved until that file changes (and then its refs are rewritten, not stored):
         // what it resolved to depends on nothing else. Its file may have chosen the
         // target itself (`Foo::new()`, `Reference::target`), which `resolve` cannot redo.
         if *receiver == Receiver::Own
-            && !*force
+            && !force
             && target.is_some_and(|t| resolver.defined_in(*file_id, name, t))
         {
-            continue;
+            return None;
         }
         let (t, p, c) = resolver.resolve(
             *file_id,
@@ -2829,8 +2823,24 @@ fn resolve_refs(
             *receiver,
             receiver_name.as_deref(),
         );
-        if *force || t != *target || p != provenance || c != *confidence {
-            updates.push((*ref_id, t, p, c));
+        (force || t != *target || p != provenance || c != *confidence).then_some((*ref_id, t, p, c))
+    };
+    let mut updates: Vec<(i64, Option<i64>, &'static str, f64)> = stored
+        .iter()
+        .filter_map(|(row, force)| update(row, *force))
+        .collect();
+    if all {
+        // One pass over the table, a row at a time: memory holds the updates, never the
+        // whole map's references.
+        let conn = store.conn();
+        let mut every = conn
+            .prepare(&format!("SELECT {COLUMNS} FROM refs"))
+            .ctx(|| "reading refs".into())?;
+        for row in every.query_map([], read).ctx(|| "reading refs".into())? {
+            let row = row.ctx(|| "reading refs".into())?;
+            if !pending_files.contains(&row.1) && !seen.contains(&row.0) {
+                updates.extend(update(&row, false));
+            }
         }
     }
     for chunk in pending.files.chunks(256) {
@@ -2867,9 +2877,7 @@ fn resolve_refs(
                 .map(|(row, _)| row.1),
         )
         .collect();
-    if all
-        || touched.len() > TARGETED_RESOLVE_MAX_FILES
-        || map::bulk_indexes_missing(store.conn())?
+    if all || touched.len() > TARGETED_RESOLVE_MAX_FILES || map::bulk_indexes_missing(store.conn())?
     {
         store.write(map::rebuild_ref_deps)?;
     } else if !touched.is_empty() {

@@ -270,7 +270,10 @@ pub fn dump_map(conn: &Connection) -> Vec<String> {
     // Each full-text index: per row, named as its table's row is, the terms it holds with
     // their columns and offsets.
     let indexes = [
-        ("symbols_fts", "SELECT s.key FROM symbols s WHERE s.symbol_id = v.doc"),
+        (
+            "symbols_fts",
+            "SELECT s.key FROM symbols s WHERE s.symbol_id = v.doc",
+        ),
         (
             "doc_chunks_fts",
             "SELECT f.path || ':' || c.line FROM doc_chunks c JOIN files f USING (file_id) WHERE c.chunk_id = v.doc",
@@ -283,7 +286,10 @@ pub fn dump_map(conn: &Connection) -> Vec<String> {
             "secondary_chunks_fts",
             "SELECT f.path || ':' || c.start_line FROM code_chunks c JOIN files f USING (file_id) WHERE c.chunk_id = v.doc",
         ),
-        ("file_text_fts", "SELECT f.path FROM files f WHERE f.file_id = v.doc"),
+        (
+            "file_text_fts",
+            "SELECT f.path FROM files f WHERE f.file_id = v.doc",
+        ),
         (
             "secondary_file_text_fts",
             "SELECT f.path FROM files f WHERE f.file_id = v.doc",
