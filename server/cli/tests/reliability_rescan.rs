@@ -385,7 +385,15 @@ fn a_rescan_killed_at_random_points_heals_to_a_fresh_scans_map() {
         // Every table of the map, and every full-text index, has rows to compare (but
         // `fts_common_terms`: no term of so small a tree is common).
         for kind in [
-            "file", "symbol", "ref", "import", "dep", "ref dep", "chunk", "code chunk", "skip",
+            "file",
+            "symbol",
+            "ref",
+            "import",
+            "dep",
+            "ref dep",
+            "chunk",
+            "code chunk",
+            "skip",
             "meta",
         ] {
             assert!(

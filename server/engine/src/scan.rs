@@ -608,7 +608,7 @@ fn finish(
     started: Instant,
     scan_id: Option<i64>,
 ) -> Result<ScanReport> {
-    report.totals = map::counts(store.conn())?;
+    report.totals = map::counts(store.conn(), scan_id)?;
     for (language, files, lines) in map::files_by_language(store.conn())? {
         report.languages.insert(
             language.unwrap_or_else(|| "unknown".into()),

@@ -589,6 +589,20 @@ fn fault_a_killed_scan_left_references_to_deleted_symbols() {
         matches!(p, loci_engine::scan::ScanProgress::Resolving)
     });
     let mut ws = open(root);
+    // Until a scan finishes the work, a reference on a deleted symbol is not resolved.
+    let on_a_symbol = |ws: &Workspace| -> (i64, i64) {
+        ws.store()
+            .conn()
+            .query_row(
+                "SELECT count(*), count(s.symbol_id) FROM refs r
+                 LEFT JOIN symbols s ON s.symbol_id = r.target_id WHERE r.target_id IS NOT NULL",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+    };
+    assert_eq!(on_a_symbol(&ws), (8, 3));
+    assert_eq!(ws.stats().unwrap().result.totals.refs_resolved, 3);
     let report = scan(&mut ws);
     assert_eq!(report.modified, ["app/models.py"]);
     assert_eq!(scan(&mut ws).unchanged, 8);
