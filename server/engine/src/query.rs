@@ -519,7 +519,7 @@ impl Workspace {
     pub fn stats(&self) -> Result<Envelope<Stats>> {
         self.store.read(|| {
             let conn = self.store.conn();
-            let totals = map::counts(conn)?;
+            let totals = map::counts(conn, None)?;
             let mut languages = BTreeMap::new();
             for (language, files, lines) in map::files_by_language(conn)? {
                 languages.insert(

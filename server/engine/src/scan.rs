@@ -493,6 +493,11 @@ fn scan_inner(
         ms = started.elapsed().as_millis() as u64,
         "scan: resolved imports"
     );
+    // A scan that was killed may have committed files whose symbols it rewrote (new row
+    // ids) before it re-resolved the references into them, and it took with it what it
+    // knew of names that gained or lost a definition: every stored reference is resolved
+    // again, so the map equals what a fresh scan of the tree makes.
+    let repair = !interrupted.is_empty();
     resolve_refs(
         writer.store,
         std::mem::take(&mut writer.pending),
@@ -500,6 +505,7 @@ fn scan_inner(
         &deps_changed,
         &writer.retarget,
         modules,
+        repair,
     )?;
 
     tracing::info!(
@@ -602,7 +608,7 @@ fn finish(
     started: Instant,
     scan_id: Option<i64>,
 ) -> Result<ScanReport> {
-    report.totals = map::counts(store.conn())?;
+    report.totals = map::counts(store.conn(), scan_id)?;
     for (language, files, lines) in map::files_by_language(store.conn())? {
         report.languages.insert(
             language.unwrap_or_else(|| "unknown".into()),
@@ -2668,7 +2674,9 @@ const TARGETED_RESOLVE_MAX_FILES: usize = 1024;
 
 /// Resolves the pending references of changed files and re-resolves stored references
 /// that use a changed name, live in a file whose imports changed, or pointed into a file
-/// this scan rewrote (`retarget`).
+/// this scan rewrote (`retarget`). With `all` (after an interrupted scan, whose changed
+/// names and rewritten targets were never recorded), every stored reference is resolved
+/// again and every reference edge (`ref_deps`) rewritten.
 fn resolve_refs(
     store: &mut Store,
     pending: PendingRefs,
@@ -2676,6 +2684,7 @@ fn resolve_refs(
     deps_changed: &BTreeSet<i64>,
     retarget: &BTreeSet<i64>,
     modules: PathIndex,
+    all: bool,
 ) -> Result<()> {
     let pending_files: HashSet<i64> = pending.files.iter().map(|(id, _)| *id).collect();
     // Stored refs of unchanged files that may resolve differently now, and whether to
@@ -2694,10 +2703,25 @@ fn resolve_refs(
         Option<String>,
         RefKind,
     );
+    const COLUMNS: &str = "ref_id, file_id, name, enclosing_id, target_id, provenance, confidence, receiver, receiver_name, kind";
+    let read = |r: &loci_store::rusqlite::Row<'_>| -> loci_store::rusqlite::Result<Stored> {
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+            r.get(6)?,
+            Receiver::parse(r.get::<_, Option<String>>(7)?.as_deref()),
+            r.get(8)?,
+            RefKind::parse(&r.get::<_, String>(9)?),
+        ))
+    };
     let mut stored: Vec<(Stored, bool)> = Vec::new();
+    let mut seen = HashSet::new();
     {
         let conn = store.conn();
-        const COLUMNS: &str = "ref_id, file_id, name, enclosing_id, target_id, provenance, confidence, receiver, receiver_name, kind";
         let mut by_name = conn
             .prepare_cached(&format!("SELECT {COLUMNS} FROM refs WHERE name = ?1"))
             .ctx(|| "reading refs".into())?;
@@ -2707,26 +2731,14 @@ fn resolve_refs(
         let mut by_id = conn
             .prepare_cached(&format!("SELECT {COLUMNS} FROM refs WHERE ref_id = ?1"))
             .ctx(|| "reading refs".into())?;
-        let read = |r: &loci_store::rusqlite::Row<'_>| -> loci_store::rusqlite::Result<Stored> {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-                r.get(6)?,
-                Receiver::parse(r.get::<_, Option<String>>(7)?.as_deref()),
-                r.get(8)?,
-                RefKind::parse(&r.get::<_, String>(9)?),
-            ))
-        };
-        let mut seen = HashSet::new();
         let mut consider = |row: Stored, force: bool| {
             if !pending_files.contains(&row.1) && seen.insert(row.0) {
                 stored.push((row, force));
             }
         };
+        // With `all`, every stored reference is read below, once the resolver is loaded.
+        let changed_names = if all { &BTreeSet::new() } else { changed_names };
+        let deps_changed = if all { &BTreeSet::new() } else { deps_changed };
         for name in changed_names {
             for row in by_name
                 .query_map([name], read)
@@ -2758,28 +2770,30 @@ fn resolve_refs(
         .copied()
         .chain(stored.iter().map(|(row, _)| row.1))
         .collect();
-    let mut resolver =
-        if files.len() <= TARGETED_RESOLVE_MAX_FILES && !map::bulk_indexes_missing(store.conn())? {
-            let names: BTreeSet<&str> = pending
-                .names
-                .iter()
-                .map(|n| &**n)
-                .chain(stored.iter().map(|(row, _)| row.2.as_str()))
-                .collect();
-            Resolver::load(
-                store.conn(),
-                Some(Needs {
-                    names: &names,
-                    files: &files,
-                }),
-            )?
-        } else {
-            Resolver::load(store.conn(), None)?
-        };
+    let mut resolver = if !all
+        && files.len() <= TARGETED_RESOLVE_MAX_FILES
+        && !map::bulk_indexes_missing(store.conn())?
+    {
+        let names: BTreeSet<&str> = pending
+            .names
+            .iter()
+            .map(|n| &**n)
+            .chain(stored.iter().map(|(row, _)| row.2.as_str()))
+            .collect();
+        Resolver::load(
+            store.conn(),
+            Some(Needs {
+                names: &names,
+                files: &files,
+            }),
+        )?
+    } else {
+        Resolver::load(store.conn(), None)?
+    };
     resolver.modules = modules;
-    let mut updates: Vec<(i64, Option<i64>, &'static str, f64)> = Vec::new();
-    for (
-        (
+    // A stored reference's new resolution, if it must be written.
+    let update = |row: &Stored, force: bool| -> Option<(i64, Option<i64>, &'static str, f64)> {
+        let (
             ref_id,
             file_id,
             name,
@@ -2790,19 +2804,16 @@ fn resolve_refs(
             receiver,
             receiver_name,
             kind,
-        ),
-        force,
-    ) in &stored
-    {
+        ) = row;
         // A name on the enclosing or a same-file type that resolved in its own file stays
         // resolved until that file changes (and then its refs are rewritten, not stored):
         // what it resolved to depends on nothing else. Its file may have chosen the
         // target itself (`Foo::new()`, `Reference::target`), which `resolve` cannot redo.
         if *receiver == Receiver::Own
-            && !*force
+            && !force
             && target.is_some_and(|t| resolver.defined_in(*file_id, name, t))
         {
-            continue;
+            return None;
         }
         let (t, p, c) = resolver.resolve(
             *file_id,
@@ -2812,8 +2823,24 @@ fn resolve_refs(
             *receiver,
             receiver_name.as_deref(),
         );
-        if *force || t != *target || p != provenance || c != *confidence {
-            updates.push((*ref_id, t, p, c));
+        (force || t != *target || p != provenance || c != *confidence).then_some((*ref_id, t, p, c))
+    };
+    let mut updates: Vec<(i64, Option<i64>, &'static str, f64)> = stored
+        .iter()
+        .filter_map(|(row, force)| update(row, *force))
+        .collect();
+    if all {
+        // One pass over the table, a row at a time: memory holds the updates, never the
+        // whole map's references.
+        let conn = store.conn();
+        let mut every = conn
+            .prepare(&format!("SELECT {COLUMNS} FROM refs"))
+            .ctx(|| "reading refs".into())?;
+        for row in every.query_map([], read).ctx(|| "reading refs".into())? {
+            let row = row.ctx(|| "reading refs".into())?;
+            if !pending_files.contains(&row.1) && !seen.contains(&row.0) {
+                updates.extend(update(&row, false));
+            }
         }
     }
     for chunk in pending.files.chunks(256) {
@@ -2850,7 +2877,8 @@ fn resolve_refs(
                 .map(|(row, _)| row.1),
         )
         .collect();
-    if touched.len() > TARGETED_RESOLVE_MAX_FILES || map::bulk_indexes_missing(store.conn())? {
+    if all || touched.len() > TARGETED_RESOLVE_MAX_FILES || map::bulk_indexes_missing(store.conn())?
+    {
         store.write(map::rebuild_ref_deps)?;
     } else if !touched.is_empty() {
         let touched: Vec<i64> = touched.into_iter().collect();

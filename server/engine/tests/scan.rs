@@ -27,7 +27,7 @@ fn dump(conn: &Connection) -> Vec<String> {
     let queries = [
         "SELECT 'file', path, ifnull(language,''), size, content_hash, ifnull(fingerprint,''), lines, error_nodes, ifnull(degraded,''), lossy_utf8 FROM files",
         "SELECT 'symbol', f.path, s.key, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte, s.start_line, s.end_line, s.name_line, s.name_column, s.signature, ifnull(s.doc,''), s.body_fingerprint, s.signature_fingerprint, ifnull(s.parent_key,'') FROM symbols s JOIN files f USING (file_id)",
-        "SELECT 'ref', f.path, r.name, r.kind, r.line, r.column, r.start_byte, ifnull(e.key,''), ifnull(t.key,''), r.provenance, r.confidence, ifnull(r.receiver,'') FROM refs r JOIN files f ON f.file_id = r.file_id LEFT JOIN symbols e ON e.symbol_id = r.enclosing_id LEFT JOIN symbols t ON t.symbol_id = r.target_id",
+        "SELECT 'ref', f.path, r.name, r.kind, r.line, r.column, r.start_byte, ifnull(e.key,''), CASE WHEN r.target_id IS NULL THEN '' ELSE ifnull(t.key,'<no such symbol>') END, r.provenance, r.confidence, ifnull(r.receiver,'') FROM refs r JOIN files f ON f.file_id = r.file_id LEFT JOIN symbols e ON e.symbol_id = r.enclosing_id LEFT JOIN symbols t ON t.symbol_id = r.target_id",
         "SELECT 'import', f.path, i.module, i.names, i.line FROM imports i JOIN files f USING (file_id)",
         "SELECT 'dep', a.path, d.module, ifnull(b.path,'<unresolved>'), d.line, d.count FROM deps d JOIN files a ON a.file_id = d.from_file_id LEFT JOIN files b ON b.file_id = d.to_file_id",
         "SELECT 'ref dep', a.path, b.path, d.kind, d.line, d.provenance, d.confidence, d.count FROM ref_deps d JOIN files a ON a.file_id = d.from_file_id JOIN files b ON b.file_id = d.to_file_id",
@@ -541,6 +541,97 @@ fn references_into_a_rewritten_file_follow_its_new_symbols() {
                 && r.contains("app/models.py#validate@function")),
         "{incremental:#?}"
     );
+}
+
+/// A scan killed at the point `kill_at` reports (the process dies there: nothing after it
+/// runs). The workspace is dropped, as the killed process's was.
+fn scan_killed_at(root: &Path, kill_at: fn(&loci_engine::scan::ScanProgress) -> bool) {
+    let mut ws = open(root);
+    let killed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ws.scan(&|p| {
+            if kill_at(&p) {
+                std::panic::panic_any("killed");
+            }
+        })
+    }));
+    assert!(killed.is_err(), "the scan reached its kill point");
+}
+
+/// Fault found by the hostile trial (issue 37): a rescan killed after it had committed a
+/// changed file (its symbols deleted and inserted again with new row ids) but before it
+/// resolved references again left the references of unchanged files on the deleted ids,
+/// and a name the file gained unresolved elsewhere: the scans that finished afterwards
+/// reparsed the file but saw no other change, so `callers` of its definitions answered
+/// nothing and `stats` still counted the references as resolved. A scan that finds an
+/// interrupted one resolves every reference again.
+#[test]
+fn fault_a_killed_scan_left_references_to_deleted_symbols() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    write(
+        root,
+        "app/util.py",
+        "def fmt(x):\n    return str(x)\n\ndef later():\n    return fmt2(1)\n",
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    let resolved = ws.stats().unwrap().result.totals.refs_resolved;
+    drop(ws);
+    // app/models.py gains `fmt2`, which app/util.py calls; its other definitions keep
+    // their keys, and app/views.py calls them.
+    write(
+        root,
+        "app/models.py",
+        "class User:\n    def save(self):\n        return validate(self)\n\ndef validate(x):\n    return x\n\ndef fmt2(x):\n    return x\n",
+    );
+    scan_killed_at(root, |p| {
+        matches!(p, loci_engine::scan::ScanProgress::Resolving)
+    });
+    let mut ws = open(root);
+    // Until a scan finishes the work, a reference on a deleted symbol is not resolved.
+    let on_a_symbol = |ws: &Workspace| -> (i64, i64) {
+        ws.store()
+            .conn()
+            .query_row(
+                "SELECT count(*), count(s.symbol_id) FROM refs r
+                 LEFT JOIN symbols s ON s.symbol_id = r.target_id WHERE r.target_id IS NOT NULL",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+    };
+    assert_eq!(on_a_symbol(&ws), (8, 3));
+    assert_eq!(ws.stats().unwrap().result.totals.refs_resolved, 3);
+    let report = scan(&mut ws);
+    assert_eq!(report.modified, ["app/models.py"]);
+    assert_eq!(scan(&mut ws).unchanged, 8);
+    let dangling: i64 = ws
+        .store()
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM refs WHERE target_id NOT IN (SELECT symbol_id FROM symbols)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(dangling, 0);
+    let map = dump(ws.store().conn());
+    for call in [
+        "ref | app/views.py | validate | call | 6 | 20 | 115 | app/views.py#show@function | app/models.py#validate@function | stated | 1.000 | ",
+        "ref | app/util.py | fmt2 | call | 4 | 11 | 55 | app/util.py#later@function | app/models.py#fmt2@function | derived | 0.500 | ",
+    ] {
+        assert!(map.iter().any(|r| r == call), "{call}\n{map:#?}");
+    }
+    // Every reference resolves as before, and the new one too.
+    assert_eq!(
+        ws.stats().unwrap().result.totals.refs_resolved,
+        resolved + 1
+    );
+    let fresh_dir = tempfile::tempdir().unwrap();
+    let mut fresh = Workspace::open(root, Some(&fresh_dir.path().join("fresh.db"))).unwrap();
+    scan(&mut fresh);
+    assert_eq!(map, dump(fresh.store().conn()));
 }
 
 /// Fault found by the concurrent-writers stress test (issue 9): two scans of one store at

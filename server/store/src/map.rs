@@ -1592,7 +1592,8 @@ pub struct MapCounts {
     pub symbols: u64,
     /// References.
     pub refs: u64,
-    /// References with a resolved target.
+    /// References resolved to a symbol of the map (a target id no symbol has is not
+    /// resolved).
     pub refs_resolved: u64,
     /// Dependency edges (resolved).
     pub deps: u64,
@@ -1602,15 +1603,24 @@ pub struct MapCounts {
     pub lines: u64,
 }
 
-/// Row counts of the map.
-pub fn counts(conn: &Connection) -> Result<MapCounts> {
+/// Row counts of the map. `finishing` is the scan that asks as it finishes, its
+/// references all resolved.
+///
+/// A resolved reference is one whose target is a symbol of the map. Only a scan that has
+/// not finished (killed, or running now; not `finishing`) can leave a reference on a
+/// symbol it deleted, so only then is each target looked up (a join over every
+/// reference); else the count is read from the index of targets.
+pub fn counts(conn: &Connection, finishing: Option<i64>) -> Result<MapCounts> {
     conn.query_row(
         "SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM symbols),
-                (SELECT count(*) FROM refs), (SELECT count(*) FROM refs WHERE target_id IS NOT NULL),
+                (SELECT count(*) FROM refs),
+                CASE WHEN EXISTS (SELECT 1 FROM scans WHERE status = 'running' AND scan_id IS NOT ?1)
+                     THEN (SELECT count(*) FROM refs r JOIN symbols s ON s.symbol_id = r.target_id)
+                     ELSE (SELECT count(*) FROM refs WHERE target_id IS NOT NULL) END,
                 (SELECT count(*) FROM deps WHERE to_file_id IS NOT NULL),
                 (SELECT count(*) FROM deps WHERE to_file_id IS NULL),
                 (SELECT ifnull(sum(lines), 0) FROM files)",
-        [],
+        [finishing],
         |r| {
             Ok(MapCounts {
                 files: r.get(0)?,

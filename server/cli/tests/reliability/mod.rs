@@ -232,37 +232,105 @@ pub fn integrity(conn: &Connection) -> Vec<String> {
     }
 }
 
-/// Every row of the map that a scan derives, without row ids, times or mtimes, sorted
-/// (the same rows `server/engine/tests/scan.rs` compares).
+/// Every row of every table of the map that a scan derives, sorted, with row ids mapped
+/// to what names them (a path, a symbol key, a chunk's path and line), and without times,
+/// mtimes or scan ids: files, symbols, refs, imports, deps, ref_deps, doc_chunks,
+/// code_chunks, skipped_files, fts_common_terms, the `meta` the scan writes, and the
+/// terms each full-text index holds for each of its rows (FTS5's `fts5vocab`, in
+/// `temp`: the contentless code-text indexes keep no text to compare).
 pub fn dump_map(conn: &Connection) -> Vec<String> {
+    // A target or enclosing id no symbol has is shown as such, never as unresolved.
+    let symbol = |alias: &str, id: &str| {
+        format!("CASE WHEN {id} IS NULL THEN '' ELSE ifnull({alias}.key, '<no such symbol>') END")
+    };
     let queries = [
-        "SELECT 'file', path, ifnull(language,''), size, content_hash, ifnull(fingerprint,''), lines, error_nodes, ifnull(degraded,''), lossy_utf8 FROM files",
-        "SELECT 'symbol', f.path, s.key, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte, s.start_line, s.end_line, s.name_line, s.name_column, s.signature, ifnull(s.doc,''), s.body_fingerprint, s.signature_fingerprint, ifnull(s.parent_key,''), s.terms FROM symbols s JOIN files f USING (file_id)",
-        "SELECT 'ref', f.path, r.name, r.kind, r.line, r.column, r.start_byte, ifnull(e.key,''), ifnull(t.key,''), r.provenance, r.confidence, ifnull(r.receiver,'') FROM refs r JOIN files f ON f.file_id = r.file_id LEFT JOIN symbols e ON e.symbol_id = r.enclosing_id LEFT JOIN symbols t ON t.symbol_id = r.target_id",
-        "SELECT 'import', f.path, i.module, i.names, i.line FROM imports i JOIN files f USING (file_id)",
-        "SELECT 'dep', a.path, d.module, ifnull(b.path,'<unresolved>'), d.line, d.count FROM deps d JOIN files a ON a.file_id = d.from_file_id LEFT JOIN files b ON b.file_id = d.to_file_id",
-        "SELECT 'chunk', f.path, c.heading, c.line, c.end_line, c.text FROM doc_chunks c JOIN files f USING (file_id)",
-        "SELECT 'skip', path, reason FROM skipped_files",
+        "SELECT 'file', path, ifnull(language,''), size, content_hash, ifnull(fingerprint,''), lines, error_nodes, ifnull(degraded,''), lossy_utf8, ifnull(drift_hash,'') FROM files".to_string(),
+        "SELECT 'symbol', f.path, s.key, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte, s.start_line, s.end_line, s.name_start_byte, s.name_end_byte, s.name_line, s.name_column, s.signature, ifnull(s.doc,''), s.body_fingerprint, s.signature_fingerprint, ifnull(s.parent_key,''), s.terms FROM symbols s JOIN files f USING (file_id)".to_string(),
+        format!(
+            "SELECT 'ref', f.path, r.name, r.kind, r.line, r.column, r.start_byte, r.end_byte, {}, {}, r.provenance, r.confidence, ifnull(r.receiver,''), ifnull(r.receiver_name,'') FROM refs r JOIN files f ON f.file_id = r.file_id LEFT JOIN symbols e ON e.symbol_id = r.enclosing_id LEFT JOIN symbols t ON t.symbol_id = r.target_id",
+            symbol("e", "r.enclosing_id"),
+            symbol("t", "r.target_id")
+        ),
+        "SELECT 'import', f.path, i.module, i.names, i.line FROM imports i JOIN files f USING (file_id)".to_string(),
+        "SELECT 'dep', a.path, d.module, ifnull(b.path,'<unresolved>'), d.line, d.count FROM deps d JOIN files a ON a.file_id = d.from_file_id LEFT JOIN files b ON b.file_id = d.to_file_id".to_string(),
+        "SELECT 'ref dep', a.path, b.path, d.kind, d.line, d.provenance, d.confidence, d.count FROM ref_deps d JOIN files a ON a.file_id = d.from_file_id JOIN files b ON b.file_id = d.to_file_id".to_string(),
+        "SELECT 'chunk', f.path, c.heading, c.line, c.end_line, c.text, c.terms FROM doc_chunks c JOIN files f USING (file_id)".to_string(),
+        format!(
+            "SELECT 'code chunk', f.path, {}, c.start_line, c.end_line, c.secondary, ifnull(c.embed_hash,'') FROM code_chunks c JOIN files f USING (file_id) LEFT JOIN symbols s ON s.symbol_id = c.symbol_id",
+            symbol("s", "c.symbol_id")
+        ),
+        "SELECT 'skip', path, reason, ifnull(detail,''), size FROM skipped_files".to_string(),
+        "SELECT 'common term', fts, term, doc FROM fts_common_terms".to_string(),
+        "SELECT 'meta', key, value FROM meta WHERE key IN ('analysis_version', 'secret_rules')".to_string(),
     ];
     let mut rows = Vec::new();
-    for q in queries {
-        let mut stmt = conn.prepare(q).unwrap_or_else(|e| panic!("{q}: {e}"));
-        let n = stmt.column_count();
-        let mut it = stmt.query([]).expect("query");
-        while let Some(r) = it.next().expect("row") {
-            let cols: Vec<String> = (0..n)
-                .map(|i| match r.get_ref(i).expect("column") {
-                    ValueRef::Null => "NULL".into(),
-                    ValueRef::Integer(v) => v.to_string(),
-                    ValueRef::Real(v) => format!("{v:.3}"),
-                    ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
-                    ValueRef::Blob(_) => "<blob>".into(),
-                })
-                .collect();
-            rows.push(cols.join(" | "));
-        }
+    for q in &queries {
+        rows.extend(query_rows(conn, q));
+    }
+    // Each full-text index: per row, named as its table's row is, the terms it holds with
+    // their columns and offsets.
+    let indexes = [
+        (
+            "symbols_fts",
+            "SELECT s.key FROM symbols s WHERE s.symbol_id = v.doc",
+        ),
+        (
+            "doc_chunks_fts",
+            "SELECT f.path || ':' || c.line FROM doc_chunks c JOIN files f USING (file_id) WHERE c.chunk_id = v.doc",
+        ),
+        (
+            "code_chunks_fts",
+            "SELECT f.path || ':' || c.start_line FROM code_chunks c JOIN files f USING (file_id) WHERE c.chunk_id = v.doc",
+        ),
+        (
+            "secondary_chunks_fts",
+            "SELECT f.path || ':' || c.start_line FROM code_chunks c JOIN files f USING (file_id) WHERE c.chunk_id = v.doc",
+        ),
+        (
+            "file_text_fts",
+            "SELECT f.path FROM files f WHERE f.file_id = v.doc",
+        ),
+        (
+            "secondary_file_text_fts",
+            "SELECT f.path FROM files f WHERE f.file_id = v.doc",
+        ),
+    ];
+    for (table, name) in indexes {
+        let vocab = format!("vocab_{table}");
+        conn.execute_batch(&format!(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.{vocab} USING fts5vocab(main, {table}, 'instance')"
+        ))
+        .unwrap_or_else(|e| panic!("vocabulary of {table}: {e}"));
+        rows.extend(query_rows(
+            conn,
+            &format!(
+                "SELECT 'indexed', '{table}', ifnull(({name}), '<no such row>'), group_concat(term || '@' || col || '.' || offset, ' ' ORDER BY col, offset, term)
+                 FROM temp.{vocab} v GROUP BY v.doc"
+            ),
+        ));
     }
     rows.sort();
+    rows
+}
+
+/// The rows of `sql`, each as its columns joined by ` | ` (reals to three places).
+fn query_rows(conn: &Connection, sql: &str) -> Vec<String> {
+    let mut stmt = conn.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let n = stmt.column_count();
+    let mut it = stmt.query([]).expect("query");
+    let mut rows = Vec::new();
+    while let Some(r) = it.next().expect("row") {
+        let cols: Vec<String> = (0..n)
+            .map(|i| match r.get_ref(i).expect("column") {
+                ValueRef::Null => "NULL".into(),
+                ValueRef::Integer(v) => v.to_string(),
+                ValueRef::Real(v) => format!("{v:.3}"),
+                ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                ValueRef::Blob(_) => "<blob>".into(),
+            })
+            .collect();
+        rows.push(cols.join(" | "));
+    }
     rows
 }
 
