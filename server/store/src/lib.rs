@@ -364,9 +364,10 @@ impl Store {
     /// retried up to [`WRITE_RETRIES`] times, then [`StoreError::Busy`] is returned (a
     /// retryable error; the process never exits). `f` may therefore run more than once
     /// and must not have side effects outside the transaction. Before it commits, the
-    /// memory's full-text index gets a bounded merge of its segments
-    /// ([`search::merge_segments`], at most [`search::MERGE_PAGES`] pages): a memory
-    /// written one page at a time stays one segment, which every search reads once.
+    /// memory's full-text index gets a bounded merge of its levels
+    /// ([`search::merge_levels`], at most [`search::MERGE_PAGES`] pages): memory written
+    /// one revision at a time stays a few segments (one per level), which every search
+    /// reads, and a write costs what it adds, not what memory holds.
     pub fn write<T>(&mut self, mut f: impl FnMut(&Transaction<'_>) -> Result<T>) -> Result<T> {
         if self.read_only {
             return Err(StoreError::ReadOnly {
@@ -400,7 +401,7 @@ impl Store {
             .map_err(|e| StoreError::sqlite("beginning a write transaction", e))?;
         let value = f(&tx)?;
         if self.merges_segments {
-            search::merge_segments(&tx, search::FtsTable::Revisions, search::MERGE_PAGES)?;
+            search::merge_levels(&tx, search::FtsTable::Revisions, search::MERGE_PAGES)?;
         }
         tx.commit()
             .map_err(|e| StoreError::sqlite("committing a write transaction", e))?;

@@ -13,3 +13,7 @@
 -- read in number order, without reading every entry.
 CREATE INDEX pages_by_entry_number
     ON pages(kind, CAST(substr(subject, instr(subject, ':') + 1) AS INTEGER));
+
+-- The memory's full-text index is merged level by level on each write
+-- (`search::merge_levels`): a level is merged when it holds two segments.
+INSERT INTO revisions_fts(revisions_fts, rank) VALUES ('usermerge', 2);
