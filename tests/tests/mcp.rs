@@ -1043,10 +1043,12 @@ async fn a_cancelled_call_stops_its_worker_and_writes_nothing() {
         }
     };
     until(1).await;
-    raw.send(&[json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+    raw.send(&[
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 7, "reason": "the user pressed stop"}})
-    .to_string()])
-        .await;
+        .to_string(),
+    ])
+    .await;
     // The worker stops while the writer is still held.
     until(0).await;
     drop(held);
@@ -1059,7 +1061,10 @@ async fn a_cancelled_call_stops_its_worker_and_writes_nothing() {
     assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 8, "result": {}}));
     let (_, shown) = raw.line().await;
     assert_eq!(
-        (&shown["id"], &shown["result"]["structuredContent"]["error"]["kind"]),
+        (
+            &shown["id"],
+            &shown["result"]["structuredContent"]["error"]["kind"]
+        ),
         (&json!(9), &json!("not_found")),
         "nothing was written: {shown}"
     );

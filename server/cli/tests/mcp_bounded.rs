@@ -138,10 +138,19 @@ fn a_50000_word_question_is_answered_within_a_second_with_a_note() {
     for (tool, notes, max_bytes) in [
         (
             "context",
-            vec![not_git.clone(), unknown, bounded[0].clone(), bounded[1].clone()],
+            vec![
+                not_git.clone(),
+                unknown,
+                bounded[0].clone(),
+                bounded[1].clone(),
+            ],
             40_000,
         ),
-        ("search", vec![not_git, bounded[0].clone(), bounded[1].clone()], 2_000),
+        (
+            "search",
+            vec![not_git, bounded[0].clone(), bounded[1].clone()],
+            2_000,
+        ),
     ] {
         let started = Instant::now();
         let r = mcp.call(tool, json!({"query": query}));
@@ -153,7 +162,11 @@ fn a_50000_word_question_is_answered_within_a_second_with_a_note() {
             "{tool}"
         );
         let line = r.to_string();
-        assert!(line.len() < max_bytes, "{tool}: {} bytes: {line:.3000}", line.len());
+        assert!(
+            line.len() < max_bytes,
+            "{tool}: {} bytes: {line:.3000}",
+            line.len()
+        );
     }
     let (status, _, stderr) = mcp.finish();
     assert!(status.success(), "{stderr}");

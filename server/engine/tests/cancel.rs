@@ -17,7 +17,11 @@ fn search_context_and_impact_stop_once_the_flag_is_raised() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, "a.py", "def parse_line(text):\n    return text\n");
-    write(root, "b.py", "from a import parse_line\n\ndef run():\n    return parse_line('x')\n");
+    write(
+        root,
+        "b.py",
+        "from a import parse_line\n\ndef run():\n    return parse_line('x')\n",
+    );
     let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
     ws.scan(&|_| {}).unwrap();
     let question = ContextRequest {
@@ -28,9 +32,11 @@ fn search_context_and_impact_stop_once_the_flag_is_raised() {
     };
     let outcomes = |ws: &Workspace| {
         [
-            ws.search("parse line", &SearchOptions::default()).map(|e| e.result.len()),
+            ws.search("parse line", &SearchOptions::default())
+                .map(|e| e.result.len()),
             ws.context(&question).map(|e| e.result.items.len()),
-            ws.impact_limited("parse_line", 3, false, 0).map(|e| e.result.nodes.len()),
+            ws.impact_limited("parse_line", 3, false, 0)
+                .map(|e| e.result.nodes.len()),
         ]
     };
     let flag = CancelFlag::new();
@@ -39,13 +45,22 @@ fn search_context_and_impact_stop_once_the_flag_is_raised() {
     assert!(before.iter().all(Result::is_ok), "{before:?}");
     flag.cancel();
     for outcome in outcomes(&ws) {
-        assert!(matches!(outcome, Err(EngineError::Cancelled)), "{outcome:?}");
+        assert!(
+            matches!(outcome, Err(EngineError::Cancelled)),
+            "{outcome:?}"
+        );
     }
     ws.set_cancel(CancelFlag::new());
     let after = outcomes(&ws);
     assert_eq!(
-        after.iter().map(|r| *r.as_ref().unwrap()).collect::<Vec<_>>(),
-        before.iter().map(|r| *r.as_ref().unwrap()).collect::<Vec<_>>()
+        after
+            .iter()
+            .map(|r| *r.as_ref().unwrap())
+            .collect::<Vec<_>>(),
+        before
+            .iter()
+            .map(|r| *r.as_ref().unwrap())
+            .collect::<Vec<_>>()
     );
     assert_eq!(EngineError::Cancelled.kind(), "cancelled");
 }

@@ -143,7 +143,10 @@ fn parse_origin(origin: &str) -> Option<(String, String, Option<u16>)> {
     let uri: hyper::Uri = origin.trim().parse().ok()?;
     let scheme = uri.scheme_str()?.to_ascii_lowercase();
     let authority = uri.authority()?;
-    if uri.path_and_query().is_some_and(|p| !matches!(p.as_str(), "" | "/")) {
+    if uri
+        .path_and_query()
+        .is_some_and(|p| !matches!(p.as_str(), "" | "/"))
+    {
         return None;
     }
     let host = authority

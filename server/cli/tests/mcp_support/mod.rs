@@ -230,11 +230,9 @@ impl Mcp {
         };
         let exited = closed.elapsed();
         let mut rest = Vec::new();
-        loop {
-            match self.lines.recv_timeout(TIMEOUT) {
-                Ok(line) => rest.push(parse_message(&line)),
-                Err(_) => break,
-            }
+        // The process is gone: its stdout ends once the lines it wrote are read.
+        while let Ok(line) = self.lines.recv_timeout(TIMEOUT) {
+            rest.push(parse_message(&line));
         }
         if let Some(reader) = self.stderr_reader.take() {
             let _ = reader.join();
