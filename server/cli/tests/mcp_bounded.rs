@@ -13,11 +13,11 @@ use serde_json::json;
 const EXIT_WITHIN: Duration = Duration::from_secs(2);
 
 /// Fault (issue 31): after a long call the server ignored stdin closing and kept a core
-/// busy for minutes (a first call on a checkout of the Python stdlib without a store: 43.7
-/// s from stdin closing to exit). Here the long call is the first `symbol` on a checkout
-/// no scan has seen, which waits for the startup refresh (a full scan of 4,000 files,
-/// longer than [`EXIT_WITHIN`] in a debug build): closing stdin cancels it and the process
-/// exits within 2 s, leaving the scan.
+/// busy for minutes (a first call on a checkout of the Python stdlib without a store: 80 s
+/// from stdin closing to exit, debug build). Here the long call is the first `symbol` on
+/// a checkout no scan has seen, which waits for the startup refresh (a full scan of 4,000
+/// files, 24 s in a debug build): closing stdin cancels it and the process exits within
+/// 2 s, leaving the scan.
 #[test]
 fn fault_stdin_closed_during_a_long_call_left_the_server_running() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -33,7 +33,6 @@ fn fault_stdin_closed_during_a_long_call_left_the_server_running() {
     let id = mcp.id();
     mcp.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
         "params": {"name": "symbol", "arguments": {"name": "f0_0"}}}));
-    let closed = Instant::now();
     let (status, exited, rest, stderr) = mcp.close_and_wait();
     assert!(
         exited <= EXIT_WITHIN,
@@ -50,11 +49,10 @@ fn fault_stdin_closed_during_a_long_call_left_the_server_running() {
             "isError": true}})],
         "stderr:\n{stderr}"
     );
-    assert!(closed.elapsed() < Duration::from_secs(60));
 }
 
 /// Fault (issue 31): a `remember` answer carried the written revision's body, so a 1 MiB
-/// body came back (whole before answers were paged, 30,131 bytes since). The answer now
+/// body came back (whole before answers were paged, its first 5 KB since). The answer now
 /// says what was written with the first 200 bytes of the body and a note.
 #[test]
 fn fault_a_1_mib_remember_body_was_echoed_back() {
