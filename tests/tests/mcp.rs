@@ -1005,3 +1005,67 @@ async fn fault_a_large_lint_was_paged_as_raw_json_that_reran_the_lint() {
     );
     client.cancel().await.ok();
 }
+
+/// Issue 31: a call cancelled with `notifications/cancelled` stops its worker. The call
+/// (`remember`) waits for the writer, which a long write holds; once cancelled, its
+/// worker stops waiting while the writer is still held, writes nothing, and no answer is
+/// sent for it (rmcp drops the answers of cancelled requests); the session goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_stops_its_worker_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "a.py", "def alpha():\n    return 1\n");
+    let server = LociServer::new(scanned(dir.path()), ServerOptions::default());
+    let (r, w) = tokio::io::split(serve_server(server.clone()));
+    let mut raw = Raw {
+        reader: BufReader::new(r),
+        writer: w,
+    };
+    raw.initialize(true).await;
+    let held = server.hold_writer();
+    raw.send(&[tool_call(
+        7,
+        "remember",
+        json!({"subject": "a.py", "body": "`alpha()` answers 1."}),
+    )])
+    .await;
+    let until = |want: usize| {
+        let server = server.clone();
+        async move {
+            let deadline = tokio::time::Instant::now() + TIMEOUT;
+            while server.calls_running() != want {
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "calls running: {} (want {want})",
+                    server.calls_running()
+                );
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }
+    };
+    until(1).await;
+    raw.send(&[
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "the user pressed stop"}})
+        .to_string(),
+    ])
+    .await;
+    // The worker stops while the writer is still held.
+    until(0).await;
+    drop(held);
+    raw.send(&[
+        json!({"jsonrpc": "2.0", "id": 8, "method": "ping"}).to_string(),
+        tool_call(9, "show", json!({"subject": "a.py"})),
+    ])
+    .await;
+    let (_, pong) = raw.line().await;
+    assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 8, "result": {}}));
+    let (_, shown) = raw.line().await;
+    assert_eq!(
+        (
+            &shown["id"],
+            &shown["result"]["structuredContent"]["error"]["kind"]
+        ),
+        (&json!(9), &json!("not_found")),
+        "nothing was written: {shown}"
+    );
+}

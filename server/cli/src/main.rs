@@ -51,6 +51,12 @@ enum Command {
         /// Allow --http on a non-loopback address (the bearer token is still required).
         #[arg(long, requires = "http")]
         allow_remote: bool,
+        /// With --http, also serve requests from browser pages of this origin
+        /// (`https://app.example.com:8443`; repeatable). Pages on this machine
+        /// (`http://localhost:*`, `127.0.0.1`, `[::1]`) are always served; requests without an
+        /// `Origin` header (not from a browser) too; any other origin gets 403.
+        #[arg(long, value_name = "ORIGIN", requires = "http")]
+        allow_origin: Vec<String>,
     },
     /// Walk and parse the workspace, updating the map incrementally.
     Scan {
@@ -822,13 +828,18 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             }
             found
         }
-        Command::Mcp { http, allow_remote } => {
+        Command::Mcp {
+            http,
+            allow_remote,
+            allow_origin,
+        } => {
             let transport = match http {
                 None => loci_mcp::Transport::Stdio,
                 Some(addr) => loci_mcp::Transport::Http {
                     addr,
                     allow_remote,
                     token_file: None,
+                    allowed_origins: allow_origin,
                 },
             };
             // The server owns the workspace from here on.

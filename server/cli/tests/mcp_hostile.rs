@@ -174,7 +174,11 @@ fn mcp_hostile_input_gets_json_rpc_errors_and_the_session_goes_on() {
         "clientInfo": {"name": "again", "version": "1"}}}),
     );
     let again = mcp.recv();
-    assert_eq!(again["id"], json!(id), "{again}");
+    assert_eq!(
+        again,
+        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600,
+            "message": "the session is already initialized: `initialize` is sent once, first; to start over, open a new session (a new process over stdio, a POST without `Mcp-Session-Id` over HTTP)"}})
+    );
     ping(&mut mcp);
     // A real tool call still works.
     let r = mcp.call("symbol", json!({"name": "target"}));

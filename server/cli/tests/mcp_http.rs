@@ -4,58 +4,11 @@
 
 mod mcp_support;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::channel;
 use std::time::Duration;
 
-use mcp_support::{TIMEOUT, loci, run, write};
-
-/// A running `loci mcp --http` and the address it listens on.
-struct HttpServer {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(root: &Path, bind: &str, extra: &[&str]) -> HttpServer {
-    let mut child = Command::new(loci())
-        .arg("-C")
-        .arg(root)
-        .args(["mcp", "--http", bind])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn loci mcp --http");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if let Some(rest) = line.split("listening on http://").nth(1) {
-                let _ = tx.send(rest.split('/').next().unwrap_or("").to_string());
-            }
-        }
-    });
-    let bound = rx
-        .recv_timeout(TIMEOUT)
-        .expect("the server says where it listens");
-    let mut addr: SocketAddr = bound.parse().expect("an address");
-    if addr.ip().is_unspecified() {
-        addr.set_ip([127, 0, 0, 1].into());
-    }
-    HttpServer { child, addr }
-}
+use mcp_support::{run, start_http as start, write};
 
 /// One HTTP/1.1 request; returns (status, head, body so far). Reads until the body holds
 /// `until` (an SSE stream may stay open) or the server closes.
@@ -67,12 +20,28 @@ fn request(
     body: &str,
     until: &str,
 ) -> (u16, String, String) {
+    request_with(addr, method, path, token, &[], body, until)
+}
+
+/// [`request`] with extra headers.
+fn request_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    headers: &[(&str, &str)],
+    body: &str,
+    until: &str,
+) -> (u16, String, String) {
     let mut s = TcpStream::connect(addr).expect("connect");
     s.set_read_timeout(Some(Duration::from_secs(30)))
         .expect("timeout");
-    let auth = token
+    let mut auth = token
         .map(|t| format!("Authorization: Bearer {t}\r\n"))
         .unwrap_or_default();
+    for (name, value) in headers {
+        auth.push_str(&format!("{name}: {value}\r\n"));
+    }
     let req = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Content-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
@@ -277,4 +246,154 @@ fn fault_http_unreadable_bodies_got_415_and_plain_text() {
     );
     assert_eq!(status, 200, "{head}\n{text}");
     assert!(text.contains("\"name\":\"loci\""), "{text}");
+}
+
+/// The value of header `name` in a response head.
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|l| {
+        let (n, v) = l.split_once(':')?;
+        n.trim().eq_ignore_ascii_case(name).then(|| v.trim())
+    })
+}
+
+/// The JSON-RPC message of an SSE body's first `data:` line holding one.
+fn sse_message(body: &str) -> serde_json::Value {
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .find_map(|d| serde_json::from_str(d.trim()).ok())
+        .unwrap_or_else(|| panic!("no JSON-RPC message in {body:?}"))
+}
+
+/// Issue 31, item 6. Fault: a request from a browser page of another origin was served
+/// when it had the token (MCP "Streamable HTTP": "Servers MUST validate the Origin
+/// header ... respond with HTTP 403 Forbidden"). Now any origin other than this machine's
+/// pages and `--allow-origin` ones gets 403, with or without the token; requests without
+/// `Origin` (not from a browser) are served.
+#[test]
+fn fault_a_request_from_another_origin_was_served() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "a.rs", "fn a() {}\n");
+    let server = start(
+        root,
+        "127.0.0.1:0",
+        &["--allow-origin", "https://app.example.com:8443"],
+    );
+    let token = std::fs::read_to_string(root.join(".loci/mcp-token")).expect("token file");
+    let token = token.trim();
+    for (origin, token, status) in [
+        ("http://evil.example.com", Some(token), 403),
+        ("http://evil.example.com", None, 403),
+        ("null", Some(token), 403),
+        ("http://localhost.evil.example.com:3000", Some(token), 403),
+        ("https://app.example.com", Some(token), 403),
+        ("http://localhost:3000", Some(token), 200),
+        ("http://127.0.0.1:5173", Some(token), 200),
+        ("http://[::1]:8080", Some(token), 200),
+        ("https://app.example.com:8443", Some(token), 200),
+        ("http://localhost:3000", None, 401),
+    ] {
+        let (got, head, body) = request_with(
+            server.addr,
+            "POST",
+            "/mcp",
+            token,
+            &[("Origin", origin)],
+            INITIALIZE,
+            "protocolVersion",
+        );
+        assert_eq!(got, status, "{origin} {token:?}: {head}\n{body}");
+        if status == 403 {
+            assert_eq!(
+                body,
+                format!(
+                    "forbidden: requests from pages of origin `{origin}` are not served; start loci mcp with --allow-origin ORIGIN to serve them\n"
+                )
+            );
+        }
+    }
+}
+
+/// Issue 31, item 6: a second `initialize` in a session is refused (`-32600`, as over
+/// stdio; docs/reliability.md), and `DELETE` ends the session with `204 No Content`.
+/// Fault: rmcp answered `DELETE` `202`, which the official Python SDK logs as "Session
+/// termination failed: 202" (it expects 200 or 204); the session is gone afterwards (404).
+#[test]
+fn fault_session_delete_was_answered_202_and_a_second_initialize_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "a.rs", "fn a() {}\n");
+    let server = start(root, "127.0.0.1:0", &[]);
+    let token = std::fs::read_to_string(root.join(".loci/mcp-token")).expect("token file");
+    let token = Some(token.trim());
+    let (status, head, body) = request(
+        server.addr,
+        "POST",
+        "/mcp",
+        token,
+        INITIALIZE,
+        "protocolVersion",
+    );
+    assert_eq!(status, 200, "{head}\n{body}");
+    let session = header(&head, "mcp-session-id")
+        .expect("a session id")
+        .to_string();
+    let in_session = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    let (status, head, _) = request_with(
+        server.addr,
+        "POST",
+        "/mcp",
+        token,
+        &in_session,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "",
+    );
+    assert_eq!(status, 202, "{head}");
+    let again = INITIALIZE.replace("\"id\":1", "\"id\":2");
+    let (status, head, body) = request_with(
+        server.addr,
+        "POST",
+        "/mcp",
+        token,
+        &in_session,
+        &again,
+        "\"id\":2",
+    );
+    assert_eq!(status, 200, "{head}\n{body}");
+    assert_eq!(
+        sse_message(&body),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32600,
+            "message": "the session is already initialized: `initialize` is sent once, first; to start over, open a new session (a new process over stdio, a POST without `Mcp-Session-Id` over HTTP)"}})
+    );
+    // The session still works.
+    let (status, head, body) = request_with(
+        server.addr,
+        "POST",
+        "/mcp",
+        token,
+        &in_session,
+        r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        "\"id\":3",
+    );
+    assert_eq!(status, 200, "{head}\n{body}");
+    assert_eq!(
+        sse_message(&body),
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "result": {}})
+    );
+    let (status, head, body) =
+        request_with(server.addr, "DELETE", "/mcp", token, &in_session, "", "");
+    assert_eq!((status, body.as_str()), (204, ""), "{head}");
+    let (status, head, _) = request_with(
+        server.addr,
+        "POST",
+        "/mcp",
+        token,
+        &in_session,
+        r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#,
+        "",
+    );
+    assert_eq!(status, 404, "the session is gone: {head}");
 }

@@ -2,16 +2,17 @@
 //! stdio through `tests/python/mcp_client.py`: the tool list and its output schemas
 //! (which the SDK checks every successful result against), a `context` answer whose text
 //! is exactly what `loci context` prints, and argument and domain errors as tool results
-//! with `isError`.
+//! with `isError`; and over streamable HTTP (`tests/python/mcp_http_client.py`), a
+//! session that ends without a warning from the SDK.
 
 mod mcp_support;
 
 use std::process::Command;
 
-use mcp_support::{loci, run, write};
+use mcp_support::{loci, run, start_http, write};
 
-#[test]
-fn python_sdk_client_reads_answers_in_one_read_and_sees_tool_errors() {
+/// Fails the test, saying what to install, unless python3 can import the MCP SDK.
+fn require_python_sdk() {
     let probe = Command::new("python3")
         .args(["-c", "import mcp"])
         .output()
@@ -29,6 +30,11 @@ fn python_sdk_client_reads_answers_in_one_read_and_sees_tool_errors() {
              (.ci/run installs it). `python3 -c \"import mcp\"` failed: {e}"
         );
     }
+}
+
+#[test]
+fn python_sdk_client_reads_answers_in_one_read_and_sees_tool_errors() {
+    require_python_sdk();
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
     write(
@@ -68,5 +74,35 @@ fn python_sdk_client_reads_answers_in_one_read_and_sees_tool_errors() {
         out.status.success() && stdout.contains("python mcp client: ok"),
         "python client failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
         out.status
+    );
+}
+
+/// Issue 31, item 6. Fault: rmcp answered the session `DELETE` `202`, and the official
+/// SDK logged "Session termination failed: 202" at every client exit (it expects 200 or
+/// 204). The whole HTTP session now runs without a warning.
+#[test]
+fn fault_python_sdk_logged_session_termination_failed_202() {
+    require_python_sdk();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "a.rs", "fn a() {}\n");
+    let server = start_http(root, "127.0.0.1:0", &[]);
+    let token = std::fs::read_to_string(root.join(".loci/mcp-token")).expect("token file");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/python/mcp_http_client.py"
+    );
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(format!("http://{}/mcp", server.addr))
+        .arg(token.trim())
+        .output()
+        .expect("run python3");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        (out.status.code(), stdout.as_ref()),
+        (Some(0), "python mcp http client: ok\n"),
+        "stderr:\n{stderr}"
     );
 }

@@ -614,6 +614,9 @@ fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
 /// line (tokens ≈ characters / 4). A smaller one is refused, not silently raised.
 pub const MIN_BUDGET: u64 = 50;
 
+/// The names the note about names nothing holds lists; it counts the rest.
+const NOTE_NAMES: usize = 10;
+
 /// The most hits per kind a search returns: a larger `limit` is refused, not cut.
 pub const SEARCH_LIMIT_MAX: u32 = 1000;
 
@@ -659,6 +662,7 @@ impl Workspace {
             Some(q) => self.search_hits(&q, options)?,
             None => Vec::new(),
         };
+        self.check_cancelled()?;
         if hits.is_empty()
             && let Some(any) = crate::search::fts_query_any(query)
         {
@@ -1390,6 +1394,7 @@ impl Workspace {
         // its best passage once: the rule is "up to +30", and summing weak passages let a
         // long document outrank the code that answers the question.
         let (mut text_hits, weights) = self.text_candidates(&terms, asks, TEXT_HITS)?;
+        self.check_cancelled()?;
         // Symbols the question names (`Store::write`, `parse_config`, a one-word question).
         // Each is also a text hit at rank 0: the definition a question names is its best
         // match, even where FTS5's length normalisation ranks a long doc comment below the
@@ -1562,7 +1567,9 @@ impl Workspace {
         // loci can answer from holds: the question is about something else.
         let mut missing: Vec<String> = Vec::new();
         if !quoted_found {
-            for (name, tokens) in crate::search::names_in(query) {
+            // The first names only, as the first terms only are searched.
+            let names = crate::search::names_in(query);
+            for (name, tokens) in names.into_iter().take(crate::search::MAX_QUERY_TERMS) {
                 if !self.corpus_holds(&crate::search::name_expression(&tokens), asks.any())? {
                     missing.push(name);
                 }
@@ -1576,6 +1583,7 @@ impl Workspace {
         // the question is about (their outlines and main symbols, below).
         let question_found = cands.values().any(|c| c.relevance >= relevant_at);
         let mut module_memory = false;
+        self.check_cancelled()?;
         let pages = self.pages_near(&open, &unmapped_open, &symbol_files, &cands)?;
         // The decisions and lessons pages with a claim about an open file.
         let mut about_open: Vec<String> = Vec::new();
@@ -2199,7 +2207,15 @@ impl Workspace {
             ));
         }
         if abstained && !missing.is_empty() {
-            let names: Vec<String> = missing.iter().map(|n| format!("`{n}`")).collect();
+            // A note names a few: it must not echo a long question back.
+            let mut names: Vec<String> = missing
+                .iter()
+                .take(NOTE_NAMES)
+                .map(|n| format!("`{n}`"))
+                .collect();
+            if missing.len() > NOTE_NAMES {
+                names.push(format!("{} more", missing.len() - NOTE_NAMES));
+            }
             open_notes.push(format!(
                 "the question names {}, which nothing in the code, memory or docs holds",
                 names.join(", ")

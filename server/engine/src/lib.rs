@@ -95,6 +95,11 @@ pub enum EngineError {
     /// A bug or an environment failure (a thread pool that could not start).
     #[error("internal error: {0}")]
     Internal(String),
+    /// The operation was stopped through its [`CancelFlag`] (an MCP client cancelled the
+    /// request or went away) before it finished; a read returns nothing, a write changed
+    /// nothing.
+    #[error("cancelled: the request was withdrawn before it finished; nothing was changed")]
+    Cancelled,
 }
 
 impl EngineError {
@@ -110,6 +115,44 @@ impl EngineError {
             EngineError::NotFound(_) => "not_found",
             EngineError::Unscanned(_) => "unscanned",
             EngineError::Internal(_) => "internal",
+            EngineError::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// A request to stop an operation, shared between the thread running it and whoever may
+/// withdraw it (the MCP server, on `notifications/cancelled` or when its client goes
+/// away). Cheap to clone; clones share the flag.
+///
+/// Rule: the engine polls it ([`Workspace::check_cancelled`]) at the natural loop points
+/// of long reads (`search` and `context` between their index passes, `impact` at each
+/// dependent it walks) and answers [`EngineError::Cancelled`]. Writes never poll it: a
+/// write runs whole or, when its caller sees the flag before it starts, not at all.
+#[derive(Clone, Debug, Default)]
+pub struct CancelFlag(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl CancelFlag {
+    /// A flag not raised.
+    pub fn new() -> CancelFlag {
+        CancelFlag::default()
+    }
+
+    /// Raises the flag: the operations polling it stop at their next check.
+    pub fn cancel(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether the flag is raised.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// [`EngineError::Cancelled`] once the flag is raised.
+    pub fn check(&self) -> Result<()> {
+        if self.is_cancelled() {
+            Err(EngineError::Cancelled)
+        } else {
+            Ok(())
         }
     }
 }
@@ -188,6 +231,8 @@ pub struct Workspace {
     /// The embedding model and the chunk vectors, loaded on first use (see
     /// [`embed::Dense`]).
     dense: std::sync::Mutex<embed::Dense>,
+    /// Polled by long reads (see [`CancelFlag`]); never raised unless a caller set one.
+    cancel: CancelFlag,
 }
 
 /// What `context` reads again and again between two writes, kept for the
@@ -265,7 +310,19 @@ impl Workspace {
             graph: std::sync::Mutex::new(None),
             snapshot: Default::default(),
             dense: Default::default(),
+            cancel: CancelFlag::default(),
         })
+    }
+
+    /// Makes the operations that follow poll `flag` (see [`CancelFlag`]) instead of the
+    /// one set before.
+    pub fn set_cancel(&mut self, flag: CancelFlag) {
+        self.cancel = flag;
+    }
+
+    /// [`EngineError::Cancelled`] once the flag set by [`Workspace::set_cancel`] is raised.
+    pub fn check_cancelled(&self) -> Result<()> {
+        self.cancel.check()
     }
 
     /// The workspace root (canonical).

@@ -462,6 +462,7 @@ impl Workspace {
             if d >= depth {
                 continue;
             }
+            self.check_cancelled()?;
             for r in map::refs_to(conn, &key, u32::MAX)? {
                 if hard && r.provenance != "stated" {
                     continue;

@@ -9,6 +9,14 @@
 //! `--allow-remote`, a connection from a non-loopback peer is answered `403` and closed
 //! whatever the listener (IPv4-mapped IPv6 loopback counts as loopback). With a loopback
 //! address, rmcp's `Host` check (DNS-rebinding protection) stays on.
+//!
+//! As MCP "Streamable HTTP" asks (2025-06-18, "Security Warning"): a request with an
+//! `Origin` header that is not one of this machine's pages nor an origin given with
+//! `--allow-origin` gets `403`, before its token is looked at ([`origin_allowed`]);
+//! requests without `Origin` (not from a browser) pass. A second `initialize` in a
+//! session is refused ([`crate::server`]). A session `DELETE` is answered `204 No
+//! Content` (rmcp says `202`, which the official Python SDK logs as "Session termination
+//! failed: 202": it expects 200 or 204).
 
 use std::convert::Infallible;
 use std::io::Write;
@@ -117,6 +125,62 @@ pub fn peer_allowed(peer: SocketAddr, allow_remote: bool) -> bool {
     allow_remote || peer.ip().to_canonical().is_loopback()
 }
 
+/// Who may use the server: the bearer token, whether non-loopback peers are served, and
+/// the browser origins served besides this machine's.
+#[derive(Clone, Debug)]
+pub struct Access {
+    /// The bearer token every request must carry.
+    pub token: String,
+    /// Serve non-loopback peers (`--allow-remote`).
+    pub allow_remote: bool,
+    /// Origins (`scheme://host[:port]`) served besides this machine's (`--allow-origin`).
+    pub allowed_origins: Vec<String>,
+}
+
+/// An origin as compared: lower-case scheme and host (IPv6 without brackets), and the
+/// port, the scheme's default when the origin names none (RFC 6454 §4).
+fn parse_origin(origin: &str) -> Option<(String, String, Option<u16>)> {
+    let uri: hyper::Uri = origin.trim().parse().ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let authority = uri.authority()?;
+    if uri
+        .path_and_query()
+        .is_some_and(|p| !matches!(p.as_str(), "" | "/"))
+    {
+        return None;
+    }
+    let host = authority
+        .host()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase();
+    let port = authority.port_u16().or(match scheme.as_str() {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    });
+    Some((scheme, host, port))
+}
+
+/// Whether a request with `Origin: origin` may be served: a page of this machine
+/// (`http` or `https` on `localhost`, `127.0.0.1` or `::1`, any port), or one of
+/// `allowed` (same scheme, host and port). `null`, an unparsable value and any other
+/// origin are refused: a page elsewhere must not reach a local server through the
+/// user's browser (DNS rebinding, MCP "Streamable HTTP": "Servers MUST validate the
+/// Origin header").
+pub fn origin_allowed(origin: &str, allowed: &[String]) -> bool {
+    let Some((scheme, host, port)) = parse_origin(origin) else {
+        return false;
+    };
+    let local = matches!(scheme.as_str(), "http" | "https")
+        && matches!(host.as_str(), "localhost" | "127.0.0.1" | "::1");
+    local
+        || allowed
+            .iter()
+            .filter_map(|a| parse_origin(a))
+            .any(|a| a == (scheme.clone(), host.clone(), port))
+}
+
 /// Whether `request` carries `Authorization: Bearer <token>` (constant-time comparison).
 pub fn authorized<B>(request: &Request<B>, token: &str) -> bool {
     let Some(value) = request
@@ -159,17 +223,23 @@ fn json_error(status: StatusCode, body: &[u8]) -> Response<Body> {
 pub async fn serve(
     server: LociServer,
     listener: TcpListener,
-    token: String,
-    allow_remote: bool,
+    access: Access,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), McpError> {
+    let Access {
+        token,
+        allow_remote,
+        allowed_origins,
+    } = access;
+    let allowed_origins: Arc<[String]> = allowed_origins.into();
     let mut config = StreamableHttpServerConfig::default();
     if allow_remote {
         // Remote clients name this host however they reach it; the token guards access.
         config = config.disable_allowed_hosts();
     }
     let mcp = StreamableHttpService::new(
-        move || Ok(server.clone()),
+        // Each session its own `initialize` state (a second one is refused).
+        move || Ok(server.for_session()),
         Arc::new(LocalSessionManager::default()),
         config,
     );
@@ -205,10 +275,25 @@ pub async fn serve(
         }
         let mcp = mcp.clone();
         let token = token.clone();
+        let allowed_origins = allowed_origins.clone();
         let service = hyper::service::service_fn(move |request: Request<Incoming>| {
             let mcp = mcp.clone();
             let token = token.clone();
+            let allowed_origins = allowed_origins.clone();
             async move {
+                if let Some(origin) = request.headers().get(hyper::header::ORIGIN) {
+                    let origin = origin.to_str().unwrap_or("");
+                    if !origin_allowed(origin, &allowed_origins) {
+                        tracing::warn!(%peer, origin, "refusing an MCP request from a browser page of another origin");
+                        return Ok::<_, Infallible>(plain(
+                            StatusCode::FORBIDDEN,
+                            &format!(
+                                "forbidden: requests from pages of origin `{origin}` are not served; \
+                                 start loci mcp with --allow-origin ORIGIN to serve them"
+                            ),
+                        ));
+                    }
+                }
                 if !authorized(&request, &token) {
                     tracing::info!(%peer, "MCP request without a valid bearer token");
                     let mut r = plain(
@@ -227,6 +312,16 @@ pub async fn serve(
                         StatusCode::NOT_FOUND,
                         "not found: the MCP endpoint is /mcp",
                     ));
+                }
+                if request.method() == hyper::Method::DELETE {
+                    let mut r = mcp.handle(request).await;
+                    if r.status() == StatusCode::ACCEPTED {
+                        // The session is closed; there is nothing to accept later.
+                        *r.status_mut() = StatusCode::NO_CONTENT;
+                        *r.body_mut() = Full::new(Bytes::new()).boxed();
+                        r.headers_mut().remove(hyper::header::CONTENT_TYPE);
+                    }
+                    return Ok(r);
                 }
                 if request.method() != hyper::Method::POST {
                     return Ok(mcp.handle(request).await);
@@ -277,7 +372,32 @@ pub async fn serve(
 
 #[cfg(test)]
 mod tests {
-    use super::peer_allowed;
+    use super::{origin_allowed, peer_allowed};
+
+    #[test]
+    fn origins_of_this_machine_and_allowed_ones_are_served_others_refused() {
+        let allowed = vec!["https://app.example.com:8443".to_string()];
+        for (origin, served) in [
+            ("http://localhost", true),
+            ("http://localhost:3000", true),
+            ("https://LOCALHOST:8443", true),
+            ("http://127.0.0.1:7077", true),
+            ("http://[::1]:5173", true),
+            ("https://app.example.com:8443", true),
+            ("https://app.example.com", false),
+            ("http://app.example.com:8443", false),
+            ("http://evil.example.com", false),
+            ("http://localhost.evil.example.com", false),
+            ("http://127.0.0.2", false),
+            ("null", false),
+            ("", false),
+            ("file:///etc/passwd", false),
+            ("http://localhost/path", false),
+        ] {
+            assert_eq!(origin_allowed(origin, &allowed), served, "{origin}");
+        }
+        assert!(!origin_allowed("https://app.example.com:8443", &[]));
+    }
 
     #[test]
     fn non_loopback_peers_are_refused_unless_remote_is_allowed() {

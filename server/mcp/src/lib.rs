@@ -66,6 +66,8 @@ pub enum Transport {
         allow_remote: bool,
         /// Where the token lives (default `<root>/.loci/mcp-token`).
         token_file: Option<PathBuf>,
+        /// Browser origins served besides this machine's (see [`http::origin_allowed`]).
+        allowed_origins: Vec<String>,
     },
 }
 
@@ -81,7 +83,7 @@ pub fn run(
         .thread_name("loci-mcp")
         .build()
         .map_err(|e| McpError::io("starting the async runtime", e))?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         match transport {
             Transport::Stdio => {
                 let server = LociServer::new(workspace, options);
@@ -92,6 +94,7 @@ pub fn run(
                 addr,
                 allow_remote,
                 token_file,
+                allowed_origins,
             } => {
                 let token_file = token_file.unwrap_or_else(|| {
                     workspace
@@ -111,11 +114,25 @@ pub fn run(
                         .map_err(|e| McpError::io("reading the bound address", e))?,
                     token_file.display()
                 );
-                http::serve(server, listener, token, allow_remote, shutdown_signal()).await
+                let access = http::Access {
+                    token,
+                    allow_remote,
+                    allowed_origins,
+                };
+                http::serve(server, listener, access, shutdown_signal()).await
             }
         }
-    })
+    });
+    // Not `drop(runtime)`, which waits for every blocking task: a call or startup refresh
+    // still running when the client went away (a full scan takes minutes on a large
+    // tree) is abandoned with the process. Its writes are transactions, so the store
+    // stays whole; an interrupted scan is finished by the next one.
+    runtime.shutdown_timeout(SHUTDOWN_WAIT);
+    served
 }
+
+/// How long the end of `loci mcp` waits for tasks still running once the session is over.
+pub const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Resolves on Ctrl-C (SIGINT) or, on Unix, SIGTERM.
 async fn shutdown_signal() {

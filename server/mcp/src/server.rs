@@ -17,14 +17,15 @@
 //! line with a file's new text. `freshness.refreshed` lists the files rescanned.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use loci_engine::{EngineError, StoreError, Workspace};
+use loci_engine::{CancelFlag, EngineError, StoreError, Workspace};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -97,18 +98,27 @@ struct Inner {
     map_ready: AtomicBool,
     options: ServerOptions,
     tools: Vec<Tool>,
+    /// Tool calls whose blocking worker has not returned yet.
+    calls_running: AtomicUsize,
 }
 
 /// Idle reader workspaces kept for reuse; a burst of more concurrent reads opens more,
 /// which are closed after their call. Each holds one SQLite connection and its caches.
 pub const IDLE_READERS: usize = 4;
 
+/// How long a call waiting for the writer sleeps between two attempts at most. A thread
+/// blocked in `Mutex::lock` cannot be called off, and a call queued behind a long scan
+/// must be when its client cancels it or goes away; the first attempts come sooner.
+const WRITER_POLL: Duration = Duration::from_millis(5);
+
 /// The MCP server for one workspace. Cheap to clone: clones share the writer workspace
-/// (one SQLite connection behind a mutex) and the pool of readers, so each HTTP session
-/// gets a clone.
+/// (one SQLite connection behind a mutex) and the pool of readers. Each MCP session gets
+/// its own [`LociServer::for_session`] (one per HTTP session; stdio has one).
 #[derive(Clone)]
 pub struct LociServer {
     inner: Arc<Inner>,
+    /// Whether this session has answered `initialize`: a second one is refused.
+    initialized: Arc<AtomicBool>,
 }
 
 impl LociServer {
@@ -133,8 +143,26 @@ impl LociServer {
                 map_ready: AtomicBool::new(map_ready),
                 options,
                 tools: tools::TOOLS.iter().map(|t| t.to_tool()).collect(),
+                calls_running: AtomicUsize::new(0),
             }),
+            initialized: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// A server for a new MCP session over the same workspace: it shares the writer and
+    /// the readers, and has its own `initialize` state.
+    pub fn for_session(&self) -> LociServer {
+        LociServer {
+            inner: self.inner.clone(),
+            initialized: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Tool calls whose worker is still running (a cancelled call counts until its
+    /// worker has stopped): for tests that a cancelled call frees its worker.
+    #[doc(hidden)]
+    pub fn calls_running(&self) -> usize {
+        self.inner.calls_running.load(Ordering::Acquire)
     }
 
     /// Starts the first refresh (a full scan on a fresh checkout) in the background, so
@@ -177,6 +205,24 @@ impl LociServer {
             Ok(guard) => Some(guard),
             Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
             Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// The writer, waiting for it until `cancel` is raised ([`EngineError::Cancelled`]).
+    /// Polls ([`WRITER_POLL`]) instead of blocking, so that a cancelled call queued behind
+    /// a long scan or write stops waiting.
+    fn lock_unless_cancelled(
+        &self,
+        cancel: &CancelFlag,
+    ) -> Result<MutexGuard<'_, State>, EngineError> {
+        let mut pause = Duration::from_micros(100);
+        loop {
+            if let Some(guard) = self.try_lock() {
+                return Ok(guard);
+            }
+            cancel.check()?;
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(WRITER_POLL);
         }
     }
 
@@ -239,6 +285,7 @@ impl LociServer {
         &self,
         call: &Call,
         default_author: Option<&str>,
+        cancel: &CancelFlag,
         refreshed: &mut Vec<String>,
         notes: &mut Vec<String>,
     ) -> Result<Answer, EngineError> {
@@ -249,50 +296,98 @@ impl LociServer {
         let writer = if self.inner.map_ready.load(Ordering::Acquire) && !call.refresh_first() {
             self.try_lock()
         } else {
-            Some(self.lock())
+            Some(self.lock_unless_cancelled(cancel)?)
         };
         if let Some(mut state) = writer
             && due(&state)
         {
+            cancel.check()?;
             refreshed.extend(self.refresh(&mut state, notes));
         }
-        let mut result = self.with_reader(|ws| call.run(ws, default_author));
+        let run = |ws: &mut Workspace| {
+            ws.set_cancel(cancel.clone());
+            call.run(ws, default_author)
+        };
+        cancel.check()?;
+        let mut result = self.with_reader(run);
         let stale = matches!(&result, Ok(a) if a.env.freshness.changed_since_scan.unwrap_or(0) > 0);
         if stale {
-            refreshed.extend(self.refresh(&mut self.lock(), notes));
-            result = self.with_reader(|ws| call.run(ws, default_author));
+            let mut state = self.lock_unless_cancelled(cancel)?;
+            cancel.check()?;
+            refreshed.extend(self.refresh(&mut state, notes));
+            drop(state);
+            result = self.with_reader(run);
         }
         result
     }
 
     /// Runs one parsed call: refresh, engine operation, rendering. Blocking. Every
     /// outcome is a tool result: a failure is one with `isError: true`.
-    pub fn execute(&self, tool: &str, call: &Call, default_author: Option<&str>) -> CallToolResult {
+    ///
+    /// Cancellation: once `cancel` is raised the call stops at its next check — while
+    /// waiting for the writer, between the refresh and the operation, and inside long
+    /// reads (see [`CancelFlag`]) — and answers `cancelled`. A write checks once it holds
+    /// the writer, then runs whole: it is never stopped half done.
+    pub fn execute(
+        &self,
+        tool: &str,
+        call: &Call,
+        default_author: Option<&str>,
+        cancel: &CancelFlag,
+    ) -> CallToolResult {
         let mut refreshed = Vec::new();
         let mut notes = Vec::new();
         let access = call.access();
         let result = if access == Access::Read {
-            self.read(call, default_author, &mut refreshed, &mut notes)
+            self.read(call, default_author, cancel, &mut refreshed, &mut notes)
         } else {
-            let mut state = self.lock();
-            if call.refresh_first() {
-                refreshed.extend(self.refresh(&mut state, &mut notes));
-            }
-            let result = call.run(&mut state.ws, default_author);
-            if access == Access::Index && result.is_ok() {
-                // What the refreshes before earlier answers rescanned is this scan's news
-                // too: without it, a `scan` after any read said nothing had changed.
-                let (kept, count) = std::mem::take(&mut state.since_scan);
-                if count > 0 {
-                    notes.push(format!(
-                        "{count} changed files were already rescanned since the last `scan` call (the server refreshes the map before answers); this scan's lists leave them out, `freshness.refreshed` names the first {}",
-                        kept.len().min(tools::LIST_CAP)
-                    ));
-                    refreshed.extend(kept.into_iter().take(tools::LIST_CAP));
-                }
-            }
-            result
+            self.write(call, default_author, cancel, &mut refreshed, &mut notes)
         };
+        self.render(tool, call, result, refreshed, notes)
+    }
+
+    /// A write, scan or lint on the writer (see [`LociServer::execute`]).
+    fn write(
+        &self,
+        call: &Call,
+        default_author: Option<&str>,
+        cancel: &CancelFlag,
+        refreshed: &mut Vec<String>,
+        notes: &mut Vec<String>,
+    ) -> Result<Answer, EngineError> {
+        let mut state = self.lock_unless_cancelled(cancel)?;
+        cancel.check()?;
+        // Writes never poll a flag (a read on the writer may have left one).
+        state.ws.set_cancel(CancelFlag::default());
+        if call.refresh_first() {
+            refreshed.extend(self.refresh(&mut state, notes));
+        }
+        let result = call.run(&mut state.ws, default_author);
+        if call.access() == Access::Index && result.is_ok() {
+            // What the refreshes before earlier answers rescanned is this scan's news
+            // too: without it, a `scan` after any read said nothing had changed.
+            let (kept, count) = std::mem::take(&mut state.since_scan);
+            if count > 0 {
+                notes.push(format!(
+                    "{count} changed files were already rescanned since the last `scan` call (the server refreshes the map before answers); this scan's lists leave them out, `freshness.refreshed` names the first {}",
+                    kept.len().min(tools::LIST_CAP)
+                ));
+                refreshed.extend(kept.into_iter().take(tools::LIST_CAP));
+            }
+        }
+        result
+    }
+
+    /// The tool result of an operation's outcome, with the files refreshed before it and
+    /// the notes gathered on the way.
+    fn render(
+        &self,
+        tool: &str,
+        call: &Call,
+        result: Result<Answer, EngineError>,
+        mut refreshed: Vec<String>,
+        mut notes: Vec<String>,
+    ) -> CallToolResult {
         match result {
             Ok(Answer {
                 mut env,
@@ -322,6 +417,22 @@ impl LociServer {
             }
             Err(e) => engine_error(tool, e),
         }
+    }
+}
+
+/// Counts a tool call's worker in [`Inner::calls_running`] until dropped (a panic too).
+struct Running(Arc<Inner>);
+
+impl Running {
+    fn start(inner: &Arc<Inner>) -> Running {
+        inner.calls_running.fetch_add(1, Ordering::AcqRel);
+        Running(inner.clone())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.calls_running.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -366,6 +477,12 @@ pub fn engine_error(tool: &str, e: EngineError) -> CallToolResult {
         }
         EngineError::NotFound(message) => ("not_found", false, not_found_hint(tool, message)),
         EngineError::Unscanned(message) => ("unscanned", false, message),
+        // Only a client that withdrew the call could read this; rmcp drops it.
+        EngineError::Cancelled => (
+            "cancelled",
+            true,
+            "the call was cancelled before it finished (its client cancelled it or went away); nothing was changed".to_string(),
+        ),
         EngineError::Store(s) if s.is_busy() => (
             "busy",
             true,
@@ -455,6 +572,25 @@ impl ServerHandler for LociServer {
             .with_instructions(INSTRUCTIONS)
     }
 
+    /// Answers the session's `initialize`; a second one is an error (`-32600`), as
+    /// `initialize` "MUST be the first interaction" and happens once (MCP lifecycle).
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        if self.initialized.swap(true, Ordering::AcqRel) {
+            return Err(ErrorData::invalid_request(
+                "the session is already initialized: `initialize` is sent once, first; to start \
+                 over, open a new session (a new process over stdio, a POST without \
+                 `Mcp-Session-Id` over HTTP)",
+                None,
+            ));
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -481,9 +617,28 @@ impl ServerHandler for LociServer {
         let author = default_author(&context);
         let server = self.clone();
         let tool = name.clone();
-        let joined =
-            tokio::task::spawn_blocking(move || server.execute(&tool, &call, author.as_deref()))
-                .await;
+        // One mechanism stops work: a `CancelFlag` the worker polls (see `execute`). rmcp
+        // cancels `context.ct` on `notifications/cancelled` for this request and when the
+        // session ends (stdio: stdin closed, see `stdio::serve`); the flag is raised then,
+        // and the worker is still awaited, so that its reader or the writer is back in
+        // the pool before the call ends. Abandoning the worker instead would answer at
+        // once but leave it busy, holding a core and a connection, for as long as the
+        // operation takes.
+        let cancel = CancelFlag::new();
+        let flag = cancel.clone();
+        let running = Running::start(&self.inner);
+        let mut worker = tokio::task::spawn_blocking(move || {
+            let _running = running;
+            server.execute(&tool, &call, author.as_deref(), &flag)
+        });
+        let joined = tokio::select! {
+            joined = &mut worker => joined,
+            () = context.ct.cancelled() => {
+                tracing::info!(tool = %name, "call cancelled; stopping its worker");
+                cancel.cancel();
+                worker.await
+            }
+        };
         match joined {
             Ok(result) => Ok(result.into()),
             Err(e) => {

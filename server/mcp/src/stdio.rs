@@ -12,8 +12,16 @@
 //! and dropped, never answered. Notifications and responses that arrive before
 //! `initialize` (either would end an rmcp session) are dropped with a log line. Lines are
 //! capped at [`MAX_LINE_BYTES`].
+//!
+//! End of input (the client closed stdin, or went away) ends the session: calls still
+//! running get [`CLOSE_GRACE`] to finish and be answered, then they are cancelled (their
+//! workers stop at their next check, see [`crate::server::LociServer::execute`]), and
+//! [`serve`] returns at most [`CLOSE_STOP`] + [`FLUSH`] later whatever is still running,
+//! so that `loci mcp` exits within about a second of stdin closing (issue 31: after a
+//! long call it had kept running, and a core busy, for minutes).
 
 use std::io;
+use std::time::Duration;
 
 use rmcp::model::{ErrorCode, ErrorData};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
@@ -21,7 +29,7 @@ use rmcp::transport::Transport;
 use rmcp::{RoleServer, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use crate::{LociServer, McpError};
@@ -31,6 +39,16 @@ pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Outgoing lines buffered before `send` waits for the writer.
 const OUTGOING_QUEUE: usize = 64;
+
+/// How long calls still running when the input ends may take to finish and be answered
+/// before they are cancelled (a client may write its requests, close stdin, and read).
+pub const CLOSE_GRACE: Duration = Duration::from_millis(500);
+
+/// How long [`serve`] waits for cancelled calls to stop before it returns without them.
+pub const CLOSE_STOP: Duration = Duration::from_millis(500);
+
+/// How long [`serve`] waits, at the end, for queued output lines to be written.
+pub const FLUSH: Duration = Duration::from_millis(200);
 
 type Rx = RxJsonRpcMessage<RoleServer>;
 type Tx = TxJsonRpcMessage<RoleServer>;
@@ -45,9 +63,18 @@ pub struct LineTransport {
 pub struct Tasks {
     reader: JoinHandle<()>,
     writer: JoinHandle<()>,
+    /// Becomes `true` when the reader stops (end of input, a read error).
+    input_closed: watch::Receiver<bool>,
 }
 
 impl Tasks {
+    /// Resolves once the input has ended.
+    pub async fn input_closed(&self) {
+        let mut closed = self.input_closed.clone();
+        // An error means the reader is gone: the input has ended too.
+        let _ = closed.wait_for(|c| *c).await;
+    }
+
     /// Stops reading and waits until every queued line has been written and flushed.
     pub async fn finish(self) {
         self.reader.abort();
@@ -64,18 +91,29 @@ where
 {
     let (in_tx, in_rx) = mpsc::channel(OUTGOING_QUEUE);
     let (out_tx, out_rx) = mpsc::channel(OUTGOING_QUEUE);
-    let reader = tokio::spawn(read_loop(read, in_tx, out_tx.clone()));
+    let (closed_tx, input_closed) = watch::channel(false);
+    let replies = out_tx.clone();
+    let reader = tokio::spawn(async move {
+        read_loop(read, in_tx, replies).await;
+        let _ = closed_tx.send(true);
+    });
     let writer = tokio::spawn(write_loop(write, out_rx));
     (
         LineTransport {
             incoming: in_rx,
             outgoing: out_tx,
         },
-        Tasks { reader, writer },
+        Tasks {
+            reader,
+            writer,
+            input_closed,
+        },
     )
 }
 
-/// Serves one MCP session on `read`/`write` until the client closes its end.
+/// Serves one MCP session on `read`/`write` until the client closes its end; returns
+/// within [`CLOSE_GRACE`] + [`CLOSE_STOP`] + [`FLUSH`] of the end of input (see the
+/// module docs).
 pub async fn serve<R, W>(server: LociServer, read: R, write: W) -> Result<(), McpError>
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -83,20 +121,47 @@ where
 {
     let (transport, tasks) = transport(read, write);
     let outcome = match server.serve(transport).await {
-        Ok(running) => match running.waiting().await {
-            Ok(reason) => {
-                tracing::info!(?reason, "mcp session ended");
-                Ok(())
+        Ok(running) => {
+            let stop = running.cancellation_token();
+            let waiting = running.waiting();
+            tokio::pin!(waiting);
+            let ended = tokio::select! {
+                ended = &mut waiting => Some(ended),
+                () = async {
+                    tasks.input_closed().await;
+                    tokio::time::sleep(CLOSE_GRACE).await;
+                } => {
+                    // rmcp would wait 5 s for running calls after the input ends, then
+                    // cancel them: cancel them now.
+                    tracing::info!("the input ended with calls still running; cancelling them");
+                    stop.cancel();
+                    tokio::time::timeout(CLOSE_STOP, &mut waiting).await.ok()
+                }
+            };
+            match ended {
+                Some(Ok(reason)) => {
+                    tracing::info!(?reason, "mcp session ended");
+                    Ok(())
+                }
+                Some(Err(e)) => Err(McpError::Session(format!("the session task failed: {e}"))),
+                None => {
+                    tracing::warn!(
+                        "calls still running {CLOSE_STOP:?} after they were cancelled; ending without them"
+                    );
+                    Ok(())
+                }
             }
-            Err(e) => Err(McpError::Session(format!("the session task failed: {e}"))),
-        },
+        }
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
             tracing::info!("the client closed the connection before initialize");
             Ok(())
         }
         Err(e) => Err(McpError::Session(e.to_string())),
     };
-    tasks.finish().await;
+    // Bounded: a call left running still holds the output's sender.
+    if tokio::time::timeout(FLUSH, tasks.finish()).await.is_err() {
+        tracing::warn!("output not flushed within {FLUSH:?}; ending without it");
+    }
     outcome
 }
 

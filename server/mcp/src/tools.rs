@@ -11,7 +11,7 @@ use std::io;
 use std::sync::Arc;
 
 use loci_engine::context::{ContextRequest, HitKind, SearchOptions};
-use loci_engine::memory::WriteOptions;
+use loci_engine::memory::{WriteOptions, Written};
 use loci_engine::query::LIST_LIMIT;
 use loci_engine::text::{self, Out};
 use loci_engine::{EngineError, Envelope, Workspace};
@@ -1153,17 +1153,17 @@ impl Call {
             Call::Scan(_) => whole(ws.scan(&|_| {}), false, |o, env| text::scan(o, &env.result))
                 .map(|answer| cap_lists(answer, "`loci scan --json`")),
             Call::Remember(p) => whole(
-                ws.remember(&p.subject, &p.body, &p.write_options(a)),
+                bounded_written(ws.remember(&p.subject, &p.body, &p.write_options(a))),
                 false,
                 |o, env| text::written(o, &env.result),
             ),
             Call::Decide(p) => whole(
-                ws.decide(&p.text, p.subject.as_deref(), &p.write_options(a)),
+                bounded_written(ws.decide(&p.text, p.subject.as_deref(), &p.write_options(a))),
                 false,
                 |o, env| text::written(o, &env.result),
             ),
             Call::Learn(p) => whole(
-                ws.learn(&p.text, p.subject.as_deref(), &p.write_options(a)),
+                bounded_written(ws.learn(&p.text, p.subject.as_deref(), &p.write_options(a))),
                 false,
                 |o, env| text::written(o, &env.result),
             ),
@@ -1178,7 +1178,7 @@ impl Call {
                 |o, env| text::page(o, &env.result),
             ),
             Call::Rollback(p) => whole(
-                ws.rollback(&p.subject, p.version, &p.write_options(a)),
+                bounded_written(ws.rollback(&p.subject, p.version, &p.write_options(a))),
                 false,
                 |o, env| text::written(o, &env.result),
             ),
@@ -1225,6 +1225,43 @@ fn rename_argument(e: EngineError, from: &str, to: &str) -> EngineError {
 
 /// Entries a `scan`, `lint` or `check` answer lists per list; the counts are whole.
 pub const LIST_CAP: usize = 50;
+
+/// The most bytes of a written body a write's answer carries back (cut at a character
+/// boundary).
+pub const BODY_EXCERPT_BYTES: usize = 200;
+
+/// A write's answer (`remember`, `decide`, `learn`, `rollback`) says what was written —
+/// the subject, version, author, and the claims with their findings — with at most
+/// [`BODY_EXCERPT_BYTES`] of the body in `revision.body` and [`LIST_CAP`] claims, each
+/// cut with a note: an answer does not echo unbounded input back (issue 31: a 1 MiB
+/// body came back whole). `show` returns the body and every claim.
+fn bounded_written(
+    env: Result<Envelope<Written>, EngineError>,
+) -> Result<Envelope<Written>, EngineError> {
+    let mut env = env?;
+    let subject = env.result.page.subject.clone();
+    let version = env.result.revision.version;
+    let body = &mut env.result.revision.body;
+    let whole = body.len();
+    if whole > BODY_EXCERPT_BYTES {
+        let mut end = BODY_EXCERPT_BYTES;
+        while !body.is_char_boundary(end) {
+            end -= 1;
+        }
+        body.truncate(end);
+        env.capability.notes.push(format!(
+            "the body written is {whole} bytes; `revision.body` holds its first {end} (`show` with subject `{subject}` and version {version} returns it whole)"
+        ));
+    }
+    let claims = env.result.claims.len();
+    if claims > LIST_CAP {
+        env.result.claims.truncate(LIST_CAP);
+        env.capability.notes.push(format!(
+            "the body makes {claims} claims; the first {LIST_CAP} are listed (`show` lists every one)"
+        ));
+    }
+    Ok(env)
+}
 
 /// An answer's lists (at its top level, and one object down: `check`'s `lint`) cut to
 /// [`LIST_CAP`] entries each, with a note giving the whole counts and where to get

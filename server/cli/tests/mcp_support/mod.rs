@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
@@ -207,6 +208,39 @@ impl Mcp {
     }
 }
 
+impl Mcp {
+    /// Closes stdin and polls the process until it exits, failing the test if it runs
+    /// past [`TIMEOUT`]; returns its status, how long after the close it exited (to
+    /// within the polling interval, 10 ms), every stdout line not read yet and stderr.
+    pub fn close_and_wait(mut self) -> (ExitStatus, Duration, Vec<Value>, String) {
+        drop(self.stdin.take());
+        let closed = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("poll loci mcp") {
+                break status;
+            }
+            if closed.elapsed() > TIMEOUT {
+                let _ = self.child.kill();
+                panic!(
+                    "loci mcp did not exit within {TIMEOUT:?} after stdin closed; stderr:\n{}",
+                    self.stderr()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let exited = closed.elapsed();
+        let mut rest = Vec::new();
+        // The process is gone: its stdout ends once the lines it wrote are read.
+        while let Ok(line) = self.lines.recv_timeout(TIMEOUT) {
+            rest.push(parse_message(&line));
+        }
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = reader.join();
+        }
+        (status, exited, rest, self.stderr())
+    }
+}
+
 impl Drop for Mcp {
     fn drop(&mut self) {
         // Only this test's own child, by handle.
@@ -215,6 +249,52 @@ impl Drop for Mcp {
             let _ = self.child.wait();
         }
     }
+}
+
+/// A running `loci mcp --http` and the address it listens on.
+pub struct HttpServer {
+    child: Child,
+    /// Where it listens (loopback when it bound an unspecified address).
+    pub addr: SocketAddr,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `loci -C root mcp --http BIND EXTRA...` and waits until it says where it listens.
+pub fn start_http(root: &Path, bind: &str, extra: &[&str]) -> HttpServer {
+    let mut child = Command::new(loci())
+        .arg("-C")
+        .arg(root)
+        .args(["mcp", "--http", bind])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn loci mcp --http");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if let Some(rest) = line.split("listening on http://").nth(1) {
+                let _ = tx.send(rest.split('/').next().unwrap_or("").to_string());
+            }
+        }
+    });
+    let bound = rx
+        .recv_timeout(TIMEOUT)
+        .expect("the server says where it listens");
+    let mut addr: SocketAddr = bound.parse().expect("an address");
+    if addr.ip().is_unspecified() {
+        addr.set_ip([127, 0, 0, 1].into());
+    }
+    HttpServer { child, addr }
 }
 
 /// Parses a stdout line, failing the test unless it is one JSON-RPC 2.0 message.
