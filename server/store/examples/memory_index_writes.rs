@@ -7,6 +7,8 @@
 //!
 //!     cargo run --release -p loci-store --example memory_index_writes
 
+#![allow(clippy::print_stdout)] // a benchmark prints its figures
+
 use loci_store::Store;
 use loci_store::rusqlite::{Connection, TransactionBehavior};
 use loci_store::search::{FtsTable, MERGE_PAGES, merge_levels, merge_segments};
