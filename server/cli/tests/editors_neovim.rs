@@ -243,7 +243,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
     assert_eq!(
         r["decide"],
         json!(
-            "Wrote `decisions` v1 as human:tester\n\n\
+            "Wrote `decision:1` v1 as human:tester\n\n\
              Claims: `src/store.rs` → `src/store.rs`\n\n\
              _not a git repository: history features are unavailable_"
         )
