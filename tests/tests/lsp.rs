@@ -862,7 +862,7 @@ async fn memory_shows_in_lens_and_hover_and_goes_stale_as_you_type() {
         json!({ "start": { "line": 0, "character": 3 }, "end": { "line": 0, "character": 8 } });
     assert_eq!(
         lenses,
-        json!([{ "range": name, "data": { "uri": u, "key": "a.rs#login@function", "target": "a.rs:1", "memories": 1, "stale": 0 } }])
+        json!([{ "range": name, "data": { "uri": u, "key": "a.rs#login@function", "target": "a.rs:1", "memories": 1, "stale": 0, "false": 0 } }])
     );
     let resolved = client
         .request_ok("codeLens/resolve", lenses[0].clone())
