@@ -248,7 +248,10 @@ fn fault_stale_memory_was_published_as_information() {
          json/decoder.py#JSONDecoder.raw_decode@method changed since it was written",
         range(5, 8, 18)
     ]);
-    assert_eq!(published(&mut lsp, &decoder, 2), [stale.clone()]);
+    assert_eq!(
+        published(&mut lsp, &decoder, 2),
+        std::slice::from_ref(&stale)
+    );
     drop(lsp);
     // Set: as set.
     let mut lsp = start(
