@@ -862,7 +862,7 @@ async fn memory_shows_in_lens_and_hover_and_goes_stale_as_you_type() {
         json!({ "start": { "line": 0, "character": 3 }, "end": { "line": 0, "character": 8 } });
     assert_eq!(
         lenses,
-        json!([{ "range": name, "data": { "uri": u, "key": "a.rs#login@function", "target": "a.rs:1", "memories": 1, "stale": 0 } }])
+        json!([{ "range": name, "data": { "uri": u, "key": "a.rs#login@function", "target": "a.rs:1", "memories": 1, "stale": 0, "false": 0 } }])
     );
     let resolved = client
         .request_ok("codeLens/resolve", lenses[0].clone())
@@ -892,12 +892,13 @@ async fn memory_shows_in_lens_and_hover_and_goes_stale_as_you_type() {
         .await;
     let diagnostic = json!({
         "range": name,
-        "severity": 3,
+        // Stale memory is a warning by default (issue 33, item 3).
+        "severity": 2,
         "code": "stale_memory",
         "source": "loci",
         "message": "memory `a.rs` v1 claim `login()` is stale: body of a.rs#login@function changed since it was written",
         "data": {
-            "finding": { "key": "a.rs#login@function", "subject": "a.rs", "revision_id": 1, "version": 1, "claim_id": 1 },
+            "finding": { "key": "a.rs#login@function", "target": "a.rs#login@function", "subject": "a.rs", "revision_id": 1, "version": 1, "claim_id": 1, "suggestion": null },
             "actions": [
                 { "title": "loci: confirm memory `a.rs` (still true)", "command": "loci.confirm", "arguments": { "subject": "a.rs" } },
                 { "title": "loci: why `a.rs`", "command": "loci.why", "arguments": { "target": "a.rs" } }
@@ -1127,7 +1128,8 @@ async fn markdown_claims_are_checked_as_you_type_with_a_replace_action() {
     let diagnostic = published["params"]["diagnostics"][0].clone();
     assert_eq!(diagnostic["range"], range);
     assert_eq!(diagnostic["code"], json!("missing_path"));
-    assert_eq!(diagnostic["severity"], json!(1));
+    // A false claim is a warning by default (`falseSeverity`; issue 33, item 3).
+    assert_eq!(diagnostic["severity"], json!(2));
     assert_eq!(
         diagnostic["message"],
         json!(

@@ -32,7 +32,7 @@ test('server keys: one segment after loci.', () => {
 
 test('the manifest has exactly these server settings', () => {
   const keys = Object.keys(properties).map(serverKey).filter((k) => k !== undefined).sort();
-  assert.deepEqual(keys, ['debounceMs', 'maxFiles', 'parseTimeoutMs', 'scan']);
+  assert.deepEqual(keys, ['debounceMs', 'falseSeverity', 'maxFiles', 'parseTimeoutMs', 'scan', 'staleSeverity']);
 });
 
 test('initializationOptions holds only what the user set', () => {

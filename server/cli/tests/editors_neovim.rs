@@ -138,7 +138,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
         json!([{
             "lnum": 25,
             "col": 11,
-            "severity": 3,
+            "severity": 2,
             "code": "stale_memory",
             "message": "memory `src/store.rs` v1 claim `Store::open()` is stale: body of \
                         src/store.rs#Store.open@method changed since it was written",
@@ -243,7 +243,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
     assert_eq!(
         r["decide"],
         json!(
-            "Wrote `decisions` v1 as human:tester\n\n\
+            "Wrote `decision:1` v1 as human:tester\n\n\
              Claims: `src/store.rs` → `src/store.rs`\n\n\
              _not a git repository: history features are unavailable_"
         )

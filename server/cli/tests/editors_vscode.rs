@@ -44,6 +44,12 @@ fn other_value(schema: &Value, default: &Value) -> Value {
         json!(!default.as_bool().expect("a boolean default"))
     } else if types.contains(&"integer") {
         json!(default.as_u64().unwrap_or(0) + 7)
+    } else if let Some(values) = schema["enum"].as_array() {
+        values
+            .iter()
+            .find(|v| *v != default)
+            .cloned()
+            .expect("an enum of more than one value")
     } else {
         panic!("no sample for types {types:?}")
     }

@@ -17,6 +17,7 @@ pub mod eval;
 pub mod facts;
 pub mod git;
 pub mod lint;
+pub mod live;
 mod logs;
 pub mod manifests;
 pub mod memory;

@@ -237,6 +237,81 @@ fn search_file(
         return Ok(());
     };
     let mapped = mapped_definitions(conn, path)?;
+    search_text(
+        path, language, &text, &mapped, options, olds, bodies, signatures,
+    );
+    Ok(())
+}
+
+/// The definition `snapshot` describes under another name among `symbols`, the
+/// definitions of an editor's unsaved `text` of the file `path` (their spans are bytes
+/// into `text`): same body, then same kind and signature, by the rule of the module docs
+/// restricted to this one text. Nothing when `path` is no language loci parses.
+pub(crate) fn renamed_in_text(
+    path: &str,
+    text: &str,
+    symbols: &[loci_core::Symbol],
+    options: &AnalyzeOptions,
+    snapshot: &Snapshot<'_>,
+) -> Option<Renamed> {
+    let language = Language::from_path(path)?;
+    let old = OldDefinition::parse(snapshot)?;
+    // Depth by parent index: a parent precedes its children.
+    let mut depths: Vec<usize> = Vec::with_capacity(symbols.len());
+    for s in symbols {
+        let depth = s
+            .parent
+            .and_then(|p| depths.get(p as usize).map(|d| d + 1))
+            .unwrap_or(0);
+        depths.push(depth);
+    }
+    let mapped: Vec<Mapped> = symbols
+        .iter()
+        .zip(depths)
+        .map(|(s, depth)| Mapped {
+            key: s.key.clone(),
+            name: s.name.clone(),
+            qualified_name: s.qualified_name.clone(),
+            kind: s.kind.as_str().to_string(),
+            start: s.span.start as usize,
+            end: s.span.end as usize,
+            name_start: s.name_span.start as usize,
+            depth,
+        })
+        .collect();
+    let (mut bodies, mut signatures) = (Vec::new(), Vec::new());
+    search_text(
+        path,
+        language,
+        text,
+        &mapped,
+        options,
+        std::slice::from_ref(&old),
+        &mut bodies,
+        &mut signatures,
+    );
+    let best = |matches: Vec<Match>| {
+        matches
+            .into_iter()
+            .min_by(|a, b| (!a.same_kind, &a.found.key).cmp(&(!b.same_kind, &b.found.key)))
+            .map(|m| m.found)
+    };
+    best(bodies).or_else(|| best(signatures))
+}
+
+/// Searches `text` (the file `path`, whose definitions are `mapped`) for every definition
+/// in `olds`, as [`search_file`] says.
+#[allow(clippy::too_many_arguments)]
+fn search_text(
+    path: &str,
+    language: Language,
+    text: &str,
+    mapped: &[Mapped],
+    options: &AnalyzeOptions,
+    olds: &[OldDefinition<'_>],
+    bodies: &mut Vec<Match>,
+    signatures: &mut Vec<Match>,
+) {
     let depth = mapped.iter().map(|m| m.depth).max().unwrap_or(0);
     for old in olds {
         if Language::from_path(old.path) != Some(language) {
@@ -248,7 +323,7 @@ fn search_file(
             if group.is_empty() {
                 continue;
             }
-            let (renamed, name_starts) = rename_in(&text, &group, old.name);
+            let (renamed, name_starts) = rename_in(text, &group, old.name);
             let analysis = loci_core::analyze(path, language, &renamed, options);
             let at: HashMap<u32, &loci_core::Symbol> = analysis
                 .symbols
@@ -283,7 +358,6 @@ fn search_file(
             }
         }
     }
-    Ok(())
 }
 
 /// The text of the mapped file `path` as the scan analysed it (byte-order mark removed,

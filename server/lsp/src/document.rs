@@ -48,8 +48,13 @@ pub struct Document {
     pub analysis_running: bool,
     /// Whether the document changed while that task ran (it then runs again).
     pub analysis_pending: bool,
-    /// The diagnostics last published for it (published again only when they change).
+    /// The diagnostics last published for it.
     pub published: Vec<Diagnostic>,
+    /// The document version the last publish carried; `None` before the first publish.
+    /// A client may drop a publish whose version is older than its document's (Helix
+    /// does), so once anything was published, an analysis of a newer version publishes
+    /// again even when the diagnostics are the same (see `Inner::publish_findings`).
+    pub published_version: Option<i32>,
 }
 
 /// The analysis of one version of an open document: the overlay that takes precedence
@@ -111,6 +116,7 @@ impl Document {
             analysis_running: false,
             analysis_pending: false,
             published: Vec::new(),
+            published_version: None,
         }
     }
 

@@ -2,9 +2,9 @@
 //! their code actions), per-symbol memory counts (code lenses) and memory lines in hovers.
 //!
 //! Each function here is the one place the language server asks the engine about memory:
-//! live claims about a file's symbols (`Workspace::file_memory`), judged stale against the
-//! editor's overlay (as the user types) or the map. Contradictions (claims whose target is
-//! missing) plug in here when the engine's audit exposes them per file. Everything a
+//! live claims about a file, judged by the engine (`loci_engine::live`) against the
+//! editor's overlay as the user types (stale, or false: deleted, renamed, never existed),
+//! or against the map for a file that is not open. Nothing is judged here. Everything a
 //! follow-up request needs travels in the returned `data` (style.md rule 8), never in
 //! server memory. No LSP types here: byte spans in, plain data out; `server.rs` converts.
 
@@ -12,22 +12,55 @@ use std::collections::BTreeMap;
 
 use loci_core::Symbol;
 use loci_engine::Workspace;
-use serde::Serialize;
+use loci_engine::live::{LiveClaim, Truth, Verdict};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-/// How serious a finding is (issue 5: stale memory on code is Information, a
-/// contradiction a Warning; a missing path in a doc is an Error).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// How serious a finding is, as the client shows it (LSP `DiagnosticSeverity`). The
+/// severity of each class of finding is a setting ([`Severities`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
-    /// A claim in a doc names a path that does not exist.
+    /// `error`.
     Error,
-    /// Memory or a doc contradicts the code.
+    /// `warning`.
     Warning,
-    /// Memory is stale (the code under it changed since it was written).
+    /// `information`.
     Information,
-    /// A hint.
+    /// `hint`.
     Hint,
+}
+
+/// The severity of each class of finding (`initializationOptions.staleSeverity` and
+/// `falseSeverity`). Rule (issue 33, item 3): stale memory — what it names changed since
+/// it was written — is a warning, so that editors filtering at "warning and above" show
+/// it and VS Code counts it; false memory or docs — what they name is deleted, renamed,
+/// never existed or is contradicted — is a warning too by default (it is about memory, not
+/// code that fails to build), and can be raised to an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Severities {
+    /// For `stale_memory`.
+    pub stale: Severity,
+    /// For false claims (`missing_symbol`, `missing_path`, `version_mismatch`).
+    pub false_claim: Severity,
+}
+
+impl Default for Severities {
+    fn default() -> Self {
+        Severities {
+            stale: Severity::Warning,
+            false_claim: Severity::Warning,
+        }
+    }
+}
+
+impl Severities {
+    fn of(&self, truth: Truth) -> Severity {
+        match truth {
+            Truth::Stale => self.stale,
+            Truth::False => self.false_claim,
+        }
+    }
 }
 
 /// One follow-up a finding offers (a code action running a `loci.*` command).
@@ -65,103 +98,91 @@ pub struct SymbolMemory {
     pub memories: u32,
     /// How many of them are stale about it.
     pub stale: u32,
+    /// How many of them are false about it (name it under an old name, say).
+    pub false_claims: u32,
     /// Markdown lines for the hover, one per mention.
     pub hover_lines: Vec<String>,
-    /// The stale claims, for diagnostics.
-    pub stale_claims: Vec<StaleClaim>,
     /// Revisions counted.
     revisions: Vec<i64>,
     /// Stale revisions counted.
     stale_revisions: Vec<i64>,
+    /// False revisions counted.
+    false_revisions: Vec<i64>,
 }
 
-/// A claim about a symbol that no longer matches the code.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct StaleClaim {
-    /// The page's subject.
-    pub subject: String,
-    /// The revision.
-    pub revision_id: i64,
-    /// Its version.
-    pub version: i64,
-    /// The claim.
-    pub claim_id: i64,
-    /// Why it is stale, in words.
-    pub reason: String,
+/// An open document's unsaved text and its symbols (spans are bytes into the text).
+pub type Live<'a> = (&'a str, &'a [Symbol]);
+
+/// The engine's judgement of the memory about `key_path`: against `live` (the overlay:
+/// unsaved text and symbols) when the document is open, else the map's
+/// ([`Workspace::file_memory`]). Empty in single-file mode or when the store cannot be
+/// read (logged).
+fn judge(ws: &Workspace, key_path: &str, live: Option<Live<'_>>) -> Vec<LiveClaim> {
+    let judged = match live {
+        Some((text, symbols)) => ws.judge_open_file(key_path, text, symbols),
+        None => ws.file_memory(key_path).map(|mentions| {
+            mentions
+                .into_iter()
+                .map(|m| LiveClaim {
+                    verdict: m.stale.map(|message| Verdict {
+                        truth: Truth::Stale,
+                        kind: "stale_memory".into(),
+                        message,
+                        suggestion: None,
+                    }),
+                    at: Some(m.key.clone()),
+                    target: m.key,
+                    subject: m.subject,
+                    revision_id: m.revision_id,
+                    version: m.version,
+                    author: m.author,
+                    created_at: m.created_at,
+                    claim_id: m.claim_id,
+                    claim_text: m.claim_text,
+                })
+                .collect()
+        }),
+    };
+    judged.unwrap_or_else(|e| {
+        tracing::warn!("judging memory about {key_path}: {e}");
+        Vec::new()
+    })
 }
 
-/// The live fingerprints of one symbol of an open document (from the overlay), for
-/// staleness as the user types: `(body, signature)`, 16 hex digits each.
-pub type LiveFingerprints = BTreeMap<String, (String, String)>;
-
-/// Memory about each symbol of one file that has any, by symbol key. `live` holds the
-/// overlay's fingerprints: a claim is stale when the symbol's body or signature in the
-/// editor differs from its snapshot; a symbol missing from `live` is judged against the
-/// map (moved, deleted, changed on disk).
+/// Memory about each symbol of one file that has any, by the key of the symbol it shows
+/// on (a claim about a renamed definition shows on the new one): see [`judge`].
 pub fn memory_for_document(
     ws: Option<&Workspace>,
     key_path: &str,
-    live: &LiveFingerprints,
+    live: Option<Live<'_>>,
 ) -> BTreeMap<String, SymbolMemory> {
     let Some(ws) = ws else {
         return BTreeMap::new();
     };
-    let mentions = match ws.file_memory(key_path) {
-        Ok(m) => m,
-        Err(e) => {
-            tracing::warn!("reading memory about {key_path}: {e}");
-            return BTreeMap::new();
-        }
-    };
     let mut out: BTreeMap<String, SymbolMemory> = BTreeMap::new();
-    for m in mentions {
-        let stale = match live.get(&m.key) {
-            Some((body, signature)) => {
-                let signature_changed = m
-                    .signature_snapshot
-                    .as_deref()
-                    .is_some_and(|s| s != signature);
-                let body_changed = m.snapshot.as_deref().is_some_and(|s| s != body);
-                if signature_changed {
-                    Some(format!(
-                        "memory `{}` v{} claim `{}` is stale: signature of {} changed since it was written",
-                        m.subject, m.version, m.claim_text, m.key
-                    ))
-                } else if body_changed {
-                    Some(format!(
-                        "memory `{}` v{} claim `{}` is stale: body of {} changed since it was written",
-                        m.subject, m.version, m.claim_text, m.key
-                    ))
-                } else {
-                    None
-                }
-            }
-            None => m.stale.clone(),
-        };
-        let entry = out.entry(m.key.clone()).or_default();
-        if !entry.revisions.contains(&m.revision_id) {
-            entry.revisions.push(m.revision_id);
+    for c in judge(ws, key_path, live) {
+        let Some(at) = c.at.clone() else { continue };
+        let entry = out.entry(at).or_default();
+        if !entry.revisions.contains(&c.revision_id) {
+            entry.revisions.push(c.revision_id);
             entry.memories += 1;
         }
-        let date = m.created_at.get(..10).unwrap_or(&m.created_at);
+        let date = c.created_at.get(..10).unwrap_or(&c.created_at);
         let mut line = format!(
             "memory `{}` v{} by {} ({date})",
-            m.subject, m.version, m.author
+            c.subject, c.version, c.author
         );
-        match &stale {
-            Some(reason) => {
-                if !entry.stale_revisions.contains(&m.revision_id) {
-                    entry.stale_revisions.push(m.revision_id);
-                    entry.stale += 1;
+        match &c.verdict {
+            Some(v) => {
+                let (counted, count) = match v.truth {
+                    Truth::Stale => (&mut entry.stale_revisions, &mut entry.stale),
+                    Truth::False => (&mut entry.false_revisions, &mut entry.false_claims),
+                };
+                if !counted.contains(&c.revision_id) {
+                    counted.push(c.revision_id);
+                    *count += 1;
                 }
-                line.push_str(&format!(" — ⚠ {reason}"));
-                entry.stale_claims.push(StaleClaim {
-                    subject: m.subject.clone(),
-                    revision_id: m.revision_id,
-                    version: m.version,
-                    claim_id: m.claim_id,
-                    reason: reason.clone(),
-                });
+                line.push_str(&format!(" — ⚠ {}", v.message));
             }
             None => line.push_str(" — current"),
         }
@@ -173,13 +194,20 @@ pub fn memory_for_document(
 }
 
 /// Claims in a markdown buffer that the code contradicts, at their exact spans, as the
-/// user types (the engine's `check_markdown`): missing paths (with "replace with" when
-/// the new path is known), missing symbols, version mismatches.
-fn markdown_findings(ws: Option<&Workspace>, key_path: &str, text: &str) -> Vec<Finding> {
+/// user types (the engine's `check_markdown_live`, with the open code documents'
+/// unsaved definitions): missing paths (with "replace with" when the new path is known),
+/// missing symbols (deleted or renamed in a buffer too), version mismatches.
+fn markdown_findings(
+    ws: Option<&Workspace>,
+    key_path: &str,
+    text: &str,
+    open: &[(&str, &str, &[Symbol])],
+    severities: &Severities,
+) -> Vec<Finding> {
     let Some(ws) = ws else {
         return Vec::new();
     };
-    let found = match ws.check_markdown(key_path, text) {
+    let found = match ws.check_markdown_live(key_path, text, open) {
         Ok(f) => f,
         Err(e) => {
             tracing::warn!("checking claims in {key_path}: {e}");
@@ -203,11 +231,7 @@ fn markdown_findings(ws: Option<&Workspace>, key_path: &str, text: &str) -> Vec<
                 .flatten();
             Finding {
                 span: t.span,
-                severity: if f.severity == "high" {
-                    Severity::Error
-                } else {
-                    Severity::Warning
-                },
+                severity: severities.false_claim,
                 code: f.kind.to_string(),
                 message: loci_engine::lint::describe(f),
                 data: json!({
@@ -221,64 +245,69 @@ fn markdown_findings(ws: Option<&Workspace>, key_path: &str, text: &str) -> Vec<
         .collect()
 }
 
-/// Findings for one document: `key_path` is the path in symbol keys, `symbols` the
-/// document's current symbols (the overlay when it is open), with byte spans into the
-/// text the caller converts with. `ws` is `None` in single-file mode.
+/// Whether `key_path` is a markdown document (its claims are checked as a doc's).
+pub fn is_markdown(key_path: &str) -> bool {
+    key_path.ends_with(".md") || key_path.ends_with(".markdown")
+}
+
+/// Findings for one document: `key_path` is the path in symbol keys, `text` and `symbols`
+/// the document as the editor holds it (the overlay), with byte spans into `text`; `open`
+/// the other open code documents (path, text, symbols), which a markdown document's claims
+/// are checked against. `ws` is `None` in single-file mode.
 ///
-/// Today: stale memory about a symbol (a warning on its name, with "confirm" and "why"
-/// actions). Plug point for the engine's audit (contradicted claims, false claims in
-/// markdown) when it lands.
+/// On code: each live claim about the file that is stale or false (the engine's
+/// [`Workspace::judge_open_file`]), on the name of the definition it shows on, else on the
+/// file's first line, with "confirm" and "why" actions. On markdown: its false claims.
 pub fn findings_for_document(
     ws: Option<&Workspace>,
     key_path: &str,
     text: &str,
     symbols: &[Symbol],
+    open: &[(&str, &str, &[Symbol])],
+    severities: &Severities,
 ) -> Vec<Finding> {
-    if key_path.ends_with(".md") || key_path.ends_with(".markdown") {
-        return markdown_findings(ws, key_path, text);
+    if is_markdown(key_path) {
+        return markdown_findings(ws, key_path, text, open, severities);
     }
-    let live: LiveFingerprints = symbols
-        .iter()
-        .map(|s| {
-            (
-                s.key.clone(),
-                (s.body_fingerprint.clone(), s.signature_fingerprint.clone()),
-            )
-        })
-        .collect();
-    let memory = memory_for_document(ws, key_path, &live);
+    let Some(ws) = ws else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
-    for s in symbols {
-        let Some(m) = memory.get(&s.key) else {
-            continue;
-        };
-        for claim in &m.stale_claims {
-            out.push(Finding {
-                span: (s.name_span.start, s.name_span.end),
-                severity: Severity::Information,
-                code: "stale_memory".into(),
-                message: claim.reason.clone(),
-                data: json!({
-                    "key": s.key,
-                    "subject": claim.subject,
-                    "revision_id": claim.revision_id,
-                    "version": claim.version,
-                    "claim_id": claim.claim_id,
-                }),
-                actions: vec![
-                    FindingAction {
-                        title: format!("loci: confirm memory `{}` (still true)", claim.subject),
-                        command: "loci.confirm".into(),
-                        arguments: json!({ "subject": claim.subject }),
-                    },
-                    FindingAction {
-                        title: format!("loci: why `{}`", claim.subject),
-                        command: "loci.why".into(),
-                        arguments: json!({ "target": claim.subject }),
-                    },
-                ],
-            });
-        }
+    for c in judge(ws, key_path, Some((text, symbols))) {
+        let Some(verdict) = &c.verdict else { continue };
+        // On the definition's name; else the file's first line (to its end).
+        let span =
+            c.at.as_deref()
+                .and_then(|key| symbols.iter().find(|s| s.key == key))
+                .map(|s| (s.name_span.start, s.name_span.end))
+                .unwrap_or_else(|| (0, text.find('\n').unwrap_or(text.len()) as u32));
+        out.push(Finding {
+            span,
+            severity: severities.of(verdict.truth),
+            code: verdict.kind.clone(),
+            message: verdict.message.clone(),
+            data: json!({
+                "key": c.at,
+                "target": c.target,
+                "subject": c.subject,
+                "revision_id": c.revision_id,
+                "version": c.version,
+                "claim_id": c.claim_id,
+                "suggestion": verdict.suggestion,
+            }),
+            actions: vec![
+                FindingAction {
+                    title: format!("loci: confirm memory `{}` (still true)", c.subject),
+                    command: "loci.confirm".into(),
+                    arguments: json!({ "subject": c.subject }),
+                },
+                FindingAction {
+                    title: format!("loci: why `{}`", c.subject),
+                    command: "loci.why".into(),
+                    arguments: json!({ "target": c.subject }),
+                },
+            ],
+        });
     }
     out
 }

@@ -80,6 +80,23 @@ pub struct InitializationOptions {
     /// Enable `loci.debug.panic` (a command that panics, to test that the server
     /// survives). Default false.
     pub debug_commands: bool,
+    /// Severity of a diagnostic for stale memory (what it names changed since it was
+    /// written): `error`, `warning`, `information` or `hint`. Default `warning`.
+    pub stale_severity: findings::Severity,
+    /// Severity of a diagnostic for a false claim of memory or a doc (what it names is
+    /// deleted, renamed, never existed, or the manifests contradict it): `error`,
+    /// `warning`, `information` or `hint`. Default `warning`.
+    pub false_severity: findings::Severity,
+}
+
+impl InitializationOptions {
+    /// The severity of each class of finding, from `staleSeverity` and `falseSeverity`.
+    pub fn severities(&self) -> findings::Severities {
+        findings::Severities {
+            stale: self.stale_severity,
+            false_claim: self.false_severity,
+        }
+    }
 }
 
 impl Default for InitializationOptions {
@@ -91,6 +108,8 @@ impl Default for InitializationOptions {
             debounce_ms: 0,
             analyzed_notifications: false,
             debug_commands: false,
+            stale_severity: findings::Severities::default().stale,
+            false_severity: findings::Severities::default().false_claim,
         }
     }
 }

@@ -34,8 +34,6 @@ pub(crate) struct ViewSymbol {
     pub signature: String,
     pub doc: Option<String>,
     pub parent: Option<usize>,
-    /// `(body, signature)` fingerprints, when the overlay computed them.
-    pub fingerprints: Option<(String, String)>,
 }
 
 /// A use of a name, with its byte span.
@@ -80,7 +78,6 @@ impl View {
                 signature: s.signature.clone(),
                 doc: s.doc.clone(),
                 parent: s.parent.map(|p| p as usize),
-                fingerprints: Some((s.body_fingerprint.clone(), s.signature_fingerprint.clone())),
             })
             .collect();
         let refs = analysis
@@ -133,7 +130,6 @@ impl View {
                 signature: s.signature.clone(),
                 doc: s.doc.clone(),
                 parent: s.parent_key.as_deref().and_then(position),
-                fingerprints: None,
             })
             .collect();
         View {
@@ -145,14 +141,6 @@ impl View {
             language,
             degraded: None,
         }
-    }
-
-    /// The overlay's fingerprints by symbol key (empty for a map view).
-    pub(crate) fn live_fingerprints(&self) -> crate::findings::LiveFingerprints {
-        self.symbols
-            .iter()
-            .filter_map(|s| Some((s.key.clone(), s.fingerprints.clone()?)))
-            .collect()
     }
 
     /// The LSP range of a byte span.

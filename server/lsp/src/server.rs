@@ -471,8 +471,10 @@ impl Inner {
 
     async fn close(self: &Arc<Self>, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
+        // Cleared whenever anything was published: the client may have dropped the last
+        // (empty) publish as out of date and still show an older set.
         if let Some((_, doc)) = self.docs.remove(&uri)
-            && !doc.published.is_empty()
+            && doc.published_version.is_some()
         {
             self.client.publish_diagnostics(uri, Vec::new(), None).await;
         }
@@ -513,16 +515,22 @@ impl Inner {
             if debounce > 0 {
                 tokio::time::sleep(Duration::from_millis(debounce)).await;
             }
-            let (snapshot, location) = {
+            let (snapshot, location, keys_before) = {
                 let Some(mut doc) = self.docs.get_mut(&uri) else {
                     return;
                 };
                 doc.analysis_pending = false;
-                (doc.snapshot(), doc.location.clone())
+                let before = doc.overlay.clone();
+                (doc.snapshot(), doc.location.clone(), before)
             };
             match self.analyse(&uri, snapshot).await {
                 Ok(overlay) => {
                     self.publish_findings(&uri, &overlay, &location).await;
+                    if !findings::is_markdown(&location.key_path)
+                        && keys_before.is_none_or(|b| symbol_keys(&b) != symbol_keys(&overlay))
+                    {
+                        self.republish_markdown(&location).await;
+                    }
                     if self.session().init.analyzed_notifications {
                         self.client
                             .send_notification::<Analyzed>(AnalyzedParams {
@@ -653,21 +661,41 @@ impl Inner {
         Some((overlay, location, language))
     }
 
-    /// Computes the document's findings and publishes them when they changed.
+    /// Computes the document's findings and publishes them for its current version (see
+    /// the rule inside).
     async fn publish_findings(&self, uri: &Uri, overlay: &Arc<Overlay>, location: &Location) {
         let root = self.root_of(location);
         let encoding = self.encoding();
+        let severities = self.session().init.severities();
         let o = overlay.clone();
         let key_path = location.key_path.clone();
+        // A markdown document's claims are checked against the open code documents'
+        // unsaved definitions too.
+        let open = if findings::is_markdown(&key_path) {
+            self.open_code_overlays(location)
+        } else {
+            Vec::new()
+        };
         let diagnostics = blocking("computing findings", move || {
             if o.secret.is_some() {
                 return Vec::new();
             }
             let ws = root.as_ref().and_then(|r| r.workspace());
-            findings::findings_for_document(ws.as_deref(), &key_path, &o.text, &o.analysis.symbols)
+            let open: Vec<(&str, &str, &[loci_core::Symbol])> = open
                 .iter()
-                .map(|f| proto::diagnostic(f, &o.text, &o.index, encoding))
-                .collect::<Vec<_>>()
+                .map(|o| (o.key_path.as_str(), &*o.text, o.analysis.symbols.as_slice()))
+                .collect();
+            findings::findings_for_document(
+                ws.as_deref(),
+                &key_path,
+                &o.text,
+                &o.analysis.symbols,
+                &open,
+                &severities,
+            )
+            .iter()
+            .map(|f| proto::diagnostic(f, &o.text, &o.index, encoding))
+            .collect::<Vec<_>>()
         })
         .await;
         let diagnostics = match diagnostics {
@@ -677,9 +705,22 @@ impl Inner {
                 return;
             }
         };
+        // Rule: publish for the document's current version only (an older analysis is
+        // superseded by the one the change scheduled), and whenever the diagnostics differ
+        // from the last publish or that publish carried an older version. A client may drop
+        // a publish older than its document (Helix: "Version (2) is out of date ...
+        // dropping"), and it cannot tell us: a burst of typing that ends with the same
+        // diagnostics as it began would otherwise leave the client with none (issue 33,
+        // item 1). Before the first publish the client holds nothing, so an empty set is
+        // not sent.
         let changed = match self.docs.get_mut(uri) {
-            Some(mut doc) if doc.version == overlay.version && doc.published != diagnostics => {
+            Some(mut doc)
+                if doc.version == overlay.version
+                    && (doc.published != diagnostics
+                        || doc.published_version.is_some_and(|v| v != overlay.version)) =>
+            {
                 doc.published = diagnostics.clone();
+                doc.published_version = Some(overlay.version);
                 true
             }
             _ => false,
@@ -694,6 +735,58 @@ impl Inner {
             if self.session().code_lens_refresh {
                 let _ = self.client.code_lens_refresh().await;
             }
+        }
+    }
+
+    /// The overlay `view` was built from, when it was (not the map's view of a file that
+    /// is not open, nor of a degraded analysis).
+    fn view_overlay(&self, uri: &Uri, view: &View) -> Option<Arc<Overlay>> {
+        if view.source == Source::Map {
+            return None;
+        }
+        self.docs
+            .get(uri)
+            .and_then(|d| d.current_overlay())
+            .filter(|o| o.secret.is_none() && *o.text == *view.text)
+    }
+
+    /// The newest overlays of the open code documents (not markdown, not secret) of the
+    /// root holding `location`.
+    fn open_code_overlays(&self, location: &Location) -> Vec<Arc<Overlay>> {
+        let Some(root) = location.root.as_ref() else {
+            return Vec::new();
+        };
+        self.docs
+            .iter()
+            .filter(|d| d.location.root.as_ref() == Some(root))
+            .filter(|d| !findings::is_markdown(&d.location.key_path))
+            // The newest analysed, even while a later change is being analysed: that
+            // analysis publishes the markdown again only if the definitions change.
+            .filter_map(|d| {
+                d.overlay
+                    .clone()
+                    .filter(|o| o.key_path == d.location.key_path)
+            })
+            .filter(|o| o.secret.is_none())
+            .collect()
+    }
+
+    /// Publishes the findings of the open markdown documents of the root holding
+    /// `location` again: a code document's definitions changed, and what their claims
+    /// name may have been deleted or renamed in it (or defined again).
+    async fn republish_markdown(&self, location: &Location) {
+        let Some(root) = location.root.as_ref() else {
+            return;
+        };
+        let docs: Vec<(Uri, Arc<Overlay>, Location)> = self
+            .docs
+            .iter()
+            .filter(|d| d.location.root.as_ref() == Some(root))
+            .filter(|d| findings::is_markdown(&d.location.key_path))
+            .filter_map(|d| Some((d.key().clone(), d.current_overlay()?, d.location.clone())))
+            .collect();
+        for (uri, overlay, location) in docs {
+            self.publish_findings(&uri, &overlay, &location).await;
         }
     }
 
@@ -851,7 +944,8 @@ impl Inner {
             .as_ref()
             .is_some_and(|r| !r.scanned.load(Ordering::SeqCst) && r.scanning());
         let has_root = root.is_some();
-        let facts = blocking("hover", move || map_facts(root.as_deref(), symbol)).await?;
+        let overlay = self.view_overlay(&uri, &view);
+        let facts = blocking("hover", move || map_facts(root.as_deref(), symbol, overlay)).await?;
         let Some(facts) = facts else {
             return Ok(None);
         };
@@ -911,11 +1005,14 @@ impl Inner {
         let Some(root) = self.root_of(&location) else {
             return Ok(Some(Vec::new()));
         };
-        let live = view.live_fingerprints();
+        let overlay = self.view_overlay(&uri, &view);
         let key_path = location.key_path.clone();
         let memory = blocking("code lens", move || {
             let ws = root.workspace();
-            findings::memory_for_document(ws.as_deref(), &key_path, &live)
+            let live = overlay
+                .as_ref()
+                .map(|o| (&*o.text, o.analysis.symbols.as_slice()));
+            findings::memory_for_document(ws.as_deref(), &key_path, live)
         })
         .await?;
         let lenses = view
@@ -934,6 +1031,7 @@ impl Inner {
                         "target": format!("{}:{}", location.key_path, range.start.line + 1),
                         "memories": m.memories,
                         "stale": m.stale,
+                        "false": m.false_claims,
                     })),
                 })
             })
@@ -953,7 +1051,11 @@ impl Inner {
             data.get("memories").and_then(Value::as_u64),
             data.get("stale").and_then(Value::as_u64),
         ) {
-            (Some(memories), Some(stale)) => Some((memories, stale)),
+            (Some(memories), Some(stale)) => Some((
+                memories,
+                stale,
+                data.get("false").and_then(Value::as_u64).unwrap_or(0),
+            )),
             _ => {
                 // No counts in `data` (another client built the lens): ask the map.
                 let root = uri
@@ -965,18 +1067,30 @@ impl Inner {
                 blocking("code lens", move || {
                     let ws = root.as_ref().and_then(|r| r.workspace());
                     let path = k.split('#').next().unwrap_or_default();
-                    findings::memory_for_document(ws.as_deref(), path, &Default::default())
+                    findings::memory_for_document(ws.as_deref(), path, None)
                         .get(&k)
-                        .map(|m| (u64::from(m.memories), u64::from(m.stale)))
+                        .map(|m| {
+                            (
+                                u64::from(m.memories),
+                                u64::from(m.stale),
+                                u64::from(m.false_claims),
+                            )
+                        })
                 })
                 .await?
             }
         };
         let title = match counts {
-            Some((memories, stale)) => format!(
-                "{memories} {} · {stale} stale",
-                if memories == 1 { "memory" } else { "memories" }
-            ),
+            Some((memories, stale, false_claims)) => {
+                let mut title = format!(
+                    "{memories} {} · {stale} stale",
+                    if memories == 1 { "memory" } else { "memories" }
+                );
+                if false_claims > 0 {
+                    title.push_str(&format!(" · {false_claims} false"));
+                }
+                title
+            }
             None => "no memory".into(),
         };
         let target = data
@@ -1387,6 +1501,16 @@ impl Inner {
     }
 }
 
+/// The keys of an overlay's definitions, in document order.
+fn symbol_keys(overlay: &Overlay) -> Vec<&str> {
+    overlay
+        .analysis
+        .symbols
+        .iter()
+        .map(|s| s.key.as_str())
+        .collect()
+}
+
 /// What a hover is about.
 enum HoverSymbol {
     /// A symbol of this document.
@@ -1405,10 +1529,16 @@ struct HoverFacts {
     memory: Option<findings::SymbolMemory>,
 }
 
-fn map_facts(root: Option<&Root>, symbol: HoverSymbol) -> Option<HoverFacts> {
+/// The facts of a hover on `symbol`; `overlay` is the document's when the view is built
+/// from it (memory about its own symbols is judged against it).
+fn map_facts(
+    root: Option<&Root>,
+    symbol: HoverSymbol,
+    overlay: Option<Arc<Overlay>>,
+) -> Option<HoverFacts> {
     let ws = root.and_then(|r| r.workspace());
-    let (symbol, path) = match symbol {
-        HoverSymbol::Here(s) => (s, None),
+    let (symbol, path, overlay) = match symbol {
+        HoverSymbol::Here(s) => (s, None, overlay),
         HoverSymbol::Elsewhere(name) => {
             let hit = ws
                 .as_ref()?
@@ -1428,9 +1558,9 @@ fn map_facts(root: Option<&Root>, symbol: HoverSymbol) -> Option<HoverFacts> {
                     signature: hit.signature,
                     doc: hit.doc,
                     parent: None,
-                    fingerprints: None,
                 },
                 Some(hit.path),
+                None,
             )
         }
     };
@@ -1440,13 +1570,10 @@ fn map_facts(root: Option<&Root>, symbol: HoverSymbol) -> Option<HoverFacts> {
         (!env.result.targets.is_empty()).then_some((env.limits.used + env.limits.omitted) as usize)
     });
     let key_path = symbol.key.split('#').next().unwrap_or_default();
-    let live: findings::LiveFingerprints = symbol
-        .fingerprints
-        .clone()
-        .map(|f| (symbol.key.clone(), f))
-        .into_iter()
-        .collect();
-    let memory = findings::memory_for_document(ws.as_deref(), key_path, &live).remove(&symbol.key);
+    let live = overlay
+        .as_ref()
+        .map(|o| (&*o.text, o.analysis.symbols.as_slice()));
+    let memory = findings::memory_for_document(ws.as_deref(), key_path, live).remove(&symbol.key);
     Some(HoverFacts {
         symbol,
         path,

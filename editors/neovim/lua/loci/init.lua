@@ -44,7 +44,8 @@ M.defaults = {
   --- The workspace root is the nearest ancestor with one of these.
   root_markers = { '.loci', '.git' },
   --- `initializationOptions` (camelCase keys of `loci_lsp::InitializationOptions`:
-  --- `scan`, `maxFiles`, `parseTimeoutMs`, `debounceMs`); empty: the server's defaults.
+  --- `scan`, `maxFiles`, `parseTimeoutMs`, `debounceMs`, `staleSeverity`,
+  --- `falseSeverity`); empty: the server's defaults.
   init_options = {},
   --- Extra environment for the server (e.g. `{ RUST_LOG = 'loci=debug' }`); its stderr goes
   --- to the LSP log (`:lua vim.cmd.edit(vim.lsp.log.get_filename())`).

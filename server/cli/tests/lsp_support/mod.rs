@@ -4,8 +4,8 @@
 
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -89,6 +89,26 @@ impl Lsp {
                 let id = v["id"].clone();
                 self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
             }
+        }
+    }
+
+    /// The next message to arrive before `deadline`, `None` when none did; requests from
+    /// the server are answered (null) and passed over. `deadline` now only takes what has
+    /// already arrived.
+    pub fn next_before(&mut self, deadline: Instant) -> Option<Value> {
+        loop {
+            let wait = deadline.saturating_duration_since(Instant::now());
+            let v = match self.frames.recv_timeout(wait) {
+                Ok(v) => v,
+                Err(RecvTimeoutError::Timeout) => return None,
+                Err(RecvTimeoutError::Disconnected) => panic!("the server closed its stdout"),
+            };
+            if v.get("method").is_some() && v.get("id").is_some() {
+                let id = v["id"].clone();
+                self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
+                continue;
+            }
+            return Some(v);
         }
     }
 
