@@ -668,8 +668,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
     }
     if let Command::Lsp = cli.command {
         // Roots come from the client's `initialize`, not from the current directory.
-        loci_lsp::run_stdio()?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(ExitCode::from(loci_lsp::run_stdio()?));
     }
     let cwd = std::env::current_dir()?;
     let root = match (&cli.command, &cli.root) {
