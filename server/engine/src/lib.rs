@@ -302,6 +302,8 @@ impl Workspace {
             .into());
         }
         let started = std::time::Instant::now();
+        // A damaged page of memory is said before the scan, not by a later query.
+        self.store.check_memory()?;
         let config = self.config.scan.clone();
         // Scans of one store take turns (see `StoreLock`); the lint below is part of it.
         let _lock = self.store.lock("a scan")?;

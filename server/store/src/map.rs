@@ -1821,7 +1821,7 @@ pub fn names_folded_with_prefix(
 
 /// Distinct names of symbols whose identifier terms hold `words` as a phrase (the
 /// full-text index `symbols_fts`: `legacy_total` for `total`, `load_parse_config` for
-/// `parse config`), at most `limit`. Words are lower-case identifier words
+/// `parse config`), among the first `limit` symbols that match. Words are lower-case identifier words
 /// (`loci_core::terms::identifier_words`); an empty list finds nothing.
 pub fn names_with_words(conn: &Connection, words: &[String], limit: u32) -> Result<Vec<String>> {
     if words.is_empty() {
@@ -1829,10 +1829,13 @@ pub fn names_with_words(conn: &Connection, words: &[String], limit: u32) -> Resu
     }
     // A phrase of quoted words: nothing in them is FTS5 syntax.
     let phrase = format!("\"{}\"", words.join(" ").replace('"', "\"\""));
+    // The limit bounds the matches, each a row of `symbols` read for its name, not the
+    // distinct names: a common word matches a large share of the map.
     let mut stmt = conn
         .prepare_cached(
-            "SELECT DISTINCT s.name FROM symbols_fts JOIN symbols s ON s.symbol_id = symbols_fts.rowid
-             WHERE symbols_fts MATCH 'terms : ' || ?1 LIMIT ?2",
+            "SELECT DISTINCT s.name
+             FROM (SELECT rowid FROM symbols_fts WHERE symbols_fts MATCH 'terms : ' || ?1 LIMIT ?2) f
+             JOIN symbols s ON s.symbol_id = f.rowid",
         )
         .ctx(|| "reading names".into())?;
     let rows = stmt
@@ -1868,7 +1871,7 @@ const BULK_INDEXES: &[(&str, &str)] = &[
     ),
     (
         "symbols_by_folded_name",
-        "CREATE INDEX IF NOT EXISTS symbols_by_folded_name ON symbols(lower(replace(name, '_', '')))",
+        "CREATE INDEX IF NOT EXISTS symbols_by_folded_name ON symbols(lower(replace(name, '_', '')), name)",
     ),
 ];
 

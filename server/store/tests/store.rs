@@ -1478,10 +1478,11 @@ fn migration_22_splits_whole_log_pages_into_entries_keeping_revisions_claims_and
 }
 
 /// Fault (issue 37): a store with a damaged page of memory passed `scan`, `stats` and
-/// `remember` with exit 0 and failed only the queries that read the page. Opening it now
-/// checks the tables of memory and refuses it as damaged, naming the table.
+/// `remember` with exit 0 and failed only the queries that read the page. Those commands
+/// check the tables of memory first ([`Store::check_memory`]), which refuse it as
+/// damaged, naming the table.
 #[test]
-fn fault_a_store_with_a_damaged_page_of_memory_opened_without_a_word() {
+fn fault_a_store_with_a_damaged_page_of_memory_passed_writes_without_a_word() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("loci.db");
     let root_page: i64 = {
@@ -1489,6 +1490,7 @@ fn fault_a_store_with_a_damaged_page_of_memory_opened_without_a_word() {
         for i in 0..200 {
             insert_memory(store.conn(), &format!("src/m{i}.py"), &"body ".repeat(40));
         }
+        store.check_memory().unwrap();
         store
             .conn()
             .query_row(
@@ -1499,12 +1501,13 @@ fn fault_a_store_with_a_damaged_page_of_memory_opened_without_a_word() {
             .unwrap()
     };
     // The last connection closed: the log is checkpointed into the file. Overwrite the
-    // table's root page (pages are 4096 bytes, numbered from 1) past its header byte.
+    // table's root page (pages are 4096 bytes, numbered from 1).
     let mut bytes = std::fs::read(&path).unwrap();
     let at = (root_page as usize - 1) * 4096;
     bytes[at..at + 4096].fill(0xA5);
     std::fs::write(&path, &bytes).unwrap();
-    match Store::open(&path) {
+    let store = Store::open(&path).unwrap();
+    match store.check_memory() {
         Err(e @ StoreError::Damaged { .. }) => {
             assert_eq!(e.kind(), "corrupt");
             let message = e.to_string();
@@ -1517,7 +1520,7 @@ fn fault_a_store_with_a_damaged_page_of_memory_opened_without_a_word() {
             );
         }
         Err(other) => panic!("expected a damaged store, got {other}"),
-        Ok(_) => panic!("a damaged page of memory opened without a word"),
+        Ok(()) => panic!("a damaged page of memory passed the check"),
     }
 }
 
