@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Paired incremental-rescan comparison of two `loci` binaries on one corpus (issue 37).
 
-    rescan_ab.py --a OLD_LOCI --b NEW_LOCI --corpus DIR [--rounds 3] [--files 100]
+    rescan_ab.py --a OLD_LOCI --b NEW_LOCI --corpus DIR [--rounds 3] [--files 100] [--work DIR]
 
 Setup: writes `docs/rescan-bench.md` into DIR, 60 claims of misspelt names of DIR's own
 Python functions (`urlsplti()` for `urlsplit`), so every lint computes 60 "did you mean"
@@ -23,9 +23,12 @@ ap.add_argument("--b", required=True)
 ap.add_argument("--corpus", required=True)
 ap.add_argument("--rounds", type=int, default=3)
 ap.add_argument("--files", type=int, default=100)
+ap.add_argument("--work", help="keep the stores here; a store already there is reused "
+                "(no first scan): A B rounds again without two first scans")
 args = ap.parse_args()
 corpus = os.path.abspath(args.corpus)
-work = tempfile.mkdtemp(prefix="rescan-ab-")
+work = args.work or tempfile.mkdtemp(prefix="rescan-ab-")
+os.makedirs(work, exist_ok=True)
 
 
 def run(loci, db, *argv):
@@ -62,7 +65,8 @@ with open(os.path.join(corpus, "docs", "rescan-bench.md"), "w") as f:
     f.write("# Claims for the rescan benchmark\n\n" + "\n".join(claims) + "\n")
 
 dbs = {k: os.path.join(work, f"{k}.db") for k in ("a", "b")}
-first = {k: run(getattr(args, k), dbs[k], "scan", ".") for k in ("a", "b")}
+first = {k: run(getattr(args, k), dbs[k], "scan", ".") for k in ("a", "b")
+         if not os.path.exists(dbs[k])}
 print("first scan", json.dumps(first), flush=True)
 results = {k: {"rescan": [], "lint": [], "noop": []} for k in ("a", "b")}
 load = [os.getloadavg()[0]]

@@ -1291,12 +1291,14 @@ const CANDIDATES_PER_QUERY: u32 = 2048;
 ///   characters, Jaro-Winkler's prefix) whose names fit in one query, else the
 ///   4-character one cut at the limit (a misspelling after the fourth character, or at
 ///   any place when few names share the first: `encod` / `encode`);
+/// - the same with one slip in the first four characters (two neighbours swapped, one
+///   dropped: `gettatr` / `getattr`), each range cut at a quarter of the limit;
 /// - one word apart: its words less the first or the last (`total` for `legacy_total`),
 ///   and names holding its words with one more (`legacy_total`, `total_items` for
 ///   `total`, by the identifier terms of the full-text index).
 ///
-/// What it misses: a misspelling in the first characters of a name whose first
-/// character many names share (`tpyo` for `typo` in a large map).
+/// What it misses: in a large map, a wrong or missing letter in the first four
+/// characters of a name whose first characters many names share (`rypo` for `typo`).
 fn name_candidates(conn: &loci_store::rusqlite::Connection, name: &str) -> Result<Vec<String>> {
     use loci_store::map::{fold_name, names_folded_as, names_folded_with_prefix, names_with_words};
     let folded = fold_name(name);
@@ -1311,6 +1313,33 @@ fn name_candidates(conn: &loci_store::rusqlite::Connection, name: &str) -> Resul
             out.extend(names);
             break;
         }
+    }
+    // A slip within the first four characters, where the ranges above look no further
+    // when many names share the first ones (`__gettatr__` folds to `gettatr`, whose
+    // `getattr` is not under `gett`): the prefix with two neighbours swapped or one
+    // character dropped, each a smaller range.
+    let head: Vec<char> = chars.iter().take(4).copied().collect();
+    let mut slips: Vec<String> = Vec::new();
+    for i in 0..head.len() {
+        if i + 1 < head.len() {
+            let mut swapped = head.clone();
+            swapped.swap(i, i + 1);
+            slips.push(swapped.into_iter().collect());
+        }
+        if head.len() > 2 {
+            let mut dropped = head.clone();
+            dropped.remove(i);
+            slips.push(dropped.into_iter().collect());
+        }
+    }
+    slips.sort();
+    slips.dedup();
+    for prefix in slips.iter().filter(|p| p.chars().ne(head.iter().copied())) {
+        out.extend(names_folded_with_prefix(
+            conn,
+            prefix,
+            CANDIDATES_PER_QUERY / 4,
+        )?);
     }
     let words = crate::search::identifier_words(name);
     if words.len() > 1 {
