@@ -674,8 +674,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
     }
     if let Command::Lsp = cli.command {
         // Roots come from the client's `initialize`, not from the current directory.
-        loci_lsp::run_stdio()?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(ExitCode::from(loci_lsp::run_stdio()?));
     }
     let cwd = std::env::current_dir()?;
     let root = match (&cli.command, &cli.root) {
@@ -746,6 +745,27 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         }
         (ws, _) => opened.insert(ws?),
     };
+    // What writes memory, or reports on the store, first checks the tables of memory
+    // (a scan checks them itself): a damaged page had passed `stats` and `remember` with
+    // exit 0 (issue 37). Reads do not pay for it, and `export` must still save what reads.
+    if matches!(
+        cli.command,
+        Command::Stats
+            | Command::Remember { .. }
+            | Command::Decide { .. }
+            | Command::Learn { .. }
+            | Command::Pin { .. }
+            | Command::Unpin { .. }
+            | Command::Rollback { .. }
+            | Command::Confirm { .. }
+            | Command::Import { .. }
+            | Command::Lint
+            | Command::Check { .. }
+    ) {
+        ws.store()
+            .check_memory()
+            .map_err(loci_engine::EngineError::from)?;
+    }
     let root = ws.root().to_path_buf();
     let cwd = cwd.canonicalize().unwrap_or(cwd);
     // What an empty answer of a lookup says on stderr (exit 1 is "nothing found").

@@ -2822,3 +2822,53 @@ fn fault_a_question_over_the_command_line_limit_could_not_be_asked() {
         "{stderr}"
     );
 }
+
+/// Fault (issue 37): a store with a damaged page of memory passed `scan`, `stats` and
+/// `remember` with exit 0, and failed only the queries that read the page. Those commands
+/// check the tables of memory first and say so, naming the table; a read of the map still
+/// answers.
+#[test]
+fn fault_a_damaged_page_of_memory_passed_scan_stats_and_remember() {
+    let dir = repo();
+    let root = dir.path();
+    assert!(loci(root, &["scan"]).status.success());
+    for i in 0..50 {
+        let subject = format!("topic:m{i}");
+        let body = "Users are saved by `User.save()`. ".repeat(20);
+        assert!(
+            loci(root, &["remember", &subject, "-t", &body])
+                .status
+                .success()
+        );
+    }
+    let db = root.canonicalize().unwrap().join(".loci/loci.db");
+    let conn = loci_store::rusqlite::Connection::open(&db).unwrap();
+    let page_size: usize = conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap();
+    let root_page: usize = conn
+        .query_row(
+            "SELECT rootpage FROM sqlite_schema WHERE name = 'revisions'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    drop(conn);
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes[(root_page - 1) * page_size..root_page * page_size].fill(0xA5);
+    std::fs::write(&db, &bytes).unwrap();
+    for args in [&["stats"][..], &["scan"], &["remember", "app", "-t", "x"]] {
+        let out = loci(root, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with(&format!(
+                "loci: {}: the database is damaged (table revisions: ",
+                db.display()
+            )),
+            "{args:?}: {err}"
+        );
+    }
+    let out = loci(root, &["symbol", "User"]);
+    assert_eq!(out.status.code(), Some(0));
+}

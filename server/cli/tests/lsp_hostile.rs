@@ -474,3 +474,14 @@ fn fault_unknown_dollar_request_was_left_unanswered() {
     lsp.send_message(json!({ "jsonrpc": "2.0", "method": "$/noSuchNotification", "params": {} }));
     lsp.probe(2);
 }
+
+/// Fault (issue 37): `exit` without `shutdown` ended the process with code 0; LSP 3.17
+/// ("Exit Notification"): "The server should exit with success code 0 if the shutdown
+/// request has been received before; otherwise with error code 1."
+#[test]
+fn fault_exit_without_shutdown_exited_0() {
+    let mut lsp = Lsp::start();
+    initialize(&mut lsp);
+    lsp.send_message(json!({ "jsonrpc": "2.0", "method": "exit" }));
+    assert_eq!(lsp.wait().code(), Some(1));
+}

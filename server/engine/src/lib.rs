@@ -359,6 +359,9 @@ impl Workspace {
             }
             .into());
         }
+        let started = std::time::Instant::now();
+        // A damaged page of memory is said before the scan, not by a later query.
+        self.store.check_memory()?;
         let config = self.config.scan.clone();
         // Scans of one store take turns (see `StoreLock`); the lint below is part of it.
         let _lock = self.store.lock("a scan")?;
@@ -372,11 +375,12 @@ impl Workspace {
             progress,
         );
         self.store.set_memory_map(true)?;
-        let report = report?;
+        let mut report = report?;
         if report.changed {
             // Record what the change did to the knowledge at this scan revision.
             self.run_lint()?;
         }
+        report.duration_ms = started.elapsed().as_millis() as u64;
         self.envelope(report, Vec::new())
     }
 

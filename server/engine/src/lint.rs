@@ -86,8 +86,12 @@ pub struct DriftReport {
 
 struct Ctx<'a> {
     ws: &'a Workspace,
-    declared: Vec<manifests::Declared>,
-    names: Option<Vec<String>>,
+    /// What the manifests declare, read when a version claim is first checked: reading
+    /// every manifest of a large repository for a lint without version claims had been
+    /// work in proportion to the repository at every rescan.
+    declared: Option<Vec<manifests::Declared>>,
+    /// [`Ctx::closest_name`]'s answers in this run, by name.
+    closest: HashMap<String, Option<(String, f64)>>,
     file_names: Option<HashMap<String, Vec<String>>>,
 }
 
@@ -123,9 +127,14 @@ impl Workspace {
                 |r| r.get(0),
             )
             .ctx(|| "reading the scan revision".into())?;
+        // The markdown files only: lint reads docs, and every path of a large map is
+        // work in proportion to the repository at every rescan.
         let paths: Vec<String> = {
             let mut stmt = conn
-                .prepare("SELECT path FROM files ORDER BY path")
+                .prepare(
+                    "SELECT path FROM files WHERE path LIKE '%.md' OR path LIKE '%.markdown'
+                     ORDER BY path",
+                )
                 .ctx(|| "reading paths".into())?;
             stmt.query_map([], |r| r.get(0))
                 .ctx(|| "reading paths".into())?
@@ -134,8 +143,8 @@ impl Workspace {
         };
         let mut ctx = Ctx {
             ws: self,
-            declared: manifests::load(&self.root, &paths),
-            names: None,
+            declared: None,
+            closest: HashMap::new(),
             file_names: None,
         };
         let mut findings: Vec<NewFinding> = Vec::new();
@@ -623,21 +632,12 @@ impl Workspace {
         if claims.is_empty() || !self.map_is_built()? {
             return Ok((rev.subject, out));
         }
-        // The manifests only a version claim needs (reading them and every path had been
-        // 3 ms of a 14 ms write on the stdlib).
-        let declared = if claims.iter().any(|c| c.kind == "version") {
-            let paths: Vec<String> = conn
-                .prepare_cached("SELECT path FROM files")
-                .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
-                .ctx(|| "reading paths".into())?;
-            manifests::load(&self.root, &paths)
-        } else {
-            Vec::new()
-        };
+        // The manifests are read only if a version claim needs them (reading them and
+        // every path had been 3 ms of a 14 ms write on the stdlib).
         let mut ctx = Ctx {
             ws: self,
-            declared,
-            names: None,
+            declared: None,
+            closest: HashMap::new(),
             file_names: None,
         };
         for claim in &claims {
@@ -702,20 +702,10 @@ impl Workspace {
             return Ok(Vec::new());
         }
         let conn = self.store.conn();
-        let paths: Vec<String> = {
-            let mut stmt = conn
-                .prepare_cached("SELECT path FROM files")
-                .ctx(|| "reading paths".into())?;
-            stmt.query_map([], |r| r.get(0))
-                .ctx(|| "reading paths".into())?
-                .collect::<std::result::Result<_, _>>()
-                .ctx(|| "reading paths".into())?
-        };
-        let declared: Vec<manifests::Declared> = manifests::load(&self.root, &paths);
         let mut ctx = Ctx {
             ws: self,
-            declared,
-            names: None,
+            declared: None,
+            closest: HashMap::new(),
             file_names: None,
         };
         let lines: Vec<&str> = text.split('\n').collect();
@@ -802,8 +792,8 @@ impl Workspace {
                 None => {
                     let mut ctx = Ctx {
                         ws: self,
-                        declared: Vec::new(),
-                        names: None,
+                        declared: None,
+                        closest: HashMap::new(),
                         file_names: None,
                     };
                     match ctx.path_suggestion(&claim.target)? {
@@ -851,8 +841,8 @@ impl Workspace {
                 SymbolResolution::Missing => {
                     let mut ctx = Ctx {
                         ws: self,
-                        declared: Vec::new(),
-                        names: None,
+                        declared: None,
+                        closest: HashMap::new(),
                         file_names: None,
                     };
                     let last = claim.target.rsplit('.').next().unwrap_or(&claim.target);
@@ -1092,7 +1082,7 @@ impl Ctx<'_> {
                 };
                 let name = manifests::normalize_name(c.target);
                 let declared: Vec<&manifests::Declared> = self
-                    .declared
+                    .declared()?
                     .iter()
                     .filter(|d| manifests::normalize_name(&d.name) == name)
                     .collect();
@@ -1224,6 +1214,21 @@ impl Ctx<'_> {
         Ok(best.filter(|(_, s)| *s >= 0.7))
     }
 
+    /// What the manifests declare, read on first use.
+    fn declared(&mut self) -> Result<&[manifests::Declared]> {
+        if self.declared.is_none() {
+            let paths: Vec<String> = self
+                .ws
+                .store
+                .conn()
+                .prepare_cached("SELECT path FROM files")
+                .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+                .ctx(|| "reading paths".into())?;
+            self.declared = Some(manifests::load(&self.ws.root, &paths));
+        }
+        Ok(self.declared.as_deref().unwrap_or_default())
+    }
+
     fn load_file_names(&mut self) -> Result<()> {
         if self.file_names.is_some() {
             return Ok(());
@@ -1246,36 +1251,110 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// The symbol name most similar to `name` (Jaro-Winkler), with its score.
+    /// The symbol name most similar to `name` (Jaro-Winkler, or 0.9 for one word
+    /// apart), with its score, among the candidates [`name_candidates`] reads through
+    /// indexes; remembered for the run (a name is often claimed on many pages).
     fn closest_name(&mut self, name: &str) -> Result<Option<(String, f64)>> {
-        if self.names.is_none() {
-            let conn = self.ws.store.conn();
-            let mut stmt = conn
-                .prepare("SELECT DISTINCT name FROM symbols")
-                .ctx(|| "reading names".into())?;
-            let names = stmt
-                .query_map([], |r| r.get(0))
-                .ctx(|| "reading names".into())?
-                .collect::<std::result::Result<_, _>>()
-                .ctx(|| "reading names".into())?;
-            self.names = Some(names);
+        if let Some(known) = self.closest.get(name) {
+            return Ok(known.clone());
         }
         let mut best: Option<(String, f64)> = None;
-        for n in self.names.iter().flatten() {
+        for n in name_candidates(self.ws.store.conn(), name)? {
             // One extra word around the same words (`legacy_total` / `total`) is as good
             // as a near miss; one edit is not, among every name of the map (`get()` for
             // a `set`).
-            let contained = one_word_apart(name, n);
-            let score = strsim::jaro_winkler(name, n).max(if contained { 0.9 } else { 0.0 });
+            let contained = one_word_apart(name, &n);
+            let score = strsim::jaro_winkler(name, &n).max(if contained { 0.9 } else { 0.0 });
             if best
                 .as_ref()
-                .is_none_or(|(b, s)| score > *s || (score == *s && n < b))
+                .is_none_or(|(b, s)| score > *s || (score == *s && n < *b))
             {
-                best = Some((n.clone(), score));
+                best = Some((n, score));
             }
         }
-        Ok(best.filter(|(_, s)| *s >= 0.7))
+        let best = best.filter(|(_, s)| *s >= 0.7);
+        self.closest.insert(name.to_string(), best.clone());
+        Ok(best)
     }
+}
+
+/// How many distinct names one candidate query reads at most.
+const CANDIDATES_PER_QUERY: u32 = 2048;
+
+/// The names a suggestion for `name` is chosen among, each read through an index, so the
+/// cost is bounded by [`CANDIDATES_PER_QUERY`] per query and not by the size of the map
+/// (every distinct name of 1.09 M symbols had been compared with every failing claim:
+/// 40 s per lint, issue 37):
+/// - the same folded name (`_split_netloc` for `_splitnetloc`, `HTTPServer` for
+///   `HttpServer`; folded as [`loci_store::map::fold_name`]);
+/// - the folded names sharing its first characters: the shortest prefix (0 to 4
+///   characters, Jaro-Winkler's prefix) whose names fit in one query, else the
+///   4-character one cut at the limit (a misspelling after the fourth character, or at
+///   any place when few names share the first: `encod` / `encode`);
+/// - the same with one slip in the first four characters (two neighbours swapped, one
+///   dropped: `gettatr` / `getattr`), each range cut at a quarter of the limit;
+/// - one word apart: its words less the first or the last (`total` for `legacy_total`),
+///   and names holding its words with one more (`legacy_total`, `total_items` for
+///   `total`, by the identifier terms of the full-text index).
+///
+/// What it misses: in a large map, a wrong or missing letter in the first four
+/// characters of a name whose first characters many names share (`rypo` for `typo`).
+fn name_candidates(conn: &loci_store::rusqlite::Connection, name: &str) -> Result<Vec<String>> {
+    use loci_store::map::{fold_name, names_folded_as, names_folded_with_prefix, names_with_words};
+    let folded = fold_name(name);
+    let mut out: Vec<String> = names_folded_as(conn, &folded, CANDIDATES_PER_QUERY)?;
+    let chars: Vec<char> = folded.chars().collect();
+    // Prefix 0 is every name: a map of few names offers them all, as before the index.
+    for k in 0..=chars.len().min(4) {
+        let prefix: String = chars[..k].iter().collect();
+        let names = names_folded_with_prefix(conn, &prefix, CANDIDATES_PER_QUERY + 1)?;
+        let fits = names.len() <= CANDIDATES_PER_QUERY as usize;
+        if fits || k == chars.len().min(4) {
+            out.extend(names);
+            break;
+        }
+    }
+    // A slip within the first four characters, where the ranges above look no further
+    // when many names share the first ones (`__gettatr__` folds to `gettatr`, whose
+    // `getattr` is not under `gett`): the prefix with two neighbours swapped or one
+    // character dropped, each a smaller range.
+    let head: Vec<char> = chars.iter().take(4).copied().collect();
+    let mut slips: Vec<String> = Vec::new();
+    for i in 0..head.len() {
+        if i + 1 < head.len() {
+            let mut swapped = head.clone();
+            swapped.swap(i, i + 1);
+            slips.push(swapped.into_iter().collect());
+        }
+        if head.len() > 2 {
+            let mut dropped = head.clone();
+            dropped.remove(i);
+            slips.push(dropped.into_iter().collect());
+        }
+    }
+    slips.sort();
+    slips.dedup();
+    for prefix in slips.iter().filter(|p| p.chars().ne(head.iter().copied())) {
+        out.extend(names_folded_with_prefix(
+            conn,
+            prefix,
+            CANDIDATES_PER_QUERY / 4,
+        )?);
+    }
+    let words = crate::search::identifier_words(name);
+    if words.len() > 1 {
+        for fewer in [&words[1..], &words[..words.len() - 1]] {
+            out.extend(names_folded_as(
+                conn,
+                &fewer.concat(),
+                CANDIDATES_PER_QUERY,
+            )?);
+        }
+    }
+    out.extend(names_with_words(conn, &words, CANDIDATES_PER_QUERY)?);
+    out.sort();
+    out.dedup();
+    Ok(out)
 }
 
 /// How alike a member written in a claim is to a member of the type or module it names,

@@ -24,6 +24,25 @@ use crate::words::count;
 /// Where a renderer writes.
 pub type Out<'a> = &'a mut dyn Write;
 
+/// A path (or a key, a subject: text holding a path) as one line of human output: each
+/// control character written as its Rust escape (`new\nline.py`, `\u{1b}`), so a
+/// file named with a newline cannot split a `path:line:` line in two or a terminal
+/// escape act on the reader's terminal. JSON escapes them itself.
+pub fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Skipped files a scan summary names (the JSON report names up to [`SKIPPED_EXAMPLES`]).
 pub const SKIPS_NAMED: usize = 10;
 
@@ -42,7 +61,7 @@ pub fn to_string(render: impl FnOnce(Out) -> io::Result<()>) -> String {
 /// (the body does not say itself what was cut), how many items were not listed.
 pub fn footer<T>(o: Out, env: &Envelope<T>, truncation_line: bool) -> io::Result<()> {
     for w in &env.stale_warnings {
-        writeln!(o, "warning: {}: {}", w.path, w.reason)?;
+        writeln!(o, "warning: {}: {}", escaped(&w.path), w.reason)?;
     }
     if truncation_line && env.limits.omitted > 0 {
         writeln!(
@@ -85,7 +104,12 @@ pub fn scan(o: Out, r: &ScanReport) -> io::Result<()> {
         }
     )?;
     for m in &r.pages_moved {
-        writeln!(o, "memory followed a rename: {} -> {}", m.from, m.to)?;
+        writeln!(
+            o,
+            "memory followed a rename: {} -> {}",
+            escaped(&m.from),
+            escaped(&m.to)
+        )?;
     }
     writeln!(o, "map: {}", totals_line(t, true))?;
     languages(o, &r.languages)?;
@@ -101,8 +125,8 @@ pub fn scan(o: Out, r: &ScanReport) -> io::Result<()> {
             .collect();
         for s in named.iter().take(SKIPS_NAMED) {
             match &s.detail {
-                Some(d) => writeln!(o, "  {}: {} ({d})", s.path, s.reason.as_str())?,
-                None => writeln!(o, "  {}: {}", s.path, s.reason.as_str())?,
+                Some(d) => writeln!(o, "  {}: {} ({d})", escaped(&s.path), s.reason.as_str())?,
+                None => writeln!(o, "  {}: {}", escaped(&s.path), s.reason.as_str())?,
             }
         }
         if named.len() > SKIPS_NAMED {
@@ -113,7 +137,7 @@ pub fn scan(o: Out, r: &ScanReport) -> io::Result<()> {
         }
     }
     for d in &r.degraded {
-        writeln!(o, "degraded: {}: {}", d.path, d.reason)?;
+        writeln!(o, "degraded: {}: {}", escaped(&d.path), d.reason)?;
     }
     // Named, as the skips are: "in 1 file" left the reader to find which.
     if !r.lossy_utf8.is_empty() {
@@ -123,7 +147,7 @@ pub fn scan(o: Out, r: &ScanReport) -> io::Result<()> {
             count(r.lossy_utf8.len() as u64, "file")
         )?;
         for path in r.lossy_utf8.iter().take(SKIPS_NAMED) {
-            writeln!(o, "  {path}")?;
+            writeln!(o, "  {}", escaped(path))?;
         }
         if r.lossy_utf8.len() > SKIPS_NAMED {
             writeln!(
@@ -141,11 +165,11 @@ pub fn symbol_hit(o: Out, s: &SymbolHit) -> io::Result<()> {
     writeln!(
         o,
         "{}:{}: {} {}  [{}]",
-        s.path,
+        escaped(&s.path),
         s.line + 1,
         s.kind,
         s.qualified_name,
-        s.key
+        escaped(&s.key)
     )?;
     writeln!(o, "    {}", s.signature)
 }
@@ -157,13 +181,13 @@ pub fn ref_hit(o: Out, r: &RefHit) -> io::Result<()> {
     writeln!(
         o,
         "{}:{}:{}: {} {} in {} -> {} ({}, {:.2})",
-        r.path,
+        escaped(&r.path),
         r.line + 1,
         r.column + 1,
         r.kind,
         r.name,
-        within,
-        target,
+        escaped(within),
+        escaped(target),
         r.provenance,
         r.confidence
     )
@@ -172,7 +196,13 @@ pub fn ref_hit(o: Out, r: &RefHit) -> io::Result<()> {
 /// The definitions a `callers` question matched, then each call.
 pub fn callers(o: Out, c: &Callers) -> io::Result<()> {
     for t in &c.targets {
-        writeln!(o, "definition {} ({}:{})", t.key, t.path, t.line + 1)?;
+        writeln!(
+            o,
+            "definition {} ({}:{})",
+            escaped(&t.key),
+            escaped(&t.path),
+            t.line + 1
+        )?;
     }
     if c.targets_total > c.targets.len() as u64 {
         writeln!(
@@ -192,12 +222,29 @@ pub fn deps(o: Out, d: &Deps) -> io::Result<()> {
     for e in &d.edges {
         match d.direction {
             Direction::Imports => match &e.to {
-                Some(to) => writeln!(o, "{}:{}: {} -> {}", e.from, e.line + 1, e.module, to)?,
-                None => writeln!(o, "{}:{}: {} (unresolved)", e.from, e.line + 1, e.module)?,
+                Some(to) => writeln!(
+                    o,
+                    "{}:{}: {} -> {}",
+                    escaped(&e.from),
+                    e.line + 1,
+                    e.module,
+                    escaped(to)
+                )?,
+                None => writeln!(
+                    o,
+                    "{}:{}: {} (unresolved)",
+                    escaped(&e.from),
+                    e.line + 1,
+                    e.module
+                )?,
             },
-            Direction::ImportedBy => {
-                writeln!(o, "{}:{}: imports {}", e.from, e.line + 1, e.module)?
-            }
+            Direction::ImportedBy => writeln!(
+                o,
+                "{}:{}: imports {}",
+                escaped(&e.from),
+                e.line + 1,
+                e.module
+            )?,
         }
     }
     Ok(())
@@ -225,7 +272,7 @@ pub fn impact(o: Out, env: &Envelope<Impact>) -> io::Result<()> {
     writeln!(
         o,
         "impact of {} (depth {}{}): {reach}",
-        i.target.join(", "),
+        escaped(&i.target.join(", ")),
         i.depth,
         if i.hard { ", stated edges only" } else { "" },
     )?;
@@ -234,9 +281,9 @@ pub fn impact(o: Out, env: &Envelope<Impact>) -> io::Result<()> {
             o,
             "{:indent$}{}  <- {} at {} ({}, {:.2})",
             "",
-            n.id,
+            escaped(&n.id),
             n.via.kind,
-            n.via.at,
+            escaped(&n.via.at),
             n.via.provenance,
             n.via.confidence,
             indent = (n.depth as usize) * 2
@@ -540,11 +587,11 @@ pub fn lint(o: Out, r: &LintReport, listed: usize) -> io::Result<()> {
                 o,
                 "{}{}",
                 if c.origin == "page" { "memory " } else { "" },
-                c.subject
+                escaped(&c.subject)
             )?;
         }
         let at = if c.origin == "doc" {
-            format!("{}:{}:{}", c.subject, c.line + 1, c.column + 1)
+            format!("{}:{}:{}", escaped(&c.subject), c.line + 1, c.column + 1)
         } else {
             format!("line {} of the page", c.line + 1)
         };
@@ -614,7 +661,10 @@ pub fn resolved(o: Out, c: &Contradiction) -> io::Result<()> {
     writeln!(
         o,
         "dismissed #{} {} `{}` in {}",
-        c.contradiction_id, c.kind, c.claim, c.subject
+        c.contradiction_id,
+        c.kind,
+        c.claim,
+        escaped(&c.subject)
     )
 }
 
@@ -630,7 +680,10 @@ pub fn drift(o: Out, d: &DriftReport) -> io::Result<()> {
         writeln!(
             o,
             "  scan {} {:<16} {}{}",
-            f.scan_id, f.kind, f.path, detail
+            f.scan_id,
+            f.kind,
+            escaped(&f.path),
+            detail
         )?;
     }
     if !d.knowledge.is_empty() {
@@ -639,7 +692,10 @@ pub fn drift(o: Out, d: &DriftReport) -> io::Result<()> {
             writeln!(
                 o,
                 "  scan {} {:<16} {}: {}",
-                k.scan_id, k.change, k.subject, k.detail
+                k.scan_id,
+                k.change,
+                escaped(&k.subject),
+                k.detail
             )?;
         }
     }

@@ -84,6 +84,9 @@ pub enum SkipReason {
     FileLimit,
     /// A secret by its path or its text ([`crate::secrets`]): never indexed or served.
     Secret,
+    /// Not a regular file: a FIFO, socket or device node. Reading a FIFO would block the
+    /// scan until a writer opens it; it had been neither mapped nor counted (issue 37).
+    NotRegular,
     /// A path that is not valid UTF-8. The map, LSP URIs and JSON hold UTF-8 paths; two such
     /// names decoded lossily became one path and failed the whole scan on its `UNIQUE`
     /// constraint. The skip's path shows each invalid byte as `\xNN`.
@@ -102,6 +105,7 @@ impl std::str::FromStr for SkipReason {
             SkipReason::Vanished,
             SkipReason::FileLimit,
             SkipReason::Secret,
+            SkipReason::NotRegular,
             SkipReason::NonUtf8Path,
         ]
         .into_iter()
@@ -121,6 +125,7 @@ impl SkipReason {
             SkipReason::Vanished => "vanished",
             SkipReason::FileLimit => "file_limit",
             SkipReason::Secret => "secret",
+            SkipReason::NotRegular => "not_regular",
             SkipReason::NonUtf8Path => "non_utf8_path",
         }
     }
@@ -232,6 +237,36 @@ pub fn walk(
     Walk { files, skips }
 }
 
+/// Why a listed file whose metadata cannot be read is skipped: gone since its directory
+/// was listed ([`SkipReason::Vanished`]), or there and not ours to read
+/// ([`SkipReason::Unreadable`]): a file in a directory without execute permission cannot
+/// be stat'ed (EACCES), and had been reported `vanished` (issue 37).
+fn metadata_skip(err: &ignore::Error) -> SkipReason {
+    match err.io_error().map(std::io::Error::kind) {
+        Some(std::io::ErrorKind::NotFound) => SkipReason::Vanished,
+        _ => SkipReason::Unreadable,
+    }
+}
+
+/// What a file that is neither a regular file, a directory nor a symbolic link is.
+fn special_kind(file_type: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a FIFO";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+        if file_type.is_block_device() || file_type.is_char_device() {
+            return "a device";
+        }
+    }
+    let _ = file_type;
+    "not a regular file"
+}
+
 fn classify(
     root: &Path,
     entry: Result<ignore::DirEntry, ignore::Error>,
@@ -272,8 +307,20 @@ fn classify(
             }),
         );
     }
-    if !file_type.is_file() {
+    if file_type.is_dir() {
         return (None, None);
+    }
+    if !file_type.is_file() {
+        return (
+            None,
+            Some(Skip {
+                path,
+                reason: SkipReason::NotRegular,
+                detail: Some(special_kind(&file_type).into()),
+                size: 0,
+                mtime_ns: 0,
+            }),
+        );
     }
     let under = entry.path().strip_prefix(root).unwrap_or(entry.path());
     if under.to_str().is_none() {
@@ -307,7 +354,7 @@ fn classify(
                 None,
                 Some(Skip {
                     path,
-                    reason: SkipReason::Vanished,
+                    reason: metadata_skip(&err),
                     detail: Some(err.to_string()),
                     size: 0,
                     mtime_ns: 0,
@@ -392,4 +439,28 @@ pub fn count_skips(skips: &[Skip]) -> BTreeMap<SkipReason, u64> {
         *out.entry(s.reason).or_insert(0) += 1;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fault (issue 37): a file in a directory without execute permission cannot be
+    /// stat'ed (EACCES) and was reported `vanished`, as if deleted. (The walk's own
+    /// errors are built here: running as root, the tests would stat it regardless.)
+    #[test]
+    fn fault_a_file_in_a_directory_without_execute_permission_was_reported_vanished() {
+        let denied = ignore::Error::WithPath {
+            path: "locked/a.py".into(),
+            err: Box::new(ignore::Error::Io(std::io::Error::from_raw_os_error(13))),
+        };
+        assert_eq!(metadata_skip(&denied), SkipReason::Unreadable);
+        let gone = ignore::Error::WithPath {
+            path: "gone.py".into(),
+            err: Box::new(ignore::Error::Io(std::io::Error::from(
+                std::io::ErrorKind::NotFound,
+            ))),
+        };
+        assert_eq!(metadata_skip(&gone), SkipReason::Vanished);
+    }
 }

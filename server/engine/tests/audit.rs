@@ -1342,3 +1342,40 @@ fn a_file_edited_across_a_new_analysis_version_keeps_its_memory_stale() {
         ]
     );
 }
+
+/// Fault (issue 37): lint compared every distinct name of the map with every failing
+/// claim (40 s per lint on 1.09 M symbols). Candidates now come from indexes, bounded per
+/// query; with more names sharing the first characters than one query reads, a slip in
+/// those characters is still found (`__gettatr__` folds to `gettatr`, not under `gett`).
+#[test]
+fn fault_lint_compared_every_name_of_the_map_with_every_failing_claim() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut text: String = (0..3000)
+        .map(|i| format!("def get_x{i:04}():\n    return {i}\n\n"))
+        .collect();
+    text.push_str("def __getattr__(name):\n    return name\n");
+    write(root, "big.py", &text);
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let written = ws
+        .remember(
+            "big.py",
+            "Attributes go through `__gettatr__()`; the first is `get_x000()`.",
+            &by("human:ann"),
+        )
+        .unwrap()
+        .result;
+    let suggested: Vec<Option<String>> = written
+        .claims
+        .iter()
+        .map(|c| c.finding.as_ref().and_then(|f| f.suggestion.clone()))
+        .collect();
+    assert_eq!(
+        suggested,
+        [
+            Some("__getattr__".to_string()),
+            Some("get_x0000".to_string())
+        ]
+    );
+}

@@ -1753,3 +1753,25 @@ fn fault_calls_outside_the_map_or_on_values_resolved_to_same_named_definitions()
         ]
     );
 }
+
+/// Fault (issue 37): human output printed control characters in paths raw: a file named
+/// `new\nline.py` split its `path:line:` line in two, and a scan's skip list and lint's
+/// findings likewise. Each control character is written as its escape.
+#[test]
+fn fault_a_newline_in_a_path_split_a_line_of_human_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "new\nline.py", "def f():\n    return 1\n");
+    std::os::unix::fs::symlink("/etc/passwd", root.join("tab\there")).unwrap();
+    let mut ws = open(root);
+    let report = scan(&mut ws);
+    let hits = ws.symbol("f", 10).unwrap().result;
+    let shown = loci_engine::text::to_string(|o| loci_engine::text::symbol_hit(o, &hits[0]));
+    assert_eq!(
+        shown,
+        "new\\nline.py:1: function f  [new\\nline.py#f@function]\n    def f():\n"
+    );
+    let summary = loci_engine::text::to_string(|o| loci_engine::text::scan(o, &report));
+    assert!(summary.contains("\n  tab\\there: symlink\n"), "{summary}");
+    assert_eq!(loci_engine::text::escaped("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
+}

@@ -198,3 +198,30 @@ fn the_file_limit_bounds_the_walk() {
     // The walk stopped at the cap: the unwalked remainder is one entry for the root.
     assert_eq!(limited, [""]);
 }
+
+/// Fault (issue 37): a FIFO (`mkfifo fifo.py`) was neither mapped nor counted as
+/// skipped; reading it would block the scan until a writer opened it.
+#[test]
+fn fault_a_fifo_was_neither_mapped_nor_counted_as_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "a.py", "x = 1\n");
+    let made = Command::new("mkfifo")
+        .arg(root.join("fifo.py"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let w = walk(root, 2 << 20, 1_000_000, 1, &Default::default());
+    assert_eq!(
+        w.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+        ["a.py"]
+    );
+    let skips: Vec<(&str, SkipReason, Option<&str>)> = w
+        .skips
+        .iter()
+        .map(|s| (s.path.as_str(), s.reason, s.detail.as_deref()))
+        .collect();
+    assert_eq!(skips, [("fifo.py", SkipReason::NotRegular, Some("a FIFO"))]);
+    assert_eq!(SkipReason::NotRegular.as_str(), "not_regular");
+    assert_eq!("not_regular".parse(), Ok(SkipReason::NotRegular));
+}

@@ -126,24 +126,34 @@ where
     I: tokio::io::AsyncRead + Unpin,
     O: tokio::io::AsyncWrite,
 {
+    serve_to_exit(input, output, options).await;
+}
+
+/// [`serve`], returning the exit code of the session (see [`transport::serve`]).
+async fn serve_to_exit<I, O>(input: I, output: O, options: ServerOptions) -> u8
+where
+    I: tokio::io::AsyncRead + Unpin,
+    O: tokio::io::AsyncWrite,
+{
     let (service, socket) = service(options);
-    transport::serve(input, output, service, socket).await;
+    transport::serve(input, output, service, socket).await
 }
 
 /// Runs the language server on stdin/stdout (`loci lsp`). Stdout carries only protocol
-/// frames; the caller sets up `tracing` to write to stderr (case B21).
-pub fn run_stdio() -> std::io::Result<()> {
+/// frames; the caller sets up `tracing` to write to stderr (case B21). Returns the
+/// process exit code: 1 for an `exit` without `shutdown` (LSP 3.17), else 0.
+pub fn run_stdio() -> std::io::Result<u8> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // Parsing and extraction run on blocking threads; give them room (case B16).
         .thread_stack_size(8 * 1024 * 1024)
         .build()?;
-    runtime.block_on(serve(
+    let code = runtime.block_on(serve_to_exit(
         tokio::io::stdin(),
         tokio::io::stdout(),
         ServerOptions::default(),
     ));
     // A scan may still run on a blocking thread; do not wait for it after `exit`.
     runtime.shutdown_timeout(Duration::from_millis(200));
-    Ok(())
+    Ok(code)
 }

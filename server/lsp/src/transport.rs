@@ -502,8 +502,10 @@ type Task = futures::future::BoxFuture<'static, Result<Option<Response>, ExitedE
 
 /// Serves `service` over `input`/`output` until `exit` or the end of input. The shape of
 /// tower-lsp-server's `Server::serve` (same concurrency, `exit` stops reading at once),
-/// with the reader above.
-pub async fn serve<I, O, S>(input: I, output: O, mut service: S, socket: ClientSocket)
+/// with the reader above. Returns the process exit code LSP 3.17 gives the session
+/// (`exit` notification): 0 when `shutdown` came before `exit` (or the input ended), 1
+/// for an `exit` without `shutdown`.
+pub async fn serve<I, O, S>(input: I, output: O, mut service: S, socket: ClientSocket) -> u8
 where
     I: AsyncRead + Unpin,
     O: AsyncWrite,
@@ -563,6 +565,8 @@ where
     };
 
     let read_input = async move {
+        let mut code = 0;
+        let mut shut_down = false;
         let mut input = input;
         let mut decoder = FrameDecoder::default();
         let mut chunk = vec![0u8; 64 * 1024];
@@ -578,6 +582,10 @@ where
                             break 'read;
                         }
                         let exit = request.method() == "exit";
+                        shut_down |= request.method() == "shutdown";
+                        if exit && !shut_down {
+                            code = 1;
+                        }
                         let id = request.id().cloned();
                         let method = request.method().to_string();
                         let task = service
@@ -621,14 +629,16 @@ where
         tasks_tx.disconnect();
         out_tx.disconnect();
         client_abort.abort();
+        code
     };
 
-    join!(
+    let ((), (), (), code) = join!(
         process_tasks,
         forward_client_requests,
         write_output,
         read_input
     );
+    code
 }
 
 #[cfg(test)]

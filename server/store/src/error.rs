@@ -207,6 +207,25 @@ impl StoreError {
         }
     }
 
+    /// This error as the database at `path` caused it: damage as [`StoreError::Damaged`]
+    /// ([`StoreError::damaged_at`]), and a SQLite error that does not name the file
+    /// with its path first (`…/loci.db: committing a write transaction: database or disk
+    /// is full`, `…/loci.db: reading the schema version: database is locked`: SQLite's
+    /// words alone had not said which file, issue 37). Other errors are returned as they
+    /// are (they name their file already).
+    pub fn at(self, path: &std::path::Path) -> StoreError {
+        let shown = path.display().to_string();
+        match self.damaged_at(path) {
+            StoreError::Sqlite { context, source } if !context.contains(&shown) => {
+                StoreError::Sqlite {
+                    context: format!("{shown}: {context}"),
+                    source,
+                }
+            }
+            other => other,
+        }
+    }
+
     /// True for `SQLITE_BUSY` / `SQLITE_LOCKED` (and [`StoreError::Busy`]): retryable.
     pub fn is_busy(&self) -> bool {
         match self {

@@ -158,6 +158,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0022_log_entries.sql"),
         fill: Some(fill_log_entries),
     },
+    Migration {
+        version: 23,
+        name: "folded_names",
+        sql: include_str!("migrations/0023_folded_names.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.

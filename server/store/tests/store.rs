@@ -1476,3 +1476,79 @@ fn migration_22_splits_whole_log_pages_into_entries_keeping_revisions_claims_and
         assert!(err.contains("append-only"), "{sql}: {err}");
     }
 }
+
+/// Fault (issue 37): a store with a damaged page of memory passed `scan`, `stats` and
+/// `remember` with exit 0 and failed only the queries that read the page. Those commands
+/// check the tables of memory first ([`Store::check_memory`]), which refuse it as
+/// damaged, naming the table.
+#[test]
+fn fault_a_store_with_a_damaged_page_of_memory_passed_writes_without_a_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loci.db");
+    let root_page: i64 = {
+        let store = Store::open(&path).unwrap();
+        for i in 0..200 {
+            insert_memory(store.conn(), &format!("src/m{i}.py"), &"body ".repeat(40));
+        }
+        store.check_memory().unwrap();
+        store
+            .conn()
+            .query_row(
+                "SELECT rootpage FROM sqlite_master WHERE name = 'revisions'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    // The last connection closed: the log is checkpointed into the file. Overwrite the
+    // table's root page (pages are 4096 bytes, numbered from 1).
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = (root_page as usize - 1) * 4096;
+    bytes[at..at + 4096].fill(0xA5);
+    std::fs::write(&path, &bytes).unwrap();
+    let store = Store::open(&path).unwrap();
+    match store.check_memory() {
+        Err(e @ StoreError::Damaged { .. }) => {
+            assert_eq!(e.kind(), "corrupt");
+            let message = e.to_string();
+            assert!(
+                message.starts_with(&format!(
+                    "{}: the database is damaged (table revisions: ",
+                    path.display()
+                )),
+                "{message}"
+            );
+        }
+        Err(other) => panic!("expected a damaged store, got {other}"),
+        Ok(()) => panic!("a damaged page of memory passed the check"),
+    }
+}
+
+/// Fault (issue 37): SQLite's own words ("database or disk is full", "database is locked"
+/// while reading the schema version) did not say which file; an error of the store now
+/// names it first.
+#[test]
+fn fault_errors_from_sqlite_did_not_name_the_database_file() {
+    use loci_store::rusqlite::{Error, ffi};
+    let path = std::path::Path::new("/work/x/.loci/loci.db");
+    let full = StoreError::sqlite(
+        "committing a write transaction",
+        Error::SqliteFailure(ffi::Error::new(ffi::SQLITE_FULL), None),
+    );
+    assert_eq!(
+        full.at(path).to_string(),
+        "/work/x/.loci/loci.db: committing a write transaction: Error code 13: database or disk is full"
+    );
+    let locked = StoreError::sqlite(
+        "reading the schema version",
+        Error::SqliteFailure(ffi::Error::new(ffi::SQLITE_BUSY), None),
+    );
+    let named = locked.at(path);
+    assert_eq!(
+        named.to_string(),
+        "/work/x/.loci/loci.db: reading the schema version: Error code 5: database is locked"
+    );
+    assert_eq!(named.kind(), "busy");
+    // Named once, not twice.
+    assert_eq!(named.at(path).to_string().matches("loci.db").count(), 1);
+}

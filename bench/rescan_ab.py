@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Paired incremental-rescan comparison of two `loci` binaries on one corpus (issue 37).
+
+    rescan_ab.py --a OLD_LOCI --b NEW_LOCI --corpus DIR [--rounds 3] [--files 100] [--work DIR]
+
+Setup: writes `docs/rescan-bench.md` into DIR, 60 claims of misspelt names of DIR's own
+Python functions (`urlsplti()` for `urlsplit`), so every lint computes 60 "did you mean"
+suggestions, as a repository's docs and memory do; then scans DIR into one store per
+binary (`--db`, so a newer schema never meets an older binary).
+
+Each round edits `--files` Python files (appends a comment line: content changed), then
+rescans with A and B (the order alternating by round, so load and caches hit both
+alike), each as a whole process with wall, CPU (user + sys) and peak RSS from wait4;
+then runs `loci lint` with each. A rescan that changed files lints before it returns, so
+its figures include the lint. Prints each run, then the median of the per-round ratios
+B / A with min and max, and the load average at the start and end, as JSON.
+"""
+import argparse, json, os, random, re, statistics, subprocess, tempfile, time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--a", required=True)
+ap.add_argument("--b", required=True)
+ap.add_argument("--corpus", required=True)
+ap.add_argument("--rounds", type=int, default=3)
+ap.add_argument("--files", type=int, default=100)
+ap.add_argument("--work", help="keep the stores here; a store already there is reused "
+                "(no first scan): A B rounds again without two first scans")
+args = ap.parse_args()
+corpus = os.path.abspath(args.corpus)
+work = args.work or tempfile.mkdtemp(prefix="rescan-ab-")
+os.makedirs(work, exist_ok=True)
+
+
+def run(loci, db, *argv):
+    """(wall s, cpu s, peak RSS MiB) of one process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([os.path.abspath(loci), *argv, "--db", db], cwd=corpus,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):  # `lint` exits 1 when it finds contradictions
+        raise SystemExit(f"{loci} {argv} exited {code}")
+    return (round(wall, 2), round(usage.ru_utime + usage.ru_stime, 2),
+            round(usage.ru_maxrss / 1024, 1))
+
+
+py = sorted(os.path.relpath(os.path.join(d, f), corpus)
+            for d, _, fs in os.walk(corpus) if "/.loci" not in d
+            for f in fs if f.endswith(".py"))
+rng = random.Random(37)
+names = set()
+for rel in rng.sample(py, min(400, len(py))):
+    try:
+        text = open(os.path.join(corpus, rel), encoding="utf-8").read()
+    except (UnicodeDecodeError, OSError):
+        continue
+    names.update(re.findall(r"^def ([A-Za-z_][A-Za-z0-9_]{5,})\(", text, re.M))
+claims = []
+for n in sorted(names)[:60]:
+    i = len(n) // 2
+    claims.append(f"- `{n[:i]}{n[i + 1]}{n[i]}{n[i + 2:]}()`")
+os.makedirs(os.path.join(corpus, "docs"), exist_ok=True)
+with open(os.path.join(corpus, "docs", "rescan-bench.md"), "w") as f:
+    f.write("# Claims for the rescan benchmark\n\n" + "\n".join(claims) + "\n")
+
+dbs = {k: os.path.join(work, f"{k}.db") for k in ("a", "b")}
+first = {k: run(getattr(args, k), dbs[k], "scan", ".") for k in ("a", "b")
+         if not os.path.exists(dbs[k])}
+print("first scan", json.dumps(first), flush=True)
+results = {k: {"rescan": [], "lint": [], "noop": []} for k in ("a", "b")}
+load = [os.getloadavg()[0]]
+edited = 0
+for r in range(args.rounds):
+    for rel in rng.sample(py, args.files):
+        with open(os.path.join(corpus, rel), "a") as f:
+            f.write(f"\n# rescan_ab round {r}\n")
+        edited += 1
+    order = ("a", "b") if r % 2 == 0 else ("b", "a")
+    for what, argv in (("rescan", ("scan", ".")), ("noop", ("scan", ".")), ("lint", ("lint",))):
+        for k in order:
+            m = run(getattr(args, k), dbs[k], *argv)
+            results[k][what].append(m)
+            print(r, k, what, m, flush=True)
+load.append(os.getloadavg()[0])
+
+
+def ratios(what, i):
+    rs = [b[i] / a[i] for a, b in zip(results["a"][what], results["b"][what])]
+    return {"median": round(statistics.median(rs), 3), "min": round(min(rs), 3),
+            "max": round(max(rs), 3)}
+
+
+summary = {"corpus": corpus, "files_edited_per_round": args.files, "rounds": args.rounds,
+           "load_start_end": [round(x, 2) for x in load], "runs": results}
+for what in ("rescan", "noop", "lint"):
+    summary[f"{what}_ratio_b_over_a"] = {
+        "wall": ratios(what, 0), "cpu": ratios(what, 1), "rss": ratios(what, 2)}
+print(json.dumps(summary, indent=1))
