@@ -368,22 +368,22 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
     // terms), 0015 (revision marks), 0016 (the refs table rebuilt for the `path`
     // receiver), 0017 (identifier terms of memory and docs), 0018 (file edges of
     // references), 0019 (code text), 0020-0021 (secondary code text, text-keyed vectors)
-    // and 0022 (log entries: this store has no decisions, so it moves nothing; its index is
-    // dropped) pending,
+    // 0022 (log entries: this store has no decisions, so it moves nothing; its index is
+    // dropped) and 0023 (symbols by folded name) pending,
     // so a kill can land between them. Undo 0019 to 0011 and 0009 to
     // 0006 for real (dropping the receiver columns undoes 0016 too) and forget 0005's row
     // (it recreates what it touches).
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        22,
+        23,
         "revisit which migrations this test undoes"
     );
     {
         let conn = Connection::open(&old).expect("open old");
         conn.execute_batch(
             "DROP TRIGGER secondary_file_text_fts_delete; DROP TABLE secondary_file_text_fts; DROP TABLE secondary_chunks_fts;
-             DROP INDEX pages_by_entry_number;
+             DROP INDEX pages_by_entry_number; DROP INDEX symbols_by_folded_name;
              DROP TABLE text_vectors; DROP TRIGGER file_text_fts_delete; DROP TABLE file_text_fts; DROP TABLE code_chunks_fts; DROP TABLE code_chunks;
              DROP TABLE ref_deps; DROP INDEX symbols_by_name; CREATE INDEX symbols_by_name ON symbols(name);
              DROP TRIGGER revisions_fts_insert; DROP TABLE revisions_fts; ALTER TABLE revisions DROP COLUMN terms;
