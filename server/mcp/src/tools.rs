@@ -103,7 +103,8 @@ params! {
         budget: Option<u64>,
         /// Relevance floor in points (the scoring of docs/context.md: a full-text hit is
         /// worth up to 30) below which loci abstains rather than guess; default
-        /// `[context] floor` (11 unless configured; `loci calibrate` picks one).
+        /// `[context] floor` of the workspace's config (`loci calibrate` picks one); the
+        /// answer says which floor it used.
         #[serde(default)]
         floor: Option<f64>,
         /// Paging: the `next_cursor` of a previous answer to the same question.
