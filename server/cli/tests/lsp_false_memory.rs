@@ -8,32 +8,9 @@
 mod lsp_support;
 
 use std::path::Path;
-use std::process::Command;
 
-use lsp_support::Lsp;
+use lsp_support::{DECODER, Lsp, loci};
 use serde_json::{Value, json};
-
-fn loci(root: &Path, args: &[&str]) {
-    let out = Command::new(env!("CARGO_BIN_EXE_loci"))
-        .args(args)
-        .current_dir(root)
-        .env_remove("LOCI_DB")
-        .env_remove("LOCI_SESSION")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{args:?}: {out:?}");
-}
-
-const DECODER: &str = "\
-class JSONDecoder:
-    def decode(self, s):
-        obj, end = self.raw_decode(s)
-        return obj
-
-    def raw_decode(self, s, idx=0):
-        obj, end = scan_once(s, idx)
-        return obj, end
-";
 
 const ENCODER: &str = "\
 class JSONEncoder:

@@ -12,10 +12,9 @@
 
 mod lsp_support;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use lsp_support::Lsp;
+use lsp_support::{DECODER, Lsp, loci};
 use serde_json::{Value, json};
 
 /// Changes per burst, and the pause between two of them (typing speed).
@@ -24,28 +23,6 @@ const INTERVAL: Duration = Duration::from_millis(30);
 /// How long the final diagnostics may take before the test fails (a debug build on a
 /// loaded machine; the benchmark reports the real figure).
 const DEADLINE: Duration = Duration::from_secs(20);
-
-fn loci(root: &std::path::Path, args: &[&str]) {
-    let out = Command::new(env!("CARGO_BIN_EXE_loci"))
-        .args(args)
-        .current_dir(root)
-        .env_remove("LOCI_DB")
-        .env_remove("LOCI_SESSION")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{args:?}: {out:?}");
-}
-
-const DECODER: &str = "\
-class JSONDecoder:
-    def decode(self, s):
-        obj, end = self.raw_decode(s)
-        return obj
-
-    def raw_decode(self, s, idx=0):
-        obj, end = scan_once(s, idx)
-        return obj, end
-";
 
 /// What the Helix-like client holds for one document.
 struct HelixDocument {

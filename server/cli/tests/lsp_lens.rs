@@ -5,21 +5,8 @@
 
 mod lsp_support;
 
-use std::process::Command;
-
-use lsp_support::Lsp;
+use lsp_support::{Lsp, loci};
 use serde_json::json;
-
-fn loci(root: &std::path::Path, args: &[&str]) {
-    let out = Command::new(env!("CARGO_BIN_EXE_loci"))
-        .args(args)
-        .current_dir(root)
-        .env_remove("LOCI_DB")
-        .env_remove("LOCI_SESSION")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{args:?}: {out:?}");
-}
 
 #[test]
 fn fault_the_lens_said_0_stale_while_the_diagnostic_said_stale() {

@@ -83,21 +83,6 @@ fn highest_number(conn: &Connection, log: &str) -> Result<i64> {
     .ctx(|| "numbering a log entry".into())
 }
 
-/// The entries of `log`, in the order they were added.
-pub fn entries(conn: &Connection, log: &str) -> Result<Vec<Page>> {
-    let ids: Vec<i64> = conn
-        .prepare_cached(&format!(
-            "SELECT page_id FROM pages WHERE kind = ?1 ORDER BY {NUMBER}"
-        ))
-        .and_then(|mut s| s.query_map([log], |r| r.get(0))?.collect())
-        .ctx(|| format!("reading the {log} log"))?;
-    let mut out = Vec::with_capacity(ids.len());
-    for id in ids {
-        out.extend(memory::page_by_id(conn, id)?);
-    }
-    Ok(out)
-}
-
 /// The current revision of each entry of `log`, in the order the entries were added.
 pub fn current_revisions(conn: &Connection, log: &str) -> Result<Vec<memory::Revision>> {
     conn.prepare_cached(&format!(
@@ -304,7 +289,6 @@ struct LogRevision {
 }
 
 fn split_log(tx: &Transaction<'_>, log: &Page) -> Result<u64> {
-    let prefix = entry_prefix(&log.subject).expect("a log");
     let revisions: Vec<LogRevision> = tx
         .prepare(
             "SELECT revision_id, body, summary FROM revisions WHERE page_id = ?1 ORDER BY version",
@@ -411,7 +395,7 @@ fn split_log(tx: &Transaction<'_>, log: &Page) -> Result<u64> {
         )
         .ctx(|| "publishing a log entry".into())?;
     }
-    move_findings(tx, &log.subject, prefix)?;
+    move_findings(tx, &log.subject)?;
     tx.execute("DELETE FROM stale_marks WHERE subject = ?1", [&log.subject])
         .ctx(|| "dropping the log's stale marks".into())?;
     tx.execute("DELETE FROM pages WHERE page_id = ?1", [log.page_id])
@@ -533,7 +517,7 @@ fn copy_row(
 /// Findings about the whole log become findings about each current entry with a claim on
 /// their target (a dismissal stays a dismissal); a finding no entry makes any more stays
 /// as it was, and lint resolves it if it is open.
-fn move_findings(tx: &Transaction<'_>, log: &str, prefix: &str) -> Result<()> {
+fn move_findings(tx: &Transaction<'_>, log: &str) -> Result<()> {
     let findings: Vec<(i64, String, String)> = tx
         .prepare(
             "SELECT contradiction_id, finding_key, target FROM contradictions
@@ -573,7 +557,6 @@ fn move_findings(tx: &Transaction<'_>, log: &str, prefix: &str) -> Result<()> {
         };
         let rest = key.strip_prefix(&old_prefix).unwrap_or(&key).to_string();
         for (n, (subject, rev, line)) in places.iter().enumerate() {
-            debug_assert!(subject.starts_with(prefix));
             let new_key = format!("page:{subject}:{rest}");
             if n == 0 {
                 tx.execute(

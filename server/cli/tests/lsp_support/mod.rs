@@ -130,3 +130,27 @@ impl Drop for Lsp {
         let _ = self.child.wait();
     }
 }
+
+/// Runs `loci ARGS` in `root` (no `LOCI_DB`, no session) and asserts it succeeded.
+pub fn loci(root: &std::path::Path, args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_loci"))
+        .args(args)
+        .current_dir(root)
+        .env_remove("LOCI_DB")
+        .env_remove("LOCI_SESSION")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+}
+
+/// A small `json/decoder.py` in CPython's shape: `JSONDecoder.decode` calls `raw_decode`.
+pub const DECODER: &str = "\
+class JSONDecoder:
+    def decode(self, s):
+        obj, end = self.raw_decode(s)
+        return obj
+
+    def raw_decode(self, s, idx=0):
+        obj, end = scan_once(s, idx)
+        return obj, end
+";
