@@ -447,6 +447,37 @@ pub fn stored_staleness(
         .collect())
 }
 
+/// The stale marks of every current revision, by subject: those the last scan (or the
+/// write of a revision since) stored for the map as it is, read through the index of
+/// stale rows, and those of revisions without a usable row, made now. It costs what is
+/// stale or unmarked, not what memory holds.
+///
+/// Errors: [`loci_store::StoreError::Sqlite`] when memory or the map cannot be read.
+pub fn current_staleness(conn: &Connection) -> loci_store::Result<Vec<Staleness>> {
+    let mut marks_of: HashMap<i64, Vec<Staleness>> = mem::stale_current_marks(conn, MARK_RULES)?
+        .into_iter()
+        .filter_map(|(id, json)| Some((id, serde_json::from_str(&json).ok()?)))
+        .collect();
+    let scan_id = mem::marks_scan(conn)?.unwrap_or(-1);
+    let unmarked = mem::unmarked_current_revisions(conn, scan_id, MARK_RULES)?;
+    let mut pages: HashMap<i64, mem::Page> = HashMap::new();
+    for r in &unmarked {
+        if !pages.contains_key(&r.page_id)
+            && let Some(p) = mem::page_by_id(conn, r.page_id)?
+        {
+            pages.insert(p.page_id, p);
+        }
+    }
+    let pairs: Vec<(&mem::Revision, &mem::Page)> = unmarked
+        .iter()
+        .filter_map(|r| Some((r, pages.get(&r.page_id)?)))
+        .collect();
+    marks_of.extend(revisions_staleness(conn, &pairs)?);
+    let mut stale: Vec<Vec<Staleness>> = marks_of.into_values().filter(|m| !m.is_empty()).collect();
+    stale.sort_by(|a, b| (&a[0].subject, a[0].revision_id).cmp(&(&b[0].subject, b[0].revision_id)));
+    Ok(stale.into_iter().flatten().collect())
+}
+
 /// Why a file or symbol (`path#qualified.name@kind`) the snapshot held is not in the map:
 /// its file was skipped by the last scan ([`StaleReason::Unmapped`], read only here, when
 /// a target is missing), else it was deleted.

@@ -23,7 +23,7 @@
 //! contain `loci: ignore` (e.g. in an HTML comment) are skipped, and a doc containing
 //! `loci: ignore-file` is skipped entirely.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use loci_core::AnalyzeOptions;
 use loci_core::claims::{ClaimKind, extract_claims};
@@ -56,6 +56,10 @@ pub struct LintReport {
     pub suppressed: u64,
     /// Claims checked (memory and docs).
     pub claims_checked: u64,
+    /// Which memory was checked: `all`, or `changed` (the revisions written since the last
+    /// lint, those naming what the map changed since, and those with open contradictions;
+    /// the others' verdicts cannot have moved).
+    pub memory_checked: &'static str,
     /// Documents checked.
     pub docs_checked: Vec<String>,
 }
@@ -150,18 +154,37 @@ impl Workspace {
         let mut findings: Vec<NewFinding> = Vec::new();
         let mut claims_checked = 0u64;
 
-        // Memory: the claims of every current revision.
-        let pages = mem::pages(conn)?;
-        let subject_of: HashMap<i64, &str> = pages
-            .iter()
-            .filter_map(|p| Some((p.current_revision_id?, p.subject.as_str())))
-            .collect();
-        for claim in mem::live_claims(conn)? {
-            claims_checked += 1;
-            let Some(subject) = subject_of.get(&claim.revision_id) else {
-                continue;
-            };
-            findings.extend(ctx.check(&page_check(subject, &claim))?.0);
+        // Memory: the claims of every current revision, or of those whose verdict what
+        // changed since the last lint can move ([`MemoryToCheck`]).
+        let last_revision: i64 = conn
+            .query_row(
+                "SELECT ifnull(max(revision_id), 0) FROM revisions",
+                [],
+                |r| r.get(0),
+            )
+            .ctx(|| "reading the last revision".into())?;
+        let to_check = MemoryToCheck::read(conn)?;
+        let revisions: Vec<(i64, String)> = match &to_check {
+            MemoryToCheck::Everything => mem::pages(conn)?
+                .into_iter()
+                .filter_map(|p| Some((p.current_revision_id?, p.subject)))
+                .collect(),
+            MemoryToCheck::Changed {
+                names,
+                after,
+                manifests,
+            } => {
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                au::revisions_to_check(conn, &names, *after, *manifests)?
+            }
+        };
+        let ids: Vec<i64> = revisions.iter().map(|(id, _)| *id).collect();
+        let mut claims_of = mem::claims_of_revisions(conn, &ids)?;
+        for (id, subject) in &revisions {
+            for claim in claims_of.remove(id).unwrap_or_default() {
+                claims_checked += 1;
+                findings.extend(ctx.check(&page_check(subject, &claim))?.0);
+            }
         }
 
         // The repository's own documentation.
@@ -220,26 +243,7 @@ impl Workspace {
 
         // Staleness of every current revision: the marks the last scan (or the write of a
         // revision since) stored for the map as it is, the others made now.
-        let current: Vec<i64> = pages.iter().filter_map(|p| p.current_revision_id).collect();
-        let mut marks_of = crate::audit::stored_staleness(conn, &current)?;
-        let unmarked: Vec<mem::Revision> = current
-            .iter()
-            .filter(|id| !marks_of.contains_key(id))
-            .map(|&id| mem::revision_by_id(conn, id))
-            .collect::<loci_store::Result<Vec<_>>>()?
-            .into_iter()
-            .flatten()
-            .collect();
-        let by_id: HashMap<i64, &mem::Page> = pages.iter().map(|p| (p.page_id, p)).collect();
-        let pairs: Vec<(&mem::Revision, &mem::Page)> = unmarked
-            .iter()
-            .filter_map(|r| Some((r, *by_id.get(&r.page_id)?)))
-            .collect();
-        marks_of.extend(crate::audit::revisions_staleness(conn, &pairs)?);
-        let mut stale = Vec::new();
-        for id in &current {
-            stale.extend(marks_of.remove(id).unwrap_or_default());
-        }
+        let stale = crate::audit::current_staleness(conn)?;
         let marks: Vec<StaleMark> = stale
             .iter()
             .map(|s| StaleMark {
@@ -260,8 +264,24 @@ impl Workspace {
 
         let stale_ref = &stale;
         // (opened, recurred, resolved, suppressed)
+        // A page's open contradictions are in scope even when it has no current revision
+        // to check any more: none of its claims fails now.
+        let open = au::contradictions(conn, Some("open"))?;
+        let scope = match &to_check {
+            MemoryToCheck::Everything => Scope::Everything,
+            MemoryToCheck::Changed { .. } => Scope::Pages {
+                docs: true,
+                subjects: revisions
+                    .iter()
+                    .map(|(_, s)| s.as_str())
+                    .chain(open.iter().map(|c| c.subject.as_str()))
+                    .collect(),
+            },
+        };
         let counts = self.store.write(|tx| {
-            let c = record_findings(tx, &findings, scan_id, None)?;
+            let c = record_findings(tx, &findings, scan_id, &scope)?;
+            au::clear_map_changes(tx, false)?;
+            loci_store::set_meta(tx, LINTED_REVISION, &last_revision.to_string())?;
             let old: BTreeMap<&str, &StaleMark> =
                 old_marks.iter().map(|m| (m.mark_key.as_str(), m)).collect();
             let new: BTreeMap<&str, &StaleMark> =
@@ -309,6 +329,10 @@ impl Workspace {
             resolved: counts.2,
             suppressed: counts.3,
             claims_checked,
+            memory_checked: match to_check {
+                MemoryToCheck::Everything => "all",
+                MemoryToCheck::Changed { .. } => "changed",
+            },
             docs_checked,
         })
     }
@@ -508,19 +532,111 @@ fn claim_snapshots(claim: &mem::ClaimRow) -> Vec<Snapshot<'_>> {
     }
 }
 
+/// `meta` key: the last revision id when lint last ran. Revisions after it are checked by
+/// the next lint whatever the map did.
+const LINTED_REVISION: &str = "linted_revision";
+
+/// More names than this changed in the map (a rescan of much of the repository): lint
+/// checks every claim, which is then cheaper than reading the claims of each name.
+const MAX_CHANGED_NAMES: usize = 20_000;
+
+/// The memory a lint checks. A claim's verdict depends on the map only through the
+/// definitions and files of its name ([`au::CLAIM_NAME`]; a qualified name's qualifier
+/// lives in the same file as its member, so a change to it writes the member's name
+/// too), on the manifests for a version claim, and for a failing claim's suggestion on
+/// names near it; so after a lint, only the revisions written since, those naming what
+/// the map changed since (`map_changes`, migration 0024), and those with open
+/// contradictions (whose suggestions may move) can get another verdict.
+enum MemoryToCheck {
+    /// Every current revision: the first lint, a store that lost track, a large rescan.
+    Everything,
+    /// The current revisions naming one of `names`, written after revision `after`, with
+    /// a version claim (if `manifests` changed), or with an open contradiction.
+    Changed {
+        names: Vec<String>,
+        after: i64,
+        manifests: bool,
+    },
+}
+
+impl MemoryToCheck {
+    fn read(conn: &loci_store::rusqlite::Connection) -> Result<Self> {
+        let after: Option<i64> = conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = ?1",
+                [LINTED_REVISION],
+                |r| r.get::<_, String>(0),
+            )
+            .ok()
+            .and_then(|v| v.parse().ok());
+        let (Some(after), Some(changes)) = (after, au::map_changes(conn)?) else {
+            return Ok(Self::Everything);
+        };
+        let mut names = BTreeSet::new();
+        let mut manifests = false;
+        for change in &changes {
+            let Some(path) = change.strip_prefix('/') else {
+                names.insert(change.clone());
+                continue;
+            };
+            manifests |= manifests::is_manifest(path);
+            // A path claim is named by its last segment, a file or a folder; a module
+            // written as a symbol (`json.decoder`) by the file's stem.
+            let mut segments = path.split('/');
+            if let Some(file) = segments.next_back() {
+                if let Some((stem, _)) = file.rsplit_once('.') {
+                    names.insert(stem.to_string());
+                }
+                names.insert(file.to_string());
+            }
+            names.extend(segments.map(str::to_string));
+        }
+        if names.len() > MAX_CHANGED_NAMES {
+            return Ok(Self::Everything);
+        }
+        Ok(Self::Changed {
+            names: names.into_iter().collect(),
+            after,
+            manifests,
+        })
+    }
+}
+
+/// The contradictions a recording of findings may resolve ([`record_findings`]).
+pub(crate) enum Scope<'a> {
+    /// Every contradiction: lint checked everything.
+    Everything,
+    /// Those of the documents (with `docs`) and of the memory pages `subjects`: the pages
+    /// a lint of what changed checked, or the page of a memory write.
+    Pages {
+        docs: bool,
+        subjects: HashSet<&'a str>,
+    },
+}
+
+impl Scope<'_> {
+    fn holds(&self, c: &au::Contradiction) -> bool {
+        match self {
+            Scope::Everything => true,
+            Scope::Pages { docs, subjects } => match c.origin.as_str() {
+                "doc" => *docs,
+                _ => subjects.contains(c.subject.as_str()),
+            },
+        }
+    }
+}
+
 /// Records lint's findings at scan revision `scan_id`, as `loci lint` does: each failing
 /// check opens, refreshes, reopens (a regression) or is suppressed by a human dismissal
-/// (identical findings are one), and every open contradiction in scope whose check no
-/// longer fails is auto-resolved, each change with its knowledge-change row. The scope is
-/// every contradiction (`None`: lint checked everything), or the claims of one memory
-/// page's current revision (`Some(subject)`: a memory write, which records what its
-/// claims fail at once, so `context` warns about it before anyone runs `loci lint`).
-/// Returns (opened, recurred, resolved, suppressed).
+/// (identical findings are one), and every open contradiction in `scope` whose check no
+/// longer fails is auto-resolved, each change with its knowledge-change row. A memory
+/// write records what its page's claims fail at once, so `context` warns about it before
+/// anyone runs `loci lint`. Returns (opened, recurred, resolved, suppressed).
 pub(crate) fn record_findings(
     tx: &loci_store::rusqlite::Transaction<'_>,
     findings: &[NewFinding],
     scan_id: i64,
-    page: Option<&str>,
+    scope: &Scope<'_>,
 ) -> loci_store::Result<(u64, u64, u64, u64)> {
     let mut c = (0u64, 0u64, 0u64, 0u64);
     let mut failing = BTreeSet::new();
@@ -544,7 +660,7 @@ pub(crate) fn record_findings(
         }
     }
     for open in au::contradictions(tx, Some("open"))? {
-        if page.is_some_and(|p| open.origin != "page" || open.subject != p) {
+        if !scope.holds(&open) {
             continue;
         }
         if !failing.contains(&open.finding_key) {
@@ -611,7 +727,11 @@ impl Workspace {
                     let still = mem::page_by_subject(tx, &subject)?
                         .is_some_and(|p| p.current_revision_id == Some(revision_id));
                     if still {
-                        record_findings(tx, &only, scan_id, Some(&subject))?;
+                        let scope = Scope::Pages {
+                            docs: false,
+                            subjects: HashSet::from([subject.as_str()]),
+                        };
+                        record_findings(tx, &only, scan_id, &scope)?;
                     }
                     Ok(())
                 })?;

@@ -1379,3 +1379,144 @@ fn fault_lint_compared_every_name_of_the_map_with_every_failing_claim() {
         ]
     );
 }
+
+/// The open contradictions (key, truth, suggestion) and stale marks lint reports.
+fn verdicts(report: &loci_engine::lint::LintReport) -> (Vec<String>, Vec<String>) {
+    let mut open: Vec<String> = report
+        .contradictions
+        .iter()
+        .map(|c| {
+            format!(
+                "{} | {} | {}",
+                c.finding_key,
+                c.truth.as_deref().unwrap_or("-"),
+                c.suggestion.as_deref().unwrap_or("-")
+            )
+        })
+        .collect();
+    open.sort();
+    (open, report.stale.iter().map(|s| s.describe()).collect())
+}
+
+/// Lints what changed (a scan just did, or writes did), then everything, and asserts
+/// that checking everything finds nothing to open or resolve and reports the same;
+/// returns the open contradictions' keys.
+fn lint_of_what_changed_agrees_with_lint_of_everything(ws: &mut Workspace) -> Vec<String> {
+    let changed = ws.lint().unwrap().result;
+    assert_eq!(changed.memory_checked, "changed");
+    ws.store()
+        .conn()
+        .execute("INSERT OR IGNORE INTO map_changes(name) VALUES ('*')", [])
+        .unwrap();
+    let everything = ws.lint().unwrap().result;
+    assert_eq!(everything.memory_checked, "all");
+    assert_eq!(
+        (everything.opened, everything.recurred, everything.resolved),
+        (0, 0, 0),
+        "{:#?}",
+        everything.contradictions
+    );
+    assert_eq!(verdicts(&changed), verdicts(&everything));
+    let (open, _) = verdicts(&everything);
+    open.iter()
+        .map(|o| o.split(" | ").next().unwrap().to_string())
+        .filter(|k| k.starts_with("page:"))
+        .collect()
+}
+
+#[test]
+fn lint_checks_only_what_changed_and_agrees_with_a_lint_of_everything() {
+    let (dir, mut ws) = repo();
+    let root = dir.path();
+    ws.remember(
+        "app/billing.py",
+        "`total()` sums; `legacy_total()` wraps it; amounts print with `fmt()` from `app/util.py`.",
+        &by("a"),
+    )
+    .unwrap();
+    ws.remember(
+        "app",
+        "`encode_fast()` never existed here; we pin requests@2.31.0; `app/` holds the code.",
+        &by("a"),
+    )
+    .unwrap();
+    ws.decide(
+        "Keep `fmt()` returning a str",
+        Some("app/util.py"),
+        &by("a"),
+    )
+    .unwrap();
+    // Pages naming nothing that changes below: a lint of what changed never reads them.
+    for n in 0..20 {
+        ws.learn(&format!("Lesson {n}: `total()` is pure"), None, &by("a"))
+            .unwrap();
+    }
+    // The scan linted everything; this lint checks the writes since.
+    let first = ws.lint().unwrap().result;
+    assert_eq!(first.memory_checked, "changed");
+    assert!(
+        first.contradictions.is_empty(),
+        "{:#?}",
+        first.contradictions
+    );
+    let quiet = ws.lint().unwrap().result;
+    assert_eq!(
+        (quiet.memory_checked, quiet.claims_checked),
+        ("changed", 3),
+        "only AGENTS.md's three claims: nothing changed"
+    );
+
+    // A definition renamed in place: the claims naming it, and only those.
+    write(
+        root,
+        "app/billing.py",
+        "def total(items):\n    return sum(items)\n\ndef old_total(items):\n    return total(items)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        ["page:app/billing.py:missing_symbol:legacy_total"]
+    );
+
+    // A file renamed, a manifest changed.
+    git(root, &["mv", "app/util.py", "app/format.py"]);
+    write(root, "requirements.txt", "requests==2.32.3\n");
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        [
+            "page:app/billing.py:missing_path:app/util.py",
+            "page:app/billing.py:missing_symbol:legacy_total",
+            "page:app:version_mismatch:requests@2.31.0",
+            "page:decision:1:missing_path:app/util.py",
+        ]
+    );
+
+    // The definition back: its contradiction resolves; a write after the lint is checked
+    // by the next one whatever the map did.
+    write(
+        root,
+        "app/billing.py",
+        "def total(items):\n    return sum(items)\n\ndef legacy_total(items):\n    return total(items)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    ws.store()
+        .conn()
+        .execute("DELETE FROM meta WHERE key = 'linted_revision'", [])
+        .unwrap();
+    ws.lint().unwrap();
+    ws.remember(
+        "app/format.py",
+        "`fmt()` lives here; not `fmt_money()`.",
+        &by("a"),
+    )
+    .unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        [
+            "page:app/billing.py:missing_path:app/util.py",
+            "page:app:version_mismatch:requests@2.31.0",
+            "page:decision:1:missing_path:app/util.py",
+        ]
+    );
+}

@@ -458,3 +458,83 @@ pub fn remember_doc_claim(
         .ctx(|| "writing doc claims".into())?;
     Ok(())
 }
+
+/// A claim's name as SQL, over `claims c`: the last segment of its target, a symbol
+/// claim's name (`raw_decode` for `JSONDecoder.raw_decode`) or a path claim's file or
+/// folder name (`decoder.py` for `json/decoder.py`). Written exactly as the expression of
+/// the index `claims_by_name` (migration 0024), so SQLite reads that index for it.
+pub const CLAIM_NAME: &str = "CASE c.kind \
+    WHEN 'path' THEN replace(c.target, rtrim(c.target, replace(c.target, '/', '')), '') \
+    ELSE replace(c.target, rtrim(c.target, replace(c.target, '.', '')), '') END";
+
+/// What the map changed since [`clear_map_changes`] last ran (migration 0024), as the
+/// triggers on `symbols` and `files` recorded it: `None` for "everything" (the row `*`:
+/// a new or migrated store), else symbol names and, prefixed with `/`, file paths.
+///
+/// Errors: [`crate::StoreError::Sqlite`] when the rows cannot be read.
+pub fn map_changes(conn: &Connection) -> Result<Option<Vec<String>>> {
+    let ctx = || "reading what the map changed".to_string();
+    let mut stmt = conn
+        .prepare_cached("SELECT name FROM map_changes")
+        .ctx(ctx)?;
+    let names = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .ctx(ctx)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(ctx)?;
+    Ok((!names.iter().any(|n| n == "*")).then_some(names))
+}
+
+/// Forgets what the map changed: lint has checked it. With `everything`, the next lint
+/// checks every claim (the row `*`).
+///
+/// Errors: [`crate::StoreError::Sqlite`] when the rows cannot be written.
+pub fn clear_map_changes(tx: &Transaction<'_>, everything: bool) -> Result<()> {
+    let ctx = || "clearing what the map changed".to_string();
+    tx.execute("DELETE FROM map_changes", []).ctx(ctx)?;
+    if everything {
+        tx.execute("INSERT INTO map_changes(name) VALUES ('*')", [])
+            .ctx(ctx)?;
+    }
+    Ok(())
+}
+
+/// The current revisions (with their page's subject) that hold a claim named one of
+/// `names` ([`CLAIM_NAME`]), that were written after revision `after`, that hold a version
+/// claim (with `versions`: a manifest changed), or whose page has an open contradiction:
+/// what lint checks again when the map changed only by `names`. Each is read through an
+/// index but the version claims. By revision id.
+///
+/// Errors: [`crate::StoreError::Sqlite`] when memory cannot be read.
+pub fn revisions_to_check(
+    conn: &Connection,
+    names: &[&str],
+    after: i64,
+    versions: bool,
+) -> Result<Vec<(i64, String)>> {
+    let ctx = || "reading the revisions to check".to_string();
+    let names =
+        serde_json::to_string(names).map_err(|e| crate::StoreError::Corrupt(e.to_string()))?;
+    let versions_sql = if versions {
+        "UNION SELECT c.revision_id FROM claims c WHERE c.kind = 'version'"
+    } else {
+        ""
+    };
+    let sql = format!(
+        "SELECT p.current_revision_id, p.subject FROM pages p
+          WHERE p.current_revision_id IN (
+              SELECT c.revision_id FROM claims c
+               WHERE {CLAIM_NAME} IN (SELECT value FROM json_each(?1))
+              UNION SELECT current_revision_id FROM pages WHERE current_revision_id > ?2
+              UNION SELECT q.current_revision_id FROM contradictions x
+                      JOIN pages q ON q.subject = x.subject
+                     WHERE x.status = 'open' AND x.origin = 'page'
+              {versions_sql})
+          ORDER BY p.current_revision_id"
+    );
+    let mut stmt = conn.prepare_cached(&sql).ctx(ctx)?;
+    let rows = stmt
+        .query_map(params![names, after], |r| Ok((r.get(0)?, r.get(1)?)))
+        .ctx(ctx)?;
+    rows.collect::<rusqlite::Result<_>>().ctx(ctx)
+}

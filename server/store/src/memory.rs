@@ -1526,6 +1526,32 @@ pub fn stored_marks(
         .ctx(|| "reading stored marks".into())
 }
 
+/// The stored marks (JSON) of the current revisions that have something stale, among
+/// the rows usable now (see [`stored_marks`]). By revision id; read through the index of
+/// stale rows (migration 0024), so it costs what is stale, not what memory holds.
+///
+/// Errors: [`StoreError::Sqlite`] when they cannot be read.
+pub fn stale_current_marks(
+    conn: &Connection,
+    rules: u32,
+) -> Result<std::collections::HashMap<i64, String>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT m.revision_id, m.marks FROM revision_marks m
+               JOIN pages p ON p.current_revision_id = m.revision_id
+              WHERE m.marks <> '[]' AND m.rules = ?1
+                AND m.scan_id = (SELECT scan_id FROM scans
+                                  WHERE scan_id = (SELECT max(scan_id) FROM scans)
+                                    AND status = 'finished')",
+        )
+        .ctx(|| "reading stored marks".into())?;
+    let rows = stmt
+        .query_map([rules], |r| Ok((r.get(0)?, r.get(1)?)))
+        .ctx(|| "reading stored marks".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading stored marks".into())
+}
+
 /// Stores the marks (JSON, by revision id) of revisions, made from the map of scan
 /// `scan_id` by the rules of version `rules`; with `prune`, the rows no longer usable (of
 /// another scan or rules) go first.
