@@ -382,7 +382,7 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
     {
         let conn = Connection::open(&old).expect("open old");
         conn.execute_batch(
-            "DROP TRIGGER map_changes_symbol_insert; DROP TRIGGER map_changes_symbol_delete; DROP TRIGGER map_changes_file_insert; DROP TRIGGER map_changes_file_delete; DROP TRIGGER map_changes_file_rename; DROP TABLE map_changes; DROP INDEX claims_by_name; DROP INDEX revision_marks_stale;
+            "DROP TRIGGER map_changes_symbol_insert; DROP TRIGGER map_changes_symbol_delete; DROP TRIGGER map_changes_file_insert; DROP TRIGGER map_changes_file_delete; DROP TRIGGER map_changes_file_update; DROP TABLE map_changes; DROP INDEX claims_by_name; DROP INDEX revision_marks_stale;
              DROP TRIGGER secondary_file_text_fts_delete; DROP TABLE secondary_file_text_fts; DROP TABLE secondary_chunks_fts;
              DROP INDEX pages_by_entry_number; DROP INDEX symbols_by_folded_name;
              DROP TABLE text_vectors; DROP TRIGGER file_text_fts_delete; DROP TABLE file_text_fts; DROP TABLE code_chunks_fts; DROP TABLE code_chunks;

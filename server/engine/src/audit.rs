@@ -6,7 +6,7 @@
 //! ([`store_marks`]; `0015_revision_marks.sql` says when a row is used), so they are never
 //! out of date either.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use loci_store::map;
 use loci_store::memory as mem;
@@ -381,7 +381,28 @@ pub fn store_marks(tx: &Connection, ids: Option<&[i64]>) -> loci_store::Result<(
         return Ok(());
     };
     let revisions: Vec<mem::Revision> = match ids {
-        None => mem::unmarked_current_revisions(tx, scan_id, MARK_RULES)?,
+        None => {
+            // The marks of the scan before stay those of this one but for the revisions
+            // what this scan changed concerns ([`map_changes`]; lint forgets the changes
+            // only after this, under the same store lock), when no scan ran in between.
+            if let Some(before) = mem::finished_scan_before(tx, scan_id)?
+                && let Some(changes) = map_changes(tx)?
+            {
+                let moved: Vec<i64> = loci_store::audit::revisions_to_check(
+                    tx,
+                    &changes.names(),
+                    &changes.subjects(),
+                    i64::MAX,
+                    false,
+                    false,
+                )?
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect();
+                mem::carry_marks(tx, before, scan_id, MARK_RULES, &moved)?;
+            }
+            mem::unmarked_current_revisions(tx, scan_id, MARK_RULES)?
+        }
         Some(ids) => {
             let mut out = Vec::new();
             for &id in ids {
@@ -445,6 +466,73 @@ pub fn stored_staleness(
         .into_iter()
         .filter_map(|(id, json)| Some((id, serde_json::from_str(&json).ok()?)))
         .collect())
+}
+
+/// More names than this changed in the map (a rescan of much of the repository): memory
+/// is checked in full, which is then cheaper than reading the claims of each name.
+const MAX_CHANGED_NAMES: usize = 20_000;
+
+/// What the map changed since lint last looked (`map_changes`, migration 0024), as what
+/// memory can depend on. A claim's verdict and marks depend on the map only through the
+/// definitions and files of its name ([`loci_store::audit::CLAIM_NAME`]; a qualified
+/// name's qualifier lives in the same file as its member, so a change to it records the
+/// member's name too) and on the manifests for a version claim; a file or folder page's
+/// marks on the files at and under its subject.
+#[derive(Debug, Default)]
+pub struct MapChanges {
+    /// Claim names: symbol names, and the file names, stems and folder names of paths.
+    names: BTreeSet<String>,
+    /// Page subjects: each changed path and the folders above it.
+    subjects: BTreeSet<String>,
+    /// Whether a manifest (`Cargo.toml`, `package.json`, …) changed.
+    pub manifests: bool,
+}
+
+impl MapChanges {
+    /// The claim names, for [`loci_store::audit::revisions_to_check`].
+    pub fn names(&self) -> Vec<&str> {
+        self.names.iter().map(String::as_str).collect()
+    }
+
+    /// The page subjects, for [`loci_store::audit::revisions_to_check`].
+    pub fn subjects(&self) -> Vec<&str> {
+        self.subjects.iter().map(String::as_str).collect()
+    }
+}
+
+/// What the map changed since lint last looked; `None` when anything may have (a new or
+/// migrated store, or more than [`MAX_CHANGED_NAMES`] names).
+///
+/// Errors: [`loci_store::StoreError::Sqlite`] when the changes cannot be read.
+pub fn map_changes(conn: &Connection) -> loci_store::Result<Option<MapChanges>> {
+    let Some(changes) = loci_store::audit::map_changes(conn)? else {
+        return Ok(None);
+    };
+    let mut out = MapChanges::default();
+    for change in changes {
+        let Some(path) = change.strip_prefix('/') else {
+            out.names.insert(change);
+            continue;
+        };
+        out.manifests |= crate::manifests::is_manifest(path);
+        // A path claim is named by its last segment, a file or a folder; a module written
+        // as a symbol (`json.decoder`) by the file's stem.
+        let mut segments = path.split('/');
+        if let Some(file) = segments.next_back() {
+            if let Some((stem, _)) = file.rsplit_once('.') {
+                out.names.insert(stem.to_string());
+            }
+            out.names.insert(file.to_string());
+        }
+        out.names.extend(segments.map(str::to_string));
+        let mut at = path;
+        out.subjects.insert(at.to_string());
+        while let Some((folder, _)) = at.rsplit_once('/') {
+            out.subjects.insert(folder.to_string());
+            at = folder;
+        }
+    }
+    Ok((out.names.len() <= MAX_CHANGED_NAMES).then_some(out))
 }
 
 /// The stale marks of every current revision, by subject: those the last scan (or the

@@ -169,14 +169,14 @@ impl Workspace {
                 .into_iter()
                 .filter_map(|p| Some((p.current_revision_id?, p.subject)))
                 .collect(),
-            MemoryToCheck::Changed {
-                names,
-                after,
-                manifests,
-            } => {
-                let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                au::revisions_to_check(conn, &names, *after, *manifests)?
-            }
+            MemoryToCheck::Changed { changes, after } => au::revisions_to_check(
+                conn,
+                &changes.names(),
+                &[],
+                *after,
+                changes.manifests,
+                true,
+            )?,
         };
         let ids: Vec<i64> = revisions.iter().map(|(id, _)| *id).collect();
         let mut claims_of = mem::claims_of_revisions(conn, &ids)?;
@@ -536,26 +536,17 @@ fn claim_snapshots(claim: &mem::ClaimRow) -> Vec<Snapshot<'_>> {
 /// the next lint whatever the map did.
 const LINTED_REVISION: &str = "linted_revision";
 
-/// More names than this changed in the map (a rescan of much of the repository): lint
-/// checks every claim, which is then cheaper than reading the claims of each name.
-const MAX_CHANGED_NAMES: usize = 20_000;
-
-/// The memory a lint checks. A claim's verdict depends on the map only through the
-/// definitions and files of its name ([`au::CLAIM_NAME`]; a qualified name's qualifier
-/// lives in the same file as its member, so a change to it writes the member's name
-/// too), on the manifests for a version claim, and for a failing claim's suggestion on
-/// names near it; so after a lint, only the revisions written since, those naming what
-/// the map changed since (`map_changes`, migration 0024), and those with open
-/// contradictions (whose suggestions may move) can get another verdict.
+/// The memory a lint checks. After a lint, only the revisions written since, those that
+/// what the map changed since can concern ([`crate::audit::MapChanges`]), and those with
+/// open contradictions (whose suggestions may move) can get another verdict.
 enum MemoryToCheck {
     /// Every current revision: the first lint, a store that lost track, a large rescan.
     Everything,
-    /// The current revisions naming one of `names`, written after revision `after`, with
-    /// a version claim (if `manifests` changed), or with an open contradiction.
+    /// The current revisions written after revision `after`, those `changes` concerns,
+    /// and those with an open contradiction.
     Changed {
-        names: Vec<String>,
+        changes: crate::audit::MapChanges,
         after: i64,
-        manifests: bool,
     },
 }
 
@@ -569,35 +560,9 @@ impl MemoryToCheck {
             )
             .ok()
             .and_then(|v| v.parse().ok());
-        let (Some(after), Some(changes)) = (after, au::map_changes(conn)?) else {
-            return Ok(Self::Everything);
-        };
-        let mut names = BTreeSet::new();
-        let mut manifests = false;
-        for change in &changes {
-            let Some(path) = change.strip_prefix('/') else {
-                names.insert(change.clone());
-                continue;
-            };
-            manifests |= manifests::is_manifest(path);
-            // A path claim is named by its last segment, a file or a folder; a module
-            // written as a symbol (`json.decoder`) by the file's stem.
-            let mut segments = path.split('/');
-            if let Some(file) = segments.next_back() {
-                if let Some((stem, _)) = file.rsplit_once('.') {
-                    names.insert(stem.to_string());
-                }
-                names.insert(file.to_string());
-            }
-            names.extend(segments.map(str::to_string));
-        }
-        if names.len() > MAX_CHANGED_NAMES {
-            return Ok(Self::Everything);
-        }
-        Ok(Self::Changed {
-            names: names.into_iter().collect(),
-            after,
-            manifests,
+        Ok(match (after, crate::audit::map_changes(conn)?) {
+            (Some(after), Some(changes)) => Self::Changed { changes, after },
+            _ => Self::Everything,
         })
     }
 }

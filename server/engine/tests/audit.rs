@@ -1398,15 +1398,20 @@ fn verdicts(report: &loci_engine::lint::LintReport) -> (Vec<String>, Vec<String>
     (open, report.stale.iter().map(|s| s.describe()).collect())
 }
 
-/// Lints what changed (a scan just did, or writes did), then everything, and asserts
-/// that checking everything finds nothing to open or resolve and reports the same;
-/// returns the open contradictions' keys.
+/// Lints what changed (a scan just did, or writes did) with the marks the scan kept or
+/// made, then everything with every mark made again, and asserts that checking
+/// everything finds nothing to open or resolve and reports the same contradictions and
+/// marks; returns the open contradictions' keys.
 fn lint_of_what_changed_agrees_with_lint_of_everything(ws: &mut Workspace) -> Vec<String> {
+    // The open contradictions of memory pages, then the stale marks.
     let changed = ws.lint().unwrap().result;
     assert_eq!(changed.memory_checked, "changed");
+    // Every claim checked and every mark made again from the map as it is.
     ws.store()
         .conn()
-        .execute("INSERT OR IGNORE INTO map_changes(name) VALUES ('*')", [])
+        .execute_batch(
+            "INSERT OR IGNORE INTO map_changes(name) VALUES ('*'); DELETE FROM revision_marks;",
+        )
         .unwrap();
     let everything = ws.lint().unwrap().result;
     assert_eq!(everything.memory_checked, "all");
@@ -1417,15 +1422,18 @@ fn lint_of_what_changed_agrees_with_lint_of_everything(ws: &mut Workspace) -> Ve
         everything.contradictions
     );
     assert_eq!(verdicts(&changed), verdicts(&everything));
-    let (open, _) = verdicts(&everything);
-    open.iter()
+    let (open, stale) = verdicts(&everything);
+    let mut out: Vec<String> = open
+        .iter()
         .map(|o| o.split(" | ").next().unwrap().to_string())
         .filter(|k| k.starts_with("page:"))
-        .collect()
+        .collect();
+    out.extend(stale);
+    out
 }
 
 #[test]
-fn lint_checks_only_what_changed_and_agrees_with_a_lint_of_everything() {
+fn lint_and_marks_follow_only_what_changed_and_agree_with_a_check_of_everything() {
     let (dir, mut ws) = repo();
     let root = dir.path();
     ws.remember(
@@ -1475,7 +1483,11 @@ fn lint_checks_only_what_changed_and_agrees_with_a_lint_of_everything() {
     ws.scan(&|_| {}).unwrap();
     assert_eq!(
         lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
-        ["page:app/billing.py:missing_symbol:legacy_total"]
+        [
+            "page:app/billing.py:missing_symbol:legacy_total",
+            "memory `app/billing.py` v1 is stale: app/billing.py changed since it was written",
+            "memory `app/billing.py` v1 claim `legacy_total()` is stale: app/billing.py#legacy_total@function was deleted since it was written",
+        ]
     );
 
     // A file renamed, a manifest changed.
@@ -1489,6 +1501,8 @@ fn lint_checks_only_what_changed_and_agrees_with_a_lint_of_everything() {
             "page:app/billing.py:missing_symbol:legacy_total",
             "page:app:version_mismatch:requests@2.31.0",
             "page:decision:1:missing_path:app/util.py",
+            "memory `app/billing.py` v1 is stale: app/billing.py changed since it was written",
+            "memory `app/billing.py` v1 claim `legacy_total()` is stale: app/billing.py#legacy_total@function was deleted since it was written",
         ]
     );
 

@@ -500,23 +500,35 @@ pub fn clear_map_changes(tx: &Transaction<'_>, everything: bool) -> Result<()> {
 }
 
 /// The current revisions (with their page's subject) that hold a claim named one of
-/// `names` ([`CLAIM_NAME`]), that were written after revision `after`, that hold a version
-/// claim (with `versions`: a manifest changed), or whose page has an open contradiction:
-/// what lint checks again when the map changed only by `names`. Each is read through an
-/// index but the version claims. By revision id.
+/// `names` ([`CLAIM_NAME`]), whose page's subject is one of `subjects`, that were written
+/// after revision `after`, that hold a version claim (with `versions`: a manifest
+/// changed), or (with `open`) whose page has an open contradiction: what changed since
+/// lint last looked may move their verdicts or marks. Each part is read through an index
+/// but the version claims. By revision id.
 ///
 /// Errors: [`crate::StoreError::Sqlite`] when memory cannot be read.
 pub fn revisions_to_check(
     conn: &Connection,
     names: &[&str],
+    subjects: &[&str],
     after: i64,
     versions: bool,
+    open: bool,
 ) -> Result<Vec<(i64, String)>> {
     let ctx = || "reading the revisions to check".to_string();
-    let names =
-        serde_json::to_string(names).map_err(|e| crate::StoreError::Corrupt(e.to_string()))?;
+    let json = |v: &[&str]| {
+        serde_json::to_string(v).map_err(|e| crate::StoreError::Corrupt(e.to_string()))
+    };
+    let (names, subjects) = (json(names)?, json(subjects)?);
     let versions_sql = if versions {
         "UNION SELECT c.revision_id FROM claims c WHERE c.kind = 'version'"
+    } else {
+        ""
+    };
+    let open_sql = if open {
+        "UNION SELECT q.current_revision_id FROM contradictions x
+                 JOIN pages q ON q.subject = x.subject
+                WHERE x.status = 'open' AND x.origin = 'page'"
     } else {
         ""
     };
@@ -525,16 +537,18 @@ pub fn revisions_to_check(
           WHERE p.current_revision_id IN (
               SELECT c.revision_id FROM claims c
                WHERE {CLAIM_NAME} IN (SELECT value FROM json_each(?1))
-              UNION SELECT current_revision_id FROM pages WHERE current_revision_id > ?2
-              UNION SELECT q.current_revision_id FROM contradictions x
-                      JOIN pages q ON q.subject = x.subject
-                     WHERE x.status = 'open' AND x.origin = 'page'
+              UNION SELECT current_revision_id FROM pages
+               WHERE subject IN (SELECT value FROM json_each(?2))
+              UNION SELECT current_revision_id FROM pages WHERE current_revision_id > ?3
+              {open_sql}
               {versions_sql})
           ORDER BY p.current_revision_id"
     );
     let mut stmt = conn.prepare_cached(&sql).ctx(ctx)?;
     let rows = stmt
-        .query_map(params![names, after], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_map(params![names, subjects, after], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .ctx(ctx)?;
     rows.collect::<rusqlite::Result<_>>().ctx(ctx)
 }

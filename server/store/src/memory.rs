@@ -1552,6 +1552,36 @@ pub fn stale_current_marks(
         .ctx(|| "reading stored marks".into())
 }
 
+/// Makes the stored marks of scan `from` those of scan `to` (see [`stored_marks`]), but
+/// for the revisions `except`: what scan `to` changed cannot have moved the others. The
+/// marks made by other rules than `rules` are left as they are (unusable).
+///
+/// Errors: [`StoreError::Sqlite`] when they cannot be written.
+pub fn carry_marks(tx: &Connection, from: i64, to: i64, rules: u32, except: &[i64]) -> Result<()> {
+    let json = serde_json::to_string(except).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    tx.execute(
+        "UPDATE revision_marks SET scan_id = ?2
+          WHERE scan_id = ?1 AND rules = ?3
+            AND revision_id NOT IN (SELECT value FROM json_each(?4))",
+        params![from, to, rules, json],
+    )
+    .ctx(|| "carrying stored marks".into())?;
+    Ok(())
+}
+
+/// The scan before scan `scan_id`, if it finished: the one whose map stored marks were
+/// made from until `scan_id` ran.
+///
+/// Errors: [`StoreError::Sqlite`] when the scans cannot be read.
+pub fn finished_scan_before(conn: &Connection, scan_id: i64) -> Result<Option<i64>> {
+    conn.prepare_cached(
+        "SELECT scan_id FROM scans WHERE scan_id = (SELECT max(scan_id) FROM scans WHERE scan_id < ?1)
+            AND status = 'finished'",
+    )
+    .and_then(|mut s| s.query_row([scan_id], |r| r.get(0)).optional())
+    .ctx(|| "reading the previous scan".into())
+}
+
 /// Stores the marks (JSON, by revision id) of revisions, made from the map of scan
 /// `scan_id` by the rules of version `rules`; with `prune`, the rows no longer usable (of
 /// another scan or rules) go first.

@@ -1,12 +1,13 @@
 -- 0024: what the map changed since lint last looked, so that lint checks again only the
--- claims whose verdict the change can move, and costs what changed, not what memory
--- holds (issue 30: 15,000 entries had made every lint read and resolve 20,500 claims).
+-- claims whose verdict the change can move, and the end of a scan marks again only the
+-- revisions whose marks it can move: both cost what changed, not what memory holds
+-- (issue 30: 15,000 entries had made every lint read and resolve 20,500 claims).
 --
 -- `map_changes` holds the names of symbols inserted or deleted (a rescanned file deletes
 -- and inserts all of its symbols) and, prefixed with `/`, the paths of files inserted,
--- deleted or renamed, written by the triggers below whatever writes the map. Lint reads
--- them all, checks again the claims with those names (`claims_by_name`), and deletes
--- them in its write transaction, under the store lock that scans take too. The row `*`
+-- deleted, renamed or changed, written by the triggers below whatever writes the map.
+-- Lint reads them all, checks again the claims with those names (`claims_by_name`), and
+-- deletes them in its write transaction, under the store lock that scans take too. The row `*`
 -- means "everything": lint checks every claim and deletes it; while it is there the
 -- triggers record nothing (a first scan writes every symbol of the repository).
 -- Derived data: deleting every row and inserting `*` is always safe.
@@ -33,8 +34,10 @@ CREATE TRIGGER map_changes_file_delete AFTER DELETE ON files
 WHEN NOT EXISTS (SELECT 1 FROM map_changes WHERE name = '*') BEGIN
     INSERT OR IGNORE INTO map_changes(name) VALUES ('/' || old.path);
 END;
-CREATE TRIGGER map_changes_file_rename AFTER UPDATE OF path ON files
-WHEN old.path <> new.path AND NOT EXISTS (SELECT 1 FROM map_changes WHERE name = '*') BEGIN
+CREATE TRIGGER map_changes_file_update AFTER UPDATE OF path, content_hash, fingerprint ON files
+WHEN (old.path IS NOT new.path OR old.content_hash IS NOT new.content_hash
+      OR old.fingerprint IS NOT new.fingerprint)
+     AND NOT EXISTS (SELECT 1 FROM map_changes WHERE name = '*') BEGIN
     INSERT OR IGNORE INTO map_changes(name) VALUES ('/' || old.path), ('/' || new.path);
 END;
 
