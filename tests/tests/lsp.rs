@@ -517,6 +517,10 @@ async fn fault_context_with_open_files_and_no_question_was_refused() {
     client.shutdown().await;
 }
 
+/// What a command's "missing argument" error adds when the cursor could have supplied it.
+const CURSOR_HINT: &str =
+    " (or run it after a hover, code action or edit in a workspace file: it then takes the cursor's place)";
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b12_command_arguments_are_validated() {
     let dir = tempfile::tempdir().unwrap();
@@ -530,11 +534,11 @@ async fn b12_command_arguments_are_validated() {
     for (params, message) in [
         (
             json!({ "command": "loci.impact" }),
-            format!("loci.impact: missing argument `arguments[0]`: expected one object like {impact_example}"),
+            format!("loci.impact: missing argument `arguments[0]`: expected one object like {impact_example}{CURSOR_HINT}"),
         ),
         (
             json!({ "command": "loci.impact", "arguments": [] }),
-            format!("loci.impact: missing argument `arguments[0]`: expected one object like {impact_example}"),
+            format!("loci.impact: missing argument `arguments[0]`: expected one object like {impact_example}{CURSOR_HINT}"),
         ),
         (
             json!({ "command": "loci.impact", "arguments": [42] }),
@@ -546,7 +550,7 @@ async fn b12_command_arguments_are_validated() {
         ),
         (
             json!({ "command": "loci.why", "arguments": [] }),
-            r#"loci.why: missing argument `arguments[0]`: expected one object like {"target": "src/auth.py:12"}"#.to_string(),
+            format!(r#"loci.why: missing argument `arguments[0]`: expected one object like {{"target": "src/auth.py:12"}}{CURSOR_HINT}"#),
         ),
         (
             json!({ "command": "loci.why", "arguments": [{ "target": "a.rs:99" }] }),
