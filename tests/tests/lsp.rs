@@ -880,7 +880,11 @@ async fn memory_shows_in_lens_and_hover_and_goes_stale_as_you_type() {
         markdown.contains("memory `a.rs` v1 by agent:test ("),
         "{markdown}"
     );
-    assert!(markdown.ends_with(") — current"), "{markdown}");
+    // The memory's text follows its line (issue 33, item 5).
+    assert!(
+        markdown.ends_with(") — current\n\n> `login()` returns one."),
+        "{markdown}"
+    );
 
     // Change the body in the editor: the memory is stale now, before any save.
     let body =
