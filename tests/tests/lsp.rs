@@ -518,8 +518,7 @@ async fn fault_context_with_open_files_and_no_question_was_refused() {
 }
 
 /// What a command's "missing argument" error adds when the cursor could have supplied it.
-const CURSOR_HINT: &str =
-    " (or run it after a hover, code action or edit in a workspace file: it then takes the cursor's place)";
+const CURSOR_HINT: &str = " (or run it after a hover, code action or edit in a workspace file: it then takes the cursor's place)";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b12_command_arguments_are_validated() {

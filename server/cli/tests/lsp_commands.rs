@@ -56,8 +56,10 @@ fn start_helix(root: &Path, initialization_options: Value) -> Lsp {
 }
 
 fn open(lsp: &mut Lsp, uri: &str, text: &str) {
-    lsp.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-        "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}}),
+    );
 }
 
 /// Runs `command` with `arguments` (as sent: `null` sends none) and returns its response
@@ -68,7 +70,9 @@ fn run(lsp: &mut Lsp, id: i64, command: &str, arguments: Value) -> (Value, Value
     if !arguments.is_null() {
         params["arguments"] = arguments;
     }
-    lsp.send(json!({"jsonrpc": "2.0", "id": id, "method": "workspace/executeCommand", "params": params}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": id, "method": "workspace/executeCommand", "params": params}),
+    );
     let (mut response, mut shown) = (Value::Null, Value::Null);
     while response.is_null() || shown.is_null() {
         let v = lsp.recv();
@@ -113,7 +117,13 @@ fn fault_helix_showed_nothing_for_why_and_impact_and_picked_commands_failed_in_t
     let (response, shown) = run(&mut lsp, 100, "loci.why", Value::Null);
     let markdown = response["result"]["markdown"].as_str().unwrap().to_string();
     assert_eq!(
-        markdown.lines().next().unwrap().split(" by ").next().unwrap(),
+        markdown
+            .lines()
+            .next()
+            .unwrap()
+            .split(" by ")
+            .next()
+            .unwrap(),
         "**Why `src/app.py:1`**: `src/app.py` v1"
     );
     assert_eq!(shown["method"], "window/showDocument");
@@ -132,7 +142,10 @@ fn fault_helix_showed_nothing_for_why_and_impact_and_picked_commands_failed_in_t
 
     // A write: its outcome as a message.
     let (response, shown) = run(&mut lsp, 102, "loci.confirm", Value::Null);
-    assert_eq!(response["result"]["result"]["page"]["subject"], "src/app.py");
+    assert_eq!(
+        response["result"]["result"]["page"]["subject"],
+        "src/app.py"
+    );
     assert_eq!(
         shown["params"],
         json!({"type": 3, "message": "Confirmed `src/app.py` v1: 1 claims re-snapshotted against the code"})
@@ -168,8 +181,10 @@ fn fault_a_plugin_that_shows_answers_itself_got_them_twice() {
     let (_dir, root, uri) = workspace();
     let mut lsp = start_helix(&root, json!({"showResults": false}));
     open(&mut lsp, &uri, APP);
-    lsp.send(json!({"jsonrpc": "2.0", "id": 200, "method": "workspace/executeCommand",
-        "params": {"command": "loci.why", "arguments": [{"target": "src/app.py:1"}]}}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 200, "method": "workspace/executeCommand",
+        "params": {"command": "loci.why", "arguments": [{"target": "src/app.py:1"}]}}),
+    );
     lsp.send(json!({"jsonrpc": "2.0", "id": 201, "method": "shutdown", "params": null}));
     let mut seen = Vec::new();
     loop {
@@ -222,8 +237,10 @@ fn fault_lua_empty_table_was_rejected_as_an_array() {
     );
     lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     // Startup messages are sent while `initialized` is handled, before this answer.
-    lsp.send(json!({"jsonrpc": "2.0", "id": 300, "method": "workspace/executeCommand",
-        "params": {"command": "loci.recap", "arguments": [[]]}}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 300, "method": "workspace/executeCommand",
+        "params": {"command": "loci.recap", "arguments": [[]]}}),
+    );
     let mut messages = Vec::new();
     let response = loop {
         let v = lsp.recv();
@@ -237,7 +254,9 @@ fn fault_lua_empty_table_was_rejected_as_an_array() {
     assert_eq!(messages, Vec::<Value>::new());
     assert_eq!(
         response["result"]["markdown"],
-        json!("**Recent sessions**\n\nNo sessions yet.\n\n_not a git repository: history features are unavailable_")
+        json!(
+            "**Recent sessions**\n\nNo sessions yet.\n\n_not a git repository: history features are unavailable_"
+        )
     );
 }
 
@@ -291,7 +310,10 @@ fn fault_writes_were_human_unknown_when_user_was_unset() {
     loci_without_user(&root, &home, &["scan"]);
     // No git identity anywhere: the home directory's name.
     let written = loci_without_user(&root, &home, &["remember", "src/app.py", "--text", "one"]);
-    assert_eq!(written["result"]["revision"]["author"], json!("human:alice"));
+    assert_eq!(
+        written["result"]["revision"]["author"],
+        json!("human:alice")
+    );
     // The repository's `user.name` and `user.email`.
     git(&root, &home, &["init", "-q"]);
     git(&root, &home, &["config", "user.name", "Jane Doe"]);

@@ -439,7 +439,11 @@ impl Workspace {
             });
         }
         self.accept_text("body", body)?;
-        let op = if append { "remember_append" } else { "remember" };
+        let op = if append {
+            "remember_append"
+        } else {
+            "remember"
+        };
         let request = serde_json::json!({"op": op, "subject": subject, "body": body, "summary": opts.summary});
         let written = self.write_revision(
             &request,

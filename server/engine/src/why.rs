@@ -89,7 +89,10 @@ impl Workspace {
             return Ok(None);
         };
         let commit = self
-            .commit_before(std::slice::from_ref(&revision.subject), &revision.created_at)?
+            .commit_before(
+                std::slice::from_ref(&revision.subject),
+                &revision.created_at,
+            )?
             .map(|c| c.hash);
         let session_head = match (&commit, revision.session_id) {
             (None, Some(id)) => mem::session_by_id(conn, id)?.and_then(|s| s.head),

@@ -769,7 +769,11 @@ mod tests {
     fn fault_lua_empty_table_was_rejected_as_an_array() {
         // Neovim encodes `{}` as `[]`: it is the empty object.
         expect_test::expect!["{}"].assert_eq(&filled("loci.scan", json!([[]]), None));
-        expect_test::expect![[r#"{"n":2}"#]].assert_eq(&filled("loci.recap", json!([{"n": 2}]), None));
+        expect_test::expect![[r#"{"n":2}"#]].assert_eq(&filled(
+            "loci.recap",
+            json!([{"n": 2}]),
+            None,
+        ));
         expect_test::expect!["-32602 loci.scan: invalid argument `arguments[0]`: expected an object like {\"root\": \"/path/to/repo\"}, got an array"]
             .assert_eq(&filled("loci.scan", json!([[1]]), None));
     }
@@ -785,22 +789,36 @@ mod tests {
         let at = Some(&cursor);
         expect_test::expect![[r#"{"target":"src/store.rs:26","uri":"file:///r/src/store.rs"}"#]]
             .assert_eq(&filled("loci.why", json!([]), at));
-        expect_test::expect![[r#"{"target":"src/store.rs#Store.open@method","uri":"file:///r/src/store.rs"}"#]]
-            .assert_eq(&filled("loci.impact", json!([[]]), at));
+        expect_test::expect![[
+            r#"{"target":"src/store.rs#Store.open@method","uri":"file:///r/src/store.rs"}"#
+        ]]
+        .assert_eq(&filled("loci.impact", json!([[]]), at));
         // Given keys win; only the missing ones come from the cursor.
         expect_test::expect![[r#"{"depth":1,"target":"src/store.rs#Store.open@method","uri":"file:///r/src/store.rs"}"#]]
             .assert_eq(&filled("loci.impact", json!([{"depth": 1}]), at));
-        expect_test::expect![[r#"{"target":"lib.rs"}"#]]
-            .assert_eq(&filled("loci.why", json!([{"target": "lib.rs"}]), at));
+        expect_test::expect![[r#"{"target":"lib.rs"}"#]].assert_eq(&filled(
+            "loci.why",
+            json!([{"target": "lib.rs"}]),
+            at,
+        ));
         expect_test::expect![[r#"{"subject":"src/store.rs","uri":"file:///r/src/store.rs"}"#]]
             .assert_eq(&filled("loci.confirm", json!([]), at));
         // A body is never guessed.
         expect_test::expect![[r#"-32602 loci.remember: missing argument `arguments[0]`: expected one object like {"subject": "src/auth.py", "body": "login retries twice"}"#]]
             .assert_eq(&filled("loci.remember", json!([]), at));
-        expect_test::expect![[r#"{"body":"starts empty","subject":"src/store.rs","uri":"file:///r/src/store.rs"}"#]]
-            .assert_eq(&filled("loci.remember", json!([{"body": "starts empty"}]), at));
+        expect_test::expect![[
+            r#"{"body":"starts empty","subject":"src/store.rs","uri":"file:///r/src/store.rs"}"#
+        ]]
+        .assert_eq(&filled(
+            "loci.remember",
+            json!([{"body": "starts empty"}]),
+            at,
+        ));
         // The file when no definition is around the cursor.
-        let file_only = Cursor { symbol: None, ..cursor.clone() };
+        let file_only = Cursor {
+            symbol: None,
+            ..cursor.clone()
+        };
         expect_test::expect![[r#"{"target":"src/store.rs","uri":"file:///r/src/store.rs"}"#]]
             .assert_eq(&filled("loci.impact", json!([]), Some(&file_only)));
         assert!(wants_cursor("loci.why", &[]));

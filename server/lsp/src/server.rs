@@ -1257,7 +1257,11 @@ impl Inner {
             "loci.why" | "loci.impact" | "loci.context" | "loci.recap" | "loci.scan"
         );
         if !reading {
-            let first = markdown.lines().next().unwrap_or_default().replace("**", "");
+            let first = markdown
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .replace("**", "");
             self.client.show_message(MessageType::INFO, first).await;
             return;
         }
@@ -1318,7 +1322,6 @@ impl Inner {
 
     async fn run_command(self: &Arc<Self>, args: &Args) -> Result<Option<Value>> {
         let debug = self.session().init.debug_commands;
-        let args = args;
         if !args.spec.available {
             return Err(commands::not_available(args.spec));
         }
@@ -1340,14 +1343,9 @@ impl Inner {
             }
             "loci.recap" => {
                 let n = args.u64("n").unwrap_or(3).min(1_000) as u32;
-                self.engine_command(
-                    args,
-                    false,
-                    move |ws| ws.recap(n),
-                    commands::recap_markdown,
-                )
-                .await
-                .map(Some)
+                self.engine_command(args, false, move |ws| ws.recap(n), commands::recap_markdown)
+                    .await
+                    .map(Some)
             }
             "loci.remember" => {
                 let subject = args.str("subject").unwrap_or_default().to_string();
