@@ -366,3 +366,46 @@ fn fault_hover_named_author_version_and_date_but_not_the_text_or_commit() {
         )
     );
 }
+
+#[test]
+fn fault_a_note_written_in_the_editor_left_the_lens_counting_the_old_memory() {
+    // Lens, hover and diagnostics come from one state and refresh together: a write asks
+    // the client for its lenses again, and they count the new memory.
+    let (_dir, root, uri) = workspace();
+    let mut lsp = Lsp::start(&root);
+    lsp.request(
+        "initialize",
+        json!({"processId": null, "rootUri": format!("file://{}", root.display()),
+               "capabilities": {"workspace": {"codeLens": {"refreshSupport": true}}}}),
+    );
+    lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    open(&mut lsp, &uri, APP);
+    let lens_title = |lsp: &mut Lsp| {
+        let lenses = lsp.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
+        let resolved = lsp.request("codeLens/resolve", lenses[0].clone());
+        resolved["command"]["title"].clone()
+    };
+    assert_eq!(lens_title(&mut lsp), json!("1 memory · 0 stale"));
+    lsp.send(json!({"jsonrpc": "2.0", "id": 400, "method": "workspace/executeCommand",
+        "params": {"command": "loci.remember", "arguments": [{"subject": ".", "body": "`hello()` greets."}]}}));
+    let (mut answered, mut refreshed) = (false, false);
+    while !(answered && refreshed) {
+        let v = lsp.recv();
+        if v["id"] == json!(400) && v.get("method").is_none() {
+            assert!(v.get("error").is_none(), "{v}");
+            answered = true;
+        } else if v["method"] == "workspace/codeLens/refresh" {
+            lsp.send(json!({"jsonrpc": "2.0", "id": v["id"], "result": null}));
+            refreshed = true;
+        } else if v.get("method").is_some() && v.get("id").is_some() {
+            lsp.send(json!({"jsonrpc": "2.0", "id": v["id"], "result": null}));
+        }
+    }
+    assert_eq!(lens_title(&mut lsp), json!("2 memories · 0 stale"));
+    let hover = lsp.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 5}}),
+    );
+    let value = hover["contents"]["value"].as_str().unwrap();
+    assert_eq!(value.matches("— current").count(), 2, "{value}");
+}
