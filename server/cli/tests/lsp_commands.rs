@@ -171,6 +171,17 @@ fn fault_helix_showed_nothing_for_why_and_impact_and_picked_commands_failed_in_t
         response["result"]["result"]["target"],
         json!(["src/app.py#main@function"])
     );
+
+    // The answers shown go with the session.
+    let (_, shown) = run(&mut lsp, 105, "loci.recap", Value::Null);
+    let uri = shown["params"]["uri"].as_str().unwrap().to_string();
+    let folder = Path::new(uri.strip_prefix("file://").unwrap())
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    assert!(folder.join("001-why.md").is_file());
+    lsp.request("shutdown", Value::Null);
+    assert!(!folder.exists(), "{} is left behind", folder.display());
 }
 
 #[test]
@@ -381,7 +392,10 @@ fn fault_a_note_written_in_the_editor_left_the_lens_counting_the_old_memory() {
     lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     open(&mut lsp, &uri, APP);
     let lens_title = |lsp: &mut Lsp| {
-        let lenses = lsp.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
+        let lenses = lsp.request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        );
         let resolved = lsp.request("codeLens/resolve", lenses[0].clone());
         resolved["command"]["title"].clone()
     };

@@ -1774,11 +1774,17 @@ fn hover_markdown(view: &View, facts: &HoverFacts, has_root: bool, scanning: boo
     md
 }
 
+/// This process's folder of answers shown through `window/showDocument`: `loci-answers-PID`
+/// under the temporary directory, removed at `shutdown`.
+fn answers_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("loci-answers-{}", std::process::id()))
+}
+
 /// Writes a command's answer as `NAME` in this process's answer folder under the
 /// temporary directory (`loci-answers-PID`, owner-only on Unix), for `window/showDocument`;
 /// returns its URI. Outside every workspace, so nothing of it is scanned or committed.
 fn write_answer(name: &str, markdown: &str) -> std::io::Result<Uri> {
-    let dir = std::env::temp_dir().join(format!("loci-answers-{}", std::process::id()));
+    let dir = answers_dir();
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
@@ -1921,6 +1927,10 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        // The answers shown through `window/showDocument` go with the session.
+        if self.inner.shown.load(Ordering::SeqCst) > 0 {
+            let _ = std::fs::remove_dir_all(answers_dir());
+        }
         Ok(())
     }
 
