@@ -153,11 +153,14 @@ fn judge(ws: &Workspace, key_path: &str, live: Option<Live<'_>>) -> Vec<LiveClai
 }
 
 /// Memory about each symbol of one file that has any, by the key of the symbol it shows
-/// on (a claim about a renamed definition shows on the new one): see [`judge`].
+/// on (a claim about a renamed definition shows on the new one): see [`judge`]. With
+/// `hover`, the hover lines name each revision's commit and quote its text (a lens needs
+/// only the counts, and skips reading them).
 pub fn memory_for_document(
     ws: Option<&Workspace>,
     key_path: &str,
     live: Option<Live<'_>>,
+    hover: bool,
 ) -> BTreeMap<String, SymbolMemory> {
     let Some(ws) = ws else {
         return BTreeMap::new();
@@ -176,6 +179,9 @@ pub fn memory_for_document(
         let brief = briefs
             .entry(c.revision_id)
             .or_insert_with(|| {
+                if !hover {
+                    return None;
+                }
                 ws.revision_brief(c.revision_id).unwrap_or_else(|e| {
                     tracing::warn!("reading revision {}: {e}", c.revision_id);
                     None

@@ -1036,7 +1036,7 @@ impl Inner {
             let live = overlay
                 .as_ref()
                 .map(|o| (&*o.text, o.analysis.symbols.as_slice()));
-            findings::memory_for_document(ws.as_deref(), &key_path, live)
+            findings::memory_for_document(ws.as_deref(), &key_path, live, false)
         })
         .await?;
         let lenses = view
@@ -1091,7 +1091,7 @@ impl Inner {
                 blocking("code lens", move || {
                     let ws = root.as_ref().and_then(|r| r.workspace());
                     let path = k.split('#').next().unwrap_or_default();
-                    findings::memory_for_document(ws.as_deref(), path, None)
+                    findings::memory_for_document(ws.as_deref(), path, None, false)
                         .get(&k)
                         .map(|m| {
                             (
@@ -1718,7 +1718,8 @@ fn map_facts(
     let live = overlay
         .as_ref()
         .map(|o| (&*o.text, o.analysis.symbols.as_slice()));
-    let memory = findings::memory_for_document(ws.as_deref(), key_path, live).remove(&symbol.key);
+    let memory =
+        findings::memory_for_document(ws.as_deref(), key_path, live, true).remove(&symbol.key);
     Some(HoverFacts {
         symbol,
         path,
