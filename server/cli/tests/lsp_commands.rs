@@ -352,27 +352,39 @@ fn fault_hover_named_author_version_and_date_but_not_the_text_or_commit() {
     git(&root, &home, &["commit", "-qm", "app"]);
     let head = git(&root, &home, &["rev-parse", "HEAD"]);
     loci_without_user(&root, &home, &["scan"]);
-    loci_without_user(&root, &home, &["sync"]);
     let body = "`hello()` returns one.\n\nLine two.\nLine three.\nLine four.\nLine five.\n";
     loci_without_user(&root, &home, &["remember", "src/app.py", "--text", body]);
     let uri = format!("file://{}/src/app.py", root.display());
+    let memory_line = |lsp: &mut Lsp| {
+        let hover = lsp.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 5}}),
+        );
+        let value = hover["contents"]["value"].as_str().unwrap().to_string();
+        let memory = value[value.find("memory `").expect("a memory line")..].to_string();
+        // The date varies: mask it.
+        let date = memory[memory.find(" (").unwrap() + 2..][..10].to_string();
+        memory.replacen(&date, "<DATE>", 1)
+    };
+    let quote = "> `hello()` returns one.\n> Line two.\n> Line three.\n> Line four. …";
 
     let mut lsp = start_helix(&root, json!({"showResults": false}));
     open(&mut lsp, &uri, APP);
-    let hover = lsp.request(
-        "textDocument/hover",
-        json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 5}}),
-    );
-    let value = hover["contents"]["value"].as_str().unwrap();
-    let memory = &value[value.find("memory `").expect("a memory line")..];
-    // The date varies: mask it.
-    let date = &memory[memory.find(" (").unwrap() + 2..][..10];
-    let memory = memory.replacen(date, "<DATE>", 1);
+    // Git history not read: the HEAD the memory was written at (recorded by the write).
     assert_eq!(
-        memory,
+        memory_line(&mut lsp),
         format!(
-            "memory `src/app.py` v1 by human:Jane Doe <jane@example.com> (<DATE>, commit `{}`) — current\n\n\
-             > `hello()` returns one.\n> Line two.\n> Line three.\n> Line four. …",
+            "memory `src/app.py` v1 by human:Jane Doe <jane@example.com> (<DATE>, written at HEAD `{}`) — current\n\n{quote}",
+            &head[..12]
+        )
+    );
+    // After `loci sync`: the newest commit touching the file before the memory, as `why`
+    // finds it.
+    loci_without_user(&root, &home, &["sync"]);
+    assert_eq!(
+        memory_line(&mut lsp),
+        format!(
+            "memory `src/app.py` v1 by human:Jane Doe <jane@example.com> (<DATE>, commit `{}`) — current\n\n{quote}",
             &head[..12]
         )
     );

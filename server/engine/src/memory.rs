@@ -575,6 +575,9 @@ impl Workspace {
             }
         }
         let subject_snapshot = subject_snapshot(self.store.conn(), &self.root, subject, kind)?;
+        // The code it was written against: the checkout's HEAD, in the write's event (what
+        // a hover names when no synced commit is known).
+        let head = git_position(&self.root).1;
         let mut error: Option<EngineError> = None;
         let result = with_receipt(
             &mut self.store,
@@ -603,7 +606,11 @@ impl Workspace {
                     }
                 };
                 let source_ref = format!("{event_kind}:{}:v{}", page.page_id, current_version + 1);
-                let payload = serde_json::json!({"request": request}).to_string();
+                let mut payload = serde_json::json!({"request": request});
+                if let Some(head) = &head {
+                    payload["head"] = serde_json::Value::String(head.clone());
+                }
+                let payload = payload.to_string();
                 let (event_id, _) = mem::insert_event(
                     tx,
                     event_kind,

@@ -49,9 +49,9 @@ pub struct RevisionBrief {
     /// The newest synced commit touching the subject at or before the revision (full
     /// hex id), as `why` finds it.
     pub commit: Option<String>,
-    /// With no synced commit: the HEAD of the session the revision was written in, when
-    /// the session began (full hex id).
-    pub session_head: Option<String>,
+    /// With no synced commit: the checkout's HEAD when the revision was written (recorded
+    /// in its event), else the HEAD of its session when the session began (full hex id).
+    pub head: Option<String>,
 }
 
 impl Workspace {
@@ -94,14 +94,24 @@ impl Workspace {
                 &revision.created_at,
             )?
             .map(|c| c.hash);
-        let session_head = match (&commit, revision.session_id) {
-            (None, Some(id)) => mem::session_by_id(conn, id)?.and_then(|s| s.head),
-            _ => None,
-        };
+        let mut head = None;
+        if commit.is_none() {
+            if let Some(id) = revision.event_id {
+                head = mem::event_by_id(conn, id)?
+                    .and_then(|e| e.payload)
+                    .and_then(|p| serde_json::from_str::<serde_json::Value>(&p).ok())
+                    .and_then(|v| v["head"].as_str().map(str::to_string));
+            }
+            if head.is_none()
+                && let Some(id) = revision.session_id
+            {
+                head = mem::session_by_id(conn, id)?.and_then(|s| s.head);
+            }
+        }
         Ok(Some(RevisionBrief {
             body: revision.body,
             commit,
-            session_head,
+            head,
         }))
     }
 }

@@ -189,15 +189,11 @@ pub fn memory_for_document(
             })
             .clone();
         let date = c.created_at.get(..10).unwrap_or(&c.created_at);
-        let commit = brief
-            .as_ref()
-            .and_then(|b| match (&b.commit, &b.session_head) {
-                (Some(hash), _) => Some(format!(", commit `{}`", short(hash))),
-                (None, Some(head)) => {
-                    Some(format!(", HEAD `{}` at its session's start", short(head)))
-                }
-                (None, None) => None,
-            });
+        let commit = brief.as_ref().and_then(|b| match (&b.commit, &b.head) {
+            (Some(hash), _) => Some(format!(", commit `{}`", short(hash))),
+            (None, Some(head)) => Some(format!(", written at HEAD `{}`", short(head))),
+            (None, None) => None,
+        });
         let mut line = format!(
             "memory `{}` v{} by {} ({date}{})",
             c.subject,
