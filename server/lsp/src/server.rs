@@ -1793,8 +1793,8 @@ fn write_answer(name: &str, markdown: &str) -> std::io::Result<Uri> {
     builder.create(&dir)?;
     let path = dir.join(name);
     std::fs::write(&path, markdown)?;
-    Uri::from_str(&format!("file://{}", path.display()))
-        .map_err(|e| std::io::Error::other(e.to_string()))
+    Uri::from_file_path(&path)
+        .ok_or_else(|| std::io::Error::other(format!("{} has no file URI", path.display())))
 }
 
 /// Documents up to this many bytes whose incremental reparse has errors are parsed again
