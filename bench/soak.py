@@ -248,7 +248,7 @@ def drive_lsp(server, ws, stop_at, pace, rng, failures):
             s.request("workspace/executeCommand", {"command": "loci.why", "arguments": [{"target": rel}]}, expect_error=True)
         if i % 50 == 0:
             rel = os.path.relpath(path, ws)
-            s.request("workspace/executeCommand", {"command": "loci.remember", "arguments": [{"subject": rel, "body": f"Soak note {i} about `{rel}`."}]})
+            s.request("workspace/executeCommand", {"command": "loci.remember", "arguments": [{"subject": rel, "body": f"Soak note {i} about `{rel}`.", "replace": True}]})
         if i % 25 == 0:
             disk = os.path.join(ws, "scratch", "disk.rs")
             with open(disk, "w") as f:

@@ -517,6 +517,9 @@ async fn fault_context_with_open_files_and_no_question_was_refused() {
     client.shutdown().await;
 }
 
+/// What a command's "missing argument" error adds when the cursor could have supplied it.
+const CURSOR_HINT: &str = " (or run it after a hover, code action or edit in a workspace file: it then takes the cursor's place)";
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b12_command_arguments_are_validated() {
     let dir = tempfile::tempdir().unwrap();
@@ -530,11 +533,11 @@ async fn b12_command_arguments_are_validated() {
     for (params, message) in [
         (
             json!({ "command": "loci.impact" }),
-            format!("loci.impact: missing argument `arguments[0]`: expected one object like {impact_example}"),
+            format!("loci.impact: missing argument `arguments[0]`: expected one object like {impact_example}{CURSOR_HINT}"),
         ),
         (
             json!({ "command": "loci.impact", "arguments": [] }),
-            format!("loci.impact: missing argument `arguments[0]`: expected one object like {impact_example}"),
+            format!("loci.impact: missing argument `arguments[0]`: expected one object like {impact_example}{CURSOR_HINT}"),
         ),
         (
             json!({ "command": "loci.impact", "arguments": [42] }),
@@ -546,7 +549,7 @@ async fn b12_command_arguments_are_validated() {
         ),
         (
             json!({ "command": "loci.why", "arguments": [] }),
-            r#"loci.why: missing argument `arguments[0]`: expected one object like {"target": "src/auth.py:12"}"#.to_string(),
+            format!(r#"loci.why: missing argument `arguments[0]`: expected one object like {{"target": "src/auth.py:12"}}{CURSOR_HINT}"#),
         ),
         (
             json!({ "command": "loci.why", "arguments": [{ "target": "a.rs:99" }] }),
@@ -876,7 +879,11 @@ async fn memory_shows_in_lens_and_hover_and_goes_stale_as_you_type() {
         markdown.contains("memory `a.rs` v1 by agent:test ("),
         "{markdown}"
     );
-    assert!(markdown.ends_with(") — current"), "{markdown}");
+    // The memory's text follows its line (issue 33, item 5).
+    assert!(
+        markdown.ends_with(") — current\n\n> `login()` returns one."),
+        "{markdown}"
+    );
 
     // Change the body in the editor: the memory is stale now, before any save.
     let body =

@@ -72,8 +72,33 @@ local ok, err = pcall(function()
     return out_list
   end
 
+  -- Code lenses are on: the memory's count over `open`, from the same state as the
+  -- diagnostics (lens titles as resolved).
+  local function lens_titles()
+    local titles = {}
+    for _, l in ipairs(vim.lsp.codelens.get(buf)) do
+      if l.command and l.command.title then
+        table.insert(titles, { line = l.range.start.line, title = l.command.title })
+      end
+    end
+    return titles
+  end
+  local function wait_lens(title)
+    return vim.wait(15000, function()
+      for _, t in ipairs(lens_titles()) do
+        if t.title == title then
+          return true
+        end
+      end
+      return false
+    end, 20)
+  end
+  if not wait_lens('1 memory · 0 stale') then
+    fail('no code lens "1 memory · 0 stale" within 15 s of attaching: ' .. vim.inspect(lens_titles()))
+  end
+  result.lens_before = lens_titles()
+
   -- The memory is current until the code changes.
-  vim.wait(300, function() return false end, 20)
   result.before = loci_diagnostics()
 
   -- Edit the body of `open` (line 27, one-based): the memory about it goes stale.
@@ -84,6 +109,11 @@ local ok, err = pcall(function()
     fail('no loci diagnostic within 15 s of the edit')
   end
   result.stale = loci_diagnostics()
+  -- The lens follows the diagnostic (the server asks for a refresh when it publishes).
+  if not wait_lens('1 memory · 1 stale') then
+    fail('the code lens did not say "1 stale" within 15 s of the diagnostic: ' .. vim.inspect(lens_titles()))
+  end
+  result.lens_stale = lens_titles()
 
   -- The hover on `open` shows the memory and that it is stale.
   local hover = vim.lsp.buf_request_sync(buf, 'textDocument/hover', {
@@ -97,6 +127,61 @@ local ok, err = pcall(function()
     loci.last = nil
     return vim.wait(10000, function() return loci.last ~= nil and loci.last.command == command end, 20)
   end
+
+  -- Code actions on the diagnostic show what they answer: "why" in a float, "impact" in
+  -- the quickfix list (Neovim alone sends the command and drops the answer).
+  local function floats()
+    local texts = {}
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(w).relative ~= '' then
+        table.insert(texts, vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, 1, false)[1])
+      end
+    end
+    return texts
+  end
+  local function code_action(pattern)
+    vim.lsp.buf.code_action({
+      filter = function(a)
+        return a.title:find(pattern) ~= nil
+      end,
+      apply = true,
+    })
+  end
+  vim.api.nvim_win_set_cursor(0, { 26, 12 })
+  loci.last = nil
+  code_action('^loci: why')
+  if vim.wait(10000, function() return loci.last ~= nil and loci.last.command == 'loci.why' and #floats() > 0 end, 20) then
+    result.action_why = floats()[1]
+  else
+    fail('the "why" code action showed no float')
+  end
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(w).relative ~= '' then
+      vim.api.nvim_win_close(w, true)
+    end
+  end
+  vim.fn.setqflist({}, 'r', { title = '', items = {} })
+  vim.api.nvim_win_set_cursor(0, { 26, 12 })
+  loci.last = nil
+  code_action('^loci: impact')
+  if vim.wait(10000, function() return loci.last ~= nil and loci.last.command == 'loci.impact' and #vim.fn.getqflist() > 0 end, 20) then
+    result.action_impact = vim.fn.getqflist({ title = 1 }).title
+  else
+    fail('the "impact" code action filled no quickfix list')
+  end
+  -- :LociContext from the quickfix window finds the workspace's client.
+  vim.cmd('botright copen')
+  result.context_from = vim.bo.buftype
+  loci.last = nil
+  vim.cmd('LociContext how is a store opened')
+  if vim.wait(10000, function() return loci.last ~= nil and loci.last.command == 'loci.context' end, 20) then
+    result.context_from_quickfix = vim.fn.bufnr('loci://context') ~= -1
+  else
+    fail(':LociContext from the quickfix window gave no answer: ' .. vim.inspect(result.notifications[#result.notifications]))
+  end
+  vim.cmd('cclose')
+  vim.cmd('only')
+  vim.cmd.buffer(buf)
 
   -- :LociWhy on the line of `open`.
   vim.api.nvim_win_set_cursor(0, { 26, 12 })
@@ -166,6 +251,7 @@ local ok, err = pcall(function()
   vim.cmd('LociRemember `Store::open()` starts empty and sized for `capacity` items.')
   if wait_last('loci.remember') then
     result.remember = loci.last.result.markdown
+    result.remember_body = loci.last.result.result.revision.body
     result.remember_notification = result.notifications[#result.notifications].msg
   else
     fail(':LociRemember gave no answer')

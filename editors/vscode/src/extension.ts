@@ -25,13 +25,15 @@ import {
   commandError,
   impactLocations,
   markdownOf,
+  PREVIEW_COMMAND,
   relativePath,
+  resultView,
   staleCount,
   statusText,
   whyTarget,
   type StatusState,
 } from './results';
-import { initializationOptions, serverEnvironment, type SettingSchema } from './settings';
+import { clientInitializationOptions, initializationOptions, serverEnvironment, type SettingSchema } from './settings';
 
 /** Virtual documents holding command results, rendered by the markdown preview. */
 const RESULT_SCHEME = 'loci-result';
@@ -64,7 +66,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('loci.showContext', () => showContext()),
     vscode.commands.registerCommand('loci.showWhy', () => showWhy()),
     vscode.commands.registerCommand('loci.showImpact', () => showImpact()),
-    vscode.commands.registerCommand('loci.rememberHere', () => rememberHere()),
+    vscode.commands.registerCommand('loci.rememberHere', () => rememberHere(false)),
+    vscode.commands.registerCommand('loci.replaceMemoryHere', () => rememberHere(true)),
     vscode.commands.registerCommand('loci.decideHere', () => decideHere()),
     vscode.commands.registerCommand('loci.confirmHere', () => confirmHere()),
     vscode.commands.registerCommand('loci.restartServer', () => restart(context)),
@@ -113,19 +116,26 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   const clientOptions: LanguageClientOptions = {
     documentSelector: LANGUAGES.map((language) => ({ scheme: 'file', language })),
     outputChannel: log,
-    initializationOptions: initializationOptions(properties, (setting) => {
-      const i = config.inspect(setting.slice('loci.'.length));
-      const user =
-        i?.globalValue !== undefined || i?.workspaceValue !== undefined || i?.workspaceFolderValue !== undefined;
-      return { value: config.get(setting.slice('loci.'.length)), user };
-    }),
+    initializationOptions: clientInitializationOptions(
+      initializationOptions(properties, (setting) => {
+        const i = config.inspect(setting.slice('loci.'.length));
+        const user =
+          i?.globalValue !== undefined || i?.workspaceValue !== undefined || i?.workspaceFolderValue !== undefined;
+        return { value: config.get(setting.slice('loci.'.length)), user };
+      }),
+    ),
     middleware: {
-      // The server's commands run from code actions (confirm, why): show what they answered.
+      // The server's commands run from code actions and code lenses (why, impact, confirm):
+      // show what they answered, as the palette commands do.
       executeCommand: async (command, args, next) => {
         const result: unknown = await next(command, args);
-        if (command === 'loci.why' || command === 'loci.context' || command === 'loci.recap') {
+        if (result === undefined || result === null) {
+          return result;
+        }
+        const view = resultView(command);
+        if (view === 'preview') {
           await showMarkdown(command.slice('loci.'.length), markdownOf(result, command));
-        } else if (result !== undefined && result !== null) {
+        } else if (view === 'message') {
           void vscode.window.showInformationMessage(firstLine(markdownOf(result, command)));
         }
         return result;
@@ -300,16 +310,17 @@ function here(action: string): Here | undefined {
   return { editor, root: folder.uri.fsPath, relative, uri: editor.document.uri.toString() };
 }
 
-/** Shows markdown in the preview (a read-only virtual document per kind of result). */
+/** Shows markdown in a locked preview beside the code (a read-only virtual document per
+ * kind of result): opening a markdown file does not replace it. */
 async function showMarkdown(kind: string, markdown: string): Promise<void> {
   const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/loci ${kind}.md` });
   results.set(uri.toString(), markdown);
   resultsChanged.fire(uri);
   try {
-    await vscode.commands.executeCommand('markdown.showPreview', uri);
+    await vscode.commands.executeCommand(PREVIEW_COMMAND, uri);
   } catch {
     const doc = await vscode.workspace.openTextDocument(uri);
-    await vscode.window.showTextDocument(doc, { preview: true });
+    await vscode.window.showTextDocument(doc, { preview: false, viewColumn: vscode.ViewColumn.Beside });
   }
 }
 
@@ -401,8 +412,10 @@ async function showImpact(): Promise<void> {
   }
 }
 
-async function rememberHere(): Promise<void> {
-  const h = here('Remember');
+/** Remember: the selection — or, with nothing selected, what the user types — is added to
+ * this file's memory page; with `replace` (Replace Memory) it becomes the whole page. */
+async function rememberHere(replace: boolean): Promise<void> {
+  const h = here(replace ? 'Replace Memory' : 'Remember');
   if (h === undefined) {
     return;
   }
@@ -410,14 +423,20 @@ async function rememberHere(): Promise<void> {
   const body =
     selection ||
     (await vscode.window.showInputBox({
-      title: `loci: remember about ${h.relative}`,
-      prompt: `The new body of the memory page for ${h.relative} (a new revision; earlier ones are kept)`,
+      title: replace ? `loci: replace the memory of ${h.relative}` : `loci: remember about ${h.relative}`,
+      prompt: replace
+        ? `The whole new text of the memory page for ${h.relative} (a new revision; earlier ones are kept)`
+        : `A note to add to the memory page for ${h.relative} (a new revision; earlier ones are kept)`,
       placeHolder: '`login()` retries twice before locking the account',
     }));
   if (!body?.trim()) {
     return;
   }
-  const result = await run('loci.remember', { subject: h.relative, body, uri: h.uri });
+  const args: Record<string, unknown> = { subject: h.relative, body, uri: h.uri };
+  if (replace) {
+    args.replace = true;
+  }
+  const result = await run('loci.remember', args);
   if (result !== undefined) {
     void vscode.window.showInformationMessage(firstLine(markdownOf(result, 'loci.remember')));
   }

@@ -148,6 +148,34 @@ export function statusText(s: StatusState): { text: string; tooltip: string } {
   return { text: parts.join(' '), tooltip: 'loci: ' + tooltip };
 }
 
+/** How the extension shows a server command's answer, whoever ran it (a palette command,
+ * a code action, a code lens): `preview` for the reading commands (their markdown in a
+ * locked preview beside the code), `message` for writes (their first line as a
+ * notification), `none` for the rest. */
+export function resultView(command: string): 'preview' | 'message' | 'none' {
+  switch (command) {
+    case 'loci.why':
+    case 'loci.impact':
+    case 'loci.context':
+    case 'loci.recap':
+      return 'preview';
+    case 'loci.remember':
+    case 'loci.decide':
+    case 'loci.learn':
+    case 'loci.confirm':
+    case 'loci.resolve':
+    case 'loci.scan':
+      return 'message';
+    default:
+      return 'none';
+  }
+}
+
+/** The command that opens a result's preview: a *locked* preview, to the side. A plain
+ * preview follows the active markdown editor, so the answer was replaced as soon as a
+ * markdown file was opened (issue 33, item 7). */
+export const PREVIEW_COMMAND = 'markdown.showLockedPreviewToSide';
+
 /** The server's error codes (server/lsp/src/commands.rs). */
 export const NOT_FOUND = 1001;
 export const NOT_AVAILABLE = 1002;

@@ -52,6 +52,16 @@ export function initializationOptions(
   return out;
 }
 
+/** What the extension itself sends besides the user's settings: it shows command answers
+ * itself (`resultView` in results.ts), so the server must not open them too
+ * (`initializationOptions.showResults`, server/lsp/src/lib.rs). */
+export const EXTENSION_OPTIONS: Readonly<Record<string, unknown>> = { showResults: false };
+
+/** `initializationOptions` as sent: the user's server settings plus [`EXTENSION_OPTIONS`]. */
+export function clientInitializationOptions(fromSettings: Record<string, unknown>): Record<string, unknown> {
+  return { ...fromSettings, ...EXTENSION_OPTIONS };
+}
+
 /** The environment for the server process: `RUST_LOG` from `loci.server.logLevel` unless it
  * is `default` (then the editor's `RUST_LOG`, else the server's default, `warn`). */
 export function serverEnvironment(

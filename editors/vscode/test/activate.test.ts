@@ -127,6 +127,7 @@ test('activation without a server: commands, status bar, and what to do', async 
       'loci.confirmHere',
       'loci.decideHere',
       'loci.rememberHere',
+      'loci.replaceMemoryHere',
       'loci.restartServer',
       'loci.showContext',
       'loci.showImpact',

@@ -8,7 +8,9 @@ import {
   commandError,
   impactLocations,
   markdownOf,
+  PREVIEW_COMMAND,
   relativePath,
+  resultView,
   splitAt,
   staleCount,
   statusText,
@@ -102,4 +104,20 @@ test('markdown and errors', () => {
     'loci.context is not available yet: the engine has no `context` operation in this build',
   );
   assert.equal(commandError(new Error('boom')), 'loci: boom');
+});
+
+test('fault: code actions showed only a first line, and a markdown file replaced the preview', () => {
+  // Every reading command's answer is a preview, whoever ran it (a code action on a
+  // diagnostic runs loci.why or loci.impact through the middleware).
+  assert.deepEqual(
+    ['loci.why', 'loci.impact', 'loci.context', 'loci.recap'].map(resultView),
+    ['preview', 'preview', 'preview', 'preview'],
+  );
+  assert.deepEqual(
+    ['loci.remember', 'loci.decide', 'loci.learn', 'loci.confirm', 'loci.resolve', 'loci.scan'].map(resultView),
+    ['message', 'message', 'message', 'message', 'message', 'message'],
+  );
+  assert.equal(resultView('loci.debug.text'), 'none');
+  // A locked preview stays on its answer when another markdown editor becomes active.
+  assert.equal(PREVIEW_COMMAND, 'markdown.showLockedPreviewToSide');
 });

@@ -8,7 +8,13 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 
 import { LANGUAGES } from '../src/languages';
-import { initializationOptions, serverEnvironment, serverKey, type SettingSchema } from '../src/settings';
+import {
+  clientInitializationOptions,
+  initializationOptions,
+  serverEnvironment,
+  serverKey,
+  type SettingSchema,
+} from '../src/settings';
 
 const root = path.join(__dirname, '..', '..');
 const repo = path.join(root, '..', '..');
@@ -40,6 +46,15 @@ test('initializationOptions holds only what the user set', () => {
   const opts = initializationOptions(properties, (s) => ({ value: set[s] ?? properties[s].default, user: s in set }));
   assert.deepEqual(opts, { maxFiles: 5000, scan: false });
   assert.deepEqual(initializationOptions(properties, (s) => ({ value: properties[s].default, user: false })), {});
+});
+
+test('fault: the server showed answers the extension shows too (showResults is false)', () => {
+  assert.deepEqual(clientInitializationOptions({ maxFiles: 5000 }), { maxFiles: 5000, showResults: false });
+  assert.deepEqual(clientInitializationOptions({}), { showResults: false });
+});
+
+test('fault: loci.server.path only worked as a Machine setting (it is machine-overridable)', () => {
+  assert.equal((properties['loci.server.path'] as { scope?: string }).scope, 'machine-overridable');
 });
 
 test('server environment: RUST_LOG only when a level is chosen', () => {

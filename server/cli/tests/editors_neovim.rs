@@ -164,8 +164,37 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
          Creates an empty store holding at most `capacity` items.\n\n---\n\n\
          1 caller · `src/store.rs#Store.open@method`\n\n\
          memory `src/store.rs` v1 by human:tester (<TIME>) — ⚠ memory `src/store.rs` v1 claim \
-         `Store::open()` is stale: body of src/store.rs#Store.open@method changed since it was written"
+         `Store::open()` is stale: body of src/store.rs#Store.open@method changed since it was written\n\n\
+         > `Store::open()` creates an empty store holding at most `capacity` items."
     );
+
+    // Code lenses are on, and count what the diagnostic says (issue 33, item 5).
+    assert_eq!(
+        r["lens_before"],
+        json!([{ "line": 25, "title": "1 memory · 0 stale" }])
+    );
+    assert_eq!(
+        r["lens_stale"],
+        json!([{ "line": 25, "title": "1 memory · 1 stale" }])
+    );
+
+    // Code actions show their answers (issue 33, item 4): why in a float, impact in the
+    // quickfix list.
+    assert_eq!(
+        mask(
+            r["action_why"].as_str().unwrap(),
+            "by human:tester at ",
+            "2026-11-30T00:55:47.693Z".len()
+        ),
+        "**Why `src/store.rs`**: `src/store.rs` v1 by human:tester at <TIME> (matched by path)"
+    );
+    assert_eq!(
+        r["action_impact"],
+        json!("Impact of src/store.rs#Store.open@method (symbol, depth 3)")
+    );
+    // :LociContext from the quickfix window (issue 33, item 7).
+    assert_eq!(r["context_from"], json!("quickfix"));
+    assert_eq!(r["context_from_quickfix"], json!(true));
 
     // :LociWhy on the line of `open`.
     assert_eq!(
@@ -228,6 +257,14 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
         )
     );
     assert_eq!(r["after_confirm"], json!([]));
+    // :LociRemember adds to the page (issue 33, item 6).
+    assert_eq!(
+        r["remember_body"],
+        json!(
+            "`Store::open()` creates an empty store holding at most `capacity` items.\n\n\
+             `Store::open()` starts empty and sized for `capacity` items."
+        )
+    );
     assert_eq!(
         r["remember_notification"],
         json!("Wrote `src/store.rs` v2 as human:tester")
@@ -236,7 +273,8 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
         r["remember"],
         json!(
             "Wrote `src/store.rs` v2 as human:tester\n\n\
-             Claims: `Store::open()` → `src/store.rs#Store.open@method`\n\n\
+             Claims: `Store::open()` → `src/store.rs#Store.open@method`, \
+             `Store::open()` → `src/store.rs#Store.open@method`\n\n\
              _not a git repository: history features are unavailable_"
         )
     );

@@ -13,7 +13,9 @@ use loci_lsp::InitializationOptions;
 use serde_json::{Map, Value, json};
 
 /// Fields of `InitializationOptions` that are for tests and benchmarks, not for users.
-const INTERNAL: &[&str] = &["analyzedNotifications", "debugCommands"];
+/// `showResults` is set by the extension itself (false: it shows answers itself), not by a
+/// user's setting.
+const INTERNAL: &[&str] = &["analyzedNotifications", "debugCommands", "showResults"];
 
 fn manifest() -> Value {
     serde_json::from_str(&read("editors/vscode/package.json")).expect("package.json is JSON")
@@ -163,4 +165,15 @@ fn vscode_activates_on_the_parsed_languages_plus_markdown() {
         })
         .collect();
     assert_eq!(listed, all(vscode));
+}
+
+#[test]
+fn fault_server_path_only_worked_as_a_machine_setting() {
+    // code-server's extension host does not inherit the server's PATH, and a `machine`
+    // setting cannot be set per user or workspace (issue 33, item 7).
+    let manifest = manifest();
+    assert_eq!(
+        properties(&manifest)["loci.server.path"]["scope"],
+        json!("machine-overridable")
+    );
 }

@@ -76,8 +76,10 @@ impl Door {
             Door::Lsp(lsp) => {
                 let (command, args) = match op {
                     Op::Remember { subject, body } => (
+                        // Each revision one note, as the other doors write it (the
+                        // editor's remember adds to the page unless told to replace).
                         "loci.remember",
-                        json!({"subject": subject, "body": body, "author": author}),
+                        json!({"subject": subject, "body": body, "author": author, "replace": true}),
                     ),
                     Op::Decide(t) => ("loci.decide", json!({"text": t, "author": author})),
                     Op::Learn(t) => ("loci.learn", json!({"text": t, "author": author})),

@@ -165,6 +165,33 @@ pub struct History {
 /// `limit * FILE_HISTORY_WALK_FACTOR` commits from `HEAD`.
 pub const FILE_HISTORY_WALK_FACTOR: usize = 50;
 
+/// The user's git identity, for the author of memory writes: `NAME <EMAIL>`, `NAME` or
+/// `EMAIL` from `user.name` / `user.email` — of the repository holding `root` (its own
+/// configuration over the global one), else of the global configuration. `None` when
+/// neither is set (or the configuration cannot be read).
+pub fn user_identity(root: Option<&Path>) -> Option<String> {
+    let (name, email) = match root.map(gix::discover) {
+        Some(Ok(repo)) => {
+            let config = repo.config_snapshot();
+            (config.string("user.name"), config.string("user.email"))
+        }
+        _ => match gix::config::File::from_globals() {
+            Ok(config) => (config.string("user.name"), config.string("user.email")),
+            Err(_) => (None, None),
+        },
+    };
+    let clean = |v: Option<gix::bstr::BString>| {
+        v.map(|b| b.to_str_lossy().trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    match (clean(name), clean(email)) {
+        (Some(n), Some(e)) => Some(format!("{n} <{e}>")),
+        (Some(n), None) => Some(n),
+        (None, Some(e)) => Some(e),
+        (None, None) => None,
+    }
+}
+
 /// Reports the state of the repository containing `root` (case B24).
 ///
 /// # Errors

@@ -17,17 +17,38 @@ use serde::{Deserialize, Serialize};
 
 use crate::{EngineError, Envelope, Result, Workspace};
 
-/// Who wrote something, when the caller does not say: `$LOCI_AUTHOR`, else `human:$USER`.
-pub fn default_author() -> String {
-    std::env::var("LOCI_AUTHOR")
+/// Who wrote something, when the caller does not say: `$LOCI_AUTHOR`, else the git
+/// identity of the checkout at `root` (`human:NAME <EMAIL>` from `user.name` and
+/// `user.email`, the repository's configuration over the global one), else
+/// `human:$USER` (then `$LOGNAME`, `$USERNAME`, the home directory's name). Issue 33,
+/// item 7: with `$USER` unset (code-server, a systemd unit) writes were `human:unknown`;
+/// that is left only when none of these says who the user is.
+pub fn default_author_in(root: Option<&std::path::Path>) -> String {
+    if let Some(a) = std::env::var("LOCI_AUTHOR")
         .ok()
         .filter(|a| !a.trim().is_empty())
-        .unwrap_or_else(|| {
-            format!(
-                "human:{}",
-                std::env::var("USER").unwrap_or_else(|_| "unknown".into())
-            )
+    {
+        return a;
+    }
+    if let Some(identity) = crate::git::user_identity(root) {
+        return format!("human:{identity}");
+    }
+    let name = ["USER", "LOGNAME", "USERNAME"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|u| !u.trim().is_empty()))
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(std::path::PathBuf::from)
+                .and_then(|h| h.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .filter(|n| !n.is_empty())
         })
+        .unwrap_or_else(|| "unknown".into());
+    format!("human:{name}")
+}
+
+/// [`default_author_in`] for a process without a checkout (global git configuration only).
+pub fn default_author() -> String {
+    default_author_in(None)
 }
 
 /// Options every memory write accepts.
@@ -363,11 +384,36 @@ impl Workspace {
         })
     }
 
-    /// Writes a new revision of `subject`'s page with `body`.
+    /// Writes a new revision of `subject`'s page with `body` (it replaces the page's text;
+    /// earlier revisions are kept).
     pub fn remember(
         &mut self,
         subject: &str,
         body: &str,
+        opts: &WriteOptions,
+    ) -> Result<Envelope<Written>> {
+        self.write_page(subject, body, false, opts)
+    }
+
+    /// Adds `text` to `subject`'s page: a new revision whose body is the current one, a
+    /// blank line, then `text` (just `text` for a new page). What an editor's "remember"
+    /// does unless told to replace (issue 33, item 6: a note had replaced the page). The
+    /// current body is read inside the write's transaction, so a concurrent write is never
+    /// lost.
+    pub fn remember_append(
+        &mut self,
+        subject: &str,
+        text: &str,
+        opts: &WriteOptions,
+    ) -> Result<Envelope<Written>> {
+        self.write_page(subject, text, true, opts)
+    }
+
+    fn write_page(
+        &mut self,
+        subject: &str,
+        body: &str,
+        append: bool,
         opts: &WriteOptions,
     ) -> Result<Envelope<Written>> {
         let (subject, kind) = self.resolve_subject(subject)?;
@@ -393,7 +439,12 @@ impl Workspace {
             });
         }
         self.accept_text("body", body)?;
-        let request = serde_json::json!({"op": "remember", "subject": subject, "body": body, "summary": opts.summary});
+        let op = if append {
+            "remember_append"
+        } else {
+            "remember"
+        };
+        let request = serde_json::json!({"op": op, "subject": subject, "body": body, "summary": opts.summary});
         let written = self.write_revision(
             &request,
             opts,
@@ -401,7 +452,14 @@ impl Workspace {
             kind,
             "remember",
             Snapshots::Here,
-            |_| Ok(body.to_string()),
+            |current| {
+                Ok(match current.filter(|_| append) {
+                    Some(r) if !r.body.trim().is_empty() => {
+                        format!("{}\n\n{}", r.body.trim_end(), body.trim())
+                    }
+                    _ => body.to_string(),
+                })
+            },
         )?;
         self.written_envelope(written)
     }
@@ -417,7 +475,7 @@ impl Workspace {
         {
             return Ok(s.author);
         }
-        Ok(default_author())
+        Ok(default_author_in(Some(&self.root)))
     }
 
     /// Adds a decision: an entry of the `decisions` log, a page of its own (`decision:N`),
@@ -517,6 +575,9 @@ impl Workspace {
             }
         }
         let subject_snapshot = subject_snapshot(self.store.conn(), &self.root, subject, kind)?;
+        // The code it was written against: the checkout's HEAD, in the write's event (what
+        // a hover names when no synced commit is known).
+        let head = git_position(&self.root).1;
         let mut error: Option<EngineError> = None;
         let result = with_receipt(
             &mut self.store,
@@ -545,7 +606,11 @@ impl Workspace {
                     }
                 };
                 let source_ref = format!("{event_kind}:{}:v{}", page.page_id, current_version + 1);
-                let payload = serde_json::json!({"request": request}).to_string();
+                let mut payload = serde_json::json!({"request": request});
+                if let Some(head) = &head {
+                    payload["head"] = serde_json::Value::String(head.clone());
+                }
+                let payload = payload.to_string();
                 let (event_id, _) = mem::insert_event(
                     tx,
                     event_kind,

@@ -56,7 +56,7 @@ impl Workspace {
         }
         let author = author
             .map(str::to_string)
-            .unwrap_or_else(crate::memory::default_author);
+            .unwrap_or_else(|| crate::memory::default_author_in(Some(&self.root)));
         let (branch, head) = crate::memory::git_position(&self.root);
         let session = self.store.write(|tx| {
             let s = mem::begin_session(tx, task, &author, branch.as_deref(), head.as_deref())?;

@@ -41,6 +41,81 @@ pub struct Why {
     pub others: Vec<(String, i64)>,
 }
 
+/// A revision in brief, for a hover: its text and the code it was written against.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RevisionBrief {
+    /// The revision's body, as written.
+    pub body: String,
+    /// The newest synced commit touching the subject at or before the revision (full
+    /// hex id), as `why` finds it.
+    pub commit: Option<String>,
+    /// With no synced commit: the checkout's HEAD when the revision was written (recorded
+    /// in its event), else the HEAD of its session when the session began (full hex id).
+    pub head: Option<String>,
+}
+
+impl Workspace {
+    /// The newest synced commit touching any of `subjects` committed at or before
+    /// `created_at` (RFC 3339).
+    fn commit_before(&self, subjects: &[String], created_at: &str) -> Result<Option<CommitRow>> {
+        let conn = self.store.conn();
+        let mut commit: Option<CommitRow> = None;
+        for subject in subjects {
+            for e in mem::events_for_subject(conn, subject, &["commit"], i64::MAX)? {
+                let Some(c) = mem::commit(conn, &e.source_ref)? else {
+                    continue;
+                };
+                let before = c.committed_at.as_str() <= created_at;
+                if before
+                    && commit
+                        .as_ref()
+                        .is_none_or(|best| c.committed_at > best.committed_at)
+                {
+                    commit = Some(c);
+                }
+            }
+        }
+        Ok(commit)
+    }
+
+    /// The text of revision `revision_id` and the commit it was written against (see
+    /// [`RevisionBrief`]); `None` when there is no such revision. What a hover shows
+    /// besides author, version and date (issue 33, item 5).
+    ///
+    /// Errors: reading the store.
+    pub fn revision_brief(&self, revision_id: i64) -> Result<Option<RevisionBrief>> {
+        let conn = self.store.conn();
+        let Some(revision) = mem::revision_by_id(conn, revision_id)? else {
+            return Ok(None);
+        };
+        let commit = self
+            .commit_before(
+                std::slice::from_ref(&revision.subject),
+                &revision.created_at,
+            )?
+            .map(|c| c.hash);
+        let mut head = None;
+        if commit.is_none() {
+            if let Some(id) = revision.event_id {
+                head = mem::event_by_id(conn, id)?
+                    .and_then(|e| e.payload)
+                    .and_then(|p| serde_json::from_str::<serde_json::Value>(&p).ok())
+                    .and_then(|v| v["head"].as_str().map(str::to_string));
+            }
+            if head.is_none()
+                && let Some(id) = revision.session_id
+            {
+                head = mem::session_by_id(conn, id)?.and_then(|s| s.head);
+            }
+        }
+        Ok(Some(RevisionBrief {
+            body: revision.body,
+            commit,
+            head,
+        }))
+    }
+}
+
 impl Workspace {
     /// What `why` says when no synced commit is found for a revision of `subject`
     /// written in `session` (see [`Why::commit_note`]).
@@ -358,22 +433,7 @@ impl Workspace {
         events.extend(renames);
         // The code the memory was written against: the newest commit touching the file
         // (under any of its names) committed at or before the revision.
-        let mut commit: Option<CommitRow> = None;
-        for subject in &subjects {
-            for e in mem::events_for_subject(conn, subject, &["commit"], i64::MAX)? {
-                let Some(c) = mem::commit(conn, &e.source_ref)? else {
-                    continue;
-                };
-                let before = c.committed_at.as_str() <= revision.created_at.as_str();
-                if before
-                    && commit
-                        .as_ref()
-                        .is_none_or(|best| c.committed_at > best.committed_at)
-                {
-                    commit = Some(c);
-                }
-            }
-        }
+        let commit = self.commit_before(&subjects, &revision.created_at)?;
         let commit_note = match &commit {
             Some(_) => None,
             None => self.commit_note(&revision.subject, session.as_ref())?,

@@ -1,9 +1,16 @@
 //! `workspace/executeCommand`: loci's commands, their one-object argument, validation,
 //! errors, and the markdown rendering added to every result.
 //!
-//! Every command takes exactly one argument, a JSON object (`arguments: [{...}]`). A
-//! missing or malformed argument gets `-32602` (invalid params) naming it and the server
-//! stays up (case B12). Unknown keys are refused too, so a typo is not silently ignored.
+//! Every command takes exactly one argument, a JSON object (`arguments: [{...}]`; an
+//! empty array stands for an empty object, as Lua's `{}` is encoded). A missing or
+//! malformed argument gets `-32602` (invalid params) naming it and the server stays up
+//! (case B12). Unknown keys are refused too, so a typo is not silently ignored.
+//!
+//! A command run without the keys that say *where* (Helix's command picker sends no
+//! argument at all) takes them from the editor's cursor as last reported to the server
+//! ([`Cursor`]: the last hover, code action or edit): `loci.why` the cursor's `path:line`,
+//! `loci.impact` the symbol around it (else its file), `loci.remember` and `loci.confirm`
+//! its file (issue 33, item 4).
 //! Results are the engine's envelope as JSON plus a `markdown` field for editors that just
 //! show text.
 //!
@@ -159,7 +166,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "loci.remember",
-        args: write_args![req("subject", Str), req("body", Str)],
+        args: write_args![req("subject", Str), req("body", Str), opt("replace", Bool)],
         example: r#"{"subject": "src/auth.py", "body": "login retries twice"}"#,
         available: true,
     },
@@ -286,9 +293,57 @@ pub fn spec(command: &str, debug: bool) -> Option<&'static CommandSpec> {
         .or_else(|| (debug && command == DEBUG_PANIC.name).then_some(&DEBUG_PANIC))
 }
 
-/// Validates `arguments` for `command`: exactly one object, required keys present, every
-/// key known and of the right type. Errors are `-32602` naming the argument.
-pub fn parse(command: &str, arguments: &[Value], debug: bool) -> Result<Args, Error> {
+/// Where the editor's cursor was, as last reported to the server (a hover, a code action,
+/// an edit): what a command run without its target takes (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cursor {
+    /// The document's URI.
+    pub uri: String,
+    /// Its path from the workspace root, `/`-separated.
+    pub path: String,
+    /// One-based line.
+    pub line: u32,
+    /// Key of the innermost definition around the cursor, if any.
+    pub symbol: Option<String>,
+}
+
+/// The key of `command` that the cursor can supply, and what it supplies.
+fn from_cursor(command: &str, key: &str, cursor: &Cursor) -> Option<Value> {
+    let value = match (command, key) {
+        ("loci.why", "target") => format!("{}:{}", cursor.path, cursor.line),
+        ("loci.impact", "target") => cursor.symbol.clone().unwrap_or_else(|| cursor.path.clone()),
+        ("loci.remember" | "loci.confirm", "subject") => cursor.path.clone(),
+        _ => return None,
+    };
+    Some(Value::String(value))
+}
+
+/// Whether `command` run with `arguments` lacks a key the cursor could supply (the server
+/// then works out the [`Cursor`] before [`parse`]).
+pub fn wants_cursor(command: &str, arguments: &[Value]) -> bool {
+    let keys: &[&str] = match command {
+        "loci.why" | "loci.impact" => &["target"],
+        "loci.remember" | "loci.confirm" => &["subject"],
+        _ => return false,
+    };
+    match arguments {
+        [] => true,
+        [Value::Array(a)] => a.is_empty(),
+        [Value::Object(map)] => keys.iter().any(|k| !map.contains_key(*k)),
+        _ => false,
+    }
+}
+
+/// Validates `arguments` for `command`: exactly one object (or an empty array, Lua's `{}`),
+/// every key known and of the right type, required keys present — those the `cursor` can
+/// supply are taken from it when absent, with `uri` (the workspace) too. Errors are
+/// `-32602` naming the argument.
+pub fn parse(
+    command: &str,
+    arguments: &[Value],
+    debug: bool,
+    cursor: Option<&Cursor>,
+) -> Result<Args, Error> {
     let Some(spec) = spec(command, debug) else {
         let names: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
         return Err(invalid(format!(
@@ -296,20 +351,11 @@ pub fn parse(command: &str, arguments: &[Value], debug: bool) -> Result<Args, Er
             names.join(", ")
         )));
     };
+    let empty = Map::new();
     let object = match arguments {
-        [] => {
-            if spec.args.iter().all(|a| !a.required) {
-                return Ok(Args {
-                    spec,
-                    map: Map::new(),
-                });
-            }
-            return Err(invalid(format!(
-                "{command}: missing argument `arguments[0]`: expected one object like {}",
-                spec.example
-            )));
-        }
+        [] => &empty,
         [Value::Object(map)] => map,
+        [Value::Array(a)] if a.is_empty() => &empty,
         [other] => {
             return Err(invalid(format!(
                 "{command}: invalid argument `arguments[0]`: expected an object like {}, got {}",
@@ -340,22 +386,56 @@ pub fn parse(command: &str, arguments: &[Value], debug: bool) -> Result<Args, Er
             )));
         }
     }
+    let mut map = object.clone();
+    if let Some(cursor) = cursor {
+        let mut filled = false;
+        for arg in spec.args {
+            if !map.contains_key(arg.name)
+                && let Some(value) = from_cursor(command, arg.name, cursor)
+            {
+                map.insert(arg.name.into(), value);
+                filled = true;
+            }
+        }
+        if filled && !map.contains_key("root") && !map.contains_key("uri") {
+            map.insert("uri".into(), Value::String(cursor.uri.clone()));
+        }
+    }
     if let Some(missing) = spec
         .args
         .iter()
-        .find(|a| a.required && !object.contains_key(a.name))
+        .find(|a| a.required && !map.contains_key(a.name))
     {
+        let hint = if from_cursor(command, missing.name, &Cursor::NONE).is_some() {
+            " (or run it after a hover, code action or edit in a workspace file: it then takes \
+             the cursor's place)"
+        } else {
+            ""
+        };
+        if matches!(arguments, [] | [Value::Array(_)]) {
+            return Err(invalid(format!(
+                "{command}: missing argument `arguments[0]`: expected one object like {}{hint}",
+                spec.example
+            )));
+        }
         return Err(invalid(format!(
-            "{command}: missing argument `{}` ({}), e.g. {}",
+            "{command}: missing argument `{}` ({}), e.g. {}{hint}",
             missing.name,
             missing.ty.describe(),
             spec.example
         )));
     }
-    Ok(Args {
-        spec,
-        map: object.clone(),
-    })
+    Ok(Args { spec, map })
+}
+
+impl Cursor {
+    /// A placeholder, to ask [`from_cursor`] whether a key can come from a cursor.
+    const NONE: Cursor = Cursor {
+        uri: String::new(),
+        path: String::new(),
+        line: 0,
+        symbol: None,
+    };
 }
 
 fn json_type(v: &Value) -> String {
@@ -646,13 +726,13 @@ mod tests {
     fn arguments_are_validated_and_named() {
         let check = |command: &str, args: Value| {
             let args: Vec<Value> = serde_json::from_value(args).unwrap();
-            message(parse(command, &args, false))
+            message(parse(command, &args, false, None))
         };
-        expect_test::expect![[r#"-32602 loci.impact: missing argument `arguments[0]`: expected one object like {"target": "src/auth.py", "depth": 3}"#]]
+        expect_test::expect![[r#"-32602 loci.impact: missing argument `arguments[0]`: expected one object like {"target": "src/auth.py", "depth": 3} (or run it after a hover, code action or edit in a workspace file: it then takes the cursor's place)"#]]
             .assert_eq(&check("loci.impact", json!([])));
         expect_test::expect![[r#"-32602 loci.impact: invalid argument `arguments[0]`: expected an object like {"target": "src/auth.py", "depth": 3}, got the number 42"#]]
             .assert_eq(&check("loci.impact", json!([42])));
-        expect_test::expect![[r#"-32602 loci.impact: missing argument `target` (a non-empty string), e.g. {"target": "src/auth.py", "depth": 3}"#]]
+        expect_test::expect![[r#"-32602 loci.impact: missing argument `target` (a non-empty string), e.g. {"target": "src/auth.py", "depth": 3} (or run it after a hover, code action or edit in a workspace file: it then takes the cursor's place)"#]]
             .assert_eq(&check("loci.impact", json!([{}])));
         expect_test::expect!["-32602 loci.impact: invalid argument `depth`: expected a non-negative integer, got a string"]
             .assert_eq(&check("loci.impact", json!([{"target": "a", "depth": "3"}])));
@@ -675,5 +755,74 @@ mod tests {
             "loci.decide",
             json!([{"text": "t", "author": "agent:x"}]),
         ));
+    }
+
+    fn filled(command: &str, args: Value, cursor: Option<&Cursor>) -> String {
+        let args: Vec<Value> = serde_json::from_value(args).unwrap();
+        match parse(command, &args, false, cursor) {
+            Ok(a) => Value::Object(a.map).to_string(),
+            Err(e) => format!("{} {}", e.code.code(), e.message),
+        }
+    }
+
+    #[test]
+    fn fault_lua_empty_table_was_rejected_as_an_array() {
+        // Neovim encodes `{}` as `[]`: it is the empty object.
+        expect_test::expect!["{}"].assert_eq(&filled("loci.scan", json!([[]]), None));
+        expect_test::expect![[r#"{"n":2}"#]].assert_eq(&filled(
+            "loci.recap",
+            json!([{"n": 2}]),
+            None,
+        ));
+        expect_test::expect!["-32602 loci.scan: invalid argument `arguments[0]`: expected an object like {\"root\": \"/path/to/repo\"}, got an array"]
+            .assert_eq(&filled("loci.scan", json!([[1]]), None));
+    }
+
+    #[test]
+    fn fault_a_command_without_arguments_failed_instead_of_taking_the_cursor() {
+        let cursor = Cursor {
+            uri: "file:///r/src/store.rs".into(),
+            path: "src/store.rs".into(),
+            line: 26,
+            symbol: Some("src/store.rs#Store.open@method".into()),
+        };
+        let at = Some(&cursor);
+        expect_test::expect![[r#"{"target":"src/store.rs:26","uri":"file:///r/src/store.rs"}"#]]
+            .assert_eq(&filled("loci.why", json!([]), at));
+        expect_test::expect![[
+            r#"{"target":"src/store.rs#Store.open@method","uri":"file:///r/src/store.rs"}"#
+        ]]
+        .assert_eq(&filled("loci.impact", json!([[]]), at));
+        // Given keys win; only the missing ones come from the cursor.
+        expect_test::expect![[r#"{"depth":1,"target":"src/store.rs#Store.open@method","uri":"file:///r/src/store.rs"}"#]]
+            .assert_eq(&filled("loci.impact", json!([{"depth": 1}]), at));
+        expect_test::expect![[r#"{"target":"lib.rs"}"#]].assert_eq(&filled(
+            "loci.why",
+            json!([{"target": "lib.rs"}]),
+            at,
+        ));
+        expect_test::expect![[r#"{"subject":"src/store.rs","uri":"file:///r/src/store.rs"}"#]]
+            .assert_eq(&filled("loci.confirm", json!([]), at));
+        // A body is never guessed.
+        expect_test::expect![[r#"-32602 loci.remember: missing argument `arguments[0]`: expected one object like {"subject": "src/auth.py", "body": "login retries twice"}"#]]
+            .assert_eq(&filled("loci.remember", json!([]), at));
+        expect_test::expect![[
+            r#"{"body":"starts empty","subject":"src/store.rs","uri":"file:///r/src/store.rs"}"#
+        ]]
+        .assert_eq(&filled(
+            "loci.remember",
+            json!([{"body": "starts empty"}]),
+            at,
+        ));
+        // The file when no definition is around the cursor.
+        let file_only = Cursor {
+            symbol: None,
+            ..cursor.clone()
+        };
+        expect_test::expect![[r#"{"target":"src/store.rs","uri":"file:///r/src/store.rs"}"#]]
+            .assert_eq(&filled("loci.impact", json!([]), Some(&file_only)));
+        assert!(wants_cursor("loci.why", &[]));
+        assert!(!wants_cursor("loci.why", &[json!({"target": "a"})]));
+        assert!(!wants_cursor("loci.recap", &[]));
     }
 }

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use loci_core::Symbol;
 use loci_engine::Workspace;
 use loci_engine::live::{LiveClaim, Truth, Verdict};
+use loci_engine::why::RevisionBrief;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -100,7 +101,9 @@ pub struct SymbolMemory {
     pub stale: u32,
     /// How many of them are false about it (name it under an old name, say).
     pub false_claims: u32,
-    /// Markdown lines for the hover, one per mention.
+    /// Markdown paragraphs for the hover: per revision, one line per mention (subject,
+    /// version, author, date, commit, verdict), then the revision's text, quoted and
+    /// trimmed (issue 33, item 5).
     pub hover_lines: Vec<String>,
     /// Revisions counted.
     revisions: Vec<i64>,
@@ -150,27 +153,53 @@ fn judge(ws: &Workspace, key_path: &str, live: Option<Live<'_>>) -> Vec<LiveClai
 }
 
 /// Memory about each symbol of one file that has any, by the key of the symbol it shows
-/// on (a claim about a renamed definition shows on the new one): see [`judge`].
+/// on (a claim about a renamed definition shows on the new one): see [`judge`]. With
+/// `hover`, the hover lines name each revision's commit and quote its text (a lens needs
+/// only the counts, and skips reading them).
 pub fn memory_for_document(
     ws: Option<&Workspace>,
     key_path: &str,
     live: Option<Live<'_>>,
+    hover: bool,
 ) -> BTreeMap<String, SymbolMemory> {
     let Some(ws) = ws else {
         return BTreeMap::new();
     };
     let mut out: BTreeMap<String, SymbolMemory> = BTreeMap::new();
+    // Per symbol, per revision (in order of first mention): its lines, then its text.
+    let mut blocks: BTreeMap<String, Vec<(i64, Vec<String>)>> = BTreeMap::new();
+    let mut briefs: BTreeMap<i64, Option<RevisionBrief>> = BTreeMap::new();
     for c in judge(ws, key_path, live) {
         let Some(at) = c.at.clone() else { continue };
-        let entry = out.entry(at).or_default();
+        let entry = out.entry(at.clone()).or_default();
         if !entry.revisions.contains(&c.revision_id) {
             entry.revisions.push(c.revision_id);
             entry.memories += 1;
         }
+        let brief = briefs
+            .entry(c.revision_id)
+            .or_insert_with(|| {
+                if !hover {
+                    return None;
+                }
+                ws.revision_brief(c.revision_id).unwrap_or_else(|e| {
+                    tracing::warn!("reading revision {}: {e}", c.revision_id);
+                    None
+                })
+            })
+            .clone();
         let date = c.created_at.get(..10).unwrap_or(&c.created_at);
+        let commit = brief.as_ref().and_then(|b| match (&b.commit, &b.head) {
+            (Some(hash), _) => Some(format!(", commit `{}`", short(hash))),
+            (None, Some(head)) => Some(format!(", written at HEAD `{}`", short(head))),
+            (None, None) => None,
+        });
         let mut line = format!(
-            "memory `{}` v{} by {} ({date})",
-            c.subject, c.version, c.author
+            "memory `{}` v{} by {} ({date}{})",
+            c.subject,
+            c.version,
+            c.author,
+            commit.unwrap_or_default()
         );
         match &c.verdict {
             Some(v) => {
@@ -186,11 +215,78 @@ pub fn memory_for_document(
             }
             None => line.push_str(" — current"),
         }
-        if !entry.hover_lines.contains(&line) {
-            entry.hover_lines.push(line);
+        let list = blocks.entry(at).or_default();
+        let block = match list.iter_mut().position(|(r, _)| *r == c.revision_id) {
+            Some(i) => &mut list[i].1,
+            None => {
+                list.push((c.revision_id, Vec::new()));
+                &mut list.last_mut().expect("just pushed").1
+            }
+        };
+        if !block.contains(&line) {
+            block.push(line);
+        }
+    }
+    for (at, list) in blocks {
+        let Some(entry) = out.get_mut(&at) else {
+            continue;
+        };
+        for (revision_id, lines) in list {
+            entry.hover_lines.extend(lines);
+            if let Some(Some(brief)) = briefs.get(&revision_id)
+                && let Some(quote) = quote(&brief.body)
+            {
+                entry.hover_lines.push(quote);
+            }
         }
     }
     out
+}
+
+/// The first 12 hex digits of a commit id.
+fn short(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
+}
+
+/// Lines of a memory's text shown in a hover, at most.
+pub const HOVER_TEXT_LINES: usize = 4;
+/// Characters of a memory's text shown in a hover, at most.
+pub const HOVER_TEXT_CHARS: usize = 400;
+
+/// A memory's text as a hover quotes it: trimmed, its first [`HOVER_TEXT_LINES`] non-blank
+/// lines and at most [`HOVER_TEXT_CHARS`] characters, `…` where cut; `None` when empty.
+fn quote(body: &str) -> Option<String> {
+    let lines: Vec<&str> = body
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut chars = 0;
+    let mut cut = lines.len() > HOVER_TEXT_LINES;
+    for line in lines.iter().take(HOVER_TEXT_LINES) {
+        let n = line.chars().count();
+        if chars + n > HOVER_TEXT_CHARS {
+            let keep: String = line.chars().take(HOVER_TEXT_CHARS - chars).collect();
+            out.push(keep.trim_end().to_string());
+            cut = true;
+            break;
+        }
+        chars += n;
+        out.push((*line).to_string());
+    }
+    if cut && let Some(last) = out.last_mut() {
+        last.push_str(" …");
+    }
+    Some(
+        out.iter()
+            .map(|l| format!("> {l}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
 }
 
 /// Claims in a markdown buffer that the code contradicts, at their exact spans, as the

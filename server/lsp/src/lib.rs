@@ -87,6 +87,14 @@ pub struct InitializationOptions {
     /// deleted, renamed, never existed, or the manifests contradict it): `error`,
     /// `warning`, `information` or `hint`. Default `warning`.
     pub false_severity: findings::Severity,
+    /// Whether the server shows a command's answer itself (issue 33, item 4): a reading
+    /// command's rendered markdown through `window/showDocument` (a file under the
+    /// system's temporary directory), a write's one-line outcome and any command's error
+    /// through `window/showMessage`. For clients that drop what a command returns (Helix,
+    /// a code action run by a plain client). `null` (default): when the client supports
+    /// `window/showDocument`; the VS Code extension and the Neovim plugin show answers
+    /// themselves and send `false`.
+    pub show_results: Option<bool>,
 }
 
 impl InitializationOptions {
@@ -110,6 +118,7 @@ impl Default for InitializationOptions {
             debug_commands: false,
             stale_severity: findings::Severities::default().stale,
             false_severity: findings::Severities::default().false_claim,
+            show_results: None,
         }
     }
 }

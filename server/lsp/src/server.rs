@@ -78,6 +78,8 @@ struct Session {
     work_done_progress: bool,
     dynamic_watchers: bool,
     code_lens_refresh: bool,
+    /// The client supports `window/showDocument`.
+    show_document: bool,
 }
 
 static DEFAULT_SESSION: LazyLock<Session> = LazyLock::new(Session::default);
@@ -97,6 +99,14 @@ struct Inner {
     /// Woken whenever an analysis stores an overlay or an analysis task ends: requests
     /// wait for the running analysis instead of parsing the same version twice.
     analysed: tokio::sync::Notify,
+    /// Where the editor's cursor was last seen (a hover, a code action, an edit, an
+    /// open): what a command run without its target takes (`commands::Cursor`). The one
+    /// piece of request state kept in the server: Helix's command picker sends no
+    /// argument at all, so there is nothing else to read it from.
+    cursor: Mutex<Option<(Uri, Position)>>,
+    /// Numbers the answers shown through `window/showDocument` (each is a new file: an
+    /// editor does not reload a document it already shows).
+    shown: std::sync::atomic::AtomicU64,
 }
 
 impl Backend {
@@ -111,6 +121,8 @@ impl Backend {
                 session: OnceLock::new(),
                 startup_messages: Mutex::new(Vec::new()),
                 analysed: tokio::sync::Notify::new(),
+                cursor: Mutex::new(None),
+                shown: std::sync::atomic::AtomicU64::new(0),
             }),
         }
     }
@@ -234,7 +246,9 @@ impl Inner {
         let (encoding, announced) = Encoding::negotiate(offered);
         let mut messages = Vec::new();
         let init = match params.initialization_options {
+            // Lua's `{}` is encoded as an empty array (issue 33, item 7).
             None | Some(Value::Null) => InitializationOptions::default(),
+            Some(Value::Array(a)) if a.is_empty() => InitializationOptions::default(),
             Some(value) => match serde_json::from_value(value) {
                 Ok(init) => init,
                 Err(e) => {
@@ -272,6 +286,11 @@ impl Inner {
                 .and_then(|w| w.code_lens.as_ref())
                 .and_then(|c| c.refresh_support)
                 .unwrap_or(false),
+            show_document: caps
+                .window
+                .as_ref()
+                .and_then(|w| w.show_document.as_ref())
+                .is_some_and(|s| s.support),
             init,
         };
 
@@ -448,6 +467,7 @@ impl Inner {
         let location = document::locate(&item.uri, &self.root_paths());
         let doc = Document::new(location, item.text, item.version);
         self.docs.insert(item.uri.clone(), doc);
+        self.set_cursor(&item.uri, Position::new(0, 0));
         self.schedule_analysis(&item.uri);
     }
 
@@ -460,6 +480,9 @@ impl Inner {
             let Some(mut doc) = self.docs.get_mut(&uri) else {
                 return false;
             };
+            if let Some(range) = params.content_changes.last().and_then(|c| c.range) {
+                self.set_cursor(&uri, range.start);
+            }
             for change in params.content_changes {
                 doc.apply(change, encoding);
             }
@@ -883,6 +906,7 @@ impl Inner {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let uri = params.text_document_position_params.text_document.uri;
         let position = params.text_document_position_params.position;
+        self.set_cursor(&uri, position);
         let encoding = self.encoding();
         let Some(view) = self.view(&uri).await else {
             return Ok(None);
@@ -1012,7 +1036,7 @@ impl Inner {
             let live = overlay
                 .as_ref()
                 .map(|o| (&*o.text, o.analysis.symbols.as_slice()));
-            findings::memory_for_document(ws.as_deref(), &key_path, live)
+            findings::memory_for_document(ws.as_deref(), &key_path, live, false)
         })
         .await?;
         let lenses = view
@@ -1067,7 +1091,7 @@ impl Inner {
                 blocking("code lens", move || {
                     let ws = root.as_ref().and_then(|r| r.workspace());
                     let path = k.split('#').next().unwrap_or_default();
-                    findings::memory_for_document(ws.as_deref(), path, None)
+                    findings::memory_for_document(ws.as_deref(), path, None, false)
                         .get(&k)
                         .map(|m| {
                             (
@@ -1112,6 +1136,7 @@ impl Inner {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri;
+        self.set_cursor(&uri, params.range.start);
         let mut actions: CodeActionResponse = Vec::new();
         // Follow-ups of loci's own diagnostics: everything needed is in `data`.
         for diagnostic in &params.context.diagnostics {
@@ -1174,24 +1199,141 @@ impl Inner {
 
     // ---- commands -------------------------------------------------------------------
 
+    /// Runs a command; a command run without the keys that say where takes them from the
+    /// cursor ([`commands::Cursor`]). When the server shows results (`showResults`), the
+    /// answer or the error is shown too ([`Inner::show_result`]).
     async fn execute_command(
         self: &Arc<Self>,
         params: ExecuteCommandParams,
     ) -> Result<Option<Value>> {
         let debug = self.session().init.debug_commands;
-        let args = commands::parse(&params.command, &params.arguments, debug)?;
+        let cursor = if commands::wants_cursor(&params.command, &params.arguments) {
+            self.cursor().await
+        } else {
+            None
+        };
+        let result =
+            match commands::parse(&params.command, &params.arguments, debug, cursor.as_ref()) {
+                Ok(args) => self.run_command(&args).await,
+                Err(e) => Err(e),
+            };
+        if self.shows_results() {
+            let inner = self.clone();
+            let command = params.command.clone();
+            let shown = result.clone();
+            // After the response: the client answers `window/showDocument` meanwhile.
+            tokio::spawn(async move { inner.show_result(&command, shown).await });
+        }
+        result
+    }
+
+    /// Whether the server shows command answers itself: `showResults`, else whether the
+    /// client supports `window/showDocument`.
+    fn shows_results(&self) -> bool {
+        let session = self.session();
+        session.init.show_results.unwrap_or(session.show_document)
+    }
+
+    /// Shows a command's outcome in the editor (issue 33, item 4): an error as an error
+    /// message; a reading command's markdown as a document (`window/showDocument` of a
+    /// file under the temporary directory) when the client can open one, else as a
+    /// message; a write's first line as a message.
+    async fn show_result(&self, command: &str, result: Result<Option<Value>>) {
+        let value = match result {
+            Err(e) => {
+                self.client
+                    .show_message(MessageType::ERROR, e.message.to_string())
+                    .await;
+                return;
+            }
+            Ok(Some(v)) => v,
+            Ok(None) => return,
+        };
+        let Some(markdown) = value.get("markdown").and_then(Value::as_str) else {
+            return;
+        };
+        let reading = matches!(
+            command,
+            "loci.why" | "loci.impact" | "loci.context" | "loci.recap" | "loci.scan"
+        );
+        if !reading {
+            let first = markdown
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .replace("**", "");
+            self.client.show_message(MessageType::INFO, first).await;
+            return;
+        }
+        if self.session().show_document {
+            let n = self.shown.fetch_add(1, Ordering::SeqCst) + 1;
+            let name = format!("{n:03}-{}.md", command.trim_start_matches("loci."));
+            match write_answer(&name, markdown) {
+                Ok(uri) => {
+                    let params = ShowDocumentParams {
+                        uri,
+                        external: Some(false),
+                        take_focus: Some(true),
+                        selection: None,
+                    };
+                    match self.client.show_document(params).await {
+                        Ok(true) => return,
+                        Ok(false) => tracing::warn!("the client did not show {name}"),
+                        Err(e) => tracing::warn!("window/showDocument of {name}: {e}"),
+                    }
+                }
+                Err(e) => tracing::warn!("writing the answer {name}: {e}"),
+            }
+        }
+        self.client
+            .show_message(MessageType::INFO, markdown.to_string())
+            .await;
+    }
+
+    /// Remembers where the editor's cursor is.
+    fn set_cursor(&self, uri: &Uri, position: Position) {
+        if let Ok(mut c) = self.cursor.lock() {
+            *c = Some((uri.clone(), position));
+        }
+    }
+
+    /// The cursor as last seen, in a workspace root: its file, line and the innermost
+    /// definition around it. `None` before any, or outside every root.
+    async fn cursor(&self) -> Option<commands::Cursor> {
+        let (uri, position) = self.cursor.lock().ok()?.clone()?;
+        let location = self.location_of(&uri);
+        location.root.as_ref()?;
+        let encoding = self.encoding();
+        let symbol = self.view(&uri).await.and_then(|view| {
+            let offset = view.index.offset_checked(&view.text, position, encoding)?;
+            view.symbols
+                .iter()
+                .filter(|s| s.span.0 <= offset && offset <= s.span.1)
+                .min_by_key(|s| s.span.1 - s.span.0)
+                .map(|s| s.key.clone())
+        });
+        Some(commands::Cursor {
+            uri: uri.as_str().to_string(),
+            path: location.key_path,
+            line: position.line + 1,
+            symbol,
+        })
+    }
+
+    async fn run_command(self: &Arc<Self>, args: &Args) -> Result<Option<Value>> {
+        let debug = self.session().init.debug_commands;
         if !args.spec.available {
             return Err(commands::not_available(args.spec));
         }
         match args.spec.name {
-            "loci.debug.text" => self.debug_text(&args).map(Some),
+            "loci.debug.text" => self.debug_text(args).map(Some),
             "loci.debug.panic" => panic!("loci.debug.panic was called"),
-            "loci.impact" => self.impact(&args).await.map(Some),
-            "loci.scan" => self.scan_command(&args).await.map(Some),
+            "loci.impact" => self.impact(args).await.map(Some),
+            "loci.scan" => self.scan_command(args).await.map(Some),
             "loci.why" => {
                 let target = args.str("target").unwrap_or_default().to_string();
                 self.engine_command(
-                    &args,
+                    args,
                     false,
                     move |ws| ws.why(&target),
                     commands::why_markdown,
@@ -1201,23 +1343,26 @@ impl Inner {
             }
             "loci.recap" => {
                 let n = args.u64("n").unwrap_or(3).min(1_000) as u32;
-                self.engine_command(
-                    &args,
-                    false,
-                    move |ws| ws.recap(n),
-                    commands::recap_markdown,
-                )
-                .await
-                .map(Some)
+                self.engine_command(args, false, move |ws| ws.recap(n), commands::recap_markdown)
+                    .await
+                    .map(Some)
             }
             "loci.remember" => {
                 let subject = args.str("subject").unwrap_or_default().to_string();
                 let body = args.str("body").unwrap_or_default().to_string();
                 let opts = args.write_options();
+                // A note is added to the page; replacing it is explicit (issue 33, item 6).
+                let replace = args.bool("replace").unwrap_or(false);
                 self.engine_command(
-                    &args,
+                    args,
                     true,
-                    move |ws| ws.remember(&subject, &body, &opts),
+                    move |ws| {
+                        if replace {
+                            ws.remember(&subject, &body, &opts)
+                        } else {
+                            ws.remember_append(&subject, &body, &opts)
+                        }
+                    },
                     commands::written_markdown,
                 )
                 .await
@@ -1229,7 +1374,7 @@ impl Inner {
                 let subject = args.str("subject").map(str::to_string);
                 let opts = args.write_options();
                 self.engine_command(
-                    &args,
+                    args,
                     true,
                     move |ws| {
                         if decide {
@@ -1247,7 +1392,7 @@ impl Inner {
                 let subject = args.str("subject").unwrap_or_default().to_string();
                 let opts = args.write_options();
                 self.engine_command(
-                    &args,
+                    args,
                     true,
                     move |ws| ws.confirm(&subject, &opts),
                     commands::confirmed_markdown,
@@ -1263,7 +1408,7 @@ impl Inner {
                     floor: args.f64("floor"),
                 };
                 self.engine_command(
-                    &args,
+                    args,
                     false,
                     move |ws| ws.context(&req),
                     commands::context_markdown,
@@ -1276,7 +1421,7 @@ impl Inner {
                 let note = args.str("note").map(str::to_string);
                 let session = args.u64("session").map(|s| s as i64);
                 self.engine_command(
-                    &args,
+                    args,
                     true,
                     move |ws| ws.resolve(id, note.as_deref(), session),
                     commands::resolved_markdown,
@@ -1573,7 +1718,8 @@ fn map_facts(
     let live = overlay
         .as_ref()
         .map(|o| (&*o.text, o.analysis.symbols.as_slice()));
-    let memory = findings::memory_for_document(ws.as_deref(), key_path, live).remove(&symbol.key);
+    let memory =
+        findings::memory_for_document(ws.as_deref(), key_path, live, true).remove(&symbol.key);
     Some(HoverFacts {
         symbol,
         path,
@@ -1627,6 +1773,28 @@ fn hover_markdown(view: &View, facts: &HoverFacts, has_root: bool, scanning: boo
         }
     }
     md
+}
+
+/// This process's folder of answers shown through `window/showDocument`: `loci-answers-PID`
+/// under the temporary directory, removed at `shutdown`.
+fn answers_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("loci-answers-{}", std::process::id()))
+}
+
+/// Writes a command's answer as `NAME` in this process's answer folder under the
+/// temporary directory (`loci-answers-PID`, owner-only on Unix), for `window/showDocument`;
+/// returns its URI. Outside every workspace, so nothing of it is scanned or committed.
+fn write_answer(name: &str, markdown: &str) -> std::io::Result<Uri> {
+    let dir = answers_dir();
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(&dir)?;
+    let path = dir.join(name);
+    std::fs::write(&path, markdown)?;
+    Uri::from_file_path(&path)
+        .ok_or_else(|| std::io::Error::other(format!("{} has no file URI", path.display())))
 }
 
 /// Documents up to this many bytes whose incremental reparse has errors are parsed again
@@ -1760,6 +1928,10 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        // The answers shown through `window/showDocument` go with the session.
+        if self.inner.shown.load(Ordering::SeqCst) > 0 {
+            let _ = std::fs::remove_dir_all(answers_dir());
+        }
         Ok(())
     }
 

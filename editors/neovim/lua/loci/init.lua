@@ -7,8 +7,10 @@
 ---
 --- The server is found in this order: `$LOCI_SERVER_PATH`, then `opts.cmd`, then `loci` on
 --- PATH. Commands: `:LociContext {query}`, `:LociWhy`, `:LociImpact [target]`,
---- `:LociRemember {text}`, `:LociDecide {text}`, `:LociConfirm [subject]`. Every command's
+--- `:LociRemember[!] {text}`, `:LociDecide {text}`, `:LociConfirm [subject]`. Every command's
 --- last answer is kept in `require('loci').last` (`{ command, result }`) for scripts.
+--- Code actions and code lenses that run a `loci.*` command show its answer the same way
+--- (`vim.lsp.commands`), and code lenses are shown and kept current.
 local M = {}
 
 --- Neovim filetypes of the languages loci parses (`Language::ALL` in server/core/src/lang.rs)
@@ -52,6 +54,9 @@ M.defaults = {
   cmd_env = nil,
   --- Create the `:Loci*` user commands.
   commands = true,
+  --- Show loci's code lenses (memory counts over remembered definitions), refreshed when
+  --- the buffer is entered or saved, insert mode is left, or the server asks.
+  codelens = true,
 }
 
 --- The last command's answer: `{ command = 'loci.why', result = {...} }`.
@@ -106,14 +111,43 @@ function M.setup(opts)
     vim.notify(err, vim.log.levels.ERROR)
     return false
   end
+  -- This plugin shows command answers itself (a float, the quickfix list, a buffer): the
+  -- server must not open them too. A `{}` given by the user is an empty object.
+  local init_options = vim.deepcopy(opts.init_options or {})
+  if init_options.showResults == nil then
+    init_options.showResults = false
+  end
+  local handlers = {}
+  local capabilities = nil
+  if opts.codelens then
+    -- Neovim 0.11 does not handle `workspace/codeLens/refresh`: say it is supported and
+    -- refresh the lenses of the client's buffers when the server asks (after a publish
+    -- that changed what memory says, so lens and diagnostic agree).
+    capabilities = { workspace = { codeLens = { refreshSupport = true } } }
+    handlers['workspace/codeLens/refresh'] = function(_, _, ctx)
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      if client then
+        for _, buf in ipairs(vim.lsp.get_buffers_by_client_id(client.id)) do
+          M.refresh_lenses(client, buf)
+        end
+      end
+      return vim.NIL
+    end
+  end
   vim.lsp.config('loci', {
     cmd = cmd,
     cmd_env = opts.cmd_env,
     filetypes = opts.filetypes,
     root_markers = opts.root_markers,
-    init_options = opts.init_options,
+    init_options = init_options,
+    capabilities = capabilities,
+    handlers = handlers,
   })
   vim.lsp.enable('loci')
+  M.register_lsp_commands()
+  if opts.codelens then
+    M.enable_codelens()
+  end
   if opts.commands then
     M.create_commands()
   end
@@ -126,18 +160,58 @@ local function notify(msg, level)
   vim.notify(msg, level or vim.log.levels.INFO, { title = 'loci' })
 end
 
---- The loci client attached to `bufnr` (default: current), or nil after saying why.
-function M.client(bufnr)
-  local clients = vim.lsp.get_clients({ name = 'loci', bufnr = bufnr or 0 })
-  if #clients == 0 then
-    notify(
-      'loci: no loci language server is attached to this buffer (is its filetype one of '
-        .. "require('loci').filetypes, and did setup() find the server? See :checkhealth loci)",
-      vim.log.levels.ERROR
-    )
-    return nil
+--- The loci client of the workspace `path` is in: the one whose root holds it, the
+--- deepest root first; nil when none does.
+function M.client_for_path(path)
+  local best
+  for _, c in ipairs(vim.lsp.get_clients({ name = 'loci' })) do
+    local root = c.root_dir and vim.fs.normalize(c.root_dir)
+    if root and (path == root or vim.fs.relpath(root, path) ~= nil) then
+      if not best or #root > #vim.fs.normalize(best.root_dir) then
+        best = c
+      end
+    end
   end
-  return clients[1]
+  return best
+end
+
+--- The loci client for `bufnr` (default: current): the one attached to it; else — a
+--- quickfix list, a help page, a `loci://` buffer — the client of the workspace holding
+--- the buffer's file, the alternate buffer's, or the current directory; else the only
+--- loci client. Nil after saying why.
+function M.client(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local clients = vim.lsp.get_clients({ name = 'loci', bufnr = bufnr })
+  if #clients > 0 then
+    return clients[1]
+  end
+  local candidates = {}
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name ~= '' and vim.bo[bufnr].buftype == '' then
+    table.insert(candidates, vim.fs.normalize(name))
+  end
+  local alt = vim.fn.bufnr('#')
+  if alt > 0 and vim.api.nvim_buf_get_name(alt) ~= '' then
+    table.insert(candidates, vim.fs.normalize(vim.api.nvim_buf_get_name(alt)))
+  end
+  table.insert(candidates, vim.fs.normalize(vim.fn.getcwd()))
+  for _, path in ipairs(candidates) do
+    local c = M.client_for_path(path)
+    if c then
+      return c
+    end
+  end
+  local all = vim.lsp.get_clients({ name = 'loci' })
+  if #all == 1 then
+    return all[1]
+  end
+  notify(
+    'loci: no loci language server is attached to this buffer or runs for the current directory '
+      .. "(is the file's filetype one of require('loci').filetypes, and did setup() find the server? "
+      .. 'See :checkhealth loci)',
+    vim.log.levels.ERROR
+  )
+  return nil
 end
 
 --- The current buffer's file relative to the client's root, `/`-separated, or nil.
@@ -159,7 +233,11 @@ end
 --- Runs `command` with its one argument object; `on_result(result)` on success. Errors are
 --- shown in the server's words (they name the command and what to do).
 function M.exec(client, bufnr, command, args, on_result)
-  args.uri = args.uri or vim.uri_from_bufnr(bufnr)
+  -- The buffer's file picks the workspace, when it is a file of this client's root (not a
+  -- quickfix list or a scratch buffer).
+  if args.uri == nil and args.root == nil and relative(client, bufnr) ~= nil then
+    args.uri = vim.uri_from_bufnr(bufnr)
+  end
   client:request('workspace/executeCommand', { command = command, arguments = { args } }, function(err, result)
     if err then
       notify(err.message or vim.inspect(err), vim.log.levels.ERROR)
@@ -261,6 +339,106 @@ local function innermost(symbols, pos)
   return nil
 end
 
+--- Shows an impact answer in the quickfix list (opened), or says nothing depends on it.
+local function show_impact(root, result)
+  local items = M.impact_items(root, result)
+  local title = first_line(result):gsub('`', '')
+  vim.fn.setqflist({}, ' ', { title = title, items = items })
+  if #items == 0 then
+    notify(title .. ': nothing depends on it in the map')
+  else
+    vim.cmd('botright copen')
+  end
+end
+
+--- How each command's answer is shown: why in a float, impact in the quickfix list,
+--- context and recap in a `loci://` buffer, the rest (writes) as a notification.
+function M.show(command, client, result)
+  if command == 'loci.why' then
+    float(result)
+  elseif command == 'loci.impact' then
+    show_impact(client.root_dir, result)
+  elseif command == 'loci.context' or command == 'loci.recap' then
+    scratch(command:sub(#'loci.' + 1), result)
+  else
+    notify(first_line(result))
+  end
+end
+
+--- The commands the server names in code actions and code lenses (`loci.why`,
+--- `loci.impact`, `loci.confirm`, `loci.resolve`, ...) run through this plugin, which
+--- shows their answers (`M.show`): Neovim would otherwise send them and drop the answer.
+function M.register_lsp_commands()
+  for _, name in ipairs({
+    'loci.why',
+    'loci.impact',
+    'loci.context',
+    'loci.recap',
+    'loci.confirm',
+    'loci.resolve',
+    'loci.remember',
+    'loci.decide',
+    'loci.learn',
+    'loci.scan',
+  }) do
+    vim.lsp.commands[name] = function(command, ctx)
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      if not client then
+        return
+      end
+      local args = vim.deepcopy((command.arguments or {})[1] or {})
+      M.exec(client, ctx.bufnr or 0, name, args, function(result)
+        M.show(name, client, result)
+      end)
+    end
+  end
+end
+
+--- Per buffer, the number of the latest code lens request: only its answer is shown.
+local lens_requests = {}
+
+--- Asks `client` for `bufnr`'s code lenses and shows them (resolved). Unlike
+--- `vim.lsp.codelens.refresh()`, a request made while one runs is not dropped, and an
+--- older answer never replaces a newer one.
+function M.refresh_lenses(client, bufnr)
+  if not vim.api.nvim_buf_is_loaded(bufnr) then
+    return
+  end
+  lens_requests[bufnr] = (lens_requests[bufnr] or 0) + 1
+  local n = lens_requests[bufnr]
+  client:request('textDocument/codeLens', { textDocument = vim.lsp.util.make_text_document_params(bufnr) }, function(err, result, ctx)
+    if lens_requests[bufnr] == n and vim.api.nvim_buf_is_loaded(bufnr) then
+      vim.lsp.codelens.on_codelens(err, result, ctx)
+    end
+  end, bufnr)
+end
+
+--- Shows loci's code lenses in every buffer a loci client attaches to, refreshed on
+--- entering the buffer, leaving insert mode and saving (and when the server asks).
+function M.enable_codelens()
+  local group = vim.api.nvim_create_augroup('loci_codelens', { clear = true })
+  vim.api.nvim_create_autocmd('LspAttach', {
+    group = group,
+    callback = function(ev)
+      local client = vim.lsp.get_client_by_id(ev.data.client_id)
+      if not client or client.name ~= 'loci' then
+        return
+      end
+      M.refresh_lenses(client, ev.buf)
+      vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost' }, {
+        group = group,
+        buffer = ev.buf,
+        callback = function(e)
+          local c = vim.lsp.get_clients({ name = 'loci', bufnr = e.buf })[1]
+          if c then
+            M.refresh_lenses(c, e.buf)
+          end
+        end,
+      })
+    end,
+  })
+end
+
 -- ---- commands ------------------------------------------------------------------------
 
 --- `:LociContext {query}`: the answer in the `loci://context` buffer.
@@ -271,7 +449,7 @@ function M.context(query)
     return
   end
   M.exec(client, bufnr, 'loci.context', { query = query }, function(result)
-    scratch('context', result)
+    M.show('loci.context', client, result)
   end)
 end
 
@@ -287,7 +465,9 @@ function M.why()
     return
   end
   local target = ('%s:%d'):format(rel, vim.api.nvim_win_get_cursor(0)[1])
-  M.exec(client, bufnr, 'loci.why', { target = target }, float)
+  M.exec(client, bufnr, 'loci.why', { target = target }, function(result)
+    M.show('loci.why', client, result)
+  end)
 end
 
 --- `:LociImpact [target]`: what depends on `target` (default: the symbol around the cursor,
@@ -301,14 +481,7 @@ function M.impact(target)
   local root = client.root_dir
   local function run(t)
     M.exec(client, bufnr, 'loci.impact', { target = t }, function(result)
-      local items = M.impact_items(root, result)
-      local title = first_line(result):gsub('`', '')
-      vim.fn.setqflist({}, ' ', { title = title, items = items })
-      if #items == 0 then
-        notify(title .. ': nothing depends on it in the map')
-      else
-        vim.cmd('botright copen')
-      end
+      M.show('loci.impact', client, result)
     end)
   end
   if target and target ~= '' then
@@ -337,13 +510,19 @@ local function subject_or_error(client, bufnr, what)
   return rel
 end
 
---- `:LociRemember {text}`: writes `text` as the current file's memory page (a new revision).
-function M.remember(text)
+--- `:LociRemember {text}`: adds `text` to the current file's memory page (a new revision
+--- holding the page's text and then `text`); `:LociRemember! {text}` (`replace`) makes
+--- `text` the whole page. Earlier revisions are kept either way.
+function M.remember(text, replace)
   local bufnr = vim.api.nvim_get_current_buf()
   local client = M.client(bufnr)
   local rel = client and subject_or_error(client, bufnr, ':LociRemember')
   if rel then
-    M.exec(client, bufnr, 'loci.remember', { subject = rel, body = text }, function(result)
+    local args = { subject = rel, body = text }
+    if replace then
+      args.replace = true
+    end
+    M.exec(client, bufnr, 'loci.remember', args, function(result)
       notify(first_line(result))
     end)
   end
@@ -396,8 +575,8 @@ function M.create_commands()
     M.impact(a.args)
   end, { nargs = '?', desc = 'loci: what depends on the symbol or file (quickfix)' })
   cmd('LociRemember', function(a)
-    M.remember(a.args)
-  end, { nargs = '+', desc = "loci: write the current file's memory" })
+    M.remember(a.args, a.bang)
+  end, { nargs = '+', bang = true, desc = "loci: add to the current file's memory (! replaces it)" })
   cmd('LociDecide', function(a)
     M.decide(a.args)
   end, { nargs = '+', desc = 'loci: record a decision about the current file' })

@@ -112,6 +112,13 @@ impl Lsp {
         }
     }
 
+    /// The next message, whatever it is, unanswered (the caller answers a request).
+    pub fn recv(&mut self) -> Value {
+        self.frames
+            .recv_timeout(TIMEOUT)
+            .unwrap_or_else(|_| panic!("no message within {TIMEOUT:?}"))
+    }
+
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
