@@ -593,16 +593,23 @@ fn name_damage(e: anyhow::Error, ws: Option<&Workspace>) -> anyhow::Error {
     let Some(path) = ws.and_then(|ws| ws.store().path()) else {
         return e;
     };
-    let damage = e.chain().find_map(|c| {
-        let store = c
-            .downcast_ref::<StoreError>()
+    let Some(store_error) = e.chain().find_map(|c| {
+        c.downcast_ref::<StoreError>()
             .or_else(|| match c.downcast_ref() {
                 Some(EngineError::Store(s)) => Some(s),
                 _ => None,
-            })?;
-        store.damage_at(path)
-    });
-    match damage {
+            })
+            .filter(|s| s.is_damage())
+    }) else {
+        return e;
+    };
+    // A check of memory's tables names the damaged table, where SQLite's words do not.
+    if let Some(Err(named)) = ws.map(|ws| ws.store().check_memory())
+        && named.is_damage()
+    {
+        return named.into();
+    }
+    match store_error.damage_at(path) {
         Some(damaged) => damaged.into(),
         None => e,
     }
@@ -745,26 +752,24 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         }
         (ws, _) => opened.insert(ws?),
     };
-    // What writes memory, or reports on the store, first checks the tables of memory
-    // (a scan checks them itself): a damaged page had passed `stats` and `remember` with
-    // exit 0 (issue 37). Reads do not pay for it, and `export` must still save what reads.
-    if matches!(
-        cli.command,
-        Command::Stats
-            | Command::Remember { .. }
-            | Command::Decide { .. }
-            | Command::Learn { .. }
-            | Command::Pin { .. }
-            | Command::Unpin { .. }
-            | Command::Rollback { .. }
-            | Command::Confirm { .. }
-            | Command::Import { .. }
-            | Command::Lint
-            | Command::Check { .. }
-    ) {
-        ws.store()
+    // What reports on the store, or imports into it, first checks the tables of memory;
+    // what writes one entry or lints, when a check is due (a scan checks them itself): a
+    // damaged page had passed `stats` and `remember` with exit 0 (issue 37). Reads do not
+    // pay for it, and `export` must still save what reads.
+    match cli.command {
+        Command::Stats | Command::Import { .. } | Command::Check { .. } => ws
+            .store()
             .check_memory()
-            .map_err(loci_engine::EngineError::from)?;
+            .map_err(loci_engine::EngineError::from)?,
+        Command::Remember { .. }
+        | Command::Decide { .. }
+        | Command::Learn { .. }
+        | Command::Pin { .. }
+        | Command::Unpin { .. }
+        | Command::Rollback { .. }
+        | Command::Confirm { .. }
+        | Command::Lint => ws.check_memory_if_due()?,
+        _ => {}
     }
     let root = ws.root().to_path_buf();
     let cwd = cwd.canonicalize().unwrap_or(cwd);

@@ -2829,9 +2829,10 @@ fn fault_a_question_over_the_command_line_limit_could_not_be_asked() {
 }
 
 /// Fault (issue 37): a store with a damaged page of memory passed `scan`, `stats` and
-/// `remember` with exit 0, and failed only the queries that read the page. Those commands
-/// check the tables of memory first and say so, naming the table; a read of the map still
-/// answers.
+/// `remember` with exit 0, and failed only the queries that read the page. `stats` checks
+/// the tables of memory first; `scan` and `remember` when a check is due, and a query
+/// that meets the damage between checks is diagnosed by the same check: each says so,
+/// naming the table. A read of the map still answers.
 #[test]
 fn fault_a_damaged_page_of_memory_passed_scan_stats_and_remember() {
     let dir = repo();

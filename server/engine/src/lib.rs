@@ -341,6 +341,15 @@ impl Workspace {
         &self.secrets
     }
 
+    /// The tables of memory checked unless a check passed recently
+    /// ([`Store::check_memory_if_due`]).
+    ///
+    /// Errors: [`EngineError::Store`] with [`loci_store::StoreError::Damaged`] naming the
+    /// damaged table.
+    pub fn check_memory_if_due(&mut self) -> Result<()> {
+        Ok(self.store.check_memory_if_due()?)
+    }
+
     /// The store (for adapters that need raw access in tests).
     pub fn store(&self) -> &Store {
         &self.store
@@ -361,7 +370,7 @@ impl Workspace {
         }
         let started = std::time::Instant::now();
         // A damaged page of memory is said before the scan, not by a later query.
-        self.store.check_memory()?;
+        self.store.check_memory_if_due()?;
         let config = self.config.scan.clone();
         // Scans of one store take turns (see `StoreLock`); the lint below is part of it.
         let _lock = self.store.lock("a scan")?;

@@ -175,10 +175,10 @@ impl Store {
 
     /// `PRAGMA quick_check` of each table of authored memory (the table and its indexes:
     /// <https://sqlite.org/pragma.html#pragma_quick_check>): a damaged page there is
-    /// [`StoreError::Damaged`], naming the table, with the ways out. Commands that write
-    /// memory or the map, or report on the store, call it first: a damaged page had
-    /// passed `scan`, `stats` and `remember` with exit 0 and failed only the queries
-    /// that read it (issue 37).
+    /// [`StoreError::Damaged`], naming the table, with the ways out. Commands that report
+    /// on the store call it first, and those that write memory or the map when a check
+    /// is due ([`Store::check_memory_if_due`]): a damaged page had passed `scan`, `stats`
+    /// and `remember` with exit 0 and failed only the queries that read it (issue 37).
     ///
     /// Cost (measured in-process, docs/benchmarks.md "Issue 37"): 6 ms for a store with
     /// 506 revisions, 120–260 ms for one with 12,280 (the claims' indexes are most of
@@ -221,6 +221,34 @@ impl Store {
                     newest_backup: self.path.as_deref().and_then(backup::newest_backup),
                 });
             }
+        }
+        Ok(())
+    }
+
+    /// [`Store::check_memory`], unless a check of this store passed within the last
+    /// [`MEMORY_CHECK_INTERVAL`] (recorded in `meta`): the check costs what memory holds
+    /// (200 ms for 15,000 entries), and a command that writes or lints one entry at a
+    /// time must cost what it adds. Damage a query meets between checks is diagnosed
+    /// then, by the same check (`loci` names the table either way).
+    ///
+    /// Errors: as [`Store::check_memory`]; failing to record the check is not an error
+    /// (the next command checks again).
+    pub fn check_memory_if_due(&mut self) -> Result<()> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let last: Option<u64> = self
+            .meta(MEMORY_CHECKED_AT)
+            .ok()
+            .flatten()
+            .and_then(|v| v.parse().ok());
+        if last.is_some_and(|t| t <= now && now - t < MEMORY_CHECK_INTERVAL.as_secs()) {
+            return Ok(());
+        }
+        self.check_memory()?;
+        if !self.read_only {
+            let _ = self.write(|tx| set_meta(tx, MEMORY_CHECKED_AT, &now.to_string()));
         }
         Ok(())
     }
@@ -689,6 +717,13 @@ pub(crate) fn read_only_connection(path: &Path) -> Result<Connection> {
     )
     .map_err(|e| StoreError::sqlite(format!("opening {} read-only", path.display()), e))
 }
+
+/// How long a passed [`Store::check_memory`] spares the commands that check memory only
+/// when due ([`Store::check_memory_if_due`]).
+pub const MEMORY_CHECK_INTERVAL: Duration = Duration::from_secs(600);
+
+/// `meta` key: when [`Store::check_memory`] last passed, in seconds since the epoch.
+const MEMORY_CHECKED_AT: &str = "memory_checked_at";
 
 /// Writes a `meta` value inside a write transaction.
 pub fn set_meta(tx: &Transaction<'_>, key: &str, value: &str) -> Result<()> {

@@ -1524,6 +1524,58 @@ fn fault_a_store_with_a_damaged_page_of_memory_passed_writes_without_a_word() {
     }
 }
 
+/// A passed check of memory spares the commands that check only when due for
+/// `MEMORY_CHECK_INTERVAL` (a check costs what memory holds; a write must cost what it
+/// adds), and a check is due again once the recorded one is older or unreadable.
+#[test]
+fn a_passed_check_of_memory_spares_the_next_commands_until_the_interval_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loci.db");
+    let root_page: i64 = {
+        let mut store = Store::open(&path).unwrap();
+        for i in 0..200 {
+            insert_memory(store.conn(), &format!("src/m{i}.py"), &"body ".repeat(40));
+        }
+        store.check_memory_if_due().unwrap();
+        store
+            .conn()
+            .query_row(
+                "SELECT rootpage FROM sqlite_master WHERE name = 'revisions'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = (root_page as usize - 1) * 4096;
+    bytes[at..at + 4096].fill(0xA5);
+    std::fs::write(&path, &bytes).unwrap();
+    let mut store = Store::open(&path).unwrap();
+    // Within the interval: not checked again.
+    store.check_memory_if_due().unwrap();
+    assert!(store.check_memory().is_err());
+    // The recorded check older than the interval: checked, and refused.
+    let old = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        - loci_store::MEMORY_CHECK_INTERVAL.as_secs()
+        - 1;
+    store
+        .conn()
+        .execute(
+            "UPDATE meta SET value = ?1 WHERE key = 'memory_checked_at'",
+            [old.to_string()],
+        )
+        .unwrap();
+    match store.check_memory_if_due() {
+        Err(e @ StoreError::Damaged { .. }) => {
+            assert!(e.to_string().contains("(table revisions: "), "{e}")
+        }
+        other => panic!("expected a damaged store, got {other:?}"),
+    }
+}
+
 /// Fault (issue 37): SQLite's own words ("database or disk is full", "database is locked"
 /// while reading the schema version) did not say which file; an error of the store now
 /// names it first.
