@@ -752,15 +752,15 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         }
         (ws, _) => opened.insert(ws?),
     };
-    // What reports on the store, or imports into it, first checks the tables of memory;
-    // what writes one entry or lints, when a check is due (a scan checks them itself): a
-    // damaged page had passed `stats` and `remember` with exit 0 (issue 37). Reads do not
-    // pay for it, and `export` must still save what reads.
+    // What reports on the store, rewrites the map or imports into it first checks the
+    // tables of memory; what writes one entry or lints, when a check is due (a scan the
+    // engine runs for it checks when due too): a damaged page had passed `scan`, `stats`
+    // and `remember` with exit 0 (issue 37). Reads do not pay for it, and `export` must
+    // still save what reads.
     match cli.command {
-        Command::Stats | Command::Import { .. } | Command::Check { .. } => ws
-            .store()
-            .check_memory()
-            .map_err(loci_engine::EngineError::from)?,
+        Command::Stats | Command::Scan { .. } | Command::Import { .. } | Command::Check { .. } => {
+            ws.check_memory_within(std::time::Duration::ZERO)?
+        }
         Command::Remember { .. }
         | Command::Decide { .. }
         | Command::Learn { .. }
@@ -768,7 +768,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         | Command::Unpin { .. }
         | Command::Rollback { .. }
         | Command::Confirm { .. }
-        | Command::Lint => ws.check_memory_if_due()?,
+        | Command::Lint => ws.check_memory_within(loci_engine::MEMORY_CHECK_INTERVAL)?,
         _ => {}
     }
     let root = ws.root().to_path_buf();

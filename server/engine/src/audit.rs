@@ -394,7 +394,6 @@ pub fn store_marks(tx: &Connection, ids: Option<&[i64]>) -> loci_store::Result<(
                     &changes.subjects(),
                     i64::MAX,
                     false,
-                    false,
                 )?
                 .into_iter()
                 .map(|(id, _)| id)

@@ -43,7 +43,7 @@ use loci_store::rusqlite::OptionalExtension;
 
 pub use config::Config;
 pub use envelope::{Capability, Envelope, Freshness, IndexState, Limits, StaleWarning};
-pub use loci_store::StoreError;
+pub use loci_store::{MEMORY_CHECK_INTERVAL, StoreError};
 /// Row types of the map, as queries return them.
 pub mod store_types {
     pub use loci_store::audit::{Contradiction, DriftRow, KnowledgeChange};
@@ -341,13 +341,13 @@ impl Workspace {
         &self.secrets
     }
 
-    /// The tables of memory checked unless a check passed recently
-    /// ([`Store::check_memory_if_due`]).
+    /// The tables of memory checked unless a check passed within `max_age`
+    /// ([`Store::check_memory_within`]).
     ///
     /// Errors: [`EngineError::Store`] with [`loci_store::StoreError::Damaged`] naming the
     /// damaged table.
-    pub fn check_memory_if_due(&mut self) -> Result<()> {
-        Ok(self.store.check_memory_if_due()?)
+    pub fn check_memory_within(&mut self, max_age: std::time::Duration) -> Result<()> {
+        Ok(self.store.check_memory_within(max_age)?)
     }
 
     /// The store (for adapters that need raw access in tests).
@@ -370,7 +370,8 @@ impl Workspace {
         }
         let started = std::time::Instant::now();
         // A damaged page of memory is said before the scan, not by a later query.
-        self.store.check_memory_if_due()?;
+        self.store
+            .check_memory_within(loci_store::MEMORY_CHECK_INTERVAL)?;
         let config = self.config.scan.clone();
         // Scans of one store take turns (see `StoreLock`); the lint below is part of it.
         let _lock = self.store.lock("a scan")?;

@@ -57,8 +57,8 @@ pub struct LintReport {
     /// Claims checked (memory and docs).
     pub claims_checked: u64,
     /// Which memory was checked: `all`, or `changed` (the revisions written since the last
-    /// lint, those naming what the map changed since, and those with open contradictions;
-    /// the others' verdicts cannot have moved).
+    /// lint and those naming what the map changed since; the others' verdicts cannot have
+    /// moved).
     pub memory_checked: &'static str,
     /// Documents checked.
     pub docs_checked: Vec<String>,
@@ -169,14 +169,9 @@ impl Workspace {
                 .into_iter()
                 .filter_map(|p| Some((p.current_revision_id?, p.subject)))
                 .collect(),
-            MemoryToCheck::Changed { changes, after } => au::revisions_to_check(
-                conn,
-                &changes.names(),
-                &[],
-                *after,
-                changes.manifests,
-                true,
-            )?,
+            MemoryToCheck::Changed { changes, after } => {
+                au::revisions_to_check(conn, &changes.names(), &[], *after, changes.manifests)?
+            }
         };
         let ids: Vec<i64> = revisions.iter().map(|(id, _)| *id).collect();
         let mut claims_of = mem::claims_of_revisions(conn, &ids)?;
@@ -264,9 +259,20 @@ impl Workspace {
 
         let stale_ref = &stale;
         // (opened, recurred, resolved, suppressed)
-        // A page's open contradictions are in scope even when it has no current revision
-        // to check any more: none of its claims fails now.
-        let open = au::contradictions(conn, Some("open"))?;
+        // The open contradictions of a page without a current revision to check are in
+        // scope too: none of its claims fails now.
+        let mut orphans = Vec::new();
+        if let MemoryToCheck::Changed { .. } = &to_check {
+            for c in au::contradictions(conn, Some("open"))? {
+                if c.origin == "page"
+                    && mem::page_by_subject(conn, &c.subject)?
+                        .and_then(|p| p.current_revision_id)
+                        .is_none()
+                {
+                    orphans.push(c.subject);
+                }
+            }
+        }
         let scope = match &to_check {
             MemoryToCheck::Everything => Scope::Everything,
             MemoryToCheck::Changed { .. } => Scope::Pages {
@@ -274,7 +280,7 @@ impl Workspace {
                 subjects: revisions
                     .iter()
                     .map(|(_, s)| s.as_str())
-                    .chain(open.iter().map(|c| c.subject.as_str()))
+                    .chain(orphans.iter().map(String::as_str))
                     .collect(),
             },
         };
@@ -536,14 +542,14 @@ fn claim_snapshots(claim: &mem::ClaimRow) -> Vec<Snapshot<'_>> {
 /// the next lint whatever the map did.
 const LINTED_REVISION: &str = "linted_revision";
 
-/// The memory a lint checks. After a lint, only the revisions written since, those that
-/// what the map changed since can concern ([`crate::audit::MapChanges`]), and those with
-/// open contradictions (whose suggestions may move) can get another verdict.
+/// The memory a lint checks. After a lint, only the revisions written since and those
+/// that what the map changed since can concern ([`crate::audit::MapChanges`]) can get
+/// another verdict. A failing claim's suggestion (a renamed definition, a similar name)
+/// is made again with its verdict: when its name changes, which a rename does.
 enum MemoryToCheck {
     /// Every current revision: the first lint, a store that lost track, a large rescan.
     Everything,
-    /// The current revisions written after revision `after`, those `changes` concerns,
-    /// and those with an open contradiction.
+    /// The current revisions written after revision `after` and those `changes` concerns.
     Changed {
         changes: crate::audit::MapChanges,
         after: i64,

@@ -501,10 +501,9 @@ pub fn clear_map_changes(tx: &Transaction<'_>, everything: bool) -> Result<()> {
 
 /// The current revisions (with their page's subject) that hold a claim named one of
 /// `names` ([`CLAIM_NAME`]), whose page's subject is one of `subjects`, that were written
-/// after revision `after`, that hold a version claim (with `versions`: a manifest
-/// changed), or (with `open`) whose page has an open contradiction: what changed since
-/// lint last looked may move their verdicts or marks. Each part is read through an index
-/// but the version claims. By revision id.
+/// after revision `after`, or that hold a version claim (with `versions`: a manifest
+/// changed): what changed since lint last looked may move their verdicts or marks. Each
+/// part is read through an index but the version claims. By revision id.
 ///
 /// Errors: [`crate::StoreError::Sqlite`] when memory cannot be read.
 pub fn revisions_to_check(
@@ -513,7 +512,6 @@ pub fn revisions_to_check(
     subjects: &[&str],
     after: i64,
     versions: bool,
-    open: bool,
 ) -> Result<Vec<(i64, String)>> {
     let ctx = || "reading the revisions to check".to_string();
     let json = |v: &[&str]| {
@@ -525,13 +523,6 @@ pub fn revisions_to_check(
     } else {
         ""
     };
-    let open_sql = if open {
-        "UNION SELECT q.current_revision_id FROM contradictions x
-                 JOIN pages q ON q.subject = x.subject
-                WHERE x.status = 'open' AND x.origin = 'page'"
-    } else {
-        ""
-    };
     let sql = format!(
         "SELECT p.current_revision_id, p.subject FROM pages p
           WHERE p.current_revision_id IN (
@@ -540,7 +531,6 @@ pub fn revisions_to_check(
               UNION SELECT current_revision_id FROM pages
                WHERE subject IN (SELECT value FROM json_each(?2))
               UNION SELECT current_revision_id FROM pages WHERE current_revision_id > ?3
-              {open_sql}
               {versions_sql})
           ORDER BY p.current_revision_id"
     );

@@ -177,7 +177,7 @@ impl Store {
     /// <https://sqlite.org/pragma.html#pragma_quick_check>): a damaged page there is
     /// [`StoreError::Damaged`], naming the table, with the ways out. Commands that report
     /// on the store call it first, and those that write memory or the map when a check
-    /// is due ([`Store::check_memory_if_due`]): a damaged page had passed `scan`, `stats`
+    /// is due ([`Store::check_memory_within`]): a damaged page had passed `scan`, `stats`
     /// and `remember` with exit 0 and failed only the queries that read it (issue 37).
     ///
     /// Cost (measured in-process, docs/benchmarks.md "Issue 37"): 6 ms for a store with
@@ -226,14 +226,15 @@ impl Store {
     }
 
     /// [`Store::check_memory`], unless a check of this store passed within the last
-    /// [`MEMORY_CHECK_INTERVAL`] (recorded in `meta`): the check costs what memory holds
-    /// (200 ms for 15,000 entries), and a command that writes or lints one entry at a
-    /// time must cost what it adds. Damage a query meets between checks is diagnosed
-    /// then, by the same check (`loci` names the table either way).
+    /// `max_age` (recorded in `meta`; [`MEMORY_CHECK_INTERVAL`] for what writes or lints,
+    /// zero for what reports on the store): the check costs what memory holds (200 ms for
+    /// 15,000 entries), and a command that writes or lints one entry at a time must cost
+    /// what it adds. Damage a query meets between checks is diagnosed then, by the same
+    /// check (`loci` names the table either way).
     ///
     /// Errors: as [`Store::check_memory`]; failing to record the check is not an error
     /// (the next command checks again).
-    pub fn check_memory_if_due(&mut self) -> Result<()> {
+    pub fn check_memory_within(&mut self, max_age: Duration) -> Result<()> {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
@@ -243,7 +244,7 @@ impl Store {
             .ok()
             .flatten()
             .and_then(|v| v.parse().ok());
-        if last.is_some_and(|t| t <= now && now - t < MEMORY_CHECK_INTERVAL.as_secs()) {
+        if last.is_some_and(|t| t <= now && now - t < max_age.as_secs()) {
             return Ok(());
         }
         self.check_memory()?;
@@ -718,8 +719,8 @@ pub(crate) fn read_only_connection(path: &Path) -> Result<Connection> {
     .map_err(|e| StoreError::sqlite(format!("opening {} read-only", path.display()), e))
 }
 
-/// How long a passed [`Store::check_memory`] spares the commands that check memory only
-/// when due ([`Store::check_memory_if_due`]).
+/// How long a passed [`Store::check_memory`] spares the commands that write memory or
+/// lint ([`Store::check_memory_within`]).
 pub const MEMORY_CHECK_INTERVAL: Duration = Duration::from_secs(600);
 
 /// `meta` key: when [`Store::check_memory`] last passed, in seconds since the epoch.

@@ -1536,7 +1536,9 @@ fn a_passed_check_of_memory_spares_the_next_commands_until_the_interval_ends() {
         for i in 0..200 {
             insert_memory(store.conn(), &format!("src/m{i}.py"), &"body ".repeat(40));
         }
-        store.check_memory_if_due().unwrap();
+        store
+            .check_memory_within(loci_store::MEMORY_CHECK_INTERVAL)
+            .unwrap();
         store
             .conn()
             .query_row(
@@ -1552,7 +1554,9 @@ fn a_passed_check_of_memory_spares_the_next_commands_until_the_interval_ends() {
     std::fs::write(&path, &bytes).unwrap();
     let mut store = Store::open(&path).unwrap();
     // Within the interval: not checked again.
-    store.check_memory_if_due().unwrap();
+    store
+        .check_memory_within(loci_store::MEMORY_CHECK_INTERVAL)
+        .unwrap();
     assert!(store.check_memory().is_err());
     // The recorded check older than the interval: checked, and refused.
     let old = std::time::SystemTime::now()
@@ -1568,7 +1572,7 @@ fn a_passed_check_of_memory_spares_the_next_commands_until_the_interval_ends() {
             [old.to_string()],
         )
         .unwrap();
-    match store.check_memory_if_due() {
+    match store.check_memory_within(loci_store::MEMORY_CHECK_INTERVAL) {
         Err(e @ StoreError::Damaged { .. }) => {
             assert!(e.to_string().contains("(table revisions: "), "{e}")
         }
