@@ -258,7 +258,6 @@ impl Workspace {
         let old_marks = au::stale_marks(conn)?;
 
         let stale_ref = &stale;
-        // (opened, recurred, resolved, suppressed)
         // The open contradictions of a page without a current revision to check are in
         // scope too: none of its claims fails now.
         let mut orphans = Vec::new();
@@ -284,6 +283,7 @@ impl Workspace {
                     .collect(),
             },
         };
+        // (opened, recurred, resolved, suppressed)
         let counts = self.store.write(|tx| {
             let c = record_findings(tx, &findings, scan_id, &scope)?;
             au::clear_map_changes(tx, false)?;
