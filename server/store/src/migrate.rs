@@ -164,6 +164,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0023_folded_names.sql"),
         fill: None,
     },
+    Migration {
+        version: 24,
+        name: "team",
+        sql: include_str!("migrations/0024_team.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
