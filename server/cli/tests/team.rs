@@ -27,10 +27,7 @@ impl Checkout {
         std::fs::create_dir_all(root.join(".loci")).unwrap();
         let home = root.join(".home");
         std::fs::create_dir_all(&home).unwrap();
-        let c = Checkout {
-            dir,
-            home,
-        };
+        let c = Checkout { dir, home };
         if let Some(cluster) = cluster {
             c.join_team(cluster);
         }
@@ -129,17 +126,28 @@ fn a_remember_in_one_checkout_is_shown_in_another() {
     assert_eq!(shown["result"]["revision"]["author"], "agent:test");
     assert_eq!(shown["result"]["revision"]["version"], 1);
     // The claim is resolved against B's own map.
-    assert_eq!(shown["result"]["claims"][0]["resolved"], "app.py#hello@function");
+    assert_eq!(
+        shown["result"]["claims"][0]["resolved"],
+        "app.py#hello@function"
+    );
     let team = &shown["team"];
     assert_eq!(team["high_water_mark"], 1);
     assert_eq!(team["behind"], 0);
     assert_eq!(team["pending_writes"], 0);
-    assert!(team["server"].as_str().unwrap().starts_with("postgres://loci_writer@127.0.0.1:"));
+    assert!(
+        team["server"]
+            .as_str()
+            .unwrap()
+            .starts_with("postgres://loci_writer@127.0.0.1:")
+    );
     // A decision made in B is an entry A sees under the same number.
     b.ok(&["decide", "Keep `hello()` pure", "--subject", "app.py"]);
     let log = a.ok(&["show", "decisions"]);
     assert!(log.contains("Keep `hello()` pure"), "{log}");
-    assert_eq!(a.json(&["show", "decision:1"])["result"]["revision"]["version"], 1);
+    assert_eq!(
+        a.json(&["show", "decision:1"])["result"]["revision"]["version"],
+        1
+    );
 }
 
 #[test]
@@ -149,29 +157,68 @@ fn two_writers_at_the_same_expected_version_get_one_conflict_and_lose_no_update(
     assert_eq!(versions(&b, "app.py"), vec![1]);
     // Both start from version 1, at once.
     let (ra, rb) = std::thread::scope(|s| {
-        let ha = s.spawn(|| a.loci(&["remember", "app.py", "--text", "from A", "--expect-version", "1"]));
-        let hb = s.spawn(|| b.loci(&["remember", "app.py", "--text", "from B", "--expect-version", "1"]));
+        let ha = s.spawn(|| {
+            a.loci(&[
+                "remember",
+                "app.py",
+                "--text",
+                "from A",
+                "--expect-version",
+                "1",
+            ])
+        });
+        let hb = s.spawn(|| {
+            b.loci(&[
+                "remember",
+                "app.py",
+                "--text",
+                "from B",
+                "--expect-version",
+                "1",
+            ])
+        });
         (ha.join().unwrap(), hb.join().unwrap())
     });
     let outcomes = [&ra, &rb];
     let won: Vec<_> = outcomes.iter().filter(|o| o.status.success()).collect();
     let lost: Vec<_> = outcomes.iter().filter(|o| !o.status.success()).collect();
-    assert_eq!((won.len(), lost.len()), (1, 1), "A: {} B: {}", stderr(&ra), stderr(&rb));
+    assert_eq!(
+        (won.len(), lost.len()),
+        (1, 1),
+        "A: {} B: {}",
+        stderr(&ra),
+        stderr(&rb)
+    );
     assert_eq!(lost[0].status.code(), Some(2));
     assert!(
-        stderr(lost[0]).contains("version conflict on `app.py`: it is at version 2, the write expected 1"),
+        stderr(lost[0])
+            .contains("version conflict on `app.py`: it is at version 2, the write expected 1"),
         "{}",
         stderr(lost[0])
     );
-    let winner = if ra.status.success() { "from A" } else { "from B" };
+    let winner = if ra.status.success() {
+        "from A"
+    } else {
+        "from B"
+    };
     // Both checkouts hold the same two versions; the winner's text is current in both.
     for c in [&a, &b] {
         assert_eq!(versions(c, "app.py"), vec![1, 2]);
-        assert_eq!(c.json(&["show", "app.py"])["result"]["revision"]["body"], winner);
+        assert_eq!(
+            c.json(&["show", "app.py"])["result"]["revision"]["body"],
+            winner
+        );
     }
     // The loser retries from what it reads now, and nothing was lost.
     let loser = if ra.status.success() { &b } else { &a };
-    loser.ok(&["remember", "app.py", "--text", "retried", "--expect-version", "2"]);
+    loser.ok(&[
+        "remember",
+        "app.py",
+        "--text",
+        "retried",
+        "--expect-version",
+        "2",
+    ]);
     assert_eq!(versions(&a, "app.py"), vec![1, 2, 3]);
     assert_eq!(versions(&b, "app.py"), vec![1, 2, 3]);
 }
@@ -192,7 +239,11 @@ fn writes_made_while_the_server_is_down_arrive_exactly_once() {
     // A read answers from the replica and says the server was not reached.
     let read = a.loci(&["show", "lib/util.py"]);
     assert!(read.status.success());
-    assert!(stderr(&read).contains("team memory not synced"), "{}", stderr(&read));
+    assert!(
+        stderr(&read).contains("team memory not synced"),
+        "{}",
+        stderr(&read)
+    );
     // A copy of the store with the whole outbox: what a process killed after the server
     // stored the writes, but before it emptied its outbox, leaves behind.
     let db = a.root().join(".loci/loci.db");
@@ -240,7 +291,10 @@ fn a_solo_store_joins_twice_and_the_second_join_adds_nothing() {
     assert_eq!(first["result"]["already"], 0);
     assert_eq!(first["result"]["pins"], 1);
     assert_eq!(first["result"]["conflicts"], serde_json::json!([]));
-    assert_eq!(first["result"]["pulled"], 0, "its own revisions are not applied twice");
+    assert_eq!(
+        first["result"]["pulled"], 0,
+        "its own revisions are not applied twice"
+    );
     let second = solo.json(&["team", "join"]);
     assert_eq!(second["result"]["revisions"], 0);
     assert_eq!(second["result"]["pins"], 0);
@@ -250,16 +304,30 @@ fn a_solo_store_joins_twice_and_the_second_join_adds_nothing() {
     // Another checkout sees it all.
     let other = Checkout::new(Some(&cluster));
     assert_eq!(versions(&other, "app.py"), vec![1, 2]);
-    assert_eq!(other.json(&["show", "app.py"])["result"]["revision"]["body"], "v2 of app");
-    assert_eq!(other.json(&["show", "lib"])["result"]["page"]["pinned"], true);
-    assert!(other.ok(&["show", "decisions"]).contains("Helpers stay pure"));
+    assert_eq!(
+        other.json(&["show", "app.py"])["result"]["revision"]["body"],
+        "v2 of app"
+    );
+    assert_eq!(
+        other.json(&["show", "lib"])["result"]["page"]["pinned"],
+        true
+    );
+    assert!(
+        other
+            .ok(&["show", "decisions"])
+            .contains("Helpers stay pure")
+    );
 }
 
 #[test]
 fn a_newer_server_schema_is_refused_with_a_clear_message() {
     let (cluster, a, _b) = team_pair();
     cluster.psql("INSERT INTO loci.schema_migrations(version, name) VALUES (99, 'future')");
-    for args in [&["team", "status"][..], &["team", "init"], &["remember", "app.py", "--text", "x"]] {
+    for args in [
+        &["team", "status"][..],
+        &["team", "init"],
+        &["remember", "app.py", "--text", "x"],
+    ] {
         let out = a.loci(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stdout(&out));
         assert!(
@@ -308,7 +376,10 @@ fn no_password_appears_in_the_store_the_output_or_the_logs() {
     said.push_str(&stderr(&b.loci(&["show", "app.py"])));
     // And while the server is down (the errors name the server).
     cluster.stop_server();
-    for args in [&["remember", "app.py", "--text", "offline"][..], &["team", "status"]] {
+    for args in [
+        &["remember", "app.py", "--text", "offline"][..],
+        &["team", "status"],
+    ] {
         let out = a.loci(args);
         said.push_str(&stdout(&out));
         said.push_str(&stderr(&out));
@@ -320,7 +391,9 @@ fn no_password_appears_in_the_store_the_output_or_the_logs() {
             let path = entry.unwrap().path();
             if path.is_file() {
                 let bytes = std::fs::read(&path).unwrap();
-                let hit = bytes.windows(PASSWORD.len()).any(|w| w == PASSWORD.as_bytes());
+                let hit = bytes
+                    .windows(PASSWORD.len())
+                    .any(|w| w == PASSWORD.as_bytes());
                 assert!(!hit, "{} holds the password", path.display());
             }
         }
@@ -338,6 +411,10 @@ fn no_password_appears_in_the_store_the_output_or_the_logs() {
     .unwrap();
     let out = a.loci(&["team", "status"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("holds a password"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("holds a password"),
+        "{}",
+        stderr(&out)
+    );
     assert!(!stderr(&out).contains(PASSWORD));
 }

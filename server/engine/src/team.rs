@@ -229,12 +229,14 @@ impl Workspace {
     }
 
     fn link(&self) -> Result<&TeamLink> {
-        self.team.as_ref().ok_or_else(|| EngineError::InvalidArgument {
-            name: "team".into(),
-            message: "no team server is configured: set `[team] url` in .loci/config.toml \
+        self.team
+            .as_ref()
+            .ok_or_else(|| EngineError::InvalidArgument {
+                name: "team".into(),
+                message: "no team server is configured: set `[team] url` in .loci/config.toml \
                       or LOCI_TEAM_URL (docs/team.md)"
-                .into(),
-        })
+                    .into(),
+            })
     }
 
     /// `loci team init`: creates or migrates the server's schema.
@@ -442,12 +444,11 @@ impl Workspace {
             } else {
                 subject.to_string()
             };
-            let current = match mem::page_by_subject(conn, &target)?
-                .and_then(|p| p.current_revision_id)
-            {
-                Some(id) => mem::revision_by_id(conn, id)?,
-                None => None,
-            };
+            let current =
+                match mem::page_by_subject(conn, &target)?.and_then(|p| p.current_revision_id) {
+                    Some(id) => mem::revision_by_id(conn, id)?,
+                    None => None,
+                };
             let current_version = current.as_ref().map_or(0, |r| r.version);
             if !entry_log
                 && let Some(expected) = opts.expect_version
@@ -757,7 +758,9 @@ fn apply_event(
         "revision" => {
             let page = mem::ensure_page(tx, &ev.subject, &ev.page_kind)?;
             let version: i64 = tx
-                .prepare_cached("SELECT ifnull(max(version), 0) + 1 FROM revisions WHERE page_id = ?1")
+                .prepare_cached(
+                    "SELECT ifnull(max(version), 0) + 1 FROM revisions WHERE page_id = ?1",
+                )
                 .ctx(|| "reading a page's version".into())?
                 .query_row([page.page_id], |r| r.get(0))
                 .ctx(|| "reading a page's version".into())?;
@@ -800,7 +803,14 @@ fn apply_event(
         "pin" | "unpin" => {
             if let Some(page) = mem::page_by_subject(tx, &ev.subject)? {
                 mem::set_pinned(tx, page.page_id, ev.kind == "pin")?;
-                mem::insert_event(tx, &ev.kind, &source_ref, &ev.subject, Some(&payload), session)?;
+                mem::insert_event(
+                    tx,
+                    &ev.kind,
+                    &source_ref,
+                    &ev.subject,
+                    Some(&payload),
+                    session,
+                )?;
             }
             replica::record_applied(tx, &ev.op_id, ev.seq, None)
         }

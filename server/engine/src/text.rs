@@ -849,7 +849,11 @@ pub fn team_note(t: &crate::TeamState) -> Option<String> {
 /// `loci team init`.
 pub fn team_init(o: Out, r: &crate::team::InitReport) -> io::Result<()> {
     if r.from == r.to {
-        writeln!(o, "{}: loci schema is at version {} already", r.server, r.to)
+        writeln!(
+            o,
+            "{}: loci schema is at version {} already",
+            r.server, r.to
+        )
     } else {
         writeln!(
             o,

@@ -254,10 +254,10 @@ fn tls() -> Result<tokio_postgres_rustls::MakeRustlsConnect> {
     #[allow(deprecated)]
     let provider = rustls::crypto::ring::default_provider();
     let config = rustls::ClientConfig::builder_with_provider(Arc::new(provider))
-    .with_safe_default_protocol_versions()
-    .map_err(|e| TeamError::Config(format!("tls: {e}")))?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
+        .with_safe_default_protocol_versions()
+        .map_err(|e| TeamError::Config(format!("tls: {e}")))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
     Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
 }
 

@@ -139,7 +139,12 @@ fn pgpass_lookup(config: &postgres::Config) -> Option<String> {
         Some(Host::Tcp(h)) => h.clone(),
         _ => "localhost".into(),
     };
-    let port = config.get_ports().first().copied().unwrap_or(5432).to_string();
+    let port = config
+        .get_ports()
+        .first()
+        .copied()
+        .unwrap_or(5432)
+        .to_string();
     let user = config.get_user().unwrap_or_default().to_string();
     let db = config.get_dbname().unwrap_or(&user).to_string();
     let wanted = [host.as_str(), port.as_str(), db.as_str(), user.as_str()];
@@ -186,17 +191,23 @@ mod tests {
 
     #[test]
     fn a_password_in_the_config_file_is_refused_and_never_repeated() {
-        let err = TeamUrl::parse("postgres://ann:hunter2@db.example:5433/team", UrlSource::ConfigFile)
-            .unwrap_err()
-            .to_string();
+        let err = TeamUrl::parse(
+            "postgres://ann:hunter2@db.example:5433/team",
+            UrlSource::ConfigFile,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("holds a password"), "{err}");
         assert!(!err.contains("hunter2"), "{err}");
     }
 
     #[test]
     fn the_shown_url_has_no_password() {
-        let url = TeamUrl::parse("postgres://ann:hunter2@db.example:5433/team", UrlSource::Environment)
-            .unwrap();
+        let url = TeamUrl::parse(
+            "postgres://ann:hunter2@db.example:5433/team",
+            UrlSource::Environment,
+        )
+        .unwrap();
         assert_eq!(url.to_string(), "postgres://ann@db.example:5433/team");
         assert_eq!(format!("{url:?}"), "postgres://ann@db.example:5433/team");
     }

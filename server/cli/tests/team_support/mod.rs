@@ -61,7 +61,13 @@ fn ensure_pg_user() {
         .is_ok_and(|o| o.status.success());
     if !exists {
         let out = Command::new("useradd")
-            .args(["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PG_USER])
+            .args([
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                PG_USER,
+            ])
             .output()
             .expect("useradd");
         // Another test binary may have made it meanwhile.
@@ -69,7 +75,11 @@ fn ensure_pg_user() {
             .arg(PG_USER)
             .output()
             .is_ok_and(|o| o.status.success());
-        assert!(again, "useradd {PG_USER}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            again,
+            "useradd {PG_USER}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
@@ -112,7 +122,11 @@ impl Cluster {
         let pwfile = cluster.dir.path().join("superuser.pw");
         std::fs::write(&pwfile, "superuser-pw-unused\n").unwrap();
         if let Some(user) = as_user {
-            Command::new("chown").arg(user).arg(&pwfile).status().unwrap();
+            Command::new("chown")
+                .arg(user)
+                .arg(&pwfile)
+                .status()
+                .unwrap();
         }
         cluster.run_ok(
             "initdb",
@@ -131,9 +145,8 @@ impl Cluster {
             ],
         );
         cluster.start_server();
-        cluster.psql(&format!(
-            "CREATE ROLE {ROLE} LOGIN PASSWORD '{PASSWORD}'; CREATE DATABASE {DATABASE} OWNER {ROLE};"
-        ));
+        cluster.psql(&format!("CREATE ROLE {ROLE} LOGIN PASSWORD '{PASSWORD}'"));
+        cluster.psql(&format!("CREATE DATABASE {DATABASE} OWNER {ROLE}"));
         cluster
     }
 
@@ -210,7 +223,10 @@ impl Cluster {
             if ready {
                 return;
             }
-            assert!(Instant::now() < deadline, "the cluster did not become ready in 60 s");
+            assert!(
+                Instant::now() < deadline,
+                "the cluster did not become ready in 60 s"
+            );
         }
     }
 
@@ -218,19 +234,27 @@ impl Cluster {
     pub fn stop_server(&self) {
         self.run_ok(
             "pg_ctl",
-            &["-D", self.data().to_str().unwrap(), "-m", "fast", "-w", "stop"],
+            &[
+                "-D",
+                self.data().to_str().unwrap(),
+                "-m",
+                "fast",
+                "-w",
+                "stop",
+            ],
         );
     }
 
     /// Runs SQL as the superuser over the Unix socket, in the team database once it
     /// exists; returns psql's unaligned, tuples-only output.
     pub fn psql(&self, sql: &str) -> String {
-        self.psql_result(sql).unwrap_or_else(|e| panic!("psql {sql}: {e}"))
+        self.psql_result(sql)
+            .unwrap_or_else(|e| panic!("psql {sql}: {e}"))
     }
 
     /// [`Cluster::psql`], returning psql's stderr on failure.
     pub fn psql_result(&self, sql: &str) -> Result<String, String> {
-        let db = if sql.contains("CREATE DATABASE") {
+        let db = if sql.starts_with("CREATE ROLE") || sql.starts_with("CREATE DATABASE") {
             "postgres"
         } else {
             DATABASE
@@ -265,7 +289,10 @@ impl Cluster {
 
     /// The team URL loci is configured with (no password).
     pub fn url(&self) -> String {
-        format!("postgres://{ROLE}@127.0.0.1:{}/{DATABASE}?sslmode=prefer", self.port)
+        format!(
+            "postgres://{ROLE}@127.0.0.1:{}/{DATABASE}?sslmode=prefer",
+            self.port
+        )
     }
 }
 
@@ -273,7 +300,14 @@ impl Drop for Cluster {
     fn drop(&mut self) {
         let _ = self
             .command("pg_ctl")
-            .args(["-D", self.data().to_str().unwrap(), "-m", "immediate", "-w", "stop"])
+            .args([
+                "-D",
+                self.data().to_str().unwrap(),
+                "-m",
+                "immediate",
+                "-w",
+                "stop",
+            ])
             .output();
     }
 }
