@@ -4,6 +4,7 @@
 //! solo store joins idempotently, a newer server schema is refused, revisions are
 //! append-only on the server, and no password is ever written or shown.
 
+mod lsp_support;
 mod team_support;
 
 use std::path::{Path, PathBuf};
@@ -417,4 +418,59 @@ fn no_password_appears_in_the_store_the_output_or_the_logs() {
         stderr(&out)
     );
     assert!(!stderr(&out).contains(PASSWORD));
+}
+
+#[test]
+fn a_remember_in_one_checkout_is_a_diagnostic_in_another_running_language_server_within_2_s() {
+    use serde_json::json;
+    let (_cluster, a, b) = team_pair();
+    let home = b.home.to_str().unwrap().to_string();
+    let mut lsp =
+        lsp_support::Lsp::start_with_env(b.root(), &[("PGPASSWORD", PASSWORD), ("HOME", &home)]);
+    lsp.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": format!("file://{}", b.root().display()),
+            "capabilities": {},
+        }),
+    );
+    lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let uri = format!("file://{}/app.py", b.root().display());
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                         "text": "def hello():\n    return 1\n"}}}),
+    );
+    // The server has the document (its symbols answer) before A writes.
+    let symbols = lsp.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(symbols[0]["name"], "hello", "{symbols}");
+    // A writes memory about app.py that names a function B's code does not have.
+    a.ok(&[
+        "remember",
+        "app.py",
+        "--text",
+        "`hello_world()` is the entry point.",
+    ]);
+    let written = std::time::Instant::now();
+    let deadline = written + std::time::Duration::from_secs(2);
+    let diagnostics = loop {
+        let Some(v) = lsp.next_before(deadline) else {
+            panic!("no diagnostic in B within 2 s of A's write");
+        };
+        if v["method"] == "textDocument/publishDiagnostics"
+            && v["params"]["uri"] == json!(uri)
+            && v["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(|d| !d.is_empty())
+        {
+            break v["params"]["diagnostics"].clone();
+        }
+    };
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(message.contains("hello_world"), "{diagnostics}");
+    eprintln!("notify to diagnostic: {} ms", written.elapsed().as_millis());
 }

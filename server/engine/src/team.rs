@@ -390,11 +390,13 @@ impl Workspace {
             }
             let root = self.root.clone();
             self.store.write(|tx| {
+                let mut revisions = Vec::new();
                 for ev in &events {
                     let session = own.filter(|(op, _)| *op == ev.op_id).and_then(|o| o.1);
-                    apply_event(tx, &root, ev, session)?;
+                    revisions.extend(apply_event(tx, &root, ev, session)?);
                 }
-                Ok(())
+                // The stale marks of the batch's revisions, recorded as a write records them.
+                crate::audit::store_marks(tx, Some(&revisions))
             })?;
             applied += events.len() as u64;
         }
@@ -739,15 +741,16 @@ impl Workspace {
 /// Applies one server event to the replica, once: a revision is appended to its page
 /// (created as needed) with the author, summary and time the server holds, its claims
 /// resolved and snapshotted against this checkout's map; a pin sets the page's pin. An
-/// event whose operation id is applied already changes nothing.
+/// event whose operation id is applied already changes nothing. Returns the revision it
+/// made, whose stale marks the caller records ([`crate::audit::store_marks`]).
 fn apply_event(
     tx: &Transaction<'_>,
     root: &std::path::Path,
     ev: &ServerEvent,
     session: Option<i64>,
-) -> loci_store::Result<()> {
+) -> loci_store::Result<Option<i64>> {
     if replica::applied(tx, &ev.op_id)?.is_some() {
-        return Ok(());
+        return Ok(None);
     }
     let payload = serde_json::json!({
         "team": {"op_id": ev.op_id, "seq": ev.seq, "checkout": ev.checkout, "commit": ev.commit, "author": ev.author}
@@ -797,8 +800,8 @@ fn apply_event(
             )?;
             let snapshot = crate::memory::subject_snapshot(tx, root, &ev.subject, &page.kind)?;
             crate::memory::snapshot_revision(tx, &revision, &ev.subject, snapshot.as_ref(), None)?;
-            crate::audit::store_marks(tx, Some(&[revision.revision_id]))?;
-            replica::record_applied(tx, &ev.op_id, ev.seq, Some(revision.revision_id))
+            replica::record_applied(tx, &ev.op_id, ev.seq, Some(revision.revision_id))?;
+            Ok(Some(revision.revision_id))
         }
         "pin" | "unpin" => {
             if let Some(page) = mem::page_by_subject(tx, &ev.subject)? {
@@ -812,11 +815,66 @@ fn apply_event(
                     session,
                 )?;
             }
-            replica::record_applied(tx, &ev.op_id, ev.seq, None)
+            replica::record_applied(tx, &ev.op_id, ev.seq, None)?;
+            Ok(None)
         }
         other => Err(StoreError::Corrupt(format!(
             "team event {} has an unknown kind `{other}` (a newer loci wrote it?)",
             ev.seq
         ))),
+    }
+}
+
+/// Keeps this workspace's replica current for a long-running door (the language server):
+/// a connection of its own `LISTEN`s for the server's events; each notification is pulled
+/// at once ([`Workspace::team_sync`]), then `pulled(n)` is called with how many events
+/// were applied. `pulled(0)` is also called every `tick` without one, and after a failed
+/// contact, which is retried every `tick`; the loop ends when `pulled` returns false. Does
+/// nothing without `[team]`.
+pub fn listen(ws: &mut Workspace, tick: std::time::Duration, mut pulled: impl FnMut(u64) -> bool) {
+    let Some(url) = ws.team.as_ref().map(|l| l.url.clone()) else {
+        return;
+    };
+    loop {
+        let mut listener = match Team::connect(&url).and_then(|mut t| {
+            t.check_schema()?;
+            t.listen()?;
+            Ok(t)
+        }) {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::debug!("team listener: {e}");
+                if !pulled(0) {
+                    return;
+                }
+                std::thread::sleep(tick);
+                continue;
+            }
+        };
+        // What was written before the LISTEN began.
+        let mut due = true;
+        loop {
+            let n = if due {
+                match ws.team_sync() {
+                    Ok(env) => env.result.pulled,
+                    Err(e) => {
+                        tracing::debug!("team listener: {e}");
+                        0
+                    }
+                }
+            } else {
+                0
+            };
+            if !pulled(n) {
+                return;
+            }
+            match listener.wait(tick) {
+                Ok(got) => due = got,
+                Err(e) => {
+                    tracing::debug!("team listener: {e}");
+                    break;
+                }
+            }
+        }
     }
 }

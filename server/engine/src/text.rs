@@ -792,31 +792,6 @@ fn languages(
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::commit_files;
-
-    /// Fault found by a fresh-user trial: `why` after `loci sync` listed every file of the
-    /// repository's first commit (40 of them) under it. At most 5 now, the page's own
-    /// subject first, then how many more.
-    #[test]
-    fn fault_why_listed_every_file_of_a_commit() {
-        let files: Vec<String> = (0..40).map(|i| format!("email/f{i:02}.py")).collect();
-        assert_eq!(
-            commit_files(&files, "email/f17.py"),
-            "email/f17.py, email/f00.py, email/f01.py, email/f02.py, email/f03.py and 35 more files"
-        );
-        assert_eq!(
-            commit_files(&files[..2], "email"),
-            "email/f00.py, email/f01.py"
-        );
-        assert_eq!(
-            commit_files(&files[..6], "other.py"),
-            "email/f00.py, email/f01.py, email/f02.py, email/f03.py, email/f04.py and 1 more file"
-        );
-    }
-}
-
 /// The line a team-backed answer adds on stderr when its replica may be behind: writes
 /// pending, events not pulled yet, or a failed contact. `None` when all is current.
 pub fn team_note(t: &crate::TeamState) -> Option<String> {
@@ -921,4 +896,29 @@ pub fn team_join(o: Out, r: &crate::team::JoinReport) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::commit_files;
+
+    /// Fault found by a fresh-user trial: `why` after `loci sync` listed every file of the
+    /// repository's first commit (40 of them) under it. At most 5 now, the page's own
+    /// subject first, then how many more.
+    #[test]
+    fn fault_why_listed_every_file_of_a_commit() {
+        let files: Vec<String> = (0..40).map(|i| format!("email/f{i:02}.py")).collect();
+        assert_eq!(
+            commit_files(&files, "email/f17.py"),
+            "email/f17.py, email/f00.py, email/f01.py, email/f02.py, email/f03.py and 35 more files"
+        );
+        assert_eq!(
+            commit_files(&files[..2], "email"),
+            "email/f00.py, email/f01.py"
+        );
+        assert_eq!(
+            commit_files(&files[..6], "other.py"),
+            "email/f00.py, email/f01.py, email/f02.py, email/f03.py, email/f04.py and 1 more file"
+        );
+    }
 }
