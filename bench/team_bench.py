@@ -74,7 +74,7 @@ def checkout(a, cluster=None):
     return root
 
 
-def loci(a, root, *args):
+def loci(a, root, *args, out=None):
     env = dict(os.environ, PGPASSWORD=PASSWORD, LOCI_AUTHOR="agent:bench")
     env.pop("LOCI_TEAM_URL", None)
     t = time.perf_counter()
@@ -82,6 +82,8 @@ def loci(a, root, *args):
     ms = (time.perf_counter() - t) * 1000
     if r.returncode != 0:
         raise SystemExit(f"loci {args}: {r.returncode}: {r.stderr[-800:]}")
+    if out is not None:
+        out.append(r.stdout)
     return ms
 
 
@@ -126,9 +128,17 @@ def main():
               FROM generate_series(1, {n}) g;""")
         fresh = checkout(a, cluster)
         print(json.dumps({"load_before": uptime()}), flush=True)
-        ms = loci(a, fresh, "team", "sync")
+        said = []
+        ms = loci(a, fresh, "team", "sync", "--json", out=said)
+        pulled = json.loads(said[0])["result"]["pulled"]
+        import sqlite3
+        c = sqlite3.connect(f"{fresh}/.loci/loci.db")
+        revisions = c.execute("SELECT count(*) FROM revisions").fetchone()[0]
+        claims = c.execute("SELECT count(*) FROM claims WHERE resolved IS NOT NULL").fetchone()[0]
+        c.close()
         print(json.dumps({
-            "cold_sync_revisions": n + a.n, "cold_sync_ms": round(ms), "load_after": uptime(),
+            "cold_sync_events": n + a.n, "pulled": pulled, "revisions_in_replica": revisions,
+            "claims_resolved": claims, "cold_sync_ms": round(ms), "load_after": uptime(),
         }), flush=True)
     finally:
         cluster.stop()
