@@ -358,6 +358,13 @@ enum TeamCommand {
     Sync,
     /// Upload this checkout's memory to the team (idempotent: a second join adds nothing).
     Join,
+    /// Write the team's memory (pulled first) as a `loci export` document, for `loci
+    /// import` into a standalone store.
+    Export {
+        /// Write the document to this file instead of stdout.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
 }
 
 /// A search hit kind on the command line.
@@ -1133,6 +1140,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             TeamCommand::Status => out.team_status(&ws.team_status()?)?,
             TeamCommand::Sync => out.team_sync(&ws.team_sync()?)?,
             TeamCommand::Join => out.team_join(&ws.team_join()?)?,
+            TeamCommand::Export { output } => out.exported(ws.team_export()?, output.as_deref())?,
         },
     };
     if found {

@@ -276,7 +276,7 @@ fn writes_made_while_the_server_is_down_arrive_exactly_once() {
 }
 
 #[test]
-fn a_solo_store_joins_twice_and_the_second_join_adds_nothing() {
+fn a_solo_store_joins_twice_and_the_second_join_adds_nothing_and_leaves_by_export() {
     let cluster = Cluster::start();
     let solo = Checkout::new(None);
     solo.ok(&["remember", "app.py", "--text", "v1 of app"]);
@@ -315,6 +315,21 @@ fn a_solo_store_joins_twice_and_the_second_join_adds_nothing() {
     );
     assert!(
         other
+            .ok(&["show", "decisions"])
+            .contains("Helpers stay pure")
+    );
+    // And leaves the team with all of it: the export imports into a standalone store.
+    let doc = other.root().join("team.json");
+    other.ok(&["team", "export", "-o", doc.to_str().unwrap()]);
+    let standalone = Checkout::new(None);
+    standalone.ok(&["import", doc.to_str().unwrap()]);
+    assert_eq!(versions(&standalone, "app.py"), vec![1, 2]);
+    assert_eq!(
+        standalone.json(&["show", "lib"])["result"]["page"]["pinned"],
+        true
+    );
+    assert!(
+        standalone
             .ok(&["show", "decisions"])
             .contains("Helpers stay pure")
     );

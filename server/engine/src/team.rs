@@ -660,11 +660,23 @@ impl Workspace {
                     report.already += 1;
                     continue;
                 }
+                // The kind of write it was here (an export names it), else an import.
+                let event_kind = match r.event_id {
+                    Some(id) => mem::event_by_id(conn, id)?.map(|e| e.kind),
+                    None => None,
+                }
+                .filter(|k| {
+                    [
+                        "remember", "decision", "lesson", "rollback", "import", "confirm",
+                    ]
+                    .contains(&k.as_str())
+                })
+                .unwrap_or_else(|| "import".into());
                 let event = NewEvent {
                     op_id: op_id.clone(),
                     request_hash: loci_core::fingerprint::content_hash(r.body.as_bytes()),
                     kind: "revision".into(),
-                    event_kind: "join".into(),
+                    event_kind,
                     subject: page.subject.clone(),
                     page_kind: page.kind.clone(),
                     expect_version: Some(r.version - 1),
@@ -735,6 +747,17 @@ impl Workspace {
         }
         report.pulled = self.team_pull(None)?;
         self.envelope(report, Vec::new())
+    }
+}
+
+impl Workspace {
+    /// `loci team export`: the team's memory as a `loci export` document, which `loci
+    /// import` reads into a standalone store — the way out of a team. The server's log is
+    /// pulled first, so the document holds everything the team wrote; an unreachable
+    /// server is an error (the replica may be behind), not a silent partial export.
+    pub fn team_export(&mut self) -> Result<Envelope<crate::portability::MemoryExport>> {
+        self.team_sync()?;
+        self.export_memory()
     }
 }
 
