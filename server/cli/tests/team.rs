@@ -5,6 +5,7 @@
 //! append-only on the server, and no password is ever written or shown.
 
 mod lsp_support;
+mod mcp_support;
 mod team_support;
 
 use std::path::{Path, PathBuf};
@@ -488,4 +489,25 @@ fn a_remember_in_one_checkout_is_a_diagnostic_in_another_running_language_server
     let message = diagnostics[0]["message"].as_str().unwrap();
     assert!(message.contains("hello_world"), "{diagnostics}");
     eprintln!("notify to diagnostic: {} ms", written.elapsed().as_millis());
+}
+
+#[test]
+fn an_agents_remember_through_loci_mcp_reaches_the_team() {
+    use serde_json::json;
+    let (_cluster, a, b) = team_pair();
+    let home = b.home.to_str().unwrap().to_string();
+    let mut mcp = mcp_support::Mcp::start(b.root(), &[("PGPASSWORD", PASSWORD), ("HOME", &home)]);
+    mcp.initialize("team-test");
+    let r = mcp.call(
+        "remember",
+        json!({"subject": "lib/util.py", "body": "`helper()` is the identity."}),
+    );
+    let env = &r["result"]["structuredContent"];
+    assert_eq!(r["result"]["isError"], json!(false), "{r}");
+    assert_eq!(env["result"]["revision"]["version"], 1, "{r}");
+    assert_eq!(env["team"]["pending_writes"], 0, "{r}");
+    assert_eq!(
+        a.json(&["show", "lib/util.py"])["result"]["revision"]["body"],
+        "`helper()` is the identity."
+    );
 }
