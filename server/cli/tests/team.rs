@@ -511,3 +511,56 @@ fn an_agents_remember_through_loci_mcp_reaches_the_team() {
         "`helper()` is the identity."
     );
 }
+
+#[test]
+fn four_writers_on_two_checkouts_lose_nothing_double_nothing_and_leave_no_gap() {
+    let (cluster, a, b) = team_pair();
+    const WRITES: usize = 20;
+    const DECISIONS: usize = 5;
+    std::thread::scope(|s| {
+        for (w, c) in [&a, &a, &b, &b].into_iter().enumerate() {
+            s.spawn(move || {
+                for i in 0..WRITES {
+                    c.ok(&[
+                        "remember",
+                        "app.py",
+                        "--text",
+                        &format!("writer {w} note {i}"),
+                    ]);
+                    if i % (WRITES / DECISIONS) == 0 {
+                        c.ok(&["decide", &format!("writer {w} decision {i}")]);
+                    }
+                }
+            });
+        }
+    });
+    let total = 4 * WRITES;
+    let gapless: Vec<i64> = (1..=total as i64).collect();
+    assert_eq!(versions(&a, "app.py"), gapless);
+    assert_eq!(versions(&b, "app.py"), gapless);
+    assert_eq!(
+        cluster.psql(
+            "SELECT count(*), count(DISTINCT body) FROM loci.events WHERE subject = 'app.py'"
+        ),
+        format!("{total}|{total}")
+    );
+    // Every decision once, numbered 1..=20 without a gap, the same in both checkouts.
+    let entries = cluster.psql(
+        "SELECT string_agg(subject, ',' ORDER BY seq) FROM loci.events WHERE page_kind = 'decisions'",
+    );
+    let mut numbers: Vec<usize> = entries
+        .split(',')
+        .map(|s| s.trim_start_matches("decision:").parse().unwrap())
+        .collect();
+    numbers.sort();
+    assert_eq!(numbers, (1..=4 * DECISIONS).collect::<Vec<_>>());
+    for c in [&a, &b] {
+        let log = c.ok(&["show", "decisions"]);
+        for w in 0..4 {
+            for i in (0..WRITES).step_by(WRITES / DECISIONS) {
+                let d = format!("- writer {w} decision {i} — ");
+                assert_eq!(log.matches(&d).count(), 1, "{d} in:\n{log}");
+            }
+        }
+    }
+}
