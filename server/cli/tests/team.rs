@@ -285,7 +285,21 @@ fn a_solo_store_joins_twice_and_the_second_join_adds_nothing_and_leaves_by_expor
     solo.ok(&["remember", "lib", "--text", "the helpers"]);
     solo.ok(&["decide", "Helpers stay pure"]);
     solo.ok(&["pin", "lib"]);
-    solo.join_team(&cluster);
+    solo.ok(&[
+        "remember",
+        ".",
+        "--text",
+        "the deploy code is ZQX-7f3k9q2m8w",
+    ]);
+    // A rule added since catches that text: the join must not send it.
+    std::fs::write(
+        solo.root().join(".loci/config.toml"),
+        format!(
+            "[team]\nurl = \"{}\"\n\n[secrets.tokens]\nzqx = \"ZQX-[a-z0-9]{{10}}\"\n",
+            cluster.url()
+        ),
+    )
+    .unwrap();
     solo.ok(&["team", "init"]);
     let first = solo.json(&["team", "join"]);
     assert_eq!(first["result"]["pages"], 3);
@@ -293,6 +307,13 @@ fn a_solo_store_joins_twice_and_the_second_join_adds_nothing_and_leaves_by_expor
     assert_eq!(first["result"]["already"], 0);
     assert_eq!(first["result"]["pins"], 1);
     assert_eq!(first["result"]["conflicts"], serde_json::json!([]));
+    let refused = first["result"]["refused"][0].as_str().unwrap();
+    assert!(refused.starts_with(".: v1: "), "{refused}");
+    assert!(refused.contains("zqx"), "{refused}");
+    assert_eq!(
+        cluster.psql("SELECT count(*) FROM loci.events WHERE body LIKE '%ZQX-%'"),
+        "0"
+    );
     assert_eq!(
         first["result"]["pulled"], 0,
         "its own revisions are not applied twice"

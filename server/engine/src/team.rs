@@ -154,6 +154,9 @@ pub struct JoinReport {
     pub pins: u64,
     /// Pages the server holds another history of: not uploaded (by subject).
     pub conflicts: Vec<String>,
+    /// Pages with a revision the secret checks refuse (a credential in its text, written
+    /// before a rule caught it): not uploaded from that revision on, as `subject: why`.
+    pub refused: Vec<String>,
     /// Events of other checkouts applied here afterwards.
     pub pulled: u64,
 }
@@ -654,7 +657,20 @@ impl Workspace {
             let revisions = mem::revisions_of(conn, page.page_id)?;
             let mut clean = true;
             let mut uploaded: Vec<(String, i64, i64)> = Vec::new();
+            let mut refused = None;
             for r in &revisions {
+                // The secret checks of a write, before anything is sent.
+                if let Err(e) = self
+                    .accept_text("body", &r.body)
+                    .and_then(|()| match &r.summary {
+                        Some(s) => self.accept_text("summary", s),
+                        None => Ok(()),
+                    })
+                {
+                    refused = Some(format!("{}: v{}: {e}", page.subject, r.version));
+                    break;
+                }
+                let conn = self.store.conn();
                 let op_id = format!("join:{uid}:v{}", r.version);
                 if replica::applied(conn, &op_id)?.is_some() {
                     report.already += 1;
@@ -712,6 +728,10 @@ impl Workspace {
                 }
                 Ok(())
             })?;
+            if let Some(why) = refused {
+                report.refused.push(why);
+                continue;
+            }
             if !clean {
                 report.conflicts.push(page.subject.clone());
                 continue;

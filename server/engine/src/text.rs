@@ -889,6 +889,9 @@ pub fn team_join(o: Out, r: &crate::team::JoinReport) -> io::Result<()> {
         r.conflicts.len(),
         r.pulled
     )?;
+    for why in &r.refused {
+        writeln!(o, "refused: {why}; not uploaded")?;
+    }
     for c in &r.conflicts {
         writeln!(
             o,
