@@ -509,7 +509,64 @@ fn a_remember_in_one_checkout_is_a_diagnostic_in_another_running_language_server
     };
     let message = diagnostics[0]["message"].as_str().unwrap();
     assert!(message.contains("hello_world"), "{diagnostics}");
-    eprintln!("notify to diagnostic: {} ms", written.elapsed().as_millis());
+    let mut latencies = vec![written.elapsed()];
+    let mut from_start = Vec::new();
+    // Ten more, each naming another missing function: each is its own diagnostic in B
+    // within 2 s (the figure in docs/benchmarks.md is these latencies' p50 / p95).
+    for word in [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
+    ] {
+        let name = format!("hello_{word}");
+        let started = std::time::Instant::now();
+        a.ok(&[
+            "remember",
+            "app.py",
+            "--text",
+            &format!("`{name}()` is the entry point."),
+        ]);
+        let written = std::time::Instant::now();
+        let deadline = written + std::time::Duration::from_secs(2);
+        let mut seen = Vec::new();
+        loop {
+            let Some(v) = lsp.next_before(deadline) else {
+                let shown = b.loci(&["show", "app.py"]);
+                let lint = b.loci(&["lint"]);
+                panic!(
+                    "no diagnostic naming {name} in B within 2 s of A's write: {seen:?}\nshow: {}{}\nlint: {}{}",
+                    stdout(&shown),
+                    stderr(&shown),
+                    stdout(&lint),
+                    stderr(&lint)
+                );
+            };
+            seen.push(v.clone());
+            if v["method"] == "textDocument/publishDiagnostics"
+                && v["params"]["uri"] == json!(uri)
+                && v["params"]["diagnostics"]
+                    .to_string()
+                    .contains(&format!("{name}("))
+            {
+                break;
+            }
+        }
+        latencies.push(written.elapsed());
+        from_start.push(started.elapsed());
+    }
+    from_start.sort();
+    eprintln!(
+        "start of A's command to B's diagnostic over {} writes: p50 {} ms, p95 {} ms",
+        from_start.len(),
+        from_start[from_start.len() / 2].as_millis(),
+        from_start[(from_start.len() * 95).div_ceil(100) - 1].as_millis(),
+    );
+    latencies.sort();
+    eprintln!(
+        "notify to diagnostic over {} writes: p50 {} ms, p95 {} ms, max {} ms",
+        latencies.len(),
+        latencies[latencies.len() / 2].as_millis(),
+        latencies[(latencies.len() * 95).div_ceil(100) - 1].as_millis(),
+        latencies[latencies.len() - 1].as_millis()
+    );
 }
 
 #[test]
