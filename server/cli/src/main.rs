@@ -338,6 +338,33 @@ enum Command {
         /// The backup file.
         path: PathBuf,
     },
+    /// Team memory on PostgreSQL: `[team] url` in .loci/config.toml or LOCI_TEAM_URL
+    /// (docs/team.md).
+    Team {
+        #[command(subcommand)]
+        command: TeamCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum TeamCommand {
+    /// Create or migrate the server's schema (a newer one is refused untouched).
+    Init,
+    /// The server, its log head, this replica's high-water mark, pending writes and the
+    /// last error.
+    Status,
+    /// Push the writes queued while the server was unreachable, then pull what others
+    /// wrote.
+    Sync,
+    /// Upload this checkout's memory to the team (idempotent: a second join adds nothing).
+    Join,
+    /// Write the team's memory (pulled first) as a `loci export` document, for `loci
+    /// import` into a standalone store.
+    Export {
+        /// Write the document to this file instead of stdout.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
 }
 
 /// A search hit kind on the command line.
@@ -771,6 +798,26 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         | Command::Lint => ws.check_memory_within(loci_engine::MEMORY_CHECK_INTERVAL)?,
         _ => {}
     }
+    // Team memory: a command that reads memory first pulls what the team wrote (a write
+    // syncs in the engine); an unreachable server is said, and the replica answers.
+    if matches!(
+        cli.command,
+        Command::Show { .. }
+            | Command::History { .. }
+            | Command::Asof { .. }
+            | Command::Why { .. }
+            | Command::Search { .. }
+            | Command::Context { .. }
+            | Command::Lint
+            | Command::Check { .. }
+            | Command::Recap { .. }
+            | Command::Export { .. }
+            | Command::Topic { .. }
+            | Command::Stats
+    ) && let Some(note) = ws.team_sync_before_read()
+    {
+        eprintln!("note: {note}");
+    }
     let root = ws.root().to_path_buf();
     let cwd = cwd.canonicalize().unwrap_or(cwd);
     // What an empty answer of a lookup says on stderr (exit 1 is "nothing found").
@@ -1093,6 +1140,13 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         }
         Command::Backup { path } => out.backed_up(&ws.backup(&path)?)?,
         Command::Restore { path } => out.restored(&ws.restore(&path)?)?,
+        Command::Team { command } => match command {
+            TeamCommand::Init => out.team_init(&ws.team_init()?)?,
+            TeamCommand::Status => out.team_status(&ws.team_status()?)?,
+            TeamCommand::Sync => out.team_sync(&ws.team_sync()?)?,
+            TeamCommand::Join => out.team_join(&ws.team_join()?)?,
+            TeamCommand::Export { output } => out.exported(ws.team_export()?, output.as_deref())?,
+        },
     };
     if found {
         out.finish(None)?;

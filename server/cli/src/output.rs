@@ -123,6 +123,9 @@ impl Output {
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         human(&mut out)?;
         text::footer(&mut out, env, truncation_line)?;
+        if let Some(note) = env.team.as_ref().and_then(text::team_note) {
+            eprintln!("note: {note}");
+        }
         // A note is about the answer, not part of it: stderr, so stdout stays parseable.
         for note in &env.capability.notes {
             if ([
@@ -230,6 +233,26 @@ impl Output {
 }
 
 impl Output {
+    pub fn team_init(&self, env: &Envelope<loci_engine::team::InitReport>) -> Found {
+        self.emit(env, |o| text::team_init(o, &env.result))?;
+        Ok(true)
+    }
+
+    pub fn team_status(&self, env: &Envelope<loci_engine::team::TeamStatus>) -> Found {
+        self.emit(env, |o| text::team_status(o, &env.result))?;
+        Ok(true)
+    }
+
+    pub fn team_sync(&self, env: &Envelope<loci_engine::team::SyncReport>) -> Found {
+        self.emit(env, |o| text::team_sync(o, &env.result))?;
+        Ok(true)
+    }
+
+    pub fn team_join(&self, env: &Envelope<loci_engine::team::JoinReport>) -> Found {
+        self.emit(env, |o| text::team_join(o, &env.result))?;
+        Ok(true)
+    }
+
     pub fn written(&self, env: &Envelope<Written>) -> Found {
         self.emit(env, |o| text::written(o, &env.result))?;
         Ok(true)

@@ -29,6 +29,20 @@ pub struct Config {
     pub secrets: SecretsConfig,
     /// Optional dense retrieval.
     pub embeddings: EmbeddingsConfig,
+    /// Optional team memory on PostgreSQL.
+    pub team: TeamConfig,
+}
+
+/// `[team]`: team memory on a PostgreSQL server (docs/team.md). Off unless a server is
+/// named: without it, memory lives in this checkout's store alone.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TeamConfig {
+    /// The server, as a PostgreSQL URL without a password (`postgres://USER@HOST:PORT/DB`,
+    /// `?sslmode=require` for TLS). The password comes from `PGPASSWORD` or `~/.pgpass`
+    /// (`PGPASSFILE`), never from this file: a URL here holding one is refused. The
+    /// environment variable `LOCI_TEAM_URL` overrides it. Default none: solo memory.
+    pub url: Option<String>,
 }
 
 /// `[embeddings]`: optional dense retrieval for `context`. Off unless a model is named.

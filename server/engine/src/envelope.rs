@@ -18,6 +18,31 @@ pub struct Envelope<T> {
     pub freshness: Freshness,
     /// Budget and truncation.
     pub limits: Limits,
+    /// Team memory (issue 34): present only when the checkout is configured with
+    /// `[team]`; says that memory is team-backed, how far behind the replica may be, and
+    /// what waits to be pushed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<TeamState>,
+}
+
+/// The replica's state behind an answer of a team-backed checkout.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TeamState {
+    /// The server (`postgres://user@host:port/db`, never a password).
+    pub server: String,
+    /// The highest server event applied here.
+    pub high_water_mark: i64,
+    /// Server events not applied here yet, as of the last contact (`None`: the server has
+    /// not been reached by this process).
+    pub behind: Option<i64>,
+    /// When this process last read the server's log (RFC 3339), if it did.
+    pub synced_at: Option<String>,
+    /// Writes made here that wait for the server.
+    pub pending_writes: u64,
+    /// Queued writes the server refused (a version conflict), kept for `loci team status`.
+    pub failed_writes: u64,
+    /// The last error talking to the server, if the last contact failed.
+    pub last_error: Option<String>,
 }
 
 impl<T> Envelope<T> {
@@ -41,6 +66,7 @@ impl<T> Envelope<T> {
                 checked_at: now_rfc3339(),
             },
             limits: Limits::default(),
+            team: None,
         }
     }
 
@@ -53,6 +79,7 @@ impl<T> Envelope<T> {
             stale_warnings: self.stale_warnings,
             freshness: self.freshness,
             limits: self.limits,
+            team: self.team,
         }
     }
 }

@@ -31,6 +31,7 @@ pub mod search;
 pub mod secrets;
 pub mod session;
 pub mod sync;
+pub mod team;
 pub mod text;
 pub mod walk;
 pub mod why;
@@ -42,7 +43,7 @@ use loci_store::Store;
 use loci_store::rusqlite::OptionalExtension;
 
 pub use config::Config;
-pub use envelope::{Capability, Envelope, Freshness, IndexState, Limits, StaleWarning};
+pub use envelope::{Capability, Envelope, Freshness, IndexState, Limits, StaleWarning, TeamState};
 pub use loci_store::{MEMORY_CHECK_INTERVAL, StoreError};
 /// Row types of the map, as queries return them.
 pub mod store_types {
@@ -101,6 +102,34 @@ pub enum EngineError {
     /// nothing.
     #[error("cancelled: the request was withdrawn before it finished; nothing was changed")]
     Cancelled,
+    /// Team memory (`[team]`) failed: the server is unreachable, has no or a newer
+    /// schema, refused a statement, or the settings are wrong. `kind` is one of
+    /// `team_unreachable`, `team_not_initialized`, `newer_schema`, `team_server`,
+    /// `config`.
+    #[error("{message}")]
+    Team {
+        /// A stable name for the failure.
+        kind: &'static str,
+        /// What failed, never with a password.
+        message: String,
+    },
+}
+
+impl From<loci_team::TeamError> for EngineError {
+    fn from(e: loci_team::TeamError) -> EngineError {
+        use loci_team::TeamError as T;
+        let kind = match &e {
+            T::Config(_) => "config",
+            T::Unreachable { .. } => "team_unreachable",
+            T::NotInitialized { .. } => "team_not_initialized",
+            T::NewerSchema { .. } => "newer_schema",
+            T::Server { .. } => "team_server",
+        };
+        EngineError::Team {
+            kind,
+            message: e.to_string(),
+        }
+    }
 }
 
 impl EngineError {
@@ -117,6 +146,7 @@ impl EngineError {
             EngineError::Unscanned(_) => "unscanned",
             EngineError::Internal(_) => "internal",
             EngineError::Cancelled => "cancelled",
+            EngineError::Team { kind, .. } => kind,
         }
     }
 }
@@ -234,6 +264,8 @@ pub struct Workspace {
     dense: std::sync::Mutex<embed::Dense>,
     /// Polled by long reads (see [`CancelFlag`]); never raised unless a caller set one.
     cancel: CancelFlag,
+    /// The team server, when `[team]` (or `LOCI_TEAM_URL`) names one (see [`team`]).
+    team: Option<team::TeamLink>,
 }
 
 /// What `context` reads again and again between two writes, kept for the
@@ -303,6 +335,13 @@ impl Workspace {
             },
             other => other,
         })?;
+        let team = team::TeamLink::from_config(&config.team).map_err(|e| match e {
+            EngineError::Team { message, .. } => EngineError::Config {
+                path: config_path.clone(),
+                message,
+            },
+            other => other,
+        })?;
         Ok(Workspace {
             root,
             store,
@@ -312,6 +351,7 @@ impl Workspace {
             snapshot: Default::default(),
             dense: Default::default(),
             cancel: CancelFlag::default(),
+            team,
         })
     }
 
@@ -487,6 +527,7 @@ impl Workspace {
                 checked_at: envelope::now_rfc3339(),
             },
             limits: Limits::default(),
+            team: self.team_state()?,
         })
     }
 

@@ -206,6 +206,12 @@ pub struct Written {
     /// (same `operation_id`); nothing was written this time.
     #[serde(default)]
     pub replayed: bool,
+    /// Team memory only: the operation id of a write queued while the team server was
+    /// unreachable. It is not in this checkout's replica yet (`revision.revision_id` is
+    /// 0, `version` what it will be if nobody writes first); it is pushed when the server
+    /// returns (docs/team.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queued: Option<String>,
 }
 
 /// A page with one of its revisions.
@@ -574,6 +580,18 @@ impl Workspace {
                 Some(_) => {}
             }
         }
+        if self.team_configured() {
+            // Team memory: the server is the system of record (crate::team).
+            return self.team_write_revision(
+                request,
+                opts,
+                &author,
+                subject,
+                kind,
+                event_kind,
+                &mut body_for,
+            );
+        }
         let subject_snapshot = subject_snapshot(self.store.conn(), &self.root, subject, kind)?;
         // The code it was written against: the checkout's HEAD, in the write's event (what
         // a hover names when no synced commit is known).
@@ -645,6 +663,7 @@ impl Workspace {
                     claims: stored.iter().map(ClaimView::from).collect(),
                     event_id,
                     replayed: false,
+                    queued: None,
                 })
             },
         );
@@ -655,6 +674,10 @@ impl Workspace {
     }
 
     fn written_envelope(&mut self, mut written: Written) -> Result<Envelope<Written>> {
+        if written.queued.is_some() {
+            // Not in the replica yet: nothing here to check.
+            return self.envelope(written, Vec::new());
+        }
         let rev = written.revision.revision_id;
         // What lint will say about the new revision, said now and recorded as lint records
         // it: a path the map lacks had been "not tracked" here while `loci lint` reported
@@ -803,6 +826,11 @@ impl Workspace {
         let request = serde_json::json!({"op": kind, "subject": page.subject});
         let payload = serde_json::json!({"author": self.author_of(opts)?, "summary": opts.summary})
             .to_string();
+        if self.team_configured() {
+            let author = self.author_of(opts)?;
+            let page = self.team_pin(&page, pinned, opts, &author, &request)?;
+            return self.envelope(page, Vec::new());
+        }
         let page = with_receipt(
             &mut self.store,
             opts.operation_id.as_deref(),

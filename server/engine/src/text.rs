@@ -326,6 +326,14 @@ pub fn stats(o: Out, env: &Envelope<Stats>) -> io::Result<()> {
 /// A memory write: the revision written, then each claim found in it and what it is
 /// checked against (or why it is not, or what lint will report about it).
 pub fn written(o: Out, w: &Written) -> io::Result<()> {
+    if let Some(op) = &w.queued {
+        return writeln!(
+            o,
+            "queued {} v{} by {}: the team server is unreachable; it is pushed when the \
+             server returns (operation {op}; `loci team status` shows what waits)",
+            w.page.subject, w.revision.version, w.revision.author
+        );
+    }
     writeln!(
         o,
         "{} {} v{} by {}{}",
@@ -783,6 +791,115 @@ fn languages(
             o,
             "  {lang:<12} {:>7} {files} {:>9} {lines}",
             c.files, c.lines
+        )?;
+    }
+    Ok(())
+}
+
+/// The line a team-backed answer adds on stderr when its replica may be behind: writes
+/// pending, events not pulled yet, or a failed contact. `None` when all is current.
+pub fn team_note(t: &crate::TeamState) -> Option<String> {
+    let mut parts = Vec::new();
+    if t.pending_writes > 0 {
+        parts.push(format!("{} writes pending", t.pending_writes));
+    }
+    if t.failed_writes > 0 {
+        parts.push(format!(
+            "{} queued writes refused by the server (`loci team status`)",
+            t.failed_writes
+        ));
+    }
+    if let Some(b) = t.behind.filter(|b| *b > 0) {
+        parts.push(format!("{b} events behind"));
+    }
+    if let Some(e) = &t.last_error {
+        parts.push(format!("last contact failed: {e}"));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "team memory ({}, replica at event {}): {}",
+            t.server,
+            t.high_water_mark,
+            parts.join("; ")
+        )
+    })
+}
+
+/// `loci team init`.
+pub fn team_init(o: Out, r: &crate::team::InitReport) -> io::Result<()> {
+    if r.from == r.to {
+        writeln!(
+            o,
+            "{}: loci schema is at version {} already",
+            r.server, r.to
+        )
+    } else {
+        writeln!(
+            o,
+            "{}: loci schema migrated from version {} to {}",
+            r.server, r.from, r.to
+        )
+    }
+}
+
+/// `loci team status`.
+pub fn team_status(o: Out, s: &crate::team::TeamStatus) -> io::Result<()> {
+    writeln!(o, "server: {}", s.server)?;
+    match (s.reachable, s.schema, s.server_head) {
+        (true, Some(schema), Some(head)) => {
+            writeln!(o, "reachable: yes (schema version {schema})")?;
+            writeln!(o, "server head: event {head}")?;
+            writeln!(
+                o,
+                "high-water mark: event {} ({} behind)",
+                s.high_water_mark,
+                (head - s.high_water_mark).max(0)
+            )?;
+        }
+        _ => {
+            writeln!(o, "reachable: no")?;
+            writeln!(o, "high-water mark: event {}", s.high_water_mark)?;
+        }
+    }
+    writeln!(o, "pending writes: {}", s.pending_writes)?;
+    for f in &s.failed {
+        writeln!(o, "refused: {} ({}): {}", f.subject, f.op_id, f.reason)?;
+    }
+    writeln!(
+        o,
+        "last error: {}",
+        s.last_error.as_deref().unwrap_or("none")
+    )
+}
+
+/// `loci team sync`.
+pub fn team_sync(o: Out, r: &crate::team::SyncReport) -> io::Result<()> {
+    writeln!(
+        o,
+        "pushed {}, refused {}, pulled {}; replica at event {}",
+        r.pushed, r.refused, r.pulled, r.high_water_mark
+    )
+}
+
+/// `loci team join`.
+pub fn team_join(o: Out, r: &crate::team::JoinReport) -> io::Result<()> {
+    writeln!(
+        o,
+        "joined: {} pages, {} revisions uploaded, {} already on the server, {} pins, {} conflicts; pulled {}",
+        r.pages,
+        r.revisions,
+        r.already,
+        r.pins,
+        r.conflicts.len(),
+        r.pulled
+    )?;
+    for why in &r.refused {
+        writeln!(o, "refused: {why}; not uploaded")?;
+    }
+    for c in &r.conflicts {
+        writeln!(
+            o,
+            "conflict: {c}: the server holds another history of this page; kept here, not uploaded"
         )?;
     }
     Ok(())

@@ -420,6 +420,9 @@ impl Inner {
                 self.request_scan(&root);
             }
         }
+        for root in self.roots() {
+            self.start_team_listener(&root);
+        }
     }
 
     /// A background scan of `root`, then a refresh of its open documents' diagnostics.
@@ -433,6 +436,43 @@ impl Inner {
                 async move { inner.after_scan(&root).await }
             },
         );
+    }
+
+    /// Team memory (issue 34): for a root whose store is team-backed, a thread keeps a
+    /// connection that `LISTEN`s for the team server's events; each is pulled into the
+    /// store at once and the root's open documents get their findings and lenses again,
+    /// as after a scan, so a colleague's write shows here within a second or two. The
+    /// thread ends with the server.
+    fn start_team_listener(self: &Arc<Self>, root: &Arc<Root>) {
+        let weak = Arc::downgrade(self);
+        let root = root.clone();
+        let handle = tokio::runtime::Handle::current();
+        let spawned = std::thread::Builder::new()
+            .name("loci-team".into())
+            .spawn(move || {
+                if !root.workspace().is_some_and(|w| w.team_configured()) {
+                    return;
+                }
+                let Ok(mut ws) = Workspace::open(&root.path, None) else {
+                    return;
+                };
+                if !ws.team_configured() {
+                    return;
+                }
+                loci_engine::team::listen(&mut ws, Duration::from_secs(5), |pulled| {
+                    let Some(inner) = weak.upgrade() else {
+                        return false;
+                    };
+                    if pulled > 0 {
+                        let root = root.clone();
+                        handle.spawn(async move { inner.after_scan(&root).await });
+                    }
+                    true
+                });
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("the team listener did not start: {e}");
+        }
     }
 
     async fn after_scan(self: &Arc<Self>, root: &Arc<Root>) {

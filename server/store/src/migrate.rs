@@ -170,6 +170,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0024_map_changes.sql"),
         fill: None,
     },
+    Migration {
+        version: 25,
+        name: "team",
+        sql: include_str!("migrations/0025_team.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.

@@ -40,9 +40,15 @@ pub struct Lsp {
 
 impl Lsp {
     pub fn start(root: &std::path::Path) -> Lsp {
+        Lsp::start_with_env(root, &[])
+    }
+
+    /// [`Lsp::start`] with more environment variables (team memory's `PGPASSWORD`).
+    pub fn start_with_env(root: &std::path::Path, env: &[(&str, &str)]) -> Lsp {
         let mut child = Command::new(env!("CARGO_BIN_EXE_loci"))
             .arg("lsp")
             .current_dir(root)
+            .envs(env.iter().copied())
             .env_remove("RUST_LOG")
             .env_remove("LOCI_DB")
             .stdin(Stdio::piped())

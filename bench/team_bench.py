@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Team memory (issue 34) against a local PostgreSQL: write latency team vs solo, paired,
+and a cold sync of 10,000 revisions into a fresh checkout.
+
+    team_bench.py --loci PATH [--n 40] [--revisions 10000]
+
+Starts a throwaway cluster (initdb + pg_ctl from /usr/lib/postgresql/*/bin, as the user
+`loci-pg` when run as root, on a free loopback port, password authentication) and stops it
+at the end. Two checkouts of one small repository: one solo, one team-backed. Writes are
+`loci remember` processes (the whole command: start, open, sync, write, pull), alternating
+solo and team (S T S T ...); each pair gives a ratio team / solo. Prints JSON lines:
+solo and team p50 / p95 in ms, the median of the per-pair ratios with min and max, and the
+load average before and after (`uptime`). The cold sync appends `--revisions` events to
+the server's log in SQL (1,000 topic pages, each revision naming a real function in backticks),
+then times `loci team sync` in a fresh, scanned checkout.
+"""
+import argparse, glob, json, os, shutil, socket, statistics, subprocess, tempfile, time
+
+PASSWORD = "bench-pw"
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+class Cluster:
+    def __init__(self):
+        self.bin = sorted(glob.glob("/usr/lib/postgresql/*/bin"))[-1]
+        self.dir = tempfile.mkdtemp(prefix="loci-pg-bench-")
+        self.user = None
+        if os.geteuid() == 0:
+            self.user = "loci-pg"
+            if subprocess.run(["id", self.user], capture_output=True).returncode != 0:
+                subprocess.run(["useradd", "--system", "--no-create-home", self.user], check=True)
+            subprocess.run(["chown", "-R", self.user, self.dir], check=True)
+        s = socket.socket(); s.bind(("127.0.0.1", 0)); self.port = s.getsockname()[1]; s.close()
+        self.run("initdb", "-D", f"{self.dir}/data", "-U", "postgres", "--auth-local=trust",
+                 "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8")
+        self.run("pg_ctl", "-D", f"{self.dir}/data", "-l", f"{self.dir}/log", "-w", "-o",
+                 f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1", "start")
+        self.psql(f"CREATE ROLE loci_writer LOGIN PASSWORD '{PASSWORD}'", db="postgres")
+        self.psql("CREATE DATABASE team OWNER loci_writer", db="postgres")
+
+    def run(self, prog, *args):
+        cmd = [f"{self.bin}/{prog}", *args]
+        if self.user:
+            cmd = ["runuser", "-u", self.user, "--", *cmd]
+        subprocess.run(cmd, check=True, capture_output=True, cwd=self.dir)
+
+    def psql(self, sql, db="team"):
+        self.run("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", self.dir, "-p", str(self.port),
+                 "-U", "postgres", "-d", db, "-c", sql)
+
+    def stop(self):
+        self.run("pg_ctl", "-D", f"{self.dir}/data", "-m", "immediate", "stop")
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def url(self):
+        return f"postgres://loci_writer@127.0.0.1:{self.port}/team"
+
+
+def checkout(a, cluster=None):
+    root = tempfile.mkdtemp(prefix="loci-team-bench-")
+    os.makedirs(f"{root}/src")
+    for i in range(50):
+        with open(f"{root}/src/m{i}.py", "w") as f:
+            f.write(f"def f{i}(x):\n    return x + {i}\n\n\nclass C{i}:\n    def run(self):\n        return f{i}(1)\n")
+    os.makedirs(f"{root}/.loci")
+    if cluster:
+        with open(f"{root}/.loci/config.toml", "w") as f:
+            f.write(f'[team]\nurl = "{cluster.url()}"\n')
+    loci(a, root, "scan")
+    return root
+
+
+def loci(a, root, *args, out=None):
+    env = dict(os.environ, PGPASSWORD=PASSWORD, LOCI_AUTHOR="agent:bench")
+    env.pop("LOCI_TEAM_URL", None)
+    t = time.perf_counter()
+    r = subprocess.run([a.loci, *args], cwd=root, env=env, capture_output=True, text=True)
+    ms = (time.perf_counter() - t) * 1000
+    if r.returncode != 0:
+        raise SystemExit(f"loci {args}: {r.returncode}: {r.stderr[-800:]}")
+    if out is not None:
+        out.append(r.stdout)
+    return ms
+
+
+def uptime():
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--loci", required=True)
+    ap.add_argument("--n", type=int, default=40)
+    ap.add_argument("--revisions", type=int, default=10000)
+    a = ap.parse_args()
+    a.loci = os.path.abspath(a.loci)
+    cluster = Cluster()
+    try:
+        solo, team = checkout(a), checkout(a, cluster)
+        loci(a, team, "team", "init")
+        print(json.dumps({"load_before": uptime()}), flush=True)
+        s_ms, t_ms, ratios = [], [], []
+        for i in range(a.n):
+            text = f"`f{i % 50}()` adds {i} to its argument."
+            s = loci(a, solo, "remember", f"src/m{i % 50}.py", "--text", text)
+            t = loci(a, team, "remember", f"src/m{i % 50}.py", "--text", text)
+            s_ms.append(s); t_ms.append(t); ratios.append(t / s)
+        print(json.dumps({
+            "writes": a.n,
+            "solo_p50_ms": round(pct(s_ms, 50), 1), "solo_p95_ms": round(pct(s_ms, 95), 1),
+            "team_p50_ms": round(pct(t_ms, 50), 1), "team_p95_ms": round(pct(t_ms, 95), 1),
+            "ratio_median": round(statistics.median(ratios), 2),
+            "ratio_min": round(min(ratios), 2), "ratio_max": round(max(ratios), 2),
+            "load_after": uptime(),
+        }), flush=True)
+        # Cold sync: the log gets `revisions` more events, straight in SQL.
+        n = a.revisions
+        cluster.psql(f"""
+            INSERT INTO loci.events(op_id, request_hash, kind, event_kind, subject, page_kind,
+                                    version, body, summary, author, written_at)
+            SELECT 'bench:' || g, 'h', 'revision', 'remember', 'topic:bench' || (g % 1000), 'topic',
+                   row_number() OVER (PARTITION BY g % 1000 ORDER BY g), 'Revision ' || g || ': `f' || (g % 50) || '()` and `C' || (g % 50) || '.run()`.',
+                   NULL, 'agent:bench', '2026-12-05T00:00:00.000Z'
+              FROM generate_series(1, {n}) g;""")
+        fresh = checkout(a, cluster)
+        print(json.dumps({"load_before": uptime()}), flush=True)
+        said = []
+        ms = loci(a, fresh, "team", "sync", "--json", out=said)
+        pulled = json.loads(said[0])["result"]["pulled"]
+        import sqlite3
+        c = sqlite3.connect(f"{fresh}/.loci/loci.db")
+        revisions = c.execute("SELECT count(*) FROM revisions").fetchone()[0]
+        claims = c.execute("SELECT count(*) FROM claims WHERE resolved IS NOT NULL").fetchone()[0]
+        c.close()
+        print(json.dumps({
+            "cold_sync_events": n + a.n, "pulled": pulled, "revisions_in_replica": revisions,
+            "claims_resolved": claims, "cold_sync_ms": round(ms), "load_after": uptime(),
+        }), flush=True)
+    finally:
+        cluster.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,923 @@
+//! Team memory (issue 34): the checkout's store as a replica of a PostgreSQL server.
+//!
+//! When `[team] url` (or `LOCI_TEAM_URL`) names a server, the server's append-only event
+//! log is the system of record for authored memory: a write ([`Workspace::remember`],
+//! `decide`, `learn`, `rollback`, `pin`) goes to the server first, in one server
+//! transaction with the revision guard and its operation id, and reaches this store the
+//! way every other checkout's writes do — by pulling the log past the replica's
+//! high-water mark and applying each event here ([`apply_event`]), where its claims are
+//! resolved against this checkout's own map. While the server is unreachable a write
+//! queues in the outbox (migration 25) under its operation id and is pushed when it
+//! returns; the server stores an operation id once, so a push repeated after a lost reply
+//! is a replay, never a second write.
+//!
+//! Without `[team]` nothing here runs and no answer carries a `team` block.
+
+use std::sync::Mutex;
+
+use loci_store::memory::{self as mem, NewRevision, Revision};
+use loci_store::rusqlite::Transaction;
+use loci_store::team as replica;
+use loci_store::{Context, StoreError, logs};
+use loci_team::{NewEvent, ServerEvent, Team, TeamError, TeamUrl, UrlSource, WriteOutcome};
+use serde::Serialize;
+
+pub use loci_team::InitReport;
+
+use crate::config::TeamConfig;
+use crate::memory::{ClaimView, WriteOptions, Written};
+use crate::{EngineError, Envelope, Result, TeamState, Workspace};
+
+/// Events read from the server per round trip and applied per local transaction.
+const PULL_BATCH: i64 = 500;
+
+/// The link to the team server: its address and, once used, one connection.
+pub struct TeamLink {
+    url: TeamUrl,
+    conn: Mutex<Option<Team>>,
+    seen: Mutex<Seen>,
+}
+
+/// What this process learnt at its last contact with the server.
+#[derive(Clone, Debug, Default)]
+struct Seen {
+    head: Option<i64>,
+    synced_at: Option<String>,
+    last_error: Option<String>,
+}
+
+impl TeamLink {
+    /// The link `[team]` and `LOCI_TEAM_URL` describe, if any (no connection yet).
+    pub(crate) fn from_config(config: &TeamConfig) -> Result<Option<TeamLink>> {
+        let env = std::env::var("LOCI_TEAM_URL")
+            .ok()
+            .filter(|u| !u.trim().is_empty());
+        let url = match (env, &config.url) {
+            (Some(u), _) => TeamUrl::parse(&u, UrlSource::Environment)?,
+            (None, Some(u)) if !u.trim().is_empty() => TeamUrl::parse(u, UrlSource::ConfigFile)?,
+            _ => return Ok(None),
+        };
+        Ok(Some(TeamLink {
+            url,
+            conn: Mutex::new(None),
+            seen: Mutex::new(Seen::default()),
+        }))
+    }
+
+    /// Runs `f` on the connection, connecting (and checking the schema) first if there is
+    /// none or it dropped; an unreachable server drops the connection. Records the
+    /// outcome for the envelope.
+    fn call<T>(&self, f: impl FnOnce(&mut Team) -> loci_team::Result<T>) -> loci_team::Result<T> {
+        let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let result = (|| {
+            if guard.as_ref().is_none_or(Team::is_closed) {
+                let mut team = Team::connect(&self.url)?;
+                team.check_schema()?;
+                *guard = Some(team);
+            }
+            f(guard.as_mut().expect("connected above"))
+        })();
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        match &result {
+            Ok(_) => seen.last_error = None,
+            Err(e) => {
+                if e.is_unreachable() {
+                    *guard = None;
+                }
+                seen.last_error = Some(e.to_string());
+            }
+        }
+        result
+    }
+
+    /// The server, without a password.
+    pub fn server(&self) -> String {
+        self.url.to_string()
+    }
+}
+
+/// What `loci team sync` (and every command's pull) did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SyncReport {
+    /// Queued writes pushed to the server now.
+    pub pushed: u64,
+    /// Queued writes the server refused now (version conflicts), kept in the outbox.
+    pub refused: u64,
+    /// Server events applied to this replica now.
+    pub pulled: u64,
+    /// The replica's high-water mark after it.
+    pub high_water_mark: i64,
+}
+
+/// What `loci team status` shows.
+#[derive(Clone, Debug, Serialize)]
+pub struct TeamStatus {
+    /// The server, without a password.
+    pub server: String,
+    /// Whether it answered now.
+    pub reachable: bool,
+    /// Its loci schema version (when reachable).
+    pub schema: Option<i64>,
+    /// The highest event on the server (when reachable).
+    pub server_head: Option<i64>,
+    /// The highest event applied here.
+    pub high_water_mark: i64,
+    /// Writes waiting for the server.
+    pub pending_writes: u64,
+    /// Queued writes the server refused, with why.
+    pub failed: Vec<FailedWrite>,
+    /// The last error, if the server could not be used now.
+    pub last_error: Option<String>,
+}
+
+/// A queued write the server refused.
+#[derive(Clone, Debug, Serialize)]
+pub struct FailedWrite {
+    /// Its operation id.
+    pub op_id: String,
+    /// The page.
+    pub subject: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// What `loci team join` uploaded.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct JoinReport {
+    /// Pages whose revisions are all on the server now.
+    pub pages: u64,
+    /// Revisions uploaded now.
+    pub revisions: u64,
+    /// Revisions that were on the server already (an earlier join): not uploaded again.
+    pub already: u64,
+    /// Pins uploaded now.
+    pub pins: u64,
+    /// Pages the server holds another history of: not uploaded (by subject).
+    pub conflicts: Vec<String>,
+    /// Pages with a revision the secret checks refuse (a credential in its text, written
+    /// before a rule caught it): not uploaded from that revision on, as `subject: why`.
+    pub refused: Vec<String>,
+    /// Events of other checkouts applied here afterwards.
+    pub pulled: u64,
+}
+
+/// A fresh operation id: unique across machines (a hash of this checkout, the process,
+/// the time and a counter).
+fn new_op_id(root: &std::path::Path) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seed = format!(
+        "{}|{}|{}|{nanos}|{}",
+        host(),
+        root.display(),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    let hash = blake3::hash(seed.as_bytes()).to_hex();
+    format!("w:{}", &hash[..32])
+}
+
+fn host() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".into())
+}
+
+/// A version conflict, in the words of a solo store's ([`crate::memory`]).
+fn conflict(subject: &str, current: i64, expected: i64) -> EngineError {
+    StoreError::Conflict(format!(
+        "version conflict on `{subject}`: it is at version {current}, \
+         the write expected {expected}; read it again and retry"
+    ))
+    .into()
+}
+
+fn reused(op: &str) -> EngineError {
+    StoreError::Conflict(format!(
+        "operation id `{op}` was already used for a different request; use a new id"
+    ))
+    .into()
+}
+
+impl Workspace {
+    /// Whether memory is team-backed (`[team]` or `LOCI_TEAM_URL`).
+    pub fn team_configured(&self) -> bool {
+        self.team.is_some()
+    }
+
+    /// The envelope's `team` block (`None` without `[team]`).
+    pub(crate) fn team_state(&self) -> Result<Option<TeamState>> {
+        let Some(link) = &self.team else {
+            return Ok(None);
+        };
+        let conn = self.store.conn();
+        let hwm = replica::high_water_mark(conn)?;
+        let (pending, failed) = replica::outbox_counts(conn)?;
+        let seen = link.seen.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        Ok(Some(TeamState {
+            server: link.server(),
+            high_water_mark: hwm,
+            behind: seen.head.map(|h| (h - hwm).max(0)),
+            synced_at: seen.synced_at,
+            pending_writes: pending,
+            failed_writes: failed,
+            last_error: seen.last_error,
+        }))
+    }
+
+    fn link(&self) -> Result<&TeamLink> {
+        self.team
+            .as_ref()
+            .ok_or_else(|| EngineError::InvalidArgument {
+                name: "team".into(),
+                message: "no team server is configured: set `[team] url` in .loci/config.toml \
+                      or LOCI_TEAM_URL (docs/team.md)"
+                    .into(),
+            })
+    }
+
+    /// `loci team init`: creates or migrates the server's schema.
+    pub fn team_init(&mut self) -> Result<Envelope<loci_team::InitReport>> {
+        let link = self.link()?;
+        let report = {
+            let mut team = Team::connect(&link.url)?;
+            team.init()?
+        };
+        self.envelope(report, Vec::new())
+    }
+
+    /// `loci team status`: the server, its head, this replica's high-water mark, the
+    /// writes waiting and refused, and the last error.
+    pub fn team_status(&mut self) -> Result<Envelope<TeamStatus>> {
+        let link = self.link()?;
+        let state = link.call(|t| t.state());
+        let conn = self.store.conn();
+        let hwm = replica::high_water_mark(conn)?;
+        let (pending, _) = replica::outbox_counts(conn)?;
+        let failed = replica::outbox(conn, true)?
+            .into_iter()
+            .map(|q| FailedWrite {
+                subject: serde_json::from_str::<NewEvent>(&q.write)
+                    .map(|w| w.subject)
+                    .unwrap_or_default(),
+                op_id: q.op_id,
+                reason: q.failed.unwrap_or_default(),
+            })
+            .collect();
+        let status = match state {
+            Ok(s) => {
+                link.seen.lock().unwrap_or_else(|p| p.into_inner()).head = Some(s.head);
+                TeamStatus {
+                    server: link.server(),
+                    reachable: true,
+                    schema: Some(s.schema),
+                    server_head: Some(s.head),
+                    high_water_mark: hwm,
+                    pending_writes: pending,
+                    failed,
+                    last_error: None,
+                }
+            }
+            Err(e @ (TeamError::NewerSchema { .. } | TeamError::Config(_))) => {
+                return Err(e.into());
+            }
+            Err(e) => TeamStatus {
+                server: link.server(),
+                reachable: !e.is_unreachable(),
+                schema: None,
+                server_head: None,
+                high_water_mark: hwm,
+                pending_writes: pending,
+                failed,
+                last_error: Some(e.to_string()),
+            },
+        };
+        self.envelope(status, Vec::new())
+    }
+
+    /// Pushes the queued writes, then pulls the server's log past the high-water mark
+    /// into this replica. An unreachable server is an error ([`EngineError::Team`] of
+    /// kind `team_unreachable`); nothing queued is lost.
+    pub fn team_sync(&mut self) -> Result<Envelope<SyncReport>> {
+        let (pushed, refused) = self.team_push()?;
+        let pulled = self.team_pull(None)?;
+        let report = SyncReport {
+            pushed,
+            refused,
+            pulled,
+            high_water_mark: replica::high_water_mark(self.store.conn())?,
+        };
+        self.envelope(report, Vec::new())
+    }
+
+    /// What a command that reads memory does first: [`Workspace::team_sync`] when memory
+    /// is team-backed, with a failure said on the returned line (for stderr) instead of
+    /// failing the read, which answers from the replica. `None` when all went well or
+    /// there is no team.
+    pub fn team_sync_before_read(&mut self) -> Option<String> {
+        if self.team.is_none() || self.store.is_read_only() {
+            return None;
+        }
+        match self.team_sync() {
+            Ok(_) => None,
+            Err(e) => Some(format!(
+                "team memory not synced ({e}); answering from this checkout's replica"
+            )),
+        }
+    }
+
+    /// Pushes the outbox in order: `(pushed, refused)`. Stops at an unreachable server.
+    fn team_push(&mut self) -> Result<(u64, u64)> {
+        let queued = replica::outbox(self.store.conn(), false)?;
+        let (mut pushed, mut refused) = (0, 0);
+        for q in queued {
+            let event: NewEvent = serde_json::from_str(&q.write)
+                .map_err(|e| StoreError::Corrupt(format!("queued write {}: {e}", q.op_id)))?;
+            let outcome = self.link()?.call(|t| t.write(&event))?;
+            let refusal = match outcome {
+                WriteOutcome::Written { .. } | WriteOutcome::Replayed { .. } => None,
+                WriteOutcome::Conflict { current } => Some(
+                    conflict(
+                        &event.subject,
+                        current,
+                        event.expect_version.unwrap_or_default(),
+                    )
+                    .to_string(),
+                ),
+                WriteOutcome::OpReused => Some(reused(&event.op_id).to_string()),
+            };
+            self.store.write(|tx| match &refusal {
+                None => replica::unqueue(tx, &q.op_id),
+                Some(reason) => replica::fail(tx, &q.op_id, reason),
+            })?;
+            match refusal {
+                None => pushed += 1,
+                Some(_) => refused += 1,
+            }
+        }
+        Ok((pushed, refused))
+    }
+
+    /// Applies the server's events past the high-water mark: returns how many. `own`
+    /// names this process's write (its operation id and session), whose revision keeps
+    /// the session it was written in.
+    fn team_pull(&mut self, own: Option<(&str, Option<i64>)>) -> Result<u64> {
+        let mut applied = 0;
+        loop {
+            let hwm = replica::high_water_mark(self.store.conn())?;
+            let link = self.link()?;
+            let (events, head) = link.call(|t| {
+                let events = t.events_after(hwm, PULL_BATCH)?;
+                let head = match events.last() {
+                    Some(_) if events.len() as i64 == PULL_BATCH => None,
+                    Some(last) => Some(last.seq),
+                    None => Some(hwm),
+                };
+                Ok((events, head))
+            })?;
+            {
+                let mut seen = link.seen.lock().unwrap_or_else(|p| p.into_inner());
+                seen.synced_at = Some(crate::envelope::now_rfc3339());
+                if let Some(h) = head {
+                    seen.head = Some(h);
+                }
+            }
+            if events.is_empty() {
+                return Ok(applied);
+            }
+            let root = self.root.clone();
+            self.store.write(|tx| {
+                let mut revisions = Vec::new();
+                for ev in &events {
+                    let session = own.filter(|(op, _)| *op == ev.op_id).and_then(|o| o.1);
+                    revisions.extend(apply_event(tx, &root, ev, session)?);
+                }
+                // The stale marks of the batch's revisions, recorded as a write records them.
+                crate::audit::store_marks(tx, Some(&revisions))
+            })?;
+            applied += events.len() as u64;
+        }
+    }
+
+    /// The shared write path of a team-backed checkout ([`crate::memory`] calls it in
+    /// place of its local transaction): sync, build the body from the replica's current
+    /// revision, write to the server with the guard, then pull — the write arrives here
+    /// as every event does. A log's new entry takes the next number the replica knows;
+    /// another checkout's entry under that number is retried with the next. An
+    /// unreachable server queues the write.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn team_write_revision(
+        &mut self,
+        request: &serde_json::Value,
+        opts: &WriteOptions,
+        author: &str,
+        subject: &str,
+        kind: &str,
+        event_kind: &str,
+        body_for: &mut dyn FnMut(Option<&Revision>) -> Result<String>,
+    ) -> Result<Written> {
+        let hash = loci_core::fingerprint::content_hash(request.to_string().as_bytes());
+        let op_id = match &opts.operation_id {
+            Some(op) => format!("op:{op}"),
+            None => new_op_id(&self.root),
+        };
+        // The replica first, so the body and the guard see what the team wrote.
+        let offline = match self.team_push().and_then(|_| self.team_pull(None)) {
+            Ok(_) => false,
+            Err(EngineError::Team {
+                kind: "team_unreachable",
+                ..
+            }) => true,
+            Err(e) => return Err(e),
+        };
+        let entry_log = logs::entry_prefix(subject).is_some();
+        let (branch, commit) = crate::memory::git_position(&self.root);
+        let _ = branch;
+        for _ in 0..16 {
+            if let Some((_, Some(rev))) = replica::applied(self.store.conn(), &op_id)? {
+                return self.written_from(rev, true);
+            }
+            let conn = self.store.conn();
+            let target = if entry_log {
+                logs::next_entry(conn, subject)?
+            } else {
+                subject.to_string()
+            };
+            let current =
+                match mem::page_by_subject(conn, &target)?.and_then(|p| p.current_revision_id) {
+                    Some(id) => mem::revision_by_id(conn, id)?,
+                    None => None,
+                };
+            let current_version = current.as_ref().map_or(0, |r| r.version);
+            if !entry_log
+                && let Some(expected) = opts.expect_version
+                && offline
+                && expected != current_version
+            {
+                // Offline, the replica is the best knowledge of the page: a guard that
+                // already fails here is said now, not after the server returns.
+                return Err(conflict(&target, current_version, expected));
+            }
+            let body = body_for(current.as_ref())?;
+            let event = NewEvent {
+                op_id: op_id.clone(),
+                request_hash: hash.clone(),
+                kind: "revision".into(),
+                event_kind: event_kind.into(),
+                subject: target.clone(),
+                page_kind: kind.into(),
+                expect_version: if entry_log {
+                    Some(0)
+                } else {
+                    opts.expect_version
+                },
+                body: Some(body),
+                summary: opts.summary.clone(),
+                author: author.into(),
+                checkout: Some(format!("{}:{}", host(), self.root.display())),
+                commit: commit.clone(),
+                written_at: crate::envelope::now_rfc3339(),
+            };
+            let outcome = if offline {
+                Err(TeamError::Unreachable {
+                    server: self.link()?.server(),
+                    message: "not reached before this write".into(),
+                })
+            } else {
+                self.link()?.call(|t| t.write(&event))
+            };
+            match outcome {
+                Ok(WriteOutcome::Written { .. } | WriteOutcome::Replayed { .. }) => {
+                    self.team_pull(Some((&op_id, opts.session)))?;
+                    let rev = replica::applied(self.store.conn(), &op_id)?
+                        .and_then(|(_, rev)| rev)
+                        .ok_or_else(|| {
+                            StoreError::Corrupt(format!(
+                                "the team server stored write {op_id} but the replica did not receive it"
+                            ))
+                        })?;
+                    return self.written_from(rev, false);
+                }
+                Ok(WriteOutcome::Conflict { .. }) if entry_log => {
+                    // Another checkout took this entry number: take the next one.
+                    self.team_pull(None)?;
+                    continue;
+                }
+                Ok(WriteOutcome::Conflict { current }) => {
+                    return Err(conflict(
+                        &target,
+                        current,
+                        opts.expect_version.unwrap_or_default(),
+                    ));
+                }
+                Ok(WriteOutcome::OpReused) => {
+                    return Err(reused(opts.operation_id.as_deref().unwrap_or(&op_id)));
+                }
+                Err(e) if e.is_unreachable() => return self.queue_write(event, current, opts),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(EngineError::Internal(format!(
+            "no free entry number in `{subject}` after 16 tries; run `loci team sync` and retry"
+        )))
+    }
+
+    /// Queues a write for the server and answers what it will be: the page at the next
+    /// version, not yet in this replica (`queued` holds its operation id).
+    fn queue_write(
+        &mut self,
+        event: NewEvent,
+        current: Option<Revision>,
+        opts: &WriteOptions,
+    ) -> Result<Written> {
+        let json = serde_json::to_string(&event).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        self.store
+            .write(|tx| replica::queue(tx, &event.op_id, &json))?;
+        let conn = self.store.conn();
+        let page = mem::page_by_subject(conn, &event.subject)?.unwrap_or(mem::Page {
+            page_id: 0,
+            subject: event.subject.clone(),
+            kind: event.page_kind.clone(),
+            pinned: false,
+            current_revision_id: None,
+            created_at: event.written_at.clone(),
+            updated_at: None,
+        });
+        Ok(Written {
+            revision: Revision {
+                revision_id: 0,
+                page_id: page.page_id,
+                subject: event.subject.clone(),
+                version: current.map_or(0, |r| r.version) + 1,
+                body: event.body.clone().unwrap_or_default(),
+                summary: event.summary.clone(),
+                author: event.author.clone(),
+                session_id: opts.session,
+                event_id: None,
+                created_at: event.written_at.clone(),
+            },
+            page,
+            claims: Vec::new(),
+            event_id: 0,
+            replayed: false,
+            queued: Some(event.op_id),
+        })
+    }
+
+    /// The [`Written`] of a revision this replica applied.
+    fn written_from(&self, revision_id: i64, replayed: bool) -> Result<Written> {
+        let conn = self.store.conn();
+        let revision = mem::revision_by_id(conn, revision_id)?
+            .ok_or_else(|| StoreError::Corrupt(format!("revision {revision_id} vanished")))?;
+        let page = mem::page_by_id(conn, revision.page_id)?
+            .ok_or_else(|| StoreError::Corrupt("page vanished".into()))?;
+        let claims = mem::claims_of(conn, revision_id)?
+            .iter()
+            .map(ClaimView::from)
+            .collect();
+        Ok(Written {
+            event_id: revision.event_id.unwrap_or_default(),
+            page,
+            revision,
+            claims,
+            replayed,
+            queued: None,
+        })
+    }
+
+    /// Pins or unpins a page on the server (the guard and operation id as for a
+    /// revision), then pulls.
+    pub(crate) fn team_pin(
+        &mut self,
+        page: &mem::Page,
+        pinned: bool,
+        opts: &WriteOptions,
+        author: &str,
+        request: &serde_json::Value,
+    ) -> Result<mem::Page> {
+        let hash = loci_core::fingerprint::content_hash(request.to_string().as_bytes());
+        let op_id = match &opts.operation_id {
+            Some(op) => format!("op:{op}"),
+            None => new_op_id(&self.root),
+        };
+        self.team_push()?;
+        self.team_pull(None)?;
+        let event = NewEvent {
+            op_id: op_id.clone(),
+            request_hash: hash,
+            kind: if pinned { "pin" } else { "unpin" }.into(),
+            event_kind: if pinned { "pin" } else { "unpin" }.into(),
+            subject: page.subject.clone(),
+            page_kind: page.kind.clone(),
+            expect_version: opts.expect_version,
+            body: None,
+            summary: opts.summary.clone(),
+            author: author.into(),
+            checkout: Some(format!("{}:{}", host(), self.root.display())),
+            commit: crate::memory::git_position(&self.root).1,
+            written_at: crate::envelope::now_rfc3339(),
+        };
+        match self.link()?.call(|t| t.write(&event))? {
+            WriteOutcome::Written { .. } | WriteOutcome::Replayed { .. } => {
+                self.team_pull(Some((&op_id, opts.session)))?;
+            }
+            WriteOutcome::Conflict { current } => {
+                return Err(conflict(
+                    &page.subject,
+                    current,
+                    opts.expect_version.unwrap_or_default(),
+                ));
+            }
+            WriteOutcome::OpReused => {
+                return Err(reused(opts.operation_id.as_deref().unwrap_or(&op_id)));
+            }
+        }
+        mem::page_by_id(self.store.conn(), page.page_id)?
+            .ok_or_else(|| StoreError::Corrupt("page vanished".into()).into())
+    }
+
+    /// `loci team join`: uploads this store's memory — every revision of every page, in
+    /// version order, each under an operation id made of its page's uid and version, and
+    /// every pin — so a second join finds it all on the server and adds nothing. A page
+    /// the server has another history of (another checkout wrote it first) is a conflict:
+    /// left as it is, and named. Then pulls what the others wrote.
+    pub fn team_join(&mut self) -> Result<Envelope<JoinReport>> {
+        let mut report = JoinReport::default();
+        let checkout = Some(format!("{}:{}", host(), self.root.display()));
+        let pages = mem::pages(self.store.conn())?;
+        for page in pages {
+            let conn = self.store.conn();
+            let uid = mem::page_uid(conn, page.page_id)?;
+            let revisions = mem::revisions_of(conn, page.page_id)?;
+            let mut clean = true;
+            let mut uploaded: Vec<(String, i64, i64)> = Vec::new();
+            let mut refused = None;
+            for r in &revisions {
+                // The secret checks of a write, before anything is sent.
+                if let Err(e) = self
+                    .accept_text("body", &r.body)
+                    .and_then(|()| match &r.summary {
+                        Some(s) => self.accept_text("summary", s),
+                        None => Ok(()),
+                    })
+                {
+                    refused = Some(format!("{}: v{}: {e}", page.subject, r.version));
+                    break;
+                }
+                let conn = self.store.conn();
+                let op_id = format!("join:{uid}:v{}", r.version);
+                if replica::applied(conn, &op_id)?.is_some() {
+                    report.already += 1;
+                    continue;
+                }
+                // The kind of write it was here (an export names it), else an import.
+                let event_kind = match r.event_id {
+                    Some(id) => mem::event_by_id(conn, id)?.map(|e| e.kind),
+                    None => None,
+                }
+                .filter(|k| {
+                    [
+                        "remember", "decision", "lesson", "rollback", "import", "confirm",
+                    ]
+                    .contains(&k.as_str())
+                })
+                .unwrap_or_else(|| "import".into());
+                let event = NewEvent {
+                    op_id: op_id.clone(),
+                    request_hash: loci_core::fingerprint::content_hash(r.body.as_bytes()),
+                    kind: "revision".into(),
+                    event_kind,
+                    subject: page.subject.clone(),
+                    page_kind: page.kind.clone(),
+                    expect_version: Some(r.version - 1),
+                    body: Some(r.body.clone()),
+                    summary: r.summary.clone(),
+                    author: r.author.clone(),
+                    checkout: checkout.clone(),
+                    commit: None,
+                    written_at: r.created_at.clone(),
+                };
+                match self.link()?.call(|t| t.write(&event))? {
+                    WriteOutcome::Written { seq, .. } => {
+                        report.revisions += 1;
+                        uploaded.push((op_id, seq, r.revision_id));
+                    }
+                    WriteOutcome::Replayed { seq, .. } => {
+                        report.already += 1;
+                        uploaded.push((op_id, seq, r.revision_id));
+                    }
+                    WriteOutcome::Conflict { .. } | WriteOutcome::OpReused => {
+                        clean = false;
+                        break;
+                    }
+                }
+                let _ = conn;
+            }
+            // This store has these revisions already: the pull must not apply them again.
+            self.store.write(|tx| {
+                for (op, seq, rev) in &uploaded {
+                    if replica::applied(tx, op)?.is_none() {
+                        replica::record_applied(tx, op, *seq, Some(*rev))?;
+                    }
+                }
+                Ok(())
+            })?;
+            if let Some(why) = refused {
+                report.refused.push(why);
+                continue;
+            }
+            if !clean {
+                report.conflicts.push(page.subject.clone());
+                continue;
+            }
+            if page.pinned {
+                let op_id = format!("join:{uid}:pin");
+                if replica::applied(self.store.conn(), &op_id)?.is_none() {
+                    let event = NewEvent {
+                        op_id: op_id.clone(),
+                        request_hash: "pin".into(),
+                        kind: "pin".into(),
+                        event_kind: "pin".into(),
+                        subject: page.subject.clone(),
+                        page_kind: page.kind.clone(),
+                        expect_version: None,
+                        body: None,
+                        summary: None,
+                        author: crate::memory::default_author(),
+                        checkout: checkout.clone(),
+                        commit: None,
+                        written_at: crate::envelope::now_rfc3339(),
+                    };
+                    if let WriteOutcome::Written { seq, .. } | WriteOutcome::Replayed { seq, .. } =
+                        self.link()?.call(|t| t.write(&event))?
+                    {
+                        report.pins += 1;
+                        self.store
+                            .write(|tx| replica::record_applied(tx, &op_id, seq, None))?;
+                    }
+                }
+            }
+            report.pages += 1;
+        }
+        report.pulled = self.team_pull(None)?;
+        self.envelope(report, Vec::new())
+    }
+}
+
+impl Workspace {
+    /// `loci team export`: the team's memory as a `loci export` document, which `loci
+    /// import` reads into a standalone store — the way out of a team. The server's log is
+    /// pulled first, so the document holds everything the team wrote; an unreachable
+    /// server is an error (the replica may be behind), not a silent partial export.
+    pub fn team_export(&mut self) -> Result<Envelope<crate::portability::MemoryExport>> {
+        self.team_sync()?;
+        self.export_memory()
+    }
+}
+
+/// Applies one server event to the replica, once: a revision is appended to its page
+/// (created as needed) with the author, summary and time the server holds, its claims
+/// resolved and snapshotted against this checkout's map; a pin sets the page's pin. An
+/// event whose operation id is applied already changes nothing. Returns the revision it
+/// made, whose stale marks the caller records ([`crate::audit::store_marks`]).
+fn apply_event(
+    tx: &Transaction<'_>,
+    root: &std::path::Path,
+    ev: &ServerEvent,
+    session: Option<i64>,
+) -> loci_store::Result<Option<i64>> {
+    if replica::applied(tx, &ev.op_id)?.is_some() {
+        return Ok(None);
+    }
+    let payload = serde_json::json!({
+        "team": {"op_id": ev.op_id, "seq": ev.seq, "checkout": ev.checkout, "commit": ev.commit, "author": ev.author}
+    })
+    .to_string();
+    let source_ref = format!("team:{}", ev.op_id);
+    match ev.kind.as_str() {
+        "revision" => {
+            let page = mem::ensure_page(tx, &ev.subject, &ev.page_kind)?;
+            let version: i64 = tx
+                .prepare_cached(
+                    "SELECT ifnull(max(version), 0) + 1 FROM revisions WHERE page_id = ?1",
+                )
+                .ctx(|| "reading a page's version".into())?
+                .query_row([page.page_id], |r| r.get(0))
+                .ctx(|| "reading a page's version".into())?;
+            if version != ev.version {
+                tracing::warn!(
+                    "team event {} makes `{}` version {} on the server, version {version} here \
+                     (this checkout's history of the page differs: it joined with its own)",
+                    ev.seq,
+                    ev.subject,
+                    ev.version
+                );
+            }
+            let (event_id, _) = mem::insert_event(
+                tx,
+                &ev.event_kind,
+                &source_ref,
+                &ev.subject,
+                Some(&payload),
+                session,
+            )?;
+            let body = ev.body.as_deref().unwrap_or_default();
+            let revision = mem::insert_revision_as(
+                tx,
+                &NewRevision {
+                    page_id: page.page_id,
+                    body,
+                    summary: ev.summary.as_deref(),
+                    author: &ev.author,
+                    session_id: session,
+                    event_id: Some(event_id),
+                },
+                version,
+                &ev.written_at,
+            )?;
+            let snapshot = crate::memory::subject_snapshot(tx, root, &ev.subject, &page.kind)?;
+            crate::memory::snapshot_revision(tx, &revision, &ev.subject, snapshot.as_ref(), None)?;
+            replica::record_applied(tx, &ev.op_id, ev.seq, Some(revision.revision_id))?;
+            Ok(Some(revision.revision_id))
+        }
+        "pin" | "unpin" => {
+            if let Some(page) = mem::page_by_subject(tx, &ev.subject)? {
+                mem::set_pinned(tx, page.page_id, ev.kind == "pin")?;
+                mem::insert_event(
+                    tx,
+                    &ev.kind,
+                    &source_ref,
+                    &ev.subject,
+                    Some(&payload),
+                    session,
+                )?;
+            }
+            replica::record_applied(tx, &ev.op_id, ev.seq, None)?;
+            Ok(None)
+        }
+        other => Err(StoreError::Corrupt(format!(
+            "team event {} has an unknown kind `{other}` (a newer loci wrote it?)",
+            ev.seq
+        ))),
+    }
+}
+
+/// Keeps this workspace's replica current for a long-running door (the language server):
+/// a connection of its own `LISTEN`s for the server's events; each notification is pulled
+/// at once ([`Workspace::team_sync`]), then `pulled(n)` is called with how many events
+/// were applied. `pulled(0)` is also called every `tick` without one, and after a failed
+/// contact, which is retried every `tick`; the loop ends when `pulled` returns false. Does
+/// nothing without `[team]`.
+pub fn listen(ws: &mut Workspace, tick: std::time::Duration, mut pulled: impl FnMut(u64) -> bool) {
+    let Some(url) = ws.team.as_ref().map(|l| l.url.clone()) else {
+        return;
+    };
+    loop {
+        let mut listener = match Team::connect(&url).and_then(|mut t| {
+            t.check_schema()?;
+            t.listen()?;
+            Ok(t)
+        }) {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::debug!("team listener: {e}");
+                if !pulled(0) {
+                    return;
+                }
+                std::thread::sleep(tick);
+                continue;
+            }
+        };
+        // What was written before the LISTEN began.
+        let mut due = true;
+        loop {
+            let n = if due {
+                match ws.team_sync() {
+                    Ok(env) => env.result.pulled,
+                    Err(e) => {
+                        tracing::debug!("team listener: {e}");
+                        0
+                    }
+                }
+            } else {
+                0
+            };
+            if !pulled(n) {
+                return;
+            }
+            match listener.wait(tick) {
+                Ok(got) => due = got,
+                Err(e) => {
+                    tracing::debug!("team listener: {e}");
+                    break;
+                }
+            }
+        }
+    }
+}
