@@ -822,9 +822,10 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         Command::Callers { symbol, .. } => {
             Some(format!("no callers of `{}` in the map", quoted(symbol)))
         }
-        Command::Callees { symbol, .. } => {
-            Some(format!("`{}` calls nothing the map records", quoted(symbol)))
-        }
+        Command::Callees { symbol, .. } => Some(format!(
+            "`{}` calls nothing the map records",
+            quoted(symbol)
+        )),
         Command::Outline { path, .. } => Some(format!(
             "`{}` defines nothing the map records",
             quoted(&from_cwd(path.clone(), &cwd, &root))

@@ -2872,3 +2872,97 @@ fn fault_a_damaged_page_of_memory_passed_scan_stats_and_remember() {
     let out = loci(root, &["symbol", "User"]);
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// Issue 31, item 4: the code-reading commands answer exactly on a fixture — dotted names
+/// as code spells them (`pkg.getLogger` is `getLogger` in `pkg/__init__.py`), outgoing
+/// calls, a file's outline, a definition's source with its memory, the memory listing —
+/// and an empty answer says why ("did you mean").
+#[test]
+fn code_reading_commands_answer_exactly_on_a_fixture() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pkg/__init__.py",
+        "from .util import parse\n\n\ndef getLogger(name=None):\n    \"\"\"Return a logger.\"\"\"\n    return _make(parse(name))\n\n\ndef _make(x):\n    return x\n",
+    );
+    write(
+        root,
+        "pkg/util.py",
+        "def parse(text):\n    return text.strip()\n",
+    );
+    assert!(loci(root, &["scan"]).status.success());
+    let stdout = |args: &[&str]| {
+        let out = loci(root, args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(
+        stdout(&["symbol", "pkg.util.parse"]),
+        "pkg/util.py:1: function parse  [pkg/util.py#parse@function]\n    def parse(text):\n"
+    );
+    assert_eq!(
+        stdout(&["callees", "pkg.getLogger"]),
+        "definition pkg/__init__.py#getLogger@function (pkg/__init__.py:4)\n\
+         pkg/__init__.py:6:12: _make -> pkg/__init__.py#_make@function (derived, 0.90)\n\
+         pkg/__init__.py:6:18: parse -> pkg/util.py#parse@function (stated, 1.00)\n"
+    );
+    assert_eq!(
+        stdout(&["outline", "pkg/__init__.py"]),
+        "pkg/__init__.py (python, 2 definitions)\n  4: function getLogger  def getLogger(name=None):\n  9: function _make  def _make(x):\n"
+    );
+    assert!(
+        loci(
+            root,
+            &[
+                "remember",
+                "pkg/__init__.py",
+                "--text",
+                "Loggers come from `getLogger()`."
+            ]
+        )
+        .status
+        .success()
+    );
+    let source = stdout(&["source", "pkg.getLogger"]);
+    let (code, memory) = source.split_once("\nmemory ").unwrap();
+    assert_eq!(
+        code,
+        "pkg/__init__.py:4-6: function getLogger  [pkg/__init__.py#getLogger@function]\n    4  def getLogger(name=None):\n    5      \"\"\"Return a logger.\"\"\"\n    6      return _make(parse(name))\n"
+    );
+    assert!(
+        memory.starts_with("pkg/__init__.py v1 by human:test at ")
+            && memory.ends_with(":\nLoggers come from `getLogger()`.\n"),
+        "{memory}"
+    );
+    assert_eq!(
+        stdout(&["list"]),
+        "pkg/__init__.py (file v1 by human:test): Loggers come from `getLogger()`.\n"
+    );
+    let json: Value = serde_json::from_str(&stdout(&["list", "pkg", "--json"])).unwrap();
+    assert_eq!(json["result"][0]["subject"], "pkg/__init__.py");
+    assert_eq!(json["result"][0]["stale"], Value::Null);
+
+    // Nothing found says why, with the nearest names.
+    let miss = loci(root, &["symbol", "getLoger"]);
+    assert_eq!(miss.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&miss.stderr),
+        "loci: no symbol named `getLoger` in the map; did you mean `getLogger`?\n"
+    );
+    let miss = loci(root, &["source", "nope"]);
+    assert_eq!(miss.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&miss.stderr),
+        "loci: no symbol named `nope` in the map (`search` finds words in code and docs)\n"
+    );
+    let miss = loci(root, &["outline", "pkg"]);
+    assert_eq!(
+        String::from_utf8_lossy(&miss.stderr),
+        "loci: `pkg` is a folder: outline takes a file (such as `pkg/__init__.py`)\n"
+    );
+}

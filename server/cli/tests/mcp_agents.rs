@@ -179,7 +179,11 @@ fn init_agents_global_writes_codex_config_and_is_idempotent() {
             .stdin(std::process::Stdio::null())
             .output()
             .expect("run loci");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     // No consent, no write.
@@ -189,7 +193,10 @@ fn init_agents_global_writes_codex_config_and_is_idempotent() {
 
     let out = run_with_home(&["init", "--agents", "--global"]);
     assert!(out.contains("updated") && out.contains("(codex)"), "{out}");
-    assert!(!out.contains("add (or run"), "no snippet once written: {out}");
+    assert!(
+        !out.contains("add (or run"),
+        "no snippet once written: {out}"
+    );
     let text = std::fs::read_to_string(&config).expect("read");
     assert_eq!(
         text,

@@ -163,10 +163,10 @@ pub fn wire_agents(root: &Path, options: &AgentsOptions) -> Result<AgentsReport>
     }
     Ok(AgentsReport {
         files,
-        codex_config: options
-            .codex_config
-            .as_ref()
-            .map_or_else(|| "~/.codex/config.toml".into(), |p| p.display().to_string()),
+        codex_config: options.codex_config.as_ref().map_or_else(
+            || "~/.codex/config.toml".into(),
+            |p| p.display().to_string(),
+        ),
         codex_written: options.codex_config.is_some(),
         codex_snippet: codex_snippet(),
     })
@@ -331,7 +331,9 @@ fn wire_json(root: &Path, t: &JsonTarget) -> Result<WiredFile> {
         ));
     };
     match servers.get("loci") {
-        Some(current) if current.value().and_then(|v| v.to_serde_value()) == Some(entry) => {
+        Some(current)
+            if current.value().and_then(|v| v.to_serde_value()).as_ref() == Some(&entry) =>
+        {
             return Ok(done(Action::Unchanged, None));
         }
         Some(_) => {
@@ -518,17 +520,26 @@ mod tests {
             args = ["mcp"]
         "#]]
         .assert_eq(&text);
-        assert_eq!(wire_codex(&config).map(|f| f.action).ok(), Some(Action::Unchanged));
+        assert_eq!(
+            wire_codex(&config).map(|f| f.action).ok(),
+            Some(Action::Unchanged)
+        );
         assert_eq!(read(&config), text);
 
         // None yet: the file and its folder are created.
         let fresh = dir.path().join("home/.codex/config.toml");
-        assert_eq!(wire_codex(&fresh).map(|f| f.action).ok(), Some(Action::Created));
+        assert_eq!(
+            wire_codex(&fresh).map(|f| f.action).ok(),
+            Some(Action::Created)
+        );
         assert_eq!(read(&fresh), codex_snippet());
 
         // The user's own entry is theirs; broken TOML is left alone.
         let _ = std::fs::write(&config, "[mcp_servers.loci]\ncommand = \"/opt/loci\"\n");
-        assert_eq!(wire_codex(&config).map(|f| f.action).ok(), Some(Action::Kept));
+        assert_eq!(
+            wire_codex(&config).map(|f| f.action).ok(),
+            Some(Action::Kept)
+        );
         let _ = std::fs::write(&config, "[mcp_servers\n");
         let skipped = wire_codex(&config).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(skipped.action, Action::Skipped);

@@ -107,7 +107,8 @@ impl Workspace {
             let (mut sources, sources_total) =
                 self.lookup_as_written(&symbol, crate::query::LIST_LIMIT)?;
             // A member inside a matched class is read with the class.
-            sources.dedup_by(|b, a| a.path == b.path && a.line <= b.line && b.end_line <= a.end_line);
+            sources
+                .dedup_by(|b, a| a.path == b.path && a.line <= b.line && b.end_line <= a.end_line);
             let mut calls: Vec<RefHit> = Vec::new();
             let mut total = 0u64;
             for s in &sources {
@@ -157,7 +158,16 @@ impl Workspace {
     /// named as one).
     pub fn outline(&self, path: &str, limit: u32) -> Result<Envelope<Outline>> {
         self.store.read(|| {
-            let path = self.map_path(path)?;
+            let path = match self.map_path(path) {
+                // A folder: say what outline takes (`map_path` speaks of imports).
+                Err(EngineError::NotFound(m)) if m.contains("is a folder") => {
+                    return Err(EngineError::NotFound(m.replace(
+                        "the map records imports per file",
+                        "outline takes a file",
+                    )));
+                }
+                other => other?,
+            };
             let conn = self.store.conn();
             let language: Option<String> = conn
                 .prepare_cached("SELECT language FROM files WHERE path = ?1")
@@ -165,7 +175,11 @@ impl Workspace {
                 .map_err(|e| loci_store::StoreError::sqlite("reading a file's language", e))?;
             let all = map::symbols_in_file(conn, &path)?;
             let total = all.len() as u64;
-            let keep = if limit == 0 { all.len() } else { limit as usize };
+            let keep = if limit == 0 {
+                all.len()
+            } else {
+                limit as usize
+            };
             let symbols: Vec<OutlineEntry> = all
                 .into_iter()
                 .take(keep)
@@ -210,7 +224,13 @@ impl Workspace {
             if hits.is_empty() {
                 let mut probe = self.envelope((), Vec::new())?;
                 self.note_unknown_symbol(&mut probe, &name)?;
-                return Err(EngineError::NotFound(probe.capability.notes.join("; ")));
+                let why: Vec<String> = probe
+                    .capability
+                    .notes
+                    .into_iter()
+                    .filter(|n| n.starts_with("no symbol named") || n.contains("changed on disk"))
+                    .collect();
+                return Err(EngineError::NotFound(why.join("; ")));
             }
             let symbol = hits.remove(0);
             let full = self.root().join(&symbol.path);

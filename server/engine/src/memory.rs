@@ -283,7 +283,6 @@ pub struct PageEntry {
     pub members: u64,
 }
 
-
 /// How a decision or lesson names its subject, `(about `…`)`: so that the subject is a
 /// path claim of the entry when it is a file or folder, linked as any claim is (`why`,
 /// `context --open`, `search --path`, staleness). A folder is written with a trailing `/`
@@ -1093,7 +1092,11 @@ impl Workspace {
         self.store.read(|| {
             let conn = self.store.conn();
             let prefix = prefix.trim().trim_start_matches("./");
-            let prefix = if prefix.len() > 1 { prefix.trim_end_matches('/') } else { prefix };
+            let prefix = if prefix.len() > 1 {
+                prefix.trim_end_matches('/')
+            } else {
+                prefix
+            };
             let under = |subject: &str| {
                 prefix.is_empty()
                     || subject == prefix
@@ -1103,12 +1106,14 @@ impl Workspace {
                         .strip_prefix(prefix)
                         .is_some_and(|rest| rest.starts_with('/') || rest.starts_with(':'))
             };
-            let kind_of = |p: &mem::Page| match p.kind.as_str() {
-                "decisions" => "decision",
-                "lessons" => "lesson",
-                k => k,
-            }
-            .to_string();
+            let kind_of = |p: &mem::Page| {
+                match p.kind.as_str() {
+                    "decisions" => "decision",
+                    "lessons" => "lesson",
+                    k => k,
+                }
+                .to_string()
+            };
             let mut pages: Vec<mem::Page> = mem::pages(conn)?
                 .into_iter()
                 .filter(|p| p.current_revision_id.is_some() || p.kind == "topic")
@@ -1117,9 +1122,11 @@ impl Workspace {
                 .collect();
             // Log entries in number order: `decision:10` after `decision:9`.
             pages.sort_by_cached_key(|p| match p.subject.split_once(':') {
-                Some((log, n)) if n.bytes().all(|b| b.is_ascii_digit()) => {
-                    (log.to_string(), n.parse::<u64>().unwrap_or(0), String::new())
-                }
+                Some((log, n)) if n.bytes().all(|b| b.is_ascii_digit()) => (
+                    log.to_string(),
+                    n.parse::<u64>().unwrap_or(0),
+                    String::new(),
+                ),
                 _ => (p.subject.clone(), 0, String::new()),
             });
             let total = pages.len() as u64;

@@ -526,7 +526,11 @@ impl Workspace {
     /// name in that module: `urllib.parse.urlsplit` is `urlsplit` in `urllib/parse.py`,
     /// `logging.getLogger` is `getLogger` in `logging/__init__.py`, `a.b.C.m` the method
     /// `C.m` of `a/b.py` (the module may lie below any folder: `Lib/urllib/parse.py`).
-    pub(crate) fn lookup_as_written(&self, name: &str, limit: u32) -> Result<(Vec<SymbolHit>, u64)> {
+    pub(crate) fn lookup_as_written(
+        &self,
+        name: &str,
+        limit: u32,
+    ) -> Result<(Vec<SymbolHit>, u64)> {
         let conn = self.store.conn();
         let hits = map::lookup_symbols(conn, name, limit)?;
         if !hits.is_empty() {
@@ -571,9 +575,7 @@ impl Workspace {
         let near = self.names_near(name)?;
         let shown: String = name.chars().take(80).collect();
         env.capability.notes.push(if near.is_empty() {
-            format!(
-                "no symbol named `{shown}` in the map (`search` finds words in code and docs)"
-            )
+            format!("no symbol named `{shown}` in the map (`search` finds words in code and docs)")
         } else {
             format!(
                 "no symbol named `{shown}` in the map; did you mean {}?",
@@ -587,27 +589,30 @@ impl Workspace {
     }
 
     /// Up to five names of the map nearest the last segment of `name`: the same name
-    /// folded (case and `_` ignored), then names starting with it, then names sharing its
-    /// first half. Indexed lookups only (`symbols_by_folded_name`).
+    /// folded (case and `_` ignored) first, then the names sharing its first three folded
+    /// characters, by edit distance (Damerau-Levenshtein, normalized, at least 0.6). Reads
+    /// one range of the folded-name index (`symbols_by_folded_name`), at most 2,000 names.
     fn names_near(&self, name: &str) -> Result<Vec<String>> {
-        const NEAR: u32 = 5;
+        const NEAR: usize = 5;
         let conn = self.store.conn();
         let folded = map::fold_name(last_segment(name));
         if folded.is_empty() {
             return Ok(Vec::new());
         }
-        let mut near = map::names_folded_as(conn, &folded, NEAR)?;
-        let half: String = folded.chars().take(folded.chars().count().div_ceil(2).max(3)).collect();
-        for prefix in [folded.as_str(), half.as_str()] {
-            if near.len() >= NEAR as usize {
-                break;
-            }
-            for n in map::names_folded_with_prefix(conn, prefix, NEAR * 4)? {
-                if near.len() < NEAR as usize && !near.contains(&n) {
-                    near.push(n);
-                }
-            }
-        }
+        let mut near = map::names_folded_as(conn, &folded, NEAR as u32)?;
+        let prefix: String = folded.chars().take(3).collect();
+        let mut ranked: Vec<(f64, String)> = map::names_folded_with_prefix(conn, &prefix, 2_000)?
+            .into_iter()
+            .filter(|n| !near.contains(n))
+            .map(|n| {
+                let score = strsim::normalized_damerau_levenshtein(&folded, &map::fold_name(&n));
+                (score, n)
+            })
+            .filter(|(score, _)| *score >= 0.6)
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        near.extend(ranked.into_iter().map(|(_, n)| n));
+        near.truncate(NEAR);
         Ok(near)
     }
 

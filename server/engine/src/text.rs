@@ -17,8 +17,8 @@ use crate::memory::{AsOf, History, PageEntry, Shown, Topic, Written};
 use crate::query::{Callers, Deps, Direction, Impact, Stats};
 use crate::scan::{LanguageCount, SKIPPED_EXAMPLES, ScanReport};
 use crate::session::SessionView;
-use crate::sync::SyncReport;
 use crate::store_types::{Contradiction, Fact, MapCounts, Page, RefHit, Session, SymbolHit};
+use crate::sync::SyncReport;
 use crate::walk::SkipReason;
 use crate::why::Why;
 use crate::words::count;
@@ -331,7 +331,11 @@ pub fn source(o: Out, s: &Source) -> io::Result<()> {
             m.version,
             m.author,
             m.created_at,
-            if m.cut { " (cut; `show` has it whole)" } else { "" }
+            if m.cut {
+                " (cut; `show` has it whole)"
+            } else {
+                ""
+            }
         )?;
         writeln!(o, "{}", m.body.trim_end())?;
     }
@@ -341,7 +345,11 @@ pub fn source(o: Out, s: &Source) -> io::Result<()> {
 /// One page of a memory listing: `subject (kind vN by AUTHOR): first line`, and `STALE:`
 /// with the reason when it is.
 pub fn page_entry(o: Out, p: &PageEntry) -> io::Result<()> {
-    let by = p.author.as_deref().map(|a| format!(" by {a}")).unwrap_or_default();
+    let by = p
+        .author
+        .as_deref()
+        .map(|a| format!(" by {a}"))
+        .unwrap_or_default();
     let members = if p.kind == "topic" {
         format!(", {}", count(p.members, "member"))
     } else {
@@ -372,7 +380,11 @@ pub fn topic(o: Out, t: &Topic) -> io::Result<()> {
         if members.is_empty() {
             "(no members)".to_string()
         } else {
-            members.iter().map(|m| escaped(m).into_owned()).collect::<Vec<_>>().join(", ")
+            members
+                .iter()
+                .map(|m| escaped(m).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
         }
     )
 }
