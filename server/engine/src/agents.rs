@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use jsonc_parser::cst::{CstInputValue, CstRootNode};
+use jsonc_parser::cst::{CstContainerNode, CstInputValue, CstNode, CstRootNode};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -262,6 +262,31 @@ fn wire_codex(path: &Path) -> Result<WiredFile> {
     ))
 }
 
+/// A JSON text's value as `jsonc-parser` inserts it, its keys in the text's order (loci's
+/// entries read `type`, `command`, `args`, as the agents' docs write them).
+fn input_of(text: &str) -> CstInputValue {
+    fn walk(node: &CstNode) -> CstInputValue {
+        match node {
+            CstNode::Container(CstContainerNode::Object(o)) => CstInputValue::Object(
+                o.properties()
+                    .iter()
+                    .filter_map(|p| Some((p.name()?.decoded_value().ok()?, walk(&p.value()?))))
+                    .collect(),
+            ),
+            CstNode::Container(CstContainerNode::Array(a)) => {
+                CstInputValue::Array(a.elements().iter().map(walk).collect())
+            }
+            other => other
+                .to_serde_value()
+                .map_or(CstInputValue::Null, |v| to_input(&v)),
+        }
+    }
+    CstRootNode::parse(text, &jsonc_parser::ParseOptions::default())
+        .ok()
+        .and_then(|root| root.value())
+        .map_or(CstInputValue::Null, |v| walk(&v))
+}
+
 /// A JSON value as `jsonc-parser` inserts it.
 fn to_input(v: &Json) -> CstInputValue {
     match v {
@@ -346,7 +371,7 @@ fn wire_json(root: &Path, t: &JsonTarget) -> Result<WiredFile> {
             ));
         }
         None => {
-            servers.append("loci", to_input(&entry));
+            servers.append("loci", input_of(t.entry));
         }
     }
     let mut text = doc.to_string();
@@ -481,7 +506,7 @@ mod tests {
                 "loci": {
                   "type": "stdio",
                   "command": "loci",
-                  "args": ["-C", "${workspaceFolder}", "mcp"]
+                  "args": ["-C", "${workspaceFolder}", "mcp"],
                 },
               },
             }
