@@ -139,7 +139,8 @@ def free_port():
 
 
 async def main(a):
-    qs = [json.loads(l)["query"] for l in open(a.cases) if l.strip() and not l.startswith("//")]
+    cases = [json.loads(l) for l in open(a.cases) if l.strip() and not l.startswith("//")]
+    qs = [c["query"] for c in cases if "query" in c]
     loci = os.path.abspath(a.loci)
     if not a.tools:
         params = StdioServerParameters(command=loci, args=["mcp"], cwd=a.corpus, env=dict(os.environ))
