@@ -276,7 +276,7 @@ fn a_lookup_that_finds_nothing_says_so_on_stderr() {
     for (args, said) in [
         (
             &["symbol", "NoSuchThing"][..],
-            "loci: no symbol named `NoSuchThing` in the map\n",
+            "loci: no symbol named `NoSuchThing` in the map (`search` finds words in code and docs)\n",
         ),
         (
             &["refs", "NoSuchThing"][..],
@@ -1596,7 +1596,7 @@ fn fault_a_json_answer_that_exited_1_did_not_say_why() {
     for (args, message) in [
         (
             &["symbol", "nosuch", "--json"][..],
-            "no symbol named `nosuch` in the map",
+            "no symbol named `nosuch` in the map (`search` finds words in code and docs)",
         ),
         (
             &["refs", "nosuch", "--json"],
@@ -1604,7 +1604,7 @@ fn fault_a_json_answer_that_exited_1_did_not_say_why() {
         ),
         (
             &["callers", "nosuch", "--json"],
-            "no symbol named `nosuch` in the map, so no callers (`loci symbol` finds names)",
+            "no symbol named `nosuch` in the map (`search` finds words in code and docs)",
         ),
         // A symbol nothing calls is not a typo (a fresh-user trial: the two had read alike).
         (
@@ -1652,7 +1652,7 @@ fn fault_a_json_answer_that_exited_1_did_not_say_why() {
         &loci(root, &["symbol", "nosuch", "--json"]),
         1,
         "not_found",
-        "no symbol named `nosuch` in the map",
+        "no symbol named `nosuch` in the map (`search` finds words in code and docs)",
     );
     assert_eq!(v["result"], serde_json::json!([]));
     // Findings: lint and check say what they found.
@@ -1680,7 +1680,7 @@ fn fault_a_json_answer_that_exited_1_did_not_say_why() {
     assert!(out.stdout.is_empty());
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "loci: no symbol named `nosuch` in the map\n"
+        "loci: no symbol named `nosuch` in the map (`search` finds words in code and docs)\n"
     );
     // Exit 0 has no `error`.
     let out = loci(root, &["symbol", "User", "--json"]);
@@ -2756,7 +2756,7 @@ fn fault_not_found_from_a_stale_map_said_nothing_of_it() {
         stderr.lines().collect::<Vec<_>>(),
         [
             "note: 1 mapped file changed on disk since the last scan: this answer may miss what it defines now (`loci scan` maps it)",
-            "loci: no symbol named `extra` in the map",
+            "loci: no symbol named `extra` in the map (`search` finds words in code and docs)",
         ]
     );
 }
