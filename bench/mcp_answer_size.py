@@ -8,7 +8,9 @@
 once. Per answer it counts the bytes of the first response's text content, the bytes of
 text an agent reads to get the whole answer (following `next_cursor` until the last page)
 and the calls that takes, and the bytes of the first response's JSON-RPC line; it prints
-the medians and maxima as JSON. Tokens are estimated as loci estimates them: characters / 4.
+the medians and maxima as JSON. Tokens are estimated as loci estimates them: characters / 4;
+`tools_list_cl100k_tokens` counts the list with tiktoken's cl100k_base when `tiktoken` or
+`bpe-openai` can load it (null otherwise).
 """
 import argparse, json, os, statistics, subprocess
 
@@ -41,6 +43,15 @@ class Server:
     def close(self):
         self.p.stdin.close()
         self.p.wait(timeout=30)
+
+
+def cl100k(text):
+    for mod in ("tiktoken", "bpe_openai"):
+        try:
+            return len(__import__(mod).get_encoding("cl100k_base").encode(text))
+        except Exception:  # noqa: BLE001 - not installed, or its data cannot be fetched
+            continue
+    return None
 
 
 def text_of(reply):
@@ -91,6 +102,7 @@ def main(a):
         "questions": len(queries),
         "tools_list_bytes": len(listing_result.encode("utf-8")),
         "tools_list_tokens": len(listing_result) // 4,
+        "tools_list_cl100k_tokens": cl100k(listing_result),
         "context_first_text_chars_median": med(first_text),
         "context_first_text_tokens_median": med(first_text) // 4,
         "context_whole_text_chars_median": med(whole_text),

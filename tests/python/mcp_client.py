@@ -65,7 +65,8 @@ async def run(binary: str, workspace: str, cli_context: str) -> None:
             for name, tool in tools.items():
                 schema = field(tool, "output_schema", "outputSchema")
                 check(schema is not None and schema["type"] == "object", f"{name} declares an outputSchema: {schema}")
-                kind = "array" if name in ("search", "symbol", "references", "recap", "fact_list") else "object"
+                kind = "array" if name in ("search", "symbol", "references", "recap", "fact_list",
+                                           "memory_list", "topics") else "object"
                 check(schema["properties"]["result"] == {"type": kind}, f"{name} result is an {kind}: {schema}")
                 check(schema["anyOf"] == [{"required": ["result"]}, {"required": ["error"]}], f"{name}: {schema}")
 
@@ -115,6 +116,40 @@ async def run(binary: str, workspace: str, cli_context: str) -> None:
             check(why["subject"] == "src/app.py", f"why subject: {why['subject']}")
             check(why["revision"]["body"] == body, "why returns the memory")
             check(why["session"]["session_id"] == session_id, "why names the session")
+
+            # The tools agents reach for (issue 31, item 4), exactly, with a dotted name as
+            # Python spells it (`app.main` is `main` in `src/app.py`).
+            for name in ("callees", "outline", "source", "memory_list", "topics", "stats", "sync"):
+                check(name in tools, f"tool {name} listed")
+            r = await session.call_tool("callees", {"symbol": "app.main"})
+            check(r.content[0].text == "definition src/app.py#main@function (src/app.py:4)\n"
+                  "src/app.py:6:12: serve -> src/app.py#serve@function (derived, 0.90)\n",
+                  f"callees text: {r.content[0].text!r}")
+            calls = field(r, "structured_content", "structuredContent")["result"]["calls"]
+            check([c["target_key"] for c in calls] == ["src/app.py#serve@function"], f"callees: {calls}")
+            r = await session.call_tool("outline", {"path": "src/app.py"})
+            check(r.content[0].text == "src/app.py (python, 2 definitions)\n"
+                  "  4: function main  def main():\n  9: function serve  def serve(argv):\n",
+                  f"outline text: {r.content[0].text!r}")
+            r = await session.call_tool("source", {"name": "app.main"})
+            source = field(r, "structured_content", "structuredContent")["result"]
+            check(source["symbol"]["key"] == "src/app.py#main@function", f"source: {source['symbol']}")
+            check(source["text"].startswith("def main():\n") and source["text"].endswith("return serve(sys.argv)\n"),
+                  f"source text: {source['text']!r}")
+            check([m["body"] for m in source["memory"]] == [body], f"source memory: {source['memory']}")
+            check(r.content[0].text.startswith("src/app.py:4-6: function main  [src/app.py#main@function]\n"
+                                               "    4  def main():\n"), f"source: {r.content[0].text!r}")
+            r = await session.call_tool("memory_list", {"prefix": "src"})
+            pages = field(r, "structured_content", "structuredContent")["result"]
+            check([(p["subject"], p["kind"], p["version"], p["stale"]) for p in pages] == [("src/app.py", "file", 1, None)],
+                  f"memory_list: {pages}")
+            r = await session.call_tool("stats", {})
+            totals = field(r, "structured_content", "structuredContent")["result"]["totals"]
+            check((totals["files"], totals["symbols"]) == (1, 2), f"stats: {totals}")
+            r = await session.call_tool("symbol", {"name": "serv"})
+            check(not field(r, "is_error", "isError"), f"symbol serv: {r.content}")
+            check("no symbol named `serv` in the map; did you mean `serve`?" in r.content[0].text,
+                  f"an empty answer says why: {r.content[0].text!r}")
 
             r = await session.call_tool("why", {"query": "nothing mentions this phrase"})
             check(field(r, "is_error", "isError"), "a question with no answer is a tool error")

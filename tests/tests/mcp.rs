@@ -168,14 +168,20 @@ async fn tools_list_names_and_annotations() {
         context read_only !destructive idempotent !open_world
         search read_only !destructive idempotent !open_world
         symbol read_only !destructive idempotent !open_world
+        source read_only !destructive idempotent !open_world
+        outline read_only !destructive idempotent !open_world
         references read_only !destructive idempotent !open_world
         callers read_only !destructive idempotent !open_world
+        callees read_only !destructive idempotent !open_world
         deps read_only !destructive idempotent !open_world
         impact read_only !destructive idempotent !open_world
         why read_only !destructive idempotent !open_world
         show read_only !destructive idempotent !open_world
         history read_only !destructive idempotent !open_world
+        memory_list read_only !destructive idempotent !open_world
+        topics read_only !destructive idempotent !open_world
         asof read_only !destructive idempotent !open_world
+        stats read_only !destructive idempotent !open_world
         remember !read_only !destructive !idempotent !open_world
         decide !read_only !destructive !idempotent !open_world
         learn !read_only !destructive !idempotent !open_world
@@ -189,6 +195,7 @@ async fn tools_list_names_and_annotations() {
         check !read_only !destructive idempotent !open_world
         resolve !read_only !destructive idempotent !open_world
         scan !read_only !destructive idempotent !open_world
+        sync !read_only !destructive idempotent !open_world
         session_end !read_only !destructive !idempotent !open_world
     "#]]
     .assert_eq(&lines);

@@ -37,10 +37,15 @@ enum Command {
     /// Create .loci/ (database, .gitignore) in the workspace root.
     Init {
         /// Also wire AI coding agents to `loci mcp`: .mcp.json (Claude Code),
-        /// .cursor/mcp.json, .vscode/mcp.json, an operator guide in AGENTS.md and CLAUDE.md,
-        /// and print the Codex snippet. Idempotent; existing content is preserved.
+        /// .cursor/mcp.json, .vscode/mcp.json (comments kept), an operator guide in
+        /// AGENTS.md and CLAUDE.md, and print the Codex snippet. Idempotent; existing
+        /// content is preserved.
         #[arg(long)]
         agents: bool,
+        /// With --agents, also write loci's entry into Codex's global configuration
+        /// ($CODEX_HOME/config.toml, else ~/.codex/config.toml), keeping everything else in it.
+        #[arg(long, requires = "agents")]
+        global: bool,
     },
     /// Serve the MCP tools to an AI agent: over stdio, or with --http over streamable HTTP
     /// (bearer token from .loci/mcp-token required).
@@ -88,6 +93,40 @@ enum Command {
         symbol: String,
         /// List at most this many, by path and line (0: all); the rest are counted.
         #[arg(long, default_value_t = loci_engine::query::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
+        limit: u32,
+    },
+    /// List the calls written in a symbol's definition (its outgoing calls).
+    Callees {
+        /// A name, qualified name (`Regex.new`), dotted name as code spells it
+        /// (`urllib.parse.urlsplit`) or key.
+        symbol: String,
+        /// List at most this many calls (0: all); the rest are counted.
+        #[arg(long, default_value_t = loci_engine::query::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
+        limit: u32,
+    },
+    /// A file's definitions in document order, nested by depth.
+    Outline {
+        /// A repo-relative path.
+        path: String,
+        /// List at most this many definitions (0: all); the rest are counted.
+        #[arg(long, default_value_t = loci_engine::query::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
+        limit: u32,
+    },
+    /// A symbol's source text, with the memory about it and whether that memory is stale.
+    Source {
+        /// A name, qualified name, dotted name or key (the first match is shown).
+        name: String,
+    },
+    /// List memory pages (files, folders, topics, decisions, lessons) under a subject prefix.
+    List {
+        /// `src/auth` (it and what is under it), `topic:`, `decision:`, `lesson:` (default: all).
+        #[arg(default_value = "")]
+        prefix: String,
+        /// Only these kinds: file, folder, root, topic, decision, lesson (repeatable).
+        #[arg(long = "kind")]
+        kinds: Vec<String>,
+        /// List at most this many pages (0: all); the rest are counted.
+        #[arg(long, default_value_t = 0, value_parser = whole::<u32>("pages", 0), allow_negative_numbers = true)]
         limit: u32,
     },
     /// List a file's imports, or with --reverse, the files importing it.
@@ -747,6 +786,10 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         Command::Symbol { .. }
             | Command::Refs { .. }
             | Command::Callers { .. }
+            | Command::Callees { .. }
+            | Command::Outline { .. }
+            | Command::Source { .. }
+            | Command::List { .. }
             | Command::Deps { .. }
             | Command::Impact { .. }
             | Command::Stats
@@ -831,6 +874,18 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         Command::Callers { symbol, .. } => {
             Some(format!("no callers of `{}` in the map", quoted(symbol)))
         }
+        Command::Callees { symbol, .. } => Some(format!(
+            "`{}` calls nothing the map records",
+            quoted(symbol)
+        )),
+        Command::Outline { path, .. } => Some(format!(
+            "`{}` defines nothing the map records",
+            quoted(&from_cwd(path.clone(), &cwd, &root))
+        )),
+        Command::List { prefix, .. } if prefix.is_empty() => {
+            Some("no memory yet: `loci remember`, `loci decide` and `loci learn` write some".into())
+        }
+        Command::List { prefix, .. } => Some(format!("no memory under `{}`", quoted(prefix))),
         // A blank question is answered empty by search and context alike (exit 1).
         Command::Search { query, .. } if query.trim().is_empty() => {
             Some("the query is empty: there is nothing to search for".into())
@@ -890,13 +945,26 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         None => arg,
     };
     let found = match cli.command {
-        Command::Init { agents } => {
+        Command::Init { agents, global } => {
+            let codex_config = match global {
+                false => None,
+                true => Some(loci_engine::agents::codex_config_path().ok_or_else(|| {
+                    cli_error(
+                        "invalid_argument",
+                        "--global: neither CODEX_HOME nor HOME is set, so Codex's config.toml cannot be found".into(),
+                    )
+                })?),
+            };
             let env = ws.stats()?;
             let found = out.init(ws.root(), &env)?;
             // The envelope first, then the agents' report.
             out.finish(None)?;
             if agents {
-                print_agents(&loci_engine::agents::wire_agents(ws.root())?, cli.json)?;
+                let options = loci_engine::agents::AgentsOptions { codex_config };
+                print_agents(
+                    &loci_engine::agents::wire_agents(ws.root(), &options)?,
+                    cli.json,
+                )?;
             }
             found
         }
@@ -936,8 +1004,34 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             bar.finish();
             out.embed(&env)?
         }
-        Command::Symbol { name, limit } => out.symbols(&ws.symbol(&key_here(name), limit)?)?,
-        Command::Refs { name, limit } => out.refs(&ws.refs(&key_here(name), limit)?)?,
+        Command::Symbol { name, limit } => {
+            let env = ws.symbol(&key_here(name), limit)?;
+            miss = unknown_symbol(&env).or(miss);
+            out.symbols(&env)?
+        }
+        Command::Refs { name, limit } => {
+            let env = ws.refs(&key_here(name), limit)?;
+            miss = unknown_symbol(&env).or(miss);
+            out.refs(&env)?
+        }
+        Command::Callees { symbol, limit } => {
+            let env = ws.callees(&key_here(symbol), limit)?;
+            miss = unknown_symbol(&env).or(miss);
+            out.callees(&env)?
+        }
+        Command::Outline { path, limit } => match ws.outline(&here(path), limit) {
+            Err(EngineError::NotFound(message)) => return not_found(&out, ws, &message),
+            env => out.outline(&env?)?,
+        },
+        Command::Source { name } => match ws.source(&key_here(name)) {
+            Err(EngineError::NotFound(message)) => return not_found(&out, ws, &message),
+            env => out.source(&env?)?,
+        },
+        Command::List {
+            prefix,
+            kinds,
+            limit,
+        } => out.page_entries(&ws.memory_list(&here(prefix), &kinds, limit)?)?,
         Command::Callers { symbol, limit } => {
             // A name that is no symbol is a typo, not dead code: say which.
             let typo = format!(
@@ -946,7 +1040,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             );
             let env = ws.callers(&key_here(symbol), limit)?;
             if env.result.targets_total == 0 {
-                miss = Some(typo);
+                miss = unknown_symbol(&env).or(Some(typo));
             }
             out.callers(&env)?
         }
@@ -1226,13 +1320,25 @@ fn print_agents(report: &loci_engine::agents::AgentsReport, json: bool) -> anyho
             None => writeln!(o)?,
         }
     }
-    writeln!(
-        o,
-        "\nCodex reads MCP servers from {}; add:\n",
-        report.codex_config
-    )?;
-    write!(o, "{}", report.codex_snippet)?;
+    if !report.codex_written {
+        writeln!(
+            o,
+            "\nCodex reads MCP servers from {}; add (or run `loci init --agents --global`):\n",
+            report.codex_config
+        )?;
+        write!(o, "{}", report.codex_snippet)?;
+    }
     Ok(())
+}
+
+/// The note of an answer that found no symbol of the name asked (with the names nearest
+/// it: "did you mean"), as the reason it exits 1.
+fn unknown_symbol<T>(env: &loci_engine::Envelope<T>) -> Option<String> {
+    env.capability
+        .notes
+        .iter()
+        .find(|n| n.starts_with("no symbol named"))
+        .cloned()
 }
 
 /// "Nothing found" is exit code 1 with the reason on stderr.

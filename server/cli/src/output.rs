@@ -6,10 +6,6 @@ mod portability;
 use std::io::Write;
 use std::path::Path;
 
-/// Commits a `loci sync` lists, the newest (a first sync records up to `[sync]
-/// max_commits`, 200 by default, which printed 200 lines).
-const SYNC_COMMIT_LINES: usize = 10;
-
 use indicatif::{ProgressBar, ProgressStyle};
 use loci_engine::Envelope;
 use loci_engine::context::{ContextAnswer, SearchHit};
@@ -200,6 +196,21 @@ impl Output {
         Ok(!env.result.calls.is_empty())
     }
 
+    pub fn callees(&self, env: &Envelope<loci_engine::code::Callees>) -> Found {
+        self.emit(env, |o| text::callees(o, &env.result))?;
+        Ok(!env.result.calls.is_empty())
+    }
+
+    pub fn outline(&self, env: &Envelope<loci_engine::code::Outline>) -> Found {
+        self.emit(env, |o| text::outline(o, &env.result))?;
+        Ok(!env.result.symbols.is_empty())
+    }
+
+    pub fn source(&self, env: &Envelope<loci_engine::code::Source>) -> Found {
+        self.emit(env, |o| text::source(o, &env.result))?;
+        Ok(true)
+    }
+
     pub fn deps(&self, env: &Envelope<Deps>) -> Found {
         self.emit(env, |o| text::deps(o, &env.result))?;
         Ok(!env.result.edges.is_empty())
@@ -301,10 +312,14 @@ impl Output {
 
     pub fn topics(&self, env: &Envelope<Vec<loci_engine::memory::Topic>>) -> Found {
         self.emit(env, |o| {
-            for (t, members) in &env.result {
-                writeln!(o, "{t}: {}", members.join(", "))?;
-            }
-            Ok(())
+            env.result.iter().try_for_each(|t| text::topic(o, t))
+        })?;
+        Ok(!env.result.is_empty())
+    }
+
+    pub fn page_entries(&self, env: &Envelope<Vec<loci_engine::memory::PageEntry>>) -> Found {
+        self.emit(env, |o| {
+            env.result.iter().try_for_each(|p| text::page_entry(o, p))
         })?;
         Ok(!env.result.is_empty())
     }
@@ -442,37 +457,7 @@ impl Output {
     }
 
     pub fn sync(&self, env: &Envelope<SyncReport>) -> Found {
-        let s = &env.result;
-        self.emit(env, |o| {
-            writeln!(
-                o,
-                "sync ({}): {}; {}, {}",
-                s.mode,
-                s.state,
-                count(s.commits.len() as u64, "commit"),
-                count(s.events_added, "new event")
-            )?;
-            // Oldest first, as recorded: a first sync reads up to 200, so only the newest
-            // few are listed (`--json` has them all).
-            let older = s.commits.len().saturating_sub(SYNC_COMMIT_LINES);
-            if older > 0 {
-                writeln!(
-                    o,
-                    "  … {} (`--json` lists them all)",
-                    count(older as u64, "older commit")
-                )?;
-            }
-            for (h, m) in &s.commits[older..] {
-                writeln!(o, "  {h} {m}")?;
-            }
-            for (from, to) in &s.pages_moved {
-                writeln!(o, "  page moved: {from} -> {to}")?;
-            }
-            for n in &s.notes {
-                writeln!(o, "note: {n}")?;
-            }
-            Ok(())
-        })?;
+        self.emit(env, |o| text::sync(o, &env.result))?;
         Ok(true)
     }
 

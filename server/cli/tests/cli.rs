@@ -276,7 +276,7 @@ fn a_lookup_that_finds_nothing_says_so_on_stderr() {
     for (args, said) in [
         (
             &["symbol", "NoSuchThing"][..],
-            "loci: no symbol named `NoSuchThing` in the map\n",
+            "loci: no symbol named `NoSuchThing` in the map (`search` finds words in code and docs)\n",
         ),
         (
             &["refs", "NoSuchThing"][..],
@@ -1596,7 +1596,7 @@ fn fault_a_json_answer_that_exited_1_did_not_say_why() {
     for (args, message) in [
         (
             &["symbol", "nosuch", "--json"][..],
-            "no symbol named `nosuch` in the map",
+            "no symbol named `nosuch` in the map (`search` finds words in code and docs)",
         ),
         (
             &["refs", "nosuch", "--json"],
@@ -1604,7 +1604,7 @@ fn fault_a_json_answer_that_exited_1_did_not_say_why() {
         ),
         (
             &["callers", "nosuch", "--json"],
-            "no symbol named `nosuch` in the map, so no callers (`loci symbol` finds names)",
+            "no symbol named `nosuch` in the map (`search` finds words in code and docs)",
         ),
         // A symbol nothing calls is not a typo (a fresh-user trial: the two had read alike).
         (
@@ -1652,7 +1652,7 @@ fn fault_a_json_answer_that_exited_1_did_not_say_why() {
         &loci(root, &["symbol", "nosuch", "--json"]),
         1,
         "not_found",
-        "no symbol named `nosuch` in the map",
+        "no symbol named `nosuch` in the map (`search` finds words in code and docs)",
     );
     assert_eq!(v["result"], serde_json::json!([]));
     // Findings: lint and check say what they found.
@@ -1680,7 +1680,7 @@ fn fault_a_json_answer_that_exited_1_did_not_say_why() {
     assert!(out.stdout.is_empty());
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "loci: no symbol named `nosuch` in the map\n"
+        "loci: no symbol named `nosuch` in the map (`search` finds words in code and docs)\n"
     );
     // Exit 0 has no `error`.
     let out = loci(root, &["symbol", "User", "--json"]);
@@ -2761,7 +2761,7 @@ fn fault_not_found_from_a_stale_map_said_nothing_of_it() {
         stderr.lines().collect::<Vec<_>>(),
         [
             "note: 1 mapped file changed on disk since the last scan: this answer may miss what it defines now (`loci scan` maps it)",
-            "loci: no symbol named `extra` in the map",
+            "loci: no symbol named `extra` in the map (`search` finds words in code and docs)",
         ]
     );
 }
@@ -2877,4 +2877,98 @@ fn fault_a_damaged_page_of_memory_passed_scan_stats_and_remember() {
     }
     let out = loci(root, &["symbol", "User"]);
     assert_eq!(out.status.code(), Some(0));
+}
+
+/// Issue 31, item 4: the code-reading commands answer exactly on a fixture — dotted names
+/// as code spells them (`pkg.getLogger` is `getLogger` in `pkg/__init__.py`), outgoing
+/// calls, a file's outline, a definition's source with its memory, the memory listing —
+/// and an empty answer says why ("did you mean").
+#[test]
+fn code_reading_commands_answer_exactly_on_a_fixture() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pkg/__init__.py",
+        "from .util import parse\n\n\ndef getLogger(name=None):\n    \"\"\"Return a logger.\"\"\"\n    return _make(parse(name))\n\n\ndef _make(x):\n    return x\n",
+    );
+    write(
+        root,
+        "pkg/util.py",
+        "def parse(text):\n    return text.strip()\n",
+    );
+    assert!(loci(root, &["scan"]).status.success());
+    let stdout = |args: &[&str]| {
+        let out = loci(root, args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(
+        stdout(&["symbol", "pkg.util.parse"]),
+        "pkg/util.py:1: function parse  [pkg/util.py#parse@function]\n    def parse(text):\n"
+    );
+    assert_eq!(
+        stdout(&["callees", "pkg.getLogger"]),
+        "definition pkg/__init__.py#getLogger@function (pkg/__init__.py:4)\n\
+         pkg/__init__.py:6:12: _make -> pkg/__init__.py#_make@function (derived, 0.90)\n\
+         pkg/__init__.py:6:18: parse -> pkg/util.py#parse@function (stated, 1.00)\n"
+    );
+    assert_eq!(
+        stdout(&["outline", "pkg/__init__.py"]),
+        "pkg/__init__.py (python, 2 definitions)\n  4: function getLogger  def getLogger(name=None):\n  9: function _make  def _make(x):\n"
+    );
+    assert!(
+        loci(
+            root,
+            &[
+                "remember",
+                "pkg/__init__.py",
+                "--text",
+                "Loggers come from `getLogger()`."
+            ]
+        )
+        .status
+        .success()
+    );
+    let source = stdout(&["source", "pkg.getLogger"]);
+    let (code, memory) = source.split_once("\nmemory ").unwrap();
+    assert_eq!(
+        code,
+        "pkg/__init__.py:4-6: function getLogger  [pkg/__init__.py#getLogger@function]\n    4  def getLogger(name=None):\n    5      \"\"\"Return a logger.\"\"\"\n    6      return _make(parse(name))\n"
+    );
+    assert!(
+        memory.starts_with("pkg/__init__.py v1 by human:test at ")
+            && memory.ends_with(":\nLoggers come from `getLogger()`.\n"),
+        "{memory}"
+    );
+    assert_eq!(
+        stdout(&["list"]),
+        "pkg/__init__.py (file v1 by human:test): Loggers come from `getLogger()`.\n"
+    );
+    let json: Value = serde_json::from_str(&stdout(&["list", "pkg", "--json"])).unwrap();
+    assert_eq!(json["result"][0]["subject"], "pkg/__init__.py");
+    assert_eq!(json["result"][0]["stale"], Value::Null);
+
+    // Nothing found says why, with the nearest names.
+    let miss = loci(root, &["symbol", "getLoger"]);
+    assert_eq!(miss.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&miss.stderr),
+        "loci: no symbol named `getLoger` in the map; did you mean `getLogger`?\n"
+    );
+    let miss = loci(root, &["source", "nope"]);
+    assert_eq!(miss.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&miss.stderr),
+        "loci: no symbol named `nope` in the map (`search` finds words in code and docs)\n"
+    );
+    let miss = loci(root, &["outline", "pkg"]);
+    assert_eq!(
+        String::from_utf8_lossy(&miss.stderr),
+        "loci: `pkg` is a folder: outline takes a file (such as `pkg/__init__.py`)\n"
+    );
 }

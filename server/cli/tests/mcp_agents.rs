@@ -102,7 +102,7 @@ fn init_agents_refreshes_its_section_and_never_clobbers() {
         "CLAUDE.md",
         "Intro.\n\n<!-- loci:begin -->\nold guide\n<!-- loci:end -->\n\nOutro stays.\n",
     );
-    // VS Code's mcp.json may hold comments: loci cannot merge it safely.
+    // VS Code's mcp.json may hold comments (JSONC): loci's server is added, they stay.
     let jsonc = "{\n  // my servers\n  \"servers\": {}\n}\n";
     write(root, ".vscode/mcp.json", jsonc);
     // A user's own `loci` entry is kept.
@@ -122,13 +122,18 @@ fn init_agents_refreshes_its_section_and_never_clobbers() {
         "{claude}"
     );
     assert!(!claude.contains("old guide"));
-    assert_eq!(
-        std::fs::read_to_string(root.join(".vscode/mcp.json")).expect("read"),
-        jsonc
-    );
-    assert!(out.contains("skipped   .vscode/mcp.json"), "{out}");
+    let vscode = std::fs::read_to_string(root.join(".vscode/mcp.json")).expect("read");
     assert!(
-        out.contains("add \"servers\""),
+        vscode.starts_with("{\n  // my servers\n  \"servers\": {\n    \"loci\": {"),
+        "{vscode}"
+    );
+    assert!(out.contains("updated   .vscode/mcp.json"), "{out}");
+    // Broken JSON is left alone, with what to add by hand.
+    write(root, ".mcp.json", "{ \"mcpServers\": ");
+    let out = init_agents(root);
+    assert!(out.contains("skipped   .mcp.json"), "{out}");
+    assert!(
+        out.contains("add \"mcpServers\""),
         "says what to add by hand: {out}"
     );
     assert_eq!(
@@ -149,4 +154,55 @@ fn init_agents_refreshes_its_section_and_never_clobbers() {
         std::fs::read_to_string(root.join("AGENTS.md")).expect("read"),
         "<!-- loci:begin -->\nno end\n"
     );
+}
+
+/// Issue 31, item 7: `--global` writes Codex's entry into `$HOME/.codex/config.toml` (a
+/// temporary HOME here), keeping the user's other entries and comments; a second run
+/// changes nothing. Without `--global`, nothing outside the workspace is written.
+#[test]
+fn init_agents_global_writes_codex_config_and_is_idempotent() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("repo");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    let config = home.join(".codex/config.toml");
+    let mine = "# mine\n[mcp_servers.docs]\ncommand = \"docs\"\n";
+    write(&home, ".codex/config.toml", mine);
+    let run_with_home = |args: &[&str]| {
+        let out = std::process::Command::new(mcp_support::loci())
+            .arg("-C")
+            .arg(&root)
+            .args(args)
+            .env("HOME", &home)
+            .env_remove("CODEX_HOME")
+            .env_remove("LOCI_DB")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run loci");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // No consent, no write.
+    let out = run_with_home(&["init", "--agents"]);
+    assert!(out.contains("--global"), "{out}");
+    assert_eq!(std::fs::read_to_string(&config).expect("read"), mine);
+
+    let out = run_with_home(&["init", "--agents", "--global"]);
+    assert!(out.contains("updated") && out.contains("(codex)"), "{out}");
+    assert!(
+        !out.contains("add (or run"),
+        "no snippet once written: {out}"
+    );
+    let text = std::fs::read_to_string(&config).expect("read");
+    assert_eq!(
+        text,
+        "# mine\n[mcp_servers.docs]\ncommand = \"docs\"\n\n[mcp_servers.loci]\ncommand = \"loci\"\nargs = [\"mcp\"]\n"
+    );
+    let out = run_with_home(&["init", "--agents", "--global"]);
+    assert_eq!(std::fs::read_to_string(&config).expect("read"), text);
+    assert_eq!(out.matches("unchanged").count(), FILES.len() + 1, "{out}");
 }

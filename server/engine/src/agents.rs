@@ -1,18 +1,23 @@
 //! `loci init --agents`: wires AI coding agents to `loci mcp` — MCP configuration for
 //! Claude Code (`.mcp.json`), Cursor (`.cursor/mcp.json`) and VS Code (`.vscode/mcp.json`,
-//! whose schema says `"servers"` where the others say `"mcpServers"`), the snippet for
-//! Codex's global `~/.codex/config.toml`, and an operator guide in `AGENTS.md` and
-//! `CLAUDE.md` between `<!-- loci:begin -->` and `<!-- loci:end -->`.
+//! whose schema says `"servers"` where the others say `"mcpServers"`), Codex's global
+//! `~/.codex/config.toml` (written only with the user's consent, `--global`; else its
+//! snippet is printed), and an operator guide in `AGENTS.md` and `CLAUDE.md` between
+//! `<!-- loci:begin -->` and `<!-- loci:end -->`.
 //!
-//! Rules: idempotent (a second run changes no byte); content outside the markers and
-//! other servers in existing JSON files are preserved, in their order; an existing `loci`
-//! server entry is kept as the user left it; a file loci cannot parse (JSON with
-//! comments, a begin marker without an end) is reported and left untouched, never
-//! clobbered. Writes go through a temporary file and a rename.
+//! Rules: idempotent (a second run changes no byte); content outside the markers, other
+//! servers, other tables, comments and formatting in existing files are preserved, in
+//! their order: JSON files are edited as JSONC (VS Code accepts comments and trailing
+//! commas) through `jsonc-parser`'s concrete syntax tree, Codex's TOML through
+//! `toml_edit`; an existing `loci` server entry is kept as the user left it; a file loci
+//! cannot parse (broken JSON or TOML, a begin marker without an end) is reported and left
+//! untouched, never clobbered. Writes go through a temporary file and a rename.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use jsonc_parser::cst::{CstContainerNode, CstInputValue, CstNode, CstRootNode};
 use serde::Serialize;
+use serde_json::Value as Json;
 
 use crate::{EngineError, Result};
 
@@ -32,8 +37,9 @@ notes, decisions and lessons with provenance. Use its MCP tools:
 1. **Start** with `session_begin` (your task); keep the `session_id` and pass it as `session`
    to every write. `recap` shows what earlier sessions did.
 2. **Ask before reading files**: `context` with your question or task (ranked memory, code
-   and docs under a token budget), `search` for words; `symbol`, `references`, `callers`,
-   `impact` for structure; `why`, `show`, `history` for what was written about a file or line.
+   and docs under a token budget), `search` for words; `symbol`, `source`, `outline`,
+   `references`, `callers`, `callees`, `impact` for structure; `why`, `show`, `history`,
+   `memory_list` for what was written about a file or line.
 3. **Record as you go**: `remember` (notes on a file, folder or `topic:NAME`), `decide` (a
    decision and its reason), `learn` (a pitfall and what to do instead).
 4. **Heed `stale_warnings`**: memory about code that changed may be wrong; `confirm` it if it
@@ -64,9 +70,9 @@ pub enum Action {
 /// One file `init --agents` looked at.
 #[derive(Clone, Debug, Serialize)]
 pub struct WiredFile {
-    /// Repository-relative path.
+    /// Repository-relative path (absolute for Codex's global configuration).
     pub path: String,
-    /// Who reads it (`claude-code`, `cursor`, `vscode`, `agents`).
+    /// Who reads it (`claude-code`, `cursor`, `vscode`, `codex`, `agents`).
     pub agent: &'static str,
     /// What was done.
     pub action: Action,
@@ -77,12 +83,36 @@ pub struct WiredFile {
 /// The outcome of `init --agents`.
 #[derive(Clone, Debug, Serialize)]
 pub struct AgentsReport {
-    /// The files looked at, in a fixed order.
+    /// The files looked at, in a fixed order (Codex's last, when it was written).
     pub files: Vec<WiredFile>,
-    /// Where Codex reads MCP servers from (global, so loci only prints the snippet).
+    /// Where Codex reads MCP servers from.
     pub codex_config: String,
-    /// The TOML to add there.
+    /// Whether loci wrote its entry there (with consent: `--global`); else the snippet is
+    /// for the user to add.
+    pub codex_written: bool,
+    /// The TOML of loci's entry.
     pub codex_snippet: String,
+}
+
+/// What `init --agents` may touch beyond the workspace.
+#[derive(Clone, Debug, Default)]
+pub struct AgentsOptions {
+    /// Codex's configuration file to write loci's entry into (the user consented:
+    /// `--global`); `None` prints the snippet only.
+    pub codex_config: Option<PathBuf>,
+}
+
+/// Where Codex reads its configuration: `$CODEX_HOME/config.toml`, else
+/// `$HOME/.codex/config.toml` (Codex's own rule); `None` without either variable.
+pub fn codex_config_path() -> Option<PathBuf> {
+    let nonempty = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    nonempty("CODEX_HOME")
+        .or_else(|| nonempty("HOME").map(|h| h.join(".codex")))
+        .map(|dir| dir.join("config.toml"))
 }
 
 /// One JSON configuration file and the server entry loci adds to it.
@@ -118,8 +148,9 @@ const JSON_TARGETS: &[JsonTarget] = &[
 const GUIDE_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md"];
 
 /// Writes (or refreshes) the agents' MCP configuration and the operator guide under
-/// `root`, and returns what it did plus the Codex snippet.
-pub fn wire_agents(root: &Path) -> Result<AgentsReport> {
+/// `root`, and Codex's entry when `options` names its configuration; returns what it did
+/// plus the Codex snippet.
+pub fn wire_agents(root: &Path, options: &AgentsOptions) -> Result<AgentsReport> {
     let mut files = Vec::new();
     for t in JSON_TARGETS {
         files.push(wire_json(root, t)?);
@@ -127,38 +158,147 @@ pub fn wire_agents(root: &Path) -> Result<AgentsReport> {
     for name in GUIDE_FILES {
         files.push(wire_guide(root, name)?);
     }
+    if let Some(config) = &options.codex_config {
+        files.push(wire_codex(config)?);
+    }
     Ok(AgentsReport {
         files,
-        codex_config: "~/.codex/config.toml".into(),
-        codex_snippet: codex_snippet(root),
+        codex_config: options.codex_config.as_ref().map_or_else(
+            || "~/.codex/config.toml".into(),
+            |p| p.display().to_string(),
+        ),
+        codex_written: options.codex_config.is_some(),
+        codex_snippet: codex_snippet(),
     })
 }
 
-/// The `[mcp_servers.loci]` table for Codex, serving the checkout at `root`.
-pub fn codex_snippet(root: &Path) -> String {
-    let root = root.display().to_string();
-    let quoted = toml_string(&root);
-    format!(
-        "# loci serves the checkout at {root}; drop the \"-C\", <path> arguments to serve\n\
-         # whichever repository Codex is started in.\n\
-         [mcp_servers.loci]\n\
-         command = \"loci\"\n\
-         args = [\"-C\", {quoted}, \"mcp\"]\n"
-    )
+/// The `[mcp_servers.loci]` table for Codex. Codex's configuration is global, so the
+/// entry names no checkout: `loci mcp` serves the repository Codex is started in (the
+/// nearest folder above it with `.loci/` or `.git`).
+pub fn codex_snippet() -> String {
+    "[mcp_servers.loci]\ncommand = \"loci\"\nargs = [\"mcp\"]\n".to_string()
 }
 
-fn toml_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
+/// loci's entry in Codex's `config.toml` at `path`: added under `[mcp_servers]` with
+/// every other table, key and comment kept; an entry already there is kept as it is.
+fn wire_codex(path: &Path) -> Result<WiredFile> {
+    use toml_edit::{Array, DocumentMut, Item, Table, value};
+    let done = |action, note: Option<String>| WiredFile {
+        path: path.display().to_string(),
+        agent: "codex",
+        action,
+        note,
+    };
+    let existing = match std::fs::read_to_string(path) {
+        Ok(s) => Some(s),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(source) => {
+            return Err(EngineError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let by_hand = format!("add this to it by hand:\n{}", codex_snippet());
+    let mut doc: DocumentMut = match existing.as_deref().unwrap_or("").parse() {
+        Ok(doc) => doc,
+        Err(e) => {
+            return Ok(done(
+                Action::Skipped,
+                Some(format!(
+                    "cannot parse it as TOML ({}); {by_hand}",
+                    e.message()
+                )),
+            ));
+        }
+    };
+    let servers = doc
+        .entry("mcp_servers")
+        .or_insert_with(|| {
+            let mut t = Table::new();
+            t.set_implicit(true);
+            Item::Table(t)
+        })
+        .as_table_like_mut();
+    let Some(servers) = servers else {
+        return Ok(done(
+            Action::Skipped,
+            Some(format!("`mcp_servers` is not a table; {by_hand}")),
+        ));
+    };
+    if let Some(current) = servers.get("loci") {
+        let command = current.get("command").and_then(|c| c.as_str());
+        let args: Option<Vec<&str>> = current
+            .get("args")
+            .and_then(|a| a.as_array())
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect());
+        if command == Some("loci") && args.as_deref() == Some(&["mcp"][..]) {
+            return Ok(done(Action::Unchanged, None));
+        }
+        return Ok(done(
+            Action::Kept,
+            Some(format!(
+                "it already configures a `loci` server; kept as is (loci's default:\n{})",
+                codex_snippet()
+            )),
+        ));
+    }
+    let mut entry = Table::new();
+    entry.insert("command", value("loci"));
+    entry.insert("args", value(Array::from_iter(["mcp"])));
+    servers.insert("loci", Item::Table(entry));
+    let mut text = doc.to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    write_atomically(path, &text)?;
+    Ok(done(
+        if existing.is_some() {
+            Action::Updated
+        } else {
+            Action::Created
+        },
+        None,
+    ))
+}
+
+/// A JSON text's value as `jsonc-parser` inserts it, its keys in the text's order (loci's
+/// entries read `type`, `command`, `args`, as the agents' docs write them).
+fn input_of(text: &str) -> CstInputValue {
+    fn walk(node: &CstNode) -> CstInputValue {
+        match node {
+            CstNode::Container(CstContainerNode::Object(o)) => CstInputValue::Object(
+                o.properties()
+                    .iter()
+                    .filter_map(|p| Some((p.name()?.decoded_value().ok()?, walk(&p.value()?))))
+                    .collect(),
+            ),
+            CstNode::Container(CstContainerNode::Array(a)) => {
+                CstInputValue::Array(a.elements().iter().map(walk).collect())
+            }
+            other => other
+                .to_serde_value()
+                .map_or(CstInputValue::Null, |v| to_input(&v)),
         }
     }
-    out.push('"');
-    out
+    CstRootNode::parse(text, &jsonc_parser::ParseOptions::default())
+        .ok()
+        .and_then(|root| root.value())
+        .map_or(CstInputValue::Null, |v| walk(&v))
+}
+
+/// A JSON value as `jsonc-parser` inserts it.
+fn to_input(v: &Json) -> CstInputValue {
+    match v {
+        Json::Null => CstInputValue::Null,
+        Json::Bool(b) => CstInputValue::Bool(*b),
+        Json::Number(n) => CstInputValue::Number(n.to_string()),
+        Json::String(s) => CstInputValue::String(s.clone()),
+        Json::Array(a) => CstInputValue::Array(a.iter().map(to_input).collect()),
+        Json::Object(o) => {
+            CstInputValue::Object(o.iter().map(|(k, v)| (k.clone(), to_input(v))).collect())
+        }
+    }
 }
 
 fn wire_json(root: &Path, t: &JsonTarget) -> Result<WiredFile> {
@@ -184,40 +324,29 @@ fn wire_json(root: &Path, t: &JsonTarget) -> Result<WiredFile> {
         t.servers_key,
         serde_json::to_string(&entry).unwrap_or_default()
     );
-    let mut doc = match &existing {
-        None => Json::Object(Vec::new()),
-        Some(s) if s.trim().is_empty() => Json::Object(Vec::new()),
-        Some(s) => match serde_json::from_str::<Json>(s) {
-            Ok(doc @ Json::Object(_)) => doc,
-            Ok(_) => {
-                return Ok(done(
-                    Action::Skipped,
-                    Some(format!("not a JSON object; add {snippet} to it by hand")),
-                ));
-            }
-            Err(e) => {
-                return Ok(done(
-                    Action::Skipped,
-                    Some(format!(
-                        "cannot parse it as JSON ({e}; comments are not supported); \
-                         add {snippet} to it by hand"
-                    )),
-                ));
-            }
-        },
+    let text = match existing.as_deref() {
+        Some(s) if !s.trim().is_empty() => s,
+        _ => "{}\n",
     };
-    let Json::Object(top) = &mut doc else {
-        return Err(EngineError::Internal("not an object".into()));
-    };
-    let servers = match top.iter_mut().find(|(k, _)| k == t.servers_key) {
-        Some((_, v)) => v,
-        None => {
-            top.push((t.servers_key.into(), Json::Object(Vec::new())));
-            let last = top.len() - 1;
-            &mut top[last].1
+    // JSONC: comments and trailing commas are kept as the user wrote them.
+    let doc = match CstRootNode::parse(text, &jsonc_parser::ParseOptions::default()) {
+        Ok(doc) => doc,
+        Err(e) => {
+            return Ok(done(
+                Action::Skipped,
+                Some(format!(
+                    "cannot parse it as JSON with comments ({e}); add {snippet} to it by hand"
+                )),
+            ));
         }
     };
-    let Json::Object(servers) = servers else {
+    let Some(top) = doc.object_value() else {
+        return Ok(done(
+            Action::Skipped,
+            Some(format!("not a JSON object; add {snippet} to it by hand")),
+        ));
+    };
+    let Some(servers) = top.object_value_or_create(t.servers_key) else {
         return Ok(done(
             Action::Skipped,
             Some(format!(
@@ -226,8 +355,12 @@ fn wire_json(root: &Path, t: &JsonTarget) -> Result<WiredFile> {
             )),
         ));
     };
-    match servers.iter().find(|(k, _)| k == "loci") {
-        Some((_, current)) if *current == entry => return Ok(done(Action::Unchanged, None)),
+    match servers.get("loci") {
+        Some(current)
+            if current.value().and_then(|v| v.to_serde_value()).as_ref() == Some(&entry) =>
+        {
+            return Ok(done(Action::Unchanged, None));
+        }
         Some(_) => {
             return Ok(done(
                 Action::Kept,
@@ -237,11 +370,14 @@ fn wire_json(root: &Path, t: &JsonTarget) -> Result<WiredFile> {
                 )),
             ));
         }
-        None => servers.push(("loci".into(), entry)),
+        None => {
+            servers.append("loci", input_of(t.entry));
+        }
     }
-    let mut text = serde_json::to_string_pretty(&doc)
-        .map_err(|e| EngineError::Internal(format!("serializing {}: {e}", t.path)))?;
-    text.push('\n');
+    let mut text = doc.to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
     write_atomically(&path, &text)?;
     Ok(done(
         if existing.is_some() {
@@ -338,123 +474,100 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
     std::fs::rename(&tmp, path).map_err(io)
 }
 
-/// A JSON value whose objects keep their keys in file order (serde_json's `Value` sorts
-/// them unless a crate-wide feature is switched on), so merging into a user's file keeps
-/// its layout.
-#[derive(Clone, Debug, PartialEq)]
-enum Json {
-    Null,
-    Bool(bool),
-    Number(serde_json::Number),
-    String(String),
-    Array(Vec<Json>),
-    Object(Vec<(String, Json)>),
-}
-
-impl Serialize for Json {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeSeq};
-        match self {
-            Json::Null => s.serialize_unit(),
-            Json::Bool(b) => s.serialize_bool(*b),
-            Json::Number(n) => n.serialize(s),
-            Json::String(v) => s.serialize_str(v),
-            Json::Array(a) => {
-                let mut seq = s.serialize_seq(Some(a.len()))?;
-                for x in a {
-                    seq.serialize_element(x)?;
-                }
-                seq.end()
-            }
-            Json::Object(o) => {
-                let mut map = s.serialize_map(Some(o.len()))?;
-                for (k, v) in o {
-                    map.serialize_entry(k, v)?;
-                }
-                map.end()
-            }
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Json {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Json, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Json;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_unit<E>(self) -> std::result::Result<Json, E> {
-                Ok(Json::Null)
-            }
-            fn visit_none<E>(self) -> std::result::Result<Json, E> {
-                Ok(Json::Null)
-            }
-            fn visit_bool<E>(self, b: bool) -> std::result::Result<Json, E> {
-                Ok(Json::Bool(b))
-            }
-            fn visit_i64<E>(self, n: i64) -> std::result::Result<Json, E> {
-                Ok(Json::Number(n.into()))
-            }
-            fn visit_u64<E>(self, n: u64) -> std::result::Result<Json, E> {
-                Ok(Json::Number(n.into()))
-            }
-            fn visit_f64<E: serde::de::Error>(self, n: f64) -> std::result::Result<Json, E> {
-                serde_json::Number::from_f64(n)
-                    .map(Json::Number)
-                    .ok_or_else(|| E::custom("a non-finite number"))
-            }
-            fn visit_str<E>(self, s: &str) -> std::result::Result<Json, E> {
-                Ok(Json::String(s.to_string()))
-            }
-            fn visit_string<E>(self, s: String) -> std::result::Result<Json, E> {
-                Ok(Json::String(s))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> std::result::Result<Json, A::Error> {
-                let mut out = Vec::new();
-                while let Some(x) = a.next_element()? {
-                    out.push(x);
-                }
-                Ok(Json::Array(out))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> std::result::Result<Json, A::Error> {
-                let mut out: Vec<(String, Json)> = Vec::new();
-                while let Some((k, v)) = a.next_entry::<String, Json>()? {
-                    // A duplicate key: the last one wins, as in most JSON readers.
-                    out.retain(|(x, _)| *x != k);
-                    out.push((k, v));
-                }
-                Ok(Json::Object(out))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn json_keeps_key_order_and_values() {
-        let text = r#"{"z": 1, "a": {"y": [true, null, 2.5], "b": "x"}}"#;
-        let j: Json = serde_json::from_str(text).unwrap_or(Json::Null);
-        assert_eq!(
-            serde_json::to_string(&j).unwrap_or_default(),
-            r#"{"z":1,"a":{"y":[true,null,2.5],"b":"x"}}"#
-        );
+    fn read(path: &Path) -> String {
+        std::fs::read_to_string(path).unwrap_or_default()
     }
 
+    /// Issue 31, item 7: a `.vscode/mcp.json` with comments and a trailing comma (VS Code
+    /// accepts JSONC) gets loci's server; the comments, the other server and its
+    /// formatting are kept; a second run changes nothing.
     #[test]
-    fn codex_snippet_quotes_the_root() {
-        let s = codex_snippet(Path::new("/tmp/a \"b\""));
-        assert!(s.contains(r#"args = ["-C", "/tmp/a \"b\"", "mcp"]"#), "{s}");
+    fn a_jsonc_config_round_trips_with_its_comments() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        let file = root.join(".vscode/mcp.json");
+        let _ = std::fs::create_dir_all(file.parent().unwrap_or(root));
+        let jsonc = "{\n  // my servers\n  \"servers\": {\n    /* keep me */\n    \"other\": {\"command\": \"other\"},\n  },\n}\n";
+        let _ = std::fs::write(&file, jsonc);
+        let t = &JSON_TARGETS[2];
+        let first = wire_json(root, t).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(first.action, Action::Updated, "{first:?}");
+        let text = read(&file);
+        expect_test::expect![[r#"
+            {
+              // my servers
+              "servers": {
+                /* keep me */
+                "other": {"command": "other"},
+                "loci": {
+                  "type": "stdio",
+                  "command": "loci",
+                  "args": ["-C", "${workspaceFolder}", "mcp"],
+                },
+              },
+            }
+        "#]]
+        .assert_eq(&text);
+        let second = wire_json(root, t).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(second.action, Action::Unchanged);
+        assert_eq!(read(&file), text);
+    }
+
+    /// Issue 31, item 7: Codex's `config.toml` gets `[mcp_servers.loci]`; the user's
+    /// other servers, keys and comments are kept; a second run changes nothing; a `loci`
+    /// entry of the user's own is kept.
+    #[test]
+    fn the_codex_config_round_trips_with_the_users_entries() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let config = dir.path().join(".codex/config.toml");
+        let _ = std::fs::create_dir_all(config.parent().unwrap_or(dir.path()));
+        let _ = std::fs::write(
+            &config,
+            "# my settings\nmodel = \"o3\"\n\n[mcp_servers.docs]\ncommand = \"docs-server\" # local\nargs = [\"--port\", \"1\"]\n",
+        );
+        let first = wire_codex(&config).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(first.action, Action::Updated, "{first:?}");
+        let text = read(&config);
+        expect_test::expect![[r#"
+            # my settings
+            model = "o3"
+
+            [mcp_servers.docs]
+            command = "docs-server" # local
+            args = ["--port", "1"]
+
+            [mcp_servers.loci]
+            command = "loci"
+            args = ["mcp"]
+        "#]]
+        .assert_eq(&text);
+        assert_eq!(
+            wire_codex(&config).map(|f| f.action).ok(),
+            Some(Action::Unchanged)
+        );
+        assert_eq!(read(&config), text);
+
+        // None yet: the file and its folder are created.
+        let fresh = dir.path().join("home/.codex/config.toml");
+        assert_eq!(
+            wire_codex(&fresh).map(|f| f.action).ok(),
+            Some(Action::Created)
+        );
+        assert_eq!(read(&fresh), codex_snippet());
+
+        // The user's own entry is theirs; broken TOML is left alone.
+        let _ = std::fs::write(&config, "[mcp_servers.loci]\ncommand = \"/opt/loci\"\n");
+        assert_eq!(
+            wire_codex(&config).map(|f| f.action).ok(),
+            Some(Action::Kept)
+        );
+        let _ = std::fs::write(&config, "[mcp_servers\n");
+        let skipped = wire_codex(&config).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(skipped.action, Action::Skipped);
+        assert_eq!(read(&config), "[mcp_servers\n");
     }
 }

@@ -8,6 +8,7 @@
 pub mod agents;
 pub mod audit;
 pub mod boundary;
+pub mod code;
 pub mod config;
 pub mod context;
 pub mod editor;

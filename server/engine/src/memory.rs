@@ -287,6 +287,28 @@ pub struct AsOfPage {
 
 /// A topic and its members.
 pub type Topic = (String, Vec<String>);
+/// One page of a memory listing ([`Workspace::memory_list`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct PageEntry {
+    /// The subject: a path, `.`, `topic:NAME`, `decision:N`, `lesson:N`.
+    pub subject: String,
+    /// `file`, `folder`, `root`, `topic`, `decision` or `lesson`.
+    pub kind: String,
+    /// The current revision's version (0: a topic without a body).
+    pub version: i64,
+    /// Who wrote the current revision.
+    pub author: Option<String>,
+    /// When the page last changed (RFC 3339).
+    pub updated_at: Option<String>,
+    /// The first non-blank line of its body, at most 120 characters.
+    pub first_line: String,
+    /// Whether it is pinned (never marked stale).
+    pub pinned: bool,
+    /// Why it is stale (the first reason), when it is.
+    pub stale: Option<String>,
+    /// Members, for a topic.
+    pub members: u64,
+}
 
 /// How a decision or lesson names its subject, `(about `…`)`: so that the subject is a
 /// path claim of the entry when it is a file or folder, linked as any claim is (`why`,
@@ -1137,6 +1159,129 @@ impl Workspace {
             out.push((p.subject.clone(), mem::topic_members(conn, p.page_id)?));
         }
         self.envelope(out, Vec::new())
+    }
+
+    /// The memory pages whose subject is `prefix` or lies under it (`src/auth` takes
+    /// `src/auth` and `src/auth/…`, not `src/authz`; `topic:` every topic, `decision:`
+    /// every decision; empty: every page), of the kinds `kinds` (`file`, `folder`, `root`,
+    /// `topic`, `decision`, `lesson`; empty: all), by subject (log entries by number), at
+    /// most `limit` (0: all). Each with its current version, author, first line, and
+    /// whether it is stale; `limits` counts them.
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] for an unknown kind.
+    pub fn memory_list(
+        &self,
+        prefix: &str,
+        kinds: &[String],
+        limit: u32,
+    ) -> Result<Envelope<Vec<PageEntry>>> {
+        const KINDS: &[&str] = &["file", "folder", "root", "topic", "decision", "lesson"];
+        if let Some(bad) = kinds.iter().find(|k| !KINDS.contains(&k.as_str())) {
+            return Err(EngineError::InvalidArgument {
+                name: "kinds".into(),
+                message: format!("`{bad}` is not a kind of page; kinds: {}", KINDS.join(", ")),
+            });
+        }
+        self.store.read(|| {
+            let conn = self.store.conn();
+            let prefix = prefix.trim().trim_start_matches("./");
+            let prefix = if prefix.len() > 1 {
+                prefix.trim_end_matches('/')
+            } else {
+                prefix
+            };
+            let under = |subject: &str| {
+                prefix.is_empty()
+                    || subject == prefix
+                    || (prefix.ends_with(':') && subject.starts_with(prefix))
+                    || (prefix == "." && !subject.contains(':'))
+                    || subject
+                        .strip_prefix(prefix)
+                        .is_some_and(|rest| rest.starts_with('/') || rest.starts_with(':'))
+            };
+            let kind_of = |p: &mem::Page| {
+                match p.kind.as_str() {
+                    "decisions" => "decision",
+                    "lessons" => "lesson",
+                    k => k,
+                }
+                .to_string()
+            };
+            let mut pages: Vec<mem::Page> = mem::pages(conn)?
+                .into_iter()
+                .filter(|p| p.current_revision_id.is_some() || p.kind == "topic")
+                .filter(|p| under(&p.subject))
+                .filter(|p| kinds.is_empty() || kinds.contains(&kind_of(p)))
+                .collect();
+            // Log entries in number order: `decision:10` after `decision:9`.
+            pages.sort_by_cached_key(|p| match p.subject.split_once(':') {
+                Some((log, n)) if n.bytes().all(|b| b.is_ascii_digit()) => (
+                    log.to_string(),
+                    n.parse::<u64>().unwrap_or(0),
+                    String::new(),
+                ),
+                _ => (p.subject.clone(), 0, String::new()),
+            });
+            let total = pages.len() as u64;
+            if limit > 0 {
+                pages.truncate(limit as usize);
+            }
+            let mut out = Vec::with_capacity(pages.len());
+            let mut relies = Vec::new();
+            for p in pages {
+                let revision = match p.current_revision_id {
+                    Some(id) => mem::revision_by_id(conn, id)?,
+                    None => None,
+                };
+                let stale = match &revision {
+                    Some(r) if !p.pinned => self
+                        .stale_warnings_for_revisions(&[r.revision_id])?
+                        .into_iter()
+                        .map(|w| format!("{}: {}", w.path, w.reason))
+                        .next(),
+                    _ => None,
+                };
+                if p.kind == "file" {
+                    relies.push(p.subject.clone());
+                }
+                let members = if p.kind == "topic" {
+                    mem::topic_members(conn, p.page_id)?.len() as u64
+                } else {
+                    0
+                };
+                out.push(PageEntry {
+                    kind: kind_of(&p),
+                    version: revision.as_ref().map_or(0, |r| r.version),
+                    author: revision.as_ref().map(|r| r.author.clone()),
+                    updated_at: p.updated_at.clone(),
+                    first_line: revision
+                        .as_ref()
+                        .and_then(|r| r.body.lines().map(str::trim).find(|l| !l.is_empty()))
+                        .map(|l| l.chars().take(120).collect())
+                        .unwrap_or_default(),
+                    pinned: p.pinned,
+                    stale,
+                    members,
+                    subject: p.subject,
+                });
+            }
+            let listed = out.len() as u64;
+            let mut env = self.envelope(out, relies)?;
+            env.limits = crate::envelope::Limits {
+                budget: (limit > 0).then_some(u64::from(limit)),
+                used: listed,
+                truncated: total > listed,
+                omitted: total - listed,
+            };
+            if total == 0 {
+                env.capability.notes.push(if prefix.is_empty() {
+                    "no memory yet: `remember`, `decide` and `learn` write some".to_string()
+                } else {
+                    format!("no memory under `{prefix}`")
+                });
+            }
+            Ok(env)
+        })
     }
 
     /// The envelope of an answer that serves the memory of `revisions` (and relies on the

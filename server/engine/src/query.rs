@@ -168,9 +168,8 @@ impl Workspace {
     pub fn symbol(&self, name: &str, limit: u32) -> Result<Envelope<Vec<SymbolHit>>> {
         self.store.read(|| {
             let name = qualified_form(non_empty("name", name)?);
-            let conn = self.store.conn();
-            let mut hits = map::lookup_symbols(conn, &name, fetch(limit))?;
-            let total = listed(&mut hits, limit, || map::count_lookup_symbols(conn, &name))?;
+            let (mut hits, total) = self.lookup_as_written(&name, fetch(limit))?;
+            let total = listed(&mut hits, limit, || Ok(total))?;
             // The place of a symbol is no secret; its first line and doc comment may be,
             // under a rule configured since the scan.
             let checked = self.map_checked_by_these_rules();
@@ -185,7 +184,7 @@ impl Workspace {
             let mut env = self.envelope(hits, paths)?;
             env.limits = list_limits(limit, listed, total);
             if total == 0 {
-                self.note_changes_behind_nothing(&mut env)?;
+                self.note_unknown_symbol(&mut env, &name)?;
             }
             Ok(env)
         })
@@ -209,7 +208,7 @@ impl Workspace {
                 .filter(|_| !name.contains('#'))
                 .map(|(q, last)| (q.rsplit('.').next().unwrap_or(q), last));
             let targets = match qualified {
-                Some(_) => map::lookup_symbols(conn, &name, u32::MAX)?,
+                Some(_) => self.lookup_as_written(&name, u32::MAX)?.0,
                 None => Vec::new(),
             };
             let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
@@ -236,7 +235,11 @@ impl Workspace {
             let mut env = self.envelope(hits, paths)?;
             env.limits = list_limits(limit, listed, total);
             if total == 0 {
-                self.note_changes_behind_nothing(&mut env)?;
+                if targets.is_empty() && qualified.is_some() {
+                    self.note_unknown_symbol(&mut env, &name)?;
+                } else {
+                    self.note_changes_behind_nothing(&mut env)?;
+                }
             }
             Ok(env)
         })
@@ -251,7 +254,7 @@ impl Workspace {
         self.store.read(|| {
             let symbol = qualified_form(non_empty("symbol", symbol)?);
             let conn = self.store.conn();
-            let mut targets = map::lookup_symbols(conn, &symbol, u32::MAX)?;
+            let mut targets = self.lookup_as_written(&symbol, u32::MAX)?.0;
             let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
             let mut calls = map::refs_to_any(conn, &keys, Some("call"), fetch(limit))?;
             let total = listed(&mut calls, limit, || {
@@ -277,7 +280,9 @@ impl Workspace {
                 paths,
             )?;
             env.limits = list_limits(limit, listed, total);
-            if total == 0 {
+            if targets_total == 0 {
+                self.note_unknown_symbol(&mut env, &symbol)?;
+            } else if total == 0 {
                 self.note_changes_behind_nothing(&mut env)?;
             }
             Ok(env)
@@ -345,7 +350,6 @@ impl Workspace {
                     message: "the depth is at least 1 (direct dependents)".into(),
                 });
             }
-            let conn = self.store.conn();
             let as_path = match self.map_path(target) {
                 Ok(path) => Some(path),
                 // A path that leaves the workspace is refused, not searched as a name.
@@ -360,7 +364,7 @@ impl Workspace {
             let impact = if let Some(path) = as_path {
                 self.impact_file(path, depth, hard, limit)?
             } else {
-                let symbols = map::lookup_symbols(conn, &qualified_form(target), LIST_LIMIT)?;
+                let symbols = self.lookup_as_written(&qualified_form(target), LIST_LIMIT)?.0;
                 if symbols.is_empty() {
                     // A folder of the map is neither (it had been "no file or symbol").
                     if let Ok(folder) = self.contain("target", target)
@@ -516,6 +520,102 @@ impl Workspace {
         })
     }
 
+    /// The symbols `name` names (a name, a qualified name in the map's `.` form, or a key;
+    /// see [`map::lookup_symbols`]), at most `limit`, and how many there are in all. A
+    /// dotted name that names none is read as code spells it, a module path and then a
+    /// name in that module: `urllib.parse.urlsplit` is `urlsplit` in `urllib/parse.py`,
+    /// `logging.getLogger` is `getLogger` in `logging/__init__.py`, `a.b.C.m` the method
+    /// `C.m` of `a/b.py` (the module may lie below any folder: `Lib/urllib/parse.py`).
+    pub(crate) fn lookup_as_written(
+        &self,
+        name: &str,
+        limit: u32,
+    ) -> Result<(Vec<SymbolHit>, u64)> {
+        let conn = self.store.conn();
+        let hits = map::lookup_symbols(conn, name, limit)?;
+        if !hits.is_empty() {
+            let total = if (hits.len() as u64) < u64::from(limit) {
+                hits.len() as u64
+            } else {
+                map::count_lookup_symbols(conn, name)?
+            };
+            return Ok((hits, total));
+        }
+        if name.contains('#') || !name.contains('.') {
+            return Ok((hits, 0));
+        }
+        let mut found = Vec::new();
+        let segments: Vec<&str> = name.split('.').collect();
+        // The longest module path first: `a.b.c` is `c` in `a/b` before `b.c` in `a`.
+        for split in (1..segments.len()).rev() {
+            let module = segments[..split].join("/");
+            let rest = segments[split..].join(".");
+            let last = segments[split - 1];
+            if last.is_empty() || rest.is_empty() {
+                continue;
+            }
+            for path in map::paths_containing(conn, last, MODULE_CANDIDATES)? {
+                if module_file(&path, &module) {
+                    found.extend(map::symbols_in_file_named(conn, &path, &rest)?);
+                }
+            }
+            if !found.is_empty() {
+                break;
+            }
+        }
+        let total = found.len() as u64;
+        found.truncate(limit as usize);
+        Ok((found, total))
+    }
+
+    /// For an answer that found no symbol named `name`: why, as a note (no such symbol,
+    /// and the names nearest it: "did you mean"), and whether the map is behind the disk
+    /// ([`Workspace::note_changes_behind_nothing`]).
+    pub(crate) fn note_unknown_symbol<T>(&self, env: &mut Envelope<T>, name: &str) -> Result<()> {
+        let near = self.names_near(name)?;
+        let shown: String = name.chars().take(80).collect();
+        env.capability.notes.push(if near.is_empty() {
+            format!("no symbol named `{shown}` in the map (`search` finds words in code and docs)")
+        } else {
+            format!(
+                "no symbol named `{shown}` in the map; did you mean {}?",
+                near.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        });
+        self.note_changes_behind_nothing(env)
+    }
+
+    /// Up to five names of the map nearest the last segment of `name`: the same name
+    /// folded (case and `_` ignored) first, then the names sharing its first three folded
+    /// characters, by edit distance (Damerau-Levenshtein, normalized, at least 0.6). Reads
+    /// one range of the folded-name index (`symbols_by_folded_name`), at most 2,000 names.
+    fn names_near(&self, name: &str) -> Result<Vec<String>> {
+        const NEAR: usize = 5;
+        let conn = self.store.conn();
+        let folded = map::fold_name(last_segment(name));
+        if folded.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut near = map::names_folded_as(conn, &folded, NEAR as u32)?;
+        let prefix: String = folded.chars().take(3).collect();
+        let mut ranked: Vec<(f64, String)> = map::names_folded_with_prefix(conn, &prefix, 2_000)?
+            .into_iter()
+            .filter(|n| !near.contains(n))
+            .map(|n| {
+                let score = strsim::normalized_damerau_levenshtein(&folded, &map::fold_name(&n));
+                (score, n)
+            })
+            .filter(|(score, _)| *score >= 0.6)
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        near.extend(ranked.into_iter().map(|(_, n)| n));
+        near.truncate(NEAR);
+        Ok(near)
+    }
+
     /// Row totals and files by language.
     pub fn stats(&self) -> Result<Envelope<Stats>> {
         self.store.read(|| {
@@ -632,7 +732,7 @@ fn non_empty<'a>(name: &str, value: &'a str) -> Result<&'a str> {
 /// are written `.`, the separator of `qualified_name` (`Regex::new` → `Regex.new`). A
 /// symbol key (`path#Regex.new@method`) is left as given, but for a leading `./` on its
 /// path (`./email/message.py#Message.get@method` had named no symbol).
-fn qualified_form(name: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn qualified_form(name: &str) -> std::borrow::Cow<'_, str> {
     if name.contains('#') {
         let mut key = name;
         while let Some(rest) = key.strip_prefix("./") {
@@ -649,4 +749,40 @@ fn qualified_form(name: &str) -> std::borrow::Cow<'_, str> {
 /// `a.b.foo` / `A::foo` → `foo`.
 fn last_segment(name: &str) -> &str {
     name.rsplit(['.', ':']).next().unwrap_or(name)
+}
+
+/// Files read as candidates for a module path ([`Workspace::lookup_as_written`]).
+const MODULE_CANDIDATES: u32 = 10_000;
+
+/// Whether the mapped file `path` is the module `module` (`/`-separated, `urllib/parse`):
+/// `module.EXT` or `module/__init__.EXT`, `module/index.EXT`, `module/mod.rs`, at the root
+/// or below a folder.
+fn module_file(path: &str, module: &str) -> bool {
+    let Some((stem, _ext)) = path.rsplit_once('.') else {
+        return false;
+    };
+    let stem = ["/__init__", "/index", "/mod"]
+        .iter()
+        .find_map(|s| stem.strip_suffix(s))
+        .filter(|_| !module.ends_with("__init__"))
+        .unwrap_or(stem);
+    stem == module
+        || stem
+            .strip_suffix(module)
+            .is_some_and(|before| before.ends_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::module_file;
+
+    #[test]
+    fn a_module_path_names_its_file_or_package() {
+        assert!(module_file("urllib/parse.py", "urllib/parse"));
+        assert!(module_file("Lib/urllib/parse.py", "urllib/parse"));
+        assert!(module_file("logging/__init__.py", "logging"));
+        assert!(module_file("src/util/index.ts", "util"));
+        assert!(!module_file("myurllib/parse.py", "urllib/parse"));
+        assert!(!module_file("urllib/parser.py", "urllib/parse"));
+    }
 }

@@ -10,13 +10,15 @@
 use std::io::{self, Write};
 
 use crate::Envelope;
+use crate::code::{Callees, Outline, Source};
 use crate::context::{ContextAnswer, SearchHit};
 use crate::lint::{CheckReport, DriftReport, LintReport};
-use crate::memory::{AsOf, History, Shown, Written};
+use crate::memory::{AsOf, History, PageEntry, Shown, Topic, Written};
 use crate::query::{Callers, Deps, Direction, Impact, Stats};
 use crate::scan::{LanguageCount, SKIPPED_EXAMPLES, ScanReport};
 use crate::session::SessionView;
 use crate::store_types::{Contradiction, Fact, MapCounts, Page, RefHit, Session, SymbolHit};
+use crate::sync::SyncReport;
 use crate::walk::SkipReason;
 use crate::why::Why;
 use crate::words::count;
@@ -213,6 +215,212 @@ pub fn callers(o: Out, c: &Callers) -> io::Result<()> {
     }
     for r in &c.calls {
         ref_hit(o, r)?;
+    }
+    Ok(())
+}
+
+/// The definitions a `callees` question matched, then each call written in them:
+/// `path:line:col: NAME -> TARGET (provenance, confidence)`, unresolved ones said so.
+pub fn callees(o: Out, c: &Callees) -> io::Result<()> {
+    for s in &c.sources {
+        writeln!(
+            o,
+            "definition {} ({}:{})",
+            escaped(&s.key),
+            escaped(&s.path),
+            s.line + 1
+        )?;
+    }
+    if c.sources_total > c.sources.len() as u64 {
+        writeln!(
+            o,
+            "definition … and {} more, not listed",
+            c.sources_total - c.sources.len() as u64
+        )?;
+    }
+    for r in &c.calls {
+        let target = r.target_key.as_deref().unwrap_or("unresolved");
+        writeln!(
+            o,
+            "{}:{}:{}: {} -> {} ({}, {:.2})",
+            escaped(&r.path),
+            r.line + 1,
+            r.column + 1,
+            r.name,
+            escaped(target),
+            r.provenance,
+            r.confidence
+        )?;
+    }
+    Ok(())
+}
+
+/// A file's definitions, indented by depth: `line: kind qualified.name — signature`.
+pub fn outline(o: Out, f: &Outline) -> io::Result<()> {
+    writeln!(
+        o,
+        "{} ({}, {})",
+        escaped(&f.path),
+        f.language.as_deref().unwrap_or("unknown language"),
+        count(f.total, "definition")
+    )?;
+    for e in &f.symbols {
+        let s = &e.symbol;
+        writeln!(
+            o,
+            "{:indent$}{}: {} {}  {}",
+            "",
+            s.line + 1,
+            s.kind,
+            s.name,
+            s.signature.trim(),
+            indent = 2 + 2 * e.depth as usize
+        )?;
+    }
+    Ok(())
+}
+
+/// A definition's source: where it is, its text numbered by line, then the memory about it.
+pub fn source(o: Out, s: &Source) -> io::Result<()> {
+    let d = &s.symbol;
+    writeln!(
+        o,
+        "{}:{}-{}: {} {}  [{}]",
+        escaped(&d.path),
+        d.line + 1,
+        d.end_line + 1,
+        d.kind,
+        d.qualified_name,
+        escaped(&d.key)
+    )?;
+    for (i, line) in s.text.lines().enumerate() {
+        writeln!(o, "{:>5}  {line}", d.line as usize + i + 1)?;
+    }
+    if s.lines_omitted > 0 {
+        writeln!(
+            o,
+            "      … {} more, not shown",
+            count(u64::from(s.lines_omitted), "line")
+        )?;
+    }
+    if s.others_total > 0 {
+        let more = s.others_total - s.others.len() as u64;
+        writeln!(
+            o,
+            "other definitions: {}{}",
+            s.others
+                .iter()
+                .map(|k| escaped(k).into_owned())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )?;
+    }
+    if s.memory.is_empty() {
+        writeln!(o, "memory: none")?;
+    }
+    for m in &s.memory {
+        writeln!(
+            o,
+            "\nmemory {} v{} by {} at {}{}:",
+            escaped(&m.subject),
+            m.version,
+            m.author,
+            m.created_at,
+            if m.cut {
+                " (cut; `show` has it whole)"
+            } else {
+                ""
+            }
+        )?;
+        writeln!(o, "{}", m.body.trim_end())?;
+    }
+    Ok(())
+}
+
+/// One page of a memory listing: `subject (kind vN by AUTHOR): first line`, and `STALE:`
+/// with the reason when it is.
+pub fn page_entry(o: Out, p: &PageEntry) -> io::Result<()> {
+    let by = p
+        .author
+        .as_deref()
+        .map(|a| format!(" by {a}"))
+        .unwrap_or_default();
+    let members = if p.kind == "topic" {
+        format!(", {}", count(p.members, "member"))
+    } else {
+        String::new()
+    };
+    writeln!(
+        o,
+        "{} ({} v{}{by}{members}{}): {}",
+        escaped(&p.subject),
+        p.kind,
+        p.version,
+        if p.pinned { ", pinned" } else { "" },
+        p.first_line
+    )?;
+    if let Some(why) = &p.stale {
+        writeln!(o, "    STALE: {}", escaped(why))?;
+    }
+    Ok(())
+}
+
+/// One topic and its members.
+pub fn topic(o: Out, t: &Topic) -> io::Result<()> {
+    let (name, members) = t;
+    writeln!(
+        o,
+        "{}: {}",
+        escaped(name),
+        if members.is_empty() {
+            "(no members)".to_string()
+        } else {
+            members
+                .iter()
+                .map(|m| escaped(m).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    )
+}
+
+/// Commits a `sync` answer lists, the newest (a first sync records up to `[sync]
+/// max_commits`, 200 by default, which printed 200 lines).
+pub const SYNC_COMMIT_LINES: usize = 10;
+
+/// What a `sync` recorded: the repository's state, the commits (the newest
+/// [`SYNC_COMMIT_LINES`]), the pages moved by renames, and its notes.
+pub fn sync(o: Out, s: &SyncReport) -> io::Result<()> {
+    writeln!(
+        o,
+        "sync ({}): {}; {}, {}",
+        s.mode,
+        s.state,
+        count(s.commits.len() as u64, "commit"),
+        count(s.events_added, "new event")
+    )?;
+    // Oldest first, as recorded: only the newest few are listed (`--json` has them all).
+    let older = s.commits.len().saturating_sub(SYNC_COMMIT_LINES);
+    if older > 0 {
+        writeln!(
+            o,
+            "  … {} (`--json` lists them all)",
+            count(older as u64, "older commit")
+        )?;
+    }
+    for (h, m) in &s.commits[older..] {
+        writeln!(o, "  {h} {m}")?;
+    }
+    for (from, to) in &s.pages_moved {
+        writeln!(o, "  page moved: {} -> {}", escaped(from), escaped(to))?;
+    }
+    for n in &s.notes {
+        writeln!(o, "note: {n}")?;
     }
     Ok(())
 }

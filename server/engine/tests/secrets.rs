@@ -794,7 +794,7 @@ fn init_agents_does_not_read_or_write_through_a_link_out_of_the_workspace() {
     std::os::unix::fs::symlink(outside.join("AGENTS.md"), root.join("AGENTS.md")).unwrap();
     std::os::unix::fs::symlink(outside.join("cursor"), root.join(".cursor")).unwrap();
     let ws = Workspace::open(&root, None).unwrap();
-    let report = loci_engine::agents::wire_agents(ws.root()).unwrap();
+    let report = loci_engine::agents::wire_agents(ws.root(), &Default::default()).unwrap();
     let skipped: Vec<(&str, Option<&str>)> = report
         .files
         .iter()

@@ -42,8 +42,9 @@ lessons) with provenance and staleness checks.
 1. Start a task with `session_begin` (and `recap` to see what earlier sessions did); pass the \
 returned `session_id` as `session` to every write.
 2. Before reading files, ask loci: `context` with your question or task (ranked memory, code \
-and docs under a token budget), `search` for words; `symbol`, `references`, `callers`, `impact` \
-for structure; `why`, `show`, `history` for what was written about a file or line.
+and docs under a token budget), `search` for words; `symbol`, `source`, `outline`, `references`, \
+`callers`, `callees`, `impact` for structure; `why`, `show`, `history`, `memory_list` for what was \
+written about a file or line.
 3. Record what you learn as you go: `remember` (notes on a file, folder or `topic:NAME`), \
 `decide` (a decision and its reason), `learn` (a pitfall and what to do instead).
 4. Heed `stale_warnings`: memory about code that changed may be wrong; `confirm` it if still \

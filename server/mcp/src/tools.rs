@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use loci_engine::context::{ContextRequest, HitKind, SearchOptions};
 use loci_engine::memory::{WriteOptions, Written};
-use loci_engine::query::LIST_LIMIT;
 use loci_engine::text::{self, Out};
 use loci_engine::{EngineError, Envelope, Workspace};
 use rmcp::ErrorData;
@@ -51,22 +50,19 @@ macro_rules! params {
         #[serde(deny_unknown_fields)]
         pub struct $name {
             $($(#[$fmeta])* pub $field: $ty,)*
-            /// The session this write belongs to: the `session_id` returned by `session_begin`.
+            /// `session_id` from `session_begin`.
             #[serde(default)]
             pub session: Option<i64>,
-            /// Who writes: `agent:NAME`, `human:NAME` or a model name. Default: `$LOCI_AUTHOR`,
-            /// else `agent:<client name>`.
+            /// Who writes (unset: `$LOCI_AUTHOR`, else `agent:<client name>`).
             #[serde(default)]
             pub author: Option<String>,
             /// A one-line change summary.
             #[serde(default)]
             pub summary: Option<String>,
-            /// Optimistic concurrency: fail with a conflict unless the page is at this version
-            /// (0 = the page must not exist yet). Read the version with `show` or `history`.
+            /// Fail unless the page is at this version (0: must not exist yet).
             #[serde(default)]
             pub expect_version: Option<i64>,
-            /// Idempotency key: retrying with the same id returns the original result instead
-            /// of writing twice; reusing it for a different request is an error.
+            /// Idempotency key: a retry with it returns the first result.
             #[serde(default)]
             pub operation_id: Option<String>,
         }
@@ -85,29 +81,53 @@ macro_rules! params {
     };
 }
 
+/// Defaults of the tools' arguments: each is the `#[serde(default = ..)]` of its field, so
+/// `tools/list` declares it as the field's `"default"` (schemars serializes it) and the
+/// call uses the same value.
+mod defaults {
+    pub fn list_limit() -> u32 {
+        loci_engine::query::LIST_LIMIT
+    }
+    pub fn impact_limit() -> u32 {
+        super::IMPACT_LIMIT
+    }
+    pub fn search_limit() -> u32 {
+        10
+    }
+    pub fn depth() -> u32 {
+        3
+    }
+    pub fn recap() -> u32 {
+        3
+    }
+    pub fn memory_limit() -> u32 {
+        super::MEMORY_LIMIT
+    }
+    pub fn yes() -> bool {
+        true
+    }
+}
+
+/// Pages a `memory_list` call lists when it names no `limit`.
+pub const MEMORY_LIMIT: u32 = 100;
+
 params! {
     /// Arguments of `context`.
     ContextParams {
-        /// The question or task, in words (`how does login retry`, `add a billing export`).
-        /// May be left out when `open_files` is given (then the answer is about those
-        /// files); one of the two is required.
+        /// The question or task in words. May be left out when `open_files` is given.
         #[serde(default)]
         query: String,
-        /// Files you have open or are working on (repository-relative): they and their
-        /// neighbours rank higher.
+        /// Files you are working on (repository-relative); they and their neighbours rank higher.
         #[serde(default)]
         open_files: Option<Vec<String>>,
-        /// Token budget for the answer (tokens ≈ characters / 4); default from
-        /// `.loci/config.toml` `[context] budget`.
+        /// Token budget (tokens ≈ characters / 4); unset: `[context] budget` of `.loci/config.toml`.
         #[serde(default)]
         budget: Option<u64>,
-        /// Relevance floor in points (the scoring of docs/context.md: a full-text hit is
-        /// worth up to 30) below which loci abstains rather than guess; default
-        /// `[context] floor` of the workspace's config (`loci calibrate` picks one); the
-        /// answer says which floor it used.
+        /// Relevance floor in points (a full-text hit is worth up to 30); below it loci abstains.
+        /// Unset: `[context] floor` of `.loci/config.toml`; the answer names the floor used.
         #[serde(default)]
         floor: Option<f64>,
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
@@ -141,18 +161,18 @@ impl From<SearchKind> for HitKind {
 params! {
     /// Arguments of `search`.
     SearchParams {
-        /// Words to find (full-text, BM25-ranked; punctuation is taken literally).
+        /// Words to find (BM25 full-text; punctuation is literal).
         query: String,
-        /// Only these kinds of hits (default: all).
+        /// Only these kinds of hits (unset: all).
         #[serde(default)]
         kinds: Option<Vec<SearchKind>>,
-        /// Only hits in this repository-relative file or folder (whole path components: `src/au` does not match `src/auth`).
+        /// Only hits in this file or folder (whole path components).
         #[serde(default)]
         path: Option<String>,
-        /// Hits per kind (default 10).
-        #[serde(default)]
-        limit: Option<u32>,
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+        /// Hits per kind.
+        #[serde(default = "defaults::search_limit")]
+        limit: u32,
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
@@ -161,14 +181,13 @@ params! {
 params! {
     /// Arguments of `symbol`.
     SymbolParams {
-        /// A name (`login`), qualified name (`AuthService.login`) or symbol key
-        /// (`src/auth.py#AuthService.login@method`).
+        /// A name (`login`), qualified or dotted name as code spells it (`AuthService.login`,
+        /// `urllib.parse.urlsplit`), or a key (`src/auth.py#AuthService.login@method`).
         name: String,
-        /// Rows to list, by path and line (default 1,000; 0: all). `limits.omitted` says
-        /// how many more there are; `next_cursor` pages through the rows listed.
-        #[serde(default)]
-        limit: Option<u32>,
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+        /// Rows to list by path and line (0: all); `limits.omitted` counts the rest.
+        #[serde(default = "defaults::list_limit")]
+        limit: u32,
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
@@ -177,14 +196,13 @@ params! {
 params! {
     /// Arguments of `references`.
     ReferencesParams {
-        /// A bare name (every use of it), a qualified name (`Regex.new`: uses resolved
-        /// to it, or written on that qualifier) or a symbol key (uses resolved to it).
+        /// A bare name (every use), a qualified name (`Regex.new`: uses resolved to it or
+        /// written on that qualifier) or a key (uses resolved to it).
         name: String,
-        /// Rows to list, by path and line (default 1,000; 0: all). `limits.omitted` says
-        /// how many more there are; `next_cursor` pages through the rows listed.
-        #[serde(default)]
-        limit: Option<u32>,
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+        /// Rows to list by path and line (0: all); `limits.omitted` counts the rest.
+        #[serde(default = "defaults::list_limit")]
+        limit: u32,
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
@@ -193,13 +211,51 @@ params! {
 params! {
     /// Arguments of `callers`.
     CallersParams {
-        /// A name, qualified name or symbol key.
+        /// A name, qualified or dotted name, or key.
         symbol: String,
-        /// Rows to list, by path and line (default 1,000; 0: all). `limits.omitted` says
-        /// how many more there are; `next_cursor` pages through the rows listed.
+        /// Calls to list by path and line (0: all); `limits.omitted` counts the rest.
+        #[serde(default = "defaults::list_limit")]
+        limit: u32,
+        /// `next_cursor` of the previous page.
         #[serde(default)]
-        limit: Option<u32>,
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `callees`.
+    CalleesParams {
+        /// A name, qualified or dotted name, or key.
+        symbol: String,
+        /// Calls to list (0: all); `limits.omitted` counts the rest.
+        #[serde(default = "defaults::list_limit")]
+        limit: u32,
+        /// `next_cursor` of the previous page.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `outline`.
+    OutlineParams {
+        /// A repository-relative file path.
+        path: String,
+        /// Definitions to list in document order (0: all).
+        #[serde(default = "defaults::list_limit")]
+        limit: u32,
+        /// `next_cursor` of the previous page.
+        #[serde(default)]
+        cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of `source`.
+    SourceParams {
+        /// A name, qualified or dotted name, or key; the first match is shown, others named.
+        name: String,
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
@@ -210,10 +266,10 @@ params! {
     DepsParams {
         /// A repository-relative file path.
         path: String,
-        /// List the files that import `path` instead of what `path` imports.
+        /// List the files that import `path` instead.
         #[serde(default)]
-        reverse: Option<bool>,
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+        reverse: bool,
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
@@ -222,20 +278,18 @@ params! {
 params! {
     /// Arguments of `impact`.
     ImpactParams {
-        /// A repository-relative path, or a symbol name, qualified name or key.
+        /// A repository-relative path, or a symbol name or key.
         target: String,
-        /// Dependency hops to follow (default 3).
+        /// Dependency hops to follow.
+        #[serde(default = "defaults::depth")]
+        depth: u32,
+        /// Follow only stated edges (proven by a parser).
         #[serde(default)]
-        depth: Option<u32>,
-        /// Follow only stated edges (proven by a parser), not derived ones (name-matched calls).
-        #[serde(default)]
-        hard: Option<bool>,
-        /// Dependents to list, nearest first (default [`IMPACT_LIMIT`], 30; 0 lists all). The counts
-        /// (`dependents`, `by_depth`) are always of the whole walk; `limits.omitted` says
-        /// how many were not listed.
-        #[serde(default)]
-        limit: Option<u32>,
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+        hard: bool,
+        /// Dependents to list, nearest first (0: all); the counts are of the whole walk.
+        #[serde(default = "defaults::impact_limit")]
+        limit: u32,
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
@@ -244,12 +298,10 @@ params! {
 params! {
     /// Arguments of `why`.
     WhyParams {
-        /// `PATH[:LINE]` (one-based line: the memory about that file or the symbol at that
-        /// line), or any text from a memory. The name the language server's `loci.why`
-        /// and `impact` use; `query`, its old name here, is still accepted.
+        /// `PATH[:LINE]` (one-based line) or text from a memory.
         #[serde(alias = "query")]
         target: String,
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
@@ -258,12 +310,12 @@ params! {
 params! {
     /// Arguments of `show`.
     ShowParams {
-        /// A path (file or folder), `.`, `topic:NAME`, `decisions` or `lessons`.
+        /// A path, `.`, `topic:NAME`, `decisions`, `lessons`, `decision:N` or `lesson:N`.
         subject: String,
-        /// A version number (default: the current revision).
+        /// A version number (unset: the current revision).
         #[serde(default)]
         version: Option<i64>,
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
@@ -272,9 +324,9 @@ params! {
 params! {
     /// Arguments of `history`.
     HistoryParams {
-        /// A path (file or folder), `.`, `topic:NAME`, `decisions` or `lessons`.
+        /// A path, `.`, `topic:NAME`, `decisions` or `lessons`.
         subject: String,
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
@@ -283,13 +335,12 @@ params! {
 params! {
     /// Arguments of `asof`.
     AsofParams {
-        /// A date (`2026-11-01`, meaning the end of that day, UTC) or an RFC 3339 time
-        /// (`2026-11-01T12:00:00Z`).
+        /// A date (`2026-11-01`: the end of that day, UTC) or RFC 3339 time.
         date: String,
-        /// Also return this subject's revision current at that moment.
+        /// Also return this subject's revision at that moment.
         #[serde(default)]
         show: Option<String>,
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
@@ -298,44 +349,54 @@ params! {
 params! {
     /// Arguments of `recap`.
     RecapParams {
-        /// How many sessions, newest first (default 3).
-        #[serde(default)]
-        n: Option<u32>,
-        /// Paging: the `next_cursor` of a previous answer to the same question.
-        #[serde(default)]
-        cursor: Option<String>,
-    }
-}
-
-params! {
-    /// Arguments of `fact_list`.
-    FactListParams {
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+        /// How many sessions, newest first.
+        #[serde(default = "defaults::recap")]
+        n: u32,
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
 }
 
 params! {
-    /// Arguments of `scan`.
-    ScanParams {}
-}
-
-params! {
-    /// Arguments of `lint`.
-    LintParams {
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+    /// Arguments of `memory_list`.
+    MemoryListParams {
+        /// Only pages whose subject is this or lies under it (`src/auth`, `topic:`,
+        /// `decision:`, `lesson:`); empty: all.
+        #[serde(default)]
+        prefix: String,
+        /// Only these kinds: `file`, `folder`, `root`, `topic`, `decision`, `lesson` (empty: all).
+        #[serde(default)]
+        kinds: Vec<String>,
+        /// Pages to list (0: all); `limits.omitted` counts the rest.
+        #[serde(default = "defaults::memory_limit")]
+        limit: u32,
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
 }
 
 params! {
-    /// Arguments of `check`.
-    CheckParams {
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+    /// Arguments of tools that take only a cursor.
+    CursorParams {
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
+    }
+}
+
+params! {
+    /// Arguments of tools that take none.
+    NoParams {}
+}
+
+params! {
+    /// Arguments of `sync`.
+    SyncParams {
+        /// Commits to read at most (unset: `[sync] max_commits` of `.loci/config.toml`).
+        #[serde(default)]
+        limit: Option<usize>,
     }
 }
 
@@ -344,10 +405,10 @@ params! {
     ResolveParams {
         /// The contradiction's id, as `lint` lists it.
         id: i64,
-        /// Why the finding is not a problem; kept with the dismissal.
+        /// Why the finding is not a problem.
         #[serde(default)]
         notes: Option<String>,
-        /// The session this dismissal belongs to: the `session_id` returned by `session_begin`.
+        /// `session_id` from `session_begin`.
         #[serde(default)]
         session: Option<i64>,
     }
@@ -356,11 +417,10 @@ params! {
 params! {
     /// Arguments of `drift`.
     DriftParams {
-        /// Show changes after this scan revision (default: the one before the last scan).
-        /// The envelope's `index.revision` is the current one.
+        /// Changes after this scan revision (unset: since the one before the last scan).
         #[serde(default)]
         since: Option<i64>,
-        /// Paging: the `next_cursor` of a previous answer to the same question.
+        /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
     }
@@ -369,11 +429,10 @@ params! {
 params! {
     /// Arguments of `remember`.
     RememberParams {
-        /// What the memory is about: a path (file or folder), `.` (the repository),
-        /// `topic:NAME`, or one decision or lesson (`decision:N`, `lesson:N`).
+        /// A path, `.`, `topic:NAME`, `decision:N` or `lesson:N`.
         subject: String,
-        /// The page's new body (markdown). It replaces the current revision; earlier
-        /// revisions are kept. Backticked paths and `symbols()` become checked claims.
+        /// The new body (markdown); replaces the current revision, history is kept.
+        /// Backticked paths and `symbols()` become checked claims.
         body: String,
     } + write
 }
@@ -381,7 +440,7 @@ params! {
 params! {
     /// Arguments of `decide`.
     DecideParams {
-        /// The decision and its reason, in one or two sentences.
+        /// The decision and its reason, in a sentence or two.
         text: String,
         /// The file, folder or topic it is about.
         #[serde(default)]
@@ -392,7 +451,7 @@ params! {
 params! {
     /// Arguments of `learn`.
     LearnParams {
-        /// The lesson: what went wrong or surprised, and what to do instead.
+        /// What went wrong or surprised, and what to do instead.
         text: String,
         /// The file, folder or topic it is about.
         #[serde(default)]
@@ -411,11 +470,11 @@ params! {
 params! {
     /// Arguments of `pin`.
     PinParams {
-        /// The page to pin or unpin.
+        /// The page.
         subject: String,
-        /// `true` (default) pins: the page is never marked stale; `false` unpins.
-        #[serde(default)]
-        pinned: Option<bool>,
+        /// `true` pins (never marked stale); `false` unpins.
+        #[serde(default = "defaults::yes")]
+        pinned: bool,
     } + write
 }
 
@@ -424,7 +483,7 @@ params! {
     RollbackParams {
         /// The page.
         subject: String,
-        /// The version whose body is published again as a new revision.
+        /// The version whose body is published again.
         version: i64,
     } + write
 }
@@ -432,12 +491,11 @@ params! {
 params! {
     /// Arguments of `fact_add`.
     FactAddParams {
-        /// The claim the command demonstrates (`the tests pass on Python 3.11`).
+        /// What the command demonstrates.
         claim: String,
-        /// The command line, split into arguments with shell word rules and never run by a
-        /// shell. Facts only run when `.loci/config.toml` sets `[facts] run = true`.
+        /// The command line (split with shell word rules, never run by a shell).
         cmd: String,
-        /// Expected substring of the command's output.
+        /// Expected substring of its output.
         #[serde(default)]
         expect_output: Option<String>,
         /// Expected exit code.
@@ -452,7 +510,7 @@ params! {
         /// What the session sets out to do.
         #[serde(default)]
         task: Option<String>,
-        /// Who runs it (default `$LOCI_AUTHOR`, else `agent:<client name>`).
+        /// Who runs it (unset: `$LOCI_AUTHOR`, else `agent:<client name>`).
         #[serde(default)]
         author: Option<String>,
     }
@@ -461,9 +519,9 @@ params! {
 params! {
     /// Arguments of `session_end`.
     SessionEndParams {
-        /// The `session_id` returned by `session_begin`.
+        /// `session_id` from `session_begin`.
         session: i64,
-        /// What was done, in a paragraph: shown by `recap` to the next session.
+        /// What was done, for the next session's `recap`.
         #[serde(default)]
         summary: Option<String>,
     }
@@ -497,11 +555,73 @@ pub struct ToolDef {
 }
 
 fn schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    rmcp::handler::server::common::schema_for_input::<T>().unwrap_or_else(|message| {
+    let schema = rmcp::handler::server::common::schema_for_input::<T>().unwrap_or_else(|message| {
         // Unreachable for derived structs (their root is an object); keep the server up.
         tracing::error!(%message, "tool input schema");
         rmcp::handler::server::common::schema_for_empty_input()
-    })
+    });
+    Arc::new(compact_schema((*schema).clone()))
+}
+
+/// An input schema as a model needs it (issue 31, item 5: every byte of `tools/list` may
+/// sit before the model): no `$schema` (MCP's default dialect is JSON Schema 2020-12), and
+/// an optional argument without a default is just its type (`"type": "string"`, not
+/// `["string", "null"]` with `"default": null`): leaving it out is how a model says "none".
+pub fn compact_schema(mut schema: JsonObject) -> JsonObject {
+    schema.remove("$schema");
+    // An enum of documented strings (`SearchKind`): its values, without a schema per value.
+    if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+        for def in defs.values_mut() {
+            let Some(Value::Array(branches)) = def.get("oneOf") else {
+                continue;
+            };
+            let values: Option<Vec<Value>> =
+                branches.iter().map(|b| b.get("const").cloned()).collect();
+            if let (Some(values), Value::Object(def)) = (values, def) {
+                def.remove("oneOf");
+                def.remove("description");
+                def.insert("type".into(), Value::String("string".into()));
+                def.insert("enum".into(), Value::Array(values));
+            }
+        }
+    }
+    if let Some(Value::Object(props)) = schema.get_mut("properties") {
+        for prop in props.values_mut() {
+            let Value::Object(prop) = prop else { continue };
+            // `uint32`, `int64`: Rust's widths, which a model does not need.
+            prop.remove("format");
+            if prop.get("default") == Some(&Value::Null) {
+                prop.remove("default");
+            }
+            if let Some(Value::Array(types)) = prop.get("type") {
+                let types: Vec<Value> = types
+                    .iter()
+                    .filter(|t| t.as_str() != Some("null"))
+                    .cloned()
+                    .collect();
+                if types.len() == 1 {
+                    prop.insert("type".into(), types[0].clone());
+                }
+            }
+            // `Option<Enum>`: `anyOf: [{$ref}, {type: null}]` becomes the `$ref`'s branch.
+            if let Some(Value::Array(any)) = prop.get("anyOf") {
+                let rest: Vec<Value> = any
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"))
+                    .cloned()
+                    .collect();
+                if rest.len() == 1
+                    && let Value::Object(branch) = &rest[0]
+                {
+                    prop.remove("anyOf");
+                    for (k, v) in branch {
+                        prop.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+            }
+        }
+    }
+    schema
 }
 
 /// The tools, in the order `tools/list` shows them.
@@ -509,9 +629,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "session_begin",
         title: "Begin a session",
-        description: "Begin a work session (call once at the start of a task). Returns \
-            `session_id`: pass it as `session` to every write so the session's digest and \
-            the next agent's `recap` show what you did.",
+        description: "Begin a work session at the start of a task. Pass the returned \
+            `session_id` as `session` to every write.",
         access: Access::Write,
         idempotent: false,
         schema: schema::<SessionBeginParams>,
@@ -519,8 +638,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "recap",
         title: "Recap recent sessions",
-        description: "The last N sessions, newest first, each with what it changed (pages \
-            written, decisions, lessons, commits). Read it at the start of a task.",
+        description: "The last sessions, newest first, with what each changed. Read it \
+            at the start of a task.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<RecapParams>,
@@ -528,11 +647,9 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "context",
         title: "Context for a task",
-        description: "Start here before reading files: the memory, symbols, docs and \
-            files most relevant to a question or task, ranked and packed under a token \
-            budget (full text for the best items, digests and one-line index entries for \
-            the rest), each with provenance and staleness. Abstains, saying so, when \
-            nothing is relevant enough.",
+        description: "Start here before reading files: the memory, code and docs most \
+            relevant to a question, ranked and packed under a token budget, with \
+            provenance and staleness. Abstains when nothing is relevant enough.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<ContextParams>,
@@ -540,8 +657,7 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "search",
         title: "Search",
-        description: "Full-text search (BM25) over memory pages, symbols, docs and files, \
-            with a snippet and provenance per hit.",
+        description: "Full-text search over memory, symbols, docs and files.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<SearchParams>,
@@ -549,19 +665,35 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "symbol",
         title: "Find a symbol",
-        description: "Definitions whose name, qualified name or key matches: kind, \
-            `path`, zero-based `line`/`column`, signature and doc comment. Files changed \
-            on disk are rescanned first, so lines are current.",
+        description: "Definitions matching a name: kind, path, zero-based line, \
+            signature, doc comment, key.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<SymbolParams>,
     },
     ToolDef {
+        name: "source",
+        title: "A symbol's source",
+        description: "A definition's source text from disk, with the memory about it \
+            and whether that memory is stale.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<SourceParams>,
+    },
+    ToolDef {
+        name: "outline",
+        title: "A file's outline",
+        description: "A file's definitions in document order, nested by depth, with \
+            their signatures.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<OutlineParams>,
+    },
+    ToolDef {
         name: "references",
         title: "Find references",
-        description: "Uses of a name (or of one symbol, given its key): calls, imports, \
-            type uses, with the enclosing definition, provenance (`stated` by a parser or \
-            `derived` by name matching) and confidence.",
+        description: "Uses of a name or symbol (calls, imports, types) with the \
+            enclosing definition, provenance and confidence.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<ReferencesParams>,
@@ -569,16 +701,24 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "callers",
         title: "Find callers",
-        description: "Call sites resolved to the symbols matching a name.",
+        description: "Incoming calls: call sites resolved to the symbols a name matches.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<CallersParams>,
     },
     ToolDef {
+        name: "callees",
+        title: "Find callees",
+        description: "Outgoing calls: the calls written in the definitions a name \
+            matches, each with what it resolved to.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<CalleesParams>,
+    },
+    ToolDef {
         name: "deps",
         title: "File dependencies",
-        description: "What a file imports (resolved to files where possible, unresolved \
-            imports kept), or with `reverse`, which files import it.",
+        description: "What a file imports, or with `reverse`, which files import it.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<DepsParams>,
@@ -586,10 +726,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "impact",
         title: "Blast radius",
-        description: "Everything that depends on a file or symbol, transitively to \
-            `depth` hops, each with the edge that reached it (`path:line`, provenance, \
-            confidence), the nearest `limit` listed and all counted. Use before changing \
-            a widely used definition.",
+        description: "What depends on a file or symbol, transitively, each with the \
+            edge that reached it. Use before changing a widely used definition.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<ImpactParams>,
@@ -597,9 +735,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "why",
         title: "Why is this so",
-        description: "The memory that explains a file, a line (`PATH:LINE`) or a phrase, \
-            with its provenance chain: revision, author, session, triggering event. \
-            `stale_warnings` say when the code it talks about changed since.",
+        description: "The memory that explains a file, line or phrase, with its \
+            provenance: revision, author, session, event.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<WhyParams>,
@@ -607,9 +744,7 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "show",
         title: "Show a memory page",
-        description: "A memory page (a file's or folder's notes, `.`, `topic:NAME`, \
-            `decisions`, `lessons`) at its current revision or a given version, with its \
-            claims.",
+        description: "A memory page at its current or a given version, with its claims.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<ShowParams>,
@@ -617,30 +752,51 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "history",
         title: "Page history",
-        description: "A page's revisions, oldest first: version, author, time, summary, \
-            session and triggering event.",
+        description: "A page's revisions, oldest first.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<HistoryParams>,
     },
     ToolDef {
+        name: "memory_list",
+        title: "List memory",
+        description: "Memory pages (files, folders, topics, decisions, lessons) under \
+            a subject prefix, each with its version, first line and staleness.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<MemoryListParams>,
+    },
+    ToolDef {
+        name: "topics",
+        title: "List topics",
+        description: "Topics (`topic:NAME`) and their members.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<CursorParams>,
+    },
+    ToolDef {
         name: "asof",
         title: "Memory as of a date",
-        description: "Which version of each page was current at a moment, and optionally \
-            one page's revision at that moment.",
+        description: "Which version of each page was current at a moment.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<AsofParams>,
     },
     ToolDef {
+        name: "stats",
+        title: "Index statistics",
+        description: "The map's scan revision and time, counts of files, symbols, \
+            references and memory, files and lines by language.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<NoParams>,
+    },
+    ToolDef {
         name: "remember",
         title: "Remember",
-        description: "Write a new revision of a subject's memory page (notes about a file, \
-            folder, topic or the repository). Replaces the page's body; history is kept. \
-            Read the page with `show` first and pass `expect_version` to avoid \
-            overwriting another writer. The answer lists the claims found in the text; a \
-            claim that fails (a path or symbol the code lacks) carries the `finding` lint \
-            will report, with the nearest match: fix the text while you are here.",
+        description: "Write a new revision of a page of notes (a file, folder, topic or \
+            `.`). `show` it first and pass `expect_version`. The answer lists the \
+            claims found; fix any that fails.",
         access: Access::Write,
         idempotent: false,
         schema: schema::<RememberParams>,
@@ -648,8 +804,7 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "decide",
         title: "Record a decision",
-        description: "Record a decision (what was decided and why) as an entry of its own \
-            (`decision:N`); `show decisions` lists them.",
+        description: "Record a decision and its reason as an entry `decision:N`.",
         access: Access::Write,
         idempotent: false,
         schema: schema::<DecideParams>,
@@ -657,8 +812,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "learn",
         title: "Record a lesson",
-        description: "Record a lesson (a pitfall, a surprise, what to do instead) as an \
-            entry of its own (`lesson:N`); `show lessons` lists them.",
+        description: "Record a lesson (a pitfall and what to do instead) as an entry \
+            `lesson:N`.",
         access: Access::Write,
         idempotent: false,
         schema: schema::<LearnParams>,
@@ -666,8 +821,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "confirm",
         title: "Confirm a page",
-        description: "Mark a page's current revision as still true after its code changed: \
-            takes new snapshots of its claims without rewriting it.",
+        description: "Mark a page as still true after its code changed (new snapshots \
+            of its claims).",
         access: Access::Write,
         idempotent: true,
         schema: schema::<ConfirmParams>,
@@ -683,8 +838,7 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "rollback",
         title: "Roll back a page",
-        description: "Publish an earlier version's body again as a new revision. \
-            Nothing is deleted: history keeps every revision.",
+        description: "Publish an earlier version's body again as a new revision.",
         access: Access::Write,
         idempotent: false,
         schema: schema::<RollbackParams>,
@@ -692,8 +846,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "fact_add",
         title: "Add a fact",
-        description: "Record executable memory: a claim plus a command demonstrating it \
-            and the expected output substring and/or exit code. Never run by this tool.",
+        description: "Record a claim with a command that demonstrates it and the \
+            expected output or exit code. Never runs it.",
         access: Access::Write,
         idempotent: false,
         schema: schema::<FactAddParams>,
@@ -704,14 +858,13 @@ pub const TOOLS: &[ToolDef] = &[
         description: "Recorded facts with their last run.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<FactListParams>,
+        schema: schema::<CursorParams>,
     },
     ToolDef {
         name: "drift",
         title: "What changed",
-        description: "File changes since a scan revision (added, modified, deleted, \
-            renamed, signature changes) and what they did to memory: which pages became \
-            stale or false, or stopped being so.",
+        description: "File changes since a scan revision and the memory they made \
+            stale or false.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<DriftParams>,
@@ -719,28 +872,24 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "lint",
         title: "Check memory against the code",
-        description: "Check every memory claim and the repository's docs against the map \
-            and manifests: contradictions (missing paths or symbols, version mismatches) \
-            and stale memory, with ids for `resolve`. Records its findings (audit data); \
-            changes no memory.",
+        description: "Check memory and docs against the code: contradictions (with ids \
+            for `resolve`) and stale pages.",
         access: Access::Write,
         idempotent: true,
-        schema: schema::<LintParams>,
+        schema: schema::<CursorParams>,
     },
     ToolDef {
         name: "check",
         title: "CI gate",
-        description: "`lint`, then compare open contradictions and stale pages with the \
-            `[check]` thresholds of `.loci/config.toml`; `passed` says whether they hold.",
+        description: "`lint`, then whether the `[check]` thresholds hold (`passed`).",
         access: Access::Write,
         idempotent: true,
-        schema: schema::<CheckParams>,
+        schema: schema::<CursorParams>,
     },
     ToolDef {
         name: "resolve",
         title: "Dismiss a finding",
-        description: "Dismiss a contradiction `lint` reported (a false alarm): it is \
-            closed and that claim is never reported again. Say why in `notes`.",
+        description: "Dismiss a contradiction `lint` reported as a false alarm, for good.",
         access: Access::Write,
         idempotent: true,
         schema: schema::<ResolveParams>,
@@ -748,18 +897,25 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "scan",
         title: "Rescan the workspace",
-        description: "Walk and parse the working tree, updating the map incrementally \
-            (added, modified, deleted, renamed files). Other tools already rescan files \
-            changed on disk before answering; use this after large changes.",
+        description: "Update the map from the working tree. Other tools rescan changed \
+            files first; use after large changes.",
         access: Access::Index,
         idempotent: true,
-        schema: schema::<ScanParams>,
+        schema: schema::<NoParams>,
+    },
+    ToolDef {
+        name: "sync",
+        title: "Record git history",
+        description: "Record commits since the last sync into the audit log; memory \
+            follows renamed files.",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<SyncParams>,
     },
     ToolDef {
         name: "session_end",
         title: "End a session",
-        description: "End the session with a summary of what was done; stores its digest \
-            for the next `recap`.",
+        description: "End the session with a summary for the next `recap`.",
         access: Access::Write,
         idempotent: false,
         schema: schema::<SessionEndParams>,
@@ -787,7 +943,15 @@ impl ToolDef {
 }
 
 /// The tools whose `result` is a list: paged by items (`item:N` cursors).
-pub const LIST_TOOLS: &[&str] = &["search", "symbol", "references", "recap", "fact_list"];
+pub const LIST_TOOLS: &[&str] = &[
+    "search",
+    "symbol",
+    "references",
+    "recap",
+    "fact_list",
+    "memory_list",
+    "topics",
+];
 
 /// The `outputSchema` of every tool: the structured content is loci's envelope, as
 /// `loci --json` prints it (`result`, zero-based lines, and beside it `index`,
@@ -826,6 +990,9 @@ pub enum Call {
     Symbol(SymbolParams),
     References(ReferencesParams),
     Callers(CallersParams),
+    Callees(CalleesParams),
+    Outline(OutlineParams),
+    Source(SourceParams),
     Deps(DepsParams),
     Impact(ImpactParams),
     Why(WhyParams),
@@ -833,12 +1000,16 @@ pub enum Call {
     History(HistoryParams),
     Asof(AsofParams),
     Recap(RecapParams),
-    FactList(FactListParams),
+    MemoryList(MemoryListParams),
+    Topics(CursorParams),
+    Stats(NoParams),
+    FactList(CursorParams),
     Drift(DriftParams),
-    Lint(LintParams),
-    Check(CheckParams),
+    Lint(CursorParams),
+    Check(CursorParams),
     Resolve(ResolveParams),
-    Scan(ScanParams),
+    Scan(NoParams),
+    Sync(SyncParams),
     Remember(RememberParams),
     Decide(DecideParams),
     Learn(LearnParams),
@@ -873,6 +1044,13 @@ pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ParseErr
         "symbol" => Call::Symbol(from_args(args).map_err(arg)?),
         "references" => Call::References(from_args(args).map_err(arg)?),
         "callers" => Call::Callers(from_args(args).map_err(arg)?),
+        "callees" => Call::Callees(from_args(args).map_err(arg)?),
+        "outline" => Call::Outline(from_args(args).map_err(arg)?),
+        "source" => Call::Source(from_args(args).map_err(arg)?),
+        "memory_list" => Call::MemoryList(from_args(args).map_err(arg)?),
+        "topics" => Call::Topics(from_args(args).map_err(arg)?),
+        "stats" => Call::Stats(from_args(args).map_err(arg)?),
+        "sync" => Call::Sync(from_args(args).map_err(arg)?),
         "deps" => Call::Deps(from_args(args).map_err(arg)?),
         "impact" => Call::Impact(from_args(args).map_err(arg)?),
         "why" => Call::Why(from_args(args).map_err(arg)?),
@@ -1017,6 +1195,12 @@ impl Call {
             | Call::Symbol(_)
             | Call::References(_)
             | Call::Callers(_)
+            | Call::Callees(_)
+            | Call::Outline(_)
+            | Call::Source(_)
+            | Call::MemoryList(_)
+            | Call::Topics(_)
+            | Call::Stats(_)
             | Call::Deps(_)
             | Call::Impact(_)
             | Call::Why(_)
@@ -1045,6 +1229,11 @@ impl Call {
             Call::Symbol(p) => p.cursor.as_deref(),
             Call::References(p) => p.cursor.as_deref(),
             Call::Callers(p) => p.cursor.as_deref(),
+            Call::Callees(p) => p.cursor.as_deref(),
+            Call::Outline(p) => p.cursor.as_deref(),
+            Call::Source(p) => p.cursor.as_deref(),
+            Call::MemoryList(p) => p.cursor.as_deref(),
+            Call::Topics(p) => p.cursor.as_deref(),
             Call::Deps(p) => p.cursor.as_deref(),
             Call::Impact(p) => p.cursor.as_deref(),
             Call::Why(p) => p.cursor.as_deref(),
@@ -1090,36 +1279,37 @@ impl Call {
                             .map(|k| HitKind::from(*k))
                             .collect(),
                         path_prefix: p.path.clone(),
-                        limit: p.limit,
+                        limit: Some(p.limit),
                     },
                 ),
                 text::search_hit,
             ),
-            Call::Symbol(p) => items(
-                ws.symbol(&p.name, p.limit.unwrap_or(LIST_LIMIT)),
-                text::symbol_hit,
+            Call::Symbol(p) => items(ws.symbol(&p.name, p.limit), text::symbol_hit),
+            Call::References(p) => items(ws.refs(&p.name, p.limit), text::ref_hit),
+            Call::Callers(p) => whole(ws.callers(&p.symbol, p.limit), false, |o, env| {
+                text::callers(o, &env.result)
+            }),
+            Call::Callees(p) => whole(ws.callees(&p.symbol, p.limit), false, |o, env| {
+                text::callees(o, &env.result)
+            }),
+            Call::Outline(p) => whole(ws.outline(&p.path, p.limit), false, |o, env| {
+                text::outline(o, &env.result)
+            }),
+            Call::Source(p) => whole(ws.source(&p.name), true, |o, env| {
+                text::source(o, &env.result)
+            }),
+            Call::MemoryList(p) => items(
+                ws.memory_list(&p.prefix, &p.kinds, p.limit),
+                text::page_entry,
             ),
-            Call::References(p) => items(
-                ws.refs(&p.name, p.limit.unwrap_or(LIST_LIMIT)),
-                text::ref_hit,
-            ),
-            Call::Callers(p) => whole(
-                ws.callers(&p.symbol, p.limit.unwrap_or(LIST_LIMIT)),
-                false,
-                |o, env| text::callers(o, &env.result),
-            ),
-            Call::Deps(p) => whole(
-                ws.deps(&p.path, p.reverse.unwrap_or(false)),
-                false,
-                |o, env| text::deps(o, &env.result),
-            ),
+            Call::Topics(_) => items(ws.topics(), text::topic),
+            Call::Stats(_) => whole(ws.stats(), false, text::stats),
+            Call::Sync(p) => whole(ws.sync(p.limit), false, |o, env| text::sync(o, &env.result)),
+            Call::Deps(p) => whole(ws.deps(&p.path, p.reverse), false, |o, env| {
+                text::deps(o, &env.result)
+            }),
             Call::Impact(p) => whole(
-                ws.impact_limited(
-                    &p.target,
-                    p.depth.unwrap_or(3),
-                    p.hard.unwrap_or(false),
-                    p.limit.unwrap_or(IMPACT_LIMIT),
-                ),
+                ws.impact_limited(&p.target, p.depth, p.hard, p.limit),
                 true,
                 text::impact,
             ),
@@ -1133,7 +1323,7 @@ impl Call {
             Call::Asof(p) => whole(ws.asof(&p.date, p.show.as_deref()), false, |o, env| {
                 text::asof(o, &env.result)
             }),
-            Call::Recap(p) => items(ws.recap(p.n.unwrap_or(3)), text::session_view),
+            Call::Recap(p) => items(ws.recap(p.n), text::session_view),
             Call::FactList(_) => items(ws.fact_list(), text::fact),
             Call::Drift(p) => whole(ws.drift(p.since), false, |o, env| {
                 text::drift(o, &env.result)
@@ -1174,7 +1364,7 @@ impl Call {
                 |o, env| text::confirmed(o, &env.result),
             ),
             Call::Pin(p) => whole(
-                ws.pin(&p.subject, p.pinned.unwrap_or(true), &p.write_options(a)),
+                ws.pin(&p.subject, p.pinned, &p.write_options(a)),
                 false,
                 |o, env| text::page(o, &env.result),
             ),
@@ -1306,4 +1496,91 @@ fn json<T: Serialize>(
     let value =
         serde_json::to_value(&env.result).map_err(|e| EngineError::Internal(e.to_string()))?;
     Ok(env.map(|_| value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The most bytes `tools/list`'s result may take as compact JSON (issue 31, item 5: it
+    /// was 34,095 bytes, 8,029 cl100k tokens, for 27 tools before descriptions were cut to
+    /// what a model needs; 29,338 for 34 tools after; `bench/context_mcp_latency.py
+    /// --tools` measures it in tokens). A new tool or a longer description must fit.
+    const TOOLS_LIST_BYTES: usize = 30_000;
+
+    fn listing() -> Value {
+        let tools: Vec<Tool> = TOOLS.iter().map(ToolDef::to_tool).collect();
+        serde_json::json!({ "tools": tools })
+    }
+
+    #[test]
+    fn the_tool_list_stays_under_its_bound() {
+        let bytes = serde_json::to_string(&listing()).unwrap_or_default().len();
+        assert!(
+            bytes <= TOOLS_LIST_BYTES,
+            "tools/list is {bytes} bytes, over the bound of {TOOLS_LIST_BYTES}: cut a description"
+        );
+    }
+
+    /// Issue 31, item 5: a parameter with a default declares it in the schema (`"default":
+    /// 3`), never in prose or as `null`; no description carries a Rust doc link.
+    #[test]
+    fn every_default_is_declared_in_the_schema() {
+        let listing = listing();
+        let mut defaults = Vec::new();
+        for tool in listing["tools"].as_array().into_iter().flatten() {
+            let name = tool["name"].as_str().unwrap_or_default();
+            let description = tool["description"].as_str().unwrap_or_default();
+            assert!(
+                !description.contains("[`"),
+                "{name}: a doc link in {description:?}"
+            );
+            let schema = &tool["inputSchema"];
+            assert!(schema.get("$schema").is_none(), "{name}: $schema");
+            for (arg, prop) in schema["properties"].as_object().into_iter().flatten() {
+                let text = prop["description"].as_str().unwrap_or_default();
+                assert!(!text.is_empty(), "{name}.{arg} has no description");
+                assert!(!text.contains("[`"), "{name}.{arg}: a doc link in {text:?}");
+                assert_ne!(prop.get("default"), Some(&Value::Null), "{name}.{arg}");
+                assert!(
+                    !prop["type"].is_array(),
+                    "{name}.{arg}: a nullable type {}",
+                    prop["type"]
+                );
+                assert!(
+                    !text.to_lowercase().contains("default") || prop.get("default").is_some(),
+                    "{name}.{arg} states a default in prose, not in the schema: {text:?}"
+                );
+                if let Some(d) = prop.get("default") {
+                    defaults.push(format!("{name}.{arg}={d}"));
+                }
+            }
+        }
+        assert_eq!(
+            defaults.join(" "),
+            "recap.n=3 context.query=\"\" search.limit=10 symbol.limit=1000 outline.limit=1000 \
+             references.limit=1000 callers.limit=1000 callees.limit=1000 deps.reverse=false \
+             impact.depth=3 impact.hard=false impact.limit=30 memory_list.kinds=[] \
+             memory_list.limit=100 memory_list.prefix=\"\" pin.pinned=true"
+        );
+    }
+
+    /// What a call leaves out is the schema's default.
+    #[test]
+    fn a_call_without_an_argument_gets_the_declared_default() {
+        let Ok(Call::Impact(p)) = parse(
+            "impact",
+            serde_json::json!({"target": "a.rs"}).as_object().cloned(),
+        ) else {
+            panic!("impact parses");
+        };
+        assert_eq!((p.depth, p.hard, p.limit), (3, false, IMPACT_LIMIT));
+        let Ok(Call::Pin(p)) = parse(
+            "pin",
+            serde_json::json!({"subject": "a"}).as_object().cloned(),
+        ) else {
+            panic!("pin parses");
+        };
+        assert!(p.pinned);
+    }
 }

@@ -1041,6 +1041,71 @@ pub fn symbols_by_keys(conn: &Connection, keys: &[&str]) -> Result<HashMap<Strin
     Ok(out)
 }
 
+/// The symbols of the file `path` whose qualified name is `qualified_name`, by line: a
+/// name as code spells it with its module path (`urllib.parse.urlsplit` is
+/// `urlsplit` in `urllib/parse.py`). One lookup of the `qualified_name` index.
+pub fn symbols_in_file_named(
+    conn: &Connection,
+    path: &str,
+    qualified_name: &str,
+) -> Result<Vec<SymbolHit>> {
+    let sql = format!(
+        "SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM}
+         WHERE s.qualified_name = ?2 AND f.path = ?1 ORDER BY s.start_line, s.key"
+    );
+    let mut stmt = conn.prepare_cached(&sql).ctx(|| "reading symbols".into())?;
+    let rows = stmt
+        .query_map([path, qualified_name], symbol_hit)
+        .ctx(|| format!("reading {qualified_name} in {path}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("reading {qualified_name} in {path}"))
+}
+
+/// Mapped file paths that contain `part` (a module's last name, `parse`), by path, at
+/// most `limit`: the candidates for a module path a dotted name spells. One pass over
+/// the `files` table (its paths only).
+pub fn paths_containing(conn: &Connection, part: &str, limit: u32) -> Result<Vec<String>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT path FROM files WHERE instr(path, ?1) > 0 ORDER BY path LIMIT ?2")
+        .ctx(|| "reading paths".into())?;
+    let rows = stmt
+        .query_map(params![part, limit], |r| r.get(0))
+        .ctx(|| format!("reading paths containing {part}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("reading paths containing {part}"))
+}
+
+/// The calls written in the file `path` between the zero-based lines `first` and `last`
+/// (a definition's range: its outgoing calls, those of nested definitions included), by
+/// line and column, at most `limit`, and how many there are in all. One lookup of the
+/// `refs_by_file` index.
+pub fn calls_within(
+    conn: &Connection,
+    path: &str,
+    first: u32,
+    last: u32,
+    limit: u32,
+) -> Result<(Vec<RefHit>, u64)> {
+    const WITHIN: &str = "r.file_id = (SELECT file_id FROM files WHERE path = ?1)
+          AND r.line >= ?2 AND r.line <= ?3 AND r.kind = 'call'";
+    let sql = format!(
+        "SELECT {REF_COLUMNS} FROM {REF_FROM} WHERE {WITHIN}
+         ORDER BY r.line, r.column LIMIT ?4"
+    );
+    let ctx = || format!("reading the calls of {path}:{first}-{last}");
+    let mut stmt = conn.prepare_cached(&sql).ctx(ctx)?;
+    let rows = stmt
+        .query_map(params![path, first, last, limit], ref_hit)
+        .ctx(ctx)?;
+    let hits = rows.collect::<rusqlite::Result<Vec<_>>>().ctx(ctx)?;
+    let total = if (hits.len() as u64) < u64::from(limit) {
+        hits.len() as u64
+    } else {
+        count_rows(conn, REF_FROM, WITHIN, params![path, first, last]).ctx(ctx)?
+    };
+    Ok((hits, total))
+}
+
 /// Every symbol of a file, in document order.
 pub fn symbols_in_file(conn: &Connection, path: &str) -> Result<Vec<SymbolHit>> {
     let sql = format!(
