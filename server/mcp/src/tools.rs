@@ -469,6 +469,11 @@ params! {
     }
 }
 
+params! {
+    /// Arguments of `synthesis_plan` (none).
+    SynthesisPlanParams {}
+}
+
 /// Whether a tool only reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -717,6 +722,17 @@ pub const TOOLS: &[ToolDef] = &[
         schema: schema::<DriftParams>,
     },
     ToolDef {
+        name: "synthesis_plan",
+        title: "Pages to write",
+        description: "The memory pages page synthesis would write and why (files with \
+            symbols but no page, largest fan-in first; pages stale against the code, with \
+            the changed symbols; folder roll-ups). Runs nothing; `loci synthesize` runs \
+            the model command `[synthesis] command` names.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<SynthesisPlanParams>,
+    },
+    ToolDef {
         name: "lint",
         title: "Check memory against the code",
         description: "Check every memory claim and the repository's docs against the map \
@@ -835,6 +851,7 @@ pub enum Call {
     Recap(RecapParams),
     FactList(FactListParams),
     Drift(DriftParams),
+    SynthesisPlan(SynthesisPlanParams),
     Lint(LintParams),
     Check(CheckParams),
     Resolve(ResolveParams),
@@ -882,6 +899,7 @@ pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ParseErr
         "recap" => Call::Recap(from_args(args).map_err(arg)?),
         "fact_list" => Call::FactList(from_args(args).map_err(arg)?),
         "drift" => Call::Drift(from_args(args).map_err(arg)?),
+        "synthesis_plan" => Call::SynthesisPlan(from_args(args).map_err(arg)?),
         "lint" => Call::Lint(from_args(args).map_err(arg)?),
         "check" => Call::Check(from_args(args).map_err(arg)?),
         "resolve" => Call::Resolve(from_args(args).map_err(arg)?),
@@ -1025,7 +1043,8 @@ impl Call {
             | Call::Asof(_)
             | Call::Recap(_)
             | Call::FactList(_)
-            | Call::Drift(_) => Access::Read,
+            | Call::Drift(_)
+            | Call::SynthesisPlan(_) => Access::Read,
             Call::Scan(_) => Access::Index,
             _ => Access::Write,
         }
@@ -1137,6 +1156,9 @@ impl Call {
             Call::FactList(_) => items(ws.fact_list(), text::fact),
             Call::Drift(p) => whole(ws.drift(p.since), false, |o, env| {
                 text::drift(o, &env.result)
+            }),
+            Call::SynthesisPlan(_) => whole(ws.synthesis_plan(), false, |o, env| {
+                text::synthesis_plan(o, &env.result)
             }),
             Call::Lint(_) => whole(ws.lint(), true, |o, env| {
                 text::lint(o, &env.result, LIST_CAP)
