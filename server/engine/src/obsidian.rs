@@ -129,7 +129,7 @@ impl Workspace {
             };
             let commit = loci_store::synthesis::revision_head(conn, rev.revision_id)?;
             let mut links: BTreeSet<String> = BTreeSet::new();
-            let mut heading = "Links";
+            let heading;
             match page.kind.as_str() {
                 "file" => {
                     heading = "Imports";

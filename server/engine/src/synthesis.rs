@@ -351,7 +351,12 @@ impl Workspace {
                 changed = since.changed.iter().map(|s| s.qualified_name.clone()).collect();
             }
             for c in claims {
-                if !changed.contains(&c) {
+                // `login()` went stale because `login` changed: named once.
+                let name = c.trim_end_matches("()");
+                let named = changed.iter().any(|n| {
+                    n == &c || n == name || n.rsplit('.').next() == Some(name)
+                });
+                if !named {
                     changed.push(c);
                 }
             }
