@@ -1129,9 +1129,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             obsidian: Some(dir),
             ..
         } => out.vault(&ws.export_obsidian(&dir)?)?,
-        Command::Export { output, .. } => {
-            out.exported(ws.export_memory()?, output.as_deref())?
-        }
+        Command::Export { output, .. } => out.exported(ws.export_memory()?, output.as_deref())?,
         Command::Import { file } => {
             let (text, source) = if file.as_os_str() == "-" {
                 let mut s = String::new();

@@ -21,7 +21,11 @@ fn fixture(script: &str) -> String {
 fn repository() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write(root, "lib/money.py", "def money(x):\n    return round(x, 2)\n");
+    write(
+        root,
+        "lib/money.py",
+        "def money(x):\n    return round(x, 2)\n",
+    );
     write(
         root,
         "lib/invoice.py",
@@ -69,7 +73,10 @@ fn the_plan_a_dry_run_and_a_run_through_the_binary() {
     let root = dir.path();
     configure(
         root,
-        &format!("command = \"sh {}\"\nmodel = \"stub\"", fixture("answer.sh")),
+        &format!(
+            "command = \"sh {}\"\nmodel = \"stub\"",
+            fixture("answer.sh")
+        ),
     );
     let (status, out, err) = run(root, &["synthesize", "--plan"]);
     assert!(status.success(), "{err}");
@@ -82,17 +89,27 @@ fn the_plan_a_dry_run_and_a_run_through_the_binary() {
     let (status, out, err) = run(root, &["synthesize", "lib/money.py", "--dry-run"]);
     assert!(status.success(), "{err}");
     assert!(
-        out.starts_with("===== prompt for lib/money.py (requested, ≈") || out.starts_with("===== prompt for lib/money.py (missing, ≈"),
+        out.starts_with("===== prompt for lib/money.py (requested, ≈")
+            || out.starts_with("===== prompt for lib/money.py (missing, ≈"),
         "{out}"
     );
     assert!(out.contains("## Outline of `lib/money.py` (1 symbols, 2 lines)\n\n- function `money` (line 1): def money(x):\n"), "{out}");
-    assert!(out.ends_with("=====\n") && out.contains("===== 1 prompt, ≈"), "{out}");
+    assert!(
+        out.ends_with("=====\n") && out.contains("===== 1 prompt, ≈"),
+        "{out}"
+    );
     let (status, out, err) = run(root, &["synthesize", "--pending"]);
     assert!(status.success(), "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
-    assert!(lines[0].starts_with("wrote lib/money.py v1 by llm:stub ("), "{out}");
-    assert!(lines[1].starts_with("wrote lib/invoice.py v1 by llm:stub ("), "{out}");
+    assert!(
+        lines[0].starts_with("wrote lib/money.py v1 by llm:stub ("),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("wrote lib/invoice.py v1 by llm:stub ("),
+        "{out}"
+    );
     assert_eq!(lines[2], "2 pages of 2 written by `sh`");
     let (_, out, _) = run(root, &["show", "lib/money.py"]);
     assert!(out.contains("Drafted from the outline: `money()`"), "{out}");

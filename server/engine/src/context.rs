@@ -1934,8 +1934,15 @@ impl Workspace {
             }
             // Model-written text ranks below human-written text of equal relevance: it is
             // stored like any memory and trusted like none (issue 35).
-            if rev.author.starts_with(crate::synthesis::MODEL_AUTHOR_PREFIX) {
-                c.add(-crate::synthesis::MODEL_WRITTEN_POINTS, false, "written by a model");
+            if rev
+                .author
+                .starts_with(crate::synthesis::MODEL_AUTHOR_PREFIX)
+            {
+                c.add(
+                    -crate::synthesis::MODEL_WRITTEN_POINTS,
+                    false,
+                    "written by a model",
+                );
             }
             // Penalties put false memory about what the question names after the rest,
             // never out of the answer.

@@ -577,17 +577,16 @@ impl Workspace {
         if let Some(s) = &about_text {
             body.push_str(&format!(" (about `{s}`)"));
         }
-        let written =
-            self.write_revision(
-                &request,
-                &opts,
-                log,
-                log,
-                event,
-                Snapshots::Here,
-                |_| Ok(body.clone()),
-                None,
-            )?;
+        let written = self.write_revision(
+            &request,
+            &opts,
+            log,
+            log,
+            event,
+            Snapshots::Here,
+            |_| Ok(body.clone()),
+            None,
+        )?;
         self.written_envelope(written)
     }
 

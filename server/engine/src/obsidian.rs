@@ -167,7 +167,14 @@ impl Workspace {
             }
             out.insert(
                 note_of[&page.subject].clone(),
-                note_text(page, &rev, commit.as_deref(), stale.contains(&rev.revision_id), heading, &links),
+                note_text(
+                    page,
+                    &rev,
+                    commit.as_deref(),
+                    stale.contains(&rev.revision_id),
+                    heading,
+                    &links,
+                ),
             );
         }
         Ok(out)

@@ -348,14 +348,18 @@ impl Workspace {
                 && let Some(rev) = self.current_revision(page)?
                 && let Some(since) = self.code_since(&subject, &rev)?
             {
-                changed = since.changed.iter().map(|s| s.qualified_name.clone()).collect();
+                changed = since
+                    .changed
+                    .iter()
+                    .map(|s| s.qualified_name.clone())
+                    .collect();
             }
             for c in claims {
                 // `login()` went stale because `login` changed: named once.
                 let name = c.trim_end_matches("()");
-                let named = changed.iter().any(|n| {
-                    n == &c || n == name || n.rsplit('.').next() == Some(name)
-                });
+                let named = changed
+                    .iter()
+                    .any(|n| n == &c || n == name || n.rsplit('.').next() == Some(name));
                 if !named {
                     changed.push(c);
                 }
@@ -381,7 +385,10 @@ impl Workspace {
         for (file, rev) in syn::file_pages(conn)? {
             for (folder, folder_rev) in &folder_revs {
                 if file.starts_with(&format!("{folder}/")) && rev > *folder_rev {
-                    rollups.entry((*folder).clone()).or_default().push(file.clone());
+                    rollups
+                        .entry((*folder).clone())
+                        .or_default()
+                        .push(file.clone());
                 }
             }
             if let Some((parent, _)) = file.rsplit_once('/')
@@ -389,7 +396,10 @@ impl Workspace {
                     .get(parent)
                     .is_some_and(|p| p.current_revision_id.is_some())
             {
-                rollups.entry(parent.to_string()).or_default().push(file.clone());
+                rollups
+                    .entry(parent.to_string())
+                    .or_default()
+                    .push(file.clone());
             }
         }
         for (folder, changed) in rollups {
@@ -582,8 +592,13 @@ impl Workspace {
                             operation_id: None,
                         };
                         let answer = answer.trim().to_string() + "\n";
-                        match self.write_synthesized(&item.subject, &item.kind, &answer, &opts, &facts)
-                        {
+                        match self.write_synthesized(
+                            &item.subject,
+                            &item.kind,
+                            &answer,
+                            &opts,
+                            &facts,
+                        ) {
                             Ok(env) => {
                                 let w = env.result;
                                 run.status = "written".into();
@@ -650,7 +665,10 @@ impl Workspace {
                 ticked(&item.changed)
             ),
             Reason::Requested if item.version > 0 => {
-                format!("Rewrite its page (v{}) against the code as it is.", item.version)
+                format!(
+                    "Rewrite its page (v{}) against the code as it is.",
+                    item.version
+                )
             }
             Reason::Requested => "It has no page yet.".to_string(),
         };

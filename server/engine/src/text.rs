@@ -817,7 +817,10 @@ mod tests {
 pub fn synthesis_plan(o: Out, p: &crate::synthesis::Plan) -> io::Result<()> {
     use crate::synthesis::Reason;
     if p.items.is_empty() {
-        return writeln!(o, "nothing to write: every file with symbols has a page, none is stale");
+        return writeln!(
+            o,
+            "nothing to write: every file with symbols has a page, none is stale"
+        );
     }
     for i in &p.items {
         let detail = match i.reason {

@@ -59,18 +59,28 @@ fn note(dir: &Path, rel: &str) -> String {
 fn the_vault_has_a_note_per_page_with_front_matter_and_wikilinks_and_updates_in_place() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write(root, "app/main.py", "from app import store\n\n\ndef main():\n    return store.get()\n");
+    write(
+        root,
+        "app/main.py",
+        "from app import store\n\n\ndef main():\n    return store.get()\n",
+    );
     write(root, "app/store.py", "def get():\n    return 1\n");
     write(root, "app/__init__.py", "");
     let mut ws = Workspace::open(root, None).unwrap();
     ws.scan(&|_| {}).unwrap();
-    ws.remember("app/main.py", "`main()` reads through `get()`.", &by("human:ann"))
-        .unwrap();
+    ws.remember(
+        "app/main.py",
+        "`main()` reads through `get()`.",
+        &by("human:ann"),
+    )
+    .unwrap();
     ws.remember("app/store.py", "The store: `get()`.", &by("llm:stub"))
         .unwrap();
-    ws.remember("app", "The application.", &by("human:ann")).unwrap();
+    ws.remember("app", "The application.", &by("human:ann"))
+        .unwrap();
     for member in ["app/main.py", "app/store.py"] {
-        ws.topic_set("reads", member, true, &by("human:ann")).unwrap();
+        ws.topic_set("reads", member, true, &by("human:ann"))
+            .unwrap();
     }
     ws.remember("topic:reads", "How reads flow.", &by("human:ann"))
         .unwrap();

@@ -168,7 +168,10 @@ fn the_plan_lists_missing_pages_by_fan_in_then_stale_pages_with_changed_symbols_
             "    if not user:\n        return False\n    return check(user, password)",
         ),
     );
-    git(root, &["commit", "-q", "-am", "login refuses an empty user"]);
+    git(
+        root,
+        &["commit", "-q", "-am", "login refuses an empty user"],
+    );
     ws.scan(&|_| {}).unwrap();
     let plan = ws.synthesis_plan().unwrap().result;
     assert_eq!(
@@ -226,14 +229,23 @@ fn a_stale_page_s_prompt_holds_the_changed_code_its_diff_the_page_and_what_names
     ];
     assert_eq!(sections.len(), want.len(), "{sections:?}");
     for (got, want) in sections.iter().zip(want) {
-        assert!(got.starts_with(want), "{got:?} does not start with {want:?}");
+        assert!(
+            got.starts_with(want),
+            "{got:?} does not start with {want:?}"
+        );
     }
-    assert!(p.text.contains("- decision:1: Passwords are never logged (about `src/auth.py`)"));
+    assert!(
+        p.text
+            .contains("- decision:1: Passwords are never logged (about `src/auth.py`)")
+    );
     assert!(p.text.contains(
         "@@ -2,0 +2,2 @@\n def login(user, password):\n+    if not user:\n+        return False\n"
     ));
     assert!(p.text.contains("### function `login` (lines 1–4)"));
-    assert!(p.text.contains("- function `check` (line 7): def check(u, p):"));
+    assert!(
+        p.text
+            .contains("- function `check` (line 7): def check(u, p):")
+    );
     assert!(p.text.contains("cite every file, function") || p.text.contains("Cite every file"));
     assert_eq!(p.tokens, (p.text.chars().count() as u64).div_ceil(4));
     assert_eq!(dry.total_tokens, p.tokens);
@@ -252,7 +264,10 @@ fn prompts_fit_max_tokens_and_withhold_what_the_secret_rules_find() {
     big.push_str("def connect():\n    return open_session(\"tok_q8w3e7r1t5y9u2i4o6p0\")\n");
     write(root, "src/big.py", &big);
     {
-        open(root, &format!("{}\nmax_tokens = 700", command("answer.sh", "")));
+        open(
+            root,
+            &format!("{}\nmax_tokens = 700", command("answer.sh", "")),
+        );
     }
     // A rule configured after the scan: the map still holds the file, the prompt must not.
     std::fs::write(
@@ -276,7 +291,10 @@ fn prompts_fit_max_tokens_and_withhold_what_the_secret_rules_find() {
         .find(|p| p.subject == "src/big.py")
         .unwrap();
     assert_eq!(big.withheld, ["## Code"]);
-    assert!(big.text.contains("(withheld: it holds a secret (internal))"));
+    assert!(
+        big.text
+            .contains("(withheld: it holds a secret (internal))")
+    );
     assert_eq!(big.cut.len(), 1, "{:?}", big.cut);
     assert!(
         big.cut[0].starts_with("## Outline of `src/big.py` (201 symbols, 602 lines) ("),
@@ -289,16 +307,29 @@ fn prompts_fit_max_tokens_and_withhold_what_the_secret_rules_find() {
 #[test]
 fn answers_become_revisions_by_the_model_with_their_llm_runs() {
     let dir = repository();
-    let mut ws = open(dir.path(), &format!("{}\nmax_pages = 2", command("answer.sh", "")));
+    let mut ws = open(
+        dir.path(),
+        &format!("{}\nmax_pages = 2", command("answer.sh", "")),
+    );
     let dry = ws.synthesis_prompts(&Targets::Pending).unwrap().result;
     assert_eq!(dry.left, 2);
     let report = ws.synthesize(&Targets::Pending, None).unwrap().result;
-    assert_eq!((report.command.as_str(), report.model.as_str()), ("sh", "stub"));
+    assert_eq!(
+        (report.command.as_str(), report.model.as_str()),
+        ("sh", "stub")
+    );
     assert_eq!(report.left, 2);
     let summary: Vec<(&str, &str, Option<i64>, Option<i64>)> = report
         .runs
         .iter()
-        .map(|r| (r.subject.as_str(), r.status.as_str(), r.exit_code, r.version))
+        .map(|r| {
+            (
+                r.subject.as_str(),
+                r.status.as_str(),
+                r.exit_code,
+                r.version,
+            )
+        })
         .collect();
     assert_eq!(
         summary,
@@ -365,7 +396,10 @@ fn answers_become_revisions_by_the_model_with_their_llm_runs() {
         .iter()
         .zip(&dry.prompts)
         .map(|(r, p)| {
-            assert_eq!(r.prompt_tokens, p.tokens, "the dry run's prompt is the one sent");
+            assert_eq!(
+                r.prompt_tokens, p.tokens,
+                "the dry run's prompt is the one sent"
+            );
             (
                 r.revision_id.unwrap(),
                 r.event_id.unwrap(),
@@ -406,7 +440,12 @@ fn a_page_naming_a_missing_symbol_lands_with_its_contradiction() {
         .unwrap()
         .result;
     assert_eq!(report.runs[0].status, "written");
-    assert_eq!(report.runs[0].findings.len(), 1, "{:?}", report.runs[0].findings);
+    assert_eq!(
+        report.runs[0].findings.len(),
+        1,
+        "{:?}",
+        report.runs[0].findings
+    );
     assert!(
         report.runs[0].findings[0].contains("Invoice.subtotal"),
         "{:?}",
@@ -434,7 +473,12 @@ fn failed_timed_out_empty_and_credential_answers_write_nothing() {
     let root = dir.path();
     let pid_file = root.join("sleep.pid");
     let cases = [
-        (command("fail.sh", ""), "failed", Some(1), "exit 1: model unavailable"),
+        (
+            command("fail.sh", ""),
+            "failed",
+            Some(1),
+            "exit 1: model unavailable",
+        ),
         (
             format!(
                 "{}\ntimeout_ms = 300",
@@ -497,7 +541,10 @@ fn failed_timed_out_empty_and_credential_answers_write_nothing() {
         if matches!(state, None | Some('Z') | Some('X')) {
             break;
         }
-        assert!(Instant::now() < deadline, "sleep {pid} outlived the run: {stat}");
+        assert!(
+            Instant::now() < deadline,
+            "sleep {pid} outlived the run: {stat}"
+        );
         std::thread::yield_now();
     }
 }
@@ -511,8 +558,10 @@ fn context_ranks_model_written_text_below_human_written_text_of_equal_relevance(
     write(root, "gateway/limiter_b.py", code);
     let mut ws = open(root, "command = \"true\"");
     let text = "Token bucket throttling: refill happens lazily on each request.";
-    ws.remember("gateway/limiter_b.py", text, &by("llm:stub")).unwrap();
-    ws.remember("gateway/limiter_a.py", text, &by("human:ann")).unwrap();
+    ws.remember("gateway/limiter_b.py", text, &by("llm:stub"))
+        .unwrap();
+    ws.remember("gateway/limiter_a.py", text, &by("human:ann"))
+        .unwrap();
     let answer = ws
         .context(&loci_engine::context::ContextRequest {
             query: "token bucket throttling refill lazily".into(),
@@ -529,7 +578,11 @@ fn context_ranks_model_written_text_below_human_written_text_of_equal_relevance(
         .map(|i| (i.id.as_str(), i.relevance, i.signals.as_slice()))
         .collect();
     let ids: Vec<&str> = memory.iter().map(|m| m.0).collect();
-    assert_eq!(ids, ["gateway/limiter_a.py", "gateway/limiter_b.py"], "{memory:?}");
+    assert_eq!(
+        ids,
+        ["gateway/limiter_a.py", "gateway/limiter_b.py"],
+        "{memory:?}"
+    );
     // The same text: the model's page, written first, even ranked a little ahead by the
     // search (relevance decays by rank); the rule puts the human's first.
     assert!(memory[1].1 >= memory[0].1, "{memory:?}");

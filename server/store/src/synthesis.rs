@@ -128,7 +128,9 @@ pub fn files_without_pages(conn: &Connection) -> Result<Vec<(String, u64)>> {
         )
         .ctx(|| "reading files without pages".into())?;
     let rows = st
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))
+        .query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+        })
         .ctx(|| "reading files without pages".into())?;
     rows.collect::<rusqlite::Result<Vec<_>>>()
         .ctx(|| "reading files without pages".into())
