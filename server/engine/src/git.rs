@@ -363,7 +363,7 @@ pub fn file_at(root: &Path, commit: &str, path: &str) -> Result<Option<String>, 
     let object = ws
         .repo
         .find_object(blob)
-        .map_err(|e| ws.err(format!("read `{rel}` at commit {id}"), e.into()))?;
+        .map_err(|e| ws.err(format!("read `{rel}` at commit {id}"), e))?;
     Ok(Some(String::from_utf8_lossy(&object.data).into_owned()))
 }
 

@@ -603,7 +603,7 @@ impl Workspace {
         event_kind: &str,
         snapshots: Snapshots<'_>,
         mut body_for: impl FnMut(Option<&Revision>) -> Result<String>,
-        also: Option<&dyn Fn(&Transaction<'_>, &Revision, i64) -> loci_store::Result<()>>,
+        also: Option<AlsoInWrite<'_>>,
     ) -> Result<Written> {
         self.accept_options(opts)?;
         let author = self.author_of(opts)?;
@@ -1883,6 +1883,10 @@ impl Workspace {
         self.secrets.refuse("author", author)
     }
 }
+
+/// What a write may record beside its revision, in its transaction: given the revision
+/// and its event id (page synthesis's `llm_runs` row).
+type AlsoInWrite<'a> = &'a dyn Fn(&Transaction<'_>, &Revision, i64) -> loci_store::Result<()>;
 
 /// The longest author name a write accepts, in bytes.
 pub const MAX_AUTHOR_BYTES: usize = 256;

@@ -392,9 +392,9 @@ impl Workspace {
                 }
             }
             if let Some((parent, _)) = file.rsplit_once('/')
-                && !pages
+                && pages
                     .get(parent)
-                    .is_some_and(|p| p.current_revision_id.is_some())
+                    .is_none_or(|p| p.current_revision_id.is_none())
             {
                 rollups
                     .entry(parent.to_string())
@@ -831,7 +831,8 @@ impl Workspace {
                 for s in top {
                     bodies.push_str(&symbol_body(s, &file_lines, fence));
                 }
-                sections.push(Section::new(5, 5, "## Code".into(), bodies));
+                // After the outline when the budget is short: the outline is the map.
+                sections.push(Section::new(7, 5, "## Code".into(), bodies));
             }
         }
         Ok(())
@@ -945,6 +946,8 @@ impl Workspace {
             if let Some(m) = self.secrets.find_token(&s.body) {
                 withheld.push(s.title.clone());
                 s.body = format!("(withheld: it holds a secret ({}))\n", m.rule);
+                // A line: kept first, so the model knows something was withheld.
+                s.priority = 0;
             }
         }
         let mut left = budget.saturating_sub(estimate_tokens(task));
