@@ -788,31 +788,6 @@ fn languages(
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::commit_files;
-
-    /// Fault found by a fresh-user trial: `why` after `loci sync` listed every file of the
-    /// repository's first commit (40 of them) under it. At most 5 now, the page's own
-    /// subject first, then how many more.
-    #[test]
-    fn fault_why_listed_every_file_of_a_commit() {
-        let files: Vec<String> = (0..40).map(|i| format!("email/f{i:02}.py")).collect();
-        assert_eq!(
-            commit_files(&files, "email/f17.py"),
-            "email/f17.py, email/f00.py, email/f01.py, email/f02.py, email/f03.py and 35 more files"
-        );
-        assert_eq!(
-            commit_files(&files[..2], "email"),
-            "email/f00.py, email/f01.py"
-        );
-        assert_eq!(
-            commit_files(&files[..6], "other.py"),
-            "email/f00.py, email/f01.py, email/f02.py, email/f03.py, email/f04.py and 1 more file"
-        );
-    }
-}
-
 /// `loci synthesize --plan`: one line per page, then how many one run writes.
 pub fn synthesis_plan(o: Out, p: &crate::synthesis::Plan) -> io::Result<()> {
     use crate::synthesis::Reason;
@@ -946,4 +921,29 @@ pub fn vault(o: Out, r: &crate::obsidian::VaultReport) -> io::Result<()> {
         r.unchanged.len(),
         r.removed.len()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::commit_files;
+
+    /// Fault found by a fresh-user trial: `why` after `loci sync` listed every file of the
+    /// repository's first commit (40 of them) under it. At most 5 now, the page's own
+    /// subject first, then how many more.
+    #[test]
+    fn fault_why_listed_every_file_of_a_commit() {
+        let files: Vec<String> = (0..40).map(|i| format!("email/f{i:02}.py")).collect();
+        assert_eq!(
+            commit_files(&files, "email/f17.py"),
+            "email/f17.py, email/f00.py, email/f01.py, email/f02.py, email/f03.py and 35 more files"
+        );
+        assert_eq!(
+            commit_files(&files[..2], "email"),
+            "email/f00.py, email/f01.py"
+        );
+        assert_eq!(
+            commit_files(&files[..6], "other.py"),
+            "email/f00.py, email/f01.py, email/f02.py, email/f03.py, email/f04.py and 1 more file"
+        );
+    }
 }

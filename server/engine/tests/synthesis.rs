@@ -109,6 +109,10 @@ fn count(ws: &Workspace, table: &str) -> i64 {
         .unwrap()
 }
 
+/// An `llm_runs` row: revision, event, command, model, prompt and answer tokens, wall ms,
+/// exit status.
+type RunRow<'a> = (i64, i64, &'a str, &'a str, i64, i64, i64, i64);
+
 fn plan_lines(items: &[PlanItem]) -> Vec<String> {
     items
         .iter()
@@ -376,7 +380,7 @@ fn answers_become_revisions_by_the_model_with_their_llm_runs() {
         ]
     );
     let runs = loci_store::synthesis::llm_runs(ws.store().conn()).unwrap();
-    let rows: Vec<(i64, i64, &str, &str, i64, i64, i64, i64)> = runs
+    let rows: Vec<RunRow> = runs
         .iter()
         .map(|r| {
             (
@@ -391,7 +395,7 @@ fn answers_become_revisions_by_the_model_with_their_llm_runs() {
             )
         })
         .collect();
-    let expected: Vec<(i64, i64, &str, &str, i64, i64, i64, i64)> = report
+    let expected: Vec<RunRow> = report
         .runs
         .iter()
         .zip(&dry.prompts)
