@@ -191,6 +191,7 @@ async fn tools_list_names_and_annotations() {
         fact_add !read_only !destructive !idempotent !open_world
         fact_list read_only !destructive idempotent !open_world
         drift read_only !destructive idempotent !open_world
+        synthesis_plan read_only !destructive idempotent !open_world
         lint !read_only !destructive idempotent !open_world
         check !read_only !destructive idempotent !open_world
         resolve !read_only !destructive idempotent !open_world

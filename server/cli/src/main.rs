@@ -353,12 +353,35 @@ enum Command {
         #[arg(default_value_t = 3, value_parser = whole::<u32>("sessions", 1), allow_negative_numbers = true)]
         n: u32,
     },
+    /// First drafts of pages by the model command `[synthesis] command` names (off until
+    /// it is set): `--plan` lists what is missing or behind the code, `--dry-run` prints
+    /// the prompts, otherwise each answer becomes a revision authored `llm:MODEL`.
+    Synthesize {
+        /// Files or folders to write (default with --pending: the plan).
+        paths: Vec<String>,
+        /// List the pages to write and why; runs nothing.
+        #[arg(long, conflicts_with_all = ["paths", "pending", "dry_run"])]
+        plan: bool,
+        /// Write the plan's pages, up to [synthesis] max_pages.
+        #[arg(long, conflicts_with = "paths")]
+        pending: bool,
+        /// Print the exact prompts instead of running the command.
+        #[arg(long)]
+        dry_run: bool,
+        /// The session these writes belong to.
+        #[arg(long, env = "LOCI_SESSION", allow_negative_numbers = true)]
+        session: Option<i64>,
+    },
     /// Write authored memory (pages with every revision, decisions, lessons, topics, fact
     /// definitions; never fact outcomes) as JSON to stdout or to --output FILE.
     Export {
         /// Write the document to this file instead of stdout.
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Write an Obsidian vault to DIR instead (one note per page, wikilinks along
+        /// imports); exporting again updates it in place.
+        #[arg(long, value_name = "DIR", conflicts_with = "output")]
+        obsidian: Option<PathBuf>,
     },
     /// Import a `loci export` document (`-` for stdin). Importing it again changes nothing.
     Import {
@@ -805,6 +828,8 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             | Command::Recap { .. }
             | Command::Export { .. }
             | Command::Backup { .. }
+            | Command::Synthesize { plan: true, .. }
+            | Command::Synthesize { dry_run: true, .. }
     );
     if reads_only {
         refuse_missing_store(&root, cli.db.as_deref())?;
@@ -1218,7 +1243,39 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         }
         Command::Drift { since } => out.drift(&ws.drift(since)?)?,
         Command::Sync { limit } => out.sync(&ws.sync(limit)?)?,
-        Command::Export { output } => out.exported(ws.export_memory()?, output.as_deref())?,
+        Command::Synthesize {
+            paths,
+            plan,
+            pending,
+            dry_run,
+            session,
+        } => {
+            use loci_engine::synthesis::Targets;
+            let targets = if paths.is_empty() {
+                Targets::Pending
+            } else {
+                Targets::Paths(paths.into_iter().map(here).collect())
+            };
+            if plan {
+                out.synthesis_plan(&ws.synthesis_plan()?)?
+            } else if !pending && matches!(targets, Targets::Pending) {
+                return Err(cli_error(
+                    "invalid_argument",
+                    "name the files or folders to write, or --pending for the plan's pages \
+                     (`loci synthesize --plan` lists them)"
+                        .into(),
+                ));
+            } else if dry_run {
+                out.synthesis_prompts(&ws.synthesis_prompts(&targets)?)?
+            } else {
+                out.synthesis_report(&ws.synthesize(&targets, session)?)?
+            }
+        }
+        Command::Export {
+            obsidian: Some(dir),
+            ..
+        } => out.vault(&ws.export_obsidian(&dir)?)?,
+        Command::Export { output, .. } => out.exported(ws.export_memory()?, output.as_deref())?,
         Command::Import { file } => {
             let (text, source) = if file.as_os_str() == "-" {
                 let mut s = String::new();

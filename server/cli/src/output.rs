@@ -369,6 +369,49 @@ impl Output {
         Ok(false)
     }
 
+    pub fn vault(&self, env: &Envelope<loci_engine::obsidian::VaultReport>) -> Found {
+        self.emit(env, |o| text::vault(o, &env.result))?;
+        Ok(true)
+    }
+
+    pub fn synthesis_plan(&self, env: &Envelope<loci_engine::synthesis::Plan>) -> Found {
+        self.emit(env, |o| text::synthesis_plan(o, &env.result))?;
+        Ok(true)
+    }
+
+    pub fn synthesis_prompts(&self, env: &Envelope<loci_engine::synthesis::DryRun>) -> Found {
+        self.emit(env, |o| text::synthesis_prompts(o, &env.result))?;
+        Ok(true)
+    }
+
+    /// A run in which a page was not written exits 1, naming them.
+    pub fn synthesis_report(
+        &self,
+        env: &Envelope<loci_engine::synthesis::SynthesisReport>,
+    ) -> Found {
+        self.emit(env, |o| text::synthesis_report(o, &env.result))?;
+        let failed: Vec<String> = env
+            .result
+            .runs
+            .iter()
+            .filter(|r| r.status != "written")
+            .map(|r| format!("{} ({})", r.subject, r.status))
+            .collect();
+        if failed.is_empty() {
+            return Ok(true);
+        }
+        self.miss(
+            "synthesis_failed",
+            format!(
+                "{} of {} not written: {}",
+                failed.len(),
+                count(env.result.runs.len() as u64, "page"),
+                failed.join(", ")
+            ),
+        );
+        Ok(false)
+    }
+
     pub fn session(&self, env: &Envelope<Session>) -> Found {
         let s = &env.result;
         // Stdout is only the shell line, so `eval "$(loci session begin)"` sets it; the

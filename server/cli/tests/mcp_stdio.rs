@@ -74,7 +74,7 @@ fn answers_are_text_errors_are_results_and_every_tool_declares_its_output() {
     mcp.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}));
     let tools = mcp.response(id)["result"]["tools"].clone();
     let tools = tools.as_array().expect("tools");
-    assert_eq!(tools.len(), 34);
+    assert_eq!(tools.len(), 35);
     for t in tools {
         let list = [
             "search",

@@ -31,6 +31,8 @@ pub struct Config {
     pub embeddings: EmbeddingsConfig,
     /// Optional team memory on PostgreSQL.
     pub team: TeamConfig,
+    /// Page synthesis by a model command the user names.
+    pub synthesis: SynthesisConfig,
 }
 
 /// `[team]`: team memory on a PostgreSQL server (docs/team.md). Off unless a server is
@@ -43,6 +45,42 @@ pub struct TeamConfig {
     /// (`PGPASSFILE`), never from this file: a URL here holding one is refused. The
     /// environment variable `LOCI_TEAM_URL` overrides it. Default none: solo memory.
     pub url: Option<String>,
+}
+
+/// `[synthesis]`: first drafts of pages written by a model the user chooses (issue 35).
+/// loci never calls a model on its own and ships no model client: without `command`,
+/// every synthesis command says how to configure it and does nothing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SynthesisConfig {
+    /// The command that answers a prompt (`claude -p`, `llm -m MODEL`, `./draft.sh`):
+    /// split into words by POSIX shell rules (`shell-words`, never run by a shell), run
+    /// from the workspace root with the prompt on its stdin; its stdout is the page's
+    /// markdown. Default none: synthesis is off.
+    pub command: Option<String>,
+    /// Time limit per page, in milliseconds: the command and every process it started
+    /// are killed when it passes. Default 120,000.
+    pub timeout_ms: u64,
+    /// Most tokens of one prompt (tokens ≈ characters / 4, an estimate), at least 500.
+    /// Default 6,000.
+    pub max_tokens: u64,
+    /// Most pages one run writes (`loci synthesize --pending`). Default 20.
+    pub max_pages: usize,
+    /// The model's name for provenance: revisions are authored `llm:MODEL`. Default: the
+    /// command's program name (`claude` for `claude -p`).
+    pub model: Option<String>,
+}
+
+impl Default for SynthesisConfig {
+    fn default() -> Self {
+        SynthesisConfig {
+            command: None,
+            timeout_ms: 120_000,
+            max_tokens: 6_000,
+            max_pages: 20,
+            model: None,
+        }
+    }
 }
 
 /// `[embeddings]`: optional dense retrieval for `context`. Off unless a model is named.

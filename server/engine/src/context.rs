@@ -213,7 +213,7 @@ pub struct ContextAnswer {
     pub markdown: String,
 }
 
-fn estimate_tokens(s: &str) -> u64 {
+pub(crate) fn estimate_tokens(s: &str) -> u64 {
     s.chars().count().div_ceil(4) as u64
 }
 
@@ -1931,6 +1931,18 @@ impl Workspace {
             if open_here > 0 {
                 c.contradictions = open_here;
                 c.add(-40.0, false, "open contradictions");
+            }
+            // Model-written text ranks below human-written text of equal relevance: it is
+            // stored like any memory and trusted like none (issue 35).
+            if rev
+                .author
+                .starts_with(crate::synthesis::MODEL_AUTHOR_PREFIX)
+            {
+                c.add(
+                    -crate::synthesis::MODEL_WRITTEN_POINTS,
+                    false,
+                    "written by a model",
+                );
             }
             // Penalties put false memory about what the question names after the rest,
             // never out of the answer.

@@ -339,6 +339,34 @@ pub fn file_history(root: &Path, path: &str, limit: usize) -> Result<Vec<CommitI
     Ok(out)
 }
 
+/// The text of `path` (workspace-relative) in commit `commit` (a full or abbreviated id):
+/// `None` when the commit is not found here or has no file at that path. Invalid UTF-8 is
+/// replaced. Page synthesis diffs it against the working tree (the code since a page's
+/// revision was written).
+///
+/// # Errors
+///
+/// [`GitError::InvalidPath`] for an empty, absolute or `..` path, otherwise as [`history`].
+pub fn file_at(root: &Path, commit: &str, path: &str) -> Result<Option<String>, GitError> {
+    let rel = normalize_path(path)?;
+    let ws = Ws::open(root)?;
+    let Some(id) = ws.resolve_commit(commit) else {
+        return Ok(None);
+    };
+    let commit = ws.find_commit(id)?;
+    let Some((blob, mode)) = ws.entry_at_commit(&commit, &ws.to_repo_path(&rel))? else {
+        return Ok(None);
+    };
+    if !mode.is_blob() {
+        return Ok(None);
+    }
+    let object = ws
+        .repo
+        .find_object(blob)
+        .map_err(|e| ws.err(format!("read `{rel}` at commit {id}"), e))?;
+    Ok(Some(String::from_utf8_lossy(&object.data).into_owned()))
+}
+
 /// Where `path` (workspace-relative) moved to in later history: the last name in the chain
 /// of renames starting at `path` (`a` renamed to `b`, later `b` to `c`, gives `c`), replayed
 /// oldest first over the last `limit` commits from `HEAD`. Used to suggest the new path for a

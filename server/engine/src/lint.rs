@@ -169,9 +169,13 @@ impl Workspace {
                 .into_iter()
                 .filter_map(|p| Some((p.current_revision_id?, p.subject)))
                 .collect(),
-            MemoryToCheck::Changed { changes, after } => {
-                au::revisions_to_check(conn, &changes.names(), &[], *after, changes.manifests)?
-            }
+            MemoryToCheck::Changed { changes, after } => au::revisions_to_check(
+                conn,
+                &changes.names(),
+                &changes.subjects(),
+                *after,
+                changes.manifests,
+            )?,
         };
         let ids: Vec<i64> = revisions.iter().map(|(id, _)| *id).collect();
         let mut claims_of = mem::claims_of_revisions(conn, &ids)?;
@@ -258,29 +262,11 @@ impl Workspace {
         let old_marks = au::stale_marks(conn)?;
 
         let stale_ref = &stale;
-        // The open contradictions of a page without a current revision to check are in
-        // scope too: none of its claims fails now.
-        let mut orphans = Vec::new();
-        if let MemoryToCheck::Changed { .. } = &to_check {
-            for c in au::contradictions(conn, Some("open"))? {
-                if c.origin == "page"
-                    && mem::page_by_subject(conn, &c.subject)?
-                        .and_then(|p| p.current_revision_id)
-                        .is_none()
-                {
-                    orphans.push(c.subject);
-                }
-            }
-        }
         let scope = match &to_check {
             MemoryToCheck::Everything => Scope::Everything,
             MemoryToCheck::Changed { .. } => Scope::Pages {
                 docs: true,
-                subjects: revisions
-                    .iter()
-                    .map(|(_, s)| s.as_str())
-                    .chain(orphans.iter().map(String::as_str))
-                    .collect(),
+                subjects: revisions.iter().map(|(_, s)| s.as_str()).collect(),
             },
         };
         // (opened, recurred, resolved, suppressed)
@@ -566,10 +552,21 @@ impl MemoryToCheck {
             )
             .ok()
             .and_then(|v| v.parse().ok());
-        Ok(match (after, crate::audit::map_changes(conn)?) {
-            (Some(after), Some(changes)) => Self::Changed { changes, after },
-            _ => Self::Everything,
-        })
+        let (Some(after), Some(changes)) = (after, crate::audit::map_changes(conn)?) else {
+            return Ok(Self::Everything);
+        };
+        // An open contradiction of a page without a current revision (its page moved or
+        // went) belongs to no revision a lint of what changed checks: check everything.
+        for c in au::contradictions(conn, Some("open"))? {
+            if c.origin == "page"
+                && mem::page_by_subject(conn, &c.subject)?
+                    .and_then(|p| p.current_revision_id)
+                    .is_none()
+            {
+                return Ok(Self::Everything);
+            }
+        }
+        Ok(Self::Changed { changes, after })
     }
 }
 

@@ -488,6 +488,51 @@ impl Workspace {
                     _ => body.to_string(),
                 })
             },
+            None,
+        )?;
+        self.written_envelope(written)
+    }
+
+    /// Writes a page's text that a model wrote (page synthesis, [`crate::synthesis`]):
+    /// a new revision through the same write path as `remember` (its claims extracted,
+    /// snapshotted and checked at once), triggered by a `synthesis` event, authored by
+    /// `opts.author` (`llm:MODEL`), with `run`'s `llm_runs` row in the same transaction.
+    pub(crate) fn write_synthesized(
+        &mut self,
+        subject: &str,
+        kind: &str,
+        body: &str,
+        opts: &WriteOptions,
+        run: &crate::synthesis::RunFacts,
+    ) -> Result<Envelope<Written>> {
+        self.accept_text("answer", body)?;
+        let request = serde_json::json!({"op": "synthesize", "subject": subject,
+            "body": body, "command": run.command, "model": run.model});
+        let record = |tx: &Transaction<'_>, rev: &Revision, event_id: i64| {
+            loci_store::synthesis::insert_llm_run(
+                tx,
+                &loci_store::synthesis::NewLlmRun {
+                    revision_id: rev.revision_id,
+                    event_id,
+                    command: &run.command,
+                    model: &run.model,
+                    prompt_tokens: run.prompt_tokens,
+                    answer_tokens: run.answer_tokens,
+                    wall_ms: run.wall_ms,
+                    exit_status: run.exit_status,
+                },
+            )
+            .map(|_| ())
+        };
+        let written = self.write_revision(
+            &request,
+            opts,
+            subject,
+            kind,
+            "synthesis",
+            Snapshots::Here,
+            |_| Ok(body.to_string()),
+            Some(&record),
         )?;
         self.written_envelope(written)
     }
@@ -560,10 +605,16 @@ impl Workspace {
         if let Some(s) = &about_text {
             body.push_str(&format!(" (about `{s}`)"));
         }
-        let written =
-            self.write_revision(&request, &opts, log, log, event, Snapshots::Here, |_| {
-                Ok(body.clone())
-            })?;
+        let written = self.write_revision(
+            &request,
+            &opts,
+            log,
+            log,
+            event,
+            Snapshots::Here,
+            |_| Ok(body.clone()),
+            None,
+        )?;
         self.written_envelope(written)
     }
 
@@ -580,6 +631,7 @@ impl Workspace {
         event_kind: &str,
         snapshots: Snapshots<'_>,
         mut body_for: impl FnMut(Option<&Revision>) -> Result<String>,
+        also: Option<AlsoInWrite<'_>>,
     ) -> Result<Written> {
         self.accept_options(opts)?;
         let author = self.author_of(opts)?;
@@ -675,6 +727,9 @@ impl Workspace {
                     Snapshots::Here => None,
                 };
                 snapshot_revision(tx, &revision, subject, subject_snapshot.as_ref(), given)?;
+                if let Some(also) = also {
+                    also(tx, &revision, event_id)?;
+                }
                 crate::audit::store_marks(tx, Some(&[revision.revision_id]))?;
                 let stored = mem::claims_of(tx, revision.revision_id)?;
                 let page = mem::page_by_id(tx, page.page_id)?
@@ -933,6 +988,7 @@ impl Workspace {
                     _ => Ok(old.body.clone()),
                 }
             },
+            None,
         )?;
         self.written_envelope(written)
     }
@@ -2000,6 +2056,10 @@ impl Workspace {
         self.secrets.refuse("author", author)
     }
 }
+
+/// What a write may record beside its revision, in its transaction: given the revision
+/// and its event id (page synthesis's `llm_runs` row).
+type AlsoInWrite<'a> = &'a dyn Fn(&Transaction<'_>, &Revision, i64) -> loci_store::Result<()>;
 
 /// The longest author name a write accepts, in bytes.
 pub const MAX_AUTHOR_BYTES: usize = 256;

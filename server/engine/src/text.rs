@@ -1113,6 +1113,141 @@ pub fn team_join(o: Out, r: &crate::team::JoinReport) -> io::Result<()> {
     Ok(())
 }
 
+/// `loci synthesize --plan`: one line per page, then how many one run writes.
+pub fn synthesis_plan(o: Out, p: &crate::synthesis::Plan) -> io::Result<()> {
+    use crate::synthesis::Reason;
+    if p.items.is_empty() {
+        return writeln!(
+            o,
+            "nothing to write: every file with symbols has a page, none is stale"
+        );
+    }
+    for i in &p.items {
+        let detail = match i.reason {
+            Reason::Missing => format!("fan-in {}", i.fan_in),
+            Reason::Stale if i.changed.is_empty() => format!("v{}: the file changed", i.version),
+            Reason::Stale => format!("v{}: changed {}", i.version, ticks(&i.changed)),
+            Reason::Rollup => format!("v{}: file pages {}", i.version, ticks(&i.changed)),
+            Reason::Requested => format!("v{}", i.version),
+        };
+        writeln!(
+            o,
+            "{:<9} {}{}  {detail}",
+            i.reason.word(),
+            escaped(&i.subject),
+            if i.kind == "folder" { "/" } else { "" }
+        )?;
+    }
+    writeln!(
+        o,
+        "{}; one run writes at most {} ([synthesis] max_pages): `loci synthesize --pending`",
+        count(p.items.len() as u64, "page"),
+        p.max_pages
+    )
+}
+
+fn ticks(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{}`", escaped(n)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `loci synthesize --dry-run`: each prompt exactly as the command would receive it,
+/// between marker lines, then the totals.
+pub fn synthesis_prompts(o: Out, d: &crate::synthesis::DryRun) -> io::Result<()> {
+    for p in &d.prompts {
+        writeln!(
+            o,
+            "===== prompt for {} ({}, ≈{} tokens{}{}) =====",
+            escaped(&p.subject),
+            p.reason.word(),
+            p.tokens,
+            if p.cut.is_empty() {
+                String::new()
+            } else {
+                format!("; cut: {}", p.cut.join(", "))
+            },
+            if p.withheld.is_empty() {
+                String::new()
+            } else {
+                format!("; withheld (secrets): {}", p.withheld.join(", "))
+            }
+        )?;
+        o.write_all(p.text.as_bytes())?;
+    }
+    writeln!(
+        o,
+        "===== {}, ≈{} tokens{} =====",
+        count(d.prompts.len() as u64, "prompt"),
+        d.total_tokens,
+        if d.left > 0 {
+            format!("; {} more beyond [synthesis] max_pages", d.left)
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// `loci synthesize`: one line per page run, with what its claim check found.
+pub fn synthesis_report(o: Out, r: &crate::synthesis::SynthesisReport) -> io::Result<()> {
+    for run in &r.runs {
+        match run.status.as_str() {
+            "written" => writeln!(
+                o,
+                "wrote {} v{} by llm:{} ({} ms, ≈{} prompt / {} answer tokens)",
+                escaped(&run.subject),
+                run.version.unwrap_or(0),
+                r.model,
+                run.wall_ms,
+                run.prompt_tokens,
+                run.answer_tokens
+            )?,
+            status => writeln!(
+                o,
+                "{status} {}: {}; nothing written",
+                escaped(&run.subject),
+                run.message.as_deref().unwrap_or("no answer")
+            )?,
+        }
+        for f in &run.findings {
+            writeln!(o, "  {f}")?;
+        }
+    }
+    let written = r.runs.iter().filter(|x| x.status == "written").count();
+    writeln!(
+        o,
+        "{} of {} written by `{}`{}",
+        count(written as u64, "page"),
+        r.runs.len(),
+        escaped(&r.command),
+        if r.left > 0 {
+            format!("; {} more beyond [synthesis] max_pages", r.left)
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// `loci export --obsidian DIR`: what changed in the vault.
+pub fn vault(o: Out, r: &crate::obsidian::VaultReport) -> io::Result<()> {
+    for n in &r.written {
+        writeln!(o, "wrote   {}", escaped(n))?;
+    }
+    for n in &r.removed {
+        writeln!(o, "removed {}", escaped(n))?;
+    }
+    writeln!(
+        o,
+        "vault {}: {} written, {} unchanged, {} removed",
+        escaped(&r.dir),
+        r.written.len(),
+        r.unchanged.len(),
+        r.removed.len()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::commit_files;

@@ -527,6 +527,11 @@ params! {
     }
 }
 
+params! {
+    /// Arguments of `synthesis_plan` (none).
+    SynthesisPlanParams {}
+}
+
 /// Whether a tool only reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -870,6 +875,16 @@ pub const TOOLS: &[ToolDef] = &[
         schema: schema::<DriftParams>,
     },
     ToolDef {
+        name: "synthesis_plan",
+        title: "Pages to write",
+        description: "Memory pages a model could draft, and why: files without a page \
+            (most depended-on first), pages stale against the code, folder roll-ups. Runs \
+            nothing.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<SynthesisPlanParams>,
+    },
+    ToolDef {
         name: "lint",
         title: "Check memory against the code",
         description: "Check memory and docs against the code: contradictions (with ids \
@@ -1005,6 +1020,7 @@ pub enum Call {
     Stats(NoParams),
     FactList(CursorParams),
     Drift(DriftParams),
+    SynthesisPlan(SynthesisPlanParams),
     Lint(CursorParams),
     Check(CursorParams),
     Resolve(ResolveParams),
@@ -1060,6 +1076,7 @@ pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ParseErr
         "recap" => Call::Recap(from_args(args).map_err(arg)?),
         "fact_list" => Call::FactList(from_args(args).map_err(arg)?),
         "drift" => Call::Drift(from_args(args).map_err(arg)?),
+        "synthesis_plan" => Call::SynthesisPlan(from_args(args).map_err(arg)?),
         "lint" => Call::Lint(from_args(args).map_err(arg)?),
         "check" => Call::Check(from_args(args).map_err(arg)?),
         "resolve" => Call::Resolve(from_args(args).map_err(arg)?),
@@ -1209,7 +1226,8 @@ impl Call {
             | Call::Asof(_)
             | Call::Recap(_)
             | Call::FactList(_)
-            | Call::Drift(_) => Access::Read,
+            | Call::Drift(_)
+            | Call::SynthesisPlan(_) => Access::Read,
             Call::Scan(_) => Access::Index,
             _ => Access::Write,
         }
@@ -1327,6 +1345,9 @@ impl Call {
             Call::FactList(_) => items(ws.fact_list(), text::fact),
             Call::Drift(p) => whole(ws.drift(p.since), false, |o, env| {
                 text::drift(o, &env.result)
+            }),
+            Call::SynthesisPlan(_) => whole(ws.synthesis_plan(), false, |o, env| {
+                text::synthesis_plan(o, &env.result)
             }),
             Call::Lint(_) => whole(ws.lint(), true, |o, env| {
                 text::lint(o, &env.result, LIST_CAP)

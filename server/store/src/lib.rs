@@ -14,6 +14,7 @@ pub mod map;
 pub mod memory;
 mod migrate;
 pub mod search;
+pub mod synthesis;
 pub mod team;
 
 use std::path::{Path, PathBuf};

@@ -176,6 +176,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0025_team.sql"),
         fill: None,
     },
+    Migration {
+        version: 26,
+        name: "llm_runs",
+        sql: include_str!("migrations/0026_llm_runs.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.

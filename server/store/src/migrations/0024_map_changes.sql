@@ -5,7 +5,8 @@
 --
 -- `map_changes` holds the names of symbols inserted or deleted (a rescanned file deletes
 -- and inserts all of its symbols) and, prefixed with `/`, the paths of files inserted,
--- deleted, renamed or changed, written by the triggers below whatever writes the map.
+-- deleted, renamed or changed and the new subjects of pages moved, written by the
+-- triggers below whatever writes the map or moves a page.
 -- Lint reads them all, checks again the claims with those names (`claims_by_name`), and
 -- deletes them in its write transaction, under the store lock that scans take too. The row `*`
 -- means "everything": lint checks every claim and deletes it; while it is there the
@@ -39,6 +40,14 @@ WHEN (old.path IS NOT new.path OR old.content_hash IS NOT new.content_hash
       OR old.fingerprint IS NOT new.fingerprint)
      AND NOT EXISTS (SELECT 1 FROM map_changes WHERE name = '*') BEGIN
     INSERT OR IGNORE INTO map_changes(name) VALUES ('/' || old.path), ('/' || new.path);
+END;
+
+-- A page moved to another subject (a rename memory followed, an import): its claims may
+-- resolve otherwise there (a name is looked for near the page's subject first).
+CREATE TRIGGER map_changes_page_move AFTER UPDATE OF subject ON pages
+WHEN old.subject IS NOT new.subject
+     AND NOT EXISTS (SELECT 1 FROM map_changes WHERE name = '*') BEGIN
+    INSERT OR IGNORE INTO map_changes(name) VALUES ('/' || new.subject);
 END;
 
 -- A claim by the last segment of its target: a symbol claim's name (`raw_decode` for

@@ -1,0 +1,134 @@
+//! `loci synthesize` through the real binary: off until `[synthesis] command` is set (exit
+//! 2 and how to set it, nothing written), the plan, a dry run's exact prompt, a run with a
+//! fixture script as the model, and a failed run's exit 1.
+
+mod mcp_support;
+
+use std::path::Path;
+
+use mcp_support::{run, write};
+
+fn fixture(script: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/synthesis")
+        .join(script)
+        .canonicalize()
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+fn repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "lib/money.py",
+        "def money(x):\n    return round(x, 2)\n",
+    );
+    write(
+        root,
+        "lib/invoice.py",
+        "from lib.money import money\n\n\ndef total(lines):\n    return money(sum(lines))\n",
+    );
+    let (status, _, err) = run(root, &["scan"]);
+    assert!(status.success(), "{err}");
+    dir
+}
+
+fn configure(root: &Path, settings: &str) {
+    write(
+        root,
+        ".loci/config.toml",
+        &format!("[synthesis]\n{settings}\n"),
+    );
+}
+
+#[test]
+fn unconfigured_every_synthesis_command_says_how_to_configure_it_and_exits_2() {
+    let dir = repository();
+    let root = dir.path();
+    for args in [
+        &["synthesize", "--plan"][..],
+        &["synthesize", "--pending", "--dry-run"],
+        &["synthesize", "lib/money.py"],
+    ] {
+        let (status, out, err) = run(root, args);
+        assert_eq!(status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(out, "");
+        assert!(
+            err.starts_with("loci: ")
+                && err.contains("invalid configuration: page synthesis is off: no `[synthesis] command` is set, and loci calls no model on its own")
+                && err.contains("[synthesis]\ncommand = \"claude -p\"\nmodel = \"claude-sonnet\""),
+            "{err}"
+        );
+    }
+    let (_, out, _) = run(root, &["history", "lib/money.py"]);
+    assert_eq!(out, "", "nothing was written");
+}
+
+#[test]
+fn the_plan_a_dry_run_and_a_run_through_the_binary() {
+    let dir = repository();
+    let root = dir.path();
+    configure(
+        root,
+        &format!(
+            "command = \"sh {}\"\nmodel = \"stub\"",
+            fixture("answer.sh")
+        ),
+    );
+    let (status, out, err) = run(root, &["synthesize", "--plan"]);
+    assert!(status.success(), "{err}");
+    assert_eq!(
+        out,
+        "missing   lib/money.py  fan-in 1\n\
+         missing   lib/invoice.py  fan-in 0\n\
+         2 pages; one run writes at most 20 ([synthesis] max_pages): `loci synthesize --pending`\n"
+    );
+    let (status, out, err) = run(root, &["synthesize", "lib/money.py", "--dry-run"]);
+    assert!(status.success(), "{err}");
+    assert!(
+        out.starts_with("===== prompt for lib/money.py (requested, ≈")
+            || out.starts_with("===== prompt for lib/money.py (missing, ≈"),
+        "{out}"
+    );
+    assert!(out.contains("## Outline of `lib/money.py` (1 symbols, 2 lines)\n\n- function `money` (line 1): def money(x):\n"), "{out}");
+    assert!(
+        out.ends_with("=====\n") && out.contains("===== 1 prompt, ≈"),
+        "{out}"
+    );
+    let (status, out, err) = run(root, &["synthesize", "--pending"]);
+    assert!(status.success(), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].starts_with("wrote lib/money.py v1 by llm:stub ("),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("wrote lib/invoice.py v1 by llm:stub ("),
+        "{out}"
+    );
+    assert_eq!(lines[2], "2 pages of 2 written by `sh`");
+    let (_, out, _) = run(root, &["show", "lib/money.py"]);
+    assert!(out.contains("Drafted from the outline: `money()`"), "{out}");
+}
+
+#[test]
+fn a_run_that_writes_nothing_exits_1_and_says_why() {
+    let dir = repository();
+    let root = dir.path();
+    configure(
+        root,
+        &format!("command = \"sh {}\"\nmodel = \"stub\"", fixture("fail.sh")),
+    );
+    let (status, out, err) = run(root, &["synthesize", "lib/money.py"]);
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert_eq!(
+        out,
+        "failed lib/money.py: exit 1: model unavailable; nothing written\n0 pages of 1 written by `sh`\n"
+    );
+    let (_, out, _) = run(root, &["history", "lib/money.py"]);
+    assert_eq!(out, "");
+}
