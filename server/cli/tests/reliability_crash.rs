@@ -588,16 +588,21 @@ fn a_backup_killed_at_random_leaves_the_store_intact_and_no_backup_or_a_complete
         assert!(status.success(), "{stderr}");
     }
     let live_memory = memory(&open_ro(&live));
-    // How long a backup takes.
+    // How long a backup takes: the quickest of three, so that the kills land within one
+    // however busy the machine was during a probe (the tests of this file run at once).
     let probe = dir.path().join("probe.db");
-    let probe_started = Instant::now();
-    let (status, stderr) = loci_db(
-        &corpus.root,
-        &live,
-        &["backup", probe.to_str().expect("utf-8")],
-    );
-    assert!(status.success(), "{stderr}");
-    let backup_time = probe_started.elapsed();
+    let mut backup_time = Duration::MAX;
+    for _ in 0..3 {
+        let _ = std::fs::remove_file(&probe);
+        let probe_started = Instant::now();
+        let (status, stderr) = loci_db(
+            &corpus.root,
+            &live,
+            &["backup", probe.to_str().expect("utf-8")],
+        );
+        assert!(status.success(), "{stderr}");
+        backup_time = backup_time.min(probe_started.elapsed());
+    }
     check_backup_file("probe", &probe, &live_memory);
 
     let mut interrupted = 0;
