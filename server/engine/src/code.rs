@@ -102,7 +102,7 @@ impl Workspace {
     /// Errors: [`EngineError::InvalidArgument`] for an empty name.
     pub fn callees(&self, symbol: &str, limit: u32) -> Result<Envelope<Callees>> {
         self.store.read(|| {
-            let symbol = crate::query::qualified_form(non_empty("symbol", symbol)?);
+            let symbol = crate::query::qualified_form(crate::query::non_empty("symbol", symbol)?);
             let conn = self.store.conn();
             let (mut sources, sources_total) =
                 self.lookup_as_written(&symbol, crate::query::LIST_LIMIT)?;
@@ -218,7 +218,7 @@ impl Workspace {
     /// names), [`EngineError::Io`] when its file cannot be read.
     pub fn source(&self, name: &str) -> Result<Envelope<Source>> {
         self.store.read(|| {
-            let name = crate::query::qualified_form(non_empty("name", name)?);
+            let name = crate::query::qualified_form(crate::query::non_empty("name", name)?);
             let conn = self.store.conn();
             let (mut hits, total) = self.lookup_as_written(&name, OTHERS_NAMED as u32 + 1)?;
             if hits.is_empty() {
@@ -312,15 +312,4 @@ fn excerpt(body: &str, max: usize) -> (String, bool) {
         end = nl + 1;
     }
     (body[..end].to_string(), true)
-}
-
-fn non_empty<'a>(name: &str, value: &'a str) -> Result<&'a str> {
-    let v = value.trim();
-    if v.is_empty() {
-        return Err(EngineError::InvalidArgument {
-            name: name.into(),
-            message: "must not be empty".into(),
-        });
-    }
-    Ok(v)
 }

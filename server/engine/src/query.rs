@@ -717,7 +717,9 @@ fn count_by_depth(depths: impl Iterator<Item = u32>) -> Vec<u64> {
     counts
 }
 
-fn non_empty<'a>(name: &str, value: &'a str) -> Result<&'a str> {
+/// `value` trimmed, or [`EngineError::InvalidArgument`] naming the argument `name` when
+/// nothing is left.
+pub(crate) fn non_empty<'a>(name: &str, value: &'a str) -> Result<&'a str> {
     let v = value.trim();
     if v.is_empty() {
         return Err(EngineError::InvalidArgument {

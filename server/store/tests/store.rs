@@ -1477,20 +1477,16 @@ fn migration_22_splits_whole_log_pages_into_entries_keeping_revisions_claims_and
     }
 }
 
-/// Fault (issue 37): a store with a damaged page of memory passed `scan`, `stats` and
-/// `remember` with exit 0 and failed only the queries that read the page. Those commands
-/// check the tables of memory first ([`Store::check_memory`]), which refuse it as
-/// damaged, naming the table.
-#[test]
-fn fault_a_store_with_a_damaged_page_of_memory_passed_writes_without_a_word() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("loci.db");
+/// A store at `path` with 200 revisions and `before` run on it; then, every connection
+/// closed (the log checkpointed into the file), its `revisions` table's root page
+/// overwritten (pages are 4096 bytes, numbered from 1).
+fn with_memory_then_its_revisions_damaged(path: &std::path::Path, before: impl FnOnce(&mut Store)) {
     let root_page: i64 = {
-        let store = Store::open(&path).unwrap();
+        let mut store = Store::open(path).unwrap();
         for i in 0..200 {
             insert_memory(store.conn(), &format!("src/m{i}.py"), &"body ".repeat(40));
         }
-        store.check_memory().unwrap();
+        before(&mut store);
         store
             .conn()
             .query_row(
@@ -1500,12 +1496,21 @@ fn fault_a_store_with_a_damaged_page_of_memory_passed_writes_without_a_word() {
             )
             .unwrap()
     };
-    // The last connection closed: the log is checkpointed into the file. Overwrite the
-    // table's root page (pages are 4096 bytes, numbered from 1).
-    let mut bytes = std::fs::read(&path).unwrap();
+    let mut bytes = std::fs::read(path).unwrap();
     let at = (root_page as usize - 1) * 4096;
     bytes[at..at + 4096].fill(0xA5);
-    std::fs::write(&path, &bytes).unwrap();
+    std::fs::write(path, &bytes).unwrap();
+}
+
+/// Fault (issue 37): a store with a damaged page of memory passed `scan`, `stats` and
+/// `remember` with exit 0 and failed only the queries that read the page. Those commands
+/// check the tables of memory first ([`Store::check_memory`]), which refuse it as
+/// damaged, naming the table.
+#[test]
+fn fault_a_store_with_a_damaged_page_of_memory_passed_writes_without_a_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loci.db");
+    with_memory_then_its_revisions_damaged(&path, |store| store.check_memory().unwrap());
     let store = Store::open(&path).unwrap();
     match store.check_memory() {
         Err(e @ StoreError::Damaged { .. }) => {
@@ -1531,27 +1536,11 @@ fn fault_a_store_with_a_damaged_page_of_memory_passed_writes_without_a_word() {
 fn a_passed_check_of_memory_spares_the_next_commands_until_the_interval_ends() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("loci.db");
-    let root_page: i64 = {
-        let mut store = Store::open(&path).unwrap();
-        for i in 0..200 {
-            insert_memory(store.conn(), &format!("src/m{i}.py"), &"body ".repeat(40));
-        }
+    with_memory_then_its_revisions_damaged(&path, |store| {
         store
             .check_memory_within(loci_store::MEMORY_CHECK_INTERVAL)
-            .unwrap();
-        store
-            .conn()
-            .query_row(
-                "SELECT rootpage FROM sqlite_master WHERE name = 'revisions'",
-                [],
-                |r| r.get(0),
-            )
             .unwrap()
-    };
-    let mut bytes = std::fs::read(&path).unwrap();
-    let at = (root_page as usize - 1) * 4096;
-    bytes[at..at + 4096].fill(0xA5);
-    std::fs::write(&path, &bytes).unwrap();
+    });
     let mut store = Store::open(&path).unwrap();
     // Within the interval: not checked again.
     store
