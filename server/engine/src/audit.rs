@@ -413,20 +413,9 @@ pub fn store_marks(tx: &Connection, ids: Option<&[i64]>) -> loci_store::Result<(
     if revisions.is_empty() {
         return Ok(());
     }
-    // A write marks its own revisions: it reads their pages only, so that it costs what it
-    // adds, not what memory holds; the end of a scan reads them all at once.
-    let mut pages: HashMap<i64, mem::Page> = HashMap::new();
-    if ids.is_none() {
-        pages.extend(mem::pages(tx)?.into_iter().map(|p| (p.page_id, p)));
-    } else {
-        for r in &revisions {
-            if !pages.contains_key(&r.page_id)
-                && let Some(p) = mem::page_by_id(tx, r.page_id)?
-            {
-                pages.insert(p.page_id, p);
-            }
-        }
-    }
+    // The pages of the revisions marked only, so that marking costs what it marks (after a
+    // scan, the revisions its changes concern), not what memory holds.
+    let pages = pages_of(tx, &revisions)?;
     let pairs: Vec<(&mem::Revision, &mem::Page)> = revisions
         .iter()
         .filter_map(|r| Some((r, pages.get(&r.page_id)?)))
@@ -439,6 +428,22 @@ pub fn store_marks(tx: &Connection, ids: Option<&[i64]>) -> loci_store::Result<(
         rows.push((r.revision_id, json));
     }
     mem::store_marks(tx, scan_id, MARK_RULES, &rows, ids.is_none())
+}
+
+/// The pages of `revisions`, by page id, each read once.
+fn pages_of(
+    conn: &Connection,
+    revisions: &[mem::Revision],
+) -> loci_store::Result<HashMap<i64, mem::Page>> {
+    let mut pages = HashMap::new();
+    for r in revisions {
+        if !pages.contains_key(&r.page_id)
+            && let Some(p) = mem::page_by_id(conn, r.page_id)?
+        {
+            pages.insert(p.page_id, p);
+        }
+    }
+    Ok(pages)
 }
 
 /// Whether [`store_marks`] with `None` has anything to store: the last scan finished and
@@ -547,14 +552,7 @@ pub fn current_staleness(conn: &Connection) -> loci_store::Result<Vec<Staleness>
         .collect();
     let scan_id = mem::marks_scan(conn)?.unwrap_or(-1);
     let unmarked = mem::unmarked_current_revisions(conn, scan_id, MARK_RULES)?;
-    let mut pages: HashMap<i64, mem::Page> = HashMap::new();
-    for r in &unmarked {
-        if !pages.contains_key(&r.page_id)
-            && let Some(p) = mem::page_by_id(conn, r.page_id)?
-        {
-            pages.insert(p.page_id, p);
-        }
-    }
+    let pages = pages_of(conn, &unmarked)?;
     let pairs: Vec<(&mem::Revision, &mem::Page)> = unmarked
         .iter()
         .filter_map(|r| Some((r, pages.get(&r.page_id)?)))
