@@ -545,12 +545,17 @@ fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
     if total <= 0.0 {
         return 0.0;
     }
-    let joined: Vec<(String, String)> = terms
+    let joined: Vec<(String, String, Vec<String>)> = terms
         .iter()
         .map(|t| {
             let j = t.joined();
             let stem = crate::search::s_stem(&j);
-            (j, stem)
+            let bases = if t.words.len() == 1 {
+                crate::search::base_forms(&j)
+            } else {
+                Vec::new()
+            };
+            (j, stem, bases)
         })
         .collect();
     let mut best = 0.0f64;
@@ -562,7 +567,10 @@ fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
         words_found.iter_mut().flatten().for_each(|f| *f = false);
         let mut check = |word: &str| {
             for (i, t) in terms.iter().enumerate() {
-                if word == joined[i].0 || word == joined[i].1 {
+                if word == joined[i].0
+                    || word == joined[i].1
+                    || joined[i].2.iter().any(|b| b == word)
+                {
                     found[i] = true;
                 }
                 if t.words.len() > 1 {

@@ -65,6 +65,40 @@ pub fn s_stem(word: &str) -> String {
     word.to_string()
 }
 
+/// The base forms an English past tense or gerund may have (`rendered` → `render`,
+/// `cached` → `cache`, `formatted` → `format`, `parsing` → `parse`, `mapping` → `map`):
+/// code names things by the base form (`fn render`, `CachedDate`) and questions ask in
+/// inflections ("re-rendered", "cached"). Candidates, not a dictionary: a form the text
+/// does not hold matches nothing. Words of five letters or fewer, or whose stem would be
+/// shorter than four (`string`, `during`, `speed`), are left alone.
+pub fn base_forms(word: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    if word.len() <= 5 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return out;
+    }
+    let stem = word
+        .strip_suffix("ed")
+        .or_else(|| word.strip_suffix("ing"))
+        .filter(|s| s.len() >= 4);
+    let Some(stem) = stem else {
+        return out;
+    };
+    let b = stem.as_bytes();
+    let (last, before) = (b[b.len() - 1], b[b.len() - 2]);
+    let vowel = |c: u8| b"aeiou".contains(&c);
+    if last == before && !vowel(last) && !b"lsz".contains(&last) {
+        // A doubled final consonant: `formatted`, `mapping`.
+        out.push(stem[..stem.len() - 1].to_string());
+    } else {
+        out.push(stem.to_string());
+        if !vowel(last) && last != b'e' {
+            // A dropped final `e`: `cached`, `parsing`, `encoded`.
+            out.push(format!("{stem}e"));
+        }
+    }
+    out
+}
+
 /// The English plural of a singular `word`, when [`s_stem`] folds it back to `word`
 /// (`query` → `queries`, `file` → `files`), or `None` (a plural already, or one the
 /// stemmer does not fold back: `index` → `indexes` stems to `indexe`). Questions are asked
@@ -94,7 +128,8 @@ impl Term {
     }
 
     /// The forms the index is asked for: the joined form, its singular when it differs
-    /// (one-word terms), and for several words the words as a phrase.
+    /// and its [`base_forms`] (one-word terms), and for several words the words as a
+    /// phrase.
     pub fn forms(&self) -> Vec<String> {
         let joined = self.joined();
         let mut forms = vec![joined.clone()];
@@ -102,6 +137,11 @@ impl Term {
             let stem = s_stem(&joined);
             if stem != joined {
                 forms.push(stem);
+            }
+            for base in base_forms(&joined) {
+                if !forms.contains(&base) {
+                    forms.push(base);
+                }
             }
         } else {
             forms.push(self.words.join(" "));
@@ -132,6 +172,7 @@ impl Term {
         let joined = self.joined();
         words.contains(&joined)
             || words.contains(&s_stem(&joined))
+            || (self.words.len() == 1 && base_forms(&joined).iter().any(|b| words.contains(b)))
             || (self.words.len() > 1 && self.words.iter().all(|w| words.contains(w)))
     }
 }
@@ -891,6 +932,56 @@ mod tests {
             content_terms("queries")[0].expr(),
             r#"("queries" OR "query")"#
         );
+    }
+
+    #[test]
+    fn inflections_are_asked_in_their_base_forms_too() {
+        let bases: Vec<(&str, Vec<String>)> = [
+            "rendered",
+            "cached",
+            "formatted",
+            "parsing",
+            "mapping",
+            "called",
+            "passed",
+            "embedded",
+            "string",
+            "during",
+            "speed",
+            "based",
+            "Parsed",
+        ]
+        .iter()
+        .map(|w| (*w, base_forms(w)))
+        .collect();
+        let want: Vec<(&str, Vec<&str>)> = vec![
+            ("rendered", vec!["render", "rendere"]),
+            ("cached", vec!["cach", "cache"]),
+            ("formatted", vec!["format"]),
+            ("parsing", vec!["pars", "parse"]),
+            ("mapping", vec!["map"]),
+            ("called", vec!["call", "calle"]),
+            ("passed", vec!["pass", "passe"]),
+            ("embedded", vec!["embed"]),
+            ("string", vec![]),
+            ("during", vec![]),
+            ("speed", vec![]),
+            ("based", vec![]),
+            ("Parsed", vec![]),
+        ];
+        assert_eq!(
+            bases,
+            want.into_iter()
+                .map(|(w, b)| (w, b.into_iter().map(String::from).collect()))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            content_terms("rendered")[0].expr(),
+            r#"("rendered" OR "render" OR "rendere" OR "rendereds")"#
+        );
+        let words = words_in("fn render(&mut self)");
+        assert!(content_terms("rendered")[0].found_in(&words));
+        assert!(!content_terms("renders")[0].found_in(&words_in("fn rend()")));
     }
 
     /// Fault found by a fresh-user trial: plurals were folded one way only, so a question

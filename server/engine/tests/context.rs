@@ -3379,3 +3379,30 @@ fn fault_memory_false_about_what_the_question_names_was_dropped_from_the_answer(
         ]
     );
 }
+
+/// A question asks in inflections ("where is the date cached"), code names things by the
+/// base form (`def cache_date`): the base form finds the file that the inflection alone
+/// misses.
+#[test]
+fn a_question_in_inflections_finds_code_named_by_the_base_form() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "src/stamp.py",
+        "def cache_date(now):\n    return format_header(now)\n",
+    );
+    write(
+        dir.path(),
+        "src/wire.py",
+        "def send_date(now):\n    \"\"\"Send the date.\"\"\"\n    return now\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(&ws, "where is the date cached and formatted", &[], 2_000).result;
+    assert!(!a.abstained);
+    assert_eq!(
+        a.items[0].id,
+        "src/stamp.py#cache_date@function",
+        "{:?}",
+        a.items.iter().map(|i| &i.id).collect::<Vec<_>>()
+    );
+}
