@@ -1268,7 +1268,10 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             } else if dry_run {
                 out.synthesis_prompts(&ws.synthesis_prompts(&targets)?)?
             } else {
-                out.synthesis_report(&ws.synthesize(&targets, session)?)?
+                let bar = output::SynthesisBar::new(cli.json);
+                let report = ws.synthesize(&targets, session, &|p| bar.update(p));
+                bar.finish();
+                out.synthesis_report(&report?)?
             }
         }
         Command::Export {

@@ -597,6 +597,55 @@ impl ScanBar {
     }
 }
 
+/// The progress of `loci synthesize` on stderr (hidden with --json): a bar on a terminal,
+/// else a line per page, since each page's command may run for minutes and a log
+/// without them looks hung.
+pub struct SynthesisBar {
+    bar: Option<ProgressBar>,
+    lines: bool,
+}
+
+impl SynthesisBar {
+    pub fn new(json: bool) -> SynthesisBar {
+        use std::io::IsTerminal;
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (!json && terminal).then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{bar:30} {pos}/{len} pages {msg} {elapsed}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        SynthesisBar {
+            bar,
+            lines: !json && !terminal,
+        }
+    }
+
+    pub fn update(&self, p: loci_engine::synthesis::SynthesisProgress) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(p.total as u64);
+            bar.set_position(p.done as u64);
+            bar.set_message(loci_engine::text::escaped(p.subject).into_owned());
+        } else if self.lines {
+            eprintln!(
+                "synthesize: page {} of {}: {}",
+                p.done + 1,
+                p.total,
+                loci_engine::text::escaped(p.subject)
+            );
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 /// The progress bar of `loci embed` (on stderr; hidden with --json).
 pub struct EmbedBar {
     bar: ProgressBar,

@@ -111,8 +111,63 @@ fn the_plan_a_dry_run_and_a_run_through_the_binary() {
         "{out}"
     );
     assert_eq!(lines[2], "2 pages of 2 written by `sh`");
+    // Each page's command may run for minutes: the run says which page it is on (a line
+    // each on stderr when that is not a terminal).
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.starts_with("synthesize: "))
+            .collect::<Vec<_>>(),
+        [
+            "synthesize: page 1 of 2: lib/money.py",
+            "synthesize: page 2 of 2: lib/invoice.py"
+        ],
+        "{err}"
+    );
     let (_, out, _) = run(root, &["show", "lib/money.py"]);
     assert!(out.contains("Drafted from the outline: `money()`"), "{out}");
+}
+
+/// After the code changes under written pages, `loci sync` says which pages are behind
+/// it and how to write them: the plan's stale pages and roll-ups.
+#[test]
+fn sync_lists_the_pages_the_changes_put_behind_the_code() {
+    let dir = repository();
+    let root = dir.path();
+    configure(
+        root,
+        &format!(
+            "command = \"sh {}\"\nmodel = \"stub\"",
+            fixture("answer.sh")
+        ),
+    );
+    let (status, _, err) = run(root, &["synthesize", "--pending"]);
+    assert!(status.success(), "{err}");
+    write(
+        root,
+        "lib/money.py",
+        "def money(x):\n    return round(x, 3)\n",
+    );
+    let (status, out, err) = run(root, &["sync"]);
+    assert!(status.success(), "{err}");
+    let behind: Vec<&str> = out.lines().skip_while(|l| !l.contains("behind")).collect();
+    assert_eq!(
+        behind,
+        [
+            "2 pages behind the code (`loci synthesize --plan` lists them, `--pending` writes them):",
+            "  stale  lib/money.py: lib/money.py, money()",
+            "  rollup lib: lib/invoice.py, lib/money.py",
+        ],
+        "{out}"
+    );
+    let (_, out, _) = run(root, &["sync", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let subjects: Vec<&str> = v["result"]["pages_behind"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(subjects, ["lib/money.py", "lib"]);
 }
 
 #[test]

@@ -33,6 +33,10 @@ pub struct SyncReport {
     pub pages_moved: Vec<(String, String)>,
     /// Anything the caller should know (history rewritten, shallow clone, truncation).
     pub notes: Vec<String>,
+    /// The pages behind the code once these commits are recorded: the synthesis plan's
+    /// stale pages and roll-ups ([`Workspace::pages_behind`]), what `loci synthesize
+    /// --pending` would write.
+    pub pages_behind: Vec<crate::synthesis::PlanItem>,
 }
 
 impl Workspace {
@@ -71,6 +75,10 @@ impl Workspace {
             .collect();
         moved.append(&mut report.pages_moved);
         report.pages_moved = moved;
+        // What the commits put behind the code. Staleness is the lint's marks, brought up
+        // to date with the map refreshed above (a lint costs what changed since the last).
+        self.lint()?;
+        report.pages_behind = self.pages_behind()?;
         self.envelope(report, Vec::new())
     }
 

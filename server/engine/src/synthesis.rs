@@ -81,6 +81,18 @@ impl Reason {
     }
 }
 
+/// Where a synthesis run is: `done` of `total` pages run, `subject` the one starting now
+/// (its command may take minutes).
+#[derive(Clone, Copy, Debug)]
+pub struct SynthesisProgress<'a> {
+    /// Pages run so far.
+    pub done: usize,
+    /// Pages this run writes.
+    pub total: usize,
+    /// The page whose command starts now.
+    pub subject: &'a str,
+}
+
 /// One page the plan would write.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PlanItem {
@@ -299,8 +311,7 @@ impl Workspace {
     }
 
     fn plan_items(&self) -> Result<Vec<PlanItem>> {
-        let conn = self.store.conn();
-        let mut items: Vec<PlanItem> = syn::files_without_pages(conn)?
+        let mut items: Vec<PlanItem> = syn::files_without_pages(self.store.conn())?
             .into_iter()
             .map(|(subject, fan_in)| PlanItem {
                 subject,
@@ -311,6 +322,23 @@ impl Workspace {
                 version: 0,
             })
             .collect();
+        let planned: BTreeSet<String> = items.iter().map(|i| i.subject.clone()).collect();
+        items.extend(self.behind_items(&planned)?);
+        Ok(items)
+    }
+
+    /// The pages behind the code — stale against it, or folders whose file pages were
+    /// written since their own — as the plan lists them (its `stale` and `rollup` items),
+    /// whether or not synthesis is configured: what `loci sync` reports after recording
+    /// the commits that put them there.
+    pub fn pages_behind(&self) -> Result<Vec<PlanItem>> {
+        self.behind_items(&BTreeSet::new())
+    }
+
+    /// The plan's stale pages, then its roll-ups of folders not in `planned`.
+    fn behind_items(&self, planned: &BTreeSet<String>) -> Result<Vec<PlanItem>> {
+        let conn = self.store.conn();
+        let mut items: Vec<PlanItem> = Vec::new();
         let pages: HashMap<String, Page> = mem::pages(conn)?
             .into_iter()
             .map(|p| (p.subject.clone(), p))
@@ -375,7 +403,6 @@ impl Workspace {
         }
         // Roll-ups: folders over file pages written since the folder's own page; a folder
         // without a page rolls up the file pages directly in it.
-        let planned: BTreeSet<String> = items.iter().map(|i| i.subject.clone()).collect();
         let mut rollups: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let folder_revs: Vec<(&String, i64)> = pages
             .values()
@@ -403,7 +430,7 @@ impl Workspace {
             }
         }
         for (folder, changed) in rollups {
-            if planned.contains(&folder) {
+            if planned.contains(&folder) || items.iter().any(|i| i.subject == folder) {
                 continue;
             }
             let version = match pages.get(&folder) {
@@ -513,13 +540,19 @@ impl Workspace {
         &mut self,
         targets: &Targets,
         session: Option<i64>,
+        progress: &dyn Fn(SynthesisProgress),
     ) -> Result<Envelope<SynthesisReport>> {
         let configured = self.synthesis_command()?;
         let (items, left) = self.targeted(targets)?;
         let timeout = Duration::from_millis(self.config.synthesis.timeout_ms);
         let author = format!("{MODEL_AUTHOR_PREFIX}{}", configured.model);
         let mut runs = Vec::new();
-        for item in &items {
+        for (done, item) in items.iter().enumerate() {
+            progress(SynthesisProgress {
+                done,
+                total: items.len(),
+                subject: &item.subject,
+            });
             let prompt = self.synthesis_prompt(item)?;
             let out = run_command(&self.root, &configured.argv, &prompt.text, timeout);
             let answer = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -419,6 +419,34 @@ pub fn sync(o: Out, s: &SyncReport) -> io::Result<()> {
     for (from, to) in &s.pages_moved {
         writeln!(o, "  page moved: {} -> {}", escaped(from), escaped(to))?;
     }
+    if !s.pages_behind.is_empty() {
+        writeln!(
+            o,
+            "{} behind the code (`loci synthesize --plan` lists them, `--pending` writes them):",
+            count(s.pages_behind.len() as u64, "page")
+        )?;
+        for item in s.pages_behind.iter().take(SYNC_COMMIT_LINES) {
+            let what = if item.changed.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", item.changed.join(", "))
+            };
+            writeln!(
+                o,
+                "  {:<6} {}{}",
+                item.reason.word(),
+                escaped(&item.subject),
+                escaped(&what)
+            )?;
+        }
+        if s.pages_behind.len() > SYNC_COMMIT_LINES {
+            writeln!(
+                o,
+                "  … and {} more",
+                s.pages_behind.len() - SYNC_COMMIT_LINES
+            )?;
+        }
+    }
     for n in &s.notes {
         writeln!(o, "note: {n}")?;
     }

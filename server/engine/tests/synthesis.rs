@@ -138,7 +138,7 @@ fn unconfigured_synthesis_says_how_to_configure_it_and_does_nothing() {
     let before = count(&ws, "revisions");
     let plan = ws.synthesis_plan().unwrap_err();
     let dry = ws.synthesis_prompts(&Targets::Pending).unwrap_err();
-    let run = ws.synthesize(&Targets::Pending, None).unwrap_err();
+    let run = ws.synthesize(&Targets::Pending, None, &|_| {}).unwrap_err();
     for e in [&plan, &dry, &run] {
         assert!(matches!(e, EngineError::Config { .. }), "{e}");
         let message = e.to_string();
@@ -317,7 +317,10 @@ fn answers_become_revisions_by_the_model_with_their_llm_runs() {
     );
     let dry = ws.synthesis_prompts(&Targets::Pending).unwrap().result;
     assert_eq!(dry.left, 2);
-    let report = ws.synthesize(&Targets::Pending, None).unwrap().result;
+    let report = ws
+        .synthesize(&Targets::Pending, None, &|_| {})
+        .unwrap()
+        .result;
     assert_eq!(
         (report.command.as_str(), report.model.as_str()),
         ("sh", "stub")
@@ -440,7 +443,11 @@ fn a_page_naming_a_missing_symbol_lands_with_its_contradiction() {
     let dir = repository();
     let mut ws = open(dir.path(), &command("missing.sh", ""));
     let report = ws
-        .synthesize(&Targets::Paths(vec!["src/billing.py".into()]), None)
+        .synthesize(
+            &Targets::Paths(vec!["src/billing.py".into()]),
+            None,
+            &|_| {},
+        )
         .unwrap()
         .result;
     assert_eq!(report.runs[0].status, "written");
@@ -516,7 +523,7 @@ fn failed_timed_out_empty_and_credential_answers_write_nothing() {
         let mut ws = open(root, &settings);
         let before = (count(&ws, "revisions"), count(&ws, "events"));
         let report = ws
-            .synthesize(&Targets::Paths(vec!["src/util.py".into()]), None)
+            .synthesize(&Targets::Paths(vec!["src/util.py".into()]), None, &|_| {})
             .unwrap()
             .result;
         let run = &report.runs[0];
