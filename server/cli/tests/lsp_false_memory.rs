@@ -241,3 +241,101 @@ fn fault_stale_memory_was_published_as_information() {
     information[0] = json!(3);
     assert_eq!(published(&mut lsp, &decoder, 2), [information]);
 }
+
+/// `loci why FILE:LINE --json` from another process (an agent's), as JSON.
+fn why_json(root: &Path, at: &str) -> Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_loci"))
+        .args(["why", at, "--json"])
+        .current_dir(root)
+        .env_remove("LOCI_DB")
+        .env_remove("LOCI_SESSION")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Polls `why` until `done` holds for its answer (the server shares a buffer after
+/// analysing it, and drops it when the editor closes it, each off the request path), for
+/// at most 20 s.
+fn why_until(root: &Path, at: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let v = why_json(root, at);
+        if done(&v) {
+            return v;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}: {v:#}");
+    }
+}
+
+/// Issue 33, item 8: an agent's answer about a file open with unsaved edits judges memory
+/// against the buffer the engineer is typing ("unsaved in editor"), through the store the
+/// language server shares it in, and stops when the editor closes the file.
+#[test]
+fn an_agent_sees_what_the_unsaved_buffer_makes_false() {
+    let (_dir, root) = repository();
+    let decoder = uri(&root, "json/decoder.py");
+    let before = why_json(&root, "json/decoder.py:6");
+    assert_eq!(before["capability"]["overlay"], json!(false));
+    assert_eq!(before["stale_warnings"], json!([]));
+    let mut lsp = start(&root, json!({"scan": false}));
+    open(&mut lsp, &decoder, "python", DECODER);
+    let renamed = DECODER.replace("raw_decode", "parse_prefix");
+    replace(&mut lsp, &decoder, 2, &renamed);
+    published(&mut lsp, &decoder, 2);
+    let during = why_until(&root, "json/decoder.py:6", "the buffer shared", |v| {
+        v["capability"]["overlay"] == json!(true)
+    });
+    assert_eq!(
+        during["stale_warnings"],
+        json!([{
+            "path": "json/decoder.py",
+            "reason": "unsaved in editor (version 2): memory `json/decoder.py` v1 claim \
+                       `JSONDecoder.raw_decode()` is false: \
+                       json/decoder.py#JSONDecoder.raw_decode@method is not in the buffer; \
+                       `JSONDecoder.parse_prefix` here has the same body (renamed to \
+                       `parse_prefix`?)"
+        }])
+    );
+    let note = during["capability"]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|n| n.starts_with("json/decoder.py: unsaved in an editor (version 2, "))
+        .map(str::to_string);
+    assert!(note.is_some_and(|n| n.ends_with("memory about it is judged against that text")));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {
+        "textDocument": {"uri": decoder}}}),
+    );
+    let after = why_until(&root, "json/decoder.py:6", "the buffer dropped", |v| {
+        v["capability"]["overlay"] == json!(false)
+    });
+    assert_eq!(after["stale_warnings"], json!([]));
+}
+
+/// A language server killed with buffers shared leaves its rows behind: answers ignore
+/// them (its process is gone), so no agent is told about an editor that no longer exists.
+#[test]
+fn the_buffers_of_a_killed_server_are_ignored() {
+    let (_dir, root) = repository();
+    let decoder = uri(&root, "json/decoder.py");
+    let mut lsp = start(&root, json!({"scan": false}));
+    open(&mut lsp, &decoder, "python", DECODER);
+    replace(
+        &mut lsp,
+        &decoder,
+        2,
+        &DECODER.replace("raw_decode", "parse_prefix"),
+    );
+    published(&mut lsp, &decoder, 2);
+    why_until(&root, "json/decoder.py:6", "the buffer shared", |v| {
+        v["capability"]["overlay"] == json!(true)
+    });
+    drop(lsp); // SIGKILL, and waited for
+    let after = why_json(&root, "json/decoder.py:6");
+    assert_eq!(after["capability"]["overlay"], json!(false));
+    assert_eq!(after["stale_warnings"], json!([]));
+}

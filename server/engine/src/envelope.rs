@@ -104,7 +104,9 @@ pub struct Capability {
     pub languages: Vec<&'static str>,
     /// Whether the workspace is a git repository loci can read.
     pub git: bool,
-    /// Whether unsaved editor buffers took part (true only inside the language server).
+    /// Whether unsaved editor buffers took part: inside the language server, or a running
+    /// language server's buffers of the files the answer relies on, shared through the
+    /// store ([`crate::Workspace::share_unsaved`]).
     pub overlay: bool,
     /// Capabilities that were missing or partial, in words (`"no scan yet: run loci scan"`).
     pub notes: Vec<String>,

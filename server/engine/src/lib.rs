@@ -518,7 +518,11 @@ impl Workspace {
                 .notes
                 .push("not a git repository: history features are unavailable".into());
         }
-        let (changed, stale_warnings) = self.check_files(&relies_on)?;
+        let (changed, mut stale_warnings) = self.check_files(&relies_on)?;
+        let mut relied: Vec<&str> = relies_on.iter().map(String::as_str).collect();
+        relied.sort_unstable();
+        relied.dedup();
+        stale_warnings.extend(self.unsaved_warnings(&relied, &mut capability)?);
         Ok(Envelope {
             result,
             index,

@@ -532,8 +532,57 @@ impl Inner {
         true
     }
 
+    /// Shares the analysed text of a code document with agents through the store, or
+    /// stops when it matches the disk ([`Workspace::share_unsaved`]); never a secret's.
+    /// Off the async threads: writes of one document may land out of order, and the next
+    /// analysis writes the newest.
+    fn share_unsaved(&self, location: &Location, overlay: &Arc<Overlay>) {
+        if overlay.secret.is_some() || findings::is_markdown(&location.key_path) {
+            return;
+        }
+        let Some(root) = self.root_of(location) else {
+            return;
+        };
+        let (path, version, text) = (
+            location.key_path.clone(),
+            i64::from(overlay.version),
+            overlay.text.clone(),
+        );
+        tokio::task::spawn_blocking(move || {
+            if let Some(mut ws) = root.workspace()
+                && let Err(e) = ws.share_unsaved(&path, version, &text)
+            {
+                tracing::warn!("sharing the unsaved buffer of {path}: {e}");
+            }
+        });
+    }
+
+    /// Stops sharing `location`'s buffer (saved or closed), or with `None` every buffer
+    /// of this server in every root.
+    fn stop_sharing_unsaved(&self, location: Option<&Location>) {
+        let (roots, path) = match location {
+            Some(l) => (
+                self.root_of(l).into_iter().collect(),
+                Some(l.key_path.clone()),
+            ),
+            None => (self.roots(), None),
+        };
+        for root in roots {
+            if let Some(mut ws) = root.workspace()
+                && let Err(e) = ws.stop_sharing_unsaved(path.as_deref())
+            {
+                tracing::warn!("dropping shared unsaved buffers: {e}");
+            }
+        }
+    }
+
     async fn close(self: &Arc<Self>, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
+        if let Some(doc) = self.docs.get(&uri) {
+            let location = doc.location.clone();
+            drop(doc);
+            self.stop_sharing_unsaved(Some(&location));
+        }
         // Cleared whenever anything was published: the client may have dropped the last
         // (empty) publish as out of date and still show an older set.
         if let Some((_, doc)) = self.docs.remove(&uri)
@@ -589,6 +638,7 @@ impl Inner {
             match self.analyse(&uri, snapshot).await {
                 Ok(overlay) => {
                     self.publish_findings(&uri, &overlay, &location).await;
+                    self.share_unsaved(&location, &overlay);
                     if !findings::is_markdown(&location.key_path)
                         && keys_before.is_none_or(|b| symbol_keys(&b) != symbol_keys(&overlay))
                     {
@@ -1968,6 +2018,7 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.inner.stop_sharing_unsaved(None);
         // The answers shown through `window/showDocument` go with the session.
         if self.inner.shown.load(Ordering::SeqCst) > 0 {
             let _ = std::fs::remove_dir_all(answers_dir());
@@ -2002,6 +2053,14 @@ impl LanguageServer for Backend {
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        let saved = self
+            .inner
+            .docs
+            .get(&params.text_document.uri)
+            .map(|d| d.location.clone());
+        if let Some(location) = saved {
+            self.inner.stop_sharing_unsaved(Some(&location));
+        }
         let root = document::file_path(&params.text_document.uri)
             .and_then(|p| self.inner.root_containing(&p));
         if let Some(root) = root {

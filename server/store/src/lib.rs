@@ -16,6 +16,7 @@ mod migrate;
 pub mod search;
 pub mod synthesis;
 pub mod team;
+pub mod unsaved;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -182,6 +182,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0026_llm_runs.sql"),
         fill: None,
     },
+    Migration {
+        version: 27,
+        name: "unsaved_buffers",
+        sql: include_str!("migrations/0027_unsaved_buffers.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
