@@ -36,6 +36,17 @@ fn repository() -> tempfile::TempDir {
     dir
 }
 
+/// `[synthesis]` with `fixtures/synthesis/answer.sh` as the model, labelled `stub`.
+fn configure_the_stub(root: &Path) {
+    configure(
+        root,
+        &format!(
+            "command = \"sh {}\"\nmodel = \"stub\"",
+            fixture("answer.sh")
+        ),
+    );
+}
+
 fn configure(root: &Path, settings: &str) {
     write(
         root,
@@ -71,13 +82,7 @@ fn unconfigured_every_synthesis_command_says_how_to_configure_it_and_exits_2() {
 fn the_plan_a_dry_run_and_a_run_through_the_binary() {
     let dir = repository();
     let root = dir.path();
-    configure(
-        root,
-        &format!(
-            "command = \"sh {}\"\nmodel = \"stub\"",
-            fixture("answer.sh")
-        ),
-    );
+    configure_the_stub(root);
     let (status, out, err) = run(root, &["synthesize", "--plan"]);
     assert!(status.success(), "{err}");
     assert_eq!(
@@ -133,13 +138,7 @@ fn the_plan_a_dry_run_and_a_run_through_the_binary() {
 fn sync_lists_the_pages_the_changes_put_behind_the_code() {
     let dir = repository();
     let root = dir.path();
-    configure(
-        root,
-        &format!(
-            "command = \"sh {}\"\nmodel = \"stub\"",
-            fixture("answer.sh")
-        ),
-    );
+    configure_the_stub(root);
     let (status, _, err) = run(root, &["synthesize", "--pending"]);
     assert!(status.success(), "{err}");
     write(
