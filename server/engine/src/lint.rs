@@ -396,6 +396,20 @@ impl Workspace {
                 "no contradiction {id}; `loci lint` lists them"
             )));
         };
+        // A finding the code no longer contradicts was closed by lint: dismissing it would
+        // record a human decision about nothing (and suppress it if it ever recurred), so
+        // it is refused and nothing is written, as for one dismissed already.
+        if c.status == "resolved" {
+            return Err(EngineError::InvalidArgument {
+                name: "id".into(),
+                message: format!(
+                    "contradiction {id} ({} `{}` in {}) was resolved already by lint: the \
+                     code no longer contradicts it; nothing changed (lint reports it again \
+                     if it recurs)",
+                    c.kind, c.claim, c.subject
+                ),
+            });
+        }
         if c.status == "dismissed" {
             return Err(EngineError::InvalidArgument {
                 name: "id".into(),

@@ -1073,7 +1073,27 @@ fn import_page(
         }
     };
     let mut subject = page.subject.clone();
-    if found_by_uid && page.subject != p.subject && entry_log.is_none() {
+    // An export older than a rename here names the page's old path: moving the page there
+    // would put it on a path that no longer exists (and mark it deleted). The page stays
+    // where its file is, and the report says so, naming both.
+    let gone_here = |subject: &str| -> loci_store::Result<bool> {
+        Ok(matches!(
+            crate::memory::subject_snapshot(tx, root, subject, &p.kind)?,
+            Some(s) if s.missing
+        ))
+    };
+    if found_by_uid
+        && page.subject != p.subject
+        && entry_log.is_none()
+        && gone_here(&p.subject)?
+        && !gone_here(&page.subject)?
+    {
+        report.notes.push(format!(
+            "`{}` is `{}` here, and `{}` does not exist here (renamed since the export was \
+             written): its revisions were imported under `{}`, which was not moved",
+            p.subject, page.subject, p.subject, page.subject
+        ));
+    } else if found_by_uid && page.subject != p.subject && entry_log.is_none() {
         if mem::page_by_subject(tx, &p.subject)?.is_none() {
             mem::move_page(tx, page.page_id, &p.subject)?;
             let payload = serde_json::json!({"from": page.subject, "to": p.subject}).to_string();
