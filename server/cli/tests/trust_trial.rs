@@ -373,3 +373,61 @@ fn fault_a_page_written_before_its_file_was_mapped_was_never_marked() {
         ["app.py: memory `app.py` v1 is stale: app.py changed since it was written"]
     );
 }
+
+/// Fault (fresh-user trial of issue 30): importing an export written before a rename here
+/// moved the page back onto its old path, which no longer exists ("page moved: greet.py
+/// -> app.py", then marked deleted). The page stays where its file is, and the report
+/// names both paths.
+#[test]
+fn fault_import_of_an_older_export_moved_a_page_onto_a_path_that_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "app.py", "def hello():\n    return 1\n");
+    ok(root, &["scan"]);
+    ok(root, &["remember", "app.py", "--text", "Says hello."]);
+    let export = root.join("memory.json");
+    ok(root, &["export", "-o", export.to_str().unwrap()]);
+    std::fs::rename(root.join("app.py"), root.join("greet.py")).unwrap();
+    ok(root, &["scan"]);
+    let imported = ok(root, &["import", export.to_str().unwrap()]);
+    assert_eq!(
+        imported.lines().skip(1).collect::<Vec<_>>(),
+        [
+            "  note: `app.py` is `greet.py` here, and `app.py` does not exist here (renamed since the export was written): its revisions were imported under `greet.py`, which was not moved"
+        ]
+    );
+    assert_eq!(
+        ok(root, &["list"]),
+        "greet.py (file v1 by human:test): Says hello.\n"
+    );
+}
+
+/// Faults (fresh-user trial of issue 30): `show decisions` headed the log "v2", read as
+/// its second revision (it counts entries), and `why` labelled an entry's event with the
+/// id of the page holding it (`decision:2:v1` for `decision:1`).
+#[test]
+fn fault_the_log_header_and_the_why_event_label_named_the_wrong_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "app.py", "def hello():\n    return 1\n");
+    ok(root, &["scan"]);
+    ok(root, &["remember", "app.py", "--text", "Says hello."]);
+    ok(
+        root,
+        &["decide", "Keep `hello()` small", "--subject", "app.py"],
+    );
+    ok(root, &["decide", "Greet in English", "--subject", "app.py"]);
+    let shown = ok(root, &["show", "decisions"]);
+    let header = shown.lines().next().unwrap();
+    assert_eq!(
+        header.split_once(" at ").map(|(h, _)| h),
+        Some("# decisions — 2 entries, the latest by human:test")
+    );
+    let why = ok(root, &["why", "decision:1"]);
+    let event: Vec<&str> = why
+        .lines()
+        .filter(|l| l.starts_with("  event #"))
+        .map(|l| l.split_once(" at ").map_or(l, |(e, _)| e))
+        .collect();
+    assert_eq!(event, ["  event #2 decision decision:1 v1"]);
+}
