@@ -431,3 +431,59 @@ fn fault_the_log_header_and_the_why_event_label_named_the_wrong_numbers() {
         .collect();
     assert_eq!(event, ["  event #2 decision decision:1 v1"]);
 }
+
+/// Fault (fresh-user trial of issue 30): a claim naming a function by its module path
+/// (`pkg.utils.formataddr()`) was silently re-pointed when the module was renamed
+/// (`pkg/utils.py` to `pkg/addr.py`): the name resolved through the package `pkg` to any
+/// file under it, so lint called prose naming a module that is gone fine. A farther
+/// qualifier segment names only the package's own module, and the suggestion names the
+/// module the definition is in now.
+#[test]
+fn fault_a_dotted_module_claim_was_silently_repointed_after_a_rename() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pkg/__init__.py", "");
+    write(
+        root,
+        "pkg/utils.py",
+        "def formataddr(pair):\n    return \"%s <%s>\" % pair\n",
+    );
+    write(
+        root,
+        "main.py",
+        "from pkg.utils import formataddr\n\nprint(formataddr((\"a\", \"b@c\")))\n",
+    );
+    ok(root, &["scan"]);
+    let wrote = ok(
+        root,
+        &[
+            "remember",
+            "main.py",
+            "--text",
+            "Formats with `pkg.utils.formataddr()`.",
+        ],
+    );
+    assert_eq!(
+        wrote.lines().nth(1),
+        Some("  symbol `pkg.utils.formataddr()` -> pkg/utils.py#formataddr@function")
+    );
+    std::fs::rename(root.join("pkg/utils.py"), root.join("pkg/addr.py")).unwrap();
+    ok(root, &["scan"]);
+    let lint = json(root, &["lint"]);
+    let found: Vec<(&Value, &Value, &Value)> = lint["result"]["contradictions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (&c["claim"], &c["truth"], &c["suggestion"]))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            &json!("pkg.utils.formataddr()"),
+            &json!(
+                "no symbol `pkg.utils.formataddr` in the map; `formataddr` in pkg/addr.py has the same body"
+            ),
+            &json!("pkg.addr.formataddr")
+        )]
+    );
+}

@@ -2056,15 +2056,22 @@ pub(crate) fn symbol_candidates(
         if candidates.is_empty() {
             // A module path (`os.path.join`, `loci_core::claims::extract_claims`): a
             // top-level definition in a file or folder named like the nearest qualifier
-            // segment that names one.
+            // segment that names one. A farther segment names a package's own module only
+            // (`email.py`, `email/__init__.py`, `email/mod.rs`: what it re-exports), never
+            // any file under its folder: `email.utils.formataddr` had resolved to
+            // `email/addr.py` once `email/utils.py` was renamed, through `email`, and the
+            // claim naming a module that is gone was called fine.
             let tops: Vec<map::SymbolHit> = map::find_symbols(conn, last, 200)?
                 .into_iter()
                 .filter(|s| s.qualified_name == *last)
                 .collect();
-            for seg in segs[..segs.len() - 1].iter().rev() {
+            for (i, seg) in segs[..segs.len() - 1].iter().rev().enumerate() {
                 let named: Vec<map::SymbolHit> = tops
                     .iter()
                     .filter(|s| {
+                        if i > 0 {
+                            return package_module(&s.path, seg);
+                        }
                         s.path
                             .split('/')
                             .any(|part| part == *seg || part.split('.').next() == Some(seg))
@@ -2084,6 +2091,16 @@ pub(crate) fn symbol_candidates(
     let mut seen = BTreeSet::new();
     candidates.retain(|c| seen.insert(c.key.clone()));
     Ok(candidates)
+}
+
+/// Whether `path` is the module of package `name` itself: `name.py` (any extension) or the
+/// index file of a folder `name` (`__init__.py`, `mod.rs`, `lib.rs`, `index.js`, …).
+fn package_module(path: &str, name: &str) -> bool {
+    let mut parts = path.rsplit('/');
+    let file = parts.next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    stem == name
+        || (matches!(stem, "__init__" | "mod" | "lib" | "index") && parts.next() == Some(name))
 }
 
 /// Turns `2026-11-01` into the end of that day and validates the moment with SQLite.
