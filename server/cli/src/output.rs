@@ -265,7 +265,29 @@ impl Output {
     }
 
     pub fn written(&self, env: &Envelope<Written>) -> Found {
-        self.emit(env, |o| text::written(o, &env.result))?;
+        // A claim the write found false is listed with its finding: its warning in the
+        // footer would say it twice (`--json` keeps every warning).
+        let w = &env.result;
+        let listed: Vec<String> = w
+            .claims
+            .iter()
+            .filter(|c| c.finding.is_some())
+            .map(|c| {
+                format!(
+                    "memory `{}` v{} claim `{}` is false: ",
+                    w.revision.subject, w.revision.version, c.text
+                )
+            })
+            .collect();
+        if self.json || listed.is_empty() {
+            self.emit(env, |o| text::written(o, &env.result))?;
+        } else {
+            let mut quiet = env.clone();
+            quiet
+                .stale_warnings
+                .retain(|sw| !listed.iter().any(|l| sw.reason.starts_with(l.as_str())));
+            self.emit(&quiet, |o| text::written(o, &quiet.result))?;
+        }
         Ok(true)
     }
 

@@ -20,7 +20,8 @@
 //! 60 / (60 + rank); a symbol match in a page's file up to +24; a symbol the question
 //! names +15; a symbol a top-3 relevant page names, half that page's full-text points
 //! when they clear the floor (relevance: the page holds the question); stale −20; open
-//! contradictions −40 and a warning banner; memory naming a name the question writes that
+//! contradictions (of memory, or of a doc section's lines) −40, a warning banner and a
+//! stale warning each; memory naming a name the question writes that
 //! the code no longer has +15 relevance and a banner, and never dropped by its penalties
 //! (false memory about the question is shown as false); test code −5 unless the question is about
 //! tests; and, only for items that are relevant on their own, one link-hop from a top-3
@@ -1991,6 +1992,51 @@ impl Workspace {
                 .clone()
                 .unwrap_or_else(|| crate::memory::first_chars(&rev.body, 200));
         }
+        // The repository's docs are checked by lint too (origin `doc`): a section holding a
+        // claim lint found false is served with its contradictions, as memory is (−40, a
+        // banner, a warning each), never as if it were true.
+        for c in cands.values_mut().filter(|c| c.kind == HitKind::Doc) {
+            let (Some(path), Some(line)) = (c.path.clone(), c.line) else {
+                continue;
+            };
+            let end = doc_section_end(conn, &path, line)?.unwrap_or(line);
+            let false_here: Vec<&loci_store::audit::Contradiction> = contradictions
+                .iter()
+                .filter(|x| x.origin == "doc" && x.subject == path)
+                .filter(|x| line <= x.line && x.line <= end)
+                .collect();
+            if false_here.is_empty() {
+                continue;
+            }
+            c.contradictions = false_here.len() as u64;
+            // Demoted, never dropped: a section the answer would have served is served
+            // after the rest, marked, rather than hidden by its penalty.
+            let served = c.score() > 0.0;
+            c.add(-40.0, false, "open contradictions");
+            if served && c.score() <= 0.0 {
+                c.add(
+                    FALSE_SHOWN_POINTS - c.score(),
+                    false,
+                    "false in part: shown, marked",
+                );
+            }
+            stale_warnings.extend(false_here.iter().map(|x| {
+                (
+                    c.id.clone(),
+                    StaleWarning {
+                        path: path.clone(),
+                        reason: doc_false_reason(x),
+                    },
+                )
+            }));
+            if c.score() > 0.0 {
+                banners.push(format!(
+                    "⚠ doc `{}` has {} open contradiction(s) with the code; verify before relying on it (`loci lint`)",
+                    c.id,
+                    false_here.len()
+                ));
+            }
+        }
         let symbol_keys: Vec<&str> = cands
             .values()
             .filter(|c| c.kind == HitKind::Symbol)
@@ -2288,18 +2334,24 @@ impl Workspace {
             tokens_estimated: used,
             markdown,
         };
-        let mut env = self.envelope(answer, relies)?;
-        if !abstained {
-            // Only what the answer serves: a warning about a page left out names
-            // something the reader cannot see (and its line is outside the budget).
-            let served: HashSet<&str> = env.result.items.iter().map(|i| i.id.as_str()).collect();
-            env.stale_warnings.extend(
-                stale_warnings
-                    .into_iter()
-                    .filter(|(id, _)| served.contains(id.as_str()))
-                    .map(|(_, w)| w),
-            );
-        }
+        // Only what the answer serves: a warning about a page left out names something the
+        // reader cannot see (and its line is outside the budget). The served memory gets
+        // the envelope `show` and `why` give it (`memory_envelope_with`): the files it
+        // relies on checked against the disk, its stale marks (read above for ranking),
+        // and what lint found false in it.
+        let served: HashSet<&str> = answer.items.iter().map(|i| i.id.as_str()).collect();
+        let marks: Vec<StaleWarning> = stale_warnings
+            .into_iter()
+            .filter(|(id, _)| served.contains(id.as_str()))
+            .map(|(_, w)| w)
+            .collect();
+        let served_revisions: Vec<i64> = answer
+            .items
+            .iter()
+            .filter(|i| i.kind == HitKind::Memory)
+            .filter_map(|i| page_of.get(i.id.as_str())?.current_revision_id)
+            .collect();
+        let mut env = self.memory_envelope_with(answer, &served_revisions, relies, marks)?;
         env.capability.notes.extend(open_notes);
         env.capability.notes.extend(query_notes);
         env.limits.budget = Some(budget);
@@ -3053,6 +3105,42 @@ fn points(x: f64) -> String {
     } else {
         format!("{x:.1e}")
     }
+}
+
+/// The last line (zero-based, inclusive) of the doc section of `path` that starts at
+/// `line`, as the scan chunked it; `None` when the map holds no such section.
+fn doc_section_end(
+    conn: &loci_store::rusqlite::Connection,
+    path: &str,
+    line: u32,
+) -> Result<Option<u32>> {
+    use loci_store::rusqlite::OptionalExtension;
+    conn.prepare_cached(
+        "SELECT d.end_line FROM doc_chunks d JOIN files f USING (file_id)
+          WHERE f.path = ?1 AND d.line = ?2 LIMIT 1",
+    )
+    .and_then(|mut st| {
+        st.query_row(loci_store::rusqlite::params![path, line], |r| r.get(0))
+            .optional()
+    })
+    .map_err(|e| loci_store::StoreError::sqlite("reading a doc section", e).into())
+}
+
+/// An open contradiction of a doc in words: `` docs/a.md:5 claim `f()` is false: TRUTH
+/// (did you mean `g`?) (contradiction #7) `` (one-based line, as `loci lint` prints it).
+fn doc_false_reason(c: &loci_store::audit::Contradiction) -> String {
+    let mut reason = format!(
+        "{}:{} claim `{}` is false: {}",
+        c.subject,
+        c.line + 1,
+        c.claim,
+        c.truth.as_deref().unwrap_or(&c.kind)
+    );
+    if let Some(s) = &c.suggestion {
+        reason.push_str(&format!(" (did you mean `{s}`?)"));
+    }
+    reason.push_str(&format!(" (contradiction #{})", c.contradiction_id));
+    reason
 }
 
 #[cfg(test)]

@@ -396,6 +396,20 @@ impl Workspace {
                 "no contradiction {id}; `loci lint` lists them"
             )));
         };
+        // A finding the code no longer contradicts was closed by lint: dismissing it would
+        // record a human decision about nothing (and suppress it if it ever recurred), so
+        // it is refused and nothing is written, as for one dismissed already.
+        if c.status == "resolved" {
+            return Err(EngineError::InvalidArgument {
+                name: "id".into(),
+                message: format!(
+                    "contradiction {id} ({} `{}` in {}) was resolved already by lint: the \
+                     code no longer contradicts it; nothing changed (lint reports it again \
+                     if it recurs)",
+                    c.kind, c.claim, c.subject
+                ),
+            });
+        }
         if c.status == "dismissed" {
             return Err(EngineError::InvalidArgument {
                 name: "id".into(),
@@ -1101,7 +1115,11 @@ impl Ctx<'_> {
                             c.snapshot_at,
                         )? {
                             let suggestion = match qualifier {
+                                // A top-level definition is qualified by its module: the one
+                                // it is in now (`email.addr.formataddr` once `email/utils.py`
+                                // became `email/addr.py`, not the claim's own name again).
                                 Some(q) if !r.qualified_name.contains('.') => {
+                                    let q = module_qualifier(q, &r.path);
                                     format!("{}{sep}{}", q.replace('.', sep), r.name)
                                 }
                                 Some(_) => r.qualified_name.replace('.', sep),
@@ -1487,6 +1505,31 @@ fn build_globs(globs: &[String]) -> Result<globset::GlobSet> {
         b.add(glob);
     }
     b.build().map_err(|e| EngineError::Internal(e.to_string()))
+}
+
+/// The module qualifier `q` (dotted) of a top-level definition now in `path`: `q` when its
+/// last segment still names the file or a folder holding it, else `q` with that segment
+/// replaced by the file's module name (its stem, or its folder's name for an index file
+/// such as `__init__.py` or `mod.rs`).
+fn module_qualifier(q: &str, path: &str) -> String {
+    let last = q.rsplit('.').next().unwrap_or(q);
+    if path
+        .split('/')
+        .any(|part| part.split('.').next() == Some(last))
+    {
+        return q.to_string();
+    }
+    let mut parts = path.rsplit('/');
+    let file = parts.next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    let module = match stem {
+        "__init__" | "mod" | "lib" | "index" => parts.next().unwrap_or(stem),
+        _ => stem,
+    };
+    match q.rsplit_once('.') {
+        Some((outer, _)) => format!("{outer}.{module}"),
+        None => module.to_string(),
+    }
 }
 
 /// A finding in words: `` missing_path `src/old.py` (renamed to src/new.py) ``.

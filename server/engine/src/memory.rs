@@ -1350,7 +1350,23 @@ impl Workspace {
         &self,
         result: T,
         revisions: &[i64],
+        relies_on: Vec<String>,
+    ) -> Result<Envelope<T>> {
+        let marks = self.stale_warnings_for_revisions(revisions)?;
+        self.memory_envelope_with(result, revisions, relies_on, marks)
+    }
+
+    /// [`Workspace::memory_envelope`] with the stale marks of `revisions` already read
+    /// (`context` reads them once for ranking, [`Workspace::cached_staleness`]): the disk
+    /// check of the files that memory relies on, the marks, then what lint found false in
+    /// it ([`Workspace::false_warnings_for_revisions`]). An answer that serves memory and
+    /// leaves out one of the three tells less than `show` about the same text.
+    pub(crate) fn memory_envelope_with<T>(
+        &self,
+        result: T,
+        revisions: &[i64],
         mut relies_on: Vec<String>,
+        marks: Vec<crate::StaleWarning>,
     ) -> Result<Envelope<T>> {
         let conn = self.store.conn();
         let file_of = |key: &str| key.split('#').next().unwrap_or(key).to_string();
@@ -1363,9 +1379,47 @@ impl Workspace {
             }
         }
         let mut env = self.envelope(result, relies_on)?;
+        env.stale_warnings.extend(marks);
         env.stale_warnings
-            .extend(self.stale_warnings_for_revisions(revisions)?);
+            .extend(self.false_warnings_for_revisions(revisions)?);
         Ok(env)
+    }
+
+    /// What lint found false in the given revisions: one warning per open contradiction of
+    /// the revision's page (origin `page`), as `` memory `a.py` v2 claim `f()` is false:
+    /// TRUTH (did you mean `g`?) (contradiction #7) ``. A page's open contradictions are
+    /// about its current revision; a revision that is not current gets those lint recorded
+    /// against it. A stale mark says the code changed under a claim; a contradiction says
+    /// the claim names what is not there, which a claim that never resolved (written after
+    /// a rename, or a near miss) shows only here.
+    pub fn false_warnings_for_revisions(
+        &self,
+        revision_ids: &[i64],
+    ) -> Result<Vec<crate::StaleWarning>> {
+        let conn = self.store.conn();
+        let mut out = Vec::new();
+        let mut seen: Vec<i64> = Vec::new();
+        for &id in revision_ids {
+            if seen.contains(&id) {
+                continue;
+            }
+            seen.push(id);
+            let Some(rev) = mem::revision_by_id(conn, id)? else {
+                continue;
+            };
+            let current = mem::page_by_id(conn, rev.page_id)?
+                .is_some_and(|p| p.current_revision_id == Some(id));
+            for c in loci_store::audit::open_contradictions_of(conn, "page", &rev.subject)? {
+                if !current && c.revision_id != Some(id) {
+                    continue;
+                }
+                out.push(crate::StaleWarning {
+                    path: rev.subject.clone(),
+                    reason: false_reason(&rev.subject, rev.version, &c),
+                });
+            }
+        }
+        Ok(out)
     }
 
     /// Stale warnings for the given revisions: claims whose target changed or vanished
@@ -1385,6 +1439,26 @@ impl Workspace {
         }
         Ok(out)
     }
+}
+
+/// An open contradiction of memory in words, as the language server says a claim is false
+/// ([`crate::live`]): `` memory `a.py` v2 claim `f()` is false: TRUTH (did you mean `g`?)
+/// (contradiction #7) ``; the id is what `loci resolve` takes.
+pub(crate) fn false_reason(
+    subject: &str,
+    version: i64,
+    c: &loci_store::audit::Contradiction,
+) -> String {
+    let mut reason = format!(
+        "memory `{subject}` v{version} claim `{}` is false: {}",
+        c.claim,
+        c.truth.as_deref().unwrap_or(&c.kind)
+    );
+    if let Some(s) = &c.suggestion {
+        reason.push_str(&format!(" (did you mean `{s}`?)"));
+    }
+    reason.push_str(&format!(" (contradiction #{})", c.contradiction_id));
+    reason
 }
 
 /// Runs `f` in one write transaction guarded by an operation receipt: an identical retry
@@ -1759,6 +1833,7 @@ pub(crate) fn definitions_of(hits: &[map::SymbolHit]) -> Vec<ClaimDefinition> {
 /// claims take the new snapshot (one that resolved keeps its own: taking the code as it
 /// is now would hide its staleness). Returns how many claims were snapshotted.
 pub(crate) fn track_claims_resolved_since(tx: &Transaction<'_>) -> loci_store::Result<u64> {
+    let mut tracked = track_pages_mapped_since(tx)?;
     let untracked: Vec<(i64, String, String)> = tx
         .prepare_cached(
             "SELECT c.revision_id, c.kind, c.target FROM claims c
@@ -1788,7 +1863,6 @@ pub(crate) fn track_claims_resolved_since(tx: &Transaction<'_>) -> loci_store::R
             revisions.insert(*revision_id);
         }
     }
-    let mut tracked = 0;
     for revision_id in revisions {
         let Some(rev) = mem::revision_by_id(tx, revision_id)? else {
             continue;
@@ -1806,6 +1880,31 @@ pub(crate) fn track_claims_resolved_since(tx: &Transaction<'_>) -> loci_store::R
         }
     }
     Ok(tracked)
+}
+
+/// Starts tracking the file pages written while their file was on disk but not in the map
+/// (before the first scan, or before a scan mapped a new file): their snapshot had no
+/// fingerprint, so no later change of the file ever marked them, and an export carried
+/// `null`. Each such revision of a page whose file the map now holds takes the file's
+/// fingerprint as the scan mapped it, the first code loci saw under the text. A page
+/// written about a file missing altogether keeps its mark ("does not exist here", see
+/// [`SubjectSnapshot`]). Returns how many snapshots were taken.
+pub(crate) fn track_pages_mapped_since(tx: &Transaction<'_>) -> loci_store::Result<u64> {
+    let n = tx
+        .prepare_cached(
+            "UPDATE page_snapshots
+                SET fingerprint = ifnull(f.fingerprint, f.content_hash),
+                    snapshot_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+               FROM revisions r
+               JOIN pages p ON p.page_id = r.page_id AND p.kind = 'file'
+               JOIN files f ON f.path = p.subject
+              WHERE page_snapshots.revision_id = r.revision_id
+                AND page_snapshots.fingerprint IS NULL
+                AND NOT page_snapshots.subject_missing",
+        )
+        .and_then(|mut st| st.execute([]))
+        .ctx(|| "snapshotting the pages of files mapped since they were written".into())?;
+    Ok(n as u64)
 }
 
 /// Extracts the claims of a body and resolves each against the map, taking snapshots:
@@ -1957,15 +2056,22 @@ pub(crate) fn symbol_candidates(
         if candidates.is_empty() {
             // A module path (`os.path.join`, `loci_core::claims::extract_claims`): a
             // top-level definition in a file or folder named like the nearest qualifier
-            // segment that names one.
+            // segment that names one. A farther segment names a package's own module only
+            // (`email.py`, `email/__init__.py`, `email/mod.rs`: what it re-exports), never
+            // any file under its folder: `email.utils.formataddr` had resolved to
+            // `email/addr.py` once `email/utils.py` was renamed, through `email`, and the
+            // claim naming a module that is gone was called fine.
             let tops: Vec<map::SymbolHit> = map::find_symbols(conn, last, 200)?
                 .into_iter()
                 .filter(|s| s.qualified_name == *last)
                 .collect();
-            for seg in segs[..segs.len() - 1].iter().rev() {
+            for (i, seg) in segs[..segs.len() - 1].iter().rev().enumerate() {
                 let named: Vec<map::SymbolHit> = tops
                     .iter()
                     .filter(|s| {
+                        if i > 0 {
+                            return package_module(&s.path, seg);
+                        }
                         s.path
                             .split('/')
                             .any(|part| part == *seg || part.split('.').next() == Some(seg))
@@ -1985,6 +2091,16 @@ pub(crate) fn symbol_candidates(
     let mut seen = BTreeSet::new();
     candidates.retain(|c| seen.insert(c.key.clone()));
     Ok(candidates)
+}
+
+/// Whether `path` is the module of package `name` itself: `name.py` (any extension) or the
+/// index file of a folder `name` (`__init__.py`, `mod.rs`, `lib.rs`, `index.js`, …).
+fn package_module(path: &str, name: &str) -> bool {
+    let mut parts = path.rsplit('/');
+    let file = parts.next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    stem == name
+        || (matches!(stem, "__init__" | "mod" | "lib" | "index") && parts.next() == Some(name))
 }
 
 /// Turns `2026-11-01` into the end of that day and validates the moment with SQLite.

@@ -15,6 +15,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use loci_store::Context;
 use loci_store::audit as au;
 use loci_store::backup::{BackupStats, RestoreStats};
 use loci_store::memory::{self as mem, ClaimDefinition, Fact, NewRevision};
@@ -1073,7 +1074,36 @@ fn import_page(
         }
     };
     let mut subject = page.subject.clone();
-    if found_by_uid && page.subject != p.subject && entry_log.is_none() {
+    // An export older than a rename here names the page's old path: moving the page there
+    // would put it back on a path this checkout renamed away and no longer has (then marked
+    // deleted). The page stays where its file is, and the report says so, naming both. A
+    // rename made at the source (a path this checkout never renamed) is followed.
+    let gone_here = |subject: &str| -> loci_store::Result<bool> {
+        Ok(matches!(
+            crate::memory::subject_snapshot(tx, root, subject, &p.kind)?,
+            Some(s) if s.missing
+        ))
+    };
+    let renamed_away_here = |from: &str| -> loci_store::Result<bool> {
+        tx.prepare_cached(
+            "SELECT EXISTS(SELECT 1 FROM events WHERE kind = 'rename' AND payload ->> 'from' = ?1)",
+        )
+        .and_then(|mut st| st.query_row([from], |r| r.get(0)))
+        .ctx(|| format!("looking up renames of `{from}`"))
+    };
+    if found_by_uid
+        && page.subject != p.subject
+        && entry_log.is_none()
+        && renamed_away_here(&p.subject)?
+        && gone_here(&p.subject)?
+        && !gone_here(&page.subject)?
+    {
+        report.notes.push(format!(
+            "`{}` is `{}` here, and `{}` does not exist here (renamed since the export was \
+             written): its revisions were imported under `{}`, which was not moved",
+            p.subject, page.subject, p.subject, page.subject
+        ));
+    } else if found_by_uid && page.subject != p.subject && entry_log.is_none() {
         if mem::page_by_subject(tx, &p.subject)?.is_none() {
             mem::move_page(tx, page.page_id, &p.subject)?;
             let payload = serde_json::json!({"from": page.subject, "to": p.subject}).to_string();

@@ -450,13 +450,20 @@ fn scan_inner(
 
     // Deletions: files no longer walked, or walked but now unusable.
     let gone_all: Vec<&FileState> = gone.iter().copied().chain(gone_too.iter()).collect();
-    writer.delete(&gone_all, &mut report)?;
+    // Renames are found before the deletions (the new files are written, the old rows are
+    // still there), so memory follows a renamed file in the deletions' transaction.
+    report.added.sort();
     report.renamed = detect_renames(&gone_all, &report.added, writer.store)?;
     // A rename is reported, and entered in the drift ledger, as a rename only, not also
     // as an add and a delete.
-    let moved_to: HashSet<&str> = report.renamed.iter().map(|r| r.to.as_str()).collect();
-    let moved_from: HashSet<&str> = report.renamed.iter().map(|r| r.from.as_str()).collect();
+    let moved_to: HashSet<String> = report.renamed.iter().map(|r| r.to.clone()).collect();
+    let moved_from: HashSet<String> = report.renamed.iter().map(|r| r.from.clone()).collect();
     report.added.retain(|p| !moved_to.contains(p.as_str()));
+    let follow: Vec<Rename> = unambiguous_renames(&report, &gone_all, writer.store)?
+        .into_iter()
+        .cloned()
+        .collect();
+    let files_moved = writer.delete(&gone_all, &mut report, &follow)?;
     report.deleted.retain(|p| !moved_from.contains(p.as_str()));
     writer.drift.retain(|d| match d.kind {
         "add" => !moved_to.contains(d.path.as_str()),
@@ -528,11 +535,11 @@ fn scan_inner(
         })
         .collect();
     let drift = std::mem::take(&mut writer.drift);
-    let follow = unambiguous_renames(&report, &gone_all, writer.store)?;
+    let follow: Vec<&Rename> = follow.iter().collect();
     let folders = folder_moves(&follow, writer.store)?;
     let pages_moved = writer.store.write(|tx| {
-        let mut moved = Vec::new();
-        for r in follow.iter().copied().chain(&folders) {
+        let mut moved = files_moved.clone();
+        for r in &folders {
             if crate::sync::move_page(tx, &r.from, &r.to, &format!("rename:scan:{scan_id}"))? {
                 moved.push(r.clone());
             }
@@ -1105,16 +1112,27 @@ impl Writer<'_> {
         Ok(())
     }
 
-    fn delete(&mut self, gone: &[&FileState], report: &mut ScanReport) -> Result<()> {
+    /// Deletes the files that are `gone` from the map and, in the same transaction, moves
+    /// the memory of each file that `follow` says was renamed (see
+    /// [`crate::sync::move_page`]); returns the renames whose page moved. One transaction,
+    /// because a scan killed between the two had deleted the old path and lost the rename
+    /// for memory: the next scan saw only the new file.
+    fn delete(
+        &mut self,
+        gone: &[&FileState],
+        report: &mut ScanReport,
+        follow: &[Rename],
+    ) -> Result<Vec<Rename>> {
         // The workers finish in any order; the report's lists are sorted whether or not
         // anything was deleted.
         report.added.sort();
         report.modified.sort();
         report.lossy_utf8.sort();
         if gone.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
-        let names = self.store.write(|tx| {
+        let scan_id = self.scan_id;
+        let (names, moved) = self.store.write(|tx| {
             let mut names = Vec::new();
             for g in gone {
                 names.extend(
@@ -1124,7 +1142,13 @@ impl Writer<'_> {
                 );
                 map::delete_file(tx, g.file_id)?;
             }
-            Ok(names)
+            let mut moved = Vec::new();
+            for r in follow {
+                if crate::sync::move_page(tx, &r.from, &r.to, &format!("rename:scan:{scan_id}"))? {
+                    moved.push(r.clone());
+                }
+            }
+            Ok((names, moved))
         })?;
         self.changed_names.extend(names);
         for g in gone {
@@ -1146,7 +1170,7 @@ impl Writer<'_> {
         deleted.sort();
         deleted.dedup();
         report.deleted = deleted;
-        Ok(())
+        Ok(moved)
     }
 }
 

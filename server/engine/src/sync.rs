@@ -234,6 +234,8 @@ pub(crate) fn move_page(
         [from, to],
     )
     .ctx(|| "re-pointing claims".into())?;
+    // A doc's findings are about the file: they follow it.
+    move_findings(tx, "doc", from, to)?;
     let Some(page) = mem::page_by_subject(tx, from)? else {
         return Ok(false);
     };
@@ -241,9 +243,59 @@ pub(crate) fn move_page(
         return Ok(false);
     }
     mem::move_page(tx, page.page_id, to)?;
+    move_findings(tx, "page", from, to)?;
     let payload = serde_json::json!({"from": from, "to": to}).to_string();
     mem::insert_event(tx, "rename", source_ref, to, Some(&payload), None)?;
     Ok(true)
+}
+
+/// Moves the findings of `origin` about `from` to `to` (subject and finding key, which
+/// names the subject: `page:a.py:missing_symbol:f`), whatever their status. A human
+/// dismissal is a decision about the text, not about where it lives: left behind, the
+/// renamed file's next lint reported the dismissed finding as new. Where `to` already has
+/// a finding with the same key, the one holding a dismissal is kept (a dismissal is
+/// authored, never lost), else the one already at `to`.
+fn move_findings(
+    tx: &loci_store::rusqlite::Transaction<'_>,
+    origin: &str,
+    from: &str,
+    to: &str,
+) -> loci_store::Result<()> {
+    let ctx = || format!("moving the findings of `{from}` to `{to}`");
+    let old_prefix = format!("{origin}:{from}:");
+    let rows: Vec<(i64, String, String)> = tx
+        .prepare_cached(
+            "SELECT contradiction_id, finding_key, status FROM contradictions
+              WHERE origin = ?1 AND subject = ?2",
+        )
+        .and_then(|mut st| {
+            st.query_map([origin, from], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect()
+        })
+        .ctx(ctx)?;
+    for (id, key, status) in rows {
+        let Some(rest) = key.strip_prefix(&old_prefix) else {
+            continue;
+        };
+        let new_key = format!("{origin}:{to}:{rest}");
+        if let Some(there) = au::contradiction_by_key(tx, &new_key)? {
+            if status == "dismissed" && there.status != "dismissed" {
+                tx.execute(
+                    "DELETE FROM contradictions WHERE contradiction_id = ?1",
+                    [there.contradiction_id],
+                )
+                .ctx(ctx)?;
+            } else {
+                continue;
+            }
+        }
+        tx.execute(
+            "UPDATE contradictions SET subject = ?2, finding_key = ?3 WHERE contradiction_id = ?1",
+            loci_store::rusqlite::params![id, to, new_key],
+        )
+        .ctx(ctx)?;
+    }
+    Ok(())
 }
 
 fn short(hash: &str) -> &str {

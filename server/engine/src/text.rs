@@ -603,6 +603,20 @@ pub fn written(o: Out, w: &Written) -> io::Result<()> {
 /// A memory page at one revision: a heading line, its summary, its body, its members.
 pub fn shown(o: Out, s: &Shown) -> io::Result<()> {
     let r = &s.revision;
+    // A log (`decisions`, `lessons`) is a view of its entries, not a page with versions:
+    // its heading counts the entries ("v6" read as the log's sixth revision).
+    if r.revision_id == 0 && crate::logs::log_named(&s.page.subject).is_some() {
+        writeln!(
+            o,
+            "# {} — {}, the latest by {} at {}",
+            s.page.subject,
+            crate::words::count(r.version.max(0) as u64, "entry"),
+            r.author,
+            r.created_at
+        )?;
+        writeln!(o)?;
+        return writeln!(o, "{}", r.body.trim_end());
+    }
     writeln!(
         o,
         "# {} — v{}{} by {} at {}{}",
@@ -731,10 +745,21 @@ pub fn why(o: Out, w: &Why) -> io::Result<()> {
         )?;
     }
     for e in &w.events {
+        // A write's event is recorded as `KIND:PAGE_ID:vN`; a decision or lesson is known
+        // by its entry (`decision:3`), not by the id of the page holding it.
+        let entry_ref = loci_store::logs::log_of_entry(&w.revision.subject).and_then(|_| {
+            let rest = e
+                .source_ref
+                .strip_prefix(&format!("{}:{}:", e.kind, w.revision.page_id))?;
+            Some(format!("{} {rest}", w.revision.subject))
+        });
         writeln!(
             o,
             "  event #{} {} {} at {}",
-            e.event_id, e.kind, e.source_ref, e.created_at
+            e.event_id,
+            e.kind,
+            entry_ref.as_deref().unwrap_or(&e.source_ref),
+            e.created_at
         )?;
     }
     if let Some(note) = &w.commit_note {

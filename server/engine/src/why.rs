@@ -215,7 +215,12 @@ impl Workspace {
             let digits = t.strip_prefix('-').unwrap_or(t);
             !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
         };
+        // A page's own subject is asked as it is: `decision:1` and `lesson:3` are entries,
+        // not line 1 of a file `decision` ("no file, folder or memory named `decision`").
+        let entry_page =
+            loci_store::logs::log_of_entry(q).is_some() && mem::page_by_subject(conn, q)?.is_some();
         let located = match q.rsplit_once(':') {
+            _ if entry_page => None,
             Some((rest, col)) if is_number(col) => match rest.rsplit_once(':') {
                 Some((p, l)) if is_number(l) => Some((p, l)),
                 _ => Some((rest, col)),
@@ -439,9 +444,14 @@ impl Workspace {
             None => self.commit_note(&revision.subject, session.as_ref())?,
         };
         let mut others = Vec::new();
+        // Every revision the answer names is memory it serves: the "also" entries are
+        // checked as the matched one is (their stale marks and what lint found false in
+        // them are warnings too; they had been listed without a word).
+        let mut served = vec![rev_id];
         for (r, _, _) in candidates.iter().skip(1).take(10) {
             if let Some(rev) = mem::revision_by_id(conn, *r)? {
                 others.push((rev.subject, rev.version));
+                served.push(*r);
             }
         }
         self.memory_envelope(
@@ -458,7 +468,7 @@ impl Workspace {
                 commit_note,
                 others,
             },
-            &[rev_id],
+            &served,
             Vec::new(),
         )
     }

@@ -1538,7 +1538,9 @@ fn lint_and_marks_follow_only_what_changed_and_agree_with_a_check_of_everything(
 /// was exported under left its open contradiction on the old subject, and a lint of what
 /// changed resolved it while the claim still failed (a lint of everything then reopened
 /// it). A page's moves are changes a lint checks again, and a contradiction left on a
-/// subject without a page makes the lint check everything.
+/// subject without a page makes the lint check everything. (The import moves it because
+/// `a.py` is on disk again; to a path that is gone it does not move it, see
+/// `fault_import_of_an_older_export_moved_a_page_onto_a_path_that_is_gone`.)
 #[test]
 fn fault_an_import_that_moved_a_page_resolved_a_contradiction_that_still_failed() {
     let dir = tempfile::tempdir().unwrap();
@@ -1557,12 +1559,10 @@ fn fault_an_import_that_moved_a_page_resolved_a_contradiction_that_still_failed(
     git(root, &["commit", "-qm", "b"]);
     ws.scan(&|_| {}).unwrap();
     ws.lint().unwrap();
+    write(root, "a.py", "def hello():\n    return 1\n");
     ws.import_memory(&doc, "memory.json").unwrap();
     assert_eq!(
         lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
-        [
-            "page:a.py:missing_symbol:helo",
-            "memory `a.py` v1 is stale: a.py was deleted since it was written",
-        ]
+        ["page:a.py:missing_symbol:helo"]
     );
 }

@@ -965,8 +965,15 @@ fn fault_a_renamed_file_left_its_memory_on_the_old_path_until_sync() {
         shown.result.revision.body,
         "`Invoice.total()` sums the lines of `src/billing.py`."
     );
+    // No stale mark (the snapshots followed the file); the prose still names the old
+    // path, which is false, and `show` says so with the rename as its fix.
     let warnings: Vec<String> = shown.stale_warnings.into_iter().map(|w| w.reason).collect();
-    assert_eq!(warnings, Vec::<String>::new());
+    assert_eq!(
+        warnings,
+        [
+            "memory `src/invoices.py` v1 claim `src/billing.py` is false: `src/billing.py` does not exist (did you mean `src/invoices.py`?) (contradiction #1)"
+        ]
+    );
     // The old path names where its page went.
     match ws.show("src/billing.py", None) {
         Err(EngineError::NotFound(message)) => assert_eq!(
@@ -1057,7 +1064,9 @@ fn fault_a_renamed_file_without_a_page_left_other_pages_claims_on_its_old_path()
         "Small helpers; `lib/deep` holds the rest."
     );
     assert!(ws.show("lib", None).is_err());
-    // `src/billing.py` and `lib/util.py` have no pages; the claims naming them follow them.
+    // `src/billing.py` and `lib/util.py` have no pages; the claims naming them follow them
+    // (no stale mark), and the prose naming the old paths is false (the scan's lint found
+    // it): `show` says so.
     let warnings: Vec<String> = ws
         .show("src/auth.py", None)
         .unwrap()
@@ -1065,7 +1074,13 @@ fn fault_a_renamed_file_without_a_page_left_other_pages_claims_on_its_old_path()
         .into_iter()
         .map(|w| w.reason)
         .collect();
-    assert_eq!(warnings, Vec::<String>::new());
+    assert_eq!(
+        warnings,
+        [
+            "memory `src/auth.py` v1 claim `src/billing.py` is false: `src/billing.py` does not exist (did you mean `src/invoices.py`?) (contradiction #1)",
+            "memory `src/auth.py` v1 claim `lib/util.py` is false: `lib/util.py` does not exist (did you mean `core/util.py`?) (contradiction #2)"
+        ]
+    );
     // The prose still names the old paths: contradictions, each with the rename as its fix.
     let found: Vec<(String, Option<String>)> = ws
         .lint()

@@ -1775,3 +1775,52 @@ fn fault_a_newline_in_a_path_split_a_line_of_human_output() {
     assert!(summary.contains("\n  tab\\there: symlink\n"), "{summary}");
     assert_eq!(loci_engine::text::escaped("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
 }
+
+/// Fault (fresh-user trial of issue 30): a scan killed while it followed a rename — after
+/// it had deleted the old file from the map, before it moved the memory — lost the rename
+/// for memory: the next scan saw the new file and no deletion, so the page stayed on a
+/// path that no longer exists and its claims pointed at nothing. The page follows the
+/// file in the same transaction that deletes the old path. The kill is a panic of the
+/// progress callback at the step after the deletions (what a kill there leaves).
+#[test]
+fn fault_a_scan_killed_mid_rename_lost_the_rename_for_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "app.py", "def hello():\n    return 1\n");
+    let mut ws = open(root);
+    scan(&mut ws);
+    let by = loci_engine::memory::WriteOptions {
+        author: Some("human:test".into()),
+        ..Default::default()
+    };
+    ws.remember("app.py", "Greets with `hello()`.", &by)
+        .unwrap();
+    std::fs::rename(root.join("app.py"), root.join("greet.py")).unwrap();
+    let killed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ws.scan(&|p| {
+            if matches!(p, loci_engine::scan::ScanProgress::Resolving) {
+                panic!("killed after the deletions");
+            }
+        })
+    }));
+    assert!(killed.is_err());
+    drop(ws);
+    let mut ws = open(root);
+    scan(&mut ws);
+    let shown = ws.show("greet.py", None).unwrap();
+    assert_eq!(
+        (
+            shown.result.page.subject.as_str(),
+            shown.result.claims[0].resolved.as_deref()
+        ),
+        ("greet.py", Some("greet.py#hello@function"))
+    );
+    assert_eq!(
+        shown
+            .stale_warnings
+            .iter()
+            .map(|w| w.reason.as_str())
+            .collect::<Vec<_>>(),
+        Vec::<&str>::new()
+    );
+}

@@ -95,6 +95,28 @@ pub fn contradictions(conn: &Connection, status: Option<&str>) -> Result<Vec<Con
         .ctx(|| "reading contradictions".into())
 }
 
+/// The open contradictions of one origin (`page` or `doc`) and subject (a page's subject
+/// or a doc's path), by line, column, id: what an answer serving that memory or doc must
+/// say is false about it.
+pub fn open_contradictions_of(
+    conn: &Connection,
+    origin: &str,
+    subject: &str,
+) -> Result<Vec<Contradiction>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM contradictions
+              WHERE status = 'open' AND origin = ?1 AND subject = ?2
+             ORDER BY line, column, contradiction_id"
+        ))
+        .ctx(|| format!("reading the open contradictions of `{subject}`"))?;
+    let rows = stmt
+        .query_map([origin, subject], contradiction)
+        .ctx(|| format!("reading the open contradictions of `{subject}`"))?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| format!("reading the open contradictions of `{subject}`"))
+}
+
 /// A contradiction by id.
 pub fn contradiction_by_id(conn: &Connection, id: i64) -> Result<Option<Contradiction>> {
     conn.prepare_cached(&format!(
