@@ -65,6 +65,24 @@ impl Checkout {
             .expect("run loci")
     }
 
+    /// [`Checkout::loci`] with extra environment variables.
+    fn loci_with(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_loci"));
+        cmd.args(args)
+            .current_dir(self.root())
+            .env("HOME", &self.home)
+            .env("PGPASSWORD", PASSWORD)
+            .env("LOCI_AUTHOR", "agent:test")
+            .env_remove("LOCI_TEAM_URL")
+            .env_remove("PGSSLROOTCERT")
+            .env_remove("LOCI_DB")
+            .env_remove("LOCI_SESSION");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().expect("run loci")
+    }
+
     fn ok(&self, args: &[&str]) -> String {
         let out = self.loci(args);
         assert!(
@@ -369,7 +387,7 @@ fn a_newer_server_schema_is_refused_with_a_clear_message() {
         let out = a.loci(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stdout(&out));
         assert!(
-            stderr(&out).contains("has loci schema version 99, newer than this loci understands (1): upgrade loci on this machine (nothing was changed)"),
+            stderr(&out).contains("has loci schema version 99, newer than this loci understands (2): upgrade loci on this machine (nothing was changed)"),
             "{args:?}: {}",
             stderr(&out)
         );
@@ -843,8 +861,9 @@ fn the_server_stopped_during_200_writes_and_restarted_gets_every_write_exactly_o
     let (stopped_tx, stopped_rx) = std::sync::mpsc::channel::<()>();
     let (restarted_tx, restarted_rx) = std::sync::mpsc::channel::<()>();
     let queued = std::thread::scope(|s| {
-        let writer = s.spawn(|| {
-            let mut mcp = mcp_in(&a);
+        let a = &a;
+        let writer = s.spawn(move || {
+            let mut mcp = mcp_in(a);
             let mut queued = 0;
             for i in 0..N {
                 if i == 50 {
@@ -992,4 +1011,50 @@ fn four_agent_processes_on_two_checkouts_write_500_each_and_lose_double_and_skip
         let expected: Vec<String> = (0..WRITES).map(|i| format!("writer {w} note {i}")).collect();
         assert_eq!(mine, expected);
     }
+}
+
+#[test]
+fn sslmode_require_verifies_the_servers_certificate_with_rustls() {
+    let cluster = Cluster::start();
+    let certs = tempfile::tempdir().unwrap();
+    let (ca, cert, key) = team_support::test_certificates(certs.path());
+    cluster.require_tls(&cert, &key);
+    let a = Checkout::new(None);
+    let config = |mode: &str| {
+        std::fs::write(
+            a.root().join(".loci/config.toml"),
+            format!("[team]\nurl = \"{}\"\n", cluster.url_with_sslmode(mode)),
+        )
+        .unwrap();
+    };
+    // The server takes TCP connections over TLS only.
+    config("disable");
+    let plain = a.loci_with(&["team", "init"], &[]);
+    assert_eq!(plain.status.code(), Some(2));
+    assert!(
+        stderr(&plain).contains("no encryption"),
+        "{}",
+        stderr(&plain)
+    );
+    // A certificate from a CA loci does not trust is refused, and the remedy named.
+    config("require");
+    let unverified = a.loci_with(&["team", "init"], &[]);
+    assert_eq!(unverified.status.code(), Some(2));
+    let said = stderr(&unverified);
+    assert!(said.contains("invalid peer certificate: UnknownIssuer"), "{said}");
+    assert!(said.contains("set it to the server's CA certificate in PEM"), "{said}");
+    assert!(!said.contains(PASSWORD));
+    // With the CA in PGSSLROOTCERT, the same URL works, for writes and reads.
+    let env = [("PGSSLROOTCERT", ca.as_path())];
+    let init = a.loci_with(&["team", "init", "--json"], &env);
+    assert!(init.status.success(), "{}", stderr(&init));
+    let written = a.loci_with(&["remember", "app.py", "--text", "over TLS", "--json"], &env);
+    assert!(written.status.success(), "{}", stderr(&written));
+    let written: serde_json::Value = serde_json::from_slice(&written.stdout).unwrap();
+    assert_eq!(written["team"]["pending_writes"], 0);
+    assert_eq!(written["team"]["last_error"], serde_json::Value::Null);
+    assert_eq!(
+        cluster.psql("SELECT body FROM loci.events"),
+        "over TLS"
+    );
 }

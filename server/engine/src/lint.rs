@@ -412,7 +412,7 @@ impl Workspace {
             });
         }
         let share = self.team_share();
-        let author = crate::memory::default_author_in(Some(&self.root));
+        let author = crate::memory::default_author_in(Some(self.root.as_path()));
         self.store.write(|tx| {
             au::close(tx, id, true, notes, None)?;
             let payload = serde_json::json!({"contradiction_id": id, "notes": notes}).to_string();

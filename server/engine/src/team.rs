@@ -863,7 +863,7 @@ impl Workspace {
                 continue;
             }
             let op = format!("join:dismissal:{}", d.finding_key);
-            let author = crate::memory::default_author_in(Some(&self.root));
+            let author = crate::memory::default_author_in(Some(self.root.as_path()));
             let subject = d.subject.clone();
             self.join_shared(report, op, "dismissal", &subject, &author, &d)?;
         }

@@ -616,6 +616,15 @@ fn classify(server: &str, what: &str, e: postgres::Error) -> TeamError {
                 message = format!("{message}: {s}");
                 source = s.source();
             }
+            // rustls' words name the failure, not the remedy.
+            if message.contains("invalid peer certificate") {
+                message.push_str(
+                    " (the server's certificate was not verified: loci trusts Mozilla's \
+                     roots and the CA certificates of the file PGSSLROOTCERT names; set it to \
+                     the server's CA certificate in PEM, and check that the URL's host is a \
+                     name or address the certificate holds)",
+                );
+            }
             TeamError::Unreachable {
                 server: server.to_string(),
                 message,
