@@ -898,6 +898,7 @@ fn the_server_stopped_during_200_writes_and_restarted_gets_every_write_exactly_o
         writer.join().unwrap()
     });
     assert!(queued >= 50, "{queued} writes were queued");
+    eprintln!("{queued} of {N} writes were queued while the server was stopping or down");
     // The writes after the restart pushed the queue first; a sync has nothing left.
     let synced = a.json(&["team", "sync"]);
     assert_eq!(synced["result"]["pushed"], 0);
@@ -959,6 +960,7 @@ fn a_pushing_process_killed_with_sigkill_loses_and_doubles_nothing() {
     // What the killed process stored but had not yet taken out of its outbox is pushed
     // again (a replay), so pending ≥ what is missing on the server.
     assert!(pending as usize >= N - at_kill, "{pending} < {}", N - at_kill);
+    eprintln!("killed with {at_kill} of {N} writes on the server and {pending} in the outbox");
     let synced = a.json(&["team", "sync"]);
     assert_eq!(synced["result"]["pushed"], pending);
     assert_eq!(synced["team"]["pending_writes"], 0);
