@@ -699,7 +699,10 @@ fn topics_facts_sessions_and_dismissals_reach_the_other_checkout_and_a_dismissal
     // session by key, not by A's local id.
     let recap = b.json(&["recap", "1"]);
     assert_eq!(recap["result"][0]["session"]["task"], "map the helpers");
-    assert_eq!(recap["result"][0]["session"]["ended_at"], serde_json::Value::Null);
+    assert_eq!(
+        recap["result"][0]["session"]["ended_at"],
+        serde_json::Value::Null
+    );
     assert_eq!(
         recap["result"][0]["digest"]["pages"],
         serde_json::json!([{"subject": "app.py", "version": 1, "summary": null}])
@@ -726,7 +729,14 @@ fn topics_facts_sessions_and_dismissals_reach_the_other_checkout_and_a_dismissal
     ]);
     assert_eq!(fact["team"]["pending_writes"], 1);
     cluster.start_server();
-    a.ok(&["session", "end", "--session", &session, "--summary", "helpers mapped"]);
+    a.ok(&[
+        "session",
+        "end",
+        "--session",
+        &session,
+        "--summary",
+        "helpers mapped",
+    ]);
     let facts = b.json(&["fact", "list"]);
     assert_eq!(facts["result"].as_array().unwrap().len(), 1, "{facts}");
     assert_eq!(facts["result"][0]["claim"], "util defines one helper");
@@ -767,8 +777,17 @@ fn topics_facts_sessions_and_dismissals_reach_the_other_checkout_and_a_dismissal
     );
     for c in [&a, &b] {
         assert_eq!(c.json(&["team", "sync"])["result"]["pulled"], 0);
-        assert_eq!(c.json(&["fact", "list"])["result"].as_array().unwrap().len(), 1);
-        assert_eq!(c.json(&["recap", "5"])["result"].as_array().unwrap().len(), 1);
+        assert_eq!(
+            c.json(&["fact", "list"])["result"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(
+            c.json(&["recap", "5"])["result"].as_array().unwrap().len(),
+            1
+        );
     }
 }
 
@@ -829,8 +848,15 @@ fn mcp_in(c: &Checkout) -> mcp_support::Mcp {
 
 /// One `remember` through `mcp`: whether it was queued (the server was not reached).
 fn mcp_remember(mcp: &mut mcp_support::Mcp, subject: &str, body: &str) -> bool {
-    let r = mcp.call("remember", serde_json::json!({"subject": subject, "body": body}));
-    assert_eq!(r["result"]["isError"], serde_json::json!(false), "{body}: {r}");
+    let r = mcp.call(
+        "remember",
+        serde_json::json!({"subject": subject, "body": body}),
+    );
+    assert_eq!(
+        r["result"]["isError"],
+        serde_json::json!(false),
+        "{body}: {r}"
+    );
     !r["result"]["structuredContent"]["result"]["queued"].is_null()
 }
 
@@ -959,7 +985,11 @@ fn a_pushing_process_killed_with_sigkill_loses_and_doubles_nothing() {
     let pending = status["result"]["pending_writes"].as_u64().unwrap();
     // What the killed process stored but had not yet taken out of its outbox is pushed
     // again (a replay), so pending ≥ what is missing on the server.
-    assert!(pending as usize >= N - at_kill, "{pending} < {}", N - at_kill);
+    assert!(
+        pending as usize >= N - at_kill,
+        "{pending} < {}",
+        N - at_kill
+    );
     eprintln!("killed with {at_kill} of {N} writes on the server and {pending} in the outbox");
     let synced = a.json(&["team", "sync"]);
     assert_eq!(synced["result"]["pushed"], pending);
@@ -1010,7 +1040,9 @@ fn four_agent_processes_on_two_checkouts_write_500_each_and_lose_double_and_skip
             .split(',')
             .filter(|b| b.starts_with(&format!("writer {w} ")))
             .collect();
-        let expected: Vec<String> = (0..WRITES).map(|i| format!("writer {w} note {i}")).collect();
+        let expected: Vec<String> = (0..WRITES)
+            .map(|i| format!("writer {w} note {i}"))
+            .collect();
         assert_eq!(mine, expected);
     }
 }
@@ -1043,20 +1075,98 @@ fn sslmode_require_verifies_the_servers_certificate_with_rustls() {
     let unverified = a.loci_with(&["team", "init"], &[]);
     assert_eq!(unverified.status.code(), Some(2));
     let said = stderr(&unverified);
-    assert!(said.contains("invalid peer certificate: UnknownIssuer"), "{said}");
-    assert!(said.contains("set it to the server's CA certificate in PEM"), "{said}");
+    assert!(
+        said.contains("invalid peer certificate: UnknownIssuer"),
+        "{said}"
+    );
+    assert!(
+        said.contains("set it to the server's CA certificate in PEM"),
+        "{said}"
+    );
     assert!(!said.contains(PASSWORD));
     // With the CA in PGSSLROOTCERT, the same URL works, for writes and reads.
     let env = [("PGSSLROOTCERT", ca.as_path())];
     let init = a.loci_with(&["team", "init", "--json"], &env);
     assert!(init.status.success(), "{}", stderr(&init));
-    let written = a.loci_with(&["remember", "app.py", "--text", "over TLS", "--json"], &env);
+    let written = a.loci_with(
+        &["remember", "app.py", "--text", "over TLS", "--json"],
+        &env,
+    );
     assert!(written.status.success(), "{}", stderr(&written));
     let written: serde_json::Value = serde_json::from_slice(&written.stdout).unwrap();
     assert_eq!(written["team"]["pending_writes"], 0);
     assert_eq!(written["team"]["last_error"], serde_json::Value::Null);
+    assert_eq!(cluster.psql("SELECT body FROM loci.events"), "over TLS");
+}
+
+#[test]
+fn a_join_after_others_wrote_pulls_their_writes_and_shares_topics_facts_sessions_and_dismissals() {
+    let (cluster, a, _b) = team_pair();
+    // The team wrote before the solo store joins.
+    a.ok(&["remember", "lib/util.py", "--text", "written by the team"]);
+    let solo = Checkout::new(None);
+    let session = solo.json(&["session", "begin", "--task", "solo work"])["result"]["session_id"]
+        .as_i64()
+        .unwrap()
+        .to_string();
+    solo.ok(&[
+        "remember",
+        "app.py",
+        "--text",
+        "`hello_world()` is the entry point.",
+        "--session",
+        &session,
+    ]);
+    solo.ok(&["session", "end", "--session", &session]);
+    solo.ok(&["topic", "add", "billing", "app.py"]);
+    solo.ok(&[
+        "fact",
+        "add",
+        "--claim",
+        "app has hello",
+        "--cmd",
+        "grep -c hello app.py",
+        "--exit",
+        "0",
+    ]);
+    let found = contradictions(&solo);
+    assert_eq!(found.len(), 1, "{found:?}");
+    solo.ok(&["resolve", &found[0].0.to_string(), "--notes", "on purpose"]);
+    solo.join_team(&cluster);
+    let first = solo.json(&["team", "join"]);
+    assert_eq!(first["result"]["pages"], 2, "{first}");
+    assert_eq!(first["result"]["revisions"], 1);
+    // One topic member, one fact, one (ended) session, one dismissal.
+    assert_eq!(first["result"]["shared"], 4);
+    // The team's page, written before the join, is here: the join's own events did not
+    // move the high-water mark past it.
+    assert_eq!(first["result"]["pulled"], 1);
+    assert_eq!(versions(&solo, "lib/util.py"), vec![1]);
+    let second = solo.json(&["team", "join"]);
+    assert_eq!(second["result"]["revisions"], 0);
+    assert_eq!(second["result"]["shared"], 0);
+    assert_eq!(second["result"]["pulled"], 0);
     assert_eq!(
-        cluster.psql("SELECT body FROM loci.events"),
-        "over TLS"
+        cluster.psql(
+            "SELECT string_agg(kind || '=' || n, ',' ORDER BY kind) FROM \
+             (SELECT kind, count(*) AS n FROM loci.events GROUP BY kind) k"
+        ),
+        "dismissal=1,fact=1,revision=2,session=1,topic=1"
     );
+    // A checkout of the team has it all, the finding silenced.
+    assert_eq!(
+        a.json(&["topic", "list"])["result"],
+        serde_json::json!([["topic:billing", ["app.py"]]])
+    );
+    assert_eq!(
+        a.json(&["fact", "list"])["result"][0]["claim"],
+        "app has hello"
+    );
+    let recap = a.json(&["recap", "1"]);
+    assert_eq!(recap["result"][0]["session"]["task"], "solo work");
+    assert_eq!(
+        recap["result"][0]["digest"]["pages"],
+        serde_json::json!([{"subject": "app.py", "version": 1, "summary": null}])
+    );
+    assert_eq!(contradictions(&a), vec![]);
 }

@@ -25,11 +25,11 @@ use serde::Serialize;
 pub use loci_team::InitReport;
 
 use crate::config::TeamConfig;
+use crate::memory::{ClaimView, WriteOptions, Written};
 use crate::portability::{
     ExportedDismissal, ExportedFact, ExportedSession, dismissal_words_known, fact_hash,
     record_dismissal, session_key,
 };
-use crate::memory::{ClaimView, WriteOptions, Written};
 use crate::{EngineError, Envelope, Result, TeamState, Workspace};
 
 /// Events read from the server per round trip and applied per local transaction.
@@ -508,7 +508,9 @@ impl Workspace {
                 self.link()?.call(|t| t.write(&event))
             };
             match outcome {
-                Ok(WriteOutcome::Written { version, .. } | WriteOutcome::Replayed { version, .. }) => {
+                Ok(
+                    WriteOutcome::Written { version, .. } | WriteOutcome::Replayed { version, .. },
+                ) => {
                     match self.team_pull(Some((&op_id, opts.session))) {
                         Ok(_) => {}
                         // Stored on the server, which went away before this replica got
@@ -566,10 +568,11 @@ impl Workspace {
             .write(|tx| replica::queue(tx, &event.op_id, &json))?;
         let version = current.map_or(0, |r| r.version) + 1;
         let op_id = event.op_id.clone();
-        self.not_yet_pulled(event, version, Some(op_id)).map(|mut w| {
-            w.revision.session_id = opts.session;
-            w
-        })
+        self.not_yet_pulled(event, version, Some(op_id))
+            .map(|mut w| {
+                w.revision.session_id = opts.session;
+                w
+            })
     }
 
     /// The answer for a write this replica does not hold yet: the page at `version`
@@ -836,7 +839,11 @@ impl Workspace {
                 .collect();
         for f in facts {
             let texts = [Some(&f.claim), Some(&f.command), f.expect_output.as_ref()];
-            if let Some(e) = texts.into_iter().flatten().find_map(|t| self.accept_text("fact", t).err()) {
+            if let Some(e) = texts
+                .into_iter()
+                .flatten()
+                .find_map(|t| self.accept_text("fact", t).err())
+            {
                 report.refused.push(format!("fact `{}`: {e}", f.claim));
                 continue;
             }
@@ -846,20 +853,36 @@ impl Workspace {
         }
         for s in sessions {
             let texts = [s.task.as_ref(), s.summary.as_ref()];
-            if let Some(e) = texts.into_iter().flatten().find_map(|t| self.accept_text("session", t).err()) {
-                report.refused.push(format!("session {}: {e}", s.started_at));
+            if let Some(e) = texts
+                .into_iter()
+                .flatten()
+                .find_map(|t| self.accept_text("session", t).err())
+            {
+                report
+                    .refused
+                    .push(format!("session {}: {e}", s.started_at));
                 continue;
             }
             // Begun and ended are two states of a session: one joined open and ended since
             // is shared again, as ended.
-            let state = if s.ended_at.is_some() { "ended" } else { "begun" };
+            let state = if s.ended_at.is_some() {
+                "ended"
+            } else {
+                "begun"
+            };
             let op = format!("join:session:{}:{state}", s.key);
             let author = s.author.clone();
             self.join_shared(report, op, "session", "", &author, &s)?;
         }
         for d in dismissals {
-            if let Some(e) = d.notes.as_ref().and_then(|n| self.accept_text("notes", n).err()) {
-                report.refused.push(format!("dismissal of `{}` in {}: {e}", d.claim, d.subject));
+            if let Some(e) = d
+                .notes
+                .as_ref()
+                .and_then(|n| self.accept_text("notes", n).err())
+            {
+                report
+                    .refused
+                    .push(format!("dismissal of `{}` in {}: {e}", d.claim, d.subject));
                 continue;
             }
             let op = format!("join:dismissal:{}", d.finding_key);
@@ -1264,9 +1287,8 @@ fn apply_event(
             let here = mem::sessions(tx)?
                 .into_iter()
                 .find(|h| session_key(&h.author, &h.started_at, h.task.as_deref()) == s.key);
-            let digest = || {
-                serde_json::to_string(&s.digest).map_err(|e| StoreError::Corrupt(e.to_string()))
-            };
+            let digest =
+                || serde_json::to_string(&s.digest).map_err(|e| StoreError::Corrupt(e.to_string()));
             match here {
                 None => {
                     let id = mem::insert_session_as(

@@ -327,7 +327,13 @@ pub fn test_certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
             String::from_utf8_lossy(&out.stderr)
         );
     };
-    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
     openssl(
         &[
             &["req", "-x509"][..],
@@ -341,7 +347,14 @@ pub fn test_certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
         &[
             &["req"][..],
             &ec,
-            &["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"],
+            &[
+                "-keyout",
+                "server.key",
+                "-out",
+                "server.csr",
+                "-subj",
+                "/CN=127.0.0.1",
+            ],
         ]
         .concat(),
     );
@@ -352,8 +365,21 @@ pub fn test_certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     )
     .unwrap();
     openssl(&[
-        "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-        "-CAcreateserial", "-out", "server.crt", "-days", "2", "-extfile", "server.ext",
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
     ]);
     (
         dir.join("ca.crt"),
@@ -399,6 +425,7 @@ impl Cluster {
 
     /// [`Cluster::url`] with another `sslmode`.
     pub fn url_with_sslmode(&self, mode: &str) -> String {
-        self.url().replace("sslmode=prefer", &format!("sslmode={mode}"))
+        self.url()
+            .replace("sslmode=prefer", &format!("sslmode={mode}"))
     }
 }
