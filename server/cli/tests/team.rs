@@ -585,6 +585,23 @@ fn a_remember_in_one_checkout_is_a_diagnostic_in_another_running_language_server
         latencies[(latencies.len() * 95).div_ceil(100) - 1].as_millis(),
         latencies[latencies.len() - 1].as_millis()
     );
+    // A dismisses the finding: B's running editor drops it too.
+    let found = contradictions(&a);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].2.contains("hello_juliet"), "{found:?}");
+    a.ok(&["resolve", &found[0].0.to_string(), "--notes", "on purpose"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        let Some(v) = lsp.next_before(deadline) else {
+            panic!("B's diagnostics did not drop the finding A dismissed within 2 s");
+        };
+        if v["method"] == "textDocument/publishDiagnostics"
+            && v["params"]["uri"] == json!(uri)
+            && v["params"]["diagnostics"] == json!([])
+        {
+            break;
+        }
+    }
 }
 
 #[test]
