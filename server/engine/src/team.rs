@@ -689,10 +689,12 @@ impl Workspace {
     }
 
     /// `loci team join`: uploads this store's memory — every revision of every page, in
-    /// version order, each under an operation id made of its page's uid and version, and
-    /// every pin — so a second join finds it all on the server and adds nothing. A page
-    /// the server has another history of (another checkout wrote it first) is a conflict:
-    /// left as it is, and named. Then pulls what the others wrote.
+    /// version order, each under an operation id made of its page's uid and version, every
+    /// pin, and every topic member, fact definition, session and dismissal under an
+    /// operation id made of its key — so a second join finds it all on the server and adds
+    /// nothing. A page the server has another history of (another checkout wrote it first)
+    /// is a conflict: left as it is, and named. Then pulls what the others wrote (this
+    /// store's own uploads come back as nothing new).
     pub fn team_join(&mut self) -> Result<Envelope<JoinReport>> {
         let mut report = JoinReport::default();
         let checkout = Some(format!("{}:{}", host(), self.root.display()));
