@@ -13,6 +13,13 @@ solo and team p50 / p95 in ms, the median of the per-pair ratios with min and ma
 load average before and after (`uptime`). The cold sync appends `--revisions` events to
 the server's log in SQL (1,000 topic pages, each revision naming a real function in backticks),
 then times `loci team sync` in a fresh, scanned checkout.
+
+`context` latency, team vs solo, after the writes (both checkouts then hold the same
+pages): `--contexts` questions, each asked of the solo and the team checkout in turn
+(S T S T ...), two ways: a `loci context` process (for the team it pulls first: one
+connection and a query to the server), and a `context` tool call to a long-running
+`loci mcp` in each checkout (warmed by one call; for the team it answers from the replica
+that its listener keeps current). Prints p50 / p95 of each and the median per-pair ratio.
 """
 import argparse, glob, json, os, shutil, socket, statistics, subprocess, tempfile, time
 
@@ -74,17 +81,71 @@ def checkout(a, cluster=None):
     return root
 
 
-def loci(a, root, *args, out=None):
+def loci(a, root, *args, out=None, ok=(0,)):
     env = dict(os.environ, PGPASSWORD=PASSWORD, LOCI_AUTHOR="agent:bench")
     env.pop("LOCI_TEAM_URL", None)
     t = time.perf_counter()
     r = subprocess.run([a.loci, *args], cwd=root, env=env, capture_output=True, text=True)
     ms = (time.perf_counter() - t) * 1000
-    if r.returncode != 0:
+    if r.returncode not in ok:
         raise SystemExit(f"loci {args}: {r.returncode}: {r.stderr[-800:]}")
     if out is not None:
         out.append(r.stdout)
     return ms
+
+
+class Mcp:
+    """A `loci mcp` over stdio, spoken to in JSON-RPC lines (no SDK needed)."""
+
+    def __init__(self, a, root):
+        env = dict(os.environ, PGPASSWORD=PASSWORD, LOCI_AUTHOR="agent:bench")
+        env.pop("LOCI_TEAM_URL", None)
+        self.p = subprocess.Popen([a.loci, "mcp"], cwd=root, env=env, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                  bufsize=1)
+        self.id = 0
+        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                    "clientInfo": {"name": "team-bench", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.p.stdin.write(json.dumps(msg) + "\n")
+        self.p.stdin.flush()
+
+    def request(self, method, params):
+        self.id += 1
+        self.send({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params})
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise SystemExit("loci mcp closed its stdout")
+            msg = json.loads(line)
+            if msg.get("id") == self.id:
+                return msg
+
+    def context(self, query):
+        t = time.perf_counter()
+        r = self.request("tools/call", {"name": "context", "arguments": {"query": query}})
+        ms = (time.perf_counter() - t) * 1000
+        if r.get("error") or r["result"].get("isError"):
+            raise SystemExit(f"context {query!r}: {r}")
+        return ms
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=60)
+
+
+def summary(name, s_ms, t_ms):
+    ratios = [t / s for s, t in zip(s_ms, t_ms)]
+    return {
+        "what": name, "pairs": len(s_ms),
+        "solo_p50_ms": round(pct(s_ms, 50), 1), "solo_p95_ms": round(pct(s_ms, 95), 1),
+        "team_p50_ms": round(pct(t_ms, 50), 1), "team_p95_ms": round(pct(t_ms, 95), 1),
+        "ratio_median": round(statistics.median(ratios), 3),
+        "ratio_min": round(min(ratios), 2), "ratio_max": round(max(ratios), 2),
+        "load_after": uptime(),
+    }
 
 
 def uptime():
@@ -96,6 +157,7 @@ def main():
     ap.add_argument("--loci", required=True)
     ap.add_argument("--n", type=int, default=40)
     ap.add_argument("--revisions", type=int, default=10000)
+    ap.add_argument("--contexts", type=int, default=60)
     a = ap.parse_args()
     a.loci = os.path.abspath(a.loci)
     cluster = Cluster()
@@ -117,6 +179,25 @@ def main():
             "ratio_min": round(min(ratios), 2), "ratio_max": round(max(ratios), 2),
             "load_after": uptime(),
         }), flush=True)
+        # `context`, team vs solo, on the same memory.
+        questions = [f"what does f{i % 50} add to its argument" for i in range(a.contexts)]
+        print(json.dumps({"load_before": uptime()}), flush=True)
+        s_ms, t_ms = [], []
+        for q in questions:
+            # Exit 1 is an abstention (nothing cleared the floor): an answer all the same.
+            s_ms.append(loci(a, solo, "context", q, ok=(0, 1)))
+            t_ms.append(loci(a, team, "context", q, ok=(0, 1)))
+        print(json.dumps(summary("loci context (process)", s_ms, t_ms)), flush=True)
+        servers = {"solo": Mcp(a, solo), "team": Mcp(a, team)}
+        for m in servers.values():
+            m.context(questions[0])
+        s_ms, t_ms = [], []
+        for q in questions:
+            s_ms.append(servers["solo"].context(q))
+            t_ms.append(servers["team"].context(q))
+        for m in servers.values():
+            m.close()
+        print(json.dumps(summary("context via loci mcp", s_ms, t_ms)), flush=True)
         # Cold sync: the log gets `revisions` more events, straight in SQL.
         n = a.revisions
         cluster.psql(f"""

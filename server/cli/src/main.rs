@@ -881,6 +881,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             | Command::Recap { .. }
             | Command::Export { .. }
             | Command::Topic { .. }
+            | Command::Fact { .. }
             | Command::Stats
     ) && let Some(note) = ws.team_sync_before_read()
     {

@@ -65,6 +65,24 @@ impl Checkout {
             .expect("run loci")
     }
 
+    /// [`Checkout::loci`] with extra environment variables.
+    fn loci_with(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_loci"));
+        cmd.args(args)
+            .current_dir(self.root())
+            .env("HOME", &self.home)
+            .env("PGPASSWORD", PASSWORD)
+            .env("LOCI_AUTHOR", "agent:test")
+            .env_remove("LOCI_TEAM_URL")
+            .env_remove("PGSSLROOTCERT")
+            .env_remove("LOCI_DB")
+            .env_remove("LOCI_SESSION");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().expect("run loci")
+    }
+
     fn ok(&self, args: &[&str]) -> String {
         let out = self.loci(args);
         assert!(
@@ -369,7 +387,7 @@ fn a_newer_server_schema_is_refused_with_a_clear_message() {
         let out = a.loci(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stdout(&out));
         assert!(
-            stderr(&out).contains("has loci schema version 99, newer than this loci understands (1): upgrade loci on this machine (nothing was changed)"),
+            stderr(&out).contains("has loci schema version 99, newer than this loci understands (2): upgrade loci on this machine (nothing was changed)"),
             "{args:?}: {}",
             stderr(&out)
         );
@@ -567,6 +585,23 @@ fn a_remember_in_one_checkout_is_a_diagnostic_in_another_running_language_server
         latencies[(latencies.len() * 95).div_ceil(100) - 1].as_millis(),
         latencies[latencies.len() - 1].as_millis()
     );
+    // A dismisses the finding: B's running editor drops it too.
+    let found = contradictions(&a);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].2.contains("hello_juliet"), "{found:?}");
+    a.ok(&["resolve", &found[0].0.to_string(), "--notes", "on purpose"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        let Some(v) = lsp.next_before(deadline) else {
+            panic!("B's diagnostics did not drop the finding A dismissed within 2 s");
+        };
+        if v["method"] == "textDocument/publishDiagnostics"
+            && v["params"]["uri"] == json!(uri)
+            && v["params"]["diagnostics"] == json!([])
+        {
+            break;
+        }
+    }
 }
 
 #[test]
@@ -641,4 +676,514 @@ fn four_writers_on_two_checkouts_lose_nothing_double_nothing_and_leave_no_gap() 
             }
         }
     }
+}
+
+/// The open contradictions `loci lint` reports in a checkout: `(id, kind, claim)`.
+fn contradictions(c: &Checkout) -> Vec<(i64, String, String)> {
+    let out = c.loci(&["lint", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("lint --json: {e}: {}{}", stdout(&out), stderr(&out)));
+    v["result"]["contradictions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["contradiction_id"].as_i64().unwrap(),
+                c["kind"].as_str().unwrap().to_string(),
+                c["claim"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn topics_facts_sessions_and_dismissals_reach_the_other_checkout_and_a_dismissal_silences_the_finding_there()
+ {
+    let (cluster, a, b) = team_pair();
+    // A session in A, and a page written in it that names a function neither has.
+    let begun = a.json(&["session", "begin", "--task", "map the helpers"]);
+    let session = begun["result"]["session_id"].as_i64().unwrap().to_string();
+    a.ok(&[
+        "remember",
+        "app.py",
+        "--text",
+        "`hello_world()` is the entry point.",
+        "--session",
+        &session,
+    ]);
+    // B sees the open session with the page in its digest: the revision names its
+    // session by key, not by A's local id.
+    let recap = b.json(&["recap", "1"]);
+    assert_eq!(recap["result"][0]["session"]["task"], "map the helpers");
+    assert_eq!(
+        recap["result"][0]["session"]["ended_at"],
+        serde_json::Value::Null
+    );
+    assert_eq!(
+        recap["result"][0]["digest"]["pages"],
+        serde_json::json!([{"subject": "app.py", "version": 1, "summary": null}])
+    );
+    // Topic members: added and removed in A, in that order in B.
+    a.ok(&["topic", "add", "billing", "app.py"]);
+    a.ok(&["topic", "add", "billing", "lib/util.py"]);
+    a.ok(&["topic", "rm", "billing", "app.py"]);
+    assert_eq!(
+        b.json(&["topic", "list"])["result"],
+        serde_json::json!([["topic:billing", ["lib/util.py"]]])
+    );
+    // A fact recorded while the server is down is queued, and pushed by A's next write.
+    cluster.stop_server();
+    let fact = a.json(&[
+        "fact",
+        "add",
+        "--claim",
+        "util defines one helper",
+        "--cmd",
+        "grep -c def lib/util.py",
+        "--expect",
+        "1",
+    ]);
+    assert_eq!(fact["team"]["pending_writes"], 1);
+    cluster.start_server();
+    a.ok(&[
+        "session",
+        "end",
+        "--session",
+        &session,
+        "--summary",
+        "helpers mapped",
+    ]);
+    let facts = b.json(&["fact", "list"]);
+    assert_eq!(facts["result"].as_array().unwrap().len(), 1, "{facts}");
+    assert_eq!(facts["result"][0]["claim"], "util defines one helper");
+    assert_eq!(facts["result"][0]["command"], "grep -c def lib/util.py");
+    let recap = b.json(&["recap", "1"]);
+    assert_eq!(recap["result"][0]["session"]["summary"], "helpers mapped");
+    assert_eq!(
+        recap["result"][0]["session"]["ended_at"],
+        a.json(&["recap", "1"])["result"][0]["session"]["ended_at"]
+    );
+    // The same finding in both checkouts; A dismisses it; B no longer reports it.
+    let in_a = contradictions(&a);
+    assert_eq!(in_a.len(), 1, "{in_a:?}");
+    assert_eq!(in_a[0].1, "missing_symbol");
+    assert!(in_a[0].2.contains("hello_world"), "{in_a:?}");
+    let in_b = contradictions(&b);
+    assert_eq!(
+        in_b.iter().map(|c| (&c.1, &c.2)).collect::<Vec<_>>(),
+        vec![(&in_a[0].1, &in_a[0].2)]
+    );
+    a.ok(&[
+        "resolve",
+        &in_a[0].0.to_string(),
+        "--notes",
+        "generated at build time",
+    ]);
+    assert_eq!(contradictions(&a), vec![]);
+    assert_eq!(contradictions(&b), vec![]);
+    let check = b.json(&["check"]);
+    assert_eq!(check["result"]["passed"], true);
+    // Each write is one event on the server, and nothing comes back to A twice.
+    assert_eq!(
+        cluster.psql(
+            "SELECT string_agg(kind || '=' || n, ',' ORDER BY kind) FROM \
+             (SELECT kind, count(*) AS n FROM loci.events GROUP BY kind) k"
+        ),
+        "dismissal=1,fact=1,revision=1,session=2,topic=3"
+    );
+    for c in [&a, &b] {
+        assert_eq!(c.json(&["team", "sync"])["result"]["pulled"], 0);
+        assert_eq!(
+            c.json(&["fact", "list"])["result"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(
+            c.json(&["recap", "5"])["result"].as_array().unwrap().len(),
+            1
+        );
+    }
+}
+
+#[test]
+fn a_running_loci_mcp_answers_with_a_colleagues_write_without_a_restart() {
+    use serde_json::json;
+    let (_cluster, a, b) = team_pair();
+    let home = b.home.to_str().unwrap().to_string();
+    let mut mcp = mcp_support::Mcp::start(b.root(), &[("PGPASSWORD", PASSWORD), ("HOME", &home)]);
+    mcp.initialize("team-test");
+    let mut latencies = Vec::new();
+    for i in 0..5 {
+        let text = format!("`hello()` answers {i}.");
+        a.ok(&["remember", "app.py", "--text", &text]);
+        let written = std::time::Instant::now();
+        // Bounded polling of B's answers: no write of B's, no restart.
+        let deadline = written + std::time::Duration::from_secs(2);
+        loop {
+            let r = mcp.call("show", json!({"subject": "app.py"}));
+            if r["result"]["structuredContent"]["result"]["revision"]["body"] == json!(text) {
+                assert_eq!(
+                    r["result"]["structuredContent"]["result"]["revision"]["version"],
+                    i + 1
+                );
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "B's loci mcp did not answer with A's write {i} within 2 s: {r}\n{}",
+                mcp.stderr()
+            );
+        }
+        latencies.push(written.elapsed());
+    }
+    latencies.sort();
+    eprintln!(
+        "A's write to B's MCP answer over {} writes: p50 {} ms, max {} ms",
+        latencies.len(),
+        latencies[latencies.len() / 2].as_millis(),
+        latencies[latencies.len() - 1].as_millis()
+    );
+}
+
+/// A `loci mcp` in checkout `c`, initialized.
+fn mcp_in(c: &Checkout) -> mcp_support::Mcp {
+    let home = c.home.to_str().unwrap().to_string();
+    let mut mcp = mcp_support::Mcp::start(
+        c.root(),
+        &[
+            ("PGPASSWORD", PASSWORD),
+            ("HOME", &home),
+            ("LOCI_AUTHOR", "agent:test"),
+        ],
+    );
+    mcp.initialize("team-test");
+    mcp
+}
+
+/// One `remember` through `mcp`: whether it was queued (the server was not reached).
+fn mcp_remember(mcp: &mut mcp_support::Mcp, subject: &str, body: &str) -> bool {
+    let r = mcp.call(
+        "remember",
+        serde_json::json!({"subject": subject, "body": body}),
+    );
+    assert_eq!(
+        r["result"]["isError"],
+        serde_json::json!(false),
+        "{body}: {r}"
+    );
+    !r["result"]["structuredContent"]["result"]["queued"].is_null()
+}
+
+/// Asserts that the server holds `n` events for `subject`, each once (distinct operation
+/// ids and bodies), versions 1 to `n`, with the bodies `prefix 0` … `prefix n-1` in
+/// version order (the order they were written in).
+fn server_log(cluster: &Cluster, subject: &str, prefix: &str, n: usize) {
+    assert_eq!(
+        cluster.psql(&format!(
+            "SELECT count(*), count(DISTINCT op_id), count(DISTINCT body), max(version) \
+             FROM loci.events WHERE subject = '{subject}'"
+        )),
+        format!("{n}|{n}|{n}|{n}")
+    );
+    let bodies = cluster.psql(&format!(
+        "SELECT string_agg(body, ',' ORDER BY version) FROM loci.events WHERE subject = '{subject}'"
+    ));
+    let expected: Vec<String> = (0..n).map(|i| format!("{prefix} {i}")).collect();
+    assert_eq!(bodies, expected.join(","));
+}
+
+#[test]
+fn the_server_stopped_during_200_writes_and_restarted_gets_every_write_exactly_once() {
+    let (cluster, a, b) = team_pair();
+    const N: usize = 200;
+    let (stop_tx, stop_rx) = std::sync::mpsc::channel();
+    let (start_tx, start_rx) = std::sync::mpsc::channel();
+    let (stopped_tx, stopped_rx) = std::sync::mpsc::channel::<()>();
+    let (restarted_tx, restarted_rx) = std::sync::mpsc::channel::<()>();
+    let queued = std::thread::scope(|s| {
+        let a = &a;
+        let writer = s.spawn(move || {
+            let mut mcp = mcp_in(a);
+            let mut queued = 0;
+            for i in 0..N {
+                if i == 50 {
+                    // The server is stopped while the next writes are being made.
+                    stop_tx.send(()).unwrap();
+                }
+                if i == 100 {
+                    // From here on, every write is made while the server is down.
+                    stopped_rx
+                        .recv_timeout(std::time::Duration::from_secs(120))
+                        .expect("the server stopped");
+                }
+                if i == 150 {
+                    start_tx.send(()).unwrap();
+                    restarted_rx
+                        .recv_timeout(std::time::Duration::from_secs(120))
+                        .expect("the server restarted");
+                }
+                if mcp_remember(&mut mcp, "lib/util.py", &format!("note {i}")) {
+                    queued += 1;
+                }
+            }
+            queued
+        });
+        let wait = std::time::Duration::from_secs(120);
+        stop_rx.recv_timeout(wait).expect("50 writes made");
+        cluster.stop_server();
+        stopped_tx.send(()).unwrap();
+        start_rx.recv_timeout(wait).expect("150 writes made");
+        cluster.start_server();
+        restarted_tx.send(()).unwrap();
+        writer.join().unwrap()
+    });
+    assert!(queued >= 50, "{queued} writes were queued");
+    eprintln!("{queued} of {N} writes were queued while the server was stopping or down");
+    // The writes after the restart pushed the queue first; a sync has nothing left.
+    let synced = a.json(&["team", "sync"]);
+    assert_eq!(synced["result"]["pushed"], 0);
+    assert_eq!(synced["team"]["pending_writes"], 0);
+    server_log(&cluster, "lib/util.py", "note", N);
+    let gapless: Vec<i64> = (1..=N as i64).collect();
+    assert_eq!(versions(&a, "lib/util.py"), gapless);
+    assert_eq!(versions(&b, "lib/util.py"), gapless);
+    assert_eq!(
+        b.json(&["show", "lib/util.py"])["result"]["revision"]["body"],
+        format!("note {}", N - 1)
+    );
+}
+
+#[test]
+fn a_pushing_process_killed_with_sigkill_loses_and_doubles_nothing() {
+    let (cluster, a, b) = team_pair();
+    const N: usize = 300;
+    cluster.stop_server();
+    let mut mcp = mcp_in(&a);
+    for i in 0..N {
+        assert!(mcp_remember(&mut mcp, "app.py", &format!("queued {i}")));
+    }
+    let (exit, _, _) = mcp.finish();
+    assert!(exit.success());
+    cluster.start_server();
+    let mut push = std::process::Command::new(env!("CARGO_BIN_EXE_loci"))
+        .args(["team", "sync"])
+        .current_dir(a.root())
+        .env("HOME", &a.home)
+        .env("PGPASSWORD", PASSWORD)
+        .env_remove("LOCI_TEAM_URL")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Bounded polling of the server until the push is under way, then SIGKILL.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let count = || -> usize {
+        cluster
+            .psql("SELECT count(*) FROM loci.events WHERE subject = 'app.py'")
+            .parse()
+            .unwrap()
+    };
+    while count() < 20 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the push did not start"
+        );
+        assert!(push.try_wait().unwrap().is_none(), "the push ended early");
+    }
+    push.kill().unwrap();
+    push.wait().unwrap();
+    let at_kill = count();
+    assert!(at_kill < N, "the push had finished before the kill");
+    let status = a.ok(&["team", "status", "--json"]);
+    let status: serde_json::Value = serde_json::from_str(&status).unwrap();
+    let pending = status["result"]["pending_writes"].as_u64().unwrap();
+    // What the killed process stored but had not yet taken out of its outbox is pushed
+    // again (a replay), so pending ≥ what is missing on the server.
+    assert!(
+        pending as usize >= N - at_kill,
+        "{pending} < {}",
+        N - at_kill
+    );
+    eprintln!("killed with {at_kill} of {N} writes on the server and {pending} in the outbox");
+    let synced = a.json(&["team", "sync"]);
+    assert_eq!(synced["result"]["pushed"], pending);
+    assert_eq!(synced["team"]["pending_writes"], 0);
+    server_log(&cluster, "app.py", "queued", N);
+    let gapless: Vec<i64> = (1..=N as i64).collect();
+    assert_eq!(versions(&a, "app.py"), gapless);
+    assert_eq!(versions(&b, "app.py"), gapless);
+}
+
+#[test]
+fn four_agent_processes_on_two_checkouts_write_500_each_and_lose_double_and_skip_nothing() {
+    let (cluster, a, b) = team_pair();
+    const WRITES: usize = 500;
+    let started = std::time::Instant::now();
+    std::thread::scope(|s| {
+        for (w, c) in [&a, &a, &b, &b].into_iter().enumerate() {
+            s.spawn(move || {
+                let mut mcp = mcp_in(c);
+                for i in 0..WRITES {
+                    let queued = mcp_remember(&mut mcp, "app.py", &format!("writer {w} note {i}"));
+                    assert!(!queued, "writer {w} note {i} was queued");
+                }
+            });
+        }
+    });
+    eprintln!(
+        "4 × {WRITES} writes through loci mcp in {} ms",
+        started.elapsed().as_millis()
+    );
+    let total = 4 * WRITES;
+    assert_eq!(
+        cluster.psql(
+            "SELECT count(*), count(DISTINCT op_id), count(DISTINCT body), max(version), \
+                    count(DISTINCT version) FROM loci.events WHERE subject = 'app.py'"
+        ),
+        format!("{total}|{total}|{total}|{total}|{total}")
+    );
+    let gapless: Vec<i64> = (1..=total as i64).collect();
+    assert_eq!(versions(&a, "app.py"), gapless);
+    assert_eq!(versions(&b, "app.py"), gapless);
+    // Each writer's notes in its own order: version order keeps every writer's sequence.
+    let bodies = cluster.psql(
+        "SELECT string_agg(body, ',' ORDER BY version) FROM loci.events WHERE subject = 'app.py'",
+    );
+    for w in 0..4 {
+        let mine: Vec<&str> = bodies
+            .split(',')
+            .filter(|b| b.starts_with(&format!("writer {w} ")))
+            .collect();
+        let expected: Vec<String> = (0..WRITES)
+            .map(|i| format!("writer {w} note {i}"))
+            .collect();
+        assert_eq!(mine, expected);
+    }
+}
+
+#[test]
+fn sslmode_require_verifies_the_servers_certificate_with_rustls() {
+    let cluster = Cluster::start();
+    let certs = tempfile::tempdir().unwrap();
+    let (ca, cert, key) = team_support::test_certificates(certs.path());
+    cluster.require_tls(&cert, &key);
+    let a = Checkout::new(None);
+    let config = |mode: &str| {
+        std::fs::write(
+            a.root().join(".loci/config.toml"),
+            format!("[team]\nurl = \"{}\"\n", cluster.url_with_sslmode(mode)),
+        )
+        .unwrap();
+    };
+    // The server takes TCP connections over TLS only.
+    config("disable");
+    let plain = a.loci_with(&["team", "init"], &[]);
+    assert_eq!(plain.status.code(), Some(2));
+    assert!(
+        stderr(&plain).contains("no encryption"),
+        "{}",
+        stderr(&plain)
+    );
+    // A certificate from a CA loci does not trust is refused, and the remedy named.
+    config("require");
+    let unverified = a.loci_with(&["team", "init"], &[]);
+    assert_eq!(unverified.status.code(), Some(2));
+    let said = stderr(&unverified);
+    assert!(
+        said.contains("invalid peer certificate: UnknownIssuer"),
+        "{said}"
+    );
+    assert!(
+        said.contains("set it to the server's CA certificate in PEM"),
+        "{said}"
+    );
+    assert!(!said.contains(PASSWORD));
+    // With the CA in PGSSLROOTCERT, the same URL works, for writes and reads.
+    let env = [("PGSSLROOTCERT", ca.as_path())];
+    let init = a.loci_with(&["team", "init", "--json"], &env);
+    assert!(init.status.success(), "{}", stderr(&init));
+    let written = a.loci_with(
+        &["remember", "app.py", "--text", "over TLS", "--json"],
+        &env,
+    );
+    assert!(written.status.success(), "{}", stderr(&written));
+    let written: serde_json::Value = serde_json::from_slice(&written.stdout).unwrap();
+    assert_eq!(written["team"]["pending_writes"], 0);
+    assert_eq!(written["team"]["last_error"], serde_json::Value::Null);
+    assert_eq!(cluster.psql("SELECT body FROM loci.events"), "over TLS");
+}
+
+#[test]
+fn a_join_after_others_wrote_pulls_their_writes_and_shares_topics_facts_sessions_and_dismissals() {
+    let (cluster, a, _b) = team_pair();
+    // The team wrote before the solo store joins.
+    a.ok(&["remember", "lib/util.py", "--text", "written by the team"]);
+    let solo = Checkout::new(None);
+    let session = solo.json(&["session", "begin", "--task", "solo work"])["result"]["session_id"]
+        .as_i64()
+        .unwrap()
+        .to_string();
+    solo.ok(&[
+        "remember",
+        "app.py",
+        "--text",
+        "`hello_world()` is the entry point.",
+        "--session",
+        &session,
+    ]);
+    solo.ok(&["session", "end", "--session", &session]);
+    solo.ok(&["topic", "add", "billing", "app.py"]);
+    solo.ok(&[
+        "fact",
+        "add",
+        "--claim",
+        "app has hello",
+        "--cmd",
+        "grep -c hello app.py",
+        "--exit",
+        "0",
+    ]);
+    let found = contradictions(&solo);
+    assert_eq!(found.len(), 1, "{found:?}");
+    solo.ok(&["resolve", &found[0].0.to_string(), "--notes", "on purpose"]);
+    solo.join_team(&cluster);
+    let first = solo.json(&["team", "join"]);
+    assert_eq!(first["result"]["pages"], 2, "{first}");
+    assert_eq!(first["result"]["revisions"], 1);
+    // One topic member, one fact, one (ended) session, one dismissal.
+    assert_eq!(first["result"]["shared"], 4);
+    // The team's page, written before the join, is here: the join's own events did not
+    // move the high-water mark past it.
+    assert_eq!(first["result"]["pulled"], 1);
+    assert_eq!(versions(&solo, "lib/util.py"), vec![1]);
+    let second = solo.json(&["team", "join"]);
+    assert_eq!(second["result"]["revisions"], 0);
+    assert_eq!(second["result"]["shared"], 0);
+    assert_eq!(second["result"]["pulled"], 0);
+    assert_eq!(
+        cluster.psql(
+            "SELECT string_agg(kind || '=' || n, ',' ORDER BY kind) FROM \
+             (SELECT kind, count(*) AS n FROM loci.events GROUP BY kind) k"
+        ),
+        "dismissal=1,fact=1,revision=2,session=1,topic=1"
+    );
+    // A checkout of the team has it all, the finding silenced.
+    assert_eq!(
+        a.json(&["topic", "list"])["result"],
+        serde_json::json!([["topic:billing", ["app.py"]]])
+    );
+    assert_eq!(
+        a.json(&["fact", "list"])["result"][0]["claim"],
+        "app has hello"
+    );
+    let recap = a.json(&["recap", "1"]);
+    assert_eq!(recap["result"][0]["session"]["task"], "solo work");
+    assert_eq!(
+        recap["result"][0]["digest"]["pages"],
+        serde_json::json!([{"subject": "app.py", "version": 1, "summary": null}])
+    );
+    assert_eq!(contradictions(&a), vec![]);
 }

@@ -83,6 +83,7 @@ impl Workspace {
         let session = opts.session;
         let request = serde_json::json!({"op": "fact_add", "claim": claim, "cmd": command,
             "expect": expect_output, "exit": expect_exit});
+        let share = self.team_share();
         let id = crate::memory::with_receipt(
             &mut self.store,
             opts.operation_id.as_deref(),
@@ -105,9 +106,17 @@ impl Workspace {
                 Some(&serde_json::json!({"claim": claim, "cmd": command, "summary": opts.summary}).to_string()),
                 session,
             )?;
+                // Team memory: the definition is shared (crate::team::LocalShare).
+                if let Some(share) = &share
+                    && let Some(fact) = mem::facts(tx)?.iter().find(|f| f.fact_id == id)
+                {
+                    let shared = crate::portability::ExportedFact::from(fact);
+                    share.queue(tx, "fact", "fact", "", &author, &shared)?;
+                }
                 Ok(id)
             },
         )?;
+        self.team_push_shared();
         let fact = mem::facts(self.store.conn())?
             .into_iter()
             .find(|f| f.fact_id == id)

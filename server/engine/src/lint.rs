@@ -425,6 +425,8 @@ impl Workspace {
                 ),
             });
         }
+        let share = self.team_share();
+        let author = crate::memory::default_author_in(Some(self.root.as_path()));
         self.store.write(|tx| {
             au::close(tx, id, true, notes, None)?;
             let payload = serde_json::json!({"contradiction_id": id, "notes": notes}).to_string();
@@ -436,8 +438,17 @@ impl Workspace {
                 Some(&payload),
                 session,
             )?;
+            // Team memory: the dismissal is shared under the finding's key, the same in
+            // every checkout, so the same finding is silenced there (crate::team::LocalShare).
+            if let Some(share) = &share
+                && let Some(closed) = au::contradiction_by_id(tx, id)?
+            {
+                let shared = crate::portability::ExportedDismissal::from(closed);
+                share.queue(tx, "dismissal", "resolve", &c.subject, &author, &shared)?;
+            }
             Ok(())
         })?;
+        self.team_push_shared();
         let c = au::contradiction_by_id(self.store.conn(), id)?
             .ok_or_else(|| EngineError::Internal("contradiction vanished".into()))?;
         self.envelope(c, Vec::new())

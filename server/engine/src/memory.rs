@@ -751,8 +751,9 @@ impl Workspace {
     }
 
     fn written_envelope(&mut self, mut written: Written) -> Result<Envelope<Written>> {
-        if written.queued.is_some() {
-            // Not in the replica yet: nothing here to check.
+        if written.queued.is_some() || written.revision.revision_id == 0 {
+            // Not in the replica yet (queued, or stored on a team server that went away
+            // before this replica pulled it): nothing here to check.
             return self.envelope(written, Vec::new());
         }
         let rev = written.revision.revision_id;
@@ -1186,6 +1187,12 @@ impl Workspace {
                     "`{member}` is not a member of `{topic}`"
                 )));
             }
+        }
+        if self.team_configured() {
+            // Team memory: the server orders every checkout's changes (crate::team).
+            let author = self.author_of(opts)?;
+            let members = self.team_topic(&topic, &member, add, opts, &author)?;
+            return self.envelope(members, Vec::new());
         }
         let session = opts.session;
         let members = self.store.write(|tx| {

@@ -304,6 +304,44 @@ pub fn fact_hash(f: &ExportedFact) -> String {
     loci_core::fingerprint::content_hash(canonical.to_string().as_bytes())
 }
 
+impl ExportedSession {
+    /// The session row `s` with its digest `digest`, keyed by [`session_key`].
+    pub fn of(s: mem::Session, digest: crate::session::Digest) -> ExportedSession {
+        ExportedSession {
+            key: session_key(&s.author, &s.started_at, s.task.as_deref()),
+            task: s.task,
+            author: s.author,
+            started_at: s.started_at,
+            ended_at: s.ended_at,
+            summary: s.summary,
+            branch: s.branch,
+            head: s.head,
+            digest,
+        }
+    }
+}
+
+impl From<au::Contradiction> for ExportedDismissal {
+    fn from(c: au::Contradiction) -> ExportedDismissal {
+        ExportedDismissal {
+            dismissed_at: c.resolved_at.unwrap_or(c.detected_at),
+            finding_key: c.finding_key,
+            origin: c.origin,
+            subject: c.subject,
+            kind: c.kind,
+            severity: c.severity,
+            claim: c.claim,
+            target: c.target,
+            truth: c.truth,
+            suggestion: c.suggestion,
+            line: c.line,
+            column: c.column,
+            end_column: c.end_column,
+            notes: c.notes,
+        }
+    }
+}
+
 impl From<&Fact> for ExportedFact {
     fn from(f: &Fact) -> ExportedFact {
         let mut e = ExportedFact {
@@ -654,36 +692,11 @@ impl Workspace {
                 Some(json) => serde_json::from_str(json).unwrap_or_default(),
                 None => self.digest(&s, None)?,
             };
-            sessions.push(ExportedSession {
-                key,
-                task: s.task,
-                author: s.author,
-                started_at: s.started_at,
-                ended_at: s.ended_at,
-                summary: s.summary,
-                branch: s.branch,
-                head: s.head,
-                digest,
-            });
+            sessions.push(ExportedSession::of(s, digest));
         }
         let dismissals = au::contradictions(conn, Some("dismissed"))?
             .into_iter()
-            .map(|c| ExportedDismissal {
-                dismissed_at: c.resolved_at.unwrap_or(c.detected_at),
-                finding_key: c.finding_key,
-                origin: c.origin,
-                subject: c.subject,
-                kind: c.kind,
-                severity: c.severity,
-                claim: c.claim,
-                target: c.target,
-                truth: c.truth,
-                suggestion: c.suggestion,
-                line: c.line,
-                column: c.column,
-                end_column: c.end_column,
-                notes: c.notes,
-            })
+            .map(ExportedDismissal::from)
             .collect();
         let mut pages = Vec::new();
         for p in mem::pages(conn)? {
@@ -1350,44 +1363,9 @@ fn import_dismissals(
     report: &mut ImportReport,
 ) -> loci_store::Result<()> {
     for d in &doc.dismissals {
-        match au::contradiction_by_key(tx, &d.finding_key)? {
-            Some(c) if c.status == "dismissed" => {
-                report.dismissals_skipped += 1;
-                continue;
-            }
-            Some(c) => au::close(tx, c.contradiction_id, true, d.notes.as_deref(), None)?,
-            None => {
-                // `validate` admitted only these words.
-                let word = |w: &str| {
-                    [
-                        "page",
-                        "doc",
-                        "missing_path",
-                        "missing_symbol",
-                        "version_mismatch",
-                    ]
-                    .into_iter()
-                    .chain(["high", "medium", "low"])
-                    .find(|k| *k == w)
-                    .unwrap_or("")
-                };
-                let finding = au::NewFinding {
-                    finding_key: d.finding_key.clone(),
-                    origin: word(&d.origin),
-                    subject: d.subject.clone(),
-                    revision_id: None,
-                    kind: word(&d.kind),
-                    severity: word(&d.severity),
-                    claim: d.claim.clone(),
-                    target: d.target.clone(),
-                    truth: d.truth.clone(),
-                    suggestion: d.suggestion.clone(),
-                    line: d.line,
-                    column: d.column,
-                    end_column: d.end_column,
-                };
-                au::insert_dismissed(tx, &finding, d.notes.as_deref(), &d.dismissed_at)?;
-            }
+        if !record_dismissal(tx, d)? {
+            report.dismissals_skipped += 1;
+            continue;
         }
         let payload = serde_json::json!({"notes": d.notes, "from": report.source}).to_string();
         mem::insert_event(
@@ -1401,4 +1379,59 @@ fn import_dismissals(
         report.dismissals_added += 1;
     }
     Ok(())
+}
+
+/// Whether a dismissal's origin, kind and severity are words this loci stores (a newer
+/// loci may name a kind of finding this one does not know).
+pub(crate) fn dismissal_words_known(d: &ExportedDismissal) -> bool {
+    ["page", "doc"].contains(&d.origin.as_str())
+        && ["missing_path", "missing_symbol", "version_mismatch"].contains(&d.kind.as_str())
+        && ["high", "medium", "low"].contains(&d.severity.as_str())
+}
+
+/// Records a dismissal made elsewhere (an import, another checkout of the team): the
+/// finding with its key is dismissed here, whether lint has found it here yet or not.
+/// False when it was dismissed here already (nothing changed).
+pub(crate) fn record_dismissal(
+    tx: &Transaction<'_>,
+    d: &ExportedDismissal,
+) -> loci_store::Result<bool> {
+    match au::contradiction_by_key(tx, &d.finding_key)? {
+        Some(c) if c.status == "dismissed" => return Ok(false),
+        Some(c) => au::close(tx, c.contradiction_id, true, d.notes.as_deref(), None)?,
+        None => {
+            // Only these words reach here: `validate` admitted only them in an import, and
+            // a team event with others is skipped before (`crate::team`).
+            let word = |w: &str| {
+                [
+                    "page",
+                    "doc",
+                    "missing_path",
+                    "missing_symbol",
+                    "version_mismatch",
+                ]
+                .into_iter()
+                .chain(["high", "medium", "low"])
+                .find(|k| *k == w)
+                .unwrap_or("")
+            };
+            let finding = au::NewFinding {
+                finding_key: d.finding_key.clone(),
+                origin: word(&d.origin),
+                subject: d.subject.clone(),
+                revision_id: None,
+                kind: word(&d.kind),
+                severity: word(&d.severity),
+                claim: d.claim.clone(),
+                target: d.target.clone(),
+                truth: d.truth.clone(),
+                suggestion: d.suggestion.clone(),
+                line: d.line,
+                column: d.column,
+                end_column: d.end_column,
+            };
+            au::insert_dismissed(tx, &finding, d.notes.as_deref(), &d.dismissed_at)?;
+        }
+    }
+    Ok(true)
 }

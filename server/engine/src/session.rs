@@ -58,8 +58,14 @@ impl Workspace {
             .map(str::to_string)
             .unwrap_or_else(|| crate::memory::default_author_in(Some(&self.root)));
         let (branch, head) = crate::memory::git_position(&self.root);
+        let share = self.team_share();
         let session = self.store.write(|tx| {
             let s = mem::begin_session(tx, task, &author, branch.as_deref(), head.as_deref())?;
+            // Team memory: the session is shared (crate::team::LocalShare).
+            if let Some(share) = &share {
+                let shared = crate::portability::ExportedSession::of(s.clone(), Digest::default());
+                share.queue(tx, "session", "session_begin", "", &author, &shared)?;
+            }
             let payload = serde_json::json!({"task": task}).to_string();
             mem::insert_event(
                 tx,
@@ -71,6 +77,7 @@ impl Workspace {
             )?;
             Ok(s)
         })?;
+        self.team_push_shared();
         self.envelope(session, Vec::new())
     }
 
@@ -94,6 +101,7 @@ impl Workspace {
         let digest = self.digest(&s, None)?;
         let json =
             serde_json::to_string(&digest).map_err(|e| EngineError::Internal(e.to_string()))?;
+        let share = self.team_share();
         self.store.write(|tx| {
             mem::insert_event(
                 tx,
@@ -103,8 +111,18 @@ impl Workspace {
                 None,
                 Some(session_id),
             )?;
-            mem::end_session(tx, session_id, summary, &json)
+            mem::end_session(tx, session_id, summary, &json)?;
+            // Team memory: how it ended is shared, digest and all (crate::team::LocalShare).
+            if let Some(share) = &share
+                && let Some(ended) = mem::session_by_id(tx, session_id)?
+            {
+                let author = ended.author.clone();
+                let shared = crate::portability::ExportedSession::of(ended, digest.clone());
+                share.queue(tx, "session", "session_end", "", &author, &shared)?;
+            }
+            Ok(())
         })?;
+        self.team_push_shared();
         let session = mem::session_by_id(self.store.conn(), session_id)?
             .ok_or_else(|| EngineError::Internal("session vanished".into()))?;
         self.envelope(SessionView { session, digest }, Vec::new())

@@ -26,6 +26,10 @@ pub use loci_team::InitReport;
 
 use crate::config::TeamConfig;
 use crate::memory::{ClaimView, WriteOptions, Written};
+use crate::portability::{
+    ExportedDismissal, ExportedFact, ExportedSession, dismissal_words_known, fact_hash,
+    record_dismissal, session_key,
+};
 use crate::{EngineError, Envelope, Result, TeamState, Workspace};
 
 /// Events read from the server per round trip and applied per local transaction.
@@ -152,6 +156,9 @@ pub struct JoinReport {
     pub already: u64,
     /// Pins uploaded now.
     pub pins: u64,
+    /// Topic members, fact definitions, sessions and dismissals uploaded now (each under
+    /// an operation id made of its key, so a second join replays them and counts none).
+    pub shared: u64,
     /// Pages the server holds another history of: not uploaded (by subject).
     pub conflicts: Vec<String>,
     /// Pages with a revision the secret checks refuse (a credential in its text, written
@@ -364,7 +371,9 @@ impl Workspace {
         Ok((pushed, refused))
     }
 
-    /// Applies the server's events past the high-water mark: returns how many. `own`
+    /// Applies the server's events past the high-water mark: returns how many changed
+    /// this replica (not those it had already: its own facts, sessions and dismissals,
+    /// a join's revisions). `own`
     /// names this process's write (its operation id and session), whose revision keeps
     /// the session it was written in.
     fn team_pull(&mut self, own: Option<(&str, Option<i64>)>) -> Result<u64> {
@@ -392,16 +401,20 @@ impl Workspace {
                 return Ok(applied);
             }
             let root = self.root.clone();
-            self.store.write(|tx| {
+            applied += self.store.write(|tx| {
                 let mut revisions = Vec::new();
+                let mut changed = 0;
                 for ev in &events {
                     let session = own.filter(|(op, _)| *op == ev.op_id).and_then(|o| o.1);
-                    revisions.extend(apply_event(tx, &root, ev, session)?);
+                    if let Applied::Changed(revision) = apply_event(tx, &root, ev, session)? {
+                        changed += 1;
+                        revisions.extend(revision);
+                    }
                 }
                 // The stale marks of the batch's revisions, recorded as a write records them.
-                crate::audit::store_marks(tx, Some(&revisions))
+                crate::audit::store_marks(tx, Some(&revisions))?;
+                Ok(changed)
             })?;
-            applied += events.len() as u64;
         }
     }
 
@@ -437,6 +450,7 @@ impl Workspace {
             Err(e) => return Err(e),
         };
         let entry_log = logs::entry_prefix(subject).is_some();
+        let session_payload = self.session_payload(opts.session)?;
         let (branch, commit) = crate::memory::git_position(&self.root);
         let _ = branch;
         for _ in 0..16 {
@@ -483,6 +497,7 @@ impl Workspace {
                 checkout: Some(format!("{}:{}", host(), self.root.display())),
                 commit: commit.clone(),
                 written_at: crate::envelope::now_rfc3339(),
+                payload: session_payload.clone(),
             };
             let outcome = if offline {
                 Err(TeamError::Unreachable {
@@ -493,8 +508,20 @@ impl Workspace {
                 self.link()?.call(|t| t.write(&event))
             };
             match outcome {
-                Ok(WriteOutcome::Written { .. } | WriteOutcome::Replayed { .. }) => {
-                    self.team_pull(Some((&op_id, opts.session)))?;
+                Ok(
+                    WriteOutcome::Written { version, .. } | WriteOutcome::Replayed { version, .. },
+                ) => {
+                    match self.team_pull(Some((&op_id, opts.session))) {
+                        Ok(_) => {}
+                        // Stored on the server, which went away before this replica got
+                        // it: the write is made (never queue it again), and arrives here
+                        // at the next pull.
+                        Err(EngineError::Team {
+                            kind: "team_unreachable",
+                            ..
+                        }) => return self.not_yet_pulled(event, version, None),
+                        Err(e) => return Err(e),
+                    }
                     let rev = replica::applied(self.store.conn(), &op_id)?
                         .and_then(|(_, rev)| rev)
                         .ok_or_else(|| {
@@ -539,6 +566,24 @@ impl Workspace {
         let json = serde_json::to_string(&event).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         self.store
             .write(|tx| replica::queue(tx, &event.op_id, &json))?;
+        let version = current.map_or(0, |r| r.version) + 1;
+        let op_id = event.op_id.clone();
+        self.not_yet_pulled(event, version, Some(op_id))
+            .map(|mut w| {
+                w.revision.session_id = opts.session;
+                w
+            })
+    }
+
+    /// The answer for a write this replica does not hold yet: the page at `version`
+    /// (queued: what it will be), its revision's text as written; `queued` holds the
+    /// operation id of a queued write.
+    fn not_yet_pulled(
+        &mut self,
+        event: NewEvent,
+        version: i64,
+        queued: Option<String>,
+    ) -> Result<Written> {
         let conn = self.store.conn();
         let page = mem::page_by_subject(conn, &event.subject)?.unwrap_or(mem::Page {
             page_id: 0,
@@ -554,11 +599,11 @@ impl Workspace {
                 revision_id: 0,
                 page_id: page.page_id,
                 subject: event.subject.clone(),
-                version: current.map_or(0, |r| r.version) + 1,
+                version,
                 body: event.body.clone().unwrap_or_default(),
                 summary: event.summary.clone(),
                 author: event.author.clone(),
-                session_id: opts.session,
+                session_id: None,
                 event_id: None,
                 created_at: event.written_at.clone(),
             },
@@ -566,7 +611,7 @@ impl Workspace {
             claims: Vec::new(),
             event_id: 0,
             replayed: false,
-            queued: Some(event.op_id),
+            queued,
         })
     }
 
@@ -622,6 +667,7 @@ impl Workspace {
             checkout: Some(format!("{}:{}", host(), self.root.display())),
             commit: crate::memory::git_position(&self.root).1,
             written_at: crate::envelope::now_rfc3339(),
+            payload: self.session_payload(opts.session)?,
         };
         match self.link()?.call(|t| t.write(&event))? {
             WriteOutcome::Written { .. } | WriteOutcome::Replayed { .. } => {
@@ -643,10 +689,12 @@ impl Workspace {
     }
 
     /// `loci team join`: uploads this store's memory — every revision of every page, in
-    /// version order, each under an operation id made of its page's uid and version, and
-    /// every pin — so a second join finds it all on the server and adds nothing. A page
-    /// the server has another history of (another checkout wrote it first) is a conflict:
-    /// left as it is, and named. Then pulls what the others wrote.
+    /// version order, each under an operation id made of its page's uid and version, every
+    /// pin, and every topic member, fact definition, session and dismissal under an
+    /// operation id made of its key — so a second join finds it all on the server and adds
+    /// nothing. A page the server has another history of (another checkout wrote it first)
+    /// is a conflict: left as it is, and named. Then pulls what the others wrote (this
+    /// store's own uploads come back as nothing new).
     pub fn team_join(&mut self) -> Result<Envelope<JoinReport>> {
         let mut report = JoinReport::default();
         let checkout = Some(format!("{}:{}", host(), self.root.display()));
@@ -656,7 +704,6 @@ impl Workspace {
             let uid = mem::page_uid(conn, page.page_id)?;
             let revisions = mem::revisions_of(conn, page.page_id)?;
             let mut clean = true;
-            let mut uploaded: Vec<(String, i64, i64)> = Vec::new();
             let mut refused = None;
             for r in &revisions {
                 // The secret checks of a write, before anything is sent.
@@ -702,16 +749,11 @@ impl Workspace {
                     checkout: checkout.clone(),
                     commit: None,
                     written_at: r.created_at.clone(),
+                    payload: None,
                 };
                 match self.link()?.call(|t| t.write(&event))? {
-                    WriteOutcome::Written { seq, .. } => {
-                        report.revisions += 1;
-                        uploaded.push((op_id, seq, r.revision_id));
-                    }
-                    WriteOutcome::Replayed { seq, .. } => {
-                        report.already += 1;
-                        uploaded.push((op_id, seq, r.revision_id));
-                    }
+                    WriteOutcome::Written { .. } => report.revisions += 1,
+                    WriteOutcome::Replayed { .. } => report.already += 1,
                     WriteOutcome::Conflict { .. } | WriteOutcome::OpReused => {
                         clean = false;
                         break;
@@ -719,15 +761,10 @@ impl Workspace {
                 }
                 let _ = conn;
             }
-            // This store has these revisions already: the pull must not apply them again.
-            self.store.write(|tx| {
-                for (op, seq, rev) in &uploaded {
-                    if replica::applied(tx, op)?.is_none() {
-                        replica::record_applied(tx, op, *seq, Some(*rev))?;
-                    }
-                }
-                Ok(())
-            })?;
+            // This store has the uploaded revisions already: the pull at the end finds each
+            // by its operation id (`join:UID:vN`) and records it as applied without
+            // applying it again. Recording it here, under its server sequence number, would
+            // move the high-water mark past other checkouts' events not pulled yet.
             if let Some(why) = refused {
                 report.refused.push(why);
                 continue;
@@ -753,20 +790,144 @@ impl Workspace {
                         checkout: checkout.clone(),
                         commit: None,
                         written_at: crate::envelope::now_rfc3339(),
+                        payload: None,
                     };
-                    if let WriteOutcome::Written { seq, .. } | WriteOutcome::Replayed { seq, .. } =
+                    if let WriteOutcome::Written { .. } | WriteOutcome::Replayed { .. } =
                         self.link()?.call(|t| t.write(&event))?
                     {
                         report.pins += 1;
-                        self.store
-                            .write(|tx| replica::record_applied(tx, &op_id, seq, None))?;
                     }
+                }
+            }
+            if page.kind == "topic" {
+                for member in mem::topic_members(self.store.conn(), page.page_id)? {
+                    let change = TopicChange {
+                        member: member.clone(),
+                        added: true,
+                    };
+                    let op = format!(
+                        "join:{uid}:member:{}",
+                        loci_core::fingerprint::content_hash(member.as_bytes())
+                    );
+                    let author = crate::memory::default_author();
+                    self.join_shared(&mut report, op, "topic", &page.subject, &author, &change)?;
                 }
             }
             report.pages += 1;
         }
+        self.join_unpaged(&mut report)?;
         report.pulled = self.team_pull(None)?;
         self.envelope(report, Vec::new())
+    }
+
+    /// The part of [`Workspace::team_join`] that belongs to no page: every fact definition,
+    /// session and dismissal, each passing the secret checks of a write first (a refusal is
+    /// named in [`JoinReport::refused`]).
+    fn join_unpaged(&mut self, report: &mut JoinReport) -> Result<()> {
+        let conn = self.store.conn();
+        let facts: Vec<ExportedFact> = mem::facts(conn)?.iter().map(ExportedFact::from).collect();
+        let mut sessions = Vec::new();
+        for s in mem::sessions(conn)? {
+            let digest = match &s.digest {
+                Some(json) => serde_json::from_str(json).unwrap_or_default(),
+                None => self.digest(&s, None)?,
+            };
+            sessions.push(ExportedSession::of(s, digest));
+        }
+        let dismissals: Vec<ExportedDismissal> =
+            loci_store::audit::contradictions(conn, Some("dismissed"))?
+                .into_iter()
+                .map(ExportedDismissal::from)
+                .collect();
+        for f in facts {
+            let texts = [Some(&f.claim), Some(&f.command), f.expect_output.as_ref()];
+            if let Some(e) = texts
+                .into_iter()
+                .flatten()
+                .find_map(|t| self.accept_text("fact", t).err())
+            {
+                report.refused.push(format!("fact `{}`: {e}", f.claim));
+                continue;
+            }
+            let op = format!("join:fact:{}", fact_hash(&f));
+            let author = f.author.clone();
+            self.join_shared(report, op, "fact", "", &author, &f)?;
+        }
+        for s in sessions {
+            let texts = [s.task.as_ref(), s.summary.as_ref()];
+            if let Some(e) = texts
+                .into_iter()
+                .flatten()
+                .find_map(|t| self.accept_text("session", t).err())
+            {
+                report
+                    .refused
+                    .push(format!("session {}: {e}", s.started_at));
+                continue;
+            }
+            // Begun and ended are two states of a session: one joined open and ended since
+            // is shared again, as ended.
+            let state = if s.ended_at.is_some() {
+                "ended"
+            } else {
+                "begun"
+            };
+            let op = format!("join:session:{}:{state}", s.key);
+            let author = s.author.clone();
+            self.join_shared(report, op, "session", "", &author, &s)?;
+        }
+        for d in dismissals {
+            if let Some(e) = d
+                .notes
+                .as_ref()
+                .and_then(|n| self.accept_text("notes", n).err())
+            {
+                report
+                    .refused
+                    .push(format!("dismissal of `{}` in {}: {e}", d.claim, d.subject));
+                continue;
+            }
+            let op = format!("join:dismissal:{}", d.finding_key);
+            let author = crate::memory::default_author_in(Some(self.root.as_path()));
+            let subject = d.subject.clone();
+            self.join_shared(report, op, "dismissal", &subject, &author, &d)?;
+        }
+        Ok(())
+    }
+
+    /// Uploads one joined item that is not a revision under `op_id`; counts it in
+    /// [`JoinReport::shared`] when the server stored it now (a replay adds nothing).
+    fn join_shared(
+        &mut self,
+        report: &mut JoinReport,
+        op_id: String,
+        kind: &str,
+        subject: &str,
+        author: &str,
+        payload: &impl Serialize,
+    ) -> Result<()> {
+        let payload =
+            serde_json::to_string(payload).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let event = NewEvent {
+            request_hash: loci_core::fingerprint::content_hash(payload.as_bytes()),
+            op_id,
+            kind: kind.into(),
+            event_kind: "join".into(),
+            subject: subject.into(),
+            page_kind: if kind == "topic" { "topic" } else { "" }.into(),
+            expect_version: None,
+            body: None,
+            summary: None,
+            author: author.into(),
+            checkout: Some(format!("{}:{}", host(), self.root.display())),
+            commit: None,
+            written_at: crate::envelope::now_rfc3339(),
+            payload: Some(payload),
+        };
+        if let WriteOutcome::Written { .. } = self.link()?.call(|t| t.write(&event))? {
+            report.shared += 1;
+        }
+        Ok(())
     }
 }
 
@@ -781,27 +942,266 @@ impl Workspace {
     }
 }
 
+/// How a team-backed checkout shares what it writes to its own store first — fact
+/// definitions, sessions and dismissals: each is queued in the outbox in the transaction
+/// that writes it here (so neither happens without the other, whatever crashes), then
+/// pushed. Unlike a revision these need no guard and no number from the server: each is
+/// added once under a key that is the same in every checkout (a fact's content hash, a
+/// session's key, a finding's key) and never taken back, so the order in which checkouts
+/// apply them does not matter, and applying this checkout's own again from the log
+/// changes nothing ([`Applied::Known`]).
+pub(crate) struct LocalShare {
+    checkout: String,
+    commit: Option<String>,
+    root: std::path::PathBuf,
+}
+
+impl LocalShare {
+    /// Queues the event of a write made in `tx`; `payload` is its content as another
+    /// checkout applies it.
+    pub(crate) fn queue(
+        &self,
+        tx: &Transaction<'_>,
+        kind: &str,
+        event_kind: &str,
+        subject: &str,
+        author: &str,
+        payload: &impl Serialize,
+    ) -> loci_store::Result<()> {
+        let payload =
+            serde_json::to_string(payload).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let event = NewEvent {
+            op_id: new_op_id(&self.root),
+            request_hash: loci_core::fingerprint::content_hash(payload.as_bytes()),
+            kind: kind.into(),
+            event_kind: event_kind.into(),
+            subject: subject.into(),
+            page_kind: String::new(),
+            expect_version: None,
+            body: None,
+            summary: None,
+            author: author.into(),
+            checkout: Some(self.checkout.clone()),
+            commit: self.commit.clone(),
+            written_at: crate::envelope::now_rfc3339(),
+            payload: Some(payload),
+        };
+        let json = serde_json::to_string(&event).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        replica::queue(tx, &event.op_id, &json)
+    }
+}
+
+impl Workspace {
+    /// [`LocalShare`] for this checkout, when memory is team-backed.
+    pub(crate) fn team_share(&self) -> Option<LocalShare> {
+        self.team.as_ref()?;
+        Some(LocalShare {
+            checkout: format!("{}:{}", host(), self.root.display()),
+            commit: crate::memory::git_position(&self.root).1,
+            root: self.root.clone(),
+        })
+    }
+
+    /// After a write [`LocalShare::queue`]d its event: pushes the outbox. A failure is
+    /// not the write's (it is stored here and stays queued): the answer's `team` block
+    /// says so (`pending_writes`, `last_error`), and the next contact pushes it.
+    pub(crate) fn team_push_shared(&mut self) {
+        if self.team.is_some()
+            && let Err(e) = self.team_push()
+        {
+            tracing::debug!("a shared write stays queued: {e}");
+        }
+    }
+
+    /// A revision's payload naming the session it was written in by its key (the same in
+    /// every checkout, where the local id is not), so the session's digest holds it
+    /// everywhere.
+    fn session_payload(&self, session: Option<i64>) -> Result<Option<String>> {
+        let Some(id) = session else {
+            return Ok(None);
+        };
+        Ok(mem::session_by_id(self.store.conn(), id)?.map(|s| {
+            serde_json::json!({"session": session_key(&s.author, &s.started_at, s.task.as_deref())})
+                .to_string()
+        }))
+    }
+
+    /// Adds (`added`) or removes a member of a topic page on the server — the page's
+    /// members are the result of every checkout's additions and removals in the log's
+    /// order, so each checkout applies them as the server ordered them, its own included
+    /// — then pulls; an unreachable server queues it. Returns the members as they are (or,
+    /// queued, will be) after it.
+    pub(crate) fn team_topic(
+        &mut self,
+        topic: &str,
+        member: &str,
+        added: bool,
+        opts: &WriteOptions,
+        author: &str,
+    ) -> Result<Vec<String>> {
+        let payload = serde_json::to_string(&TopicChange {
+            member: member.into(),
+            added,
+        })
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let op_id = match &opts.operation_id {
+            Some(op) => format!("op:{op}"),
+            None => new_op_id(&self.root),
+        };
+        let event = NewEvent {
+            op_id: op_id.clone(),
+            request_hash: loci_core::fingerprint::content_hash(
+                format!("{topic}\n{payload}").as_bytes(),
+            ),
+            kind: "topic".into(),
+            event_kind: "topic".into(),
+            subject: topic.into(),
+            page_kind: "topic".into(),
+            expect_version: None,
+            body: None,
+            summary: opts.summary.clone(),
+            author: author.into(),
+            checkout: Some(format!("{}:{}", host(), self.root.display())),
+            commit: crate::memory::git_position(&self.root).1,
+            written_at: crate::envelope::now_rfc3339(),
+            payload: Some(payload),
+        };
+        let outcome = self
+            .team_push()
+            .and_then(|_| self.team_pull(None))
+            .and_then(|_| Ok(self.link()?.call(|t| t.write(&event))?));
+        match outcome {
+            Ok(WriteOutcome::Written { .. } | WriteOutcome::Replayed { .. }) => {
+                self.team_pull(Some((&op_id, opts.session)))?;
+            }
+            Ok(WriteOutcome::OpReused) => {
+                return Err(reused(opts.operation_id.as_deref().unwrap_or(&op_id)));
+            }
+            // Topics take no guard: the server never answers a conflict.
+            Ok(WriteOutcome::Conflict { current }) => {
+                return Err(conflict(topic, current, 0));
+            }
+            Err(EngineError::Team {
+                kind: "team_unreachable",
+                ..
+            }) => {
+                let json = serde_json::to_string(&event)
+                    .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                self.store.write(|tx| replica::queue(tx, &op_id, &json))?;
+                let conn = self.store.conn();
+                let mut members = match mem::page_by_subject(conn, topic)? {
+                    Some(p) => mem::topic_members(conn, p.page_id)?,
+                    None => Vec::new(),
+                };
+                members.retain(|m| m != member);
+                if added {
+                    members.push(member.into());
+                    members.sort();
+                }
+                return Ok(members);
+            }
+            Err(e) => return Err(e),
+        }
+        let conn = self.store.conn();
+        Ok(match mem::page_by_subject(conn, topic)? {
+            Some(p) => mem::topic_members(conn, p.page_id)?,
+            None => Vec::new(),
+        })
+    }
+}
+
+/// What applying one server event did to the replica.
+enum Applied {
+    /// It changed the replica; a revision names the one it made.
+    Changed(Option<i64>),
+    /// The replica had it already: this checkout wrote it first (a fact, a session, a
+    /// dismissal), joined with it, or a pin left the page as it was.
+    Known,
+}
+
+/// A server event's payload as `T`.
+fn payload<T: serde::de::DeserializeOwned>(ev: &ServerEvent) -> loci_store::Result<T> {
+    let json = ev.payload.as_deref().unwrap_or("null");
+    serde_json::from_str(json).map_err(|e| {
+        StoreError::Corrupt(format!(
+            "team event {} ({}) has an unreadable payload: {e}",
+            ev.seq, ev.kind
+        ))
+    })
+}
+
+/// The local id of the session a revision event names by key (`{"session": KEY}`), if
+/// this replica has that session.
+fn session_of(tx: &Transaction<'_>, ev: &ServerEvent) -> loci_store::Result<Option<i64>> {
+    let Some(key) = ev
+        .payload
+        .as_deref()
+        .and_then(|p| serde_json::from_str::<serde_json::Value>(p).ok())
+        .and_then(|v| v["session"].as_str().map(str::to_string))
+    else {
+        return Ok(None);
+    };
+    Ok(mem::sessions(tx)?
+        .into_iter()
+        .find(|s| session_key(&s.author, &s.started_at, s.task.as_deref()) == key)
+        .map(|s| s.session_id))
+}
+
+/// The revision of this store a join uploaded as `join:UID:vN`, if this store is the one
+/// that joined with it.
+fn joined_revision(tx: &Transaction<'_>, op_id: &str) -> loci_store::Result<Option<i64>> {
+    let Some((uid, version)) = op_id
+        .strip_prefix("join:")
+        .and_then(|rest| rest.rsplit_once(":v"))
+    else {
+        return Ok(None);
+    };
+    let Ok(version) = version.parse::<i64>() else {
+        return Ok(None);
+    };
+    let Some(page) = mem::page_by_uid(tx, uid)? else {
+        return Ok(None);
+    };
+    Ok(mem::revisions_of(tx, page.page_id)?
+        .into_iter()
+        .find(|r| r.version == version)
+        .map(|r| r.revision_id))
+}
+
 /// Applies one server event to the replica, once: a revision is appended to its page
 /// (created as needed) with the author, summary and time the server holds, its claims
-/// resolved and snapshotted against this checkout's map; a pin sets the page's pin. An
-/// event whose operation id is applied already changes nothing. Returns the revision it
-/// made, whose stale marks the caller records ([`crate::audit::store_marks`]).
+/// resolved and snapshotted against this checkout's map; a pin sets the page's pin; a
+/// topic event adds or removes a member; a fact, a session or a dismissal is recorded
+/// unless this replica has it (by its content hash, session key or finding key). An event
+/// whose operation id is applied already changes nothing. Every event is recorded as
+/// applied, which moves the high-water mark.
 fn apply_event(
     tx: &Transaction<'_>,
     root: &std::path::Path,
     ev: &ServerEvent,
     session: Option<i64>,
-) -> loci_store::Result<Option<i64>> {
+) -> loci_store::Result<Applied> {
     if replica::applied(tx, &ev.op_id)?.is_some() {
-        return Ok(None);
+        return Ok(Applied::Known);
     }
-    let payload = serde_json::json!({
+    let payload_json = serde_json::json!({
         "team": {"op_id": ev.op_id, "seq": ev.seq, "checkout": ev.checkout, "commit": ev.commit, "author": ev.author}
     })
     .to_string();
     let source_ref = format!("team:{}", ev.op_id);
-    match ev.kind.as_str() {
+    let event = |kind: &str, subject: &str, session: Option<i64>| {
+        mem::insert_event(tx, kind, &source_ref, subject, Some(&payload_json), session)
+    };
+    let applied = match ev.kind.as_str() {
         "revision" => {
+            if let Some(revision) = joined_revision(tx, &ev.op_id)? {
+                replica::record_applied(tx, &ev.op_id, ev.seq, Some(revision))?;
+                return Ok(Applied::Known);
+            }
+            let session = match session {
+                Some(s) => Some(s),
+                None => session_of(tx, ev)?,
+            };
             let page = mem::ensure_page(tx, &ev.subject, &ev.page_kind)?;
             let version: i64 = tx
                 .prepare_cached(
@@ -819,14 +1219,7 @@ fn apply_event(
                     ev.version
                 );
             }
-            let (event_id, _) = mem::insert_event(
-                tx,
-                &ev.event_kind,
-                &source_ref,
-                &ev.subject,
-                Some(&payload),
-                session,
-            )?;
+            let (event_id, _) = event(&ev.event_kind, &ev.subject, session)?;
             let body = ev.body.as_deref().unwrap_or_default();
             let revision = mem::insert_revision_as(
                 tx,
@@ -844,31 +1237,156 @@ fn apply_event(
             let snapshot = crate::memory::subject_snapshot(tx, root, &ev.subject, &page.kind)?;
             crate::memory::snapshot_revision(tx, &revision, &ev.subject, snapshot.as_ref(), None)?;
             replica::record_applied(tx, &ev.op_id, ev.seq, Some(revision.revision_id))?;
-            Ok(Some(revision.revision_id))
+            return Ok(Applied::Changed(Some(revision.revision_id)));
         }
-        "pin" | "unpin" => {
-            if let Some(page) = mem::page_by_subject(tx, &ev.subject)? {
+        "pin" | "unpin" => match mem::page_by_subject(tx, &ev.subject)? {
+            Some(page) if page.pinned != (ev.kind == "pin") => {
                 mem::set_pinned(tx, page.page_id, ev.kind == "pin")?;
-                mem::insert_event(
-                    tx,
-                    &ev.kind,
-                    &source_ref,
-                    &ev.subject,
-                    Some(&payload),
-                    session,
-                )?;
+                event(&ev.kind, &ev.subject, session)?;
+                Applied::Changed(None)
             }
-            replica::record_applied(tx, &ev.op_id, ev.seq, None)?;
-            Ok(None)
+            _ => Applied::Known,
+        },
+        "topic" => {
+            let t: TopicChange = payload(ev)?;
+            let page = mem::ensure_page(tx, &ev.subject, "topic")?;
+            if mem::set_topic_member(tx, page.page_id, &t.member, t.added)? {
+                event("topic", &ev.subject, session)?;
+                Applied::Changed(None)
+            } else {
+                Applied::Known
+            }
         }
-        other => Err(StoreError::Corrupt(format!(
-            "team event {} has an unknown kind `{other}` (a newer loci wrote it?)",
-            ev.seq
-        ))),
-    }
+        "fact" => {
+            let f: ExportedFact = payload(ev)?;
+            let hash = fact_hash(&f);
+            let known = mem::facts(tx)?
+                .iter()
+                .any(|x| fact_hash(&ExportedFact::from(x)) == hash);
+            if known {
+                Applied::Known
+            } else {
+                mem::insert_fact_as(
+                    tx,
+                    &mem::Fact {
+                        fact_id: 0,
+                        claim: f.claim,
+                        command: f.command,
+                        expect_output: f.expect_output,
+                        expect_exit: f.expect_exit,
+                        author: f.author,
+                        created_at: f.created_at,
+                        last_status: None,
+                        last_run_at: None,
+                    },
+                )?;
+                event("fact", "", None)?;
+                Applied::Changed(None)
+            }
+        }
+        "session" => {
+            let s: ExportedSession = payload(ev)?;
+            let here = mem::sessions(tx)?
+                .into_iter()
+                .find(|h| session_key(&h.author, &h.started_at, h.task.as_deref()) == s.key);
+            let digest =
+                || serde_json::to_string(&s.digest).map_err(|e| StoreError::Corrupt(e.to_string()));
+            match here {
+                None => {
+                    let id = mem::insert_session_as(
+                        tx,
+                        &mem::Session {
+                            session_id: 0,
+                            task: s.task.clone(),
+                            author: s.author.clone(),
+                            started_at: s.started_at.clone(),
+                            ended_at: s.ended_at.clone(),
+                            summary: s.summary.clone(),
+                            start_event_id: 0,
+                            start_revision_id: 0,
+                            end_event_id: None,
+                            end_revision_id: None,
+                            branch: s.branch.clone(),
+                            head: s.head.clone(),
+                            digest: s.ended_at.is_some().then(digest).transpose()?,
+                        },
+                    )?;
+                    event(&ev.event_kind, "", Some(id))?;
+                    Applied::Changed(None)
+                }
+                Some(h) if h.ended_at.is_none() && s.ended_at.is_some() => {
+                    mem::end_session_as(
+                        tx,
+                        h.session_id,
+                        s.ended_at.as_deref().unwrap_or_default(),
+                        s.summary.as_deref(),
+                        &digest()?,
+                    )?;
+                    event(&ev.event_kind, "", Some(h.session_id))?;
+                    Applied::Changed(None)
+                }
+                Some(_) => Applied::Known,
+            }
+        }
+        "dismissal" => {
+            let d: ExportedDismissal = payload(ev)?;
+            if !dismissal_words_known(&d) {
+                tracing::warn!(
+                    "team event {} dismisses a finding of a kind this loci does not know \
+                     (`{}`, `{}`): skipped; upgrade loci",
+                    ev.seq,
+                    d.origin,
+                    d.kind
+                );
+                Applied::Known
+            } else if record_dismissal(tx, &d)? {
+                event("resolve", &d.subject, None)?;
+                Applied::Changed(None)
+            } else {
+                Applied::Known
+            }
+        }
+        other => {
+            return Err(StoreError::Corrupt(format!(
+                "team event {} has an unknown kind `{other}` (a newer loci wrote it?)",
+                ev.seq
+            )));
+        }
+    };
+    replica::record_applied(tx, &ev.op_id, ev.seq, None)?;
+    Ok(applied)
 }
 
-/// Keeps this workspace's replica current for a long-running door (the language server):
+/// A topic event's payload: the member, and whether it was added or removed.
+#[derive(Debug, Serialize, serde::Deserialize)]
+struct TopicChange {
+    member: String,
+    added: bool,
+}
+
+/// [`listen`] on a workspace of its own for the checkout at `root` (its store at `db`,
+/// default `.loci/loci.db`): what a long-running door (`loci lsp`, `loci mcp`) runs on a
+/// thread of its own, so the replica its answers read follows the team's writes as they
+/// are made. Blocks until `pulled` returns false; returns at once when the checkout's
+/// memory is not team-backed or its store does not open.
+pub fn listen_at(
+    root: &std::path::Path,
+    db: Option<&std::path::Path>,
+    tick: std::time::Duration,
+    pulled: impl FnMut(u64) -> bool,
+) {
+    let mut ws = match Workspace::open(root, db) {
+        Ok(ws) => ws,
+        Err(e) => {
+            tracing::warn!("the team listener did not open {}: {e}", root.display());
+            return;
+        }
+    };
+    listen(&mut ws, tick, pulled);
+}
+
+/// Keeps this workspace's replica current for a long-running door (the language server,
+/// the MCP server):
 /// a connection of its own `LISTEN`s for the server's events; each notification is pulled
 /// at once ([`Workspace::team_sync`]), then `pulled(n)` is called with how many events
 /// were applied. `pulled(0)` is also called every `tick` without one, and after a failed

@@ -444,6 +444,8 @@ impl Inner {
     /// as after a scan, so a colleague's write shows here within a second or two. The
     /// thread ends with the server.
     fn start_team_listener(self: &Arc<Self>, root: &Arc<Root>) {
+        /// How often a lost connection to the team server is tried again.
+        const TEAM_RETRY: Duration = Duration::from_secs(5);
         let weak = Arc::downgrade(self);
         let root = root.clone();
         let handle = tokio::runtime::Handle::current();
@@ -453,13 +455,8 @@ impl Inner {
                 if !root.workspace().is_some_and(|w| w.team_configured()) {
                     return;
                 }
-                let Ok(mut ws) = Workspace::open(&root.path, None) else {
-                    return;
-                };
-                if !ws.team_configured() {
-                    return;
-                }
-                loci_engine::team::listen(&mut ws, Duration::from_secs(5), |pulled| {
+                let path = root.path.clone();
+                loci_engine::team::listen_at(&path, None, TEAM_RETRY, |pulled| {
                     let Some(inner) = weak.upgrade() else {
                         return false;
                     };

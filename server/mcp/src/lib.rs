@@ -88,6 +88,7 @@ pub fn run(
             Transport::Stdio => {
                 let server = LociServer::new(workspace, options);
                 server.warm_up();
+                server.start_team_listener();
                 stdio::serve(server, tokio::io::stdin(), tokio::io::stdout()).await
             }
             Transport::Http {
@@ -104,6 +105,7 @@ pub fn run(
                 });
                 let server = LociServer::new(workspace, options);
                 server.warm_up();
+                server.start_team_listener();
                 let listener = http::bind(addr, allow_remote).await?;
                 let token = http::load_or_create_token(&token_file)?;
                 tracing::info!(%addr, token_file = %token_file.display(), "serving MCP over HTTP");

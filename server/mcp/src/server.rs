@@ -101,7 +101,13 @@ struct Inner {
     tools: Vec<Tool>,
     /// Tool calls whose blocking worker has not returned yet.
     calls_running: AtomicUsize,
+    /// Whether the workspace's memory is team-backed (`[team]`): read at start, not from
+    /// the writer, which the first refresh holds.
+    team_backed: bool,
 }
+
+/// How often the team listener tries a lost connection to the team server again.
+pub const TEAM_RETRY: Duration = Duration::from_secs(5);
 
 /// Idle reader workspaces kept for reuse; a burst of more concurrent reads opens more,
 /// which are closed after their call. Each holds one SQLite connection and its caches.
@@ -132,6 +138,7 @@ impl LociServer {
         // A map a scan finished is whole, if perhaps stale: reads need not wait for the
         // startup refresh (the files an answer relies on are still checked).
         let map_ready = ws.map_is_built().unwrap_or(false);
+        let team_backed = ws.team_configured();
         LociServer {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
@@ -145,6 +152,7 @@ impl LociServer {
                 options,
                 tools: tools::TOOLS.iter().map(|t| t.to_tool()).collect(),
                 calls_running: AtomicUsize::new(0),
+                team_backed,
             }),
             initialized: Arc::new(AtomicBool::new(false)),
         }
@@ -184,6 +192,32 @@ impl LociServer {
             }
             tracing::info!(files = refreshed.len(), "initial refresh done");
         });
+    }
+
+    /// Team memory (issue 34): when the workspace's memory is team-backed, a thread of its
+    /// own keeps a connection that `LISTEN`s for the team server's events and pulls each
+    /// into the store as it is written ([`loci_engine::team::listen_at`], as `loci lsp`
+    /// does), so the next answer — read by any reader — holds a colleague's write without
+    /// a restart or a write of this agent's first. A lost connection is tried again every
+    /// [`TEAM_RETRY`]. The thread ends when the server is dropped (at its next wake-up).
+    pub fn start_team_listener(&self) {
+        if !self.inner.team_backed {
+            return;
+        }
+        let Some((root, db)) = self.inner.reader_source.clone() else {
+            return;
+        };
+        let weak = Arc::downgrade(&self.inner);
+        let spawned = std::thread::Builder::new()
+            .name("loci-team".into())
+            .spawn(move || {
+                loci_engine::team::listen_at(&root, Some(&db), TEAM_RETRY, |_| {
+                    weak.strong_count() > 0
+                });
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("the team listener did not start: {e}");
+        }
     }
 
     /// The tool definitions `tools/list` returns.

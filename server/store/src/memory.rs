@@ -1006,6 +1006,27 @@ pub fn end_session(
     Ok(())
 }
 
+/// Ends a session begun elsewhere (another checkout of a team) as it ended there: at
+/// `ended_at` (RFC 3339), with its summary and digest (JSON); the high-water marks are this
+/// database's now, as [`insert_session_as`] takes them.
+pub fn end_session_as(
+    tx: &Transaction<'_>,
+    session_id: i64,
+    ended_at: &str,
+    summary: Option<&str>,
+    digest: &str,
+) -> Result<()> {
+    let (events, revisions) = high_water_marks(tx)?;
+    tx.execute(
+        "UPDATE sessions SET ended_at = ?2, summary = ?3, end_event_id = ?4,
+            end_revision_id = ?5, digest = ?6
+         WHERE session_id = ?1",
+        params![session_id, ended_at, summary, events, revisions, digest],
+    )
+    .ctx(|| "ending a session".into())?;
+    Ok(())
+}
+
 /// Records a session begun elsewhere (an import), with its provenance and digest. Its
 /// high-water marks are this database's now, at begin and (when it had ended) at end: the
 /// session claims no earlier or later row here by them, only the revisions attributed to it.

@@ -86,11 +86,18 @@ pub struct Migration {
 }
 
 /// Every server migration this binary knows, in order.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "events",
-    sql: include_str!("migrations/0001_events.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "events",
+        sql: include_str!("migrations/0001_events.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "all_authored",
+        sql: include_str!("migrations/0002_all_authored.sql"),
+    },
+];
 
 /// The server schema version this binary writes.
 pub const SERVER_SCHEMA_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].version;
@@ -98,6 +105,11 @@ pub const SERVER_SCHEMA_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].version;
 /// The advisory lock every writer takes: sequence numbers then commit in order, so a
 /// replica that read up to `seq` N never misses a row numbered below N.
 const WRITE_LOCK: i64 = 0x6c6f_6369; // "loci"
+
+/// The event kinds about a page: they take the revision guard and move (a revision) or
+/// keep (the others) the page's head version in `loci.pages`. The other kinds (`fact`,
+/// `session`, `dismissal`) belong to no page: no guard, version 0.
+pub const PAGE_KINDS: &[&str] = &["revision", "pin", "unpin", "topic"];
 
 /// The channel a write notifies, with its `seq` as the payload.
 pub const CHANNEL: &str = "loci_events";
@@ -109,10 +121,11 @@ pub struct NewEvent {
     pub op_id: String,
     /// A hash of the request, so a reused id with a different request is told apart.
     pub request_hash: String,
-    /// `revision`, `pin` or `unpin`.
+    /// `revision`, `pin`, `unpin` (of a page), `topic` (a member added to or removed from
+    /// a topic page), `fact`, `session` or `dismissal` (see [`PAGE_KINDS`]).
     pub kind: String,
     /// What the checkout calls the write (`remember`, `decision`, `lesson`, `rollback`,
-    /// `join`, `pin`).
+    /// `join`, `pin`, `topic`, `fact`, `session_begin`, `session_end`, `resolve`).
     pub event_kind: String,
     /// The page's subject.
     pub subject: String,
@@ -132,6 +145,11 @@ pub struct NewEvent {
     pub commit: Option<String>,
     /// When it was written (RFC 3339; a joined revision keeps its own time).
     pub written_at: String,
+    /// JSON: the content of an event that is not a revision (a topic member, a fact, a
+    /// session, a dismissal), and a revision's session key. Absent in writes queued by
+    /// a loci before schema 2.
+    #[serde(default)]
+    pub payload: Option<String>,
 }
 
 /// What the server did with a [`NewEvent`].
@@ -189,6 +207,9 @@ pub struct ServerEvent {
     pub commit: Option<String>,
     /// When it was written (RFC 3339).
     pub written_at: String,
+    /// See [`NewEvent::payload`].
+    #[serde(default)]
+    pub payload: Option<String>,
 }
 
 /// What `loci team init` did.
@@ -438,14 +459,19 @@ impl Team {
                 version: i64::from(row.get::<_, i32>(1)),
             });
         }
-        let current: i64 = tx
-            .query_opt(
+        let paged = PAGE_KINDS.contains(&w.kind.as_str());
+        let current: i64 = if !paged {
+            0
+        } else {
+            tx.query_opt(
                 "SELECT version FROM loci.pages WHERE subject = $1",
                 &[&w.subject],
             )
             .map_err(err)?
-            .map_or(0, |r| i64::from(r.get::<_, i32>(0)));
+            .map_or(0, |r| i64::from(r.get::<_, i32>(0)))
+        };
         if let Some(expected) = w.expect_version
+            && paged
             && expected != current
         {
             return Ok(WriteOutcome::Conflict { current });
@@ -463,8 +489,9 @@ impl Team {
         let seq: i64 = tx
             .query_one(
                 "INSERT INTO loci.events(op_id, request_hash, kind, event_kind, subject,
-                     page_kind, version, body, summary, author, checkout, commit_hash, written_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                     page_kind, version, body, summary, author, checkout, commit_hash, written_at,
+                     payload)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
                  RETURNING seq",
                 &[
                     &w.op_id,
@@ -480,16 +507,19 @@ impl Team {
                     &w.checkout,
                     &w.commit,
                     &w.written_at,
+                    &w.payload,
                 ],
             )
             .map_err(err)?
             .get(0);
-        tx.execute(
-            "INSERT INTO loci.pages(subject, kind, version, head_seq) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (subject) DO UPDATE SET version = EXCLUDED.version, head_seq = EXCLUDED.head_seq",
-            &[&w.subject, &w.page_kind, &version32, &seq],
-        )
-        .map_err(err)?;
+        if paged {
+            tx.execute(
+                "INSERT INTO loci.pages(subject, kind, version, head_seq) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (subject) DO UPDATE SET version = EXCLUDED.version, head_seq = EXCLUDED.head_seq",
+                &[&w.subject, &w.page_kind, &version32, &seq],
+            )
+            .map_err(err)?;
+        }
         tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &seq.to_string()])
             .map_err(err)?;
         tx.commit().map_err(err)?;
@@ -502,7 +532,7 @@ impl Team {
             .client
             .query(
                 "SELECT seq, op_id, kind, event_kind, subject, page_kind, version, body, summary,
-                        author, checkout, commit_hash, written_at
+                        author, checkout, commit_hash, written_at, payload
                    FROM loci.events WHERE seq > $1 ORDER BY seq LIMIT $2",
                 &[&after, &limit],
             )
@@ -523,6 +553,7 @@ impl Team {
                 checkout: r.get(10),
                 commit: r.get(11),
                 written_at: r.get(12),
+                payload: r.get(13),
             })
             .collect())
     }
@@ -552,8 +583,23 @@ impl Team {
 }
 
 /// A server error (SQL state) is [`TeamError::Server`] (or a schema state); anything else
-/// — refused, timed out, closed — is [`TeamError::Unreachable`].
+/// — refused, timed out, closed — is [`TeamError::Unreachable`], and so are the states
+/// of a server going away: class 08 (connection exception) and 57P01–57P03 (shut down by
+/// an administrator or a crash, not accepting connections yet): a server stopped in the
+/// middle of a write is one to queue the write for, not one that refused it.
 fn classify(server: &str, what: &str, e: postgres::Error) -> TeamError {
+    let going_away = e.as_db_error().is_some_and(|db| {
+        let code = db.code().code();
+        code.starts_with("08") || ["57P01", "57P02", "57P03"].contains(&code)
+    });
+    if going_away {
+        return TeamError::Unreachable {
+            server: server.to_string(),
+            message: e
+                .as_db_error()
+                .map_or_else(|| e.to_string(), |db| db.message().to_string()),
+        };
+    }
     match e.as_db_error() {
         Some(db) if *db.code() == SqlState::UNDEFINED_TABLE => TeamError::NotInitialized {
             server: server.to_string(),
@@ -569,6 +615,15 @@ fn classify(server: &str, what: &str, e: postgres::Error) -> TeamError {
             while let Some(s) = source {
                 message = format!("{message}: {s}");
                 source = s.source();
+            }
+            // rustls' words name the failure, not the remedy.
+            if message.contains("invalid peer certificate") {
+                message.push_str(
+                    " (the server's certificate was not verified: loci trusts Mozilla's \
+                     roots and the CA certificates of the file PGSSLROOTCERT names; set it to \
+                     the server's CA certificate in PEM, and check that the URL's host is a \
+                     name or address the certificate holds)",
+                );
             }
             TeamError::Unreachable {
                 server: server.to_string(),

@@ -311,3 +311,121 @@ impl Drop for Cluster {
             .output();
     }
 }
+
+/// A certificate authority and a server certificate it signed for `127.0.0.1` (made with
+/// the `openssl` command): `(ca.crt, server.crt, server.key)`, PEM files in `dir`.
+pub fn test_certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl (from the Debian package openssl)");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    openssl(
+        &[
+            &["req", "-x509"][..],
+            &ec,
+            &["-keyout", "ca.key", "-out", "ca.crt", "-days", "2"],
+            &["-subj", "/CN=loci test CA"],
+        ]
+        .concat(),
+    );
+    openssl(
+        &[
+            &["req"][..],
+            &ec,
+            &[
+                "-keyout",
+                "server.key",
+                "-out",
+                "server.csr",
+                "-subj",
+                "/CN=127.0.0.1",
+            ],
+        ]
+        .concat(),
+    );
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName = IP:127.0.0.1\nbasicConstraints = CA:FALSE\n\
+         keyUsage = digitalSignature\nextendedKeyUsage = serverAuth\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+    ]);
+    (
+        dir.join("ca.crt"),
+        dir.join("server.crt"),
+        dir.join("server.key"),
+    )
+}
+
+impl Cluster {
+    /// Restarts the server with TLS on (the certificate and key given, PEM) and accepting
+    /// TCP connections only over TLS (`hostssl` in `pg_hba.conf`).
+    pub fn require_tls(&self, cert: &Path, key: &Path) {
+        let data = self.data();
+        for (from, to) in [(cert, "server.crt"), (key, "server.key")] {
+            let dest = data.join(to);
+            std::fs::copy(from, &dest).unwrap();
+            // PostgreSQL refuses a key others may read.
+            let ok = Command::new("chmod")
+                .arg("600")
+                .arg(&dest)
+                .status()
+                .unwrap();
+            assert!(ok.success());
+            if let Some(user) = self.as_user {
+                let ok = Command::new("chown").arg(user).arg(&dest).status().unwrap();
+                assert!(ok.success());
+            }
+        }
+        let hba = data.join("pg_hba.conf");
+        let rules = std::fs::read_to_string(&hba).unwrap();
+        let rules: String = rules
+            .lines()
+            .map(|l| match l.strip_prefix("host ") {
+                Some(rest) => format!("hostssl {rest}\n"),
+                None => format!("{l}\n"),
+            })
+            .collect();
+        std::fs::write(&hba, rules).unwrap();
+        self.psql("ALTER SYSTEM SET ssl = on");
+        self.stop_server();
+        self.start_server();
+    }
+
+    /// [`Cluster::url`] with another `sslmode`.
+    pub fn url_with_sslmode(&self, mode: &str) -> String {
+        self.url()
+            .replace("sslmode=prefer", &format!("sslmode={mode}"))
+    }
+}
