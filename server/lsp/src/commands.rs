@@ -534,11 +534,11 @@ pub fn with_markdown<T: Serialize>(env: &Envelope<T>, markdown: String, notes: &
 pub fn impact_markdown(env: &Envelope<Impact>) -> String {
     let i = &env.result;
     let mut s = format!(
-        "**Impact of `{}`** ({}, depth {}{})\n\n",
+        "**Impact of `{}`** ({}, depth {}, {})\n\n",
         i.target.join("`, `"),
         i.mode,
         i.depth,
-        if i.hard { ", stated edges only" } else { "" }
+        loci_engine::text::edges_followed(i.hard, i.min_confidence)
     );
     if i.nodes.is_empty() {
         s.push_str("Nothing depends on it in the map.\n");
@@ -555,6 +555,14 @@ pub fn impact_markdown(env: &Envelope<Impact>) -> String {
             s,
             "\n… and {} more, not listed ({} in all; `\"limit\": 0` lists all).\n",
             env.limits.omitted, i.dependents
+        );
+    }
+    if i.weaker > 0 {
+        let _ = write!(
+            s,
+            "\n{} more only through weaker edges (below confidence {:.2}), not counted; \
+             `\"min_confidence\": 0` follows them.\n",
+            i.weaker, i.min_confidence
         );
     }
     let _ = write!(s, "\n{} files affected.", i.files_affected);

@@ -91,6 +91,9 @@ mod defaults {
     pub fn impact_limit() -> u32 {
         super::IMPACT_LIMIT
     }
+    pub fn min_confidence() -> f64 {
+        loci_engine::query::MIN_CONFIDENCE
+    }
     pub fn search_limit() -> u32 {
         10
     }
@@ -213,9 +216,14 @@ params! {
     CallersParams {
         /// A name, qualified or dotted name, or key.
         symbol: String,
-        /// Calls to list by path and line (0: all); `limits.omitted` counts the rest.
+        /// Calls to list, the surest first, then by path and line (0: all);
+        /// `limits.omitted` counts the rest.
         #[serde(default = "defaults::list_limit")]
         limit: u32,
+        /// List only calls resolved at this confidence or more (0 to 1; 0: every resolved
+        /// call); `weaker` counts the others.
+        #[serde(default = "defaults::min_confidence")]
+        min_confidence: f64,
         /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
@@ -286,7 +294,12 @@ params! {
         /// Follow only stated edges (proven by a parser).
         #[serde(default)]
         hard: bool,
-        /// Dependents to list, nearest first (0: all); the counts are of the whole walk.
+        /// Follow only edges at this confidence or more (0 to 1; 0: every resolved edge);
+        /// `weaker` counts what only weaker edges reach.
+        #[serde(default = "defaults::min_confidence")]
+        min_confidence: f64,
+        /// Dependents to list, nearest first, then the surest (0: all); the counts are of
+        /// the whole walk.
         #[serde(default = "defaults::impact_limit")]
         limit: u32,
         /// `next_cursor` of the previous page.
@@ -706,7 +719,9 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "callers",
         title: "Find callers",
-        description: "Incoming calls: call sites resolved to the symbols a name matches.",
+        description: "Incoming calls: call sites resolved to the symbols a name matches, \
+            the surest first; calls matched by name alone (below `min_confidence`) are \
+            counted in `weaker`, not listed.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<CallersParams>,
@@ -732,7 +747,9 @@ pub const TOOLS: &[ToolDef] = &[
         name: "impact",
         title: "Blast radius",
         description: "What depends on a file or symbol, transitively, each with the \
-            edge that reached it. Use before changing a widely used definition.",
+            edge that reached it, the surest first at each hop; edges below \
+            `min_confidence` are not followed (`weaker` counts what they reach). Use \
+            before changing a widely used definition.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<ImpactParams>,
@@ -1304,9 +1321,11 @@ impl Call {
             ),
             Call::Symbol(p) => items(ws.symbol(&p.name, p.limit), text::symbol_hit),
             Call::References(p) => items(ws.refs(&p.name, p.limit), text::ref_hit),
-            Call::Callers(p) => whole(ws.callers(&p.symbol, p.limit), false, |o, env| {
-                text::callers(o, &env.result)
-            }),
+            Call::Callers(p) => whole(
+                ws.callers_with(&p.symbol, p.limit, p.min_confidence),
+                false,
+                |o, env| text::callers(o, &env.result),
+            ),
             Call::Callees(p) => whole(ws.callees(&p.symbol, p.limit), false, |o, env| {
                 text::callees(o, &env.result)
             }),
@@ -1327,7 +1346,15 @@ impl Call {
                 text::deps(o, &env.result)
             }),
             Call::Impact(p) => whole(
-                ws.impact_limited(&p.target, p.depth, p.hard, p.limit),
+                ws.impact_with(
+                    &p.target,
+                    p.depth,
+                    loci_engine::query::Edges {
+                        hard: p.hard,
+                        min_confidence: p.min_confidence,
+                    },
+                    p.limit,
+                ),
                 true,
                 text::impact,
             ),
@@ -1580,8 +1607,9 @@ mod tests {
         assert_eq!(
             defaults.join(" "),
             "recap.n=3 context.query=\"\" search.limit=10 symbol.limit=1000 outline.limit=1000 \
-             references.limit=1000 callers.limit=1000 callees.limit=1000 deps.reverse=false \
-             impact.depth=3 impact.hard=false impact.limit=30 memory_list.kinds=[] \
+             references.limit=1000 callers.limit=1000 callers.min_confidence=0.5 \
+             callees.limit=1000 deps.reverse=false impact.depth=3 impact.hard=false \
+             impact.min_confidence=0.5 impact.limit=30 memory_list.kinds=[] \
              memory_list.limit=100 memory_list.prefix=\"\" pin.pinned=true"
         );
     }
@@ -1595,7 +1623,10 @@ mod tests {
         ) else {
             panic!("impact parses");
         };
-        assert_eq!((p.depth, p.hard, p.limit), (3, false, IMPACT_LIMIT));
+        assert_eq!(
+            (p.depth, p.hard, p.min_confidence, p.limit),
+            (3, false, 0.5, IMPACT_LIMIT)
+        );
         let Ok(Call::Pin(p)) = parse(
             "pin",
             serde_json::json!({"subject": "a"}).as_object().cloned(),
