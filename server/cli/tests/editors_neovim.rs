@@ -214,7 +214,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
         json!({
             "title": "Impact of src/store.rs#Store.open@method (symbol, depth 3)",
             "items": [
-                { "file": "src/lib.rs", "lnum": 10, "text": "depth 1 call derived: src/lib.rs#open_default@function" },
+                { "file": "src/lib.rs", "lnum": 10, "text": "depth 1 call stated: src/lib.rs#open_default@function" },
                 { "file": "src/lib.rs", "lnum": 18, "text": "depth 2 call derived: src/lib.rs#tests.fixture@function" },
             ],
         }),

@@ -159,6 +159,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             req("target", Str),
             opt("depth", Integer),
             opt("hard", Bool),
+            opt("min_confidence", Number),
             opt("limit", Integer),
         ],
         example: r#"{"target": "src/auth.py", "depth": 3}"#,
