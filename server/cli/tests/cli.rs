@@ -3005,7 +3005,10 @@ fn callers_and_impact_count_the_edges_below_the_confidence_asked() {
          app/util.py:2:14: call save in app/util.py#touch@function -> app/models.py#User.save@method (derived, 0.20)\n"
     );
     // At 1, stated calls only.
-    let out = loci(root, &["callers", "User.save", "--min-confidence", "1", "--json"]);
+    let out = loci(
+        root,
+        &["callers", "User.save", "--min-confidence", "1", "--json"],
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         (&v["result"]["calls"][0]["path"], &v["result"]["weaker"]),

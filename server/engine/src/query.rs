@@ -653,8 +653,7 @@ impl Workspace {
             let mut refs = map::refs_to(conn, &key, u32::MAX)?;
             refs.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
             for r in refs {
-                if (edges.hard && r.provenance != "stated") || r.confidence < edges.min_confidence
-                {
+                if (edges.hard && r.provenance != "stated") || r.confidence < edges.min_confidence {
                     continue;
                 }
                 // A reference outside any definition makes its file the dependent.

@@ -2103,7 +2103,10 @@ impl Resolver {
     /// its language's link group ([`Language::link_group`]); none for a file of no parsed
     /// language.
     fn names_for(&self, file_id: i64) -> Option<&Names> {
-        let language = self.paths.get(&file_id).and_then(|p| Language::from_path(p))?;
+        let language = self
+            .paths
+            .get(&file_id)
+            .and_then(|p| Language::from_path(p))?;
         self.groups.get(&language.link_group())
     }
 

@@ -1146,7 +1146,11 @@ fn confidences() -> (tempfile::TempDir, Workspace) {
         "pkg/store.py",
         "class Store:\n    def get(self):\n        return 1\n\n    def close(self):\n        return self.get()\n\n    @classmethod\n    def open(cls):\n        return cls()\n",
     );
-    write(root, "pkg/a_value.py", "def fetch(x):\n    return x.get()\n");
+    write(
+        root,
+        "pkg/a_value.py",
+        "def fetch(x):\n    return x.get()\n",
+    );
     write(
         root,
         "pkg/b_import.py",
@@ -1203,7 +1207,10 @@ fn fault_weak_name_matches_were_listed_among_real_edges() {
     let impact = |edges: Edges| {
         let env = ws.impact_with("pkg/store.py", 3, edges, 0).unwrap();
         let weaker = env.result.weaker;
-        (loci_engine::text::to_string(|o| loci_engine::text::impact(o, &env)), weaker)
+        (
+            loci_engine::text::to_string(|o| loci_engine::text::impact(o, &env)),
+            weaker,
+        )
     };
     assert_eq!(
         impact(Edges::default()),
@@ -1279,8 +1286,16 @@ fn fault_weak_name_matches_were_listed_among_real_edges() {
 fn fault_hard_impact_left_out_calls_on_a_type_an_import_binds() {
     let (dir, _) = confidences();
     let root = dir.path();
-    write(root, "src/lib.rs", "mod rt;\nmod app;\nmod other;\nmod reexp;\n");
-    write(root, "src/rt/mod.rs", "mod builder;\npub use builder::Builder;\n");
+    write(
+        root,
+        "src/lib.rs",
+        "mod rt;\nmod app;\nmod other;\nmod reexp;\n",
+    );
+    write(
+        root,
+        "src/rt/mod.rs",
+        "mod builder;\npub use builder::Builder;\n",
+    );
     write(
         root,
         "src/rt/builder.rs",
@@ -1309,7 +1324,15 @@ fn fault_hard_impact_left_out_calls_on_a_type_an_import_binds() {
             .result
             .calls
             .into_iter()
-            .map(|c| format!("{}:{} {} {:.1}", c.path, c.line + 1, c.provenance, c.confidence))
+            .map(|c| {
+                format!(
+                    "{}:{} {} {:.1}",
+                    c.path,
+                    c.line + 1,
+                    c.provenance,
+                    c.confidence
+                )
+            })
             .collect()
     };
     assert_eq!(
@@ -1330,6 +1353,8 @@ fn fault_hard_impact_left_out_calls_on_a_type_an_import_binds() {
     );
     assert_eq!(
         impact_rows(&ws, "Store.open", 1, true),
-        ["pkg/b_import.py#make@function 1 call -> pkg/store.py#Store.open@method at pkg/b_import.py:5 stated 1.0"]
+        [
+            "pkg/b_import.py#make@function 1 call -> pkg/store.py#Store.open@method at pkg/b_import.py:5 stated 1.0"
+        ]
     );
 }
