@@ -1607,7 +1607,8 @@ pub fn importers_within(
             // then the most confident one; of equals, the one into the smallest path, then
             // the first line.
             let first = edges.partition_point(|e| e.0 < from);
-            let mut best: Option<((u8, u64, &String, u32), u32)> = None;
+            // (the edge's sort key, its reference).
+            let mut best: Option<(EdgeKey<'_>, u32)> = None;
             for &(_, to, rank, line, reference) in edges[first..].iter().take_while(|e| e.0 == from)
             {
                 let confidence = references
@@ -1654,6 +1655,11 @@ pub fn importers_within(
     }
     Ok(Importers { by_depth, listed })
 }
+
+/// How [`importers_within`] ranks the edges out of one file, the surest first: rank (0 an
+/// import, 1 a stated reference, 2 a derived one), doubt (`1 - confidence` as ordered
+/// bits), the path of the file it goes into, its line.
+type EdgeKey<'a> = (u8, u64, &'a String, u32);
 
 /// A hasher for file ids (integer keys this crate made itself, so no defence against
 /// chosen collisions is needed): a multiply and a rotate instead of SipHash, whose cost
