@@ -426,7 +426,7 @@ fn fault_impact_counted_the_targets_own_files_as_files_with_dependents() {
             &v["result"]["dependent_files"],
             &v["result"]["files_affected"]
         ),
-        (&Value::from(1), &Value::from(1), &Value::from(3))
+        (&Value::from(1), &Value::from(1), &Value::from(4))
     );
 }
 
@@ -796,7 +796,7 @@ fn fault_a_path_relative_to_the_current_directory_was_not_found() {
     let impact = loci(&sub, &["impact", "core.py", "--depth", "1"]);
     assert!(impact.status.success(), "{impact:?}");
     assert!(
-        String::from_utf8_lossy(&impact.stdout).starts_with("impact of pkg/core.py (depth 1)"),
+        String::from_utf8_lossy(&impact.stdout).starts_with("impact of pkg/core.py (depth 1, "),
         "{impact:?}"
     );
     let up = loci(&sub, &["deps", "../app.py"]);

@@ -216,12 +216,10 @@ params! {
     CallersParams {
         /// A name, qualified or dotted name, or key.
         symbol: String,
-        /// Calls to list, the surest first, then by path and line (0: all);
-        /// `limits.omitted` counts the rest.
+        /// Calls to list (0: all); `limits.omitted` counts the rest.
         #[serde(default = "defaults::list_limit")]
         limit: u32,
-        /// List only calls resolved at this confidence or more (0 to 1; 0: every resolved
-        /// call); `weaker` counts the others.
+        /// Least confidence (0: all).
         #[serde(default = "defaults::min_confidence")]
         min_confidence: f64,
         /// `next_cursor` of the previous page.
@@ -294,12 +292,10 @@ params! {
         /// Follow only stated edges (proven by a parser).
         #[serde(default)]
         hard: bool,
-        /// Follow only edges at this confidence or more (0 to 1; 0: every resolved edge);
-        /// `weaker` counts what only weaker edges reach.
+        /// Least confidence (0: all).
         #[serde(default = "defaults::min_confidence")]
         min_confidence: f64,
-        /// Dependents to list, nearest first, then the surest (0: all); the counts are of
-        /// the whole walk.
+        /// Dependents to list, nearest first (0: all); the counts are of the whole walk.
         #[serde(default = "defaults::impact_limit")]
         limit: u32,
         /// `next_cursor` of the previous page.
@@ -683,8 +679,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "symbol",
         title: "Find a symbol",
-        description: "Definitions matching a name: kind, path, zero-based line, \
-            signature, doc comment, key.",
+        description: "Definitions matching a name: kind, path, line (0-based), \
+            signature, doc, key.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<SymbolParams>,
@@ -692,8 +688,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "source",
         title: "A symbol's source",
-        description: "A definition's source text from disk, with the memory about it \
-            and whether that memory is stale.",
+        description: "A definition's source from disk, with its memory and whether \
+            that is stale.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<SourceParams>,
@@ -701,8 +697,7 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "outline",
         title: "A file's outline",
-        description: "A file's definitions in document order, nested by depth, with \
-            their signatures.",
+        description: "A file's definitions in order, nested, with signatures.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<OutlineParams>,
@@ -719,9 +714,7 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "callers",
         title: "Find callers",
-        description: "Incoming calls: call sites resolved to the symbols a name matches, \
-            the surest first; calls matched by name alone (below `min_confidence`) are \
-            counted in `weaker`, not listed.",
+        description: "Incoming calls: call sites resolved to the symbols a name matches.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<CallersParams>,
@@ -729,8 +722,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "callees",
         title: "Find callees",
-        description: "Outgoing calls: the calls written in the definitions a name \
-            matches, each with what it resolved to.",
+        description: "Outgoing calls: the calls in the definitions a name matches, \
+            each with its target.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<CalleesParams>,
@@ -746,10 +739,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "impact",
         title: "Blast radius",
-        description: "What depends on a file or symbol, transitively, each with the \
-            edge that reached it, the surest first at each hop; edges below \
-            `min_confidence` are not followed (`weaker` counts what they reach). Use \
-            before changing a widely used definition.",
+        description: "What depends on a file or symbol, transitively, with the edge \
+            reaching each. Use before changing a widely used definition.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<ImpactParams>,
@@ -1609,7 +1600,7 @@ mod tests {
             "recap.n=3 context.query=\"\" search.limit=10 symbol.limit=1000 outline.limit=1000 \
              references.limit=1000 callers.limit=1000 callers.min_confidence=0.5 \
              callees.limit=1000 deps.reverse=false impact.depth=3 impact.hard=false \
-             impact.min_confidence=0.5 impact.limit=30 memory_list.kinds=[] \
+             impact.limit=30 impact.min_confidence=0.5 memory_list.kinds=[] \
              memory_list.limit=100 memory_list.prefix=\"\" pin.pinned=true"
         );
     }
