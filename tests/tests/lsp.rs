@@ -623,7 +623,7 @@ async fn b12_command_arguments_are_validated() {
         .command("loci.impact", json!({ "target": "a.rs" }))
         .await;
     expect![[r#"
-        **Impact of `a.rs`** (file, depth 3)
+        **Impact of `a.rs`** (file, depth 3, edges at confidence 0.50 or more)
 
         Nothing depends on it in the map.
 

@@ -394,6 +394,18 @@ async fn argument_errors_are_tool_results_naming_the_argument() {
             "expect_exit",
         ),
         (
+            "impact",
+            json!({"target": "a.rs", "min_confidence": 1.5}),
+            "min_confidence",
+            "1.5 is no confidence",
+        ),
+        (
+            "callers",
+            json!({"symbol": "a", "min_confidence": -1}),
+            "min_confidence",
+            "-1 is no confidence",
+        ),
+        (
             "why",
             json!({"target": "a.rs:99"}),
             "target",

@@ -91,9 +91,14 @@ enum Command {
     Callers {
         /// A name, qualified name (`Regex.new` or `Regex::new`) or key.
         symbol: String,
-        /// List at most this many, by path and line (0: all); the rest are counted.
+        /// List at most this many, the surest first, then by path and line (0: all); the
+        /// rest are counted.
         #[arg(long, default_value_t = loci_engine::query::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
         limit: u32,
+        /// List only calls resolved at this confidence or more (0 to 1); weaker ones are
+        /// counted. 0 lists every resolved call.
+        #[arg(long, default_value_t = loci_engine::query::MIN_CONFIDENCE, value_parser = confidence, allow_negative_numbers = true)]
+        min_confidence: f64,
     },
     /// List the calls written in a symbol's definition (its outgoing calls).
     Callees {
@@ -144,11 +149,16 @@ enum Command {
         /// Hops to follow (at least 1).
         #[arg(long, default_value_t = 3, value_parser = whole::<u32>("hops", 1), allow_negative_numbers = true)]
         depth: u32,
-        /// Follow only stated edges (proven by a parser), not derived ones.
+        /// Follow only stated edges (proven by a parser: imports, names they bind, module
+        /// paths), not derived ones.
         #[arg(long)]
         hard: bool,
-        /// List at most this many dependents, the nearest first (0: all); the rest are
-        /// counted.
+        /// Follow only edges at this confidence or more (0 to 1); what only weaker ones
+        /// reach is counted. 0 follows every resolved edge.
+        #[arg(long, default_value_t = loci_engine::query::MIN_CONFIDENCE, value_parser = confidence, allow_negative_numbers = true)]
+        min_confidence: f64,
+        /// List at most this many dependents, the nearest first, then the surest (0: all);
+        /// the rest are counted.
         #[arg(long, default_value_t = loci_engine::query::IMPACT_LIMIT, value_parser = whole::<u32>("dependents", 0), allow_negative_numbers = true)]
         limit: u32,
     },
@@ -560,6 +570,15 @@ where
             return Err(range);
         }
         T::try_from(n).map_err(|_| format!("{range}: {n} is too large"))
+    }
+}
+
+/// Parses a confidence: a number from 0 to 1.
+fn confidence(arg: &str) -> Result<f64, String> {
+    let range = "a confidence from 0 (every edge) to 1 (stated only)";
+    match arg.trim().parse::<f64>() {
+        Ok(c) if (0.0..=1.0).contains(&c) => Ok(c),
+        _ => Err(range.to_string()),
     }
 }
 
@@ -1058,15 +1077,25 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             kinds,
             limit,
         } => out.page_entries(&ws.memory_list(&here(prefix), &kinds, limit)?)?,
-        Command::Callers { symbol, limit } => {
+        Command::Callers {
+            symbol,
+            limit,
+            min_confidence,
+        } => {
             // A name that is no symbol is a typo, not dead code: say which.
             let typo = format!(
                 "no symbol named `{}` in the map, so no callers (`loci symbol` finds names)",
                 quoted(&symbol)
             );
-            let env = ws.callers(&key_here(symbol), limit)?;
+            let weaker = format!(
+                "no callers of `{}` at confidence {min_confidence:.2} or more",
+                quoted(&symbol)
+            );
+            let env = ws.callers_with(&key_here(symbol), limit, min_confidence)?;
             if env.result.targets_total == 0 {
                 miss = unknown_symbol(&env).or(Some(typo));
+            } else if env.result.weaker > 0 {
+                miss = Some(weaker);
             }
             out.callers(&env)?
         }
@@ -1078,10 +1107,29 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             target,
             depth,
             hard,
+            min_confidence,
             limit,
-        } => match ws.impact_limited(&here(target), depth, hard, limit) {
+        } => match ws.impact_with(
+            &here(target.clone()),
+            depth,
+            loci_engine::query::Edges {
+                hard,
+                min_confidence,
+            },
+            limit,
+        ) {
             Err(EngineError::NotFound(message)) => return not_found(&out, ws, &message),
-            env => out.impact(&env?)?,
+            Ok(env) => {
+                if env.result.weaker > 0 {
+                    miss = Some(format!(
+                        "nothing depends on `{}` within depth {depth} through {}",
+                        quoted(&target),
+                        loci_engine::text::edges_followed(hard, min_confidence)
+                    ));
+                }
+                out.impact(&env)?
+            }
+            Err(e) => return Err(e.into()),
         },
         Command::Stats => out.stats(&ws.stats()?)?,
         Command::Lsp => true,

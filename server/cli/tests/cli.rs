@@ -365,7 +365,7 @@ fn impact_of_a_file_counts_its_dependent_files_without_the_target() {
     let out = loci(dir.path(), &["impact", "app/models.py"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "impact of app/models.py (depth 3): 1 dependent file\n  app/views.py  <- import at app/views.py:1 (stated, 1.00)\n"
+        "impact of app/models.py (depth 3, edges at confidence 0.50 or more): 1 dependent file\n  app/views.py  <- import at app/views.py:1 (stated, 1.00)\n"
     );
     let out = loci(dir.path(), &["impact", "User"]);
     let first = String::from_utf8_lossy(&out.stdout)
@@ -375,7 +375,7 @@ fn impact_of_a_file_counts_its_dependent_files_without_the_target() {
         .to_string();
     assert_eq!(
         first,
-        "impact of app/models.py#User@class (depth 3): 2 dependents in 1 file"
+        "impact of app/models.py#User@class (depth 3, edges at confidence 0.50 or more): 2 dependents in 1 file"
     );
 }
 
@@ -404,16 +404,19 @@ fn fault_impact_counted_the_targets_own_files_as_files_with_dependents() {
             .unwrap_or_default()
             .to_string()
     };
-    // `User().save()` is a call on another receiver: derived, so `--hard` drops it.
+    // `User().save()` after `from .models import User` is stated (the import binds
+    // `User` to the file defining it), so `--hard` keeps it; the targets' own three files
+    // are not counted as files holding a dependent.
     assert_eq!(
         first_line(&["impact", "User.save", "--hard"]),
         "impact of app/admin.py#User.save@method, app/jobs.py#User.save@method, \
-         app/models.py#User.save@method (depth 3, stated edges only): 0 dependents"
+         app/models.py#User.save@method (depth 3, stated edges only): 1 dependent in 1 file"
     );
     assert_eq!(
         first_line(&["impact", "User.save"]),
         "impact of app/admin.py#User.save@method, app/jobs.py#User.save@method, \
-         app/models.py#User.save@method (depth 3): 1 dependent in 1 file"
+         app/models.py#User.save@method (depth 3, edges at confidence 0.50 or more): 1 \
+         dependent in 1 file"
     );
     let out = loci(dir.path(), &["impact", "User.save", "--hard", "--json"]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -423,7 +426,7 @@ fn fault_impact_counted_the_targets_own_files_as_files_with_dependents() {
             &v["result"]["dependent_files"],
             &v["result"]["files_affected"]
         ),
-        (&Value::from(0), &Value::from(0), &Value::from(3))
+        (&Value::from(1), &Value::from(1), &Value::from(4))
     );
 }
 
@@ -475,7 +478,10 @@ fn impact_lists_the_nearest_dependents_up_to_the_limit_and_says_how_many_were_le
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 102, "{text}");
-    assert_eq!(lines[0], "impact of core.py (depth 3): 105 dependent files");
+    assert_eq!(
+        lines[0],
+        "impact of core.py (depth 3, edges at confidence 0.50 or more): 105 dependent files"
+    );
     assert_eq!(lines[1], "  m000.py  <- import at m000.py:1 (stated, 1.00)");
     assert_eq!(
         lines[100],
@@ -490,7 +496,7 @@ fn impact_lists_the_nearest_dependents_up_to_the_limit_and_says_how_many_were_le
     let out = loci(root, &["impact", "core.py", "--limit", "3"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "impact of core.py (depth 3): 105 dependent files\n\
+        "impact of core.py (depth 3, edges at confidence 0.50 or more): 105 dependent files\n\
          \x20 m000.py  <- import at m000.py:1 (stated, 1.00)\n\
          \x20 m001.py  <- import at m001.py:1 (stated, 1.00)\n\
          \x20 m002.py  <- import at m002.py:1 (stated, 1.00)\n\
@@ -790,7 +796,7 @@ fn fault_a_path_relative_to_the_current_directory_was_not_found() {
     let impact = loci(&sub, &["impact", "core.py", "--depth", "1"]);
     assert!(impact.status.success(), "{impact:?}");
     assert!(
-        String::from_utf8_lossy(&impact.stdout).starts_with("impact of pkg/core.py (depth 1)"),
+        String::from_utf8_lossy(&impact.stdout).starts_with("impact of pkg/core.py (depth 1, "),
         "{impact:?}"
     );
     let up = loci(&sub, &["deps", "../app.py"]);
@@ -2971,4 +2977,65 @@ fn code_reading_commands_answer_exactly_on_a_fixture() {
         String::from_utf8_lossy(&miss.stderr),
         "loci: `pkg` is a folder: outline takes a file (such as `pkg/__init__.py`)\n"
     );
+}
+
+/// `callers` and `impact` list edges at confidence 0.50 or more by default, say how many
+/// weaker ones they left out, and `--min-confidence` moves the line; a confidence outside
+/// [0, 1] is a usage error (exit 2).
+#[test]
+fn callers_and_impact_count_the_edges_below_the_confidence_asked() {
+    let dir = repo();
+    let root = dir.path();
+    // `x.save()` on a value of unknown type: a name match, 0.20.
+    write(root, "app/util.py", "def touch(x):\n    return x.save()\n");
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(root, &["callers", "User.save"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "definition app/models.py#User.save@method (app/models.py:2)\n\
+         app/views.py:4:19: call save in app/views.py#show@function -> app/models.py#User.save@method (stated, 1.00)\n\
+         … and 1 weaker call, not listed: resolved below confidence 0.50 (a name matched, the receiver's type unknown); `--min-confidence 0` lists them\n"
+    );
+    let out = loci(root, &["callers", "User.save", "--min-confidence", "0"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "definition app/models.py#User.save@method (app/models.py:2)\n\
+         app/views.py:4:19: call save in app/views.py#show@function -> app/models.py#User.save@method (stated, 1.00)\n\
+         app/util.py:2:14: call save in app/util.py#touch@function -> app/models.py#User.save@method (derived, 0.20)\n"
+    );
+    // At 1, stated calls only.
+    let out = loci(
+        root,
+        &["callers", "User.save", "--min-confidence", "1", "--json"],
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&v["result"]["calls"][0]["path"], &v["result"]["weaker"]),
+        (&Value::from("app/views.py"), &Value::from(1))
+    );
+    let out = loci(root, &["impact", "app/models.py", "--min-confidence", "0"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "impact of app/models.py (depth 3, every resolved edge): 2 dependent files\n  \
+         app/views.py  <- import at app/views.py:1 (stated, 1.00)\n  \
+         app/util.py  <- call at app/util.py:2 (derived, 0.20)\n"
+    );
+    let out = loci(root, &["impact", "app/models.py", "--depth", "1"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "impact of app/models.py (depth 1, edges at confidence 0.50 or more): 1 dependent file\n  \
+         app/views.py  <- import at app/views.py:1 (stated, 1.00)\n\
+         1 more dependent file only through weaker edges (below confidence 0.50), not counted: \
+         `--min-confidence 0` follows them\n"
+    );
+    for bad in ["2", "-0.5", "high"] {
+        let out = loci(root, &["impact", "app/models.py", "--min-confidence", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("a confidence from 0 (every edge) to 1 (stated only)"),
+            "{err}"
+        );
+    }
 }

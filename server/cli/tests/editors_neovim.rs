@@ -190,7 +190,9 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
     );
     assert_eq!(
         r["action_impact"],
-        json!("Impact of src/store.rs#Store.open@method (symbol, depth 3)")
+        json!(
+            "Impact of src/store.rs#Store.open@method (symbol, depth 3, edges at confidence 0.50 or more)"
+        )
     );
     // :LociContext from the quickfix window (issue 33, item 7).
     assert_eq!(r["context_from"], json!("quickfix"));
@@ -212,9 +214,9 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
     assert_eq!(
         r["impact_symbol"],
         json!({
-            "title": "Impact of src/store.rs#Store.open@method (symbol, depth 3)",
+            "title": "Impact of src/store.rs#Store.open@method (symbol, depth 3, edges at confidence 0.50 or more)",
             "items": [
-                { "file": "src/lib.rs", "lnum": 10, "text": "depth 1 call derived: src/lib.rs#open_default@function" },
+                { "file": "src/lib.rs", "lnum": 10, "text": "depth 1 call stated: src/lib.rs#open_default@function" },
                 { "file": "src/lib.rs", "lnum": 18, "text": "depth 2 call derived: src/lib.rs#tests.fixture@function" },
             ],
         }),
@@ -223,7 +225,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
     assert_eq!(
         r["impact_file"],
         json!({
-            "title": "Impact of src/store.rs (file, depth 3)",
+            "title": "Impact of src/store.rs (file, depth 3, edges at confidence 0.50 or more)",
             "items": [
                 { "file": "src/lib.rs", "lnum": 3, "text": "depth 1 import stated: src/lib.rs" },
             ],

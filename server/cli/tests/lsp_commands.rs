@@ -136,7 +136,8 @@ fn fault_helix_showed_nothing_for_why_and_impact_and_picked_commands_failed_in_t
     let markdown = response["result"]["markdown"].as_str().unwrap().to_string();
     assert_eq!(
         markdown.lines().next().unwrap(),
-        "**Impact of `src/app.py#hello@function`** (symbol, depth 3)"
+        "**Impact of `src/app.py#hello@function`** (symbol, depth 3, edges at confidence 0.50 \
+         or more)"
     );
     assert_eq!(shown_text(&shown), ("002-impact.md".to_string(), markdown));
 

@@ -62,7 +62,10 @@ pub use lang::Language;
 /// Fingerprints of files and symbols holding them change.
 /// 14: every code chunk has the hash of its text as an embedding model sees it
 /// ([`chunks::embed_hash`], migration 21): vectors are keyed by it.
-pub const ANALYSIS_VERSION: u32 = 14;
+/// 15: references resolve only within their language's link group
+/// ([`Language::link_group`]), and a member written on a type's name that an import binds
+/// to the type's file is stated: every reference is resolved again.
+pub const ANALYSIS_VERSION: u32 = 15;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

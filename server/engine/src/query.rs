@@ -50,6 +50,75 @@ fn list_limits(limit: u32, listed: u64, total: u64) -> crate::envelope::Limits {
 /// 3), which no one reads line by line; 0 lists them all.
 pub const IMPACT_LIMIT: u32 = 100;
 
+/// The least confidence of an edge (a resolved call, type or base; an import is 1.0) that
+/// `callers` and `impact` follow and list unless asked otherwise, in every door (the CLI's
+/// `--min-confidence`, the MCP tools' and the LSP command's `min_confidence`). Weaker
+/// edges are counted apart ([`Callers::weaker`], [`Impact::weaker`]), not listed.
+///
+/// The scan's resolver gives (see `Resolver::resolve` in `scan.rs`): 1.0 stated (a name a
+/// resolved import binds, a module path); 0.9 a definition in the same file; 0.7 the one
+/// candidate in an imported file, or the one member of a named type; 0.5 one of several
+/// such, or the only definition of the name anywhere; 0.3 and 0.2 a method name on a value
+/// whose type the map does not know (`obj.get()`), matched by name alone. Sampled on
+/// CPython's stdlib (15 random calls per level, docs/benchmarks.md, "Edges you can filter
+/// on"), 15 were right at 0.7, 14 at 0.5 and 7 at 0.3: 0.5 keeps every edge with evidence
+/// beyond the name and drops the guesses.
+pub const MIN_CONFIDENCE: f64 = 0.5;
+
+/// Which edges a `callers` or `impact` answer follows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Edges {
+    /// Only stated edges (proven by a parser: imports, names resolved imports bind,
+    /// module paths), as `--hard` asks.
+    pub hard: bool,
+    /// Only edges at this confidence or more, in [0, 1] ([`MIN_CONFIDENCE`] by default;
+    /// 0 follows every resolved edge).
+    pub min_confidence: f64,
+}
+
+impl Default for Edges {
+    fn default() -> Edges {
+        Edges {
+            hard: false,
+            min_confidence: MIN_CONFIDENCE,
+        }
+    }
+}
+
+impl Edges {
+    /// The default edges, stated ones only when `hard`.
+    pub fn hard(hard: bool) -> Edges {
+        Edges {
+            hard,
+            ..Edges::default()
+        }
+    }
+
+    /// Every resolved edge, however weak.
+    pub fn all() -> Edges {
+        Edges {
+            hard: false,
+            min_confidence: 0.0,
+        }
+    }
+
+    /// `self`, or [`EngineError::InvalidArgument`] naming `min_confidence` when it is not
+    /// in [0, 1].
+    fn checked(self) -> Result<Edges> {
+        if !(0.0..=1.0).contains(&self.min_confidence) {
+            return Err(EngineError::InvalidArgument {
+                name: "min_confidence".into(),
+                message: format!(
+                    "{} is no confidence: give a number from 0 (every edge) to 1 (stated \
+                     only)",
+                    self.min_confidence
+                ),
+            });
+        }
+        Ok(self)
+    }
+}
+
 /// The callers of a symbol.
 #[derive(Clone, Debug, Serialize)]
 pub struct Callers {
@@ -58,8 +127,14 @@ pub struct Callers {
     pub targets: Vec<SymbolHit>,
     /// How many symbols the name matched (more than `targets` lists when cut).
     pub targets_total: u64,
-    /// Call sites resolved to those symbols.
+    /// Call sites resolved to those symbols at `min_confidence` or more: the surest
+    /// first, then by path, line and column.
     pub calls: Vec<RefHit>,
+    /// The least confidence of a call listed.
+    pub min_confidence: f64,
+    /// Calls resolved to those symbols below `min_confidence`: counted, not listed, nor
+    /// counted in `limits`.
+    pub weaker: u64,
 }
 
 /// Where a dependency listing points.
@@ -131,8 +206,13 @@ pub struct Impact {
     pub depth: u32,
     /// Whether only stated edges were followed.
     pub hard: bool,
+    /// The least confidence of an edge followed ([`Edges::min_confidence`]).
+    pub min_confidence: f64,
     /// Every dependent the walk reached, listed or not.
     pub dependents: u64,
+    /// Dependents the walk reaches within `depth` only through edges below
+    /// `min_confidence`: counted here, not in `dependents`, nor listed.
+    pub weaker: u64,
     /// Dependents reached at each depth: `by_depth[0]` at depth 1 (direct dependents),
     /// `by_depth[1]` at depth 2, ...; up to the deepest level reached (empty when nothing
     /// depends on the target). Sums to `dependents`.
@@ -142,7 +222,8 @@ pub struct Impact {
     /// Distinct files holding a dependent, listed or not: the target's own file only when
     /// a dependent is in it (for a file target, `dependents`).
     pub dependent_files: u64,
-    /// The dependents listed, nearest first: by depth, then id.
+    /// The dependents listed, nearest first: by depth, then the confidence of the edge
+    /// that reached them (the surest first), then id.
     pub nodes: Vec<ImpactNode>,
     /// The distinct files of the target and of the listed dependents, sorted: the files
     /// this answer shows, and those whose freshness it checks.
@@ -245,21 +326,44 @@ impl Workspace {
         })
     }
 
-    /// Call sites resolved to the symbols named `symbol` (every symbol that
-    /// [`Workspace::symbol`] finds), at most `limit` listed by path, line and column (0:
-    /// all); `limits` counts the calls as [`Workspace::symbol`] counts symbols.
-    ///
-    /// Errors: [`EngineError::InvalidArgument`] for an empty name.
+    /// [`Workspace::callers_with`] at the default confidence ([`MIN_CONFIDENCE`]).
     pub fn callers(&self, symbol: &str, limit: u32) -> Result<Envelope<Callers>> {
+        self.callers_with(symbol, limit, MIN_CONFIDENCE)
+    }
+
+    /// Call sites resolved to the symbols named `symbol` (every symbol that
+    /// [`Workspace::symbol`] finds) at `min_confidence` or more, at most `limit` listed,
+    /// the surest first, then by path, line and column (0: all); `limits` counts them as
+    /// [`Workspace::symbol`] counts symbols, and [`Callers::weaker`] the calls below
+    /// `min_confidence`.
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] for an empty name or a confidence outside
+    /// [0, 1].
+    pub fn callers_with(
+        &self,
+        symbol: &str,
+        limit: u32,
+        min_confidence: f64,
+    ) -> Result<Envelope<Callers>> {
         self.store.read(|| {
             let symbol = qualified_form(non_empty("symbol", symbol)?);
+            let Edges { min_confidence, .. } = Edges {
+                hard: false,
+                min_confidence,
+            }
+            .checked()?;
             let conn = self.store.conn();
             let mut targets = self.lookup_as_written(&symbol, u32::MAX)?.0;
             let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
-            let mut calls = map::refs_to_any(conn, &keys, Some("call"), fetch(limit))?;
+            let mut calls = map::calls_to(conn, &keys, min_confidence, fetch(limit))?;
             let total = listed(&mut calls, limit, || {
-                map::count_refs_to_any(conn, &keys, Some("call"))
+                map::count_calls_to(conn, &keys, min_confidence)
             })?;
+            let weaker = if min_confidence > 0.0 {
+                map::count_calls_to(conn, &keys, 0.0)? - total
+            } else {
+                0
+            };
             // 1,201 definitions of `foo` were all listed before one call at `--limit 1`.
             let targets_total = targets.len() as u64;
             if limit > 0 {
@@ -276,13 +380,15 @@ impl Workspace {
                     targets,
                     targets_total,
                     calls,
+                    min_confidence,
+                    weaker,
                 },
                 paths,
             )?;
             env.limits = list_limits(limit, listed, total);
             if targets_total == 0 {
                 self.note_unknown_symbol(&mut env, &symbol)?;
-            } else if total == 0 {
+            } else if total == 0 && weaker == 0 {
                 self.note_changes_behind_nothing(&mut env)?;
             }
             Ok(env)
@@ -315,25 +421,18 @@ impl Workspace {
 
     /// The reverse-dependency blast radius of a file (files that import it or whose calls,
     /// types and bases resolved into it, transitively)
-    /// or a symbol (definitions that reference it, transitively), to `depth` hops. With
-    /// `hard`, only stated edges are followed. Lists every dependent: see
-    /// [`Workspace::impact_limited`].
+    /// or a symbol (definitions that reference it, transitively), to `depth` hops, over
+    /// the default edges ([`Edges::hard`]: at [`MIN_CONFIDENCE`] or more; with `hard`,
+    /// stated ones only). Lists every dependent: see [`Workspace::impact_with`].
     ///
-    /// Errors: as [`Workspace::impact_limited`].
+    /// Errors: as [`Workspace::impact_with`].
     pub fn impact(&self, target: &str, depth: u32, hard: bool) -> Result<Envelope<Impact>> {
-        self.impact_limited(target, depth, hard, 0)
+        self.impact_with(target, depth, Edges::hard(hard), 0)
     }
 
-    /// [`Workspace::impact`] listing at most `limit` dependents (0: all), the nearest
-    /// first (by depth, then id). The counts stay those of the whole walk; what was left
-    /// out is in `limits` (`truncated`, `omitted`; `budget` is `limit`, `used` the
-    /// dependents listed). Only the target's file and the listed dependents' files are
-    /// compared with the disk (`stale_warnings`, `freshness`): those are the files the
-    /// answer shows.
+    /// [`Workspace::impact`] listing at most `limit` dependents (0: all).
     ///
-    /// Errors: [`EngineError::InvalidArgument`] for an empty target, a depth of 0 or a
-    /// path outside the workspace; [`EngineError::NotFound`] when no file or symbol has
-    /// that name.
+    /// Errors: as [`Workspace::impact_with`].
     pub fn impact_limited(
         &self,
         target: &str,
@@ -341,8 +440,31 @@ impl Workspace {
         hard: bool,
         limit: u32,
     ) -> Result<Envelope<Impact>> {
+        self.impact_with(target, depth, Edges::hard(hard), limit)
+    }
+
+    /// The blast radius of `target` to `depth` hops over the `edges` asked, listing at
+    /// most `limit` dependents (0: all), the nearest first (by depth, then the confidence
+    /// of the edge that reached them, then id). The counts stay those of the whole walk;
+    /// what was left out is in `limits` (`truncated`, `omitted`; `budget` is `limit`,
+    /// `used` the dependents listed), and what only weaker edges reach in
+    /// [`Impact::weaker`]. Only the target's file and the listed dependents' files are
+    /// compared with the disk (`stale_warnings`, `freshness`): those are the files the
+    /// answer shows.
+    ///
+    /// Errors: [`EngineError::InvalidArgument`] for an empty target, a depth of 0, a
+    /// confidence outside [0, 1] or a path outside the workspace;
+    /// [`EngineError::NotFound`] when no file or symbol has that name.
+    pub fn impact_with(
+        &self,
+        target: &str,
+        depth: u32,
+        edges: Edges,
+        limit: u32,
+    ) -> Result<Envelope<Impact>> {
         self.store.read(|| {
             let target = non_empty("target", target)?;
+            let edges = edges.checked()?;
             // Every door refuses 0 alike (the CLI's parser did; MCP and LSP had walked 1).
             if depth == 0 {
                 return Err(EngineError::InvalidArgument {
@@ -362,7 +484,7 @@ impl Workspace {
                 Err(_) => None,
             };
             let impact = if let Some(path) = as_path {
-                self.impact_file(path, depth, hard, limit)?
+                self.impact_file(path, depth, edges, limit)?
             } else {
                 let symbols = self.lookup_as_written(&qualified_form(target), LIST_LIMIT)?.0;
                 if symbols.is_empty() {
@@ -378,7 +500,7 @@ impl Workspace {
                         "no file or symbol named `{target}` in the map"
                     )));
                 }
-                self.impact_symbol(&symbols, depth, hard, limit)?
+                self.impact_symbol(&symbols, depth, edges, limit)?
             };
             let omitted = impact.dependents - impact.nodes.len() as u64;
             let relies = impact.files.clone();
@@ -393,11 +515,24 @@ impl Workspace {
     }
 
     /// The file walk, listing the first `limit` importers (0: all).
-    fn impact_file(&self, path: String, depth: u32, hard: bool, limit: u32) -> Result<Impact> {
+    fn impact_file(&self, path: String, depth: u32, edges: Edges, limit: u32) -> Result<Impact> {
+        let Edges {
+            hard,
+            min_confidence,
+        } = edges;
+        let conn = self.store.conn();
         // Resolved imports are stated by the parser, so `hard` keeps every import edge;
         // of the reference edges, the stated ones.
-        let walk = map::importers_within(self.store.conn(), &path, depth, hard, limit)?;
+        let walk = map::importers_within(conn, &path, depth, hard, min_confidence, limit)?;
         let dependents: u64 = walk.by_depth.iter().sum();
+        // What the weaker edges would add: a walk over all of them, counted (one listed,
+        // so that no level's paths are read).
+        let weaker = if min_confidence > 0.0 {
+            let all = map::importers_within(conn, &path, depth, hard, 0.0, 1)?;
+            all.by_depth.iter().sum::<u64>() - dependents
+        } else {
+            0
+        };
         let mut files: Vec<String> = walk.listed.iter().map(|i| i.path.clone()).collect();
         files.push(path.clone());
         files.sort();
@@ -423,7 +558,9 @@ impl Workspace {
             mode: "file",
             depth,
             hard,
+            min_confidence,
             dependents,
+            weaker,
             by_depth: walk.by_depth,
             // Every importer is a file of its own, and none is the target.
             files_affected: dependents + 1,
@@ -438,9 +575,55 @@ impl Workspace {
         &self,
         symbols: &[SymbolHit],
         depth: u32,
-        hard: bool,
+        edges: Edges,
         limit: u32,
     ) -> Result<Impact> {
+        let (mut nodes, files, dependent_files) = self.walk_symbols(symbols, depth, edges)?;
+        let weaker = if edges.min_confidence > 0.0 {
+            let all = Edges {
+                min_confidence: 0.0,
+                ..edges
+            };
+            self.walk_symbols(symbols, depth, all)?.0.len() - nodes.len()
+        } else {
+            0
+        };
+        let own: BTreeSet<String> = symbols.iter().map(|s| s.path.clone()).collect();
+        let dependents = nodes.len() as u64;
+        let by_depth = count_by_depth(nodes.iter().map(|n| n.depth));
+        let files_affected = files.len() as u64;
+        nodes.truncate(listed_count(nodes.len(), limit));
+        let files = own
+            .into_iter()
+            .chain(nodes.iter().map(|n| n.path.clone()))
+            .collect::<BTreeSet<String>>()
+            .into_iter()
+            .collect();
+        Ok(Impact {
+            target: symbols.iter().map(|s| s.key.clone()).collect(),
+            mode: "symbol",
+            depth,
+            hard: edges.hard,
+            min_confidence: edges.min_confidence,
+            dependents,
+            weaker: weaker as u64,
+            by_depth,
+            files_affected,
+            dependent_files,
+            nodes,
+            files,
+        })
+    }
+
+    /// The dependents of `symbols` over `edges` to `depth` hops, by depth, then the
+    /// confidence of the edge that reached them (the surest first), then id; the files
+    /// affected (the targets' and the dependents'); how many files hold a dependent.
+    fn walk_symbols(
+        &self,
+        symbols: &[SymbolHit],
+        depth: u32,
+        edges: Edges,
+    ) -> Result<(Vec<ImpactNode>, BTreeSet<String>, u64)> {
         let conn = self.store.conn();
         // A type's uses are its members' uses too (`Parser::new()`, `p.parse()`): the
         // members defined with it, in its file, walk from depth 0 as it does. Impact of
@@ -458,8 +641,7 @@ impl Workspace {
                 }
             }
         }
-        let own: BTreeSet<String> = symbols.iter().map(|s| s.path.clone()).collect();
-        let mut files = own.clone();
+        let mut files: BTreeSet<String> = symbols.iter().map(|s| s.path.clone()).collect();
         let mut dependent_files: BTreeSet<String> = BTreeSet::new();
         let mut nodes = Vec::new();
         while let Some((key, d)) = queue.pop_front() {
@@ -467,8 +649,11 @@ impl Workspace {
                 continue;
             }
             self.check_cancelled()?;
-            for r in map::refs_to(conn, &key, u32::MAX)? {
-                if hard && r.provenance != "stated" {
+            // The surest reference first: a dependent is reached through its surest edge.
+            let mut refs = map::refs_to(conn, &key, u32::MAX)?;
+            refs.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+            for r in refs {
+                if (edges.hard && r.provenance != "stated") || r.confidence < edges.min_confidence {
                     continue;
                 }
                 // A reference outside any definition makes its file the dependent.
@@ -495,29 +680,13 @@ impl Workspace {
                 }
             }
         }
-        nodes.sort_by(|a, b| (a.depth, &a.id).cmp(&(b.depth, &b.id)));
-        let dependents = nodes.len() as u64;
-        let by_depth = count_by_depth(nodes.iter().map(|n| n.depth));
-        let files_affected = files.len() as u64;
-        nodes.truncate(listed_count(nodes.len(), limit));
-        let files = own
-            .into_iter()
-            .chain(nodes.iter().map(|n| n.path.clone()))
-            .collect::<BTreeSet<String>>()
-            .into_iter()
-            .collect();
-        Ok(Impact {
-            target: symbols.iter().map(|s| s.key.clone()).collect(),
-            mode: "symbol",
-            depth,
-            hard,
-            dependents,
-            by_depth,
-            files_affected,
-            dependent_files: dependent_files.len() as u64,
-            nodes,
-            files,
-        })
+        nodes.sort_by(|a, b| {
+            a.depth
+                .cmp(&b.depth)
+                .then_with(|| b.via.confidence.total_cmp(&a.via.confidence))
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        Ok((nodes, files, dependent_files.len() as u64))
     }
 
     /// The symbols `name` names (a name, a qualified name in the map's `.` form, or a key;

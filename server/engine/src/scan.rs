@@ -1873,7 +1873,9 @@ impl Defs {
     }
 }
 
-struct Resolver {
+/// The definitions of one link group of languages ([`Language::link_group`]), by name.
+#[derive(Default)]
+struct Names {
     /// name → its definitions.
     defs: HashMap<String, Defs>,
     /// name → its definitions that can be called (not modules, traits, interfaces or
@@ -1884,6 +1886,13 @@ struct Resolver {
     /// name → its definitions that are types (classes, structs, enums, unions, traits,
     /// interfaces, type aliases): what a `type` reference may name.
     types: HashMap<String, Defs>,
+}
+
+struct Resolver {
+    /// link group → the definitions in files of its languages. A reference looks only
+    /// in its own file's group ([`Resolver::names_for`]), so no rule below can link
+    /// languages that [`Language::links_to`] keeps apart.
+    groups: HashMap<Language, Names>,
     /// symbol id → its parent's id, and the last segment of its qualified name's scope
     /// (`Accels` for `Accels.needles`: a method of an `impl` has no parent symbol).
     parents: HashMap<i64, (Option<i64>, Option<Box<str>>)>,
@@ -1918,9 +1927,7 @@ impl Resolver {
     /// secondary indexes (a first scan's bulk load drops them, and reads everything).
     fn load(conn: &loci_store::rusqlite::Connection, needs: Option<Needs<'_>>) -> Result<Resolver> {
         let mut r = Resolver {
-            defs: HashMap::new(),
-            callables: HashMap::new(),
-            types: HashMap::new(),
+            groups: HashMap::new(),
             parents: HashMap::new(),
             imports: HashMap::new(),
             deps: HashMap::new(),
@@ -1933,8 +1940,10 @@ impl Resolver {
         let defs = read_keyed(
             conn,
             "reading definitions",
-            "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id, s.qualified_name, s.kind, p.kind
-             FROM symbols s LEFT JOIN symbols p ON p.key = s.parent_key",
+            "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id, s.qualified_name, s.kind, p.kind,
+                    f.language
+             FROM symbols s JOIN files f ON f.file_id = s.file_id
+             LEFT JOIN symbols p ON p.key = s.parent_key",
             "",
             ("s.name", names),
             "s.key",
@@ -1947,11 +1956,12 @@ impl Resolver {
                     row.get::<_, String>(4)?,
                     row.get::<_, String>(5)?,
                     row.get::<_, Option<String>>(6)?,
+                    row.get::<_, Option<String>>(7)?,
                 ))
             },
         )?;
         let mut uncallable: HashSet<i64> = HashSet::new();
-        for (name, id, file_id, parent, qualified, kind, parent_kind) in defs {
+        for (name, id, file_id, parent, qualified, kind, parent_kind, language) in defs {
             // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
             // `impl` have no parent symbol, only their qualified name.
             let owner: Option<Box<str>> = owner_of(&qualified);
@@ -1980,44 +1990,58 @@ impl Resolver {
                 member,
                 file_id,
             };
+            // A definition in a file of no parsed language (a Markdown heading) is what
+            // no reference names.
+            let Some(group) = language
+                .as_deref()
+                .and_then(Language::from_name)
+                .map(Language::link_group)
+            else {
+                continue;
+            };
+            let names = r.groups.entry(group).or_default();
             if is_type_kind(&kind) && !nested_type {
-                let types = r.types.entry(name.clone()).or_default();
+                let types = names.types.entry(name.clone()).or_default();
                 types.by_file.push((file_id, types.all.len() as u32));
                 types.all.push(def.clone());
             }
             if !is_callable_kind(&kind) {
                 uncallable.insert(id);
             }
-            let defs = r.defs.entry(name).or_default();
+            let defs = names.defs.entry(name).or_default();
             defs.by_file.push((file_id, defs.all.len() as u32));
             defs.all.push(def);
         }
-        // The few names some of whose definitions cannot be called (a module, a trait, a
-        // type alias) get their callable ones apart; every other name's are all callable.
-        for (name, defs) in &r.defs {
-            if defs.all.iter().any(|d| uncallable.contains(&d.id)) {
-                let mut callables = Defs::default();
-                for d in defs.all.iter().filter(|d| !uncallable.contains(&d.id)) {
-                    callables
-                        .by_file
-                        .push((d.file_id, callables.all.len() as u32));
-                    callables.all.push(d.clone());
+        for names in r.groups.values_mut() {
+            // The few names some of whose definitions cannot be called (a module, a trait,
+            // a type alias) get their callable ones apart; every other name's are all
+            // callable.
+            for (name, defs) in &names.defs {
+                if defs.all.iter().any(|d| uncallable.contains(&d.id)) {
+                    let mut callables = Defs::default();
+                    for d in defs.all.iter().filter(|d| !uncallable.contains(&d.id)) {
+                        callables
+                            .by_file
+                            .push((d.file_id, callables.all.len() as u32));
+                        callables.all.push(d.clone());
+                    }
+                    names.callables.insert(name.clone(), callables);
                 }
-                r.callables.insert(name.clone(), callables);
             }
-        }
-        for defs in r
-            .defs
-            .values_mut()
-            .chain(r.types.values_mut())
-            .chain(r.callables.values_mut())
-        {
-            defs.by_file.sort_unstable();
+            for defs in names
+                .defs
+                .values_mut()
+                .chain(names.types.values_mut())
+                .chain(names.callables.values_mut())
+            {
+                defs.by_file.sort_unstable();
+            }
         }
         // Paths of the files the definitions read are in, and of the files resolving.
         let path_of: BTreeSet<i64> = r
-            .defs
+            .groups
             .values()
+            .flat_map(|n| n.defs.values())
             .flat_map(|d| d.all.iter().map(|d| d.file_id))
             .chain(files.into_iter().flatten().copied())
             .collect();
@@ -2099,24 +2123,21 @@ impl Resolver {
         Ok(r)
     }
 
-    /// Whether two files are in one language family (JavaScript with TypeScript, C with
-    /// C++: each reaches the other's definitions).
-    fn same_language(&self, a: i64, b: i64) -> bool {
-        let family = |file: i64| {
-            use Language as L;
-            match self.paths.get(&file).and_then(|p| Language::from_path(p)) {
-                Some(L::JavaScript | L::TypeScript | L::Tsx) => Some(L::JavaScript),
-                Some(L::C | L::Cpp) => Some(L::C),
-                other => other,
-            }
-        };
-        family(a) == family(b)
+    /// The definitions a reference written in file `file_id` may resolve to: those of
+    /// its language's link group ([`Language::link_group`]); none for a file of no parsed
+    /// language.
+    fn names_for(&self, file_id: i64) -> Option<&Names> {
+        let language = self
+            .paths
+            .get(&file_id)
+            .and_then(|p| Language::from_path(p))?;
+        self.groups.get(&language.link_group())
     }
 
     /// Whether `target` is a definition of `name` in file `file_id`.
     fn defined_in(&self, file_id: i64, name: &str, target: i64) -> bool {
-        self.defs
-            .get(name)
+        self.names_for(file_id)
+            .and_then(|n| n.defs.get(name))
             .is_some_and(|defs| defs.in_file(file_id).any(|(_, d)| d.id == target))
     }
 
@@ -2163,10 +2184,15 @@ impl Resolver {
     ) -> (Option<i64>, &'static str, f64) {
         // A type named in a signature, field or annotation is a type: `Path` in
         // `fn f(p: &Path)` had resolved to an enum variant `ClaimKind::Path`.
+        // Only the definitions of languages this file's links to: never a same-named one
+        // of another language (see `Language::link_group`).
+        let Some(names) = self.names_for(file_id) else {
+            return (None, "derived", 0.0);
+        };
         let defs = match kind {
-            RefKind::Type => self.types.get(name),
-            RefKind::Call => self.callables.get(name).or_else(|| self.defs.get(name)),
-            _ => self.defs.get(name),
+            RefKind::Type => names.types.get(name),
+            RefKind::Call => names.callables.get(name).or_else(|| names.defs.get(name)),
+            _ => names.defs.get(name),
         };
         let Some(defs) = defs else {
             return (None, "derived", 0.0);
@@ -2240,6 +2266,21 @@ impl Resolver {
                 return (None, "derived", 0.0);
             }
             if let Some(first) = typed.first() {
+                // Certain where the parser proves which type the name is: an import of this
+                // file binds it to a file that defines it with this member once, as a bare
+                // name an import binds is (stated, 1.0). `--hard` follows these.
+                let (files, paths) =
+                    self.type_bound_in(file_id, receiver, receiver_name, type_name);
+                let mut certain = typed.iter().filter(|d| {
+                    files.contains(&d.file_id)
+                        || self
+                            .paths
+                            .get(&d.file_id)
+                            .is_some_and(|p| paths.iter().any(|b| **b == **p))
+                });
+                if let (Some(d), None) = (certain.next(), certain.next()) {
+                    return (Some(d.id), "stated", 1.0);
+                }
                 let imported = |f: i64| deps.into_iter().flatten().any(|(_, to)| *to == f);
                 // The nearest: most folders in common with this file (`super::Builder::new()`
                 // in `task/join_set.rs` is `task`'s); the first in key order of those.
@@ -2484,16 +2525,14 @@ impl Resolver {
         // The only definition anywhere; for a type, one declared at the top of its file
         // (a type declared in a function or module is reached through an import: a
         // test's local `type Row` had taken every `Row` of the repository).
-        // And in the same language as the use: a Rust `Item` had resolved to a Go struct.
-        // (On an imported module's name, `unittest.skipUnless` re-exported by the package's
+        // (Only in languages linked to the use's, as every rule here: a Rust `Item` had
+        // resolved to a Go struct, a Rust `compiled.get()` to Python's `Message.get`.) (On an imported module's name, `unittest.skipUnless` re-exported by the package's
         // `__init__.py`, only a top-level one: `os.write` is no method `write`.)
         if defs.all.len() == 1
             && eligible(&defs.all[0])
             && visible(&defs.all[0])
             && !(on_module && (defs.all[0].parent.is_some() || defs.all[0].owner.is_some()))
-            && (kind != RefKind::Type
-                || (defs.all[0].owner.is_none()
-                    && self.same_language(file_id, defs.all[0].file_id)))
+            && (kind != RefKind::Type || defs.all[0].owner.is_none())
         {
             return (
                 Some(defs.all[0].id),
@@ -2545,13 +2584,70 @@ impl Resolver {
         let members: Vec<&Def> = defs
             .all
             .iter()
-            .filter(|d| d.owner.as_deref() == owner && self.same_language(file_id, d.file_id))
+            .filter(|d| d.owner.as_deref() == owner)
             .collect();
         let common = |d: &&&Def| self.folders_in_common(file_id, d.file_id);
         match members.iter().min_by_key(|d| std::cmp::Reverse(common(d))) {
             Some(d) if members.len() == 1 => (Some(d.id), "derived", 0.7),
             Some(d) => (Some(d.id), "derived", 0.5),
             None => (None, "derived", 0.0),
+        }
+    }
+
+    /// The files where the type a member is written on (`type_name`, the last segment of
+    /// `receiver_name`) is bound by a parser's proof, for [`Resolver::resolve`] to state
+    /// the member there: for a bare type name (`Foo.create()`, `Builder::new()`), the
+    /// files that this file's imports naming it resolved to (`from m import Foo`, `use
+    /// crate::rt::builder::Builder;`, `import a.b.Foo;`); for a Rust path
+    /// (`crate::rt::builder::Builder::new()`), the files its module part resolves to by
+    /// the crate's module tree, as a `use` of it would. A re-export (`pub use
+    /// builder::Builder;` in `rt/mod.rs`) is not followed: the type is not defined in the
+    /// file bound, so the member stays derived. The files by id (imports), and by path
+    /// (module paths).
+    fn type_bound_in(
+        &self,
+        file_id: i64,
+        receiver: Receiver,
+        receiver_name: Option<&str>,
+        type_name: &str,
+    ) -> (Vec<i64>, Vec<String>) {
+        let Some(path) = receiver_name else {
+            return (Vec::new(), Vec::new());
+        };
+        match path.rsplit_once('.') {
+            None => {
+                let modules: Vec<&str> = self
+                    .imports
+                    .get(&file_id)
+                    .into_iter()
+                    .flatten()
+                    .filter(|(_, names)| names.iter().any(|n| n == type_name))
+                    .map(|(module, _)| module.as_str())
+                    .collect();
+                let files = self
+                    .deps
+                    .get(&file_id)
+                    .into_iter()
+                    .flatten()
+                    .filter(|(module, _)| modules.contains(&module.as_str()))
+                    .map(|(_, to)| *to)
+                    .collect();
+                (files, Vec::new())
+            }
+            Some((module, _)) if receiver == Receiver::Path => {
+                let Some(here) = self.paths.get(&file_id) else {
+                    return (Vec::new(), Vec::new());
+                };
+                let import = Import {
+                    module: module.replace('.', "::"),
+                    names: vec![type_name.to_string()],
+                    span: Span::default(),
+                };
+                let paths =
+                    loci_core::imports::resolve(Language::Rust, here, &import, &self.modules);
+                (Vec::new(), paths)
+            }
+            Some(_) => (Vec::new(), Vec::new()),
         }
     }
 

@@ -216,6 +216,15 @@ pub fn callers(o: Out, c: &Callers) -> io::Result<()> {
     for r in &c.calls {
         ref_hit(o, r)?;
     }
+    if c.weaker > 0 {
+        writeln!(
+            o,
+            "… and {}, not listed: resolved below confidence {:.2} (a name matched, the \
+             receiver's type unknown); `--min-confidence 0` lists them",
+            count(c.weaker, "weaker call"),
+            c.min_confidence
+        )?;
+    }
     Ok(())
 }
 
@@ -507,10 +516,10 @@ pub fn impact(o: Out, env: &Envelope<Impact>) -> io::Result<()> {
     };
     writeln!(
         o,
-        "impact of {} (depth {}{}): {reach}",
+        "impact of {} (depth {}, {}): {reach}",
         escaped(&i.target.join(", ")),
         i.depth,
-        if i.hard { ", stated edges only" } else { "" },
+        edges_followed(i.hard, i.min_confidence),
     )?;
     for n in &i.nodes {
         writeln!(
@@ -540,7 +549,35 @@ pub fn impact(o: Out, env: &Envelope<Impact>) -> io::Result<()> {
             levels.join(", "),
         )?;
     }
+    if i.weaker > 0 {
+        let noun = if i.mode == "file" {
+            "dependent file"
+        } else {
+            "dependent"
+        };
+        // "1 more dependent file", "3 more dependents".
+        let counted = count(i.weaker, noun);
+        let (n, noun) = counted.split_once(' ').unwrap_or((&counted, ""));
+        writeln!(
+            o,
+            "{n} more {noun} only through weaker edges (below confidence {:.2}), not \
+             counted: `--min-confidence 0` follows them",
+            i.min_confidence
+        )?;
+    }
     Ok(())
+}
+
+/// Which edges an `impact` answer followed: `stated edges only` (`--hard`), or `edges at
+/// confidence 0.50 or more` (`every resolved edge` at 0).
+pub fn edges_followed(hard: bool, min_confidence: f64) -> String {
+    if hard {
+        "stated edges only".to_string()
+    } else if min_confidence > 0.0 {
+        format!("edges at confidence {min_confidence:.2} or more")
+    } else {
+        "every resolved edge".to_string()
+    }
 }
 
 /// The map's revision, totals and languages.

@@ -166,10 +166,12 @@ fn symbol_impact_lists_the_nearest_dependents_up_to_the_limit_and_counts_the_res
         [
             ("m.py#one@function", 1),
             ("m.py#two@function", 1),
-            ("m.py#three@function", 2),
-            // The import of `two` at the top of n.py makes the file itself a dependent.
+            // Each hop the surest first: the import of `two` at the top of n.py (which
+            // makes the file itself a dependent) and the call it binds (1.0) before the
+            // same-file call in `three` (0.9).
             ("n.py", 2),
             ("n.py#four@function", 2),
+            ("m.py#three@function", 2),
         ]
     );
     assert_eq!(all.result.files, ["m.py", "n.py"]);
@@ -523,8 +525,9 @@ fn fault_a_listing_cut_at_its_limit_said_nothing_was_omitted() {
     // A qualified name: its symbols' references.
     let qualified = ws.refs("Walker.step", 3).unwrap();
     assert_eq!((qualified.limits.used, qualified.limits.omitted), (3, 1));
-    // Callers: the calls resolved to every symbol named, counted past the limit.
-    let callers = ws.callers(key, 2).unwrap();
+    // Callers: the calls resolved to every symbol named, counted past the limit (at any
+    // confidence: `w.step()` is a name matched on a value, 0.3).
+    let callers = ws.callers_with(key, 2, 0.0).unwrap();
     let lines: Vec<u32> = callers.result.calls.iter().map(|c| c.line).collect();
     assert_eq!(lines, [7, 8]);
     assert_eq!(
@@ -545,7 +548,10 @@ fn fault_a_listing_cut_at_its_limit_said_nothing_was_omitted() {
         .collect();
     assert_eq!(keys, ["m.py#C0.step@method", "m.py#C1.step@method"]);
     assert_eq!(by_name.result.targets_total, 6);
-    assert_eq!((by_name.limits.used, by_name.limits.omitted), (2, 7));
+    // At the default confidence the five bare calls are counted in `limits`, the four
+    // `w.step()` apart.
+    assert_eq!((by_name.limits.used, by_name.limits.omitted), (2, 3));
+    assert_eq!(by_name.result.weaker, 4);
     // A qualifier that names no symbol: the uses written on it (`w.step()`), and none
     // for one nothing is written on (every `step` had been listed).
     let on_w = ws.refs("w.step", 0).unwrap();
@@ -1002,4 +1008,353 @@ fn fault_a_not_found_answer_from_a_stale_map_gave_no_hint() {
     // An answer that found something is checked against its own files only, as before.
     let found = ws.symbol("other", 0).unwrap();
     assert_eq!(found.freshness.changed_since_scan, Some(0));
+}
+
+/// Fault found by a trial on a repository with Rust and Python: 49 Rust calls were linked
+/// by name to Python definitions (`compiled.get()` in `dir.rs` → `email/message.py#Message.get`
+/// at 0.2, a bare call to a name only Python defines at 0.5), and `impact` followed them.
+/// A reference resolves only within its language's link group (`Language::link_group`:
+/// TypeScript with JavaScript, C with C++); Rust, Python and TypeScript each defining a
+/// `parse` keep their calls apart, and a name only another language defines stays
+/// unresolved.
+#[test]
+fn fault_a_call_resolved_by_name_to_a_definition_in_another_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        "pub struct Compiled;\n\npub fn parse(s: &str) -> u32 {\n    s.len() as u32\n}\n\npub fn run(compiled: &Compiled) -> u32 {\n    compiled.get();\n    load();\n    parse(\"x\")\n}\n",
+    );
+    write(
+        root,
+        "app/msg.py",
+        "class Message:\n    def get(self):\n        return 1\n\n\ndef load():\n    return Message().get()\n\n\ndef parse(s):\n    return load()\n",
+    );
+    write(
+        root,
+        "web/util.ts",
+        "export function parse(s: string): number {\n  return s.length;\n}\n\nexport function render(): string {\n  return String(parse(\"x\")) + load();\n}\n",
+    );
+    write(
+        root,
+        "web/main.js",
+        "import { render } from './util';\n\nexport function main() {\n  return render() + format();\n}\n",
+    );
+    write(
+        root,
+        "web/fmt.ts",
+        "export function format(): string {\n  return \"\";\n}\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    // Every call written `name`: where, and what it resolved to.
+    let calls = |name: &str| -> Vec<String> {
+        ws.refs(name, 0)
+            .unwrap()
+            .result
+            .into_iter()
+            .filter(|r| r.kind == "call")
+            .map(|r| {
+                format!(
+                    "{}:{} -> {} {} {:.1}",
+                    r.path,
+                    r.line + 1,
+                    r.target_key.as_deref().unwrap_or("unresolved"),
+                    r.provenance,
+                    r.confidence
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        calls("get"),
+        [
+            "app/msg.py:7 -> app/msg.py#Message.get@method derived 0.9",
+            "src/lib.rs:8 -> unresolved derived 0.0",
+        ]
+    );
+    assert_eq!(
+        calls("load"),
+        [
+            "app/msg.py:11 -> app/msg.py#load@function derived 0.9",
+            "src/lib.rs:9 -> unresolved derived 0.0",
+            "web/util.ts:6 -> unresolved derived 0.0",
+        ]
+    );
+    assert_eq!(
+        calls("parse"),
+        [
+            "src/lib.rs:10 -> src/lib.rs#parse@function derived 0.9",
+            "web/util.ts:6 -> web/util.ts#parse@function derived 0.9",
+        ]
+    );
+    // JavaScript reaches TypeScript: one module system.
+    assert_eq!(
+        calls("format"),
+        ["web/main.js:4 -> web/fmt.ts#format@function derived 0.5"]
+    );
+    let callers = |name: &str| -> Vec<String> {
+        ws.callers(name, 0)
+            .unwrap()
+            .result
+            .calls
+            .into_iter()
+            .map(|c| format!("{}:{}", c.path, c.line + 1))
+            .collect()
+    };
+    assert_eq!(callers("app/msg.py#load@function"), ["app/msg.py:11"]);
+    assert_eq!(callers("Message.get"), ["app/msg.py:7"]);
+    assert_eq!(callers("src/lib.rs#parse@function"), ["src/lib.rs:10"]);
+    assert_eq!(callers("web/util.ts#parse@function"), ["web/util.ts:6"]);
+    // No resolved reference of any kind crosses from one link group to another.
+    let conn = loci_store::rusqlite::Connection::open(root.join(".loci/test.db")).unwrap();
+    let mut pairs: Vec<(String, String)> = conn
+        .prepare(
+            "SELECT DISTINCT f.language, g.language FROM refs r
+             JOIN files f ON f.file_id = r.file_id
+             JOIN symbols s ON s.symbol_id = r.target_id
+             JOIN files g ON g.file_id = s.file_id",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    pairs.sort();
+    let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        pairs,
+        [
+            pair("javascript", "typescript"),
+            pair("python", "python"),
+            pair("rust", "rust"),
+            pair("typescript", "typescript"),
+        ]
+    );
+}
+
+/// `pkg/store.py` defines `Store`; `pkg/b_import.py` imports it and calls `Store.open()`
+/// and `Store().get()`; `pkg/a_value.py` calls `x.get()` on a value of unknown type (a
+/// name match, 0.2).
+fn confidences() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pkg/__init__.py", "");
+    write(
+        root,
+        "pkg/store.py",
+        "class Store:\n    def get(self):\n        return 1\n\n    def close(self):\n        return self.get()\n\n    @classmethod\n    def open(cls):\n        return cls()\n",
+    );
+    write(
+        root,
+        "pkg/a_value.py",
+        "def fetch(x):\n    return x.get()\n",
+    );
+    write(
+        root,
+        "pkg/b_import.py",
+        "from pkg.store import Store\n\n\ndef make():\n    return Store.open()\n\n\ndef read():\n    return Store().get()\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    (dir, ws)
+}
+
+/// Fault found by a trial on CPython's stdlib: `impact urllib/parse.py --depth 3` listed
+/// 0.20 name matches (`base64.py:237`, which is `acc.to_bytes(5)`) alphabetically among
+/// real imports, and reached 1,150 files through them. `callers` and `impact` follow
+/// edges at `MIN_CONFIDENCE` (0.5) or more by default, count the weaker ones apart, and
+/// list each hop by confidence, then path; `min_confidence` 0 includes every edge.
+#[test]
+fn fault_weak_name_matches_were_listed_among_real_edges() {
+    use loci_engine::query::{Edges, MIN_CONFIDENCE};
+    let (_dir, ws) = confidences();
+    assert_eq!(MIN_CONFIDENCE, 0.5);
+    let callers = |min: f64| {
+        let c = ws.callers_with("Store.get", 0, min).unwrap().result;
+        let text = loci_engine::text::to_string(|o| loci_engine::text::callers(o, &c));
+        (text, c.weaker)
+    };
+    let (text, weaker) = callers(MIN_CONFIDENCE);
+    assert_eq!(
+        text,
+        "definition pkg/store.py#Store.get@method (pkg/store.py:2)\n\
+         pkg/b_import.py:9:20: call get in pkg/b_import.py#read@function -> pkg/store.py#Store.get@method (stated, 1.00)\n\
+         pkg/store.py:6:21: call get in pkg/store.py#Store.close@method -> pkg/store.py#Store.get@method (derived, 0.90)\n\
+         … and 1 weaker call, not listed: resolved below confidence 0.50 (a name matched, the receiver's type unknown); `--min-confidence 0` lists them\n"
+    );
+    assert_eq!(weaker, 1);
+    // `callers` without a confidence is the default's.
+    assert_eq!(
+        ws.callers("Store.get", 0).unwrap().result.calls.len(),
+        ws.callers_with("Store.get", 0, MIN_CONFIDENCE)
+            .unwrap()
+            .result
+            .calls
+            .len()
+    );
+    let (text, weaker) = callers(0.0);
+    assert_eq!(
+        text,
+        "definition pkg/store.py#Store.get@method (pkg/store.py:2)\n\
+         pkg/b_import.py:9:20: call get in pkg/b_import.py#read@function -> pkg/store.py#Store.get@method (stated, 1.00)\n\
+         pkg/store.py:6:21: call get in pkg/store.py#Store.close@method -> pkg/store.py#Store.get@method (derived, 0.90)\n\
+         pkg/a_value.py:2:14: call get in pkg/a_value.py#fetch@function -> pkg/store.py#Store.get@method (derived, 0.20)\n"
+    );
+    assert_eq!(weaker, 0);
+
+    let impact = |edges: Edges| {
+        let env = ws.impact_with("pkg/store.py", 3, edges, 0).unwrap();
+        let weaker = env.result.weaker;
+        (
+            loci_engine::text::to_string(|o| loci_engine::text::impact(o, &env)),
+            weaker,
+        )
+    };
+    assert_eq!(
+        impact(Edges::default()),
+        (
+            "impact of pkg/store.py (depth 3, edges at confidence 0.50 or more): 1 dependent file\n  \
+             pkg/b_import.py  <- import at pkg/b_import.py:1 (stated, 1.00)\n\
+             1 more dependent file only through weaker edges (below confidence 0.50), not counted: `--min-confidence 0` follows them\n"
+                .to_string(),
+            1
+        )
+    );
+    // Every edge: the import (1.00) before the name match (0.20), though `a_value.py`
+    // sorts first by path.
+    assert_eq!(
+        impact(Edges::all()),
+        (
+            "impact of pkg/store.py (depth 3, every resolved edge): 2 dependent files\n  \
+             pkg/b_import.py  <- import at pkg/b_import.py:1 (stated, 1.00)\n  \
+             pkg/a_value.py  <- call at pkg/a_value.py:2 (derived, 0.20)\n"
+                .to_string(),
+            0
+        )
+    );
+    let symbol = |edges: Edges| -> Vec<String> {
+        let env = ws.impact_with("Store.get", 1, edges, 0).unwrap();
+        env.result
+            .nodes
+            .iter()
+            .map(|n| format!("{} {:.1}", n.id, n.via.confidence))
+            .chain([format!("weaker {}", env.result.weaker)])
+            .collect()
+    };
+    assert_eq!(
+        symbol(Edges::default()),
+        [
+            "pkg/b_import.py#read@function 1.0",
+            "pkg/store.py#Store.close@method 0.9",
+            "weaker 1"
+        ]
+    );
+    assert_eq!(
+        symbol(Edges::all()),
+        [
+            "pkg/b_import.py#read@function 1.0",
+            "pkg/store.py#Store.close@method 0.9",
+            "pkg/a_value.py#fetch@function 0.2",
+            "weaker 0"
+        ]
+    );
+    // A confidence outside [0, 1] is refused, naming the argument.
+    let bad = Edges {
+        hard: false,
+        min_confidence: 1.5,
+    };
+    assert!(matches!(
+        ws.impact_with("pkg/store.py", 1, bad, 0),
+        Err(loci_engine::EngineError::InvalidArgument { name, .. }) if name == "min_confidence"
+    ));
+    assert!(matches!(
+        ws.callers_with("Store.get", 0, -0.1),
+        Err(loci_engine::EngineError::InvalidArgument { name, .. }) if name == "min_confidence"
+    ));
+}
+
+/// Fault found by a trial on tokio: `impact Builder::new_multi_thread --hard` said nothing
+/// depends on it while `callers` found 93 sites: a member written on a type's name was
+/// never stated, even where an import of the file binds that name to the file defining
+/// the type. Such a member (`Store.open()` after `from pkg.store import Store`, Rust
+/// `Builder::new_multi_thread()` after `use crate::rt::builder::Builder;` or written
+/// `crate::rt::builder::Builder::new_multi_thread()`) is stated, 1.0, and `--hard`
+/// follows it; through a re-export (`use crate::rt::Builder;`) it stays derived.
+#[test]
+fn fault_hard_impact_left_out_calls_on_a_type_an_import_binds() {
+    let (dir, _) = confidences();
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        "mod rt;\nmod app;\nmod other;\nmod reexp;\n",
+    );
+    write(
+        root,
+        "src/rt/mod.rs",
+        "mod builder;\npub use builder::Builder;\n",
+    );
+    write(
+        root,
+        "src/rt/builder.rs",
+        "pub struct Builder;\n\nimpl Builder {\n    pub fn new_multi_thread() -> Builder {\n        Builder\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/app.rs",
+        "use crate::rt::builder::Builder;\n\npub fn main() {\n    Builder::new_multi_thread();\n}\n",
+    );
+    write(
+        root,
+        "src/other.rs",
+        "pub fn other() {\n    crate::rt::builder::Builder::new_multi_thread();\n}\n",
+    );
+    write(
+        root,
+        "src/reexp.rs",
+        "use crate::rt::Builder;\n\npub fn reexp() {\n    Builder::new_multi_thread();\n}\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let calls = |name: &str| -> Vec<String> {
+        ws.callers_with(name, 0, 0.0)
+            .unwrap()
+            .result
+            .calls
+            .into_iter()
+            .map(|c| {
+                format!(
+                    "{}:{} {} {:.1}",
+                    c.path,
+                    c.line + 1,
+                    c.provenance,
+                    c.confidence
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        calls("Builder::new_multi_thread"),
+        [
+            "src/app.rs:4 stated 1.0",
+            "src/other.rs:2 stated 1.0",
+            "src/reexp.rs:4 derived 0.7",
+        ]
+    );
+    assert_eq!(calls("Store.open"), ["pkg/b_import.py:5 stated 1.0"]);
+    assert_eq!(
+        impact_rows(&ws, "Builder::new_multi_thread", 1, true),
+        [
+            "src/app.rs#main@function 1 call -> src/rt/builder.rs#Builder.new_multi_thread@method at src/app.rs:4 stated 1.0",
+            "src/other.rs#other@function 1 call -> src/rt/builder.rs#Builder.new_multi_thread@method at src/other.rs:2 stated 1.0",
+        ]
+    );
+    assert_eq!(
+        impact_rows(&ws, "Store.open", 1, true),
+        [
+            "pkg/b_import.py#make@function 1 call -> pkg/store.py#Store.open@method at pkg/b_import.py:5 stated 1.0"
+        ]
+    );
 }

@@ -1500,11 +1500,12 @@ fn fault_a_use_of_another_crate_of_the_workspace_was_unresolved() {
         .into_iter()
         .filter(|c| c.contains(" run "))
         .collect();
+    // `use alpha_core::parse::Parser;` binds `Parser` to the file defining it: stated.
     assert_eq!(
         calls,
         [
-            "alpha/tests/t.rs:5 run path -> alpha/src/parse.rs#Parser.run@method derived 0.7",
-            "beta/src/lib.rs:4 run path -> alpha/src/parse.rs#Parser.run@method derived 0.7",
+            "alpha/tests/t.rs:5 run path -> alpha/src/parse.rs#Parser.run@method stated 1.0",
+            "beta/src/lib.rs:4 run path -> alpha/src/parse.rs#Parser.run@method stated 1.0",
         ]
     );
     // The library renamed: its old name names nothing, and the next scan says so.

@@ -159,6 +159,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             req("target", Str),
             opt("depth", Integer),
             opt("hard", Bool),
+            opt("min_confidence", Number),
             opt("limit", Integer),
         ],
         example: r#"{"target": "src/auth.py", "depth": 3}"#,
@@ -534,11 +535,11 @@ pub fn with_markdown<T: Serialize>(env: &Envelope<T>, markdown: String, notes: &
 pub fn impact_markdown(env: &Envelope<Impact>) -> String {
     let i = &env.result;
     let mut s = format!(
-        "**Impact of `{}`** ({}, depth {}{})\n\n",
+        "**Impact of `{}`** ({}, depth {}, {})\n\n",
         i.target.join("`, `"),
         i.mode,
         i.depth,
-        if i.hard { ", stated edges only" } else { "" }
+        loci_engine::text::edges_followed(i.hard, i.min_confidence)
     );
     if i.nodes.is_empty() {
         s.push_str("Nothing depends on it in the map.\n");
@@ -555,6 +556,14 @@ pub fn impact_markdown(env: &Envelope<Impact>) -> String {
             s,
             "\n… and {} more, not listed ({} in all; `\"limit\": 0` lists all).\n",
             env.limits.omitted, i.dependents
+        );
+    }
+    if i.weaker > 0 {
+        let _ = write!(
+            s,
+            "\n{} more only through weaker edges (below confidence {:.2}), not counted; \
+             `\"min_confidence\": 0` follows them.\n",
+            i.weaker, i.min_confidence
         );
     }
     let _ = write!(s, "\n{} files affected.", i.files_affected);
@@ -737,7 +746,7 @@ mod tests {
         expect_test::expect!["-32602 loci.impact: invalid argument `depth`: expected a non-negative integer, got a string"]
             .assert_eq(&check("loci.impact", json!([{"target": "a", "depth": "3"}])));
         expect_test::expect![
-            "-32602 loci.impact: unknown argument `deph`; expected target, depth, hard, limit, root, uri"
+            "-32602 loci.impact: unknown argument `deph`; expected target, depth, hard, min_confidence, limit, root, uri"
         ]
         .assert_eq(&check("loci.impact", json!([{"target": "a", "deph": 3}])));
         expect_test::expect!["-32602 loci.impact: invalid argument `arguments`: expected exactly one object, got 2 values"]

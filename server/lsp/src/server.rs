@@ -1590,6 +1590,9 @@ impl Inner {
         let target = args.str("target").unwrap_or_default().to_string();
         let depth = args.u64("depth").unwrap_or(3).min(u64::from(u32::MAX)) as u32;
         let hard = args.bool("hard").unwrap_or(false);
+        let min_confidence = args
+            .f64("min_confidence")
+            .unwrap_or(loci_engine::query::MIN_CONFIDENCE);
         let limit = args
             .u64("limit")
             .map_or(loci_engine::query::IMPACT_LIMIT, |l| {
@@ -1598,7 +1601,15 @@ impl Inner {
         let notes = Self::notes(&root);
         let r = root.clone();
         let env = blocking("loci.impact", move || match r.workspace() {
-            Some(ws) => ws.impact_limited(&target, depth, hard, limit),
+            Some(ws) => ws.impact_with(
+                &target,
+                depth,
+                loci_engine::query::Edges {
+                    hard,
+                    min_confidence,
+                },
+                limit,
+            ),
             None => Err(loci_engine::EngineError::Internal(
                 r.error.clone().unwrap_or_else(|| "no store".into()),
             )),

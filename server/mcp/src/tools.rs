@@ -91,6 +91,9 @@ mod defaults {
     pub fn impact_limit() -> u32 {
         super::IMPACT_LIMIT
     }
+    pub fn min_confidence() -> f64 {
+        loci_engine::query::MIN_CONFIDENCE
+    }
     pub fn search_limit() -> u32 {
         10
     }
@@ -213,9 +216,12 @@ params! {
     CallersParams {
         /// A name, qualified or dotted name, or key.
         symbol: String,
-        /// Calls to list by path and line (0: all); `limits.omitted` counts the rest.
+        /// Calls to list (0: all); `limits.omitted` counts the rest.
         #[serde(default = "defaults::list_limit")]
         limit: u32,
+        /// Least confidence (0: all).
+        #[serde(default = "defaults::min_confidence")]
+        min_confidence: f64,
         /// `next_cursor` of the previous page.
         #[serde(default)]
         cursor: Option<String>,
@@ -286,6 +292,9 @@ params! {
         /// Follow only stated edges (proven by a parser).
         #[serde(default)]
         hard: bool,
+        /// Least confidence (0: all).
+        #[serde(default = "defaults::min_confidence")]
+        min_confidence: f64,
         /// Dependents to list, nearest first (0: all); the counts are of the whole walk.
         #[serde(default = "defaults::impact_limit")]
         limit: u32,
@@ -670,8 +679,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "symbol",
         title: "Find a symbol",
-        description: "Definitions matching a name: kind, path, zero-based line, \
-            signature, doc comment, key.",
+        description: "Definitions matching a name: kind, path, line (0-based), \
+            signature, doc, key.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<SymbolParams>,
@@ -679,8 +688,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "source",
         title: "A symbol's source",
-        description: "A definition's source text from disk, with the memory about it \
-            and whether that memory is stale.",
+        description: "A definition's source from disk, with its memory and whether \
+            that is stale.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<SourceParams>,
@@ -688,8 +697,7 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "outline",
         title: "A file's outline",
-        description: "A file's definitions in document order, nested by depth, with \
-            their signatures.",
+        description: "A file's definitions in order, nested, with signatures.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<OutlineParams>,
@@ -714,8 +722,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "callees",
         title: "Find callees",
-        description: "Outgoing calls: the calls written in the definitions a name \
-            matches, each with what it resolved to.",
+        description: "Outgoing calls: the calls in the definitions a name matches, \
+            each with its target.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<CalleesParams>,
@@ -731,8 +739,8 @@ pub const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "impact",
         title: "Blast radius",
-        description: "What depends on a file or symbol, transitively, each with the \
-            edge that reached it. Use before changing a widely used definition.",
+        description: "What depends on a file or symbol, transitively, with the edge \
+            reaching each. Use before changing a widely used definition.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<ImpactParams>,
@@ -1304,9 +1312,11 @@ impl Call {
             ),
             Call::Symbol(p) => items(ws.symbol(&p.name, p.limit), text::symbol_hit),
             Call::References(p) => items(ws.refs(&p.name, p.limit), text::ref_hit),
-            Call::Callers(p) => whole(ws.callers(&p.symbol, p.limit), false, |o, env| {
-                text::callers(o, &env.result)
-            }),
+            Call::Callers(p) => whole(
+                ws.callers_with(&p.symbol, p.limit, p.min_confidence),
+                false,
+                |o, env| text::callers(o, &env.result),
+            ),
             Call::Callees(p) => whole(ws.callees(&p.symbol, p.limit), false, |o, env| {
                 text::callees(o, &env.result)
             }),
@@ -1327,7 +1337,15 @@ impl Call {
                 text::deps(o, &env.result)
             }),
             Call::Impact(p) => whole(
-                ws.impact_limited(&p.target, p.depth, p.hard, p.limit),
+                ws.impact_with(
+                    &p.target,
+                    p.depth,
+                    loci_engine::query::Edges {
+                        hard: p.hard,
+                        min_confidence: p.min_confidence,
+                    },
+                    p.limit,
+                ),
                 true,
                 text::impact,
             ),
@@ -1580,8 +1598,9 @@ mod tests {
         assert_eq!(
             defaults.join(" "),
             "recap.n=3 context.query=\"\" search.limit=10 symbol.limit=1000 outline.limit=1000 \
-             references.limit=1000 callers.limit=1000 callees.limit=1000 deps.reverse=false \
-             impact.depth=3 impact.hard=false impact.limit=30 memory_list.kinds=[] \
+             references.limit=1000 callers.limit=1000 callers.min_confidence=0.5 \
+             callees.limit=1000 deps.reverse=false impact.depth=3 impact.hard=false \
+             impact.limit=30 impact.min_confidence=0.5 memory_list.kinds=[] \
              memory_list.limit=100 memory_list.prefix=\"\" pin.pinned=true"
         );
     }
@@ -1595,7 +1614,10 @@ mod tests {
         ) else {
             panic!("impact parses");
         };
-        assert_eq!((p.depth, p.hard, p.limit), (3, false, IMPACT_LIMIT));
+        assert_eq!(
+            (p.depth, p.hard, p.min_confidence, p.limit),
+            (3, false, 0.5, IMPACT_LIMIT)
+        );
         let Ok(Call::Pin(p)) = parse(
             "pin",
             serde_json::json!({"subject": "a"}).as_object().cloned(),

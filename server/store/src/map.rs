@@ -1243,17 +1243,39 @@ const REFS_TO: &str = "r.target_id IN (SELECT symbol_id FROM symbols
                           WHERE key IN (SELECT value FROM json_each(?1)))
       AND (?2 IS NULL OR r.kind = ?2)";
 
+/// The rows of [`calls_to`]: calls resolved to a symbol keyed in the JSON array `?1`,
+/// at confidence `?2` or more.
+const CALLS_TO: &str = "r.target_id IN (SELECT symbol_id FROM symbols
+                          WHERE key IN (SELECT value FROM json_each(?1)))
+      AND r.kind = 'call' AND r.confidence >= ?2";
+
+/// The order of a reference listing: by place.
+const BY_PLACE: &str = "f.path, r.line, r.column";
+
+/// The order of an edge listing ([`calls_to`]): the surest first, then by place.
+const BY_CONFIDENCE: &str = "r.confidence DESC, f.path, r.line, r.column";
+
 /// Rows of a reference listing: `{REF_COLUMNS}` of the references that `filter` (a
-/// `REFS_*` constant) keeps, ordered by path, line and column, at most `limit`. `params`
+/// `REFS_*` constant) keeps, ordered by place ([`BY_PLACE`]), at most `limit`. `params`
 /// are the filter's, then the limit.
 fn ref_rows(
     conn: &Connection,
     filter: &str,
     params: &[&dyn rusqlite::ToSql],
 ) -> rusqlite::Result<Vec<RefHit>> {
+    ref_rows_ordered(conn, filter, BY_PLACE, params)
+}
+
+/// [`ref_rows`] in the `order` given (an SQL `ORDER BY` list).
+fn ref_rows_ordered(
+    conn: &Connection,
+    filter: &str,
+    order: &str,
+    params: &[&dyn rusqlite::ToSql],
+) -> rusqlite::Result<Vec<RefHit>> {
     let sql = format!(
         "SELECT {REF_COLUMNS} FROM {REF_FROM} WHERE {filter}
-         ORDER BY f.path, r.line, r.column LIMIT ?{}",
+         ORDER BY {order} LIMIT ?{}",
         params.len()
     );
     let mut stmt = conn.prepare_cached(&sql)?;
@@ -1327,6 +1349,32 @@ pub fn count_refs_to_any(conn: &Connection, keys: &[&str], kind: Option<&str>) -
         .ctx(|| format!("counting refs to {}", keys.join(", ")))
 }
 
+/// Calls resolved to one of the symbols `keys` at `min_confidence` or more, the surest
+/// first, then by path, line and column. At most `limit` rows ([`count_calls_to`] counts
+/// them all).
+pub fn calls_to(
+    conn: &Connection,
+    keys: &[&str],
+    min_confidence: f64,
+    limit: u32,
+) -> Result<Vec<RefHit>> {
+    let json = keys_json(keys)?;
+    ref_rows_ordered(
+        conn,
+        CALLS_TO,
+        BY_CONFIDENCE,
+        params![json, min_confidence, limit],
+    )
+    .ctx(|| format!("finding calls to {}", keys.join(", ")))
+}
+
+/// How many calls [`calls_to`] finds without a limit.
+pub fn count_calls_to(conn: &Connection, keys: &[&str], min_confidence: f64) -> Result<u64> {
+    let json = keys_json(keys)?;
+    count_rows(conn, REF_FROM, CALLS_TO, params![json, min_confidence])
+        .ctx(|| format!("counting calls to {}", keys.join(", ")))
+}
+
 /// A dependency edge between two files (or to an unresolved module).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DepEdge {
@@ -1393,8 +1441,8 @@ pub struct Importer {
     pub path: String,
     /// Hops from the target (1 = imports it directly).
     pub depth: u32,
-    /// The file one hop closer to the target that it depends on (the smallest path when
-    /// it depends on several of that level).
+    /// The file one hop closer to the target that it depends on (through the surest
+    /// edge, then the smallest path, when it depends on several of that level).
     pub imports: String,
     /// Zero-based line of the first import statement behind that edge, or of the
     /// strongest reference.
@@ -1414,7 +1462,8 @@ pub struct Importers {
     /// Importers reached at each depth: `by_depth[0]` at depth 1, ...; up to the deepest
     /// level reached (empty when nothing imports the file).
     pub by_depth: Vec<u64>,
-    /// The first `limit` importers by depth, then path (all of them for limit 0).
+    /// The first `limit` importers by depth, then confidence (the surest first), then
+    /// path (all of them for limit 0).
     pub listed: Vec<Importer>,
 }
 
@@ -1425,13 +1474,14 @@ const PATH_SCAN_MIN: usize = 256;
 /// The files that depend on `path`, transitively, to `depth` hops: those that import it
 /// (`deps`) and those whose references of kind call, type or inherit resolved into it
 /// (`ref_deps`: a Java class of its package, a Go file of its directory, a Rust file
-/// calling `crate::Deserializer::from_str()` without a `use`; with `hard`, only stated
-/// ones). A breadth-first walk of the reverse graph over file ids, one cached indexed
-/// lookup per file expanded (`deps_by_target` and the key of `ref_deps`, in one
-/// statement). Each file is counted once, at the depth it is first reached; `path` itself
-/// is not. Only the first `limit` dependents (0: all) by depth, then path, are listed,
-/// each with the edge into the smallest path of the level before (an import before a
-/// reference to the same file), and only the files of the levels those come from have
+/// calling `crate::Deserializer::from_str()` without a `use`; only those at
+/// `min_confidence` or more, and with `hard`, only stated ones). A breadth-first walk of
+/// the reverse graph over file ids, one cached indexed lookup per file expanded
+/// (`deps_by_target` and the key of `ref_deps`, in one statement). Each file is counted
+/// once, at the depth it is first reached; `path` itself is not. Only the first `limit`
+/// dependents (0: all) are listed, by depth, then by the confidence of the surest edge
+/// into the level before (an import, 1.0, first), then path, each with that edge, and
+/// only the files of the levels those come from have
 /// their paths read: the dependents of a widely imported module (CPython's
 /// `urllib/parse.py` reaches over 800 files) are counted without a path lookup each.
 ///
@@ -1441,6 +1491,7 @@ pub fn importers_within(
     path: &str,
     depth: u32,
     hard: bool,
+    min_confidence: f64,
     limit: u32,
 ) -> Result<Importers> {
     let ctx = || format!("walking the dependents of {path}");
@@ -1460,7 +1511,8 @@ pub fn importers_within(
             "SELECT from_file_id, line, NULL, NULL, NULL FROM deps WHERE to_file_id = ?1
              UNION ALL
              SELECT from_file_id, line, kind, provenance, confidence FROM ref_deps
-              WHERE to_file_id = ?1 AND (?2 = 0 OR provenance = 'stated')",
+              WHERE to_file_id = ?1 AND (?2 = 0 OR provenance = 'stated')
+                AND confidence >= ?3",
         )
         .ctx(ctx)?;
     // The depth each file was first reached at; the edges from each level's files into
@@ -1475,7 +1527,9 @@ pub fn importers_within(
     for d in 1..=depth {
         let mut level = Vec::new();
         for &to in &levels[d as usize - 1] {
-            let mut rows = dependents_of.query(params![to, hard]).ctx(ctx)?;
+            let mut rows = dependents_of
+                .query(params![to, hard, min_confidence])
+                .ctx(ctx)?;
             while let Some(row) = rows.next().ctx(ctx)? {
                 let from: i64 = row.get(0).ctx(ctx)?;
                 match depth_of.get(&from) {
@@ -1547,27 +1601,27 @@ pub fn importers_within(
     edges.sort_unstable();
     let mut listed = Vec::new();
     for (i, level) in levels.iter().enumerate().take(shown + 1).skip(1) {
-        let mut level: Vec<(&String, i64)> = level
-            .iter()
-            .map(|id| Ok((path_of(id)?, *id)))
-            .collect::<Result<_>>()?;
-        level.sort_unstable();
-        for (from_path, from) in level {
-            if limit > 0 && listed.len() >= limit as usize {
-                break;
-            }
-            // The edge into the smallest path of the level before: an import first, then
-            // a stated reference, then the first line.
+        let mut reached = Vec::with_capacity(level.len());
+        for &from in level {
+            // The surest edge into the level before: an import, then a stated reference,
+            // then the most confident one; of equals, the one into the smallest path, then
+            // the first line.
             let first = edges.partition_point(|e| e.0 < from);
-            let mut best: Option<((&String, u8, u32), u32)> = None;
+            // (the edge's sort key, its reference).
+            let mut best: Option<(EdgeKey<'_>, u32)> = None;
             for &(_, to, rank, line, reference) in edges[first..].iter().take_while(|e| e.0 == from)
             {
-                let candidate = (path_of(&to)?, rank, line);
+                let confidence = references
+                    .get(reference as usize)
+                    .map_or(1.0, |(_, _, c)| *c);
+                // Descending confidence as an ascending key (confidences are in [0, 1]).
+                let doubt = (1.0 - confidence).max(0.0).to_bits();
+                let candidate = (rank, doubt, path_of(&to)?, line);
                 if best.is_none_or(|(b, _)| candidate < b) {
                     best = Some((candidate, reference));
                 }
             }
-            let ((imports, _, line), reference) = best.ok_or_else(|| {
+            let ((_, _, imports, line), reference) = best.ok_or_else(|| {
                 StoreError::Corrupt(format!("{}: file {from} was reached by no edge", ctx()))
             })?;
             let (kind, provenance, confidence) = match references.get(reference as usize) {
@@ -1576,8 +1630,8 @@ pub fn importers_within(
                 }
                 None => ("import".to_string(), "stated".to_string(), 1.0),
             };
-            listed.push(Importer {
-                path: from_path.clone(),
+            reached.push(Importer {
+                path: path_of(&from)?.clone(),
                 depth: i as u32,
                 imports: imports.clone(),
                 line,
@@ -1586,9 +1640,26 @@ pub fn importers_within(
                 confidence,
             });
         }
+        // Each hop by confidence, the surest first, then by path.
+        reached.sort_by(|a, b| {
+            b.confidence
+                .total_cmp(&a.confidence)
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        let room = if limit == 0 {
+            reached.len()
+        } else {
+            (limit as usize).saturating_sub(listed.len())
+        };
+        listed.extend(reached.into_iter().take(room));
     }
     Ok(Importers { by_depth, listed })
 }
+
+/// How [`importers_within`] ranks the edges out of one file, the surest first: rank (0 an
+/// import, 1 a stated reference, 2 a derived one), doubt (`1 - confidence` as ordered
+/// bits), the path of the file it goes into, its line.
+type EdgeKey<'a> = (u8, u64, &'a String, u32);
 
 /// A hasher for file ids (integer keys this crate made itself, so no defence against
 /// chosen collisions is needed): a multiply and a rotate instead of SipHash, whose cost
