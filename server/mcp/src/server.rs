@@ -18,7 +18,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use loci_engine::{CancelFlag, EngineError, StoreError, Workspace};
@@ -75,12 +75,40 @@ impl Default for ServerOptions {
 }
 
 struct State {
-    ws: Workspace,
+    /// The writer workspace; `None` while the store cannot be opened
+    /// ([`Inner::refused`]).
+    ws: Option<Workspace>,
     last_refresh: Option<Instant>,
     /// Files the refreshes before answers rescanned since the last `scan` call (at most
     /// [`SINCE_SCAN_KEPT`]), and how many there were in all: a `scan` after them finds
     /// nothing left to do and says where its changes went.
     since_scan: (std::collections::BTreeSet<String>, usize),
+}
+
+impl State {
+    /// The writer workspace. Errors: [`EngineError::Internal`] before the store opened
+    /// ([`LociServer::execute`] answers the reason first, so no call meets this).
+    fn ws(&mut self) -> Result<&mut Workspace, EngineError> {
+        self.ws
+            .as_mut()
+            .ok_or_else(|| EngineError::Internal("the store is not open".into()))
+    }
+}
+
+impl Inner {
+    /// Makes `ws` the writer, and where readers open from.
+    fn install(&self, state: &mut State, ws: Workspace) {
+        let _ = self.reader_source.set(
+            ws.store()
+                .path()
+                .map(|db| (ws.root().to_path_buf(), db.to_path_buf())),
+        );
+        // A map a scan finished is whole, if perhaps stale: reads need not wait for the
+        // startup refresh (the files an answer relies on are still checked).
+        self.map_ready
+            .store(ws.map_is_built().unwrap_or(false), Ordering::Release);
+        state.ws = Some(ws);
+    }
 }
 
 /// The refreshed paths [`State::since_scan`] keeps by name; beyond them it only counts.
@@ -90,8 +118,13 @@ struct Inner {
     /// The writer workspace.
     state: Mutex<State>,
     /// Where reader workspaces open from: the workspace root and its database file, or
-    /// `None` for a store without a file (reads then run on the writer).
-    reader_source: Option<(PathBuf, PathBuf)>,
+    /// `None` for a store without a file (reads then run on the writer). Set when the
+    /// writer opens.
+    reader_source: OnceLock<Option<(PathBuf, PathBuf)>>,
+    /// While the store cannot be opened: why, and where to open it from. Every call tries
+    /// again first, so the way out the error names (`loci restore`, a newer loci) works
+    /// without restarting the server.
+    refused: Mutex<Option<Refused>>,
     /// Idle reader workspaces (at most [`IDLE_READERS`]).
     readers: Mutex<Vec<Workspace>>,
     /// Whether the map is whole (a scan has finished, before or since start): before
@@ -101,6 +134,21 @@ struct Inner {
     tools: Vec<Tool>,
     /// Tool calls whose blocking worker has not returned yet.
     calls_running: AtomicUsize,
+}
+
+/// A store `loci mcp` could not open (a newer schema, a damaged file, one another
+/// application made): the server starts anyway, answers `initialize` and `tools/list`,
+/// and answers every tool call with an error result that names the problem and the way
+/// out, where it had exited 2 before answering `initialize`, so that an agent saw a dead
+/// server and no reason (issue 37).
+#[derive(Debug)]
+pub struct Refused {
+    /// The workspace root.
+    pub root: PathBuf,
+    /// The database given (`--db`, `LOCI_DB`), or `None` for `<root>/.loci/loci.db`.
+    pub db: Option<PathBuf>,
+    /// Why it could not be opened ([`EngineError::kind`] names it to the agent).
+    pub error: EngineError,
 }
 
 /// Idle reader workspaces kept for reuse; a burst of more concurrent reads opens more,
@@ -125,28 +173,63 @@ pub struct LociServer {
 impl LociServer {
     /// A server over `ws`.
     pub fn new(ws: Workspace, options: ServerOptions) -> LociServer {
-        let reader_source = ws
-            .store()
-            .path()
-            .map(|db| (ws.root().to_path_buf(), db.to_path_buf()));
-        // A map a scan finished is whole, if perhaps stale: reads need not wait for the
-        // startup refresh (the files an answer relies on are still checked).
-        let map_ready = ws.map_is_built().unwrap_or(false);
+        let server = LociServer::without_store(None, options);
+        server.inner.install(&mut server.lock(), ws);
+        server
+    }
+
+    /// A server over a store that could not be opened (see [`Refused`]): each tool call
+    /// tries to open it again, and answers the error while it still fails.
+    pub fn refused(refused: Refused, options: ServerOptions) -> LociServer {
+        tracing::warn!(error = %refused.error, "the store cannot be opened; every tool call will say so");
+        LociServer::without_store(Some(refused), options)
+    }
+
+    fn without_store(refused: Option<Refused>, options: ServerOptions) -> LociServer {
         LociServer {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
-                    ws,
+                    ws: None,
                     last_refresh: None,
                     since_scan: Default::default(),
                 }),
-                reader_source,
+                reader_source: OnceLock::new(),
+                refused: Mutex::new(refused),
                 readers: Mutex::new(Vec::new()),
-                map_ready: AtomicBool::new(map_ready),
+                map_ready: AtomicBool::new(false),
                 options,
                 tools: tools::TOOLS.iter().map(|t| t.to_tool()).collect(),
                 calls_running: AtomicUsize::new(0),
             }),
             initialized: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Why the store cannot be opened, as a tool result, after trying once more; `None`
+    /// once it is open (it stays open from then on).
+    fn still_refused(&self) -> Option<CallToolResult> {
+        let mut refused = self.inner.refused.lock().unwrap_or_else(|p| p.into_inner());
+        let r = refused.as_mut()?;
+        match Workspace::open(&r.root, r.db.as_deref()) {
+            Ok(ws) => {
+                tracing::info!(root = %r.root.display(), "the store opens now; serving it");
+                *refused = None;
+                drop(refused);
+                self.inner.install(&mut self.lock(), ws);
+                None
+            }
+            Err(e) => {
+                r.error = e;
+                Some(error_result(
+                    r.error.kind(),
+                    r.error.kind() == "busy",
+                    format!(
+                        "loci cannot open its store, so no tool can answer: {}",
+                        r.error
+                    ),
+                    None,
+                ))
+            }
         }
     }
 
@@ -172,6 +255,10 @@ impl LociServer {
         let server = self.clone();
         tokio::task::spawn_blocking(move || {
             let mut state = server.lock();
+            if state.ws.is_none() {
+                // A store that could not be opened is tried again by each call.
+                return;
+            }
             let mut notes = Vec::new();
             let first_build = !server.inner.map_ready.load(Ordering::Acquire);
             let refreshed = server.refresh(&mut state, &mut notes);
@@ -236,7 +323,10 @@ impl LociServer {
 
     /// Runs `f` on a reader workspace: an idle one from the pool, else a newly opened
     /// one, else (no database file, or opening failed) the writer.
-    fn with_reader<T>(&self, mut f: impl FnMut(&mut Workspace) -> T) -> T {
+    fn with_reader<T>(
+        &self,
+        mut f: impl FnMut(&mut Workspace) -> Result<T, EngineError>,
+    ) -> Result<T, EngineError> {
         let pooled = self
             .inner
             .readers
@@ -244,7 +334,7 @@ impl LociServer {
             .unwrap_or_else(|p| p.into_inner())
             .pop();
         let reader = pooled.or_else(|| {
-            let (root, db) = self.inner.reader_source.as_ref()?;
+            let (root, db) = self.inner.reader_source.get()?.as_ref()?;
             Workspace::open(root, Some(db))
                 .inspect_err(
                     |e| tracing::warn!(error = %e, "opening a reader; reading on the writer"),
@@ -252,7 +342,7 @@ impl LociServer {
                 .ok()
         });
         let Some(mut reader) = reader else {
-            return f(&mut self.lock().ws);
+            return self.lock().ws().and_then(f);
         };
         let out = f(&mut reader);
         let mut idle = self.inner.readers.lock().unwrap_or_else(|p| p.into_inner());
@@ -307,7 +397,7 @@ impl LociServer {
         }
         let run = |ws: &mut Workspace| {
             ws.set_cancel(cancel.clone());
-            call.run(ws, default_author)
+            call.run(ws, default_author).map_err(|e| ws.name_damage(e))
         };
         cancel.check()?;
         let mut result = self.with_reader(run);
@@ -336,6 +426,9 @@ impl LociServer {
         default_author: Option<&str>,
         cancel: &CancelFlag,
     ) -> CallToolResult {
+        if let Some(refused) = self.still_refused() {
+            return refused;
+        }
         let mut refreshed = Vec::new();
         let mut notes = Vec::new();
         let access = call.access();
@@ -359,11 +452,12 @@ impl LociServer {
         let mut state = self.lock_unless_cancelled(cancel)?;
         cancel.check()?;
         // Writes never poll a flag (a read on the writer may have left one).
-        state.ws.set_cancel(CancelFlag::default());
+        state.ws()?.set_cancel(CancelFlag::default());
         if call.refresh_first() {
             refreshed.extend(self.refresh(&mut state, notes));
         }
-        let result = call.run(&mut state.ws, default_author);
+        let ws = state.ws()?;
+        let result = call.run(ws, default_author).map_err(|e| ws.name_damage(e));
         if call.access() == Access::Index && result.is_ok() {
             // What the refreshes before earlier answers rescanned is this scan's news
             // too: without it, a `scan` after any read said nothing had changed.
@@ -442,7 +536,7 @@ impl Drop for Running {
 /// never fatal: it becomes a capability note on the answer (the map may be stale).
 fn refresh(state: &mut State, notes: &mut Vec<String>) -> Vec<String> {
     let started = Instant::now();
-    match state.ws.scan(&|_| {}) {
+    match state.ws().and_then(|ws| ws.scan(&|_| {})) {
         Ok(env) => {
             state.last_refresh = Some(Instant::now());
             let r = env.result;
@@ -492,9 +586,12 @@ pub fn engine_error(tool: &str, e: EngineError) -> CallToolResult {
             ),
         ),
         EngineError::Store(StoreError::Conflict(message)) => ("conflict", false, message),
+        // The kind the CLI's JSON names too (`corrupt`, `newer_schema`, `read_only`, `io`,
+        // ...): every kind had been `error`, so an agent could not tell a damaged store
+        // from a bug (issue 37).
         other => {
             tracing::warn!(tool, error = %other, "tool failed");
-            ("error", false, other.to_string())
+            (other.kind(), false, other.to_string())
         }
     };
     error_result(kind, retryable, message, None)
@@ -568,9 +665,25 @@ impl ServerHandler for LociServer {
         implementation.title = Some("loci".into());
         implementation.description =
             Some("A live, verified memory of a codebase: structural map and authored memory with provenance.".into());
+        // An agent reads the instructions first: a store that cannot be opened is said
+        // there too, not only by the first tool call.
+        let refused = self
+            .inner
+            .refused
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(|r| {
+                format!(
+                    "\nNOW: loci cannot open its store ({}: {}); every tool answers this error until it is fixed.",
+                    r.error.kind(),
+                    r.error
+                )
+            })
+            .unwrap_or_default();
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(implementation)
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(format!("{INSTRUCTIONS}{refused}"))
     }
 
     /// Answers the session's `initialize`; a second one is an error (`-32600`), as
