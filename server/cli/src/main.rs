@@ -868,7 +868,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
                 db: cli.db.clone(),
                 error,
             };
-            let transport = mcp_transport(http.clone(), *allow_remote, allow_origin.clone());
+            let transport = mcp_transport(*http, *allow_remote, allow_origin.clone());
             loci_mcp::run(Err(refused), transport, loci_mcp::ServerOptions::default())?;
             return Ok(ExitCode::SUCCESS);
         }
