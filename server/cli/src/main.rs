@@ -695,31 +695,38 @@ fn print_failure(ws: Option<&Workspace>, kind: &str, message: &str) {
 
 /// A damaged database found after the store was opened (a truncated file reads until a
 /// query reaches a missing page) as [`loci_engine::StoreError::Damaged`]: the database's
-/// path and the way out, as when opening finds it. Any other error as it is.
+/// path and the way out, as when opening finds it ([`Workspace::named_damage`], which the
+/// language and MCP servers use too). Any other error as it is.
 fn name_damage(e: anyhow::Error, ws: Option<&Workspace>) -> anyhow::Error {
     use loci_engine::StoreError;
-    let Some(path) = ws.and_then(|ws| ws.store().path()) else {
+    let Some(ws) = ws else {
         return e;
     };
-    let Some(store_error) = e.chain().find_map(|c| {
+    let named = e.chain().find_map(|c| {
         c.downcast_ref::<StoreError>()
             .or_else(|| match c.downcast_ref() {
                 Some(EngineError::Store(s)) => Some(s),
                 _ => None,
             })
-            .filter(|s| s.is_damage())
-    }) else {
-        return e;
-    };
-    // A check of memory's tables names the damaged table, where SQLite's words do not.
-    if let Some(Err(named)) = ws.map(|ws| ws.store().check_memory())
-        && named.is_damage()
-    {
-        return named.into();
-    }
-    match store_error.damage_at(path) {
-        Some(damaged) => damaged.into(),
-        None => e,
+            .and_then(|s| ws.named_damage(s))
+    });
+    named.map_or(e, Into::into)
+}
+
+/// The transport `loci mcp` serves: stdio, or HTTP at `--http ADDR`.
+fn mcp_transport(
+    http: Option<std::net::SocketAddr>,
+    allow_remote: bool,
+    allowed_origins: Vec<String>,
+) -> loci_mcp::Transport {
+    match http {
+        None => loci_mcp::Transport::Stdio,
+        Some(addr) => loci_mcp::Transport::Http {
+            addr,
+            allow_remote,
+            token_file: None,
+            allowed_origins,
+        },
     }
 }
 
@@ -862,6 +869,26 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             *opened = Some(ws);
             out.restored(&env)?;
             out.finish(None)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        // `loci mcp` serves a store it cannot open too: it answers `initialize`, and each
+        // tool call says what is wrong and the way out (an agent had seen a server that
+        // died before `initialize`, with no reason; issue 37).
+        (
+            Err(error),
+            Command::Mcp {
+                http,
+                allow_remote,
+                allow_origin,
+            },
+        ) => {
+            let refused = loci_mcp::Refused {
+                root: root.canonicalize().unwrap_or(root),
+                db: cli.db.clone(),
+                error,
+            };
+            let transport = mcp_transport(*http, *allow_remote, allow_origin.clone());
+            loci_mcp::run(Err(refused), transport, loci_mcp::ServerOptions::default())?;
             return Ok(ExitCode::SUCCESS);
         }
         (ws, _) => opened.insert(ws?),
@@ -1018,20 +1045,12 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             allow_remote,
             allow_origin,
         } => {
-            let transport = match http {
-                None => loci_mcp::Transport::Stdio,
-                Some(addr) => loci_mcp::Transport::Http {
-                    addr,
-                    allow_remote,
-                    token_file: None,
-                    allowed_origins: allow_origin,
-                },
-            };
+            let transport = mcp_transport(http, allow_remote, allow_origin);
             // The server owns the workspace from here on.
             let Some(ws) = opened.take() else {
                 return Err(cli_error("internal", "the workspace was not open".into()));
             };
-            loci_mcp::run(ws, transport, loci_mcp::ServerOptions::default())?;
+            loci_mcp::run(Ok(ws), transport, loci_mcp::ServerOptions::default())?;
             return Ok(ExitCode::SUCCESS);
         }
         Command::Scan { .. } => {

@@ -436,3 +436,114 @@ fn fault_a_note_written_in_the_editor_left_the_lens_counting_the_old_memory() {
     let value = hover["contents"]["value"].as_str().unwrap();
     assert_eq!(value.matches("— current").count(), 2, "{value}");
 }
+
+/// The message of a damaged store at `db` (`loci_store::StoreError::Damaged`, no backup).
+fn damaged(db: &Path, detail: &str) -> String {
+    format!(
+        "{}: the database is damaged ({detail}). `loci export -o FILE` may still save the memory it holds; `loci restore BACKUP` puts a backup in its place and keeps the damaged file in {}; or move it aside and run `loci scan` for a new one (the memory it held would be lost)",
+        db.display(),
+        db.parent().unwrap().join("backups").display()
+    )
+}
+
+/// Fault (issue 37): over the language server, a store that could not be opened (a
+/// damaged file, a newer schema) and damage a query met ("database disk image is
+/// malformed") were `-32603` "internal error". Each is the error of its kind, as the CLI
+/// and the MCP tools say it (`1004`, `data.kind` `corrupt` or `newer_schema`, the message
+/// naming the database and the way out), after an `initialize` that was answered; the
+/// server stays up, and `shutdown` then `exit` ends it.
+#[test]
+fn fault_a_damaged_or_newer_store_was_internal_error_over_lsp() {
+    let noise: Vec<u8> = (0..65536u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    let symbols_damaged = |db: &Path| {
+        let conn = loci_store::rusqlite::Connection::open(db).unwrap();
+        let page_size: usize = conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .unwrap();
+        let roots: Vec<usize> = conn
+            .prepare(
+                "SELECT rootpage FROM sqlite_schema WHERE tbl_name = 'symbols' AND rootpage > 0",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        drop(conn);
+        let mut bytes = std::fs::read(db).unwrap();
+        for page in roots {
+            bytes[(page - 1) * page_size..page * page_size].fill(0xA5);
+        }
+        bytes
+    };
+    let newer = |db: &Path| {
+        let conn = loci_store::rusqlite::Connection::open(db).unwrap();
+        conn.execute(
+            "INSERT INTO schema_migrations(version, name) VALUES (999, 'future')",
+            [],
+        )
+        .unwrap();
+    };
+    type Break = Box<dyn Fn(&Path)>;
+    let cases: [(&str, Break, String); 3] = [
+        (
+            "corrupt",
+            Box::new(move |db: &Path| std::fs::write(db, &noise).unwrap()),
+            "file is not a database".into(),
+        ),
+        ("newer_schema", Box::new(newer), String::new()),
+        (
+            "corrupt",
+            Box::new(move |db: &Path| std::fs::write(db, symbols_damaged(db)).unwrap()),
+            "database disk image is malformed".into(),
+        ),
+    ];
+    for (kind, damage, detail) in cases {
+        let (_dir, root, _) = workspace();
+        let db = root.join(".loci/loci.db");
+        damage(&db);
+        let message = if kind == "newer_schema" {
+            format!(
+                "{}: schema version 999 is newer than this loci supports ({}); upgrade loci, or point --db at another file. The database was not modified.",
+                db.display(),
+                loci_store::SCHEMA_VERSION
+            )
+        } else {
+            damaged(&db, &detail)
+        };
+        let mut lsp = Lsp::start(&root);
+        lsp.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": format!("file://{}", root.display()),
+                "capabilities": {},
+                "initializationOptions": {"scan": false},
+            }),
+        );
+        lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+        for id in [101, 102] {
+            lsp.send(
+                json!({"jsonrpc": "2.0", "id": id, "method": "workspace/executeCommand",
+                "params": {"command": "loci.impact", "arguments": [{"target": "hello"}]}}),
+            );
+            let v = lsp.until("the answer", |v| {
+                v["id"] == json!(id) && v.get("method").is_none()
+            });
+            assert_eq!(
+                v["error"],
+                json!({
+                    "code": 1004,
+                    "message": format!("loci.impact: {message}"),
+                    "data": {"kind": kind, "message": message, "retryable": false}
+                }),
+                "{detail}"
+            );
+        }
+        assert_eq!(lsp.request("shutdown", Value::Null), Value::Null);
+        lsp.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+        assert_eq!(lsp.wait().code(), Some(0), "{detail}");
+    }
+}

@@ -393,6 +393,38 @@ impl Workspace {
         Ok(self.store.check_memory_within(max_age)?)
     }
 
+    /// `e`, a failure of this workspace's database, as its damage when it is damage
+    /// ([`StoreError::is_damage`]): [`StoreError::Damaged`] naming the damaged table of
+    /// memory when a check of them finds one, else naming the database, with the ways
+    /// out either way. `None` for anything else, for a store without a file, and for a
+    /// [`StoreError::Damaged`] already named.
+    ///
+    /// Every door reports damage a query meets this way (a truncated file reads until a
+    /// query reaches a missing page): SQLite's words alone, "database disk image is
+    /// malformed", had named neither the file nor what to do, and the language and MCP
+    /// servers had called it `error` (issue 37).
+    pub fn named_damage(&self, e: &StoreError) -> Option<StoreError> {
+        if !e.is_damage() {
+            return None;
+        }
+        let path = self.store.path()?;
+        if let Err(named) = self.store.check_memory()
+            && named.is_damage()
+        {
+            return Some(named);
+        }
+        e.damage_at(path)
+    }
+
+    /// [`Workspace::named_damage`] of an engine error: a damaged store's failure named
+    /// with its database and the ways out; any other error as it is.
+    pub fn name_damage(&self, e: EngineError) -> EngineError {
+        match &e {
+            EngineError::Store(s) => self.named_damage(s).map_or(e, EngineError::Store),
+            _ => e,
+        }
+    }
+
     /// The store (for adapters that need raw access in tests).
     pub fn store(&self) -> &Store {
         &self.store

@@ -96,6 +96,8 @@ struct Ctx<'a> {
     declared: Option<Vec<manifests::Declared>>,
     /// [`Ctx::closest_name`]'s answers in this run, by name.
     closest: HashMap<String, Option<(String, f64)>>,
+    /// [`Ctx::members_of`]'s answers in this run, by scope.
+    members: HashMap<String, Vec<String>>,
     file_names: Option<HashMap<String, Vec<String>>>,
 }
 
@@ -149,6 +151,7 @@ impl Workspace {
             ws: self,
             declared: None,
             closest: HashMap::new(),
+            members: HashMap::new(),
             file_names: None,
         };
         let mut findings: Vec<NewFinding> = Vec::new();
@@ -751,6 +754,7 @@ impl Workspace {
             ws: self,
             declared: None,
             closest: HashMap::new(),
+            members: HashMap::new(),
             file_names: None,
         };
         for claim in &claims {
@@ -819,6 +823,7 @@ impl Workspace {
             ws: self,
             declared: None,
             closest: HashMap::new(),
+            members: HashMap::new(),
             file_names: None,
         };
         let lines: Vec<&str> = text.split('\n').collect();
@@ -907,6 +912,7 @@ impl Workspace {
                         ws: self,
                         declared: None,
                         closest: HashMap::new(),
+                        members: HashMap::new(),
                         file_names: None,
                     };
                     match ctx.path_suggestion(&claim.target)? {
@@ -956,6 +962,7 @@ impl Workspace {
                         ws: self,
                         declared: None,
                         closest: HashMap::new(),
+                        members: HashMap::new(),
                         file_names: None,
                     };
                     let last = claim.target.rsplit('.').next().unwrap_or(&claim.target);
@@ -1260,17 +1267,19 @@ impl Ctx<'_> {
             .rsplit_once('/')
             .map_or("", |(d, _)| d);
         let most = (name.chars().count() / 3).min(2);
+        // The folder first, then the distance: the distance to every file name of a
+        // 50,000-file map, for each missing path, had been a fifth of a lint (issue 37).
         let mut near: Vec<(usize, &String)> = names
             .iter()
-            .filter_map(|(n, paths)| {
-                let d = strsim::damerau_levenshtein(name, n);
-                (d <= most).then_some((d, paths))
-            })
-            .flat_map(|(d, paths)| {
+            .flat_map(|(n, paths)| {
                 paths
                     .iter()
                     .filter(|p| p.rsplit_once('/').map_or("", |(pd, _)| pd) == dir)
-                    .map(move |p| (d, p))
+                    .map(move |p| (n, p))
+            })
+            .filter_map(|(n, p)| {
+                let d = strsim::damerau_levenshtein(name, n);
+                (d <= most).then_some((d, p))
             })
             .collect();
         near.sort();
@@ -1289,17 +1298,45 @@ impl Ctx<'_> {
         name: &str,
     ) -> Result<Option<(String, f64)>> {
         let scope = qualifier.rsplit('.').next().unwrap_or(qualifier);
-        let mut members: Vec<String> = Vec::new();
+        if !self.members.contains_key(scope) {
+            let members = self.members_of(conn, scope)?;
+            self.members.insert(scope.to_string(), members);
+        }
+        let members = self
+            .members
+            .get(scope)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let mut best: Option<(String, f64)> = None;
+        for n in members {
+            let score = member_similarity(name, n);
+            if best
+                .as_ref()
+                .is_none_or(|(b, s)| score > *s || (score == *s && n < b))
+            {
+                best = Some((n.clone(), score));
+            }
+        }
+        Ok(best.filter(|(_, s)| *s >= 0.7))
+    }
+
+    /// The distinct names of the members of `scope`: of each symbol named `scope` (the
+    /// first 50), the symbols its qualified name qualifies, and every symbol of the source
+    /// files whose stem is `scope`. Names only, read once per scope in a lint
+    /// ([`Ctx::members`]): whole rows for every file of a common stem (`lib`, `utils`),
+    /// again for each claim, had been most of a lint of a 50,000-file map (issue 37).
+    fn members_of(
+        &mut self,
+        conn: &loci_store::rusqlite::Connection,
+        scope: &str,
+    ) -> Result<Vec<String>> {
+        let mut members: BTreeSet<String> = BTreeSet::new();
         for s in loci_store::map::find_symbols(conn, scope, 50)? {
-            members.extend(
-                loci_store::map::symbols_in_file(conn, &s.path)?
-                    .into_iter()
-                    .filter(|m| {
-                        m.qualified_name
-                            .starts_with(&format!("{}.", s.qualified_name))
-                    })
-                    .map(|m| m.name),
-            );
+            members.extend(loci_store::map::symbol_names_in_file(
+                conn,
+                &s.path,
+                &format!("{}.", s.qualified_name),
+            )?);
         }
         self.load_file_names()?;
         let files: Vec<String> = self
@@ -1312,23 +1349,9 @@ impl Ctx<'_> {
             .flat_map(|(_, paths)| paths.clone())
             .collect();
         for f in files {
-            members.extend(
-                loci_store::map::symbols_in_file(conn, &f)?
-                    .into_iter()
-                    .map(|m| m.name),
-            );
+            members.extend(loci_store::map::symbol_names_in_file(conn, &f, "")?);
         }
-        let mut best: Option<(String, f64)> = None;
-        for n in members {
-            let score = member_similarity(name, &n);
-            if best
-                .as_ref()
-                .is_none_or(|(b, s)| score > *s || (score == *s && n < *b))
-            {
-                best = Some((n, score));
-            }
-        }
-        Ok(best.filter(|(_, s)| *s >= 0.7))
+        Ok(members.into_iter().collect())
     }
 
     /// What the manifests declare, read on first use.

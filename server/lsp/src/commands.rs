@@ -15,7 +15,7 @@
 //! show text.
 //!
 //! Error codes outside JSON-RPC's and LSP's reserved ranges:
-//! [`NOT_FOUND`], [`NOT_AVAILABLE`], [`NO_WORKSPACE`].
+//! [`NOT_FOUND`], [`NOT_AVAILABLE`], [`NO_WORKSPACE`], [`FAILED`].
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -36,6 +36,10 @@ pub const NOT_FOUND: i64 = 1001;
 pub const NOT_AVAILABLE: i64 = 1002;
 /// The command needs a workspace root and the server runs in single-file mode.
 pub const NO_WORKSPACE: i64 = 1003;
+/// The operation failed for a reason `data.kind` names, the kinds the CLI's JSON and the
+/// MCP tools name (`corrupt`, `newer_schema`, `not_a_database`, `read_only`, `busy`,
+/// `io`, ...), with `data.message` and `data.retryable` ([`failure`]).
+pub const FAILED: i64 = 1004;
 
 /// The JSON type an argument must have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -505,12 +509,28 @@ pub fn not_available(spec: &CommandSpec) -> Error {
 }
 
 /// An engine error at the boundary: invalid arguments are `-32602`, "not found" is
-/// [`NOT_FOUND`], the rest `-32603`.
+/// [`NOT_FOUND`], a bug `-32603`, any other failure [`FAILED`] with its kind
+/// ([`failure`]): a damaged or newer store had been `-32603` "internal error".
 pub fn engine_error(command: &str, e: EngineError) -> Error {
     match e {
         EngineError::InvalidArgument { .. } => invalid(format!("{command}: {e}")),
         EngineError::NotFound(message) => error(NOT_FOUND, format!("{command}: {message}")),
-        other => internal(format!("{command}: {other}")),
+        EngineError::Internal(_) => internal(format!("{command}: {e}")),
+        other => failure(command, other.kind(), &other.to_string()),
+    }
+}
+
+/// [`FAILED`]: `COMMAND: MESSAGE`, and `data: {kind, message, retryable}` as the MCP
+/// tools' error results say it (only `busy` is worth retrying as it is).
+pub fn failure(command: &str, kind: &str, message: &str) -> Error {
+    Error {
+        code: ErrorCode::ServerError(FAILED),
+        message: Cow::Owned(format!("{command}: {message}")),
+        data: Some(serde_json::json!({
+            "kind": kind,
+            "message": message,
+            "retryable": kind == "busy",
+        })),
     }
 }
 

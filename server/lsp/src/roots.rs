@@ -15,9 +15,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use loci_engine::embed::EmbedProgress;
 use loci_engine::scan::{ScanProgress, ScanReport};
 use loci_engine::secrets::SecretRules;
-use loci_engine::{Envelope, Workspace};
+use loci_engine::{EngineError, Envelope, Workspace};
 use tower_lsp_server::ls_types::{MessageType, ProgressToken};
 use tower_lsp_server::{Bounded, Client, NotCancellable, OngoingProgress};
+
+use crate::commands;
 
 /// One workspace root.
 pub(crate) struct Root {
@@ -26,7 +28,7 @@ pub(crate) struct Root {
     /// The query connection; `None` when the store could not be opened (`error` says why).
     ws: Option<Mutex<Workspace>>,
     /// Why the store could not be opened.
-    pub error: Option<String>,
+    pub error: Option<Failure>,
     /// Cap on files walked by scans, when one applies (home directory, client option).
     pub max_files: Option<u64>,
     /// The root's secret rules (the defaults when the store could not be opened).
@@ -43,12 +45,44 @@ pub(crate) struct Root {
 
 static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
 
+/// A failure of the engine kept for a later answer: its kind ([`EngineError::kind`]: the
+/// words the CLI's JSON and the MCP tools use) and its message.
+#[derive(Clone, Debug)]
+pub(crate) struct Failure {
+    /// `corrupt`, `newer_schema`, `busy`, ...
+    pub kind: &'static str,
+    /// What failed and the way out.
+    pub message: String,
+}
+
+impl From<EngineError> for Failure {
+    fn from(e: EngineError) -> Failure {
+        Failure {
+            kind: e.kind(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl Failure {
+    /// The failure as the answer to `command` ([`commands::failure`]).
+    pub(crate) fn to_error(&self, command: &str) -> tower_lsp_server::jsonrpc::Error {
+        commands::failure(command, self.kind, &self.message)
+    }
+}
+
 impl Root {
     /// Opens the store of `path` (creating `.loci/`); failures are kept, not fatal.
     pub(crate) fn open(path: &Path, max_files: Option<u64>) -> Root {
         let (ws, error) = match Workspace::open(path, None) {
             Ok(ws) => (Some(Mutex::new(ws)), None),
-            Err(e) => (None, Some(e.to_string())),
+            Err(e) => (None, Some(Failure::from(e))),
         };
         let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         let secrets = Arc::new(
@@ -82,6 +116,15 @@ impl Root {
             .map(|m| m.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 
+    /// The answer to `command` when the store could not be opened: its kind and the way
+    /// out ([`Failure::to_error`]); the server stays up and answers from open documents.
+    pub(crate) fn unopened(&self, command: &str) -> tower_lsp_server::jsonrpc::Error {
+        match &self.error {
+            Some(e) => e.to_error(command),
+            None => commands::internal(format!("{command}: the store is not open")),
+        }
+    }
+
     /// Whether a scan is running now.
     pub(crate) fn scanning(&self) -> bool {
         self.scan_lock.try_lock().is_err()
@@ -93,14 +136,11 @@ impl Root {
         self: &Arc<Self>,
         client: &Client,
         progress: bool,
-    ) -> Result<Envelope<ScanReport>, String> {
+    ) -> Result<Envelope<ScanReport>, Failure> {
         let _guard = self.scan_lock.lock().await;
         self.pending.store(false, Ordering::SeqCst);
         if let Some(error) = &self.error {
-            return Err(format!(
-                "{}: cannot open the store: {error}",
-                self.path.display()
-            ));
+            return Err(error.clone());
         }
         let ongoing = if progress {
             begin_progress(client, "scan", "loci: scanning", &self.path).await
@@ -111,14 +151,14 @@ impl Root {
         let path = self.path.clone();
         let cap = self.max_files;
         let task = tokio::task::spawn_blocking(move || {
-            let mut ws = Workspace::open(&path, None).map_err(|e| e.to_string())?;
+            let mut ws = Workspace::open(&path, None).map_err(Failure::from)?;
             if let Some(cap) = cap {
                 ws.set_max_files(cap);
             }
             ws.scan(&|p| {
                 let _ = tx.send(p);
             })
-            .map_err(|e| e.to_string())
+            .map_err(|e| Failure::from(ws.name_damage(e)))
         });
         let mut last = 0;
         while let Some(p) = rx.recv().await {
@@ -138,11 +178,14 @@ impl Root {
         }
         let result = match task.await {
             Ok(result) => result,
-            Err(e) => Err(format!("the scan failed: {}", crate::server::join_error(e))),
+            Err(e) => Err(Failure {
+                kind: "internal",
+                message: format!("the scan failed: {}", crate::server::join_error(e)),
+            }),
         };
         let summary = match &result {
             Ok(env) => scan_summary(&env.result),
-            Err(e) => e.clone(),
+            Err(e) => e.message.clone(),
         };
         if let Some(ongoing) = ongoing {
             ongoing.finish_with_message(summary.clone()).await;

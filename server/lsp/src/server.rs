@@ -1601,21 +1601,20 @@ impl Inner {
         let notes = Self::notes(&root);
         let r = root.clone();
         let env = blocking("loci.impact", move || match r.workspace() {
-            Some(ws) => ws.impact_with(
-                &target,
-                depth,
-                loci_engine::query::Edges {
-                    hard,
-                    min_confidence,
-                },
-                limit,
-            ),
-            None => Err(loci_engine::EngineError::Internal(
-                r.error.clone().unwrap_or_else(|| "no store".into()),
-            )),
+            Some(ws) => ws
+                .impact_with(
+                    &target,
+                    depth,
+                    loci_engine::query::Edges {
+                        hard,
+                        min_confidence,
+                    },
+                    limit,
+                )
+                .map_err(|e| commands::engine_error("loci.impact", ws.name_damage(e))),
+            None => Err(r.unopened("loci.impact")),
         })
-        .await?
-        .map_err(|e| commands::engine_error("loci.impact", e))?;
+        .await??;
         Ok(commands::with_markdown(
             &env,
             commands::impact_markdown(&env),
@@ -1642,13 +1641,12 @@ impl Inner {
         let notes = Self::notes(&root);
         let r = root.clone();
         let env = blocking(name, move || match r.workspace() {
-            Some(mut ws) => op(&mut ws),
-            None => Err(loci_engine::EngineError::Internal(
-                r.error.clone().unwrap_or_else(|| "no store".into()),
-            )),
+            Some(mut ws) => {
+                op(&mut ws).map_err(|e| commands::engine_error(name, ws.name_damage(e)))
+            }
+            None => Err(r.unopened(name)),
         })
-        .await?
-        .map_err(|e| commands::engine_error(name, e))?;
+        .await??;
         if writes {
             self.after_scan(&root).await;
         }
@@ -1660,7 +1658,7 @@ impl Inner {
         let env = root
             .scan(&self.client, self.session().work_done_progress)
             .await
-            .map_err(|e| commands::internal(format!("loci.scan: {e}")))?;
+            .map_err(|e| e.to_error("loci.scan"))?;
         self.after_scan(&root).await;
         let markdown = commands::scan_markdown(&root.path.display().to_string(), &env);
         Ok(commands::with_markdown(&env, markdown, &[]))

@@ -22,7 +22,7 @@ pub mod tools;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-pub use server::{LociServer, ServerOptions};
+pub use server::{LociServer, Refused, ServerOptions};
 
 /// What can stop the MCP server.
 #[derive(Debug, thiserror::Error)]
@@ -72,9 +72,12 @@ pub enum Transport {
 }
 
 /// Serves `workspace` on `transport` until the client goes away (stdio) or the process
-/// is interrupted (HTTP). Builds its own tokio runtime; blocks the calling thread.
+/// is interrupted (HTTP). Builds its own tokio runtime; blocks the calling thread. A
+/// store that could not be opened ([`Refused`]) is served too: `initialize` and
+/// `tools/list` are answered, and every tool call says why it cannot answer (see
+/// [`LociServer::refused`]).
 pub fn run(
-    workspace: loci_engine::Workspace,
+    workspace: Result<loci_engine::Workspace, Refused>,
     transport: Transport,
     options: ServerOptions,
 ) -> Result<(), McpError> {
@@ -83,10 +86,18 @@ pub fn run(
         .thread_name("loci-mcp")
         .build()
         .map_err(|e| McpError::io("starting the async runtime", e))?;
+    let root = match &workspace {
+        Ok(ws) => ws.root().to_path_buf(),
+        Err(refused) => refused.root.clone(),
+    };
+    let new_server = move || match workspace {
+        Ok(ws) => LociServer::new(ws, options),
+        Err(refused) => LociServer::refused(refused, options),
+    };
     let served = runtime.block_on(async move {
         match transport {
             Transport::Stdio => {
-                let server = LociServer::new(workspace, options);
+                let server = new_server();
                 server.warm_up();
                 server.start_team_listener();
                 stdio::serve(server, tokio::io::stdin(), tokio::io::stdout()).await
@@ -97,13 +108,9 @@ pub fn run(
                 token_file,
                 allowed_origins,
             } => {
-                let token_file = token_file.unwrap_or_else(|| {
-                    workspace
-                        .root()
-                        .join(loci_engine::LOCI_DIR)
-                        .join(http::TOKEN_FILE)
-                });
-                let server = LociServer::new(workspace, options);
+                let token_file = token_file
+                    .unwrap_or_else(|| root.join(loci_engine::LOCI_DIR).join(http::TOKEN_FILE));
+                let server = new_server();
                 server.warm_up();
                 server.start_team_listener();
                 let listener = http::bind(addr, allow_remote).await?;

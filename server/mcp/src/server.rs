@@ -18,7 +18,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use loci_engine::{CancelFlag, EngineError, StoreError, Workspace};
@@ -75,12 +75,42 @@ impl Default for ServerOptions {
 }
 
 struct State {
-    ws: Workspace,
+    /// The writer workspace; `None` while the store cannot be opened
+    /// ([`Inner::refused`]).
+    ws: Option<Workspace>,
     last_refresh: Option<Instant>,
     /// Files the refreshes before answers rescanned since the last `scan` call (at most
     /// [`SINCE_SCAN_KEPT`]), and how many there were in all: a `scan` after them finds
     /// nothing left to do and says where its changes went.
     since_scan: (std::collections::BTreeSet<String>, usize),
+}
+
+impl State {
+    /// The writer workspace. Errors: [`EngineError::Internal`] before the store opened
+    /// ([`LociServer::execute`] answers the reason first, so no call meets this).
+    fn ws(&mut self) -> Result<&mut Workspace, EngineError> {
+        self.ws
+            .as_mut()
+            .ok_or_else(|| EngineError::Internal("the store is not open".into()))
+    }
+}
+
+impl Inner {
+    /// Makes `ws` the writer, and where readers open from.
+    fn install(&self, state: &mut State, ws: Workspace) {
+        let _ = self.reader_source.set(
+            ws.store()
+                .path()
+                .map(|db| (ws.root().to_path_buf(), db.to_path_buf())),
+        );
+        // A map a scan finished is whole, if perhaps stale: reads need not wait for the
+        // startup refresh (the files an answer relies on are still checked).
+        self.map_ready
+            .store(ws.map_is_built().unwrap_or(false), Ordering::Release);
+        self.team_backed
+            .store(ws.team_configured(), Ordering::Release);
+        state.ws = Some(ws);
+    }
 }
 
 /// The refreshed paths [`State::since_scan`] keeps by name; beyond them it only counts.
@@ -90,8 +120,13 @@ struct Inner {
     /// The writer workspace.
     state: Mutex<State>,
     /// Where reader workspaces open from: the workspace root and its database file, or
-    /// `None` for a store without a file (reads then run on the writer).
-    reader_source: Option<(PathBuf, PathBuf)>,
+    /// `None` for a store without a file (reads then run on the writer). Set when the
+    /// writer opens.
+    reader_source: OnceLock<Option<(PathBuf, PathBuf)>>,
+    /// While the store cannot be opened: why, and where to open it from. Every call tries
+    /// again first, so the way out the error names (`loci restore`, a newer loci) works
+    /// without restarting the server.
+    refused: Mutex<Option<Refused>>,
     /// Idle reader workspaces (at most [`IDLE_READERS`]).
     readers: Mutex<Vec<Workspace>>,
     /// Whether the map is whole (a scan has finished, before or since start): before
@@ -101,13 +136,28 @@ struct Inner {
     tools: Vec<Tool>,
     /// Tool calls whose blocking worker has not returned yet.
     calls_running: AtomicUsize,
-    /// Whether the workspace's memory is team-backed (`[team]`): read at start, not from
-    /// the writer, which the first refresh holds.
-    team_backed: bool,
+    /// Whether the workspace's memory is team-backed (`[team]`): set when the writer
+    /// opens, not read from it later, since the first refresh holds it.
+    team_backed: AtomicBool,
 }
 
 /// How often the team listener tries a lost connection to the team server again.
 pub const TEAM_RETRY: Duration = Duration::from_secs(5);
+
+/// A store `loci mcp` could not open (a newer schema, a damaged file, one another
+/// application made): the server starts anyway, answers `initialize` and `tools/list`,
+/// and answers every tool call with an error result that names the problem and the way
+/// out, where it had exited 2 before answering `initialize`, so that an agent saw a dead
+/// server and no reason (issue 37).
+#[derive(Debug)]
+pub struct Refused {
+    /// The workspace root.
+    pub root: PathBuf,
+    /// The database given (`--db`, `LOCI_DB`), or `None` for `<root>/.loci/loci.db`.
+    pub db: Option<PathBuf>,
+    /// Why it could not be opened ([`EngineError::kind`] names it to the agent).
+    pub error: EngineError,
+}
 
 /// Idle reader workspaces kept for reuse; a burst of more concurrent reads opens more,
 /// which are closed after their call. Each holds one SQLite connection and its caches.
@@ -131,30 +181,64 @@ pub struct LociServer {
 impl LociServer {
     /// A server over `ws`.
     pub fn new(ws: Workspace, options: ServerOptions) -> LociServer {
-        let reader_source = ws
-            .store()
-            .path()
-            .map(|db| (ws.root().to_path_buf(), db.to_path_buf()));
-        // A map a scan finished is whole, if perhaps stale: reads need not wait for the
-        // startup refresh (the files an answer relies on are still checked).
-        let map_ready = ws.map_is_built().unwrap_or(false);
-        let team_backed = ws.team_configured();
+        let server = LociServer::without_store(None, options);
+        server.inner.install(&mut server.lock(), ws);
+        server
+    }
+
+    /// A server over a store that could not be opened (see [`Refused`]): each tool call
+    /// tries to open it again, and answers the error while it still fails.
+    pub fn refused(refused: Refused, options: ServerOptions) -> LociServer {
+        tracing::warn!(error = %refused.error, "the store cannot be opened; every tool call will say so");
+        LociServer::without_store(Some(refused), options)
+    }
+
+    fn without_store(refused: Option<Refused>, options: ServerOptions) -> LociServer {
         LociServer {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
-                    ws,
+                    ws: None,
                     last_refresh: None,
                     since_scan: Default::default(),
                 }),
-                reader_source,
+                reader_source: OnceLock::new(),
+                refused: Mutex::new(refused),
                 readers: Mutex::new(Vec::new()),
-                map_ready: AtomicBool::new(map_ready),
+                map_ready: AtomicBool::new(false),
                 options,
                 tools: tools::TOOLS.iter().map(|t| t.to_tool()).collect(),
                 calls_running: AtomicUsize::new(0),
-                team_backed,
+                team_backed: AtomicBool::new(false),
             }),
             initialized: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Why the store cannot be opened, as a tool result, after trying once more; `None`
+    /// once it is open (it stays open from then on).
+    fn still_refused(&self) -> Option<CallToolResult> {
+        let mut refused = self.inner.refused.lock().unwrap_or_else(|p| p.into_inner());
+        let r = refused.as_mut()?;
+        match Workspace::open(&r.root, r.db.as_deref()) {
+            Ok(ws) => {
+                tracing::info!(root = %r.root.display(), "the store opens now; serving it");
+                *refused = None;
+                drop(refused);
+                self.inner.install(&mut self.lock(), ws);
+                None
+            }
+            Err(e) => {
+                r.error = e;
+                Some(error_result(
+                    r.error.kind(),
+                    r.error.kind() == "busy",
+                    format!(
+                        "loci cannot open its store, so no tool can answer: {}",
+                        r.error
+                    ),
+                    None,
+                ))
+            }
         }
     }
 
@@ -180,6 +264,10 @@ impl LociServer {
         let server = self.clone();
         tokio::task::spawn_blocking(move || {
             let mut state = server.lock();
+            if state.ws.is_none() {
+                // A store that could not be opened is tried again by each call.
+                return;
+            }
             let mut notes = Vec::new();
             let first_build = !server.inner.map_ready.load(Ordering::Acquire);
             let refreshed = server.refresh(&mut state, &mut notes);
@@ -201,10 +289,10 @@ impl LociServer {
     /// a restart or a write of this agent's first. A lost connection is tried again every
     /// [`TEAM_RETRY`]. The thread ends when the server is dropped (at its next wake-up).
     pub fn start_team_listener(&self) {
-        if !self.inner.team_backed {
+        if !self.inner.team_backed.load(Ordering::Acquire) {
             return;
         }
-        let Some((root, db)) = self.inner.reader_source.clone() else {
+        let Some((root, db)) = self.inner.reader_source.get().cloned().flatten() else {
             return;
         };
         let weak = Arc::downgrade(&self.inner);
@@ -270,7 +358,10 @@ impl LociServer {
 
     /// Runs `f` on a reader workspace: an idle one from the pool, else a newly opened
     /// one, else (no database file, or opening failed) the writer.
-    fn with_reader<T>(&self, mut f: impl FnMut(&mut Workspace) -> T) -> T {
+    fn with_reader<T>(
+        &self,
+        mut f: impl FnMut(&mut Workspace) -> Result<T, EngineError>,
+    ) -> Result<T, EngineError> {
         let pooled = self
             .inner
             .readers
@@ -278,7 +369,7 @@ impl LociServer {
             .unwrap_or_else(|p| p.into_inner())
             .pop();
         let reader = pooled.or_else(|| {
-            let (root, db) = self.inner.reader_source.as_ref()?;
+            let (root, db) = self.inner.reader_source.get()?.as_ref()?;
             Workspace::open(root, Some(db))
                 .inspect_err(
                     |e| tracing::warn!(error = %e, "opening a reader; reading on the writer"),
@@ -286,7 +377,7 @@ impl LociServer {
                 .ok()
         });
         let Some(mut reader) = reader else {
-            return f(&mut self.lock().ws);
+            return self.lock().ws().and_then(f);
         };
         let out = f(&mut reader);
         let mut idle = self.inner.readers.lock().unwrap_or_else(|p| p.into_inner());
@@ -341,7 +432,7 @@ impl LociServer {
         }
         let run = |ws: &mut Workspace| {
             ws.set_cancel(cancel.clone());
-            call.run(ws, default_author)
+            call.run(ws, default_author).map_err(|e| ws.name_damage(e))
         };
         cancel.check()?;
         let mut result = self.with_reader(run);
@@ -370,6 +461,9 @@ impl LociServer {
         default_author: Option<&str>,
         cancel: &CancelFlag,
     ) -> CallToolResult {
+        if let Some(refused) = self.still_refused() {
+            return refused;
+        }
         let mut refreshed = Vec::new();
         let mut notes = Vec::new();
         let access = call.access();
@@ -393,11 +487,12 @@ impl LociServer {
         let mut state = self.lock_unless_cancelled(cancel)?;
         cancel.check()?;
         // Writes never poll a flag (a read on the writer may have left one).
-        state.ws.set_cancel(CancelFlag::default());
+        state.ws()?.set_cancel(CancelFlag::default());
         if call.refresh_first() {
             refreshed.extend(self.refresh(&mut state, notes));
         }
-        let result = call.run(&mut state.ws, default_author);
+        let ws = state.ws()?;
+        let result = call.run(ws, default_author).map_err(|e| ws.name_damage(e));
         if call.access() == Access::Index && result.is_ok() {
             // What the refreshes before earlier answers rescanned is this scan's news
             // too: without it, a `scan` after any read said nothing had changed.
@@ -476,7 +571,7 @@ impl Drop for Running {
 /// never fatal: it becomes a capability note on the answer (the map may be stale).
 fn refresh(state: &mut State, notes: &mut Vec<String>) -> Vec<String> {
     let started = Instant::now();
-    match state.ws.scan(&|_| {}) {
+    match state.ws().and_then(|ws| ws.scan(&|_| {})) {
         Ok(env) => {
             state.last_refresh = Some(Instant::now());
             let r = env.result;
@@ -526,9 +621,12 @@ pub fn engine_error(tool: &str, e: EngineError) -> CallToolResult {
             ),
         ),
         EngineError::Store(StoreError::Conflict(message)) => ("conflict", false, message),
+        // The kind the CLI's JSON names too (`corrupt`, `newer_schema`, `read_only`, `io`,
+        // ...): every kind had been `error`, so an agent could not tell a damaged store
+        // from a bug (issue 37).
         other => {
             tracing::warn!(tool, error = %other, "tool failed");
-            ("error", false, other.to_string())
+            (other.kind(), false, other.to_string())
         }
     };
     error_result(kind, retryable, message, None)
@@ -602,9 +700,25 @@ impl ServerHandler for LociServer {
         implementation.title = Some("loci".into());
         implementation.description =
             Some("A live, verified memory of a codebase: structural map and authored memory with provenance.".into());
+        // An agent reads the instructions first: a store that cannot be opened is said
+        // there too, not only by the first tool call.
+        let refused = self
+            .inner
+            .refused
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(|r| {
+                format!(
+                    "\nNOW: loci cannot open its store ({}: {}); every tool answers this error until it is fixed.",
+                    r.error.kind(),
+                    r.error
+                )
+            })
+            .unwrap_or_default();
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(implementation)
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(format!("{INSTRUCTIONS}{refused}"))
     }
 
     /// Answers the session's `initialize`; a second one is an error (`-32600`), as

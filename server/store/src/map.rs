@@ -1106,6 +1106,25 @@ pub fn calls_within(
     Ok((hits, total))
 }
 
+/// The names of the symbols in the file at `path` whose qualified name starts with
+/// `prefix` (every symbol of the file for `""`), in no particular order: the names alone,
+/// for a lint that compares them with a missing member's name (reading whole rows with
+/// [`symbols_in_file`] for every file of a common stem had been most of a lint of a
+/// 50,000-file map, issue 37).
+pub fn symbol_names_in_file(conn: &Connection, path: &str, prefix: &str) -> Result<Vec<String>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT s.name FROM symbols s JOIN files f USING (file_id)
+             WHERE f.path = ?1 AND substr(s.qualified_name, 1, length(?2)) = ?2",
+        )
+        .ctx(|| "reading symbol names".into())?;
+    let rows = stmt
+        .query_map([path, prefix], |r| r.get(0))
+        .ctx(|| format!("reading the symbol names in {path}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("reading the symbol names in {path}"))
+}
+
 /// Every symbol of a file, in document order.
 pub fn symbols_in_file(conn: &Connection, path: &str) -> Result<Vec<SymbolHit>> {
     let sql = format!(

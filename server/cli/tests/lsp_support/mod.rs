@@ -137,6 +137,23 @@ impl Lsp {
     }
 }
 
+impl Lsp {
+    /// Waits for the process to end (after `exit`): its stdout closes, unread messages
+    /// are passed over, then its status. Fails the test after the timeout.
+    pub fn wait(&mut self) -> std::process::ExitStatus {
+        loop {
+            match self.frames.recv_timeout(TIMEOUT) {
+                Ok(_) => continue,
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("loci lsp did not exit within {TIMEOUT:?}")
+                }
+            }
+        }
+        self.child.wait().expect("waiting for loci lsp")
+    }
+}
+
 impl Drop for Lsp {
     fn drop(&mut self) {
         let _ = self.child.kill();
