@@ -80,6 +80,28 @@ pub struct ExportedSession {
     pub digest: crate::session::Digest,
 }
 
+impl ExportedSession {
+    /// The session as a new row of this store (ids 0: [`mem::insert_session_as`] gives
+    /// them), with `digest` as stored (JSON), for an import and for team replication alike.
+    pub(crate) fn new_row(&self, digest: Option<String>) -> mem::Session {
+        mem::Session {
+            session_id: 0,
+            task: self.task.clone(),
+            author: self.author.clone(),
+            started_at: self.started_at.clone(),
+            ended_at: self.ended_at.clone(),
+            summary: self.summary.clone(),
+            start_event_id: 0,
+            start_revision_id: 0,
+            end_event_id: None,
+            end_revision_id: None,
+            branch: self.branch.clone(),
+            head: self.head.clone(),
+            digest,
+        }
+    }
+}
+
 /// A human dismissal of a contradiction in an export: the finding (its key is the same in
 /// every checkout: origin, subject, kind and target) and the human's notes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -1323,24 +1345,7 @@ fn import_sessions(
         }
         let digest = serde_json::to_string(&s.digest)
             .map_err(|e| loci_store::StoreError::Corrupt(e.to_string()))?;
-        let id = mem::insert_session_as(
-            tx,
-            &mem::Session {
-                session_id: 0,
-                task: s.task.clone(),
-                author: s.author.clone(),
-                started_at: s.started_at.clone(),
-                ended_at: s.ended_at.clone(),
-                summary: s.summary.clone(),
-                start_event_id: 0,
-                start_revision_id: 0,
-                end_event_id: None,
-                end_revision_id: None,
-                branch: s.branch.clone(),
-                head: s.head.clone(),
-                digest: Some(digest),
-            },
-        )?;
+        let id = mem::insert_session_as(tx, &s.new_row(Some(digest)))?;
         mem::insert_event(
             tx,
             "import",

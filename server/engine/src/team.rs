@@ -1295,21 +1295,7 @@ fn apply_event(
                 None => {
                     let id = mem::insert_session_as(
                         tx,
-                        &mem::Session {
-                            session_id: 0,
-                            task: s.task.clone(),
-                            author: s.author.clone(),
-                            started_at: s.started_at.clone(),
-                            ended_at: s.ended_at.clone(),
-                            summary: s.summary.clone(),
-                            start_event_id: 0,
-                            start_revision_id: 0,
-                            end_event_id: None,
-                            end_revision_id: None,
-                            branch: s.branch.clone(),
-                            head: s.head.clone(),
-                            digest: s.ended_at.is_some().then(digest).transpose()?,
-                        },
+                        &s.new_row(s.ended_at.is_some().then(digest).transpose()?),
                     )?;
                     event(&ev.event_kind, "", Some(id))?;
                     Applied::Changed(None)
