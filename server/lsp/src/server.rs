@@ -554,6 +554,13 @@ impl Inner {
         });
     }
 
+    /// [`Self::stop_sharing_unsaved`] for one document, off the async threads (a busy
+    /// store waits there, not in the notification).
+    fn stop_sharing_unsaved_later(self: &Arc<Self>, location: Location) {
+        let inner = self.clone();
+        tokio::task::spawn_blocking(move || inner.stop_sharing_unsaved(Some(&location)));
+    }
+
     /// Stops sharing `location`'s buffer (saved or closed), or with `None` every buffer
     /// of this server in every root.
     fn stop_sharing_unsaved(&self, location: Option<&Location>) {
@@ -578,7 +585,7 @@ impl Inner {
         if let Some(doc) = self.docs.get(&uri) {
             let location = doc.location.clone();
             drop(doc);
-            self.stop_sharing_unsaved(Some(&location));
+            self.stop_sharing_unsaved_later(location);
         }
         // Cleared whenever anything was published: the client may have dropped the last
         // (empty) publish as out of date and still show an older set.
@@ -2065,7 +2072,7 @@ impl LanguageServer for Backend {
             .get(&params.text_document.uri)
             .map(|d| d.location.clone());
         if let Some(location) = saved {
-            self.inner.stop_sharing_unsaved(Some(&location));
+            self.inner.stop_sharing_unsaved_later(location);
         }
         let root = document::file_path(&params.text_document.uri)
             .and_then(|p| self.inner.root_containing(&p));
