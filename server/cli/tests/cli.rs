@@ -1,6 +1,8 @@
 //! The `loci` binary end to end: exit codes, JSON envelopes, errors on stderr, and SARIF
 //! that validates against the official SARIF 2.1.0 schema.
 
+mod damage;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -1806,24 +1808,7 @@ fn fault_a_damaged_database_named_neither_its_path_nor_the_way_out() {
     // a query reaches it; the rest of the store still answers.
     let damaged = {
         std::fs::write(&db, &real).unwrap();
-        let conn = loci_store::rusqlite::Connection::open(&db).unwrap();
-        let page_size: usize = conn
-            .query_row("PRAGMA page_size", [], |r| r.get(0))
-            .unwrap();
-        let roots: Vec<usize> = conn
-            .prepare(
-                "SELECT rootpage FROM sqlite_schema WHERE tbl_name = 'symbols' AND rootpage > 0",
-            )
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        drop(conn);
-        let mut bytes = std::fs::read(&db).unwrap();
-        for page in roots {
-            bytes[(page - 1) * page_size..page * page_size].fill(0xA5);
-        }
+        let bytes = damage::symbols_damaged(&db);
         std::fs::write(&db, &bytes).unwrap();
         bytes
     };

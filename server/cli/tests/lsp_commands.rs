@@ -6,6 +6,7 @@
 //! to replace; the hover quotes the memory and names its commit; Lua's `{}` is an empty
 //! object; the author of a write falls back to git's identity.
 
+mod damage;
 mod lsp_support;
 
 use std::path::Path;
@@ -457,27 +458,6 @@ fn fault_a_damaged_or_newer_store_was_internal_error_over_lsp() {
     let noise: Vec<u8> = (0..65536u32)
         .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
         .collect();
-    let symbols_damaged = |db: &Path| {
-        let conn = loci_store::rusqlite::Connection::open(db).unwrap();
-        let page_size: usize = conn
-            .query_row("PRAGMA page_size", [], |r| r.get(0))
-            .unwrap();
-        let roots: Vec<usize> = conn
-            .prepare(
-                "SELECT rootpage FROM sqlite_schema WHERE tbl_name = 'symbols' AND rootpage > 0",
-            )
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        drop(conn);
-        let mut bytes = std::fs::read(db).unwrap();
-        for page in roots {
-            bytes[(page - 1) * page_size..page * page_size].fill(0xA5);
-        }
-        bytes
-    };
     let newer = |db: &Path| {
         let conn = loci_store::rusqlite::Connection::open(db).unwrap();
         conn.execute(
@@ -496,7 +476,7 @@ fn fault_a_damaged_or_newer_store_was_internal_error_over_lsp() {
         ("newer_schema", Box::new(newer), String::new()),
         (
             "corrupt",
-            Box::new(move |db: &Path| std::fs::write(db, symbols_damaged(db)).unwrap()),
+            Box::new(move |db: &Path| std::fs::write(db, damage::symbols_damaged(db)).unwrap()),
             "database disk image is malformed".into(),
         ),
     ];

@@ -3,6 +3,7 @@
 //! the process exits cleanly when the client closes stdin, and a store it cannot open or
 //! that a query finds damaged is an error result of its own kind (issue 37).
 
+mod damage;
 mod mcp_support;
 
 use std::path::{Path, PathBuf};
@@ -286,23 +287,7 @@ fn fault_damage_a_tool_met_was_kind_error_not_corrupt() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
     let (db, _) = scanned_workspace(root);
-    let conn = loci_store::rusqlite::Connection::open(&db).unwrap();
-    let page_size: usize = conn
-        .query_row("PRAGMA page_size", [], |r| r.get(0))
-        .unwrap();
-    let roots: Vec<usize> = conn
-        .prepare("SELECT rootpage FROM sqlite_schema WHERE tbl_name = 'symbols' AND rootpage > 0")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    drop(conn);
-    let mut bytes = std::fs::read(&db).unwrap();
-    for page in roots {
-        bytes[(page - 1) * page_size..page * page_size].fill(0xA5);
-    }
-    std::fs::write(&db, &bytes).unwrap();
+    std::fs::write(&db, damage::symbols_damaged(&db)).unwrap();
 
     let mut mcp = Mcp::start(root, &[]);
     mcp.initialize("issue37");
