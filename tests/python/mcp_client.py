@@ -56,7 +56,7 @@ async def run(binary: str, workspace: str, cli_context: str) -> None:
             for name in ("symbol", "remember", "why", "decide", "session_begin", "session_end"):
                 check(name in tools, f"tool {name} listed: {sorted(tools)}")
             check(field(tools["symbol"].annotations, "read_only_hint", "readOnlyHint") is True, "symbol is read-only")
-            check(field(tools["remember"].annotations, "read_only_hint", "readOnlyHint") is False, "remember writes")
+            check(field(tools["remember"].annotations, "read_only_hint", "readOnlyHint") in (None, False), "remember writes")
             check(field(tools["remember"].annotations, "destructive_hint", "destructiveHint") is False, "remember is not destructive")
             props = field(tools["remember"], "input_schema", "inputSchema")["properties"]
             for arg in ("subject", "body", "session", "author", "summary", "expect_version", "operation_id"):

@@ -163,41 +163,42 @@ async fn tools_list_names_and_annotations() {
         assert!(t.description.as_deref().is_some_and(|d| !d.is_empty()));
     }
     expect![[r#"
-        session_begin !read_only !destructive !idempotent !open_world
-        recap read_only !destructive idempotent !open_world
-        context read_only !destructive idempotent !open_world
-        search read_only !destructive idempotent !open_world
-        symbol read_only !destructive idempotent !open_world
-        source read_only !destructive idempotent !open_world
-        outline read_only !destructive idempotent !open_world
-        references read_only !destructive idempotent !open_world
-        callers read_only !destructive idempotent !open_world
-        callees read_only !destructive idempotent !open_world
-        deps read_only !destructive idempotent !open_world
-        impact read_only !destructive idempotent !open_world
-        why read_only !destructive idempotent !open_world
-        show read_only !destructive idempotent !open_world
-        history read_only !destructive idempotent !open_world
-        memory_list read_only !destructive idempotent !open_world
-        topics read_only !destructive idempotent !open_world
-        asof read_only !destructive idempotent !open_world
-        stats read_only !destructive idempotent !open_world
-        remember !read_only !destructive !idempotent !open_world
-        decide !read_only !destructive !idempotent !open_world
-        learn !read_only !destructive !idempotent !open_world
-        confirm !read_only !destructive idempotent !open_world
-        pin !read_only !destructive idempotent !open_world
-        rollback !read_only !destructive !idempotent !open_world
-        fact_add !read_only !destructive !idempotent !open_world
-        fact_list read_only !destructive idempotent !open_world
-        drift read_only !destructive idempotent !open_world
-        synthesis_plan read_only !destructive idempotent !open_world
-        lint !read_only !destructive idempotent !open_world
-        check !read_only !destructive idempotent !open_world
-        resolve !read_only !destructive idempotent !open_world
-        scan !read_only !destructive idempotent !open_world
-        sync !read_only !destructive idempotent !open_world
-        session_end !read_only !destructive !idempotent !open_world
+        session_begin ?read_only !destructive ?idempotent !open_world
+        recap read_only ?destructive idempotent !open_world
+        context read_only ?destructive idempotent !open_world
+        search read_only ?destructive idempotent !open_world
+        symbol read_only ?destructive idempotent !open_world
+        source read_only ?destructive idempotent !open_world
+        outline read_only ?destructive idempotent !open_world
+        references read_only ?destructive idempotent !open_world
+        callers read_only ?destructive idempotent !open_world
+        callees read_only ?destructive idempotent !open_world
+        deps read_only ?destructive idempotent !open_world
+        impact read_only ?destructive idempotent !open_world
+        why read_only ?destructive idempotent !open_world
+        show read_only ?destructive idempotent !open_world
+        history read_only ?destructive idempotent !open_world
+        memory_list read_only ?destructive idempotent !open_world
+        topics read_only ?destructive idempotent !open_world
+        asof read_only ?destructive idempotent !open_world
+        stats read_only ?destructive idempotent !open_world
+        remember ?read_only !destructive ?idempotent !open_world
+        decide ?read_only !destructive ?idempotent !open_world
+        learn ?read_only !destructive ?idempotent !open_world
+        confirm ?read_only !destructive idempotent !open_world
+        pin ?read_only !destructive idempotent !open_world
+        rollback ?read_only !destructive ?idempotent !open_world
+        fact_add ?read_only !destructive ?idempotent !open_world
+        fact_list read_only ?destructive idempotent !open_world
+        drift read_only ?destructive idempotent !open_world
+        synthesis_plan read_only ?destructive idempotent !open_world
+        synthesize ?read_only !destructive ?idempotent !open_world
+        lint ?read_only !destructive idempotent !open_world
+        check ?read_only !destructive idempotent !open_world
+        resolve ?read_only !destructive idempotent !open_world
+        scan ?read_only !destructive idempotent !open_world
+        sync ?read_only !destructive idempotent !open_world
+        session_end ?read_only !destructive ?idempotent !open_world
     "#]]
     .assert_eq(&lines);
     client.cancel().await.ok();

@@ -78,7 +78,7 @@ fn answers_are_text_errors_are_results_and_every_tool_declares_its_output() {
     mcp.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}));
     let tools = mcp.response(id)["result"]["tools"].clone();
     let tools = tools.as_array().expect("tools");
-    assert_eq!(tools.len(), 35);
+    assert_eq!(tools.len(), 36);
     for t in tools {
         let list = [
             "search",
@@ -228,7 +228,7 @@ fn fault_mcp_exited_2_before_initialize_on_a_damaged_or_newer_store() {
     let id = mcp.id();
     mcp.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}));
     let tools = mcp.response(id);
-    assert_eq!(tools["result"]["tools"].as_array().map(Vec::len), Some(35));
+    assert_eq!(tools["result"]["tools"].as_array().map(Vec::len), Some(36));
     for (tool, args) in [
         ("symbol", json!({"name": "target"})),
         (

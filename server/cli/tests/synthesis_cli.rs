@@ -186,3 +186,62 @@ fn a_run_that_writes_nothing_exits_1_and_says_why() {
     let (_, out, _) = run(root, &["history", "lib/money.py"]);
     assert_eq!(out, "");
 }
+
+/// An agent runs the plan over MCP (the official Python SDK as the client) and hears a
+/// `notifications/progress` per page, in order, before the answer: each page's command
+/// may run for minutes.
+#[test]
+fn an_agent_drafts_pages_over_mcp_and_hears_progress_per_page() {
+    let dir = repository();
+    let root = dir.path();
+    configure_the_stub(root);
+    let script = r#"
+import asyncio, json, sys
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+async def main():
+    heard = []
+    async def progress(done, total, message):
+        heard.append([done, total, message])
+    server = StdioServerParameters(command=sys.argv[1], args=["mcp"], cwd=sys.argv[2])
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            r = await session.call_tool("synthesize", {}, progress_callback=progress)
+            text = "".join(c.text for c in r.content if c.type == "text")
+            print(json.dumps({"heard": heard, "text": text}))
+
+asyncio.run(main())
+"#;
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            script,
+            mcp_support::loci(),
+            &root.display().to_string(),
+        ])
+        .output()
+        .expect("run python3 (the MCP SDK: `pip install mcp`, as .ci/run does)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).expect("the client's JSON");
+    assert_eq!(
+        v["heard"],
+        serde_json::json!([
+            [0.0, 2.0, "writing the page of lib/money.py"],
+            [1.0, 2.0, "writing the page of lib/invoice.py"]
+        ])
+    );
+    let text = v["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("wrote lib/money.py v1 by llm:stub (")
+            && text.contains("\nwrote lib/invoice.py v1 by llm:stub (")
+            && text.ends_with("2 pages of 2 written by `sh`\n"),
+        "{text}"
+    );
+}

@@ -25,14 +25,14 @@ use loci_engine::{CancelFlag, EngineError, StoreError, Workspace};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 
 use crate::render;
-use crate::tools::{self, Access, Answer, ArgumentError, Call, ParseError};
+use crate::tools::{self, Access, Answer, ArgumentError, Call, ParseError, Progress};
 
 /// What the server tells an agent at `initialize`.
 pub const INSTRUCTIONS: &str = "\
@@ -432,7 +432,8 @@ impl LociServer {
         }
         let run = |ws: &mut Workspace| {
             ws.set_cancel(cancel.clone());
-            call.run(ws, default_author).map_err(|e| ws.name_damage(e))
+            call.run(ws, default_author, &|_| {})
+                .map_err(|e| ws.name_damage(e))
         };
         cancel.check()?;
         let mut result = self.with_reader(run);
@@ -454,11 +455,14 @@ impl LociServer {
     /// waiting for the writer, between the refresh and the operation, and inside long
     /// reads (see [`CancelFlag`]) — and answers `cancelled`. A write checks once it holds
     /// the writer, then runs whole: it is never stopped half done.
+    ///
+    /// `progress` hears how a long write advances (`synthesize`).
     pub fn execute(
         &self,
         tool: &str,
         call: &Call,
         default_author: Option<&str>,
+        progress: &dyn Fn(Progress),
         cancel: &CancelFlag,
     ) -> CallToolResult {
         if let Some(refused) = self.still_refused() {
@@ -470,7 +474,14 @@ impl LociServer {
         let result = if access == Access::Read {
             self.read(call, default_author, cancel, &mut refreshed, &mut notes)
         } else {
-            self.write(call, default_author, cancel, &mut refreshed, &mut notes)
+            self.write(
+                call,
+                default_author,
+                progress,
+                cancel,
+                &mut refreshed,
+                &mut notes,
+            )
         };
         self.render(tool, call, result, refreshed, notes)
     }
@@ -480,6 +491,7 @@ impl LociServer {
         &self,
         call: &Call,
         default_author: Option<&str>,
+        progress: &dyn Fn(Progress),
         cancel: &CancelFlag,
         refreshed: &mut Vec<String>,
         notes: &mut Vec<String>,
@@ -492,7 +504,9 @@ impl LociServer {
             refreshed.extend(self.refresh(&mut state, notes));
         }
         let ws = state.ws()?;
-        let result = call.run(ws, default_author).map_err(|e| ws.name_damage(e));
+        let result = call
+            .run(ws, default_author, progress)
+            .map_err(|e| ws.name_damage(e));
         if call.access() == Access::Index && result.is_ok() {
             // What the refreshes before earlier answers rescanned is this scan's news
             // too: without it, a `scan` after any read said nothing had changed.
@@ -776,9 +790,28 @@ impl ServerHandler for LociServer {
         let cancel = CancelFlag::new();
         let flag = cancel.clone();
         let running = Running::start(&self.inner);
+        // A client that sent a progress token hears `notifications/progress` as the call
+        // advances, in order (each is sent before the work goes on).
+        let notify = context.meta.get_progress_token().map(|token| {
+            (
+                token,
+                context.peer.clone(),
+                tokio::runtime::Handle::current(),
+            )
+        });
         let mut worker = tokio::task::spawn_blocking(move || {
             let _running = running;
-            server.execute(&tool, &call, author.as_deref(), &flag)
+            let progress = |p: Progress| {
+                if let Some((token, peer, runtime)) = &notify {
+                    let param = ProgressNotificationParam::new(token.clone(), p.done as f64)
+                        .with_total(p.total as f64)
+                        .with_message(p.message);
+                    if let Err(e) = runtime.block_on(peer.notify_progress(param)) {
+                        tracing::debug!(error = %e, "progress notification not sent");
+                    }
+                }
+            };
+            server.execute(&tool, &call, author.as_deref(), &progress, &flag)
         });
         let joined = tokio::select! {
             joined = &mut worker => joined,

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use loci_engine::context::{ContextRequest, HitKind, SearchOptions};
 use loci_engine::memory::{WriteOptions, Written};
+use loci_engine::synthesis::Targets;
 use loci_engine::text::{self, Out};
 use loci_engine::{EngineError, Envelope, Workspace};
 use rmcp::ErrorData;
@@ -541,6 +542,32 @@ params! {
     SynthesisPlanParams {}
 }
 
+params! {
+    /// Arguments of `synthesize`.
+    SynthesizeParams {
+        /// Files or folders (empty: the plan's pages).
+        #[serde(default)]
+        paths: Vec<String>,
+        /// Return the prompts; run nothing.
+        #[serde(default)]
+        dry_run: bool,
+        /// `session_id` from `session_begin`.
+        #[serde(default)]
+        session: Option<i64>,
+    }
+}
+
+/// How far a long call has come, for `notifications/progress`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Steps done.
+    pub done: u64,
+    /// Steps in all.
+    pub total: u64,
+    /// What the next step does.
+    pub message: String,
+}
+
 /// Whether a tool only reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -893,6 +920,15 @@ pub const TOOLS: &[ToolDef] = &[
         schema: schema::<SynthesisPlanParams>,
     },
     ToolDef {
+        name: "synthesize",
+        title: "Draft pages with the configured model",
+        description: "Draft the plan's pages (or those of `paths`) with the configured \
+            model command; each is stored as a revision and checked. Progress per page.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<SynthesizeParams>,
+    },
+    ToolDef {
         name: "lint",
         title: "Check memory against the code",
         description: "Check memory and docs against the code: contradictions (with ids \
@@ -949,11 +985,19 @@ impl ToolDef {
     /// The MCP tool definition with its schema and annotations. Writes are never
     /// destructive: memory is append-only, a rollback is a new revision.
     pub fn to_tool(&self) -> Tool {
-        let annotations = ToolAnnotations::with_title(self.title)
-            .read_only(self.access == Access::Read)
-            .destructive(false)
-            .idempotent(self.idempotent)
-            .open_world(false);
+        // Only hints that differ from the specification's defaults (readOnly false,
+        // destructive true, idempotent false, openWorld true) are sent; `destructive` means
+        // nothing for a read. Every tool's list entry costs a model tokens.
+        let read = self.access == Access::Read;
+        let mut annotations = ToolAnnotations::with_title(self.title).open_world(false);
+        if read {
+            annotations = annotations.read_only(true);
+        } else {
+            annotations = annotations.destructive(false);
+        }
+        if self.idempotent {
+            annotations = annotations.idempotent(true);
+        }
         Tool::new(self.name, self.description, (self.schema)())
             .annotate(annotations)
             .with_raw_output_schema(Arc::new(output_schema(self.lists())))
@@ -1029,6 +1073,7 @@ pub enum Call {
     FactList(CursorParams),
     Drift(DriftParams),
     SynthesisPlan(SynthesisPlanParams),
+    Synthesize(SynthesizeParams),
     Lint(CursorParams),
     Check(CursorParams),
     Resolve(ResolveParams),
@@ -1085,6 +1130,7 @@ pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ParseErr
         "fact_list" => Call::FactList(from_args(args).map_err(arg)?),
         "drift" => Call::Drift(from_args(args).map_err(arg)?),
         "synthesis_plan" => Call::SynthesisPlan(from_args(args).map_err(arg)?),
+        "synthesize" => Call::Synthesize(from_args(args).map_err(arg)?),
         "lint" => Call::Lint(from_args(args).map_err(arg)?),
         "check" => Call::Check(from_args(args).map_err(arg)?),
         "resolve" => Call::Resolve(from_args(args).map_err(arg)?),
@@ -1276,11 +1322,13 @@ impl Call {
     }
 
     /// Runs the call on the workspace. `default_author` is the author of writes that name
-    /// none (`$LOCI_AUTHOR`, else `agent:<client name>`).
+    /// none (`$LOCI_AUTHOR`, else `agent:<client name>`); `progress` hears how a long
+    /// call advances (`synthesize`: a page's command starts).
     pub fn run(
         &self,
         ws: &mut Workspace,
         default_author: Option<&str>,
+        progress: &dyn Fn(Progress),
     ) -> Result<Answer, EngineError> {
         let a = default_author;
         match self {
@@ -1367,6 +1415,29 @@ impl Call {
             Call::SynthesisPlan(_) => whole(ws.synthesis_plan(), false, |o, env| {
                 text::synthesis_plan(o, &env.result)
             }),
+            Call::Synthesize(p) => {
+                let targets = if p.paths.is_empty() {
+                    Targets::Pending
+                } else {
+                    Targets::Paths(p.paths.clone())
+                };
+                if p.dry_run {
+                    whole(ws.synthesis_prompts(&targets), false, |o, env| {
+                        text::synthesis_prompts(o, &env.result)
+                    })
+                } else {
+                    let report = ws.synthesize(&targets, p.session, &|s| {
+                        progress(Progress {
+                            done: s.done as u64,
+                            total: s.total as u64,
+                            message: format!("writing the page of {}", s.subject),
+                        })
+                    });
+                    whole(report, false, |o, env| {
+                        text::synthesis_report(o, &env.result)
+                    })
+                }
+            }
             Call::Lint(_) => whole(ws.lint(), true, |o, env| {
                 text::lint(o, &env.result, LIST_CAP)
             })
@@ -1601,7 +1672,8 @@ mod tests {
              references.limit=1000 callers.limit=1000 callers.min_confidence=0.5 \
              callees.limit=1000 deps.reverse=false impact.depth=3 impact.hard=false \
              impact.limit=30 impact.min_confidence=0.5 memory_list.kinds=[] \
-             memory_list.limit=100 memory_list.prefix=\"\" pin.pinned=true"
+             memory_list.limit=100 memory_list.prefix=\"\" pin.pinned=true \
+             synthesize.dry_run=false synthesize.paths=[]"
         );
     }
 
