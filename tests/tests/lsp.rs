@@ -93,6 +93,8 @@ async fn capabilities_registration_and_shutdown() {
                 "loci.resolve",
                 "loci.recap",
                 "loci.scan",
+                "loci.sync",
+                "loci.synthesize",
                 "loci.debug.text"
               ]
             },
@@ -558,7 +560,7 @@ async fn b12_command_arguments_are_validated() {
         (
             json!({ "command": "sidecar.memory.search" }),
             "unknown command `sidecar.memory.search`; loci's commands are loci.context, loci.why, loci.impact, \
-             loci.remember, loci.decide, loci.learn, loci.confirm, loci.resolve, loci.recap, loci.scan, loci.debug.text"
+             loci.remember, loci.decide, loci.learn, loci.confirm, loci.resolve, loci.recap, loci.scan, loci.sync, loci.synthesize, loci.debug.text"
                 .to_string(),
         ),
     ] {
@@ -1279,5 +1281,104 @@ async fn the_server_embeds_the_chunks_after_its_scan_with_progress() {
             .as_str()
             .is_some_and(|s| s.contains("embeddings #1"))),
         "{first:?}"
+    );
+}
+
+/// Issue 35, item 5: the editor runs the synthesis plan (`loci.synthesize`) with a
+/// `$/progress` per page ("loci: writing pages", "page 1 of 2: lib/money.py"), a dry run
+/// answers the prompts, and `loci.sync` answers what `loci sync` prints.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_editor_writes_the_plans_pages_with_progress_per_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "lib/money.py",
+        "def money(x):\n    return round(x, 2)\n",
+    );
+    write(
+        root,
+        "lib/invoice.py",
+        "from lib.money import money\n\n\ndef total(lines):\n    return money(sum(lines))\n",
+    );
+    let stub = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/synthesis/answer.sh")
+        .canonicalize()
+        .unwrap();
+    write(
+        root,
+        ".loci/config.toml",
+        &format!(
+            "[synthesis]\ncommand = \"sh {}\"\nmodel = \"stub\"\n",
+            stub.display()
+        ),
+    );
+    let mut client = start(Some(root), json!({})).await;
+
+    let dry = client
+        .command(
+            "loci.synthesize",
+            json!({ "paths": ["lib/money.py"], "dry_run": true }),
+        )
+        .await;
+    let markdown = dry["result"]["markdown"].as_str().unwrap_or_default();
+    assert!(
+        markdown.starts_with("**Prompts**\n\n```text\n===== prompt for lib/money.py (")
+            && markdown.contains("- function `money` (line 1): def money(x):"),
+        "{dry}"
+    );
+
+    // `$/progress` is noise to the client unless waited for: wait for it, then the answer.
+    let (id, request) = client.request_message(
+        "workspace/executeCommand",
+        json!({ "command": "loci.synthesize", "arguments": [{}] }),
+    );
+    client.send_raw(&frame(&request)).await;
+    let begin = client
+        .expect("the run's progress", |m| {
+            m.pointer("/params/value/title") == Some(&json!("loci: writing pages"))
+        })
+        .await;
+    let token = begin.pointer("/params/token").cloned().unwrap();
+    let mut reports = Vec::new();
+    loop {
+        let m = client
+            .expect("the run's progress", |m| {
+                m.pointer("/params/token") == Some(&token)
+            })
+            .await;
+        let value = &m["params"]["value"];
+        reports.push(format!(
+            "{} {} {}",
+            value["kind"].as_str().unwrap_or_default(),
+            value["percentage"],
+            value["message"].as_str().unwrap_or_default()
+        ));
+        if value["kind"] == json!("end") {
+            break;
+        }
+    }
+    assert_eq!(
+        reports,
+        [
+            "report 0 page 1 of 2: lib/money.py",
+            "report 50 page 2 of 2: lib/invoice.py",
+            "end null 2 pages of 2 written by `sh`"
+        ]
+    );
+    let run = client.response(id).await;
+    let markdown = run["result"]["markdown"].as_str().unwrap_or_default();
+    assert!(
+        markdown.starts_with("**Pages written**\n\n```text\nwrote lib/money.py v1 by llm:stub (")
+            && markdown.contains("\n2 pages of 2 written by `sh`\n```"),
+        "{run}"
+    );
+
+    let sync = client.command("loci.sync", json!({})).await;
+    assert!(
+        sync["result"]["markdown"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("**Sync**\n\n```text\n")),
+        "{sync}"
     );
 }

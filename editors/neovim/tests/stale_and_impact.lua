@@ -263,6 +263,17 @@ local ok, err = pcall(function()
     fail(':LociDecide gave no answer')
   end
 
+  -- :LociSync records history (here a snapshot: no git) and shows it in a buffer.
+  vim.cmd('LociSync')
+  if wait_last('loci.sync') then
+    result.sync = {
+      first = vim.split(loci.last.result.markdown, '\n', { plain = true })[4],
+      buffer = vim.fn.bufnr('loci://sync') ~= -1,
+    }
+  else
+    fail(':LociSync gave no answer')
+  end
+
   client:stop()
   vim.wait(5000, function() return client:is_stopped() end, 20)
 end)

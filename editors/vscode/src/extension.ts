@@ -70,6 +70,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('loci.replaceMemoryHere', () => rememberHere(true)),
     vscode.commands.registerCommand('loci.decideHere', () => decideHere()),
     vscode.commands.registerCommand('loci.confirmHere', () => confirmHere()),
+    vscode.commands.registerCommand('loci.syncHistory', () => showAnswer('loci.sync', 'sync')),
+    vscode.commands.registerCommand('loci.draftPages', () => showAnswer('loci.synthesize', 'pages written')),
     vscode.commands.registerCommand('loci.restartServer', () => restart(context)),
     vscode.commands.registerCommand('loci.showLog', () => log.show(true)),
     vscode.commands.registerCommand('loci.statusClicked', () => statusClicked(context)),
@@ -218,7 +220,8 @@ class ScanProgressFeature implements StaticFeature {
           d.dispose();
           this.active.delete(d);
         } else {
-          state.scan = { message: value.message, percentage: value.percentage };
+          const title = value.kind === 'begin' ? value.title : state.scan?.title;
+          state.scan = { title, message: value.message, percentage: value.percentage };
         }
         render();
       });
@@ -321,6 +324,20 @@ async function showMarkdown(kind: string, markdown: string): Promise<void> {
   } catch {
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+  }
+}
+
+/** Runs a command that needs no input but the workspace (the active file's, else the
+ * first), and shows its markdown answer. */
+async function showAnswer(command: string, kind: string): Promise<void> {
+  const doc = vscode.window.activeTextEditor?.document;
+  const args: Record<string, unknown> = {};
+  if (doc?.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(doc.uri)) {
+    args.uri = doc.uri.toString();
+  }
+  const result = await run(command, args);
+  if (result !== undefined) {
+    await showMarkdown(kind, markdownOf(result, command));
   }
 }
 

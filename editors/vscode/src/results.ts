@@ -114,8 +114,10 @@ export function staleCount(all: Iterable<readonly DiagnosticLike[]>): number {
 export interface StatusState {
   /** `running`, `starting`, `stopped`, or `missing` (no server binary). */
   server: 'running' | 'starting' | 'stopped' | 'missing';
-  /** The scan in progress: `120/500 files` and a percentage, or undefined. */
-  scan?: { message?: string; percentage?: number };
+  /** The server's work in progress (a scan, embedding, writing pages): its `$/progress`
+   * title (`loci: writing pages`; a scan when absent), message (`120/500 files`) and
+   * percentage, or undefined. */
+  scan?: { title?: string; message?: string; percentage?: number };
   /** Stale-memory diagnostics in open documents. */
   stale: number;
 }
@@ -134,7 +136,7 @@ export function statusText(s: StatusState): { text: string; tooltip: string } {
   const parts: string[] = [];
   if (s.scan !== undefined) {
     const pct = s.scan.percentage !== undefined ? ` ${s.scan.percentage}%` : '';
-    parts.push(`$(sync~spin) loci: scanning${pct}`);
+    parts.push(`$(sync~spin) ${s.scan.title ?? 'loci: scanning'}${pct}`);
   } else {
     parts.push('$(book) loci');
   }
@@ -142,7 +144,9 @@ export function statusText(s: StatusState): { text: string; tooltip: string } {
     parts.push(`$(warning) ${s.stale} stale`);
   }
   const tooltip = [
-    s.scan !== undefined ? `scanning${s.scan.message ? ': ' + s.scan.message : ''}` : 'map up to date',
+    s.scan !== undefined
+      ? `${(s.scan.title ?? 'loci: scanning').replace(/^loci: /, '')}${s.scan.message ? ': ' + s.scan.message : ''}`
+      : 'map up to date',
     s.stale === 1 ? '1 stale memory in open files' : `${s.stale} stale memories in open files`,
   ].join('\n');
   return { text: parts.join(' '), tooltip: 'loci: ' + tooltip };
@@ -158,6 +162,8 @@ export function resultView(command: string): 'preview' | 'message' | 'none' {
     case 'loci.impact':
     case 'loci.context':
     case 'loci.recap':
+    case 'loci.sync':
+    case 'loci.synthesize':
       return 'preview';
     case 'loci.remember':
     case 'loci.decide':

@@ -126,6 +126,7 @@ test('activation without a server: commands, status bar, and what to do', async 
     assert.deepEqual(rec.commands.sort(), [
       'loci.confirmHere',
       'loci.decideHere',
+      'loci.draftPages',
       'loci.rememberHere',
       'loci.replaceMemoryHere',
       'loci.restartServer',
@@ -134,6 +135,7 @@ test('activation without a server: commands, status bar, and what to do', async 
       'loci.showLog',
       'loci.showWhy',
       'loci.statusClicked',
+      'loci.syncHistory',
     ]);
     const message =
       'loci: LOCI_SERVER_PATH is set to /nonexistent/loci, which is not an executable file. Fix or unset the variable. ' +

@@ -92,6 +92,14 @@ test('status bar text', () => {
     text: '$(sync~spin) loci: scanning 24% $(warning) 2 stale',
     tooltip: 'loci: scanning: 120/500 files\n2 stale memories in open files',
   });
+  assert.deepEqual(
+    statusText({
+      server: 'running',
+      stale: 0,
+      scan: { title: 'loci: writing pages', message: 'page 2 of 5: src/auth.py', percentage: 20 },
+    }),
+    { text: '$(sync~spin) loci: writing pages 20%', tooltip: 'loci: writing pages: page 2 of 5: src/auth.py\n0 stale memories in open files' },
+  );
   assert.equal(statusText({ server: 'running', stale: 1 }).tooltip, 'loci: map up to date\n1 stale memory in open files');
   assert.equal(statusText({ server: 'missing', stale: 0 }).text, '$(error) loci');
 });
@@ -110,8 +118,8 @@ test('fault: code actions showed only a first line, and a markdown file replaced
   // Every reading command's answer is a preview, whoever ran it (a code action on a
   // diagnostic runs loci.why or loci.impact through the middleware).
   assert.deepEqual(
-    ['loci.why', 'loci.impact', 'loci.context', 'loci.recap'].map(resultView),
-    ['preview', 'preview', 'preview', 'preview'],
+    ['loci.why', 'loci.impact', 'loci.context', 'loci.recap', 'loci.sync', 'loci.synthesize'].map(resultView),
+    ['preview', 'preview', 'preview', 'preview', 'preview', 'preview'],
   );
   assert.deepEqual(
     ['loci.remember', 'loci.decide', 'loci.learn', 'loci.confirm', 'loci.resolve', 'loci.scan'].map(resultView),

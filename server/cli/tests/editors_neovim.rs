@@ -288,4 +288,12 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
              _not a git repository: history features are unavailable_"
         )
     );
+    // :LociSync: the history recorded (a snapshot without git), in a `loci://sync` buffer.
+    assert_eq!(r["sync"]["buffer"], json!(true), "{r:#}");
+    assert!(
+        r["sync"]["first"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("sync (snapshot): not a git repository; 1 commit, ")),
+        "{r:#}"
+    );
 }

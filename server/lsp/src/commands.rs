@@ -216,6 +216,22 @@ pub const COMMANDS: &[CommandSpec] = &[
         available: true,
     },
     CommandSpec {
+        name: "loci.sync",
+        args: &[opt("limit", Integer)],
+        example: r#"{"limit": 100}"#,
+        available: true,
+    },
+    CommandSpec {
+        name: "loci.synthesize",
+        args: &[
+            opt("paths", ArgType::StringList),
+            opt("dry_run", Bool),
+            opt("session", Integer),
+        ],
+        example: r#"{"paths": ["src/auth.py"]}"#,
+        available: true,
+    },
+    CommandSpec {
         name: "loci.debug.text",
         args: &[req("uri", Str), opt("tree", Bool)],
         example: r#"{"uri": "file:///path/to/a.rs", "tree": true}"#,
@@ -716,6 +732,18 @@ pub fn recap_markdown(env: &Envelope<Vec<SessionView>>) -> String {
             let _ = write!(s, "\n  - lesson: {l}");
         }
     }
+    push_warnings(&mut s, env);
+    s
+}
+
+/// An answer the engine renders as text (the CLI's output), under a bold title.
+pub fn text_markdown<T>(
+    title: &str,
+    env: &Envelope<T>,
+    render: impl FnOnce(loci_engine::text::Out, &T) -> std::io::Result<()>,
+) -> String {
+    let text = loci_engine::text::to_string(|o| render(o, &env.result));
+    let mut s = format!("**{title}**\n\n```text\n{}\n```", text.trim_end());
     push_warnings(&mut s, env);
     s
 }

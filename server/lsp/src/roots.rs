@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use loci_engine::embed::EmbedProgress;
 use loci_engine::scan::{ScanProgress, ScanReport};
 use loci_engine::secrets::SecretRules;
+use loci_engine::synthesis::{SynthesisReport, Targets};
 use loci_engine::{EngineError, Envelope, Workspace};
 use tower_lsp_server::ls_types::{MessageType, ProgressToken};
 use tower_lsp_server::{Bounded, Client, NotCancellable, OngoingProgress};
@@ -200,6 +201,66 @@ impl Root {
         client
             .log_message(level, format!("loci: {}: {summary}", self.path.display()))
             .await;
+        result
+    }
+
+    /// Drafts pages with the configured `[synthesis] command` (`loci_engine::synthesis`),
+    /// reporting `$/progress` per page when `progress` is set. The run has a connection of
+    /// its own: one page's command may take minutes, and hovers and diagnostics go on
+    /// meanwhile.
+    pub(crate) async fn synthesize(
+        self: &Arc<Self>,
+        client: &Client,
+        progress: bool,
+        targets: Targets,
+        session: Option<i64>,
+    ) -> Result<Envelope<SynthesisReport>, Failure> {
+        if let Some(error) = &self.error {
+            return Err(error.clone());
+        }
+        let ongoing = if progress {
+            begin_progress(client, "synthesize", "loci: writing pages", &self.path).await
+        } else {
+            None
+        };
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, usize, String)>();
+        let path = self.path.clone();
+        let task = tokio::task::spawn_blocking(move || {
+            let mut ws = Workspace::open(&path, None).map_err(Failure::from)?;
+            ws.synthesize(&targets, session, &|p| {
+                let _ = tx.send((p.done, p.total, p.subject.to_string()));
+            })
+            .map_err(|e| Failure::from(ws.name_damage(e)))
+        });
+        while let Some((done, total, subject)) = rx.recv().await {
+            if let Some(ongoing) = &ongoing {
+                let pct = (done * 100).checked_div(total).unwrap_or(100) as u32;
+                ongoing
+                    .report_with_message(format!("page {} of {total}: {subject}", done + 1), pct)
+                    .await;
+            }
+        }
+        let result = match task.await {
+            Ok(result) => result,
+            Err(e) => Err(Failure {
+                kind: "internal",
+                message: format!("writing pages failed: {}", crate::server::join_error(e)),
+            }),
+        };
+        if let Some(ongoing) = ongoing {
+            let summary = match &result {
+                // The report's last line: "2 pages of 2 written by `sh`".
+                Ok(env) => loci_engine::text::to_string(|o| {
+                    loci_engine::text::synthesis_report(o, &env.result)
+                })
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .to_string(),
+                Err(e) => e.message.clone(),
+            };
+            ongoing.finish_with_message(summary).await;
+        }
         result
     }
 

@@ -23,6 +23,7 @@ use dashmap::DashMap;
 use futures::FutureExt;
 use loci_core::{AnalyzeOptions, FileAnalysis, Language};
 use loci_engine::secrets::SecretRules;
+use loci_engine::synthesis::Targets;
 use loci_engine::{Envelope, Workspace};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -1424,6 +1425,18 @@ impl Inner {
             "loci.debug.panic" => panic!("loci.debug.panic was called"),
             "loci.impact" => self.impact(args).await.map(Some),
             "loci.scan" => self.scan_command(args).await.map(Some),
+            "loci.synthesize" => self.synthesize_command(args).await.map(Some),
+            "loci.sync" => {
+                let limit = args.u64("limit").map(|n| n as usize);
+                self.engine_command(
+                    args,
+                    true,
+                    move |ws| ws.sync(limit),
+                    |env| commands::text_markdown("Sync", env, loci_engine::text::sync),
+                )
+                .await
+                .map(Some)
+            }
             "loci.why" => {
                 let target = args.str("target").unwrap_or_default().to_string();
                 self.engine_command(
@@ -1668,6 +1681,48 @@ impl Inner {
             .map_err(|e| e.to_error("loci.scan"))?;
         self.after_scan(&root).await;
         let markdown = commands::scan_markdown(&root.path.display().to_string(), &env);
+        Ok(commands::with_markdown(&env, markdown, &[]))
+    }
+
+    /// `loci.synthesize`: a dry run answers the prompts; a run writes pages with
+    /// `$/progress` per page, then republishes the open documents' findings.
+    async fn synthesize_command(self: &Arc<Self>, args: &Args) -> Result<Value> {
+        let paths = args.strings("paths");
+        let targets = if paths.is_empty() {
+            Targets::Pending
+        } else {
+            Targets::Paths(paths)
+        };
+        if args.bool("dry_run").unwrap_or(false) {
+            return self
+                .engine_command(
+                    args,
+                    false,
+                    move |ws| ws.synthesis_prompts(&targets),
+                    |env| {
+                        commands::text_markdown(
+                            "Prompts",
+                            env,
+                            loci_engine::text::synthesis_prompts,
+                        )
+                    },
+                )
+                .await;
+        }
+        let root = self.command_root(args)?;
+        let session = args.u64("session").map(|s| s as i64);
+        let env = root
+            .synthesize(
+                &self.client,
+                self.session().work_done_progress,
+                targets,
+                session,
+            )
+            .await
+            .map_err(|e| e.to_error("loci.synthesize"))?;
+        self.after_scan(&root).await;
+        let markdown =
+            commands::text_markdown("Pages written", &env, loci_engine::text::synthesis_report);
         Ok(commands::with_markdown(&env, markdown, &[]))
     }
 

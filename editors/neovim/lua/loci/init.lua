@@ -358,7 +358,7 @@ function M.show(command, client, result)
     float(result)
   elseif command == 'loci.impact' then
     show_impact(client.root_dir, result)
-  elseif command == 'loci.context' or command == 'loci.recap' then
+  elseif command == 'loci.context' or command == 'loci.recap' or command == 'loci.sync' or command == 'loci.synthesize' then
     scratch(command:sub(#'loci.' + 1), result)
   else
     notify(first_line(result))
@@ -380,6 +380,8 @@ function M.register_lsp_commands()
     'loci.decide',
     'loci.learn',
     'loci.scan',
+    'loci.sync',
+    'loci.synthesize',
   }) do
     vim.lsp.commands[name] = function(command, ctx)
       local client = vim.lsp.get_client_by_id(ctx.client_id)
@@ -450,6 +452,36 @@ function M.context(query)
   end
   M.exec(client, bufnr, 'loci.context', { query = query }, function(result)
     M.show('loci.context', client, result)
+  end)
+end
+
+--- `:LociSync`: git history into the audit log, then the pages behind the code, in a
+--- `loci://sync` buffer.
+function M.sync()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then
+    return
+  end
+  M.exec(client, bufnr, 'loci.sync', {}, function(result)
+    M.show('loci.sync', client, result)
+  end)
+end
+
+--- `:LociSynthesize [path ...]`: drafts the pages of the paths (default: the plan's) with
+--- the configured `[synthesis] command`; the server reports each page as `$/progress`.
+function M.synthesize(paths)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then
+    return
+  end
+  local args = {}
+  if paths and #paths > 0 then
+    args.paths = paths
+  end
+  M.exec(client, bufnr, 'loci.synthesize', args, function(result)
+    M.show('loci.synthesize', client, result)
   end)
 end
 
@@ -583,6 +615,12 @@ function M.create_commands()
   cmd('LociConfirm', function(a)
     M.confirm(a.args)
   end, { nargs = '?', desc = "loci: the current file's memory is still true" })
+  cmd('LociSync', function()
+    M.sync()
+  end, { nargs = 0, desc = 'loci: record git history; list the pages behind the code' })
+  cmd('LociSynthesize', function(a)
+    M.synthesize(a.fargs)
+  end, { nargs = '*', complete = 'file', desc = "loci: draft pages with the configured model (default: the plan's)" })
 end
 
 return M
