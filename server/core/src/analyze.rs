@@ -375,6 +375,9 @@ struct Collected<'t> {
     scopes: Vec<(Node<'t>, String)>,
     raw_refs: Vec<RawRef<'t>>,
     raw_imports: Vec<RawImport<'t>>,
+    /// Name nodes an `@ignore` capture names: never a reference (the tags convention:
+    /// Elixir's query ignores the `def` of `def f(..)`, which a call pattern also takes).
+    ignored: FastSet<usize>,
     /// Rust macro bodies found since the last round of parsing them.
     bodies: Vec<MacroBody<'t>>,
 }
@@ -438,6 +441,9 @@ impl<'t> Collected<'t> {
                     Role::ImportTree => import.tree = Some(node),
                     Role::ImportKind => import.kind = Some(node),
                     Role::ImportArg => import.arg = Some(node),
+                    Role::IgnoreNode => {
+                        self.ignored.insert(node.id());
+                    }
                     Role::Doc | Role::Ignore => {}
                 }
             }
@@ -712,6 +718,7 @@ fn extract_with(
         scopes,
         raw_refs,
         raw_imports,
+        ignored,
         bodies: _,
     } = found;
 
@@ -837,12 +844,17 @@ fn extract_with(
             let container = parent.map(|p| (entries[p].def.is_none(), entries[p].kind));
             let in_type = match container {
                 Some((true, _)) => true, // Rust impl
+                // (Rust structs, enums and unions hold no functions; a Zig or Swift
+                // one's are its methods.)
                 Some((
                     false,
                     SymbolKind::Class
                     | SymbolKind::Interface
                     | SymbolKind::Trait
-                    | SymbolKind::Type,
+                    | SymbolKind::Type
+                    | SymbolKind::Struct
+                    | SymbolKind::Enum
+                    | SymbolKind::Union,
                 )) => true,
                 Some((false, SymbolKind::Module)) => extraction.module_functions_are_methods,
                 _ => false,
@@ -966,7 +978,7 @@ fn extract_with(
     let mut refs_kept: Vec<RawRef<'_>> = Vec::new();
     for r in raw_refs {
         let key = (r.name.start_byte(), r.name.end_byte());
-        if def_names.contains(&key) {
+        if def_names.contains(&key) || ignored.contains(&r.name.id()) {
             continue;
         }
         if r.not_local
@@ -1541,7 +1553,24 @@ fn doc_above(
     for c in block {
         let raw = text.get(c.start..c.end).unwrap_or("");
         for line in raw.lines() {
-            lines.push(strip_comment_markers(line).to_string());
+            let own = language
+                .spec()
+                .extraction
+                .comment_markers
+                .iter()
+                .find_map(|marker| line.trim().strip_prefix(marker));
+            lines.push(match own {
+                Some(rest) => {
+                    let rest = rest.trim_end();
+                    // OCaml's `(* .. *)` closes on its line.
+                    let rest = rest.strip_suffix("*)").unwrap_or(rest);
+                    rest.strip_prefix(' ')
+                        .unwrap_or(rest)
+                        .trim_end()
+                        .to_string()
+                }
+                None => strip_comment_markers(line).to_string(),
+            });
         }
     }
     while lines.first().is_some_and(|l| l.is_empty()) {

@@ -336,6 +336,88 @@ pub(crate) fn file_stem(path: &str) -> &str {
     name.split_once('.').map_or(name, |(stem, _)| stem)
 }
 
+// ------------------------------------------------------------------ shared rules
+
+/// A path written relative to the importing file (`source ./lib.sh`, `@import("a.zig")`,
+/// `import './x.dart'`, `include("x.jl")`): the file as written, else with each of
+/// `extensions` added, relative to the importer's directory, then to the repository root.
+/// A specifier naming a scheme or package (`dart:math`, `package:x/y.dart`) or no file
+/// of the map resolves to nothing.
+pub(crate) fn resolve_relative(
+    from_path: &str,
+    import: &Import,
+    index: &PathIndex,
+    extensions: &[&str],
+) -> BTreeSet<String> {
+    let spec = import.module.as_str();
+    let mut out = BTreeSet::new();
+    if spec.is_empty() || spec.contains(':') {
+        return out;
+    }
+    for dir in [dir_of(from_path), ""] {
+        let Some(base) = join_normalized(dir, spec) else {
+            continue;
+        };
+        if index.paths.contains(&base) {
+            out.insert(base);
+            return out;
+        }
+        for ext in extensions {
+            let candidate = format!("{base}.{ext}");
+            if index.paths.contains(&candidate) {
+                out.insert(candidate);
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// A module named by segments (`a.b.C` split into `["a", "b", "C"]`), found as the
+/// unique (or uniquely nearest) file whose path ends with `a/b/C.<ext>` for the first of
+/// `extensions` that names one (Kotlin, Scala, Haskell, Lua, Elixir, OCaml modules).
+pub(crate) fn resolve_segments(
+    from_path: &str,
+    segments: &[&str],
+    index: &PathIndex,
+    extensions: &[&str],
+) -> BTreeSet<String> {
+    if segments.is_empty() || segments.iter().any(|s| s.is_empty()) {
+        return BTreeSet::new();
+    }
+    let stem = segments.join("/");
+    for ext in extensions {
+        let found = nearest_unique(from_path, ending_with(index, &format!("{stem}.{ext}")));
+        if !found.is_empty() {
+            return found;
+        }
+    }
+    BTreeSet::new()
+}
+
+/// Every file directly in the directory a relative path names (a Terraform module's
+/// `source = "./modules/net"`), relative to the importer's directory.
+pub(crate) fn resolve_directory(
+    from_path: &str,
+    import: &Import,
+    index: &PathIndex,
+) -> BTreeSet<String> {
+    let spec = import.module.as_str();
+    if !(spec.starts_with("./") || spec.starts_with("../")) {
+        return BTreeSet::new();
+    }
+    match join_normalized(dir_of(from_path), spec.trim_end_matches('/')) {
+        Some(dir) => files_in(index, &dir).cloned().collect(),
+        None => BTreeSet::new(),
+    }
+}
+
+/// A resolver for languages whose imports name nothing loci can find in the repository
+/// (Swift modules, SQL): always empty.
+pub(crate) fn resolve_nothing(_: Language, _: &str, _: &Import, _: &PathIndex) -> BTreeSet<String> {
+    BTreeSet::new()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,15 +20,33 @@ use crate::imports::{Names, PathIndex, RawImport};
 
 mod query;
 
+mod bash;
 mod c;
 mod csharp;
+mod dart;
+mod elixir;
+mod erlang;
 mod go;
+mod haskell;
+mod hcl;
 mod java;
 mod javascript;
+mod julia;
+mod kotlin;
+mod lua;
+mod objc;
+mod ocaml;
 mod php;
+mod proto;
 mod python;
+mod r;
 pub(crate) mod ruby;
 pub(crate) mod rust;
+mod scala;
+mod sfc;
+mod solidity;
+mod swift;
+mod zig;
 
 pub(crate) use query::{LangQuery, PythonKinds, Role, RustKinds, kind_flags, lang_query};
 
@@ -60,11 +78,49 @@ pub enum Language {
     Ruby,
     /// `.php`
     Php,
+    /// `.kt`, `.kts`
+    Kotlin,
+    /// `.swift`
+    Swift,
+    /// `.scala`, `.sc`
+    Scala,
+    /// `.lua`
+    Lua,
+    /// `.sh`, `.bash`
+    Bash,
+    /// `.ex`, `.exs`
+    Elixir,
+    /// `.hs`
+    Haskell,
+    /// `.zig`
+    Zig,
+    /// `.dart`
+    Dart,
+    /// `.ml`
+    OCaml,
+    /// `.jl`
+    Julia,
+    /// `.r`, `.R`
+    R,
+    /// `.erl`, `.hrl`
+    Erlang,
+    /// `.tf`, `.hcl`, `.tfvars`
+    Hcl,
+    /// `.sol`
+    Solidity,
+    /// `.m`
+    ObjC,
+    /// `.proto`
+    Proto,
+    /// `.vue`
+    Vue,
+    /// `.svelte`
+    Svelte,
 }
 
 impl Language {
     /// Every language, in a fixed order (`language as usize` indexes per-language tables).
-    pub const ALL: [Language; 12] = [
+    pub const ALL: [Language; 31] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -77,6 +133,25 @@ impl Language {
         Language::CSharp,
         Language::Ruby,
         Language::Php,
+        Language::Kotlin,
+        Language::Swift,
+        Language::Scala,
+        Language::Lua,
+        Language::Bash,
+        Language::Elixir,
+        Language::Haskell,
+        Language::Zig,
+        Language::Dart,
+        Language::OCaml,
+        Language::Julia,
+        Language::R,
+        Language::Erlang,
+        Language::Hcl,
+        Language::Solidity,
+        Language::ObjC,
+        Language::Proto,
+        Language::Vue,
+        Language::Svelte,
     ];
 
     /// Everything loci knows about this language, from its folder.
@@ -94,6 +169,25 @@ impl Language {
             Language::CSharp => &csharp::SPEC,
             Language::Ruby => &ruby::SPEC,
             Language::Php => &php::SPEC,
+            Language::Kotlin => &kotlin::SPEC,
+            Language::Swift => &swift::SPEC,
+            Language::Scala => &scala::SPEC,
+            Language::Lua => &lua::SPEC,
+            Language::Bash => &bash::SPEC,
+            Language::Elixir => &elixir::SPEC,
+            Language::Haskell => &haskell::SPEC,
+            Language::Zig => &zig::SPEC,
+            Language::Dart => &dart::SPEC,
+            Language::OCaml => &ocaml::SPEC,
+            Language::Julia => &julia::SPEC,
+            Language::R => &r::SPEC,
+            Language::Erlang => &erlang::SPEC,
+            Language::Hcl => &hcl::SPEC,
+            Language::Solidity => &solidity::SPEC,
+            Language::ObjC => &objc::SPEC,
+            Language::Proto => &proto::SPEC,
+            Language::Vue => &sfc::VUE,
+            Language::Svelte => &sfc::SVELTE,
         }
     }
 
@@ -126,10 +220,11 @@ impl Language {
     /// (the one rule the scan's resolver keys its definitions by). Languages link where a
     /// real mechanism links them, never by a shared name alone:
     ///
-    /// - JavaScript, TypeScript and TSX: one module system (a `.ts` file imports a `.js`
-    ///   one and the reverse under `allowJs`; declarations and sources share names);
-    /// - C and C++: one preprocessor (a `.h` header is included by both, and `extern "C"`
-    ///   calls across).
+    /// - JavaScript, TypeScript and TSX, and the scripts of Vue and Svelte components: one
+    ///   module system (a `.ts` file imports a `.js` one and the reverse under `allowJs`;
+    ///   declarations and sources share names; a component imports both);
+    /// - C, C++ and Objective-C: one preprocessor (a `.h` header is included by all three,
+    ///   and `extern "C"` calls across).
     ///
     /// Every other language is a group of its own: a Rust `compiled.get()` is no Python
     /// `Message.get` (a trial on a Rust + Python repository had linked 49 such calls).
@@ -273,6 +368,10 @@ pub(crate) struct Extraction {
     /// The byte ranges of the file that hold this language's code, for code embedded in
     /// another format (a Vue or Svelte component's `<script>` blocks); `None`: all of it.
     pub(crate) script_ranges: Option<fn(&str) -> Vec<tree_sitter::Range>>,
+    /// Comment markers of this language's doc comments, tried before the markers every
+    /// language shares (`///`, `//`, `/*`, `#`, `--`): Lua's `---`, Haskell's `-- |`,
+    /// Erlang's `%%`.
+    pub(crate) comment_markers: &'static [&'static str],
 }
 
 impl Extraction {
@@ -284,6 +383,7 @@ impl Extraction {
         module_functions_are_methods: false,
         locals: None,
         script_ranges: None,
+        comment_markers: &[],
     };
 }
 
@@ -315,6 +415,13 @@ impl Fingerprint {
         collapse_ws: &["jsx_text", "preproc_arg", "text", "html"],
         keep_quoted: &["preproc_arg"],
         literal: &query::LITERAL_KINDS,
+    };
+
+    /// No kind is more than syntax.
+    pub(crate) const NONE: Fingerprint = Fingerprint {
+        collapse_ws: &[],
+        keep_quoted: &[],
+        literal: &[],
     };
 }
 
@@ -361,4 +468,51 @@ pub(crate) fn read_module_only<'t>(r: &RawImport<'t>, bytes: &[u8], sink: &mut I
         crate::imports::squash(crate::analyze::node_text(module, bytes)),
         Vec::new(),
     );
+}
+
+/// A [`Spec::read_import`] for dotted imports that bind their last segment (Kotlin and
+/// Scala `import a.b.C`, Haskell `import Data.Map`): the module as written, whitespace
+/// removed, with that segment as its one name (none for a wildcard `a.b.*` or `a.b._`).
+pub(crate) fn read_dotted<'t>(r: &RawImport<'t>, bytes: &[u8], sink: &mut ImportSink<'_, 't>) {
+    let (Some(statement), Some(module)) = (r.statement, r.module) else {
+        return;
+    };
+    let text = crate::imports::squash(crate::analyze::node_text(module, bytes));
+    let names = r
+        .names
+        .iter()
+        .map(|n| (crate::analyze::node_text(*n, bytes).to_string(), Some(*n)))
+        .collect();
+    sink.add(statement, text, names);
+}
+
+/// A [`Spec::read_import`] for imports written as a string literal (`source "x.sh"`,
+/// `@import("x.zig")`, `import "./X.sol"`): the text between the quotes.
+pub(crate) fn read_quoted<'t>(r: &RawImport<'t>, bytes: &[u8], sink: &mut ImportSink<'_, 't>) {
+    let (Some(statement), Some(module)) = (r.statement, r.module) else {
+        return;
+    };
+    let text = crate::analyze::node_text(module, bytes);
+    let unquoted = text
+        .trim()
+        .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+        .to_string();
+    sink.add(statement, unquoted, Vec::new());
+}
+
+impl Resolution {
+    /// References resolve by name alone: no rule of the language's is known beyond it.
+    pub const BY_NAME: Resolution = Resolution {
+        explicit_members: false,
+        values_are_members: false,
+        bindings_known: false,
+        own_by_type: false,
+        capitalised_types: true,
+        directory_packages: false,
+    };
+}
+
+/// A [`Spec::member_fields`] for languages with no member expressions loci reads.
+pub(crate) fn no_members(_: &str) -> Option<(&'static str, &'static str)> {
+    None
 }
