@@ -364,7 +364,7 @@ pub(crate) struct Extraction {
     pub(crate) module_functions_are_methods: bool,
     /// The local variables of a file, for references whose pattern says
     /// `(#is-not? local)` (Ruby: a bare name may be a variable or a method call).
-    pub(crate) locals: Option<fn(&Tree, &[u8], u32) -> Box<dyn Locals>>,
+    pub(crate) locals: Option<LocalsFn>,
     /// The byte ranges of the file that hold this language's code, for code embedded in
     /// another format (a Vue or Svelte component's `<script>` blocks); `None`: all of it.
     pub(crate) script_ranges: Option<fn(&str) -> Vec<tree_sitter::Range>>,
@@ -386,6 +386,10 @@ impl Extraction {
         comment_markers: &[],
     };
 }
+
+/// Collects a file's local variables from its tree, its text and the depth limit
+/// ([`Extraction::locals`]).
+pub(crate) type LocalsFn = fn(&Tree, &[u8], u32) -> Box<dyn Locals>;
 
 /// The local variables of a file ([`Extraction::locals`]).
 pub(crate) trait Locals {

@@ -19,7 +19,7 @@ pub(crate) const SPEC: Spec = Spec {
     tags: Vec::new,
     imports: include_str!("imports.scm"),
     link_group: None,
-    read_import: read_import,
+    read_import,
     resolve: resolve_bash,
     module_binding: super::binds_nothing,
     attribute_line: super::no_attributes,

@@ -26,7 +26,7 @@ pub(crate) const C: Spec = Spec {
     resolve: |_, from, import, index| resolve_include(from, import, index),
     module_binding: super::binds_nothing,
     attribute_line: super::no_attributes,
-    member_fields: member_fields,
+    member_fields,
     fingerprint: Fingerprint::SHARED,
     extraction: C_EXTRACTION,
     resolution: Resolution {

@@ -22,7 +22,7 @@ pub(crate) const SPEC: Spec = Spec {
     tags: || vec![tree_sitter_java::TAGS_QUERY.into()],
     imports: include_str!("imports.scm"),
     link_group: None,
-    read_import: read_import,
+    read_import,
     resolve: |_, from, import, index| resolve_java(from, import, index),
     module_binding: |module| module.rsplit('.').next().filter(|s| *s != "*"),
     attribute_line: |line| line.starts_with('@'),

@@ -24,7 +24,7 @@ pub(crate) const SPEC: Spec = Spec {
     tags: || vec![tree_sitter_php::TAGS_QUERY.into()],
     imports: include_str!("imports.scm"),
     link_group: None,
-    read_import: read_import,
+    read_import,
     resolve: |_, from, import, index| resolve_php(from, import, index),
     module_binding: super::binds_nothing,
     attribute_line: |line| line.starts_with("#["),

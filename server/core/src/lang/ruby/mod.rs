@@ -22,7 +22,7 @@ pub(crate) const SPEC: Spec = Spec {
     tags: || vec![tree_sitter_ruby::TAGS_QUERY.into()],
     imports: include_str!("imports.scm"),
     link_group: None,
-    read_import: read_import,
+    read_import,
     resolve: |_, from, import, index| resolve_ruby(from, import, index),
     module_binding: super::binds_nothing,
     attribute_line: super::no_attributes,
