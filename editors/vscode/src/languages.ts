@@ -1,5 +1,6 @@
-// The VS Code language ids loci serves: every language loci parses (server/core/src/lang.rs,
-// `Language::ALL`) plus markdown, whose claims loci checks. Pure, for `node --test`.
+// The VS Code language ids loci serves: the first twelve languages loci parses
+// (server/core/src/lang/mod.rs, `Language::ALL`; the others are mapped but not attached
+// yet, docs/languages.md) plus markdown, whose claims loci checks. Pure, for `node --test`.
 
 /** Language ids, in `Language::ALL` order, then markdown. JavaScript covers `.jsx`
  * (`javascriptreact`), TypeScript `.ts` and TSX `.tsx` (`typescriptreact`). */

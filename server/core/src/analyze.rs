@@ -204,6 +204,12 @@ pub fn parse(
     options: &AnalyzeOptions,
 ) -> (Option<Tree>, Option<Degraded>) {
     let run = |parser: &mut Parser| -> (Option<Tree>, Option<Degraded>) {
+        if let Some(ranges) = language.spec().extraction.script_ranges
+            && parser.set_included_ranges(&ranges(text)).is_err()
+        {
+            // Ranges out of order or overlapping: a bug of `ranges`; nothing is read.
+            return (None, None);
+        }
         let budget = Budget::new(options.timeout_ms);
         let tree = parse_within(parser, text, old_tree, &budget);
         let degraded = (tree.is_none() && budget.spent.get()).then_some(Degraded::ParseTimeout {
@@ -369,6 +375,9 @@ struct Collected<'t> {
     scopes: Vec<(Node<'t>, String)>,
     raw_refs: Vec<RawRef<'t>>,
     raw_imports: Vec<RawImport<'t>>,
+    /// Name nodes an `@ignore` capture names: never a reference (the tags convention:
+    /// Elixir's query ignores the `def` of `def f(..)`, which a call pattern also takes).
+    ignored: FastSet<usize>,
     /// Rust macro bodies found since the last round of parsing them.
     bodies: Vec<MacroBody<'t>>,
 }
@@ -432,6 +441,9 @@ impl<'t> Collected<'t> {
                     Role::ImportTree => import.tree = Some(node),
                     Role::ImportKind => import.kind = Some(node),
                     Role::ImportArg => import.arg = Some(node),
+                    Role::IgnoreNode => {
+                        self.ignored.insert(node.id());
+                    }
                     Role::Doc | Role::Ignore => {}
                 }
             }
@@ -678,7 +690,7 @@ fn extract_with(
                 .filter_map(|body| {
                     let tree = parse_macro_body(text, body.range, &budget)?;
                     let mut modules = modules_of_walk.get(body.walk).cloned().unwrap_or_default();
-                    modules.extend(imports::rust_inline_modules(body.host, bytes));
+                    modules.extend(crate::lang::rust::rust_inline_modules(body.host, bytes));
                     Some(MacroTree { tree, modules })
                 })
                 .collect();
@@ -706,6 +718,7 @@ fn extract_with(
         scopes,
         raw_refs,
         raw_imports,
+        ignored,
         bodies: _,
     } = found;
 
@@ -726,16 +739,12 @@ fn extract_with(
             }
         }
     }
-    let is_c_family = matches!(language, Language::C | Language::Cpp);
+    let extraction = &language.spec().extraction;
+    let is_c_family = extraction.declarator_definitions;
     let mut own_qualifier: Vec<Option<String>> = Vec::with_capacity(kept.len());
     for def in &mut kept {
-        let mut qualifier = None;
-        if is_c_family && def.node.kind() == "function_declarator" {
-            qualifier = cpp_scope_qualifier(def.node, bytes);
-            def.node = widen_declarator(def.node);
-        } else if language == Language::Go && def.node.kind() == "method_declaration" {
-            qualifier = go_receiver_type(def.node, bytes);
-        }
+        let (node, qualifier) = (extraction.qualify_definition)(def.node, bytes);
+        def.node = node;
         own_qualifier.push(qualifier);
     }
 
@@ -835,14 +844,19 @@ fn extract_with(
             let container = parent.map(|p| (entries[p].def.is_none(), entries[p].kind));
             let in_type = match container {
                 Some((true, _)) => true, // Rust impl
+                // (Rust structs, enums and unions hold no functions; a Zig or Swift
+                // one's are its methods.)
                 Some((
                     false,
                     SymbolKind::Class
                     | SymbolKind::Interface
                     | SymbolKind::Trait
-                    | SymbolKind::Type,
+                    | SymbolKind::Type
+                    | SymbolKind::Struct
+                    | SymbolKind::Enum
+                    | SymbolKind::Union,
                 )) => true,
-                Some((false, SymbolKind::Module)) => language == Language::Ruby,
+                Some((false, SymbolKind::Module)) => extraction.module_functions_are_methods,
                 _ => false,
             };
             if in_type || qualifier.is_some() {
@@ -926,12 +940,8 @@ fn extract_with(
             .stream
             .get(marks.entry..marks.signature_end.max(marks.entry))
             .unwrap_or_default();
-        let doc = if language == Language::Python {
-            python_docstring(entry.node, bytes)
-        } else {
-            None
-        }
-        .or_else(|| doc_above(language, text, &lines, entry.node, &walks[0].comments));
+        let doc = (extraction.docstring)(entry.node, bytes)
+            .or_else(|| doc_above(language, text, &lines, entry.node, &walks[0].comments));
         symbols.push(Symbol {
             key,
             name: node_text(def.name, bytes).to_string(),
@@ -958,20 +968,21 @@ fn extract_with(
         .iter()
         .map(|d| (d.name.start_byte(), d.name.end_byte()))
         .collect();
-    let ruby_locals = if language == Language::Ruby && raw_refs.iter().any(|r| r.not_local) {
-        Some(RubyLocals::collect(tree, bytes, options.max_depth))
-    } else {
-        None
+    let locals = match extraction.locals {
+        Some(collect) if raw_refs.iter().any(|r| r.not_local) => {
+            Some(collect(tree, bytes, options.max_depth))
+        }
+        _ => None,
     };
     let mut ref_by_name: FastMap<(usize, usize), usize> = FastMap::default();
     let mut refs_kept: Vec<RawRef<'_>> = Vec::new();
     for r in raw_refs {
         let key = (r.name.start_byte(), r.name.end_byte());
-        if def_names.contains(&key) {
+        if def_names.contains(&key) || ignored.contains(&r.name.id()) {
             continue;
         }
         if r.not_local
-            && let Some(locals) = &ruby_locals
+            && let Some(locals) = &locals
             && locals.is_local(node_text(r.name, bytes), r.name.start_byte())
         {
             continue;
@@ -1149,26 +1160,10 @@ fn reference_name(text: &str) -> &str {
 }
 
 /// The member expressions of `language` that look a name up on a receiver, as
-/// (expression kind, field of the receiver, field of the name), from each grammar's
-/// `node-types.json`.
+/// (expression kind, field of the receiver, field of the name); see
+/// [`crate::lang::Spec::member_fields`].
 fn member_fields(language: Language, kind: &str) -> Option<(&'static str, &'static str)> {
-    use Language::*;
-    Some(match (language, kind) {
-        (Rust, "field_expression") => ("value", "field"),
-        (Rust, "scoped_identifier") => ("path", "name"),
-        (C | Cpp, "field_expression") => ("argument", "field"),
-        (Cpp, "qualified_identifier") => ("scope", "name"),
-        (Python, "attribute") => ("object", "attribute"),
-        (JavaScript | TypeScript | Tsx, "member_expression") => ("object", "property"),
-        (Go, "selector_expression") => ("operand", "field"),
-        (Java, "method_invocation") => ("object", "name"),
-        (Java, "field_access") => ("object", "field"),
-        (CSharp, "member_access_expression") => ("expression", "name"),
-        (Ruby, "call") => ("receiver", "method"),
-        (Php, "member_call_expression" | "nullsafe_member_call_expression") => ("object", "name"),
-        (Php, "scoped_call_expression") => ("scope", "name"),
-        _ => return None,
-    })
+    (language.spec().member_fields)(kind)
 }
 
 /// The names a file's imports bind, which a receiver can be written as: the names an
@@ -1186,14 +1181,7 @@ fn import_bindings(language: Language, imports: &[Import]) -> FastSet<String> {
             bound.extend(import.names.iter().filter(|n| *n != "*").cloned());
             continue;
         }
-        let module = import.module.as_str();
-        let binding = match language {
-            Language::Python => module.trim_start_matches('.').split('.').next(),
-            Language::Go => module.rsplit('/').next(),
-            Language::Java => module.rsplit('.').next().filter(|s| *s != "*"),
-            Language::Rust => module.rsplit("::").next(),
-            _ => None,
-        };
+        let binding = (language.spec().module_binding)(import.module.as_str());
         if let Some(b) = binding.filter(|b| !b.is_empty()) {
             bound.insert(b.to_string());
         }
@@ -1395,7 +1383,7 @@ fn parent_below<'t>(top: Node<'t>, node: Node<'t>) -> Option<Node<'t>> {
 
 /// A type's base name, as a Rust `impl` scope or a Go receiver contributes it:
 /// `&'a mut foo::Bar<T>` → `Bar`; `*Server[T]` → `Server`.
-fn base_type_name(text: &str) -> &str {
+pub(crate) fn base_type_name(text: &str) -> &str {
     let mut t = text.trim();
     loop {
         let before = t;
@@ -1419,51 +1407,6 @@ fn base_type_name(text: &str) -> &str {
         .rsplit('.')
         .next()
         .unwrap_or(t)
-}
-
-/// Go: the receiver type of a method declaration (`func (s *Server) Run()` → `Server`).
-fn go_receiver_type(method: Node<'_>, bytes: &[u8]) -> Option<String> {
-    let receiver = method.child_by_field_name("receiver")?;
-    let param = receiver.named_child(0)?;
-    let ty = param.child_by_field_name("type")?;
-    let name = base_type_name(node_text(ty, bytes));
-    (!name.is_empty()).then(|| name.to_string())
-}
-
-/// C++: the `Type::` scope of an out-of-line definition's declarator, as `a.Type`.
-fn cpp_scope_qualifier(declarator: Node<'_>, bytes: &[u8]) -> Option<String> {
-    let inner = declarator.child_by_field_name("declarator")?;
-    if inner.kind() != "qualified_identifier" {
-        return None;
-    }
-    let text = node_text(inner, bytes);
-    let (scope, _) = text.rsplit_once("::")?;
-    let parts: Vec<&str> = scope
-        .split("::")
-        .map(|p| p.split('<').next().unwrap_or("").trim())
-        .filter(|p| !p.is_empty())
-        .collect();
-    (!parts.is_empty()).then(|| parts.join("."))
-}
-
-/// C/C++: from a `function_declarator` up through pointer/reference/parenthesized
-/// declarators to the `function_definition`, `declaration` or `field_declaration` that
-/// holds it (the node itself if there is none).
-fn widen_declarator(node: Node<'_>) -> Node<'_> {
-    let mut current = node;
-    for _ in 0..8 {
-        let Some(parent) = current.parent() else {
-            break;
-        };
-        match parent.kind() {
-            "pointer_declarator" | "reference_declarator" | "parenthesized_declarator" => {
-                current = parent
-            }
-            "function_definition" | "declaration" | "field_declaration" => return parent,
-            _ => break,
-        }
-    }
-    node
 }
 
 /// The definition's first line (from byte `start`), trimmed, or the line holding its name
@@ -1504,37 +1447,9 @@ pub(crate) fn truncate_on_char(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-/// Python: the docstring of a class or function definition, cleaned like
-/// `inspect.cleandoc` (common indentation and surrounding blank lines removed).
-fn python_docstring(def: Node<'_>, bytes: &[u8]) -> Option<String> {
-    if !matches!(def.kind(), "function_definition" | "class_definition") {
-        return None;
-    }
-    let body = def.child_by_field_name("body")?;
-    // (index loops: a `walk()` cursor allocates; these nodes have few children)
-    let first = (0..body.named_child_count().min(64) as u32)
-        .filter_map(|i| body.named_child(i))
-        .find(|c| !c.kind().contains("comment"))?;
-    if first.kind() != "expression_statement" || first.named_child_count() != 1 {
-        return None;
-    }
-    let string = first.named_child(0)?;
-    if string.kind() != "string" {
-        return None;
-    }
-    let mut content = String::new();
-    for child in (0..string.named_child_count() as u32).filter_map(|i| string.named_child(i)) {
-        if child.kind() == "string_content" || child.kind() == "escape_sequence" {
-            content.push_str(node_text(child, bytes));
-        }
-    }
-    let cleaned = clean_doc(&content);
-    (!cleaned.is_empty()).then_some(cleaned)
-}
-
 /// `inspect.cleandoc`: strip the first line, dedent the rest by their common indentation,
 /// drop leading and trailing blank lines.
-fn clean_doc(raw: &str) -> String {
+pub(crate) fn clean_doc(raw: &str) -> String {
     let mut lines = raw.lines();
     let first = lines.next().unwrap_or("").trim().to_string();
     let rest: Vec<&str> = lines.collect();
@@ -1565,18 +1480,7 @@ fn clean_doc(raw: &str) -> String {
 /// Whether a trimmed line is an attribute or decorator that may sit between a doc comment
 /// and its definition.
 fn is_attribute_line(language: Language, line: &str) -> bool {
-    match language {
-        Language::Rust => line.starts_with("#[") || line.starts_with("#!["),
-        Language::Python
-        | Language::Java
-        | Language::JavaScript
-        | Language::TypeScript
-        | Language::Tsx => line.starts_with('@'),
-        Language::CSharp => line.starts_with('['),
-        Language::Php => line.starts_with("#["),
-        Language::Cpp => line.starts_with("template") || line.starts_with("[["),
-        Language::Go | Language::C | Language::Ruby => false,
-    }
+    (language.spec().attribute_line)(line)
 }
 
 /// The block of line-leading comments directly above `def` (attribute/decorator lines
@@ -1649,7 +1553,24 @@ fn doc_above(
     for c in block {
         let raw = text.get(c.start..c.end).unwrap_or("");
         for line in raw.lines() {
-            lines.push(strip_comment_markers(line).to_string());
+            let own = language
+                .spec()
+                .extraction
+                .comment_markers
+                .iter()
+                .find_map(|marker| line.trim().strip_prefix(marker));
+            lines.push(match own {
+                Some(rest) => {
+                    let rest = rest.trim_end();
+                    // OCaml's `(* .. *)` closes on its line.
+                    let rest = rest.strip_suffix("*)").unwrap_or(rest);
+                    rest.strip_prefix(' ')
+                        .unwrap_or(rest)
+                        .trim_end()
+                        .to_string()
+                }
+                None => strip_comment_markers(line).to_string(),
+            });
         }
     }
     while lines.first().is_some_and(|l| l.is_empty()) {
@@ -1737,94 +1658,6 @@ fn strip_comment_markers(line: &str) -> &str {
         l
     };
     l.strip_prefix(' ').unwrap_or(l).trim_end()
-}
-
-/// Ruby local variables, for `(#is-not? local)`: for each method, class, module or file
-/// body, the names bound in it (assignment targets, parameters) with the first binding's
-/// byte offset. Blocks share their method's bindings.
-struct RubyLocals {
-    /// Scope ranges `(start, end)`, in preorder.
-    scopes: Vec<(usize, usize)>,
-    /// `(scope index, name)` → first binding offset.
-    bindings: HashMap<(usize, String), usize>,
-}
-
-impl RubyLocals {
-    fn collect(tree: &Tree, bytes: &[u8], max_depth: u32) -> RubyLocals {
-        let mut scopes = Vec::new();
-        let mut bindings: HashMap<(usize, String), usize> = HashMap::new();
-        let mut cursor = tree.walk();
-        // Stack of (scope index, node id that opened it); parent kinds for binding checks.
-        let mut scope_stack: Vec<(usize, usize)> = Vec::new();
-        let mut kinds: Vec<&str> = Vec::new();
-        loop {
-            let node = cursor.node();
-            let kind = node.kind();
-            if matches!(
-                kind,
-                "program" | "method" | "singleton_method" | "class" | "module" | "singleton_class"
-            ) {
-                scope_stack.push((scopes.len(), node.id()));
-                scopes.push((node.start_byte(), node.end_byte()));
-            }
-            if kind == "identifier" {
-                let parent = kinds.last().copied().unwrap_or("");
-                let field = cursor.field_name();
-                let binds = match parent {
-                    "assignment" | "operator_assignment" => field == Some("left"),
-                    "optional_parameter"
-                    | "keyword_parameter"
-                    | "splat_parameter"
-                    | "hash_splat_parameter"
-                    | "block_parameter" => field == Some("name"),
-                    "method_parameters"
-                    | "block_parameters"
-                    | "lambda_parameters"
-                    | "left_assignment_list"
-                    | "destructured_parameter"
-                    | "exception_variable"
-                    | "for"
-                    | "destructured_left_assignment"
-                    | "rest_assignment" => true,
-                    _ => false,
-                };
-                if binds && let Some(&(scope, _)) = scope_stack.last() {
-                    let name = node_text(node, bytes).to_string();
-                    bindings.entry((scope, name)).or_insert(node.start_byte());
-                }
-            }
-            if (kinds.len() as u64) < u64::from(max_depth) && cursor.goto_first_child() {
-                kinds.push(kind);
-                continue;
-            }
-            loop {
-                if scope_stack
-                    .last()
-                    .is_some_and(|&(_, id)| id == cursor.node().id())
-                {
-                    scope_stack.pop();
-                }
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-                if !cursor.goto_parent() {
-                    return RubyLocals { scopes, bindings };
-                }
-                kinds.pop();
-            }
-        }
-    }
-
-    /// Whether `name` at byte `at` is a local variable bound before it in its scope.
-    fn is_local(&self, name: &str, at: usize) -> bool {
-        // Innermost scope containing `at`: the last scope (preorder) that contains it.
-        let Some(scope) = self.scopes.iter().rposition(|&(s, e)| s <= at && at < e) else {
-            return false;
-        };
-        self.bindings
-            .get(&(scope, name.to_string()))
-            .is_some_and(|&first| first <= at)
-    }
 }
 
 #[cfg(test)]

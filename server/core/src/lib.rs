@@ -65,7 +65,10 @@ pub use lang::Language;
 /// 15: references resolve only within their language's link group
 /// ([`Language::link_group`]), and a member written on a type's name that an import binds
 /// to the type's file is stated: every reference is resolved again.
-pub const ANALYSIS_VERSION: u32 = 15;
+/// 16: nineteen more languages ([`lang`]: Kotlin, Swift, Scala, Lua, Bash, Elixir,
+/// Haskell, Zig, Dart, OCaml, Julia, R, Erlang, HCL, Solidity, Objective-C, Protocol
+/// Buffers, Vue and Svelte): files recorded as unknown before are analysed.
+pub const ANALYSIS_VERSION: u32 = 16;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

@@ -23,6 +23,8 @@ fn template(language: Language) -> (&'static str, &'static str) {
         C | Cpp => ("void f(¦int x¦) {\n  @\n}\n", "f"),
         Ruby => ("def f(¦x¦)\n  @\nend\n", "f"),
         Php => ("<?php\nfunction f(¦$x¦) {\n  @\n}\n", "f"),
+        // The languages added since have no literal rows yet.
+        other => panic!("no template for {}", other.name()),
     }
 }
 

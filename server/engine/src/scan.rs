@@ -2274,7 +2274,10 @@ impl Resolver {
             // another crate's `meta::Regex::new`): not any same-named member nearby. (In
             // Go a capitalised name is any exported one: `DefaultSocket.Dial()` is a call on
             // a package variable.)
-            if typed.is_empty() && capitalised && language != Some(Language::Go) {
+            if typed.is_empty()
+                && capitalised
+                && language.is_none_or(|l| l.spec().resolution.capitalised_types)
+            {
                 return (None, "derived", 0.0);
             }
             if let Some(first) = typed.first() {
@@ -2351,18 +2354,7 @@ impl Resolver {
         // written `self.f()`, `this.f()`, `$this->f()`, `Self::f()`), so never a member at
         // all: a bare `Err(e)` in Rust is no enum variant `Foo::Err`, a bare `set(..)` in
         // a Python method no method `Morsel.set` beside it.
-        let explicit_members = matches!(
-            language,
-            Some(
-                Language::Rust
-                    | Language::Python
-                    | Language::Go
-                    | Language::JavaScript
-                    | Language::TypeScript
-                    | Language::Tsx
-                    | Language::Php
-            )
-        );
+        let explicit_members = language.is_some_and(|l| l.spec().resolution.explicit_members);
         // Python's class body is the exception: `_deprecate(assertEqual)` written in it
         // names the class's own `_deprecate`, and `class CompNone(CompBase)` in it the
         // class's own `CompBase` (a class's bases are written in the scope around it).
@@ -2379,10 +2371,7 @@ impl Resolver {
         // value is no module, a method or field of it: never a free function (a test's
         // `fn min_depth` had been taken). In Python a value may be a module
         // (`ssl = import_module('ssl')`), in JavaScript a function.
-        let values_are_members = matches!(
-            language,
-            Some(Language::Rust | Language::Go | Language::Java | Language::CSharp | Language::Cpp)
-        );
+        let values_are_members = language.is_some_and(|l| l.spec().resolution.values_are_members);
         let eligible = |d: &Def| {
             if receiver == Receiver::Other {
                 return (d.member || !values_are_members) && Some(d.id) != enclosing;
@@ -2450,7 +2439,7 @@ impl Resolver {
         }
         // Go: a package is its directory, and every file of it sees the others' names.
         if receiver == Receiver::None
-            && language == Some(Language::Go)
+            && language.is_some_and(|l| l.spec().resolution.directory_packages)
             && let Some(here) = self.paths.get(&file_id)
         {
             let dir = here.rsplit_once('/').map_or("", |(d, _)| d);
@@ -2483,10 +2472,7 @@ impl Resolver {
         // Where the language's import rules are all known here, a name on an import that
         // binds no file of the map is outside it (`threading.Lock()`, Go `net.Dial()`): not
         // a same-named definition anywhere (`asyncio/locks.py#Lock`, `Socket.Dial`).
-        let bindings_known = matches!(
-            language,
-            Some(Language::Python | Language::Go | Language::Java)
-        );
+        let bindings_known = language.is_some_and(|l| l.spec().resolution.bindings_known);
         if bindings_known && bound.as_ref().is_some_and(|files| files.is_empty()) {
             return (None, "derived", 0.0);
         }
@@ -2561,7 +2547,7 @@ impl Resolver {
 /// answers: Rust and Go have no inheritance, and the scope is a known type (capitalised:
 /// `Accels` for `Accels.needles`).
 fn own_by_type(language: Option<Language>, owner: Option<&str>) -> bool {
-    matches!(language, Some(Language::Rust | Language::Go))
+    language.is_some_and(|l| l.spec().resolution.own_by_type)
         && owner.is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))
 }
 
@@ -2678,15 +2664,7 @@ impl Resolver {
             .collect();
         let binds = |module: &str| {
             named.contains(&module)
-                || match language {
-                    Some(Language::Python) => {
-                        module.trim_start_matches('.').split('.').next() == Some(binding)
-                    }
-                    Some(Language::Go) => module.rsplit('/').next() == Some(binding),
-                    Some(Language::Java) => module.rsplit('.').next() == Some(binding),
-                    Some(Language::Rust) => module.rsplit("::").next() == Some(binding),
-                    _ => false,
-                }
+                || language.is_some_and(|l| (l.spec().module_binding)(module) == Some(binding))
         };
         self.deps
             .get(&file_id)

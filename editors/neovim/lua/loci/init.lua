@@ -13,8 +13,9 @@
 --- (`vim.lsp.commands`), and code lenses are shown and kept current.
 local M = {}
 
---- Neovim filetypes of the languages loci parses (`Language::ALL` in server/core/src/lang.rs)
---- plus markdown, whose claims loci checks.
+--- Neovim filetypes of the first twelve languages loci parses (`Language::ALL` in
+--- server/core/src/lang/mod.rs; the others are mapped but not attached yet,
+--- docs/languages.md) plus markdown, whose claims loci checks.
 M.filetypes = {
   'rust',
   'python',

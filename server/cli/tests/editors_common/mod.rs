@@ -34,6 +34,9 @@ pub fn vscode(language: Language) -> &'static [&'static str] {
         Language::CSharp => &["csharp"],
         Language::Ruby => &["ruby"],
         Language::Php => &["php"],
+        // The languages added with issue 32 are mapped (CLI, MCP) but the editor
+        // configurations do not attach loci to their files yet (docs/languages.md).
+        _ => &[],
     }
 }
 
@@ -60,6 +63,8 @@ pub fn helix(language: Language) -> &'static [&'static str] {
         Language::CSharp => &["c-sharp"],
         Language::Ruby => &["ruby"],
         Language::Php => &["php"],
+        // See `vscode`: not attached in Helix yet.
+        _ => &[],
     }
 }
 

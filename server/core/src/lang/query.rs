@@ -1,268 +1,14 @@
-//! The languages loci parses: detection by file name, tree-sitter grammars, and each
-//! grammar crate's own tags query plus a small per-language import query, compiled once.
+//! The compiled query of each language: the registry's query sources concatenated and
+//! compiled once per process, plus the per-capture and per-node-kind tables extraction
+//! and fingerprinting consult.
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-use serde::{Deserialize, Serialize};
 use tree_sitter::Query;
 
+use super::Language;
 use crate::{RefKind, SymbolKind};
-
-/// A language loci can parse with tree-sitter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Language {
-    /// `.rs`
-    Rust,
-    /// `.py`, `.pyi`
-    Python,
-    /// `.js`, `.mjs`, `.cjs`, `.jsx`
-    JavaScript,
-    /// `.ts`, `.mts`, `.cts`
-    TypeScript,
-    /// `.tsx`
-    Tsx,
-    /// `.go`
-    Go,
-    /// `.java`
-    Java,
-    /// `.c`, `.h`
-    C,
-    /// `.cc`, `.cpp`, `.cxx`, `.hpp`, `.hh`, `.hxx`
-    Cpp,
-    /// `.cs`
-    CSharp,
-    /// `.rb`
-    Ruby,
-    /// `.php`
-    Php,
-}
-
-impl Language {
-    /// Every language, in a fixed order.
-    pub const ALL: [Language; 12] = [
-        Language::Rust,
-        Language::Python,
-        Language::JavaScript,
-        Language::TypeScript,
-        Language::Tsx,
-        Language::Go,
-        Language::Java,
-        Language::C,
-        Language::Cpp,
-        Language::CSharp,
-        Language::Ruby,
-        Language::Php,
-    ];
-
-    /// The language of a path, from its extension; `None` for anything loci does not parse
-    /// (such files are still recorded, just not parsed).
-    pub fn from_path(path: &str) -> Option<Language> {
-        let ext = path.rsplit_once('.')?.1;
-        Some(match ext {
-            "rs" => Language::Rust,
-            "py" | "pyi" => Language::Python,
-            "js" | "mjs" | "cjs" | "jsx" => Language::JavaScript,
-            "ts" | "mts" | "cts" => Language::TypeScript,
-            "tsx" => Language::Tsx,
-            "go" => Language::Go,
-            "java" => Language::Java,
-            "c" | "h" => Language::C,
-            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" => Language::Cpp,
-            "cs" => Language::CSharp,
-            "rb" => Language::Ruby,
-            "php" => Language::Php,
-            _ => return None,
-        })
-    }
-
-    /// The lower-case name used in storage and output (`rust`, `python`, `tsx`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            Language::Rust => "rust",
-            Language::Python => "python",
-            Language::JavaScript => "javascript",
-            Language::TypeScript => "typescript",
-            Language::Tsx => "tsx",
-            Language::Go => "go",
-            Language::Java => "java",
-            Language::C => "c",
-            Language::Cpp => "cpp",
-            Language::CSharp => "csharp",
-            Language::Ruby => "ruby",
-            Language::Php => "php",
-        }
-    }
-
-    /// The tree-sitter grammar. PHP uses `LANGUAGE_PHP` (PHP inside `<?php` tags, with
-    /// inline HTML), TypeScript and TSX their own dialects of `tree-sitter-typescript`.
-    pub fn grammar(self) -> tree_sitter::Language {
-        match self {
-            Language::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Language::Python => tree_sitter_python::LANGUAGE.into(),
-            Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Language::Go => tree_sitter_go::LANGUAGE.into(),
-            Language::Java => tree_sitter_java::LANGUAGE.into(),
-            Language::C => tree_sitter_c::LANGUAGE.into(),
-            Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
-            Language::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
-            Language::Ruby => tree_sitter_ruby::LANGUAGE.into(),
-            Language::Php => tree_sitter_php::LANGUAGE_PHP.into(),
-        }
-    }
-
-    /// Parses [`Language::name`] output back.
-    pub fn from_name(name: &str) -> Option<Language> {
-        Language::ALL.into_iter().find(|l| l.name() == name)
-    }
-
-    /// The group of languages that can name each other's definitions: a reference written
-    /// in this language resolves only to a definition whose language has the same group
-    /// (the one rule the scan's resolver keys its definitions by). Languages link where a
-    /// real mechanism links them, never by a shared name alone:
-    ///
-    /// - JavaScript, TypeScript and TSX: one module system (a `.ts` file imports a `.js`
-    ///   one and the reverse under `allowJs`; declarations and sources share names);
-    /// - C and C++: one preprocessor (a `.h` header is included by both, and `extern "C"`
-    ///   calls across).
-    ///
-    /// Every other language is a group of its own: a Rust `compiled.get()` is no Python
-    /// `Message.get` (a trial on a Rust + Python repository had linked 49 such calls).
-    pub fn link_group(self) -> Language {
-        match self {
-            Language::JavaScript | Language::TypeScript | Language::Tsx => Language::JavaScript,
-            Language::C | Language::Cpp => Language::C,
-            other => other,
-        }
-    }
-
-    /// Whether a reference written in `self` may resolve to a definition in `other`: the
-    /// two have one [`Language::link_group`].
-    pub fn links_to(self, other: Language) -> bool {
-        self.link_group() == other.link_group()
-    }
-}
-
-/// The language name recorded for a path: a parsed language's [`Language::name`],
-/// `markdown` for `.md`/`.markdown`, otherwise `None` (recorded as unknown).
-pub fn file_language_name(path: &str) -> Option<&'static str> {
-    if let Some(lang) = Language::from_path(path) {
-        return Some(lang.name());
-    }
-    let ext = path.rsplit_once('.')?.1;
-    match ext {
-        "md" | "markdown" => Some("markdown"),
-        _ => None,
-    }
-}
-
-/// The query sources of one language, in the order they are concatenated and compiled
-/// into that language's single [`tree_sitter::Query`] (one traversal of the tree finds
-/// definitions, references and imports).
-///
-/// - `extra_tags`: loci's additions to the grammar's tags query (`queries/<lang>-tags-extra.scm`),
-///   placed first so that, where two patterns define or reference the same name node, the
-///   addition wins (the first pattern wins, as in `tree-sitter-tags`).
-/// - `tags`: each grammar crate's own `TAGS_QUERY`, verbatim, except C#'s lone `@module`
-///   capture, renamed `@definition.module`. TypeScript and TSX use the JavaScript tags
-///   query followed by the TypeScript one; every JavaScript pattern compiles against both.
-///   C++ uses `tree-sitter-cpp`'s own query (a superset of C's).
-/// - `imports`: loci's import query (`queries/<lang>-imports.scm`).
-#[derive(Clone, Debug)]
-pub struct QuerySources {
-    /// loci's additions to the tags query.
-    pub extra_tags: &'static str,
-    /// The grammar crates' tags queries (JavaScript's then TypeScript's for TS/TSX).
-    pub tags: Vec<String>,
-    /// loci's import query.
-    pub imports: &'static str,
-}
-
-impl Language {
-    /// The query sources of this language; see [`QuerySources`].
-    pub fn query_sources(self) -> QuerySources {
-        let (extra_tags, tags, imports): (&str, Vec<String>, &str) = match self {
-            Language::Rust => (
-                include_str!("../queries/rust-tags-extra.scm"),
-                vec![tree_sitter_rust::TAGS_QUERY.into()],
-                include_str!("../queries/rust-imports.scm"),
-            ),
-            Language::Python => (
-                include_str!("../queries/python-tags-extra.scm"),
-                vec![tree_sitter_python::TAGS_QUERY.into()],
-                include_str!("../queries/python-imports.scm"),
-            ),
-            Language::JavaScript => (
-                include_str!("../queries/javascript-tags-extra.scm"),
-                vec![tree_sitter_javascript::TAGS_QUERY.into()],
-                include_str!("../queries/javascript-imports.scm"),
-            ),
-            Language::TypeScript | Language::Tsx => (
-                include_str!("../queries/typescript-tags-extra.scm"),
-                vec![
-                    tree_sitter_javascript::TAGS_QUERY.into(),
-                    tree_sitter_typescript::TAGS_QUERY.into(),
-                ],
-                include_str!("../queries/javascript-imports.scm"),
-            ),
-            Language::Go => (
-                include_str!("../queries/go-tags-extra.scm"),
-                vec![tree_sitter_go::TAGS_QUERY.into()],
-                include_str!("../queries/go-imports.scm"),
-            ),
-            Language::Java => (
-                include_str!("../queries/java-tags-extra.scm"),
-                vec![tree_sitter_java::TAGS_QUERY.into()],
-                include_str!("../queries/java-imports.scm"),
-            ),
-            Language::C => (
-                include_str!("../queries/c-tags-extra.scm"),
-                vec![tree_sitter_c::TAGS_QUERY.into()],
-                include_str!("../queries/c-imports.scm"),
-            ),
-            Language::Cpp => (
-                include_str!("../queries/cpp-tags-extra.scm"),
-                vec![tree_sitter_cpp::TAGS_QUERY.into()],
-                include_str!("../queries/c-imports.scm"),
-            ),
-            Language::CSharp => (
-                include_str!("../queries/csharp-tags-extra.scm"),
-                // The shipped query ends with `(namespace_declaration ..) @module`, a capture
-                // no tags consumer understands; it names a module definition.
-                vec![tree_sitter_c_sharp::TAGS_QUERY.replace(") @module", ") @definition.module")],
-                include_str!("../queries/csharp-imports.scm"),
-            ),
-            Language::Ruby => (
-                include_str!("../queries/ruby-tags-extra.scm"),
-                vec![tree_sitter_ruby::TAGS_QUERY.into()],
-                include_str!("../queries/ruby-imports.scm"),
-            ),
-            Language::Php => (
-                include_str!("../queries/php-tags-extra.scm"),
-                vec![tree_sitter_php::TAGS_QUERY.into()],
-                include_str!("../queries/php-imports.scm"),
-            ),
-        };
-        QuerySources {
-            extra_tags,
-            tags,
-            imports,
-        }
-    }
-
-    /// This language's compiled query (tags additions, grammar tags queries, imports),
-    /// compiled once per process; `Err` carries the compile error (a bug: a test compiles
-    /// every language's query).
-    pub fn query(self) -> Result<&'static Query, &'static str> {
-        match &lang_query(self).compiled {
-            Ok(compiled) => Ok(&compiled.query),
-            Err(message) => Err(message),
-        }
-    }
-}
 
 /// What a capture means to extraction, by capture name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -292,7 +38,9 @@ pub(crate) enum Role {
     ImportArg,
     /// `@import.use`: a PHP `use` declaration, read in code.
     ImportUse,
-    /// Anything else (`@ignore`, `@local.scope`, predicate-only captures).
+    /// `@ignore`: a node no reference may name (the tags convention).
+    IgnoreNode,
+    /// Anything else (`@local.scope`, predicate-only captures).
     Ignore,
 }
 
@@ -335,6 +83,7 @@ fn role_for_capture(name: &str) -> Role {
         "import.kind" => Role::ImportKind,
         "import.arg" => Role::ImportArg,
         "import.use" => Role::ImportUse,
+        "ignore" => Role::IgnoreNode,
         _ => Role::Ignore,
     }
 }
@@ -471,6 +220,7 @@ impl PythonKinds {
 }
 
 fn build(language: Language) -> LangQuery {
+    let spec = language.spec();
     let grammar = language.grammar();
     let sources = language.query_sources();
     let mut source = String::new();
@@ -526,13 +276,13 @@ fn build(language: Language) -> LangQuery {
             if kind.contains("comment") {
                 f |= kind_flags::COMMENT;
             }
-            if matches!(kind, "jsx_text" | "preproc_arg" | "text" | "html") {
+            if spec.fingerprint.collapse_ws.contains(&kind) {
                 f |= kind_flags::COLLAPSE_WS;
             }
-            if kind == "preproc_arg" {
+            if spec.fingerprint.keep_quoted.contains(&kind) {
                 f |= kind_flags::KEEP_QUOTED;
             }
-            if LITERAL_KINDS.contains(&kind) {
+            if spec.fingerprint.literal.contains(&kind) {
                 f |= kind_flags::LITERAL;
             }
         }
@@ -542,7 +292,7 @@ fn build(language: Language) -> LangQuery {
         if shape.definitions.matches(kind, named) {
             f |= kind_flags::DEFINITION;
         }
-        if matches!(language, Language::C | Language::Cpp)
+        if spec.extraction.declarator_definitions
             && named
             && matches!(
                 kind,
@@ -794,24 +544,17 @@ fn collect_definition_kinds(items: &[Sexp], out: &mut KindSet) {
     }
 }
 
-static QUERIES: [LazyLock<LangQuery>; 12] = [
-    LazyLock::new(|| build(Language::Rust)),
-    LazyLock::new(|| build(Language::Python)),
-    LazyLock::new(|| build(Language::JavaScript)),
-    LazyLock::new(|| build(Language::TypeScript)),
-    LazyLock::new(|| build(Language::Tsx)),
-    LazyLock::new(|| build(Language::Go)),
-    LazyLock::new(|| build(Language::Java)),
-    LazyLock::new(|| build(Language::C)),
-    LazyLock::new(|| build(Language::Cpp)),
-    LazyLock::new(|| build(Language::CSharp)),
-    LazyLock::new(|| build(Language::Ruby)),
-    LazyLock::new(|| build(Language::Php)),
-];
+/// One slot per language ([`Language::ALL`] order), each built on first use.
+static QUERIES: LazyLock<Vec<std::sync::OnceLock<LangQuery>>> = LazyLock::new(|| {
+    Language::ALL
+        .iter()
+        .map(|_| std::sync::OnceLock::new())
+        .collect()
+});
 
 /// The language's compiled query and tables, built on first use.
 pub(crate) fn lang_query(language: Language) -> &'static LangQuery {
-    &QUERIES[language as usize]
+    QUERIES[language as usize].get_or_init(|| build(language))
 }
 
 #[cfg(test)]
@@ -835,12 +578,30 @@ mod tests {
             [
                 "javascript-typescript",
                 "javascript-tsx",
+                "javascript-vue",
+                "javascript-svelte",
                 "typescript-javascript",
                 "typescript-tsx",
+                "typescript-vue",
+                "typescript-svelte",
                 "tsx-javascript",
                 "tsx-typescript",
+                "tsx-vue",
+                "tsx-svelte",
                 "c-cpp",
+                "c-objc",
                 "cpp-c",
+                "cpp-objc",
+                "objc-c",
+                "objc-cpp",
+                "vue-javascript",
+                "vue-typescript",
+                "vue-tsx",
+                "vue-svelte",
+                "svelte-javascript",
+                "svelte-typescript",
+                "svelte-tsx",
+                "svelte-vue",
             ]
         );
     }
@@ -871,10 +632,14 @@ mod tests {
 
     #[test]
     fn every_language_query_compiles() {
+        // Every failure at once: a new language's query is written against its grammar by
+        // trial.
+        let failures: Vec<String> = Language::ALL
+            .into_iter()
+            .filter_map(|language| language.query().err().map(str::to_string))
+            .collect();
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
         for language in Language::ALL {
-            if let Err(e) = language.query() {
-                panic!("{e}");
-            }
             // each part compiles on its own too
             let grammar = language.grammar();
             let sources = language.query_sources();
@@ -1002,6 +767,25 @@ mod tests {
             csharp: interpolation_format_clause raw_string_literal string_content
             ruby: heredoc_body string_content
             php: heredoc heredoc_body nowdoc nowdoc_body string_content
+            kotlin:
+            swift:
+            scala:
+            lua:
+            bash:
+            elixir:
+            haskell:
+            zig:
+            dart:
+            ocaml:
+            julia:
+            r:
+            erlang:
+            hcl:
+            solidity:
+            objc:
+            proto:
+            vue:
+            svelte:
         "#]]
         .assert_eq(&lines);
         assert_eq!(

@@ -1,0 +1,4 @@
+(call
+  target: (identifier) @_kind
+  (arguments . (alias) @import.module)
+  (#any-of? @_kind "alias" "import" "require" "use")) @import

@@ -1,0 +1,1 @@
+; Elixir: `defstruct` and `defmacro` are in the shipped query's `def*` patterns.

@@ -1,0 +1,1 @@
+(import (qualified_identifier (identifier) @import.name .) @import.module) @import

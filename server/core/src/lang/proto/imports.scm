@@ -1,0 +1,1 @@
+(import path: (string) @import.module) @import

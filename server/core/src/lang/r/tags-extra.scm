@@ -1,0 +1,1 @@
+; R: the shipped tags query covers `f <- function(..)` and calls.
