@@ -428,6 +428,10 @@ enum TeamCommand {
     /// Push the writes queued while the server was unreachable, then pull what others
     /// wrote.
     Sync,
+    /// `sync`, as `context` and `search` start it in the background after answering from
+    /// the replica (recorded, so they start one at most every 2 s).
+    #[command(hide = true)]
+    CatchUp,
     /// Upload this checkout's memory to the team (idempotent: a second join adds nothing).
     Join,
     /// Write the team's memory (pulled first) as a `loci export` document, for `loci
@@ -914,14 +918,19 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
     }
     // Team memory: a command that reads memory first pulls what the team wrote (a write
     // syncs in the engine); an unreachable server is said, and the replica answers.
+    // `context` and `search` — the questions an agent asks at every step — answer from
+    // the replica at once, as a solo store would, and catch up after, in the background
+    // (`team_catch_up_due`); their envelope says how far behind the replica may be.
+    let catch_up = matches!(
+        cli.command,
+        Command::Context { .. } | Command::Search { .. }
+    ) && ws.team_catch_up_due();
     if matches!(
         cli.command,
         Command::Show { .. }
             | Command::History { .. }
             | Command::Asof { .. }
             | Command::Why { .. }
-            | Command::Search { .. }
-            | Command::Context { .. }
             | Command::Lint
             | Command::Check { .. }
             | Command::Recap { .. }
@@ -934,6 +943,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         eprintln!("note: {note}");
     }
     let root = ws.root().to_path_buf();
+    let db = cli.db.clone();
     let cwd = cwd.canonicalize().unwrap_or(cwd);
     // What an empty answer of a lookup says on stderr (exit 1 is "nothing found").
     let mut miss = match &cli.command {
@@ -1366,12 +1376,16 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             TeamCommand::Init => out.team_init(&ws.team_init()?)?,
             TeamCommand::Status => out.team_status(&ws.team_status()?)?,
             TeamCommand::Sync => out.team_sync(&ws.team_sync()?)?,
+            TeamCommand::CatchUp => out.team_sync(&ws.team_catch_up()?)?,
             TeamCommand::Join => out.team_join(&ws.team_join()?)?,
             TeamCommand::Export { output } => out.exported(ws.team_export()?, output.as_deref())?,
         },
     };
     if found {
         out.finish(None)?;
+        if catch_up {
+            start_catch_up(&root, db.as_deref());
+        }
         return Ok(ExitCode::SUCCESS);
     }
     // Exit 1 says why, the same way for every command: on stderr, and with `--json` in
@@ -1383,7 +1397,44 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         .unwrap_or_else(|| ("not_found", "nothing found".to_string()));
     out.finish(Some((kind, &message)))?;
     eprintln!("loci: {message}");
+    if catch_up {
+        start_catch_up(&root, db.as_deref());
+    }
     Ok(ExitCode::from(1))
+}
+
+/// Starts `loci team catch-up` for the checkout at `root` (its store at `db`) in a process
+/// of its own that outlives this one: no stdin, stdout or stderr (a caller reading this
+/// process's output to its end does not wait for it), in a process group of its own (a
+/// terminal's Ctrl-C to this command does not stop it). git's `gc --auto` detaches the
+/// same way. A failure to start is only logged: the next answer tries again.
+fn start_catch_up(root: &Path, db: Option<&Path>) {
+    use std::process::Stdio;
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            tracing::debug!("team catch-up not started: {e}");
+            return;
+        }
+    };
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("--root").arg(root);
+    if let Some(db) = db {
+        cmd.arg("--db").arg(db);
+    }
+    cmd.args(["team", "catch-up"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    // Not waited for: it is reparented when this process exits.
+    if let Err(e) = cmd.spawn() {
+        tracing::debug!("team catch-up not started: {e}");
+    }
 }
 
 /// The one check before a read-only command opens its store, at `--db` (`given`) or at the

@@ -1187,3 +1187,233 @@ fn a_join_after_others_wrote_pulls_their_writes_and_shares_topics_facts_sessions
     );
     assert_eq!(contradictions(&a), vec![]);
 }
+
+/// A `loci context` (or `search`) process answers from the replica without reaching the
+/// server first — what made it 2.3× slower than solo — and its envelope says how far
+/// behind the replica may be; it then starts a catch-up in a process of its own, which
+/// brings the team's writes for the next answer.
+#[test]
+fn fault_context_waited_for_the_team_server_before_answering() {
+    let (_cluster, a, b) = team_pair();
+    a.ok(&[
+        "remember",
+        "app.py",
+        "--text",
+        "`hello()` counts the zebra greetings.",
+    ]);
+    // B has never reached the server: the answer comes from its empty replica at once
+    // (nothing about zebras clears the floor), and says the replica was never synced.
+    let first = b.loci(&["context", "zebra greetings", "--json"]);
+    assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
+    assert!(!stderr(&first).contains("note:"), "{}", stderr(&first));
+    let env: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(env["team"]["high_water_mark"], 0);
+    assert_eq!(env["team"]["synced_at"], serde_json::Value::Null);
+    assert_eq!(env["team"]["behind"], serde_json::Value::Null);
+    // The catch-up it started brings A's page into B's replica: the next answers hold it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let answer = loop {
+        let out = b.loci(&["context", "zebra greetings", "--json"]);
+        if out.status.success() {
+            break serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no catch-up in 30 s: {}",
+            stderr(&out)
+        );
+    };
+    assert!(
+        answer.to_string().contains("counts the zebra greetings"),
+        "{answer}"
+    );
+    assert_eq!(answer["team"]["high_water_mark"], 1);
+    assert_eq!(answer["team"]["behind"], 0);
+    assert!(answer["team"]["synced_at"].is_string(), "{answer}");
+    assert_eq!(answer["team"]["last_error"], serde_json::Value::Null);
+}
+
+/// The body of a checkout's `decision:N` (or `lesson:N`) and its versions.
+fn entry(c: &Checkout, subject: &str) -> (String, Vec<i64>) {
+    let shown = c.json(&["show", subject]);
+    (
+        shown["result"]["revision"]["body"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+        versions(c, subject),
+    )
+}
+
+#[test]
+fn fault_a_second_store_with_its_own_decision_1_could_not_join() {
+    let cluster = Cluster::start();
+    let a = Checkout::new(None);
+    a.ok(&["decide", "A: helpers stay pure"]);
+    a.ok(&["decide", "A: no global state"]);
+    a.ok(&["learn", "A: the parser needs a trailing newline"]);
+    let b = Checkout::new(None);
+    b.ok(&["decide", "B: ship on Fridays"]);
+    b.ok(&["decide", "B: one crate per idea"]);
+    b.ok(&["learn", "B: the cache must be cleared after a rename"]);
+    for c in [&a, &b] {
+        c.join_team(&cluster);
+    }
+    a.ok(&["team", "init"]);
+    let joined_a = a.json(&["team", "join"]);
+    assert_eq!(joined_a["result"]["renumbered"], serde_json::json!([]));
+    assert_eq!(joined_a["result"]["revisions"], 3);
+    // B's entries hold numbers A's took: renumbered past them, in their order, and all
+    // uploaded — no conflict, nothing kept back.
+    let joined_b = b.json(&["team", "join"]);
+    assert_eq!(
+        joined_b["result"]["renumbered"],
+        serde_json::json!([
+            {"from": "decision:1", "to": "decision:3"},
+            {"from": "decision:2", "to": "decision:4"},
+            {"from": "lesson:1", "to": "lesson:2"},
+        ])
+    );
+    assert_eq!(joined_b["result"]["conflicts"], serde_json::json!([]));
+    assert_eq!(joined_b["result"]["revisions"], 3);
+    assert_eq!(joined_b["result"]["pulled"], 3);
+    let human = b.ok(&["team", "join"]);
+    assert!(
+        human.starts_with(
+            "joined: 6 pages, 0 revisions uploaded, 6 already on the server, 0 pins, 0 conflicts; pulled 0\n"
+        ),
+        "{human}"
+    );
+    // A catches up; both checkouts name every entry alike, each once.
+    a.ok(&["team", "sync"]);
+    let expected = [
+        ("decision:1", "A: helpers stay pure"),
+        ("decision:2", "A: no global state"),
+        ("decision:3", "B: ship on Fridays"),
+        ("decision:4", "B: one crate per idea"),
+        ("lesson:1", "A: the parser needs a trailing newline"),
+        ("lesson:2", "B: the cache must be cleared after a rename"),
+    ];
+    for c in [&a, &b] {
+        for (subject, text) in expected {
+            let (body, versions) = entry(c, subject);
+            assert!(body.contains(text), "{subject}: {body}");
+            assert_eq!(versions, vec![1], "{subject}");
+        }
+        assert_eq!(c.loci(&["show", "decision:5"]).status.code(), Some(1));
+    }
+    assert_eq!(
+        cluster.psql("SELECT count(*) FROM loci.events WHERE kind = 'revision'"),
+        "6"
+    );
+    // The next entry either writes takes the next number in both.
+    b.ok(&["decide", "B: after joining"]);
+    let (body, _) = entry(&a, "decision:5");
+    assert!(body.contains("B: after joining"), "{body}");
+}
+
+#[test]
+fn a_read_only_role_answers_and_its_writes_are_refused_clearly_and_kept_when_local() {
+    let (cluster, a, _b) = team_pair();
+    a.ok(&["remember", "app.py", "--text", "written by a writer"]);
+    // docs/team.md's reader role.
+    cluster.psql(&format!(
+        "CREATE ROLE loci_reader LOGIN PASSWORD '{PASSWORD}'"
+    ));
+    cluster.psql("GRANT USAGE ON SCHEMA loci TO loci_reader");
+    cluster.psql("GRANT SELECT ON ALL TABLES IN SCHEMA loci TO loci_reader");
+    let r = Checkout::new(None);
+    let url = cluster.url().replace("loci_writer@", "loci_reader@");
+    std::fs::write(
+        r.root().join(".loci/config.toml"),
+        format!("[team]\nurl = \"{url}\"\n"),
+    )
+    .unwrap();
+    let server = url.split('?').next().unwrap().to_string();
+    // It answers.
+    assert_eq!(
+        r.json(&["show", "app.py"])["result"]["revision"]["body"],
+        "written by a writer"
+    );
+    let status = r.json(&["team", "status"]);
+    assert_eq!(status["result"]["writable"], false);
+    assert!(
+        r.ok(&["team", "status"])
+            .contains("role: may only read (its writes are refused; docs/team.md, Roles)\n")
+    );
+    // A revision is refused, saying what and where; nothing is stored or queued.
+    for args in [
+        &["remember", "app.py", "--text", "a reader's note"][..],
+        &["decide", "readers decide nothing"],
+        &["pin", "app.py"],
+    ] {
+        let out = r.loci(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stdout(&out));
+        let subject = if args[0] == "decide" {
+            "decision:1"
+        } else {
+            "app.py"
+        };
+        assert_eq!(
+            stderr(&out).lines().last().unwrap_or_default(),
+            format!(
+                "loci: `{subject}` was not written (nothing stored or queued here): the team \
+                 server {server} refused a write for lack of privilege (permission denied for \
+                 table events): the URL's role may not do it (docs/team.md, Roles: a reader \
+                 role may only read)"
+            ),
+            "{args:?}"
+        );
+    }
+    assert_eq!(cluster.psql("SELECT count(*) FROM loci.events"), "1");
+    assert_eq!(versions(&r, "app.py"), vec![1]);
+    assert_eq!(r.json(&["team", "status"])["result"]["pending_writes"], 0);
+    // A session is this checkout's first: kept here and queued, said in the answer.
+    let begun = r.json(&["session", "begin", "--task", "read the code"]);
+    assert_eq!(begun["team"]["pending_writes"], 1);
+    let said = begun["team"]["last_error"].as_str().unwrap();
+    assert!(
+        said.starts_with(&format!(
+            "1 queued writes stay here: the team server {server} refused a write for lack of privilege"
+        )),
+        "{said}"
+    );
+    // The queue does not stop the reader from pulling what the writers write.
+    a.ok(&["remember", "app.py", "--text", "the writer again"]);
+    let shown = r.json(&["show", "app.py"]);
+    assert_eq!(shown["result"]["revision"]["body"], "the writer again");
+    assert_eq!(shown["team"]["pending_writes"], 1);
+    assert_eq!(shown["team"]["high_water_mark"], 2);
+    assert_eq!(
+        r.json(&["recap", "1"])["result"][0]["session"]["task"],
+        "read the code"
+    );
+    assert_eq!(cluster.psql("SELECT count(*) FROM loci.events"), "2");
+}
+
+/// The map stays per checkout: one shared page, judged against each checkout's own code
+/// (B is on a branch where `hello()` was renamed).
+#[test]
+fn a_claim_true_in_one_checkout_and_false_in_another_is_shown_so_in_each() {
+    let (_cluster, a, b) = team_pair();
+    a.ok(&["remember", "app.py", "--text", "`hello()` returns one."]);
+    for c in [&a, &b] {
+        assert_eq!(
+            c.json(&["show", "app.py"])["result"]["claims"][0]["resolved"],
+            "app.py#hello@function"
+        );
+    }
+    // B checks out a branch where the function is renamed.
+    std::fs::write(b.root().join("app.py"), "def greet():\n    return 1\n").unwrap();
+    b.ok(&["scan"]);
+    assert_eq!(contradictions(&a), vec![]);
+    let in_b = contradictions(&b);
+    assert_eq!(
+        in_b.iter()
+            .map(|c| (c.1.as_str(), c.2.as_str()))
+            .collect::<Vec<_>>(),
+        vec![("missing_symbol", "hello()")]
+    );
+    assert_eq!(a.json(&["check"])["result"]["passed"], true);
+    assert_eq!(b.loci(&["check"]).status.code(), Some(1));
+}

@@ -107,8 +107,8 @@ pub enum EngineError {
     Cancelled,
     /// Team memory (`[team]`) failed: the server is unreachable, has no or a newer
     /// schema, refused a statement, or the settings are wrong. `kind` is one of
-    /// `team_unreachable`, `team_not_initialized`, `newer_schema`, `team_server`,
-    /// `config`.
+    /// `team_unreachable`, `team_not_initialized`, `newer_schema`, `team_not_permitted`
+    /// (the role may only read), `team_server`, `config`.
     #[error("{message}")]
     Team {
         /// A stable name for the failure.
@@ -127,6 +127,7 @@ impl From<loci_team::TeamError> for EngineError {
             T::NotInitialized { .. } => "team_not_initialized",
             T::NewerSchema { .. } => "newer_schema",
             T::Server { .. } => "team_server",
+            T::NotPermitted { .. } => "team_not_permitted",
         };
         EngineError::Team {
             kind,

@@ -35,6 +35,28 @@ use crate::{EngineError, Envelope, Result, TeamState, Workspace};
 /// Events read from the server per round trip and applied per local transaction.
 const PULL_BATCH: i64 = 500;
 
+/// `meta` key: when this replica last held the server's whole log (RFC 3339), as any
+/// process of this checkout saw it — a pull that read the log to its end, or a listener
+/// whose connection heard nothing new. Answers that did not reach the server themselves
+/// say how far behind they may be from it.
+const SYNCED_AT: &str = "team_synced_at";
+/// `meta` key: the server's log head at [`SYNCED_AT`].
+const SERVER_HEAD: &str = "team_server_head";
+/// `meta` key: the error of the last contact a background catch-up failed, until a
+/// contact succeeds.
+const LAST_ERROR: &str = "team_last_error";
+/// `meta` key: when a background catch-up ([`Workspace::team_catch_up`]) last started
+/// (RFC 3339), succeeded or not.
+const CATCH_UP_AT: &str = "team_catch_up_at";
+/// `meta` key: until when a running listener ([`listen`]) vouches for the replica: its
+/// connection is up and `LISTEN`s, so nothing the server stores escapes it (RFC 3339).
+const CURRENT_UNTIL: &str = "team_current_until";
+
+/// How often, at most, an answer from the replica starts a background catch-up: one
+/// started, or a contact made, this recently is enough (and bounds the processes a
+/// server that does not answer can gather to one per interval).
+pub const CATCH_UP_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The link to the team server: its address and, once used, one connection.
 pub struct TeamLink {
     url: TeamUrl,
@@ -48,6 +70,9 @@ struct Seen {
     head: Option<i64>,
     synced_at: Option<String>,
     last_error: Option<String>,
+    /// Why the outbox could not be pushed, when the server's roles refused it (a role
+    /// that may only read): kept until a push succeeds, whatever the pulls do.
+    push_error: Option<String>,
 }
 
 impl TeamLink {
@@ -122,6 +147,9 @@ pub struct TeamStatus {
     pub reachable: bool,
     /// Its loci schema version (when reachable).
     pub schema: Option<i64>,
+    /// Whether the URL's role may write (when reachable; false: it may only read, and
+    /// writes are refused — docs/team.md, Roles).
+    pub writable: Option<bool>,
     /// The highest event on the server (when reachable).
     pub server_head: Option<i64>,
     /// The highest event applied here.
@@ -159,6 +187,10 @@ pub struct JoinReport {
     /// Topic members, fact definitions, sessions and dismissals uploaded now (each under
     /// an operation id made of its key, so a second join replays them and counts none).
     pub shared: u64,
+    /// Decisions and lessons of this store whose number the team's log holds for another
+    /// entry: renumbered here before the upload, past the highest number either knows
+    /// (their order kept), so both entries live on under numbers every checkout shares.
+    pub renumbered: Vec<Renumbered>,
     /// Pages the server holds another history of: not uploaded (by subject).
     pub conflicts: Vec<String>,
     /// Pages with a revision the secret checks refuse (a credential in its text, written
@@ -166,6 +198,15 @@ pub struct JoinReport {
     pub refused: Vec<String>,
     /// Events of other checkouts applied here afterwards.
     pub pulled: u64,
+}
+
+/// A log entry a join renumbered.
+#[derive(Clone, Debug, Serialize)]
+pub struct Renumbered {
+    /// Its subject before (`decision:1`).
+    pub from: String,
+    /// Its subject now, here and on the server (`decision:3`).
+    pub to: String,
 }
 
 /// A fresh operation id: unique across machines (a hash of this checkout, the process,
@@ -205,6 +246,20 @@ fn conflict(subject: &str, current: i64, expected: i64) -> EngineError {
     .into()
 }
 
+/// A write the server's roles refused: said with its subject, and that nothing of it was
+/// kept (neither stored here nor queued — the role could never push it).
+fn not_written(subject: &str, e: TeamError) -> EngineError {
+    EngineError::Team {
+        kind: "team_not_permitted",
+        message: format!("`{subject}` was not written (nothing stored or queued here): {e}"),
+    }
+}
+
+/// How many writes wait in the outbox.
+fn queued_left(conn: &loci_store::rusqlite::Connection) -> Result<u64> {
+    Ok(replica::outbox_counts(conn)?.0)
+}
+
 fn reused(op: &str) -> EngineError {
     StoreError::Conflict(format!(
         "operation id `{op}` was already used for a different request; use a new id"
@@ -227,14 +282,33 @@ impl Workspace {
         let hwm = replica::high_water_mark(conn)?;
         let (pending, failed) = replica::outbox_counts(conn)?;
         let seen = link.seen.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let contacted = seen.synced_at.is_some();
+        // What this process did not learn itself, another process of this checkout (a
+        // listener, a catch-up, an earlier command) recorded.
+        let head = match seen.head {
+            Some(h) => Some(h),
+            None => self
+                .store
+                .meta(SERVER_HEAD)?
+                .and_then(|h| h.parse::<i64>().ok()),
+        };
+        let synced_at = match seen.synced_at {
+            Some(at) => Some(at),
+            None => self.store.meta(SYNCED_AT)?,
+        };
+        let last_error = match seen.push_error.or(seen.last_error) {
+            Some(e) => Some(e),
+            None if !contacted => self.store.meta(LAST_ERROR)?.filter(|e| !e.is_empty()),
+            None => None,
+        };
         Ok(Some(TeamState {
             server: link.server(),
             high_water_mark: hwm,
-            behind: seen.head.map(|h| (h - hwm).max(0)),
-            synced_at: seen.synced_at,
+            behind: head.map(|h| (h - hwm).max(0)),
+            synced_at,
             pending_writes: pending,
             failed_writes: failed,
-            last_error: seen.last_error,
+            last_error,
         }))
     }
 
@@ -284,6 +358,7 @@ impl Workspace {
                     server: link.server(),
                     reachable: true,
                     schema: Some(s.schema),
+                    writable: Some(s.writable),
                     server_head: Some(s.head),
                     high_water_mark: hwm,
                     pending_writes: pending,
@@ -298,6 +373,7 @@ impl Workspace {
                 server: link.server(),
                 reachable: !e.is_unreachable(),
                 schema: None,
+                writable: None,
                 server_head: None,
                 high_water_mark: hwm,
                 pending_writes: pending,
@@ -339,6 +415,62 @@ impl Workspace {
         }
     }
 
+    /// Whether an answer from the replica should start a background catch-up
+    /// ([`Workspace::team_catch_up`], which `loci context` and `loci search` run in a
+    /// process of their own after answering, so the answer never waits for the team
+    /// server): memory is team-backed, the store writable, no running listener vouches
+    /// for the replica, and neither a contact nor a catch-up happened within
+    /// [`CATCH_UP_EVERY`].
+    pub fn team_catch_up_due(&self) -> bool {
+        if self.team.is_none() || self.store.is_read_only() {
+            return false;
+        }
+        let now = jiff::Timestamp::now();
+        if meta_time(self, CURRENT_UNTIL).is_some_and(|until| now < until) {
+            return false;
+        }
+        let every = jiff::SignedDuration::try_from(CATCH_UP_EVERY).unwrap_or_default();
+        [SYNCED_AT, CATCH_UP_AT]
+            .into_iter()
+            .filter_map(|key| meta_time(self, key))
+            .all(|t| now.duration_since(t) >= every)
+    }
+
+    /// The background catch-up an answer from the replica starts: records that it
+    /// started ([`Workspace::team_catch_up_due`] counts it), then
+    /// [`Workspace::team_sync`]; a failure is recorded for the next answers' `team`
+    /// block (`last_error`) and returned.
+    pub fn team_catch_up(&mut self) -> Result<Envelope<SyncReport>> {
+        self.link()?;
+        self.store
+            .write(|tx| loci_store::set_meta(tx, CATCH_UP_AT, &crate::envelope::now_rfc3339()))?;
+        let synced = self.team_sync();
+        if let Err(e) = &synced {
+            let message = e.to_string();
+            self.store
+                .write(|tx| loci_store::set_meta(tx, LAST_ERROR, &message))?;
+        }
+        synced
+    }
+
+    /// What a running listener records while its connection is up and has heard nothing
+    /// new: the replica holds the server's log now, and will until `until` unless the
+    /// listener says otherwise first.
+    fn team_vouch(&mut self, until: std::time::Duration) -> Result<()> {
+        if self.store.is_read_only() {
+            return Ok(());
+        }
+        let until = jiff::Timestamp::now()
+            .checked_add(jiff::SignedDuration::try_from(until).unwrap_or_default())
+            .map(|t| t.round(jiff::Unit::Millisecond).unwrap_or(t).to_string())
+            .unwrap_or_default();
+        let hwm = replica::high_water_mark(self.store.conn())?;
+        Ok(self.store.write(|tx| {
+            record_contact(tx, hwm)?;
+            loci_store::set_meta(tx, CURRENT_UNTIL, &until)
+        })?)
+    }
+
     /// Pushes the outbox in order: `(pushed, refused)`. Stops at an unreachable server.
     fn team_push(&mut self) -> Result<(u64, u64)> {
         let queued = replica::outbox(self.store.conn(), false)?;
@@ -346,7 +478,24 @@ impl Workspace {
         for q in queued {
             let event: NewEvent = serde_json::from_str(&q.write)
                 .map_err(|e| StoreError::Corrupt(format!("queued write {}: {e}", q.op_id)))?;
-            let outcome = self.link()?.call(|t| t.write(&event))?;
+            let outcome = match self.link()?.call(|t| t.write(&event)) {
+                Ok(outcome) => outcome,
+                // The role may only read: what is queued stays queued (it is in this
+                // checkout's store, and goes once a role that may write pushes it), and
+                // the pull that follows still brings the others' writes.
+                Err(e) if e.is_not_permitted() => {
+                    self.link()?
+                        .seen
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push_error = Some(format!(
+                        "{} queued writes stay here: {e}",
+                        queued_left(self.store.conn())?
+                    ));
+                    return Ok((pushed, refused));
+                }
+                Err(e) => return Err(e.into()),
+            };
             let refusal = match outcome {
                 WriteOutcome::Written { .. } | WriteOutcome::Replayed { .. } => None,
                 WriteOutcome::Conflict { current } => Some(
@@ -367,6 +516,12 @@ impl Workspace {
                 None => pushed += 1,
                 Some(_) => refused += 1,
             }
+        }
+        if let Some(link) = &self.team {
+            link.seen
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push_error = None;
         }
         Ok((pushed, refused))
     }
@@ -397,7 +552,16 @@ impl Workspace {
                     seen.head = Some(h);
                 }
             }
+            // A short batch is the end of the log: this replica holds all of it once the
+            // batch is applied, which is recorded in the same transaction.
+            let end = head;
+            let read_only = self.store.is_read_only();
             if events.is_empty() {
+                if let Some(head) = end
+                    && !read_only
+                {
+                    self.store.write(|tx| record_contact(tx, head))?;
+                }
                 return Ok(applied);
             }
             let root = self.root.clone();
@@ -413,8 +577,14 @@ impl Workspace {
                 }
                 // The stale marks of the batch's revisions, recorded as a write records them.
                 crate::audit::store_marks(tx, Some(&revisions))?;
+                if let Some(head) = end {
+                    record_contact(tx, head)?;
+                }
                 Ok(changed)
             })?;
+            if end.is_some() {
+                return Ok(applied);
+            }
         }
     }
 
@@ -547,6 +717,7 @@ impl Workspace {
                     return Err(reused(opts.operation_id.as_deref().unwrap_or(&op_id)));
                 }
                 Err(e) if e.is_unreachable() => return self.queue_write(event, current, opts),
+                Err(e) if e.is_not_permitted() => return Err(not_written(&target, e)),
                 Err(e) => return Err(e.into()),
             }
         }
@@ -669,7 +840,14 @@ impl Workspace {
             written_at: crate::envelope::now_rfc3339(),
             payload: self.session_payload(opts.session)?,
         };
-        match self.link()?.call(|t| t.write(&event))? {
+        let outcome = self
+            .link()?
+            .call(|t| t.write(&event))
+            .map_err(|e| match e {
+                e @ TeamError::NotPermitted { .. } => not_written(&page.subject, e),
+                e => e.into(),
+            })?;
+        match outcome {
             WriteOutcome::Written { .. } | WriteOutcome::Replayed { .. } => {
                 self.team_pull(Some((&op_id, opts.session)))?;
             }
@@ -697,6 +875,14 @@ impl Workspace {
     /// store's own uploads come back as nothing new).
     pub fn team_join(&mut self) -> Result<Envelope<JoinReport>> {
         let mut report = JoinReport::default();
+        self.join_renumber(&mut report)?;
+        // Revisions the team's log holds already: pulled from it, or uploaded by an
+        // earlier join whose pull recorded them.
+        let on_server: std::collections::HashSet<i64> =
+            replica::applied_revisions(self.store.conn())?
+                .into_iter()
+                .map(|(revision, _)| revision)
+                .collect();
         let checkout = Some(format!("{}:{}", host(), self.root.display()));
         let pages = mem::pages(self.store.conn())?;
         for page in pages {
@@ -719,7 +905,7 @@ impl Workspace {
                 }
                 let conn = self.store.conn();
                 let op_id = format!("join:{uid}:v{}", r.version);
-                if replica::applied(conn, &op_id)?.is_some() {
+                if on_server.contains(&r.revision_id) || replica::applied(conn, &op_id)?.is_some() {
                     report.already += 1;
                     continue;
                 }
@@ -818,6 +1004,65 @@ impl Workspace {
         self.join_unpaged(&mut report)?;
         report.pulled = self.team_pull(None)?;
         self.envelope(report, Vec::new())
+    }
+
+    /// The first step of [`Workspace::team_join`]: decisions and lessons are numbered per
+    /// checkout until they are shared, so two stores that each wrote `decision:1` before
+    /// joining hold two different entries under one number. An entry is the team's entry
+    /// of its number when it came from the server (a revision of it was applied here) or
+    /// when the server's entry of that number is this entry's own earlier upload (its
+    /// first revision's operation id names this entry's uid, as a join makes it) — the uid
+    /// is an entry's identity, as `loci import` has it. Any other entry whose number the
+    /// server holds is renumbered here, past the highest number the server or this store
+    /// knows, and so is every entry of its log after it (this store's entries keep their
+    /// order); the page moves with its revisions, claims and findings (a `rename` event
+    /// records it). Then the upload finds each number free, and every checkout names the
+    /// entry alike.
+    fn join_renumber(&mut self, report: &mut JoinReport) -> Result<()> {
+        let from_server: std::collections::HashSet<i64> =
+            replica::applied_revisions(self.store.conn())?
+                .into_iter()
+                .map(|(_, page)| page)
+                .collect();
+        for (log, prefix) in logs::LOGS {
+            let on_server: std::collections::BTreeMap<i64, String> = self
+                .link()?
+                .call(|t| t.first_ops(prefix))?
+                .into_iter()
+                .filter_map(|(subject, op)| Some((logs::entry_number(&subject)?, op)))
+                .collect();
+            let mut here: Vec<(i64, mem::Page)> = mem::pages(self.store.conn())?
+                .into_iter()
+                .filter(|p| p.kind == log)
+                .filter_map(|p| Some((logs::entry_number(&p.subject)?, p)))
+                .collect();
+            here.sort_by_key(|(n, _)| *n);
+            let highest = |m: Option<&i64>| m.copied().unwrap_or(0);
+            let mut next =
+                highest(on_server.keys().next_back()).max(highest(here.last().map(|(n, _)| n))) + 1;
+            let mut shifting = false;
+            for (number, page) in here {
+                if from_server.contains(&page.page_id) {
+                    continue;
+                }
+                let uid = mem::page_uid(self.store.conn(), page.page_id)?;
+                match on_server.get(&number) {
+                    Some(op) if *op == format!("join:{uid}:v1") => continue,
+                    None if !shifting => continue,
+                    _ => shifting = true,
+                }
+                let to = format!("{prefix}{next}");
+                next += 1;
+                let source_ref = format!("team:join:{uid}");
+                self.store
+                    .write(|tx| crate::sync::move_page(tx, &page.subject, &to, &source_ref))?;
+                report.renumbered.push(Renumbered {
+                    from: page.subject,
+                    to,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The part of [`Workspace::team_join`] that belongs to no page: every fact definition,
@@ -1069,7 +1314,12 @@ impl Workspace {
         let outcome = self
             .team_push()
             .and_then(|_| self.team_pull(None))
-            .and_then(|_| Ok(self.link()?.call(|t| t.write(&event))?));
+            .and_then(|_| {
+                self.link()?.call(|t| t.write(&event)).map_err(|e| match e {
+                    e @ TeamError::NotPermitted { .. } => not_written(topic, e),
+                    e => e.into(),
+                })
+            });
         match outcome {
             Ok(WriteOutcome::Written { .. } | WriteOutcome::Replayed { .. }) => {
                 self.team_pull(Some((&op_id, opts.session)))?;
@@ -1108,6 +1358,19 @@ impl Workspace {
             None => Vec::new(),
         })
     }
+}
+
+/// Records in the store that this replica holds the server's log up to `head`, its end,
+/// now: what answers of processes that did not reach the server say ([`SYNCED_AT`]).
+fn record_contact(tx: &Transaction<'_>, head: i64) -> loci_store::Result<()> {
+    loci_store::set_meta(tx, SYNCED_AT, &crate::envelope::now_rfc3339())?;
+    loci_store::set_meta(tx, SERVER_HEAD, &head.to_string())?;
+    loci_store::set_meta(tx, LAST_ERROR, "")
+}
+
+/// A `meta` time (RFC 3339), if set and readable.
+fn meta_time(ws: &Workspace, key: &str) -> Option<jiff::Timestamp> {
+    ws.store.meta(key).ok().flatten()?.parse().ok()
 }
 
 /// What applying one server event did to the replica.
@@ -1400,19 +1663,37 @@ pub fn listen(ws: &mut Workspace, tick: std::time::Duration, mut pulled: impl Fn
         };
         // What was written before the LISTEN began.
         let mut due = true;
+        // Whether the replica holds everything the server stored: true after a sync,
+        // and while the listening connection hears nothing new.
+        let mut current = false;
         loop {
             let n = if due {
                 match ws.team_sync() {
-                    Ok(env) => env.result.pulled,
+                    Ok(env) => {
+                        current = true;
+                        env.result.pulled
+                    }
                     Err(e) => {
                         tracing::debug!("team listener: {e}");
+                        current = false;
                         0
                     }
                 }
             } else {
                 0
             };
+            // Answers of other processes need not catch up while this connection is up:
+            // vouched for two ticks, renewed every tick.
+            if current && let Err(e) = ws.team_vouch(tick * 2) {
+                tracing::debug!("team listener: {e}");
+            }
             if !pulled(n) {
+                // No longer vouched for: the next answers catch up themselves.
+                if current && !ws.store.is_read_only() {
+                    let _ = ws
+                        .store
+                        .write(|tx| loci_store::set_meta(tx, CURRENT_UNTIL, ""));
+                }
                 return;
             }
             match listener.wait(tick) {

@@ -1146,6 +1146,12 @@ pub fn team_status(o: Out, s: &crate::team::TeamStatus) -> io::Result<()> {
     match (s.reachable, s.schema, s.server_head) {
         (true, Some(schema), Some(head)) => {
             writeln!(o, "reachable: yes (schema version {schema})")?;
+            if s.writable == Some(false) {
+                writeln!(
+                    o,
+                    "role: may only read (its writes are refused; docs/team.md, Roles)"
+                )?;
+            }
             writeln!(o, "server head: event {head}")?;
             writeln!(
                 o,
@@ -1191,6 +1197,13 @@ pub fn team_join(o: Out, r: &crate::team::JoinReport) -> io::Result<()> {
         r.conflicts.len(),
         r.pulled
     )?;
+    for r in &r.renumbered {
+        writeln!(
+            o,
+            "renumbered: {} is now {} here and in the team (the team's {} is another entry)",
+            r.from, r.to, r.from
+        )?;
+    }
     for why in &r.refused {
         writeln!(o, "refused: {why}; not uploaded")?;
     }

@@ -113,3 +113,20 @@ pub fn fail(tx: &Transaction<'_>, op_id: &str, reason: &str) -> Result<()> {
         .ctx(|| format!("marking queued write {op_id}"))?;
     Ok(())
 }
+
+/// The revisions this replica applied from the server (or a join uploaded), with their
+/// pages: `(revision_id, page_id)`. Such a page is known to the team's log under its
+/// subject.
+pub fn applied_revisions(conn: &Connection) -> Result<Vec<(i64, i64)>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT r.revision_id, r.page_id FROM team_applied a
+               JOIN revisions r ON r.revision_id = a.revision_id",
+        )
+        .ctx(|| "reading the applied revisions".into())?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .ctx(|| "reading the applied revisions".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading the applied revisions".into())
+}

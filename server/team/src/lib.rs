@@ -55,7 +55,21 @@ pub enum TeamError {
         /// This binary's.
         supported: i64,
     },
-    /// The server refused a statement (permissions, a constraint, a trigger).
+    /// The server's roles do not let this connection's role write (SQL state 42501,
+    /// `insufficient_privilege`): a role set up to only read (docs/team.md, Roles).
+    #[error(
+        "the team server {server} refused {what} for lack of privilege ({message}): the \
+         URL's role may not do it (docs/team.md, Roles: a reader role may only read)"
+    )]
+    NotPermitted {
+        /// The server, without a password (it names the role).
+        server: String,
+        /// What was being done.
+        what: String,
+        /// The server's message.
+        message: String,
+    },
+    /// The server refused a statement (a constraint, a trigger).
     #[error("the team server {server} refused {what}: {message}")]
     Server {
         /// The server, without a password.
@@ -71,6 +85,11 @@ impl TeamError {
     /// True when the server could not be reached (the write should queue).
     pub fn is_unreachable(&self) -> bool {
         matches!(self, TeamError::Unreachable { .. })
+    }
+
+    /// True when the server's roles do not let this role write.
+    pub fn is_not_permitted(&self) -> bool {
+        matches!(self, TeamError::NotPermitted { .. })
     }
 }
 
@@ -234,6 +253,8 @@ pub struct ServerState {
     pub events: i64,
     /// Pages with a head version.
     pub pages: i64,
+    /// Whether this connection's role may append to the log (false: it may only read).
+    pub writable: bool,
 }
 
 /// A connection to the team server.
@@ -414,13 +435,15 @@ impl Team {
                 head: 0,
                 events: 0,
                 pages: 0,
+                writable: false,
             });
         }
         let row = self
             .client
             .query_one(
                 "SELECT coalesce(max(seq), 0)::bigint, count(*)::bigint,
-                        (SELECT count(*)::bigint FROM loci.pages)
+                        (SELECT count(*)::bigint FROM loci.pages),
+                        has_table_privilege('loci.events', 'INSERT')
                    FROM loci.events",
                 &[],
             )
@@ -430,6 +453,7 @@ impl Team {
             head: row.get(0),
             events: row.get(1),
             pages: row.get(2),
+            writable: row.get(3),
         })
     }
 
@@ -558,6 +582,21 @@ impl Team {
             .collect())
     }
 
+    /// The pages whose subject starts with `prefix` (a log's entries, `decision:`), each
+    /// with the operation id of its first revision: `(subject, op_id)`, by subject.
+    pub fn first_ops(&mut self, prefix: &str) -> Result<Vec<(String, String)>> {
+        let rows = self
+            .client
+            .query(
+                "SELECT DISTINCT ON (subject) subject, op_id FROM loci.events
+                  WHERE kind = 'revision' AND starts_with(subject, $1)
+                  ORDER BY subject, seq",
+                &[&prefix],
+            )
+            .map_err(self.err("reading the log's entries"))?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
     /// Subscribes this connection to [`CHANNEL`].
     pub fn listen(&mut self) -> Result<()> {
         self.client
@@ -603,6 +642,11 @@ fn classify(server: &str, what: &str, e: postgres::Error) -> TeamError {
     match e.as_db_error() {
         Some(db) if *db.code() == SqlState::UNDEFINED_TABLE => TeamError::NotInitialized {
             server: server.to_string(),
+        },
+        Some(db) if *db.code() == SqlState::INSUFFICIENT_PRIVILEGE => TeamError::NotPermitted {
+            server: server.to_string(),
+            what: what.to_string(),
+            message: db.message().to_string(),
         },
         Some(db) => TeamError::Server {
             server: server.to_string(),
