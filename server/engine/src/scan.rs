@@ -626,7 +626,14 @@ fn scan_inner(
         }
         Ok(tracked)
     })?;
-    finish(writer.store, report, skips, started, Some(scan_id), recording)
+    finish(
+        writer.store,
+        report,
+        skips,
+        started,
+        Some(scan_id),
+        recording,
+    )
 }
 
 fn finish_noop(
@@ -1518,7 +1525,15 @@ const RESOLVE_BATCH_REFS: i64 = 20_000;
 fn resolve_written_refs(store: &mut Store, resolver: &Resolver) -> Result<()> {
     let mut after = 0i64;
     loop {
-        type Row = (i64, i64, String, Option<i64>, Receiver, Option<String>, RefKind);
+        type Row = (
+            i64,
+            i64,
+            String,
+            Option<i64>,
+            Receiver,
+            Option<String>,
+            RefKind,
+        );
         let batch: Vec<Row> = {
             let mut stmt = store
                 .conn()
@@ -1548,17 +1563,19 @@ fn resolve_written_refs(store: &mut Store, resolver: &Resolver) -> Result<()> {
         after = last.0;
         let updates: Vec<(i64, Option<i64>, &'static str, f64)> = batch
             .iter()
-            .filter_map(|(ref_id, file_id, name, enclosing, receiver, receiver_name, kind)| {
-                let (t, p, c) = resolver.resolve(
-                    *file_id,
-                    name,
-                    *kind,
-                    *enclosing,
-                    *receiver,
-                    receiver_name.as_deref(),
-                );
-                (t.is_some() || (p, c) != UNRESOLVED_AS).then_some((*ref_id, t, p, c))
-            })
+            .filter_map(
+                |(ref_id, file_id, name, enclosing, receiver, receiver_name, kind)| {
+                    let (t, p, c) = resolver.resolve(
+                        *file_id,
+                        name,
+                        *kind,
+                        *enclosing,
+                        *receiver,
+                        receiver_name.as_deref(),
+                    );
+                    (t.is_some() || (p, c) != UNRESOLVED_AS).then_some((*ref_id, t, p, c))
+                },
+            )
             .collect();
         store.write(|tx| {
             for (ref_id, target, provenance, confidence) in &updates {
@@ -2159,55 +2176,55 @@ impl Resolver {
                 ))
             },
             |(name, id, file_id, parent, qualified, kind, parent_kind, language)| {
-            // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
-            // `impl` have no parent symbol, only their qualified name.
-            let owner: Option<Box<str>> = owner_of(&qualified);
-            if needs.is_none() {
-                // Every symbol is a definition read here: no separate parents pass.
-                r.parents.insert(id, (parent, owner.clone()));
-            }
-            // A member of a type: a method, anything declared in a class, struct, enum or
-            // trait, or in an `impl` of a (capitalised) type: an enum variant, an
-            // associated `type Err`.
-            let member = owner.is_some()
-                && (kind == "method"
-                    || parent_kind.as_deref().is_some_and(is_type_kind)
-                    || (parent.is_none()
-                        && owner
-                            .as_deref()
-                            .is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))));
-            let top_member = qualified.matches('.').count() == 1;
-            let nested_type = def_owner_is_type(owner.as_deref());
-            let def = Def {
-                id,
-                parent,
-                owner,
-                top_member,
-                module: kind == "module",
-                member,
-                file_id,
-            };
-            // A definition in a file of no parsed language (a Markdown heading) is what
-            // no reference names.
-            let Some(group) = language
-                .as_deref()
-                .and_then(Language::from_name)
-                .map(Language::link_group)
-            else {
-                return;
-            };
-            let names = r.groups.entry(group).or_default();
-            if is_type_kind(&kind) && !nested_type {
-                let types = names.types.entry(name.clone()).or_default();
-                types.by_file.push((file_id, types.all.len() as u32));
-                types.all.push(def.clone());
-            }
-            if !is_callable_kind(&kind) {
-                uncallable.insert(id);
-            }
-            let defs = names.defs.entry(name).or_default();
-            defs.by_file.push((file_id, defs.all.len() as u32));
-            defs.all.push(def);
+                // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
+                // `impl` have no parent symbol, only their qualified name.
+                let owner: Option<Box<str>> = owner_of(&qualified);
+                if needs.is_none() {
+                    // Every symbol is a definition read here: no separate parents pass.
+                    r.parents.insert(id, (parent, owner.clone()));
+                }
+                // A member of a type: a method, anything declared in a class, struct, enum or
+                // trait, or in an `impl` of a (capitalised) type: an enum variant, an
+                // associated `type Err`.
+                let member = owner.is_some()
+                    && (kind == "method"
+                        || parent_kind.as_deref().is_some_and(is_type_kind)
+                        || (parent.is_none()
+                            && owner
+                                .as_deref()
+                                .is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))));
+                let top_member = qualified.matches('.').count() == 1;
+                let nested_type = def_owner_is_type(owner.as_deref());
+                let def = Def {
+                    id,
+                    parent,
+                    owner,
+                    top_member,
+                    module: kind == "module",
+                    member,
+                    file_id,
+                };
+                // A definition in a file of no parsed language (a Markdown heading) is what
+                // no reference names.
+                let Some(group) = language
+                    .as_deref()
+                    .and_then(Language::from_name)
+                    .map(Language::link_group)
+                else {
+                    return;
+                };
+                let names = r.groups.entry(group).or_default();
+                if is_type_kind(&kind) && !nested_type {
+                    let types = names.types.entry(name.clone()).or_default();
+                    types.by_file.push((file_id, types.all.len() as u32));
+                    types.all.push(def.clone());
+                }
+                if !is_callable_kind(&kind) {
+                    uncallable.insert(id);
+                }
+                let defs = names.defs.entry(name).or_default();
+                defs.by_file.push((file_id, defs.all.len() as u32));
+                defs.all.push(def);
             },
         )?;
         for names in r.groups.values_mut() {

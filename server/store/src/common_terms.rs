@@ -28,7 +28,11 @@ use crate::{Context, Result};
 /// characters are kept as they are, for the tokenizer to split and fold when the words are
 /// indexed. So the words joined by spaces give a row exactly the terms `text` gives it,
 /// which is all a document frequency counts.
-fn distinct_words(text: &str, seen: &mut std::collections::HashSet<String>, word: &mut impl FnMut(&str)) {
+fn distinct_words(
+    text: &str,
+    seen: &mut std::collections::HashSet<String>,
+    word: &mut impl FnMut(&str),
+) {
     for piece in text.split(|c: char| c.is_ascii() && !c.is_ascii_alphanumeric()) {
         if piece.is_empty() {
             continue;
@@ -89,15 +93,21 @@ pub fn code_text_words(path_words: &str, chunks: &[IndexedChunk]) -> Vec<u8> {
     // separators both).
     let mut seen = Default::default();
     let mut file_row = Vec::new();
-    distinct_words(path_words, &mut seen, &mut |w| file_row.push(id_of(w, &mut dict)));
+    distinct_words(path_words, &mut seen, &mut |w| {
+        file_row.push(id_of(w, &mut dict))
+    });
     for c in chunks {
-        distinct_words(&c.text, &mut seen, &mut |w| file_row.push(id_of(w, &mut dict)));
+        distinct_words(&c.text, &mut seen, &mut |w| {
+            file_row.push(id_of(w, &mut dict))
+        });
     }
     rows.push(file_row);
     for c in chunks {
         let mut seen = Default::default();
         let mut row = Vec::new();
-        distinct_words(path_words, &mut seen, &mut |w| row.push(id_of(w, &mut dict)));
+        distinct_words(path_words, &mut seen, &mut |w| {
+            row.push(id_of(w, &mut dict))
+        });
         distinct_words(&c.names, &mut seen, &mut |w| row.push(id_of(w, &mut dict)));
         distinct_words(&c.text, &mut seen, &mut |w| row.push(id_of(w, &mut dict)));
         rows.push(row);
@@ -293,10 +303,19 @@ pub fn apply_recorded(tx: &Connection) -> Result<()> {
         let mut rows = read
             .query([])
             .ctx(|| "reading the recorded code words".into())?;
-        while let Some(row) = rows.next().ctx(|| "reading the recorded code words".into())? {
-            let added: bool = row.get(0).ctx(|| "reading the recorded code words".into())?;
-            let secondary: bool = row.get(1).ctx(|| "reading the recorded code words".into())?;
-            let words: Vec<u8> = row.get(2).ctx(|| "reading the recorded code words".into())?;
+        while let Some(row) = rows
+            .next()
+            .ctx(|| "reading the recorded code words".into())?
+        {
+            let added: bool = row
+                .get(0)
+                .ctx(|| "reading the recorded code words".into())?;
+            let secondary: bool = row
+                .get(1)
+                .ctx(|| "reading the recorded code words".into())?;
+            let words: Vec<u8> = row
+                .get(2)
+                .ctx(|| "reading the recorded code words".into())?;
             let texts = decode_rows(&words).ok_or_else(|| {
                 crate::StoreError::Corrupt("a row of code_text_words is not a word list".into())
             })?;
@@ -344,7 +363,9 @@ fn apply_to(tx: &Connection, table: FtsTable) -> Result<()> {
     };
     let min = COMMON_TERM_ROWS as i64;
     let mut set = tx
-        .prepare_cached("INSERT OR REPLACE INTO fts_common_terms(fts, term, doc) VALUES (?1, ?2, ?3)")
+        .prepare_cached(
+            "INSERT OR REPLACE INTO fts_common_terms(fts, term, doc) VALUES (?1, ?2, ?3)",
+        )
         .ctx(ctx)?;
     let mut unlist = tx
         .prepare_cached("DELETE FROM fts_common_terms WHERE fts = ?1 AND term = ?2")

@@ -501,8 +501,9 @@ pub fn index_code_text(path: &str, text: &str, symbols: &[Symbol]) -> CodeText {
 /// chunk's path column holding the path's words and its definition's names) and the whole
 /// file (`file_text_fts`: the chunks' texts, which hold every line that is not blank); for
 /// test, example and vendored code (`secondary`), `secondary_chunks_fts` and
-/// `secondary_file_text_fts` instead. `symbol_ids` are the row ids [`insert_symbols`] gave
-/// the file's symbols.
+/// `secondary_file_text_fts` instead; and the rows' distinct words (`code_text_words`,
+/// [`crate::common_terms`]). `symbol_ids` are the row ids [`insert_symbols`] gave the
+/// file's symbols.
 pub fn insert_code_text(
     tx: &Transaction<'_>,
     file_id: i64,
