@@ -74,8 +74,8 @@ fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
 /// and bytes), then the rows, the file's own row (`file_text_fts`: its path's words and
 /// its chunks' texts) first and then each chunk's (`code_chunks_fts`: its path and names,
 /// and its text), in insertion order, each a count and indices into the dictionary. All
-/// numbers are LEB128 varints. About a fifth of the size of the words themselves: a
-/// file's chunks share most of their words. Pure: the scan runs it on worker threads.
+/// numbers are LEB128 varints: a word the file's chunks share is stored once. Pure: the
+/// scan runs it on worker threads.
 pub fn code_text_words(path_words: &str, chunks: &[IndexedChunk]) -> Vec<u8> {
     let mut dict: Vec<String> = Vec::new();
     let mut index: std::collections::HashMap<String, u32> = Default::default();
