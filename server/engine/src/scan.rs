@@ -3076,8 +3076,17 @@ fn resolve_refs(
             }
         };
         // With `all`, every stored reference is read below, once the resolver is loaded.
-        let changed_names = if all { &BTreeSet::new() } else { changed_names };
-        let deps_changed = if all { &BTreeSet::new() } else { deps_changed };
+        // After a bulk load (`written`) every stored reference is this scan's own, which
+        // `resolve_written_refs` resolves: the map held nothing before it (and without the
+        // bulk indexes each lookup by name would read the whole table).
+        let skip = all || written;
+        let changed_names = if skip {
+            &BTreeSet::new()
+        } else {
+            changed_names
+        };
+        let deps_changed = if skip { &BTreeSet::new() } else { deps_changed };
+        let retarget = if written { &BTreeSet::new() } else { retarget };
         for name in changed_names {
             for row in by_name
                 .query_map([name], read)
