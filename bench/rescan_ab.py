@@ -2,6 +2,7 @@
 """Paired incremental-rescan comparison of two `loci` binaries on one corpus (issue 37).
 
     rescan_ab.py --a OLD_LOCI --b NEW_LOCI --corpus DIR [--rounds 3] [--files 100] [--work DIR]
+                 [--touch]
 
 Setup: writes `docs/rescan-bench.md` into DIR, 60 claims of misspelt names of DIR's own
 Python functions (`urlsplti()` for `urlsplit`), so every lint computes 60 "did you mean"
@@ -12,8 +13,11 @@ Each round edits `--files` Python files (appends a comment line: content changed
 rescans with A and B (the order alternating by round, so load and caches hit both
 alike), each as a whole process with wall, CPU (user + sys) and peak RSS from wait4;
 then runs `loci lint` with each. A rescan that changed files lints before it returns, so
-its figures include the lint. Prints each run, then the median of the per-round ratios
-B / A with min and max, and the load average at the start and end, as JSON.
+its figures include the lint. With `--touch`, each round first touches `--files` other
+Python files (mtime moved, content the same) and rescans with each (`touch`). A store
+already in `--work` is brought up to the corpus by one rescan before the rounds (not
+measured). Prints each run, then the median of the per-round ratios B / A with min and
+max, and the load average at the start and end, as JSON.
 """
 import argparse, json, os, random, re, statistics, subprocess, tempfile, time
 
@@ -23,6 +27,7 @@ ap.add_argument("--b", required=True)
 ap.add_argument("--corpus", required=True)
 ap.add_argument("--rounds", type=int, default=3)
 ap.add_argument("--files", type=int, default=100)
+ap.add_argument("--touch", action="store_true", help="also rescan after touching files")
 ap.add_argument("--work", help="keep the stores here; a store already there is reused "
                 "(no first scan): A B rounds again without two first scans")
 args = ap.parse_args()
@@ -68,16 +73,29 @@ dbs = {k: os.path.join(work, f"{k}.db") for k in ("a", "b")}
 first = {k: run(getattr(args, k), dbs[k], "scan", ".") for k in ("a", "b")
          if not os.path.exists(dbs[k])}
 print("first scan", json.dumps(first), flush=True)
-results = {k: {"rescan": [], "lint": [], "noop": []} for k in ("a", "b")}
+for k in ("a", "b"):
+    if k not in first:
+        run(getattr(args, k), dbs[k], "scan", ".")  # up to the corpus; not measured
+results = {k: {"rescan": [], "lint": [], "noop": [], "touch": []} for k in ("a", "b")}
 load = [os.getloadavg()[0]]
 edited = 0
 for r in range(args.rounds):
-    for rel in rng.sample(py, args.files):
-        with open(os.path.join(corpus, rel), "a") as f:
-            f.write(f"\n# rescan_ab round {r}\n")
-        edited += 1
     order = ("a", "b") if r % 2 == 0 else ("b", "a")
-    for what, argv in (("rescan", ("scan", ".")), ("noop", ("scan", ".")), ("lint", ("lint",))):
+    sample = rng.sample(py, 2 * args.files)
+    steps = [("noop", ("scan", "."))]
+    if args.touch:
+        steps.append(("touch", ("scan", ".")))
+    steps += [("rescan", ("scan", ".")), ("lint", ("lint",))]
+    for what, argv in steps:
+        if what == "touch":
+            now = time.time()
+            for rel in sample[args.files:]:
+                os.utime(os.path.join(corpus, rel), (now, now))
+        if what == "rescan":
+            for rel in sample[:args.files]:
+                with open(os.path.join(corpus, rel), "a") as f:
+                    f.write(f"\n# rescan_ab round {r}\n")
+                edited += 1
         for k in order:
             m = run(getattr(args, k), dbs[k], *argv)
             results[k][what].append(m)
@@ -93,7 +111,7 @@ def ratios(what, i):
 
 summary = {"corpus": corpus, "files_edited_per_round": args.files, "rounds": args.rounds,
            "load_start_end": [round(x, 2) for x in load], "runs": results}
-for what in ("rescan", "noop", "lint"):
+for what in ("rescan", "noop", "lint") + (("touch",) if args.touch else ()):
     summary[f"{what}_ratio_b_over_a"] = {
         "wall": ratios(what, 0), "cpu": ratios(what, 1), "rss": ratios(what, 2)}
 print(json.dumps(summary, indent=1))

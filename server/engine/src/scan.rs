@@ -168,6 +168,11 @@ pub struct ScanReport {
     /// knowledge ([`crate::Workspace::scan`]; a one-file rescan had said "2.5 s" after
     /// 40 s of lint, issue 37). The `scans` row keeps the scan's own part.
     pub duration_ms: u64,
+    /// Whether the common-terms lists of the full-text indexes were moved by what this
+    /// scan changed ([`loci_store::common_terms`]) rather than listed again by walking
+    /// the indexes. Not part of the output: for tests.
+    #[serde(skip)]
+    pub common_terms_updated: bool,
 }
 
 /// The result of reading and analysing one file on a worker thread.
@@ -195,7 +200,7 @@ struct Analyzed {
     chunks: Vec<loci_core::markdown::Chunk>,
     /// A source file's code text: its path's words and its chunks, for the code-text
     /// indexes.
-    code: Option<(String, Vec<map::IndexedChunk>)>,
+    code: Option<map::CodeText>,
     lines: i64,
     lossy_utf8: bool,
 }
@@ -308,6 +313,13 @@ pub fn scan(
     } else if map::bulk_indexes_missing(store.conn())? {
         store.write(map::create_bulk_indexes)?;
     }
+    // A rescan of a small part of the map records what it changes in the full-text
+    // indexes, and its end moves their common-terms lists by that: walking every index
+    // again was 43% of a rescan's CPU after 100 edits of a 50,000-file map (issue 37).
+    // A larger one walks them (as fast, with less bookkeeping).
+    let recording = !bulk
+        && candidates.len() + gone.len() <= stored.len() / RECORD_SHARE
+        && loci_store::common_terms::start_recording(store.conn())?;
     let result = scan_inner(
         root,
         store,
@@ -324,12 +336,20 @@ pub fn scan(
         has_scan,
         bulk,
         reanalyse,
+        recording,
     );
+    if recording {
+        loci_store::common_terms::stop_recording(store.conn())?;
+    }
     if bulk && result.is_err() {
         store.write(map::create_bulk_indexes)?;
     }
     result
 }
+
+/// A rescan records its changes to the full-text indexes (see [`scan`]) when it analyses
+/// or deletes at most one file in this many of the map.
+const RECORD_SHARE: usize = 4;
 
 /// Files a scan must add, change, delete or analyse again for it to merge every segment of the map's
 /// full-text indexes at its end (fewer merge a bounded amount,
@@ -354,6 +374,7 @@ fn scan_inner(
     has_scan: Option<i64>,
     bulk: bool,
     reanalyse: bool,
+    recording: bool,
 ) -> Result<ScanReport> {
     let scan_id = store.write(|tx| {
         tx.execute(
@@ -386,6 +407,7 @@ fn scan_inner(
         first: has_scan.is_none(),
         reanalyse,
         pending: PendingRefs::default(),
+        write_refs: bulk,
         changed_names: BTreeSet::new(),
         changed_files: BTreeSet::new(),
         drift: Vec::new(),
@@ -516,6 +538,7 @@ fn scan_inner(
         &writer.retarget,
         modules,
         repair,
+        writer.write_refs,
     )?;
 
     tracing::info!(
@@ -603,7 +626,14 @@ fn scan_inner(
         }
         Ok(tracked)
     })?;
-    finish(writer.store, report, skips, started, Some(scan_id))
+    finish(
+        writer.store,
+        report,
+        skips,
+        started,
+        Some(scan_id),
+        recording,
+    )
 }
 
 fn finish_noop(
@@ -620,7 +650,7 @@ fn finish_noop(
             |r| r.get(0),
         )
         .ctx(|| "reading the last scan".into())?;
-    finish(store, report, skips, started, None)
+    finish(store, report, skips, started, None, false)
 }
 
 fn finish(
@@ -629,6 +659,7 @@ fn finish(
     skips: Vec<Skip>,
     started: Instant,
     scan_id: Option<i64>,
+    recorded: bool,
 ) -> Result<ScanReport> {
     report.totals = map::counts(store.conn(), scan_id)?;
     for (language, files, lines) in map::files_by_language(store.conn())? {
@@ -664,7 +695,17 @@ fn finish(
     drop(stmt);
     // The map's full-text indexes list their common terms again where they changed (or
     // never did: a store made before migration 0014), so no question walks those terms'
-    // posting lists. Reading the stamps is all a scan that changed nothing does.
+    // posting lists: from the changes this scan recorded, else by walking each index.
+    // Reading the stamps is all a scan that changed nothing does.
+    if recorded {
+        let at = Instant::now();
+        store.write(|tx| loci_store::common_terms::apply_recorded(tx))?;
+        report.common_terms_updated = true;
+        tracing::info!(
+            ms = at.elapsed().as_millis() as u64,
+            "scan: updated the common terms of the map's full-text indexes from its changes"
+        );
+    }
     let mut stale = Vec::new();
     for table in FtsTable::MAP {
         if !loci_store::search::common_terms_current(store.conn(), table)? {
@@ -896,6 +937,12 @@ struct Writer<'a> {
     reanalyse: bool,
     /// References of changed files, waiting for resolution.
     pending: PendingRefs,
+    /// A first scan's bulk load: each file's references are written with it, unresolved
+    /// (but for those its own file resolves), and resolved from the store at the end
+    /// ([`resolve_written_refs`]), so memory does not hold the repository's references
+    /// until then (3.3 M on a 50,000-file map, issue 32 item 6). Else they wait in
+    /// `pending`.
+    write_refs: bool,
     /// Names that gained or lost a definition.
     changed_names: BTreeSet<String>,
     /// Files written in this scan.
@@ -920,6 +967,7 @@ impl Writer<'_> {
         let stored = self.stored;
         let scan_id = self.scan_id;
         let reanalyse = self.reanalyse;
+        let write_refs = self.write_refs;
         let written = self.store.write(|tx| {
             let mut written = Vec::new();
             // What memory snapshots, read in this transaction (no memory write can come
@@ -942,9 +990,13 @@ impl Writer<'_> {
                     Outcome::Skipped(_) => {}
                     Outcome::Analyzed(a) => {
                         let existing = stored.get(&a.path).map(|s| s.file_id);
-                        let (old_keys, incoming) = match existing {
-                            Some(id) => (map::symbol_keys(tx, id)?, map::refs_into_file(tx, id)?),
-                            None => (Vec::new(), Vec::new()),
+                        let (old_keys, incoming, reuse) = match existing {
+                            Some(id) => (
+                                map::symbol_keys(tx, id)?,
+                                map::refs_into_file(tx, id)?,
+                                map::symbol_ids_by_key(tx, id)?,
+                            ),
+                            None => (Vec::new(), Vec::new(), HashMap::new()),
                         };
                         // Same content analysed again by another analysis version: the
                         // fingerprints memory snapshotted, before they are replaced.
@@ -979,15 +1031,17 @@ impl Writer<'_> {
                         let mut ids = Vec::new();
                         map::insert_doc_chunks(tx, file_id, &a.chunks)?;
                         if let Some(x) = &a.analysis {
-                            ids = map::insert_symbols(tx, file_id, &x.symbols)?;
+                            ids = map::insert_symbols(tx, file_id, &x.symbols, &reuse)?;
                             map::insert_imports(tx, file_id, &x.imports)?;
+                            if write_refs {
+                                map::insert_refs(tx, file_id, unresolved_rows(&x.refs, &ids))?;
+                            }
                         }
-                        if let Some((path_words, chunks)) = &a.code {
+                        if let Some(code) = &a.code {
                             map::insert_code_text(
                                 tx,
                                 file_id,
-                                path_words,
-                                chunks,
+                                code,
                                 &ids,
                                 loci_core::secondary::secondary_code(&a.path).is_some(),
                             )?;
@@ -995,6 +1049,17 @@ impl Writer<'_> {
                         if let Some(before) = before {
                             fingerprint_changes(a, before, &snapshotted, &mut carried);
                         }
+                        // References from other files into a symbol whose key is still
+                        // there keep their target (its id was reused); those into one that
+                        // is gone resolve again.
+                        let kept: HashSet<i64> = current_keys(a)
+                            .filter_map(|k| reuse.get(k).copied())
+                            .collect();
+                        let incoming: Vec<i64> = incoming
+                            .into_iter()
+                            .filter(|(_, target)| !kept.contains(target))
+                            .map(|(r, _)| r)
+                            .collect();
                         written.push((file_id, existing.is_some(), old_keys, ids, incoming));
                     }
                 }
@@ -1116,8 +1181,10 @@ impl Writer<'_> {
                         report.added.push(a.path);
                     }
                     self.changed_files.insert(file_id);
-                    let refs = a.analysis.as_ref().map_or(&[][..], |x| &x.refs[..]);
-                    self.pending.push(file_id, refs, &symbol_ids);
+                    if !self.write_refs {
+                        let refs = a.analysis.as_ref().map_or(&[][..], |x| &x.refs[..]);
+                        self.pending.push(file_id, refs, &symbol_ids);
+                    }
                 }
             }
         }
@@ -1189,6 +1256,13 @@ impl Writer<'_> {
 /// Whether memory snapshots the file at `path` or one of the symbols its new analysis
 /// found (`snapshotted` as [`mem::snapshotted_targets`] lists them): a symbol whose key
 /// the new analysis no longer has cannot be carried forward.
+/// The keys of the symbols an analysed file has now.
+fn current_keys(a: &Analyzed) -> impl Iterator<Item = &str> {
+    a.analysis
+        .iter()
+        .flat_map(|x| x.symbols.iter().map(|s| s.key.as_str()))
+}
+
 fn snapshots_name(
     snapshotted: &HashSet<String>,
     path: &str,
@@ -1400,6 +1474,115 @@ impl PendingRefs {
                 confidence,
             }
         })
+    }
+}
+
+/// A file's references as rows before resolution: those its own file resolves
+/// ([`loci_core::Reference::target`]) resolved as [`PendingRefs::rows`] resolves them, the
+/// others unresolved as [`Resolver::resolve`] leaves a name it cannot place, for
+/// [`resolve_written_refs`].
+fn unresolved_rows<'a>(
+    refs: &'a [loci_core::Reference],
+    symbol_ids: &'a [i64],
+) -> impl Iterator<Item = RefRow<'a>> + 'a {
+    refs.iter().map(move |r| {
+        let target_id = r.target.and_then(|i| symbol_ids.get(i as usize)).copied();
+        let (provenance, confidence) = match target_id {
+            Some(_) => ("derived", SAME_FILE_CONFIDENCE),
+            None => UNRESOLVED_AS,
+        };
+        RefRow {
+            name: &r.name,
+            kind: r.kind.as_str(),
+            receiver: r.receiver.as_str(),
+            receiver_name: r.receiver_name.as_deref(),
+            line: r.span.line,
+            column: r.span.column,
+            start_byte: r.span.start,
+            end_byte: r.span.end,
+            enclosing_id: r
+                .enclosing
+                .and_then(|i| symbol_ids.get(i as usize))
+                .copied(),
+            target_id,
+            provenance,
+            confidence,
+        }
+    })
+}
+
+/// The provenance and confidence [`Resolver::resolve`] gives a reference it cannot
+/// resolve.
+const UNRESOLVED_AS: (&str, f64) = ("derived", 0.0);
+
+/// References a batch of [`resolve_written_refs`] reads and resolves at once.
+const RESOLVE_BATCH_REFS: i64 = 20_000;
+
+/// Resolves the references a bulk load wrote unresolved ([`unresolved_rows`]): in ref-id
+/// order, [`RESOLVE_BATCH_REFS`] at a time, each batch's new targets written in one
+/// transaction, so memory holds one batch, not the map's references. The rows, and what
+/// each resolves to, are those [`PendingRefs::rows`] writes.
+fn resolve_written_refs(store: &mut Store, resolver: &Resolver) -> Result<()> {
+    let mut after = 0i64;
+    loop {
+        type Row = (
+            i64,
+            i64,
+            String,
+            Option<i64>,
+            Receiver,
+            Option<String>,
+            RefKind,
+        );
+        let batch: Vec<Row> = {
+            let mut stmt = store
+                .conn()
+                .prepare_cached(
+                    "SELECT ref_id, file_id, name, enclosing_id, receiver, receiver_name, kind
+                     FROM refs WHERE ref_id > ?1 AND target_id IS NULL ORDER BY ref_id LIMIT ?2",
+                )
+                .ctx(|| "reading refs to resolve".into())?;
+            stmt.query_map(params![after, RESOLVE_BATCH_REFS], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    Receiver::parse(r.get::<_, Option<String>>(4)?.as_deref()),
+                    r.get(5)?,
+                    RefKind::parse(&r.get::<_, String>(6)?),
+                ))
+            })
+            .ctx(|| "reading refs to resolve".into())?
+            .collect::<std::result::Result<_, _>>()
+            .ctx(|| "reading refs to resolve".into())?
+        };
+        let Some(last) = batch.last() else {
+            return Ok(());
+        };
+        after = last.0;
+        let updates: Vec<(i64, Option<i64>, &'static str, f64)> = batch
+            .iter()
+            .filter_map(
+                |(ref_id, file_id, name, enclosing, receiver, receiver_name, kind)| {
+                    let (t, p, c) = resolver.resolve(
+                        *file_id,
+                        name,
+                        *kind,
+                        *enclosing,
+                        *receiver,
+                        receiver_name.as_deref(),
+                    );
+                    (t.is_some() || (p, c) != UNRESOLVED_AS).then_some((*ref_id, t, p, c))
+                },
+            )
+            .collect();
+        store.write(|tx| {
+            for (ref_id, target, provenance, confidence) in &updates {
+                map::set_ref_target(tx, *ref_id, *target, provenance, *confidence)?;
+            }
+            Ok(())
+        })?;
     }
 }
 
@@ -1696,12 +1879,32 @@ fn read_keyed<K: loci_store::rusqlite::ToSql, T>(
     what: &str,
     select: &str,
     filter: &str,
+    keyed: (&str, Option<&BTreeSet<K>>),
+    order: &str,
+    read: impl FnMut(&loci_store::rusqlite::Row<'_>) -> loci_store::rusqlite::Result<T>,
+) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    read_keyed_each(conn, what, select, filter, keyed, order, read, |row| {
+        out.push(row)
+    })?;
+    Ok(out)
+}
+
+/// [`read_keyed`], handing each row to `each` as it is read instead of collecting them:
+/// a whole map's definitions collected before use had held every row's strings at once
+/// (1.19 M symbols on a 50,000-file map).
+#[allow(clippy::too_many_arguments)]
+fn read_keyed_each<K: loci_store::rusqlite::ToSql, T>(
+    conn: &loci_store::rusqlite::Connection,
+    what: &str,
+    select: &str,
+    filter: &str,
     (column, keys): (&str, Option<&BTreeSet<K>>),
     order: &str,
     mut read: impl FnMut(&loci_store::rusqlite::Row<'_>) -> loci_store::rusqlite::Result<T>,
-) -> Result<Vec<T>> {
+    mut each: impl FnMut(T),
+) -> Result<()> {
     let ctx = || what.to_string();
-    let mut out = Vec::new();
     let and = if filter.is_empty() {
         String::new()
     } else {
@@ -1718,7 +1921,7 @@ fn read_keyed<K: loci_store::rusqlite::ToSql, T>(
                 .prepare(&format!("{select}{filter} ORDER BY {order}"))
                 .ctx(ctx)?;
             for row in stmt.query_map([], &mut read).ctx(ctx)? {
-                out.push(row.ctx(ctx)?);
+                each(row.ctx(ctx)?);
             }
         }
         Some(keys) => {
@@ -1729,12 +1932,12 @@ fn read_keyed<K: loci_store::rusqlite::ToSql, T>(
                 .ctx(ctx)?;
             for key in keys {
                 for row in stmt.query_map([key], &mut read).ctx(ctx)? {
-                    out.push(row.ctx(ctx)?);
+                    each(row.ctx(ctx)?);
                 }
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 type DepRows = BTreeMap<i64, Vec<(String, Option<i64>, u32, u32)>>;
@@ -1949,7 +2152,8 @@ impl Resolver {
         };
         let names = needs.as_ref().map(|n| n.names);
         let files = needs.as_ref().map(|n| n.files);
-        let defs = read_keyed(
+        let mut uncallable: HashSet<i64> = HashSet::new();
+        read_keyed_each(
             conn,
             "reading definitions",
             "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id, s.qualified_name, s.kind, p.kind,
@@ -1971,59 +2175,58 @@ impl Resolver {
                     row.get::<_, Option<String>>(7)?,
                 ))
             },
+            |(name, id, file_id, parent, qualified, kind, parent_kind, language)| {
+                // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
+                // `impl` have no parent symbol, only their qualified name.
+                let owner: Option<Box<str>> = owner_of(&qualified);
+                if needs.is_none() {
+                    // Every symbol is a definition read here: no separate parents pass.
+                    r.parents.insert(id, (parent, owner.clone()));
+                }
+                // A member of a type: a method, anything declared in a class, struct, enum or
+                // trait, or in an `impl` of a (capitalised) type: an enum variant, an
+                // associated `type Err`.
+                let member = owner.is_some()
+                    && (kind == "method"
+                        || parent_kind.as_deref().is_some_and(is_type_kind)
+                        || (parent.is_none()
+                            && owner
+                                .as_deref()
+                                .is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))));
+                let top_member = qualified.matches('.').count() == 1;
+                let nested_type = def_owner_is_type(owner.as_deref());
+                let def = Def {
+                    id,
+                    parent,
+                    owner,
+                    top_member,
+                    module: kind == "module",
+                    member,
+                    file_id,
+                };
+                // A definition in a file of no parsed language (a Markdown heading) is what
+                // no reference names.
+                let Some(group) = language
+                    .as_deref()
+                    .and_then(Language::from_name)
+                    .map(Language::link_group)
+                else {
+                    return;
+                };
+                let names = r.groups.entry(group).or_default();
+                if is_type_kind(&kind) && !nested_type {
+                    let types = names.types.entry(name.clone()).or_default();
+                    types.by_file.push((file_id, types.all.len() as u32));
+                    types.all.push(def.clone());
+                }
+                if !is_callable_kind(&kind) {
+                    uncallable.insert(id);
+                }
+                let defs = names.defs.entry(name).or_default();
+                defs.by_file.push((file_id, defs.all.len() as u32));
+                defs.all.push(def);
+            },
         )?;
-        let mut uncallable: HashSet<i64> = HashSet::new();
-        for (name, id, file_id, parent, qualified, kind, parent_kind, language) in defs {
-            // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
-            // `impl` have no parent symbol, only their qualified name.
-            let owner: Option<Box<str>> = owner_of(&qualified);
-            if needs.is_none() {
-                // Every symbol is a definition read here: no separate parents pass.
-                r.parents.insert(id, (parent, owner.clone()));
-            }
-            // A member of a type: a method, anything declared in a class, struct, enum or
-            // trait, or in an `impl` of a (capitalised) type: an enum variant, an
-            // associated `type Err`.
-            let member = owner.is_some()
-                && (kind == "method"
-                    || parent_kind.as_deref().is_some_and(is_type_kind)
-                    || (parent.is_none()
-                        && owner
-                            .as_deref()
-                            .is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))));
-            let top_member = qualified.matches('.').count() == 1;
-            let nested_type = def_owner_is_type(owner.as_deref());
-            let def = Def {
-                id,
-                parent,
-                owner,
-                top_member,
-                module: kind == "module",
-                member,
-                file_id,
-            };
-            // A definition in a file of no parsed language (a Markdown heading) is what
-            // no reference names.
-            let Some(group) = language
-                .as_deref()
-                .and_then(Language::from_name)
-                .map(Language::link_group)
-            else {
-                continue;
-            };
-            let names = r.groups.entry(group).or_default();
-            if is_type_kind(&kind) && !nested_type {
-                let types = names.types.entry(name.clone()).or_default();
-                types.by_file.push((file_id, types.all.len() as u32));
-                types.all.push(def.clone());
-            }
-            if !is_callable_kind(&kind) {
-                uncallable.insert(id);
-            }
-            let defs = names.defs.entry(name).or_default();
-            defs.by_file.push((file_id, defs.all.len() as u32));
-            defs.all.push(def);
-        }
         for names in r.groups.values_mut() {
             // The few names some of whose definitions cannot be called (a module, a trait,
             // a type alias) get their callable ones apart; every other name's are all
@@ -2798,6 +3001,7 @@ fn resolve_refs(
     retarget: &BTreeSet<i64>,
     modules: PathIndex,
     all: bool,
+    written: bool,
 ) -> Result<()> {
     let pending_files: HashSet<i64> = pending.files.iter().map(|(id, _)| *id).collect();
     // Stored refs of unchanged files that may resolve differently now, and whether to
@@ -2850,8 +3054,17 @@ fn resolve_refs(
             }
         };
         // With `all`, every stored reference is read below, once the resolver is loaded.
-        let changed_names = if all { &BTreeSet::new() } else { changed_names };
-        let deps_changed = if all { &BTreeSet::new() } else { deps_changed };
+        // After a bulk load (`written`) every stored reference is this scan's own, which
+        // `resolve_written_refs` resolves: the map held nothing before it (and without the
+        // bulk indexes each lookup by name would read the whole table).
+        let skip = all || written;
+        let changed_names = if skip {
+            &BTreeSet::new()
+        } else {
+            changed_names
+        };
+        let deps_changed = if skip { &BTreeSet::new() } else { deps_changed };
+        let retarget = if written { &BTreeSet::new() } else { retarget };
         for name in changed_names {
             for row in by_name
                 .query_map([name], read)
@@ -2955,6 +3168,9 @@ fn resolve_refs(
                 updates.extend(update(&row, false));
             }
         }
+    }
+    if written {
+        resolve_written_refs(store, &resolver)?;
     }
     for chunk in pending.files.chunks(256) {
         store.write(|tx| {

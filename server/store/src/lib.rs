@@ -8,6 +8,7 @@
 
 pub mod audit;
 pub mod backup;
+pub mod common_terms;
 mod error;
 pub mod logs;
 pub mod map;

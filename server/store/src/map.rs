@@ -198,7 +198,14 @@ pub fn clear_file_rows(tx: &Transaction<'_>, file_id: i64) -> Result<()> {
             .execute([file_id])
             .ctx(|| format!("clearing {table}"))?;
     }
-    for table in ["symbols", "refs", "imports", "doc_chunks", "code_chunks"] {
+    for table in [
+        "symbols",
+        "refs",
+        "imports",
+        "doc_chunks",
+        "code_chunks",
+        "code_text_words",
+    ] {
         tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))
             .ctx(|| format!("clearing {table}"))?
             .execute([file_id])
@@ -277,6 +284,21 @@ pub fn delete_file(tx: &Transaction<'_>, file_id: i64) -> Result<()> {
     Ok(())
 }
 
+/// The row id of every symbol of a file, by key: what [`insert_symbols`] gives the same
+/// keys again when the file is rewritten, so references into them from other files stay
+/// resolved (a rewrite that gave new ids had to resolve every reference into the file
+/// again: an edit of `os.py` re-resolved the calls of a thousand files, issue 37).
+pub fn symbol_ids_by_key(conn: &Connection, file_id: i64) -> Result<HashMap<String, i64>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT key, symbol_id FROM symbols WHERE file_id = ?1")
+        .ctx(|| "reading symbol ids".into())?;
+    let rows = stmt
+        .query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .ctx(|| "reading symbol ids".into())?;
+    rows.collect::<rusqlite::Result<HashMap<_, _>>>()
+        .ctx(|| "reading symbol ids".into())
+}
+
 /// `(key, name, signature fingerprint)` of every symbol of a file.
 pub fn symbol_keys(conn: &Connection, file_id: i64) -> Result<Vec<(String, String, String)>> {
     let mut stmt = conn
@@ -326,14 +348,21 @@ pub fn file_fingerprints(conn: &Connection, file_id: i64) -> Result<Option<FileF
     Ok(Some(FileFingerprints { file, symbols }))
 }
 
-/// Inserts a file's symbols; returns their row ids, in order.
-pub fn insert_symbols(tx: &Transaction<'_>, file_id: i64, symbols: &[Symbol]) -> Result<Vec<i64>> {
+/// Inserts a file's symbols; returns their row ids, in order. A symbol whose key is in
+/// `reuse` (the file's old rows, [`symbol_ids_by_key`], deleted since) gets its old id.
+pub fn insert_symbols(
+    tx: &Transaction<'_>,
+    file_id: i64,
+    symbols: &[Symbol],
+    reuse: &HashMap<String, i64>,
+) -> Result<Vec<i64>> {
     let mut stmt = tx
         .prepare_cached(
             "INSERT INTO symbols(file_id, key, name, qualified_name, kind, start_byte, end_byte,
                 start_line, end_line, name_start_byte, name_end_byte, name_line, name_column,
-                signature, doc, body_fingerprint, signature_fingerprint, parent_key, terms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                signature, doc, body_fingerprint, signature_fingerprint, parent_key, terms,
+                symbol_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
         )
         .ctx(|| "preparing symbol insert".into())?;
     let mut ids = Vec::with_capacity(symbols.len());
@@ -361,7 +390,8 @@ pub fn insert_symbols(tx: &Transaction<'_>, file_id: i64, symbols: &[Symbol]) ->
             s.body_fingerprint,
             s.signature_fingerprint,
             parent,
-            loci_core::terms::symbol_terms(&s.qualified_name)
+            loci_core::terms::symbol_terms(&s.qualified_name),
+            reuse.get(&s.key)
         ])
         .ctx(|| format!("inserting symbol {}", s.key))?;
         ids.push(tx.last_insert_rowid());
@@ -420,11 +450,23 @@ pub struct IndexedChunk {
     pub embed_hash: String,
 }
 
-/// The code text of a source file as [`insert_code_text`] indexes it: the words of its
-/// path and its chunks ([`loci_core::chunks::code_chunks`]), each with its identifier-aware
-/// terms. Pure: the scan runs it on its worker threads.
-pub fn index_code_text(path: &str, text: &str, symbols: &[Symbol]) -> (String, Vec<IndexedChunk>) {
-    let chunks = loci_core::chunks::code_chunks(text, symbols)
+/// The code text of a source file as [`insert_code_text`] indexes it.
+#[derive(Clone, Debug)]
+pub struct CodeText {
+    /// The words of its path ([`loci_core::chunks::path_words`]).
+    pub path_words: String,
+    /// Its chunks ([`loci_core::chunks::code_chunks`]), each with its identifier-aware
+    /// terms.
+    pub chunks: Vec<IndexedChunk>,
+    /// The distinct words of each row it puts in the indexes
+    /// ([`crate::common_terms::code_text_words`]).
+    pub words: Vec<u8>,
+}
+
+/// The code text of a source file as [`insert_code_text`] indexes it. Pure: the scan runs
+/// it on its worker threads.
+pub fn index_code_text(path: &str, text: &str, symbols: &[Symbol]) -> CodeText {
+    let chunks: Vec<IndexedChunk> = loci_core::chunks::code_chunks(text, symbols)
         .into_iter()
         .map(|c| {
             let terms = crate::search::text_terms(&c.text);
@@ -446,25 +488,32 @@ pub fn index_code_text(path: &str, text: &str, symbols: &[Symbol]) -> (String, V
             }
         })
         .collect();
-    (loci_core::chunks::path_words(path), chunks)
+    let path_words = loci_core::chunks::path_words(path);
+    let words = crate::common_terms::code_text_words(&path_words, &chunks);
+    CodeText {
+        path_words,
+        chunks,
+        words,
+    }
 }
 
 /// Inserts a file's code text: its chunks (`code_chunks` and `code_chunks_fts`, the
 /// chunk's path column holding the path's words and its definition's names) and the whole
 /// file (`file_text_fts`: the chunks' texts, which hold every line that is not blank); for
 /// test, example and vendored code (`secondary`), `secondary_chunks_fts` and
-/// `secondary_file_text_fts` instead. `symbol_ids` are the row ids [`insert_symbols`] gave
-/// the file's symbols.
+/// `secondary_file_text_fts` instead; and the rows' distinct words (`code_text_words`,
+/// [`crate::common_terms`]). `symbol_ids` are the row ids [`insert_symbols`] gave the
+/// file's symbols.
 pub fn insert_code_text(
     tx: &Transaction<'_>,
     file_id: i64,
-    path_words: &str,
-    chunks: &[IndexedChunk],
+    code: &CodeText,
     symbol_ids: &[i64],
     secondary: bool,
 ) -> Result<()> {
     use crate::search::FtsTable;
     let ctx = || "inserting code text".to_string();
+    let (path_words, chunks) = (code.path_words.as_str(), code.chunks.as_slice());
     let mut chunk_row = tx
         .prepare_cached(
             "INSERT INTO code_chunks(file_id, symbol_id, start_line, end_line, secondary, embed_hash)
@@ -507,6 +556,10 @@ pub fn insert_code_text(
     .ctx(ctx)?
     .execute(params![file_id, path_words, whole])
     .ctx(ctx)?;
+    tx.prepare_cached("INSERT INTO code_text_words(file_id, secondary, words) VALUES (?1, ?2, ?3)")
+        .ctx(ctx)?
+        .execute(params![file_id, secondary, code.words])
+        .ctx(ctx)?;
     Ok(())
 }
 
@@ -803,17 +856,18 @@ pub fn set_ref_target(
     Ok(())
 }
 
-/// Ids of references in other files resolved to a symbol of `file_id` (they must be
-/// re-resolved when that file's symbols are rewritten or deleted).
-pub fn refs_into_file(conn: &Connection, file_id: i64) -> Result<Vec<i64>> {
+/// `(ref id, target id)` of the references in other files resolved to a symbol of
+/// `file_id` (those into a symbol whose key is gone must be resolved again when the file
+/// is rewritten or deleted).
+pub fn refs_into_file(conn: &Connection, file_id: i64) -> Result<Vec<(i64, i64)>> {
     let mut stmt = conn
         .prepare_cached(
-            "SELECT r.ref_id FROM symbols s JOIN refs r ON r.target_id = s.symbol_id
+            "SELECT r.ref_id, r.target_id FROM symbols s JOIN refs r ON r.target_id = s.symbol_id
              WHERE s.file_id = ?1 AND r.file_id != ?1",
         )
         .ctx(|| "reading incoming refs".into())?;
     let rows = stmt
-        .query_map([file_id], |r| r.get(0))
+        .query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?)))
         .ctx(|| "reading incoming refs".into())?;
     rows.collect::<rusqlite::Result<Vec<_>>>()
         .ctx(|| "reading incoming refs".into())

@@ -188,6 +188,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0027_unsaved_buffers.sql"),
         fill: None,
     },
+    Migration {
+        version: 28,
+        name: "code_text_words",
+        sql: include_str!("migrations/0028_code_text_words.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
