@@ -188,6 +188,13 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0027_unsaved_buffers.sql"),
         fill: None,
     },
+    // 28 is another branch's (code text words): it lands first.
+    Migration {
+        version: 29,
+        name: "scip",
+        sql: include_str!("migrations/0029_scip.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
