@@ -22,7 +22,7 @@
 //!   and drops the others (`loci_store::scip`): an edge holds while the file it is in and
 //!   the file of its target are unchanged since the import.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
@@ -84,6 +84,9 @@ pub struct ScipImport {
     pub added: u64,
     /// References to local variables and parameters: not edges of the map.
     pub locals: u64,
+    /// References to definitions in documents not imported (stale, not in the map): left
+    /// to loci's own resolution.
+    pub unchecked: u64,
     /// Milliseconds spent, reading to writing.
     pub duration_ms: u64,
 }
@@ -209,9 +212,20 @@ pub fn import(root: &Path, store: &mut Store, index: &Path, max_bytes: u64) -> R
     // Check each document against its file and place its occurrences.
     let conn = store.conn();
     let mut checked: Vec<Checked> = Vec::new();
+    // Symbols defined in documents not imported: what refers to them is not known.
+    let mut unchecked: HashSet<u32> = HashSet::new();
+    let mut skip = |doc: &RawDocument| {
+        unchecked.extend(
+            doc.occurrences
+                .iter()
+                .filter(|o| o.symbol != LOCAL && o.roles & SymbolRole::Definition as i32 != 0)
+                .map(|o| o.symbol),
+        )
+    };
     for doc in documents {
         let path = format!("{prefix}{}", doc.relative_path);
         let Some((file_id, content_hash)) = stored::file(conn, &path)? else {
+            skip(&doc);
             report.not_in_map += 1;
             if report.not_in_map_examples.len() < EXAMPLES {
                 report.not_in_map_examples.push(path);
@@ -225,7 +239,10 @@ pub fn import(root: &Path, store: &mut Store, index: &Path, max_bytes: u64) -> R
                 content_hash,
                 occurrences,
             }),
-            Err(reason) => report.stale.push(StaleDocument { path, reason }),
+            Err(reason) => {
+                skip(&doc);
+                report.stale.push(StaleDocument { path, reason })
+            }
         }
     }
 
@@ -264,6 +281,10 @@ pub fn import(root: &Path, store: &mut Store, index: &Path, max_bytes: u64) -> R
                 if own.is_none() {
                     continue;
                 }
+            }
+            if unchecked.contains(&o.symbol) {
+                report.unchecked += 1;
+                continue;
             }
             let target = defined.get(&o.symbol).filter(|_| o.symbol != LOCAL);
             let kind = match (own, target) {
@@ -496,7 +517,8 @@ fn check_document(
         return Err("changed since the last scan: scan again, then import".into());
     }
     if let Ok(modified) = std::fs::metadata(&full).and_then(|m| m.modified())
-        && modified > index_written
+        // Not newer, nor written in the same clock tick (file times are coarse).
+        && modified >= index_written
     {
         return Err("modified after the index was written: index again".into());
     }

@@ -1422,7 +1422,8 @@ pub fn scip_import(o: Out, r: &crate::scip::ScipImport) -> io::Result<()> {
         o,
         "scip: {} definitions mapped to symbols ({} without one), {} references stated: \
          {} confirmed, {} corrected, {} newly resolved, {} added, {} cleared (outside the map, \
-         loci had guessed), {} outside the map; {} references to locals left out",
+         loci had guessed), {} outside the map; {} references to locals left out, {} into \
+         documents not imported left to loci",
         r.definitions,
         r.definitions_unmapped,
         r.references,
@@ -1432,7 +1433,8 @@ pub fn scip_import(o: Out, r: &crate::scip::ScipImport) -> io::Result<()> {
         r.added,
         r.cleared,
         r.external,
-        r.locals
+        r.locals,
+        r.unchecked
     )?;
     if r.not_in_map > 0 {
         writeln!(

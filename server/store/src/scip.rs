@@ -405,15 +405,18 @@ pub fn symbols_by_name_place(
     Ok(out)
 }
 
-/// A file's references by their first byte: kind and target id. Of two at one place, the
-/// first (as [`apply`] sets).
+/// A file's own references by their first byte (not those an import added): kind and
+/// target id. Of two at one place, the first (as [`apply`] sets).
 pub fn refs_by_place(
     conn: &Connection,
     file_id: i64,
 ) -> Result<HashMap<u32, (String, Option<i64>)>> {
     let mut st = conn
         .prepare_cached(
-            "SELECT start_byte, kind, target_id FROM refs WHERE file_id = ?1 ORDER BY ref_id",
+            "SELECT start_byte, kind, target_id FROM refs r WHERE file_id = ?1
+               AND NOT EXISTS (SELECT 1 FROM scip_refs x WHERE x.file_id = r.file_id
+                                 AND x.start_byte = r.start_byte AND x.added = 1)
+             ORDER BY ref_id",
         )
         .ctx(|| "reading refs".into())?;
     let mut out = HashMap::new();
