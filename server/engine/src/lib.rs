@@ -482,7 +482,11 @@ impl Workspace {
     /// Errors: [`EngineError::Io`] when the index cannot be read,
     /// [`EngineError::InvalidArgument`] (`scip`) when it is too large, malformed, or of a
     /// folder outside the workspace; nothing is written then.
-    pub fn import_scip(&mut self, index: &Path, max_bytes: u64) -> Result<Envelope<scip::ScipImport>> {
+    pub fn import_scip(
+        &mut self,
+        index: &Path,
+        max_bytes: u64,
+    ) -> Result<Envelope<scip::ScipImport>> {
         if self.store.is_read_only() {
             return Err(StoreError::ReadOnly {
                 path: self.store.path().map(Path::to_path_buf).unwrap_or_default(),

@@ -462,7 +462,11 @@ fn project_prefix(root: &Path, project_root: &str) -> std::result::Result<String
     match path_c.strip_prefix(&root_c) {
         Ok(rel) => {
             let rel = rel.to_string_lossy().replace('\\', "/");
-            Ok(if rel.is_empty() { rel } else { format!("{rel}/") })
+            Ok(if rel.is_empty() {
+                rel
+            } else {
+                format!("{rel}/")
+            })
         }
         Err(_) => Err(format!(
             "the index is of {}, which is not this workspace ({}) nor inside it; run the \

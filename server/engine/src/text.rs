@@ -200,7 +200,7 @@ pub fn ref_hit(o: Out, r: &RefHit) -> io::Result<()> {
 
 /// An edge's provenance as listings write it: `stated`, `derived`, or `stated: scip` for
 /// an edge a SCIP index states (`loci scan --scip`).
-fn provenance(provenance: &str, source: Option<&str>) -> String {
+pub fn provenance(provenance: &str, source: Option<&str>) -> String {
     match source {
         Some(source) => format!("{provenance}: {source}"),
         None => provenance.to_string(),
@@ -1414,7 +1414,11 @@ pub fn scip_import(o: Out, r: &crate::scip::ScipImport) -> io::Result<()> {
         r.covered,
         r.documents,
         escaped(&r.index),
-        if r.tool.is_empty() { "unknown indexer" } else { &r.tool },
+        if r.tool.is_empty() {
+            "unknown indexer"
+        } else {
+            &r.tool
+        },
         escaped(&r.project_root),
         r.duration_ms as f64 / 1000.0
     )?;

@@ -91,7 +91,11 @@ fn indexed_in(nested: bool) -> (tempfile::TempDir, PathBuf, PathBuf, Workspace) 
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("kvstore");
     copy_dir(&fixture(), &project);
-    let root = if nested { dir.path().to_path_buf() } else { project.clone() };
+    let root = if nested {
+        dir.path().to_path_buf()
+    } else {
+        project.clone()
+    };
     let mut ws = Workspace::open(&root, Some(&dir.path().join("loci.db"))).unwrap();
     ws.scan(&|_| {}).unwrap();
     let scip = dir.path().join("index.scip");
@@ -280,7 +284,11 @@ fn rescan_keeps_the_scip_edges_of_unchanged_files_and_drops_those_of_changed_one
     ws.import_scip(&scip, MAX_INDEX_BYTES).unwrap();
     // A new definition named `len` makes the scan resolve every `len` again by name; the
     // edges of unchanged files are written back.
-    std::fs::write(root.join("src/extra.rs"), "pub fn len() -> usize {\n    0\n}\n").unwrap();
+    std::fs::write(
+        root.join("src/extra.rs"),
+        "pub fn len() -> usize {\n    0\n}\n",
+    )
+    .unwrap();
     let scan = ws.scan(&|_| {}).unwrap().result;
     let coverage = scan.scip.expect("the scan reports the map's scip edges");
     assert_eq!(
@@ -346,7 +354,10 @@ fn scip_document_modified_after_the_index_was_written_is_not_imported() {
     );
     assert_eq!(r.covered, 2);
     // Edges into the stale document are not stated either: its symbols' places moved.
-    assert_eq!(callers(&ws, "checksum"), ["src/store.rs:32 checksum -> src/util.rs#checksum@function (stated, 1.00)"]);
+    assert_eq!(
+        callers(&ws, "checksum"),
+        ["src/store.rs:32 checksum -> src/util.rs#checksum@function (stated, 1.00)"]
+    );
 }
 
 /// The map's references as `refs` lists them for [`NAMES`], with provenance.
@@ -384,7 +395,10 @@ fn scip_index_that_is_not_one_is_refused_and_the_map_is_unchanged() {
     let garbage = dir.path().join("garbage.scip");
     std::fs::write(&garbage, b"\xff\xff\xff\xff not protobuf").unwrap();
     let message = refusal(ws.import_scip(&garbage, MAX_INDEX_BYTES).unwrap_err());
-    assert!(message.starts_with(&format!("{}: not a SCIP index (", garbage.display())), "{message}");
+    assert!(
+        message.starts_with(&format!("{}: not a SCIP index (", garbage.display())),
+        "{message}"
+    );
     let empty = dir.path().join("empty.scip");
     std::fs::write(&empty, b"").unwrap();
     assert_eq!(
@@ -401,7 +415,10 @@ fn scip_index_that_is_not_one_is_refused_and_the_map_is_unchanged() {
     let message = refusal(ws.import_scip(&truncated, MAX_INDEX_BYTES).unwrap_err());
     assert!(message.contains("not a SCIP index ("), "{message}");
     let missing = dir.path().join("missing.scip");
-    assert!(matches!(ws.import_scip(&missing, MAX_INDEX_BYTES).unwrap_err(), EngineError::Io { .. }));
+    assert!(matches!(
+        ws.import_scip(&missing, MAX_INDEX_BYTES).unwrap_err(),
+        EngineError::Io { .. }
+    ));
     assert_eq!(all_refs(&ws), before);
 }
 

@@ -275,8 +275,7 @@ pub fn apply(tx: &Transaction<'_>, file_ids: &[i64], also: &BTreeSet<i64>) -> Re
             }
             match at.get(start) {
                 Some((ref_id, target, provenance, confidence)) => {
-                    if target != symbol || provenance != PROVENANCE || *confidence != CONFIDENCE
-                    {
+                    if target != symbol || provenance != PROVENANCE || *confidence != CONFIDENCE {
                         map::set_ref_target(tx, *ref_id, *symbol, PROVENANCE, CONFIDENCE)?;
                         applied.updated += 1;
                         touched.insert(file_id);

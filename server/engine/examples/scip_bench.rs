@@ -1,0 +1,116 @@
+//! Benchmark of `loci scan --scip` on a real crate (docs/benchmarks.md, "Precise references
+//! from a SCIP index"): scans ROOT into a fresh store, answers `callers` of each SYMBOL,
+//! imports the SCIP index, answers them again, and prints the times and counts.
+//!
+//! `cargo run --release -p loci-engine --example scip_bench -- ROOT INDEX [SYMBOL ...]`
+//! (`SCIP_BENCH_DB=FILE` keeps the store there; it must not exist yet).
+
+use std::time::Instant;
+
+use loci_engine::Workspace;
+use loci_engine::query::MIN_CONFIDENCE;
+use loci_engine::scip::MAX_INDEX_BYTES;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let usage = "usage: scip_bench ROOT INDEX [SYMBOL ...]";
+    let root = std::path::PathBuf::from(args.next().ok_or(usage)?);
+    let index = std::path::PathBuf::from(args.next().ok_or(usage)?);
+    let symbols: Vec<String> = args.collect();
+    let store = tempfile::tempdir()?;
+    // `SCIP_BENCH_DB=path` keeps the store for a look afterwards.
+    let db = std::env::var_os("SCIP_BENCH_DB")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| store.path().join("loci.db"));
+    let mut ws = Workspace::open(&root, Some(&db))?;
+    let t = Instant::now();
+    let scan = ws.scan(&|_| {})?.result;
+    println!(
+        "scan: {} files, {} symbols, {} refs in {:.2}s",
+        scan.totals.files,
+        scan.totals.symbols,
+        scan.totals.refs,
+        t.elapsed().as_secs_f64()
+    );
+    let callers =
+        |ws: &Workspace, s: &str| -> Result<(u64, u64, u64), Box<dyn std::error::Error>> {
+            let c = ws.callers_with(s, 0, MIN_CONFIDENCE)?.result;
+            let scip = c
+                .calls
+                .iter()
+                .filter(|r| r.source.as_deref() == Some("scip"))
+                .count() as u64;
+            Ok((c.calls.len() as u64, scip, c.weaker))
+        };
+    let before: Vec<_> = symbols
+        .iter()
+        .map(|s| callers(&ws, s))
+        .collect::<Result<_, _>>()?;
+    let t = Instant::now();
+    let r = ws.import_scip(&index, MAX_INDEX_BYTES)?.result;
+    let import = t.elapsed().as_secs_f64();
+    println!(
+        "import: {import:.2}s ({} bytes): {} of {} documents, {} stale, {} not in the map; \
+         {} definitions ({} unmapped); {} references: {} confirmed, {} corrected, {} resolved, \
+         {} added, {} cleared, {} external; {} locals, {} unchecked",
+        std::fs::metadata(&index)?.len(),
+        r.covered,
+        r.documents,
+        r.stale.len(),
+        r.not_in_map,
+        r.definitions,
+        r.definitions_unmapped,
+        r.references,
+        r.confirmed,
+        r.corrected,
+        r.resolved,
+        r.added,
+        r.cleared,
+        r.external,
+        r.locals,
+        r.unchecked
+    );
+    for (s, (calls, _, weaker)) in symbols.iter().zip(&before) {
+        let (after, scip, after_weaker) = callers(&ws, s)?;
+        println!(
+            "callers {s}: before {calls} listed (+{weaker} weaker), after {after} listed \
+             ({scip} stated by scip, +{after_weaker} weaker)"
+        );
+    }
+    // A rescan with nothing changed, then one with one file touched.
+    let t = Instant::now();
+    let again = ws.scan(&|_| {})?.result;
+    println!(
+        "rescan (nothing changed): {:.3}s, scip coverage reported: {}",
+        t.elapsed().as_secs_f64(),
+        again.scip.is_some()
+    );
+    // `SCIP_BENCH_TOUCH=PATH` (repo-relative): a rescan after a comment is appended to that
+    // file (restored afterwards), which re-resolves and reconciles.
+    if let Some(touch) = std::env::var_os("SCIP_BENCH_TOUCH") {
+        let path = root.join(touch);
+        let text = std::fs::read(&path)?;
+        let mut changed = text.clone();
+        changed.extend_from_slice(b"\n// touched by scip_bench\n");
+        std::fs::write(&path, &changed)?;
+        let t = Instant::now();
+        let again = ws.scan(&|_| {});
+        let took = t.elapsed().as_secs_f64();
+        std::fs::write(&path, &text)?;
+        let again = again?.result;
+        let c = again.scip.unwrap_or_default();
+        println!(
+            "rescan (one file changed): {took:.3}s: scip coverage {} files, {} edges, {} dropped, \
+             {} restored",
+            c.files,
+            c.edges,
+            c.dropped.len(),
+            c.restored
+        );
+        for s in &symbols {
+            let (after, scip, weaker) = callers(&ws, s)?;
+            println!("callers {s}: {after} listed ({scip} stated by scip, +{weaker} weaker)");
+        }
+    }
+    Ok(())
+}
