@@ -5,6 +5,8 @@
 //! `cargo run --release -p loci-engine --example scip_bench -- ROOT INDEX [SYMBOL ...]`
 //! (`SCIP_BENCH_DB=FILE` keeps the store there; it must not exist yet).
 
+#![allow(clippy::print_stdout)] // a benchmark prints its figures
+
 use std::time::Instant;
 
 use loci_engine::Workspace;

@@ -1350,31 +1350,6 @@ pub fn vault(o: Out, r: &crate::obsidian::VaultReport) -> io::Result<()> {
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::commit_files;
-
-    /// Fault found by a fresh-user trial: `why` after `loci sync` listed every file of the
-    /// repository's first commit (40 of them) under it. At most 5 now, the page's own
-    /// subject first, then how many more.
-    #[test]
-    fn fault_why_listed_every_file_of_a_commit() {
-        let files: Vec<String> = (0..40).map(|i| format!("email/f{i:02}.py")).collect();
-        assert_eq!(
-            commit_files(&files, "email/f17.py"),
-            "email/f17.py, email/f00.py, email/f01.py, email/f02.py, email/f03.py and 35 more files"
-        );
-        assert_eq!(
-            commit_files(&files[..2], "email"),
-            "email/f00.py, email/f01.py"
-        );
-        assert_eq!(
-            commit_files(&files[..6], "other.py"),
-            "email/f00.py, email/f01.py, email/f02.py, email/f03.py, email/f04.py and 1 more file"
-        );
-    }
-}
-
 /// The map's SCIP edges after a scan: how many files they cover, and the files that
 /// changed since the import (their references are name-based again).
 fn scip_coverage(o: Out, c: &crate::scip::ScipCoverage) -> io::Result<()> {
@@ -1457,3 +1432,29 @@ pub fn scip_import(o: Out, r: &crate::scip::ScipImport) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::commit_files;
+
+    /// Fault found by a fresh-user trial: `why` after `loci sync` listed every file of the
+    /// repository's first commit (40 of them) under it. At most 5 now, the page's own
+    /// subject first, then how many more.
+    #[test]
+    fn fault_why_listed_every_file_of_a_commit() {
+        let files: Vec<String> = (0..40).map(|i| format!("email/f{i:02}.py")).collect();
+        assert_eq!(
+            commit_files(&files, "email/f17.py"),
+            "email/f17.py, email/f00.py, email/f01.py, email/f02.py, email/f03.py and 35 more files"
+        );
+        assert_eq!(
+            commit_files(&files[..2], "email"),
+            "email/f00.py, email/f01.py"
+        );
+        assert_eq!(
+            commit_files(&files[..6], "other.py"),
+            "email/f00.py, email/f01.py, email/f02.py, email/f03.py, email/f04.py and 1 more file"
+        );
+    }
+}
+

@@ -379,12 +379,12 @@ pub fn file(conn: &Connection, path: &str) -> Result<Option<(i64, String)>> {
         .ctx(|| format!("reading the file {path}"))
 }
 
-/// A file's symbols by where their name starts (zero-based line, byte column): id, key
-/// and kind. Of two symbols named at one place (rare), the first.
-pub fn symbols_by_name_place(
-    conn: &Connection,
-    file_id: i64,
-) -> Result<HashMap<(u32, u32), (i64, String, String)>> {
+/// A symbol by where its name starts: (zero-based line, byte column) → (id, key, kind).
+pub type SymbolsByPlace = HashMap<(u32, u32), (i64, String, String)>;
+
+/// A file's symbols by where their name starts. Of two symbols named at one place (rare),
+/// the first.
+pub fn symbols_by_name_place(conn: &Connection, file_id: i64) -> Result<SymbolsByPlace> {
     let mut st = conn
         .prepare_cached(
             "SELECT name_line, name_column, symbol_id, key, kind FROM symbols
