@@ -168,8 +168,9 @@ pub struct ScanReport {
     /// knowledge ([`crate::Workspace::scan`]; a one-file rescan had said "2.5 s" after
     /// 40 s of lint, issue 37). The `scans` row keeps the scan's own part.
     pub duration_ms: u64,
-    /// The map's SCIP edges after the scan (`loci scan --scip`, [`crate::scip::reconcile`]):
-    /// absent when no file's references come from a SCIP index.
+    /// The map's SCIP edges after a scan that changed the map (`loci scan --scip`,
+    /// [`crate::scip::reconcile`]): absent when it changed nothing or no file's references
+    /// come from a SCIP index.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scip: Option<crate::scip::ScipCoverage>,
 }
