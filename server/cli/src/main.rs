@@ -67,6 +67,11 @@ enum Command {
     Scan {
         /// The workspace root to scan (default: the discovered root).
         path: Option<PathBuf>,
+        /// After the scan, import this SCIP index (`rust-analyzer scip .`, `scip-python
+        /// index`, `scip-typescript index`, `scip-java index` write one): its references
+        /// become stated edges (confidence 1.0) for the files it covers, until they change.
+        #[arg(long, value_name = "FILE")]
+        scip: Option<PathBuf>,
     },
     /// Embed the code chunks that have no vector yet, with the model of `[embeddings] model`
     /// (or LOCI_EMBEDDINGS_MODEL): optional dense retrieval for `context`. Resumable.
@@ -804,7 +809,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
     }
     let cwd = std::env::current_dir()?;
     let root = match (&cli.command, &cli.root) {
-        (Command::Scan { path: Some(p) }, _) => p.clone(),
+        (Command::Scan { path: Some(p), .. }, _) => p.clone(),
         (_, Some(r)) => r.clone(),
         _ => loci_engine::discover_root(&cwd),
     };
@@ -819,7 +824,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
     }
     // `loci scan SUBDIR` of a workspace made a second store in SUBDIR/.loci, and every
     // command run below SUBDIR then used it: the workspace's memory looked lost there.
-    if let (Command::Scan { path: Some(p) }, None) = (&cli.command, &cli.db)
+    if let (Command::Scan { path: Some(p), .. }, None) = (&cli.command, &cli.db)
         && let Some(outer) = enclosing_workspace(p)
     {
         return Err(cli_error(
@@ -1063,11 +1068,19 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             loci_mcp::run(Ok(ws), transport, loci_mcp::ServerOptions::default())?;
             return Ok(ExitCode::SUCCESS);
         }
-        Command::Scan { .. } => {
+        Command::Scan { scip, .. } => {
             let bar = output::ScanBar::new(cli.json);
             let env = ws.scan(&|p| bar.update(p))?;
             bar.finish();
-            out.scan(&env)?
+            match scip {
+                // The index is checked against the map the scan just made.
+                Some(index) => {
+                    let index = cwd.join(index);
+                    let imported = ws.import_scip(&index, loci_engine::scip::MAX_INDEX_BYTES)?;
+                    out.scan_scip(&env, &imported)?
+                }
+                None => out.scan(&env)?,
+            }
         }
         Command::Embed => {
             let bar = output::EmbedBar::new(cli.json);

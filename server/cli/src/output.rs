@@ -177,6 +177,29 @@ impl Output {
         Ok(true)
     }
 
+    /// `loci scan --scip FILE`: the scan, then the import (`--json`: one envelope whose
+    /// result is `{scan, scip}`).
+    pub fn scan_scip(
+        &self,
+        scan: &Envelope<ScanReport>,
+        imported: &Envelope<loci_engine::scip::ScipImport>,
+    ) -> Found {
+        #[derive(Serialize)]
+        struct Both<'a> {
+            scan: &'a ScanReport,
+            scip: &'a loci_engine::scip::ScipImport,
+        }
+        let env = imported.clone().map(|_| Both {
+            scan: &scan.result,
+            scip: &imported.result,
+        });
+        self.emit(&env, |o| {
+            text::scan(o, &scan.result)?;
+            text::scip_import(o, &imported.result)
+        })?;
+        Ok(true)
+    }
+
     pub fn symbols(&self, env: &Envelope<Vec<SymbolHit>>) -> Found {
         self.emit(env, |o| {
             env.result.iter().try_for_each(|s| text::symbol_hit(o, s))

@@ -370,21 +370,22 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
     // references), 0019 (code text), 0020-0021 (secondary code text, text-keyed vectors)
     // 0022 (log entries: this store has no decisions, so it moves nothing; its index is
     // dropped), 0023 (symbols by folded name), 0024 (map changes), 0025 (team memory's
-    // replica tables), 0026 (llm runs), 0027 (unsaved buffers) and 0028 (code text
-    // words) pending,
+    // replica tables), 0026 (llm runs), 0027 (unsaved buffers), 0028 (code text words)
+    // and 0029 (SCIP edges) pending,
     // so a kill can land between them. Undo 0019 to 0011 and 0009 to
     // 0006 for real (dropping the receiver columns undoes 0016 too) and forget 0005's row
     // (it recreates what it touches).
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        28,
+        29,
         "revisit which migrations this test undoes"
     );
     {
         let conn = Connection::open(&old).expect("open old");
         conn.execute_batch(
-            "DROP TABLE code_text_words; DROP TABLE unsaved_buffers; DROP TABLE llm_runs; DROP TABLE team_outbox; DROP TABLE team_applied;
+            "DROP TABLE scip_refs; DROP TABLE scip_documents; DROP TABLE code_text_words;
+             DROP TABLE unsaved_buffers; DROP TABLE llm_runs; DROP TABLE team_outbox; DROP TABLE team_applied;
              DROP TRIGGER map_changes_symbol_insert; DROP TRIGGER map_changes_symbol_delete; DROP TRIGGER map_changes_file_insert; DROP TRIGGER map_changes_file_delete; DROP TRIGGER map_changes_file_update; DROP TRIGGER map_changes_page_move; DROP TABLE map_changes; DROP INDEX claims_by_name; DROP INDEX revision_marks_stale;
              DROP TRIGGER secondary_file_text_fts_delete; DROP TABLE secondary_file_text_fts; DROP TABLE secondary_chunks_fts;
              DROP INDEX pages_by_entry_number; DROP INDEX symbols_by_folded_name;

@@ -29,6 +29,7 @@ mod renamed;
 pub mod retrieve;
 pub mod sarif;
 pub mod scan;
+pub mod scip;
 pub mod search;
 pub mod secrets;
 pub mod session;
@@ -463,10 +464,39 @@ impl Workspace {
         self.store.set_memory_map(true)?;
         let mut report = report?;
         if report.changed {
+            // Edges a SCIP index stated hold while their files are unchanged: those the
+            // scan re-resolved by name are written again, the others dropped.
+            report.scip = scip::reconcile(&mut self.store)?;
+        }
+        if report.changed {
             // Record what the change did to the knowledge at this scan revision.
             self.run_lint()?;
         }
         report.duration_ms = started.elapsed().as_millis() as u64;
+        self.envelope(report, Vec::new())
+    }
+
+    /// Imports the SCIP index at `index` (`loci scan --scip FILE`, after the scan): its
+    /// definitions and references become stated edges of the map for the files it covers
+    /// ([`scip::import`]; at most `max_bytes`, [`scip::MAX_INDEX_BYTES`] by default).
+    ///
+    /// Errors: [`EngineError::Io`] when the index cannot be read,
+    /// [`EngineError::InvalidArgument`] (`scip`) when it is too large, malformed, or of a
+    /// folder outside the workspace; nothing is written then.
+    pub fn import_scip(
+        &mut self,
+        index: &Path,
+        max_bytes: u64,
+    ) -> Result<Envelope<scip::ScipImport>> {
+        if self.store.is_read_only() {
+            return Err(StoreError::ReadOnly {
+                path: self.store.path().map(Path::to_path_buf).unwrap_or_default(),
+                what: "importing a SCIP index".into(),
+            }
+            .into());
+        }
+        let _lock = self.store.lock("a SCIP import")?;
+        let report = scip::import(&self.root, &mut self.store, index, max_bytes)?;
         self.envelope(report, Vec::new())
     }
 

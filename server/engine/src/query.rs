@@ -175,6 +175,9 @@ pub struct ImpactEdge {
     pub provenance: String,
     /// Confidence in [0, 1].
     pub confidence: f64,
+    /// `scip` when a SCIP index states the edge (`loci scan --scip`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// One node reached by an impact walk.
@@ -549,6 +552,7 @@ impl Workspace {
                     kind: i.kind,
                     provenance: i.provenance,
                     confidence: i.confidence,
+                    source: None,
                 },
                 path: i.path,
             })
@@ -675,6 +679,7 @@ impl Workspace {
                             at: format!("{}:{}", r.path, r.line + 1),
                             provenance: r.provenance.clone(),
                             confidence: r.confidence,
+                            source: r.source.clone(),
                         },
                     });
                 }

@@ -173,6 +173,11 @@ pub struct ScanReport {
     /// the indexes. Not part of the output: for tests.
     #[serde(skip)]
     pub common_terms_updated: bool,
+    /// The map's SCIP edges after a scan that changed the map (`loci scan --scip`,
+    /// [`crate::scip::reconcile`]): absent when it changed nothing or no file's references
+    /// come from a SCIP index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scip: Option<crate::scip::ScipCoverage>,
 }
 
 /// The result of reading and analysing one file on a worker thread.

@@ -114,6 +114,9 @@ pub fn scan(o: Out, r: &ScanReport) -> io::Result<()> {
         )?;
     }
     writeln!(o, "map: {}", totals_line(t, true))?;
+    if let Some(c) = &r.scip {
+        scip_coverage(o, c)?;
+    }
     languages(o, &r.languages)?;
     if !r.skipped.is_empty() {
         let parts: Vec<String> = r.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
@@ -190,9 +193,18 @@ pub fn ref_hit(o: Out, r: &RefHit) -> io::Result<()> {
         r.name,
         escaped(within),
         escaped(target),
-        r.provenance,
+        provenance(&r.provenance, r.source.as_deref()),
         r.confidence
     )
+}
+
+/// An edge's provenance as listings write it: `stated`, `derived`, or `stated: scip` for
+/// an edge a SCIP index states (`loci scan --scip`).
+pub fn provenance(provenance: &str, source: Option<&str>) -> String {
+    match source {
+        Some(source) => format!("{provenance}: {source}"),
+        None => provenance.to_string(),
+    }
 }
 
 /// The definitions a `callers` question matched, then each call.
@@ -529,7 +541,7 @@ pub fn impact(o: Out, env: &Envelope<Impact>) -> io::Result<()> {
             escaped(&n.id),
             n.via.kind,
             escaped(&n.via.at),
-            n.via.provenance,
+            provenance(&n.via.provenance, n.via.source.as_deref()),
             n.via.confidence,
             indent = (n.depth as usize) * 2
         )?;
@@ -1349,6 +1361,89 @@ pub fn vault(o: Out, r: &crate::obsidian::VaultReport) -> io::Result<()> {
         r.unchanged.len(),
         r.removed.len()
     )
+}
+
+/// The map's SCIP edges after a scan: how many files they cover, and the files that
+/// changed since the import (their references are name-based again).
+fn scip_coverage(o: Out, c: &crate::scip::ScipCoverage) -> io::Result<()> {
+    writeln!(
+        o,
+        "scip: the references of {} come from a SCIP index ({} stated edges{})",
+        count(c.files, "file"),
+        c.edges,
+        if c.restored > 0 {
+            format!(", {} written again after name resolution", c.restored)
+        } else {
+            String::new()
+        }
+    )?;
+    if !c.dropped.is_empty() {
+        writeln!(
+            o,
+            "scip: {} changed since the import, name-based again (index again and import \
+             with `loci scan --scip FILE`): {}",
+            count(c.dropped.len() as u64, "file"),
+            c.dropped
+                .iter()
+                .take(10)
+                .map(|p| escaped(p).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+/// What `loci scan --scip FILE` imported.
+pub fn scip_import(o: Out, r: &crate::scip::ScipImport) -> io::Result<()> {
+    writeln!(
+        o,
+        "scip: imported {} of {} documents of {} ({}, project root {}) in {:.2}s",
+        r.covered,
+        r.documents,
+        escaped(&r.index),
+        if r.tool.is_empty() {
+            "unknown indexer"
+        } else {
+            &r.tool
+        },
+        escaped(&r.project_root),
+        r.duration_ms as f64 / 1000.0
+    )?;
+    writeln!(
+        o,
+        "scip: {} definitions mapped to symbols ({} without one), {} references stated: \
+         {} confirmed, {} corrected, {} newly resolved, {} added, {} cleared (outside the map, \
+         loci had guessed), {} outside the map; {} references to locals left out, {} into \
+         documents not imported left to loci",
+        r.definitions,
+        r.definitions_unmapped,
+        r.references,
+        r.confirmed,
+        r.corrected,
+        r.resolved,
+        r.added,
+        r.cleared,
+        r.external,
+        r.locals,
+        r.unchecked
+    )?;
+    if r.not_in_map > 0 {
+        writeln!(
+            o,
+            "scip: {} not in the map (not scanned, ignored, or another language): {}",
+            count(r.not_in_map, "document"),
+            r.not_in_map_examples
+                .iter()
+                .map(|p| escaped(p).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
+    }
+    for s in &r.stale {
+        writeln!(o, "scip: not imported {}: {}", escaped(&s.path), s.reason)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -584,7 +584,12 @@ pub fn impact_markdown(env: &Envelope<Impact>) -> String {
         let _ = writeln!(
             s,
             "- {} `{}` via {} at `{}` ({}, {:.2})",
-            n.depth, n.id, n.via.kind, n.via.at, n.via.provenance, n.via.confidence
+            n.depth,
+            n.id,
+            n.via.kind,
+            n.via.at,
+            loci_engine::text::provenance(&n.via.provenance, n.via.source.as_deref()),
+            n.via.confidence
         );
     }
     if env.limits.omitted > 0 {

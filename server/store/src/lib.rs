@@ -14,6 +14,7 @@ pub mod logs;
 pub mod map;
 pub mod memory;
 mod migrate;
+pub mod scip;
 pub mod search;
 pub mod synthesis;
 pub mod team;

@@ -1275,6 +1275,10 @@ pub struct RefHit {
     pub provenance: String,
     /// Confidence in [0, 1].
     pub confidence: f64,
+    /// `scip` when a SCIP index states the edge (`loci scan --scip`,
+    /// [`crate::scip`]); absent for loci's own analysis.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 fn ref_hit(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefHit> {
@@ -1288,11 +1292,15 @@ fn ref_hit(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefHit> {
         target_key: r.get(6)?,
         provenance: r.get(7)?,
         confidence: r.get(8)?,
+        source: r.get(9)?,
     })
 }
 
 const REF_COLUMNS: &str = "f.path, r.line, r.column, r.name, r.kind, e.key, t.key,
-    r.provenance, r.confidence";
+    r.provenance, r.confidence,
+    CASE WHEN r.provenance = 'stated' AND r.confidence = 1.0 AND EXISTS (
+        SELECT 1 FROM scip_refs x WHERE x.file_id = r.file_id AND x.start_byte = r.start_byte)
+    THEN 'scip' END";
 
 /// `refs r` with its file `f`, enclosing symbol `e` and target `t`.
 const REF_FROM: &str = "refs r JOIN files f ON f.file_id = r.file_id

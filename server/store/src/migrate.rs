@@ -194,6 +194,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0028_code_text_words.sql"),
         fill: None,
     },
+    Migration {
+        version: 29,
+        name: "scip",
+        sql: include_str!("migrations/0029_scip.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
