@@ -2997,7 +2997,10 @@ const TARGETED_RESOLVE_MAX_FILES: usize = 1024;
 /// that use a changed name, live in a file whose imports changed, or pointed into a file
 /// this scan rewrote (`retarget`). With `all` (after an interrupted scan, whose changed
 /// names and rewritten targets were never recorded), every stored reference is resolved
-/// again and every reference edge (`ref_deps`) rewritten.
+/// again and every reference edge (`ref_deps`) rewritten. With `written` (a bulk first
+/// scan), the references were stored with their files instead of held in `pending`, and
+/// are resolved from the store.
+#[allow(clippy::too_many_arguments)]
 fn resolve_refs(
     store: &mut Store,
     pending: PendingRefs,

@@ -444,46 +444,37 @@ end
 
 -- ---- commands ------------------------------------------------------------------------
 
---- `:LociContext {query}`: the answer in the `loci://context` buffer.
-function M.context(query)
+--- Runs `command` with `args` on the current buffer's client and shows its answer.
+local function run_and_show(command, args)
   local bufnr = vim.api.nvim_get_current_buf()
   local client = M.client(bufnr)
   if not client then
     return
   end
-  M.exec(client, bufnr, 'loci.context', { query = query }, function(result)
-    M.show('loci.context', client, result)
+  M.exec(client, bufnr, command, args, function(result)
+    M.show(command, client, result)
   end)
+end
+
+--- `:LociContext {query}`: the answer in the `loci://context` buffer.
+function M.context(query)
+  run_and_show('loci.context', { query = query })
 end
 
 --- `:LociSync`: git history into the audit log, then the pages behind the code, in a
 --- `loci://sync` buffer.
 function M.sync()
-  local bufnr = vim.api.nvim_get_current_buf()
-  local client = M.client(bufnr)
-  if not client then
-    return
-  end
-  M.exec(client, bufnr, 'loci.sync', {}, function(result)
-    M.show('loci.sync', client, result)
-  end)
+  run_and_show('loci.sync', {})
 end
 
 --- `:LociSynthesize [path ...]`: drafts the pages of the paths (default: the plan's) with
 --- the configured `[synthesis] command`; the server reports each page as `$/progress`.
 function M.synthesize(paths)
-  local bufnr = vim.api.nvim_get_current_buf()
-  local client = M.client(bufnr)
-  if not client then
-    return
-  end
   local args = {}
   if paths and #paths > 0 then
     args.paths = paths
   end
-  M.exec(client, bufnr, 'loci.synthesize', args, function(result)
-    M.show('loci.synthesize', client, result)
-  end)
+  run_and_show('loci.synthesize', args)
 end
 
 --- `:LociWhy`: the memory behind the cursor's line (`path:line`), in a float.

@@ -46,22 +46,9 @@ pub(crate) enum Role {
 
 fn role_for_capture(name: &str) -> Role {
     if let Some(kind) = name.strip_prefix("definition.") {
-        return Role::Def(match kind {
-            "function" => SymbolKind::Function,
-            "method" => SymbolKind::Method,
-            "class" => SymbolKind::Class,
-            // loci's Rust additions (no grammar's own query uses these).
-            "struct" => SymbolKind::Struct,
-            "enum" => SymbolKind::Enum,
-            "union" => SymbolKind::Union,
-            "trait" => SymbolKind::Trait,
-            "interface" => SymbolKind::Interface,
-            "module" => SymbolKind::Module,
-            "macro" => SymbolKind::Macro,
-            "constant" => SymbolKind::Constant,
-            "type" => SymbolKind::Type,
-            _ => SymbolKind::Other,
-        });
+        // The kinds as `SymbolKind::as_str` names them (loci adds `struct`, `trait`, ... to
+        // the grammars' own `function`, `method`, `class`).
+        return Role::Def(SymbolKind::parse(kind));
     }
     if let Some(kind) = name.strip_prefix("reference.") {
         return Role::Ref(match kind {
