@@ -809,7 +809,7 @@ mod tests {
             "loci.impact",
             json!([{"target": "a", "hard": true}]),
         ));
-        expect_test::expect!["-32602 unknown command `loci.debug.panic`; loci's commands are loci.context, loci.why, loci.impact, loci.remember, loci.decide, loci.learn, loci.confirm, loci.resolve, loci.recap, loci.scan, loci.debug.text"]
+        expect_test::expect!["-32602 unknown command `loci.debug.panic`; loci's commands are loci.context, loci.why, loci.impact, loci.remember, loci.decide, loci.learn, loci.confirm, loci.resolve, loci.recap, loci.scan, loci.sync, loci.synthesize, loci.debug.text"]
             .assert_eq(&check("loci.debug.panic", json!([])));
         expect_test::expect!["-32602 loci.remember: invalid argument `expect_version`: expected a non-negative integer, got the number -1"]
             .assert_eq(&check("loci.remember", json!([{"subject": "a", "body": "b", "expect_version": -1}])));
