@@ -406,7 +406,6 @@ fn scan_inner(
     let cancel = AtomicBool::new(false);
     let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
     let mut writer = Writer {
-        repair: !interrupted.is_empty(),
         store,
         scan_id,
         stored,
@@ -933,8 +932,6 @@ pub fn count_lines(text: &str) -> i64 {
 }
 
 struct Writer<'a> {
-    /// A scan after an interrupted one: no symbol keeps its id.
-    repair: bool,
     store: &'a mut Store,
     scan_id: i64,
     stored: &'a HashMap<String, FileState>,
@@ -999,14 +996,6 @@ impl Writer<'_> {
                     Outcome::Analyzed(a) => {
                         let existing = stored.get(&a.path).map(|s| s.file_id);
                         let (old_keys, incoming, reuse) = match existing {
-                            // After an interrupted scan the stored ids may be half
-                            // rewritten: symbols get new ids, and every reference is
-                            // resolved again (`repair`).
-                            Some(id) if self.repair => (
-                                map::symbol_keys(tx, id)?,
-                                map::refs_into_file(tx, id)?,
-                                HashMap::new(),
-                            ),
                             Some(id) => (
                                 map::symbol_keys(tx, id)?,
                                 map::refs_into_file(tx, id)?,

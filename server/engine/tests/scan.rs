@@ -2030,3 +2030,47 @@ fn a_bulk_first_scan_that_resolves_written_references_equals_one_that_held_them(
         resolved(&written_rows)
     );
 }
+
+/// Fault: a file that held the table's largest symbol ids, rewritten with a new
+/// definition before the kept ones, failed its scan (`UNIQUE constraint failed:
+/// symbols.symbol_id`): the new row took the largest remaining id plus one, an id a later
+/// symbol of the same file was keeping.
+#[test]
+fn fault_a_new_symbol_took_the_id_a_kept_symbol_of_its_file_reuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "a.py",
+        "def a():\n    return 1\n\n\ndef b():\n    return 2\n",
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    let ids = |ws: &Workspace| -> Vec<(String, i64)> {
+        let mut stmt = ws
+            .store()
+            .conn()
+            .prepare("SELECT name, symbol_id FROM symbols ORDER BY symbol_id")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(ids(&ws), [("a".to_string(), 1), ("b".to_string(), 2)]);
+    write(
+        root,
+        "a.py",
+        "def new():\n    return 0\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n",
+    );
+    let report = scan(&mut ws);
+    assert_eq!(report.modified, ["a.py"]);
+    assert_eq!(
+        ids(&ws),
+        [
+            ("a".to_string(), 1),
+            ("b".to_string(), 2),
+            ("new".to_string(), 3)
+        ]
+    );
+}

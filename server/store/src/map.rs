@@ -365,36 +365,44 @@ pub fn insert_symbols(
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
         )
         .ctx(|| "preparing symbol insert".into())?;
-    let mut ids = Vec::with_capacity(symbols.len());
-    for s in symbols {
-        let parent = s
-            .parent
-            .and_then(|i| symbols.get(i as usize))
-            .map(|p| p.key.as_str());
-        stmt.execute(params![
-            file_id,
-            s.key,
-            s.name,
-            s.qualified_name,
-            s.kind.as_str(),
-            s.span.start,
-            s.span.end,
-            s.span.line,
-            s.span.end_line,
-            s.name_span.start,
-            s.name_span.end,
-            s.name_span.line,
-            s.name_span.column,
-            s.signature,
-            s.doc,
-            s.body_fingerprint,
-            s.signature_fingerprint,
-            parent,
-            loci_core::terms::symbol_terms(&s.qualified_name),
-            reuse.get(&s.key)
-        ])
-        .ctx(|| format!("inserting symbol {}", s.key))?;
-        ids.push(tx.last_insert_rowid());
+    // The symbols that keep their id go in first: a new row takes the table's largest id
+    // plus one, which may be an id this file held (its old rows are gone) and a later
+    // symbol keeps.
+    let mut ids = vec![0; symbols.len()];
+    for keeps in [true, false] {
+        for (i, s) in symbols.iter().enumerate() {
+            if reuse.contains_key(&s.key) != keeps {
+                continue;
+            }
+            let parent = s
+                .parent
+                .and_then(|i| symbols.get(i as usize))
+                .map(|p| p.key.as_str());
+            stmt.execute(params![
+                file_id,
+                s.key,
+                s.name,
+                s.qualified_name,
+                s.kind.as_str(),
+                s.span.start,
+                s.span.end,
+                s.span.line,
+                s.span.end_line,
+                s.name_span.start,
+                s.name_span.end,
+                s.name_span.line,
+                s.name_span.column,
+                s.signature,
+                s.doc,
+                s.body_fingerprint,
+                s.signature_fingerprint,
+                parent,
+                loci_core::terms::symbol_terms(&s.qualified_name),
+                reuse.get(&s.key)
+            ])
+            .ctx(|| format!("inserting symbol {}", s.key))?;
+            ids[i] = tx.last_insert_rowid();
+        }
     }
     Ok(ids)
 }
