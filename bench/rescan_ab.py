@@ -19,7 +19,10 @@ already in `--work` is brought up to the corpus by one rescan before the rounds 
 measured). Prints each run, then the median of the per-round ratios B / A with min and
 max, and the load average at the start and end, as JSON.
 """
-import argparse, json, os, random, re, statistics, subprocess, tempfile, time
+import argparse, json, os, random, statistics, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rescan_common  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--a", required=True)
@@ -37,37 +40,12 @@ os.makedirs(work, exist_ok=True)
 
 
 def run(loci, db, *argv):
-    """(wall s, cpu s, peak RSS MiB) of one process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen([os.path.abspath(loci), *argv, "--db", db], cwd=corpus,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):  # `lint` exits 1 when it finds contradictions
-        raise SystemExit(f"{loci} {argv} exited {code}")
-    return (round(wall, 2), round(usage.ru_utime + usage.ru_stime, 2),
-            round(usage.ru_maxrss / 1024, 1))
+    return rescan_common.run(loci, db, corpus, *argv)
 
 
-py = sorted(os.path.relpath(os.path.join(d, f), corpus)
-            for d, _, fs in os.walk(corpus) if "/.loci" not in d
-            for f in fs if f.endswith(".py"))
+py = rescan_common.python_files(corpus)
 rng = random.Random(37)
-names = set()
-for rel in rng.sample(py, min(400, len(py))):
-    try:
-        text = open(os.path.join(corpus, rel), encoding="utf-8").read()
-    except (UnicodeDecodeError, OSError):
-        continue
-    names.update(re.findall(r"^def ([A-Za-z_][A-Za-z0-9_]{5,})\(", text, re.M))
-claims = []
-for n in sorted(names)[:60]:
-    i = len(n) // 2
-    claims.append(f"- `{n[:i]}{n[i + 1]}{n[i]}{n[i + 2:]}()`")
-os.makedirs(os.path.join(corpus, "docs"), exist_ok=True)
-with open(os.path.join(corpus, "docs", "rescan-bench.md"), "w") as f:
-    f.write("# Claims for the rescan benchmark\n\n" + "\n".join(claims) + "\n")
+rescan_common.plant_claims(corpus, py, rng)
 
 dbs = {k: os.path.join(work, f"{k}.db") for k in ("a", "b")}
 first = {k: run(getattr(args, k), dbs[k], "scan", ".") for k in ("a", "b")

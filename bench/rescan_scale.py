@@ -18,7 +18,10 @@ appended), and `loci lint`. A rescan that changed files lints before it returns,
 figures include the lint. Prints each run, then a JSON summary with the load average
 at the start and the end.
 """
-import argparse, json, os, random, re, shutil, subprocess, sysconfig, time
+import argparse, json, os, random, shutil, subprocess, sys, sysconfig, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rescan_common  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -44,36 +47,12 @@ if not os.path.isdir(corpus):
 
 
 def run(*argv):
-    """(wall s, cpu s, peak RSS MiB) of one process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen([loci, *argv, "--db", db], cwd=corpus,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):  # `lint` exits 1 when it finds contradictions
-        raise SystemExit(f"{loci} {argv} exited {code}")
-    return (round(wall, 2), round(usage.ru_utime + usage.ru_stime, 2),
-            round(usage.ru_maxrss / 1024, 1))
+    return rescan_common.run(loci, db, corpus, *argv)
 
 
-py = sorted(os.path.relpath(os.path.join(d, f), corpus)
-            for d, _, fs in os.walk(corpus) for f in fs if f.endswith(".py"))
+py = rescan_common.python_files(corpus)
 rng = random.Random(37)
-names = set()
-for rel in rng.sample(py, min(400, len(py))):
-    try:
-        text = open(os.path.join(corpus, rel), encoding="utf-8").read()
-    except (UnicodeDecodeError, OSError):
-        continue
-    names.update(re.findall(r"^def ([A-Za-z_][A-Za-z0-9_]{5,})\(", text, re.M))
-claims = []
-for n in sorted(names)[:60]:
-    i = len(n) // 2
-    claims.append(f"- `{n[:i]}{n[i + 1]}{n[i]}{n[i + 2:]}()`")
-os.makedirs(os.path.join(corpus, "docs"), exist_ok=True)
-with open(os.path.join(corpus, "docs", "rescan-bench.md"), "w") as f:
-    f.write("# Claims for the rescan benchmark\n\n" + "\n".join(claims) + "\n")
+rescan_common.plant_claims(corpus, py, rng)
 
 load = [os.getloadavg()[0]]
 results = {"first": None, "noop": [], "touch": [], "edit": [], "lint": []}
