@@ -1376,9 +1376,8 @@ async fn the_editor_writes_the_plans_pages_with_progress_per_page() {
 
     let sync = client.command("loci.sync", json!({})).await;
     assert!(
-        sync["result"]["markdown"]
-            .as_str()
-            .is_some_and(|m| m.starts_with("**Sync**\n\n```text\n")),
+        sync["result"]["markdown"].as_str().is_some_and(|m| m
+            .starts_with("**Sync**\n\n```text\nsync (snapshot): not a git repository; 1 commit, ")),
         "{sync}"
     );
 }

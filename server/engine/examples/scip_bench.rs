@@ -59,26 +59,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let r = ws.import_scip(&index, MAX_INDEX_BYTES)?.result;
     let import = t.elapsed().as_secs_f64();
     println!(
-        "import: {import:.2}s ({} bytes): {} of {} documents, {} stale, {} not in the map; \
-         {} definitions ({} unmapped); {} references: {} confirmed, {} corrected, {} resolved, \
-         {} added, {} cleared, {} external; {} locals, {} unchecked",
-        std::fs::metadata(&index)?.len(),
-        r.covered,
-        r.documents,
-        r.stale.len(),
-        r.not_in_map,
-        r.definitions,
-        r.definitions_unmapped,
-        r.references,
-        r.confirmed,
-        r.corrected,
-        r.resolved,
-        r.added,
-        r.cleared,
-        r.external,
-        r.locals,
-        r.unchecked
+        "import: {import:.2}s ({} bytes)",
+        std::fs::metadata(&index)?.len()
     );
+    loci_engine::text::scip_import(&mut std::io::stdout(), &r)?;
     for (s, (calls, _, weaker)) in symbols.iter().zip(&before) {
         let (after, scip, after_weaker) = callers(&ws, s)?;
         println!(
