@@ -794,9 +794,16 @@ impl Workspace {
     pub fn stats(&self) -> Result<Envelope<Stats>> {
         self.store.read(|| {
             let conn = self.store.conn();
-            let totals = map::counts(conn, None)?;
+            let kept = map::kept_totals(conn)?;
+            let map::MapTotals {
+                counts: totals,
+                languages: by_language,
+            } = match kept {
+                Some(totals) => totals,
+                None => map::count_totals(conn, None)?,
+            };
             let mut languages = BTreeMap::new();
-            for (language, files, lines) in map::files_by_language(conn)? {
+            for (language, files, lines) in by_language {
                 languages.insert(
                     language.unwrap_or_else(|| "unknown".into()),
                     crate::scan::LanguageCount { files, lines },

@@ -658,6 +658,19 @@ fn finish_noop(
     finish(store, report, skips, started, None, false)
 }
 
+/// The totals of a scan that changed nothing: those the last scan kept (`last`, the newest
+/// finished scan), else counted now and kept for it.
+fn noop_totals(store: &mut Store, last: i64) -> Result<map::MapTotals> {
+    if let Some(totals) = map::kept_totals(store.conn())? {
+        return Ok(totals);
+    }
+    let totals = map::count_totals(store.conn(), None)?;
+    if last > 0 && !store.is_read_only() {
+        store.write(|tx| map::keep_totals(tx, last, &totals))?;
+    }
+    Ok(totals)
+}
+
 fn finish(
     store: &mut Store,
     mut report: ScanReport,
@@ -666,8 +679,16 @@ fn finish(
     scan_id: Option<i64>,
     recorded: bool,
 ) -> Result<ScanReport> {
-    report.totals = map::counts(store.conn(), scan_id)?;
-    for (language, files, lines) in map::files_by_language(store.conn())? {
+    let totals = match scan_id {
+        Some(id) => {
+            let totals = map::count_totals(store.conn(), Some(id))?;
+            store.write(|tx| map::keep_totals(tx, id, &totals))?;
+            totals
+        }
+        None => noop_totals(store, report.scan_id)?,
+    };
+    report.totals = totals.counts;
+    for (language, files, lines) in totals.languages {
         report.languages.insert(
             language.unwrap_or_else(|| "unknown".into()),
             LanguageCount { files, lines },

@@ -183,6 +183,65 @@ fn a_noop_rescan_writes_nothing_and_scanning_twice_gives_identical_keys() {
     );
 }
 
+/// A scan that changed nothing and `stats` report the totals the last scan kept as it
+/// finished, without counting the map (every reference); they count again once a later
+/// scan started (killed or running), and once the map was written outside a scan.
+#[test]
+fn a_noop_rescan_and_stats_report_the_totals_the_last_scan_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    seed(root);
+    let mut ws = open(root);
+    let first = scan(&mut ws);
+    let counted = first.totals.clone();
+    assert_eq!(counted.files, 8);
+    let again = scan(&mut ws);
+    assert!(!again.changed);
+    assert_eq!(again.totals, counted);
+    assert_eq!(ws.stats().unwrap().result.totals, counted);
+    assert_eq!(again.languages, first.languages);
+
+    // Kept totals are read, not counted: a doctored value shows.
+    let db = root.join(".loci/test.db");
+    let conn = Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE meta SET value = json_set(value, '$.totals.counts.files', 999) WHERE key = 'map_totals'",
+        [],
+    )
+    .unwrap();
+    assert_eq!(scan(&mut ws).totals.files, 999);
+    assert_eq!(ws.stats().unwrap().result.totals.files, 999);
+
+    // A later scan started (here: killed after deleting a file's references): counted.
+    conn.execute_batch(
+        "INSERT INTO scans(started_at) VALUES ('2026-01-01T00:00:00Z');
+         UPDATE files SET scan_id = (SELECT max(scan_id) FROM scans) WHERE path LIKE 'app/%';
+         DELETE FROM refs WHERE file_id IN (SELECT file_id FROM files WHERE path LIKE 'app/%');",
+    )
+    .unwrap();
+    let refs: u64 = conn
+        .query_row("SELECT count(*) FROM refs", [], |r| r.get(0))
+        .unwrap();
+    let stats = ws.stats().unwrap().result.totals;
+    assert_eq!((stats.files, stats.refs), (8, refs));
+
+    // Written outside a scan (a SCIP import or a migration forgets them): counted.
+    let healed = scan(&mut ws);
+    assert_eq!(healed.totals, counted);
+    loci_store::Store::open(&db)
+        .unwrap()
+        .write(|tx| loci_store::map::forget_totals(tx))
+        .unwrap();
+    conn.execute(
+        "DELETE FROM refs WHERE ref_id = (SELECT max(ref_id) FROM refs)",
+        [],
+    )
+    .unwrap();
+    let noop = scan(&mut ws);
+    assert!(!noop.changed);
+    assert_eq!(noop.totals.refs, counted.refs - 1);
+}
+
 /// Fault (fresh-user trial): two file names that are not UTF-8 and differ only in their
 /// invalid bytes (`bad\xffname.py`, `bad\xfename.py`) decoded lossily to one path, and the
 /// whole scan failed on `UNIQUE constraint failed: files.path` (exit 2, nothing mapped).

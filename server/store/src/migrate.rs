@@ -401,7 +401,8 @@ fn apply_pending(store: &mut Store, migrations: &[Migration]) -> Result<()> {
             )
             .ctx(|| "recording the migration".into())?;
         }
-        Ok(())
+        // A migration may rewrite the map; its totals are counted again.
+        crate::map::forget_totals(tx)
     })
 }
 

@@ -106,6 +106,7 @@ pub fn stale_documents(conn: &Connection) -> Result<Vec<(i64, String)>> {
 /// documents into them, deleting the `refs` rows those edges had added. Returns the files
 /// whose `refs` lost rows (their `ref_deps` must be rewritten).
 pub fn drop_documents(tx: &Transaction<'_>, file_ids: &[i64]) -> Result<BTreeSet<i64>> {
+    crate::map::forget_totals(tx)?;
     let ctx = || "dropping scip documents".to_string();
     let mut touched = BTreeSet::new();
     let mut added = tx
@@ -186,6 +187,7 @@ pub fn insert_documents(tx: &Transaction<'_>, docs: &[Document], edges: &[Edge])
 /// `ref_deps` of every file it changed, and of `also` (files whose rows
 /// [`drop_documents`] deleted).
 pub fn apply(tx: &Transaction<'_>, file_ids: &[i64], also: &BTreeSet<i64>) -> Result<Applied> {
+    crate::map::forget_totals(tx)?;
     let ctx = || "applying scip edges".to_string();
     let mut applied = Applied::default();
     let mut touched: BTreeSet<i64> = also.clone();
