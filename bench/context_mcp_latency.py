@@ -5,7 +5,7 @@ store, the term statistics and, with `[embeddings]`, the model and vectors.
 
     context_mcp_latency.py --loci PATH --corpus DIR --cases FILE.jsonl [--rounds 3]
     context_mcp_latency.py --loci PATH --corpus DIR --cases FILE.jsonl --tools \
-        [--calls 50] [--transport stdio|http|both]
+        [--calls 50] [--transport stdio|http|both] [--only TOOL,...]
 
 Default: each question of `--cases` is asked once to warm the server (not timed), then
 `rounds` times; prints p50 / p95 / max of `context`'s round trip in ms (protocol overhead
@@ -19,7 +19,8 @@ prints one JSON line per transport and tool (p50 / p95 / max ms, whether it met 
 target: reads p95 ≤ 20 ms, writes ≤ 150 ms, `context` ≤ 50 ms), then the size of
 `tools/list` and of the median `context` answer's text in bytes and tokens (tiktoken's
 cl100k_base when `tiktoken` or `bpe-openai` can load it, else bytes / 4, saying which).
-Writes go to the store: run it on a copy.
+`--only` keeps the named tools (`context` among them only if named). Writes go to the
+store: run it on a copy.
 """
 import argparse, asyncio, json, os, socket, statistics, subprocess, time
 
@@ -92,7 +93,7 @@ async def context_only(session, qs, rounds):
     return times
 
 
-async def per_tool(session, qs, calls, transport, count, sizes):
+async def per_tool(session, qs, calls, transport, count, sizes, only=None):
     listing = await session.list_tools()
     names = {t.name for t in listing.tools}
     if sizes is not None:
@@ -104,6 +105,8 @@ async def per_tool(session, qs, calls, transport, count, sizes):
         sizes["tools_list_bytes"] = len(data.encode("utf-8"))
         sizes["tools_list_tokens"] = count(data)
     plan = [("context", None)] + [(n, a) for n, a in TOOL_CALLS.items() if n in names]
+    if only:
+        plan = [(n, a) for n, a in plan if n in only]
     texts = []
     for name, args in plan:
         times = []
@@ -159,7 +162,7 @@ async def main(a):
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
-                await per_tool(session, qs, a.calls, "stdio", count, sizes)
+                await per_tool(session, qs, a.calls, "stdio", count, sizes, a.only)
     if a.transport in ("http", "both"):
         from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
         port = free_port()
@@ -183,7 +186,7 @@ async def main(a):
                     async with ClientSession(streams[0], streams[1]) as session:
                         await session.initialize()
                         await per_tool(session, qs, a.calls, "http", count,
-                                       sizes if a.transport == "http" else None)
+                                       sizes if a.transport == "http" else None, a.only)
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -198,5 +201,7 @@ ap.add_argument("--cases", required=True)
 ap.add_argument("--rounds", type=int, default=3)
 ap.add_argument("--tools", action="store_true", help="every tool, not only context")
 ap.add_argument("--calls", type=int, default=50, help="timed calls per tool (--tools)")
+ap.add_argument("--only", type=lambda v: set(v.split(",")),
+                help="with --tools: only these tools (comma-separated names)")
 ap.add_argument("--transport", choices=["stdio", "http", "both"], default="both")
 asyncio.run(main(ap.parse_args()))
