@@ -12,7 +12,7 @@ mod editors_common;
 use std::path::Path;
 use std::process::Command;
 
-use editors_common::{all, neovim, repo};
+use editors_common::{all, repo};
 use serde_json::{Value, json};
 
 const LOCI: &str = env!("CARGO_BIN_EXE_loci");
@@ -117,7 +117,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
     assert_eq!(r["setup"], json!(true));
     assert_eq!(r["cmd"], json!([LOCI, "lsp"]));
     assert_eq!(r["root_markers"], json!([".loci", ".git"]));
-    assert_eq!(r["filetypes"], json!(all(neovim)));
+    assert_eq!(r["filetypes"], json!(all("neovim")));
     assert_eq!(r["filetype"], json!("rust"));
     assert_eq!(r["root_dir"], json!(root.to_str().unwrap()));
     assert_eq!(r["bad_cmd"]["cmd"], Value::Null);
