@@ -2,7 +2,9 @@
 //! truth for settings): every setting `loci.NAME` (no dot) is the server's
 //! `initializationOptions.NAME` with the same type and default, every user-facing field of
 //! `loci_lsp::InitializationOptions` has a setting, the docs' settings table matches the
-//! manifest, and the extension activates on exactly the languages loci parses plus markdown.
+//! manifest, the extension activates on exactly the languages loci parses plus markdown
+//! (and selects their files by extension too), and docs/languages.md's table of editor
+//! names is the server's (`loci_lsp::languages`).
 
 mod editors_common;
 
@@ -211,4 +213,34 @@ fn fault_server_path_only_worked_as_a_machine_setting() {
         properties(&manifest)["loci.server.path"]["scope"],
         json!("machine-overridable")
     );
+}
+
+#[test]
+fn editor_names_table_in_docs_matches_the_server() {
+    // docs/languages.md "Editors": one row per language (its `Language::name`), its names
+    // in VS Code, Neovim and Helix (`loci_lsp::languages`), then markdown.
+    let doc = read("docs/languages.md");
+    let section = &doc[doc.find("## Editors").expect("an Editors section")..];
+    let rows: Vec<String> = section
+        .lines()
+        .skip_while(|l| !l.starts_with("| language |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(str::to_string)
+        .collect();
+    let mut expected: Vec<String> = Language::ALL
+        .into_iter()
+        .map(|language| {
+            let names = loci_lsp::languages::editor_names(language);
+            format!(
+                "| {} | {} | {} | {} |",
+                language.name(),
+                names.vscode.join(", "),
+                names.neovim.join(", "),
+                names.helix.join(", ")
+            )
+        })
+        .collect();
+    expected.push("| markdown | markdown | markdown | markdown |".into());
+    assert_eq!(rows, expected, "docs/languages.md's table of editor names");
 }
