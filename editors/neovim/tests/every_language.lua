@@ -1,8 +1,8 @@
 -- The Neovim plugin on every language loci parses, run headless by
 -- `server/cli/tests/editors_neovim.rs` on a scanned copy of fixtures/polyglot whose
--- Kotlin file has a memory about `emptyCart()`: each file given is opened, gets its
+-- Kotlin file has a memory about `Cart.add()`: each file given is opened, gets its
 -- filetype from Neovim's own detection, and must get the loci client and its document
--- symbols; then an edit of `emptyCart`'s body in the buffer makes the memory stale (a
+-- symbols; then an edit of `add`'s body in the buffer makes the memory stale (a
 -- `loci` diagnostic). What came back is written as JSON for the Rust side to assert on.
 --
 -- Usage: nvim --headless --clean -l every_language.lua PLUGIN_DIR ROOT OUT KOTLIN_FILE FILE...
@@ -77,7 +77,7 @@ local ok, err = pcall(function()
     table.insert(result.files, entry)
   end
 
-  -- Stale memory in Kotlin: nothing before the edit, one warning on `emptyCart` after it.
+  -- Stale memory in Kotlin: nothing before the edit, one warning on `add` after it.
   vim.cmd.edit(vim.fn.fnameescape(kotlin))
   local buf = vim.api.nvim_get_current_buf()
   result.kotlin_filetype = vim.bo[buf].filetype
@@ -97,13 +97,14 @@ local ok, err = pcall(function()
   result.before = loci_diagnostics()
   local edited = false
   for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, true)) do
-    if line:find('^fun emptyCart') then
-      vim.api.nvim_buf_set_lines(buf, i - 1, i, true, { (line:gsub('Cart%(owner%)$', 'Cart(owner.trim())')) })
+    -- The body of `add`: at least two of an item now.
+    if line:find('max%(quantity, 1%)') then
+      vim.api.nvim_buf_set_lines(buf, i - 1, i, true, { (line:gsub('max%(quantity, 1%)', 'max(quantity, 2)')) })
       edited = true
     end
   end
   if not edited then
-    fail('no `fun emptyCart` line in ' .. kotlin)
+    fail('no `max(quantity, 1)` line in ' .. kotlin)
     return
   end
   if not vim.wait(15000, function() return #loci_diagnostics() > 0 end, 20) then
