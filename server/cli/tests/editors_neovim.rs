@@ -335,7 +335,10 @@ fn map_definitions(root: &Path, file: &str) -> u64 {
         .expect("running loci");
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains("defines nothing the map records"), "{stderr}");
+        assert!(
+            stderr.contains("defines nothing the map records"),
+            "{stderr}"
+        );
         return 0;
     }
     let outline: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -437,8 +440,15 @@ fn neovim_attaches_to_every_parsed_language_and_kotlin_memory_goes_stale() {
     assert_eq!(
         cart["symbols"],
         json!([
-            "Line", "Cart", "Cart/add", "Cart/total", "Discount", "Discount/apply", "Checkout",
-            "Checkout/run", "emptyCart"
+            "Line",
+            "Cart",
+            "Cart/add",
+            "Cart/total",
+            "Discount",
+            "Discount/apply",
+            "Checkout",
+            "Checkout/run",
+            "emptyCart"
         ])
     );
 

@@ -184,7 +184,9 @@ pub fn document_language(location: &Location, language_id: &str) -> Option<Langu
         .as_deref()
         .and_then(|p| p.to_str())
         .unwrap_or(&location.key_path);
-    if let Some(language) = Language::from_path(path).or_else(|| Language::from_path(&location.key_path)) {
+    if let Some(language) =
+        Language::from_path(path).or_else(|| Language::from_path(&location.key_path))
+    {
         return Some(language);
     }
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
@@ -438,8 +440,14 @@ mod tests {
     fn the_extension_decides_when_there_is_one() {
         // As the scan: a `.h` is C whatever the editor calls it; `.m` is Objective-C.
         assert_eq!(language(Some("/r/x.h"), "x.h", "cpp"), Some(Language::C));
-        assert_eq!(language(Some("/r/a.m"), "a.m", "matlab"), Some(Language::ObjC));
-        assert_eq!(language(Some("/r/a.kt"), "a.kt", "plaintext"), Some(Language::Kotlin));
+        assert_eq!(
+            language(Some("/r/a.m"), "a.m", "matlab"),
+            Some(Language::ObjC)
+        );
+        assert_eq!(
+            language(Some("/r/a.kt"), "a.kt", "plaintext"),
+            Some(Language::Kotlin)
+        );
         // An extension loci does not parse stays unparsed.
         assert_eq!(language(Some("/r/a.mm"), "a.mm", "objcpp"), None);
         assert_eq!(language(Some("/r/notes.txt"), "notes.txt", "lua"), None);
@@ -449,10 +457,22 @@ mod tests {
     fn fault_extensionless_scripts_and_untitled_buffers_were_never_parsed() {
         // The languageId was ignored: an extensionless script or an untitled buffer got
         // no symbols in any editor.
-        assert_eq!(language(Some("/r/bin/deploy"), "bin/deploy", "shellscript"), Some(Language::Bash));
-        assert_eq!(language(Some("/home/u/.bashrc"), ".bashrc", "sh"), Some(Language::Bash));
-        assert_eq!(language(None, "untitled:Untitled-1", "kotlin"), Some(Language::Kotlin));
-        assert_eq!(language(None, "untitled:Untitled-2", "hcl"), Some(Language::Hcl));
+        assert_eq!(
+            language(Some("/r/bin/deploy"), "bin/deploy", "shellscript"),
+            Some(Language::Bash)
+        );
+        assert_eq!(
+            language(Some("/home/u/.bashrc"), ".bashrc", "sh"),
+            Some(Language::Bash)
+        );
+        assert_eq!(
+            language(None, "untitled:Untitled-1", "kotlin"),
+            Some(Language::Kotlin)
+        );
+        assert_eq!(
+            language(None, "untitled:Untitled-2", "hcl"),
+            Some(Language::Hcl)
+        );
         assert_eq!(language(None, "untitled:Untitled-3", "plaintext"), None);
     }
 }
