@@ -54,6 +54,12 @@ local ok, err = pcall(function()
   vim.cmd('filetype on')
   local loci = require('loci')
   result.setup = loci.setup({})
+  -- :checkhealth loci says every language is attached.
+  vim.cmd('checkhealth loci')
+  result.health = vim.tbl_filter(function(line)
+    return line:find('filetypes') ~= nil
+  end, vim.api.nvim_buf_get_lines(0, 0, -1, false))
+  vim.cmd('bwipeout!')
 
   for _, rel in ipairs(files) do
     vim.cmd.edit(vim.fn.fnameescape(root .. '/' .. rel))

@@ -405,6 +405,13 @@ fn neovim_attaches_to_every_parsed_language_and_kotlin_memory_goes_stale() {
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(r["errors"], json!([]), "{r:#}");
     assert_eq!(r["setup"], json!(true));
+    assert_eq!(
+        r["health"],
+        json!([format!(
+            "- ✅ OK filetypes: {}, every language loci maps and markdown",
+            all("neovim").len()
+        )])
+    );
 
     let attached = all("neovim");
     let mut with_symbols = BTreeSet::new();
