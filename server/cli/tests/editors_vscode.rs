@@ -2,13 +2,16 @@
 //! truth for settings): every setting `loci.NAME` (no dot) is the server's
 //! `initializationOptions.NAME` with the same type and default, every user-facing field of
 //! `loci_lsp::InitializationOptions` has a setting, the docs' settings table matches the
-//! manifest, and the extension activates on exactly the languages loci parses plus markdown.
+//! manifest, the extension activates on exactly the languages loci parses plus markdown
+//! (and selects their files by extension too), and docs/languages.md's table of editor
+//! names is the server's (`loci_lsp::languages`).
 
 mod editors_common;
 
 use std::collections::BTreeSet;
 
-use editors_common::{all, read, vscode};
+use editors_common::{assert_attached, read};
+use loci_core::Language;
 use loci_lsp::InitializationOptions;
 use serde_json::{Map, Value, json};
 
@@ -152,19 +155,53 @@ fn vscode_activates_on_the_parsed_languages_plus_markdown() {
         .iter()
         .filter_map(|e| e.as_str()?.strip_prefix("onLanguage:").map(str::to_string))
         .collect();
-    assert_eq!(on_language, all(vscode));
+    assert_attached(
+        "package.json's onLanguage activation events",
+        "vscode",
+        &on_language,
+    );
     // The document selector comes from src/languages.ts: the same list.
     let source = read("editors/vscode/src/languages.ts");
-    let listed: Vec<String> = source
+    assert_attached(
+        "editors/vscode/src/languages.ts LANGUAGES",
+        "vscode",
+        &ts_list(&source, "LANGUAGES"),
+    );
+}
+
+#[test]
+fn vscode_selects_every_parsed_extension() {
+    // Without an extension for its language, VS Code calls a `.kt` file `plaintext`: the
+    // selector also takes files by extension, every extension loci parses.
+    let source = read("editors/vscode/src/languages.ts");
+    let expected: Vec<String> = Language::ALL
+        .into_iter()
+        .flat_map(|l| l.spec().extensions.iter().map(|e| e.to_string()))
+        .collect();
+    assert_eq!(
+        ts_list(&source, "EXTENSIONS"),
+        expected,
+        "editors/vscode/src/languages.ts EXTENSIONS: Spec::extensions of Language::ALL, in order"
+    );
+}
+
+/// The quoted items of `export const NAME ... = [ ... ];` in a TypeScript source, one
+/// per line.
+fn ts_list(source: &str, name: &str) -> Vec<String> {
+    let start = source
+        .find(&format!("export const {name}"))
+        .unwrap_or_else(|| panic!("no `export const {name}`"));
+    source[start..]
         .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("];"))
         .filter_map(|l| {
             l.trim()
                 .strip_prefix('\'')?
                 .strip_suffix("',")
                 .map(str::to_string)
         })
-        .collect();
-    assert_eq!(listed, all(vscode));
+        .collect()
 }
 
 #[test]
@@ -176,4 +213,34 @@ fn fault_server_path_only_worked_as_a_machine_setting() {
         properties(&manifest)["loci.server.path"]["scope"],
         json!("machine-overridable")
     );
+}
+
+#[test]
+fn editor_names_table_in_docs_matches_the_server() {
+    // docs/languages.md "Editors": one row per language (its `Language::name`), its names
+    // in VS Code, Neovim and Helix (`loci_lsp::languages`), then markdown.
+    let doc = read("docs/languages.md");
+    let section = &doc[doc.find("## Editors").expect("an Editors section")..];
+    let rows: Vec<String> = section
+        .lines()
+        .skip_while(|l| !l.starts_with("| language |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(str::to_string)
+        .collect();
+    let mut expected: Vec<String> = Language::ALL
+        .into_iter()
+        .map(|language| {
+            let names = loci_lsp::languages::editor_names(language);
+            format!(
+                "| {} | {} | {} | {} |",
+                language.name(),
+                names.vscode.join(", "),
+                names.neovim.join(", "),
+                names.helix.join(", ")
+            )
+        })
+        .collect();
+    expected.push("| markdown | markdown | markdown | markdown |".into());
+    assert_eq!(rows, expected, "docs/languages.md's table of editor names");
 }

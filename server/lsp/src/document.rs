@@ -96,14 +96,9 @@ pub struct Snapshot {
 }
 
 impl Document {
-    /// A document as `didOpen` gives it.
-    pub fn new(location: Location, text: String, version: i32) -> Document {
-        let language = location
-            .path
-            .as_deref()
-            .and_then(|p| p.to_str())
-            .and_then(Language::from_path)
-            .or_else(|| Language::from_path(&location.key_path));
+    /// A document as `didOpen` gives it, with the editor's `languageId`.
+    pub fn new(location: Location, language_id: &str, text: String, version: i32) -> Document {
+        let language = document_language(&location, language_id);
         let index = LineIndex::new(&text);
         Document {
             location,
@@ -175,6 +170,32 @@ impl Document {
             key_path: self.location.key_path.clone(),
         }
     }
+}
+
+/// The language of a document: its file extension's ([`Language::from_path`], as the scan
+/// decides, so the overlay and the map agree), else, only when its file name has no
+/// extension (an untitled buffer, an extensionless script such as `bin/deploy` or
+/// `.bashrc`), the editor's `languageId` ([`crate::languages::from_language_id`]). A file
+/// with an extension loci does not parse (`.mm`, `.txt`) stays unparsed whatever its
+/// `languageId`.
+pub fn document_language(location: &Location, language_id: &str) -> Option<Language> {
+    let path = location
+        .path
+        .as_deref()
+        .and_then(|p| p.to_str())
+        .unwrap_or(&location.key_path);
+    if let Some(language) =
+        Language::from_path(path).or_else(|| Language::from_path(&location.key_path))
+    {
+        return Some(language);
+    }
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    // `.bashrc` has no extension: a leading dot starts the name.
+    let has_extension = name.trim_start_matches('.').contains('.');
+    if has_extension {
+        return None;
+    }
+    crate::languages::from_language_id(language_id)
 }
 
 fn point((row, column): (usize, usize)) -> Point {
@@ -289,7 +310,7 @@ mod tests {
             root: None,
             key_path: "a.rs".into(),
         };
-        Document::new(location, text.into(), 1)
+        Document::new(location, "rust", text.into(), 1)
     }
 
     fn change(
@@ -404,5 +425,54 @@ mod tests {
                 d.tree = tree;
             }
         }
+    }
+
+    fn language(path: Option<&str>, key_path: &str, language_id: &str) -> Option<Language> {
+        let location = Location {
+            path: path.map(PathBuf::from),
+            root: None,
+            key_path: key_path.into(),
+        };
+        document_language(&location, language_id)
+    }
+
+    #[test]
+    fn the_extension_decides_when_there_is_one() {
+        // As the scan: a `.h` is C whatever the editor calls it; `.m` is Objective-C.
+        assert_eq!(language(Some("/r/x.h"), "x.h", "cpp"), Some(Language::C));
+        assert_eq!(
+            language(Some("/r/a.m"), "a.m", "matlab"),
+            Some(Language::ObjC)
+        );
+        assert_eq!(
+            language(Some("/r/a.kt"), "a.kt", "plaintext"),
+            Some(Language::Kotlin)
+        );
+        // An extension loci does not parse stays unparsed.
+        assert_eq!(language(Some("/r/a.mm"), "a.mm", "objcpp"), None);
+        assert_eq!(language(Some("/r/notes.txt"), "notes.txt", "lua"), None);
+    }
+
+    #[test]
+    fn fault_extensionless_scripts_and_untitled_buffers_were_never_parsed() {
+        // The languageId was ignored: an extensionless script or an untitled buffer got
+        // no symbols in any editor.
+        assert_eq!(
+            language(Some("/r/bin/deploy"), "bin/deploy", "shellscript"),
+            Some(Language::Bash)
+        );
+        assert_eq!(
+            language(Some("/home/u/.bashrc"), ".bashrc", "sh"),
+            Some(Language::Bash)
+        );
+        assert_eq!(
+            language(None, "untitled:Untitled-1", "kotlin"),
+            Some(Language::Kotlin)
+        );
+        assert_eq!(
+            language(None, "untitled:Untitled-2", "hcl"),
+            Some(Language::Hcl)
+        );
+        assert_eq!(language(None, "untitled:Untitled-3", "plaintext"), None);
     }
 }

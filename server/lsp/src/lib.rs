@@ -11,6 +11,7 @@
 //! - [`position`]: byte offsets ↔ `(line, character)` in UTF-8/16/32.
 //! - [`document`]: open documents, edits applied in order, incremental reparse.
 //! - [`findings`]: plug points for memory and audit (diagnostics, lens counts, hover lines).
+//! - [`languages`]: each editor's names for the languages loci parses (`languageId`).
 //! - [`commands`]: `workspace/executeCommand` arguments, dispatch and markdown rendering.
 //! - [`transport`]: framing and JSON-RPC message checks in front of tower-lsp-server.
 //! - `server`: the `LanguageServer` implementation; `roots`: workspace roots and scans.
@@ -18,6 +19,7 @@
 pub mod commands;
 pub mod document;
 pub mod findings;
+pub mod languages;
 pub mod position;
 mod proto;
 mod roots;

@@ -503,7 +503,7 @@ impl Inner {
     fn open(self: &Arc<Self>, params: DidOpenTextDocumentParams) {
         let item = params.text_document;
         let location = document::locate(&item.uri, &self.root_paths());
-        let doc = Document::new(location, item.text, item.version);
+        let doc = Document::new(location, &item.language_id, item.text, item.version);
         self.docs.insert(item.uri.clone(), doc);
         self.set_cursor(&item.uri, Position::new(0, 0));
         self.schedule_analysis(&item.uri);

@@ -26,6 +26,21 @@ function M.check()
   elseif not vim.lsp.is_enabled('loci') then
     vim.health.warn("the loci config exists but is not enabled (vim.lsp.enable('loci'))")
   end
+  if cfg and cfg.filetypes then
+    -- A `filetypes` list copied from an older setup leaves languages out.
+    local missing = vim.tbl_filter(function(ft)
+      return not vim.tbl_contains(cfg.filetypes, ft)
+    end, loci.filetypes)
+    if #missing == 0 then
+      vim.health.ok(('filetypes: %d, every language loci maps and markdown'):format(#cfg.filetypes))
+    else
+      vim.health.warn(
+        ('filetypes given to setup() leave out %s: loci maps these files but does not attach to them'):format(
+          table.concat(missing, ', ')
+        )
+      )
+    end
+  end
   local clients = vim.lsp.get_clients({ name = 'loci' })
   if #clients == 0 then
     vim.health.info('no loci client is running (open a file of: ' .. table.concat(loci.filetypes, ', ') .. ')')

@@ -13,9 +13,11 @@
 --- (`vim.lsp.commands`), and code lenses are shown and kept current.
 local M = {}
 
---- Neovim filetypes of the first twelve languages loci parses (`Language::ALL` in
---- server/core/src/lang/mod.rs; the others are mapped but not attached yet,
---- docs/languages.md) plus markdown, whose claims loci checks.
+--- Neovim filetypes of every language loci parses (`Language::ALL` in
+--- server/core/src/lang/mod.rs; the names are `loci_lsp::languages`, checked by
+--- server/cli/tests/editors_neovim.rs) plus markdown, whose claims loci checks. A `.sh` or
+--- `.bash` file is `sh`, a `.tf` file `terraform` (`tf` while it is empty), an Objective-C
+--- header `objcpp`.
 M.filetypes = {
   'rust',
   'python',
@@ -30,6 +32,29 @@ M.filetypes = {
   'cs',
   'ruby',
   'php',
+  'kotlin',
+  'swift',
+  'scala',
+  'lua',
+  'sh',
+  'bash',
+  'elixir',
+  'haskell',
+  'zig',
+  'dart',
+  'ocaml',
+  'julia',
+  'r',
+  'erlang',
+  'terraform',
+  'terraform-vars',
+  'hcl',
+  'solidity',
+  'objc',
+  'objcpp',
+  'proto',
+  'vue',
+  'svelte',
   'markdown',
 }
 

@@ -1,12 +1,15 @@
-//! What the editor tests share: the repository root and each editor's names for the
-//! languages loci parses. The matches are exhaustive, so a new `Language` does not compile
-//! until every editor's configuration says how it is named there.
+//! What the editor tests share: the repository root, and the list each editor's
+//! configuration must attach loci to, from the one table of editor names
+//! (`loci_lsp::languages`, an exhaustive match over `Language::ALL`): a new language does
+//! not compile until its names are written there, and then these tests say which
+//! editor's list lacks it.
 
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 
 use loci_core::Language;
+use loci_lsp::languages::{attached, editor_names};
 
 /// The repository root (two levels above this crate).
 pub fn repo() -> PathBuf {
@@ -19,60 +22,40 @@ pub fn read(path: &str) -> String {
     std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("reading {}: {e}", full.display()))
 }
 
-/// VS Code's language ids for a language (JavaScript files include `.jsx`).
-pub fn vscode(language: Language) -> &'static [&'static str] {
-    match language {
-        Language::Rust => &["rust"],
-        Language::Python => &["python"],
-        Language::JavaScript => &["javascript", "javascriptreact"],
-        Language::TypeScript => &["typescript"],
-        Language::Tsx => &["typescriptreact"],
-        Language::Go => &["go"],
-        Language::Java => &["java"],
-        Language::C => &["c"],
-        Language::Cpp => &["cpp"],
-        Language::CSharp => &["csharp"],
-        Language::Ruby => &["ruby"],
-        Language::Php => &["php"],
-        // The languages added with issue 32 are mapped (CLI, MCP) but the editor
-        // configurations do not attach loci to their files yet (docs/languages.md).
-        _ => &[],
-    }
+/// Every name `editor` (`vscode`, `neovim`, `helix`) must list, in `Language::ALL` order,
+/// then `markdown` (claims in docs).
+pub fn all(editor: &str) -> Vec<String> {
+    attached(editor).into_iter().map(str::to_string).collect()
 }
 
-/// Neovim's filetypes for a language.
-pub fn neovim(language: Language) -> &'static [&'static str] {
-    match language {
-        Language::CSharp => &["cs"],
-        other => vscode(other),
+/// Compares an editor's list with [`all`], failing with what to add or remove per
+/// language rather than with two long lists.
+pub fn assert_attached(what: &str, editor: &str, listed: &[String]) {
+    let expected = all(editor);
+    if listed == expected.as_slice() {
+        return;
     }
-}
-
-/// Helix's language names (its `languages.toml` `[[language]] name`s).
-pub fn helix(language: Language) -> &'static [&'static str] {
-    match language {
-        Language::Rust => &["rust"],
-        Language::Python => &["python"],
-        Language::JavaScript => &["javascript", "jsx"],
-        Language::TypeScript => &["typescript"],
-        Language::Tsx => &["tsx"],
-        Language::Go => &["go"],
-        Language::Java => &["java"],
-        Language::C => &["c"],
-        Language::Cpp => &["cpp"],
-        Language::CSharp => &["c-sharp"],
-        Language::Ruby => &["ruby"],
-        Language::Php => &["php"],
-        // See `vscode`: not attached in Helix yet.
-        _ => &[],
+    let mut report = Vec::new();
+    for language in Language::ALL {
+        let names = editor_names(language).of(editor);
+        let missing: Vec<&&str> = names
+            .iter()
+            .filter(|n| !listed.iter().any(|l| l == **n))
+            .collect();
+        if !missing.is_empty() {
+            report.push(format!("{language:?}: add {missing:?}"));
+        }
     }
-}
-
-/// Every name `names` gives, in `Language::ALL` order, then `markdown` (claims in docs).
-pub fn all(names: fn(Language) -> &'static [&'static str]) -> Vec<String> {
-    Language::ALL
-        .into_iter()
-        .flat_map(|l| names(l).iter().map(|s| s.to_string()))
-        .chain(std::iter::once("markdown".to_string()))
-        .collect()
+    let extra: Vec<&String> = listed.iter().filter(|l| !expected.contains(l)).collect();
+    if !extra.is_empty() {
+        report.push(format!("not a name of a parsed language: remove {extra:?}"));
+    }
+    if report.is_empty() {
+        report.push("same names, another order: list them in Language::ALL order".into());
+    }
+    panic!(
+        "{what} must attach loci to {expected:?} (loci_lsp::languages, then markdown), \
+         it lists {listed:?}:\n{}",
+        report.join("\n")
+    );
 }

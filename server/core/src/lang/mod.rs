@@ -5,10 +5,11 @@
 //! import query, `imports.scm`), the reading of its import statements, its import
 //! resolver and its fingerprint rules, all gathered in one [`Spec`]. The registry is the
 //! [`Language`] enum with [`Language::ALL`] and [`Language::spec`] below: adding a language
-//! adds a variant, a line in each of those two, a folder, and a fixture under
-//! `fixtures/polyglot/`. Nothing else in loci names a language: extraction
-//! (`crate::analyze`), fingerprints, import resolution and the engine's reference
-//! resolution read the [`Spec`].
+//! adds a variant, a line in each of those two, a folder, a fixture under
+//! `fixtures/polyglot/`, and its names in the editors (`server/lsp/src/languages.rs`, an
+//! exhaustive match: the editor configurations are checked against it). Nothing else in
+//! loci names a language: extraction (`crate::analyze`), fingerprints, import resolution
+//! and the engine's reference resolution read the [`Spec`].
 
 use std::collections::BTreeSet;
 
