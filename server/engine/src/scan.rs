@@ -594,7 +594,6 @@ fn scan_inner(
             mtime_ns: s.mtime_ns,
         })
         .collect();
-    let drift = drift;
     let follow: Vec<&Rename> = follow.iter().collect();
     let folders = folder_moves(&follow, store)?;
     let pages_moved = store.write(|tx| {
