@@ -230,7 +230,7 @@ fn a_noop_rescan_and_stats_report_the_totals_the_last_scan_kept() {
     assert_eq!(healed.totals, counted);
     loci_store::Store::open(&db)
         .unwrap()
-        .write(|tx| loci_store::map::forget_totals(tx))
+        .write(loci_store::map::forget_totals)
         .unwrap();
     conn.execute(
         "DELETE FROM refs WHERE ref_id = (SELECT max(ref_id) FROM refs)",
