@@ -546,12 +546,13 @@ impl Inner {
                 .as_deref()
                 .map(|h| format!(" at {}", &h[..h.len().min(12)]))
                 .unwrap_or_default();
+            let them = if behind.count == 1 { "it" } else { "them" };
             self.client
                 .show_message(
                     MessageType::INFO,
                     format!(
-                        "loci: {message}{at} — run the command loci.synthesize to redraft them \
-                         (loci.sync lists them)"
+                        "loci: {message}{at} — run the command loci.synthesize to redraft \
+                         {them} (loci.sync lists {them})"
                     ),
                 )
                 .await;
