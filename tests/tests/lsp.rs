@@ -102,7 +102,8 @@ async fn capabilities_registration_and_shutdown() {
               "loci": {
                 "analyzedNotification": "$/loci/analyzed",
                 "backgroundScan": true,
-                "overlay": true
+                "overlay": true,
+                "pagesBehindNotification": "$/loci/pagesBehind"
               }
             },
             "hoverProvider": true,
@@ -1373,6 +1374,12 @@ async fn the_editor_writes_the_plans_pages_with_progress_per_page() {
             && markdown.contains("\n2 pages of 2 written by `sh`\n```"),
         "{run}"
     );
+    // The run changed what is behind the code: the folder now rolls up its new pages.
+    let behind = client.expect_notification("$/loci/pagesBehind").await;
+    assert_eq!(
+        (&behind["count"], &behind["pages"], &behind["message"]),
+        (&json!(1), &json!(["lib"]), &json!("1 page behind the code"))
+    );
 
     let sync = client.command("loci.sync", json!({})).await;
     assert!(
@@ -1380,6 +1387,13 @@ async fn the_editor_writes_the_plans_pages_with_progress_per_page() {
             .starts_with("**Sync**\n\n```text\nsync (snapshot): not a git repository; 1 commit, ")),
         "{sync}"
     );
+    let behind = client.expect_notification("$/loci/pagesBehind").await;
+    assert_eq!(
+        behind,
+        json!({ "root": uri(&root.canonicalize().unwrap()), "head": null, "count": 1,
+                "pages": ["lib"], "message": "1 page behind the code" })
+    );
+    client.shutdown().await;
 }
 
 /// Runs `git ARGS` in `root` (no global or system configuration, a fixed identity and
