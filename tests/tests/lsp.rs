@@ -1455,11 +1455,7 @@ async fn progress_of(client: &mut Client, title: &str) -> Vec<String> {
 async fn after_a_commit_the_editor_hears_how_many_pages_are_behind_the_code() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    let auth = write(
-        &root,
-        "auth.py",
-        "def login(user):\n    return user\n",
-    );
+    let auth = write(&root, "auth.py", "def login(user):\n    return user\n");
     git(&root, &["init", "-q", "-b", "main"]);
     write(&root, ".gitignore", ".loci/\n");
     git(&root, &["add", "."]);
@@ -1495,7 +1491,12 @@ async fn after_a_commit_the_editor_hears_how_many_pages_are_behind_the_code() {
     let head = git(&root, &["rev-parse", "HEAD"]);
     let u = uri(&auth);
     client
-        .open(&u, "python", 1, "def login(user):\n    return user.strip()\n")
+        .open(
+            &u,
+            "python",
+            1,
+            "def login(user):\n    return user.strip()\n",
+        )
         .await;
     assert_eq!(
         progress_of(&mut client, "loci: syncing git history").await,
