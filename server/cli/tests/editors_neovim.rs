@@ -296,4 +296,14 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
             .is_some_and(|l| l.starts_with("sync (snapshot): not a git repository; 1 commit, ")),
         "{r:#}"
     );
+    // After the sync the server says how many pages are behind the code (`$/loci/pagesBehind`):
+    // the plugin tells it once and keeps it for a statusline.
+    assert_eq!(
+        (&r["sync"]["status"], &r["sync"]["notification"]),
+        (
+            &json!("loci: 1 page behind"),
+            &json!("loci: 1 page behind the code — :LociSynthesize drafts it, :LociSync lists it")
+        ),
+        "{r:#}"
+    );
 }
