@@ -40,29 +40,42 @@ fn main() {
     let root = std::path::Path::new(&root);
     let t = Instant::now();
     let watch = HeadWatch::open(root).expect("a git repository");
-    println!(
-        "HeadWatch::open: {:.1} µs",
-        t.elapsed().as_secs_f64() * 1e6
-    );
+    println!("HeadWatch::open: {:.1} µs", t.elapsed().as_secs_f64() * 1e6);
     println!("HEAD: {:?}", watch.head());
-    show("HEAD check (HeadWatch::head)", 10_000, time(10_000, || {
-        std::hint::black_box(watch.head());
-    }));
+    show(
+        "HEAD check (HeadWatch::head)",
+        10_000,
+        time(10_000, || {
+            std::hint::black_box(watch.head());
+        }),
+    );
     let ws = Workspace::open(root, None).expect("the store");
     println!("note: {:?}", ws.pages_behind_note().unwrap());
-    show("context note (pages_behind_note)", 10_000, time(10_000, || {
-        std::hint::black_box(ws.pages_behind_note().unwrap());
-    }));
-    show("count per lint (count_pages_behind)", 20, time(20, || {
-        std::hint::black_box(ws.count_pages_behind().unwrap());
-    }));
+    show(
+        "context note (pages_behind_note)",
+        10_000,
+        time(10_000, || {
+            std::hint::black_box(ws.pages_behind_note().unwrap());
+        }),
+    );
+    show(
+        "count per lint (count_pages_behind)",
+        20,
+        time(20, || {
+            std::hint::black_box(ws.count_pages_behind().unwrap());
+        }),
+    );
     let req = ContextRequest {
         query: "how does json decode a string".into(),
         open_files: Vec::new(),
         budget: None,
         floor: None,
     };
-    show("whole context answer", 10, time(10, || {
-        std::hint::black_box(ws.context(&req).unwrap());
-    }));
+    show(
+        "whole context answer",
+        10,
+        time(10, || {
+            std::hint::black_box(ws.context(&req).unwrap());
+        }),
+    );
 }
