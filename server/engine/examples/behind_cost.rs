@@ -6,6 +6,8 @@
 //! Usage: `cargo run -p loci-engine --example behind_cost -- ROOT` on a scanned, synced git
 //! repository (docs/synthesis.md gives the corpus and the figures).
 
+#![allow(clippy::print_stdout)] // a measurement tool: its report is its output
+
 use std::time::{Duration, Instant};
 
 use loci_engine::Workspace;
