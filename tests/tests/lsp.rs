@@ -1564,3 +1564,64 @@ async fn after_a_commit_the_editor_hears_how_many_pages_are_behind_the_code() {
     client.expect_notification("window/showMessage").await;
     client.shutdown().await;
 }
+
+/// In a linked worktree (`git worktree add`) `HEAD` and the branches live outside the
+/// workspace folder: a client with relative-pattern watchers (VS Code) is asked to watch
+/// them there, and a commit it reports from there is synced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_a_linked_worktree_the_git_directories_outside_the_folder_are_watched() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().canonicalize().unwrap().join("main");
+    write(&main, "a.py", "def a():\n    return 1\n");
+    git(&main, &["init", "-q", "-b", "main"]);
+    git(&main, &["add", "."]);
+    git(&main, &["commit", "-q", "-m", "a"]);
+    let tree = main.parent().unwrap().join("tree");
+    git(
+        &main,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "work",
+            &tree.display().to_string(),
+        ],
+    );
+    let mut client = Client::start(options()).await;
+    let params = init_params(
+        Some(&tree),
+        json!({ "capabilities": { "workspace": { "didChangeWatchedFiles": {
+            "dynamicRegistration": true, "relativePatternSupport": true } } } }),
+    );
+    client.initialize(params).await;
+    let registration = client
+        .expect_notification("client/registerCapability")
+        .await;
+    let common = main.join(".git");
+    assert_eq!(
+        registration["registrations"][0]["registerOptions"]["watchers"],
+        json!([
+            { "globPattern": "**/*" },
+            { "globPattern": { "baseUri": uri(&common.join("worktrees/tree")), "pattern": "HEAD" } },
+            { "globPattern": { "baseUri": uri(&common), "pattern": "{refs/heads/**,packed-refs}" } }
+        ])
+    );
+    client.expect_progress_end().await;
+    write(&tree, "b.py", "def b():\n    return 2\n");
+    git(&tree, &["add", "b.py"]);
+    git(&tree, &["commit", "-q", "-m", "b"]);
+    client
+        .notify(
+            "workspace/didChangeWatchedFiles",
+            json!({ "changes": [{ "uri": uri(&common.join("refs/heads/work")), "type": 2 }] }),
+        )
+        .await;
+    let behind = client.expect_notification("$/loci/pagesBehind").await;
+    assert_eq!(
+        behind,
+        json!({ "root": uri(&tree), "head": git(&tree, &["rev-parse", "HEAD"]), "count": 0,
+                "pages": [], "message": "no page behind the code" })
+    );
+    client.shutdown().await;
+}

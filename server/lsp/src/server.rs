@@ -104,6 +104,8 @@ struct Session {
     hierarchical_symbols: bool,
     work_done_progress: bool,
     dynamic_watchers: bool,
+    /// The client's watchers take `{baseUri, pattern}` (LSP 3.17 relative patterns).
+    relative_watchers: bool,
     code_lens_refresh: bool,
     /// The client supports `window/showDocument`.
     show_document: bool,
@@ -307,6 +309,12 @@ impl Inner {
                 .and_then(|w| w.did_change_watched_files.as_ref())
                 .and_then(|d| d.dynamic_registration)
                 .unwrap_or(false),
+            relative_watchers: caps
+                .workspace
+                .as_ref()
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.relative_pattern_support)
+                .unwrap_or(false),
             code_lens_refresh: caps
                 .workspace
                 .as_ref()
@@ -433,10 +441,34 @@ impl Inner {
             }
         }
         if self.session().dynamic_watchers {
+            // Everything under the roots (their `.git/HEAD` and `.git/refs/heads/` among
+            // it); a root whose git directories lie outside it (a linked worktree, a
+            // separate git dir) gets them watched too, for the sync after a commit.
+            let mut watchers = vec![json!({ "globPattern": "**/*" })];
+            if self.session().relative_watchers {
+                for root in self.roots() {
+                    let Some((git_dir, common_dir)) = root.git_dirs() else {
+                        continue;
+                    };
+                    for (dir, pattern) in [
+                        (git_dir, "HEAD"),
+                        (common_dir, "{refs/heads/**,packed-refs}"),
+                    ] {
+                        if dir.starts_with(&root.path) {
+                            continue;
+                        }
+                        if let Some(base) = Uri::from_file_path(&dir) {
+                            watchers.push(
+                                json!({ "globPattern": { "baseUri": base, "pattern": pattern } }),
+                            );
+                        }
+                    }
+                }
+            }
             let registration = Registration {
                 id: "loci-watched-files".into(),
                 method: "workspace/didChangeWatchedFiles".into(),
-                register_options: Some(json!({ "watchers": [{ "globPattern": "**/*" }] })),
+                register_options: Some(json!({ "watchers": watchers })),
             };
             if let Err(e) = self.client.register_capability(vec![registration]).await {
                 tracing::warn!("the client refused the file watcher registration: {e}");
