@@ -472,10 +472,12 @@ async def main():
     async with stdio_client(server) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
+            began = await session.call_tool("session_begin", {"task": "round money"})
+            began_notes = (began.structured_content or {}).get("capability", {}).get("notes", [])
             r = await session.call_tool("context", {"query": "how is money rounded"})
             text = "".join(c.text for c in r.content if c.type == "text")
             notes = (r.structured_content or {}).get("capability", {}).get("notes", [])
-            print(json.dumps({"text": text, "notes": notes}))
+            print(json.dumps({"text": text, "notes": notes, "began": began_notes}))
 
 asyncio.run(main())
 "#;
@@ -505,5 +507,14 @@ asyncio.run(main())
             .contains(&serde_json::json!(note)),
         "{}",
         v["notes"]
+    );
+    // An agent starting its task hears it first.
+    assert!(
+        v["began"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!(note)),
+        "{}",
+        v["began"]
     );
 }
