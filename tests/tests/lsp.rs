@@ -102,7 +102,8 @@ async fn capabilities_registration_and_shutdown() {
               "loci": {
                 "analyzedNotification": "$/loci/analyzed",
                 "backgroundScan": true,
-                "overlay": true
+                "overlay": true,
+                "pagesBehindNotification": "$/loci/pagesBehind"
               }
             },
             "hoverProvider": true,
@@ -1373,6 +1374,12 @@ async fn the_editor_writes_the_plans_pages_with_progress_per_page() {
             && markdown.contains("\n2 pages of 2 written by `sh`\n```"),
         "{run}"
     );
+    // The run changed what is behind the code: the folder now rolls up its new pages.
+    let behind = client.expect_notification("$/loci/pagesBehind").await;
+    assert_eq!(
+        (&behind["count"], &behind["pages"], &behind["message"]),
+        (&json!(1), &json!(["lib"]), &json!("1 page behind the code"))
+    );
 
     let sync = client.command("loci.sync", json!({})).await;
     assert!(
@@ -1380,4 +1387,241 @@ async fn the_editor_writes_the_plans_pages_with_progress_per_page() {
             .starts_with("**Sync**\n\n```text\nsync (snapshot): not a git repository; 1 commit, ")),
         "{sync}"
     );
+    let behind = client.expect_notification("$/loci/pagesBehind").await;
+    assert_eq!(
+        behind,
+        json!({ "root": uri(&root.canonicalize().unwrap()), "head": null, "count": 1,
+                "pages": ["lib"], "message": "1 page behind the code" })
+    );
+    client.shutdown().await;
+}
+
+/// Runs `git ARGS` in `root` (no global or system configuration, a fixed identity and
+/// date); its stdout, trimmed.
+fn git(root: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=Ann", "-c", "user.email=ann@example.com"])
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")
+        .output()
+        .expect("running git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// The `$/progress` reports of the next work-done progress titled `title`, one line each
+/// (`kind percentage message`), up to its end.
+async fn progress_of(client: &mut Client, title: &str) -> Vec<String> {
+    let begin = client
+        .expect(title, |m| {
+            m.pointer("/params/value/title") == Some(&json!(title))
+        })
+        .await;
+    let token = begin.pointer("/params/token").cloned().unwrap();
+    let mut reports = Vec::new();
+    loop {
+        let m = client
+            .expect(title, |m| m.pointer("/params/token") == Some(&token))
+            .await;
+        let value = &m["params"]["value"];
+        reports.push(format!(
+            "{} {} {}",
+            value["kind"].as_str().unwrap_or_default(),
+            value["percentage"],
+            value["message"].as_str().unwrap_or_default()
+        ));
+        if value["kind"] == json!("end") {
+            return reports;
+        }
+    }
+}
+
+/// Issue 35, item 5: a commit made outside the editor (a terminal, an agent) while the
+/// server runs moves `HEAD`; the server notices — on its own activity (a client that
+/// watches no files, as Neovim on Linux) and through a watched `.git/` file (VS Code) —
+/// syncs once per new `HEAD` with `$/progress`, and tells the editor how many pages are
+/// behind the code: `$/loci/pagesBehind` for the plugins, and a `window/showMessage` for a
+/// client that shows what the server says (Helix).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_commit_the_editor_hears_how_many_pages_are_behind_the_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let auth = write(&root, "auth.py", "def login(user):\n    return user\n");
+    git(&root, &["init", "-q", "-b", "main"]);
+    write(&root, ".gitignore", ".loci/\n");
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-q", "-m", "login"]);
+    {
+        let mut ws = loci_engine::Workspace::open(&root, None).unwrap();
+        ws.scan(&|_| {}).unwrap();
+        let opts = loci_engine::memory::WriteOptions {
+            author: Some("human:tester".into()),
+            ..Default::default()
+        };
+        ws.remember("auth.py", "`login()` returns the user.\n", &opts)
+            .unwrap();
+        let synced = ws.sync(None).unwrap();
+        assert_eq!(synced.result.pages_behind, Vec::new());
+    }
+    let mut client = Client::start(options()).await;
+    client.ignore("textDocument/publishDiagnostics");
+    let params = init_params(
+        Some(&root),
+        json!({ "capabilities": { "window": { "showDocument": { "support": true } } } }),
+    );
+    client.initialize(params).await;
+    client.expect_progress_end().await;
+
+    // A commit in a terminal; the editor then opens a file: the server's own check.
+    write(
+        &root,
+        "auth.py",
+        "def login(user):\n    return user.strip()\n",
+    );
+    git(&root, &["commit", "-q", "-am", "login strips"]);
+    let head = git(&root, &["rev-parse", "HEAD"]);
+    let u = uri(&auth);
+    client
+        .open(
+            &u,
+            "python",
+            1,
+            "def login(user):\n    return user.strip()\n",
+        )
+        .await;
+    assert_eq!(
+        progress_of(&mut client, "loci: syncing git history").await,
+        [
+            "report 0 refreshing the map",
+            "report 33 recording 1 commit",
+            "report 67 checking memory against the code",
+            "end null 1 page behind the code"
+        ]
+    );
+    let behind = client.expect_notification("$/loci/pagesBehind").await;
+    assert_eq!(
+        behind,
+        json!({ "root": uri(&root), "head": head, "count": 1, "pages": ["auth.py"],
+                "message": "1 page behind the code" })
+    );
+    let shown = client.expect_notification("window/showMessage").await;
+    assert_eq!(
+        shown,
+        json!({ "type": 3, "message": format!(
+            "loci: 1 page behind the code at {} — run the command loci.synthesize to redraft it (loci.sync lists it)",
+            &head[..12]
+        ) })
+    );
+
+    // The same HEAD again — a save, a watched `HEAD` file — syncs nothing.
+    client
+        .notify(
+            "textDocument/didSave",
+            json!({ "textDocument": { "uri": u } }),
+        )
+        .await;
+    client
+        .notify(
+            "workspace/didChangeWatchedFiles",
+            json!({ "changes": [{ "uri": uri(&root.join(".git/HEAD")), "type": 2 }] }),
+        )
+        .await;
+    client.expect_progress_end().await; // the save's scan
+
+    // A second commit, seen through the watched branch file (VS Code's way): the next
+    // notification is this HEAD's, so none came for the first one twice.
+    write(&root, "util.py", "def pad(s):\n    return s\n");
+    git(&root, &["add", "util.py"]);
+    git(&root, &["commit", "-q", "-m", "pad"]);
+    let second = git(&root, &["rev-parse", "HEAD"]);
+    client
+        .notify(
+            "workspace/didChangeWatchedFiles",
+            json!({ "changes": [{ "uri": uri(&root.join(".git/refs/heads/main")), "type": 2 }] }),
+        )
+        .await;
+    assert_eq!(
+        progress_of(&mut client, "loci: syncing git history").await,
+        [
+            "report 0 refreshing the map",
+            "report 33 recording 1 commit",
+            "report 67 checking memory against the code",
+            "end null 1 page behind the code"
+        ]
+    );
+    let behind = client.expect_notification("$/loci/pagesBehind").await;
+    assert_eq!(behind["head"], json!(second));
+    assert_eq!(behind["count"], json!(1));
+    client.expect_notification("window/showMessage").await;
+    client.shutdown().await;
+}
+
+/// In a linked worktree (`git worktree add`) `HEAD` and the branches live outside the
+/// workspace folder: a client with relative-pattern watchers (VS Code) is asked to watch
+/// them there, and a commit it reports from there is synced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_a_linked_worktree_the_git_directories_outside_the_folder_are_watched() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().canonicalize().unwrap().join("main");
+    write(&main, "a.py", "def a():\n    return 1\n");
+    git(&main, &["init", "-q", "-b", "main"]);
+    git(&main, &["add", "."]);
+    git(&main, &["commit", "-q", "-m", "a"]);
+    let tree = main.parent().unwrap().join("tree");
+    git(
+        &main,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "work",
+            &tree.display().to_string(),
+        ],
+    );
+    let mut client = Client::start(options()).await;
+    let params = init_params(
+        Some(&tree),
+        json!({ "capabilities": { "workspace": { "didChangeWatchedFiles": {
+            "dynamicRegistration": true, "relativePatternSupport": true } } } }),
+    );
+    client.initialize(params).await;
+    let registration = client
+        .expect_notification("client/registerCapability")
+        .await;
+    let common = main.join(".git");
+    assert_eq!(
+        registration["registrations"][0]["registerOptions"]["watchers"],
+        json!([
+            { "globPattern": "**/*" },
+            { "globPattern": { "baseUri": uri(&common.join("worktrees/tree")), "pattern": "HEAD" } },
+            { "globPattern": { "baseUri": uri(&common), "pattern": "{refs/heads/**,packed-refs}" } }
+        ])
+    );
+    client.expect_progress_end().await;
+    write(&tree, "b.py", "def b():\n    return 2\n");
+    git(&tree, &["add", "b.py"]);
+    git(&tree, &["commit", "-q", "-m", "b"]);
+    client
+        .notify(
+            "workspace/didChangeWatchedFiles",
+            json!({ "changes": [{ "uri": uri(&common.join("refs/heads/work")), "type": 2 }] }),
+        )
+        .await;
+    let behind = client.expect_notification("$/loci/pagesBehind").await;
+    assert_eq!(
+        behind,
+        json!({ "root": uri(&tree), "head": git(&tree, &["rev-parse", "HEAD"]), "count": 0,
+                "pages": [], "message": "no page behind the code" })
+    );
+    client.shutdown().await;
 }

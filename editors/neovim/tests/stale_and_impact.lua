@@ -266,9 +266,13 @@ local ok, err = pcall(function()
   -- :LociSync records history (here a snapshot: no git) and shows it in a buffer.
   vim.cmd('LociSync')
   if wait_last('loci.sync') then
+    -- The server says how many pages are behind the code after every sync.
+    vim.wait(5000, function() return loci.status() ~= '' end, 20)
     result.sync = {
       first = vim.split(loci.last.result.markdown, '\n', { plain = true })[4],
       buffer = vim.fn.bufnr('loci://sync') ~= -1,
+      status = loci.status(),
+      notification = result.notifications[#result.notifications].msg,
     }
   else
     fail(':LociSync gave no answer')

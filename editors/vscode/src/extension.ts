@@ -1,5 +1,5 @@
-// The VS Code extension: starts `loci lsp` (found by `discovery.ts`), shows scan progress
-// and the stale-memory count in the status bar, and exposes loci's commands (context, why,
+// The VS Code extension: starts `loci lsp` (found by `discovery.ts`), shows scan progress,
+// the stale-memory count and the pages behind the code in the status bar, and exposes loci's commands (context, why,
 // impact, remember, decide, confirm, restart). Everything it shows comes from the server's
 // command results (`{envelope..., "markdown": "..."}`) and diagnostics; no logic of its own.
 
@@ -22,15 +22,18 @@ import {
 import { findServer, isExecutableFile } from './discovery';
 import { documentSelector } from './languages';
 import {
+  behindText,
   commandError,
   impactLocations,
   markdownOf,
   PREVIEW_COMMAND,
   relativePath,
+  recordBehind,
   resultView,
   staleCount,
   statusText,
   whyTarget,
+  type PagesBehindParams,
   type StatusState,
 } from './results';
 import { clientInitializationOptions, initializationOptions, serverEnvironment, type SettingSchema } from './settings';
@@ -40,6 +43,10 @@ const RESULT_SCHEME = 'loci-result';
 
 let client: LanguageClient | undefined;
 let status: vscode.StatusBarItem;
+/** "loci: 3 pages behind": shown while pages are behind the code; a click drafts them. */
+let behindItem: vscode.StatusBarItem;
+/** The latest `$/loci/pagesBehind` per workspace root. */
+const behind = new Map<string, PagesBehindParams>();
 let log: vscode.LogOutputChannel;
 const state: StatusState = { server: 'stopped', stale: 0 };
 const results = new Map<string, string>();
@@ -49,6 +56,10 @@ let missingMessage: string | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   status = vscode.window.createStatusBarItem('loci.status', vscode.StatusBarAlignment.Left, 10);
   status.name = 'loci';
+  behindItem = vscode.window.createStatusBarItem('loci.behind', vscode.StatusBarAlignment.Left, 9);
+  behindItem.name = 'loci: pages behind the code';
+  behindItem.command = 'loci.draftPages';
+  context.subscriptions.push(behindItem);
   // One log for every server process this window starts (the server's stderr goes here).
   log = vscode.window.createOutputChannel('loci', { log: true });
   context.subscriptions.push(status, resultsChanged, log);
@@ -146,6 +157,11 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   };
   const c = new LanguageClient('loci', 'loci', serverOptions, clientOptions);
   c.registerFeature(new ScanProgressFeature(c));
+  // After a commit the server syncs on its own and says how many pages are behind the code.
+  c.onNotification('$/loci/pagesBehind', (p: PagesBehindParams) => {
+    recordBehind(behind, p);
+    render();
+  });
   c.onDidChangeState((e) => {
     state.server = e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped';
     if (e.newState !== State.Running) {
@@ -176,6 +192,7 @@ async function restart(context: vscode.ExtensionContext): Promise<void> {
   }
   state.stale = 0;
   state.scan = undefined;
+  behind.clear();
   await start(context);
   updateStale();
 }
@@ -259,6 +276,14 @@ function render(): void {
   status.tooltip = tooltip;
   status.backgroundColor =
     state.server === 'missing' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+  const b = state.server === 'running' ? behindText(behind.values()) : undefined;
+  if (b === undefined) {
+    behindItem.hide();
+  } else {
+    behindItem.text = b.text;
+    behindItem.tooltip = b.tooltip;
+    behindItem.show();
+  }
 }
 
 // ---- commands -----------------------------------------------------------------------

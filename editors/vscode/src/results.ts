@@ -152,6 +152,65 @@ export function statusText(s: StatusState): { text: string; tooltip: string } {
   return { text: parts.join(' '), tooltip: 'loci: ' + tooltip };
 }
 
+/** `$/loci/pagesBehind` (server/lsp/src/server.rs `PagesBehindParams`): sent by the server
+ * after every sync (it syncs on its own when a commit moves `HEAD`), after a synthesis run,
+ * and at start when pages are behind the code. */
+export interface PagesBehindParams {
+  /** The workspace root's `file://` URI. */
+  root: string;
+  /** The commit `HEAD` is at, or null outside git. */
+  head: string | null;
+  /** How many pages are behind the code. */
+  count: number;
+  /** Their subjects: stale pages, then folders to roll up. */
+  pages: string[];
+  /** "3 pages behind the code". */
+  message: string;
+}
+
+/** The latest count per workspace root, from `$/loci/pagesBehind`. */
+export function recordBehind(behind: Map<string, PagesBehindParams>, p: PagesBehindParams): void {
+  if (p.count > 0) {
+    behind.set(p.root, p);
+  } else {
+    behind.delete(p.root);
+  }
+}
+
+/** The second status bar item: "loci: 3 pages behind", clicked to draft them (`Loci: Draft
+ * Pages`); undefined (hidden) when no page is behind the code. The tooltip names the pages
+ * (the first 10) and the commit. */
+export function behindText(
+  behind: Iterable<PagesBehindParams>,
+): { text: string; tooltip: string } | undefined {
+  let count = 0;
+  const pages: string[] = [];
+  const heads = new Set<string>();
+  for (const b of behind) {
+    count += b.count;
+    pages.push(...b.pages);
+    if (b.head) {
+      heads.add(b.head.slice(0, 12));
+    }
+  }
+  if (count === 0) {
+    return undefined;
+  }
+  const shown = pages.slice(0, 10).map((p) => `- ${p}`);
+  if (pages.length > shown.length) {
+    shown.push(`- … and ${pages.length - shown.length} more`);
+  }
+  const at = heads.size > 0 ? ` at ${[...heads].join(', ')}` : '';
+  return {
+    text: `$(history) loci: ${count} ${count === 1 ? 'page' : 'pages'} behind`,
+    tooltip: [
+      `loci: ${count === 1 ? '1 page' : `${count} pages`} behind the code${at}:`,
+      ...shown,
+      'Click to draft them with the configured model (Loci: Draft Pages with the Configured Model).',
+    ].join('\n'),
+  };
+}
+
 /** How the extension shows a server command's answer, whoever ran it (a palette command,
  * a code action, a code lens): `preview` for the reading commands (their markdown in a
  * locked preview beside the code), `message` for writes (their first line as a

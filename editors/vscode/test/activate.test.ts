@@ -12,6 +12,8 @@ interface Recorded {
   commands: string[];
   errors: { message: string; items: string[] }[];
   status: { text: string; tooltip: string; shown: boolean; command?: string };
+  /** The second item, "loci: 3 pages behind". */
+  behind: { text: string; tooltip: string; shown: boolean; command?: string };
   logs: string[];
 }
 
@@ -45,27 +47,31 @@ function stub(rec: Recorded): unknown {
     EventEmitter,
     Uri: { from: (c: unknown) => c, file: (p: string) => ({ fsPath: p }) },
     window: {
-      createStatusBarItem: () => {
+      createStatusBarItem: (id: string) => {
+        const r = id === 'loci.behind' ? rec.behind : rec.status;
         const item = {
           name: '',
           get text() {
-            return rec.status.text;
+            return r.text;
           },
           set text(t: string) {
-            rec.status.text = t;
+            r.text = t;
           },
           get tooltip() {
-            return rec.status.tooltip;
+            return r.tooltip;
           },
           set tooltip(t: string) {
-            rec.status.tooltip = t;
+            r.tooltip = t;
           },
           set command(c: string) {
-            rec.status.command = c;
+            r.command = c;
           },
           backgroundColor: undefined,
           show: () => {
-            rec.status.shown = true;
+            r.shown = true;
+          },
+          hide: () => {
+            r.shown = false;
           },
           dispose: () => undefined,
         };
@@ -101,7 +107,13 @@ function stub(rec: Recorded): unknown {
 }
 
 test('activation without a server: commands, status bar, and what to do', async () => {
-  const rec: Recorded = { commands: [], errors: [], status: { text: '', tooltip: '', shown: false }, logs: [] };
+  const rec: Recorded = {
+    commands: [],
+    errors: [],
+    status: { text: '', tooltip: '', shown: false },
+    behind: { text: '', tooltip: '', shown: false },
+    logs: [],
+  };
   const vscode = stub(rec);
   const load = (Module as unknown as { _load: (r: string, ...rest: unknown[]) => unknown })._load;
   (Module as unknown as { _load: (r: string, ...rest: unknown[]) => unknown })._load = function (
@@ -149,6 +161,8 @@ test('activation without a server: commands, status bar, and what to do', async 
       shown: true,
       command: 'loci.statusClicked',
     });
+    // Shown only once the server says pages are behind the code; a click drafts them.
+    assert.deepEqual(rec.behind, { text: '', tooltip: '', shown: false, command: 'loci.draftPages' });
     await ext.deactivate();
   } finally {
     (Module as unknown as { _load: unknown })._load = load;

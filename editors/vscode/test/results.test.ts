@@ -5,16 +5,19 @@ import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 
 import {
+  behindText,
   commandError,
   impactLocations,
   markdownOf,
   PREVIEW_COMMAND,
+  recordBehind,
   relativePath,
   resultView,
   splitAt,
   staleCount,
   statusText,
   whyTarget,
+  type PagesBehindParams,
 } from '../src/results';
 
 test('impact nodes become locations at their edge', () => {
@@ -128,4 +131,29 @@ test('fault: code actions showed only a first line, and a markdown file replaced
   assert.equal(resultView('loci.debug.text'), 'none');
   // A locked preview stays on its answer when another markdown editor becomes active.
   assert.equal(PREVIEW_COMMAND, 'markdown.showLockedPreviewToSide');
+});
+
+test('pages behind the code: the second status bar item', () => {
+  // `$/loci/pagesBehind` as the server sends it after a commit
+  // (tests/tests/lsp.rs `after_a_commit_the_editor_hears_how_many_pages_are_behind_the_code`).
+  const behind = new Map<string, PagesBehindParams>();
+  recordBehind(behind, {
+    root: 'file:///repo',
+    head: '0123456789abcdef0123456789abcdef01234567',
+    count: 3,
+    pages: ['src/auth.py', 'src/billing.py', 'src'],
+    message: '3 pages behind the code',
+  });
+  assert.deepEqual(behindText(behind.values()), {
+    text: '$(history) loci: 3 pages behind',
+    tooltip:
+      'loci: 3 pages behind the code at 0123456789ab:\n- src/auth.py\n- src/billing.py\n- src\n' +
+      'Click to draft them with the configured model (Loci: Draft Pages with the Configured Model).',
+  });
+  recordBehind(behind, { root: 'file:///repo', head: null, count: 1, pages: ['lib'], message: '1 page behind the code' });
+  assert.equal(behindText(behind.values())?.text, '$(history) loci: 1 page behind');
+  // Drafted (or confirmed): the item goes away.
+  recordBehind(behind, { root: 'file:///repo', head: null, count: 0, pages: [], message: 'no page behind the code' });
+  assert.equal(behindText(behind.values()), undefined);
+  assert.equal(behind.size, 0);
 });

@@ -46,6 +46,15 @@ enum Command {
         /// ($CODEX_HOME/config.toml, else ~/.codex/config.toml), keeping everything else in it.
         #[arg(long, requires = "agents")]
         global: bool,
+        /// Also add git hooks (post-commit, post-merge, post-checkout, post-rewrite) that
+        /// run `loci sync --quiet` after each commit, merge, checkout or rewrite, so memory
+        /// follows commits made without an editor. An existing hook is kept (loci's block
+        /// goes after its `#!` line); never fails the git command. Idempotent.
+        #[arg(long, conflicts_with = "remove_git_hook")]
+        git_hook: bool,
+        /// Take loci's block out of the git hooks again (a hook holding nothing else is deleted).
+        #[arg(long)]
+        remove_git_hook: bool,
     },
     /// Serve the MCP tools to an AI agent: over stdio, or with --http over streamable HTTP
     /// (bearer token from .loci/mcp-token required).
@@ -361,6 +370,9 @@ enum Command {
         /// Read at most this many commits (default: [sync] max_commits in .loci/config.toml, 200).
         #[arg(long, value_parser = whole::<usize>("commits", 1), allow_negative_numbers = true)]
         limit: Option<usize>,
+        /// Print nothing (errors still go to stderr and set the exit code): for git hooks.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// The last N sessions and what they changed.
     Recap {
@@ -1032,7 +1044,12 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         None => arg,
     };
     let found = match cli.command {
-        Command::Init { agents, global } => {
+        Command::Init {
+            agents,
+            global,
+            git_hook,
+            remove_git_hook,
+        } => {
             let codex_config = match global {
                 false => None,
                 true => Some(loci_engine::agents::codex_config_path().ok_or_else(|| {
@@ -1052,6 +1069,11 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
                     &loci_engine::agents::wire_agents(ws.root(), &options)?,
                     cli.json,
                 )?;
+            }
+            if git_hook {
+                print_hooks(&loci_engine::hooks::install(ws.root())?, cli.json)?;
+            } else if remove_git_hook {
+                print_hooks(&loci_engine::hooks::remove(ws.root())?, cli.json)?;
             }
             found
         }
@@ -1333,7 +1355,10 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             }
         }
         Command::Drift { since } => out.drift(&ws.drift(since)?)?,
-        Command::Sync { limit } => out.sync(&ws.sync(limit)?)?,
+        Command::Sync { limit, quiet } => {
+            let env = ws.sync(limit)?;
+            if quiet { true } else { out.sync(&env)? }
+        }
         Command::Synthesize {
             paths,
             plan,
@@ -1519,6 +1544,32 @@ fn print_agents(report: &loci_engine::agents::AgentsReport, json: bool) -> anyho
             report.codex_config
         )?;
         write!(o, "{}", report.codex_snippet)?;
+    }
+    Ok(())
+}
+
+/// Prints what `init --git-hook` (or `--remove-git-hook`) did, one line per hook.
+fn print_hooks(report: &loci_engine::hooks::HooksReport, json: bool) -> anyhow::Result<()> {
+    use std::io::Write;
+    let stdout = std::io::stdout();
+    let mut o = stdout.lock();
+    if json {
+        serde_json::to_writer_pretty(&mut o, report)?;
+        writeln!(o)?;
+        return Ok(());
+    }
+    for h in &report.hooks {
+        let action = serde_json::to_value(h.action)?;
+        write!(
+            o,
+            "{:<9} {}",
+            action.as_str().unwrap_or(""),
+            h.path.display()
+        )?;
+        match &h.note {
+            Some(note) => writeln!(o, ": {note}")?,
+            None => writeln!(o)?,
+        }
     }
     Ok(())
 }

@@ -133,7 +133,8 @@ impl Output {
             ]
             .iter()
             .any(|p| note.starts_with(p))
-                || note.contains("changed on disk since the last scan"))
+                || note.contains("changed on disk since the last scan")
+                || note.contains(" behind the code — "))
                 && !shown.contains(note.as_str())
             {
                 eprintln!("note: {note}");

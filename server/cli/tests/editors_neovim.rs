@@ -301,6 +301,99 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
             .is_some_and(|l| l.starts_with("sync (snapshot): not a git repository; 1 commit, ")),
         "{r:#}"
     );
+    // After the sync the server says how many pages are behind the code (`$/loci/pagesBehind`):
+    // the plugin tells it once and keeps it for a statusline.
+    assert_eq!(
+        (&r["sync"]["status"], &r["sync"]["notification"]),
+        (
+            &json!("loci: 1 page behind"),
+            &json!("loci: 1 page behind the code — :LociSynthesize drafts it, :LociSync lists it")
+        ),
+        "{r:#}"
+    );
+}
+
+/// Issue 35, item 5, with a real Neovim (which watches no files on Linux): a commit made
+/// outside the editor, then an edit; the server notices HEAD moved, syncs on its own, and
+/// the plugin says how many pages are behind the code once and keeps it for a statusline.
+/// Script: `editors/neovim/tests/after_commit.lua`.
+#[test]
+fn neovim_hears_how_many_pages_are_behind_the_code_after_a_commit() {
+    let nvim = nvim();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("shop");
+    copy_dir(&repo().join("fixtures/polyglot/rust"), &root);
+    let root = root.canonicalize().unwrap();
+    std::fs::write(root.join(".gitignore"), ".loci/\n").unwrap();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.name=Ann", "-c", "user.email=ann@example.com"])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "shop"]);
+    loci(&root, &["scan"]);
+    loci(
+        &root,
+        &[
+            "remember",
+            "src/store.rs",
+            "--text",
+            "`Store::open()` creates an empty store holding at most `capacity` items.",
+        ],
+    );
+    loci(
+        &root,
+        &["remember", "src", "--text", "The shop's `src/store.rs`."],
+    );
+    loci(&root, &["sync", "--quiet"]);
+
+    let out = dir.path().join("out.json");
+    let status = Command::new(&nvim)
+        .args(["--headless", "--clean", "-l"])
+        .arg(repo().join("editors/neovim/tests/after_commit.lua"))
+        .arg(repo().join("editors/neovim"))
+        .arg(&root)
+        .arg(root.join("src/lib.rs"))
+        .arg(&out)
+        .current_dir(&root)
+        .env("LOCI_SERVER_PATH", LOCI)
+        .env("LOCI_AUTHOR", "human:tester")
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("RUST_LOG")
+        .status()
+        .expect("starting nvim");
+    assert!(status.success(), "nvim exited with {status}");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(r["errors"], json!([]), "{r:#}");
+    assert_eq!(
+        r["watches"],
+        json!(false),
+        "Neovim on Linux watches no files: {r:#}"
+    );
+    assert_eq!(r["status_before"], json!(""), "{r:#}");
+    let head = r["head"].as_str().unwrap();
+    assert_eq!(
+        (&r["status"], &r["notifications_after"]),
+        (
+            // The file's page, and the folder's, which names the file.
+            &json!("loci: 2 pages behind"),
+            &json!([format!(
+                "loci: 2 pages behind the code at {} — :LociSynthesize drafts them, :LociSync lists them",
+                &head[..12]
+            )])
+        ),
+        "{r:#}"
+    );
+    assert_eq!(r["notifications_end"], json!(1), "said once: {r:#}");
 }
 
 /// Every fixture file loci parses, repo-relative under `fixtures/polyglot`, sorted.

@@ -2354,6 +2354,9 @@ impl Workspace {
         let mut env = self.memory_envelope_with(answer, &served_revisions, relies, marks)?;
         env.capability.notes.extend(open_notes);
         env.capability.notes.extend(query_notes);
+        // Pages behind the code, as the last sync or lint counted them (one meta row):
+        // an agent hears that memory lags the commits, and what to run.
+        env.capability.notes.extend(self.pages_behind_note()?);
         env.limits.budget = Some(budget);
         env.limits.used = used;
         env.limits.truncated = truncated;

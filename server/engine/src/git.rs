@@ -227,6 +227,102 @@ pub fn repo_state(root: &Path) -> Result<RepoState, GitError> {
     })
 }
 
+/// Reads the commit `HEAD` points at, again and again, cheaply: the repository is found
+/// once ([`HeadWatch::open`]), and each [`HeadWatch::head`] reads `HEAD` and the branch it
+/// names (a loose reference file, else `packed-refs`) — a few small file reads, no object
+/// access and no configuration. For a language server that checks, on every burst of
+/// edits, whether a commit, checkout, merge or pull made outside the editor moved `HEAD`.
+///
+/// Holds paths only (a `gix` repository is not `Send` without its `parallel` feature), so
+/// it can be shared between threads.
+#[derive(Clone, Debug)]
+pub struct HeadWatch {
+    git_dir: PathBuf,
+    common_dir: PathBuf,
+    object_hash: gix::hash::Kind,
+}
+
+impl HeadWatch {
+    /// Finds the repository containing `root` (searching upward, as every function here
+    /// does). `None` for a plain directory or a repository that cannot be opened.
+    pub fn open(root: &Path) -> Option<HeadWatch> {
+        let ws = Ws::open(root).ok()?;
+        let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        Some(HeadWatch {
+            git_dir: canonical(ws.repo.git_dir()),
+            common_dir: canonical(ws.repo.common_dir()),
+            object_hash: ws.repo.object_hash(),
+        })
+    }
+
+    /// The repository's own directory (`.git`, or a linked worktree's
+    /// `.git/worktrees/NAME`): where `HEAD` lives.
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
+    }
+
+    /// The directory shared by all worktrees: where `refs/heads/` and `packed-refs` live
+    /// (the same as [`HeadWatch::git_dir`] outside linked worktrees).
+    pub fn common_dir(&self) -> &Path {
+        &self.common_dir
+    }
+
+    /// The commit `HEAD` points at, full hex; `None` when `HEAD` is unborn or cannot be
+    /// read (a half-written reference during a git command: the next check sees it).
+    pub fn head(&self) -> Option<String> {
+        use gix::refs::Target;
+        let store = if self.git_dir == self.common_dir {
+            gix::refs::file::Store::at(self.git_dir.clone(), self.object_hash)
+        } else {
+            gix::refs::file::Store::for_linked_worktree(
+                self.git_dir.clone(),
+                self.common_dir.clone(),
+                self.object_hash,
+            )
+        };
+        let mut reference = store.try_find("HEAD").ok()??;
+        // HEAD names a branch, which names the commit; at most a few hops.
+        for _ in 0..5 {
+            match reference.target {
+                Target::Object(id) => return Some(id.to_string()),
+                Target::Symbolic(name) => reference = store.try_find(name.as_ref()).ok()??,
+            }
+        }
+        None
+    }
+}
+
+/// Where the git hooks of the repository containing `root` live, and where `root` is in
+/// its working tree: `core.hooksPath` of the repository's own configuration (relative to
+/// the working tree when relative), else `hooks/` of the common directory (shared by
+/// linked worktrees); and the workspace root relative to the working tree (`/`-separated,
+/// with a trailing `/`; empty when the workspace is the whole repository). Global and
+/// system configuration are not read (as everywhere in this module).
+///
+/// # Errors
+///
+/// [`GitError::NotARepository`] for a plain directory, [`GitError::Io`] if `root` cannot
+/// be read.
+pub fn hooks_location(root: &Path) -> Result<(PathBuf, String), GitError> {
+    let ws = Ws::open(root)?;
+    let configured = ws
+        .repo
+        .config_snapshot()
+        .string("core.hooksPath")
+        .map(|v| PathBuf::from(v.to_str_lossy().into_owned()))
+        .filter(|p| !p.as_os_str().is_empty());
+    let dir = match configured {
+        Some(p) if p.is_absolute() => p,
+        Some(p) => ws
+            .repo
+            .workdir()
+            .unwrap_or_else(|| ws.repo.common_dir())
+            .join(p),
+        None => ws.repo.common_dir().join("hooks"),
+    };
+    Ok((dir, ws.prefix.clone()))
+}
+
 /// Commits reachable from `HEAD` that are not reachable from `since` (exclusive, like
 /// `git log since..HEAD`), oldest first, at most `limit` (the newest `limit` when more exist,
 /// with [`History::truncated`] set). Commits are ordered by commit time.

@@ -17,6 +17,7 @@ pub mod envelope;
 pub mod eval;
 pub mod facts;
 pub mod git;
+pub mod hooks;
 pub mod lint;
 pub mod live;
 mod logs;

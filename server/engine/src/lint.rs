@@ -109,6 +109,9 @@ impl Workspace {
         let lock = self.store.lock("a lint")?;
         let report = self.run_lint()?;
         drop(lock);
+        // What answers say about pages behind the code is the count of the last lint.
+        let behind = self.count_pages_behind()?;
+        self.record_pages_behind(behind)?;
         let mut env = self.envelope(report, Vec::new())?;
         env.stale_warnings = env
             .result

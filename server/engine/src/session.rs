@@ -78,7 +78,10 @@ impl Workspace {
             Ok(s)
         })?;
         self.team_push_shared();
-        self.envelope(session, Vec::new())
+        let mut env = self.envelope(session, Vec::new())?;
+        // An agent starting a task hears that memory lags the commits (one meta row).
+        env.capability.notes.extend(self.pages_behind_note()?);
+        Ok(env)
     }
 
     /// Ends a session, storing its digest.

@@ -39,17 +39,53 @@ pub struct SyncReport {
     pub pages_behind: Vec<crate::synthesis::PlanItem>,
 }
 
+/// The `meta` key holding the commit `HEAD` was at when the last sync ran (full hex; empty
+/// when the workspace has no commits or no git): a language server that sees `HEAD` move
+/// to this commit knows that another process (a git hook) synced it already.
+pub const SYNCED_HEAD_META: &str = "synced_head";
+
+/// Where a sync is, for a progress report ([`Workspace::sync_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncStep {
+    /// Refreshing the map (an incremental scan).
+    Scanning,
+    /// Recording `commits` commits into the event log.
+    Recording {
+        /// Commits read since the last sync.
+        commits: usize,
+    },
+    /// Bringing the stale marks up to date (an incremental lint) and listing the pages
+    /// behind the code.
+    Checking,
+}
+
 impl Workspace {
     /// Refreshes the map (an incremental scan), then records history since the last
     /// sync, reading at most `limit` commits (default `[sync] max_commits`); see the
     /// module docs.
     pub fn sync(&mut self, limit: Option<usize>) -> Result<Envelope<SyncReport>> {
+        self.sync_with(limit, &|_| {})
+    }
+
+    /// [`Workspace::sync`], saying at each step where it is. At the end it stores the
+    /// commit `HEAD` was at ([`SYNCED_HEAD_META`]) and the count of pages behind the code
+    /// (`synthesis::PAGES_BEHIND_META`).
+    pub fn sync_with(
+        &mut self,
+        limit: Option<usize>,
+        progress: &dyn Fn(SyncStep),
+    ) -> Result<Envelope<SyncReport>> {
         // The map first (an incremental scan): page moves and the claims' stale checks
         // must see the tree the commits produced, not the one of the last scan.
+        progress(SyncStep::Scanning);
         let scanned = self.scan(&|_| {})?.result;
         let limit = limit.unwrap_or(self.config.sync.max_commits).max(1);
         let state =
             git::repo_state(&self.root).map_err(|e| EngineError::Internal(e.to_string()))?;
+        let head = match &state {
+            RepoState::Branch { head, .. } | RepoState::Detached { head } => head.clone(),
+            RepoState::NotARepository | RepoState::Unborn { .. } => String::new(),
+        };
         let mut report = match state {
             RepoState::NotARepository => self.sync_snapshots()?,
             RepoState::Unborn { branch } => SyncReport {
@@ -61,10 +97,10 @@ impl Workspace {
                 ..Default::default()
             },
             RepoState::Branch { ref name, ref head } => {
-                self.sync_git(format!("branch {name} at {}", short(head)), limit)?
+                self.sync_git(format!("branch {name} at {}", short(head)), limit, progress)?
             }
             RepoState::Detached { ref head } => {
-                self.sync_git(format!("detached HEAD at {}", short(head)), limit)?
+                self.sync_git(format!("detached HEAD at {}", short(head)), limit, progress)?
             }
         };
         // Pages the refresh moved (renames it saw), before those history moved.
@@ -77,15 +113,27 @@ impl Workspace {
         report.pages_moved = moved;
         // What the commits put behind the code. Staleness is the lint's marks, brought up
         // to date with the map refreshed above (a lint costs what changed since the last).
+        progress(SyncStep::Checking);
         self.lint()?;
         report.pages_behind = self.pages_behind()?;
+        self.record_pages_behind(report.pages_behind.len() as u64)?;
+        self.store
+            .write(|tx| set_meta(tx, SYNCED_HEAD_META, &head))?;
         self.envelope(report, Vec::new())
     }
 
-    fn sync_git(&mut self, state: String, limit: usize) -> Result<SyncReport> {
+    fn sync_git(
+        &mut self,
+        state: String,
+        limit: usize,
+        progress: &dyn Fn(SyncStep),
+    ) -> Result<SyncReport> {
         let since = self.store.meta("last_synced_commit")?;
         let history = git::history(&self.root, since.as_deref(), limit)
             .map_err(|e| EngineError::Internal(e.to_string()))?;
+        progress(SyncStep::Recording {
+            commits: history.commits.len(),
+        });
         let mut report = SyncReport {
             mode: "git",
             state,

@@ -55,6 +55,33 @@ pub const MIN_PROMPT_TOKENS: u64 = 500;
 /// Bytes of the command's stderr kept for the report.
 pub const STDERR_CAP: usize = 4 * 1024;
 
+/// The `meta` key holding how many pages are behind the code, as the last `sync`, `lint`
+/// or synthesis run counted them ([`Workspace::pages_behind_recorded`]).
+pub const PAGES_BEHIND_META: &str = "pages_behind";
+
+/// The note of an answer when `count` pages are behind the code (`count` > 0):
+/// "3 pages behind the code — run `loci synthesize --pending` (MCP tool `synthesize`) to
+/// redraft them; `loci sync` lists them" when synthesis is `configured`, else what to do
+/// without it.
+pub fn pages_behind_note(count: u64, configured: bool) -> String {
+    let (pages, them) = if count == 1 {
+        ("1 page".to_string(), "it")
+    } else {
+        (format!("{count} pages"), "them")
+    };
+    if configured {
+        format!(
+            "{pages} behind the code — run `loci synthesize --pending` (MCP tool `synthesize`) \
+             to redraft {them}; `loci sync` lists {them}"
+        )
+    } else {
+        format!(
+            "{pages} behind the code — `loci sync` lists {them} (MCP tool `sync`); update \
+             {them}, or set `[synthesis] command` and run `loci synthesize --pending`"
+        )
+    }
+}
+
 /// Why a page is in the plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -323,7 +350,7 @@ impl Workspace {
             })
             .collect();
         let planned: BTreeSet<String> = items.iter().map(|i| i.subject.clone()).collect();
-        items.extend(self.behind_items(&planned)?);
+        items.extend(self.behind_items(&planned, true)?);
         Ok(items)
     }
 
@@ -332,11 +359,71 @@ impl Workspace {
     /// whether or not synthesis is configured: what `loci sync` reports after recording
     /// the commits that put them there.
     pub fn pages_behind(&self) -> Result<Vec<PlanItem>> {
-        self.behind_items(&BTreeSet::new())
+        self.behind_items(&BTreeSet::new(), true)
     }
 
-    /// The plan's stale pages, then its roll-ups of folders not in `planned`.
-    fn behind_items(&self, planned: &BTreeSet<String>) -> Result<Vec<PlanItem>> {
+    /// [`Workspace::pages_behind`] without naming the changed symbols of stale file pages
+    /// (their `changed` lists only the stale claims): no git reads, only the stale marks
+    /// and the pages' revisions.
+    pub fn pages_behind_brief(&self) -> Result<Vec<PlanItem>> {
+        self.behind_items(&BTreeSet::new(), false)
+    }
+
+    /// How many pages are behind the code now ([`Workspace::pages_behind_brief`]'s count).
+    pub fn count_pages_behind(&self) -> Result<u64> {
+        Ok(self.pages_behind_brief()?.len() as u64)
+    }
+
+    /// The count of pages behind the code that the last `sync`, `lint` or synthesis run
+    /// stored (meta [`PAGES_BEHIND_META`]), or `None` before any: what answers say without
+    /// computing it (one row read).
+    pub fn pages_behind_recorded(&self) -> Result<Option<u64>> {
+        Ok(self
+            .store
+            .meta(PAGES_BEHIND_META)?
+            .and_then(|v| v.parse().ok()))
+    }
+
+    /// Stores `count` as the pages behind the code (meta [`PAGES_BEHIND_META`]); a
+    /// read-only store keeps the old count (logged, not an error: the count is a hint).
+    pub(crate) fn record_pages_behind(&mut self, count: u64) -> Result<()> {
+        if self.pages_behind_recorded()? == Some(count) {
+            return Ok(());
+        }
+        let value = count.to_string();
+        match self
+            .store
+            .write(|tx| loci_store::set_meta(tx, PAGES_BEHIND_META, &value))
+        {
+            Ok(()) => Ok(()),
+            Err(loci_store::StoreError::ReadOnly { .. }) => {
+                tracing::debug!("read-only store: the count of pages behind the code is not kept");
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The note an answer carries when pages are behind the code (the recorded count,
+    /// [`Workspace::pages_behind_recorded`]): what to run, by whether synthesis is
+    /// configured. `None` when none are behind.
+    pub fn pages_behind_note(&self) -> Result<Option<String>> {
+        let count = match self.pages_behind_recorded()? {
+            Some(n) if n > 0 => n,
+            _ => return Ok(None),
+        };
+        let configured = self
+            .config
+            .synthesis
+            .command
+            .as_deref()
+            .is_some_and(|c| !c.trim().is_empty());
+        Ok(Some(pages_behind_note(count, configured)))
+    }
+
+    /// The plan's stale pages, then its roll-ups of folders not in `planned`; with
+    /// `detail`, each stale file page names its changed symbols (a git diff per page).
+    fn behind_items(&self, planned: &BTreeSet<String>, detail: bool) -> Result<Vec<PlanItem>> {
         let conn = self.store.conn();
         let mut items: Vec<PlanItem> = Vec::new();
         let pages: HashMap<String, Page> = mem::pages(conn)?
@@ -372,7 +459,8 @@ impl Workspace {
         for (subject, claims) in stale {
             let page = &pages[&subject];
             let mut changed = Vec::new();
-            if page.kind == "file"
+            if detail
+                && page.kind == "file"
                 && let Some(rev) = self.current_revision(page)?
                 && let Some(since) = self.code_since(&subject, &rev)?
             {
@@ -650,6 +738,10 @@ impl Workspace {
                 }
             }
             runs.push(run);
+        }
+        if runs.iter().any(|r| r.status == "written") {
+            let count = self.count_pages_behind()?;
+            self.record_pages_behind(count)?;
         }
         self.envelope(
             SynthesisReport {

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use loci_engine::git::{
-    ChangeKind, CommitInfo, FileChange, GitError, History, RepoState, file_history, history,
-    renamed_to, repo_state,
+    ChangeKind, CommitInfo, FileChange, GitError, HeadWatch, History, RepoState, file_history,
+    history, renamed_to, repo_state,
 };
 
 /// The first commit's time; each commit is one minute later.
@@ -753,4 +753,56 @@ fn history_of_thousands_of_commits_reads_only_the_newest() {
     let fh = file_history(&repo.root, "src/f0.txt", 10).unwrap();
     assert_eq!(fh.len(), 10);
     assert_eq!(fh[0].summary, format!("c{}", N - 50));
+}
+
+/// `HeadWatch` (issue 35, item 5) follows `HEAD` through a commit, a checkout of another
+/// branch, packed references and a detached `HEAD`, and in a linked worktree (its own
+/// `HEAD`, the shared branches); unborn and plain directories have none.
+#[test]
+fn head_watch_follows_head_through_commits_checkouts_and_packed_refs() {
+    let mut repo = Repo::init();
+    let watch = HeadWatch::open(&repo.root).expect("a repository");
+    assert_eq!(watch.head(), None, "unborn");
+    repo.write("a.txt", "a\n");
+    let first = repo.commit("first");
+    assert_eq!(watch.head().as_deref(), Some(first.as_str()));
+    repo.write("a.txt", "b\n");
+    let second = repo.commit("second");
+    assert_eq!(watch.head().as_deref(), Some(second.as_str()));
+    repo.git(&["checkout", "-q", "-b", "side", &first]);
+    assert_eq!(watch.head().as_deref(), Some(first.as_str()));
+    repo.git(&["pack-refs", "--all"]);
+    assert!(!repo.root.join(".git/refs/heads/side").exists());
+    assert_eq!(watch.head().as_deref(), Some(first.as_str()), "packed");
+    repo.git(&["checkout", "-q", "--detach", &second]);
+    assert_eq!(watch.head().as_deref(), Some(second.as_str()), "detached");
+
+    let linked = repo.sibling("linked");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "wt",
+        &linked.display().to_string(),
+        &first,
+    ]);
+    let in_worktree = HeadWatch::open(&linked).expect("a linked worktree");
+    assert_ne!(in_worktree.git_dir(), in_worktree.common_dir());
+    assert_eq!(in_worktree.head().as_deref(), Some(first.as_str()));
+    git_in(
+        &linked,
+        &["commit", "-q", "--allow-empty", "-m", "in the worktree"],
+        EPOCH + 600,
+    );
+    let moved = git_in(&linked, &["rev-parse", "HEAD"], EPOCH + 600);
+    assert_eq!(in_worktree.head().as_deref(), Some(moved.trim()));
+    assert_eq!(
+        watch.head().as_deref(),
+        Some(second.as_str()),
+        "its own HEAD"
+    );
+
+    let plain = tempfile::tempdir().unwrap();
+    assert!(HeadWatch::open(plain.path()).is_none());
 }

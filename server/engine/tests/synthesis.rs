@@ -607,3 +607,65 @@ fn context_ranks_model_written_text_below_human_written_text_of_equal_relevance(
     assert_eq!(model_signal(memory[0].2), Vec::<String>::new());
     assert_eq!(model_signal(memory[1].2), ["written by a model -4.0"]);
 }
+
+/// Issue 35, item 5: each sync and each lint store how many pages are behind the code
+/// (and a sync the `HEAD` it saw), without git reads for the count; a `context` answer
+/// carries it as a note, saying what to run; a synthesis run that writes pages lowers it.
+#[test]
+fn the_count_of_pages_behind_the_code_is_stored_by_sync_and_lint_and_noted_by_context() {
+    let dir = repository();
+    let root = dir.path();
+    let mut ws = open(root, &command("answer.sh", ""));
+    let question = loci_engine::context::ContextRequest {
+        query: "how does login check the password".into(),
+        open_files: Vec::new(),
+        budget: None,
+        floor: None,
+    };
+    assert_eq!(ws.pages_behind_recorded().unwrap(), None);
+    ws.remember(
+        "src/auth.py",
+        "`login()` checks the password with `check()`.",
+        &by("human:ann"),
+    )
+    .unwrap();
+    ws.sync(None).unwrap();
+    let head = ws
+        .store()
+        .meta(loci_engine::sync::SYNCED_HEAD_META)
+        .unwrap();
+    assert_eq!(head.as_deref().map(str::len), Some(40));
+    // The folder rolls up its first file page.
+    assert_eq!(ws.pages_behind_recorded().unwrap(), Some(1));
+    write(
+        root,
+        "src/auth.py",
+        &AUTH.replace(
+            "    return check(user, password)",
+            "    return check(user, password) and user",
+        ),
+    );
+    git(root, &["commit", "-q", "-am", "login"]);
+    ws.scan(&|_| {}).unwrap();
+    ws.lint().unwrap();
+    assert_eq!(ws.count_pages_behind().unwrap(), 2);
+    assert_eq!(ws.pages_behind_recorded().unwrap(), Some(2));
+    let notes = ws.context(&question).unwrap().capability.notes;
+    assert!(
+        notes.contains(&"2 pages behind the code — run `loci synthesize --pending` (MCP tool `synthesize`) to redraft them; `loci sync` lists them".to_string()),
+        "{notes:?}"
+    );
+    ws.synthesize(
+        &loci_engine::synthesis::Targets::Paths(vec!["src/auth.py".into()]),
+        None,
+        &|_| {},
+    )
+    .unwrap();
+    // The page is redrafted; the folder still rolls it up.
+    assert_eq!(ws.pages_behind_recorded().unwrap(), Some(1));
+    let notes = ws.context(&question).unwrap().capability.notes;
+    assert!(
+        notes.contains(&"1 page behind the code — run `loci synthesize --pending` (MCP tool `synthesize`) to redraft it; `loci sync` lists it".to_string()),
+        "{notes:?}"
+    );
+}

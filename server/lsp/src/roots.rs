@@ -13,8 +13,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use loci_engine::embed::EmbedProgress;
+use loci_engine::git::HeadWatch;
 use loci_engine::scan::{ScanProgress, ScanReport};
 use loci_engine::secrets::SecretRules;
+use loci_engine::sync::{SYNCED_HEAD_META, SyncReport, SyncStep};
 use loci_engine::synthesis::{SynthesisReport, Targets};
 use loci_engine::{EngineError, Envelope, Workspace};
 use tower_lsp_server::ls_types::{MessageType, ProgressToken};
@@ -42,6 +44,29 @@ pub(crate) struct Root {
     running: AtomicBool,
     /// At least one scan finished.
     pub scanned: AtomicBool,
+    /// Reads the commit `HEAD` is at; `None` outside git.
+    head: Option<HeadWatch>,
+    /// The `HEAD` commit last synced (here or, per the store's `synced_head`, by another
+    /// process such as a git hook) or seen at start: a `HEAD` that differs has moved.
+    seen_head: Mutex<Option<String>>,
+    /// A sync was asked for while one ran.
+    sync_pending: AtomicBool,
+    /// A background sync task is running.
+    sync_running: AtomicBool,
+}
+
+/// What a sync left behind: the pages behind the code at `head`.
+#[derive(Clone, Debug)]
+pub(crate) struct Behind {
+    /// The commit `HEAD` was at (full hex); `None` outside git or before the first commit.
+    pub head: Option<String>,
+    /// The sync's answer; `None` when another process had synced this `HEAD` already
+    /// (the count is then the one it recorded).
+    pub synced: Option<Envelope<SyncReport>>,
+    /// How many pages are behind the code.
+    pub count: u64,
+    /// Their subjects, as the plan lists them (stale pages, then roll-ups).
+    pub pages: Vec<String>,
 }
 
 static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
@@ -96,6 +121,19 @@ impl Root {
                 })
                 .unwrap_or_default(),
         );
+        let head = HeadWatch::open(&path);
+        // The HEAD the last sync saw, else the one of now: a repository never synced is
+        // not synced on opening, only once HEAD moves.
+        let synced = ws.as_ref().and_then(|w| {
+            w.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .store()
+                .meta(SYNCED_HEAD_META)
+                .ok()
+                .flatten()
+                .filter(|h| !h.is_empty())
+        });
+        let seen = synced.or_else(|| head.as_ref().and_then(HeadWatch::head));
         Root {
             path,
             ws,
@@ -106,7 +144,210 @@ impl Root {
             pending: AtomicBool::new(false),
             running: AtomicBool::new(false),
             scanned: AtomicBool::new(false),
+            head,
+            seen_head: Mutex::new(seen),
+            sync_pending: AtomicBool::new(false),
+            sync_running: AtomicBool::new(false),
         }
+    }
+
+    /// The root's git directories (`HEAD`'s, and the one holding `refs/heads/`); `None`
+    /// outside git.
+    pub(crate) fn git_dirs(&self) -> Option<(PathBuf, PathBuf)> {
+        self.head
+            .as_ref()
+            .map(|h| (h.git_dir().to_path_buf(), h.common_dir().to_path_buf()))
+    }
+
+    /// Whether `HEAD` moved since it was last synced or seen (a commit, checkout, merge or
+    /// pull): true once per new commit, which it then counts as seen. A few small file
+    /// reads (`HEAD` and the branch's reference), no database access: cheap enough for
+    /// every burst of edits.
+    pub(crate) fn head_moved(&self) -> bool {
+        let Some(now) = self.head.as_ref().and_then(HeadWatch::head) else {
+            return false;
+        };
+        let mut seen = self.seen_head.lock().unwrap_or_else(|p| p.into_inner());
+        if seen.as_deref() == Some(now.as_str()) {
+            return false;
+        }
+        *seen = Some(now);
+        true
+    }
+
+    /// Asks for a sync in the background; coalesced with a running one (one more runs
+    /// after it). `after` gets each sync's outcome.
+    pub(crate) fn request_sync<F, Fut>(self: &Arc<Self>, client: Client, progress: bool, after: F)
+    where
+        F: Fn(Arc<Root>, Result<Behind, Failure>) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send,
+    {
+        self.sync_pending.store(true, Ordering::SeqCst);
+        if self.sync_running.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let root = self.clone();
+        tokio::spawn(async move {
+            loop {
+                root.sync_pending.store(false, Ordering::SeqCst);
+                let outcome = root.sync(&client, progress, false).await;
+                after(root.clone(), outcome).await;
+                if root.sync_pending.load(Ordering::SeqCst) {
+                    continue;
+                }
+                root.sync_running.store(false, Ordering::SeqCst);
+                if !root.sync_pending.load(Ordering::SeqCst)
+                    || root.sync_running.swap(true, Ordering::SeqCst)
+                {
+                    break;
+                }
+            }
+        });
+    }
+
+    /// Syncs git history (`loci_engine::sync`) on a connection of its own, after any
+    /// running scan (a sync scans first) and with `$/progress` when `progress` is set
+    /// ("loci: syncing git history": refreshing the map, recording N commits, checking
+    /// memory; it ends with the count of pages behind the code). Unless `force`, a `HEAD`
+    /// that the store says was synced already (by a git hook running `loci sync`) is not
+    /// synced again: the answer is the count that sync recorded.
+    pub(crate) async fn sync(
+        self: &Arc<Self>,
+        client: &Client,
+        progress: bool,
+        force: bool,
+    ) -> Result<Behind, Failure> {
+        let _guard = self.scan_lock.lock().await;
+        if let Some(error) = &self.error {
+            return Err(error.clone());
+        }
+        let head = self.head.as_ref().and_then(HeadWatch::head);
+        let path = self.path.clone();
+        let wanted = head.clone();
+        let skip = tokio::task::spawn_blocking(move || -> Result<Option<Behind>, Failure> {
+            let ws = Workspace::open(&path, None).map_err(Failure::from)?;
+            let synced = ws
+                .store()
+                .meta(SYNCED_HEAD_META)
+                .map_err(|e| Failure::from(EngineError::from(e)))?;
+            if force || wanted.is_none() || synced != wanted {
+                return Ok(None);
+            }
+            let pages: Vec<String> = ws
+                .pages_behind_brief()
+                .map_err(Failure::from)?
+                .into_iter()
+                .map(|i| i.subject)
+                .collect();
+            Ok(Some(Behind {
+                head: wanted,
+                synced: None,
+                count: pages.len() as u64,
+                pages,
+            }))
+        })
+        .await
+        .map_err(|e| Failure {
+            kind: "internal",
+            message: format!("the sync failed: {}", crate::server::join_error(e)),
+        })??;
+        if let Some(behind) = skip {
+            self.mark_seen(behind.head.clone());
+            return Ok(behind);
+        }
+        let ongoing = if progress {
+            begin_progress(client, "sync", "loci: syncing git history", &self.path).await
+        } else {
+            None
+        };
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<SyncStep>();
+        let path = self.path.clone();
+        let cap = self.max_files;
+        let task = tokio::task::spawn_blocking(move || {
+            let mut ws = Workspace::open(&path, None).map_err(Failure::from)?;
+            if let Some(cap) = cap {
+                ws.set_max_files(cap);
+            }
+            ws.sync_with(None, &|step| {
+                let _ = tx.send(step);
+            })
+            .map_err(|e| Failure::from(ws.name_damage(e)))
+        });
+        while let Some(step) = rx.recv().await {
+            if let Some(ongoing) = &ongoing {
+                let (message, pct) = match step {
+                    SyncStep::Scanning => ("refreshing the map".to_string(), 0),
+                    SyncStep::Recording { commits } => (
+                        format!(
+                            "recording {commits} commit{}",
+                            if commits == 1 { "" } else { "s" }
+                        ),
+                        33,
+                    ),
+                    SyncStep::Checking => ("checking memory against the code".to_string(), 67),
+                };
+                ongoing.report_with_message(message, pct).await;
+            }
+        }
+        let result = match task.await {
+            Ok(result) => result,
+            Err(e) => Err(Failure {
+                kind: "internal",
+                message: format!("the sync failed: {}", crate::server::join_error(e)),
+            }),
+        };
+        let behind = result.map(|env| {
+            let pages: Vec<String> = env
+                .result
+                .pages_behind
+                .iter()
+                .map(|i| i.subject.clone())
+                .collect();
+            Behind {
+                head: head.clone(),
+                count: pages.len() as u64,
+                pages,
+                synced: Some(env),
+            }
+        });
+        if let Some(ongoing) = ongoing {
+            let summary = match &behind {
+                Ok(b) => behind_message(b.count),
+                Err(e) => e.message.clone(),
+            };
+            ongoing.finish_with_message(summary).await;
+        }
+        if behind.is_ok() {
+            self.mark_seen(head);
+        }
+        behind
+    }
+
+    /// Counts `head` as synced: the next [`Root::head_moved`] compares with it.
+    fn mark_seen(&self, head: Option<String>) {
+        if head.is_some() {
+            *self.seen_head.lock().unwrap_or_else(|p| p.into_inner()) = head;
+        }
+    }
+
+    /// The count of pages behind the code the last sync, lint or synthesis run recorded
+    /// (`Workspace::pages_behind_recorded`) with their subjects; `None` before any, or
+    /// when the store cannot be read. Call only from blocking code.
+    pub(crate) fn recorded_behind(&self) -> Option<Behind> {
+        let ws = self.workspace()?;
+        ws.pages_behind_recorded().ok()??;
+        let pages: Vec<String> = ws
+            .pages_behind_brief()
+            .ok()?
+            .into_iter()
+            .map(|i| i.subject)
+            .collect();
+        Some(Behind {
+            head: self.head.as_ref().and_then(HeadWatch::head),
+            synced: None,
+            count: pages.len() as u64,
+            pages,
+        })
     }
 
     /// The query workspace, locked; `None` when the store could not be opened. Call only
@@ -398,6 +639,15 @@ async fn begin_progress(
             tracing::debug!("no progress for {kind}: {e}");
             None
         }
+    }
+}
+
+/// "3 pages behind the code", "1 page behind the code", "no page behind the code".
+pub(crate) fn behind_message(count: u64) -> String {
+    match count {
+        0 => "no page behind the code".into(),
+        1 => "1 page behind the code".into(),
+        n => format!("{n} pages behind the code"),
     }
 }
 

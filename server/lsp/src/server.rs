@@ -38,7 +38,7 @@ use crate::document::{self, Document, Location, Overlay, Snapshot};
 use crate::findings;
 use crate::position::Encoding;
 use crate::proto::{self, Source, View, ViewSymbol};
-use crate::roots::Root;
+use crate::roots::{Behind, Failure, Root, behind_message};
 use crate::{InitializationOptions, ServerOptions};
 
 /// `$/loci/analyzed`: sent after each analysis of an open document when
@@ -65,6 +65,32 @@ impl Notification for Analyzed {
     const METHOD: &'static str = "$/loci/analyzed";
 }
 
+/// `$/loci/pagesBehind`: sent after every sync the server runs (on its own when `HEAD`
+/// moves, or for `loci.sync`), after a synthesis run, and at start when pages are behind:
+/// how many pages are behind the code, for a status line. The editors' plugins show it;
+/// other clients get a `window/showMessage` instead when the server shows results.
+pub enum PagesBehind {}
+
+/// Parameters of `$/loci/pagesBehind`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PagesBehindParams {
+    /// The workspace root.
+    pub root: Uri,
+    /// The commit `HEAD` is at (full hex); `null` outside git.
+    pub head: Option<String>,
+    /// How many pages are behind the code.
+    pub count: u64,
+    /// Their subjects (files and folders), stale pages first, then roll-ups.
+    pub pages: Vec<String>,
+    /// "3 pages behind the code" (or "1 page …", "no page …").
+    pub message: String,
+}
+
+impl Notification for PagesBehind {
+    type Params = PagesBehindParams;
+    const METHOD: &'static str = "$/loci/pagesBehind";
+}
+
 /// The loci language server.
 pub struct Backend {
     inner: Arc<Inner>,
@@ -78,6 +104,8 @@ struct Session {
     hierarchical_symbols: bool,
     work_done_progress: bool,
     dynamic_watchers: bool,
+    /// The client's watchers take `{baseUri, pattern}` (LSP 3.17 relative patterns).
+    relative_watchers: bool,
     code_lens_refresh: bool,
     /// The client supports `window/showDocument`.
     show_document: bool,
@@ -281,6 +309,12 @@ impl Inner {
                 .and_then(|w| w.did_change_watched_files.as_ref())
                 .and_then(|d| d.dynamic_registration)
                 .unwrap_or(false),
+            relative_watchers: caps
+                .workspace
+                .as_ref()
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.relative_pattern_support)
+                .unwrap_or(false),
             code_lens_refresh: caps
                 .workspace
                 .as_ref()
@@ -407,10 +441,34 @@ impl Inner {
             }
         }
         if self.session().dynamic_watchers {
+            // Everything under the roots (their `.git/HEAD` and `.git/refs/heads/` among
+            // it); a root whose git directories lie outside it (a linked worktree, a
+            // separate git dir) gets them watched too, for the sync after a commit.
+            let mut watchers = vec![json!({ "globPattern": "**/*" })];
+            if self.session().relative_watchers {
+                for root in self.roots() {
+                    let Some((git_dir, common_dir)) = root.git_dirs() else {
+                        continue;
+                    };
+                    for (dir, pattern) in [
+                        (git_dir, "HEAD"),
+                        (common_dir, "{refs/heads/**,packed-refs}"),
+                    ] {
+                        if dir.starts_with(&root.path) {
+                            continue;
+                        }
+                        if let Some(base) = Uri::from_file_path(&dir) {
+                            watchers.push(
+                                json!({ "globPattern": { "baseUri": base, "pattern": pattern } }),
+                            );
+                        }
+                    }
+                }
+            }
             let registration = Registration {
                 id: "loci-watched-files".into(),
                 method: "workspace/didChangeWatchedFiles".into(),
-                register_options: Some(json!({ "watchers": [{ "globPattern": "**/*" }] })),
+                register_options: Some(json!({ "watchers": watchers })),
             };
             if let Err(e) = self.client.register_capability(vec![registration]).await {
                 tracing::warn!("the client refused the file watcher registration: {e}");
@@ -423,6 +481,113 @@ impl Inner {
         }
         for root in self.roots() {
             self.start_team_listener(&root);
+        }
+        // Commits made while no editor was open: HEAD is not where the last sync left it.
+        for root in self.roots() {
+            if root.head_moved() {
+                self.request_sync(&root);
+            } else {
+                let r = root.clone();
+                if let Ok(Some(behind)) = blocking("reading the pages behind the code", move || {
+                    r.recorded_behind()
+                })
+                .await
+                    && behind.count > 0
+                {
+                    self.tell_behind(&root, &behind).await;
+                }
+            }
+        }
+    }
+
+    /// Whether `HEAD` of the root of `location` moved (a commit, checkout, merge or pull
+    /// made outside the editor): a few file reads ([`Root::head_moved`]); when it did, a
+    /// sync runs in the background. For clients that do not watch files (Neovim on Linux):
+    /// called on opens, saves and after each burst of changes.
+    fn check_head(self: &Arc<Self>, location: &Location) {
+        if let Some(root) = self.root_of(location)
+            && root.head_moved()
+        {
+            self.request_sync(&root);
+        }
+    }
+
+    /// A sync of `root` in the background (coalesced with a running one), then its count
+    /// told to the editor ([`Inner::after_sync`]).
+    fn request_sync(self: &Arc<Self>, root: &Arc<Root>) {
+        let inner = self.clone();
+        root.request_sync(
+            self.client.clone(),
+            self.session().work_done_progress,
+            move |root, outcome| {
+                let inner = inner.clone();
+                async move { inner.after_sync(&root, outcome).await }
+            },
+        );
+    }
+
+    /// After a sync: open documents' findings and lenses again (the stale marks moved),
+    /// then the count of pages behind the code told to the editor. A failed background
+    /// sync is logged.
+    async fn after_sync(
+        self: &Arc<Self>,
+        root: &Arc<Root>,
+        outcome: std::result::Result<Behind, Failure>,
+    ) {
+        match outcome {
+            Ok(behind) => {
+                if behind.synced.is_some() {
+                    self.after_scan(root).await;
+                }
+                self.tell_behind(root, &behind).await;
+            }
+            Err(e) => {
+                tracing::warn!("{}: sync: {e}", root.path.display());
+                self.log(
+                    MessageType::WARNING,
+                    format!(
+                        "loci: {}: sync after HEAD moved failed: {e}",
+                        root.path.display()
+                    ),
+                )
+                .await;
+            }
+        }
+    }
+
+    /// Tells the editor how many pages are behind the code: `$/loci/pagesBehind` always,
+    /// and when the server shows results itself (Helix, plain clients) and some are
+    /// behind, a `window/showMessage` saying what to run.
+    async fn tell_behind(&self, root: &Root, behind: &Behind) {
+        let Some(uri) = Uri::from_file_path(&root.path) else {
+            return;
+        };
+        let message = behind_message(behind.count);
+        self.client
+            .send_notification::<PagesBehind>(PagesBehindParams {
+                root: uri,
+                head: behind.head.clone(),
+                count: behind.count,
+                pages: behind.pages.clone(),
+                message: message.clone(),
+            })
+            .await;
+        if behind.count > 0 && self.shows_results() {
+            let at = behind
+                .head
+                .as_deref()
+                .map(|h| format!(" at {}", &h[..h.len().min(12)]))
+                .unwrap_or_default();
+            let them = if behind.count == 1 { "it" } else { "them" };
+            self.client
+                .show_message(
+                    MessageType::INFO,
+                    format!(
+                        "loci: {message}{at} — run the command loci.synthesize to redraft \
+                         {them} (loci.sync lists {them})"
+                    ),
+                )
+                .await;
         }
     }
 
@@ -503,10 +668,11 @@ impl Inner {
     fn open(self: &Arc<Self>, params: DidOpenTextDocumentParams) {
         let item = params.text_document;
         let location = document::locate(&item.uri, &self.root_paths());
-        let doc = Document::new(location, &item.language_id, item.text, item.version);
+        let doc = Document::new(location.clone(), &item.language_id, item.text, item.version);
         self.docs.insert(item.uri.clone(), doc);
         self.set_cursor(&item.uri, Position::new(0, 0));
         self.schedule_analysis(&item.uri);
+        self.check_head(&location);
     }
 
     /// Applies a `didChange` synchronously (style.md rule 4). Returns false when the
@@ -680,6 +846,8 @@ impl Inner {
             };
             if !again {
                 self.analysed.notify_waiters();
+                // Once per burst of changes: did a commit move HEAD meanwhile?
+                self.check_head(&location);
                 return;
             }
         }
@@ -1426,17 +1594,7 @@ impl Inner {
             "loci.impact" => self.impact(args).await.map(Some),
             "loci.scan" => self.scan_command(args).await.map(Some),
             "loci.synthesize" => self.synthesize_command(args).await.map(Some),
-            "loci.sync" => {
-                let limit = args.u64("limit").map(|n| n as usize);
-                self.engine_command(
-                    args,
-                    true,
-                    move |ws| ws.sync(limit),
-                    |env| commands::text_markdown("Sync", env, loci_engine::text::sync),
-                )
-                .await
-                .map(Some)
-            }
+            "loci.sync" => self.sync_command(args).await.map(Some),
             "loci.why" => {
                 let target = args.str("target").unwrap_or_default().to_string();
                 self.engine_command(
@@ -1684,6 +1842,38 @@ impl Inner {
         Ok(commands::with_markdown(&env, markdown, &[]))
     }
 
+    /// `loci.sync`: a sync on a connection of its own with `$/progress` (as after a
+    /// commit), or with `limit` as `loci sync --limit` on the query connection; then the
+    /// count of pages behind the code told to the editor.
+    async fn sync_command(self: &Arc<Self>, args: &Args) -> Result<Value> {
+        if let Some(limit) = args.u64("limit").map(|n| n as usize) {
+            return self
+                .engine_command(
+                    args,
+                    true,
+                    move |ws| ws.sync(Some(limit)),
+                    |env| commands::text_markdown("Sync", env, loci_engine::text::sync),
+                )
+                .await;
+        }
+        let root = self.command_root(args)?;
+        let notes = Self::notes(&root);
+        let behind = root
+            .sync(&self.client, self.session().work_done_progress, true)
+            .await
+            .map_err(|e| e.to_error("loci.sync"))?;
+        let env = behind
+            .synced
+            .clone()
+            .ok_or_else(|| commands::internal("loci.sync: the sync did not run".into()))?;
+        self.after_sync(&root, Ok(behind)).await;
+        Ok(commands::with_markdown(
+            &env,
+            commands::text_markdown("Sync", &env, loci_engine::text::sync),
+            &notes,
+        ))
+    }
+
     /// `loci.synthesize`: a dry run answers the prompts; a run writes pages with
     /// `$/progress` per page, then republishes the open documents' findings.
     async fn synthesize_command(self: &Arc<Self>, args: &Args) -> Result<Value> {
@@ -1721,6 +1911,17 @@ impl Inner {
             .await
             .map_err(|e| e.to_error("loci.synthesize"))?;
         self.after_scan(&root).await;
+        // Pages written are no longer behind: the count the editor shows goes down.
+        if env.result.runs.iter().any(|r| r.status == "written") {
+            let r = root.clone();
+            if let Ok(Some(behind)) = blocking("reading the pages behind the code", move || {
+                r.recorded_behind()
+            })
+            .await
+            {
+                self.tell_behind(&root, &behind).await;
+            }
+        }
         let markdown =
             commands::text_markdown("Pages written", &env, loci_engine::text::synthesis_report);
         Ok(commands::with_markdown(&env, markdown, &[]))
@@ -1730,15 +1931,34 @@ impl Inner {
 
     fn watched_files_changed(self: &Arc<Self>, params: DidChangeWatchedFilesParams) {
         let mut roots: Vec<Arc<Root>> = Vec::new();
+        let mut heads: Vec<Arc<Root>> = Vec::new();
         for change in params.changes {
             let Some(path) = document::file_path(&change.uri) else {
                 continue;
             };
-            // loci's own database and git's internals change under every scan and commit.
-            if path
-                .components()
-                .any(|c| c.as_os_str() == ".loci" || c.as_os_str() == ".git")
+            // loci's own database and git's internals change under every scan and commit;
+            // of git's, `HEAD` and the branches say a commit, checkout, merge or pull
+            // moved `HEAD`.
+            if path.components().any(|c| c.as_os_str() == ".loci") {
+                continue;
+            }
+            if path.components().any(|c| c.as_os_str() == ".git")
+                || self.roots().iter().any(|r| {
+                    r.git_dirs()
+                        .is_some_and(|(g, c)| path.starts_with(&g) || path.starts_with(&c))
+                })
             {
+                if is_head_or_branch(&path) {
+                    for root in self.roots() {
+                        if !heads.iter().any(|r| Arc::ptr_eq(r, &root))
+                            && root
+                                .git_dirs()
+                                .is_some_and(|(g, c)| path.starts_with(&g) || path.starts_with(&c))
+                        {
+                            heads.push(root);
+                        }
+                    }
+                }
                 continue;
             }
             if let Some(root) = self.root_containing(&path)
@@ -1749,6 +1969,11 @@ impl Inner {
         }
         for root in roots {
             self.request_scan(&root);
+        }
+        for root in heads {
+            if root.head_moved() {
+                self.request_sync(&root);
+            }
         }
     }
 
@@ -1802,6 +2027,23 @@ impl Inner {
             self.client.show_message(level, message).await;
         }
     }
+}
+
+/// Whether a changed file under a git directory says `HEAD` may have moved: `HEAD` itself,
+/// a branch (`refs/heads/…`), or `packed-refs`.
+fn is_head_or_branch(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    if name == "HEAD" || name == "packed-refs" {
+        return true;
+    }
+    let parts: Vec<&str> = path
+        .components()
+        .filter_map(|c| c.as_os_str().to_str())
+        .collect();
+    parts.windows(2).any(|w| w == ["refs", "heads"])
 }
 
 /// The keys of an overlay's definitions, in document order.
@@ -2070,6 +2312,7 @@ fn capabilities(position_encoding: Option<PositionEncodingKind>) -> ServerCapabi
                 "backgroundScan": true,
                 "overlay": true,
                 "analyzedNotification": "$/loci/analyzed",
+                "pagesBehindNotification": "$/loci/pagesBehind",
             }
         })),
         ..ServerCapabilities::default()
@@ -2133,6 +2376,9 @@ impl LanguageServer for Backend {
             .and_then(|p| self.inner.root_containing(&p));
         if let Some(root) = root {
             self.inner.request_scan(&root);
+            if root.head_moved() {
+                self.inner.request_sync(&root);
+            }
         }
     }
 

@@ -9,6 +9,9 @@
 --- PATH. Commands: `:LociContext {query}`, `:LociWhy`, `:LociImpact [target]`,
 --- `:LociRemember[!] {text}`, `:LociDecide {text}`, `:LociConfirm [subject]`. Every command's
 --- last answer is kept in `require('loci').last` (`{ command, result }`) for scripts.
+--- After a commit the server syncs on its own; the plugin says how many pages are behind
+--- the code (`vim.notify`, once per change) and `require('loci').status()` returns it for a
+--- statusline.
 --- Code actions and code lenses that run a `loci.*` command show its answer the same way
 --- (`vim.lsp.commands`), and code lenses are shown and kept current.
 local M = {}
@@ -88,6 +91,11 @@ M.defaults = {
 --- The last command's answer: `{ command = 'loci.why', result = {...} }`.
 M.last = nil
 
+--- The pages behind the code per workspace root, from the server's `$/loci/pagesBehind`
+--- (sent after every sync: the server syncs on its own when a commit moves HEAD):
+--- `{ [root_uri] = { root, head, count, pages, message } }`.
+M.behind = {}
+
 --- The server command for `opts`: `$LOCI_SERVER_PATH`, then `opts.cmd`, then `loci` on
 --- PATH. Returns the command list, or nil and a message saying what to do.
 ---@return string[]|nil, string|nil
@@ -159,6 +167,9 @@ function M.setup(opts)
       end
       return vim.NIL
     end
+  end
+  handlers['$/loci/pagesBehind'] = function(_, params)
+    M.pages_behind(params)
   end
   vim.lsp.config('loci', {
     cmd = cmd,
@@ -479,6 +490,40 @@ local function run_and_show(command, args)
   M.exec(client, bufnr, command, args, function(result)
     M.show(command, client, result)
   end)
+end
+
+--- Handles `$/loci/pagesBehind` (`{ root, head, count, pages, message }`): keeps it for
+--- `status()`, and says it once per change of the count (`vim.notify`), with what to run.
+function M.pages_behind(params)
+  if type(params) ~= 'table' or params.root == nil then
+    return
+  end
+  local before = M.behind[params.root]
+  M.behind[params.root] = params
+  local count = params.count or 0
+  if count > 0 and (before == nil or before.count ~= count) then
+    local at = type(params.head) == 'string' and (' at ' .. params.head:sub(1, 12)) or ''
+    notify(('loci: %s%s — :LociSynthesize drafts %s, :LociSync lists %s'):format(
+      params.message,
+      at,
+      count == 1 and 'it' or 'them',
+      count == 1 and 'it' or 'them'
+    ))
+  end
+  vim.cmd('redrawstatus')
+end
+
+--- For a statusline: `'loci: 3 pages behind'` while pages of a workspace root are behind
+--- the code, else `''`. E.g. `vim.o.statusline = "%f %= %{v:lua.require'loci'.status()}"`.
+function M.status()
+  local count = 0
+  for _, b in pairs(M.behind) do
+    count = count + (b.count or 0)
+  end
+  if count == 0 then
+    return ''
+  end
+  return ('loci: %d %s behind'):format(count, count == 1 and 'page' or 'pages')
 end
 
 --- `:LociContext {query}`: the answer in the `loci://context` buffer.
