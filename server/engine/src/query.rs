@@ -135,6 +135,11 @@ pub struct Callers {
     /// Calls resolved to those symbols below `min_confidence`: counted, not listed, nor
     /// counted in `limits`.
     pub weaker: u64,
+    /// Calls of the same name on values whose type the map does not know (neither
+    /// written nor evident: `loci_core::Receiver::Typed`), that no type tied to those
+    /// symbols nor to any other ([`map::count_untyped_calls`]): `N calls of .block_on(
+    /// on values of unknown type`. Counted, not listed: some may be calls of them.
+    pub untyped: u64,
 }
 
 /// Where a dependency listing points.
@@ -367,6 +372,10 @@ impl Workspace {
             } else {
                 0
             };
+            let untyped = match targets.first() {
+                Some(t) => map::count_untyped_calls(conn, &t.name, &keys, min_confidence)?,
+                None => 0,
+            };
             // 1,201 definitions of `foo` were all listed before one call at `--limit 1`.
             let targets_total = targets.len() as u64;
             if limit > 0 {
@@ -385,6 +394,7 @@ impl Workspace {
                     calls,
                     min_confidence,
                     weaker,
+                    untyped,
                 },
                 paths,
             )?;
