@@ -2469,10 +2469,6 @@ impl Resolver {
         }
         let other = matches!(receiver, Receiver::Other | Receiver::Path);
         let deps = self.deps.get(&file_id);
-        let language = self
-            .paths
-            .get(&file_id)
-            .and_then(|p| Language::from_path(p));
         if let Some(found) = self.member_of_named_type(file_id, defs, receiver, receiver_name) {
             return found;
         }

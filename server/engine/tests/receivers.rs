@@ -57,12 +57,14 @@ fn fault_a_method_called_on_a_rust_value_of_an_evident_type_was_matched_by_name_
         callers(&ws, "Runtime::block_on"),
         (
             vec![
-                "src/app.rs:10 (0.70)".to_string(),
-                "src/app.rs:20 (0.70)".to_string(),
-                "src/app.rs:25 (0.70)".to_string(),
-                "src/app.rs:30 (0.70)".to_string(),
-                "src/app.rs:30 (0.70)".to_string(),
-                "src/app.rs:35 (0.70)".to_string(),
+                // The type's name is bound by the file's `use`: as sure as that binding.
+                "src/app.rs:10 (0.80)".to_string(),
+                "src/app.rs:20 (0.80)".to_string(),
+                "src/app.rs:25 (0.80)".to_string(),
+                "src/app.rs:30 (0.80)".to_string(),
+                "src/app.rs:30 (0.80)".to_string(),
+                "src/app.rs:35 (0.80)".to_string(),
+                // Through the alias: the one `Runtime` of the map.
                 "src/app.rs:44 (0.70)".to_string(),
             ],
             1
@@ -72,12 +74,14 @@ fn fault_a_method_called_on_a_rust_value_of_an_evident_type_was_matched_by_name_
         callers(&ws, "Handle::block_on"),
         (
             vec![
-                "src/app.rs:35 (0.70)".to_string(),
-                "src/app.rs:39 (0.70)".to_string(),
+                "src/app.rs:35 (0.80)".to_string(),
+                "src/app.rs:39 (0.80)".to_string(),
             ],
-            1
+            0
         )
     );
+    // `rt.block_on(x)` on a value of unknown type: a name match, to `Handle`'s.
+    assert_eq!(ws.callers("Handle::block_on", 0).unwrap().result.weaker, 1);
     // The one call on a value of unknown type is said so, not listed.
     let answer = ws.callers("Runtime::block_on", 0).unwrap().result;
     let text = loci_engine::text::to_string(|o| loci_engine::text::callers(o, &answer));
@@ -103,9 +107,11 @@ fn fault_a_method_called_on_a_python_value_of_an_evident_type_was_matched_by_nam
                 "app/service.py:10 (0.80)".to_string(),
                 "app/service.py:20 (0.80)".to_string(),
             ],
-            1
+            0
         )
     );
+    // `thing.get(1)` is the one name match, below the default confidence.
+    assert_eq!(ws.callers("Store.get", 0).unwrap().result.weaker, 1);
     assert_eq!(
         callers(&ws, "User.rename"),
         (
@@ -121,7 +127,8 @@ fn fault_a_method_called_on_a_python_value_of_an_evident_type_was_matched_by_nam
         (
             vec![
                 "app/service.py:16 (0.80)".to_string(),
-                "app/service.py:25 (0.80)".to_string(),
+                // Through the alias: the one `User` of the map.
+                "app/service.py:25 (0.70)".to_string(),
             ],
             0
         )
@@ -178,9 +185,9 @@ fn fault_a_method_called_on_a_java_or_csharp_typed_local_was_matched_by_name_onl
         callers(&ws, "Cart.Total"),
         (
             vec![
-                "Cart.cs:18 (0.90)".to_string(),
-                "Cart.cs:18 (0.90)".to_string(),
-                "Cart.cs:18 (0.90)".to_string(),
+                "Cart.cs:18 (0.70)".to_string(),
+                "Cart.cs:18 (0.70)".to_string(),
+                "Cart.cs:18 (0.70)".to_string(),
             ],
             0
         )
@@ -198,9 +205,9 @@ fn fault_a_method_called_on_a_typescript_typed_value_was_matched_by_name_only() 
             vec![
                 "src/repo.ts:11 (0.80)".to_string(),
                 "src/repo.ts:12 (0.80)".to_string(),
+                "src/repo.ts:19 (0.80)".to_string(),
                 "src/repo.ts:20 (0.80)".to_string(),
                 "src/repo.ts:21 (0.80)".to_string(),
-                "src/repo.ts:22 (0.80)".to_string(),
             ],
             0
         )

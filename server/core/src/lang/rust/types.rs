@@ -125,7 +125,7 @@ fn binding_name<'b>(pattern: Node<'_>, bytes: &'b [u8]) -> Option<&'b str> {
     match pattern.kind() {
         "identifier" => Some(node_text(pattern, bytes)),
         "mut_pattern" | "ref_pattern" => pattern
-            .named_child(pattern.named_child_count().checked_sub(1)?)
+            .named_child(u32::try_from(pattern.named_child_count().checked_sub(1)?).ok()?)
             .filter(|n| n.kind() == "identifier")
             .map(|n| node_text(n, bytes)),
         _ => None,
