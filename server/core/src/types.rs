@@ -25,8 +25,15 @@ use crate::Language;
 use crate::fingerprint::FastMap;
 
 /// The longest chain of lookups one type expression may take (a local bound to a local
-/// bound to a call on a field ...): deeper ones are left unknown.
-const MAX_DEPTH: u32 = 8;
+/// bound to a call on a field ...): deeper ones are left unknown. tokio's `let rt2 =
+/// rt1.clone()` after `let rt1 = Arc::new(rt)` after a four-call builder chain takes 11;
+/// the limit also ends a cycle through fields (`self.x = self.x.next()`).
+const MAX_DEPTH: u32 = 32;
+
+/// The segment of a type expression that takes a collection's element: `rts().[]` is
+/// what `for rt in rts()` binds (`Vec<Runtime>` → `Runtime`); a collection type is written
+/// with it as a suffix (`Runtime[]`).
+pub(crate) const ELEMENT: &str = "[]";
 
 /// The most calls a type expression holds; a longer chain is left unknown.
 pub(crate) const MAX_CALLS: usize = 12;
@@ -57,6 +64,8 @@ pub(crate) enum Bound<'t> {
     Expr(Node<'t>),
     /// `let x: <type>`, `x: <type>` as a parameter or field.
     Type(Node<'t>),
+    /// An element of the collection an expression is (`for rt in rts()`).
+    Element(Node<'t>),
     /// A method's receiver written as a name of its own (Go `func (s *Server) f()`): a
     /// call on it is a call on the enclosing type, as on `self` ([`Cx::is_own`]); its
     /// type is the written one.
@@ -203,6 +212,7 @@ impl<'a, 't> Cx<'a, 't> {
         match bound {
             Bound::Expr(node) => self.expr(node),
             Bound::Type(node) | Bound::Own(node) => (self.typing.declared)(node, self.bytes),
+            Bound::Element(node) => element(&self.expr(node)?),
         }
     }
 }
@@ -241,6 +251,15 @@ pub(crate) fn collect<'t>(
     env
 }
 
+/// The element type of the collection type expression `ty`: `Runtime[]` → `Runtime`, a
+/// call's (`rts()`) → `rts().[]` for the engine; `None` for a type that is no collection.
+pub(crate) fn element(ty: &str) -> Option<String> {
+    if let Some(inner) = ty.strip_suffix(ELEMENT) {
+        return Some(inner.to_string());
+    }
+    ty.ends_with("()").then(|| format!("{ty}.{ELEMENT}"))
+}
+
 /// Appends the call `name()` to the type expression `ty`: `Builder.build()`; `None` when
 /// the chain would pass [`MAX_CALLS`].
 pub(crate) fn call_on(ty: &str, name: &str) -> Option<String> {
@@ -253,7 +272,19 @@ pub(crate) fn call_on(ty: &str, name: &str) -> Option<String> {
 /// Path separators (`::`, `.`, `\`) become `.`. `None` for what names no type (a tuple,
 /// a slice, a function type, `impl Trait`, `dyn Trait`, an empty text).
 pub(crate) fn type_path(text: &str, wrappers: &[&str]) -> Option<String> {
+    collection_path(text, wrappers, &[])
+}
+
+/// [`type_path`], with `collections` (`Vec`, `HashSet`) written as their first argument's
+/// type and the [`ELEMENT`] suffix (`Vec<Runtime>` → `Runtime[]`), as are slices and arrays
+/// (`&[Runtime]`, `[Runtime; 2]`).
+pub(crate) fn collection_path(
+    text: &str,
+    wrappers: &[&str],
+    collections: &[&str],
+) -> Option<String> {
     let mut t = text.trim();
+    let mut suffix = "";
     for _ in 0..8 {
         // Leading reference and pointer marks, lifetimes, `mut`, `const`.
         loop {
@@ -271,14 +302,28 @@ pub(crate) fn type_path(text: &str, wrappers: &[&str]) -> Option<String> {
                 break;
             }
         }
+        if !collections.is_empty()
+            && suffix.is_empty()
+            && let Some(inner) = t.strip_prefix('[')
+        {
+            suffix = ELEMENT;
+            t = inner
+                .rsplit_once(';')
+                .map_or(inner.trim_end_matches(']'), |(ty, _)| ty);
+            continue;
+        }
         let (base, args) = match t.find(['<', '[']) {
             Some(i) => (t[..i].trim(), Some(&t[i + 1..])),
             None => (t.trim(), None),
         };
         let last = base.rsplit(['.', ':', '\\']).next().unwrap_or(base);
+        let collection = suffix.is_empty() && collections.contains(&last);
         if let Some(args) = args
-            && wrappers.contains(&last)
+            && (wrappers.contains(&last) || collection)
         {
+            if collection {
+                suffix = ELEMENT;
+            }
             // The first argument, up to its own `,` or closing bracket at depth 0.
             let mut depth = 0i32;
             let mut end = args.len();
@@ -310,7 +355,7 @@ pub(crate) fn type_path(text: &str, wrappers: &[&str]) -> Option<String> {
                     && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80)
             })
             && !matches!(last, "impl" | "dyn" | "fn" | "Fn" | "FnMut" | "FnOnce");
-        return ok.then(|| segments.join("."));
+        return ok.then(|| format!("{}{suffix}", segments.join(".")));
     }
     None
 }
@@ -390,6 +435,22 @@ mod tests {
         assert_eq!(type_path("impl Future<Output = T>", &rust), None);
         assert_eq!(type_path("(A, B)", &rust), None);
         assert_eq!(type_path("Optional[Foo]", &["Optional"]).as_deref(), Some("Foo"));
+        let vec = ["Vec"];
+        assert_eq!(
+            collection_path("Vec<Runtime>", &rust, &vec).as_deref(),
+            Some("Runtime[]")
+        );
+        assert_eq!(
+            collection_path("&[rt::Runtime]", &rust, &vec).as_deref(),
+            Some("rt.Runtime[]")
+        );
+        assert_eq!(
+            collection_path("Option<Vec<Arc<Runtime>>>", &rust, &vec).as_deref(),
+            Some("Runtime[]")
+        );
+        assert_eq!(element("Runtime[]").as_deref(), Some("Runtime"));
+        assert_eq!(element("rts()").as_deref(), Some("rts().[]"));
+        assert_eq!(element("Runtime"), None);
     }
 
     #[test]

@@ -2730,6 +2730,11 @@ impl Resolver {
         };
         let mut ty: Option<String> = (first_call > 0).then(|| segments[..first_call].join("."));
         for segment in &segments[first_call..] {
+            // A collection's element (`for rt in rts()`): `Runtime[]` → `Runtime`.
+            if *segment == "[]" {
+                ty = Some(ty?.strip_suffix("[]")?.to_string());
+                continue;
+            }
             let method = segment.strip_suffix("()")?;
             let defs = names
                 .callables
@@ -2745,9 +2750,11 @@ impl Resolver {
                             .flatten()
                             .any(|(_, to)| *to == f)
                     };
+                    // In this file, a function of an inline module too (`mod tests { fn
+                    // rt() -> Runtime }`).
                     defs.in_file(file_id)
                         .map(|(_, d)| d)
-                        .find(free)
+                        .find(|d| !d.member && !d.module)
                         .or_else(|| defs.all.iter().filter(free).find(|d| imported(d.file_id)))
                         .or_else(|| {
                             let mut all = defs.all.iter().filter(free);

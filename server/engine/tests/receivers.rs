@@ -94,7 +94,8 @@ fn fault_a_method_called_on_a_rust_value_of_an_evident_type_was_matched_by_name_
     );
 }
 
-/// Python: `x = Foo()`, `self.store = Store()` in `__init__`, annotated parameters, an
+/// Python: `x = Foo()`, `self.store = Store()` in `__init__`, annotated parameters,
+/// `with Store() as store`, an
 /// aliased import (`from .models import User as U`) and `super()` through the class's
 /// first base.
 #[test]
@@ -106,6 +107,7 @@ fn fault_a_method_called_on_a_python_value_of_an_evident_type_was_matched_by_nam
             vec![
                 "app/service.py:10 (0.80)".to_string(),
                 "app/service.py:20 (0.80)".to_string(),
+                "app/service.py:30 (0.80)".to_string(),
             ],
             0
         )

@@ -1,6 +1,7 @@
 //! Python: what makes a receiver's type evident (`crate::types`): assignments (`x =
 //! Foo()`, `x: Foo = ..`), annotated parameters (`def f(x: Foo)`), attributes set on
-//! `self` (`self.conn = Connection()` in `__init__`) or annotated in the class body, a
+//! `self` (`self.conn = Connection()` in `__init__`) or annotated in the class body,
+//! `with Foo() as x:` (a context manager is most often its own `__enter__`'s value), a
 //! class's first base (`super().m()`), and calls whose type the map knows (`make()`,
 //! `Foo.create()`, `x.build()`).
 
@@ -90,6 +91,29 @@ fn bind<'t>(node: Node<'t>, ancestors: &[Node<'t>], bytes: &[u8], env: &mut Type
                     }
                 }
                 _ => {}
+            }
+        }
+        // `with ZipFile(path) as z:`: a context manager's `__enter__` is most often
+        // `return self`.
+        "as_pattern" if ancestors.last().is_some_and(|a| a.kind() == "with_item") => {
+            let (Some(value), Some(alias)) =
+                (node.named_child(0), node.child_by_field_name("alias"))
+            else {
+                return;
+            };
+            let name = if alias.kind() == "identifier" {
+                Some(alias)
+            } else {
+                alias.named_child(0).filter(|n| n.kind() == "identifier")
+            };
+            let Some(name) = name else { return };
+            let scope = match innermost(ancestors) {
+                Some(function) if function.kind() == "function_definition" => Some(function),
+                Some(_) => None,
+                None => ancestors.first().copied(),
+            };
+            if let Some(scope) = scope {
+                env.local(node_text(name, bytes), scope, node.end_byte(), Bound::Expr(value));
             }
         }
         "typed_parameter" | "typed_default_parameter" => {

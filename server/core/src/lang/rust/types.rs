@@ -7,7 +7,9 @@
 use tree_sitter::Node;
 
 use crate::analyze::node_text;
-use crate::types::{Bound, Cx, TypeEnv, Typing, after_parameters, call_on, type_path};
+use crate::types::{
+    Bound, Cx, TypeEnv, Typing, after_parameters, call_on, collection_path, type_path,
+};
 
 /// The receiver-type hooks of Rust.
 pub(crate) const TYPING: Typing = Typing {
@@ -23,9 +25,19 @@ const WRAPPERS: [&str; 8] = [
     "Arc", "Rc", "Box", "Option", "Result", "Pin", "ManuallyDrop", "Cow",
 ];
 
+/// Collections: `for x in v` binds an element of one.
+const COLLECTIONS: [&str; 6] = [
+    "Vec",
+    "VecDeque",
+    "HashSet",
+    "BTreeSet",
+    "LinkedList",
+    "BinaryHeap",
+];
+
 /// Methods that return their receiver's type (or the value it wraps, which the wrappers
 /// above already stand for).
-const SAME_TYPE: [&str; 10] = [
+const SAME_TYPE: [&str; 13] = [
     "unwrap",
     "expect",
     "unwrap_or_default",
@@ -36,6 +48,16 @@ const SAME_TYPE: [&str; 10] = [
     "as_ref",
     "as_mut",
     "borrow",
+    // A collection's iterators yield its elements, as the collection does in a `for`.
+    "iter",
+    "into_iter",
+    "iter_mut",
+];
+
+/// Rust's primitive types.
+const PRIMITIVES: [&str; 17] = [
+    "bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
+    "i64", "i128", "isize", "f32", "f64",
 ];
 
 /// Constructors of [`WRAPPERS`]: `Arc::new(x)` has `x`'s methods.
@@ -60,6 +82,19 @@ fn bind<'t>(node: Node<'t>, ancestors: &[Node<'t>], bytes: &[u8], env: &mut Type
             };
             if let Some(scope) = ancestors.last() {
                 env.local(name, *scope, node.end_byte(), bound);
+            }
+        }
+        // `for rt in rt_combinations() { .. }`: an element of the collection.
+        "for_expression" => {
+            let (Some(pattern), Some(value), Some(body)) = (
+                node.child_by_field_name("pattern"),
+                node.child_by_field_name("value"),
+                node.child_by_field_name("body"),
+            ) else {
+                return;
+            };
+            if let Some(name) = binding_name(pattern, bytes) {
+                env.local(name, body, body.start_byte(), Bound::Element(value));
             }
         }
         "parameter" => {
@@ -245,7 +280,11 @@ fn impl_type<'b>(at: Node<'_>, bytes: &'b [u8]) -> Option<&'b str> {
 
 fn declared(node: Node<'_>, bytes: &[u8]) -> Option<String> {
     let text = node_text(node, bytes);
-    let ty = type_path(text, &WRAPPERS)?;
+    let ty = collection_path(text, &WRAPPERS, &COLLECTIONS)?;
+    // The language's own types have no members in the map.
+    if PRIMITIVES.contains(&ty.trim_end_matches(crate::types::ELEMENT)) {
+        return None;
+    }
     if ty == "Self" {
         return impl_type(node, bytes).map(str::to_string);
     }
@@ -258,7 +297,7 @@ fn return_type(signature: &str, name: &str) -> Option<String> {
     let ty = rest.strip_prefix("->")?;
     let ty = ty.split(" where").next().unwrap_or(ty);
     let ty = ty.split('{').next().unwrap_or(ty).trim().trim_end_matches(';');
-    type_path(ty, &WRAPPERS)
+    collection_path(ty, &WRAPPERS, &COLLECTIONS)
 }
 
 #[cfg(test)]
@@ -284,6 +323,10 @@ mod tests {
             Some("Runtime")
         );
         assert_eq!(return_type("fn f(x: u8) {", "f"), None);
+        assert_eq!(
+            return_type("fn rt_combinations() -> Vec<Runtime> {", "rt_combinations").as_deref(),
+            Some("Runtime[]")
+        );
         assert_eq!(
             return_type("pub fn block_on<F: Future>(&self, future: F) -> F::Output {", "block_on")
                 .as_deref(),
