@@ -82,6 +82,16 @@ fn fault_a_method_called_on_a_rust_value_of_an_evident_type_was_matched_by_name_
     );
     // `rt.block_on(x)` on a value of unknown type: a name match, to `Handle`'s.
     assert_eq!(ws.callers("Handle::block_on", 0).unwrap().result.weaker, 1);
+    // `refs` says so too.
+    let notes = ws.refs("Runtime::block_on", 0).unwrap().capability.notes;
+    assert!(
+        notes.contains(
+            &"1 call of `.block_on(` on values of unknown type is not listed: no type the \
+              code makes evident tied it to a definition"
+                .to_string()
+        ),
+        "{notes:?}"
+    );
     // The one call on a value of unknown type is said so, not listed.
     let answer = ws.callers("Runtime::block_on", 0).unwrap().result;
     let text = loci_engine::text::to_string(|o| loci_engine::text::callers(o, &answer));
