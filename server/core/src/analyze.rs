@@ -1087,8 +1087,8 @@ fn extract_with(
                     receiver = Receiver::Typed;
                 }
             }
-            let receiver_name = typed.or_else(|| last
-                .filter(|_| {
+            let receiver_name = typed.or_else(|| {
+                last.filter(|_| {
                     matches!(
                         receiver,
                         Receiver::Other | Receiver::Path | Receiver::Imported
@@ -1107,7 +1107,8 @@ fn extract_with(
                         segments.splice(..1, bound.split("::"));
                     }
                     segments.join(".")
-                }));
+                })
+            });
             Some(Reference {
                 name: name.to_string(),
                 kind: r.kind,

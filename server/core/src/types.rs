@@ -95,11 +95,14 @@ pub(crate) struct TypeEnv<'t> {
 impl<'t> TypeEnv<'t> {
     /// Binds local `name`, visible inside `scope` from byte `from` on.
     pub(crate) fn local(&mut self, name: &str, scope: Node<'t>, from: usize, bound: Bound<'t>) {
-        self.locals.entry(name.to_string()).or_default().push(Local {
-            scope: (scope.start_byte(), scope.end_byte()),
-            from,
-            bound,
-        });
+        self.locals
+            .entry(name.to_string())
+            .or_default()
+            .push(Local {
+                scope: (scope.start_byte(), scope.end_byte()),
+                from,
+                bound,
+            });
     }
 
     /// Binds field `name` of the type `owner` (the first binding wins: a declaration or
@@ -352,7 +355,8 @@ pub(crate) fn collection_path(
         let ok = !segments.is_empty()
             && segments.iter().all(|s| {
                 s.bytes().next().is_some_and(|b| !b.is_ascii_digit())
-                    && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80)
+                    && s.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80)
             })
             && !matches!(last, "impl" | "dyn" | "fn" | "Fn" | "FnMut" | "FnOnce");
         return ok.then(|| format!("{}{suffix}", segments.join(".")));
@@ -434,7 +438,10 @@ mod tests {
         assert_eq!(type_path("&mut Self", &rust).as_deref(), Some("Self"));
         assert_eq!(type_path("impl Future<Output = T>", &rust), None);
         assert_eq!(type_path("(A, B)", &rust), None);
-        assert_eq!(type_path("Optional[Foo]", &["Optional"]).as_deref(), Some("Foo"));
+        assert_eq!(
+            type_path("Optional[Foo]", &["Optional"]).as_deref(),
+            Some("Foo")
+        );
         let vec = ["Vec"];
         assert_eq!(
             collection_path("Vec<Runtime>", &rust, &vec).as_deref(),
@@ -456,7 +463,10 @@ mod tests {
     #[test]
     fn parameters_end_where_their_parenthesis_closes() {
         assert_eq!(
-            after_parameters("pub fn block_on<F: Future>(&self, f: F) -> F::Output {", "block_on"),
+            after_parameters(
+                "pub fn block_on<F: Future>(&self, f: F) -> F::Output {",
+                "block_on"
+            ),
             Some("-> F::Output {")
         );
         assert_eq!(

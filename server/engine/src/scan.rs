@@ -2815,68 +2815,65 @@ impl Resolver {
             });
             Some((last, segments))
         })?;
-            // `runtime::Builder` is a `Builder` in a file whose path holds `runtime`, the
-            // module right before it (earlier segments may name the crate: `tokio::`):
-            // `meta::Regex::new()` (another crate's `Regex`) is not this crate's.
-            let placed = |d: &Def| {
-                let path = self.paths.get(&d.file_id).map_or("", |p| &**p);
-                leading.last().is_none_or(|seg| {
-                    path.split('/')
-                        .any(|part| part == *seg || part.split('.').next() == Some(*seg))
-                })
-            };
-            // A capitalised name is a type's by convention (`Builder`, `Regex`); a lower-case
-            // one is more often a variable or a module (`c = C(); c.foo()`), so it names
-            // only a top-level class of that name (`datetime.fromtimestamp`).
-            let capitalised = type_name.starts_with(|c: char| c.is_uppercase());
-            let typed: Vec<&Def> = defs
-                .all
+        // `runtime::Builder` is a `Builder` in a file whose path holds `runtime`, the
+        // module right before it (earlier segments may name the crate: `tokio::`):
+        // `meta::Regex::new()` (another crate's `Regex`) is not this crate's.
+        let placed = |d: &Def| {
+            let path = self.paths.get(&d.file_id).map_or("", |p| &**p);
+            leading.last().is_none_or(|seg| {
+                path.split('/')
+                    .any(|part| part == *seg || part.split('.').next() == Some(*seg))
+            })
+        };
+        // A capitalised name is a type's by convention (`Builder`, `Regex`); a lower-case
+        // one is more often a variable or a module (`c = C(); c.foo()`), so it names
+        // only a top-level class of that name (`datetime.fromtimestamp`).
+        let capitalised = type_name.starts_with(|c: char| c.is_uppercase());
+        let typed: Vec<&Def> = defs
+            .all
+            .iter()
+            .filter(|d| {
+                d.owner.as_deref() == Some(type_name) && placed(d) && (capitalised || d.top_member)
+            })
+            .collect();
+        // A member of a type the map does not hold (`Arc::new`, `thread::Builder::new`,
+        // another crate's `meta::Regex::new`): not any same-named member nearby. (In
+        // Go a capitalised name is any exported one: `DefaultSocket.Dial()` is a call on
+        // a package variable.)
+        if typed.is_empty()
+            && capitalised
+            && language.is_none_or(|l| l.spec().resolution.capitalised_types)
+        {
+            return Some((None, "derived", 0.0));
+        }
+        if let Some(first) = typed.first() {
+            // Certain where the parser proves which type the name is: an import of this
+            // file binds it to a file that defines it with this member once, as a bare
+            // name an import binds is (stated, 1.0). `--hard` follows these.
+            let (files, paths) = self.type_bound_in(file_id, receiver, receiver_name, type_name);
+            let mut certain = typed.iter().filter(|d| {
+                files.contains(&d.file_id)
+                    || self
+                        .paths
+                        .get(&d.file_id)
+                        .is_some_and(|p| paths.iter().any(|b| **b == **p))
+            });
+            if let (Some(d), None) = (certain.next(), certain.next()) {
+                return Some((Some(d.id), "stated", 1.0));
+            }
+            let imported = |f: i64| deps.into_iter().flatten().any(|(_, to)| *to == f);
+            // The nearest: most folders in common with this file (`super::Builder::new()`
+            // in `task/join_set.rs` is `task`'s); the first in key order of those.
+            let common = |d: &Def| self.folders_in_common(file_id, d.file_id);
+            let best = typed
                 .iter()
-                .filter(|d| {
-                    d.owner.as_deref() == Some(type_name)
-                        && placed(d)
-                        && (capitalised || d.top_member)
-                })
-                .collect();
-            // A member of a type the map does not hold (`Arc::new`, `thread::Builder::new`,
-            // another crate's `meta::Regex::new`): not any same-named member nearby. (In
-            // Go a capitalised name is any exported one: `DefaultSocket.Dial()` is a call on
-            // a package variable.)
-            if typed.is_empty()
-                && capitalised
-                && language.is_none_or(|l| l.spec().resolution.capitalised_types)
-            {
-                return Some((None, "derived", 0.0));
-            }
-            if let Some(first) = typed.first() {
-                // Certain where the parser proves which type the name is: an import of this
-                // file binds it to a file that defines it with this member once, as a bare
-                // name an import binds is (stated, 1.0). `--hard` follows these.
-                let (files, paths) =
-                    self.type_bound_in(file_id, receiver, receiver_name, type_name);
-                let mut certain = typed.iter().filter(|d| {
-                    files.contains(&d.file_id)
-                        || self
-                            .paths
-                            .get(&d.file_id)
-                            .is_some_and(|p| paths.iter().any(|b| **b == **p))
-                });
-                if let (Some(d), None) = (certain.next(), certain.next()) {
-                    return Some((Some(d.id), "stated", 1.0));
-                }
-                let imported = |f: i64| deps.into_iter().flatten().any(|(_, to)| *to == f);
-                // The nearest: most folders in common with this file (`super::Builder::new()`
-                // in `task/join_set.rs` is `task`'s); the first in key order of those.
-                let common = |d: &Def| self.folders_in_common(file_id, d.file_id);
-                let best = typed
-                    .iter()
-                    .find(|d| d.file_id == file_id)
-                    .or_else(|| typed.iter().find(|d| imported(d.file_id)))
-                    .or_else(|| typed.iter().min_by_key(|d| std::cmp::Reverse(common(d))))
-                    .unwrap_or(first);
-                let confidence = if typed.len() == 1 { 0.7 } else { 0.5 };
-                return Some((Some(best.id), "derived", confidence));
-            }
+                .find(|d| d.file_id == file_id)
+                .or_else(|| typed.iter().find(|d| imported(d.file_id)))
+                .or_else(|| typed.iter().min_by_key(|d| std::cmp::Reverse(common(d))))
+                .unwrap_or(first);
+            let confidence = if typed.len() == 1 { 0.7 } else { 0.5 };
+            return Some((Some(best.id), "derived", confidence));
+        }
         None
     }
 

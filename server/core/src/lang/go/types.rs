@@ -133,7 +133,8 @@ fn expr(node: Node<'_>, cx: &Cx<'_, '_>) -> Option<String> {
                         Some(ty) => call_on(&ty, name),
                         // `pkg.NewServer()`: a function of an imported package.
                         None if operand.kind() == "identifier"
-                            && cx.local(node_text(operand, bytes), operand.start_byte())
+                            && cx
+                                .local(node_text(operand, bytes), operand.start_byte())
                                 .is_none() =>
                         {
                             Some(format!("{name}()"))

@@ -232,7 +232,11 @@ fn annotation(text: &str) -> Option<String> {
 fn return_type(signature: &str, name: &str) -> Option<String> {
     let rest = after_parameters(signature, name)?;
     let ty = rest.strip_prefix(':')?;
-    let ty = ty.split(['{', '=']).next().unwrap_or(ty).trim_end_matches(';');
+    let ty = ty
+        .split(['{', '='])
+        .next()
+        .unwrap_or(ty)
+        .trim_end_matches(';');
     annotation(ty.trim())
 }
 

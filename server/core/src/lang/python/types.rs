@@ -113,7 +113,12 @@ fn bind<'t>(node: Node<'t>, ancestors: &[Node<'t>], bytes: &[u8], env: &mut Type
                 None => ancestors.first().copied(),
             };
             if let Some(scope) = scope {
-                env.local(node_text(name, bytes), scope, node.end_byte(), Bound::Expr(value));
+                env.local(
+                    node_text(name, bytes),
+                    scope,
+                    node.end_byte(),
+                    Bound::Expr(value),
+                );
             }
         }
         "typed_parameter" | "typed_default_parameter" => {

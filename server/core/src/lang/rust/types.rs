@@ -22,7 +22,14 @@ pub(crate) const TYPING: Typing = Typing {
 /// Types whose methods are those of their first type argument (by `Deref`, or once
 /// unwrapped by `?`, `.unwrap()`, `.expect(..)`).
 const WRAPPERS: [&str; 8] = [
-    "Arc", "Rc", "Box", "Option", "Result", "Pin", "ManuallyDrop", "Cow",
+    "Arc",
+    "Rc",
+    "Box",
+    "Option",
+    "Result",
+    "Pin",
+    "ManuallyDrop",
+    "Cow",
 ];
 
 /// Collections: `for x in v` binds an element of one.
@@ -56,8 +63,8 @@ const SAME_TYPE: [&str; 13] = [
 
 /// Rust's primitive types.
 const PRIMITIVES: [&str; 17] = [
-    "bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
-    "i64", "i128", "isize", "f32", "f64",
+    "bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64",
+    "i128", "isize", "f32", "f64",
 ];
 
 /// Constructors of [`WRAPPERS`]: `Arc::new(x)` has `x`'s methods.
@@ -207,8 +214,7 @@ fn expr(node: Node<'_>, cx: &Cx<'_, '_>) -> Option<String> {
                 "identifier" => {
                     let name = node_text(function, bytes);
                     if name.starts_with(|c: char| c.is_ascii_uppercase()) {
-                        (!matches!(name, "Some" | "Ok" | "Err" | "None"))
-                            .then(|| name.to_string())
+                        (!matches!(name, "Some" | "Ok" | "Err" | "None")).then(|| name.to_string())
                     } else {
                         Some(format!("{name}()"))
                     }
@@ -296,7 +302,12 @@ fn return_type(signature: &str, name: &str) -> Option<String> {
     let rest = after_parameters(signature, name)?;
     let ty = rest.strip_prefix("->")?;
     let ty = ty.split(" where").next().unwrap_or(ty);
-    let ty = ty.split('{').next().unwrap_or(ty).trim().trim_end_matches(';');
+    let ty = ty
+        .split('{')
+        .next()
+        .unwrap_or(ty)
+        .trim()
+        .trim_end_matches(';');
     collection_path(ty, &WRAPPERS, &COLLECTIONS)
 }
 
@@ -328,8 +339,11 @@ mod tests {
             Some("Runtime[]")
         );
         assert_eq!(
-            return_type("pub fn block_on<F: Future>(&self, future: F) -> F::Output {", "block_on")
-                .as_deref(),
+            return_type(
+                "pub fn block_on<F: Future>(&self, future: F) -> F::Output {",
+                "block_on"
+            )
+            .as_deref(),
             Some("F.Output")
         );
     }
