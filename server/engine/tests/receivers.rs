@@ -225,3 +225,25 @@ fn fault_a_method_called_on_a_typescript_typed_value_was_matched_by_name_only() 
         )
     );
 }
+
+/// A rescan resolves the calls of a changed file from the store (only the definitions its
+/// references name are loaded): the calls a type expression goes through (`rt`,
+/// `new_multi_thread`, `enable_all`, `build`) are loaded with them, so the answer is a
+/// fresh scan's.
+#[test]
+fn a_rescan_of_one_file_resolves_its_typed_receivers_as_a_fresh_scan_does() {
+    let (dir, mut ws) = scanned("rust");
+    let fresh = callers(&ws, "Runtime::block_on");
+    let app = dir.path().join("src/app.rs");
+    let text = std::fs::read_to_string(&app).unwrap();
+    std::fs::write(&app, text.replace("block_on(2)", "block_on(20)")).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(callers(&ws, "Runtime::block_on"), fresh);
+    // The file defining the types changes: the calls into it are resolved again.
+    let runtime = dir.path().join("src/runtime.rs");
+    let text = std::fs::read_to_string(&runtime).unwrap();
+    std::fs::write(&runtime, format!("\n{text}")).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(callers(&ws, "Runtime::block_on"), fresh);
+    assert_eq!(fresh.0.len(), 7);
+}
