@@ -371,14 +371,14 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
     // 0022 (log entries: this store has no decisions, so it moves nothing; its index is
     // dropped), 0023 (symbols by folded name), 0024 (map changes), 0025 (team memory's
     // replica tables), 0026 (llm runs), 0027 (unsaved buffers), 0028 (code text words)
-    // and 0029 (SCIP edges) pending,
+    // 0029 (SCIP edges) and 0030 (the refs table rebuilt for the `typed` receiver) pending,
     // so a kill can land between them. Undo 0019 to 0011 and 0009 to
     // 0006 for real (dropping the receiver columns undoes 0016 too) and forget 0005's row
     // (it recreates what it touches).
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        29,
+        30,
         "revisit which migrations this test undoes"
     );
     {

@@ -84,6 +84,7 @@ use tree_sitter::{Node, ParseOptions, ParseState, Parser, QueryCursor, Streaming
 use crate::fingerprint::{self, CommentSpan, Expected, FastMap, FastSet};
 use crate::imports::{self, RawImport};
 use crate::lang::{LangQuery, Role, RustKinds, lang_query};
+use crate::types;
 use crate::{
     Degraded, FileAnalysis, Import, Language, Receiver, RefKind, Reference, Span, Symbol,
     SymbolKind,
@@ -1008,6 +1009,19 @@ fn extract_with(
         FastMap::default()
     };
     let mut members: Option<FastMap<(&str, &str), Option<u32>>> = None;
+    // Receiver types (`crate::types`): the file's bindings, collected when a receiver
+    // first needs them, over the file's tree and its macro bodies.
+    let typing = extraction.typing;
+    let mut env: Option<types::TypeEnv<'_>> = None;
+    let trees: Vec<&Tree> = std::iter::once(tree)
+        .chain(
+            rounds
+                .iter()
+                .filter_map(OnceCell::get)
+                .flatten()
+                .map(|m| &m.tree),
+        )
+        .collect();
     let mut refs: Vec<Reference> = refs_kept
         .iter()
         .filter_map(|r| {
@@ -1015,7 +1029,7 @@ fn extract_with(
             if name.is_empty() {
                 return None;
             }
-            let (mut receiver, object, last) =
+            let (mut receiver, object, last, object_node) =
                 receiver_of(language, r.node, r.name, bytes, &bindings);
             // A module declared with `#[path]` is not where its path says: a name on it
             // stays on an import, which the module's resolved file answers.
@@ -1038,8 +1052,43 @@ fn extract_with(
                 receiver = Receiver::Own;
                 target = Some(*i);
             }
-            let receiver_name = last
-                .filter(|_| {
+            // A value whose type the file makes evident: `rt.block_on(..)` after `let rt =
+            // Runtime::new().unwrap()` is on a `Runtime`.
+            let mut typed = None;
+            if receiver == Receiver::Other
+                && let (Some(typing), Some(object)) = (typing, object_node)
+            {
+                let env = env.get_or_insert_with(|| {
+                    types::collect(&trees, bytes, typing, options.max_depth)
+                });
+                let cx = types::Cx::new(env, typing, bytes);
+                if cx.is_own(node_text(object, bytes), object.start_byte()) {
+                    // Go `func (s *Server) f() { s.g() }`: `s` is the method's own receiver.
+                    receiver = Receiver::Own;
+                } else if constructed_type(language, object, bytes).is_none()
+                    && (!env.is_empty() || matches!(object.kind(), "call_expression" | "call"))
+                {
+                    // (`Type::new(..).m()`, Python `Type(..).m()`: the type as written, above.)
+                    typed = cx
+                        .expr(object)
+                        // `U.find()` after `from .models import User as U`.
+                        .or_else(|| {
+                            cx.alias(node_text(object, bytes))
+                                .filter(|path| {
+                                    path.rsplit('.')
+                                        .next()
+                                        .is_some_and(|t| t.starts_with(|c: char| c.is_uppercase()))
+                                })
+                                .map(str::to_string)
+                        })
+                        .map(|ty| cx.unalias(ty));
+                }
+                if typed.is_some() {
+                    receiver = Receiver::Typed;
+                }
+            }
+            let receiver_name = typed.or_else(|| {
+                last.filter(|_| {
                     matches!(
                         receiver,
                         Receiver::Other | Receiver::Path | Receiver::Imported
@@ -1058,7 +1107,8 @@ fn extract_with(
                         segments.splice(..1, bound.split("::"));
                     }
                     segments.join(".")
-                });
+                })
+            });
             Some(Reference {
                 name: name.to_string(),
                 kind: r.kind,
@@ -1262,31 +1312,31 @@ fn local_members(symbols: &[Symbol]) -> FastMap<(&str, &str), Option<u32>> {
 /// identifier (`Foo` in `Foo::new()`, not `self.meta` or `Vec::<u8>`), and its text when
 /// it is a path of identifiers (`runtime::Builder` in `runtime::Builder::new()`,
 /// `self.meta` in `self.meta.f()`).
-fn receiver_of<'b>(
+fn receiver_of<'b, 't>(
     language: Language,
-    reference: Node<'_>,
-    name: Node<'_>,
+    reference: Node<'t>,
+    name: Node<'t>,
     bytes: &'b [u8],
     bindings: &FastSet<String>,
-) -> (Receiver, Option<&'b str>, Option<&'b str>) {
+) -> (Receiver, Option<&'b str>, Option<&'b str>, Option<Node<'t>>) {
     let (expression, member) = match member_fields(language, name.kind()) {
         Some(_) => (name, None),
         None => match parent_below(reference, name) {
             Some(parent) => (parent, Some(name)),
-            None => return (Receiver::None, None, None),
+            None => return (Receiver::None, None, None, None),
         },
     };
     let Some((object_field, name_field)) = member_fields(language, expression.kind()) else {
-        return (Receiver::None, None, None);
+        return (Receiver::None, None, None, None);
     };
     if let Some(member) = member
         && expression.child_by_field_name(name_field) != Some(member)
     {
-        return (Receiver::None, None, None);
+        return (Receiver::None, None, None, None);
     }
     let Some(object) = expression.child_by_field_name(object_field) else {
         // `::f()` in Rust, a Ruby call without a receiver.
-        return (Receiver::None, None, None);
+        return (Receiver::None, None, None, None);
     };
     // A method called on a value just constructed is a member of its type:
     // `ParserI::new(p).parse()` (it had gone to the enclosing `Parser.parse`),
@@ -1325,6 +1375,7 @@ fn receiver_of<'b>(
                 .filter(|seg| !seg.is_empty())
                 .all(is_identifier)
         }),
+        Some(object),
     )
 }
 

@@ -15,6 +15,7 @@ pub mod lang;
 pub mod markdown;
 pub mod secondary;
 pub mod terms;
+pub(crate) mod types;
 
 pub use analyze::{AnalyzeOptions, analyze};
 pub use imports::PathIndex;
@@ -68,7 +69,10 @@ pub use lang::Language;
 /// 16: nineteen more languages ([`lang`]: Kotlin, Swift, Scala, Lua, Bash, Elixir,
 /// Haskell, Zig, Dart, OCaml, Julia, R, Erlang, HCL, Solidity, Objective-C, Protocol
 /// Buffers, Vue and Svelte): files recorded as unknown before are analysed.
-pub const ANALYSIS_VERSION: u32 = 16;
+/// 17: a method called on a value whose type its file makes evident has the receiver
+/// [`Receiver::Typed`] and a type expression for its receiver name (`crate::types`):
+/// `rt.block_on(..)` after `let rt = Runtime::new().unwrap()`.
+pub const ANALYSIS_VERSION: u32 = 17;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).
@@ -267,6 +271,14 @@ pub enum Receiver {
     /// `crate::`, `Regex::new()`. Resolution follows the crate's module tree (a module path)
     /// or looks for the type's members (a capitalised last segment).
     Path,
+    /// A value whose type the file makes evident (`crate::types`): a local bound to a
+    /// constructor or a call (`let rt = Runtime::new().unwrap()`, `x = Foo()`), a typed
+    /// local or parameter (`let x: T`, `x: &T`, `def f(x: Foo)`, `Foo x`), a typed field
+    /// (`self.rt` with `struct S { rt: Runtime }`, `self.x = Foo()` in `__init__`), a call
+    /// chain (`Builder::new_multi_thread().enable_all().build()?`), `super()`, a Go
+    /// method's receiver. [`Reference::receiver_name`] is then the type expression, whose
+    /// calls the engine follows through the declared return types of the map.
+    Typed,
 }
 
 impl Receiver {
@@ -278,6 +290,7 @@ impl Receiver {
             Receiver::Imported => Some("imported"),
             Receiver::Other => Some("other"),
             Receiver::Path => Some("path"),
+            Receiver::Typed => Some("typed"),
         }
     }
 
@@ -288,6 +301,7 @@ impl Receiver {
             Some("imported") => Receiver::Imported,
             Some("other") => Receiver::Other,
             Some("path") => Receiver::Path,
+            Some("typed") => Receiver::Typed,
             _ => Receiver::None,
         }
     }
@@ -308,6 +322,10 @@ pub struct Reference {
     /// joined by `.`: `Builder` in `Builder::new()`, `runtime.Builder` in
     /// `runtime::Builder::new()`, `self.meta` in `self.meta.f()`. Resolution prefers a
     /// member of a type named by the last segment, in a file whose path holds the others.
+    /// For a [`Receiver::Typed`] value, its type expression (`crate::types`): a type path
+    /// (`Runtime`, `runtime.Builder`) or a free function's call (`rt()`), followed by the
+    /// methods called on it (`Builder.new_multi_thread().enable_all().build()`), each
+    /// call's type being the return type its definition declares.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver_name: Option<String>,
     /// The name node.

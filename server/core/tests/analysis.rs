@@ -561,15 +561,17 @@ fn fault_a_method_call_on_another_receiver_was_recorded_as_a_bare_name() {
         Language::Go,
         "package p\nfunc (s *S) f() { s.parse(); fmt.Println(); parse() }\n",
     );
+    // A Go method's receiver is its own value, as `self` is (issue 32 item 5).
     assert_eq!(
         receivers(&go),
-        ["S:-", "parse:other", "Println:other", "parse:-"]
+        ["S:-", "parse:own", "Println:other", "parse:-"]
     );
     let java = run(
         Language::Java,
         "class A { void f(B b) { b.parse(); this.parse(); parse(); } }\n",
     );
-    assert_eq!(receivers(&java), ["parse:other", "parse:own", "parse:-"]);
+    // `B b` types the value (issue 32 item 5).
+    assert_eq!(receivers(&java), ["parse:typed", "parse:own", "parse:-"]);
     let ruby = run(
         Language::Ruby,
         "class A\n  def f(obj)\n    obj.parse\n    self.parse\n    parse\n  end\nend\n",
@@ -602,7 +604,7 @@ fn fault_a_method_call_on_another_receiver_was_recorded_as_a_bare_name() {
         Language::CSharp,
         "class A { void F(B b) { b.Parse(); this.Parse(); Parse(); } }\n",
     );
-    assert_eq!(receivers(&csharp), ["Parse:other", "Parse:own", "Parse:-"]);
+    assert_eq!(receivers(&csharp), ["Parse:typed", "Parse:own", "Parse:-"]);
 }
 
 /// tokio defines most of its public types inside macro invocations (`cfg_net! { pub struct
@@ -797,7 +799,8 @@ fn fault_a_call_on_an_imported_module_was_a_call_on_an_unknown_receiver() {
         Language::Go,
         "package p\nimport \"example.com/x/store\"\nfunc f(s S) { store.Open(); s.Open() }\n",
     );
-    assert_eq!(receivers(&go), ["S:-", "Open:imported", "Open:other"]);
+    // `s S` types the value: `Open` of `S` (issue 32 item 5).
+    assert_eq!(receivers(&go), ["S:-", "Open:imported", "Open:typed"]);
     let rust = run(
         Language::Rust,
         "mod store;\nuse regex::Regex;\nfn f() { store::open(); Regex::new(); Other::new(); }\n",
@@ -1048,7 +1051,8 @@ fn fault_a_member_on_a_same_file_type_name_was_a_guess() {
             t("cls", "-", ""),
             t("create", "own", "test#Foo.create@method"),
             t("create", "own", "test#Foo.create@method"),
-            t("create", "other", ""),
+            // `foo = Foo.create()`: a value of the type `Foo.create()` returns.
+            t("create", "typed", ""),
             // two definitions of `Foo.twice`: ambiguous, left to the engine
             t("twice", "other", ""),
             // a function's nested function is no member

@@ -135,6 +135,11 @@ pub struct Callers {
     /// Calls resolved to those symbols below `min_confidence`: counted, not listed, nor
     /// counted in `limits`.
     pub weaker: u64,
+    /// Calls of the same name on values whose type the map does not know (neither
+    /// written nor evident: `loci_core::Receiver::Typed`), that no type tied to those
+    /// symbols nor to any other ([`map::count_untyped_calls`]): `N calls of .block_on(
+    /// on values of unknown type`. Counted, not listed: some may be calls of them.
+    pub untyped: u64,
 }
 
 /// Where a dependency listing points.
@@ -314,10 +319,29 @@ impl Workspace {
                 let total = listed(&mut hits, limit, || map::count_refs_by_name(conn, bare))?;
                 (hits, total)
             };
+            // Calls of the name on values whose type the map does not know are none of
+            // these, nor known to be others': said so (as `callers` counts them).
+            let untyped = match (qualified, keys.is_empty()) {
+                (Some((_, last)), false) => {
+                    map::count_untyped_calls(conn, last, &keys, MIN_CONFIDENCE)?
+                }
+                _ => 0,
+            };
             let paths = hits.iter().map(|h| h.path.clone()).collect();
             let listed = hits.len() as u64;
             let mut env = self.envelope(hits, paths)?;
             env.limits = list_limits(limit, listed, total);
+            if untyped > 0
+                && let Some((_, last)) = qualified
+            {
+                env.capability.notes.push(format!(
+                    "{untyped} call{s} of `.{last}(` on values of unknown type {are} not listed: \
+                     no type the code makes evident tied {them} to a definition",
+                    s = if untyped == 1 { "" } else { "s" },
+                    are = if untyped == 1 { "is" } else { "are" },
+                    them = if untyped == 1 { "it" } else { "them" },
+                ));
+            }
             if total == 0 {
                 if targets.is_empty() && qualified.is_some() {
                     self.note_unknown_symbol(&mut env, &name)?;
@@ -367,6 +391,10 @@ impl Workspace {
             } else {
                 0
             };
+            let untyped = match targets.first() {
+                Some(t) => map::count_untyped_calls(conn, &t.name, &keys, min_confidence)?,
+                None => 0,
+            };
             // 1,201 definitions of `foo` were all listed before one call at `--limit 1`.
             let targets_total = targets.len() as u64;
             if limit > 0 {
@@ -385,6 +413,7 @@ impl Workspace {
                     calls,
                     min_confidence,
                     weaker,
+                    untyped,
                 },
                 paths,
             )?;

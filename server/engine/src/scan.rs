@@ -2102,6 +2102,10 @@ struct Def {
     /// in Rust, Python, Go, JavaScript, TypeScript and PHP a bare name never means one.
     member: bool,
     file_id: i64,
+    /// The type path its signature declares it returns, for a function or method
+    /// ([`Language::return_type`]; `Self` as written): what a call of it is, when a type
+    /// expression calls it ([`Resolver::evaluate`]).
+    returns: Option<Box<str>>,
 }
 
 /// The definitions of one name.
@@ -2195,7 +2199,7 @@ impl Resolver {
             conn,
             "reading definitions",
             "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id, s.qualified_name, s.kind, p.kind,
-                    f.language
+                    f.language, s.signature
              FROM symbols s JOIN files f ON f.file_id = s.file_id
              LEFT JOIN symbols p ON p.key = s.parent_key",
             "",
@@ -2211,9 +2215,10 @@ impl Resolver {
                     row.get::<_, String>(5)?,
                     row.get::<_, Option<String>>(6)?,
                     row.get::<_, Option<String>>(7)?,
+                    row.get::<_, Option<String>>(8)?,
                 ))
             },
-            |(name, id, file_id, parent, qualified, kind, parent_kind, language)| {
+            |(name, id, file_id, parent, qualified, kind, parent_kind, language, signature)| {
                 // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
                 // `impl` have no parent symbol, only their qualified name.
                 let owner: Option<Box<str>> = owner_of(&qualified);
@@ -2233,6 +2238,13 @@ impl Resolver {
                                 .is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))));
                 let top_member = qualified.matches('.').count() == 1;
                 let nested_type = def_owner_is_type(owner.as_deref());
+                let parsed = language.as_deref().and_then(Language::from_name);
+                let returns = match (parsed, signature) {
+                    (Some(l), Some(signature)) if kind == "function" || kind == "method" => {
+                        l.return_type(&signature, &name).map(String::into_boxed_str)
+                    }
+                    _ => None,
+                };
                 let def = Def {
                     id,
                     parent,
@@ -2241,6 +2253,7 @@ impl Resolver {
                     module: kind == "module",
                     member,
                     file_id,
+                    returns,
                 };
                 // A definition in a file of no parsed language (a Markdown heading) is what
                 // no reference names.
@@ -2450,6 +2463,25 @@ impl Resolver {
         let Some(defs) = defs else {
             return (None, "derived", 0.0);
         };
+        // A value whose type its file made evident (`rt.block_on(..)` after `let rt =
+        // Runtime::new()?`): its type expression evaluated through the map's declared
+        // return types, then a member of that type (derived: the type is inferred, never
+        // proven; [`TYPED_CERTAIN`] where the type's name is bound as a stated edge would
+        // be). Otherwise the value's type is unknown here (a call the map cannot follow, a
+        // method a trait or a base class gives): a name on another value.
+        if receiver == Receiver::Typed {
+            if let Some(ty) = receiver_name.and_then(|e| self.evaluate(file_id, e))
+                && let Some((Some(id), provenance, confidence)) =
+                    self.member_of_named_type(file_id, defs, Receiver::Other, Some(&ty))
+            {
+                return if provenance == "stated" {
+                    (Some(id), "derived", TYPED_CERTAIN)
+                } else {
+                    (Some(id), provenance, confidence)
+                };
+            }
+            return self.resolve(file_id, name, kind, enclosing, Receiver::Other, None);
+        }
         // A Rust path naming a module (`crate::from_str()`, `std::fs::read()`): the
         // crate's module tree, never a same-named definition nearby.
         if receiver == Receiver::Path
@@ -2470,86 +2502,8 @@ impl Resolver {
         }
         let other = matches!(receiver, Receiver::Other | Receiver::Path);
         let deps = self.deps.get(&file_id);
-        let language = self
-            .paths
-            .get(&file_id)
-            .and_then(|p| Language::from_path(p));
-        // A member written on a type's name (`Builder::new_multi_thread()`,
-        // `runtime::Builder::new()`, `Parser.create()`): the members of types of that
-        // name, in this file, then in imported files, then anywhere.
-        if let Some((type_name, leading)) = receiver_name.and_then(|path| {
-            let mut segments: Vec<&str> = path.split('.').collect();
-            let last = segments.pop()?;
-            // A crate's own name is where its paths start, not a folder: `indicatif::
-            // ProgressBar::new()` in the crate's tests is its `ProgressBar`.
-            segments.retain(|s| {
-                !matches!(*s, "crate" | "self" | "super" | "Self")
-                    && !self.modules.rust_crates.contains_key(*s)
-            });
-            Some((last, segments))
-        }) {
-            // `runtime::Builder` is a `Builder` in a file whose path holds `runtime`, the
-            // module right before it (earlier segments may name the crate: `tokio::`):
-            // `meta::Regex::new()` (another crate's `Regex`) is not this crate's.
-            let placed = |d: &Def| {
-                let path = self.paths.get(&d.file_id).map_or("", |p| &**p);
-                leading.last().is_none_or(|seg| {
-                    path.split('/')
-                        .any(|part| part == *seg || part.split('.').next() == Some(*seg))
-                })
-            };
-            // A capitalised name is a type's by convention (`Builder`, `Regex`); a lower-case
-            // one is more often a variable or a module (`c = C(); c.foo()`), so it names
-            // only a top-level class of that name (`datetime.fromtimestamp`).
-            let capitalised = type_name.starts_with(|c: char| c.is_uppercase());
-            let typed: Vec<&Def> = defs
-                .all
-                .iter()
-                .filter(|d| {
-                    d.owner.as_deref() == Some(type_name)
-                        && placed(d)
-                        && (capitalised || d.top_member)
-                })
-                .collect();
-            // A member of a type the map does not hold (`Arc::new`, `thread::Builder::new`,
-            // another crate's `meta::Regex::new`): not any same-named member nearby. (In
-            // Go a capitalised name is any exported one: `DefaultSocket.Dial()` is a call on
-            // a package variable.)
-            if typed.is_empty()
-                && capitalised
-                && language.is_none_or(|l| l.spec().resolution.capitalised_types)
-            {
-                return (None, "derived", 0.0);
-            }
-            if let Some(first) = typed.first() {
-                // Certain where the parser proves which type the name is: an import of this
-                // file binds it to a file that defines it with this member once, as a bare
-                // name an import binds is (stated, 1.0). `--hard` follows these.
-                let (files, paths) =
-                    self.type_bound_in(file_id, receiver, receiver_name, type_name);
-                let mut certain = typed.iter().filter(|d| {
-                    files.contains(&d.file_id)
-                        || self
-                            .paths
-                            .get(&d.file_id)
-                            .is_some_and(|p| paths.iter().any(|b| **b == **p))
-                });
-                if let (Some(d), None) = (certain.next(), certain.next()) {
-                    return (Some(d.id), "stated", 1.0);
-                }
-                let imported = |f: i64| deps.into_iter().flatten().any(|(_, to)| *to == f);
-                // The nearest: most folders in common with this file (`super::Builder::new()`
-                // in `task/join_set.rs` is `task`'s); the first in key order of those.
-                let common = |d: &Def| self.folders_in_common(file_id, d.file_id);
-                let best = typed
-                    .iter()
-                    .find(|d| d.file_id == file_id)
-                    .or_else(|| typed.iter().find(|d| imported(d.file_id)))
-                    .or_else(|| typed.iter().min_by_key(|d| std::cmp::Reverse(common(d))))
-                    .unwrap_or(first);
-                let confidence = if typed.len() == 1 { 0.7 } else { 0.5 };
-                return (Some(best.id), "derived", confidence);
-            }
+        if let Some(found) = self.member_of_named_type(file_id, defs, receiver, receiver_name) {
+            return found;
         }
         // A Rust path names a module or a type, which the rules above follow; past them it
         // is no same-named definition nearby (`RangedI64ValueParser::<i64>::new()` had gone
@@ -2793,6 +2747,169 @@ fn own_by_type(language: Option<Language>, owner: Option<&str>) -> bool {
 }
 
 impl Resolver {
+    /// The type a [`Receiver::Typed`] reference's type expression names
+    /// ([`loci_core::Reference::receiver_name`]: a type path, or a free function's call,
+    /// then the methods called on it, `Builder.new_multi_thread().enable_all().build()`),
+    /// each call's type being the return type its definition declares
+    /// ([`Language::return_type`]; `Self` is the definition's owner): a free function in
+    /// this file, else in an imported file, else the only one of that name; a method of
+    /// the type so far as [`Resolver::member_of_named_type`] picks one. `None` when a call
+    /// is not in the map or declares no type the map can follow.
+    fn evaluate(&self, file_id: i64, expr: &str) -> Option<String> {
+        let names = self.names_for(file_id)?;
+        let segments: Vec<&str> = expr.split('.').collect();
+        let Some(first_call) = segments.iter().position(|s| s.ends_with("()")) else {
+            return Some(expr.to_string());
+        };
+        let mut ty: Option<String> = (first_call > 0).then(|| segments[..first_call].join("."));
+        for segment in &segments[first_call..] {
+            // A collection's element (`for rt in rts()`): `Runtime[]` → `Runtime`.
+            if *segment == "[]" {
+                ty = Some(ty?.strip_suffix("[]")?.to_string());
+                continue;
+            }
+            let method = segment.strip_suffix("()")?;
+            let defs = names
+                .callables
+                .get(method)
+                .or_else(|| names.defs.get(method))?;
+            let def = match &ty {
+                None => {
+                    let free = |d: &&Def| d.owner.is_none() && d.parent.is_none() && !d.module;
+                    let imported = |f: i64| {
+                        self.deps
+                            .get(&file_id)
+                            .into_iter()
+                            .flatten()
+                            .any(|(_, to)| *to == f)
+                    };
+                    // In this file, a function of an inline module too (`mod tests { fn
+                    // rt() -> Runtime }`).
+                    defs.in_file(file_id)
+                        .map(|(_, d)| d)
+                        .find(|d| !d.member && !d.module)
+                        .or_else(|| defs.all.iter().filter(free).find(|d| imported(d.file_id)))
+                        .or_else(|| {
+                            let mut all = defs.all.iter().filter(free);
+                            match (all.next(), all.next()) {
+                                (Some(d), None) => Some(d),
+                                _ => None,
+                            }
+                        })?
+                }
+                Some(ty) => {
+                    let (Some(id), _, _) =
+                        self.member_of_named_type(file_id, defs, Receiver::Other, Some(ty))?
+                    else {
+                        return None;
+                    };
+                    defs.all.iter().find(|d| d.id == id)?
+                }
+            };
+            let returns = def.returns.as_deref()?;
+            ty = Some(if returns == "Self" {
+                def.owner.as_deref()?.to_string()
+            } else {
+                returns.to_string()
+            });
+        }
+        ty
+    }
+
+    /// A member written on a type's name (`Builder::new_multi_thread()`,
+    /// `runtime::Builder::new()`, `Parser.create()`), or called on a value of that type
+    /// ([`Receiver::Typed`] once evaluated): the members of types of that name, in this
+    /// file, then in imported files, then anywhere. `None` when the rule does not decide
+    /// (no receiver name, or a lower-case one no top-level type answers), for the rules
+    /// after it.
+    fn member_of_named_type(
+        &self,
+        file_id: i64,
+        defs: &Defs,
+        receiver: Receiver,
+        receiver_name: Option<&str>,
+    ) -> Option<(Option<i64>, &'static str, f64)> {
+        let deps = self.deps.get(&file_id);
+        let language = self
+            .paths
+            .get(&file_id)
+            .and_then(|p| Language::from_path(p));
+        // A member written on a type's name (`Builder::new_multi_thread()`,
+        // `runtime::Builder::new()`, `Parser.create()`): the members of types of that
+        // name, in this file, then in imported files, then anywhere.
+        let (type_name, leading) = receiver_name.and_then(|path| {
+            let mut segments: Vec<&str> = path.split('.').collect();
+            let last = segments.pop()?;
+            // A crate's own name is where its paths start, not a folder: `indicatif::
+            // ProgressBar::new()` in the crate's tests is its `ProgressBar`.
+            segments.retain(|s| {
+                !matches!(*s, "crate" | "self" | "super" | "Self")
+                    && !self.modules.rust_crates.contains_key(*s)
+            });
+            Some((last, segments))
+        })?;
+        // `runtime::Builder` is a `Builder` in a file whose path holds `runtime`, the
+        // module right before it (earlier segments may name the crate: `tokio::`):
+        // `meta::Regex::new()` (another crate's `Regex`) is not this crate's.
+        let placed = |d: &Def| {
+            let path = self.paths.get(&d.file_id).map_or("", |p| &**p);
+            leading.last().is_none_or(|seg| {
+                path.split('/')
+                    .any(|part| part == *seg || part.split('.').next() == Some(*seg))
+            })
+        };
+        // A capitalised name is a type's by convention (`Builder`, `Regex`); a lower-case
+        // one is more often a variable or a module (`c = C(); c.foo()`), so it names
+        // only a top-level class of that name (`datetime.fromtimestamp`).
+        let capitalised = type_name.starts_with(|c: char| c.is_uppercase());
+        let typed: Vec<&Def> = defs
+            .all
+            .iter()
+            .filter(|d| {
+                d.owner.as_deref() == Some(type_name) && placed(d) && (capitalised || d.top_member)
+            })
+            .collect();
+        // A member of a type the map does not hold (`Arc::new`, `thread::Builder::new`,
+        // another crate's `meta::Regex::new`): not any same-named member nearby. (In
+        // Go a capitalised name is any exported one: `DefaultSocket.Dial()` is a call on
+        // a package variable.)
+        if typed.is_empty()
+            && capitalised
+            && language.is_none_or(|l| l.spec().resolution.capitalised_types)
+        {
+            return Some((None, "derived", 0.0));
+        }
+        if let Some(first) = typed.first() {
+            // Certain where the parser proves which type the name is: an import of this
+            // file binds it to a file that defines it with this member once, as a bare
+            // name an import binds is (stated, 1.0). `--hard` follows these.
+            let (files, paths) = self.type_bound_in(file_id, receiver, receiver_name, type_name);
+            let mut certain = typed.iter().filter(|d| {
+                files.contains(&d.file_id)
+                    || self
+                        .paths
+                        .get(&d.file_id)
+                        .is_some_and(|p| paths.iter().any(|b| **b == **p))
+            });
+            if let (Some(d), None) = (certain.next(), certain.next()) {
+                return Some((Some(d.id), "stated", 1.0));
+            }
+            let imported = |f: i64| deps.into_iter().flatten().any(|(_, to)| *to == f);
+            // The nearest: most folders in common with this file (`super::Builder::new()`
+            // in `task/join_set.rs` is `task`'s); the first in key order of those.
+            let common = |d: &Def| self.folders_in_common(file_id, d.file_id);
+            let best = typed
+                .iter()
+                .find(|d| d.file_id == file_id)
+                .or_else(|| typed.iter().find(|d| imported(d.file_id)))
+                .or_else(|| typed.iter().min_by_key(|d| std::cmp::Reverse(common(d))))
+                .unwrap_or(first);
+            let confidence = if typed.len() == 1 { 0.7 } else { 0.5 };
+            return Some((Some(best.id), "derived", confidence));
+        }
+        None
+    }
+
     /// How many leading path components two files' paths share: the nearest of several
     /// candidates is the one sharing most folders with the use (`super::Builder::new()`
     /// in `task/join_set.rs` is `task`'s `Builder`).
@@ -3012,6 +3129,12 @@ impl Resolver {
     }
 }
 
+/// The confidence of a method called on a value whose type its file made evident, where
+/// the type's name is bound to the file defining that member as a stated edge's would be
+/// ([`Receiver::Typed`]): above an inferred member of a named type (0.7), below the same
+/// file's (0.9), since the type is inferred from the code around the call, not proven.
+const TYPED_CERTAIN: f64 = 0.8;
+
 /// The confidence of a same-file definition for a bare name or a name on the enclosing
 /// object or type (or on a type the file defines; see [`loci_core::Receiver::Own`]).
 const SAME_FILE_CONFIDENCE: f64 = 0.9;
@@ -3020,6 +3143,12 @@ const SAME_FILE_CONFIDENCE: f64 = 0.9;
 fn stem_of(path: &str) -> String {
     let file = path.rsplit('/').next().unwrap_or(path);
     file.split('.').next().unwrap_or(file).to_string()
+}
+
+/// The names a type expression calls (`rt()`, `Builder.new_multi_thread().build()`:
+/// `rt`; `new_multi_thread`, `build`), none for any other name.
+fn called_names(expr: &str) -> impl Iterator<Item = &str> {
+    expr.split('.').filter_map(|s| s.strip_suffix("()"))
 }
 
 /// Above this many changed files a scan loads the whole map's definitions at once (one
@@ -3141,11 +3270,19 @@ fn resolve_refs(
         && files.len() <= TARGETED_RESOLVE_MAX_FILES
         && !map::bulk_indexes_missing(store.conn())?
     {
+        // The calls of typed receivers' type expressions are looked up too
+        // (`Builder.new_multi_thread().build()`: `new_multi_thread`, `build`).
+        let receivers = pending
+            .names
+            .iter()
+            .map(|n| &**n)
+            .chain(stored.iter().filter_map(|(row, _)| row.8.as_deref()));
         let names: BTreeSet<&str> = pending
             .names
             .iter()
             .map(|n| &**n)
             .chain(stored.iter().map(|(row, _)| row.2.as_str()))
+            .chain(receivers.flat_map(called_names))
             .collect();
         Resolver::load(
             store.conn(),

@@ -237,6 +237,17 @@ pub fn callers(o: Out, c: &Callers) -> io::Result<()> {
             c.min_confidence
         )?;
     }
+    if c.untyped > 0
+        && let Some(t) = c.targets.first()
+    {
+        writeln!(
+            o,
+            "… and {} of `.{}(` on values of unknown type, not listed: no type the code makes \
+             evident tied them to a definition",
+            count(c.untyped, "call"),
+            escaped(&t.name)
+        )?;
+    }
     Ok(())
 }
 

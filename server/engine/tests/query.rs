@@ -452,7 +452,8 @@ fn fault_items_inside_macro_invocations_were_invisible() {
 
 /// Six definitions of `step` in `m.py` and `n.py`, a class `Walker` with a method `step`
 /// called four times, and `m.py`'s `step` imported and called bare five times: ten
-/// references written `step` in all.
+/// references written `step` in all. The four are on a value of unknown type (`w`, not
+/// annotated: an annotation would type it).
 fn many_steps() -> (tempfile::TempDir, Workspace) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -464,7 +465,7 @@ fn many_steps() -> (tempfile::TempDir, Workspace) {
         root,
         "n.py",
         "from m import step\n\nclass Walker:\n    def step(self):\n        pass\n\n\
-         def go(w: Walker):\n    w.step()\n    w.step()\n    w.step()\n    w.step()\n\
+         def go(w):\n    w.step()\n    w.step()\n    w.step()\n    w.step()\n\
          \ndef run():\n    step()\n    step()\n    step()\n    step()\n    step()\n",
     );
     let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();

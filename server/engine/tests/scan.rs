@@ -1328,7 +1328,8 @@ fn fault_a_type_named_call_went_to_another_types_member() {
             "src/task/join_set.rs:4 new path -> src/task/builder.rs#Builder.new@method derived 0.5",
             "src/task/join_set.rs:5 new path -> - derived 0.0",
             "use.py:1 C - -> - derived 0.0",
-            "use.py:2 foo other -> tests/nested.py#t.c.foo@method derived 0.2",
+            // `c = C()` types `c`, but no `C` is in the map: a name match, as on a value.
+            "use.py:2 foo typed -> tests/nested.py#t.c.foo@method derived 0.2",
         ]
     );
 }
@@ -1809,7 +1810,8 @@ fn fault_calls_outside_the_map_or_on_values_resolved_to_same_named_definitions()
             "src/lib.rs:8 clone own -> - derived 0.0",
             "src/lib.rs:15 Ranged - -> src/lib.rs#Ranged@struct derived 0.9",
             "src/lib.rs:16 new path -> - derived 0.0",
-            "src/lib.rs:17 min_depth other -> - derived 0.0",
+            // `wd: &Walk` types `wd`; no `Walk` in the map, and no free function is a method.
+            "src/lib.rs:17 min_depth typed -> - derived 0.0",
             "src/store.rs:2 loose_iter own -> src/iter.rs#Store.loose_iter@method derived 0.7",
             "tests/t.rs:3 new path -> src/bar.rs#ProgressBar.new@method derived 0.7",
             "tests/t.rs:3 new path -> src/bar.rs#ProgressBar.new@method derived 0.7",

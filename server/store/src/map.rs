@@ -1464,6 +1464,33 @@ pub fn count_calls_to(conn: &Connection, keys: &[&str], min_confidence: f64) -> 
         .ctx(|| format!("counting calls to {}", keys.join(", ")))
 }
 
+/// Calls named `name` written on a value whose type the map does not know (receiver
+/// `other`, or `typed` with a type expression the map could not follow: see
+/// `loci_core::Receiver`) that resolved to none of the symbols `keys` at `min_confidence` or
+/// more: unresolved, or matched by name alone below `min_confidence`. What a `callers`
+/// answer did not list because no type tied those calls to it (`rt.block_on(..)` on a
+/// value returned by a helper outside the map).
+pub fn count_untyped_calls(
+    conn: &Connection,
+    name: &str,
+    keys: &[&str],
+    min_confidence: f64,
+) -> Result<u64> {
+    let json = keys_json(keys)?;
+    conn.query_row(
+        "SELECT count(*) FROM refs r
+         WHERE r.name = ?1 AND r.kind = 'call' AND r.receiver IN ('other', 'typed')
+           AND (r.target_id IS NULL
+                OR (r.confidence < ?3
+                    AND r.target_id NOT IN (SELECT symbol_id FROM symbols
+                                            WHERE key IN (SELECT value FROM json_each(?2)))))",
+        params![name, json, min_confidence],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n as u64)
+    .ctx(|| format!("counting calls of {name} on values of unknown type"))
+}
+
 /// A dependency edge between two files (or to an unresolved module).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DepEdge {
@@ -2141,7 +2168,7 @@ pub fn names_with_words(conn: &Connection, words: &[String], limit: u32) -> Resu
 }
 
 /// Secondary indexes of `symbols` and `refs` that a bulk load builds at the end.
-/// Their definitions must match the migrations (`0001_map.sql`, `0016_ref_receiver_path.sql`,
+/// Their definitions must match the migrations (`0001_map.sql`, `0030_ref_receiver_typed.sql`,
 /// `0018_ref_deps.sql`, `0023_folded_names.sql`).
 const BULK_INDEXES: &[(&str, &str)] = &[
     (

@@ -200,6 +200,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0029_scip.sql"),
         fill: None,
     },
+    Migration {
+        version: 30,
+        name: "ref_receiver_typed",
+        sql: include_str!("migrations/0030_ref_receiver_typed.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.

@@ -373,6 +373,9 @@ pub(crate) struct Extraction {
     /// language shares (`///`, `//`, `/*`, `#`, `--`): Lua's `---`, Haskell's `-- |`,
     /// Erlang's `%%`.
     pub(crate) comment_markers: &'static [&'static str],
+    /// How the language's code makes a receiver's type evident (`crate::types`); `None`:
+    /// a method called on a value is matched by name only.
+    pub(crate) typing: Option<crate::types::Typing>,
 }
 
 impl Extraction {
@@ -385,6 +388,7 @@ impl Extraction {
         locals: None,
         script_ranges: None,
         comment_markers: &[],
+        typing: None,
     };
 }
 

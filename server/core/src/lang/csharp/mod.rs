@@ -32,7 +32,11 @@ pub(crate) const SPEC: Spec = Spec {
         _ => None,
     },
     fingerprint: Fingerprint::SHARED,
-    extraction: super::Extraction::PLAIN,
+    extraction: super::Extraction {
+        // C#'s typed locals, parameters and fields read as Java's do.
+        typing: Some(super::java::types::TYPING),
+        ..super::Extraction::PLAIN
+    },
     resolution: Resolution {
         explicit_members: false,
         values_are_members: true,

@@ -9,6 +9,8 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
+mod types;
+
 use super::{Fingerprint, Resolution, Spec};
 use crate::Import;
 use crate::analyze::node_text;
@@ -39,6 +41,7 @@ pub(crate) const SPEC: Spec = Spec {
                 .flatten();
             (node, qualifier)
         },
+        typing: Some(types::TYPING),
         ..super::Extraction::PLAIN
     },
     resolution: Resolution {

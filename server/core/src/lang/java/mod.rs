@@ -8,6 +8,8 @@
 
 use std::collections::BTreeSet;
 
+pub(super) mod types;
+
 use super::{Fingerprint, ImportSink, Resolution, Spec};
 use crate::Import;
 use crate::analyze::node_text;
@@ -32,7 +34,10 @@ pub(crate) const SPEC: Spec = Spec {
         _ => None,
     },
     fingerprint: Fingerprint::SHARED,
-    extraction: super::Extraction::PLAIN,
+    extraction: super::Extraction {
+        typing: Some(types::TYPING),
+        ..super::Extraction::PLAIN
+    },
     resolution: Resolution {
         explicit_members: false,
         values_are_members: true,

@@ -10,6 +10,8 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
+mod types;
+
 use super::{Fingerprint, ImportSink, Resolution, Spec};
 use crate::analyze::node_text;
 use crate::imports::*;
@@ -30,7 +32,10 @@ pub(crate) const JAVASCRIPT: Spec = Spec {
     attribute_line: |line| line.starts_with('@'),
     member_fields,
     fingerprint: Fingerprint::SHARED,
-    extraction: super::Extraction::PLAIN,
+    extraction: super::Extraction {
+        typing: Some(types::TYPING),
+        ..super::Extraction::PLAIN
+    },
     resolution: Resolution {
         explicit_members: true,
         values_are_members: false,

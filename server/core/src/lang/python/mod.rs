@@ -20,6 +20,8 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
+mod types;
+
 use super::{Fingerprint, ImportSink, Resolution, Spec};
 use crate::Import;
 use crate::analyze::node_text;
@@ -45,6 +47,7 @@ pub(crate) const SPEC: Spec = Spec {
     fingerprint: Fingerprint::SHARED,
     extraction: super::Extraction {
         docstring: python_docstring,
+        typing: Some(types::TYPING),
         ..super::Extraction::PLAIN
     },
     resolution: Resolution {

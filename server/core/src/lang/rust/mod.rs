@@ -24,6 +24,8 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
+mod types;
+
 use super::{Fingerprint, ImportSink, Resolution, Spec};
 use crate::Import;
 use crate::analyze::node_text;
@@ -48,7 +50,10 @@ pub(crate) const SPEC: Spec = Spec {
         _ => None,
     },
     fingerprint: Fingerprint::SHARED,
-    extraction: super::Extraction::PLAIN,
+    extraction: super::Extraction {
+        typing: Some(types::TYPING),
+        ..super::Extraction::PLAIN
+    },
     resolution: Resolution {
         explicit_members: true,
         values_are_members: true,

@@ -18,7 +18,7 @@ pub(crate) const VUE: Spec = Spec {
     link_group: Some(Language::JavaScript),
     extraction: Extraction {
         script_ranges: Some(script_ranges),
-        ..Extraction::PLAIN
+        ..super::javascript::TYPESCRIPT.extraction
     },
     ..super::javascript::TYPESCRIPT
 };
