@@ -269,6 +269,28 @@ pub(crate) fn call_on(ty: &str, name: &str) -> Option<String> {
     (ty.matches("()").count() < MAX_CALLS).then(|| format!("{ty}.{name}()"))
 }
 
+/// The call `name()` on `object`: on its type `ty` when the file makes that evident, else
+/// on `object` itself when it is a capitalised identifier (`Foo.create()`: a class's
+/// static method); `None` otherwise.
+pub(crate) fn member_call(
+    ty: Option<String>,
+    object: Node<'_>,
+    name: &str,
+    bytes: &[u8],
+) -> Option<String> {
+    match ty {
+        Some(ty) => call_on(&ty, name),
+        None if object.kind() == "identifier" => {
+            let object = crate::analyze::node_text(object, bytes);
+            object
+                .starts_with(|c: char| c.is_ascii_uppercase())
+                .then(|| call_on(object, name))
+                .flatten()
+        }
+        None => None,
+    }
+}
+
 /// A written type's text as a type path, with `wrappers` (types whose members are their
 /// first type argument's, by deref or by unwrapping: `Arc`, `Option`, `Result`) removed
 /// and generic arguments dropped: `&'a mut io::Result<Arc<rt::Runtime>>` → `rt.Runtime`.

@@ -103,6 +103,16 @@ impl Failure {
     }
 }
 
+/// A workspace of its own on `path`'s store, for work off the async threads, walking at
+/// most `cap` files (the client's setting).
+fn open_capped(path: &Path, cap: Option<u64>) -> Result<Workspace, Failure> {
+    let mut ws = Workspace::open(path, None).map_err(Failure::from)?;
+    if let Some(cap) = cap {
+        ws.set_max_files(cap);
+    }
+    Ok(ws)
+}
+
 impl Root {
     /// Opens the store of `path` (creating `.loci/`); failures are kept, not fatal.
     pub(crate) fn open(path: &Path, max_files: Option<u64>) -> Root {
@@ -264,10 +274,7 @@ impl Root {
         let path = self.path.clone();
         let cap = self.max_files;
         let task = tokio::task::spawn_blocking(move || {
-            let mut ws = Workspace::open(&path, None).map_err(Failure::from)?;
-            if let Some(cap) = cap {
-                ws.set_max_files(cap);
-            }
+            let mut ws = open_capped(&path, cap)?;
             ws.sync_with(None, &|step| {
                 let _ = tx.send(step);
             })
@@ -393,10 +400,7 @@ impl Root {
         let path = self.path.clone();
         let cap = self.max_files;
         let task = tokio::task::spawn_blocking(move || {
-            let mut ws = Workspace::open(&path, None).map_err(Failure::from)?;
-            if let Some(cap) = cap {
-                ws.set_max_files(cap);
-            }
+            let mut ws = open_capped(&path, cap)?;
             ws.scan(&|p| {
                 let _ = tx.send(p);
             })

@@ -7,7 +7,7 @@
 use tree_sitter::Node;
 
 use crate::analyze::node_text;
-use crate::types::{Bound, Cx, TypeEnv, Typing, call_on, type_path};
+use crate::types::{Bound, Cx, TypeEnv, Typing, member_call, type_path};
 
 /// The receiver-type hooks of Java and C#.
 pub(crate) const TYPING: Typing = Typing {
@@ -231,18 +231,7 @@ fn expr(node: Node<'_>, cx: &Cx<'_, '_>) -> Option<String> {
             } else {
                 cx.expr(object)
             };
-            match ty {
-                Some(ty) => call_on(&ty, name),
-                // `Foo.create()`: a static method of a class.
-                None if object.kind() == "identifier" => {
-                    let object = node_text(object, bytes);
-                    object
-                        .starts_with(|c: char| c.is_ascii_uppercase())
-                        .then(|| call_on(object, name))
-                        .flatten()
-                }
-                None => None,
-            }
+            member_call(ty, object, name, bytes)
         }
         _ => None,
     }

@@ -6,7 +6,7 @@
 use tree_sitter::Node;
 
 use crate::analyze::node_text;
-use crate::types::{Bound, Cx, TypeEnv, Typing, after_parameters, call_on, type_path};
+use crate::types::{Bound, Cx, TypeEnv, Typing, after_parameters, member_call, type_path};
 
 /// The receiver-type hooks of JavaScript and TypeScript.
 pub(crate) const TYPING: Typing = Typing {
@@ -189,18 +189,7 @@ fn expr(node: Node<'_>, cx: &Cx<'_, '_>) -> Option<String> {
                     } else {
                         cx.expr(object)
                     };
-                    match ty {
-                        Some(ty) => call_on(&ty, name),
-                        // `Foo.create()`: a static method.
-                        None if object.kind() == "identifier" => {
-                            let object = node_text(object, bytes);
-                            object
-                                .starts_with(|c: char| c.is_ascii_uppercase())
-                                .then(|| call_on(object, name))
-                                .flatten()
-                        }
-                        None => None,
-                    }
+                    member_call(ty, object, name, bytes)
                 }
                 _ => None,
             }
