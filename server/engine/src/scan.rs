@@ -554,7 +554,27 @@ fn scan_inner(
     // ids) before it re-resolved the references into them, and it took with it what it
     // knew of names that gained or lost a definition: every stored reference is resolved
     // again, so the map equals what a fresh scan of the tree makes.
-    let repair = !interrupted.is_empty();
+    // So does a scan that added, deleted or renamed what roots a module tree (a crate's
+    // `lib.rs` or `main.rs`, a manifest): the paths resolved through it (`crate::a::f`)
+    // resolve differently or not at all, whichever file holds them.
+    let root_file = |p: &str| {
+        ["go.mod", "Cargo.toml", "lib.rs", "main.rs"]
+            .iter()
+            .any(|m| p == *m || p.ends_with(&format!("/{m}")))
+    };
+    let roots_moved = report
+        .added
+        .iter()
+        .chain(&report.deleted)
+        .map(String::as_str)
+        .chain(
+            report
+                .renamed
+                .iter()
+                .flat_map(|r| [r.from.as_str(), r.to.as_str()]),
+        )
+        .any(root_file);
+    let repair = !interrupted.is_empty() || (has_scan.is_some() && roots_moved);
     resolve_refs(
         store,
         pending,

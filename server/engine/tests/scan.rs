@@ -242,6 +242,59 @@ fn a_noop_rescan_and_stats_report_the_totals_the_last_scan_kept() {
     assert_eq!(noop.totals.refs, counted.refs - 1);
 }
 
+/// Fault (fresh-user trial): deleting or renaming a crate's `lib.rs` left the references
+/// its module tree had resolved (`crate::task::coop::helper()`) as they were in a rescan, where a
+/// fresh scan of the same tree resolves them otherwise.
+#[test]
+fn fault_a_deleted_crate_root_left_references_resolved_through_it() {
+    for change in ["delete", "rename"] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(
+            root,
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+        );
+        write(root, "src/lib.rs", "pub mod task;\n");
+        write(root, "src/task/mod.rs", "pub mod coop;\n");
+        write(
+            root,
+            "src/task/coop/mod.rs",
+            "mod unconstrained;\n\npub fn helper() -> u32 {\n    1\n}\n",
+        );
+        write(
+            root,
+            "src/task/coop/unconstrained.rs",
+            "pub fn poll() -> u32 {\n    crate::task::coop::helper()\n}\n",
+        );
+        let mut ws = open(root);
+        scan(&mut ws);
+        let stated: i64 = ws
+            .store()
+            .conn()
+            .query_row(
+                "SELECT count(*) FROM refs WHERE name = 'helper' AND provenance = 'stated'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(stated, 1, "the crate's module tree resolves the call");
+        match change {
+            "delete" => std::fs::remove_file(root.join("src/lib.rs")).unwrap(),
+            _ => std::fs::rename(root.join("src/lib.rs"), root.join("src/lib2.rs")).unwrap(),
+        }
+        assert!(scan(&mut ws).changed);
+        let other = tempfile::tempdir().unwrap();
+        let mut fresh = Workspace::open(root, Some(&other.path().join("f.db"))).unwrap();
+        scan(&mut fresh);
+        assert_eq!(
+            dump(ws.store().conn()),
+            dump(fresh.store().conn()),
+            "{change}"
+        );
+    }
+}
+
 /// Fault (fresh-user trial): two file names that are not UTF-8 and differ only in their
 /// invalid bytes (`bad\xffname.py`, `bad\xfename.py`) decoded lossily to one path, and the
 /// whole scan failed on `UNIQUE constraint failed: files.path` (exit 2, nothing mapped).
