@@ -468,6 +468,15 @@ impl Workspace {
             // Edges a SCIP index stated hold while their files are unchanged: those the
             // scan re-resolved by name are written again, the others dropped.
             report.scip = scip::reconcile(&mut self.store)?;
+            if report.scip.is_some() {
+                // The edges it wrote back or dropped are rows of `refs`: the totals the
+                // scan counted before them are counted again, and kept.
+                let totals = loci_store::map::count_totals(self.store.conn(), None)?;
+                let scan_id = report.scan_id;
+                self.store
+                    .write(|tx| loci_store::map::keep_totals(tx, scan_id, &totals))?;
+                report.totals = totals.counts;
+            }
         }
         if report.changed {
             // Record what the change did to the knowledge at this scan revision.

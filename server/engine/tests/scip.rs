@@ -278,6 +278,13 @@ fn scip_index_of_a_crate_inside_the_workspace_maps_its_paths() {
     );
 }
 
+/// The map's totals, counted now.
+fn counted(ws: &Workspace) -> loci_store::map::MapCounts {
+    loci_store::map::count_totals(ws.store().conn(), None)
+        .unwrap()
+        .counts
+}
+
 #[test]
 fn rescan_keeps_the_scip_edges_of_unchanged_files_and_drops_those_of_changed_ones() {
     let (_dir, root, scip, mut ws) = indexed();
@@ -290,6 +297,9 @@ fn rescan_keeps_the_scip_edges_of_unchanged_files_and_drops_those_of_changed_one
     )
     .unwrap();
     let scan = ws.scan(&|_| {}).unwrap().result;
+    // Fault (fresh-user trial): the scan reported the totals it counted before the SCIP
+    // edges were written back or dropped.
+    assert_eq!(scan.totals, counted(&ws));
     let coverage = scan.scip.expect("the scan reports the map's scip edges");
     assert_eq!(
         (coverage.files, coverage.edges, coverage.dropped.clone()),
@@ -304,6 +314,8 @@ fn rescan_keeps_the_scip_edges_of_unchanged_files_and_drops_those_of_changed_one
     let text = std::fs::read_to_string(&util).unwrap();
     std::fs::write(&util, format!("// changed\n{text}")).unwrap();
     let scan = ws.scan(&|_| {}).unwrap().result;
+    assert_eq!(scan.totals, counted(&ws));
+    assert_eq!(ws.stats().unwrap().result.totals, counted(&ws));
     let coverage = scan.scip.expect("the scan reports the map's scip edges");
     assert_eq!(
         (coverage.files, coverage.dropped.clone()),
