@@ -202,8 +202,14 @@ impl<'a, 't> Cx<'a, 't> {
         )
     }
 
-    /// The type of field `name` of the type `owner`.
+    /// The type of field `name` of `owner`, a type expression: a type path's last segment
+    /// names the type (`rt.Runtime` is `Runtime`); a call's value has no field the file
+    /// declares.
     pub(crate) fn field(&self, owner: &str, name: &str) -> Option<String> {
+        if owner.contains('(') {
+            return None;
+        }
+        let owner = owner.rsplit('.').next().unwrap_or(owner);
         let bound = *self
             .env
             .fields

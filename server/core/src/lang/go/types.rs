@@ -117,10 +117,7 @@ fn expr(node: Node<'_>, cx: &Cx<'_, '_>) -> Option<String> {
             let operand = node.child_by_field_name("operand")?;
             let field = node_text(node.child_by_field_name("field")?, bytes);
             let owner = cx.expr(operand)?;
-            if owner.contains('(') {
-                return None;
-            }
-            cx.field(owner.rsplit('.').next().unwrap_or(&owner), field)
+            cx.field(&owner, field)
         }
         "call_expression" => {
             let function = node.child_by_field_name("function")?;

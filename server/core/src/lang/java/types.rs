@@ -200,13 +200,7 @@ fn expr(node: Node<'_>, cx: &Cx<'_, '_>) -> Option<String> {
             } else {
                 cx.expr(object)?
             };
-            if owner.contains('(') {
-                return None;
-            }
-            cx.field(
-                owner.rsplit('.').next().unwrap_or(&owner),
-                node_text(name, bytes),
-            )
+            cx.field(&owner, node_text(name, bytes))
         }
         // Java `x.m()`, C# `x.M()` (a member access as the invoked function).
         "method_invocation" | "invocation_expression" => {

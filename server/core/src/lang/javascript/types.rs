@@ -172,10 +172,7 @@ fn expr(node: Node<'_>, cx: &Cx<'_, '_>) -> Option<String> {
             } else {
                 cx.expr(object)?
             };
-            if owner.contains('(') {
-                return None;
-            }
-            cx.field(owner.rsplit('.').next().unwrap_or(&owner), property)
+            cx.field(&owner, property)
         }
         "call_expression" => {
             let function = node.child_by_field_name("function")?;

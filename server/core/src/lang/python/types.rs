@@ -205,10 +205,7 @@ fn expr(node: Node<'_>, cx: &Cx<'_, '_>) -> Option<String> {
             } else {
                 cx.expr(object)?
             };
-            if owner.contains('(') {
-                return None;
-            }
-            cx.field(owner.rsplit('.').next().unwrap_or(&owner), attribute)
+            cx.field(&owner, attribute)
         }
         "call" => {
             let function = node.child_by_field_name("function")?;

@@ -201,11 +201,7 @@ fn expr(node: Node<'_>, cx: &Cx<'_, '_>) -> Option<String> {
             } else {
                 cx.expr(value)?
             };
-            if owner.contains('(') {
-                return None;
-            }
-            let owner = owner.rsplit('.').next().unwrap_or(&owner);
-            cx.field(owner, field)
+            cx.field(&owner, field)
         }
         "call_expression" => {
             let function = node.child_by_field_name("function")?;
