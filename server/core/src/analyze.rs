@@ -105,7 +105,7 @@ pub struct AnalyzeOptions {
 impl Default for AnalyzeOptions {
     fn default() -> Self {
         AnalyzeOptions {
-            timeout_ms: 2_000,
+            timeout_ms: 500,
             max_depth: 2_000,
         }
     }
@@ -114,9 +114,12 @@ impl Default for AnalyzeOptions {
 /// Progress-callback calls (each 100 tree-sitter parser operations) that one millisecond
 /// of `timeout_ms` buys: the median pace measured on a 2-core development machine over
 /// the Python stdlib and the Rust and C sources of a cargo registry (12,600 files; 30
-/// calls per ms, `test/test_statistics.py` 1,055 calls in 47 ms). The default 2,000 ms
-/// is 60,000 calls; the largest source file under the 2 MiB size limit seen there took
-/// 52,330.
+/// calls per ms, `test/test_statistics.py` 1,055 calls in 47 ms). The default 500 ms is
+/// 15,000 calls. The budget bounds a parse's memory too: a parse holds about 5 KB of
+/// tree-sitter's memory per call (a generated 1.8 MB Rust test file took 52,330 calls and
+/// 250 MB, 5,000-file corpora's largest parsers 5–6 KB per call), so one file's tree
+/// stays under about 75 MB; of the 48,069 files of the stdlib, site-packages and a cargo
+/// registry, 2 generated test tables need more.
 pub const PARSE_STEPS_PER_MS: u64 = 30;
 
 /// The wall-clock guard, as a multiple of `timeout_ms`: stops a parse whose operations are
@@ -133,6 +136,8 @@ struct Budget {
     guard: Instant,
     /// Set when a parse was stopped for running out.
     spent: Cell<bool>,
+    /// Set when that stop was the wall-clock guard's, with work left.
+    guarded: Cell<bool>,
 }
 
 impl Budget {
@@ -142,6 +147,7 @@ impl Budget {
             guard: Instant::now()
                 + Duration::from_millis(timeout_ms.saturating_mul(WALL_GUARD_FACTOR)),
             spent: Cell::new(false),
+            guarded: Cell::new(false),
         }
     }
 
@@ -150,10 +156,26 @@ impl Budget {
         let left = self.steps_left.get();
         if left == 0 || Instant::now() >= self.guard {
             self.spent.set(true);
+            self.guarded.set(left > 0);
             return false;
         }
         self.steps_left.set(left - 1);
         true
+    }
+
+    /// Why a parse within this budget of `timeout_ms` stopped, if it did.
+    fn degraded(&self, timeout_ms: u64) -> Option<Degraded> {
+        if self.guarded.get() {
+            Some(Degraded::WallClockGuard {
+                after_ms: timeout_ms.saturating_mul(WALL_GUARD_FACTOR),
+            })
+        } else if self.spent.get() {
+            Some(Degraded::ParseTimeout {
+                limit_ms: timeout_ms,
+            })
+        } else {
+            None
+        }
     }
 }
 
@@ -213,9 +235,11 @@ pub fn parse(
         }
         let budget = Budget::new(options.timeout_ms);
         let tree = parse_within(parser, text, old_tree, &budget);
-        let degraded = (tree.is_none() && budget.spent.get()).then_some(Degraded::ParseTimeout {
-            limit_ms: options.timeout_ms,
-        });
+        let degraded = if tree.is_none() {
+            budget.degraded(options.timeout_ms)
+        } else {
+            None
+        };
         (tree, degraded)
     };
     let fresh = || {
@@ -1727,6 +1751,7 @@ mod tests {
                 steps_left: Cell::new(steps),
                 guard: Instant::now() + Duration::from_secs(3_600),
                 spent: Cell::new(false),
+                guarded: Cell::new(false),
             };
             let mut parser = Parser::new();
             parser.set_language(&Language::Python.grammar()).unwrap();

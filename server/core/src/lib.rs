@@ -361,11 +361,19 @@ pub struct Import {
 #[serde(rename_all = "snake_case", tag = "reason")]
 pub enum Degraded {
     /// tree-sitter's progress callback stopped the parse: it used up its budget of parse
-    /// work, or (a safety net that depends on load) passed the wall-clock guard
-    /// ([`analyze::AnalyzeOptions::timeout_ms`]).
+    /// work ([`analyze::AnalyzeOptions::timeout_ms`]). The same text stops the same way
+    /// at every attempt under the same limit.
     ParseTimeout {
         /// The limit that was hit, in milliseconds of parse work.
         limit_ms: u64,
+    },
+    /// tree-sitter's progress callback stopped the parse at the wall-clock guard
+    /// ([`analyze::WALL_GUARD_FACTOR`] times the limit) before the budget of work was
+    /// used up: a safety net that depends on the machine's load, so a later attempt may
+    /// parse.
+    WallClockGuard {
+        /// The guard that was passed, in milliseconds of wall time.
+        after_ms: u64,
     },
     /// The tree nests deeper than the extraction limit; deeper nodes were not visited.
     TooDeep {

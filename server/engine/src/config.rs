@@ -253,8 +253,10 @@ pub struct ScanConfig {
     /// callbacks (each 100 parser operations) per millisecond, so load does not change
     /// which files it stops; a wall-clock guard at
     /// [`loci_core::analyze::WALL_GUARD_FACTOR`] times the limit is a safety net. A file
-    /// that hits it is recorded as degraded (`parse_timeout`) and analysed again by every
-    /// later scan until it parses. Default 2,000 ms.
+    /// that hits it is recorded as degraded (`parse_timeout`) and analysed again when the
+    /// limit is raised; one the wall-clock guard stopped, by every later scan until it
+    /// parses. The limit bounds a parse's memory too (about 5 KB per callback: 75 MB at
+    /// the default). Default 500 ms.
     pub parse_timeout_ms: u64,
     /// Deepest syntax-tree nesting extraction visits, in nodes. Default 2,000.
     pub max_depth: u32,
@@ -269,10 +271,20 @@ impl Default for ScanConfig {
     fn default() -> Self {
         ScanConfig {
             max_file_size: 2 * 1024 * 1024,
-            parse_timeout_ms: 2_000,
+            parse_timeout_ms: loci_core::AnalyzeOptions::default().timeout_ms,
             max_depth: 2_000,
             max_files: 200_000,
             threads: 0,
+        }
+    }
+}
+
+impl ScanConfig {
+    /// The limits each file's analysis runs with.
+    pub fn analyze_options(&self) -> loci_core::AnalyzeOptions {
+        loci_core::AnalyzeOptions {
+            timeout_ms: self.parse_timeout_ms,
+            max_depth: self.max_depth,
         }
     }
 }

@@ -251,10 +251,7 @@ impl Workspace {
                  that text",
                 b.path, b.version, b.updated_at
             ));
-            let options = loci_core::AnalyzeOptions {
-                timeout_ms: self.config.scan.parse_timeout_ms,
-                max_depth: self.config.scan.max_depth,
-            };
+            let options = self.config.scan.analyze_options();
             let analysis = loci_core::analyze::analyze(&b.path, language, &b.text, &options);
             for claim in self.judge_open_file(&b.path, &b.text, &analysis.symbols)? {
                 if let Some(v) = claim.verdict {

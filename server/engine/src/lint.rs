@@ -25,7 +25,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use loci_core::AnalyzeOptions;
 use loci_core::claims::{ClaimKind, extract_claims};
 use loci_store::Context;
 use loci_store::audit::{self as au, NewFinding, Recorded, StaleMark};
@@ -1142,10 +1141,7 @@ impl Ctx<'_> {
                         if let Some(r) = renamed_definition(
                             conn,
                             &self.ws.root,
-                            &AnalyzeOptions {
-                                timeout_ms: self.ws.config.scan.parse_timeout_ms,
-                                max_depth: self.ws.config.scan.max_depth,
-                            },
+                            &self.ws.config.scan.analyze_options(),
                             &c.snapshots,
                             c.snapshot_at,
                         )? {

@@ -26,7 +26,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use loci_core::claims::{ClaimKind, extract_claims};
-use loci_core::{AnalyzeOptions, Symbol};
+use loci_core::Symbol;
 use loci_store::audit::NewFinding;
 use loci_store::memory as mem;
 use serde::Serialize;
@@ -102,10 +102,7 @@ impl Workspace {
         symbols: &[Symbol],
     ) -> Result<Vec<LiveClaim>> {
         let conn = self.store.conn();
-        let options = AnalyzeOptions {
-            timeout_ms: self.config.scan.parse_timeout_ms,
-            max_depth: self.config.scan.max_depth,
-        };
+        let options = self.config.scan.analyze_options();
         let mut out = Vec::new();
         let mut judged: HashSet<i64> = HashSet::new();
         for m in self.file_memory(path)? {
@@ -326,10 +323,7 @@ impl Workspace {
         });
         let reported: BTreeSet<(u32, u32)> = out.iter().map(|t| t.span).collect();
         let conn = self.store.conn();
-        let options = AnalyzeOptions {
-            timeout_ms: self.config.scan.parse_timeout_ms,
-            max_depth: self.config.scan.max_depth,
-        };
+        let options = self.config.scan.analyze_options();
         let lines: Vec<&str> = text.split('\n').collect();
         for c in extract_claims(text).iter().filter(|c| is_symbol(c)) {
             if reported.contains(&(c.start, c.end))

@@ -279,7 +279,7 @@ pub fn scan(
                     && !interrupted.contains(&s.scan_id)
                     && !rules_changed
                     && !reanalyse
-                    && !parse_timed_out(s) =>
+                    && !parse_to_retry(s, config.parse_timeout_ms) =>
             {
                 report.unchanged += 1
             }
@@ -397,10 +397,7 @@ fn scan_inner(
     })?;
     report.scan_id = scan_id;
 
-    let options = AnalyzeOptions {
-        timeout_ms: config.parse_timeout_ms,
-        max_depth: config.max_depth,
-    };
+    let options = config.analyze_options();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .stack_size(16 << 20)
@@ -419,6 +416,7 @@ fn scan_inner(
         reanalyse,
         pending: PendingRefs::default(),
         write_refs: bulk,
+        parse_timeout_ms: config.parse_timeout_ms,
         changed_names: BTreeSet::new(),
         changed_files: BTreeSet::new(),
         drift: Vec::new(),
@@ -439,7 +437,9 @@ fn scan_inner(
                         return;
                     }
                     let known = stored.get(&f.path).filter(|s| {
-                        !interrupted.contains(&s.scan_id) && !reanalyse && !parse_timed_out(s)
+                        !interrupted.contains(&s.scan_id)
+                            && !reanalyse
+                            && !parse_to_retry(s, options.timeout_ms)
                     });
                     let outcome = process(f, known, options, secrets);
                     if sender.send(outcome).is_err() {
@@ -1001,6 +1001,8 @@ struct Writer<'a, 's> {
     /// until then (3.3 M on a 50,000-file map, issue 32 item 6). Else they wait in
     /// `pending`.
     write_refs: bool,
+    /// The parse limit files are analysed with ([`parse_to_retry`]).
+    parse_timeout_ms: u64,
     /// Names that gained or lost a definition.
     changed_names: BTreeSet<String>,
     /// Files written in this scan.
@@ -1190,7 +1192,8 @@ impl Writer<'_, '_> {
                     let reanalysed = !changed && self.reanalyse && !self.first;
                     // Same content, analysed again because a parse limit had cut its
                     // last analysis short.
-                    let retried = !changed && state.is_some_and(parse_timed_out);
+                    let retried = !changed
+                        && state.is_some_and(|s| parse_to_retry(s, self.parse_timeout_ms));
                     // Drift: the file, and every symbol whose signature changed (a killed
                     // scan recorded none; its rewritten rows hold the signatures it found).
                     let added = !existed || recorded.is_none();
@@ -1389,6 +1392,9 @@ fn degraded_reason(d: &loci_core::Degraded) -> String {
         loci_core::Degraded::ParseTimeout { limit_ms } => {
             format!("{PARSE_TIMEOUT}: stopped after {limit_ms} ms of parse work")
         }
+        loci_core::Degraded::WallClockGuard { after_ms } => {
+            format!("{PARSE_WALL_CLOCK}: stopped by the wall-clock guard after {after_ms} ms")
+        }
         loci_core::Degraded::TooDeep { limit } => {
             format!("too_deep: nesting beyond {limit} nodes not analysed")
         }
@@ -1398,13 +1404,26 @@ fn degraded_reason(d: &loci_core::Degraded) -> String {
 /// The kind of a `degraded` reason for a parse the parse limit stopped.
 const PARSE_TIMEOUT: &str = "parse_timeout";
 
-/// Whether a stored file's last analysis was stopped by the parse limit: every scan
-/// analyses such a file again, changed or not, until it parses (issue 30: a file that
-/// load once stopped stayed without symbols while it was unchanged).
-fn parse_timed_out(s: &FileState) -> bool {
-    s.degraded
-        .as_deref()
-        .is_some_and(|d| d.split(':').next() == Some(PARSE_TIMEOUT))
+/// The kind of a `degraded` reason for a parse the wall-clock guard stopped.
+const PARSE_WALL_CLOCK: &str = "parse_wall_clock";
+
+/// Whether a stored file's last analysis must be tried again, changed or not: the
+/// wall-clock guard stopped it (load may have, so every scan tries until it parses: a
+/// file that load once stopped had stayed without symbols while it was unchanged), or the
+/// parse limit stopped it at a lower limit than `limit_ms`. A stop by the same limit is
+/// final: the budget counts work, so the same text stops again.
+fn parse_to_retry(s: &FileState, limit_ms: u64) -> bool {
+    let Some((kind, words)) = s.degraded.as_deref().and_then(|d| d.split_once(':')) else {
+        return false;
+    };
+    let stopped_at = || {
+        words
+            .trim()
+            .strip_prefix("stopped after ")
+            .and_then(|w| w.split(' ').next())
+            .and_then(|n| n.parse::<u64>().ok())
+    };
+    kind == PARSE_WALL_CLOCK || (kind == PARSE_TIMEOUT && stopped_at().is_none_or(|n| n < limit_ms))
 }
 
 /// The references of a scan's changed files, held until every definition is known and
@@ -1574,14 +1593,23 @@ fn unresolved_rows<'a>(
 const UNRESOLVED_AS: (&str, f64) = ("derived", 0.0);
 
 /// References a batch of [`resolve_written_refs`] reads and resolves at once.
-const RESOLVE_BATCH_REFS: i64 = 20_000;
+const RESOLVE_BATCH_REFS: i64 = 100_000;
 
-/// Resolves the references a bulk load wrote unresolved ([`unresolved_rows`]): in ref-id
-/// order, [`RESOLVE_BATCH_REFS`] at a time, each batch's new targets written in one
-/// transaction, so memory holds one batch, not the map's references. The rows, and what
-/// each resolves to, are those [`PendingRefs::rows`] writes.
-fn resolve_written_refs(store: &mut Store, resolver: &Resolver) -> Result<()> {
-    let mut after = 0i64;
+/// Resolves the references a bulk load wrote unresolved ([`unresolved_rows`]), in name
+/// order, `batch` at a time ([`RESOLVE_BATCH_REFS`]): each batch reads the definitions of the names
+/// it uses (and of the calls its typed receivers' type expressions make) and the scopes
+/// its references are written in, and writes its new targets in one transaction. Memory
+/// holds one batch's references and definitions and every file's paths and imports,
+/// never the map's definitions (990,000 on a 48,000-file map had taken 360 MiB). The
+/// rows, and what each resolves to, are those [`PendingRefs::rows`] writes.
+fn resolve_written_refs(store: &mut Store, modules: PathIndex, batch: i64) -> Result<()> {
+    // The batches are read by name and their definitions looked up by name.
+    store.write(map::create_name_indexes)?;
+    let mut resolver = Resolver::default();
+    resolver.read_paths(store.conn(), None)?;
+    resolver.read_imports(store.conn(), None)?;
+    resolver.modules = modules;
+    let mut after = (String::new(), 0i64);
     loop {
         type Row = (
             i64,
@@ -1592,15 +1620,16 @@ fn resolve_written_refs(store: &mut Store, resolver: &Resolver) -> Result<()> {
             Option<String>,
             RefKind,
         );
-        let batch: Vec<Row> = {
+        let rows: Vec<Row> = {
             let mut stmt = store
                 .conn()
                 .prepare_cached(
                     "SELECT ref_id, file_id, name, enclosing_id, receiver, receiver_name, kind
-                     FROM refs WHERE ref_id > ?1 AND target_id IS NULL ORDER BY ref_id LIMIT ?2",
+                     FROM refs WHERE (name, ref_id) > (?1, ?2) AND target_id IS NULL
+                     ORDER BY name, ref_id LIMIT ?3",
                 )
                 .ctx(|| "reading refs to resolve".into())?;
-            stmt.query_map(params![after, RESOLVE_BATCH_REFS], |r| {
+            stmt.query_map(params![after.0, after.1, batch], |r| {
                 Ok((
                     r.get(0)?,
                     r.get(1)?,
@@ -1615,11 +1644,24 @@ fn resolve_written_refs(store: &mut Store, resolver: &Resolver) -> Result<()> {
             .collect::<std::result::Result<_, _>>()
             .ctx(|| "reading refs to resolve".into())?
         };
-        let Some(last) = batch.last() else {
+        let Some(last) = rows.last() else {
             return Ok(());
         };
-        after = last.0;
-        let updates: Vec<(i64, Option<i64>, &'static str, f64)> = batch
+        after = (last.2.clone(), last.0);
+        let names: BTreeSet<&str> = rows
+            .iter()
+            .map(|r| r.2.as_str())
+            .chain(
+                rows.iter()
+                    .filter_map(|r| r.5.as_deref())
+                    .flat_map(called_names),
+            )
+            .collect();
+        let enclosing: BTreeSet<i64> = rows.iter().filter_map(|r| r.3).collect();
+        resolver.read_definitions(store.conn(), Some(&names))?;
+        resolver.parents.clear();
+        resolver.read_scopes(store.conn(), "s.symbol_id", &enclosing)?;
+        let updates: Vec<(i64, Option<i64>, &'static str, f64)> = rows
             .iter()
             .filter_map(
                 |(ref_id, file_id, name, enclosing, receiver, receiver_name, kind)| {
@@ -2165,6 +2207,7 @@ struct Names {
     types: HashMap<String, Defs>,
 }
 
+#[derive(Default)]
 struct Resolver {
     /// link group → the definitions in files of its languages. A reference looks only
     /// in its own file's group ([`Resolver::names_for`]), so no rule below can link
@@ -2203,17 +2246,33 @@ impl Resolver {
     /// 50,000-file map for it took 8.7 s and 339 MiB. The lookups need the map's
     /// secondary indexes (a first scan's bulk load drops them, and reads everything).
     fn load(conn: &loci_store::rusqlite::Connection, needs: Option<Needs<'_>>) -> Result<Resolver> {
-        let mut r = Resolver {
-            groups: HashMap::new(),
-            parents: HashMap::new(),
-            imports: HashMap::new(),
-            deps: HashMap::new(),
-            stems: HashMap::new(),
-            paths: HashMap::new(),
-            modules: PathIndex::default(),
-        };
-        let names = needs.as_ref().map(|n| n.names);
+        let mut r = Resolver::default();
         let files = needs.as_ref().map(|n| n.files);
+        r.read_definitions(conn, needs.as_ref().map(|n| n.names))?;
+        // Paths of the files the definitions read are in, and of the files resolving.
+        let path_of: BTreeSet<i64> = r
+            .groups
+            .values()
+            .flat_map(|n| n.defs.values())
+            .flat_map(|d| d.all.iter().map(|d| d.file_id))
+            .chain(files.into_iter().flatten().copied())
+            .collect();
+        r.read_paths(conn, needs.is_some().then_some(&path_of))?;
+        if let Some(files) = files {
+            r.read_scopes(conn, "s.file_id", files)?;
+        }
+        r.read_imports(conn, files)?;
+        Ok(r)
+    }
+
+    /// Reads the definitions of `wanted` names (of every name when `None`, and then every
+    /// symbol's scope too: each is a definition read), in place of those read before.
+    fn read_definitions(
+        &mut self,
+        conn: &loci_store::rusqlite::Connection,
+        wanted: Option<&BTreeSet<&str>>,
+    ) -> Result<()> {
+        self.groups.clear();
         let mut uncallable: HashSet<i64> = HashSet::new();
         read_keyed_each(
             conn,
@@ -2223,7 +2282,7 @@ impl Resolver {
              FROM symbols s JOIN files f ON f.file_id = s.file_id
              LEFT JOIN symbols p ON p.key = s.parent_key",
             "",
-            ("s.name", names),
+            ("s.name", wanted),
             "s.key",
             |row| {
                 Ok((
@@ -2242,9 +2301,9 @@ impl Resolver {
                 // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
                 // `impl` have no parent symbol, only their qualified name.
                 let owner: Option<Box<str>> = owner_of(&qualified);
-                if needs.is_none() {
+                if wanted.is_none() {
                     // Every symbol is a definition read here: no separate parents pass.
-                    r.parents.insert(id, (parent, owner.clone()));
+                    self.parents.insert(id, (parent, owner.clone()));
                 }
                 // A member of a type: a method, anything declared in a class, struct, enum or
                 // trait, or in an `impl` of a (capitalised) type: an enum variant, an
@@ -2284,7 +2343,7 @@ impl Resolver {
                 else {
                     return;
                 };
-                let names = r.groups.entry(group).or_default();
+                let names = self.groups.entry(group).or_default();
                 if is_type_kind(&kind) && !nested_type {
                     let types = names.types.entry(name.clone()).or_default();
                     types.by_file.push((file_id, types.all.len() as u32));
@@ -2298,7 +2357,7 @@ impl Resolver {
                 defs.all.push(def);
             },
         )?;
-        for names in r.groups.values_mut() {
+        for names in self.groups.values_mut() {
             // The few names some of whose definitions cannot be called (a module, a trait,
             // a type alias) get their callable ones apart; every other name's are all
             // callable.
@@ -2323,48 +2382,66 @@ impl Resolver {
                 defs.by_file.sort_unstable();
             }
         }
-        // Paths of the files the definitions read are in, and of the files resolving.
-        let path_of: BTreeSet<i64> = r
-            .groups
-            .values()
-            .flat_map(|n| n.defs.values())
-            .flat_map(|d| d.all.iter().map(|d| d.file_id))
-            .chain(files.into_iter().flatten().copied())
-            .collect();
-        let paths = read_keyed(
+        Ok(())
+    }
+
+    /// Reads the paths of the files `ids` (of every file when `None`).
+    fn read_paths(
+        &mut self,
+        conn: &loci_store::rusqlite::Connection,
+        ids: Option<&BTreeSet<i64>>,
+    ) -> Result<()> {
+        read_keyed_each(
             conn,
             "reading paths",
             "SELECT file_id, path FROM files",
             "",
-            ("file_id", needs.is_some().then_some(&path_of)),
+            ("file_id", ids),
             "file_id",
             |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)),
-        )?;
-        r.paths = paths.into_iter().map(|(id, p)| (id, p.into())).collect();
-        if let Some(files) = files {
-            let parents = read_keyed(
-                conn,
-                "reading parents",
-                "SELECT s.symbol_id, p.symbol_id, s.qualified_name FROM symbols s
-                 LEFT JOIN symbols p ON p.key = s.parent_key",
-                "",
-                ("s.file_id", Some(files)),
-                "s.symbol_id",
-                |row| {
-                    Ok((
-                        row.get::<_, i64>(0)?,
-                        row.get::<_, Option<i64>>(1)?,
-                        row.get::<_, String>(2)?,
-                    ))
-                },
-            )?;
-            r.parents.extend(
-                parents
-                    .into_iter()
-                    .map(|(id, parent, qualified)| (id, (parent, owner_of(&qualified)))),
-            );
-        }
-        let imports = read_keyed(
+            |(id, path)| {
+                self.paths.insert(id, path.into());
+            },
+        )
+    }
+
+    /// Reads the scopes ([`Resolver::parents`]) of the symbols whose `column` (`s.file_id`
+    /// or `s.symbol_id`) is one of `keys`.
+    fn read_scopes(
+        &mut self,
+        conn: &loci_store::rusqlite::Connection,
+        column: &str,
+        keys: &BTreeSet<i64>,
+    ) -> Result<()> {
+        read_keyed_each(
+            conn,
+            "reading parents",
+            "SELECT s.symbol_id, p.symbol_id, s.qualified_name FROM symbols s
+             LEFT JOIN symbols p ON p.key = s.parent_key",
+            "",
+            (column, Some(keys)),
+            "s.symbol_id",
+            |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, Option<i64>>(1)?,
+                    row.get::<_, String>(2)?,
+                ))
+            },
+            |(id, parent, qualified)| {
+                self.parents.insert(id, (parent, owner_of(&qualified)));
+            },
+        )
+    }
+
+    /// Reads the imports and resolved imports (deps) of the files `files` (of every file
+    /// when `None`).
+    fn read_imports(
+        &mut self,
+        conn: &loci_store::rusqlite::Connection,
+        files: Option<&BTreeSet<i64>>,
+    ) -> Result<()> {
+        read_keyed_each(
             conn,
             "reading imports",
             "SELECT file_id, module, names FROM imports",
@@ -2378,14 +2455,14 @@ impl Resolver {
                     row.get::<_, String>(2)?,
                 ))
             },
+            |(file_id, module, names)| {
+                self.imports
+                    .entry(file_id)
+                    .or_default()
+                    .push((module, split_names(&names)));
+            },
         )?;
-        for (file_id, module, names) in imports {
-            r.imports
-                .entry(file_id)
-                .or_default()
-                .push((module, split_names(&names)));
-        }
-        let deps = read_keyed(
+        read_keyed_each(
             conn,
             "reading deps",
             "SELECT d.from_file_id, d.module, d.to_file_id, f.path FROM deps d
@@ -2401,12 +2478,11 @@ impl Resolver {
                     row.get::<_, String>(3)?,
                 ))
             },
-        )?;
-        for (from, module, to, path) in deps {
-            r.deps.entry(from).or_default().push((module, to));
-            r.stems.entry(to).or_insert_with(|| stem_of(&path));
-        }
-        Ok(r)
+            |(from, module, to, path)| {
+                self.deps.entry(from).or_default().push((module, to));
+                self.stems.entry(to).or_insert_with(|| stem_of(&path));
+            },
+        )
     }
 
     /// The definitions a reference written in file `file_id` may resolve to: those of
@@ -3193,6 +3269,12 @@ fn resolve_refs(
     all: bool,
     written: bool,
 ) -> Result<()> {
+    if written {
+        // Every stored reference is this scan's own: the map held nothing before it.
+        resolve_written_refs(store, modules, RESOLVE_BATCH_REFS)?;
+        store.write(map::rebuild_ref_deps)?;
+        return Ok(());
+    }
     let pending_files: HashSet<i64> = pending.files.iter().map(|(id, _)| *id).collect();
     // Stored refs of unchanged files that may resolve differently now, and whether to
     // rewrite them even when they resolve as before:
@@ -3244,17 +3326,12 @@ fn resolve_refs(
             }
         };
         // With `all`, every stored reference is read below, once the resolver is loaded.
-        // After a bulk load (`written`) every stored reference is this scan's own, which
-        // `resolve_written_refs` resolves: the map held nothing before it (and without the
-        // bulk indexes each lookup by name would read the whole table).
-        let skip = all || written;
-        let changed_names = if skip {
+        let changed_names = if all {
             &BTreeSet::new()
         } else {
             changed_names
         };
-        let deps_changed = if skip { &BTreeSet::new() } else { deps_changed };
-        let retarget = if written { &BTreeSet::new() } else { retarget };
+        let deps_changed = if all { &BTreeSet::new() } else { deps_changed };
         for name in changed_names {
             for row in by_name
                 .query_map([name], read)
@@ -3367,9 +3444,6 @@ fn resolve_refs(
             }
         }
     }
-    if written {
-        resolve_written_refs(store, &resolver)?;
-    }
     for chunk in pending.files.chunks(256) {
         store.write(|tx| {
             for (file_id, range) in chunk {
@@ -3418,8 +3492,120 @@ fn resolve_refs(
 
 #[cfg(test)]
 mod tests {
-    use super::{Outcome, PendingRef, count_lines, process};
+    use super::{Outcome, PendingRef, Store, count_lines, process};
+    use std::collections::BTreeSet;
     use crate::walk::{SkipReason, WalkedFile};
+
+    /// References resolved a few at a time, in name order (a name's references split
+    /// between batches), resolve exactly as in one batch: each batch reads every
+    /// definition its names and its typed receivers' calls need.
+    #[test]
+    fn references_resolved_in_small_batches_by_name_equal_those_resolved_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |rel: &str, text: &str| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("Cargo.toml", "[package]\nname = \"r\"\nversion = \"0.1.0\"\n");
+        write("pkg/__init__.py", "");
+        for n in 0..240 {
+            write(
+                &format!("pkg/m{n}.py"),
+                &format!(
+                    "from pkg.m{p} import get, Node\n\nclass Node:\n    def get(self):\n        return get()\n\ndef get():\n    return Node().get()\n\ndef f{n}(x):\n    x.get()\n    n = Node()\n    return get(), n.get(), f{p}(x)\n",
+                    p = (n + 239) % 240
+                ),
+            );
+        }
+        for n in 0..30 {
+            write(
+                &format!("src/r{n}.rs"),
+                &format!(
+                    "use crate::r{p}::Thing{p};\n\npub struct Thing{n} {{ v: u32 }}\n\nimpl Thing{n} {{\n    pub fn new() -> Self {{ Thing{n} {{ v: 1 }} }}\n    pub fn get(&self) -> u32 {{ self.v }}\n}}\n\npub fn make{n}() -> Thing{n} {{\n    Thing{n}::new()\n}}\n\npub fn run{n}() -> u32 {{\n    let t = Thing{p}::new();\n    let m = make{n}();\n    crate::r{p}::run{p}();\n    t.get() + m.get()\n}}\n",
+                    p = (n + 29) % 30
+                ),
+            );
+        }
+        let db = tempfile::tempdir().unwrap();
+        let mut ws = crate::Workspace::open(root, Some(&db.path().join("t.db"))).unwrap();
+        assert_eq!(ws.scan(&|_| {}).unwrap().result.added.len(), 272);
+        // Each reference by its place, with its target's key.
+        let refs = |store: &Store| -> Vec<(String, i64, String, String, String)> {
+            let mut stmt = store
+                .conn()
+                .prepare(
+                    "SELECT f.path, r.start_byte, r.name, ifnull(t.key, ''),
+                            r.provenance || printf(' %.3f', r.confidence)
+                     FROM refs r JOIN files f USING (file_id)
+                     LEFT JOIN symbols t ON t.symbol_id = r.target_id
+                     ORDER BY 1, 2, 3",
+                )
+                .unwrap();
+            stmt.query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .unwrap()
+            .collect::<std::result::Result<_, _>>()
+            .unwrap()
+        };
+        let at_once = refs(&ws.store);
+        let resolved = at_once.iter().filter(|r| !r.3.is_empty()).count();
+        let typed = at_once.iter().filter(|r| r.4 == "derived 0.700").count();
+        assert_eq!((at_once.len(), resolved, typed), (2_730, 2_700, 270));
+        // The same first scan stopped where resolution begins, then resolved 7 at a time.
+        let small = tempfile::tempdir().unwrap();
+        let path = small.path().join("t.db");
+        let mut killed = crate::Workspace::open(root, Some(&path)).unwrap();
+        let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            killed.scan(&|p| {
+                if matches!(p, super::ScanProgress::Resolving) {
+                    std::panic::panic_any("stopped");
+                }
+            })
+        }));
+        assert!(stopped.is_err());
+        drop(killed);
+        let mut ws = crate::Workspace::open(root, Some(&path)).unwrap();
+        let (_, modules) = super::resolve_deps(root, &mut ws.store, true, &BTreeSet::new()).unwrap();
+        super::resolve_written_refs(&mut ws.store, modules, 7).unwrap();
+        assert_eq!(refs(&ws.store), at_once);
+    }
+
+    /// A file the wall-clock guard stopped is tried at every scan (load may have stopped
+    /// it); one the parse limit stopped, only under a higher limit (the same limit stops
+    /// the same text again: it counts work).
+    #[test]
+    fn a_parse_is_tried_again_after_a_wall_clock_stop_or_under_a_higher_limit() {
+        let state = |degraded: Option<&str>| loci_store::map::FileState {
+            file_id: 1,
+            path: "big.rs".into(),
+            size: 1,
+            mtime_ns: 1,
+            content_hash: String::new(),
+            fingerprint: None,
+            scan_id: 1,
+            drift_hash: None,
+            degraded: degraded.map(str::to_string),
+        };
+        let wall = state(Some(&super::degraded_reason(
+            &loci_core::Degraded::WallClockGuard { after_ms: 5_000 },
+        )));
+        let work = state(Some(&super::degraded_reason(
+            &loci_core::Degraded::ParseTimeout { limit_ms: 500 },
+        )));
+        let deep = state(Some(&super::degraded_reason(&loci_core::Degraded::TooDeep {
+            limit: 2_000,
+        })));
+        let tried = |s: &loci_store::map::FileState| {
+            [100, 500, 2_000].map(|limit| super::parse_to_retry(s, limit))
+        };
+        assert_eq!(tried(&wall), [true, true, true]);
+        assert_eq!(tried(&work), [false, false, true]);
+        assert_eq!(tried(&deep), [false, false, false]);
+        assert_eq!(tried(&state(None)), [false, false, false]);
+    }
 
     #[test]
     fn a_pending_reference_takes_32_bytes() {

@@ -429,6 +429,12 @@ fn fault_a_file_the_parse_limit_degraded_was_never_retried_while_unchanged() {
         Vec::<String>::new()
     );
     assert_eq!(symbol_names(ws.store().conn(), "ok.py"), ["fine"]);
+    // The same limit stops the same text again (it counts work): no retry.
+    let again = scan(&mut ws);
+    assert_eq!(
+        (again.changed, again.retried, again.unchanged),
+        (false, 0, 2)
+    );
     drop(ws);
 
     // The default limit; `stats.py` is untouched (same content, same mtime).

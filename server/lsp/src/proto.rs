@@ -226,6 +226,9 @@ pub(crate) fn degraded_reason(d: &loci_core::Degraded) -> String {
         loci_core::Degraded::ParseTimeout { limit_ms } => {
             format!("parse stopped after {limit_ms} ms of parse work")
         }
+        loci_core::Degraded::WallClockGuard { after_ms } => {
+            format!("parse stopped by the wall-clock guard after {after_ms} ms")
+        }
         loci_core::Degraded::TooDeep { limit } => {
             format!("nesting deeper than {limit} nodes was not read")
         }

@@ -2234,6 +2234,19 @@ pub fn drop_bulk_indexes(tx: &Transaction<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Creates the bulk indexes that look up references and definitions by name, which a
+/// bulk load's reference resolution reads by (the rest come with
+/// [`create_bulk_indexes`]; none is built twice).
+pub fn create_name_indexes(tx: &Transaction<'_>) -> Result<()> {
+    for (name, sql) in BULK_INDEXES {
+        if matches!(*name, "refs_by_name" | "symbols_by_name") {
+            tx.execute_batch(sql)
+                .ctx(|| format!("creating index {name}"))?;
+        }
+    }
+    Ok(())
+}
+
 /// True when a bulk load was interrupted before it rebuilt its indexes and triggers.
 pub fn bulk_indexes_missing(conn: &Connection) -> Result<bool> {
     let present: usize = conn
