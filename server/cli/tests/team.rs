@@ -1549,15 +1549,8 @@ fn fault_a_join_uploaded_pins_and_topic_members_the_team_had() {
     solo.ok(&["topic", "add", "billing", "lib/util.py"]);
     solo.join_team(&cluster);
     let counts = |j: &serde_json::Value| {
-        [
-            "pages",
-            "revisions",
-            "already",
-            "pins",
-            "shared",
-            "pulled",
-        ]
-        .map(|k| j["result"][k].as_i64().unwrap())
+        ["pages", "revisions", "already", "pins", "shared", "pulled"]
+            .map(|k| j["result"][k].as_i64().unwrap())
     };
     let first = solo.json(&["team", "join"]);
     // lib/util.py and topic:billing; A's app.py arrives by the pull (its revision, pin
@@ -1643,8 +1636,15 @@ fn a_listening_loci_mcp_keeps_context_from_starting_catch_ups_until_it_stops() {
         );
         let (before, age) = meta_age(&b, "team_synced_at").expect("the listener's contact");
         let out = b.loci(&["context", "hello greets", "--json"]);
-        assert!(out.status.code().is_some_and(|c| c <= 1), "{}", stderr(&out));
-        assert!(!started_catch_up(&out), "a catch-up started while mcp listened");
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            stderr(&out)
+        );
+        assert!(
+            !started_catch_up(&out),
+            "a catch-up started while mcp listened"
+        );
         answers += 1;
         let (after, _) = meta_age(&b, "team_synced_at").unwrap();
         if age >= 2.05 && after == before {
@@ -1660,7 +1660,11 @@ fn a_listening_loci_mcp_keeps_context_from_starting_catch_ups_until_it_stops() {
     let deadline = stopped + std::time::Duration::from_secs(4);
     loop {
         let out = b.loci(&["context", "hello greets", "--json"]);
-        assert!(out.status.code().is_some_and(|c| c <= 1), "{}", stderr(&out));
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            stderr(&out)
+        );
         if started_catch_up(&out) {
             break;
         }

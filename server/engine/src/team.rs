@@ -1048,7 +1048,10 @@ impl Workspace {
             }
             if page.kind == "topic" {
                 for member in mem::topic_members(self.store.conn(), page.page_id)? {
-                    if has.members.contains(&(page.subject.clone(), member.clone())) {
+                    if has
+                        .members
+                        .contains(&(page.subject.clone(), member.clone()))
+                    {
                         continue;
                     }
                     let change = TopicChange {
@@ -1077,7 +1080,12 @@ impl Workspace {
     /// until someone chooses otherwise — in one server transaction, retried when the
     /// team wrote the page meanwhile. Recorded in [`JoinReport::diverged`]; false when
     /// it could not be done (the page is then a conflict).
-    fn join_diverged(&mut self, report: &mut JoinReport, uid: &str, own: &[NewEvent]) -> Result<bool> {
+    fn join_diverged(
+        &mut self,
+        report: &mut JoinReport,
+        uid: &str,
+        own: &[NewEvent],
+    ) -> Result<bool> {
         let Some(last) = own.last() else {
             return Ok(true);
         };
@@ -1130,9 +1138,11 @@ impl Workspace {
                 });
             }
             let outcomes = self.link()?.call(|t| t.write_all(&batch))?;
-            if outcomes.len() < batch.len() || outcomes.iter().any(|o| {
-                matches!(o, WriteOutcome::Conflict { .. } | WriteOutcome::OpReused)
-            }) {
+            if outcomes.len() < batch.len()
+                || outcomes
+                    .iter()
+                    .any(|o| matches!(o, WriteOutcome::Conflict { .. } | WriteOutcome::OpReused))
+            {
                 // The team wrote the page meanwhile: read its head again.
                 continue;
             }

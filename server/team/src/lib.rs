@@ -510,7 +510,10 @@ impl Team {
     /// The events of the given kinds that carry no body (pins, topic members, facts,
     /// sessions, dismissals), in log order: `(kind, subject, payload)`. What a join
     /// compares its store with, so it uploads only what the team does not have.
-    pub fn shared_events(&mut self, kinds: &[&str]) -> Result<Vec<(String, String, Option<String>)>> {
+    pub fn shared_events(
+        &mut self,
+        kinds: &[&str],
+    ) -> Result<Vec<(String, String, Option<String>)>> {
         let kinds: Vec<String> = kinds.iter().map(|k| (*k).to_string()).collect();
         let rows = self
             .client
@@ -520,7 +523,10 @@ impl Team {
                 &[&kinds],
             )
             .map_err(self.err("reading the log"))?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
+        Ok(rows
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect())
     }
 
     /// Up to `limit` events past `after`, in order.
