@@ -1607,11 +1607,12 @@ fn started_catch_up(out: &Output) -> bool {
 
 /// While a `loci mcp` of the checkout listens, its listener keeps the replica current
 /// and vouches for it: `loci context` starts no catch-up, even when the last contact is
-/// older than the 2 s that would otherwise start one. Once the listener's process has
-/// ended (its word no longer counts, whatever its last vouch said), the next answers
-/// start one within that interval.
+/// older than the 2 s that would otherwise start one. The fault: once the listener's
+/// process had ended, its last vouch (two 5 s ticks) still kept catch-ups off for 5 to
+/// 10 s. Now its word counts only while its process lives, and the next answers start
+/// one within the 2 s.
 #[test]
-fn a_listening_loci_mcp_keeps_context_from_starting_catch_ups_until_it_stops() {
+fn fault_a_stopped_listener_kept_catch_ups_off_until_its_vouch_ran_out() {
     let (_cluster, a, b) = team_pair();
     a.ok(&["remember", "app.py", "--text", "`hello()` greets."]);
     let mcp = mcp_in(&b);
