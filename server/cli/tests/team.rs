@@ -1683,3 +1683,55 @@ fn fault_a_stopped_listener_kept_catch_ups_off_until_its_vouch_ran_out() {
         );
     }
 }
+
+/// A store that pulled the team's history of a page before joining (any read pulls once
+/// `[team]` is set) has the team's revisions after its own: the join uploads only its
+/// own, and the page's version is the same here and in the team afterwards.
+#[test]
+fn a_store_that_pulled_before_joining_uploads_only_its_own_revisions_of_a_shared_page() {
+    let (cluster, a, _b) = team_pair();
+    a.ok(&["remember", "app.py", "--text", "team one"]);
+    let solo = Checkout::new(None);
+    solo.ok(&["remember", "app.py", "--text", "solo one"]);
+    solo.ok(&["remember", "app.py", "--text", "solo two"]);
+    solo.join_team(&cluster);
+    assert_eq!(
+        solo.json(&["show", "app.py"])["result"]["revision"]["body"],
+        "team one"
+    );
+    let joined = solo.json(&["team", "join"]);
+    assert_eq!(joined["result"]["revisions"], 2, "{joined}");
+    assert_eq!(joined["result"]["already"], 1);
+    assert_eq!(joined["result"]["pulled"], 1);
+    assert_eq!(
+        joined["result"]["diverged"][0]["here"],
+        serde_json::json!([1, 2])
+    );
+    assert_eq!(
+        joined["result"]["diverged"][0]["team"],
+        serde_json::json!([2, 3])
+    );
+    assert_eq!(joined["result"]["diverged"][0]["current"], 4);
+    assert_eq!(
+        server_history(&cluster, "app.py"),
+        "1 team one | 2 solo one | 3 solo two | 4 team one"
+    );
+    let shown = solo.json(&["show", "app.py"]);
+    assert_eq!(shown["result"]["revision"]["body"], "team one");
+    assert_eq!(shown["result"]["revision"]["version"], 4);
+    // The guard the join named holds on the server.
+    solo.ok(&[
+        "remember",
+        "app.py",
+        "--text",
+        "merged",
+        "--expect-version",
+        "4",
+    ]);
+    a.ok(&["team", "sync"]);
+    assert_eq!(versions(&a, "app.py"), vec![1, 2, 3, 4, 5]);
+    assert_eq!(
+        a.json(&["show", "app.py"])["result"]["revision"]["body"],
+        "merged"
+    );
+}

@@ -50,6 +50,9 @@ const LAST_ERROR: &str = "team_last_error";
 const CATCH_UP_AT: &str = "team_catch_up_at";
 /// `meta` key: until when a running listener ([`listen`]) vouches for the replica: its
 /// connection is up and `LISTEN`s, so nothing the server stores escapes it (RFC 3339).
+/// It counts only while the listener's process holds the store's listening lock
+/// ([`loci_store::Store::hold_listening`]): a listener that ended, however it ended, no
+/// longer keeps catch-ups off.
 const CURRENT_UNTIL: &str = "team_current_until";
 
 /// How often, at most, an answer from the replica starts a background catch-up: one
@@ -462,7 +465,8 @@ impl Workspace {
     /// ([`Workspace::team_catch_up`], which `loci context` and `loci search` run in a
     /// process of their own after answering, so the answer never waits for the team
     /// server): memory is team-backed, the store writable, no running listener vouches
-    /// for the replica, and neither a contact nor a catch-up happened within
+    /// for the replica (its vouch is unexpired and its process lives), and neither a
+    /// contact nor a catch-up happened within
     /// [`CATCH_UP_EVERY`].
     pub fn team_catch_up_due(&self) -> bool {
         if self.team.is_none() || self.store.is_read_only() {
@@ -1092,9 +1096,8 @@ impl Workspace {
         let subject = last.subject.clone();
         let here_first = own[0].expect_version.unwrap_or_default() + 1;
         let here_last = last.expect_version.unwrap_or_default() + 1;
-        // The page's version here once the team's revisions are pulled: this store's
-        // history of it and the team's head (its revisions this store lacks come in
-        // after), so a guard written here matches the server's.
+        // Three attempts: each reads the team's head and appends after it, or, when the
+        // team wrote the page in between, appends nothing.
         for _ in 0..3 {
             let Some((team_head, team_body)) = self.link()?.call(|t| t.head(&subject))? else {
                 return Ok(false);
@@ -1115,8 +1118,8 @@ impl Workspace {
             let uploaded_to = team_head + own.len() as i64;
             if !same {
                 let summary = format!(
-                    "the team's text, kept current after a join: v{}–v{uploaded_to} are another \
-                     checkout's history of this page ({})",
+                    "the team's text, kept current after a join: v{}–v{uploaded_to} are the \
+                     history of this page that checkout {} had",
                     team_head + 1,
                     last.checkout.as_deref().unwrap_or("unknown")
                 );
@@ -1138,13 +1141,11 @@ impl Workspace {
                 });
             }
             let outcomes = self.link()?.call(|t| t.write_all(&batch))?;
-            if outcomes.len() < batch.len()
-                || outcomes
-                    .iter()
-                    .any(|o| matches!(o, WriteOutcome::Conflict { .. } | WriteOutcome::OpReused))
-            {
+            match outcomes.last() {
+                Some(WriteOutcome::OpReused) => return Ok(false),
                 // The team wrote the page meanwhile: read its head again.
-                continue;
+                Some(WriteOutcome::Conflict { .. }) => continue,
+                _ => {}
             }
             let written = outcomes
                 .iter()
@@ -1154,8 +1155,9 @@ impl Workspace {
             report.revisions += written;
             report.already += own.len() as u64 - written;
             let current = if same { uploaded_to } else { uploaded_to + 1 };
-            // Here, the team's revisions this store lacks follow its own, so its head
-            // text is at its own version `here_last` and the page at `current` too.
+            // Here, the team's revisions this store lacks come after its own (the pull),
+            // so its last text stays at `here_last` and the page reaches `current`, the
+            // server's version: a guard written here holds there.
             let settle = if same {
                 "nothing to settle: the team's text is this checkout's".to_string()
             } else {
