@@ -1735,3 +1735,25 @@ fn a_store_that_pulled_before_joining_uploads_only_its_own_revisions_of_a_shared
         "merged"
     );
 }
+
+/// A replica behind the team's unpin still has the page pinned: its join does not pin it
+/// again (the team's latest word on a pin or a member stands), and its pull unpins it.
+#[test]
+fn a_join_from_a_replica_behind_an_unpin_does_not_pin_the_page_again() {
+    let (cluster, a, b) = team_pair();
+    a.ok(&["remember", "app.py", "--text", "the team's app"]);
+    a.ok(&["pin", "app.py"]);
+    b.ok(&["team", "sync"]);
+    a.ok(&["unpin", "app.py"]);
+    let joined = b.json(&["team", "join"]);
+    assert_eq!(joined["result"]["pins"], 0, "{joined}");
+    assert_eq!(joined["result"]["pulled"], 1);
+    assert_eq!(
+        b.json(&["show", "app.py"])["result"]["page"]["pinned"],
+        false
+    );
+    assert_eq!(
+        cluster.psql("SELECT string_agg(kind, ',' ORDER BY seq) FROM loci.events"),
+        "revision,pin,unpin"
+    );
+}

@@ -238,9 +238,10 @@ pub struct Renumbered {
 /// What the team's log holds besides revisions ([`Workspace::team_has`]).
 #[derive(Debug, Default)]
 struct TeamHas {
-    /// Pages pinned now.
-    pinned: std::collections::HashSet<String>,
-    /// `(topic, member)` pairs that are members now.
+    /// Pages the team pinned or unpinned: its latest word on them stands (a replica
+    /// behind an unpin does not pin the page again).
+    pins: std::collections::HashSet<String>,
+    /// `(topic, member)` pairs the team added or removed, likewise.
     members: std::collections::HashSet<(String, String)>,
     /// Fact definitions, by [`fact_hash`].
     facts: std::collections::HashSet<String>,
@@ -1024,9 +1025,10 @@ impl Workspace {
                 report.conflicts.push(page.subject.clone());
                 continue;
             }
-            // A pin or a member the team has (this page came from the server, or the
-            // team made the same change) is not uploaded again.
-            if page.pinned && !has.pinned.contains(&page.subject) {
+            // A pin or a member the team has decided on (this page came from the
+            // server, or a checkout pinned, unpinned, added or removed it) is not
+            // uploaded: the team's latest word stands.
+            if page.pinned && !has.pins.contains(&page.subject) {
                 let op_id = format!("join:{uid}:pin");
                 if replica::applied(self.store.conn(), &op_id)?.is_none() {
                     let event = NewEvent {
@@ -1240,8 +1242,9 @@ impl Workspace {
     }
 
     /// What the team's log holds of what a join would upload besides revisions: the
-    /// pinned pages, the topics' members, and the keys of its facts, sessions and
-    /// dismissals — whichever checkout wrote them, under whichever operation id.
+    /// pages it pinned or unpinned, the members it added to or removed from topics, and
+    /// the keys of its facts, sessions and dismissals — whichever checkout wrote them,
+    /// under whichever operation id.
     fn team_has(&mut self) -> Result<TeamHas> {
         let events = self.link()?.call(|t| {
             t.shared_events(&["pin", "unpin", "topic", "fact", "session", "dismissal"])
@@ -1250,19 +1253,12 @@ impl Workspace {
         for (kind, subject, payload) in events {
             let payload = payload.unwrap_or_default();
             match kind.as_str() {
-                "pin" => {
-                    has.pinned.insert(subject);
-                }
-                "unpin" => {
-                    has.pinned.remove(&subject);
+                "pin" | "unpin" => {
+                    has.pins.insert(subject);
                 }
                 "topic" => {
                     if let Ok(t) = serde_json::from_str::<TopicChange>(&payload) {
-                        if t.added {
-                            has.members.insert((subject, t.member));
-                        } else {
-                            has.members.remove(&(subject, t.member));
-                        }
+                        has.members.insert((subject, t.member));
                     }
                 }
                 "fact" => {
