@@ -16,8 +16,8 @@ then times `loci team sync` in a fresh, scanned checkout.
 
 `context` latency, team vs solo, after the writes (both checkouts then hold the same
 pages): `--contexts` questions, each asked of the solo and the team checkout in turn
-(S T S T ...), two ways: a `loci context` process (for the team it pulls first: one
-connection and a query to the server), and a `context` tool call to a long-running
+(S T S T ...), two ways: a `loci context` process (for the team it answers from the
+replica and starts a detached catch-up at most every 2 s), and a `context` tool call to a long-running
 `loci mcp` in each checkout (warmed by one call; for the team it answers from the replica
 that its listener keeps current). Prints p50 / p95 of each and the median per-pair ratio.
 """

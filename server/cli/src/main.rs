@@ -1470,8 +1470,9 @@ fn start_catch_up(root: &Path, db: Option<&Path>) {
         cmd.process_group(0);
     }
     // Not waited for: it is reparented when this process exits.
-    if let Err(e) = cmd.spawn() {
-        tracing::debug!("team catch-up not started: {e}");
+    match cmd.spawn() {
+        Ok(child) => tracing::debug!(pid = child.id(), "team catch-up started"),
+        Err(e) => tracing::debug!("team catch-up not started: {e}"),
     }
 }
 

@@ -1417,3 +1417,343 @@ fn a_claim_true_in_one_checkout_and_false_in_another_is_shown_so_in_each() {
     assert_eq!(a.json(&["check"])["result"]["passed"], true);
     assert_eq!(b.loci(&["check"]).status.code(), Some(1));
 }
+
+/// The versions, authors and bodies of a page on the server, in version order.
+fn server_history(cluster: &Cluster, subject: &str) -> String {
+    cluster.psql(&format!(
+        "SELECT string_agg(version || ' ' || body, ' | ' ORDER BY version) FROM loci.events \
+         WHERE subject = '{subject}' AND kind = 'revision'"
+    ))
+}
+
+/// A solo store and the team each had a history of `app.py`: the join named it a
+/// conflict and uploaded none of the store's revisions. Now every revision of both sides
+/// is in the team's history, the team's text stays current until someone chooses, the
+/// join says where each revision went and how to settle, and a second join adds nothing.
+#[test]
+fn fault_two_histories_of_one_page_were_a_conflict_on_join() {
+    let (cluster, a, _b) = team_pair();
+    a.ok(&["remember", "app.py", "--text", "team one"]);
+    a.ok(&["remember", "app.py", "--text", "team two"]);
+    let solo = Checkout::new(None);
+    solo.ok(&["remember", "app.py", "--text", "solo one"]);
+    solo.ok(&["remember", "app.py", "--text", "solo two"]);
+    solo.ok(&["remember", "app.py", "--text", "solo three"]);
+    solo.join_team(&cluster);
+    let first = solo.json(&["team", "join"]);
+    assert_eq!(first["result"]["pages"], 1, "{first}");
+    assert_eq!(first["result"]["revisions"], 3);
+    assert_eq!(first["result"]["already"], 0);
+    assert_eq!(first["result"]["conflicts"], serde_json::json!([]));
+    assert_eq!(
+        first["result"]["diverged"],
+        serde_json::json!([{
+            "subject": "app.py",
+            "uploaded": 3,
+            "here": [1, 3],
+            "team": [3, 5],
+            "current": 6,
+            "settle": "to make this checkout's text current: `loci rollback app.py 3 \
+                       --expect-version 6`; or write the text both should have: `loci \
+                       remember app.py --expect-version 6 …`",
+        }])
+    );
+    // The team's two revisions and the join's keeping of the team's text.
+    assert_eq!(first["result"]["pulled"], 3);
+    // No revision of either side lost; the team's text still current.
+    assert_eq!(
+        server_history(&cluster, "app.py"),
+        "1 team one | 2 team two | 3 solo one | 4 solo two | 5 solo three | 6 team two"
+    );
+    assert_eq!(
+        cluster.psql(
+            "SELECT string_agg(author || ' ' || event_kind || ' ' || (checkout IS NOT NULL) \
+             || ' ' || coalesce(payload, '-'), ' | ' ORDER BY version) FROM loci.events \
+             WHERE subject = 'app.py' AND version > 2"
+        ),
+        "agent:test remember true {\"joined\":{\"version\":1}} | \
+         agent:test remember true {\"joined\":{\"version\":2}} | \
+         agent:test remember true {\"joined\":{\"version\":3}} | \
+         agent:test join true -"
+    );
+    a.ok(&["team", "sync"]);
+    for c in [&a, &solo] {
+        let shown = c.json(&["show", "app.py"]);
+        assert_eq!(shown["result"]["revision"]["body"], "team two");
+        assert_eq!(shown["result"]["revision"]["version"], 6);
+        assert_eq!(versions(c, "app.py"), vec![1, 2, 3, 4, 5, 6]);
+    }
+    let human = solo.ok(&["team", "join"]);
+    assert_eq!(
+        human,
+        "joined: 1 pages, 0 revisions uploaded, 6 already on the server, 0 pins, 0 conflicts; pulled 0\n"
+    );
+    let second = solo.json(&["team", "join"]);
+    assert_eq!(second["result"]["revisions"], 0);
+    assert_eq!(second["result"]["already"], 6);
+    assert_eq!(second["result"]["diverged"], serde_json::json!([]));
+    assert_eq!(second["result"]["pulled"], 0);
+    assert_eq!(
+        cluster.psql("SELECT count(*) FROM loci.events WHERE subject = 'app.py'"),
+        "6"
+    );
+    // Settled the way the join said: this checkout's text becomes the team's.
+    solo.ok(&["rollback", "app.py", "3", "--expect-version", "6"]);
+    a.ok(&["team", "sync"]);
+    let shown = a.json(&["show", "app.py"]);
+    assert_eq!(shown["result"]["revision"]["body"], "solo three");
+    assert_eq!(shown["result"]["revision"]["version"], 7);
+}
+
+/// The join's line for a page whose two histories end in the same text: nothing to
+/// settle, no revision of the join's own.
+#[test]
+fn a_join_whose_history_ends_in_the_teams_text_has_nothing_to_settle() {
+    let (cluster, a, _b) = team_pair();
+    a.ok(&["remember", "app.py", "--text", "same end"]);
+    let solo = Checkout::new(None);
+    solo.ok(&["remember", "app.py", "--text", "solo start"]);
+    solo.ok(&["remember", "app.py", "--text", "same end"]);
+    solo.join_team(&cluster);
+    let human = solo.ok(&["team", "join"]);
+    assert_eq!(
+        human,
+        "joined: 1 pages, 2 revisions uploaded, 0 already on the server, 0 pins, 0 conflicts; pulled 1\n\
+         diverged: app.py: the team had another history of it; this checkout's 2 revisions \
+         (v1–v2 here) are v2–v3 of the team's, its text is the team's (v3); nothing to \
+         settle: the team's text is this checkout's\n"
+    );
+    assert_eq!(
+        server_history(&cluster, "app.py"),
+        "1 same end | 2 solo start | 3 same end"
+    );
+    assert_eq!(versions(&solo, "app.py"), vec![1, 2, 3]);
+    assert_eq!(
+        solo.json(&["show", "app.py"])["result"]["revision"]["body"],
+        "same end"
+    );
+}
+
+/// A join uploaded the pin and the topic members of pages that came from the server (and
+/// counted them), so a second join was not a no-op either. Now it uploads what the team
+/// lacks: the solo store's own pin and member once, the team's none.
+#[test]
+fn fault_a_join_uploaded_pins_and_topic_members_the_team_had() {
+    let (cluster, a, b) = team_pair();
+    a.ok(&["remember", "app.py", "--text", "the team's app"]);
+    a.ok(&["pin", "app.py"]);
+    a.ok(&["topic", "add", "billing", "app.py"]);
+    let solo = Checkout::new(None);
+    solo.ok(&["remember", "lib/util.py", "--text", "the solo helpers"]);
+    solo.ok(&["pin", "lib/util.py"]);
+    solo.ok(&["topic", "add", "billing", "lib/util.py"]);
+    solo.join_team(&cluster);
+    let counts = |j: &serde_json::Value| {
+        ["pages", "revisions", "already", "pins", "shared", "pulled"]
+            .map(|k| j["result"][k].as_i64().unwrap())
+    };
+    let first = solo.json(&["team", "join"]);
+    // lib/util.py and topic:billing; A's app.py arrives by the pull (its revision, pin
+    // and member).
+    assert_eq!(counts(&first), [2, 1, 0, 1, 1, 3], "{first}");
+    let second = solo.json(&["team", "join"]);
+    assert_eq!(counts(&second), [3, 0, 2, 0, 0, 0], "{second}");
+    // B has only what came from the server: its join uploads nothing.
+    b.ok(&["team", "sync"]);
+    let joined_b = b.json(&["team", "join"]);
+    assert_eq!(counts(&joined_b), [3, 0, 2, 0, 0, 0], "{joined_b}");
+    assert_eq!(
+        cluster.psql(
+            "SELECT string_agg(kind || '=' || n, ',' ORDER BY kind) FROM \
+             (SELECT kind, count(*) AS n FROM loci.events GROUP BY kind) k"
+        ),
+        "pin=2,revision=2,topic=2"
+    );
+    a.ok(&["team", "sync"]);
+    assert_eq!(
+        a.json(&["topic", "list"])["result"],
+        serde_json::json!([["topic:billing", ["app.py", "lib/util.py"]]])
+    );
+    assert_eq!(
+        a.json(&["show", "lib/util.py"])["result"]["page"]["pinned"],
+        true
+    );
+}
+
+/// A `meta` value of a checkout's store and its age in seconds (SQLite reads the RFC 3339
+/// time), read as another process would, without writing.
+fn meta_age(c: &Checkout, key: &str) -> Option<(String, f64)> {
+    use loci_store::rusqlite::{Connection, OpenFlags, OptionalExtension};
+    let conn = Connection::open_with_flags(
+        c.root().join(".loci/loci.db"),
+        OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    conn.query_row(
+        "SELECT value, (julianday('now') - julianday(value)) * 86400.0 FROM meta \
+         WHERE key = ?1 AND value <> ''",
+        [key],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .optional()
+    .unwrap()
+}
+
+/// Whether this `loci context` process started a background catch-up (its debug log
+/// says so when it spawns one).
+fn started_catch_up(out: &Output) -> bool {
+    stderr(out).contains("team catch-up started")
+}
+
+/// While a `loci mcp` of the checkout listens, its listener keeps the replica current
+/// and vouches for it: `loci context` starts no catch-up, even when the last contact is
+/// older than the 2 s that would otherwise start one. The fault: once the listener's
+/// process had ended, its last vouch (two 5 s ticks) still kept catch-ups off for 5 to
+/// 10 s. Now its word counts only while its process lives, and the next answers start
+/// one within the 2 s.
+#[test]
+fn fault_a_stopped_listener_kept_catch_ups_off_until_its_vouch_ran_out() {
+    let (_cluster, a, b) = team_pair();
+    a.ok(&["remember", "app.py", "--text", "`hello()` greets."]);
+    let mcp = mcp_in(&b);
+    // The listener is up once it vouches for the replica.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while meta_age(&b, "team_current_until").is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the listener did not vouch within 10 s: {}",
+            mcp.stderr()
+        );
+    }
+    // Answers until one came more than 2 s after the listener's last contact (so only its
+    // vouching kept a catch-up from starting) while its vouch still held.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    let mut answers = 0;
+    let mut past_interval = 0;
+    while past_interval < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no answer past the catch-up interval within 15 s"
+        );
+        let (before, age) = meta_age(&b, "team_synced_at").expect("the listener's contact");
+        let out = b.loci(&["context", "hello greets", "--json"]);
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            stderr(&out)
+        );
+        assert!(
+            !started_catch_up(&out),
+            "a catch-up started while mcp listened"
+        );
+        answers += 1;
+        let (after, _) = meta_age(&b, "team_synced_at").unwrap();
+        if age >= 2.05 && after == before {
+            past_interval += 1;
+        }
+    }
+    assert!(answers >= 2);
+    assert_eq!(meta_age(&b, "team_catch_up_at"), None);
+    // The listener's process ends; its last vouch (good for two ticks) no longer counts.
+    let (status, _, _, _) = mcp.close_and_wait();
+    assert!(status.success());
+    let stopped = std::time::Instant::now();
+    let deadline = stopped + std::time::Duration::from_secs(4);
+    loop {
+        let out = b.loci(&["context", "hello greets", "--json"]);
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            stderr(&out)
+        );
+        if started_catch_up(&out) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no catch-up within 4 s of the listener's end"
+        );
+    }
+    // And it ran: it recorded its start in the store.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while meta_age(&b, "team_catch_up_at").is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the catch-up did not run within 10 s"
+        );
+    }
+}
+
+/// A store that pulled the team's history of a page before joining (any read pulls once
+/// `[team]` is set) has the team's revisions after its own: the join uploads only its
+/// own, and the page's version is the same here and in the team afterwards.
+#[test]
+fn a_store_that_pulled_before_joining_uploads_only_its_own_revisions_of_a_shared_page() {
+    let (cluster, a, _b) = team_pair();
+    a.ok(&["remember", "app.py", "--text", "team one"]);
+    let solo = Checkout::new(None);
+    solo.ok(&["remember", "app.py", "--text", "solo one"]);
+    solo.ok(&["remember", "app.py", "--text", "solo two"]);
+    solo.join_team(&cluster);
+    assert_eq!(
+        solo.json(&["show", "app.py"])["result"]["revision"]["body"],
+        "team one"
+    );
+    let joined = solo.json(&["team", "join"]);
+    assert_eq!(joined["result"]["revisions"], 2, "{joined}");
+    assert_eq!(joined["result"]["already"], 1);
+    assert_eq!(joined["result"]["pulled"], 1);
+    assert_eq!(
+        joined["result"]["diverged"][0]["here"],
+        serde_json::json!([1, 2])
+    );
+    assert_eq!(
+        joined["result"]["diverged"][0]["team"],
+        serde_json::json!([2, 3])
+    );
+    assert_eq!(joined["result"]["diverged"][0]["current"], 4);
+    assert_eq!(
+        server_history(&cluster, "app.py"),
+        "1 team one | 2 solo one | 3 solo two | 4 team one"
+    );
+    let shown = solo.json(&["show", "app.py"]);
+    assert_eq!(shown["result"]["revision"]["body"], "team one");
+    assert_eq!(shown["result"]["revision"]["version"], 4);
+    // The guard the join named holds on the server.
+    solo.ok(&[
+        "remember",
+        "app.py",
+        "--text",
+        "merged",
+        "--expect-version",
+        "4",
+    ]);
+    a.ok(&["team", "sync"]);
+    assert_eq!(versions(&a, "app.py"), vec![1, 2, 3, 4, 5]);
+    assert_eq!(
+        a.json(&["show", "app.py"])["result"]["revision"]["body"],
+        "merged"
+    );
+}
+
+/// A replica behind the team's unpin still has the page pinned: its join does not pin it
+/// again (the team's latest word on a pin or a member stands), and its pull unpins it.
+#[test]
+fn a_join_from_a_replica_behind_an_unpin_does_not_pin_the_page_again() {
+    let (cluster, a, b) = team_pair();
+    a.ok(&["remember", "app.py", "--text", "the team's app"]);
+    a.ok(&["pin", "app.py"]);
+    b.ok(&["team", "sync"]);
+    a.ok(&["unpin", "app.py"]);
+    let joined = b.json(&["team", "join"]);
+    assert_eq!(joined["result"]["pins"], 0, "{joined}");
+    assert_eq!(joined["result"]["pulled"], 1);
+    assert_eq!(
+        b.json(&["show", "app.py"])["result"]["page"]["pinned"],
+        false
+    );
+    assert_eq!(
+        cluster.psql("SELECT string_agg(kind, ',' ORDER BY seq) FROM loci.events"),
+        "revision,pin,unpin"
+    );
+}

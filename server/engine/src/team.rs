@@ -50,6 +50,9 @@ const LAST_ERROR: &str = "team_last_error";
 const CATCH_UP_AT: &str = "team_catch_up_at";
 /// `meta` key: until when a running listener ([`listen`]) vouches for the replica: its
 /// connection is up and `LISTEN`s, so nothing the server stores escapes it (RFC 3339).
+/// It counts only while the listener's process holds the store's listening lock
+/// ([`loci_store::Store::hold_listening`]): a listener that ended, however it ended, no
+/// longer keeps catch-ups off.
 const CURRENT_UNTIL: &str = "team_current_until";
 
 /// How often, at most, an answer from the replica starts a background catch-up: one
@@ -191,13 +194,36 @@ pub struct JoinReport {
     /// entry: renumbered here before the upload, past the highest number either knows
     /// (their order kept), so both entries live on under numbers every checkout shares.
     pub renumbered: Vec<Renumbered>,
-    /// Pages the server holds another history of: not uploaded (by subject).
+    /// Pages the server holds another history of: this store's revisions of each were
+    /// appended to the page's history on the server, the team's text kept current.
+    pub diverged: Vec<Diverged>,
+    /// Pages that could not be uploaded (by subject): the team wrote the page during
+    /// each of three attempts, or an operation id was used for another request.
     pub conflicts: Vec<String>,
     /// Pages with a revision the secret checks refuse (a credential in its text, written
     /// before a rule caught it): not uploaded from that revision on, as `subject: why`.
     pub refused: Vec<String>,
     /// Events of other checkouts applied here afterwards.
     pub pulled: u64,
+}
+
+/// A page the team and this store each had a history of before the join.
+#[derive(Clone, Debug, Serialize)]
+pub struct Diverged {
+    /// The page.
+    pub subject: String,
+    /// This store's revisions appended to the team's history of it.
+    pub uploaded: u64,
+    /// Their first and last version here.
+    pub here: [i64; 2],
+    /// Their first and last version in the team's history.
+    pub team: [i64; 2],
+    /// The page's version now, here and in the team: its text is the team's from
+    /// before the join (a revision of the join's, after this store's), unless this
+    /// store's last text was the team's already.
+    pub current: i64,
+    /// How to settle it, in commands.
+    pub settle: String,
 }
 
 /// A log entry a join renumbered.
@@ -207,6 +233,27 @@ pub struct Renumbered {
     pub from: String,
     /// Its subject now, here and on the server (`decision:3`).
     pub to: String,
+}
+
+/// What the team's log holds besides revisions ([`Workspace::team_has`]).
+#[derive(Debug, Default)]
+struct TeamHas {
+    /// Pages the team pinned or unpinned: its latest word on them stands (a replica
+    /// behind an unpin does not pin the page again).
+    pins: std::collections::HashSet<String>,
+    /// `(topic, member)` pairs the team added or removed, likewise.
+    members: std::collections::HashSet<(String, String)>,
+    /// Fact definitions, by [`fact_hash`].
+    facts: std::collections::HashSet<String>,
+    /// Sessions by key, and whether the team has them ended.
+    sessions: std::collections::HashMap<String, bool>,
+    /// Dismissed findings, by key.
+    dismissals: std::collections::HashSet<String>,
+}
+
+/// The operation id a join uploads version `version` of the page with uid `uid` under.
+fn join_op(uid: &str, version: i64) -> String {
+    format!("join:{uid}:v{version}")
 }
 
 /// A fresh operation id: unique across machines (a hash of this checkout, the process,
@@ -419,14 +466,18 @@ impl Workspace {
     /// ([`Workspace::team_catch_up`], which `loci context` and `loci search` run in a
     /// process of their own after answering, so the answer never waits for the team
     /// server): memory is team-backed, the store writable, no running listener vouches
-    /// for the replica, and neither a contact nor a catch-up happened within
+    /// for the replica (its vouch is unexpired and its process lives), and neither a
+    /// contact nor a catch-up happened within
     /// [`CATCH_UP_EVERY`].
     pub fn team_catch_up_due(&self) -> bool {
         if self.team.is_none() || self.store.is_read_only() {
             return false;
         }
         let now = jiff::Timestamp::now();
-        if meta_time(self, CURRENT_UNTIL).is_some_and(|until| now < until) {
+        // A listener's word holds while its process lives (it holds the listening lock;
+        // the OS releases it however the process ends).
+        if meta_time(self, CURRENT_UNTIL).is_some_and(|until| now < until) && self.store.listening()
+        {
             return false;
         }
         let every = jiff::SignedDuration::try_from(CATCH_UP_EVERY).unwrap_or_default();
@@ -866,13 +917,17 @@ impl Workspace {
             .ok_or_else(|| StoreError::Corrupt("page vanished".into()).into())
     }
 
-    /// `loci team join`: uploads this store's memory — every revision of every page, in
-    /// version order, each under an operation id made of its page's uid and version, every
-    /// pin, and every topic member, fact definition, session and dismissal under an
-    /// operation id made of its key — so a second join finds it all on the server and adds
-    /// nothing. A page the server has another history of (another checkout wrote it first)
-    /// is a conflict: left as it is, and named. Then pulls what the others wrote (this
-    /// store's own uploads come back as nothing new).
+    /// `loci team join`: uploads what this store holds and the team's log does not —
+    /// every revision of every page, in version order, each under an operation id made of
+    /// its page's uid and version, the pins and topic members the team lacks, and every
+    /// topic member, fact definition, session and dismissal the team lacks under an
+    /// operation id made of its key — so a second join finds it all on the server and
+    /// adds nothing. A page the server holds another history of (another checkout wrote
+    /// it first) keeps the team's text current: this store's revisions are appended to
+    /// the page's history on the server, and the team's text after them, in one server
+    /// transaction ([`JoinReport::diverged`] says where each went and how to settle).
+    /// Then pulls what the others wrote (this store's own uploads come back as nothing
+    /// new).
     pub fn team_join(&mut self) -> Result<Envelope<JoinReport>> {
         let mut report = JoinReport::default();
         self.join_renumber(&mut report)?;
@@ -883,15 +938,17 @@ impl Workspace {
                 .into_iter()
                 .map(|(revision, _)| revision)
                 .collect();
+        let has = self.team_has()?;
         let checkout = Some(format!("{}:{}", host(), self.root.display()));
         let pages = mem::pages(self.store.conn())?;
         for page in pages {
             let conn = self.store.conn();
             let uid = mem::page_uid(conn, page.page_id)?;
             let revisions = mem::revisions_of(conn, page.page_id)?;
-            let mut clean = true;
+            // This store's own revisions the team's log lacks, in order.
+            let mut own = Vec::new();
             let mut refused = None;
-            for r in &revisions {
+            for r in revisions {
                 // The secret checks of a write, before anything is sent.
                 if let Err(e) = self
                     .accept_text("body", &r.body)
@@ -904,8 +961,9 @@ impl Workspace {
                     break;
                 }
                 let conn = self.store.conn();
-                let op_id = format!("join:{uid}:v{}", r.version);
-                if on_server.contains(&r.revision_id) || replica::applied(conn, &op_id)?.is_some() {
+                if on_server.contains(&r.revision_id)
+                    || replica::applied(conn, &join_op(&uid, r.version))?.is_some()
+                {
                     report.already += 1;
                     continue;
                 }
@@ -921,8 +979,8 @@ impl Workspace {
                     .contains(&k.as_str())
                 })
                 .unwrap_or_else(|| "import".into());
-                let event = NewEvent {
-                    op_id: op_id.clone(),
+                own.push(NewEvent {
+                    op_id: join_op(&uid, r.version),
                     request_hash: loci_core::fingerprint::content_hash(r.body.as_bytes()),
                     kind: "revision".into(),
                     event_kind,
@@ -936,21 +994,29 @@ impl Workspace {
                     commit: None,
                     written_at: r.created_at.clone(),
                     payload: None,
-                };
-                match self.link()?.call(|t| t.write(&event))? {
-                    WriteOutcome::Written { .. } => report.revisions += 1,
-                    WriteOutcome::Replayed { .. } => report.already += 1,
-                    WriteOutcome::Conflict { .. } | WriteOutcome::OpReused => {
-                        clean = false;
-                        break;
-                    }
-                }
-                let _ = conn;
+                });
             }
             // This store has the uploaded revisions already: the pull at the end finds each
             // by its operation id (`join:UID:vN`) and records it as applied without
             // applying it again. Recording it here, under its server sequence number, would
             // move the high-water mark past other checkouts' events not pulled yet.
+            let mut clean = true;
+            let mut rest = own.as_slice();
+            while let Some(event) = rest.first() {
+                match self.link()?.call(|t| t.write(event))? {
+                    WriteOutcome::Written { .. } => report.revisions += 1,
+                    WriteOutcome::Replayed { .. } => report.already += 1,
+                    WriteOutcome::Conflict { .. } => {
+                        clean = self.join_diverged(&mut report, &uid, rest)?;
+                        break;
+                    }
+                    WriteOutcome::OpReused => {
+                        clean = false;
+                        break;
+                    }
+                }
+                rest = &rest[1..];
+            }
             if let Some(why) = refused {
                 report.refused.push(why);
                 continue;
@@ -959,7 +1025,10 @@ impl Workspace {
                 report.conflicts.push(page.subject.clone());
                 continue;
             }
-            if page.pinned {
+            // A pin or a member the team has decided on (this page came from the
+            // server, or a checkout pinned, unpinned, added or removed it) is not
+            // uploaded: the team's latest word stands.
+            if page.pinned && !has.pins.contains(&page.subject) {
                 let op_id = format!("join:{uid}:pin");
                 if replica::applied(self.store.conn(), &op_id)?.is_none() {
                     let event = NewEvent {
@@ -978,15 +1047,19 @@ impl Workspace {
                         written_at: crate::envelope::now_rfc3339(),
                         payload: None,
                     };
-                    if let WriteOutcome::Written { .. } | WriteOutcome::Replayed { .. } =
-                        self.link()?.call(|t| t.write(&event))?
-                    {
+                    if let WriteOutcome::Written { .. } = self.link()?.call(|t| t.write(&event))? {
                         report.pins += 1;
                     }
                 }
             }
             if page.kind == "topic" {
                 for member in mem::topic_members(self.store.conn(), page.page_id)? {
+                    if has
+                        .members
+                        .contains(&(page.subject.clone(), member.clone()))
+                    {
+                        continue;
+                    }
                     let change = TopicChange {
                         member: member.clone(),
                         added: true,
@@ -1001,9 +1074,112 @@ impl Workspace {
             }
             report.pages += 1;
         }
-        self.join_unpaged(&mut report)?;
+        self.join_unpaged(&mut report, &has)?;
         report.pulled = self.team_pull(None)?;
         self.envelope(report, Vec::new())
+    }
+
+    /// A page the server holds another history of: `own` are this store's revisions the
+    /// team lacks (in order). They are appended to the page's history on the server,
+    /// with their authors, times and this checkout, and then the team's text again —
+    /// so no revision of either side is lost and the team's current text stays current
+    /// until someone chooses otherwise — in one server transaction, retried when the
+    /// team wrote the page meanwhile. Recorded in [`JoinReport::diverged`]; false when
+    /// it could not be done (the page is then a conflict).
+    fn join_diverged(
+        &mut self,
+        report: &mut JoinReport,
+        uid: &str,
+        own: &[NewEvent],
+    ) -> Result<bool> {
+        let Some(last) = own.last() else {
+            return Ok(true);
+        };
+        let subject = last.subject.clone();
+        let here_first = own[0].expect_version.unwrap_or_default() + 1;
+        let here_last = last.expect_version.unwrap_or_default() + 1;
+        // Three attempts: each reads the team's head and appends after it, or, when the
+        // team wrote the page in between, appends nothing.
+        for _ in 0..3 {
+            let Some((team_head, team_body)) = self.link()?.call(|t| t.head(&subject))? else {
+                return Ok(false);
+            };
+            let mut batch: Vec<NewEvent> = own
+                .iter()
+                .enumerate()
+                .map(|(i, e)| NewEvent {
+                    expect_version: Some(team_head + i as i64),
+                    payload: Some(
+                        serde_json::json!({"joined": {"version": e.expect_version.unwrap_or_default() + 1}})
+                            .to_string(),
+                    ),
+                    ..e.clone()
+                })
+                .collect();
+            let same = last.body.as_deref() == Some(team_body.as_str());
+            let uploaded_to = team_head + own.len() as i64;
+            if !same {
+                let summary = format!(
+                    "the team's text, kept current after a join: v{}–v{uploaded_to} are the \
+                     history of this page that checkout {} had",
+                    team_head + 1,
+                    last.checkout.as_deref().unwrap_or("unknown")
+                );
+                batch.push(NewEvent {
+                    op_id: format!("join-keep:{uid}:v{here_last}"),
+                    request_hash: loci_core::fingerprint::content_hash(team_body.as_bytes()),
+                    kind: "revision".into(),
+                    event_kind: "join".into(),
+                    subject: subject.clone(),
+                    page_kind: last.page_kind.clone(),
+                    expect_version: Some(uploaded_to),
+                    body: Some(team_body.clone()),
+                    summary: Some(summary),
+                    author: crate::memory::default_author(),
+                    checkout: last.checkout.clone(),
+                    commit: None,
+                    written_at: crate::envelope::now_rfc3339(),
+                    payload: None,
+                });
+            }
+            let outcomes = self.link()?.call(|t| t.write_all(&batch))?;
+            match outcomes.last() {
+                Some(WriteOutcome::OpReused) => return Ok(false),
+                // The team wrote the page meanwhile: read its head again.
+                Some(WriteOutcome::Conflict { .. }) => continue,
+                _ => {}
+            }
+            let written = outcomes
+                .iter()
+                .take(own.len())
+                .filter(|o| matches!(o, WriteOutcome::Written { .. }))
+                .count() as u64;
+            report.revisions += written;
+            report.already += own.len() as u64 - written;
+            let current = if same { uploaded_to } else { uploaded_to + 1 };
+            // Here, the team's revisions this store lacks come after its own (the pull),
+            // so its last text stays at `here_last` and the page reaches `current`, the
+            // server's version: a guard written here holds there.
+            let settle = if same {
+                "nothing to settle: the team's text is this checkout's".to_string()
+            } else {
+                format!(
+                    "to make this checkout's text current: `loci rollback {subject} \
+                     {here_last} --expect-version {current}`; or write the text both \
+                     should have: `loci remember {subject} --expect-version {current} …`"
+                )
+            };
+            report.diverged.push(Diverged {
+                subject: subject.clone(),
+                uploaded: own.len() as u64,
+                here: [here_first, here_last],
+                team: [team_head + 1, uploaded_to],
+                current,
+                settle,
+            });
+            return Ok(true);
+        }
+        Ok(false)
     }
 
     /// The first step of [`Workspace::team_join`]: decisions and lessons are numbered per
@@ -1065,10 +1241,53 @@ impl Workspace {
         Ok(())
     }
 
+    /// What the team's log holds of what a join would upload besides revisions: the
+    /// pages it pinned or unpinned, the members it added to or removed from topics, and
+    /// the keys of its facts, sessions and dismissals — whichever checkout wrote them,
+    /// under whichever operation id.
+    fn team_has(&mut self) -> Result<TeamHas> {
+        let events = self.link()?.call(|t| {
+            t.shared_events(&["pin", "unpin", "topic", "fact", "session", "dismissal"])
+        })?;
+        let mut has = TeamHas::default();
+        for (kind, subject, payload) in events {
+            let payload = payload.unwrap_or_default();
+            match kind.as_str() {
+                "pin" | "unpin" => {
+                    has.pins.insert(subject);
+                }
+                "topic" => {
+                    if let Ok(t) = serde_json::from_str::<TopicChange>(&payload) {
+                        has.members.insert((subject, t.member));
+                    }
+                }
+                "fact" => {
+                    if let Ok(f) = serde_json::from_str::<ExportedFact>(&payload) {
+                        has.facts.insert(fact_hash(&f));
+                    }
+                }
+                "session" => {
+                    if let Ok(s) = serde_json::from_str::<ExportedSession>(&payload) {
+                        let ended = s.ended_at.is_some();
+                        let known = has.sessions.entry(s.key).or_default();
+                        *known |= ended;
+                    }
+                }
+                "dismissal" => {
+                    if let Ok(d) = serde_json::from_str::<ExportedDismissal>(&payload) {
+                        has.dismissals.insert(d.finding_key);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(has)
+    }
+
     /// The part of [`Workspace::team_join`] that belongs to no page: every fact definition,
     /// session and dismissal, each passing the secret checks of a write first (a refusal is
     /// named in [`JoinReport::refused`]).
-    fn join_unpaged(&mut self, report: &mut JoinReport) -> Result<()> {
+    fn join_unpaged(&mut self, report: &mut JoinReport, has: &TeamHas) -> Result<()> {
         let conn = self.store.conn();
         let facts: Vec<ExportedFact> = mem::facts(conn)?.iter().map(ExportedFact::from).collect();
         let mut sessions = Vec::new();
@@ -1085,6 +1304,9 @@ impl Workspace {
                 .map(ExportedDismissal::from)
                 .collect();
         for f in facts {
+            if has.facts.contains(&fact_hash(&f)) {
+                continue;
+            }
             let texts = [Some(&f.claim), Some(&f.command), f.expect_output.as_ref()];
             if let Some(e) = texts
                 .into_iter()
@@ -1099,6 +1321,14 @@ impl Workspace {
             self.join_shared(report, op, "fact", "", &author, &f)?;
         }
         for s in sessions {
+            // The team has it in this state, or ended.
+            if has
+                .sessions
+                .get(&s.key)
+                .is_some_and(|ended| *ended || s.ended_at.is_none())
+            {
+                continue;
+            }
             let texts = [s.task.as_ref(), s.summary.as_ref()];
             if let Some(e) = texts
                 .into_iter()
@@ -1122,6 +1352,9 @@ impl Workspace {
             self.join_shared(report, op, "session", "", &author, &s)?;
         }
         for d in dismissals {
+            if has.dismissals.contains(&d.finding_key) {
+                continue;
+            }
             if let Some(e) = d
                 .notes
                 .as_ref()
@@ -1644,6 +1877,14 @@ pub fn listen_at(
 pub fn listen(ws: &mut Workspace, tick: std::time::Duration, mut pulled: impl FnMut(u64) -> bool) {
     let Some(url) = ws.team.as_ref().map(|l| l.url.clone()) else {
         return;
+    };
+    // Held while this listener runs: its vouching counts only while it does.
+    let _listening = match ws.store.hold_listening() {
+        Ok(file) => file,
+        Err(e) => {
+            tracing::debug!("team listener: {e}");
+            None
+        }
     };
     loop {
         let mut listener = match Team::connect(&url).and_then(|mut t| {

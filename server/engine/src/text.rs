@@ -1230,10 +1230,24 @@ pub fn team_join(o: Out, r: &crate::team::JoinReport) -> io::Result<()> {
     for why in &r.refused {
         writeln!(o, "refused: {why}; not uploaded")?;
     }
+    for d in &r.diverged {
+        let kept = if d.current > d.team[1] {
+            format!("the team's text stays current as v{}", d.current)
+        } else {
+            format!("its text is the team's (v{})", d.current)
+        };
+        writeln!(
+            o,
+            "diverged: {}: the team had another history of it; this checkout's {} revisions \
+             (v{}–v{} here) are v{}–v{} of the team's, {kept}; {}",
+            d.subject, d.uploaded, d.here[0], d.here[1], d.team[0], d.team[1], d.settle
+        )?;
+    }
     for c in &r.conflicts {
         writeln!(
             o,
-            "conflict: {c}: the server holds another history of this page; kept here, not uploaded"
+            "conflict: {c}: the team wrote this page during the join; kept here, not uploaded: \
+             run `loci team join` again"
         )?;
     }
     Ok(())

@@ -644,6 +644,54 @@ impl Store {
     }
 }
 
+/// The file a running team listener of the database `db` holds a shared lock on:
+/// `<db>-listening`. The OS releases it when the listener's process ends, however it
+/// ends, so an answer can tell a live listener's word from a dead one's.
+pub fn listening_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push("-listening");
+    PathBuf::from(name)
+}
+
+impl Store {
+    /// Takes a shared lock on [`listening_path`] for as long as the returned file is
+    /// kept: what a team listener holds while it vouches for the replica. `None` for an
+    /// in-memory or read-only store.
+    ///
+    /// Errors: [`StoreError::Io`] when the file cannot be created or locked.
+    pub fn hold_listening(&self) -> Result<Option<std::fs::File>> {
+        let Some(db) = self.path.as_ref().filter(|_| !self.read_only) else {
+            return Ok(None);
+        };
+        let path = listening_path(db);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| StoreError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        file.lock_shared()
+            .map_err(|source| StoreError::Io { path, source })?;
+        Ok(Some(file))
+    }
+
+    /// Whether a process holds [`Store::hold_listening`]'s lock now. False when the file
+    /// is missing or cannot be read, and for an in-memory store.
+    pub fn listening(&self) -> bool {
+        let Some(db) = &self.path else {
+            return false;
+        };
+        let Ok(file) = std::fs::File::open(listening_path(db)) else {
+            return false;
+        };
+        // An exclusive lock taken (and dropped at once) means no listener holds it.
+        matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock))
+    }
+}
+
 /// The lock file of the database `db`: `<db>-lock`, next to SQLite's `-wal` and `-shm`.
 pub fn lock_path(db: &Path) -> PathBuf {
     let mut name = db.as_os_str().to_owned();

@@ -462,92 +462,71 @@ impl Team {
     /// the page's is a [`WriteOutcome::Conflict`]; otherwise the event is appended, the
     /// page's head advances (a revision: version + 1), and listeners are notified.
     pub fn write(&mut self, w: &NewEvent) -> Result<WriteOutcome> {
+        let mut outcomes = self.write_all(std::slice::from_ref(w))?;
+        Ok(outcomes.pop().expect("one outcome per write"))
+    }
+
+    /// Stores `writes` in order in one transaction, each as [`Team::write`] stores one:
+    /// all of them, or — at the first [`WriteOutcome::Conflict`] or
+    /// [`WriteOutcome::OpReused`] — none (the transaction is rolled back, and nobody is
+    /// notified). Returns the outcomes up to and including the first that stopped it.
+    pub fn write_all(&mut self, writes: &[NewEvent]) -> Result<Vec<WriteOutcome>> {
         let server = self.server.clone();
         let err = |e| classify(&server, "a write", e);
         let mut tx = self.client.transaction().map_err(err)?;
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])
             .map_err(err)?;
-        if let Some(row) = tx
-            .query_opt(
-                "SELECT seq, version, request_hash FROM loci.events WHERE op_id = $1",
-                &[&w.op_id],
-            )
-            .map_err(err)?
-        {
-            let hash: String = row.get(2);
-            if hash != w.request_hash {
-                return Ok(WriteOutcome::OpReused);
+        let mut outcomes = Vec::with_capacity(writes.len());
+        for w in writes {
+            let outcome = write_in(&mut tx, &server, w)?;
+            let stop = matches!(
+                outcome,
+                WriteOutcome::Conflict { .. } | WriteOutcome::OpReused
+            );
+            outcomes.push(outcome);
+            if stop {
+                // Dropped: rolled back.
+                return Ok(outcomes);
             }
-            return Ok(WriteOutcome::Replayed {
-                seq: row.get(0),
-                version: i64::from(row.get::<_, i32>(1)),
-            });
         }
-        let paged = PAGE_KINDS.contains(&w.kind.as_str());
-        let current: i64 = if !paged {
-            0
-        } else {
-            tx.query_opt(
-                "SELECT version FROM loci.pages WHERE subject = $1",
-                &[&w.subject],
-            )
-            .map_err(err)?
-            .map_or(0, |r| i64::from(r.get::<_, i32>(0)))
-        };
-        if let Some(expected) = w.expect_version
-            && paged
-            && expected != current
-        {
-            return Ok(WriteOutcome::Conflict { current });
-        }
-        let version = if w.kind == "revision" {
-            current + 1
-        } else {
-            current
-        };
-        let version32 = i32::try_from(version).map_err(|_| TeamError::Server {
-            server: server.clone(),
-            what: "a write".into(),
-            message: format!("version {version} out of range"),
-        })?;
-        let seq: i64 = tx
-            .query_one(
-                "INSERT INTO loci.events(op_id, request_hash, kind, event_kind, subject,
-                     page_kind, version, body, summary, author, checkout, commit_hash, written_at,
-                     payload)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-                 RETURNING seq",
-                &[
-                    &w.op_id,
-                    &w.request_hash,
-                    &w.kind,
-                    &w.event_kind,
-                    &w.subject,
-                    &w.page_kind,
-                    &version32,
-                    &w.body,
-                    &w.summary,
-                    &w.author,
-                    &w.checkout,
-                    &w.commit,
-                    &w.written_at,
-                    &w.payload,
-                ],
-            )
-            .map_err(err)?
-            .get(0);
-        if paged {
-            tx.execute(
-                "INSERT INTO loci.pages(subject, kind, version, head_seq) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (subject) DO UPDATE SET version = EXCLUDED.version, head_seq = EXCLUDED.head_seq",
-                &[&w.subject, &w.page_kind, &version32, &seq],
-            )
-            .map_err(err)?;
-        }
-        tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &seq.to_string()])
-            .map_err(err)?;
         tx.commit().map_err(err)?;
-        Ok(WriteOutcome::Written { seq, version })
+        Ok(outcomes)
+    }
+
+    /// The head of a page on the server: its version and the body of its latest
+    /// revision, or `None` when the server has no revision of it.
+    pub fn head(&mut self, subject: &str) -> Result<Option<(i64, String)>> {
+        let row = self
+            .client
+            .query_opt(
+                "SELECT version, body FROM loci.events
+                  WHERE subject = $1 AND kind = 'revision' ORDER BY seq DESC LIMIT 1",
+                &[&subject],
+            )
+            .map_err(self.err("reading a page's head"))?;
+        Ok(row.map(|r| (i64::from(r.get::<_, i32>(0)), r.get(1))))
+    }
+
+    /// The events of the given kinds that carry no body (pins, topic members, facts,
+    /// sessions, dismissals), in log order: `(kind, subject, payload)`. What a join
+    /// compares its store with, so it uploads only what the team does not have.
+    pub fn shared_events(
+        &mut self,
+        kinds: &[&str],
+    ) -> Result<Vec<(String, String, Option<String>)>> {
+        let kinds: Vec<String> = kinds.iter().map(|k| (*k).to_string()).collect();
+        let rows = self
+            .client
+            .query(
+                "SELECT kind, subject, payload FROM loci.events
+                  WHERE kind = ANY($1) ORDER BY seq",
+                &[&kinds],
+            )
+            .map_err(self.err("reading the log"))?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect())
     }
 
     /// Up to `limit` events past `after`, in order.
@@ -619,6 +598,96 @@ impl Team {
         while rest.next().map_err(fail)?.is_some() {}
         Ok(true)
     }
+}
+
+/// One write inside a writer's transaction (the advisory lock taken): see
+/// [`Team::write`].
+fn write_in(
+    tx: &mut postgres::Transaction<'_>,
+    server: &str,
+    w: &NewEvent,
+) -> Result<WriteOutcome> {
+    let err = |e| classify(server, "a write", e);
+    if let Some(row) = tx
+        .query_opt(
+            "SELECT seq, version, request_hash FROM loci.events WHERE op_id = $1",
+            &[&w.op_id],
+        )
+        .map_err(err)?
+    {
+        let hash: String = row.get(2);
+        if hash != w.request_hash {
+            return Ok(WriteOutcome::OpReused);
+        }
+        return Ok(WriteOutcome::Replayed {
+            seq: row.get(0),
+            version: i64::from(row.get::<_, i32>(1)),
+        });
+    }
+    let paged = PAGE_KINDS.contains(&w.kind.as_str());
+    let current: i64 = if !paged {
+        0
+    } else {
+        tx.query_opt(
+            "SELECT version FROM loci.pages WHERE subject = $1",
+            &[&w.subject],
+        )
+        .map_err(err)?
+        .map_or(0, |r| i64::from(r.get::<_, i32>(0)))
+    };
+    if let Some(expected) = w.expect_version
+        && paged
+        && expected != current
+    {
+        return Ok(WriteOutcome::Conflict { current });
+    }
+    let version = if w.kind == "revision" {
+        current + 1
+    } else {
+        current
+    };
+    let version32 = i32::try_from(version).map_err(|_| TeamError::Server {
+        server: server.to_string(),
+        what: "a write".into(),
+        message: format!("version {version} out of range"),
+    })?;
+    let seq: i64 = tx
+        .query_one(
+            "INSERT INTO loci.events(op_id, request_hash, kind, event_kind, subject,
+                 page_kind, version, body, summary, author, checkout, commit_hash, written_at,
+                 payload)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+             RETURNING seq",
+            &[
+                &w.op_id,
+                &w.request_hash,
+                &w.kind,
+                &w.event_kind,
+                &w.subject,
+                &w.page_kind,
+                &version32,
+                &w.body,
+                &w.summary,
+                &w.author,
+                &w.checkout,
+                &w.commit,
+                &w.written_at,
+                &w.payload,
+            ],
+        )
+        .map_err(err)?
+        .get(0);
+    if paged {
+        tx.execute(
+            "INSERT INTO loci.pages(subject, kind, version, head_seq) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (subject) DO UPDATE SET version = EXCLUDED.version, head_seq = EXCLUDED.head_seq",
+            &[&w.subject, &w.page_kind, &version32, &seq],
+        )
+        .map_err(err)?;
+    }
+    tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &seq.to_string()])
+        .map_err(err)?;
+    Ok(WriteOutcome::Written { seq, version })
 }
 
 /// A server error (SQL state) is [`TeamError::Server`] (or a schema state); anything else
