@@ -189,13 +189,24 @@ impl Workspace {
                 .into_iter()
                 .filter_map(|p| Some((p.current_revision_id?, p.subject)))
                 .collect(),
-            MemoryToCheck::Changed { changes, after } => au::revisions_to_check(
-                conn,
-                &changes.names(),
-                &changes.subjects(),
-                *after,
-                changes.manifests,
-            )?,
+            MemoryToCheck::Changed {
+                changes,
+                after,
+                names,
+                subjects,
+            } => {
+                let mut all_names = changes.names();
+                all_names.extend(names.iter().map(String::as_str));
+                let mut all_subjects = changes.subjects();
+                all_subjects.extend(subjects.iter().map(String::as_str));
+                au::revisions_to_check(
+                    conn,
+                    &all_names,
+                    &all_subjects,
+                    *after,
+                    changes.manifests,
+                )?
+            }
         };
         let ids: Vec<i64> = revisions.iter().map(|(id, _)| *id).collect();
         let mut claims_of = mem::claims_of_revisions(conn, &ids)?;
@@ -575,15 +586,19 @@ const LINTED_REVISION: &str = "linted_revision";
 
 /// The memory a lint checks. After a lint, only the revisions written since and those
 /// that what the map changed since can concern ([`crate::audit::MapChanges`]) can get
-/// another verdict. A failing claim's suggestion (a renamed definition, a similar name)
-/// is made again with its verdict: when its name changes, which a rename does.
+/// another verdict: those naming a changed name or under a changed path, and three kinds
+/// of claims whose verdict rests on more than their own name ([`MemoryToCheck::read`]).
 enum MemoryToCheck {
     /// Every current revision: the first lint, a store that lost track, a large rescan.
     Everything,
-    /// The current revisions written after revision `after` and those `changes` concerns.
+    /// The current revisions written after revision `after`, those `changes` concerns,
+    /// and those holding a claim named one of `names` or whose subject is one of
+    /// `subjects`.
     Changed {
         changes: crate::audit::MapChanges,
         after: i64,
+        names: Vec<String>,
+        subjects: Vec<String>,
     },
 }
 
@@ -602,17 +617,89 @@ impl MemoryToCheck {
         };
         // An open contradiction of a page without a current revision (its page moved or
         // went) belongs to no revision a lint of what changed checks: check everything.
+        let mut subjects = Vec::new();
         for c in au::contradictions(conn, Some("open"))? {
-            if c.origin == "page"
-                && mem::page_by_subject(conn, &c.subject)?
-                    .and_then(|p| p.current_revision_id)
-                    .is_none()
+            if c.origin != "page" {
+                continue;
+            }
+            if mem::page_by_subject(conn, &c.subject)?
+                .and_then(|p| p.current_revision_id)
+                .is_none()
             {
                 return Ok(Self::Everything);
             }
+            // A failing claim's truth and suggestion (a renamed definition, found by its
+            // body; the closest name; the only file of that name) rest on the whole map:
+            // when the map changed, the pages of open contradictions are checked again.
+            if !changes.is_empty() {
+                subjects.push(c.subject);
+            }
         }
-        Ok(Self::Changed { changes, after })
+        subjects.sort();
+        subjects.dedup();
+        // A path claim outside the map is true or false by the disk, which changes without
+        // the map (a git-ignored file appearing or going): checked again every time.
+        let mut names: Vec<String> = au::unmapped_path_targets(conn)?
+            .iter()
+            .map(|t| t.rsplit('/').next().unwrap_or(t).to_string())
+            .collect();
+        // A claim that never named anything is reported once it is a near miss of a name
+        // the map gained, or a call on a type it gained: the names it is near.
+        if !changes.is_empty() {
+            names.extend(near_miss_names(
+                &au::never_resolved_symbol_targets(conn)?,
+                &changes.names(),
+            ));
+        }
+        names.sort();
+        names.dedup();
+        Ok(Self::Changed {
+            changes,
+            after,
+            names,
+            subjects,
+        })
     }
+}
+
+/// The names (last segments) of those of `targets` — symbol claims that never named
+/// anything — whose verdict a change of the map's names `changed` can move: a near miss
+/// of a changed name by any of the scores [`Ctx::closest_name`] and
+/// [`Ctx::closest_member`] use (Jaro-Winkler ≥ 0.88, one word apart, one edit), or a
+/// member whose qualifier's last segment is a changed name (`User.delete()` once `User`
+/// is a type). A superset of those whose verdict moves: checking one more claim again
+/// changes nothing.
+fn near_miss_names(targets: &[String], changed: &[&str]) -> Vec<String> {
+    let changed: Vec<(&str, usize, Vec<String>)> = changed
+        .iter()
+        .map(|n| (*n, n.chars().count(), crate::search::identifier_words(n)))
+        .collect();
+    let qualifiers: HashSet<&str> = changed.iter().map(|(n, _, _)| *n).collect();
+    let mut out = Vec::new();
+    for target in targets {
+        let (qualifier, last) = match target.rsplit_once('.') {
+            Some((q, last)) => (Some(q), last),
+            None => (None, target.as_str()),
+        };
+        if qualifier.is_some_and(|q| qualifiers.contains(q.rsplit('.').next().unwrap_or(q))) {
+            out.push(last.to_string());
+            continue;
+        }
+        let len = last.chars().count();
+        let words = crate::search::identifier_words(last);
+        let near = changed.iter().any(|(n, n_len, n_words)| {
+            let (short, long) = (len.min(*n_len), len.max(*n_len));
+            // Jaro-Winkler ≥ 0.88 needs a Jaro similarity ≥ 0.8, hence lengths within
+            // a ratio of 0.4.
+            (short * 5 >= long * 2 && strsim::jaro_winkler(last, n) >= 0.88)
+                || (len >= 3 && long - short <= 1 && strsim::damerau_levenshtein(last, n) == 1)
+                || words_one_apart(&words, n_words)
+        });
+        if near {
+            out.push(last.to_string());
+        }
+    }
+    out
 }
 
 /// The contradictions a recording of findings may resolve ([`record_findings`]).
@@ -1528,10 +1615,14 @@ fn member_similarity(name: &str, candidate: &str) -> f64 {
 /// True when the identifier words of one are those of the other plus one word at either
 /// end (`legacy_total` / `total`, `parse_config` / `parse_config_file`).
 fn one_word_apart(a: &str, b: &str) -> bool {
-    let (wa, wb) = (
-        crate::search::identifier_words(a),
-        crate::search::identifier_words(b),
-    );
+    words_one_apart(
+        &crate::search::identifier_words(a),
+        &crate::search::identifier_words(b),
+    )
+}
+
+/// [`one_word_apart`] of two names' identifier words.
+fn words_one_apart(wa: &[String], wb: &[String]) -> bool {
     let (short, long) = if wa.len() <= wb.len() {
         (wa, wb)
     } else {

@@ -1532,6 +1532,72 @@ fn lint_and_marks_follow_only_what_changed_and_agree_with_a_check_of_everything(
             "page:decision:1:missing_path:app/util.py",
         ]
     );
+
+    // Fresh-user trial: a claim that never named anything, and a path outside the map (a
+    // git-ignored build output), whose verdicts no change of their own name moves.
+    write(root, ".gitignore", "build/\n");
+    ws.scan(&|_| {}).unwrap();
+    ws.decide(
+        "Keep `frobnicate()` pure; it writes `build/report.txt`",
+        Some("app/format.py"),
+        &by("a"),
+    )
+    .unwrap();
+    let before = [
+        "page:app/billing.py:missing_path:app/util.py",
+        "page:app:version_mismatch:requests@2.31.0",
+        "page:decision:1:missing_path:app/util.py",
+        "page:decision:2:missing_path:build/report.txt",
+    ];
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        before
+    );
+    // A near miss of `frobnicate` added in another file: "did you mean `frobnicat`".
+    write(root, "lib/extra.py", "def frobnicat():\n    return 1\n");
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        [
+            "page:app/billing.py:missing_path:app/util.py",
+            "page:app:version_mismatch:requests@2.31.0",
+            "page:decision:1:missing_path:app/util.py",
+            "page:decision:2:missing_path:build/report.txt",
+            "page:decision:2:missing_symbol:frobnicate",
+        ]
+    );
+    let open = ws.lint().unwrap().result.contradictions;
+    let frob = open.iter().find(|c| c.claim == "frobnicate()").unwrap();
+    assert_eq!(
+        (frob.truth.as_deref(), frob.suggestion.as_deref()),
+        (
+            Some("no symbol `frobnicate` in the map; `frobnicat` has a similar name"),
+            Some("frobnicat")
+        )
+    );
+    // It goes again: the claim is silent again.
+    std::fs::remove_file(root.join("lib/extra.py")).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        before
+    );
+    // The ignored file appears, with no change to the map, then goes.
+    write(root, "build/report.txt", "ok\n");
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        [
+            "page:app/billing.py:missing_path:app/util.py",
+            "page:app:version_mismatch:requests@2.31.0",
+            "page:decision:1:missing_path:app/util.py",
+        ]
+    );
+    std::fs::remove_file(root.join("build/report.txt")).unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        before
+    );
 }
 
 /// Fault (fresh-user trial of issue 30): an import that moved a page back to the subject it
