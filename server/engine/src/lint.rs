@@ -99,6 +99,8 @@ struct Ctx<'a> {
     /// [`Ctx::members_of`]'s answers in this run, by scope.
     members: HashMap<String, Vec<String>>,
     file_names: Option<HashMap<String, Vec<String>>>,
+    /// Revision bodies read by [`Ctx::unknown_call`] in this run, by revision id.
+    bodies: HashMap<i64, String>,
 }
 
 impl Workspace {
@@ -170,6 +172,7 @@ impl Workspace {
             closest: HashMap::new(),
             members: HashMap::new(),
             file_names: None,
+            bodies: HashMap::new(),
         };
         let mut findings: Vec<NewFinding> = Vec::new();
         let mut claims_checked = 0u64;
@@ -211,9 +214,11 @@ impl Workspace {
         let ids: Vec<i64> = revisions.iter().map(|(id, _)| *id).collect();
         let mut claims_of = mem::claims_of_revisions(conn, &ids)?;
         for (id, subject) in &revisions {
-            for claim in claims_of.remove(id).unwrap_or_default() {
+            let claims = claims_of.remove(id).unwrap_or_default();
+            let scope = page_scope(conn, subject, &claims)?;
+            for claim in &claims {
                 claims_checked += 1;
-                findings.extend(ctx.check(&page_check(subject, &claim))?.0);
+                findings.extend(ctx.check(&page_check(subject, claim, &scope))?.0);
             }
         }
 
@@ -261,6 +266,8 @@ impl Workspace {
                     revision_id: None,
                     snapshots: Vec::new(),
                     snapshot_at: None,
+                    scope: &[],
+                    span: (0, 0),
                 };
                 let (finding, resolved) = ctx.check(&check)?;
                 findings.extend(finding);
@@ -528,8 +535,29 @@ impl Workspace {
     }
 }
 
-/// The check of a memory page's claim, as lint makes it.
-fn page_check<'a>(subject: &'a str, claim: &'a mem::ClaimRow) -> Check<'a> {
+/// The code a memory page is about, as paths of the map: its subject when that is a file
+/// or folder of the map, else (a decision, a lesson, a topic) the paths of the map its
+/// claims name (an entry written with a subject says "(about `PATH`)"). Empty for a page
+/// about nothing in the map.
+fn page_scope(
+    conn: &loci_store::rusqlite::Connection,
+    subject: &str,
+    claims: &[mem::ClaimRow],
+) -> Result<Vec<String>> {
+    if resolve_path(conn, subject)?.is_some() {
+        return Ok(vec![subject.to_string()]);
+    }
+    let mut scope = Vec::new();
+    for c in claims.iter().filter(|c| c.kind == ClaimKind::Path.as_str()) {
+        if !scope.contains(&c.target) && resolve_path(conn, &c.target)?.is_some() {
+            scope.push(c.target.clone());
+        }
+    }
+    Ok(scope)
+}
+
+/// The check of a memory page's claim, as lint makes it; `scope` is [`page_scope`].
+fn page_check<'a>(subject: &'a str, claim: &'a mem::ClaimRow, scope: &'a [String]) -> Check<'a> {
     Check {
         origin: "page",
         subject,
@@ -549,6 +577,8 @@ fn page_check<'a>(subject: &'a str, claim: &'a mem::ClaimRow) -> Check<'a> {
         revision_id: Some(claim.revision_id),
         snapshots: claim_snapshots(claim),
         snapshot_at: Some(&claim.snapshot_at),
+        scope,
+        span: (claim.start_byte, claim.end_byte),
     }
 }
 
@@ -860,9 +890,11 @@ impl Workspace {
             closest: HashMap::new(),
             members: HashMap::new(),
             file_names: None,
+            bodies: HashMap::new(),
         };
+        let scope = page_scope(conn, &rev.subject, &claims)?;
         for claim in &claims {
-            if let (Some(f), _) = ctx.check(&page_check(&rev.subject, claim))? {
+            if let (Some(f), _) = ctx.check(&page_check(&rev.subject, claim, &scope))? {
                 out.push((claim.claim_id, f));
             }
         }
@@ -929,6 +961,7 @@ impl Workspace {
             closest: HashMap::new(),
             members: HashMap::new(),
             file_names: None,
+            bodies: HashMap::new(),
         };
         let lines: Vec<&str> = text.split('\n').collect();
         let doc_dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
@@ -958,6 +991,8 @@ impl Workspace {
                 revision_id: None,
                 snapshots: Vec::new(),
                 snapshot_at: None,
+                scope: &[],
+                span: (0, 0),
             };
             let (Some(finding), _) = ctx.check(&check)? else {
                 continue;
@@ -1018,6 +1053,7 @@ impl Workspace {
                         closest: HashMap::new(),
                         members: HashMap::new(),
                         file_names: None,
+                        bodies: HashMap::new(),
                     };
                     match ctx.path_suggestion(&claim.target)? {
                         Some(s) => {
@@ -1068,6 +1104,7 @@ impl Workspace {
                         closest: HashMap::new(),
                         members: HashMap::new(),
                         file_names: None,
+                        bodies: HashMap::new(),
                     };
                     let last = claim.target.rsplit('.').next().unwrap_or(&claim.target);
                     match ctx.closest_name(last)? {
@@ -1127,6 +1164,10 @@ struct Check<'a> {
     snapshots: Vec<Snapshot<'a>>,
     /// When they were taken (RFC 3339).
     snapshot_at: Option<&'a str>,
+    /// The paths of the map a memory page is about ([`page_scope`]; empty for a doc).
+    scope: &'a [String],
+    /// The claim's byte range in its revision's body (memory only).
+    span: (u32, u32),
 }
 
 impl Ctx<'_> {
@@ -1279,14 +1320,23 @@ impl Ctx<'_> {
                             }
                             _ => false,
                         };
-                        if !(c.was_resolved || near_miss || member_call) {
+                        // `_checknetloc()` on a page about urllib/parse.py, once it became
+                        // `_validate_netloc`: a call the page's code neither defines nor
+                        // makes, and the map defines nowhere ([`Ctx::unknown_call`]).
+                        let unknown_call = !(c.was_resolved || near_miss || member_call)
+                            && qualifier.is_none()
+                            && self.unknown_call(c, last)?;
+                        if !(c.was_resolved || near_miss || member_call || unknown_call) {
                             return Ok((None, None));
                         }
                         // In the claim's own form: `Header.encode` for `Header.encod()`,
                         // `Span::new` for `Span::nwe()` (the bare member had been given).
-                        let suggestion = near.map(|(n, _)| match qualifier {
-                            Some(q) => format!("{}{sep}{n}", q.replace('.', sep)),
-                            None => n,
+                        // A name that is not near any (an unknown call) suggests nothing.
+                        let suggestion = near.filter(|_| !unknown_call).map(|(n, _)| {
+                            match qualifier {
+                                Some(q) => format!("{}{sep}{n}", q.replace('.', sep)),
+                                None => n,
+                            }
                         });
                         let truth = match &suggestion {
                             Some(s) => {
@@ -1295,6 +1345,11 @@ impl Ctx<'_> {
                                     c.target
                                 )
                             }
+                            None if unknown_call => format!(
+                                "no symbol `{}` in the map, and {} neither defines nor calls it",
+                                c.target,
+                                c.scope.join(", ")
+                            ),
                             None => format!("no symbol `{}` in the map", c.target),
                         };
                         Ok((
@@ -1336,6 +1391,41 @@ impl Ctx<'_> {
             }
             None => Ok((None, None)),
         }
+    }
+
+    /// Whether the memory claim `c`, a call of `name` in the form `name()` that resolves
+    /// nowhere in the map, names code the page's own code lacks: its page is about paths
+    /// of the map ([`Check::scope`]), no file there refers to `name` (a builtin such as
+    /// `len()`, a function imported from a dependency: the code there calls them), it is
+    /// not a member every type has, and the clause around it does not say it is absent
+    /// (`` `encode_fast()` never existed here ``, "was removed", "is not here":
+    /// [`negated_clause`]). Such a claim was silent (docs/audit.md, "A call that never
+    /// resolved", has the measurement behind the rule).
+    fn unknown_call(&mut self, c: &Check<'_>, name: &str) -> Result<bool> {
+        if c.origin != "page"
+            || c.scope.is_empty()
+            || !c.text.ends_with(')')
+            || provided_by_the_language(name)
+        {
+            return Ok(false);
+        }
+        let conn = self.ws.store.conn();
+        for path in c.scope {
+            if loci_store::map::referenced_in(conn, name, path)? {
+                return Ok(false);
+            }
+        }
+        let Some(revision_id) = c.revision_id else {
+            return Ok(false);
+        };
+        if !self.bodies.contains_key(&revision_id) {
+            let body = mem::revision_by_id(conn, revision_id)?
+                .map(|r| r.body)
+                .unwrap_or_default();
+            self.bodies.insert(revision_id, body);
+        }
+        let body = self.bodies.get(&revision_id).map_or("", String::as_str);
+        Ok(!negated_clause(body, c.span.0 as usize, c.span.1 as usize))
     }
 
     /// Where a missing path went: the renames the scans saw (the drift ledger, followed
@@ -1673,6 +1763,62 @@ fn module_qualifier(q: &str, path: &str) -> String {
         None => module.to_string(),
     }
 }
+
+/// Whether the clause of `body` around the bytes `start..end` (from the last sentence or
+/// clause break before them — a line break, `. `, `; `, `! `, `? ` — to the first after)
+/// says that what it names is absent: a word of [`NEGATIONS`] or one ending in `n't`,
+/// outside backticks (`` `not_found()` `` negates nothing).
+fn negated_clause(body: &str, start: usize, end: usize) -> bool {
+    let start = start.min(body.len());
+    let end = end.clamp(start, body.len());
+    let (Some(before), Some(after)) = (body.get(..start), body.get(end..)) else {
+        return false;
+    };
+    const BREAKS: &[&str] = &["\n", ". ", "; ", "! ", "? "];
+    let from = BREAKS
+        .iter()
+        .filter_map(|b| before.rfind(b).map(|i| i + b.len()))
+        .max()
+        .unwrap_or(0);
+    let to = BREAKS
+        .iter()
+        .filter_map(|b| after.find(b))
+        .min()
+        .unwrap_or(after.len());
+    let clause = format!("{} {}", &before[from..], &after[..to]);
+    // Backticked spans are names, not words of the sentence.
+    let words: String = clause
+        .split('`')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 0)
+        .map(|(_, part)| part)
+        .collect::<Vec<_>>()
+        .join(" ");
+    words
+        .to_lowercase()
+        .split(|ch: char| !(ch.is_alphanumeric() || ch == '\''))
+        .any(|w| NEGATIONS.contains(&w) || w.ends_with("n't"))
+}
+
+/// Words that say what a clause names is absent or was: "never existed", "was removed",
+/// "is not here", "renamed to", "instead of".
+const NEGATIONS: &[&str] = &[
+    "never",
+    "not",
+    "no",
+    "nor",
+    "without",
+    "removed",
+    "deleted",
+    "renamed",
+    "gone",
+    "instead",
+    "rather",
+    "deprecated",
+    "obsolete",
+    "formerly",
+    "nonexistent",
+];
 
 /// A finding in words: `` missing_path `src/old.py` (renamed to src/new.py) ``.
 pub fn describe(f: &NewFinding) -> String {
