@@ -887,7 +887,8 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
     // A store given from another directory answers for the tree it maps: `loci lint --db
     // STORE` run elsewhere had mapped that directory into the store and marked all of its
     // memory false. A root given (`-C`, `scan PATH`) that is not the store's is refused.
-    let root_given = cli.root.is_some() || matches!(cli.command, Command::Scan { path: Some(_), .. });
+    let root_given =
+        cli.root.is_some() || matches!(cli.command, Command::Scan { path: Some(_), .. });
     if let (Err(EngineError::OtherRoot { db, mapped, .. }), false) = (&opening, root_given) {
         eprintln!(
             "note: {} is the store of {}: answering for {}",

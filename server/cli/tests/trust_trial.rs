@@ -502,7 +502,15 @@ fn fault_a_store_used_from_another_directory_mapped_that_directory() {
     write(&b, "other.py", "def other():\n    return 2\n");
     let (a, b) = (a.canonicalize().unwrap(), b.canonicalize().unwrap());
     ok(&a, &["scan"]);
-    ok(&a, &["remember", "app.py", "--text", "Calls `hello()` in `app.py`."]);
+    ok(
+        &a,
+        &[
+            "remember",
+            "app.py",
+            "--text",
+            "Calls `hello()` in `app.py`.",
+        ],
+    );
     let db = a.join(".loci/loci.db");
     let db = db.to_str().unwrap();
 

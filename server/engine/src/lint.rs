@@ -101,6 +101,8 @@ struct Ctx<'a> {
     file_names: Option<HashMap<String, Vec<String>>>,
     /// Revision bodies read by [`Ctx::unknown_call`] in this run, by revision id.
     bodies: HashMap<i64, String>,
+    /// [`Ctx::scope`]'s answers in this run, by revision id.
+    scopes: HashMap<i64, Vec<String>>,
 }
 
 impl Workspace {
@@ -173,6 +175,7 @@ impl Workspace {
             members: HashMap::new(),
             file_names: None,
             bodies: HashMap::new(),
+            scopes: HashMap::new(),
         };
         let mut findings: Vec<NewFinding> = Vec::new();
         let mut claims_checked = 0u64;
@@ -202,23 +205,16 @@ impl Workspace {
                 all_names.extend(names.iter().map(String::as_str));
                 let mut all_subjects = changes.subjects();
                 all_subjects.extend(subjects.iter().map(String::as_str));
-                au::revisions_to_check(
-                    conn,
-                    &all_names,
-                    &all_subjects,
-                    *after,
-                    changes.manifests,
-                )?
+                au::revisions_to_check(conn, &all_names, &all_subjects, *after, changes.manifests)?
             }
         };
         let ids: Vec<i64> = revisions.iter().map(|(id, _)| *id).collect();
         let mut claims_of = mem::claims_of_revisions(conn, &ids)?;
         for (id, subject) in &revisions {
             let claims = claims_of.remove(id).unwrap_or_default();
-            let scope = page_scope(conn, subject, &claims)?;
             for claim in &claims {
                 claims_checked += 1;
-                findings.extend(ctx.check(&page_check(subject, claim, &scope))?.0);
+                findings.extend(ctx.check(&page_check(subject, claim, &claims))?.0);
             }
         }
 
@@ -266,7 +262,7 @@ impl Workspace {
                     revision_id: None,
                     snapshots: Vec::new(),
                     snapshot_at: None,
-                    scope: &[],
+                    page_claims: &[],
                     span: (0, 0),
                 };
                 let (finding, resolved) = ctx.check(&check)?;
@@ -556,8 +552,12 @@ fn page_scope(
     Ok(scope)
 }
 
-/// The check of a memory page's claim, as lint makes it; `scope` is [`page_scope`].
-fn page_check<'a>(subject: &'a str, claim: &'a mem::ClaimRow, scope: &'a [String]) -> Check<'a> {
+/// The check of a memory page's claim, as lint makes it; `claims` are its revision's.
+fn page_check<'a>(
+    subject: &'a str,
+    claim: &'a mem::ClaimRow,
+    claims: &'a [mem::ClaimRow],
+) -> Check<'a> {
     Check {
         origin: "page",
         subject,
@@ -577,7 +577,7 @@ fn page_check<'a>(subject: &'a str, claim: &'a mem::ClaimRow, scope: &'a [String
         revision_id: Some(claim.revision_id),
         snapshots: claim_snapshots(claim),
         snapshot_at: Some(&claim.snapshot_at),
-        scope,
+        page_claims: claims,
         span: (claim.start_byte, claim.end_byte),
     }
 }
@@ -891,10 +891,10 @@ impl Workspace {
             members: HashMap::new(),
             file_names: None,
             bodies: HashMap::new(),
+            scopes: HashMap::new(),
         };
-        let scope = page_scope(conn, &rev.subject, &claims)?;
         for claim in &claims {
-            if let (Some(f), _) = ctx.check(&page_check(&rev.subject, claim, &scope))? {
+            if let (Some(f), _) = ctx.check(&page_check(&rev.subject, claim, &claims))? {
                 out.push((claim.claim_id, f));
             }
         }
@@ -962,6 +962,7 @@ impl Workspace {
             members: HashMap::new(),
             file_names: None,
             bodies: HashMap::new(),
+            scopes: HashMap::new(),
         };
         let lines: Vec<&str> = text.split('\n').collect();
         let doc_dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
@@ -991,7 +992,7 @@ impl Workspace {
                 revision_id: None,
                 snapshots: Vec::new(),
                 snapshot_at: None,
-                scope: &[],
+                page_claims: &[],
                 span: (0, 0),
             };
             let (Some(finding), _) = ctx.check(&check)? else {
@@ -1054,6 +1055,7 @@ impl Workspace {
                         members: HashMap::new(),
                         file_names: None,
                         bodies: HashMap::new(),
+                        scopes: HashMap::new(),
                     };
                     match ctx.path_suggestion(&claim.target)? {
                         Some(s) => {
@@ -1105,6 +1107,7 @@ impl Workspace {
                         members: HashMap::new(),
                         file_names: None,
                         bodies: HashMap::new(),
+                        scopes: HashMap::new(),
                     };
                     let last = claim.target.rsplit('.').next().unwrap_or(&claim.target);
                     match ctx.closest_name(last)? {
@@ -1164,8 +1167,9 @@ struct Check<'a> {
     snapshots: Vec<Snapshot<'a>>,
     /// When they were taken (RFC 3339).
     snapshot_at: Option<&'a str>,
-    /// The paths of the map a memory page is about ([`page_scope`]; empty for a doc).
-    scope: &'a [String],
+    /// The claims of a memory claim's revision, whose paths say what code an entry is
+    /// about ([`page_scope`]; empty for a doc).
+    page_claims: &'a [mem::ClaimRow],
     /// The claim's byte range in its revision's body (memory only).
     span: (u32, u32),
 }
@@ -1311,7 +1315,12 @@ impl Ctx<'_> {
                             Some(q) => self.closest_member(conn, q, last)?,
                             None => self.closest_name(last)?,
                         };
-                        let near_miss = near.as_ref().is_some_and(|(_, score)| *score >= 0.88);
+                        // A name that never resolved and that the page's own code refers to
+                        // (`len()`, `exec()` on a page about a file calling them; `os.rename()`
+                        // beside `os.renames`) is that code's use of something outside the
+                        // map, not a near miss of a name of the map.
+                        let near_miss = near.as_ref().is_some_and(|(_, score)| *score >= 0.88)
+                            && (c.was_resolved || !self.used_in_scope(c, last)?);
                         // `User.delete()` — a call on a type the map has — is a claim
                         // about that type's members even when no member is close.
                         let member_call = match qualifier {
@@ -1332,12 +1341,12 @@ impl Ctx<'_> {
                         // In the claim's own form: `Header.encode` for `Header.encod()`,
                         // `Span::new` for `Span::nwe()` (the bare member had been given).
                         // A name that is not near any (an unknown call) suggests nothing.
-                        let suggestion = near.filter(|_| !unknown_call).map(|(n, _)| {
-                            match qualifier {
-                                Some(q) => format!("{}{sep}{n}", q.replace('.', sep)),
-                                None => n,
-                            }
-                        });
+                        let suggestion =
+                            near.filter(|_| !unknown_call)
+                                .map(|(n, _)| match qualifier {
+                                    Some(q) => format!("{}{sep}{n}", q.replace('.', sep)),
+                                    None => n,
+                                });
                         let truth = match &suggestion {
                             Some(s) => {
                                 format!(
@@ -1348,7 +1357,7 @@ impl Ctx<'_> {
                             None if unknown_call => format!(
                                 "no symbol `{}` in the map, and {} neither defines nor calls it",
                                 c.target,
-                                c.scope.join(", ")
+                                self.scope(c)?.join(", ")
                             ),
                             None => format!("no symbol `{}` in the map", c.target),
                         };
@@ -1395,29 +1404,23 @@ impl Ctx<'_> {
 
     /// Whether the memory claim `c`, a call of `name` in the form `name()` that resolves
     /// nowhere in the map, names code the page's own code lacks: its page is about paths
-    /// of the map ([`Check::scope`]), no file there refers to `name` (a builtin such as
+    /// of the map ([`page_scope`]), no file there refers to `name` (a builtin such as
     /// `len()`, a function imported from a dependency: the code there calls them), it is
     /// not a member every type has, and the clause around it does not say it is absent
     /// (`` `encode_fast()` never existed here ``, "was removed", "is not here":
     /// [`negated_clause`]). Such a claim was silent (docs/audit.md, "A call that never
     /// resolved", has the measurement behind the rule).
     fn unknown_call(&mut self, c: &Check<'_>, name: &str) -> Result<bool> {
-        if c.origin != "page"
-            || c.scope.is_empty()
-            || !c.text.ends_with(')')
-            || provided_by_the_language(name)
-        {
-            return Ok(false);
-        }
-        let conn = self.ws.store.conn();
-        for path in c.scope {
-            if loci_store::map::referenced_in(conn, name, path)? {
-                return Ok(false);
-            }
-        }
         let Some(revision_id) = c.revision_id else {
             return Ok(false);
         };
+        if c.origin != "page" || !c.text.ends_with(')') || provided_by_the_language(name) {
+            return Ok(false);
+        }
+        if self.scope(c)?.is_empty() || self.used_in_scope(c, name)? {
+            return Ok(false);
+        }
+        let conn = self.ws.store.conn();
         if !self.bodies.contains_key(&revision_id) {
             let body = mem::revision_by_id(conn, revision_id)?
                 .map(|r| r.body)
@@ -1426,6 +1429,34 @@ impl Ctx<'_> {
         }
         let body = self.bodies.get(&revision_id).map_or("", String::as_str);
         Ok(!negated_clause(body, c.span.0 as usize, c.span.1 as usize))
+    }
+
+    /// Whether a file of the code a memory claim's page is about ([`page_scope`]) refers
+    /// to `name` (a call, a use, an import).
+    fn used_in_scope(&mut self, c: &Check<'_>, name: &str) -> Result<bool> {
+        if c.origin != "page" {
+            return Ok(false);
+        }
+        for path in self.scope(c)? {
+            if loci_store::map::referenced_in(self.ws.store.conn(), name, &path)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// [`page_scope`] of a memory claim's page, made once per revision in a run (only a
+    /// name that resolves nowhere asks for it).
+    fn scope(&mut self, c: &Check<'_>) -> Result<Vec<String>> {
+        let Some(revision_id) = c.revision_id else {
+            return Ok(Vec::new());
+        };
+        if let Some(scope) = self.scopes.get(&revision_id) {
+            return Ok(scope.clone());
+        }
+        let scope = page_scope(self.ws.store.conn(), c.subject, c.page_claims)?;
+        self.scopes.insert(revision_id, scope.clone());
+        Ok(scope)
     }
 
     /// Where a missing path went: the renames the scans saw (the drift ledger, followed

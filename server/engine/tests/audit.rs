@@ -1726,7 +1726,11 @@ fn fault_a_call_that_never_resolved_stayed_silent() {
     );
     // Defined elsewhere: the claim names something, and the lint of what changed resolves
     // the finding as a lint of everything does.
-    write(root, "net/legacy.py", "def _checknetloc(netloc):\n    return netloc\n");
+    write(
+        root,
+        "net/legacy.py",
+        "def _checknetloc(netloc):\n    return netloc\n",
+    );
     ws.scan(&|_| {}).unwrap();
     assert_eq!(
         lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
@@ -1735,5 +1739,53 @@ fn fault_a_call_that_never_resolved_stayed_silent() {
             "memory `decision:1` v1 claim `net/parse.py` is stale: net/parse.py changed since it was written",
             "memory `net` v1 claim `urlsplit()` is stale: body of net/parse.py#urlsplit@function changed since it was written",
         ]
+    );
+}
+
+/// Fault (fresh-user trial of issue 30, measured on the stdlib): a page about a file
+/// naming a builtin the file calls (`len()`, with `le` defined elsewhere) was reported as
+/// a near miss ("did you mean `le`"), as were `exec()` (`execl`) and `os.rename()`
+/// (`os.renames`). A name that never resolved and that the page's own code refers to is
+/// that code's use of something outside the map; a typo the code does not make is still
+/// reported.
+#[test]
+fn fault_a_builtin_the_code_calls_was_reported_as_a_near_miss() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "app.py",
+        "def bound(netloc):\n    return len(netloc) < 256\n",
+    );
+    write(root, "posix.py", "def le(a, b):\n    return a <= b\n");
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "a"]);
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.remember(
+        "app.py",
+        "`bound()` keeps `len()` of the netloc under 256; `boundd()` is its twin.",
+        &by("a"),
+    )
+    .unwrap();
+    let open: Vec<(String, Option<String>)> = ws
+        .lint()
+        .unwrap()
+        .result
+        .contradictions
+        .iter()
+        .map(|c| (c.finding_key.clone(), c.suggestion.clone()))
+        .collect();
+    assert_eq!(
+        open,
+        [(
+            "page:app.py:missing_symbol:boundd".to_string(),
+            Some("bound".to_string())
+        )]
+    );
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        ["page:app.py:missing_symbol:boundd"]
     );
 }
