@@ -1316,15 +1316,21 @@ impl Ctx<'_> {
                             None => self.closest_name(last)?,
                         };
                         // A name that never resolved and that the page's own code refers to
-                        // (`len()`, `exec()` on a page about a file calling them; `os.rename()`
-                        // beside `os.renames`) is that code's use of something outside the
-                        // map, not a near miss of a name of the map.
-                        let near_miss = near.as_ref().is_some_and(|(_, score)| *score >= 0.88)
-                            && (c.was_resolved || !self.used_in_scope(c, last)?);
+                        // (`len()` on a page about a file calling it, beside `le`;
+                        // `os.rename()` beside `os.renames`; `TCPServer.serve_forever()`,
+                        // inherited) is that code's use of something outside the map or
+                        // beyond the map's reach, not a near miss nor a missing member.
+                        let used_here = !c.was_resolved && self.used_in_scope(c, last)?;
+                        let near_miss =
+                            near.as_ref().is_some_and(|(_, score)| *score >= 0.88) && !used_here;
                         // `User.delete()` — a call on a type the map has — is a claim
                         // about that type's members even when no member is close.
                         let member_call = match qualifier {
-                            Some(q) if c.text.ends_with(')') && !provided_by_the_language(last) => {
+                            Some(q)
+                                if c.text.ends_with(')')
+                                    && !provided_by_the_language(last)
+                                    && !used_here =>
+                            {
                                 names_a_type(conn, q)?
                             }
                             _ => false,

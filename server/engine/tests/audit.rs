@@ -1744,10 +1744,11 @@ fn fault_a_call_that_never_resolved_stayed_silent() {
 
 /// Fault (fresh-user trial of issue 30, measured on the stdlib): a page about a file
 /// naming a builtin the file calls (`len()`, with `le` defined elsewhere) was reported as
-/// a near miss ("did you mean `le`"), as were `exec()` (`execl`) and `os.rename()`
-/// (`os.renames`). A name that never resolved and that the page's own code refers to is
-/// that code's use of something outside the map; a typo the code does not make is still
-/// reported.
+/// a near miss ("did you mean `le`"), as was `os.rename()` (`os.renames`), and
+/// `TCPServer.serve_forever()` (inherited from a class the map does not link) as a
+/// missing member. A name that never resolved and that the page's own code refers to is
+/// that code's use of something outside the map; a typo or a member the code does not
+/// use is still reported.
 #[test]
 fn fault_a_builtin_the_code_calls_was_reported_as_a_near_miss() {
     let dir = tempfile::tempdir().unwrap();
@@ -1755,9 +1756,14 @@ fn fault_a_builtin_the_code_calls_was_reported_as_a_near_miss() {
     write(
         root,
         "app.py",
-        "def bound(netloc):\n    return len(netloc) < 256\n",
+        "def bound(netloc):\n    return len(netloc) < 256\n\n\ndef run(srv):\n    srv.serve_forever()\n",
     );
     write(root, "posix.py", "def le(a, b):\n    return a <= b\n");
+    write(
+        root,
+        "base.py",
+        "class Server:\n    def start(self):\n        pass\n",
+    );
     git(root, &["init", "-q", "-b", "main"]);
     git(root, &["add", "-A"]);
     git(root, &["commit", "-qm", "a"]);
@@ -1765,7 +1771,7 @@ fn fault_a_builtin_the_code_calls_was_reported_as_a_near_miss() {
     ws.scan(&|_| {}).unwrap();
     ws.remember(
         "app.py",
-        "`bound()` keeps `len()` of the netloc under 256; `boundd()` is its twin.",
+        "`bound()` keeps `len()` of the netloc under 256; `boundd()` is its twin. `run()` calls `Server.serve_forever()`, never `Server.stop()`.",
         &by("a"),
     )
     .unwrap();
@@ -1779,13 +1785,19 @@ fn fault_a_builtin_the_code_calls_was_reported_as_a_near_miss() {
         .collect();
     assert_eq!(
         open,
-        [(
-            "page:app.py:missing_symbol:boundd".to_string(),
-            Some("bound".to_string())
-        )]
+        [
+            (
+                "page:app.py:missing_symbol:boundd".to_string(),
+                Some("bound".to_string())
+            ),
+            ("page:app.py:missing_symbol:Server.stop".to_string(), None),
+        ]
     );
     assert_eq!(
         lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
-        ["page:app.py:missing_symbol:boundd"]
+        [
+            "page:app.py:missing_symbol:Server.stop",
+            "page:app.py:missing_symbol:boundd"
+        ]
     );
 }
