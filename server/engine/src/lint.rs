@@ -1427,13 +1427,14 @@ impl Ctx<'_> {
             return Ok(false);
         }
         let conn = self.ws.store.conn();
-        if !self.bodies.contains_key(&revision_id) {
-            let body = mem::revision_by_id(conn, revision_id)?
-                .map(|r| r.body)
-                .unwrap_or_default();
-            self.bodies.insert(revision_id, body);
-        }
-        let body = self.bodies.get(&revision_id).map_or("", String::as_str);
+        let body = match self.bodies.entry(revision_id) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(
+                mem::revision_by_id(conn, revision_id)?
+                    .map(|r| r.body)
+                    .unwrap_or_default(),
+            ),
+        };
         Ok(!negated_clause(body, c.span.0 as usize, c.span.1 as usize))
     }
 
