@@ -8,9 +8,12 @@
 //!   with a directory that exists;
 //! - `missing_symbol` (medium): a symbol claim that resolved when it was written and no
 //!   longer does, or one that never resolved but is a near miss of a real name (for
-//!   `Type.member`, of a member of what `Type` names) — precision over completeness: a
-//!   bare name the repository never had (`print()`) or a settings key (`scan.max_files`)
-//!   is not reported. Its suggestion is a renamed definition found by the claim's
+//!   `Type.member`, of a member of what `Type` names) and not a name the page's own code
+//!   refers to, or a call in bare form (`_checknetloc()`) that a page about code of the
+//!   map names, that the map defines nowhere and that code never makes, unless its clause
+//!   says it is absent ([`Ctx::unknown_call`]) — precision over completeness: a function
+//!   of the language (`print()`), a name the code there calls, or a settings key
+//!   (`scan.max_files`) is not reported. Its suggestion is a renamed definition found by the claim's
 //!   snapshot, by body, then by signature ([`crate::renamed`]), else the most similar
 //!   name; the truth says which evidence it rests on (`` `_validate_netloc` in
 //!   urllib/parse.py has the same body ``, `` `total` has a similar name ``);
@@ -1412,7 +1415,8 @@ impl Ctx<'_> {
     /// nowhere in the map, names code the page's own code lacks: its page is about paths
     /// of the map ([`page_scope`]), no file there refers to `name` (a builtin such as
     /// `len()`, a function imported from a dependency: the code there calls them), it is
-    /// not a member every type has, and the clause around it does not say it is absent
+    /// not a member every type has nor a function of a language ([`LANGUAGE_FUNCTIONS`]:
+    /// `print()` names the builtin, called or not), and the clause around it does not say it is absent
     /// (`` `encode_fast()` never existed here ``, "was removed", "is not here":
     /// [`negated_clause`]). Such a claim was silent (docs/audit.md, "A call that never
     /// resolved", has the measurement behind the rule).
@@ -1420,7 +1424,11 @@ impl Ctx<'_> {
         let Some(revision_id) = c.revision_id else {
             return Ok(false);
         };
-        if c.origin != "page" || !c.text.ends_with(')') || provided_by_the_language(name) {
+        if c.origin != "page"
+            || !c.text.ends_with(')')
+            || provided_by_the_language(name)
+            || LANGUAGE_FUNCTIONS.contains(&name)
+        {
             return Ok(false);
         }
         if self.scope(c)?.is_empty() || self.used_in_scope(c, name)? {
@@ -1921,6 +1929,160 @@ const LANGUAGE_PROVIDED_MEMBERS: &[&str] = &[
     "hasOwnProperty",
     "toLocaleString",
     "constructor",
+];
+
+/// Functions the languages provide without a definition in the map, which a page may name
+/// whether or not its code calls them (`print()` on a page about a file that does not):
+/// Python's builtins, JavaScript's global functions, Go's builtins, Ruby's `Kernel`
+/// functions and the most named of C's library. A call [`Ctx::unknown_call`] never
+/// reports.
+const LANGUAGE_FUNCTIONS: &[&str] = &[
+    // Python: builtins.
+    "abs",
+    "aiter",
+    "all",
+    "anext",
+    "any",
+    "ascii",
+    "bin",
+    "bool",
+    "breakpoint",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "classmethod",
+    "compile",
+    "complex",
+    "delattr",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "eval",
+    "exec",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "globals",
+    "hasattr",
+    "hash",
+    "help",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "list",
+    "locals",
+    "map",
+    "max",
+    "memoryview",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "open",
+    "ord",
+    "pow",
+    "print",
+    "property",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "vars",
+    "zip",
+    "__import__",
+    // JavaScript: global functions and constructors.
+    "parseInt",
+    "parseFloat",
+    "isNaN",
+    "isFinite",
+    "encodeURIComponent",
+    "decodeURIComponent",
+    "encodeURI",
+    "decodeURI",
+    "setTimeout",
+    "setInterval",
+    "clearTimeout",
+    "clearInterval",
+    "setImmediate",
+    "queueMicrotask",
+    "structuredClone",
+    "fetch",
+    "require",
+    "alert",
+    "Symbol",
+    "Number",
+    "String",
+    "Boolean",
+    "Array",
+    "Object",
+    "Promise",
+    "Date",
+    "Error",
+    "RegExp",
+    "Map",
+    "Set",
+    "BigInt",
+    // Go: builtins.
+    "append",
+    "cap",
+    "clear",
+    "close",
+    "copy",
+    "delete",
+    "imag",
+    "make",
+    "new",
+    "panic",
+    "println",
+    "real",
+    "recover",
+    // Ruby: Kernel.
+    "puts",
+    "p",
+    "require_relative",
+    "raise",
+    "loop",
+    "lambda",
+    "proc",
+    // C: the library functions most named.
+    "printf",
+    "fprintf",
+    "sprintf",
+    "snprintf",
+    "malloc",
+    "calloc",
+    "realloc",
+    "free",
+    "memcpy",
+    "memmove",
+    "memset",
+    "strlen",
+    "strcmp",
+    "strcpy",
+    "strncpy",
+    "exit",
+    "abort",
+    "assert",
+    "sizeof",
 ];
 
 /// Whether `member` is one of [`LANGUAGE_PROVIDED_MEMBERS`].

@@ -1658,7 +1658,7 @@ fn fault_a_call_that_never_resolved_stayed_silent() {
     let mut ws = Workspace::open(root, None).unwrap();
     ws.scan(&|_| {}).unwrap();
     ws.decide(
-        "`urlsplit()` must call `_checknetloc()` first; `len()` bounds the netloc",
+        "`urlsplit()` must call `_checknetloc()` first; `len()` bounds the netloc; `print()` helps",
         Some("net/parse.py"),
         &by("a"),
     )
