@@ -882,7 +882,24 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         refuse_missing_store(&root, cli.db.as_deref())?;
     }
     let out = output::Output::new(cli.json);
-    let ws = match (Workspace::open(&root, cli.db.as_deref()), &cli.command) {
+    let mut root = root;
+    let mut opening = Workspace::open(&root, cli.db.as_deref());
+    // A store given from another directory answers for the tree it maps: `loci lint --db
+    // STORE` run elsewhere had mapped that directory into the store and marked all of its
+    // memory false. A root given (`-C`, `scan PATH`) that is not the store's is refused.
+    let root_given =
+        cli.root.is_some() || matches!(cli.command, Command::Scan { path: Some(_), .. });
+    if let (Err(EngineError::OtherRoot { db, mapped, .. }), false) = (&opening, root_given) {
+        eprintln!(
+            "note: {} is the store of {}: answering for {}",
+            db.display(),
+            mapped.display(),
+            mapped.display()
+        );
+        root = mapped.clone();
+        opening = Workspace::open(&root, cli.db.as_deref());
+    }
+    let ws = match (opening, &cli.command) {
         // The way out a damaged database's message names: no connection can be opened on
         // it to restore into, so the backup takes its place (the damaged file is kept).
         (Err(EngineError::Store(e)), Command::Restore { path }) if e.is_damage() => {

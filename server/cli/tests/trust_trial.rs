@@ -487,3 +487,86 @@ fn fault_a_dotted_module_claim_was_silently_repointed_after_a_rename() {
         )]
     );
 }
+
+/// Fault (fresh-user trial of issue 30): `loci lint --db STORE` run from another directory
+/// mapped that directory into the store — the store did not record its root — and marked
+/// all of its memory false. The store records the root it maps; a command run elsewhere
+/// with `--db` answers for that root, and a root given (`-C`, `scan PATH`) that is not the
+/// store's is refused with both directories named, the store untouched.
+#[test]
+fn fault_a_store_used_from_another_directory_mapped_that_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    write(&a, "app.py", "def hello():\n    return 1\n");
+    write(&b, "other.py", "def other():\n    return 2\n");
+    let (a, b) = (a.canonicalize().unwrap(), b.canonicalize().unwrap());
+    ok(&a, &["scan"]);
+    ok(
+        &a,
+        &[
+            "remember",
+            "app.py",
+            "--text",
+            "Calls `hello()` in `app.py`.",
+        ],
+    );
+    let db = a.join(".loci/loci.db");
+    let db = db.to_str().unwrap();
+
+    // From b, the store answers for a: nothing false, a's map kept.
+    let (code, out, err) = loci(&b, &["lint", "--db", db, "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        err,
+        format!(
+            "note: {db} is the store of {}: answering for {}\n",
+            a.display(),
+            a.display()
+        )
+    );
+    let lint: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (
+            lint["result"]["contradictions"].clone(),
+            lint["result"]["stale"].clone()
+        ),
+        (json!([]), json!([]))
+    );
+    let stats = json(&b, &["stats", "--db", db]);
+    assert_eq!(stats["result"]["totals"]["files"], json!(1), "{stats}");
+
+    // A root given that is not the store's: refused, naming both, nothing written.
+    let refused = format!(
+        "{db} is the store of {a}, not of {b}: run loci in {a} (or pass `-C {a}`); mapping {b} into it would mark its memory false. To map {b}, give it a store of its own (`loci -C {b} scan`, or another `--db`)",
+        a = a.display(),
+        b = b.display()
+    );
+    for args in [
+        vec!["-C", b.to_str().unwrap(), "lint", "--db", db],
+        vec!["scan", b.to_str().unwrap(), "--db", db],
+    ] {
+        let mut with_json = args.clone();
+        with_json.push("--json");
+        let (code, out, err) = loci(&b, &with_json);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        let env: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+        assert_eq!(
+            (
+                env["error"]["kind"].as_str(),
+                env["error"]["message"].as_str()
+            ),
+            (Some("other_root"), Some(refused.as_str())),
+            "{args:?}"
+        );
+    }
+    let lint = json(&a, &["lint"]);
+    assert_eq!(
+        (
+            lint["result"]["contradictions"].clone(),
+            lint["result"]["stale"].clone()
+        ),
+        (json!([]), json!([]))
+    );
+    assert_eq!(json(&a, &["stats"])["result"]["totals"]["files"], json!(1));
+}

@@ -502,6 +502,11 @@ impl MapChanges {
     pub fn subjects(&self) -> Vec<&str> {
         self.subjects.iter().map(String::as_str).collect()
     }
+
+    /// Whether the map changed nothing (no name, no path, no manifest).
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty() && self.subjects.is_empty() && !self.manifests
+    }
 }
 
 /// What the map changed since lint last looked; `None` when anything may have (a new or

@@ -107,6 +107,21 @@ pub enum EngineError {
     /// nothing.
     #[error("cancelled: the request was withdrawn before it finished; nothing was changed")]
     Cancelled,
+    /// The store given (`--db`, `LOCI_DB`) maps another tree, which still exists: a command
+    /// run here would have mapped this directory into it and marked its memory false
+    /// (the store records the root it maps, [`ROOT_META`]).
+    #[error(
+        "{db} is the store of {mapped}, not of {root}: run loci in {mapped} (or pass `-C {mapped}`); mapping {root} into it would mark its memory false. To map {root}, give it a store of its own (`loci -C {root} scan`, or another `--db`)",
+        db = db.display(), mapped = mapped.display(), root = root.display()
+    )]
+    OtherRoot {
+        /// The store's file.
+        db: PathBuf,
+        /// The root the store maps.
+        mapped: PathBuf,
+        /// The root the command was run for.
+        root: PathBuf,
+    },
     /// Team memory (`[team]`) failed: the server is unreachable, has no or a newer
     /// schema, refused a statement, or the settings are wrong. `kind` is one of
     /// `team_unreachable`, `team_not_initialized`, `newer_schema`, `team_not_permitted`
@@ -140,7 +155,8 @@ impl From<loci_team::TeamError> for EngineError {
 
 impl EngineError {
     /// A short, stable name for what went wrong, as the doors report it (`error.kind` in a
-    /// JSON envelope): `invalid_argument`, `not_found`, `unscanned`, `config`, `io`, `internal`, or the
+    /// JSON envelope): `invalid_argument`, `not_found`, `unscanned`, `config`, `io`, `internal`,
+    /// `other_root`, or the
     /// store's [`StoreError::kind`] (`busy`, `newer_schema`, `not_a_database`, ...).
     pub fn kind(&self) -> &'static str {
         match self {
@@ -152,6 +168,7 @@ impl EngineError {
             EngineError::Unscanned(_) => "unscanned",
             EngineError::Internal(_) => "internal",
             EngineError::Cancelled => "cancelled",
+            EngineError::OtherRoot { .. } => "other_root",
             EngineError::Team { kind, .. } => kind,
         }
     }
@@ -246,6 +263,11 @@ pub(crate) fn in_loci_dir_of(root: &Path, db: &Path) -> bool {
     })
 }
 
+/// `meta` key: the root the store maps (canonical, as the last finished scan walked it).
+/// A store opened with a root it does not map, from outside that root's `.loci/`, is
+/// refused ([`EngineError::OtherRoot`]).
+pub const ROOT_META: &str = "root";
+
 /// The directory under the workspace root that holds loci's files.
 pub const LOCI_DIR: &str = ".loci";
 
@@ -317,6 +339,20 @@ impl Workspace {
             .map(Path::to_path_buf)
             .unwrap_or_else(|| loci_dir.join("loci.db"));
         let store = Store::open(&db_path)?;
+        // A store given from elsewhere maps the tree it recorded: refuse to serve another
+        // (every command that refreshes the map would map this one into it). A recorded
+        // root that no longer exists is a checkout that moved: the next scan records this.
+        if !in_loci_dir
+            && let Some(mapped) = store.meta(ROOT_META)?.map(PathBuf::from)
+            && mapped != root
+            && mapped.is_dir()
+        {
+            return Err(EngineError::OtherRoot {
+                db: db_path,
+                mapped,
+                root,
+            });
+        }
         // Not beside a store opened read-only: the reader writes nothing (and may not be
         // able to: a copied `.loci/` without its `.gitignore` made the store unreadable).
         if loci_dir.is_dir() && !store.is_read_only() {

@@ -8,9 +8,12 @@
 //!   with a directory that exists;
 //! - `missing_symbol` (medium): a symbol claim that resolved when it was written and no
 //!   longer does, or one that never resolved but is a near miss of a real name (for
-//!   `Type.member`, of a member of what `Type` names) — precision over completeness: a
-//!   bare name the repository never had (`print()`) or a settings key (`scan.max_files`)
-//!   is not reported. Its suggestion is a renamed definition found by the claim's
+//!   `Type.member`, of a member of what `Type` names) and not a name the page's own code
+//!   refers to, or a call in bare form (`_checknetloc()`) that a page about code of the
+//!   map names, that the map defines nowhere and that code never makes, unless its clause
+//!   says it is absent ([`Ctx::unknown_call`]) — precision over completeness: a function
+//!   of the language (`print()`), a name the code there calls, or a settings key
+//!   (`scan.max_files`) is not reported. Its suggestion is a renamed definition found by the claim's
 //!   snapshot, by body, then by signature ([`crate::renamed`]), else the most similar
 //!   name; the truth says which evidence it rests on (`` `_validate_netloc` in
 //!   urllib/parse.py has the same body ``, `` `total` has a similar name ``);
@@ -98,6 +101,10 @@ struct Ctx<'a> {
     /// [`Ctx::members_of`]'s answers in this run, by scope.
     members: HashMap<String, Vec<String>>,
     file_names: Option<HashMap<String, Vec<String>>>,
+    /// Revision bodies read by [`Ctx::unknown_call`] in this run, by revision id.
+    bodies: HashMap<i64, String>,
+    /// [`Ctx::scope`]'s answers in this run, by revision id.
+    scopes: HashMap<i64, Vec<String>>,
 }
 
 impl Workspace {
@@ -169,6 +176,8 @@ impl Workspace {
             closest: HashMap::new(),
             members: HashMap::new(),
             file_names: None,
+            bodies: HashMap::new(),
+            scopes: HashMap::new(),
         };
         let mut findings: Vec<NewFinding> = Vec::new();
         let mut claims_checked = 0u64;
@@ -188,20 +197,26 @@ impl Workspace {
                 .into_iter()
                 .filter_map(|p| Some((p.current_revision_id?, p.subject)))
                 .collect(),
-            MemoryToCheck::Changed { changes, after } => au::revisions_to_check(
-                conn,
-                &changes.names(),
-                &changes.subjects(),
-                *after,
-                changes.manifests,
-            )?,
+            MemoryToCheck::Changed {
+                changes,
+                after,
+                names,
+                subjects,
+            } => {
+                let mut all_names = changes.names();
+                all_names.extend(names.iter().map(String::as_str));
+                let mut all_subjects = changes.subjects();
+                all_subjects.extend(subjects.iter().map(String::as_str));
+                au::revisions_to_check(conn, &all_names, &all_subjects, *after, changes.manifests)?
+            }
         };
         let ids: Vec<i64> = revisions.iter().map(|(id, _)| *id).collect();
         let mut claims_of = mem::claims_of_revisions(conn, &ids)?;
         for (id, subject) in &revisions {
-            for claim in claims_of.remove(id).unwrap_or_default() {
+            let claims = claims_of.remove(id).unwrap_or_default();
+            for claim in &claims {
                 claims_checked += 1;
-                findings.extend(ctx.check(&page_check(subject, &claim))?.0);
+                findings.extend(ctx.check(&page_check(subject, claim, &claims))?.0);
             }
         }
 
@@ -249,6 +264,8 @@ impl Workspace {
                     revision_id: None,
                     snapshots: Vec::new(),
                     snapshot_at: None,
+                    page_claims: &[],
+                    span: (0, 0),
                 };
                 let (finding, resolved) = ctx.check(&check)?;
                 findings.extend(finding);
@@ -516,8 +533,33 @@ impl Workspace {
     }
 }
 
-/// The check of a memory page's claim, as lint makes it.
-fn page_check<'a>(subject: &'a str, claim: &'a mem::ClaimRow) -> Check<'a> {
+/// The code a memory page is about, as paths of the map: its subject when that is a file
+/// or folder of the map, else (a decision, a lesson, a topic) the paths of the map its
+/// claims name (an entry written with a subject says "(about `PATH`)"). Empty for a page
+/// about nothing in the map.
+fn page_scope(
+    conn: &loci_store::rusqlite::Connection,
+    subject: &str,
+    claims: &[mem::ClaimRow],
+) -> Result<Vec<String>> {
+    if resolve_path(conn, subject)?.is_some() {
+        return Ok(vec![subject.to_string()]);
+    }
+    let mut scope = Vec::new();
+    for c in claims.iter().filter(|c| c.kind == ClaimKind::Path.as_str()) {
+        if !scope.contains(&c.target) && resolve_path(conn, &c.target)?.is_some() {
+            scope.push(c.target.clone());
+        }
+    }
+    Ok(scope)
+}
+
+/// The check of a memory page's claim, as lint makes it; `claims` are its revision's.
+fn page_check<'a>(
+    subject: &'a str,
+    claim: &'a mem::ClaimRow,
+    claims: &'a [mem::ClaimRow],
+) -> Check<'a> {
     Check {
         origin: "page",
         subject,
@@ -537,6 +579,8 @@ fn page_check<'a>(subject: &'a str, claim: &'a mem::ClaimRow) -> Check<'a> {
         revision_id: Some(claim.revision_id),
         snapshots: claim_snapshots(claim),
         snapshot_at: Some(&claim.snapshot_at),
+        page_claims: claims,
+        span: (claim.start_byte, claim.end_byte),
     }
 }
 
@@ -574,15 +618,19 @@ const LINTED_REVISION: &str = "linted_revision";
 
 /// The memory a lint checks. After a lint, only the revisions written since and those
 /// that what the map changed since can concern ([`crate::audit::MapChanges`]) can get
-/// another verdict. A failing claim's suggestion (a renamed definition, a similar name)
-/// is made again with its verdict: when its name changes, which a rename does.
+/// another verdict: those naming a changed name or under a changed path, and three kinds
+/// of claims whose verdict rests on more than their own name ([`MemoryToCheck::read`]).
 enum MemoryToCheck {
     /// Every current revision: the first lint, a store that lost track, a large rescan.
     Everything,
-    /// The current revisions written after revision `after` and those `changes` concerns.
+    /// The current revisions written after revision `after`, those `changes` concerns,
+    /// and those holding a claim named one of `names` or whose subject is one of
+    /// `subjects`.
     Changed {
         changes: crate::audit::MapChanges,
         after: i64,
+        names: Vec<String>,
+        subjects: Vec<String>,
     },
 }
 
@@ -601,17 +649,89 @@ impl MemoryToCheck {
         };
         // An open contradiction of a page without a current revision (its page moved or
         // went) belongs to no revision a lint of what changed checks: check everything.
+        let mut subjects = Vec::new();
         for c in au::contradictions(conn, Some("open"))? {
-            if c.origin == "page"
-                && mem::page_by_subject(conn, &c.subject)?
-                    .and_then(|p| p.current_revision_id)
-                    .is_none()
+            if c.origin != "page" {
+                continue;
+            }
+            if mem::page_by_subject(conn, &c.subject)?
+                .and_then(|p| p.current_revision_id)
+                .is_none()
             {
                 return Ok(Self::Everything);
             }
+            // A failing claim's truth and suggestion (a renamed definition, found by its
+            // body; the closest name; the only file of that name) rest on the whole map:
+            // when the map changed, the pages of open contradictions are checked again.
+            if !changes.is_empty() {
+                subjects.push(c.subject);
+            }
         }
-        Ok(Self::Changed { changes, after })
+        subjects.sort();
+        subjects.dedup();
+        // A path claim outside the map is true or false by the disk, which changes without
+        // the map (a git-ignored file appearing or going): checked again every time.
+        let mut names: Vec<String> = au::unmapped_path_targets(conn)?
+            .iter()
+            .map(|t| t.rsplit('/').next().unwrap_or(t).to_string())
+            .collect();
+        // A claim that never named anything is reported once it is a near miss of a name
+        // the map gained, or a call on a type it gained: the names it is near.
+        if !changes.is_empty() {
+            names.extend(near_miss_names(
+                &au::never_resolved_symbol_targets(conn)?,
+                &changes.names(),
+            ));
+        }
+        names.sort();
+        names.dedup();
+        Ok(Self::Changed {
+            changes,
+            after,
+            names,
+            subjects,
+        })
     }
+}
+
+/// The names (last segments) of those of `targets` — symbol claims that never named
+/// anything — whose verdict a change of the map's names `changed` can move: a near miss
+/// of a changed name by any of the scores [`Ctx::closest_name`] and
+/// [`Ctx::closest_member`] use (Jaro-Winkler ≥ 0.88, one word apart, one edit), or a
+/// member whose qualifier's last segment is a changed name (`User.delete()` once `User`
+/// is a type). A superset of those whose verdict moves: checking one more claim again
+/// changes nothing.
+fn near_miss_names(targets: &[String], changed: &[&str]) -> Vec<String> {
+    let changed: Vec<(&str, usize, Vec<String>)> = changed
+        .iter()
+        .map(|n| (*n, n.chars().count(), crate::search::identifier_words(n)))
+        .collect();
+    let qualifiers: HashSet<&str> = changed.iter().map(|(n, _, _)| *n).collect();
+    let mut out = Vec::new();
+    for target in targets {
+        let (qualifier, last) = match target.rsplit_once('.') {
+            Some((q, last)) => (Some(q), last),
+            None => (None, target.as_str()),
+        };
+        if qualifier.is_some_and(|q| qualifiers.contains(q.rsplit('.').next().unwrap_or(q))) {
+            out.push(last.to_string());
+            continue;
+        }
+        let len = last.chars().count();
+        let words = crate::search::identifier_words(last);
+        let near = changed.iter().any(|(n, n_len, n_words)| {
+            let (short, long) = (len.min(*n_len), len.max(*n_len));
+            // Jaro-Winkler ≥ 0.88 needs a Jaro similarity ≥ 0.8, hence lengths within
+            // a ratio of 0.4.
+            (short * 5 >= long * 2 && strsim::jaro_winkler(last, n) >= 0.88)
+                || (len >= 3 && long - short <= 1 && strsim::damerau_levenshtein(last, n) == 1)
+                || words_one_apart(&words, n_words)
+        });
+        if near {
+            out.push(last.to_string());
+        }
+    }
+    out
 }
 
 /// The contradictions a recording of findings may resolve ([`record_findings`]).
@@ -772,9 +892,11 @@ impl Workspace {
             closest: HashMap::new(),
             members: HashMap::new(),
             file_names: None,
+            bodies: HashMap::new(),
+            scopes: HashMap::new(),
         };
         for claim in &claims {
-            if let (Some(f), _) = ctx.check(&page_check(&rev.subject, claim))? {
+            if let (Some(f), _) = ctx.check(&page_check(&rev.subject, claim, &claims))? {
                 out.push((claim.claim_id, f));
             }
         }
@@ -841,6 +963,8 @@ impl Workspace {
             closest: HashMap::new(),
             members: HashMap::new(),
             file_names: None,
+            bodies: HashMap::new(),
+            scopes: HashMap::new(),
         };
         let lines: Vec<&str> = text.split('\n').collect();
         let doc_dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
@@ -870,6 +994,8 @@ impl Workspace {
                 revision_id: None,
                 snapshots: Vec::new(),
                 snapshot_at: None,
+                page_claims: &[],
+                span: (0, 0),
             };
             let (Some(finding), _) = ctx.check(&check)? else {
                 continue;
@@ -930,6 +1056,8 @@ impl Workspace {
                         closest: HashMap::new(),
                         members: HashMap::new(),
                         file_names: None,
+                        bodies: HashMap::new(),
+                        scopes: HashMap::new(),
                     };
                     match ctx.path_suggestion(&claim.target)? {
                         Some(s) => {
@@ -980,6 +1108,8 @@ impl Workspace {
                         closest: HashMap::new(),
                         members: HashMap::new(),
                         file_names: None,
+                        bodies: HashMap::new(),
+                        scopes: HashMap::new(),
                     };
                     let last = claim.target.rsplit('.').next().unwrap_or(&claim.target);
                     match ctx.closest_name(last)? {
@@ -1039,6 +1169,11 @@ struct Check<'a> {
     snapshots: Vec<Snapshot<'a>>,
     /// When they were taken (RFC 3339).
     snapshot_at: Option<&'a str>,
+    /// The claims of a memory claim's revision, whose paths say what code an entry is
+    /// about ([`page_scope`]; empty for a doc).
+    page_claims: &'a [mem::ClaimRow],
+    /// The claim's byte range in its revision's body (memory only).
+    span: (u32, u32),
 }
 
 impl Ctx<'_> {
@@ -1179,24 +1314,44 @@ impl Ctx<'_> {
                             Some(q) => self.closest_member(conn, q, last)?,
                             None => self.closest_name(last)?,
                         };
-                        let near_miss = near.as_ref().is_some_and(|(_, score)| *score >= 0.88);
+                        // A name that never resolved and that the page's own code refers to
+                        // (`len()` on a page about a file calling it, beside `le`;
+                        // `os.rename()` beside `os.renames`; `TCPServer.serve_forever()`,
+                        // inherited) is that code's use of something outside the map or
+                        // beyond the map's reach, not a near miss nor a missing member.
+                        let used_here = !c.was_resolved && self.used_in_scope(c, last)?;
+                        let near_miss =
+                            near.as_ref().is_some_and(|(_, score)| *score >= 0.88) && !used_here;
                         // `User.delete()` — a call on a type the map has — is a claim
                         // about that type's members even when no member is close.
                         let member_call = match qualifier {
-                            Some(q) if c.text.ends_with(')') && !provided_by_the_language(last) => {
+                            Some(q)
+                                if c.text.ends_with(')')
+                                    && !provided_by_the_language(last)
+                                    && !used_here =>
+                            {
                                 names_a_type(conn, q)?
                             }
                             _ => false,
                         };
-                        if !(c.was_resolved || near_miss || member_call) {
+                        // `_checknetloc()` on a page about urllib/parse.py, once it became
+                        // `_validate_netloc`: a call the page's code neither defines nor
+                        // makes, and the map defines nowhere ([`Ctx::unknown_call`]).
+                        let unknown_call = !(c.was_resolved || near_miss || member_call)
+                            && qualifier.is_none()
+                            && self.unknown_call(c, last)?;
+                        if !(c.was_resolved || near_miss || member_call || unknown_call) {
                             return Ok((None, None));
                         }
                         // In the claim's own form: `Header.encode` for `Header.encod()`,
                         // `Span::new` for `Span::nwe()` (the bare member had been given).
-                        let suggestion = near.map(|(n, _)| match qualifier {
-                            Some(q) => format!("{}{sep}{n}", q.replace('.', sep)),
-                            None => n,
-                        });
+                        // A name that is not near any (an unknown call) suggests nothing.
+                        let suggestion =
+                            near.filter(|_| !unknown_call)
+                                .map(|(n, _)| match qualifier {
+                                    Some(q) => format!("{}{sep}{n}", q.replace('.', sep)),
+                                    None => n,
+                                });
                         let truth = match &suggestion {
                             Some(s) => {
                                 format!(
@@ -1204,6 +1359,11 @@ impl Ctx<'_> {
                                     c.target
                                 )
                             }
+                            None if unknown_call => format!(
+                                "no symbol `{}` in the map, and {} neither defines nor calls it",
+                                c.target,
+                                self.scope(c)?.join(", ")
+                            ),
                             None => format!("no symbol `{}` in the map", c.target),
                         };
                         Ok((
@@ -1245,6 +1405,69 @@ impl Ctx<'_> {
             }
             None => Ok((None, None)),
         }
+    }
+
+    /// Whether the memory claim `c`, a call of `name` in the form `name()` that resolves
+    /// nowhere in the map, names code the page's own code lacks: its page is about paths
+    /// of the map ([`page_scope`]), no file there refers to `name` (a builtin such as
+    /// `len()`, a function imported from a dependency: the code there calls them), it is
+    /// not a member every type has nor a function of a language ([`LANGUAGE_FUNCTIONS`]:
+    /// `print()` names the builtin, called or not), and the clause around it does not say it is absent
+    /// (`` `encode_fast()` never existed here ``, "was removed", "is not here":
+    /// [`negated_clause`]). Such a claim was silent (docs/audit.md, "A call that never
+    /// resolved", has the measurement behind the rule).
+    fn unknown_call(&mut self, c: &Check<'_>, name: &str) -> Result<bool> {
+        let Some(revision_id) = c.revision_id else {
+            return Ok(false);
+        };
+        if c.origin != "page"
+            || !c.text.ends_with(')')
+            || provided_by_the_language(name)
+            || LANGUAGE_FUNCTIONS.contains(&name)
+        {
+            return Ok(false);
+        }
+        if self.scope(c)?.is_empty() || self.used_in_scope(c, name)? {
+            return Ok(false);
+        }
+        let conn = self.ws.store.conn();
+        let body = match self.bodies.entry(revision_id) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(
+                mem::revision_by_id(conn, revision_id)?
+                    .map(|r| r.body)
+                    .unwrap_or_default(),
+            ),
+        };
+        Ok(!negated_clause(body, c.span.0 as usize, c.span.1 as usize))
+    }
+
+    /// Whether a file of the code a memory claim's page is about ([`page_scope`]) refers
+    /// to `name` (a call, a use, an import).
+    fn used_in_scope(&mut self, c: &Check<'_>, name: &str) -> Result<bool> {
+        if c.origin != "page" {
+            return Ok(false);
+        }
+        for path in self.scope(c)? {
+            if loci_store::map::referenced_in(self.ws.store.conn(), name, &path)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// [`page_scope`] of a memory claim's page, made once per revision in a run (only a
+    /// name that resolves nowhere asks for it).
+    fn scope(&mut self, c: &Check<'_>) -> Result<Vec<String>> {
+        let Some(revision_id) = c.revision_id else {
+            return Ok(Vec::new());
+        };
+        if let Some(scope) = self.scopes.get(&revision_id) {
+            return Ok(scope.clone());
+        }
+        let scope = page_scope(self.ws.store.conn(), c.subject, c.page_claims)?;
+        self.scopes.insert(revision_id, scope.clone());
+        Ok(scope)
     }
 
     /// Where a missing path went: the renames the scans saw (the drift ledger, followed
@@ -1524,10 +1747,14 @@ fn member_similarity(name: &str, candidate: &str) -> f64 {
 /// True when the identifier words of one are those of the other plus one word at either
 /// end (`legacy_total` / `total`, `parse_config` / `parse_config_file`).
 fn one_word_apart(a: &str, b: &str) -> bool {
-    let (wa, wb) = (
-        crate::search::identifier_words(a),
-        crate::search::identifier_words(b),
-    );
+    words_one_apart(
+        &crate::search::identifier_words(a),
+        &crate::search::identifier_words(b),
+    )
+}
+
+/// [`one_word_apart`] of two names' identifier words.
+fn words_one_apart(wa: &[String], wb: &[String]) -> bool {
     let (short, long) = if wa.len() <= wb.len() {
         (wa, wb)
     } else {
@@ -1578,6 +1805,62 @@ fn module_qualifier(q: &str, path: &str) -> String {
         None => module.to_string(),
     }
 }
+
+/// Whether the clause of `body` around the bytes `start..end` (from the last sentence or
+/// clause break before them — a line break, `. `, `; `, `! `, `? ` — to the first after)
+/// says that what it names is absent: a word of [`NEGATIONS`] or one ending in `n't`,
+/// outside backticks (`` `not_found()` `` negates nothing).
+fn negated_clause(body: &str, start: usize, end: usize) -> bool {
+    let start = start.min(body.len());
+    let end = end.clamp(start, body.len());
+    let (Some(before), Some(after)) = (body.get(..start), body.get(end..)) else {
+        return false;
+    };
+    const BREAKS: &[&str] = &["\n", ". ", "; ", "! ", "? "];
+    let from = BREAKS
+        .iter()
+        .filter_map(|b| before.rfind(b).map(|i| i + b.len()))
+        .max()
+        .unwrap_or(0);
+    let to = BREAKS
+        .iter()
+        .filter_map(|b| after.find(b))
+        .min()
+        .unwrap_or(after.len());
+    let clause = format!("{} {}", &before[from..], &after[..to]);
+    // Backticked spans are names, not words of the sentence.
+    let words: String = clause
+        .split('`')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 0)
+        .map(|(_, part)| part)
+        .collect::<Vec<_>>()
+        .join(" ");
+    words
+        .to_lowercase()
+        .split(|ch: char| !(ch.is_alphanumeric() || ch == '\''))
+        .any(|w| NEGATIONS.contains(&w) || w.ends_with("n't"))
+}
+
+/// Words that say what a clause names is absent or was: "never existed", "was removed",
+/// "is not here", "renamed to", "instead of".
+const NEGATIONS: &[&str] = &[
+    "never",
+    "not",
+    "no",
+    "nor",
+    "without",
+    "removed",
+    "deleted",
+    "renamed",
+    "gone",
+    "instead",
+    "rather",
+    "deprecated",
+    "obsolete",
+    "formerly",
+    "nonexistent",
+];
 
 /// A finding in words: `` missing_path `src/old.py` (renamed to src/new.py) ``.
 pub fn describe(f: &NewFinding) -> String {
@@ -1642,6 +1925,160 @@ const LANGUAGE_PROVIDED_MEMBERS: &[&str] = &[
     "hasOwnProperty",
     "toLocaleString",
     "constructor",
+];
+
+/// Functions the languages provide without a definition in the map, which a page may name
+/// whether or not its code calls them (`print()` on a page about a file that does not):
+/// Python's builtins, JavaScript's global functions, Go's builtins, Ruby's `Kernel`
+/// functions and the most named of C's library. A call [`Ctx::unknown_call`] never
+/// reports.
+const LANGUAGE_FUNCTIONS: &[&str] = &[
+    // Python: builtins.
+    "abs",
+    "aiter",
+    "all",
+    "anext",
+    "any",
+    "ascii",
+    "bin",
+    "bool",
+    "breakpoint",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "classmethod",
+    "compile",
+    "complex",
+    "delattr",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "eval",
+    "exec",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "globals",
+    "hasattr",
+    "hash",
+    "help",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "list",
+    "locals",
+    "map",
+    "max",
+    "memoryview",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "open",
+    "ord",
+    "pow",
+    "print",
+    "property",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "vars",
+    "zip",
+    "__import__",
+    // JavaScript: global functions and constructors.
+    "parseInt",
+    "parseFloat",
+    "isNaN",
+    "isFinite",
+    "encodeURIComponent",
+    "decodeURIComponent",
+    "encodeURI",
+    "decodeURI",
+    "setTimeout",
+    "setInterval",
+    "clearTimeout",
+    "clearInterval",
+    "setImmediate",
+    "queueMicrotask",
+    "structuredClone",
+    "fetch",
+    "require",
+    "alert",
+    "Symbol",
+    "Number",
+    "String",
+    "Boolean",
+    "Array",
+    "Object",
+    "Promise",
+    "Date",
+    "Error",
+    "RegExp",
+    "Map",
+    "Set",
+    "BigInt",
+    // Go: builtins.
+    "append",
+    "cap",
+    "clear",
+    "close",
+    "copy",
+    "delete",
+    "imag",
+    "make",
+    "new",
+    "panic",
+    "println",
+    "real",
+    "recover",
+    // Ruby: Kernel.
+    "puts",
+    "p",
+    "require_relative",
+    "raise",
+    "loop",
+    "lambda",
+    "proc",
+    // C: the library functions most named.
+    "printf",
+    "fprintf",
+    "sprintf",
+    "snprintf",
+    "malloc",
+    "calloc",
+    "realloc",
+    "free",
+    "memcpy",
+    "memmove",
+    "memset",
+    "strlen",
+    "strcmp",
+    "strcpy",
+    "strncpy",
+    "exit",
+    "abort",
+    "assert",
+    "sizeof",
 ];
 
 /// Whether `member` is one of [`LANGUAGE_PROVIDED_MEMBERS`].

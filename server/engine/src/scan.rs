@@ -628,6 +628,7 @@ fn scan_inner(
         map::settle_drift_hashes(tx)?;
         loci_store::set_meta(tx, SECRET_RULES_META, secrets.fingerprint())?;
         loci_store::set_meta(tx, ANALYSIS_META, &loci_core::ANALYSIS_VERSION.to_string())?;
+        loci_store::set_meta(tx, crate::ROOT_META, &root.to_string_lossy())?;
         for id in &interrupted {
             tx.execute(
                 "UPDATE scans SET status = 'interrupted' WHERE scan_id = ?1 AND status = 'running'",

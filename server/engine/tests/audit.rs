@@ -1532,6 +1532,74 @@ fn lint_and_marks_follow_only_what_changed_and_agree_with_a_check_of_everything(
             "page:decision:1:missing_path:app/util.py",
         ]
     );
+
+    // Fresh-user trial: a claim that never named anything, and a path outside the map (a
+    // git-ignored build output), whose verdicts no change of their own name moves.
+    write(root, ".gitignore", "build/\n");
+    ws.scan(&|_| {}).unwrap();
+    // No subject: a call the page's own code lacks is another rule (see
+    // `fault_a_call_that_never_resolved_stayed_silent`).
+    ws.decide(
+        "Keep `frobnicate()` pure; it writes `build/report.txt`",
+        None,
+        &by("a"),
+    )
+    .unwrap();
+    let before = [
+        "page:app/billing.py:missing_path:app/util.py",
+        "page:app:version_mismatch:requests@2.31.0",
+        "page:decision:1:missing_path:app/util.py",
+        "page:decision:2:missing_path:build/report.txt",
+    ];
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        before
+    );
+    // A near miss of `frobnicate` added in another file: "did you mean `frobnicat`".
+    write(root, "lib/extra.py", "def frobnicat():\n    return 1\n");
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        [
+            "page:app/billing.py:missing_path:app/util.py",
+            "page:app:version_mismatch:requests@2.31.0",
+            "page:decision:1:missing_path:app/util.py",
+            "page:decision:2:missing_path:build/report.txt",
+            "page:decision:2:missing_symbol:frobnicate",
+        ]
+    );
+    let open = ws.lint().unwrap().result.contradictions;
+    let frob = open.iter().find(|c| c.claim == "frobnicate()").unwrap();
+    assert_eq!(
+        (frob.truth.as_deref(), frob.suggestion.as_deref()),
+        (
+            Some("no symbol `frobnicate` in the map; `frobnicat` has a similar name"),
+            Some("frobnicat")
+        )
+    );
+    // It goes again: the claim is silent again.
+    std::fs::remove_file(root.join("lib/extra.py")).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        before
+    );
+    // The ignored file appears, with no change to the map, then goes.
+    write(root, "build/report.txt", "ok\n");
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        [
+            "page:app/billing.py:missing_path:app/util.py",
+            "page:app:version_mismatch:requests@2.31.0",
+            "page:decision:1:missing_path:app/util.py",
+        ]
+    );
+    std::fs::remove_file(root.join("build/report.txt")).unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        before
+    );
 }
 
 /// Fault (fresh-user trial of issue 30): an import that moved a page back to the subject it
@@ -1564,5 +1632,172 @@ fn fault_an_import_that_moved_a_page_resolved_a_contradiction_that_still_failed(
     assert_eq!(
         lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
         ["page:a.py:missing_symbol:helo"]
+    );
+}
+
+/// Fault (fresh-user trial of issue 30): a decision written after a rename, naming the old
+/// function in call form (`_checknetloc()` about a file where it became
+/// `_validate_netloc`), got no mark at all: a name that never resolved and is no near miss
+/// was taken for no claim about code. A call that a page about code names, that the map
+/// defines nowhere and that the page's code never makes, is a `missing_symbol` — unless
+/// its clause says it is absent, the code there calls it (a builtin), or the page is about
+/// no code of the map.
+#[test]
+fn fault_a_call_that_never_resolved_stayed_silent() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "net/parse.py",
+        "def urlsplit(url):\n    netloc = url.split('/')[2]\n    _validate_netloc(netloc)\n    return netloc\n\n\ndef _validate_netloc(netloc):\n    if len(netloc) > 255:\n        raise ValueError(netloc)\n",
+    );
+    write(root, "net/other.py", "def other():\n    return 2\n");
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "a"]);
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.decide(
+        "`urlsplit()` must call `_checknetloc()` first; `len()` bounds the netloc; `print()` helps",
+        Some("net/parse.py"),
+        &by("a"),
+    )
+    .unwrap();
+    ws.remember(
+        "net",
+        "`encode_fast()` never existed here; `quote_plus_fast()` was removed. Callers use `urlsplit()`.",
+        &by("a"),
+    )
+    .unwrap();
+    // About no code of the map: not checked so.
+    ws.learn("Tests rely on `rotate_now()`", None, &by("a"))
+        .unwrap();
+    let written = ws.lint().unwrap().result;
+    let found: Vec<(String, Option<String>, Option<String>)> = written
+        .contradictions
+        .iter()
+        .map(|c| (c.finding_key.clone(), c.truth.clone(), c.suggestion.clone()))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "page:decision:1:missing_symbol:_checknetloc".to_string(),
+            Some(
+                "no symbol `_checknetloc` in the map, and net/parse.py neither defines nor calls it"
+                    .to_string()
+            ),
+            None
+        )]
+    );
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        ["page:decision:1:missing_symbol:_checknetloc"]
+    );
+    // The file calls it (an import from elsewhere): the code there makes that call.
+    write(
+        root,
+        "net/parse.py",
+        "from vendor import _checknetloc\n\n\ndef urlsplit(url):\n    netloc = url.split('/')[2]\n    _checknetloc(netloc)\n    if len(netloc) > 255:\n        raise ValueError(netloc)\n    return netloc\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        [
+            "memory `decision:1` v1 claim `urlsplit()` is stale: body of net/parse.py#urlsplit@function changed since it was written",
+            "memory `decision:1` v1 claim `net/parse.py` is stale: net/parse.py changed since it was written",
+            "memory `net` v1 claim `urlsplit()` is stale: body of net/parse.py#urlsplit@function changed since it was written",
+        ]
+    );
+    // It calls it no more: reported again.
+    write(
+        root,
+        "net/parse.py",
+        "def urlsplit(url):\n    netloc = url.split('/')[2]\n    if len(netloc) > 255:\n        raise ValueError(netloc)\n    return netloc\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        [
+            "page:decision:1:missing_symbol:_checknetloc",
+            "memory `decision:1` v1 claim `urlsplit()` is stale: body of net/parse.py#urlsplit@function changed since it was written",
+            "memory `decision:1` v1 claim `net/parse.py` is stale: net/parse.py changed since it was written",
+            "memory `net` v1 claim `urlsplit()` is stale: body of net/parse.py#urlsplit@function changed since it was written",
+        ]
+    );
+    // Defined elsewhere: the claim names something, and the lint of what changed resolves
+    // the finding as a lint of everything does.
+    write(
+        root,
+        "net/legacy.py",
+        "def _checknetloc(netloc):\n    return netloc\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        [
+            "memory `decision:1` v1 claim `urlsplit()` is stale: body of net/parse.py#urlsplit@function changed since it was written",
+            "memory `decision:1` v1 claim `net/parse.py` is stale: net/parse.py changed since it was written",
+            "memory `net` v1 claim `urlsplit()` is stale: body of net/parse.py#urlsplit@function changed since it was written",
+        ]
+    );
+}
+
+/// Fault (fresh-user trial of issue 30, measured on the stdlib): a page about a file
+/// naming a builtin the file calls (`len()`, with `le` defined elsewhere) was reported as
+/// a near miss ("did you mean `le`"), as was `os.rename()` (`os.renames`), and
+/// `TCPServer.serve_forever()` (inherited from a class the map does not link) as a
+/// missing member. A name that never resolved and that the page's own code refers to is
+/// that code's use of something outside the map; a typo or a member the code does not
+/// use is still reported.
+#[test]
+fn fault_a_builtin_the_code_calls_was_reported_as_a_near_miss() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "app.py",
+        "def bound(netloc):\n    return len(netloc) < 256\n\n\ndef run(srv):\n    srv.serve_forever()\n",
+    );
+    write(root, "posix.py", "def le(a, b):\n    return a <= b\n");
+    write(
+        root,
+        "base.py",
+        "class Server:\n    def start(self):\n        pass\n",
+    );
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "a"]);
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.remember(
+        "app.py",
+        "`bound()` keeps `len()` of the netloc under 256; `boundd()` is its twin. `run()` calls `Server.serve_forever()`, never `Server.stop()`.",
+        &by("a"),
+    )
+    .unwrap();
+    let open: Vec<(String, Option<String>)> = ws
+        .lint()
+        .unwrap()
+        .result
+        .contradictions
+        .iter()
+        .map(|c| (c.finding_key.clone(), c.suggestion.clone()))
+        .collect();
+    assert_eq!(
+        open,
+        [
+            (
+                "page:app.py:missing_symbol:boundd".to_string(),
+                Some("bound".to_string())
+            ),
+            ("page:app.py:missing_symbol:Server.stop".to_string(), None),
+        ]
+    );
+    assert_eq!(
+        lint_of_what_changed_agrees_with_lint_of_everything(&mut ws),
+        [
+            "page:app.py:missing_symbol:Server.stop",
+            "page:app.py:missing_symbol:boundd"
+        ]
     );
 }

@@ -842,7 +842,8 @@ fn fault_new_kinds_for_rust_types_staled_every_page_naming_one() {
     Connection::open(&db)
         .unwrap()
         .execute_batch(&format!(
-            "DROP TABLE scip_refs; DROP TABLE scip_documents; DROP TABLE code_text_words;
+            "DROP INDEX claims_never_resolved; DROP INDEX claims_paths;
+             DROP TABLE scip_refs; DROP TABLE scip_documents; DROP TABLE code_text_words;
              DROP TABLE unsaved_buffers; DROP TABLE llm_runs; DROP TRIGGER map_changes_symbol_insert; DROP TRIGGER map_changes_symbol_delete; DROP TRIGGER map_changes_file_insert; DROP TRIGGER map_changes_file_delete; DROP TRIGGER map_changes_file_update; DROP TRIGGER map_changes_page_move; DROP TABLE map_changes; DROP INDEX claims_by_name; DROP INDEX revision_marks_stale;
              UPDATE symbols SET kind = 'class' WHERE kind IN ('struct', 'enum');
              UPDATE symbols SET kind = 'interface' WHERE kind = 'trait';

@@ -521,6 +521,48 @@ pub fn clear_map_changes(tx: &Transaction<'_>, everything: bool) -> Result<()> {
     Ok(())
 }
 
+/// The distinct targets of the symbol claims that named nothing when they were written
+/// (no target, no set of definitions, not resolved where they were exported from), of any
+/// revision, read through the partial index `claims_never_resolved` (migration 0031): a
+/// name the map gains elsewhere can make one a near miss, which its own name's changes
+/// never say.
+///
+/// Errors: [`crate::StoreError::Sqlite`] when memory cannot be read.
+pub fn never_resolved_symbol_targets(conn: &Connection) -> Result<Vec<String>> {
+    let ctx = || "reading the claims that never resolved".to_string();
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT DISTINCT target FROM claims INDEXED BY claims_never_resolved
+              WHERE kind = 'symbol' AND resolved IS NULL AND definitions IS NULL
+                AND resolved_elsewhere = 0",
+        )
+        .ctx(ctx)?;
+    let rows = stmt.query_map([], |r| r.get(0)).ctx(ctx)?;
+    rows.collect::<rusqlite::Result<_>>().ctx(ctx)
+}
+
+/// The distinct targets of the path claims, of any revision, that name neither a file nor
+/// a folder of the map (read through the partial index `claims_paths`, migration 0031):
+/// their verdict rests on the disk (a git-ignored build output, a file not scanned yet),
+/// which can change without the map changing.
+///
+/// Errors: [`crate::StoreError::Sqlite`] when memory or the map cannot be read.
+pub fn unmapped_path_targets(conn: &Connection) -> Result<Vec<String>> {
+    let ctx = || "reading the path claims outside the map".to_string();
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT target FROM (SELECT DISTINCT target FROM claims INDEXED BY claims_paths
+                                  WHERE kind = 'path') c
+              WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = c.target)
+                AND NOT EXISTS (SELECT 1 FROM files f
+                                 WHERE f.path > rtrim(c.target, '/') || '/'
+                                   AND f.path < rtrim(c.target, '/') || '0')",
+        )
+        .ctx(ctx)?;
+    let rows = stmt.query_map([], |r| r.get(0)).ctx(ctx)?;
+    rows.collect::<rusqlite::Result<_>>().ctx(ctx)
+}
+
 /// The current revisions (with their page's subject) that hold a claim named one of
 /// `names` ([`CLAIM_NAME`]), whose page's subject is one of `subjects`, that were written
 /// after revision `after`, or that hold a version claim (with `versions`: a manifest

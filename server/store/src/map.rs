@@ -1168,6 +1168,21 @@ pub fn calls_within(
     Ok((hits, total))
 }
 
+/// Whether a file at `path` or under it (a folder) refers to `name` (a call, a use, an
+/// import), read through `refs_by_name`: what a page about that code may name without the
+/// map defining it (a builtin, a dependency's function).
+///
+/// Errors: [`crate::StoreError::Sqlite`] when the map cannot be read.
+pub fn referenced_in(conn: &Connection, name: &str, path: &str) -> Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS(SELECT 1 FROM refs r JOIN files f ON f.file_id = r.file_id
+          WHERE r.name = ?1
+            AND (f.path = ?2 OR (f.path > ?2 || '/' AND f.path < ?2 || '0')))",
+    )
+    .and_then(|mut st| st.query_row(params![name, path], |r| r.get(0)))
+    .ctx(|| format!("reading the references to {name} in {path}"))
+}
+
 /// The names of the symbols in the file at `path` whose qualified name starts with
 /// `prefix` (every symbol of the file for `""`), in no particular order: the names alone,
 /// for a lint that compares them with a missing member's name (reading whole rows with

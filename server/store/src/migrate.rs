@@ -206,6 +206,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0030_ref_receiver_typed.sql"),
         fill: None,
     },
+    Migration {
+        version: 31,
+        name: "claims_outside_changes",
+        sql: include_str!("migrations/0031_claims_outside_changes.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.
