@@ -1593,20 +1593,46 @@ fn unresolved_rows<'a>(
 /// resolve.
 const UNRESOLVED_AS: (&str, f64) = ("derived", 0.0);
 
-/// References a batch of [`resolve_written_refs`] reads and resolves at once.
-const RESOLVE_BATCH_REFS: i64 = 100_000;
+/// References a batch of [`resolve_written_refs`] reads and resolves at once: in name
+/// order, where each batch reads its names' definitions, and in the order they were
+/// written, where every definition is read at once (a batch then needs nothing more).
+const RESOLVE_BATCH_REFS: (i64, i64) = (100_000, 20_000);
 
-/// Resolves the references a bulk load wrote unresolved ([`unresolved_rows`]), in name
-/// order, `batch` at a time ([`RESOLVE_BATCH_REFS`]): each batch reads the definitions of the names
-/// it uses (and of the calls its typed receivers' type expressions make) and the scopes
-/// its references are written in, and writes its new targets in one transaction. Memory
-/// holds one batch's references and definitions and every file's paths and imports,
-/// never the map's definitions (990,000 on a 48,000-file map had taken 360 MiB). The
-/// rows, and what each resolves to, are those [`PendingRefs::rows`] writes.
-fn resolve_written_refs(store: &mut Store, modules: PathIndex, batch: i64) -> Result<()> {
-    // The batches are read by name and their definitions looked up by name.
-    store.write(map::create_name_indexes)?;
+/// Definitions a map may have for [`resolve_written_refs`] to read them all at once (the
+/// stdlib has 78,000; 250,000 take about 50 MiB), and its references in the order they
+/// were written: reading them in name order instead, and the definitions name by name,
+/// cost the stdlib's first scan 0.9 s more.
+const RESOLVE_AT_ONCE_DEFINITIONS: i64 = 250_000;
+
+/// Resolves the references a bulk load wrote unresolved ([`unresolved_rows`]), `batch` at a
+/// time (by name, written order: [`RESOLVE_BATCH_REFS`]), each batch's new targets written
+/// in one transaction. A
+/// map of more than `at_once` definitions ([`RESOLVE_AT_ONCE_DEFINITIONS`]) is resolved
+/// in name order:
+/// each batch reads the definitions of the names it uses (and of the calls its typed
+/// receivers' type expressions make) and the scopes its references are written in, so
+/// memory holds one batch's references and definitions and every file's paths and
+/// imports, never the map's definitions (990,000 on a 48,000-file map had taken 360 MiB).
+/// The rows, and what each resolves to, are those [`PendingRefs::rows`] writes.
+fn resolve_written_refs(
+    store: &mut Store,
+    modules: PathIndex,
+    batch: (i64, i64),
+    at_once: i64,
+) -> Result<()> {
+    let definitions: i64 = store
+        .conn()
+        .query_row("SELECT count(*) FROM symbols", [], |r| r.get(0))
+        .ctx(|| "counting definitions".into())?;
+    let by_name = definitions > at_once;
+    let batch = if by_name { batch.0 } else { batch.1 };
     let mut resolver = Resolver::default();
+    if by_name {
+        // The batches are read by name and their definitions looked up by name.
+        store.write(map::create_name_indexes)?;
+    } else {
+        resolver.read_definitions(store.conn(), None)?;
+    }
     resolver.read_paths(store.conn(), None)?;
     resolver.read_imports(store.conn(), None)?;
     resolver.modules = modules;
@@ -1624,11 +1650,15 @@ fn resolve_written_refs(store: &mut Store, modules: PathIndex, batch: i64) -> Re
         let rows: Vec<Row> = {
             let mut stmt = store
                 .conn()
-                .prepare_cached(
+                .prepare_cached(if by_name {
                     "SELECT ref_id, file_id, name, enclosing_id, receiver, receiver_name, kind
                      FROM refs WHERE (name, ref_id) > (?1, ?2) AND target_id IS NULL
-                     ORDER BY name, ref_id LIMIT ?3",
-                )
+                     ORDER BY name, ref_id LIMIT ?3"
+                } else {
+                    "SELECT ref_id, file_id, name, enclosing_id, receiver, receiver_name, kind
+                     FROM refs WHERE ?1 IS NOT NULL AND ref_id > ?2 AND target_id IS NULL
+                     ORDER BY ref_id LIMIT ?3"
+                })
                 .ctx(|| "reading refs to resolve".into())?;
             stmt.query_map(params![after.0, after.1, batch], |r| {
                 Ok((
@@ -1649,19 +1679,21 @@ fn resolve_written_refs(store: &mut Store, modules: PathIndex, batch: i64) -> Re
             return Ok(());
         };
         after = (last.2.clone(), last.0);
-        let names: BTreeSet<&str> = rows
-            .iter()
-            .map(|r| r.2.as_str())
-            .chain(
-                rows.iter()
-                    .filter_map(|r| r.5.as_deref())
-                    .flat_map(called_names),
-            )
-            .collect();
-        let enclosing: BTreeSet<i64> = rows.iter().filter_map(|r| r.3).collect();
-        resolver.read_definitions(store.conn(), Some(&names))?;
-        resolver.parents.clear();
-        resolver.read_scopes(store.conn(), "s.symbol_id", &enclosing)?;
+        if by_name {
+            let names: BTreeSet<&str> = rows
+                .iter()
+                .map(|r| r.2.as_str())
+                .chain(
+                    rows.iter()
+                        .filter_map(|r| r.5.as_deref())
+                        .flat_map(called_names),
+                )
+                .collect();
+            let enclosing: BTreeSet<i64> = rows.iter().filter_map(|r| r.3).collect();
+            resolver.read_definitions(store.conn(), Some(&names))?;
+            resolver.parents.clear();
+            resolver.read_scopes(store.conn(), "s.symbol_id", &enclosing)?;
+        }
         let updates: Vec<(i64, Option<i64>, &'static str, f64)> = rows
             .iter()
             .filter_map(
@@ -3272,7 +3304,12 @@ fn resolve_refs(
 ) -> Result<()> {
     if written {
         // Every stored reference is this scan's own: the map held nothing before it.
-        resolve_written_refs(store, modules, RESOLVE_BATCH_REFS)?;
+        resolve_written_refs(
+            store,
+            modules,
+            RESOLVE_BATCH_REFS,
+            RESOLVE_AT_ONCE_DEFINITIONS,
+        )?;
         store.write(map::rebuild_ref_deps)?;
         return Ok(());
     }
@@ -3498,8 +3535,9 @@ mod tests {
     use crate::walk::{SkipReason, WalkedFile};
 
     /// References resolved a few at a time, in name order (a name's references split
-    /// between batches), resolve exactly as in one batch: each batch reads every
-    /// definition its names and its typed receivers' calls need.
+    /// between batches) or with every definition read at once, resolve exactly as a scan
+    /// resolves them: each batch reads every definition its names and its typed receivers'
+    /// calls need.
     #[test]
     fn references_resolved_in_small_batches_by_name_equal_those_resolved_at_once() {
         let dir = tempfile::tempdir().unwrap();
@@ -3568,10 +3606,17 @@ mod tests {
         }));
         assert!(stopped.is_err());
         drop(killed);
-        let mut ws = crate::Workspace::open(root, Some(&path)).unwrap();
-        let (_, modules) = super::resolve_deps(root, &mut ws.store, true, &BTreeSet::new()).unwrap();
-        super::resolve_written_refs(&mut ws.store, modules, 7).unwrap();
-        assert_eq!(refs(&ws.store), at_once);
+        let copy = small.path().join("copy.db");
+        std::fs::copy(&path, &copy).unwrap();
+        // By name (more definitions than 0), then all at once (fewer than `i64::MAX`).
+        for (db, at_once_definitions) in [(&path, 0), (&copy, i64::MAX)] {
+            let mut ws = crate::Workspace::open(root, Some(db)).unwrap();
+            let (_, modules) =
+                super::resolve_deps(root, &mut ws.store, true, &BTreeSet::new()).unwrap();
+            super::resolve_written_refs(&mut ws.store, modules, (7, 7), at_once_definitions)
+                .unwrap();
+            assert_eq!(refs(&ws.store), at_once, "at once up to {at_once_definitions}");
+        }
     }
 
     /// A file the wall-clock guard stopped is tried at every scan (load may have stopped
