@@ -330,8 +330,9 @@ async function main(): Promise<void> {
       return (await body.innerText()).trim();
     });
     log(`why preview:\n${preview.replace(/^/gm, '      | ')}`);
-    if (!/shapes\.py v1/.test(preview) || !preview.includes('human:e2e') || !preview.includes('area()')) {
-      throw new Error(`the why preview should name shapes.py v1, human:e2e and area(); it reads:\n${preview}`);
+    const why = /^Why shapes\.py: shapes\.py v1 by human:e2e at \d{4}-\d{2}-\d{2}T[\d:.]+Z \(matched by path\)$/m;
+    if (!why.test(preview) || !preview.includes('area() multiplies width by height.')) {
+      throw new Error(`the why preview should match ${why} and hold the memory's text; it reads:\n${preview}`);
     }
 
     await step('undo clears the squiggle and the count', async (p) => {
