@@ -156,6 +156,11 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.LOCI_SERVER_PATH;
   delete env.LOCI_DB;
+  // code-server keeps logs and a heartbeat under $XDG_DATA_HOME, chromium its crash reports
+  // under $XDG_CONFIG_HOME: keep them in the run's folder.
+  env.XDG_DATA_HOME = path.join(tmp, 'xdg-data');
+  env.XDG_CONFIG_HOME = path.join(tmp, 'xdg-config');
+  env.XDG_CACHE_HOME = path.join(tmp, 'xdg-cache');
   for (const args of [['init'], ['scan', '.'], ['remember', 'shapes.py', '--author', 'human:e2e', '--text', MEMORY]]) {
     execFileSync(loci, args, { cwd: workspace, env, stdio: 'pipe' });
   }
@@ -235,7 +240,7 @@ async function main(): Promise<void> {
   const status = (p: Page) => p.locator('.statusbar-item').filter({ hasText: /\bloci\b/ }).first();
 
   try {
-    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--disable-gpu'] });
+    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--disable-gpu'], env });
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.setDefaultTimeout(STEP_MS);
 
