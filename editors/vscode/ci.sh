@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # CI for the VS Code extension: install exactly the locked dependencies, typecheck, lint,
-# unit-test the pure modules, and package a .vsix. Run from anywhere; needs Node 20+.
+# unit-test the pure modules, package a .vsix, and test that package end to end in
+# code-server driven by Debian's chromium (e2e/codeserver.ts). Run from anywhere; needs
+# Node 20+, and for the end-to-end test what .ci/setup installs (code-server, Node 24,
+# chromium) and a loci binary (target/debug/loci, else target/release/loci).
+# LOCI_VSCODE_E2E=0 skips the end-to-end test.
 set -euo pipefail
 cd "$(dirname "$0")"
 echo "editors/vscode: node $(node --version), npm $(npm --version)"
@@ -19,4 +23,12 @@ if grep -qE 'node_modules|/src/|\.map$' <<<"$files"; then
   echo "$files" >&2
   exit 1
 fi
-echo "editors/vscode: ok ($(du -h loci.vsix | cut -f1) loci.vsix)"
+echo "editors/vscode: packaged ($(du -h loci.vsix | cut -f1) loci.vsix)"
+if [ "${LOCI_VSCODE_E2E:-1}" = 0 ]; then
+  echo "editors/vscode: end-to-end test skipped (LOCI_VSCODE_E2E=0)"
+else
+  start=$SECONDS
+  npm run --silent e2e
+  echo "editors/vscode: end-to-end test in code-server took $((SECONDS - start)) s"
+fi
+echo "editors/vscode: ok"
