@@ -294,6 +294,59 @@ fn writes_made_while_the_server_is_down_arrive_exactly_once() {
     );
 }
 
+/// Fault found by the fresh-user trial: lessons and decisions written while the server was
+/// down all took one entry number (the next the replica knew), and when pushed every one
+/// after the first was refused as a version conflict, so it reached no checkout. Each
+/// takes the next number past those queued too, and one another checkout took meanwhile
+/// is pushed under the next free number, in the order they were written.
+#[test]
+fn fault_entries_written_offline_took_one_number_and_all_but_the_first_were_refused() {
+    let (cluster, a, b) = team_pair();
+    a.ok(&["learn", "lesson before"]);
+    b.ok(&["team", "sync"]);
+    cluster.stop_server();
+    for i in 1..=3 {
+        let out = a.ok(&["learn", &format!("offline lesson {i}")]);
+        assert!(
+            out.starts_with(&format!("queued lesson:{}", i + 1)),
+            "{out}"
+        );
+    }
+    cluster.start_server();
+    // Meanwhile another checkout takes lesson:2.
+    b.ok(&["learn", "lesson from b"]);
+    let pushed = a.json(&["team", "sync"]);
+    assert_eq!(
+        (&pushed["result"]["pushed"], &pushed["result"]["refused"]),
+        (&serde_json::json!(3), &serde_json::json!(0)),
+        "{pushed}"
+    );
+    b.ok(&["team", "sync"]);
+    let texts = [
+        "lesson before",
+        "lesson from b",
+        "offline lesson 1",
+        "offline lesson 2",
+        "offline lesson 3",
+    ];
+    for c in [&a, &b] {
+        for (n, text) in texts.iter().enumerate() {
+            let (body, versions) = entry(c, &format!("lesson:{}", n + 1));
+            assert!(body.contains(text), "lesson:{} is {body:?}", n + 1);
+            assert_eq!(versions, [1]);
+        }
+    }
+    let status = a.json(&["team", "status"]);
+    assert_eq!(
+        (
+            &status["result"]["failed"],
+            &status["result"]["pending_writes"]
+        ),
+        (&serde_json::json!([]), &serde_json::json!(0)),
+        "{status}"
+    );
+}
+
 #[test]
 fn a_solo_store_joins_twice_and_the_second_join_adds_nothing_and_leaves_by_export() {
     let cluster = Cluster::start();

@@ -25,8 +25,8 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use loci_core::claims::{ClaimKind, extract_claims};
 use loci_core::Symbol;
+use loci_core::claims::{ClaimKind, extract_claims};
 use loci_store::audit::NewFinding;
 use loci_store::memory as mem;
 use serde::Serialize;

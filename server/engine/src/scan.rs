@@ -1193,8 +1193,8 @@ impl Writer<'_, '_> {
                     let reanalysed = !changed && self.reanalyse && !self.first;
                     // Same content, analysed again because a parse limit had cut its
                     // last analysis short.
-                    let retried = !changed
-                        && state.is_some_and(|s| parse_to_retry(s, self.parse_timeout_ms));
+                    let retried =
+                        !changed && state.is_some_and(|s| parse_to_retry(s, self.parse_timeout_ms));
                     // Drift: the file, and every symbol whose signature changed (a killed
                     // scan recorded none; its rewritten rows hold the signatures it found).
                     let added = !existed || recorded.is_none();
@@ -3364,11 +3364,7 @@ fn resolve_refs(
             }
         };
         // With `all`, every stored reference is read below, once the resolver is loaded.
-        let changed_names = if all {
-            &BTreeSet::new()
-        } else {
-            changed_names
-        };
+        let changed_names = if all { &BTreeSet::new() } else { changed_names };
         let deps_changed = if all { &BTreeSet::new() } else { deps_changed };
         for name in changed_names {
             for row in by_name
@@ -3531,8 +3527,8 @@ fn resolve_refs(
 #[cfg(test)]
 mod tests {
     use super::{Outcome, PendingRef, Store, count_lines, process};
-    use std::collections::BTreeSet;
     use crate::walk::{SkipReason, WalkedFile};
+    use std::collections::BTreeSet;
 
     /// References resolved a few at a time, in name order (a name's references split
     /// between batches) or with every definition read at once, resolve exactly as a scan
@@ -3547,7 +3543,10 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         };
-        write("Cargo.toml", "[package]\nname = \"r\"\nversion = \"0.1.0\"\n");
+        write(
+            "Cargo.toml",
+            "[package]\nname = \"r\"\nversion = \"0.1.0\"\n",
+        );
         write("pkg/__init__.py", "");
         for n in 0..240 {
             write(
@@ -3615,7 +3614,11 @@ mod tests {
                 super::resolve_deps(root, &mut ws.store, true, &BTreeSet::new()).unwrap();
             super::resolve_written_refs(&mut ws.store, modules, (7, 7), at_once_definitions)
                 .unwrap();
-            assert_eq!(refs(&ws.store), at_once, "at once up to {at_once_definitions}");
+            assert_eq!(
+                refs(&ws.store),
+                at_once,
+                "at once up to {at_once_definitions}"
+            );
         }
     }
 
@@ -3641,9 +3644,9 @@ mod tests {
         let work = state(Some(&super::degraded_reason(
             &loci_core::Degraded::ParseTimeout { limit_ms: 500 },
         )));
-        let deep = state(Some(&super::degraded_reason(&loci_core::Degraded::TooDeep {
-            limit: 2_000,
-        })));
+        let deep = state(Some(&super::degraded_reason(
+            &loci_core::Degraded::TooDeep { limit: 2_000 },
+        )));
         let tried = |s: &loci_store::map::FileState| {
             [100, 500, 2_000].map(|limit| super::parse_to_retry(s, limit))
         };

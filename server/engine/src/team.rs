@@ -165,6 +165,33 @@ pub struct TeamStatus {
     pub last_error: Option<String>,
 }
 
+/// Whether `event` adds a new entry to a log (`decision:7` at version 0): its number is
+/// only the next one its checkout knew, and another free one will do.
+fn is_new_entry(event: &NewEvent) -> bool {
+    event.kind == "revision"
+        && event.expect_version == Some(0)
+        && logs::log_of_entry(&event.subject).is_some()
+}
+
+/// The subject of the entry `log` adds next in a team-backed checkout: past the highest
+/// number the replica holds and those of the entries still queued for the server (two
+/// entries written offline had taken one number, and the second was refused when pushed).
+fn next_entry_here(conn: &loci_store::rusqlite::Connection, log: &str) -> Result<String> {
+    let known = logs::next_entry(conn, log)?;
+    let queued = replica::outbox(conn, false)?
+        .into_iter()
+        .filter_map(|q| serde_json::from_str::<NewEvent>(&q.write).ok())
+        .filter(|e| is_new_entry(e) && logs::log_of_entry(&e.subject) == Some(log))
+        .filter_map(|e| logs::entry_number(&e.subject))
+        .max();
+    Ok(match (queued, logs::entry_number(&known)) {
+        (Some(q), Some(k)) if q >= k => {
+            format!("{}{}", logs::entry_prefix(log).unwrap_or_default(), q + 1)
+        }
+        _ => known,
+    })
+}
+
 /// A queued write the server refused.
 #[derive(Clone, Debug, Serialize)]
 pub struct FailedWrite {
@@ -549,6 +576,17 @@ impl Workspace {
             };
             let refusal = match outcome {
                 WriteOutcome::Written { .. } | WriteOutcome::Replayed { .. } => None,
+                // A log's entry written offline took the next number this checkout knew;
+                // another checkout took it meanwhile: the entry takes the next free one.
+                WriteOutcome::Conflict { .. } if is_new_entry(&event) => {
+                    match self.push_renumbered(event.clone())? {
+                        Some(_) => None,
+                        None => Some(format!(
+                            "no free number for `{}` after 16 tries; run `loci team sync` again",
+                            event.subject
+                        )),
+                    }
+                }
                 WriteOutcome::Conflict { current } => Some(
                     conflict(
                         &event.subject,
@@ -575,6 +613,27 @@ impl Workspace {
                 .push_error = None;
         }
         Ok((pushed, refused))
+    }
+
+    /// Pushes a queued new log entry whose number the server already holds under the next
+    /// number the replica knows once pulled, up to 16 times: the entry's new subject, or
+    /// `None` when every try was taken.
+    fn push_renumbered(&mut self, mut event: NewEvent) -> Result<Option<String>> {
+        let log = logs::log_of_entry(&event.subject).unwrap_or_default();
+        for _ in 0..16 {
+            // The replica's next: the entries still queued after this one follow it, so
+            // entries written offline keep their order.
+            self.team_pull(None)?;
+            event.subject = logs::next_entry(self.store.conn(), log)?;
+            match self.link()?.call(|t| t.write(&event))? {
+                WriteOutcome::Written { .. } | WriteOutcome::Replayed { .. } => {
+                    return Ok(Some(event.subject));
+                }
+                WriteOutcome::Conflict { .. } => continue,
+                WriteOutcome::OpReused => return Err(reused(&event.op_id)),
+            }
+        }
+        Ok(None)
     }
 
     /// Applies the server's events past the high-water mark: returns how many changed
@@ -680,7 +739,7 @@ impl Workspace {
             }
             let conn = self.store.conn();
             let target = if entry_log {
-                logs::next_entry(conn, subject)?
+                next_entry_here(conn, subject)?
             } else {
                 subject.to_string()
             };
