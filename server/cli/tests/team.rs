@@ -294,6 +294,32 @@ fn writes_made_while_the_server_is_down_arrive_exactly_once() {
     );
 }
 
+/// Fault found by the fresh-user trial: with no password given, the answer said only
+/// "unreachable: invalid configuration: password missing", which sends a user hunting the
+/// network; it names where a password comes from.
+#[test]
+fn fault_a_missing_password_read_as_a_network_fault() {
+    let (_cluster, a, _b) = team_pair();
+    let home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_loci"))
+        .args(["team", "status"])
+        .current_dir(a.root())
+        .env("HOME", home.path())
+        .env_remove("PGPASSWORD")
+        .env_remove("PGPASSFILE")
+        .env_remove("PGSERVICEFILE")
+        .env_remove("LOCI_TEAM_URL")
+        .output()
+        .unwrap();
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(said.contains("password missing"), "{said}");
+    assert!(
+        said.contains("set PGPASSWORD, or PGPASSFILE or ~/.pgpass, or a service file"),
+        "{said}"
+    );
+    assert!(!said.contains(PASSWORD), "{said}");
+}
+
 /// Fault found by the fresh-user trial: lessons and decisions written while the server was
 /// down all took one entry number (the next the replica knew), and when pushed every one
 /// after the first was refused as a version conflict, so it reached no checkout. Each
@@ -1493,7 +1519,12 @@ fn fault_two_histories_of_one_page_were_a_conflict_on_join() {
     solo.ok(&["remember", "app.py", "--text", "solo two"]);
     solo.ok(&["remember", "app.py", "--text", "solo three"]);
     solo.join_team(&cluster);
-    let first = solo.json(&["team", "join"]);
+    let joined = solo.loci(&["team", "join", "--json"]);
+    assert!(joined.status.success(), "{}", stderr(&joined));
+    // The two numberings are what docs/team.md says a join does, not a warning to the
+    // user (every later command had printed one per diverged revision).
+    assert!(!stderr(&joined).contains(" WARN "), "{}", stderr(&joined));
+    let first: serde_json::Value = serde_json::from_str(&stdout(&joined)).unwrap();
     assert_eq!(first["result"]["pages"], 1, "{first}");
     assert_eq!(first["result"]["revisions"], 3);
     assert_eq!(first["result"]["already"], 0);

@@ -1766,7 +1766,9 @@ fn apply_event(
                 .query_row([page.page_id], |r| r.get(0))
                 .ctx(|| "reading a page's version".into())?;
             if version != ev.version {
-                tracing::warn!(
+                // The numbering docs/team.md says a join with its own history makes: no
+                // warning to the user.
+                tracing::debug!(
                     "team event {} makes `{}` version {} on the server, version {version} here \
                      (this checkout's history of the page differs: it joined with its own)",
                     ev.seq,

@@ -729,6 +729,14 @@ fn classify(server: &str, what: &str, e: postgres::Error) -> TeamError {
                 message = format!("{message}: {s}");
                 source = s.source();
             }
+            // tokio-postgres' words name the failure, not the remedy.
+            if message.contains("password missing") {
+                message.push_str(
+                    " (the server asks for a password and none was given: set PGPASSWORD, \
+                     or PGPASSFILE or ~/.pgpass, or a service file; never the URL in \
+                     .loci/config.toml — docs/team.md)",
+                );
+            }
             // rustls' words name the failure, not the remedy.
             if message.contains("invalid peer certificate") {
                 message.push_str(
