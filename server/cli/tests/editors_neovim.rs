@@ -619,6 +619,10 @@ fn percentile(sorted: &[f64], p: usize) -> f64 {
 /// `LOCI_BENCH_BURSTS` sets the number of bursts (default 8). Script:
 /// `editors/neovim/tests/bursts.lua`.
 #[test]
+#[allow(
+    clippy::print_stdout,
+    reason = "the benchmark's figures, on stdout with --nocapture"
+)]
 fn neovim_bursts_of_typing_get_the_final_stale_diagnostic() {
     let nvim = nvim();
     let dir = tempfile::tempdir().unwrap();
@@ -731,6 +735,10 @@ fn neovim_bursts_of_typing_get_the_final_stale_diagnostic() {
 /// analysis while the scan runs, with the map's caller count once it has ended. Times on
 /// Neovim's clock are printed, not asserted. Script: `editors/neovim/tests/first_scan_hover.lua`.
 #[test]
+#[allow(
+    clippy::print_stdout,
+    reason = "the benchmark's figures, on stdout with --nocapture"
+)]
 fn neovim_hovers_answer_during_the_first_scan_of_the_stdlib() {
     let nvim = nvim();
     let dir = tempfile::tempdir().unwrap();
