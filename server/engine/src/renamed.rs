@@ -22,8 +22,10 @@
 //!    ([`MAX_OTHER_FILES`] at most: those in the same folder first, then in path order;
 //!    each is parsed once per nesting depth, and lint searches again at every run while
 //!    the finding is open); among several, one of the same kind first, then by key;
-//! 2. **same signature**: in the file the claim named, a definition of the same kind
-//!    whose signature fingerprint under the old name is the snapshot's;
+//! 2. **same signature**: in the file the claim named, the one definition of the same
+//!    kind whose signature fingerprint under the old name is the snapshot's, while the old
+//!    name names no definition left in the map (`(self)` matches most methods: a deleted
+//!    method had been "renamed" to any other);
 //! 3. otherwise lint falls back to name similarity.
 //!
 //! A file whose text on disk is not the text the map holds (edited since the last scan)
@@ -198,7 +200,31 @@ pub(crate) fn renamed_definition(
         });
         matches.into_iter().next().map(|m| m.found)
     };
-    Ok(best(bodies).or_else(|| best(signatures)))
+    // A signature says little on its own (`(self)` is most methods'): it is evidence only
+    // when one definition of the file has it and the old name names no definition left
+    // (a same-named one elsewhere is what a deleted method's memory more likely meant).
+    let signature = if signatures.len() == 1 && !any_defined(conn, &olds)? {
+        best(signatures)
+    } else {
+        None
+    };
+    Ok(best(bodies).or(signature))
+}
+
+/// Whether a definition of any of `olds`' names is still in the map.
+fn any_defined(conn: &Connection, olds: &[OldDefinition<'_>]) -> Result<bool> {
+    let mut stmt = conn
+        .prepare_cached("SELECT EXISTS(SELECT 1 FROM symbols WHERE name = ?1)")
+        .ctx(|| "reading definitions".into())?;
+    for old in olds {
+        let defined: bool = stmt
+            .query_row([old.name], |r| r.get(0))
+            .ctx(|| format!("reading definitions of `{}`", old.name))?;
+        if defined {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Paths of the map that scans saw added, modified or renamed to after `since` (RFC 3339;

@@ -952,6 +952,72 @@ fn fault_a_renamed_definition_was_suggested_by_a_similar_name_not_by_its_body() 
     );
 }
 
+/// Fault found by the fresh-user trial (issue 30, item 10's class): deleting
+/// `RotatingFileHandler.shouldRollover` made lint suggest `BaseRotatingHandler.emit`,
+/// "the same signature", and deleting `A.stop` suggested `A.go`: `(self, record)` and
+/// `(self)` are most methods' signatures. A signature is evidence only when one definition
+/// of the file has it and the old name names no definition left.
+#[test]
+fn fault_a_deleted_method_was_suggested_as_any_method_with_its_signature() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "m.py",
+        "class A:\n    def go(self):\n        return 1\n\n    def stop(self):\n        return 2\n\n\
+         class B:\n    def go(self):\n        return 3\n\n\
+         class Base:\n    def emit(self, record):\n        return record\n\n\
+         class Rotating(Base):\n    def should_roll(self, record):\n        return 4\n\n\
+         class Timed(Base):\n    def should_roll(self, record):\n        return 5\n",
+    );
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "m"]);
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.remember(
+        "m.py",
+        "`A.stop()` halts. `Rotating.should_roll()` decides.\n",
+        &by("human:ann"),
+    )
+    .unwrap();
+    assert!(ws.lint().unwrap().result.contradictions.is_empty());
+    write(
+        root,
+        "m.py",
+        "class A:\n    def go(self):\n        return 1\n\n\
+         class B:\n    def go(self):\n        return 3\n\n\
+         class Base:\n    def emit(self, record):\n        return record\n\n\
+         class Rotating(Base):\n    pass\n\n\
+         class Timed(Base):\n    def should_roll(self, record):\n        return 5\n",
+    );
+    git(root, &["commit", "-qam", "delete two methods"]);
+    ws.scan(&|_| {}).unwrap();
+    ws.sync(None).unwrap();
+    let found: Vec<(String, Option<String>, Option<String>)> = ws
+        .lint()
+        .unwrap()
+        .result
+        .contradictions
+        .into_iter()
+        .map(|c| (c.claim, c.truth, c.suggestion))
+        .collect();
+    let gone = |claim: &str, name: &str| {
+        (
+            claim.to_string(),
+            Some(format!("no symbol `{name}` in the map")),
+            None,
+        )
+    };
+    assert_eq!(
+        found,
+        [
+            gone("A.stop()", "A.stop"),
+            gone("Rotating.should_roll()", "Rotating.should_roll")
+        ]
+    );
+}
+
 /// Fault found by a trial: a misspelt member (`Header.encod()`) was told "did you mean
 /// `encode`?", the bare member, not the name to write; `Span::nwe()` the same in Rust's
 /// spelling. The suggestion keeps the claim's qualifier and separator.
