@@ -335,7 +335,7 @@ impl Workspace {
                         scan_id,
                         "no_longer_stale",
                         &m.subject,
-                        &format!("revision {} is current again", m.revision_id),
+                        &current_again(tx, m)?,
                     )?;
                 }
             }
@@ -2186,4 +2186,27 @@ fn scanned_rename(conn: &loci_store::rusqlite::Connection, path: &str) -> Result
         )
         .ctx(|| "reading renames".into())?;
     Ok(mapped.then_some(at))
+}
+
+/// The words for a stale mark that went away: the claim it was about (or the page), as
+/// [`crate::audit`]'s stale warnings name it, never a row id.
+fn current_again(
+    tx: &loci_store::rusqlite::Transaction<'_>,
+    m: &loci_store::audit::StaleMark,
+) -> loci_store::Result<String> {
+    let (version, claim): (i64, Option<String>) = tx
+        .query_row(
+            "SELECT r.version, (SELECT text FROM claims WHERE claim_id = ?2)
+             FROM revisions r WHERE r.revision_id = ?1",
+            loci_store::rusqlite::params![m.revision_id, m.claim_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .ctx(|| format!("reading revision {}", m.revision_id))?;
+    Ok(match claim {
+        Some(t) => format!(
+            "memory `{}` v{version} claim `{t}` is current again",
+            m.subject
+        ),
+        None => format!("memory `{}` v{version} is current again", m.subject),
+    })
 }

@@ -1018,6 +1018,56 @@ fn fault_a_deleted_method_was_suggested_as_any_method_with_its_signature() {
     );
 }
 
+/// Fault found by the fresh-user trial: when one of a page's two stale claims recovered
+/// (its function restored) while the other's function was deleted, the knowledge log said
+/// "revision 3 is current again": the whole page, by a row id. It names the claim.
+#[test]
+fn fault_the_log_said_a_revision_was_current_again_while_it_was_still_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let text = |go: &str, stop: bool| {
+        format!(
+            "class A:\n    def go(self):\n        return 1\n{}\n\
+             def go():\n    return {go}\n",
+            if stop {
+                "\n    def stop(self):\n        return 2\n"
+            } else {
+                ""
+            }
+        )
+    };
+    write(root, "m.py", &text("3", true));
+    let mut ws = Workspace::open(root, None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.remember(
+        "m.py",
+        "`A.stop()` halts and `go()` runs.\n",
+        &by("human:ann"),
+    )
+    .unwrap();
+    ws.lint().unwrap();
+    write(root, "m.py", &text("33", true));
+    ws.scan(&|_| {}).unwrap();
+    ws.lint().unwrap();
+    write(root, "m.py", &text("3", false));
+    ws.scan(&|_| {}).unwrap();
+    ws.lint().unwrap();
+    let log: Vec<(String, String)> =
+        loci_store::audit::knowledge_changes_since(ws.store().conn(), 0)
+            .unwrap()
+            .into_iter()
+            .filter(|c| c.change == "no_longer_stale")
+            .map(|c| (c.subject, c.detail))
+            .collect();
+    assert_eq!(
+        log,
+        [(
+            "m.py".to_string(),
+            "memory `m.py` v1 claim `go()` is current again".to_string()
+        )]
+    );
+}
+
 /// Fault found by a trial: a misspelt member (`Header.encod()`) was told "did you mean
 /// `encode`?", the bare member, not the name to write; `Span::nwe()` the same in Rust's
 /// spelling. The suggestion keeps the claim's qualifier and separator.
