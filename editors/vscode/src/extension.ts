@@ -70,7 +70,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.languages.onDidChangeDiagnostics(() => updateStale()),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('loci') && !e.affectsConfiguration('loci.trace')) {
+      // While no server was found, any change may be the one that makes it findable: VS
+      // Code rewrites settings.json at startup (migrating old values), and a search made
+      // meanwhile read `loci.server.path` as unset and never looked again.
+      const loci = e.affectsConfiguration('loci') && !e.affectsConfiguration('loci.trace');
+      if (loci || state.server === 'missing') {
         void restart(context);
       }
     }),

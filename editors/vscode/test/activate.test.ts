@@ -15,6 +15,7 @@ interface Recorded {
   /** The second item, "loci: 3 pages behind". */
   behind: { text: string; tooltip: string; shown: boolean; command?: string };
   logs: string[];
+  configurationListeners: ((e: unknown) => void)[];
 }
 
 function stub(rec: Recorded): unknown {
@@ -92,7 +93,10 @@ function stub(rec: Recorded): unknown {
     workspace: {
       workspaceFolders: undefined,
       registerTextDocumentContentProvider: () => disposable,
-      onDidChangeConfiguration: () => disposable,
+      onDidChangeConfiguration: (listener: (e: unknown) => void) => {
+        rec.configurationListeners.push(listener);
+        return disposable;
+      },
       getConfiguration: () => ({ get: (_k: string, d: unknown) => d, inspect: () => undefined }),
     },
     languages: { onDidChangeDiagnostics: () => disposable, getDiagnostics: () => [] },
@@ -113,6 +117,7 @@ test('activation without a server: commands, status bar, and what to do', async 
     status: { text: '', tooltip: '', shown: false },
     behind: { text: '', tooltip: '', shown: false },
     logs: [],
+    configurationListeners: [],
   };
   const vscode = stub(rec);
   const load = (Module as unknown as { _load: (r: string, ...rest: unknown[]) => unknown })._load;
@@ -163,6 +168,12 @@ test('activation without a server: commands, status bar, and what to do', async 
     });
     // Shown only once the server says pages are behind the code; a click drafts them.
     assert.deepEqual(rec.behind, { text: '', tooltip: '', shown: false, command: 'loci.draftPages' });
+    // Fault seen in code-server: a change to another setting (VS Code migrating one at
+    // startup) while no server was found searched again — not only a change of `loci.*`.
+    assert.equal(rec.configurationListeners.length, 1);
+    rec.configurationListeners[0]({ affectsConfiguration: (section: string) => section === 'extensions' });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(rec.logs, [`error ${message}`, `error ${message}`]);
     await ext.deactivate();
   } finally {
     (Module as unknown as { _load: unknown })._load = load;
