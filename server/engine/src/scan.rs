@@ -1004,7 +1004,9 @@ struct Writer<'a, 's> {
     write_refs: bool,
     /// The parse limit files are analysed with ([`parse_to_retry`]).
     parse_timeout_ms: u64,
-    /// Names that gained or lost a definition.
+    /// Names that gained or lost a definition, for the stored references they may now
+    /// resolve differently; none in a bulk load, whose references are all its own (every
+    /// name of the map, 313,000 on a 48,000-file corpus, had been held to the end).
     changed_names: BTreeSet<String>,
     /// Files written in this scan.
     changed_files: BTreeSet<i64>,
@@ -1169,8 +1171,10 @@ impl Writer<'_, '_> {
                         .iter()
                         .map(|(k, n, _)| (k.as_str(), n.as_str()))
                         .collect();
-                    for (_, name) in old.symmetric_difference(&new) {
-                        self.changed_names.insert(name.to_string());
+                    if !self.write_refs {
+                        for (_, name) in old.symmetric_difference(&new) {
+                            self.changed_names.insert(name.to_string());
+                        }
                     }
                     // Drift is measured from the file's content as of the last finished
                     // scan (`drift_hash`), not from the row's hash, which a killed scan may

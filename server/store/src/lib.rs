@@ -631,17 +631,22 @@ impl Store {
             return Ok(None);
         }
         let path = lock_path(db);
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|source| StoreError::Io {
-                path: path.clone(),
-                source,
-            })?;
+        let file = open_lock_file(&path)?;
         Ok(Some((path, file)))
     }
+}
+
+/// Opens (creating) the lock file `path`, never truncating what another process holds.
+fn open_lock_file(path: &Path) -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// The file a running team listener of the database `db` holds a shared lock on:
@@ -664,15 +669,7 @@ impl Store {
             return Ok(None);
         };
         let path = listening_path(db);
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|source| StoreError::Io {
-                path: path.clone(),
-                source,
-            })?;
+        let file = open_lock_file(&path)?;
         file.lock_shared()
             .map_err(|source| StoreError::Io { path, source })?;
         Ok(Some(file))
