@@ -115,10 +115,10 @@ impl Default for AnalyzeOptions {
 /// of `timeout_ms` buys: the median pace measured on a 2-core development machine over
 /// the Python stdlib and the Rust and C sources of a cargo registry (12,600 files; 30
 /// calls per ms, `test/test_statistics.py` 1,055 calls in 47 ms). The default 500 ms is
-/// 15,000 calls. The budget bounds a parse's memory too: a parse holds about 5 KB of
-/// tree-sitter's memory per call (a generated 1.8 MB Rust test file took 52,330 calls and
-/// 250 MB, 5,000-file corpora's largest parsers 5–6 KB per call), so one file's tree
-/// stays under about 75 MB; of the 48,069 files of the stdlib, site-packages and a cargo
+/// 15,000 calls. The budget bounds a parse's memory too: a parse holds 4–7 KB of
+/// memory per call (six files of 0.6–1.9 MB scanned alone, peak RSS less the 28 MiB of a
+/// scan that parses almost nothing: a generated 1.87 MB Rust test file took 52,330 calls
+/// and 272 MiB), so one file's parse stays under about 100 MB; of the 48,069 files of the stdlib, site-packages and a cargo
 /// registry, 2 generated test tables need more.
 pub const PARSE_STEPS_PER_MS: u64 = 30;
 

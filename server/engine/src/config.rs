@@ -255,8 +255,8 @@ pub struct ScanConfig {
     /// [`loci_core::analyze::WALL_GUARD_FACTOR`] times the limit is a safety net. A file
     /// that hits it is recorded as degraded (`parse_timeout`) and analysed again when the
     /// limit is raised; one the wall-clock guard stopped, by every later scan until it
-    /// parses. The limit bounds a parse's memory too (about 5 KB per callback: 75 MB at
-    /// the default). Default 500 ms.
+    /// parses. The limit bounds a parse's memory too (4–7 KB per callback: about 100 MB
+    /// at the default). Default 500 ms.
     pub parse_timeout_ms: u64,
     /// Deepest syntax-tree nesting extraction visits, in nodes. Default 2,000.
     pub max_depth: u32,
