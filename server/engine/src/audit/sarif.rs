@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::Workspace;
-use crate::lint::CheckReport;
+use crate::audit::lint::CheckReport;
 
 /// The rules loci reports, with SARIF levels.
 const RULES: &[(&str, &str, &str)] = &[

@@ -49,8 +49,8 @@ use serde::Serialize;
 use std::num::NonZeroI64;
 
 use crate::config::ScanConfig;
+use crate::map::walk::{self, Skip, SkipReason, WalkedFile};
 use crate::secrets::SecretRules;
-use crate::walk::{self, Skip, SkipReason, WalkedFile};
 use crate::{EngineError, Result};
 
 /// Files per write transaction.
@@ -174,10 +174,10 @@ pub struct ScanReport {
     #[serde(skip)]
     pub common_terms_updated: bool,
     /// The map's SCIP edges after a scan that changed the map (`loci scan --scip`,
-    /// [`crate::scip::reconcile`]): absent when it changed nothing or no file's references
+    /// [`crate::map::scip::reconcile`]): absent when it changed nothing or no file's references
     /// come from a SCIP index.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub scip: Option<crate::scip::ScipCoverage>,
+    pub scip: Option<crate::map::scip::ScipCoverage>,
 }
 
 /// The result of reading and analysing one file on a worker thread.
@@ -619,7 +619,7 @@ fn scan_inner(
     let pages_moved = store.write(|tx| {
         let mut moved = files_moved.clone();
         for r in &folders {
-            if crate::sync::move_page(tx, &r.from, &r.to, &format!("rename:scan:{scan_id}"))? {
+            if crate::map::sync::move_page(tx, &r.from, &r.to, &format!("rename:scan:{scan_id}"))? {
                 moved.push(r.clone());
             }
         }
@@ -663,7 +663,7 @@ fn scan_inner(
         loci_store::search::MERGE_PAGES
     };
     store.write(|tx| {
-        let tracked = crate::memory::track_claims_resolved_since(tx)?;
+        let tracked = crate::memory::memory::track_claims_resolved_since(tx)?;
         if !bulk && written > 0 {
             for table in FtsTable::MAP {
                 loci_store::search::merge_segments(tx, table, pages)?;
@@ -812,9 +812,9 @@ fn finish(
     }
     // With the scan finished, the marks of the current revisions from its map (all of
     // them after a scan that changed it; after one that did not, those written since).
-    if crate::audit::marks_missing(store.conn())? {
+    if crate::audit::audit::marks_missing(store.conn())? {
         let at = Instant::now();
-        store.write(|tx| crate::audit::store_marks(tx, None))?;
+        store.write(|tx| crate::audit::audit::store_marks(tx, None))?;
         tracing::info!(
             ms = at.elapsed().as_millis() as u64,
             "scan: stored the marks of the current revisions"
@@ -1259,7 +1259,7 @@ impl Writer<'_, '_> {
 
     /// Deletes the files that are `gone` from the map and, in the same transaction, moves
     /// the memory of each file that `follow` says was renamed (see
-    /// [`crate::sync::move_page`]); returns the renames whose page moved. One transaction,
+    /// [`crate::map::sync::move_page`]); returns the renames whose page moved. One transaction,
     /// because a scan killed between the two had deleted the old path and lost the rename
     /// for memory: the next scan saw only the new file.
     fn delete(
@@ -1289,7 +1289,12 @@ impl Writer<'_, '_> {
             }
             let mut moved = Vec::new();
             for r in follow {
-                if crate::sync::move_page(tx, &r.from, &r.to, &format!("rename:scan:{scan_id}"))? {
+                if crate::map::sync::move_page(
+                    tx,
+                    &r.from,
+                    &r.to,
+                    &format!("rename:scan:{scan_id}"),
+                )? {
                     moved.push(r.clone());
                 }
             }
@@ -3533,7 +3538,7 @@ fn resolve_refs(
 #[cfg(test)]
 mod tests {
     use super::{Outcome, PendingRef, Store, count_lines, process};
-    use crate::walk::{SkipReason, WalkedFile};
+    use crate::map::walk::{SkipReason, WalkedFile};
     use std::collections::BTreeSet;
 
     /// References resolved a few at a time, in name order (a name's references split
