@@ -14,7 +14,7 @@
 //!   says it is absent ([`Ctx::unknown_call`]) — precision over completeness: a function
 //!   of the language (`print()`), a name the code there calls, or a settings key
 //!   (`scan.max_files`) is not reported. Its suggestion is a renamed definition found by the claim's
-//!   snapshot, by body, then by signature ([`crate::audit::renamed`]), else the most similar
+//!   snapshot, by body, then by signature ([`super::renamed`]), else the most similar
 //!   name; the truth says which evidence it rests on (`` `_validate_netloc` in
 //!   urllib/parse.py has the same body ``, `` `total` has a similar name ``);
 //! - `version_mismatch` (medium): `name@1.2.3` where every manifest declaring `name`
@@ -34,8 +34,8 @@ use loci_store::audit::{self as au, NewFinding, Recorded, StaleMark};
 use loci_store::memory as mem;
 use serde::Serialize;
 
-use crate::audit::audit::Staleness;
-use crate::audit::renamed::{Snapshot, renamed_definition};
+use super::audit::Staleness;
+use super::renamed::{Snapshot, renamed_definition};
 use crate::map::manifests;
 use crate::memory::memory::{SymbolResolution, resolve_path, resolve_symbol};
 use crate::{EngineError, Envelope, Result, Workspace};
@@ -279,7 +279,7 @@ impl Workspace {
 
         // Staleness of every current revision: the marks the last scan (or the write of a
         // revision since) stored for the map as it is, the others made now.
-        let stale = crate::audit::audit::current_staleness(conn)?;
+        let stale = super::audit::current_staleness(conn)?;
         let marks: Vec<StaleMark> = stale
             .iter()
             .map(|s| StaleMark {
@@ -618,7 +618,7 @@ fn claim_snapshots(claim: &mem::ClaimRow) -> Vec<Snapshot<'_>> {
 const LINTED_REVISION: &str = "linted_revision";
 
 /// The memory a lint checks. After a lint, only the revisions written since and those
-/// that what the map changed since can concern ([`crate::audit::audit::MapChanges`]) can get
+/// that what the map changed since can concern ([`super::audit::MapChanges`]) can get
 /// another verdict: those naming a changed name or under a changed path, and three kinds
 /// of claims whose verdict rests on more than their own name ([`MemoryToCheck::read`]).
 enum MemoryToCheck {
@@ -628,7 +628,7 @@ enum MemoryToCheck {
     /// and those holding a claim named one of `names` or whose subject is one of
     /// `subjects`.
     Changed {
-        changes: crate::audit::audit::MapChanges,
+        changes: super::audit::MapChanges,
         after: i64,
         names: Vec<String>,
         subjects: Vec<String>,
@@ -645,7 +645,7 @@ impl MemoryToCheck {
             )
             .ok()
             .and_then(|v| v.parse().ok());
-        let (Some(after), Some(changes)) = (after, crate::audit::audit::map_changes(conn)?) else {
+        let (Some(after), Some(changes)) = (after, super::audit::map_changes(conn)?) else {
             return Ok(Self::Everything);
         };
         // An open contradiction of a page without a current revision (its page moved or
@@ -1172,7 +1172,7 @@ struct Check<'a> {
     end_column: u32,
     revision_id: Option<i64>,
     /// What a memory claim named when it was written (its definitions' keys and
-    /// fingerprints): a renamed definition is found by these first ([`crate::audit::renamed`]).
+    /// fingerprints): a renamed definition is found by these first ([`super::renamed`]).
     snapshots: Vec<Snapshot<'a>>,
     /// When they were taken (RFC 3339).
     snapshot_at: Option<&'a str>,
@@ -2196,7 +2196,7 @@ fn scanned_rename(conn: &loci_store::rusqlite::Connection, path: &str) -> Result
 }
 
 /// The words for a stale mark that went away: the claim it was about (or the page), as
-/// [`crate::audit::audit`]'s stale warnings name it, never a row id.
+/// [`super::audit`]'s stale warnings name it, never a row id.
 fn current_again(
     tx: &loci_store::rusqlite::Transaction<'_>,
     m: &loci_store::audit::StaleMark,

@@ -1,6 +1,6 @@
 //! Memory judged against an editor's unsaved text (the language server's overlay): the
-//! audit's rules ([`crate::audit::audit`] for staleness, [`crate::audit::lint`] for false claims,
-//! [`crate::audit::renamed`] for a definition found again under another name) applied with the
+//! audit's rules ([`super::audit`] for staleness, [`super::lint`] for false claims,
+//! [`super::renamed`] for a definition found again under another name) applied with the
 //! open files' definitions taking precedence over the map's for those files. The language
 //! server converts what these return; it judges nothing itself.
 //!
@@ -11,7 +11,7 @@
 //!   `SignatureChanged`), else current;
 //! - one whose key the buffer no longer defines is **false** (`missing_symbol`): renamed
 //!   when the buffer holds a definition with the snapshot's body (or kind and signature)
-//!   under another name ([`crate::audit::renamed`]; shown on that definition), else deleted (shown
+//!   under another name ([`super::renamed`]; shown on that definition), else deleted (shown
 //!   on the file's first line) — unless exactly one definition of its qualified name
 //!   exists in another file of the map: then it moved, and is stale (`Moved`);
 //! - any other claim of a page about `path` that lint finds false (a symbol that never
@@ -31,9 +31,9 @@ use loci_store::audit::NewFinding;
 use loci_store::memory as mem;
 use serde::Serialize;
 
-use crate::audit::audit::{StaleReason, Staleness};
-use crate::audit::lint::TextFinding;
-use crate::audit::renamed::{Snapshot, renamed_in_text};
+use super::audit::{StaleReason, Staleness};
+use super::lint::TextFinding;
+use super::renamed::{Snapshot, renamed_in_text};
 use crate::memory::memory::{SymbolResolution, resolve_symbol};
 use crate::{Result, Workspace};
 

@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::context::{ContextRequest, SearchOptions};
+use super::context::{ContextRequest, SearchOptions};
 use crate::memory::memory::WriteOptions;
 use crate::{EngineError, Envelope, Result, Workspace};
 
@@ -519,8 +519,8 @@ impl Workspace {
             // The baseline: plain BM25 over the same indexes for the same content terms
             // (all of them ORed), merged by raw score.
             let started = Instant::now();
-            let terms = crate::context::search::content_terms(&case.query);
-            let mut hits = match crate::context::search::any_of(&terms) {
+            let terms = super::search::content_terms(&case.query);
+            let mut hits = match super::search::any_of(&terms) {
                 Some(expr) => self.search_hits(
                     &expr,
                     &SearchOptions {

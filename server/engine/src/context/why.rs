@@ -370,7 +370,7 @@ impl Workspace {
             }
         }
         if candidates.is_empty()
-            && let Some(fts) = crate::context::search::fts_query(q)
+            && let Some(fts) = super::search::fts_query(q)
         {
             // The first revision of each page that said it is the one that introduced it.
             let hits = mem::search_revisions(conn, &fts, false, 200)?;

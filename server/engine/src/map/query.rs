@@ -244,7 +244,7 @@ pub struct Stats {
     /// Row totals.
     pub totals: map::MapCounts,
     /// Files and lines by language.
-    pub languages: BTreeMap<String, crate::map::scan::LanguageCount>,
+    pub languages: BTreeMap<String, super::scan::LanguageCount>,
 }
 
 impl Workspace {
@@ -835,7 +835,7 @@ impl Workspace {
             for (language, files, lines) in by_language {
                 languages.insert(
                     language.unwrap_or_else(|| "unknown".into()),
-                    crate::map::scan::LanguageCount { files, lines },
+                    super::scan::LanguageCount { files, lines },
                 );
             }
             self.envelope(Stats { totals, languages }, Vec::new())

@@ -48,8 +48,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::num::NonZeroI64;
 
+use super::walk::{self, Skip, SkipReason, WalkedFile};
 use crate::config::ScanConfig;
-use crate::map::walk::{self, Skip, SkipReason, WalkedFile};
 use crate::secrets::SecretRules;
 use crate::{EngineError, Result};
 
@@ -174,10 +174,10 @@ pub struct ScanReport {
     #[serde(skip)]
     pub common_terms_updated: bool,
     /// The map's SCIP edges after a scan that changed the map (`loci scan --scip`,
-    /// [`crate::map::scip::reconcile`]): absent when it changed nothing or no file's references
+    /// [`super::scip::reconcile`]): absent when it changed nothing or no file's references
     /// come from a SCIP index.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub scip: Option<crate::map::scip::ScipCoverage>,
+    pub scip: Option<super::scip::ScipCoverage>,
 }
 
 /// The result of reading and analysing one file on a worker thread.
@@ -619,7 +619,7 @@ fn scan_inner(
     let pages_moved = store.write(|tx| {
         let mut moved = files_moved.clone();
         for r in &folders {
-            if crate::map::sync::move_page(tx, &r.from, &r.to, &format!("rename:scan:{scan_id}"))? {
+            if super::sync::move_page(tx, &r.from, &r.to, &format!("rename:scan:{scan_id}"))? {
                 moved.push(r.clone());
             }
         }
@@ -1259,7 +1259,7 @@ impl Writer<'_, '_> {
 
     /// Deletes the files that are `gone` from the map and, in the same transaction, moves
     /// the memory of each file that `follow` says was renamed (see
-    /// [`crate::map::sync::move_page`]); returns the renames whose page moved. One transaction,
+    /// [`super::sync::move_page`]); returns the renames whose page moved. One transaction,
     /// because a scan killed between the two had deleted the old path and lost the rename
     /// for memory: the next scan saw only the new file.
     fn delete(
@@ -1289,12 +1289,7 @@ impl Writer<'_, '_> {
             }
             let mut moved = Vec::new();
             for r in follow {
-                if crate::map::sync::move_page(
-                    tx,
-                    &r.from,
-                    &r.to,
-                    &format!("rename:scan:{scan_id}"),
-                )? {
+                if super::sync::move_page(tx, &r.from, &r.to, &format!("rename:scan:{scan_id}"))? {
                     moved.push(r.clone());
                 }
             }

@@ -445,7 +445,7 @@ impl Workspace {
         opts: &WriteOptions,
     ) -> Result<Envelope<Written>> {
         let (subject, kind) = self.resolve_subject(subject)?;
-        if let Some(log) = crate::memory::logs::log_named(&subject) {
+        if let Some(log) = super::logs::log_named(&subject) {
             return Err(EngineError::InvalidArgument {
                 name: "subject".into(),
                 message: format!(
@@ -493,7 +493,7 @@ impl Workspace {
         self.written_envelope(written)
     }
 
-    /// Writes a page's text that a model wrote (page synthesis, [`crate::memory::synthesis`]):
+    /// Writes a page's text that a model wrote (page synthesis, [`super::synthesis`]):
     /// a new revision through the same write path as `remember` (its claims extracted,
     /// snapshotted and checked at once), triggered by a `synthesis` event, authored by
     /// `opts.author` (`llm:MODEL`), with `run`'s `llm_runs` row in the same transaction.
@@ -503,7 +503,7 @@ impl Workspace {
         kind: &str,
         body: &str,
         opts: &WriteOptions,
-        run: &crate::memory::synthesis::RunFacts,
+        run: &super::synthesis::RunFacts,
     ) -> Result<Envelope<Written>> {
         self.accept_text("answer", body)?;
         let request = serde_json::json!({"op": "synthesize", "subject": subject,
@@ -655,7 +655,7 @@ impl Workspace {
             }
         }
         if self.team_configured() {
-            // Team memory: the server is the system of record (crate::memory::team).
+            // Team memory: the server is the system of record (super::team).
             return self.team_write_revision(
                 request,
                 opts,
@@ -776,8 +776,8 @@ impl Workspace {
                 message: "must not be empty (the root's page is `.`)".into(),
             });
         }
-        if let Some(log) = crate::memory::logs::log_named(subject) {
-            return Err(crate::memory::logs::not_a_page(log));
+        if let Some(log) = super::logs::log_named(subject) {
+            return Err(super::logs::not_a_page(log));
         }
         let (subject, _) = match self.resolve_subject(subject) {
             Ok(found) => found,
@@ -811,11 +811,11 @@ impl Workspace {
     }
 
     /// A page's current revision, or version `version`.
-    /// A log (`decisions`, `lessons`) is shown as the view of its entries ([`crate::memory::logs`]).
+    /// A log (`decisions`, `lessons`) is shown as the view of its entries ([`super::logs`]).
     pub fn show(&self, subject: &str, version: Option<i64>) -> Result<Envelope<Shown>> {
-        if let Some(log) = crate::memory::logs::log_named(subject) {
+        if let Some(log) = super::logs::log_named(subject) {
             if version.is_some() {
-                return Err(crate::memory::logs::not_a_page(log));
+                return Err(super::logs::not_a_page(log));
             }
             return self.show_log(log, &self.log_revisions(log)?);
         }
@@ -858,10 +858,10 @@ impl Workspace {
     /// Every revision of a page, oldest first; of a log, every revision of its entries.
     pub fn history(&self, subject: &str) -> Result<Envelope<History>> {
         let conn = self.store.conn();
-        let (page, all) = match crate::memory::logs::log_named(subject) {
+        let (page, all) = match super::logs::log_named(subject) {
             Some(log) => {
                 let all = logs::revisions(conn, log)?;
-                (crate::memory::logs::log_page(log, &all), all)
+                (super::logs::log_page(log, &all), all)
             }
             None => {
                 let page = self.page(subject)?;
@@ -1000,8 +1000,8 @@ impl Workspace {
         let at_norm = normalize_moment(self.store.conn(), at)?;
         let revisions = mem::revisions_as_of(self.store.conn(), &at_norm)?;
         let shown = match show {
-            Some(s) if crate::memory::logs::log_named(s).is_some() => {
-                let log = crate::memory::logs::log_named(s).unwrap_or_default();
+            Some(s) if super::logs::log_named(s).is_some() => {
+                let log = super::logs::log_named(s).unwrap_or_default();
                 let entries: Vec<Revision> = revisions
                     .iter()
                     .filter(|r| logs::log_of_entry(&r.subject) == Some(log))
@@ -1189,7 +1189,7 @@ impl Workspace {
             }
         }
         if self.team_configured() {
-            // Team memory: the server orders every checkout's changes (crate::memory::team).
+            // Team memory: the server orders every checkout's changes (super::team).
             let author = self.author_of(opts)?;
             let members = self.team_topic(&topic, &member, add, opts, &author)?;
             return self.envelope(members, Vec::new());

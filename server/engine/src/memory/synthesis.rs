@@ -36,9 +36,9 @@ use loci_store::memory::{self as mem, Page, Revision};
 use loci_store::synthesis as syn;
 use serde::Serialize;
 
+use super::memory::{MAX_MEMORY_TEXT_BYTES, WriteOptions};
 use crate::audit::audit::{StaleReason, current_staleness};
 use crate::context::context::estimate_tokens;
-use crate::memory::memory::{MAX_MEMORY_TEXT_BYTES, WriteOptions};
 use crate::{EngineError, Envelope, Result, Workspace};
 
 /// The author prefix of model-written revisions (`llm:claude-sonnet`).
