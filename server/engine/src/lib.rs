@@ -367,7 +367,7 @@ pub struct Workspace {
     dense: std::sync::Mutex<context::embed::Dense>,
     /// Polled by long reads (see [`CancelFlag`]); never raised unless a caller set one.
     cancel: CancelFlag,
-    /// The team server, when `[team]` (or `LOCI_TEAM_URL`) names one (see [`team`]).
+    /// The team server, when `[team]` (or `LOCI_TEAM_URL`) names one (see [`memory::team`]).
     team: Option<memory::team::TeamLink>,
 }
 

@@ -3,7 +3,8 @@
 //! and the structural questions asked of it.
 //!
 //! - [`walk`](walk()) the tree with git's ignore rules, then `scan`: parse what changed,
-//!   write the map, resolve imports and references, follow renames;
+//!   write the map, resolve imports and references, follow renames (`scan.rs`, its parts
+//!   in `scan/`);
 //!   `scip`: precise references from a compiler's SCIP index.
 //! - `git` (read-only history, read with `gix`) and `sync` (that history, or snapshots of
 //!   the map, into the event log); `manifests`: dependency versions the repository declares.
