@@ -4,8 +4,7 @@
 //!
 //! - [`walk`](walk()) the tree with git's ignore rules, then `scan`: parse what changed,
 //!   write the map, resolve imports and references, follow renames (`scan.rs`, its parts
-//!   in `scan/`);
-//!   `scip`: precise references from a compiler's SCIP index.
+//!   in `scan/`); `scip`: precise references from a compiler's SCIP index.
 //! - `git` (read-only history, read with `gix`) and `sync` (that history, or snapshots of
 //!   the map, into the event log); `manifests`: dependency versions the repository declares.
 //! - `query` (`symbol`, `refs`, `callers`, `deps`, `impact`, `stats`), `code` (`callees`,
