@@ -2499,7 +2499,7 @@ fn fault_a_class_name_starting_with_an_acronym_was_not_named_in_the_question() {
     }
     // Plurals of acronyms are words, not names.
     assert_eq!(
-        loci_engine::search::identifier_tokens("which URLs and APIs does HTTPS use"),
+        loci_engine::context::search::identifier_tokens("which URLs and APIs does HTTPS use"),
         Vec::<String>::new()
     );
 }
