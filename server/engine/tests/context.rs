@@ -51,6 +51,13 @@ fn workspace() -> (tempfile::TempDir, Workspace) {
     (dir, ws)
 }
 
+/// A workspace with nothing in it yet.
+fn empty_workspace() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path(), Some(&dir.path().join("loci.db"))).unwrap();
+    (dir, ws)
+}
+
 /// Rewrites `src/billing.py` (both symbols its memory names change) and rescans: the
 /// page on it goes stale.
 fn rewrite_billing(root: &Path, ws: &mut Workspace) {
@@ -3441,4 +3448,142 @@ fn a_question_in_inflections_finds_code_named_by_the_base_form() {
         "{:?}",
         a.items.iter().map(|i| &i.id).collect::<Vec<_>>()
     );
+}
+
+/// A call written with its arguments names its callee: `field(default_factory=...)` had
+/// been one phrase of every word in it, which no text holds, and the answer abstained
+/// with nothing found.
+#[test]
+fn fault_a_call_with_arguments_in_the_question_found_nothing() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "dataclasses.py",
+        "def field(*, default=None, default_factory=None):\n    \"\"\"Return an object to identify dataclass fields.\"\"\"\n    return (default, default_factory)\n",
+    );
+    write(
+        dir.path(),
+        "other.py",
+        "def describe(obj):\n    \"\"\"Describe what an object does.\"\"\"\n    return repr(obj)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "What does dataclasses.field(default_factory=...) do?",
+        &[],
+        2_000,
+    )
+    .result;
+    assert!(!a.abstained, "{:?}", a.best_candidate);
+    assert_eq!(a.items[0].id, "dataclasses.py#field@function");
+}
+
+/// A bare name that many files define (`__init__`) names no definition: its
+/// definitions had led the answer in path order, ahead of the file the question is about.
+#[test]
+fn fault_a_bare_name_defined_in_many_files_led_the_answer() {
+    let (dir, mut ws) = empty_workspace();
+    for name in ["a", "b", "c", "d"] {
+        write(
+            dir.path(),
+            &format!("{name}.py"),
+            "class Thing:\n    def __init__(self):\n        self.value = 1\n",
+        );
+    }
+    write(
+        dir.path(),
+        "records.py",
+        "def make_record_class(fields):\n    \"\"\"Generate the __init__ method of a record class from its fields' defaults.\"\"\"\n    lines = [f'self.{f} = {f}' for f in fields]\n    return 'def __init__(self):\\n' + '\\n'.join(lines)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "How does a record class generate the __init__ method from its field defaults?",
+        &[],
+        2_000,
+    )
+    .result;
+    assert_eq!(a.items[0].id, "records.py#make_record_class@function");
+    assert!(
+        a.items.iter().all(|i| !i
+            .signals
+            .iter()
+            .any(|s| s.contains("named in the question"))),
+        "{:?}",
+        a.items
+    );
+}
+
+/// "Who calls X?" about a definition the question names is answered from the references
+/// resolved to it: the dependents of the best file found (a file full of `call`s) had been
+/// served instead.
+#[test]
+fn fault_who_calls_a_named_function_served_another_files_dependents() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "shlex.py",
+        "def quote(s):\n    \"\"\"Return a shell-escaped version of the string s.\"\"\"\n    return \"'\" + s + \"'\"\n\ndef join(words):\n    return ' '.join(quote(w) for w in words)\n",
+    );
+    write(
+        dir.path(),
+        "pipes.py",
+        "import shlex\n\ndef command(file):\n    return 'cat ' + shlex.quote(file)\n",
+    );
+    write(
+        dir.path(),
+        "mock.py",
+        "def call(*args):\n    \"\"\"Record who calls a mock: every call, the calls of calls.\"\"\"\n    return args\n\ndef calls():\n    return call(call())\n",
+    );
+    write(dir.path(), "user.py", "import mock\n\nmock.calls()\n");
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(&ws, "who calls shlex.quote?", &[], 2_000).result;
+    let served: Vec<(&str, &str)> = a
+        .items
+        .iter()
+        .filter(|i| i.kind == HitKind::File)
+        .map(|i| {
+            (
+                i.id.as_str(),
+                i.signals[0].split(" +").next().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        served[..2],
+        [
+            ("pipes.py", "refers to `quote`"),
+            ("shlex.py", "refers to `quote`")
+        ],
+        "{:?}",
+        a.items
+    );
+    assert!(!served.iter().any(|(id, _)| *id == "user.py"), "{served:?}");
+}
+
+/// A name nothing in the code holds makes a question out of scope, but not beside a
+/// qualified name the map resolves: "in my Flask app, how does json.dumps …" is about
+/// `json.dumps`.
+#[test]
+fn fault_a_product_name_beside_a_qualified_name_abstained() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "json/__init__.py",
+        "def dumps(obj, *, sort_keys=False):\n    \"\"\"Serialize obj to a JSON formatted str; sort_keys sorts the keys.\"\"\"\n    return str(sorted(obj) if sort_keys else obj)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "In my Flask app, how does json.dumps handle sort_keys?",
+        &[],
+        2_000,
+    )
+    .result;
+    assert!(!a.abstained, "{:?}", a.unknown_names);
+    assert_eq!(a.items[0].id, "json/__init__.py#dumps@function");
+    // Without the qualified name, the unknown product is what the question is about.
+    let a = ask(&ws, "How does my Flask app sort keys?", &[], 2_000).result;
+    assert!(a.abstained);
+    assert_eq!(a.unknown_names, ["Flask"]);
 }

@@ -1106,7 +1106,16 @@ impl Workspace {
         let strength = coverages.iter().copied().fold(dense_best, f64::max);
         let mut best = 0.0f64;
         for (rank, hit) in hits.iter().enumerate() {
+            // The file holding the most of the text the question quotes, verbatim, is
+            // relevant whatever its other words: such a question never abstains, and its
+            // answer serves that code, not an index line of it.
+            let quoted_first = hit.signals.iter().any(|s| s == "quoted text #1");
             let relevance = CODE_POINTS * strength * decay_at(rank);
+            let relevance = if quoted_first {
+                relevance.max(self.config.context.floor)
+            } else {
+                relevance
+            };
             best = best.max(relevance);
             let share = strength * decay_at(rank);
             if share > 0.0 {
@@ -1179,37 +1188,85 @@ impl Workspace {
         if !super::retrieve::asks_for_dependents(query) {
             return Ok(quoted);
         }
-        // The file the question names by path, else the best one found (a symbol named
-        // is no module: its file may hold much else).
-        let named_file = named_ids[..named_files].first().copied();
-        let Some(target) = named_file.or(hits.first().map(|h| h.file_id)) else {
-            return Ok(quoted);
-        };
-        let Some(target_path) = loci_store::map::file_path(conn, target)? else {
-            return Ok(quoted);
-        };
-        let found = self.direct_dependents(target)?;
-        let mut dependents = found.uses;
-        // Files that name the module in their code (`unlock_notify::wait(…)` inside a
-        // macro the map cannot parse) come after those the map links: only for a module
-        // whose name is an identifier of several words, rare enough to be a mention.
-        // The module's declaration (`mod unlock_notify;`) comes last, mention or not: it
-        // uses nothing.
-        let mentions = self.files_naming_module(&target_path)?;
-        let declares = |id: i64| found.declare.iter().any(|(d, _)| *d == id);
-        for (id, path) in mentions
-            .into_iter()
-            .filter(|(id, _)| !declares(*id))
-            .chain(found.declare.clone())
-        {
-            if id != target && !dependents.iter().any(|(d, _)| *d == id) {
-                dependents.push((id, path));
-            }
-        }
+        // Each dependent as its path, why it is one, and what the answer says of it.
+        let dependents: Vec<(String, String, String)> =
+            if named_files == 0 && !named_keys.is_empty() {
+                // A question about what uses a definition it names ("who calls shlex.quote?")
+                // is answered from the references resolved to it, not from its file's
+                // importers (nor from the best file found: `unittest/mock.py`, for its
+                // `call`s).
+                let keys: Vec<&str> = named_keys.iter().map(|(_, k)| k.as_str()).collect();
+                let named = named_keys
+                    .first()
+                    .map(|(_, k)| k.rsplit_once('#').map_or(k.as_str(), |(_, n)| n))
+                    .unwrap_or_default()
+                    .split('@')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                let mut count: Vec<(String, usize)> = Vec::new();
+                for r in loci_store::map::refs_to_any(conn, &keys, None, DEPENDENT_REFS)? {
+                    if r.confidence < super::retrieve::DEPENDENT_CONFIDENCE {
+                        continue;
+                    }
+                    match count.iter_mut().find(|(p, _)| *p == r.path) {
+                        Some((_, n)) => *n += 1,
+                        None => count.push((r.path, 1)),
+                    }
+                }
+                // Most references first; ties in path order (the rows come by path).
+                count.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+                count
+                    .into_iter()
+                    .map(|(path, n)| {
+                        let why = format!("refers to `{named}`");
+                        let digest = format!(
+                            "`{path}` {why} ({n} reference{})",
+                            if n == 1 { "" } else { "s" }
+                        );
+                        (path, why, digest)
+                    })
+                    .collect()
+            } else {
+                // The file the question names by path, else the best one found.
+                let named_file = named_ids[..named_files].first().copied();
+                let Some(target) = named_file.or(hits.first().map(|h| h.file_id)) else {
+                    return Ok(quoted);
+                };
+                let Some(target_path) = loci_store::map::file_path(conn, target)? else {
+                    return Ok(quoted);
+                };
+                let found = self.direct_dependents(target)?;
+                let mut dependents = found.uses;
+                // Files that name the module in their code (`unlock_notify::wait(…)` inside a
+                // macro the map cannot parse) come after those the map links: only for a
+                // module whose name is an identifier of several words, rare enough to be a
+                // mention. The module's declaration (`mod unlock_notify;`) comes last, mention
+                // or not: it uses nothing.
+                let mentions = self.files_naming_module(&target_path)?;
+                let declares = |id: i64| found.declare.iter().any(|(d, _)| *d == id);
+                for (id, path) in mentions
+                    .into_iter()
+                    .filter(|(id, _)| !declares(*id))
+                    .chain(found.declare.clone())
+                {
+                    if id != target && !dependents.iter().any(|(d, _)| *d == id) {
+                        dependents.push((id, path));
+                    }
+                }
+                dependents
+                    .into_iter()
+                    .map(|(_, path)| {
+                        let why = format!("depends directly on `{target_path}`");
+                        let digest = format!("`{path}` {why} (imports it or calls into it)");
+                        (path, why, digest)
+                    })
+                    .collect()
+            };
         let (main, secondary): (Vec<_>, Vec<_>) =
-            dependents.into_iter().partition(|(_, p)| !demoted(p));
+            dependents.into_iter().partition(|(p, _, _)| !demoted(p));
         let top = best.max(self.config.context.floor) + DEPENDENT_POINTS;
-        for (i, (_, path)) in main.into_iter().chain(secondary).enumerate() {
+        for (i, (path, why, digest)) in main.into_iter().chain(secondary).enumerate() {
             let points = top - 0.01 * i as f64;
             let key = (HitKind::File, path.clone());
             let c = cands
@@ -1217,10 +1274,8 @@ impl Workspace {
                 .or_insert_with(|| Candidate::new(HitKind::File, path.clone(), Some(path.clone())));
             c.text_points = c.text_points.max(points);
             c.relevance = 0.0;
-            c.add(points, true, format!("depends directly on `{target_path}`"));
-            c.digest = format!(
-                "`{path}` depends directly on `{target_path}` (imports it or calls into it)"
-            );
+            c.add(points, true, why);
+            c.digest = digest;
             if c.full.is_empty() {
                 c.full = c.digest.clone();
             }
@@ -1409,9 +1464,24 @@ impl Workspace {
         // match, even where FTS5's length normalisation ranks a long doc comment below the
         // hits kept (`namedtuple`, with a 40-line docstring, came after 50 of its tests).
         let mut named: Vec<(String, loci_store::map::SymbolHit)> = Vec::new();
+        // Whether the question names a definition by a qualified name the map resolves
+        // (`json.dumps`, `Runtime::block_on`): it is about this code, whatever else it
+        // names ("in my Flask app, how does json.dumps …").
+        let mut named_qualified = false;
         for name in super::search::identifier_tokens(query) {
             let wanted = name.replace("::", ".");
-            for s in named_symbols(conn, &wanted)? {
+            let found = named_symbols(conn, &wanted)?;
+            // A bare name defined in many files (`__init__`, `name`, `new`) names a kind of
+            // definition, not one: its words are searched as the question's other words
+            // are (every `__init__` of the stdlib, in path order, had led the answer).
+            let files: HashSet<&str> = found.iter().map(|s| s.path.as_str()).collect();
+            if !wanted.contains('.') && files.len() > NAMED_FILES {
+                continue;
+            }
+            if wanted.contains('.') && !found.is_empty() {
+                named_qualified = true;
+            }
+            for s in found {
                 if !terms.is_empty() {
                     let text = symbol_text(&s.qualified_name, &s.signature, s.doc.as_deref());
                     text_hits.push(TextHit {
@@ -1575,7 +1645,7 @@ impl Workspace {
         // Names the question uses (`Kubernetes`, `io_uring`, `JSON Schema`) that nothing
         // loci can answer from holds: the question is about something else.
         let mut missing: Vec<String> = Vec::new();
-        if !quoted_found {
+        if !quoted_found && !named_qualified {
             // The first names only, as the first terms only are searched.
             let names = super::search::names_in(query);
             for (name, tokens) in names.into_iter().take(super::search::MAX_QUERY_TERMS) {
@@ -2719,6 +2789,13 @@ fn named_symbols(
 
 /// The most symbols one name in a question stands for.
 const NAMED_SYMBOLS: usize = 20;
+
+/// The most references read to answer what uses a definition the question names.
+const DEPENDENT_REFS: u32 = 2_000;
+
+/// The most files a bare name (no `.` or `::`) may be defined in and still name
+/// definitions: more, and it names a kind of definition (`__init__`, `new`, `name`).
+const NAMED_FILES: usize = 3;
 
 /// The rows [`named_symbols`] reads per name (an indexed lookup, by path): enough that the
 /// top-level definition and the file its leading segments name are among them (the

@@ -46,6 +46,12 @@ const CHUNK_HITS: u32 = 300;
 /// (FTS5 computes BM25 for every matched row, about 1.5 µs each).
 const MATCHED_ROWS: u64 = 8_000;
 
+/// The weight of the chunks holding text the question quotes verbatim, in fusion: twice
+/// a text index's, so the file holding the message is first even where another file
+/// leads both text indexes by the words of its path (`runtime/local_runtime/runtime.rs`
+/// had led a question quoting tokio's "Cannot start a runtime from within a runtime").
+const QUOTED_WEIGHT: f64 = 2.0;
+
 /// Best chunks kept per file.
 pub const CHUNKS_PER_FILE: usize = 3;
 
@@ -294,7 +300,7 @@ impl Workspace {
             }
             lists.push(RankedList {
                 name: "quoted text",
-                weight: 1.0,
+                weight: QUOTED_WEIGHT,
                 files,
                 sees: None,
             });

@@ -227,7 +227,10 @@ fn all_content_terms(text: &str) -> Vec<Term> {
     let mut out: Vec<Term> = Vec::new();
     // Linear in the question's length: each term is looked up, not compared with the others.
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for token in text.split_whitespace() {
+    for token in text
+        .split_whitespace()
+        .flat_map(|t| t.split(is_call_punctuation))
+    {
         // A dropped word splits the token: the words on either side are not adjacent in
         // the text, so one phrase of them would match nothing (`RotatingFileHandler.
         // doRollover` is `rotating file handler` and `rollover`, each found in the
@@ -249,6 +252,16 @@ fn all_content_terms(text: &str) -> Vec<Term> {
         }
     }
     out
+}
+
+/// Whether `c` separates a call from its arguments or one argument from the next
+/// (`json.dumps(obj)`, `field(default_factory=list)`, `Vec<u8>`): the words on either side
+/// are separate terms, as the words of separate tokens are.
+fn is_call_punctuation(c: char) -> bool {
+    matches!(
+        c,
+        '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>' | '=' | ',' | ';'
+    )
 }
 
 /// An FTS5 expression matching rows that hold every one of `terms`, or `None` when there
@@ -472,7 +485,13 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     let mut out: Vec<String> = Vec::new();
     for token in &tokens {
-        let t = token
+        // A call names its callee (`json.dumps(obj)` → `json.dumps`); its arguments are
+        // values, not names.
+        let (callee, called) = match token.split_once('(') {
+            Some((callee, _)) if callee.chars().any(char::is_alphanumeric) => (callee, true),
+            _ => (*token, false),
+        };
+        let t = callee
             .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'))
             .to_string();
         if t.is_empty() || !t.chars().all(|c| c.is_alphanumeric() || "_.:".contains(c)) {
@@ -482,8 +501,9 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
         let shaped = tokens.len() == 1
             || t.contains('_')
             || t.contains("::")
-            || (t.contains('.') && !t.ends_with('.'))
-            || token.contains("()")
+            // `module.func`, not `i.e` or `e.g`.
+            || (t.contains('.') && t.split('.').all(|s| s.chars().count() > 1))
+            || called
             || token.starts_with('`')
             || chars
                 .windows(2)
@@ -1035,6 +1055,17 @@ mod tests {
             ["Store::write", "try_write", "parseConfig", "store.rs"]
         );
         assert_eq!(identifier_tokens("namedtuple"), ["namedtuple"]);
+        // A call names its callee, whatever its arguments.
+        assert_eq!(
+            identifier_tokens(
+                "does dataclasses.field(default_factory=...) or json.dumps(obj) (`Store::write`)"
+            ),
+            ["dataclasses.field", "json.dumps", "Store::write"]
+        );
+        assert_eq!(
+            identifier_tokens("a module, i.e. one file (e.g. os.path)"),
+            ["os.path"]
+        );
         assert_eq!(
             identifier_tokens("where is the cache"),
             Vec::<String>::new()
@@ -1048,6 +1079,13 @@ mod tests {
             ["parseconfig", "parse", "config", "http", "opens"]
                 .iter()
                 .all(|w| words.contains(*w))
+        );
+        // A call's arguments are terms of their own: `json dumps obj` is no phrase.
+        let joined =
+            |text: &str| -> Vec<String> { content_terms(text).iter().map(Term::joined).collect() };
+        assert_eq!(
+            joined("json.dumps(obj) field(default_factory=list)"),
+            ["jsondumps", "obj", "field", "defaultfactory", "list"]
         );
         let t = &content_terms("parse_config")[0];
         assert!(t.found_in(&words));
