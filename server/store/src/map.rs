@@ -1992,7 +1992,8 @@ pub fn files_by_language(conn: &Connection) -> Result<Vec<(Option<String>, u64, 
 pub struct SkippedFile {
     /// Repo-relative path.
     pub path: String,
-    /// `binary`, `too_large`, `unreadable`, `symlink`, `vanished`, `file_limit`.
+    /// `binary`, `too_large`, `unreadable`, `symlink`, `vanished`, `file_limit`, `secret`,
+    /// `not_regular`, `non_utf8_path`.
     pub reason: String,
     /// Details, e.g. the OS error.
     pub detail: Option<String>,
@@ -2037,6 +2038,56 @@ pub fn skipped_file(conn: &Connection, path: &str) -> Result<Option<SkippedFile>
     )
     .and_then(|mut st| st.query_row([path], skipped_row).optional())
     .ctx(|| format!("reading the skip of {path}"))
+}
+
+/// How many files the last scan skipped, by reason (`secret`, `too_large`, `binary`, …),
+/// in reason order.
+pub fn skip_counts(conn: &Connection) -> Result<Vec<(String, u64)>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT reason, COUNT(*) FROM skipped_files GROUP BY reason ORDER BY reason")
+        .ctx(|| "counting skipped files".into())?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
+        .ctx(|| "counting skipped files".into())?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| "counting skipped files".into())
+}
+
+/// Up to `limit` skipped files: binary ones last (they define nothing and are many),
+/// else by reason, then path.
+pub fn skipped_listed(conn: &Connection, limit: u32) -> Result<Vec<SkippedFile>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT path, reason, detail, size, mtime_ns FROM skipped_files
+             ORDER BY reason = 'binary', reason, path LIMIT ?1",
+        )
+        .ctx(|| "reading skipped files".into())?;
+    let rows = stmt
+        .query_map([limit], skipped_row)
+        .ctx(|| "reading skipped files".into())?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| "reading skipped files".into())
+}
+
+/// How many mapped files are degraded (their analysis incomplete: `files.degraded` set),
+/// and up to `limit` of them as `(path, why)`, by path.
+pub fn degraded_files(conn: &Connection, limit: u32) -> Result<(u64, Vec<(String, String)>)> {
+    let count: i64 = conn
+        .prepare_cached("SELECT COUNT(*) FROM files WHERE degraded IS NOT NULL")
+        .and_then(|mut st| st.query_row([], |r| r.get(0)))
+        .ctx(|| "counting degraded files".into())?;
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT path, degraded FROM files WHERE degraded IS NOT NULL ORDER BY path LIMIT ?1",
+        )
+        .ctx(|| "reading degraded files".into())?;
+    let rows = stmt
+        .query_map([limit], |r| Ok((r.get(0)?, r.get(1)?)))
+        .ctx(|| "reading degraded files".into())?;
+    let listed = rows
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| "reading degraded files".into())?;
+    Ok((count as u64, listed))
 }
 
 /// Replaces the whole skipped-files list.
