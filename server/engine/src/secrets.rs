@@ -66,7 +66,9 @@ pub const DEFAULT_TOKENS: &[(&str, &str)] = &[
     // escapes, quotes, `+`, `,`, a `\` line continuation) and any RFC 1421 header
     // lines (`Proc-Type: 4,ENCRYPTED`, `DEK-Info: …`, PGP's `Version: …`), a run of 40
     // or more base64 characters (a body line is 64, RFC 7468 section 2; the smallest
-    // key, Ed25519 in PKCS #8, is one such line). A header alone is a name for the
+    // key, Ed25519 in PKCS #8, is one such line), or two runs of 16 or more with a line's
+    // separators between them (a body wrapped short, as in an AWS CLI example that
+    // breaks a JSON string across lines). A header alone is a name for the
     // format: in a regex (`-----BEGIN PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+`), a parser's
     // constant or prose, as in proptest's `crates_regex.rs` (a fault of the fresh-user
     // trial, issue 32). GitHub's custom patterns and Nosey Parker's `np.pem.1` also want
@@ -74,7 +76,7 @@ pub const DEFAULT_TOKENS: &[(&str, &str)] = &[
     // since a truncated key still gives its material away.
     (
         "private_key",
-        r#"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\\[rn]|[\s"'`+,\\])*(?:[A-Z][A-Za-z-]*:[^\r\n"'\\]*(?:\\[rn]|[\s"'`+,\\])+)*[A-Za-z0-9+/]{40}"#,
+        r#"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\\[rn]|[\s"'`+,\\])*(?:[A-Z][A-Za-z-]*:[^\r\n"'\\]*(?:\\[rn]|[\s"'`+,\\])+)*(?:[A-Za-z0-9+/]{40}|[A-Za-z0-9+/]{16,}(?:\\[rn]|[\s"'`+,\\])+[A-Za-z0-9+/]{16})"#,
     ),
     (
         "sk_api_key",
@@ -1246,6 +1248,9 @@ mod tests {
             format!("A key file starts with {header} and ends with the END line.\n"),
             format!("{header}\n...\n-----END PRIVATE KEY-----\n"),
             format!("{header}\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC...\n"),
+            // An AWS CLI example and a Python test certificate: no body.
+            format!("\"PrivateKey\": \"{header}\\nkey omitted for security reasons\\n\""),
+            format!("{header}\nBad Key, though the cert should be OK\n"),
         ] {
             assert_eq!(rules.find_token(&text), None, "{text}");
         }
@@ -1274,6 +1279,17 @@ mod tests {
                 format!("KEY = (\n    \"{}\\n\"\n    \"{line1}\\n\"\n)", begin("EC ")),
                 2,
                 6,
+            ),
+            // A JSON string broken across lines of a document, short of a full line.
+            (
+                format!(
+                    "\"PrivateKey\": \"{}\\n{}\n    {}\\n",
+                    begin("RSA "),
+                    &line1[..32],
+                    &line1[32..]
+                ),
+                1,
+                16,
             ),
             (
                 format!("const k = '{}\\n' +\n  '{line1}\\n';", begin("")),
