@@ -167,7 +167,11 @@ fn fault_no_symbol_did_not_say_that_a_file_was_skipped_as_a_secret() {
     // `callers` shares the path; `outline` of the skipped file says which skip.
     let callers = loci(&root, &["callers", "PrfUsingHmac"]);
     assert_eq!(callers.status.code(), Some(1));
-    assert!(stderr(&callers).starts_with(&format!("note: {note}\n")), "{}", stderr(&callers));
+    assert!(
+        stderr(&callers).starts_with(&format!("note: {note}\n")),
+        "{}",
+        stderr(&callers)
+    );
     let outline = loci(&root, &["outline", "src/vault.rs"]);
     assert_eq!(outline.status.code(), Some(1));
     assert_eq!(
@@ -182,7 +186,9 @@ fn fault_no_symbol_did_not_say_that_a_file_was_skipped_as_a_secret() {
     assert_eq!(stats.status.code(), Some(0), "{}", stderr(&stats));
     let text = String::from_utf8_lossy(&stats.stdout);
     assert!(
-        text.ends_with(&format!("skipped: 1 secret\n  src/vault.rs: secret ({detail})\n")),
+        text.ends_with(&format!(
+            "skipped: 1 secret\n  src/vault.rs: secret ({detail})\n"
+        )),
         "{text}"
     );
     let stats = loci(&root, &["stats", "--json"]);
@@ -230,7 +236,10 @@ fn fault_secret_files_added_to_an_unchanged_map_were_not_recorded() {
     let stats = loci(&root, &["stats", "--json"]);
     let json: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
     assert_eq!(json["result"]["skipped"], serde_json::json!({"secret": 25}));
-    assert_eq!(json["result"]["skipped_files"].as_array().map(Vec::len), Some(20));
+    assert_eq!(
+        json["result"]["skipped_files"].as_array().map(Vec::len),
+        Some(20)
+    );
 
     let symbol = loci(&root, &["symbol", "Missing"]);
     assert_eq!(symbol.status.code(), Some(1));

@@ -727,7 +727,7 @@ pub fn plausible_secret(value: &str, min_entropy: f64) -> bool {
 fn only_byte_escapes(value: &str) -> bool {
     let bytes = value.as_bytes();
     !bytes.is_empty()
-        && bytes.len() % 4 == 0
+        && bytes.len().is_multiple_of(4)
         && bytes.chunks(4).all(|c| {
             c[0] == b'\\' && c[1] == b'x' && c[2].is_ascii_hexdigit() && c[3].is_ascii_hexdigit()
         })
@@ -1232,14 +1232,11 @@ mod tests {
     fn fault_a_regex_of_a_pem_header_dropped_a_source_file_as_a_secret() {
         let rules = SecretRules::default();
         let header = ["-----BEGIN PRIVATE ", "KEY-----"].concat();
-        let crates_regex = format!(
-            "// click-0.3.2: r\"{header}\"\nconsistent!(click_1, r\"{header}\");\n"
-        );
+        let crates_regex =
+            format!("// click-0.3.2: r\"{header}\"\nconsistent!(click_1, r\"{header}\");\n");
         assert_eq!(rules.find_token(&crates_regex), None);
-        let file = SecretRules::default().file_reason(
-            "src/regex-contrib/crates_regex.rs",
-            Some(&crates_regex),
-        );
+        let file = SecretRules::default()
+            .file_reason("src/regex-contrib/crates_regex.rs", Some(&crates_regex));
         assert_eq!(file, None);
         // A pattern for the whole armour, and prose or a parser's constant naming it.
         for text in [
@@ -1271,12 +1268,18 @@ mod tests {
         let cases = [
             (format!("{}\n{}", begin("RSA "), pem_body()), 1, 1),
             (
-                format!("{{\"private_key\": \"{}\\n{line1}\\n{line2}\\n\"}}", begin("")),
+                format!(
+                    "{{\"private_key\": \"{}\\n{line1}\\n{line2}\\n\"}}",
+                    begin("")
+                ),
                 1,
                 18,
             ),
             (
-                format!("KEY = (\n    \"{}\\n\"\n    \"{line1}\\n\"\n)", begin("EC ")),
+                format!(
+                    "KEY = (\n    \"{}\\n\"\n    \"{line1}\\n\"\n)",
+                    begin("EC ")
+                ),
                 2,
                 6,
             ),
@@ -1343,17 +1346,19 @@ mod tests {
         ]
         .join("\n");
         assert_eq!(rules.find_token(&tls12), None);
-        assert_eq!(
-            rules.file_reason("src/crypto/tls12.rs", Some(&tls12)),
-            None
-        );
+        assert_eq!(rules.file_reason("src/crypto/tls12.rs", Some(&tls12)), None);
         // Printable characters among the escapes (a key pasted from Python's `repr` of
         // random bytes), or the same bytes in hexadecimal, still count.
         for (text, column) in [
-            (r#"SECRET_KEY = b'_5#y2L"F4Q8z\n\xec]/'"#, 16),
-            ("let secret = \"9bbe436ba940f017b17652849a71db35\";", 15),
+            // Built from pieces, as every credential-shaped test string here: this file
+            // would be a secret file itself.
+            (["SECRET", r#"_KEY = b'_5#y2L"F4Q8z\n\xec]/'"#].concat(), 16),
+            (
+                ["let secret = \"", "9bbe436ba940f017b17652849a71db35\";"].concat(),
+                15,
+            ),
         ] {
-            let m = rules.find_token(text).unwrap_or_else(|| panic!("{text}"));
+            let m = rules.find_token(&text).unwrap_or_else(|| panic!("{text}"));
             assert_eq!(
                 (m.rule.as_str(), m.column),
                 ("secret_assignment", column),

@@ -640,7 +640,11 @@ pub fn stats(o: Out, env: &Envelope<Stats>) -> io::Result<()> {
             writeln!(o, "  {}: {}", escaped(&f.path), f.reason)?;
         }
         if s.degraded > s.degraded_files.len() as u64 {
-            writeln!(o, "  … and {} more", s.degraded - s.degraded_files.len() as u64)?;
+            writeln!(
+                o,
+                "  … and {} more",
+                s.degraded - s.degraded_files.len() as u64
+            )?;
         }
     }
     Ok(())

@@ -2044,7 +2044,9 @@ pub fn skipped_file(conn: &Connection, path: &str) -> Result<Option<SkippedFile>
 /// in reason order.
 pub fn skip_counts(conn: &Connection) -> Result<Vec<(String, u64)>> {
     let mut stmt = conn
-        .prepare_cached("SELECT reason, COUNT(*) FROM skipped_files GROUP BY reason ORDER BY reason")
+        .prepare_cached(
+            "SELECT reason, COUNT(*) FROM skipped_files GROUP BY reason ORDER BY reason",
+        )
         .ctx(|| "counting skipped files".into())?;
     let rows = stmt
         .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
