@@ -2072,24 +2072,23 @@ pub fn skipped_listed(conn: &Connection, limit: u32) -> Result<Vec<SkippedFile>>
 }
 
 /// How many mapped files are degraded (their analysis incomplete: `files.degraded` set),
-/// and up to `limit` of them as `(path, why)`, by path.
+/// and up to `limit` of them as `(path, why)`, by path. One pass over the table, sorted
+/// here: ordered by SQLite, the query walked the path index and looked up every file
+/// (34 ms on a 17,000-file map, against 1 to 7 ms for the pass).
 pub fn degraded_files(conn: &Connection, limit: u32) -> Result<(u64, Vec<(String, String)>)> {
-    let count: i64 = conn
-        .prepare_cached("SELECT COUNT(*) FROM files WHERE degraded IS NOT NULL")
-        .and_then(|mut st| st.query_row([], |r| r.get(0)))
-        .ctx(|| "counting degraded files".into())?;
     let mut stmt = conn
-        .prepare_cached(
-            "SELECT path, degraded FROM files WHERE degraded IS NOT NULL ORDER BY path LIMIT ?1",
-        )
+        .prepare_cached("SELECT path, degraded FROM files WHERE degraded IS NOT NULL")
         .ctx(|| "reading degraded files".into())?;
     let rows = stmt
-        .query_map([limit], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
         .ctx(|| "reading degraded files".into())?;
-    let listed = rows
+    let mut listed: Vec<(String, String)> = rows
         .collect::<rusqlite::Result<Vec<_>>>()
         .ctx(|| "reading degraded files".into())?;
-    Ok((count as u64, listed))
+    let count = listed.len() as u64;
+    listed.sort();
+    listed.truncate(limit as usize);
+    Ok((count, listed))
 }
 
 /// Replaces the whole skipped-files list.
