@@ -176,7 +176,7 @@ enum Command {
         #[arg(long, default_value_t = loci_engine::query::IMPACT_LIMIT, value_parser = whole::<u32>("dependents", 0), allow_negative_numbers = true)]
         limit: u32,
     },
-    /// Show what the map holds.
+    /// Show what the map holds, and the files it leaves out (skipped, degraded) with why.
     Stats,
     /// Run the language server on stdin/stdout (editors start this).
     Lsp,
