@@ -210,7 +210,7 @@ def drive_lsp(server, ws, stop_at, pace, rng, failures):
     s.notify("initialized", {})
     s.request("workspace/executeCommand", {"command": "loci.scan", "arguments": [{}]})
     files = [os.path.join(ws, p) for p in (
-        "server/engine/src/scan.rs", "server/engine/src/memory.rs", "server/lsp/src/server.rs",
+        "server/engine/src/map/scan.rs", "server/engine/src/memory/memory.rs", "server/lsp/src/server.rs",
         "server/core/src/claims.rs", "docs/architecture.md")]
     docs = {}
     for path in files:
@@ -274,10 +274,10 @@ def drive_mcp(server, ws, stop_at, pace, rng, failures):
             ("symbol", {"name": rng.choice(["scan", "remember", "Workspace", "open", "context"])}, False),
             ("references", {"name": rng.choice(["scan", "remember", "envelope"])}, False),
             ("impact", {"target": "server/engine/src/lib.rs", "depth": 2}, False),
-            ("why", {"target": "server/engine/src/scan.rs"}, True),
-            ("show", {"subject": "server/engine/src/scan.rs"}, True),
+            ("why", {"target": "server/engine/src/map/scan.rs"}, True),
+            ("show", {"subject": "server/engine/src/map/scan.rs"}, True),
             ("recap", {"n": 3}, False),
-            ("remember", {"subject": "server/engine/src/scan.rs", "body": f"Soak {calls}: `scan()` walks and parses."}, False),
+            ("remember", {"subject": "server/engine/src/map/scan.rs", "body": f"Soak {calls}: `scan()` walks and parses."}, False),
         ])
         s.request("tools/call", {"name": tool, "arguments": args}, expect_error=may_fail)
         time.sleep(pace)

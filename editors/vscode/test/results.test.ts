@@ -21,7 +21,7 @@ import {
 } from '../src/results';
 
 test('impact nodes become locations at their edge', () => {
-  // The shape of `loci.impact`'s result (server/engine/src/query.rs `Impact`).
+  // The shape of `loci.impact`'s result (server/engine/src/map/query.rs `Impact`).
   const result = {
     result: {
       target: ['rust/src/store.rs'],

@@ -90,7 +90,7 @@ enum Command {
         /// `login`, `AuthService.login` (or `AuthService::login`), or a key `path#name@kind`.
         name: String,
         /// List at most this many, by path and line (0: all); the rest are counted.
-        #[arg(long, default_value_t = loci_engine::query::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
+        #[arg(long, default_value_t = loci_engine::map::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
         limit: u32,
     },
     /// List references to a name (or to a symbol key).
@@ -98,7 +98,7 @@ enum Command {
         /// A bare name or a symbol key.
         name: String,
         /// List at most this many, by path and line (0: all); the rest are counted.
-        #[arg(long, default_value_t = loci_engine::query::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
+        #[arg(long, default_value_t = loci_engine::map::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
         limit: u32,
     },
     /// List the call sites resolved to a symbol.
@@ -107,11 +107,11 @@ enum Command {
         symbol: String,
         /// List at most this many, the surest first, then by path and line (0: all); the
         /// rest are counted.
-        #[arg(long, default_value_t = loci_engine::query::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
+        #[arg(long, default_value_t = loci_engine::map::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
         limit: u32,
         /// List only calls resolved at this confidence or more (0 to 1); weaker ones are
         /// counted. 0 lists every resolved call.
-        #[arg(long, default_value_t = loci_engine::query::MIN_CONFIDENCE, value_parser = confidence, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = loci_engine::map::MIN_CONFIDENCE, value_parser = confidence, allow_negative_numbers = true)]
         min_confidence: f64,
     },
     /// List the calls written in a symbol's definition (its outgoing calls).
@@ -120,7 +120,7 @@ enum Command {
         /// (`urllib.parse.urlsplit`) or key.
         symbol: String,
         /// List at most this many calls (0: all); the rest are counted.
-        #[arg(long, default_value_t = loci_engine::query::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
+        #[arg(long, default_value_t = loci_engine::map::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
         limit: u32,
     },
     /// A file's definitions in document order, nested by depth.
@@ -128,7 +128,7 @@ enum Command {
         /// A repo-relative path.
         path: String,
         /// List at most this many definitions (0: all); the rest are counted.
-        #[arg(long, default_value_t = loci_engine::query::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
+        #[arg(long, default_value_t = loci_engine::map::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
         limit: u32,
     },
     /// A symbol's source text, with the memory about it and whether that memory is stale.
@@ -169,11 +169,11 @@ enum Command {
         hard: bool,
         /// Follow only edges at this confidence or more (0 to 1); what only weaker ones
         /// reach is counted. 0 follows every resolved edge.
-        #[arg(long, default_value_t = loci_engine::query::MIN_CONFIDENCE, value_parser = confidence, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = loci_engine::map::MIN_CONFIDENCE, value_parser = confidence, allow_negative_numbers = true)]
         min_confidence: f64,
         /// List at most this many dependents, the nearest first, then the surest (0: all);
         /// the rest are counted.
-        #[arg(long, default_value_t = loci_engine::query::IMPACT_LIMIT, value_parser = whole::<u32>("dependents", 0), allow_negative_numbers = true)]
+        #[arg(long, default_value_t = loci_engine::map::IMPACT_LIMIT, value_parser = whole::<u32>("dependents", 0), allow_negative_numbers = true)]
         limit: u32,
     },
     /// Show what the map holds, and the files it leaves out (skipped, degraded) with why.
@@ -1069,7 +1069,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         } => {
             let codex_config = match global {
                 false => None,
-                true => Some(loci_engine::agents::codex_config_path().ok_or_else(|| {
+                true => Some(loci_engine::init::codex_config_path().ok_or_else(|| {
                     cli_error(
                         "invalid_argument",
                         "--global: neither CODEX_HOME nor HOME is set, so Codex's config.toml cannot be found".into(),
@@ -1081,16 +1081,16 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             // The envelope first, then the agents' report.
             out.finish(None)?;
             if agents {
-                let options = loci_engine::agents::AgentsOptions { codex_config };
+                let options = loci_engine::init::AgentsOptions { codex_config };
                 print_agents(
-                    &loci_engine::agents::wire_agents(ws.root(), &options)?,
+                    &loci_engine::init::wire_agents(ws.root(), &options)?,
                     cli.json,
                 )?;
             }
             if git_hook {
-                print_hooks(&loci_engine::hooks::install(ws.root())?, cli.json)?;
+                print_hooks(&loci_engine::init::hooks::install(ws.root())?, cli.json)?;
             } else if remove_git_hook {
-                print_hooks(&loci_engine::hooks::remove(ws.root())?, cli.json)?;
+                print_hooks(&loci_engine::init::hooks::remove(ws.root())?, cli.json)?;
             }
             found
         }
@@ -1115,7 +1115,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
                 // The index is checked against the map the scan just made.
                 Some(index) => {
                     let index = cwd.join(index);
-                    let imported = ws.import_scip(&index, loci_engine::scip::MAX_INDEX_BYTES)?;
+                    let imported = ws.import_scip(&index, loci_engine::map::MAX_INDEX_BYTES)?;
                     out.scan_scip(&env, &imported)?
                 }
                 None => out.scan(&env)?,
@@ -1193,7 +1193,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
         } => match ws.impact_with(
             &here(target.clone()),
             depth,
-            loci_engine::query::Edges {
+            loci_engine::map::Edges {
                 hard,
                 min_confidence,
             },
@@ -1358,7 +1358,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             refresh_the_map(ws)?;
             let env = ws.check()?;
             if sarif {
-                out.sarif(&loci_engine::sarif::to_sarif(ws, &env.result))?;
+                out.sarif(&loci_engine::audit::to_sarif(ws, &env.result))?;
                 out.check_verdict(&env.result);
             } else {
                 out.check(&env)?;
@@ -1383,7 +1383,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             dry_run,
             session,
         } => {
-            use loci_engine::synthesis::Targets;
+            use loci_engine::memory::synthesis::Targets;
             let targets = if paths.is_empty() {
                 Targets::Pending
             } else {
@@ -1422,7 +1422,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
                     .map_err(|e| cli_error("io", format!("{}: {e}", file.display())))?;
                 (text, file.display().to_string())
             };
-            let doc = loci_engine::portability::parse_export(&text, &source)?;
+            let doc = loci_engine::memory::parse_export(&text, &source)?;
             out.imported(&ws.import_memory(&doc, &source)?)?
         }
         Command::Backup { path } => out.backed_up(&ws.backup(&path)?)?,
@@ -1532,7 +1532,7 @@ fn refuse_missing_store(root: &Path, given: Option<&Path>) -> anyhow::Result<()>
 }
 
 /// Prints what `init --agents` did, and the Codex snippet.
-fn print_agents(report: &loci_engine::agents::AgentsReport, json: bool) -> anyhow::Result<()> {
+fn print_agents(report: &loci_engine::init::AgentsReport, json: bool) -> anyhow::Result<()> {
     use std::io::Write;
     let stdout = std::io::stdout();
     let mut o = stdout.lock();
@@ -1567,7 +1567,7 @@ fn print_agents(report: &loci_engine::agents::AgentsReport, json: bool) -> anyho
 }
 
 /// Prints what `init --git-hook` (or `--remove-git-hook`) did, one line per hook.
-fn print_hooks(report: &loci_engine::hooks::HooksReport, json: bool) -> anyhow::Result<()> {
+fn print_hooks(report: &loci_engine::init::hooks::HooksReport, json: bool) -> anyhow::Result<()> {
     use std::io::Write;
     let stdout = std::io::stdout();
     let mut o = stdout.lock();

@@ -8,20 +8,14 @@ use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use loci_engine::Envelope;
-use loci_engine::context::{ContextAnswer, SearchHit};
-use loci_engine::eval::{Calibration, EvalReport};
-use loci_engine::facts::FactRun;
-use loci_engine::lint::{CheckReport, DriftReport, LintReport};
-use loci_engine::memory::{AsOf, History, Shown, Written};
-use loci_engine::query::{Callers, Deps, Impact, Stats};
-use loci_engine::scan::{ScanProgress, ScanReport};
-use loci_engine::session::SessionView;
+use loci_engine::audit::{CheckReport, DriftReport, LintReport};
+use loci_engine::context::{Calibration, ContextAnswer, EvalReport, SearchHit, Why};
+use loci_engine::map::{Callers, Deps, Impact, ScanProgress, ScanReport, Stats, SyncReport};
+use loci_engine::memory::{AsOf, FactRun, History, SessionView, Shown, Written};
 use loci_engine::store_types::Contradiction;
 use loci_engine::store_types::{Fact, Page, Session};
 use loci_engine::store_types::{RefHit, SymbolHit};
-use loci_engine::sync::SyncReport;
 use loci_engine::text;
-use loci_engine::why::Why;
 use serde::Serialize;
 
 pub use loci_engine::words::count;
@@ -184,12 +178,12 @@ impl Output {
     pub fn scan_scip(
         &self,
         scan: &Envelope<ScanReport>,
-        imported: &Envelope<loci_engine::scip::ScipImport>,
+        imported: &Envelope<loci_engine::map::ScipImport>,
     ) -> Found {
         #[derive(Serialize)]
         struct Both<'a> {
             scan: &'a ScanReport,
-            scip: &'a loci_engine::scip::ScipImport,
+            scip: &'a loci_engine::map::ScipImport,
         }
         let env = imported.clone().map(|_| Both {
             scan: &scan.result,
@@ -221,17 +215,17 @@ impl Output {
         Ok(!env.result.calls.is_empty())
     }
 
-    pub fn callees(&self, env: &Envelope<loci_engine::code::Callees>) -> Found {
+    pub fn callees(&self, env: &Envelope<loci_engine::map::Callees>) -> Found {
         self.emit(env, |o| text::callees(o, &env.result))?;
         Ok(!env.result.calls.is_empty())
     }
 
-    pub fn outline(&self, env: &Envelope<loci_engine::code::Outline>) -> Found {
+    pub fn outline(&self, env: &Envelope<loci_engine::map::Outline>) -> Found {
         self.emit(env, |o| text::outline(o, &env.result))?;
         Ok(!env.result.symbols.is_empty())
     }
 
-    pub fn source(&self, env: &Envelope<loci_engine::code::Source>) -> Found {
+    pub fn source(&self, env: &Envelope<loci_engine::map::Source>) -> Found {
         self.emit(env, |o| text::source(o, &env.result))?;
         Ok(true)
     }
@@ -246,7 +240,7 @@ impl Output {
         Ok(env.result.dependents > 0)
     }
 
-    pub fn embed(&self, env: &Envelope<loci_engine::embed::EmbedReport>) -> Found {
+    pub fn embed(&self, env: &Envelope<loci_engine::context::EmbedReport>) -> Found {
         let r = &env.result;
         self.emit(env, |o| {
             writeln!(
@@ -269,22 +263,22 @@ impl Output {
 }
 
 impl Output {
-    pub fn team_init(&self, env: &Envelope<loci_engine::team::InitReport>) -> Found {
+    pub fn team_init(&self, env: &Envelope<loci_engine::memory::team::InitReport>) -> Found {
         self.emit(env, |o| text::team_init(o, &env.result))?;
         Ok(true)
     }
 
-    pub fn team_status(&self, env: &Envelope<loci_engine::team::TeamStatus>) -> Found {
+    pub fn team_status(&self, env: &Envelope<loci_engine::memory::team::TeamStatus>) -> Found {
         self.emit(env, |o| text::team_status(o, &env.result))?;
         Ok(true)
     }
 
-    pub fn team_sync(&self, env: &Envelope<loci_engine::team::SyncReport>) -> Found {
+    pub fn team_sync(&self, env: &Envelope<loci_engine::memory::team::SyncReport>) -> Found {
         self.emit(env, |o| text::team_sync(o, &env.result))?;
         Ok(true)
     }
 
-    pub fn team_join(&self, env: &Envelope<loci_engine::team::JoinReport>) -> Found {
+    pub fn team_join(&self, env: &Envelope<loci_engine::memory::team::JoinReport>) -> Found {
         self.emit(env, |o| text::team_join(o, &env.result))?;
         Ok(true)
     }
@@ -416,17 +410,20 @@ impl Output {
         Ok(false)
     }
 
-    pub fn vault(&self, env: &Envelope<loci_engine::obsidian::VaultReport>) -> Found {
+    pub fn vault(&self, env: &Envelope<loci_engine::memory::VaultReport>) -> Found {
         self.emit(env, |o| text::vault(o, &env.result))?;
         Ok(true)
     }
 
-    pub fn synthesis_plan(&self, env: &Envelope<loci_engine::synthesis::Plan>) -> Found {
+    pub fn synthesis_plan(&self, env: &Envelope<loci_engine::memory::synthesis::Plan>) -> Found {
         self.emit(env, |o| text::synthesis_plan(o, &env.result))?;
         Ok(true)
     }
 
-    pub fn synthesis_prompts(&self, env: &Envelope<loci_engine::synthesis::DryRun>) -> Found {
+    pub fn synthesis_prompts(
+        &self,
+        env: &Envelope<loci_engine::memory::synthesis::DryRun>,
+    ) -> Found {
         self.emit(env, |o| text::synthesis_prompts(o, &env.result))?;
         Ok(true)
     }
@@ -434,7 +431,7 @@ impl Output {
     /// A run in which a page was not written exits 1, naming them.
     pub fn synthesis_report(
         &self,
-        env: &Envelope<loci_engine::synthesis::SynthesisReport>,
+        env: &Envelope<loci_engine::memory::synthesis::SynthesisReport>,
     ) -> Found {
         self.emit(env, |o| text::synthesis_report(o, &env.result))?;
         let failed: Vec<String> = env
@@ -671,7 +668,7 @@ impl SynthesisBar {
         }
     }
 
-    pub fn update(&self, p: loci_engine::synthesis::SynthesisProgress) {
+    pub fn update(&self, p: loci_engine::memory::synthesis::SynthesisProgress) {
         if let Some(bar) = &self.bar {
             bar.set_length(p.total as u64);
             bar.set_position(p.done as u64);
@@ -714,7 +711,7 @@ impl EmbedBar {
         EmbedBar { bar }
     }
 
-    pub fn update(&self, p: loci_engine::embed::EmbedProgress) {
+    pub fn update(&self, p: loci_engine::context::EmbedProgress) {
         self.bar.set_length(p.total);
         self.bar.set_position(p.done);
     }

@@ -109,7 +109,7 @@ fn vscode_server_settings_match_initialization_options() {
         "every user-facing server option has a VS Code setting"
     );
     // `loci.maxFiles` says it overrides `scan.max_files` of .loci/config.toml: that exists.
-    let config = serde_json::to_value(loci_engine::config::Config::default()).unwrap();
+    let config = serde_json::to_value(loci_engine::Config::default()).unwrap();
     assert!(config["scan"]["max_files"].is_u64());
 }
 

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use loci_engine::Workspace;
 use loci_engine::context::ContextRequest;
-use loci_engine::git::HeadWatch;
+use loci_engine::map::git::HeadWatch;
 
 /// Times `n` calls of `f`: (median, 99th percentile, mean).
 fn time(n: usize, mut f: impl FnMut()) -> (Duration, Duration, Duration) {

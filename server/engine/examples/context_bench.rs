@@ -28,8 +28,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use loci_engine::Workspace;
-use loci_engine::context::ContextRequest;
-use loci_engine::eval::EvalReport;
+use loci_engine::context::{ContextRequest, EvalReport};
 use loci_engine::memory::WriteOptions;
 
 /// Options from the command line.
@@ -238,8 +237,8 @@ fn write_pages(ws: &mut Workspace, n: usize) -> std::result::Result<usize, Strin
 
 /// The reference: plain FTS5 BM25 over the same three indexes with the same terms.
 fn bm25(ws: &Workspace, query: &str) -> usize {
-    let terms = loci_engine::search::content_terms(query);
-    let Some(expr) = loci_engine::search::any_of(&terms) else {
+    let terms = loci_engine::context::search::content_terms(query);
+    let Some(expr) = loci_engine::context::search::any_of(&terms) else {
         return 0;
     };
     let conn = ws.store().conn();
@@ -402,7 +401,7 @@ fn run(
     }
 
     let (loci, base) = (&report.systems[0], &report.systems[1]);
-    let quality = |s: &loci_engine::eval::SystemScores| {
+    let quality = |s: &loci_engine::context::SystemScores| {
         serde_json::json!({
             "recall_at_k": s.recall_at_k,
             "mrr": s.mrr,

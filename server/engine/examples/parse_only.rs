@@ -19,7 +19,7 @@ fn main() {
     let threads: usize = args.next().and_then(|t| t.parse().ok()).unwrap_or(0);
     let started = Instant::now();
     let root = std::path::Path::new(&dir);
-    let walked = loci_engine::walk::walk(root, 2 << 20, u64::MAX, threads, &Default::default());
+    let walked = loci_engine::map::walk(root, 2 << 20, u64::MAX, threads, &Default::default());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .stack_size(16 << 20)

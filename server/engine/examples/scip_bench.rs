@@ -10,8 +10,7 @@
 use std::time::Instant;
 
 use loci_engine::Workspace;
-use loci_engine::query::MIN_CONFIDENCE;
-use loci_engine::scip::MAX_INDEX_BYTES;
+use loci_engine::map::{MAX_INDEX_BYTES, MIN_CONFIDENCE};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);

@@ -1,6 +1,6 @@
 //! The false-positive audit of the built-in secret rules: walk a tree the way `loci scan`
 //! does (same walk, same 2 MiB size limit, same NUL-byte binary test), apply the default
-//! [`loci_engine::secrets::SecretRules`] to every file and print each file they would skip,
+//! [`loci_engine::SecretRules`] to every file and print each file they would skip,
 //! with the glob, or the rule and line and column — never the matched text.
 //! docs/reliability.md §5 reports its results on the Python standard library and on the
 //! crate sources Cargo downloaded to `~/.cargo`.
@@ -11,8 +11,8 @@
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
-use loci_engine::secrets::SecretRules;
-use loci_engine::walk::SkipReason;
+use loci_engine::SecretRules;
+use loci_engine::map::SkipReason;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -23,7 +23,7 @@ fn main() {
     let excluded: Vec<String> = args.collect();
     let rules = SecretRules::default();
     let root = std::path::Path::new(&dir);
-    let walked = loci_engine::walk::walk(root, 2 << 20, u64::MAX, 0, &rules);
+    let walked = loci_engine::map::walk(root, 2 << 20, u64::MAX, 0, &rules);
     let leaves_out = |path: &str| path.split('/').any(|s| excluded.iter().any(|e| e == s));
     let mut out = std::io::stdout().lock();
     let mut secret = 0;

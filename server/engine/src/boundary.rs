@@ -35,7 +35,7 @@ impl Workspace {
                 .and_then(|c| c.strip_prefix(&self.root).ok())
                 .or_else(|| p.strip_prefix(&self.root).ok());
             match under {
-                Some(rel) => crate::walk::relative(Path::new(""), rel),
+                Some(rel) => crate::map::walk::relative(Path::new(""), rel),
                 None => {
                     return Err(refuse(format!(
                         "`{given}` is outside the workspace {}",
@@ -106,8 +106,10 @@ impl Workspace {
             .prepare_cached("SELECT value FROM meta WHERE key = ?1")
             .ok()
             .and_then(|mut s| {
-                s.query_row([crate::scan::SECRET_RULES_META], |r| r.get::<_, String>(0))
-                    .ok()
+                s.query_row([crate::map::scan::SECRET_RULES_META], |r| {
+                    r.get::<_, String>(0)
+                })
+                .ok()
             })
             .is_some_and(|f| f == self.secrets.fingerprint())
     }
@@ -165,7 +167,7 @@ fn first_link(root: &Path, rel: &str) -> Option<String> {
         if let Component::Normal(name) = c {
             at.push(name);
             if at.symlink_metadata().ok()?.file_type().is_symlink() {
-                return Some(crate::walk::relative(root, &at));
+                return Some(crate::map::walk::relative(root, &at));
             }
         }
     }

@@ -173,7 +173,7 @@ pub struct ContextConfig {
     /// other (docs/benchmarks.md, "Context"): the highest floor that abstains on at most
     /// 5% of the in-scope questions of `crates-dev` (10.56: 1 of 34), which on
     /// `stdlib-dev` abstains on 1 of 51 in-scope and, with the names nothing holds
-    /// ([`crate::context::ContextAnswer::unknown_names`]), 7 of 9 out-of-scope questions.
+    /// ([`crate::context::context::ContextAnswer::unknown_names`]), 7 of 9 out-of-scope questions.
     pub floor: f64,
 }
 

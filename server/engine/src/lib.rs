@@ -4,42 +4,117 @@
 //!
 //! Architecture invariant: no protocol types here (no JSON-RPC, LSP or MCP); results are
 //! plain `serde::Serialize` data with zero-based lines and byte columns.
+//!
+//! # Layout
+//!
+//! One folder per layer of design.md ("The three layers"), each with its result types
+//! re-exported from the folder's module: [`map`] (the working tree and git read into
+//! files, symbols, references and imports), [`memory`] (what people and agents wrote),
+//! [`audit`] (memory checked against the map), [`context`] (answers over all three), and
+//! [`init`] (`loci init`). At the top: this facade, the settings ([`Config`]), the
+//! [`Envelope`], the workspace boundary and the [`SecretRules`] every layer honours, and
+//! the words every door prints ([`text`], [`words`]).
+//!
+//! # Operations
+//!
+//! The `impl Workspace` blocks live beside the code of their layer; this is all of them
+//! (a test keeps the list complete).
+//!
+//! - **The workspace** (`lib.rs`, `boundary.rs`): [`open`](Workspace::open),
+//!   [`root`](Workspace::root), [`config`](Workspace::config),
+//!   [`secrets`](Workspace::secrets), [`store`](Workspace::store),
+//!   [`envelope`](Workspace::envelope), [`set_cancel`](Workspace::set_cancel),
+//!   [`check_cancelled`](Workspace::check_cancelled),
+//!   [`check_memory_within`](Workspace::check_memory_within),
+//!   [`named_damage`](Workspace::named_damage), [`name_damage`](Workspace::name_damage),
+//!   [`contain`](Workspace::contain), [`read_served`](Workspace::read_served),
+//!   [`left_out_note`](Workspace::left_out_note).
+//! - **Map** ([`map`]):
+//!   - building it: [`scan`](Workspace::scan), [`import_scip`](Workspace::import_scip),
+//!     [`sync`](Workspace::sync), [`sync_with`](Workspace::sync_with);
+//!   - structural questions (`map/query.rs`): [`symbol`](Workspace::symbol),
+//!     [`refs`](Workspace::refs), [`callers`](Workspace::callers),
+//!     [`callers_with`](Workspace::callers_with), [`deps`](Workspace::deps),
+//!     [`impact`](Workspace::impact), [`impact_limited`](Workspace::impact_limited),
+//!     [`impact_with`](Workspace::impact_with), [`stats`](Workspace::stats),
+//!     [`map_path`](Workspace::map_path);
+//!   - code through the map (`map/code.rs`): [`callees`](Workspace::callees),
+//!     [`outline`](Workspace::outline), [`source`](Workspace::source);
+//!   - for editors (`map/editor.rs`): [`file_symbols`](Workspace::file_symbols),
+//!     [`file_memory`](Workspace::file_memory), [`set_max_files`](Workspace::set_max_files),
+//!     [`share_unsaved`](Workspace::share_unsaved),
+//!     [`stop_sharing_unsaved`](Workspace::stop_sharing_unsaved).
+//! - **Memory** ([`memory`]):
+//!   - pages and revisions (`memory/memory.rs`): [`remember`](Workspace::remember),
+//!     [`remember_append`](Workspace::remember_append), [`decide`](Workspace::decide),
+//!     [`learn`](Workspace::learn), [`show`](Workspace::show),
+//!     [`history`](Workspace::history), [`asof`](Workspace::asof),
+//!     [`pin`](Workspace::pin), [`rollback`](Workspace::rollback),
+//!     [`confirm`](Workspace::confirm), [`topic_set`](Workspace::topic_set),
+//!     [`topics`](Workspace::topics), [`memory_list`](Workspace::memory_list),
+//!     [`resolve_subject`](Workspace::resolve_subject),
+//!     [`false_warnings_for_revisions`](Workspace::false_warnings_for_revisions),
+//!     [`stale_warnings_for_revisions`](Workspace::stale_warnings_for_revisions);
+//!   - sessions (`memory/session.rs`): [`session_begin`](Workspace::session_begin),
+//!     [`session_end`](Workspace::session_end), [`recap`](Workspace::recap);
+//!   - facts (`memory/facts.rs`): [`fact_add`](Workspace::fact_add),
+//!     [`fact_list`](Workspace::fact_list), [`fact_run`](Workspace::fact_run);
+//!   - in and out of a checkout (`memory/portability.rs`, `memory/obsidian.rs`):
+//!     [`export_memory`](Workspace::export_memory),
+//!     [`import_memory`](Workspace::import_memory), [`backup`](Workspace::backup),
+//!     [`restore`](Workspace::restore), [`restore_damaged`](Workspace::restore_damaged),
+//!     [`export_obsidian`](Workspace::export_obsidian);
+//!   - page synthesis ([`memory::synthesis`]): [`synthesis_plan`](Workspace::synthesis_plan),
+//!     [`synthesis_prompt`](Workspace::synthesis_prompt),
+//!     [`synthesis_prompts`](Workspace::synthesis_prompts),
+//!     [`synthesize`](Workspace::synthesize), [`pages_behind`](Workspace::pages_behind),
+//!     [`pages_behind_brief`](Workspace::pages_behind_brief),
+//!     [`pages_behind_note`](Workspace::pages_behind_note),
+//!     [`pages_behind_recorded`](Workspace::pages_behind_recorded),
+//!     [`count_pages_behind`](Workspace::count_pages_behind);
+//!   - team memory ([`memory::team`]): [`team_configured`](Workspace::team_configured),
+//!     [`team_init`](Workspace::team_init), [`team_join`](Workspace::team_join),
+//!     [`team_status`](Workspace::team_status), [`team_sync`](Workspace::team_sync),
+//!     [`team_sync_before_read`](Workspace::team_sync_before_read),
+//!     [`team_catch_up_due`](Workspace::team_catch_up_due),
+//!     [`team_catch_up`](Workspace::team_catch_up), [`team_export`](Workspace::team_export).
+//! - **Audit** ([`audit`]):
+//!   - `audit/lint.rs`: [`lint`](Workspace::lint), [`check`](Workspace::check),
+//!     [`check_revision`](Workspace::check_revision),
+//!     [`check_markdown`](Workspace::check_markdown), [`resolve`](Workspace::resolve),
+//!     [`drift`](Workspace::drift), [`explain_claim`](Workspace::explain_claim),
+//!     [`map_is_built`](Workspace::map_is_built);
+//!   - against unsaved text (`audit/live.rs`): [`judge_open_file`](Workspace::judge_open_file),
+//!     [`check_markdown_live`](Workspace::check_markdown_live).
+//! - **Answers** ([`context`]):
+//!   - `context/context.rs`: [`search`](Workspace::search), [`context`](Workspace::context),
+//!     [`recap_block`](Workspace::recap_block);
+//!   - `context/why.rs`: [`why`](Workspace::why), [`revision_brief`](Workspace::revision_brief);
+//!   - dense vectors (`context/embed.rs`): [`embed`](Workspace::embed),
+//!     [`embeddings_model_dir`](Workspace::embeddings_model_dir);
+//!   - measuring retrieval (`context/eval.rs`): [`eval`](Workspace::eval),
+//!     [`calibrate`](Workspace::calibrate),
+//!     [`write_case_memory`](Workspace::write_case_memory).
 
-pub mod agents;
+// Every public type an operation returns or takes can be named from outside: a type
+// reachable only through a private module is a warning (and `-D warnings` in CI).
+#![warn(unnameable_types)]
+
+// The layers (design.md "The three layers"), each a folder: the map, memory, the audit,
+// and the answers over them; `init` wires a checkout to git and to agents.
 pub mod audit;
-pub mod boundary;
-pub mod code;
-pub mod config;
 pub mod context;
-pub mod editor;
-pub mod embed;
-pub mod envelope;
-pub mod eval;
-pub mod facts;
-pub mod git;
-pub mod hooks;
-pub mod lint;
-pub mod live;
-mod logs;
-pub mod manifests;
+pub mod init;
+pub mod map;
 pub mod memory;
-pub mod obsidian;
-pub mod portability;
-pub mod query;
-mod renamed;
-pub mod retrieve;
-pub mod sarif;
-pub mod scan;
-pub mod scip;
-pub mod search;
+
+// Cross-cutting: settings, the envelope, the workspace boundary and the secrets every
+// layer honours, and the words every door prints.
+mod boundary;
+pub mod config;
+mod envelope;
 pub mod secrets;
-pub mod session;
-pub mod sync;
-pub mod synthesis;
-pub mod team;
 pub mod text;
-pub mod walk;
-pub mod why;
 pub mod words;
 
 use std::path::{Path, PathBuf};
@@ -50,6 +125,7 @@ use loci_store::rusqlite::OptionalExtension;
 pub use config::Config;
 pub use envelope::{Capability, Envelope, Freshness, IndexState, Limits, StaleWarning, TeamState};
 pub use loci_store::{MEMORY_CHECK_INTERVAL, StoreError};
+pub use secrets::SecretRules;
 /// Row types of the map, as queries return them.
 pub mod store_types {
     pub use loci_store::audit::{Contradiction, DriftRow, KnowledgeChange};
@@ -283,17 +359,17 @@ pub struct Workspace {
     /// The compiled `[secrets]` rules.
     secrets: secrets::SecretRules,
     /// The import graph of one scan revision, kept for `context`.
-    graph: std::sync::Mutex<Option<(i64, std::sync::Arc<context::ImportGraph>)>>,
+    graph: std::sync::Mutex<Option<(i64, std::sync::Arc<context::context::ImportGraph>)>>,
     /// Facts `context` derives from one version of the store's data (see
     /// [`SnapshotCache`]).
     snapshot: std::sync::Mutex<SnapshotCache>,
     /// The embedding model and the chunk vectors, loaded on first use (see
-    /// [`embed::Dense`]).
-    dense: std::sync::Mutex<embed::Dense>,
+    /// [`context::embed::Dense`]).
+    dense: std::sync::Mutex<context::embed::Dense>,
     /// Polled by long reads (see [`CancelFlag`]); never raised unless a caller set one.
     cancel: CancelFlag,
-    /// The team server, when `[team]` (or `LOCI_TEAM_URL`) names one (see [`team`]).
-    team: Option<team::TeamLink>,
+    /// The team server, when `[team]` (or `LOCI_TEAM_URL`) names one (see [`memory::team`]).
+    team: Option<memory::team::TeamLink>,
 }
 
 /// What `context` reads again and again between two writes, kept for the
@@ -306,7 +382,7 @@ struct SnapshotCache {
     stamp: Option<loci_store::DataStamp>,
     pages: Option<std::sync::Arc<Vec<loci_store::memory::Page>>>,
     /// Stale marks by revision id.
-    staleness: std::collections::HashMap<i64, Vec<audit::Staleness>>,
+    staleness: std::collections::HashMap<i64, Vec<audit::audit::Staleness>>,
 }
 
 /// Revisions whose stale marks [`SnapshotCache`] keeps before starting over.
@@ -377,7 +453,7 @@ impl Workspace {
             },
             other => other,
         })?;
-        let team = team::TeamLink::from_config(&config.team).map_err(|e| match e {
+        let team = memory::team::TeamLink::from_config(&config.team).map_err(|e| match e {
             EngineError::Team { message, .. } => EngineError::Config {
                 path: config_path.clone(),
                 message,
@@ -472,8 +548,8 @@ impl Workspace {
     /// Walks and parses the working tree, updating the map incrementally.
     pub fn scan(
         &mut self,
-        progress: &(dyn Fn(scan::ScanProgress) + Sync),
-    ) -> Result<Envelope<scan::ScanReport>> {
+        progress: &(dyn Fn(map::scan::ScanProgress) + Sync),
+    ) -> Result<Envelope<map::scan::ScanReport>> {
         if self.store.is_read_only() {
             // Refused before the walk: a scan of a large tree would fail at its first write.
             return Err(StoreError::ReadOnly {
@@ -491,7 +567,7 @@ impl Workspace {
         let _lock = self.store.lock("a scan")?;
         // A scan touches most pages: through the memory map they would count in its RSS.
         self.store.set_memory_map(false)?;
-        let report = scan::scan(
+        let report = map::scan::scan(
             &self.root,
             &mut self.store,
             &config,
@@ -503,7 +579,7 @@ impl Workspace {
         if report.changed {
             // Edges a SCIP index stated hold while their files are unchanged: those the
             // scan re-resolved by name are written again, the others dropped.
-            report.scip = scip::reconcile(&mut self.store)?;
+            report.scip = map::scip::reconcile(&mut self.store)?;
             if report.scip.is_some() {
                 // The edges it wrote back or dropped are rows of `refs`: the totals the
                 // scan counted before them are counted again, and kept.
@@ -524,7 +600,7 @@ impl Workspace {
 
     /// Imports the SCIP index at `index` (`loci scan --scip FILE`, after the scan): its
     /// definitions and references become stated edges of the map for the files it covers
-    /// ([`scip::import`]; at most `max_bytes`, [`scip::MAX_INDEX_BYTES`] by default).
+    /// ([`map::scip::import`]; at most `max_bytes`, [`map::scip::MAX_INDEX_BYTES`] by default).
     ///
     /// Errors: [`EngineError::Io`] when the index cannot be read,
     /// [`EngineError::InvalidArgument`] (`scip`) when it is too large, malformed, or of a
@@ -533,7 +609,7 @@ impl Workspace {
         &mut self,
         index: &Path,
         max_bytes: u64,
-    ) -> Result<Envelope<scip::ScipImport>> {
+    ) -> Result<Envelope<map::scip::ScipImport>> {
         if self.store.is_read_only() {
             return Err(StoreError::ReadOnly {
                 path: self.store.path().map(Path::to_path_buf).unwrap_or_default(),
@@ -542,7 +618,7 @@ impl Workspace {
             .into());
         }
         let _lock = self.store.lock("a SCIP import")?;
-        let report = scip::import(&self.root, &mut self.store, index, max_bytes)?;
+        let report = map::scip::import(&self.root, &mut self.store, index, max_bytes)?;
         self.envelope(report, Vec::new())
     }
 
@@ -561,7 +637,7 @@ impl Workspace {
             .map_err(|e| StoreError::sqlite("reading the last scan", e))?;
         let mut capability = Capability {
             languages: loci_core::Language::ALL.iter().map(|l| l.name()).collect(),
-            git: walk::in_git_repository(&self.root),
+            git: map::walk::in_git_repository(&self.root),
             overlay: false,
             notes: Vec::new(),
         };
@@ -610,7 +686,7 @@ impl Workspace {
         });
         // A map an older loci built answers as that loci's analysis did until the next
         // scan analyses it again (`loci_core::ANALYSIS_VERSION`).
-        let built_by = self.store.meta(scan::ANALYSIS_META)?;
+        let built_by = self.store.meta(map::scan::ANALYSIS_META)?;
         let current = loci_core::ANALYSIS_VERSION.to_string();
         if last.is_some() && built_by.as_deref() != Some(current.as_str()) {
             capability.notes.push(format!(
@@ -803,7 +879,7 @@ fn changed_on_disk(
     match std::fs::metadata(&full) {
         Err(_) => Some("deleted since the last scan"),
         Ok(m) if m.len() as i64 != stamp.size => Some(CHANGED),
-        Ok(m) if walk::change_time_ns(&m) == stamp.mtime_ns => None,
+        Ok(m) if map::walk::change_time_ns(&m) == stamp.mtime_ns => None,
         Ok(_) => match std::fs::read(&full) {
             Ok(bytes) if loci_core::fingerprint::content_hash(&bytes) == stamp.content_hash => None,
             _ => Some(CHANGED),
@@ -813,7 +889,7 @@ fn changed_on_disk(
 
 impl Workspace {
     /// The import graph for the current scan revision (loaded once per revision).
-    pub(crate) fn import_graph(&self) -> Result<std::sync::Arc<context::ImportGraph>> {
+    pub(crate) fn import_graph(&self) -> Result<std::sync::Arc<context::context::ImportGraph>> {
         let revision: i64 = self
             .store
             .conn()
@@ -827,7 +903,7 @@ impl Workspace {
         {
             return Ok(g.clone());
         }
-        let g = std::sync::Arc::new(context::ImportGraph::load(self.store.conn())?);
+        let g = std::sync::Arc::new(context::context::ImportGraph::load(self.store.conn())?);
         *cache = Some((revision, g.clone()));
         Ok(g)
     }
@@ -858,14 +934,14 @@ impl Workspace {
         Ok(pages)
     }
 
-    /// [`audit::revisions_staleness`] of `revisions`, each revision's marks read (as the
-    /// last scan stored them, [`audit::stored_staleness`]) or computed once per version of
+    /// [`audit::audit::revisions_staleness`] of `revisions`, each revision's marks read (as the
+    /// last scan stored them, [`audit::audit::stored_staleness`]) or computed once per version of
     /// the data. Shape as there: marks by revision id, one entry per
     /// revision given.
     pub(crate) fn cached_staleness(
         &self,
         revisions: &[(&loci_store::memory::Revision, &loci_store::memory::Page)],
-    ) -> Result<std::collections::HashMap<i64, Vec<audit::Staleness>>> {
+    ) -> Result<std::collections::HashMap<i64, Vec<audit::audit::Staleness>>> {
         let mut cache = self.snapshot_cache()?;
         let missing: Vec<(&loci_store::memory::Revision, &loci_store::memory::Page)> = revisions
             .iter()
@@ -876,14 +952,14 @@ impl Workspace {
             // The marks the last scan (or the write of a revision since) stored, then the
             // others made from the map.
             let ids: Vec<i64> = missing.iter().map(|(r, _)| r.revision_id).collect();
-            let stored = audit::stored_staleness(self.store.conn(), &ids)?;
+            let stored = audit::audit::stored_staleness(self.store.conn(), &ids)?;
             let rest: Vec<_> = missing
                 .into_iter()
                 .filter(|(r, _)| !stored.contains_key(&r.revision_id))
                 .collect();
             cache.staleness.extend(stored);
             if !rest.is_empty() {
-                let found = audit::revisions_staleness(self.store.conn(), &rest)?;
+                let found = audit::audit::revisions_staleness(self.store.conn(), &rest)?;
                 cache.staleness.extend(found);
             }
         }
@@ -909,4 +985,51 @@ pub fn discover_root(start: &Path) -> PathBuf {
         }
     }
     start
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every `pub fn` of an `impl Workspace` block, in any file of the crate, is listed in
+    /// the operations of the crate's doc (as `(Workspace::name)`): the facade's list stays
+    /// the whole facade.
+    #[test]
+    fn the_crate_doc_lists_every_workspace_operation() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let doc: String = std::fs::read_to_string(src.join("lib.rs"))
+            .unwrap()
+            .lines()
+            .take_while(|l| l.starts_with("//!"))
+            .collect();
+        let mut missing = Vec::new();
+        let mut files = vec![src.clone()];
+        while let Some(path) = files.pop() {
+            if path.is_dir() {
+                files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut inside = false;
+            for line in text.lines() {
+                if line.starts_with("impl Workspace {") {
+                    inside = true;
+                } else if line == "}" {
+                    inside = false;
+                } else if let Some(rest) = line.strip_prefix("    pub fn ")
+                    && inside
+                {
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if !doc.contains(&format!("(Workspace::{name})")) {
+                        missing.push(format!("{} {name}", path.display()));
+                    }
+                }
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "not in lib.rs's operations: {missing:?}"
+        );
+    }
 }

@@ -10,17 +10,17 @@
 use std::io::{self, Write};
 
 use crate::Envelope;
-use crate::code::{Callees, Outline, Source};
-use crate::context::{ContextAnswer, SearchHit};
-use crate::lint::{CheckReport, DriftReport, LintReport};
-use crate::memory::{AsOf, History, PageEntry, Shown, Topic, Written};
-use crate::query::{Callers, Deps, Direction, Impact, Stats};
-use crate::scan::{LanguageCount, SKIPPED_EXAMPLES, ScanReport};
-use crate::session::SessionView;
+use crate::audit::lint::{CheckReport, DriftReport, LintReport};
+use crate::context::context::{ContextAnswer, SearchHit};
+use crate::context::why::Why;
+use crate::map::code::{Callees, Outline, Source};
+use crate::map::query::{Callers, Deps, Direction, Impact, Stats};
+use crate::map::scan::{LanguageCount, SKIPPED_EXAMPLES, ScanReport};
+use crate::map::sync::SyncReport;
+use crate::map::walk::SkipReason;
+use crate::memory::memory::{AsOf, History, PageEntry, Shown, Topic, Written};
+use crate::memory::session::SessionView;
 use crate::store_types::{Contradiction, Fact, MapCounts, Page, RefHit, Session, SymbolHit};
-use crate::sync::SyncReport;
-use crate::walk::SkipReason;
-use crate::why::Why;
 use crate::words::count;
 
 /// Where a renderer writes.
@@ -696,7 +696,7 @@ pub fn shown(o: Out, s: &Shown) -> io::Result<()> {
     let r = &s.revision;
     // A log (`decisions`, `lessons`) is a view of its entries, not a page with versions:
     // its heading counts the entries ("v6" read as the log's sixth revision).
-    if r.revision_id == 0 && crate::logs::log_named(&s.page.subject).is_some() {
+    if r.revision_id == 0 && crate::memory::logs::log_named(&s.page.subject).is_some() {
         writeln!(
             o,
             "# {} — {}, the latest by {} at {}",
@@ -1178,7 +1178,7 @@ pub fn team_note(t: &crate::TeamState) -> Option<String> {
 }
 
 /// `loci team init`.
-pub fn team_init(o: Out, r: &crate::team::InitReport) -> io::Result<()> {
+pub fn team_init(o: Out, r: &crate::memory::team::InitReport) -> io::Result<()> {
     if r.from == r.to {
         writeln!(
             o,
@@ -1195,7 +1195,7 @@ pub fn team_init(o: Out, r: &crate::team::InitReport) -> io::Result<()> {
 }
 
 /// `loci team status`.
-pub fn team_status(o: Out, s: &crate::team::TeamStatus) -> io::Result<()> {
+pub fn team_status(o: Out, s: &crate::memory::team::TeamStatus) -> io::Result<()> {
     writeln!(o, "server: {}", s.server)?;
     match (s.reachable, s.schema, s.server_head) {
         (true, Some(schema), Some(head)) => {
@@ -1231,7 +1231,7 @@ pub fn team_status(o: Out, s: &crate::team::TeamStatus) -> io::Result<()> {
 }
 
 /// `loci team sync`.
-pub fn team_sync(o: Out, r: &crate::team::SyncReport) -> io::Result<()> {
+pub fn team_sync(o: Out, r: &crate::memory::team::SyncReport) -> io::Result<()> {
     writeln!(
         o,
         "pushed {}, refused {}, pulled {}; replica at event {}",
@@ -1240,7 +1240,7 @@ pub fn team_sync(o: Out, r: &crate::team::SyncReport) -> io::Result<()> {
 }
 
 /// `loci team join`.
-pub fn team_join(o: Out, r: &crate::team::JoinReport) -> io::Result<()> {
+pub fn team_join(o: Out, r: &crate::memory::team::JoinReport) -> io::Result<()> {
     writeln!(
         o,
         "joined: {} pages, {} revisions uploaded, {} already on the server, {} pins, {} conflicts; pulled {}",
@@ -1285,8 +1285,8 @@ pub fn team_join(o: Out, r: &crate::team::JoinReport) -> io::Result<()> {
 }
 
 /// `loci synthesize --plan`: one line per page, then how many one run writes.
-pub fn synthesis_plan(o: Out, p: &crate::synthesis::Plan) -> io::Result<()> {
-    use crate::synthesis::Reason;
+pub fn synthesis_plan(o: Out, p: &crate::memory::synthesis::Plan) -> io::Result<()> {
+    use crate::memory::synthesis::Reason;
     if p.items.is_empty() {
         return writeln!(
             o,
@@ -1327,7 +1327,7 @@ fn ticks(names: &[String]) -> String {
 
 /// `loci synthesize --dry-run`: each prompt exactly as the command would receive it,
 /// between marker lines, then the totals.
-pub fn synthesis_prompts(o: Out, d: &crate::synthesis::DryRun) -> io::Result<()> {
+pub fn synthesis_prompts(o: Out, d: &crate::memory::synthesis::DryRun) -> io::Result<()> {
     for p in &d.prompts {
         writeln!(
             o,
@@ -1362,7 +1362,7 @@ pub fn synthesis_prompts(o: Out, d: &crate::synthesis::DryRun) -> io::Result<()>
 }
 
 /// `loci synthesize`: one line per page run, with what its claim check found.
-pub fn synthesis_report(o: Out, r: &crate::synthesis::SynthesisReport) -> io::Result<()> {
+pub fn synthesis_report(o: Out, r: &crate::memory::synthesis::SynthesisReport) -> io::Result<()> {
     for run in &r.runs {
         match run.status.as_str() {
             "written" => writeln!(
@@ -1402,7 +1402,7 @@ pub fn synthesis_report(o: Out, r: &crate::synthesis::SynthesisReport) -> io::Re
 }
 
 /// `loci export --obsidian DIR`: what changed in the vault.
-pub fn vault(o: Out, r: &crate::obsidian::VaultReport) -> io::Result<()> {
+pub fn vault(o: Out, r: &crate::memory::obsidian::VaultReport) -> io::Result<()> {
     for n in &r.written {
         writeln!(o, "wrote   {}", escaped(n))?;
     }
@@ -1421,7 +1421,7 @@ pub fn vault(o: Out, r: &crate::obsidian::VaultReport) -> io::Result<()> {
 
 /// The map's SCIP edges after a scan: how many files they cover, and the files that
 /// changed since the import (their references are name-based again).
-fn scip_coverage(o: Out, c: &crate::scip::ScipCoverage) -> io::Result<()> {
+fn scip_coverage(o: Out, c: &crate::map::scip::ScipCoverage) -> io::Result<()> {
     writeln!(
         o,
         "scip: the references of {} come from a SCIP index ({} stated edges{})",
@@ -1451,7 +1451,7 @@ fn scip_coverage(o: Out, c: &crate::scip::ScipCoverage) -> io::Result<()> {
 }
 
 /// What `loci scan --scip FILE` imported.
-pub fn scip_import(o: Out, r: &crate::scip::ScipImport) -> io::Result<()> {
+pub fn scip_import(o: Out, r: &crate::map::scip::ScipImport) -> io::Result<()> {
     writeln!(
         o,
         "scip: imported {} of {} documents of {} ({}, project root {}) in {:.2}s",

@@ -293,7 +293,7 @@ fn check_gates_on_thresholds_and_emits_sarif_with_real_locations() {
     ws.scan(&|_| {}).unwrap();
     let check = ws.check().unwrap().result;
     assert!(!check.passed);
-    let sarif = loci_engine::sarif::to_sarif(&ws, &check);
+    let sarif = loci_engine::audit::to_sarif(&ws, &check);
     assert_eq!(sarif["version"], "2.1.0");
     let result = &sarif["runs"][0]["results"][0];
     assert_eq!(result["ruleId"], "version_mismatch");
@@ -1497,7 +1497,7 @@ fn fault_lint_compared_every_name_of_the_map_with_every_failing_claim() {
 }
 
 /// The open contradictions (key, truth, suggestion) and stale marks lint reports.
-fn verdicts(report: &loci_engine::lint::LintReport) -> (Vec<String>, Vec<String>) {
+fn verdicts(report: &loci_engine::audit::LintReport) -> (Vec<String>, Vec<String>) {
     let mut open: Vec<String> = report
         .contradictions
         .iter()

@@ -2499,7 +2499,7 @@ fn fault_a_class_name_starting_with_an_acronym_was_not_named_in_the_question() {
     }
     // Plurals of acronyms are words, not names.
     assert_eq!(
-        loci_engine::search::identifier_tokens("which URLs and APIs does HTTPS use"),
+        loci_engine::context::search::identifier_tokens("which URLs and APIs does HTTPS use"),
         Vec::<String>::new()
     );
 }
@@ -2980,6 +2980,42 @@ fn an_error_message_quoted_in_a_question_finds_the_file_raising_it() {
         first.signals[0].contains("quoted text #1"),
         "{:?}",
         first.signals
+    );
+}
+
+/// A panic message pasted after `with:` is quoted text as much as one after an exception's
+/// name: it finds the assertion that formats it, ahead of the file that shares most of
+/// the question's words.
+#[test]
+fn fault_a_panic_message_after_with_was_not_taken_as_quoted() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "src/asserts.rs",
+        "pub fn assert_unique(cmd: &str, short: char, a: &str, b: &str) {\n    panic!(\"Command {cmd}: Short option names must be unique for each argument, but '-{short}' is in use by both '{a}' and '{b}'\");\n}\n",
+    );
+    write(
+        dir.path(),
+        "src/command.rs",
+        "/// A debug build command: every argument needs short names and option names that are\n/// unique; `verbose`, `version`: both in use.\npub fn debug_build_command() -> Vec<String> {\n    vec![\"verbose\".into(), \"version\".into()]\n}\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "Debug build panics with: Command myapp: Short option names must be unique for each argument, but '-v' is in use by both 'verbose' and 'version'. Where is that assertion?",
+        &[],
+        2_000,
+    )
+    .result;
+    assert!(!a.abstained);
+    assert_eq!(
+        (
+            a.items[0].id.as_str(),
+            a.items[0].signals[0].contains("quoted text #1")
+        ),
+        ("src/asserts.rs#assert_unique@function", true),
+        "{:?}",
+        a.items[0]
     );
 }
 

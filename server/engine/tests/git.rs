@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use loci_engine::git::{
+use loci_engine::map::git::{
     ChangeKind, CommitInfo, FileChange, GitError, HeadWatch, History, RepoState, file_history,
     history, renamed_to, repo_state,
 };

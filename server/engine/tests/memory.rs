@@ -313,7 +313,7 @@ fn two_sessions_begun_in_the_same_second_get_exactly_their_own_rows() {
     ws.learn("b learned", None, &in_b).unwrap();
     let end_a = ws.session_end(a, Some("done a")).unwrap().result;
     let end_b = ws.session_end(b, Some("done b")).unwrap().result;
-    let pages = |d: &loci_engine::session::Digest| {
+    let pages = |d: &loci_engine::memory::Digest| {
         d.pages
             .iter()
             .map(|p| (p.subject.clone(), p.version))
@@ -544,7 +544,7 @@ fn guards_on_pin_confirm_and_fact_add_were_ignored_and_a_retried_fact_add_duplic
 fn asof_between_two_revisions_shows_the_earlier_one() {
     let (_dir, mut ws) = workspace();
     // Revisions with known times, written through import.
-    let doc = loci_engine::portability::parse_export(
+    let doc = loci_engine::memory::parse_export(
         r#"{"format": "loci-memory", "format_version": 1, "exported_at": "2026-03-01T00:00:00Z",
             "pages": [{"uid": "0123456789abcdef0123456789abcdef", "subject": "src/auth.py",
                        "kind": "file", "pinned": false, "created_at": "2026-01-01T00:00:00Z",

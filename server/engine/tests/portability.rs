@@ -4,8 +4,7 @@
 
 use std::path::Path;
 
-use loci_engine::memory::WriteOptions;
-use loci_engine::portability::{MemoryExport, parse_export};
+use loci_engine::memory::{MemoryExport, WriteOptions, parse_export};
 use loci_engine::{EngineError, StoreError, Workspace};
 
 fn write(root: &Path, rel: &str, text: &str) {

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use loci_engine::Workspace;
-use loci_engine::query::LIST_LIMIT;
+use loci_engine::map::LIST_LIMIT;
 
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
@@ -1169,7 +1169,7 @@ fn confidences() -> (tempfile::TempDir, Workspace) {
 /// list each hop by confidence, then path; `min_confidence` 0 includes every edge.
 #[test]
 fn fault_weak_name_matches_were_listed_among_real_edges() {
-    use loci_engine::query::{Edges, MIN_CONFIDENCE};
+    use loci_engine::map::{Edges, MIN_CONFIDENCE};
     let (_dir, ws) = confidences();
     assert_eq!(MIN_CONFIDENCE, 0.5);
     let callers = |min: f64| {

@@ -1,7 +1,7 @@
 //! Scanning end to end on small trees: incremental rescans equal fresh scans, keys are
 //! deterministic, and bad input is counted, never fatal.
 
-use loci_engine::query::LIST_LIMIT;
+use loci_engine::map::LIST_LIMIT;
 use std::path::Path;
 
 use loci_engine::Workspace;
@@ -18,7 +18,7 @@ fn open(root: &Path) -> Workspace {
     Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap()
 }
 
-fn scan(ws: &mut Workspace) -> loci_engine::scan::ScanReport {
+fn scan(ws: &mut Workspace) -> loci_engine::map::ScanReport {
     ws.scan(&|_| {}).unwrap().result
 }
 
@@ -663,7 +663,7 @@ fn references_into_a_rewritten_file_follow_its_new_symbols() {
 
 /// A scan killed at the point `kill_at` reports (the process dies there: nothing after it
 /// runs). The workspace is dropped, as the killed process's was.
-fn scan_killed_at(root: &Path, kill_at: fn(&loci_engine::scan::ScanProgress) -> bool) {
+fn scan_killed_at(root: &Path, kill_at: fn(&loci_engine::map::ScanProgress) -> bool) {
     let mut ws = open(root);
     let killed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         ws.scan(&|p| {
@@ -704,7 +704,7 @@ fn fault_a_killed_scan_left_references_to_deleted_symbols() {
         "class User:\n    def save(self):\n        return validate(self)\n\ndef validate(x):\n    return x\n\ndef fmt2(x):\n    return x\n",
     );
     scan_killed_at(root, |p| {
-        matches!(p, loci_engine::scan::ScanProgress::Resolving)
+        matches!(p, loci_engine::map::ScanProgress::Resolving)
     });
     let mut ws = open(root);
     // Until a scan finishes the work, a reference on a deleted symbol is not resolved.
@@ -1922,7 +1922,7 @@ fn fault_a_scan_killed_mid_rename_lost_the_rename_for_memory() {
     std::fs::rename(root.join("app.py"), root.join("greet.py")).unwrap();
     let killed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         ws.scan(&|p| {
-            if matches!(p, loci_engine::scan::ScanProgress::Resolving) {
+            if matches!(p, loci_engine::map::ScanProgress::Resolving) {
                 panic!("killed after the deletions");
             }
         })

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use loci_engine::scip::MAX_INDEX_BYTES;
+use loci_engine::map::MAX_INDEX_BYTES;
 use loci_engine::{EngineError, Workspace};
 use protobuf::Message;
 
@@ -168,7 +168,7 @@ const NAMES: [&str; 9] = [
 ];
 
 /// What the import of the fixture's index says, as a line.
-fn counts(r: &loci_engine::scip::ScipImport) -> String {
+fn counts(r: &loci_engine::map::ScipImport) -> String {
     format!(
         "{} of {} documents, {} definitions ({} unmapped), {} references: {} confirmed, \
          {} corrected, {} resolved, {} added, {} cleared, {} external, {} locals",
@@ -359,7 +359,7 @@ fn scip_document_modified_after_the_index_was_written_is_not_imported() {
     let r = ws.import_scip(&scip, MAX_INDEX_BYTES).unwrap().result;
     assert_eq!(
         r.stale,
-        [loci_engine::scip::StaleDocument {
+        [loci_engine::map::StaleDocument {
             path: "src/util.rs".into(),
             reason: "modified after the index was written: index again".into()
         }]

@@ -5,7 +5,7 @@
 //! Credential-shaped strings are assembled from pieces at run time, so this file is not
 //! itself a secret to loci's own scan or to push protection.
 
-use loci_engine::query::LIST_LIMIT;
+use loci_engine::map::LIST_LIMIT;
 use std::path::Path;
 
 use loci_engine::context::{ContextRequest, SearchOptions};
@@ -794,7 +794,7 @@ fn init_agents_does_not_read_or_write_through_a_link_out_of_the_workspace() {
     std::os::unix::fs::symlink(outside.join("AGENTS.md"), root.join("AGENTS.md")).unwrap();
     std::os::unix::fs::symlink(outside.join("cursor"), root.join(".cursor")).unwrap();
     let ws = Workspace::open(&root, None).unwrap();
-    let report = loci_engine::agents::wire_agents(ws.root(), &Default::default()).unwrap();
+    let report = loci_engine::init::wire_agents(ws.root(), &Default::default()).unwrap();
     let skipped: Vec<(&str, Option<&str>)> = report
         .files
         .iter()

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use loci_engine::memory::WriteOptions;
-use loci_engine::synthesis::{PlanItem, Reason, Targets};
+use loci_engine::memory::synthesis::{PlanItem, Reason, Targets};
 use loci_engine::{EngineError, Workspace};
 
 fn write(root: &Path, rel: &str, text: &str) {
@@ -630,10 +630,7 @@ fn the_count_of_pages_behind_the_code_is_stored_by_sync_and_lint_and_noted_by_co
     )
     .unwrap();
     ws.sync(None).unwrap();
-    let head = ws
-        .store()
-        .meta(loci_engine::sync::SYNCED_HEAD_META)
-        .unwrap();
+    let head = ws.store().meta(loci_engine::map::SYNCED_HEAD_META).unwrap();
     assert_eq!(head.as_deref().map(str::len), Some(40));
     // The folder rolls up its first file page.
     assert_eq!(ws.pages_behind_recorded().unwrap(), Some(1));
@@ -656,7 +653,7 @@ fn the_count_of_pages_behind_the_code_is_stored_by_sync_and_lint_and_noted_by_co
         "{notes:?}"
     );
     ws.synthesize(
-        &loci_engine::synthesis::Targets::Paths(vec!["src/auth.py".into()]),
+        &loci_engine::memory::synthesis::Targets::Paths(vec!["src/auth.py".into()]),
         None,
         &|_| {},
     )

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use loci_engine::walk::{SkipReason, walk};
+use loci_engine::map::{SkipReason, walk};
 
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);

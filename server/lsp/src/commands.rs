@@ -20,11 +20,9 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use loci_engine::memory::{Shown, WriteOptions, Written};
-use loci_engine::query::Impact;
-use loci_engine::scan::ScanReport;
-use loci_engine::session::SessionView;
-use loci_engine::why::Why;
+use loci_engine::context::Why;
+use loci_engine::map::{Impact, ScanReport};
+use loci_engine::memory::{SessionView, Shown, WriteOptions, Written};
 use loci_engine::{EngineError, Envelope};
 use serde::Serialize;
 use serde_json::{Map, Value};

@@ -2,7 +2,7 @@
 //! their code actions), per-symbol memory counts (code lenses) and memory lines in hovers.
 //!
 //! Each function here is the one place the language server asks the engine about memory:
-//! live claims about a file, judged by the engine (`loci_engine::live`) against the
+//! live claims about a file, judged by the engine (`loci_engine::audit::live`) against the
 //! editor's overlay as the user types (stale, or false: deleted, renamed, never existed),
 //! or against the map for a file that is not open. Nothing is judged here. Everything a
 //! follow-up request needs travels in the returned `data` (style.md rule 8), never in
@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 
 use loci_core::Symbol;
 use loci_engine::Workspace;
-use loci_engine::live::{LiveClaim, Truth, Verdict};
-use loci_engine::why::RevisionBrief;
+use loci_engine::audit::{LiveClaim, Truth, Verdict};
+use loci_engine::context::RevisionBrief;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -329,7 +329,7 @@ fn markdown_findings(
                 span: t.span,
                 severity: severities.false_claim,
                 code: f.kind.to_string(),
-                message: loci_engine::lint::describe(f),
+                message: loci_engine::audit::describe(f),
                 data: json!({
                     "finding_key": f.finding_key,
                     "contradiction_id": t.contradiction_id,

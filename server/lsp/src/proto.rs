@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use loci_core::{FileAnalysis, SymbolKind};
-use loci_engine::editor::FileSymbol;
+use loci_engine::map::FileSymbol;
 use serde_json::{Value, json};
 use tower_lsp_server::ls_types::{
     self as lsp, Diagnostic, DiagnosticSeverity, DocumentSymbol, NumberOrString, Range,

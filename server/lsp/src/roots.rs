@@ -12,12 +12,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use loci_engine::embed::EmbedProgress;
-use loci_engine::git::HeadWatch;
-use loci_engine::scan::{ScanProgress, ScanReport};
-use loci_engine::secrets::SecretRules;
-use loci_engine::sync::{SYNCED_HEAD_META, SyncReport, SyncStep};
-use loci_engine::synthesis::{SynthesisReport, Targets};
+use loci_engine::SecretRules;
+use loci_engine::context::EmbedProgress;
+use loci_engine::map::git::HeadWatch;
+use loci_engine::map::{SYNCED_HEAD_META, ScanProgress, ScanReport, SyncReport, SyncStep};
+use loci_engine::memory::synthesis::{SynthesisReport, Targets};
 use loci_engine::{EngineError, Envelope, Workspace};
 use tower_lsp_server::ls_types::{MessageType, ProgressToken};
 use tower_lsp_server::{Bounded, Client, NotCancellable, OngoingProgress};
@@ -215,7 +214,7 @@ impl Root {
         });
     }
 
-    /// Syncs git history (`loci_engine::sync`) on a connection of its own, after any
+    /// Syncs git history (`loci_engine::map::sync`) on a connection of its own, after any
     /// running scan (a sync scans first) and with `$/progress` when `progress` is set
     /// ("loci: syncing git history": refreshing the map, recording N commits, checking
     /// memory; it ends with the count of pages behind the code). Unless `force`, a `HEAD`
@@ -449,7 +448,7 @@ impl Root {
         result
     }
 
-    /// Drafts pages with the configured `[synthesis] command` (`loci_engine::synthesis`),
+    /// Drafts pages with the configured `[synthesis] command` (`loci_engine::memory::synthesis`),
     /// reporting `$/progress` per page when `progress` is set. The run has a connection of
     /// its own: one page's command may take minutes, and hovers and diagnostics go on
     /// meanwhile.
@@ -510,7 +509,7 @@ impl Root {
     }
 
     /// Embeds the code chunks that have no vector yet when `[embeddings]` names a model
-    /// (`loci_engine::embed`), reporting `$/progress` when `progress` is set and there is
+    /// (`loci_engine::context::embed`), reporting `$/progress` when `progress` is set and there is
     /// something to embed. It stops between batches as soon as a scan is asked for (the
     /// scan runs first; the next run resumes where this one stopped), and holds the scan
     /// lock meanwhile, so it never embeds a map a scan is rewriting.

@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 use dashmap::DashMap;
 use futures::FutureExt;
 use loci_core::{AnalyzeOptions, FileAnalysis, Language};
-use loci_engine::secrets::SecretRules;
-use loci_engine::synthesis::Targets;
+use loci_engine::SecretRules;
+use loci_engine::memory::synthesis::Targets;
 use loci_engine::{Envelope, Workspace};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -622,7 +622,7 @@ impl Inner {
                     return;
                 }
                 let path = root.path.clone();
-                loci_engine::team::listen_at(&path, None, TEAM_RETRY, |pulled| {
+                loci_engine::memory::team::listen_at(&path, None, TEAM_RETRY, |pulled| {
                     let Some(inner) = weak.upgrade() else {
                         return false;
                     };
@@ -1770,10 +1770,10 @@ impl Inner {
         let hard = args.bool("hard").unwrap_or(false);
         let min_confidence = args
             .f64("min_confidence")
-            .unwrap_or(loci_engine::query::MIN_CONFIDENCE);
+            .unwrap_or(loci_engine::map::MIN_CONFIDENCE);
         let limit = args
             .u64("limit")
-            .map_or(loci_engine::query::IMPACT_LIMIT, |l| {
+            .map_or(loci_engine::map::IMPACT_LIMIT, |l| {
                 l.min(u64::from(u32::MAX)) as u32
             });
         let notes = Self::notes(&root);
@@ -1783,7 +1783,7 @@ impl Inner {
                 .impact_with(
                     &target,
                     depth,
-                    loci_engine::query::Edges {
+                    loci_engine::map::Edges {
                         hard,
                         min_confidence,
                     },

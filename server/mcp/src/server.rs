@@ -284,7 +284,7 @@ impl LociServer {
 
     /// Team memory (issue 34): when the workspace's memory is team-backed, a thread of its
     /// own keeps a connection that `LISTEN`s for the team server's events and pulls each
-    /// into the store as it is written ([`loci_engine::team::listen_at`], as `loci lsp`
+    /// into the store as it is written ([`loci_engine::memory::team::listen_at`], as `loci lsp`
     /// does), so the next answer — read by any reader — holds a colleague's write without
     /// a restart or a write of this agent's first. A lost connection is tried again every
     /// [`TEAM_RETRY`]. The thread ends when the server is dropped (at its next wake-up).
@@ -299,7 +299,7 @@ impl LociServer {
         let spawned = std::thread::Builder::new()
             .name("loci-team".into())
             .spawn(move || {
-                loci_engine::team::listen_at(&root, Some(&db), TEAM_RETRY, |_| {
+                loci_engine::memory::team::listen_at(&root, Some(&db), TEAM_RETRY, |_| {
                     weak.strong_count() > 0
                 });
             });

@@ -11,8 +11,8 @@ use std::io;
 use std::sync::Arc;
 
 use loci_engine::context::{ContextRequest, HitKind, SearchOptions};
+use loci_engine::memory::synthesis::Targets;
 use loci_engine::memory::{WriteOptions, Written};
-use loci_engine::synthesis::Targets;
 use loci_engine::text::{self, Out};
 use loci_engine::{EngineError, Envelope, Workspace};
 use rmcp::ErrorData;
@@ -87,13 +87,13 @@ macro_rules! params {
 /// call uses the same value.
 mod defaults {
     pub fn list_limit() -> u32 {
-        loci_engine::query::LIST_LIMIT
+        loci_engine::map::LIST_LIMIT
     }
     pub fn impact_limit() -> u32 {
         super::IMPACT_LIMIT
     }
     pub fn min_confidence() -> f64 {
-        loci_engine::query::MIN_CONFIDENCE
+        loci_engine::map::MIN_CONFIDENCE
     }
     pub fn search_limit() -> u32 {
         10
@@ -1389,7 +1389,7 @@ impl Call {
                 ws.impact_with(
                     &p.target,
                     p.depth,
-                    loci_engine::query::Edges {
+                    loci_engine::map::Edges {
                         hard: p.hard,
                         min_confidence: p.min_confidence,
                     },

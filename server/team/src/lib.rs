@@ -4,7 +4,7 @@
 //!
 //! Architecture invariant: no SQLite and no engine types here. The engine turns its
 //! writes into [`NewEvent`]s and applies [`ServerEvent`]s to its replica
-//! (`loci_engine::team`); this crate only speaks PostgreSQL, through the `postgres` crate
+//! (`loci_engine::memory::team`); this crate only speaks PostgreSQL, through the `postgres` crate
 //! (tokio-postgres' blocking client) and rustls. Nothing here logs or returns a password.
 
 mod url;

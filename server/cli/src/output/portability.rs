@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 
 use loci_engine::Envelope;
-use loci_engine::portability::{ImportReport, MemoryExport};
+use loci_engine::memory::{ImportReport, MemoryExport};
 use loci_engine::store_types::{BackupStats, RestoreStats};
 use serde::Serialize;
 

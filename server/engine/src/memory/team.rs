@@ -24,12 +24,12 @@ use serde::Serialize;
 
 pub use loci_team::InitReport;
 
-use crate::config::TeamConfig;
-use crate::memory::{ClaimView, WriteOptions, Written};
-use crate::portability::{
+use super::memory::{ClaimView, WriteOptions, Written};
+use super::portability::{
     ExportedDismissal, ExportedFact, ExportedSession, dismissal_words_known, fact_hash,
     record_dismissal, session_key,
 };
+use crate::config::TeamConfig;
 use crate::{EngineError, Envelope, Result, TeamState, Workspace};
 
 /// Events read from the server per round trip and applied per local transaction.
@@ -311,7 +311,7 @@ fn host() -> String {
         .unwrap_or_else(|| "localhost".into())
 }
 
-/// A version conflict, in the words of a solo store's ([`crate::memory`]).
+/// A version conflict, in the words of a solo store's ([`super::memory`]).
 fn conflict(subject: &str, current: i64, expected: i64) -> EngineError {
     StoreError::Conflict(format!(
         "version conflict on `{subject}`: it is at version {current}, \
@@ -686,7 +686,7 @@ impl Workspace {
                     }
                 }
                 // The stale marks of the batch's revisions, recorded as a write records them.
-                crate::audit::store_marks(tx, Some(&revisions))?;
+                crate::audit::audit::store_marks(tx, Some(&revisions))?;
                 if let Some(head) = end {
                     record_contact(tx, head)?;
                 }
@@ -698,7 +698,7 @@ impl Workspace {
         }
     }
 
-    /// The shared write path of a team-backed checkout ([`crate::memory`] calls it in
+    /// The shared write path of a team-backed checkout ([`super::memory`] calls it in
     /// place of its local transaction): sync, build the body from the replica's current
     /// revision, write to the server with the guard, then pull — the write arrives here
     /// as every event does. A log's new entry takes the next number the replica knows;
@@ -731,7 +731,7 @@ impl Workspace {
         };
         let entry_log = logs::entry_prefix(subject).is_some();
         let session_payload = self.session_payload(opts.session)?;
-        let (branch, commit) = crate::memory::git_position(&self.root);
+        let (branch, commit) = super::memory::git_position(&self.root);
         let _ = branch;
         for _ in 0..16 {
             if let Some((_, Some(rev))) = replica::applied(self.store.conn(), &op_id)? {
@@ -946,7 +946,7 @@ impl Workspace {
             summary: opts.summary.clone(),
             author: author.into(),
             checkout: Some(format!("{}:{}", host(), self.root.display())),
-            commit: crate::memory::git_position(&self.root).1,
+            commit: super::memory::git_position(&self.root).1,
             written_at: crate::envelope::now_rfc3339(),
             payload: self.session_payload(opts.session)?,
         };
@@ -1100,7 +1100,7 @@ impl Workspace {
                         expect_version: None,
                         body: None,
                         summary: None,
-                        author: crate::memory::default_author(),
+                        author: super::memory::default_author(),
                         checkout: checkout.clone(),
                         commit: None,
                         written_at: crate::envelope::now_rfc3339(),
@@ -1127,7 +1127,7 @@ impl Workspace {
                         "join:{uid}:member:{}",
                         loci_core::fingerprint::content_hash(member.as_bytes())
                     );
-                    let author = crate::memory::default_author();
+                    let author = super::memory::default_author();
                     self.join_shared(&mut report, op, "topic", &page.subject, &author, &change)?;
                 }
             }
@@ -1194,7 +1194,7 @@ impl Workspace {
                     expect_version: Some(uploaded_to),
                     body: Some(team_body.clone()),
                     summary: Some(summary),
-                    author: crate::memory::default_author(),
+                    author: super::memory::default_author(),
                     checkout: last.checkout.clone(),
                     commit: None,
                     written_at: crate::envelope::now_rfc3339(),
@@ -1290,7 +1290,7 @@ impl Workspace {
                 next += 1;
                 let source_ref = format!("team:join:{uid}");
                 self.store
-                    .write(|tx| crate::sync::move_page(tx, &page.subject, &to, &source_ref))?;
+                    .write(|tx| crate::map::sync::move_page(tx, &page.subject, &to, &source_ref))?;
                 report.renumbered.push(Renumbered {
                     from: page.subject,
                     to,
@@ -1425,7 +1425,7 @@ impl Workspace {
                 continue;
             }
             let op = format!("join:dismissal:{}", d.finding_key);
-            let author = crate::memory::default_author_in(Some(self.root.as_path()));
+            let author = super::memory::default_author_in(Some(self.root.as_path()));
             let subject = d.subject.clone();
             self.join_shared(report, op, "dismissal", &subject, &author, &d)?;
         }
@@ -1473,7 +1473,7 @@ impl Workspace {
     /// import` reads into a standalone store — the way out of a team. The server's log is
     /// pulled first, so the document holds everything the team wrote; an unreachable
     /// server is an error (the replica may be behind), not a silent partial export.
-    pub fn team_export(&mut self) -> Result<Envelope<crate::portability::MemoryExport>> {
+    pub fn team_export(&mut self) -> Result<Envelope<super::portability::MemoryExport>> {
         self.team_sync()?;
         self.export_memory()
     }
@@ -1534,7 +1534,7 @@ impl Workspace {
         self.team.as_ref()?;
         Some(LocalShare {
             checkout: format!("{}:{}", host(), self.root.display()),
-            commit: crate::memory::git_position(&self.root).1,
+            commit: super::memory::git_position(&self.root).1,
             root: self.root.clone(),
         })
     }
@@ -1599,7 +1599,7 @@ impl Workspace {
             summary: opts.summary.clone(),
             author: author.into(),
             checkout: Some(format!("{}:{}", host(), self.root.display())),
-            commit: crate::memory::git_position(&self.root).1,
+            commit: super::memory::git_position(&self.root).1,
             written_at: crate::envelope::now_rfc3339(),
             payload: Some(payload),
         };
@@ -1791,8 +1791,8 @@ fn apply_event(
                 version,
                 &ev.written_at,
             )?;
-            let snapshot = crate::memory::subject_snapshot(tx, root, &ev.subject, &page.kind)?;
-            crate::memory::snapshot_revision(tx, &revision, &ev.subject, snapshot.as_ref(), None)?;
+            let snapshot = super::memory::subject_snapshot(tx, root, &ev.subject, &page.kind)?;
+            super::memory::snapshot_revision(tx, &revision, &ev.subject, snapshot.as_ref(), None)?;
             replica::record_applied(tx, &ev.op_id, ev.seq, Some(revision.revision_id))?;
             return Ok(Applied::Changed(Some(revision.revision_id)));
         }

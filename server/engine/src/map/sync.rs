@@ -14,7 +14,7 @@ use loci_store::memory::{self as mem, CommitRow};
 use loci_store::{Context, set_meta};
 use serde::Serialize;
 
-use crate::git::{self, ChangeKind, RepoState};
+use super::git::{self, ChangeKind, RepoState};
 use crate::{EngineError, Envelope, Result, Workspace};
 
 /// What a sync did.
@@ -36,7 +36,7 @@ pub struct SyncReport {
     /// The pages behind the code once these commits are recorded: the synthesis plan's
     /// stale pages and roll-ups ([`Workspace::pages_behind`]), what `loci synthesize
     /// --pending` would write.
-    pub pages_behind: Vec<crate::synthesis::PlanItem>,
+    pub pages_behind: Vec<crate::memory::synthesis::PlanItem>,
 }
 
 /// The `meta` key holding the commit `HEAD` was at when the last sync ran (full hex; empty
@@ -253,7 +253,7 @@ impl Workspace {
 /// it deleted, whether or not the path had a page; and the page of `from` moves to `to`
 /// (when `from` has a page and `to` has none), with a `rename` event. Returns whether the
 /// page moved. Used by `sync` and by a scan that saw the rename (see
-/// [`crate::scan::ScanReport::pages_moved`]).
+/// [`super::scan::ScanReport::pages_moved`]).
 pub(crate) fn move_page(
     tx: &loci_store::rusqlite::Transaction<'_>,
     from: &str,

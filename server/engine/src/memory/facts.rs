@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use loci_store::memory::{self as mem, Fact};
 use serde::Serialize;
 
-use crate::memory::WriteOptions;
+use super::memory::WriteOptions;
 use crate::{EngineError, Envelope, Result, Workspace};
 
 /// Output kept per run, in bytes.
@@ -84,7 +84,7 @@ impl Workspace {
         let request = serde_json::json!({"op": "fact_add", "claim": claim, "cmd": command,
             "expect": expect_output, "exit": expect_exit});
         let share = self.team_share();
-        let id = crate::memory::with_receipt(
+        let id = super::memory::with_receipt(
             &mut self.store,
             opts.operation_id.as_deref(),
             &request,
@@ -106,11 +106,11 @@ impl Workspace {
                 Some(&serde_json::json!({"claim": claim, "cmd": command, "summary": opts.summary}).to_string()),
                 session,
             )?;
-                // Team memory: the definition is shared (crate::team::LocalShare).
+                // Team memory: the definition is shared (super::team::LocalShare).
                 if let Some(share) = &share
                     && let Some(fact) = mem::facts(tx)?.iter().find(|f| f.fact_id == id)
                 {
-                    let shared = crate::portability::ExportedFact::from(fact);
+                    let shared = super::portability::ExportedFact::from(fact);
                     share.queue(tx, "fact", "fact", "", &author, &shared)?;
                 }
                 Ok(id)

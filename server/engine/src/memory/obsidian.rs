@@ -117,7 +117,7 @@ impl Workspace {
             .iter()
             .map(|p| (p.subject.clone(), note_path(p)))
             .collect();
-        let stale: BTreeSet<i64> = crate::audit::current_staleness(conn)?
+        let stale: BTreeSet<i64> = crate::audit::audit::current_staleness(conn)?
             .into_iter()
             .map(|s| s.revision_id)
             .collect();

@@ -8,7 +8,7 @@
 use loci_store::logs;
 use loci_store::memory::{self as mem, Page, Revision};
 
-use crate::memory::{ClaimView, Shown};
+use super::memory::{ClaimView, Shown};
 use crate::{EngineError, Envelope, Result, Workspace};
 
 /// The log named by `subject` (`decisions`, `lessons`), if it names one.

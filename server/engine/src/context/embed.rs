@@ -1,6 +1,6 @@
 //! Optional dense retrieval: vectors of the code chunks from a local sentence-embedding
 //! model (`[embeddings] model`, or `LOCI_EMBEDDINGS_MODEL`), and the files nearest a
-//! question among them, for `context`'s fusion (`crate::retrieve`).
+//! question among them, for `context`'s fusion (`super::retrieve`).
 //!
 //! `loci embed` fills the vectors incrementally: the chunks without a vector of the
 //! configured model, a batch at a time, each batch in its own short transaction, so it

@@ -5,7 +5,7 @@ use loci_store::map;
 use loci_store::memory::{self as mem, CommitRow, Event, Revision, Session};
 use serde::Serialize;
 
-use crate::memory::ClaimView;
+use crate::memory::memory::ClaimView;
 use crate::{EngineError, Envelope, Result, Workspace};
 
 /// The answer to `why`.
@@ -121,7 +121,7 @@ impl Workspace {
     /// written in `session` (see [`Why::commit_note`]).
     fn commit_note(&self, subject: &str, session: Option<&Session>) -> Result<Option<String>> {
         use loci_store::rusqlite::OptionalExtension;
-        if !crate::walk::in_git_repository(&self.root) {
+        if !crate::map::walk::in_git_repository(&self.root) {
             return Ok(None);
         }
         let synced = self
@@ -172,7 +172,7 @@ impl Workspace {
     }
 
     /// The line count of the mapped file `path` when `line` (one-based) is past its end,
-    /// as [`crate::scan::count_lines`] counts: past the map's count, and past the file's
+    /// as [`crate::map::scan::count_lines`] counts: past the map's count, and past the file's
     /// on disk (it may have grown since the scan; a symbolic link is not followed). `None`
     /// for a line within the file, or a path the map holds no file at (a folder, a page
     /// about a deleted file).
@@ -193,7 +193,7 @@ impl Workspace {
             if abs.symlink_metadata().is_ok_and(|m| m.is_file())
                 && let Ok(text) = std::fs::read_to_string(&abs)
             {
-                lines = lines.max(crate::scan::count_lines(&text).max(0) as u64);
+                lines = lines.max(crate::map::scan::count_lines(&text).max(0) as u64);
             }
         }
         // An empty file still has the line an editor shows its cursor on.
@@ -358,7 +358,7 @@ impl Workspace {
         if candidates.is_empty() && !is_subject && (symbol.contains('#') || symbol.contains('.')) {
             // The definitions a claim naming it would resolve to (`RegexBuilder.new` is
             // `string.RegexBuilder.new` and `bytes.RegexBuilder.new`).
-            for s in crate::memory::symbol_candidates(conn, &symbol)?
+            for s in crate::memory::memory::symbol_candidates(conn, &symbol)?
                 .into_iter()
                 .take(20)
             {
@@ -370,7 +370,7 @@ impl Workspace {
             }
         }
         if candidates.is_empty()
-            && let Some(fts) = crate::search::fts_query(q)
+            && let Some(fts) = super::search::fts_query(q)
         {
             // The first revision of each page that said it is the one that introduced it.
             let hits = mem::search_revisions(conn, &fts, false, 200)?;

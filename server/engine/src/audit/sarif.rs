@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 
+use super::lint::CheckReport;
 use crate::Workspace;
-use crate::lint::CheckReport;
 
 /// The rules loci reports, with SARIF levels.
 const RULES: &[(&str, &str, &str)] = &[

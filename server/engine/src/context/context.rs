@@ -40,7 +40,7 @@ use loci_store::memory as mem;
 use loci_store::search::{self as fts, FtsTable};
 use serde::{Deserialize, Serialize};
 
-use crate::search::Term;
+use super::search::Term;
 use crate::{EngineError, Envelope, Result, StaleWarning, Workspace};
 
 /// What a search hit is.
@@ -539,7 +539,7 @@ fn symbol_text(qualified_name: &str, signature: &str, doc: Option<&str>) -> Stri
 }
 
 /// The share of `weights` (one per term) held by the best of `passages`. A passage holds a
-/// term as [`Term::found_in`] has it for the passage's [`crate::search::words_in`]; this
+/// term as [`Term::found_in`] has it for the passage's [`super::search::words_in`]; this
 /// checks the same in one pass over the passage's words without building the word set.
 fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
     let total: f64 = weights.iter().sum();
@@ -550,9 +550,9 @@ fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
         .iter()
         .map(|t| {
             let j = t.joined();
-            let stem = crate::search::s_stem(&j);
+            let stem = super::search::s_stem(&j);
             let bases = if t.words.len() == 1 {
-                crate::search::base_forms(&j)
+                super::search::base_forms(&j)
             } else {
                 Vec::new()
             };
@@ -586,7 +586,7 @@ fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
         let mut check_with_stem = |word: &str| {
             check(word);
             if word.ends_with('s') {
-                let stem = crate::search::s_stem(word);
+                let stem = super::search::s_stem(word);
                 if stem != word {
                     check(&stem);
                 }
@@ -598,7 +598,7 @@ fn coverage(passages: &[String], terms: &[Term], weights: &[f64]) -> f64 {
             }
             if run.chars().any(char::is_uppercase) {
                 check_with_stem(&run.to_lowercase());
-                let parts = crate::search::identifier_words(run);
+                let parts = super::search::identifier_words(run);
                 if parts.len() > 1 {
                     for part in &parts {
                         check_with_stem(part);
@@ -666,14 +666,14 @@ impl Workspace {
         query: &str,
         options: &SearchOptions,
     ) -> Result<Envelope<Vec<SearchHit>>> {
-        let (query, query_notes) = crate::search::bounded(query.trim());
-        let mut hits = match crate::search::fts_query(query) {
+        let (query, query_notes) = super::search::bounded(query.trim());
+        let mut hits = match super::search::fts_query(query) {
             Some(q) => self.search_hits(&q, options)?,
             None => Vec::new(),
         };
         self.check_cancelled()?;
         if hits.is_empty()
-            && let Some(any) = crate::search::fts_query_any(query)
+            && let Some(any) = super::search::fts_query_any(query)
         {
             hits = self.search_hits(&any, options)?;
         }
@@ -902,7 +902,7 @@ impl Workspace {
                     ));
                 }
             }
-            // The code's text is retrieved by `crate::retrieve`, file by file.
+            // The code's text is retrieved by `super::retrieve`, file by file.
             FtsTable::CodeChunks
             | FtsTable::FileText
             | FtsTable::SecondaryChunks
@@ -987,7 +987,7 @@ impl Workspace {
         let mut rows = 0u64;
         let mut per_table: Vec<(FtsTable, Vec<u64>)> = Vec::new();
         // Memory and documentation are searched here; the code's text, by file and chunk,
-        // in `crate::retrieve`. The terms' rarity is counted over all of it.
+        // in `super::retrieve`. The terms' rarity is counted over all of it.
         for table in [FtsTable::Revisions, FtsTable::Docs, FtsTable::FileText] {
             let (n, term_dfs) = self.term_frequencies(table, terms)?;
             rows += n;
@@ -998,7 +998,7 @@ impl Workspace {
             .collect();
         let mut out = Vec::new();
         for (table, dfs) in per_table.iter().filter(|(t, _)| *t != FtsTable::FileText) {
-            let taken = crate::retrieve::rarest_first(terms, dfs, RETRIEVAL_ROWS);
+            let taken = super::retrieve::rarest_first(terms, dfs, RETRIEVAL_ROWS);
             // The rows that hold every term: few, and BM25's length normalisation can rank
             // a long text holding them all below the top rows of the disjunction, the more
             // so when common terms were left out of it (`shutil.copytree`'s docstring for
@@ -1009,9 +1009,9 @@ impl Workspace {
                 .map(|i| &terms[i])
                 .collect();
             let conjunction = (present.len() > 1)
-                .then(|| crate::search::all_of(present.iter().copied()))
+                .then(|| super::search::all_of(present.iter().copied()))
                 .flatten();
-            let Some(expr) = crate::search::any_of(taken) else {
+            let Some(expr) = super::search::any_of(taken) else {
                 continue;
             };
             let mut seen: HashSet<String> = HashSet::new();
@@ -1047,7 +1047,7 @@ impl Workspace {
     /// code as a file item — at the file's relevance: [`CODE_POINTS`] × the IDF-weighted
     /// share of the question's terms the best of the first files holds (or, with
     /// embeddings, the best chunk's cosine, if more) × the decay of its fused rank. A
-    /// question about what depends on a file ([`crate::retrieve::asks_for_dependents`])
+    /// question about what depends on a file ([`super::retrieve::asks_for_dependents`])
     /// puts that file's direct dependents first: the file it names, or else the best one
     /// found. Each file's best share goes to `symbol_files` (the pages about it score it).
     /// Returns whether text the question quotes was found verbatim.
@@ -1060,7 +1060,7 @@ impl Workspace {
         cands: &mut BTreeMap<(HitKind, String), Candidate>,
         symbol_files: &mut BTreeMap<String, f64>,
     ) -> Result<bool> {
-        use crate::retrieve::RankedList;
+        use super::retrieve::RankedList;
         let conn = self.store.conn();
         let asks = Asks::of(terms);
         let mut extra = Vec::new();
@@ -1176,7 +1176,7 @@ impl Workspace {
         let quoted = hits
             .iter()
             .any(|h| h.signals.iter().any(|s| s.starts_with("quoted text")));
-        if !crate::retrieve::asks_for_dependents(query) {
+        if !super::retrieve::asks_for_dependents(query) {
             return Ok(quoted);
         }
         // The file the question names by path, else the best one found (a symbol named
@@ -1280,7 +1280,7 @@ impl Workspace {
     }
 
     fn context_in_snapshot(&self, req: &ContextRequest) -> Result<Envelope<ContextAnswer>> {
-        let (query, query_notes) = crate::search::bounded(req.query.trim());
+        let (query, query_notes) = super::search::bounded(req.query.trim());
         let budget = req.budget.unwrap_or(self.config.context.budget);
         if budget < MIN_BUDGET {
             return Err(EngineError::InvalidArgument {
@@ -1381,7 +1381,7 @@ impl Workspace {
         let mut cands: BTreeMap<(HitKind, String), Candidate> = BTreeMap::new();
 
         // 1. Text: memory, symbols, docs, weighed by how much of the question they hold.
-        let terms = crate::search::content_terms(query);
+        let terms = super::search::content_terms(query);
         // A question that only asks about the code at hand ("what should I know before I
         // touch this?", the question agents ask most) names no topic: with files open it
         // is about them, and its words are searched for nowhere (`CookieJar`'s docstring,
@@ -1409,7 +1409,7 @@ impl Workspace {
         // match, even where FTS5's length normalisation ranks a long doc comment below the
         // hits kept (`namedtuple`, with a 40-line docstring, came after 50 of its tests).
         let mut named: Vec<(String, loci_store::map::SymbolHit)> = Vec::new();
-        for name in crate::search::identifier_tokens(query) {
+        for name in super::search::identifier_tokens(query) {
             let wanted = name.replace("::", ".");
             for s in named_symbols(conn, &wanted)? {
                 if !terms.is_empty() {
@@ -1485,7 +1485,7 @@ impl Workspace {
                     h.path.as_deref().unwrap_or_default(),
                     h.line.unwrap_or(0) + 1
                 );
-                c.digest = crate::memory::first_chars(body, 200);
+                c.digest = crate::memory::memory::first_chars(body, 200);
             }
         }
         let mut named_ids: Vec<i64> = Vec::new();
@@ -1530,7 +1530,7 @@ impl Workspace {
             *e = e.max(0.5);
         }
         // The code: the files that answer the question, fused from the code-text indexes
-        // and the files of the symbols and paths it names (`crate::retrieve`), each served
+        // and the files of the symbols and paths it names (`super::retrieve`), each served
         // as its best chunks; a question about what depends on a file, its dependents first.
         // Whether text the question quotes is in the code verbatim: such a question is
         // about this code, whatever else it names.
@@ -1539,8 +1539,8 @@ impl Workspace {
         let mut dense_best = 0.0f64;
         if !terms.is_empty() {
             let dense = match self.dense_files(query) {
-                crate::embed::DenseState::Off => None,
-                crate::embed::DenseState::Ready {
+                super::embed::DenseState::Off => None,
+                super::embed::DenseState::Ready {
                     files,
                     best,
                     missing,
@@ -1556,7 +1556,7 @@ impl Workspace {
                     }
                     Some((files, embedded))
                 }
-                crate::embed::DenseState::Failed(why) => {
+                super::embed::DenseState::Failed(why) => {
                     dense_notes.push(format!(
                         "embeddings unavailable, answered from the text alone: {why}"
                     ));
@@ -1577,9 +1577,9 @@ impl Workspace {
         let mut missing: Vec<String> = Vec::new();
         if !quoted_found {
             // The first names only, as the first terms only are searched.
-            let names = crate::search::names_in(query);
-            for (name, tokens) in names.into_iter().take(crate::search::MAX_QUERY_TERMS) {
-                if !self.corpus_holds(&crate::search::name_expression(&tokens), asks.any())? {
+            let names = super::search::names_in(query);
+            for (name, tokens) in names.into_iter().take(super::search::MAX_QUERY_TERMS) {
+                if !self.corpus_holds(&super::search::name_expression(&tokens), asks.any())? {
                     missing.push(name);
                 }
             }
@@ -1880,7 +1880,7 @@ impl Workspace {
             .collect();
         let mut staleness = self.cached_staleness(&pairs)?;
         // The names the question writes as identifiers, by their last segment.
-        let question_names: HashSet<String> = crate::search::identifier_tokens(query)
+        let question_names: HashSet<String> = super::search::identifier_tokens(query)
             .iter()
             .map(|n| last_segment(n).to_string())
             .collect();
@@ -1893,7 +1893,7 @@ impl Workspace {
             let stale = staleness.remove(&rev.revision_id).unwrap_or_default();
             let mut false_names: Vec<&str> = Vec::new();
             for s in &stale {
-                if matches!(s.reason, crate::audit::StaleReason::Deleted { .. })
+                if matches!(s.reason, crate::audit::audit::StaleReason::Deleted { .. })
                     && let Some(t) = s.claim_text.as_deref()
                     && question_names.contains(last_segment(t))
                     && !false_names.contains(&t)
@@ -1945,10 +1945,10 @@ impl Workspace {
             // stored like any memory and trusted like none (issue 35).
             if rev
                 .author
-                .starts_with(crate::synthesis::MODEL_AUTHOR_PREFIX)
+                .starts_with(crate::memory::synthesis::MODEL_AUTHOR_PREFIX)
             {
                 c.add(
-                    -crate::synthesis::MODEL_WRITTEN_POINTS,
+                    -crate::memory::synthesis::MODEL_WRITTEN_POINTS,
                     false,
                     "written by a model",
                 );
@@ -1990,7 +1990,7 @@ impl Workspace {
             c.digest = rev
                 .summary
                 .clone()
-                .unwrap_or_else(|| crate::memory::first_chars(&rev.body, 200));
+                .unwrap_or_else(|| crate::memory::memory::first_chars(&rev.body, 200));
         }
         // The repository's docs are checked by lint too (origin `doc`): a section holding a
         // claim lint found false is served with its contradictions, as memory is (−40, a
@@ -2062,7 +2062,7 @@ impl Workspace {
                 let doc = s
                     .doc
                     .as_deref()
-                    .map(|d| crate::memory::first_chars(d, 200))
+                    .map(|d| crate::memory::memory::first_chars(d, 200))
                     .unwrap_or_default();
                 c.digest = format!(
                     "`{}` — {}:{}{}",
@@ -2387,13 +2387,13 @@ impl Workspace {
                 s.author,
                 s.task
                     .as_deref()
-                    .map_or("no task".into(), |t| crate::memory::first_chars(
+                    .map_or("no task".into(), |t| crate::memory::memory::first_chars(
                         t,
                         RECAP_CHARS
                     )),
                 s.summary
                     .as_deref()
-                    .map(|x| format!(" — {}", crate::memory::first_chars(x, RECAP_CHARS)))
+                    .map(|x| format!(" — {}", crate::memory::memory::first_chars(x, RECAP_CHARS)))
                     .unwrap_or_default()
             );
             if estimate_tokens(&out) + estimate_tokens(&line) > max_tokens {
@@ -3064,7 +3064,7 @@ impl ImportGraph {
 }
 
 /// The words of a question that asks about the code at hand without naming a topic (with
-/// the stop words of [`crate::search::content_terms`]): "what should I know before I touch
+/// the stop words of [`super::search::content_terms`]): "what should I know before I touch
 /// this?", "anything to keep in mind when changing this file?", "how does this work?".
 /// Sorted.
 const AT_HAND_WORDS: &[&str] = &[
@@ -3151,7 +3151,7 @@ fn doc_false_reason(c: &loci_store::audit::Contradiction) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::{content_terms, words_in};
+    use crate::context::search::{content_terms, words_in};
 
     /// The one-pass coverage equals the word-set definition it replaces.
     #[test]

@@ -36,9 +36,9 @@ use loci_store::memory::{self as mem, Page, Revision};
 use loci_store::synthesis as syn;
 use serde::Serialize;
 
-use crate::audit::{StaleReason, current_staleness};
-use crate::context::estimate_tokens;
-use crate::memory::{MAX_MEMORY_TEXT_BYTES, WriteOptions};
+use super::memory::{MAX_MEMORY_TEXT_BYTES, WriteOptions};
+use crate::audit::audit::{StaleReason, current_staleness};
+use crate::context::context::estimate_tokens;
 use crate::{EngineError, Envelope, Result, Workspace};
 
 /// The author prefix of model-written revisions (`llm:claude-sonnet`).
@@ -1021,7 +1021,7 @@ impl Workspace {
         let Some(head) = syn::revision_head(self.store.conn(), rev.revision_id)? else {
             return Ok(None);
         };
-        let Ok(Some(old)) = crate::git::file_at(&self.root, &head, path) else {
+        let Ok(Some(old)) = crate::map::git::file_at(&self.root, &head, path) else {
             return Ok(None);
         };
         let Ok(new) = std::fs::read_to_string(self.root.join(path)) else {

@@ -154,11 +154,13 @@ impl Workspace {
         revisions.sort_unstable();
         revisions.dedup();
         for revision in revisions {
-            for mark in crate::audit::revision_staleness(conn, revision)? {
+            for mark in crate::audit::audit::revision_staleness(conn, revision)? {
                 let Some(claim) = mark.claim_id else { continue };
                 let concerns = |key: &str| match &mark.reason {
-                    crate::audit::StaleReason::DefinitionsChanged {
-                        removed, changed, ..
+                    crate::audit::audit::StaleReason::DefinitionsChanged {
+                        removed,
+                        changed,
+                        ..
                     } => removed.iter().chain(changed).any(|k| k == key),
                     _ => true,
                 };

@@ -102,10 +102,10 @@ impl Workspace {
     /// Errors: [`EngineError::InvalidArgument`] for an empty name.
     pub fn callees(&self, symbol: &str, limit: u32) -> Result<Envelope<Callees>> {
         self.store.read(|| {
-            let symbol = crate::query::qualified_form(crate::query::non_empty("symbol", symbol)?);
+            let symbol = super::query::qualified_form(super::query::non_empty("symbol", symbol)?);
             let conn = self.store.conn();
             let (mut sources, sources_total) =
-                self.lookup_as_written(&symbol, crate::query::LIST_LIMIT)?;
+                self.lookup_as_written(&symbol, super::query::LIST_LIMIT)?;
             // A member inside a matched class is read with the class.
             sources
                 .dedup_by(|b, a| a.path == b.path && a.line <= b.line && b.end_line <= a.end_line);
@@ -218,7 +218,7 @@ impl Workspace {
     /// names), [`EngineError::Io`] when its file cannot be read.
     pub fn source(&self, name: &str) -> Result<Envelope<Source>> {
         self.store.read(|| {
-            let name = crate::query::qualified_form(crate::query::non_empty("name", name)?);
+            let name = super::query::qualified_form(super::query::non_empty("name", name)?);
             let conn = self.store.conn();
             let (mut hits, total) = self.lookup_as_written(&name, OTHERS_NAMED as u32 + 1)?;
             if hits.is_empty() {

@@ -30,7 +30,7 @@ pub fn default_author_in(root: Option<&std::path::Path>) -> String {
     {
         return a;
     }
-    if let Some(identity) = crate::git::user_identity(root) {
+    if let Some(identity) = crate::map::git::user_identity(root) {
         return format!("human:{identity}");
     }
     let name = ["USER", "LOGNAME", "USERNAME"]
@@ -99,7 +99,7 @@ pub struct ClaimView {
     pub finding: Option<ClaimFinding>,
 }
 
-/// A failing claim as `loci lint` reports it ([`crate::lint`]): its kind (`missing_path`,
+/// A failing claim as `loci lint` reports it ([`crate::audit::lint`]): its kind (`missing_path`,
 /// `missing_symbol`, `version_mismatch`, …), severity (`high`, `medium`, `low`), what the
 /// code says, and a fix when one is near.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -445,7 +445,7 @@ impl Workspace {
         opts: &WriteOptions,
     ) -> Result<Envelope<Written>> {
         let (subject, kind) = self.resolve_subject(subject)?;
-        if let Some(log) = crate::logs::log_named(&subject) {
+        if let Some(log) = super::logs::log_named(&subject) {
             return Err(EngineError::InvalidArgument {
                 name: "subject".into(),
                 message: format!(
@@ -493,7 +493,7 @@ impl Workspace {
         self.written_envelope(written)
     }
 
-    /// Writes a page's text that a model wrote (page synthesis, [`crate::synthesis`]):
+    /// Writes a page's text that a model wrote (page synthesis, [`super::synthesis`]):
     /// a new revision through the same write path as `remember` (its claims extracted,
     /// snapshotted and checked at once), triggered by a `synthesis` event, authored by
     /// `opts.author` (`llm:MODEL`), with `run`'s `llm_runs` row in the same transaction.
@@ -503,7 +503,7 @@ impl Workspace {
         kind: &str,
         body: &str,
         opts: &WriteOptions,
-        run: &crate::synthesis::RunFacts,
+        run: &super::synthesis::RunFacts,
     ) -> Result<Envelope<Written>> {
         self.accept_text("answer", body)?;
         let request = serde_json::json!({"op": "synthesize", "subject": subject,
@@ -655,7 +655,7 @@ impl Workspace {
             }
         }
         if self.team_configured() {
-            // Team memory: the server is the system of record (crate::team).
+            // Team memory: the server is the system of record (super::team).
             return self.team_write_revision(
                 request,
                 opts,
@@ -730,7 +730,7 @@ impl Workspace {
                 if let Some(also) = also {
                     also(tx, &revision, event_id)?;
                 }
-                crate::audit::store_marks(tx, Some(&[revision.revision_id]))?;
+                crate::audit::audit::store_marks(tx, Some(&[revision.revision_id]))?;
                 let stored = mem::claims_of(tx, revision.revision_id)?;
                 let page = mem::page_by_id(tx, page.page_id)?
                     .ok_or_else(|| StoreError::Corrupt("page vanished".into()))?;
@@ -776,8 +776,8 @@ impl Workspace {
                 message: "must not be empty (the root's page is `.`)".into(),
             });
         }
-        if let Some(log) = crate::logs::log_named(subject) {
-            return Err(crate::logs::not_a_page(log));
+        if let Some(log) = super::logs::log_named(subject) {
+            return Err(super::logs::not_a_page(log));
         }
         let (subject, _) = match self.resolve_subject(subject) {
             Ok(found) => found,
@@ -811,11 +811,11 @@ impl Workspace {
     }
 
     /// A page's current revision, or version `version`.
-    /// A log (`decisions`, `lessons`) is shown as the view of its entries ([`crate::logs`]).
+    /// A log (`decisions`, `lessons`) is shown as the view of its entries ([`super::logs`]).
     pub fn show(&self, subject: &str, version: Option<i64>) -> Result<Envelope<Shown>> {
-        if let Some(log) = crate::logs::log_named(subject) {
+        if let Some(log) = super::logs::log_named(subject) {
             if version.is_some() {
-                return Err(crate::logs::not_a_page(log));
+                return Err(super::logs::not_a_page(log));
             }
             return self.show_log(log, &self.log_revisions(log)?);
         }
@@ -858,10 +858,10 @@ impl Workspace {
     /// Every revision of a page, oldest first; of a log, every revision of its entries.
     pub fn history(&self, subject: &str) -> Result<Envelope<History>> {
         let conn = self.store.conn();
-        let (page, all) = match crate::logs::log_named(subject) {
+        let (page, all) = match super::logs::log_named(subject) {
             Some(log) => {
                 let all = logs::revisions(conn, log)?;
-                (crate::logs::log_page(log, &all), all)
+                (super::logs::log_page(log, &all), all)
             }
             None => {
                 let page = self.page(subject)?;
@@ -1000,8 +1000,8 @@ impl Workspace {
         let at_norm = normalize_moment(self.store.conn(), at)?;
         let revisions = mem::revisions_as_of(self.store.conn(), &at_norm)?;
         let shown = match show {
-            Some(s) if crate::logs::log_named(s).is_some() => {
-                let log = crate::logs::log_named(s).unwrap_or_default();
+            Some(s) if super::logs::log_named(s).is_some() => {
+                let log = super::logs::log_named(s).unwrap_or_default();
                 let entries: Vec<Revision> = revisions
                     .iter()
                     .filter(|r| logs::log_of_entry(&r.subject) == Some(log))
@@ -1189,7 +1189,7 @@ impl Workspace {
             }
         }
         if self.team_configured() {
-            // Team memory: the server orders every checkout's changes (crate::team).
+            // Team memory: the server orders every checkout's changes (super::team).
             let author = self.author_of(opts)?;
             let members = self.team_topic(&topic, &member, add, opts, &author)?;
             return self.envelope(members, Vec::new());
@@ -1437,7 +1437,7 @@ impl Workspace {
     ) -> Result<Vec<crate::StaleWarning>> {
         let mut out = Vec::new();
         for &id in revision_ids {
-            for s in crate::audit::revision_staleness(self.store.conn(), id)? {
+            for s in crate::audit::audit::revision_staleness(self.store.conn(), id)? {
                 out.push(crate::StaleWarning {
                     path: s.subject.clone(),
                     reason: s.describe(),
@@ -1449,7 +1449,7 @@ impl Workspace {
 }
 
 /// An open contradiction of memory in words, as the language server says a claim is false
-/// ([`crate::live`]): `` memory `a.py` v2 claim `f()` is false: TRUTH (did you mean `g`?)
+/// ([`crate::audit::live`]): `` memory `a.py` v2 claim `f()` is false: TRUTH (did you mean `g`?)
 /// (contradiction #7) ``; the id is what `loci resolve` takes.
 pub(crate) fn false_reason(
     subject: &str,
@@ -2214,9 +2214,9 @@ pub(crate) fn first_chars(s: &str, n: usize) -> String {
 
 /// The git branch and head commit of the workspace, when it is a repository with commits.
 pub(crate) fn git_position(root: &std::path::Path) -> (Option<String>, Option<String>) {
-    match crate::git::repo_state(root) {
-        Ok(crate::git::RepoState::Branch { name, head }) => (Some(name), Some(head)),
-        Ok(crate::git::RepoState::Detached { head }) => (None, Some(head)),
+    match crate::map::git::repo_state(root) {
+        Ok(crate::map::git::RepoState::Branch { name, head }) => (Some(name), Some(head)),
+        Ok(crate::map::git::RepoState::Detached { head }) => (None, Some(head)),
         _ => (None, None),
     }
 }
@@ -2224,7 +2224,7 @@ pub(crate) fn git_position(root: &std::path::Path) -> (Option<String>, Option<St
 /// Where git says `path` was renamed to (over the last 1,000 commits), if the workspace
 /// is a repository and the new path still exists.
 pub(crate) fn renamed_to(root: &std::path::Path, path: &str) -> Option<String> {
-    crate::git::renamed_to(root, path, 1_000)
+    crate::map::git::renamed_to(root, path, 1_000)
         .ok()
         .flatten()
         .filter(|to| root.join(to).exists())

@@ -27,7 +27,7 @@ use loci_store::Context;
 use loci_store::rusqlite::params;
 use loci_store::search::FtsTable;
 
-use crate::search::Term;
+use super::search::Term;
 use crate::{Result, Workspace};
 
 /// The `k` of reciprocal rank fusion: a hit at rank r (0-based) adds `weight / (k + r + 1)`.
@@ -51,7 +51,9 @@ pub const CHUNKS_PER_FILE: usize = 3;
 
 /// The BM25 weight of the path column against the text column, in both code-text indexes:
 /// a question naming a module's words ("the toml reader", "the regex module") finds it.
-const PATH_WEIGHT: f64 = 2.0;
+/// Equal weight ranked best on both development sets (docs/benchmarks.md, "Retrieval":
+/// 0.5, 1, 1.5, 2 and 3 measured).
+const PATH_WEIGHT: f64 = 1.0;
 
 /// One chunk that matched.
 #[derive(Clone, Debug, PartialEq)]
@@ -274,7 +276,7 @@ impl Workspace {
         // Text the question quotes (an error message, a docstring's words): the chunks
         // holding a piece of it verbatim, in any code. They are their files' best chunks:
         // the function raising the error, not the ones sharing the question's words.
-        if let Some(expr) = crate::search::quoted_expression(&crate::search::quoted_spans(query)) {
+        if let Some(expr) = super::search::quoted_expression(&super::search::quoted_spans(query)) {
             let mut files = Vec::new();
             let mut quoted_of: HashMap<i64, Vec<ChunkHit>> = HashMap::new();
             for table in [FtsTable::CodeChunks, FtsTable::SecondaryChunks] {
@@ -427,7 +429,7 @@ impl Workspace {
     /// term is in the index.
     fn pruned_expression(&self, table: FtsTable, terms: &[Term]) -> Result<Option<String>> {
         let (_, dfs) = self.term_frequencies(table, terms)?;
-        Ok(crate::search::any_of(rarest_first(
+        Ok(super::search::any_of(rarest_first(
             terms,
             &dfs,
             MATCHED_ROWS,
@@ -569,7 +571,7 @@ impl Workspace {
     pub(crate) fn files_naming_module(&self, path: &str) -> Result<Vec<(i64, String)>> {
         let file = path.rsplit('/').next().unwrap_or(path);
         let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
-        let words = crate::search::identifier_words(stem);
+        let words = super::search::identifier_words(stem);
         if words.len() < 2 {
             return Ok(Vec::new());
         }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::git::{self, GitError};
+use crate::map::git::{self, GitError};
 use crate::{EngineError, Result};
 
 /// The hooks loci adds its block to.

@@ -21,8 +21,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::{ContextRequest, SearchOptions};
-use crate::memory::WriteOptions;
+use super::context::{ContextRequest, SearchOptions};
+use crate::memory::memory::WriteOptions;
 use crate::{EngineError, Envelope, Result, Workspace};
 
 #[derive(Debug, Deserialize)]
@@ -382,7 +382,7 @@ impl Workspace {
         let mut written = 0;
         for m in lines {
             // A log is written as its entries: each one this store lacks is added.
-            if let Some(log) = crate::logs::log_named(&m.subject) {
+            if let Some(log) = crate::memory::logs::log_named(&m.subject) {
                 let held: Vec<String> = self
                     .log_revisions(log)?
                     .into_iter()
@@ -519,8 +519,8 @@ impl Workspace {
             // The baseline: plain BM25 over the same indexes for the same content terms
             // (all of them ORed), merged by raw score.
             let started = Instant::now();
-            let terms = crate::search::content_terms(&case.query);
-            let mut hits = match crate::search::any_of(&terms) {
+            let terms = super::search::content_terms(&case.query);
+            let mut hits = match super::search::any_of(&terms) {
                 Some(expr) => self.search_hits(
                     &expr,
                     &SearchOptions {

@@ -244,7 +244,7 @@ pub struct Stats {
     /// Row totals.
     pub totals: map::MapCounts,
     /// Files and lines by language.
-    pub languages: BTreeMap<String, crate::scan::LanguageCount>,
+    pub languages: BTreeMap<String, super::scan::LanguageCount>,
     /// Files the last scan skipped, by reason (`secret`, `too_large`, `binary`, …): the
     /// map holds nothing of them.
     pub skipped: BTreeMap<String, u64>,
@@ -864,7 +864,7 @@ impl Workspace {
             for (language, files, lines) in by_language {
                 languages.insert(
                     language.unwrap_or_else(|| "unknown".into()),
-                    crate::scan::LanguageCount { files, lines },
+                    super::scan::LanguageCount { files, lines },
                 );
             }
             let skipped: BTreeMap<String, u64> = map::skip_counts(conn)?.into_iter().collect();
@@ -940,7 +940,7 @@ impl Workspace {
     /// deleted file still has its place).
     pub(crate) fn path_known(&self, rel: &str) -> Result<bool> {
         let conn = self.store.conn();
-        if crate::memory::resolve_path(conn, rel)?.is_some() {
+        if crate::memory::memory::resolve_path(conn, rel)?.is_some() {
             return Ok(true);
         }
         conn.prepare_cached(

@@ -56,14 +56,14 @@ impl Workspace {
         }
         let author = author
             .map(str::to_string)
-            .unwrap_or_else(|| crate::memory::default_author_in(Some(&self.root)));
-        let (branch, head) = crate::memory::git_position(&self.root);
+            .unwrap_or_else(|| super::memory::default_author_in(Some(&self.root)));
+        let (branch, head) = super::memory::git_position(&self.root);
         let share = self.team_share();
         let session = self.store.write(|tx| {
             let s = mem::begin_session(tx, task, &author, branch.as_deref(), head.as_deref())?;
-            // Team memory: the session is shared (crate::team::LocalShare).
+            // Team memory: the session is shared (super::team::LocalShare).
             if let Some(share) = &share {
-                let shared = crate::portability::ExportedSession::of(s.clone(), Digest::default());
+                let shared = super::portability::ExportedSession::of(s.clone(), Digest::default());
                 share.queue(tx, "session", "session_begin", "", &author, &shared)?;
             }
             let payload = serde_json::json!({"task": task}).to_string();
@@ -115,12 +115,12 @@ impl Workspace {
                 Some(session_id),
             )?;
             mem::end_session(tx, session_id, summary, &json)?;
-            // Team memory: how it ended is shared, digest and all (crate::team::LocalShare).
+            // Team memory: how it ended is shared, digest and all (super::team::LocalShare).
             if let Some(share) = &share
                 && let Some(ended) = mem::session_by_id(tx, session_id)?
             {
                 let author = ended.author.clone();
-                let shared = crate::portability::ExportedSession::of(ended, digest.clone());
+                let shared = super::portability::ExportedSession::of(ended, digest.clone());
                 share.queue(tx, "session", "session_end", "", &author, &shared)?;
             }
             Ok(())

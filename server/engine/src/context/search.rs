@@ -437,6 +437,19 @@ mod quoted_tests {
             vec![w(&["no", "csv", "file", "specified"])]
         );
         assert_eq!(
+            quoted_spans("A debug build panics with: Command app: Option names must differ. Why?"),
+            vec![
+                w(&["command", "app", "option", "names", "must", "differ"]),
+                w(&["command", "app"]),
+                w(&["option", "names", "must", "differ"]),
+            ]
+        );
+        // A colon after other words introduces prose, not a message.
+        assert_eq!(
+            quoted_spans("How is a worker created: who talks to the server process?"),
+            Vec::<Vec<String>>::new()
+        );
+        assert_eq!(
             quoted_spans("serde_json's map, the crate's 'x' flag"),
             Vec::<Vec<String>>::new()
         );
@@ -493,7 +506,8 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
 
 /// The spans of a question that quote text from the code: what stands between quotes
 /// (`"…"`, `'…'`, `“…”`) and what follows an exception's name and a colon
-/// (`ValueError: No closing quotation`) up to the end of the sentence or a dash, and each
+/// (`ValueError: No closing quotation`) or `with` and a colon (`panics with: Short option
+/// names must be unique`) up to the end of the sentence or a dash, and each
 /// of that message's colon-separated parts. Each span as its tokens (runs of letters and digits, lower-case, as the `unicode61`
 /// tokenizer makes them); spans of fewer than two tokens are left out (one word is no
 /// quotation).
@@ -534,7 +548,11 @@ pub fn quoted_spans(text: &str) -> Vec<Vec<String>> {
             .next()
             .unwrap_or("");
         let name = before.rsplit('.').next().unwrap_or("");
-        if !(name.ends_with("Error") || name.ends_with("Exception") || name.ends_with("Warning")) {
+        let introduces_message = name.ends_with("Error")
+            || name.ends_with("Exception")
+            || name.ends_with("Warning")
+            || name.eq_ignore_ascii_case("with");
+        if !introduces_message {
             continue;
         }
         let rest = &text[at + 2..];

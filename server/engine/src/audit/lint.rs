@@ -14,7 +14,7 @@
 //!   says it is absent ([`Ctx::unknown_call`]) — precision over completeness: a function
 //!   of the language (`print()`), a name the code there calls, or a settings key
 //!   (`scan.max_files`) is not reported. Its suggestion is a renamed definition found by the claim's
-//!   snapshot, by body, then by signature ([`crate::renamed`]), else the most similar
+//!   snapshot, by body, then by signature ([`super::renamed`]), else the most similar
 //!   name; the truth says which evidence it rests on (`` `_validate_netloc` in
 //!   urllib/parse.py has the same body ``, `` `total` has a similar name ``);
 //! - `version_mismatch` (medium): `name@1.2.3` where every manifest declaring `name`
@@ -34,10 +34,11 @@ use loci_store::audit::{self as au, NewFinding, Recorded, StaleMark};
 use loci_store::memory as mem;
 use serde::Serialize;
 
-use crate::audit::Staleness;
-use crate::memory::{SymbolResolution, resolve_path, resolve_symbol};
-use crate::renamed::{Snapshot, renamed_definition};
-use crate::{EngineError, Envelope, Result, Workspace, manifests};
+use super::audit::Staleness;
+use super::renamed::{Snapshot, renamed_definition};
+use crate::map::manifests;
+use crate::memory::memory::{SymbolResolution, resolve_path, resolve_symbol};
+use crate::{EngineError, Envelope, Result, Workspace};
 
 /// The result of a lint run.
 #[derive(Clone, Debug, Serialize)]
@@ -278,7 +279,7 @@ impl Workspace {
 
         // Staleness of every current revision: the marks the last scan (or the write of a
         // revision since) stored for the map as it is, the others made now.
-        let stale = crate::audit::current_staleness(conn)?;
+        let stale = super::audit::current_staleness(conn)?;
         let marks: Vec<StaleMark> = stale
             .iter()
             .map(|s| StaleMark {
@@ -462,7 +463,7 @@ impl Workspace {
             });
         }
         let share = self.team_share();
-        let author = crate::memory::default_author_in(Some(self.root.as_path()));
+        let author = crate::memory::memory::default_author_in(Some(self.root.as_path()));
         self.store.write(|tx| {
             au::close(tx, id, true, notes, None)?;
             let payload = serde_json::json!({"contradiction_id": id, "notes": notes}).to_string();
@@ -475,11 +476,11 @@ impl Workspace {
                 session,
             )?;
             // Team memory: the dismissal is shared under the finding's key, the same in
-            // every checkout, so the same finding is silenced there (crate::team::LocalShare).
+            // every checkout, so the same finding is silenced there (crate::memory::team::LocalShare).
             if let Some(share) = &share
                 && let Some(closed) = au::contradiction_by_id(tx, id)?
             {
-                let shared = crate::portability::ExportedDismissal::from(closed);
+                let shared = crate::memory::portability::ExportedDismissal::from(closed);
                 share.queue(tx, "dismissal", "resolve", &c.subject, &author, &shared)?;
             }
             Ok(())
@@ -617,7 +618,7 @@ fn claim_snapshots(claim: &mem::ClaimRow) -> Vec<Snapshot<'_>> {
 const LINTED_REVISION: &str = "linted_revision";
 
 /// The memory a lint checks. After a lint, only the revisions written since and those
-/// that what the map changed since can concern ([`crate::audit::MapChanges`]) can get
+/// that what the map changed since can concern ([`super::audit::MapChanges`]) can get
 /// another verdict: those naming a changed name or under a changed path, and three kinds
 /// of claims whose verdict rests on more than their own name ([`MemoryToCheck::read`]).
 enum MemoryToCheck {
@@ -627,7 +628,7 @@ enum MemoryToCheck {
     /// and those holding a claim named one of `names` or whose subject is one of
     /// `subjects`.
     Changed {
-        changes: crate::audit::MapChanges,
+        changes: super::audit::MapChanges,
         after: i64,
         names: Vec<String>,
         subjects: Vec<String>,
@@ -644,7 +645,7 @@ impl MemoryToCheck {
             )
             .ok()
             .and_then(|v| v.parse().ok());
-        let (Some(after), Some(changes)) = (after, crate::audit::map_changes(conn)?) else {
+        let (Some(after), Some(changes)) = (after, super::audit::map_changes(conn)?) else {
             return Ok(Self::Everything);
         };
         // An open contradiction of a page without a current revision (its page moved or
@@ -704,7 +705,13 @@ impl MemoryToCheck {
 fn near_miss_names(targets: &[String], changed: &[&str]) -> Vec<String> {
     let changed: Vec<(&str, usize, Vec<String>)> = changed
         .iter()
-        .map(|n| (*n, n.chars().count(), crate::search::identifier_words(n)))
+        .map(|n| {
+            (
+                *n,
+                n.chars().count(),
+                crate::context::search::identifier_words(n),
+            )
+        })
         .collect();
     let qualifiers: HashSet<&str> = changed.iter().map(|(n, _, _)| *n).collect();
     let mut out = Vec::new();
@@ -718,7 +725,7 @@ fn near_miss_names(targets: &[String], changed: &[&str]) -> Vec<String> {
             continue;
         }
         let len = last.chars().count();
-        let words = crate::search::identifier_words(last);
+        let words = crate::context::search::identifier_words(last);
         let near = changed.iter().any(|(n, n_len, n_words)| {
             let (short, long) = (len.min(*n_len), len.max(*n_len));
             // Jaro-Winkler ≥ 0.88 needs a Jaro similarity ≥ 0.8, hence lengths within
@@ -818,7 +825,7 @@ impl Workspace {
     pub fn check_revision(
         &self,
         revision_id: i64,
-    ) -> Result<HashMap<i64, crate::memory::ClaimFinding>> {
+    ) -> Result<HashMap<i64, crate::memory::memory::ClaimFinding>> {
         let (_, findings) = self.revision_findings(revision_id)?;
         Ok(self.claim_findings(findings)?)
     }
@@ -833,7 +840,7 @@ impl Workspace {
     pub(crate) fn record_revision_findings(
         &mut self,
         revision_id: i64,
-    ) -> Result<HashMap<i64, crate::memory::ClaimFinding>> {
+    ) -> Result<HashMap<i64, crate::memory::memory::ClaimFinding>> {
         let (subject, findings) = self.revision_findings(revision_id)?;
         let conn = self.store.conn();
         // Before the first scan nothing is checked (lint refuses to run), so nothing is
@@ -908,7 +915,7 @@ impl Workspace {
     fn claim_findings(
         &self,
         findings: Vec<(i64, NewFinding)>,
-    ) -> loci_store::Result<HashMap<i64, crate::memory::ClaimFinding>> {
+    ) -> loci_store::Result<HashMap<i64, crate::memory::memory::ClaimFinding>> {
         if findings.is_empty() {
             return Ok(HashMap::new());
         }
@@ -919,7 +926,7 @@ impl Workspace {
             .map(|(claim_id, f)| {
                 (
                     claim_id,
-                    crate::memory::ClaimFinding {
+                    crate::memory::memory::ClaimFinding {
                         kind: f.kind.to_string(),
                         severity: f.severity.to_string(),
                         truth: f.truth,
@@ -1072,7 +1079,7 @@ impl Workspace {
                     let doc = s
                         .doc
                         .as_deref()
-                        .map(|d| format!("\n\n{}", crate::memory::first_chars(d, 300)))
+                        .map(|d| format!("\n\n{}", crate::memory::memory::first_chars(d, 300)))
                         .unwrap_or_default();
                     format!(
                         "{} `{}` at `{}:{}`\n```\n{}\n```{doc}",
@@ -1165,7 +1172,7 @@ struct Check<'a> {
     end_column: u32,
     revision_id: Option<i64>,
     /// What a memory claim named when it was written (its definitions' keys and
-    /// fingerprints): a renamed definition is found by these first ([`crate::renamed`]).
+    /// fingerprints): a renamed definition is found by these first ([`super::renamed`]).
     snapshots: Vec<Snapshot<'a>>,
     /// When they were taken (RFC 3339).
     snapshot_at: Option<&'a str>,
@@ -1210,7 +1217,7 @@ impl Ctx<'_> {
                 // Paths inside directories the walk never maps (`.git`, `.loci`, ...)
                 // cannot be checked against the map: not a finding either way.
                 let first = c.target.split('/').next().unwrap_or("");
-                if crate::walk::ALWAYS_SKIPPED_DIRS.contains(&first) {
+                if crate::map::walk::ALWAYS_SKIPPED_DIRS.contains(&first) {
                     return Ok((None, None));
                 }
                 if resolve_path(conn, c.target)?.is_some() || self.ws.root.join(c.target).exists() {
@@ -1480,7 +1487,7 @@ impl Ctx<'_> {
         if let Some(to) = scanned_folder_rename(self.ws.store.conn(), target)? {
             return Ok(Some(to));
         }
-        if let Some(to) = crate::memory::renamed_to(&self.ws.root, target) {
+        if let Some(to) = crate::memory::memory::renamed_to(&self.ws.root, target) {
             return Ok(Some(to));
         }
         self.load_file_names()?;
@@ -1717,7 +1724,7 @@ fn name_candidates(conn: &loci_store::rusqlite::Connection, name: &str) -> Resul
             CANDIDATES_PER_QUERY / 4,
         )?);
     }
-    let words = crate::search::identifier_words(name);
+    let words = crate::context::search::identifier_words(name);
     if words.len() > 1 {
         for fewer in [&words[1..], &words[..words.len() - 1]] {
             out.extend(names_folded_as(
@@ -1748,8 +1755,8 @@ fn member_similarity(name: &str, candidate: &str) -> f64 {
 /// end (`legacy_total` / `total`, `parse_config` / `parse_config_file`).
 fn one_word_apart(a: &str, b: &str) -> bool {
     words_one_apart(
-        &crate::search::identifier_words(a),
-        &crate::search::identifier_words(b),
+        &crate::context::search::identifier_words(a),
+        &crate::context::search::identifier_words(b),
     )
 }
 
@@ -2189,7 +2196,7 @@ fn scanned_rename(conn: &loci_store::rusqlite::Connection, path: &str) -> Result
 }
 
 /// The words for a stale mark that went away: the claim it was about (or the page), as
-/// [`crate::audit`]'s stale warnings name it, never a row id.
+/// [`super::audit`]'s stale warnings name it, never a row id.
 fn current_again(
     tx: &loci_store::rusqlite::Transaction<'_>,
     m: &loci_store::audit::StaleMark,

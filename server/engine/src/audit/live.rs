@@ -1,6 +1,6 @@
 //! Memory judged against an editor's unsaved text (the language server's overlay): the
-//! audit's rules ([`crate::audit`] for staleness, [`crate::lint`] for false claims,
-//! [`crate::renamed`] for a definition found again under another name) applied with the
+//! audit's rules ([`super::audit`] for staleness, [`super::lint`] for false claims,
+//! [`super::renamed`] for a definition found again under another name) applied with the
 //! open files' definitions taking precedence over the map's for those files. The language
 //! server converts what these return; it judges nothing itself.
 //!
@@ -11,7 +11,7 @@
 //!   `SignatureChanged`), else current;
 //! - one whose key the buffer no longer defines is **false** (`missing_symbol`): renamed
 //!   when the buffer holds a definition with the snapshot's body (or kind and signature)
-//!   under another name ([`crate::renamed`]; shown on that definition), else deleted (shown
+//!   under another name ([`super::renamed`]; shown on that definition), else deleted (shown
 //!   on the file's first line) — unless exactly one definition of its qualified name
 //!   exists in another file of the map: then it moved, and is stale (`Moved`);
 //! - any other claim of a page about `path` that lint finds false (a symbol that never
@@ -31,10 +31,10 @@ use loci_store::audit::NewFinding;
 use loci_store::memory as mem;
 use serde::Serialize;
 
-use crate::audit::{StaleReason, Staleness};
-use crate::lint::TextFinding;
-use crate::memory::{SymbolResolution, resolve_symbol};
-use crate::renamed::{Snapshot, renamed_in_text};
+use super::audit::{StaleReason, Staleness};
+use super::lint::TextFinding;
+use super::renamed::{Snapshot, renamed_in_text};
+use crate::memory::memory::{SymbolResolution, resolve_symbol};
 use crate::{Result, Workspace};
 
 /// Whether a claim is out of date or no longer true.
@@ -199,7 +199,7 @@ impl Workspace {
             return Ok(out);
         };
         let claims = mem::claims_of(conn, revision_id)?;
-        let mut findings: Vec<(i64, crate::memory::ClaimFinding)> =
+        let mut findings: Vec<(i64, crate::memory::memory::ClaimFinding)> =
             self.check_revision(revision_id)?.into_iter().collect();
         findings.sort_by_key(|(id, _)| *id);
         for (claim_id, f) in findings {
@@ -256,7 +256,7 @@ impl Workspace {
     fn gone_from_buffer(
         &self,
         path: &str,
-        m: &crate::editor::SymbolMention,
+        m: &crate::map::editor::SymbolMention,
         what: &str,
     ) -> Result<Verdict> {
         let conn = self.store.conn();

@@ -1,0 +1,33 @@
+//! Memory (design.md "Memory"): what people and agents wrote about the code — pages,
+//! append-only revisions, decisions and lessons, topics, facts and sessions — authored and
+//! never lost, and every way it leaves or enters a checkout.
+//!
+//! - `memory`: the writes and reads of pages and revisions; `logs`: the decision and lesson
+//!   logs as views; `session`: the session diary; `facts`: executable memory.
+//! - [`synthesis`]: pages drafted by a configured model command, checked like any other.
+//! - `portability` (export, import, backup, restore) and `obsidian` (an Obsidian vault).
+//! - [`team`]: the store as a replica of a team's PostgreSQL server.
+
+pub(crate) mod facts;
+pub(crate) mod logs;
+// The layer's main file keeps the name it had and the layer took.
+#[allow(clippy::module_inception)]
+pub(crate) mod memory;
+pub(crate) mod obsidian;
+pub(crate) mod portability;
+pub(crate) mod session;
+pub mod synthesis;
+pub mod team;
+
+pub use facts::{FACT_OUTPUT_CAP, FactRun};
+pub use memory::{
+    AsOf, AsOfPage, ClaimFinding, ClaimView, History, HistoryEntry, MAX_AUTHOR_BYTES,
+    MAX_MEMORY_TEXT_BYTES, MAX_TRACKED_DEFINITIONS, PageEntry, Shown, Topic, WriteOptions, Written,
+    untracked_reason,
+};
+pub use obsidian::VaultReport;
+pub use portability::{
+    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportedDismissal, ExportedFact, ExportedPage,
+    ExportedRevision, ExportedSession, ImportReport, MemoryExport, TrackedClaim, parse_export,
+};
+pub use session::{Digest, DigestPage, SessionView};
