@@ -176,7 +176,7 @@ enum Command {
         #[arg(long, default_value_t = loci_engine::map::IMPACT_LIMIT, value_parser = whole::<u32>("dependents", 0), allow_negative_numbers = true)]
         limit: u32,
     },
-    /// Show what the map holds.
+    /// Show what the map holds, and the files it leaves out (skipped, degraded) with why.
     Stats,
     /// Run the language server on stdin/stdout (editors start this).
     Lsp,
@@ -1146,7 +1146,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             out.callees(&env)?
         }
         Command::Outline { path, limit } => match ws.outline(&here(path), limit) {
-            Err(EngineError::NotFound(message)) => return not_found(&out, ws, &message),
+            Err(EngineError::NotFound(message)) => return map_not_found(&out, ws, &message),
             env => out.outline(&env?)?,
         },
         Command::Source { name } => match ws.source(&key_here(name)) {
@@ -1181,7 +1181,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             out.callers(&env)?
         }
         Command::Deps { path, reverse } => match ws.deps(&here(path), reverse) {
-            Err(EngineError::NotFound(message)) => return not_found(&out, ws, &message),
+            Err(EngineError::NotFound(message)) => return map_not_found(&out, ws, &message),
             env => out.deps(&env?)?,
         },
         Command::Impact {
@@ -1199,7 +1199,7 @@ fn run(mut cli: Cli, opened: &mut Option<Workspace>) -> anyhow::Result<ExitCode>
             },
             limit,
         ) {
-            Err(EngineError::NotFound(message)) => return not_found(&out, ws, &message),
+            Err(EngineError::NotFound(message)) => return map_not_found(&out, ws, &message),
             Ok(env) => {
                 if env.result.weaker > 0 {
                     miss = Some(format!(
@@ -1619,6 +1619,20 @@ const QUOTED_CHARS: usize = 80;
 /// and the message on stderr.
 fn not_found(out: &output::Output, ws: &Workspace, message: &str) -> anyhow::Result<ExitCode> {
     out.not_found(&ws.envelope((), Vec::new())?, message)?;
+    eprintln!("loci: {message}");
+    Ok(ExitCode::from(1))
+}
+
+/// [`not_found`] for a lookup in the map (`outline`, `deps`, `impact`): when the map
+/// leaves files out (skipped as secrets, too large, …), a note says so, in the
+/// envelope's notes and on stderr (issue 32).
+fn map_not_found(out: &output::Output, ws: &Workspace, message: &str) -> anyhow::Result<ExitCode> {
+    let mut env = ws.envelope((), Vec::new())?;
+    if let Some(note) = ws.left_out_note()? {
+        eprintln!("note: {note}");
+        env.capability.notes.push(note);
+    }
+    out.not_found(&env, message)?;
     eprintln!("loci: {message}");
     Ok(ExitCode::from(1))
 }

@@ -128,6 +128,7 @@ impl Output {
             .iter()
             .any(|p| note.starts_with(p))
                 || note.contains("changed on disk since the last scan")
+                || note.contains("(`loci stats` lists")
                 || note.contains(" behind the code — "))
                 && !shown.contains(note.as_str())
             {

@@ -124,3 +124,131 @@ fn scan_skips_upper_case_secret_names_and_url_passwords_and_writes_refuse_them()
     );
     assert!(!message.contains(&password), "{message}");
 }
+
+/// The fault (issue 32): `loci symbol PrfUsingHmac`, a name defined in a file the scan
+/// skipped as a secret, said only "no symbol", and `loci stats` did not list the file:
+/// a user could not tell that the map left a file out on purpose. An answer that finds
+/// nothing now says how many files were skipped and why, and `stats` names them.
+#[test]
+fn fault_no_symbol_did_not_say_that_a_file_was_skipped_as_a_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    write(&root, "src/app.rs", "pub fn start() {}\n");
+    let key = ["AKIA", "Q7WJ2M5XRT3K9HBN"].concat();
+    write(
+        &root,
+        "src/vault.rs",
+        &format!("pub struct PrfUsingHmac;\nconst KEY: &str = \"{key}\";\n"),
+    );
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    let scan = loci(&root, &["scan"]);
+    assert_eq!(scan.status.code(), Some(0), "{}", stderr(&scan));
+    let note = "1 file was skipped as a secret: this answer may miss what it defines \
+                (`loci stats` lists it)";
+    let detail = "contains a secret (aws_access_key_id) at line 2, column 20";
+
+    let symbol = loci(&root, &["symbol", "PrfUsingHmac"]);
+    assert_eq!(symbol.status.code(), Some(1));
+    assert_eq!(
+        stderr(&symbol),
+        format!(
+            "note: {note}\nloci: no symbol named `PrfUsingHmac` in the map (`search` finds \
+             words in code and docs)\n"
+        )
+    );
+    let json = loci(&root, &["symbol", "PrfUsingHmac", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let notes = json["capability"]["notes"].as_array().unwrap();
+    assert_eq!(
+        notes.iter().filter(|n| n.as_str() == Some(note)).count(),
+        1,
+        "{json}"
+    );
+    // `callers` shares the path; `outline` of the skipped file says which skip.
+    let callers = loci(&root, &["callers", "PrfUsingHmac"]);
+    assert_eq!(callers.status.code(), Some(1));
+    assert!(
+        stderr(&callers).starts_with(&format!("note: {note}\n")),
+        "{}",
+        stderr(&callers)
+    );
+    let outline = loci(&root, &["outline", "src/vault.rs"]);
+    assert_eq!(outline.status.code(), Some(1));
+    assert_eq!(
+        stderr(&outline),
+        format!(
+            "note: {note}\nloci: `src/vault.rs` is not in the map: the last scan skipped it \
+             (secret: {detail})\n"
+        )
+    );
+
+    let stats = loci(&root, &["stats"]);
+    assert_eq!(stats.status.code(), Some(0), "{}", stderr(&stats));
+    let text = String::from_utf8_lossy(&stats.stdout);
+    assert!(
+        text.ends_with(&format!(
+            "skipped: 1 secret\n  src/vault.rs: secret ({detail})\n"
+        )),
+        "{text}"
+    );
+    let stats = loci(&root, &["stats", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_eq!(json["result"]["skipped"], serde_json::json!({"secret": 1}));
+    assert_eq!(
+        json["result"]["skipped_files"],
+        serde_json::json!([{"path": "src/vault.rs", "reason": "secret", "detail": detail}])
+    );
+    assert_eq!(json["result"]["degraded"], serde_json::json!(0));
+    assert_eq!(json["result"]["degraded_files"], serde_json::json!([]));
+
+    // A name that is found has no such note.
+    let found = loci(&root, &["symbol", "start"]);
+    assert_eq!(found.status.code(), Some(0));
+    assert_eq!(stderr(&found), "");
+}
+
+/// The fault (issue 32): secret files added to a map whose mapped files had not
+/// changed were never recorded (the scan changed nothing, so it wrote no skips), so
+/// neither `stats` nor a note could name them. `stats` lists at most 20, then a count.
+#[test]
+fn fault_secret_files_added_to_an_unchanged_map_were_not_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    write(&root, "src/app.rs", "pub fn start() {}\n");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    let scan = loci(&root, &["scan"]);
+    assert_eq!(scan.status.code(), Some(0), "{}", stderr(&scan));
+    for i in 0..25 {
+        write(&root, &format!("conf/.env.{i:02}"), "X=1\n");
+    }
+    let scan = loci(&root, &["scan"]);
+    assert_eq!(scan.status.code(), Some(0), "{}", stderr(&scan));
+
+    let stats = loci(&root, &["stats"]);
+    let text = String::from_utf8_lossy(&stats.stdout);
+    let listed: String = (0..20)
+        .map(|i| format!("  conf/.env.{i:02}: secret (matches the secret pattern `.env*`)\n"))
+        .collect();
+    assert!(
+        text.ends_with(&format!("skipped: 25 secret\n{listed}  … and 5 more\n")),
+        "{text}"
+    );
+    let stats = loci(&root, &["stats", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_eq!(json["result"]["skipped"], serde_json::json!({"secret": 25}));
+    assert_eq!(
+        json["result"]["skipped_files"].as_array().map(Vec::len),
+        Some(20)
+    );
+
+    let symbol = loci(&root, &["symbol", "Missing"]);
+    assert_eq!(symbol.status.code(), Some(1));
+    assert!(
+        stderr(&symbol).starts_with(
+            "note: 25 files were skipped as secrets: this answer may miss what they define \
+             (`loci stats` lists them)\n"
+        ),
+        "{}",
+        stderr(&symbol)
+    );
+}

@@ -27,7 +27,8 @@
 //!   [`check_cancelled`](Workspace::check_cancelled),
 //!   [`check_memory_within`](Workspace::check_memory_within),
 //!   [`named_damage`](Workspace::named_damage), [`name_damage`](Workspace::name_damage),
-//!   [`contain`](Workspace::contain), [`read_served`](Workspace::read_served).
+//!   [`contain`](Workspace::contain), [`read_served`](Workspace::read_served),
+//!   [`left_out_note`](Workspace::left_out_note).
 //! - **Map** ([`map`]):
 //!   - building it: [`scan`](Workspace::scan), [`import_scip`](Workspace::import_scip),
 //!     [`sync`](Workspace::sync), [`sync_with`](Workspace::sync_with);
@@ -783,7 +784,84 @@ impl Workspace {
                 them = if changed == 1 { "it" } else { "them" },
             ));
         }
+        if let Some(note) = self.left_out_note()? {
+            env.capability.notes.push(note);
+        }
         Ok(())
+    }
+
+    /// For an answer that found nothing: when the map leaves files out — skipped as
+    /// secrets, too large, unreadable, … (binary files define nothing and are not
+    /// counted) — or holds some only in part (degraded), a note saying how many and why,
+    /// pointing at `loci stats`, which lists them; `None` when it leaves nothing out.
+    /// `loci symbol PrfUsingHmac` had said only "no symbol" of a name defined in a file
+    /// skipped as a secret (issue 32): the user could not tell the map was missing a
+    /// file on purpose.
+    pub fn left_out_note(&self) -> Result<Option<String>> {
+        let conn = self.store.conn();
+        let mut skips = loci_store::map::skip_counts(conn)?;
+        skips.retain(|(reason, n)| reason != "binary" && *n > 0);
+        // Secrets first: the reason a user least expects.
+        skips.sort_by_key(|(reason, _)| reason != "secret");
+        let (degraded, _) = loci_store::map::degraded_files(conn, 0)?;
+        if skips.is_empty() && degraded == 0 {
+            return Ok(None);
+        }
+        let files = skips.iter().map(|(_, n)| n).sum::<u64>() + degraded;
+        let mut parts: Vec<String> = Vec::new();
+        for (i, (reason, n)) in skips.iter().enumerate() {
+            let how = skip_phrase(reason, *n);
+            parts.push(match i {
+                0 => format!(
+                    "{n} file{s} {were} skipped {how}",
+                    s = plural(*n),
+                    were = if *n == 1 { "was" } else { "were" }
+                ),
+                _ => format!("{n} {how}"),
+            });
+        }
+        let mut note = parts.join(", ");
+        if degraded > 0 {
+            if !note.is_empty() {
+                note.push_str("; ");
+            }
+            note.push_str(&format!(
+                "{degraded} mapped file{s} {are} degraded (a parse limit cut {their} analysis short)",
+                s = plural(degraded),
+                are = if degraded == 1 { "is" } else { "are" },
+                their = if degraded == 1 { "its" } else { "their" },
+            ));
+        }
+        note.push_str(if files == 1 {
+            ": this answer may miss what it defines (`loci stats` lists it)"
+        } else {
+            ": this answer may miss what they define (`loci stats` lists them)"
+        });
+        Ok(Some(note))
+    }
+}
+
+/// `s` unless `n` is 1.
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// How a note on files left out says they were skipped for `reason` (a `skipped_files`
+/// reason), `n` of them: `as secrets`, `as too large`, ….
+fn skip_phrase(reason: &str, n: u64) -> String {
+    let one = n == 1;
+    match reason {
+        "secret" if one => "as a secret".into(),
+        "secret" => "as secrets".into(),
+        "too_large" => "as too large".into(),
+        "symlink" if one => "as a symbolic link".into(),
+        "symlink" => "as symbolic links".into(),
+        "not_regular" if one => "as not a regular file".into(),
+        "not_regular" => "as not regular files".into(),
+        "file_limit" => "beyond `scan.max_files`".into(),
+        "non_utf8_path" if one => "for a path that is not UTF-8".into(),
+        "non_utf8_path" => "for paths that are not UTF-8".into(),
+        other => format!("as {}", other.replace('_', " ")),
     }
 }
 

@@ -61,9 +61,22 @@ pub const DEFAULT_TOKENS: &[(&str, &str)] = &[
     ("github_token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b"),
     ("github_pat", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
     ("slack_token", r"\bxox[abposr]-[0-9]{8,}-[0-9A-Za-z-]{8,}"),
+    // The PEM armour of RFC 7468 counts only with a key body after it: past what
+    // separates lines in a file or in a string literal (white space, `\n` and `\r`
+    // escapes, quotes, `+`, `,`, a `\` line continuation) and any RFC 1421 header
+    // lines (`Proc-Type: 4,ENCRYPTED`, `DEK-Info: …`, PGP's `Version: …`), a run of 40
+    // or more base64 characters (a body line is 64, RFC 7468 section 2; the smallest
+    // key, Ed25519 in PKCS #8, is one such line), or two runs of 16 or more with a line's
+    // separators between them (a body wrapped short, as in an AWS CLI example that
+    // breaks a JSON string across lines). A header alone is a name for the
+    // format: in a regex (`-----BEGIN PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+`), a parser's
+    // constant or prose, as in proptest's `crates_regex.rs` (a fault of the fresh-user
+    // trial, issue 32). GitHub's custom patterns and Nosey Parker's `np.pem.1` also want
+    // a body, gitleaks 64 characters and an END line; an END line is not required here,
+    // since a truncated key still gives its material away.
     (
         "private_key",
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
+        r#"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\\[rn]|[\s"'`+,\\])*(?:[A-Z][A-Za-z-]*:[^\r\n"'\\]*(?:\\[rn]|[\s"'`+,\\])+)*(?:[A-Za-z0-9+/]{40}|[A-Za-z0-9+/]{16,}(?:\\[rn]|[\s"'`+,\\])+[A-Za-z0-9+/]{16})"#,
     ),
     (
         "sk_api_key",
@@ -251,7 +264,7 @@ const RESERVED_TLDS: &[&str] = &[".example", ".test", ".invalid", ".localhost"];
 
 /// Changes whenever what the rules accept changes without their text changing (the
 /// value checks, case-insensitive globs), so the scan fingerprint changes with it.
-const RULES_VERSION: &[u8] = b"3: placeholder share; random and basic groups";
+const RULES_VERSION: &[u8] = b"4: placeholder share; random and basic groups; byte escapes";
 
 /// A credential-shaped token found in some text. Holds where, never what.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -659,12 +672,16 @@ pub fn entropy(s: &str) -> f64 {
 /// white space; hold a letter and a digit or a symbol other than `_`, `-` and `.`;
 /// not be mostly [`PLACEHOLDERS`] words nor hold a [`PLACEHOLDER_SEQUENCES`] one; not be a template or a reference to one (`${X}`,
 /// `$X`, `{0}`, `<token>`, `%s`, `%(x)s`, `%X%`, `*`); not be a path (`/x`, `./x`,
-/// `~/x`), a URL (`scheme://`) or an AWS resource name (`arn:`); and have a Shannon entropy of at least `min_entropy`
-/// bits per character, or 0.8 of the most its length allows when that is less (a
-/// 7-character `hunter2` has at most log2(7) = 2.8).
+/// `~/x`), a URL (`scheme://`) or an AWS resource name (`arn:`); not be spelled only in
+/// `\xNN` escapes ([`only_byte_escapes`]); and have a Shannon entropy of at least
+/// `min_entropy` bits per character, or 0.8 of the most its length allows when that is
+/// less (a 7-character `hunter2` has at most log2(7) = 2.8).
 pub fn plausible_secret(value: &str, min_entropy: f64) -> bool {
     let length = value.chars().count();
-    if !(6..=512).contains(&length) || value.chars().any(char::is_whitespace) {
+    if !(6..=512).contains(&length)
+        || value.chars().any(char::is_whitespace)
+        || only_byte_escapes(value)
+    {
         return false;
     }
     let letter = value.chars().any(|c| c.is_alphabetic());
@@ -691,6 +708,29 @@ pub fn plausible_secret(value: &str, min_entropy: f64) -> bool {
         return false;
     }
     entropy(value) >= min_entropy.min(0.8 * (length as f64).log2())
+}
+
+/// Whether `value` is spelled only in `\xNN` escapes (`\x9b\xbe\x43…`): bytes written
+/// out in code, not a credential someone typed or was issued.
+///
+/// The rule, on evidence: issued credentials (API keys, tokens, passwords) are printable
+/// text, since they travel in headers, environment variables and configuration; raw key
+/// bytes spelled escape by escape are what known-answer tests copy from an RFC's hex
+/// dump (rustls' `let secret = b"\x9b\xbe…"` in `crypto/tls12.rs`, the TLS 1.2 PRF
+/// vectors: a fault of the fresh-user trial, issue 32). A random key pasted from a
+/// program's output still counts: Python's `repr` of random bytes shows the printable
+/// ones as characters (the key of Flask's quickstart, `_5#y2L"F4Q8z\n\xec]/`, mixes
+/// both), and all 16 bytes of a random 16-byte key are unprintable about once in 1,700
+/// keys (161 of 256 byte values, to the 16th power). So does a hexadecimal string
+/// (`SECRET_KEY_BASE=c3fc…`). gitleaks' generic rule, whose value allows no `\`, does
+/// not see escaped bytes at all.
+fn only_byte_escapes(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    !bytes.is_empty()
+        && bytes.len().is_multiple_of(4)
+        && bytes.chunks(4).all(|c| {
+            c[0] == b'\\' && c[1] == b'x' && c[2].is_ascii_hexdigit() && c[3].is_ascii_hexdigit()
+        })
 }
 
 /// Whether [`PLACEHOLDERS`] and `extra` (lowercase words, such as the key's) cover at
@@ -1125,11 +1165,11 @@ mod tests {
             ),
             (
                 "private_key",
-                ["-----BEGIN RSA ", "PRIVATE KEY-----"].concat(),
+                ["-----BEGIN RSA ", "PRIVATE KEY-----\n", &pem_body()].concat(),
             ),
             (
                 "private_key",
-                ["-----BEGIN OPENSSH ", "PRIVATE KEY-----"].concat(),
+                ["-----BEGIN OPENSSH ", "PRIVATE KEY-----\n", &pem_body()].concat(),
             ),
             (
                 "sk_api_key",
@@ -1173,6 +1213,157 @@ mod tests {
             "-----BEGIN PUBLIC KEY-----",
         ] {
             assert_eq!(rules.find_token(text), None, "{text}");
+        }
+    }
+
+    /// Two lines of a PEM body: 64 base64 characters each (random, not a key).
+    fn pem_body() -> String {
+        [
+            "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDk3Rq9Vx7TzW2m",
+            "\nL8pY4cN1fH6sJ0bQ5gK2vX9eR3tU7iO1aD4lM8nB2wC6yZ0hF5jP3kS9qE7rT1uA\n",
+        ]
+        .concat()
+    }
+
+    /// The fault (issue 32): proptest's `src/regex-contrib/crates_regex.rs` was skipped
+    /// as a secret for these two lines, a regex test naming the PEM header of a private
+    /// key, with no key after it. A header counts only with a key body after it.
+    #[test]
+    fn fault_a_regex_of_a_pem_header_dropped_a_source_file_as_a_secret() {
+        let rules = SecretRules::default();
+        let header = ["-----BEGIN PRIVATE ", "KEY-----"].concat();
+        let crates_regex =
+            format!("// click-0.3.2: r\"{header}\"\nconsistent!(click_1, r\"{header}\");\n");
+        assert_eq!(rules.find_token(&crates_regex), None);
+        let file = SecretRules::default()
+            .file_reason("src/regex-contrib/crates_regex.rs", Some(&crates_regex));
+        assert_eq!(file, None);
+        // A pattern for the whole armour, and prose or a parser's constant naming it.
+        for text in [
+            format!("let pem = Regex::new(r\"{header}\\n[A-Za-z0-9+/=\\n]+\");"),
+            format!("PEM_HEADER = b\"{header}\"\n\ndef load(data):\n"),
+            format!("A key file starts with {header} and ends with the END line.\n"),
+            format!("{header}\n...\n-----END PRIVATE KEY-----\n"),
+            format!("{header}\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC...\n"),
+            // An AWS CLI example and a Python test certificate: no body.
+            format!("\"PrivateKey\": \"{header}\\nkey omitted for security reasons\\n\""),
+            format!("{header}\nBad Key, though the cert should be OK\n"),
+        ] {
+            assert_eq!(rules.find_token(&text), None, "{text}");
+        }
+    }
+
+    /// A key with its body stays a secret however it is written down: a key file, a
+    /// string with `\n` escapes (a service account's JSON), string literals joined
+    /// across lines (Python, JavaScript, Rust), an encrypted PKCS #1 key with its RFC
+    /// 1421 headers, a PGP key block with its armour headers.
+    #[test]
+    fn a_pem_private_key_with_a_body_is_a_secret_however_it_is_written() {
+        let rules = SecretRules::default();
+        let begin = |kind: &str| format!("-----BEGIN {kind}PRIVATE {}-----", "KEY");
+        let (line1, line2) = pem_body()
+            .split_once('\n')
+            .map(|(a, b)| (a.to_string(), b.trim_end().to_string()))
+            .unwrap();
+        let cases = [
+            (format!("{}\n{}", begin("RSA "), pem_body()), 1, 1),
+            (
+                format!(
+                    "{{\"private_key\": \"{}\\n{line1}\\n{line2}\\n\"}}",
+                    begin("")
+                ),
+                1,
+                18,
+            ),
+            (
+                format!(
+                    "KEY = (\n    \"{}\\n\"\n    \"{line1}\\n\"\n)",
+                    begin("EC ")
+                ),
+                2,
+                6,
+            ),
+            // A JSON string broken across lines of a document, short of a full line.
+            (
+                format!(
+                    "\"PrivateKey\": \"{}\\n{}\n    {}\\n",
+                    begin("RSA "),
+                    &line1[..32],
+                    &line1[32..]
+                ),
+                1,
+                16,
+            ),
+            (
+                format!("const k = '{}\\n' +\n  '{line1}\\n';", begin("")),
+                1,
+                12,
+            ),
+            (
+                format!("const KEY: &str = \"{}\\n\\\n{line1}\\n\";", begin("")),
+                1,
+                20,
+            ),
+            (
+                format!(
+                    "{}\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F17F5316E2BAC89\n\n{}",
+                    begin("RSA "),
+                    pem_body()
+                ),
+                1,
+                1,
+            ),
+            (
+                format!(
+                    "{}\nVersion: GnuPG v2\n\n{}",
+                    ["-----BEGIN PGP PRIVATE ", "KEY BLOCK-----"].concat(),
+                    pem_body()
+                ),
+                1,
+                1,
+            ),
+        ];
+        for (text, line, column) in cases {
+            let m = rules.find_token(&text).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(
+                (m.rule.as_str(), m.line, m.column),
+                ("private_key", line, column),
+                "{text}"
+            );
+        }
+    }
+
+    /// The fault (issue 32): rustls' `src/crypto/tls12.rs` was skipped as a secret for
+    /// the TLS 1.2 PRF test vectors in its tests module, byte strings spelled in `\xNN`
+    /// escapes (these are its lines 97, 115 and 133).
+    #[test]
+    fn fault_a_byte_string_test_vector_dropped_a_source_file_as_a_secret() {
+        let rules = SecretRules::default();
+        let tls12 = [
+            r#"        let secret = b"\x9b\xbe\x43\x6b\xa9\x40\xf0\x17\xb1\x76\x52\x84\x9a\x71\xdb\x35";"#,
+            r#"        let secret = b"\xb0\x32\x35\x23\xc1\x85\x35\x99\x58\x4d\x88\x56\x8b\xbb\x05\xeb";"#,
+            r#"        let secret = b"\xb8\x0b\x73\x3d\x6c\xee\xfc\xdc\x71\x56\x6e\xa4\x8e\x55\x67\xdf";"#,
+        ]
+        .join("\n");
+        assert_eq!(rules.find_token(&tls12), None);
+        assert_eq!(rules.file_reason("src/crypto/tls12.rs", Some(&tls12)), None);
+        // Printable characters among the escapes (a key pasted from Python's `repr` of
+        // random bytes), or the same bytes in hexadecimal, still count.
+        for (text, column) in [
+            // Built from pieces, as every credential-shaped test string here: this file
+            // would be a secret file itself.
+            (["SECRET", r#"_KEY = b'_5#y2L"F4Q8z\n\xec]/'"#].concat(), 16),
+            (
+                ["let secret = \"", "9bbe436ba940f017b17652849a71db35\";"].concat(),
+                15,
+            ),
+        ] {
+            let m = rules.find_token(&text).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(
+                (m.rule.as_str(), m.column),
+                ("secret_assignment", column),
+                "{text}"
+            );
         }
     }
 

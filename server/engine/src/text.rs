@@ -603,7 +603,8 @@ pub fn edges_followed(hard: bool, min_confidence: f64) -> String {
     }
 }
 
-/// The map's revision, totals and languages.
+/// The map's revision, totals and languages, then the files it leaves out: skipped (by
+/// reason, then named with why) and degraded.
 pub fn stats(o: Out, env: &Envelope<Stats>) -> io::Result<()> {
     let s = &env.result;
     writeln!(
@@ -616,7 +617,37 @@ pub fn stats(o: Out, env: &Envelope<Stats>) -> io::Result<()> {
             .unwrap_or("never: the map is partial or empty")
     )?;
     writeln!(o, "{}", totals_line(&s.totals, false))?;
-    languages(o, &s.languages)
+    languages(o, &s.languages)?;
+    // The files the map leaves out, named with why (issue 32: a file skipped as a
+    // secret had been visible only in the scan's own summary).
+    let skipped: u64 = s.skipped.values().sum();
+    if skipped > 0 {
+        let parts: Vec<String> = s.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        writeln!(o, "skipped: {}", parts.join(", "))?;
+        for f in &s.skipped_files {
+            match &f.detail {
+                Some(d) => writeln!(o, "  {}: {} ({d})", escaped(&f.path), f.reason)?,
+                None => writeln!(o, "  {}: {}", escaped(&f.path), f.reason)?,
+            }
+        }
+        if skipped > s.skipped_files.len() as u64 {
+            writeln!(o, "  … and {} more", skipped - s.skipped_files.len() as u64)?;
+        }
+    }
+    if s.degraded > 0 {
+        writeln!(o, "degraded: {}", count(s.degraded, "file"))?;
+        for f in &s.degraded_files {
+            writeln!(o, "  {}: {}", escaped(&f.path), f.reason)?;
+        }
+        if s.degraded > s.degraded_files.len() as u64 {
+            writeln!(
+                o,
+                "  … and {} more",
+                s.degraded - s.degraded_files.len() as u64
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// A memory write: the revision written, then each claim found in it and what it is

@@ -826,7 +826,8 @@ pub const TOOLS: &[ToolDef] = &[
         name: "stats",
         title: "Index statistics",
         description: "The map's scan revision and time, counts of files, symbols, \
-            references and memory, files and lines by language.",
+            references and memory, files and lines by language, and the files the map \
+            leaves out: skipped (as secrets, too large, …) or degraded, up to 20 named.",
         access: Access::Read,
         idempotent: true,
         schema: schema::<NoParams>,

@@ -1992,7 +1992,8 @@ pub fn files_by_language(conn: &Connection) -> Result<Vec<(Option<String>, u64, 
 pub struct SkippedFile {
     /// Repo-relative path.
     pub path: String,
-    /// `binary`, `too_large`, `unreadable`, `symlink`, `vanished`, `file_limit`.
+    /// `binary`, `too_large`, `unreadable`, `symlink`, `vanished`, `file_limit`, `secret`,
+    /// `not_regular`, `non_utf8_path`.
     pub reason: String,
     /// Details, e.g. the OS error.
     pub detail: Option<String>,
@@ -2037,6 +2038,57 @@ pub fn skipped_file(conn: &Connection, path: &str) -> Result<Option<SkippedFile>
     )
     .and_then(|mut st| st.query_row([path], skipped_row).optional())
     .ctx(|| format!("reading the skip of {path}"))
+}
+
+/// How many files the last scan skipped, by reason (`secret`, `too_large`, `binary`, …),
+/// in reason order.
+pub fn skip_counts(conn: &Connection) -> Result<Vec<(String, u64)>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT reason, COUNT(*) FROM skipped_files GROUP BY reason ORDER BY reason",
+        )
+        .ctx(|| "counting skipped files".into())?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
+        .ctx(|| "counting skipped files".into())?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| "counting skipped files".into())
+}
+
+/// Up to `limit` skipped files: binary ones last (they define nothing and are many),
+/// else by reason, then path.
+pub fn skipped_listed(conn: &Connection, limit: u32) -> Result<Vec<SkippedFile>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT path, reason, detail, size, mtime_ns FROM skipped_files
+             ORDER BY reason = 'binary', reason, path LIMIT ?1",
+        )
+        .ctx(|| "reading skipped files".into())?;
+    let rows = stmt
+        .query_map([limit], skipped_row)
+        .ctx(|| "reading skipped files".into())?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| "reading skipped files".into())
+}
+
+/// How many mapped files are degraded (their analysis incomplete: `files.degraded` set),
+/// and up to `limit` of them as `(path, why)`, by path. One pass over the table, sorted
+/// here: ordered by SQLite, the query walked the path index and looked up every file
+/// (34 ms on a 17,000-file map, against 1 to 7 ms for the pass).
+pub fn degraded_files(conn: &Connection, limit: u32) -> Result<(u64, Vec<(String, String)>)> {
+    let mut stmt = conn
+        .prepare_cached("SELECT path, degraded FROM files WHERE degraded IS NOT NULL")
+        .ctx(|| "reading degraded files".into())?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .ctx(|| "reading degraded files".into())?;
+    let mut listed: Vec<(String, String)> = rows
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| "reading degraded files".into())?;
+    let count = listed.len() as u64;
+    listed.sort();
+    listed.truncate(limit as usize);
+    Ok((count, listed))
 }
 
 /// Replaces the whole skipped-files list.

@@ -2356,6 +2356,8 @@ impl Workspace {
                 "the question names {}, which nothing in the code, memory or docs holds",
                 names.join(", ")
             ));
+            // Files skipped as secrets (or otherwise) may define them (issue 32).
+            open_notes.extend(self.left_out_note()?);
         }
         if abstained {
             // An open folder abstained without a word: what it counts for is not what an

@@ -228,7 +228,11 @@ impl Workspace {
                     .capability
                     .notes
                     .into_iter()
-                    .filter(|n| n.starts_with("no symbol named") || n.contains("changed on disk"))
+                    .filter(|n| {
+                        n.starts_with("no symbol named")
+                            || n.contains("changed on disk")
+                            || n.contains("(`loci stats` lists")
+                    })
                     .collect();
                 return Err(EngineError::NotFound(why.join("; ")));
             }

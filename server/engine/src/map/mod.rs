@@ -23,8 +23,8 @@ pub(crate) mod walk;
 pub use code::{Callees, MemoryNote, Outline, OutlineEntry, SOURCE_LINES, Source};
 pub use editor::{FileSymbol, SymbolMention};
 pub use query::{
-    Callers, Deps, Direction, Edges, IMPACT_LIMIT, Impact, ImpactEdge, ImpactNode, LIST_LIMIT,
-    MIN_CONFIDENCE, Stats,
+    Callers, Deps, Direction, Edges, FILES_LISTED, IMPACT_LIMIT, Impact, ImpactEdge, ImpactNode,
+    LIST_LIMIT, LeftOut, MIN_CONFIDENCE, Stats,
 };
 pub use scan::{DegradedFile, LanguageCount, Rename, SKIPPED_EXAMPLES, ScanProgress, ScanReport};
 pub use scip::{MAX_INDEX_BYTES, ScipCoverage, ScipImport, StaleDocument};

@@ -238,14 +238,42 @@ pub struct Impact {
     pub files: Vec<String>,
 }
 
-/// What the map holds.
+/// What the map holds, and what it leaves out.
 #[derive(Clone, Debug, Serialize)]
 pub struct Stats {
     /// Row totals.
     pub totals: map::MapCounts,
     /// Files and lines by language.
     pub languages: BTreeMap<String, super::scan::LanguageCount>,
+    /// Files the last scan skipped, by reason (`secret`, `too_large`, `binary`, …): the
+    /// map holds nothing of them.
+    pub skipped: BTreeMap<String, u64>,
+    /// Up to [`FILES_LISTED`] of the skipped files with why, binary ones last, else by
+    /// reason and path.
+    pub skipped_files: Vec<LeftOut>,
+    /// Mapped files whose analysis is incomplete (a parse limit stopped it): the map
+    /// may lack some of what they define.
+    pub degraded: u64,
+    /// Up to [`FILES_LISTED`] of the degraded files with why, by path.
+    pub degraded_files: Vec<LeftOut>,
 }
+
+/// A file the map leaves out, or holds only in part.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LeftOut {
+    /// Repo-relative path.
+    pub path: String,
+    /// A skip reason (`secret`, `too_large`, …) or why analysis is incomplete
+    /// (`parse_timeout: …`).
+    pub reason: String,
+    /// More about the reason, when there is more: the secret's rule and position (never
+    /// its text), a glob, an OS error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// At most this many skipped files, and this many degraded ones, are listed by `stats`.
+pub const FILES_LISTED: u32 = 20;
 
 impl Workspace {
     /// Symbols whose name, qualified name or key is `name`; `Regex::new` and `Regex->new`
@@ -819,7 +847,8 @@ impl Workspace {
         Ok(near)
     }
 
-    /// Row totals and files by language.
+    /// Row totals, files by language, and the files the map leaves out: skipped (by
+    /// reason, up to [`FILES_LISTED`] named) and degraded (up to as many named).
     pub fn stats(&self) -> Result<Envelope<Stats>> {
         self.store.read(|| {
             let conn = self.store.conn();
@@ -838,7 +867,35 @@ impl Workspace {
                     super::scan::LanguageCount { files, lines },
                 );
             }
-            self.envelope(Stats { totals, languages }, Vec::new())
+            let skipped: BTreeMap<String, u64> = map::skip_counts(conn)?.into_iter().collect();
+            let skipped_files = map::skipped_listed(conn, FILES_LISTED)?
+                .into_iter()
+                .map(|s| LeftOut {
+                    path: s.path,
+                    reason: s.reason,
+                    detail: s.detail,
+                })
+                .collect();
+            let (degraded, degraded_files) = map::degraded_files(conn, FILES_LISTED)?;
+            let degraded_files = degraded_files
+                .into_iter()
+                .map(|(path, reason)| LeftOut {
+                    path,
+                    reason,
+                    detail: None,
+                })
+                .collect();
+            self.envelope(
+                Stats {
+                    totals,
+                    languages,
+                    skipped,
+                    skipped_files,
+                    degraded,
+                    degraded_files,
+                },
+                Vec::new(),
+            )
         })
     }
 
@@ -862,6 +919,14 @@ impl Workspace {
             // `loci deps mime` had said "not in the map" of a folder the map holds.
             Err(EngineError::NotFound(format!(
                 "`{rel}` is a folder: the map records imports per file (such as `{file}`)"
+            )))
+        } else if let Some(skip) = map::skipped_file(self.store.conn(), &rel)? {
+            // Which skip, and why (issue 32: "not scanned, ignored, or skipped" of a file
+            // skipped as a secret left the user to guess).
+            Err(EngineError::NotFound(format!(
+                "`{rel}` is not in the map: the last scan skipped it ({}{})",
+                skip.reason,
+                skip.detail.map(|d| format!(": {d}")).unwrap_or_default()
             )))
         } else {
             Err(EngineError::NotFound(format!(

@@ -313,6 +313,14 @@ pub fn scan(
             },
         }
     }
+    // A file skipped by its path (a `.env` added) is never a candidate: only the list of
+    // skips tells that it came or went.
+    let skips_changed = skips.len() != skipped_before.len()
+        || skips.iter().any(|s| {
+            skipped_before
+                .get(&s.path)
+                .is_none_or(|b| b.reason != s.reason.as_str() || b.detail != s.detail)
+        });
     drop(skipped_before);
 
     if candidates.is_empty()
@@ -322,6 +330,13 @@ pub fn scan(
         && !rules_changed
         && !reanalyse
     {
+        // Nothing mapped changed, but the skips did: `stats` and the note of an answer
+        // that found nothing read them (issue 32: a secret file added to a mapped
+        // workspace had gone unrecorded until some mapped file changed).
+        if skips_changed {
+            let rows = skipped_rows(&skips);
+            store.write(|tx| map::replace_skipped_files(tx, &rows))?;
+        }
         return finish_noop(store, report, skips, started);
     }
 
@@ -613,16 +628,7 @@ fn scan_inner(
         || report.retried > 0
         || report.reanalysed > 0;
     skips.sort_by(|a, b| a.path.cmp(&b.path));
-    let skipped_rows: Vec<map::SkippedFile> = skips
-        .iter()
-        .map(|s| map::SkippedFile {
-            path: s.path.clone(),
-            reason: s.reason.as_str().into(),
-            detail: s.detail.clone(),
-            size: s.size as i64,
-            mtime_ns: s.mtime_ns,
-        })
-        .collect();
+    let skipped_rows = skipped_rows(&skips);
     let follow: Vec<&Rename> = follow.iter().collect();
     let folders = folder_moves(&follow, store)?;
     let pages_moved = store.write(|tx| {
@@ -681,6 +687,22 @@ fn scan_inner(
         Ok(tracked)
     })?;
     finish(store, report, skips, started, Some(scan_id), recording)
+}
+
+/// The `skipped_files` rows of `skips`, by path.
+fn skipped_rows(skips: &[Skip]) -> Vec<map::SkippedFile> {
+    let mut rows: Vec<map::SkippedFile> = skips
+        .iter()
+        .map(|s| map::SkippedFile {
+            path: s.path.clone(),
+            reason: s.reason.as_str().into(),
+            detail: s.detail.clone(),
+            size: s.size as i64,
+            mtime_ns: s.mtime_ns,
+        })
+        .collect();
+    rows.sort_by(|a, b| a.path.cmp(&b.path));
+    rows
 }
 
 fn finish_noop(
