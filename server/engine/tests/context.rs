@@ -3587,3 +3587,42 @@ fn fault_a_product_name_beside_a_qualified_name_abstained() {
     assert!(a.abstained);
     assert_eq!(a.unknown_names, ["Flask"]);
 }
+
+/// A question about what depends on a file asks in words of its own ("would break if I
+/// changed"): after the dependents, code that happened to hold those words had been
+/// served (`filename_changed_hook`, `get_break`).
+#[test]
+fn fault_a_dependents_question_served_code_holding_its_cue_words() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "quopri.py",
+        "def encodestring(s):\n    \"\"\"Encode a string as quoted-printable.\"\"\"\n    return s\n",
+    );
+    write(
+        dir.path(),
+        "encoders.py",
+        "import quopri\n\ndef encode_quopri(msg):\n    return quopri.encodestring(msg)\n",
+    );
+    write(
+        dir.path(),
+        "hooks.py",
+        "def filename_changed_hook(changed):\n    \"\"\"Would break when the file changed.\"\"\"\n    if changed:\n        return 'break'\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "Which modules would break if I changed quopri.py?",
+        &[],
+        2_000,
+    )
+    .result;
+    assert_eq!(a.items[0].id, "encoders.py");
+    assert!(
+        a.items
+            .iter()
+            .all(|i| i.path.as_deref() != Some("hooks.py")),
+        "{:?}",
+        a.items.iter().map(|i| &i.id).collect::<Vec<_>>()
+    );
+}

@@ -1450,6 +1450,16 @@ impl Workspace {
         } else {
             terms
         };
+        // A question about what depends on something asks it in words of its own ("which
+        // modules would break if I changed X"): those words find the dependents through the
+        // map, not text that happens to hold them (`filename_changed_hook`, `get_break`).
+        let terms = if super::retrieve::asks_for_dependents(query) {
+            let cue = |t: &Term| t.words.iter().all(|w| DEPENDENT_CUES.contains(&w.as_str()));
+            let kept: Vec<Term> = terms.iter().filter(|t| !cue(t)).cloned().collect();
+            if kept.is_empty() { terms } else { kept }
+        } else {
+            terms
+        };
         let asks = Asks::of(&terms);
         let mut symbol_files: BTreeMap<String, f64> = BTreeMap::new();
         // Revisions read by the memory search, by id (step 4 needs them again).
@@ -2791,6 +2801,41 @@ fn named_symbols(
 
 /// The most symbols one name in a question stands for.
 const NAMED_SYMBOLS: usize = 20;
+
+/// The words a question about dependents asks with (the cues of
+/// [`super::retrieve::asks_for_dependents`] and their inflections): not searched as its
+/// topic. "module" and "file" stay: dropping them too cost stdlib-dev's impact questions
+/// recall (1.0 → 0.917).
+const DEPENDENT_CUES: &[&str] = &[
+    "affect",
+    "affected",
+    "affects",
+    "blast",
+    "break",
+    "breaks",
+    "broken",
+    "call",
+    "callers",
+    "calls",
+    "change",
+    "changed",
+    "changes",
+    "changing",
+    "depend",
+    "dependent",
+    "dependents",
+    "depends",
+    "import",
+    "importers",
+    "imports",
+    "radius",
+    "reference",
+    "references",
+    "use",
+    "used",
+    "uses",
+    "would",
+];
 
 /// The most references read to answer what uses a definition the question names.
 const DEPENDENT_REFS: u32 = 2_000;
