@@ -790,17 +790,29 @@ impl Workspace {
         Ok(())
     }
 
-    /// For an answer that found nothing: when the map leaves files out — skipped as
-    /// secrets, too large, unreadable, … (binary files define nothing and are not
-    /// counted) — or holds some only in part (degraded), a note saying how many and why,
+    /// For an answer that found nothing: when the map leaves source files out — skipped
+    /// as secrets, too large, unreadable, … (only files of a language loci maps count: a
+    /// certificate, a `.env` or a binary defines nothing, and the stdlib's 23 test
+    /// certificates had put the note on every "no symbol") — or holds some only in part
+    /// (degraded), a note saying how many and why,
     /// pointing at `loci stats`, which lists them; `None` when it leaves nothing out.
     /// `loci symbol PrfUsingHmac` had said only "no symbol" of a name defined in a file
     /// skipped as a secret (issue 32): the user could not tell the map was missing a
     /// file on purpose.
     pub fn left_out_note(&self) -> Result<Option<String>> {
         let conn = self.store.conn();
-        let mut skips = loci_store::map::skip_counts(conn)?;
-        skips.retain(|(reason, n)| reason != "binary" && *n > 0);
+        let mut skips: Vec<(String, u64)> = Vec::new();
+        for f in loci_store::map::skipped_files(conn)?.into_values() {
+            if f.reason == "binary" || loci_core::lang::file_language_name(&f.path).is_none() {
+                continue;
+            }
+            match skips.iter_mut().find(|(r, _)| *r == f.reason) {
+                Some((_, n)) => *n += 1,
+                None => skips.push((f.reason, 1)),
+            }
+        }
+        // By reason, then secrets first: the reason a user least expects.
+        skips.sort();
         // Secrets first: the reason a user least expects.
         skips.sort_by_key(|(reason, _)| reason != "secret");
         let (degraded, _) = loci_store::map::degraded_files(conn, 0)?;
