@@ -4,7 +4,7 @@
 //! same-file member a type's name resolves to: `-> Store.open`), imports and
 //! resolved import targets.
 //!
-//! Update the snapshots with `UPDATE_EXPECT=1 cargo test -p loci-core --test polyglot`,
+//! Update the snapshots with `UPDATE_EXPECT=1 cargo test -p loci-core --test it polyglot::`,
 //! then review them by eye: they are the specification of what extraction must find.
 
 use std::collections::BTreeMap;
