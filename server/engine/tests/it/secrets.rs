@@ -6,17 +6,12 @@
 //! itself a secret to loci's own scan or to push protection.
 
 use loci_engine::map::LIST_LIMIT;
-use std::path::Path;
 
 use loci_engine::context::{ContextRequest, SearchOptions};
 use loci_engine::memory::WriteOptions;
 use loci_engine::{EngineError, Workspace};
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use crate::fixture::write;
 
 fn aws() -> String {
     ["AKIA", "Q7WJ2M5XRT3K9HBN"].concat()

@@ -8,11 +8,7 @@ use loci_engine::Workspace;
 use loci_store::rusqlite::Connection;
 use loci_store::search::{FtsTable, common_terms_current};
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use crate::fixture::write;
 
 fn open(root: &Path) -> Workspace {
     Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap()

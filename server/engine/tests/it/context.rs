@@ -8,11 +8,7 @@ use loci_engine::Workspace;
 use loci_engine::context::{ContextRequest, HitKind, SearchOptions, Tier};
 use loci_engine::memory::WriteOptions;
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use crate::fixture::write;
 
 fn by(author: &str) -> WriteOptions {
     WriteOptions {

@@ -7,11 +7,7 @@ use std::path::Path;
 use loci_engine::memory::{MemoryExport, WriteOptions, parse_export};
 use loci_engine::{EngineError, StoreError, Workspace};
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use crate::fixture::write;
 
 fn checkout() -> (tempfile::TempDir, Workspace) {
     let dir = tempfile::tempdir().unwrap();

@@ -1,28 +1,40 @@
 //! The map's questions on small trees, with exact answers: `impact` over the reverse import
 //! graph.
 
-use std::path::Path;
-
 use loci_engine::Workspace;
 use loci_engine::map::LIST_LIMIT;
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use crate::fixture::{files, write};
 
 /// `a` ← `b`, `c` ← `d` (a diamond) ← `e` ← `f`, and `g` ↔ `a` (a cycle through the target).
 fn diamond() -> (tempfile::TempDir, Workspace) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write(root, "a.py", "import g\n\ndef base():\n    return 1\n");
-    write(root, "b.py", "import a\n");
-    write(root, "c.py", "\n\nimport a\n");
-    write(root, "d.py", "import c\nimport b\n");
-    write(root, "e.py", "import d\n");
-    write(root, "f.py", "import e\n");
-    write(root, "g.py", "import a\n");
+    files(
+        root,
+        r#"
+//- a.py
+import g
+
+def base():
+    return 1
+//- b.py
+import a
+//- c.py
+
+
+import a
+//- d.py
+import c
+import b
+//- e.py
+import d
+//- f.py
+import e
+//- g.py
+import a
+"#,
+    );
     let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
     ws.scan(&|_| {}).unwrap();
     (dir, ws)

@@ -12,11 +12,7 @@ use loci_engine::memory::WriteOptions;
 use loci_engine::memory::synthesis::{PlanItem, Reason, Targets};
 use loci_engine::{EngineError, Workspace};
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use crate::fixture::write;
 
 fn git(root: &Path, args: &[&str]) {
     let out = Command::new("git")

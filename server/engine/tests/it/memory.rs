@@ -1,16 +1,10 @@
 //! Authored memory: append-only revisions, guards, receipts, rollback, asof, why,
 //! sessions, facts.
 
-use std::path::Path;
-
 use loci_engine::memory::WriteOptions;
 use loci_engine::{EngineError, Workspace};
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use crate::fixture::write;
 
 fn workspace() -> (tempfile::TempDir, Workspace) {
     let dir = tempfile::tempdir().unwrap();

@@ -1,16 +1,10 @@
 //! Long reads stop when their [`CancelFlag`] is raised (issue 31: the MCP server cancels
 //! a call when its client cancels it or goes away) and run again once another is set.
 
-use std::path::Path;
-
 use loci_engine::context::{ContextRequest, SearchOptions};
 use loci_engine::{CancelFlag, EngineError, Workspace};
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use crate::fixture::write;
 
 #[test]
 fn search_context_and_impact_stop_once_the_flag_is_raised() {

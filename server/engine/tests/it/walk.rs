@@ -5,11 +5,7 @@ use std::process::Command;
 
 use loci_engine::map::{SkipReason, walk};
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use crate::fixture::{files, write};
 
 fn git(root: &Path, args: &[&str]) -> std::process::Output {
     Command::new("git")
@@ -96,11 +92,21 @@ fn lociignore_applies_and_git_info_exclude_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     git(root, &["init", "-q"]);
-    write(root, ".lociignore", "generated/\n");
-    write(root, ".git/info/exclude", "scratch.py\n");
-    write(root, "generated/big.py", "x = 1\n");
-    write(root, "scratch.py", "x = 1\n");
-    write(root, "keep.py", "x = 1\n");
+    files(
+        root,
+        "
+//- .lociignore
+generated/
+//- .git/info/exclude
+scratch.py
+//- generated/big.py
+x = 1
+//- scratch.py
+x = 1
+//- keep.py
+x = 1
+",
+    );
     assert_eq!(walked(root), [".lociignore", "keep.py"]);
 }
 

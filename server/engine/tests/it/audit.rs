@@ -8,11 +8,7 @@ use std::process::Command;
 use loci_engine::Workspace;
 use loci_engine::memory::WriteOptions;
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use crate::fixture::write;
 
 fn git(root: &Path, args: &[&str]) {
     git_at(root, args, "2026-01-02T03:04:05Z");
