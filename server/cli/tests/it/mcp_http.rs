@@ -2,7 +2,7 @@
 //! or with a wrong one get 401; the token file is owner-only; a non-loopback address is
 //! refused unless `--allow-remote` is given, and then the token is still required.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -6,6 +6,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::fixture::write;
+
 fn loci(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_loci"))
         .args(args)
@@ -15,12 +17,6 @@ fn loci(dir: &Path, args: &[&str]) -> Output {
         .env_remove("LOCI_DB")
         .output()
         .expect("loci runs")
-}
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
 }
 
 fn stderr(o: &Output) -> String {

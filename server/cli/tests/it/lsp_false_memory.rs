@@ -5,7 +5,7 @@
 //! open markdown file that names them; their severity is the `falseSeverity` setting.
 //! `loci lsp` as a real process over stdio; every wait polls frames with a deadline.
 
-mod lsp_support;
+use crate::lsp_support;
 
 use std::path::Path;
 

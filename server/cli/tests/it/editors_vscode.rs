@@ -6,7 +6,7 @@
 //! (and selects their files by extension too), and docs/languages.md's table of editor
 //! names is the server's (`loci_lsp::languages`).
 
-mod editors_common;
+use crate::editors_common;
 
 use std::collections::BTreeSet;
 

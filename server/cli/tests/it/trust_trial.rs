@@ -8,6 +8,8 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
+use crate::fixture::write;
+
 /// Runs `loci ARGS` in `root` as a test author, outside any session; (exit code, stdout,
 /// stderr).
 fn loci(root: &Path, args: &[&str]) -> (i32, String, String) {
@@ -41,12 +43,6 @@ fn ok(root: &Path, args: &[&str]) -> String {
     let (code, out, err) = loci(root, args);
     assert_eq!(code, 0, "{args:?}: {out}{err}");
     out
-}
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
 }
 
 /// The reasons of an envelope's stale warnings, in order.

@@ -4,7 +4,7 @@
 //! unknown requests, messages before `initialize`. Each gets the error JSON-RPC 2.0 §5.1
 //! and MCP prescribe, and a `ping` after it is answered. docs/reliability.md lists them.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use mcp_support::{Mcp, write};
 use serde_json::{Value, json};

@@ -6,8 +6,8 @@
 //! to replace; the hover quotes the memory and names its commit; Lua's `{}` is an empty
 //! object; the author of a write falls back to git's identity.
 
-mod damage;
-mod lsp_support;
+use crate::damage;
+use crate::lsp_support;
 
 use std::path::Path;
 use std::process::Command;

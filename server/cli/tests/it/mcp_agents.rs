@@ -3,7 +3,7 @@
 //! content outside loci's markers and other servers are preserved; files loci cannot
 //! parse are left untouched.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::collections::BTreeMap;
 use std::path::Path;

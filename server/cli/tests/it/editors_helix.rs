@@ -2,7 +2,7 @@
 //! the languages loci parses (Helix's names) plus markdown, after each language's own
 //! servers, with a quiet `RUST_LOG`; the doc page carries the same snippet.
 
-mod editors_common;
+use crate::editors_common;
 
 use std::collections::BTreeSet;
 

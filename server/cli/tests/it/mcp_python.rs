@@ -5,7 +5,7 @@
 //! with `isError`; and over streamable HTTP (`tests/python/mcp_http_client.py`), a
 //! session that ends without a warning from the SDK.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::process::Command;
 

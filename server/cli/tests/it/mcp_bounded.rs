@@ -2,7 +2,7 @@
 //! during a long call ends the process within 2 s, a 1 MiB `remember` body is not echoed
 //! back, and a 50,000-word question is answered within a second with a note.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! (an MCP server) writes revisions in a loop, and `loci export` / `import` / `restore`
 //! as a user runs them.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -10,7 +10,7 @@
 //! CPython's `json/decoder.py` instead of the small one below; it must define
 //! `JSONDecoder.raw_decode` ending in `        return obj, end`).
 
-mod lsp_support;
+use crate::lsp_support;
 
 use std::time::{Duration, Instant};
 

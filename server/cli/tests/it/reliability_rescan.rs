@@ -13,8 +13,8 @@
 //! Size: `LOCI_RESCAN_ROUNDS` rounds (default 20); `LOCI_RESCAN_SEED` replays a run (the
 //! seed is printed on stderr).
 
-mod mcp_support;
-mod reliability;
+use crate::mcp_support;
+use crate::reliability;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -3,8 +3,8 @@
 //! the process exits cleanly when the client closes stdin, and a store it cannot open or
 //! that a query finds damaged is an error result of its own kind (issue 37).
 
-mod damage;
-mod mcp_support;
+use crate::damage;
+use crate::mcp_support;
 
 use std::path::{Path, PathBuf};
 

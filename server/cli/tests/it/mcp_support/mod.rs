@@ -22,13 +22,7 @@ pub fn loci() -> &'static str {
 }
 
 /// Writes `text` to `root/rel`, creating directories.
-pub fn write(root: &Path, rel: &str, text: &str) {
-    let path = root.join(rel);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).expect("create dir");
-    }
-    std::fs::write(path, text).expect("write file");
-}
+pub use crate::fixture::write;
 
 /// Runs `loci -C root ARGS`, returning (status, stdout, stderr).
 pub fn run(root: &Path, args: &[&str]) -> (ExitStatus, String, String) {

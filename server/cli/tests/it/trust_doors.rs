@@ -3,8 +3,8 @@
 //! (item 1), an answer serving memory checks its files against the disk (item 4), and
 //! memory false about what a question names is served with a banner (item 3).
 
-mod lsp_support;
-mod mcp_support;
+use crate::lsp_support;
+use crate::mcp_support;
 
 use std::path::Path;
 

@@ -1,12 +1,14 @@
 //! The `loci` binary end to end: exit codes, JSON envelopes, errors on stderr, and SARIF
 //! that validates against the official SARIF 2.1.0 schema.
 
-mod damage;
+use crate::damage;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use crate::fixture::write;
 
 fn loci(dir: &Path, args: &[&str]) -> Output {
     run(Command::new(env!("CARGO_BIN_EXE_loci")), dir, args)
@@ -22,12 +24,6 @@ fn run(mut cmd: Command, dir: &Path, args: &[&str]) -> Output {
         .env_remove("LOCI_DB")
         .output()
         .expect("loci runs")
-}
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
 }
 
 fn repo() -> tempfile::TempDir {

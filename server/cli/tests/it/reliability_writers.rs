@@ -9,8 +9,8 @@
 //! docs/reliability.md uses 1000). With `LOCI_STRESS_REPORT=FILE` the measured throughput
 //! is written to FILE as JSON.
 
-mod mcp_support;
-mod reliability;
+use crate::mcp_support;
+use crate::reliability;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

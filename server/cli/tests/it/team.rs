@@ -4,9 +4,9 @@
 //! solo store joins idempotently, a newer server schema is refused, revisions are
 //! append-only on the server, and no password is ever written or shown.
 
-mod lsp_support;
-mod mcp_support;
-mod team_support;
+use crate::lsp_support;
+use crate::mcp_support;
+use crate::team_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

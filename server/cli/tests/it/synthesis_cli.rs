@@ -2,7 +2,7 @@
 //! 2 and how to set it, nothing written), the plan, a dry run's exact prompt, a run with a
 //! fixture script as the model, and a failed run's exit 1.
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::path::Path;
 

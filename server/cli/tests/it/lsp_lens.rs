@@ -3,7 +3,7 @@
 //! diagnostic, and the lens then counts the stale memory the diagnostic reports — both
 //! from the buffer's overlay. `loci lsp` as a real process over stdio.
 
-mod lsp_support;
+use crate::lsp_support;
 
 use lsp_support::{Lsp, loci};
 use serde_json::json;
