@@ -2,7 +2,7 @@
 //! document sync, positions, the overlay, hover, symbols, commands and outside edits.
 //! Each case from `shared/cases` is named after its id (B01, B03, ...).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 //! Credential-shaped strings are assembled from pieces at run time, so this file is not
 //! itself a secret to loci's own scan or to push protection.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

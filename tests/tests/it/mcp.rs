@@ -25,13 +25,7 @@ type Client = RunningService<RoleClient, ClientConfig>;
 /// How long any single wait in these tests may take before the test fails.
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let path = root.join(rel);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).expect("create dir");
-    }
-    std::fs::write(path, text).expect("write file");
-}
+use crate::fixture::write;
 
 fn scanned(root: &Path) -> Workspace {
     let mut ws = Workspace::open(root, None).expect("open workspace");

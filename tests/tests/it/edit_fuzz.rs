@@ -12,9 +12,9 @@
 //!
 //! Cases: `PROPTEST_CASES` (proptest's default, 256, in CI). The dedicated run is
 //! documented in docs/reliability.md:
-//! `PROPTEST_CASES=10000 cargo test -p loci-tests --test edit_fuzz`.
+//! `PROPTEST_CASES=10000 cargo test -p loci-tests --test it edit_fuzz::`.
 
-mod support;
+use crate::support;
 
 use std::sync::LazyLock;
 use std::sync::atomic::{AtomicU64, Ordering};

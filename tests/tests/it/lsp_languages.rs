@@ -5,7 +5,7 @@
 //! `languageId` (`loci_lsp::languages`); a memory about a function of each language goes
 //! stale when the function's body is edited in the buffer.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 
