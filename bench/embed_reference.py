@@ -10,7 +10,7 @@ BERT, the tokenizers crate's configuration and the pooling together.
 
 Usage: python3 bench/embed_reference.py [MODEL_DIR]
 (default target/ci/models/all-MiniLM-L6-v2, put there by .ci/setup; needs numpy).
-Prints, for each text of server/embed/tests/embed.rs, its first 4 components, and the
+Prints, for each text of server/embed/tests/it/embed.rs, its first 4 components, and the
 cosines of the retrieval check.
 """
 

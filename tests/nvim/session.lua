@@ -1,5 +1,5 @@
 -- A real-client session with Neovim's built-in LSP client, run headless by
--- `server/cli/tests/nvim.rs`: start `loci lsp` on a workspace, open a file, ask for hover
+-- `server/cli/tests/it/nvim.rs`: start `loci lsp` on a workspace, open a file, ask for hover
 -- and document symbols, edit the buffer, ask again, and write what came back as JSON.
 --
 -- Usage: nvim --headless --clean -l session.lua LOCI_BIN ROOT FILE OUT

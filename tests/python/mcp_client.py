@@ -9,7 +9,7 @@ against), asks `context` (its text must be that CLI output: markdown, not JSON),
 `symbol`, `remember`, `why`, checks that argument and domain errors are tool results
 with `isError` and a message saying what to do, and that an unknown tool is a protocol
 error. Exits non-zero with a message on any failure. Run by
-`server/cli/tests/mcp_python.rs`.
+`server/cli/tests/it/mcp_python.rs`.
 """
 
 import asyncio

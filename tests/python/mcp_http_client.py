@@ -5,7 +5,7 @@ Usage: python3 tests/python/mcp_http_client.py <url> <token>
 Initializes a session with the bearer token, calls `symbol` for `a`, and leaves, which
 sends the session `DELETE`. Fails if the SDK logged any warning or error (it logged
 "Session termination failed: 202" when loci answered `DELETE` 202; it expects 200 or
-204). Run by `server/cli/tests/mcp_python.rs`.
+204). Run by `server/cli/tests/it/mcp_python.rs`.
 """
 
 import asyncio

@@ -2,7 +2,7 @@
 -- would), an edit is all the server needs to notice that HEAD moved: Neovim on Linux
 -- watches no files. The server syncs on its own and the plugin says how many pages are
 -- behind the code, once, and keeps it for `require('loci').status()`. Run headless by
--- `server/cli/tests/editors_neovim.rs`; what came back is written as JSON.
+-- `server/cli/tests/it/editors_neovim.rs`; what came back is written as JSON.
 --
 -- Usage: nvim --headless --clean -l after_commit.lua PLUGIN_DIR ROOT FILE OUT
 local plugin, root, file, out = arg[1], arg[2], arg[3], arg[4]

@@ -1,5 +1,5 @@
 -- Keystroke → final diagnostic in a real Neovim (issue 33's benchmark), run headless by
--- `server/cli/tests/editors_neovim.rs` on a copy of CPython's `json/decoder.py` whose memory
+-- `server/cli/tests/it/editors_neovim.rs` on a copy of CPython's `json/decoder.py` whose memory
 -- page names `JSONDecoder.raw_decode()`. Neovim types bursts of 50 changes, 30 ms apart (timers
 -- paced from the burst's start, `nvim_buf_set_text` appending `x` to `return obj, end` in
 -- `raw_decode`'s body), through its own LSP client with its default settings (including its

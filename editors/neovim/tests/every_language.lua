@@ -1,5 +1,5 @@
 -- The Neovim plugin on every language loci parses, run headless by
--- `server/cli/tests/editors_neovim.rs` on a scanned copy of fixtures/polyglot whose
+-- `server/cli/tests/it/editors_neovim.rs` on a scanned copy of fixtures/polyglot whose
 -- Kotlin file has a memory about `Cart.add()`: each file given is opened, gets its
 -- filetype from Neovim's own detection, and must get the loci client and its document
 -- symbols; then an edit of `add`'s body in the buffer makes the memory stale (a

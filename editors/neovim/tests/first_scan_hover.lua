@@ -1,5 +1,5 @@
 -- First-scan hover availability in a real Neovim (issue 33's benchmark), run headless by
--- `server/cli/tests/editors_neovim.rs` on a copy of CPython's standard library (or a real
+-- `server/cli/tests/it/editors_neovim.rs` on a copy of CPython's standard library (or a real
 -- subset of it) with no `.loci` store: opening `json/decoder.py` starts `loci lsp`, which
 -- starts the first scan ("loci: scanning" `$/progress`). Hovers on the definition of
 -- `raw_decode` are sent one after another from the moment the client is initialized until

@@ -1,4 +1,4 @@
--- The Neovim plugin end to end, run headless by `server/cli/tests/editors_neovim.rs` on a
+-- The Neovim plugin end to end, run headless by `server/cli/tests/it/editors_neovim.rs` on a
 -- copy of fixtures/polyglot/rust that already has a memory about `Store::open()`:
 -- `require('loci').setup({})` finds the server through LOCI_SERVER_PATH, attaches to a Rust
 -- buffer, an edit of `open`'s body makes the memory stale (a `loci` diagnostic), `:LociWhy`

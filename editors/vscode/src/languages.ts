@@ -2,7 +2,7 @@
 // parses plus markdown, whose claims loci checks, and the file extensions loci parses.
 // Both lists are checked against the server's registry (`Language::ALL` in
 // server/core/src/lang/mod.rs, the editor names in server/lsp/src/languages.rs) by
-// server/cli/tests/editors_vscode.rs. Pure, for `node --test`.
+// server/cli/tests/it/editors_vscode.rs. Pure, for `node --test`.
 
 /** Language ids, in `Language::ALL` order, then markdown. Built-in ids where VS Code has
  * the language (`shellscript`, `objective-c`, `r`, ...), else the id of the extension most

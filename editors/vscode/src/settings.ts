@@ -4,7 +4,7 @@
 // `initializationOptions.NAME` (the Rust struct `loci_lsp::InitializationOptions`, camelCase),
 // sent only when the user set it, so the server's own default applies otherwise.
 // Settings with a dot (`loci.server.path`, `loci.trace.server`, ...) belong to the
-// extension. `server/cli/tests/editors_vscode.rs` checks package.json against the Rust
+// extension. `server/cli/tests/it/editors_vscode.rs` checks package.json against the Rust
 // struct: every server setting exists there with the same type and default, and every
 // user-facing field of the struct has a setting. Pure (no `vscode` import).
 

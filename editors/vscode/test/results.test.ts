@@ -135,7 +135,7 @@ test('fault: code actions showed only a first line, and a markdown file replaced
 
 test('pages behind the code: the second status bar item', () => {
   // `$/loci/pagesBehind` as the server sends it after a commit
-  // (tests/tests/lsp.rs `after_a_commit_the_editor_hears_how_many_pages_are_behind_the_code`).
+  // (tests/tests/it/lsp.rs `after_a_commit_the_editor_hears_how_many_pages_are_behind_the_code`).
   const behind = new Map<string, PagesBehindParams>();
   recordBehind(behind, {
     root: 'file:///repo',

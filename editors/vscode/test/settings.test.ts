@@ -1,6 +1,6 @@
 // Settings: `loci.NAME` (no dot) is `initializationOptions.NAME`, sent only when set; the
 // package.json is consistent with the extension's code. (The Rust side checks the same
-// package.json against the server's struct: server/cli/tests/editors_vscode.rs.)
+// package.json against the server's struct: server/cli/tests/it/editors_vscode.rs.)
 
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';

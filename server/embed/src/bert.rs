@@ -7,7 +7,7 @@
 //! crate holds about 120 models (83,000 lines): compiling it took 135 s of CPU (35 s of a
 //! clean release build's wall time on 2 cores) for this one file's worth. Dropout is absent (inference), and so are the pooler
 //! and the heads: sentence-transformers models do not use them. Checked against an
-//! independent numpy implementation by server/embed/tests/embed.rs.
+//! independent numpy implementation by server/embed/tests/it/embed.rs.
 
 use candle_core::{DType, Module, Result, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder};

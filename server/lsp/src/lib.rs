@@ -61,7 +61,7 @@ impl Default for ServerOptions {
 /// The client's `initializationOptions`, all optional (camelCase keys). Unknown keys are
 /// rejected with a warning and the defaults used. `Serialize` gives the defaults as the
 /// client sees them: editors' settings are checked against it
-/// (`server/cli/tests/editors_vscode.rs`, style.md rule 11).
+/// (`server/cli/tests/it/editors_vscode.rs`, style.md rule 11).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct InitializationOptions {

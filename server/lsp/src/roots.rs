@@ -432,10 +432,13 @@ impl Root {
             Ok(env) => scan_summary(&env.result),
             Err(e) => e.message.clone(),
         };
+        // Scanned before the progress ends: a hover the client sends on seeing the end must
+        // not still say the initial scan is running (found by
+        // `neovim_hovers_answer_during_the_first_scan_of_the_stdlib` under load).
+        self.scanned.store(true, Ordering::SeqCst);
         if let Some(ongoing) = ongoing {
             ongoing.finish_with_message(summary.clone()).await;
         }
-        self.scanned.store(true, Ordering::SeqCst);
         let level = if result.is_ok() {
             MessageType::INFO
         } else {

@@ -2224,7 +2224,7 @@ fn analyse_snapshot(
             );
             // Error recovery depends on which subtrees an incremental parse reuses: on
             // broken code, the reparsed tree can differ from a fresh parse of the same
-            // text (fault found by tests/tests/edit_fuzz.rs: a Python `:` annotation
+            // text (fault found by tests/tests/it/edit_fuzz.rs: a Python `:` annotation
             // recovered as `ERROR` after an empty edit). A tree with errors is parsed
             // again from scratch, so what loci serves for a text never depends on the
             // edits that led to it; error-free trees keep the incremental parse. Only up

@@ -313,7 +313,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
             })) if CLIENT_REQUESTS.contains(&custom.method.as_str()) => {
                 // A method rmcp knows whose params did not fit its type: rmcp falls back
                 // to a custom request and would answer -32601 (fault found by
-                // server/cli/tests/mcp_hostile.rs: `tools/call` with `"name": 5`).
+                // server/cli/tests/it/mcp_hostile.rs: `tools/call` with `"name": 5`).
                 let why = invalid_params(&custom.method, custom.params.as_ref());
                 let reply = error_line(
                     serde_json::to_value(&request_id).unwrap_or(Value::Null),

@@ -18,7 +18,7 @@ local M = {}
 
 --- Neovim filetypes of every language loci parses (`Language::ALL` in
 --- server/core/src/lang/mod.rs; the names are `loci_lsp::languages`, checked by
---- server/cli/tests/editors_neovim.rs) plus markdown, whose claims loci checks. A `.sh` or
+--- server/cli/tests/it/editors_neovim.rs) plus markdown, whose claims loci checks. A `.sh` or
 --- `.bash` file is `sh`, a `.tf` file `terraform` (`tf` while it is empty), an Objective-C
 --- header `objcpp`.
 M.filetypes = {

@@ -484,7 +484,7 @@ impl Asks {
     /// the demoted hits in relevance too made the stdlib set abstain on an in-scope
     /// question (its best item was a test) and answer an out-of-scope one (0.476 / 0.398
     /// → 0.448 / 0.455); as a prior that also moved the tests after all the others, loci's
-    /// set lost `server/engine/tests/walk.rs`, a gold item (rank 6 → 22; MRR 0.436 →
+    /// set lost `server/engine/tests/it/walk.rs`, a gold item (rank 6 → 22; MRR 0.436 →
     /// 0.434); as here, 0.476 / 0.445 on the stdlib set and 0.380 / 0.437 on loci's
     /// (0.368 / 0.436 without).
     fn places<T>(self, hits: &[T], path: impl Fn(&T) -> Option<&str>) -> Vec<usize> {

@@ -1,0 +1,1373 @@
+//! The map's questions on small trees, with exact answers: `impact` over the reverse import
+//! graph.
+
+use loci_engine::Workspace;
+use loci_engine::map::LIST_LIMIT;
+
+use crate::fixture::{files, write};
+
+/// `a` ← `b`, `c` ← `d` (a diamond) ← `e` ← `f`, and `g` ↔ `a` (a cycle through the target).
+fn diamond() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- a.py
+import g
+
+def base():
+    return 1
+//- b.py
+import a
+//- c.py
+
+
+import a
+//- d.py
+import c
+import b
+//- e.py
+import d
+//- f.py
+import e
+//- g.py
+import a
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    (dir, ws)
+}
+
+#[test]
+fn file_impact_walks_each_importer_once_at_its_nearest_depth() {
+    let (_dir, ws) = diamond();
+    let impact = ws.impact("a.py", 3, false).unwrap().result;
+    let nodes: Vec<(String, u32, String, String)> = impact
+        .nodes
+        .iter()
+        .map(|n| (n.id.clone(), n.depth, n.via.to.clone(), n.via.at.clone()))
+        .collect();
+    let row = |id: &str, d: u32, to: &str, at: &str| (id.into(), d, to.into(), at.into());
+    assert_eq!(
+        nodes,
+        vec![
+            row("b.py", 1, "a.py", "b.py:1"),
+            row("c.py", 1, "a.py", "c.py:3"),
+            row("g.py", 1, "a.py", "g.py:1"),
+            // d imports both b and c: the edge to the smaller path is the one shown.
+            row("d.py", 2, "b.py", "d.py:2"),
+            row("e.py", 3, "d.py", "e.py:1"),
+        ]
+    );
+    assert_eq!(
+        impact.files,
+        ["a.py", "b.py", "c.py", "d.py", "e.py", "g.py"]
+    );
+    assert!(impact.nodes.iter().all(|n| n.via.provenance == "stated"));
+}
+
+#[test]
+fn file_impact_stops_at_the_depth_asked_and_where_nothing_imports() {
+    let (_dir, ws) = diamond();
+    let one: Vec<String> = ws
+        .impact("a.py", 1, false)
+        .unwrap()
+        .result
+        .nodes
+        .into_iter()
+        .map(|n| n.id)
+        .collect();
+    assert_eq!(one, ["b.py", "c.py", "g.py"]);
+    let leaf = ws.impact("f.py", 3, false).unwrap().result;
+    assert!(leaf.nodes.is_empty());
+    assert_eq!(leaf.files, ["f.py"]);
+    // The whole chain at a depth past its end.
+    assert_eq!(ws.impact("a.py", 10, false).unwrap().result.nodes.len(), 6);
+}
+
+/// The limit lists the nearest dependents (by depth, then path) and counts the rest:
+/// `dependents`, `by_depth` and `files_affected` are those of the whole walk, `limits`
+/// says what was left out, and only the listed files are checked against the disk.
+#[test]
+fn file_impact_lists_the_nearest_dependents_up_to_the_limit_and_counts_the_rest() {
+    let (dir, ws) = diamond();
+    // A file that is not listed changes on disk: the listed ones are the answer's files.
+    std::fs::write(dir.path().join("e.py"), "import d\nimport b\n").unwrap();
+    let env = ws.impact_limited("a.py", 3, false, 2).unwrap();
+    let i = &env.result;
+    let ids: Vec<(&str, u32)> = i.nodes.iter().map(|n| (n.id.as_str(), n.depth)).collect();
+    assert_eq!(ids, [("b.py", 1), ("c.py", 1)]);
+    assert_eq!(i.dependents, 5);
+    assert_eq!(i.by_depth, [3, 1, 1]);
+    assert_eq!(i.files_affected, 6);
+    assert_eq!(i.files, ["a.py", "b.py", "c.py"]);
+    assert_eq!(
+        (
+            env.limits.budget,
+            env.limits.used,
+            env.limits.truncated,
+            env.limits.omitted
+        ),
+        (Some(2), 2, true, 3)
+    );
+    assert_eq!(env.freshness.changed_since_scan, Some(0));
+    assert!(env.stale_warnings.is_empty());
+
+    // A limit past the end, and 0, list everything and omit nothing.
+    for limit in [0, 5, 100] {
+        let env = ws.impact_limited("a.py", 3, false, limit).unwrap();
+        let ids: Vec<&str> = env.result.nodes.iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["b.py", "c.py", "g.py", "d.py", "e.py"],
+            "limit {limit}"
+        );
+        assert_eq!(
+            (env.limits.truncated, env.limits.omitted, env.limits.used),
+            (false, 0, 5),
+            "limit {limit}"
+        );
+        assert_eq!(env.limits.budget, (limit > 0).then_some(u64::from(limit)));
+        // Every file is listed now, the changed one too.
+        assert_eq!(env.freshness.changed_since_scan, Some(1), "limit {limit}");
+        assert_eq!(env.stale_warnings[0].path, "e.py");
+    }
+    // `impact` lists all.
+    assert_eq!(ws.impact("a.py", 3, false).unwrap().result.nodes.len(), 5);
+
+    let leaf = ws.impact_limited("f.py", 3, false, 2).unwrap();
+    assert_eq!(
+        (
+            leaf.result.dependents,
+            leaf.result.by_depth.len(),
+            leaf.result.files_affected,
+            leaf.limits.omitted
+        ),
+        (0, 0, 1, 0)
+    );
+}
+
+/// A symbol's impact under a limit: the nearest definitions listed, every one counted.
+#[test]
+fn symbol_impact_lists_the_nearest_dependents_up_to_the_limit_and_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "m.py",
+        "def base():\n    return 1\n\ndef one():\n    return base()\n\ndef two():\n    return base()\n\ndef three():\n    return one()\n",
+    );
+    write(
+        root,
+        "n.py",
+        "from m import two\n\ndef four():\n    return two()\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let all = ws.impact_limited("base", 3, false, 0).unwrap();
+    let ids: Vec<(&str, u32)> = all
+        .result
+        .nodes
+        .iter()
+        .map(|n| (n.id.as_str(), n.depth))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("m.py#one@function", 1),
+            ("m.py#two@function", 1),
+            // Each hop the surest first: the import of `two` at the top of n.py (which
+            // makes the file itself a dependent) and the call it binds (1.0) before the
+            // same-file call in `three` (0.9).
+            ("n.py", 2),
+            ("n.py#four@function", 2),
+            ("m.py#three@function", 2),
+        ]
+    );
+    assert_eq!(all.result.files, ["m.py", "n.py"]);
+    let two = ws.impact_limited("base", 3, false, 2).unwrap();
+    let ids: Vec<&str> = two.result.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(ids, ["m.py#one@function", "m.py#two@function"]);
+    assert_eq!(
+        (
+            two.result.dependents,
+            two.result.by_depth.clone(),
+            two.result.files_affected,
+            two.result.files.clone()
+        ),
+        (5, vec![2, 3], 2, vec!["m.py".to_string()])
+    );
+    assert_eq!((two.limits.truncated, two.limits.omitted), (true, 3));
+}
+
+/// A walk that needs the paths of more files than one lookup each is worth reads them in
+/// one pass (`PATH_SCAN_MIN` in loci-store): the same answer as the small walks above,
+/// nearest first, each listed dependent with the edge into the smallest path of the level
+/// before.
+#[test]
+fn a_wide_file_impact_lists_the_same_nearest_dependents_as_a_narrow_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "hub.py", "X = 1\n");
+    for n in 0..300 {
+        write(root, &format!("d1/m{n:03}.py"), "import hub\n");
+    }
+    // Imports two files of depth 1: the edge shown is the one into the smaller path.
+    write(root, "d2/top.py", "import d1.m200\n\nimport d1.m007\n");
+    write(root, "d1/__init__.py", "");
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let all = ws.impact_limited("hub.py", 3, false, 0).unwrap();
+    let i = &all.result;
+    assert_eq!((i.dependents, i.by_depth.clone()), (301, vec![300, 1]));
+    assert_eq!(i.nodes.len(), 301);
+    assert_eq!(
+        (i.nodes[0].id.as_str(), i.nodes[299].id.as_str()),
+        ("d1/m000.py", "d1/m299.py")
+    );
+    let top = &i.nodes[300];
+    assert_eq!(
+        (
+            top.id.as_str(),
+            top.depth,
+            top.via.to.as_str(),
+            top.via.at.as_str()
+        ),
+        ("d2/top.py", 2, "d1/m007.py", "d2/top.py:3")
+    );
+    let few = ws.impact_limited("hub.py", 3, false, 2).unwrap();
+    let ids: Vec<&str> = few.result.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(ids, ["d1/m000.py", "d1/m001.py"]);
+    assert_eq!(few.result.by_depth, [300, 1]);
+    assert_eq!(few.limits.omitted, 299);
+}
+
+/// Fault (fresh-user trial): `loci symbol Regex::new` found nothing although
+/// `loci symbol Regex.new` found the method: the map writes qualified names with `.`, and
+/// lookups took `::` (and `->`) literally.
+#[test]
+fn fault_a_qualified_name_written_with_double_colons_found_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "re.rs",
+        "pub struct Regex;\nimpl Regex {\n    pub fn new() -> Regex {\n        Regex\n    }\n}\n\nfn main() {\n    let _r = Regex::new();\n}\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    for name in ["Regex.new", "Regex::new", "Regex->new"] {
+        let keys: Vec<String> = ws
+            .symbol(name, LIST_LIMIT)
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|h| h.key)
+            .collect();
+        assert_eq!(keys, ["re.rs#Regex.new@method"], "{name}");
+        let callers = ws.callers(name, LIST_LIMIT).unwrap().result;
+        let calls: Vec<(String, u32)> = callers
+            .calls
+            .iter()
+            .map(|c| (c.path.clone(), c.line))
+            .collect();
+        assert_eq!(calls, [("re.rs".to_string(), 8)], "{name}");
+        let refs: Vec<(String, u32)> = ws
+            .refs(name, LIST_LIMIT)
+            .unwrap()
+            .result
+            .iter()
+            .map(|r| (r.name.clone(), r.line))
+            .collect();
+        assert_eq!(refs, [("new".to_string(), 8)], "{name}");
+        let impact = ws.impact(name, 1, false).unwrap().result;
+        let ids: Vec<&str> = impact.nodes.iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(ids, ["re.rs#main@function"], "{name}");
+    }
+}
+
+/// Fault found by a fresh-user trial: `refs Regex::new` listed every reference to any
+/// `new` (77 rows in the regex crate; 6 were `Regex.new`'s). A qualified name now lists
+/// the references resolved to what it names and the unresolved ones written on a
+/// receiver of that name; a module path that names no symbol still means its last part.
+#[test]
+fn fault_refs_of_a_qualified_name_listed_every_reference_to_its_last_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/regex.rs",
+        "pub struct Regex;\n\nimpl Regex {\n    pub fn new() -> Regex {\n        Regex\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/builder.rs",
+        "pub struct Builder;\n\nimpl Builder {\n    pub fn new() -> Builder {\n        Builder\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/main.rs",
+        "fn main() {\n    let a = Regex::new();\n    let b = Builder::new();\n    let c = Other::new();\n    let d = meta::Regex::new();\n}\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let lines = |name: &str| -> Vec<(String, u32, Option<String>)> {
+        ws.refs(name, LIST_LIMIT)
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|r| (r.path, r.line, r.target_key))
+            .collect()
+    };
+    // `meta::Regex` is no `Regex` of this tree (no `meta` in its path): unresolved, and
+    // listed as written on a `Regex`.
+    assert_eq!(
+        lines("Regex::new"),
+        [
+            (
+                "src/main.rs".to_string(),
+                1,
+                Some("src/regex.rs#Regex.new@method".to_string())
+            ),
+            ("src/main.rs".to_string(), 4, None)
+        ]
+    );
+    assert_eq!(lines("new").len(), 4);
+    // A qualifier naming no symbol and written on no call: nothing (it had listed all
+    // four `new`, as if the qualifier were not there).
+    assert_eq!(lines("nothing::new").len(), 0);
+}
+
+/// Fault found by a fresh-user trial on tokio: `loci symbol TcpListener` (and `TcpStream`,
+/// `Sleep`, `spawn_blocking`, 42 of tokio's 163 `pub struct` names) found nothing, because
+/// they are defined inside macro invocations (`cfg_net! { pub struct TcpListener { .. } }`)
+/// whose bodies tree-sitter leaves unparsed; the `mod` declared in one had no dependency
+/// edge. After a scan they are symbols like any other, with their references and edges.
+#[test]
+fn fault_items_inside_macro_invocations_were_invisible() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        "macro_rules! cfg_net { ($($i:item)*) => { $($i)* } }\n\
+         cfg_net! {\n    pub mod net;\n}\n\
+         mod task;\n",
+    );
+    write(
+        root,
+        "src/net.rs",
+        "cfg_net! {\n    /// A TCP socket server.\n    pub struct TcpListener {\n        fd: u32,\n    }\n\n    \
+         impl TcpListener {\n        pub async fn bind() -> TcpListener {\n            TcpListener::from_fd(0)\n        }\n\n        \
+         fn from_fd(fd: u32) -> TcpListener {\n            TcpListener { fd }\n        }\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/task.rs",
+        "cfg_rt! {\n    pub fn spawn_blocking() {}\n}\n",
+    );
+    write(
+        root,
+        "src/main.rs",
+        "use crate::task::spawn_blocking;\n\nfn main() {\n    let _l = TcpListener::bind();\n    spawn_blocking();\n}\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let symbols = |name: &str| -> Vec<(String, u32, String, Option<String>)> {
+        ws.symbol(name, LIST_LIMIT)
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|h| (h.key, h.line, h.signature, h.doc))
+            .collect()
+    };
+    assert_eq!(
+        symbols("TcpListener"),
+        [(
+            "src/net.rs#TcpListener@struct".to_string(),
+            2,
+            "pub struct TcpListener {".to_string(),
+            Some("A TCP socket server.".to_string())
+        )]
+    );
+    assert_eq!(
+        symbols("TcpListener::bind"),
+        [(
+            "src/net.rs#TcpListener.bind@method".to_string(),
+            7,
+            "pub async fn bind() -> TcpListener {".to_string(),
+            None
+        )]
+    );
+    assert_eq!(
+        symbols("spawn_blocking"),
+        [(
+            "src/task.rs#spawn_blocking@function".to_string(),
+            1,
+            "pub fn spawn_blocking() {}".to_string(),
+            None
+        )]
+    );
+    let refs = |name: &str| -> Vec<(String, u32, Option<String>, Option<String>)> {
+        ws.refs(name, LIST_LIMIT)
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|r| (r.path, r.line, r.enclosing_key, r.target_key))
+            .collect()
+    };
+    assert_eq!(
+        refs("TcpListener::from_fd"),
+        [(
+            "src/net.rs".to_string(),
+            8,
+            Some("src/net.rs#TcpListener.bind@method".to_string()),
+            Some("src/net.rs#TcpListener.from_fd@method".to_string())
+        )]
+    );
+    assert_eq!(
+        refs("spawn_blocking"),
+        [
+            (
+                "src/main.rs".to_string(),
+                0,
+                None,
+                Some("src/task.rs#spawn_blocking@function".to_string())
+            ),
+            (
+                "src/main.rs".to_string(),
+                4,
+                Some("src/main.rs#main@function".to_string()),
+                Some("src/task.rs#spawn_blocking@function".to_string())
+            )
+        ]
+    );
+    // `pub mod net;` inside `cfg_net!` is the stated edge to src/net.rs.
+    let deps: Vec<(String, Option<String>, u32)> = ws
+        .deps("src/lib.rs", false)
+        .unwrap()
+        .result
+        .edges
+        .into_iter()
+        .map(|e| (e.module, e.to, e.line))
+        .collect();
+    assert_eq!(
+        deps,
+        [
+            ("self::net".to_string(), Some("src/net.rs".to_string()), 2),
+            ("self::task".to_string(), Some("src/task.rs".to_string()), 4)
+        ]
+    );
+}
+
+/// Six definitions of `step` in `m.py` and `n.py`, a class `Walker` with a method `step`
+/// called four times, and `m.py`'s `step` imported and called bare five times: ten
+/// references written `step` in all. The four are on a value of unknown type (`w`, not
+/// annotated: an annotation would type it).
+fn many_steps() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let defs: String = (0..4)
+        .map(|i| format!("class C{i}:\n    def step(self):\n        pass\n"))
+        .collect();
+    write(root, "m.py", &format!("{defs}\ndef step():\n    pass\n"));
+    write(
+        root,
+        "n.py",
+        "from m import step\n\nclass Walker:\n    def step(self):\n        pass\n\n\
+         def go(w):\n    w.step()\n    w.step()\n    w.step()\n    w.step()\n\
+         \ndef run():\n    step()\n    step()\n    step()\n    step()\n    step()\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    (dir, ws)
+}
+
+#[test]
+fn fault_a_listing_cut_at_its_limit_said_nothing_was_omitted() {
+    let (_dir, ws) = many_steps();
+    // Symbols: all six at 0, three listed and three counted at 3.
+    let all = ws.symbol("step", 0).unwrap();
+    assert_eq!(all.result.len(), 6);
+    assert_eq!(
+        (all.limits.used, all.limits.omitted, all.limits.truncated),
+        (6, 0, false)
+    );
+    assert_eq!(all.limits.budget, None);
+    let three = ws.symbol("step", 3).unwrap();
+    let paths: Vec<(&str, u32)> = three
+        .result
+        .iter()
+        .map(|s| (s.path.as_str(), s.line))
+        .collect();
+    assert_eq!(paths, [("m.py", 1), ("m.py", 4), ("m.py", 7)]);
+    assert_eq!(
+        (
+            three.limits.used,
+            three.limits.omitted,
+            three.limits.truncated
+        ),
+        (3, 3, true)
+    );
+    assert_eq!(three.limits.budget, Some(3));
+    // A limit the listing fits in cuts nothing.
+    let six = ws.symbol("step", 6).unwrap();
+    assert_eq!(
+        (six.limits.used, six.limits.omitted, six.limits.truncated),
+        (6, 0, false)
+    );
+    // References written `step` (the import, four method calls, five bare calls).
+    let refs = ws.refs("step", 2).unwrap();
+    assert_eq!(ws.refs("step", 0).unwrap().result.len(), 10);
+    assert_eq!(
+        (refs.result.len(), refs.limits.used, refs.limits.omitted),
+        (2, 2, 8)
+    );
+    // A key: the references resolved to it.
+    let key = "n.py#Walker.step@method";
+    let to_key = ws.refs(key, 0).unwrap();
+    assert_eq!(to_key.result.len(), 4, "{:?}", to_key.result);
+    // As a shell completes it.
+    assert_eq!(ws.refs(&format!("./{key}"), 0).unwrap().result.len(), 4);
+    assert_eq!(ws.symbol(&format!("./{key}"), 0).unwrap().result.len(), 1);
+    let cut = ws.refs(key, 1).unwrap();
+    assert_eq!((cut.limits.used, cut.limits.omitted), (1, 3));
+    assert_eq!(cut.result[0].line, 7);
+    // A qualified name: its symbols' references.
+    let qualified = ws.refs("Walker.step", 3).unwrap();
+    assert_eq!((qualified.limits.used, qualified.limits.omitted), (3, 1));
+    // Callers: the calls resolved to every symbol named, counted past the limit (at any
+    // confidence: `w.step()` is a name matched on a value, 0.3).
+    let callers = ws.callers_with(key, 2, 0.0).unwrap();
+    let lines: Vec<u32> = callers.result.calls.iter().map(|c| c.line).collect();
+    assert_eq!(lines, [7, 8]);
+    assert_eq!(
+        (
+            callers.limits.used,
+            callers.limits.omitted,
+            callers.limits.truncated
+        ),
+        (2, 2, true)
+    );
+    // The definitions a name matched are cut at the limit too, and counted.
+    let by_name = ws.callers("step", 2).unwrap();
+    let keys: Vec<&str> = by_name
+        .result
+        .targets
+        .iter()
+        .map(|t| t.key.as_str())
+        .collect();
+    assert_eq!(keys, ["m.py#C0.step@method", "m.py#C1.step@method"]);
+    assert_eq!(by_name.result.targets_total, 6);
+    // At the default confidence the five bare calls are counted in `limits`, the four
+    // `w.step()` apart.
+    assert_eq!((by_name.limits.used, by_name.limits.omitted), (2, 3));
+    assert_eq!(by_name.result.weaker, 4);
+    // A qualifier that names no symbol: the uses written on it (`w.step()`), and none
+    // for one nothing is written on (every `step` had been listed).
+    let on_w = ws.refs("w.step", 0).unwrap();
+    assert_eq!(
+        on_w.result.iter().map(|r| r.line).collect::<Vec<_>>(),
+        [7, 8, 9, 10]
+    );
+    assert!(ws.refs("Nope.step", 0).unwrap().result.is_empty());
+    assert!(ws.refs("Nope::step", 0).unwrap().result.is_empty());
+    let bare = ws.callers("m.py#step@function", 0).unwrap();
+    assert_eq!(bare.result.calls.len(), 5, "{:?}", bare.result.calls);
+    assert_eq!(bare.limits.omitted, 0);
+}
+
+/// Fault found by a trial on regex-syntax: `loci impact 'src/ast/parse.rs#Parser@struct'`
+/// counted only the `use` lines and `impl` blocks naming `Parser`, not the calls of its
+/// methods (`Parser::new()`, `p.parse()`): a type's uses are its members' uses too.
+#[test]
+fn fault_impact_of_a_type_left_out_the_uses_of_its_members() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/parse.rs",
+        "pub struct Parser;\n\nimpl Parser {\n    pub fn new() -> Parser {\n        Parser\n    }\n\n    pub fn parse(&self) -> u32 {\n        1\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/main.rs",
+        "mod parse;\n\nfn build() -> u32 {\n    let p = parse::Parser::new();\n    p.parse()\n}\n\nfn main() {\n    build();\n}\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let impact = ws
+        .impact("src/parse.rs#Parser@struct", 3, false)
+        .unwrap()
+        .result;
+    let nodes: Vec<(String, u32, String)> = impact
+        .nodes
+        .iter()
+        .map(|n| (n.id.clone(), n.depth, n.via.to.clone()))
+        .collect();
+    assert_eq!(
+        nodes,
+        [
+            (
+                "src/main.rs#build@function".to_string(),
+                1,
+                "src/parse.rs#Parser.new@method".to_string()
+            ),
+            // `impl Parser`, outside any definition: its file.
+            (
+                "src/parse.rs".to_string(),
+                1,
+                "src/parse.rs#Parser@struct".to_string()
+            ),
+            (
+                "src/main.rs#main@function".to_string(),
+                2,
+                "src/main.rs#build@function".to_string()
+            )
+        ]
+    );
+}
+
+/// Fault found by a trial on regex-syntax: `ParserI::new(self, pattern).parse()` inside
+/// `Parser.parse` resolved to `Parser.parse` itself (confidence 0.30), a false
+/// self-recursion; Python's `Reader().read()` alike. A method called on a value just
+/// constructed (`Type::new(..)`, `Type::default()`, a capitalised Python call) is a
+/// member of that type.
+#[test]
+fn fault_a_method_called_on_a_constructed_value_went_to_the_enclosing_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        "pub struct Parser;\npub struct ParserI;\n\nimpl ParserI {\n    pub fn new(p: u32) -> ParserI {\n        ParserI\n    }\n    pub fn parse(&self) -> u32 {\n        1\n    }\n}\n\nimpl Parser {\n    pub fn parse(&self) -> u32 {\n        ParserI::new(1).parse()\n    }\n}\n",
+    );
+    write(
+        root,
+        "m.py",
+        "class Reader:\n    def read(self):\n        return 1\n\nclass Writer:\n    def read(self):\n        return Reader().read()\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let calls = |name: &str| -> Vec<(String, u32, Option<String>)> {
+        ws.refs(name, 0)
+            .unwrap()
+            .result
+            .into_iter()
+            .filter(|r| r.kind == "call")
+            .map(|r| (r.path, r.line, r.target_key))
+            .collect()
+    };
+    assert_eq!(
+        calls("parse"),
+        [(
+            "src/lib.rs".to_string(),
+            14,
+            Some("src/lib.rs#ParserI.parse@method".to_string())
+        )]
+    );
+    assert_eq!(
+        calls("read"),
+        [(
+            "m.py".to_string(),
+            6,
+            Some("m.py#Reader.read@method".to_string())
+        )]
+    );
+}
+
+/// Found by a fresh-user trial on regex-syntax: a Rust type named in a signature, a field,
+/// a type argument or a struct literal (`-> Parser`, `Parser { .. }`) was no reference,
+/// so `loci refs Parser` and `loci impact` left out every function that only takes,
+/// returns or builds one; Python annotations alike (`def f(p: Parser) -> Parser`).
+#[test]
+fn fault_a_type_named_in_a_signature_or_struct_literal_was_no_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/parse.rs",
+        "pub struct Parser {\n    pub depth: u32,\n}\n",
+    );
+    write(
+        root,
+        "src/main.rs",
+        "mod parse;\nuse parse::Parser;\n\nfn build() -> Parser {\n    Parser { depth: 0 }\n}\n\nfn deeper(p: &Parser) -> Option<Parser> {\n    None\n}\n\nstruct Holder {\n    inner: Parser,\n}\n\nenum Kind {\n    Path,\n}\n\nfn open(p: &std::path::Path, q: &Path) -> Kind {\n    Kind::Path\n}\n",
+    );
+    write(
+        root,
+        "app/parse.py",
+        "class Parser:\n    pass\n\ndef reparse(p: Parser) -> list[Parser]:\n    return [p]\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let types = |name: &str| -> Vec<(String, u32, Option<String>, Option<String>)> {
+        ws.refs(name, 0)
+            .unwrap()
+            .result
+            .into_iter()
+            .filter(|r| r.kind == "type")
+            .map(|r| (r.path, r.line, r.enclosing_key, r.target_key))
+            .collect()
+    };
+    let rust = |line, enclosing: &str| {
+        (
+            "src/main.rs".to_string(),
+            line,
+            Some(format!("src/main.rs#{enclosing}")),
+            Some("src/parse.rs#Parser@struct".to_string()),
+        )
+    };
+    let python = |enclosing: &str| {
+        (
+            "app/parse.py".to_string(),
+            3,
+            Some(format!("app/parse.py#{enclosing}")),
+            Some("app/parse.py#Parser@class".to_string()),
+        )
+    };
+    assert_eq!(
+        types("Parser"),
+        [
+            python("reparse@function"),
+            python("reparse@function"),
+            rust(3, "build@function"),
+            rust(7, "deeper@function"),
+            rust(7, "deeper@function"),
+            rust(12, "Holder@struct"),
+        ]
+    );
+    // The struct literal constructs one: a call, as `Parser::new()` is.
+    let literal: Vec<(String, u32, String)> = ws
+        .refs("Parser", 0)
+        .unwrap()
+        .result
+        .into_iter()
+        .filter(|r| r.kind == "call")
+        .map(|r| (r.path, r.line, r.target_key.unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        literal,
+        [(
+            "src/main.rs".to_string(),
+            4,
+            "src/parse.rs#Parser@struct".to_string()
+        )]
+    );
+    // `Path` as a type is not the variant `Kind::Path` of the same name.
+    assert_eq!(
+        ws.refs("Path", 0)
+            .unwrap()
+            .result
+            .iter()
+            .filter(|r| r.kind == "type")
+            .map(|r| r.target_key.clone())
+            .collect::<Vec<_>>(),
+        [None]
+    );
+    let impact = ws
+        .impact("src/parse.rs#Parser@struct", 1, false)
+        .unwrap()
+        .result;
+    let ids: Vec<&str> = impact.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "src/main.rs",
+            "src/main.rs#Holder@struct",
+            "src/main.rs#build@function",
+            "src/main.rs#deeper@function"
+        ]
+    );
+}
+
+/// Fault found by a fresh-user trial: a qualified name had to be written from the module
+/// down (`string.RegexBuilder.new` in the regex crate, `geo.Circle.area` in C++,
+/// `Value.deserialize.ValueVisitor.visit_map` in serde_json): `RegexBuilder::new`,
+/// `Circle.area` and `ValueVisitor.visit_map` found nothing. A qualified name now matches
+/// every symbol whose qualified name ends with it at a segment boundary, exact matches
+/// first, in `symbol`, `refs`, `callers` and `impact`.
+#[test]
+fn fault_a_qualified_name_needed_its_whole_module_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "geo.cpp",
+        "namespace geo {\nclass Circle {\npublic:\n    double area() { return 1.0; }\n};\n}\n\ndouble total(geo::Circle c) {\n    return c.area();\n}\n",
+    );
+    write(
+        root,
+        "value.rs",
+        "pub struct Value;\nimpl Value {\n    pub fn deserialize() {\n        struct ValueVisitor;\n        impl ValueVisitor {\n            fn visit_map() {}\n        }\n        ValueVisitor::visit_map();\n    }\n}\n",
+    );
+    // `Circle.area` exactly, in a file of its own: listed before the longer match.
+    write(
+        root,
+        "z.py",
+        "class Circle:\n    def area(self):\n        return 2\n\nclass NotCircle:\n    def area(self):\n        return 3\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let keys = |name: &str| -> Vec<String> {
+        ws.symbol(name, LIST_LIMIT)
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|h| h.key)
+            .collect()
+    };
+    assert_eq!(
+        keys("Circle.area"),
+        ["z.py#Circle.area@method", "geo.cpp#geo.Circle.area@method"]
+    );
+    assert_eq!(keys("Circle::area"), keys("Circle.area"));
+    assert_eq!(keys("geo.Circle.area"), ["geo.cpp#geo.Circle.area@method"]);
+    // At a segment boundary only: `NotCircle.area` is no `Circle.area`, nor `ircle.area`.
+    assert!(keys("ircle.area").is_empty());
+    let visit = "value.rs#Value.deserialize.ValueVisitor.visit_map@method";
+    assert_eq!(keys("ValueVisitor.visit_map"), [visit]);
+    assert_eq!(keys("ValueVisitor::visit_map"), [visit]);
+    assert_eq!(keys("deserialize.ValueVisitor.visit_map"), [visit]);
+    let env = ws.symbol("Circle.area", 1).unwrap();
+    assert_eq!(env.limits.omitted, 1);
+    let callers: Vec<(String, u32)> = ws
+        .callers("ValueVisitor::visit_map", LIST_LIMIT)
+        .unwrap()
+        .result
+        .calls
+        .into_iter()
+        .map(|c| (c.path, c.line))
+        .collect();
+    assert_eq!(callers, [("value.rs".to_string(), 7)]);
+    let refs: Vec<(String, u32, Option<String>)> = ws
+        .refs("ValueVisitor.visit_map", LIST_LIMIT)
+        .unwrap()
+        .result
+        .into_iter()
+        .map(|r| (r.path, r.line, r.target_key))
+        .collect();
+    assert_eq!(refs, [("value.rs".to_string(), 7, Some(visit.to_string()))]);
+    let impact = ws
+        .impact("ValueVisitor.visit_map", 1, false)
+        .unwrap()
+        .result;
+    assert_eq!(impact.target, [visit]);
+    let ids: Vec<&str> = impact.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(ids, ["value.rs#Value.deserialize@method"]);
+}
+
+/// `(id, depth, kind, to, at, provenance, confidence)` of each listed dependent.
+fn impact_rows(ws: &Workspace, target: &str, depth: u32, hard: bool) -> Vec<String> {
+    ws.impact(target, depth, hard)
+        .unwrap()
+        .result
+        .nodes
+        .into_iter()
+        .map(|n| {
+            format!(
+                "{} {} {} -> {} at {} {} {:.1}",
+                n.id, n.depth, n.via.kind, n.via.to, n.via.at, n.via.provenance, n.via.confidence
+            )
+        })
+        .collect()
+}
+
+/// Fault found by a fresh-user trial: file-level `impact` followed import edges only, so
+/// it said nothing depends on a Java class its package calls without an import, on a Go
+/// file its package calls, or (serde_json's `src/de.rs`) on a Rust file that
+/// `src/raw.rs` calls 35 times through `crate::Deserializer::from_str` without a `use`.
+/// Resolved calls, types and bases into the file are edges of the blast radius too, with
+/// their kind, provenance and confidence, de-duplicated with the import edges; `--hard`
+/// keeps the stated ones.
+#[test]
+fn fault_file_impact_followed_only_import_edges() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let java = "java/src/main/java/com/acme/app";
+    write(
+        root,
+        &format!("{java}/Helper.java"),
+        "package com.acme.app;\n\npublic class Helper {\n    public static int help() { return 1; }\n}\n",
+    );
+    write(
+        root,
+        &format!("{java}/Main.java"),
+        "package com.acme.app;\n\npublic class Main {\n    public static void main(String[] args) {\n        Helper.help();\n    }\n}\n",
+    );
+    write(root, "go.mod", "module github.com/acme/svc\n\ngo 1.21\n");
+    write(
+        root,
+        "pkg/util/a.go",
+        "package util\n\nfunc A() int { return 1 }\n",
+    );
+    write(
+        root,
+        "pkg/util/b.go",
+        "package util\n\nfunc B() int { return A() }\n",
+    );
+    write(
+        root,
+        "src/de.rs",
+        "pub struct Deserializer;\n\nimpl Deserializer {\n    pub fn from_str() -> Deserializer {\n        Deserializer\n    }\n}\n",
+    );
+    write(root, "src/lib.rs", "mod de;\nmod raw;\n");
+    write(
+        root,
+        "src/raw.rs",
+        "pub fn parse() {\n    crate::Deserializer::from_str();\n    crate::Deserializer::from_str();\n}\n",
+    );
+    write(
+        root,
+        "src/user.rs",
+        "use crate::raw;\n\npub fn run() {\n    raw::parse();\n}\n",
+    );
+    write(root, "src/main.rs", "mod user;\n");
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        impact_rows(&ws, &format!("{java}/Helper.java"), 3, false),
+        [format!(
+            "{java}/Main.java 1 call -> {java}/Helper.java at {java}/Main.java:5 derived 0.7"
+        )]
+    );
+    assert_eq!(
+        impact_rows(&ws, "pkg/util/a.go", 3, false),
+        ["pkg/util/b.go 1 call -> pkg/util/a.go at pkg/util/b.go:3 derived 0.9"]
+    );
+    // `src/lib.rs` declares `mod de;` (an import edge); `src/raw.rs` only calls into it,
+    // `src/user.rs` reaches it through `raw` at depth 2 (import then call), and
+    // `src/main.rs` (`mod user;`) at depth 3.
+    assert_eq!(
+        impact_rows(&ws, "src/de.rs", 3, false),
+        [
+            "src/lib.rs 1 import -> src/de.rs at src/lib.rs:1 stated 1.0",
+            "src/raw.rs 1 call -> src/de.rs at src/raw.rs:2 derived 0.7",
+            "src/user.rs 2 import -> src/raw.rs at src/user.rs:1 stated 1.0",
+            "src/main.rs 3 import -> src/user.rs at src/main.rs:1 stated 1.0",
+        ]
+    );
+    // Stated edges only: the derived calls are not followed.
+    assert_eq!(
+        impact_rows(&ws, "src/de.rs", 3, true),
+        ["src/lib.rs 1 import -> src/de.rs at src/lib.rs:1 stated 1.0"]
+    );
+    let env = ws.impact("src/de.rs", 3, false).unwrap();
+    assert_eq!(env.result.dependents, 4);
+    assert_eq!(env.result.by_depth, [2, 1, 1]);
+}
+
+/// Fault (fresh-user trial): after `def extra()` was appended to a mapped file without a
+/// rescan, `symbol extra` answered "no symbol" with `freshness.changed_since_scan: 0` and
+/// no note, as if the map were current: an agent that had just written the function was
+/// told it does not exist. An answer that finds nothing counts the mapped files changed
+/// on disk since the scan and says the answer may be out of date.
+#[test]
+fn fault_a_not_found_answer_from_a_stale_map_gave_no_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pkg/utils.py", "def helper():\n    return 1\n");
+    write(root, "pkg/other.py", "def other():\n    return helper()\n");
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let fresh = ws.symbol("extra", 0).unwrap();
+    assert_eq!(fresh.freshness.changed_since_scan, Some(0));
+    let scan_notes = |notes: &[String]| -> Vec<String> {
+        notes
+            .iter()
+            .filter(|n| n.contains("since the last scan"))
+            .cloned()
+            .collect()
+    };
+    assert!(scan_notes(&fresh.capability.notes).is_empty());
+
+    write(
+        root,
+        "pkg/utils.py",
+        "def helper():\n    return 1\n\ndef extra():\n    return 2\n",
+    );
+    for (what, env_notes, changed) in [
+        (
+            "symbol",
+            ws.symbol("extra", 0)
+                .map(|e| (e.capability.notes, e.freshness.changed_since_scan)),
+            1,
+        ),
+        (
+            "refs",
+            ws.refs("extra", 0)
+                .map(|e| (e.capability.notes, e.freshness.changed_since_scan)),
+            1,
+        ),
+        (
+            "callers",
+            ws.callers("extra", 0)
+                .map(|e| (e.capability.notes, e.freshness.changed_since_scan)),
+            1,
+        ),
+    ] {
+        let (notes, counted) = env_notes.unwrap();
+        assert_eq!(counted, Some(changed), "{what}");
+        assert_eq!(
+            scan_notes(&notes),
+            [
+                "1 mapped file changed on disk since the last scan: this answer may miss what it defines now (`loci scan` maps it)"
+            ],
+            "{what}"
+        );
+    }
+    // An answer that found something is checked against its own files only, as before.
+    let found = ws.symbol("other", 0).unwrap();
+    assert_eq!(found.freshness.changed_since_scan, Some(0));
+}
+
+/// Fault found by a trial on a repository with Rust and Python: 49 Rust calls were linked
+/// by name to Python definitions (`compiled.get()` in `dir.rs` → `email/message.py#Message.get`
+/// at 0.2, a bare call to a name only Python defines at 0.5), and `impact` followed them.
+/// A reference resolves only within its language's link group (`Language::link_group`:
+/// TypeScript with JavaScript, C with C++); Rust, Python and TypeScript each defining a
+/// `parse` keep their calls apart, and a name only another language defines stays
+/// unresolved.
+#[test]
+fn fault_a_call_resolved_by_name_to_a_definition_in_another_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        "pub struct Compiled;\n\npub fn parse(s: &str) -> u32 {\n    s.len() as u32\n}\n\npub fn run(compiled: &Compiled) -> u32 {\n    compiled.get();\n    load();\n    parse(\"x\")\n}\n",
+    );
+    write(
+        root,
+        "app/msg.py",
+        "class Message:\n    def get(self):\n        return 1\n\n\ndef load():\n    return Message().get()\n\n\ndef parse(s):\n    return load()\n",
+    );
+    write(
+        root,
+        "web/util.ts",
+        "export function parse(s: string): number {\n  return s.length;\n}\n\nexport function render(): string {\n  return String(parse(\"x\")) + load();\n}\n",
+    );
+    write(
+        root,
+        "web/main.js",
+        "import { render } from './util';\n\nexport function main() {\n  return render() + format();\n}\n",
+    );
+    write(
+        root,
+        "web/fmt.ts",
+        "export function format(): string {\n  return \"\";\n}\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    // Every call written `name`: where, and what it resolved to.
+    let calls = |name: &str| -> Vec<String> {
+        ws.refs(name, 0)
+            .unwrap()
+            .result
+            .into_iter()
+            .filter(|r| r.kind == "call")
+            .map(|r| {
+                format!(
+                    "{}:{} -> {} {} {:.1}",
+                    r.path,
+                    r.line + 1,
+                    r.target_key.as_deref().unwrap_or("unresolved"),
+                    r.provenance,
+                    r.confidence
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        calls("get"),
+        [
+            "app/msg.py:7 -> app/msg.py#Message.get@method derived 0.9",
+            "src/lib.rs:8 -> unresolved derived 0.0",
+        ]
+    );
+    assert_eq!(
+        calls("load"),
+        [
+            "app/msg.py:11 -> app/msg.py#load@function derived 0.9",
+            "src/lib.rs:9 -> unresolved derived 0.0",
+            "web/util.ts:6 -> unresolved derived 0.0",
+        ]
+    );
+    assert_eq!(
+        calls("parse"),
+        [
+            "src/lib.rs:10 -> src/lib.rs#parse@function derived 0.9",
+            "web/util.ts:6 -> web/util.ts#parse@function derived 0.9",
+        ]
+    );
+    // JavaScript reaches TypeScript: one module system.
+    assert_eq!(
+        calls("format"),
+        ["web/main.js:4 -> web/fmt.ts#format@function derived 0.5"]
+    );
+    let callers = |name: &str| -> Vec<String> {
+        ws.callers(name, 0)
+            .unwrap()
+            .result
+            .calls
+            .into_iter()
+            .map(|c| format!("{}:{}", c.path, c.line + 1))
+            .collect()
+    };
+    assert_eq!(callers("app/msg.py#load@function"), ["app/msg.py:11"]);
+    assert_eq!(callers("Message.get"), ["app/msg.py:7"]);
+    assert_eq!(callers("src/lib.rs#parse@function"), ["src/lib.rs:10"]);
+    assert_eq!(callers("web/util.ts#parse@function"), ["web/util.ts:6"]);
+    // No resolved reference of any kind crosses from one link group to another.
+    let conn = loci_store::rusqlite::Connection::open(root.join(".loci/test.db")).unwrap();
+    let mut pairs: Vec<(String, String)> = conn
+        .prepare(
+            "SELECT DISTINCT f.language, g.language FROM refs r
+             JOIN files f ON f.file_id = r.file_id
+             JOIN symbols s ON s.symbol_id = r.target_id
+             JOIN files g ON g.file_id = s.file_id",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    pairs.sort();
+    let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        pairs,
+        [
+            pair("javascript", "typescript"),
+            pair("python", "python"),
+            pair("rust", "rust"),
+            pair("typescript", "typescript"),
+        ]
+    );
+}
+
+/// `pkg/store.py` defines `Store`; `pkg/b_import.py` imports it and calls `Store.open()`
+/// and `Store().get()`; `pkg/a_value.py` calls `x.get()` on a value of unknown type (a
+/// name match, 0.2).
+fn confidences() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "pkg/__init__.py", "");
+    write(
+        root,
+        "pkg/store.py",
+        "class Store:\n    def get(self):\n        return 1\n\n    def close(self):\n        return self.get()\n\n    @classmethod\n    def open(cls):\n        return cls()\n",
+    );
+    write(
+        root,
+        "pkg/a_value.py",
+        "def fetch(x):\n    return x.get()\n",
+    );
+    write(
+        root,
+        "pkg/b_import.py",
+        "from pkg.store import Store\n\n\ndef make():\n    return Store.open()\n\n\ndef read():\n    return Store().get()\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    (dir, ws)
+}
+
+/// Fault found by a trial on CPython's stdlib: `impact urllib/parse.py --depth 3` listed
+/// 0.20 name matches (`base64.py:237`, which is `acc.to_bytes(5)`) alphabetically among
+/// real imports, and reached 1,150 files through them. `callers` and `impact` follow
+/// edges at `MIN_CONFIDENCE` (0.5) or more by default, count the weaker ones apart, and
+/// list each hop by confidence, then path; `min_confidence` 0 includes every edge.
+#[test]
+fn fault_weak_name_matches_were_listed_among_real_edges() {
+    use loci_engine::map::{Edges, MIN_CONFIDENCE};
+    let (_dir, ws) = confidences();
+    assert_eq!(MIN_CONFIDENCE, 0.5);
+    let callers = |min: f64| {
+        let c = ws.callers_with("Store.get", 0, min).unwrap().result;
+        let text = loci_engine::text::to_string(|o| loci_engine::text::callers(o, &c));
+        (text, c.weaker)
+    };
+    let (text, weaker) = callers(MIN_CONFIDENCE);
+    assert_eq!(
+        text,
+        "definition pkg/store.py#Store.get@method (pkg/store.py:2)\n\
+         pkg/b_import.py:9:20: call get in pkg/b_import.py#read@function -> pkg/store.py#Store.get@method (stated, 1.00)\n\
+         pkg/store.py:6:21: call get in pkg/store.py#Store.close@method -> pkg/store.py#Store.get@method (derived, 0.90)\n\
+         … and 1 weaker call, not listed: resolved below confidence 0.50 (a name matched, the receiver's type unknown); `--min-confidence 0` lists them\n"
+    );
+    assert_eq!(weaker, 1);
+    // `callers` without a confidence is the default's.
+    assert_eq!(
+        ws.callers("Store.get", 0).unwrap().result.calls.len(),
+        ws.callers_with("Store.get", 0, MIN_CONFIDENCE)
+            .unwrap()
+            .result
+            .calls
+            .len()
+    );
+    let (text, weaker) = callers(0.0);
+    assert_eq!(
+        text,
+        "definition pkg/store.py#Store.get@method (pkg/store.py:2)\n\
+         pkg/b_import.py:9:20: call get in pkg/b_import.py#read@function -> pkg/store.py#Store.get@method (stated, 1.00)\n\
+         pkg/store.py:6:21: call get in pkg/store.py#Store.close@method -> pkg/store.py#Store.get@method (derived, 0.90)\n\
+         pkg/a_value.py:2:14: call get in pkg/a_value.py#fetch@function -> pkg/store.py#Store.get@method (derived, 0.20)\n"
+    );
+    assert_eq!(weaker, 0);
+
+    let impact = |edges: Edges| {
+        let env = ws.impact_with("pkg/store.py", 3, edges, 0).unwrap();
+        let weaker = env.result.weaker;
+        (
+            loci_engine::text::to_string(|o| loci_engine::text::impact(o, &env)),
+            weaker,
+        )
+    };
+    assert_eq!(
+        impact(Edges::default()),
+        (
+            "impact of pkg/store.py (depth 3, edges at confidence 0.50 or more): 1 dependent file\n  \
+             pkg/b_import.py  <- import at pkg/b_import.py:1 (stated, 1.00)\n\
+             1 more dependent file only through weaker edges (below confidence 0.50), not counted: `--min-confidence 0` follows them\n"
+                .to_string(),
+            1
+        )
+    );
+    // Every edge: the import (1.00) before the name match (0.20), though `a_value.py`
+    // sorts first by path.
+    assert_eq!(
+        impact(Edges::all()),
+        (
+            "impact of pkg/store.py (depth 3, every resolved edge): 2 dependent files\n  \
+             pkg/b_import.py  <- import at pkg/b_import.py:1 (stated, 1.00)\n  \
+             pkg/a_value.py  <- call at pkg/a_value.py:2 (derived, 0.20)\n"
+                .to_string(),
+            0
+        )
+    );
+    let symbol = |edges: Edges| -> Vec<String> {
+        let env = ws.impact_with("Store.get", 1, edges, 0).unwrap();
+        env.result
+            .nodes
+            .iter()
+            .map(|n| format!("{} {:.1}", n.id, n.via.confidence))
+            .chain([format!("weaker {}", env.result.weaker)])
+            .collect()
+    };
+    assert_eq!(
+        symbol(Edges::default()),
+        [
+            "pkg/b_import.py#read@function 1.0",
+            "pkg/store.py#Store.close@method 0.9",
+            "weaker 1"
+        ]
+    );
+    assert_eq!(
+        symbol(Edges::all()),
+        [
+            "pkg/b_import.py#read@function 1.0",
+            "pkg/store.py#Store.close@method 0.9",
+            "pkg/a_value.py#fetch@function 0.2",
+            "weaker 0"
+        ]
+    );
+    // A confidence outside [0, 1] is refused, naming the argument.
+    let bad = Edges {
+        hard: false,
+        min_confidence: 1.5,
+    };
+    assert!(matches!(
+        ws.impact_with("pkg/store.py", 1, bad, 0),
+        Err(loci_engine::EngineError::InvalidArgument { name, .. }) if name == "min_confidence"
+    ));
+    assert!(matches!(
+        ws.callers_with("Store.get", 0, -0.1),
+        Err(loci_engine::EngineError::InvalidArgument { name, .. }) if name == "min_confidence"
+    ));
+}
+
+/// Fault found by a trial on tokio: `impact Builder::new_multi_thread --hard` said nothing
+/// depends on it while `callers` found 93 sites: a member written on a type's name was
+/// never stated, even where an import of the file binds that name to the file defining
+/// the type. Such a member (`Store.open()` after `from pkg.store import Store`, Rust
+/// `Builder::new_multi_thread()` after `use crate::rt::builder::Builder;` or written
+/// `crate::rt::builder::Builder::new_multi_thread()`) is stated, 1.0, and `--hard`
+/// follows it; through a re-export (`use crate::rt::Builder;`) it stays derived.
+#[test]
+fn fault_hard_impact_left_out_calls_on_a_type_an_import_binds() {
+    let (dir, _) = confidences();
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        "mod rt;\nmod app;\nmod other;\nmod reexp;\n",
+    );
+    write(
+        root,
+        "src/rt/mod.rs",
+        "mod builder;\npub use builder::Builder;\n",
+    );
+    write(
+        root,
+        "src/rt/builder.rs",
+        "pub struct Builder;\n\nimpl Builder {\n    pub fn new_multi_thread() -> Builder {\n        Builder\n    }\n}\n",
+    );
+    write(
+        root,
+        "src/app.rs",
+        "use crate::rt::builder::Builder;\n\npub fn main() {\n    Builder::new_multi_thread();\n}\n",
+    );
+    write(
+        root,
+        "src/other.rs",
+        "pub fn other() {\n    crate::rt::builder::Builder::new_multi_thread();\n}\n",
+    );
+    write(
+        root,
+        "src/reexp.rs",
+        "use crate::rt::Builder;\n\npub fn reexp() {\n    Builder::new_multi_thread();\n}\n",
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let calls = |name: &str| -> Vec<String> {
+        ws.callers_with(name, 0, 0.0)
+            .unwrap()
+            .result
+            .calls
+            .into_iter()
+            .map(|c| {
+                format!(
+                    "{}:{} {} {:.1}",
+                    c.path,
+                    c.line + 1,
+                    c.provenance,
+                    c.confidence
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        calls("Builder::new_multi_thread"),
+        [
+            "src/app.rs:4 stated 1.0",
+            "src/other.rs:2 stated 1.0",
+            "src/reexp.rs:4 derived 0.7",
+        ]
+    );
+    assert_eq!(calls("Store.open"), ["pkg/b_import.py:5 stated 1.0"]);
+    assert_eq!(
+        impact_rows(&ws, "Builder::new_multi_thread", 1, true),
+        [
+            "src/app.rs#main@function 1 call -> src/rt/builder.rs#Builder.new_multi_thread@method at src/app.rs:4 stated 1.0",
+            "src/other.rs#other@function 1 call -> src/rt/builder.rs#Builder.new_multi_thread@method at src/other.rs:2 stated 1.0",
+        ]
+    );
+    assert_eq!(
+        impact_rows(&ws, "Store.open", 1, true),
+        [
+            "pkg/b_import.py#make@function 1 call -> pkg/store.py#Store.open@method at pkg/b_import.py:5 stated 1.0"
+        ]
+    );
+}
