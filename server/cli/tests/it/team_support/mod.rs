@@ -83,11 +83,21 @@ fn ensure_pg_user() {
     }
 }
 
+/// A free loopback port below Linux's ephemeral range (32768–60999), a different one per
+/// call in this process: the server is stopped and started again on its port, and a port
+/// from the ephemeral range could meanwhile go to another test's `bind(…:0)` (all of the
+/// crate's tests share one process; `pg_ctl` had then failed to start).
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static CALLS: AtomicU32 = AtomicU32::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let start = std::process::id()
+        .wrapping_mul(7_919)
+        .wrapping_add(call.wrapping_mul(131));
+    (0..12_000u32)
+        .map(|i| 20_000 + ((start.wrapping_add(i)) % 12_000) as u16)
+        .find(|&port| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok())
+        .expect("a free loopback port below the ephemeral range")
 }
 
 impl Cluster {
