@@ -811,10 +811,8 @@ impl Workspace {
                 None => skips.push((f.reason, 1)),
             }
         }
-        // By reason, then secrets first: the reason a user least expects.
-        skips.sort();
-        // Secrets first: the reason a user least expects.
-        skips.sort_by_key(|(reason, _)| reason != "secret");
+        // Secrets first (the reason a user least expects), then by reason.
+        skips.sort_by(|a, b| (a.0 != "secret", &a.0).cmp(&(b.0 != "secret", &b.0)));
         let (degraded, _) = loci_store::map::degraded_files(conn, 0)?;
         if skips.is_empty() && degraded == 0 {
             return Ok(None);

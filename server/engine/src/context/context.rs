@@ -1056,7 +1056,7 @@ impl Workspace {
         query: &str,
         terms: &[Term],
         dense: Option<(Vec<i64>, f64, std::sync::Arc<HashSet<i64>>)>,
-        (named_ids, named_files, named_keys): (&[i64], usize, &[(String, String)]),
+        (named_ids, named_files, named_keys): (&[i64], usize, &[NamedKey]),
         cands: &mut BTreeMap<(HitKind, String), Candidate>,
         symbol_files: &mut BTreeMap<String, f64>,
     ) -> Result<bool> {
@@ -1131,7 +1131,7 @@ impl Workspace {
                 None => format!("code ({})", hit.signals.join(", ")),
             };
             // Up to the file's relevance, not on top of what its own text already earned.
-            for (_, key) in named_keys.iter().filter(|(p, _)| *p == hit.path) {
+            for (_, key, _) in named_keys.iter().filter(|(p, _, _)| *p == hit.path) {
                 if let Some(c) = cands.get_mut(&(HitKind::Symbol, key.clone()))
                     && relevance > c.text_points
                 {
@@ -1189,80 +1189,74 @@ impl Workspace {
             return Ok(quoted);
         }
         // Each dependent as its path, why it is one, and what the answer says of it.
-        let dependents: Vec<(String, String, String)> =
-            if named_files == 0 && !named_keys.is_empty() {
-                // A question about what uses a definition it names ("who calls shlex.quote?")
-                // is answered from the references resolved to it, not from its file's
-                // importers (nor from the best file found: `unittest/mock.py`, for its
-                // `call`s).
-                let keys: Vec<&str> = named_keys.iter().map(|(_, k)| k.as_str()).collect();
-                let named = named_keys
-                    .first()
-                    .map(|(_, k)| k.rsplit_once('#').map_or(k.as_str(), |(_, n)| n))
-                    .unwrap_or_default()
-                    .split('@')
-                    .next()
-                    .unwrap_or_default()
-                    .to_string();
-                let mut count: Vec<(String, usize)> = Vec::new();
-                for r in loci_store::map::refs_to_any(conn, &keys, None, DEPENDENT_REFS)? {
-                    if r.confidence < super::retrieve::DEPENDENT_CONFIDENCE {
-                        continue;
-                    }
-                    match count.iter_mut().find(|(p, _)| *p == r.path) {
-                        Some((_, n)) => *n += 1,
-                        None => count.push((r.path, 1)),
-                    }
+        let dependents: Vec<(String, String, String)> = if named_files == 0
+            && !named_keys.is_empty()
+        {
+            // A question about what uses a definition it names ("who calls shlex.quote?")
+            // is answered from the references resolved to it, not from its file's
+            // importers (nor from the best file found: `unittest/mock.py`, for its
+            // `call`s).
+            let keys: Vec<&str> = named_keys.iter().map(|(_, k, _)| k.as_str()).collect();
+            // The names as the question wrote them (`shlex.quote`).
+            let mut written: Vec<&str> = named_keys.iter().map(|(_, _, n)| n.as_str()).collect();
+            written.dedup();
+            let named = ticked(&written);
+            let mut count: BTreeMap<String, usize> = BTreeMap::new();
+            for r in loci_store::map::refs_to_any(conn, &keys, None, DEPENDENT_REFS)? {
+                if r.confidence >= super::retrieve::DEPENDENT_CONFIDENCE {
+                    *count.entry(r.path).or_default() += 1;
                 }
-                // Most references first; ties in path order (the rows come by path).
-                count.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
-                count
-                    .into_iter()
-                    .map(|(path, n)| {
-                        let why = format!("refers to `{named}`");
-                        let digest = format!(
-                            "`{path}` {why} ({n} reference{})",
-                            if n == 1 { "" } else { "s" }
-                        );
-                        (path, why, digest)
-                    })
-                    .collect()
-            } else {
-                // The file the question names by path, else the best one found.
-                let named_file = named_ids[..named_files].first().copied();
-                let Some(target) = named_file.or(hits.first().map(|h| h.file_id)) else {
-                    return Ok(quoted);
-                };
-                let Some(target_path) = loci_store::map::file_path(conn, target)? else {
-                    return Ok(quoted);
-                };
-                let found = self.direct_dependents(target)?;
-                let mut dependents = found.uses;
-                // Files that name the module in their code (`unlock_notify::wait(…)` inside a
-                // macro the map cannot parse) come after those the map links: only for a
-                // module whose name is an identifier of several words, rare enough to be a
-                // mention. The module's declaration (`mod unlock_notify;`) comes last, mention
-                // or not: it uses nothing.
-                let mentions = self.files_naming_module(&target_path)?;
-                let declares = |id: i64| found.declare.iter().any(|(d, _)| *d == id);
-                for (id, path) in mentions
-                    .into_iter()
-                    .filter(|(id, _)| !declares(*id))
-                    .chain(found.declare.clone())
-                {
-                    if id != target && !dependents.iter().any(|(d, _)| *d == id) {
-                        dependents.push((id, path));
-                    }
-                }
-                dependents
-                    .into_iter()
-                    .map(|(_, path)| {
-                        let why = format!("depends directly on `{target_path}`");
-                        let digest = format!("`{path}` {why} (imports it or calls into it)");
-                        (path, why, digest)
-                    })
-                    .collect()
+            }
+            // Most references first; ties in path order (a stable sort of a map).
+            let mut count: Vec<(String, usize)> = count.into_iter().collect();
+            count.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+            count
+                .into_iter()
+                .map(|(path, n)| {
+                    let why = format!("refers to {named}");
+                    let digest = format!(
+                        "`{path}` {why} ({n} reference{})",
+                        if n == 1 { "" } else { "s" }
+                    );
+                    (path, why, digest)
+                })
+                .collect()
+        } else {
+            // The file the question names by path, else the best one found.
+            let named_file = named_ids[..named_files].first().copied();
+            let Some(target) = named_file.or(hits.first().map(|h| h.file_id)) else {
+                return Ok(quoted);
             };
+            let Some(target_path) = loci_store::map::file_path(conn, target)? else {
+                return Ok(quoted);
+            };
+            let found = self.direct_dependents(target)?;
+            let mut dependents = found.uses;
+            // Files that name the module in their code (`unlock_notify::wait(…)` inside a
+            // macro the map cannot parse) come after those the map links: only for a
+            // module whose name is an identifier of several words, rare enough to be a
+            // mention. The module's declaration (`mod unlock_notify;`) comes last, mention
+            // or not: it uses nothing.
+            let mentions = self.files_naming_module(&target_path)?;
+            let declares = |id: i64| found.declare.iter().any(|(d, _)| *d == id);
+            for (id, path) in mentions
+                .into_iter()
+                .filter(|(id, _)| !declares(*id))
+                .chain(found.declare.clone())
+            {
+                if id != target && !dependents.iter().any(|(d, _)| *d == id) {
+                    dependents.push((id, path));
+                }
+            }
+            dependents
+                .into_iter()
+                .map(|(_, path)| {
+                    let why = format!("depends directly on `{target_path}`");
+                    let digest = format!("`{path}` {why} (imports it or calls into it)");
+                    (path, why, digest)
+                })
+                .collect()
+        };
         let (main, secondary): (Vec<_>, Vec<_>) =
             dependents.into_iter().partition(|(p, _, _)| !demoted(p));
         let top = best.max(self.config.context.floor) + DEPENDENT_POINTS;
@@ -1454,7 +1448,7 @@ impl Workspace {
         // modules would break if I changed X"): those words find the dependents through the
         // map, not text that happens to hold them (`filename_changed_hook`, `get_break`).
         let terms = if super::retrieve::asks_for_dependents(query) {
-            let cue = |t: &Term| t.words.iter().all(|w| DEPENDENT_CUES.contains(&w.as_str()));
+            let cue = |t: &Term| t.words.iter().all(|w| super::retrieve::dependent_cue(w));
             let kept: Vec<Term> = terms.iter().filter(|t| !cue(t)).cloned().collect();
             if kept.is_empty() { terms } else { kept }
         } else {
@@ -1584,9 +1578,9 @@ impl Workspace {
         // The definitions the question names, by file: each is served with its file's code
         // relevance (the file's best chunks may be others: `shlex.split`'s file led with
         // its `__all__`, and `split` itself, with only the +15 it is named for, was 37th).
-        let named_keys: Vec<(String, String)> = named
+        let named_keys: Vec<NamedKey> = named
             .iter()
-            .map(|(_, s)| (s.path.clone(), s.key.clone()))
+            .map(|(name, s)| (s.path.clone(), s.key.clone(), name.clone()))
             .collect();
         // The symbols the question names, and their files: a decisions or lessons page
         // whose claims resolve to one is linked to the question.
@@ -2802,40 +2796,8 @@ fn named_symbols(
 /// The most symbols one name in a question stands for.
 const NAMED_SYMBOLS: usize = 20;
 
-/// The words a question about dependents asks with (the cues of
-/// [`super::retrieve::asks_for_dependents`] and their inflections): not searched as its
-/// topic. "module" and "file" stay: dropping them too cost stdlib-dev's impact questions
-/// recall (1.0 → 0.917).
-const DEPENDENT_CUES: &[&str] = &[
-    "affect",
-    "affected",
-    "affects",
-    "blast",
-    "break",
-    "breaks",
-    "broken",
-    "call",
-    "callers",
-    "calls",
-    "change",
-    "changed",
-    "changes",
-    "changing",
-    "depend",
-    "dependent",
-    "dependents",
-    "depends",
-    "import",
-    "importers",
-    "imports",
-    "radius",
-    "reference",
-    "references",
-    "use",
-    "used",
-    "uses",
-    "would",
-];
+/// A definition the question names: its file, its key, and the name as written.
+type NamedKey = (String, String, String);
 
 /// The most references read to answer what uses a definition the question names.
 const DEPENDENT_REFS: u32 = 2_000;

@@ -171,6 +171,34 @@ const DEPENDENT_WORDS: &[&str] = &[
     "would break",
 ];
 
+/// Inflections of the words a question about dependents asks with that
+/// [`DEPENDENT_WORDS`] does not hold ("what breaks if I change X", "who uses it").
+/// "module" and "file" are not among them: dropping them from the question's terms too
+/// cost stdlib-dev's impact questions recall (1.0 → 0.917).
+const DEPENDENT_INFLECTIONS: &[&str] = &[
+    "broken",
+    "call",
+    "callers",
+    "change",
+    "changed",
+    "changes",
+    "changing",
+    "dependent",
+    "use",
+    "used",
+];
+
+/// Whether `word` (lower-case) is one a question about dependents asks with — a word of
+/// [`DEPENDENT_WORDS`] or one of its [`DEPENDENT_INFLECTIONS`] —, not its topic: "would
+/// break if I changed" finds the dependents through the map, not code holding those
+/// words (`filename_changed_hook`, `get_break`).
+pub(crate) fn dependent_cue(word: &str) -> bool {
+    DEPENDENT_INFLECTIONS.contains(&word)
+        || DEPENDENT_WORDS
+            .iter()
+            .any(|phrase| phrase.split(' ').any(|w| w == word))
+}
+
 /// Whether a question asks what depends on something (see [`DEPENDENT_WORDS`]), or which
 /// files import or use a module ("which modules import X directly", "what depends on X").
 pub fn asks_for_dependents(query: &str) -> bool {

@@ -3538,18 +3538,19 @@ fn fault_who_calls_a_named_function_served_another_files_dependents() {
         .items
         .iter()
         .filter(|i| i.kind == HitKind::File)
-        .map(|i| {
-            (
-                i.id.as_str(),
-                i.signals[0].split(" +").next().unwrap_or_default(),
-            )
-        })
+        .map(|i| (i.id.as_str(), i.text.as_str()))
         .collect();
     assert_eq!(
         served[..2],
         [
-            ("pipes.py", "refers to `quote`"),
-            ("shlex.py", "refers to `quote`")
+            (
+                "pipes.py",
+                "`pipes.py` refers to `shlex.quote` (1 reference)"
+            ),
+            (
+                "shlex.py",
+                "`shlex.py` refers to `shlex.quote` (1 reference)"
+            )
         ],
         "{:?}",
         a.items
