@@ -87,8 +87,9 @@
 //!   - against unsaved text (`audit/live.rs`): [`judge_open_file`](Workspace::judge_open_file),
 //!     [`check_markdown_live`](Workspace::check_markdown_live).
 //! - **Answers** ([`context`]):
-//!   - `context/context.rs`: [`search`](Workspace::search), [`context`](Workspace::context),
-//!     [`recap_block`](Workspace::recap_block);
+//!   - `context/hits.rs`: [`search`](Workspace::search); `context/context.rs`:
+//!     [`context`](Workspace::context), its phases in `context/details.rs` and
+//!     `context/pack.rs`: [`recap_block`](Workspace::recap_block);
 //!   - `context/why.rs`: [`why`](Workspace::why), [`revision_brief`](Workspace::revision_brief);
 //!   - dense vectors (`context/embed.rs`): [`embed`](Workspace::embed),
 //!     [`embeddings_model_dir`](Workspace::embeddings_model_dir);

@@ -21,7 +21,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::context::{ContextRequest, SearchOptions};
+use super::context::ContextRequest;
+use super::hits::SearchOptions;
 use crate::memory::memory::WriteOptions;
 use crate::{EngineError, Envelope, Result, Workspace};
 

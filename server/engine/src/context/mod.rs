@@ -8,18 +8,27 @@
 //! - `eval`: `eval` and `calibrate`, retrieval quality on a case file.
 
 // The layer's main file keeps the name it had and the layer took.
+mod code;
 #[allow(clippy::module_inception)]
 pub(crate) mod context;
+mod details;
 pub(crate) mod embed;
 pub(crate) mod eval;
+mod graph;
+mod hits;
+mod named;
+mod open;
+mod pack;
 pub(crate) mod retrieve;
+mod score;
 pub mod search;
+mod text;
 pub(crate) mod why;
 
 pub use context::{
-    ContextAnswer, ContextItem, ContextRequest, EMPTY_QUESTION, HitKind, MIN_BUDGET, RECAP_CHARS,
-    SEARCH_LIMIT_MAX, SearchHit, SearchOptions, Tier,
+    ContextAnswer, ContextItem, ContextRequest, EMPTY_QUESTION, MIN_BUDGET, RECAP_CHARS, Tier,
 };
 pub use embed::{EmbedProgress, EmbedReport};
 pub use eval::{Calibration, CaseOutcome, EvalReport, SystemScores};
+pub use hits::{HitKind, SEARCH_LIMIT_MAX, SearchHit, SearchOptions};
 pub use why::{RevisionBrief, Why};

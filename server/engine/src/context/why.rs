@@ -209,6 +209,77 @@ impl Workspace {
             });
         }
         let conn = self.store.conn();
+        let (path, line) = self.why_target(q)?;
+        let path = path.as_str();
+        let (candidates, is_subject) = self.why_candidates(q, path, line)?;
+        let Some((rev_id, matched_by, claims)) = candidates.first().cloned() else {
+            // A target written as a path (`nofile.rs:3`) that names no file, folder or
+            // page says so: "no memory explains" suggested the file was there.
+            let path_like = line.is_some() || path.contains('/');
+            if path_like && !is_subject && !loci_store::search::names_anything(conn, path)? {
+                return Err(EngineError::NotFound(format!(
+                    "no file, folder or memory named `{path}` (`{q}`)"
+                )));
+            }
+            return Err(EngineError::NotFound(format!("no memory explains `{q}`")));
+        };
+        let revision = mem::revision_by_id(conn, rev_id)?
+            .ok_or_else(|| EngineError::Internal(format!("revision {rev_id} vanished")))?;
+        // A decision or lesson is a page of its own: what matched is that entry.
+        let entry =
+            loci_store::logs::log_of_entry(&revision.subject).map(|_| revision.body.clone());
+        let session = match revision.session_id {
+            Some(id) => mem::session_by_id(conn, id)?,
+            None => None,
+        };
+        let mut events = Vec::new();
+        if let Some(id) = revision.event_id {
+            events.extend(mem::event_by_id(conn, id)?);
+        }
+        let (renames, subjects) = self.renames_of(&revision.subject)?;
+        events.extend(renames);
+        // The code the memory was written against: the newest commit touching the file
+        // (under any of its names) committed at or before the revision.
+        let commit = self.commit_before(&subjects, &revision.created_at)?;
+        let commit_note = match &commit {
+            Some(_) => None,
+            None => self.commit_note(&revision.subject, session.as_ref())?,
+        };
+        let mut others = Vec::new();
+        // Every revision the answer names is memory it serves: the "also" entries are
+        // checked as the matched one is (their stale marks and what lint found false in
+        // them are warnings too; they had been listed without a word).
+        let mut served = vec![rev_id];
+        for (r, _, _) in candidates.iter().skip(1).take(10) {
+            if let Some(rev) = mem::revision_by_id(conn, *r)? {
+                others.push((rev.subject, rev.version));
+                served.push(*r);
+            }
+        }
+        self.memory_envelope(
+            Why {
+                query: q.to_string(),
+                matched_by,
+                subject: revision.subject.clone(),
+                revision,
+                entry,
+                claims,
+                session,
+                events,
+                commit,
+                commit_note,
+                others,
+            },
+            &served,
+            Vec::new(),
+        )
+    }
+
+    /// The file (or page, or folder) and one-based line `q` asks about: `path:LINE`, or
+    /// `path:LINE:COLUMN` as compilers and editors print it; a path leaving the workspace,
+    /// a line that is not a number, 0, or past the end of the file is refused.
+    fn why_target(&self, q: &str) -> Result<(String, Option<u32>)> {
+        let conn = self.store.conn();
         // `path:LINE`, or `path:LINE:COLUMN` as compilers and editors print it (the column
         // is not needed: memory is found by line).
         let is_number = |t: &str| {
@@ -249,15 +320,6 @@ impl Workspace {
         } else {
             path.trim_start_matches("./").trim_end_matches('/')
         };
-        let mut candidates: Vec<(i64, String, Vec<ClaimView>)> = Vec::new(); // (revision, matched_by, claims)
-        let is_subject = mem::page_by_subject(conn, path)?.is_some()
-            || conn
-                .query_row(
-                    "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1)",
-                    [path],
-                    |r| r.get::<_, bool>(0),
-                )
-                .map_err(|e| loci_store::StoreError::sqlite("looking up a path", e))?;
         // Lines are one-based, as editors show them, and within the file.
         if line == Some(0) {
             return Err(EngineError::InvalidArgument {
@@ -276,6 +338,29 @@ impl Workspace {
                 ),
             });
         }
+        Ok((path.to_string(), line))
+    }
+
+    /// The revisions that explain `path` (at `line`), best first, each with what matched
+    /// (`symbol`, `path`, `folder`, `text`) and its claims; and whether `path` is a page's
+    /// subject or a mapped file.
+    #[allow(clippy::type_complexity)]
+    fn why_candidates(
+        &self,
+        q: &str,
+        path: &str,
+        line: Option<u32>,
+    ) -> Result<(Vec<(i64, String, Vec<ClaimView>)>, bool)> {
+        let conn = self.store.conn();
+        let mut candidates: Vec<(i64, String, Vec<ClaimView>)> = Vec::new(); // (revision, matched_by, claims)
+        let is_subject = mem::page_by_subject(conn, path)?.is_some()
+            || conn
+                .query_row(
+                    "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1)",
+                    [path],
+                    |r| r.get::<_, bool>(0),
+                )
+                .map_err(|e| loci_store::StoreError::sqlite("looking up a path", e))?;
         if is_subject {
             // Symbols at the line (innermost first), then the file itself.
             let mut keys: Vec<String> = Vec::new();
@@ -389,35 +474,18 @@ impl Workspace {
                     .map(|(_, r)| (r, "text".to_string(), Vec::new())),
             );
         }
-        let Some((rev_id, matched_by, claims)) = candidates.first().cloned() else {
-            // A target written as a path (`nofile.rs:3`) that names no file, folder or
-            // page says so: "no memory explains" suggested the file was there.
-            let path_like = line.is_some() || path.contains('/');
-            if path_like && !is_subject && !loci_store::search::names_anything(conn, path)? {
-                return Err(EngineError::NotFound(format!(
-                    "no file, folder or memory named `{path}` (`{q}`)"
-                )));
-            }
-            return Err(EngineError::NotFound(format!("no memory explains `{q}`")));
-        };
-        let revision = mem::revision_by_id(conn, rev_id)?
-            .ok_or_else(|| EngineError::Internal(format!("revision {rev_id} vanished")))?;
-        // A decision or lesson is a page of its own: what matched is that entry.
-        let entry =
-            loci_store::logs::log_of_entry(&revision.subject).map(|_| revision.body.clone());
-        let session = match revision.session_id {
-            Some(id) => mem::session_by_id(conn, id)?,
-            None => None,
-        };
-        let mut events = Vec::new();
-        if let Some(id) = revision.event_id {
-            events.extend(mem::event_by_id(conn, id)?);
-        }
+        Ok((candidates, is_subject))
+    }
+
+    /// The events renaming `subject` (recorded by sync, oldest first, the whole chain) and
+    /// every name it had, `subject` first.
+    fn renames_of(&self, subject: &str) -> Result<(Vec<Event>, Vec<String>)> {
+        let conn = self.store.conn();
         // The page's subjects over time: renames recorded by sync name the old paths. Every
         // rename of the chain is shown (only the last one was), oldest first.
         let mut renames = Vec::new();
-        let mut subjects = vec![revision.subject.clone()];
-        let mut frontier = revision.subject.clone();
+        let mut subjects = vec![subject.to_string()];
+        let mut frontier = subject.to_string();
         for _ in 0..32 {
             let here = mem::events_for_subject(conn, &frontier, &["rename"], i64::MAX)?;
             let from = here.iter().rev().find_map(|e| {
@@ -435,42 +503,7 @@ impl Workspace {
         }
         renames.sort_by_key(|e| e.event_id);
         renames.dedup_by_key(|e| e.event_id);
-        events.extend(renames);
-        // The code the memory was written against: the newest commit touching the file
-        // (under any of its names) committed at or before the revision.
-        let commit = self.commit_before(&subjects, &revision.created_at)?;
-        let commit_note = match &commit {
-            Some(_) => None,
-            None => self.commit_note(&revision.subject, session.as_ref())?,
-        };
-        let mut others = Vec::new();
-        // Every revision the answer names is memory it serves: the "also" entries are
-        // checked as the matched one is (their stale marks and what lint found false in
-        // them are warnings too; they had been listed without a word).
-        let mut served = vec![rev_id];
-        for (r, _, _) in candidates.iter().skip(1).take(10) {
-            if let Some(rev) = mem::revision_by_id(conn, *r)? {
-                others.push((rev.subject, rev.version));
-                served.push(*r);
-            }
-        }
-        self.memory_envelope(
-            Why {
-                query: q.to_string(),
-                matched_by,
-                subject: revision.subject.clone(),
-                revision,
-                entry,
-                claims,
-                session,
-                events,
-                commit,
-                commit_note,
-                others,
-            },
-            &served,
-            Vec::new(),
-        )
+        Ok((renames, subjects))
     }
 }
 

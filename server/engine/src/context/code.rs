@@ -1,0 +1,304 @@
+//! Code candidates for `context`: the files retrieval ranks (`super::retrieve`), each as its
+//! best chunks, and a question about dependents answered from the map.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use loci_store::search::FtsTable;
+
+use super::search::Term;
+use crate::{Result, Workspace};
+
+use super::{hits::*, named::*, score::*};
+
+impl Workspace {
+    /// The code items of a question: the files [`Workspace::code_candidates`] ranks (with
+    /// `named_ids`, the files of the paths the question names (the first `named_files`)
+    /// and of the symbols it names, as one more list), each served as its best chunks — a definition as a symbol item, module-level
+    /// code as a file item — at the file's relevance: [`CODE_POINTS`] × the IDF-weighted
+    /// share of the question's terms the best of the first files holds (or, with
+    /// embeddings, the best chunk's cosine, if more) × the decay of its fused rank. A
+    /// question about what depends on a file ([`super::retrieve::asks_for_dependents`])
+    /// puts that file's direct dependents first: the file it names, or else the best one
+    /// found. Each file's best share goes to `symbol_files` (the pages about it score it).
+    /// Returns whether text the question quotes was found verbatim.
+    pub(super) fn code_items(
+        &self,
+        query: &str,
+        terms: &[Term],
+        dense: Option<(Vec<i64>, f64, std::sync::Arc<HashSet<i64>>)>,
+        (named_ids, named_files, named_keys): (&[i64], usize, &[NamedKey]),
+        cands: &mut BTreeMap<(HitKind, String), Candidate>,
+        symbol_files: &mut BTreeMap<String, f64>,
+    ) -> Result<bool> {
+        use super::retrieve::RankedList;
+        let conn = self.store.conn();
+        let asks = Asks::of(terms);
+        let mut extra = Vec::new();
+        if !named_ids.is_empty() {
+            extra.push(RankedList {
+                name: "named in the question",
+                weight: 1.0,
+                files: named_ids.to_vec(),
+                sees: None,
+            });
+        }
+        let dense_best = dense.as_ref().map_or(0.0, |(_, best, _)| *best);
+        if let Some((files, _, embedded)) = dense {
+            extra.push(RankedList {
+                name: "embeddings",
+                weight: 1.0,
+                files,
+                sees: Some(embedded),
+            });
+        }
+        let demoted = |p: &str| asks.demotes(Some(p)).is_some();
+        let hits = self.code_candidates(query, terms, extra, asks.any(), &demoted, CODE_FILES)?;
+        let (rows, dfs) = self.term_frequencies(FtsTable::FileText, terms)?;
+        let weights: Vec<f64> = dfs.iter().map(|&df| idf(rows, df)).collect();
+        let decay_at = |rank: usize| RANK_K / (RANK_K + rank as f64);
+        let chunk_symbols: Vec<i64> = hits
+            .iter()
+            .flat_map(|h| h.chunks.iter().take(CODE_CHUNKS_SHOWN))
+            .filter_map(|c| c.symbol_id)
+            .collect();
+        let keys = loci_store::map::symbol_keys_by_ids(conn, &chunk_symbols)?;
+        // Items follow the fused order; how much of the question the best of the first
+        // few files holds sets how relevant the ranking is as a whole.
+        // Only the first few files' shares are read (one lookup per term each): the rest
+        // follow the fused order whatever their share.
+        let coverages: Vec<f64> = hits
+            .iter()
+            .take(CODE_STRENGTH_FILES)
+            .map(|h| self.code_coverage(h, terms, &weights))
+            .collect::<Result<_>>()?;
+        // With embeddings, the best chunk's cosine with the question counts as its share:
+        // a paraphrase shares no word with the code it asks about.
+        let strength = coverages.iter().copied().fold(dense_best, f64::max);
+        let mut best = 0.0f64;
+        for (rank, hit) in hits.iter().enumerate() {
+            // The file holding the most of the text the question quotes, verbatim, is
+            // relevant whatever its other words: such a question never abstains, and its
+            // answer serves that code, not an index line of it.
+            let quoted_first = hit.signals.iter().any(|s| s == "quoted text #1");
+            let relevance = CODE_POINTS * strength * decay_at(rank);
+            let relevance = if quoted_first {
+                relevance.max(self.config.context.floor)
+            } else {
+                relevance
+            };
+            best = best.max(relevance);
+            let share = strength * decay_at(rank);
+            if share > 0.0 {
+                let e = symbol_files.entry(hit.path.clone()).or_insert(0.0);
+                *e = e.max(share);
+            }
+            let why = match coverages.get(rank) {
+                Some(coverage) => format!(
+                    "code ({:.0}% of the question; {})",
+                    coverage * 100.0,
+                    hit.signals.join(", ")
+                ),
+                None => format!("code ({})", hit.signals.join(", ")),
+            };
+            // Up to the file's relevance, not on top of what its own text already earned.
+            for (_, key, _) in named_keys.iter().filter(|(p, _, _)| *p == hit.path) {
+                if let Some(c) = cands.get_mut(&(HitKind::Symbol, key.clone()))
+                    && relevance > c.text_points
+                {
+                    c.add(relevance - c.text_points, true, why.clone());
+                    c.text_points = relevance;
+                }
+            }
+            let chunks: Vec<_> = hit.chunks.iter().take(CODE_CHUNKS_SHOWN).collect();
+            if chunks.is_empty() {
+                let c = cands
+                    .entry((HitKind::File, hit.path.clone()))
+                    .or_insert_with(|| {
+                        Candidate::new(HitKind::File, hit.path.clone(), Some(hit.path.clone()))
+                    });
+                c.text_points = c.text_points.max(relevance);
+                c.add(relevance, true, why);
+                c.digest = format!("`{}` holds the question's words", hit.path);
+                continue;
+            }
+            self.chunk_candidates(hit, &chunks, relevance, &why, &keys, cands);
+        }
+        let quoted = hits
+            .iter()
+            .any(|h| h.signals.iter().any(|s| s.starts_with("quoted text")));
+        if !super::retrieve::asks_for_dependents(query) {
+            return Ok(quoted);
+        }
+        let dependents = self.dependents(&hits, named_ids, named_files, named_keys)?;
+        let (main, secondary): (Vec<_>, Vec<_>) =
+            dependents.into_iter().partition(|(p, _, _)| !demoted(p));
+        let top = best.max(self.config.context.floor) + DEPENDENT_POINTS;
+        for (i, (path, why, digest)) in main.into_iter().chain(secondary).enumerate() {
+            let points = top - 0.01 * i as f64;
+            let key = (HitKind::File, path.clone());
+            let c = cands
+                .entry(key)
+                .or_insert_with(|| Candidate::new(HitKind::File, path.clone(), Some(path.clone())));
+            c.text_points = c.text_points.max(points);
+            c.relevance = 0.0;
+            c.add(points, true, why);
+            c.digest = digest;
+            if c.full.is_empty() {
+                c.full = c.digest.clone();
+            }
+        }
+        Ok(quoted)
+    }
+
+    /// A file's best chunks as candidates at `relevance` (each next one a little less): a
+    /// definition as its symbol, module-level code as `path:line` with its source.
+    fn chunk_candidates(
+        &self,
+        hit: &super::retrieve::FileHit,
+        chunks: &[&super::retrieve::ChunkHit],
+        relevance: f64,
+        why: &str,
+        keys: &HashMap<i64, String>,
+        cands: &mut BTreeMap<(HitKind, String), Candidate>,
+    ) {
+        for (i, chunk) in chunks.iter().enumerate() {
+            // The file's chunks follow each other, best first.
+            let points = relevance - 0.01 * i as f64;
+            // A definition is its symbol; module-level code is `path:line` (the path
+            // alone is the memory page about the file).
+            let key = match chunk.symbol_id.and_then(|id| keys.get(&id)) {
+                Some(key) => (HitKind::Symbol, key.clone()),
+                None => (
+                    HitKind::File,
+                    format!("{}:{}", hit.path, chunk.start_line + 1),
+                ),
+            };
+            if cands.contains_key(&key) {
+                continue;
+            }
+            let mut c = Candidate::new(key.0, key.1.clone(), Some(hit.path.clone()));
+            c.line = Some(chunk.start_line);
+            c.text_points = points;
+            c.add(points, true, why.to_string());
+            if key.0 == HitKind::File {
+                c.full = self.chunk_full(&hit.path, chunk.start_line, chunk.end_line);
+                c.digest = format!(
+                    "module-level code of `{}` (lines {}–{})",
+                    hit.path,
+                    chunk.start_line + 1,
+                    chunk.end_line + 1
+                );
+            }
+            cands.insert(key, c);
+        }
+    }
+    /// The dependents of what a question about dependents asks about, each as its path, why
+    /// it is one, and what the answer says of it: the files with references resolved to the
+    /// definitions it names, else the direct dependents of the file it names or of the best
+    /// file found (`hits`), those the map links first.
+    fn dependents(
+        &self,
+        hits: &[super::retrieve::FileHit],
+        named_ids: &[i64],
+        named_files: usize,
+        named_keys: &[NamedKey],
+    ) -> Result<Vec<(String, String, String)>> {
+        let conn = self.store.conn();
+        let found = if named_files == 0 && !named_keys.is_empty() {
+            // A question about what uses a definition it names ("who calls shlex.quote?")
+            // is answered from the references resolved to it, not from its file's
+            // importers (nor from the best file found: `unittest/mock.py`, for its
+            // `call`s).
+            let keys: Vec<&str> = named_keys.iter().map(|(_, k, _)| k.as_str()).collect();
+            // The names as the question wrote them (`shlex.quote`).
+            let mut written: Vec<&str> = named_keys.iter().map(|(_, _, n)| n.as_str()).collect();
+            written.dedup();
+            let named = ticked(&written);
+            let mut count: BTreeMap<String, usize> = BTreeMap::new();
+            for r in loci_store::map::refs_to_any(conn, &keys, None, DEPENDENT_REFS)? {
+                if r.confidence >= super::retrieve::DEPENDENT_CONFIDENCE {
+                    *count.entry(r.path).or_default() += 1;
+                }
+            }
+            // Most references first; ties in path order (a stable sort of a map).
+            let mut count: Vec<(String, usize)> = count.into_iter().collect();
+            count.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+            count
+                .into_iter()
+                .map(|(path, n)| {
+                    let why = format!("refers to {named}");
+                    let digest = format!(
+                        "`{path}` {why} ({n} reference{})",
+                        if n == 1 { "" } else { "s" }
+                    );
+                    (path, why, digest)
+                })
+                .collect()
+        } else {
+            // The file the question names by path, else the best one found.
+            let named_file = named_ids[..named_files].first().copied();
+            let Some(target) = named_file.or(hits.first().map(|h| h.file_id)) else {
+                return Ok(Vec::new());
+            };
+            let Some(target_path) = loci_store::map::file_path(conn, target)? else {
+                return Ok(Vec::new());
+            };
+            let found = self.direct_dependents(target)?;
+            let mut dependents = found.uses;
+            // Files that name the module in their code (`unlock_notify::wait(…)` inside a
+            // macro the map cannot parse) come after those the map links: only for a
+            // module whose name is an identifier of several words, rare enough to be a
+            // mention. The module's declaration (`mod unlock_notify;`) comes last, mention
+            // or not: it uses nothing.
+            let mentions = self.files_naming_module(&target_path)?;
+            let declares = |id: i64| found.declare.iter().any(|(d, _)| *d == id);
+            for (id, path) in mentions
+                .into_iter()
+                .filter(|(id, _)| !declares(*id))
+                .chain(found.declare.clone())
+            {
+                if id != target && !dependents.iter().any(|(d, _)| *d == id) {
+                    dependents.push((id, path));
+                }
+            }
+            dependents
+                .into_iter()
+                .map(|(_, path)| {
+                    let why = format!("depends directly on `{target_path}`");
+                    let digest = format!("`{path}` {why} (imports it or calls into it)");
+                    (path, why, digest)
+                })
+                .collect()
+        };
+        Ok(found)
+    }
+
+    /// The source of lines `start..=end` (zero-based) of `path` as a FULL item: a heading
+    /// and at most [`FULL_SOURCE_LINES`] lines; empty when the file cannot be served.
+    pub(super) fn chunk_full(&self, path: &str, start: u32, end: u32) -> String {
+        let Some((text, _)) = self.read_served_as_scanned(path) else {
+            return String::new();
+        };
+        let last = end.min(start + FULL_SOURCE_LINES - 1);
+        let mut source: Vec<&str> = text
+            .lines()
+            .skip(start as usize)
+            .take((last - start + 1) as usize)
+            .collect();
+        while source.last().is_some_and(|l| l.trim().is_empty()) {
+            source.pop();
+        }
+        let more = if end > last { "\n…" } else { "" };
+        format!(
+            "### {path}:{} (module-level code)\n```\n{}{more}\n```\n",
+            start + 1,
+            source.join("\n")
+        )
+    }
+}
+
+/// A definition the question names: its file, its key, and the name as written.
+pub(super) type NamedKey = (String, String, String);
+
+/// The most references read to answer what uses a definition the question names.
+pub(super) const DEPENDENT_REFS: u32 = 2_000;

@@ -1,0 +1,356 @@
+//! What is open in the editor, and the files a question names: their outlines, the
+//! module points of what is near them, and the memory linked to them.
+
+use std::collections::HashSet;
+
+use loci_store::memory as mem;
+
+use super::score::{NEAR_MODULE_POINTS, OPEN_MODULE_POINTS};
+
+/// Whether the repo-relative `path` is `prefix` or lies under the folder `prefix/` (the
+/// `search --path` filter; `prefix` has no trailing `/`). `server/core2/x.rs` is not under
+/// `server/core`: the filter had been a string prefix.
+pub fn under_path(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+pub(super) fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+/// The zero-based line where `s` starts in its file as it is now, split into `lines`: its
+/// stored line while the file is as the last scan read it (`as_scanned`), else the nearest
+/// line whose trimmed text starts with its signature; `None` when no line does.
+pub(super) fn current_start(
+    s: &loci_store::map::SymbolHit,
+    as_scanned: bool,
+    lines: &[&str],
+) -> Option<usize> {
+    let stored = s.line as usize;
+    if as_scanned {
+        return (stored < lines.len().max(1)).then_some(stored);
+    }
+    let signature = s.signature.trim();
+    (0..lines.len())
+        .filter(|&i| lines[i].trim_start().starts_with(signature))
+        .min_by_key(|&i| i.abs_diff(stored))
+}
+
+/// Whether the revision has a claim resolved to an open file, a symbol in one, a path in
+/// an open folder, a folder holding an open file or folder (the subject of `decide …
+/// --subject logging`), or a symbol the question names or its file (`targets`): a
+/// structural link between a
+/// decisions or lessons page and the question.
+pub(super) fn linked_to(
+    conn: &loci_store::rusqlite::Connection,
+    revision_id: i64,
+    open: &[String],
+    targets: &HashSet<String>,
+) -> loci_store::Result<bool> {
+    if open.is_empty() && targets.is_empty() {
+        return Ok(false);
+    }
+    Ok(mem::claims_of(conn, revision_id)?.iter().any(|claim| {
+        claim.resolved.as_deref().is_some_and(|r| {
+            let file = r.split_once('#').map_or(r, |(p, _)| p);
+            targets.contains(r)
+                || open.iter().any(|o| match o.strip_suffix('/') {
+                    Some(dir) => under_path(file, dir) || under_path(dir, file),
+                    None => file == o || under_path(o, file),
+                })
+        })
+    }))
+}
+
+/// Symbols of each open file that `context` takes as candidates (its main ones:
+/// [`loci_store::map::file_main_symbols`], public definitions and the most referenced
+/// first; in source order, `shutil.py` had served `_WINDOWS` and `COPY_BUFSIZE`); they
+/// score the open module's +50 as any item in the file does. A file of 2,000 symbols gives
+/// 8, not 2,000.
+pub(super) const OPEN_FILE_SYMBOLS: usize = 8;
+
+/// Decisions and lessons about the open files that `context` scores, newest first.
+pub(super) const OPEN_ENTRIES: usize = 50;
+
+/// Open-file symbols taken over all open files (an editor may send every open tab).
+pub(super) const OPEN_SYMBOLS_TOTAL: usize = 24;
+
+/// Symbols an open file's outline lists (top-level ones), and files importing it.
+pub(super) const OUTLINE_SYMBOLS: u32 = 30;
+pub(super) const OUTLINE_IMPORTERS: usize = 10;
+
+/// An open file's outline, as its FULL text and its DIGEST: how many symbols it has, its
+/// top-level ones (signature and one-based line; `first` is what
+/// [`loci_store::map::file_outline`] gave, without what must not be served), and the files
+/// importing it (its dependents). The first [`OUTLINE_IMPORTERS`] are named.
+pub(super) fn open_file_outline(
+    conn: &loci_store::rusqlite::Connection,
+    path: &str,
+    total: u64,
+    top_level: u64,
+    first: &[loci_store::map::SymbolHit],
+) -> loci_store::Result<(String, String)> {
+    use loci_store::Context;
+    let importers: Vec<String> = conn
+        .prepare_cached(
+            "SELECT DISTINCT b.path FROM files a JOIN deps d ON d.to_file_id = a.file_id
+                 JOIN files b ON b.file_id = d.from_file_id WHERE a.path = ?1 ORDER BY b.path",
+        )
+        .and_then(|mut st| {
+            st.query_map([path], |r| r.get::<_, String>(0))?
+                .collect::<loci_store::rusqlite::Result<Vec<_>>>()
+        })
+        .ctx(|| format!("reading the files importing {path}"))?;
+    let top: Vec<&loci_store::map::SymbolHit> = first
+        .iter()
+        .filter(|s| !s.qualified_name.contains('.'))
+        .collect();
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    let mut full = format!(
+        "### {path} (open file: {total} symbol{}, {top_level} top-level)\n",
+        plural(total)
+    );
+    for s in &top {
+        full.push_str(&format!(
+            "- `{}` — line {}\n",
+            s.signature.trim(),
+            s.line + 1
+        ));
+    }
+    if top_level > top.len() as u64 {
+        full.push_str(&format!(
+            "- … {} more top-level\n",
+            top_level - top.len() as u64
+        ));
+    }
+    let named = |list: &[String]| {
+        let mut out = list
+            .iter()
+            .take(OUTLINE_IMPORTERS)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if list.len() > OUTLINE_IMPORTERS {
+            out.push_str(&format!(" and {} more", list.len() - OUTLINE_IMPORTERS));
+        }
+        out
+    };
+    let imported = if importers.is_empty() {
+        "imported by no mapped file".to_string()
+    } else {
+        format!(
+            "imported by {} file(s): {}",
+            importers.len(),
+            named(&importers)
+        )
+    };
+    full.push_str(&format!(
+        "{}{}\n",
+        imported[..1].to_uppercase(),
+        &imported[1..]
+    ));
+    let names: Vec<&str> = top.iter().take(5).map(|s| s.name.as_str()).collect();
+    let digest = format!(
+        "open file: {total} symbol{}{}; {imported}",
+        plural(total),
+        if names.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({}{})",
+                names.join(", "),
+                if top_level > names.len() as u64 {
+                    ", …"
+                } else {
+                    ""
+                }
+            )
+        }
+    );
+    Ok((full, digest))
+}
+
+/// The mapped files a question names, in its order: each word that is a mapped path
+/// (`server/store/src/lib.rs`, `Cargo.toml`: an indexed lookup), or the name of a source
+/// or markdown file that exactly one mapped file has (`number.rs`; `lib.rs`, which many
+/// have, names none). A file name is matched against every path, so only words with an
+/// extension loci parses or records as markdown are tried that way (`os.path.join` and
+/// `e.g.` are not). Quotes, backticks and trailing punctuation around a word are dropped.
+pub(super) fn files_named_in(
+    conn: &loci_store::rusqlite::Connection,
+    query: &str,
+) -> loci_store::Result<Vec<String>> {
+    use loci_store::Context;
+    let mut out: Vec<String> = Vec::new();
+    let mut by_path = conn
+        .prepare_cached("SELECT path FROM files WHERE path = ?1")
+        .ctx(|| "looking up file paths".into())?;
+    let mut by_name = conn
+        .prepare_cached(
+            "SELECT path FROM files WHERE path = ?1 OR substr(path, -length(?1) - 1) = '/' || ?1
+             LIMIT 2",
+        )
+        .ctx(|| "looking up file names".into())?;
+    for word in query.split_whitespace() {
+        let w = word
+            .trim_matches(|c: char| {
+                matches!(
+                    c,
+                    '`' | '"' | '\'' | '(' | ')' | ',' | ';' | ':' | '?' | '!'
+                )
+            })
+            .trim_end_matches('.')
+            .trim_start_matches("./");
+        let Some((_, ext)) = w.rsplit_once('.') else {
+            continue;
+        };
+        if w.is_empty() || ext.is_empty() || !ext.chars().all(|c| c.is_ascii_alphanumeric()) {
+            continue;
+        }
+        let stmt = if w.contains('/') || loci_core::lang::file_language_name(w).is_none() {
+            &mut by_path
+        } else {
+            &mut by_name
+        };
+        let found: Vec<String> = stmt
+            .query_map([w], |r| r.get(0))
+            .and_then(|rows| rows.collect())
+            .ctx(|| format!("looking up the file name {w}"))?;
+        // The one file of that name, or the one at that very path (`cmd.py` at the root,
+        // beside `lib2to3/.../cmd.py`).
+        let named = match found.as_slice() {
+            [only] => Some(only),
+            several => several.iter().find(|p| p.as_str() == w),
+        };
+        if let Some(f) = named
+            && !out.contains(f)
+        {
+            out.push(f.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// The open-module points of an item about `path` (a folder when `folder`): the best over
+/// the open files of +50 for the same file or the file's own folder, +25 for a parent or
+/// child folder or a sibling file; over the open folders (`dir/`), +50 for what is in one
+/// and +25 for a parent folder.
+pub(super) fn module_points(path: &str, folder: bool, open: &[String]) -> Option<(f64, String)> {
+    let mut best: Option<(f64, String)> = None;
+    for f in open {
+        let f_dir = dir_of(f);
+        let points = if let Some(dir) = f.strip_suffix('/') {
+            // An open folder: what is in it is its module, its parents its parents.
+            if path == dir || path.starts_with(f.as_str()) {
+                Some((OPEN_MODULE_POINTS, format!("open module {dir}")))
+            } else if folder && (path == "." || dir.starts_with(&format!("{path}/"))) {
+                Some((NEAR_MODULE_POINTS, format!("parent of {dir}")))
+            } else {
+                None
+            }
+        } else if path == f || (folder && (path == f_dir || (path == "." && f_dir.is_empty()))) {
+            Some((OPEN_MODULE_POINTS, format!("open module {f}")))
+        } else if folder
+            && (path == "."
+                || f_dir.starts_with(&format!("{path}/"))
+                || path.starts_with(&format!("{f_dir}/")))
+        {
+            Some((NEAR_MODULE_POINTS, format!("parent/child of {f}")))
+        } else if !folder && dir_of(path) == f_dir {
+            Some((NEAR_MODULE_POINTS, format!("sibling of {f}")))
+        } else {
+            None
+        };
+        if let Some(p) = points
+            && best.as_ref().is_none_or(|b| p.0 > b.0)
+        {
+            best = Some(p);
+        }
+    }
+    best
+}
+
+/// The open-module points of an item about `path` (a folder when `folder`) from the open
+/// files the map lacks (`unmapped`: each with its folder when that folder is mapped and
+/// not the root): +50 for that folder itself, +25 for a file in it; nothing for its
+/// parents, children or anything else. A file the map lacks has no module of its own, so
+/// only what its folder holds is near it (an unsaved new file needs what a file beside
+/// it would); the root's page is not (`--open email/nosuch.py` had served `.` first).
+pub(super) fn unmapped_points(
+    path: &str,
+    folder: bool,
+    unmapped: &[(String, Option<String>)],
+) -> Option<(f64, String)> {
+    unmapped
+        .iter()
+        .filter_map(|(f, dir)| {
+            let dir = dir.as_deref()?;
+            if folder && path == dir {
+                Some((
+                    OPEN_MODULE_POINTS,
+                    format!("folder of the open file {f} (not in the map)"),
+                ))
+            } else if !folder && dir_of(path) == dir {
+                Some((
+                    NEAR_MODULE_POINTS,
+                    format!("beside the open file {f} (not in the map)"),
+                ))
+            } else {
+                None
+            }
+        })
+        .fold(None, |best: Option<(f64, String)>, p| match best {
+            Some(b) if b.0 >= p.0 => Some(b),
+            _ => Some(p),
+        })
+}
+
+/// The words of a question that asks about the code at hand without naming a topic (with
+/// the stop words of [`super::search::content_terms`]): "what should I know before I touch
+/// this?", "anything to keep in mind when changing this file?", "how does this work?".
+/// Sorted.
+pub(super) const AT_HAND_WORDS: &[&str] = &[
+    "anything",
+    "before",
+    "careful",
+    "change",
+    "changes",
+    "changing",
+    "code",
+    "edit",
+    "editing",
+    "file",
+    "important",
+    "keep",
+    "know",
+    "mind",
+    "modify",
+    "modifying",
+    "need",
+    "read",
+    "refactor",
+    "refactoring",
+    "something",
+    "tell",
+    "touch",
+    "touching",
+    "understand",
+    "update",
+    "updating",
+    "watch",
+    "work",
+    "working",
+    "works",
+];
+
+/// A score or floor in points as a reader takes it in: one decimal, or for magnitudes of
+/// a million and more (any finite floor is allowed) scientific notation, so `--floor 1e308`
+/// is not echoed as 309 digits.
+pub(super) fn points(x: f64) -> String {
+    if x.abs() < 1e6 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.1e}")
+    }
+}
