@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use loci_core::secondary::secondary_code;
 use loci_store::search::FtsTable;
 
 use super::search::Term;
@@ -41,6 +42,26 @@ impl Workspace {
                 files: named_ids.to_vec(),
                 sees: None,
             });
+        }
+        // A question about tests (examples, vendored code) naming a definition asks for
+        // the code of that kind using it: those files, most references first, are a list
+        // of their own (the definition's file is the "named" one).
+        if asks.any() && !named_keys.is_empty() {
+            let users = self.referrers(named_keys, |p| {
+                secondary_code(p).is_some() && asks.demotes(Some(p)).is_none()
+            })?;
+            let mut files = Vec::new();
+            for (path, _) in users {
+                files.extend(loci_store::map::file_id(conn, &path)?);
+            }
+            if !files.is_empty() {
+                extra.push(RankedList {
+                    name: "uses the named definition",
+                    weight: 1.0,
+                    files,
+                    sees: None,
+                });
+            }
         }
         let dense_best = dense.as_ref().map_or(0.0, |(_, best, _)| *best);
         if let Some((files, _, embedded)) = dense {
@@ -192,6 +213,27 @@ impl Workspace {
             cands.insert(key, c);
         }
     }
+    /// The files with references resolved to the definitions `named_keys` (at least
+    /// [`super::retrieve::DEPENDENT_CONFIDENCE`]) whose path `keep` admits, each with its
+    /// count of references: most first, ties in path order.
+    fn referrers(
+        &self,
+        named_keys: &[NamedKey],
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<Vec<(String, usize)>> {
+        let keys: Vec<&str> = named_keys.iter().map(|(_, k, _)| k.as_str()).collect();
+        let mut count: BTreeMap<String, usize> = BTreeMap::new();
+        for r in loci_store::map::refs_to_any(self.store.conn(), &keys, None, DEPENDENT_REFS)? {
+            if r.confidence >= super::retrieve::DEPENDENT_CONFIDENCE && keep(&r.path) {
+                *count.entry(r.path).or_default() += 1;
+            }
+        }
+        // A stable sort of a map: ties stay in path order.
+        let mut count: Vec<(String, usize)> = count.into_iter().collect();
+        count.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+        Ok(count)
+    }
+
     /// The dependents of what a question about dependents asks about, each as its path, why
     /// it is one, and what the answer says of it: the files with references resolved to the
     /// definitions it names, else the direct dependents of the file it names or of the best
@@ -209,21 +251,11 @@ impl Workspace {
             // is answered from the references resolved to it, not from its file's
             // importers (nor from the best file found: `unittest/mock.py`, for its
             // `call`s).
-            let keys: Vec<&str> = named_keys.iter().map(|(_, k, _)| k.as_str()).collect();
             // The names as the question wrote them (`shlex.quote`).
             let mut written: Vec<&str> = named_keys.iter().map(|(_, _, n)| n.as_str()).collect();
             written.dedup();
             let named = ticked(&written);
-            let mut count: BTreeMap<String, usize> = BTreeMap::new();
-            for r in loci_store::map::refs_to_any(conn, &keys, None, DEPENDENT_REFS)? {
-                if r.confidence >= super::retrieve::DEPENDENT_CONFIDENCE {
-                    *count.entry(r.path).or_default() += 1;
-                }
-            }
-            // Most references first; ties in path order (a stable sort of a map).
-            let mut count: Vec<(String, usize)> = count.into_iter().collect();
-            count.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
-            count
+            self.referrers(named_keys, |_| true)?
                 .into_iter()
                 .map(|(path, n)| {
                     let why = format!("refers to {named}");

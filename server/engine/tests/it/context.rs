@@ -3623,3 +3623,41 @@ fn fault_a_dependents_question_served_code_holding_its_cue_words() {
         a.items.iter().map(|i| &i.id).collect::<Vec<_>>()
     );
 }
+
+/// A question about the tests of a definition it names is answered by the tests using it:
+/// "where are the tests for shlex.split in POSIX mode?" had served the test file richest
+/// in "posix", "mode" and "tests" before the one calling `shlex.split`.
+#[test]
+fn fault_the_tests_of_a_named_function_ranked_after_tests_sharing_its_words() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "shlex.py",
+        "def split(s, comments=False, posix=True):\n    \"\"\"Split the string s using shell-like syntax.\"\"\"\n    return s.split()\n",
+    );
+    write(
+        dir.path(),
+        "test/test_shlex.py",
+        "import shlex\n\nclass ShlexTest:\n    def testSplit(self):\n        self.assertEqual(shlex.split('a b'), ['a', 'b'])\n\n    def testCompat(self):\n        self.assertEqual(shlex.split('a \"b\"', posix=False), ['a', '\"b\"'])\n",
+    );
+    write(
+        dir.path(),
+        "test/test_posix.py",
+        "import os\n\nclass PosixTester:\n    \"\"\"Tests of POSIX mode: the posix mode bits, posix tests of mode changes.\"\"\"\n\n    def test_mode(self):\n        # posix mode tests: chmod sets the mode in POSIX mode\n        os.chmod('f', 0o644)\n\n    def test_posix_mode(self):\n        self.assertTrue(os.stat('f').st_mode)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "Where are the tests for shlex.split in POSIX mode?",
+        &[],
+        2_000,
+    )
+    .result;
+    let tests: Vec<&str> = a
+        .items
+        .iter()
+        .filter_map(|i| i.path.as_deref())
+        .filter(|p| p.starts_with("test/"))
+        .collect();
+    assert_eq!(tests.first(), Some(&"test/test_shlex.py"), "{:?}", a.items);
+}
