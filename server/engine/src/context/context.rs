@@ -402,9 +402,6 @@ impl Workspace {
     /// the question they hold, and the definitions the question names at rank 0.
     fn text_phase(&self, q: &Question, g: &mut Found) -> Result<()> {
         let conn = self.store.conn();
-        g.symbol_files = BTreeMap::new();
-        // Revisions read by the memory search, by id (step 4 needs them again).
-        g.revisions = HashMap::new();
         // A candidate found in several passages (a long section is several chunks) scores
         // its best passage once: the rule is "up to +30", and summing weak passages let a
         // long document outrank the code that answers the question.
@@ -414,12 +411,16 @@ impl Workspace {
         // Each is also a text hit at rank 0: the definition a question names is its best
         // match, even where FTS5's length normalisation ranks a long doc comment below the
         // hits kept (`namedtuple`, with a 40-line docstring, came after 50 of its tests).
-        g.named = Vec::new();
-        // Whether the question names a definition by a qualified name the map resolves
-        // (`json.dumps`, `Runtime::block_on`): it is about this code, whatever else it
-        // names ("in my Flask app, how does json.dumps …").
-        g.named_qualified = false;
-        for name in super::search::identifier_tokens(q.query) {
+        // Text that asks nothing (pasted: an error, a log line) names nothing: the names in
+        // a message are what it tells the reader to use, not what the reader asks about
+        // (`enable_time` in tokio's "timers are disabled. Call `enable_time` on the
+        // runtime builder" had put `Builder.enable_time` before the code raising it).
+        let names = if super::search::pasted_spans(q.query).is_empty() {
+            super::search::identifier_tokens(q.query)
+        } else {
+            Vec::new()
+        };
+        for name in names {
             let wanted = name.replace("::", ".");
             let found = named_symbols(conn, &wanted)?;
             // A bare name defined in many files (`__init__`, `name`, `new`) names a kind of
@@ -517,7 +518,6 @@ impl Workspace {
     /// files fusion ranks with the code.
     fn named_phase(&self, q: &Question, g: &mut Found) -> Result<()> {
         let conn = self.store.conn();
-        g.named_ids = Vec::new();
         for f in &q.named_files {
             if let Some(id) = loci_store::map::file_id(conn, f)? {
                 g.named_ids.push(id);
@@ -571,10 +571,6 @@ impl Workspace {
     /// files of the symbols and paths it names (`super::retrieve`), each served as its best
     /// chunks; then the names the question uses that nothing holds.
     fn code_phase(&self, q: &Question, g: &mut Found) -> Result<()> {
-        // Whether text the question quotes is in the code verbatim: such a question is
-        // about this code, whatever else it names.
-        g.quoted_found = false;
-        g.dense_notes = Vec::new();
         let mut dense_best = 0.0f64;
         if !q.terms.is_empty() {
             let dense = match self.dense_files(q.query) {
@@ -613,7 +609,6 @@ impl Workspace {
         }
         // Names the question uses (`Kubernetes`, `io_uring`, `JSON Schema`) that nothing
         // loci can answer from holds: the question is about something else.
-        g.missing = Vec::new();
         if !g.quoted_found && !g.named_qualified {
             // The first names only, as the first terms only are searched.
             let names = super::search::names_in(q.query);
@@ -641,8 +636,6 @@ impl Workspace {
         let mut module_memory = false;
         self.check_cancelled()?;
         g.pages = self.pages_near(&q.open, &q.unmapped_open, &g.symbol_files, &g.cands)?;
-        // The decisions and lessons pages with a claim about an open file.
-        g.about_open = Vec::new();
         for page in g.pages.iter() {
             if page.current_revision_id.is_none() {
                 continue;

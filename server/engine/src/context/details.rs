@@ -21,8 +21,6 @@ impl Workspace {
             .unwrap_or_default();
         g.contradictions = loci_store::audit::contradictions(conn, Some("open"))?;
         let best_text = g.cands.values().map(|c| c.text_points).fold(0.0, f64::max);
-        g.stale_warnings = Vec::new();
-        g.banners = Vec::new();
         let page_of: HashMap<&str, &mem::Page> =
             g.pages.iter().map(|p| (p.subject.as_str(), p)).collect();
         // The current revision of every memory candidate (most were read by the search),

@@ -307,10 +307,17 @@ impl Workspace {
         if !secondary && lists.iter().all(|l| l.files.is_empty()) {
             ask(true, &mut lists)?;
         }
-        // Text the question quotes (an error message, a docstring's words): the chunks
-        // holding a piece of it verbatim, in any code. They are their files' best chunks:
-        // the function raising the error, not the ones sharing the question's words.
-        if let Some(expr) = super::search::quoted_expression(&super::search::quoted_spans(query)) {
+        // Text the question quotes (an error message, a docstring's words), or the whole
+        // of text that asks nothing (pasted): the chunks holding a piece of it verbatim,
+        // in any code. They are their files' best chunks: the function raising the error,
+        // not the ones sharing the question's words.
+        let pasted = super::search::pasted_spans(query);
+        let (spans, name) = if pasted.is_empty() {
+            (super::search::quoted_spans(query), "quoted text")
+        } else {
+            (pasted, "pasted text")
+        };
+        if let Some(expr) = super::search::quoted_expression(&spans) {
             let mut files = Vec::new();
             let mut quoted_of: HashMap<i64, Vec<ChunkHit>> = HashMap::new();
             for table in [FtsTable::CodeChunks, FtsTable::SecondaryChunks] {
@@ -327,7 +334,7 @@ impl Workspace {
                 chunks_of.insert(id, quoted);
             }
             lists.push(RankedList {
-                name: "quoted text",
+                name,
                 weight: QUOTED_WEIGHT,
                 files,
                 sees: None,

@@ -411,6 +411,57 @@ mod quoted_tests {
     }
 
     #[test]
+    fn pasted_spans_take_the_sentences_of_text_that_asks_nothing() {
+        let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            pasted_spans(
+                "A Tokio 1.x context was found, but timers are disabled. Call `enable_time` on the runtime builder to enable timers."
+            ),
+            vec![
+                w(&[
+                    "a", "tokio", "1", "x", "context", "was", "found", "but", "timers", "are",
+                    "disabled"
+                ]),
+                w(&[
+                    "call", "enable", "time", "on", "the", "runtime", "builder", "to", "enable",
+                    "timers"
+                ]),
+            ]
+        );
+        assert_eq!(
+            pasted_spans("TOML parse error at line 3, column 1: duplicate key `name`"),
+            vec![
+                w(&[
+                    "toml",
+                    "parse",
+                    "error",
+                    "at",
+                    "line",
+                    "3",
+                    "column",
+                    "1",
+                    "duplicate",
+                    "key",
+                    "name"
+                ]),
+                w(&["toml", "parse", "error", "at", "line", "3", "column", "1"]),
+                w(&["duplicate", "key", "name"]),
+            ]
+        );
+        // A question, however it is written, a name alone, and text quoting a message
+        // (its quoted spans stand for it) are not pasted text.
+        for q in [
+            "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
+            "How does the bounded channel make senders wait",
+            "Where are the tests for shlex.split in POSIX mode",
+            "the bounded channel: senders wait when full?",
+            "SSLKEYLOGFILE",
+        ] {
+            assert_eq!(pasted_spans(q), Vec::<Vec<String>>::new(), "{q}");
+        }
+    }
+
+    #[test]
     fn quoted_spans_take_quotes_and_exception_messages() {
         let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         // A pasted traceback line: the part after the message's own colon is filled in at
@@ -532,12 +583,6 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
 /// tokenizer makes them); spans of fewer than two tokens are left out (one word is no
 /// quotation).
 pub fn quoted_spans(text: &str) -> Vec<Vec<String>> {
-    let tokens = |s: &str| -> Vec<String> {
-        s.split(|c: char| !c.is_alphanumeric())
-            .filter(|t| !t.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
     let mut spans: Vec<Vec<String>> = Vec::new();
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut i = 0;
@@ -593,6 +638,55 @@ pub fn quoted_spans(text: &str) -> Vec<Vec<String>> {
     spans.retain(|s| s.len() >= 2);
     spans.dedup();
     spans
+}
+
+/// The spans of text that asks nothing and quotes nothing ([`asks_nothing`]: no question
+/// mark, no question word first; no [`quoted_spans`]), pasted whole from somewhere, an
+/// error or a log line: each of its sentences and their colon-separated parts, as
+/// [`quoted_spans`] makes them; none for a question. Unlike quoted text, such text is not
+/// known to come from the code.
+pub fn pasted_spans(text: &str) -> Vec<Vec<String>> {
+    if !asks_nothing(text) || !quoted_spans(text).is_empty() {
+        return Vec::new();
+    }
+    let mut spans: Vec<Vec<String>> = Vec::new();
+    for sentence in text.split(". ") {
+        spans.push(tokens(sentence));
+        if sentence.contains(": ") {
+            spans.extend(sentence.split(": ").map(tokens));
+        }
+    }
+    spans.retain(|s| s.len() >= 2);
+    spans.dedup();
+    spans
+}
+
+/// The tokens of `s` as the `unicode61` tokenizer makes them: runs of letters and digits,
+/// lower-case.
+fn tokens(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Words a question starts with: interrogatives, auxiliaries and requests.
+const QUESTION_WORDS: &[&str] = &[
+    "are", "can", "could", "describe", "did", "do", "does", "explain", "find", "give", "has",
+    "have", "how", "i", "is", "list", "should", "show", "tell", "was", "were", "what", "when",
+    "where", "which", "who", "why", "will", "would",
+];
+
+/// Whether `text` asks nothing: at least four words, no question mark, and its first word
+/// no [`QUESTION_WORDS`] word.
+fn asks_nothing(text: &str) -> bool {
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.len() >= 4
+        && !text.contains('?')
+        && !QUESTION_WORDS.contains(&words[0].to_lowercase().as_str())
 }
 
 /// The names a question uses, each as the [`Term`]s of its tokens: a token shaped like a

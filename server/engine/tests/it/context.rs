@@ -3661,3 +3661,37 @@ fn fault_the_tests_of_a_named_function_ranked_after_tests_sharing_its_words() {
         .collect();
     assert_eq!(tests.first(), Some(&"test/test_shlex.py"), "{:?}", a.items);
 }
+
+/// Text that asks nothing is pasted (an error, a log line): its sentences are searched
+/// verbatim and the names in it are not what it asks about. Tokio's "timers are disabled.
+/// Call `enable_time` on the runtime builder" had served `Builder::enable_time` first,
+/// for its name, before the code raising the message.
+#[test]
+fn fault_a_pasted_message_served_the_function_it_names_before_the_code_raising_it() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "src/runtime/builder.rs",
+        "pub struct Builder { enable_time: bool }\n\nimpl Builder {\n    /// Enables the time driver: timers, sleeps and timeouts on the runtime.\n    pub fn enable_time(&mut self) -> &mut Self {\n        self.enable_time = true;\n        self\n    }\n\n    /// Enables the I/O driver of the runtime.\n    pub fn enable_io(&mut self) -> &mut Self {\n        self\n    }\n}\n",
+    );
+    write(
+        dir.path(),
+        "src/runtime/driver.rs",
+        "pub struct Handle { time: Option<TimeHandle> }\n\nimpl Handle {\n    pub fn time(&self) -> &TimeHandle {\n        self.time\n            .as_ref()\n            .expect(\"A Tokio 1.x context was found, but timers are disabled. Call `enable_time` on the runtime builder to enable timers.\")\n    }\n}\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "A Tokio 1.x context was found, but timers are disabled. Call `enable_time` on the runtime builder to enable timers.",
+        &[],
+        2_000,
+    )
+    .result;
+    assert!(!a.abstained, "{}", a.markdown);
+    assert_eq!(
+        a.items.first().map(|i| i.id.as_str()),
+        Some("src/runtime/driver.rs#Handle.time@method"),
+        "{:?}",
+        a.items
+    );
+}
