@@ -84,6 +84,7 @@ use tree_sitter::{Node, ParseOptions, ParseState, Parser, QueryCursor, Streaming
 use crate::fingerprint::{self, CommentSpan, Expected, FastMap, FastSet};
 use crate::imports::{self, RawImport};
 use crate::lang::{LangQuery, Role, RustKinds, lang_query};
+use crate::position::RowIndex;
 use crate::types;
 use crate::{
     Degraded, FileAnalysis, Import, Language, Receiver, RefKind, Reference, Span, Symbol,
@@ -666,7 +667,7 @@ fn extract_with(
 ) -> (FileAnalysis, Vec<u8>) {
     let tables = lang_query(language);
     let bytes = text.as_bytes();
-    let lines = LineIndex::new(bytes);
+    let lines = RowIndex::new(bytes);
 
     // Rust macro bodies parsed as items, one round per nesting level: a round's trees are
     // set once and then only borrowed, so the nodes found in them live as long as the
@@ -1490,12 +1491,12 @@ pub(crate) fn base_type_name(text: &str) -> &str {
 fn signature_line(
     language: Language,
     text: &str,
-    lines: &LineIndex,
+    lines: &RowIndex,
     start: usize,
     name: usize,
 ) -> String {
     let line_at = |at: usize| -> &str {
-        let (mut begin, end) = lines.line_of(at);
+        let (mut begin, end) = lines.row_of(at);
         // Deep inside a long line (minified code): the definition's own text, not the
         // line's first bytes, which every definition on that line would share.
         if at.min(end) - begin > MAX_SIGNATURE_BYTES {
@@ -1563,7 +1564,7 @@ fn is_attribute_line(language: Language, line: &str) -> bool {
 fn doc_above(
     language: Language,
     text: &str,
-    lines: &LineIndex,
+    lines: &RowIndex,
     def: Node<'_>,
     comments: &[CommentSpan],
 ) -> Option<String> {
@@ -1669,46 +1670,6 @@ fn doc_above(
     (!doc.is_empty()).then_some(doc)
 }
 
-/// Where each line of a file starts, built once per file so that finding a position's
-/// line costs a binary search, not a scan to the previous newline (which made a
-/// one-line minified file quadratic in its number of definitions).
-struct LineIndex {
-    /// Byte offset of each line's first byte; `starts[0] == 0`.
-    starts: Vec<usize>,
-    len: usize,
-}
-
-impl LineIndex {
-    fn new(bytes: &[u8]) -> Self {
-        let mut starts = vec![0];
-        starts.extend(
-            bytes
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| **b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
-        LineIndex {
-            starts,
-            len: bytes.len(),
-        }
-    }
-
-    /// The start of the line holding `at` (the byte after the last newline before `at`).
-    fn start_of(&self, at: usize) -> usize {
-        self.line_of(at).0
-    }
-
-    /// The line holding `at`: its start, and its end (its newline, or the end of the text).
-    fn line_of(&self, at: usize) -> (usize, usize) {
-        let at = at.min(self.len);
-        let next = self.starts.partition_point(|&s| s <= at);
-        let begin = self.starts[next - 1];
-        let end = self.starts.get(next).map_or(self.len, |s| s - 1);
-        (begin, end)
-    }
-}
-
 /// One comment line without its markers (`///`, `//!`, `//`, `/**`, `/*`, `*/`, a leading
 /// `*`, `#`) and the space after them.
 fn strip_comment_markers(line: &str) -> &str {
@@ -1805,37 +1766,6 @@ mod tests {
         assert_eq!(strip_comment_markers("/** Hello */"), "Hello");
         assert_eq!(strip_comment_markers("   * item"), "item");
         assert_eq!(strip_comment_markers("# note"), "note");
-    }
-
-    /// The line index answers what a scan from `at` to the newlines on either side
-    /// answered (it replaced that scan, which was quadratic on one-line minified files).
-    #[test]
-    fn fault_line_index_matches_a_scan_to_the_surrounding_newlines() {
-        for text in [
-            "",
-            "\n",
-            "a",
-            "ab\n",
-            "a\n\nbc\n",
-            "\n\nxy",
-            "one\ntwo\nthree",
-        ] {
-            let bytes = text.as_bytes();
-            let lines = LineIndex::new(bytes);
-            for at in 0..=bytes.len() + 1 {
-                let clamped = at.min(bytes.len());
-                let begin = bytes[..clamped]
-                    .iter()
-                    .rposition(|&b| b == b'\n')
-                    .map_or(0, |i| i + 1);
-                let end = bytes[clamped..]
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .map_or(bytes.len(), |i| clamped + i);
-                assert_eq!(lines.line_of(at), (begin, end), "{text:?} at {at}");
-            }
-        }
-        assert_eq!(LineIndex::new(b"ab\ncd").line_of(4), (3, 5));
     }
 
     #[test]

@@ -272,7 +272,7 @@ impl Inner {
             .general
             .as_ref()
             .and_then(|g| g.position_encodings.as_deref());
-        let (encoding, announced) = Encoding::negotiate(offered);
+        let (encoding, announced) = crate::position::negotiate(offered);
         let mut messages = Vec::new();
         let init = match params.initialization_options {
             // Lua's `{}` is encoded as an empty array (issue 33, item 7).
