@@ -61,9 +61,9 @@
 //!   file tree's. All bodies of a file share one `timeout_ms` budget (besides the file's
 //!   own); bodies left when it runs out stay token trees.
 //! - **Parse limit** (`timeout_ms`): a budget of parse *work*, not of wall time, so a file
-//!   parses or degrades the same on an idle machine and on a loaded one (issue 30: under
-//!   load a fresh scan of the stdlib lost `test/test_statistics.py`'s symbols to a
-//!   wall-clock limit, and the map differed from an incremental scan's). tree-sitter calls
+//!   parses or degrades the same on an idle machine and on a loaded one (with a wall-clock
+//!   limit, a fresh scan of the stdlib under load would lose `test/test_statistics.py`'s
+//!   symbols, and the map would differ from an incremental scan's). tree-sitter calls
 //!   the progress callback once every 100 parser operations, counted from the start of
 //!   each parse, so the number of calls depends only on the grammar, the text and the old
 //!   tree; the parse stops after `timeout_ms × `[`PARSE_STEPS_PER_MS`] calls. A wall-clock

@@ -144,8 +144,8 @@ pub(super) fn receiver_of<'b, 't>(
         return (Receiver::None, None, None, None);
     };
     // A method called on a value just constructed is a member of its type:
-    // `ParserI::new(p).parse()` (it had gone to the enclosing `Parser.parse`),
-    // `Parser(x).parse()` in Python.
+    // `ParserI::new(p).parse()` (not the enclosing `Parser.parse`), `Parser(x).parse()`
+    // in Python.
     let text = constructed_type(language, object, bytes).unwrap_or(node_text(object, bytes));
     let rust_path = language == Language::Rust && expression.kind() == "scoped_identifier";
     let own = match text {
@@ -221,7 +221,7 @@ pub(super) fn is_identifier(text: &str) -> bool {
 
 /// The parent of `node`, found by descending from `top`, the reference capture that holds
 /// it (one to three levels): `Node::parent` descends from the root of the tree, and on the
-/// stdlib's 345,000 references it had made a scan 18% slower. Falls back to it when `node`
+/// stdlib's 345,000 references it makes a scan 18% slower. Falls back to it when `node`
 /// is `top` itself or not below it (JavaScript's tags query captures a method call's
 /// `arguments` as the reference).
 pub(super) fn parent_below<'t>(top: Node<'t>, node: Node<'t>) -> Option<Node<'t>> {
