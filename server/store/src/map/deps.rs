@@ -167,6 +167,50 @@ pub fn importers_within(
     else {
         return Ok(Importers::default());
     };
+    let walk = walk_dependents(conn, path, start, depth, hard, min_confidence)?;
+    let by_depth: Vec<u64> = walk.levels[1..].iter().map(|l| l.len() as u64).collect();
+    // The levels the listing comes from: up to the first whose end reaches the limit.
+    let mut shown = walk.levels.len() - 1;
+    if limit > 0 {
+        let mut total = 0;
+        for (i, l) in walk.levels[1..].iter().enumerate() {
+            total += l.len();
+            if total >= limit as usize {
+                shown = i + 1;
+                break;
+            }
+        }
+    }
+    let paths = level_paths(conn, path, &walk, shown)?;
+    let listed = list_dependents(path, walk, &paths, shown, limit)?;
+    Ok(Importers { by_depth, listed })
+}
+
+/// The reverse graph walked from one file, level by level (see [`importers_within`]).
+struct Dependents {
+    /// The depth each file was first reached at.
+    depth_of: HashMap<i64, u32, IdHash>,
+    /// The files first reached at each depth; `levels[0]` is the start.
+    levels: Vec<Vec<i64>>,
+    /// The edges from each level's files into the level before, `(from, to, rank, line,
+    /// reference)`: rank 0 for an import, 1 for a stated reference, 2 for a derived one,
+    /// whose kind, provenance and confidence are `references[reference]`.
+    edges: Vec<(i64, i64, u8, u32, u32)>,
+    /// `(kind, provenance, confidence)` of the reference edges.
+    references: Vec<(String, String, f64)>,
+}
+
+/// The breadth-first walk of [`importers_within`] from file `start` (`path`), to `depth`
+/// hops, one cached indexed lookup per file expanded.
+fn walk_dependents(
+    conn: &Connection,
+    path: &str,
+    start: i64,
+    depth: u32,
+    hard: bool,
+    min_confidence: f64,
+) -> Result<Dependents> {
+    let ctx = || format!("walking the dependents of {path}");
     // Import edges (no kind), then reference edges; grouping or ordering in SQL cost
     // more than the rows it saved.
     let mut dependents_of = conn
@@ -178,10 +222,6 @@ pub fn importers_within(
                 AND confidence >= ?3",
         )
         .ctx(ctx)?;
-    // The depth each file was first reached at; the edges from each level's files into
-    // the level before, `(from, to, rank, line, reference)`: rank 0 for an import, 1 for
-    // a stated reference, 2 for a derived one, whose kind, provenance and confidence are
-    // `references[reference]`.
     let mut depth_of: HashMap<i64, u32, IdHash> = HashMap::default();
     depth_of.insert(start, 0);
     let mut levels: Vec<Vec<i64>> = vec![vec![start]];
@@ -221,20 +261,24 @@ pub fn importers_within(
         }
         levels.push(level);
     }
-    let by_depth: Vec<u64> = levels[1..].iter().map(|l| l.len() as u64).collect();
-    // The levels the listing comes from: up to the first whose end reaches the limit.
-    let mut shown = levels.len() - 1;
-    if limit > 0 {
-        let mut total = 0;
-        for (i, l) in levels[1..].iter().enumerate() {
-            total += l.len();
-            if total >= limit as usize {
-                shown = i + 1;
-                break;
-            }
-        }
-    }
-    let needed: usize = levels[..=shown].iter().map(Vec::len).sum();
+    Ok(Dependents {
+        depth_of,
+        levels,
+        edges,
+        references,
+    })
+}
+
+/// The paths of the files of levels `0..=shown` of `walk`: in one pass over the path
+/// index above [`PATH_SCAN_MIN`] files, else one lookup each.
+fn level_paths(
+    conn: &Connection,
+    path: &str,
+    walk: &Dependents,
+    shown: usize,
+) -> Result<HashMap<i64, String, IdHash>> {
+    let ctx = || format!("walking the dependents of {path}");
+    let needed: usize = walk.levels[..=shown].iter().map(Vec::len).sum();
     let mut paths: HashMap<i64, String, IdHash> = HashMap::default();
     paths.reserve(needed);
     if needed > PATH_SCAN_MIN {
@@ -244,7 +288,7 @@ pub fn importers_within(
         let mut rows = all.query([]).ctx(ctx)?;
         while let Some(row) = rows.next().ctx(ctx)? {
             let id: i64 = row.get(0).ctx(ctx)?;
-            if depth_of.get(&id).is_some_and(|&d| d as usize <= shown) {
+            if walk.depth_of.get(&id).is_some_and(|&d| d as usize <= shown) {
                 paths.insert(id, row.get(1).ctx(ctx)?);
             }
         }
@@ -252,10 +296,29 @@ pub fn importers_within(
         let mut path_of = conn
             .prepare_cached("SELECT path FROM files WHERE file_id = ?1")
             .ctx(ctx)?;
-        for &id in levels[..=shown].iter().flatten() {
+        for &id in walk.levels[..=shown].iter().flatten() {
             paths.insert(id, path_of.query_row([id], |r| r.get(0)).ctx(ctx)?);
         }
     }
+    Ok(paths)
+}
+
+/// The first `limit` dependents (0: all) of levels `1..=shown`, each with the surest
+/// edge into the level before, by depth, then confidence (the surest first), then path.
+fn list_dependents(
+    path: &str,
+    walk: Dependents,
+    paths: &HashMap<i64, String, IdHash>,
+    shown: usize,
+    limit: u32,
+) -> Result<Vec<Importer>> {
+    let ctx = || format!("walking the dependents of {path}");
+    let Dependents {
+        levels,
+        mut edges,
+        references,
+        ..
+    } = walk;
     let path_of = |id: &i64| -> Result<&String> {
         paths
             .get(id)
@@ -316,7 +379,7 @@ pub fn importers_within(
         };
         listed.extend(reached.into_iter().take(room));
     }
-    Ok(Importers { by_depth, listed })
+    Ok(listed)
 }
 
 /// How [`importers_within`] ranks the edges out of one file, the surest first: rank (0 an

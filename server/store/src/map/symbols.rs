@@ -5,8 +5,8 @@ use super::*;
 
 /// The row id of every symbol of a file, by key: what [`insert_symbols`] gives the same
 /// keys again when the file is rewritten, so references into them from other files stay
-/// resolved (a rewrite that gave new ids had to resolve every reference into the file
-/// again: an edit of `os.py` re-resolved the calls of a thousand files, issue 37).
+/// resolved (new ids would mean resolving every reference into the file again: an edit
+/// of `os.py` would re-resolve the calls of a thousand files).
 pub fn symbol_ids_by_key(conn: &Connection, file_id: i64) -> Result<HashMap<String, i64>> {
     let mut stmt = conn
         .prepare_cached("SELECT key, symbol_id FROM symbols WHERE file_id = ?1")
@@ -386,8 +386,8 @@ pub fn referenced_in(conn: &Connection, name: &str, path: &str) -> Result<bool> 
 /// The names of the symbols in the file at `path` whose qualified name starts with
 /// `prefix` (every symbol of the file for `""`), in no particular order: the names alone,
 /// for a lint that compares them with a missing member's name (reading whole rows with
-/// [`symbols_in_file`] for every file of a common stem had been most of a lint of a
-/// 50,000-file map, issue 37).
+/// [`symbols_in_file`] for every file of a common stem would be most of a lint of a
+/// 50,000-file map).
 pub fn symbol_names_in_file(conn: &Connection, path: &str, prefix: &str) -> Result<Vec<String>> {
     let mut stmt = conn
         .prepare_cached(

@@ -15,7 +15,7 @@ pub struct Event {
     /// The subject concerned (`''` when none).
     pub subject: String,
     /// JSON details, as stored. Serialized as the JSON they are (an object), not as a
-    /// string holding JSON (`why --json` had printed them so); text that is not JSON
+    /// string holding JSON (as `why --json` prints them); text that is not JSON
     /// stays a string.
     #[serde(serialize_with = "json_text")]
     pub payload: Option<String>,

@@ -31,8 +31,8 @@ pub struct Session {
     /// Git commit at begin.
     pub head: Option<String>,
     /// JSON digest, written at end. Not serialized: a door serves it parsed, beside the
-    /// row (`loci_engine::memory::SessionView::digest`); it had been a JSON string inside
-    /// the JSON answer.
+    /// row (`loci_engine::memory::SessionView::digest`), not as a JSON string inside the
+    /// JSON answer.
     #[serde(skip_serializing)]
     pub digest: Option<String>,
 }
