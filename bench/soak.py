@@ -210,7 +210,7 @@ def drive_lsp(server, ws, stop_at, pace, rng, failures):
     s.notify("initialized", {})
     s.request("workspace/executeCommand", {"command": "loci.scan", "arguments": [{}]})
     files = [os.path.join(ws, p) for p in (
-        "server/engine/src/map/scan.rs", "server/engine/src/memory/memory.rs", "server/lsp/src/server.rs",
+        "server/engine/src/map/scan.rs", "server/engine/src/memory/memory.rs", "server/lsp/src/server/documents.rs",
         "server/core/src/claims.rs", "docs/architecture.md")]
     docs = {}
     for path in files:

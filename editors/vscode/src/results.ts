@@ -152,7 +152,7 @@ export function statusText(s: StatusState): { text: string; tooltip: string } {
   return { text: parts.join(' '), tooltip: 'loci: ' + tooltip };
 }
 
-/** `$/loci/pagesBehind` (server/lsp/src/server.rs `PagesBehindParams`): sent by the server
+/** `$/loci/pagesBehind` (server/lsp/src/server/mod.rs `PagesBehindParams`): sent by the server
  * after every sync (it syncs on its own when a commit moves `HEAD`), after a synthesis run,
  * and at start when pages are behind the code. */
 export interface PagesBehindParams {

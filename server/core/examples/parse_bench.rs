@@ -62,17 +62,14 @@ fn best<T>(rounds: usize, mut run: impl FnMut() -> T) -> (Duration, T) {
     best.expect("at least one round")
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let Some(dir) = args.get(1) else {
-        eprintln!("usage: parse_bench <dir> [ext] [rounds]");
-        std::process::exit(2);
-    };
-    let ext = args.get(2).map_or("py", String::as_str);
-    let rounds: usize = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(3).max(1);
+/// One file: its path under the directory, its language, its text (without a BOM).
+type File = (String, Language, String);
+
+/// Every `*.<ext>` file under `dir` that has a language, read into memory.
+fn read_files(dir: &str, ext: &str) -> Vec<File> {
     let mut paths = Vec::new();
     collect(Path::new(dir), ext, &mut paths);
-    let files: Vec<(String, Language, String)> = paths
+    paths
         .iter()
         .filter_map(|p| {
             let rel = p
@@ -89,19 +86,12 @@ fn main() {
                 .unwrap_or(text);
             Some((rel, language, text))
         })
-        .collect();
-    let bytes: usize = files.iter().map(|(_, _, t)| t.len()).sum();
-    let lines: usize = files.iter().map(|(_, _, t)| t.lines().count()).sum();
-    println!(
-        "{} files, {} lines, {:.1} MB",
-        files.len(),
-        lines,
-        bytes as f64 / 1e6
-    );
+        .collect()
+}
 
-    let options = AnalyzeOptions::default();
-    // Query compilation is a one-time cost per language and process; keep it out of the
-    // timings but report it.
+/// Compiles each language's query once, reporting the time: a one-time cost per language
+/// and process, kept out of the timings.
+fn compile_queries(files: &[File]) {
     let mut languages: Vec<Language> = files.iter().map(|(_, l, _)| *l).collect();
     languages.sort();
     languages.dedup();
@@ -115,47 +105,60 @@ fn main() {
             if compiled { "" } else { " (FAILED)" }
         );
     }
-    if std::env::var_os("BENCH_ANALYZE_ONLY").is_some() {
-        // For profilers: analyze only.
-        let start = Instant::now();
-        let mut symbols = 0usize;
-        for (path, language, text) in &files {
-            symbols += analyze(path, *language, text, &options).symbols.len();
-        }
-        println!(
-            "analyze only: {:.3} s ({symbols} symbols)",
-            start.elapsed().as_secs_f64()
-        );
-        return;
+}
+
+/// For profilers: analyze only, once.
+fn analyze_only(files: &[File], options: &AnalyzeOptions) {
+    let start = Instant::now();
+    let mut symbols = 0usize;
+    for (path, language, text) in files {
+        symbols += analyze(path, *language, text, options).symbols.len();
     }
-    if std::env::var_os("BENCH_PARSE_ONLY").is_some() {
-        // For profilers: bare parse only.
-        let mut parser = tree_sitter::Parser::new();
-        let start = Instant::now();
-        for (_, language, text) in &files {
-            parser
-                .set_language(&language.grammar())
-                .expect("grammar loads");
-            drop(parser.parse(text, None));
-        }
-        println!("parse only: {:.3} s", start.elapsed().as_secs_f64());
-        return;
+    println!(
+        "analyze only: {:.3} s ({symbols} symbols)",
+        start.elapsed().as_secs_f64()
+    );
+}
+
+/// For profilers: bare parse only, once.
+fn parse_only(files: &[File]) {
+    let mut parser = tree_sitter::Parser::new();
+    let start = Instant::now();
+    for (_, language, text) in files {
+        parser
+            .set_language(&language.grammar())
+            .expect("grammar loads");
+        drop(parser.parse(text, None));
     }
-    // Parse and analyze alternate file by file, so that load from other processes on the
-    // machine weighs on both alike; each round sums both, the best round is reported.
+    println!("parse only: {:.3} s", start.elapsed().as_secs_f64());
+}
+
+/// The best of the rounds of bare parse and analyze, and what the last round found.
+#[derive(Default)]
+struct Rounds {
+    parse_time: Duration,
+    analyze_time: Duration,
+    nodes: usize,
+    /// Symbols, references, imports, files with syntax errors or degraded.
+    totals: (usize, usize, usize, usize),
+    /// Symbols whose body the walk did not reach (depth limit).
+    unreached: usize,
+}
+
+/// Parse and analyze alternate file by file, so that load from other processes on the
+/// machine weighs on both alike; each round sums both, the best round is reported.
+fn alternate_rounds(files: &[File], options: &AnalyzeOptions, rounds: usize) -> Rounds {
     let mut parsers: Vec<Option<tree_sitter::Parser>> =
         Language::ALL.iter().map(|_| None).collect();
     let mut best_round: Option<(Duration, Duration)> = None;
-    let mut nodes = 0usize;
-    let mut totals = (0usize, 0usize, 0usize, 0usize);
+    let mut out = Rounds::default();
     let empty_body = loci_core::fingerprint::short_hash(b"");
-    let mut unreached = 0usize;
     for _ in 0..rounds {
         let (mut parse_sum, mut analyze_sum) = (Duration::ZERO, Duration::ZERO);
-        nodes = 0;
-        totals = (0, 0, 0, 0);
-        unreached = 0;
-        for (path, language, text) in &files {
+        out.nodes = 0;
+        out.totals = (0, 0, 0, 0);
+        out.unreached = 0;
+        for (path, language, text) in files {
             let parser = parsers[*language as usize].get_or_insert_with(|| {
                 let mut p = tree_sitter::Parser::new();
                 p.set_language(&language.grammar()).expect("grammar loads");
@@ -163,28 +166,66 @@ fn main() {
             });
             let start = Instant::now();
             if let Some(tree) = parser.parse(text, None) {
-                nodes += tree.root_node().descendant_count();
+                out.nodes += tree.root_node().descendant_count();
             }
             let middle = Instant::now();
-            let analysis = analyze(path, *language, text, &options);
+            let analysis = analyze(path, *language, text, options);
             let end = Instant::now();
             parse_sum += middle - start;
             analyze_sum += end - middle;
-            totals.0 += analysis.symbols.len();
-            unreached += analysis
+            out.totals.0 += analysis.symbols.len();
+            out.unreached += analysis
                 .symbols
                 .iter()
                 .filter(|s| s.body_fingerprint == empty_body)
                 .count();
-            totals.1 += analysis.refs.len();
-            totals.2 += analysis.imports.len();
-            totals.3 += usize::from(analysis.degraded.is_some() || analysis.error_nodes > 0);
+            out.totals.1 += analysis.refs.len();
+            out.totals.2 += analysis.imports.len();
+            out.totals.3 += usize::from(analysis.degraded.is_some() || analysis.error_nodes > 0);
         }
         if best_round.is_none_or(|(p, a)| parse_sum + analyze_sum < p + a) {
             best_round = Some((parse_sum, analyze_sum));
         }
     }
-    let (parse_time, analyze_time) = best_round.unwrap_or_default();
+    (out.parse_time, out.analyze_time) = best_round.unwrap_or_default();
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(dir) = args.get(1) else {
+        eprintln!("usage: parse_bench <dir> [ext] [rounds]");
+        std::process::exit(2);
+    };
+    let ext = args.get(2).map_or("py", String::as_str);
+    let rounds: usize = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(3).max(1);
+    let files = read_files(dir, ext);
+    let bytes: usize = files.iter().map(|(_, _, t)| t.len()).sum();
+    let lines: usize = files.iter().map(|(_, _, t)| t.lines().count()).sum();
+    println!(
+        "{} files, {} lines, {:.1} MB",
+        files.len(),
+        lines,
+        bytes as f64 / 1e6
+    );
+
+    let options = AnalyzeOptions::default();
+    compile_queries(&files);
+    if std::env::var_os("BENCH_ANALYZE_ONLY").is_some() {
+        analyze_only(&files, &options);
+        return;
+    }
+    if std::env::var_os("BENCH_PARSE_ONLY").is_some() {
+        parse_only(&files);
+        return;
+    }
+    let Rounds {
+        parse_time,
+        analyze_time,
+        nodes,
+        totals,
+        unreached,
+    } = alternate_rounds(&files, &options, rounds);
     // The split: loci's parse (with the timeout callback), then extract alone.
     let trees: Vec<_> = files
         .iter()

@@ -236,28 +236,9 @@ pub(crate) fn walk<'t>(
         let mut skip = false;
         if flags & kind_flags::COMMENT != 0 {
             skip = true;
-            let start = node.start_position();
-            let end = node.end_position();
-            // Line comments of some grammars (Rust) include their newline.
-            let end_row = if end.column == 0 && end.row > start.row {
-                end.row - 1
-            } else {
-                end.row
-            };
-            comments.push(CommentSpan {
-                start: node.start_byte(),
-                end: node.end_byte(),
-                start_row: start.row,
-                end_row,
-            });
+            comments.push(comment_span(node));
         } else if flags & kind_flags::NAMED != 0 {
-            if is_python
-                && kind == py.expression_statement
-                && let Some(parent) = frames.last()
-            {
-                skip = parent.first_statement_pending
-                    && is_docstring_statement(node, parent.kind, &frames, py);
-            }
+            skip = is_python && kind == py.expression_statement && is_docstring(node, &frames, py);
             if let Some(parent) = frames.last_mut() {
                 parent.first_statement_pending = false;
             }
@@ -268,18 +249,7 @@ pub(crate) fn walk<'t>(
             }
             // Signatures that end at this node.
             if signatures_open > 0 {
-                let row = node.start_position().row;
-                for o in open.iter_mut().filter(|o| o.signature_open) {
-                    let ends = match o.body {
-                        Some(body) => body.id() == node.id(),
-                        None => row > o.row,
-                    };
-                    if ends {
-                        o.marks.signature_end = stream.len();
-                        o.signature_open = false;
-                        signatures_open -= 1;
-                    }
-                }
+                signatures_open -= end_signatures(&mut open, node, stream.len());
             }
             if flags & kind_flags::ROOT != 0 {
                 let parent = frames.last().map_or(u16::MAX, |f| f.kind);
@@ -304,28 +274,13 @@ pub(crate) fn walk<'t>(
 
             let count = node.child_count();
             let at_limit = frames.len() as u64 >= u64::from(max_depth);
-            if count > 0 && !at_limit {
-                let (first, cursor) = if count > WIDE {
-                    let mut cursor = node.walk();
-                    let first = cursor.goto_first_child().then(|| cursor.node());
-                    (first, Some(cursor))
-                } else {
-                    (node.child(0), None)
-                };
-                if let Some(first) = first {
-                    frames.push(Frame {
-                        node,
-                        kind,
-                        first_statement_pending: true,
-                        literal: flags & kind_flags::LITERAL != 0,
-                        pos: node.start_byte(),
-                        next: 1,
-                        count,
-                        cursor,
-                    });
-                    node = first;
-                    continue;
-                }
+            if count > 0
+                && !at_limit
+                && let Some((first, frame)) = enter_children(node, kind, flags, count)
+            {
+                frames.push(frame);
+                node = first;
+                continue;
             }
             if count > 0 {
                 too_deep |= at_limit;
@@ -336,19 +291,7 @@ pub(crate) fn walk<'t>(
                 let text = bytes
                     .get(node.start_byte()..node.end_byte())
                     .unwrap_or_default();
-                if flags & kind_flags::NAMED != 0 {
-                    if flags & kind_flags::COLLAPSE_WS != 0 {
-                        push_collapsed(&mut stream, text, flags & kind_flags::KEEP_QUOTED != 0);
-                    } else {
-                        push_len(&mut stream, text.len());
-                        stream.extend_from_slice(text);
-                    }
-                } else {
-                    let name = tables.names.get(kind as usize).map_or("", |n| &**n);
-                    if !text.is_empty() && text != name.as_bytes() {
-                        push_aliased(&mut stream, text, name.as_bytes());
-                    }
-                }
+                push_leaf(&mut stream, tables, kind, flags, text);
             }
         }
         // ---- exit `node`, then move on to the next sibling or up.
@@ -393,6 +336,105 @@ pub(crate) fn walk<'t>(
             exiting = frame.node.id();
             exiting_end = end;
             frames.pop();
+        }
+    }
+}
+
+/// The first of `node`'s `count` children (`count > 0`), and the frame that visits the
+/// rest (a cursor for a node wider than [`WIDE`]); `None` when it has none to reach.
+#[inline]
+fn enter_children<'t>(
+    node: Node<'t>,
+    kind: u16,
+    flags: u8,
+    count: u32,
+) -> Option<(Node<'t>, Frame<'t>)> {
+    let (first, cursor) = if count > WIDE {
+        let mut cursor = node.walk();
+        let first = cursor.goto_first_child().then(|| cursor.node());
+        (first, Some(cursor))
+    } else {
+        (node.child(0), None)
+    };
+    let first = first?;
+    let frame = Frame {
+        node,
+        kind,
+        first_statement_pending: true,
+        literal: flags & kind_flags::LITERAL != 0,
+        pos: node.start_byte(),
+        next: 1,
+        count,
+        cursor,
+    };
+    Some((first, frame))
+}
+
+/// Whether `node`, a Python expression statement, is the docstring of the node whose
+/// children `frames` is visiting: its first statement, and one [`is_docstring_statement`]
+/// takes for a docstring.
+#[inline]
+fn is_docstring(node: Node<'_>, frames: &[Frame<'_>], py: crate::lang::PythonKinds) -> bool {
+    frames.last().is_some_and(|parent| {
+        parent.first_statement_pending && is_docstring_statement(node, parent.kind, frames, py)
+    })
+}
+
+/// A comment node's span and rows (its end row is the row of its last character: line
+/// comments of some grammars, Rust's, include their newline).
+fn comment_span(node: Node<'_>) -> CommentSpan {
+    let start = node.start_position();
+    let end = node.end_position();
+    // Line comments of some grammars (Rust) include their newline.
+    let end_row = if end.column == 0 && end.row > start.row {
+        end.row - 1
+    } else {
+        end.row
+    };
+    CommentSpan {
+        start: node.start_byte(),
+        end: node.end_byte(),
+        start_row: start.row,
+        end_row,
+    }
+}
+
+/// Ends, at stream offset `at`, the open signatures that `node` ends (it is their body,
+/// or it starts on a row after theirs when they have none); returns how many it ended.
+#[inline]
+fn end_signatures(open: &mut [Open<'_>], node: Node<'_>, at: usize) -> usize {
+    let row = node.start_position().row;
+    let mut ended = 0;
+    for o in open.iter_mut().filter(|o| o.signature_open) {
+        let ends = match o.body {
+            Some(body) => body.id() == node.id(),
+            None => row > o.row,
+        };
+        if ends {
+            o.marks.signature_end = at;
+            o.signature_open = false;
+            ended += 1;
+        }
+    }
+    ended
+}
+
+/// Appends a leaf of kind `kind` (with `flags`) whose text is `text`: a named leaf's text
+/// (whitespace collapsed where its kind says), an anonymous one's only where it differs
+/// from its kind's name.
+#[inline]
+fn push_leaf(stream: &mut Vec<u8>, tables: &LangQuery, kind: u16, flags: u8, text: &[u8]) {
+    if flags & kind_flags::NAMED != 0 {
+        if flags & kind_flags::COLLAPSE_WS != 0 {
+            push_collapsed(stream, text, flags & kind_flags::KEEP_QUOTED != 0);
+        } else {
+            push_len(stream, text.len());
+            stream.extend_from_slice(text);
+        }
+    } else {
+        let name = tables.names.get(kind as usize).map_or("", |n| &**n);
+        if !text.is_empty() && text != name.as_bytes() {
+            push_aliased(stream, text, name.as_bytes());
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod fingerprint;
 pub mod imports;
 pub mod lang;
 pub mod markdown;
+pub mod position;
 pub mod secondary;
 pub mod terms;
 pub(crate) mod types;

@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 
 use aho_corasick::AhoCorasick;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use loci_core::position::{Encoding, line_col_one_based};
 use regex::Regex;
 
 use crate::config::SecretsConfig;
@@ -545,7 +546,8 @@ impl SecretRules {
                     .map(|offset| (i, offset))
             })
             .min_by_key(|&(i, offset)| (offset, i))?;
-        let (line, column) = line_column(text, offset);
+        // One-based line (`\n`, `\r\n` and a lone `\r` end one) and character column.
+        let (line, column) = line_col_one_based(text, offset, Encoding::Utf32);
         Some(TokenMatch {
             rule: self.names[rule].clone(),
             offset,
@@ -926,30 +928,6 @@ fn decode_base64(text: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
-}
-
-/// One-based line and character column of byte `offset`.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset];
-    let bytes = before.as_bytes();
-    let mut line = 1;
-    let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => {
-                line += 1;
-                start = i + 1;
-            }
-            b'\r' if bytes.get(i + 1) != Some(&b'\n') => {
-                line += 1;
-                start = i + 1;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    (line, before[start..].chars().count() + 1)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! editor's overlay as the user types (stale, or false: deleted, renamed, never existed),
 //! or against the map for a file that is not open. Nothing is judged here. Everything a
 //! follow-up request needs travels in the returned `data` (style.md rule 8), never in
-//! server memory. No LSP types here: byte spans in, plain data out; `server.rs` converts.
+//! server memory. No LSP types here: byte spans in, plain data out; the `server` module converts.
 
 use std::collections::BTreeMap;
 

@@ -3,6 +3,7 @@
 //! findings at real locations. Columns are one-based UTF-16 code units (SARIF's default
 //! `columnKind`), converted from the byte columns loci stores.
 
+use loci_core::position::{Encoding, row_column};
 use serde_json::{Value, json};
 
 use super::lint::CheckReport;
@@ -32,19 +33,14 @@ const RULES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// One-based UTF-16 column of a zero-based byte column on `line` of `path` (falls back to
-/// the byte column when the file cannot be read).
+/// One-based UTF-16 column of a zero-based byte column on row `line` of `path` (rows end
+/// only at `\n`, as tree-sitter counts them; falls back to the byte column when the file
+/// cannot be read or has no such row).
 fn utf16_column(ws: &Workspace, path: &str, line: u32, byte_column: u32) -> u64 {
     let text = ws.read_served(path).unwrap_or_default();
-    let Some(l) = text.split('\n').nth(line as usize) else {
-        return u64::from(byte_column) + 1;
-    };
-    let cut = (byte_column as usize).min(l.len());
-    let cut = (0..=cut)
-        .rev()
-        .find(|&i| l.is_char_boundary(i))
-        .unwrap_or(0);
-    l[..cut].encode_utf16().count() as u64 + 1
+    row_column(&text, line as usize, byte_column as usize, Encoding::Utf16)
+        .map_or(u64::from(byte_column), u64::from)
+        + 1
 }
 
 /// Renders a check as a SARIF log.

@@ -991,29 +991,10 @@ struct ReadFile {
 /// file time, so the next scan reads the file again.
 const UNVERIFIED_MTIME: i64 = 0;
 
-/// Lines in `text`: `\n`, `\r\n` and a lone `\r` each end a line; a last line without an
-/// ending counts.
+/// Lines in `text`, as `loci_core::position::count_lines` counts them: `\n`, `\r\n` and a
+/// lone `\r` each end a line; a last line without an ending counts.
 pub fn count_lines(text: &str) -> i64 {
-    let bytes = text.as_bytes();
-    let mut n = 0i64;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => n += 1,
-            b'\r' => {
-                n += 1;
-                if bytes.get(i + 1) == Some(&b'\n') {
-                    i += 1;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    if !bytes.is_empty() && !matches!(bytes[bytes.len() - 1], b'\n' | b'\r') {
-        n += 1;
-    }
-    n
+    loci_core::position::count_lines(text) as i64
 }
 
 /// Pairs deleted files with added files of the same content (one-to-one, by path order).

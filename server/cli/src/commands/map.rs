@@ -1,0 +1,140 @@
+//! The map's commands: `scan`, `embed`, `sync`, the structural questions (`symbol`,
+//! `refs`, `callers`, `callees`, `outline`, `source`, `deps`, `impact`) and `stats`.
+
+use super::*;
+
+/// Runs one of this module's commands (see the module's doc); another is a bug of
+/// [`super::dispatch`].
+pub(crate) fn run(
+    command: Command,
+    ws: &mut Workspace,
+    ctx: &Ctx<'_>,
+    miss: &mut Option<String>,
+) -> anyhow::Result<Answer> {
+    let out = ctx.out;
+    let (cwd, root) = (ctx.cwd, ctx.root);
+    let here = |arg: String| from_cwd(arg, cwd, root);
+    // A symbol key's path from the current folder too (`message.py#Message.get@method`
+    // in `email/`); a name is left as given.
+    let key_here = |arg: String| match arg.split_once('#') {
+        Some((path, rest)) => format!("{}#{rest}", from_cwd(path.to_string(), cwd, root)),
+        None => arg,
+    };
+    let found = match command {
+        Command::Scan { scip, .. } => {
+            let bar = output::ScanBar::new(ctx.json);
+            let env = ws.scan(&|p| bar.update(p))?;
+            bar.finish();
+            match scip {
+                // The index is checked against the map the scan just made.
+                Some(index) => {
+                    let index = ctx.cwd.join(index);
+                    let imported = ws.import_scip(&index, loci_engine::map::MAX_INDEX_BYTES)?;
+                    out.scan_scip(&env, &imported)?
+                }
+                None => out.scan(&env)?,
+            }
+        }
+        Command::Embed => {
+            let bar = output::EmbedBar::new(ctx.json);
+            let env = ws.embed(&|p| {
+                bar.update(p);
+                std::ops::ControlFlow::Continue(())
+            })?;
+            bar.finish();
+            out.embed(&env)?
+        }
+        Command::Symbol { name, limit } => {
+            let env = ws.symbol(&key_here(name), limit)?;
+            *miss = unknown_symbol(&env).or(miss.take());
+            out.symbols(&env)?
+        }
+        Command::Refs { name, limit } => {
+            let env = ws.refs(&key_here(name), limit)?;
+            *miss = unknown_symbol(&env).or(miss.take());
+            out.refs(&env)?
+        }
+        Command::Callees { symbol, limit } => {
+            let env = ws.callees(&key_here(symbol), limit)?;
+            *miss = unknown_symbol(&env).or(miss.take());
+            out.callees(&env)?
+        }
+        Command::Outline { path, limit } => match ws.outline(&here(path), limit) {
+            Err(EngineError::NotFound(message)) => {
+                return map_not_found(out, ws, &message).map(Answer::Exit);
+            }
+            env => out.outline(&env?)?,
+        },
+        Command::Source { name } => match ws.source(&key_here(name)) {
+            Err(EngineError::NotFound(message)) => {
+                return not_found(out, ws, &message).map(Answer::Exit);
+            }
+            env => out.source(&env?)?,
+        },
+        Command::Callers {
+            symbol,
+            limit,
+            min_confidence,
+        } => {
+            // A name that is no symbol is a typo, not dead code: say which.
+            let typo = format!(
+                "no symbol named `{}` in the map, so no callers (`loci symbol` finds names)",
+                quoted(&symbol)
+            );
+            let weaker = format!(
+                "no callers of `{}` at confidence {min_confidence:.2} or more",
+                quoted(&symbol)
+            );
+            let env = ws.callers_with(&key_here(symbol), limit, min_confidence)?;
+            if env.result.targets_total == 0 {
+                *miss = unknown_symbol(&env).or(Some(typo));
+            } else if env.result.weaker > 0 {
+                *miss = Some(weaker);
+            }
+            out.callers(&env)?
+        }
+        Command::Deps { path, reverse } => match ws.deps(&here(path), reverse) {
+            Err(EngineError::NotFound(message)) => {
+                return map_not_found(out, ws, &message).map(Answer::Exit);
+            }
+            env => out.deps(&env?)?,
+        },
+        Command::Impact {
+            target,
+            depth,
+            hard,
+            min_confidence,
+            limit,
+        } => match ws.impact_with(
+            &here(target.clone()),
+            depth,
+            loci_engine::map::Edges {
+                hard,
+                min_confidence,
+            },
+            limit,
+        ) {
+            Err(EngineError::NotFound(message)) => {
+                return map_not_found(out, ws, &message).map(Answer::Exit);
+            }
+            Ok(env) => {
+                if env.result.weaker > 0 {
+                    *miss = Some(format!(
+                        "nothing depends on `{}` within depth {depth} through {}",
+                        quoted(&target),
+                        loci_engine::text::edges_followed(hard, min_confidence)
+                    ));
+                }
+                out.impact(&env)?
+            }
+            Err(e) => return Err(e.into()),
+        },
+        Command::Stats => out.stats(&ws.stats()?)?,
+        Command::Sync { limit, quiet } => {
+            let env = ws.sync(limit)?;
+            if quiet { true } else { out.sync(&env)? }
+        }
+        other => unreachable!("dispatch routes only map commands here, not {other:?}"),
+    };
+    Ok(Answer::Found(found))
+}

@@ -1,0 +1,146 @@
+//! Memory's commands: writing pages, decisions and lessons, reading them (`list`, `show`,
+//! `history`, `asof`), pins, rollbacks, confirmations, topics, facts, sessions and
+//! `synthesize`.
+
+use super::*;
+
+/// Runs one of this module's commands (see the module's doc); another is a bug of
+/// [`super::dispatch`].
+pub(crate) fn run(command: Command, ws: &mut Workspace, ctx: &Ctx<'_>) -> anyhow::Result<Answer> {
+    let out = ctx.out;
+    let (cwd, root) = (ctx.cwd, ctx.root);
+    let here = |arg: String| from_cwd(arg, cwd, root);
+    let found = match command {
+        Command::List {
+            prefix,
+            kinds,
+            limit,
+        } => out.page_entries(&ws.memory_list(&here(prefix), &kinds, limit)?)?,
+        Command::Remember {
+            subject,
+            file,
+            text,
+            write,
+        } => {
+            let body = match (file, text) {
+                (_, Some(t)) => t,
+                (Some(f), None) if f.as_os_str() == "-" => {
+                    let mut s = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
+                    s
+                }
+                (Some(f), None) => std::fs::read_to_string(&f)
+                    .map_err(|e| cli_error("io", format!("{}: {e}", f.display())))?,
+                (None, None) => {
+                    return Err(cli_error(
+                        "invalid_argument",
+                        "give the memory with --text TEXT, --file FILE, or --file - (stdin)".into(),
+                    ));
+                }
+            };
+            out.written(&ws.remember(&here(subject), &body, &write.options())?)?
+        }
+        Command::Decide {
+            text,
+            subject,
+            write,
+        } => out.written(&ws.decide(&text, subject.map(here).as_deref(), &write.options())?)?,
+        Command::Learn {
+            text,
+            subject,
+            write,
+        } => out.written(&ws.learn(&text, subject.map(here).as_deref(), &write.options())?)?,
+        Command::Show { subject, version } => match ws.show(&here(subject), version) {
+            Err(EngineError::NotFound(m)) => return not_found(out, ws, &m).map(Answer::Exit),
+            env => out.shown(&env?)?,
+        },
+        Command::History { subject } => match ws.history(&here(subject)) {
+            Err(EngineError::NotFound(m)) => return not_found(out, ws, &m).map(Answer::Exit),
+            env => out.history(&env?)?,
+        },
+        Command::Pin { subject, write } => {
+            out.page(&ws.pin(&here(subject), true, &write.options())?)?
+        }
+        Command::Unpin { subject, write } => {
+            out.page(&ws.pin(&here(subject), false, &write.options())?)?
+        }
+        Command::Rollback {
+            subject,
+            version,
+            write,
+        } => out.written(&ws.rollback(&here(subject), version, &write.options())?)?,
+        Command::Asof { date, show } => match ws.asof(&date, show.as_deref()) {
+            Err(EngineError::NotFound(m)) => return not_found(out, ws, &m).map(Answer::Exit),
+            env => out.asof(&env?)?,
+        },
+        Command::Confirm { subject, write } => {
+            out.confirmed(&ws.confirm(&here(subject), &write.options())?)?
+        }
+        Command::Topic { command } => match command {
+            TopicCommand::Add { topic, member } => {
+                out.members(&ws.topic_set(&topic, &here(member), true, &Default::default())?)?
+            }
+            TopicCommand::Rm { topic, member } => {
+                out.members(&ws.topic_set(&topic, &here(member), false, &Default::default())?)?
+            }
+            TopicCommand::List => out.topics(&ws.topics()?)?,
+        },
+        Command::Fact { command } => match command {
+            FactCommand::Add {
+                claim,
+                cmd,
+                expect,
+                exit,
+                write,
+            } => out.facts(
+                &ws.fact_add(&claim, &cmd, expect.as_deref(), exit, &write.options())?
+                    .map(|f| vec![f]),
+            )?,
+            FactCommand::List => out.facts(&ws.fact_list()?)?,
+            FactCommand::Run { id } => out.fact_runs(&ws.fact_run(id)?)?,
+        },
+        Command::Session { command } => match command {
+            SessionCommand::Begin { task, author } => {
+                out.session(&ws.session_begin(task.as_deref(), author.as_deref())?)?
+            }
+            SessionCommand::End { session, summary } => out.sessions(
+                &ws.session_end(session, summary.as_deref())?
+                    .map(|s| vec![s]),
+            )?,
+        },
+        Command::Recap { n } => out.sessions(&ws.recap(n)?)?,
+        Command::Synthesize {
+            paths,
+            plan,
+            pending,
+            dry_run,
+            session,
+        } => {
+            use loci_engine::memory::synthesis::Targets;
+            let targets = if paths.is_empty() {
+                Targets::Pending
+            } else {
+                Targets::Paths(paths.into_iter().map(here).collect())
+            };
+            if plan {
+                out.synthesis_plan(&ws.synthesis_plan()?)?
+            } else if !pending && matches!(targets, Targets::Pending) {
+                return Err(cli_error(
+                    "invalid_argument",
+                    "name the files or folders to write, or --pending for the plan's pages \
+                     (`loci synthesize --plan` lists them)"
+                        .into(),
+                ));
+            } else if dry_run {
+                out.synthesis_prompts(&ws.synthesis_prompts(&targets)?)?
+            } else {
+                let bar = output::SynthesisBar::new(ctx.json);
+                let report = ws.synthesize(&targets, session, &|p| bar.update(p));
+                bar.finish();
+                out.synthesis_report(&report?)?
+            }
+        }
+        other => unreachable!("dispatch routes only memory commands here, not {other:?}"),
+    };
+    Ok(Answer::Found(found))
+}

@@ -1,0 +1,625 @@
+//! A parsed tool call ([`Call`]): parsing its arguments, the access it needs, and its run
+//! on the workspace, one engine operation rendered with the CLI's renderer (bounded
+//! lists and excerpts included).
+
+use super::*;
+
+/// A parsed tool call.
+#[derive(Clone, Debug)]
+#[allow(missing_docs)]
+pub enum Call {
+    Context(ContextParams),
+    Search(SearchParams),
+    Symbol(SymbolParams),
+    References(ReferencesParams),
+    Callers(CallersParams),
+    Callees(CalleesParams),
+    Outline(OutlineParams),
+    Source(SourceParams),
+    Deps(DepsParams),
+    Impact(ImpactParams),
+    Why(WhyParams),
+    Show(ShowParams),
+    History(HistoryParams),
+    Asof(AsofParams),
+    Recap(RecapParams),
+    MemoryList(MemoryListParams),
+    Topics(CursorParams),
+    Stats(NoParams),
+    FactList(CursorParams),
+    Drift(DriftParams),
+    SynthesisPlan(SynthesisPlanParams),
+    Synthesize(SynthesizeParams),
+    Lint(CursorParams),
+    Check(CursorParams),
+    Resolve(ResolveParams),
+    Scan(NoParams),
+    Sync(SyncParams),
+    Remember(RememberParams),
+    Decide(DecideParams),
+    Learn(LearnParams),
+    Confirm(ConfirmParams),
+    Pin(PinParams),
+    Rollback(RollbackParams),
+    FactAdd(FactAddParams),
+    SessionBegin(SessionBeginParams),
+    SessionEnd(SessionEndParams),
+}
+
+/// Why a call could not be parsed.
+#[derive(Debug)]
+pub enum ParseError {
+    /// No tool of that name: a protocol error (`-32602`), as the MCP specification
+    /// classes an unknown tool.
+    UnknownTool(ErrorData),
+    /// An argument is missing, misspelled or of the wrong type: a tool result with
+    /// `isError: true`, so that the model reads it and calls again.
+    Argument(ArgumentError),
+}
+
+/// Parses `arguments` for tool `name`. An unknown tool is [`ParseError::UnknownTool`]; a
+/// missing or misspelled argument, or a value of the wrong type, is
+/// [`ParseError::Argument`] naming the argument.
+pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ParseError> {
+    let args = Value::Object(arguments.unwrap_or_default());
+    let arg = ParseError::Argument;
+    Ok(match name {
+        "context" => Call::Context(from_args(args).map_err(arg)?),
+        "search" => Call::Search(from_args(args).map_err(arg)?),
+        "symbol" => Call::Symbol(from_args(args).map_err(arg)?),
+        "references" => Call::References(from_args(args).map_err(arg)?),
+        "callers" => Call::Callers(from_args(args).map_err(arg)?),
+        "callees" => Call::Callees(from_args(args).map_err(arg)?),
+        "outline" => Call::Outline(from_args(args).map_err(arg)?),
+        "source" => Call::Source(from_args(args).map_err(arg)?),
+        "memory_list" => Call::MemoryList(from_args(args).map_err(arg)?),
+        "topics" => Call::Topics(from_args(args).map_err(arg)?),
+        "stats" => Call::Stats(from_args(args).map_err(arg)?),
+        "sync" => Call::Sync(from_args(args).map_err(arg)?),
+        "deps" => Call::Deps(from_args(args).map_err(arg)?),
+        "impact" => Call::Impact(from_args(args).map_err(arg)?),
+        "why" => Call::Why(from_args(args).map_err(arg)?),
+        "show" => Call::Show(from_args(args).map_err(arg)?),
+        "history" => Call::History(from_args(args).map_err(arg)?),
+        "asof" => Call::Asof(from_args(args).map_err(arg)?),
+        "recap" => Call::Recap(from_args(args).map_err(arg)?),
+        "fact_list" => Call::FactList(from_args(args).map_err(arg)?),
+        "drift" => Call::Drift(from_args(args).map_err(arg)?),
+        "synthesis_plan" => Call::SynthesisPlan(from_args(args).map_err(arg)?),
+        "synthesize" => Call::Synthesize(from_args(args).map_err(arg)?),
+        "lint" => Call::Lint(from_args(args).map_err(arg)?),
+        "check" => Call::Check(from_args(args).map_err(arg)?),
+        "resolve" => Call::Resolve(from_args(args).map_err(arg)?),
+        "scan" => Call::Scan(from_args(args).map_err(arg)?),
+        "remember" => Call::Remember(from_args(args).map_err(arg)?),
+        "decide" => Call::Decide(from_args(args).map_err(arg)?),
+        "learn" => Call::Learn(from_args(args).map_err(arg)?),
+        "confirm" => Call::Confirm(from_args(args).map_err(arg)?),
+        "pin" => Call::Pin(from_args(args).map_err(arg)?),
+        "rollback" => Call::Rollback(from_args(args).map_err(arg)?),
+        "fact_add" => Call::FactAdd(from_args(args).map_err(arg)?),
+        "session_begin" => Call::SessionBegin(from_args(args).map_err(arg)?),
+        "session_end" => Call::SessionEnd(from_args(args).map_err(arg)?),
+        other => {
+            return Err(ParseError::UnknownTool(ErrorData::invalid_params(
+                format!("unknown tool `{other}`; call tools/list for the available tools"),
+                Some(serde_json::json!({ "argument": "name" })),
+            )));
+        }
+    })
+}
+
+/// Deserializes tool arguments, naming the offending argument on error.
+pub(super) fn from_args<T: DeserializeOwned>(args: Value) -> Result<T, ArgumentError> {
+    serde_path_to_error::deserialize(args).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.into_inner().to_string();
+        let argument = if path == "." || path.is_empty() {
+            backticked(&message).unwrap_or_default()
+        } else {
+            path
+        };
+        invalid_argument(
+            &argument,
+            &format!("{message} (the tool's inputSchema in tools/list names every argument)"),
+        )
+    })
+}
+
+/// The first `` `name` `` in a serde message (`missing field `name``).
+pub(super) fn backticked(message: &str) -> Option<String> {
+    let start = message.find('`')? + 1;
+    let len = message[start..].find('`')?;
+    Some(message[start..start + len].to_string())
+}
+
+/// An argument the call cannot use, and why: answered as a tool result with `isError:
+/// true` (MCP 2025-11-25, "Error Handling": input validation errors are tool execution
+/// errors, so the model can correct the call), never as a JSON-RPC error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgumentError {
+    /// The argument's name (empty when the arguments as a whole are wrong).
+    pub argument: String,
+    /// `invalid argument `NAME`: what is wrong`.
+    pub message: String,
+}
+
+/// An [`ArgumentError`] naming `argument`.
+pub fn invalid_argument(argument: &str, message: &str) -> ArgumentError {
+    let message = if argument.is_empty() {
+        format!("invalid arguments: {message}")
+    } else {
+        format!("invalid argument `{argument}`: {message}")
+    };
+    ArgumentError {
+        argument: argument.to_string(),
+        message,
+    }
+}
+
+/// An answer: the envelope as JSON (the structured content) and its text as the CLI
+/// prints it (the text content), rendered by [`loci_engine::text`] from the typed result.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// The envelope, its result as JSON.
+    pub env: Envelope<Value>,
+    /// The text of the result.
+    pub text: Text,
+    /// Whether the text says itself what was cut (`context`, `impact`, `lint`), so no
+    /// truncation line follows it.
+    pub says_what_was_cut: bool,
+}
+
+/// The text of a result: whole, or for a list one piece per item (so that a page of
+/// items carries the text of those items).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Text {
+    /// The whole text.
+    Whole(String),
+    /// The text of each item, in order.
+    Items(Vec<String>),
+}
+
+/// An answer whose text `render` writes from the typed envelope.
+pub(super) fn whole<T: Serialize>(
+    env: Result<Envelope<T>, EngineError>,
+    says_what_was_cut: bool,
+    render: impl FnOnce(Out, &Envelope<T>) -> io::Result<()>,
+) -> Result<Answer, EngineError> {
+    let env = env?;
+    let text = text::to_string(|o| render(o, &env));
+    Ok(Answer {
+        env: json(Ok(env))?,
+        text: Text::Whole(text),
+        says_what_was_cut,
+    })
+}
+
+/// An answer that is a list, `render` writing one item's text.
+pub(super) fn items<T: Serialize>(
+    env: Result<Envelope<Vec<T>>, EngineError>,
+    render: fn(Out, &T) -> io::Result<()>,
+) -> Result<Answer, EngineError> {
+    let env = env?;
+    let texts = env
+        .result
+        .iter()
+        .map(|item| text::to_string(|o| render(o, item)))
+        .collect();
+    Ok(Answer {
+        env: json(Ok(env))?,
+        text: Text::Items(texts),
+        says_what_was_cut: false,
+    })
+}
+
+impl Call {
+    /// Whether the call only reads (and may therefore be re-run after a refresh).
+    pub fn access(&self) -> Access {
+        match self {
+            Call::Context(_)
+            | Call::Search(_)
+            | Call::Symbol(_)
+            | Call::References(_)
+            | Call::Callers(_)
+            | Call::Callees(_)
+            | Call::Outline(_)
+            | Call::Source(_)
+            | Call::MemoryList(_)
+            | Call::Topics(_)
+            | Call::Stats(_)
+            | Call::Deps(_)
+            | Call::Impact(_)
+            | Call::Why(_)
+            | Call::Show(_)
+            | Call::History(_)
+            | Call::Asof(_)
+            | Call::Recap(_)
+            | Call::FactList(_)
+            | Call::Drift(_)
+            | Call::SynthesisPlan(_) => Access::Read,
+            Call::Scan(_) => Access::Index,
+            _ => Access::Write,
+        }
+    }
+
+    /// Whether the map must be refreshed before this call regardless of the refresh
+    /// interval: writes (claims resolve against the map) and questions about what changed.
+    pub fn refresh_first(&self) -> bool {
+        self.access() == Access::Write || matches!(self, Call::Drift(_))
+    }
+
+    /// The paging cursor, for reads.
+    pub fn cursor(&self) -> Option<&str> {
+        match self {
+            Call::Context(p) => p.cursor.as_deref(),
+            Call::Search(p) => p.cursor.as_deref(),
+            Call::Symbol(p) => p.cursor.as_deref(),
+            Call::References(p) => p.cursor.as_deref(),
+            Call::Callers(p) => p.cursor.as_deref(),
+            Call::Callees(p) => p.cursor.as_deref(),
+            Call::Outline(p) => p.cursor.as_deref(),
+            Call::Source(p) => p.cursor.as_deref(),
+            Call::MemoryList(p) => p.cursor.as_deref(),
+            Call::Topics(p) => p.cursor.as_deref(),
+            Call::Deps(p) => p.cursor.as_deref(),
+            Call::Impact(p) => p.cursor.as_deref(),
+            Call::Why(p) => p.cursor.as_deref(),
+            Call::Show(p) => p.cursor.as_deref(),
+            Call::History(p) => p.cursor.as_deref(),
+            Call::Asof(p) => p.cursor.as_deref(),
+            Call::Recap(p) => p.cursor.as_deref(),
+            Call::FactList(p) => p.cursor.as_deref(),
+            Call::Drift(p) => p.cursor.as_deref(),
+            Call::Lint(p) => p.cursor.as_deref(),
+            Call::Check(p) => p.cursor.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Runs the call on the workspace. `default_author` is the author of writes that name
+    /// none (`$LOCI_AUTHOR`, else `agent:<client name>`); `progress` hears how a long
+    /// call advances (`synthesize`: a page's command starts).
+    pub fn run(
+        &self,
+        ws: &mut Workspace,
+        default_author: Option<&str>,
+        progress: &dyn Fn(Progress),
+    ) -> Result<Answer, EngineError> {
+        match self {
+            Call::Symbol(_)
+            | Call::References(_)
+            | Call::Callers(_)
+            | Call::Callees(_)
+            | Call::Outline(_)
+            | Call::Source(_)
+            | Call::Stats(_)
+            | Call::Sync(_)
+            | Call::Deps(_)
+            | Call::Impact(_)
+            | Call::Scan(_) => self.run_map(ws),
+            Call::MemoryList(_)
+            | Call::Topics(_)
+            | Call::Show(_)
+            | Call::History(_)
+            | Call::Asof(_)
+            | Call::Recap(_)
+            | Call::FactList(_)
+            | Call::Remember(_)
+            | Call::Decide(_)
+            | Call::Learn(_)
+            | Call::Confirm(_)
+            | Call::Pin(_)
+            | Call::Rollback(_)
+            | Call::FactAdd(_)
+            | Call::SessionBegin(_)
+            | Call::SessionEnd(_) => self.run_memory(ws, default_author),
+            Call::Context(_)
+            | Call::Search(_)
+            | Call::Why(_)
+            | Call::Drift(_)
+            | Call::Lint(_)
+            | Call::Check(_)
+            | Call::Resolve(_)
+            | Call::SynthesisPlan(_)
+            | Call::Synthesize(_) => self.run_answers(ws, progress),
+        }
+    }
+
+    /// Runs one of the map's tools (structure, `stats`, `sync`, `scan`).
+    fn run_map(&self, ws: &mut Workspace) -> Result<Answer, EngineError> {
+        match self {
+            Call::Symbol(p) => items(ws.symbol(&p.name, p.limit), text::symbol_hit),
+            Call::References(p) => items(ws.refs(&p.name, p.limit), text::ref_hit),
+            Call::Callers(p) => whole(
+                ws.callers_with(&p.symbol, p.limit, p.min_confidence),
+                false,
+                |o, env| text::callers(o, &env.result),
+            ),
+            Call::Callees(p) => whole(ws.callees(&p.symbol, p.limit), false, |o, env| {
+                text::callees(o, &env.result)
+            }),
+            Call::Outline(p) => whole(ws.outline(&p.path, p.limit), false, |o, env| {
+                text::outline(o, &env.result)
+            }),
+            Call::Source(p) => whole(ws.source(&p.name), true, |o, env| {
+                text::source(o, &env.result)
+            }),
+            Call::Stats(_) => whole(ws.stats(), false, text::stats),
+            Call::Sync(p) => whole(ws.sync(p.limit), false, |o, env| text::sync(o, &env.result)),
+            Call::Deps(p) => whole(ws.deps(&p.path, p.reverse), false, |o, env| {
+                text::deps(o, &env.result)
+            }),
+            Call::Impact(p) => whole(
+                ws.impact_with(
+                    &p.target,
+                    p.depth,
+                    loci_engine::map::Edges {
+                        hard: p.hard,
+                        min_confidence: p.min_confidence,
+                    },
+                    p.limit,
+                ),
+                true,
+                text::impact,
+            ),
+            Call::Scan(_) => whole(ws.scan(&|_| {}), false, |o, env| text::scan(o, &env.result))
+                .map(|answer| cap_lists(answer, "`loci scan --json`")),
+            _ => unreachable!("not one of the map tools: routed by Call::run"),
+        }
+    }
+
+    /// Runs one of memory's tools (reads and writes); `default_author` as for [`Call::run`].
+    fn run_memory(&self, ws: &mut Workspace, a: Option<&str>) -> Result<Answer, EngineError> {
+        match self {
+            Call::MemoryList(p) => items(
+                ws.memory_list(&p.prefix, &p.kinds, p.limit),
+                text::page_entry,
+            ),
+            Call::Topics(_) => items(ws.topics(), text::topic),
+            Call::Show(p) => whole(ws.show(&p.subject, p.version), false, |o, env| {
+                text::shown(o, &env.result)
+            }),
+            Call::History(p) => whole(ws.history(&p.subject), false, |o, env| {
+                text::history(o, &env.result)
+            }),
+            Call::Asof(p) => whole(ws.asof(&p.date, p.show.as_deref()), false, |o, env| {
+                text::asof(o, &env.result)
+            }),
+            Call::Recap(p) => items(ws.recap(p.n), text::session_view),
+            Call::FactList(_) => items(ws.fact_list(), text::fact),
+            Call::Remember(p) => whole(
+                bounded_written(ws.remember(&p.subject, &p.body, &p.write_options(a))),
+                false,
+                |o, env| text::written(o, &env.result),
+            ),
+            Call::Decide(p) => whole(
+                bounded_written(ws.decide(&p.text, p.subject.as_deref(), &p.write_options(a))),
+                false,
+                |o, env| text::written(o, &env.result),
+            ),
+            Call::Learn(p) => whole(
+                bounded_written(ws.learn(&p.text, p.subject.as_deref(), &p.write_options(a))),
+                false,
+                |o, env| text::written(o, &env.result),
+            ),
+            Call::Confirm(p) => whole(
+                ws.confirm(&p.subject, &p.write_options(a)),
+                false,
+                |o, env| text::confirmed(o, &env.result),
+            ),
+            Call::Pin(p) => whole(
+                ws.pin(&p.subject, p.pinned, &p.write_options(a)),
+                false,
+                |o, env| text::page(o, &env.result),
+            ),
+            Call::Rollback(p) => whole(
+                bounded_written(ws.rollback(&p.subject, p.version, &p.write_options(a))),
+                false,
+                |o, env| text::written(o, &env.result),
+            ),
+            Call::FactAdd(p) => whole(
+                ws.fact_add(
+                    &p.claim,
+                    &p.cmd,
+                    p.expect_output.as_deref(),
+                    p.expect_exit,
+                    &p.write_options(a),
+                ),
+                false,
+                |o, env| text::fact(o, &env.result),
+            )
+            .map_err(|e| rename_argument(e, "expect", "expect_output")),
+            Call::SessionBegin(p) => whole(
+                ws.session_begin(p.task.as_deref(), p.author.as_deref().or(a)),
+                false,
+                |o, env| text::session_begun(o, &env.result),
+            ),
+            Call::SessionEnd(p) => whole(
+                ws.session_end(p.session, p.summary.as_deref()),
+                false,
+                |o, env| text::session_view(o, &env.result),
+            ),
+            _ => unreachable!("not one of the memory tools: routed by Call::run"),
+        }
+    }
+
+    /// Runs one of the questions and the audit (`context`, `search`, `why`, `drift`, `lint`, `check`, `resolve`) and page synthesis; `progress` as for [`Call::run`].
+    fn run_answers(
+        &self,
+        ws: &mut Workspace,
+        progress: &dyn Fn(Progress),
+    ) -> Result<Answer, EngineError> {
+        match self {
+            Call::Context(p) => whole(
+                ws.context(&ContextRequest {
+                    query: p.query.clone(),
+                    open_files: p.open_files.clone().unwrap_or_default(),
+                    budget: p.budget,
+                    floor: p.floor,
+                }),
+                true,
+                |o, env| text::context(o, &env.result),
+            ),
+            Call::Search(p) => items(
+                ws.search(
+                    &p.query,
+                    &SearchOptions {
+                        kinds: p
+                            .kinds
+                            .iter()
+                            .flatten()
+                            .map(|k| HitKind::from(*k))
+                            .collect(),
+                        path_prefix: p.path.clone(),
+                        limit: Some(p.limit),
+                    },
+                ),
+                text::search_hit,
+            ),
+            Call::Why(p) => whole(ws.why(&p.target), false, |o, env| text::why(o, &env.result)),
+            Call::Drift(p) => whole(ws.drift(p.since), false, |o, env| {
+                text::drift(o, &env.result)
+            }),
+            Call::Lint(_) => whole(ws.lint(), true, |o, env| {
+                text::lint(o, &env.result, LIST_CAP)
+            })
+            .map(|answer| cap_lists(answer, "`loci lint --json`")),
+            Call::Check(_) => whole(ws.check(), true, |o, env| {
+                text::check(o, &env.result, LIST_CAP)
+            })
+            .map(|answer| cap_lists(answer, "`loci check --json`")),
+            Call::Resolve(p) => whole(
+                ws.resolve(p.id, p.notes.as_deref(), p.session),
+                false,
+                |o, env| text::resolved(o, &env.result),
+            ),
+            Call::SynthesisPlan(_) => whole(ws.synthesis_plan(), false, |o, env| {
+                text::synthesis_plan(o, &env.result)
+            }),
+            Call::Synthesize(p) => {
+                let targets = if p.paths.is_empty() {
+                    Targets::Pending
+                } else {
+                    Targets::Paths(p.paths.clone())
+                };
+                if p.dry_run {
+                    whole(ws.synthesis_prompts(&targets), false, |o, env| {
+                        text::synthesis_prompts(o, &env.result)
+                    })
+                } else {
+                    let report = ws.synthesize(&targets, p.session, &|s| {
+                        progress(Progress {
+                            done: s.done as u64,
+                            total: s.total as u64,
+                            message: format!("writing the page of {}", s.subject),
+                        })
+                    });
+                    whole(report, false, |o, env| {
+                        text::synthesis_report(o, &env.result)
+                    })
+                }
+            }
+            _ => unreachable!("not one of the answers tools: routed by Call::run"),
+        }
+    }
+}
+
+/// The engine names some arguments after CLI flags; say the tool's name instead.
+pub(super) fn rename_argument(e: EngineError, from: &str, to: &str) -> EngineError {
+    match e {
+        EngineError::InvalidArgument { name, message } if name == from => {
+            EngineError::InvalidArgument {
+                name: to.into(),
+                message: message
+                    .replace("(--expect)", "(expect_output)")
+                    .replace("(--exit)", "(expect_exit)"),
+            }
+        }
+        other => other,
+    }
+}
+
+/// Entries a `scan`, `lint` or `check` answer lists per list; the counts are whole.
+pub const LIST_CAP: usize = 50;
+
+/// The most bytes of a written body a write's answer carries back (cut at a character
+/// boundary).
+pub const BODY_EXCERPT_BYTES: usize = 200;
+
+/// A write's answer (`remember`, `decide`, `learn`, `rollback`) says what was written —
+/// the subject, version, author, and the claims with their findings — with at most
+/// [`BODY_EXCERPT_BYTES`] of the body in `revision.body` and [`LIST_CAP`] claims, each
+/// cut with a note: an answer does not echo unbounded input back (a 1 MiB body would
+/// come back whole). `show` returns the body and every claim.
+pub(super) fn bounded_written(
+    env: Result<Envelope<Written>, EngineError>,
+) -> Result<Envelope<Written>, EngineError> {
+    let mut env = env?;
+    let subject = env.result.page.subject.clone();
+    let version = env.result.revision.version;
+    let body = &mut env.result.revision.body;
+    let whole = body.len();
+    if whole > BODY_EXCERPT_BYTES {
+        let mut end = BODY_EXCERPT_BYTES;
+        while !body.is_char_boundary(end) {
+            end -= 1;
+        }
+        body.truncate(end);
+        env.capability.notes.push(format!(
+            "the body written is {whole} bytes; `revision.body` holds its first {end} (`show` with subject `{subject}` and version {version} returns it whole)"
+        ));
+    }
+    let claims = env.result.claims.len();
+    if claims > LIST_CAP {
+        env.result.claims.truncate(LIST_CAP);
+        env.capability.notes.push(format!(
+            "the body makes {claims} claims; the first {LIST_CAP} are listed (`show` lists every one)"
+        ));
+    }
+    Ok(env)
+}
+
+/// An answer's lists (at its top level, and one object down: `check`'s `lint`) cut to
+/// [`LIST_CAP`] entries each, with a note giving the whole counts and where to get
+/// every entry (`whole`). These answers are not to page: calling `scan` again scans again,
+/// and each page of a `lint` ran the whole lint again (a second trial: 585 pages of raw
+/// JSON for 20,011 findings, 3.8 s each).
+pub(super) fn cap_lists(mut answer: Answer, whole: &str) -> Answer {
+    fn cap(value: &mut Value, prefix: &str, depth: u32, cut: &mut Vec<String>) {
+        let Value::Object(fields) = value else {
+            return;
+        };
+        for (name, field) in fields.iter_mut() {
+            match field {
+                Value::Array(items) if items.len() > LIST_CAP => {
+                    cut.push(format!("{prefix}{name} {}", items.len()));
+                    items.truncate(LIST_CAP);
+                }
+                Value::Object(_) if depth > 0 => {
+                    cap(field, &format!("{prefix}{name}."), depth - 1, cut)
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut cut = Vec::new();
+    cap(&mut answer.env.result, "", 1, &mut cut);
+    if !cut.is_empty() {
+        answer.env.capability.notes.push(format!(
+            "lists cut to their first {LIST_CAP} entries; whole counts: {} ({whole} lists every entry)",
+            cut.join(", ")
+        ));
+    }
+    answer
+}
+
+/// An envelope with its result as JSON.
+pub(super) fn json<T: Serialize>(
+    env: Result<Envelope<T>, EngineError>,
+) -> Result<Envelope<Value>, EngineError> {
+    let env = env?;
+    let value =
+        serde_json::to_value(&env.result).map_err(|e| EngineError::Internal(e.to_string()))?;
+    Ok(env.map(|_| value))
+}

@@ -1,0 +1,618 @@
+//! The tools: one typed parameter struct per tool (deriving `JsonSchema` with a doc comment
+//! per field, so `tools/list` is self-describing), the tool table with annotations, and
+//! the dispatch from a parsed call to one engine function.
+//!
+//! Rule (style.md 12): tools are thin. Each arm calls exactly one
+//! [`loci_engine::Workspace`] operation and renders its typed result with the one
+//! [`loci_engine::text`] renderer the CLI uses; the only adaptation is naming (argument
+//! names in errors) and defaults a protocol needs (the author of an agent's write).
+
+use std::io;
+use std::sync::Arc;
+
+use loci_engine::context::{ContextRequest, HitKind, SearchOptions};
+use loci_engine::memory::synthesis::Targets;
+use loci_engine::memory::{WriteOptions, Written};
+use loci_engine::text::{self, Out};
+use loci_engine::{EngineError, Envelope, Workspace};
+use rmcp::ErrorData;
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+mod call;
+mod params;
+
+pub use call::*;
+pub use params::*;
+
+/// Dependents an `impact` call lists when it names no `limit`: 30, so that the answer fits
+/// one page of [`crate::render::PAGE_BYTES`] (the CLI's 100 made 39 KB for a widely
+/// imported stdlib file, and the page held a preview of 17).
+pub const IMPACT_LIMIT: u32 = 30;
+
+/// How far a long call has come, for `notifications/progress`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Steps done.
+    pub done: u64,
+    /// Steps in all.
+    pub total: u64,
+    /// What the next step does.
+    pub message: String,
+}
+
+/// Whether a tool only reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Reads memory and the map (the map may be refreshed from disk first).
+    Read,
+    /// Writes authored memory (append-only: nothing is destroyed).
+    Write,
+    /// Rebuilds derived data (the map) from the working tree.
+    Index,
+}
+
+/// One entry of the tool table.
+pub struct ToolDef {
+    /// The tool's name.
+    pub name: &'static str,
+    /// A short human title.
+    pub title: &'static str,
+    /// What it does and when to use it.
+    pub description: &'static str,
+    /// Read, write or index.
+    pub access: Access,
+    /// Whether repeating the same call has no further effect.
+    pub idempotent: bool,
+    /// The input schema.
+    schema: fn() -> Arc<JsonObject>,
+}
+
+fn schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    let schema = rmcp::handler::server::common::schema_for_input::<T>().unwrap_or_else(|message| {
+        // Unreachable for derived structs (their root is an object); keep the server up.
+        tracing::error!(%message, "tool input schema");
+        rmcp::handler::server::common::schema_for_empty_input()
+    });
+    Arc::new(compact_schema((*schema).clone()))
+}
+
+/// An input schema as a model needs it (every byte of `tools/list` may sit before the
+/// model): no `$schema` (MCP's default dialect is JSON Schema 2020-12), and
+/// an optional argument without a default is just its type (`"type": "string"`, not
+/// `["string", "null"]` with `"default": null`): leaving it out is how a model says "none".
+pub fn compact_schema(mut schema: JsonObject) -> JsonObject {
+    schema.remove("$schema");
+    // An enum of documented strings (`SearchKind`): its values, without a schema per value.
+    if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+        for def in defs.values_mut() {
+            let Some(Value::Array(branches)) = def.get("oneOf") else {
+                continue;
+            };
+            let values: Option<Vec<Value>> =
+                branches.iter().map(|b| b.get("const").cloned()).collect();
+            if let (Some(values), Value::Object(def)) = (values, def) {
+                def.remove("oneOf");
+                def.remove("description");
+                def.insert("type".into(), Value::String("string".into()));
+                def.insert("enum".into(), Value::Array(values));
+            }
+        }
+    }
+    if let Some(Value::Object(props)) = schema.get_mut("properties") {
+        for prop in props.values_mut() {
+            let Value::Object(prop) = prop else { continue };
+            // `uint32`, `int64`: Rust's widths, which a model does not need.
+            prop.remove("format");
+            if prop.get("default") == Some(&Value::Null) {
+                prop.remove("default");
+            }
+            if let Some(Value::Array(types)) = prop.get("type") {
+                let types: Vec<Value> = types
+                    .iter()
+                    .filter(|t| t.as_str() != Some("null"))
+                    .cloned()
+                    .collect();
+                if types.len() == 1 {
+                    prop.insert("type".into(), types[0].clone());
+                }
+            }
+            // `Option<Enum>`: `anyOf: [{$ref}, {type: null}]` becomes the `$ref`'s branch.
+            if let Some(Value::Array(any)) = prop.get("anyOf") {
+                let rest: Vec<Value> = any
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"))
+                    .cloned()
+                    .collect();
+                if rest.len() == 1
+                    && let Value::Object(branch) = &rest[0]
+                {
+                    prop.remove("anyOf");
+                    for (k, v) in branch {
+                        prop.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+            }
+        }
+    }
+    schema
+}
+
+/// The tools, in the order `tools/list` shows them.
+pub const TOOLS: &[ToolDef] = &[
+    ToolDef {
+        name: "session_begin",
+        title: "Begin a session",
+        description: "Begin a work session at the start of a task. Pass the returned \
+            `session_id` as `session` to every write.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<SessionBeginParams>,
+    },
+    ToolDef {
+        name: "recap",
+        title: "Recap recent sessions",
+        description: "The last sessions, newest first, with what each changed. Read it \
+            at the start of a task.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<RecapParams>,
+    },
+    ToolDef {
+        name: "context",
+        title: "Context for a task",
+        description: "Start here before reading files: the memory, code and docs most \
+            relevant to a question, ranked and packed under a token budget, with \
+            provenance and staleness. Abstains when nothing is relevant enough.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<ContextParams>,
+    },
+    ToolDef {
+        name: "search",
+        title: "Search",
+        description: "Full-text search over memory, symbols, docs and files.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<SearchParams>,
+    },
+    ToolDef {
+        name: "symbol",
+        title: "Find a symbol",
+        description: "Definitions matching a name: kind, path, line (0-based), \
+            signature, doc, key.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<SymbolParams>,
+    },
+    ToolDef {
+        name: "source",
+        title: "A symbol's source",
+        description: "A definition's source from disk, with its memory and whether \
+            that is stale.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<SourceParams>,
+    },
+    ToolDef {
+        name: "outline",
+        title: "A file's outline",
+        description: "A file's definitions in order, nested, with signatures.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<OutlineParams>,
+    },
+    ToolDef {
+        name: "references",
+        title: "Find references",
+        description: "Uses of a name or symbol (calls, imports, types) with the \
+            enclosing definition, provenance and confidence.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<ReferencesParams>,
+    },
+    ToolDef {
+        name: "callers",
+        title: "Find callers",
+        description: "Incoming calls: call sites resolved to the symbols a name matches.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<CallersParams>,
+    },
+    ToolDef {
+        name: "callees",
+        title: "Find callees",
+        description: "Outgoing calls: the calls in the definitions a name matches, \
+            each with its target.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<CalleesParams>,
+    },
+    ToolDef {
+        name: "deps",
+        title: "File dependencies",
+        description: "What a file imports, or with `reverse`, which files import it.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<DepsParams>,
+    },
+    ToolDef {
+        name: "impact",
+        title: "Blast radius",
+        description: "What depends on a file or symbol, transitively, with the edge \
+            reaching each. Use before changing a widely used definition.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<ImpactParams>,
+    },
+    ToolDef {
+        name: "why",
+        title: "Why is this so",
+        description: "The memory that explains a file, line or phrase, with its \
+            provenance: revision, author, session, event.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<WhyParams>,
+    },
+    ToolDef {
+        name: "show",
+        title: "Show a memory page",
+        description: "A memory page at its current or a given version, with its claims.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<ShowParams>,
+    },
+    ToolDef {
+        name: "history",
+        title: "Page history",
+        description: "A page's revisions, oldest first.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<HistoryParams>,
+    },
+    ToolDef {
+        name: "memory_list",
+        title: "List memory",
+        description: "Memory pages (files, folders, topics, decisions, lessons) under \
+            a subject prefix, each with its version, first line and staleness.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<MemoryListParams>,
+    },
+    ToolDef {
+        name: "topics",
+        title: "List topics",
+        description: "Topics (`topic:NAME`) and their members.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<CursorParams>,
+    },
+    ToolDef {
+        name: "asof",
+        title: "Memory as of a date",
+        description: "Which version of each page was current at a moment.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<AsofParams>,
+    },
+    ToolDef {
+        name: "stats",
+        title: "Index statistics",
+        description: "The map's scan revision and time, counts of files, symbols, \
+            references and memory, files and lines by language, and the files the map \
+            leaves out: skipped (as secrets, too large, …) or degraded, up to 20 named.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<NoParams>,
+    },
+    ToolDef {
+        name: "remember",
+        title: "Remember",
+        description: "Write a new revision of a page of notes (a file, folder, topic or \
+            `.`). `show` it first and pass `expect_version`. The answer lists the \
+            claims found; fix any that fails.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<RememberParams>,
+    },
+    ToolDef {
+        name: "decide",
+        title: "Record a decision",
+        description: "Record a decision and its reason as an entry `decision:N`.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<DecideParams>,
+    },
+    ToolDef {
+        name: "learn",
+        title: "Record a lesson",
+        description: "Record a lesson (a pitfall and what to do instead) as an entry \
+            `lesson:N`.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<LearnParams>,
+    },
+    ToolDef {
+        name: "confirm",
+        title: "Confirm a page",
+        description: "Mark a page as still true after its code changed (new snapshots \
+            of its claims).",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<ConfirmParams>,
+    },
+    ToolDef {
+        name: "pin",
+        title: "Pin a page",
+        description: "Pin (never mark stale) or unpin a page.",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<PinParams>,
+    },
+    ToolDef {
+        name: "rollback",
+        title: "Roll back a page",
+        description: "Publish an earlier version's body again as a new revision.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<RollbackParams>,
+    },
+    ToolDef {
+        name: "fact_add",
+        title: "Add a fact",
+        description: "Record a claim with a command that demonstrates it and the \
+            expected output or exit code. Never runs it.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<FactAddParams>,
+    },
+    ToolDef {
+        name: "fact_list",
+        title: "List facts",
+        description: "Recorded facts with their last run.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<CursorParams>,
+    },
+    ToolDef {
+        name: "drift",
+        title: "What changed",
+        description: "File changes since a scan revision and the memory they made \
+            stale or false.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<DriftParams>,
+    },
+    ToolDef {
+        name: "synthesis_plan",
+        title: "Pages to write",
+        description: "Memory pages a model could draft, and why: files without a page \
+            (most depended-on first), pages stale against the code, folder roll-ups. Runs \
+            nothing.",
+        access: Access::Read,
+        idempotent: true,
+        schema: schema::<SynthesisPlanParams>,
+    },
+    ToolDef {
+        name: "synthesize",
+        title: "Draft pages with the configured model",
+        description: "Draft the plan's pages (or those of `paths`) with the configured \
+            model command; each is stored as a revision and checked. Progress per page.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<SynthesizeParams>,
+    },
+    ToolDef {
+        name: "lint",
+        title: "Check memory against the code",
+        description: "Check memory and docs against the code: contradictions (with ids \
+            for `resolve`) and stale pages.",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<CursorParams>,
+    },
+    ToolDef {
+        name: "check",
+        title: "CI gate",
+        description: "`lint`, then whether the `[check]` thresholds hold (`passed`).",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<CursorParams>,
+    },
+    ToolDef {
+        name: "resolve",
+        title: "Dismiss a finding",
+        description: "Dismiss a contradiction `lint` reported as a false alarm, for good.",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<ResolveParams>,
+    },
+    ToolDef {
+        name: "scan",
+        title: "Rescan the workspace",
+        description: "Update the map from the working tree. Other tools rescan changed \
+            files first; use after large changes.",
+        access: Access::Index,
+        idempotent: true,
+        schema: schema::<NoParams>,
+    },
+    ToolDef {
+        name: "sync",
+        title: "Record git history",
+        description: "Record commits since the last sync into the audit log; memory \
+            follows renamed files.",
+        access: Access::Write,
+        idempotent: true,
+        schema: schema::<SyncParams>,
+    },
+    ToolDef {
+        name: "session_end",
+        title: "End a session",
+        description: "End the session with a summary for the next `recap`.",
+        access: Access::Write,
+        idempotent: false,
+        schema: schema::<SessionEndParams>,
+    },
+];
+
+impl ToolDef {
+    /// The MCP tool definition with its schema and annotations. Writes are never
+    /// destructive: memory is append-only, a rollback is a new revision.
+    pub fn to_tool(&self) -> Tool {
+        // Only hints that differ from the specification's defaults (readOnly false,
+        // destructive true, idempotent false, openWorld true) are sent; `destructive` means
+        // nothing for a read. Every tool's list entry costs a model tokens.
+        let read = self.access == Access::Read;
+        let mut annotations = ToolAnnotations::with_title(self.title).open_world(false);
+        if read {
+            annotations = annotations.read_only(true);
+        } else {
+            annotations = annotations.destructive(false);
+        }
+        if self.idempotent {
+            annotations = annotations.idempotent(true);
+        }
+        Tool::new(self.name, self.description, (self.schema)())
+            .annotate(annotations)
+            .with_raw_output_schema(Arc::new(output_schema(self.lists())))
+    }
+
+    /// Whether the tool's `result` is a list (paged by items) rather than one object.
+    pub fn lists(&self) -> bool {
+        LIST_TOOLS.contains(&self.name)
+    }
+}
+
+/// The tools whose `result` is a list: paged by items (`item:N` cursors).
+pub const LIST_TOOLS: &[&str] = &[
+    "search",
+    "symbol",
+    "references",
+    "recap",
+    "fact_list",
+    "memory_list",
+    "topics",
+];
+
+/// The `outputSchema` of every tool: the structured content is loci's envelope, as
+/// `loci --json` prints it (`result`, zero-based lines, and beside it `index`,
+/// `capability`, `stale_warnings`, `freshness`, `limits`), with `page` when the answer is
+/// paged; or, in a result with `isError: true`, `error` (`kind`, `message`, `retryable`).
+/// MCP 2025-06-18 asks a tool with an output schema to return structured content that
+/// conforms to it. Only the top level is declared: with the envelope's fields described,
+/// `tools/list` grew by 25 KB (27 tools), which a client may put before the model.
+pub fn output_schema(list: bool) -> JsonObject {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "result": {"type": if list { "array" } else { "object" }},
+            "page": {"type": "object"},
+            "error": {"type": "object"}
+        },
+        "anyOf": [{"required": ["result"]}, {"required": ["error"]}]
+    });
+    match schema {
+        serde_json::Value::Object(o) => o,
+        _ => JsonObject::new(),
+    }
+}
+
+/// Finds a tool by name.
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The most bytes `tools/list`'s result may take as compact JSON (issue 31, item 5: it
+    /// was 34,095 bytes, 8,029 cl100k tokens, for 27 tools before descriptions were cut to
+    /// what a model needs; 29,338 for 34 tools after; `bench/context_mcp_latency.py
+    /// --tools` measures it in tokens). A new tool or a longer description must fit.
+    const TOOLS_LIST_BYTES: usize = 30_000;
+
+    fn listing() -> Value {
+        let tools: Vec<Tool> = TOOLS.iter().map(ToolDef::to_tool).collect();
+        serde_json::json!({ "tools": tools })
+    }
+
+    #[test]
+    fn the_tool_list_stays_under_its_bound() {
+        let bytes = serde_json::to_string(&listing()).unwrap_or_default().len();
+        assert!(
+            bytes <= TOOLS_LIST_BYTES,
+            "tools/list is {bytes} bytes, over the bound of {TOOLS_LIST_BYTES}: cut a description"
+        );
+    }
+
+    /// Issue 31, item 5: a parameter with a default declares it in the schema (`"default":
+    /// 3`), never in prose or as `null`; no description carries a Rust doc link.
+    #[test]
+    fn every_default_is_declared_in_the_schema() {
+        let listing = listing();
+        let mut defaults = Vec::new();
+        for tool in listing["tools"].as_array().into_iter().flatten() {
+            let name = tool["name"].as_str().unwrap_or_default();
+            let description = tool["description"].as_str().unwrap_or_default();
+            assert!(
+                !description.contains("[`"),
+                "{name}: a doc link in {description:?}"
+            );
+            let schema = &tool["inputSchema"];
+            assert!(schema.get("$schema").is_none(), "{name}: $schema");
+            for (arg, prop) in schema["properties"].as_object().into_iter().flatten() {
+                let text = prop["description"].as_str().unwrap_or_default();
+                assert!(!text.is_empty(), "{name}.{arg} has no description");
+                assert!(!text.contains("[`"), "{name}.{arg}: a doc link in {text:?}");
+                assert_ne!(prop.get("default"), Some(&Value::Null), "{name}.{arg}");
+                assert!(
+                    !prop["type"].is_array(),
+                    "{name}.{arg}: a nullable type {}",
+                    prop["type"]
+                );
+                assert!(
+                    !text.to_lowercase().contains("default") || prop.get("default").is_some(),
+                    "{name}.{arg} states a default in prose, not in the schema: {text:?}"
+                );
+                if let Some(d) = prop.get("default") {
+                    defaults.push(format!("{name}.{arg}={d}"));
+                }
+            }
+        }
+        assert_eq!(
+            defaults.join(" "),
+            "recap.n=3 context.query=\"\" search.limit=10 symbol.limit=1000 outline.limit=1000 \
+             references.limit=1000 callers.limit=1000 callers.min_confidence=0.5 \
+             callees.limit=1000 deps.reverse=false impact.depth=3 impact.hard=false \
+             impact.limit=30 impact.min_confidence=0.5 memory_list.kinds=[] \
+             memory_list.limit=100 memory_list.prefix=\"\" pin.pinned=true \
+             synthesize.dry_run=false synthesize.paths=[]"
+        );
+    }
+
+    /// What a call leaves out is the schema's default.
+    #[test]
+    fn a_call_without_an_argument_gets_the_declared_default() {
+        let Ok(Call::Impact(p)) = parse(
+            "impact",
+            serde_json::json!({"target": "a.rs"}).as_object().cloned(),
+        ) else {
+            panic!("impact parses");
+        };
+        assert_eq!(
+            (p.depth, p.hard, p.min_confidence, p.limit),
+            (3, false, 0.5, IMPACT_LIMIT)
+        );
+        let Ok(Call::Pin(p)) = parse(
+            "pin",
+            serde_json::json!({"subject": "a"}).as_object().cloned(),
+        ) else {
+            panic!("pin parses");
+        };
+        assert!(p.pinned);
+    }
+}
