@@ -18,8 +18,8 @@ use crate::map::query::{Callers, Deps, Direction, Impact, Stats};
 use crate::map::scan::{LanguageCount, SKIPPED_EXAMPLES, ScanReport};
 use crate::map::sync::SyncReport;
 use crate::map::walk::SkipReason;
-use crate::memory::memory::{AsOf, History, PageEntry, Shown, Topic, Written};
 use crate::memory::session::SessionView;
+use crate::memory::{AsOf, History, PageEntry, Shown, Topic, Written};
 use crate::store_types::{Contradiction, Fact, MapCounts, Page, RefHit, Session, SymbolHit};
 use crate::words::count;
 

@@ -13,7 +13,7 @@ use loci_store::memory as mem;
 use loci_store::rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
-use crate::memory::memory::file_fingerprint;
+use crate::memory::claims::file_fingerprint;
 
 /// Why a piece of memory is stale.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -610,7 +610,7 @@ fn staleness_with(
     if page.kind == "folder"
         && let Some(snap) = lookups.page_snapshot(revision_id)?
         && snap.subject_missing
-        && crate::memory::memory::resolve_path(conn, &page.subject)?.is_none()
+        && crate::memory::claims::resolve_path(conn, &page.subject)?.is_none()
     {
         // Written about a folder this checkout lacked, and still lacks.
         out.push(mark(
@@ -706,7 +706,7 @@ fn staleness_with(
                 None => {
                     // Where it is now: the one definition the claim names now (by the rule
                     // it resolved by), else the one symbol of its qualified name.
-                    let mut moved = crate::memory::memory::definitions_named(
+                    let mut moved = crate::memory::claims::definitions_named(
                         conn,
                         &claim.target,
                         Some(&page.subject),
@@ -742,7 +742,7 @@ fn staleness_with(
 
 /// Why a claim snapshotted as a set of definitions ([`mem::ClaimDefinition`]) is stale, if
 /// it is: its name defines nothing now ([`StaleReason::Deleted`]), or the definitions it
-/// names now in a page about `subject` ([`crate::memory::memory::definitions_named`], the rule it
+/// names now in a page about `subject` ([`crate::memory::claims::definitions_named`], the rule it
 /// was snapshotted by) differ from the snapshot in keys, bodies or signatures
 /// ([`StaleReason::DefinitionsChanged`]).
 fn definitions_staleness(
@@ -750,7 +750,7 @@ fn definitions_staleness(
     claim: &mem::ClaimRow,
     subject: &str,
 ) -> loci_store::Result<Option<StaleReason>> {
-    let now = crate::memory::memory::definitions_of(&crate::memory::memory::definitions_named(
+    let now = crate::memory::claims::definitions_of(&crate::memory::claims::definitions_named(
         conn,
         &claim.target,
         Some(subject),

@@ -34,7 +34,7 @@ use serde::Serialize;
 use super::audit::{StaleReason, Staleness};
 use super::lint::TextFinding;
 use super::renamed::{Snapshot, renamed_in_text};
-use crate::memory::memory::{SymbolResolution, resolve_symbol};
+use crate::memory::claims::{SymbolResolution, resolve_symbol};
 use crate::{Result, Workspace};
 
 /// Whether a claim is out of date or no longer true.
@@ -199,7 +199,7 @@ impl Workspace {
             return Ok(out);
         };
         let claims = mem::claims_of(conn, revision_id)?;
-        let mut findings: Vec<(i64, crate::memory::memory::ClaimFinding)> =
+        let mut findings: Vec<(i64, crate::memory::ClaimFinding)> =
             self.check_revision(revision_id)?.into_iter().collect();
         findings.sort_by_key(|(id, _)| *id);
         for (claim_id, f) in findings {

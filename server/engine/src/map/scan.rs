@@ -678,7 +678,7 @@ fn scan_inner(
         loci_store::search::MERGE_PAGES
     };
     store.write(|tx| {
-        let tracked = crate::memory::memory::track_claims_resolved_since(tx)?;
+        let tracked = crate::memory::claims::track_claims_resolved_since(tx)?;
         if !bulk && written > 0 {
             for table in FtsTable::MAP {
                 loci_store::search::merge_segments(tx, table, pages)?;

@@ -7,7 +7,7 @@
 //! session, time, version, summary). It never carries fact outcomes (command output can
 //! hold anything), operation receipts, event payloads or the map: those are per
 //! checkout. Importing re-extracts each revision's claims through `remember`'s
-//! [`super::memory::snapshot_revision`], keeping the snapshots the export carries (the
+//! [`super::claims::snapshot_revision`], keeping the snapshots the export carries (the
 //! code the text was verified against there), so memory stale there is stale here; what
 //! the exporting checkout tracked but this one lacks (a page's file, a claimed path or
 //! symbol) or names differently is kept, and reported by `lint` and `check`.
@@ -22,7 +22,7 @@ use loci_store::memory::{self as mem, ClaimDefinition, Fact, NewRevision};
 use loci_store::rusqlite::Transaction;
 use serde::{Deserialize, Serialize};
 
-use super::memory::{
+use super::claims::{
     ClaimSnapshot, Given, GivenClaim, SubjectSnapshot, snapshot_revision, subject_snapshot,
 };
 use crate::{EngineError, Envelope, Result, Workspace};
@@ -815,7 +815,7 @@ impl Workspace {
     /// time and summary (and its version, unless this page has revisions of its own), with
     /// an `import` event; topic members and facts are added when missing. Importing the
     /// same document twice changes nothing the second time. The workspace is scanned first,
-    /// and claims are stored by the same [`super::memory::snapshot_revision`] as `remember`,
+    /// and claims are stored by the same [`super::claims::snapshot_revision`] as `remember`,
     /// keeping the snapshots of [`ExportedRevision::tracked`] and
     /// [`ExportedRevision::subject_fingerprint`] (a claim without one is snapshotted
     /// against the code on disk): a page about a file this checkout lacks is marked
@@ -894,7 +894,7 @@ impl Workspace {
     /// `Err(InvalidArgument)` naming `FILE`, where in the document, the rule and the
     /// position in that text, so nothing of it is imported.
     fn refuse_secrets(&self, doc: &MemoryExport, source: &str) -> Result<()> {
-        use super::memory::{MAX_AUTHOR_BYTES, MAX_MEMORY_TEXT_BYTES};
+        use super::guard::{MAX_AUTHOR_BYTES, MAX_MEMORY_TEXT_BYTES};
         let found = |at: String, text: &str| {
             // The limits of a write hold for an import too (an author is a name).
             let limit = if at.ends_with(" author") {
@@ -1115,7 +1115,7 @@ fn import_page(
     // rename made at the source (a path this checkout never renamed) is followed.
     let gone_here = |subject: &str| -> loci_store::Result<bool> {
         Ok(matches!(
-            super::memory::subject_snapshot(tx, root, subject, &p.kind)?,
+            super::claims::subject_snapshot(tx, root, subject, &p.kind)?,
             Some(s) if s.missing
         ))
     };
@@ -1190,7 +1190,7 @@ fn import_page(
     }
     // What the last revision appended (the page's current one) does not find here: whether
     // its file is missing, and its claims.
-    let mut last_added: Option<(bool, super::memory::Snapshotted)> = None;
+    let mut last_added: Option<(bool, super::claims::Snapshotted)> = None;
     for r in &p.revisions {
         let hash = revision_hash(
             r.version,

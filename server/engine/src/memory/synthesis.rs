@@ -36,7 +36,8 @@ use loci_store::memory::{self as mem, Page, Revision};
 use loci_store::synthesis as syn;
 use serde::Serialize;
 
-use super::memory::{MAX_MEMORY_TEXT_BYTES, WriteOptions};
+use super::guard::MAX_MEMORY_TEXT_BYTES;
+use super::memory::WriteOptions;
 use crate::audit::audit::{StaleReason, current_staleness};
 use crate::context::context::estimate_tokens;
 use crate::{EngineError, Envelope, Result, Workspace};
