@@ -251,20 +251,122 @@ pub fn scan(
             |r| r.get(0),
         )
         .ctx(|| "reading the last scan".into())?;
+    let interrupted = interrupted_scans(store)?;
+    let Triage {
+        report,
+        skips,
+        gone,
+        candidates,
+        skips_changed,
+    } = triage(
+        walked,
+        &stored,
+        store,
+        config,
+        &interrupted,
+        rules_changed,
+        reanalyse,
+    )?;
 
-    // Files written by a scan that never finished (killed, or still running elsewhere)
-    // may lack their references: they are reparsed, whatever their hash says.
-    let interrupted: HashSet<i64> = {
-        let mut stmt = store
-            .conn()
-            .prepare("SELECT scan_id FROM scans WHERE status = 'running'")
-            .ctx(|| "reading interrupted scans".into())?;
-        stmt.query_map([], |r| r.get(0))
-            .ctx(|| "reading interrupted scans".into())?
-            .collect::<std::result::Result<_, _>>()
-            .ctx(|| "reading interrupted scans".into())?
-    };
+    if candidates.is_empty()
+        && gone.is_empty()
+        && has_scan.is_some()
+        && interrupted.is_empty()
+        && !rules_changed
+        && !reanalyse
+    {
+        // Nothing mapped changed, but the skips did: `stats` and the note of an answer
+        // that found nothing read them (a secret file added to a mapped workspace is
+        // recorded now, not when some mapped file changes).
+        if skips_changed {
+            let rows = skipped_rows(&skips);
+            store.write(|tx| map::replace_skipped_files(tx, &rows))?;
+        }
+        return finish_noop(store, report, skips, started);
+    }
 
+    // A first scan is a bulk load: secondary indexes of the big tables are built once at
+    // the end (a sort) instead of row by row. They are recreated even if this scan fails.
+    let bulk = stored.is_empty() && candidates.len() > 256;
+    if bulk {
+        store.write(map::drop_bulk_indexes)?;
+    } else if map::bulk_indexes_missing(store.conn())? {
+        store.write(map::create_bulk_indexes)?;
+    }
+    // A rescan of a small part of the map records what it changes in the full-text
+    // indexes, and its end moves their common-terms lists by that: walking every index
+    // again costs 43% of a rescan's CPU after 100 edits of a 50,000-file map. A larger
+    // one walks them (as fast, with less bookkeeping).
+    let recording = !bulk
+        && candidates.len() + gone.len() <= stored.len() / RECORD_SHARE
+        && loci_store::common_terms::start_recording(store.conn())?;
+    let result = scan_inner(
+        root,
+        store,
+        config,
+        secrets,
+        progress,
+        started,
+        report,
+        skips,
+        candidates,
+        gone,
+        stored,
+        interrupted,
+        has_scan,
+        bulk,
+        reanalyse,
+        recording,
+    );
+    if recording {
+        loci_store::common_terms::stop_recording(store.conn())?;
+    }
+    if bulk && result.is_err() {
+        store.write(map::create_bulk_indexes)?;
+    }
+    result
+}
+
+/// Files written by a scan that never finished (killed, or still running elsewhere) may
+/// lack their references: the ids of those scans, whose files are reparsed whatever
+/// their hash says.
+fn interrupted_scans(store: &Store) -> Result<HashSet<i64>> {
+    let mut stmt = store
+        .conn()
+        .prepare("SELECT scan_id FROM scans WHERE status = 'running'")
+        .ctx(|| "reading interrupted scans".into())?;
+    let interrupted = stmt
+        .query_map([], |r| r.get(0))
+        .ctx(|| "reading interrupted scans".into())?
+        .collect::<std::result::Result<_, _>>()
+        .ctx(|| "reading interrupted scans".into())?;
+    Ok(interrupted)
+}
+
+/// A walk sorted against the map: the files to parse, the files gone, the skips (an
+/// unchanged binary file, or one whose text held a secret under the same rules, is not
+/// read again), and the count of unchanged files in the report.
+struct Triage {
+    report: ScanReport,
+    skips: Vec<Skip>,
+    gone: Vec<FileState>,
+    candidates: Vec<WalkedFile>,
+    /// Whether the skips differ from the stored ones: a file skipped by its path (a
+    /// `.env` added) is never a candidate, and only the list of skips tells that it came
+    /// or went.
+    skips_changed: bool,
+}
+
+/// Sorts what the walk found against the stored file states and skips ([`Triage`]).
+fn triage(
+    walked: walk::Walk,
+    stored: &HashMap<String, FileState>,
+    store: &Store,
+    config: &ScanConfig,
+    interrupted: &HashSet<i64>,
+    rules_changed: bool,
+    reanalyse: bool,
+) -> Result<Triage> {
     let mut report = ScanReport::default();
     let mut skips = walked.skips;
     let skipped_before = map::skipped_files(store.conn())?;
@@ -322,64 +424,13 @@ pub fn scan(
                 .is_none_or(|b| b.reason != s.reason.as_str() || b.detail != s.detail)
         });
     drop(skipped_before);
-
-    if candidates.is_empty()
-        && gone.is_empty()
-        && has_scan.is_some()
-        && interrupted.is_empty()
-        && !rules_changed
-        && !reanalyse
-    {
-        // Nothing mapped changed, but the skips did: `stats` and the note of an answer
-        // that found nothing read them (issue 32: a secret file added to a mapped
-        // workspace had gone unrecorded until some mapped file changed).
-        if skips_changed {
-            let rows = skipped_rows(&skips);
-            store.write(|tx| map::replace_skipped_files(tx, &rows))?;
-        }
-        return finish_noop(store, report, skips, started);
-    }
-
-    // A first scan is a bulk load: secondary indexes of the big tables are built once at
-    // the end (a sort) instead of row by row. They are recreated even if this scan fails.
-    let bulk = stored.is_empty() && candidates.len() > 256;
-    if bulk {
-        store.write(map::drop_bulk_indexes)?;
-    } else if map::bulk_indexes_missing(store.conn())? {
-        store.write(map::create_bulk_indexes)?;
-    }
-    // A rescan of a small part of the map records what it changes in the full-text
-    // indexes, and its end moves their common-terms lists by that: walking every index
-    // again was 43% of a rescan's CPU after 100 edits of a 50,000-file map (issue 37).
-    // A larger one walks them (as fast, with less bookkeeping).
-    let recording = !bulk
-        && candidates.len() + gone.len() <= stored.len() / RECORD_SHARE
-        && loci_store::common_terms::start_recording(store.conn())?;
-    let result = scan_inner(
-        root,
-        store,
-        config,
-        secrets,
-        progress,
-        started,
+    Ok(Triage {
         report,
         skips,
-        candidates,
         gone,
-        stored,
-        interrupted,
-        has_scan,
-        bulk,
-        reanalyse,
-        recording,
-    );
-    if recording {
-        loci_store::common_terms::stop_recording(store.conn())?;
-    }
-    if bulk && result.is_err() {
-        store.write(map::create_bulk_indexes)?;
-    }
-    result
+        candidates,
+        skips_changed,
+    })
 }
 
 /// A rescan records its changes to the full-text indexes (see [`scan`]) when it analyses
@@ -411,27 +462,8 @@ fn scan_inner(
     reanalyse: bool,
     recording: bool,
 ) -> Result<ScanReport> {
-    let scan_id = store.write(|tx| {
-        tx.execute(
-            "INSERT INTO scans(started_at) VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-            [],
-        )
-        .ctx(|| "recording the scan".into())?;
-        Ok(tx.last_insert_rowid())
-    })?;
+    let scan_id = begin_scan(store)?;
     report.scan_id = scan_id;
-
-    let options = config.analyze_options();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads)
-        .stack_size(16 << 20)
-        .thread_name(|i| format!("loci-parse-{i}"))
-        .build()
-        .map_err(|e| EngineError::Internal(format!("starting the parser threads: {e}")))?;
-
-    let total = candidates.len() as u64;
-    let cancel = AtomicBool::new(false);
-    let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
     let mut writer = Writer {
         store,
         scan_id,
@@ -447,11 +479,126 @@ fn scan_inner(
         retarget: BTreeSet::new(),
     };
     let mut gone_too: Vec<FileState> = Vec::new();
+    parse_and_write(
+        &mut writer,
+        config,
+        secrets,
+        progress,
+        &candidates,
+        &stored,
+        &interrupted,
+        reanalyse,
+        &mut report,
+        &mut skips,
+        &mut gone_too,
+    )?;
+    tracing::info!(
+        ms = started.elapsed().as_millis() as u64,
+        "scan: parsed and wrote files"
+    );
+
+    // Deletions: files no longer walked, or walked but now unusable.
+    let (follow, files_moved, any_gone) =
+        renames_and_deletions(&mut writer, &gone, &gone_too, &mut report)?;
+
+    // Resolution needs memory that the walk's files and the stored states hold no longer
+    // (a tenth of a rescan's peak on a 50,000-file map): they are freed first.
+    let Writer {
+        store,
+        pending,
+        changed_names,
+        changed_files,
+        retarget,
+        write_refs,
+        drift,
+        ..
+    } = writer;
+    drop((gone, gone_too, candidates, stored));
+    progress(ScanProgress::Resolving);
+    let repair = resolve_scan(
+        root,
+        store,
+        &report,
+        pending,
+        &changed_names,
+        &changed_files,
+        &retarget,
+        write_refs,
+        has_scan,
+        &interrupted,
+        started,
+    )?;
+    // A scan that found only touched files (the mtime moved, the content did not; a file
+    // analysed again, retried or reanalysed, is a change) changed nothing lint checks
+    // memory against, so none follows it: a lint after a touch of 100 files in a
+    // 50,000-file map would cost 7 s of CPU for nothing.
+    report.changed = has_scan.is_none()
+        || repair
+        || !report.added.is_empty()
+        || !report.modified.is_empty()
+        || !report.deleted.is_empty()
+        || !report.renamed.is_empty()
+        || any_gone
+        || report.retried > 0
+        || report.reanalysed > 0;
+    skips.sort_by(|a, b| a.path.cmp(&b.path));
+    report.pages_moved = record_scan(
+        store,
+        root,
+        secrets,
+        scan_id,
+        &skips,
+        &follow,
+        files_moved,
+        &drift,
+        &interrupted,
+    )?;
+    index_and_merge(store, &report, bulk, started)?;
+    finish(store, report, skips, started, Some(scan_id), recording)
+}
+
+/// Records the scan's start: its row in `scans`, whose id is the scan revision.
+fn begin_scan(store: &mut Store) -> Result<i64> {
+    Ok(store.write(|tx| {
+        tx.execute(
+            "INSERT INTO scans(started_at) VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+            [],
+        )
+        .ctx(|| "recording the scan".into())?;
+        Ok(tx.last_insert_rowid())
+    })?)
+}
+
+/// Parses the candidates on a rayon pool of `config.threads` threads, outside any
+/// transaction, and writes their outcomes in batches of [`BATCH_FILES`] from this thread,
+/// reporting progress after each. An error stops the parsers.
+#[allow(clippy::too_many_arguments)]
+fn parse_and_write(
+    writer: &mut Writer<'_, '_>,
+    config: &ScanConfig,
+    secrets: &SecretRules,
+    progress: &(dyn Fn(ScanProgress) + Sync),
+    candidates: &[WalkedFile],
+    stored: &HashMap<String, FileState>,
+    interrupted: &HashSet<i64>,
+    reanalyse: bool,
+    report: &mut ScanReport,
+    skips: &mut Vec<Skip>,
+    gone_too: &mut Vec<FileState>,
+) -> Result<()> {
+    let options = config.analyze_options();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .stack_size(16 << 20)
+        .thread_name(|i| format!("loci-parse-{i}"))
+        .build()
+        .map_err(|e| EngineError::Internal(format!("starting the parser threads: {e}")))?;
+
+    let total = candidates.len() as u64;
+    let cancel = AtomicBool::new(false);
+    let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
     let written: Result<()> = std::thread::scope(|scope| {
         let cancel = &cancel;
-        let stored = &stored;
-        let interrupted = &interrupted;
-        let candidates = &candidates;
         let options = &options;
         let pool = &pool;
         scope.spawn(move || {
@@ -481,12 +628,12 @@ fn scan_inner(
                 batch.push(outcome);
                 if batch.len() >= BATCH_FILES {
                     let t = Instant::now();
-                    writer.write_batch(&mut batch, &mut report, &mut skips, &mut gone_too)?;
+                    writer.write_batch(&mut batch, report, skips, gone_too)?;
                     writing += t.elapsed();
                     progress(ScanProgress::Parsing { done, total });
                 }
             }
-            writer.write_batch(&mut batch, &mut report, &mut skips, &mut gone_too)?;
+            writer.write_batch(&mut batch, report, skips, gone_too)?;
             progress(ScanProgress::Parsing { done, total });
             tracing::info!(
                 ms = writing.as_millis() as u64,
@@ -499,13 +646,19 @@ fn scan_inner(
         }
         result
     });
-    written?;
-    tracing::info!(
-        ms = started.elapsed().as_millis() as u64,
-        "scan: parsed and wrote files"
-    );
+    written
+}
 
-    // Deletions: files no longer walked, or walked but now unusable.
+/// Deletions (files no longer walked, or walked but now unusable) and renames: the
+/// renames found among them, the drift entries they make, and the deletions written with
+/// memory following each unambiguous rename. Returns the renames memory follows, the
+/// pages moved, and whether anything was gone.
+fn renames_and_deletions(
+    writer: &mut Writer<'_, '_>,
+    gone: &[FileState],
+    gone_too: &[FileState],
+    report: &mut ScanReport,
+) -> Result<(Vec<Rename>, Vec<Rename>, bool)> {
     let gone_all: Vec<&FileState> = gone.iter().chain(gone_too.iter()).collect();
     // Renames are found before the deletions (the new files are written, the old rows are
     // still there), so memory follows a renamed file in the deletions' transaction.
@@ -516,11 +669,11 @@ fn scan_inner(
     let moved_to: HashSet<String> = report.renamed.iter().map(|r| r.to.clone()).collect();
     let moved_from: HashSet<String> = report.renamed.iter().map(|r| r.from.clone()).collect();
     report.added.retain(|p| !moved_to.contains(p.as_str()));
-    let follow: Vec<Rename> = unambiguous_renames(&report, &gone_all, writer.store)?
+    let follow: Vec<Rename> = unambiguous_renames(report, &gone_all, writer.store)?
         .into_iter()
         .cloned()
         .collect();
-    let files_moved = writer.delete(&gone_all, &mut report, &follow)?;
+    let files_moved = writer.delete(&gone_all, report, &follow)?;
     report.deleted.retain(|p| !moved_from.contains(p.as_str()));
     writer.drift.retain(|d| match d.kind {
         "add" => !moved_to.contains(d.path.as_str()),
@@ -540,23 +693,25 @@ fn scan_inner(
             detail: Some(r.from.clone()),
         });
     }
+    Ok((follow, files_moved, !gone_all.is_empty()))
+}
 
-    // Resolution needs memory that the walk's files and the stored states hold no longer
-    // (a tenth of a rescan's peak on a 50,000-file map): they are freed first.
-    let any_gone = !gone_all.is_empty();
-    drop(gone_all);
-    let Writer {
-        store,
-        pending,
-        changed_names,
-        changed_files,
-        retarget,
-        write_refs,
-        drift,
-        ..
-    } = writer;
-    drop((gone, gone_too, candidates, stored));
-    progress(ScanProgress::Resolving);
+/// Resolves imports, then references: all of them again after an interrupted scan or a
+/// move of what roots a module tree. Returns whether it was such a repair.
+#[allow(clippy::too_many_arguments)]
+fn resolve_scan(
+    root: &Path,
+    store: &mut Store,
+    report: &ScanReport,
+    pending: PendingRefs,
+    changed_names: &BTreeSet<String>,
+    changed_files: &BTreeSet<i64>,
+    retarget: &BTreeSet<i64>,
+    write_refs: bool,
+    has_scan: Option<i64>,
+    interrupted: &HashSet<i64>,
+    started: Instant,
+) -> Result<bool> {
     // A changed manifest (`go.mod`, `Cargo.toml`) changes what module paths name.
     let manifest = |p: &String| {
         ["go.mod", "Cargo.toml"]
@@ -569,7 +724,7 @@ fn scan_inner(
         || !report.deleted.is_empty()
         || !report.renamed.is_empty()
         || report.modified.iter().any(manifest);
-    let (deps_changed, modules) = resolve_deps(root, store, topology_changed, &changed_files)?;
+    let (deps_changed, modules) = resolve_deps(root, store, topology_changed, changed_files)?;
     tracing::info!(
         ms = started.elapsed().as_millis() as u64,
         "scan: resolved imports"
@@ -602,36 +757,39 @@ fn scan_inner(
     resolve_refs(
         store,
         pending,
-        &changed_names,
+        changed_names,
         &deps_changed,
-        &retarget,
+        retarget,
         modules,
         repair,
         write_refs,
     )?;
-
     tracing::info!(
         ms = started.elapsed().as_millis() as u64,
         "scan: resolved references"
     );
-    // A scan that found only touched files (the mtime moved, the content did not; a file
-    // analysed again, retried or reanalysed, is a change) changed nothing lint checks
-    // memory against, so none follows it: a touch of 100 files in a 50,000-file map had
-    // cost a whole lint, 7 s of CPU (issue 37).
-    report.changed = has_scan.is_none()
-        || repair
-        || !report.added.is_empty()
-        || !report.modified.is_empty()
-        || !report.deleted.is_empty()
-        || !report.renamed.is_empty()
-        || any_gone
-        || report.retried > 0
-        || report.reanalysed > 0;
-    skips.sort_by(|a, b| a.path.cmp(&b.path));
-    let skipped_rows = skipped_rows(&skips);
+    Ok(repair)
+}
+
+/// The scan's end in one transaction: folders moved with their pages, the skipped files,
+/// the drift ledger, the rules and versions the map was made with, interrupted scans
+/// closed. Returns every page moved.
+#[allow(clippy::too_many_arguments)]
+fn record_scan(
+    store: &mut Store,
+    root: &Path,
+    secrets: &SecretRules,
+    scan_id: i64,
+    skips: &[Skip],
+    follow: &[Rename],
+    files_moved: Vec<Rename>,
+    drift: &[map::DriftEntry],
+    interrupted: &HashSet<i64>,
+) -> Result<Vec<Rename>> {
+    let skipped_rows = skipped_rows(skips);
     let follow: Vec<&Rename> = follow.iter().collect();
     let folders = folder_moves(&follow, store)?;
-    let pages_moved = store.write(|tx| {
+    Ok(store.write(|tx| {
         let mut moved = files_moved.clone();
         for r in &folders {
             if super::sync::move_page(tx, &r.from, &r.to, &format!("rename:scan:{scan_id}"))? {
@@ -639,12 +797,12 @@ fn scan_inner(
             }
         }
         map::replace_skipped_files(tx, &skipped_rows)?;
-        map::insert_drift(tx, scan_id, &drift, "scan")?;
+        map::insert_drift(tx, scan_id, drift, "scan")?;
         map::settle_drift_hashes(tx)?;
         loci_store::set_meta(tx, SECRET_RULES_META, secrets.fingerprint())?;
         loci_store::set_meta(tx, ANALYSIS_META, &loci_core::ANALYSIS_VERSION.to_string())?;
         loci_store::set_meta(tx, crate::ROOT_META, &root.to_string_lossy())?;
-        for id in &interrupted {
+        for id in interrupted {
             tx.execute(
                 "UPDATE scans SET status = 'interrupted' WHERE scan_id = ?1 AND status = 'running'",
                 [id],
@@ -652,8 +810,18 @@ fn scan_inner(
             .ctx(|| "closing interrupted scans".into())?;
         }
         Ok(moved)
-    })?;
-    report.pages_moved = pages_moved;
+    })?)
+}
+
+/// A first scan's indexes (built before it is marked finished: a finished scan has them),
+/// then memory that named what the scan mapped tracked, and the map's full-text segments
+/// merged.
+fn index_and_merge(
+    store: &mut Store,
+    report: &ScanReport,
+    bulk: bool,
+    started: Instant,
+) -> Result<()> {
     if bulk {
         // Part of the scan's time and before it is marked finished: a finished scan has
         // its indexes (a first scan of the stdlib spends about 1 s here).
@@ -686,7 +854,7 @@ fn scan_inner(
         }
         Ok(tracked)
     })?;
-    finish(store, report, skips, started, Some(scan_id), recording)
+    Ok(())
 }
 
 /// The `skipped_files` rows of `skips`, by path.
