@@ -96,61 +96,7 @@ pub(super) fn apply_event(
         mem::insert_event(tx, kind, &source_ref, subject, Some(&payload_json), session)
     };
     let applied = match ev.kind.as_str() {
-        "revision" => {
-            if let Some(revision) = joined_revision(tx, &ev.op_id)? {
-                replica::record_applied(tx, &ev.op_id, ev.seq, Some(revision))?;
-                return Ok(Applied::Known);
-            }
-            let session = match session {
-                Some(s) => Some(s),
-                None => session_of(tx, ev)?,
-            };
-            let page = mem::ensure_page(tx, &ev.subject, &ev.page_kind)?;
-            let version: i64 = tx
-                .prepare_cached(
-                    "SELECT ifnull(max(version), 0) + 1 FROM revisions WHERE page_id = ?1",
-                )
-                .ctx(|| "reading a page's version".into())?
-                .query_row([page.page_id], |r| r.get(0))
-                .ctx(|| "reading a page's version".into())?;
-            if version != ev.version {
-                // The numbering docs/team.md says a join with its own history makes: no
-                // warning to the user.
-                tracing::debug!(
-                    "team event {} makes `{}` version {} on the server, version {version} here \
-                     (this checkout's history of the page differs: it joined with its own)",
-                    ev.seq,
-                    ev.subject,
-                    ev.version
-                );
-            }
-            let (event_id, _) = event(&ev.event_kind, &ev.subject, session)?;
-            let body = ev.body.as_deref().unwrap_or_default();
-            let revision = mem::insert_revision_as(
-                tx,
-                &NewRevision {
-                    page_id: page.page_id,
-                    body,
-                    summary: ev.summary.as_deref(),
-                    author: &ev.author,
-                    session_id: session,
-                    event_id: Some(event_id),
-                },
-                version,
-                &ev.written_at,
-            )?;
-            let snapshot =
-                crate::memory::claims::subject_snapshot(tx, root, &ev.subject, &page.kind)?;
-            crate::memory::claims::snapshot_revision(
-                tx,
-                &revision,
-                &ev.subject,
-                snapshot.as_ref(),
-                None,
-            )?;
-            replica::record_applied(tx, &ev.op_id, ev.seq, Some(revision.revision_id))?;
-            return Ok(Applied::Changed(Some(revision.revision_id)));
-        }
+        "revision" => return apply_revision(tx, root, ev, session, &event),
         "pin" | "unpin" => match mem::page_by_subject(tx, &ev.subject)? {
             Some(page) if page.pinned != (ev.kind == "pin") => {
                 mem::set_pinned(tx, page.page_id, ev.kind == "pin")?;
@@ -169,63 +115,8 @@ pub(super) fn apply_event(
                 Applied::Known
             }
         }
-        "fact" => {
-            let f: ExportedFact = payload(ev)?;
-            let hash = fact_hash(&f);
-            let known = mem::facts(tx)?
-                .iter()
-                .any(|x| fact_hash(&ExportedFact::from(x)) == hash);
-            if known {
-                Applied::Known
-            } else {
-                mem::insert_fact_as(
-                    tx,
-                    &mem::Fact {
-                        fact_id: 0,
-                        claim: f.claim,
-                        command: f.command,
-                        expect_output: f.expect_output,
-                        expect_exit: f.expect_exit,
-                        author: f.author,
-                        created_at: f.created_at,
-                        last_status: None,
-                        last_run_at: None,
-                    },
-                )?;
-                event("fact", "", None)?;
-                Applied::Changed(None)
-            }
-        }
-        "session" => {
-            let s: ExportedSession = payload(ev)?;
-            let here = mem::sessions(tx)?
-                .into_iter()
-                .find(|h| session_key(&h.author, &h.started_at, h.task.as_deref()) == s.key);
-            let digest =
-                || serde_json::to_string(&s.digest).map_err(|e| StoreError::Corrupt(e.to_string()));
-            match here {
-                None => {
-                    let id = mem::insert_session_as(
-                        tx,
-                        &s.new_row(s.ended_at.is_some().then(digest).transpose()?),
-                    )?;
-                    event(&ev.event_kind, "", Some(id))?;
-                    Applied::Changed(None)
-                }
-                Some(h) if h.ended_at.is_none() && s.ended_at.is_some() => {
-                    mem::end_session_as(
-                        tx,
-                        h.session_id,
-                        s.ended_at.as_deref().unwrap_or_default(),
-                        s.summary.as_deref(),
-                        &digest()?,
-                    )?;
-                    event(&ev.event_kind, "", Some(h.session_id))?;
-                    Applied::Changed(None)
-                }
-                Some(_) => Applied::Known,
-            }
-        }
+        "fact" => apply_fact(tx, ev, &event)?,
+        "session" => apply_session(tx, ev, &event)?,
         "dismissal" => {
             let d: ExportedDismissal = payload(ev)?;
             if !dismissal_words_known(&d) {
@@ -252,6 +143,138 @@ pub(super) fn apply_event(
         }
     };
     replica::record_applied(tx, &ev.op_id, ev.seq, None)?;
+    Ok(applied)
+}
+
+/// How an applied event is recorded in `events`: its kind, subject and session.
+type RecordEvent<'a> = dyn Fn(&str, &str, Option<i64>) -> loci_store::Result<(i64, bool)> + 'a;
+
+/// A revision event: the revision appended to its page (created as needed) with the
+/// author, summary and time the server holds, its claims resolved and snapshotted against
+/// this checkout's map, and the event recorded as applied. A revision this store joined
+/// with is known already.
+fn apply_revision(
+    tx: &Transaction<'_>,
+    root: &std::path::Path,
+    ev: &ServerEvent,
+    session: Option<i64>,
+    event: &RecordEvent<'_>,
+) -> loci_store::Result<Applied> {
+    if let Some(revision) = joined_revision(tx, &ev.op_id)? {
+        replica::record_applied(tx, &ev.op_id, ev.seq, Some(revision))?;
+        return Ok(Applied::Known);
+    }
+    let session = match session {
+        Some(s) => Some(s),
+        None => session_of(tx, ev)?,
+    };
+    let page = mem::ensure_page(tx, &ev.subject, &ev.page_kind)?;
+    let version: i64 = tx
+        .prepare_cached("SELECT ifnull(max(version), 0) + 1 FROM revisions WHERE page_id = ?1")
+        .ctx(|| "reading a page's version".into())?
+        .query_row([page.page_id], |r| r.get(0))
+        .ctx(|| "reading a page's version".into())?;
+    if version != ev.version {
+        // The numbering docs/team.md says a join with its own history makes: no
+        // warning to the user.
+        tracing::debug!(
+            "team event {} makes `{}` version {} on the server, version {version} here \
+             (this checkout's history of the page differs: it joined with its own)",
+            ev.seq,
+            ev.subject,
+            ev.version
+        );
+    }
+    let (event_id, _) = event(&ev.event_kind, &ev.subject, session)?;
+    let body = ev.body.as_deref().unwrap_or_default();
+    let revision = mem::insert_revision_as(
+        tx,
+        &NewRevision {
+            page_id: page.page_id,
+            body,
+            summary: ev.summary.as_deref(),
+            author: &ev.author,
+            session_id: session,
+            event_id: Some(event_id),
+        },
+        version,
+        &ev.written_at,
+    )?;
+    let snapshot = crate::memory::claims::subject_snapshot(tx, root, &ev.subject, &page.kind)?;
+    crate::memory::claims::snapshot_revision(tx, &revision, &ev.subject, snapshot.as_ref(), None)?;
+    replica::record_applied(tx, &ev.op_id, ev.seq, Some(revision.revision_id))?;
+    Ok(Applied::Changed(Some(revision.revision_id)))
+}
+
+/// A fact event: the definition added unless this replica has one with its content hash.
+fn apply_fact(
+    tx: &Transaction<'_>,
+    ev: &ServerEvent,
+    event: &RecordEvent<'_>,
+) -> loci_store::Result<Applied> {
+    let f: ExportedFact = payload(ev)?;
+    let hash = fact_hash(&f);
+    let known = mem::facts(tx)?
+        .iter()
+        .any(|x| fact_hash(&ExportedFact::from(x)) == hash);
+    let applied = if known {
+        Applied::Known
+    } else {
+        mem::insert_fact_as(
+            tx,
+            &mem::Fact {
+                fact_id: 0,
+                claim: f.claim,
+                command: f.command,
+                expect_output: f.expect_output,
+                expect_exit: f.expect_exit,
+                author: f.author,
+                created_at: f.created_at,
+                last_status: None,
+                last_run_at: None,
+            },
+        )?;
+        event("fact", "", None)?;
+        Applied::Changed(None)
+    };
+    Ok(applied)
+}
+
+/// A session event: the session added unless this replica has it (by its key), or ended
+/// when the replica's is still open.
+fn apply_session(
+    tx: &Transaction<'_>,
+    ev: &ServerEvent,
+    event: &RecordEvent<'_>,
+) -> loci_store::Result<Applied> {
+    let s: ExportedSession = payload(ev)?;
+    let here = mem::sessions(tx)?
+        .into_iter()
+        .find(|h| session_key(&h.author, &h.started_at, h.task.as_deref()) == s.key);
+    let digest =
+        || serde_json::to_string(&s.digest).map_err(|e| StoreError::Corrupt(e.to_string()));
+    let applied = match here {
+        None => {
+            let id = mem::insert_session_as(
+                tx,
+                &s.new_row(s.ended_at.is_some().then(digest).transpose()?),
+            )?;
+            event(&ev.event_kind, "", Some(id))?;
+            Applied::Changed(None)
+        }
+        Some(h) if h.ended_at.is_none() && s.ended_at.is_some() => {
+            mem::end_session_as(
+                tx,
+                h.session_id,
+                s.ended_at.as_deref().unwrap_or_default(),
+                s.summary.as_deref(),
+                &digest()?,
+            )?;
+            event(&ev.event_kind, "", Some(h.session_id))?;
+            Applied::Changed(None)
+        }
+        Some(_) => Applied::Known,
+    };
     Ok(applied)
 }
 
