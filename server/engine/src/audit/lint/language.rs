@@ -112,7 +112,7 @@ const LANGUAGE_PROVIDED_MEMBERS: &[&str] = &[
 
 /// Functions the languages provide without a definition in the map, which a page may name
 /// whether or not its code calls them (`print()` on a page about a file that does not):
-/// Python's builtins, JavaScript's global functions, Go's builtins, Ruby's `Kernel`
+/// Python's builtins, JavaScript's global functions, Go's builtins, Ruby's global
 /// functions and the most named of C's library. A call [`Ctx::unknown_call`] never
 /// reports.
 pub(super) const LANGUAGE_FUNCTIONS: &[&str] = &[
@@ -234,7 +234,7 @@ pub(super) const LANGUAGE_FUNCTIONS: &[&str] = &[
     "println",
     "real",
     "recover",
-    // Ruby: Kernel.
+    // Ruby's global functions.
     "puts",
     "p",
     "require_relative",
