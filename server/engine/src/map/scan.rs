@@ -176,8 +176,8 @@ pub struct ScanReport {
     pub lossy_utf8: Vec<String>,
     /// Wall time in milliseconds of the whole operation: waiting for the store lock, the
     /// walk, parse and writes, and the lint that records what the change did to the
-    /// knowledge ([`crate::Workspace::scan`]; a one-file rescan had said "2.5 s" after
-    /// 40 s of lint, issue 37). The `scans` row keeps the scan's own part.
+    /// knowledge ([`crate::Workspace::scan`]: a one-file rescan followed by 40 s of lint
+    /// says 40 s, not the scan's part). The `scans` row keeps the scan's own part.
     pub duration_ms: u64,
     /// Whether the common-terms lists of the full-text indexes were moved by what this
     /// scan changed ([`loci_store::common_terms`]) rather than listed again by walking

@@ -651,9 +651,9 @@ pub(crate) fn symbol_candidates(
             // top-level definition in a file or folder named like the nearest qualifier
             // segment that names one. A farther segment names a package's own module only
             // (`email.py`, `email/__init__.py`, `email/mod.rs`: what it re-exports), never
-            // any file under its folder: `email.utils.formataddr` had resolved to
-            // `email/addr.py` once `email/utils.py` was renamed, through `email`, and the
-            // claim naming a module that is gone was called fine.
+            // any file under its folder: once `email/utils.py` is renamed,
+            // `email.utils.formataddr` does not resolve to `email/addr.py` through
+            // `email`, and the claim naming a module that is gone is not called fine.
             let tops: Vec<map::SymbolHit> = map::find_symbols(conn, last, 200)?
                 .into_iter()
                 .filter(|s| s.qualified_name == *last)

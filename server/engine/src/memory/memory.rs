@@ -208,7 +208,7 @@ impl Workspace {
 
     /// Adds `text` to `subject`'s page: a new revision whose body is the current one, a
     /// blank line, then `text` (just `text` for a new page). What an editor's "remember"
-    /// does unless told to replace (issue 33, item 6: a note had replaced the page). The
+    /// does unless told to replace (a note never replaces the page). The
     /// current body is read inside the write's transaction, so a concurrent write is never
     /// lost.
     pub fn remember_append(
@@ -541,9 +541,9 @@ impl Workspace {
         }
         let rev = written.revision.revision_id;
         // What lint will say about the new revision, said now and recorded as lint records
-        // it: a path the map lacks had been "not tracked" here while `loci lint` reported
-        // it missing [high], and `context` served the page first, with no warning, until
-        // someone ran `loci lint`.
+        // it: a path the map lacks is reported missing [high] here as `loci lint` reports
+        // it, and `context` never serves the page first, with no warning, until someone
+        // runs `loci lint`.
         let mut findings = self.record_revision_findings(rev)?;
         for c in &mut written.claims {
             c.finding = findings.remove(&c.claim_id);

@@ -578,8 +578,8 @@ pub fn stats(o: Out, env: &Envelope<Stats>) -> io::Result<()> {
     )?;
     writeln!(o, "{}", totals_line(&s.totals, false))?;
     languages(o, &s.languages)?;
-    // The files the map leaves out, named with why (issue 32: a file skipped as a
-    // secret had been visible only in the scan's own summary).
+    // The files the map leaves out, named with why: a file skipped as a secret is
+    // otherwise visible only in the scan's own summary.
     let skipped: u64 = s.skipped.values().sum();
     if skipped > 0 {
         let parts: Vec<String> = s.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
@@ -726,7 +726,7 @@ fn totals_line(t: &MapCounts, imports_in_parens: bool) -> String {
 
 /// Files a commit `why` shows touched, at most [`COMMIT_FILES_SHOWN`]: the page's subject
 /// (or the files under it) first, then the others in order, then how many more (a first
-/// commit had listed all 40 files of the repository).
+/// commit may touch every file of the repository).
 fn commit_files(files: &[String], subject: &str) -> String {
     let mine = |f: &String| f == subject || f.starts_with(&format!("{subject}/"));
     let (own, others): (Vec<&String>, Vec<&String>) = files.iter().partition(|f| mine(f));

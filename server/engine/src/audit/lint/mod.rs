@@ -105,7 +105,7 @@ pub struct DriftReport {
 struct Ctx<'a> {
     ws: &'a Workspace,
     /// What the manifests declare, read when a version claim is first checked: reading
-    /// every manifest of a large repository for a lint without version claims had been
+    /// every manifest of a large repository for a lint without version claims would be
     /// work in proportion to the repository at every rescan.
     declared: Option<Vec<manifests::Declared>>,
     /// [`Ctx::closest_name`]'s answers in this run, by name.

@@ -8,8 +8,8 @@ const CANDIDATES_PER_QUERY: u32 = 2048;
 
 /// The names a suggestion for `name` is chosen among, each read through an index, so the
 /// cost is bounded by [`CANDIDATES_PER_QUERY`] per query and not by the size of the map
-/// (every distinct name of 1.09 M symbols had been compared with every failing claim:
-/// 40 s per lint, issue 37):
+/// (comparing every distinct name of 1.09 M symbols with every failing claim costs 40 s
+/// per lint):
 /// - the same folded name (`_split_netloc` for `_splitnetloc`, `HTTPServer` for
 ///   `HttpServer`; folded as [`loci_store::map::fold_name`]);
 /// - the folded names sharing its first characters: the shortest prefix (0 to 4

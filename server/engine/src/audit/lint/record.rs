@@ -103,8 +103,8 @@ impl Workspace {
     /// What a memory write's claims fail, recorded as `loci lint` records it
     /// ([`record_findings`] for the page of `revision_id`, when that revision is still the
     /// page's current one) and returned by claim id as [`Workspace::check_revision`] gives
-    /// it. A claim the write already knows is false had been served by `context` first and
-    /// without a warning until someone ran `loci lint`; now the open contradiction (its
+    /// it. A claim the write already knows is false is never served by `context` first
+    /// and without a warning until someone runs `loci lint`: the open contradiction (its
     /// −40 and banner) exists as soon as the write does, and a revision that corrects the
     /// page resolves the contradictions of the one it replaces.
     pub(crate) fn record_revision_findings(
@@ -162,7 +162,7 @@ impl Workspace {
             return Ok((rev.subject, out));
         }
         // The manifests are read only if a version claim needs them (reading them and
-        // every path had been 3 ms of a 14 ms write on the stdlib).
+        // every path costs 3 ms of a 14 ms write on the stdlib).
         let mut ctx = Ctx {
             ws: self,
             declared: None,

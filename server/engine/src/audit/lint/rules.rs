@@ -203,7 +203,7 @@ impl Ctx<'_> {
                     return Ok((None, None));
                 }
                 // In the claim's own form: `Header.encode` for `Header.encod()`,
-                // `Span::new` for `Span::nwe()` (the bare member had been given).
+                // `Span::new` for `Span::nwe()`, never the bare member.
                 // A name that is not near any (an unknown call) suggests nothing.
                 let suggestion = near
                     .filter(|_| !unknown_call)
@@ -367,7 +367,7 @@ impl Ctx<'_> {
             .map_or("", |(d, _)| d);
         let most = (name.chars().count() / 3).min(2);
         // The folder first, then the distance: the distance to every file name of a
-        // 50,000-file map, for each missing path, had been a fifth of a lint (issue 37).
+        // 50,000-file map, for each missing path, costs a fifth of a lint.
         let mut near: Vec<(usize, &String)> = names
             .iter()
             .flat_map(|(n, paths)| {
@@ -423,7 +423,7 @@ impl Ctx<'_> {
     /// first 50), the symbols its qualified name qualifies, and every symbol of the source
     /// files whose stem is `scope`. Names only, read once per scope in a lint
     /// ([`Ctx::members`]): whole rows for every file of a common stem (`lib`, `utils`),
-    /// again for each claim, had been most of a lint of a 50,000-file map (issue 37).
+    /// again for each claim, cost most of a lint of a 50,000-file map.
     fn members_of(
         &mut self,
         conn: &loci_store::rusqlite::Connection,

@@ -29,14 +29,14 @@ pub(super) struct Writer<'a, 's> {
     /// A first scan's bulk load: each file's references are written with it, unresolved
     /// (but for those its own file resolves), and resolved from the store at the end
     /// ([`super::refs::resolve_written_refs`]), so memory does not hold the repository's
-    /// references until then (3.3 M on a 50,000-file map, issue 32 item 6). Else they wait in
+    /// references until then (3.3 M on a 50,000-file map). Else they wait in
     /// `pending`.
     pub(super) write_refs: bool,
     /// The parse limit files are analysed with ([`parse_to_retry`]).
     pub(super) parse_timeout_ms: u64,
     /// Names that gained or lost a definition, for the stored references they may now
     /// resolve differently; none in a bulk load, whose references are all its own (every
-    /// name of the map, 313,000 on a 48,000-file corpus, had been held to the end).
+    /// name of the map, 313,000 on a 48,000-file corpus, would be held to the end).
     pub(super) changed_names: BTreeSet<String>,
     /// Files written in this scan.
     pub(super) changed_files: BTreeSet<i64>,

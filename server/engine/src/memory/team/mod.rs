@@ -175,8 +175,9 @@ fn is_new_entry(event: &NewEvent) -> bool {
 }
 
 /// The subject of the entry `log` adds next in a team-backed checkout: past the highest
-/// number the replica holds and those of the entries still queued for the server (two
-/// entries written offline had taken one number, and the second was refused when pushed).
+/// number the replica holds and those of the entries still queued for the server, so two
+/// entries written offline never take one number (the second would be refused when
+/// pushed).
 fn next_entry_here(conn: &loci_store::rusqlite::Connection, log: &str) -> Result<String> {
     let known = logs::next_entry(conn, log)?;
     let queued = replica::outbox(conn, false)?

@@ -206,7 +206,7 @@ const RESOLVE_AT_ONCE_DEFINITIONS: i64 = 250_000;
 /// each batch reads the definitions of the names it uses (and of the calls its typed
 /// receivers' type expressions make) and the scopes its references are written in, so
 /// memory holds one batch's references and definitions and every file's paths and
-/// imports, never the map's definitions (990,000 on a 48,000-file map had taken 360 MiB).
+/// imports, never the map's definitions (990,000 on a 48,000-file map take 360 MiB).
 /// The rows, and what each resolves to, are those [`PendingRefs::rows`] writes.
 pub(super) fn resolve_written_refs(
     store: &mut Store,

@@ -42,8 +42,8 @@ fn owner_of(qualified: &str) -> Option<Box<str>> {
 
 /// Whether a definition's owner (see [`owner_of`]) is a type by the naming convention
 /// (capitalised): a type declared in it (Rust's associated `type Value = Json;`, a nested
-/// class) is named through it, not by its bare name (`Value` in a signature had resolved
-/// to an `impl Visitor`'s `Value`, serde_json's was meant).
+/// class) is named through it, not by its bare name (`Value` in a signature is not an
+/// `impl Visitor`'s `Value` beside it).
 fn def_owner_is_type(owner: Option<&str>) -> bool {
     owner.is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))
 }

@@ -567,7 +567,7 @@ impl Resolver {
     /// the nearest by folders (derived, 0.7, or 0.5 when several); otherwise nothing: a
     /// method the type derives or takes from a trait or the standard library
     /// (`self.clone()` under `#[derive(Clone)]`, `self.as_str()` on `String`) is no member
-    /// of another type beside it (`Error.clone`, `Id.as_str` at 0.7–0.9 had been given).
+    /// of another type beside it (no `Error.clone`, `Id.as_str` at 0.7–0.9).
     /// Only for Rust and Go ([`own_by_type`]): the other languages inherit members from
     /// base classes, which the same-file and import rules guess at.
     pub(super) fn resolve_own_elsewhere(
@@ -693,8 +693,8 @@ impl Resolver {
     ///    folders with the use);
     /// 4. a path to no module of the map (`std::fs::read()`, another crate's
     ///    `loom::model()`): unresolved, never a same-named definition nearby
-    ///    (`std::fs::canonicalize(p)` had resolved to the enclosing `canonicalize`,
-    ///    serde_json's `crate::from_str(s)` to the method `Map.from_str` beside it).
+    ///    (`std::fs::canonicalize(p)` is not the enclosing `canonicalize`, nor
+    ///    serde_json's `crate::from_str(s)` the method `Map.from_str` beside it).
     pub(super) fn resolve_module_path(
         &self,
         file_id: i64,
