@@ -364,38 +364,7 @@ fn run(
     }
     drop(ws);
 
-    let mut cli = serde_json::Value::Null;
-    if args.cli_runs > 0
-        && let Some(bin) = loci_binary(args.loci.as_deref())
-    {
-        let mut t = Vec::new();
-        for _ in 0..args.cli_runs {
-            for (q, open) in &qs {
-                let mut cmd = Command::new(&bin);
-                cmd.arg("--db").arg(&db).arg("-C").arg(root);
-                cmd.arg("context").arg(q);
-                for f in open {
-                    cmd.arg("--open").arg(f);
-                }
-                cmd.stdout(Stdio::null()).stderr(Stdio::null());
-                let started = Instant::now();
-                let status = cmd
-                    .status()
-                    .map_err(|e| format!("running {}: {e}", bin.display()))?;
-                t.push(started.elapsed().as_secs_f64() * 1000.0);
-                // 0: an answer; 1: nothing found (an abstention); anything else is an error.
-                if !matches!(status.code(), Some(0 | 1)) {
-                    return Err(format!("`loci context {q:?}` exited with {status}"));
-                }
-            }
-        }
-        cli = serde_json::json!({
-            "binary": bin.display().to_string(),
-            "samples": t.len(),
-            "p50_ms": percentile(&t, 0.5),
-            "p95_ms": percentile(&t, 0.95),
-        });
-    }
+    let cli = time_cli(args, &db, root, &qs)?;
     if args.keep.is_none() {
         let _ = std::fs::remove_dir_all(&work);
     }
@@ -436,6 +405,49 @@ fn run(
         },
         "cli": cli,
     }))
+}
+
+/// The `loci` binary's `context` timed on every query, `args.cli_runs` times (p50 and
+/// p95 in ms), or `null` when no run is asked for or no binary is found.
+fn time_cli(
+    args: &Args,
+    db: &Path,
+    root: &Path,
+    qs: &[(String, Vec<String>)],
+) -> std::result::Result<serde_json::Value, String> {
+    let mut cli = serde_json::Value::Null;
+    if args.cli_runs > 0
+        && let Some(bin) = loci_binary(args.loci.as_deref())
+    {
+        let mut t = Vec::new();
+        for _ in 0..args.cli_runs {
+            for (q, open) in qs {
+                let mut cmd = Command::new(&bin);
+                cmd.arg("--db").arg(db).arg("-C").arg(root);
+                cmd.arg("context").arg(q);
+                for f in open {
+                    cmd.arg("--open").arg(f);
+                }
+                cmd.stdout(Stdio::null()).stderr(Stdio::null());
+                let started = Instant::now();
+                let status = cmd
+                    .status()
+                    .map_err(|e| format!("running {}: {e}", bin.display()))?;
+                t.push(started.elapsed().as_secs_f64() * 1000.0);
+                // 0: an answer; 1: nothing found (an abstention); anything else is an error.
+                if !matches!(status.code(), Some(0 | 1)) {
+                    return Err(format!("`loci context {q:?}` exited with {status}"));
+                }
+            }
+        }
+        cli = serde_json::json!({
+            "binary": bin.display().to_string(),
+            "samples": t.len(),
+            "p50_ms": percentile(&t, 0.5),
+            "p95_ms": percentile(&t, 0.95),
+        });
+    }
+    Ok(cli)
 }
 
 fn table(results: &[serde_json::Value]) -> String {

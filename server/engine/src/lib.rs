@@ -45,7 +45,7 @@
 //!     [`share_unsaved`](Workspace::share_unsaved),
 //!     [`stop_sharing_unsaved`](Workspace::stop_sharing_unsaved).
 //! - **Memory** ([`memory`]):
-//!   - pages and revisions (`memory/memory.rs`): [`remember`](Workspace::remember),
+//!   - pages and revisions (`memory/memory.rs`, `memory/reads.rs`): [`remember`](Workspace::remember),
 //!     [`remember_append`](Workspace::remember_append), [`decide`](Workspace::decide),
 //!     [`learn`](Workspace::learn), [`show`](Workspace::show),
 //!     [`history`](Workspace::history), [`asof`](Workspace::asof),
@@ -59,7 +59,7 @@
 //!     [`session_end`](Workspace::session_end), [`recap`](Workspace::recap);
 //!   - facts (`memory/facts.rs`): [`fact_add`](Workspace::fact_add),
 //!     [`fact_list`](Workspace::fact_list), [`fact_run`](Workspace::fact_run);
-//!   - in and out of a checkout (`memory/portability.rs`, `memory/obsidian.rs`):
+//!   - in and out of a checkout (`memory/portability/`, `memory/obsidian.rs`):
 //!     [`export_memory`](Workspace::export_memory),
 //!     [`import_memory`](Workspace::import_memory), [`backup`](Workspace::backup),
 //!     [`restore`](Workspace::restore), [`restore_damaged`](Workspace::restore_damaged),
@@ -79,7 +79,7 @@
 //!     [`team_catch_up_due`](Workspace::team_catch_up_due),
 //!     [`team_catch_up`](Workspace::team_catch_up), [`team_export`](Workspace::team_export).
 //! - **Audit** ([`audit`]):
-//!   - `audit/lint.rs`: [`lint`](Workspace::lint), [`check`](Workspace::check),
+//!   - `audit/lint/`: [`lint`](Workspace::lint), [`check`](Workspace::check),
 //!     [`check_revision`](Workspace::check_revision),
 //!     [`check_markdown`](Workspace::check_markdown), [`resolve`](Workspace::resolve),
 //!     [`drift`](Workspace::drift), [`explain_claim`](Workspace::explain_claim),

@@ -13,7 +13,7 @@ use loci_store::memory as mem;
 use loci_store::rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
-use crate::memory::memory::file_fingerprint;
+use crate::memory::claims::file_fingerprint;
 
 /// Why a piece of memory is stale.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -610,7 +610,7 @@ fn staleness_with(
     if page.kind == "folder"
         && let Some(snap) = lookups.page_snapshot(revision_id)?
         && snap.subject_missing
-        && crate::memory::memory::resolve_path(conn, &page.subject)?.is_none()
+        && crate::memory::claims::resolve_path(conn, &page.subject)?.is_none()
     {
         // Written about a folder this checkout lacked, and still lacks.
         out.push(mark(
@@ -648,7 +648,7 @@ fn staleness_with(
         }
     }
     // A claim written twice in one body (`decode_rfc2231()` in two sentences) is one
-    // fact: one mark, not one per mention (lint had counted 3 marks on a page with 2).
+    // fact: one mark, not one per mention.
     let mut seen: HashSet<(String, String, Option<String>, Option<String>)> = HashSet::new();
     for claim in lookups.claims(revision_id)? {
         if !seen.insert((
@@ -704,33 +704,8 @@ fn staleness_with(
                     }
                 }
                 None => {
-                    // Where it is now: the one definition the claim names now (by the rule
-                    // it resolved by), else the one symbol of its qualified name.
-                    let mut moved = crate::memory::memory::definitions_named(
-                        conn,
-                        &claim.target,
-                        Some(&page.subject),
-                    )?;
-                    if moved.len() != 1 {
-                        let name = resolved
-                            .split_once('#')
-                            .map(|(_, q)| q.split('@').next().unwrap_or(q))
-                            .unwrap_or(resolved);
-                        moved = map::find_symbols(conn, name, 2)?;
-                    }
-                    if moved.len() == 1 {
-                        out.push(mark(
-                            Some(&claim),
-                            StaleReason::Moved {
-                                from: resolved.clone(),
-                                to: moved[0].key.clone(),
-                            },
-                        ));
-                    } else if moved.is_empty() && claim.resolved_elsewhere {
-                        // Imported about a symbol this checkout lacks: lint's
-                        // `missing_symbol` says so.
-                    } else {
-                        out.push(mark(Some(&claim), gone(conn, resolved)?));
+                    if let Some(reason) = symbol_gone(conn, &claim, resolved, &page.subject)? {
+                        out.push(mark(Some(&claim), reason));
                     }
                 }
             },
@@ -740,9 +715,39 @@ fn staleness_with(
     Ok(out)
 }
 
+/// Why a symbol claim whose resolved definition is gone is stale: moved, when one
+/// definition answers for it now (the one the claim names by the rule it resolved by,
+/// else the one symbol of its qualified name), else gone. `None` for a claim imported
+/// about a symbol this checkout lacks: lint's `missing_symbol` says so.
+fn symbol_gone(
+    conn: &Connection,
+    claim: &mem::ClaimRow,
+    resolved: &str,
+    subject: &str,
+) -> loci_store::Result<Option<StaleReason>> {
+    let mut moved = crate::memory::claims::definitions_named(conn, &claim.target, Some(subject))?;
+    if moved.len() != 1 {
+        let name = resolved
+            .split_once('#')
+            .map(|(_, q)| q.split('@').next().unwrap_or(q))
+            .unwrap_or(resolved);
+        moved = map::find_symbols(conn, name, 2)?;
+    }
+    if moved.len() == 1 {
+        Ok(Some(StaleReason::Moved {
+            from: resolved.to_string(),
+            to: moved[0].key.clone(),
+        }))
+    } else if moved.is_empty() && claim.resolved_elsewhere {
+        Ok(None)
+    } else {
+        Ok(Some(gone(conn, resolved)?))
+    }
+}
+
 /// Why a claim snapshotted as a set of definitions ([`mem::ClaimDefinition`]) is stale, if
 /// it is: its name defines nothing now ([`StaleReason::Deleted`]), or the definitions it
-/// names now in a page about `subject` ([`crate::memory::memory::definitions_named`], the rule it
+/// names now in a page about `subject` ([`crate::memory::claims::definitions_named`], the rule it
 /// was snapshotted by) differ from the snapshot in keys, bodies or signatures
 /// ([`StaleReason::DefinitionsChanged`]).
 fn definitions_staleness(
@@ -750,7 +755,7 @@ fn definitions_staleness(
     claim: &mem::ClaimRow,
     subject: &str,
 ) -> loci_store::Result<Option<StaleReason>> {
-    let now = crate::memory::memory::definitions_of(&crate::memory::memory::definitions_named(
+    let now = crate::memory::claims::definitions_of(&crate::memory::claims::definitions_named(
         conn,
         &claim.target,
         Some(subject),

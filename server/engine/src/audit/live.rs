@@ -34,7 +34,7 @@ use serde::Serialize;
 use super::audit::{StaleReason, Staleness};
 use super::lint::TextFinding;
 use super::renamed::{Snapshot, renamed_in_text};
-use crate::memory::memory::{SymbolResolution, resolve_symbol};
+use crate::memory::claims::{SymbolResolution, resolve_symbol};
 use crate::{Result, Workspace};
 
 /// Whether a claim is out of date or no longer true.
@@ -101,105 +101,131 @@ impl Workspace {
         text: &str,
         symbols: &[Symbol],
     ) -> Result<Vec<LiveClaim>> {
-        let conn = self.store.conn();
         let options = self.config.scan.analyze_options();
         let mut out = Vec::new();
         let mut judged: HashSet<i64> = HashSet::new();
         for m in self.file_memory(path)? {
             judged.insert(m.claim_id);
-            let what = format!(
-                "memory `{}` v{} claim `{}`",
-                m.subject, m.version, m.claim_text
-            );
-            let (at, verdict) = match symbols.iter().find(|s| s.key == m.key) {
-                Some(s) => {
-                    let changed = if m
-                        .signature_snapshot
-                        .as_deref()
-                        .is_some_and(|f| f != s.signature_fingerprint)
-                    {
-                        Some("signature")
-                    } else if m
-                        .snapshot
-                        .as_deref()
-                        .is_some_and(|f| f != s.body_fingerprint)
-                    {
-                        Some("body")
-                    } else {
-                        None
-                    };
-                    let verdict = changed.map(|part| Verdict {
-                        truth: Truth::Stale,
-                        kind: "stale_memory".into(),
-                        message: format!(
-                            "{what} is stale: {part} of {} changed since it was written",
-                            m.key
-                        ),
-                        suggestion: None,
-                    });
-                    (Some(m.key.clone()), verdict)
-                }
-                None => {
-                    let renamed = m.snapshot.as_deref().and_then(|body| {
-                        renamed_in_text(
-                            path,
-                            text,
-                            symbols,
-                            &options,
-                            &Snapshot {
-                                key: &m.key,
-                                body,
-                                signature: m.signature_snapshot.as_deref(),
-                            },
-                        )
-                    });
-                    match renamed {
-                        Some(r) => (
-                            Some(r.key.clone()),
-                            Some(Verdict {
-                                truth: Truth::False,
-                                kind: "missing_symbol".into(),
-                                message: format!(
-                                    "{what} is false: {} is not in the buffer; `{}` here has {} \
-                                     (renamed to `{}`?)",
-                                    m.key,
-                                    r.qualified_name,
-                                    r.evidence.words(),
-                                    r.name
-                                ),
-                                suggestion: Some(r.name),
-                            }),
-                        ),
-                        None => (None, Some(self.gone_from_buffer(path, &m, &what)?)),
-                    }
-                }
-            };
-            out.push(LiveClaim {
-                subject: m.subject,
-                revision_id: m.revision_id,
-                version: m.version,
-                author: m.author,
-                created_at: m.created_at,
-                claim_id: m.claim_id,
-                claim_text: m.claim_text,
-                target: m.key,
-                at,
-                verdict,
-            });
+            out.push(self.judge_tracked(path, text, symbols, &options, m)?);
         }
+        self.false_claims_in_buffer(path, symbols, &judged, &mut out)?;
+        Ok(out)
+    }
 
-        // The other claims of pages about this file that lint finds false.
+    /// A tracked claim about a definition of the file, judged against the buffer: stale
+    /// when the definition's signature or body changed, false when it is gone (renamed
+    /// to a definition with its body or signature, or gone from the buffer).
+    fn judge_tracked(
+        &self,
+        path: &str,
+        text: &str,
+        symbols: &[Symbol],
+        options: &loci_core::AnalyzeOptions,
+        m: crate::map::editor::SymbolMention,
+    ) -> Result<LiveClaim> {
+        let what = format!(
+            "memory `{}` v{} claim `{}`",
+            m.subject, m.version, m.claim_text
+        );
+        let (at, verdict) = match symbols.iter().find(|s| s.key == m.key) {
+            Some(s) => {
+                let changed = if m
+                    .signature_snapshot
+                    .as_deref()
+                    .is_some_and(|f| f != s.signature_fingerprint)
+                {
+                    Some("signature")
+                } else if m
+                    .snapshot
+                    .as_deref()
+                    .is_some_and(|f| f != s.body_fingerprint)
+                {
+                    Some("body")
+                } else {
+                    None
+                };
+                let verdict = changed.map(|part| Verdict {
+                    truth: Truth::Stale,
+                    kind: "stale_memory".into(),
+                    message: format!(
+                        "{what} is stale: {part} of {} changed since it was written",
+                        m.key
+                    ),
+                    suggestion: None,
+                });
+                (Some(m.key.clone()), verdict)
+            }
+            None => {
+                let renamed = m.snapshot.as_deref().and_then(|body| {
+                    renamed_in_text(
+                        path,
+                        text,
+                        symbols,
+                        options,
+                        &Snapshot {
+                            key: &m.key,
+                            body,
+                            signature: m.signature_snapshot.as_deref(),
+                        },
+                    )
+                });
+                match renamed {
+                    Some(r) => (
+                        Some(r.key.clone()),
+                        Some(Verdict {
+                            truth: Truth::False,
+                            kind: "missing_symbol".into(),
+                            message: format!(
+                                "{what} is false: {} is not in the buffer; `{}` here has {} \
+                                     (renamed to `{}`?)",
+                                m.key,
+                                r.qualified_name,
+                                r.evidence.words(),
+                                r.name
+                            ),
+                            suggestion: Some(r.name),
+                        }),
+                    ),
+                    None => (None, Some(self.gone_from_buffer(path, &m, &what)?)),
+                }
+            }
+        };
+        Ok(LiveClaim {
+            subject: m.subject,
+            revision_id: m.revision_id,
+            version: m.version,
+            author: m.author,
+            created_at: m.created_at,
+            claim_id: m.claim_id,
+            claim_text: m.claim_text,
+            target: m.key,
+            at,
+            verdict,
+        })
+    }
+
+    /// The other claims of the current revision of the page about this file (unless it is
+    /// pinned) that lint finds false, except those `judged` already and symbol claims the
+    /// buffer defines, added to `out`.
+    fn false_claims_in_buffer(
+        &self,
+        path: &str,
+        symbols: &[Symbol],
+        judged: &HashSet<i64>,
+        out: &mut Vec<LiveClaim>,
+    ) -> Result<()> {
+        let conn = self.store.conn();
         let Some(page) = mem::page_by_subject(conn, path)? else {
-            return Ok(out);
+            return Ok(());
         };
         let Some(revision_id) = page.current_revision_id.filter(|_| !page.pinned) else {
-            return Ok(out);
+            return Ok(());
         };
         let Some(rev) = mem::revision_by_id(conn, revision_id)? else {
-            return Ok(out);
+            return Ok(());
         };
         let claims = mem::claims_of(conn, revision_id)?;
-        let mut findings: Vec<(i64, crate::memory::memory::ClaimFinding)> =
+        let mut findings: Vec<(i64, crate::memory::ClaimFinding)> =
             self.check_revision(revision_id)?.into_iter().collect();
         findings.sort_by_key(|(id, _)| *id);
         for (claim_id, f) in findings {
@@ -247,7 +273,7 @@ impl Workspace {
                 }),
             });
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The verdict on a claim whose definition the buffer of `path` no longer holds and

@@ -5,7 +5,7 @@ use loci_store::map;
 use loci_store::memory::{self as mem, CommitRow, Event, Revision, Session};
 use serde::Serialize;
 
-use crate::memory::memory::ClaimView;
+use crate::memory::claims::ClaimView;
 use crate::{EngineError, Envelope, Result, Workspace};
 
 /// The answer to `why`.
@@ -443,7 +443,7 @@ impl Workspace {
         if candidates.is_empty() && !is_subject && (symbol.contains('#') || symbol.contains('.')) {
             // The definitions a claim naming it would resolve to (`RegexBuilder.new` is
             // `string.RegexBuilder.new` and `bytes.RegexBuilder.new`).
-            for s in crate::memory::memory::symbol_candidates(conn, &symbol)?
+            for s in crate::memory::claims::symbol_candidates(conn, &symbol)?
                 .into_iter()
                 .take(20)
             {

@@ -940,7 +940,7 @@ impl Workspace {
     /// deleted file still has its place).
     pub(crate) fn path_known(&self, rel: &str) -> Result<bool> {
         let conn = self.store.conn();
-        if crate::memory::memory::resolve_path(conn, rel)?.is_some() {
+        if crate::memory::claims::resolve_path(conn, rel)?.is_some() {
             return Ok(true);
         }
         conn.prepare_cached(

@@ -43,7 +43,7 @@ use std::time::Instant;
 
 use loci_core::{AnalyzeOptions, FileAnalysis, Language};
 use loci_store::map::{self, FileState};
-use loci_store::rusqlite::{OptionalExtension, params};
+use loci_store::rusqlite::params;
 use loci_store::search::FtsTable;
 use loci_store::{Context, Store};
 use rayon::prelude::*;
@@ -56,10 +56,12 @@ use crate::{EngineError, Result};
 
 mod imports;
 mod refs;
+mod renames;
 mod write;
 
 use imports::resolve_deps;
 use refs::{PendingRefs, resolve_refs};
+use renames::{folder_moves, renames_and_deletions};
 use write::{Writer, parse_to_retry};
 
 /// Files per write transaction.
@@ -174,8 +176,8 @@ pub struct ScanReport {
     pub lossy_utf8: Vec<String>,
     /// Wall time in milliseconds of the whole operation: waiting for the store lock, the
     /// walk, parse and writes, and the lint that records what the change did to the
-    /// knowledge ([`crate::Workspace::scan`]; a one-file rescan had said "2.5 s" after
-    /// 40 s of lint, issue 37). The `scans` row keeps the scan's own part.
+    /// knowledge ([`crate::Workspace::scan`]: a one-file rescan followed by 40 s of lint
+    /// says 40 s, not the scan's part). The `scans` row keeps the scan's own part.
     pub duration_ms: u64,
     /// Whether the common-terms lists of the full-text indexes were moved by what this
     /// scan changed ([`loci_store::common_terms`]) rather than listed again by walking
@@ -251,20 +253,122 @@ pub fn scan(
             |r| r.get(0),
         )
         .ctx(|| "reading the last scan".into())?;
+    let interrupted = interrupted_scans(store)?;
+    let Triage {
+        report,
+        skips,
+        gone,
+        candidates,
+        skips_changed,
+    } = triage(
+        walked,
+        &stored,
+        store,
+        config,
+        &interrupted,
+        rules_changed,
+        reanalyse,
+    )?;
 
-    // Files written by a scan that never finished (killed, or still running elsewhere)
-    // may lack their references: they are reparsed, whatever their hash says.
-    let interrupted: HashSet<i64> = {
-        let mut stmt = store
-            .conn()
-            .prepare("SELECT scan_id FROM scans WHERE status = 'running'")
-            .ctx(|| "reading interrupted scans".into())?;
-        stmt.query_map([], |r| r.get(0))
-            .ctx(|| "reading interrupted scans".into())?
-            .collect::<std::result::Result<_, _>>()
-            .ctx(|| "reading interrupted scans".into())?
-    };
+    if candidates.is_empty()
+        && gone.is_empty()
+        && has_scan.is_some()
+        && interrupted.is_empty()
+        && !rules_changed
+        && !reanalyse
+    {
+        // Nothing mapped changed, but the skips did: `stats` and the note of an answer
+        // that found nothing read them (a secret file added to a mapped workspace is
+        // recorded now, not when some mapped file changes).
+        if skips_changed {
+            let rows = skipped_rows(&skips);
+            store.write(|tx| map::replace_skipped_files(tx, &rows))?;
+        }
+        return finish_noop(store, report, skips, started);
+    }
 
+    // A first scan is a bulk load: secondary indexes of the big tables are built once at
+    // the end (a sort) instead of row by row. They are recreated even if this scan fails.
+    let bulk = stored.is_empty() && candidates.len() > 256;
+    if bulk {
+        store.write(map::drop_bulk_indexes)?;
+    } else if map::bulk_indexes_missing(store.conn())? {
+        store.write(map::create_bulk_indexes)?;
+    }
+    // A rescan of a small part of the map records what it changes in the full-text
+    // indexes, and its end moves their common-terms lists by that: walking every index
+    // again costs 43% of a rescan's CPU after 100 edits of a 50,000-file map. A larger
+    // one walks them (as fast, with less bookkeeping).
+    let recording = !bulk
+        && candidates.len() + gone.len() <= stored.len() / RECORD_SHARE
+        && loci_store::common_terms::start_recording(store.conn())?;
+    let result = scan_inner(
+        root,
+        store,
+        config,
+        secrets,
+        progress,
+        started,
+        report,
+        skips,
+        candidates,
+        gone,
+        stored,
+        interrupted,
+        has_scan,
+        bulk,
+        reanalyse,
+        recording,
+    );
+    if recording {
+        loci_store::common_terms::stop_recording(store.conn())?;
+    }
+    if bulk && result.is_err() {
+        store.write(map::create_bulk_indexes)?;
+    }
+    result
+}
+
+/// Files written by a scan that never finished (killed, or still running elsewhere) may
+/// lack their references: the ids of those scans, whose files are reparsed whatever
+/// their hash says.
+fn interrupted_scans(store: &Store) -> Result<HashSet<i64>> {
+    let mut stmt = store
+        .conn()
+        .prepare("SELECT scan_id FROM scans WHERE status = 'running'")
+        .ctx(|| "reading interrupted scans".into())?;
+    let interrupted = stmt
+        .query_map([], |r| r.get(0))
+        .ctx(|| "reading interrupted scans".into())?
+        .collect::<std::result::Result<_, _>>()
+        .ctx(|| "reading interrupted scans".into())?;
+    Ok(interrupted)
+}
+
+/// A walk sorted against the map: the files to parse, the files gone, the skips (an
+/// unchanged binary file, or one whose text held a secret under the same rules, is not
+/// read again), and the count of unchanged files in the report.
+struct Triage {
+    report: ScanReport,
+    skips: Vec<Skip>,
+    gone: Vec<FileState>,
+    candidates: Vec<WalkedFile>,
+    /// Whether the skips differ from the stored ones: a file skipped by its path (a
+    /// `.env` added) is never a candidate, and only the list of skips tells that it came
+    /// or went.
+    skips_changed: bool,
+}
+
+/// Sorts what the walk found against the stored file states and skips ([`Triage`]).
+fn triage(
+    walked: walk::Walk,
+    stored: &HashMap<String, FileState>,
+    store: &Store,
+    config: &ScanConfig,
+    interrupted: &HashSet<i64>,
+    rules_changed: bool,
+    reanalyse: bool,
+) -> Result<Triage> {
     let mut report = ScanReport::default();
     let mut skips = walked.skips;
     let skipped_before = map::skipped_files(store.conn())?;
@@ -322,64 +426,13 @@ pub fn scan(
                 .is_none_or(|b| b.reason != s.reason.as_str() || b.detail != s.detail)
         });
     drop(skipped_before);
-
-    if candidates.is_empty()
-        && gone.is_empty()
-        && has_scan.is_some()
-        && interrupted.is_empty()
-        && !rules_changed
-        && !reanalyse
-    {
-        // Nothing mapped changed, but the skips did: `stats` and the note of an answer
-        // that found nothing read them (issue 32: a secret file added to a mapped
-        // workspace had gone unrecorded until some mapped file changed).
-        if skips_changed {
-            let rows = skipped_rows(&skips);
-            store.write(|tx| map::replace_skipped_files(tx, &rows))?;
-        }
-        return finish_noop(store, report, skips, started);
-    }
-
-    // A first scan is a bulk load: secondary indexes of the big tables are built once at
-    // the end (a sort) instead of row by row. They are recreated even if this scan fails.
-    let bulk = stored.is_empty() && candidates.len() > 256;
-    if bulk {
-        store.write(map::drop_bulk_indexes)?;
-    } else if map::bulk_indexes_missing(store.conn())? {
-        store.write(map::create_bulk_indexes)?;
-    }
-    // A rescan of a small part of the map records what it changes in the full-text
-    // indexes, and its end moves their common-terms lists by that: walking every index
-    // again was 43% of a rescan's CPU after 100 edits of a 50,000-file map (issue 37).
-    // A larger one walks them (as fast, with less bookkeeping).
-    let recording = !bulk
-        && candidates.len() + gone.len() <= stored.len() / RECORD_SHARE
-        && loci_store::common_terms::start_recording(store.conn())?;
-    let result = scan_inner(
-        root,
-        store,
-        config,
-        secrets,
-        progress,
-        started,
+    Ok(Triage {
         report,
         skips,
-        candidates,
         gone,
-        stored,
-        interrupted,
-        has_scan,
-        bulk,
-        reanalyse,
-        recording,
-    );
-    if recording {
-        loci_store::common_terms::stop_recording(store.conn())?;
-    }
-    if bulk && result.is_err() {
-        store.write(map::create_bulk_indexes)?;
-    }
-    result
+        candidates,
+        skips_changed,
+    })
 }
 
 /// A rescan records its changes to the full-text indexes (see [`scan`]) when it analyses
@@ -411,27 +464,8 @@ fn scan_inner(
     reanalyse: bool,
     recording: bool,
 ) -> Result<ScanReport> {
-    let scan_id = store.write(|tx| {
-        tx.execute(
-            "INSERT INTO scans(started_at) VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-            [],
-        )
-        .ctx(|| "recording the scan".into())?;
-        Ok(tx.last_insert_rowid())
-    })?;
+    let scan_id = begin_scan(store)?;
     report.scan_id = scan_id;
-
-    let options = config.analyze_options();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads)
-        .stack_size(16 << 20)
-        .thread_name(|i| format!("loci-parse-{i}"))
-        .build()
-        .map_err(|e| EngineError::Internal(format!("starting the parser threads: {e}")))?;
-
-    let total = candidates.len() as u64;
-    let cancel = AtomicBool::new(false);
-    let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
     let mut writer = Writer {
         store,
         scan_id,
@@ -447,11 +481,126 @@ fn scan_inner(
         retarget: BTreeSet::new(),
     };
     let mut gone_too: Vec<FileState> = Vec::new();
+    parse_and_write(
+        &mut writer,
+        config,
+        secrets,
+        progress,
+        &candidates,
+        &stored,
+        &interrupted,
+        reanalyse,
+        &mut report,
+        &mut skips,
+        &mut gone_too,
+    )?;
+    tracing::info!(
+        ms = started.elapsed().as_millis() as u64,
+        "scan: parsed and wrote files"
+    );
+
+    // Deletions: files no longer walked, or walked but now unusable.
+    let (follow, files_moved, any_gone) =
+        renames_and_deletions(&mut writer, &gone, &gone_too, &mut report)?;
+
+    // Resolution needs memory that the walk's files and the stored states hold no longer
+    // (a tenth of a rescan's peak on a 50,000-file map): they are freed first.
+    let Writer {
+        store,
+        pending,
+        changed_names,
+        changed_files,
+        retarget,
+        write_refs,
+        drift,
+        ..
+    } = writer;
+    drop((gone, gone_too, candidates, stored));
+    progress(ScanProgress::Resolving);
+    let repair = resolve_scan(
+        root,
+        store,
+        &report,
+        pending,
+        &changed_names,
+        &changed_files,
+        &retarget,
+        write_refs,
+        has_scan,
+        &interrupted,
+        started,
+    )?;
+    // A scan that found only touched files (the mtime moved, the content did not; a file
+    // analysed again, retried or reanalysed, is a change) changed nothing lint checks
+    // memory against, so none follows it: a lint after a touch of 100 files in a
+    // 50,000-file map would cost 7 s of CPU for nothing.
+    report.changed = has_scan.is_none()
+        || repair
+        || !report.added.is_empty()
+        || !report.modified.is_empty()
+        || !report.deleted.is_empty()
+        || !report.renamed.is_empty()
+        || any_gone
+        || report.retried > 0
+        || report.reanalysed > 0;
+    skips.sort_by(|a, b| a.path.cmp(&b.path));
+    report.pages_moved = record_scan(
+        store,
+        root,
+        secrets,
+        scan_id,
+        &skips,
+        &follow,
+        files_moved,
+        &drift,
+        &interrupted,
+    )?;
+    index_and_merge(store, &report, bulk, started)?;
+    finish(store, report, skips, started, Some(scan_id), recording)
+}
+
+/// Records the scan's start: its row in `scans`, whose id is the scan revision.
+fn begin_scan(store: &mut Store) -> Result<i64> {
+    Ok(store.write(|tx| {
+        tx.execute(
+            "INSERT INTO scans(started_at) VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+            [],
+        )
+        .ctx(|| "recording the scan".into())?;
+        Ok(tx.last_insert_rowid())
+    })?)
+}
+
+/// Parses the candidates on a rayon pool of `config.threads` threads, outside any
+/// transaction, and writes their outcomes in batches of [`BATCH_FILES`] from this thread,
+/// reporting progress after each. An error stops the parsers.
+#[allow(clippy::too_many_arguments)]
+fn parse_and_write(
+    writer: &mut Writer<'_, '_>,
+    config: &ScanConfig,
+    secrets: &SecretRules,
+    progress: &(dyn Fn(ScanProgress) + Sync),
+    candidates: &[WalkedFile],
+    stored: &HashMap<String, FileState>,
+    interrupted: &HashSet<i64>,
+    reanalyse: bool,
+    report: &mut ScanReport,
+    skips: &mut Vec<Skip>,
+    gone_too: &mut Vec<FileState>,
+) -> Result<()> {
+    let options = config.analyze_options();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .stack_size(16 << 20)
+        .thread_name(|i| format!("loci-parse-{i}"))
+        .build()
+        .map_err(|e| EngineError::Internal(format!("starting the parser threads: {e}")))?;
+
+    let total = candidates.len() as u64;
+    let cancel = AtomicBool::new(false);
+    let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
     let written: Result<()> = std::thread::scope(|scope| {
         let cancel = &cancel;
-        let stored = &stored;
-        let interrupted = &interrupted;
-        let candidates = &candidates;
         let options = &options;
         let pool = &pool;
         scope.spawn(move || {
@@ -481,12 +630,12 @@ fn scan_inner(
                 batch.push(outcome);
                 if batch.len() >= BATCH_FILES {
                     let t = Instant::now();
-                    writer.write_batch(&mut batch, &mut report, &mut skips, &mut gone_too)?;
+                    writer.write_batch(&mut batch, report, skips, gone_too)?;
                     writing += t.elapsed();
                     progress(ScanProgress::Parsing { done, total });
                 }
             }
-            writer.write_batch(&mut batch, &mut report, &mut skips, &mut gone_too)?;
+            writer.write_batch(&mut batch, report, skips, gone_too)?;
             progress(ScanProgress::Parsing { done, total });
             tracing::info!(
                 ms = writing.as_millis() as u64,
@@ -499,64 +648,25 @@ fn scan_inner(
         }
         result
     });
-    written?;
-    tracing::info!(
-        ms = started.elapsed().as_millis() as u64,
-        "scan: parsed and wrote files"
-    );
+    written
+}
 
-    // Deletions: files no longer walked, or walked but now unusable.
-    let gone_all: Vec<&FileState> = gone.iter().chain(gone_too.iter()).collect();
-    // Renames are found before the deletions (the new files are written, the old rows are
-    // still there), so memory follows a renamed file in the deletions' transaction.
-    report.added.sort();
-    report.renamed = detect_renames(&gone_all, &report.added, writer.store)?;
-    // A rename is reported, and entered in the drift ledger, as a rename only, not also
-    // as an add and a delete.
-    let moved_to: HashSet<String> = report.renamed.iter().map(|r| r.to.clone()).collect();
-    let moved_from: HashSet<String> = report.renamed.iter().map(|r| r.from.clone()).collect();
-    report.added.retain(|p| !moved_to.contains(p.as_str()));
-    let follow: Vec<Rename> = unambiguous_renames(&report, &gone_all, writer.store)?
-        .into_iter()
-        .cloned()
-        .collect();
-    let files_moved = writer.delete(&gone_all, &mut report, &follow)?;
-    report.deleted.retain(|p| !moved_from.contains(p.as_str()));
-    writer.drift.retain(|d| match d.kind {
-        "add" => !moved_to.contains(d.path.as_str()),
-        "delete" => !moved_from.contains(d.path.as_str()),
-        _ => true,
-    });
-    for r in &report.renamed {
-        let hash = gone_all
-            .iter()
-            .find(|g| g.path == r.from)
-            .map(|g| g.content_hash.clone());
-        writer.drift.push(map::DriftEntry {
-            path: r.to.clone(),
-            kind: "rename",
-            old_hash: hash.clone(),
-            new_hash: hash,
-            detail: Some(r.from.clone()),
-        });
-    }
-
-    // Resolution needs memory that the walk's files and the stored states hold no longer
-    // (a tenth of a rescan's peak on a 50,000-file map): they are freed first.
-    let any_gone = !gone_all.is_empty();
-    drop(gone_all);
-    let Writer {
-        store,
-        pending,
-        changed_names,
-        changed_files,
-        retarget,
-        write_refs,
-        drift,
-        ..
-    } = writer;
-    drop((gone, gone_too, candidates, stored));
-    progress(ScanProgress::Resolving);
+/// Resolves imports, then references: all of them again after an interrupted scan or a
+/// move of what roots a module tree. Returns whether it was such a repair.
+#[allow(clippy::too_many_arguments)]
+fn resolve_scan(
+    root: &Path,
+    store: &mut Store,
+    report: &ScanReport,
+    pending: PendingRefs,
+    changed_names: &BTreeSet<String>,
+    changed_files: &BTreeSet<i64>,
+    retarget: &BTreeSet<i64>,
+    write_refs: bool,
+    has_scan: Option<i64>,
+    interrupted: &HashSet<i64>,
+    started: Instant,
+) -> Result<bool> {
     // A changed manifest (`go.mod`, `Cargo.toml`) changes what module paths name.
     let manifest = |p: &String| {
         ["go.mod", "Cargo.toml"]
@@ -569,7 +679,7 @@ fn scan_inner(
         || !report.deleted.is_empty()
         || !report.renamed.is_empty()
         || report.modified.iter().any(manifest);
-    let (deps_changed, modules) = resolve_deps(root, store, topology_changed, &changed_files)?;
+    let (deps_changed, modules) = resolve_deps(root, store, topology_changed, changed_files)?;
     tracing::info!(
         ms = started.elapsed().as_millis() as u64,
         "scan: resolved imports"
@@ -602,36 +712,39 @@ fn scan_inner(
     resolve_refs(
         store,
         pending,
-        &changed_names,
+        changed_names,
         &deps_changed,
-        &retarget,
+        retarget,
         modules,
         repair,
         write_refs,
     )?;
-
     tracing::info!(
         ms = started.elapsed().as_millis() as u64,
         "scan: resolved references"
     );
-    // A scan that found only touched files (the mtime moved, the content did not; a file
-    // analysed again, retried or reanalysed, is a change) changed nothing lint checks
-    // memory against, so none follows it: a touch of 100 files in a 50,000-file map had
-    // cost a whole lint, 7 s of CPU (issue 37).
-    report.changed = has_scan.is_none()
-        || repair
-        || !report.added.is_empty()
-        || !report.modified.is_empty()
-        || !report.deleted.is_empty()
-        || !report.renamed.is_empty()
-        || any_gone
-        || report.retried > 0
-        || report.reanalysed > 0;
-    skips.sort_by(|a, b| a.path.cmp(&b.path));
-    let skipped_rows = skipped_rows(&skips);
+    Ok(repair)
+}
+
+/// The scan's end in one transaction: folders moved with their pages, the skipped files,
+/// the drift ledger, the rules and versions the map was made with, interrupted scans
+/// closed. Returns every page moved.
+#[allow(clippy::too_many_arguments)]
+fn record_scan(
+    store: &mut Store,
+    root: &Path,
+    secrets: &SecretRules,
+    scan_id: i64,
+    skips: &[Skip],
+    follow: &[Rename],
+    files_moved: Vec<Rename>,
+    drift: &[map::DriftEntry],
+    interrupted: &HashSet<i64>,
+) -> Result<Vec<Rename>> {
+    let skipped_rows = skipped_rows(skips);
     let follow: Vec<&Rename> = follow.iter().collect();
     let folders = folder_moves(&follow, store)?;
-    let pages_moved = store.write(|tx| {
+    Ok(store.write(|tx| {
         let mut moved = files_moved.clone();
         for r in &folders {
             if super::sync::move_page(tx, &r.from, &r.to, &format!("rename:scan:{scan_id}"))? {
@@ -639,12 +752,12 @@ fn scan_inner(
             }
         }
         map::replace_skipped_files(tx, &skipped_rows)?;
-        map::insert_drift(tx, scan_id, &drift, "scan")?;
+        map::insert_drift(tx, scan_id, drift, "scan")?;
         map::settle_drift_hashes(tx)?;
         loci_store::set_meta(tx, SECRET_RULES_META, secrets.fingerprint())?;
         loci_store::set_meta(tx, ANALYSIS_META, &loci_core::ANALYSIS_VERSION.to_string())?;
         loci_store::set_meta(tx, crate::ROOT_META, &root.to_string_lossy())?;
-        for id in &interrupted {
+        for id in interrupted {
             tx.execute(
                 "UPDATE scans SET status = 'interrupted' WHERE scan_id = ?1 AND status = 'running'",
                 [id],
@@ -652,8 +765,18 @@ fn scan_inner(
             .ctx(|| "closing interrupted scans".into())?;
         }
         Ok(moved)
-    })?;
-    report.pages_moved = pages_moved;
+    })?)
+}
+
+/// A first scan's indexes (built before it is marked finished: a finished scan has them),
+/// then memory that named what the scan mapped tracked, and the map's full-text segments
+/// merged.
+fn index_and_merge(
+    store: &mut Store,
+    report: &ScanReport,
+    bulk: bool,
+    started: Instant,
+) -> Result<()> {
     if bulk {
         // Part of the scan's time and before it is marked finished: a finished scan has
         // its indexes (a first scan of the stdlib spends about 1 s here).
@@ -678,7 +801,7 @@ fn scan_inner(
         loci_store::search::MERGE_PAGES
     };
     store.write(|tx| {
-        let tracked = crate::memory::memory::track_claims_resolved_since(tx)?;
+        let tracked = crate::memory::claims::track_claims_resolved_since(tx)?;
         if !bulk && written > 0 {
             for table in FtsTable::MAP {
                 loci_store::search::merge_segments(tx, table, pages)?;
@@ -686,7 +809,7 @@ fn scan_inner(
         }
         Ok(tracked)
     })?;
-    finish(store, report, skips, started, Some(scan_id), recording)
+    Ok(())
 }
 
 /// The `skipped_files` rows of `skips`, by path.
@@ -995,127 +1118,6 @@ const UNVERIFIED_MTIME: i64 = 0;
 /// lone `\r` each end a line; a last line without an ending counts.
 pub fn count_lines(text: &str) -> i64 {
     loci_core::position::count_lines(text) as i64
-}
-
-/// Pairs deleted files with added files of the same content (one-to-one, by path order).
-fn detect_renames(gone: &[&FileState], added: &[String], store: &Store) -> Result<Vec<Rename>> {
-    if gone.is_empty() || added.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut by_hash: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for g in gone {
-        by_hash
-            .entry(g.content_hash.as_str())
-            .or_default()
-            .push(&g.path);
-    }
-    let mut renames = Vec::new();
-    let mut stmt = store
-        .conn()
-        .prepare_cached("SELECT content_hash FROM files WHERE path = ?1")
-        .ctx(|| "reading content hashes".into())?;
-    for path in added {
-        let hash: Option<String> = stmt
-            .query_row([path], |r| r.get(0))
-            .optional()
-            .ctx(|| "reading content hashes".into())?;
-        if let Some(from) = hash.and_then(|h| by_hash.get_mut(h.as_str()))
-            && !from.is_empty()
-        {
-            renames.push(Rename {
-                from: from.remove(0).to_string(),
-                to: path.clone(),
-            });
-        }
-    }
-    Ok(renames)
-}
-
-/// The folders that moved with the files in them, from `renames` (the unambiguous ones):
-/// `a/x/f.py` → `b/x/f.py` moves `a/x` to `b/x` and `a` to `b` (the parts the two paths end
-/// with are the same), when every such rename out of a folder agrees on where it went and
-/// no file of the map is left under the old folder. Folders in path order.
-fn folder_moves(renames: &[&Rename], store: &Store) -> Result<Vec<Rename>> {
-    let mut to_of: BTreeMap<String, Option<String>> = BTreeMap::new();
-    for r in renames {
-        let from: Vec<&str> = r.from.split('/').collect();
-        let to: Vec<&str> = r.to.split('/').collect();
-        let common = from
-            .iter()
-            .rev()
-            .zip(to.iter().rev())
-            .take_while(|(a, b)| a == b)
-            .count();
-        // The file name and each folder above it that kept its name, while both paths
-        // still have a folder above it.
-        for kept in 1..=common.min(from.len() - 1).min(to.len() - 1) {
-            let old = from[..from.len() - kept].join("/");
-            let new = to[..to.len() - kept].join("/");
-            let entry = to_of.entry(old).or_insert_with(|| Some(new.clone()));
-            if entry.as_deref() != Some(new.as_str()) {
-                *entry = None;
-            }
-        }
-    }
-    let mut stmt = store
-        .conn()
-        .prepare_cached(
-            "SELECT 1 FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/' LIMIT 1",
-        )
-        .ctx(|| "reading folders".into())?;
-    let mut out = Vec::new();
-    for (from, to) in to_of {
-        let Some(to) = to else { continue };
-        let left = stmt
-            .query_row([&from], |_| Ok(()))
-            .optional()
-            .ctx(|| format!("reading folder {from}"))?;
-        if left.is_none() {
-            out.push(Rename { from, to });
-        }
-    }
-    Ok(out)
-}
-
-/// The renames memory follows (see [`ScanReport::pages_moved`]): those whose content no
-/// other file deleted in this scan had and no other file added in it has.
-fn unambiguous_renames<'r>(
-    report: &'r ScanReport,
-    gone: &[&FileState],
-    store: &Store,
-) -> Result<Vec<&'r Rename>> {
-    if report.renamed.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut stmt = store
-        .conn()
-        .prepare_cached("SELECT content_hash FROM files WHERE path = ?1")
-        .ctx(|| "reading content hashes".into())?;
-    let mut added: HashMap<String, usize> = HashMap::new();
-    for path in report
-        .added
-        .iter()
-        .chain(report.renamed.iter().map(|r| &r.to))
-    {
-        let hash: Option<String> = stmt
-            .query_row([path], |r| r.get(0))
-            .optional()
-            .ctx(|| "reading content hashes".into())?;
-        if let Some(hash) = hash {
-            *added.entry(hash).or_default() += 1;
-        }
-    }
-    Ok(report
-        .renamed
-        .iter()
-        .filter(|r| {
-            gone.iter().find(|g| g.path == r.from).is_some_and(|from| {
-                let hash = &from.content_hash;
-                gone.iter().filter(|g| &g.content_hash == hash).count() == 1
-                    && added.get(hash) == Some(&1)
-            })
-        })
-        .collect())
 }
 
 #[cfg(test)]

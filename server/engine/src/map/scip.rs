@@ -211,6 +211,32 @@ pub fn import(root: &Path, store: &mut Store, index: &Path, max_bytes: u64) -> R
 
     // Check each document against its file and place its occurrences.
     let conn = store.conn();
+    let (checked, unchecked) =
+        check_documents(conn, root, &prefix, documents, written, &names, &mut report)?;
+    let defined = definitions(conn, &checked, &mut report)?;
+    let edges = edges(conn, &checked, &unchecked, &defined, &mut report)?;
+    let covered = write_documents(store, &checked, &edges, &tool)?;
+    report.covered = covered;
+    report.duration_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// An index symbol's definition in the map: its key, symbol id, file id and kind.
+type Defined = (String, i64, i64, SymbolKind);
+
+/// Each document checked against its file in the map, its occurrences placed; a
+/// document whose file is not in the map, or changed since the index was written, is
+/// reported and skipped. Returns the documents checked and the symbols defined in those
+/// skipped (what refers to them is not known).
+fn check_documents(
+    conn: &loci_store::rusqlite::Connection,
+    root: &Path,
+    prefix: &str,
+    documents: Vec<RawDocument>,
+    written: SystemTime,
+    names: &[Option<String>],
+    report: &mut ScipImport,
+) -> Result<(Vec<Checked>, HashSet<u32>)> {
     let mut checked: Vec<Checked> = Vec::new();
     // Symbols defined in documents not imported: what refers to them is not known.
     let mut unchecked: HashSet<u32> = HashSet::new();
@@ -232,7 +258,7 @@ pub fn import(root: &Path, store: &mut Store, index: &Path, max_bytes: u64) -> R
             }
             continue;
         };
-        match check_document(root, &path, &doc, &content_hash, written, &names) {
+        match check_document(root, &path, &doc, &content_hash, written, names) {
             Ok(occurrences) => checked.push(Checked {
                 path,
                 file_id,
@@ -245,10 +271,17 @@ pub fn import(root: &Path, store: &mut Store, index: &Path, max_bytes: u64) -> R
             }
         }
     }
+    Ok((checked, unchecked))
+}
 
-    // Definitions: an index symbol → the loci symbol named at the same place.
-    let mut defined: HashMap<u32, (String, i64, i64, SymbolKind)> = HashMap::new();
-    for doc in &checked {
+/// Definitions: an index symbol → the loci symbol named at the same place.
+fn definitions(
+    conn: &loci_store::rusqlite::Connection,
+    checked: &[Checked],
+    report: &mut ScipImport,
+) -> Result<HashMap<u32, Defined>> {
+    let mut defined: HashMap<u32, Defined> = HashMap::new();
+    for doc in checked {
         let at = stored::symbols_by_name_place(conn, doc.file_id)?;
         for o in &doc.occurrences {
             if o.symbol == LOCAL || o.roles & SymbolRole::Definition as i32 == 0 {
@@ -266,10 +299,20 @@ pub fn import(root: &Path, store: &mut Store, index: &Path, max_bytes: u64) -> R
             }
         }
     }
+    Ok(defined)
+}
 
-    // References: an edge per place.
+/// References: an edge per place, counted in the report by what it does to the map's
+/// own reference there (confirmed, corrected, resolved, cleared, external, added).
+fn edges(
+    conn: &loci_store::rusqlite::Connection,
+    checked: &[Checked],
+    unchecked: &HashSet<u32>,
+    defined: &HashMap<u32, Defined>,
+    report: &mut ScipImport,
+) -> Result<Vec<Edge>> {
     let mut edges: Vec<Edge> = Vec::new();
-    for doc in &checked {
+    for doc in checked {
         let refs = stored::refs_by_place(conn, doc.file_id)?;
         for o in &doc.occurrences {
             if o.roles & SymbolRole::Definition as i32 != 0 {
@@ -327,14 +370,24 @@ pub fn import(root: &Path, store: &mut Store, index: &Path, max_bytes: u64) -> R
             });
         }
     }
+    Ok(edges)
+}
 
+/// Replaces the stored documents and edges of the files checked, in one transaction;
+/// returns how many files the index now covers.
+fn write_documents(
+    store: &mut Store,
+    checked: &[Checked],
+    edges: &[Edge],
+    tool: &str,
+) -> Result<u64> {
     let imported_at = crate::envelope::now_rfc3339();
     let docs: Vec<StoredDocument> = checked
         .iter()
         .map(|d| StoredDocument {
             file_id: d.file_id,
             content_hash: d.content_hash.clone(),
-            tool: tool.clone(),
+            tool: tool.to_string(),
             imported_at: imported_at.clone(),
         })
         .collect();
@@ -346,13 +399,11 @@ pub fn import(root: &Path, store: &mut Store, index: &Path, max_bytes: u64) -> R
     );
     store.write(|tx| {
         let touched = stored::drop_documents(tx, &ids)?;
-        stored::insert_documents(tx, &docs, &edges)?;
+        stored::insert_documents(tx, &docs, edges)?;
         stored::apply(tx, &ids, &touched)?;
         Ok(())
     })?;
-    report.covered = ids.len() as u64;
-    report.duration_ms = started.elapsed().as_millis() as u64;
-    Ok(report)
+    Ok(ids.len() as u64)
 }
 
 /// After a scan that changed the map: drops the coverage of files that changed since the

@@ -84,7 +84,7 @@ impl Workspace {
         let request = serde_json::json!({"op": "fact_add", "claim": claim, "cmd": command,
             "expect": expect_output, "exit": expect_exit});
         let share = self.team_share();
-        let id = super::memory::with_receipt(
+        let id = super::guard::with_receipt(
             &mut self.store,
             opts.operation_id.as_deref(),
             &request,

@@ -8,7 +8,8 @@
 use loci_store::logs;
 use loci_store::memory::{self as mem, Page, Revision};
 
-use super::memory::{ClaimView, Shown};
+use super::claims::ClaimView;
+use super::reads::Shown;
 use crate::{EngineError, Envelope, Result, Workspace};
 
 /// The log named by `subject` (`decisions`, `lessons`), if it names one.

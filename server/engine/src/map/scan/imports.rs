@@ -21,6 +21,81 @@ pub(super) fn resolve_deps(
     changed: &BTreeSet<i64>,
 ) -> Result<(BTreeSet<i64>, PathIndex)> {
     let conn = store.conn();
+    let (mut index, ids) = path_index(conn, root)?;
+    // Every import when the topology changed, else only the changed files': a rescan
+    // after one edit read all 400,000 imports of a 50,000-file map (2.6 s).
+    // (file id, path, language, module, names, line)
+    let imports: Vec<ImportRow> = read_keyed(
+        conn,
+        "reading imports",
+        "SELECT i.file_id, f.path, f.language, i.module, i.names, i.line
+         FROM imports i JOIN files f USING (file_id)",
+        "",
+        ("i.file_id", (!all).then_some(changed)),
+        "i.import_id",
+        |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        },
+    )?;
+    // Namespaces and packages (module symbols) resolve only Java, C# and PHP imports; the
+    // query reads every symbol, so a rescan without such an import skips it.
+    if imports
+        .iter()
+        .any(|(_, _, language, ..)| matches!(language.as_deref(), Some("java" | "csharp" | "php")))
+    {
+        read_namespaces(conn, &mut index)?;
+    }
+    let edges = import_edges(&imports, all, changed, &index, &ids);
+    // Files to rewrite: all importing files (or the changed ones), plus changed files
+    // that no longer import anything.
+    let mut targets: BTreeSet<i64> = edges.keys().copied().collect();
+    if all {
+        targets.extend(ids.values().copied());
+    } else {
+        targets.extend(changed.iter().copied());
+    }
+    let old = load_deps(conn, (!all).then_some(&targets))?;
+    let mut deps_changed = BTreeSet::new();
+    let mut writes = Vec::new();
+    for file_id in targets {
+        let new: Vec<(String, Option<i64>, u32, u32)> = edges
+            .get(&file_id)
+            .map(|m| {
+                m.iter()
+                    .map(|((module, to), (line, count))| (module.clone(), *to, *line, *count))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let old_edges = old.get(&file_id).cloned().unwrap_or_default();
+        if new != old_edges {
+            deps_changed.insert(file_id);
+            writes.push((file_id, new));
+        }
+    }
+    for chunk in writes.chunks(512) {
+        store.write(|tx| {
+            for (file_id, new) in chunk {
+                map::replace_deps(tx, *file_id, new)?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok((deps_changed, index))
+}
+
+/// The map's paths as import resolution reads them: every path, Go modules by their
+/// `go.mod`, Rust crates by their library name; and each path's file id.
+fn path_index(
+    conn: &loci_store::rusqlite::Connection,
+    root: &Path,
+) -> Result<(PathIndex, HashMap<String, i64>)> {
     let mut index = PathIndex::default();
     let mut ids: HashMap<String, i64> = HashMap::new();
     let mut manifests: Vec<String> = Vec::new();
@@ -59,52 +134,45 @@ pub(super) fn resolve_deps(
             index.rust_crates.entry(name).or_insert((dir, root_file));
         }
     }
-    // Every import when the topology changed, else only the changed files': a rescan
-    // after one edit read all 400,000 imports of a 50,000-file map (2.6 s).
-    // (file id, path, language, module, names, line)
-    let imports: Vec<(i64, String, Option<String>, String, String, u32)> = read_keyed(
-        conn,
-        "reading imports",
-        "SELECT i.file_id, f.path, f.language, i.module, i.names, i.line
-         FROM imports i JOIN files f USING (file_id)",
-        "",
-        ("i.file_id", (!all).then_some(changed)),
-        "i.import_id",
-        |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-            ))
-        },
-    )?;
-    // Namespaces and packages (module symbols) resolve only Java, C# and PHP imports; the
-    // query reads every symbol, so a rescan without such an import skips it.
-    if imports
-        .iter()
-        .any(|(_, _, language, ..)| matches!(language.as_deref(), Some("java" | "csharp" | "php")))
-    {
-        let mut stmt = conn
-            .prepare(
-                "SELECT s.qualified_name, f.path FROM symbols s JOIN files f USING (file_id)
-                 WHERE s.kind = 'module'",
-            )
-            .ctx(|| "reading namespaces".into())?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-            .ctx(|| "reading namespaces".into())?;
-        for row in rows {
-            let (ns, path) = row.ctx(|| "reading namespaces".into())?;
-            index.namespaces.entry(ns).or_default().insert(path);
-        }
+    Ok((index, ids))
+}
+
+/// Namespaces and packages (module symbols) and the files declaring them.
+fn read_namespaces(conn: &loci_store::rusqlite::Connection, index: &mut PathIndex) -> Result<()> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT s.qualified_name, f.path FROM symbols s JOIN files f USING (file_id)
+             WHERE s.kind = 'module'",
+        )
+        .ctx(|| "reading namespaces".into())?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .ctx(|| "reading namespaces".into())?;
+    for row in rows {
+        let (ns, path) = row.ctx(|| "reading namespaces".into())?;
+        index.namespaces.entry(ns).or_default().insert(path);
     }
-    // file → (module, target) → (first line, count)
-    type Edges = BTreeMap<(String, Option<i64>), (u32, u32)>;
+    Ok(())
+}
+
+/// An import as stored: (file id, path, language, module, names, line).
+type ImportRow = (i64, String, Option<String>, String, String, u32);
+
+/// A file's resolved imports: (module, target file, `None` when unresolved) → (first
+/// line, count).
+type Edges = BTreeMap<(String, Option<i64>), (u32, u32)>;
+
+/// The edges of the imports read (those of `changed` files unless `all`), by file; an
+/// import of the file itself is no edge.
+fn import_edges(
+    imports: &[ImportRow],
+    all: bool,
+    changed: &BTreeSet<i64>,
+    index: &PathIndex,
+    ids: &HashMap<String, i64>,
+) -> BTreeMap<i64, Edges> {
     let mut edges: BTreeMap<i64, Edges> = BTreeMap::new();
-    for (file_id, path, language, module, names, line) in &imports {
+    for (file_id, path, language, module, names, line) in imports {
         if !all && !changed.contains(file_id) {
             continue;
         }
@@ -120,7 +188,7 @@ pub(super) fn resolve_deps(
                 ..Span::default()
             },
         };
-        let targets = loci_core::imports::resolve(lang, path, &import, &index);
+        let targets = loci_core::imports::resolve(lang, path, &import, index);
         let file_edges = edges.entry(*file_id).or_default();
         let targets: Vec<Option<i64>> = if targets.is_empty() {
             vec![None]
@@ -136,41 +204,7 @@ pub(super) fn resolve_deps(
             e.1 += 1;
         }
     }
-    // Files to rewrite: all importing files (or the changed ones), plus changed files
-    // that no longer import anything.
-    let mut targets: BTreeSet<i64> = edges.keys().copied().collect();
-    if all {
-        targets.extend(ids.values().copied());
-    } else {
-        targets.extend(changed.iter().copied());
-    }
-    let old = load_deps(conn, (!all).then_some(&targets))?;
-    let mut deps_changed = BTreeSet::new();
-    let mut writes = Vec::new();
-    for file_id in targets {
-        let new: Vec<(String, Option<i64>, u32, u32)> = edges
-            .get(&file_id)
-            .map(|m| {
-                m.iter()
-                    .map(|((module, to), (line, count))| (module.clone(), *to, *line, *count))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let old_edges = old.get(&file_id).cloned().unwrap_or_default();
-        if new != old_edges {
-            deps_changed.insert(file_id);
-            writes.push((file_id, new));
-        }
-    }
-    for chunk in writes.chunks(512) {
-        store.write(|tx| {
-            for (file_id, new) in chunk {
-                map::replace_deps(tx, *file_id, new)?;
-            }
-            Ok(())
-        })?;
-    }
-    Ok((deps_changed, index))
+    edges
 }
 
 /// The rows of `select` (`SELECT … FROM …`, no `WHERE`) that pass `filter` (an SQL

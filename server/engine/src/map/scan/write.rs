@@ -29,14 +29,14 @@ pub(super) struct Writer<'a, 's> {
     /// A first scan's bulk load: each file's references are written with it, unresolved
     /// (but for those its own file resolves), and resolved from the store at the end
     /// ([`super::refs::resolve_written_refs`]), so memory does not hold the repository's
-    /// references until then (3.3 M on a 50,000-file map, issue 32 item 6). Else they wait in
+    /// references until then (3.3 M on a 50,000-file map). Else they wait in
     /// `pending`.
     pub(super) write_refs: bool,
     /// The parse limit files are analysed with ([`parse_to_retry`]).
     pub(super) parse_timeout_ms: u64,
     /// Names that gained or lost a definition, for the stored references they may now
     /// resolve differently; none in a bulk load, whose references are all its own (every
-    /// name of the map, 313,000 on a 48,000-file corpus, had been held to the end).
+    /// name of the map, 313,000 on a 48,000-file corpus, would be held to the end).
     pub(super) changed_names: BTreeSet<String>,
     /// Files written in this scan.
     pub(super) changed_files: BTreeSet<i64>,
@@ -58,10 +58,39 @@ impl Writer<'_, '_> {
             return Ok(());
         }
         let stored = self.stored;
+        let written = self.write_rows(batch)?;
+        // The transaction committed: now update the in-memory bookkeeping.
+        let mut written = written.into_iter();
+        for outcome in batch.drain(..) {
+            match outcome {
+                Outcome::Touched { .. } => report.unchanged += 1,
+                Outcome::Skipped(skip) => {
+                    if let Some(s) = stored.get(&skip.path) {
+                        gone_too.push(s.clone());
+                    }
+                    skips.push(skip);
+                }
+                Outcome::Analyzed(a) => {
+                    let Some(file) = written.next() else {
+                        continue;
+                    };
+                    self.note_analyzed(*a, file, report);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a batch's rows in one transaction: touched files' times, each analysed
+    /// file with its symbols, imports, chunks and code text (and its unresolved
+    /// references on a bulk load), and the snapshots memory carries forward when files
+    /// are analysed again with the same content. Returns what each analysed file wrote.
+    fn write_rows(&mut self, batch: &[Outcome]) -> Result<Vec<WrittenFile>> {
+        let stored = self.stored;
         let scan_id = self.scan_id;
         let reanalyse = self.reanalyse;
         let write_refs = self.write_refs;
-        let written = self.store.write(|tx| {
+        Ok(self.store.write(|tx| {
             let mut written = Vec::new();
             // What memory snapshots, read in this transaction (no memory write can come
             // between), when files may be analysed again with the same content.
@@ -82,209 +111,133 @@ impl Writer<'_, '_> {
                     }
                     Outcome::Skipped(_) => {}
                     Outcome::Analyzed(a) => {
-                        let existing = stored.get(&a.path).map(|s| s.file_id);
-                        let (old_keys, incoming, reuse) = match existing {
-                            Some(id) => (
-                                map::symbol_keys(tx, id)?,
-                                map::refs_into_file(tx, id)?,
-                                map::symbol_ids_by_key(tx, id)?,
-                            ),
-                            None => (Vec::new(), Vec::new(), HashMap::new()),
-                        };
-                        // Same content analysed again by another analysis version: the
-                        // fingerprints memory snapshotted, before they are replaced.
-                        let same_content = reanalyse
-                            && stored
-                                .get(&a.path)
-                                .is_some_and(|s| s.content_hash == a.content_hash);
-                        let before = match existing {
-                            Some(id)
-                                if same_content
-                                    && snapshots_name(&snapshotted, &a.path, &a.analysis) =>
-                            {
-                                map::file_fingerprints(tx, id)?
-                            }
-                            _ => None,
-                        };
-                        let degraded = a.analysis.as_ref().and_then(|x| x.degraded.as_ref());
-                        let degraded = degraded.map(degraded_reason);
-                        let row = FileRow {
-                            path: &a.path,
-                            language: a.language,
-                            size: a.size,
-                            mtime_ns: a.mtime_ns,
-                            content_hash: &a.content_hash,
-                            fingerprint: a.analysis.as_ref().map(|x| x.fingerprint.as_str()),
-                            lines: a.lines,
-                            error_nodes: a.analysis.as_ref().map_or(0, |x| x.error_nodes as i64),
-                            degraded: degraded.as_deref(),
-                            lossy_utf8: a.lossy_utf8,
-                        };
-                        let file_id = map::put_file(tx, existing, &row, scan_id)?;
-                        let mut ids = Vec::new();
-                        map::insert_doc_chunks(tx, file_id, &a.chunks)?;
-                        if let Some(x) = &a.analysis {
-                            ids = map::insert_symbols(tx, file_id, &x.symbols, &reuse)?;
-                            map::insert_imports(tx, file_id, &x.imports)?;
-                            if write_refs {
-                                map::insert_refs(tx, file_id, unresolved_rows(&x.refs, &ids))?;
-                            }
-                        }
-                        if let Some(code) = &a.code {
-                            map::insert_code_text(
-                                tx,
-                                file_id,
-                                code,
-                                &ids,
-                                loci_core::secondary::secondary_code(&a.path).is_some(),
-                            )?;
-                        }
-                        if let Some(before) = before {
-                            fingerprint_changes(a, before, &snapshotted, &mut carried);
-                        }
-                        // References from other files into a symbol whose key is still
-                        // there keep their target (its id was reused); those into one that
-                        // is gone resolve again.
-                        let kept: HashSet<i64> = current_keys(a)
-                            .filter_map(|k| reuse.get(k).copied())
-                            .collect();
-                        let incoming: Vec<i64> = incoming
-                            .into_iter()
-                            .filter(|(_, target)| !kept.contains(target))
-                            .map(|(r, _)| r)
-                            .collect();
-                        written.push((file_id, existing.is_some(), old_keys, ids, incoming));
+                        written.push(write_analyzed(
+                            tx,
+                            a,
+                            stored,
+                            scan_id,
+                            reanalyse,
+                            write_refs,
+                            &snapshotted,
+                            &mut carried,
+                        )?);
                     }
                 }
             }
             mem::carry_snapshots_forward(tx, &carried)?;
             Ok(written)
-        })?;
-        // The transaction committed: now update the in-memory bookkeeping.
-        let mut written = written.into_iter();
-        for outcome in batch.drain(..) {
-            match outcome {
-                Outcome::Touched { .. } => report.unchanged += 1,
-                Outcome::Skipped(skip) => {
-                    if let Some(s) = stored.get(&skip.path) {
-                        gone_too.push(s.clone());
-                    }
-                    skips.push(skip);
-                }
-                Outcome::Analyzed(a) => {
-                    let Some((file_id, existed, old_keys, symbol_ids, incoming)) = written.next()
-                    else {
-                        continue;
-                    };
-                    self.retarget.extend(incoming);
-                    let new_keys: Vec<(String, String, String)> = a
-                        .analysis
-                        .as_ref()
-                        .map(|x| {
-                            x.symbols
-                                .iter()
-                                .map(|s| {
-                                    (
-                                        s.key.clone(),
-                                        s.name.clone(),
-                                        s.signature_fingerprint.clone(),
-                                    )
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    let old: HashSet<(&str, &str)> = old_keys
-                        .iter()
-                        .map(|(k, n, _)| (k.as_str(), n.as_str()))
-                        .collect();
-                    let new: HashSet<(&str, &str)> = new_keys
-                        .iter()
-                        .map(|(k, n, _)| (k.as_str(), n.as_str()))
-                        .collect();
-                    if !self.write_refs {
-                        for (_, name) in old.symmetric_difference(&new) {
-                            self.changed_names.insert(name.to_string());
-                        }
-                    }
-                    // Drift is measured from the file's content as of the last finished
-                    // scan (`drift_hash`), not from the row's hash, which a killed scan may
-                    // have rewritten without recording the change (its drift is written
-                    // when a scan finishes): a change made just before a killed scan was
-                    // missing from the ledger.
-                    let state = stored.get(&a.path);
-                    let recorded = state.and_then(|s| s.drift_hash.as_deref());
-                    let changed = recorded != Some(a.content_hash.as_str());
-                    // Same content as the row: read again because an interrupted scan
-                    // wrote it (its references were lost with it), because another
-                    // analysis version built it, or only touched.
-                    let rewritten =
-                        existed && state.is_some_and(|s| s.content_hash == a.content_hash);
-                    // On a first scan nothing was there before the killed one: its work
-                    // is finished (`resumed`).
-                    let resumed = rewritten && self.first;
-                    // Same content as at the last finished scan, analysed again only
-                    // because another analysis version built the row: no drift.
-                    let reanalysed = !changed && self.reanalyse && !self.first;
-                    // Same content, analysed again because a parse limit had cut its
-                    // last analysis short.
-                    let retried =
-                        !changed && state.is_some_and(|s| parse_to_retry(s, self.parse_timeout_ms));
-                    // Drift: the file, and every symbol whose signature changed (a killed
-                    // scan recorded none; its rewritten rows hold the signatures it found).
-                    let added = !existed || recorded.is_none();
-                    if changed {
-                        self.drift.push(map::DriftEntry {
-                            path: a.path.clone(),
-                            kind: if added { "add" } else { "modify" },
-                            old_hash: recorded.map(str::to_string),
-                            new_hash: Some(a.content_hash.clone()),
-                            detail: None,
-                        });
-                        let old_sigs: HashMap<&str, &str> = old_keys
-                            .iter()
-                            .map(|(k, _, s)| (k.as_str(), s.as_str()))
-                            .collect();
-                        for (key, _, sig) in &new_keys {
-                            if let Some(old_sig) = old_sigs.get(key.as_str())
-                                && *old_sig != sig
-                            {
-                                self.drift.push(map::DriftEntry {
-                                    path: a.path.clone(),
-                                    kind: "signature_change",
-                                    old_hash: Some(old_sig.to_string()),
-                                    new_hash: Some(sig.clone()),
-                                    detail: Some(key.clone()),
-                                });
-                            }
-                        }
-                    }
-                    if a.lossy_utf8 {
-                        report.lossy_utf8.push(a.path.clone());
-                    }
-                    if resumed {
-                        report.resumed += 1;
-                    } else if reanalysed {
-                        report.reanalysed += 1;
-                    } else if retried {
-                        report.retried += 1;
-                    } else if !changed {
-                        // Read again with the content the last finished scan had: only
-                        // touched, renamed over, or rewritten by a killed scan.
-                        report.unchanged += 1;
-                    } else if existed {
-                        report.modified.push(a.path);
-                    } else {
-                        report.added.push(a.path);
-                    }
-                    self.changed_files.insert(file_id);
-                    if !self.write_refs {
-                        let refs = a.analysis.as_ref().map_or(&[][..], |x| &x.refs[..]);
-                        self.pending.push(file_id, refs, &symbol_ids);
-                    }
+        })?)
+    }
+
+    /// The in-memory bookkeeping of one analysed file, once its rows are committed: names
+    /// that gained or lost a definition, references to re-target, drift (the file and
+    /// every signature changed), the report's lists, and its pending references.
+    fn note_analyzed(&mut self, a: Analyzed, file: WrittenFile, report: &mut ScanReport) {
+        let (file_id, existed, old_keys, symbol_ids, incoming) = file;
+        let stored = self.stored;
+        self.retarget.extend(incoming);
+        let new_keys: Vec<(String, String, String)> = a
+            .analysis
+            .as_ref()
+            .map(|x| {
+                x.symbols
+                    .iter()
+                    .map(|s| {
+                        (
+                            s.key.clone(),
+                            s.name.clone(),
+                            s.signature_fingerprint.clone(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let old: HashSet<(&str, &str)> = old_keys
+            .iter()
+            .map(|(k, n, _)| (k.as_str(), n.as_str()))
+            .collect();
+        let new: HashSet<(&str, &str)> = new_keys
+            .iter()
+            .map(|(k, n, _)| (k.as_str(), n.as_str()))
+            .collect();
+        if !self.write_refs {
+            for (_, name) in old.symmetric_difference(&new) {
+                self.changed_names.insert(name.to_string());
+            }
+        }
+        // Drift is measured from the file's content as of the last finished
+        // scan (`drift_hash`), not from the row's hash, which a killed scan may
+        // have rewritten without recording the change (its drift is written
+        // when a scan finishes), so a change made just before a killed scan still
+        // reaches the ledger.
+        let state = stored.get(&a.path);
+        let recorded = state.and_then(|s| s.drift_hash.as_deref());
+        let changed = recorded != Some(a.content_hash.as_str());
+        // Same content as the row: read again because an interrupted scan
+        // wrote it (its references were lost with it), because another
+        // analysis version built it, or only touched.
+        let rewritten = existed && state.is_some_and(|s| s.content_hash == a.content_hash);
+        // On a first scan nothing was there before the killed one: its work
+        // is finished (`resumed`).
+        let resumed = rewritten && self.first;
+        // Same content as at the last finished scan, analysed again only
+        // because another analysis version built the row: no drift.
+        let reanalysed = !changed && self.reanalyse && !self.first;
+        // Same content, analysed again because a parse limit had cut its
+        // last analysis short.
+        let retried = !changed && state.is_some_and(|s| parse_to_retry(s, self.parse_timeout_ms));
+        // Drift: the file, and every symbol whose signature changed (a killed
+        // scan recorded none; its rewritten rows hold the signatures it found).
+        let added = !existed || recorded.is_none();
+        if changed {
+            self.drift.push(map::DriftEntry {
+                path: a.path.clone(),
+                kind: if added { "add" } else { "modify" },
+                old_hash: recorded.map(str::to_string),
+                new_hash: Some(a.content_hash.clone()),
+                detail: None,
+            });
+            let old_sigs: HashMap<&str, &str> = old_keys
+                .iter()
+                .map(|(k, _, s)| (k.as_str(), s.as_str()))
+                .collect();
+            for (key, _, sig) in &new_keys {
+                if let Some(old_sig) = old_sigs.get(key.as_str())
+                    && *old_sig != sig
+                {
+                    self.drift.push(map::DriftEntry {
+                        path: a.path.clone(),
+                        kind: "signature_change",
+                        old_hash: Some(old_sig.to_string()),
+                        new_hash: Some(sig.clone()),
+                        detail: Some(key.clone()),
+                    });
                 }
             }
         }
-        Ok(())
+        if a.lossy_utf8 {
+            report.lossy_utf8.push(a.path.clone());
+        }
+        if resumed {
+            report.resumed += 1;
+        } else if reanalysed {
+            report.reanalysed += 1;
+        } else if retried {
+            report.retried += 1;
+        } else if !changed {
+            // Read again with the content the last finished scan had: only
+            // touched, renamed over, or rewritten by a killed scan.
+            report.unchanged += 1;
+        } else if existed {
+            report.modified.push(a.path);
+        } else {
+            report.added.push(a.path);
+        }
+        self.changed_files.insert(file_id);
+        if !self.write_refs {
+            let refs = a.analysis.as_ref().map_or(&[][..], |x| &x.refs[..]);
+            self.pending.push(file_id, refs, &symbol_ids);
+        }
     }
 
     /// Deletes the files that are `gone` from the map and, in the same transaction, moves
@@ -464,4 +417,92 @@ pub(super) fn parse_to_retry(s: &FileState, limit_ms: u64) -> bool {
             .and_then(|n| n.parse::<u64>().ok())
     };
     kind == PARSE_WALL_CLOCK || (kind == PARSE_TIMEOUT && stopped_at().is_none_or(|n| n < limit_ms))
+}
+
+/// What one analysed file wrote: its id, whether it existed, its old symbol keys (key,
+/// name, signature fingerprint), its new symbol ids, and the references into it that
+/// resolve again.
+type WrittenFile = (i64, bool, Vec<(String, String, String)>, Vec<i64>, Vec<i64>);
+
+/// Writes one analysed file's rows in `tx`; see [`Writer::write_rows`].
+#[allow(clippy::too_many_arguments)]
+fn write_analyzed(
+    tx: &loci_store::rusqlite::Transaction<'_>,
+    a: &Analyzed,
+    stored: &HashMap<String, FileState>,
+    scan_id: i64,
+    reanalyse: bool,
+    write_refs: bool,
+    snapshotted: &HashSet<String>,
+    carried: &mut Vec<mem::FingerprintChange>,
+) -> loci_store::Result<WrittenFile> {
+    let existing = stored.get(&a.path).map(|s| s.file_id);
+    let (old_keys, incoming, reuse) = match existing {
+        Some(id) => (
+            map::symbol_keys(tx, id)?,
+            map::refs_into_file(tx, id)?,
+            map::symbol_ids_by_key(tx, id)?,
+        ),
+        None => (Vec::new(), Vec::new(), HashMap::new()),
+    };
+    // Same content analysed again by another analysis version: the
+    // fingerprints memory snapshotted, before they are replaced.
+    let same_content = reanalyse
+        && stored
+            .get(&a.path)
+            .is_some_and(|s| s.content_hash == a.content_hash);
+    let before = match existing {
+        Some(id) if same_content && snapshots_name(snapshotted, &a.path, &a.analysis) => {
+            map::file_fingerprints(tx, id)?
+        }
+        _ => None,
+    };
+    let degraded = a.analysis.as_ref().and_then(|x| x.degraded.as_ref());
+    let degraded = degraded.map(degraded_reason);
+    let row = FileRow {
+        path: &a.path,
+        language: a.language,
+        size: a.size,
+        mtime_ns: a.mtime_ns,
+        content_hash: &a.content_hash,
+        fingerprint: a.analysis.as_ref().map(|x| x.fingerprint.as_str()),
+        lines: a.lines,
+        error_nodes: a.analysis.as_ref().map_or(0, |x| x.error_nodes as i64),
+        degraded: degraded.as_deref(),
+        lossy_utf8: a.lossy_utf8,
+    };
+    let file_id = map::put_file(tx, existing, &row, scan_id)?;
+    let mut ids = Vec::new();
+    map::insert_doc_chunks(tx, file_id, &a.chunks)?;
+    if let Some(x) = &a.analysis {
+        ids = map::insert_symbols(tx, file_id, &x.symbols, &reuse)?;
+        map::insert_imports(tx, file_id, &x.imports)?;
+        if write_refs {
+            map::insert_refs(tx, file_id, unresolved_rows(&x.refs, &ids))?;
+        }
+    }
+    if let Some(code) = &a.code {
+        map::insert_code_text(
+            tx,
+            file_id,
+            code,
+            &ids,
+            loci_core::secondary::secondary_code(&a.path).is_some(),
+        )?;
+    }
+    if let Some(before) = before {
+        fingerprint_changes(a, before, snapshotted, carried);
+    }
+    // References from other files into a symbol whose key is still
+    // there keep their target (its id was reused); those into one that
+    // is gone resolve again.
+    let kept: HashSet<i64> = current_keys(a)
+        .filter_map(|k| reuse.get(k).copied())
+        .collect();
+    let incoming: Vec<i64> = incoming
+        .into_iter()
+        .filter(|(_, target)| !kept.contains(target))
+        .map(|(r, _)| r)
+        .collect();
+    Ok((file_id, existing.is_some(), old_keys, ids, incoming))
 }

@@ -1,0 +1,236 @@
+//! One text checked without recording: `check_markdown` (an editor's unsaved doc) and
+//! `explain_claim` (what the map says about one claim).
+
+use std::collections::HashMap;
+
+use loci_core::claims::{ClaimKind, extract_claims};
+use loci_store::Context;
+use loci_store::audit::{self as au, NewFinding};
+use serde::Serialize;
+
+use crate::map::manifests;
+use crate::memory::claims::{SymbolResolution, resolve_path, resolve_symbol};
+use crate::{Result, Workspace};
+
+use super::rules::Check;
+use super::{Ctx, build_globs};
+
+/// A finding in a markdown buffer, for live diagnostics.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TextFinding {
+    /// Byte range `[start, end)` of the claim in the text.
+    pub span: (u32, u32),
+    /// The finding (kind, severity, truth, suggestion, identity).
+    pub finding: NewFinding,
+    /// The stored contradiction with the same identity, if lint recorded one (for
+    /// "dismiss").
+    pub contradiction_id: Option<i64>,
+}
+
+impl Workspace {
+    /// Checks the claims of a markdown text (an editor buffer, saved or not) as lint would
+    /// check the doc at `path`, without writing anything. Findings a human dismissed are
+    /// left out; docs outside the `[lint] docs` globs give nothing.
+    pub fn check_markdown(&self, path: &str, text: &str) -> Result<Vec<TextFinding>> {
+        let globs = build_globs(&self.config.lint.docs)?;
+        if !globs.is_match(path)
+            || text
+                .lines()
+                .any(|l| l.trim() == "<!-- loci: ignore-file -->")
+        {
+            return Ok(Vec::new());
+        }
+        let conn = self.store.conn();
+        let mut ctx = Ctx {
+            ws: self,
+            declared: None,
+            closest: HashMap::new(),
+            members: HashMap::new(),
+            file_names: None,
+            bodies: HashMap::new(),
+            scopes: HashMap::new(),
+        };
+        let lines: Vec<&str> = text.split('\n').collect();
+        let doc_dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+        let stored = au::contradictions(conn, None)?;
+        let mut out = Vec::new();
+        for c in extract_claims(text) {
+            if lines
+                .get(c.line as usize)
+                .is_some_and(|l| l.contains("<!-- loci: ignore -->"))
+            {
+                continue;
+            }
+            let was_resolved =
+                au::doc_claim_resolved_before(conn, path, c.kind.as_str(), &c.target)?;
+            let check = Check {
+                origin: "doc",
+                subject: path,
+                doc_dir: Some(doc_dir),
+                kind: Some(c.kind),
+                text: &c.text,
+                target: &c.target,
+                version: c.version.as_deref(),
+                was_resolved,
+                line: c.line,
+                column: c.column,
+                end_column: c.column + (c.end - c.start),
+                revision_id: None,
+                snapshots: Vec::new(),
+                snapshot_at: None,
+                page_claims: &[],
+                span: (0, 0),
+            };
+            let (Some(finding), _) = ctx.check(&check)? else {
+                continue;
+            };
+            let existing = stored.iter().find(|x| x.finding_key == finding.finding_key);
+            if existing.is_some_and(|x| x.status == "dismissed") {
+                continue;
+            }
+            out.push(TextFinding {
+                span: (c.start, c.end),
+                contradiction_id: existing.map(|x| x.contradiction_id),
+                finding,
+            });
+        }
+        Ok(out)
+    }
+}
+
+impl Workspace {
+    /// The truth about one claim, as markdown for a hover: where a path or symbol is
+    /// defined (with its signature and doc), what the manifests declare for a version, or
+    /// "not found" with the nearest match.
+    pub fn explain_claim(&self, claim: &loci_core::claims::Claim) -> Result<String> {
+        let conn = self.store.conn();
+        Ok(match claim.kind {
+            ClaimKind::Path => match resolve_path(conn, &claim.target)? {
+                Some((path, Some(_))) => {
+                    let (lines, language): (i64, Option<String>) = conn
+                        .query_row(
+                            "SELECT lines, language FROM files WHERE path = ?1",
+                            [&path],
+                            |r| Ok((r.get(0)?, r.get(1)?)),
+                        )
+                        .ctx(|| "reading a file".into())?;
+                    format!(
+                        "`{path}` — {} file, {}",
+                        language.unwrap_or_else(|| "a".into()),
+                        crate::words::count(lines, "line")
+                    )
+                }
+                Some((path, None)) => {
+                    let n: i64 = conn
+                        .query_row("SELECT count(*) FROM files WHERE path > ?1 || '/' AND path < ?1 || '0'", [&path], |r| r.get(0))
+                        .ctx(|| "counting a folder".into())?;
+                    format!(
+                        "`{path}/` — folder, {} in the map",
+                        crate::words::count(n, "file")
+                    )
+                }
+                None if self.root.join(&claim.target).exists() => format!(
+                    "`{}` exists but is not in the map (ignored or skipped)",
+                    claim.target
+                ),
+                None => {
+                    let mut ctx = Ctx {
+                        ws: self,
+                        declared: None,
+                        closest: HashMap::new(),
+                        members: HashMap::new(),
+                        file_names: None,
+                        bodies: HashMap::new(),
+                        scopes: HashMap::new(),
+                    };
+                    match ctx.path_suggestion(&claim.target)? {
+                        Some(s) => {
+                            format!("`{}` **not found** — did you mean `{s}`?", claim.target)
+                        }
+                        None => format!("`{}` **not found** in the workspace", claim.target),
+                    }
+                }
+            },
+            ClaimKind::Symbol => match resolve_symbol(conn, &claim.target, None)? {
+                SymbolResolution::Unique(s) => {
+                    let doc = s
+                        .doc
+                        .as_deref()
+                        .map(|d| format!("\n\n{}", crate::memory::memory::first_chars(d, 300)))
+                        .unwrap_or_default();
+                    format!(
+                        "{} `{}` at `{}:{}`\n```\n{}\n```{doc}",
+                        s.kind,
+                        s.qualified_name,
+                        s.path,
+                        s.line + 1,
+                        s.signature
+                    )
+                }
+                SymbolResolution::Ambiguous(_) => {
+                    let last = claim.target.rsplit('.').next().unwrap_or(&claim.target);
+                    let hits = loci_store::map::find_symbols(conn, last, 6)?;
+                    let list: Vec<String> = hits
+                        .iter()
+                        .take(5)
+                        .map(|h| {
+                            format!(
+                                "- {} `{}` at `{}:{}`",
+                                h.kind,
+                                h.qualified_name,
+                                h.path,
+                                h.line + 1
+                            )
+                        })
+                        .collect();
+                    format!("`{}` is ambiguous:\n{}", claim.target, list.join("\n"))
+                }
+                SymbolResolution::Missing => {
+                    let mut ctx = Ctx {
+                        ws: self,
+                        declared: None,
+                        closest: HashMap::new(),
+                        members: HashMap::new(),
+                        file_names: None,
+                        bodies: HashMap::new(),
+                        scopes: HashMap::new(),
+                    };
+                    let last = claim.target.rsplit('.').next().unwrap_or(&claim.target);
+                    match ctx.closest_name(last)? {
+                        Some((n, _)) => format!(
+                            "`{}` **not found** in the map — nearest: `{n}`",
+                            claim.target
+                        ),
+                        None => format!("`{}` **not found** in the map", claim.target),
+                    }
+                }
+            },
+            ClaimKind::Version => {
+                let paths: Vec<String> = {
+                    let mut stmt = conn
+                        .prepare_cached("SELECT path FROM files")
+                        .ctx(|| "reading paths".into())?;
+                    stmt.query_map([], |r| r.get(0))
+                        .ctx(|| "reading paths".into())?
+                        .collect::<std::result::Result<_, _>>()
+                        .ctx(|| "reading paths".into())?
+                };
+                let name = manifests::normalize_name(&claim.target);
+                let declared: Vec<String> = manifests::load(&self.root, &paths)
+                    .into_iter()
+                    .filter(|d| manifests::normalize_name(&d.name) == name)
+                    .map(|d| format!("- `{}` {} in `{}`", d.name, d.spec, d.manifest))
+                    .collect();
+                if declared.is_empty() {
+                    format!("`{}` is not declared in any manifest", claim.target)
+                } else {
+                    format!(
+                        "`{}` is declared as:\n{}",
+                        claim.target,
+                        declared.join("\n")
+                    )
+                }
+            }
+        })
+    }
+}

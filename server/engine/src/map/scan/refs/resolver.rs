@@ -1,0 +1,407 @@
+//! What reference resolution reads from the map: definitions by link group and name,
+//! their files, scopes and owners, and each file's imports and deps ([`Resolver::load`]).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use loci_core::Language;
+use loci_core::imports::PathIndex;
+
+use crate::Result;
+use crate::map::scan::imports::{read_keyed_each, split_names};
+
+use super::rules::stem_of;
+
+/// A definition, as reference resolution sees it.
+/// Whether a symbol of `kind` ([`loci_core::SymbolKind::as_str`]) is a type a `type`
+/// reference may name.
+fn is_type_kind(kind: &str) -> bool {
+    use loci_core::SymbolKind as K;
+    matches!(
+        K::parse(kind),
+        K::Class | K::Struct | K::Enum | K::Union | K::Trait | K::Interface | K::Type
+    )
+}
+
+/// Whether a symbol of `kind` can be what a call names: anything but a module
+/// (namespace, package), a trait or interface, or a type alias (Rust's `type Err`).
+fn is_callable_kind(kind: &str) -> bool {
+    use loci_core::SymbolKind as K;
+    !matches!(
+        K::parse(kind),
+        K::Module | K::Trait | K::Interface | K::Type
+    )
+}
+
+/// The last segment of a qualified name's scope: `Builder` for `Builder.new`, `Inner` for
+/// `Outer.Inner.f`, `None` for a top-level name.
+fn owner_of(qualified: &str) -> Option<Box<str>> {
+    qualified
+        .rsplit_once('.')
+        .map(|(scope, _)| scope.rsplit('.').next().unwrap_or(scope).into())
+}
+
+/// Whether a definition's owner (see [`owner_of`]) is a type by the naming convention
+/// (capitalised): a type declared in it (Rust's associated `type Value = Json;`, a nested
+/// class) is named through it, not by its bare name (`Value` in a signature is not an
+/// `impl Visitor`'s `Value` beside it).
+fn def_owner_is_type(owner: Option<&str>) -> bool {
+    owner.is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))
+}
+
+#[derive(Clone)]
+pub(super) struct Def {
+    pub(super) id: i64,
+    pub(super) parent: Option<i64>,
+    /// The last segment of the scope its qualified name gives (`Builder` for
+    /// `Builder.new`), if any.
+    pub(super) owner: Option<Box<str>>,
+    /// Its qualified name has two segments (`Type.member`): the owner is top-level.
+    pub(super) top_member: bool,
+    /// It is a module (`mod m { .. }`, a namespace): no call or module path names it.
+    pub(super) module: bool,
+    /// It is a member of a type (a method, a field, an enum variant, an associated item):
+    /// in Rust, Python, Go, JavaScript, TypeScript and PHP a bare name never means one.
+    pub(super) member: bool,
+    pub(super) file_id: i64,
+    /// The type path its signature declares it returns, for a function or method
+    /// ([`Language::return_type`]; `Self` as written): what a call of it is, when a type
+    /// expression calls it ([`Resolver::evaluate`]).
+    pub(super) returns: Option<Box<str>>,
+}
+
+/// The definitions of one name.
+#[derive(Default)]
+pub(super) struct Defs {
+    /// In key order, so every choice is deterministic.
+    pub(super) all: Vec<Def>,
+    /// (file id, index into `all`), sorted: the definitions in one file are found by a
+    /// binary search, not a scan of all of them (a name like `get` has thousands of
+    /// definitions in a monorepo, and each of its references asked about several files).
+    pub(super) by_file: Vec<(i64, u32)>,
+}
+
+impl Defs {
+    /// The definitions in `file_id`, in key order.
+    pub(super) fn in_file(&self, file_id: i64) -> impl Iterator<Item = (u32, &Def)> {
+        let start = self.by_file.partition_point(|&(f, _)| f < file_id);
+        self.by_file[start..]
+            .iter()
+            .take_while(move |&&(f, _)| f == file_id)
+            .map(|&(_, i)| (i, &self.all[i as usize]))
+    }
+}
+
+/// The definitions of one link group of languages ([`Language::link_group`]), by name.
+#[derive(Default)]
+pub(super) struct Names {
+    /// name → its definitions.
+    pub(super) defs: HashMap<String, Defs>,
+    /// name → its definitions that can be called (not modules, traits, interfaces or
+    /// type aliases), for the names that have others too: what a `call` may name
+    /// (`Err(e)` is no call of an associated `type Err`). A name not here has only
+    /// callable definitions.
+    pub(super) callables: HashMap<String, Defs>,
+    /// name → its definitions that are types (classes, structs, enums, unions, traits,
+    /// interfaces, type aliases): what a `type` reference may name.
+    pub(super) types: HashMap<String, Defs>,
+}
+
+#[derive(Default)]
+pub(super) struct Resolver {
+    /// link group → the definitions in files of its languages. A reference looks only
+    /// in its own file's group ([`Resolver::names_for`]), so no rule below can link
+    /// languages that [`Language::links_to`] keeps apart.
+    pub(super) groups: HashMap<Language, Names>,
+    /// symbol id → its parent's id, and the last segment of its qualified name's scope
+    /// (`Accels` for `Accels.needles`: a method of an `impl` has no parent symbol).
+    pub(super) parents: HashMap<i64, (Option<i64>, Option<Box<str>>)>,
+    /// file → (module, imported names)
+    pub(super) imports: HashMap<i64, Vec<(String, Vec<String>)>>,
+    /// file → (module, target file), by module then target path: file ids follow the
+    /// order parser threads finish in, so they must never decide between two targets.
+    pub(super) deps: HashMap<i64, Vec<(String, i64)>>,
+    /// file → its path's last component without the extension (`xml/dom/minidom.py` →
+    /// `minidom`), to tell a submodule an import names from the module itself.
+    pub(super) stems: HashMap<i64, String>,
+    /// file → its path, for the files of the definitions read and the files resolving.
+    pub(super) paths: HashMap<i64, Box<str>>,
+    /// Every path of the map, with the repository's Rust crates: what a Rust path names
+    /// ([`Resolver::resolve_module_path`]), by the rules `use` resolves with.
+    pub(super) modules: PathIndex,
+}
+
+/// What [`Resolver::load`] reads: everything, or only what references named `names` in
+/// `files` need.
+pub(super) struct Needs<'a> {
+    pub(super) names: &'a BTreeSet<&'a str>,
+    pub(super) files: &'a BTreeSet<i64>,
+}
+
+impl Resolver {
+    /// Loads the definitions, parents, imports and deps reference resolution uses: of the
+    /// whole map in one pass per table (`needs` is `None`), or only what resolving the
+    /// references named `needs.names` in `needs.files` needs, by indexed lookups. A rescan
+    /// after a few edits resolves a few files' references; loading every definition of a
+    /// 50,000-file map for it took 8.7 s and 339 MiB. The lookups need the map's
+    /// secondary indexes (a first scan's bulk load drops them, and reads everything).
+    pub(super) fn load(
+        conn: &loci_store::rusqlite::Connection,
+        needs: Option<Needs<'_>>,
+    ) -> Result<Resolver> {
+        let mut r = Resolver::default();
+        let files = needs.as_ref().map(|n| n.files);
+        r.read_definitions(conn, needs.as_ref().map(|n| n.names))?;
+        // Paths of the files the definitions read are in, and of the files resolving.
+        let path_of: BTreeSet<i64> = r
+            .groups
+            .values()
+            .flat_map(|n| n.defs.values())
+            .flat_map(|d| d.all.iter().map(|d| d.file_id))
+            .chain(files.into_iter().flatten().copied())
+            .collect();
+        r.read_paths(conn, needs.is_some().then_some(&path_of))?;
+        if let Some(files) = files {
+            r.read_scopes(conn, "s.file_id", files)?;
+        }
+        r.read_imports(conn, files)?;
+        Ok(r)
+    }
+
+    /// Reads the definitions of `wanted` names (of every name when `None`, and then every
+    /// symbol's scope too: each is a definition read), in place of those read before.
+    pub(super) fn read_definitions(
+        &mut self,
+        conn: &loci_store::rusqlite::Connection,
+        wanted: Option<&BTreeSet<&str>>,
+    ) -> Result<()> {
+        self.groups.clear();
+        let mut uncallable: HashSet<i64> = HashSet::new();
+        read_keyed_each(
+            conn,
+            "reading definitions",
+            "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id, s.qualified_name, s.kind, p.kind,
+                    f.language, s.signature
+             FROM symbols s JOIN files f ON f.file_id = s.file_id
+             LEFT JOIN symbols p ON p.key = s.parent_key",
+            "",
+            ("s.name", wanted),
+            "s.key",
+            |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, i64>(2)?,
+                    row.get::<_, Option<i64>>(3)?,
+                    row.get::<_, String>(4)?,
+                    row.get::<_, String>(5)?,
+                    row.get::<_, Option<String>>(6)?,
+                    row.get::<_, Option<String>>(7)?,
+                    row.get::<_, Option<String>>(8)?,
+                ))
+            },
+            |(name, id, file_id, parent, qualified, kind, parent_kind, language, signature)| {
+                // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
+                // `impl` have no parent symbol, only their qualified name.
+                let owner: Option<Box<str>> = owner_of(&qualified);
+                if wanted.is_none() {
+                    // Every symbol is a definition read here: no separate parents pass.
+                    self.parents.insert(id, (parent, owner.clone()));
+                }
+                // A member of a type: a method, anything declared in a class, struct, enum or
+                // trait, or in an `impl` of a (capitalised) type: an enum variant, an
+                // associated `type Err`.
+                let member = owner.is_some()
+                    && (kind == "method"
+                        || parent_kind.as_deref().is_some_and(is_type_kind)
+                        || (parent.is_none()
+                            && owner
+                                .as_deref()
+                                .is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))));
+                let top_member = qualified.matches('.').count() == 1;
+                let nested_type = def_owner_is_type(owner.as_deref());
+                let parsed = language.as_deref().and_then(Language::from_name);
+                let returns = match (parsed, signature) {
+                    (Some(l), Some(signature)) if kind == "function" || kind == "method" => {
+                        l.return_type(&signature, &name).map(String::into_boxed_str)
+                    }
+                    _ => None,
+                };
+                let def = Def {
+                    id,
+                    parent,
+                    owner,
+                    top_member,
+                    module: kind == "module",
+                    member,
+                    file_id,
+                    returns,
+                };
+                // A definition in a file of no parsed language (a Markdown heading) is what
+                // no reference names.
+                let Some(group) = language
+                    .as_deref()
+                    .and_then(Language::from_name)
+                    .map(Language::link_group)
+                else {
+                    return;
+                };
+                let names = self.groups.entry(group).or_default();
+                if is_type_kind(&kind) && !nested_type {
+                    let types = names.types.entry(name.clone()).or_default();
+                    types.by_file.push((file_id, types.all.len() as u32));
+                    types.all.push(def.clone());
+                }
+                if !is_callable_kind(&kind) {
+                    uncallable.insert(id);
+                }
+                let defs = names.defs.entry(name).or_default();
+                defs.by_file.push((file_id, defs.all.len() as u32));
+                defs.all.push(def);
+            },
+        )?;
+        for names in self.groups.values_mut() {
+            // The few names some of whose definitions cannot be called (a module, a trait,
+            // a type alias) get their callable ones apart; every other name's are all
+            // callable.
+            for (name, defs) in &names.defs {
+                if defs.all.iter().any(|d| uncallable.contains(&d.id)) {
+                    let mut callables = Defs::default();
+                    for d in defs.all.iter().filter(|d| !uncallable.contains(&d.id)) {
+                        callables
+                            .by_file
+                            .push((d.file_id, callables.all.len() as u32));
+                        callables.all.push(d.clone());
+                    }
+                    names.callables.insert(name.clone(), callables);
+                }
+            }
+            for defs in names
+                .defs
+                .values_mut()
+                .chain(names.types.values_mut())
+                .chain(names.callables.values_mut())
+            {
+                defs.by_file.sort_unstable();
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the paths of the files `ids` (of every file when `None`).
+    pub(super) fn read_paths(
+        &mut self,
+        conn: &loci_store::rusqlite::Connection,
+        ids: Option<&BTreeSet<i64>>,
+    ) -> Result<()> {
+        read_keyed_each(
+            conn,
+            "reading paths",
+            "SELECT file_id, path FROM files",
+            "",
+            ("file_id", ids),
+            "file_id",
+            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)),
+            |(id, path)| {
+                self.paths.insert(id, path.into());
+            },
+        )
+    }
+
+    /// Reads the scopes ([`Resolver::parents`]) of the symbols whose `column` (`s.file_id`
+    /// or `s.symbol_id`) is one of `keys`.
+    pub(super) fn read_scopes(
+        &mut self,
+        conn: &loci_store::rusqlite::Connection,
+        column: &str,
+        keys: &BTreeSet<i64>,
+    ) -> Result<()> {
+        read_keyed_each(
+            conn,
+            "reading parents",
+            "SELECT s.symbol_id, p.symbol_id, s.qualified_name FROM symbols s
+             LEFT JOIN symbols p ON p.key = s.parent_key",
+            "",
+            (column, Some(keys)),
+            "s.symbol_id",
+            |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, Option<i64>>(1)?,
+                    row.get::<_, String>(2)?,
+                ))
+            },
+            |(id, parent, qualified)| {
+                self.parents.insert(id, (parent, owner_of(&qualified)));
+            },
+        )
+    }
+
+    /// Reads the imports and resolved imports (deps) of the files `files` (of every file
+    /// when `None`).
+    pub(super) fn read_imports(
+        &mut self,
+        conn: &loci_store::rusqlite::Connection,
+        files: Option<&BTreeSet<i64>>,
+    ) -> Result<()> {
+        read_keyed_each(
+            conn,
+            "reading imports",
+            "SELECT file_id, module, names FROM imports",
+            "names != ''",
+            ("file_id", files),
+            "import_id",
+            |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                ))
+            },
+            |(file_id, module, names)| {
+                self.imports
+                    .entry(file_id)
+                    .or_default()
+                    .push((module, split_names(&names)));
+            },
+        )?;
+        read_keyed_each(
+            conn,
+            "reading deps",
+            "SELECT d.from_file_id, d.module, d.to_file_id, f.path FROM deps d
+             JOIN files f ON f.file_id = d.to_file_id",
+            "",
+            ("d.from_file_id", files),
+            "d.module, f.path",
+            |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, i64>(2)?,
+                    row.get::<_, String>(3)?,
+                ))
+            },
+            |(from, module, to, path)| {
+                self.deps.entry(from).or_default().push((module, to));
+                self.stems.entry(to).or_insert_with(|| stem_of(&path));
+            },
+        )
+    }
+
+    /// The definitions a reference written in file `file_id` may resolve to: those of
+    /// its language's link group ([`Language::link_group`]); none for a file of no parsed
+    /// language.
+    pub(super) fn names_for(&self, file_id: i64) -> Option<&Names> {
+        let language = self
+            .paths
+            .get(&file_id)
+            .and_then(|p| Language::from_path(p))?;
+        self.groups.get(&language.link_group())
+    }
+
+    /// Whether `target` is a definition of `name` in file `file_id`.
+    pub(super) fn defined_in(&self, file_id: i64, name: &str, target: i64) -> bool {
+        self.names_for(file_id)
+            .and_then(|n| n.defs.get(name))
+            .is_some_and(|defs| defs.in_file(file_id).any(|(_, d)| d.id == target))
+    }
+}
