@@ -456,6 +456,9 @@ mod quoted_tests {
             "Where are the tests for shlex.split in POSIX mode",
             "the bounded channel: senders wait when full?",
             "SSLKEYLOGFILE",
+            "shlex.quote usage in the pipes module",
+            "ByteSlice::to_str_lossy",
+            "NaiveDate::checked_add_months.",
         ] {
             assert_eq!(pasted_spans(q), Vec::<Vec<String>>::new(), "{q}");
         }
@@ -677,16 +680,26 @@ const QUESTION_WORDS: &[&str] = &[
     "where", "which", "who", "why", "will", "would",
 ];
 
-/// Whether `text` asks nothing: at least four words, no question mark, and its first word
-/// no [`QUESTION_WORDS`] word.
+/// Whether `text` asks nothing and reads as a message: at least four words (between
+/// spaces: `ByteSlice::to_str_lossy` is one), no question
+/// mark, its first word no [`QUESTION_WORDS`] word, and a sentence's end (`. `, a final
+/// `.` or `!`) or a message's separator (`: `) in it. Words without such punctuation
+/// (`parse_config error handling retries`) are a search, not pasted text.
 fn asks_nothing(text: &str) -> bool {
-    let words: Vec<&str> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.len() >= 4
-        && !text.contains('?')
-        && !QUESTION_WORDS.contains(&words[0].to_lowercase().as_str())
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let first: String = words
+        .first()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .unwrap_or_default();
+    let trimmed = text.trim_end();
+    let message = text.contains(". ")
+        || text.contains(": ")
+        || trimmed.ends_with('.')
+        || trimmed.ends_with('!');
+    words.len() >= 4 && message && !text.contains('?') && !QUESTION_WORDS.contains(&first.as_str())
 }
 
 /// The names a question uses, each as the [`Term`]s of its tokens: a token shaped like a
