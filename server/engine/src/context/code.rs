@@ -9,6 +9,7 @@ use loci_store::search::FtsTable;
 use super::search::Term;
 use crate::{Result, Workspace};
 
+use super::open::module_named_in;
 use super::{hits::*, named::*, score::*};
 
 impl Workspace {
@@ -150,7 +151,7 @@ impl Workspace {
         if !super::retrieve::asks_for_dependents(query) {
             return Ok(quoted);
         }
-        let dependents = self.dependents(&hits, named_ids, named_files, named_keys)?;
+        let dependents = self.dependents(query, &hits, named_ids, named_files, named_keys)?;
         let (main, secondary): (Vec<_>, Vec<_>) =
             dependents.into_iter().partition(|(p, _, _)| !demoted(p));
         let top = best.max(self.config.context.floor) + DEPENDENT_POINTS;
@@ -236,10 +237,12 @@ impl Workspace {
 
     /// The dependents of what a question about dependents asks about, each as its path, why
     /// it is one, and what the answer says of it: the files with references resolved to the
-    /// definitions it names, else the direct dependents of the file it names or of the best
-    /// file found (`hits`), those the map links first.
+    /// definitions it names, else the direct dependents of the file it names (by path, or a
+    /// module by name: [`module_named_in`]) or of the best file found (`hits`), those the
+    /// map links first.
     fn dependents(
         &self,
+        query: &str,
         hits: &[super::retrieve::FileHit],
         named_ids: &[i64],
         named_files: usize,
@@ -267,8 +270,14 @@ impl Workspace {
                 })
                 .collect()
         } else {
-            // The file the question names by path, else the best one found.
-            let named_file = named_ids[..named_files].first().copied();
+            // The file the question names by path, else the module it names by name, else
+            // the best one found.
+            let mut named_file = named_ids[..named_files].first().copied();
+            if named_file.is_none()
+                && let Some(path) = module_named_in(conn, query)?
+            {
+                named_file = loci_store::map::file_id(conn, &path)?;
+            }
             let Some(target) = named_file.or(hits.first().map(|h| h.file_id)) else {
                 return Ok(Vec::new());
             };

@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use loci_core::secondary::secondary_code;
 use loci_store::memory as mem;
 
 use super::score::{NEAR_MODULE_POINTS, OPEN_MODULE_POINTS};
@@ -169,6 +170,83 @@ pub(super) fn open_file_outline(
         }
     );
     Ok((full, digest))
+}
+
+/// The files a module of each language is, by its bare name `NAME`.
+const MODULE_FILES: &[&str] = &[
+    "{}.py",
+    "{}/__init__.py",
+    "{}.rs",
+    "{}/mod.rs",
+    "{}.js",
+    "{}.ts",
+    "{}/index.js",
+    "{}/index.ts",
+    "{}.rb",
+];
+
+/// The module a question about dependents names by its bare name ("what depends on
+/// fnmatch", "which modules import selectors", "the unicode module"): a word right after
+/// one of the question's dependents cues (`a`, `an`, `the` skipped) or right before
+/// `module`, `package` or `crate`, that names exactly one module file ([`MODULE_FILES`])
+/// outside test, example and vendored code. The first such word; `None` when none is.
+pub(super) fn module_named_in(
+    conn: &loci_store::rusqlite::Connection,
+    query: &str,
+) -> loci_store::Result<Option<String>> {
+    use loci_store::Context;
+    let words: Vec<String> = query
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let is_article = |w: &str| matches!(w, "a" | "an" | "the");
+    let named_here = |i: usize| {
+        let before = words[..i]
+            .iter()
+            .rev()
+            .find(|w| !is_article(w))
+            .is_some_and(|w| super::retrieve::dependent_cue(w));
+        let after = words
+            .get(i + 1)
+            .is_some_and(|w| matches!(w.as_str(), "module" | "package" | "crate"));
+        before || after
+    };
+    let condition = MODULE_FILES
+        .iter()
+        .enumerate()
+        .map(|(i, _)| {
+            format!(
+                "path = ?{n} OR substr(path, -length(?{n}) - 1) = '/' || ?{n}",
+                n = i + 1
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT path FROM files WHERE {condition} LIMIT 20"
+        ))
+        .ctx(|| "looking up modules by name".into())?;
+    for (i, word) in words.iter().enumerate() {
+        if word.len() < 2
+            || is_article(word)
+            || super::retrieve::dependent_cue(word)
+            || !named_here(i)
+        {
+            continue;
+        }
+        let files: Vec<String> = MODULE_FILES.iter().map(|f| f.replace("{}", word)).collect();
+        let found: Vec<String> = stmt
+            .query_map(loci_store::rusqlite::params_from_iter(&files), |r| r.get(0))
+            .and_then(|rows| rows.collect())
+            .ctx(|| format!("looking up the module {word}"))?;
+        let mut main = found.into_iter().filter(|p| secondary_code(p).is_none());
+        if let (Some(only), None) = (main.next(), main.next()) {
+            return Ok(Some(only));
+        }
+    }
+    Ok(None)
 }
 
 /// The mapped files a question names, in its order: each word that is a mapped path

@@ -3695,3 +3695,51 @@ fn fault_a_pasted_message_served_the_function_it_names_before_the_code_raising_i
         a.items
     );
 }
+
+/// A question about dependents that names a module by its bare name is about that
+/// module: "what depends on fnmatch in the standard library" had listed the dependents of
+/// the file best matching "standard library" instead of fnmatch's importers.
+#[test]
+fn fault_a_dependents_question_naming_a_module_by_name_served_another_files_dependents() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "fnmatch.py",
+        "def fnmatch(name, pat):\n    return name == pat\n",
+    );
+    write(
+        dir.path(),
+        "glob.py",
+        "import fnmatch\n\ndef glob(pat):\n    return fnmatch.fnmatch('a', pat)\n",
+    );
+    write(
+        dir.path(),
+        "shutil.py",
+        "import fnmatch\n\ndef ignore_patterns(*pats):\n    return [fnmatch.fnmatch('a', p) for p in pats]\n",
+    );
+    write(
+        dir.path(),
+        "distutils/sdist.py",
+        "\"\"\"Add the standard files of the standard library: standard library defaults.\n\nThe standard library's fnmatch patterns select the standard files.\n\"\"\"\n\ndef add_defaults_standards(files):\n    \"\"\"The standard library's standard files.\"\"\"\n    return files\n",
+    );
+    write(
+        dir.path(),
+        "distutils/bdist.py",
+        "from distutils import sdist\n\ndef run():\n    return sdist.add_defaults_standards([])\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "what depends on fnmatch in the standard library",
+        &[],
+        2_000,
+    )
+    .result;
+    let dependents: Vec<&str> = a
+        .items
+        .iter()
+        .filter(|i| i.text.contains("depends directly on"))
+        .map(|i| i.id.as_str())
+        .collect();
+    assert_eq!(dependents, ["glob.py", "shutil.py"], "{:?}", a.items);
+}
