@@ -1,4 +1,4 @@
-//! `loci export --obsidian DIR` (issue 35, item 6): memory as an Obsidian vault, so that
+//! `loci export --obsidian DIR`: memory as an Obsidian vault, so that
 //! Obsidian's graph view shows its shape. One note per page with a revision (file pages
 //! under `pages/`, folder pages and the root's under `folders/`, topics under `topics/`,
 //! decisions and lessons under `decisions/` and `lessons/`), each with front matter

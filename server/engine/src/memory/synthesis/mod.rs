@@ -1,4 +1,4 @@
-//! Page synthesis (issue 35; the design's synthesis layer, seed irag: "the model writes
+//! Page synthesis (the design's synthesis layer, seed irag: "the model writes
 //! prose, SQL does the bookkeeping"): loci decides which pages are missing or behind the
 //! code ([`Workspace::synthesis_plan`]), builds each prompt from the map and memory within
 //! a token budget ([`Workspace::synthesis_prompt`]), hands it to the command the user named
