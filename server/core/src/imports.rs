@@ -666,8 +666,8 @@ mod tests {
         assert!(r("src/x.ts", "../../../a").is_empty());
     }
 
-    /// Fault found by a fresh-user trial: `'./lib/'` resolved to `src/lib.ts`, where Node
-    /// and TypeScript take `src/lib/index.ts` only (a trailing slash names a directory).
+    /// A trailing slash names a directory: `'./lib/'` resolves to `src/lib/index.ts` only,
+    /// as in Node and TypeScript, never to `src/lib.ts` beside it.
     #[test]
     fn fault_a_javascript_import_with_a_trailing_slash_took_the_file_beside_the_folder() {
         let idx = index(&[

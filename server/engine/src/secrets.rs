@@ -1666,9 +1666,9 @@ mod tests {
         }
     }
 
-    /// The fault: `pass` and `secret` disqualified any value containing them, so
-    /// `realpass9` and `S3cr3tPass` were not secrets. A placeholder word now disqualifies
-    /// a value only when the value is mostly placeholder words.
+    /// A placeholder word disqualifies a value only when the value is mostly placeholder
+    /// words: `pass` and `secret` inside `realpass9` and `S3cr3tPass` do not make them
+    /// placeholders.
     #[test]
     fn a_placeholder_word_inside_a_real_password_does_not_hide_it() {
         let rules = SecretRules::default();

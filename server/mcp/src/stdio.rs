@@ -312,8 +312,8 @@ async fn read_loop<R: AsyncRead + Unpin>(
                 ..
             })) if CLIENT_REQUESTS.contains(&custom.method.as_str()) => {
                 // A method rmcp knows whose params did not fit its type: rmcp falls back
-                // to a custom request and would answer -32601 (fault found by
-                // server/cli/tests/it/mcp_hostile.rs: `tools/call` with `"name": 5`).
+                // to a custom request and would answer -32601 (as for `tools/call` with
+                // `"name": 5` in server/cli/tests/it/mcp_hostile.rs).
                 let why = invalid_params(&custom.method, custom.params.as_ref());
                 let reply = error_line(
                     serde_json::to_value(&request_id).unwrap_or(Value::Null),
