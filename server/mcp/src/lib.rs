@@ -10,8 +10,8 @@
 //! Argument and domain errors are tool results with `isError: true`; only protocol
 //! faults are JSON-RPC errors.
 //! Before answering, files changed on disk since the last scan are rescanned
-//! ([`server`], case B25). Stdout carries only protocol: one JSON-RPC message per line,
-//! written by a single task ([`stdio`], cases B21 and B23).
+//! ([`server`]). Stdout carries only protocol: one JSON-RPC message per line, written by
+//! a single task ([`stdio`]).
 
 pub mod http;
 pub mod render;

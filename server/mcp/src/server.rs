@@ -9,7 +9,7 @@
 //! `context` or `symbol`. On a store no scan has finished yet (a fresh checkout's first
 //! scan loads the map in bulk, without its indexes), reads wait for the first refresh.
 //!
-//! Freshness (case B25): before a call, the map is refreshed with an incremental scan
+//! Freshness: before a call, the map is refreshed with an incremental scan
 //! (size + mtime, then content hash; a no-op when nothing changed) if the last refresh is
 //! older than [`ServerOptions::refresh_interval`], and always before a write. After a
 //! read, the files the answer relies on are compared with the disk; if any changed, the
@@ -147,8 +147,8 @@ pub const TEAM_RETRY: Duration = Duration::from_secs(5);
 /// A store `loci mcp` could not open (a newer schema, a damaged file, one another
 /// application made): the server starts anyway, answers `initialize` and `tools/list`,
 /// and answers every tool call with an error result that names the problem and the way
-/// out, where it had exited 2 before answering `initialize`, so that an agent saw a dead
-/// server and no reason (issue 37).
+/// out, rather than exit 2 before answering `initialize`, which an agent would see as a
+/// dead server with no reason.
 #[derive(Debug)]
 pub struct Refused {
     /// The workspace root.
@@ -282,7 +282,7 @@ impl LociServer {
         });
     }
 
-    /// Team memory (issue 34): when the workspace's memory is team-backed, a thread of its
+    /// Team memory: when the workspace's memory is team-backed, a thread of its
     /// own keeps a connection that `LISTEN`s for the team server's events and pulls each
     /// into the store as it is written ([`loci_engine::memory::team::listen_at`], as `loci lsp`
     /// does), so the next answer — read by any reader — holds a colleague's write without
@@ -509,7 +509,7 @@ impl LociServer {
             .map_err(|e| ws.name_damage(e));
         if call.access() == Access::Index && result.is_ok() {
             // What the refreshes before earlier answers rescanned is this scan's news
-            // too: without it, a `scan` after any read said nothing had changed.
+            // too: without it, a `scan` after any read would say nothing had changed.
             let (kept, count) = std::mem::take(&mut state.since_scan);
             if count > 0 {
                 notes.push(format!(
@@ -636,8 +636,8 @@ pub fn engine_error(tool: &str, e: EngineError) -> CallToolResult {
         ),
         EngineError::Store(StoreError::Conflict(message)) => ("conflict", false, message),
         // The kind the CLI's JSON names too (`corrupt`, `newer_schema`, `read_only`, `io`,
-        // ...): every kind had been `error`, so an agent could not tell a damaged store
-        // from a bug (issue 37).
+        // ...), not `error` for every kind, so that an agent can tell a damaged store from
+        // a bug.
         other => {
             tracing::warn!(tool, error = %other, "tool failed");
             (other.kind(), false, other.to_string())

@@ -17,8 +17,8 @@
 //! running get [`CLOSE_GRACE`] to finish and be answered, then they are cancelled (their
 //! workers stop at their next check, see [`crate::server::LociServer::execute`]), and
 //! [`serve`] returns at most [`CLOSE_STOP`] + [`FLUSH`] later whatever is still running,
-//! so that `loci mcp` exits within about a second of stdin closing (issue 31: after a
-//! long call it had kept running, and a core busy, for minutes).
+//! so that `loci mcp` exits within about a second of stdin closing, not minutes later
+//! with a core busy after a long call.
 
 use std::io;
 use std::time::Duration;
@@ -403,7 +403,7 @@ pub(crate) fn refusal(body: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// The client-to-server request methods rmcp has types for (MCP 2025-06-18 and rmcp's
-/// extensions). A request for one of them that rmcp parses as a custom request had
+/// extensions). A request for one of them that rmcp parses as a custom request has
 /// parameters of the wrong shape.
 const CLIENT_REQUESTS: &[&str] = &[
     "initialize",
