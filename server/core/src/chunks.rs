@@ -83,7 +83,7 @@ pub fn code_chunks(text: &str, symbols: &[Symbol]) -> Vec<CodeChunk> {
     let mut chunks = Vec::new();
     for (slot, owned) in by_owner.iter().enumerate() {
         // Contiguous lines only: a chunk's span is exactly its lines (module-level code
-        // between two `impl` blocks had made one chunk of lines 126–645).
+        // between two `impl` blocks is not one chunk of lines 126–645).
         let contiguous = owned.chunk_by(|a, b| b - a == 1);
         for run in contiguous.flat_map(|run| run.chunks(CHUNK_LINES)) {
             if !run

@@ -1,4 +1,4 @@
-//! The context benchmark of issue 6, self-contained: on each corpus it scans the tree into
+//! The context benchmark, self-contained: on each corpus it scans the tree into
 //! a fresh database, writes the case file's memory (and, for the stdlib, generated pages up
 //! to `--pages`), then reports
 //!

@@ -211,7 +211,7 @@ impl StoreError {
     /// ([`StoreError::damaged_at`]), and a SQLite error that does not name the file
     /// with its path first (`…/loci.db: committing a write transaction: database or disk
     /// is full`, `…/loci.db: reading the schema version: database is locked`: SQLite's
-    /// words alone had not said which file, issue 37). Other errors are returned as they
+    /// words alone do not say which file). Other errors are returned as they
     /// are (they name their file already).
     pub fn at(self, path: &std::path::Path) -> StoreError {
         let shown = path.display().to_string();

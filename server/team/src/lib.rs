@@ -1,4 +1,4 @@
-//! Team memory on PostgreSQL (issue 34): the server's schema and its numbered migrations,
+//! Team memory on PostgreSQL: the server's schema and its numbered migrations,
 //! authored writes with the revision guard, and the append-only event log that every
 //! checkout's SQLite replica pulls past its high-water mark.
 //!
