@@ -482,7 +482,7 @@ mod tests {
         std::fs::read_to_string(path).unwrap_or_default()
     }
 
-    /// Issue 31, item 7: a `.vscode/mcp.json` with comments and a trailing comma (VS Code
+    /// A `.vscode/mcp.json` with comments and a trailing comma (VS Code
     /// accepts JSONC) gets loci's server; the comments, the other server and its
     /// formatting are kept; a second run changes nothing.
     #[test]
@@ -517,7 +517,7 @@ mod tests {
         assert_eq!(read(&file), text);
     }
 
-    /// Issue 31, item 7: Codex's `config.toml` gets `[mcp_servers.loci]`; the user's
+    /// Codex's `config.toml` gets `[mcp_servers.loci]`; the user's
     /// other servers, keys and comments are kept; a second run changes nothing; a `loci`
     /// entry of the user's own is kept.
     #[test]

@@ -382,7 +382,7 @@ pub fn source(o: Out, s: &Source) -> io::Result<()> {
 }
 
 /// Commits a `sync` answer lists, the newest (a first sync records up to `[sync]
-/// max_commits`, 200 by default, which printed 200 lines).
+/// max_commits`, 200 by default, too many lines to print).
 pub const SYNC_COMMIT_LINES: usize = 10;
 
 /// What a `sync` recorded: the repository's state, the commits (the newest

@@ -549,8 +549,8 @@ mod tests {
         );
     }
 
-    /// Issue 31, item 5: a parameter with a default declares it in the schema (`"default":
-    /// 3`), never in prose or as `null`; no description carries a Rust doc link.
+    /// A parameter with a default declares it in the schema (`"default": 3`), never in
+    /// prose or as `null`; no description carries a Rust doc link.
     #[test]
     fn every_default_is_declared_in_the_schema() {
         let listing = listing();
