@@ -5,7 +5,7 @@
 //! `:LociDecide` write memory. Script: `editors/neovim/tests/stale_and_impact.lua`. And
 //! every fixture file of every language loci parses gets the client and its symbols, and a
 //! memory about a Kotlin function goes stale when its body is edited in the buffer
-//! (`editors/neovim/tests/every_language.lua`). And issue 33's benchmark in Neovim: bursts of
+//! (`editors/neovim/tests/every_language.lua`). And the keystroke benchmark in Neovim: bursts of
 //! typing get their final stale-memory diagnostic (`editors/neovim/tests/bursts.lua`), and
 //! hover answers during the first scan of a copy of the Python stdlib
 //! (`editors/neovim/tests/first_scan_hover.lua`); figures in docs/benchmarks.md.
@@ -176,7 +176,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
          > `Store::open()` creates an empty store holding at most `capacity` items."
     );
 
-    // Code lenses are on, and count what the diagnostic says (issue 33, item 5).
+    // Code lenses are on, and count what the diagnostic says.
     assert_eq!(
         r["lens_before"],
         json!([{ "line": 25, "title": "1 memory · 0 stale" }])
@@ -186,8 +186,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
         json!([{ "line": 25, "title": "1 memory · 1 stale" }])
     );
 
-    // Code actions show their answers (issue 33, item 4): why in a float, impact in the
-    // quickfix list.
+    // Code actions show their answers: why in a float, impact in the quickfix list.
     assert_eq!(
         mask(
             r["action_why"].as_str().unwrap(),
@@ -202,7 +201,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
             "Impact of src/store.rs#Store.open@method (symbol, depth 3, edges at confidence 0.50 or more)"
         )
     );
-    // :LociContext from the quickfix window (issue 33, item 7).
+    // :LociContext from the quickfix window.
     assert_eq!(r["context_from"], json!("quickfix"));
     assert_eq!(r["context_from_quickfix"], json!(true));
 
@@ -267,7 +266,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
         )
     );
     assert_eq!(r["after_confirm"], json!([]));
-    // :LociRemember adds to the page (issue 33, item 6).
+    // :LociRemember adds to the page.
     assert_eq!(
         r["remember_body"],
         json!(

@@ -188,11 +188,11 @@ fn non_loopback_bind_is_refused_unless_allowed() {
     assert_eq!(status, 200, "{body}");
 }
 
-/// Hostile bodies over HTTP (issue 9, item 4). Fault: rmcp answered a body it could not
-/// read with `415 Unsupported Media Type` and plain text. MCP "Streamable HTTP": an input
-/// the server cannot accept gets an HTTP error status, and the body may be a JSON-RPC
-/// error without an id; now it is `400` with the error JSON-RPC 2.0 §5.1 prescribes, and
-/// the server goes on (`initialize` still works afterwards).
+/// Hostile bodies over HTTP. Fault: rmcp answered a body it could not read with `415
+/// Unsupported Media Type` and plain text. MCP "Streamable HTTP": an input the server
+/// cannot accept gets an HTTP error status, and the body may be a JSON-RPC error without an
+/// id; now it is `400` with the error JSON-RPC 2.0 §5.1 prescribes, and the server goes on
+/// (`initialize` still works afterwards).
 #[test]
 fn fault_http_unreadable_bodies_got_415_and_plain_text() {
     let dir = tempfile::tempdir().expect("tempdir");

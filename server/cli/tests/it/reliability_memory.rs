@@ -1,5 +1,5 @@
-//! Resource bounds (issue 9 item 6, docs/reliability.md section 6): the long-running
-//! servers bound glibc malloc's arenas, the fault the soak (`bench/soak.py`) found.
+//! Resource bounds (docs/reliability.md section 6): the long-running servers bound glibc
+//! malloc's arenas, the fault the soak (`bench/soak.py`) found.
 //!
 //! `loci lsp` and `loci mcp` re-execute themselves once at start with
 //! `glibc.malloc.arena_max` in `GLIBC_TUNABLES` (server/cli/src/malloc.rs). These tests

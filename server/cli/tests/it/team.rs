@@ -1,8 +1,8 @@
-//! Team memory on a real PostgreSQL server (issue 34), end to end through the `loci`
-//! binary: two checkouts of one repository share memory through one server, the revision
-//! guard holds across them, writes made while the server is down arrive exactly once, a
-//! solo store joins idempotently, a newer server schema is refused, revisions are
-//! append-only on the server, and no password is ever written or shown.
+//! Team memory on a real PostgreSQL server, end to end through the `loci` binary: two
+//! checkouts of one repository share memory through one server, the revision guard holds
+//! across them, writes made while the server is down arrive exactly once, a solo store
+//! joins idempotently, a newer server schema is refused, revisions are append-only on the
+//! server, and no password is ever written or shown.
 
 use crate::lsp_support;
 use crate::mcp_support;

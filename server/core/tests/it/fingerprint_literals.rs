@@ -1,7 +1,7 @@
 //! Fingerprints see every edit to the text of a literal (strings with escapes, raw,
 //! interpolated, byte and multiline strings, heredocs, regular expressions) in every
-//! language, at symbol and at file level, and still ignore layout outside literals
-//! (issue 30, item 5: a Python string holding an escape hid edits to its text).
+//! language, at symbol and at file level, and still ignore layout outside literals: a
+//! Python string holding an escape must not hide edits to its text.
 
 use loci_core::{AnalyzeOptions, FileAnalysis, Language, analyze};
 

@@ -788,11 +788,11 @@ fn a_long_lived_workspace_sees_the_writes_of_others_and_its_own_in_the_next_answ
     assert!(page.text.contains("v2"), "{}", page.text);
 }
 
-/// Fault found by the second fresh-user trial (issue 9): the recap of recent sessions
-/// that heads every answer was outside the token budget. A session begun with a 60 KB
-/// task made `context --budget 100` print all of it ("~15014 tokens of 100"). The recap
-/// now quotes each task and summary's first line up to `RECAP_CHARS`, and only as many
-/// sessions as fit a quarter of the budget.
+/// Fault found by a fresh-user trial: the recap of recent sessions that heads every answer
+/// was outside the token budget. A session begun with a 60 KB task made `context --budget
+/// 100` print all of it ("~15014 tokens of 100"). The recap now quotes each task and
+/// summary's first line up to `RECAP_CHARS`, and only as many sessions as fit a quarter of
+/// the budget.
 #[test]
 fn fault_the_session_recap_ignored_the_token_budget() {
     use loci_engine::context::RECAP_CHARS;
@@ -3369,9 +3369,9 @@ fn fault_a_module_declaration_was_listed_before_the_modules_callers() {
     assert_eq!(dependents, ["src/conn.rs", "src/stmt.rs", "src/lib.rs"]);
 }
 
-/// Fault (issue 30, item 3): after a function that a page and a lesson name was renamed
-/// and the tree scanned, asking about it served neither, with no banner: the name no
-/// longer linked them to the question, and their stale mark took the rest.
+/// Fault: after a function that a page and a lesson name was renamed and the tree scanned,
+/// asking about it served neither, with no banner: the name no longer linked them to the
+/// question, and their stale mark took the rest.
 #[test]
 fn fault_memory_false_about_what_the_question_names_was_dropped_from_the_answer() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,8 +1,8 @@
-//! Page synthesis (issue 35) with real processes: the fixture scripts under
-//! `fixtures/synthesis/` stand in for a model. The plan on a fixture repository, prompts
-//! within budget and free of secrets, revisions with provenance and `llm_runs` rows, the
-//! page naming a missing symbol landing with its contradiction, nothing written when a run
-//! fails, times out, answers nothing or answers a credential.
+//! Page synthesis with real processes: the fixture scripts under `fixtures/synthesis/`
+//! stand in for a model. The plan on a fixture repository, prompts within budget and free
+//! of secrets, revisions with provenance and `llm_runs` rows, the page naming a missing
+//! symbol landing with its contradiction, nothing written when a run fails, times out,
+//! answers nothing or answers a credential.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
