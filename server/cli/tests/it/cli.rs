@@ -1389,7 +1389,7 @@ fn fault_an_ambiguous_claim_never_went_stale_in_check() {
         text.contains("  claim `RegexBuilder::new` -> src/lib.rs#bytes.RegexBuilder.new@method, src/lib.rs#string.RegexBuilder.new@method\n"),
         "{text}"
     );
-    // Confirming says what it did first (it had printed only the page).
+    // Confirming says what it did first, not only the page.
     let confirmed = loci(root, &["confirm", "src/main.rs"]);
     assert!(confirmed.status.success());
     assert_eq!(
@@ -1609,7 +1609,7 @@ fn fault_a_json_answer_that_exited_1_did_not_say_why() {
             &["callers", "nosuch", "--json"],
             "no symbol named `nosuch` in the map (`search` finds words in code and docs)",
         ),
-        // A symbol nothing calls is not a typo (a fresh-user trial: the two had read alike).
+        // A symbol nothing calls is not a typo: the two do not read alike.
         (
             &["callers", "show", "--json"],
             "no callers of `show` in the map",
@@ -1814,8 +1814,8 @@ fn fault_a_damaged_database_named_neither_its_path_nor_the_way_out() {
         format!("loci: {}\n", message("database disk image is malformed"))
     );
     assert_eq!(loci(root, &["recap"]).status.code(), Some(1));
-    // A backup of it reads the damage too (it had named its hidden partial copy and said
-    // "nothing was restored").
+    // A backup of it reads the damage too (naming the database, not its hidden partial
+    // copy with "nothing was restored").
     let out = loci(root, &["backup", "again.db"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);

@@ -127,9 +127,9 @@ fn tunables_in_environ(environ: &[u8]) -> Option<String> {
 
 #[test]
 fn fault_server_rss_ratcheted_with_one_malloc_arena_per_thread() {
-    // Before: each blocking thread's arena kept the largest working set a request had on
-    // it, and the soak's MCP server grew 68 MiB/h with 7 MiB live. Both servers now run
-    // with one arena.
+    // Both servers run with one arena: with an arena per blocking thread, each keeps the
+    // largest working set a request had on it, and the soak's MCP server grew 68 MiB/h
+    // with 7 MiB live.
     for server in [Server::Lsp, Server::Mcp] {
         assert_eq!(
             tunables_of_running_server(server, None).as_deref(),

@@ -238,7 +238,7 @@ fn fault_secret_files_added_to_an_unchanged_map_were_not_recorded() {
     );
 
     // A `.env` defines nothing: "no symbol" carries no note about it (the stdlib's 23
-    // test certificates had put one on every such answer).
+    // test certificates would put one on every such answer).
     let symbol = loci(&root, &["symbol", "Missing"]);
     assert_eq!(symbol.status.code(), Some(1));
     assert!(!stderr(&symbol).contains("note:"), "{}", stderr(&symbol));

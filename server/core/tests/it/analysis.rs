@@ -453,8 +453,8 @@ fn garbage_input_with_wide_error_nodes_is_analyzed_in_linear_time() {
 }
 
 /// A minified file is one long line holding every definition. Each symbol's signature is
-/// its own text, not the line's first 200 bytes (which all of them used to share, found by
-/// scanning the whole line once per definition: a 2 MB bundle took 39 s to scan).
+/// its own text, not the line's first 200 bytes (which all of them would share), and not
+/// found by scanning the whole line once per definition (a 2 MB bundle would take 39 s).
 #[test]
 fn fault_minified_line_signatures_are_each_definitions_own_text() {
     let count = 2_000;

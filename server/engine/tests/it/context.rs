@@ -411,7 +411,7 @@ fn an_open_file_brings_its_memory_without_a_question_match() {
     .result;
     assert!(!a.abstained);
     // The page first, and with it the file's outline and symbols (the two the page names
-    // one hop from it, +15, follow the memory about their file: they had come first).
+    // one hop from it, +15, follow the memory about their file, not come first).
     let items: Vec<(&str, HitKind, Tier, f64)> = a
         .items
         .iter()
@@ -1511,7 +1511,7 @@ fn fault_a_file_named_in_the_question_was_ignored() {
         let a = ask(&ws, q, &[], 2000).result;
         assert!(!a.abstained, "{q}");
         // The page first: the file's symbols that it names (+50 in the open file, +15 one
-        // hop from the page) had come before it; they follow the memory about their file.
+        // hop from the page) follow the memory about their file.
         let page = a
             .items
             .iter()
@@ -2432,7 +2432,7 @@ fn fault_symbols_named_by_a_page_were_lifted_at_relevance_zero() {
     )
     .result;
     // The symbols served: what the question found and the open file's own; not the two
-    // that the sibling file's page names (they had scored 15 at relevance 0).
+    // that the sibling file's page names (they would score 15 at relevance 0).
     let symbols: Vec<(&str, String, String)> = a
         .items
         .iter()
@@ -3166,8 +3166,8 @@ fn embeddings_rank_a_paraphrased_questions_file_first() {
             .embedded,
         0
     );
-    // Fault: vectors were keyed by chunk row, and a scan rewrites every chunk of a file it
-    // analyses again: one edit had the whole file embedded again. Now only the changed
+    // Vectors are not keyed by chunk row: a scan rewrites every chunk of a file it
+    // analyses again, and one edit would embed the whole file again. Only the changed
     // text is embedded, and the vector of text no chunk has is deleted.
     write(
         root,

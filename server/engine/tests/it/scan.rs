@@ -1152,8 +1152,8 @@ fn fault_a_method_call_on_another_receiver_resolved_to_a_same_named_method_in_th
         "a.py:22 fmt imported -> u.py#fmt@function derived 0.7",
         "b.js:1 helper other -> - derived 0.0",
         "b.js:1 helper - -> - derived 0.0",
-        // No other `is_match` in the file, and never the enclosing method itself (it
-        // had been, at 0.3: a false recursion in `callers` and `impact`).
+        // No other `is_match` in the file, and never the enclosing method itself (at
+        // 0.3 it would be a false recursion in `callers` and `impact`).
         "set.rs:4 is_match other -> - derived 0.0",
         "set.rs:7 is_match own -> set.rs#Set.is_match@method derived 0.9",
         "set.rs:7 is_match own -> set.rs#Set.is_match@method derived 0.9",
@@ -1246,7 +1246,7 @@ fn fault_an_upgraded_loci_kept_the_older_analysis_until_each_file_changed() {
              DELETE FROM refs;",
         )
         .unwrap();
-    // Until then, answers say the map is another version's (a second trial: they had not).
+    // Until then, answers say the map is another version's.
     let notes = ws.stats().unwrap().capability.notes;
     assert!(
         notes.contains(&format!("the map was built by another version of loci's analysis (1, this loci's is {}): references and kinds may be as that version found them until `loci scan` analyses it again", loci_core::ANALYSIS_VERSION)),
@@ -1277,8 +1277,8 @@ fn fault_an_upgraded_loci_kept_the_older_analysis_until_each_file_changed() {
     );
 
     // A reanalysis killed after writing some files (its scan row stays `running`): the
-    // next one does not take the rows it rewrote for changed files (a second trial had
-    // 1,152 untouched files reported modified, each with a drift entry).
+    // next one does not take the rows it rewrote for changed files (that would report
+    // untouched files modified, 1,152 in one trial, each with a drift entry).
     Connection::open(root.join(".loci/test.db"))
         .unwrap()
         .execute_batch(
