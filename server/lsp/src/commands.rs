@@ -1,18 +1,17 @@
 //! `workspace/executeCommand`: loci's commands, their one-object argument, validation,
 //! errors, and the markdown rendering added to every result.
 //!
-//! Every command takes exactly one argument, a JSON object (`arguments: [{...}]`; an
-//! empty array stands for an empty object, as Lua's `{}` is encoded). A missing or
-//! malformed argument gets `-32602` (invalid params) naming it and the server stays up.
-//! Unknown keys are refused too, so a typo is not silently ignored.
+//! Every command takes exactly one argument, a JSON object (`arguments: [{...}]`; an empty
+//! array stands for an empty object, as Lua's `{}` is encoded). A missing or malformed
+//! argument gets `-32602` (invalid params) naming it and the server stays up. Unknown keys
+//! are refused too, so a typo is not silently ignored.
 //!
 //! A command run without the keys that say *where* (Helix's command picker sends no
 //! argument at all) takes them from the editor's cursor as last reported to the server
 //! ([`Cursor`]: the last hover, code action or edit): `loci.why` the cursor's `path:line`,
 //! `loci.impact` the symbol around it (else its file), `loci.remember` and `loci.confirm`
-//! its file.
-//! Results are the engine's envelope as JSON plus a `markdown` field for editors that just
-//! show text.
+//! its file. Results are the engine's envelope as JSON plus a `markdown` field for editors
+//! that just show text.
 //!
 //! Error codes outside JSON-RPC's and LSP's reserved ranges:
 //! [`NOT_FOUND`], [`NOT_AVAILABLE`], [`NO_WORKSPACE`], [`FAILED`].

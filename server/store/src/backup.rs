@@ -589,10 +589,10 @@ fn root_cause(e: &StoreError) -> String {
 mod tests {
     use super::*;
 
-    /// The copy is linked into place, which fails on an existing file: rename(2) replaces
-    /// a file, so a backup that checked its destination did not exist, copied, then
-    /// renamed the copy into place would overwrite a backup to the same name that finished
-    /// in between.
+    /// The copy is linked into place, which fails on an existing file: rename(2) replaces a
+    /// file, so a backup that checked its destination did not exist, copied, then renamed
+    /// the copy into place would overwrite a backup to the same name that finished in
+    /// between.
     #[test]
     fn a_finished_backup_never_replaces_a_file_that_appeared_while_it_copied() {
         let dir = tempfile::tempdir().unwrap();

@@ -1,10 +1,10 @@
 //! SQLite storage for loci: one database file per checkout (`.loci/loci.db`, WAL),
 //! numbered migrations recorded in `schema_migrations`, and typed queries.
 //!
-//! Architecture invariant: this is the only crate that writes SQL. Every write goes
-//! through [`Store::write`], a short `BEGIN IMMEDIATE` transaction (a deferred
-//! transaction that later upgrades to a write fails at once with `SQLITE_BUSY` even with a
-//! busy timeout). Long work, such as parsing, never happens inside a transaction.
+//! Architecture invariant: this is the only crate that writes SQL. Every write goes through
+//! [`Store::write`], a short `BEGIN IMMEDIATE` transaction (a deferred transaction that
+//! later upgrades to a write fails at once with `SQLITE_BUSY` even with a busy timeout).
+//! Long work, such as parsing, never happens inside a transaction.
 
 pub mod audit;
 pub mod backup;

@@ -346,8 +346,8 @@ pub fn extract(
 mod tests {
     use super::*;
 
-    /// The parse limit counts parse work, not wall-clock time: the budget a text needs is
-    /// a property of the text, the same at every attempt, with or without a wall clock
+    /// The parse limit counts parse work, not wall-clock time: the budget a text needs is a
+    /// property of the text, the same at every attempt, with or without a wall clock
     /// anywhere near, so a loaded machine degrades no file (the stdlib's
     /// `test/test_statistics.py`) that an idle one parses.
     #[test]

@@ -549,8 +549,8 @@ impl Workspace {
             } else {
                 let symbols = self.lookup_as_written(&qualified_form(target), LIST_LIMIT)?.0;
                 if symbols.is_empty() {
-                    // A folder of the map is neither: it is named a folder, not "no file
-                    // or symbol".
+                    // A folder of the map is neither: it is named a folder, not "no file or
+                    // symbol".
                     if let Ok(folder) = self.contain("target", target)
                         && let Some(file) = self.file_in_folder(&folder)?
                     {
@@ -689,8 +689,8 @@ impl Workspace {
     ) -> Result<(Vec<ImpactNode>, BTreeSet<String>, u64)> {
         let conn = self.store.conn();
         // A type's uses are its members' uses too (`Parser::new()`, `p.parse()`): the
-        // members defined with it, in its file, walk from depth 0 as it does, so the
-        // impact of a Rust struct is more than its imports and `impl` lines.
+        // members defined with it, in its file, walk from depth 0 as it does, so the impact
+        // of a Rust struct is more than its imports and `impl` lines.
         let mut seen: BTreeSet<String> = BTreeSet::new();
         let mut queue: VecDeque<(String, u32)> = VecDeque::new();
         for s in symbols {
@@ -918,8 +918,8 @@ impl Workspace {
         if exists {
             Ok(rel)
         } else if let Some(file) = self.file_in_folder(&rel)? {
-            // A folder the map holds is named a folder (`loci deps mime`), not "not in
-            // the map".
+            // A folder the map holds is named a folder (`loci deps mime`), not "not in the
+            // map".
             Err(EngineError::NotFound(format!(
                 "`{rel}` is a folder: the map records imports per file (such as `{file}`)"
             )))

@@ -237,10 +237,10 @@ pub fn walk(
     Walk { files, skips }
 }
 
-/// Why a listed file whose metadata cannot be read is skipped: gone since its directory
-/// was listed ([`SkipReason::Vanished`]), or there and not ours to read
-/// ([`SkipReason::Unreadable`]): a file in a directory without execute permission cannot
-/// be stat'ed (EACCES): it is there, so it is not `vanished`.
+/// Why a listed file whose metadata cannot be read is skipped: gone since its directory was
+/// listed ([`SkipReason::Vanished`]), or there and not ours to read
+/// ([`SkipReason::Unreadable`]): a file in a directory without execute permission cannot be
+/// stat'ed (EACCES): it is there, so it is not `vanished`.
 fn metadata_skip(err: &ignore::Error) -> SkipReason {
     match err.io_error().map(std::io::Error::kind) {
         Some(std::io::ErrorKind::NotFound) => SkipReason::Vanished,
@@ -473,9 +473,9 @@ pub fn count_skips(skips: &[Skip]) -> BTreeMap<SkipReason, u64> {
 mod tests {
     use super::*;
 
-    /// A file in a directory without execute permission cannot be stat'ed (EACCES) and
-    /// is `unreadable`, not `vanished` as if deleted. (The walk's own errors are built
-    /// here: running as root, the tests would stat it regardless.)
+    /// A file in a directory without execute permission cannot be stat'ed (EACCES) and is
+    /// `unreadable`, not `vanished` as if deleted. (The walk's own errors are built here:
+    /// running as root, the tests would stat it regardless.)
     #[test]
     fn fault_a_file_in_a_directory_without_execute_permission_was_reported_vanished() {
         let denied = ignore::Error::WithPath {

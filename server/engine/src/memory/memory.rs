@@ -573,8 +573,8 @@ impl Workspace {
         if let Some(page) = mem::page_by_subject(conn, &subject)? {
             return Ok(page);
         }
-        // A page that followed its file's rename is named where it went ("no memory
-        // about `src/print.rs` yet" would hide it).
+        // A page that followed its file's rename is named where it went ("no memory about
+        // `src/print.rs` yet" would hide it).
         use loci_store::rusqlite::OptionalExtension;
         let moved: Option<String> = conn
             .prepare_cached(

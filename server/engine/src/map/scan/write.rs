@@ -242,9 +242,9 @@ impl Writer<'_, '_> {
 
     /// Deletes the files that are `gone` from the map and, in the same transaction, moves
     /// the memory of each file that `follow` says was renamed (see
-    /// [`crate::map::sync::move_page`]); returns the renames whose page moved. One transaction,
-    /// because a scan killed between the two would delete the old path and lose the rename
-    /// for memory: the next scan would see only the new file.
+    /// [`crate::map::sync::move_page`]); returns the renames whose page moved. One
+    /// transaction, because a scan killed between the two would delete the old path and
+    /// lose the rename for memory: the next scan would see only the new file.
     pub(super) fn delete(
         &mut self,
         gone: &[&FileState],
