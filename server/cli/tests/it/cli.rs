@@ -2865,10 +2865,10 @@ fn fault_a_damaged_page_of_memory_passed_scan_stats_and_remember() {
     assert_eq!(out.status.code(), Some(0));
 }
 
-/// Issue 31, item 4: the code-reading commands answer exactly on a fixture — dotted names
-/// as code spells them (`pkg.getLogger` is `getLogger` in `pkg/__init__.py`), outgoing
-/// calls, a file's outline, a definition's source with its memory, the memory listing —
-/// and an empty answer says why ("did you mean").
+/// The code-reading commands answer exactly on a fixture — dotted names as code spells them
+/// (`pkg.getLogger` is `getLogger` in `pkg/__init__.py`), outgoing calls, a file's outline,
+/// a definition's source with its memory, the memory listing — and an empty answer says why
+/// ("did you mean").
 #[test]
 fn code_reading_commands_answer_exactly_on_a_fixture() {
     let dir = tempfile::tempdir().unwrap();

@@ -316,10 +316,10 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
     );
 }
 
-/// Issue 35, item 5, with a real Neovim (which watches no files on Linux): a commit made
-/// outside the editor, then an edit; the server notices HEAD moved, syncs on its own, and
-/// the plugin says how many pages are behind the code once and keeps it for a statusline.
-/// Script: `editors/neovim/tests/after_commit.lua`.
+/// With a real Neovim (which watches no files on Linux): a commit made outside the editor,
+/// then an edit; the server notices HEAD moved, syncs on its own, and the plugin says how
+/// many pages are behind the code once and keeps it for a statusline. Script:
+/// `editors/neovim/tests/after_commit.lua`.
 #[test]
 fn neovim_hears_how_many_pages_are_behind_the_code_after_a_commit() {
     let nvim = nvim();
@@ -443,9 +443,9 @@ fn map_definitions(root: &Path, file: &str) -> u64 {
 
 #[test]
 fn neovim_attaches_to_every_parsed_language_and_kotlin_memory_goes_stale() {
-    // Issue 32/33: Neovim attached loci to the first twelve languages only. Every fixture
-    // file of every language gets the client and the symbols the map has; an edit of a
-    // Kotlin method's body makes the memory about it stale in the buffer.
+    // Not only the first twelve languages: every fixture file of every language gets the
+    // client and the symbols the map has; an edit of a Kotlin method's body makes the
+    // memory about it stale in the buffer.
     let nvim = nvim();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("polyglot");
@@ -610,7 +610,7 @@ fn percentile(sorted: &[f64], p: usize) -> f64 {
     sorted[rank - 1]
 }
 
-/// Issue 33's benchmark in a real Neovim: bursts of 50 changes at 30 ms intervals typed by
+/// Keystroke benchmark in a real Neovim: bursts of 50 changes at 30 ms intervals typed by
 /// Neovim's own timers inside `JSONDecoder.raw_decode` (CPython's `json/decoder.py`), whose
 /// memory page names it; per burst, the time on Neovim's clock from the last change to the
 /// `DiagnosticChanged` that holds loci's stale-memory diagnostic for the burst's final
@@ -727,7 +727,7 @@ fn neovim_bursts_of_typing_get_the_final_stale_diagnostic() {
     );
 }
 
-/// Issue 33's benchmark in a real Neovim: first-scan hover availability. A copy of a real
+/// The first-scan benchmark in a real Neovim: hover availability. A copy of a real
 /// part of CPython's standard library (`json`, `email`, `asyncio`; the whole of it without
 /// `site-packages` with `LOCI_BENCH_STDLIB=1`) with `.git` but no `.loci`: opening
 /// `json/decoder.py` starts the first scan, and hovers on the definition of `raw_decode` are

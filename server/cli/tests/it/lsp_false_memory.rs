@@ -269,9 +269,9 @@ fn why_until(root: &Path, at: &str, what: &str, done: impl Fn(&Value) -> bool) -
     }
 }
 
-/// Issue 33, item 8: an agent's answer about a file open with unsaved edits judges memory
-/// against the buffer the engineer is typing ("unsaved in editor"), through the store the
-/// language server shares it in, and stops when the editor closes the file.
+/// An agent's answer about a file open with unsaved edits judges memory against the buffer
+/// the engineer is typing ("unsaved in editor"), through the store the language server
+/// shares it in, and stops when the editor closes the file.
 #[test]
 fn an_agent_sees_what_the_unsaved_buffer_makes_false() {
     let (_dir, root) = repository();

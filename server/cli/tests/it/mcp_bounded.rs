@@ -102,9 +102,9 @@ fn fault_a_1_mib_remember_body_was_echoed_back() {
     assert_eq!(shown["result"]["revision"]["body"], json!(body));
 }
 
-/// Issue 31: a question's cost grows with its length no more; a 50,000-word question
-/// (about 500 KB) is read up to 16 KiB and 64 terms, answered within a second, and the
-/// answer says what was left unused.
+/// A question's cost grows with its length no more; a 50,000-word question (about 500 KB)
+/// is read up to 16 KiB and 64 terms, answered within a second, and the answer says what
+/// was left unused.
 #[test]
 fn a_50000_word_question_is_answered_within_a_second_with_a_note() {
     let dir = tempfile::tempdir().expect("tempdir");

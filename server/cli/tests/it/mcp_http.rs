@@ -264,11 +264,11 @@ fn sse_message(body: &str) -> serde_json::Value {
         .unwrap_or_else(|| panic!("no JSON-RPC message in {body:?}"))
 }
 
-/// Issue 31, item 6. Fault: a request from a browser page of another origin was served
-/// when it had the token (MCP "Streamable HTTP": "Servers MUST validate the Origin
-/// header ... respond with HTTP 403 Forbidden"). Now any origin other than this machine's
-/// pages and `--allow-origin` ones gets 403, with or without the token; requests without
-/// `Origin` (not from a browser) are served.
+/// Fault: a request from a browser page of another origin was served when it had the token
+/// (MCP "Streamable HTTP": "Servers MUST validate the Origin header ... respond with HTTP
+/// 403 Forbidden"). Now any origin other than this machine's pages and `--allow-origin`
+/// ones gets 403, with or without the token; requests without `Origin` (not from a browser)
+/// are served.
 #[test]
 fn fault_a_request_from_another_origin_was_served() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -314,10 +314,10 @@ fn fault_a_request_from_another_origin_was_served() {
     }
 }
 
-/// Issue 31, item 6: a second `initialize` in a session is refused (`-32600`, as over
-/// stdio; docs/reliability.md), and `DELETE` ends the session with `204 No Content`.
-/// Fault: rmcp answered `DELETE` `202`, which the official Python SDK logs as "Session
-/// termination failed: 202" (it expects 200 or 204); the session is gone afterwards (404).
+/// A second `initialize` in a session is refused (`-32600`, as over stdio;
+/// docs/reliability.md), and `DELETE` ends the session with `204 No Content`. Fault: rmcp
+/// answered `DELETE` `202`, which the official Python SDK logs as "Session termination
+/// failed: 202" (it expects 200 or 204); the session is gone afterwards (404).
 #[test]
 fn fault_session_delete_was_answered_202_and_a_second_initialize_is_refused() {
     let dir = tempfile::tempdir().expect("tempdir");

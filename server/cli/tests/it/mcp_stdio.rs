@@ -59,10 +59,10 @@ fn b21_stdout_is_only_json_rpc_at_trace_level() {
     );
 }
 
-/// Issue 31, items 1 and 3 on the wire: `tools/list` declares an `outputSchema` for every
-/// tool; a tool result's text is the answer as the CLI prints it (no JSON envelope) and
-/// its structured content the envelope; an argument or domain error is a result with
-/// `isError: true`, and only an unknown tool is a JSON-RPC error.
+/// `tools/list` declares an `outputSchema` for every tool; a tool result's text is the
+/// answer as the CLI prints it (no JSON envelope) and its structured content the envelope;
+/// an argument or domain error is a result with `isError: true`, and only an unknown tool
+/// is a JSON-RPC error.
 #[test]
 fn answers_are_text_errors_are_results_and_every_tool_declares_its_output() {
     let dir = tempfile::tempdir().expect("tempdir");

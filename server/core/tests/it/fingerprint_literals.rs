@@ -485,8 +485,8 @@ fn every_edit_to_a_literals_text_changes_fingerprints_and_layout_does_not() {
     assert_eq!(faults, Vec::<String>::new());
 }
 
-/// Issue 30, item 5: `"a\nb"` → `"QQ\nb"` in Python changed neither fingerprint (text of a
-/// `string_content` holding an `escape_sequence` lies between its children).
+/// `"a\nb"` → `"QQ\nb"` in Python changed neither fingerprint (text of a `string_content`
+/// holding an `escape_sequence` lies between its children).
 #[test]
 fn fault_python_string_with_an_escape_hid_edits_to_its_text() {
     let before = run(Python, "def f():\n    return \"a\\nb\"\n");

@@ -1980,12 +1980,12 @@ fn module(i: usize, words: &str) -> String {
     format!("def alpha_{i}(x):\n    \"\"\"Beta {words}.\"\"\"\n    return x + {i}\n")
 }
 
-/// Issue 37: a rescan after 100 edits of a 50,000-file map spent 43% of its CPU walking
-/// every full-text index again to list its common terms. A small rescan now moves each
-/// listed count by the rows it deleted and inserted; the lists must equal a walk of every
-/// index, term for term, after edits that lift a term over the threshold
-/// ([`loci_store::search::COMMON_TERM_ROWS`], 128 rows), drop one under it, delete,
-/// add and rename files, in primary and secondary code and in docs, over two rescans.
+/// A rescan after 100 edits of a 50,000-file map spent 43% of its CPU walking every
+/// full-text index again to list its common terms. A small rescan now moves each listed
+/// count by the rows it deleted and inserted; the lists must equal a walk of every index,
+/// term for term, after edits that lift a term over the threshold
+/// ([`loci_store::search::COMMON_TERM_ROWS`], 128 rows), drop one under it, delete, add and
+/// rename files, in primary and secondary code and in docs, over two rescans.
 #[test]
 fn common_terms_moved_by_a_rescans_changes_equal_a_walk_of_every_index() {
     let dir = tempfile::tempdir().unwrap();
@@ -2073,12 +2073,12 @@ fn common_terms_moved_by_a_rescans_changes_equal_a_walk_of_every_index() {
     assert!(!noop.changed && !noop.common_terms_updated);
 }
 
-/// Issue 32 item 6: a first scan's bulk load held every reference of the repository in
-/// memory until it resolved them (3.3 M on a 50,000-file map: its peak RSS grew with the
-/// repository). It now writes each file's references with the file and resolves them from
-/// the store a batch at a time. The map must equal, row for row, the one references held
-/// until resolution give: a first scan of fewer than 257 files (no bulk load) and a rescan
-/// adding the rest, in Python and Rust, with same-file targets, receivers and paths.
+/// A first scan's bulk load held every reference of the repository in memory until it
+/// resolved them (3.3 M on a 50,000-file map: its peak RSS grew with the repository). It
+/// now writes each file's references with the file and resolves them from the store a batch
+/// at a time. The map must equal, row for row, the one references held until resolution
+/// give: a first scan of fewer than 257 files (no bulk load) and a rescan adding the rest,
+/// in Python and Rust, with same-file targets, receivers and paths.
 #[test]
 fn a_bulk_first_scan_that_resolves_written_references_equals_one_that_held_them() {
     let dir = tempfile::tempdir().unwrap();
