@@ -23,7 +23,7 @@ pub use loci_engine::words::count;
 /// Where answers go. With `--json` the envelope is held until the command's verdict is
 /// known ([`Output::finish`]): an answer that exits non-zero carries `error: {kind,
 /// message}` beside the envelope's fields, whatever the command (`loci symbol nosuch
-/// --json` had printed an envelope that did not say why it exited 1).
+/// --json` says why it exits 1).
 pub struct Output {
     json: bool,
     /// The envelope printed by [`Output::finish`]: pretty JSON of one object.

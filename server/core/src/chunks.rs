@@ -83,7 +83,7 @@ pub fn code_chunks(text: &str, symbols: &[Symbol]) -> Vec<CodeChunk> {
     let mut chunks = Vec::new();
     for (slot, owned) in by_owner.iter().enumerate() {
         // Contiguous lines only: a chunk's span is exactly its lines (module-level code
-        // between two `impl` blocks had made one chunk of lines 126–645).
+        // between two `impl` blocks is not one chunk of lines 126–645).
         let contiguous = owned.chunk_by(|a, b| b - a == 1);
         for run in contiguous.flat_map(|run| run.chunks(CHUNK_LINES)) {
             if !run
@@ -242,10 +242,10 @@ mod tests {
         );
     }
 
-    /// Fault found by a fresh-user trial: the module-level lines of a file were one chunk
-    /// whatever lay between them, so rayon-core's `registry.rs` had a module-level chunk
-    /// "lines 126–645" (the `impl` headers and closing braces around every method), and
-    /// the answer served lines 126–165 for it. A chunk's span is exactly its lines.
+    /// A chunk's span is exactly its lines: the module-level lines of a file are not one
+    /// chunk whatever lies between them (rayon-core's `registry.rs` would have a
+    /// module-level chunk "lines 126–645", the `impl` headers and closing braces around
+    /// every method, and the answer would serve lines 126–165 for it).
     #[test]
     fn fault_module_level_code_around_definitions_was_one_chunk_spanning_them() {
         let methods = (0..30)

@@ -518,10 +518,10 @@ mod tests {
         assert!(r("src/lib.rs", "std::io", &["Read"]).is_empty());
     }
 
-    /// Fault: a `use` of another crate of the repository by its library name was never
-    /// resolved (`use loci_store::map;` in a workspace member, `use regex::Regex;` in the
-    /// crate's own tests/), so `impact` stopped at crate boundaries. A crate the index
-    /// knows by name resolves like `crate::` in it, unless a module in scope has the name.
+    /// A crate the index knows by name resolves like `crate::` in it, unless a module in
+    /// scope has the name: a `use` of another crate of the repository by its library name
+    /// (`use loci_store::map;` in a workspace member, `use regex::Regex;` in the crate's
+    /// own tests/) is resolved, so that `impact` does not stop at crate boundaries.
     #[test]
     fn fault_a_use_of_another_crate_of_the_repository_was_unresolved() {
         let mut idx = index(&[
@@ -559,9 +559,9 @@ mod tests {
         assert!(r("beta/src/lib.rs", "serde", &["Serialize"]).is_empty());
     }
 
-    /// Fault: `mod gone;` (no such file) and `#[path = "other/b.rs"] mod b;` vanished from
-    /// `loci deps`: the prefix `self` resolved them to the declaring file itself, and that
-    /// edge was dropped. A module declaration names one file or stays unresolved.
+    /// A module declaration names one file or stays unresolved: `mod gone;` (no such file)
+    /// and `#[path = "other/b.rs"] mod b;` stay in `loci deps`, not resolved by the prefix
+    /// `self` to the declaring file itself (an edge then dropped).
     #[test]
     fn fault_a_rust_mod_declaration_without_its_file_vanished_from_deps() {
         let idx = index(&["src/main.rs", "src/a.rs", "src/other/b.rs"]);
@@ -666,8 +666,8 @@ mod tests {
         assert!(r("src/x.ts", "../../../a").is_empty());
     }
 
-    /// Fault found by a fresh-user trial: `'./lib/'` resolved to `src/lib.ts`, where Node
-    /// and TypeScript take `src/lib/index.ts` only (a trailing slash names a directory).
+    /// A trailing slash names a directory: `'./lib/'` resolves to `src/lib/index.ts` only,
+    /// as in Node and TypeScript, never to `src/lib.ts` beside it.
     #[test]
     fn fault_a_javascript_import_with_a_trailing_slash_took_the_file_beside_the_folder() {
         let idx = index(&[

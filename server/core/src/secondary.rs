@@ -4,7 +4,7 @@
 
 /// Code that is not the code under test: it uses or copies that code, so a question's
 /// words match it as often, and in short names more densely, than the code it is about
-/// (`UrlParseTestCase.test_parse_fragments` had outranked `urllib.parse.urlparse` for
+/// (`UrlParseTestCase.test_parse_fragments` would outrank `urllib.parse.urlparse` for
 /// "parse a URL": every method of the test class carries the class's words).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Secondary {

@@ -1,7 +1,7 @@
-//! What "pages behind the code" costs (issue 35, item 5): the language server's check of
-//! `HEAD` after each burst of edits ([`HeadWatch::head`]), the note a `context` answer
-//! carries ([`Workspace::pages_behind_note`]: one `meta` row), and the count each lint
-//! stores ([`Workspace::count_pages_behind`]), next to a whole `context` answer.
+//! What "pages behind the code" costs: the language server's check of `HEAD` after each
+//! burst of edits ([`HeadWatch::head`]), the note a `context` answer carries
+//! ([`Workspace::pages_behind_note`]: one `meta` row), and the count each lint stores
+//! ([`Workspace::count_pages_behind`]), next to a whole `context` answer.
 //!
 //! Usage: `cargo run -p loci-engine --example behind_cost -- ROOT` on a scanned, synced git
 //! repository (docs/synthesis.md gives the corpus and the figures).

@@ -1,6 +1,6 @@
-//! The context benchmark of issue 6, self-contained: on each corpus it scans the tree into
-//! a fresh database, writes the case file's memory (and, for the stdlib, generated pages up
-//! to `--pages`), then reports
+//! The context benchmark, self-contained: on each corpus it scans the tree into a fresh
+//! database, writes the case file's memory (and, for the stdlib, generated pages up to
+//! `--pages`), then reports
 //!
 //! - retrieval quality from `loci eval` (recall@k, MRR, nDCG@k, abstention precision and
 //!   recall) for `loci context` and plain FTS5 BM25 side by side, in the same run;

@@ -47,9 +47,9 @@ pub struct TeamConfig {
     pub url: Option<String>,
 }
 
-/// `[synthesis]`: first drafts of pages written by a model the user chooses (issue 35).
-/// loci never calls a model on its own and ships no model client: without `command`,
-/// every synthesis command says how to configure it and does nothing.
+/// `[synthesis]`: first drafts of pages written by a model the user chooses. loci never
+/// calls a model on its own and ships no model client: without `command`, every synthesis
+/// command says how to configure it and does nothing.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SynthesisConfig {

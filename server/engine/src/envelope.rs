@@ -18,9 +18,9 @@ pub struct Envelope<T> {
     pub freshness: Freshness,
     /// Budget and truncation.
     pub limits: Limits,
-    /// Team memory (issue 34): present only when the checkout is configured with
-    /// `[team]`; says that memory is team-backed, how far behind the replica may be, and
-    /// what waits to be pushed.
+    /// Team memory: present only when the checkout is configured with `[team]`; says that
+    /// memory is team-backed, how far behind the replica may be, and what waits to be
+    /// pushed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub team: Option<TeamState>,
 }

@@ -289,8 +289,8 @@ impl CancelFlag {
 }
 
 /// Refuses a database path (`--db`, `LOCI_DB`) whose folder does not exist, naming the
-/// folder: a mistyped `--db /nonexistent/deeper/x.db` had made both directories (and a
-/// new, empty store in them). The workspace's own `<root>/.loci/` is not refused: loci
+/// folder: a mistyped `--db /nonexistent/deeper/x.db` must not make both directories (and
+/// a new, empty store in them). The workspace's own `<root>/.loci/` is not refused: loci
 /// makes it. [`EngineError::InvalidArgument`] `db` when the folder is missing or is not
 /// a directory.
 pub fn check_db_folder(root: &Path, db: &Path) -> Result<()> {
@@ -517,8 +517,8 @@ impl Workspace {
     ///
     /// Every door reports damage a query meets this way (a truncated file reads until a
     /// query reaches a missing page): SQLite's words alone, "database disk image is
-    /// malformed", had named neither the file nor what to do, and the language and MCP
-    /// servers had called it `error` (issue 37).
+    /// malformed", name neither the file nor what to do, and the language and MCP
+    /// servers would call it `error`.
     pub fn named_damage(&self, e: &StoreError) -> Option<StoreError> {
         if !e.is_damage() {
             return None;
@@ -756,7 +756,7 @@ impl Workspace {
     /// For an answer that found nothing: how many mapped files changed or vanished on disk
     /// since the last scan (one `stat` each, over the cores), as
     /// `freshness.changed_since_scan`, and when some did, a note that the answer may be out
-    /// of date. A name written after the scan had been "not found" with
+    /// of date, so that a name written after the scan is not "not found" with
     /// `changed_since_scan: 0`, as if the map were current. Files added since the scan are
     /// not counted (that needs a walk: `loci scan`).
     pub(crate) fn note_changes_behind_nothing<T>(&self, env: &mut Envelope<T>) -> Result<()> {
@@ -794,11 +794,11 @@ impl Workspace {
     /// For an answer that found nothing: when the map leaves source files out — skipped
     /// as secrets, too large, unreadable, … (only files of a language loci maps count: a
     /// certificate, a `.env` or a binary defines nothing, and the stdlib's 23 test
-    /// certificates had put the note on every "no symbol") — or holds some only in part
+    /// certificates would put the note on every "no symbol") — or holds some only in part
     /// (degraded), a note saying how many and why,
     /// pointing at `loci stats`, which lists them; `None` when it leaves nothing out.
-    /// `loci symbol PrfUsingHmac` had said only "no symbol" of a name defined in a file
-    /// skipped as a secret (issue 32): the user could not tell the map was missing a
+    /// Without it, `loci symbol PrfUsingHmac` would say only "no symbol" of a name defined
+    /// in a file skipped as a secret, and the user could not tell the map was missing a
     /// file on purpose.
     pub fn left_out_note(&self) -> Result<Option<String>> {
         let conn = self.store.conn();

@@ -71,10 +71,10 @@ pub const DEFAULT_TOKENS: &[(&str, &str)] = &[
     // separators between them (a body wrapped short, as in an AWS CLI example that
     // breaks a JSON string across lines). A header alone is a name for the
     // format: in a regex (`-----BEGIN PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+`), a parser's
-    // constant or prose, as in proptest's `crates_regex.rs` (a fault of the fresh-user
-    // trial, issue 32). GitHub's custom patterns and Nosey Parker's `np.pem.1` also want
-    // a body, gitleaks 64 characters and an END line; an END line is not required here,
-    // since a truncated key still gives its material away.
+    // constant or prose, as in proptest's `crates_regex.rs`. GitHub's custom patterns
+    // and Nosey Parker's `np.pem.1` also want a body, gitleaks 64 characters and an END
+    // line; an END line is not required here, since a truncated key still gives its
+    // material away.
     (
         "private_key",
         r#"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\\[rn]|[\s"'`+,\\])*(?:[A-Z][A-Za-z-]*:[^\r\n"'\\]*(?:\\[rn]|[\s"'`+,\\])+)*(?:[A-Za-z0-9+/]{40}|[A-Za-z0-9+/]{16,}(?:\\[rn]|[\s"'`+,\\])+[A-Za-z0-9+/]{16})"#,
@@ -329,7 +329,7 @@ struct Compiled {
 
 /// The bytes of a literal prefix the automaton looks for: longer prefixes are cut to
 /// this many (a match still starts with the cut prefix), which merges the letter-case
-/// spellings of the key-name rules (`Authorization…` had 144 literals) and keeps the
+/// spellings of the key-name rules (`Authorization…` alone spells 144) and keeps the
 /// automaton a small DFA, about 2 ms per MiB of text.
 const PREFIX_BYTES: usize = 4;
 
@@ -719,13 +719,12 @@ pub fn plausible_secret(value: &str, min_entropy: f64) -> bool {
 /// text, since they travel in headers, environment variables and configuration; raw key
 /// bytes spelled escape by escape are what known-answer tests copy from an RFC's hex
 /// dump (rustls' `let secret = b"\x9b\xbe…"` in `crypto/tls12.rs`, the TLS 1.2 PRF
-/// vectors: a fault of the fresh-user trial, issue 32). A random key pasted from a
-/// program's output still counts: Python's `repr` of random bytes shows the printable
-/// ones as characters (the key of Flask's quickstart, `_5#y2L"F4Q8z\n\xec]/`, mixes
-/// both), and all 16 bytes of a random 16-byte key are unprintable about once in 1,700
-/// keys (161 of 256 byte values, to the 16th power). So does a hexadecimal string
-/// (`SECRET_KEY_BASE=c3fc…`). gitleaks' generic rule, whose value allows no `\`, does
-/// not see escaped bytes at all.
+/// vectors). A random key pasted from a program's output still counts: Python's `repr`
+/// of random bytes shows the printable ones as characters (the key of Flask's
+/// quickstart, `_5#y2L"F4Q8z\n\xec]/`, mixes both), and all 16 bytes of a random
+/// 16-byte key are unprintable about once in 1,700 keys (161 of 256 byte values, to
+/// the 16th power). So does a hexadecimal string (`SECRET_KEY_BASE=c3fc…`). gitleaks'
+/// generic rule, whose value allows no `\`, does not see escaped bytes at all.
 fn only_byte_escapes(value: &str) -> bool {
     let bytes = value.as_bytes();
     !bytes.is_empty()
@@ -1203,9 +1202,9 @@ mod tests {
         .concat()
     }
 
-    /// The fault (issue 32): proptest's `src/regex-contrib/crates_regex.rs` was skipped
-    /// as a secret for these two lines, a regex test naming the PEM header of a private
-    /// key, with no key after it. A header counts only with a key body after it.
+    /// A header counts only with a key body after it: proptest's
+    /// `src/regex-contrib/crates_regex.rs` is not a secret for these two lines, a regex
+    /// test naming the PEM header of a private key, with no key after it.
     #[test]
     fn fault_a_regex_of_a_pem_header_dropped_a_source_file_as_a_secret() {
         let rules = SecretRules::default();
@@ -1311,9 +1310,9 @@ mod tests {
         }
     }
 
-    /// The fault (issue 32): rustls' `src/crypto/tls12.rs` was skipped as a secret for
-    /// the TLS 1.2 PRF test vectors in its tests module, byte strings spelled in `\xNN`
-    /// escapes (these are its lines 97, 115 and 133).
+    /// rustls' `src/crypto/tls12.rs` is not a secret for the TLS 1.2 PRF test vectors in
+    /// its tests module, byte strings spelled in `\xNN` escapes (these are its lines 97,
+    /// 115 and 133).
     #[test]
     fn fault_a_byte_string_test_vector_dropped_a_source_file_as_a_secret() {
         let rules = SecretRules::default();
@@ -1667,9 +1666,9 @@ mod tests {
         }
     }
 
-    /// The fault: `pass` and `secret` disqualified any value containing them, so
-    /// `realpass9` and `S3cr3tPass` were not secrets. A placeholder word now disqualifies
-    /// a value only when the value is mostly placeholder words.
+    /// A placeholder word disqualifies a value only when the value is mostly placeholder
+    /// words: `pass` and `secret` inside `realpass9` and `S3cr3tPass` do not make them
+    /// placeholders.
     #[test]
     fn a_placeholder_word_inside_a_real_password_does_not_hide_it() {
         let rules = SecretRules::default();

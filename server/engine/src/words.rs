@@ -1,10 +1,10 @@
 //! Words of messages: counted nouns in the singular or the plural, for every door.
 
-/// `n` and `noun`, the noun's last word in the plural unless `n` is 1: `count(1,
-/// "commit")` is `1 commit`, `count(2, "open contradiction")` is `2 open
-/// contradictions` (`-ies` after a consonant and `y`, `-es` after `s`, `x`, `z`, `ch`,
-/// `sh`, else `-s`: the nouns loci's messages count are regular). Every count-noun
-/// message goes through it (`1 commits` had been printed).
+/// `n` and `noun`, the noun's last word in the plural unless `n` is 1: `count(1, "commit")`
+/// is `1 commit`, `count(2, "open contradiction")` is `2 open contradictions` (`-ies` after
+/// a consonant and `y`, `-es` after `s`, `x`, `z`, `ch`, `sh`, else `-s`: the nouns loci's
+/// messages count are regular). Every count-noun message goes through it, so none
+/// prints `1 commits`.
 pub fn count(n: impl Into<i128>, noun: &str) -> String {
     let n = n.into();
     if n == 1 {

@@ -1,18 +1,17 @@
 //! `workspace/executeCommand`: loci's commands, their one-object argument, validation,
 //! errors, and the markdown rendering added to every result.
 //!
-//! Every command takes exactly one argument, a JSON object (`arguments: [{...}]`; an
-//! empty array stands for an empty object, as Lua's `{}` is encoded). A missing or
-//! malformed argument gets `-32602` (invalid params) naming it and the server stays up
-//! (case B12). Unknown keys are refused too, so a typo is not silently ignored.
+//! Every command takes exactly one argument, a JSON object (`arguments: [{...}]`; an empty
+//! array stands for an empty object, as Lua's `{}` is encoded). A missing or malformed
+//! argument gets `-32602` (invalid params) naming it and the server stays up. Unknown keys
+//! are refused too, so a typo is not silently ignored.
 //!
 //! A command run without the keys that say *where* (Helix's command picker sends no
 //! argument at all) takes them from the editor's cursor as last reported to the server
 //! ([`Cursor`]: the last hover, code action or edit): `loci.why` the cursor's `path:line`,
 //! `loci.impact` the symbol around it (else its file), `loci.remember` and `loci.confirm`
-//! its file (issue 33, item 4).
-//! Results are the engine's envelope as JSON plus a `markdown` field for editors that just
-//! show text.
+//! its file. Results are the engine's envelope as JSON plus a `markdown` field for editors
+//! that just show text.
 //!
 //! Error codes outside JSON-RPC's and LSP's reserved ranges:
 //! [`NOT_FOUND`], [`NOT_AVAILABLE`], [`NO_WORKSPACE`], [`FAILED`].
@@ -524,7 +523,7 @@ pub fn not_available(spec: &CommandSpec) -> Error {
 
 /// An engine error at the boundary: invalid arguments are `-32602`, "not found" is
 /// [`NOT_FOUND`], a bug `-32603`, any other failure [`FAILED`] with its kind
-/// ([`failure`]): a damaged or newer store had been `-32603` "internal error".
+/// ([`failure`]): a damaged or newer store is a failure, not `-32603` "internal error".
 pub fn engine_error(command: &str, e: EngineError) -> Error {
     match e {
         EngineError::InvalidArgument { .. } => invalid(format!("{command}: {e}")),

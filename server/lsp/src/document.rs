@@ -2,9 +2,9 @@
 //!
 //! Rule (style.md 4): every content change of a `didChange` is applied here, in order and
 //! synchronously, before the handler awaits anything. Each ranged change is converted to
-//! byte offsets against the text produced by the previous change (the line index is
-//! rebuilt between changes, case B06), clamped (case B08), and mirrored into the tree as a
-//! tree-sitter [`InputEdit`] in bytes, so the next parse can reuse the old tree.
+//! byte offsets against the text produced by the previous change (the line index is rebuilt
+//! between changes), clamped, and mirrored into the tree as a tree-sitter [`InputEdit`] in
+//! bytes, so the next parse can reuse the old tree.
 
 use std::path::PathBuf;
 use std::sync::Arc;

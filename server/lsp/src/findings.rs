@@ -33,11 +33,11 @@ pub enum Severity {
 }
 
 /// The severity of each class of finding (`initializationOptions.staleSeverity` and
-/// `falseSeverity`). Rule (issue 33, item 3): stale memory — what it names changed since
-/// it was written — is a warning, so that editors filtering at "warning and above" show
-/// it and VS Code counts it; false memory or docs — what they name is deleted, renamed,
-/// never existed or is contradicted — is a warning too by default (it is about memory, not
-/// code that fails to build), and can be raised to an error.
+/// `falseSeverity`). Rule: stale memory — what it names changed since it was written — is a
+/// warning, so that editors filtering at "warning and above" show it and VS Code counts it;
+/// false memory or docs — what they name is deleted, renamed, never existed or is
+/// contradicted — is a warning too by default (it is about memory, not code that fails to
+/// build), and can be raised to an error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Severities {
     /// For `stale_memory`.
@@ -103,7 +103,7 @@ pub struct SymbolMemory {
     pub false_claims: u32,
     /// Markdown paragraphs for the hover: per revision, one line per mention (subject,
     /// version, author, date, commit, verdict), then the revision's text, quoted and
-    /// trimmed (issue 33, item 5).
+    /// trimmed.
     pub hover_lines: Vec<String>,
     /// Revisions counted.
     revisions: Vec<i64>,

@@ -34,7 +34,7 @@ use tower_lsp_server::{ClientSocket, LspService};
 
 pub use server::Backend;
 
-/// Files walked at most when a workspace root is the user's home directory (case B10b).
+/// Files walked at most when a workspace root is the user's home directory.
 pub const HOME_MAX_FILES: u64 = 20_000;
 
 /// Settings of one server process that do not come from the client.
@@ -89,11 +89,11 @@ pub struct InitializationOptions {
     /// deleted, renamed, never existed, or the manifests contradict it): `error`,
     /// `warning`, `information` or `hint`. Default `warning`.
     pub false_severity: findings::Severity,
-    /// Whether the server shows a command's answer itself (issue 33, item 4): a reading
-    /// command's rendered markdown through `window/showDocument` (a file under the
-    /// system's temporary directory), a write's one-line outcome and any command's error
-    /// through `window/showMessage`. For clients that drop what a command returns (Helix,
-    /// a code action run by a plain client). `null` (default): when the client supports
+    /// Whether the server shows a command's answer itself: a reading command's rendered
+    /// markdown through `window/showDocument` (a file under the system's temporary
+    /// directory), a write's one-line outcome and any command's error through
+    /// `window/showMessage`. For clients that drop what a command returns (Helix, a code
+    /// action run by a plain client). `null` (default): when the client supports
     /// `window/showDocument`; the VS Code extension and the Neovim plugin show answers
     /// themselves and send `false`.
     pub show_results: Option<bool>,
@@ -151,12 +151,12 @@ where
 }
 
 /// Runs the language server on stdin/stdout (`loci lsp`). Stdout carries only protocol
-/// frames; the caller sets up `tracing` to write to stderr (case B21). Returns the
-/// process exit code: 1 for an `exit` without `shutdown` (LSP 3.17), else 0.
+/// frames; the caller sets up `tracing` to write to stderr. Returns the process exit code:
+/// 1 for an `exit` without `shutdown` (LSP 3.17), else 0.
 pub fn run_stdio() -> std::io::Result<u8> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        // Parsing and extraction run on blocking threads; give them room (case B16).
+        // Parsing and extraction run on blocking threads; give them room.
         .thread_stack_size(8 * 1024 * 1024)
         .build()?;
     let code = runtime.block_on(serve_to_exit(

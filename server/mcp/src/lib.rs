@@ -4,14 +4,13 @@
 //!
 //! Architecture invariant: this is the only crate that knows `rmcp`. Tools are thin
 //! adapters: parse typed arguments ([`tools`]), call one [`loci_engine::Workspace`]
-//! function on a blocking thread, and turn its answer into a tool result — text content
-//! as the CLI prints it ([`loci_engine::text`]) plus structured content (the envelope
-//! JSON, declared by each tool's `outputSchema`), both capped and paged ([`render`]).
-//! Argument and domain errors are tool results with `isError: true`; only protocol
-//! faults are JSON-RPC errors.
-//! Before answering, files changed on disk since the last scan are rescanned
-//! ([`server`], case B25). Stdout carries only protocol: one JSON-RPC message per line,
-//! written by a single task ([`stdio`], cases B21 and B23).
+//! function on a blocking thread, and turn its answer into a tool result — text content as
+//! the CLI prints it ([`loci_engine::text`]) plus structured content (the envelope JSON,
+//! declared by each tool's `outputSchema`), both capped and paged ([`render`]). Argument
+//! and domain errors are tool results with `isError: true`; only protocol faults are
+//! JSON-RPC errors. Before answering, files changed on disk since the last scan are
+//! rescanned ([`server`]). Stdout carries only protocol: one JSON-RPC message per line,
+//! written by a single task ([`stdio`]).
 
 pub mod http;
 pub mod render;

@@ -1,8 +1,8 @@
 //! Turning an [`Answer`] into a tool result. The text content is the answer as the CLI
 //! prints it without `--json` (rendered once, by [`loci_engine::text`]): what a model
 //! reads. The structured content is the envelope, as `loci --json` prints it, which each
-//! tool's `outputSchema` declares. Both are capped so that one response stays far below
-//! the ~64 KiB line limit some hosts have (case B23).
+//! tool's `outputSchema` declares. Both are capped so that one response stays far below the
+//! ~64 KiB line limit some hosts have.
 //!
 //! Paging rules. A list result is paged by items (cursor `item:N`, N the index of the
 //! first item): the page's structured `result` holds those items and its text their

@@ -9,12 +9,12 @@
 //! `context` or `symbol`. On a store no scan has finished yet (a fresh checkout's first
 //! scan loads the map in bulk, without its indexes), reads wait for the first refresh.
 //!
-//! Freshness (case B25): before a call, the map is refreshed with an incremental scan
-//! (size + mtime, then content hash; a no-op when nothing changed) if the last refresh is
-//! older than [`ServerOptions::refresh_interval`], and always before a write. After a
-//! read, the files the answer relies on are compared with the disk; if any changed, the
-//! map is refreshed and the read is answered again, so an answer never pairs an old
-//! line with a file's new text. `freshness.refreshed` lists the files rescanned.
+//! Freshness: before a call, the map is refreshed with an incremental scan (size + mtime,
+//! then content hash; a no-op when nothing changed) if the last refresh is older than
+//! [`ServerOptions::refresh_interval`], and always before a write. After a read, the files
+//! the answer relies on are compared with the disk; if any changed, the map is refreshed
+//! and the read is answered again, so an answer never pairs an old line with a file's new
+//! text. `freshness.refreshed` lists the files rescanned.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -145,10 +145,10 @@ struct Inner {
 pub const TEAM_RETRY: Duration = Duration::from_secs(5);
 
 /// A store `loci mcp` could not open (a newer schema, a damaged file, one another
-/// application made): the server starts anyway, answers `initialize` and `tools/list`,
-/// and answers every tool call with an error result that names the problem and the way
-/// out, where it had exited 2 before answering `initialize`, so that an agent saw a dead
-/// server and no reason (issue 37).
+/// application made): the server starts anyway, answers `initialize` and `tools/list`, and
+/// answers every tool call with an error result that names the problem and the way out,
+/// rather than exit 2 before answering `initialize`, which an agent would see as a dead
+/// server with no reason.
 #[derive(Debug)]
 pub struct Refused {
     /// The workspace root.
@@ -282,11 +282,11 @@ impl LociServer {
         });
     }
 
-    /// Team memory (issue 34): when the workspace's memory is team-backed, a thread of its
-    /// own keeps a connection that `LISTEN`s for the team server's events and pulls each
-    /// into the store as it is written ([`loci_engine::memory::team::listen_at`], as `loci lsp`
-    /// does), so the next answer — read by any reader — holds a colleague's write without
-    /// a restart or a write of this agent's first. A lost connection is tried again every
+    /// Team memory: when the workspace's memory is team-backed, a thread of its own keeps a
+    /// connection that `LISTEN`s for the team server's events and pulls each into the store
+    /// as it is written ([`loci_engine::memory::team::listen_at`], as `loci lsp` does), so
+    /// the next answer — read by any reader — holds a colleague's write without a restart
+    /// or a write of this agent's first. A lost connection is tried again every
     /// [`TEAM_RETRY`]. The thread ends when the server is dropped (at its next wake-up).
     pub fn start_team_listener(&self) {
         if !self.inner.team_backed.load(Ordering::Acquire) {
@@ -509,7 +509,7 @@ impl LociServer {
             .map_err(|e| ws.name_damage(e));
         if call.access() == Access::Index && result.is_ok() {
             // What the refreshes before earlier answers rescanned is this scan's news
-            // too: without it, a `scan` after any read said nothing had changed.
+            // too: without it, a `scan` after any read would say nothing had changed.
             let (kept, count) = std::mem::take(&mut state.since_scan);
             if count > 0 {
                 notes.push(format!(
@@ -636,8 +636,8 @@ pub fn engine_error(tool: &str, e: EngineError) -> CallToolResult {
         ),
         EngineError::Store(StoreError::Conflict(message)) => ("conflict", false, message),
         // The kind the CLI's JSON names too (`corrupt`, `newer_schema`, `read_only`, `io`,
-        // ...): every kind had been `error`, so an agent could not tell a damaged store
-        // from a bug (issue 37).
+        // ...), not `error` for every kind, so that an agent can tell a damaged store from
+        // a bug.
         other => {
             tracing::warn!(tool, error = %other, "tool failed");
             (other.kind(), false, other.to_string())

@@ -16,9 +16,9 @@
 //! End of input (the client closed stdin, or went away) ends the session: calls still
 //! running get [`CLOSE_GRACE`] to finish and be answered, then they are cancelled (their
 //! workers stop at their next check, see [`crate::server::LociServer::execute`]), and
-//! [`serve`] returns at most [`CLOSE_STOP`] + [`FLUSH`] later whatever is still running,
-//! so that `loci mcp` exits within about a second of stdin closing (issue 31: after a
-//! long call it had kept running, and a core busy, for minutes).
+//! [`serve`] returns at most [`CLOSE_STOP`] + [`FLUSH`] later whatever is still running, so
+//! that `loci mcp` exits within about a second of stdin closing, not minutes later with a
+//! core busy after a long call.
 
 use std::io;
 use std::time::Duration;
@@ -311,9 +311,9 @@ async fn read_loop<R: AsyncRead + Unpin>(
                 request: rmcp::model::ClientRequest::CustomRequest(custom),
                 ..
             })) if CLIENT_REQUESTS.contains(&custom.method.as_str()) => {
-                // A method rmcp knows whose params did not fit its type: rmcp falls back
-                // to a custom request and would answer -32601 (fault found by
-                // server/cli/tests/it/mcp_hostile.rs: `tools/call` with `"name": 5`).
+                // A method rmcp knows whose params did not fit its type: rmcp falls back to
+                // a custom request and would answer -32601 (as for `tools/call` with
+                // `"name": 5` in server/cli/tests/it/mcp_hostile.rs).
                 let why = invalid_params(&custom.method, custom.params.as_ref());
                 let reply = error_line(
                     serde_json::to_value(&request_id).unwrap_or(Value::Null),
@@ -403,7 +403,7 @@ pub(crate) fn refusal(body: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// The client-to-server request methods rmcp has types for (MCP 2025-06-18 and rmcp's
-/// extensions). A request for one of them that rmcp parses as a custom request had
+/// extensions). A request for one of them that rmcp parses as a custom request has
 /// parameters of the wrong shape.
 const CLIENT_REQUESTS: &[&str] = &[
     "initialize",

@@ -83,7 +83,7 @@ impl Store {
         }
         let partial = sibling(dest, &format!("partial-{}", std::process::id()));
         // A copy that reads damaged pages, or fails its check, says the database is
-        // damaged (it had named the hidden partial copy, "nothing was restored").
+        // damaged, not the hidden partial copy ("nothing was restored").
         let damaged = |e: StoreError| match &self.path {
             Some(live) => e.damaged_at(live),
             None => e,
@@ -589,10 +589,10 @@ fn root_cause(e: &StoreError) -> String {
 mod tests {
     use super::*;
 
-    /// Fault found reading the backup code for the crash test (issue 9): a backup checked
-    /// that its destination did not exist, copied, then renamed the copy into place, and
-    /// rename(2) replaces a file: a backup to the same name that finished in between was
-    /// overwritten. The copy is now linked into place, which fails on an existing file.
+    /// The copy is linked into place, which fails on an existing file: rename(2) replaces a
+    /// file, so a backup that checked its destination did not exist, copied, then renamed
+    /// the copy into place would overwrite a backup to the same name that finished in
+    /// between.
     #[test]
     fn a_finished_backup_never_replaces_a_file_that_appeared_while_it_copied() {
         let dir = tempfile::tempdir().unwrap();

@@ -1,12 +1,12 @@
 //! Incremental upkeep of the common-terms lists of the map's full-text indexes
 //! (`fts_common_terms`, migration 0014; [`crate::search::refresh_common_terms`]).
 //!
-//! Listing the common terms walks a whole index: on a 50,000-file map that was 43% of the
-//! CPU of a rescan after 100 edits (issue 37). A scan that changes a small part of the map
-//! records instead the rows it deletes from and inserts into each index, and at its end
-//! moves each listed document frequency by what those rows took away and added. The
-//! result equals a walk of the index, term for term, because a document frequency counts
-//! rows, and the recorded rows are tokenized by the same tokenizer as the index's.
+//! Listing the common terms walks a whole index: on a 50,000-file map that is 43% of the
+//! CPU of a rescan after 100 edits. A scan that changes a small part of the map records
+//! instead the rows it deletes from and inserts into each index, and at its end moves each
+//! listed document frequency by what those rows took away and added. The result equals a
+//! walk of the index, term for term, because a document frequency counts rows, and the
+//! recorded rows are tokenized by the same tokenizer as the index's.
 //!
 //! Recording: temporary triggers on the tables the indexes are built from copy each
 //! deleted or inserted row's indexed text into temporary FTS5 tables, one pair (rows

@@ -208,11 +208,11 @@ impl StoreError {
     }
 
     /// This error as the database at `path` caused it: damage as [`StoreError::Damaged`]
-    /// ([`StoreError::damaged_at`]), and a SQLite error that does not name the file
-    /// with its path first (`…/loci.db: committing a write transaction: database or disk
-    /// is full`, `…/loci.db: reading the schema version: database is locked`: SQLite's
-    /// words alone had not said which file, issue 37). Other errors are returned as they
-    /// are (they name their file already).
+    /// ([`StoreError::damaged_at`]), and a SQLite error that does not name the file with
+    /// its path first (`…/loci.db: committing a write transaction: database or disk is
+    /// full`, `…/loci.db: reading the schema version: database is locked`: SQLite's words
+    /// alone do not say which file). Other errors are returned as they are (they name their
+    /// file already).
     pub fn at(self, path: &std::path::Path) -> StoreError {
         let shown = path.display().to_string();
         match self.damaged_at(path) {

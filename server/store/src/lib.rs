@@ -1,10 +1,10 @@
 //! SQLite storage for loci: one database file per checkout (`.loci/loci.db`, WAL),
 //! numbered migrations recorded in `schema_migrations`, and typed queries.
 //!
-//! Architecture invariant: this is the only crate that writes SQL. Every write goes
-//! through [`Store::write`], a short `BEGIN IMMEDIATE` transaction (case B20: a deferred
-//! transaction that later upgrades to a write fails at once with `SQLITE_BUSY` even with a
-//! busy timeout). Long work, such as parsing, never happens inside a transaction.
+//! Architecture invariant: this is the only crate that writes SQL. Every write goes through
+//! [`Store::write`], a short `BEGIN IMMEDIATE` transaction (a deferred transaction that
+//! later upgrades to a write fails at once with `SQLITE_BUSY` even with a busy timeout).
+//! Long work, such as parsing, never happens inside a transaction.
 
 pub mod audit;
 pub mod backup;
@@ -182,8 +182,8 @@ impl Store {
     /// <https://sqlite.org/pragma.html#pragma_quick_check>): a damaged page there is
     /// [`StoreError::Damaged`], naming the table, with the ways out. Commands that report
     /// on the store call it first, and those that write memory or the map when a check
-    /// is due ([`Store::check_memory_within`]): a damaged page had passed `scan`, `stats`
-    /// and `remember` with exit 0 and failed only the queries that read it (issue 37).
+    /// is due ([`Store::check_memory_within`]), so that a damaged page does not pass
+    /// `scan`, `stats` and `remember` with exit 0 and fail only the queries that read it.
     ///
     /// Cost (measured in-process, docs/benchmarks.md "Issue 37"): 6 ms for a store with
     /// 506 revisions, 120–260 ms for one with 12,280 (the claims' indexes are most of
@@ -490,7 +490,7 @@ impl Store {
                         waited_ms: BUSY_TIMEOUT_MS * u64::from(WRITE_RETRIES + 1),
                     });
                 }
-                // A failed write names the file (`database or disk is full` had not).
+                // A failed write names the file (`database or disk is full` does not).
                 other => {
                     return other.map_err(|e| match &self.path {
                         Some(path) => e.at(path),
@@ -735,7 +735,7 @@ fn in_wal_mode(path: &Path) -> bool {
 /// A read-only connection to the SQLite database at `path` that creates nothing beside it
 /// (see [`Store::open`]'s read-only case for the three states of `-wal` and `-shm`). Also
 /// how a backup is read for `loci restore`: a read-only connection to a WAL database with
-/// no `-shm` had left a `-shm` and `-wal` beside the user's backup.
+/// no `-shm` would leave a `-shm` and `-wal` beside the user's backup.
 ///
 /// Errors: [`StoreError::UnappliedLog`] for a `-wal` without a `-shm`;
 /// [`StoreError::Sqlite`] when SQLite cannot open the file.

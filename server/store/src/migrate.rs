@@ -496,10 +496,9 @@ fn fill_text_terms(tx: &rusqlite::Transaction<'_>) -> Result<()> {
 mod tests {
     use super::*;
 
-    /// Fault found by the crash test (issue 9): each pending migration ran in its own
-    /// transaction, so a process killed between two of them (or a later one failing)
-    /// left a database between the old schema and the new. All pending migrations now
-    /// commit together or not at all.
+    /// All pending migrations commit together or not at all: with a transaction each, a
+    /// process killed between two of them (or a later one failing) would leave a database
+    /// between the old schema and the new.
     #[test]
     fn a_run_of_pending_migrations_failing_halfway_leaves_the_old_schema() {
         let mut store = Store::open_in_memory().unwrap();

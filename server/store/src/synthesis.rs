@@ -1,4 +1,4 @@
-//! Typed queries of page synthesis (issue 35): the `llm_runs` provenance rows (migration
+//! Typed queries of page synthesis: the `llm_runs` provenance rows (migration
 //! 0026) and what the plan reads from the map and memory — files with symbols but no page
 //! by fan-in, folder pages and the file pages written since them.
 

@@ -1,6 +1,6 @@
-//! Team memory on PostgreSQL (issue 34): the server's schema and its numbered migrations,
-//! authored writes with the revision guard, and the append-only event log that every
-//! checkout's SQLite replica pulls past its high-water mark.
+//! Team memory on PostgreSQL: the server's schema and its numbered migrations, authored
+//! writes with the revision guard, and the append-only event log that every checkout's
+//! SQLite replica pulls past its high-water mark.
 //!
 //! Architecture invariant: no SQLite and no engine types here. The engine turns its
 //! writes into [`NewEvent`]s and applies [`ServerEvent`]s to its replica

@@ -1,8 +1,8 @@
-//! Edit fuzzing of the language server (issue 9, item 3): random sequences of
-//! `textDocument/didChange` notifications — several changes per notification, CRLF and lone
-//! CR, astral characters (surrogate pairs in UTF-16), combining marks and ZWJ sequences,
-//! edits at line ends, past the end of a line and past the last line, reversed ranges,
-//! deletions across lines, full replacements — under each negotiated position encoding.
+//! Edit fuzzing of the language server: random sequences of `textDocument/didChange`
+//! notifications — several changes per notification, CRLF and lone CR, astral characters
+//! (surrogate pairs in UTF-16), combining marks and ZWJ sequences, edits at line ends, past
+//! the end of a line and past the last line, reversed ranges, deletions across lines, full
+//! replacements — under each negotiated position encoding.
 //!
 //! After every notification the server's text must equal the client's (a reference model
 //! in this file that converts positions by iterating characters, independent of

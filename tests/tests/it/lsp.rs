@@ -882,7 +882,7 @@ async fn memory_shows_in_lens_and_hover_and_goes_stale_as_you_type() {
         markdown.contains("memory `a.rs` v1 by agent:test ("),
         "{markdown}"
     );
-    // The memory's text follows its line (issue 33, item 5).
+    // The memory's text follows its line.
     assert!(
         markdown.ends_with(") — current\n\n> `login()` returns one."),
         "{markdown}"
@@ -902,7 +902,7 @@ async fn memory_shows_in_lens_and_hover_and_goes_stale_as_you_type() {
         .await;
     let diagnostic = json!({
         "range": name,
-        // Stale memory is a warning by default (issue 33, item 3).
+        // Stale memory is a warning by default.
         "severity": 2,
         "code": "stale_memory",
         "source": "loci",
@@ -1138,7 +1138,7 @@ async fn markdown_claims_are_checked_as_you_type_with_a_replace_action() {
     let diagnostic = published["params"]["diagnostics"][0].clone();
     assert_eq!(diagnostic["range"], range);
     assert_eq!(diagnostic["code"], json!("missing_path"));
-    // A false claim is a warning by default (`falseSeverity`; issue 33, item 3).
+    // A false claim is a warning by default (`falseSeverity`).
     assert_eq!(diagnostic["severity"], json!(2));
     assert_eq!(
         diagnostic["message"],
@@ -1285,9 +1285,9 @@ async fn the_server_embeds_the_chunks_after_its_scan_with_progress() {
     );
 }
 
-/// Issue 35, item 5: the editor runs the synthesis plan (`loci.synthesize`) with a
-/// `$/progress` per page ("loci: writing pages", "page 1 of 2: lib/money.py"), a dry run
-/// answers the prompts, and `loci.sync` answers what `loci sync` prints.
+/// The editor runs the synthesis plan (`loci.synthesize`) with a `$/progress` per page
+/// ("loci: writing pages", "page 1 of 2: lib/money.py"), a dry run answers the prompts, and
+/// `loci.sync` answers what `loci sync` prints.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_editor_writes_the_plans_pages_with_progress_per_page() {
     let dir = tempfile::tempdir().unwrap();
@@ -1445,12 +1445,12 @@ async fn progress_of(client: &mut Client, title: &str) -> Vec<String> {
     }
 }
 
-/// Issue 35, item 5: a commit made outside the editor (a terminal, an agent) while the
-/// server runs moves `HEAD`; the server notices — on its own activity (a client that
-/// watches no files, as Neovim on Linux) and through a watched `.git/` file (VS Code) —
-/// syncs once per new `HEAD` with `$/progress`, and tells the editor how many pages are
-/// behind the code: `$/loci/pagesBehind` for the plugins, and a `window/showMessage` for a
-/// client that shows what the server says (Helix).
+/// A commit made outside the editor (a terminal, an agent) while the server runs moves
+/// `HEAD`; the server notices — on its own activity (a client that watches no files, as
+/// Neovim on Linux) and through a watched `.git/` file (VS Code) — syncs once per new
+/// `HEAD` with `$/progress`, and tells the editor how many pages are behind the code:
+/// `$/loci/pagesBehind` for the plugins, and a `window/showMessage` for a client that shows
+/// what the server says (Helix).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_commit_the_editor_hears_how_many_pages_are_behind_the_code() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,8 +1,8 @@
 //! The MCP server in-process: an rmcp client (or raw JSON-RPC lines) talks to `loci_mcp`
 //! over an in-memory duplex stream through the real line transport. Covers the tool list
-//! and annotations, typed calls, argument errors as tool results naming the argument, paging, freshness
-//! after out-of-band edits (case B25), large concurrent responses on one pipe (case B23)
-//! and a tolerant lifecycle (skipped `initialized`, malformed lines).
+//! and annotations, typed calls, argument errors as tool results naming the argument,
+//! paging, freshness after out-of-band edits, large concurrent responses on one pipe and a
+//! tolerant lifecycle (skipped `initialized`, malformed lines).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -1021,10 +1021,10 @@ async fn fault_a_large_lint_was_paged_as_raw_json_that_reran_the_lint() {
     client.cancel().await.ok();
 }
 
-/// Issue 31: a call cancelled with `notifications/cancelled` stops its worker. The call
-/// (`remember`) waits for the writer, which a long write holds; once cancelled, its
-/// worker stops waiting while the writer is still held, writes nothing, and no answer is
-/// sent for it (rmcp drops the answers of cancelled requests); the session goes on.
+/// A call cancelled with `notifications/cancelled` stops its worker. The call (`remember`)
+/// waits for the writer, which a long write holds; once cancelled, its worker stops waiting
+/// while the writer is still held, writes nothing, and no answer is sent for it (rmcp drops
+/// the answers of cancelled requests); the session goes on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_call_stops_its_worker_and_writes_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");

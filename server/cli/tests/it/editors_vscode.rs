@@ -207,7 +207,7 @@ fn ts_list(source: &str, name: &str) -> Vec<String> {
 #[test]
 fn fault_server_path_only_worked_as_a_machine_setting() {
     // code-server's extension host does not inherit the server's PATH, and a `machine`
-    // setting cannot be set per user or workspace (issue 33, item 7).
+    // setting cannot be set per user or workspace.
     let manifest = manifest();
     assert_eq!(
         properties(&manifest)["loci.server.path"]["scope"],

@@ -1,10 +1,10 @@
-//! Commands as an editor without a plugin runs them (issue 33, items 4-7), `loci lsp` as a
-//! real process over stdio: a Helix-like client (it supports `window/showDocument` and
-//! drops what a command returns) runs `loci.why` and `loci.impact` from its picker without
-//! arguments — they take the cursor's place and the answer is shown as a document; a
-//! write's outcome and an error are shown as messages. `loci.remember` appends unless told
-//! to replace; the hover quotes the memory and names its commit; Lua's `{}` is an empty
-//! object; the author of a write falls back to git's identity.
+//! Commands as an editor without a plugin runs them, `loci lsp` as a real process over
+//! stdio: a Helix-like client (it supports `window/showDocument` and drops what a command
+//! returns) runs `loci.why` and `loci.impact` from its picker without arguments — they take
+//! the cursor's place and the answer is shown as a document; a write's outcome and an error
+//! are shown as messages. `loci.remember` appends unless told to replace; the hover quotes
+//! the memory and names its commit; Lua's `{}` is an empty object; the author of a write
+//! falls back to git's identity.
 
 use crate::damage;
 use crate::lsp_support;
@@ -447,12 +447,12 @@ fn damaged(db: &Path, detail: &str) -> String {
     )
 }
 
-/// Fault (issue 37): over the language server, a store that could not be opened (a
-/// damaged file, a newer schema) and damage a query met ("database disk image is
-/// malformed") were `-32603` "internal error". Each is the error of its kind, as the CLI
-/// and the MCP tools say it (`1004`, `data.kind` `corrupt` or `newer_schema`, the message
-/// naming the database and the way out), after an `initialize` that was answered; the
-/// server stays up, and `shutdown` then `exit` ends it.
+/// Fault: over the language server, a store that could not be opened (a damaged file, a
+/// newer schema) and damage a query met ("database disk image is malformed") were `-32603`
+/// "internal error". Each is the error of its kind, as the CLI and the MCP tools say it
+/// (`1004`, `data.kind` `corrupt` or `newer_schema`, the message naming the database and
+/// the way out), after an `initialize` that was answered; the server stays up, and
+/// `shutdown` then `exit` ends it.
 #[test]
 fn fault_a_damaged_or_newer_store_was_internal_error_over_lsp() {
     let noise: Vec<u8> = (0..65536u32)

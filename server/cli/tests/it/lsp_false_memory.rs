@@ -1,9 +1,9 @@
-//! Memory the unsaved buffer makes false is shown as you type (issue 33, items 2 and 3):
-//! a remembered method renamed or deleted in the editor, and a page naming a method that
-//! never existed, are `missing_symbol` diagnostics on the code file the memory is about (on
-//! the renamed definition, the file's first line, or the class the claim names) and on an
-//! open markdown file that names them; their severity is the `falseSeverity` setting.
-//! `loci lsp` as a real process over stdio; every wait polls frames with a deadline.
+//! Memory the unsaved buffer makes false is shown as you type: a remembered method renamed
+//! or deleted in the editor, and a page naming a method that never existed, are
+//! `missing_symbol` diagnostics on the code file the memory is about (on the renamed
+//! definition, the file's first line, or the class the claim names) and on an open markdown
+//! file that names them; their severity is the `falseSeverity` setting. `loci lsp` as a
+//! real process over stdio; every wait polls frames with a deadline.
 
 use crate::lsp_support;
 
@@ -269,9 +269,9 @@ fn why_until(root: &Path, at: &str, what: &str, done: impl Fn(&Value) -> bool) -
     }
 }
 
-/// Issue 33, item 8: an agent's answer about a file open with unsaved edits judges memory
-/// against the buffer the engineer is typing ("unsaved in editor"), through the store the
-/// language server shares it in, and stops when the editor closes the file.
+/// An agent's answer about a file open with unsaved edits judges memory against the buffer
+/// the engineer is typing ("unsaved in editor"), through the store the language server
+/// shares it in, and stops when the editor closes the file.
 #[test]
 fn an_agent_sees_what_the_unsaved_buffer_makes_false() {
     let (_dir, root) = repository();

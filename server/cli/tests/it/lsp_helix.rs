@@ -1,7 +1,8 @@
-//! A client that behaves as Helix does (issue 33, item 1): it types in bursts of 50 changes
-//! at ~30 ms intervals and drops every `publishDiagnostics` whose version is older than its
-//! document's ("Version (2) is out of date … dropping"). The final diagnostics, for the last
-//! version of each burst, must arrive all the same. `loci lsp` as a real process over stdio.
+//! A client that behaves as Helix does: it types in bursts of 50 changes at ~30 ms
+//! intervals and drops every `publishDiagnostics` whose version is older than its
+//! document's ("Version (2) is out of date … dropping"). The final diagnostics, for the
+//! last version of each burst, must arrive all the same. `loci lsp` as a real process over
+//! stdio.
 //!
 //! The time from writing a burst's last change to receiving its diagnostics is printed
 //! (p50, p95, max over the bursts): `LOCI_BENCH_BURSTS=20

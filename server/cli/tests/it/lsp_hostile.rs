@@ -1,9 +1,9 @@
-//! Hostile protocol input to `loci lsp` as a real process (issue 9, item 4): malformed
-//! frames, wrong `Content-Length`, invalid JSON, JSON that is not JSON-RPC, unknown
-//! methods, wrong parameter types, batches, `$/cancelRequest` for finished and unknown
-//! ids, messages before `initialize` and after `shutdown`. Each gets the error the
-//! specification prescribes (LSP 3.17, JSON-RPC 2.0 §5.1), and a valid request after it is
-//! answered. docs/reliability.md lists the cases and the rules they come from.
+//! Hostile protocol input to `loci lsp` as a real process: malformed frames, wrong
+//! `Content-Length`, invalid JSON, JSON that is not JSON-RPC, unknown methods, wrong
+//! parameter types, batches, `$/cancelRequest` for finished and unknown ids, messages
+//! before `initialize` and after `shutdown`. Each gets the error the specification
+//! prescribes (LSP 3.17, JSON-RPC 2.0 §5.1), and a valid request after it is answered.
+//! docs/reliability.md lists the cases and the rules they come from.
 
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -475,9 +475,9 @@ fn fault_unknown_dollar_request_was_left_unanswered() {
     lsp.probe(2);
 }
 
-/// Fault (issue 37): `exit` without `shutdown` ended the process with code 0; LSP 3.17
-/// ("Exit Notification"): "The server should exit with success code 0 if the shutdown
-/// request has been received before; otherwise with error code 1."
+/// Fault: `exit` without `shutdown` ended the process with code 0; LSP 3.17 ("Exit
+/// Notification"): "The server should exit with success code 0 if the shutdown request has
+/// been received before; otherwise with error code 1."
 #[test]
 fn fault_exit_without_shutdown_exited_0() {
     let mut lsp = Lsp::start();

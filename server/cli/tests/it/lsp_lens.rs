@@ -1,7 +1,7 @@
-//! The editor shows one truth (issue 30, item 7): after an unsaved edit makes a claim
-//! stale, the server asks the client to refresh its code lenses when it publishes the
-//! diagnostic, and the lens then counts the stale memory the diagnostic reports — both
-//! from the buffer's overlay. `loci lsp` as a real process over stdio.
+//! The editor shows one truth: after an unsaved edit makes a claim stale, the server asks
+//! the client to refresh its code lenses when it publishes the diagnostic, and the lens
+//! then counts the stale memory the diagnostic reports — both from the buffer's overlay.
+//! `loci lsp` as a real process over stdio.
 
 use crate::lsp_support;
 

@@ -1,8 +1,8 @@
 //! Integration tests of the `loci` binary and its doors (CLI, LSP, MCP, editors, team) over real processes.
 //!
-//! One integration-test binary for the crate (issue 36 item 5): each file here is a module
-//! of it, so the tests link once against the crate instead of once per file. Run one file's
-//! tests with a filter on its module, e.g. `cargo test --workspace --test it mcp_stdio::`.
+//! One integration-test binary for the crate: each file here is a module of it, so the
+//! tests link once against the crate instead of once per file. Run one file's tests with a
+//! filter on its module, e.g. `cargo test --workspace --test it mcp_stdio::`.
 
 mod cli;
 mod damage;

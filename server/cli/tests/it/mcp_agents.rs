@@ -156,9 +156,9 @@ fn init_agents_refreshes_its_section_and_never_clobbers() {
     );
 }
 
-/// Issue 31, item 7: `--global` writes Codex's entry into `$HOME/.codex/config.toml` (a
-/// temporary HOME here), keeping the user's other entries and comments; a second run
-/// changes nothing. Without `--global`, nothing outside the workspace is written.
+/// `--global` writes Codex's entry into `$HOME/.codex/config.toml` (a temporary HOME here),
+/// keeping the user's other entries and comments; a second run changes nothing. Without
+/// `--global`, nothing outside the workspace is written.
 #[test]
 fn init_agents_global_writes_codex_config_and_is_idempotent() {
     let dir = tempfile::tempdir().expect("tempdir");

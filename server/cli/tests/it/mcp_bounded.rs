@@ -1,6 +1,6 @@
-//! `loci mcp` does bounded work whatever the client does (issue 31, item 2): closing stdin
-//! during a long call ends the process within 2 s, a 1 MiB `remember` body is not echoed
-//! back, and a 50,000-word question is answered within a second with a note.
+//! `loci mcp` does bounded work whatever the client does: closing stdin during a long call
+//! ends the process within 2 s, a 1 MiB `remember` body is not echoed back, and a
+//! 50,000-word question is answered within a second with a note.
 
 use crate::mcp_support;
 
@@ -12,12 +12,12 @@ use serde_json::json;
 /// The most a `loci mcp` may take to exit once stdin is closed.
 const EXIT_WITHIN: Duration = Duration::from_secs(2);
 
-/// Fault (issue 31): after a long call the server ignored stdin closing and kept a core
-/// busy for minutes (a first call on a checkout of the Python stdlib without a store: 80 s
-/// from stdin closing to exit, debug build). Here the long call is the first `symbol` on
-/// a checkout no scan has seen, which waits for the startup refresh (a full scan of 4,000
-/// files, 24 s in a debug build): closing stdin cancels it and the process exits within
-/// 2 s, leaving the scan.
+/// Fault: after a long call the server ignored stdin closing and kept a core busy for
+/// minutes (a first call on a checkout of the Python stdlib without a store: 80 s from
+/// stdin closing to exit, debug build). Here the long call is the first `symbol` on a
+/// checkout no scan has seen, which waits for the startup refresh (a full scan of 4,000
+/// files, 24 s in a debug build): closing stdin cancels it and the process exits within 2
+/// s, leaving the scan.
 #[test]
 fn fault_stdin_closed_during_a_long_call_left_the_server_running() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -51,9 +51,9 @@ fn fault_stdin_closed_during_a_long_call_left_the_server_running() {
     );
 }
 
-/// Fault (issue 31): a `remember` answer carried the written revision's body, so a 1 MiB
-/// body came back (whole before answers were paged, its first 5 KB since). The answer now
-/// says what was written with the first 200 bytes of the body and a note.
+/// Fault: a `remember` answer carried the written revision's body, so a 1 MiB body came
+/// back (whole before answers were paged, its first 5 KB since). The answer now says what
+/// was written with the first 200 bytes of the body and a note.
 #[test]
 fn fault_a_1_mib_remember_body_was_echoed_back() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -102,9 +102,9 @@ fn fault_a_1_mib_remember_body_was_echoed_back() {
     assert_eq!(shown["result"]["revision"]["body"], json!(body));
 }
 
-/// Issue 31: a question's cost grows with its length no more; a 50,000-word question
-/// (about 500 KB) is read up to 16 KiB and 64 terms, answered within a second, and the
-/// answer says what was left unused.
+/// A question's cost grows with its length no more; a 50,000-word question (about 500 KB)
+/// is read up to 16 KiB and 64 terms, answered within a second, and the answer says what
+/// was left unused.
 #[test]
 fn a_50000_word_question_is_answered_within_a_second_with_a_note() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -1,8 +1,8 @@
-//! Hostile protocol input to `loci mcp` over stdio as a real process (issue 9, item 4):
-//! broken lines, invalid JSON, JSON that is not JSON-RPC, batches (removed from MCP in
-//! 2025-06-18), unknown methods, wrong parameter types, cancellations of finished and
-//! unknown requests, messages before `initialize`. Each gets the error JSON-RPC 2.0 §5.1
-//! and MCP prescribe, and a `ping` after it is answered. docs/reliability.md lists them.
+//! Hostile protocol input to `loci mcp` over stdio as a real process: broken lines, invalid
+//! JSON, JSON that is not JSON-RPC, batches (removed from MCP in 2025-06-18), unknown
+//! methods, wrong parameter types, cancellations of finished and unknown requests, messages
+//! before `initialize`. Each gets the error JSON-RPC 2.0 §5.1 and MCP prescribe, and a
+//! `ping` after it is answered. docs/reliability.md lists them.
 
 use crate::mcp_support;
 

@@ -188,11 +188,11 @@ fn non_loopback_bind_is_refused_unless_allowed() {
     assert_eq!(status, 200, "{body}");
 }
 
-/// Hostile bodies over HTTP (issue 9, item 4). Fault: rmcp answered a body it could not
-/// read with `415 Unsupported Media Type` and plain text. MCP "Streamable HTTP": an input
-/// the server cannot accept gets an HTTP error status, and the body may be a JSON-RPC
-/// error without an id; now it is `400` with the error JSON-RPC 2.0 §5.1 prescribes, and
-/// the server goes on (`initialize` still works afterwards).
+/// Hostile bodies over HTTP. Fault: rmcp answered a body it could not read with `415
+/// Unsupported Media Type` and plain text. MCP "Streamable HTTP": an input the server
+/// cannot accept gets an HTTP error status, and the body may be a JSON-RPC error without an
+/// id; now it is `400` with the error JSON-RPC 2.0 §5.1 prescribes, and the server goes on
+/// (`initialize` still works afterwards).
 #[test]
 fn fault_http_unreadable_bodies_got_415_and_plain_text() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -264,11 +264,11 @@ fn sse_message(body: &str) -> serde_json::Value {
         .unwrap_or_else(|| panic!("no JSON-RPC message in {body:?}"))
 }
 
-/// Issue 31, item 6. Fault: a request from a browser page of another origin was served
-/// when it had the token (MCP "Streamable HTTP": "Servers MUST validate the Origin
-/// header ... respond with HTTP 403 Forbidden"). Now any origin other than this machine's
-/// pages and `--allow-origin` ones gets 403, with or without the token; requests without
-/// `Origin` (not from a browser) are served.
+/// Fault: a request from a browser page of another origin was served when it had the token
+/// (MCP "Streamable HTTP": "Servers MUST validate the Origin header ... respond with HTTP
+/// 403 Forbidden"). Now any origin other than this machine's pages and `--allow-origin`
+/// ones gets 403, with or without the token; requests without `Origin` (not from a browser)
+/// are served.
 #[test]
 fn fault_a_request_from_another_origin_was_served() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -314,10 +314,10 @@ fn fault_a_request_from_another_origin_was_served() {
     }
 }
 
-/// Issue 31, item 6: a second `initialize` in a session is refused (`-32600`, as over
-/// stdio; docs/reliability.md), and `DELETE` ends the session with `204 No Content`.
-/// Fault: rmcp answered `DELETE` `202`, which the official Python SDK logs as "Session
-/// termination failed: 202" (it expects 200 or 204); the session is gone afterwards (404).
+/// A second `initialize` in a session is refused (`-32600`, as over stdio;
+/// docs/reliability.md), and `DELETE` ends the session with `204 No Content`. Fault: rmcp
+/// answered `DELETE` `202`, which the official Python SDK logs as "Session termination
+/// failed: 202" (it expects 200 or 204); the session is gone afterwards (404).
 #[test]
 fn fault_session_delete_was_answered_202_and_a_second_initialize_is_refused() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -77,9 +77,9 @@ fn python_sdk_client_reads_answers_in_one_read_and_sees_tool_errors() {
     );
 }
 
-/// Issue 31, item 6. Fault: rmcp answered the session `DELETE` `202`, and the official
-/// SDK logged "Session termination failed: 202" at every client exit (it expects 200 or
-/// 204). The whole HTTP session now runs without a warning.
+/// Fault: rmcp answered the session `DELETE` `202`, and the official SDK logged "Session
+/// termination failed: 202" at every client exit (it expects 200 or 204). The whole HTTP
+/// session now runs without a warning.
 #[test]
 fn fault_python_sdk_logged_session_termination_failed_202() {
     require_python_sdk();

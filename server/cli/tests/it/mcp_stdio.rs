@@ -1,7 +1,7 @@
 //! `loci mcp` as a real process over stdio: stdout carries only protocol even at
-//! `RUST_LOG=trace` (case B21), malformed input gets `-32700` and the session goes on,
-//! the process exits cleanly when the client closes stdin, and a store it cannot open or
-//! that a query finds damaged is an error result of its own kind (issue 37).
+//! `RUST_LOG=trace`, malformed input gets `-32700` and the session goes on, the process
+//! exits cleanly when the client closes stdin, and a store it cannot open or that a query
+//! finds damaged is an error result of its own kind.
 
 use crate::damage;
 use crate::mcp_support;
@@ -59,10 +59,10 @@ fn b21_stdout_is_only_json_rpc_at_trace_level() {
     );
 }
 
-/// Issue 31, items 1 and 3 on the wire: `tools/list` declares an `outputSchema` for every
-/// tool; a tool result's text is the answer as the CLI prints it (no JSON envelope) and
-/// its structured content the envelope; an argument or domain error is a result with
-/// `isError: true`, and only an unknown tool is a JSON-RPC error.
+/// `tools/list` declares an `outputSchema` for every tool; a tool result's text is the
+/// answer as the CLI prints it (no JSON envelope) and its structured content the envelope;
+/// an argument or domain error is a result with `isError: true`, and only an unknown tool
+/// is a JSON-RPC error.
 #[test]
 fn answers_are_text_errors_are_results_and_every_tool_declares_its_output() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -198,12 +198,12 @@ fn assert_tool_error(r: &Value, kind: &str, message: &str) {
     );
 }
 
-/// Fault (issue 37): on a store it could not open (a damaged file, a newer schema) `loci
-/// mcp` exited 2 before answering `initialize`, so an agent saw a dead server and no
-/// reason. It answers `initialize` (the instructions say what is wrong) and `tools/list`;
-/// every tool call is an error result of the store's kind (`corrupt`, `newer_schema`)
-/// naming the problem and the way out; the file is left as it was; and once the store is
-/// put right, the next call is answered without a restart.
+/// Fault: on a store it could not open (a damaged file, a newer schema) `loci mcp` exited 2
+/// before answering `initialize`, so an agent saw a dead server and no reason. It answers
+/// `initialize` (the instructions say what is wrong) and `tools/list`; every tool call is
+/// an error result of the store's kind (`corrupt`, `newer_schema`) naming the problem and
+/// the way out; the file is left as it was; and once the store is put right, the next call
+/// is answered without a restart.
 #[test]
 fn fault_mcp_exited_2_before_initialize_on_a_damaged_or_newer_store() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -278,10 +278,9 @@ fn fault_mcp_exited_2_before_initialize_on_a_damaged_or_newer_store() {
     assert!(rest.is_empty(), "{rest:?}");
 }
 
-/// Fault (issue 37): damage a query met in a store that opened ("database disk image is
-/// malformed": the symbols' pages overwritten) was a tool error of kind `error` with
-/// SQLite's words alone; it is `corrupt`, naming the database and the ways out, as the
-/// CLI says it.
+/// Fault: damage a query met in a store that opened ("database disk image is malformed":
+/// the symbols' pages overwritten) was a tool error of kind `error` with SQLite's words
+/// alone; it is `corrupt`, naming the database and the ways out, as the CLI says it.
 #[test]
 fn fault_damage_a_tool_met_was_kind_error_not_corrupt() {
     let dir = tempfile::tempdir().expect("tempdir");

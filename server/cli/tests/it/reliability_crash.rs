@@ -1,13 +1,12 @@
-//! Crash safety (issue 9 item 2): a `loci` process is killed with SIGKILL
-//! (`std::process::Child::kill`) at a random point during a full scan, a memory write
-//! loop, a migration (whose first step is the pre-migration backup) and `loci backup`,
-//! over many runs.
-//! After each kill the store opens, passes `PRAGMA integrity_check` and the full-text
-//! integrity checks, holds every write acknowledged before the kill exactly once, and
-//! the next scan completes the interrupted work (the map equals a fresh scan's). A
-//! migration is either not applied (the old schema intact, map and memory as before) or
-//! applied completely, never a mix; every backup file is a complete database, and a
-//! killed backup leaves nothing under the backup's name or a complete copy.
+//! Crash safety: a `loci` process is killed with SIGKILL (`std::process::Child::kill`) at a
+//! random point during a full scan, a memory write loop, a migration (whose first step is
+//! the pre-migration backup) and `loci backup`, over many runs. After each kill the store
+//! opens, passes `PRAGMA integrity_check` and the full-text integrity checks, holds every
+//! write acknowledged before the kill exactly once, and the next scan completes the
+//! interrupted work (the map equals a fresh scan's). A migration is either not applied (the
+//! old schema intact, map and memory as before) or applied completely, never a mix; every
+//! backup file is a complete database, and a killed backup leaves nothing under the
+//! backup's name or a complete copy.
 //!
 //! Size: `LOCI_CRASH_RUNS` kills per phase (default 5), on `LOCI_CRASH_FILES` files of
 //! the Python standard library (default 300); `LOCI_CRASH_SEED` replays a run (the seed

@@ -1,5 +1,5 @@
-//! Resource bounds (issue 9 item 6, docs/reliability.md section 6): the long-running
-//! servers bound glibc malloc's arenas, the fault the soak (`bench/soak.py`) found.
+//! Resource bounds (docs/reliability.md section 6): the long-running servers bound glibc
+//! malloc's arenas, the fault the soak (`bench/soak.py`) found.
 //!
 //! `loci lsp` and `loci mcp` re-execute themselves once at start with
 //! `glibc.malloc.arena_max` in `GLIBC_TUNABLES` (server/cli/src/malloc.rs). These tests
@@ -127,9 +127,9 @@ fn tunables_in_environ(environ: &[u8]) -> Option<String> {
 
 #[test]
 fn fault_server_rss_ratcheted_with_one_malloc_arena_per_thread() {
-    // Before: each blocking thread's arena kept the largest working set a request had on
-    // it, and the soak's MCP server grew 68 MiB/h with 7 MiB live. Both servers now run
-    // with one arena.
+    // Both servers run with one arena: with an arena per blocking thread, each keeps the
+    // largest working set a request had on it, and the soak's MCP server grew 68 MiB/h
+    // with 7 MiB live.
     for server in [Server::Lsp, Server::Mcp] {
         assert_eq!(
             tunables_of_running_server(server, None).as_deref(),

@@ -1,7 +1,7 @@
-//! A killed rescan heals (issue 37): a `loci scan` of an edited tree is killed with
-//! SIGKILL at a point chosen by a seeded random-number generator, scans run until one
-//! finishes (a recovery scan is itself killed now and then), and every table of the map
-//! then equals a fresh scan's of the same tree, row for row ([`reliability::dump_map`]).
+//! A killed rescan heals: a `loci scan` of an edited tree is killed with SIGKILL at a point
+//! chosen by a seeded random-number generator, scans run until one finishes (a recovery
+//! scan is itself killed now and then), and every table of the map then equals a fresh
+//! scan's of the same tree, row for row ([`reliability::dump_map`]).
 //!
 //! The tree is generated: Python modules of a package and Rust modules of a crate whose
 //! definitions and calls draw on one small pool of names, so an edit of one file gains

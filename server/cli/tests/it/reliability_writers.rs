@@ -1,9 +1,8 @@
-//! Concurrent writers (issue 9 item 1; case B20): four processes — `loci lsp`, `loci mcp`
-//! and two CLI writers — write memory to one store at once (remember, decide, learn,
-//! confirm), interleaved with edits, scans and reads. Afterwards every write is present
-//! exactly once, revision numbers are gapless per page, no client saw an error (busy,
-//! locked or any other), the store passes its integrity checks, and the map equals a
-//! fresh scan's.
+//! Concurrent writers: four processes — `loci lsp`, `loci mcp` and two CLI writers — write
+//! memory to one store at once (remember, decide, learn, confirm), interleaved with edits,
+//! scans and reads. Afterwards every write is present exactly once, revision numbers are
+//! gapless per page, no client saw an error (busy, locked or any other), the store passes
+//! its integrity checks, and the map equals a fresh scan's.
 //!
 //! Size: `LOCI_STRESS_WRITES` writes per process (default 40; the dedicated run in
 //! docs/reliability.md uses 1000). With `LOCI_STRESS_REPORT=FILE` the measured throughput

@@ -1,7 +1,7 @@
-//! The command line and secrets (issue 9, item 5): `loci scan` counts secret files as
-//! skipped, `remember --file` reads the file the user named (a read they asked for, even
-//! outside the workspace) but refuses a body holding a credential, and subjects outside
-//! the workspace are refused with exit code 2.
+//! The command line and secrets: `loci scan` counts secret files as skipped, `remember
+//! --file` reads the file the user named (a read they asked for, even outside the
+//! workspace) but refuses a body holding a credential, and subjects outside the workspace
+//! are refused with exit code 2.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -121,10 +121,10 @@ fn scan_skips_upper_case_secret_names_and_url_passwords_and_writes_refuse_them()
     assert!(!message.contains(&password), "{message}");
 }
 
-/// The fault (issue 32): `loci symbol PrfUsingHmac`, a name defined in a file the scan
-/// skipped as a secret, said only "no symbol", and `loci stats` did not list the file:
-/// a user could not tell that the map left a file out on purpose. An answer that finds
-/// nothing now says how many files were skipped and why, and `stats` names them.
+/// The fault: `loci symbol PrfUsingHmac`, a name defined in a file the scan skipped as a
+/// secret, said only "no symbol", and `loci stats` did not list the file: a user could not
+/// tell that the map left a file out on purpose. An answer that finds nothing now says how
+/// many files were skipped and why, and `stats` names them.
 #[test]
 fn fault_no_symbol_did_not_say_that_a_file_was_skipped_as_a_secret() {
     let dir = tempfile::tempdir().unwrap();
@@ -203,9 +203,9 @@ fn fault_no_symbol_did_not_say_that_a_file_was_skipped_as_a_secret() {
     assert_eq!(stderr(&found), "");
 }
 
-/// The fault (issue 32): secret files added to a map whose mapped files had not
-/// changed were never recorded (the scan changed nothing, so it wrote no skips), so
-/// neither `stats` nor a note could name them. `stats` lists at most 20, then a count.
+/// The fault: secret files added to a map whose mapped files had not changed were never
+/// recorded (the scan changed nothing, so it wrote no skips), so neither `stats` nor a note
+/// could name them. `stats` lists at most 20, then a count.
 #[test]
 fn fault_secret_files_added_to_an_unchanged_map_were_not_recorded() {
     let dir = tempfile::tempdir().unwrap();
@@ -238,7 +238,7 @@ fn fault_secret_files_added_to_an_unchanged_map_were_not_recorded() {
     );
 
     // A `.env` defines nothing: "no symbol" carries no note about it (the stdlib's 23
-    // test certificates had put one on every such answer).
+    // test certificates would put one on every such answer).
     let symbol = loci(&root, &["symbol", "Missing"]);
     assert_eq!(symbol.status.code(), Some(1));
     assert!(!stderr(&symbol).contains("note:"), "{}", stderr(&symbol));

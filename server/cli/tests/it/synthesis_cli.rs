@@ -325,12 +325,12 @@ fn context_notes(root: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Issue 35, item 5, without an editor: `loci init --git-hook` adds a block to the
-/// post-commit, post-merge, post-checkout and post-rewrite hooks that runs `loci sync
-/// --quiet`, keeping a hook already there (and skipping one that is not a shell script);
-/// a real `git commit` then syncs, so `context` says the pages behind the code at once. A
-/// commit where `loci` is not on `PATH` still succeeds, silently; `--remove-git-hook` puts
-/// the hooks back as they were.
+/// Without an editor: `loci init --git-hook` adds a block to the post-commit, post-merge,
+/// post-checkout and post-rewrite hooks that runs `loci sync --quiet`, keeping a hook
+/// already there (and skipping one that is not a shell script); a real `git commit` then
+/// syncs, so `context` says the pages behind the code at once. A commit where `loci` is not
+/// on `PATH` still succeeds, silently; `--remove-git-hook` puts the hooks back as they
+/// were.
 #[test]
 fn a_git_hook_syncs_after_each_commit_and_never_fails_git() {
     let bin = tempfile::tempdir().unwrap();
@@ -445,8 +445,8 @@ fn loci_engine_block(hook: &str) -> String {
     )
 }
 
-/// Issue 35, item 5, for agents: after a commit put pages behind the code, an answer over
-/// MCP (the official Python SDK as the client) says how many and what to run.
+/// For agents: after a commit put pages behind the code, an answer over MCP (the official
+/// Python SDK as the client) says how many and what to run.
 #[test]
 fn an_agent_hears_how_many_pages_are_behind_the_code_in_its_answers() {
     let bin = tempfile::tempdir().unwrap();

@@ -1,8 +1,8 @@
-//! Team memory on a real PostgreSQL server (issue 34), end to end through the `loci`
-//! binary: two checkouts of one repository share memory through one server, the revision
-//! guard holds across them, writes made while the server is down arrive exactly once, a
-//! solo store joins idempotently, a newer server schema is refused, revisions are
-//! append-only on the server, and no password is ever written or shown.
+//! Team memory on a real PostgreSQL server, end to end through the `loci` binary: two
+//! checkouts of one repository share memory through one server, the revision guard holds
+//! across them, writes made while the server is down arrive exactly once, a solo store
+//! joins idempotently, a newer server schema is refused, revisions are append-only on the
+//! server, and no password is ever written or shown.
 
 use crate::lsp_support;
 use crate::mcp_support;
@@ -1522,7 +1522,7 @@ fn fault_two_histories_of_one_page_were_a_conflict_on_join() {
     let joined = solo.loci(&["team", "join", "--json"]);
     assert!(joined.status.success(), "{}", stderr(&joined));
     // The two numberings are what docs/team.md says a join does, not a warning to the
-    // user (every later command had printed one per diverged revision).
+    // user (not one from every later command per diverged revision).
     assert!(!stderr(&joined).contains(" WARN "), "{}", stderr(&joined));
     let first: serde_json::Value = serde_json::from_str(&stdout(&joined)).unwrap();
     assert_eq!(first["result"]["pages"], 1, "{first}");

@@ -1,7 +1,8 @@
-//! Trust through every door (issue 30): the same scenario asked through the CLI, through
-//! `loci mcp` and through `loci lsp`'s commands gives the same warnings — an earlier decision stays stale after a new one
-//! (item 1), an answer serving memory checks its files against the disk (item 4), and
-//! memory false about what a question names is served with a banner (item 3).
+//! Trust through every door: the same scenario asked through the CLI, through `loci mcp`
+//! and through `loci lsp`'s commands gives the same warnings — an earlier decision stays
+//! stale after a new one (item 1), an answer serving memory checks its files against the
+//! disk (item 4), and memory false about what a question names is served with a banner
+//! (item 3).
 
 use crate::lsp_support;
 use crate::mcp_support;

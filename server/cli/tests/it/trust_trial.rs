@@ -1,4 +1,4 @@
-//! Faults a fresh-user trial found in the trust work of issue 30, each end to end over the
+//! Faults a fresh-user trial found in loci's trust checks, each end to end over the
 //! `loci` binary: what an answer serving memory or docs says is false or stale about them,
 //! `resolve` of a finding lint had closed, a dismissal across a rename, and the snapshot of
 //! a page written before its file was mapped.
@@ -63,11 +63,11 @@ fn reasons(env: &Value) -> Vec<String> {
 
 const NET: &str = "def urlsplit(url):\n    \"\"\"Split a URL; the netloc is checked.\"\"\"\n    netloc = url.split(\"/\")[2]\n    _check_netloc(netloc)\n    return netloc\n\n\ndef _check_netloc(netloc):\n    if \"@\" in netloc:\n        raise ValueError(\"bad netloc\")\n";
 
-/// Fault (fresh-user trial of issue 30): `context` served memory and a doc section that
-/// name a function the code does not have — lint had an open contradiction about each —
-/// with no stale warning (and the doc with no banner either), while `show` and `why`
-/// warned about the same page. Every answer that serves memory or a doc says what lint
-/// found false in it, through the same check (`memory_envelope_with`).
+/// Fault: `context` served memory and a doc section that name a function the code does not
+/// have — lint had an open contradiction about each — with no stale warning (and the doc
+/// with no banner either), while `show` and `why` warned about the same page. Every answer
+/// that serves memory or a doc says what lint found false in it, through the same check
+/// (`memory_envelope_with`).
 #[test]
 fn fault_context_served_memory_lint_found_false_without_a_warning() {
     let dir = tempfile::tempdir().unwrap();
@@ -147,9 +147,9 @@ fn fault_context_served_memory_lint_found_false_without_a_warning() {
     );
 }
 
-/// Fault (fresh-user trial of issue 30): `why FILE:LINE` listed the other decisions about
-/// the same line ("also: decision:1 v1") with no warning, though one of them was stale:
-/// only the matched entry's marks were given. Every entry the answer names is checked.
+/// Fault: `why FILE:LINE` listed the other decisions about the same line ("also: decision:1
+/// v1") with no warning, though one of them was stale: only the matched entry's marks were
+/// given. Every entry the answer names is checked.
 #[test]
 fn fault_why_listed_a_stale_also_entry_without_a_warning() {
     let dir = tempfile::tempdir().unwrap();
@@ -202,10 +202,10 @@ fn fault_why_listed_a_stale_also_entry_without_a_warning() {
     );
 }
 
-/// Fault (fresh-user trial of issue 30): `loci resolve ID` of a finding lint had already
-/// resolved (the code no longer contradicted it) recorded a human dismissal of it, so
-/// when the claim became false again lint stayed silent. It is refused, names how the
-/// finding was closed, and writes nothing: the finding recurs as any resolved one does.
+/// Fault: `loci resolve ID` of a finding lint had already resolved (the code no longer
+/// contradicted it) recorded a human dismissal of it, so when the claim became false again
+/// lint stayed silent. It is refused, names how the finding was closed, and writes nothing:
+/// the finding recurs as any resolved one does.
 #[test]
 fn fault_resolve_dismissed_a_finding_lint_had_resolved() {
     let dir = tempfile::tempdir().unwrap();
@@ -254,9 +254,9 @@ fn fault_resolve_dismissed_a_finding_lint_had_resolved() {
     );
 }
 
-/// Fault (fresh-user trial of issue 30): a dismissal did not follow its file's rename: after
-/// `git mv` and a scan the page moved, but its dismissed finding stayed with the old path,
-/// and lint reported the same finding again on the renamed file (a doc's alike).
+/// Fault: a dismissal did not follow its file's rename: after `git mv` and a scan the page
+/// moved, but its dismissed finding stayed with the old path, and lint reported the same
+/// finding again on the renamed file (a doc's alike).
 #[test]
 fn fault_a_dismissal_was_lost_when_its_file_was_renamed() {
     let dir = tempfile::tempdir().unwrap();
@@ -312,10 +312,9 @@ fn fault_a_dismissal_was_lost_when_its_file_was_renamed() {
     );
 }
 
-/// Fault (fresh-user trial of issue 30): a file page written before its file was mapped
-/// (before the first scan) kept a snapshot without a fingerprint: no later edit of the
-/// file marked it stale, and `export` carried no fingerprint. The scan that maps the file
-/// snapshots it.
+/// Fault: a file page written before its file was mapped (before the first scan) kept a
+/// snapshot without a fingerprint: no later edit of the file marked it stale, and `export`
+/// carried no fingerprint. The scan that maps the file snapshots it.
 #[test]
 fn fault_a_page_written_before_its_file_was_mapped_was_never_marked() {
     let dir = tempfile::tempdir().unwrap();
@@ -370,10 +369,9 @@ fn fault_a_page_written_before_its_file_was_mapped_was_never_marked() {
     );
 }
 
-/// Fault (fresh-user trial of issue 30): importing an export written before a rename here
-/// moved the page back onto its old path, which no longer exists ("page moved: greet.py
-/// -> app.py", then marked deleted). The page stays where its file is, and the report
-/// names both paths.
+/// Fault: importing an export written before a rename here moved the page back onto its old
+/// path, which no longer exists ("page moved: greet.py -> app.py", then marked deleted).
+/// The page stays where its file is, and the report names both paths.
 #[test]
 fn fault_import_of_an_older_export_moved_a_page_onto_a_path_that_is_gone() {
     let dir = tempfile::tempdir().unwrap();
@@ -398,9 +396,9 @@ fn fault_import_of_an_older_export_moved_a_page_onto_a_path_that_is_gone() {
     );
 }
 
-/// Faults (fresh-user trial of issue 30): `show decisions` headed the log "v2", read as
-/// its second revision (it counts entries), and `why` labelled an entry's event with the
-/// id of the page holding it (`decision:2:v1` for `decision:1`).
+/// Faults: `show decisions` headed the log "v2", read as its second revision (it counts
+/// entries), and `why` labelled an entry's event with the id of the page holding it
+/// (`decision:2:v1` for `decision:1`).
 #[test]
 fn fault_the_log_header_and_the_why_event_label_named_the_wrong_numbers() {
     let dir = tempfile::tempdir().unwrap();
@@ -428,12 +426,11 @@ fn fault_the_log_header_and_the_why_event_label_named_the_wrong_numbers() {
     assert_eq!(event, ["  event #2 decision decision:1 v1"]);
 }
 
-/// Fault (fresh-user trial of issue 30): a claim naming a function by its module path
-/// (`pkg.utils.formataddr()`) was silently re-pointed when the module was renamed
-/// (`pkg/utils.py` to `pkg/addr.py`): the name resolved through the package `pkg` to any
-/// file under it, so lint called prose naming a module that is gone fine. A farther
-/// qualifier segment names only the package's own module, and the suggestion names the
-/// module the definition is in now.
+/// Fault: a claim naming a function by its module path (`pkg.utils.formataddr()`) was
+/// silently re-pointed when the module was renamed (`pkg/utils.py` to `pkg/addr.py`): the
+/// name resolved through the package `pkg` to any file under it, so lint called prose
+/// naming a module that is gone fine. A farther qualifier segment names only the package's
+/// own module, and the suggestion names the module the definition is in now.
 #[test]
 fn fault_a_dotted_module_claim_was_silently_repointed_after_a_rename() {
     let dir = tempfile::tempdir().unwrap();
@@ -484,11 +481,11 @@ fn fault_a_dotted_module_claim_was_silently_repointed_after_a_rename() {
     );
 }
 
-/// Fault (fresh-user trial of issue 30): `loci lint --db STORE` run from another directory
-/// mapped that directory into the store — the store did not record its root — and marked
-/// all of its memory false. The store records the root it maps; a command run elsewhere
-/// with `--db` answers for that root, and a root given (`-C`, `scan PATH`) that is not the
-/// store's is refused with both directories named, the store untouched.
+/// Fault: `loci lint --db STORE` run from another directory mapped that directory into the
+/// store — the store did not record its root — and marked all of its memory false. The
+/// store records the root it maps; a command run elsewhere with `--db` answers for that
+/// root, and a root given (`-C`, `scan PATH`) that is not the store's is refused with both
+/// directories named, the store untouched.
 #[test]
 fn fault_a_store_used_from_another_directory_mapped_that_directory() {
     let dir = tempfile::tempdir().unwrap();

@@ -346,10 +346,10 @@ pub fn extract(
 mod tests {
     use super::*;
 
-    /// Fault (issue 30, item 9): the parse limit was wall-clock, so on a loaded machine a
-    /// fresh scan of the stdlib degraded `test/test_statistics.py` that an idle one had
-    /// parsed. The limit counts parse work: the budget a text needs is a property of the
-    /// text, the same at every attempt, with or without a wall clock anywhere near.
+    /// The parse limit counts parse work, not wall-clock time: the budget a text needs is a
+    /// property of the text, the same at every attempt, with or without a wall clock
+    /// anywhere near, so a loaded machine degrades no file (the stdlib's
+    /// `test/test_statistics.py`) that an idle one parses.
     #[test]
     fn fault_the_parse_limit_depended_on_machine_load() {
         let text = "def f(x):\n    return [x for x in range(10)]\n".repeat(300);

@@ -228,7 +228,7 @@ impl Language {
     ///   and `extern "C"` calls across).
     ///
     /// Every other language is a group of its own: a Rust `compiled.get()` is no Python
-    /// `Message.get` (a trial on a Rust + Python repository had linked 49 such calls).
+    /// `Message.get` (without this, one Rust + Python repository gets 49 such false links).
     pub fn link_group(self) -> Language {
         self.spec().link_group.unwrap_or(self)
     }

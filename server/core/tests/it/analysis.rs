@@ -453,8 +453,8 @@ fn garbage_input_with_wide_error_nodes_is_analyzed_in_linear_time() {
 }
 
 /// A minified file is one long line holding every definition. Each symbol's signature is
-/// its own text, not the line's first 200 bytes (which all of them used to share, found by
-/// scanning the whole line once per definition: a 2 MB bundle took 39 s to scan).
+/// its own text, not the line's first 200 bytes (which all of them would share), and not
+/// found by scanning the whole line once per definition (a 2 MB bundle would take 39 s).
 #[test]
 fn fault_minified_line_signatures_are_each_definitions_own_text() {
     let count = 2_000;
@@ -561,7 +561,7 @@ fn fault_a_method_call_on_another_receiver_was_recorded_as_a_bare_name() {
         Language::Go,
         "package p\nfunc (s *S) f() { s.parse(); fmt.Println(); parse() }\n",
     );
-    // A Go method's receiver is its own value, as `self` is (issue 32 item 5).
+    // A Go method's receiver is its own value, as `self` is.
     assert_eq!(
         receivers(&go),
         ["S:-", "parse:own", "Println:other", "parse:-"]
@@ -570,7 +570,7 @@ fn fault_a_method_call_on_another_receiver_was_recorded_as_a_bare_name() {
         Language::Java,
         "class A { void f(B b) { b.parse(); this.parse(); parse(); } }\n",
     );
-    // `B b` types the value (issue 32 item 5).
+    // `B b` types the value.
     assert_eq!(receivers(&java), ["parse:typed", "parse:own", "parse:-"]);
     let ruby = run(
         Language::Ruby,
@@ -799,7 +799,7 @@ fn fault_a_call_on_an_imported_module_was_a_call_on_an_unknown_receiver() {
         Language::Go,
         "package p\nimport \"example.com/x/store\"\nfunc f(s S) { store.Open(); s.Open() }\n",
     );
-    // `s S` types the value: `Open` of `S` (issue 32 item 5).
+    // `s S` types the value: `Open` of `S`.
     assert_eq!(receivers(&go), ["S:-", "Open:imported", "Open:typed"]);
     let rust = run(
         Language::Rust,

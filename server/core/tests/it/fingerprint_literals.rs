@@ -1,7 +1,7 @@
 //! Fingerprints see every edit to the text of a literal (strings with escapes, raw,
 //! interpolated, byte and multiline strings, heredocs, regular expressions) in every
-//! language, at symbol and at file level, and still ignore layout outside literals
-//! (issue 30, item 5: a Python string holding an escape hid edits to its text).
+//! language, at symbol and at file level, and still ignore layout outside literals: a
+//! Python string holding an escape must not hide edits to its text.
 
 use loci_core::{AnalyzeOptions, FileAnalysis, Language, analyze};
 
@@ -485,8 +485,8 @@ fn every_edit_to_a_literals_text_changes_fingerprints_and_layout_does_not() {
     assert_eq!(faults, Vec::<String>::new());
 }
 
-/// Issue 30, item 5: `"a\nb"` → `"QQ\nb"` in Python changed neither fingerprint (text of a
-/// `string_content` holding an `escape_sequence` lies between its children).
+/// `"a\nb"` → `"QQ\nb"` in Python changed neither fingerprint (text of a `string_content`
+/// holding an `escape_sequence` lies between its children).
 #[test]
 fn fault_python_string_with_an_escape_hid_edits_to_its_text() {
     let before = run(Python, "def f():\n    return \"a\\nb\"\n");

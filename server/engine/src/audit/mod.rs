@@ -7,7 +7,7 @@
 //! - `live`: the same rules applied to an editor's unsaved text.
 //! - `sarif`: a `check` as SARIF 2.1.0 for code-scanning UIs.
 
-// The layer's main file keeps the name it had and the layer took.
+// The layer's main file has the layer's name.
 #[allow(clippy::module_inception)]
 pub(crate) mod audit;
 pub(crate) mod lint;

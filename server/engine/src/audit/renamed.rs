@@ -1,7 +1,7 @@
 //! The definition a symbol claim named, found again under another name: lint's "did you
 //! mean" for a claim whose symbol is missing rests on what the definition kept, not on
-//! how its new name is spelt (issue 30: `_checknetloc` renamed `_validate_netloc`, same
-//! body, was told "did you mean `_check_close`?").
+//! how its new name is spelt (`_checknetloc` renamed `_validate_netloc` with the same
+//! body is found renamed, not "did you mean `_check_close`?").
 //!
 //! A memory claim keeps a snapshot of what it named when it was written: each
 //! definition's key (`path#qualified.name@kind`), body fingerprint and signature
@@ -24,8 +24,8 @@
 //!    the finding is open); among several, one of the same kind first, then by key;
 //! 2. **same signature**: in the file the claim named, the one definition of the same
 //!    kind whose signature fingerprint under the old name is the snapshot's, while the old
-//!    name names no definition left in the map (`(self)` matches most methods: a deleted
-//!    method had been "renamed" to any other);
+//!    name names no definition left in the map (`(self)` matches most methods: without
+//!    that, a deleted method would be "renamed" to any other);
 //! 3. otherwise lint falls back to name similarity.
 //!
 //! A file whose text on disk is not the text the map holds (edited since the last scan)

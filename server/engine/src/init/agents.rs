@@ -482,9 +482,9 @@ mod tests {
         std::fs::read_to_string(path).unwrap_or_default()
     }
 
-    /// Issue 31, item 7: a `.vscode/mcp.json` with comments and a trailing comma (VS Code
-    /// accepts JSONC) gets loci's server; the comments, the other server and its
-    /// formatting are kept; a second run changes nothing.
+    /// A `.vscode/mcp.json` with comments and a trailing comma (VS Code accepts JSONC) gets
+    /// loci's server; the comments, the other server and its formatting are kept; a second
+    /// run changes nothing.
     #[test]
     fn a_jsonc_config_round_trips_with_its_comments() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -517,9 +517,9 @@ mod tests {
         assert_eq!(read(&file), text);
     }
 
-    /// Issue 31, item 7: Codex's `config.toml` gets `[mcp_servers.loci]`; the user's
-    /// other servers, keys and comments are kept; a second run changes nothing; a `loci`
-    /// entry of the user's own is kept.
+    /// Codex's `config.toml` gets `[mcp_servers.loci]`; the user's other servers, keys and
+    /// comments are kept; a second run changes nothing; a `loci` entry of the user's own is
+    /// kept.
     #[test]
     fn the_codex_config_round_trips_with_the_users_entries() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

@@ -1,7 +1,7 @@
 //! `loci init --git-hook`: git hooks that run `loci sync --quiet` after a commit, a merge
 //! (and so a pull), a checkout of a branch and a rewrite (amend, rebase), so that the
-//! history, the stale marks and the count of pages behind the code follow the commits
-//! made in a terminal without an editor open (issue 35, item 5).
+//! history, the stale marks and the count of pages behind the code follow the commits made
+//! in a terminal without an editor open.
 //!
 //! Rules: a hook never fails or slows the git command with an error: the block runs only
 //! when `loci` is on `PATH` and the workspace's `.loci/` exists, discards its output and

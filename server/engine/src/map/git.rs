@@ -1,6 +1,6 @@
 //! Read-only git history of the workspace's repository, read with `gix` (never by running
-//! `git`): the repository's state (case B24), recent commits with their file changes and
-//! rename detection, the history of one file across renames, and where a path moved to.
+//! `git`): the repository's state, recent commits with their file changes and rename
+//! detection, the history of one file across renames, and where a path moved to.
 //!
 //! Paths in and out are workspace-relative and `/`-separated. The workspace root may be a
 //! subdirectory of the repository (the repository is found by searching upward, and linked
@@ -32,8 +32,8 @@ use serde::Serialize;
 /// workspace root they concern.
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
-    /// No git repository contains the workspace root (case B24c). Distinct from an unborn
-    /// repository, which is not an error.
+    /// No git repository contains the workspace root. Distinct from an unborn repository,
+    /// which is not an error.
     #[error("{path}: not a git repository (nor any of its parent directories)")]
     NotARepository {
         /// The workspace root that was searched from.
@@ -70,7 +70,7 @@ pub enum GitError {
     },
 }
 
-/// What the workspace's git repository looks like (case B24).
+/// What the workspace's git repository looks like.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RepoState {
@@ -192,7 +192,7 @@ pub fn user_identity(root: Option<&Path>) -> Option<String> {
     }
 }
 
-/// Reports the state of the repository containing `root` (case B24).
+/// Reports the state of the repository containing `root`.
 ///
 /// # Errors
 ///

@@ -319,7 +319,8 @@ impl Workspace {
             // `Regex.new` (`Regex::new`): the references resolved to the symbols it names,
             // and the unresolved ones written on a `Regex`; not every `new`. A qualified
             // name that names no symbol (`os.path.join`: a module path) means the uses
-            // written on it (`Nope::new` had listed every `new`).
+            // written on it (`Nope::new` lists the `new` written on `Nope`, not every
+            // `new`).
             let qualified = name
                 .rsplit_once('.')
                 .filter(|_| !name.contains('#'))
@@ -525,7 +526,7 @@ impl Workspace {
         self.store.read(|| {
             let target = non_empty("target", target)?;
             let edges = edges.checked()?;
-            // Every door refuses 0 alike (the CLI's parser did; MCP and LSP had walked 1).
+            // Every door refuses 0 alike: the CLI, MCP and LSP (none walks 1 instead).
             if depth == 0 {
                 return Err(EngineError::InvalidArgument {
                     name: "depth".into(),
@@ -548,7 +549,8 @@ impl Workspace {
             } else {
                 let symbols = self.lookup_as_written(&qualified_form(target), LIST_LIMIT)?.0;
                 if symbols.is_empty() {
-                    // A folder of the map is neither (it had been "no file or symbol").
+                    // A folder of the map is neither: it is named a folder, not "no file or
+                    // symbol".
                     if let Ok(folder) = self.contain("target", target)
                         && let Some(file) = self.file_in_folder(&folder)?
                     {
@@ -687,8 +689,8 @@ impl Workspace {
     ) -> Result<(Vec<ImpactNode>, BTreeSet<String>, u64)> {
         let conn = self.store.conn();
         // A type's uses are its members' uses too (`Parser::new()`, `p.parse()`): the
-        // members defined with it, in its file, walk from depth 0 as it does. Impact of
-        // a Rust struct had counted only its imports and `impl` lines.
+        // members defined with it, in its file, walk from depth 0 as it does, so the impact
+        // of a Rust struct is more than its imports and `impl` lines.
         let mut seen: BTreeSet<String> = BTreeSet::new();
         let mut queue: VecDeque<(String, u32)> = VecDeque::new();
         for s in symbols {
@@ -916,13 +918,14 @@ impl Workspace {
         if exists {
             Ok(rel)
         } else if let Some(file) = self.file_in_folder(&rel)? {
-            // `loci deps mime` had said "not in the map" of a folder the map holds.
+            // A folder the map holds is named a folder (`loci deps mime`), not "not in the
+            // map".
             Err(EngineError::NotFound(format!(
                 "`{rel}` is a folder: the map records imports per file (such as `{file}`)"
             )))
         } else if let Some(skip) = map::skipped_file(self.store.conn(), &rel)? {
-            // Which skip, and why (issue 32: "not scanned, ignored, or skipped" of a file
-            // skipped as a secret left the user to guess).
+            // Which skip, and why: "not scanned, ignored, or skipped" of a file skipped as
+            // a secret would leave the user to guess.
             Err(EngineError::NotFound(format!(
                 "`{rel}` is not in the map: the last scan skipped it ({}{})",
                 skip.reason,
@@ -1008,7 +1011,8 @@ pub(crate) fn non_empty<'a>(name: &str, value: &'a str) -> Result<&'a str> {
 /// A qualified name as the map writes it: `::` (Rust, C++, PHP, Ruby) and `->` (PHP, C++)
 /// are written `.`, the separator of `qualified_name` (`Regex::new` → `Regex.new`). A
 /// symbol key (`path#Regex.new@method`) is left as given, but for a leading `./` on its
-/// path (`./email/message.py#Message.get@method` had named no symbol).
+/// path, which is dropped (`./email/message.py#Message.get@method` names the symbol of
+/// `email/message.py#Message.get@method`).
 pub(crate) fn qualified_form(name: &str) -> std::borrow::Cow<'_, str> {
     if name.contains('#') {
         let mut key = name;

@@ -7,7 +7,7 @@
 //! one (a `rename` event records it). Without git: the drift the scans observed since the
 //! last snapshot becomes `snapshot` events under a monotonic ref `snapshot:N`, and renames
 //! the scans detected move pages the same way. Unborn and detached HEADs and shallow
-//! clones answer with a note, not an error (case B24).
+//! clones answer with a note, not an error.
 
 use loci_store::audit as au;
 use loci_store::memory::{self as mem, CommitRow};

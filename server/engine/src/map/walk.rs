@@ -85,7 +85,7 @@ pub enum SkipReason {
     /// A secret by its path or its text ([`crate::secrets`]): never indexed or served.
     Secret,
     /// Not a regular file: a FIFO, socket or device node. Reading a FIFO would block the
-    /// scan until a writer opens it; it had been neither mapped nor counted (issue 37).
+    /// scan until a writer opens it, so it is skipped and counted, never read.
     NotRegular,
     /// A path that is not valid UTF-8. The map, LSP URIs and JSON hold UTF-8 paths; two such
     /// names decoded lossily became one path and failed the whole scan on its `UNIQUE`
@@ -237,10 +237,10 @@ pub fn walk(
     Walk { files, skips }
 }
 
-/// Why a listed file whose metadata cannot be read is skipped: gone since its directory
-/// was listed ([`SkipReason::Vanished`]), or there and not ours to read
-/// ([`SkipReason::Unreadable`]): a file in a directory without execute permission cannot
-/// be stat'ed (EACCES), and had been reported `vanished` (issue 37).
+/// Why a listed file whose metadata cannot be read is skipped: gone since its directory was
+/// listed ([`SkipReason::Vanished`]), or there and not ours to read
+/// ([`SkipReason::Unreadable`]): a file in a directory without execute permission cannot be
+/// stat'ed (EACCES): it is there, so it is not `vanished`.
 fn metadata_skip(err: &ignore::Error) -> SkipReason {
     match err.io_error().map(std::io::Error::kind) {
         Some(std::io::ErrorKind::NotFound) => SkipReason::Vanished,
@@ -473,9 +473,9 @@ pub fn count_skips(skips: &[Skip]) -> BTreeMap<SkipReason, u64> {
 mod tests {
     use super::*;
 
-    /// Fault (issue 37): a file in a directory without execute permission cannot be
-    /// stat'ed (EACCES) and was reported `vanished`, as if deleted. (The walk's own
-    /// errors are built here: running as root, the tests would stat it regardless.)
+    /// A file in a directory without execute permission cannot be stat'ed (EACCES) and is
+    /// `unreadable`, not `vanished` as if deleted. (The walk's own errors are built here:
+    /// running as root, the tests would stat it regardless.)
     #[test]
     fn fault_a_file_in_a_directory_without_execute_permission_was_reported_vanished() {
         let denied = ignore::Error::WithPath {

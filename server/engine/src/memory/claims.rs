@@ -107,7 +107,7 @@ impl ClaimView {
 
 /// Why a claim of `kind` that resolved to nothing is not tracked, in words (the CLI's and
 /// MCP's claim lines): a path the map lacks, or a symbol with no definition in the map or
-/// more than [`MAX_TRACKED_DEFINITIONS`]. One text had served all three.
+/// more than [`MAX_TRACKED_DEFINITIONS`]: each has its own text.
 pub fn untracked_reason(kind: &str) -> &'static str {
     match kind {
         "path" => "no file or folder of that path in the map: not tracked",

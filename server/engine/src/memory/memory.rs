@@ -552,7 +552,7 @@ impl Workspace {
     }
 
     pub(super) fn page(&self, subject: &str) -> Result<Page> {
-        // `show ""` had shown the root page's "no memory about `.`".
+        // `show ""` is an invalid argument, not the root page's "no memory about `.`".
         if subject.trim().is_empty() {
             return Err(EngineError::InvalidArgument {
                 name: "subject".into(),
@@ -573,8 +573,8 @@ impl Workspace {
         if let Some(page) = mem::page_by_subject(conn, &subject)? {
             return Ok(page);
         }
-        // A page that followed its file's rename is named where it went ("no memory
-        // about `src/print.rs` yet" had hidden it).
+        // A page that followed its file's rename is named where it went ("no memory about
+        // `src/print.rs` yet" would hide it).
         use loci_store::rusqlite::OptionalExtension;
         let moved: Option<String> = conn
             .prepare_cached(
@@ -828,7 +828,7 @@ impl Workspace {
         };
         if !add {
             // Removing from a topic that does not exist, or what it does not hold, is
-            // nothing found: `topic rm TYPO path` had made an empty page for good.
+            // nothing found: `topic rm TYPO path` must not make an empty page for good.
             let conn = self.store.conn();
             let Some(page) = mem::page_by_subject(conn, &topic)? else {
                 return Err(EngineError::NotFound(format!(

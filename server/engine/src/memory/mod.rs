@@ -15,7 +15,7 @@ pub(crate) mod claims;
 pub(crate) mod facts;
 pub(crate) mod guard;
 pub(crate) mod logs;
-// The layer's main file keeps the name it had and the layer took.
+// The layer's main file has the layer's name.
 #[allow(clippy::module_inception)]
 pub(crate) mod memory;
 pub(crate) mod obsidian;

@@ -1,10 +1,9 @@
-//! `loci export --obsidian DIR` (issue 35, item 6): memory as an Obsidian vault, so that
-//! Obsidian's graph view shows its shape. One note per page with a revision (file pages
-//! under `pages/`, folder pages and the root's under `folders/`, topics under `topics/`,
-//! decisions and lessons under `decisions/` and `lessons/`), each with front matter
-//! (subject, version, author, date, commit, stale) and `[[wikilinks]]`: a file page to the
-//! pages of the files it imports, a topic to its members, a decision or lesson to the pages
-//! its claims name.
+//! `loci export --obsidian DIR`: memory as an Obsidian vault, so that Obsidian's graph view
+//! shows its shape. One note per page with a revision (file pages under `pages/`, folder
+//! pages and the root's under `folders/`, topics under `topics/`, decisions and lessons
+//! under `decisions/` and `lessons/`), each with front matter (subject, version, author,
+//! date, commit, stale) and `[[wikilinks]]`: a file page to the pages of the files it
+//! imports, a topic to its members, a decision or lesson to the pages its claims name.
 //!
 //! Re-exporting updates the vault in place: a note whose text is unchanged is not
 //! rewritten (its modification time stays), a page's note is replaced by its new text, and

@@ -382,7 +382,7 @@ pub fn source(o: Out, s: &Source) -> io::Result<()> {
 }
 
 /// Commits a `sync` answer lists, the newest (a first sync records up to `[sync]
-/// max_commits`, 200 by default, which printed 200 lines).
+/// max_commits`, 200 by default, too many lines to print).
 pub const SYNC_COMMIT_LINES: usize = 10;
 
 /// What a `sync` recorded: the repository's state, the commits (the newest
@@ -853,9 +853,9 @@ pub fn scip_import(o: Out, r: &crate::map::scip::ScipImport) -> io::Result<()> {
 mod tests {
     use super::commit_files;
 
-    /// Fault found by a fresh-user trial: `why` after `loci sync` listed every file of the
-    /// repository's first commit (40 of them) under it. At most 5 now, the page's own
-    /// subject first, then how many more.
+    /// `why` after `loci sync` lists at most 5 files of a commit under it, the page's own
+    /// subject first, then how many more, not every file of the repository's first commit
+    /// (40 of them).
     #[test]
     fn fault_why_listed_every_file_of_a_commit() {
         let files: Vec<String> = (0..40).map(|i| format!("email/f{i:02}.py")).collect();

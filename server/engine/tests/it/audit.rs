@@ -868,10 +868,10 @@ fn fault_memory_about_a_skipped_file_said_it_was_deleted() {
     assert_eq!(stale_reasons(&mut ws), Vec::<String>::new());
 }
 
-/// Fault (issue 30, item 10): renaming `_checknetloc` to `_validate_netloc` in
-/// `urllib/parse.py`, same body, made lint suggest `_check_close`, the most similar name.
-/// A renamed definition is found by the claim's snapshot: its body first, then (same
-/// file and kind) its signature, and only then by name; the truth names the evidence.
+/// Fault: renaming `_checknetloc` to `_validate_netloc` in `urllib/parse.py`, same body,
+/// made lint suggest `_check_close`, the most similar name. A renamed definition is found
+/// by the claim's snapshot: its body first, then (same file and kind) its signature, and
+/// only then by name; the truth names the evidence.
 #[test]
 fn fault_a_renamed_definition_was_suggested_by_a_similar_name_not_by_its_body() {
     let dir = tempfile::tempdir().unwrap();
@@ -948,11 +948,11 @@ fn fault_a_renamed_definition_was_suggested_by_a_similar_name_not_by_its_body() 
     );
 }
 
-/// Fault found by the fresh-user trial (issue 30, item 10's class): deleting
-/// `RotatingFileHandler.shouldRollover` made lint suggest `BaseRotatingHandler.emit`,
-/// "the same signature", and deleting `A.stop` suggested `A.go`: `(self, record)` and
-/// `(self)` are most methods' signatures. A signature is evidence only when one definition
-/// of the file has it and the old name names no definition left.
+/// Fault found by a fresh-user trial: deleting `RotatingFileHandler.shouldRollover` made
+/// lint suggest `BaseRotatingHandler.emit`, "the same signature", and deleting `A.stop`
+/// suggested `A.go`: `(self, record)` and `(self)` are most methods' signatures. A
+/// signature is evidence only when one definition of the file has it and the old name names
+/// no definition left.
 #[test]
 fn fault_a_deleted_method_was_suggested_as_any_method_with_its_signature() {
     let dir = tempfile::tempdir().unwrap();
@@ -1455,10 +1455,10 @@ fn a_file_edited_across_a_new_analysis_version_keeps_its_memory_stale() {
     );
 }
 
-/// Fault (issue 37): lint compared every distinct name of the map with every failing
-/// claim (40 s per lint on 1.09 M symbols). Candidates now come from indexes, bounded per
-/// query; with more names sharing the first characters than one query reads, a slip in
-/// those characters is still found (`__gettatr__` folds to `gettatr`, not under `gett`).
+/// Fault: lint compared every distinct name of the map with every failing claim (40 s per
+/// lint on 1.09 M symbols). Candidates now come from indexes, bounded per query; with more
+/// names sharing the first characters than one query reads, a slip in those characters is
+/// still found (`__gettatr__` folds to `gettatr`, not under `gett`).
 #[test]
 fn fault_lint_compared_every_name_of_the_map_with_every_failing_claim() {
     let dir = tempfile::tempdir().unwrap();
@@ -1714,12 +1714,12 @@ fn lint_and_marks_follow_only_what_changed_and_agree_with_a_check_of_everything(
     );
 }
 
-/// Fault (fresh-user trial of issue 30): an import that moved a page back to the subject it
-/// was exported under left its open contradiction on the old subject, and a lint of what
-/// changed resolved it while the claim still failed (a lint of everything then reopened
-/// it). A page's moves are changes a lint checks again, and a contradiction left on a
-/// subject without a page makes the lint check everything. (The import moves it because
-/// `a.py` is on disk again; to a path that is gone it does not move it, see
+/// Fault: an import that moved a page back to the subject it was exported under left its
+/// open contradiction on the old subject, and a lint of what changed resolved it while the
+/// claim still failed (a lint of everything then reopened it). A page's moves are changes a
+/// lint checks again, and a contradiction left on a subject without a page makes the lint
+/// check everything. (The import moves it because `a.py` is on disk again; to a path that
+/// is gone it does not move it, see
 /// `fault_import_of_an_older_export_moved_a_page_onto_a_path_that_is_gone`.)
 #[test]
 fn fault_an_import_that_moved_a_page_resolved_a_contradiction_that_still_failed() {
@@ -1747,13 +1747,12 @@ fn fault_an_import_that_moved_a_page_resolved_a_contradiction_that_still_failed(
     );
 }
 
-/// Fault (fresh-user trial of issue 30): a decision written after a rename, naming the old
-/// function in call form (`_checknetloc()` about a file where it became
-/// `_validate_netloc`), got no mark at all: a name that never resolved and is no near miss
-/// was taken for no claim about code. A call that a page about code names, that the map
-/// defines nowhere and that the page's code never makes, is a `missing_symbol` — unless
-/// its clause says it is absent, the code there calls it (a builtin), or the page is about
-/// no code of the map.
+/// Fault: a decision written after a rename, naming the old function in call form
+/// (`_checknetloc()` about a file where it became `_validate_netloc`), got no mark at all:
+/// a name that never resolved and is no near miss was taken for no claim about code. A call
+/// that a page about code names, that the map defines nowhere and that the page's code
+/// never makes, is a `missing_symbol` — unless its clause says it is absent, the code there
+/// calls it (a builtin), or the page is about no code of the map.
 #[test]
 fn fault_a_call_that_never_resolved_stayed_silent() {
     let dir = tempfile::tempdir().unwrap();
@@ -1854,13 +1853,12 @@ fn fault_a_call_that_never_resolved_stayed_silent() {
     );
 }
 
-/// Fault (fresh-user trial of issue 30, measured on the stdlib): a page about a file
-/// naming a builtin the file calls (`len()`, with `le` defined elsewhere) was reported as
-/// a near miss ("did you mean `le`"), as was `os.rename()` (`os.renames`), and
-/// `TCPServer.serve_forever()` (inherited from a class the map does not link) as a
-/// missing member. A name that never resolved and that the page's own code refers to is
-/// that code's use of something outside the map; a typo or a member the code does not
-/// use is still reported.
+/// Fault (measured on the stdlib): a page about a file naming a builtin the file calls
+/// (`len()`, with `le` defined elsewhere) was reported as a near miss ("did you mean
+/// `le`"), as was `os.rename()` (`os.renames`), and `TCPServer.serve_forever()` (inherited
+/// from a class the map does not link) as a missing member. A name that never resolved and
+/// that the page's own code refers to is that code's use of something outside the map; a
+/// typo or a member the code does not use is still reported.
 #[test]
 fn fault_a_builtin_the_code_calls_was_reported_as_a_near_miss() {
     let dir = tempfile::tempdir().unwrap();

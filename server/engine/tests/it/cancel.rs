@@ -1,5 +1,5 @@
-//! Long reads stop when their [`CancelFlag`] is raised (issue 31: the MCP server cancels
-//! a call when its client cancels it or goes away) and run again once another is set.
+//! Long reads stop when their [`CancelFlag`] is raised (the MCP server cancels a
+//! call when its client cancels it or goes away) and run again once another is set.
 
 use loci_engine::context::{ContextRequest, SearchOptions};
 use loci_engine::{CancelFlag, EngineError, Workspace};

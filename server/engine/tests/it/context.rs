@@ -411,7 +411,7 @@ fn an_open_file_brings_its_memory_without_a_question_match() {
     .result;
     assert!(!a.abstained);
     // The page first, and with it the file's outline and symbols (the two the page names
-    // one hop from it, +15, follow the memory about their file: they had come first).
+    // one hop from it, +15, follow the memory about their file, not come first).
     let items: Vec<(&str, HitKind, Tier, f64)> = a
         .items
         .iter()
@@ -788,11 +788,11 @@ fn a_long_lived_workspace_sees_the_writes_of_others_and_its_own_in_the_next_answ
     assert!(page.text.contains("v2"), "{}", page.text);
 }
 
-/// Fault found by the second fresh-user trial (issue 9): the recap of recent sessions
-/// that heads every answer was outside the token budget. A session begun with a 60 KB
-/// task made `context --budget 100` print all of it ("~15014 tokens of 100"). The recap
-/// now quotes each task and summary's first line up to `RECAP_CHARS`, and only as many
-/// sessions as fit a quarter of the budget.
+/// Fault found by a fresh-user trial: the recap of recent sessions that heads every answer
+/// was outside the token budget. A session begun with a 60 KB task made `context --budget
+/// 100` print all of it ("~15014 tokens of 100"). The recap now quotes each task and
+/// summary's first line up to `RECAP_CHARS`, and only as many sessions as fit a quarter of
+/// the budget.
 #[test]
 fn fault_the_session_recap_ignored_the_token_budget() {
     use loci_engine::context::RECAP_CHARS;
@@ -1511,7 +1511,7 @@ fn fault_a_file_named_in_the_question_was_ignored() {
         let a = ask(&ws, q, &[], 2000).result;
         assert!(!a.abstained, "{q}");
         // The page first: the file's symbols that it names (+50 in the open file, +15 one
-        // hop from the page) had come before it; they follow the memory about their file.
+        // hop from the page) follow the memory about their file.
         let page = a
             .items
             .iter()
@@ -2432,7 +2432,7 @@ fn fault_symbols_named_by_a_page_were_lifted_at_relevance_zero() {
     )
     .result;
     // The symbols served: what the question found and the open file's own; not the two
-    // that the sibling file's page names (they had scored 15 at relevance 0).
+    // that the sibling file's page names (they would score 15 at relevance 0).
     let symbols: Vec<(&str, String, String)> = a
         .items
         .iter()
@@ -3166,8 +3166,8 @@ fn embeddings_rank_a_paraphrased_questions_file_first() {
             .embedded,
         0
     );
-    // Fault: vectors were keyed by chunk row, and a scan rewrites every chunk of a file it
-    // analyses again: one edit had the whole file embedded again. Now only the changed
+    // Vectors are not keyed by chunk row: a scan rewrites every chunk of a file it
+    // analyses again, and one edit would embed the whole file again. Only the changed
     // text is embedded, and the vector of text no chunk has is deleted.
     write(
         root,
@@ -3369,9 +3369,9 @@ fn fault_a_module_declaration_was_listed_before_the_modules_callers() {
     assert_eq!(dependents, ["src/conn.rs", "src/stmt.rs", "src/lib.rs"]);
 }
 
-/// Fault (issue 30, item 3): after a function that a page and a lesson name was renamed
-/// and the tree scanned, asking about it served neither, with no banner: the name no
-/// longer linked them to the question, and their stale mark took the rest.
+/// Fault: after a function that a page and a lesson name was renamed and the tree scanned,
+/// asking about it served neither, with no banner: the name no longer linked them to the
+/// question, and their stale mark took the rest.
 #[test]
 fn fault_memory_false_about_what_the_question_names_was_dropped_from_the_answer() {
     let dir = tempfile::tempdir().unwrap();

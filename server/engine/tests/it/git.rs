@@ -1,4 +1,4 @@
-//! Git history read through `gix` against repositories built with the git CLI (case B24:
+//! Git history read through `gix` against repositories built with the git CLI (states:
 //! unborn, detached, no repository; renames, `since`, limits, shallow clones, workspaces in
 //! a subdirectory, linked worktrees, file history across renames).
 
@@ -755,9 +755,9 @@ fn history_of_thousands_of_commits_reads_only_the_newest() {
     assert_eq!(fh[0].summary, format!("c{}", N - 50));
 }
 
-/// `HeadWatch` (issue 35, item 5) follows `HEAD` through a commit, a checkout of another
-/// branch, packed references and a detached `HEAD`, and in a linked worktree (its own
-/// `HEAD`, the shared branches); unborn and plain directories have none.
+/// `HeadWatch` follows `HEAD` through a commit, a checkout of another branch, packed
+/// references and a detached `HEAD`, and in a linked worktree (its own `HEAD`, the shared
+/// branches); unborn and plain directories have none.
 #[test]
 fn head_watch_follows_head_through_commits_checkouts_and_packed_refs() {
     let mut repo = Repo::init();

@@ -1,8 +1,8 @@
 //! Integration tests of loci-engine: scan, memory, context, audit, drift and the rest of the facade.
 //!
-//! One integration-test binary for the crate (issue 36 item 5): each file here is a module
-//! of it, so the tests link once against the crate instead of once per file. Run one file's
-//! tests with a filter on its module, e.g. `cargo test --workspace --test it context::`.
+//! One integration-test binary for the crate: each file here is a module of it, so the
+//! tests link once against the crate instead of once per file. Run one file's tests with a
+//! filter on its module, e.g. `cargo test --workspace --test it context::`.
 
 mod audit;
 mod cancel;

@@ -716,11 +716,11 @@ fn fault_memory_accepted_a_body_of_any_size() {
     );
 }
 
-/// Faults found by the third fresh-user trial (issue 9): the summary of `confirm` and
-/// `pin`, and the author of any write, skipped both the size limit and the credential
-/// check (a 10 MiB author was stored in every revision row it wrote, and
-/// a credential printed in every header), and `import` took bodies and summaries
-/// over the limit. Every write's options now pass the same check as its text.
+/// Faults found by a fresh-user trial: the summary of `confirm` and `pin`, and the author
+/// of any write, skipped both the size limit and the credential check (a 10 MiB author was
+/// stored in every revision row it wrote, and a credential printed in every header), and
+/// `import` took bodies and summaries over the limit. Every write's options now pass the
+/// same check as its text.
 #[test]
 fn fault_confirm_and_pin_summaries_and_authors_skipped_the_memory_text_check() {
     use loci_engine::memory::{MAX_AUTHOR_BYTES, MAX_MEMORY_TEXT_BYTES};
@@ -1384,10 +1384,10 @@ fn fault_an_event_payload_was_a_json_string_inside_the_json() {
     );
 }
 
-/// Fault (issue 30, item 1): a new decision or lesson cleared the stale marks of every
-/// earlier one: each entry writes a revision of the whole log, and its claims were all
-/// snapshotted again against the code as it is now. Each entry is a page of its own now,
-/// with its own claims: a new entry snapshots only its own.
+/// Fault: a new decision or lesson cleared the stale marks of every earlier one: each entry
+/// writes a revision of the whole log, and its claims were all snapshotted again against
+/// the code as it is now. Each entry is a page of its own now, with its own claims: a new
+/// entry snapshots only its own.
 #[test]
 fn fault_a_new_decision_cleared_the_stale_marks_of_earlier_ones() {
     let (dir, mut ws) = workspace();
@@ -1452,9 +1452,9 @@ fn fault_a_new_decision_cleared_the_stale_marks_of_earlier_ones() {
     }
 }
 
-/// Fault (issue 30, item 8): `decide` and `learn` inside a session begun as
-/// `agent:auditor` recorded `human:unknown` (the default author): a write in a session is
-/// by the session's author unless it names one.
+/// Fault: `decide` and `learn` inside a session begun as `agent:auditor` recorded
+/// `human:unknown` (the default author): a write in a session is by the session's author
+/// unless it names one.
 #[test]
 fn fault_writes_in_a_session_were_attributed_to_the_default_author() {
     let (_dir, mut ws) = workspace();
@@ -1627,10 +1627,9 @@ fn fault_why_and_search_served_memory_without_checking_the_disk() {
     assert_eq!(warned(&search.stale_warnings), expected);
 }
 
-/// Fault (trial, issue 30): `touch src/auth.py` made every answer serving memory about it
-/// warn "changed on disk since the last scan", though not one byte had changed. A file
-/// whose change time moved at the same size is compared by content; one whose bytes
-/// changed still warns.
+/// Fault: `touch src/auth.py` made every answer serving memory about it warn "changed on
+/// disk since the last scan", though not one byte had changed. A file whose change time
+/// moved at the same size is compared by content; one whose bytes changed still warns.
 #[test]
 fn fault_touching_a_file_warned_that_it_changed_on_disk() {
     let (dir, mut ws) = workspace();
@@ -1665,7 +1664,7 @@ fn fault_touching_a_file_warned_that_it_changed_on_disk() {
     );
 }
 
-/// Fault (trial, issue 30): resolving a dismissed contradiction again printed "dismissed
+/// Fault: resolving a dismissed contradiction again printed "dismissed
 /// #1 …" a second time, as if it had done something. It is refused, naming when it was
 /// dismissed.
 #[test]

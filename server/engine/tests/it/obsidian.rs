@@ -1,5 +1,5 @@
-//! `loci export --obsidian DIR` (issue 35, item 6): the vault's files, front matter and
-//! wikilinks exactly, and a re-export that updates it in place.
+//! `loci export --obsidian DIR`: the vault's files, front matter and wikilinks exactly, and
+//! a re-export that updates it in place.
 
 use std::path::Path;
 

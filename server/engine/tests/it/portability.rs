@@ -987,8 +987,8 @@ fn fault_dismissals_and_sessions_did_not_travel_with_an_export() {
     );
 }
 
-/// Fault (trial, issue 30): `recap` listed a session imported from another checkout above
-/// this checkout's newer one, by row id. Sessions are listed by when they began.
+/// Fault: `recap` listed a session imported from another checkout above this checkout's
+/// newer one, by row id. Sessions are listed by when they began.
 #[test]
 fn fault_recap_put_an_older_imported_session_above_a_newer_one() {
     let (_src_dir, mut src) = checkout();

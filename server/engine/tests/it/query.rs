@@ -335,8 +335,8 @@ fn fault_refs_of_a_qualified_name_listed_every_reference_to_its_last_part() {
         ]
     );
     assert_eq!(lines("new").len(), 4);
-    // A qualifier naming no symbol and written on no call: nothing (it had listed all
-    // four `new`, as if the qualifier were not there).
+    // A qualifier naming no symbol and written on no call: nothing (not all four `new`,
+    // as if the qualifier were not there).
     assert_eq!(lines("nothing::new").len(), 0);
 }
 
@@ -566,7 +566,7 @@ fn fault_a_listing_cut_at_its_limit_said_nothing_was_omitted() {
     assert_eq!((by_name.limits.used, by_name.limits.omitted), (2, 3));
     assert_eq!(by_name.result.weaker, 4);
     // A qualifier that names no symbol: the uses written on it (`w.step()`), and none
-    // for one nothing is written on (every `step` had been listed).
+    // for one nothing is written on (not every `step`).
     let on_w = ws.refs("w.step", 0).unwrap();
     assert_eq!(
         on_w.result.iter().map(|r| r.line).collect::<Vec<_>>(),

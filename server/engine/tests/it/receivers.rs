@@ -1,6 +1,6 @@
-//! Method calls on values whose type the code makes evident (issue 32 item 5): each
-//! project of `fixtures/receivers/` scanned on its own, with the exact callers of its
-//! methods, their confidence, and what stayed on values of unknown type.
+//! Method calls on values whose type the code makes evident: each project of
+//! `fixtures/receivers/` scanned on its own, with the exact callers of its methods, their
+//! confidence, and what stayed on values of unknown type.
 
 use std::path::Path;
 
@@ -45,11 +45,11 @@ fn callers(ws: &Workspace, symbol: &str) -> (Vec<String>, u64) {
     (calls, answer.untyped)
 }
 
-/// Fault (issue 32 item 5): `loci callers Runtime::block_on` on tokio found 0 of its ~440
-/// `.block_on(` sites: a method called on a value was matched by name only. A value bound
-/// to a constructor, to a builder chain whose last call declares `io::Result<Runtime>`,
-/// to a helper returning `Runtime`, a typed `let`, a typed parameter, a typed struct field
-/// and an aliased `use` all make the type evident.
+/// Fault: `loci callers Runtime::block_on` on tokio found 0 of its ~440 `.block_on(` sites:
+/// a method called on a value was matched by name only. A value bound to a constructor, to
+/// a builder chain whose last call declares `io::Result<Runtime>`, to a helper returning
+/// `Runtime`, a typed `let`, a typed parameter, a typed struct field and an aliased `use`
+/// all make the type evident.
 #[test]
 fn fault_a_method_called_on_a_rust_value_of_an_evident_type_was_matched_by_name_only() {
     let (_dir, ws) = scanned("rust");

@@ -388,11 +388,11 @@ fn symbol_names(conn: &Connection, path: &str) -> Vec<String> {
         .unwrap()
 }
 
-/// Fault (issue 30, item 9): the parse limit was wall-clock, so under load a fresh scan of
-/// the stdlib degraded `test/test_statistics.py`, and a degraded file was never analysed
-/// again while it stayed unchanged: the map lacked its symbols for good, and differed by
-/// 375 symbols from an incremental scan's. A file the limit stops is analysed again by
-/// the next scan, though neither its content nor its mtime changed.
+/// Fault: the parse limit was wall-clock, so under load a fresh scan of the stdlib degraded
+/// `test/test_statistics.py`, and a degraded file was never analysed again while it stayed
+/// unchanged: the map lacked its symbols for good, and differed by 375 symbols from an
+/// incremental scan's. A file the limit stops is analysed again by the next scan, though
+/// neither its content nor its mtime changed.
 #[test]
 fn fault_a_file_the_parse_limit_degraded_was_never_retried_while_unchanged() {
     let dir = tempfile::tempdir().unwrap();
@@ -488,12 +488,12 @@ fn interrupted_scan_is_completed_by_the_next_one() {
     assert_eq!(dump(ws.store().conn()), expected);
 }
 
-/// Fault found by the fresh-user trial (issue 9): after a later scan (not the first) was
-/// killed, answers were silently wrong — `deps` and `impact` of the files it had rewritten
-/// came back empty, with no note — and the scan that finished its work counted those
-/// files as resumed, though they had changed since the last finished scan. Now every
-/// answer notes the partial map until a scan completes it (another note while a scan
-/// runs now, holding the store lock), and the files are reported modified.
+/// Fault found by a fresh-user trial: after a later scan (not the first) was killed,
+/// answers were silently wrong — `deps` and `impact` of the files it had rewritten came
+/// back empty, with no note — and the scan that finished its work counted those files as
+/// resumed, though they had changed since the last finished scan. Now every answer notes
+/// the partial map until a scan completes it (another note while a scan runs now, holding
+/// the store lock), and the files are reported modified.
 #[test]
 fn fault_a_killed_later_scan_left_answers_silently_partial() {
     let dir = tempfile::tempdir().unwrap();
@@ -558,10 +558,10 @@ fn fault_a_killed_later_scan_left_answers_silently_partial() {
     assert_eq!(dump(ws.store().conn()), dump(fresh.store().conn()));
 }
 
-/// Fault found by the fresh-user trial (issue 9): after a first scan was killed, `stats`
-/// said "no scan yet" over a map that held half the repository, and the scan that
-/// finished the work reported every file the killed scan had recorded as "modified"
-/// (with a drift entry each), though none had changed.
+/// Fault found by a fresh-user trial: after a first scan was killed, `stats` said "no scan
+/// yet" over a map that held half the repository, and the scan that finished the work
+/// reported every file the killed scan had recorded as "modified" (with a drift entry
+/// each), though none had changed.
 #[test]
 fn fault_a_killed_first_scan_was_reported_as_no_scan_and_its_files_as_modified() {
     let dir = tempfile::tempdir().unwrap();
@@ -671,13 +671,13 @@ fn scan_killed_at(root: &Path, kill_at: fn(&loci_engine::map::ScanProgress) -> b
     assert!(killed.is_err(), "the scan reached its kill point");
 }
 
-/// Fault found by the hostile trial (issue 37): a rescan killed after it had committed a
-/// changed file (its symbols deleted and inserted again with new row ids) but before it
-/// resolved references again left the references of unchanged files on the deleted ids,
-/// and a name the file gained unresolved elsewhere: the scans that finished afterwards
-/// reparsed the file but saw no other change, so `callers` of its definitions answered
-/// nothing and `stats` still counted the references as resolved. A scan that finds an
-/// interrupted one resolves every reference again.
+/// Fault found by the hostile trial: a rescan killed after it had committed a changed file
+/// (its symbols deleted and inserted again with new row ids) but before it resolved
+/// references again left the references of unchanged files on the deleted ids, and a name
+/// the file gained unresolved elsewhere: the scans that finished afterwards reparsed the
+/// file but saw no other change, so `callers` of its definitions answered nothing and
+/// `stats` still counted the references as resolved. A scan that finds an interrupted one
+/// resolves every reference again.
 #[test]
 fn fault_a_killed_scan_left_references_to_deleted_symbols() {
     let dir = tempfile::tempdir().unwrap();
@@ -751,12 +751,12 @@ fn fault_a_killed_scan_left_references_to_deleted_symbols() {
     assert_eq!(map, dump(fresh.store().conn()));
 }
 
-/// Fault found by the concurrent-writers stress test (issue 9): two scans of one store at
-/// once — two processes, or a language server's background scan and a `confirm` — each
-/// planned its writes from the map as it read it before writing, so both inserted the same
-/// new file (`UNIQUE constraint failed: files.path`), and each took the other's running
-/// scan for an interrupted one. Scans of one store now take turns (an advisory lock next
-/// to the database, released by the OS if the holder dies).
+/// Fault found by the concurrent-writers stress test: two scans of one store at once — two
+/// processes, or a language server's background scan and a `confirm` — each planned its
+/// writes from the map as it read it before writing, so both inserted the same new file
+/// (`UNIQUE constraint failed: files.path`), and each took the other's running scan for an
+/// interrupted one. Scans of one store now take turns (an advisory lock next to the
+/// database, released by the OS if the holder dies).
 #[test]
 fn concurrent_scans_of_one_store_take_turns() {
     let dir = tempfile::tempdir().unwrap();
@@ -819,14 +819,14 @@ fn concurrent_scans_of_one_store_take_turns() {
     assert_eq!(dump(ws.store().conn()), dump(fresh.store().conn()));
 }
 
-/// Fault found by the concurrent-writers stress test (issue 9): a scan recorded the size
-/// and mtime the walk's `stat` saw and the hash of what it read afterwards, so a file
-/// rewritten in between (an editor saving, a writer truncating then writing) kept a size
-/// that described no content, here 0. Later scans found the hash unchanged and updated
-/// only the mtime: the wrong size stayed for good, every scan read the file again, and
-/// every answer naming it warned "changed on disk since the last scan". Size and mtime
-/// now come from the read itself (an mtime no file has when the file changed while it
-/// was read), and a row whose size differs from its content is rewritten.
+/// Fault found by the concurrent-writers stress test: a scan recorded the size and mtime
+/// the walk's `stat` saw and the hash of what it read afterwards, so a file rewritten in
+/// between (an editor saving, a writer truncating then writing) kept a size that described
+/// no content, here 0. Later scans found the hash unchanged and updated only the mtime: the
+/// wrong size stayed for good, every scan read the file again, and every answer naming it
+/// warned "changed on disk since the last scan". Size and mtime now come from the read
+/// itself (an mtime no file has when the file changed while it was read), and a row whose
+/// size differs from its content is rewritten.
 #[test]
 fn a_file_rewritten_while_a_scan_read_it_gets_its_real_size_at_the_next_scan() {
     let dir = tempfile::tempdir().unwrap();
@@ -884,12 +884,12 @@ fn fts_problems(db: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Fault found by the crash test (issue 9): a first scan suspends the full-text triggers
-/// and drops secondary indexes for its bulk load and restores them at its end; killed in
-/// between, it left the full-text tables out of step with the map ("database disk image
-/// is malformed" from FTS5's integrity check) and every search from the language server
-/// or an agent missing what was loaded, until some process ran a scan. Opening the store
-/// now restores them when no scan holds the store lock.
+/// Fault found by the crash test: a first scan suspends the full-text triggers and drops
+/// secondary indexes for its bulk load and restores them at its end; killed in between, it
+/// left the full-text tables out of step with the map ("database disk image is malformed"
+/// from FTS5's integrity check) and every search from the language server or an agent
+/// missing what was loaded, until some process ran a scan. Opening the store now restores
+/// them when no scan holds the store lock.
 #[test]
 fn a_first_scan_killed_during_its_bulk_load_leaves_search_whole_at_the_next_open() {
     let dir = tempfile::tempdir().unwrap();
@@ -1152,8 +1152,8 @@ fn fault_a_method_call_on_another_receiver_resolved_to_a_same_named_method_in_th
         "a.py:22 fmt imported -> u.py#fmt@function derived 0.7",
         "b.js:1 helper other -> - derived 0.0",
         "b.js:1 helper - -> - derived 0.0",
-        // No other `is_match` in the file, and never the enclosing method itself (it
-        // had been, at 0.3: a false recursion in `callers` and `impact`).
+        // No other `is_match` in the file, and never the enclosing method itself (at
+        // 0.3 it would be a false recursion in `callers` and `impact`).
         "set.rs:4 is_match other -> - derived 0.0",
         "set.rs:7 is_match own -> set.rs#Set.is_match@method derived 0.9",
         "set.rs:7 is_match own -> set.rs#Set.is_match@method derived 0.9",
@@ -1246,7 +1246,7 @@ fn fault_an_upgraded_loci_kept_the_older_analysis_until_each_file_changed() {
              DELETE FROM refs;",
         )
         .unwrap();
-    // Until then, answers say the map is another version's (a second trial: they had not).
+    // Until then, answers say the map is another version's.
     let notes = ws.stats().unwrap().capability.notes;
     assert!(
         notes.contains(&format!("the map was built by another version of loci's analysis (1, this loci's is {}): references and kinds may be as that version found them until `loci scan` analyses it again", loci_core::ANALYSIS_VERSION)),
@@ -1277,8 +1277,8 @@ fn fault_an_upgraded_loci_kept_the_older_analysis_until_each_file_changed() {
     );
 
     // A reanalysis killed after writing some files (its scan row stays `running`): the
-    // next one does not take the rows it rewrote for changed files (a second trial had
-    // 1,152 untouched files reported modified, each with a drift entry).
+    // next one does not take the rows it rewrote for changed files (that would report
+    // untouched files modified, 1,152 in one trial, each with a drift entry).
     Connection::open(root.join(".loci/test.db"))
         .unwrap()
         .execute_batch(
@@ -1874,9 +1874,9 @@ fn fault_calls_outside_the_map_or_on_values_resolved_to_same_named_definitions()
     );
 }
 
-/// Fault (issue 37): human output printed control characters in paths raw: a file named
-/// `new\nline.py` split its `path:line:` line in two, and a scan's skip list and lint's
-/// findings likewise. Each control character is written as its escape.
+/// Fault: human output printed control characters in paths raw: a file named `new\nline.py`
+/// split its `path:line:` line in two, and a scan's skip list and lint's findings likewise.
+/// Each control character is written as its escape.
 #[test]
 fn fault_a_newline_in_a_path_split_a_line_of_human_output() {
     let dir = tempfile::tempdir().unwrap();
@@ -1896,12 +1896,12 @@ fn fault_a_newline_in_a_path_split_a_line_of_human_output() {
     assert_eq!(loci_engine::text::escaped("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
 }
 
-/// Fault (fresh-user trial of issue 30): a scan killed while it followed a rename — after
-/// it had deleted the old file from the map, before it moved the memory — lost the rename
-/// for memory: the next scan saw the new file and no deletion, so the page stayed on a
-/// path that no longer exists and its claims pointed at nothing. The page follows the
-/// file in the same transaction that deletes the old path. The kill is a panic of the
-/// progress callback at the step after the deletions (what a kill there leaves).
+/// Fault: a scan killed while it followed a rename — after it had deleted the old file from
+/// the map, before it moved the memory — lost the rename for memory: the next scan saw the
+/// new file and no deletion, so the page stayed on a path that no longer exists and its
+/// claims pointed at nothing. The page follows the file in the same transaction that
+/// deletes the old path. The kill is a panic of the progress callback at the step after the
+/// deletions (what a kill there leaves).
 #[test]
 fn fault_a_scan_killed_mid_rename_lost_the_rename_for_memory() {
     let dir = tempfile::tempdir().unwrap();
@@ -1980,12 +1980,12 @@ fn module(i: usize, words: &str) -> String {
     format!("def alpha_{i}(x):\n    \"\"\"Beta {words}.\"\"\"\n    return x + {i}\n")
 }
 
-/// Issue 37: a rescan after 100 edits of a 50,000-file map spent 43% of its CPU walking
-/// every full-text index again to list its common terms. A small rescan now moves each
-/// listed count by the rows it deleted and inserted; the lists must equal a walk of every
-/// index, term for term, after edits that lift a term over the threshold
-/// ([`loci_store::search::COMMON_TERM_ROWS`], 128 rows), drop one under it, delete,
-/// add and rename files, in primary and secondary code and in docs, over two rescans.
+/// A rescan after 100 edits of a 50,000-file map spent 43% of its CPU walking every
+/// full-text index again to list its common terms. A small rescan now moves each listed
+/// count by the rows it deleted and inserted; the lists must equal a walk of every index,
+/// term for term, after edits that lift a term over the threshold
+/// ([`loci_store::search::COMMON_TERM_ROWS`], 128 rows), drop one under it, delete, add and
+/// rename files, in primary and secondary code and in docs, over two rescans.
 #[test]
 fn common_terms_moved_by_a_rescans_changes_equal_a_walk_of_every_index() {
     let dir = tempfile::tempdir().unwrap();
@@ -2073,12 +2073,12 @@ fn common_terms_moved_by_a_rescans_changes_equal_a_walk_of_every_index() {
     assert!(!noop.changed && !noop.common_terms_updated);
 }
 
-/// Issue 32 item 6: a first scan's bulk load held every reference of the repository in
-/// memory until it resolved them (3.3 M on a 50,000-file map: its peak RSS grew with the
-/// repository). It now writes each file's references with the file and resolves them from
-/// the store a batch at a time. The map must equal, row for row, the one references held
-/// until resolution give: a first scan of fewer than 257 files (no bulk load) and a rescan
-/// adding the rest, in Python and Rust, with same-file targets, receivers and paths.
+/// A first scan's bulk load held every reference of the repository in memory until it
+/// resolved them (3.3 M on a 50,000-file map: its peak RSS grew with the repository). It
+/// now writes each file's references with the file and resolves them from the store a batch
+/// at a time. The map must equal, row for row, the one references held until resolution
+/// give: a first scan of fewer than 257 files (no bulk load) and a rescan adding the rest,
+/// in Python and Rust, with same-file targets, receivers and paths.
 #[test]
 fn a_bulk_first_scan_that_resolves_written_references_equals_one_that_held_them() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
-//! Secrets and the workspace boundary (issue 9, item 5): secret files are never indexed,
-//! searched or served; memory text holding a credential is refused; no argument reads or
-//! writes outside the root; facts never run unless enabled.
+//! Secrets and the workspace boundary: secret files are never indexed, searched or served;
+//! memory text holding a credential is refused; no argument reads or writes outside the
+//! root; facts never run unless enabled.
 //!
 //! Credential-shaped strings are assembled from pieces at run time, so this file is not
 //! itself a secret to loci's own scan or to push protection.

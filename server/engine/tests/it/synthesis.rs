@@ -1,8 +1,8 @@
-//! Page synthesis (issue 35) with real processes: the fixture scripts under
-//! `fixtures/synthesis/` stand in for a model. The plan on a fixture repository, prompts
-//! within budget and free of secrets, revisions with provenance and `llm_runs` rows, the
-//! page naming a missing symbol landing with its contradiction, nothing written when a run
-//! fails, times out, answers nothing or answers a credential.
+//! Page synthesis with real processes: the fixture scripts under `fixtures/synthesis/`
+//! stand in for a model. The plan on a fixture repository, prompts within budget and free
+//! of secrets, revisions with provenance and `llm_runs` rows, the page naming a missing
+//! symbol landing with its contradiction, nothing written when a run fails, times out,
+//! answers nothing or answers a credential.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -604,9 +604,9 @@ fn context_ranks_model_written_text_below_human_written_text_of_equal_relevance(
     assert_eq!(model_signal(memory[1].2), ["written by a model -4.0"]);
 }
 
-/// Issue 35, item 5: each sync and each lint store how many pages are behind the code
-/// (and a sync the `HEAD` it saw), without git reads for the count; a `context` answer
-/// carries it as a note, saying what to run; a synthesis run that writes pages lowers it.
+/// Each sync and each lint store how many pages are behind the code (and a sync the `HEAD`
+/// it saw), without git reads for the count; a `context` answer carries it as a note,
+/// saying what to run; a synthesis run that writes pages lowers it.
 #[test]
 fn the_count_of_pages_behind_the_code_is_stored_by_sync_and_lint_and_noted_by_context() {
     let dir = repository();

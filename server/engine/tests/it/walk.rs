@@ -205,8 +205,8 @@ fn the_file_limit_bounds_the_walk() {
     assert_eq!(limited, [""]);
 }
 
-/// Fault (issue 37): a FIFO (`mkfifo fifo.py`) was neither mapped nor counted as
-/// skipped; reading it would block the scan until a writer opened it.
+/// Fault: a FIFO (`mkfifo fifo.py`) was neither mapped nor counted as skipped; reading it
+/// would block the scan until a writer opened it.
 #[test]
 fn fault_a_fifo_was_neither_mapped_nor_counted_as_skipped() {
     let dir = tempfile::tempdir().unwrap();

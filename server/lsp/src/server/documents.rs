@@ -16,7 +16,7 @@ impl Inner {
     }
 
     /// Applies a `didChange` synchronously (style.md rule 4). Returns false when the
-    /// document is not open (the change is dropped, case B09).
+    /// document is not open (the change is dropped).
     pub(super) fn change(self: &Arc<Self>, params: DidChangeTextDocumentParams) -> bool {
         let uri = params.text_document.uri;
         let encoding = self.encoding();
@@ -481,7 +481,7 @@ impl Inner {
         .await
         .ok()?;
         let symbols = if stale {
-            // Refresh on read (case B25): the file changed since it was scanned.
+            // Refresh on read: the file changed since it was scanned.
             if let Err(e) = root
                 .scan(&self.client, self.session().work_done_progress)
                 .await

@@ -70,7 +70,7 @@ impl Inner {
         };
 
         // Roots: workspace folders, else rootUri, else rootPath; none is single-file mode
-        // (case B10a: never walk the current directory instead).
+        // (never walk the current directory instead).
         #[allow(deprecated)]
         let folders: Vec<PathBuf> = match &params.workspace_folders {
             Some(folders) if !folders.is_empty() => folders

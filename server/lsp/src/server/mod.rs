@@ -3,9 +3,9 @@
 //! [`lifecycle`], [`documents`], [`requests`] and [`execute`].
 //!
 //! Ordering: notifications apply their edits before any await (style.md rule 4), and a
-//! request reads the document before its first await, so it answers for exactly the
-//! changes sent before it (case B03), even while later changes are being applied and
-//! analysed in the background.
+//! request reads the document before its first await, so it answers for exactly the changes
+//! sent before it, even while later changes are being applied and analysed in the
+//! background.
 //!
 //! Never down: request handlers run under [`guard`], which turns a panic into a `-32603`
 //! error response; notification handlers log it; blocking work (parsing, SQLite) runs in
@@ -353,7 +353,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
-        // Applied synchronously, before any await (style.md rule 4, case B03).
+        // Applied synchronously, before any await (style.md rule 4).
         let uri = params.text_document.uri.clone();
         let version = params.text_document.version;
         let inner = &self.inner;

@@ -12,7 +12,7 @@ impl Inner {
         let Some(view) = self.view(&uri).await else {
             return Ok(None);
         };
-        // A line past the end is no position at all (case B08 c): null, not a clamp.
+        // A line past the end is no position at all: null, not a clamp.
         let Some(offset) = view.index.offset_checked(&view.text, position, encoding) else {
             return Ok(None);
         };

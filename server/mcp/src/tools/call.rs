@@ -581,10 +581,10 @@ pub(super) fn bounded_written(
 }
 
 /// An answer's lists (at its top level, and one object down: `check`'s `lint`) cut to
-/// [`LIST_CAP`] entries each, with a note giving the whole counts and where to get
-/// every entry (`whole`). These answers are not to page: calling `scan` again scans again,
-/// and each page of a `lint` ran the whole lint again (a second trial: 585 pages of raw
-/// JSON for 20,011 findings, 3.8 s each).
+/// [`LIST_CAP`] entries each, with a note giving the whole counts and where to get every
+/// entry (`whole`). These answers are not to page: calling `scan` again scans again, and
+/// each page of a `lint` would run the whole lint again (585 pages of raw JSON for 20,011
+/// findings, 3.8 s each).
 pub(super) fn cap_lists(mut answer: Answer, whole: &str) -> Answer {
     fn cap(value: &mut Value, prefix: &str, depth: u32, cut: &mut Vec<String>) {
         let Value::Object(fields) = value else {

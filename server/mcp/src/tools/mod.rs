@@ -529,9 +529,9 @@ pub fn find(name: &str) -> Option<&'static ToolDef> {
 mod tests {
     use super::*;
 
-    /// The most bytes `tools/list`'s result may take as compact JSON (issue 31, item 5: it
-    /// was 34,095 bytes, 8,029 cl100k tokens, for 27 tools before descriptions were cut to
-    /// what a model needs; 29,338 for 34 tools after; `bench/context_mcp_latency.py
+    /// The most bytes `tools/list`'s result may take as compact JSON, with descriptions cut
+    /// to what a model needs (29,338 bytes for 34 tools, where 27 tools with longer
+    /// descriptions took 34,095 bytes, 8,029 cl100k tokens; `bench/context_mcp_latency.py
     /// --tools` measures it in tokens). A new tool or a longer description must fit.
     const TOOLS_LIST_BYTES: usize = 30_000;
 
@@ -549,8 +549,8 @@ mod tests {
         );
     }
 
-    /// Issue 31, item 5: a parameter with a default declares it in the schema (`"default":
-    /// 3`), never in prose or as `null`; no description carries a Rust doc link.
+    /// A parameter with a default declares it in the schema (`"default": 3`), never in
+    /// prose or as `null`; no description carries a Rust doc link.
     #[test]
     fn every_default_is_declared_in_the_schema() {
         let listing = listing();

@@ -304,12 +304,12 @@ fn names_in(dir: &std::path::Path) -> Vec<String> {
     names
 }
 
-/// Fault found by the concurrent-writers stress test (issue 9): four processes opening a
-/// new store at once each ran the migrations still pending when they looked; one that
-/// looked while another was halfway took the database for an old one, backed it up, and
-/// two such backups in the same second collided (`output file already exists`: the
-/// process could not open the store). Migrations now run under the store lock: the first
-/// process migrates, the others find the schema current.
+/// Fault found by the concurrent-writers stress test: four processes opening a new store at
+/// once each ran the migrations still pending when they looked; one that looked while
+/// another was halfway took the database for an old one, backed it up, and two such backups
+/// in the same second collided (`output file already exists`: the process could not open
+/// the store). Migrations now run under the store lock: the first process migrates, the
+/// others find the schema current.
 #[test]
 fn concurrent_opens_of_a_new_store_migrate_it_once_without_backups() {
     for round in 0..5 {
@@ -370,12 +370,12 @@ fn concurrent_opens_of_an_old_store_back_it_up_once() {
     assert!(backups[0].starts_with("loci-v1-"), "{backups:?}");
 }
 
-/// Fault found by the crash test (issue 9): a migration killed during its pre-migration
-/// backup left its incomplete copy (`backups/.loci-v1-<time>.db.partial-<pid>`) behind
-/// for good: every later kill added one, a database's size each. A migration now removes
-/// the partial copies earlier migrations left (it holds the store lock, so none is being
-/// written), numbers its backup when the name is taken, and never touches a complete
-/// backup or another kind of partial file.
+/// Fault found by the crash test: a migration killed during its pre-migration backup left
+/// its incomplete copy (`backups/.loci-v1-<time>.db.partial-<pid>`) behind for good: every
+/// later kill added one, a database's size each. A migration now removes the partial copies
+/// earlier migrations left (it holds the store lock, so none is being written), numbers its
+/// backup when the name is taken, and never touches a complete backup or another kind of
+/// partial file.
 #[test]
 fn a_migration_rerun_after_one_killed_during_its_backup_removes_the_partial_copy() {
     let dir = tempfile::tempdir().unwrap();
@@ -439,10 +439,10 @@ fn backup_stamp(plus_seconds: i64) -> String {
     .unwrap()
 }
 
-/// Fault found by running the store tests (issue 9): processes opening a database that
-/// does not exist yet at the same moment failed with "setting journal_mode=WAL: database
-/// is locked" at once, because SQLite takes the lock for switching to WAL without its
-/// busy handler. The switch is now retried until the busy timeout.
+/// Fault found by running the store tests: processes opening a database that does not exist
+/// yet at the same moment failed with "setting journal_mode=WAL: database is locked" at
+/// once, because SQLite takes the lock for switching to WAL without its busy handler. The
+/// switch is now retried until the busy timeout.
 #[test]
 fn simultaneous_first_opens_of_a_new_database_never_fail_switching_to_wal() {
     for round in 0..30 {
@@ -1502,10 +1502,9 @@ fn with_memory_then_its_revisions_damaged(path: &std::path::Path, before: impl F
     std::fs::write(path, &bytes).unwrap();
 }
 
-/// Fault (issue 37): a store with a damaged page of memory passed `scan`, `stats` and
-/// `remember` with exit 0 and failed only the queries that read the page. Those commands
-/// check the tables of memory first ([`Store::check_memory`]), which refuse it as
-/// damaged, naming the table.
+/// Fault: a store with a damaged page of memory passed `scan`, `stats` and `remember` with
+/// exit 0 and failed only the queries that read the page. Those commands check the tables
+/// of memory first ([`Store::check_memory`]), which refuse it as damaged, naming the table.
 #[test]
 fn fault_a_store_with_a_damaged_page_of_memory_passed_writes_without_a_word() {
     let dir = tempfile::tempdir().unwrap();
@@ -1569,9 +1568,9 @@ fn a_passed_check_of_memory_spares_the_next_commands_until_the_interval_ends() {
     }
 }
 
-/// Fault (issue 37): SQLite's own words ("database or disk is full", "database is locked"
-/// while reading the schema version) did not say which file; an error of the store now
-/// names it first.
+/// Fault: SQLite's own words ("database or disk is full", "database is locked" while
+/// reading the schema version) did not say which file; an error of the store now names it
+/// first.
 #[test]
 fn fault_errors_from_sqlite_did_not_name_the_database_file() {
     use loci_store::rusqlite::{Error, ffi};

@@ -1,7 +1,7 @@
-//! Helpers for the reliability tests (issue 9): a `loci lsp` child spoken to in
-//! Content-Length frames, the map dumped row by row for comparison with a fresh scan,
-//! the store's integrity checks, a corpus copied from the Python standard library, and
-//! sizes read from the environment.
+//! Helpers for the reliability tests: a `loci lsp` child spoken to in Content-Length
+//! frames, the map dumped row by row for comparison with a fresh scan, the store's
+//! integrity checks, a corpus copied from the Python standard library, and sizes read from
+//! the environment.
 
 #![allow(dead_code)]
 

@@ -379,7 +379,7 @@ fn resolve_rust(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet
     // `mod foo;` (recorded as `self::foo` with no names) names one file, `foo.rs` or
     // `foo/mod.rs`: no shorter prefix stands in for it. A declaration whose file is
     // missing, or is given by a `#[path]` attribute, stays unresolved with its text (the
-    // prefix `self` had resolved it to the declaring file itself, an edge then dropped).
+    // prefix `self` would resolve it to the declaring file itself, an edge then dropped).
     let declaration = import.names.is_empty() && first == "self" && segments.len() == 2;
     let in_crate = RustCrate {
         dir: &crate_dir,

@@ -242,9 +242,9 @@ impl Writer<'_, '_> {
 
     /// Deletes the files that are `gone` from the map and, in the same transaction, moves
     /// the memory of each file that `follow` says was renamed (see
-    /// [`crate::map::sync::move_page`]); returns the renames whose page moved. One transaction,
-    /// because a scan killed between the two had deleted the old path and lost the rename
-    /// for memory: the next scan saw only the new file.
+    /// [`crate::map::sync::move_page`]); returns the renames whose page moved. One
+    /// transaction, because a scan killed between the two would delete the old path and
+    /// lose the rename for memory: the next scan would see only the new file.
     pub(super) fn delete(
         &mut self,
         gone: &[&FileState],
@@ -402,8 +402,8 @@ const PARSE_WALL_CLOCK: &str = "parse_wall_clock";
 
 /// Whether a stored file's last analysis must be tried again, changed or not: the
 /// wall-clock guard stopped it (load may have, so every scan tries until it parses: a
-/// file that load once stopped had stayed without symbols while it was unchanged), or the
-/// parse limit stopped it at a lower limit than `limit_ms`. A stop by the same limit is
+/// file that load once stopped would otherwise stay without symbols while unchanged), or
+/// the parse limit stopped it at a lower limit than `limit_ms`. A stop by the same limit is
 /// final: the budget counts work, so the same text stops again.
 pub(super) fn parse_to_retry(s: &FileState, limit_ms: u64) -> bool {
     let Some((kind, words)) = s.degraded.as_deref().and_then(|d| d.split_once(':')) else {

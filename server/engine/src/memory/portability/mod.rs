@@ -704,7 +704,8 @@ impl Workspace {
         src: &Path,
     ) -> Result<(Workspace, Envelope<RestoreStats>)> {
         // A `--db` outside loci's own folder that is not a SQLite file at all is someone
-        // else's file (`--db notes.txt restore B` had replaced the notes with the backup).
+        // else's file: `--db notes.txt restore B` must not replace the notes with the
+        // backup.
         if let Some(db) = db
             && !crate::in_loci_dir_of(root, db)
             && !loci_store::is_sqlite_file(db)

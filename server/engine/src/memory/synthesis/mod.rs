@@ -1,7 +1,7 @@
-//! Page synthesis (issue 35; the design's synthesis layer, seed irag: "the model writes
-//! prose, SQL does the bookkeeping"): loci decides which pages are missing or behind the
-//! code ([`Workspace::synthesis_plan`]), builds each prompt from the map and memory within
-//! a token budget ([`Workspace::synthesis_prompt`]), hands it to the command the user named
+//! Page synthesis (the design's synthesis layer, seed irag: "the model writes prose, SQL
+//! does the bookkeeping"): loci decides which pages are missing or behind the code
+//! ([`Workspace::synthesis_plan`]), builds each prompt from the map and memory within a
+//! token budget ([`Workspace::synthesis_prompt`]), hands it to the command the user named
 //! in `[synthesis] command` ([`crate::config::SynthesisConfig`]) and stores the markdown it
 //! answers as a revision authored `llm:MODEL` with an `llm_runs` row
 //! ([`Workspace::synthesize`]). loci never calls a model on its own: without a command,

@@ -1,4 +1,4 @@
-//! Team memory (issue 34): the checkout's store as a replica of a PostgreSQL server.
+//! Team memory: the checkout's store as a replica of a PostgreSQL server.
 //!
 //! When `[team] url` (or `LOCI_TEAM_URL`) names a server, the server's append-only event
 //! log is the system of record for authored memory: a write ([`Workspace::remember`],
