@@ -254,8 +254,8 @@ impl Workspace {
             });
         }
         if query.is_empty() && req.open_files.is_empty() {
-            // Answered empty, as `search` answers an empty query (it had been an invalid
-            // argument here and "nothing found" there): an explicit abstention.
+            // Answered empty, as `search` answers an empty query: an explicit abstention,
+            // not an invalid argument.
             let markdown = format!("{EMPTY_QUESTION}.\n");
             let answer = ContextAnswer {
                 query: String::new(),
@@ -317,10 +317,10 @@ impl Workspace {
         // unsaved file, or a mistyped path) is not an open file: in a mapped folder below
         // the root it brings that folder's memory and that of the files in it, as a new
         // file there would need ([`unmapped_points`]), and nothing else (its folder's
-        // parents, the root among them, are not its module: `--open email/nosuch.py` had
-        // served the root page first); anywhere else it earns nothing (at the root,
-        // "beside it" is every top-level file: a mistyped `nosuch.py` had served them
-        // all). The answer says which, in its notes and its markdown.
+        // parents, the root among them, are not its module: `--open email/nosuch.py` must
+        // not serve the root page first); anywhere else it earns nothing (at the root,
+        // "beside it" is every top-level file, which a mistyped `nosuch.py` would
+        // serve). The answer says which, in its notes and its markdown.
         let place = |p: &str| -> Result<(bool, bool)> {
             conn.prepare_cached(
                 "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1),
@@ -349,8 +349,8 @@ impl Workspace {
         let opened = open_entries.clone();
         let mut open = open_entries;
         // A file the question names (`src/number.rs`, or a file name only one mapped file
-        // has: `number.rs`) is an open file too: "before editing src/number.rs" had
-        // abstained although the file had a memory page.
+        // has: `number.rs`) is an open file too: "before editing src/number.rs" is about
+        // that file and its memory page.
         let named_files = files_named_in(conn, query)?;
         for f in &named_files {
             if !open.contains(f) {
@@ -362,7 +362,7 @@ impl Workspace {
         // A question that only asks about the code at hand ("what should I know before I
         // touch this?", the question agents ask most) names no topic: with files open it
         // is about them, and its words are searched for nowhere (`CookieJar`'s docstring,
-        // "You may not need to know about this class", had answered it in their place).
+        // "You may not need to know about this class", would answer it in their place).
         let terms = if !open.is_empty()
             && terms
                 .iter()
@@ -414,7 +414,7 @@ impl Workspace {
         // Text that asks nothing (pasted: an error, a log line) names nothing: the names in
         // a message are what it tells the reader to use, not what the reader asks about
         // (`enable_time` in tokio's "timers are disabled. Call `enable_time` on the
-        // runtime builder" had put `Builder.enable_time` before the code raising it).
+        // runtime builder" is not about `Builder.enable_time` but about the code raising it).
         let names = if super::search::pasted_spans(q.query).is_empty() {
             super::search::identifier_tokens(q.query)
         } else {
@@ -425,7 +425,7 @@ impl Workspace {
             let found = named_symbols(conn, &wanted)?;
             // A bare name defined in many files (`__init__`, `name`, `new`) names a kind of
             // definition, not one: its words are searched as the question's other words
-            // are (every `__init__` of the stdlib, in path order, had led the answer).
+            // are (every `__init__` of the stdlib, in path order, would lead the answer).
             let files: HashSet<&str> = found.iter().map(|s| s.path.as_str()).collect();
             if !wanted.contains('.') && files.len() > NAMED_FILES {
                 continue;
@@ -658,9 +658,9 @@ impl Workspace {
                 );
             }
             // Decisions and lessons about an open file (a claim resolved to it, to a symbol
-            // in it, or into an open folder) are memory about it, as its page is: a
-            // decision about `http/client.py` had been left out of `--open
-            // http/client.py`, and the +25 such a claim earns (below) asks for relevance.
+            // in it, or into an open folder) are memory about it, as its page is (a
+            // decision about `http/client.py` belongs in `--open http/client.py`), and the
+            // +25 such a claim earns (below) asks for relevance.
             if (page.kind == "decisions" || page.kind == "lessons")
                 && !q.open.is_empty()
                 && let Some(rev) = page.current_revision_id
@@ -709,8 +709,8 @@ impl Workspace {
         // When neither the question's words nor memory about the open files' folders are
         // relevant, the open files are what the question is about: their outlines and
         // main symbols are candidates too, at the open module's +50 ("what should I know
-        // before I touch this?" had abstained unless the file had a page; its page, if
-        // any, is served with them). Bounded: a few symbols a file, top-level first.
+        // before I touch this?" is answered whether or not the file has a page; its page,
+        // if any, is served with them). Bounded: a few symbols a file, top-level first.
         // Taken for every question, they outranked what a question did find, and the
         // folder's memory (the open module's +50 is more than any text match).
         let expand = !question_found && !module_memory;
@@ -820,9 +820,9 @@ impl Workspace {
         // points (up to +15) as relevance ("put user text into a shell command line" finds
         // the decision naming `shlex.quote`, whose own text shares no word with it). From
         // any other seed page the link is support, not evidence: +15 only for a symbol
-        // relevant on its own (a page sharing the word "before" with the question had
-        // lifted the three symbols it names, at relevance 0, above the method the question
-        // named).
+        // relevant on its own (a page sharing only the word "before" with the question
+        // must not lift the symbols it names, at relevance 0, above the method the
+        // question names).
         let page_text: HashMap<String, f64> = g
             .cands
             .values()
@@ -889,7 +889,7 @@ impl Workspace {
         // so they are served as index lines after what is relevant (the memory about the
         // open file and its outline come first).
         // Personalized to the open files only: seeded with the question's top results too,
-        // a weak match elsewhere had brought the files around it (`urllib/parse.py` for
+        // a weak match elsewhere would bring the files around it (`urllib/parse.py` for
         // `json/encoder.py` open, through `http/cookiejar.py`).
         let open_files: BTreeSet<String> = q
             .opened

@@ -77,7 +77,7 @@ impl Workspace {
             }
             // Boosts lift what is relevant; they never make an irrelevant page relevant. The
             // episodic boost also asks for a signal of the page's own (see
-            // `EPISODIC_TEXT_SHARE`): one common word had put the lessons page first.
+            // `EPISODIC_TEXT_SHARE`): one common word must not put the lessons page first.
             if c.relevance >= q.relevant_at {
                 if (page.kind == "decisions" || page.kind == "lessons")
                     && (c.text_points >= EPISODIC_TEXT_SHARE * best_text
@@ -110,7 +110,7 @@ impl Workspace {
                 c.add(CONTRADICTED_POINTS, false, "open contradictions");
             }
             // Model-written text ranks below human-written text of equal relevance: it is
-            // stored like any memory and trusted like none (issue 35).
+            // stored like any memory and trusted like none.
             if rev
                 .author
                 .starts_with(crate::memory::synthesis::MODEL_AUTHOR_PREFIX)
@@ -210,7 +210,7 @@ impl Workspace {
             .collect();
         let mut symbols = loci_store::map::symbols_by_keys(conn, &symbol_keys)?;
         // A key memory names (a stale page's claim) may be gone from the map: an answer
-        // never lists code that no longer exists (a renamed method was served as live).
+        // never lists code that no longer exists (a renamed method is not live).
         g.cands
             .retain(|(kind, id), _| *kind != HitKind::Symbol || symbols.contains_key(id));
         // A symbol whose first line or doc comment a secret rule configured since the scan
@@ -279,9 +279,9 @@ impl Workspace {
 
         // An open file's outline and main symbols never outrank the memory about it: its
         // page, and the decisions and lessons with a claim about an open file. A stale page
-        // (−20) had dropped below its file's constants to a last one-line digest, though it
-        // is what the reader must see, and fix, first; and the symbols a fresh page names
-        // (+15) had come before the page and the decision about the file.
+        // (−20) would otherwise drop below its file's constants to a last one-line digest,
+        // though it is what the reader must see, and fix, first; and the symbols a fresh
+        // page names (+15) would come before the page and the decision about the file.
         let memory_scores: Vec<(Option<String>, f64)> = g
             .cands
             .values()

@@ -32,7 +32,7 @@ pub const MODEL_ENV: &str = "LOCI_EMBEDDINGS_MODEL";
 
 /// Chunks embedded per transaction by [`Workspace::embed`], and between two calls of its
 /// progress callback: about 2 s on 2 cores, so a language server that stops embedding for
-/// a scan (after a save) starts the scan that soon (256 had made a save wait ~15 s).
+/// a scan (after a save) starts the scan that soon (256 make a save wait ~15 s).
 const EMBED_BATCH: u32 = 32;
 
 /// Chunks the vector search returns per question (their files, best first, are the

@@ -504,7 +504,7 @@ impl Workspace {
             // As `context` decides at the configured floor: below it, or a name nothing holds.
             let abstained = answer.best_relevance < floor || !answer.unknown_names.is_empty();
             // An answer that abstains serves nothing: it retrieves nothing, whatever it
-            // ranked (an abstained case had been credited with its ranking's recall). The
+            // ranked (an abstained case earns no recall for its ranking). The
             // baseline's ranking is scored whole: its floor is picked after, on all cases.
             let ranked: Vec<(String, Option<String>)> = if abstained {
                 Vec::new()

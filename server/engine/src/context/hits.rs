@@ -108,7 +108,7 @@ pub struct SearchOptions {
 ///
 /// Measured with `context_bench` on both case sets (2026-12-01): at 2,000 the stdlib set
 /// had recall@5 0.386 and MRR 0.301, at 1,000 0.414 and 0.324 (the common words a
-/// question also holds had been pulling in rows that outranked the rare ones), at 500
+/// question also holds pull in rows that outrank the rare ones), at 500
 /// 0.386 and 0.349 with lower abstention precision; loci's own set was the same at all
 /// three. Ranking the matched rows is most of a search's cost (FTS5's `bm25()` reads
 /// each row's column sizes and position lists, about 1.5 µs a row), so 1,000 halves it.
@@ -127,7 +127,7 @@ impl Workspace {
     /// doc comment below every short member whose name merely contains the word.
     ///
     /// Errors: [`EngineError::InvalidArgument`] for a `limit` outside 1 to
-    /// [`SEARCH_LIMIT_MAX`] (0 used to give one hit, 5,000 a thousand), or a path prefix
+    /// [`SEARCH_LIMIT_MAX`], or a path prefix
     /// outside the workspace; [`EngineError::NotFound`] for a path prefix that names no
     /// mapped file or folder and no memory's subject.
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Envelope<Vec<SearchHit>>> {
@@ -191,8 +191,8 @@ impl Workspace {
         if rel == "." {
             return Ok(None);
         }
-        // `--path srv/` (for `server/`) had answered "nothing matches", as if the words
-        // were at fault.
+        // A prefix that names nothing (`--path srv/` for `server/`) is the caller's
+        // mistake, said as such, not "nothing matches", as if the words were at fault.
         if !self.path_known(&rel)? {
             return Err(EngineError::NotFound(format!(
                 "`{rel}`: no file or folder of that path in the map, and no memory about one \

@@ -7,7 +7,7 @@
 //! - `why`: the provenance chain behind a piece of memory.
 //! - `eval`: `eval` and `calibrate`, retrieval quality on a case file.
 
-// The layer's main file keeps the name it had and the layer took.
+// The layer's main file has the layer's name.
 mod code;
 #[allow(clippy::module_inception)]
 pub(crate) mod context;

@@ -10,7 +10,7 @@ use super::score::{NEAR_MODULE_POINTS, OPEN_MODULE_POINTS};
 
 /// Whether the repo-relative `path` is `prefix` or lies under the folder `prefix/` (the
 /// `search --path` filter; `prefix` has no trailing `/`). `server/core2/x.rs` is not under
-/// `server/core`: the filter had been a string prefix.
+/// `server/core`: the filter is by folder, not by string prefix.
 pub fn under_path(path: &str, prefix: &str) -> bool {
     path.strip_prefix(prefix)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
@@ -66,7 +66,7 @@ pub(super) fn linked_to(
 
 /// Symbols of each open file that `context` takes as candidates (its main ones:
 /// [`loci_store::map::file_main_symbols`], public definitions and the most referenced
-/// first; in source order, `shutil.py` had served `_WINDOWS` and `COPY_BUFSIZE`); they
+/// first; in source order, `shutil.py` would serve `_WINDOWS` and `COPY_BUFSIZE`); they
 /// score the open module's +50 as any item in the file does. A file of 2,000 symbols gives
 /// 8, not 2,000.
 pub(super) const OPEN_FILE_SYMBOLS: usize = 8;
@@ -354,7 +354,7 @@ pub(super) fn module_points(path: &str, folder: bool, open: &[String]) -> Option
 /// not the root): +50 for that folder itself, +25 for a file in it; nothing for its
 /// parents, children or anything else. A file the map lacks has no module of its own, so
 /// only what its folder holds is near it (an unsaved new file needs what a file beside
-/// it would); the root's page is not (`--open email/nosuch.py` had served `.` first).
+/// it would); the root's page is not (`--open email/nosuch.py` must not serve `.` first).
 pub(super) fn unmapped_points(
     path: &str,
     folder: bool,

@@ -184,7 +184,7 @@ pub(super) fn heading(query: &str) -> String {
 }
 
 /// The question as an answer quotes it: its first [`HEADING_QUERY_CHARS`] characters, and
-/// `…` when it is longer (an abstention had quoted a 10 KB question whole).
+/// `…` when it is longer (an abstention must not quote a 10 KB question whole).
 pub(super) fn quoted_query(query: &str) -> String {
     let q: String = query.chars().take(HEADING_QUERY_CHARS).collect();
     if q.len() < query.len() {
@@ -207,7 +207,7 @@ pub(super) fn tier_ceiling(tier: Tier, budget: u64) -> u64 {
 }
 
 /// The most items served FULL under `budget` tokens: 3, and one more for every 1,000
-/// tokens over 2,000 (a budget of 100,000 had served 3 bodies and 2,962 tokens).
+/// tokens over 2,000 (a budget of 100,000 serves up to 101 bodies, not 3).
 pub(super) fn max_full(budget: u64) -> usize {
     3 + (budget.saturating_sub(2_000) / 1_000) as usize
 }
@@ -400,8 +400,7 @@ impl Workspace {
                 None => format!("open file `{f}` is not in the map (no such file, ignored, or not scanned yet), so nothing near it scored open-file points"),
             })
             .collect();
-        // A recap the budget cut says so: it had vanished without a word under a small
-        // budget (fault test `fault_the_recap_vanished_silently_under_a_small_budget`).
+        // A recap the budget cut says so (`fault_the_recap_vanished_silently_under_a_small_budget`).
         if recap_left_out > 0 {
             let what = if recap.is_empty() {
                 "the recap of the last sessions was left out".to_string()
@@ -436,7 +435,7 @@ impl Workspace {
                 "the question names {}, which nothing in the code, memory or docs holds",
                 names.join(", ")
             ));
-            // Files skipped as secrets (or otherwise) may define them (issue 32).
+            // Files skipped as secrets (or otherwise) may define them.
             open_notes.extend(self.left_out_note()?);
         }
         if abstained {

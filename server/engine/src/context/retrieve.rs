@@ -49,7 +49,7 @@ const MATCHED_ROWS: u64 = 8_000;
 /// The weight of the chunks holding text the question quotes verbatim, in fusion: twice
 /// a text index's, so the file holding the message is first even where another file
 /// leads both text indexes by the words of its path (`runtime/local_runtime/runtime.rs`
-/// had led a question quoting tokio's "Cannot start a runtime from within a runtime").
+/// would lead a question quoting tokio's "Cannot start a runtime from within a runtime").
 const QUOTED_WEIGHT: f64 = 2.0;
 
 /// Best chunks kept per file.

@@ -286,7 +286,7 @@ impl Asks {
     /// takes the ranks BM25 gave to its tests, so a test ranks above it only on more of
     /// the question's words, not on a shorter text; abstention, the pages of matching
     /// symbols' files and the hop seeds see BM25's ranks, as before. With the 5 points
-    /// alone a test at BM25 rank 0 (30 points) had outranked the code at rank 20 (22.5).
+    /// alone a test at BM25 rank 0 (30 points) would outrank the code at rank 20 (22.5).
     /// Measured with `context_bench` and `loci eval` (2026-12-02, recall@5 / MRR): moving
     /// the demoted hits in relevance too made the stdlib set abstain on an in-scope
     /// question (its best item was a test) and answer an out-of-scope one (0.476 / 0.398

@@ -1,4 +1,4 @@
-//! Safe full-text queries: any user text becomes a valid FTS5 query (case B18).
+//! Safe full-text queries: any user text becomes a valid FTS5 query.
 //!
 //! Each whitespace-separated token becomes a quoted phrase with inner `"` doubled, so
 //! `-`, `:`, `.`, `*`, `(`, `NEAR` and friends are literal; tokens are ANDed implicitly.
@@ -235,7 +235,7 @@ fn all_content_terms(text: &str) -> Vec<Term> {
         // the text, so one phrase of them would match nothing (`RotatingFileHandler.
         // doRollover` is `rotating file handler` and `rollover`, each found in the
         // identifier-aware terms of memory and docs; as `"rotating file handler rollover"`
-        // it had found no note quoting it).
+        // it finds no note quoting it).
         let mut segments: Vec<Vec<String>> = vec![Vec::new()];
         for w in identifier_words(token) {
             if w.chars().count() > 1 && !is_stopword(&w) {

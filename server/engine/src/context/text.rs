@@ -19,7 +19,7 @@ impl Workspace {
     /// under it (siblings, child folders); an open folder (`dir/`), its parents and what is
     /// under it; the folder of an open file the map lacks and what is under it. An open
     /// entry at the root reaches every page, so then all are read. Reading all 505 pages
-    /// of the stdlib benchmark store had been a fifth of a question nothing answers
+    /// of the stdlib benchmark store costs a fifth of a question nothing answers
     /// (callgrind: 10.46 M instructions with it, 8.50 M without).
     pub(super) fn pages_near(
         &self,

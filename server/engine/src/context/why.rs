@@ -80,7 +80,7 @@ impl Workspace {
 
     /// The text of revision `revision_id` and the commit it was written against (see
     /// [`RevisionBrief`]); `None` when there is no such revision. What a hover shows
-    /// besides author, version and date (issue 33, item 5).
+    /// besides author, version and date.
     ///
     /// Errors: reading the store.
     pub fn revision_brief(&self, revision_id: i64) -> Result<Option<RevisionBrief>> {
@@ -248,7 +248,7 @@ impl Workspace {
         let mut others = Vec::new();
         // Every revision the answer names is memory it serves: the "also" entries are
         // checked as the matched one is (their stale marks and what lint found false in
-        // them are warnings too; they had been listed without a word).
+        // them are warnings too, never listed without a word).
         let mut served = vec![rev_id];
         for (r, _, _) in candidates.iter().skip(1).take(10) {
             if let Some(rev) = mem::revision_by_id(conn, *r)? {
