@@ -411,6 +411,21 @@ mod quoted_tests {
     }
 
     #[test]
+    fn quoted_spans_take_paths_written_out() {
+        let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            quoted_spans("where does chrono find the local timezone on Linux (/etc/localtime)?"),
+            vec![w(&["etc", "localtime"])]
+        );
+        assert_eq!(
+            quoted_spans("who reads ~/.config/git/ignore?"),
+            vec![w(&["config", "git", "ignore"])]
+        );
+        // A name with a slash is no path, nor is a path of one word.
+        assert!(quoted_spans("how does HTTP/2 push work, and I/O in /tmp or ~/.netrc").is_empty());
+    }
+
+    #[test]
     fn pasted_spans_take_the_sentences_of_text_that_asks_nothing() {
         let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
@@ -578,14 +593,34 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
     out
 }
 
-/// The spans of a question that quote text from the code: what stands between quotes
-/// (`"…"`, `'…'`, `“…”`) and what follows an exception's name and a colon
-/// (`ValueError: No closing quotation`) or `with` and a colon (`panics with: Short option
-/// names must be unique`) up to the end of the sentence or a dash, and each
-/// of that message's colon-separated parts. Each span as its tokens (runs of letters and digits, lower-case, as the `unicode61`
-/// tokenizer makes them); spans of fewer than two tokens are left out (one word is no
-/// quotation).
+/// The spans of a question that quote text from the code: its [`message_spans`], and each
+/// path it writes out (`/etc/localtime`, `~/.netrc`, `./setup.cfg`), text the code holds
+/// verbatim as it holds a message.
 pub fn quoted_spans(text: &str) -> Vec<Vec<String>> {
+    let mut spans = message_spans(text);
+    for word in text.split_whitespace() {
+        let w = word.trim_matches(|c: char| {
+            matches!(
+                c,
+                '(' | ')' | ',' | ';' | '`' | '?' | '!' | '.' | '"' | '\''
+            )
+        });
+        if w.starts_with('/') || w.starts_with("~/") || w.starts_with("./") {
+            spans.push(tokens(w));
+        }
+    }
+    spans.retain(|s| s.len() >= 2);
+    spans.dedup();
+    spans
+}
+
+/// What a question quotes: what stands between quotes (`"…"`, `'…'`, `“…”`) and what
+/// follows an exception's name and a colon (`ValueError: No closing quotation`) or `with`
+/// and a colon (`panics with: Short option names must be unique`) up to the end of the
+/// sentence or a dash, and each of that message's colon-separated parts. Each span as its
+/// tokens (runs of letters and digits, lower-case, as the `unicode61` tokenizer makes
+/// them); spans of fewer than two tokens are left out (one word is no quotation).
+pub fn message_spans(text: &str) -> Vec<Vec<String>> {
     let mut spans: Vec<Vec<String>> = Vec::new();
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut i = 0;
@@ -644,12 +679,12 @@ pub fn quoted_spans(text: &str) -> Vec<Vec<String>> {
 }
 
 /// The spans of text that asks nothing and quotes nothing ([`asks_nothing`]: no question
-/// mark, no question word first; no [`quoted_spans`]), pasted whole from somewhere, an
+/// mark, no question word first; no [`message_spans`]), pasted whole from somewhere, an
 /// error or a log line: each of its sentences and their colon-separated parts, as
 /// [`quoted_spans`] makes them; none for a question. Unlike quoted text, such text is not
 /// known to come from the code.
 pub fn pasted_spans(text: &str) -> Vec<Vec<String>> {
-    if !asks_nothing(text) || !quoted_spans(text).is_empty() {
+    if !asks_nothing(text) || !message_spans(text).is_empty() {
         return Vec::new();
     }
     let mut spans: Vec<Vec<String>> = Vec::new();
