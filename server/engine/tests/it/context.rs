@@ -3743,3 +3743,35 @@ fn fault_a_dependents_question_naming_a_module_by_name_served_another_files_depe
         .collect();
     assert_eq!(dependents, ["glob.py", "shutil.py"], "{:?}", a.items);
 }
+
+/// A path written out in a question is text the code holds verbatim: "where does chrono
+/// find the local timezone on Linux (/etc/localtime)" had served the code richest in
+/// "find", "local" and "timezone" before the code reading `/etc/localtime`.
+#[test]
+fn fault_a_path_written_in_the_question_was_not_searched_verbatim() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "src/offset/local/tz_data.rs",
+        "/// Finds the local timezone in the Android tzdata: the local timezone index, found by name.\npub fn find_timezone(name: &str) -> Option<usize> {\n    // find the local timezone; Linux and Android timezone lookups find local zones\n    name.find(\"timezone\")\n}\n",
+    );
+    write(
+        dir.path(),
+        "src/offset/local/unix.rs",
+        "pub fn current_zone() -> Option<Vec<u8>> {\n    std::fs::read(\"/etc/localtime\").ok()\n}\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "where does chrono find the local timezone on Linux (/etc/localtime)",
+        &[],
+        2_000,
+    )
+    .result;
+    assert_eq!(
+        a.items.first().and_then(|i| i.path.as_deref()),
+        Some("src/offset/local/unix.rs"),
+        "{:?}",
+        a.items
+    );
+}
