@@ -101,16 +101,9 @@ impl Workspace {
     /// and memory was checked when written). When rules were configured since, each text
     /// is checked with [`Workspace::map_text_served`] before it is served.
     pub(crate) fn map_checked_by_these_rules(&self) -> bool {
-        self.store
-            .conn()
-            .prepare_cached("SELECT value FROM meta WHERE key = ?1")
+        loci_store::read_meta(self.store.conn(), crate::map::scan::SECRET_RULES_META)
             .ok()
-            .and_then(|mut s| {
-                s.query_row([crate::map::scan::SECRET_RULES_META], |r| {
-                    r.get::<_, String>(0)
-                })
-                .ok()
-            })
+            .flatten()
             .is_some_and(|f| f == self.secrets.fingerprint())
     }
 
@@ -132,11 +125,9 @@ impl Workspace {
     /// Whether `text`, the content of `rel`, is what the last scan of `rel` read (the map
     /// holds its content hash). Any error reading the map is a no.
     fn unchanged_since_scan(&self, rel: &str, text: &str) -> bool {
-        self.store
-            .conn()
-            .prepare_cached("SELECT content_hash FROM files WHERE path = ?1")
+        loci_store::map::content_hash(self.store.conn(), rel)
             .ok()
-            .and_then(|mut s| s.query_row([rel], |r| r.get::<_, String>(0)).ok())
+            .flatten()
             .is_some_and(|h| h == loci_core::fingerprint::content_hash(text.as_bytes()))
     }
 }

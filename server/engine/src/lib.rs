@@ -121,7 +121,6 @@ pub mod words;
 use std::path::{Path, PathBuf};
 
 use loci_store::Store;
-use loci_store::rusqlite::OptionalExtension;
 
 pub use config::Config;
 pub use envelope::{Capability, Envelope, Freshness, IndexState, Limits, StaleWarning, TeamState};
@@ -627,15 +626,8 @@ impl Workspace {
     /// (repo-relative paths the answer relies on) with the disk.
     pub fn envelope<T>(&self, result: T, relies_on: Vec<String>) -> Result<Envelope<T>> {
         let conn = self.store.conn();
-        let last: Option<(i64, Option<String>, u64, u64)> = conn
-            .query_row(
-                "SELECT scan_id, finished_at, files, symbols FROM scans
-                 WHERE status = 'finished' ORDER BY scan_id DESC LIMIT 1",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-            )
-            .optional()
-            .map_err(|e| StoreError::sqlite("reading the last scan", e))?;
+        let last = loci_store::map::last_finished_scan(conn)?
+            .map(|s| (s.scan_id, s.finished_at, s.files, s.symbols));
         let mut capability = Capability {
             languages: loci_core::Language::ALL.iter().map(|l| l.name()).collect(),
             git: map::walk::in_git_repository(&self.root),
@@ -654,15 +646,8 @@ impl Workspace {
         // A scan newer than the last finished one that has not finished itself: killed,
         // or running now in another process (it holds the store lock). Either way it has
         // rewritten part of the map, and the references of what it rewrote may be missing.
-        let unfinished: Option<String> = conn
-            .query_row(
-                "SELECT started_at FROM scans WHERE status = 'running' AND scan_id > ?1
-                 ORDER BY scan_id DESC LIMIT 1",
-                [last.as_ref().map_or(0, |l| l.0)],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(|e| StoreError::sqlite("reading unfinished scans", e))?;
+        let unfinished =
+            loci_store::map::unfinished_scan_after(conn, last.as_ref().map_or(0, |l| l.0))?;
         let running = || self.store.try_lock().map(|lock| lock.is_none());
         capability.notes.extend(match (&last, unfinished) {
             (None, None) => Some("no scan yet: run `loci scan` to build the map".to_string()),
@@ -901,13 +886,7 @@ fn changed_on_disk(
 impl Workspace {
     /// The import graph for the current scan revision (loaded once per revision).
     pub(crate) fn import_graph(&self) -> Result<std::sync::Arc<context::context::ImportGraph>> {
-        let revision: i64 = self
-            .store
-            .conn()
-            .query_row("SELECT ifnull(max(scan_id), 0) FROM scans", [], |r| {
-                r.get(0)
-            })
-            .map_err(|e| StoreError::sqlite("reading the scan revision", e))?;
+        let revision = loci_store::map::newest_scan_id(self.store.conn())?;
         let mut cache = self.graph.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((rev, g)) = cache.as_ref()
             && *rev == revision

@@ -606,3 +606,96 @@ pub fn revisions_to_check(
         .ctx(ctx)?;
     rows.collect::<rusqlite::Result<_>>().ctx(ctx)
 }
+
+/// Moves the findings of `origin` about `from` to `to` (subject and finding key, which
+/// names the subject: `page:a.py:missing_symbol:f`), whatever their status. A human
+/// dismissal is a decision about the text, not about where it lives: left behind, the
+/// renamed file's next lint reported the dismissed finding as new. Where `to` already has
+/// a finding with the same key, the one holding a dismissal is kept (a dismissal is
+/// authored, never lost), else the one already at `to`.
+///
+/// Errors: [`crate::StoreError::Sqlite`] when the findings cannot be read or written.
+pub fn move_findings(tx: &Transaction<'_>, origin: &str, from: &str, to: &str) -> Result<()> {
+    let ctx = || format!("moving the findings of `{from}` to `{to}`");
+    let old_prefix = format!("{origin}:{from}:");
+    let rows: Vec<(i64, String, String)> = tx
+        .prepare_cached(
+            "SELECT contradiction_id, finding_key, status FROM contradictions
+              WHERE origin = ?1 AND subject = ?2",
+        )
+        .and_then(|mut st| {
+            st.query_map([origin, from], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect()
+        })
+        .ctx(ctx)?;
+    for (id, key, status) in rows {
+        let Some(rest) = key.strip_prefix(&old_prefix) else {
+            continue;
+        };
+        let new_key = format!("{origin}:{to}:{rest}");
+        if let Some(there) = contradiction_by_key(tx, &new_key)? {
+            if status == "dismissed" && there.status != "dismissed" {
+                tx.execute(
+                    "DELETE FROM contradictions WHERE contradiction_id = ?1",
+                    [there.contradiction_id],
+                )
+                .ctx(ctx)?;
+            } else {
+                continue;
+            }
+        }
+        tx.execute(
+            "UPDATE contradictions SET subject = ?2, finding_key = ?3 WHERE contradiction_id = ?1",
+            params![id, to, new_key],
+        )
+        .ctx(ctx)?;
+    }
+    Ok(())
+}
+
+/// Paths still in the map that scans saw added, modified or renamed to after `since`
+/// (RFC 3339; the drift ledger), distinct, in path order.
+///
+/// Errors: [`crate::StoreError::Sqlite`] when the ledger cannot be read.
+pub fn mapped_paths_changed_since(conn: &Connection, since: &str) -> Result<Vec<String>> {
+    let ctx = || "reading the drift ledger".to_string();
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT DISTINCT d.path FROM drift d JOIN files f ON f.path = d.path
+             WHERE d.at > ?1 AND d.kind IN ('add', 'modify', 'rename') ORDER BY d.path",
+        )
+        .ctx(ctx)?;
+    let rows = stmt.query_map([since], |r| r.get(0)).ctx(ctx)?;
+    rows.collect::<rusqlite::Result<_>>().ctx(ctx)
+}
+
+/// The newest rename in the drift ledger of a file under the folder `folder` (no trailing
+/// `/`) that was not one of several files of the same content renamed in one scan:
+/// `(old path, new path)`.
+///
+/// Errors: [`crate::StoreError::Sqlite`] when the ledger cannot be read.
+pub fn last_rename_under(conn: &Connection, folder: &str) -> Result<Option<(String, String)>> {
+    conn.prepare_cached(
+        "SELECT d.detail, d.path FROM drift d WHERE d.kind = 'rename'
+         AND substr(d.detail, 1, length(?1) + 1) = ?1 || '/'
+         AND NOT EXISTS (SELECT 1 FROM drift e WHERE e.scan_id = d.scan_id
+             AND e.kind = 'rename' AND e.new_hash = d.new_hash AND e.drift_id <> d.drift_id)
+         ORDER BY d.drift_id DESC LIMIT 1",
+    )
+    .and_then(|mut s| {
+        s.query_row([folder], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()
+    })
+    .ctx(|| "reading renames".into())
+}
+
+/// Where the newest rename in the drift ledger of the file `path` took it, if one did.
+///
+/// Errors: [`crate::StoreError::Sqlite`] when the ledger cannot be read.
+pub fn renamed_to(conn: &Connection, path: &str) -> Result<Option<String>> {
+    conn.prepare_cached(
+        "SELECT path FROM drift WHERE kind = 'rename' AND detail = ?1 ORDER BY drift_id DESC LIMIT 1",
+    )
+    .and_then(|mut st| st.query_row([path], |r| r.get(0)).optional())
+    .ctx(|| "reading renames".into())
+}

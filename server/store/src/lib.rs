@@ -776,6 +776,26 @@ pub const MEMORY_CHECK_INTERVAL: Duration = Duration::from_secs(600);
 /// `meta` key: when [`Store::check_memory`] last passed, in seconds since the epoch.
 const MEMORY_CHECKED_AT: &str = "memory_checked_at";
 
+/// Reads a `meta` value over `conn` (inside a transaction or not); `None` when unset.
+///
+/// Errors: [`StoreError::Sqlite`] when the value cannot be read.
+pub fn read_meta(conn: &Connection, key: &str) -> Result<Option<String>> {
+    use rusqlite::OptionalExtension;
+    conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")
+        .and_then(|mut st| st.query_row([key], |r| r.get(0)).optional())
+        .map_err(|e| StoreError::sqlite(format!("reading meta {key}"), e))
+}
+
+/// The calendar day (`YYYY-MM-DD`) SQLite's `strftime` reads in the moment `at`, `None`
+/// when it reads no moment there. SQLite rolls an impossible day over (`2026-02-30` is
+/// March 2).
+///
+/// Errors: [`StoreError::Sqlite`] when SQLite fails.
+pub fn calendar_day(conn: &Connection, at: &str) -> Result<Option<String>> {
+    conn.query_row("SELECT strftime('%Y-%m-%d', ?1)", [at], |r| r.get(0))
+        .map_err(|e| StoreError::sqlite("reading a date", e))
+}
+
 /// Writes a `meta` value inside a write transaction.
 pub fn set_meta(tx: &Transaction<'_>, key: &str, value: &str) -> Result<()> {
     tx.execute(

@@ -161,22 +161,8 @@ struct Fingerprints {
 /// The fingerprints of the symbol with exactly this key (as [`map::symbol_by_key`] finds
 /// it, without reading the rest of its row).
 fn symbol_fingerprints(conn: &Connection, key: &str) -> loci_store::Result<Option<Fingerprints>> {
-    use loci_store::Context;
-    use loci_store::rusqlite::OptionalExtension;
-    conn.prepare_cached(
-        "SELECT s.body_fingerprint, s.signature_fingerprint FROM symbols s
-         JOIN files f USING (file_id) WHERE s.key = ?1",
-    )
-    .and_then(|mut st| {
-        st.query_row([key], |r| {
-            Ok(Fingerprints {
-                body: r.get(0)?,
-                signature: r.get(1)?,
-            })
-        })
-        .optional()
-    })
-    .ctx(|| format!("reading symbol {key}"))
+    Ok(loci_store::map::symbol_fingerprints(conn, key)?
+        .map(|(body, signature)| Fingerprints { body, signature }))
 }
 
 /// The current fingerprints of these files (as [`file_fingerprint`] reads each), by path;
@@ -185,23 +171,7 @@ fn file_fingerprints(
     conn: &Connection,
     paths: &[&str],
 ) -> loci_store::Result<HashMap<String, String>> {
-    use loci_store::Context;
-    if paths.is_empty() {
-        return Ok(HashMap::new());
-    }
-    let json =
-        serde_json::to_string(paths).map_err(|e| loci_store::StoreError::Corrupt(e.to_string()))?;
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT path, ifnull(fingerprint, content_hash) FROM files
-             WHERE path IN (SELECT value FROM json_each(?1))",
-        )
-        .ctx(|| "reading fingerprints".into())?;
-    let rows = stmt
-        .query_map([json], |r| Ok((r.get(0)?, r.get(1)?)))
-        .ctx(|| "reading fingerprints".into())?;
-    rows.collect::<loci_store::rusqlite::Result<_>>()
-        .ctx(|| "reading fingerprints".into())
+    loci_store::map::path_fingerprints(conn, paths)
 }
 
 /// The fingerprints of the symbols with these keys (as [`symbol_fingerprints`] reads
@@ -210,31 +180,10 @@ fn symbols_fingerprints(
     conn: &Connection,
     keys: &[&str],
 ) -> loci_store::Result<HashMap<String, Fingerprints>> {
-    use loci_store::Context;
-    if keys.is_empty() {
-        return Ok(HashMap::new());
-    }
-    let json =
-        serde_json::to_string(keys).map_err(|e| loci_store::StoreError::Corrupt(e.to_string()))?;
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT s.key, s.body_fingerprint, s.signature_fingerprint FROM symbols s
-             JOIN files f USING (file_id) WHERE s.key IN (SELECT value FROM json_each(?1))",
-        )
-        .ctx(|| "reading symbol fingerprints".into())?;
-    let rows = stmt
-        .query_map([json], |r| {
-            Ok((
-                r.get(0)?,
-                Fingerprints {
-                    body: r.get(1)?,
-                    signature: r.get(2)?,
-                },
-            ))
-        })
-        .ctx(|| "reading symbol fingerprints".into())?;
-    rows.collect::<loci_store::rusqlite::Result<_>>()
-        .ctx(|| "reading symbol fingerprints".into())
+    Ok(loci_store::map::symbols_fingerprints(conn, keys)?
+        .into_iter()
+        .map(|(key, (body, signature))| (key, Fingerprints { body, signature }))
+        .collect())
 }
 
 /// Stale marks of one revision (none for pinned pages).

@@ -35,8 +35,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use loci_core::{AnalyzeOptions, Language};
-use loci_store::Context;
-use loci_store::rusqlite::{Connection, params};
+use loci_store::rusqlite::Connection;
 
 use crate::Result;
 
@@ -213,14 +212,8 @@ pub(crate) fn renamed_definition(
 
 /// Whether a definition of any of `olds`' names is still in the map.
 fn any_defined(conn: &Connection, olds: &[OldDefinition<'_>]) -> Result<bool> {
-    let mut stmt = conn
-        .prepare_cached("SELECT EXISTS(SELECT 1 FROM symbols WHERE name = ?1)")
-        .ctx(|| "reading definitions".into())?;
     for old in olds {
-        let defined: bool = stmt
-            .query_row([old.name], |r| r.get(0))
-            .ctx(|| format!("reading definitions of `{}`", old.name))?;
-        if defined {
+        if loci_store::map::name_defined(conn, old.name)? {
             return Ok(true);
         }
     }
@@ -230,18 +223,7 @@ fn any_defined(conn: &Connection, olds: &[OldDefinition<'_>]) -> Result<bool> {
 /// Paths of the map that scans saw added, modified or renamed to after `since` (RFC 3339;
 /// the drift ledger), in path order.
 fn changed_since(conn: &Connection, since: &str) -> Result<Vec<String>> {
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT DISTINCT d.path FROM drift d JOIN files f ON f.path = d.path
-             WHERE d.at > ?1 AND d.kind IN ('add', 'modify', 'rename') ORDER BY d.path",
-        )
-        .ctx(|| "reading the drift ledger".into())?;
-    let rows = stmt
-        .query_map([since], |r| r.get(0))
-        .ctx(|| "reading the drift ledger".into())?;
-    Ok(rows
-        .collect::<std::result::Result<_, _>>()
-        .ctx(|| "reading the drift ledger".into())?)
+    Ok(loci_store::audit::mapped_paths_changed_since(conn, since)?)
 }
 
 /// Searches the mapped file `path` for every definition in `olds`: body matches into
@@ -390,10 +372,7 @@ fn search_text(
 /// invalid UTF-8 replaced), or `None` when the file on disk is not the content the map
 /// holds (or is gone).
 fn mapped_text(conn: &Connection, root: &std::path::Path, path: &str) -> Result<Option<String>> {
-    let hash: Option<String> = conn
-        .prepare_cached("SELECT content_hash FROM files WHERE path = ?1")
-        .and_then(|mut st| st.query_row([path], |r| r.get(0)))
-        .ok();
+    let hash = loci_store::map::content_hash(conn, path).ok().flatten();
     let (Some(hash), Ok(bytes)) = (hash, std::fs::read(root.join(path))) else {
         return Ok(None);
     };
@@ -408,33 +387,24 @@ fn mapped_text(conn: &Connection, root: &std::path::Path, path: &str) -> Result<
 
 /// The definitions the map holds for `path`, in source order, with their nesting depth.
 fn mapped_definitions(conn: &Connection, path: &str) -> Result<Vec<Mapped>> {
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT s.key, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte,
-                    s.name_start_byte, s.parent_key
-             FROM symbols s JOIN files f USING (file_id)
-             WHERE f.path = ?1 ORDER BY s.start_byte, s.key",
-        )
-        .ctx(|| format!("reading the symbols of {path}"))?;
-    let rows: Vec<(Mapped, Option<String>)> = stmt
-        .query_map(params![path], |r| {
-            Ok((
+    let rows: Vec<(Mapped, Option<String>)> = loci_store::map::symbol_spans(conn, path)?
+        .into_iter()
+        .map(|s| {
+            (
                 Mapped {
-                    key: r.get(0)?,
-                    name: r.get(1)?,
-                    qualified_name: r.get(2)?,
-                    kind: r.get(3)?,
-                    start: r.get::<_, i64>(4)? as usize,
-                    end: r.get::<_, i64>(5)? as usize,
-                    name_start: r.get::<_, i64>(6)? as usize,
+                    key: s.key,
+                    name: s.name,
+                    qualified_name: s.qualified_name,
+                    kind: s.kind,
+                    start: s.start_byte as usize,
+                    end: s.end_byte as usize,
+                    name_start: s.name_start_byte as usize,
                     depth: 0,
                 },
-                r.get(7)?,
-            ))
+                s.parent_key,
+            )
         })
-        .ctx(|| format!("reading the symbols of {path}"))?
-        .collect::<std::result::Result<_, _>>()
-        .ctx(|| format!("reading the symbols of {path}"))?;
+        .collect();
     // A parent starts before its children: its depth is known when they are reached.
     let mut depth_of: HashMap<String, usize> = HashMap::new();
     let mut out = Vec::with_capacity(rows.len());

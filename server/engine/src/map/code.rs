@@ -169,10 +169,7 @@ impl Workspace {
                 other => other?,
             };
             let conn = self.store.conn();
-            let language: Option<String> = conn
-                .prepare_cached("SELECT language FROM files WHERE path = ?1")
-                .and_then(|mut st| st.query_row([&path], |r| r.get(0)))
-                .map_err(|e| loci_store::StoreError::sqlite("reading a file's language", e))?;
+            let language = map::file_language(conn, &path)?;
             let all = map::symbols_in_file(conn, &path)?;
             let total = all.len() as u64;
             let keep = if limit == 0 {

@@ -1,71 +1,17 @@
 //! What editor adapters (the language server) need beyond the facade's operations: a
 //! file's symbols with byte ranges, and a walk cap set by the editor.
 
-use loci_store::StoreError;
-use serde::Serialize;
-
 use crate::{Envelope, Result, Workspace};
 
-/// A symbol of one file with the byte ranges an adapter converts to positions.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct FileSymbol {
-    /// Stable key.
-    pub key: String,
-    /// Bare name.
-    pub name: String,
-    /// Qualified name.
-    pub qualified_name: String,
-    /// Kind (`function`, `class`, ...).
-    pub kind: String,
-    /// Definition's first byte.
-    pub start_byte: u32,
-    /// One past the definition's last byte.
-    pub end_byte: u32,
-    /// Name's first byte.
-    pub name_start_byte: u32,
-    /// One past the name's last byte.
-    pub name_end_byte: u32,
-    /// First line of the definition.
-    pub signature: String,
-    /// Doc comment, if any.
-    pub doc: Option<String>,
-    /// Key of the enclosing definition.
-    pub parent_key: Option<String>,
-}
+pub use loci_store::map::FileSymbol;
+pub use loci_store::memory::SymbolMention;
 
 impl Workspace {
     /// Every symbol the map holds for `path` (repo-relative), in document order; empty
     /// when the map does not have the file. The envelope's `stale_warnings` say when the
     /// file changed on disk since it was scanned (the byte ranges are then out of date).
     pub fn file_symbols(&self, path: &str) -> Result<Envelope<Vec<FileSymbol>>> {
-        let mut stmt = self
-            .store
-            .conn()
-            .prepare_cached(
-                "SELECT s.key, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte,
-                    s.name_start_byte, s.name_end_byte, s.signature, s.doc, s.parent_key
-                 FROM symbols s JOIN files f USING (file_id)
-                 WHERE f.path = ?1 ORDER BY s.start_byte, s.key",
-            )
-            .map_err(|e| StoreError::sqlite("reading file symbols", e))?;
-        let rows = stmt
-            .query_map([path], |r| {
-                Ok(FileSymbol {
-                    key: r.get(0)?,
-                    name: r.get(1)?,
-                    qualified_name: r.get(2)?,
-                    kind: r.get(3)?,
-                    start_byte: r.get(4)?,
-                    end_byte: r.get(5)?,
-                    name_start_byte: r.get(6)?,
-                    name_end_byte: r.get(7)?,
-                    signature: r.get(8)?,
-                    doc: r.get(9)?,
-                    parent_key: r.get(10)?,
-                })
-            })
-            .and_then(|rows| rows.collect::<std::result::Result<Vec<_>, _>>())
-            .map_err(|e| StoreError::sqlite(format!("reading symbols of {path}"), e))?;
+        let rows = loci_store::map::file_symbols(self.store.conn(), path)?;
         self.envelope(rows, vec![path.to_string()])
     }
 
@@ -76,33 +22,6 @@ impl Workspace {
     }
 }
 
-/// A live claim about a symbol: a page's current revision mentions it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SymbolMention {
-    /// The symbol key the claim resolved to.
-    pub key: String,
-    /// The page's subject.
-    pub subject: String,
-    /// The revision (the page's current one).
-    pub revision_id: i64,
-    /// Its version.
-    pub version: i64,
-    /// Who wrote it.
-    pub author: String,
-    /// When (RFC 3339).
-    pub created_at: String,
-    /// The claim.
-    pub claim_id: i64,
-    /// The claim as written (`` `login()` ``).
-    pub claim_text: String,
-    /// Body fingerprint of the symbol when the claim was snapshotted.
-    pub snapshot: Option<String>,
-    /// Signature fingerprint then.
-    pub signature_snapshot: Option<String>,
-    /// Why the claim is stale against the map, in words, if it is.
-    pub stale: Option<String>,
-}
-
 impl Workspace {
     /// Every live claim (in a page's current revision) about a symbol of `path`, by key
     /// then revision, with its staleness against the map. A claim tracked as a set of
@@ -111,44 +30,7 @@ impl Workspace {
     /// of them when its name is gone).
     pub fn file_memory(&self, path: &str) -> Result<Vec<SymbolMention>> {
         let conn = self.store.conn();
-        let mut stmt = conn
-            .prepare_cached(
-                "SELECT c.resolved, p.subject, r.revision_id, r.version, r.author, r.created_at,
-                    c.claim_id, c.text, c.snapshot, c.signature_snapshot
-                 FROM claims c
-                 JOIN pages p ON p.current_revision_id = c.revision_id
-                 JOIN revisions r ON r.revision_id = c.revision_id
-                 WHERE c.kind = 'symbol' AND c.resolved >= ?1 AND c.resolved < ?2
-                 UNION ALL
-                 SELECT j.value ->> 'key', p.subject, r.revision_id, r.version, r.author,
-                    r.created_at, c.claim_id, c.text, j.value ->> 'body', j.value ->> 'signature'
-                 FROM claims c, json_each(c.definitions) j
-                 JOIN pages p ON p.current_revision_id = c.revision_id
-                 JOIN revisions r ON r.revision_id = c.revision_id
-                 WHERE c.definitions IS NOT NULL
-                    AND j.value ->> 'key' >= ?1 AND j.value ->> 'key' < ?2
-                 ORDER BY 1, 3, 7",
-            )
-            .map_err(|e| StoreError::sqlite("reading memory about symbols", e))?;
-        // Keys are `path#...`: the range [`path#`, `path$`) holds exactly this file's keys.
-        let rows = stmt
-            .query_map([format!("{path}#"), format!("{path}$")], |r| {
-                Ok(SymbolMention {
-                    key: r.get(0)?,
-                    subject: r.get(1)?,
-                    revision_id: r.get(2)?,
-                    version: r.get(3)?,
-                    author: r.get(4)?,
-                    created_at: r.get(5)?,
-                    claim_id: r.get(6)?,
-                    claim_text: r.get(7)?,
-                    snapshot: r.get(8)?,
-                    signature_snapshot: r.get(9)?,
-                    stale: None,
-                })
-            })
-            .and_then(|rows| rows.collect::<std::result::Result<Vec<_>, _>>())
-            .map_err(|e| StoreError::sqlite(format!("reading memory about {path}"), e))?;
+        let rows = loci_store::memory::symbol_mentions(conn, path)?;
         let mut out = rows;
         let mut revisions: Vec<i64> = out.iter().map(|m| m.revision_id).collect();
         revisions.sort_unstable();

@@ -906,15 +906,7 @@ impl Workspace {
     pub fn map_path(&self, path: &str) -> Result<String> {
         let path = non_empty("path", path)?;
         let rel = self.contain("path", path)?;
-        let exists: bool = self
-            .store
-            .conn()
-            .query_row(
-                "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1)",
-                [&rel],
-                |r| r.get(0),
-            )
-            .map_err(|e| loci_store::StoreError::sqlite("looking up a path", e))?;
+        let exists = loci_store::map::file_exists(self.store.conn(), &rel)?;
         if exists {
             Ok(rel)
         } else if let Some(file) = self.file_in_folder(&rel)? {
@@ -946,30 +938,16 @@ impl Workspace {
         if crate::memory::claims::resolve_path(conn, rel)?.is_some() {
             return Ok(true);
         }
-        conn.prepare_cached(
-            // `?1/` < a subject under `?1` < `?10` ('0' follows '/'): a range of the
-            // UNIQUE index on `pages.subject`.
-            "SELECT EXISTS(SELECT 1 FROM pages
-                           WHERE subject = ?1 OR (subject > ?1 || '/' AND subject < ?1 || '0'))",
-        )
-        .and_then(|mut st| st.query_row([rel], |r| r.get(0)))
-        .map_err(|e| loci_store::StoreError::sqlite("looking up a path", e).into())
+        Ok(loci_store::memory::pages_at_or_under(conn, rel)?)
     }
 
     /// The largest mapped file under the folder `rel` (repo-relative, no trailing `/`),
     /// or `None` when the map holds no file under it.
     fn file_in_folder(&self, rel: &str) -> Result<Option<String>> {
-        use loci_store::rusqlite::OptionalExtension;
         if rel.is_empty() || rel == "." {
             return Ok(None);
         }
-        self.store
-            .conn()
-            .prepare_cached(
-                "SELECT path FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/' ORDER BY size DESC, path LIMIT 1",
-            )
-            .and_then(|mut st| st.query_row([rel], |r| r.get(0)).optional())
-            .map_err(|e| loci_store::StoreError::sqlite("looking up a folder", e).into())
+        Ok(loci_store::map::largest_file_under(self.store.conn(), rel)?)
     }
 }
 

@@ -42,10 +42,9 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use loci_core::{AnalyzeOptions, FileAnalysis, Language};
+use loci_store::Store;
 use loci_store::map::{self, FileState};
-use loci_store::rusqlite::params;
 use loci_store::search::FtsTable;
-use loci_store::{Context, Store};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -245,14 +244,7 @@ pub fn scan(
     let reanalyse = !stored.is_empty()
         && store.meta(ANALYSIS_META)?.as_deref()
             != Some(loci_core::ANALYSIS_VERSION.to_string().as_str());
-    let has_scan: Option<i64> = store
-        .conn()
-        .query_row(
-            "SELECT max(scan_id) FROM scans WHERE status = 'finished'",
-            [],
-            |r| r.get(0),
-        )
-        .ctx(|| "reading the last scan".into())?;
+    let has_scan = map::last_finished_scan_id(store.conn())?;
     let interrupted = interrupted_scans(store)?;
     let Triage {
         report,
@@ -333,16 +325,7 @@ pub fn scan(
 /// lack their references: the ids of those scans, whose files are reparsed whatever
 /// their hash says.
 fn interrupted_scans(store: &Store) -> Result<HashSet<i64>> {
-    let mut stmt = store
-        .conn()
-        .prepare("SELECT scan_id FROM scans WHERE status = 'running'")
-        .ctx(|| "reading interrupted scans".into())?;
-    let interrupted = stmt
-        .query_map([], |r| r.get(0))
-        .ctx(|| "reading interrupted scans".into())?
-        .collect::<std::result::Result<_, _>>()
-        .ctx(|| "reading interrupted scans".into())?;
-    Ok(interrupted)
+    Ok(map::running_scans(store.conn())?)
 }
 
 /// A walk sorted against the map: the files to parse, the files gone, the skips (an
@@ -561,14 +544,7 @@ fn scan_inner(
 
 /// Records the scan's start: its row in `scans`, whose id is the scan revision.
 fn begin_scan(store: &mut Store) -> Result<i64> {
-    Ok(store.write(|tx| {
-        tx.execute(
-            "INSERT INTO scans(started_at) VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-            [],
-        )
-        .ctx(|| "recording the scan".into())?;
-        Ok(tx.last_insert_rowid())
-    })?)
+    Ok(store.write(map::begin_scan)?)
 }
 
 /// Parses the candidates on a rayon pool of `config.threads` threads, outside any
@@ -758,11 +734,7 @@ fn record_scan(
         loci_store::set_meta(tx, ANALYSIS_META, &loci_core::ANALYSIS_VERSION.to_string())?;
         loci_store::set_meta(tx, crate::ROOT_META, &root.to_string_lossy())?;
         for id in interrupted {
-            tx.execute(
-                "UPDATE scans SET status = 'interrupted' WHERE scan_id = ?1 AND status = 'running'",
-                [id],
-            )
-            .ctx(|| "closing interrupted scans".into())?;
+            map::close_interrupted_scan(tx, *id)?;
         }
         Ok(moved)
     })?)
@@ -834,14 +806,7 @@ fn finish_noop(
     skips: Vec<Skip>,
     started: Instant,
 ) -> Result<ScanReport> {
-    report.scan_id = store
-        .conn()
-        .query_row(
-            "SELECT ifnull(max(scan_id), 0) FROM scans WHERE status = 'finished'",
-            [],
-            |r| r.get(0),
-        )
-        .ctx(|| "reading the last scan".into())?;
+    report.scan_id = map::scan_revision(store.conn())?;
     finish(store, report, skips, started, None, false)
 }
 
@@ -891,21 +856,10 @@ fn finish(
     examples.extend(binary);
     examples.truncate(SKIPPED_EXAMPLES);
     report.skipped_examples = examples;
-    let mut stmt = store
-        .conn()
-        .prepare("SELECT path, degraded FROM files WHERE degraded IS NOT NULL ORDER BY path")
-        .ctx(|| "reading degraded files".into())?;
-    report.degraded = stmt
-        .query_map([], |r| {
-            Ok(DegradedFile {
-                path: r.get(0)?,
-                reason: r.get(1)?,
-            })
-        })
-        .ctx(|| "reading degraded files".into())?
-        .collect::<std::result::Result<_, _>>()
-        .ctx(|| "reading degraded files".into())?;
-    drop(stmt);
+    report.degraded = map::all_degraded_files(store.conn())?
+        .into_iter()
+        .map(|(path, reason)| DegradedFile { path, reason })
+        .collect();
     // The map's full-text indexes list their common terms again where they changed (or
     // never did: a store made before migration 0014), so no question walks those terms'
     // posting lists: from the changes this scan recorded, else by walking each index.
@@ -941,28 +895,18 @@ fn finish(
     report.duration_ms = started.elapsed().as_millis() as u64;
     if let Some(scan_id) = scan_id {
         let r = &report;
-        store.write(|tx| {
-            tx.execute(
-                "UPDATE scans SET finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
-                    status = 'finished', added = ?2, modified = ?3, deleted = ?4, renamed = ?5, unchanged = ?6,
-                    skipped = ?7, duration_ms = ?8, files = ?9, symbols = ?10
-                 WHERE scan_id = ?1",
-                params![
-                    scan_id,
-                    r.added.len(),
-                    r.modified.len(),
-                    r.deleted.len(),
-                    r.renamed.len(),
-                    r.unchanged,
-                    r.skipped.values().sum::<u64>(),
-                    r.duration_ms,
-                    r.totals.files,
-                    r.totals.symbols
-                ],
-            )
-            .ctx(|| "finishing the scan".into())?;
-            Ok(())
-        })?;
+        let outcome = map::ScanOutcome {
+            added: r.added.len() as u64,
+            modified: r.modified.len() as u64,
+            deleted: r.deleted.len() as u64,
+            renamed: r.renamed.len() as u64,
+            unchanged: r.unchanged,
+            skipped: r.skipped.values().sum::<u64>(),
+            duration_ms: r.duration_ms,
+            files: r.totals.files,
+            symbols: r.totals.symbols,
+        };
+        store.write(|tx| map::finish_scan(tx, scan_id, &outcome))?;
     }
     // With the scan finished, the marks of the current revisions from its map (all of
     // them after a scan that changed it; after one that did not, those written since).

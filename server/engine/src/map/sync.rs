@@ -11,7 +11,7 @@
 
 use loci_store::audit as au;
 use loci_store::memory::{self as mem, CommitRow};
-use loci_store::{Context, set_meta};
+use loci_store::set_meta;
 use serde::Serialize;
 
 use super::git::{self, ChangeKind, RepoState};
@@ -260,30 +260,9 @@ pub(crate) fn move_page(
     to: &str,
     source_ref: &str,
 ) -> loci_store::Result<bool> {
-    tx.execute(
-        "UPDATE claims SET resolved = ?2 || substr(resolved, length(?1) + 1)
-         WHERE resolved = ?1 OR substr(resolved, 1, length(?1) + 1) = ?1 || '#'",
-        [from, to],
-    )
-    .ctx(|| "re-pointing claims".into())?;
-    // The keys of a claim tracked as a set of definitions follow the file too (the set is
-    // kept ordered by key, as `memory::definitions_of` writes it).
-    tx.execute(
-        "UPDATE claims SET definitions = (
-             SELECT json_group_array(json(v)) FROM (
-                 SELECT json_set(j.value, '$.key',
-                     CASE WHEN substr(j.value ->> 'key', 1, length(?1) + 1) = ?1 || '#'
-                          THEN ?2 || substr(j.value ->> 'key', length(?1) + 1)
-                          ELSE j.value ->> 'key' END) AS v
-                 FROM json_each(claims.definitions) j ORDER BY v ->> 'key'))
-         WHERE definitions IS NOT NULL AND EXISTS (
-             SELECT 1 FROM json_each(claims.definitions) j
-             WHERE substr(j.value ->> 'key', 1, length(?1) + 1) = ?1 || '#')",
-        [from, to],
-    )
-    .ctx(|| "re-pointing claims".into())?;
+    mem::repoint_claims(tx, from, to)?;
     // A doc's findings are about the file: they follow it.
-    move_findings(tx, "doc", from, to)?;
+    au::move_findings(tx, "doc", from, to)?;
     let Some(page) = mem::page_by_subject(tx, from)? else {
         return Ok(false);
     };
@@ -291,59 +270,10 @@ pub(crate) fn move_page(
         return Ok(false);
     }
     mem::move_page(tx, page.page_id, to)?;
-    move_findings(tx, "page", from, to)?;
+    au::move_findings(tx, "page", from, to)?;
     let payload = serde_json::json!({"from": from, "to": to}).to_string();
     mem::insert_event(tx, "rename", source_ref, to, Some(&payload), None)?;
     Ok(true)
-}
-
-/// Moves the findings of `origin` about `from` to `to` (subject and finding key, which
-/// names the subject: `page:a.py:missing_symbol:f`), whatever their status. A human
-/// dismissal is a decision about the text, not about where it lives: left behind, the
-/// renamed file's next lint reported the dismissed finding as new. Where `to` already has
-/// a finding with the same key, the one holding a dismissal is kept (a dismissal is
-/// authored, never lost), else the one already at `to`.
-fn move_findings(
-    tx: &loci_store::rusqlite::Transaction<'_>,
-    origin: &str,
-    from: &str,
-    to: &str,
-) -> loci_store::Result<()> {
-    let ctx = || format!("moving the findings of `{from}` to `{to}`");
-    let old_prefix = format!("{origin}:{from}:");
-    let rows: Vec<(i64, String, String)> = tx
-        .prepare_cached(
-            "SELECT contradiction_id, finding_key, status FROM contradictions
-              WHERE origin = ?1 AND subject = ?2",
-        )
-        .and_then(|mut st| {
-            st.query_map([origin, from], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-                .collect()
-        })
-        .ctx(ctx)?;
-    for (id, key, status) in rows {
-        let Some(rest) = key.strip_prefix(&old_prefix) else {
-            continue;
-        };
-        let new_key = format!("{origin}:{to}:{rest}");
-        if let Some(there) = au::contradiction_by_key(tx, &new_key)? {
-            if status == "dismissed" && there.status != "dismissed" {
-                tx.execute(
-                    "DELETE FROM contradictions WHERE contradiction_id = ?1",
-                    [there.contradiction_id],
-                )
-                .ctx(ctx)?;
-            } else {
-                continue;
-            }
-        }
-        tx.execute(
-            "UPDATE contradictions SET subject = ?2, finding_key = ?3 WHERE contradiction_id = ?1",
-            loci_store::rusqlite::params![id, to, new_key],
-        )
-        .ctx(ctx)?;
-    }
-    Ok(())
 }
 
 fn short(hash: &str) -> &str {

@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 
 use loci_core::claims::{ClaimKind, extract_claims};
-use loci_store::Context;
 use loci_store::map;
 use loci_store::memory::{self as mem, ClaimDefinition, ClaimRow, Revision};
 use loci_store::rusqlite::{Connection, Transaction};
@@ -137,12 +136,7 @@ pub(crate) fn file_fingerprint(
     conn: &Connection,
     path: &str,
 ) -> loci_store::Result<Option<String>> {
-    use loci_store::rusqlite::OptionalExtension;
-    conn.prepare_cached("SELECT ifnull(fingerprint, content_hash) FROM files WHERE path = ?1")
-        .ctx(|| "reading a fingerprint".into())?
-        .query_row([path], |r| r.get(0))
-        .optional()
-        .ctx(|| "reading a fingerprint".into())
+    loci_store::map::path_fingerprint(conn, path)
 }
 
 /// A file or folder page's subject as a revision snapshots it: a file's fingerprint in the
@@ -427,18 +421,7 @@ pub(crate) fn definitions_of(hits: &[map::SymbolHit]) -> Vec<ClaimDefinition> {
 /// is now would hide its staleness). Returns how many claims were snapshotted.
 pub(crate) fn track_claims_resolved_since(tx: &Transaction<'_>) -> loci_store::Result<u64> {
     let mut tracked = track_pages_mapped_since(tx)?;
-    let untracked: Vec<(i64, String, String)> = tx
-        .prepare_cached(
-            "SELECT c.revision_id, c.kind, c.target FROM claims c
-               JOIN pages p ON p.current_revision_id = c.revision_id
-              WHERE c.kind IN ('path', 'symbol') AND c.resolved IS NULL
-                AND c.definitions IS NULL AND NOT c.resolved_elsewhere",
-        )
-        .and_then(|mut st| {
-            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-                .collect()
-        })
-        .ctx(|| "reading untracked claims".into())?;
+    let untracked = mem::untracked_current_claims(tx)?;
     let mut revisions: BTreeSet<i64> = BTreeSet::new();
     for (revision_id, kind, target) in &untracked {
         if revisions.contains(revision_id) {
@@ -448,9 +431,7 @@ pub(crate) fn track_claims_resolved_since(tx: &Transaction<'_>) -> loci_store::R
             resolve_path(tx, target)?.is_some()
         } else {
             let name = target.rsplit(['.', ':']).next().unwrap_or(target);
-            tx.prepare_cached("SELECT EXISTS(SELECT 1 FROM symbols WHERE name = ?1)")
-                .and_then(|mut st| st.query_row([name], |r| r.get(0)))
-                .ctx(|| "looking up a name".into())?
+            loci_store::map::name_defined(tx, name)?
         };
         if now {
             revisions.insert(*revision_id);
@@ -483,21 +464,7 @@ pub(crate) fn track_claims_resolved_since(tx: &Transaction<'_>) -> loci_store::R
 /// written about a file missing altogether keeps its mark ("does not exist here", see
 /// [`SubjectSnapshot`]). Returns how many snapshots were taken.
 pub(crate) fn track_pages_mapped_since(tx: &Transaction<'_>) -> loci_store::Result<u64> {
-    let n = tx
-        .prepare_cached(
-            "UPDATE page_snapshots
-                SET fingerprint = ifnull(f.fingerprint, f.content_hash),
-                    snapshot_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-               FROM revisions r
-               JOIN pages p ON p.page_id = r.page_id AND p.kind = 'file'
-               JOIN files f ON f.path = p.subject
-              WHERE page_snapshots.revision_id = r.revision_id
-                AND page_snapshots.fingerprint IS NULL
-                AND NOT page_snapshots.subject_missing",
-        )
-        .and_then(|mut st| st.execute([]))
-        .ctx(|| "snapshotting the pages of files mapped since they were written".into())?;
-    Ok(n as u64)
+    mem::snapshot_pages_mapped_since(tx)
 }
 
 /// Extracts the claims of a body and resolves each against the map, taking snapshots:
@@ -563,13 +530,7 @@ pub(crate) fn resolve_path(
     if let Some(fp) = file_fingerprint(conn, path)? {
         return Ok(Some((path.to_string(), Some(fp))));
     }
-    let folder: bool = conn
-        .prepare_cached(
-            "SELECT EXISTS(SELECT 1 FROM files WHERE path > ?1 || '/' AND path < ?1 || '0')",
-        )
-        .ctx(|| "looking up a folder".into())?
-        .query_row([path], |r| r.get(0))
-        .ctx(|| "looking up a folder".into())?;
+    let folder = loci_store::map::folder_has_files(conn, path)?;
     Ok(folder.then(|| (path.to_string(), None)))
 }
 

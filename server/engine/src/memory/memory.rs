@@ -4,10 +4,10 @@
 //! concurrency (`expect_version`) and idempotent retries (`operation_id`) are checked
 //! inside that same transaction.
 
+use loci_store::StoreError;
 use loci_store::logs;
 use loci_store::memory::{self as mem, NewRevision, Page, Revision};
 use loci_store::rusqlite::Transaction;
-use loci_store::{Context, StoreError};
 use serde::{Deserialize, Serialize};
 
 use crate::{EngineError, Envelope, Result, Workspace};
@@ -162,23 +162,11 @@ impl Workspace {
             return Ok((rel, kind));
         }
         let conn = self.store.conn();
-        let in_map: bool = conn
-            .query_row(
-                "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1)",
-                [&rel],
-                |r| r.get(0),
-            )
-            .ctx(|| "looking up a subject".into())?;
+        let in_map = loci_store::map::file_exists(conn, &rel)?;
         if in_map {
             return Ok((rel, "file"));
         }
-        let folder_in_map: bool = conn
-            .query_row(
-                "SELECT EXISTS(SELECT 1 FROM files WHERE path > ?1 || '/' AND path < ?1 || '0')",
-                [&rel],
-                |r| r.get(0),
-            )
-            .ctx(|| "looking up a subject".into())?;
+        let folder_in_map = loci_store::map::folder_has_files(conn, &rel)?;
         let on_disk = self.root.join(&rel);
         if folder_in_map || on_disk.is_dir() {
             return Ok((rel, "folder"));
@@ -573,17 +561,9 @@ impl Workspace {
         if let Some(page) = mem::page_by_subject(conn, &subject)? {
             return Ok(page);
         }
-        // A page that followed its file's rename is named where it went ("no memory about
-        // `src/print.rs` yet" would hide it).
-        use loci_store::rusqlite::OptionalExtension;
-        let moved: Option<String> = conn
-            .prepare_cached(
-                "SELECT payload ->> 'to' FROM events
-                  WHERE kind = 'rename' AND payload ->> 'from' = ?1
-                  ORDER BY event_id DESC LIMIT 1",
-            )
-            .and_then(|mut st| st.query_row([&subject], |r| r.get(0)).optional())
-            .ctx(|| "looking up a renamed page".into())?;
+        // A page that followed its file's rename is named where it went ("no memory
+        // about `src/print.rs` yet" would hide it).
+        let moved = loci_store::memory::page_moved_to(conn, &subject)?;
         Err(EngineError::NotFound(match moved {
             Some(to) => format!(
                 "no memory about `{subject}`: its page moved to `{to}` with the file's rename \

@@ -1,7 +1,6 @@
 //! Reads of memory: `show`, `history`, `asof`, `topics` and the memory list, and the
 //! envelope of every answer that serves memory (its stale and false warnings).
 
-use loci_store::StoreError;
 use loci_store::logs;
 use loci_store::memory::{self as mem, Page, Revision};
 use loci_store::rusqlite::Connection;
@@ -503,11 +502,7 @@ fn normalize_moment(conn: &Connection, at: &str) -> Result<String> {
     };
     // SQLite's date functions roll an impossible day over (`2026-02-30` is March 2), so a
     // date is valid only when its calendar day survives the round trip.
-    let day: Option<String> = conn
-        .query_row("SELECT strftime('%Y-%m-%d', ?1)", [&candidate], |r| {
-            r.get(0)
-        })
-        .map_err(|e| StoreError::sqlite("reading a date", e))?;
+    let day = loci_store::calendar_day(conn, &candidate)?;
     if day.is_none_or(|d| !candidate.starts_with(&d)) {
         return Err(EngineError::InvalidArgument {
             name: "date".into(),

@@ -268,6 +268,25 @@ pub fn file_fingerprints(conn: &Connection, file_id: i64) -> Result<Option<FileF
     Ok(Some(FileFingerprints { file, symbols }))
 }
 
+/// The paths of the mapped markdown files (`.md`, `.markdown`), by path.
+///
+/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
+pub fn markdown_paths(conn: &Connection) -> Result<Vec<String>> {
+    let ctx = || "reading paths".to_string();
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT path FROM files WHERE path LIKE '%.md' OR path LIKE '%.markdown'
+             ORDER BY path",
+        )
+        .ctx(ctx)?;
+    let paths = stmt
+        .query_map([], |r| r.get(0))
+        .ctx(ctx)?
+        .collect::<rusqlite::Result<_>>()
+        .ctx(ctx)?;
+    Ok(paths)
+}
+
 /// The path of the file `file_id`, if it is in the map.
 pub fn file_path(conn: &Connection, file_id: i64) -> Result<Option<String>> {
     conn.prepare_cached("SELECT path FROM files WHERE file_id = ?1")
@@ -280,4 +299,145 @@ pub fn file_id(conn: &Connection, path: &str) -> Result<Option<i64>> {
     conn.prepare_cached("SELECT file_id FROM files WHERE path = ?1")
         .and_then(|mut st| st.query_row([path], |r| r.get(0)).optional())
         .ctx(|| "reading a file's id".into())
+}
+
+/// The semantic fingerprint (or, for an unparsed file, the content hash) of the file at
+/// `path`; `None` when it is not in the map.
+///
+/// Errors: [`StoreError::Sqlite`] when the file cannot be read.
+pub fn path_fingerprint(conn: &Connection, path: &str) -> Result<Option<String>> {
+    conn.prepare_cached("SELECT ifnull(fingerprint, content_hash) FROM files WHERE path = ?1")
+        .ctx(|| "reading a fingerprint".into())?
+        .query_row([path], |r| r.get(0))
+        .optional()
+        .ctx(|| "reading a fingerprint".into())
+}
+
+/// The fingerprints of these files (as [`path_fingerprint`] reads each), by path; paths
+/// not in the map are absent.
+///
+/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
+pub fn path_fingerprints(conn: &Connection, paths: &[&str]) -> Result<HashMap<String, String>> {
+    if paths.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let json = serde_json::to_string(paths).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT path, ifnull(fingerprint, content_hash) FROM files
+             WHERE path IN (SELECT value FROM json_each(?1))",
+        )
+        .ctx(|| "reading fingerprints".into())?;
+    let rows = stmt
+        .query_map([json], |r| Ok((r.get(0)?, r.get(1)?)))
+        .ctx(|| "reading fingerprints".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading fingerprints".into())
+}
+
+/// The file's content hash at `path`; `None` when it is not in the map.
+///
+/// Errors: [`StoreError::Sqlite`] when the file cannot be read.
+pub fn content_hash(conn: &Connection, path: &str) -> Result<Option<String>> {
+    conn.prepare_cached("SELECT content_hash FROM files WHERE path = ?1")
+        .and_then(|mut st| st.query_row([path], |r| r.get(0)).optional())
+        .ctx(|| format!("reading the content hash of {path}"))
+}
+
+/// Whether a file at exactly `path` is in the map.
+///
+/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
+pub fn file_exists(conn: &Connection, path: &str) -> Result<bool> {
+    conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1)")
+        .and_then(|mut st| st.query_row([path], |r| r.get(0)))
+        .ctx(|| format!("reading whether {path} is mapped"))
+}
+
+/// Every mapped path, in the order SQLite reads them (the path index: by path).
+///
+/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
+pub fn all_paths(conn: &Connection) -> Result<Vec<String>> {
+    let ctx = || "reading paths".to_string();
+    let mut stmt = conn.prepare_cached("SELECT path FROM files").ctx(ctx)?;
+    let paths = stmt
+        .query_map([], |r| r.get(0))
+        .ctx(ctx)?
+        .collect::<rusqlite::Result<_>>()
+        .ctx(ctx)?;
+    Ok(paths)
+}
+
+/// `(lines, language)` of the mapped file at `path`.
+///
+/// Errors: [`StoreError::Sqlite`] when the file is not in the map or cannot be read.
+pub fn file_lines_and_language(conn: &Connection, path: &str) -> Result<(i64, Option<String>)> {
+    conn.prepare_cached("SELECT lines, language FROM files WHERE path = ?1")
+        .and_then(|mut st| st.query_row([path], |r| Ok((r.get(0)?, r.get(1)?))))
+        .ctx(|| "reading a file".into())
+}
+
+/// The language of the mapped file at `path` (`None` for a file of no language).
+///
+/// Errors: [`StoreError::Sqlite`] when the file is not in the map or cannot be read.
+pub fn file_language(conn: &Connection, path: &str) -> Result<Option<String>> {
+    conn.prepare_cached("SELECT language FROM files WHERE path = ?1")
+        .and_then(|mut st| st.query_row([path], |r| r.get(0)))
+        .ctx(|| "reading a file's language".into())
+}
+
+/// How many mapped files are under the folder `folder` (no trailing `/`), read as a range
+/// of the path index: `folder/` < a path under it < `folder0`.
+///
+/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
+pub fn count_files_under(conn: &Connection, folder: &str) -> Result<i64> {
+    conn.prepare_cached("SELECT count(*) FROM files WHERE path > ?1 || '/' AND path < ?1 || '0'")
+        .and_then(|mut st| st.query_row([folder], |r| r.get(0)))
+        .ctx(|| "counting a folder".into())
+}
+
+/// Whether the map holds a file under the folder `folder` (no trailing `/`), read as a
+/// range of the path index, as [`count_files_under`] counts them.
+///
+/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
+pub fn folder_has_files(conn: &Connection, folder: &str) -> Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS(SELECT 1 FROM files WHERE path > ?1 || '/' AND path < ?1 || '0')",
+    )
+    .and_then(|mut st| st.query_row([folder], |r| r.get(0)))
+    .ctx(|| "looking up a folder".into())
+}
+
+/// Whether the map holds a file whose path starts with `folder/`, compared by prefix.
+///
+/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
+pub fn folder_is_mapped(conn: &Connection, folder: &str) -> Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS(SELECT 1 FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/')",
+    )
+    .and_then(|mut st| st.query_row([folder], |r| r.get(0)))
+    .ctx(|| "looking up a folder".into())
+}
+
+/// Whether any mapped file's path starts with `folder/` (the first found, `LIMIT 1`).
+///
+/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
+pub fn any_file_under(conn: &Connection, folder: &str) -> Result<bool> {
+    conn.prepare_cached(
+        "SELECT 1 FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/' LIMIT 1",
+    )
+    .and_then(|mut st| st.query_row([folder], |_| Ok(())).optional())
+    .map(|found| found.is_some())
+    .ctx(|| "reading folders".into())
+}
+
+/// The largest mapped file under the folder `folder` (no trailing `/`; ties by path), or
+/// `None` when the map holds no file under it.
+///
+/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
+pub fn largest_file_under(conn: &Connection, folder: &str) -> Result<Option<String>> {
+    conn.prepare_cached(
+        "SELECT path FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/' ORDER BY size DESC, path LIMIT 1",
+    )
+    .and_then(|mut st| st.query_row([folder], |r| r.get(0)).optional())
+    .ctx(|| "looking up a folder".into())
 }

@@ -107,6 +107,23 @@ pub fn degraded_files(conn: &Connection, limit: u32) -> Result<(u64, Vec<(String
     Ok((count, listed))
 }
 
+/// Every degraded file (its analysis incomplete: `files.degraded` set) as `(path, why)`,
+/// by path.
+///
+/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
+pub fn all_degraded_files(conn: &Connection) -> Result<Vec<(String, String)>> {
+    let ctx = || "reading degraded files".to_string();
+    let mut stmt = conn
+        .prepare_cached("SELECT path, degraded FROM files WHERE degraded IS NOT NULL ORDER BY path")
+        .ctx(ctx)?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .ctx(ctx)?
+        .collect::<rusqlite::Result<_>>()
+        .ctx(ctx)?;
+    Ok(rows)
+}
+
 /// Replaces the whole skipped-files list.
 pub fn replace_skipped_files(tx: &Transaction<'_>, skips: &[SkippedFile]) -> Result<()> {
     tx.execute("DELETE FROM skipped_files", [])

@@ -476,3 +476,167 @@ pub fn file_main_symbols(conn: &Connection, path: &str, limit: u32) -> Result<Ve
     rows.collect::<rusqlite::Result<Vec<_>>>()
         .ctx(|| format!("reading the main symbols of {path}"))
 }
+
+/// `(body fingerprint, signature fingerprint)` of the symbol with exactly this key, as
+/// [`symbol_by_key`] finds it; `None` when there is none.
+///
+/// Errors: [`StoreError::Sqlite`] when the symbol cannot be read.
+pub fn symbol_fingerprints(conn: &Connection, key: &str) -> Result<Option<(String, String)>> {
+    conn.prepare_cached(
+        "SELECT s.body_fingerprint, s.signature_fingerprint FROM symbols s
+         JOIN files f USING (file_id) WHERE s.key = ?1",
+    )
+    .and_then(|mut st| {
+        st.query_row([key], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()
+    })
+    .ctx(|| format!("reading symbol {key}"))
+}
+
+/// `(body fingerprint, signature fingerprint)` of the symbols with these keys (as
+/// [`symbol_fingerprints`] reads each), by key; keys not in the map are absent.
+///
+/// Errors: [`StoreError::Sqlite`] when the symbols cannot be read.
+pub fn symbols_fingerprints(
+    conn: &Connection,
+    keys: &[&str],
+) -> Result<HashMap<String, (String, String)>> {
+    if keys.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let json = serde_json::to_string(keys).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT s.key, s.body_fingerprint, s.signature_fingerprint FROM symbols s
+             JOIN files f USING (file_id) WHERE s.key IN (SELECT value FROM json_each(?1))",
+        )
+        .ctx(|| "reading symbol fingerprints".into())?;
+    let rows = stmt
+        .query_map([json], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
+        .ctx(|| "reading symbol fingerprints".into())?;
+    rows.collect::<rusqlite::Result<_>>()
+        .ctx(|| "reading symbol fingerprints".into())
+}
+
+/// Whether any symbol is named `name`.
+///
+/// Errors: [`StoreError::Sqlite`] when the symbols cannot be read.
+pub fn name_defined(conn: &Connection, name: &str) -> Result<bool> {
+    conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM symbols WHERE name = ?1)")
+        .and_then(|mut st| st.query_row([name], |r| r.get(0)))
+        .ctx(|| format!("reading whether {name} is defined"))
+}
+
+/// A symbol of one file with the byte ranges an adapter converts to positions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FileSymbol {
+    /// Stable key.
+    pub key: String,
+    /// Bare name.
+    pub name: String,
+    /// Qualified name.
+    pub qualified_name: String,
+    /// Kind (`function`, `class`, ...).
+    pub kind: String,
+    /// Definition's first byte.
+    pub start_byte: u32,
+    /// One past the definition's last byte.
+    pub end_byte: u32,
+    /// Name's first byte.
+    pub name_start_byte: u32,
+    /// One past the name's last byte.
+    pub name_end_byte: u32,
+    /// First line of the definition.
+    pub signature: String,
+    /// Doc comment, if any.
+    pub doc: Option<String>,
+    /// Key of the enclosing definition.
+    pub parent_key: Option<String>,
+}
+
+/// Every symbol the map holds for `path` (repo-relative), in document order (start byte,
+/// then key); empty when the map does not have the file.
+///
+/// Errors: [`StoreError::Sqlite`] when the symbols cannot be read.
+pub fn file_symbols(conn: &Connection, path: &str) -> Result<Vec<FileSymbol>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT s.key, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte,
+                s.name_start_byte, s.name_end_byte, s.signature, s.doc, s.parent_key
+             FROM symbols s JOIN files f USING (file_id)
+             WHERE f.path = ?1 ORDER BY s.start_byte, s.key",
+        )
+        .map_err(|e| StoreError::sqlite("reading file symbols", e))?;
+    let rows = stmt
+        .query_map([path], |r| {
+            Ok(FileSymbol {
+                key: r.get(0)?,
+                name: r.get(1)?,
+                qualified_name: r.get(2)?,
+                kind: r.get(3)?,
+                start_byte: r.get(4)?,
+                end_byte: r.get(5)?,
+                name_start_byte: r.get(6)?,
+                name_end_byte: r.get(7)?,
+                signature: r.get(8)?,
+                doc: r.get(9)?,
+                parent_key: r.get(10)?,
+            })
+        })
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(|e| StoreError::sqlite(format!("reading symbols of {path}"), e))?;
+    Ok(rows)
+}
+
+/// Where a definition of a file is, as [`symbol_spans`] reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymbolSpan {
+    /// Stable key.
+    pub key: String,
+    /// Bare name.
+    pub name: String,
+    /// Qualified name.
+    pub qualified_name: String,
+    /// Kind (`function`, `class`, ...).
+    pub kind: String,
+    /// Definition's first byte.
+    pub start_byte: i64,
+    /// One past the definition's last byte.
+    pub end_byte: i64,
+    /// Name's first byte.
+    pub name_start_byte: i64,
+    /// Key of the enclosing definition.
+    pub parent_key: Option<String>,
+}
+
+/// The definitions the map holds for `path`, in source order (start byte, then key).
+///
+/// Errors: [`StoreError::Sqlite`] when the symbols cannot be read.
+pub fn symbol_spans(conn: &Connection, path: &str) -> Result<Vec<SymbolSpan>> {
+    let ctx = || format!("reading the symbols of {path}");
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT s.key, s.name, s.qualified_name, s.kind, s.start_byte, s.end_byte,
+                    s.name_start_byte, s.parent_key
+             FROM symbols s JOIN files f USING (file_id)
+             WHERE f.path = ?1 ORDER BY s.start_byte, s.key",
+        )
+        .ctx(ctx)?;
+    let rows = stmt
+        .query_map(params![path], |r| {
+            Ok(SymbolSpan {
+                key: r.get(0)?,
+                name: r.get(1)?,
+                qualified_name: r.get(2)?,
+                kind: r.get(3)?,
+                start_byte: r.get(4)?,
+                end_byte: r.get(5)?,
+                name_start_byte: r.get(6)?,
+                parent_key: r.get(7)?,
+            })
+        })
+        .ctx(ctx)?
+        .collect::<rusqlite::Result<_>>()
+        .ctx(ctx)?;
+    Ok(rows)
+}

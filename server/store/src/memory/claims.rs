@@ -238,3 +238,126 @@ pub fn update_claim_snapshot(tx: &Transaction<'_>, claim_id: i64, fresh: &ClaimR
     .ctx(|| "updating a claim snapshot".into())?;
     Ok(())
 }
+
+/// Re-points the claims resolved to path `from` (or a symbol in it, `from#…`) to `to`, and
+/// the keys of the claims tracked as a set of definitions in it (the set kept ordered by
+/// key, as the engine's `memory::definitions_of` writes it).
+///
+/// Errors: [`StoreError::Sqlite`] when the claims cannot be written.
+pub fn repoint_claims(tx: &Transaction<'_>, from: &str, to: &str) -> Result<()> {
+    tx.execute(
+        "UPDATE claims SET resolved = ?2 || substr(resolved, length(?1) + 1)
+         WHERE resolved = ?1 OR substr(resolved, 1, length(?1) + 1) = ?1 || '#'",
+        [from, to],
+    )
+    .ctx(|| "re-pointing claims".into())?;
+    tx.execute(
+        "UPDATE claims SET definitions = (
+             SELECT json_group_array(json(v)) FROM (
+                 SELECT json_set(j.value, '$.key',
+                     CASE WHEN substr(j.value ->> 'key', 1, length(?1) + 1) = ?1 || '#'
+                          THEN ?2 || substr(j.value ->> 'key', length(?1) + 1)
+                          ELSE j.value ->> 'key' END) AS v
+                 FROM json_each(claims.definitions) j ORDER BY v ->> 'key'))
+         WHERE definitions IS NOT NULL AND EXISTS (
+             SELECT 1 FROM json_each(claims.definitions) j
+             WHERE substr(j.value ->> 'key', 1, length(?1) + 1) = ?1 || '#')",
+        [from, to],
+    )
+    .ctx(|| "re-pointing claims".into())?;
+    Ok(())
+}
+
+/// A live claim about a symbol: a page's current revision mentions it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SymbolMention {
+    /// The symbol key the claim resolved to.
+    pub key: String,
+    /// The page's subject.
+    pub subject: String,
+    /// The revision (the page's current one).
+    pub revision_id: i64,
+    /// Its version.
+    pub version: i64,
+    /// Who wrote it.
+    pub author: String,
+    /// When (RFC 3339).
+    pub created_at: String,
+    /// The claim.
+    pub claim_id: i64,
+    /// The claim as written (`` `login()` ``).
+    pub claim_text: String,
+    /// Body fingerprint of the symbol when the claim was snapshotted.
+    pub snapshot: Option<String>,
+    /// Signature fingerprint then.
+    pub signature_snapshot: Option<String>,
+    /// Why the claim is stale against the map, in words, if it is: `None` as
+    /// [`symbol_mentions`] reads it (the engine's audit says).
+    pub stale: Option<String>,
+}
+
+/// Every live claim (in a page's current revision) about a symbol of `path`, by key, then
+/// revision, then claim: a claim tracked as a set of definitions once per definition of
+/// the set in `path`, with that definition's snapshots. `stale` is `None`.
+///
+/// Errors: [`StoreError::Sqlite`] when memory cannot be read.
+pub fn symbol_mentions(conn: &Connection, path: &str) -> Result<Vec<SymbolMention>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT c.resolved, p.subject, r.revision_id, r.version, r.author, r.created_at,
+                c.claim_id, c.text, c.snapshot, c.signature_snapshot
+             FROM claims c
+             JOIN pages p ON p.current_revision_id = c.revision_id
+             JOIN revisions r ON r.revision_id = c.revision_id
+             WHERE c.kind = 'symbol' AND c.resolved >= ?1 AND c.resolved < ?2
+             UNION ALL
+             SELECT j.value ->> 'key', p.subject, r.revision_id, r.version, r.author,
+                r.created_at, c.claim_id, c.text, j.value ->> 'body', j.value ->> 'signature'
+             FROM claims c, json_each(c.definitions) j
+             JOIN pages p ON p.current_revision_id = c.revision_id
+             JOIN revisions r ON r.revision_id = c.revision_id
+             WHERE c.definitions IS NOT NULL
+                AND j.value ->> 'key' >= ?1 AND j.value ->> 'key' < ?2
+             ORDER BY 1, 3, 7",
+        )
+        .map_err(|e| StoreError::sqlite("reading memory about symbols", e))?;
+    // Keys are `path#...`: the range [`path#`, `path$`) holds exactly this file's keys.
+    let rows = stmt
+        .query_map([format!("{path}#"), format!("{path}$")], |r| {
+            Ok(SymbolMention {
+                key: r.get(0)?,
+                subject: r.get(1)?,
+                revision_id: r.get(2)?,
+                version: r.get(3)?,
+                author: r.get(4)?,
+                created_at: r.get(5)?,
+                claim_id: r.get(6)?,
+                claim_text: r.get(7)?,
+                snapshot: r.get(8)?,
+                signature_snapshot: r.get(9)?,
+                stale: None,
+            })
+        })
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(|e| StoreError::sqlite(format!("reading memory about {path}"), e))?;
+    Ok(rows)
+}
+
+/// `(revision id, kind, target)` of the path and symbol claims of current revisions that
+/// track nothing: not resolved, no set of definitions, not resolved where they were
+/// exported from. In the order SQLite reads them.
+///
+/// Errors: [`StoreError::Sqlite`] when memory cannot be read.
+pub fn untracked_current_claims(conn: &Connection) -> Result<Vec<(i64, String, String)>> {
+    conn.prepare_cached(
+        "SELECT c.revision_id, c.kind, c.target FROM claims c
+           JOIN pages p ON p.current_revision_id = c.revision_id
+          WHERE c.kind IN ('path', 'symbol') AND c.resolved IS NULL
+            AND c.definitions IS NULL AND NOT c.resolved_elsewhere",
+    )
+    .and_then(|mut st| {
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect()
+    })
+    .ctx(|| "reading untracked claims".into())
+}

@@ -142,3 +142,28 @@ pub fn high_water_marks(conn: &Connection) -> Result<(i64, i64)> {
     )
     .ctx(|| "reading high-water marks".into())
 }
+
+/// Where the newest `rename` event moved the page `subject` (its payload's `to`), if one
+/// did.
+///
+/// Errors: [`StoreError::Sqlite`] when the events cannot be read.
+pub fn page_moved_to(conn: &Connection, subject: &str) -> Result<Option<String>> {
+    conn.prepare_cached(
+        "SELECT payload ->> 'to' FROM events
+          WHERE kind = 'rename' AND payload ->> 'from' = ?1
+          ORDER BY event_id DESC LIMIT 1",
+    )
+    .and_then(|mut st| st.query_row([subject], |r| r.get(0)).optional())
+    .ctx(|| "looking up a renamed page".into())
+}
+
+/// Whether a `rename` event moved a page away from `subject`.
+///
+/// Errors: [`StoreError::Sqlite`] when the events cannot be read.
+pub fn renamed_away(conn: &Connection, subject: &str) -> Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS(SELECT 1 FROM events WHERE kind = 'rename' AND payload ->> 'from' = ?1)",
+    )
+    .and_then(|mut st| st.query_row([subject], |r| r.get(0)))
+    .ctx(|| format!("looking up renames of `{subject}`"))
+}

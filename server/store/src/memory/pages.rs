@@ -168,3 +168,17 @@ pub fn insert_page_as(
     page_by_uid(tx, uid)?
         .ok_or_else(|| StoreError::Corrupt(format!("page {subject} vanished after insert")))
 }
+
+/// Whether a page's subject is `subject` or a path under the folder `subject` (no
+/// trailing `/`): `subject/` < a subject under it < `subject0`, a range of the UNIQUE
+/// index on `pages.subject`.
+///
+/// Errors: [`StoreError::Sqlite`] when the pages cannot be read.
+pub fn pages_at_or_under(conn: &Connection, subject: &str) -> Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS(SELECT 1 FROM pages
+                       WHERE subject = ?1 OR (subject > ?1 || '/' AND subject < ?1 || '0'))",
+    )
+    .and_then(|mut st| st.query_row([subject], |r| r.get(0)))
+    .ctx(|| "looking up a path".into())
+}

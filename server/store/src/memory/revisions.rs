@@ -47,6 +47,36 @@ pub(crate) fn revision(r: &Row<'_>) -> rusqlite::Result<Revision> {
     })
 }
 
+/// The id of the newest revision, 0 when memory holds none.
+///
+/// Errors: [`StoreError::Sqlite`] when memory cannot be read.
+pub fn last_revision_id(conn: &Connection) -> Result<i64> {
+    conn.prepare_cached("SELECT ifnull(max(revision_id), 0) FROM revisions")
+        .and_then(|mut st| st.query_row([], |r| r.get(0)))
+        .ctx(|| "reading the last revision".into())
+}
+
+/// The version of revision `revision_id`, and the text of claim `claim_id` (`None` when
+/// there is no such claim, or none is given).
+///
+/// Errors: [`StoreError::Sqlite`] when the revision is not in memory or cannot be read.
+pub fn revision_version_and_claim(
+    conn: &Connection,
+    revision_id: i64,
+    claim_id: Option<i64>,
+) -> Result<(i64, Option<String>)> {
+    conn.prepare_cached(
+        "SELECT r.version, (SELECT text FROM claims WHERE claim_id = ?2)
+         FROM revisions r WHERE r.revision_id = ?1",
+    )
+    .and_then(|mut st| {
+        st.query_row(params![revision_id, claim_id], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+    })
+    .ctx(|| format!("reading revision {revision_id}"))
+}
+
 /// A revision by id.
 pub fn revision_by_id(conn: &Connection, revision_id: i64) -> Result<Option<Revision>> {
     conn.prepare_cached(&format!(
@@ -296,4 +326,15 @@ pub fn search_current_revisions(
         .ctx(|| format!("searching memory for {fts_query}"))?;
     rows.collect::<rusqlite::Result<_>>()
         .ctx(|| format!("searching memory for {fts_query}"))
+}
+
+/// The version the next revision of page `page_id` takes: one past its newest, 1 for a
+/// page without revisions.
+///
+/// Errors: [`StoreError::Sqlite`] when the revisions cannot be read.
+pub fn next_version(conn: &Connection, page_id: i64) -> Result<i64> {
+    conn.prepare_cached("SELECT ifnull(max(version), 0) + 1 FROM revisions WHERE page_id = ?1")
+        .ctx(|| "reading a page's version".into())?
+        .query_row([page_id], |r| r.get(0))
+        .ctx(|| "reading a page's version".into())
 }

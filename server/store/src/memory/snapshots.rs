@@ -233,3 +233,26 @@ pub fn carry_snapshots_forward(tx: &Transaction<'_>, changes: &[FingerprintChang
     }
     Ok(n as u64)
 }
+
+/// Gives each file page's revision whose snapshot has no fingerprint (and whose file was
+/// not missing) the fingerprint of its file as the map now holds it, taken now. Returns
+/// how many snapshots were taken.
+///
+/// Errors: [`StoreError::Sqlite`] when the snapshots cannot be written.
+pub fn snapshot_pages_mapped_since(tx: &Transaction<'_>) -> Result<u64> {
+    let n = tx
+        .prepare_cached(
+            "UPDATE page_snapshots
+                SET fingerprint = ifnull(f.fingerprint, f.content_hash),
+                    snapshot_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+               FROM revisions r
+               JOIN pages p ON p.page_id = r.page_id AND p.kind = 'file'
+               JOIN files f ON f.path = p.subject
+              WHERE page_snapshots.revision_id = r.revision_id
+                AND page_snapshots.fingerprint IS NULL
+                AND NOT page_snapshots.subject_missing",
+        )
+        .and_then(|mut st| st.execute([]))
+        .ctx(|| "snapshotting the pages of files mapped since they were written".into())?;
+    Ok(n as u64)
+}

@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 
 use loci_core::claims::{ClaimKind, extract_claims};
-use loci_store::Context;
 use loci_store::audit::{self as au, NewFinding};
 use serde::Serialize;
 
@@ -107,13 +106,7 @@ impl Workspace {
         Ok(match claim.kind {
             ClaimKind::Path => match resolve_path(conn, &claim.target)? {
                 Some((path, Some(_))) => {
-                    let (lines, language): (i64, Option<String>) = conn
-                        .query_row(
-                            "SELECT lines, language FROM files WHERE path = ?1",
-                            [&path],
-                            |r| Ok((r.get(0)?, r.get(1)?)),
-                        )
-                        .ctx(|| "reading a file".into())?;
+                    let (lines, language) = loci_store::map::file_lines_and_language(conn, &path)?;
                     format!(
                         "`{path}` — {} file, {}",
                         language.unwrap_or_else(|| "a".into()),
@@ -121,9 +114,7 @@ impl Workspace {
                     )
                 }
                 Some((path, None)) => {
-                    let n: i64 = conn
-                        .query_row("SELECT count(*) FROM files WHERE path > ?1 || '/' AND path < ?1 || '0'", [&path], |r| r.get(0))
-                        .ctx(|| "counting a folder".into())?;
+                    let n = loci_store::map::count_files_under(conn, &path)?;
                     format!(
                         "`{path}/` — folder, {} in the map",
                         crate::words::count(n, "file")
@@ -206,15 +197,7 @@ impl Workspace {
                 }
             },
             ClaimKind::Version => {
-                let paths: Vec<String> = {
-                    let mut stmt = conn
-                        .prepare_cached("SELECT path FROM files")
-                        .ctx(|| "reading paths".into())?;
-                    stmt.query_map([], |r| r.get(0))
-                        .ctx(|| "reading paths".into())?
-                        .collect::<std::result::Result<_, _>>()
-                        .ctx(|| "reading paths".into())?
-                };
+                let paths = loci_store::map::all_paths(conn)?;
                 let name = manifests::normalize_name(&claim.target);
                 let declared: Vec<String> = manifests::load(&self.root, &paths)
                     .into_iter()

@@ -35,7 +35,6 @@ mod rules;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use loci_core::claims::{ClaimKind, extract_claims};
-use loci_store::Context;
 use loci_store::audit::{self as au, NewFinding, StaleMark};
 use loci_store::memory as mem;
 use serde::Serialize;
@@ -161,13 +160,7 @@ impl Workspace {
     /// [`Workspace::run_lint`]'s work.
     fn lint_and_record(&mut self) -> Result<LintReport> {
         let conn = self.store.conn();
-        let scan_id: i64 = conn
-            .query_row(
-                "SELECT ifnull(max(scan_id), 0) FROM scans WHERE status = 'finished'",
-                [],
-                |r| r.get(0),
-            )
-            .ctx(|| "reading the scan revision".into())?;
+        let scan_id = loci_store::map::scan_revision(conn)?;
         let mut ctx = Ctx {
             ws: self,
             declared: None,
@@ -182,13 +175,7 @@ impl Workspace {
 
         // Memory: the claims of every current revision, or of those whose verdict what
         // changed since the last lint can move ([`MemoryToCheck`]).
-        let last_revision: i64 = conn
-            .query_row(
-                "SELECT ifnull(max(revision_id), 0) FROM revisions",
-                [],
-                |r| r.get(0),
-            )
-            .ctx(|| "reading the last revision".into())?;
+        let last_revision = mem::last_revision_id(conn)?;
         let to_check = MemoryToCheck::read(conn)?;
         let revisions = to_check.revisions(conn)?;
         let ids: Vec<i64> = revisions.iter().map(|(id, _)| *id).collect();
@@ -277,15 +264,7 @@ impl Workspace {
 
     /// Whether a scan has finished on this database: the map is whole, if perhaps stale.
     pub fn map_is_built(&self) -> Result<bool> {
-        Ok(self
-            .store
-            .conn()
-            .query_row(
-                "SELECT EXISTS(SELECT 1 FROM scans WHERE status = 'finished')",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(|e| loci_store::StoreError::sqlite("reading the last scan", e))?)
+        Ok(loci_store::map::any_scan_finished(self.store.conn())?)
     }
 
     /// [`EngineError::Unscanned`] when no scan has finished on this database: checked
@@ -384,13 +363,7 @@ impl Workspace {
     /// as "nothing changed").
     pub fn drift(&self, since: Option<i64>) -> Result<Envelope<DriftReport>> {
         let conn = self.store.conn();
-        let last: i64 = conn
-            .query_row(
-                "SELECT ifnull(max(scan_id), 0) FROM scans WHERE status = 'finished'",
-                [],
-                |r| r.get(0),
-            )
-            .ctx(|| "reading the scan revision".into())?;
+        let last = loci_store::map::scan_revision(conn)?;
         let since = match since {
             Some(s) if s < 0 || s > last => {
                 return Err(EngineError::InvalidArgument {
@@ -545,13 +518,9 @@ impl MemoryToCheck {
     }
 
     fn read(conn: &loci_store::rusqlite::Connection) -> Result<Self> {
-        let after: Option<i64> = conn
-            .query_row(
-                "SELECT value FROM meta WHERE key = ?1",
-                [LINTED_REVISION],
-                |r| r.get::<_, String>(0),
-            )
+        let after: Option<i64> = loci_store::read_meta(conn, LINTED_REVISION)
             .ok()
+            .flatten()
             .and_then(|v| v.parse().ok());
         let (Some(after), Some(changes)) = (after, super::audit::map_changes(conn)?) else {
             return Ok(Self::Everything);
@@ -683,14 +652,7 @@ fn current_again(
     tx: &loci_store::rusqlite::Transaction<'_>,
     m: &loci_store::audit::StaleMark,
 ) -> loci_store::Result<String> {
-    let (version, claim): (i64, Option<String>) = tx
-        .query_row(
-            "SELECT r.version, (SELECT text FROM claims WHERE claim_id = ?2)
-             FROM revisions r WHERE r.revision_id = ?1",
-            loci_store::rusqlite::params![m.revision_id, m.claim_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .ctx(|| format!("reading revision {}", m.revision_id))?;
+    let (version, claim) = mem::revision_version_and_claim(tx, m.revision_id, m.claim_id)?;
     Ok(match claim {
         Some(t) => format!(
             "memory `{}` v{version} claim `{t}` is current again",
@@ -715,18 +677,7 @@ impl Ctx<'_> {
         let conn = self.ws.store.conn();
         // The markdown files only: lint reads docs, and every path of a large map is
         // work in proportion to the repository at every rescan.
-        let paths: Vec<String> = {
-            let mut stmt = conn
-                .prepare(
-                    "SELECT path FROM files WHERE path LIKE '%.md' OR path LIKE '%.markdown'
-                     ORDER BY path",
-                )
-                .ctx(|| "reading paths".into())?;
-            stmt.query_map([], |r| r.get(0))
-                .ctx(|| "reading paths".into())?
-                .collect::<std::result::Result<_, _>>()
-                .ctx(|| "reading paths".into())?
-        };
+        let paths = loci_store::map::markdown_paths(conn)?;
         let mut doc_resolved: Vec<(String, &'static str, String, String)> = Vec::new();
         let globs = build_globs(&self.ws.config.lint.docs)?;
         let mut docs_checked = Vec::new();

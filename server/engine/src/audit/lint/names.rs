@@ -176,25 +176,11 @@ pub(super) fn scanned_folder_rename(
     conn: &loci_store::rusqlite::Connection,
     path: &str,
 ) -> Result<Option<String>> {
-    use loci_store::Context;
-    use loci_store::rusqlite::OptionalExtension;
     let folder = path.trim_end_matches('/');
     if folder.is_empty() {
         return Ok(None);
     }
-    let last: Option<(String, String)> = conn
-        .prepare_cached(
-            "SELECT d.detail, d.path FROM drift d WHERE d.kind = 'rename'
-             AND substr(d.detail, 1, length(?1) + 1) = ?1 || '/'
-             AND NOT EXISTS (SELECT 1 FROM drift e WHERE e.scan_id = d.scan_id
-                 AND e.kind = 'rename' AND e.new_hash = d.new_hash AND e.drift_id <> d.drift_id)
-             ORDER BY d.drift_id DESC LIMIT 1",
-        )
-        .and_then(|mut s| {
-            s.query_row([folder], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()
-        })
-        .ctx(|| "reading renames".into())?;
+    let last = loci_store::audit::last_rename_under(conn, folder)?;
     let Some((old, new)) = last else {
         return Ok(None);
     };
@@ -205,13 +191,7 @@ pub(super) fn scanned_folder_rename(
     else {
         return Ok(None);
     };
-    let mapped: bool = conn
-        .query_row(
-            "SELECT EXISTS(SELECT 1 FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/')",
-            [to],
-            |r| r.get(0),
-        )
-        .ctx(|| "reading renames".into())?;
+    let mapped = loci_store::map::folder_is_mapped(conn, to)?;
     Ok(mapped.then(|| to.to_string()))
 }
 
@@ -219,21 +199,10 @@ pub(super) fn scanned_rename(
     conn: &loci_store::rusqlite::Connection,
     path: &str,
 ) -> Result<Option<String>> {
-    use loci_store::Context;
-    use loci_store::rusqlite::OptionalExtension;
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT path FROM drift WHERE kind = 'rename' AND detail = ?1 ORDER BY drift_id DESC LIMIT 1",
-        )
-        .ctx(|| "reading renames".into())?;
     let mut at = path.to_string();
     // A bound on the chain: renames back and forth must not loop.
     for _ in 0..16 {
-        let Some(next) = stmt
-            .query_row([&at], |r| r.get::<_, String>(0))
-            .optional()
-            .ctx(|| "reading renames".into())?
-        else {
+        let Some(next) = loci_store::audit::renamed_to(conn, &at)? else {
             break;
         };
         at = next;
@@ -241,12 +210,6 @@ pub(super) fn scanned_rename(
     if at == path {
         return Ok(None);
     }
-    let mapped: bool = conn
-        .query_row(
-            "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1)",
-            [&at],
-            |r| r.get(0),
-        )
-        .ctx(|| "reading renames".into())?;
+    let mapped = loci_store::map::file_exists(conn, &at)?;
     Ok(mapped.then_some(at))
 }

@@ -3,7 +3,6 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use loci_store::Context;
 use loci_store::audit::{self as au, NewFinding, Recorded};
 use loci_store::memory as mem;
 
@@ -122,13 +121,7 @@ impl Workspace {
                 .iter()
                 .any(|x| x.origin == "page" && x.subject == subject);
             if current && (!findings.is_empty() || open_here) {
-                let scan_id: i64 = conn
-                    .query_row(
-                        "SELECT ifnull(max(scan_id), 0) FROM scans WHERE status = 'finished'",
-                        [],
-                        |r| r.get(0),
-                    )
-                    .ctx(|| "reading the scan revision".into())?;
+                let scan_id = loci_store::map::scan_revision(conn)?;
                 let only: Vec<NewFinding> = findings.iter().map(|(_, f)| f.clone()).collect();
                 self.store.write(|tx| {
                     // Still current inside the transaction: another writer may have

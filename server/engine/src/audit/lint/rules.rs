@@ -4,7 +4,6 @@
 use std::collections::{BTreeSet, HashMap};
 
 use loci_core::claims::ClaimKind;
-use loci_store::Context;
 use loci_store::audit::NewFinding;
 use loci_store::memory as mem;
 
@@ -456,13 +455,7 @@ impl Ctx<'_> {
     /// What the manifests declare, read on first use.
     fn declared(&mut self) -> Result<&[manifests::Declared]> {
         if self.declared.is_none() {
-            let paths: Vec<String> = self
-                .ws
-                .store
-                .conn()
-                .prepare_cached("SELECT path FROM files")
-                .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
-                .ctx(|| "reading paths".into())?;
+            let paths = loci_store::map::all_paths(self.ws.store.conn())?;
             self.declared = Some(manifests::load(&self.ws.root, &paths));
         }
         Ok(self.declared.as_deref().unwrap_or_default())
@@ -473,14 +466,7 @@ impl Ctx<'_> {
             return Ok(());
         }
         let conn = self.ws.store.conn();
-        let mut stmt = conn
-            .prepare("SELECT path FROM files")
-            .ctx(|| "reading paths".into())?;
-        let paths: Vec<String> = stmt
-            .query_map([], |r| r.get(0))
-            .ctx(|| "reading paths".into())?
-            .collect::<std::result::Result<_, _>>()
-            .ctx(|| "reading paths".into())?;
+        let paths = loci_store::map::all_paths(conn)?;
         let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
         for p in paths {
             let name = p.rsplit('/').next().unwrap_or(&p).to_string();

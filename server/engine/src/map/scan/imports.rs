@@ -7,8 +7,8 @@ use std::path::Path;
 
 use loci_core::imports::PathIndex;
 use loci_core::{Import, Language, Span};
-use loci_store::map::{self};
-use loci_store::{Context, Store};
+use loci_store::Store;
+use loci_store::map::{self, ImportRow};
 
 use crate::Result;
 
@@ -25,25 +25,7 @@ pub(super) fn resolve_deps(
     // Every import when the topology changed, else only the changed files': a rescan
     // after one edit read all 400,000 imports of a 50,000-file map (2.6 s).
     // (file id, path, language, module, names, line)
-    let imports: Vec<ImportRow> = read_keyed(
-        conn,
-        "reading imports",
-        "SELECT i.file_id, f.path, f.language, i.module, i.names, i.line
-         FROM imports i JOIN files f USING (file_id)",
-        "",
-        ("i.file_id", (!all).then_some(changed)),
-        "i.import_id",
-        |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-            ))
-        },
-    )?;
+    let imports: Vec<ImportRow> = map::import_rows(conn, (!all).then_some(changed))?;
     // Namespaces and packages (module symbols) resolve only Java, C# and PHP imports; the
     // query reads every symbol, so a rescan without such an import skips it.
     if imports
@@ -99,30 +81,21 @@ fn path_index(
     let mut index = PathIndex::default();
     let mut ids: HashMap<String, i64> = HashMap::new();
     let mut manifests: Vec<String> = Vec::new();
-    {
-        let mut stmt = conn
-            .prepare("SELECT file_id, path FROM files")
-            .ctx(|| "reading paths".into())?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-            .ctx(|| "reading paths".into())?;
-        for row in rows {
-            let (id, path) = row.ctx(|| "reading paths".into())?;
-            if (path == "go.mod" || path.ends_with("/go.mod"))
-                && let Some(module) = go_module_path(&root.join(&path))
-            {
-                let dir = path.strip_suffix("go.mod").unwrap_or("");
-                index
-                    .go_modules
-                    .insert(dir.trim_end_matches('/').to_string(), module);
-            }
-            if path == "Cargo.toml" || path.ends_with("/Cargo.toml") {
-                manifests.push(path.clone());
-            }
-            index.paths.insert(path.clone());
-            ids.insert(path, id);
+    map::each_file(conn, |id, path| {
+        if (path == "go.mod" || path.ends_with("/go.mod"))
+            && let Some(module) = go_module_path(&root.join(&path))
+        {
+            let dir = path.strip_suffix("go.mod").unwrap_or("");
+            index
+                .go_modules
+                .insert(dir.trim_end_matches('/').to_string(), module);
         }
-    }
+        if path == "Cargo.toml" || path.ends_with("/Cargo.toml") {
+            manifests.push(path.clone());
+        }
+        index.paths.insert(path.clone());
+        ids.insert(path, id);
+    })?;
     for manifest in manifests {
         if let Some((name, root_file)) = rust_library(root, &manifest)
             && index.paths.contains(&root_file)
@@ -139,24 +112,11 @@ fn path_index(
 
 /// Namespaces and packages (module symbols) and the files declaring them.
 fn read_namespaces(conn: &loci_store::rusqlite::Connection, index: &mut PathIndex) -> Result<()> {
-    let mut stmt = conn
-        .prepare(
-            "SELECT s.qualified_name, f.path FROM symbols s JOIN files f USING (file_id)
-             WHERE s.kind = 'module'",
-        )
-        .ctx(|| "reading namespaces".into())?;
-    let rows = stmt
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-        .ctx(|| "reading namespaces".into())?;
-    for row in rows {
-        let (ns, path) = row.ctx(|| "reading namespaces".into())?;
+    map::each_namespace(conn, |ns, path| {
         index.namespaces.entry(ns).or_default().insert(path);
-    }
+    })?;
     Ok(())
 }
-
-/// An import as stored: (file id, path, language, module, names, line).
-type ImportRow = (i64, String, Option<String>, String, String, u32);
 
 /// A file's resolved imports: (module, target file, `None` when unresolved) → (first
 /// line, count).
@@ -207,78 +167,6 @@ fn import_edges(
     edges
 }
 
-/// The rows of `select` (`SELECT … FROM …`, no `WHERE`) that pass `filter` (an SQL
-/// condition, `""` for none): of the whole table in one pass when the key set of `key`
-/// (a column, and the keys wanted) is `None`, else of each wanted key by one indexed
-/// lookup (`column = ?1`), keys in their set's order. Within one key the rows come in
-/// `order` in both modes, which is all the callers rely on: they group the rows by key
-/// (across keys, a full pass is in `order` only). `what` names the read in errors.
-fn read_keyed<K: loci_store::rusqlite::ToSql, T>(
-    conn: &loci_store::rusqlite::Connection,
-    what: &str,
-    select: &str,
-    filter: &str,
-    keyed: (&str, Option<&BTreeSet<K>>),
-    order: &str,
-    read: impl FnMut(&loci_store::rusqlite::Row<'_>) -> loci_store::rusqlite::Result<T>,
-) -> Result<Vec<T>> {
-    let mut out = Vec::new();
-    read_keyed_each(conn, what, select, filter, keyed, order, read, |row| {
-        out.push(row)
-    })?;
-    Ok(out)
-}
-
-/// [`read_keyed`], handing each row to `each` as it is read instead of collecting them:
-/// a whole map's definitions collected before use had held every row's strings at once
-/// (1.19 M symbols on a 50,000-file map).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn read_keyed_each<K: loci_store::rusqlite::ToSql, T>(
-    conn: &loci_store::rusqlite::Connection,
-    what: &str,
-    select: &str,
-    filter: &str,
-    (column, keys): (&str, Option<&BTreeSet<K>>),
-    order: &str,
-    mut read: impl FnMut(&loci_store::rusqlite::Row<'_>) -> loci_store::rusqlite::Result<T>,
-    mut each: impl FnMut(T),
-) -> Result<()> {
-    let ctx = || what.to_string();
-    let and = if filter.is_empty() {
-        String::new()
-    } else {
-        format!(" AND {filter}")
-    };
-    match keys {
-        None => {
-            let filter = if filter.is_empty() {
-                String::new()
-            } else {
-                format!(" WHERE {filter}")
-            };
-            let mut stmt = conn
-                .prepare(&format!("{select}{filter} ORDER BY {order}"))
-                .ctx(ctx)?;
-            for row in stmt.query_map([], &mut read).ctx(ctx)? {
-                each(row.ctx(ctx)?);
-            }
-        }
-        Some(keys) => {
-            let mut stmt = conn
-                .prepare_cached(&format!(
-                    "{select} WHERE {column} = ?1{and} ORDER BY {order}"
-                ))
-                .ctx(ctx)?;
-            for key in keys {
-                for row in stmt.query_map([key], &mut read).ctx(ctx)? {
-                    each(row.ctx(ctx)?);
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 type DepRows = BTreeMap<i64, Vec<(String, Option<i64>, u32, u32)>>;
 
 /// The stored deps of `files` (of every file when `None`), by importing file.
@@ -286,20 +174,7 @@ fn load_deps(
     conn: &loci_store::rusqlite::Connection,
     files: Option<&BTreeSet<i64>>,
 ) -> Result<DepRows> {
-    let rows = read_keyed(
-        conn,
-        "reading deps",
-        "SELECT from_file_id, module, to_file_id, line, count FROM deps",
-        "",
-        ("from_file_id", files),
-        "module, to_file_id",
-        |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?),
-            ))
-        },
-    )?;
+    let rows = map::dep_rows(conn, files)?;
     let mut out: DepRows = BTreeMap::new();
     for (from, edge) in rows {
         out.entry(from).or_default().push(edge);

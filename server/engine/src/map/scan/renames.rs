@@ -4,9 +4,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use loci_store::Store;
 use loci_store::map::{self, FileState};
-use loci_store::rusqlite::OptionalExtension;
-use loci_store::{Context, Store};
 
 use crate::Result;
 
@@ -72,15 +71,8 @@ fn detect_renames(gone: &[&FileState], added: &[String], store: &Store) -> Resul
             .push(&g.path);
     }
     let mut renames = Vec::new();
-    let mut stmt = store
-        .conn()
-        .prepare_cached("SELECT content_hash FROM files WHERE path = ?1")
-        .ctx(|| "reading content hashes".into())?;
     for path in added {
-        let hash: Option<String> = stmt
-            .query_row([path], |r| r.get(0))
-            .optional()
-            .ctx(|| "reading content hashes".into())?;
+        let hash = map::content_hash(store.conn(), path)?;
         if let Some(from) = hash.and_then(|h| by_hash.get_mut(h.as_str()))
             && !from.is_empty()
         {
@@ -119,20 +111,10 @@ pub(super) fn folder_moves(renames: &[&Rename], store: &Store) -> Result<Vec<Ren
             }
         }
     }
-    let mut stmt = store
-        .conn()
-        .prepare_cached(
-            "SELECT 1 FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/' LIMIT 1",
-        )
-        .ctx(|| "reading folders".into())?;
     let mut out = Vec::new();
     for (from, to) in to_of {
         let Some(to) = to else { continue };
-        let left = stmt
-            .query_row([&from], |_| Ok(()))
-            .optional()
-            .ctx(|| format!("reading folder {from}"))?;
-        if left.is_none() {
+        if !map::any_file_under(store.conn(), &from)? {
             out.push(Rename { from, to });
         }
     }
@@ -149,20 +131,13 @@ fn unambiguous_renames<'r>(
     if report.renamed.is_empty() {
         return Ok(Vec::new());
     }
-    let mut stmt = store
-        .conn()
-        .prepare_cached("SELECT content_hash FROM files WHERE path = ?1")
-        .ctx(|| "reading content hashes".into())?;
     let mut added: HashMap<String, usize> = HashMap::new();
     for path in report
         .added
         .iter()
         .chain(report.renamed.iter().map(|r| &r.to))
     {
-        let hash: Option<String> = stmt
-            .query_row([path], |r| r.get(0))
-            .optional()
-            .ctx(|| "reading content hashes".into())?;
+        let hash = map::content_hash(store.conn(), path)?;
         if let Some(hash) = hash {
             *added.entry(hash).or_default() += 1;
         }

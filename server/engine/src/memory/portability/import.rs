@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use loci_store::Context;
 use loci_store::audit as au;
 use loci_store::memory::{self as mem, NewRevision};
 use loci_store::rusqlite::Transaction;
@@ -118,13 +117,8 @@ fn follow_rename(
             Some(s) if s.missing
         ))
     };
-    let renamed_away_here = |from: &str| -> loci_store::Result<bool> {
-        tx.prepare_cached(
-            "SELECT EXISTS(SELECT 1 FROM events WHERE kind = 'rename' AND payload ->> 'from' = ?1)",
-        )
-        .and_then(|mut st| st.query_row([from], |r| r.get(0)))
-        .ctx(|| format!("looking up renames of `{from}`"))
-    };
+    let renamed_away_here =
+        |from: &str| -> loci_store::Result<bool> { loci_store::memory::renamed_away(tx, from) };
     if found_by_uid
         && page.subject != p.subject
         && entry_log.is_none()

@@ -1,10 +1,10 @@
 //! The replica's side of the log: each server event applied to this store once, its
 //! claims resolved against this checkout's map.
 
+use loci_store::StoreError;
 use loci_store::memory::{self as mem, NewRevision};
 use loci_store::rusqlite::Transaction;
 use loci_store::team as replica;
-use loci_store::{Context, StoreError};
 use loci_team::ServerEvent;
 use serde::Serialize;
 
@@ -169,11 +169,7 @@ fn apply_revision(
         None => session_of(tx, ev)?,
     };
     let page = mem::ensure_page(tx, &ev.subject, &ev.page_kind)?;
-    let version: i64 = tx
-        .prepare_cached("SELECT ifnull(max(version), 0) + 1 FROM revisions WHERE page_id = ?1")
-        .ctx(|| "reading a page's version".into())?
-        .query_row([page.page_id], |r| r.get(0))
-        .ctx(|| "reading a page's version".into())?;
+    let version = mem::next_version(tx, page.page_id)?;
     if version != ev.version {
         // The numbering docs/team.md says a join with its own history makes: no
         // warning to the user.

@@ -8,11 +8,10 @@ mod rules;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use loci_core::Receiver;
 use loci_core::imports::PathIndex;
-use loci_core::{Receiver, RefKind};
-use loci_store::map::{self, RefRow};
-use loci_store::rusqlite::params;
-use loci_store::{Context, Store};
+use loci_store::Store;
+use loci_store::map::{self, RefRow, StoredRef};
 use std::num::NonZeroI64;
 
 use crate::Result;
@@ -214,10 +213,7 @@ pub(super) fn resolve_written_refs(
     batch: (i64, i64),
     at_once: i64,
 ) -> Result<()> {
-    let definitions: i64 = store
-        .conn()
-        .query_row("SELECT count(*) FROM symbols", [], |r| r.get(0))
-        .ctx(|| "counting definitions".into())?;
+    let definitions = map::count_all_symbols(store.conn())?;
     let by_name = definitions > at_once;
     let batch = if by_name { batch.0 } else { batch.1 };
     let mut resolver = Resolver::default();
@@ -232,44 +228,7 @@ pub(super) fn resolve_written_refs(
     resolver.modules = modules;
     let mut after = (String::new(), 0i64);
     loop {
-        type Row = (
-            i64,
-            i64,
-            String,
-            Option<i64>,
-            Receiver,
-            Option<String>,
-            RefKind,
-        );
-        let rows: Vec<Row> = {
-            let mut stmt = store
-                .conn()
-                .prepare_cached(if by_name {
-                    "SELECT ref_id, file_id, name, enclosing_id, receiver, receiver_name, kind
-                     FROM refs WHERE (name, ref_id) > (?1, ?2) AND target_id IS NULL
-                     ORDER BY name, ref_id LIMIT ?3"
-                } else {
-                    // The same parameters; the name (?1) orders nothing here.
-                    "SELECT ref_id, file_id, name, enclosing_id, receiver, receiver_name, kind
-                     FROM refs WHERE ref_id > ?2 AND target_id IS NULL
-                     ORDER BY ref_id LIMIT ?3"
-                })
-                .ctx(|| "reading refs to resolve".into())?;
-            stmt.query_map(params![after.0, after.1, batch], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    Receiver::parse(r.get::<_, Option<String>>(4)?.as_deref()),
-                    r.get(5)?,
-                    RefKind::parse(&r.get::<_, String>(6)?),
-                ))
-            })
-            .ctx(|| "reading refs to resolve".into())?
-            .collect::<std::result::Result<_, _>>()
-            .ctx(|| "reading refs to resolve".into())?
-        };
+        let rows = map::unresolved_refs_after(store.conn(), by_name, (&after.0, after.1), batch)?;
         let Some(last) = rows.last() else {
             return Ok(());
         };
@@ -287,7 +246,7 @@ pub(super) fn resolve_written_refs(
             let enclosing: BTreeSet<i64> = rows.iter().filter_map(|r| r.3).collect();
             resolver.read_definitions(store.conn(), Some(&names))?;
             resolver.parents.clear();
-            resolver.read_scopes(store.conn(), "s.symbol_id", &enclosing)?;
+            resolver.read_scopes(store.conn(), map::ScopesOf::Symbols, &enclosing)?;
         }
         let updates: Vec<(i64, Option<i64>, &'static str, f64)> = rows
             .iter()
@@ -364,56 +323,14 @@ pub(super) fn resolve_refs(
     if all {
         // One pass over the table, a row at a time: memory holds the updates, never the
         // whole map's references.
-        let conn = store.conn();
-        let mut every = conn
-            .prepare(&format!("SELECT {REF_COLUMNS} FROM refs"))
-            .ctx(|| "reading refs".into())?;
-        for row in every
-            .query_map([], read_stored_ref)
-            .ctx(|| "reading refs".into())?
-        {
-            let row = row.ctx(|| "reading refs".into())?;
+        map::each_stored_ref(store.conn(), map::StoredRefs::All, |row| {
             if !pending_files.contains(&row.1) && !seen.contains(&row.0) {
                 updates.extend(new_resolution(&resolver, &row, false));
             }
-        }
+        })?;
     }
     write_resolutions(store, &pending, &resolver, &updates)?;
     rewrite_ref_deps(store, &pending_files, &stored, &updates, all)
-}
-
-/// A stored reference: (ref, file, name, enclosing, target, provenance, confidence,
-/// receiver, its name, kind).
-type StoredRef = (
-    i64,
-    i64,
-    String,
-    Option<i64>,
-    Option<i64>,
-    String,
-    f64,
-    Receiver,
-    Option<String>,
-    RefKind,
-);
-
-/// The columns of `refs` a [`StoredRef`] is read from, in its order.
-const REF_COLUMNS: &str = "ref_id, file_id, name, enclosing_id, target_id, provenance, confidence, receiver, receiver_name, kind";
-
-/// One row of [`REF_COLUMNS`].
-fn read_stored_ref(r: &loci_store::rusqlite::Row<'_>) -> loci_store::rusqlite::Result<StoredRef> {
-    Ok((
-        r.get(0)?,
-        r.get(1)?,
-        r.get(2)?,
-        r.get(3)?,
-        r.get(4)?,
-        r.get(5)?,
-        r.get(6)?,
-        Receiver::parse(r.get::<_, Option<String>>(7)?.as_deref()),
-        r.get(8)?,
-        RefKind::parse(&r.get::<_, String>(9)?),
-    ))
 }
 
 /// Stored references of unchanged files that may resolve differently now (named
@@ -430,46 +347,26 @@ fn stored_to_resolve(
     let mut stored: Vec<(StoredRef, bool)> = Vec::new();
     let mut seen = HashSet::new();
     let conn = store.conn();
-    let mut by_name = conn
-        .prepare_cached(&format!("SELECT {REF_COLUMNS} FROM refs WHERE name = ?1"))
-        .ctx(|| "reading refs".into())?;
-    let mut by_file = conn
-        .prepare_cached(&format!(
-            "SELECT {REF_COLUMNS} FROM refs WHERE file_id = ?1"
-        ))
-        .ctx(|| "reading refs".into())?;
-    let mut by_id = conn
-        .prepare_cached(&format!("SELECT {REF_COLUMNS} FROM refs WHERE ref_id = ?1"))
-        .ctx(|| "reading refs".into())?;
     let mut consider = |row: StoredRef, force: bool| {
         if !pending_files.contains(&row.1) && seen.insert(row.0) {
             stored.push((row, force));
         }
     };
     for name in changed_names {
-        for row in by_name
-            .query_map([name], read_stored_ref)
-            .ctx(|| "reading refs".into())?
-        {
-            consider(row.ctx(|| "reading refs".into())?, false);
-        }
+        map::each_stored_ref(conn, map::StoredRefs::Named(name), |row| {
+            consider(row, false)
+        })?;
     }
     for file_id in deps_changed {
-        for row in by_file
-            .query_map([file_id], read_stored_ref)
-            .ctx(|| "reading refs".into())?
-        {
-            consider(row.ctx(|| "reading refs".into())?, false);
-        }
+        map::each_stored_ref(conn, map::StoredRefs::InFile(*file_id), |row| {
+            consider(row, false)
+        })?;
     }
     // Their old target ids are gone even when the key survived: always rewrite.
     for ref_id in retarget {
-        for row in by_id
-            .query_map([ref_id], read_stored_ref)
-            .ctx(|| "reading refs".into())?
-        {
-            consider(row.ctx(|| "reading refs".into())?, true);
-        }
+        map::each_stored_ref(conn, map::StoredRefs::Id(*ref_id), |row| {
+            consider(row, true)
+        })?;
     }
     Ok((stored, seen))
 }

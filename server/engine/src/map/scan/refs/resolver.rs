@@ -5,9 +5,10 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use loci_core::Language;
 use loci_core::imports::PathIndex;
+use loci_store::map;
 
 use crate::Result;
-use crate::map::scan::imports::{read_keyed_each, split_names};
+use crate::map::scan::imports::split_names;
 
 use super::rules::stem_of;
 
@@ -161,7 +162,7 @@ impl Resolver {
             .collect();
         r.read_paths(conn, needs.is_some().then_some(&path_of))?;
         if let Some(files) = files {
-            r.read_scopes(conn, "s.file_id", files)?;
+            r.read_scopes(conn, map::ScopesOf::Files, files)?;
         }
         r.read_imports(conn, files)?;
         Ok(r)
@@ -176,89 +177,76 @@ impl Resolver {
     ) -> Result<()> {
         self.groups.clear();
         let mut uncallable: HashSet<i64> = HashSet::new();
-        read_keyed_each(
-            conn,
-            "reading definitions",
-            "SELECT s.name, s.symbol_id, s.file_id, p.symbol_id, s.qualified_name, s.kind, p.kind,
-                    f.language, s.signature
-             FROM symbols s JOIN files f ON f.file_id = s.file_id
-             LEFT JOIN symbols p ON p.key = s.parent_key",
-            "",
-            ("s.name", wanted),
-            "s.key",
-            |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, i64>(1)?,
-                    row.get::<_, i64>(2)?,
-                    row.get::<_, Option<i64>>(3)?,
-                    row.get::<_, String>(4)?,
-                    row.get::<_, String>(5)?,
-                    row.get::<_, Option<String>>(6)?,
-                    row.get::<_, Option<String>>(7)?,
-                    row.get::<_, Option<String>>(8)?,
-                ))
-            },
-            |(name, id, file_id, parent, qualified, kind, parent_kind, language, signature)| {
-                // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
-                // `impl` have no parent symbol, only their qualified name.
-                let owner: Option<Box<str>> = owner_of(&qualified);
-                if wanted.is_none() {
-                    // Every symbol is a definition read here: no separate parents pass.
-                    self.parents.insert(id, (parent, owner.clone()));
+        map::each_definition(conn, wanted, |d| {
+            let map::DefinitionRow {
+                name,
+                symbol_id: id,
+                file_id,
+                parent_id: parent,
+                qualified_name: qualified,
+                kind,
+                parent_kind,
+                language,
+                signature,
+            } = d;
+            // `Builder` for `Builder.new`, `Inner` for `Outer.Inner.f`: methods of an
+            // `impl` have no parent symbol, only their qualified name.
+            let owner: Option<Box<str>> = owner_of(&qualified);
+            if wanted.is_none() {
+                // Every symbol is a definition read here: no separate parents pass.
+                self.parents.insert(id, (parent, owner.clone()));
+            }
+            // A member of a type: a method, anything declared in a class, struct, enum or
+            // trait, or in an `impl` of a (capitalised) type: an enum variant, an
+            // associated `type Err`.
+            let member = owner.is_some()
+                && (kind == "method"
+                    || parent_kind.as_deref().is_some_and(is_type_kind)
+                    || (parent.is_none()
+                        && owner
+                            .as_deref()
+                            .is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))));
+            let top_member = qualified.matches('.').count() == 1;
+            let nested_type = def_owner_is_type(owner.as_deref());
+            let parsed = language.as_deref().and_then(Language::from_name);
+            let returns = match (parsed, signature) {
+                (Some(l), Some(signature)) if kind == "function" || kind == "method" => {
+                    l.return_type(&signature, &name).map(String::into_boxed_str)
                 }
-                // A member of a type: a method, anything declared in a class, struct, enum or
-                // trait, or in an `impl` of a (capitalised) type: an enum variant, an
-                // associated `type Err`.
-                let member = owner.is_some()
-                    && (kind == "method"
-                        || parent_kind.as_deref().is_some_and(is_type_kind)
-                        || (parent.is_none()
-                            && owner
-                                .as_deref()
-                                .is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()))));
-                let top_member = qualified.matches('.').count() == 1;
-                let nested_type = def_owner_is_type(owner.as_deref());
-                let parsed = language.as_deref().and_then(Language::from_name);
-                let returns = match (parsed, signature) {
-                    (Some(l), Some(signature)) if kind == "function" || kind == "method" => {
-                        l.return_type(&signature, &name).map(String::into_boxed_str)
-                    }
-                    _ => None,
-                };
-                let def = Def {
-                    id,
-                    parent,
-                    owner,
-                    top_member,
-                    module: kind == "module",
-                    member,
-                    file_id,
-                    returns,
-                };
-                // A definition in a file of no parsed language (a Markdown heading) is what
-                // no reference names.
-                let Some(group) = language
-                    .as_deref()
-                    .and_then(Language::from_name)
-                    .map(Language::link_group)
-                else {
-                    return;
-                };
-                let names = self.groups.entry(group).or_default();
-                if is_type_kind(&kind) && !nested_type {
-                    let types = names.types.entry(name.clone()).or_default();
-                    types.by_file.push((file_id, types.all.len() as u32));
-                    types.all.push(def.clone());
-                }
-                if !is_callable_kind(&kind) {
-                    uncallable.insert(id);
-                }
-                let defs = names.defs.entry(name).or_default();
-                defs.by_file.push((file_id, defs.all.len() as u32));
-                defs.all.push(def);
-            },
-        )?;
+                _ => None,
+            };
+            let def = Def {
+                id,
+                parent,
+                owner,
+                top_member,
+                module: kind == "module",
+                member,
+                file_id,
+                returns,
+            };
+            // A definition in a file of no parsed language (a Markdown heading) is what
+            // no reference names.
+            let Some(group) = language
+                .as_deref()
+                .and_then(Language::from_name)
+                .map(Language::link_group)
+            else {
+                return;
+            };
+            let names = self.groups.entry(group).or_default();
+            if is_type_kind(&kind) && !nested_type {
+                let types = names.types.entry(name.clone()).or_default();
+                types.by_file.push((file_id, types.all.len() as u32));
+                types.all.push(def.clone());
+            }
+            if !is_callable_kind(&kind) {
+                uncallable.insert(id);
+            }
+            let defs = names.defs.entry(name).or_default();
+            defs.by_file.push((file_id, defs.all.len() as u32));
+            defs.all.push(def);
+        })?;
         for names in self.groups.values_mut() {
             // The few names some of whose definitions cannot be called (a module, a trait,
             // a type alias) get their callable ones apart; every other name's are all
@@ -293,47 +281,22 @@ impl Resolver {
         conn: &loci_store::rusqlite::Connection,
         ids: Option<&BTreeSet<i64>>,
     ) -> Result<()> {
-        read_keyed_each(
-            conn,
-            "reading paths",
-            "SELECT file_id, path FROM files",
-            "",
-            ("file_id", ids),
-            "file_id",
-            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)),
-            |(id, path)| {
-                self.paths.insert(id, path.into());
-            },
-        )
+        Ok(map::each_file_path(conn, ids, |id, path| {
+            self.paths.insert(id, path.into());
+        })?)
     }
 
-    /// Reads the scopes ([`Resolver::parents`]) of the symbols whose `column` (`s.file_id`
-    /// or `s.symbol_id`) is one of `keys`.
+    /// Reads the scopes ([`Resolver::parents`]) of the symbols of the files, or of the
+    /// ids, `keys` (`of`).
     pub(super) fn read_scopes(
         &mut self,
         conn: &loci_store::rusqlite::Connection,
-        column: &str,
+        of: map::ScopesOf,
         keys: &BTreeSet<i64>,
     ) -> Result<()> {
-        read_keyed_each(
-            conn,
-            "reading parents",
-            "SELECT s.symbol_id, p.symbol_id, s.qualified_name FROM symbols s
-             LEFT JOIN symbols p ON p.key = s.parent_key",
-            "",
-            (column, Some(keys)),
-            "s.symbol_id",
-            |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, Option<i64>>(1)?,
-                    row.get::<_, String>(2)?,
-                ))
-            },
-            |(id, parent, qualified)| {
-                self.parents.insert(id, (parent, owner_of(&qualified)));
-            },
-        )
+        Ok(map::each_scope(conn, of, keys, |id, parent, qualified| {
+            self.parents.insert(id, (parent, owner_of(&qualified)));
+        })?)
     }
 
     /// Reads the imports and resolved imports (deps) of the files `files` (of every file
@@ -343,48 +306,20 @@ impl Resolver {
         conn: &loci_store::rusqlite::Connection,
         files: Option<&BTreeSet<i64>>,
     ) -> Result<()> {
-        read_keyed_each(
+        map::each_naming_import(conn, files, |file_id, module, names| {
+            self.imports
+                .entry(file_id)
+                .or_default()
+                .push((module, split_names(&names)));
+        })?;
+        Ok(map::each_resolved_dep(
             conn,
-            "reading imports",
-            "SELECT file_id, module, names FROM imports",
-            "names != ''",
-            ("file_id", files),
-            "import_id",
-            |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, String>(2)?,
-                ))
-            },
-            |(file_id, module, names)| {
-                self.imports
-                    .entry(file_id)
-                    .or_default()
-                    .push((module, split_names(&names)));
-            },
-        )?;
-        read_keyed_each(
-            conn,
-            "reading deps",
-            "SELECT d.from_file_id, d.module, d.to_file_id, f.path FROM deps d
-             JOIN files f ON f.file_id = d.to_file_id",
-            "",
-            ("d.from_file_id", files),
-            "d.module, f.path",
-            |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, i64>(2)?,
-                    row.get::<_, String>(3)?,
-                ))
-            },
-            |(from, module, to, path)| {
+            files,
+            |from, module, to, path| {
                 self.deps.entry(from).or_default().push((module, to));
                 self.stems.entry(to).or_insert_with(|| stem_of(&path));
             },
-        )
+        )?)
     }
 
     /// The definitions a reference written in file `file_id` may resolve to: those of
