@@ -696,3 +696,129 @@ mod tests {
         );
     }
 }
+
+/// One chunk of a code-text index that matched, with its file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchedChunk {
+    /// `files.file_id`.
+    pub file_id: i64,
+    /// The file's repo-relative path.
+    pub path: String,
+    /// Its definition (`symbols.symbol_id`); `None` for module-level code.
+    pub symbol_id: Option<i64>,
+    /// Zero-based first line.
+    pub start_line: u32,
+    /// Zero-based last line (inclusive).
+    pub end_line: u32,
+}
+
+/// The files of the whole-file code-text index `table` matching the FTS5 expression
+/// `expr`, best first by BM25 with the path column weighted `path_weight` against the
+/// text's 1.0, at most `limit`, each with its path. Files are joined after the top hits
+/// are chosen: joining every matched row first costs a lookup each.
+///
+/// Errors: [`crate::StoreError::Sqlite`] for an invalid expression or an unreadable index.
+pub fn files_by_bm25(
+    conn: &Connection,
+    table: FtsTable,
+    expr: &str,
+    path_weight: f64,
+    limit: u32,
+) -> Result<Vec<(i64, String)>> {
+    let fts = table.name();
+    conn.prepare_cached(&format!(
+        "SELECT t.id, f.path FROM (
+             SELECT rowid AS id, bm25({fts}, ?3, 1.0) AS score
+             FROM {fts} WHERE {fts} MATCH ?1 ORDER BY score LIMIT ?2
+         ) t JOIN files f ON f.file_id = t.id ORDER BY t.score"
+    ))
+    .and_then(|mut st| {
+        st.query_map(params![expr, limit, path_weight], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
+        .collect()
+    })
+    .ctx(|| format!("searching the code text by file ({fts})"))
+}
+
+/// The chunks of the code-text chunk index `table` matching `expr`, best first by BM25 with
+/// the path column weighted `path_weight`, at most `limit`, each with its file. Files are
+/// joined after the top chunks are chosen.
+///
+/// Errors: [`crate::StoreError::Sqlite`] for an invalid expression or an unreadable index.
+pub fn chunks_by_bm25(
+    conn: &Connection,
+    table: FtsTable,
+    expr: &str,
+    path_weight: f64,
+    limit: u32,
+) -> Result<Vec<MatchedChunk>> {
+    let fts = table.name();
+    conn.prepare_cached(&format!(
+        "SELECT c.file_id, f.path, c.symbol_id, c.start_line, c.end_line FROM (
+             SELECT rowid AS id, bm25({fts}, ?3, 1.0) AS score
+             FROM {fts} WHERE {fts} MATCH ?1 ORDER BY score LIMIT ?2
+         ) t JOIN code_chunks c ON c.chunk_id = t.id
+         JOIN files f ON f.file_id = c.file_id ORDER BY t.score"
+    ))
+    .and_then(|mut st| {
+        st.query_map(params![expr, limit, path_weight], |r| {
+            Ok(MatchedChunk {
+                file_id: r.get(0)?,
+                path: r.get(1)?,
+                symbol_id: r.get(2)?,
+                start_line: r.get(3)?,
+                end_line: r.get(4)?,
+            })
+        })?
+        .collect()
+    })
+    .ctx(|| format!("searching the code text by chunk ({fts})"))
+}
+
+/// Whether the row `rowid` of `table` (a file, in a whole-file index) matches `expr`: one
+/// indexed lookup.
+///
+/// Errors: [`crate::StoreError::Sqlite`] for an invalid expression or an unreadable index.
+pub fn row_matches(conn: &Connection, table: FtsTable, expr: &str, rowid: i64) -> Result<bool> {
+    let fts = table.name();
+    conn.prepare_cached(&format!(
+        "SELECT EXISTS(SELECT 1 FROM {fts} WHERE {fts} MATCH ?1 AND rowid = ?2)"
+    ))
+    .and_then(|mut st| st.query_row(params![expr, rowid], |r| r.get(0)))
+    .ctx(|| "reading a file's share of the question".into())
+}
+
+/// The files of the whole-file index `table` matching `expr`, best BM25 first (all columns
+/// weighted 1), at most `limit`, each with its path.
+///
+/// Errors: [`crate::StoreError::Sqlite`] for an invalid expression or an unreadable index.
+pub fn files_matching(
+    conn: &Connection,
+    table: FtsTable,
+    expr: &str,
+    limit: u32,
+) -> Result<Vec<(i64, String)>> {
+    let fts = table.name();
+    conn.prepare_cached(&format!(
+        "SELECT t.rowid, f.path FROM {fts} t JOIN files f ON f.file_id = t.rowid
+         WHERE {fts} MATCH ?1 ORDER BY bm25({fts}) LIMIT ?2"
+    ))
+    .and_then(|mut st| {
+        st.query_map(params![expr, limit], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect()
+    })
+    .ctx(|| format!("searching {fts}"))
+}
+
+/// Whether any row of `table` matches `expr`.
+///
+/// Errors: [`crate::StoreError::Sqlite`] for an invalid expression or an unreadable index.
+pub fn table_holds(conn: &Connection, table: FtsTable, expr: &str) -> Result<bool> {
+    let fts = table.name();
+    conn.prepare_cached(&format!(
+        "SELECT EXISTS(SELECT 1 FROM {fts} WHERE {fts} MATCH ?1)"
+    ))
+    .and_then(|mut st| st.query_row([expr], |r| r.get(0)))
+    .ctx(|| format!("looking up a name in {fts}"))
+}

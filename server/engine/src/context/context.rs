@@ -46,7 +46,7 @@ use crate::{EngineError, Envelope, Result, StaleWarning, Workspace};
 pub(crate) use super::graph::ImportGraph;
 pub(crate) use super::hits::SearchHit;
 pub(crate) use super::pack::estimate_tokens;
-use super::{code::*, graph::*, hits::*, named::*, open::*, score::*};
+use super::{code::*, hits::*, named::*, open::*, score::*};
 
 /// A context request.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -322,12 +322,10 @@ impl Workspace {
         // "beside it" is every top-level file, which a mistyped `nosuch.py` would
         // serve). The answer says which, in its notes and its markdown.
         let place = |p: &str| -> Result<(bool, bool)> {
-            conn.prepare_cached(
-                "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1),
-                        EXISTS(SELECT 1 FROM files WHERE path > ?1 || '/' AND path < ?1 || '0')",
-            )
-            .and_then(|mut st| st.query_row([p], |r| Ok((r.get(0)?, r.get(1)?))))
-            .map_err(|e| loci_store::StoreError::sqlite("looking up an open file", e).into())
+            Ok((
+                loci_store::map::file_exists(conn, p)?,
+                loci_store::map::folder_has_files(conn, p)?,
+            ))
         };
         let mut unmapped_open: Vec<(String, Option<String>)> = Vec::new();
         let mut open_folders: Vec<String> = Vec::new();
@@ -792,7 +790,7 @@ impl Workspace {
         let seed_files: BTreeSet<String> = top.into_iter().chain(q.open.iter().cloned()).collect();
         let mut neighbours: BTreeSet<String> = BTreeSet::new();
         for s in &seed_files {
-            neighbours.extend(import_neighbours(conn, s)?);
+            neighbours.extend(loci_store::map::import_neighbours(conn, s)?);
         }
         // Per page, as in the seed: symbols and doc sections stand on their own text. Like
         // every boost, a hop lifts only what is relevant on its own.

@@ -156,7 +156,7 @@ impl Workspace {
             let (Some(path), Some(line)) = (c.path.clone(), c.line) else {
                 continue;
             };
-            let end = doc_section_end(conn, &path, line)?.unwrap_or(line);
+            let end = loci_store::map::doc_section_end(conn, &path, line)?.unwrap_or(line);
             let false_here: Vec<&loci_store::audit::Contradiction> = g
                 .contradictions
                 .iter()
@@ -303,25 +303,6 @@ impl Workspace {
             }
         }
     }
-}
-
-/// The last line (zero-based, inclusive) of the doc section of `path` that starts at
-/// `line`, as the scan chunked it; `None` when the map holds no such section.
-pub(super) fn doc_section_end(
-    conn: &loci_store::rusqlite::Connection,
-    path: &str,
-    line: u32,
-) -> Result<Option<u32>> {
-    use loci_store::rusqlite::OptionalExtension;
-    conn.prepare_cached(
-        "SELECT d.end_line FROM doc_chunks d JOIN files f USING (file_id)
-          WHERE f.path = ?1 AND d.line = ?2 LIMIT 1",
-    )
-    .and_then(|mut st| {
-        st.query_row(loci_store::rusqlite::params![path, line], |r| r.get(0))
-            .optional()
-    })
-    .map_err(|e| loci_store::StoreError::sqlite("reading a doc section", e).into())
 }
 
 /// An open contradiction of a doc in words: `` docs/a.md:5 claim `f()` is false: TRUTH

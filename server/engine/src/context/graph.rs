@@ -3,29 +3,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-/// The files one import away from `path`, either way (what it imports and what imports
-/// it), by two indexed lookups; empty for a path not in the map.
-pub(super) fn import_neighbours(
-    conn: &loci_store::rusqlite::Connection,
-    path: &str,
-) -> loci_store::Result<Vec<String>> {
-    use loci_store::Context;
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT b.path FROM files a JOIN deps d ON d.from_file_id = a.file_id
-                 JOIN files b ON b.file_id = d.to_file_id WHERE a.path = ?1
-             UNION ALL
-             SELECT b.path FROM files a JOIN deps d ON d.to_file_id = a.file_id
-                 JOIN files b ON b.file_id = d.from_file_id WHERE a.path = ?1",
-        )
-        .ctx(|| "reading import neighbours".into())?;
-    let rows = stmt
-        .query_map([path], |r| r.get::<_, String>(0))
-        .ctx(|| format!("reading the import neighbours of {path}"))?;
-    rows.collect::<loci_store::rusqlite::Result<_>>()
-        .ctx(|| format!("reading the import neighbours of {path}"))
-}
-
 /// The file import graph (importer → imported, one edge per `deps` row), by file id: what
 /// personalized PageRank walks. Nodes are the files that take part in an edge, numbered
 /// in file-id order; paths are looked up only for the files it returns.
@@ -42,21 +19,8 @@ pub(crate) struct ImportGraph {
 impl ImportGraph {
     /// Reads every resolved import edge (integers only: no paths, no sort of strings).
     pub(crate) fn load(conn: &loci_store::rusqlite::Connection) -> loci_store::Result<ImportGraph> {
-        use loci_store::Context;
         let mut g = ImportGraph::default();
-        let mut stmt = conn
-            .prepare_cached(
-                "SELECT from_file_id, to_file_id FROM deps WHERE to_file_id IS NOT NULL
-                 ORDER BY from_file_id, to_file_id",
-            )
-            .ctx(|| "reading the import graph".into())?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
-            .ctx(|| "reading the import graph".into())?;
-        let mut edges = Vec::new();
-        for row in rows {
-            edges.push(row.ctx(|| "reading the import graph".into())?);
-        }
+        let edges = loci_store::map::import_edges(conn)?;
         let mut ids: Vec<i64> = edges.iter().flat_map(|&(a, b)| [a, b]).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -79,15 +43,10 @@ impl ImportGraph {
         seeds: &BTreeSet<String>,
         k: usize,
     ) -> loci_store::Result<Vec<(String, f64)>> {
-        use loci_store::Context;
-        use loci_store::rusqlite::OptionalExtension;
         let n = self.ids.len();
         let mut seed_ids: Vec<usize> = Vec::new();
         for s in seeds {
-            let id: Option<i64> = conn
-                .prepare_cached("SELECT file_id FROM files WHERE path = ?1")
-                .and_then(|mut st| st.query_row([s], |r| r.get(0)).optional())
-                .ctx(|| format!("looking up {s}"))?;
+            let id = loci_store::map::file_id(conn, s)?;
             if let Some(&i) = id.and_then(|id| self.index.get(&id)) {
                 seed_ids.push(i);
             }
@@ -127,10 +86,7 @@ impl ImportGraph {
         let best = ranked.first().map(|x| x.1).unwrap_or(1.0);
         let mut out = Vec::new();
         for (i, v) in ranked.into_iter().take(k) {
-            let path: Option<String> = conn
-                .prepare_cached("SELECT path FROM files WHERE file_id = ?1")
-                .and_then(|mut st| st.query_row([self.ids[i]], |r| r.get(0)).optional())
-                .ctx(|| "reading a file path".into())?;
+            let path = loci_store::map::file_path(conn, self.ids[i])?;
             if let Some(path) = path {
                 out.push((path, (v / best).min(1.0)));
             }

@@ -92,17 +92,7 @@ pub(super) fn open_file_outline(
     top_level: u64,
     first: &[loci_store::map::SymbolHit],
 ) -> loci_store::Result<(String, String)> {
-    use loci_store::Context;
-    let importers: Vec<String> = conn
-        .prepare_cached(
-            "SELECT DISTINCT b.path FROM files a JOIN deps d ON d.to_file_id = a.file_id
-                 JOIN files b ON b.file_id = d.from_file_id WHERE a.path = ?1 ORDER BY b.path",
-        )
-        .and_then(|mut st| {
-            st.query_map([path], |r| r.get::<_, String>(0))?
-                .collect::<loci_store::rusqlite::Result<Vec<_>>>()
-        })
-        .ctx(|| format!("reading the files importing {path}"))?;
+    let importers = loci_store::map::importer_paths(conn, path)?;
     let top: Vec<&loci_store::map::SymbolHit> = first
         .iter()
         .filter(|s| !s.qualified_name.contains('.'))
@@ -194,7 +184,6 @@ pub(super) fn module_named_in(
     conn: &loci_store::rusqlite::Connection,
     query: &str,
 ) -> loci_store::Result<Option<String>> {
-    use loci_store::Context;
     let words: Vec<String> = query
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
@@ -212,22 +201,6 @@ pub(super) fn module_named_in(
             .is_some_and(|w| matches!(w.as_str(), "module" | "package" | "crate"));
         before || after
     };
-    let condition = MODULE_FILES
-        .iter()
-        .enumerate()
-        .map(|(i, _)| {
-            format!(
-                "path = ?{n} OR substr(path, -length(?{n}) - 1) = '/' || ?{n}",
-                n = i + 1
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" OR ");
-    let mut stmt = conn
-        .prepare_cached(&format!(
-            "SELECT path FROM files WHERE {condition} LIMIT 20"
-        ))
-        .ctx(|| "looking up modules by name".into())?;
     for (i, word) in words.iter().enumerate() {
         if word.len() < 2
             || is_article(word)
@@ -237,10 +210,7 @@ pub(super) fn module_named_in(
             continue;
         }
         let files: Vec<String> = MODULE_FILES.iter().map(|f| f.replace("{}", word)).collect();
-        let found: Vec<String> = stmt
-            .query_map(loci_store::rusqlite::params_from_iter(&files), |r| r.get(0))
-            .and_then(|rows| rows.collect())
-            .ctx(|| format!("looking up the module {word}"))?;
+        let found = loci_store::map::files_named(conn, &files, 20)?;
         let mut main = found.into_iter().filter(|p| secondary_code(p).is_none());
         if let (Some(only), None) = (main.next(), main.next()) {
             return Ok(Some(only));
@@ -259,17 +229,7 @@ pub(super) fn files_named_in(
     conn: &loci_store::rusqlite::Connection,
     query: &str,
 ) -> loci_store::Result<Vec<String>> {
-    use loci_store::Context;
     let mut out: Vec<String> = Vec::new();
-    let mut by_path = conn
-        .prepare_cached("SELECT path FROM files WHERE path = ?1")
-        .ctx(|| "looking up file paths".into())?;
-    let mut by_name = conn
-        .prepare_cached(
-            "SELECT path FROM files WHERE path = ?1 OR substr(path, -length(?1) - 1) = '/' || ?1
-             LIMIT 2",
-        )
-        .ctx(|| "looking up file names".into())?;
     for word in query.split_whitespace() {
         let w = word
             .trim_matches(|c: char| {
@@ -286,15 +246,15 @@ pub(super) fn files_named_in(
         if w.is_empty() || ext.is_empty() || !ext.chars().all(|c| c.is_ascii_alphanumeric()) {
             continue;
         }
-        let stmt = if w.contains('/') || loci_core::lang::file_language_name(w).is_none() {
-            &mut by_path
-        } else {
-            &mut by_name
-        };
-        let found: Vec<String> = stmt
-            .query_map([w], |r| r.get(0))
-            .and_then(|rows| rows.collect())
-            .ctx(|| format!("looking up the file name {w}"))?;
+        let found: Vec<String> =
+            if w.contains('/') || loci_core::lang::file_language_name(w).is_none() {
+                loci_store::map::file_exists(conn, w)?
+                    .then(|| w.to_string())
+                    .into_iter()
+                    .collect()
+            } else {
+                loci_store::map::files_named(conn, &[w.to_string()], 2)?
+            };
         // The one file of that name, or the one at that very path (`cmd.py` at the root,
         // beside `lib2to3/.../cmd.py`).
         let named = match found.as_slice() {

@@ -441,14 +441,8 @@ impl Workspace {
         if abstained {
             // An open folder abstained without a word: what it counts for is not what an
             // open file does.
-            use loci_store::rusqlite::OptionalExtension;
             for dir in &q.open_folders {
-                let example: Option<String> = conn
-                    .prepare_cached(
-                        "SELECT path FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/' ORDER BY size DESC, path LIMIT 1",
-                    )
-                    .and_then(|mut st| st.query_row([dir], |r| r.get(0)).optional())
-                    .map_err(|e| loci_store::StoreError::sqlite("listing an open folder", e))?;
+                let example = loci_store::map::largest_file_under(conn, dir)?;
                 open_notes.push(format!(
                     "open folder `{dir}`: memory about it and about its files scores open-file points, but only an open file brings its outline and symbols{}",
                     example

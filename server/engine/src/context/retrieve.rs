@@ -23,8 +23,6 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use loci_store::Context;
-use loci_store::rusqlite::params;
 use loci_store::search::FtsTable;
 
 use super::search::Term;
@@ -385,21 +383,13 @@ impl Workspace {
         let Some(expr) = self.pruned_expression(table, terms)? else {
             return Ok(None);
         };
-        let fts = table.name();
-        let rows: Vec<(i64, String)> = self
-            .store
-            .conn()
-            .prepare_cached(&format!(
-                "SELECT t.id, f.path FROM (
-                     SELECT rowid AS id, bm25({fts}, {PATH_WEIGHT}, 1.0) AS score
-                     FROM {fts} WHERE {fts} MATCH ?1 ORDER BY score LIMIT ?2
-                 ) t JOIN files f ON f.file_id = t.id ORDER BY t.score"
-            ))
-            .and_then(|mut st| {
-                st.query_map(params![expr, FILE_HITS], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect()
-            })
-            .ctx(|| format!("searching the code text by file ({fts})"))?;
+        let rows = loci_store::search::files_by_bm25(
+            self.store.conn(),
+            table,
+            &expr,
+            PATH_WEIGHT,
+            FILE_HITS,
+        )?;
         Ok(Some(
             rows.into_iter()
                 .map(|(id, path)| {
@@ -437,32 +427,27 @@ impl Workspace {
         expr: &str,
         path_weight: f64,
     ) -> Result<Vec<(i64, String, ChunkHit)>> {
-        let fts = table.name();
-        Ok(self
-            .store
-            .conn()
-            .prepare_cached(&format!(
-                "SELECT c.file_id, f.path, c.symbol_id, c.start_line, c.end_line FROM (
-                     SELECT rowid AS id, bm25({fts}, ?3, 1.0) AS score
-                     FROM {fts} WHERE {fts} MATCH ?1 ORDER BY score LIMIT ?2
-                 ) t JOIN code_chunks c ON c.chunk_id = t.id
-                 JOIN files f ON f.file_id = c.file_id ORDER BY t.score"
-            ))
-            .and_then(|mut st| {
-                st.query_map(params![expr, CHUNK_HITS, path_weight], |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        ChunkHit {
-                            symbol_id: r.get(2)?,
-                            start_line: r.get(3)?,
-                            end_line: r.get(4)?,
-                        },
-                    ))
-                })?
-                .collect()
+        let rows = loci_store::search::chunks_by_bm25(
+            self.store.conn(),
+            table,
+            expr,
+            path_weight,
+            CHUNK_HITS,
+        )?;
+        Ok(rows
+            .into_iter()
+            .map(|c| {
+                (
+                    c.file_id,
+                    c.path,
+                    ChunkHit {
+                        symbol_id: c.symbol_id,
+                        start_line: c.start_line,
+                        end_line: c.end_line,
+                    },
+                )
             })
-            .ctx(|| format!("searching the code text by chunk ({fts})"))?)
+            .collect())
     }
 
     /// The FTS5 expression asking `table` for any of `terms`, rarest first until their
@@ -522,19 +507,10 @@ impl Workspace {
         let conn = self.store.conn();
         let mut held = 0.0;
         let mut total = 0.0;
-        let fts =
-            FtsTable::file_text(loci_core::secondary::secondary_code(&file.path).is_some()).name();
-        let mut stmt = conn
-            .prepare_cached(&format!(
-                "SELECT EXISTS(SELECT 1 FROM {fts} WHERE {fts} MATCH ?1 AND rowid = ?2)"
-            ))
-            .ctx(|| "reading a file's share of the question".into())?;
+        let table = FtsTable::file_text(loci_core::secondary::secondary_code(&file.path).is_some());
         for (t, w) in terms.iter().zip(weights) {
             total += w;
-            let found: bool = stmt
-                .query_row(params![t.expr(), file.file_id], |r| r.get(0))
-                .ctx(|| "reading a file's share of the question".into())?;
-            if found {
+            if loci_store::search::row_matches(conn, table, &t.expr(), file.file_id)? {
                 held += w;
             }
         }
@@ -548,49 +524,19 @@ impl Workspace {
     /// only declare it (a Rust `mod x;`: the parent module compiles it, nothing more), which
     /// come after every file that uses it.
     pub(crate) fn direct_dependents(&self, file_id: i64) -> Result<Dependents> {
-        let rows: Vec<(i64, String, bool, bool, i64, f64)> = self
-            .store
-            .conn()
-            .prepare_cached(
-                "SELECT f.file_id, f.path, max(e.imports), min(e.declares), sum(e.refs),
-                        max(e.confidence) FROM (
-                     SELECT d.from_file_id AS id, 1 AS imports, 0 AS refs, 0.0 AS confidence,
-                            (d.module LIKE 'self::%' AND instr(substr(d.module, 7), '::') = 0
-                             AND EXISTS(SELECT 1 FROM imports i WHERE i.file_id = d.from_file_id
-                                        AND i.module = d.module AND i.names = '')) AS declares
-                     FROM deps d WHERE d.to_file_id = ?1 AND d.from_file_id != ?1
-                     UNION ALL
-                     SELECT from_file_id, 0, count,
-                            CASE provenance WHEN 'stated' THEN 1.0 ELSE confidence END, 1
-                     FROM ref_deps WHERE to_file_id = ?1 AND from_file_id != ?1
-                 ) e JOIN files f ON f.file_id = e.id GROUP BY f.file_id",
-            )
-            .and_then(|mut st| {
-                st.query_map([file_id], |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                    ))
-                })?
-                .collect()
-            })
-            .ctx(|| "reading a file's dependents".into())?;
+        let rows = loci_store::map::dependent_rows(self.store.conn(), file_id)?;
         let mut kept: Vec<(u8, i64, String, i64)> = rows
             .into_iter()
-            .filter(|(_, _, imports, _, _, conf)| *imports || *conf >= DEPENDENT_CONFIDENCE)
-            .map(|(id, path, imports, declares, refs, conf)| {
-                let uses = imports && !declares;
-                let strength = match (uses, refs > 0 && conf >= DEPENDENT_CONFIDENCE) {
+            .filter(|r| r.imports || r.confidence >= DEPENDENT_CONFIDENCE)
+            .map(|r| {
+                let uses = r.imports && !r.declares;
+                let strength = match (uses, r.refs > 0 && r.confidence >= DEPENDENT_CONFIDENCE) {
                     (true, true) => 0,
                     (false, true) => 1,
                     (true, false) => 2,
                     (false, false) => 3,
                 };
-                (strength, -refs, path, id)
+                (strength, -r.refs, r.path, r.file_id)
             })
             .collect();
         kept.sort();
@@ -619,19 +565,8 @@ impl Workspace {
         let expr = format!("text : \"{}\"", words.concat());
         let mut found = Vec::new();
         for table in [FtsTable::FileText, FtsTable::SecondaryFileText] {
-            let fts = table.name();
-            let rows: Vec<(i64, String)> = self
-                .store
-                .conn()
-                .prepare_cached(&format!(
-                    "SELECT t.rowid, f.path FROM {fts} t JOIN files f ON f.file_id = t.rowid
-                     WHERE {fts} MATCH ?1 ORDER BY bm25({fts}) LIMIT ?2"
-                ))
-                .and_then(|mut st| {
-                    st.query_map(params![expr, MENTION_FILES], |r| Ok((r.get(0)?, r.get(1)?)))?
-                        .collect()
-                })
-                .ctx(|| format!("searching the code for mentions of {stem}"))?;
+            let rows =
+                loci_store::search::files_matching(self.store.conn(), table, &expr, MENTION_FILES)?;
             found.extend(rows);
         }
         Ok(found)
@@ -644,20 +579,12 @@ impl Workspace {
     /// lib2to3 test fixture, for a question about SPKI pinning) is not in the code the
     /// question is about.
     pub(crate) fn corpus_holds(&self, expr: &str, secondary: bool) -> Result<bool> {
-        let mut tables = vec!["file_text_fts", "revisions_fts", "doc_chunks_fts"];
+        let mut tables = vec![FtsTable::FileText, FtsTable::Revisions, FtsTable::Docs];
         if secondary {
-            tables.push("secondary_file_text_fts");
+            tables.push(FtsTable::SecondaryFileText);
         }
         for table in tables {
-            let found: bool = self
-                .store
-                .conn()
-                .prepare_cached(&format!(
-                    "SELECT EXISTS(SELECT 1 FROM {table} WHERE {table} MATCH ?1)"
-                ))
-                .and_then(|mut st| st.query_row([expr], |r| r.get(0)))
-                .ctx(|| format!("looking up a name in {table}"))?;
-            if found {
+            if loci_store::search::table_holds(self.store.conn(), table, expr)? {
                 return Ok(true);
             }
         }

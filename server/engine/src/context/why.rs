@@ -120,17 +120,10 @@ impl Workspace {
     /// What `why` says when no synced commit is found for a revision of `subject`
     /// written in `session` (see [`Why::commit_note`]).
     fn commit_note(&self, subject: &str, session: Option<&Session>) -> Result<Option<String>> {
-        use loci_store::rusqlite::OptionalExtension;
         if !crate::map::walk::in_git_repository(&self.root) {
             return Ok(None);
         }
-        let synced = self
-            .store
-            .conn()
-            .prepare_cached("SELECT 1 FROM events WHERE kind = 'commit' LIMIT 1")
-            .and_then(|mut st| st.query_row([], |_| Ok(())).optional())
-            .map_err(|e| loci_store::StoreError::sqlite("reading commit events", e))?
-            .is_some();
+        let synced = loci_store::memory::any_commit_event(self.store.conn())?;
         let head = session.and_then(|s| {
             s.head.as_deref().map(|h| {
                 let branch = s
@@ -177,13 +170,7 @@ impl Workspace {
     /// for a line within the file, or a path the map holds no file at (a folder, a page
     /// about a deleted file).
     fn past_the_end(&self, path: &str, line: u32) -> Result<Option<u64>> {
-        use loci_store::rusqlite::OptionalExtension;
-        let mapped: Option<i64> = self
-            .store
-            .conn()
-            .prepare_cached("SELECT lines FROM files WHERE path = ?1")
-            .and_then(|mut st| st.query_row([path], |r| r.get(0)).optional())
-            .map_err(|e| loci_store::StoreError::sqlite("counting a file's lines", e))?;
+        let mapped = loci_store::map::file_lines(self.store.conn(), path)?;
         let Some(mapped) = mapped else {
             return Ok(None);
         };
@@ -354,13 +341,7 @@ impl Workspace {
         let conn = self.store.conn();
         let mut candidates: Vec<(i64, String, Vec<ClaimView>)> = Vec::new(); // (revision, matched_by, claims)
         let is_subject = mem::page_by_subject(conn, path)?.is_some()
-            || conn
-                .query_row(
-                    "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1)",
-                    [path],
-                    |r| r.get::<_, bool>(0),
-                )
-                .map_err(|e| loci_store::StoreError::sqlite("looking up a path", e))?;
+            || loci_store::map::file_exists(conn, path)?;
         if is_subject {
             // Symbols at the line (innermost first), then the file itself.
             let mut keys: Vec<String> = Vec::new();
@@ -415,13 +396,7 @@ impl Workspace {
         let is_folder = !is_subject
             && line.is_none()
             && !path.is_empty()
-            && conn
-                .query_row(
-                    "SELECT EXISTS(SELECT 1 FROM files WHERE path > ?1 || '/' AND path < ?1 || '0')",
-                    [path],
-                    |r| r.get::<_, bool>(0),
-                )
-                .map_err(|e| loci_store::StoreError::sqlite("looking up a folder", e))?;
+            && loci_store::map::folder_has_files(conn, path)?;
         let mut folder = if is_subject {
             path.rsplit_once('/').map(|(d, _)| d)
         } else if is_folder {

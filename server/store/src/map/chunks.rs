@@ -293,3 +293,16 @@ pub fn primary_chunk_count(conn: &Connection) -> Result<u64> {
         .and_then(|mut st| st.query_row([], |r| r.get(0)))
         .ctx(|| "counting the code chunks".into())
 }
+
+/// The last line (zero-based, inclusive) of the doc section of `path` that starts at
+/// `line`, as the scan chunked it; `None` when the map holds no such section.
+///
+/// Errors: [`StoreError::Sqlite`] when the sections cannot be read.
+pub fn doc_section_end(conn: &Connection, path: &str, line: u32) -> Result<Option<u32>> {
+    conn.prepare_cached(
+        "SELECT d.end_line FROM doc_chunks d JOIN files f USING (file_id)
+          WHERE f.path = ?1 AND d.line = ?2 LIMIT 1",
+    )
+    .and_then(|mut st| st.query_row(params![path, line], |r| r.get(0)).optional())
+    .ctx(|| "reading a doc section".into())
+}

@@ -418,3 +418,108 @@ impl std::hash::Hasher for IdHasher {
             .rotate_left(26);
     }
 }
+
+/// The files one import away from `path`, either way (what it imports and what imports
+/// it), by two indexed lookups; empty for a path not in the map.
+///
+/// Errors: [`StoreError::Sqlite`] when the map cannot be read.
+pub fn import_neighbours(conn: &Connection, path: &str) -> Result<Vec<String>> {
+    let ctx = || format!("reading the import neighbours of {path}");
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT b.path FROM files a JOIN deps d ON d.from_file_id = a.file_id
+                 JOIN files b ON b.file_id = d.to_file_id WHERE a.path = ?1
+             UNION ALL
+             SELECT b.path FROM files a JOIN deps d ON d.to_file_id = a.file_id
+                 JOIN files b ON b.file_id = d.from_file_id WHERE a.path = ?1",
+        )
+        .ctx(ctx)?;
+    let rows = stmt.query_map([path], |r| r.get::<_, String>(0)).ctx(ctx)?;
+    rows.collect::<rusqlite::Result<_>>().ctx(ctx)
+}
+
+/// Every resolved import edge, `(importer, imported)` file ids, in that order.
+///
+/// Errors: [`StoreError::Sqlite`] when the map cannot be read.
+pub fn import_edges(conn: &Connection) -> Result<Vec<(i64, i64)>> {
+    let ctx = || "reading the import graph".to_string();
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT from_file_id, to_file_id FROM deps WHERE to_file_id IS NOT NULL
+             ORDER BY from_file_id, to_file_id",
+        )
+        .ctx(ctx)?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+        .ctx(ctx)?;
+    rows.collect::<rusqlite::Result<_>>().ctx(ctx)
+}
+
+/// The paths of the files importing the file at `path` (resolved imports), each once, by
+/// path.
+///
+/// Errors: [`StoreError::Sqlite`] when the map cannot be read.
+pub fn importer_paths(conn: &Connection, path: &str) -> Result<Vec<String>> {
+    conn.prepare_cached(
+        "SELECT DISTINCT b.path FROM files a JOIN deps d ON d.to_file_id = a.file_id
+             JOIN files b ON b.file_id = d.from_file_id WHERE a.path = ?1 ORDER BY b.path",
+    )
+    .and_then(|mut st| {
+        st.query_map([path], |r| r.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()
+    })
+    .ctx(|| format!("reading the files importing {path}"))
+}
+
+/// One file depending directly on another, as [`dependent_rows`] reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DependentRow {
+    /// `files.file_id` of the dependent.
+    pub file_id: i64,
+    /// Its repo-relative path.
+    pub path: String,
+    /// Whether it imports the file.
+    pub imports: bool,
+    /// Whether every import of it only declares the file (a Rust `mod x;`, a `self::x`
+    /// module with no names), not uses it.
+    pub declares: bool,
+    /// References from it resolved into the file.
+    pub refs: i64,
+    /// The best confidence of those references (a stated one counts 1.0); 0 without any.
+    pub confidence: f64,
+}
+
+/// The files depending directly on the file `file_id`: importing it (`deps`) or with
+/// references resolved into it (`ref_deps`), one row each, in no stated order.
+///
+/// Errors: [`StoreError::Sqlite`] when the map cannot be read.
+pub fn dependent_rows(conn: &Connection, file_id: i64) -> Result<Vec<DependentRow>> {
+    conn.prepare_cached(
+        "SELECT f.file_id, f.path, max(e.imports), min(e.declares), sum(e.refs),
+                max(e.confidence) FROM (
+             SELECT d.from_file_id AS id, 1 AS imports, 0 AS refs, 0.0 AS confidence,
+                    (d.module LIKE 'self::%' AND instr(substr(d.module, 7), '::') = 0
+                     AND EXISTS(SELECT 1 FROM imports i WHERE i.file_id = d.from_file_id
+                                AND i.module = d.module AND i.names = '')) AS declares
+             FROM deps d WHERE d.to_file_id = ?1 AND d.from_file_id != ?1
+             UNION ALL
+             SELECT from_file_id, 0, count,
+                    CASE provenance WHEN 'stated' THEN 1.0 ELSE confidence END, 1
+             FROM ref_deps WHERE to_file_id = ?1 AND from_file_id != ?1
+         ) e JOIN files f ON f.file_id = e.id GROUP BY f.file_id",
+    )
+    .and_then(|mut st| {
+        st.query_map([file_id], |r| {
+            Ok(DependentRow {
+                file_id: r.get(0)?,
+                path: r.get(1)?,
+                imports: r.get(2)?,
+                declares: r.get(3)?,
+                refs: r.get(4)?,
+                confidence: r.get(5)?,
+            })
+        })?
+        .collect()
+    })
+    .ctx(|| "reading a file's dependents".into())
+}

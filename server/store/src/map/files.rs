@@ -441,3 +441,41 @@ pub fn largest_file_under(conn: &Connection, folder: &str) -> Result<Option<Stri
     .and_then(|mut st| st.query_row([folder], |r| r.get(0)).optional())
     .ctx(|| "looking up a folder".into())
 }
+
+/// The lines of the mapped file at `path` as the last scan counted them, `None` when the
+/// map has no such file.
+///
+/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
+pub fn file_lines(conn: &Connection, path: &str) -> Result<Option<i64>> {
+    conn.prepare_cached("SELECT lines FROM files WHERE path = ?1")
+        .and_then(|mut st| st.query_row([path], |r| r.get(0)).optional())
+        .ctx(|| format!("counting the lines of {path}"))
+}
+
+/// The mapped files at one of `names` (repo-relative paths) or ending in `/` and one of
+/// them (`cmd.py` finds `cmd.py` and `lib2to3/fixes/cmd.py`), at most `limit`, in the order
+/// SQLite finds them. One pass over the files whatever the number of names.
+///
+/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
+pub fn files_named(conn: &Connection, names: &[String], limit: u32) -> Result<Vec<String>> {
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let condition = (1..=names.len())
+        .map(|n| format!("path = ?{n} OR substr(path, -length(?{n}) - 1) = '/' || ?{n}"))
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let limit_at = names.len() + 1;
+    conn.prepare_cached(&format!(
+        "SELECT path FROM files WHERE {condition} LIMIT ?{limit_at}"
+    ))
+    .and_then(|mut st| {
+        let params = names
+            .iter()
+            .map(|n| n as &dyn rusqlite::ToSql)
+            .chain(std::iter::once(&limit as &dyn rusqlite::ToSql));
+        st.query_map(rusqlite::params_from_iter(params), |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()
+    })
+    .ctx(|| format!("looking up the files named {}", names.join(", ")))
+}

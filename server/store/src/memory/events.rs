@@ -167,3 +167,13 @@ pub fn renamed_away(conn: &Connection, subject: &str) -> Result<bool> {
     .and_then(|mut st| st.query_row([subject], |r| r.get(0)))
     .ctx(|| format!("looking up renames of `{subject}`"))
 }
+
+/// Whether sync has recorded any `commit` event (git history was read into memory).
+///
+/// Errors: [`StoreError::Sqlite`] when the events cannot be read.
+pub fn any_commit_event(conn: &Connection) -> Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM events WHERE kind = 'commit' LIMIT 1")
+        .and_then(|mut st| st.query_row([], |_| Ok(())).optional())
+        .map(|found| found.is_some())
+        .ctx(|| "reading commit events".into())
+}
