@@ -26,7 +26,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use loci_core::Symbol;
-use loci_core::claims::{ClaimKind, extract_claims};
+use loci_core::claims::ClaimKind;
 use loci_store::audit::NewFinding;
 use loci_store::memory as mem;
 use serde::Serialize;
@@ -350,13 +350,11 @@ impl Workspace {
         let reported: BTreeSet<(u32, u32)> = out.iter().map(|t| t.span).collect();
         let conn = self.store.conn();
         let options = self.config.scan.analyze_options();
-        let lines: Vec<&str> = text.split('\n').collect();
-        for c in extract_claims(text).iter().filter(|c| is_symbol(c)) {
-            if reported.contains(&(c.start, c.end))
-                || lines
-                    .get(c.line as usize)
-                    .is_some_and(|l| l.contains("<!-- loci: ignore -->"))
-            {
+        for c in super::lint::doc_claims(text)
+            .iter()
+            .filter(|c| is_symbol(c))
+        {
+            if reported.contains(&(c.start, c.end)) {
                 continue;
             }
             let SymbolResolution::Unique(hit) = resolve_symbol(conn, &c.target, None)? else {

@@ -1911,3 +1911,35 @@ fn fault_a_builtin_the_code_calls_was_reported_as_a_near_miss() {
         ]
     );
 }
+
+/// Lint, the editor's check of a markdown buffer and its live check skip the same doc
+/// lines: those holding `<!-- loci: ignore -->` (docs/audit.md). Lint had skipped any line
+/// containing `loci: ignore`, so a note such as "(loci: ignore this)" hid a false claim
+/// from `loci lint` that the editor reported.
+#[test]
+fn fault_lint_and_the_editor_skipped_different_doc_lines() {
+    let (dir, mut ws) = repo();
+    let doc = "# Notes\n\nThe helper is `app/nowhere.py` (loci: ignore this paragraph? no).\n<!-- loci: ignore --> `app/example.py` is hypothetical.\n";
+    write(dir.path(), "docs/notes.md", doc);
+    ws.scan(&|_| {}).unwrap();
+    let linted: Vec<(String, String)> = ws
+        .lint()
+        .unwrap()
+        .result
+        .contradictions
+        .iter()
+        .filter(|c| c.subject == "docs/notes.md")
+        .map(|c| (c.kind.clone(), c.target.clone()))
+        .collect();
+    let edited: Vec<(String, String)> = ws
+        .check_markdown("docs/notes.md", doc)
+        .unwrap()
+        .iter()
+        .map(|t| (t.finding.kind.to_string(), t.finding.target.clone()))
+        .collect();
+    assert_eq!(
+        linted,
+        [("missing_path".to_string(), "app/nowhere.py".to_string())]
+    );
+    assert_eq!(linted, edited);
+}

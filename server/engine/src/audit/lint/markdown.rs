@@ -32,11 +32,7 @@ impl Workspace {
     /// left out; docs outside the `[lint] docs` globs give nothing.
     pub fn check_markdown(&self, path: &str, text: &str) -> Result<Vec<TextFinding>> {
         let globs = build_globs(&self.config.lint.docs)?;
-        if !globs.is_match(path)
-            || text
-                .lines()
-                .any(|l| l.trim() == "<!-- loci: ignore-file -->")
-        {
+        if !globs.is_match(path) || doc_ignored(text) {
             return Ok(Vec::new());
         }
         let conn = self.store.conn();
@@ -49,37 +45,13 @@ impl Workspace {
             bodies: HashMap::new(),
             scopes: HashMap::new(),
         };
-        let lines: Vec<&str> = text.split('\n').collect();
         let doc_dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
         let stored = au::contradictions(conn, None)?;
         let mut out = Vec::new();
-        for c in extract_claims(text) {
-            if lines
-                .get(c.line as usize)
-                .is_some_and(|l| l.contains("<!-- loci: ignore -->"))
-            {
-                continue;
-            }
+        for c in doc_claims(text) {
             let was_resolved =
                 au::doc_claim_resolved_before(conn, path, c.kind.as_str(), &c.target)?;
-            let check = Check {
-                origin: "doc",
-                subject: path,
-                doc_dir: Some(doc_dir),
-                kind: Some(c.kind),
-                text: &c.text,
-                target: &c.target,
-                version: c.version.as_deref(),
-                was_resolved,
-                line: c.line,
-                column: c.column,
-                end_column: c.column + (c.end - c.start),
-                revision_id: None,
-                snapshots: Vec::new(),
-                snapshot_at: None,
-                page_claims: &[],
-                span: (0, 0),
-            };
+            let check = Check::of_doc(path, doc_dir, &c, was_resolved);
             let (Some(finding), _) = ctx.check(&check)? else {
                 continue;
             };
@@ -216,4 +188,29 @@ impl Workspace {
             }
         })
     }
+}
+
+/// What ends a doc line whose claims are deliberate examples, not claims (docs/audit.md).
+const IGNORE_LINE: &str = "<!-- loci: ignore -->";
+
+/// What a line of a doc that is a deliberate example as a whole is.
+const IGNORE_FILE: &str = "<!-- loci: ignore-file -->";
+
+/// Whether the doc `text` is skipped whole: a line of it is [`IGNORE_FILE`].
+pub(crate) fn doc_ignored(text: &str) -> bool {
+    text.lines().any(|l| l.trim() == IGNORE_FILE)
+}
+
+/// The claims of the doc `text` that are checked: those on a line without
+/// [`IGNORE_LINE`].
+pub(crate) fn doc_claims(text: &str) -> Vec<loci_core::claims::Claim> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    extract_claims(text)
+        .into_iter()
+        .filter(|c| {
+            !lines
+                .get(c.line as usize)
+                .is_some_and(|l| l.contains(IGNORE_LINE))
+        })
+        .collect()
 }

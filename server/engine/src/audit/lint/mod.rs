@@ -23,8 +23,9 @@
 //! A finding's identity is origin, subject, kind and target (never a line). Identical
 //! open findings are one row; a finding that stops failing is auto-resolved and may
 //! recur (a regression); a human dismissal suppresses it for good. Lines in docs that
-//! contain `loci: ignore` (e.g. in an HTML comment) are skipped, and a doc containing
-//! `loci: ignore-file` is skipped entirely.
+//! hold `<!-- loci: ignore -->` are skipped, and a doc with a line
+//! `<!-- loci: ignore-file -->` is skipped entirely (`markdown::doc_claims`, one rule for
+//! lint, `check_markdown` and the language server's live check).
 
 mod language;
 mod markdown;
@@ -34,7 +35,7 @@ mod rules;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use loci_core::claims::{ClaimKind, extract_claims};
+use loci_core::claims::ClaimKind;
 use loci_store::audit::{self as au, NewFinding, StaleMark};
 use loci_store::memory as mem;
 use serde::Serialize;
@@ -46,6 +47,7 @@ use crate::memory::claims::resolve_path;
 use crate::{EngineError, Envelope, Result, Workspace};
 
 pub use self::markdown::TextFinding;
+pub(crate) use self::markdown::{doc_claims, doc_ignored};
 use self::names::words_one_apart;
 use self::record::{Scope, record_findings};
 use self::rules::Check;
@@ -687,43 +689,16 @@ impl Ctx<'_> {
             let Some(text) = self.ws.read_served(path) else {
                 continue;
             };
-            if text
-                .lines()
-                .any(|l| l.trim() == "<!-- loci: ignore-file -->")
-            {
+            if doc_ignored(&text) {
                 continue;
             }
             docs_checked.push(path.clone());
-            let lines: Vec<&str> = text.split('\n').collect();
             let doc_dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
-            for c in extract_claims(&text) {
-                if lines
-                    .get(c.line as usize)
-                    .is_some_and(|l| l.contains("loci: ignore"))
-                {
-                    continue;
-                }
+            for c in doc_claims(&text) {
                 *claims_checked += 1;
                 let was_resolved =
                     au::doc_claim_resolved_before(conn, path, c.kind.as_str(), &c.target)?;
-                let check = Check {
-                    origin: "doc",
-                    subject: path,
-                    doc_dir: Some(doc_dir),
-                    kind: Some(c.kind),
-                    text: &c.text,
-                    target: &c.target,
-                    version: c.version.as_deref(),
-                    was_resolved,
-                    line: c.line,
-                    column: c.column,
-                    end_column: c.column + (c.end - c.start),
-                    revision_id: None,
-                    snapshots: Vec::new(),
-                    snapshot_at: None,
-                    page_claims: &[],
-                    span: (0, 0),
-                };
+                let check = Check::of_doc(path, doc_dir, &c, was_resolved);
                 let (finding, resolved) = self.check(&check)?;
                 findings.extend(finding);
                 if let (Some(resolved), false) = (resolved, was_resolved) {

@@ -44,6 +44,36 @@ pub(super) struct Check<'a> {
     pub(super) span: (u32, u32),
 }
 
+impl<'a> Check<'a> {
+    /// The check of the claim `c` of the doc at `path` (in the folder `doc_dir`), which
+    /// resolved when lint last checked it if `was_resolved`.
+    pub(super) fn of_doc(
+        path: &'a str,
+        doc_dir: &'a str,
+        c: &'a loci_core::claims::Claim,
+        was_resolved: bool,
+    ) -> Check<'a> {
+        Check {
+            origin: "doc",
+            subject: path,
+            doc_dir: Some(doc_dir),
+            kind: Some(c.kind),
+            text: &c.text,
+            target: &c.target,
+            version: c.version.as_deref(),
+            was_resolved,
+            line: c.line,
+            column: c.column,
+            end_column: c.column + (c.end - c.start),
+            revision_id: None,
+            snapshots: Vec::new(),
+            snapshot_at: None,
+            page_claims: &[],
+            span: (0, 0),
+        }
+    }
+}
+
 impl Ctx<'_> {
     /// The finding for a claim, if it fails, and what it resolves to now, if anything.
     pub(super) fn check(&mut self, c: &Check<'_>) -> Result<(Option<NewFinding>, Option<String>)> {
