@@ -1,14 +1,22 @@
 //! Answers to an agent's questions (design.md "The facade and the envelope"): `search`,
 //! `context` and `why`, and how their retrieval is measured.
 //!
-//! - `context`: `search` and `context`, what to know before touching something;
-//!   `retrieve`: which files answer a question and their best chunks; `embed`: optional
-//!   dense vectors fused into it; [`search`]: any user text as a valid FTS5 query.
+//! - `hits`: `search`, FTS5 BM25 over memory, symbols and docs.
+//! - `context`: `context`, what to know before touching something: a `Question` built
+//!   once and phases adding to what was `Found` — `text` (memory, symbols, docs holding
+//!   its words), `named` (the definitions it names), `code` (the files `retrieve` ranks,
+//!   each as its best chunks; dependents from the map), `open` (open files and the files
+//!   it names), `graph` (import hops, PageRank), `details` (memory's staleness and
+//!   contradictions, docs lint found false), `pack` (rank, abstain, pack under the budget);
+//!   `score` holds the candidates and the weights table.
+//! - `retrieve`: which files answer a question and their best chunks, fused from the
+//!   code-text indexes; `embed`: optional dense vectors fused into it; [`search`]: any user
+//!   text as a valid FTS5 query, and what a question quotes, pastes or names.
 //! - `why`: the provenance chain behind a piece of memory.
 //! - `eval`: `eval` and `calibrate`, retrieval quality on a case file.
 
-// The layer's main file has the layer's name.
 mod code;
+// The layer's main file has the layer's name.
 #[allow(clippy::module_inception)]
 pub(crate) mod context;
 mod details;
