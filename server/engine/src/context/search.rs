@@ -678,7 +678,7 @@ pub fn message_spans(text: &str) -> Vec<Vec<String>> {
     spans
 }
 
-/// The spans of text that asks nothing and quotes nothing ([`asks_nothing`]: no question
+/// The spans of text that asks nothing and quotes nothing (`asks_nothing`: no question
 /// mark, no question word first; no [`message_spans`]), pasted whole from somewhere, an
 /// error or a log line: each of its sentences and their colon-separated parts, as
 /// [`quoted_spans`] makes them; none for a question. Unlike quoted text, such text is not
