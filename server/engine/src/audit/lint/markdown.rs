@@ -1,8 +1,6 @@
 //! One text checked without recording: `check_markdown` (an editor's unsaved doc) and
 //! `explain_claim` (what the map says about one claim).
 
-use std::collections::HashMap;
-
 use loci_core::claims::{ClaimKind, extract_claims};
 use loci_store::audit::{self as au, NewFinding};
 use serde::Serialize;
@@ -36,15 +34,7 @@ impl Workspace {
             return Ok(Vec::new());
         }
         let conn = self.store.conn();
-        let mut ctx = Ctx {
-            ws: self,
-            declared: None,
-            closest: HashMap::new(),
-            members: HashMap::new(),
-            file_names: None,
-            bodies: HashMap::new(),
-            scopes: HashMap::new(),
-        };
+        let mut ctx = Ctx::new(self);
         let doc_dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
         let stored = au::contradictions(conn, None)?;
         let mut out = Vec::new();
@@ -97,15 +87,7 @@ impl Workspace {
                     claim.target
                 ),
                 None => {
-                    let mut ctx = Ctx {
-                        ws: self,
-                        declared: None,
-                        closest: HashMap::new(),
-                        members: HashMap::new(),
-                        file_names: None,
-                        bodies: HashMap::new(),
-                        scopes: HashMap::new(),
-                    };
+                    let mut ctx = Ctx::new(self);
                     match ctx.path_suggestion(&claim.target)? {
                         Some(s) => {
                             format!("`{}` **not found** — did you mean `{s}`?", claim.target)
@@ -149,15 +131,7 @@ impl Workspace {
                     format!("`{}` is ambiguous:\n{}", claim.target, list.join("\n"))
                 }
                 SymbolResolution::Missing => {
-                    let mut ctx = Ctx {
-                        ws: self,
-                        declared: None,
-                        closest: HashMap::new(),
-                        members: HashMap::new(),
-                        file_names: None,
-                        bodies: HashMap::new(),
-                        scopes: HashMap::new(),
-                    };
+                    let mut ctx = Ctx::new(self);
                     let last = claim.target.rsplit('.').next().unwrap_or(&claim.target);
                     match ctx.closest_name(last)? {
                         Some((n, _)) => format!(

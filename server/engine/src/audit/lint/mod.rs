@@ -120,6 +120,21 @@ struct Ctx<'a> {
     scopes: HashMap<i64, Vec<String>>,
 }
 
+impl<'a> Ctx<'a> {
+    /// A run's context over `ws`, nothing read yet.
+    fn new(ws: &'a Workspace) -> Ctx<'a> {
+        Ctx {
+            ws,
+            declared: None,
+            closest: HashMap::new(),
+            members: HashMap::new(),
+            file_names: None,
+            bodies: HashMap::new(),
+            scopes: HashMap::new(),
+        }
+    }
+}
+
 impl Workspace {
     /// Checks every live memory claim and the docs' claims, updates contradictions and
     /// stale marks, and records what changed in the knowledge at the current scan revision.
@@ -163,15 +178,7 @@ impl Workspace {
     fn lint_and_record(&mut self) -> Result<LintReport> {
         let conn = self.store.conn();
         let scan_id = loci_store::map::scan_revision(conn)?;
-        let mut ctx = Ctx {
-            ws: self,
-            declared: None,
-            closest: HashMap::new(),
-            members: HashMap::new(),
-            file_names: None,
-            bodies: HashMap::new(),
-            scopes: HashMap::new(),
-        };
+        let mut ctx = Ctx::new(self);
         let mut findings: Vec<NewFinding> = Vec::new();
         let mut claims_checked = 0u64;
 

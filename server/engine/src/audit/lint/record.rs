@@ -156,15 +156,7 @@ impl Workspace {
         }
         // The manifests are read only if a version claim needs them (reading them and
         // every path costs 3 ms of a 14 ms write on the stdlib).
-        let mut ctx = Ctx {
-            ws: self,
-            declared: None,
-            closest: HashMap::new(),
-            members: HashMap::new(),
-            file_names: None,
-            bodies: HashMap::new(),
-            scopes: HashMap::new(),
-        };
+        let mut ctx = Ctx::new(self);
         for claim in &claims {
             if let (Some(f), _) = ctx.check(&page_check(&rev.subject, claim, &claims))? {
                 out.push((claim.claim_id, f));
