@@ -408,6 +408,17 @@ mod quoted_tests {
             shown("Where is I/O done? Which F/E letters; the gRPC policy"),
             vec!["gRPC"]
         );
+        // A version after a slash belongs to the name; a path's next part does not.
+        assert_eq!(
+            shown("how do I enable HTTP/2 server push, or HTTP/1.1. pipelining in TLS/x?"),
+            vec!["HTTP/2", "HTTP/1.1", "TLS"]
+        );
+        assert_eq!(
+            names_in("the HTTP/2 client")[0].1,
+            vec![Term {
+                words: vec!["http".into(), "2".into()]
+            }]
+        );
     }
 
     #[test]
@@ -743,7 +754,9 @@ fn asks_nothing(text: &str) -> bool {
 /// capital first letter away from the start of a sentence (`Kubernetes`) — and every run
 /// of such tokens separated by single spaces (`JSON Schema`) as one name. A name is what
 /// the corpus must hold for the question to be about it. Tokens are maximal runs of
-/// letters, digits and underscores; one letter is no name.
+/// letters, digits and underscores, with a version written after a slash (`HTTP/2`,
+/// `HTTP/1.1`: a protocol's version names another thing than the protocol); one letter is
+/// no name.
 pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
     let mut names: Vec<(String, Vec<Term>)> = Vec::new();
     let mut run: Vec<Term> = Vec::new();
@@ -765,6 +778,8 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
             }
             i += d.len_utf8();
         }
+        // A version after a slash is part of the name: `HTTP/2` is not `HTTP`.
+        i += version_suffix(&text[i..]);
         let token = &text[start..i];
         let before = text[..start].trim_end();
         let sentence_start = before
@@ -811,6 +826,26 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
     let mut seen = HashSet::new();
     names.retain(|(n, _)| seen.insert(n.to_lowercase()));
     names
+}
+
+/// The length in bytes of the version that `rest` (the text after a token) starts with: a
+/// slash and digits, dot-separated (`/2`, `/1.1`), or 0.
+fn version_suffix(rest: &str) -> usize {
+    let Some(after) = rest.strip_prefix('/') else {
+        return 0;
+    };
+    let mut end = 0;
+    for part in after.split('.') {
+        let digits = part.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            break;
+        }
+        end += usize::from(end > 0) + digits;
+        if digits < part.len() {
+            break;
+        }
+    }
+    if end == 0 { 0 } else { 1 + end }
 }
 
 /// The FTS5 expression matching text that holds a name of [`names_in`]: one token as any

@@ -3585,6 +3585,27 @@ fn fault_a_product_name_beside_a_qualified_name_abstained() {
     assert_eq!(a.unknown_names, ["Flask"]);
 }
 
+/// A protocol's version is a name of its own: "HTTP/2" had been checked as "HTTP", which
+/// any HTTP code holds, so a question about HTTP/2 server push was answered from an HTTP/1.1
+/// server.
+#[test]
+fn fault_a_protocol_version_in_the_question_was_checked_as_the_bare_protocol() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "http/server.py",
+        "class HTTPServer:\n    \"\"\"An HTTP/1.1 server: push the response headers, then the body.\"\"\"\n    def push_headers(self, headers):\n        return headers\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(&ws, "how do I enable HTTP/2 server push", &[], 2_000).result;
+    assert!(a.abstained, "{:?}", a.items);
+    assert_eq!(a.unknown_names, ["HTTP/2"]);
+    // The version the code holds is no unknown name.
+    let a = ask(&ws, "how does the HTTP/1.1 server push headers", &[], 2_000).result;
+    assert!(a.unknown_names.is_empty(), "{:?}", a.unknown_names);
+    assert_eq!(a.items[0].path.as_deref(), Some("http/server.py"));
+}
+
 /// A question about what depends on a file asks in words of its own ("would break if I
 /// changed"): after the dependents, code that happened to hold those words had been
 /// served (`filename_changed_hook`, `get_break`).
