@@ -88,6 +88,72 @@ pub fn is_test_path(path: &str) -> bool {
     false
 }
 
+/// The name of the code a test file tests, by the common layouts' file names (the tests of
+/// `zero.rs` are `tests/zero.rs`, `test_zero.py`, `zero_test.go`, `zero.test.ts`,
+/// `zero_spec.rb`, `ZeroTest.java`; a `tests.rs` or `test.rs` beside code tests its
+/// folder's module; a test package's own file is named as its folder, `test_json/__init__.py`
+/// tests `json`), to compare with [`subject_name`] by [`same_name`]; `None` for a path that
+/// is not a test file, or a test file named after nothing (`tests/__init__.py`).
+pub fn tested_name(path: &str) -> Option<&str> {
+    if !is_test_path(path) {
+        return None;
+    }
+    let (folder, file) = path.rsplit_once('/').unwrap_or(("", path));
+    let stem = file.split('.').next().unwrap_or(file);
+    let folder = folder.rsplit('/').next().unwrap_or(folder);
+    let named = match stem {
+        "test" | "tests" => folder,
+        _ => {
+            let stem = if matches!(stem, "__init__" | "mod" | "index") {
+                folder
+            } else {
+                stem
+            };
+            ["test_", "tests_"]
+                .iter()
+                .find_map(|p| stem.strip_prefix(p))
+                .or_else(|| {
+                    ["_test", "_tests", "_spec", "Test", "Tests"]
+                        .iter()
+                        .find_map(|s| stem.strip_suffix(s))
+                })
+                .unwrap_or(stem)
+        }
+    };
+    let named = named.trim_matches('_');
+    (!named.is_empty()
+        && !matches!(
+            named,
+            "test" | "tests" | "init" | "main" | "mod" | "lib" | "conftest"
+        ))
+    .then_some(named)
+}
+
+/// The name a file's code goes by: its file name without extension, or its folder's for a
+/// package's or module's own file (`__init__.py`, `mod.rs`, `index.js`).
+pub fn subject_name(path: &str) -> &str {
+    let mut parts = path.rsplit('/');
+    let file = parts.next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    if matches!(stem, "__init__" | "mod" | "index") {
+        parts.next().unwrap_or(stem)
+    } else {
+        stem
+    }
+}
+
+/// Whether two names of code are the same name in different conventions: equal but for
+/// case, `_` and `-` (`header_value_parser`, `HeaderValueParser`).
+pub fn same_name(a: &str, b: &str) -> bool {
+    let plain = |s: &str| {
+        s.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect::<String>()
+    };
+    plain(a) == plain(b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,5 +183,39 @@ mod tests {
         ] {
             assert!(!is_test_path(p), "{p}");
         }
+    }
+
+    #[test]
+    fn tested_names_by_the_common_layouts() {
+        for (test, code) in [
+            (
+                "crossbeam-channel/tests/zero.rs",
+                "crossbeam-channel/src/flavors/zero.rs",
+            ),
+            ("test/test_shlex.py", "shlex.py"),
+            ("pkg/parse_test.go", "pkg/parse.go"),
+            ("web/app.test.ts", "web/app.ts"),
+            ("spec/models/user_spec.rb", "app/models/user.rb"),
+            ("src/test/java/FooTest.java", "src/main/java/Foo.java"),
+            (
+                "chrono/src/naive/datetime/tests.rs",
+                "chrono/src/naive/datetime/mod.rs",
+            ),
+            (
+                "test/test_email/test__header_value_parser.py",
+                "email/_header_value_parser.py",
+            ),
+            ("test/test_json/__init__.py", "json/__init__.py"),
+        ] {
+            let tested = tested_name(test).unwrap_or_else(|| panic!("{test}"));
+            assert!(same_name(tested, subject_name(code)), "{test} {code}");
+        }
+        assert_eq!(tested_name("tests/__init__.py"), None);
+        assert_eq!(tested_name("tests/conftest.py"), None);
+        assert_eq!(tested_name("shlex.py"), None);
+        assert!(!same_name(
+            tested_name("test/test_shlex.py").unwrap(),
+            "shutil"
+        ));
     }
 }

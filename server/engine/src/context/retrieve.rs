@@ -50,6 +50,12 @@ const MATCHED_ROWS: u64 = 8_000;
 /// would lead a question quoting tokio's "Cannot start a runtime from within a runtime").
 const QUOTED_WEIGHT: f64 = 2.0;
 
+/// The files found whose tests a question about tests asks for ([`Workspace::tests_named_after`]).
+const SUBJECTS: usize = 3;
+
+/// Paths holding a subject's name read per subject: its tests among them.
+const TESTS_OF_A_SUBJECT: u32 = 200;
+
 /// Best chunks kept per file.
 pub const CHUNKS_PER_FILE: usize = 3;
 
@@ -301,9 +307,24 @@ impl Workspace {
         if secondary {
             ask(true, &mut lists)?;
         }
+        let primary = lists.len();
         ask(false, &mut lists)?;
         if !secondary && lists.iter().all(|l| l.files.is_empty()) {
             ask(true, &mut lists)?;
+        }
+        if secondary && super::search::asks_for_tests(query) {
+            let tests = self.tests_named_after(&lists[primary..], &paths)?;
+            if !tests.is_empty() {
+                for (id, path) in &tests {
+                    paths.insert(*id, path.clone());
+                }
+                lists.push(RankedList {
+                    name: "tests named after the code found",
+                    weight: 1.0,
+                    files: tests.into_iter().map(|(id, _)| id).collect(),
+                    sees: None,
+                });
+            }
         }
         // Text the question quotes (an error message, a docstring's words), or the whole
         // of text that asks nothing (pasted): the chunks holding a piece of it verbatim,
@@ -368,6 +389,42 @@ impl Workspace {
                 signals,
             })
             .collect())
+    }
+
+    /// For a question asking for tests ([`super::search::asks_for_tests`]): the test files
+    /// named after the code the question finds (the first [`SUBJECTS`]
+    /// files of the fused `primary` lists, `paths` their paths): `tests/zero.rs` for
+    /// `src/flavors/zero.rs`, `test/test_shlex.py` for `shlex.py`
+    /// ([`loci_core::secondary::tested_name`]), in the order of the code they test. A
+    /// question about the tests of something it describes in words finds that code first;
+    /// its tests hold the same words less densely than the code, and a long test file
+    /// less densely than a short one about something else.
+    fn tests_named_after(
+        &self,
+        primary: &[RankedList],
+        paths: &HashMap<i64, String>,
+    ) -> Result<Vec<(i64, String)>> {
+        use loci_core::secondary::{same_name, secondary_code, subject_name, tested_name};
+        let mut tests: Vec<(i64, String)> = Vec::new();
+        let subjects = fuse(primary)
+            .into_iter()
+            .filter_map(|(id, _, _)| paths.get(&id))
+            .filter(|p| secondary_code(p).is_none())
+            .take(SUBJECTS);
+        for subject in subjects {
+            let name = subject_name(subject);
+            for (id, path) in loci_store::map::files_with_path_holding(
+                self.store.conn(),
+                name,
+                TESTS_OF_A_SUBJECT,
+            )? {
+                let tests_it = tested_name(&path).is_some_and(|t| same_name(t, name));
+                if tests_it && !tests.iter().any(|(t, _)| *t == id) {
+                    tests.push((id, path));
+                }
+            }
+        }
+        Ok(tests)
     }
 
     /// The files of the whole-file index `table` holding `terms`, best first by BM25 (at

@@ -422,6 +422,26 @@ mod quoted_tests {
     }
 
     #[test]
+    fn asking_for_tests_is_tests_as_a_noun() {
+        for q in [
+            "where are the tests for the zero-capacity rendezvous channel",
+            "Where are the tests for shlex.split in POSIX mode?",
+            "is there a test that covers urljoin with an empty base?",
+            "Which tests exercise the retry loop?",
+        ] {
+            assert!(asks_for_tests(q), "{q}");
+        }
+        for q in [
+            "where does the test framework check __unittest to hide its frames",
+            "How does a test run's outcome get recorded and then reported?",
+            "Which non-test modules import dis?",
+            "what is the contest module",
+        ] {
+            assert!(!asks_for_tests(q), "{q}");
+        }
+    }
+
+    #[test]
     fn quoted_spans_take_paths_written_out() {
         let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
@@ -826,6 +846,23 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
     let mut seen = HashSet::new();
     names.retain(|(n, _)| seen.insert(n.to_lowercase()));
     names
+}
+
+/// Whether a question asks for the tests of something: `tests` as a noun, or `test` before
+/// what it is of (`for`, `of`, `covering`, `that`, `which`) — "where are the tests for
+/// graphlib", "a test that covers it". A test word naming the machinery ("the test
+/// framework", "a test run's outcome") asks about that code, not for tests.
+pub fn asks_for_tests(query: &str) -> bool {
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        let next = words.get(i + 1).map(String::as_str);
+        w == "tests"
+            || (w == "test" && matches!(next, Some("for" | "of" | "covering" | "that" | "which")))
+    })
 }
 
 /// The length in bytes of the version that `rest` (the text after a token) starts with: a

@@ -3585,6 +3585,62 @@ fn fault_a_product_name_beside_a_qualified_name_abstained() {
     assert_eq!(a.unknown_names, ["Flask"]);
 }
 
+/// A question asking for the tests of something it describes in words finds that code,
+/// then the tests named after it (`tests/zero.rs` for `src/flavors/zero.rs`): a test file
+/// using the channel everywhere had led, and the zero-capacity channel's own tests, long
+/// and sharing few of the question's words, came after code that is not tests.
+#[test]
+fn fault_the_tests_named_after_the_code_found_ranked_below_other_tests() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "src/flavors/zero.rs",
+        "//! Zero-capacity channel: a rendezvous channel where a send waits for a receive.\n\npub struct Channel {\n    waiting: usize,\n}\n\nimpl Channel {\n    /// Sends through the rendezvous channel, waiting for a receiver.\n    pub fn send(&self) {}\n}\n",
+    );
+    let mut golang =
+        String::from("//! Channel tests ported from Go: zero-capacity and buffered channels.\n");
+    for i in 0..6 {
+        golang.push_str(&format!(
+            "\n#[test]\nfn channel_{i}() {{\n    // a rendezvous channel of zero capacity, then a buffered channel\n    let c = make_channel(0);\n    drop(c);\n}}\n"
+        ));
+    }
+    write(dir.path(), "tests/golang.rs", &golang);
+    let mut zero = String::from("//! Tests for the zero flavor.\n");
+    for i in 0..40 {
+        zero.push_str(&format!(
+            "\n#[test]\nfn send_recv_{i}() {{\n    let (s, r) = bounded(0);\n    s.send({i}).unwrap();\n    assert_eq!(r.recv(), Ok({i}));\n}}\n"
+        ));
+    }
+    write(dir.path(), "tests/zero.rs", &zero);
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "where are the tests for the zero-capacity rendezvous channel",
+        &[],
+        4_000,
+    )
+    .result;
+    let mut files: Vec<&str> = Vec::new();
+    for p in a.items.iter().filter_map(|i| i.path.as_deref()) {
+        if !files.contains(&p) {
+            files.push(p);
+        }
+    }
+    assert_eq!(files[0], "tests/zero.rs", "{:?}", a.items);
+    let signals = &a
+        .items
+        .iter()
+        .find(|i| i.path.as_deref() == Some("tests/zero.rs"))
+        .unwrap()
+        .signals;
+    assert!(
+        signals
+            .iter()
+            .any(|s| s.contains("tests named after the code found #1")),
+        "{signals:?}"
+    );
+}
+
 /// A protocol's version is a name of its own: "HTTP/2" had been checked as "HTTP", which
 /// any HTTP code holds, so a question about HTTP/2 server push was answered from an HTTP/1.1
 /// server.

@@ -301,6 +301,25 @@ pub fn file_id(conn: &Connection, path: &str) -> Result<Option<i64>> {
         .ctx(|| "reading a file's id".into())
 }
 
+/// The mapped files whose path holds `fragment` (ASCII case ignored), at most `limit`, in
+/// the order SQLite finds them, each with its id. One pass over the files.
+///
+/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
+pub fn files_with_path_holding(
+    conn: &Connection,
+    fragment: &str,
+    limit: u32,
+) -> Result<Vec<(i64, String)>> {
+    conn.prepare_cached(
+        "SELECT file_id, path FROM files WHERE instr(lower(path), lower(?1)) > 0 LIMIT ?2",
+    )
+    .and_then(|mut st| {
+        st.query_map(params![fragment, limit], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect()
+    })
+    .ctx(|| format!("looking up the files whose path holds {fragment}"))
+}
+
 /// The semantic fingerprint (or, for an unparsed file, the content hash) of the file at
 /// `path`; `None` when it is not in the map.
 ///
