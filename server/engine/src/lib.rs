@@ -108,6 +108,8 @@ pub mod context;
 pub mod init;
 pub mod map;
 pub mod memory;
+// One request type per operation, the arguments every door takes (`requests/`).
+pub mod requests;
 
 // Cross-cutting: settings, the envelope, the workspace boundary and the secrets every
 // layer honours, and the words every door prints.
