@@ -17,10 +17,12 @@
 //! (MCP) adds it.
 
 pub mod answers;
+pub mod keys;
 pub mod map;
 pub mod memory;
 
 pub use self::answers::*;
+pub use self::keys::{Key, KeyType, keys};
 pub use self::map::*;
 pub use self::memory::*;
 
