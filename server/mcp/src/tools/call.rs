@@ -111,9 +111,19 @@ pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ParseErr
 
 /// Deserializes tool arguments, naming the offending argument on error.
 pub(super) fn from_args<T: DeserializeOwned>(args: Value) -> Result<T, ArgumentError> {
+    from_args_also(args, &[])
+}
+
+/// [`from_args`] for a type that takes arguments `also` besides its own fields (taken out
+/// of `args` before): an unknown argument's message lists them after its fields, as the
+/// tool's schema does.
+pub(super) fn from_args_also<T: DeserializeOwned>(
+    args: Value,
+    also: &[&str],
+) -> Result<T, ArgumentError> {
     serde_path_to_error::deserialize(args).map_err(|e| {
         let path = e.path().to_string();
-        let message = e.into_inner().to_string();
+        let message = expected_also(e.into_inner().to_string(), also);
         let argument = if path == "." || path.is_empty() {
             backticked(&message).unwrap_or_default()
         } else {
@@ -124,6 +134,33 @@ pub(super) fn from_args<T: DeserializeOwned>(args: Value) -> Result<T, ArgumentE
             &format!("{message} (the tool's inputSchema in tools/list names every argument)"),
         )
     })
+}
+
+/// serde's message of an unknown field (`unknown field `x`, expected `a` or `b``) with
+/// the arguments `also` added after the fields it lists, in serde's words for that many.
+fn expected_also(message: String, also: &[&str]) -> String {
+    if also.is_empty() {
+        return message;
+    }
+    let Some((field, tail)) = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split_once("`, "))
+    else {
+        return message;
+    };
+    let mut names: Vec<&str> = match tail.strip_prefix("expected ") {
+        Some(list) => list.split('`').skip(1).step_by(2).collect(),
+        None if tail == "there are no fields" => Vec::new(),
+        None => return message,
+    };
+    names.extend(also);
+    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    let expected = match names.as_slice() {
+        [one] => one.clone(),
+        [a, b] => format!("{a} or {b}"),
+        _ => format!("one of {}", names.join(", ")),
+    };
+    format!("unknown field `{field}`, expected {expected}")
 }
 
 /// The first `` `name` `` in a serde message (`missing field `name``).

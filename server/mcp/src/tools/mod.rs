@@ -589,6 +589,37 @@ mod tests {
         );
     }
 
+    /// Fault: when the tools' parameters became the engine's request types, `cursor`
+    /// (added by `Paged`) dropped out of the list of arguments an unknown argument's
+    /// message names.
+    #[test]
+    fn fault_an_unknown_argument_of_a_paged_tool_did_not_list_cursor() {
+        let message = |tool: &str, args: Value| match parse(tool, args.as_object().cloned()) {
+            Err(ParseError::Argument(e)) => e.message,
+            _ => "parsed".into(),
+        };
+        expect_test::expect!["invalid argument `nam`: unknown field `nam`, expected one of `name`, `limit`, `cursor` (the tool's inputSchema in tools/list names every argument)"].assert_eq(&message(
+            "symbol",
+            serde_json::json!({"nam": "main"}),
+        ));
+        expect_test::expect!["invalid argument `x`: unknown field `x`, expected one of `query`, `target`, `cursor` (the tool's inputSchema in tools/list names every argument)"].assert_eq(&message(
+            "why",
+            serde_json::json!({"target": "a", "x": 1}),
+        ));
+        expect_test::expect!["invalid argument `x`: unknown field `x`, expected `subject` or `cursor` (the tool's inputSchema in tools/list names every argument)"].assert_eq(&message(
+            "history",
+            serde_json::json!({"subject": "a", "x": 1}),
+        ));
+        expect_test::expect!["invalid argument `x`: unknown field `x`, expected `cursor` (the tool's inputSchema in tools/list names every argument)"].assert_eq(&message(
+            "topics",
+            serde_json::json!({"x": 1}),
+        ));
+        expect_test::expect!["invalid argument `x`: unknown field `x`, there are no fields (the tool's inputSchema in tools/list names every argument)"].assert_eq(&message(
+            "stats",
+            serde_json::json!({"x": 1}),
+        ));
+    }
+
     /// What a call leaves out is the schema's default.
     #[test]
     fn a_call_without_an_argument_gets_the_declared_default() {

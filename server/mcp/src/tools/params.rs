@@ -49,7 +49,8 @@ impl<R: JsonSchema> JsonSchema for Paged<R> {
 }
 
 /// Parses a paged tool's arguments: `cursor`, then the rest as the request `R`, each
-/// error naming the argument ([`from_args`]).
+/// error naming the argument ([`from_args`]; an unknown one's message lists `cursor` among
+/// the arguments, as before the request types moved to the engine).
 pub(super) fn paged<R: DeserializeOwned>(mut args: Value) -> Result<Paged<R>, ArgumentError> {
     let cursor = match &mut args {
         Value::Object(map) => map.remove("cursor"),
@@ -62,7 +63,7 @@ pub(super) fn paged<R: DeserializeOwned>(mut args: Value) -> Result<Paged<R>, Ar
             .collect(),
     ))?;
     Ok(Paged {
-        args: from_args(args)?,
+        args: from_args_also(args, &["cursor"])?,
         cursor,
     })
 }
