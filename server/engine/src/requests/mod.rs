@@ -71,6 +71,26 @@ macro_rules! request {
         }
 
         impl $name {
+            /// The request with these arguments and write options (a door that reads the
+            /// options on their own, as the CLI's flags are).
+            pub fn new($($field: $ty,)* options: crate::memory::WriteOptions) -> Self {
+                let crate::memory::WriteOptions {
+                    author,
+                    session,
+                    summary,
+                    expect_version,
+                    operation_id,
+                } = options;
+                $name {
+                    $($field,)*
+                    session,
+                    author,
+                    summary,
+                    expect_version,
+                    operation_id,
+                }
+            }
+
             /// The write's options; the author, when the request names none, is
             /// `default_author` (a door's: MCP's `agent:<client name>`), else the engine's.
             pub fn write_options(&self, default_author: Option<&str>) -> crate::memory::WriteOptions {
