@@ -11,17 +11,13 @@
 //! ([`Cursor`]: the last hover, code action or edit): `loci.why` the cursor's `path:line`,
 //! `loci.impact` the symbol around it (else its file), `loci.remember` and `loci.confirm`
 //! its file. Results are the engine's envelope as JSON plus a `markdown` field for editors
-//! that just show text.
+//! that just show text, rendered by the engine ([`loci_engine::text::markdown`]).
 //!
 //! Error codes outside JSON-RPC's and LSP's reserved ranges:
 //! [`NOT_FOUND`], [`NOT_AVAILABLE`], [`NO_WORKSPACE`], [`FAILED`].
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
-use loci_engine::context::Why;
-use loci_engine::map::{Impact, ScanReport};
-use loci_engine::memory::{SessionView, Shown, Written};
 use loci_engine::requests::{
     ConfirmArgs, ContextArgs, DecideArgs, ImpactArgs, Key, KeyType, LearnArgs, RecapArgs,
     RememberArgs, ResolveArgs, SyncArgs, SynthesizeArgs, WhyArgs, keys,
@@ -511,20 +507,6 @@ pub fn internal(message: String) -> Error {
     }
 }
 
-/// `loci.context`'s rendering: the engine already renders the answer as markdown.
-pub fn context_markdown(env: &Envelope<loci_engine::context::ContextAnswer>) -> String {
-    env.result.markdown.clone()
-}
-
-/// `loci.resolve`'s rendering.
-pub fn resolved_markdown(env: &Envelope<loci_engine::store_types::Contradiction>) -> String {
-    let c = &env.result;
-    format!(
-        "Dismissed #{} {} `{}` in `{}`: it will not be reported again.",
-        c.contradiction_id, c.kind, c.claim, c.subject
-    )
-}
-
 /// The answer of a command whose engine operation does not exist yet.
 pub fn not_available(spec: &CommandSpec) -> Error {
     error(
@@ -578,211 +560,6 @@ pub fn with_markdown<T: Serialize>(env: &Envelope<T>, markdown: String, notes: &
         map.insert("markdown".into(), Value::String(markdown));
     }
     value
-}
-
-/// Markdown for an impact answer.
-pub fn impact_markdown(env: &Envelope<Impact>) -> String {
-    let i = &env.result;
-    let mut s = format!(
-        "**Impact of `{}`** ({}, depth {}, {})\n\n",
-        i.target.join("`, `"),
-        i.mode,
-        i.depth,
-        loci_engine::text::edges_followed(i.hard, i.min_confidence)
-    );
-    if i.nodes.is_empty() {
-        s.push_str("Nothing depends on it in the map.\n");
-    }
-    for n in &i.nodes {
-        let _ = writeln!(
-            s,
-            "- {} `{}` via {} at `{}` ({}, {:.2})",
-            n.depth,
-            n.id,
-            n.via.kind,
-            n.via.at,
-            loci_engine::text::provenance(&n.via.provenance, n.via.source.as_deref()),
-            n.via.confidence
-        );
-    }
-    if env.limits.omitted > 0 {
-        let _ = write!(
-            s,
-            "\n… and {} more, not listed ({} in all; `\"limit\": 0` lists all).\n",
-            env.limits.omitted, i.dependents
-        );
-    }
-    if i.weaker > 0 {
-        let _ = write!(
-            s,
-            "\n{} more only through weaker edges (below confidence {:.2}), not counted; \
-             `\"min_confidence\": 0` follows them.\n",
-            i.weaker, i.min_confidence
-        );
-    }
-    let _ = write!(s, "\n{} files affected.", i.files_affected);
-    push_warnings(&mut s, env);
-    s
-}
-
-/// Markdown for a memory write.
-pub fn written_markdown(env: &Envelope<Written>) -> String {
-    let w = &env.result;
-    let mut s = format!(
-        "Wrote `{}` v{} as {}{}",
-        w.page.subject,
-        w.revision.version,
-        w.revision.author,
-        if w.replayed {
-            " (replayed: an identical earlier request)"
-        } else {
-            ""
-        }
-    );
-    if !w.claims.is_empty() {
-        let claims: Vec<String> = w
-            .claims
-            .iter()
-            .map(|c| match (&c.resolved, c.definitions.is_empty()) {
-                (Some(r), _) => format!("`{}` → `{r}`", c.text),
-                (None, false) => format!("`{}` → {} definitions", c.text, c.definitions.len()),
-                (None, true) => format!("`{}` (unresolved)", c.text),
-            })
-            .collect();
-        let _ = write!(s, "\n\nClaims: {}", claims.join(", "));
-    }
-    push_warnings(&mut s, env);
-    s
-}
-
-/// Markdown for `confirm`.
-pub fn confirmed_markdown(env: &Envelope<Shown>) -> String {
-    let c = &env.result;
-    let mut s = format!(
-        "Confirmed `{}` v{}: {} claims re-snapshotted against the code",
-        c.page.subject,
-        c.revision.version,
-        c.claims.len()
-    );
-    push_warnings(&mut s, env);
-    s
-}
-
-/// Markdown for `why`.
-pub fn why_markdown(env: &Envelope<Why>) -> String {
-    let w = &env.result;
-    let mut s = format!(
-        "**Why `{}`**: `{}` v{} by {} at {} (matched by {})",
-        w.query,
-        w.subject,
-        w.revision.version,
-        w.revision.author,
-        w.revision.created_at,
-        w.matched_by
-    );
-    if let Some(summary) = &w.revision.summary {
-        let _ = write!(s, "\n\n_{summary}_");
-    }
-    let quoted: Vec<String> = w
-        .entry
-        .as_deref()
-        .unwrap_or(&w.revision.body)
-        .lines()
-        .take(8)
-        .map(|l| format!("> {l}"))
-        .collect();
-    if !quoted.is_empty() {
-        let _ = write!(s, "\n\n{}", quoted.join("\n"));
-    }
-    if let Some(session) = &w.session {
-        let _ = write!(
-            s,
-            "\n\nSession #{}{} by {}",
-            session.session_id,
-            session
-                .task
-                .as_deref()
-                .map(|t| format!(" ({t})"))
-                .unwrap_or_default(),
-            session.author
-        );
-    }
-    for e in &w.events {
-        let _ = write!(s, "\n- event #{} `{}`", e.event_id, e.kind);
-    }
-    if let Some(note) = &w.commit_note {
-        let _ = write!(s, "\n\nCommit: {note}");
-    }
-    if let Some(commit) = &w.commit {
-        let _ = write!(s, "\n\nCommit `{}`", commit.hash);
-    }
-    push_warnings(&mut s, env);
-    s
-}
-
-/// Markdown for `recap`.
-pub fn recap_markdown(env: &Envelope<Vec<SessionView>>) -> String {
-    let mut s = String::from("**Recent sessions**");
-    if env.result.is_empty() {
-        s.push_str("\n\nNo sessions yet.");
-    }
-    for v in &env.result {
-        let _ = write!(
-            s,
-            "\n\n- #{} {} by {}, {}{}",
-            v.session.session_id,
-            v.session.task.as_deref().unwrap_or("(no task)"),
-            v.session.author,
-            v.session.started_at,
-            v.session
-                .ended_at
-                .as_deref()
-                .map(|e| format!(" – {e}"))
-                .unwrap_or_else(|| " (open)".into())
-        );
-        for p in &v.digest.pages {
-            let _ = write!(s, "\n  - `{}` v{}", p.subject, p.version);
-        }
-        for d in &v.digest.decisions {
-            let _ = write!(s, "\n  - decision: {d}");
-        }
-        for l in &v.digest.lessons {
-            let _ = write!(s, "\n  - lesson: {l}");
-        }
-    }
-    push_warnings(&mut s, env);
-    s
-}
-
-/// An answer the engine renders as text (the CLI's output), under a bold title.
-pub fn text_markdown<T>(
-    title: &str,
-    env: &Envelope<T>,
-    render: impl FnOnce(loci_engine::text::Out, &T) -> std::io::Result<()>,
-) -> String {
-    let text = loci_engine::text::to_string(|o| render(o, &env.result));
-    let mut s = format!("**{title}**\n\n```text\n{}\n```", text.trim_end());
-    push_warnings(&mut s, env);
-    s
-}
-
-/// Markdown for a scan answer.
-pub fn scan_markdown(root: &str, env: &Envelope<ScanReport>) -> String {
-    let mut s = format!(
-        "**Scan of `{root}`**: {}",
-        crate::roots::scan_summary(&env.result)
-    );
-    push_warnings(&mut s, env);
-    s
-}
-
-fn push_warnings<T>(s: &mut String, env: &Envelope<T>) {
-    for w in &env.stale_warnings {
-        let _ = write!(s, "\n\n⚠ `{}`: {}", w.path, w.reason);
-    }
-    for note in &env.capability.notes {
-        let _ = write!(s, "\n\n_{note}_");
-    }
 }
 
 #[cfg(test)]

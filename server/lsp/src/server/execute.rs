@@ -6,6 +6,7 @@ use loci_engine::requests::{
     ConfirmArgs, ContextArgs, DecideArgs, ImpactArgs, LearnArgs, RecapArgs, RememberArgs,
     ResolveArgs, SyncArgs, SynthesizeArgs, WhyArgs,
 };
+use loci_engine::text::markdown;
 
 use super::*;
 
@@ -145,14 +146,14 @@ impl Inner {
             "loci.sync" => self.sync_command(args).await.map(Some),
             "loci.why" => {
                 let req: WhyArgs = args.request()?;
-                self.engine_command(args, false, move |ws| req.run(ws), commands::why_markdown)
+                self.engine_command(args, false, move |ws| req.run(ws), markdown::why)
                     .await
                     .map(Some)
             }
             "loci.recap" => {
                 let mut req: RecapArgs = args.request()?;
                 req.n = req.n.min(1_000);
-                self.engine_command(args, false, move |ws| req.run(ws), commands::recap_markdown)
+                self.engine_command(args, false, move |ws| req.run(ws), markdown::recap)
                     .await
                     .map(Some)
             }
@@ -170,65 +171,40 @@ impl Inner {
                             req.run_append(ws, None)
                         }
                     },
-                    commands::written_markdown,
+                    markdown::written,
                 )
                 .await
                 .map(Some)
             }
             "loci.decide" => {
                 let req: DecideArgs = args.request()?;
-                self.engine_command(
-                    args,
-                    true,
-                    move |ws| req.run(ws, None),
-                    commands::written_markdown,
-                )
-                .await
-                .map(Some)
+                self.engine_command(args, true, move |ws| req.run(ws, None), markdown::written)
+                    .await
+                    .map(Some)
             }
             "loci.learn" => {
                 let req: LearnArgs = args.request()?;
-                self.engine_command(
-                    args,
-                    true,
-                    move |ws| req.run(ws, None),
-                    commands::written_markdown,
-                )
-                .await
-                .map(Some)
+                self.engine_command(args, true, move |ws| req.run(ws, None), markdown::written)
+                    .await
+                    .map(Some)
             }
             "loci.confirm" => {
                 let req: ConfirmArgs = args.request()?;
-                self.engine_command(
-                    args,
-                    true,
-                    move |ws| req.run(ws, None),
-                    commands::confirmed_markdown,
-                )
-                .await
-                .map(Some)
+                self.engine_command(args, true, move |ws| req.run(ws, None), markdown::confirmed)
+                    .await
+                    .map(Some)
             }
             "loci.context" => {
                 let req: ContextArgs = args.request()?;
-                self.engine_command(
-                    args,
-                    false,
-                    move |ws| req.run(ws),
-                    commands::context_markdown,
-                )
-                .await
-                .map(Some)
+                self.engine_command(args, false, move |ws| req.run(ws), markdown::context)
+                    .await
+                    .map(Some)
             }
             "loci.resolve" => {
                 let req: ResolveArgs = args.request()?;
-                self.engine_command(
-                    args,
-                    true,
-                    move |ws| req.run(ws),
-                    commands::resolved_markdown,
-                )
-                .await
-                .map(Some)
+                self.engine_command(args, true, move |ws| req.run(ws), markdown::resolved)
+                    .await
+                    .map(Some)
             }
             other => Err(commands::not_available(
                 commands::spec(other, debug).unwrap_or(args.spec),
@@ -318,7 +294,7 @@ impl Inner {
         .await??;
         Ok(commands::with_markdown(
             &env,
-            commands::impact_markdown(&env),
+            markdown::impact(&env),
             &notes,
         ))
     }
@@ -361,7 +337,7 @@ impl Inner {
             .await
             .map_err(|e| e.to_error("loci.scan"))?;
         self.after_scan(&root).await;
-        let markdown = commands::scan_markdown(&root.path.display().to_string(), &env);
+        let markdown = markdown::scan(&root.path.display().to_string(), &env);
         Ok(commands::with_markdown(&env, markdown, &[]))
     }
 
@@ -376,7 +352,7 @@ impl Inner {
                     args,
                     true,
                     move |ws| req.run(ws),
-                    |env| commands::text_markdown("Sync", env, loci_engine::text::sync),
+                    |env| markdown::text("Sync", env, loci_engine::text::sync),
                 )
                 .await;
         }
@@ -393,7 +369,7 @@ impl Inner {
         self.after_sync(&root, Ok(behind)).await;
         Ok(commands::with_markdown(
             &env,
-            commands::text_markdown("Sync", &env, loci_engine::text::sync),
+            markdown::text("Sync", &env, loci_engine::text::sync),
             &notes,
         ))
     }
@@ -409,13 +385,7 @@ impl Inner {
                     args,
                     false,
                     move |ws| ws.synthesis_prompts(&targets),
-                    |env| {
-                        commands::text_markdown(
-                            "Prompts",
-                            env,
-                            loci_engine::text::synthesis_prompts,
-                        )
-                    },
+                    |env| markdown::text("Prompts", env, loci_engine::text::synthesis_prompts),
                 )
                 .await;
         }
@@ -442,8 +412,7 @@ impl Inner {
                 self.tell_behind(&root, &behind).await;
             }
         }
-        let markdown =
-            commands::text_markdown("Pages written", &env, loci_engine::text::synthesis_report);
+        let markdown = markdown::text("Pages written", &env, loci_engine::text::synthesis_report);
         Ok(commands::with_markdown(&env, markdown, &[]))
     }
 }
