@@ -12,8 +12,9 @@
 //! files, symbols, references and imports), [`memory`] (what people and agents wrote),
 //! [`audit`] (memory checked against the map), [`context`] (answers over all three), and
 //! [`init`] (`loci init`). At the top: this facade, the settings ([`Config`]), the
-//! [`Envelope`], the workspace boundary and the [`SecretRules`] every layer honours, and
-//! the words every door prints ([`text`], [`words`]).
+//! [`Envelope`], the workspace boundary and the [`SecretRules`] every layer honours, the
+//! request of each operation every door takes ([`requests`]), and the words every door
+//! prints ([`text`], [`words`]).
 //!
 //! # Operations
 //!
