@@ -1,5 +1,10 @@
 //! The command line: every subcommand and option of `loci` (clap derive), and the value
 //! parsers of counts and confidences.
+//!
+//! A subcommand of an operation maps onto its engine request
+//! ([`loci_engine::requests`]) in `commands/`, and its flags' defaults are the requests'
+//! (`requests::defaults`), except two lists the CLI prints longer than an MCP page holds:
+//! `impact --limit` ([`loci_engine::map::IMPACT_LIMIT`]) and `list --limit` (0: all).
 
 use std::path::PathBuf;
 
@@ -152,7 +157,7 @@ pub(crate) enum Command {
         /// A repo-relative path or a symbol name/key.
         target: String,
         /// Hops to follow (at least 1).
-        #[arg(long, default_value_t = 3, value_parser = whole::<u32>("hops", 1), allow_negative_numbers = true)]
+        #[arg(long, default_value_t = loci_engine::requests::defaults::DEPTH, value_parser = whole::<u32>("hops", 1), allow_negative_numbers = true)]
         depth: u32,
         /// Follow only stated edges (proven by a parser: imports, names they bind, module
         /// paths), not derived ones.
@@ -291,7 +296,7 @@ pub(crate) enum Command {
         #[arg(long)]
         path: Option<String>,
         /// Hits per kind.
-        #[arg(long, default_value_t = 10, value_parser = whole::<u32>("hits", 0), allow_negative_numbers = true)]
+        #[arg(long, default_value_t = loci_engine::requests::defaults::SEARCH_LIMIT, value_parser = whole::<u32>("hits", 0), allow_negative_numbers = true)]
         limit: u32,
     },
     /// What to know before touching something: ranked memory, code and docs within a
@@ -368,7 +373,7 @@ pub(crate) enum Command {
     /// The last N sessions and what they changed.
     Recap {
         /// How many sessions.
-        #[arg(default_value_t = 3, value_parser = whole::<u32>("sessions", 1), allow_negative_numbers = true)]
+        #[arg(default_value_t = loci_engine::requests::defaults::RECAP, value_parser = whole::<u32>("sessions", 1), allow_negative_numbers = true)]
         n: u32,
     },
     /// First drafts of pages by the model command `[synthesis] command` names (off until

@@ -12,8 +12,9 @@
 //! files, symbols, references and imports), [`memory`] (what people and agents wrote),
 //! [`audit`] (memory checked against the map), [`context`] (answers over all three), and
 //! [`init`] (`loci init`). At the top: this facade, the settings ([`Config`]), the
-//! [`Envelope`], the workspace boundary and the [`SecretRules`] every layer honours, and
-//! the words every door prints ([`text`], [`words`]).
+//! [`Envelope`], the workspace boundary and the [`SecretRules`] every layer honours, the
+//! request of each operation every door takes ([`requests`]), and the words every door
+//! prints ([`text`], [`words`]).
 //!
 //! # Operations
 //!
@@ -108,6 +109,8 @@ pub mod context;
 pub mod init;
 pub mod map;
 pub mod memory;
+// One request type per operation, the arguments every door takes (`requests/`).
+pub mod requests;
 
 // Cross-cutting: settings, the envelope, the workspace boundary and the secrets every
 // layer honours, and the words every door prints.

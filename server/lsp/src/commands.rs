@@ -11,19 +11,20 @@
 //! ([`Cursor`]: the last hover, code action or edit): `loci.why` the cursor's `path:line`,
 //! `loci.impact` the symbol around it (else its file), `loci.remember` and `loci.confirm`
 //! its file. Results are the engine's envelope as JSON plus a `markdown` field for editors
-//! that just show text.
+//! that just show text, rendered by the engine ([`loci_engine::text::markdown`]).
 //!
 //! Error codes outside JSON-RPC's and LSP's reserved ranges:
 //! [`NOT_FOUND`], [`NOT_AVAILABLE`], [`NO_WORKSPACE`], [`FAILED`].
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
-use loci_engine::context::Why;
-use loci_engine::map::{Impact, ScanReport};
-use loci_engine::memory::{SessionView, Shown, WriteOptions, Written};
+use loci_engine::requests::{
+    ConfirmArgs, ContextArgs, DecideArgs, ImpactArgs, Key, KeyType, LearnArgs, RecapArgs,
+    RememberArgs, ResolveArgs, SyncArgs, SynthesizeArgs, WhyArgs, keys,
+};
 use loci_engine::{EngineError, Envelope};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use tower_lsp_server::jsonrpc::{Error, ErrorCode};
 
@@ -51,6 +52,8 @@ pub enum ArgType {
     Bool,
     /// An array of strings.
     StringList,
+    /// Any value: the request's deserialization checks it.
+    Any,
 }
 
 impl ArgType {
@@ -61,6 +64,7 @@ impl ArgType {
             ArgType::Number => "a number",
             ArgType::Bool => "a boolean",
             ArgType::StringList => "an array of strings",
+            ArgType::Any => "a value",
         }
     }
 
@@ -73,6 +77,7 @@ impl ArgType {
             ArgType::StringList => v
                 .as_array()
                 .is_some_and(|a| a.iter().all(|x| x.is_string())),
+            ArgType::Any => true,
         }
     }
 }
@@ -86,14 +91,9 @@ pub struct ArgSpec {
     pub ty: ArgType,
     /// Whether it must be present.
     pub required: bool,
-}
-
-const fn req(name: &'static str, ty: ArgType) -> ArgSpec {
-    ArgSpec {
-        name,
-        ty,
-        required: true,
-    }
+    /// The largest integer the request holds: a larger one is taken as this (a depth of
+    /// 2^40 is a depth of `u32::MAX`).
+    pub max: u64,
 }
 
 const fn opt(name: &'static str, ty: ArgType) -> ArgSpec {
@@ -101,17 +101,32 @@ const fn opt(name: &'static str, ty: ArgType) -> ArgSpec {
         name,
         ty,
         required: false,
+        max: u64::MAX,
     }
 }
 
-/// A command: its name, its argument keys, and whether the engine can serve it yet.
+const fn req(name: &'static str, ty: ArgType) -> ArgSpec {
+    ArgSpec {
+        required: true,
+        ..opt(name, ty)
+    }
+}
+
+/// A command: its name, the request its argument object deserializes into, and whether
+/// the engine can serve it yet.
 #[derive(Clone, Copy, Debug)]
 pub struct CommandSpec {
     /// `loci.impact`, ...
     pub name: &'static str,
-    /// The keys of its argument object. Every command also takes an optional `root` (a
-    /// workspace root path) or `uri` (a document; its root is used) to pick the workspace.
-    pub args: &'static [ArgSpec],
+    /// The keys of the engine request ([`loci_engine::requests`]) its argument object
+    /// deserializes into ([`Args::request`]), if it has one: its checks are read from the
+    /// request's type.
+    request: Option<fn() -> Vec<Key>>,
+    /// The command's own keys, after the request's (`replace` of `loci.remember`, the keys
+    /// of `loci.debug.text`).
+    own: &'static [ArgSpec],
+    /// Request keys the command spells its own way: `(command's key, request's key)`.
+    renamed: &'static [(&'static str, &'static str)],
     /// An example argument, for error messages.
     pub example: &'static str,
     /// False while the engine operation does not exist (the command answers
@@ -119,130 +134,131 @@ pub struct CommandSpec {
     pub available: bool,
 }
 
-use ArgType::{Bool, Integer, Number, String as Str};
+impl CommandSpec {
+    /// A command taking request `keys` (a [`loci_engine::requests::keys`]), or none.
+    const fn new(
+        name: &'static str,
+        request: Option<fn() -> Vec<Key>>,
+        example: &'static str,
+    ) -> CommandSpec {
+        CommandSpec {
+            name,
+            request,
+            own: &[],
+            renamed: &[],
+            example,
+            available: true,
+        }
+    }
 
-/// What every memory write accepts besides its own keys (the engine's `WriteOptions`).
-macro_rules! write_args {
-    ($($arg:expr),* $(,)?) => {
-        &[
-            $($arg,)*
-            opt("author", Str),
-            opt("summary", Str),
-            opt("session", Integer),
-            opt("expect_version", Integer),
-            opt("operation_id", Str),
-        ]
-    };
+    /// With keys of its own besides the request's.
+    const fn own(self, own: &'static [ArgSpec]) -> CommandSpec {
+        CommandSpec { own, ..self }
+    }
+
+    /// With request keys spelled its own way.
+    const fn renamed(self, renamed: &'static [(&'static str, &'static str)]) -> CommandSpec {
+        CommandSpec { renamed, ..self }
+    }
+
+    /// The keys of its argument object, in order: the request's (with the command's
+    /// names), then its own. Every command also takes an optional `root` (a workspace root
+    /// path) or `uri` (a document; its root is used) to pick the workspace.
+    pub fn args(&self) -> Vec<ArgSpec> {
+        let request = self.request.map(|keys| keys()).unwrap_or_default();
+        request
+            .into_iter()
+            .map(|k| {
+                let name = self
+                    .renamed
+                    .iter()
+                    .find(|(_, r)| *r == k.name)
+                    .map_or(k.name, |(c, _)| c);
+                let (ty, max) = match k.ty {
+                    KeyType::String => (ArgType::String, u64::MAX),
+                    KeyType::Integer { max } => (ArgType::Integer, max),
+                    KeyType::Number => (ArgType::Number, u64::MAX),
+                    KeyType::Bool => (ArgType::Bool, u64::MAX),
+                    KeyType::StringList => (ArgType::StringList, u64::MAX),
+                    KeyType::Other => (ArgType::Any, u64::MAX),
+                };
+                ArgSpec {
+                    name,
+                    ty,
+                    required: k.required,
+                    max,
+                }
+            })
+            .chain(self.own.iter().copied())
+            .collect()
+    }
 }
+
+use ArgType::{Bool, String as Str};
 
 /// Every command, in the order `executeCommandProvider.commands` lists them.
 pub const COMMANDS: &[CommandSpec] = &[
-    CommandSpec {
-        name: "loci.context",
-        args: &[
-            opt("query", Str),
-            opt("budget", Integer),
-            opt("open_files", ArgType::StringList),
-            opt("floor", Number),
-        ],
-        example: r#"{"query": "how does login work", "budget": 4000}"#,
-        available: true,
-    },
-    CommandSpec {
-        name: "loci.why",
-        args: &[req("target", Str)],
-        example: r#"{"target": "src/auth.py:12"}"#,
-        available: true,
-    },
-    CommandSpec {
-        name: "loci.impact",
-        args: &[
-            req("target", Str),
-            opt("depth", Integer),
-            opt("hard", Bool),
-            opt("min_confidence", Number),
-            opt("limit", Integer),
-        ],
-        example: r#"{"target": "src/auth.py", "depth": 3}"#,
-        available: true,
-    },
-    CommandSpec {
-        name: "loci.remember",
-        args: write_args![req("subject", Str), req("body", Str), opt("replace", Bool)],
-        example: r#"{"subject": "src/auth.py", "body": "login retries twice"}"#,
-        available: true,
-    },
-    CommandSpec {
-        name: "loci.decide",
-        args: write_args![req("text", Str), opt("subject", Str)],
-        example: r#"{"text": "use WAL: several processes share the DB", "subject": "server/store"}"#,
-        available: true,
-    },
-    CommandSpec {
-        name: "loci.learn",
-        args: write_args![req("text", Str), opt("subject", Str)],
-        example: r#"{"text": "tree-sitter points count only \\n as a line end"}"#,
-        available: true,
-    },
-    CommandSpec {
-        name: "loci.confirm",
-        args: write_args![req("subject", Str)],
-        example: r#"{"subject": "src/auth.py"}"#,
-        available: true,
-    },
-    CommandSpec {
-        name: "loci.resolve",
-        args: &[
-            req("contradiction", Integer),
-            opt("note", Str),
-            opt("session", Integer),
-        ],
-        example: r#"{"contradiction": 12, "note": "renamed on purpose"}"#,
-        available: true,
-    },
-    CommandSpec {
-        name: "loci.recap",
-        args: &[opt("n", Integer)],
-        example: r#"{"n": 3}"#,
-        available: true,
-    },
-    CommandSpec {
-        name: "loci.scan",
-        args: &[],
-        example: r#"{"root": "/path/to/repo"}"#,
-        available: true,
-    },
-    CommandSpec {
-        name: "loci.sync",
-        args: &[opt("limit", Integer)],
-        example: r#"{"limit": 100}"#,
-        available: true,
-    },
-    CommandSpec {
-        name: "loci.synthesize",
-        args: &[
-            opt("paths", ArgType::StringList),
-            opt("dry_run", Bool),
-            opt("session", Integer),
-        ],
-        example: r#"{"paths": ["src/auth.py"]}"#,
-        available: true,
-    },
-    CommandSpec {
-        name: "loci.debug.text",
-        args: &[req("uri", Str), opt("tree", Bool)],
-        example: r#"{"uri": "file:///path/to/a.rs", "tree": true}"#,
-        available: true,
-    },
+    CommandSpec::new(
+        "loci.context",
+        Some(keys::<ContextArgs>),
+        r#"{"query": "how does login work", "budget": 4000}"#,
+    ),
+    CommandSpec::new(
+        "loci.why",
+        Some(keys::<WhyArgs>),
+        r#"{"target": "src/auth.py:12"}"#,
+    ),
+    CommandSpec::new(
+        "loci.impact",
+        Some(keys::<ImpactArgs>),
+        r#"{"target": "src/auth.py", "depth": 3}"#,
+    ),
+    // A note is added to the page (`remember_append`); `replace` replaces it.
+    CommandSpec::new(
+        "loci.remember",
+        Some(keys::<RememberArgs>),
+        r#"{"subject": "src/auth.py", "body": "login retries twice"}"#,
+    )
+    .own(&[opt("replace", Bool)]),
+    CommandSpec::new(
+        "loci.decide",
+        Some(keys::<DecideArgs>),
+        r#"{"text": "use WAL: several processes share the DB", "subject": "server/store"}"#,
+    ),
+    CommandSpec::new(
+        "loci.learn",
+        Some(keys::<LearnArgs>),
+        r#"{"text": "tree-sitter points count only \\n as a line end"}"#,
+    ),
+    CommandSpec::new(
+        "loci.confirm",
+        Some(keys::<ConfirmArgs>),
+        r#"{"subject": "src/auth.py"}"#,
+    ),
+    CommandSpec::new(
+        "loci.resolve",
+        Some(keys::<ResolveArgs>),
+        r#"{"contradiction": 12, "note": "renamed on purpose"}"#,
+    )
+    .renamed(&[("contradiction", "id"), ("note", "notes")]),
+    CommandSpec::new("loci.recap", Some(keys::<RecapArgs>), r#"{"n": 3}"#),
+    CommandSpec::new("loci.scan", None, r#"{"root": "/path/to/repo"}"#),
+    CommandSpec::new("loci.sync", Some(keys::<SyncArgs>), r#"{"limit": 100}"#),
+    CommandSpec::new(
+        "loci.synthesize",
+        Some(keys::<SynthesizeArgs>),
+        r#"{"paths": ["src/auth.py"]}"#,
+    ),
+    CommandSpec::new(
+        "loci.debug.text",
+        None,
+        r#"{"uri": "file:///path/to/a.rs", "tree": true}"#,
+    )
+    .own(&[req("uri", Str), opt("tree", Bool)]),
 ];
 
 /// Enabled by `initializationOptions.debugCommands`: panics, to prove the server survives.
-pub const DEBUG_PANIC: CommandSpec = CommandSpec {
-    name: "loci.debug.panic",
-    args: &[],
-    example: "{}",
-    available: true,
-};
+pub const DEBUG_PANIC: CommandSpec = CommandSpec::new("loci.debug.panic", None, "{}");
 
 /// The keys every command accepts to pick the workspace.
 const ROUTING: &[ArgSpec] = &[opt("root", Str), opt("uri", Str)];
@@ -261,45 +277,41 @@ impl Args {
         self.map.get(name).and_then(Value::as_str)
     }
 
-    /// An integer argument.
-    pub fn u64(&self, name: &str) -> Option<u64> {
-        self.map.get(name).and_then(Value::as_u64)
-    }
-
-    /// A number argument.
-    pub fn f64(&self, name: &str) -> Option<f64> {
-        self.map.get(name).and_then(Value::as_f64)
-    }
-
     /// A boolean argument.
     pub fn bool(&self, name: &str) -> Option<bool> {
         self.map.get(name).and_then(Value::as_bool)
     }
 
-    /// A string-array argument (empty when absent).
-    pub fn strings(&self, name: &str) -> Vec<String> {
-        self.map
-            .get(name)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|x| x.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
+    /// Whether the argument object has `name`.
+    pub fn has(&self, name: &str) -> bool {
+        self.map.contains_key(name)
     }
 
-    /// The engine's write options from `author`, `summary`, `session`, `expect_version`,
-    /// `operation_id`. The author defaults to the engine's (`$LOCI_AUTHOR`, else
-    /// `human:$USER`): the editor's user.
-    pub fn write_options(&self) -> WriteOptions {
-        WriteOptions {
-            author: self.str("author").map(str::to_string),
-            session: self.u64("session").map(|s| s as i64),
-            summary: self.str("summary").map(str::to_string),
-            expect_version: self.u64("expect_version").map(|v| v as i64),
-            operation_id: self.str("operation_id").map(str::to_string),
+    /// The argument object as the command's engine request: without the keys that pick
+    /// the workspace and the command's own, its renamed keys under the request's names,
+    /// integers above what a field holds taken as its largest. The object was checked
+    /// against the request's keys ([`parse`]); what serde still refuses is `-32602`.
+    pub fn request<R: DeserializeOwned>(&self) -> Result<R, Error> {
+        let spec = self.spec;
+        let args = spec.args();
+        let mut object = Map::new();
+        for (key, value) in &self.map {
+            if ROUTING.iter().chain(spec.own).any(|a| a.name == key) {
+                continue;
+            }
+            let name = spec
+                .renamed
+                .iter()
+                .find(|(c, _)| c == key)
+                .map_or(key.as_str(), |(_, r)| r);
+            let value = match (args.iter().find(|a| a.name == key), value.as_u64()) {
+                (Some(a), Some(n)) if a.ty == ArgType::Integer && n > a.max => Value::from(a.max),
+                _ => value.clone(),
+            };
+            object.insert(name.to_string(), value);
         }
+        serde_json::from_value(Value::Object(object))
+            .map_err(|e| invalid(format!("{}: invalid arguments: {e}", spec.name)))
     }
 }
 
@@ -388,9 +400,10 @@ pub fn parse(
             )));
         }
     };
+    let args = spec.args();
     for (key, value) in object {
-        let Some(arg) = spec.args.iter().chain(ROUTING).find(|a| a.name == key) else {
-            let known: Vec<&str> = spec.args.iter().chain(ROUTING).map(|a| a.name).collect();
+        let Some(arg) = args.iter().chain(ROUTING).find(|a| a.name == key) else {
+            let known: Vec<&str> = args.iter().chain(ROUTING).map(|a| a.name).collect();
             return Err(invalid(format!(
                 "{command}: unknown argument `{key}`; expected {}",
                 known.join(", ")
@@ -407,7 +420,7 @@ pub fn parse(
     let mut map = object.clone();
     if let Some(cursor) = cursor {
         let mut filled = false;
-        for arg in spec.args {
+        for arg in &args {
             if !map.contains_key(arg.name)
                 && let Some(value) = from_cursor(command, arg.name, cursor)
             {
@@ -419,8 +432,7 @@ pub fn parse(
             map.insert("uri".into(), Value::String(cursor.uri.clone()));
         }
     }
-    if let Some(missing) = spec
-        .args
+    if let Some(missing) = args
         .iter()
         .find(|a| a.required && !map.contains_key(a.name))
     {
@@ -495,20 +507,6 @@ pub fn internal(message: String) -> Error {
     }
 }
 
-/// `loci.context`'s rendering: the engine already renders the answer as markdown.
-pub fn context_markdown(env: &Envelope<loci_engine::context::ContextAnswer>) -> String {
-    env.result.markdown.clone()
-}
-
-/// `loci.resolve`'s rendering.
-pub fn resolved_markdown(env: &Envelope<loci_engine::store_types::Contradiction>) -> String {
-    let c = &env.result;
-    format!(
-        "Dismissed #{} {} `{}` in `{}`: it will not be reported again.",
-        c.contradiction_id, c.kind, c.claim, c.subject
-    )
-}
-
 /// The answer of a command whose engine operation does not exist yet.
 pub fn not_available(spec: &CommandSpec) -> Error {
     error(
@@ -562,211 +560,6 @@ pub fn with_markdown<T: Serialize>(env: &Envelope<T>, markdown: String, notes: &
         map.insert("markdown".into(), Value::String(markdown));
     }
     value
-}
-
-/// Markdown for an impact answer.
-pub fn impact_markdown(env: &Envelope<Impact>) -> String {
-    let i = &env.result;
-    let mut s = format!(
-        "**Impact of `{}`** ({}, depth {}, {})\n\n",
-        i.target.join("`, `"),
-        i.mode,
-        i.depth,
-        loci_engine::text::edges_followed(i.hard, i.min_confidence)
-    );
-    if i.nodes.is_empty() {
-        s.push_str("Nothing depends on it in the map.\n");
-    }
-    for n in &i.nodes {
-        let _ = writeln!(
-            s,
-            "- {} `{}` via {} at `{}` ({}, {:.2})",
-            n.depth,
-            n.id,
-            n.via.kind,
-            n.via.at,
-            loci_engine::text::provenance(&n.via.provenance, n.via.source.as_deref()),
-            n.via.confidence
-        );
-    }
-    if env.limits.omitted > 0 {
-        let _ = write!(
-            s,
-            "\n… and {} more, not listed ({} in all; `\"limit\": 0` lists all).\n",
-            env.limits.omitted, i.dependents
-        );
-    }
-    if i.weaker > 0 {
-        let _ = write!(
-            s,
-            "\n{} more only through weaker edges (below confidence {:.2}), not counted; \
-             `\"min_confidence\": 0` follows them.\n",
-            i.weaker, i.min_confidence
-        );
-    }
-    let _ = write!(s, "\n{} files affected.", i.files_affected);
-    push_warnings(&mut s, env);
-    s
-}
-
-/// Markdown for a memory write.
-pub fn written_markdown(env: &Envelope<Written>) -> String {
-    let w = &env.result;
-    let mut s = format!(
-        "Wrote `{}` v{} as {}{}",
-        w.page.subject,
-        w.revision.version,
-        w.revision.author,
-        if w.replayed {
-            " (replayed: an identical earlier request)"
-        } else {
-            ""
-        }
-    );
-    if !w.claims.is_empty() {
-        let claims: Vec<String> = w
-            .claims
-            .iter()
-            .map(|c| match (&c.resolved, c.definitions.is_empty()) {
-                (Some(r), _) => format!("`{}` → `{r}`", c.text),
-                (None, false) => format!("`{}` → {} definitions", c.text, c.definitions.len()),
-                (None, true) => format!("`{}` (unresolved)", c.text),
-            })
-            .collect();
-        let _ = write!(s, "\n\nClaims: {}", claims.join(", "));
-    }
-    push_warnings(&mut s, env);
-    s
-}
-
-/// Markdown for `confirm`.
-pub fn confirmed_markdown(env: &Envelope<Shown>) -> String {
-    let c = &env.result;
-    let mut s = format!(
-        "Confirmed `{}` v{}: {} claims re-snapshotted against the code",
-        c.page.subject,
-        c.revision.version,
-        c.claims.len()
-    );
-    push_warnings(&mut s, env);
-    s
-}
-
-/// Markdown for `why`.
-pub fn why_markdown(env: &Envelope<Why>) -> String {
-    let w = &env.result;
-    let mut s = format!(
-        "**Why `{}`**: `{}` v{} by {} at {} (matched by {})",
-        w.query,
-        w.subject,
-        w.revision.version,
-        w.revision.author,
-        w.revision.created_at,
-        w.matched_by
-    );
-    if let Some(summary) = &w.revision.summary {
-        let _ = write!(s, "\n\n_{summary}_");
-    }
-    let quoted: Vec<String> = w
-        .entry
-        .as_deref()
-        .unwrap_or(&w.revision.body)
-        .lines()
-        .take(8)
-        .map(|l| format!("> {l}"))
-        .collect();
-    if !quoted.is_empty() {
-        let _ = write!(s, "\n\n{}", quoted.join("\n"));
-    }
-    if let Some(session) = &w.session {
-        let _ = write!(
-            s,
-            "\n\nSession #{}{} by {}",
-            session.session_id,
-            session
-                .task
-                .as_deref()
-                .map(|t| format!(" ({t})"))
-                .unwrap_or_default(),
-            session.author
-        );
-    }
-    for e in &w.events {
-        let _ = write!(s, "\n- event #{} `{}`", e.event_id, e.kind);
-    }
-    if let Some(note) = &w.commit_note {
-        let _ = write!(s, "\n\nCommit: {note}");
-    }
-    if let Some(commit) = &w.commit {
-        let _ = write!(s, "\n\nCommit `{}`", commit.hash);
-    }
-    push_warnings(&mut s, env);
-    s
-}
-
-/// Markdown for `recap`.
-pub fn recap_markdown(env: &Envelope<Vec<SessionView>>) -> String {
-    let mut s = String::from("**Recent sessions**");
-    if env.result.is_empty() {
-        s.push_str("\n\nNo sessions yet.");
-    }
-    for v in &env.result {
-        let _ = write!(
-            s,
-            "\n\n- #{} {} by {}, {}{}",
-            v.session.session_id,
-            v.session.task.as_deref().unwrap_or("(no task)"),
-            v.session.author,
-            v.session.started_at,
-            v.session
-                .ended_at
-                .as_deref()
-                .map(|e| format!(" – {e}"))
-                .unwrap_or_else(|| " (open)".into())
-        );
-        for p in &v.digest.pages {
-            let _ = write!(s, "\n  - `{}` v{}", p.subject, p.version);
-        }
-        for d in &v.digest.decisions {
-            let _ = write!(s, "\n  - decision: {d}");
-        }
-        for l in &v.digest.lessons {
-            let _ = write!(s, "\n  - lesson: {l}");
-        }
-    }
-    push_warnings(&mut s, env);
-    s
-}
-
-/// An answer the engine renders as text (the CLI's output), under a bold title.
-pub fn text_markdown<T>(
-    title: &str,
-    env: &Envelope<T>,
-    render: impl FnOnce(loci_engine::text::Out, &T) -> std::io::Result<()>,
-) -> String {
-    let text = loci_engine::text::to_string(|o| render(o, &env.result));
-    let mut s = format!("**{title}**\n\n```text\n{}\n```", text.trim_end());
-    push_warnings(&mut s, env);
-    s
-}
-
-/// Markdown for a scan answer.
-pub fn scan_markdown(root: &str, env: &Envelope<ScanReport>) -> String {
-    let mut s = format!(
-        "**Scan of `{root}`**: {}",
-        crate::roots::scan_summary(&env.result)
-    );
-    push_warnings(&mut s, env);
-    s
-}
-
-fn push_warnings<T>(s: &mut String, env: &Envelope<T>) {
-    for w in &env.stale_warnings {
-        let _ = write!(s, "\n\n⚠ `{}`: {}", w.path, w.reason);
-    }
-    for note in &env.capability.notes {
-        let _ = write!(s, "\n\n_{note}_");
-    }
 }
 
 #[cfg(test)]

@@ -429,7 +429,7 @@ impl Root {
             }),
         };
         let summary = match &result {
-            Ok(env) => scan_summary(&env.result),
+            Ok(env) => loci_engine::text::markdown::scan_summary(&env.result),
             Err(e) => e.message.clone(),
         };
         // Scanned before the progress ends: a hover the client sends on seeing the end must
@@ -655,25 +655,4 @@ pub(crate) fn behind_message(count: u64) -> String {
         1 => "1 page behind the code".into(),
         n => format!("{n} pages behind the code"),
     }
-}
-
-/// One line about a scan: what changed and what the map holds.
-pub(crate) fn scan_summary(r: &ScanReport) -> String {
-    let mut s = format!(
-        "{} files, {} symbols; {} added, {} modified, {} deleted, {} renamed, {} unchanged in {} ms",
-        r.totals.files,
-        r.totals.symbols,
-        r.added.len(),
-        r.modified.len(),
-        r.deleted.len(),
-        r.renamed.len(),
-        r.unchanged,
-        r.duration_ms
-    );
-    let skipped: u64 = r.skipped.values().sum();
-    if skipped > 0 {
-        let reasons: Vec<String> = r.skipped.iter().map(|(k, v)| format!("{k}: {v}")).collect();
-        s.push_str(&format!("; skipped {skipped} ({})", reasons.join(", ")));
-    }
-    s
 }

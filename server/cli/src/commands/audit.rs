@@ -1,5 +1,7 @@
 //! The audit's commands: `lint`, `check` (plain or SARIF), `resolve` and `drift`.
 
+use loci_engine::requests::{DriftArgs, ResolveArgs};
+
 use super::*;
 
 /// Runs one of this module's commands (see the module's doc); another is a bug of
@@ -23,12 +25,12 @@ pub(crate) fn run(command: Command, ws: &mut Workspace, ctx: &Ctx<'_>) -> anyhow
             env.result.passed
         }
         Command::Resolve { id, notes, session } => {
-            match ws.resolve(id, notes.as_deref(), session) {
+            match (ResolveArgs { id, notes, session }).run(ws) {
                 Err(EngineError::NotFound(m)) => return not_found(out, ws, &m).map(Answer::Exit),
                 env => out.resolved(&env?)?,
             }
         }
-        Command::Drift { since } => out.drift(&ws.drift(since)?)?,
+        Command::Drift { since } => out.drift(&DriftArgs { since }.run(ws)?)?,
         other => unreachable!("dispatch routes only audit commands here, not {other:?}"),
     };
     Ok(Answer::Found(found))

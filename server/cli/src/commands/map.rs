@@ -1,6 +1,11 @@
 //! The map's commands: `scan`, `embed`, `sync`, the structural questions (`symbol`,
 //! `refs`, `callers`, `callees`, `outline`, `source`, `deps`, `impact`) and `stats`.
 
+use loci_engine::requests::{
+    CalleesArgs, CallersArgs, DepsArgs, ImpactArgs, OutlineArgs, ReferencesArgs, SourceArgs,
+    SymbolArgs, SyncArgs,
+};
+
 use super::*;
 
 /// Runs one of this module's commands (see the module's doc); another is a bug of
@@ -45,27 +50,48 @@ pub(crate) fn run(
             out.embed(&env)?
         }
         Command::Symbol { name, limit } => {
-            let env = ws.symbol(&key_here(name), limit)?;
+            let env = SymbolArgs {
+                name: key_here(name),
+                limit,
+            }
+            .run(ws)?;
             *miss = unknown_symbol(&env).or(miss.take());
             out.symbols(&env)?
         }
         Command::Refs { name, limit } => {
-            let env = ws.refs(&key_here(name), limit)?;
+            let env = ReferencesArgs {
+                name: key_here(name),
+                limit,
+            }
+            .run(ws)?;
             *miss = unknown_symbol(&env).or(miss.take());
             out.refs(&env)?
         }
         Command::Callees { symbol, limit } => {
-            let env = ws.callees(&key_here(symbol), limit)?;
+            let env = CalleesArgs {
+                symbol: key_here(symbol),
+                limit,
+            }
+            .run(ws)?;
             *miss = unknown_symbol(&env).or(miss.take());
             out.callees(&env)?
         }
-        Command::Outline { path, limit } => match ws.outline(&here(path), limit) {
+        Command::Outline { path, limit } => match (OutlineArgs {
+            path: here(path),
+            limit,
+        })
+        .run(ws)
+        {
             Err(EngineError::NotFound(message)) => {
                 return map_not_found(out, ws, &message).map(Answer::Exit);
             }
             env => out.outline(&env?)?,
         },
-        Command::Source { name } => match ws.source(&key_here(name)) {
+        Command::Source { name } => match (SourceArgs {
+            name: key_here(name),
+        })
+        .run(ws)
+        {
             Err(EngineError::NotFound(message)) => {
                 return not_found(out, ws, &message).map(Answer::Exit);
             }
@@ -85,7 +111,12 @@ pub(crate) fn run(
                 "no callers of `{}` at confidence {min_confidence:.2} or more",
                 quoted(&symbol)
             );
-            let env = ws.callers_with(&key_here(symbol), limit, min_confidence)?;
+            let env = CallersArgs {
+                symbol: key_here(symbol),
+                limit,
+                min_confidence,
+            }
+            .run(ws)?;
             if env.result.targets_total == 0 {
                 *miss = unknown_symbol(&env).or(Some(typo));
             } else if env.result.weaker > 0 {
@@ -93,7 +124,12 @@ pub(crate) fn run(
             }
             out.callers(&env)?
         }
-        Command::Deps { path, reverse } => match ws.deps(&here(path), reverse) {
+        Command::Deps { path, reverse } => match (DepsArgs {
+            path: here(path),
+            reverse,
+        })
+        .run(ws)
+        {
             Err(EngineError::NotFound(message)) => {
                 return map_not_found(out, ws, &message).map(Answer::Exit);
             }
@@ -105,15 +141,15 @@ pub(crate) fn run(
             hard,
             min_confidence,
             limit,
-        } => match ws.impact_with(
-            &here(target.clone()),
+        } => match (ImpactArgs {
+            target: here(target.clone()),
             depth,
-            loci_engine::map::Edges {
-                hard,
-                min_confidence,
-            },
+            hard,
+            min_confidence,
             limit,
-        ) {
+        })
+        .run(ws)
+        {
             Err(EngineError::NotFound(message)) => {
                 return map_not_found(out, ws, &message).map(Answer::Exit);
             }
@@ -131,7 +167,7 @@ pub(crate) fn run(
         },
         Command::Stats => out.stats(&ws.stats()?)?,
         Command::Sync { limit, quiet } => {
-            let env = ws.sync(limit)?;
+            let env = SyncArgs { limit }.run(ws)?;
             if quiet { true } else { out.sync(&env)? }
         }
         other => unreachable!("dispatch routes only map commands here, not {other:?}"),

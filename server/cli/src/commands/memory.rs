@@ -2,6 +2,12 @@
 //! `history`, `asof`), pins, rollbacks, confirmations, topics, facts, sessions and
 //! `synthesize`.
 
+use loci_engine::requests::{
+    AsofArgs, ConfirmArgs, DecideArgs, FactAddArgs, HistoryArgs, LearnArgs, MemoryListArgs,
+    PinArgs, RecapArgs, RememberArgs, RollbackArgs, SessionBeginArgs, SessionEndArgs, ShowArgs,
+    SynthesizeArgs,
+};
+
 use super::*;
 
 /// Runs one of this module's commands (see the module's doc); another is a bug of
@@ -15,7 +21,14 @@ pub(crate) fn run(command: Command, ws: &mut Workspace, ctx: &Ctx<'_>) -> anyhow
             prefix,
             kinds,
             limit,
-        } => out.page_entries(&ws.memory_list(&here(prefix), &kinds, limit)?)?,
+        } => out.page_entries(
+            &MemoryListArgs {
+                prefix: here(prefix),
+                kinds,
+                limit,
+            }
+            .run(ws)?,
+        )?,
         Command::Remember {
             subject,
             file,
@@ -38,43 +51,58 @@ pub(crate) fn run(command: Command, ws: &mut Workspace, ctx: &Ctx<'_>) -> anyhow
                     ));
                 }
             };
-            out.written(&ws.remember(&here(subject), &body, &write.options())?)?
+            out.written(&RememberArgs::new(here(subject), body, write.options()).run(ws, None)?)?
         }
         Command::Decide {
             text,
             subject,
             write,
-        } => out.written(&ws.decide(&text, subject.map(here).as_deref(), &write.options())?)?,
+        } => {
+            out.written(&DecideArgs::new(text, subject.map(here), write.options()).run(ws, None)?)?
+        }
         Command::Learn {
             text,
             subject,
             write,
-        } => out.written(&ws.learn(&text, subject.map(here).as_deref(), &write.options())?)?,
-        Command::Show { subject, version } => match ws.show(&here(subject), version) {
+        } => {
+            out.written(&LearnArgs::new(text, subject.map(here), write.options()).run(ws, None)?)?
+        }
+        Command::Show { subject, version } => match (ShowArgs {
+            subject: here(subject),
+            version,
+        })
+        .run(ws)
+        {
             Err(EngineError::NotFound(m)) => return not_found(out, ws, &m).map(Answer::Exit),
             env => out.shown(&env?)?,
         },
-        Command::History { subject } => match ws.history(&here(subject)) {
+        Command::History { subject } => match (HistoryArgs {
+            subject: here(subject),
+        })
+        .run(ws)
+        {
             Err(EngineError::NotFound(m)) => return not_found(out, ws, &m).map(Answer::Exit),
             env => out.history(&env?)?,
         },
         Command::Pin { subject, write } => {
-            out.page(&ws.pin(&here(subject), true, &write.options())?)?
+            out.page(&PinArgs::new(here(subject), true, write.options()).run(ws, None)?)?
         }
         Command::Unpin { subject, write } => {
-            out.page(&ws.pin(&here(subject), false, &write.options())?)?
+            out.page(&PinArgs::new(here(subject), false, write.options()).run(ws, None)?)?
         }
         Command::Rollback {
             subject,
             version,
             write,
-        } => out.written(&ws.rollback(&here(subject), version, &write.options())?)?,
-        Command::Asof { date, show } => match ws.asof(&date, show.as_deref()) {
+        } => {
+            out.written(&RollbackArgs::new(here(subject), version, write.options()).run(ws, None)?)?
+        }
+        Command::Asof { date, show } => match (AsofArgs { date, show }).run(ws) {
             Err(EngineError::NotFound(m)) => return not_found(out, ws, &m).map(Answer::Exit),
             env => out.asof(&env?)?,
         },
         Command::Confirm { subject, write } => {
-            out.confirmed(&ws.confirm(&here(subject), &write.options())?)?
+            out.confirmed(&ConfirmArgs::new(here(subject), write.options()).run(ws, None)?)?
         }
         Command::Topic { command } => match command {
             TopicCommand::Add { topic, member } => {
@@ -93,7 +121,8 @@ pub(crate) fn run(command: Command, ws: &mut Workspace, ctx: &Ctx<'_>) -> anyhow
                 exit,
                 write,
             } => out.facts(
-                &ws.fact_add(&claim, &cmd, expect.as_deref(), exit, &write.options())?
+                &FactAddArgs::new(claim, cmd, expect, exit, write.options())
+                    .run(ws, None)?
                     .map(|f| vec![f]),
             )?,
             FactCommand::List => out.facts(&ws.fact_list()?)?,
@@ -101,14 +130,15 @@ pub(crate) fn run(command: Command, ws: &mut Workspace, ctx: &Ctx<'_>) -> anyhow
         },
         Command::Session { command } => match command {
             SessionCommand::Begin { task, author } => {
-                out.session(&ws.session_begin(task.as_deref(), author.as_deref())?)?
+                out.session(&SessionBeginArgs { task, author }.run(ws, None)?)?
             }
             SessionCommand::End { session, summary } => out.sessions(
-                &ws.session_end(session, summary.as_deref())?
+                &SessionEndArgs { session, summary }
+                    .run(ws)?
                     .map(|s| vec![s]),
             )?,
         },
-        Command::Recap { n } => out.sessions(&ws.recap(n)?)?,
+        Command::Recap { n } => out.sessions(&RecapArgs { n }.run(ws)?)?,
         Command::Synthesize {
             paths,
             plan,
@@ -117,11 +147,12 @@ pub(crate) fn run(command: Command, ws: &mut Workspace, ctx: &Ctx<'_>) -> anyhow
             session,
         } => {
             use loci_engine::memory::synthesis::Targets;
-            let targets = if paths.is_empty() {
-                Targets::Pending
-            } else {
-                Targets::Paths(paths.into_iter().map(here).collect())
+            let req = SynthesizeArgs {
+                paths: paths.into_iter().map(here).collect(),
+                dry_run,
+                session,
             };
+            let targets = req.targets();
             if plan {
                 out.synthesis_plan(&ws.synthesis_plan()?)?
             } else if !pending && matches!(targets, Targets::Pending) {
@@ -131,11 +162,11 @@ pub(crate) fn run(command: Command, ws: &mut Workspace, ctx: &Ctx<'_>) -> anyhow
                      (`loci synthesize --plan` lists them)"
                         .into(),
                 ));
-            } else if dry_run {
+            } else if req.dry_run {
                 out.synthesis_prompts(&ws.synthesis_prompts(&targets)?)?
             } else {
                 let bar = output::SynthesisBar::new(ctx.json);
-                let report = ws.synthesize(&targets, session, &|p| bar.update(p));
+                let report = ws.synthesize(&targets, req.session, &|p| bar.update(p));
                 bar.finish();
                 out.synthesis_report(&report?)?
             }

@@ -1,6 +1,8 @@
 //! The questions answered from map and memory together: `why`, `search`, `context`, and
 //! their measures `eval` and `calibrate`.
 
+use loci_engine::requests::{ContextArgs, SearchArgs, SearchKind, WhyArgs};
+
 use super::*;
 
 /// Runs one of this module's commands (see the module's doc); another is a bug of
@@ -10,7 +12,11 @@ pub(crate) fn run(command: Command, ws: &mut Workspace, ctx: &Ctx<'_>) -> anyhow
     let (cwd, root) = (ctx.cwd, ctx.root);
     let here = |arg: String| from_cwd(arg, cwd, root);
     let found = match command {
-        Command::Why { target } => match ws.why(&from_cwd_with_line(target, ctx.cwd, ctx.root)) {
+        Command::Why { target } => match (WhyArgs {
+            target: from_cwd_with_line(target, ctx.cwd, ctx.root),
+        })
+        .run(ws)
+        {
             Err(EngineError::NotFound(m)) => return not_found(out, ws, &m).map(Answer::Exit),
             env => out.why(&env?)?,
         },
@@ -20,22 +26,22 @@ pub(crate) fn run(command: Command, ws: &mut Workspace, ctx: &Ctx<'_>) -> anyhow
             path,
             limit,
         } => {
-            use loci_engine::context::HitKind;
             let kinds = kinds
                 .into_iter()
                 .map(|k| match k {
-                    KindArg::Memory => HitKind::Memory,
-                    KindArg::Symbol => HitKind::Symbol,
-                    KindArg::Doc => HitKind::Doc,
+                    KindArg::Memory => SearchKind::Memory,
+                    KindArg::Symbol => SearchKind::Symbol,
+                    KindArg::Doc => SearchKind::Doc,
                 })
                 .collect();
-            let options = loci_engine::context::SearchOptions {
-                kinds,
+            let req = SearchArgs {
+                query,
+                kinds: Some(kinds),
                 // From the current folder, as every path argument (`--path mime` in `email/`).
-                path_prefix: path.map(here),
-                limit: Some(limit),
+                path: path.map(here),
+                limit,
             };
-            out.search(&ws.search(&query, &options)?)?
+            out.search(&req.run(ws)?)?
         }
         Command::Context {
             query,
@@ -43,13 +49,13 @@ pub(crate) fn run(command: Command, ws: &mut Workspace, ctx: &Ctx<'_>) -> anyhow
             budget,
             floor,
         } => {
-            let req = loci_engine::context::ContextRequest {
+            let req = ContextArgs {
                 query,
-                open_files: open.into_iter().map(here).collect(),
+                open_files: Some(open.into_iter().map(here).collect()),
                 budget,
                 floor,
             };
-            out.context(&ws.context(&req)?)?
+            out.context(&req.run(ws)?)?
         }
         Command::Eval { cases, k } => out.eval(&ws.eval(&cases, k)?)?,
         Command::Calibrate { cases } => out.calibration(&ws.calibrate(&cases)?)?,

@@ -8,6 +8,7 @@
 //! pages long text. [`footer`] is the part both print after the body.
 
 mod audit;
+pub mod markdown;
 mod memory;
 
 use std::io::{self, Write};

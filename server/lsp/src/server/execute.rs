@@ -2,6 +2,12 @@
 //! debug views), the cursor they default to, and how their results are shown (a
 //! message, or a markdown answer written to a file the editor opens).
 
+use loci_engine::requests::{
+    ConfirmArgs, ContextArgs, DecideArgs, ImpactArgs, LearnArgs, RecapArgs, RememberArgs,
+    ResolveArgs, SyncArgs, SynthesizeArgs, WhyArgs,
+};
+use loci_engine::text::markdown;
+
 use super::*;
 
 impl Inner {
@@ -139,26 +145,20 @@ impl Inner {
             "loci.synthesize" => self.synthesize_command(args).await.map(Some),
             "loci.sync" => self.sync_command(args).await.map(Some),
             "loci.why" => {
-                let target = args.str("target").unwrap_or_default().to_string();
-                self.engine_command(
-                    args,
-                    false,
-                    move |ws| ws.why(&target),
-                    commands::why_markdown,
-                )
-                .await
-                .map(Some)
+                let req: WhyArgs = args.request()?;
+                self.engine_command(args, false, move |ws| req.run(ws), markdown::why)
+                    .await
+                    .map(Some)
             }
             "loci.recap" => {
-                let n = args.u64("n").unwrap_or(3).min(1_000) as u32;
-                self.engine_command(args, false, move |ws| ws.recap(n), commands::recap_markdown)
+                let mut req: RecapArgs = args.request()?;
+                req.n = req.n.min(1_000);
+                self.engine_command(args, false, move |ws| req.run(ws), markdown::recap)
                     .await
                     .map(Some)
             }
             "loci.remember" => {
-                let subject = args.str("subject").unwrap_or_default().to_string();
-                let body = args.str("body").unwrap_or_default().to_string();
-                let opts = args.write_options();
+                let req: RememberArgs = args.request()?;
                 // A note is added to the page; replacing it is explicit.
                 let replace = args.bool("replace").unwrap_or(false);
                 self.engine_command(
@@ -166,76 +166,45 @@ impl Inner {
                     true,
                     move |ws| {
                         if replace {
-                            ws.remember(&subject, &body, &opts)
+                            req.run(ws, None)
                         } else {
-                            ws.remember_append(&subject, &body, &opts)
+                            req.run_append(ws, None)
                         }
                     },
-                    commands::written_markdown,
+                    markdown::written,
                 )
                 .await
                 .map(Some)
             }
-            "loci.decide" | "loci.learn" => {
-                let decide = args.spec.name == "loci.decide";
-                let text = args.str("text").unwrap_or_default().to_string();
-                let subject = args.str("subject").map(str::to_string);
-                let opts = args.write_options();
-                self.engine_command(
-                    args,
-                    true,
-                    move |ws| {
-                        if decide {
-                            ws.decide(&text, subject.as_deref(), &opts)
-                        } else {
-                            ws.learn(&text, subject.as_deref(), &opts)
-                        }
-                    },
-                    commands::written_markdown,
-                )
-                .await
-                .map(Some)
+            "loci.decide" => {
+                let req: DecideArgs = args.request()?;
+                self.engine_command(args, true, move |ws| req.run(ws, None), markdown::written)
+                    .await
+                    .map(Some)
+            }
+            "loci.learn" => {
+                let req: LearnArgs = args.request()?;
+                self.engine_command(args, true, move |ws| req.run(ws, None), markdown::written)
+                    .await
+                    .map(Some)
             }
             "loci.confirm" => {
-                let subject = args.str("subject").unwrap_or_default().to_string();
-                let opts = args.write_options();
-                self.engine_command(
-                    args,
-                    true,
-                    move |ws| ws.confirm(&subject, &opts),
-                    commands::confirmed_markdown,
-                )
-                .await
-                .map(Some)
+                let req: ConfirmArgs = args.request()?;
+                self.engine_command(args, true, move |ws| req.run(ws, None), markdown::confirmed)
+                    .await
+                    .map(Some)
             }
             "loci.context" => {
-                let req = loci_engine::context::ContextRequest {
-                    query: args.str("query").unwrap_or_default().to_string(),
-                    open_files: args.strings("open_files"),
-                    budget: args.u64("budget"),
-                    floor: args.f64("floor"),
-                };
-                self.engine_command(
-                    args,
-                    false,
-                    move |ws| ws.context(&req),
-                    commands::context_markdown,
-                )
-                .await
-                .map(Some)
+                let req: ContextArgs = args.request()?;
+                self.engine_command(args, false, move |ws| req.run(ws), markdown::context)
+                    .await
+                    .map(Some)
             }
             "loci.resolve" => {
-                let id = args.u64("contradiction").unwrap_or_default() as i64;
-                let note = args.str("note").map(str::to_string);
-                let session = args.u64("session").map(|s| s as i64);
-                self.engine_command(
-                    args,
-                    true,
-                    move |ws| ws.resolve(id, note.as_deref(), session),
-                    commands::resolved_markdown,
-                )
-                .await
-                .map(Some)
+                let req: ResolveArgs = args.request()?;
+                self.engine_command(args, true, move |ws| req.run(ws), markdown::resolved)
+                    .await
+                    .map(Some)
             }
             other => Err(commands::not_available(
                 commands::spec(other, debug).unwrap_or(args.spec),
@@ -308,37 +277,24 @@ impl Inner {
 
     pub(super) async fn impact(&self, args: &Args) -> Result<Value> {
         let root = self.command_root(args)?;
-        let target = args.str("target").unwrap_or_default().to_string();
-        let depth = args.u64("depth").unwrap_or(3).min(u64::from(u32::MAX)) as u32;
-        let hard = args.bool("hard").unwrap_or(false);
-        let min_confidence = args
-            .f64("min_confidence")
-            .unwrap_or(loci_engine::map::MIN_CONFIDENCE);
-        let limit = args
-            .u64("limit")
-            .map_or(loci_engine::map::IMPACT_LIMIT, |l| {
-                l.min(u64::from(u32::MAX)) as u32
-            });
+        let mut req: ImpactArgs = args.request()?;
+        // The editor shows the whole answer as a document: the CLI's limit, not the one
+        // an MCP page fits.
+        if !args.has("limit") {
+            req.limit = loci_engine::map::IMPACT_LIMIT;
+        }
         let notes = Self::notes(&root);
         let r = root.clone();
         let env = blocking("loci.impact", move || match r.workspace() {
-            Some(ws) => ws
-                .impact_with(
-                    &target,
-                    depth,
-                    loci_engine::map::Edges {
-                        hard,
-                        min_confidence,
-                    },
-                    limit,
-                )
+            Some(ws) => req
+                .run(&ws)
                 .map_err(|e| commands::engine_error("loci.impact", ws.name_damage(e))),
             None => Err(r.unopened("loci.impact")),
         })
         .await??;
         Ok(commands::with_markdown(
             &env,
-            commands::impact_markdown(&env),
+            markdown::impact(&env),
             &notes,
         ))
     }
@@ -381,7 +337,7 @@ impl Inner {
             .await
             .map_err(|e| e.to_error("loci.scan"))?;
         self.after_scan(&root).await;
-        let markdown = commands::scan_markdown(&root.path.display().to_string(), &env);
+        let markdown = markdown::scan(&root.path.display().to_string(), &env);
         Ok(commands::with_markdown(&env, markdown, &[]))
     }
 
@@ -389,13 +345,14 @@ impl Inner {
     /// commit), or with `limit` as `loci sync --limit` on the query connection; then the
     /// count of pages behind the code told to the editor.
     pub(super) async fn sync_command(self: &Arc<Self>, args: &Args) -> Result<Value> {
-        if let Some(limit) = args.u64("limit").map(|n| n as usize) {
+        let req: SyncArgs = args.request()?;
+        if req.limit.is_some() {
             return self
                 .engine_command(
                     args,
                     true,
-                    move |ws| ws.sync(Some(limit)),
-                    |env| commands::text_markdown("Sync", env, loci_engine::text::sync),
+                    move |ws| req.run(ws),
+                    |env| markdown::text("Sync", env, loci_engine::text::sync),
                 )
                 .await;
         }
@@ -412,7 +369,7 @@ impl Inner {
         self.after_sync(&root, Ok(behind)).await;
         Ok(commands::with_markdown(
             &env,
-            commands::text_markdown("Sync", &env, loci_engine::text::sync),
+            markdown::text("Sync", &env, loci_engine::text::sync),
             &notes,
         ))
     }
@@ -420,30 +377,20 @@ impl Inner {
     /// `loci.synthesize`: a dry run answers the prompts; a run writes pages with
     /// `$/progress` per page, then republishes the open documents' findings.
     pub(super) async fn synthesize_command(self: &Arc<Self>, args: &Args) -> Result<Value> {
-        let paths = args.strings("paths");
-        let targets = if paths.is_empty() {
-            Targets::Pending
-        } else {
-            Targets::Paths(paths)
-        };
-        if args.bool("dry_run").unwrap_or(false) {
+        let req: SynthesizeArgs = args.request()?;
+        let targets = req.targets();
+        if req.dry_run {
             return self
                 .engine_command(
                     args,
                     false,
                     move |ws| ws.synthesis_prompts(&targets),
-                    |env| {
-                        commands::text_markdown(
-                            "Prompts",
-                            env,
-                            loci_engine::text::synthesis_prompts,
-                        )
-                    },
+                    |env| markdown::text("Prompts", env, loci_engine::text::synthesis_prompts),
                 )
                 .await;
         }
         let root = self.command_root(args)?;
-        let session = args.u64("session").map(|s| s as i64);
+        let session = req.session;
         let env = root
             .synthesize(
                 &self.client,
@@ -465,8 +412,7 @@ impl Inner {
                 self.tell_behind(&root, &behind).await;
             }
         }
-        let markdown =
-            commands::text_markdown("Pages written", &env, loci_engine::text::synthesis_report);
+        let markdown = markdown::text("Pages written", &env, loci_engine::text::synthesis_report);
         Ok(commands::with_markdown(&env, markdown, &[]))
     }
 }

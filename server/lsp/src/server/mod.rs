@@ -24,7 +24,6 @@ use dashmap::DashMap;
 use futures::FutureExt;
 use loci_core::{AnalyzeOptions, FileAnalysis, Language};
 use loci_engine::SecretRules;
-use loci_engine::memory::synthesis::Targets;
 use loci_engine::{Envelope, Workspace};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

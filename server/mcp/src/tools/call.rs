@@ -8,42 +8,42 @@ use super::*;
 #[derive(Clone, Debug)]
 #[allow(missing_docs)]
 pub enum Call {
-    Context(ContextParams),
-    Search(SearchParams),
-    Symbol(SymbolParams),
-    References(ReferencesParams),
-    Callers(CallersParams),
-    Callees(CalleesParams),
-    Outline(OutlineParams),
-    Source(SourceParams),
-    Deps(DepsParams),
-    Impact(ImpactParams),
-    Why(WhyParams),
-    Show(ShowParams),
-    History(HistoryParams),
-    Asof(AsofParams),
-    Recap(RecapParams),
-    MemoryList(MemoryListParams),
+    Context(Paged<ContextArgs>),
+    Search(Paged<SearchArgs>),
+    Symbol(Paged<SymbolArgs>),
+    References(Paged<ReferencesArgs>),
+    Callers(Paged<CallersArgs>),
+    Callees(Paged<CalleesArgs>),
+    Outline(Paged<OutlineArgs>),
+    Source(Paged<SourceArgs>),
+    Deps(Paged<DepsArgs>),
+    Impact(Paged<ImpactArgs>),
+    Why(Paged<WhyArgs>),
+    Show(Paged<ShowArgs>),
+    History(Paged<HistoryArgs>),
+    Asof(Paged<AsofArgs>),
+    Recap(Paged<RecapArgs>),
+    MemoryList(Paged<MemoryListArgs>),
     Topics(CursorParams),
     Stats(NoParams),
     FactList(CursorParams),
-    Drift(DriftParams),
-    SynthesisPlan(SynthesisPlanParams),
-    Synthesize(SynthesizeParams),
+    Drift(Paged<DriftArgs>),
+    SynthesisPlan(NoParams),
+    Synthesize(SynthesizeArgs),
     Lint(CursorParams),
     Check(CursorParams),
-    Resolve(ResolveParams),
+    Resolve(ResolveArgs),
     Scan(NoParams),
-    Sync(SyncParams),
-    Remember(RememberParams),
-    Decide(DecideParams),
-    Learn(LearnParams),
-    Confirm(ConfirmParams),
-    Pin(PinParams),
-    Rollback(RollbackParams),
-    FactAdd(FactAddParams),
-    SessionBegin(SessionBeginParams),
-    SessionEnd(SessionEndParams),
+    Sync(SyncArgs),
+    Remember(RememberArgs),
+    Decide(DecideArgs),
+    Learn(LearnArgs),
+    Confirm(ConfirmArgs),
+    Pin(PinArgs),
+    Rollback(RollbackArgs),
+    FactAdd(FactAddArgs),
+    SessionBegin(SessionBeginArgs),
+    SessionEnd(SessionEndArgs),
 }
 
 /// Why a call could not be parsed.
@@ -64,27 +64,27 @@ pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ParseErr
     let args = Value::Object(arguments.unwrap_or_default());
     let arg = ParseError::Argument;
     Ok(match name {
-        "context" => Call::Context(from_args(args).map_err(arg)?),
-        "search" => Call::Search(from_args(args).map_err(arg)?),
-        "symbol" => Call::Symbol(from_args(args).map_err(arg)?),
-        "references" => Call::References(from_args(args).map_err(arg)?),
-        "callers" => Call::Callers(from_args(args).map_err(arg)?),
-        "callees" => Call::Callees(from_args(args).map_err(arg)?),
-        "outline" => Call::Outline(from_args(args).map_err(arg)?),
-        "source" => Call::Source(from_args(args).map_err(arg)?),
-        "memory_list" => Call::MemoryList(from_args(args).map_err(arg)?),
+        "context" => Call::Context(paged(args).map_err(arg)?),
+        "search" => Call::Search(paged(args).map_err(arg)?),
+        "symbol" => Call::Symbol(paged(args).map_err(arg)?),
+        "references" => Call::References(paged(args).map_err(arg)?),
+        "callers" => Call::Callers(paged(args).map_err(arg)?),
+        "callees" => Call::Callees(paged(args).map_err(arg)?),
+        "outline" => Call::Outline(paged(args).map_err(arg)?),
+        "source" => Call::Source(paged(args).map_err(arg)?),
+        "memory_list" => Call::MemoryList(paged(args).map_err(arg)?),
         "topics" => Call::Topics(from_args(args).map_err(arg)?),
         "stats" => Call::Stats(from_args(args).map_err(arg)?),
         "sync" => Call::Sync(from_args(args).map_err(arg)?),
-        "deps" => Call::Deps(from_args(args).map_err(arg)?),
-        "impact" => Call::Impact(from_args(args).map_err(arg)?),
-        "why" => Call::Why(from_args(args).map_err(arg)?),
-        "show" => Call::Show(from_args(args).map_err(arg)?),
-        "history" => Call::History(from_args(args).map_err(arg)?),
-        "asof" => Call::Asof(from_args(args).map_err(arg)?),
-        "recap" => Call::Recap(from_args(args).map_err(arg)?),
+        "deps" => Call::Deps(paged(args).map_err(arg)?),
+        "impact" => Call::Impact(paged(args).map_err(arg)?),
+        "why" => Call::Why(paged(args).map_err(arg)?),
+        "show" => Call::Show(paged(args).map_err(arg)?),
+        "history" => Call::History(paged(args).map_err(arg)?),
+        "asof" => Call::Asof(paged(args).map_err(arg)?),
+        "recap" => Call::Recap(paged(args).map_err(arg)?),
         "fact_list" => Call::FactList(from_args(args).map_err(arg)?),
-        "drift" => Call::Drift(from_args(args).map_err(arg)?),
+        "drift" => Call::Drift(paged(args).map_err(arg)?),
         "synthesis_plan" => Call::SynthesisPlan(from_args(args).map_err(arg)?),
         "synthesize" => Call::Synthesize(from_args(args).map_err(arg)?),
         "lint" => Call::Lint(from_args(args).map_err(arg)?),
@@ -111,9 +111,19 @@ pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ParseErr
 
 /// Deserializes tool arguments, naming the offending argument on error.
 pub(super) fn from_args<T: DeserializeOwned>(args: Value) -> Result<T, ArgumentError> {
+    from_args_also(args, &[])
+}
+
+/// [`from_args`] for a type that takes arguments `also` besides its own fields (taken out
+/// of `args` before): an unknown argument's message lists them after its fields, as the
+/// tool's schema does.
+pub(super) fn from_args_also<T: DeserializeOwned>(
+    args: Value,
+    also: &[&str],
+) -> Result<T, ArgumentError> {
     serde_path_to_error::deserialize(args).map_err(|e| {
         let path = e.path().to_string();
-        let message = e.into_inner().to_string();
+        let message = expected_also(e.into_inner().to_string(), also);
         let argument = if path == "." || path.is_empty() {
             backticked(&message).unwrap_or_default()
         } else {
@@ -124,6 +134,33 @@ pub(super) fn from_args<T: DeserializeOwned>(args: Value) -> Result<T, ArgumentE
             &format!("{message} (the tool's inputSchema in tools/list names every argument)"),
         )
     })
+}
+
+/// serde's message of an unknown field (`unknown field `x`, expected `a` or `b``) with
+/// the arguments `also` added after the fields it lists, in serde's words for that many.
+fn expected_also(message: String, also: &[&str]) -> String {
+    if also.is_empty() {
+        return message;
+    }
+    let Some((field, tail)) = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split_once("`, "))
+    else {
+        return message;
+    };
+    let mut names: Vec<&str> = match tail.strip_prefix("expected ") {
+        Some(list) => list.split('`').skip(1).step_by(2).collect(),
+        None if tail == "there are no fields" => Vec::new(),
+        None => return message,
+    };
+    names.extend(also);
+    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    let expected = match names.as_slice() {
+        [one] => one.clone(),
+        [a, b] => format!("{a} or {b}"),
+        _ => format!("one of {}", names.join(", ")),
+    };
+    format!("unknown field `{field}`, expected {expected}")
 }
 
 /// The first `` `name` `` in a serde message (`missing field `name``).
@@ -329,40 +366,16 @@ impl Call {
     /// Runs one of the map's tools (structure, `stats`, `sync`, `scan`).
     fn run_map(&self, ws: &mut Workspace) -> Result<Answer, EngineError> {
         match self {
-            Call::Symbol(p) => items(ws.symbol(&p.name, p.limit), text::symbol_hit),
-            Call::References(p) => items(ws.refs(&p.name, p.limit), text::ref_hit),
-            Call::Callers(p) => whole(
-                ws.callers_with(&p.symbol, p.limit, p.min_confidence),
-                false,
-                |o, env| text::callers(o, &env.result),
-            ),
-            Call::Callees(p) => whole(ws.callees(&p.symbol, p.limit), false, |o, env| {
-                text::callees(o, &env.result)
-            }),
-            Call::Outline(p) => whole(ws.outline(&p.path, p.limit), false, |o, env| {
-                text::outline(o, &env.result)
-            }),
-            Call::Source(p) => whole(ws.source(&p.name), true, |o, env| {
-                text::source(o, &env.result)
-            }),
+            Call::Symbol(p) => items(p.run(ws), text::symbol_hit),
+            Call::References(p) => items(p.run(ws), text::ref_hit),
+            Call::Callers(p) => whole(p.run(ws), false, |o, env| text::callers(o, &env.result)),
+            Call::Callees(p) => whole(p.run(ws), false, |o, env| text::callees(o, &env.result)),
+            Call::Outline(p) => whole(p.run(ws), false, |o, env| text::outline(o, &env.result)),
+            Call::Source(p) => whole(p.run(ws), true, |o, env| text::source(o, &env.result)),
             Call::Stats(_) => whole(ws.stats(), false, text::stats),
-            Call::Sync(p) => whole(ws.sync(p.limit), false, |o, env| text::sync(o, &env.result)),
-            Call::Deps(p) => whole(ws.deps(&p.path, p.reverse), false, |o, env| {
-                text::deps(o, &env.result)
-            }),
-            Call::Impact(p) => whole(
-                ws.impact_with(
-                    &p.target,
-                    p.depth,
-                    loci_engine::map::Edges {
-                        hard: p.hard,
-                        min_confidence: p.min_confidence,
-                    },
-                    p.limit,
-                ),
-                true,
-                text::impact,
-            ),
+            Call::Sync(p) => whole(p.run(ws), false, |o, env| text::sync(o, &env.result)),
+            Call::Deps(p) => whole(p.run(ws), false, |o, env| text::deps(o, &env.result)),
+            Call::Impact(p) => whole(p.run(ws), true, text::impact),
             Call::Scan(_) => whole(ws.scan(&|_| {}), false, |o, env| text::scan(o, &env.result))
                 .map(|answer| cap_lists(answer, "`loci scan --json`")),
             _ => unreachable!("not one of the map tools: routed by Call::run"),
@@ -372,74 +385,37 @@ impl Call {
     /// Runs one of memory's tools (reads and writes); `default_author` as for [`Call::run`].
     fn run_memory(&self, ws: &mut Workspace, a: Option<&str>) -> Result<Answer, EngineError> {
         match self {
-            Call::MemoryList(p) => items(
-                ws.memory_list(&p.prefix, &p.kinds, p.limit),
-                text::page_entry,
-            ),
+            Call::MemoryList(p) => items(p.run(ws), text::page_entry),
             Call::Topics(_) => items(ws.topics(), text::topic),
-            Call::Show(p) => whole(ws.show(&p.subject, p.version), false, |o, env| {
-                text::shown(o, &env.result)
-            }),
-            Call::History(p) => whole(ws.history(&p.subject), false, |o, env| {
-                text::history(o, &env.result)
-            }),
-            Call::Asof(p) => whole(ws.asof(&p.date, p.show.as_deref()), false, |o, env| {
-                text::asof(o, &env.result)
-            }),
-            Call::Recap(p) => items(ws.recap(p.n), text::session_view),
+            Call::Show(p) => whole(p.run(ws), false, |o, env| text::shown(o, &env.result)),
+            Call::History(p) => whole(p.run(ws), false, |o, env| text::history(o, &env.result)),
+            Call::Asof(p) => whole(p.run(ws), false, |o, env| text::asof(o, &env.result)),
+            Call::Recap(p) => items(p.run(ws), text::session_view),
             Call::FactList(_) => items(ws.fact_list(), text::fact),
-            Call::Remember(p) => whole(
-                bounded_written(ws.remember(&p.subject, &p.body, &p.write_options(a))),
-                false,
-                |o, env| text::written(o, &env.result),
-            ),
-            Call::Decide(p) => whole(
-                bounded_written(ws.decide(&p.text, p.subject.as_deref(), &p.write_options(a))),
-                false,
-                |o, env| text::written(o, &env.result),
-            ),
-            Call::Learn(p) => whole(
-                bounded_written(ws.learn(&p.text, p.subject.as_deref(), &p.write_options(a))),
-                false,
-                |o, env| text::written(o, &env.result),
-            ),
-            Call::Confirm(p) => whole(
-                ws.confirm(&p.subject, &p.write_options(a)),
-                false,
-                |o, env| text::confirmed(o, &env.result),
-            ),
-            Call::Pin(p) => whole(
-                ws.pin(&p.subject, p.pinned, &p.write_options(a)),
-                false,
-                |o, env| text::page(o, &env.result),
-            ),
-            Call::Rollback(p) => whole(
-                bounded_written(ws.rollback(&p.subject, p.version, &p.write_options(a))),
-                false,
-                |o, env| text::written(o, &env.result),
-            ),
-            Call::FactAdd(p) => whole(
-                ws.fact_add(
-                    &p.claim,
-                    &p.cmd,
-                    p.expect_output.as_deref(),
-                    p.expect_exit,
-                    &p.write_options(a),
-                ),
-                false,
-                |o, env| text::fact(o, &env.result),
-            )
-            .map_err(|e| rename_argument(e, "expect", "expect_output")),
-            Call::SessionBegin(p) => whole(
-                ws.session_begin(p.task.as_deref(), p.author.as_deref().or(a)),
-                false,
-                |o, env| text::session_begun(o, &env.result),
-            ),
-            Call::SessionEnd(p) => whole(
-                ws.session_end(p.session, p.summary.as_deref()),
-                false,
-                |o, env| text::session_view(o, &env.result),
-            ),
+            Call::Remember(p) => whole(bounded_written(p.run(ws, a)), false, |o, env| {
+                text::written(o, &env.result)
+            }),
+            Call::Decide(p) => whole(bounded_written(p.run(ws, a)), false, |o, env| {
+                text::written(o, &env.result)
+            }),
+            Call::Learn(p) => whole(bounded_written(p.run(ws, a)), false, |o, env| {
+                text::written(o, &env.result)
+            }),
+            Call::Confirm(p) => whole(p.run(ws, a), false, |o, env| {
+                text::confirmed(o, &env.result)
+            }),
+            Call::Pin(p) => whole(p.run(ws, a), false, |o, env| text::page(o, &env.result)),
+            Call::Rollback(p) => whole(bounded_written(p.run(ws, a)), false, |o, env| {
+                text::written(o, &env.result)
+            }),
+            Call::FactAdd(p) => whole(p.run(ws, a), false, |o, env| text::fact(o, &env.result))
+                .map_err(|e| rename_argument(e, "expect", "expect_output")),
+            Call::SessionBegin(p) => whole(p.run(ws, a), false, |o, env| {
+                text::session_begun(o, &env.result)
+            }),
+            Call::SessionEnd(p) => whole(p.run(ws), false, |o, env| {
+                text::session_view(o, &env.result)
+            }),
             _ => unreachable!("not one of the memory tools: routed by Call::run"),
         }
     }
@@ -451,36 +427,10 @@ impl Call {
         progress: &dyn Fn(Progress),
     ) -> Result<Answer, EngineError> {
         match self {
-            Call::Context(p) => whole(
-                ws.context(&ContextRequest {
-                    query: p.query.clone(),
-                    open_files: p.open_files.clone().unwrap_or_default(),
-                    budget: p.budget,
-                    floor: p.floor,
-                }),
-                true,
-                |o, env| text::context(o, &env.result),
-            ),
-            Call::Search(p) => items(
-                ws.search(
-                    &p.query,
-                    &SearchOptions {
-                        kinds: p
-                            .kinds
-                            .iter()
-                            .flatten()
-                            .map(|k| HitKind::from(*k))
-                            .collect(),
-                        path_prefix: p.path.clone(),
-                        limit: Some(p.limit),
-                    },
-                ),
-                text::search_hit,
-            ),
-            Call::Why(p) => whole(ws.why(&p.target), false, |o, env| text::why(o, &env.result)),
-            Call::Drift(p) => whole(ws.drift(p.since), false, |o, env| {
-                text::drift(o, &env.result)
-            }),
+            Call::Context(p) => whole(p.run(ws), true, |o, env| text::context(o, &env.result)),
+            Call::Search(p) => items(p.run(ws), text::search_hit),
+            Call::Why(p) => whole(p.run(ws), false, |o, env| text::why(o, &env.result)),
+            Call::Drift(p) => whole(p.run(ws), false, |o, env| text::drift(o, &env.result)),
             Call::Lint(_) => whole(ws.lint(), true, |o, env| {
                 text::lint(o, &env.result, LIST_CAP)
             })
@@ -489,20 +439,12 @@ impl Call {
                 text::check(o, &env.result, LIST_CAP)
             })
             .map(|answer| cap_lists(answer, "`loci check --json`")),
-            Call::Resolve(p) => whole(
-                ws.resolve(p.id, p.notes.as_deref(), p.session),
-                false,
-                |o, env| text::resolved(o, &env.result),
-            ),
+            Call::Resolve(p) => whole(p.run(ws), false, |o, env| text::resolved(o, &env.result)),
             Call::SynthesisPlan(_) => whole(ws.synthesis_plan(), false, |o, env| {
                 text::synthesis_plan(o, &env.result)
             }),
             Call::Synthesize(p) => {
-                let targets = if p.paths.is_empty() {
-                    Targets::Pending
-                } else {
-                    Targets::Paths(p.paths.clone())
-                };
+                let targets = p.targets();
                 if p.dry_run {
                     whole(ws.synthesis_prompts(&targets), false, |o, env| {
                         text::synthesis_prompts(o, &env.result)

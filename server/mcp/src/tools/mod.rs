@@ -1,6 +1,7 @@
-//! The tools: one typed parameter struct per tool (deriving `JsonSchema` with a doc comment
-//! per field, so `tools/list` is self-describing), the tool table with annotations, and
-//! the dispatch from a parsed call to one engine function.
+//! The tools: each takes its operation's request type from [`loci_engine::requests`]
+//! (deriving `JsonSchema` with a doc comment per field, so `tools/list` is
+//! self-describing; [`Paged`] adds the `cursor` of a paged answer), the tool table with
+//! annotations, and the dispatch from a parsed call to one engine function.
 //!
 //! Rule (style.md 12): tools are thin. Each arm calls exactly one
 //! [`loci_engine::Workspace`] operation and renders its typed result with the one
@@ -10,9 +11,8 @@
 use std::io;
 use std::sync::Arc;
 
-use loci_engine::context::{ContextRequest, HitKind, SearchOptions};
-use loci_engine::memory::synthesis::Targets;
-use loci_engine::memory::{WriteOptions, Written};
+use loci_engine::memory::Written;
+use loci_engine::requests::*;
 use loci_engine::text::{self, Out};
 use loci_engine::{EngineError, Envelope, Workspace};
 use rmcp::ErrorData;
@@ -27,11 +27,6 @@ mod params;
 
 pub use call::*;
 pub use params::*;
-
-/// Dependents an `impact` call lists when it names no `limit`: 30, so that the answer fits
-/// one page of [`crate::render::PAGE_BYTES`] (the CLI's 100 made 39 KB for a widely
-/// imported stdlib file, and the page held a preview of 17).
-pub const IMPACT_LIMIT: u32 = 30;
 
 /// How far a long call has come, for `notifications/progress`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,7 +145,7 @@ pub const TOOLS: &[ToolDef] = &[
             `session_id` as `session` to every write.",
         access: Access::Write,
         idempotent: false,
-        schema: schema::<SessionBeginParams>,
+        schema: schema::<SessionBeginArgs>,
     },
     ToolDef {
         name: "recap",
@@ -159,7 +154,7 @@ pub const TOOLS: &[ToolDef] = &[
             at the start of a task.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<RecapParams>,
+        schema: schema::<Paged<RecapArgs>>,
     },
     ToolDef {
         name: "context",
@@ -169,7 +164,7 @@ pub const TOOLS: &[ToolDef] = &[
             provenance and staleness. Abstains when nothing is relevant enough.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<ContextParams>,
+        schema: schema::<Paged<ContextArgs>>,
     },
     ToolDef {
         name: "search",
@@ -177,7 +172,7 @@ pub const TOOLS: &[ToolDef] = &[
         description: "Full-text search over memory, symbols, docs and files.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<SearchParams>,
+        schema: schema::<Paged<SearchArgs>>,
     },
     ToolDef {
         name: "symbol",
@@ -186,7 +181,7 @@ pub const TOOLS: &[ToolDef] = &[
             signature, doc, key.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<SymbolParams>,
+        schema: schema::<Paged<SymbolArgs>>,
     },
     ToolDef {
         name: "source",
@@ -195,7 +190,7 @@ pub const TOOLS: &[ToolDef] = &[
             that is stale.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<SourceParams>,
+        schema: schema::<Paged<SourceArgs>>,
     },
     ToolDef {
         name: "outline",
@@ -203,7 +198,7 @@ pub const TOOLS: &[ToolDef] = &[
         description: "A file's definitions in order, nested, with signatures.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<OutlineParams>,
+        schema: schema::<Paged<OutlineArgs>>,
     },
     ToolDef {
         name: "references",
@@ -212,7 +207,7 @@ pub const TOOLS: &[ToolDef] = &[
             enclosing definition, provenance and confidence.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<ReferencesParams>,
+        schema: schema::<Paged<ReferencesArgs>>,
     },
     ToolDef {
         name: "callers",
@@ -220,7 +215,7 @@ pub const TOOLS: &[ToolDef] = &[
         description: "Incoming calls: call sites resolved to the symbols a name matches.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<CallersParams>,
+        schema: schema::<Paged<CallersArgs>>,
     },
     ToolDef {
         name: "callees",
@@ -229,7 +224,7 @@ pub const TOOLS: &[ToolDef] = &[
             each with its target.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<CalleesParams>,
+        schema: schema::<Paged<CalleesArgs>>,
     },
     ToolDef {
         name: "deps",
@@ -237,7 +232,7 @@ pub const TOOLS: &[ToolDef] = &[
         description: "What a file imports, or with `reverse`, which files import it.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<DepsParams>,
+        schema: schema::<Paged<DepsArgs>>,
     },
     ToolDef {
         name: "impact",
@@ -246,7 +241,7 @@ pub const TOOLS: &[ToolDef] = &[
             reaching each. Use before changing a widely used definition.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<ImpactParams>,
+        schema: schema::<Paged<ImpactArgs>>,
     },
     ToolDef {
         name: "why",
@@ -255,7 +250,7 @@ pub const TOOLS: &[ToolDef] = &[
             provenance: revision, author, session, event.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<WhyParams>,
+        schema: schema::<Paged<WhyArgs>>,
     },
     ToolDef {
         name: "show",
@@ -263,7 +258,7 @@ pub const TOOLS: &[ToolDef] = &[
         description: "A memory page at its current or a given version, with its claims.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<ShowParams>,
+        schema: schema::<Paged<ShowArgs>>,
     },
     ToolDef {
         name: "history",
@@ -271,7 +266,7 @@ pub const TOOLS: &[ToolDef] = &[
         description: "A page's revisions, oldest first.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<HistoryParams>,
+        schema: schema::<Paged<HistoryArgs>>,
     },
     ToolDef {
         name: "memory_list",
@@ -280,7 +275,7 @@ pub const TOOLS: &[ToolDef] = &[
             a subject prefix, each with its version, first line and staleness.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<MemoryListParams>,
+        schema: schema::<Paged<MemoryListArgs>>,
     },
     ToolDef {
         name: "topics",
@@ -296,7 +291,7 @@ pub const TOOLS: &[ToolDef] = &[
         description: "Which version of each page was current at a moment.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<AsofParams>,
+        schema: schema::<Paged<AsofArgs>>,
     },
     ToolDef {
         name: "stats",
@@ -316,7 +311,7 @@ pub const TOOLS: &[ToolDef] = &[
             claims found; fix any that fails.",
         access: Access::Write,
         idempotent: false,
-        schema: schema::<RememberParams>,
+        schema: schema::<RememberArgs>,
     },
     ToolDef {
         name: "decide",
@@ -324,7 +319,7 @@ pub const TOOLS: &[ToolDef] = &[
         description: "Record a decision and its reason as an entry `decision:N`.",
         access: Access::Write,
         idempotent: false,
-        schema: schema::<DecideParams>,
+        schema: schema::<DecideArgs>,
     },
     ToolDef {
         name: "learn",
@@ -333,7 +328,7 @@ pub const TOOLS: &[ToolDef] = &[
             `lesson:N`.",
         access: Access::Write,
         idempotent: false,
-        schema: schema::<LearnParams>,
+        schema: schema::<LearnArgs>,
     },
     ToolDef {
         name: "confirm",
@@ -342,7 +337,7 @@ pub const TOOLS: &[ToolDef] = &[
             of its claims).",
         access: Access::Write,
         idempotent: true,
-        schema: schema::<ConfirmParams>,
+        schema: schema::<ConfirmArgs>,
     },
     ToolDef {
         name: "pin",
@@ -350,7 +345,7 @@ pub const TOOLS: &[ToolDef] = &[
         description: "Pin (never mark stale) or unpin a page.",
         access: Access::Write,
         idempotent: true,
-        schema: schema::<PinParams>,
+        schema: schema::<PinArgs>,
     },
     ToolDef {
         name: "rollback",
@@ -358,7 +353,7 @@ pub const TOOLS: &[ToolDef] = &[
         description: "Publish an earlier version's body again as a new revision.",
         access: Access::Write,
         idempotent: false,
-        schema: schema::<RollbackParams>,
+        schema: schema::<RollbackArgs>,
     },
     ToolDef {
         name: "fact_add",
@@ -367,7 +362,7 @@ pub const TOOLS: &[ToolDef] = &[
             expected output or exit code. Never runs it.",
         access: Access::Write,
         idempotent: false,
-        schema: schema::<FactAddParams>,
+        schema: schema::<FactAddArgs>,
     },
     ToolDef {
         name: "fact_list",
@@ -384,7 +379,7 @@ pub const TOOLS: &[ToolDef] = &[
             stale or false.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<DriftParams>,
+        schema: schema::<Paged<DriftArgs>>,
     },
     ToolDef {
         name: "synthesis_plan",
@@ -394,7 +389,7 @@ pub const TOOLS: &[ToolDef] = &[
             nothing.",
         access: Access::Read,
         idempotent: true,
-        schema: schema::<SynthesisPlanParams>,
+        schema: schema::<NoParams>,
     },
     ToolDef {
         name: "synthesize",
@@ -403,7 +398,7 @@ pub const TOOLS: &[ToolDef] = &[
             model command; each is stored as a revision and checked. Progress per page.",
         access: Access::Write,
         idempotent: false,
-        schema: schema::<SynthesizeParams>,
+        schema: schema::<SynthesizeArgs>,
     },
     ToolDef {
         name: "lint",
@@ -428,7 +423,7 @@ pub const TOOLS: &[ToolDef] = &[
         description: "Dismiss a contradiction `lint` reported as a false alarm, for good.",
         access: Access::Write,
         idempotent: true,
-        schema: schema::<ResolveParams>,
+        schema: schema::<ResolveArgs>,
     },
     ToolDef {
         name: "scan",
@@ -446,7 +441,7 @@ pub const TOOLS: &[ToolDef] = &[
             follows renamed files.",
         access: Access::Write,
         idempotent: true,
-        schema: schema::<SyncParams>,
+        schema: schema::<SyncArgs>,
     },
     ToolDef {
         name: "session_end",
@@ -454,7 +449,7 @@ pub const TOOLS: &[ToolDef] = &[
         description: "End the session with a summary for the next `recap`.",
         access: Access::Write,
         idempotent: false,
-        schema: schema::<SessionEndParams>,
+        schema: schema::<SessionEndArgs>,
     },
 ];
 
@@ -594,6 +589,37 @@ mod tests {
         );
     }
 
+    /// Fault: when the tools' parameters became the engine's request types, `cursor`
+    /// (added by `Paged`) dropped out of the list of arguments an unknown argument's
+    /// message names.
+    #[test]
+    fn fault_an_unknown_argument_of_a_paged_tool_did_not_list_cursor() {
+        let message = |tool: &str, args: Value| match parse(tool, args.as_object().cloned()) {
+            Err(ParseError::Argument(e)) => e.message,
+            _ => "parsed".into(),
+        };
+        expect_test::expect!["invalid argument `nam`: unknown field `nam`, expected one of `name`, `limit`, `cursor` (the tool's inputSchema in tools/list names every argument)"].assert_eq(&message(
+            "symbol",
+            serde_json::json!({"nam": "main"}),
+        ));
+        expect_test::expect!["invalid argument `x`: unknown field `x`, expected one of `query`, `target`, `cursor` (the tool's inputSchema in tools/list names every argument)"].assert_eq(&message(
+            "why",
+            serde_json::json!({"target": "a", "x": 1}),
+        ));
+        expect_test::expect!["invalid argument `x`: unknown field `x`, expected `subject` or `cursor` (the tool's inputSchema in tools/list names every argument)"].assert_eq(&message(
+            "history",
+            serde_json::json!({"subject": "a", "x": 1}),
+        ));
+        expect_test::expect!["invalid argument `x`: unknown field `x`, expected `cursor` (the tool's inputSchema in tools/list names every argument)"].assert_eq(&message(
+            "topics",
+            serde_json::json!({"x": 1}),
+        ));
+        expect_test::expect!["invalid argument `x`: unknown field `x`, there are no fields (the tool's inputSchema in tools/list names every argument)"].assert_eq(&message(
+            "stats",
+            serde_json::json!({"x": 1}),
+        ));
+    }
+
     /// What a call leaves out is the schema's default.
     #[test]
     fn a_call_without_an_argument_gets_the_declared_default() {
@@ -605,7 +631,7 @@ mod tests {
         };
         assert_eq!(
             (p.depth, p.hard, p.min_confidence, p.limit),
-            (3, false, 0.5, IMPACT_LIMIT)
+            (3, false, 0.5, loci_engine::requests::defaults::IMPACT_LIMIT)
         );
         let Ok(Call::Pin(p)) = parse(
             "pin",
