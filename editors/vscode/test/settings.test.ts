@@ -95,7 +95,7 @@ test('contributed commands are the ones the extension registers, and none shadow
   // vscode-languageclient registers every server command (executeCommandProvider) as a VS
   // Code command; a contributed command of the same id would fail to register.
   const commandsRs = fs.readFileSync(path.join(repo, 'server', 'lsp', 'src', 'commands.rs'), 'utf8');
-  const serverCommands = [...commandsRs.matchAll(/name: "(loci\.[a-z.]+)"/g)].map((m) => m[1]);
+  const serverCommands = [...commandsRs.matchAll(/CommandSpec::new\(\s*"(loci\.[a-z.]+)"/g)].map((m) => m[1]);
   assert.ok(serverCommands.includes('loci.context') && serverCommands.includes('loci.why'), String(serverCommands));
   for (const c of registered) {
     assert.ok(!serverCommands.includes(c), `${c} is also a server command`);
