@@ -61,6 +61,24 @@ impl Encoding {
             Encoding::Utf32 => text.chars().count() as u32,
         }
     }
+
+    /// The byte offset in `line` after its first `units` code units: `None` when that falls
+    /// inside a character or past the line's end (a strict inverse of [`Encoding::units`],
+    /// for positions another tool wrote; [`LineIndex::offset_checked`] clamps instead).
+    pub fn byte_offset(self, line: &str, units: u32) -> Option<usize> {
+        if self == Encoding::Utf8 {
+            let at = units as usize;
+            return line.is_char_boundary(at).then_some(at);
+        }
+        let mut counted = 0u32;
+        for (i, c) in line.char_indices() {
+            if counted == units {
+                return Some(i);
+            }
+            counted += self.width(c);
+        }
+        (counted == units).then_some(line.len())
+    }
 }
 
 /// Line starts of one text, in bytes. Rebuild it whenever the text changes.
@@ -320,6 +338,29 @@ mod tests {
     }
 
     const ALL: [Encoding; 3] = [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32];
+
+    #[test]
+    fn byte_offsets_of_columns_are_strict() {
+        let line = "aé😀b";
+        for (encoding, columns) in [
+            (Encoding::Utf8, [0, 1, 3, 7, 8]),
+            (Encoding::Utf16, [0, 1, 2, 4, 5]),
+            (Encoding::Utf32, [0, 1, 2, 3, 4]),
+        ] {
+            let bytes: Vec<Option<usize>> = columns
+                .iter()
+                .map(|&c| encoding.byte_offset(line, c))
+                .collect();
+            assert_eq!(
+                bytes,
+                [Some(0), Some(1), Some(3), Some(7), Some(8)],
+                "{encoding:?}"
+            );
+        }
+        assert_eq!(Encoding::Utf8.byte_offset(line, 2), None);
+        assert_eq!(Encoding::Utf16.byte_offset(line, 3), None);
+        assert_eq!(Encoding::Utf32.byte_offset(line, 5), None);
+    }
 
     #[test]
     fn line_ends_lf_crlf_and_lone_cr() {

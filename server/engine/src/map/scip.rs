@@ -645,27 +645,14 @@ fn check_document(
 /// The byte offset in `line` of a column counted in `encoding`'s units, if it is inside
 /// the line (on a character boundary). An unspecified encoding is UTF-16's, LSP's default.
 fn to_byte(line: &str, column: usize, encoding: PositionEncoding) -> Option<usize> {
-    match encoding {
-        PositionEncoding::UTF8CodeUnitOffsetFromLineStart => {
-            line.is_char_boundary(column).then_some(column)
-        }
-        PositionEncoding::UTF32CodeUnitOffsetFromLineStart => line
-            .char_indices()
-            .map(|(i, _)| i)
-            .chain(std::iter::once(line.len()))
-            .nth(column),
+    use loci_core::position::Encoding;
+    let encoding = match encoding {
+        PositionEncoding::UTF8CodeUnitOffsetFromLineStart => Encoding::Utf8,
+        PositionEncoding::UTF32CodeUnitOffsetFromLineStart => Encoding::Utf32,
         PositionEncoding::UTF16CodeUnitOffsetFromLineStart
-        | PositionEncoding::UnspecifiedPositionEncoding => {
-            let mut units = 0;
-            for (i, c) in line.char_indices() {
-                if units == column {
-                    return Some(i);
-                }
-                units += c.len_utf16();
-            }
-            (units == column).then_some(line.len())
-        }
-    }
+        | PositionEncoding::UnspecifiedPositionEncoding => Encoding::Utf16,
+    };
+    encoding.byte_offset(line, u32::try_from(column).ok()?)
 }
 
 /// The kind of a reference the import adds (loci had none there): a call when it names a
