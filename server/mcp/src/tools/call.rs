@@ -4,48 +4,6 @@
 
 use super::*;
 
-/// A parsed tool call.
-#[derive(Clone, Debug)]
-#[allow(missing_docs)]
-pub enum Call {
-    Context(Paged<ContextArgs>),
-    Search(Paged<SearchArgs>),
-    Symbol(Paged<SymbolArgs>),
-    References(Paged<ReferencesArgs>),
-    Callers(Paged<CallersArgs>),
-    Callees(Paged<CalleesArgs>),
-    Outline(Paged<OutlineArgs>),
-    Source(Paged<SourceArgs>),
-    Deps(Paged<DepsArgs>),
-    Impact(Paged<ImpactArgs>),
-    Why(Paged<WhyArgs>),
-    Show(Paged<ShowArgs>),
-    History(Paged<HistoryArgs>),
-    Asof(Paged<AsofArgs>),
-    Recap(Paged<RecapArgs>),
-    MemoryList(Paged<MemoryListArgs>),
-    Topics(CursorParams),
-    Stats(NoParams),
-    FactList(CursorParams),
-    Drift(Paged<DriftArgs>),
-    SynthesisPlan(NoParams),
-    Synthesize(SynthesizeArgs),
-    Lint(CursorParams),
-    Check(CursorParams),
-    Resolve(ResolveArgs),
-    Scan(NoParams),
-    Sync(SyncArgs),
-    Remember(RememberArgs),
-    Decide(DecideArgs),
-    Learn(LearnArgs),
-    Confirm(ConfirmArgs),
-    Pin(PinArgs),
-    Rollback(RollbackArgs),
-    FactAdd(FactAddArgs),
-    SessionBegin(SessionBeginArgs),
-    SessionEnd(SessionEndArgs),
-}
-
 /// Why a call could not be parsed.
 #[derive(Debug)]
 pub enum ParseError {
@@ -57,56 +15,12 @@ pub enum ParseError {
     Argument(ArgumentError),
 }
 
-/// Parses `arguments` for tool `name`. An unknown tool is [`ParseError::UnknownTool`]; a
-/// missing or misspelled argument, or a value of the wrong type, is
-/// [`ParseError::Argument`] naming the argument.
-pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ParseError> {
-    let args = Value::Object(arguments.unwrap_or_default());
-    let arg = ParseError::Argument;
-    Ok(match name {
-        "context" => Call::Context(paged(args).map_err(arg)?),
-        "search" => Call::Search(paged(args).map_err(arg)?),
-        "symbol" => Call::Symbol(paged(args).map_err(arg)?),
-        "references" => Call::References(paged(args).map_err(arg)?),
-        "callers" => Call::Callers(paged(args).map_err(arg)?),
-        "callees" => Call::Callees(paged(args).map_err(arg)?),
-        "outline" => Call::Outline(paged(args).map_err(arg)?),
-        "source" => Call::Source(paged(args).map_err(arg)?),
-        "memory_list" => Call::MemoryList(paged(args).map_err(arg)?),
-        "topics" => Call::Topics(from_args(args).map_err(arg)?),
-        "stats" => Call::Stats(from_args(args).map_err(arg)?),
-        "sync" => Call::Sync(from_args(args).map_err(arg)?),
-        "deps" => Call::Deps(paged(args).map_err(arg)?),
-        "impact" => Call::Impact(paged(args).map_err(arg)?),
-        "why" => Call::Why(paged(args).map_err(arg)?),
-        "show" => Call::Show(paged(args).map_err(arg)?),
-        "history" => Call::History(paged(args).map_err(arg)?),
-        "asof" => Call::Asof(paged(args).map_err(arg)?),
-        "recap" => Call::Recap(paged(args).map_err(arg)?),
-        "fact_list" => Call::FactList(from_args(args).map_err(arg)?),
-        "drift" => Call::Drift(paged(args).map_err(arg)?),
-        "synthesis_plan" => Call::SynthesisPlan(from_args(args).map_err(arg)?),
-        "synthesize" => Call::Synthesize(from_args(args).map_err(arg)?),
-        "lint" => Call::Lint(from_args(args).map_err(arg)?),
-        "check" => Call::Check(from_args(args).map_err(arg)?),
-        "resolve" => Call::Resolve(from_args(args).map_err(arg)?),
-        "scan" => Call::Scan(from_args(args).map_err(arg)?),
-        "remember" => Call::Remember(from_args(args).map_err(arg)?),
-        "decide" => Call::Decide(from_args(args).map_err(arg)?),
-        "learn" => Call::Learn(from_args(args).map_err(arg)?),
-        "confirm" => Call::Confirm(from_args(args).map_err(arg)?),
-        "pin" => Call::Pin(from_args(args).map_err(arg)?),
-        "rollback" => Call::Rollback(from_args(args).map_err(arg)?),
-        "fact_add" => Call::FactAdd(from_args(args).map_err(arg)?),
-        "session_begin" => Call::SessionBegin(from_args(args).map_err(arg)?),
-        "session_end" => Call::SessionEnd(from_args(args).map_err(arg)?),
-        other => {
-            return Err(ParseError::UnknownTool(ErrorData::invalid_params(
-                format!("unknown tool `{other}`; call tools/list for the available tools"),
-                Some(serde_json::json!({ "argument": "name" })),
-            )));
-        }
-    })
+/// The error of a call to no tool: a protocol error, as the MCP specification classes it.
+pub(super) fn unknown_tool(name: &str) -> ParseError {
+    ParseError::UnknownTool(ErrorData::invalid_params(
+        format!("unknown tool `{name}`; call tools/list for the available tools"),
+        Some(serde_json::json!({ "argument": "name" })),
+    ))
 }
 
 /// Deserializes tool arguments, naming the offending argument on error.
@@ -251,67 +165,10 @@ pub(super) fn items<T: Serialize>(
 }
 
 impl Call {
-    /// Whether the call only reads (and may therefore be re-run after a refresh).
-    pub fn access(&self) -> Access {
-        match self {
-            Call::Context(_)
-            | Call::Search(_)
-            | Call::Symbol(_)
-            | Call::References(_)
-            | Call::Callers(_)
-            | Call::Callees(_)
-            | Call::Outline(_)
-            | Call::Source(_)
-            | Call::MemoryList(_)
-            | Call::Topics(_)
-            | Call::Stats(_)
-            | Call::Deps(_)
-            | Call::Impact(_)
-            | Call::Why(_)
-            | Call::Show(_)
-            | Call::History(_)
-            | Call::Asof(_)
-            | Call::Recap(_)
-            | Call::FactList(_)
-            | Call::Drift(_)
-            | Call::SynthesisPlan(_) => Access::Read,
-            Call::Scan(_) => Access::Index,
-            _ => Access::Write,
-        }
-    }
-
     /// Whether the map must be refreshed before this call regardless of the refresh
     /// interval: writes (claims resolve against the map) and questions about what changed.
     pub fn refresh_first(&self) -> bool {
         self.access() == Access::Write || matches!(self, Call::Drift(_))
-    }
-
-    /// The paging cursor, for reads.
-    pub fn cursor(&self) -> Option<&str> {
-        match self {
-            Call::Context(p) => p.cursor.as_deref(),
-            Call::Search(p) => p.cursor.as_deref(),
-            Call::Symbol(p) => p.cursor.as_deref(),
-            Call::References(p) => p.cursor.as_deref(),
-            Call::Callers(p) => p.cursor.as_deref(),
-            Call::Callees(p) => p.cursor.as_deref(),
-            Call::Outline(p) => p.cursor.as_deref(),
-            Call::Source(p) => p.cursor.as_deref(),
-            Call::MemoryList(p) => p.cursor.as_deref(),
-            Call::Topics(p) => p.cursor.as_deref(),
-            Call::Deps(p) => p.cursor.as_deref(),
-            Call::Impact(p) => p.cursor.as_deref(),
-            Call::Why(p) => p.cursor.as_deref(),
-            Call::Show(p) => p.cursor.as_deref(),
-            Call::History(p) => p.cursor.as_deref(),
-            Call::Asof(p) => p.cursor.as_deref(),
-            Call::Recap(p) => p.cursor.as_deref(),
-            Call::FactList(p) => p.cursor.as_deref(),
-            Call::Drift(p) => p.cursor.as_deref(),
-            Call::Lint(p) => p.cursor.as_deref(),
-            Call::Check(p) => p.cursor.as_deref(),
-            _ => None,
-        }
     }
 
     /// Runs the call on the workspace. `default_author` is the author of writes that name

@@ -50,6 +50,81 @@ pub enum Access {
     Index,
 }
 
+/// Declares the tools (see the invocation below): [`TOOLS`], [`Call`] with its variants,
+/// [`parse`], and [`Call::name`], [`Call::access`] and [`Call::cursor`].
+macro_rules! tools {
+    ($(
+        $variant:ident($name:literal, $ty:ty, $how:ident) {
+            title: $title:expr,
+            description: $description:expr,
+            access: $access:ident,
+            idempotent: $idempotent:expr,
+        },
+    )*) => {
+        /// The tools, in the order `tools/list` shows them.
+        pub const TOOLS: &[ToolDef] = &[$(
+            ToolDef {
+                name: $name,
+                title: $title,
+                description: $description,
+                access: Access::$access,
+                idempotent: $idempotent,
+                schema: schema::<$ty>,
+            },
+        )*];
+
+        /// A parsed tool call.
+        #[derive(Clone, Debug)]
+        #[allow(missing_docs)]
+        pub enum Call {
+            $($variant($ty),)*
+        }
+
+        /// Parses `arguments` for tool `name`. An unknown tool is
+        /// [`ParseError::UnknownTool`]; a missing or misspelled argument, or a value of the
+        /// wrong type, is [`ParseError::Argument`] naming the argument.
+        pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<Call, ParseError> {
+            let args = Value::Object(arguments.unwrap_or_default());
+            Ok(match name {
+                $($name => Call::$variant(tools!(@parse $how, args).map_err(ParseError::Argument)?),)*
+                other => return Err(call::unknown_tool(other)),
+            })
+        }
+
+        impl Call {
+            /// The tool's name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(Call::$variant(_) => $name,)*
+                }
+            }
+
+            /// Whether the call only reads (and may therefore be re-run after a refresh).
+            pub fn access(&self) -> Access {
+                match self {
+                    $(Call::$variant(_) => Access::$access,)*
+                }
+            }
+
+            /// The paging cursor, for reads.
+            pub fn cursor(&self) -> Option<&str> {
+                match self {
+                    $(Call::$variant(p) => tools!(@cursor $how, p),)*
+                }
+            }
+        }
+    };
+    (@parse paged, $args:ident) => { params::paged($args) };
+    (@parse cursor, $args:ident) => { call::from_args($args) };
+    (@parse plain, $args:ident) => { call::from_args($args) };
+    (@cursor paged, $p:ident) => { $p.cursor.as_deref() };
+    (@cursor cursor, $p:ident) => { $p.cursor.as_deref() };
+    (@cursor plain, $p:ident) => {{
+        let _ = $p;
+        None
+    }};
+}
+
 /// One entry of the tool table.
 pub struct ToolDef {
     /// The tool's name.
@@ -136,322 +211,253 @@ pub fn compact_schema(mut schema: JsonObject) -> JsonObject {
     schema
 }
 
-/// The tools, in the order `tools/list` shows them.
-pub const TOOLS: &[ToolDef] = &[
-    ToolDef {
-        name: "session_begin",
+// The tools, in the order `tools/list` shows them: each tool's name, its `Call` variant
+// and argument type, how its arguments parse (`paged`: a request and the page's `cursor`;
+// `cursor`: only a `cursor`; `plain`: a request), and its entry of `TOOLS`. Adding a tool
+// is one entry here and one arm in `Call::run`.
+tools! {
+    SessionBegin("session_begin", SessionBeginArgs, plain) {
         title: "Begin a session",
         description: "Begin a work session at the start of a task. Pass the returned \
             `session_id` as `session` to every write.",
-        access: Access::Write,
+        access: Write,
         idempotent: false,
-        schema: schema::<SessionBeginArgs>,
     },
-    ToolDef {
-        name: "recap",
+    Recap("recap", Paged<RecapArgs>, paged) {
         title: "Recap recent sessions",
         description: "The last sessions, newest first, with what each changed. Read it \
             at the start of a task.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<RecapArgs>>,
     },
-    ToolDef {
-        name: "context",
+    Context("context", Paged<ContextArgs>, paged) {
         title: "Context for a task",
         description: "Start here before reading files: the memory, code and docs most \
             relevant to a question, ranked and packed under a token budget, with \
             provenance and staleness. Abstains when nothing is relevant enough.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<ContextArgs>>,
     },
-    ToolDef {
-        name: "search",
+    Search("search", Paged<SearchArgs>, paged) {
         title: "Search",
         description: "Full-text search over memory, symbols, docs and files.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<SearchArgs>>,
     },
-    ToolDef {
-        name: "symbol",
+    Symbol("symbol", Paged<SymbolArgs>, paged) {
         title: "Find a symbol",
         description: "Definitions matching a name: kind, path, line (0-based), \
             signature, doc, key.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<SymbolArgs>>,
     },
-    ToolDef {
-        name: "source",
+    Source("source", Paged<SourceArgs>, paged) {
         title: "A symbol's source",
         description: "A definition's source from disk, with its memory and whether \
             that is stale.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<SourceArgs>>,
     },
-    ToolDef {
-        name: "outline",
+    Outline("outline", Paged<OutlineArgs>, paged) {
         title: "A file's outline",
         description: "A file's definitions in order, nested, with signatures.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<OutlineArgs>>,
     },
-    ToolDef {
-        name: "references",
+    References("references", Paged<ReferencesArgs>, paged) {
         title: "Find references",
         description: "Uses of a name or symbol (calls, imports, types) with the \
             enclosing definition, provenance and confidence.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<ReferencesArgs>>,
     },
-    ToolDef {
-        name: "callers",
+    Callers("callers", Paged<CallersArgs>, paged) {
         title: "Find callers",
         description: "Incoming calls: call sites resolved to the symbols a name matches.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<CallersArgs>>,
     },
-    ToolDef {
-        name: "callees",
+    Callees("callees", Paged<CalleesArgs>, paged) {
         title: "Find callees",
         description: "Outgoing calls: the calls in the definitions a name matches, \
             each with its target.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<CalleesArgs>>,
     },
-    ToolDef {
-        name: "deps",
+    Deps("deps", Paged<DepsArgs>, paged) {
         title: "File dependencies",
         description: "What a file imports, or with `reverse`, which files import it.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<DepsArgs>>,
     },
-    ToolDef {
-        name: "impact",
+    Impact("impact", Paged<ImpactArgs>, paged) {
         title: "Blast radius",
         description: "What depends on a file or symbol, transitively, with the edge \
             reaching each. Use before changing a widely used definition.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<ImpactArgs>>,
     },
-    ToolDef {
-        name: "why",
+    Why("why", Paged<WhyArgs>, paged) {
         title: "Why is this so",
         description: "The memory that explains a file, line or phrase, with its \
             provenance: revision, author, session, event.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<WhyArgs>>,
     },
-    ToolDef {
-        name: "show",
+    Show("show", Paged<ShowArgs>, paged) {
         title: "Show a memory page",
         description: "A memory page at its current or a given version, with its claims.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<ShowArgs>>,
     },
-    ToolDef {
-        name: "history",
+    History("history", Paged<HistoryArgs>, paged) {
         title: "Page history",
         description: "A page's revisions, oldest first.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<HistoryArgs>>,
     },
-    ToolDef {
-        name: "memory_list",
+    MemoryList("memory_list", Paged<MemoryListArgs>, paged) {
         title: "List memory",
         description: "Memory pages (files, folders, topics, decisions, lessons) under \
             a subject prefix, each with its version, first line and staleness.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<MemoryListArgs>>,
     },
-    ToolDef {
-        name: "topics",
+    Topics("topics", CursorParams, cursor) {
         title: "List topics",
         description: "Topics (`topic:NAME`) and their members.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<CursorParams>,
     },
-    ToolDef {
-        name: "asof",
+    Asof("asof", Paged<AsofArgs>, paged) {
         title: "Memory as of a date",
         description: "Which version of each page was current at a moment.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<AsofArgs>>,
     },
-    ToolDef {
-        name: "stats",
+    Stats("stats", NoParams, plain) {
         title: "Index statistics",
         description: "The map's scan revision and time, counts of files, symbols, \
             references and memory, files and lines by language, and the files the map \
             leaves out: skipped (as secrets, too large, …) or degraded, up to 20 named.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<NoParams>,
     },
-    ToolDef {
-        name: "remember",
+    Remember("remember", RememberArgs, plain) {
         title: "Remember",
         description: "Write a new revision of a page of notes (a file, folder, topic or \
             `.`). `show` it first and pass `expect_version`. The answer lists the \
             claims found; fix any that fails.",
-        access: Access::Write,
+        access: Write,
         idempotent: false,
-        schema: schema::<RememberArgs>,
     },
-    ToolDef {
-        name: "decide",
+    Decide("decide", DecideArgs, plain) {
         title: "Record a decision",
         description: "Record a decision and its reason as an entry `decision:N`.",
-        access: Access::Write,
+        access: Write,
         idempotent: false,
-        schema: schema::<DecideArgs>,
     },
-    ToolDef {
-        name: "learn",
+    Learn("learn", LearnArgs, plain) {
         title: "Record a lesson",
         description: "Record a lesson (a pitfall and what to do instead) as an entry \
             `lesson:N`.",
-        access: Access::Write,
+        access: Write,
         idempotent: false,
-        schema: schema::<LearnArgs>,
     },
-    ToolDef {
-        name: "confirm",
+    Confirm("confirm", ConfirmArgs, plain) {
         title: "Confirm a page",
         description: "Mark a page as still true after its code changed (new snapshots \
             of its claims).",
-        access: Access::Write,
+        access: Write,
         idempotent: true,
-        schema: schema::<ConfirmArgs>,
     },
-    ToolDef {
-        name: "pin",
+    Pin("pin", PinArgs, plain) {
         title: "Pin a page",
         description: "Pin (never mark stale) or unpin a page.",
-        access: Access::Write,
+        access: Write,
         idempotent: true,
-        schema: schema::<PinArgs>,
     },
-    ToolDef {
-        name: "rollback",
+    Rollback("rollback", RollbackArgs, plain) {
         title: "Roll back a page",
         description: "Publish an earlier version's body again as a new revision.",
-        access: Access::Write,
+        access: Write,
         idempotent: false,
-        schema: schema::<RollbackArgs>,
     },
-    ToolDef {
-        name: "fact_add",
+    FactAdd("fact_add", FactAddArgs, plain) {
         title: "Add a fact",
         description: "Record a claim with a command that demonstrates it and the \
             expected output or exit code. Never runs it.",
-        access: Access::Write,
+        access: Write,
         idempotent: false,
-        schema: schema::<FactAddArgs>,
     },
-    ToolDef {
-        name: "fact_list",
+    FactList("fact_list", CursorParams, cursor) {
         title: "List facts",
         description: "Recorded facts with their last run.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<CursorParams>,
     },
-    ToolDef {
-        name: "drift",
+    Drift("drift", Paged<DriftArgs>, paged) {
         title: "What changed",
         description: "File changes since a scan revision and the memory they made \
             stale or false.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<Paged<DriftArgs>>,
     },
-    ToolDef {
-        name: "synthesis_plan",
+    SynthesisPlan("synthesis_plan", NoParams, plain) {
         title: "Pages to write",
         description: "Memory pages a model could draft, and why: files without a page \
             (most depended-on first), pages stale against the code, folder roll-ups. Runs \
             nothing.",
-        access: Access::Read,
+        access: Read,
         idempotent: true,
-        schema: schema::<NoParams>,
     },
-    ToolDef {
-        name: "synthesize",
+    Synthesize("synthesize", SynthesizeArgs, plain) {
         title: "Draft pages with the configured model",
         description: "Draft the plan's pages (or those of `paths`) with the configured \
             model command; each is stored as a revision and checked. Progress per page.",
-        access: Access::Write,
+        access: Write,
         idempotent: false,
-        schema: schema::<SynthesizeArgs>,
     },
-    ToolDef {
-        name: "lint",
+    Lint("lint", CursorParams, cursor) {
         title: "Check memory against the code",
         description: "Check memory and docs against the code: contradictions (with ids \
             for `resolve`) and stale pages.",
-        access: Access::Write,
+        access: Write,
         idempotent: true,
-        schema: schema::<CursorParams>,
     },
-    ToolDef {
-        name: "check",
+    Check("check", CursorParams, cursor) {
         title: "CI gate",
         description: "`lint`, then whether the `[check]` thresholds hold (`passed`).",
-        access: Access::Write,
+        access: Write,
         idempotent: true,
-        schema: schema::<CursorParams>,
     },
-    ToolDef {
-        name: "resolve",
+    Resolve("resolve", ResolveArgs, plain) {
         title: "Dismiss a finding",
         description: "Dismiss a contradiction `lint` reported as a false alarm, for good.",
-        access: Access::Write,
+        access: Write,
         idempotent: true,
-        schema: schema::<ResolveArgs>,
     },
-    ToolDef {
-        name: "scan",
+    Scan("scan", NoParams, plain) {
         title: "Rescan the workspace",
         description: "Update the map from the working tree. Other tools rescan changed \
             files first; use after large changes.",
-        access: Access::Index,
+        access: Index,
         idempotent: true,
-        schema: schema::<NoParams>,
     },
-    ToolDef {
-        name: "sync",
+    Sync("sync", SyncArgs, plain) {
         title: "Record git history",
         description: "Record commits since the last sync into the audit log; memory \
             follows renamed files.",
-        access: Access::Write,
+        access: Write,
         idempotent: true,
-        schema: schema::<SyncArgs>,
     },
-    ToolDef {
-        name: "session_end",
+    SessionEnd("session_end", SessionEndArgs, plain) {
         title: "End a session",
         description: "End the session with a summary for the next `recap`.",
-        access: Access::Write,
+        access: Write,
         idempotent: false,
-        schema: schema::<SessionEndArgs>,
     },
-];
+}
 
 impl ToolDef {
     /// The MCP tool definition with its schema and annotations. Writes are never
