@@ -408,6 +408,28 @@ mod quoted_tests {
             shown("Where is I/O done? Which F/E letters; the gRPC policy"),
             vec!["gRPC"]
         );
+        // Acronyms side by side are a protocol and its commands, each a name; a run longer
+        // than a name is names side by side.
+        assert_eq!(
+            shown("where is SMTP AUTH LOGIN done, and the TLS SNI of Basic Multilingual Plane"),
+            vec![
+                "SMTP",
+                "AUTH",
+                "LOGIN",
+                "TLS",
+                "SNI",
+                "Basic",
+                "Multilingual",
+                "Plane",
+                "Basic Multilingual Plane"
+            ]
+        );
+        assert_eq!(
+            shown(
+                "Why BasicInterpolation BasicInterpolation BasicInterpolation BasicInterpolation BasicInterpolation"
+            ),
+            vec!["BasicInterpolation"]
+        );
         // A version after a slash belongs to the name; a path's next part does not.
         assert_eq!(
             shown("how do I enable HTTP/2 server push, or HTTP/1.1. pipelining in TLS/x?"),
@@ -772,14 +794,17 @@ fn asks_nothing(text: &str) -> bool {
 /// name — with a digit and a letter (`OAuth2`), an inner underscore (`io_uring`), an inner
 /// capital (`OpenTelemetry`, `gRPC`), two or more capitals and nothing else (`CUDA`), or a
 /// capital first letter away from the start of a sentence (`Kubernetes`) — and every run
-/// of such tokens separated by single spaces (`JSON Schema`) as one name. A name is what
-/// the corpus must hold for the question to be about it. Tokens are maximal runs of
+/// of two to [`NAME_TOKENS`] such tokens separated by single spaces (`JSON Schema`) as one
+/// name, unless all are acronyms (`SMTP AUTH LOGIN`, `FTP PASV` are a protocol and its
+/// commands, each a name, not one). A name is what the corpus must hold for the question
+/// to be about it. Tokens are maximal runs of
 /// letters, digits and underscores, with a version written after a slash (`HTTP/2`,
 /// `HTTP/1.1`: a protocol's version names another thing than the protocol); one letter is
 /// no name.
 pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
     let mut names: Vec<(String, Vec<Term>)> = Vec::new();
     let mut run: Vec<Term> = Vec::new();
+    let mut run_acronyms = true;
     let mut run_start = 0usize;
     let mut last_end = 0usize;
     let bytes = text.as_bytes();
@@ -808,6 +833,7 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
             .is_none_or(|p| matches!(p, '.' | '?' | '!' | ':' | '"' | '\'' | '(' | '“'));
         let chars: Vec<char> = token.chars().collect();
         let letters = chars.iter().filter(|c| c.is_alphabetic()).count();
+        let acronym = letters > 1 && chars.iter().all(|c| !c.is_lowercase());
         let shaped = chars.len() > 1
             && letters > 0
             && (chars.iter().any(|c| c.is_ascii_digit())
@@ -815,17 +841,17 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
                 || chars
                     .windows(2)
                     .any(|w| w[0].is_lowercase() && w[1].is_uppercase())
-                || (letters > 1 && chars.iter().all(|c| !c.is_lowercase()))
+                || acronym
                 || (chars[0].is_uppercase() && !sentence_start));
         let adjacent = !run.is_empty() && &text[last_end..start] == " ";
         if !adjacent || !shaped {
-            if run.len() > 1 {
-                names.push((
-                    text[run_start..last_end].to_string(),
-                    std::mem::take(&mut run),
-                ));
-            }
-            run.clear();
+            push_run(
+                &mut names,
+                &text[run_start..last_end],
+                &mut run,
+                run_acronyms,
+            );
+            run_acronyms = true;
         }
         if shaped {
             let words: Vec<String> = identifier_words(token);
@@ -836,13 +862,17 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
                     run_start = start;
                 }
                 run.push(term);
+                run_acronyms &= acronym;
             }
         }
         last_end = i;
     }
-    if run.len() > 1 {
-        names.push((text[run_start..last_end].to_string(), run));
-    }
+    push_run(
+        &mut names,
+        &text[run_start..last_end],
+        &mut run,
+        run_acronyms,
+    );
     let mut seen = HashSet::new();
     names.retain(|(n, _)| seen.insert(n.to_lowercase()));
     names
@@ -863,6 +893,25 @@ pub fn asks_for_tests(query: &str) -> bool {
         w == "tests"
             || (w == "test" && matches!(next, Some("for" | "of" | "covering" | "that" | "which")))
     })
+}
+
+/// The most tokens a run of name-shaped tokens has to be one name: a product's or a
+/// standard's name is short (`Basic Multilingual Plane`); a longer run is a list of names
+/// or a name repeated.
+pub const NAME_TOKENS: usize = 4;
+
+/// Adds the run of name-shaped tokens `run` (its text `text`) to `names` when it is one
+/// name ([`names_in`]), and empties it.
+fn push_run(
+    names: &mut Vec<(String, Vec<Term>)>,
+    text: &str,
+    run: &mut Vec<Term>,
+    all_acronyms: bool,
+) {
+    if (2..=NAME_TOKENS).contains(&run.len()) && !all_acronyms {
+        names.push((text.to_string(), std::mem::take(run)));
+    }
+    run.clear();
 }
 
 /// The length in bytes of the version that `rest` (the text after a token) starts with: a

@@ -3641,6 +3641,24 @@ fn fault_the_tests_named_after_the_code_found_ranked_below_other_tests() {
     );
 }
 
+/// Acronyms side by side are a protocol and its commands: "FTP PASV" had been one name,
+/// which no code holds verbatim, so the question abstained with ftplib's `makepasv` its
+/// best match.
+#[test]
+fn fault_a_protocol_and_its_command_were_one_unknown_name() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "ftplib.py",
+        "class FTP:\n    \"\"\"An FTP client.\"\"\"\n    def makepasv(self):\n        \"\"\"Send PASV and parse the reply into a host and port for passive mode.\"\"\"\n        return self.sendcmd('PASV')\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(&ws, "how does FTP PASV mode work", &[], 2_000).result;
+    assert!(!a.abstained, "{:?}", a.unknown_names);
+    assert!(a.unknown_names.is_empty(), "{:?}", a.unknown_names);
+    assert_eq!(a.items[0].path.as_deref(), Some("ftplib.py"));
+}
+
 /// A protocol's version is a name of its own: "HTTP/2" had been checked as "HTTP", which
 /// any HTTP code holds, so a question about HTTP/2 server push was answered from an HTTP/1.1
 /// server.
