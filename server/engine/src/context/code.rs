@@ -154,7 +154,14 @@ impl Workspace {
         let dependents = self.dependents(query, &hits, named_ids, named_files, named_keys)?;
         let (main, secondary): (Vec<_>, Vec<_>) =
             dependents.into_iter().partition(|(p, _, _)| !demoted(p));
-        let top = best.max(self.config.context.floor) + DEPENDENT_POINTS;
+        // Above every doc section too: one sharing the question's other words ("which
+        // files use X") is not what depends on X.
+        let best_text = cands
+            .values()
+            .filter(|c| c.kind == HitKind::Doc)
+            .map(|c| c.relevance)
+            .fold(best, f64::max);
+        let top = best_text.max(self.config.context.floor) + DEPENDENT_POINTS;
         for (i, (path, why, digest)) in main.into_iter().chain(secondary).enumerate() {
             let points = top - 0.01 * i as f64;
             let key = (HitKind::File, path.clone());

@@ -150,8 +150,9 @@ pub(super) const NAMED_POINTS: f64 = 15.0;
 /// nothing, below everything else served.
 pub(super) const FALSE_SHOWN_POINTS: f64 = 0.5;
 
-/// Points above the best code item that the direct dependents of the file a dependents
-/// question is about score: the graph answers that question, the text does not.
+/// Points above the best code item and doc section that the direct
+/// dependents of the file a dependents question is about score: the graph answers that
+/// question, the text does not.
 pub(super) const DEPENDENT_POINTS: f64 = 5.0;
 
 /// The rank constant of the FTS points' decay, `k / (k + rank)` (0-based rank within one

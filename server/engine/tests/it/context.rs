@@ -3659,6 +3659,40 @@ fn fault_a_protocol_and_its_command_were_one_unknown_name() {
     assert_eq!(a.items[0].path.as_deref(), Some("ftplib.py"));
 }
 
+/// The files using a named definition answer "which files use X, what would I break": doc
+/// sections holding the question's other words ("files", "use") had come first.
+#[test]
+fn fault_doc_sections_sharing_a_dependents_questions_words_came_before_the_dependents() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "src/lazy_buffer.rs",
+        "/// A buffer filled from an iterator on demand.\npub struct LazyBuffer {\n    items: Vec<u8>,\n}\n",
+    );
+    write(
+        dir.path(),
+        "src/combinations.rs",
+        "use crate::lazy_buffer::LazyBuffer;\n\npub struct Combinations {\n    pool: LazyBuffer,\n}\n",
+    );
+    write(
+        dir.path(),
+        "README.md",
+        "# Tools\n\n## Usage\n\nTo use these files, copy the files into your project and use them from there; the files would break if changed.\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "which files use LazyBuffer, what would I break by changing it",
+        &[],
+        4_000,
+    )
+    .result;
+    let at = |id: &str| a.items.iter().position(|i| i.id == id);
+    let user = at("src/combinations.rs").expect("the user is served");
+    let doc = at("README.md#Usage").expect("the doc section is served");
+    assert!(user < doc, "{:?}", a.items);
+}
+
 /// A protocol's version is a name of its own: "HTTP/2" had been checked as "HTTP", which
 /// any HTTP code holds, so a question about HTTP/2 server push was answered from an HTTP/1.1
 /// server.
