@@ -206,11 +206,7 @@ pub(crate) fn dependent_cue(word: &str) -> bool {
 /// Whether a question asks what depends on something (see [`DEPENDENT_WORDS`]), or which
 /// files import or use a module ("which modules import X directly", "what depends on X").
 pub fn asks_for_dependents(query: &str) -> bool {
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words = super::search::tokens(query);
     let has = |phrase: &str| {
         let parts: Vec<&str> = phrase.split(' ').collect();
         words

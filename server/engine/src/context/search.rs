@@ -754,7 +754,7 @@ pub fn pasted_spans(text: &str) -> Vec<Vec<String>> {
 
 /// The tokens of `s` as the `unicode61` tokenizer makes them: runs of letters and digits,
 /// lower-case.
-fn tokens(s: &str) -> Vec<String> {
+pub(crate) fn tokens(s: &str) -> Vec<String> {
     s.split(|c: char| !c.is_alphanumeric())
         .filter(|t| !t.is_empty())
         .map(str::to_lowercase)
@@ -883,11 +883,7 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
 /// graphlib", "a test that covers it". A test word naming the machinery ("the test
 /// framework", "a test run's outcome") asks about that code, not for tests.
 pub fn asks_for_tests(query: &str) -> bool {
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words = tokens(query);
     words.iter().enumerate().any(|(i, w)| {
         let next = words.get(i + 1).map(String::as_str);
         w == "tests"
