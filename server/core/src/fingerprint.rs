@@ -186,6 +186,10 @@ struct Open<'t> {
     signature_open: bool,
 }
 
+/// What [`walk`] calls at every node it enters: the node and its ancestors, outermost
+/// first.
+pub(crate) type OnNode<'a, 't> = &'a mut dyn FnMut(Node<'t>, &[Node<'t>]);
+
 /// Walks `tree` once, iteratively (see the module docs), calling `on_root` at every
 /// visited node whose kind starts a query pattern, with the kind id of the node's parent
 /// (`u16::MAX` at the root). The caller runs the query there and adds the definition nodes
@@ -200,7 +204,7 @@ pub(crate) fn walk<'t>(
     max_depth: u32,
     mut stream: Vec<u8>,
     mut on_root: impl FnMut(Node<'t>, u16, &mut Expected),
-    mut on_node: Option<&mut dyn FnMut(Node<'t>, &[Node<'t>])>,
+    mut on_node: Option<OnNode<'_, 't>>,
 ) -> Walk {
     stream.clear();
     let bytes = text.as_bytes();

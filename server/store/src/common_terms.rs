@@ -537,9 +537,13 @@ mod tests {
         let mut rows: Vec<Vec<u32>> = Vec::new();
         let mut seen = HashSet::new();
         let mut file_row = Vec::new();
-        distinct(path_words, &mut seen, &mut |w| file_row.push(id_of(w, &mut dict)));
+        distinct(path_words, &mut seen, &mut |w| {
+            file_row.push(id_of(w, &mut dict))
+        });
         for c in chunks {
-            distinct(&c.text, &mut seen, &mut |w| file_row.push(id_of(w, &mut dict)));
+            distinct(&c.text, &mut seen, &mut |w| {
+                file_row.push(id_of(w, &mut dict))
+            });
         }
         rows.push(file_row);
         for c in chunks {
@@ -571,7 +575,10 @@ mod tests {
     #[test]
     fn code_text_words_equal_the_set_reading() {
         let chunks = [
-            chunk("Outer inner_Name", "class Outer:\n    x = ÉCOLE.école + Straße_2"),
+            chunk(
+                "Outer inner_Name",
+                "class Outer:\n    x = ÉCOLE.école + Straße_2",
+            ),
             chunk("", "import os, sys  # os again: OS\n\n"),
             chunk("only_here Ünïcode", "def f(a, b):\n    return a+b+A+B"),
             chunk("f", ""),

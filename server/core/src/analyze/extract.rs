@@ -179,7 +179,9 @@ fn walk_file<'t>(
             |node, parent, expected| {
                 found.visit(cursor, tables, bytes, node, parent, expected, 0, &[])
             },
-            typing.is_some().then_some(&mut bind as &mut dyn FnMut(Node<'t>, &[Node<'t>])),
+            typing
+                .is_some()
+                .then_some(&mut bind as fingerprint::OnNode<'_, 't>),
         ));
         // Rust: items inside macro bodies (`cfg_net! { pub struct TcpStream { .. } }`),
         // which the file's tree holds as token trees: each body is parsed again on its
@@ -215,7 +217,7 @@ fn walk_file<'t>(
                     },
                     typing
                         .is_some()
-                        .then_some(&mut bind as &mut dyn FnMut(Node<'t>, &[Node<'t>])),
+                        .then_some(&mut bind as fingerprint::OnNode<'_, 't>),
                 ));
                 modules_of_walk.push(macro_tree.modules.clone());
             }
