@@ -7,7 +7,8 @@ max, plus peak RSS (per child process, from wait4), map sizes, the no-op rescan,
 `loci symbol` / `loci impact --depth 3` as whole processes.
 
 Usage: bench/scan_bench.py [--corpus stdlib|site] [--rounds N]
-Needs: cargo build --release -p loci-cli --example parse_only -p loci-engine; ctags.
+Needs: cargo build --release -p loci-cli -p loci-engine --bins --example parse_only; ctags.
+(`--bins`: with only `--example` named, cargo builds the example and leaves `loci` as it was.)
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 

@@ -186,11 +186,17 @@ struct Open<'t> {
     signature_open: bool,
 }
 
+/// What [`walk`] calls at every node it enters: the node and its ancestors, outermost
+/// first.
+pub(crate) type OnNode<'a, 't> = &'a mut dyn FnMut(Node<'t>, &[Node<'t>]);
+
 /// Walks `tree` once, iteratively (see the module docs), calling `on_root` at every
 /// visited node whose kind starts a query pattern, with the kind id of the node's parent
 /// (`u16::MAX` at the root). The caller runs the query there and adds the definition nodes
 /// it finds to the [`Expected`] set, so that their stream slices are recorded when the walk
-/// reaches them.
+/// reaches them. With `on_node`, it is called at every node the walk enters, in document
+/// order, with the node's ancestors (outermost first): a comment or a docstring is
+/// entered but not descended into.
 pub(crate) fn walk<'t>(
     tree: &'t Tree,
     text: &str,
@@ -198,6 +204,7 @@ pub(crate) fn walk<'t>(
     max_depth: u32,
     mut stream: Vec<u8>,
     mut on_root: impl FnMut(Node<'t>, u16, &mut Expected),
+    mut on_node: Option<OnNode<'_, 't>>,
 ) -> Walk {
     stream.clear();
     let bytes = text.as_bytes();
@@ -217,10 +224,15 @@ pub(crate) fn walk<'t>(
     // `TreeCursor` (except for wide nodes, see `Frame::cursor`): same iterative shape,
     // about 20% faster on Python trees.
     let mut frames: Vec<Frame<'t>> = Vec::new();
+    // The nodes of `frames`, for `on_node` (kept only when there is one).
+    let mut ancestors: Vec<Node<'t>> = Vec::new();
     let mut node = tree.root_node();
 
     loop {
         // ---- enter `node`
+        if let Some(on_node) = on_node.as_mut() {
+            on_node(node, &ancestors);
+        }
         let kind = node.kind_id();
         let flags = tables.kinds.get(kind as usize).copied().unwrap_or(0);
         if let Some(parent) = frames.last()
@@ -278,6 +290,9 @@ pub(crate) fn walk<'t>(
                 && !at_limit
                 && let Some((first, frame)) = enter_children(node, kind, flags, count)
             {
+                if on_node.is_some() {
+                    ancestors.push(node);
+                }
                 frames.push(frame);
                 node = first;
                 continue;
@@ -336,6 +351,7 @@ pub(crate) fn walk<'t>(
             exiting = frame.node.id();
             exiting_end = end;
             frames.pop();
+            ancestors.pop();
         }
     }
 }

@@ -3,8 +3,8 @@
 //! of `Runtime`'s `block_on`, not of any `block_on` by name.
 //!
 //! One mechanism for every language, driven by the language's [`Typing`] hooks (in its
-//! folder of `crate::lang`): [`collect`] walks a file's trees once and lets the language's
-//! `bind` record what each node binds (a local to its initializer or its declared type, a
+//! folder of `crate::lang`): the extraction's walk of a file's trees (its one traversal,
+//! `crate::fingerprint::walk`) lets the language's `bind` record what each node binds (a local to its initializer or its declared type, a
 //! parameter to its annotation, a field of a type to either); the language's `expr` turns
 //! a receiver expression into a **type expression** ([`crate::Reference::receiver_name`]
 //! of a [`crate::Receiver::Typed`] reference), looking names up through [`Cx`]. Bindings
@@ -19,7 +19,7 @@
 //! that keep their receiver's type (Rust `.unwrap()`, `.expect(..)`, `?`, `.await`,
 //! `.clone()`; smart pointers `Arc::new(x)`) are dropped by the language's `expr`.
 
-use tree_sitter::{Node, Tree};
+use tree_sitter::Node;
 
 use crate::Language;
 use crate::fingerprint::FastMap;
@@ -81,7 +81,8 @@ struct Local<'t> {
     bound: Bound<'t>,
 }
 
-/// The bindings of one file ([`collect`]).
+/// The bindings of one file, recorded by the language's `bind` at each node of its
+/// trees, in document order, tree by tree.
 #[derive(Default)]
 pub(crate) struct TypeEnv<'t> {
     locals: FastMap<String, Vec<Local<'t>>>,
@@ -224,40 +225,6 @@ impl<'a, 't> Cx<'a, 't> {
             Bound::Element(node) => element(&self.expr(node)?),
         }
     }
-}
-
-/// Walks `trees` (a file's tree, then its Rust macro bodies) in document order and lets
-/// the language's `bind` record every binding; nodes deeper than `max_depth` are not
-/// visited. Iterative: no recursion over the tree.
-pub(crate) fn collect<'t>(
-    trees: &[&'t Tree],
-    bytes: &[u8],
-    typing: Typing,
-    max_depth: u32,
-) -> TypeEnv<'t> {
-    let mut env = TypeEnv::default();
-    for tree in trees {
-        let mut cursor = tree.walk();
-        let mut ancestors: Vec<Node<'t>> = Vec::new();
-        'walk: loop {
-            let node = cursor.node();
-            (typing.bind)(node, &ancestors, bytes, &mut env);
-            if (ancestors.len() as u32) < max_depth && cursor.goto_first_child() {
-                ancestors.push(node);
-                continue;
-            }
-            loop {
-                if cursor.goto_next_sibling() {
-                    continue 'walk;
-                }
-                if !cursor.goto_parent() {
-                    break 'walk;
-                }
-                ancestors.pop();
-            }
-        }
-    }
-    env
 }
 
 /// The element type of the collection type expression `ty`: `Runtime[]` → `Runtime`, a

@@ -254,10 +254,34 @@ fn quoted_tokens(fts_query: &str) -> std::collections::HashSet<String> {
 /// [`symbol_terms`]: loci_core::terms::symbol_terms
 pub fn text_terms(text: &str) -> String {
     use loci_core::terms::identifier_words;
-    let mut out: Vec<String> = Vec::new();
+    let mut out = String::new();
+    let push = |out: &mut String, term: &str| {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(term);
+    };
+    let mut words: Vec<String> = Vec::new();
+    let mut joined: Vec<String> = Vec::new();
     for token in text.split_whitespace() {
-        let mut words: Vec<String> = Vec::new();
-        let mut joined: Vec<String> = Vec::new();
+        // Most tokens are ASCII without a capital: no case change splits a word, so the
+        // token adds only the joined forms of its snake_case identifiers, read without
+        // allocating each word.
+        if token.is_ascii() && !token.bytes().any(|b| b.is_ascii_uppercase()) {
+            for ident in token.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                let mut parts = ident.split('_').filter(|p| !p.is_empty());
+                if let (Some(first), Some(second)) = (parts.next(), parts.next()) {
+                    push(&mut out, first);
+                    out.push_str(second);
+                    for p in parts {
+                        out.push_str(p);
+                    }
+                }
+            }
+            continue;
+        }
+        words.clear();
+        joined.clear();
         let mut case_split = false;
         for ident in token.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
             let parts = identifier_words(ident);
@@ -276,11 +300,15 @@ pub fn text_terms(text: &str) -> String {
             words.extend(parts);
         }
         if case_split {
-            out.append(&mut words);
+            for w in &words {
+                push(&mut out, w);
+            }
         }
-        out.append(&mut joined);
+        for j in &joined {
+            push(&mut out, j);
+        }
     }
-    out.join(" ")
+    out
 }
 
 /// One of the full-text indexes.
@@ -671,6 +699,62 @@ mod tests {
             text_terms("HTTPConnection"),
             "http connection httpconnection"
         );
+    }
+
+    /// The terms of [`text_terms`] as it read every token before its fast path for
+    /// ASCII tokens without a capital: the oracle of the test below.
+    fn text_terms_general(text: &str) -> String {
+        use loci_core::terms::identifier_words;
+        let mut out: Vec<String> = Vec::new();
+        for token in text.split_whitespace() {
+            let mut words: Vec<String> = Vec::new();
+            let mut joined: Vec<String> = Vec::new();
+            let mut case_split = false;
+            for ident in token.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                let parts = identifier_words(ident);
+                if parts.is_empty() {
+                    continue;
+                }
+                let plain = ident
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|p| !p.is_empty())
+                    .count();
+                case_split |= parts.len() > plain;
+                if parts.len() > 1 {
+                    joined.push(parts.concat());
+                }
+                words.extend(parts);
+            }
+            if case_split {
+                out.append(&mut words);
+            }
+            out.append(&mut joined);
+        }
+        out.join(" ")
+    }
+
+    /// Every token of up to four characters drawn from lower and upper case letters,
+    /// digits, underscores, separators and non-ASCII letters, alone and in a line with
+    /// others, gives the terms the general reading gives.
+    #[test]
+    fn text_terms_fast_path_gives_the_general_terms() {
+        let alphabet = ['a', 'B', '1', '_', '.', '(', 'é', 'İ', 'x'];
+        let mut line = String::new();
+        for a in alphabet {
+            for b in alphabet {
+                for c in alphabet {
+                    for d in ['_', 'y', 'Z', ' '] {
+                        let token: String = [a, b, c, d].iter().collect();
+                        assert_eq!(text_terms(&token), text_terms_general(&token), "{token:?}");
+                        line.push_str(&token);
+                        line.push(' ');
+                    }
+                }
+            }
+        }
+        assert_eq!(text_terms(&line), text_terms_general(&line));
+        let code = "def parse_config(self, raw_text):\n    return self._cache.get(raw_text) or HTTPError(__name__)";
+        assert_eq!(text_terms(code), text_terms_general(code));
     }
 
     use super::*;
