@@ -186,6 +186,23 @@ struct Open<'t> {
     signature_open: bool,
 }
 
+impl<'t> Open<'t> {
+    /// The definition `node`, entered at `entry` (the stream's length), its signature open.
+    #[inline]
+    fn of(node: Node<'t>, entry: usize) -> Self {
+        Open {
+            id: node.id(),
+            marks: DefMarks {
+                entry,
+                ..DefMarks::default()
+            },
+            body: body_of(node),
+            row: node.start_position().row,
+            signature_open: true,
+        }
+    }
+}
+
 /// What [`walk`] calls at every node it enters: the node and its ancestors, outermost
 /// first.
 pub(crate) type OnNode<'a, 't> = &'a mut dyn FnMut(Node<'t>, &[Node<'t>]);
@@ -270,16 +287,7 @@ pub(crate) fn walk<'t>(
             if flags & kind_flags::DEFINITION != 0
                 && (flags & kind_flags::ALWAYS_RECORD != 0 || expected.remove(&node.id()))
             {
-                open.push(Open {
-                    id: node.id(),
-                    marks: DefMarks {
-                        entry: stream.len(),
-                        ..DefMarks::default()
-                    },
-                    body: body_of(node),
-                    row: node.start_position().row,
-                    signature_open: true,
-                });
+                open.push(Open::of(node, stream.len()));
                 signatures_open += 1;
             }
             stream.extend_from_slice(&kind.to_le_bytes());
@@ -313,16 +321,7 @@ pub(crate) fn walk<'t>(
         let mut exiting = node.id();
         let mut exiting_end = node.end_byte();
         loop {
-            while open.last().is_some_and(|o| o.id == exiting) {
-                if let Some(mut o) = open.pop() {
-                    o.marks.exit = stream.len();
-                    if o.signature_open {
-                        o.marks.signature_end = stream.len();
-                        signatures_open -= 1;
-                    }
-                    marks.insert(o.id, o.marks);
-                }
-            }
+            signatures_open -= close_definitions(&mut open, &mut marks, exiting, stream.len());
             let Some(frame) = frames.last_mut() else {
                 return Walk {
                     stream,
@@ -354,6 +353,28 @@ pub(crate) fn walk<'t>(
             ancestors.pop();
         }
     }
+}
+
+/// Closes the definitions of `open` that `exiting` is (innermost last), their marks ending
+/// at `at` (the stream's length) and recorded in `marks`; returns how many of them still
+/// had their signature open.
+#[inline]
+fn close_definitions(
+    open: &mut Vec<Open<'_>>,
+    marks: &mut IdMap<DefMarks>,
+    exiting: usize,
+    at: usize,
+) -> usize {
+    let mut signatures = 0;
+    while let Some(mut o) = open.pop_if(|o| o.id == exiting) {
+        o.marks.exit = at;
+        if o.signature_open {
+            o.marks.signature_end = at;
+            signatures += 1;
+        }
+        marks.insert(o.id, o.marks);
+    }
+    signatures
 }
 
 /// The first of `node`'s `count` children (`count > 0`), and the frame that visits the

@@ -26,29 +26,8 @@ pub(crate) fn run(
         None => arg,
     };
     let found = match command {
-        Command::Scan { scip, .. } => {
-            let bar = output::ScanBar::new(ctx.json);
-            let env = ws.scan(&|p| bar.update(p))?;
-            bar.finish();
-            match scip {
-                // The index is checked against the map the scan just made.
-                Some(index) => {
-                    let index = ctx.cwd.join(index);
-                    let imported = ws.import_scip(&index, loci_engine::map::MAX_INDEX_BYTES)?;
-                    out.scan_scip(&env, &imported)?
-                }
-                None => out.scan(&env)?,
-            }
-        }
-        Command::Embed => {
-            let bar = output::EmbedBar::new(ctx.json);
-            let env = ws.embed(&|p| {
-                bar.update(p);
-                std::ops::ControlFlow::Continue(())
-            })?;
-            bar.finish();
-            out.embed(&env)?
-        }
+        Command::Scan { scip, .. } => scan(scip, ws, ctx)?,
+        Command::Embed => embed(ws, ctx)?,
         Command::Symbol { name, limit } => {
             let env = SymbolArgs {
                 name: key_here(name),
@@ -173,4 +152,35 @@ pub(crate) fn run(
         other => unreachable!("dispatch routes only map commands here, not {other:?}"),
     };
     Ok(Answer::Found(found))
+}
+
+/// `loci scan`, with a bar, then the SCIP index `scip` (relative to the current folder)
+/// checked against the map the scan just made; whether it printed anything.
+fn scan(
+    scip: Option<std::path::PathBuf>,
+    ws: &mut Workspace,
+    ctx: &Ctx<'_>,
+) -> anyhow::Result<bool> {
+    let bar = output::ScanBar::new(ctx.json);
+    let env = ws.scan(&|p| bar.update(p))?;
+    bar.finish();
+    Ok(match scip {
+        Some(index) => {
+            let index = ctx.cwd.join(index);
+            let imported = ws.import_scip(&index, loci_engine::map::MAX_INDEX_BYTES)?;
+            ctx.out.scan_scip(&env, &imported)?
+        }
+        None => ctx.out.scan(&env)?,
+    })
+}
+
+/// `loci embed`, with a bar; whether it printed anything.
+fn embed(ws: &mut Workspace, ctx: &Ctx<'_>) -> anyhow::Result<bool> {
+    let bar = output::EmbedBar::new(ctx.json);
+    let env = ws.embed(&|p| {
+        bar.update(p);
+        std::ops::ControlFlow::Continue(())
+    })?;
+    bar.finish();
+    ctx.out.embed(&env)
 }

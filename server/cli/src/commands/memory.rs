@@ -146,32 +146,45 @@ pub(crate) fn run(command: Command, ws: &mut Workspace, ctx: &Ctx<'_>) -> anyhow
             dry_run,
             session,
         } => {
-            use loci_engine::memory::synthesis::Targets;
             let req = SynthesizeArgs {
                 paths: paths.into_iter().map(here).collect(),
                 dry_run,
                 session,
             };
-            let targets = req.targets();
-            if plan {
-                out.synthesis_plan(&ws.synthesis_plan()?)?
-            } else if !pending && matches!(targets, Targets::Pending) {
-                return Err(cli_error(
-                    "invalid_argument",
-                    "name the files or folders to write, or --pending for the plan's pages \
-                     (`loci synthesize --plan` lists them)"
-                        .into(),
-                ));
-            } else if req.dry_run {
-                out.synthesis_prompts(&ws.synthesis_prompts(&targets)?)?
-            } else {
-                let bar = output::SynthesisBar::new(ctx.json);
-                let report = ws.synthesize(&targets, req.session, &|p| bar.update(p));
-                bar.finish();
-                out.synthesis_report(&report?)?
-            }
+            synthesize(req, plan, pending, ws, ctx)?
         }
         other => unreachable!("dispatch routes only memory commands here, not {other:?}"),
     };
     Ok(Answer::Found(found))
+}
+
+/// `loci synthesize`: the plan (`plan`), the prompts (a dry run), or the pages written, with
+/// a bar; naming no file needs `pending`. Whether it printed anything.
+fn synthesize(
+    req: SynthesizeArgs,
+    plan: bool,
+    pending: bool,
+    ws: &mut Workspace,
+    ctx: &Ctx<'_>,
+) -> anyhow::Result<bool> {
+    use loci_engine::memory::synthesis::Targets;
+    let out = ctx.out;
+    let targets = req.targets();
+    Ok(if plan {
+        out.synthesis_plan(&ws.synthesis_plan()?)?
+    } else if !pending && matches!(targets, Targets::Pending) {
+        return Err(cli_error(
+            "invalid_argument",
+            "name the files or folders to write, or --pending for the plan's pages \
+             (`loci synthesize --plan` lists them)"
+                .into(),
+        ));
+    } else if req.dry_run {
+        out.synthesis_prompts(&ws.synthesis_prompts(&targets)?)?
+    } else {
+        let bar = output::SynthesisBar::new(ctx.json);
+        let report = ws.synthesize(&targets, req.session, &|p| bar.update(p));
+        bar.finish();
+        out.synthesis_report(&report?)?
+    })
 }

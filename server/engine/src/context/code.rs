@@ -154,15 +154,27 @@ impl Workspace {
         let dependents = self.dependents(query, &hits, named_ids, named_files, named_keys)?;
         let (main, secondary): (Vec<_>, Vec<_>) =
             dependents.into_iter().partition(|(p, _, _)| !demoted(p));
-        // Above every doc section too: one sharing the question's other words ("which
-        // files use X") is not what depends on X.
+        self.dependent_candidates(main.into_iter().chain(secondary), best, cands);
+        Ok(quoted)
+    }
+
+    /// The dependents a dependents question asks for (path, why, digest; in order) as
+    /// candidates above the best code item (`best`) and doc section: the graph answers
+    /// that question, and a doc section sharing its other words ("which files use X") is
+    /// not what depends on X.
+    fn dependent_candidates(
+        &self,
+        dependents: impl Iterator<Item = (String, String, String)>,
+        best: f64,
+        cands: &mut BTreeMap<(HitKind, String), Candidate>,
+    ) {
         let best_text = cands
             .values()
             .filter(|c| c.kind == HitKind::Doc)
             .map(|c| c.relevance)
             .fold(best, f64::max);
         let top = best_text.max(self.config.context.floor) + DEPENDENT_POINTS;
-        for (i, (path, why, digest)) in main.into_iter().chain(secondary).enumerate() {
+        for (i, (path, why, digest)) in dependents.enumerate() {
             let points = top - 0.01 * i as f64;
             let key = (HitKind::File, path.clone());
             let c = cands
@@ -176,7 +188,6 @@ impl Workspace {
                 c.full = c.digest.clone();
             }
         }
-        Ok(quoted)
     }
 
     /// A file's best chunks as candidates at `relevance` (each next one a little less): a
