@@ -151,6 +151,20 @@ impl SymbolKind {
         }
     }
 
+    /// Whether it defines a type: a class, struct, enum, union, trait or interface (not an
+    /// alias, `type`, whose name may be an associated type's).
+    pub fn is_type(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Class
+                | SymbolKind::Struct
+                | SymbolKind::Enum
+                | SymbolKind::Union
+                | SymbolKind::Trait
+                | SymbolKind::Interface
+        )
+    }
+
     /// Parses [`SymbolKind::as_str`] output back; unknown names become [`SymbolKind::Other`].
     pub fn parse(s: &str) -> SymbolKind {
         match s {

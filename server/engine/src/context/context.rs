@@ -413,14 +413,32 @@ impl Workspace {
         // a message are what it tells the reader to use, not what the reader asks about
         // (`enable_time` in tokio's "timers are disabled. Call `enable_time` on the
         // runtime builder" is not about `Builder.enable_time` but about the code raising it).
-        let names = if super::search::pasted_spans(q.query).is_empty() {
-            super::search::identifier_tokens(q.query)
+        // A capitalized word inside a sentence names a type when one is defined by that
+        // name ("where is the Teddy SIMD prefilter"): a type's name is a proper noun, while
+        // a variant or constant so named is usually the English word (`Unicode`).
+        let (names, proper) = if super::search::pasted_spans(q.query).is_empty() {
+            let names = super::search::identifier_tokens(q.query);
+            let proper: Vec<String> = super::search::proper_nouns(q.query)
+                .into_iter()
+                .filter(|w| !names.contains(w))
+                .collect();
+            (names, proper)
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
-        for name in names {
+        let typed: Vec<(String, bool)> = names
+            .into_iter()
+            .map(|n| (n, false))
+            .chain(proper.into_iter().map(|n| (n, true)))
+            .collect();
+        for (name, types_only) in typed {
             let wanted = name.replace("::", ".");
-            let found = named_symbols(conn, &wanted)?;
+            let mut found = named_symbols(conn, &wanted)?;
+            if types_only {
+                found.retain(|s| {
+                    s.qualified_name == s.name && loci_core::SymbolKind::parse(&s.kind).is_type()
+                });
+            }
             // A bare name defined in many files (`__init__`, `name`, `new`) names a kind of
             // definition, not one: its words are searched as the question's other words
             // are (every `__init__` of the stdlib, in path order, would lead the answer).

@@ -444,6 +444,15 @@ mod quoted_tests {
     }
 
     #[test]
+    fn proper_nouns_are_capitalized_words_inside_a_sentence() {
+        assert_eq!(
+            proper_nouns("Where is the Teddy SIMD prefilter? Which Rust types use \"Foo\" or Bar."),
+            vec!["Teddy", "Rust", "Bar"]
+        );
+        assert!(proper_nouns("How does it work").is_empty());
+    }
+
+    #[test]
     fn asking_for_tests_is_tests_as_a_noun() {
         for q in [
             "where are the tests for the zero-capacity rendezvous channel",
@@ -641,6 +650,28 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
             });
         if shaped && !out.contains(&t) {
             out.push(t);
+        }
+    }
+    out
+}
+
+/// The capitalized words of a question away from a sentence's start (`Teddy` in "where is
+/// the Teddy SIMD prefilter implemented"): an initial capital, then at least two lower-case
+/// letters and nothing else. Proper nouns, which may name a type of the code.
+pub fn proper_nouns(text: &str) -> Vec<String> {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::new();
+    for (at, token) in tokens.iter().enumerate() {
+        let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+        let mut chars = word.chars();
+        let proper = chars.next().is_some_and(char::is_uppercase)
+            && word.chars().count() > 2
+            && chars.all(char::is_lowercase);
+        let sentence_start = at == 0
+            || tokens[at - 1].ends_with(['.', '?', '!', ':'])
+            || token.starts_with(['"', '\'', '(', '“']);
+        if proper && !sentence_start && !out.iter().any(|w| w == word) {
+            out.push(word.to_string());
         }
     }
     out

@@ -3693,6 +3693,47 @@ fn fault_doc_sections_sharing_a_dependents_questions_words_came_before_the_depen
     assert!(user < doc, "{:?}", a.items);
 }
 
+/// A capitalized word inside a sentence that a type is named ("the Teddy SIMD prefilter")
+/// names that type; the file richest in the question's other words ("prefilter") had led.
+/// A variant or constant of that name is not named: `Unicode` in a question is the word.
+#[test]
+fn fault_a_type_named_as_a_proper_noun_was_not_named() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "src/packed/teddy/generic.rs",
+        "/// The Teddy SIMD searcher for a few short patterns.\npub struct Teddy {\n    masks: Vec<u8>,\n}\n",
+    );
+    write(
+        dir.path(),
+        "src/util/prefilter.rs",
+        "//! Prefilter: a prefilter picks a prefilter strategy; every prefilter is a prefilter.\n\npub enum Strategy {\n    Unicode,\n    Teddy,\n}\n\npub fn prefilter() -> Strategy {\n    Strategy::Unicode\n}\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "where is the Teddy SIMD prefilter implemented",
+        &[],
+        2_000,
+    )
+    .result;
+    assert!(!a.abstained, "{} {:?}", a.best_relevance, a.unknown_names);
+    assert_eq!(
+        a.items[0].id, "src/packed/teddy/generic.rs#Teddy@struct",
+        "{:?}",
+        a.items
+    );
+    let a = ask(&ws, "how is Unicode handled by the prefilter", &[], 2_000).result;
+    assert!(
+        !a.items.iter().any(|i| i
+            .signals
+            .iter()
+            .any(|s| s.contains("named in the question"))),
+        "{:?}",
+        a.items
+    );
+}
+
 /// A protocol's version is a name of its own: "HTTP/2" had been checked as "HTTP", which
 /// any HTTP code holds, so a question about HTTP/2 server push was answered from an HTTP/1.1
 /// server.
