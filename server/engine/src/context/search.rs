@@ -656,25 +656,20 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
 }
 
 /// The capitalized words of a question away from a sentence's start (`Teddy` in "where is
-/// the Teddy SIMD prefilter implemented"): an initial capital, then at least two lower-case
-/// letters and nothing else. Proper nouns, which may name a type of the code.
+/// the Teddy SIMD prefilter implemented"): the one-token [`names_in`] of an initial capital
+/// then lower-case letters. Proper nouns, which may name a type of the code.
 pub fn proper_nouns(text: &str) -> Vec<String> {
-    let tokens: Vec<&str> = text.split_whitespace().collect();
-    let mut out: Vec<String> = Vec::new();
-    for (at, token) in tokens.iter().enumerate() {
-        let word = token.trim_matches(|c: char| !c.is_alphanumeric());
-        let mut chars = word.chars();
-        let proper = chars.next().is_some_and(char::is_uppercase)
-            && word.chars().count() > 2
-            && chars.all(char::is_lowercase);
-        let sentence_start = at == 0
-            || tokens[at - 1].ends_with(['.', '?', '!', ':'])
-            || token.starts_with(['"', '\'', '(', '“']);
-        if proper && !sentence_start && !out.iter().any(|w| w == word) {
-            out.push(word.to_string());
-        }
-    }
-    out
+    names_in(text)
+        .into_iter()
+        .filter(|(name, terms)| {
+            let mut chars = name.chars();
+            terms.len() == 1
+                && name.chars().count() > 2
+                && chars.next().is_some_and(char::is_uppercase)
+                && chars.all(char::is_lowercase)
+        })
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// The spans of a question that quote text from the code: its [`message_spans`], and each
