@@ -159,20 +159,17 @@ impl Workspace {
     }
 
     /// The dependents a dependents question asks for (path, why, digest; in order) as
-    /// candidates above the best code item (`best`) and doc section: the graph answers
-    /// that question, and a doc section sharing its other words ("which files use X") is
-    /// not what depends on X.
+    /// candidates above the best code item (`best`) and every candidate found so far: the
+    /// graph answers that question. A doc section sharing its other words ("which files use
+    /// X") is not what depends on X, and the definition it names is what changes, not what
+    /// breaks: it follows them.
     fn dependent_candidates(
         &self,
         dependents: impl Iterator<Item = (String, String, String)>,
         best: f64,
         cands: &mut BTreeMap<(HitKind, String), Candidate>,
     ) {
-        let best_text = cands
-            .values()
-            .filter(|c| c.kind == HitKind::Doc)
-            .map(|c| c.relevance)
-            .fold(best, f64::max);
+        let best_text = cands.values().map(Candidate::score).fold(best, f64::max);
         let top = best_text.max(self.config.context.floor) + DEPENDENT_POINTS;
         for (i, (path, why, digest)) in dependents.enumerate() {
             let points = top - 0.01 * i as f64;
@@ -267,34 +264,43 @@ impl Workspace {
         named_keys: &[NamedKey],
     ) -> Result<Vec<(String, String, String)>> {
         let conn = self.store.conn();
-        let found = if named_files == 0 && !named_keys.is_empty() {
+        let module = match named_files {
+            0 => module_named_in(conn, query)?,
+            _ => None,
+        };
+        // A question naming a module and definitions of it ("if I change reprlib (Repr /
+        // recursive_repr)") is about the module.
+        let about_module = module
+            .as_ref()
+            .is_some_and(|m| named_keys.iter().any(|(path, _, _)| path == m));
+        let found = if named_files == 0 && !named_keys.is_empty() && !about_module {
             // A question about what uses a definition it names ("who calls shlex.quote?")
             // is answered from the references resolved to it, not from its file's
             // importers (nor from the best file found: `unittest/mock.py`, for its
-            // `call`s).
+            // `call`s). The files defining it are what changes, not what breaks.
             // The names as the question wrote them (`shlex.quote`).
             let mut written: Vec<&str> = named_keys.iter().map(|(_, _, n)| n.as_str()).collect();
             written.dedup();
             let named = ticked(&written);
-            self.referrers(named_keys, |_| true)?
-                .into_iter()
-                .map(|(path, n)| {
-                    let why = format!("refers to {named}");
-                    let digest = format!(
-                        "`{path}` {why} ({n} reference{})",
-                        if n == 1 { "" } else { "s" }
-                    );
-                    (path, why, digest)
-                })
-                .collect()
+            self.referrers(named_keys, |p| {
+                !named_keys.iter().any(|(path, _, _)| path == p)
+            })?
+            .into_iter()
+            .map(|(path, n)| {
+                let why = format!("refers to {named}");
+                let digest = format!(
+                    "`{path}` {why} ({n} reference{})",
+                    if n == 1 { "" } else { "s" }
+                );
+                (path, why, digest)
+            })
+            .collect()
         } else {
             // The file the question names by path, else the module it names by name, else
             // the best one found.
             let mut named_file = named_ids[..named_files].first().copied();
-            if named_file.is_none()
-                && let Some(path) = module_named_in(conn, query)?
-            {
-                named_file = loci_store::map::file_id(conn, &path)?;
+            if let Some(path) = &module {
+                named_file = loci_store::map::file_id(conn, path)?;
             }
             let Some(target) = named_file.or(hits.first().map(|h| h.file_id)) else {
                 return Ok(Vec::new());

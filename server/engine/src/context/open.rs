@@ -179,16 +179,27 @@ const MODULE_FILES: &[&str] = &[
 /// fnmatch", "which modules import selectors", "the unicode module"): a word right after
 /// one of the question's dependents cues (`a`, `an`, `the` skipped) or right before
 /// `module`, `package` or `crate`, that names exactly one module file ([`MODULE_FILES`])
-/// outside test, example and vendored code. The first such word; `None` when none is.
+/// outside test, example and vendored code. A word qualifying a name (`shlex` in
+/// `shlex.quote`, `task` in `task::spawn`) names that definition, not its module. The first
+/// such word; `None` when none is.
 pub(super) fn module_named_in(
     conn: &loci_store::rusqlite::Connection,
     query: &str,
 ) -> loci_store::Result<Option<String>> {
-    let words: Vec<String> = query
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let (mut words, mut qualifiers) = (Vec::new(), Vec::new());
+    let mut start = None;
+    for (at, c) in query.char_indices().chain([(query.len(), ' ')]) {
+        match (is_word(c), start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                words.push(query[from..at].to_lowercase());
+                qualifiers.push(qualifies(&query[at..]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
     let is_article = |w: &str| matches!(w, "a" | "an" | "the");
     let named_here = |i: usize| {
         let before = words[..i]
@@ -203,6 +214,7 @@ pub(super) fn module_named_in(
     };
     for (i, word) in words.iter().enumerate() {
         if word.len() < 2
+            || qualifiers[i]
             || is_article(word)
             || super::retrieve::dependent_cue(word)
             || !named_here(i)
@@ -217,6 +229,21 @@ pub(super) fn module_named_in(
         }
     }
     Ok(None)
+}
+
+/// Whether the text after a word makes it a qualifier: `.` or `::` and a name that is not a
+/// module file's extension (`quote` in `shlex.quote`, not `py` in `shlex.py`).
+fn qualifies(rest: &str) -> bool {
+    let Some(next) = rest.strip_prefix("::").or_else(|| rest.strip_prefix('.')) else {
+        return false;
+    };
+    let name = &next[..next
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(next.len())];
+    !name.is_empty()
+        && !MODULE_FILES
+            .iter()
+            .any(|f| f.strip_prefix("{}.") == Some(name))
 }
 
 /// The mapped files a question names, in its order: each word that is a mapped path

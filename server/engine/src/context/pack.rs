@@ -140,12 +140,19 @@ pub(super) fn render(
         } else {
             format!("`{}`", quoted_query(query))
         };
+        // Relevant enough but abstaining: the question names what nothing here holds
+        // (the notes above say which names).
+        if best >= floor {
+            let candidate = best_candidate.map_or(String::new(), |id| {
+                format!(
+                    "; the best candidate, `{id}` at relevance {}, is about something else",
+                    points(best)
+                )
+            });
+            out.push_str(&format!("Nothing in memory, code or docs answers {to}: it names what they do not hold{candidate}. Read the code directly.\n"));
+            return out;
+        }
         let best = match best_candidate {
-            Some(id) if best >= floor => format!(
-                "best candidate `{id}` at relevance {}, floor {}",
-                points(best),
-                points(floor)
-            ),
             Some(id) => format!(
                 "best candidate `{id}` at relevance {} < floor {}",
                 points(best),

@@ -3541,21 +3541,89 @@ fn fault_who_calls_a_named_function_served_another_files_dependents() {
         .map(|i| (i.id.as_str(), i.text.as_str()))
         .collect();
     assert_eq!(
-        served[..2],
-        [
-            (
-                "pipes.py",
-                "`pipes.py` refers to `shlex.quote` (1 reference)"
-            ),
-            (
-                "shlex.py",
-                "`shlex.py` refers to `shlex.quote` (1 reference)"
-            )
-        ],
+        served,
+        [(
+            "pipes.py",
+            "`pipes.py` refers to `shlex.quote` (1 reference)"
+        )],
         "{:?}",
         a.items
     );
-    assert!(!served.iter().any(|(id, _)| *id == "user.py"), "{served:?}");
+}
+
+/// What breaks if a definition changes is the code using it, first; its own file is what
+/// changes: the definition (45 points, named in the question) had come before its users,
+/// and its file had been listed among them for the references inside it.
+#[test]
+fn fault_an_impact_answer_served_the_changed_definition_before_what_uses_it() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "src/byte_str.rs",
+        "pub struct ByteStr { bytes: Vec<u8> }\n\nimpl ByteStr {\n    pub fn new() -> ByteStr { ByteStr { bytes: Vec::new() } }\n}\n",
+    );
+    write(
+        dir.path(),
+        "src/uri/path.rs",
+        "use crate::byte_str::ByteStr;\n\npub struct PathAndQuery { data: ByteStr }\n\npub fn empty() -> PathAndQuery { PathAndQuery { data: ByteStr::new() } }\n",
+    );
+    write(
+        dir.path(),
+        "src/header/name.rs",
+        "use crate::byte_str::ByteStr;\n\npub struct Custom(ByteStr);\n",
+    );
+    write(
+        dir.path(),
+        "src/lib.rs",
+        "mod byte_str;\nmod uri;\nmod header;\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(&ws, "what breaks if I change ByteStr", &[], 2_000).result;
+    let paths: Vec<&str> = a.items.iter().filter_map(|i| i.path.as_deref()).collect();
+    assert_eq!(
+        paths[..3],
+        ["src/uri/path.rs", "src/header/name.rs", "src/byte_str.rs"],
+        "{:?}",
+        a.items
+    );
+}
+
+/// A dependents question naming a module and definitions of it ("if I change reprlib
+/// (Repr / recursive_repr)") is about the module: only the users of the named definitions
+/// had been served, not the modules importing it for the rest.
+#[test]
+fn fault_a_dependents_question_naming_a_module_and_its_definitions_served_only_their_users() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "reprlib.py",
+        "class Repr:\n    def repr(self, x):\n        return str(x)\n\ndef recursive_repr(fillvalue='...'):\n    return lambda f: f\n\naRepr = Repr()\n\ndef repr(x):\n    return aRepr.repr(x)\n",
+    );
+    write(
+        dir.path(),
+        "functools.py",
+        "from reprlib import recursive_repr\n\nclass partial:\n    @recursive_repr()\n    def __repr__(self):\n        return 'partial'\n",
+    );
+    write(
+        dir.path(),
+        "bdb.py",
+        "import reprlib\n\ndef format_stack_entry(frame):\n    return reprlib.repr(frame)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "if I change reprlib (Repr / recursive_repr) which modules are affected",
+        &[],
+        2_000,
+    )
+    .result;
+    let dependents: Vec<&str> = a
+        .items
+        .iter()
+        .filter(|i| i.text.contains("depends directly on"))
+        .map(|i| i.id.as_str())
+        .collect();
+    assert_eq!(dependents, ["bdb.py", "functools.py"], "{:?}", a.items);
 }
 
 /// A name nothing in the code holds makes a question out of scope, but not beside a
@@ -3749,6 +3817,18 @@ fn fault_a_protocol_version_in_the_question_was_checked_as_the_bare_protocol() {
     let a = ask(&ws, "how do I enable HTTP/2 server push", &[], 2_000).result;
     assert!(a.abstained, "{:?}", a.items);
     assert_eq!(a.unknown_names, ["HTTP/2"]);
+    // Abstaining above the floor says why: not "relevant enough … at relevance 16.8,
+    // floor 10.5", which reads as a contradiction.
+    let last = a.markdown.lines().last().unwrap_or_default();
+    assert!(a.best_relevance >= 10.5, "{}", a.best_relevance);
+    assert_eq!(
+        last,
+        format!(
+            "Nothing in memory, code or docs answers `how do I enable HTTP/2 server push`: it names what they do not hold; the best candidate, `{}` at relevance {:.1}, is about something else. Read the code directly.",
+            a.best_candidate.as_deref().unwrap_or_default(),
+            a.best_relevance
+        )
+    );
     // The version the code holds is no unknown name.
     let a = ask(&ws, "how does the HTTP/1.1 server push headers", &[], 2_000).result;
     assert!(a.unknown_names.is_empty(), "{:?}", a.unknown_names);
