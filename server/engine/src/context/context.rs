@@ -569,11 +569,15 @@ impl Workspace {
                     Candidate::new(HitKind::Symbol, s.key.clone(), Some(s.path.clone()))
                 });
             c.line = Some(s.line);
-            c.add(
-                NAMED_POINTS,
-                true,
-                format!("named in the question (`{name}`)"),
-            );
+            // A question about the tests (examples, vendored code) of a definition it names
+            // asks for that code: the definition is what it is about, not the answer.
+            if !(q.asks.any() && loci_core::secondary::secondary_code(&s.path).is_none()) {
+                c.add(
+                    NAMED_POINTS,
+                    true,
+                    format!("named in the question (`{name}`)"),
+                );
+            }
             let e = g.symbol_files.entry(s.path.clone()).or_insert(0.0);
             *e = e.max(0.5);
         }

@@ -3588,6 +3588,28 @@ fn fault_an_impact_answer_served_the_changed_definition_before_what_uses_it() {
     );
 }
 
+/// "Where are the tests for shlex.split" asks for the tests: the definition it names had
+/// come first (+15 for being named, on top of its code), its tests second.
+#[test]
+fn fault_a_tests_question_served_the_named_definition_before_its_tests() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "shlex.py",
+        "def split(s, comments=False, posix=True):\n    \"\"\"Split the string s using shell-like syntax.\"\"\"\n    return s.split()\n",
+    );
+    write(
+        dir.path(),
+        "test/test_shlex.py",
+        "import shlex\nimport unittest\n\nclass ShlexTest(unittest.TestCase):\n    def testSplitPosix(self):\n        self.assertEqual(shlex.split('a b'), ['a', 'b'])\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(&ws, "where are the tests for shlex.split", &[], 2_000).result;
+    let paths: Vec<&str> = a.items.iter().filter_map(|i| i.path.as_deref()).collect();
+    assert_eq!(paths.first(), Some(&"test/test_shlex.py"), "{:?}", a.items);
+    assert!(paths.contains(&"shlex.py"), "{:?}", a.items);
+}
+
 /// A dependents question naming a module and definitions of it ("if I change reprlib
 /// (Repr / recursive_repr)") is about the module: only the users of the named definitions
 /// had been served, not the modules importing it for the rest.
