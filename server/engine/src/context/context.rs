@@ -412,13 +412,16 @@ impl Workspace {
         // Text that asks nothing (pasted: an error, a log line) names nothing: the names in
         // a message are what it tells the reader to use, not what the reader asks about
         // (`enable_time` in tokio's "timers are disabled. Call `enable_time` on the
-        // runtime builder" is not about `Builder.enable_time` but about the code raising it).
+        // runtime builder" is not about `Builder.enable_time` but about the code raising it),
+        // nor does a message the question quotes (`Registry` in "I/O source already
+        // registered with a `Registry`").
         // A capitalized word inside a sentence names a type when one is defined by that
         // name ("where is the Teddy SIMD prefilter"): a type's name is a proper noun, while
         // a variant or constant so named is usually the English word (`Unicode`).
         let (names, proper) = if super::search::pasted_spans(q.query).is_empty() {
-            let names = super::search::identifier_tokens(q.query);
-            let proper: Vec<String> = super::search::proper_nouns(q.query)
+            let asked = super::search::without_quoted_messages(q.query);
+            let names = super::search::identifier_tokens(&asked);
+            let proper: Vec<String> = super::search::proper_nouns(&asked)
                 .into_iter()
                 .filter(|w| !names.contains(w))
                 .collect();

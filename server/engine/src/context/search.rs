@@ -542,6 +542,23 @@ mod quoted_tests {
     }
 
     #[test]
+    fn quoted_messages_are_blanked_and_quoted_names_kept() {
+        assert_eq!(
+            without_quoted_messages(
+                r#"Custom { kind: AlreadyExists, error: "I/O source already registered with a `Registry`" }"#
+            ),
+            format!(
+                "Custom {{ kind: AlreadyExists, error: \"{}\" }}",
+                " ".repeat(47)
+            )
+        );
+        assert_eq!(
+            without_quoted_messages("what does 'Foo.bar' do, it's odd"),
+            "what does 'Foo.bar' do, it's odd"
+        );
+    }
+
+    #[test]
     fn quoted_spans_take_quotes_and_exception_messages() {
         let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         // A pasted traceback line: the part after the message's own colon is filled in at
@@ -693,14 +710,10 @@ pub fn quoted_spans(text: &str) -> Vec<Vec<String>> {
     spans
 }
 
-/// What a question quotes: what stands between quotes (`"…"`, `'…'`, `“…”`) and what
-/// follows an exception's name and a colon (`ValueError: No closing quotation`) or `with`
-/// and a colon (`panics with: Short option names must be unique`) up to the end of the
-/// sentence or a dash, and each of that message's colon-separated parts. Each span as its
-/// tokens (runs of letters and digits, lower-case, as the `unicode61` tokenizer makes
-/// them); spans of fewer than two tokens are left out (one word is no quotation).
-pub fn message_spans(text: &str) -> Vec<Vec<String>> {
-    let mut spans: Vec<Vec<String>> = Vec::new();
+/// The byte ranges of what stands between quotes in `text` (`"…"`, `'…'`, `“…”`; an
+/// apostrophe inside a word, `it's`, opens nothing), the quotes left out.
+fn quoted_ranges(text: &str) -> Vec<(usize, usize)> {
+    let mut ranges = Vec::new();
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut i = 0;
     while i < chars.len() {
@@ -708,7 +721,6 @@ pub fn message_spans(text: &str) -> Vec<Vec<String>> {
         let close = match c {
             '"' => Some('"'),
             '“' => Some('”'),
-            // An apostrophe inside a word (`it's`, `crate's`) opens nothing.
             '\'' if i == 0 || !chars[i - 1].1.is_alphanumeric() => Some('\''),
             _ => None,
         };
@@ -718,12 +730,39 @@ pub fn message_spans(text: &str) -> Vec<Vec<String>> {
                     && (close != '\'' || chars.get(j + 1).is_none_or(|n| !n.1.is_alphanumeric()))
             })
         {
-            spans.push(tokens(&text[at + c.len_utf8()..chars[j].0]));
+            ranges.push((at + c.len_utf8(), chars[j].0));
             i = j + 1;
             continue;
         }
         i += 1;
     }
+    ranges
+}
+
+/// `text` with each quoted message blanked out (what stands between quotes when it holds
+/// a space: `"I/O source already registered with a `Registry`"`): the names in a message
+/// are its words, not what the question asks about; a quoted name (`'Foo.bar'`) stays.
+pub fn without_quoted_messages(text: &str) -> String {
+    let mut out = text.to_string();
+    for (from, to) in quoted_ranges(text) {
+        if text[from..to].contains(char::is_whitespace) {
+            out.replace_range(from..to, &" ".repeat(to - from));
+        }
+    }
+    out
+}
+
+/// What a question quotes: what stands between quotes (`"…"`, `'…'`, `“…”`) and what
+/// follows an exception's name and a colon (`ValueError: No closing quotation`) or `with`
+/// and a colon (`panics with: Short option names must be unique`) up to the end of the
+/// sentence or a dash, and each of that message's colon-separated parts. Each span as its
+/// tokens (runs of letters and digits, lower-case, as the `unicode61` tokenizer makes
+/// them); spans of fewer than two tokens are left out (one word is no quotation).
+pub fn message_spans(text: &str) -> Vec<Vec<String>> {
+    let mut spans: Vec<Vec<String>> = quoted_ranges(text)
+        .into_iter()
+        .map(|(from, to)| tokens(&text[from..to]))
+        .collect();
     for (at, _) in text.match_indices(": ") {
         let before = text[..at]
             .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))

@@ -3610,6 +3610,46 @@ fn fault_a_tests_question_served_the_named_definition_before_its_tests() {
     assert!(paths.contains(&"shlex.py"), "{:?}", a.items);
 }
 
+/// A name inside a message the question quotes is a word of the message: `Registry` in
+/// "I/O source already registered with a `Registry`" had been served as named (+15), the
+/// `Registry` struct before the code raising the message.
+#[test]
+fn fault_a_name_inside_a_quoted_message_was_served_as_named() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "src/poll.rs",
+        "/// Registers I/O sources with the poll.\npub struct Registry { id: usize }\n\nimpl Registry {\n    pub fn register(&self) -> usize { self.id }\n}\n",
+    );
+    write(
+        dir.path(),
+        "src/io_source.rs",
+        "use std::io;\n\npub fn associate(registered: bool) -> io::Result<()> {\n    if registered {\n        return Err(io::Error::new(io::ErrorKind::AlreadyExists, \"I/O source already registered with a `Registry`\"));\n    }\n    Ok(())\n}\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        r#"Custom { kind: AlreadyExists, error: "I/O source already registered with a `Registry`" }"#,
+        &[],
+        2_000,
+    )
+    .result;
+    assert_eq!(
+        a.items.first().and_then(|i| i.path.as_deref()),
+        Some("src/io_source.rs"),
+        "{:?}",
+        a.items
+    );
+    assert!(
+        !a.items.iter().any(|i| i
+            .signals
+            .iter()
+            .any(|s| s.contains("named in the question"))),
+        "{:?}",
+        a.items
+    );
+}
+
 /// A dependents question naming a module and definitions of it ("if I change reprlib
 /// (Repr / recursive_repr)") is about the module: only the users of the named definitions
 /// had been served, not the modules importing it for the rest.
