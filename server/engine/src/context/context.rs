@@ -189,6 +189,9 @@ pub(super) struct Found {
     pub(super) quoted_found: bool,
     /// Names the question uses that nothing holds.
     pub(super) missing: Vec<String>,
+    /// Names of members their owner does not have (`typing.override`): missing unless
+    /// the question quotes text the code holds or names a definition that is there.
+    pub(super) missing_members: Vec<String>,
     /// How dense retrieval stood.
     pub(super) dense_notes: Vec<String>,
     /// Memory pages near what was found and what is open.
@@ -452,6 +455,9 @@ impl Workspace {
             if wanted.contains('.') && !found.is_empty() {
                 g.named_qualified = true;
             }
+            if found.is_empty() && super::named::member_missing(conn, &name, &wanted)? {
+                g.missing_members.push(name.clone());
+            }
             for s in found {
                 if !q.terms.is_empty() {
                     let text = symbol_text(&s.qualified_name, &s.signature, s.doc.as_deref());
@@ -633,10 +639,13 @@ impl Workspace {
         // Names the question uses (`Kubernetes`, `io_uring`, `JSON Schema`) that nothing
         // loci can answer from holds: the question is about something else.
         if !g.quoted_found && !g.named_qualified {
+            g.missing.append(&mut g.missing_members);
             // The first names only, as the first terms only are searched.
             let names = super::search::names_in(q.query);
             for (name, tokens) in names.into_iter().take(super::search::MAX_QUERY_TERMS) {
-                if !self.corpus_holds(&super::search::name_expression(&tokens), q.asks.any())? {
+                if !g.missing.contains(&name)
+                    && !self.corpus_holds(&super::search::name_expression(&tokens), q.asks.any())?
+                {
                     g.missing.push(name);
                 }
             }

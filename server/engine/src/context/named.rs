@@ -71,6 +71,77 @@ fn path_names(path: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether a name of several segments (`typing.override`, `warnings.deprecated`) that
+/// names nothing ([`named_symbols`] found none) names a member its module does not have:
+/// the leading segments are one module file of the map (`typing.py`; a Rust module only
+/// when written with `::`, as Rust spells a module's member: `time.busy` is a field), and
+/// neither that file nor a file it imports defines the last segment, nor does the file
+/// import it by name or import everything (`*`) from a module the map does not have
+/// (`os.stat` comes from C through `from posix import *`). A file name (`cmd.py`), a module
+/// (`http.client`), a type's member (methods come from bases and traits the map may not
+/// have) and an owner the map does not have (`os.path`, `core` of two crates) say nothing.
+/// `written` is the name as the question writes it, `wanted` with `.` for `::`.
+pub(super) fn member_missing(
+    conn: &loci_store::rusqlite::Connection,
+    written: &str,
+    wanted: &str,
+) -> loci_store::Result<bool> {
+    let Some((owner, member)) = wanted.rsplit_once('.') else {
+        return Ok(false);
+    };
+    // The one module file of a name, or none.
+    let module = |name: &str| -> loci_store::Result<Option<String>> {
+        let found: Vec<String> = loci_store::map::files_named(
+            conn,
+            &super::open::module_files(&name.replace('.', "/")),
+            NAMED_SYMBOLS as u32,
+        )?
+        .into_iter()
+        .filter(|p| loci_core::secondary::secondary_code(p).is_none())
+        .collect();
+        Ok(match found.as_slice() {
+            [only] => Some(only.clone()),
+            _ => None,
+        })
+    };
+    if owner.is_empty()
+        || member.is_empty()
+        || loci_core::lang::file_language_name(wanted).is_some()
+        || module(wanted)?.is_some()
+    {
+        return Ok(false);
+    }
+    let Some(file) = module(owner)? else {
+        return Ok(false);
+    };
+    if file.ends_with(".rs") && !written.contains("::") {
+        return Ok(false);
+    }
+    for (from, names) in loci_store::map::file_imports(conn, &file)? {
+        let star = names.iter().any(|n| n == "*");
+        if names.iter().any(|n| n == member) || (star && module(&from)?.is_none()) {
+            return Ok(false);
+        }
+    }
+    let mut files = vec![file.clone()];
+    for edge in loci_store::map::deps_from(conn, &file)? {
+        if let Some(to) = edge.to
+            && !files.contains(&to)
+        {
+            files.push(to);
+        }
+    }
+    for f in &files {
+        if loci_store::map::file_symbols(conn, f)?
+            .iter()
+            .any(|s| s.name == member)
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// The most symbols one name in a question stands for.
 pub(super) const NAMED_SYMBOLS: usize = 20;
 

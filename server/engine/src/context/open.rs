@@ -175,6 +175,11 @@ const MODULE_FILES: &[&str] = &[
     "{}.rb",
 ];
 
+/// The files a module named `name` (`typing`, `collections/abc`) may be ([`MODULE_FILES`]).
+pub(super) fn module_files(name: &str) -> Vec<String> {
+    MODULE_FILES.iter().map(|f| f.replace("{}", name)).collect()
+}
+
 /// The module a question about dependents names by its bare name ("what depends on
 /// fnmatch", "which modules import selectors", "the unicode module"): a word right after
 /// one of the question's dependents cues (`a`, `an`, `the` skipped) or right before
@@ -221,8 +226,7 @@ pub(super) fn module_named_in(
         {
             continue;
         }
-        let files: Vec<String> = MODULE_FILES.iter().map(|f| f.replace("{}", word)).collect();
-        let found = loci_store::map::files_named(conn, &files, 20)?;
+        let found = loci_store::map::files_named(conn, &module_files(word), 20)?;
         let mut main = found.into_iter().filter(|p| secondary_code(p).is_none());
         if let (Some(only), None) = (main.next(), main.next()) {
             return Ok(Some(only));

@@ -160,6 +160,7 @@ const DEPENDENT_WORDS: &[&str] = &[
     "break",
     "breaks",
     "calls into",
+    "calls it",
     "depend on",
     "dependents",
     "depends on",

@@ -639,9 +639,15 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
             Some((callee, _)) if callee.chars().any(char::is_alphanumeric) => (callee, true),
             _ => (*token, false),
         };
-        let t = callee
-            .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .to_string();
+        let t = callee.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+        // A qualified name's possessive is the name: `util::simplify_range's` is
+        // `util::simplify_range`; a bare word's (`serde_json's feature`) names a crate or
+        // project that owns what follows, not a definition.
+        let t = match t.strip_suffix("'s").or_else(|| t.strip_suffix("’s")) {
+            Some(name) if name.contains("::") || name.contains('.') => name,
+            _ => t,
+        }
+        .to_string();
         if t.is_empty() || !t.chars().all(|c| c.is_alphanumeric() || "_.:".contains(c)) {
             continue;
         }
@@ -1393,6 +1399,15 @@ mod tests {
         assert_eq!(
             identifier_tokens("where is the cache"),
             Vec::<String>::new()
+        );
+        assert_eq!(
+            identifier_tokens("if I change util::simplify_range's panic, who calls it"),
+            ["util::simplify_range"]
+        );
+        // A bare word's possessive is its owner (a crate), not a definition it names.
+        assert_eq!(
+            identifier_tokens("what does serde_json's preserve_order feature change"),
+            ["preserve_order"]
         );
     }
 

@@ -3650,6 +3650,53 @@ fn fault_a_name_inside_a_quoted_message_was_served_as_named() {
     );
 }
 
+/// A module's member it does not have is a name nothing holds: `typing.override` (new in
+/// a later Python) had been answered from `typing.py`, since the module and the word are
+/// there. A member a star import brings (`collections.abc.Mapping`) or may bring from a
+/// module the map lacks (`os.stat`, from C) is not missing.
+#[test]
+fn fault_a_member_its_module_lacks_was_answered_from_the_module() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "typing.py",
+        "import sys\n\ndef cast(typ, val):\n    \"\"\"Cast a value to a type; subclasses override nothing.\"\"\"\n    return val\n\ndef final(f):\n    \"\"\"A decorator marking a method that subclasses must not override.\"\"\"\n    return f\n",
+    );
+    write(
+        dir.path(),
+        "_collections_abc.py",
+        "class Mapping:\n    \"\"\"A read-only mapping.\"\"\"\n",
+    );
+    write(
+        dir.path(),
+        "collections/abc.py",
+        "from _collections_abc import *\n",
+    );
+    write(
+        dir.path(),
+        "os.py",
+        "from posix import *\n\ndef walk(top):\n    \"\"\"Walk a tree, calling stat on each entry.\"\"\"\n    return stat(top)\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "where is the typing.override decorator defined that marks a method as an override",
+        &[],
+        2_000,
+    )
+    .result;
+    assert!(a.abstained, "{:?}", a.items);
+    assert_eq!(a.unknown_names, ["typing.override"]);
+    for q in [
+        "how does typing.final mark a method subclasses must not override",
+        "what is collections.abc.Mapping, a read-only mapping",
+        "how does os.stat get called when os.walk walks a tree",
+    ] {
+        let a = ask(&ws, q, &[], 2_000).result;
+        assert!(a.unknown_names.is_empty(), "{q}: {:?}", a.unknown_names);
+    }
+}
+
 /// A dependents question naming a module and definitions of it ("if I change reprlib
 /// (Repr / recursive_repr)") is about the module: only the users of the named definitions
 /// had been served, not the modules importing it for the rest.

@@ -80,6 +80,34 @@ pub fn deps_from(conn: &Connection, path: &str) -> Result<Vec<DepEdge>> {
         .ctx(|| format!("reading deps of {path}"))
 }
 
+/// The import statements of `path` as (module as written, names imported: `*` for a
+/// star import, none for a plain `import m`), in line order.
+///
+/// Errors: [`StoreError::Sqlite`] when the imports cannot be read.
+pub fn file_imports(conn: &Connection, path: &str) -> Result<Vec<(String, Vec<String>)>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT i.module, i.names FROM imports i JOIN files f USING (file_id)
+             WHERE f.path = ?1 ORDER BY i.line, i.import_id",
+        )
+        .ctx(|| "reading imports".into())?;
+    let rows = stmt
+        .query_map([path], |r| {
+            let names: String = r.get(1)?;
+            Ok((
+                r.get(0)?,
+                names
+                    .split(',')
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            ))
+        })
+        .ctx(|| format!("reading imports of {path}"))?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .ctx(|| format!("reading imports of {path}"))
+}
+
 /// Edges into `path` (the files that import it), ordered by importer.
 pub fn deps_to(conn: &Connection, path: &str) -> Result<Vec<DepEdge>> {
     let mut stmt = conn
