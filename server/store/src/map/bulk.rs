@@ -3,9 +3,11 @@
 
 use super::*;
 
-/// Secondary indexes of `symbols` and `refs` that a bulk load builds at the end.
-/// Their definitions must match the migrations (`0001_map.sql`, `0030_ref_receiver_typed.sql`,
-/// `0018_ref_deps.sql`, `0023_folded_names.sql`).
+/// Secondary indexes of `symbols`, `refs` and `code_chunks` that a bulk load builds at
+/// the end. Their definitions must match the migrations (`0001_map.sql`,
+/// `0030_ref_receiver_typed.sql`, `0018_ref_deps.sql`, `0023_folded_names.sql`,
+/// `0019_code_text.sql`, `0021_text_keyed_vectors.sql`). Row by row, an index whose keys
+/// come in no order (a chunk's hash) costs a b-tree search per insert.
 pub(super) const BULK_INDEXES: &[(&str, &str)] = &[
     (
         "refs_by_name",
@@ -30,6 +32,14 @@ pub(super) const BULK_INDEXES: &[(&str, &str)] = &[
     (
         "symbols_by_folded_name",
         "CREATE INDEX IF NOT EXISTS symbols_by_folded_name ON symbols(lower(replace(name, '_', '')), name)",
+    ),
+    (
+        "code_chunks_by_file",
+        "CREATE INDEX IF NOT EXISTS code_chunks_by_file ON code_chunks(file_id)",
+    ),
+    (
+        "code_chunks_by_embed_hash",
+        "CREATE INDEX IF NOT EXISTS code_chunks_by_embed_hash ON code_chunks(embed_hash) WHERE embed_hash IS NOT NULL",
     ),
 ];
 

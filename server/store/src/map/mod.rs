@@ -128,4 +128,26 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn bulk_indexes_match_the_migrations() {
+        // A migrated store holds each index as its migrations made it; a bulk load must
+        // build the same one again.
+        let store = crate::Store::open_in_memory().expect("store");
+        for (name, sql) in super::bulk::BULK_INDEXES {
+            let migrated: String = store
+                .conn()
+                .query_row(
+                    "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?1",
+                    [name],
+                    |r| r.get(0),
+                )
+                .expect("the index of a migrated store");
+            assert_eq!(
+                sql.replacen("IF NOT EXISTS ", "", 1),
+                migrated,
+                "index {name} differs from its migration"
+            );
+        }
+    }
 }
