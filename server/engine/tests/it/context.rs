@@ -3697,6 +3697,43 @@ fn fault_a_member_its_module_lacks_was_answered_from_the_module() {
     }
 }
 
+/// A Rust module's module-level text is its docs, imports and `mod` lines: the docs of
+/// `fmt/mod.rs`, rich in the question's words, had come before the definition answering
+/// it.
+#[test]
+fn fault_a_rust_modules_docs_came_before_the_definition_answering_the_question() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "src/fmt/mod.rs",
+        "//! Formatting log events: each event, each line, json or plain; events print as lines.\n//! A json formatter prints an event as a json object; a plain one prints text lines.\n//! Log events, json objects, lines: see the formatters.\nuse std::fmt;\n",
+    );
+    write(
+        dir.path(),
+        "src/fmt/format/json.rs",
+        "/// Prints each log event as one JSON object per line.\npub struct Json { flatten: bool }\n\nimpl Json {\n    /// Writes the event's fields as a JSON object.\n    pub fn format_event(&self) -> String { String::new() }\n}\n",
+    );
+    write(
+        dir.path(),
+        "src/fmt/writer.rs",
+        "/// Writes the lines a formatter prints for each event.\npub fn write_line(line: &str) -> usize { line.len() }\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "the bit that prints each log event as one json object per line",
+        &[],
+        2_000,
+    )
+    .result;
+    assert_eq!(
+        a.items.first().and_then(|i| i.path.as_deref()),
+        Some("src/fmt/format/json.rs"),
+        "{:?}",
+        a.items
+    );
+}
+
 /// A dependents question naming a module and definitions of it ("if I change reprlib
 /// (Repr / recursive_repr)") is about the module: only the users of the named definitions
 /// had been served, not the modules importing it for the rest.
