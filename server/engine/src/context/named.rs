@@ -114,7 +114,7 @@ pub(super) fn member_missing(
     let Some(file) = module(owner)? else {
         return Ok(false);
     };
-    if file.ends_with(".rs") && !written.contains("::") {
+    if loci_core::lang::file_language_name(&file) == Some("rust") && !written.contains("::") {
         return Ok(false);
     }
     for (from, names) in loci_store::map::file_imports(conn, &file)? {
