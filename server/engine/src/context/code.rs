@@ -169,8 +169,8 @@ impl Workspace {
         best: f64,
         cands: &mut BTreeMap<(HitKind, String), Candidate>,
     ) {
-        let best_text = cands.values().map(Candidate::score).fold(best, f64::max);
-        let top = best_text.max(self.config.context.floor) + DEPENDENT_POINTS;
+        let best_found = cands.values().map(Candidate::score).fold(best, f64::max);
+        let top = best_found.max(self.config.context.floor) + DEPENDENT_POINTS;
         for (i, (path, why, digest)) in dependents.enumerate() {
             let points = top - 0.01 * i as f64;
             let key = (HitKind::File, path.clone());

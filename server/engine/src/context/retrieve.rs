@@ -470,23 +470,19 @@ impl Workspace {
         let rows = self.ranked_chunks(table, &expr, PATH_WEIGHT)?;
         // In Rust every item at module level is a definition, so a module-level chunk is
         // the module's docs, imports and `mod` lines: a Rust file ranks by its best
-        // definition, and by such text only after every file a definition placed (the docs
-        // of `fmt/mod.rs` had led "the bit that prints each log event as one json object").
-        // Python's module level is code, and ranks as such.
-        let mut defined: Vec<i64> = Vec::new();
+        // definition, and by such text only after every file a definition placed. Python's
+        // module level is code, and ranks as such.
+        let mut placed: HashSet<i64> = HashSet::new();
+        let mut order: Vec<i64> = Vec::new();
         for (file_id, path, c) in &rows {
             let places =
                 c.symbol_id.is_some() || loci_core::lang::file_language_name(path) != Some("rust");
-            if places && !defined.contains(file_id) {
-                defined.push(*file_id);
+            if places && placed.insert(*file_id) {
+                order.push(*file_id);
             }
         }
         let files = by_file(rows, paths, chunks_of);
-        let (first, rest): (Vec<i64>, Vec<i64>) =
-            files.into_iter().partition(|f| defined.contains(f));
-        let mut order = defined;
-        order.retain(|f| first.contains(f));
-        order.extend(rest);
+        order.extend(files.into_iter().filter(|f| !placed.contains(f)));
         Ok(Some(order))
     }
 

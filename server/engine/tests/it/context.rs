@@ -531,6 +531,18 @@ fn write_long_section(root: &Path) {
 }
 
 /// The signals of the item `id` in an answer.
+/// Asserts that no item of `a` scored for a name the question uses.
+fn assert_nothing_named(a: &loci_engine::context::ContextAnswer) {
+    assert!(
+        !a.items.iter().any(|i| i
+            .signals
+            .iter()
+            .any(|s| s.contains("named in the question"))),
+        "{:?}",
+        a.items
+    );
+}
+
 fn signals_of(a: &loci_engine::context::ContextAnswer, id: &str) -> Vec<String> {
     a.items
         .iter()
@@ -3500,14 +3512,7 @@ fn fault_a_bare_name_defined_in_many_files_led_the_answer() {
     )
     .result;
     assert_eq!(a.items[0].id, "records.py#make_record_class@function");
-    assert!(
-        a.items.iter().all(|i| !i
-            .signals
-            .iter()
-            .any(|s| s.contains("named in the question"))),
-        "{:?}",
-        a.items
-    );
+    assert_nothing_named(&a);
 }
 
 /// "Who calls X?" about a definition the question names is answered from the references
@@ -3640,14 +3645,7 @@ fn fault_a_name_inside_a_quoted_message_was_served_as_named() {
         "{:?}",
         a.items
     );
-    assert!(
-        !a.items.iter().any(|i| i
-            .signals
-            .iter()
-            .any(|s| s.contains("named in the question"))),
-        "{:?}",
-        a.items
-    );
+    assert_nothing_named(&a);
 }
 
 /// A module's member it does not have is a name nothing holds: `typing.override` (new in
@@ -3938,14 +3936,7 @@ fn fault_a_type_named_as_a_proper_noun_was_not_named() {
         a.items
     );
     let a = ask(&ws, "how is Unicode handled by the prefilter", &[], 2_000).result;
-    assert!(
-        !a.items.iter().any(|i| i
-            .signals
-            .iter()
-            .any(|s| s.contains("named in the question"))),
-        "{:?}",
-        a.items
-    );
+    assert_nothing_named(&a);
 }
 
 /// A protocol's version is a name of its own: "HTTP/2" had been checked as "HTTP", which
