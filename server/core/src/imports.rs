@@ -9,7 +9,7 @@
 //! helpers. All paths are repo-relative and `/`-separated; `..` segments are normalised
 //! and may not climb above the repository root; results are sorted and deduplicated.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use tree_sitter::Node;
 
@@ -32,6 +32,8 @@ pub struct PathIndex {
     by_file_name: std::sync::OnceLock<HashMap<String, Vec<String>>>,
     /// The same by the name of the directory holding the file (`""` at the root).
     by_dir_name: std::sync::OnceLock<HashMap<String, Vec<String>>>,
+    /// The folders holding a package manifest ([`PACKAGE_MANIFESTS`]).
+    package_dirs: std::sync::OnceLock<HashSet<String>>,
     /// `go.mod` directory (`""` for the root) → its `module` path.
     pub go_modules: BTreeMap<String, String>,
     /// Rust library name (`loci_store`: `[lib] name`, else `[package] name` with `-` as
@@ -44,6 +46,10 @@ pub struct PathIndex {
     pub namespaces: BTreeMap<String, BTreeSet<String>>,
 }
 
+/// The files that make their folder a package's root: a Cargo crate, an npm package, a Go
+/// module, a Python project.
+pub const PACKAGE_MANIFESTS: [&str; 4] = ["Cargo.toml", "package.json", "go.mod", "pyproject.toml"];
+
 impl PathIndex {
     /// An index of `paths`, with no Go modules or namespaces.
     pub fn with_paths(paths: impl IntoIterator<Item = String>) -> PathIndex {
@@ -51,6 +57,24 @@ impl PathIndex {
             paths: paths.into_iter().collect(),
             ..PathIndex::default()
         }
+    }
+
+    /// The root folder of the package `path` is in: the nearest folder above it holding
+    /// one of the [`PACKAGE_MANIFESTS`], `""` (the repository's root) when none does. A
+    /// package sees another's definitions only through what it imports.
+    pub fn package_of<'p>(&self, path: &'p str) -> &'p str {
+        let dirs = self.package_dirs.get_or_init(|| {
+            self.paths
+                .iter()
+                .filter(|p| PACKAGE_MANIFESTS.contains(&file_name(p)))
+                .map(|p| dir_of(p).to_string())
+                .collect()
+        });
+        let mut dir = dir_of(path);
+        while !dir.is_empty() && !dirs.contains(dir) {
+            dir = dir_of(dir);
+        }
+        dir
     }
 }
 
@@ -434,6 +458,25 @@ mod tests {
             names: names.iter().map(|n| n.to_string()).collect(),
             span: Span::default(),
         }
+    }
+
+    #[test]
+    fn a_package_is_the_nearest_folder_with_a_manifest() {
+        let idx = index(&[
+            "anyhow/Cargo.toml",
+            "anyhow/src/lib.rs",
+            "tools/web/package.json",
+            "tools/web/src/ui/app.ts",
+            "Lib/test/libregrtest/setup.py",
+            "Lib/json/decoder.py",
+        ]);
+        assert_eq!(idx.package_of("anyhow/src/lib.rs"), "anyhow");
+        assert_eq!(idx.package_of("anyhow/Cargo.toml"), "anyhow");
+        assert_eq!(idx.package_of("tools/web/src/ui/app.ts"), "tools/web");
+        // A module named setup.py is no manifest: the stdlib is one package.
+        assert_eq!(idx.package_of("Lib/test/libregrtest/main.py"), "");
+        assert_eq!(idx.package_of("Lib/json/decoder.py"), "");
+        assert_eq!(idx.package_of("README.md"), "");
     }
 
     #[test]

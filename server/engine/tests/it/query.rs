@@ -1147,6 +1147,96 @@ fn fault_a_call_resolved_by_name_to_a_definition_in_another_language() {
     );
 }
 
+/// Two crates of one repository, neither importing from the other: `errs` defines the
+/// map's only `Result`, `Ok` and `HashMap`; `tool` returns std's `Result` and calls std's
+/// `Ok(..)`; a test module in `errs` names the `HashMap` it imports from `std`. Only
+/// `errs`'s own bare uses resolve to its definitions.
+#[test]
+fn fault_a_bare_name_resolved_to_the_only_definition_in_another_crate() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- errs/Cargo.toml
+[package]
+name = "errs"
+//- errs/src/lib.rs
+mod check;
+pub struct Error;
+pub type Result<T> = std::result::Result<T, Error>;
+#[allow(non_snake_case)]
+pub fn Ok<T>(t: T) -> Result<T> {
+    std::result::Result::Ok(t)
+}
+pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V>;
+//- errs/src/check.rs
+pub fn checked() -> Result<u8> {
+    Ok(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    fn table() -> HashMap<String, u32> {
+        HashMap::new()
+    }
+}
+//- tool/Cargo.toml
+[package]
+name = "tool"
+//- tool/src/lib.rs
+pub fn run() -> Result<(), String> {
+    Ok(())
+}
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let refs = |name: &str| -> Vec<String> {
+        ws.refs(name, 0)
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|r| {
+                format!(
+                    "{}:{} {} -> {}",
+                    r.path,
+                    r.line + 1,
+                    r.kind,
+                    r.target_key.as_deref().unwrap_or("unresolved"),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        refs("Ok"),
+        [
+            "errs/src/check.rs:2 call -> errs/src/lib.rs#Ok@function",
+            "errs/src/lib.rs:6 call -> unresolved",
+            "tool/src/lib.rs:2 call -> unresolved",
+        ]
+    );
+    assert_eq!(
+        refs("Result"),
+        [
+            "errs/src/check.rs:1 type -> errs/src/lib.rs#Result@type",
+            "errs/src/lib.rs:5 type -> errs/src/lib.rs#Result@type",
+            "tool/src/lib.rs:1 type -> unresolved",
+        ]
+    );
+    assert_eq!(
+        refs("HashMap"),
+        [
+            "errs/src/check.rs:7 import -> unresolved",
+            "errs/src/check.rs:9 type -> unresolved",
+        ]
+    );
+    let impact = ws.impact("errs/src/lib.rs", 1, false).unwrap().result;
+    assert_eq!(impact.files, ["errs/src/check.rs", "errs/src/lib.rs"]);
+}
+
 /// `pkg/store.py` defines `Store`; `pkg/b_import.py` imports it and calls `Store.open()`
 /// and `Store().get()`; `pkg/a_value.py` calls `x.get()` on a value of unknown type (a
 /// name match, 0.2).

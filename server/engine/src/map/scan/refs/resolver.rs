@@ -124,7 +124,8 @@ pub(super) struct Resolver {
     /// file → its path's last component without the extension (`xml/dom/minidom.py` →
     /// `minidom`), to tell a submodule an import names from the module itself.
     pub(super) stems: HashMap<i64, String>,
-    /// file → its path, for the files of the definitions read and the files resolving.
+    /// file → its path, for the files of the definitions read, the files resolving and
+    /// the files they import.
     pub(super) paths: HashMap<i64, Box<str>>,
     /// Every path of the map, with the repository's Rust crates: what a Rust path names
     /// ([`Resolver::resolve_module_path`]), by the rules `use` resolves with.
@@ -318,6 +319,7 @@ impl Resolver {
             |from, module, to, path| {
                 self.deps.entry(from).or_default().push((module, to));
                 self.stems.entry(to).or_insert_with(|| stem_of(&path));
+                self.paths.entry(to).or_insert_with(|| path.into());
             },
         )?)
     }
@@ -331,6 +333,24 @@ impl Resolver {
             .get(&file_id)
             .and_then(|p| Language::from_path(p))?;
         self.groups.get(&language.link_group())
+    }
+
+    /// Whether a definition in file `to` can be what a name written in file `from` means
+    /// without an import binding that name: `to` is in `from`'s package
+    /// ([`PathIndex::package_of`]) or in a package `from` imports a file of. A crate never
+    /// means another crate's `Result` or `Ok` unless it imports from that crate.
+    pub(super) fn reachable(&self, from: i64, to: i64) -> bool {
+        let package = |f: i64| {
+            self.modules
+                .package_of(self.paths.get(&f).map_or("", |p| &**p))
+        };
+        let target = package(to);
+        from == to
+            || package(from) == target
+            || self
+                .deps
+                .get(&from)
+                .is_some_and(|deps| deps.iter().any(|(_, t)| package(*t) == target))
     }
 
     /// Whether `target` is a definition of `name` in file `file_id`.

@@ -17,7 +17,8 @@ impl Resolver {
     /// A bare name ([`Receiver::None`]), in order: a name imported by a resolved import
     /// (stated, 1.0); a definition in the same file (derived, 0.9; a sibling of the
     /// enclosing definition first); a definition in an imported file (derived, 0.7, or 0.5
-    /// when several); the only definition of that name anywhere (derived, 0.5); otherwise
+    /// when several); the only definition of that name anywhere, if in the same package
+    /// ([`Resolver::reachable`]; derived, 0.5); otherwise
     /// unresolved.
     ///
     /// A name on the enclosing object or type (`self.f()`, `this.f()`, `Self::f()`,
@@ -140,7 +141,10 @@ impl Resolver {
     }
 
     /// A bare name the file imports by name (`from m import f`): a module-level definition
-    /// of that name in a file the import resolved to, stated (1.0).
+    /// of that name in a file the import resolved to, stated (1.0). Imported only from a
+    /// module outside the map (`use std::collections::HashMap;`, Python's `from
+    /// collections import OrderedDict` in a project), it is that module's: unresolved,
+    /// never a same-named definition of the repository.
     fn resolve_imported_name(
         &self,
         file_id: i64,
@@ -149,8 +153,17 @@ impl Resolver {
         deps: Option<&Vec<(String, i64)>>,
     ) -> Option<(Option<i64>, &'static str, f64)> {
         let imports = self.imports.get(&file_id)?;
+        let language = self
+            .paths
+            .get(&file_id)
+            .and_then(|p| Language::from_path(p));
+        let mut outside = false;
         for (module, names) in imports {
             if !names.iter().any(|n| n == name) {
+                continue;
+            }
+            if !deps.into_iter().flatten().any(|(m, _)| m == module) {
+                outside |= self.outside_the_map(language, module);
                 continue;
             }
             // The module itself before the submodules the import also names: in
@@ -175,7 +188,23 @@ impl Resolver {
                 }
             }
         }
-        None
+        outside.then_some((None, "derived", 0.0))
+    }
+
+    /// Whether an import of `module` that resolved to no file names something outside the
+    /// map: in a language whose import rules are all known here, any such module; in
+    /// Rust, the standard library's crates (a first segment may name a local module, or
+    /// a crate the map holds).
+    fn outside_the_map(&self, language: Option<Language>, module: &str) -> bool {
+        match language {
+            Some(Language::Rust) => {
+                let first = module.split("::").next().unwrap_or(module);
+                matches!(first, "std" | "core" | "alloc")
+                    && !self.modules.rust_crates.contains_key(first)
+            }
+            Some(l) => l.spec().resolution.bindings_known,
+            None => false,
+        }
     }
 
     /// A definition in the reference's own file ([`SAME_FILE_CONFIDENCE`]; 0.3 on another
@@ -357,10 +386,11 @@ impl Resolver {
         // The only definition anywhere; for a type, one declared at the top of its file
         // (a type declared in a function or module is reached through an import, so a
         // test's local `type Row` does not take every `Row` of the repository). Only in
-        // languages linked to the use's, as every rule here. On an imported module's name
+        // languages linked to the use's, as every rule here, and in the use's package. On an imported module's name
         // (`unittest.skipUnless` re-exported by the package's `__init__.py`), only a
         // top-level one: `os.write` is no method `write`.
         if defs.all.len() == 1
+            && self.reachable(file_id, defs.all[0].file_id)
             && admits.eligible(&defs.all[0])
             && admits.visible(&defs.all[0])
             && !(on_module && (defs.all[0].parent.is_some() || defs.all[0].owner.is_some()))
@@ -431,7 +461,7 @@ impl Resolver {
                         .or_else(|| {
                             let mut all = defs.all.iter().filter(free);
                             match (all.next(), all.next()) {
-                                (Some(d), None) => Some(d),
+                                (Some(d), None) if self.reachable(file_id, d.file_id) => Some(d),
                                 _ => None,
                             }
                         })?
@@ -458,7 +488,7 @@ impl Resolver {
     /// A member written on a type's name (`Builder::new_multi_thread()`,
     /// `runtime::Builder::new()`, `Parser.create()`), or called on a value of that type
     /// ([`Receiver::Typed`] once evaluated): the members of types of that name, in this
-    /// file, then in imported files, then anywhere. `None` when the rule does not decide
+    /// file, then in imported files, then anywhere in its package. `None` when the rule does not decide
     /// (no receiver name, or a lower-case one no top-level type answers), for the rules
     /// after it.
     pub(super) fn member_of_named_type(
@@ -475,7 +505,7 @@ impl Resolver {
             .and_then(|p| Language::from_path(p));
         // A member written on a type's name (`Builder::new_multi_thread()`,
         // `runtime::Builder::new()`, `Parser.create()`): the members of types of that
-        // name, in this file, then in imported files, then anywhere.
+        // name, in this file, then in imported files, then anywhere in its package.
         let (type_name, leading) = receiver_name.and_then(|path| {
             let mut segments: Vec<&str> = path.split('.').collect();
             let last = segments.pop()?;
@@ -505,7 +535,10 @@ impl Resolver {
             .all
             .iter()
             .filter(|d| {
-                d.owner.as_deref() == Some(type_name) && placed(d) && (capitalised || d.top_member)
+                d.owner.as_deref() == Some(type_name)
+                    && placed(d)
+                    && (capitalised || d.top_member)
+                    && self.reachable(file_id, d.file_id)
             })
             .collect();
         // A member of a type the map does not hold (`Arc::new`, `thread::Builder::new`,
@@ -579,7 +612,7 @@ impl Resolver {
         let members: Vec<&Def> = defs
             .all
             .iter()
-            .filter(|d| d.owner.as_deref() == owner)
+            .filter(|d| d.owner.as_deref() == owner && self.reachable(file_id, d.file_id))
             .collect();
         let common = |d: &&&Def| self.folders_in_common(file_id, d.file_id);
         match members.iter().min_by_key(|d| std::cmp::Reverse(common(d))) {
