@@ -204,8 +204,9 @@ pub(super) struct Found {
     pub(super) contradictions: Vec<loci_store::audit::Contradiction>,
     /// Stale marks, by the candidate they belong to.
     pub(super) stale_warnings: Vec<(String, StaleWarning)>,
-    /// Warnings the answer opens with.
-    pub(super) banners: Vec<String>,
+    /// Warnings the answer opens with, by the candidate each is about: only those of
+    /// candidates the answer serves are given.
+    pub(super) banners: Vec<(String, String)>,
 }
 
 impl Workspace {

@@ -133,14 +133,17 @@ impl Workspace {
             // A page at no points or below gets no index line (see the packing), so no
             // banner either: it would warn about memory the answer does not show.
             if !false_names.is_empty() && c.score() > 0.0 {
-                g.banners.push(format!(
-                    "⚠ memory `{}` names {}, which the code no longer has: it is false about \
-                     what you asked until it is corrected (`loci lint`)",
-                    c.id,
-                    ticked(&false_names)
+                g.banners.push((
+                    c.id.clone(),
+                    format!(
+                        "⚠ memory `{}` names {}, which the code no longer has: it is false \
+                         about what you asked until it is corrected (`loci lint`)",
+                        c.id,
+                        ticked(&false_names)
+                    ),
                 ));
             } else if open_here > 0 && c.score() > 0.0 {
-                g.banners.push(format!("⚠ memory `{}` has {open_here} open contradiction(s) with the code; verify before relying on it (`loci lint`)", c.id));
+                g.banners.push((c.id.clone(), format!("⚠ memory `{}` has {open_here} open contradiction(s) with the code; verify before relying on it (`loci lint`)", c.id)));
             }
             memory_texts(c, rev);
         }
@@ -188,10 +191,13 @@ impl Workspace {
                 )
             }));
             if c.score() > 0.0 {
-                g.banners.push(format!(
-                    "⚠ doc `{}` has {} open contradiction(s) with the code; verify before relying on it (`loci lint`)",
-                    c.id,
-                    false_here.len()
+                g.banners.push((
+                    c.id.clone(),
+                    format!(
+                        "⚠ doc `{}` has {} open contradiction(s) with the code; verify before relying on it (`loci lint`)",
+                        c.id,
+                        false_here.len()
+                    ),
                 ));
             }
         }

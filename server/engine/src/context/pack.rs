@@ -291,7 +291,7 @@ impl Workspace {
         // The source lines each symbol served FULL shows: (path, first, last), zero-based.
         let mut shown: Vec<(&str, u32, u32)> = Vec::new();
         if !abstained {
-            for banner in &g.banners {
+            for (_, banner) in &g.banners {
                 used += line_tokens(banner);
             }
             // A candidate at no points or below (test code that matched nothing else,
@@ -393,7 +393,7 @@ impl Workspace {
             best_candidate,
             recap,
             recap_left_out,
-            used,
+            mut used,
             items,
             omitted,
             truncated,
@@ -461,12 +461,23 @@ impl Workspace {
         // How dense retrieval stood (vectors missing or partial, the model unusable): in the
         // markdown too, which is what a reader sees.
         open_notes.extend(g.dense_notes);
+        // Only the warnings about what the answer serves: one about a page or doc left out
+        // names something the reader cannot see (its tokens were kept for it, unused).
+        let served: HashSet<&str> = items.iter().map(|i| i.id.as_str()).collect();
+        let mut banners = Vec::new();
+        for (id, banner) in &g.banners {
+            if served.contains(id.as_str()) {
+                banners.push(banner.clone());
+            } else if !abstained {
+                used -= line_tokens(banner);
+            }
+        }
         let markdown = render(
             q.query,
             abstained,
             (best_relevance, q.floor, best_candidate.as_deref()),
             (&recap, &open_notes),
-            &g.banners,
+            &banners,
             &items,
             (used, q.budget, omitted),
         );
@@ -481,7 +492,7 @@ impl Workspace {
             best_candidate,
             unknown_names: g.missing,
             recap,
-            banners: if abstained { Vec::new() } else { g.banners },
+            banners: if abstained { Vec::new() } else { banners },
             items,
             tokens_estimated: used,
             markdown,

@@ -8,7 +8,7 @@ use loci_engine::Workspace;
 use loci_engine::context::{ContextRequest, HitKind, SearchOptions, Tier};
 use loci_engine::memory::WriteOptions;
 
-use crate::fixture::write;
+use crate::fixture::{files, write};
 
 fn by(author: &str) -> WriteOptions {
     WriteOptions {
@@ -4161,4 +4161,71 @@ fn fault_a_path_written_in_the_question_was_not_searched_verbatim() {
         "{:?}",
         a.items
     );
+}
+
+/// Fault from a fresh-user trial: every answer in a corpus of three crates opened with
+/// "doc `anyhow/README.md#Details` has 1 open contradiction(s)", questions about the other
+/// crates included: the banner was given for a candidate the answer did not serve.
+#[test]
+fn fault_a_banner_warned_about_a_doc_the_answer_did_not_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- globs/src/set.rs
+/// Matches one path against many glob patterns at once.
+pub fn match_many(path: &str, patterns: &[&str]) -> Vec<usize> {
+    patterns.iter().enumerate().filter(|(_, p)| path.ends_with(*p)).map(|(i, _)| i).collect()
+}
+//- errors/README.md
+# errors
+
+## Details
+
+Errors wrap a path and the patterns that failed; see `errors/src/wrap.rs`.
+"#,
+    );
+    // Eight more functions the question matches better than the doc.
+    for i in 0..8 {
+        write(
+            root,
+            &format!("globs/src/m{i}.rs"),
+            &format!(
+                "/// Matches one path against many patterns, variant {i}.\npub fn match_{i}(path: &str, patterns: &[&str]) -> bool {{\n    patterns.contains(&path)\n}}\n"
+            ),
+        );
+    }
+    let mut ws = Workspace::open(root, Some(&root.join("loci.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.lint().unwrap();
+    let a = ask(
+        &ws,
+        "how is one path matched against many patterns",
+        &[],
+        2_000,
+    )
+    .result;
+    let served: Vec<&str> = a.items.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(served.len(), 10);
+    assert_eq!(served.last(), Some(&"errors/README.md#Details"));
+    assert_eq!(
+        a.banners,
+        [
+            "⚠ doc `errors/README.md#Details` has 1 open contradiction(s) with the code; verify before relying on it (`loci lint`)"
+        ]
+    );
+    // A budget that leaves the doc out gives no banner about it.
+    let a = ask(
+        &ws,
+        "how is one path matched against many patterns",
+        &[],
+        80,
+    )
+    .result;
+    let served: Vec<&str> = a.items.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(served.len(), 1, "{served:?}");
+    assert!(served[0].starts_with("globs/src/m"), "{served:?}");
+    assert!(a.banners.is_empty(), "{:?}", a.banners);
+    assert!(!a.markdown.contains("errors/README.md"), "{}", a.markdown);
 }
