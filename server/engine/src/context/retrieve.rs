@@ -310,7 +310,8 @@ impl Workspace {
             ask(true, &mut lists)?;
         }
         if secondary && super::search::asks_for_tests(query) {
-            let tests = self.tests_named_after(&lists[primary..], &paths)?;
+            let named = super::open::module_named_in(self.store.conn(), query)?;
+            let tests = self.tests_named_after(named, &lists[primary..], &paths)?;
             if !tests.is_empty() {
                 for (id, path) in &tests {
                     paths.insert(*id, path.clone());
@@ -389,8 +390,9 @@ impl Workspace {
     }
 
     /// For a question asking for tests ([`super::search::asks_for_tests`]): the test files
-    /// named after the code the question finds (the first [`SUBJECTS`]
-    /// files of the fused `primary` lists, `paths` their paths): `tests/zero.rs` for
+    /// named after the module the question names (`named`: "the tests for the bisect
+    /// module", [`super::open::module_named_in`]), then after the code it finds (the first
+    /// [`SUBJECTS`] in all, of the fused `primary` lists, `paths` their paths): `tests/zero.rs` for
     /// `src/flavors/zero.rs`, `test/test_shlex.py` for `shlex.py`
     /// ([`loci_core::secondary::tested_name`]), in the order of the code they test. A
     /// question about the tests of something it describes in words finds that code first;
@@ -398,17 +400,18 @@ impl Workspace {
     /// less densely than a short one about something else.
     fn tests_named_after(
         &self,
+        named: Option<String>,
         primary: &[RankedList],
         paths: &HashMap<i64, String>,
     ) -> Result<Vec<(i64, String)>> {
         use loci_core::secondary::{same_name, secondary_code, subject_name, tested_name};
         let mut tests: Vec<(i64, String)> = Vec::new();
-        let subjects = fuse(primary)
+        let found = fuse(primary)
             .into_iter()
-            .filter_map(|(id, _, _)| paths.get(&id))
-            .filter(|p| secondary_code(p).is_none())
-            .take(SUBJECTS);
-        for subject in subjects {
+            .filter_map(|(id, _, _)| paths.get(&id).cloned())
+            .filter(|p| secondary_code(p).is_none() && named.as_ref() != Some(p));
+        let subjects: Vec<String> = named.iter().cloned().chain(found).take(SUBJECTS).collect();
+        for subject in &subjects {
             let name = subject_name(subject);
             for (id, path) in loci_store::map::files_with_path_holding(
                 self.store.conn(),

@@ -3853,6 +3853,87 @@ fn fault_the_tests_named_after_the_code_found_ranked_below_other_tests() {
     );
 }
 
+/// Fault from a fresh-user trial: "where are the tests for the bisect module" served the
+/// tests of `unittest/loader.py` first: the tests were looked for after the code the
+/// question's other words found ("tests", "module"), not after the module it names.
+#[test]
+fn fault_a_tests_question_naming_a_module_served_the_tests_of_other_code() {
+    let (dir, mut ws) = empty_workspace();
+    files(
+        dir.path(),
+        r#"
+//- bisect.py
+"""Bisection algorithms."""
+
+def insort(a, x):
+    """Insert item x in list a, and keep it sorted."""
+    a.insert(bisect(a, x), x)
+
+def bisect(a, x):
+    """Return the index where to insert item x in list a."""
+    return len([v for v in a if v <= x])
+//- unittest/loader.py
+"""Loading unittests: find the tests of a module, kept sorted by the bisect module."""
+
+class TestLoader:
+    """Loads the tests of a module, the tests of a test case, the tests a name gives."""
+
+    def loadTestsFromModule(self, module):
+        """Return a suite of all the tests of the module."""
+        return [t for t in dir(module) if t.startswith("test")]
+//- unittest/main.py
+"""Run the tests of a module from the command line (a bisect module of its own)."""
+
+class TestProgram:
+    """Runs the tests of a module: the tests a test module holds, the module's tests."""
+
+    def runTests(self, module):
+        return module
+//- test/test_loader.py
+import unittest
+
+class LoaderTests(unittest.TestCase):
+    def test_module(self):
+        self.assertTrue(unittest.loader.TestLoader().loadTestsFromModule(unittest))
+//- test/test_main.py
+import unittest
+
+class MainTests(unittest.TestCase):
+    def test_module(self):
+        self.assertTrue(unittest.main.TestProgram().runTests(unittest))
+//- test/test_bisect.py
+import unittest
+import bisect
+
+class TestBisect(unittest.TestCase):
+    def test_insort(self):
+        a = [1, 3]
+        bisect.insort(a, 2)
+        self.assertEqual(a, [1, 2, 3])
+
+    def test_bisect(self):
+        self.assertEqual(bisect.bisect([1, 3], 2), 1)
+"#,
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(&ws, "where are the tests for the bisect module", &[], 4_000).result;
+    let first = &a.items[0];
+    assert_eq!(
+        first.path.as_deref(),
+        Some("test/test_bisect.py"),
+        "{:?}",
+        a.items
+    );
+    assert!(
+        first
+            .signals
+            .iter()
+            .any(|s| s.contains("tests named after the code found #1")),
+        "{:?}",
+        first.signals
+    );
+}
+
 /// Acronyms side by side are a protocol and its commands: "FTP PASV" had been one name,
 /// which no code holds verbatim, so the question abstained with ftplib's `makepasv` its
 /// best match.
