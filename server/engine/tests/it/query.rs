@@ -1237,6 +1237,66 @@ pub fn run() -> Result<(), String> {
     assert_eq!(impact.files, ["errs/src/check.rs", "errs/src/lib.rs"]);
 }
 
+/// `from math import factorial` binds the standard library's `factorial`, which the map
+/// does not hold: a test profile's own `factorial` is no target of it. A definition in
+/// the same file still wins over such an import (`from _json import scan` beside a
+/// pure-Python `def scan`, the accelerator pattern).
+#[test]
+fn fault_a_name_imported_from_a_module_outside_the_map_resolved_to_a_namesake() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- profilee.py
+def factorial(n):
+    return 1 if n < 2 else n * factorial(n - 1)
+//- test_random.py
+from math import factorial
+
+def check():
+    return factorial(5)
+//- scanner.py
+def scan(s):
+    return s.split()
+
+try:
+    from _json import scan
+except ImportError:
+    pass
+
+def words(s):
+    return scan(s)
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let calls = |name: &str| -> Vec<String> {
+        ws.refs(name, 0)
+            .unwrap()
+            .result
+            .into_iter()
+            .filter(|r| r.kind == "call")
+            .map(|r| {
+                format!(
+                    "{}:{} -> {}",
+                    r.path,
+                    r.line + 1,
+                    r.target_key.as_deref().unwrap_or("unresolved"),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        calls("factorial"),
+        [
+            "profilee.py:2 -> profilee.py#factorial@function",
+            "test_random.py:4 -> unresolved",
+        ]
+    );
+    assert_eq!(calls("scan"), ["scanner.py:10 -> scanner.py#scan@function"]);
+}
+
 /// `pkg/store.py` defines `Store`; `pkg/b_import.py` imports it and calls `Store.open()`
 /// and `Store().get()`; `pkg/a_value.py` calls `x.get()` on a value of unknown type (a
 /// name match, 0.2).

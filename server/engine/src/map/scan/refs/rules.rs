@@ -16,8 +16,10 @@ impl Resolver {
     ///
     /// A bare name ([`Receiver::None`]), in order: a name imported by a resolved import
     /// (stated, 1.0); a definition in the same file (derived, 0.9; a sibling of the
-    /// enclosing definition first); a definition in an imported file (derived, 0.7, or 0.5
-    /// when several); the only definition of that name anywhere, if in the same package
+    /// enclosing definition first); nothing more for a name imported only from modules
+    /// outside the map ([`Resolver::imported_from_outside`]); a definition in an imported
+    /// file (derived, 0.7, or 0.5 when several); the only definition of that name
+    /// anywhere, if in the same package
     /// ([`Resolver::reachable`]; derived, 0.5); otherwise
     /// unresolved.
     ///
@@ -132,6 +134,9 @@ impl Resolver {
         if let Some(found) = self.resolve_in_file(file_id, defs, &admits, language, other) {
             return found;
         }
+        if receiver == Receiver::None && self.imported_from_outside(file_id, name, language, deps) {
+            return (None, "derived", 0.0);
+        }
         if receiver == Receiver::None
             && let Some(found) = self.resolve_in_package(file_id, defs, language)
         {
@@ -141,10 +146,7 @@ impl Resolver {
     }
 
     /// A bare name the file imports by name (`from m import f`): a module-level definition
-    /// of that name in a file the import resolved to, stated (1.0). Imported only from a
-    /// module outside the map (`use std::collections::HashMap;`, Python's `from
-    /// collections import OrderedDict` in a project), it is that module's: unresolved,
-    /// never a same-named definition of the repository.
+    /// of that name in a file the import resolved to, stated (1.0).
     fn resolve_imported_name(
         &self,
         file_id: i64,
@@ -153,17 +155,8 @@ impl Resolver {
         deps: Option<&Vec<(String, i64)>>,
     ) -> Option<(Option<i64>, &'static str, f64)> {
         let imports = self.imports.get(&file_id)?;
-        let language = self
-            .paths
-            .get(&file_id)
-            .and_then(|p| Language::from_path(p));
-        let mut outside = false;
         for (module, names) in imports {
             if !names.iter().any(|n| n == name) {
-                continue;
-            }
-            if !deps.into_iter().flatten().any(|(m, _)| m == module) {
-                outside |= self.outside_the_map(language, module);
                 continue;
             }
             // The module itself before the submodules the import also names: in
@@ -188,15 +181,23 @@ impl Resolver {
                 }
             }
         }
-        outside.then_some((None, "derived", 0.0))
+        None
     }
 
-    /// Whether an import of `module` that resolved to no file names something outside the
-    /// map: in a language whose import rules are all known here, any such module; in
-    /// Rust, the standard library's crates (a first segment may name a local module, or
-    /// a crate the map holds).
-    fn outside_the_map(&self, language: Option<Language>, module: &str) -> bool {
-        match language {
+    /// Whether the file imports `name` by name only from modules outside the map (`use
+    /// std::collections::HashMap;`, Python's `from _ssl import SSLError`): then it is
+    /// theirs, never a same-named definition in another file of the repository. Outside
+    /// the map is an import that resolved to no file, in a language whose import rules
+    /// are all known here; in Rust, the standard library's crates (a path's first segment
+    /// may name a local module, or a crate the map holds).
+    fn imported_from_outside(
+        &self,
+        file_id: i64,
+        name: &str,
+        language: Option<Language>,
+        deps: Option<&Vec<(String, i64)>>,
+    ) -> bool {
+        let outside = |module: &str| match language {
             Some(Language::Rust) => {
                 let first = module.split("::").next().unwrap_or(module);
                 matches!(first, "std" | "core" | "alloc")
@@ -204,7 +205,18 @@ impl Resolver {
             }
             Some(l) => l.spec().resolution.bindings_known,
             None => false,
-        }
+        };
+        let mut binding = self
+            .imports
+            .get(&file_id)
+            .into_iter()
+            .flatten()
+            .filter(|(_, names)| names.iter().any(|n| n == name))
+            .peekable();
+        binding.peek().is_some()
+            && binding.all(|(module, _)| {
+                !deps.into_iter().flatten().any(|(m, _)| m == module) && outside(module)
+            })
     }
 
     /// A definition in the reference's own file ([`SAME_FILE_CONFIDENCE`]; 0.3 on another
