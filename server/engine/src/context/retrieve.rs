@@ -851,10 +851,23 @@ mod tests {
             "How does the tokenizer open the .py file as text with that encoding?",
             "Which function raises ValueError: No closing quotation?",
             "how are imports resolved",
+        ] {
+            assert!(!asks_for_dependents(q), "{q}");
+        }
+    }
+
+    /// "soft line breaks" had asked for the dependents of the file found: quoprimime's
+    /// importers came before quoprimime.
+    #[test]
+    fn fault_line_breaks_in_a_how_question_asked_for_dependents() {
+        for q in [
             "How are long lines broken with soft line breaks when encoding quoted-printable data?",
             "how does the locale affect string sorting",
         ] {
             assert!(!asks_for_dependents(q), "{q}");
         }
+        assert!(asks_for_dependents(
+            "which modules are affected if I rename the line breaking helper"
+        ));
     }
 }
