@@ -65,13 +65,67 @@ pub fn s_stem(word: &str) -> String {
     word.to_string()
 }
 
-/// The base forms an English past tense or gerund may have (`rendered` → `render`,
-/// `cached` → `cache`, `formatted` → `format`, `parsing` → `parse`, `mapping` → `map`):
-/// code names things by the base form (`fn render`, `CachedDate`) and questions ask in
-/// inflections ("re-rendered", "cached"). Candidates, not a dictionary: a form the text
-/// does not hold matches nothing. Words of five letters or fewer, or whose stem would be
-/// shorter than four (`string`, `during`, `speed`), are left alone.
+/// The other forms a question's word may be written in, in code: the base forms an
+/// English past tense or gerund may have (`rendered` → `render`, `cached` → `cache`,
+/// `formatted` → `format`, `parsing` → `parse`, `mapping` → `map`), as code names things
+/// by the base form (`fn render`, `CachedDate`) and questions ask in inflections
+/// ("re-rendered", "cached"); and the other English spelling of the word, its singular
+/// and those base forms ([`other_spelling`]: "colour" asks for `color`). Candidates, not
+/// a dictionary: a form the text does not hold matches nothing. Inflections of five
+/// letters or fewer, or whose stem would be shorter than four (`string`, `during`,
+/// `speed`), have no base form.
 pub fn base_forms(word: &str) -> Vec<String> {
+    let mut out = inflection_bases(word);
+    let spelled: Vec<String> = [word.to_string(), s_stem(word)]
+        .into_iter()
+        .chain(out.iter().cloned())
+        .filter_map(|w| other_spelling(&w))
+        .collect();
+    for w in spelled {
+        if w != word && !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// British and American endings (`colour`/`color`, `initialise`/`initialize`,
+/// `analyse`/`analyze`, `catalogue`/`catalog`), longest first.
+const SPELLINGS: &[(&str, &str)] = &[
+    ("isations", "izations"),
+    ("isation", "ization"),
+    ("ising", "izing"),
+    ("isers", "izers"),
+    ("ogue", "og"),
+    ("ised", "ized"),
+    ("ises", "izes"),
+    ("iser", "izer"),
+    ("ours", "ors"),
+    ("ise", "ize"),
+    ("yse", "yze"),
+    ("our", "or"),
+];
+
+/// `word` spelled the other English way (`colour` → `color`, `behavior` → `behaviour`,
+/// `serialise` → `serialize`): code and its comments are mostly written in one, questions
+/// in either. `None` for a word with neither ending, or of fewer than three letters
+/// before it (`size`, `hour`, `door` have no other spelling).
+pub fn other_spelling(word: &str) -> Option<String> {
+    if !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return None;
+    }
+    SPELLINGS.iter().find_map(|&(british, american)| {
+        let swap = |from: &str, to: &str| {
+            word.strip_suffix(from)
+                .filter(|stem| stem.len() >= 3)
+                .map(|stem| format!("{stem}{to}"))
+        };
+        swap(british, american).or_else(|| swap(american, british))
+    })
+}
+
+/// The base forms an English past tense or gerund may have ([`base_forms`]).
+fn inflection_bases(word: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     if word.len() <= 5 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
         return out;
@@ -1299,6 +1353,49 @@ mod tests {
         assert_eq!(
             content_terms("queries")[0].expr(),
             r#"("queries" OR "query")"#
+        );
+    }
+
+    #[test]
+    fn british_and_american_spellings_ask_for_each_other() {
+        let spelled: Vec<(&str, Option<String>)> = [
+            "colour",
+            "colours",
+            "behavior",
+            "serialise",
+            "initialization",
+            "analyse",
+            "catalogue",
+            "size",
+            "hour",
+            "parse",
+        ]
+        .iter()
+        .map(|w| (*w, other_spelling(w)))
+        .collect();
+        let want: Vec<(&str, Option<&str>)> = vec![
+            ("colour", Some("color")),
+            ("colours", Some("colors")),
+            ("behavior", Some("behaviour")),
+            ("serialise", Some("serialize")),
+            ("initialization", Some("initialisation")),
+            ("analyse", Some("analyze")),
+            ("catalogue", Some("catalog")),
+            ("size", None),
+            ("hour", None),
+            ("parse", None),
+        ];
+        assert_eq!(
+            spelled,
+            want.into_iter()
+                .map(|(w, s)| (w, s.map(String::from)))
+                .collect::<Vec<_>>()
+        );
+        // Through the singular and the base forms too: "coloured" asks for `color`.
+        assert_eq!(base_forms("coloured"), ["colour", "coloure", "color"]);
+        assert_eq!(
+            content_terms("colours")[0].expr(),
+            r#"("colours" OR "colour" OR "colors" OR "color")"#
         );
     }
 

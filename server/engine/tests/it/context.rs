@@ -4310,3 +4310,37 @@ Errors wrap a path and the patterns that failed; see `errors/src/wrap.rs`.
     assert!(a.banners.is_empty(), "{:?}", a.banners);
     assert!(!a.markdown.contains("errors/README.md"), "{}", a.markdown);
 }
+
+/// Fault from a fresh-user trial: "convert an RGB colour to hue/lightness/saturation"
+/// abstained on the stdlib (9.4 < 10.5) while the same question spelled "color" found
+/// `colorsys.py`: a word in the other English spelling matched nothing.
+#[test]
+fn fault_a_question_in_british_spelling_matched_nothing_of_the_american_code() {
+    let (dir, mut ws) = empty_workspace();
+    files(
+        dir.path(),
+        r#"
+//- colorsys.py
+"""Conversion functions between RGB and other color systems."""
+
+def rgb_to_hls(r, g, b):
+    """Convert an RGB color to hue, lightness and saturation."""
+    return (r, g, b)
+//- paint.py
+def fill(canvas, rgb):
+    """Fill the canvas with one RGB value."""
+    return canvas
+"#,
+    );
+    ws.scan(&|_| {}).unwrap();
+    let answer = |q: &str| {
+        let a = ask(&ws, q, &[], 2_000).result;
+        (a.items[0].id.clone(), a.best_relevance)
+    };
+    let american = answer("convert an RGB color to hue and saturation");
+    assert_eq!(american.0, "colorsys.py#rgb_to_hls@function");
+    assert_eq!(
+        answer("convert an RGB colour to hue and saturation"),
+        american
+    );
+}
