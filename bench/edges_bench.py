@@ -5,7 +5,9 @@ Prints, for the map in DIR (scanned by LOCI):
 
 1. resolved references by kind, provenance and confidence;
 2. resolved references whose file and target are in languages of different link groups
-   (JavaScript/TypeScript/TSX and C/C++ link; every other pair must be 0);
+   (JavaScript/TypeScript/TSX and C/C++ link; every other pair must be 0), and those whose
+   target is in another package (the nearest folder holding a Cargo.toml, package.json,
+   go.mod or pyproject.toml) that the file imports nothing from (must be 0);
 3. `loci impact TARGET --depth 3` at the default confidence, at `--min-confidence 0`
    and with `--hard`: dependent files, what only weaker edges reach, and the least
    confidence of any edge listed with `--limit 0` (must not be below the default);
@@ -18,6 +20,27 @@ Usage: bench/edges_bench.py LOCI DIR [--target urllib/parse.py] [--sample 15] [-
 import argparse, json, os, random, sqlite3, subprocess
 
 GROUP = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
+MANIFESTS = ("Cargo.toml", "package.json", "go.mod", "pyproject.toml")
+
+
+def cross_package(db):
+    """Resolved references into a package the referring file imports nothing from."""
+    paths = dict(db.execute("SELECT file_id, path FROM files"))
+    roots = {os.path.dirname(p) for p in paths.values() if os.path.basename(p) in MANIFESTS}
+
+    def package(path):
+        d = os.path.dirname(path)
+        while d and d not in roots:
+            d = os.path.dirname(d)
+        return d
+
+    pkg = {f: package(p) for f, p in paths.items()}
+    imported = {}
+    for f, t in db.execute("SELECT from_file_id, to_file_id FROM deps WHERE to_file_id IS NOT NULL"):
+        imported.setdefault(f, set()).add(pkg[t])
+    return sum(1 for f, t in db.execute(
+        "SELECT r.file_id, s.file_id FROM refs r JOIN symbols s ON s.symbol_id = r.target_id")
+        if pkg[f] != pkg[t] and pkg[t] not in imported.get(f, ()))
 
 
 def impact(loci, d, target, *extra):
@@ -54,6 +77,7 @@ def main():
             crossing += n
             print(f"  crossing: {a} -> {b}: {n}")
     print(f"references resolved across unlinked languages: {crossing}")
+    print(f"references resolved into a package the file imports nothing from: {cross_package(db)}")
     for label, extra in [("default", []), ("--min-confidence 0", ["--min-confidence", "0"]),
                          ("--hard", ["--hard"])]:
         n, weaker, least = impact(args.loci, args.dir, args.target, *extra)
