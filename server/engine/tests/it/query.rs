@@ -1297,6 +1297,87 @@ def words(s):
     assert_eq!(calls("scan"), ["scanner.py:10 -> scanner.py#scan@function"]);
 }
 
+/// Fault from a fresh-user trial: `callers`, `refs` and `impact` found nothing for
+/// rayon's `AbortIfPanic`, a unit struct used six times as `unwind::AbortIfPanic`: a
+/// capitalised item named by a path as a value (a unit struct, a variant, a constant) was
+/// no reference. A path's leading segments and a `use` stay what they were.
+#[test]
+fn fault_a_unit_struct_named_by_a_path_had_no_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- Cargo.toml
+[package]
+name = "pool"
+//- src/lib.rs
+mod registry;
+mod unwind;
+//- src/unwind.rs
+pub(super) struct AbortIfPanic;
+
+impl AbortIfPanic {
+    pub(super) fn armed() -> AbortIfPanic {
+        AbortIfPanic
+    }
+}
+
+pub(super) const MAX_DEPTH: usize = 8;
+//- src/registry.rs
+use crate::unwind;
+use crate::unwind::AbortIfPanic as Guard;
+
+pub fn run() -> usize {
+    let guard = unwind::AbortIfPanic;
+    let armed = unwind::AbortIfPanic::armed();
+    std::mem::forget((guard, armed));
+    unwind::MAX_DEPTH
+}
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let refs = |name: &str| -> Vec<String> {
+        ws.refs(name, 0)
+            .unwrap()
+            .result
+            .into_iter()
+            .map(|r| {
+                format!(
+                    "{}:{} {} -> {}",
+                    r.path,
+                    r.line + 1,
+                    r.kind,
+                    r.target_key.as_deref().unwrap_or("unresolved"),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        refs("AbortIfPanic"),
+        [
+            "src/registry.rs:2 import -> src/unwind.rs#AbortIfPanic@struct",
+            "src/registry.rs:5 call -> src/unwind.rs#AbortIfPanic@struct",
+            "src/unwind.rs:3 inherit -> src/unwind.rs#AbortIfPanic@struct",
+            "src/unwind.rs:4 type -> src/unwind.rs#AbortIfPanic@struct",
+        ]
+    );
+    assert_eq!(
+        refs("MAX_DEPTH"),
+        ["src/registry.rs:8 other -> src/unwind.rs#MAX_DEPTH@constant"]
+    );
+    let callers: Vec<String> = ws
+        .callers("AbortIfPanic", 0)
+        .unwrap()
+        .result
+        .calls
+        .into_iter()
+        .map(|c| format!("{}:{}", c.path, c.line + 1))
+        .collect();
+    assert_eq!(callers, ["src/registry.rs:5"]);
+}
+
 /// `pkg/store.py` defines `Store`; `pkg/b_import.py` imports it and calls `Store.open()`
 /// and `Store().get()`; `pkg/a_value.py` calls `x.get()` on a value of unknown type (a
 /// name match, 0.2).

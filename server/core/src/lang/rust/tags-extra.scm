@@ -32,6 +32,20 @@
 ; `impl Trait for Type` where Trait is a path
 (impl_item trait: (scoped_type_identifier name: (type_identifier) @name)) @reference.implementation
 
+; A capitalised item named by a path as a value: a unit struct or unit variant constructed
+; (`let guard = unwind::AbortIfPanic;`, `Ordering::SeqCst`: calls, as struct literals are),
+; a constant or static read (`util::DEFAULT_CAPACITY`: as rust-analyzer's SCIP index has
+; it). Not the leading segments of a longer path (`module::Type` in `module::Type::new()`:
+; the call names `new`), nor a path `use` imports (an import).
+((scoped_identifier name: (identifier) @name) @reference.call
+  (#match? @name "^[A-Z][a-z]"))
+((scoped_identifier name: (identifier) @name) @reference.constant
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+(scoped_identifier path: (scoped_identifier name: (identifier) @ignore))
+(use_declaration argument: (scoped_identifier name: (identifier) @ignore))
+(use_as_clause path: (scoped_identifier name: (identifier) @ignore))
+(use_list (scoped_identifier name: (identifier) @ignore))
+
 ; `crate::ensure!(..)`, `std::println!(..)`
 (macro_invocation macro: (scoped_identifier name: (identifier) @name)) @reference.call
 
