@@ -388,7 +388,8 @@ impl Workspace {
     }
 
     /// Call sites resolved to the symbols named `symbol` (every symbol that
-    /// [`Workspace::symbol`] finds) at `min_confidence` or more, at most `limit` listed,
+    /// [`Workspace::symbol`] finds; for a Python class, its `__init__` too: a subclass's
+    /// `super().__init__(..)` constructs it) at `min_confidence` or more, at most `limit` listed,
     /// the surest first, then by path, line and column (0: all); `limits` counts them as
     /// [`Workspace::symbol`] counts symbols, and [`Callers::weaker`] the calls below
     /// `min_confidence`.
@@ -410,7 +411,20 @@ impl Workspace {
             .checked()?;
             let conn = self.store.conn();
             let mut targets = self.lookup_as_written(&symbol, u32::MAX)?.0;
-            let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
+            let constructors: Vec<String> = targets
+                .iter()
+                .filter(|t| {
+                    t.kind == "class"
+                        && loci_core::Language::from_path(&t.path)
+                            == Some(loci_core::Language::Python)
+                })
+                .map(|t| format!("{}#{}.__init__@method", t.path, t.qualified_name))
+                .collect();
+            let keys: Vec<&str> = targets
+                .iter()
+                .map(|t| t.key.as_str())
+                .chain(constructors.iter().map(String::as_str))
+                .collect();
             let mut calls = map::calls_to(conn, &keys, min_confidence, fetch(limit))?;
             let total = listed(&mut calls, limit, || {
                 map::count_calls_to(conn, &keys, min_confidence)

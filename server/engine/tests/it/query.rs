@@ -1240,7 +1240,8 @@ pub fn run() -> Result<(), String> {
 /// `from math import factorial` binds the standard library's `factorial`, which the map
 /// does not hold: a test profile's own `factorial` is no target of it. A definition in
 /// the same file still wins over such an import (`from _json import scan` beside a
-/// pure-Python `def scan`, the accelerator pattern).
+/// pure-Python `def scan`, the accelerator pattern), and a relative import that did not
+/// resolve is the repository's own code, not outside the map.
 #[test]
 fn fault_a_name_imported_from_a_module_outside_the_map_resolved_to_a_namesake() {
     let dir = tempfile::tempdir().unwrap();
@@ -1267,6 +1268,15 @@ except ImportError:
 
 def words(s):
     return scan(s)
+//- pkg/__init__.py
+//- pkg/tools.py
+def helper():
+    return 1
+//- pkg/cli.py
+from .gone import helper
+
+def main():
+    return helper()
 "#,
     );
     let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
@@ -1295,6 +1305,11 @@ def words(s):
         ]
     );
     assert_eq!(calls("scan"), ["scanner.py:10 -> scanner.py#scan@function"]);
+    // A relative import names the repository's own code, resolved or not.
+    assert_eq!(
+        calls("helper"),
+        ["pkg/cli.py:4 -> pkg/tools.py#helper@function"]
+    );
 }
 
 /// Fault from a fresh-user trial: `callers`, `refs` and `impact` found nothing for
@@ -1376,6 +1391,47 @@ pub fn run() -> usize {
         .map(|c| format!("{}:{}", c.path, c.line + 1))
         .collect();
     assert_eq!(callers, ["src/registry.rs:5"]);
+}
+
+/// Fault from a fresh-user trial: `callers DecompressReader` listed bz2's and lzma's
+/// constructions of it but not gzip's `_GzipReader`, whose `super().__init__(..)`
+/// constructs it as a base: a Python class's callers are its `__init__`'s too.
+#[test]
+fn fault_callers_of_a_class_missed_a_subclass_constructing_it_through_super() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- base.py
+class Reader:
+    def __init__(self, fp):
+        self.fp = fp
+//- gz.py
+from base import Reader
+
+class GzReader(Reader):
+    def __init__(self, fp):
+        super().__init__(fp)
+//- use.py
+from base import Reader
+
+def open_reader(fp):
+    return Reader(fp)
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let callers: Vec<String> = ws
+        .callers("Reader", 0)
+        .unwrap()
+        .result
+        .calls
+        .into_iter()
+        .map(|c| format!("{}:{}", c.path, c.line + 1))
+        .collect();
+    // The surest first: an imported name (stated), then `super()` through a base (derived).
+    assert_eq!(callers, ["use.py:4", "gz.py:5"]);
 }
 
 /// `pkg/store.py` defines `Store`; `pkg/b_import.py` imports it and calls `Store.open()`

@@ -203,7 +203,9 @@ impl Resolver {
                 matches!(first, "std" | "core" | "alloc")
                     && !self.modules.rust_crates.contains_key(first)
             }
-            Some(l) => l.spec().resolution.bindings_known,
+            // A relative import (`from .compat import X`) names the repository's own code,
+            // whether or not it resolved.
+            Some(l) => l.spec().resolution.bindings_known && !module.starts_with('.'),
             None => false,
         };
         let mut binding = self
