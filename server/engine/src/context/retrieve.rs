@@ -163,9 +163,13 @@ const DEPENDENT_WORDS: &[&str] = &[
     "importers",
     "reference it",
     "references it",
+    "subclasses of",
     "uses it",
+    "what uses",
     "who calls",
+    "who implements",
     "who imports",
+    "who subclasses",
     "who uses",
 ];
 
@@ -173,7 +177,15 @@ const DEPENDENT_WORDS: &[&str] = &[
 /// affected if I alter X"): they ask for dependents beside a word of changing
 /// ([`CHANGE_WORDS`]) only, as every such question of the development and trial sets
 /// has one; "soft line breaks", "how does the locale affect sorting" ask about the code.
-const CONSEQUENCE_WORDS: &[&str] = &["affect", "affected", "affects", "break", "breaks"];
+const CONSEQUENCE_WORDS: &[&str] = &[
+    "affect",
+    "affected",
+    "affects",
+    "break",
+    "breaks",
+    "stop working",
+    "stops working",
+];
 
 /// Words of changing code, which make [`CONSEQUENCE_WORDS`] ask for dependents.
 const CHANGE_WORDS: &[&str] = &[
@@ -221,9 +233,9 @@ const DEPENDENT_INFLECTIONS: &[&str] = &[
 /// words (`filename_changed_hook`, `get_break`).
 pub(crate) fn dependent_cue(word: &str) -> bool {
     DEPENDENT_INFLECTIONS.contains(&word)
-        || CONSEQUENCE_WORDS.contains(&word)
         || DEPENDENT_WORDS
             .iter()
+            .chain(CONSEQUENCE_WORDS)
             .any(|phrase| phrase.split(' ').any(|w| w == word))
 }
 
@@ -240,12 +252,13 @@ pub fn asks_for_dependents(query: &str) -> bool {
     if DEPENDENT_WORDS.iter().any(|p| has(p)) {
         return true;
     }
-    let any = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
-    if any(CONSEQUENCE_WORDS) && any(CHANGE_WORDS) {
+    if CONSEQUENCE_WORDS.iter().any(|p| has(p))
+        && words.iter().any(|w| CHANGE_WORDS.contains(&w.as_str()))
+    {
         return true;
     }
     // "which (other) modules/files import X", "what depends on X", "every module that
-    // imports it", "files that reference that module".
+    // imports it", "files that reference that module", "which types implement X".
     let asks_which = words
         .iter()
         .any(|w| matches!(w.as_str(), "which" | "what" | "who" | "every" | "all"));
@@ -260,12 +273,29 @@ pub fn asks_for_dependents(query: &str) -> bool {
                 | "references"
                 | "use"
                 | "uses"
+                | "implement"
+                | "implements"
+                | "subclass"
+                | "subclasses"
+                | "inherit"
+                | "inherits"
+                | "extend"
+                | "extends"
         )
     });
     let places = words.iter().any(|w| {
         matches!(
             w.as_str(),
-            "modules" | "files" | "module" | "file" | "crates" | "packages" | "callers"
+            "modules"
+                | "files"
+                | "module"
+                | "file"
+                | "crates"
+                | "packages"
+                | "callers"
+                | "types"
+                | "classes"
+                | "structs"
         )
     });
     asks_which && uses && places
@@ -854,6 +884,23 @@ mod tests {
         ] {
             assert!(!asks_for_dependents(q), "{q}");
         }
+    }
+
+    /// Fault from a fresh-user trial: these served the definition they name, not what
+    /// subclasses, implements or uses it.
+    #[test]
+    fn fault_subclasses_implementors_and_what_stops_working_were_not_asked_for() {
+        for q in [
+            "who subclasses _markupbase.ParserBase",
+            "if I remove asyncore.dispatcher what other stdlib modules stop working",
+            "which types implement the ArrayVecImpl trait",
+            "what uses asyncore.dispatcher",
+        ] {
+            assert!(asks_for_dependents(q), "{q}");
+        }
+        assert!(!asks_for_dependents(
+            "how does the worker stop working threads on shutdown"
+        ));
     }
 
     /// "soft line breaks" had asked for the dependents of the file found: quoprimime's

@@ -693,6 +693,11 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
             Some((callee, _)) if callee.chars().any(char::is_alphanumeric) => (callee, true),
             _ => (*token, false),
         };
+        // A subscript names its container (`os.environ['HOME']` → `os.environ`).
+        let callee = match callee.split_once('[') {
+            Some((container, _)) if container.chars().any(char::is_alphanumeric) => container,
+            _ => callee,
+        };
         let t = callee.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
         // A qualified name's possessive is the name: `util::simplify_range's` is
         // `util::simplify_range`; a bare word's (`serde_json's feature`) names a crate or
@@ -1470,6 +1475,16 @@ mod tests {
         assert_eq!(
             content_terms("transaction")[0].expr(),
             r#"("transaction" OR "transactions")"#
+        );
+    }
+
+    /// Fault from a fresh-user trial: "os.environ['X']" named nothing, so the question
+    /// about setting an environment variable missed `os.py`.
+    #[test]
+    fn fault_a_subscript_hid_the_name_it_subscripts() {
+        assert_eq!(
+            identifier_tokens("why does os.environ['X'] = '1' not reach the child"),
+            ["os.environ"]
         );
     }
 
