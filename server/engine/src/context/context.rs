@@ -448,10 +448,15 @@ impl Workspace {
             }
             // A bare name defined in many files (`__init__`, `name`, `new`) names a kind of
             // definition, not one: its words are searched as the question's other words
-            // are (every `__init__` of the stdlib, in path order, would lead the answer).
+            // are (every `__init__` of the stdlib, in path order, would lead the answer),
+            // unless another word of the question names the module of a few of them
+            // ("codecs StreamReader": `codecs.py`'s, not the hundred encodings').
             let files: HashSet<&str> = found.iter().map(|s| s.path.as_str()).collect();
             if !wanted.contains('.') && files.len() > NAMED_FILES {
-                continue;
+                found = super::named::qualified_by_words(conn, &wanted, q.query)?;
+                if found.is_empty() {
+                    continue;
+                }
             }
             if wanted.contains('.') && !found.is_empty() {
                 g.named_qualified = true;

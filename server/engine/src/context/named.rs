@@ -1,5 +1,7 @@
 //! The definitions a question names (`Store::write`, `shlex.quote`), found in the map.
 
+use std::collections::HashSet;
+
 /// The symbols a name in a question names (`wanted`, with `.` for `::`): those whose
 /// name, qualified name or key it is; else, for a path, the symbols its last segments name
 /// in a file whose path has each leading segment as a folder or file name
@@ -40,6 +42,32 @@ pub(super) fn named_symbols(
         }
     }
     Ok(Vec::new())
+}
+
+/// The definitions of a bare name `wanted` defined in many files whose path names a module
+/// or folder another word of `query` is ([`path_names`]: "codecs StreamReader" →
+/// `codecs.py#StreamReader`), when they are in at most [`NAMED_FILES`] files; else none.
+pub(super) fn qualified_by_words(
+    conn: &loci_store::rusqlite::Connection,
+    wanted: &str,
+    query: &str,
+) -> loci_store::Result<Vec<loci_store::map::SymbolHit>> {
+    let name = folded(wanted);
+    let words: HashSet<String> = query
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .map(folded)
+        .filter(|w| w.len() > 1 && *w != name && !super::search::is_stopword(w))
+        .collect();
+    let found: Vec<_> = loci_store::map::find_symbols(conn, wanted, NAMED_SYMBOL_ROWS)?
+        .into_iter()
+        .filter(|s| path_names(&s.path).iter().any(|p| words.contains(p)))
+        .collect();
+    let files: HashSet<&str> = found.iter().map(|s| s.path.as_str()).collect();
+    Ok(if files.len() <= NAMED_FILES {
+        found
+    } else {
+        Vec::new()
+    })
 }
 
 /// A name folded for comparing with paths: lower case, `-` as `_` (`regex-syntax` is the

@@ -4344,3 +4344,47 @@ def fill(canvas, rgb):
         american
     );
 }
+
+/// Fault from a fresh-user trial: "codecs StreamReader readline when a \r\n is split across
+/// two reads" served `encodings/uu_codec.py`'s `StreamReader`: a name defined in a hundred
+/// files names none of them, though the question's "codecs" names the module of one.
+#[test]
+fn fault_a_name_of_many_definitions_ignored_the_word_naming_its_module() {
+    let (dir, mut ws) = empty_workspace();
+    let mut fixture = String::from(
+        r#"
+//- codecs.py
+class StreamReader:
+    def readline(self, size=None):
+        """Read one line; a CR at the end of one read and LF at the start of the next are one line end."""
+        return self.read(size)
+"#,
+    );
+    for name in ["ascii", "latin_1", "uu_codec", "utf_8", "cp1252"] {
+        fixture.push_str(&format!(
+            "//- encodings/{name}.py\nimport codecs\n\nclass StreamReader(codecs.StreamReader):\n    \"\"\"The {name} codec's reader: reads and decodes.\"\"\"\n"
+        ));
+    }
+    files(dir.path(), &fixture);
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "codecs StreamReader readline when a line end is split across two reads",
+        &[],
+        2_000,
+    )
+    .result;
+    assert_eq!(
+        a.items[0].id, "codecs.py#StreamReader@class",
+        "{:?}",
+        a.items
+    );
+    assert!(
+        a.items[0]
+            .signals
+            .iter()
+            .any(|s| s.starts_with("named in the question (`StreamReader`)")),
+        "{:?}",
+        a.items[0].signals
+    );
+}
