@@ -459,6 +459,30 @@ fn fault_nothing_found_from_impact_and_context_said_nothing_on_stderr() {
     assert!(err.contains("--depth"), "{err}");
 }
 
+/// Fault from a fresh-user trial: `impact` of a widely used file listed hundreds of files
+/// reached at depth 3 with no word of how to see the few direct dependents alone.
+#[test]
+fn fault_a_deep_impact_did_not_say_how_to_list_the_direct_dependents() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "core.py", "X = 1\n");
+    write(root, "mid.py", "import core\n");
+    for n in 0..6 {
+        write(root, &format!("leaf{n}.py"), "import mid\n");
+    }
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(root, &["impact", "core.py", "--limit", "2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines().last(),
+        Some(
+            "... and 5 more, not listed (7 in all: 1 at depth 1, 6 at depth 2); \
+             `--limit 0` lists all, `--depth 1` the 1 direct one"
+        ),
+        "{text}"
+    );
+}
+
 #[test]
 fn impact_lists_the_nearest_dependents_up_to_the_limit_and_says_how_many_were_left_out() {
     let dir = tempfile::tempdir().unwrap();

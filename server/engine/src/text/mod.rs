@@ -525,9 +525,16 @@ pub fn impact(o: Out, env: &Envelope<Impact>) -> io::Result<()> {
             .enumerate()
             .map(|(d, n)| format!("{n} at depth {}", d + 1))
             .collect();
+        // Most of a deep answer is the last hops: say how to see the direct ones alone.
+        let direct = i.by_depth.first().copied().unwrap_or(0);
+        let nearer = if i.depth > 1 && direct * 2 < i.dependents {
+            format!(", `--depth 1` the {}", count(direct, "direct one"))
+        } else {
+            String::new()
+        };
         writeln!(
             o,
-            "... and {} more, not listed ({} in all: {}); `--limit 0` lists all",
+            "... and {} more, not listed ({} in all: {}); `--limit 0` lists all{nearer}",
             env.limits.omitted,
             i.dependents,
             levels.join(", "),
