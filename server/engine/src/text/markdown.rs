@@ -54,8 +54,15 @@ pub fn impact(env: &Envelope<Impact>) -> String {
     if env.limits.omitted > 0 {
         let _ = write!(
             s,
-            "\n… and {} more, not listed ({} in all; `\"limit\": 0` lists all).\n",
-            env.limits.omitted, i.dependents
+            "\n… and {} more, not listed ({} in all; `\"limit\": 0` lists all{}).\n",
+            env.limits.omitted,
+            i.dependents,
+            super::direct_ones(i)
+                .map(|d| format!(
+                    ", `\"depth\": 1` the {}",
+                    crate::words::count(d, "direct one")
+                ))
+                .unwrap_or_default()
         );
     }
     if i.weaker > 0 {

@@ -479,6 +479,14 @@ pub fn deps(o: Out, d: &Deps) -> io::Result<()> {
     Ok(())
 }
 
+/// How many of a deep impact's dependents are direct, when they are under half of them:
+/// most of such an answer is the last hops, and a reader is told how to list the direct
+/// ones alone.
+pub(crate) fn direct_ones(i: &Impact) -> Option<u64> {
+    let direct = i.by_depth.first().copied().unwrap_or(0);
+    (i.depth > 1 && direct * 2 < i.dependents).then_some(direct)
+}
+
 /// The dependents of a file or symbol, indented by depth, each with the edge that reached
 /// it; says itself how many were not listed (`env.limits.omitted`).
 pub fn impact(o: Out, env: &Envelope<Impact>) -> io::Result<()> {
@@ -525,13 +533,9 @@ pub fn impact(o: Out, env: &Envelope<Impact>) -> io::Result<()> {
             .enumerate()
             .map(|(d, n)| format!("{n} at depth {}", d + 1))
             .collect();
-        // Most of a deep answer is the last hops: say how to see the direct ones alone.
-        let direct = i.by_depth.first().copied().unwrap_or(0);
-        let nearer = if i.depth > 1 && direct * 2 < i.dependents {
-            format!(", `--depth 1` the {}", count(direct, "direct one"))
-        } else {
-            String::new()
-        };
+        let nearer = direct_ones(i)
+            .map(|direct| format!(", `--depth 1` the {}", count(direct, "direct one")))
+            .unwrap_or_default();
         writeln!(
             o,
             "... and {} more, not listed ({} in all: {}); `--limit 0` lists all{nearer}",
