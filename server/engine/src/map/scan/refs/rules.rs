@@ -19,9 +19,8 @@ impl Resolver {
     /// enclosing definition first); nothing more for a name imported only from modules
     /// outside the map ([`Resolver::imported_from_outside`]); a definition in an imported
     /// file (derived, 0.7, or 0.5 when several); the only definition of that name
-    /// anywhere, if in the same package
-    /// ([`Resolver::reachable`]; derived, 0.5); otherwise
-    /// unresolved.
+    /// anywhere, if the use's package sees it ([`Resolver::reachable`]; derived, 0.5);
+    /// otherwise unresolved.
     ///
     /// A name on the enclosing object or type (`self.f()`, `this.f()`, `Self::f()`,
     /// [`Receiver::Own`]): the same rules without the import one (a member is never the
@@ -400,9 +399,9 @@ impl Resolver {
         // The only definition anywhere; for a type, one declared at the top of its file
         // (a type declared in a function or module is reached through an import, so a
         // test's local `type Row` does not take every `Row` of the repository). Only in
-        // languages linked to the use's, as every rule here, and in the use's package. On an imported module's name
-        // (`unittest.skipUnless` re-exported by the package's `__init__.py`), only a
-        // top-level one: `os.write` is no method `write`.
+        // languages linked to the use's, as every rule here, and where the use's package
+        // sees it. On an imported module's name (`unittest.skipUnless` re-exported by the
+        // package's `__init__.py`), only a top-level one: `os.write` is no method `write`.
         if defs.all.len() == 1
             && self.reachable(file_id, defs.all[0].file_id)
             && admits.eligible(&defs.all[0])
@@ -502,9 +501,9 @@ impl Resolver {
     /// A member written on a type's name (`Builder::new_multi_thread()`,
     /// `runtime::Builder::new()`, `Parser.create()`), or called on a value of that type
     /// ([`Receiver::Typed`] once evaluated): the members of types of that name, in this
-    /// file, then in imported files, then anywhere in its package. `None` when the rule does not decide
-    /// (no receiver name, or a lower-case one no top-level type answers), for the rules
-    /// after it.
+    /// file, then in imported files, then anywhere its package sees
+    /// ([`Resolver::reachable`]). `None` when the rule does not decide (no receiver name,
+    /// or a lower-case one no top-level type answers), for the rules after it.
     pub(super) fn member_of_named_type(
         &self,
         file_id: i64,
@@ -519,7 +518,7 @@ impl Resolver {
             .and_then(|p| Language::from_path(p));
         // A member written on a type's name (`Builder::new_multi_thread()`,
         // `runtime::Builder::new()`, `Parser.create()`): the members of types of that
-        // name, in this file, then in imported files, then anywhere in its package.
+        // name, in this file, then in imported files, then anywhere its package sees.
         let (type_name, leading) = receiver_name.and_then(|path| {
             let mut segments: Vec<&str> = path.split('.').collect();
             let last = segments.pop()?;
