@@ -461,8 +461,9 @@ impl Workspace {
         // How dense retrieval stood (vectors missing or partial, the model unusable): in the
         // markdown too, which is what a reader sees.
         open_notes.extend(g.dense_notes);
-        // Only the warnings about what the answer serves: one about a page or doc left out
-        // names something the reader cannot see (its tokens were kept for it, unused).
+        // Only the warnings about what the answer serves: a banner or stale mark about a
+        // page or doc left out names something the reader cannot see (a banner's tokens
+        // were kept for it, unused).
         let served: HashSet<&str> = items.iter().map(|i| i.id.as_str()).collect();
         let mut banners = Vec::new();
         for (id, banner) in &g.banners {
@@ -472,6 +473,12 @@ impl Workspace {
                 used -= line_tokens(banner);
             }
         }
+        let marks: Vec<StaleWarning> = g
+            .stale_warnings
+            .into_iter()
+            .filter(|(id, _)| served.contains(id.as_str()))
+            .map(|(_, w)| w)
+            .collect();
         let markdown = render(
             q.query,
             abstained,
@@ -497,18 +504,9 @@ impl Workspace {
             tokens_estimated: used,
             markdown,
         };
-        // Only what the answer serves: a warning about a page left out names something the
-        // reader cannot see (and its line is outside the budget). The served memory gets
-        // the envelope `show` and `why` give it (`memory_envelope_with`): the files it
-        // relies on checked against the disk, its stale marks (read above for ranking),
-        // and what lint found false in it.
-        let served: HashSet<&str> = answer.items.iter().map(|i| i.id.as_str()).collect();
-        let marks: Vec<StaleWarning> = g
-            .stale_warnings
-            .into_iter()
-            .filter(|(id, _)| served.contains(id.as_str()))
-            .map(|(_, w)| w)
-            .collect();
+        // The served memory gets the envelope `show` and `why` give it
+        // (`memory_envelope_with`): the files it relies on checked against the disk, its
+        // stale marks (read above for ranking), and what lint found false in it.
         let served_revisions: Vec<i64> = answer
             .items
             .iter()
