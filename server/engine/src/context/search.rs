@@ -438,6 +438,16 @@ mod quoted_tests {
         names_in(text).into_iter().map(|(n, _)| n).collect()
     }
 
+    /// Fault from a fresh-user trial: "GraphemeCursor is_boundary" was one name, held
+    /// nowhere, so a question whose best answer was `GraphemeCursor.is_boundary` abstained.
+    #[test]
+    fn fault_a_type_and_its_method_side_by_side_were_one_unknown_name() {
+        assert_eq!(
+            shown("why does GraphemeCursor is_boundary return a PreContext error"),
+            vec!["GraphemeCursor", "is_boundary", "PreContext"]
+        );
+    }
+
     #[test]
     fn names_are_shaped_tokens_and_their_runs() {
         assert_eq!(
@@ -686,14 +696,33 @@ mod quoted_tests {
 pub fn identifier_tokens(text: &str) -> Vec<String> {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     let mut out: Vec<String> = Vec::new();
-    for token in &tokens {
+    for (i, token) in tokens.iter().enumerate() {
+        // A Rust macro is named as it is invoked (`vec![..]`, `format!`, "the smallvec!
+        // macro"), not a word ending a sentence ("it broke!").
+        let invoked = |rest: &str| {
+            rest.starts_with(['(', '[', '{'])
+                || (rest.trim_end_matches('`').is_empty()
+                    && (token.starts_with('`')
+                        || tokens.get(i + 1).is_some_and(|w| w.starts_with("macro"))))
+        };
+        let mac = token
+            .trim_start_matches('`')
+            .split_once('!')
+            .filter(|(mac, rest)| {
+                !mac.is_empty()
+                    && mac.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    && invoked(rest)
+            });
         // A call names its callee (`json.dumps(obj)` → `json.dumps`); its arguments are
-        // values, not names.
-        let (callee, called) = match token.split_once('(') {
-            Some((callee, _)) if callee.chars().any(char::is_alphanumeric) => (callee, true),
+        // values, not names. A subscript names its container (`os.environ['HOME']` →
+        // `os.environ`).
+        let (callee, called) = match (mac, token.split_once('(')) {
+            (Some((mac, _)), _) => (mac, true),
+            (None, Some((callee, _))) if callee.chars().any(char::is_alphanumeric) => {
+                (callee, true)
+            }
             _ => (*token, false),
         };
-        // A subscript names its container (`os.environ['HOME']` → `os.environ`).
         let callee = match callee.split_once('[') {
             Some((container, _)) if container.chars().any(char::is_alphanumeric) => container,
             _ => callee,
@@ -924,8 +953,8 @@ fn asks_nothing(text: &str) -> bool {
 /// name — with a digit and a letter (`OAuth2`), an inner underscore (`io_uring`), an inner
 /// capital (`OpenTelemetry`, `gRPC`), two or more capitals and nothing else (`CUDA`), or a
 /// capital first letter away from the start of a sentence (`Kubernetes`) — and every run
-/// of two to [`NAME_TOKENS`] such tokens separated by single spaces (`JSON Schema`) as one
-/// name, unless all are acronyms (`SMTP AUTH LOGIN`, `FTP PASV` are a protocol and its
+/// of two to [`NAME_TOKENS`] such tokens without an underscore separated by single spaces
+/// (`JSON Schema`) as one name, unless all are acronyms (`SMTP AUTH LOGIN`, `FTP PASV` are a protocol and its
 /// commands, each a name, not one). A name is what the corpus must hold for the question
 /// to be about it. Tokens are maximal runs of
 /// letters, digits and underscores, with a version written after a slash (`HTTP/2`,
@@ -973,8 +1002,11 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
                     .any(|w| w[0].is_lowercase() && w[1].is_uppercase())
                 || acronym
                 || (chars[0].is_uppercase() && !sentence_start));
+        // A token with an inner underscore is code (`is_boundary`), never a word of a longer
+        // name: "GraphemeCursor is_boundary" is a type and a method, two names.
+        let joins = shaped && !token.trim_matches('_').contains('_');
         let adjacent = !run.is_empty() && &text[last_end..start] == " ";
-        if !adjacent || !shaped {
+        if !adjacent || !joins {
             push_run(
                 &mut names,
                 &text[run_start..last_end],
@@ -988,11 +1020,13 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
             if !words.is_empty() {
                 let term = Term { words };
                 names.push((token.to_string(), vec![term.clone()]));
-                if run.is_empty() {
-                    run_start = start;
+                if joins {
+                    if run.is_empty() {
+                        run_start = start;
+                    }
+                    run.push(term);
+                    run_acronyms &= acronym;
                 }
-                run.push(term);
-                run_acronyms &= acronym;
             }
         }
         last_end = i;
@@ -1475,6 +1509,21 @@ mod tests {
         assert_eq!(
             content_terms("transaction")[0].expr(),
             r#"("transaction" OR "transactions")"#
+        );
+    }
+
+    /// Fault from a fresh-user trial: "where is the smallvec! macro defined" named nothing
+    /// (a lower-case word is a name only when written as code), so memchr's macros came
+    /// first.
+    #[test]
+    fn fault_a_macro_named_as_invoked_was_no_name() {
+        assert_eq!(
+            identifier_tokens("where is the smallvec! macro defined, and vec![1] or `format!`"),
+            ["smallvec", "vec", "format"]
+        );
+        assert_eq!(
+            identifier_tokens("the build broke! why does the parser fail"),
+            Vec::<String>::new()
         );
     }
 
