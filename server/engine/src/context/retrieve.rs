@@ -183,6 +183,8 @@ const CONSEQUENCE_WORDS: &[&str] = &[
     "affects",
     "break",
     "breaks",
+    "need updating",
+    "needs updating",
     "stop working",
     "stops working",
 ];
@@ -273,6 +275,8 @@ pub fn asks_for_dependents(query: &str) -> bool {
                 | "references"
                 | "use"
                 | "uses"
+                | "call"
+                | "calls"
                 | "implement"
                 | "implements"
                 | "subclass"
@@ -296,6 +300,8 @@ pub fn asks_for_dependents(query: &str) -> bool {
                 | "types"
                 | "classes"
                 | "structs"
+                | "functions"
+                | "code"
         )
     });
     asks_which && uses && places
@@ -901,6 +907,19 @@ mod tests {
         assert!(!asks_for_dependents(
             "how does the worker stop working threads on shutdown"
         ));
+    }
+
+    /// Fault from a fresh-user trial: "which modules call X", "which code uses X" and
+    /// "what needs updating if I change X" served X's own file first.
+    #[test]
+    fn fault_which_modules_call_and_what_needs_updating_were_not_asked_for() {
+        for q in [
+            "which modules call _check_arg_types to reject mixing str and bytes",
+            "which code uses __future__ compiler_flag",
+            "if I change the Vector trait in vector.rs which generic search code needs updating",
+        ] {
+            assert!(asks_for_dependents(q), "{q}");
+        }
     }
 
     /// "soft line breaks" had asked for the dependents of the file found: quoprimime's
