@@ -551,6 +551,22 @@ mod quoted_tests {
         assert!(quoted_spans("how does HTTP/2 push work, and I/O in /tmp or ~/.netrc").is_empty());
     }
 
+    /// Fault from a fresh-user trial: "loom model checking tests, e.g. a treiber stack" and
+    /// "sax expat reader: what happens when namespace processing is turned on" were
+    /// searched as pasted messages (the dot of "e.g.", a topic before a colon), bringing
+    /// unrelated files holding a few of their words verbatim.
+    #[test]
+    fn fault_an_abbreviation_or_a_topic_before_a_question_made_pasted_text() {
+        assert!(pasted_spans("loom model checking tests, e.g. a treiber stack").is_empty());
+        assert!(
+            pasted_spans("sax expat reader: what happens when namespace processing is turned on")
+                .is_empty()
+        );
+        assert!(
+            !pasted_spans("thread 'main' panicked at src/main.rs: index out of bounds").is_empty()
+        );
+    }
+
     #[test]
     fn pasted_spans_take_the_sentences_of_text_that_asks_nothing() {
         let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
@@ -929,24 +945,41 @@ const QUESTION_WORDS: &[&str] = &[
 
 /// Whether `text` asks nothing and reads as a message: at least four words (between
 /// spaces: `ByteSlice::to_str_lossy` is one), no question
-/// mark, its first word no [`QUESTION_WORDS`] word, and a sentence's end (`. `, a final
-/// `.` or `!`) or a message's separator (`: `) in it. Words without such punctuation
-/// (`parse_config error handling retries`) are a search, not pasted text.
+/// mark, no [`QUESTION_WORDS`] word first or right after a `: ` ("sax expat reader: what
+/// happens when …" asks), and a sentence's end (`. `, a final `.` or `!`; not the dot of
+/// `e.g.`, `i.e.`, `etc.`) or a message's separator (`: `) in it. Words without such
+/// punctuation (`parse_config error handling retries`) are a search, not pasted text.
 fn asks_nothing(text: &str) -> bool {
     let words: Vec<&str> = text.split_whitespace().collect();
-    let first: String = words
-        .first()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .unwrap_or_default();
+    let bare = |w: &str| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    };
+    let asks_at = |i: usize| {
+        words
+            .get(i)
+            .is_some_and(|w| QUESTION_WORDS.contains(&bare(w).as_str()))
+    };
+    let asked_after_colon = words
+        .iter()
+        .enumerate()
+        .any(|(i, w)| w.ends_with(':') && asks_at(i + 1));
+    let abbreviation = |w: &str| {
+        matches!(
+            w.to_lowercase().as_str(),
+            "e.g." | "i.e." | "etc." | "vs." | "cf."
+        )
+    };
+    let sentence_end = words
+        .iter()
+        .enumerate()
+        .any(|(i, w)| w.ends_with('.') && i + 1 < words.len() && !abbreviation(w));
     let trimmed = text.trim_end();
-    let message = text.contains(". ")
+    let message = sentence_end
         || text.contains(": ")
-        || trimmed.ends_with('.')
+        || (trimmed.ends_with('.') && !words.last().is_some_and(|w| abbreviation(w)))
         || trimmed.ends_with('!');
-    words.len() >= 4 && message && !text.contains('?') && !QUESTION_WORDS.contains(&first.as_str())
+    words.len() >= 4 && message && !text.contains('?') && !asks_at(0) && !asked_after_colon
 }
 
 /// The names a question uses, each as the [`Term`]s of its tokens: a token shaped like a
