@@ -576,6 +576,19 @@ impl Workspace {
             .iter()
             .flat_map(|(_, s)| [s.key.clone(), s.path.clone()])
             .collect();
+        // A question quoting text the code holds verbatim asks for the code holding it (where
+        // an error is raised): a definition named beside the message (`re.compile` in
+        // "re.compile raises error \"unterminated character set\"") is context, not the
+        // answer.
+        let quote_held =
+            match super::search::quoted_expression(&super::search::quoted_spans(q.query)) {
+                Some(expr) => loci_store::search::table_holds(
+                    conn,
+                    loci_store::search::FtsTable::FileText,
+                    &expr,
+                )?,
+                None => false,
+            };
         for (name, s) in std::mem::take(&mut g.named) {
             let c = g
                 .cands
@@ -586,7 +599,9 @@ impl Workspace {
             c.line = Some(s.line);
             // A question about the tests (examples, vendored code) of a definition it names
             // asks for that code: the definition is what it is about, not the answer.
-            if !(q.asks.any() && loci_core::secondary::secondary_code(&s.path).is_none()) {
+            if !(q.asks.any() && loci_core::secondary::secondary_code(&s.path).is_none())
+                && !quote_held
+            {
                 c.add(
                     NAMED_POINTS,
                     true,

@@ -4388,3 +4388,49 @@ class StreamReader:
         a.items[0].signals
     );
 }
+
+/// Fault from a fresh-user trial: `re.compile raises error "unterminated character set"
+/// where is this thrown` served `re.compile` first (+15, named), the code raising the
+/// message third: a definition named beside a message the code holds is context.
+#[test]
+fn fault_a_named_definition_beside_a_quoted_message_came_before_the_code_raising_it() {
+    let (dir, mut ws) = empty_workspace();
+    files(
+        dir.path(),
+        r#"
+//- re/__init__.py
+from . import _parser
+
+def compile(pattern, flags=0):
+    """Compile a regular expression pattern, returning a Pattern object."""
+    return _parser.parse(pattern, flags)
+//- re/_parser.py
+class error(Exception):
+    pass
+
+def parse(source, flags):
+    if source.endswith("["):
+        raise error("unterminated character set")
+    return source
+"#,
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "re.compile raises error \"unterminated character set\" where is this thrown",
+        &[],
+        2_000,
+    )
+    .result;
+    assert_eq!(a.items[0].path.as_deref(), Some("re/_parser.py"), "{:?}", a.items);
+    let compile = a
+        .items
+        .iter()
+        .find(|i| i.id == "re/__init__.py#compile@function")
+        .unwrap();
+    assert!(
+        !compile.signals.iter().any(|s| s.starts_with("named in the question")),
+        "{:?}",
+        compile.signals
+    );
+}
