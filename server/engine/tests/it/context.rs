@@ -4422,14 +4422,22 @@ def parse(source, flags):
         2_000,
     )
     .result;
-    assert_eq!(a.items[0].path.as_deref(), Some("re/_parser.py"), "{:?}", a.items);
+    assert_eq!(
+        a.items[0].path.as_deref(),
+        Some("re/_parser.py"),
+        "{:?}",
+        a.items
+    );
     let compile = a
         .items
         .iter()
         .find(|i| i.id == "re/__init__.py#compile@function")
         .unwrap();
     assert!(
-        !compile.signals.iter().any(|s| s.starts_with("named in the question")),
+        !compile
+            .signals
+            .iter()
+            .any(|s| s.starts_with("named in the question")),
         "{:?}",
         compile.signals
     );
