@@ -599,9 +599,9 @@ impl Workspace {
             c.line = Some(s.line);
             // A question about the tests (examples, vendored code) of a definition it names
             // asks for that code: the definition is what it is about, not the answer.
-            if !(q.asks.any() && loci_core::secondary::secondary_code(&s.path).is_none())
-                && !quote_held
-            {
+            let about_tests =
+                q.asks.any() && loci_core::secondary::secondary_code(&s.path).is_none();
+            if !about_tests && !quote_held {
                 c.add(
                     NAMED_POINTS,
                     true,
