@@ -580,15 +580,15 @@ impl Workspace {
         // an error is raised): a definition named beside the message (`re.compile` in
         // "re.compile raises error \"unterminated character set\"") is context, not the
         // answer.
-        let quote_held =
-            match super::search::quoted_expression(&super::search::quoted_spans(q.query)) {
-                Some(expr) => loci_store::search::table_holds(
-                    conn,
-                    loci_store::search::FtsTable::FileText,
-                    &expr,
-                )?,
-                None => false,
-            };
+        let quoted = super::search::quoted_expression(&super::search::quoted_spans(q.query));
+        let quote_held = match quoted.filter(|_| !g.named.is_empty()) {
+            Some(expr) => loci_store::search::table_holds(
+                conn,
+                loci_store::search::FtsTable::FileText,
+                &expr,
+            )?,
+            None => false,
+        };
         for (name, s) in std::mem::take(&mut g.named) {
             let c = g
                 .cands

@@ -454,8 +454,9 @@ impl Workspace {
 
     /// For a question asking for tests ([`super::search::asks_for_tests`]): the test files
     /// named after the module the question names (`named`: "the tests for the bisect
-    /// module", [`super::open::module_named_in`]), then after the code it finds (the first
-    /// [`SUBJECTS`] in all, of the fused `primary` lists, `paths` their paths): `tests/zero.rs` for
+    /// module", [`super::open::module_named_in`]), then after the code it finds ([`SUBJECTS`]
+    /// subjects in all, the others from the fused `primary` lists, `paths` their paths):
+    /// `tests/zero.rs` for
     /// `src/flavors/zero.rs`, `test/test_shlex.py` for `shlex.py`
     /// ([`loci_core::secondary::tested_name`]), in the order of the code they test. A
     /// question about the tests of something it describes in words finds that code first;

@@ -987,8 +987,9 @@ fn asks_nothing(text: &str) -> bool {
 /// capital (`OpenTelemetry`, `gRPC`), two or more capitals and nothing else (`CUDA`), or a
 /// capital first letter away from the start of a sentence (`Kubernetes`) — and every run
 /// of two to [`NAME_TOKENS`] such tokens without an underscore separated by single spaces
-/// (`JSON Schema`) as one name, unless all are acronyms (`SMTP AUTH LOGIN`, `FTP PASV` are a protocol and its
-/// commands, each a name, not one). A name is what the corpus must hold for the question
+/// (`JSON Schema`) as one name, unless all are acronyms (`SMTP AUTH LOGIN`, `FTP PASV`
+/// are a protocol and its commands, each a name, not one). A name is what the corpus
+/// must hold for the question
 /// to be about it. Tokens are maximal runs of
 /// letters, digits and underscores, with a version written after a slash (`HTTP/2`,
 /// `HTTP/1.1`: a protocol's version names another thing than the protocol); one letter is

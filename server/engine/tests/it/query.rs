@@ -1147,6 +1147,24 @@ fn fault_a_call_resolved_by_name_to_a_definition_in_another_language() {
     );
 }
 
+/// Every reference to `name`: `path:line kind -> target key` (or `unresolved`).
+fn refs_as_resolved(ws: &Workspace, name: &str) -> Vec<String> {
+    ws.refs(name, 0)
+        .unwrap()
+        .result
+        .into_iter()
+        .map(|r| {
+            format!(
+                "{}:{} {} -> {}",
+                r.path,
+                r.line + 1,
+                r.kind,
+                r.target_key.as_deref().unwrap_or("unresolved"),
+            )
+        })
+        .collect()
+}
+
 /// Two crates of one repository, neither importing from the other: `errs` defines the
 /// map's only `Result`, `Ok` and `HashMap`; `tool` returns std's `Result` and calls std's
 /// `Ok(..)`; a test module in `errs` names the `HashMap` it imports from `std`. Only
@@ -1194,22 +1212,7 @@ pub fn run() -> Result<(), String> {
     );
     let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
     ws.scan(&|_| {}).unwrap();
-    let refs = |name: &str| -> Vec<String> {
-        ws.refs(name, 0)
-            .unwrap()
-            .result
-            .into_iter()
-            .map(|r| {
-                format!(
-                    "{}:{} {} -> {}",
-                    r.path,
-                    r.line + 1,
-                    r.kind,
-                    r.target_key.as_deref().unwrap_or("unresolved"),
-                )
-            })
-            .collect()
-    };
+    let refs = |name: &str| refs_as_resolved(&ws, name);
     assert_eq!(
         refs("Ok"),
         [
@@ -1281,34 +1284,29 @@ def main():
     );
     let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
     ws.scan(&|_| {}).unwrap();
-    let calls = |name: &str| -> Vec<String> {
-        ws.refs(name, 0)
-            .unwrap()
-            .result
-            .into_iter()
-            .filter(|r| r.kind == "call")
-            .map(|r| {
-                format!(
-                    "{}:{} -> {}",
-                    r.path,
-                    r.line + 1,
-                    r.target_key.as_deref().unwrap_or("unresolved"),
-                )
-            })
-            .collect()
-    };
+    let refs = |name: &str| refs_as_resolved(&ws, name);
     assert_eq!(
-        calls("factorial"),
+        refs("factorial"),
         [
-            "profilee.py:2 -> profilee.py#factorial@function",
-            "test_random.py:4 -> unresolved",
+            "profilee.py:2 call -> profilee.py#factorial@function",
+            "test_random.py:1 import -> unresolved",
+            "test_random.py:4 call -> unresolved",
         ]
     );
-    assert_eq!(calls("scan"), ["scanner.py:10 -> scanner.py#scan@function"]);
+    assert_eq!(
+        refs("scan"),
+        [
+            "scanner.py:5 import -> scanner.py#scan@function",
+            "scanner.py:10 call -> scanner.py#scan@function",
+        ]
+    );
     // A relative import names the repository's own code, resolved or not.
     assert_eq!(
-        calls("helper"),
-        ["pkg/cli.py:4 -> pkg/tools.py#helper@function"]
+        refs("helper"),
+        [
+            "pkg/cli.py:1 import -> pkg/tools.py#helper@function",
+            "pkg/cli.py:4 call -> pkg/tools.py#helper@function",
+        ]
     );
 }
 
@@ -1353,22 +1351,7 @@ pub fn run() -> usize {
     );
     let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
     ws.scan(&|_| {}).unwrap();
-    let refs = |name: &str| -> Vec<String> {
-        ws.refs(name, 0)
-            .unwrap()
-            .result
-            .into_iter()
-            .map(|r| {
-                format!(
-                    "{}:{} {} -> {}",
-                    r.path,
-                    r.line + 1,
-                    r.kind,
-                    r.target_key.as_deref().unwrap_or("unresolved"),
-                )
-            })
-            .collect()
-    };
+    let refs = |name: &str| refs_as_resolved(&ws, name);
     assert_eq!(
         refs("AbortIfPanic"),
         [
