@@ -73,7 +73,9 @@ pub use lang::Language;
 /// 17: a method called on a value whose type its file makes evident has the receiver
 /// [`Receiver::Typed`] and a type expression for its receiver name (`crate::types`):
 /// `rt.block_on(..)` after `let rt = Runtime::new().unwrap()`.
-pub const ANALYSIS_VERSION: u32 = 17;
+/// 18: calls among a Rust macro's `( .. )`/`[ .. ]` arguments are references
+/// (`assert_eq!(parse(s), ..)`): the references of Rust files change.
+pub const ANALYSIS_VERSION: u32 = 18;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

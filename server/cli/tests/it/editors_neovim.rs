@@ -226,6 +226,8 @@ fn neovim_plugin_stale_memory_impact_and_commands() {
             "items": [
                 { "file": "src/lib.rs", "lnum": 10, "text": "depth 1 call stated: src/lib.rs#open_default@function" },
                 { "file": "src/lib.rs", "lnum": 18, "text": "depth 2 call derived: src/lib.rs#tests.fixture@function" },
+                // `assert_eq!(fixture().len(), 0)`: a call in a macro's arguments
+                { "file": "src/lib.rs", "lnum": 23, "text": "depth 3 call derived: src/lib.rs#tests.opens@function" },
             ],
         }),
         "{r:#}"

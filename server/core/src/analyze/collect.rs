@@ -1,6 +1,6 @@
 //! What one walk of a file's tree collects: definition, scope, reference and import
-//! captures of the language's query, and Rust macro bodies that may hold items, parsed
-//! again on their own.
+//! captures of the language's query, and Rust macro bodies that may hold items or
+//! expressions, parsed again on their own.
 
 use super::*;
 
@@ -49,21 +49,26 @@ pub(super) const CODE_TEMPLATE_MACROS: [&str; 4] = [
     "parse_quote_spanned",
 ];
 
-/// Rust: a macro invocation's `{ .. }` body at a place where items go, to be parsed again.
+/// Rust: a macro invocation's body to be parsed again: a `{ .. }` body at a place where
+/// items go, or the arguments of a `( .. )`/`[ .. ]` body.
 pub(super) struct MacroBody<'t> {
     /// The invocation: the inline modules around it qualify the imports in the body.
     pub(super) host: Node<'t>,
     /// The walk that found it.
     pub(super) walk: usize,
-    /// The bytes between the braces, with their points.
+    /// The bytes between the delimiters, with their points.
     pub(super) range: tree_sitter::Range,
+    /// Arguments (`assert_eq!(parse(s), ..)`), whose calls are references; else items.
+    pub(super) arguments: bool,
 }
 
-/// A macro body parsed on its own as Rust items.
+/// A macro body parsed on its own as Rust items, or as arguments.
 pub(super) struct MacroTree {
     pub(super) tree: Tree,
     /// The inline modules around the invocation, outermost first (see [`RawImport`]).
     pub(super) modules: Vec<String>,
+    /// Parsed as arguments: only its references count.
+    pub(super) arguments: bool,
 }
 
 /// What the query matches of a file's walks found.
@@ -83,7 +88,8 @@ pub(super) struct Collected<'t> {
 impl<'t> Collected<'t> {
     /// Runs the query at `node` (whose parent has kind id `parent`), found by walk number
     /// `walk`, whose tree lies inside the inline modules `modules` (Rust macro bodies),
-    /// and records a Rust macro body that may hold items.
+    /// and records a Rust macro body that may hold items or arguments. A walk of
+    /// `arguments` keeps references only: macro arguments define nothing.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn visit(
         &mut self,
@@ -95,15 +101,21 @@ impl<'t> Collected<'t> {
         expected: &mut Expected,
         walk: usize,
         modules: &[String],
+        arguments: bool,
     ) {
-        if node.kind_id() == tables.rust.macro_invocation && tables.rust.holds_items(parent) {
+        if node.kind_id() == tables.rust.macro_invocation {
             let mut ranges = Vec::new();
-            macro_item_bodies(node, &tables.rust, bytes, &mut ranges);
+            if !arguments && tables.rust.holds_items(parent) {
+                macro_item_bodies(node, &tables.rust, bytes, &mut ranges);
+            }
+            let items = ranges.len();
+            ranges.extend(macro_arguments(node, &tables.rust, bytes));
             self.bodies
-                .extend(ranges.into_iter().map(|range| MacroBody {
+                .extend(ranges.into_iter().enumerate().map(|(i, range)| MacroBody {
                     host: node,
                     walk,
                     range,
+                    arguments: i >= items,
                 }));
         }
         let Ok(compiled) = &tables.compiled else {
@@ -144,6 +156,9 @@ impl<'t> Collected<'t> {
                     }
                     Role::Doc | Role::Ignore => {}
                 }
+            }
+            if arguments && (is_import || def.is_some() || scope.is_some()) {
+                continue;
             }
             if is_import {
                 import.outer_modules = modules.to_vec();
@@ -224,6 +239,63 @@ pub(super) fn macro_item_bodies(
     }
 }
 
+/// Rust: the byte range of the macro invocation `node`'s `( .. )` or `[ .. ]` body with
+/// its delimiters (`assert_eq!(parse(s), ..)`, `vec![f(x); n]`), whose calls are the
+/// file's: it parses as a tuple or an array, where the arguments alone would be an error
+/// at each comma (error recovery made the scan of Rust code 1.25x slower). Not for an
+/// empty body or a code template ([`CODE_TEMPLATE_MACROS`]).
+pub(super) fn macro_arguments(
+    node: Node<'_>,
+    kinds: &RustKinds,
+    bytes: &[u8],
+) -> Option<tree_sitter::Range> {
+    let body = node.child(node.child_count().checked_sub(1)?)?;
+    if body.kind_id() != kinds.token_tree {
+        return None;
+    }
+    let name = node_text(node.child_by_field_name("macro")?, bytes);
+    let last = name.rsplit("::").next().unwrap_or(name).trim();
+    if CODE_TEMPLATE_MACROS.contains(&last) {
+        return None;
+    }
+    let inner = match bytes.get(body.start_byte()) {
+        Some(b'(') => delimited_inner(body, b'(', b')', bytes),
+        Some(b'[') => delimited_inner(body, b'[', b']', bytes),
+        _ => None,
+    }?;
+    let inner = bytes.get(inner.start_byte..inner.end_byte)?;
+    (refers(inner) && !starts_an_item(inner)).then(|| body.range())
+}
+
+/// Whether Rust code `text` may hold a reference: a call (`f(`, `f::<T>(`), a path
+/// (`Ordering::SeqCst`) or a struct literal (`Point {`). Most macro arguments hold none
+/// (`assert!(done)`, `println!("{x}")`, `vec![1, 2]`) and are not parsed again.
+fn refers(text: &[u8]) -> bool {
+    text.windows(2).any(|pair| match pair {
+        [b':', b':'] => true,
+        [before, b'(' | b'{'] => {
+            before.is_ascii_alphanumeric() || matches!(before, b'_' | b'>' | b' ')
+        }
+        _ => false,
+    })
+}
+
+/// Whether Rust code `text` starts with an attribute or an item keyword: a macro taking
+/// items in parentheses (`thread_local!(static X: ..)`, `m!(fn f() {})`), whose names
+/// are definitions, not expressions.
+fn starts_an_item(text: &[u8]) -> bool {
+    const ITEM_KEYWORDS: [&[u8]; 12] = [
+        b"fn", b"pub", b"struct", b"enum", b"union", b"impl", b"trait", b"mod", b"use", b"static",
+        b"type", b"extern",
+    ];
+    let text = text.trim_ascii_start();
+    let word = text
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+        .map_or(text, |end| &text[..end]);
+    text.starts_with(b"#") || ITEM_KEYWORDS.contains(&word)
+}
+
 /// The range between the braces of the token tree `tree` when it is a `{ .. }` with
 /// something but whitespace inside and its closing brace is not MISSING.
 pub(super) fn brace_inner(
@@ -231,18 +303,30 @@ pub(super) fn brace_inner(
     kinds: &RustKinds,
     bytes: &[u8],
 ) -> Option<tree_sitter::Range> {
-    if bytes.get(tree.start_byte()) != Some(&b'{')
+    let open = tree.child(0)?;
+    if open.kind_id() != kinds.open_brace {
+        return None;
+    }
+    delimited_inner(tree, b'{', b'}', bytes)
+}
+
+/// The range between the delimiters `open` and `close` of the token tree `tree`, when
+/// there is something but whitespace inside and its closing delimiter is not MISSING.
+fn delimited_inner(
+    tree: Node<'_>,
+    open: u8,
+    close: u8,
+    bytes: &[u8],
+) -> Option<tree_sitter::Range> {
+    if bytes.get(tree.start_byte()) != Some(&open)
         || tree.end_byte() < tree.start_byte() + 2
-        || bytes.get(tree.end_byte() - 1) != Some(&b'}')
+        || bytes.get(tree.end_byte() - 1) != Some(&close)
     {
         return None;
     }
     let open = tree.child(0)?;
     let close = tree.child(tree.child_count().checked_sub(1)?)?;
-    if open.kind_id() != kinds.open_brace
-        || close.kind_id() != kinds.close_brace
-        || close.is_missing()
-    {
+    if close.is_missing() {
         return None;
     }
     let (start, end) = (open.end_byte(), close.start_byte());
@@ -258,17 +342,36 @@ pub(super) fn brace_inner(
 }
 
 /// Rust: parses the bytes of `range` in `text` on their own (tree-sitter included ranges,
-/// so every position in the tree is the file's), and returns the tree when its top level
-/// is items only: no ERROR or MISSING node, expression (but a macro call) or `let`
-/// statement among the root's children (a `select! { .. }` or other macro syntax parses with errors at the top and adds
-/// nothing). `None` too when the parse runs out of `budget`.
+/// so every position in the tree is the file's). Macro `arguments` are returned as parsed
+/// (`a, f(b)` is two statements and an ERROR; its call is there). Items are returned when
+/// the top level is items only: no ERROR or MISSING node, expression (but a macro call)
+/// or `let` statement among the root's children (a `select! { .. }` or other macro syntax
+/// parses with errors at the top and adds nothing). `None` when the parse runs out of
+/// `budget`.
 pub(super) fn parse_macro_body(
     text: &str,
     range: tree_sitter::Range,
+    arguments: bool,
     budget: &Budget,
 ) -> Option<Tree> {
+    // Arguments (a tuple or an array) parse as one statement when a `;` follows them: the
+    // file's next `;` is included after them (without it, error recovery at the end of
+    // every body made the analysis of Rust code 10% slower). Its point is not read.
+    let semicolon = arguments
+        .then(|| {
+            let after = text.as_bytes().get(range.end_byte..)?;
+            let at = range.end_byte + after.iter().position(|&b| b == b';')?;
+            Some(tree_sitter::Range {
+                start_byte: at,
+                end_byte: at + 1,
+                start_point: range.end_point,
+                end_point: range.end_point,
+            })
+        })
+        .flatten();
+    let ranges: Vec<tree_sitter::Range> = std::iter::once(range).chain(semicolon).collect();
     let run = |parser: &mut Parser| -> Option<Tree> {
-        parser.set_included_ranges(&[range]).ok()?;
+        parser.set_included_ranges(&ranges).ok()?;
         parse_within(parser, text, None, budget)
     };
     let fresh = || {
@@ -290,6 +393,9 @@ pub(super) fn parse_macro_body(
     let root = tree.root_node();
     if root.is_error() || root.kind() != "source_file" {
         return None;
+    }
+    if arguments {
+        return Some(tree);
     }
     let mut cursor = root.walk();
     let mut children = root.children(&mut cursor);

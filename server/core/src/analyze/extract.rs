@@ -177,7 +177,7 @@ fn walk_file<'t>(
             options.max_depth,
             stream,
             |node, parent, expected| {
-                found.visit(cursor, tables, bytes, node, parent, expected, 0, &[])
+                found.visit(cursor, tables, bytes, node, parent, expected, 0, &[], false)
             },
             typing
                 .is_some()
@@ -195,15 +195,20 @@ fn walk_file<'t>(
             let parsed: Vec<MacroTree> = std::mem::take(&mut found.bodies)
                 .into_iter()
                 .filter_map(|body| {
-                    let tree = parse_macro_body(text, body.range, &budget)?;
+                    let tree = parse_macro_body(text, body.range, body.arguments, &budget)?;
                     let mut modules = modules_of_walk.get(body.walk).cloned().unwrap_or_default();
                     modules.extend(crate::lang::rust::rust_inline_modules(body.host, bytes));
-                    Some(MacroTree { tree, modules })
+                    Some(MacroTree {
+                        tree,
+                        modules,
+                        arguments: body.arguments,
+                    })
                 })
                 .collect();
             for macro_tree in round.get_or_init(|| parsed) {
                 let index = walks.len();
                 let modules = macro_tree.modules.as_slice();
+                let arguments = macro_tree.arguments;
                 walks.push(fingerprint::walk(
                     &macro_tree.tree,
                     text,
@@ -213,6 +218,7 @@ fn walk_file<'t>(
                     |node, parent, expected| {
                         found.visit(
                             cursor, tables, bytes, node, parent, expected, index, modules,
+                            arguments,
                         )
                     },
                     typing

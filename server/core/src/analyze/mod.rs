@@ -54,11 +54,13 @@
 //!   are parsed in turn, down to [`MAX_MACRO_DEPTH`] levels. A body whose top level is not
 //!   items only (an ERROR, MISSING, `let` or expression other than a macro call among the
 //!   root's children: `select! { .. }`, DSLs) adds nothing; a `cfg_if!` body is not items,
-//!   but each of its branches' `{ .. }` is parsed as one body; `(..)`/`[..]` bodies
-//!   (`vec![..]`, `println!(..)`, `json!({..})`), `quote!`-like templates and
-//!   `macro_rules!` rules are never parsed again. Body fingerprints come from the body's own token stream (a definition moved
-//!   into a `cfg` block keeps its fingerprint); the file fingerprint and error count are the
-//!   file tree's. All bodies of a file share one `timeout_ms` budget (besides the file's
+//!   but each of its branches' `{ .. }` is parsed as one body. A `(..)`/`[..]` body
+//!   (`assert_eq!(parse(s), ..)`, `vec![f(x); n]`, `format!("{}", g())`) is parsed again as
+//!   arguments, whatever its errors (`a, f(b)` is no statement), and only its references
+//!   count. `quote!`-like templates and `macro_rules!` rules are never parsed again. Body
+//!   fingerprints come from the body's own token stream (a definition moved into a `cfg`
+//!   block keeps its fingerprint); the file fingerprint and error count are the file
+//!   tree's. All bodies of a file share one `timeout_ms` budget (besides the file's
 //!   own); bodies left when it runs out stay token trees.
 //! - **Parse limit** (`timeout_ms`): a budget of parse *work*, not of wall time, so a file
 //!   parses or degrades the same on an idle machine and on a loaded one (with a wall-clock

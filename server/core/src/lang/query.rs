@@ -161,9 +161,8 @@ pub(crate) struct RustKinds {
     pub(crate) source_file: u16,
     pub(crate) declaration_list: u16,
     pub(crate) block: u16,
-    /// The anonymous `{` and `}` tokens.
+    /// The anonymous `{` token.
     pub(crate) open_brace: u16,
-    pub(crate) close_brace: u16,
 }
 
 impl RustKinds {
@@ -174,7 +173,6 @@ impl RustKinds {
         declaration_list: u16::MAX,
         block: u16::MAX,
         open_brace: u16::MAX,
-        close_brace: u16::MAX,
     };
 
     /// Whether a node of kind `kind` holds items as its direct children.
@@ -325,7 +323,6 @@ fn build(language: Language) -> LangQuery {
             declaration_list: id("declaration_list", true),
             block: id("block", true),
             open_brace: id("{", false),
-            close_brace: id("}", false),
         }
     } else {
         RustKinds::NONE
@@ -606,7 +603,6 @@ mod tests {
             r.declaration_list,
             r.block,
             r.open_brace,
-            r.close_brace,
         ] {
             assert!(id != 0 && id != u16::MAX, "{id}");
         }

@@ -727,8 +727,8 @@ fn main() {
         ]
     );
     // References inside bodies, with their enclosing symbols; the macros themselves are
-    // calls; nothing comes from inside `vec![..]`, `println!(..)`, `json!({..})`, `select!`
-    // (its body is no items) or `quote!` (a template).
+    // calls; nothing comes from `select!` (its body is no items) or `quote!` (a template),
+    // nor from the arguments here, which hold no calls.
     let refs: Vec<String> = analysis
         .refs
         .iter()
@@ -783,6 +783,59 @@ fn main() {
     );
     assert_eq!(analysis.error_nodes, 0);
     assert_eq!(analysis.degraded, None);
+}
+
+/// Calls written in a macro's arguments (`assert_eq!(parse(s), ..)` in every Rust test)
+/// were no references: tree-sitter leaves them a token tree, so `loci callers parse` missed
+/// the tests. A `( .. )` or `[ .. ]` body is parsed again on its own, as `{ .. }` item bodies
+/// are, and only its references count; nested macros' arguments too, not a `quote!`
+/// template's nor items in parentheses (`thread_local!(static ..)`, `m!(struct ..)`), and
+/// their syntax errors are not the file's.
+#[test]
+fn fault_calls_in_macro_arguments_were_no_references() {
+    let text = "\
+fn parses() {
+    assert_eq!(parse(\"a\"), Some(Token::new(1)), \"{}\", format!(\"{}\", shown(x)));
+    let w = vec![width(); 2];
+    quote!(template_call());
+    m!(struct Helper { x: u8 });
+    thread_local!(static CACHE: Cell<u8> = Cell::new(0));
+}
+";
+    let analysis = run(Language::Rust, text);
+    let refs: Vec<String> = analysis
+        .refs
+        .iter()
+        .map(|r| {
+            let receiver = r.receiver_name.as_deref().unwrap_or("-");
+            format!(
+                "{} {} {receiver} {}:{}",
+                r.name,
+                r.kind.as_str(),
+                r.span.line,
+                r.span.column
+            )
+        })
+        .collect();
+    assert_eq!(
+        refs,
+        [
+            "assert_eq call - 1:4",
+            "parse call - 1:15",
+            "Some call - 1:27",
+            "new call Token 1:39",
+            "format call - 1:54",
+            "shown call - 1:68",
+            "vec call - 2:12",
+            "width call - 2:17",
+            "quote call - 3:4",
+            "m call - 4:4",
+            "thread_local call - 5:4",
+        ]
+    );
+    let symbols: Vec<&str> = analysis.symbols.iter().map(|s| s.key.as_str()).collect();
+    assert_eq!(symbols, ["test#parses@function"]);
+    assert_eq!(analysis.error_nodes, 0);
 }
 
 #[test]
