@@ -658,13 +658,22 @@ impl Workspace {
             )?;
         }
         // Names the question uses (`Kubernetes`, `io_uring`, `JSON Schema`) that nothing
-        // loci can answer from holds: the question is about something else.
+        // loci can answer from holds: the question is about something else. Not a name of
+        // two characters (`W0`, `S3`: too short to tell a product from a value), nor a run
+        // of words one of which names a definition ("TOMLDecodeError Cannot overwrite" is a
+        // class and a message, not one name).
         if !g.quoted_found && !g.named_qualified {
             g.missing.append(&mut g.missing_members);
             // The first names only, as the first terms only are searched.
             let names = super::search::names_in(q.query);
             for (name, tokens) in names.into_iter().take(super::search::MAX_QUERY_TERMS) {
-                if !g.missing.contains(&name)
+                let defined_word = tokens.len() > 1
+                    && name
+                        .split(' ')
+                        .any(|word| g.named_keys.iter().any(|(_, _, named)| named == word));
+                if name.chars().count() > 2
+                    && !defined_word
+                    && !g.missing.contains(&name)
                     && !self.corpus_holds(&super::search::name_expression(&tokens), q.asks.any())?
                 {
                     g.missing.push(name);

@@ -448,6 +448,21 @@ mod quoted_tests {
         );
     }
 
+    /// Fault from a fresh-user trial: a byte value and percent-encoded text were names held
+    /// nowhere ("Duplicated byte: 0x2b", `filename*=utf-8''na%C3%AFve.txt` named `AFve`),
+    /// so questions whose answers ranked first abstained.
+    #[test]
+    fn fault_a_number_and_a_percent_escape_were_unknown_names() {
+        assert_eq!(
+            shown("custom alphabet errors with Duplicated byte: 0x2b after 10ms"),
+            vec!["Duplicated"]
+        );
+        assert_eq!(
+            shown("decode filename*=utf-8''na%C3%AFve.txt RFC2231 params, strftime %Y"),
+            vec!["RFC2231"]
+        );
+    }
+
     #[test]
     fn names_are_shaped_tokens_and_their_runs() {
         assert_eq!(
@@ -993,7 +1008,8 @@ fn asks_nothing(text: &str) -> bool {
 /// to be about it. Tokens are maximal runs of
 /// letters, digits and underscores, with a version written after a slash (`HTTP/2`,
 /// `HTTP/1.1`: a protocol's version names another thing than the protocol); one letter is
-/// no name.
+/// no name, nor a token that starts with a digit (`0x2b`, `10ms`) or follows a `%`
+/// (`%C3%AFve`, `%Y`).
 pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
     let mut names: Vec<(String, Vec<Term>)> = Vec::new();
     let mut run: Vec<Term> = Vec::new();
@@ -1027,7 +1043,11 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
         let chars: Vec<char> = token.chars().collect();
         let letters = chars.iter().filter(|c| c.is_alphabetic()).count();
         let acronym = letters > 1 && chars.iter().all(|c| !c.is_lowercase());
-        let shaped = chars.len() > 1
+        // No identifier starts with a digit (`0x2b`, `10ms`, `3D` are values), and a token
+        // right after `%` is an escape or a format (`na%C3%AFve`, `%Y`).
+        let literal = chars[0].is_ascii_digit() || text[..start].ends_with('%');
+        let shaped = !literal
+            && chars.len() > 1
             && letters > 0
             && (chars.iter().any(|c| c.is_ascii_digit())
                 || token.trim_matches('_').contains('_')

@@ -4442,3 +4442,63 @@ def parse(source, flags):
         compile.signals
     );
 }
+
+/// Fault from a fresh-user trial: "tomllib TOMLDecodeError Cannot overwrite a value" and
+/// "why does the base64 DecoderReader hold bytes back" abstained at relevance 41.7 and 38.9
+/// (floor 10.5): a class written beside a capitalized word made one name with it, held
+/// nowhere. A word that names a definition is no word of a longer name; a name of two
+/// characters (`when='W0'`) is too short to be unknown; a run of words none of which is
+/// defined still is (`JSON Schema`).
+#[test]
+fn fault_a_class_beside_a_capitalized_word_was_one_unknown_name() {
+    let (dir, mut ws) = empty_workspace();
+    files(
+        dir.path(),
+        r#"
+//- tomllib/_parser.py
+class TOMLDecodeError(ValueError):
+    """An error raised if a document is not valid TOML."""
+
+def key_value_rule(src, pos, out):
+    """Parse one key/value pair into the output tables."""
+    if out.flags.is_(key, "frozen"):
+        raise TOMLDecodeError("Cannot overwrite a value")
+    return pos
+
+def rollover(when):
+    """The next rollover of a rotating handler: W0 to W6 are weekdays."""
+    return when
+//- json/decoder.py
+def decode(document):
+    """Decode a JSON document; no schema is validated."""
+    return document
+"#,
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "tomllib TOMLDecodeError Cannot overwrite a value when same key defined in two tables",
+        &[],
+        2_000,
+    )
+    .result;
+    assert!(!a.abstained, "{:?}", a.unknown_names);
+    assert_eq!(a.items[0].path.as_deref(), Some("tomllib/_parser.py"));
+    let a = ask(
+        &ws,
+        "a rotating handler with when='X9', what is its next rollover",
+        &[],
+        2_000,
+    )
+    .result;
+    assert!(!a.abstained, "{:?}", a.unknown_names);
+    let a = ask(
+        &ws,
+        "validate a JSON document against a JSON Schema",
+        &[],
+        2_000,
+    )
+    .result;
+    assert!(a.abstained);
+    assert_eq!(a.unknown_names, ["JSON Schema"]);
+}
