@@ -255,7 +255,9 @@ fn qualifies(rest: &str) -> bool {
 /// or markdown file that exactly one mapped file has (`number.rs`; `lib.rs`, which many
 /// have, names none). A file name is matched against every path, so only words with an
 /// extension loci parses or records as markdown are tried that way (`os.path.join` and
-/// `e.g.` are not). Quotes, backticks and trailing punctuation around a word are dropped.
+/// `e.g.` are not). A dotted Python module name names the one file of that module
+/// (`email.headerregistry`: `email/headerregistry.py`, or a package's `__init__.py`). Quotes,
+/// backticks and trailing punctuation around a word are dropped.
 pub(super) fn files_named_in(
     conn: &loci_store::rusqlite::Connection,
     query: &str,
@@ -271,6 +273,14 @@ pub(super) fn files_named_in(
             })
             .trim_end_matches('.')
             .trim_start_matches("./");
+        if let Some(module) = python_module_files(w) {
+            if let [only] = loci_store::map::files_named(conn, &module, 2)?.as_slice()
+                && !out.contains(only)
+            {
+                out.push(only.clone());
+                continue;
+            }
+        }
         let Some((_, ext)) = w.rsplit_once('.') else {
             continue;
         };
@@ -299,6 +309,24 @@ pub(super) fn files_named_in(
         }
     }
     Ok(out)
+}
+
+/// The files a dotted Python module name (`email.headerregistry`, `concurrent.futures`)
+/// may be: `email/headerregistry.py` or `email/headerregistry/__init__.py`. `None` for a
+/// word of one part or with a part that is no identifier (`utf-8.txt`, `1.2`).
+fn python_module_files(word: &str) -> Option<[String; 2]> {
+    let parts: Vec<&str> = word.split('.').collect();
+    let identifier = |p: &&str| {
+        p.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    if parts.len() < 2 || !parts.iter().all(identifier) {
+        return None;
+    }
+    let path = parts.join("/");
+    Some([format!("{path}.py"), format!("{path}/__init__.py")])
 }
 
 /// The open-module points of an item about `path` (a folder when `folder`): the best over

@@ -4502,3 +4502,48 @@ def decode(document):
     assert!(a.abstained);
     assert_eq!(a.unknown_names, ["JSON Schema"]);
 }
+
+/// Fault from a fresh-user trial: "which modules depend on email._header_value_parser"
+/// abstained (best candidate 3.7) though `email/_header_value_parser.py` written as a path
+/// answered it: a dotted Python module name named no file.
+#[test]
+fn fault_a_dotted_module_name_named_no_file() {
+    let (dir, mut ws) = empty_workspace();
+    files(
+        dir.path(),
+        r#"
+//- email/_header_value_parser.py
+class TokenList(list):
+    """A list of tokens."""
+//- email/headerregistry.py
+from email import _header_value_parser as parser
+
+def parse(value):
+    return parser.TokenList(value)
+//- email/__init__.py
+//- smtpd.py
+from email._header_value_parser import TokenList
+//- mailbox.py
+import email
+"#,
+    );
+    ws.scan(&|_| {}).unwrap();
+    for q in [
+        "which modules depend on email._header_value_parser",
+        "which modules depend on `email._header_value_parser`?",
+    ] {
+        let a = ask(&ws, q, &[], 2_000).result;
+        let dependents: Vec<&str> = a
+            .items
+            .iter()
+            .filter(|i| i.text.contains("depends directly on"))
+            .map(|i| i.id.as_str())
+            .collect();
+        assert_eq!(
+            dependents,
+            ["email/headerregistry.py", "smtpd.py"],
+            "{q}: {:?}",
+            a.items
+        );
+    }
+}
