@@ -273,13 +273,12 @@ pub(super) fn files_named_in(
             })
             .trim_end_matches('.')
             .trim_start_matches("./");
-        if let Some(module) = python_module_files(w) {
-            if let [only] = loci_store::map::files_named(conn, &module, 2)?.as_slice()
-                && !out.contains(only)
-            {
-                out.push(only.clone());
-                continue;
-            }
+        if let Some(module) = python_module_files(w)
+            && let [only] = loci_store::map::files_named(conn, &module, 2)?.as_slice()
+            && !out.contains(only)
+        {
+            out.push(only.clone());
+            continue;
         }
         let Some((_, ext)) = w.rsplit_once('.') else {
             continue;
