@@ -721,7 +721,8 @@ mod quoted_tests {
 }
 
 /// The tokens of a question shaped like identifiers — `snake_case`, `camelCase`,
-/// `PascalCase` and `ACRONYMCase` (`URLError`), `Type::method`, `module.func`, `name()`, or the whole question when it is one word —
+/// `PascalCase` and `ACRONYMCase` (`URLError`), a digit between letters (`list2cmdline`),
+/// `Type::method`, `module.func`, `name()`, or the whole question when it is one word —
 /// without surrounding backticks, quotes and punctuation. `context` looks them up as
 /// symbol names.
 pub fn identifier_tokens(text: &str) -> Vec<String> {
@@ -781,6 +782,8 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
             || chars
                 .windows(2)
                 .any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+            // A digit between letters: `list2cmdline`, `b64encode` (not `sha256`, `ipv6`).
+            || digits_between_letters(&chars)
             // An acronym, then a capitalized word: `URLError`, `HTTPConnection`,
             // `JSONDecoder` (no lower-case letter before an upper-case one; `URLs` and
             // `APIs` are plurals, not names).
@@ -795,6 +798,23 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether a run of digits stands between two letters in `chars` (`list2cmdline`).
+fn digits_between_letters(chars: &[char]) -> bool {
+    chars
+        .split(|c| !c.is_ascii_digit())
+        .scan(0usize, |at, run| {
+            let start = *at;
+            *at += run.len() + 1;
+            Some((start, run.len()))
+        })
+        .any(|(start, len)| {
+            len > 0
+                && start > 0
+                && chars[start - 1].is_alphabetic()
+                && chars.get(start + len).is_some_and(|c| c.is_alphabetic())
+        })
 }
 
 /// The capitalized words of a question away from a sentence's start (`Teddy` in "where is
@@ -1623,6 +1643,17 @@ mod tests {
         assert_eq!(
             identifier_tokens("what does serde_json's preserve_order feature change"),
             ["preserve_order"]
+        );
+    }
+
+    /// Fault from a fresh-user trial: "list2cmdline backslash and double quote escaping
+    /// rules" served `ast.py` first and `subprocess.list2cmdline` tenth: a name with a digit
+    /// between letters was a word, not a name to look up.
+    #[test]
+    fn fault_a_digit_between_letters_was_no_identifier() {
+        assert_eq!(
+            identifier_tokens("list2cmdline escaping, b64encode of sha256 over ipv6 and HTTP2"),
+            ["list2cmdline", "b64encode"]
         );
     }
 
