@@ -1943,3 +1943,40 @@ fn fault_lint_and_the_editor_skipped_different_doc_lines() {
     );
     assert_eq!(linted, edited);
 }
+
+/// Fault from a fresh-user trial: base64's README, which mentions `std::error::Error`, was
+/// reported as a contradiction ("did you mean `std::error::ContextError`?", winnow's type)
+/// and warned about in answers on other questions: a path's last qualifier (`error`) was
+/// matched to any `error.rs` of the map though its first segment (`std`) names nothing of
+/// it. A path whose first segment the map has is still checked.
+#[test]
+fn fault_a_standard_library_path_was_a_near_miss_of_a_module_of_the_map() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "winnow/src/error.rs",
+        "pub struct ContextError;\n",
+    );
+    write(
+        dir.path(),
+        "base64/README.md",
+        "# base64\n\nWithout `std` you lose `std::error::Error`; winnow's is `winnow::error::ContextErorr`.\n",
+    );
+    let mut ws = Workspace::open(dir.path(), None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let found: Vec<(String, Option<String>)> = ws
+        .lint()
+        .unwrap()
+        .result
+        .contradictions
+        .into_iter()
+        .map(|c| (c.claim, c.suggestion))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "winnow::error::ContextErorr".to_string(),
+            Some("winnow::error::ContextError".to_string())
+        )]
+    );
+}

@@ -114,6 +114,8 @@ struct Ctx<'a> {
     /// [`Ctx::members_of`]'s answers in this run, by scope.
     members: HashMap<String, Vec<String>>,
     file_names: Option<HashMap<String, Vec<String>>>,
+    /// [`Ctx::head_mapped`]'s answers in this run, by a qualifier's first segment.
+    heads: HashMap<String, bool>,
     /// Revision bodies read by [`Ctx::unknown_call`] in this run, by revision id.
     bodies: HashMap<i64, String>,
     /// [`Ctx::scope`]'s answers in this run, by revision id.
@@ -129,6 +131,7 @@ impl<'a> Ctx<'a> {
             closest: HashMap::new(),
             members: HashMap::new(),
             file_names: None,
+            heads: HashMap::new(),
             bodies: HashMap::new(),
             scopes: HashMap::new(),
         }

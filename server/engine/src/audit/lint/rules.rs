@@ -425,6 +425,11 @@ impl Ctx<'_> {
         qualifier: &str,
         name: &str,
     ) -> Result<Option<(String, f64)>> {
+        // `std::error::Error` is no near miss of winnow's `error::ContextError`: a path
+        // whose first segment the map does not have is outside it.
+        if qualifier.contains('.') && !self.head_mapped(conn, qualifier)? {
+            return Ok(None);
+        }
         let scope = qualifier.rsplit('.').next().unwrap_or(qualifier);
         if !self.members.contains_key(scope) {
             let members = self.members_of(conn, scope)?;
@@ -446,6 +451,32 @@ impl Ctx<'_> {
             }
         }
         Ok(best.filter(|(_, s)| *s >= 0.7))
+    }
+
+    /// Whether the first segment of the dotted `qualifier` (`std` of `std.error`) names
+    /// something of the map: a definition, a source file's stem or a folder; or is a Rust
+    /// path keyword (`crate`, `self`, `super`).
+    fn head_mapped(
+        &mut self,
+        conn: &loci_store::rusqlite::Connection,
+        qualifier: &str,
+    ) -> Result<bool> {
+        let head = qualifier.split('.').next().unwrap_or(qualifier);
+        if let Some(&known) = self.heads.get(head) {
+            return Ok(known);
+        }
+        self.load_file_names()?;
+        let mapped = matches!(head, "crate" | "self" | "super")
+            || !loci_store::map::find_symbols(conn, head, 1)?.is_empty()
+            || self.file_names.iter().flatten().any(|(name, paths)| {
+                name.split('.').next() == Some(head)
+                    || paths.iter().any(|p| {
+                        p.rsplit_once('/')
+                            .is_some_and(|(dir, _)| dir.split('/').any(|d| d == head))
+                    })
+            });
+        self.heads.insert(head.to_string(), mapped);
+        Ok(mapped)
     }
 
     /// The distinct names of the members of `scope`: of each symbol named `scope` (the
