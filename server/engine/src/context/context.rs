@@ -166,6 +166,14 @@ pub(super) struct Question<'q> {
     pub(super) asks: Asks,
 }
 
+impl Question<'_> {
+    /// Whether code or a doc at `score` is worth serving, if only as an index line: above
+    /// 0 and at half the floor or more (a word of the question matched once is not).
+    pub(super) fn worth_serving(&self, score: f64) -> bool {
+        score > 0.0 && score >= self.floor / 2.0
+    }
+}
+
 /// What the phases of [`Workspace::context`] have found so far.
 #[derive(Default)]
 pub(super) struct Found {
@@ -287,7 +295,7 @@ impl Workspace {
         self.structure_phase(&q, &mut g)?;
         self.hops_phase(&q, &mut g)?;
         self.memory_phase(&q, &mut g)?;
-        self.docs_phase(&mut g)?;
+        self.docs_phase(&q, &mut g)?;
         self.symbols_phase(&mut g)?;
         self.demotions_phase(&q, &mut g);
         let packed = self.pack_phase(&q, &mut g)?;

@@ -153,7 +153,7 @@ impl Workspace {
     /// The repository's docs are checked by lint too (origin `doc`): a section holding a
     /// claim lint found false is served with its contradictions, as memory is (−40, a
     /// banner, a warning each), never as if it were true.
-    pub(super) fn docs_phase(&self, g: &mut Found) -> Result<()> {
+    pub(super) fn docs_phase(&self, q: &Question, g: &mut Found) -> Result<()> {
         let conn = self.store.conn();
         for c in g.cands.values_mut().filter(|c| c.kind == HitKind::Doc) {
             let (Some(path), Some(line)) = (c.path.clone(), c.line) else {
@@ -172,7 +172,7 @@ impl Workspace {
             c.contradictions = false_here.len() as u64;
             // Demoted, never dropped: a section the answer would have served is served
             // after the rest, marked, rather than hidden by its penalty.
-            let served = c.score() > 0.0;
+            let served = q.worth_serving(c.score());
             c.add(CONTRADICTED_POINTS, false, "open contradictions");
             if served && c.score() <= 0.0 {
                 c.add(

@@ -295,8 +295,17 @@ impl Workspace {
                 used += line_tokens(banner);
             }
             // A candidate at no points or below (test code that matched nothing else,
-            // a stale page found by a hop) is not worth even an index line.
-            for c in ranked.iter().filter(|c| c.score() > 0.0) {
+            // a stale page found by a hop) is not worth even an index line, nor code or a
+            // doc at less than half the floor ([`Question::worth_serving`]); memory is, and
+            // a doc section kept for its contradictions, being what the answer must not
+            // hide.
+            let worth = |c: &&Candidate| {
+                c.score() > 0.0
+                    && (c.kind == HitKind::Memory
+                        || c.contradictions > 0
+                        || q.worth_serving(c.score()))
+            };
+            for c in ranked.iter().filter(worth) {
                 let index_line = format!(
                     "- {} ({:?}, score {:.0}{})",
                     c.id,

@@ -153,6 +153,7 @@ pub fn fuse(lists: &[RankedList]) -> Vec<(i64, f64, Vec<String>)> {
 /// words (and the two-word phrases among them).
 const DEPENDENT_WORDS: &[&str] = &[
     "blast radius",
+    "callers of",
     "calls into",
     "calls it",
     "depend on",
@@ -165,6 +166,8 @@ const DEPENDENT_WORDS: &[&str] = &[
     "references it",
     "subclasses of",
     "uses it",
+    "what calls",
+    "what imports",
     "what uses",
     "who calls",
     "who implements",
@@ -918,6 +921,19 @@ mod tests {
             "which modules call _check_arg_types to reject mixing str and bytes",
             "which code uses __future__ compiler_flag",
             "if I change the Vector trait in vector.rs which generic search code needs updating",
+        ] {
+            assert!(asks_for_dependents(q), "{q}");
+        }
+    }
+
+    /// Fault from a fresh-user trial: "what calls Shard::init_with?" served the method's
+    /// definition and none of its callers, which "who calls" found.
+    #[test]
+    fn fault_what_calls_and_callers_of_were_not_asked_for() {
+        for q in [
+            "what calls Shard::init_with?",
+            "callers of ZipFile.open",
+            "what imports email.utils",
         ] {
             assert!(asks_for_dependents(q), "{q}");
         }

@@ -446,6 +446,10 @@ mod quoted_tests {
             shown("why does GraphemeCursor is_boundary return a PreContext error"),
             vec!["GraphemeCursor", "is_boundary", "PreContext"]
         );
+        assert_eq!(
+            shown("parse() of non-utf8 OsString args, or a ToSql FromSql impl"),
+            vec!["utf8", "OsString", "ToSql", "FromSql"]
+        );
     }
 
     /// Fault from a fresh-user trial: a byte value and percent-encoded text were names held
@@ -1022,10 +1026,10 @@ fn asks_nothing(text: &str) -> bool {
 /// capital (`OpenTelemetry`, `gRPC`), two or more capitals and nothing else (`CUDA`), or a
 /// capital first letter away from the start of a sentence (`Kubernetes`) — and every run
 /// of two to [`NAME_TOKENS`] such tokens without an underscore separated by single spaces
-/// (`JSON Schema`) as one name, unless all are acronyms (`SMTP AUTH LOGIN`, `FTP PASV`
-/// are a protocol and its commands, each a name, not one). A name is what the corpus
-/// must hold for the question
-/// to be about it. Tokens are maximal runs of
+/// (`JSON Schema`) as one name, unless each is an acronym or shaped like code (`SMTP AUTH
+/// LOGIN`, `FTP PASV` are a protocol and its commands; `utf8 OsString`, two types: each a
+/// name, not one). A name is what the corpus must hold for the question to be about it.
+/// Tokens are maximal runs of
 /// letters, digits and underscores, with a version written after a slash (`HTTP/2`,
 /// `HTTP/1.1`: a protocol's version names another thing than the protocol); one letter is
 /// no name, nor a token that starts with a digit (`0x2b`, `10ms`) or follows a `%`
@@ -1033,7 +1037,9 @@ fn asks_nothing(text: &str) -> bool {
 pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
     let mut names: Vec<(String, Vec<Term>)> = Vec::new();
     let mut run: Vec<Term> = Vec::new();
-    let mut run_acronyms = true;
+    // Whether every token of the run is an acronym or shaped like code (a digit, an inner
+    // capital): such a run is names side by side, not one name.
+    let mut run_apart = true;
     let mut run_start = 0usize;
     let mut last_end = 0usize;
     let bytes = text.as_bytes();
@@ -1081,13 +1087,8 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
         let joins = shaped && !token.trim_matches('_').contains('_');
         let adjacent = !run.is_empty() && &text[last_end..start] == " ";
         if !adjacent || !joins {
-            push_run(
-                &mut names,
-                &text[run_start..last_end],
-                &mut run,
-                run_acronyms,
-            );
-            run_acronyms = true;
+            push_run(&mut names, &text[run_start..last_end], &mut run, run_apart);
+            run_apart = true;
         }
         if shaped {
             let words: Vec<String> = identifier_words(token);
@@ -1099,18 +1100,17 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
                         run_start = start;
                     }
                     run.push(term);
-                    run_acronyms &= acronym;
+                    let code = chars.iter().any(char::is_ascii_digit)
+                        || chars
+                            .windows(2)
+                            .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
+                    run_apart &= acronym || code;
                 }
             }
         }
         last_end = i;
     }
-    push_run(
-        &mut names,
-        &text[run_start..last_end],
-        &mut run,
-        run_acronyms,
-    );
+    push_run(&mut names, &text[run_start..last_end], &mut run, run_apart);
     let mut seen = HashSet::new();
     names.retain(|(n, _)| seen.insert(n.to_lowercase()));
     names
@@ -1136,13 +1136,8 @@ pub const NAME_TOKENS: usize = 4;
 
 /// Adds the run of name-shaped tokens `run` (its text `text`) to `names` when it is one
 /// name ([`names_in`]), and empties it.
-fn push_run(
-    names: &mut Vec<(String, Vec<Term>)>,
-    text: &str,
-    run: &mut Vec<Term>,
-    all_acronyms: bool,
-) {
-    if (2..=NAME_TOKENS).contains(&run.len()) && !all_acronyms {
+fn push_run(names: &mut Vec<(String, Vec<Term>)>, text: &str, run: &mut Vec<Term>, apart: bool) {
+    if (2..=NAME_TOKENS).contains(&run.len()) && !apart {
         names.push((text.to_string(), std::mem::take(run)));
     }
     run.clear();

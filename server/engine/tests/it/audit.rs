@@ -1948,7 +1948,9 @@ fn fault_lint_and_the_editor_skipped_different_doc_lines() {
 /// reported as a contradiction ("did you mean `std::error::ContextError`?", winnow's type)
 /// and warned about in answers on other questions: a path's last qualifier (`error`) was
 /// matched to any `error.rs` of the map though its first segment (`std`) names nothing of
-/// it. A path whose first segment the map has is still checked.
+/// it. A path whose first segment the map has is still checked. A Rust path starts with a
+/// crate, a type or a module at a crate's root: `rkyv::Archive` is the crate `rkyv`'s, not
+/// a near miss of `Archived` in compact_str's `src/features/rkyv.rs`.
 #[test]
 fn fault_a_standard_library_path_was_a_near_miss_of_a_module_of_the_map() {
     let dir = tempfile::tempdir().unwrap();
@@ -1959,8 +1961,13 @@ fn fault_a_standard_library_path_was_a_near_miss_of_a_module_of_the_map() {
     );
     write(
         dir.path(),
+        "compact_str/src/features/rkyv.rs",
+        "pub struct Archived;\npub fn archive() {}\n",
+    );
+    write(
+        dir.path(),
         "base64/README.md",
-        "# base64\n\nWithout `std` you lose `std::error::Error`; winnow's is `winnow::error::ContextErorr`.\n",
+        "# base64\n\nWithout `std` you lose `std::error::Error`; winnow's is `winnow::error::ContextErorr`.\nWith the feature, `rkyv::Archive` is implemented.\n",
     );
     let mut ws = Workspace::open(dir.path(), None).unwrap();
     ws.scan(&|_| {}).unwrap();
@@ -1979,4 +1986,34 @@ fn fault_a_standard_library_path_was_a_near_miss_of_a_module_of_the_map() {
             Some("winnow::error::ContextError".to_string())
         )]
     );
+}
+
+/// Fault from a fresh-user trial: tinyvec's `debug_metadata/README.md` names
+/// `tests/debugger_visualizer.rs`, which is `tinyvec/tests/debugger_visualizer.rs`, and lint
+/// reported it missing (high): a README inside a package names the package's files from a
+/// folder above its own, not only from the repository's root or its own folder.
+#[test]
+fn fault_a_path_relative_to_a_folder_above_the_doc_was_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "tinyvec/tests/debugger_visualizer.rs",
+        "fn main() {}\n",
+    );
+    write(
+        dir.path(),
+        "tinyvec/debug_metadata/README.md",
+        "# Debugger\n\nSee `tests/debugger_visualizer.rs` and `tests/missing_visualizer.rs`.\n",
+    );
+    let mut ws = Workspace::open(dir.path(), None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let found: Vec<String> = ws
+        .lint()
+        .unwrap()
+        .result
+        .contradictions
+        .into_iter()
+        .map(|c| c.claim)
+        .collect();
+    assert_eq!(found, ["tests/missing_visualizer.rs"]);
 }

@@ -4547,3 +4547,52 @@ import email
         );
     }
 }
+
+/// Fault from a fresh-user trial: "which modules depend on email/_header_value_parser.py"
+/// listed its three dependents, then a dozen index lines at score 4 (floor 10.5):
+/// `_sysconfigdata`'s build variables, a README's headings, `modulefinder` methods, each
+/// matching one word. A candidate relevant at less than half the floor is no pointer.
+#[test]
+fn fault_pointers_far_below_the_floor_followed_the_answer() {
+    let (dir, mut ws) = empty_workspace();
+    files(
+        dir.path(),
+        r#"
+//- email/_header_value_parser.py
+class TokenList(list):
+    """A list of tokens."""
+//- email/headerregistry.py
+from email import _header_value_parser as parser
+
+def parse(value):
+    return parser.TokenList(value)
+//- modulefinder.py
+class ModuleFinder:
+    def find_all_modules(self):
+        """Every module of a path."""
+        return []
+//- _sysconfigdata.py
+build_time_vars = {'MODLIBS': 'modules of the build', 'DEPENDS': 'parser headers value'}
+"#,
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "which modules depend on email/_header_value_parser.py",
+        &[],
+        2_000,
+    )
+    .result;
+    let items: Vec<(&str, f64)> = a
+        .items
+        .iter()
+        .map(|i| (i.id.as_str(), i.relevance))
+        .collect();
+    assert!(a.floor > 0.0);
+    assert_eq!(items[0].0, "email/headerregistry.py");
+    assert!(
+        items.iter().all(|(_, r)| *r >= a.floor / 2.0),
+        "floor {}: {items:?}",
+        a.floor
+    );
+}

@@ -98,15 +98,16 @@ impl Ctx<'_> {
         if resolve_path(conn, c.target)?.is_some() || self.ws.root.join(c.target).exists() {
             return Ok((None, Some(c.target.to_string())));
         }
-        if let Some(dir) = c.doc_dir {
-            let relative = if dir.is_empty() {
-                c.target.to_string()
-            } else {
-                format!("{dir}/{}", c.target)
-            };
+        // Relative to the doc's folder or a folder above it: a README inside a package
+        // names the package's files from the package's root (`tests/visualizer.rs` in
+        // `tinyvec/debug_metadata/README.md` is `tinyvec/tests/visualizer.rs`).
+        let mut dir = c.doc_dir.filter(|d| !d.is_empty());
+        while let Some(d) = dir {
+            let relative = format!("{d}/{}", c.target);
             if self.ws.root.join(&relative).exists() {
                 return Ok((None, Some(relative)));
             }
+            dir = d.rsplit_once('/').map(|(parent, _)| parent);
         }
         // Without a file extension or a first segment that exists here, a
         // slash-separated token is not evidently a path of this repository
@@ -199,7 +200,7 @@ impl Ctx<'_> {
                     // `Type.member` / `module.func`: a near miss among the members
                     // of what the qualifier names (a settings key such as
                     // `scan.max_files` has none, and is no claim about code).
-                    Some(q) => self.closest_member(conn, q, last)?,
+                    Some(q) => self.closest_member(conn, q, last, sep == "::")?,
                     None => self.closest_name(last)?,
                 };
                 // A name that never resolved and that the page's own code refers to
@@ -424,10 +425,11 @@ impl Ctx<'_> {
         conn: &loci_store::rusqlite::Connection,
         qualifier: &str,
         name: &str,
+        rust: bool,
     ) -> Result<Option<(String, f64)>> {
         // `std::error::Error` is no near miss of winnow's `error::ContextError`: a path
         // whose first segment the map does not have is outside it.
-        if qualifier.contains('.') && !self.head_mapped(conn, qualifier)? {
+        if (rust || qualifier.contains('.')) && !self.head_mapped(conn, qualifier, rust)? {
             return Ok(None);
         }
         let scope = qualifier.rsplit('.').next().unwrap_or(qualifier);
@@ -455,27 +457,53 @@ impl Ctx<'_> {
 
     /// Whether the first segment of the dotted `qualifier` (`std` of `std.error`) names
     /// something of the map: a definition, a source file's stem or a folder; or is a Rust
-    /// path keyword (`crate`, `self`, `super`).
+    /// path keyword (`crate`, `self`, `super`). A Rust path (`rust`) starts with a crate
+    /// (a folder holding `src/`, `-` read as `_`), a keyword, a type, or a module at a
+    /// crate's root (`src/util.rs`, `src/runtime/`): a module deeper down
+    /// (`src/features/rkyv.rs`) is reached through its parents, so `rkyv::Archive` names
+    /// the crate `rkyv`, outside the map.
     fn head_mapped(
         &mut self,
         conn: &loci_store::rusqlite::Connection,
         qualifier: &str,
+        rust: bool,
     ) -> Result<bool> {
         let head = qualifier.split('.').next().unwrap_or(qualifier);
-        if let Some(&known) = self.heads.get(head) {
+        let key = format!("{head}{}", if rust { "::" } else { "" });
+        if let Some(&known) = self.heads.get(&key) {
             return Ok(known);
         }
         self.load_file_names()?;
+        let defined = loci_store::map::find_symbols(conn, head, 50)?
+            .iter()
+            .any(|s| !rust || loci_core::SymbolKind::parse(&s.kind).is_type());
+        let rust_root = |path: &str| {
+            let mut parts = path.split('/').peekable();
+            while let Some(part) = parts.next() {
+                let next = parts.peek().copied();
+                if (part.replace('-', "_") == head && next == Some("src"))
+                    || (part == "src"
+                        && next.is_some_and(|n| n == head || n == format!("{head}.rs")))
+                {
+                    return true;
+                }
+            }
+            false
+        };
         let mapped = matches!(head, "crate" | "self" | "super")
-            || !loci_store::map::find_symbols(conn, head, 1)?.is_empty()
+            || defined
             || self.file_names.iter().flatten().any(|(name, paths)| {
-                name.split('.').next() == Some(head)
-                    || paths.iter().any(|p| {
-                        p.rsplit_once('/')
-                            .is_some_and(|(dir, _)| dir.split('/').any(|d| d == head))
-                    })
+                if rust {
+                    paths.iter().any(|p| rust_root(p))
+                } else {
+                    name.split('.').next() == Some(head)
+                        || paths.iter().any(|p| {
+                            p.rsplit_once('/')
+                                .is_some_and(|(dir, _)| dir.split('/').any(|d| d == head))
+                        })
+                }
             });
-        self.heads.insert(head.to_string(), mapped);
+        self.heads.insert(key, mapped);
         Ok(mapped)
     }
 
