@@ -449,6 +449,11 @@ impl Workspace {
         for (name, types_only) in typed {
             let wanted = name.replace("::", ".");
             let mut found = named_symbols(conn, &wanted)?;
+            // A bare name names no module declaration (`mod serde_json;`): "serde_json's
+            // preserve_order feature" is about the crate, whose files its words find.
+            if !wanted.contains('.') {
+                found.retain(|s| s.kind != "module");
+            }
             if types_only {
                 found.retain(|s| {
                     s.qualified_name == s.name && loci_core::SymbolKind::parse(&s.kind).is_type()

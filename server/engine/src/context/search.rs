@@ -764,14 +764,12 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
             _ => callee,
         };
         let t = callee.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
-        // A qualified name's possessive is the name: `util::simplify_range's` is
-        // `util::simplify_range`; a bare word's (`serde_json's feature`) names a crate or
-        // project that owns what follows, not a definition.
-        let t = match t.strip_suffix("'s").or_else(|| t.strip_suffix("’s")) {
-            Some(name) if name.contains("::") || name.contains('.') => name,
-            _ => t,
-        }
-        .to_string();
+        // A name's possessive is the name: `util::simplify_range's`, `resolve_enclosed's`.
+        let t = t
+            .strip_suffix("'s")
+            .or_else(|| t.strip_suffix("’s"))
+            .unwrap_or(t)
+            .to_string();
         if t.is_empty() || !t.chars().all(|c| c.is_alphanumeric() || "_.:".contains(c)) {
             continue;
         }
@@ -1634,10 +1632,15 @@ mod tests {
             identifier_tokens("if I change util::simplify_range's panic, who calls it"),
             ["util::simplify_range"]
         );
-        // A bare word's possessive is its owner (a crate), not a definition it names.
+        // A bare word's possessive is the word: a crate (`serde_json`, whose `mod
+        // serde_json;` declarations a bare name does not name) or a definition.
         assert_eq!(
             identifier_tokens("what does serde_json's preserve_order feature change"),
-            ["preserve_order"]
+            ["serde_json", "preserve_order"]
+        );
+        assert_eq!(
+            identifier_tokens("if I change resolve_enclosed's parameters"),
+            ["resolve_enclosed"]
         );
     }
 

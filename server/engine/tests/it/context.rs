@@ -4596,3 +4596,41 @@ build_time_vars = {'MODLIBS': 'modules of the build', 'DEPENDS': 'parser headers
         a.floor
     );
 }
+
+/// Fault from a fresh-user trial: "if I change resolve_enclosed's parameters, which call
+/// sites need updating" answered with the dependents of `compression.rs` (its
+/// `InstantiationParameters`): a bare name's possessive was taken for a crate's and named
+/// nothing.
+#[test]
+fn fault_a_functions_possessive_named_nothing() {
+    let (dir, mut ws) = empty_workspace();
+    files(
+        dir.path(),
+        r#"
+//- zip/src/read.rs
+pub fn resolve_enclosed(path: &str) -> String {
+    path.to_string()
+}
+//- zip/src/extract.rs
+use crate::read::resolve_enclosed;
+
+pub fn extract(path: &str) -> String {
+    resolve_enclosed(path)
+}
+//- zip/src/compression.rs
+/// The parameters a compression method is instantiated with.
+pub struct InstantiationParameters {
+    level: u8,
+}
+"#,
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "if I change resolve_enclosed's parameters, which call sites need updating",
+        &[],
+        2_000,
+    )
+    .result;
+    assert_eq!(a.items[0].id, "zip/src/extract.rs", "{:?}", a.items);
+}
