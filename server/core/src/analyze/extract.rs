@@ -96,6 +96,16 @@ pub(super) fn extract_with(
     // ---- imports (and the names they import, as references)
     let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
     let mut refs = references(language, bytes, &refs_kept, &imports, &symbols, env);
+    // A name imported under another (`from m import f as g`): a bare use of the alias is a
+    // use of the name imported, and resolves through the import as the name would.
+    let aliases = imported_aliases(&raw_imports, bytes);
+    if !aliases.is_empty() {
+        for r in refs.iter_mut().filter(|r| r.receiver == Receiver::None) {
+            if let Some(name) = aliases.get(r.name.as_str()) {
+                r.name = name.clone();
+            }
+        }
+    }
     refs.extend(import_refs.into_iter().map(|(name, node)| Reference {
         name,
         kind: RefKind::Import,
@@ -230,6 +240,24 @@ fn walk_file<'t>(
         }
     });
     (found, walks, env)
+}
+
+/// The names imported under an alias, by alias: Python's `from m import f as g` binds `g`
+/// to `f` (an `aliased_import` name with its `alias`). A module imported under an alias
+/// (`import numpy as np`) names no definition and is not here.
+fn imported_aliases(raw: &[RawImport<'_>], bytes: &[u8]) -> FastMap<String, String> {
+    let mut aliases = FastMap::default();
+    for name in raw.iter().flat_map(|r| r.names.iter()) {
+        let Some(parent) = name.parent().filter(|p| p.kind() == "aliased_import") else {
+            continue;
+        };
+        if let Some(alias) = parent.child_by_field_name("alias") {
+            let imported = node_text(*name, bytes);
+            let imported = imported.rsplit('.').next().unwrap_or(imported);
+            aliases.insert(node_text(alias, bytes).to_string(), imported.to_string());
+        }
+    }
+    aliases
 }
 
 /// One capture per name node: of several captures of the same name (byte range), the one

@@ -1168,3 +1168,32 @@ fn cfg_if_branches_are_parsed_as_items() {
     let calls: Vec<&str> = analysis.refs.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(calls, ["cfg_if", "windows", "compile_error"]);
 }
+
+/// Fault from a fresh-user trial: `callers dyld_find` missed `ctypes/util.py`, which calls it
+/// as `_dyld_find(name)` after `from ctypes.macholib.dyld import dyld_find as _dyld_find`:
+/// the call was a reference to `_dyld_find`, a name nothing defines. A bare use of an alias
+/// is a use of the name imported; a method or attribute of that name on a value, and a
+/// module imported under an alias, are not.
+#[test]
+fn fault_a_call_through_an_imported_alias_named_the_alias() {
+    let python = run(
+        Language::Python,
+        "import numpy as np\nfrom ctypes.macholib.dyld import dyld_find as _dyld_find, framework_find\n\ndef find(name):\n    np.array(name)\n    obj._dyld_find(name)\n    return _dyld_find(name) or framework_find(name)\n",
+    );
+    let refs: Vec<String> = python
+        .refs
+        .iter()
+        .map(|r| format!("{} {} {}", r.name, r.kind.as_str(), r.span.line))
+        .collect();
+    assert_eq!(
+        refs,
+        [
+            "dyld_find import 1",
+            "framework_find import 1",
+            "array call 4",
+            "_dyld_find call 5",
+            "dyld_find call 6",
+            "framework_find call 6",
+        ]
+    );
+}
