@@ -75,8 +75,9 @@ pub use lang::Language;
 /// `rt.block_on(..)` after `let rt = Runtime::new().unwrap()`.
 /// 18: calls among a Rust macro's `( .. )`/`[ .. ]` arguments are references
 /// (`assert_eq!(parse(s), ..)`): the references of Rust files change.
-/// 19: a bare use of a name Python imports under an alias (`from m import f as g`, then
-/// `g()`) is a reference to the name imported (`f`).
+/// 19: a bare use of a name imported under an alias (Python `from m import f as g`,
+/// JavaScript `import { f as g }`, then `g()`) is a reference to the name imported (`f`)
+/// on the import ([`Receiver::Imported`]).
 pub const ANALYSIS_VERSION: u32 = 19;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees

@@ -97,12 +97,17 @@ pub(super) fn extract_with(
     let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
     let mut refs = references(language, bytes, &refs_kept, &imports, &symbols, env);
     // A name imported under another (`from m import f as g`): a bare use of the alias is a
-    // use of the name imported, and resolves through the import as the name would.
-    let aliases = imported_aliases(&raw_imports, bytes);
+    // use of the name imported, on the import that binds it ([`Receiver::Imported`]): it
+    // resolves in the files the import binds only, never to a namesake the file defines
+    // (the reason for the alias: `use std::result::Result as StdResult;` beside the
+    // file's own `type Result`).
+    let aliases = imported_aliases(&import_refs, bytes);
     if !aliases.is_empty() {
         for r in refs.iter_mut().filter(|r| r.receiver == Receiver::None) {
             if let Some(name) = aliases.get(r.name.as_str()) {
                 r.name = name.clone();
+                r.receiver = Receiver::Imported;
+                r.receiver_name = Some(name.clone());
             }
         }
     }
@@ -242,19 +247,20 @@ fn walk_file<'t>(
     (found, walks, env)
 }
 
-/// The names imported under an alias, by alias: Python's `from m import f as g` binds `g`
-/// to `f` (an `aliased_import` name with its `alias`). A module imported under an alias
-/// (`import numpy as np`) names no definition and is not here.
-fn imported_aliases(raw: &[RawImport<'_>], bytes: &[u8]) -> FastMap<String, String> {
+/// The names imported under an alias, by alias, from the name nodes of a file's imports:
+/// Python's `from m import f as g` (`aliased_import`) and JavaScript's `import { f as g }
+/// from 'm'` (`import_specifier`) bind `g` to `f`. A module imported under an alias
+/// (`import numpy as np`) names no definition and is not here; nor is Rust's `use a::f as
+/// g;`, whose names on an import are members of a type (`Foo::new()`).
+fn imported_aliases(imported: &[(String, Node<'_>)], bytes: &[u8]) -> FastMap<String, String> {
     let mut aliases = FastMap::default();
-    for name in raw.iter().flat_map(|r| r.names.iter()) {
-        let Some(parent) = name.parent().filter(|p| p.kind() == "aliased_import") else {
-            continue;
-        };
-        if let Some(alias) = parent.child_by_field_name("alias") {
-            let imported = node_text(*name, bytes);
-            let imported = imported.rsplit('.').next().unwrap_or(imported);
-            aliases.insert(node_text(alias, bytes).to_string(), imported.to_string());
+    for (name, node) in imported {
+        let alias = node
+            .parent()
+            .filter(|c| matches!(c.kind(), "aliased_import" | "import_specifier"))
+            .and_then(|c| c.child_by_field_name("alias"));
+        if let Some(alias) = alias.filter(|a| a.id() != node.id()) {
+            aliases.insert(node_text(alias, bytes).to_string(), name.clone());
         }
     }
     aliases

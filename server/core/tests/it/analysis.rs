@@ -1172,8 +1172,9 @@ fn cfg_if_branches_are_parsed_as_items() {
 /// Fault from a fresh-user trial: `callers dyld_find` missed `ctypes/util.py`, which calls it
 /// as `_dyld_find(name)` after `from ctypes.macholib.dyld import dyld_find as _dyld_find`:
 /// the call was a reference to `_dyld_find`, a name nothing defines. A bare use of an alias
-/// is a use of the name imported; a method or attribute of that name on a value, and a
-/// module imported under an alias, are not.
+/// is a use of the name imported, on the import (JavaScript's `import { .. as .. }` too); a
+/// method or attribute of that name on a value, a module imported under an alias, and
+/// Rust's `use .. as ..` are not.
 #[test]
 fn fault_a_call_through_an_imported_alias_named_the_alias() {
     let python = run(
@@ -1183,17 +1184,43 @@ fn fault_a_call_through_an_imported_alias_named_the_alias() {
     let refs: Vec<String> = python
         .refs
         .iter()
-        .map(|r| format!("{} {} {}", r.name, r.kind.as_str(), r.span.line))
+        .map(|r| {
+            let on = r.receiver.as_str().unwrap_or("-");
+            format!("{} {} {on} {}", r.name, r.kind.as_str(), r.span.line)
+        })
         .collect();
     assert_eq!(
         refs,
         [
-            "dyld_find import 1",
-            "framework_find import 1",
-            "array call 4",
-            "_dyld_find call 5",
-            "dyld_find call 6",
-            "framework_find call 6",
+            "dyld_find import - 1",
+            "framework_find import - 1",
+            "array call other 4",
+            "_dyld_find call other 5",
+            "dyld_find call imported 6",
+            "framework_find call - 6",
         ]
     );
+    let rust = run(
+        Language::Rust,
+        "use crate::read::{resolve as resolve_path, open};\nuse std::fmt::Result as FmtResult;\n\nfn f() {\n    resolve_path(\"a\");\n    open();\n}\n",
+    );
+    let calls: Vec<String> = rust
+        .refs
+        .iter()
+        .filter(|r| r.kind.as_str() == "call")
+        .map(|r| r.name.clone())
+        .collect();
+    // Rust's aliases stay as written: a name on an import is a type's member there.
+    assert_eq!(calls, ["resolve_path", "open"]);
+    let javascript = run(
+        Language::JavaScript,
+        "import { parse as parseUrl } from './url.js';\nparseUrl(x);\n",
+    );
+    let calls: Vec<String> = javascript
+        .refs
+        .iter()
+        .filter(|r| r.kind.as_str() == "call")
+        .map(|r| r.name.clone())
+        .collect();
+    assert_eq!(calls, ["parse"]);
 }
