@@ -1950,7 +1950,8 @@ fn fault_lint_and_the_editor_skipped_different_doc_lines() {
 /// matched to any `error.rs` of the map though its first segment (`std`) names nothing of
 /// it. A path whose first segment the map has is still checked. A Rust path starts with a
 /// crate, a type or a module at a crate's root: `rkyv::Archive` is the crate `rkyv`'s, not
-/// a near miss of `Archived` in compact_str's `src/features/rkyv.rs`.
+/// a near miss of `Archived` in compact_str's `src/features/rkyv.rs`; nor is a member every
+/// type may have (`Value::to_string()`, from `Display`) a near miss of `Value::String`.
 #[test]
 fn fault_a_standard_library_path_was_a_near_miss_of_a_module_of_the_map() {
     let dir = tempfile::tempdir().unwrap();
@@ -1961,13 +1962,18 @@ fn fault_a_standard_library_path_was_a_near_miss_of_a_module_of_the_map() {
     );
     write(
         dir.path(),
+        "serde_json/src/value.rs",
+        "pub enum Value {\n    Null,\n    String(String),\n}\n",
+    );
+    write(
+        dir.path(),
         "compact_str/src/features/rkyv.rs",
         "pub struct Archived;\npub fn archive() {}\n",
     );
     write(
         dir.path(),
         "base64/README.md",
-        "# base64\n\nWithout `std` you lose `std::error::Error`; winnow's is `winnow::error::ContextErorr`.\nWith the feature, `rkyv::Archive` is implemented.\n",
+        "# base64\n\nWithout `std` you lose `std::error::Error`; winnow's is `winnow::error::ContextErorr`.\nWith the feature, `rkyv::Archive` is implemented.\nPrint with `Value::to_string()`.\n",
     );
     let mut ws = Workspace::open(dir.path(), None).unwrap();
     ws.scan(&|_| {}).unwrap();
@@ -1991,7 +1997,9 @@ fn fault_a_standard_library_path_was_a_near_miss_of_a_module_of_the_map() {
 /// Fault from a fresh-user trial: tinyvec's `debug_metadata/README.md` names
 /// `tests/debugger_visualizer.rs`, which is `tinyvec/tests/debugger_visualizer.rs`, and lint
 /// reported it missing (high): a README inside a package names the package's files from a
-/// folder above its own, not only from the repository's root or its own folder.
+/// folder above its own, not only from the repository's root or its own folder. A bare file
+/// name the repository never had (`sqlite3.h`, in rusqlite's README) is the reader's, not a
+/// missing path.
 #[test]
 fn fault_a_path_relative_to_a_folder_above_the_doc_was_missing() {
     let dir = tempfile::tempdir().unwrap();
@@ -2003,7 +2011,7 @@ fn fault_a_path_relative_to_a_folder_above_the_doc_was_missing() {
     write(
         dir.path(),
         "tinyvec/debug_metadata/README.md",
-        "# Debugger\n\nSee `tests/debugger_visualizer.rs` and `tests/missing_visualizer.rs`.\n",
+        "# Debugger\n\nSee `tests/debugger_visualizer.rs` and `tests/missing_visualizer.rs`.\nPoint the build at the directory holding `sqlite3.h`.\n",
     );
     let mut ws = Workspace::open(dir.path(), None).unwrap();
     ws.scan(&|_| {}).unwrap();

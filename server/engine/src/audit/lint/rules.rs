@@ -121,7 +121,8 @@ impl Ctx<'_> {
             return Ok((None, None));
         }
         // A bare file name (`go.mod`) names "that file" wherever it is: fine if
-        // one exists anywhere.
+        // one exists anywhere; one the repository never had (`sqlite3.h`, a system
+        // header a README tells the reader to point at) is not evidently its own.
         if !c.target.contains('/') {
             self.load_file_names()?;
             if self
@@ -130,6 +131,9 @@ impl Ctx<'_> {
                 .is_some_and(|m| m.contains_key(c.target))
             {
                 return Ok((None, Some(c.target.to_string())));
+            }
+            if !c.was_resolved {
+                return Ok((None, None));
             }
         }
         let suggestion = self.path_suggestion(c.target)?;
@@ -209,8 +213,12 @@ impl Ctx<'_> {
                 // inherited) is that code's use of something outside the map or
                 // beyond the map's reach, not a near miss nor a missing member.
                 let used_here = !c.was_resolved && self.used_in_scope(c, last)?;
-                let near_miss =
-                    near.as_ref().is_some_and(|(_, score)| *score >= 0.88) && !used_here;
+                // A member every type may have (`Value::to_string()`, from `Display`) is no
+                // near miss of a real one (`Value::String`).
+                let provided = qualifier.is_some() && provided_by_the_language(last);
+                let near_miss = near.as_ref().is_some_and(|(_, score)| *score >= 0.88)
+                    && !used_here
+                    && !provided;
                 // `User.delete()` — a call on a type the map has — is a claim
                 // about that type's members even when no member is close.
                 let member_call = match qualifier {
