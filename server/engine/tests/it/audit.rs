@@ -8,7 +8,7 @@ use std::process::Command;
 use loci_engine::Workspace;
 use loci_engine::memory::WriteOptions;
 
-use crate::fixture::write;
+use crate::fixture::{files, write};
 
 fn git(root: &Path, args: &[&str]) {
     git_at(root, args, "2026-01-02T03:04:05Z");
@@ -1954,37 +1954,26 @@ fn fault_lint_and_the_editor_skipped_different_doc_lines() {
 /// type may have (`Value::to_string()`, from `Display`) a near miss of `Value::String`.
 #[test]
 fn fault_a_standard_library_path_was_a_near_miss_of_a_module_of_the_map() {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "winnow/src/error.rs",
-        "pub struct ContextError;\n",
+    let found = lint_of(
+        r#"
+//- winnow/src/error.rs
+pub struct ContextError;
+//- serde_json/src/value.rs
+pub enum Value {
+    Null,
+    String(String),
+}
+//- compact_str/src/features/rkyv.rs
+pub struct Archived;
+pub fn archive() {}
+//- base64/README.md
+# base64
+
+Without `std` you lose `std::error::Error`; winnow's is `winnow::error::ContextErorr`.
+With the feature, `rkyv::Archive` is implemented.
+Print with `Value::to_string()`.
+"#,
     );
-    write(
-        dir.path(),
-        "serde_json/src/value.rs",
-        "pub enum Value {\n    Null,\n    String(String),\n}\n",
-    );
-    write(
-        dir.path(),
-        "compact_str/src/features/rkyv.rs",
-        "pub struct Archived;\npub fn archive() {}\n",
-    );
-    write(
-        dir.path(),
-        "base64/README.md",
-        "# base64\n\nWithout `std` you lose `std::error::Error`; winnow's is `winnow::error::ContextErorr`.\nWith the feature, `rkyv::Archive` is implemented.\nPrint with `Value::to_string()`.\n",
-    );
-    let mut ws = Workspace::open(dir.path(), None).unwrap();
-    ws.scan(&|_| {}).unwrap();
-    let found: Vec<(String, Option<String>)> = ws
-        .lint()
-        .unwrap()
-        .result
-        .contradictions
-        .into_iter()
-        .map(|c| (c.claim, c.suggestion))
-        .collect();
     assert_eq!(
         found,
         [(
@@ -1992,6 +1981,22 @@ fn fault_a_standard_library_path_was_a_near_miss_of_a_module_of_the_map() {
             Some("winnow::error::ContextError".to_string())
         )]
     );
+}
+
+/// The open contradictions `lint` finds in a fresh map of the `files` fixture, as (claim,
+/// suggestion).
+fn lint_of(fixture: &str) -> Vec<(String, Option<String>)> {
+    let dir = tempfile::tempdir().unwrap();
+    files(dir.path(), fixture);
+    let mut ws = Workspace::open(dir.path(), None).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    ws.lint()
+        .unwrap()
+        .result
+        .contradictions
+        .into_iter()
+        .map(|c| (c.claim, c.suggestion))
+        .collect()
 }
 
 /// Fault from a fresh-user trial: tinyvec's `debug_metadata/README.md` names
@@ -2002,26 +2007,16 @@ fn fault_a_standard_library_path_was_a_near_miss_of_a_module_of_the_map() {
 /// missing path.
 #[test]
 fn fault_a_path_relative_to_a_folder_above_the_doc_was_missing() {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "tinyvec/tests/debugger_visualizer.rs",
-        "fn main() {}\n",
+    let found = lint_of(
+        r#"
+//- tinyvec/tests/debugger_visualizer.rs
+fn main() {}
+//- tinyvec/debug_metadata/README.md
+# Debugger
+
+See `tests/debugger_visualizer.rs` and `tests/missing_visualizer.rs`.
+Point the build at the directory holding `sqlite3.h`.
+"#,
     );
-    write(
-        dir.path(),
-        "tinyvec/debug_metadata/README.md",
-        "# Debugger\n\nSee `tests/debugger_visualizer.rs` and `tests/missing_visualizer.rs`.\nPoint the build at the directory holding `sqlite3.h`.\n",
-    );
-    let mut ws = Workspace::open(dir.path(), None).unwrap();
-    ws.scan(&|_| {}).unwrap();
-    let found: Vec<String> = ws
-        .lint()
-        .unwrap()
-        .result
-        .contradictions
-        .into_iter()
-        .map(|c| c.claim)
-        .collect();
-    assert_eq!(found, ["tests/missing_visualizer.rs"]);
+    assert_eq!(found, [("tests/missing_visualizer.rs".to_string(), None)]);
 }

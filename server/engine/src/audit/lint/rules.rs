@@ -485,13 +485,13 @@ impl Ctx<'_> {
         let defined = loci_store::map::find_symbols(conn, head, 50)?
             .iter()
             .any(|s| !rust || loci_core::SymbolKind::parse(&s.kind).is_type());
+        let head_file = format!("{head}.rs");
         let rust_root = |path: &str| {
             let mut parts = path.split('/').peekable();
             while let Some(part) = parts.next() {
                 let next = parts.peek().copied();
-                if (part.replace('-', "_") == head && next == Some("src"))
-                    || (part == "src"
-                        && next.is_some_and(|n| n == head || n == format!("{head}.rs")))
+                if (next == Some("src") && part.replace('-', "_") == head)
+                    || (part == "src" && next.is_some_and(|n| n == head || n == head_file))
                 {
                     return true;
                 }
