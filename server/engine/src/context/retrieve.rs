@@ -153,6 +153,9 @@ pub fn fuse(lists: &[RankedList]) -> Vec<(i64, f64, Vec<String>)> {
 /// words (and the two-word phrases among them).
 const DEPENDENT_WORDS: &[&str] = &[
     "blast radius",
+    "build on it",
+    "builds on it",
+    "built on it",
     "callers of",
     "calls into",
     "calls it",
@@ -164,6 +167,8 @@ const DEPENDENT_WORDS: &[&str] = &[
     "importers",
     "reference it",
     "references it",
+    "relies on",
+    "rely on",
     "subclasses of",
     "uses it",
     "what calls",
@@ -263,11 +268,16 @@ pub fn asks_for_dependents(query: &str) -> bool {
         return true;
     }
     // "which (other) modules/files import X", "what depends on X", "every module that
-    // imports it", "files that reference that module", "which types implement X".
-    let asks_which = words
+    // imports it", "files that reference that module", "which types implement X": the
+    // word of using after the word that asks ("when I import a module, .. which loader
+    // compiles the file" asks how importing works).
+    let Some(asks_which) = words
         .iter()
-        .any(|w| matches!(w.as_str(), "which" | "what" | "who" | "every" | "all"));
-    let uses = words.iter().any(|w| {
+        .position(|w| matches!(w.as_str(), "which" | "what" | "who" | "every" | "all"))
+    else {
+        return false;
+    };
+    let uses = words[asks_which..].iter().any(|w| {
         matches!(
             w.as_str(),
             "import"
@@ -307,7 +317,7 @@ pub fn asks_for_dependents(query: &str) -> bool {
                 | "code"
         )
     });
-    asks_which && uses && places
+    uses && places
 }
 
 impl Workspace {
@@ -937,6 +947,22 @@ mod tests {
         ] {
             assert!(asks_for_dependents(q), "{q}");
         }
+    }
+
+    /// Fault from a fresh-user trial: "which modules build on it" served a search for
+    /// `build`; a how-question that imports a module before asking which loader compiles
+    /// the file asked for the dependents of `pkgutil.py`.
+    #[test]
+    fn fault_build_on_it_was_no_dependents_question_and_importing_a_module_was() {
+        for q in [
+            "I'm about to refactor socketserver.py (TCPServer, StreamRequestHandler). Which modules build on it directly?",
+            "which modules rely on copyreg.py",
+        ] {
+            assert!(asks_for_dependents(q), "{q}");
+        }
+        assert!(!asks_for_dependents(
+            "When I import a module, how does the import system find it on sys.path and which loader compiles the file?"
+        ));
     }
 
     /// "soft line breaks" had asked for the dependents of the file found: quoprimime's

@@ -467,6 +467,18 @@ mod quoted_tests {
         );
     }
 
+    /// Fault from a fresh-user trial: an error message pasted with its value ("failed to
+    /// find time zone `America/New_Yrok` since ..", a typo of the user's) abstained on the
+    /// unknown name `New_Yrok`, though the message's file was the best candidate.
+    #[test]
+    fn fault_a_segment_of_a_path_was_an_unknown_name() {
+        assert_eq!(
+            shown("failed to find time zone `America/New_Yrok` since there is no TimeZoneDatabase"),
+            vec!["America", "TimeZoneDatabase"]
+        );
+        assert_eq!(shown("does src/NewThing.rs speak HTTP/2"), vec!["HTTP/2"]);
+    }
+
     #[test]
     fn names_are_shaped_tokens_and_their_runs() {
         assert_eq!(
@@ -1067,9 +1079,11 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
         let chars: Vec<char> = token.chars().collect();
         let letters = chars.iter().filter(|c| c.is_alphabetic()).count();
         let acronym = letters > 1 && chars.iter().all(|c| !c.is_lowercase());
-        // No identifier starts with a digit (`0x2b`, `10ms`, `3D` are values), and a token
-        // right after `%` is an escape or a format (`na%C3%AFve`, `%Y`).
-        let literal = chars[0].is_ascii_digit() || text[..start].ends_with('%');
+        // No identifier starts with a digit (`0x2b`, `10ms`, `3D` are values), a token
+        // right after `%` is an escape or a format (`na%C3%AFve`, `%Y`), and one right
+        // after a slash is a later segment of a path or a value (`America/New_York`,
+        // `src/NewThing.rs`).
+        let literal = chars[0].is_ascii_digit() || text[..start].ends_with(['%', '/']);
         let shaped = !literal
             && chars.len() > 1
             && letters > 0
