@@ -78,7 +78,10 @@ pub use lang::Language;
 /// 19: a bare use of a name imported under an alias (Python `from m import f as g`,
 /// JavaScript `import { f as g }`, then `g()`) is a reference to the name imported (`f`)
 /// on the import ([`Receiver::Imported`]).
-pub const ANALYSIS_VERSION: u32 = 19;
+/// 20: Rust's `use a::f as g;` too, and a bare use of the name an alias hides is the
+/// file's own definition ([`Reference::target`]); a constant read by its upper-case name
+/// (Python, Rust: `constants.scm`) is a reference.
+pub const ANALYSIS_VERSION: u32 = 20;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

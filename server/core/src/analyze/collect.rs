@@ -268,16 +268,29 @@ pub(super) fn macro_arguments(
 }
 
 /// Whether Rust code `text` may hold a reference: a call (`f(`, `f::<T>(`), a path
-/// (`Ordering::SeqCst`) or a struct literal (`Point {`). Most macro arguments hold none
+/// (`Ordering::SeqCst`), a struct literal (`Point {`) or a constant's upper-case name
+/// (`MAX_BURST`, as the `constants.scm` query reads one). Most macro arguments hold none
 /// (`assert!(done)`, `println!("{x}")`, `vec![1, 2]`) and are not parsed again.
 fn refers(text: &[u8]) -> bool {
-    text.windows(2).any(|pair| match pair {
+    let call_or_path = text.windows(2).any(|pair| match pair {
         [b':', b':'] => true,
         [before, b'(' | b'{'] => {
             before.is_ascii_alphanumeric() || matches!(before, b'_' | b'>' | b' ')
         }
         _ => false,
-    })
+    });
+    call_or_path
+        || text
+            .split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+            .any(|word| {
+                let name = &word[word.iter().take_while(|b| **b == b'_').count()..];
+                name.len() > 1
+                    && name[0].is_ascii_uppercase()
+                    && name.last().is_some_and(|b| *b != b'_')
+                    && name
+                        .iter()
+                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+            })
 }
 
 /// Whether Rust code `text` starts with an attribute or an item keyword: a macro taking

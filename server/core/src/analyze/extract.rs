@@ -110,6 +110,29 @@ pub(super) fn extract_with(
                 r.receiver_name = Some(name.clone());
             }
         }
+        // The name an alias hides (`resolve` after `use crate::read::resolve as
+        // resolve_path;` beside the file's own `fn resolve`): a bare use is the file's own
+        // module-level definition, when it has exactly one and no import binds the name
+        // unaliased.
+        let only_aliased = |name: &str| {
+            import_refs.iter().filter(|(n, _)| n == name).count()
+                == aliases.values().filter(|v| *v == name).count()
+        };
+        for r in refs.iter_mut().filter(|r| {
+            r.receiver == Receiver::None
+                && r.target.is_none()
+                && aliases.values().any(|v| *v == r.name)
+        }) {
+            let mut own = symbols
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.name == r.name && s.qualified_name == s.name);
+            if let (Some((i, _)), None) = (own.next(), own.next())
+                && only_aliased(&r.name)
+            {
+                r.target = u32::try_from(i).ok();
+            }
+        }
     }
     refs.extend(import_refs.into_iter().map(|(name, node)| Reference {
         name,
@@ -248,17 +271,26 @@ fn walk_file<'t>(
 }
 
 /// The names imported under an alias, by alias, from the name nodes of a file's imports:
-/// Python's `from m import f as g` (`aliased_import`) and JavaScript's `import { f as g }
-/// from 'm'` (`import_specifier`) bind `g` to `f`. A module imported under an alias
-/// (`import numpy as np`) names no definition and is not here; nor is Rust's `use a::f as
-/// g;`, whose names on an import are members of a type (`Foo::new()`).
+/// Python's `from m import f as g` (`aliased_import`), JavaScript's `import { f as g }
+/// from 'm'` (`import_specifier`) and Rust's `use a::f as g;` (`use_as_clause`, whose
+/// path is the name or a path ending in it) bind `g` to `f`. A module imported under an
+/// alias (`import numpy as np`) names no definition and is not here, nor is Rust's `use
+/// a::Trait as _;`.
 fn imported_aliases(imported: &[(String, Node<'_>)], bytes: &[u8]) -> FastMap<String, String> {
     let mut aliases = FastMap::default();
     for (name, node) in imported {
-        let alias = node
-            .parent()
-            .filter(|c| matches!(c.kind(), "aliased_import" | "import_specifier"))
-            .and_then(|c| c.child_by_field_name("alias"));
+        let clause = node.parent().and_then(|p| match p.kind() {
+            "aliased_import" | "import_specifier" | "use_as_clause" => Some(p),
+            "scoped_identifier" => p.parent().filter(|c| {
+                c.kind() == "use_as_clause"
+                    && c.child_by_field_name("path")
+                        .is_some_and(|x| x.id() == p.id())
+            }),
+            _ => None,
+        });
+        let alias = clause
+            .and_then(|c| c.child_by_field_name("alias"))
+            .filter(|a| a.kind() == "identifier");
         if let Some(alias) = alias.filter(|a| a.id() != node.id()) {
             aliases.insert(node_text(alias, bytes).to_string(), name.clone());
         }

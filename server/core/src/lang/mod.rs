@@ -283,13 +283,16 @@ pub fn file_language_name(path: &str) -> Option<&'static str> {
 /// - `tags`: each grammar crate's own `TAGS_QUERY`, verbatim, except C#'s lone `@module`
 ///   capture, renamed `@definition.module`. TypeScript and TSX use the JavaScript tags
 ///   query followed by the TypeScript one; every JavaScript pattern compiles against both.
-///   C++ uses `tree-sitter-cpp`'s own query (a superset of C's).
+///   C++ uses `tree-sitter-cpp`'s own query (a superset of C's). Then, where a language
+///   has them, loci's late additions (`constants.scm`: a constant read by its name), which
+///   every other pattern on the same name node beats.
 /// - `imports`: loci's import query (`imports.scm` in the language's folder).
 #[derive(Clone, Debug)]
 pub struct QuerySources {
     /// loci's additions to the tags query.
     pub extra_tags: &'static str,
-    /// The grammar crates' tags queries (JavaScript's then TypeScript's for TS/TSX).
+    /// The grammar crates' tags queries (JavaScript's then TypeScript's for TS/TSX), then
+    /// loci's late additions.
     pub tags: Vec<String>,
     /// loci's import query.
     pub imports: &'static str,
@@ -305,7 +308,8 @@ pub struct Spec {
     pub grammar: fn() -> tree_sitter::Language,
     /// loci's additions to the tags query ([`QuerySources::extra_tags`]).
     pub tags_extra: &'static str,
-    /// The grammar crates' own tags queries ([`QuerySources::tags`]).
+    /// The grammar crates' own tags queries, then loci's late additions
+    /// ([`QuerySources::tags`]).
     pub tags: fn() -> Vec<String>,
     /// loci's import query ([`QuerySources::imports`]).
     pub imports: &'static str,

@@ -696,13 +696,20 @@ mod tests {
         assert_eq!(
             kinds_with(Language::Python, kind_flags::ROOT),
             [
+                "aliased_import",
                 "call",
                 "class_definition",
+                "default_parameter",
                 "function_definition",
+                "identifier",
                 "import_from_statement",
                 "import_statement",
+                "keyword_argument",
                 "module",
-                "type"
+                "parameters",
+                "type",
+                "typed_default_parameter",
+                "typed_parameter"
             ]
         );
         assert_eq!(

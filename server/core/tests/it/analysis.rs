@@ -1172,9 +1172,9 @@ fn cfg_if_branches_are_parsed_as_items() {
 /// Fault from a fresh-user trial: `callers dyld_find` missed `ctypes/util.py`, which calls it
 /// as `_dyld_find(name)` after `from ctypes.macholib.dyld import dyld_find as _dyld_find`:
 /// the call was a reference to `_dyld_find`, a name nothing defines. A bare use of an alias
-/// is a use of the name imported, on the import (JavaScript's `import { .. as .. }` too); a
-/// method or attribute of that name on a value, a module imported under an alias, and
-/// Rust's `use .. as ..` are not.
+/// is a use of the name imported, on the import (JavaScript's `import { .. as .. }` and
+/// Rust's `use .. as ..` too); a method or attribute of that name on a value, a module
+/// imported under an alias and a Rust path through an alias (`Rt::new()`) are not.
 #[test]
 fn fault_a_call_through_an_imported_alias_named_the_alias() {
     let python = run(
@@ -1211,18 +1211,82 @@ fn fault_a_call_through_an_imported_alias_named_the_alias() {
         shown(&javascript),
         ["parse import - 0", "parse call imported 1"]
     );
-    // Rust's aliases stay as written: a name on an import is a type's member there.
     let rust = run(
         Language::Rust,
-        "use crate::read::{resolve as resolve_path, open};\n\nfn f() {\n    resolve_path(\"a\");\n    open();\n}\n",
+        "use crate::read::{resolve as resolve_path, open};\nuse crate::rt::Runtime as Rt;\nuse std::io::Write as _;\n\nfn f() {\n    resolve_path(\"a\");\n    open();\n    Rt::new();\n}\n",
     );
     assert_eq!(
         shown(&rust),
         [
             "resolve import - 0",
             "open import - 0",
-            "resolve_path call - 3",
-            "open call - 4"
+            "Runtime import - 1",
+            "Write import - 2",
+            "resolve call imported 5",
+            "open call - 6",
+            "new call path 7"
+        ]
+    );
+    let on: Vec<Option<&str>> = rust
+        .refs
+        .iter()
+        .map(|r| r.receiver_name.as_deref())
+        .collect();
+    assert_eq!(
+        on,
+        [None, None, None, None, Some("resolve"), None, Some("Rt")]
+    );
+}
+
+/// Fault from two fresh-user trials: `loci refs _MAXLINE` said "no references" where
+/// `http/client.py` reads it 26 times, and `refs DEFAULT_MAX_LINE_LENGTH` listed only the
+/// `use` lines: a constant read by its name was no reference. An upper-case name read
+/// (bare, on a module, in a macro's arguments, in a pattern) is one; its definition, a
+/// parameter, a keyword argument's name and the names an import lists are not.
+#[test]
+fn fault_a_constant_read_by_its_name_was_no_reference() {
+    let shown = |analysis: &FileAnalysis| -> Vec<String> {
+        analysis
+            .refs
+            .iter()
+            .map(|r| {
+                let on = r.receiver.as_str().unwrap_or("-");
+                format!("{} {} {on} {}", r.name, r.kind.as_str(), r.span.line)
+            })
+            .collect()
+    };
+    let python = run(
+        Language::Python,
+        "import socket\nfrom os import O_RDONLY, SEEK_END as END\n_MAXLINE = 65536\n\ndef f(line, FLAG=1, *, MODE: int = 0):\n    if len(line) > _MAXLINE:\n        raise ValueError(KEY=1)\n    socket.socket(socket.AF_INET)\n    return O_RDONLY + END\n",
+    );
+    assert_eq!(
+        shown(&python),
+        [
+            "O_RDONLY import - 1",
+            "SEEK_END import - 1",
+            "int type - 4",
+            "len call - 5",
+            "_MAXLINE other - 5",
+            "ValueError call - 6",
+            "socket call imported 7",
+            "AF_INET other imported 7",
+            "O_RDONLY other - 8",
+            "SEEK_END other imported 8",
+        ]
+    );
+    let rust = run(
+        Language::Rust,
+        "use crate::consts::{MAX_BURST, OTHER};\nconst LIMIT: usize = 8;\n\nfn f(n: usize) -> bool {\n    assert!(n < MAX_BURST);\n    match n {\n        LIMIT => true,\n        _ => n > crate::consts::OTHER,\n    }\n}\n",
+    );
+    assert_eq!(
+        shown(&rust),
+        [
+            "MAX_BURST import - 0",
+            "OTHER import - 0",
+            "assert call - 4",
+            "MAX_BURST other - 4",
+            "LIMIT other - 6",
+            "OTHER other path 7",
         ]
     );
 }

@@ -959,6 +959,49 @@ fn fault_file_impact_followed_only_import_edges() {
     assert_eq!(env.result.by_depth, [2, 1, 1]);
 }
 
+/// Fault from two fresh-user trials: `impact keepalive.rs` reached 46 files of
+/// tokio-postgres and `impact unfold_state.rs` 85 of futures-util, where 2 use them: the
+/// crate root's `mod keepalive;` made `lib.rs` a dependent, and every file using anything
+/// of the crate root a dependent of that. A file that only declares a module is listed,
+/// and the walk goes no further through it.
+#[test]
+fn fault_impact_went_through_the_mod_line_of_the_crate_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- src/lib.rs
+mod client;
+mod keepalive;
+mod other;
+pub struct Thing;
+//- src/keepalive.rs
+pub struct KeepaliveConfig;
+//- src/client.rs
+use crate::keepalive::KeepaliveConfig;
+pub fn connect(_: KeepaliveConfig) {}
+//- src/other.rs
+use crate::Thing;
+pub fn other(_: Thing) {}
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        impact_rows(&ws, "src/keepalive.rs", 3, false),
+        [
+            "src/client.rs 1 import -> src/keepalive.rs at src/client.rs:1 stated 1.0",
+            "src/lib.rs 1 import -> src/keepalive.rs at src/lib.rs:2 stated 1.0",
+        ]
+    );
+    // The crate root itself is used: its dependents are those using it.
+    assert_eq!(
+        impact_rows(&ws, "src/lib.rs", 3, false),
+        ["src/other.rs 1 import -> src/lib.rs at src/other.rs:1 stated 1.0"]
+    );
+}
+
 /// Fault (fresh-user trial): after `def extra()` was appended to a mapped file without a
 /// rescan, `symbol extra` answered "no symbol" with `freshness.changed_since_scan: 0` and
 /// no note, as if the map were current: an agent that had just written the function was

@@ -1169,6 +1169,74 @@ fn fault_a_method_call_on_another_receiver_resolved_to_a_same_named_method_in_th
     assert_eq!(call_targets(&ws), second);
 }
 
+/// Fault: `resolve_path("a")` after `use crate::read::resolve as resolve_path;` was a call
+/// of a name nothing defines. A name used under its import's alias is the name the import
+/// binds (stated, as unaliased), never a namesake of its own file, and nothing at all when
+/// the import is from outside the map (`slurp` is `std::fs::read_to_string`, not
+/// `io.rs`'s; `go` another crate's `spawn`, not `task.rs`'s); the name the alias hides is
+/// the file's own (`resolve("b")`). A path through an alias (`Rt::new()`) stays
+/// unresolved: the alias may name another crate's type beside a namesake of the file's.
+#[test]
+fn fault_a_rust_call_through_a_use_alias_named_the_alias() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::fixture::files(
+        root,
+        r#"
+//- src/lib.rs
+mod app;
+mod io;
+mod read;
+mod rt;
+mod task;
+//- src/task.rs
+pub fn spawn() {}
+//- src/read.rs
+pub fn resolve(p: &str) -> &str { p }
+//- src/io.rs
+pub fn read_to_string(p: &str) -> &str { p }
+//- src/rt.rs
+pub struct Runtime;
+impl Runtime {
+    pub fn new() -> Runtime { Runtime }
+}
+//- src/app.rs
+use crate::read::resolve as resolve_path;
+use crate::rt::Runtime as Rt;
+use std::fs::read_to_string as slurp;
+use tokio::spawn as go;
+fn resolve(p: &str) -> &str { p }
+fn f() {
+    resolve_path("a");
+    Rt::new();
+    slurp("x");
+    resolve("b");
+    go();
+}
+//- app.py
+from util import fmt as format_it
+def fmt(x): return x
+def g(): return format_it(1) + fmt(2)
+//- util.py
+def fmt(x): return x
+"#,
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    assert_eq!(
+        call_targets(&ws),
+        [
+            "app.py:3 fmt imported -> util.py#fmt@function stated 1.0",
+            "app.py:3 fmt - -> app.py#fmt@function derived 0.9",
+            "src/app.rs:7 resolve imported -> src/read.rs#resolve@function stated 1.0",
+            "src/app.rs:8 new path -> - derived 0.0",
+            "src/app.rs:9 read_to_string imported -> - derived 0.0",
+            "src/app.rs:10 resolve - -> src/app.rs#resolve@function derived 0.9",
+            "src/app.rs:11 spawn imported -> - derived 0.0",
+        ]
+    );
+}
+
 /// `Foo::new()` in a file with `impl Foo { fn new() }` (and `impl Bar { fn new() }`) was a
 /// 0.3 guess on "another receiver", as was Python's `Foo.create()` beside `class Foo`: the
 /// receiver names a type the file defines, so the call is that type's member, at the

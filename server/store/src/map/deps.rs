@@ -2,6 +2,7 @@
 //! edges from and to a file, and the importers of a file within a depth (`impact`).
 
 use super::*;
+use std::collections::HashSet;
 
 /// Inserts a file's import statements.
 pub fn insert_imports(tx: &Transaction<'_>, file_id: i64, imports: &[Import]) -> Result<()> {
@@ -158,6 +159,12 @@ pub struct Importers {
     pub listed: Vec<Importer>,
 }
 
+/// Whether the `deps` row `d` only declares its file: a Rust `mod x;` (a `self::x` module
+/// imported with no names), which compiles the module and uses nothing of it.
+const DECLARES: &str = "(d.module LIKE 'self::%' AND instr(substr(d.module, 7), '::') = 0
+     AND EXISTS(SELECT 1 FROM imports i WHERE i.file_id = d.from_file_id
+                AND i.module = d.module AND i.names = ''))";
+
 /// Above this many files whose paths a walk needs, they are read in one pass over the
 /// path index instead of one lookup each (a lookup costs about five rows of the pass).
 pub(super) const PATH_SCAN_MIN: usize = 256;
@@ -169,7 +176,10 @@ pub(super) const PATH_SCAN_MIN: usize = 256;
 /// `min_confidence` or more, and with `hard`, only stated ones). A breadth-first walk of
 /// the reverse graph over file ids, one cached indexed lookup per file expanded
 /// (`deps_by_target` and the key of `ref_deps`, in one statement). Each file is counted
-/// once, at the depth it is first reached; `path` itself is not. Only the first `limit`
+/// once, at the depth it is first reached; `path` itself is not. A file that only
+/// declares what it reached (a Rust `mod x;`, [`DECLARES`]) is a dependent, and the walk
+/// goes no further through it: the files using the crate root use it for other modules'
+/// sake. Only the first `limit`
 /// dependents (0: all) are listed, by depth, then by the confidence of the surest edge
 /// into the level before (an import, 1.0, first), then path, each with that edge, and
 /// only the files of the levels those come from have
@@ -242,22 +252,32 @@ fn walk_dependents(
     // Import edges (no kind), then reference edges; grouping or ordering in SQL cost
     // more than the rows it saved.
     let mut dependents_of = conn
-        .prepare_cached(
-            "SELECT from_file_id, line, NULL, NULL, NULL FROM deps WHERE to_file_id = ?1
-             UNION ALL
-             SELECT from_file_id, line, kind, provenance, confidence FROM ref_deps
-              WHERE to_file_id = ?1 AND (?2 = 0 OR provenance = 'stated')
-                AND confidence >= ?3",
-        )
+        .prepare_cached(&format!(
+            "SELECT from_file_id, line, NULL, NULL, NULL, {DECLARES} FROM deps d
+                  WHERE to_file_id = ?1
+                 UNION ALL
+                 SELECT from_file_id, line, kind, provenance, confidence, 0 FROM ref_deps
+                  WHERE to_file_id = ?1 AND (?2 = 0 OR provenance = 'stated')
+                    AND confidence >= ?3"
+        ))
         .ctx(ctx)?;
     let mut depth_of: HashMap<i64, u32, IdHash> = HashMap::default();
     depth_of.insert(start, 0);
     let mut levels: Vec<Vec<i64>> = vec![vec![start]];
     let mut edges: Vec<(i64, i64, u8, u32, u32)> = Vec::new();
     let mut references: Vec<(String, String, f64)> = Vec::new();
+    // The files of the last level that use what they reach, not only declare it.
+    let mut users: HashSet<i64, IdHash> = HashSet::default();
+    users.insert(start);
     for d in 1..=depth {
         let mut level = Vec::new();
+        let mut level_users: HashSet<i64, IdHash> = HashSet::default();
         for &to in &levels[d as usize - 1] {
+            // A file that only declares a module (a Rust `mod x;`) compiles it and uses
+            // nothing of it: what depends on that file depends on it for something else.
+            if !users.contains(&to) {
+                continue;
+            }
             let mut rows = dependents_of
                 .query(params![to, hard, min_confidence])
                 .ctx(ctx)?;
@@ -270,6 +290,9 @@ fn walk_dependents(
                     }
                     Some(&at) if at == d => {}
                     Some(_) => continue,
+                }
+                if !row.get::<_, bool>(5).ctx(ctx)? {
+                    level_users.insert(from);
                 }
                 let line: u32 = row.get(1).ctx(ctx)?;
                 let kind: Option<String> = row.get(2).ctx(ctx)?;
@@ -288,6 +311,7 @@ fn walk_dependents(
             break;
         }
         levels.push(level);
+        users = level_users;
     }
     Ok(Dependents {
         depth_of,
@@ -522,20 +546,18 @@ pub struct DependentRow {
 ///
 /// Errors: [`StoreError::Sqlite`] when the map cannot be read.
 pub fn dependent_rows(conn: &Connection, file_id: i64) -> Result<Vec<DependentRow>> {
-    conn.prepare_cached(
+    conn.prepare_cached(&format!(
         "SELECT f.file_id, f.path, max(e.imports), min(e.declares), sum(e.refs),
                 max(e.confidence) FROM (
              SELECT d.from_file_id AS id, 1 AS imports, 0 AS refs, 0.0 AS confidence,
-                    (d.module LIKE 'self::%' AND instr(substr(d.module, 7), '::') = 0
-                     AND EXISTS(SELECT 1 FROM imports i WHERE i.file_id = d.from_file_id
-                                AND i.module = d.module AND i.names = '')) AS declares
+                    {DECLARES} AS declares
              FROM deps d WHERE d.to_file_id = ?1 AND d.from_file_id != ?1
              UNION ALL
              SELECT from_file_id, 0, count,
                     CASE provenance WHEN 'stated' THEN 1.0 ELSE confidence END, 1
              FROM ref_deps WHERE to_file_id = ?1 AND from_file_id != ?1
-         ) e JOIN files f ON f.file_id = e.id GROUP BY f.file_id",
-    )
+         ) e JOIN files f ON f.file_id = e.id GROUP BY f.file_id"
+    ))
     .and_then(|mut st| {
         st.query_map([file_id], |r| {
             Ok(DependentRow {

@@ -33,7 +33,12 @@ pub(crate) const SPEC: Spec = Spec {
     extensions: &["py", "pyi"],
     grammar: || tree_sitter_python::LANGUAGE.into(),
     tags_extra: include_str!("tags-extra.scm"),
-    tags: || vec![tree_sitter_python::TAGS_QUERY.into()],
+    tags: || {
+        vec![
+            tree_sitter_python::TAGS_QUERY.into(),
+            include_str!("constants.scm").into(),
+        ]
+    },
     imports: include_str!("imports.scm"),
     link_group: None,
     read_import,

@@ -37,7 +37,12 @@ pub(crate) const SPEC: Spec = Spec {
     extensions: &["rs"],
     grammar: || tree_sitter_rust::LANGUAGE.into(),
     tags_extra: include_str!("tags-extra.scm"),
-    tags: || vec![tree_sitter_rust::TAGS_QUERY.into()],
+    tags: || {
+        vec![
+            tree_sitter_rust::TAGS_QUERY.into(),
+            include_str!("constants.scm").into(),
+        ]
+    },
     imports: include_str!("imports.scm"),
     link_group: None,
     read_import,

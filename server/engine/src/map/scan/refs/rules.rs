@@ -31,7 +31,11 @@ impl Resolver {
     /// A name on something the file imports (`util.fmt()` after `from . import util`,
     /// [`Receiver::Imported`]): the bare-name rules without the import and same-file ones
     /// (what an import brings in is defined elsewhere): a definition in an imported file
-    /// (0.7, or 0.5 when several), else the only definition anywhere (0.5).
+    /// (0.7, or 0.5 when several), else the only definition anywhere (0.5). A name used
+    /// under its import's alias (`g()` after `from m import f as g`, the reference to `f`
+    /// on the import) is the imported name first (stated, 1.0), and nothing more when
+    /// only modules outside the map import it or its import binds no file of the map
+    /// (`use crossbeam_deque::Worker as Deque;` beside the file's own `Worker`).
     ///
     /// A name on any other receiver (`self.meta.is_match(x)`, `obj.parse()`,
     /// [`Receiver::Other`]): the map knows the receiver's text, not its type, so a
@@ -113,7 +117,11 @@ impl Resolver {
         if receiver == Receiver::Path {
             return (None, "derived", 0.0);
         }
-        if receiver == Receiver::None
+        // A name used under the alias its import gives it (`from m import f as g`, `use
+        // a::f as g;`: the reference is to `f`, on the import) is the name the import binds,
+        // and never a namesake in its own file.
+        let aliased = receiver == Receiver::Imported && receiver_name == Some(name);
+        if (receiver == Receiver::None || aliased)
             && let Some(found) = self.resolve_imported_name(file_id, name, defs, deps)
         {
             return found;
@@ -133,7 +141,10 @@ impl Resolver {
         if let Some(found) = self.resolve_in_file(file_id, defs, &admits, language, other) {
             return found;
         }
-        if receiver == Receiver::None && self.imported_from_outside(file_id, name, language, deps) {
+        if (receiver == Receiver::None || aliased)
+            && self.imported_from_outside(file_id, name, language, deps)
+            || aliased && self.bound_by(file_id, name, language).is_empty()
+        {
             return (None, "derived", 0.0);
         }
         if receiver == Receiver::None
