@@ -279,18 +279,36 @@ fn refers(text: &[u8]) -> bool {
         }
         _ => false,
     });
-    call_or_path
-        || text
-            .split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
-            .any(|word| {
-                let name = &word[word.iter().take_while(|b| **b == b'_').count()..];
-                name.len() > 1
-                    && name[0].is_ascii_uppercase()
-                    && name.last().is_some_and(|b| *b != b'_')
-                    && name
-                        .iter()
-                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
-            })
+    call_or_path || holds_constant(text)
+}
+
+/// Whether Rust code `text` holds a constant's upper-case name (`MAX_BURST`) outside its
+/// string literals (`panic!("NUL byte")` holds none).
+fn holds_constant(text: &[u8]) -> bool {
+    let mut code = Vec::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text {
+        match (in_string, escaped, b) {
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') | (false, _, b'"') => in_string = !in_string,
+            (true, ..) => escaped = false,
+            (false, ..) => code.push(b),
+        }
+        if in_string {
+            code.push(b' ');
+        }
+    }
+    code.split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+        .any(|word| {
+            let name = &word[word.iter().take_while(|b| **b == b'_').count()..];
+            name.len() > 1
+                && name[0].is_ascii_uppercase()
+                && name.last().is_some_and(|b| *b != b'_')
+                && name
+                    .iter()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+        })
 }
 
 /// Whether Rust code `text` starts with an attribute or an item keyword: a macro taking

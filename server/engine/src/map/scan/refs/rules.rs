@@ -413,7 +413,11 @@ impl Resolver {
         // languages linked to the use's, as every rule here, and where the use's package
         // sees it. On an imported module's name (`unittest.skipUnless` re-exported by the
         // package's `__init__.py`), only a top-level one: `os.write` is no method `write`.
+        // Never for a constant read by its name (kind other): upper-case names repeat across
+        // unrelated modules (`ARITH` in `ast.py` is no `test_decimal.py#ARITH`), and a
+        // module reads its own, its imports' or its star imports' ones.
         if defs.all.len() == 1
+            && admits.kind != RefKind::Other
             && self.reachable(file_id, defs.all[0].file_id)
             && admits.eligible(&defs.all[0])
             && admits.visible(&defs.all[0])
