@@ -457,6 +457,10 @@ pub struct Resolution {
     pub capitalised_types: bool,
     /// A package is its directory: every file of it sees the others' names (Go).
     pub directory_packages: bool,
+    /// A bare name is defined in its file, imported (by name or by a glob), or the
+    /// language's prelude: never another file's definition the file does not import
+    /// (Rust: a bare `Result` is the prelude's, not a crate's private `type Result`).
+    pub names_imported: bool,
 }
 
 /// A [`Spec::attribute_line`] for languages with no attributes between a doc comment and
@@ -522,6 +526,7 @@ impl Resolution {
         own_by_type: false,
         capitalised_types: true,
         directory_packages: false,
+        names_imported: false,
     };
 }
 

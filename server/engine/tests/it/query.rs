@@ -1211,7 +1211,8 @@ fn refs_as_resolved(ws: &Workspace, name: &str) -> Vec<String> {
 /// Two crates of one repository, neither importing from the other: `errs` defines the
 /// map's only `Result`, `Ok` and `HashMap`; `tool` returns std's `Result` and calls std's
 /// `Ok(..)`; a test module in `errs` names the `HashMap` it imports from `std`. Only
-/// `errs`'s own bare uses resolve to its definitions.
+/// `errs`'s own bare uses resolve to its definitions (`check.rs` sees them through `use
+/// super::*;`).
 #[test]
 fn fault_a_bare_name_resolved_to_the_only_definition_in_another_crate() {
     let dir = tempfile::tempdir().unwrap();
@@ -1232,6 +1233,7 @@ pub fn Ok<T>(t: T) -> Result<T> {
 }
 pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V>;
 //- errs/src/check.rs
+use super::*;
 pub fn checked() -> Result<u8> {
     Ok(1)
 }
@@ -1259,7 +1261,7 @@ pub fn run() -> Result<(), String> {
     assert_eq!(
         refs("Ok"),
         [
-            "errs/src/check.rs:2 call -> errs/src/lib.rs#Ok@function",
+            "errs/src/check.rs:3 call -> errs/src/lib.rs#Ok@function",
             "errs/src/lib.rs:6 call -> unresolved",
             "tool/src/lib.rs:2 call -> unresolved",
         ]
@@ -1267,7 +1269,7 @@ pub fn run() -> Result<(), String> {
     assert_eq!(
         refs("Result"),
         [
-            "errs/src/check.rs:1 type -> errs/src/lib.rs#Result@type",
+            "errs/src/check.rs:2 type -> errs/src/lib.rs#Result@type",
             "errs/src/lib.rs:5 type -> errs/src/lib.rs#Result@type",
             "tool/src/lib.rs:1 type -> unresolved",
         ]
@@ -1275,8 +1277,8 @@ pub fn run() -> Result<(), String> {
     assert_eq!(
         refs("HashMap"),
         [
-            "errs/src/check.rs:7 import -> unresolved",
-            "errs/src/check.rs:9 type -> unresolved",
+            "errs/src/check.rs:8 import -> unresolved",
+            "errs/src/check.rs:10 type -> unresolved",
         ]
     );
     let impact = ws.impact("errs/src/lib.rs", 1, false).unwrap().result;

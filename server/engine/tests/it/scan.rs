@@ -1237,6 +1237,64 @@ def fmt(x): return x
     );
 }
 
+/// Fault from a fresh-user trial: hyper-util's private `type Result<T>` in
+/// `server/conn/auto/mod.rs` took 154 references across the crate (`JoinHandle<Result<..>>`
+/// in `dns.rs`) at 0.5 as the one `Result` of the map, and `impact` of a file reached 43
+/// files where 3 use it. In Rust a bare name its file does not import is the prelude's.
+#[test]
+fn fault_a_private_rust_type_alias_took_every_bare_use_of_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::fixture::files(
+        root,
+        r#"
+//- src/lib.rs
+mod auto;
+mod dns;
+mod user;
+//- src/auto.rs
+pub struct Error;
+pub type Result<T> = std::result::Result<T, Error>;
+//- src/dns.rs
+pub fn resolve() -> Result<(), ()> { Ok(()) }
+//- src/user.rs
+use crate::auto::Result;
+pub fn run() -> Result<()> { Ok(()) }
+"#,
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    let targets: Vec<String> = ws
+        .store()
+        .conn()
+        .prepare(
+            "SELECT f.path, r.kind, ifnull(t.key, '-'), r.confidence FROM refs r
+             JOIN files f ON f.file_id = r.file_id LEFT JOIN symbols t ON t.symbol_id = r.target_id
+             WHERE r.name = 'Result' ORDER BY f.path, r.start_byte",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok(format!(
+                "{} {} -> {} {:.1}",
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, f64>(3)?
+            ))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        targets,
+        [
+            "src/dns.rs type -> - 0.0",
+            "src/user.rs import -> src/auto.rs#Result@type 1.0",
+            "src/user.rs type -> src/auto.rs#Result@type 1.0",
+        ]
+    );
+}
+
 /// `Foo::new()` in a file with `impl Foo { fn new() }` (and `impl Bar { fn new() }`) was a
 /// 0.3 guess on "another receiver", as was Python's `Foo.create()` beside `class Foo`: the
 /// receiver names a type the file defines, so the call is that type's member, at the

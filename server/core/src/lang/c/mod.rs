@@ -36,6 +36,7 @@ pub(crate) const C: Spec = Spec {
         own_by_type: false,
         capitalised_types: true,
         directory_packages: false,
+        names_imported: false,
     },
 };
 
@@ -62,6 +63,7 @@ pub(crate) const CPP: Spec = Spec {
         own_by_type: false,
         capitalised_types: true,
         directory_packages: false,
+        names_imported: false,
     },
 };
 

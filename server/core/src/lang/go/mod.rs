@@ -51,6 +51,7 @@ pub(crate) const SPEC: Spec = Spec {
         own_by_type: true,
         capitalised_types: false,
         directory_packages: true,
+        names_imported: false,
     },
 };
 

@@ -43,6 +43,7 @@ pub(crate) const JAVASCRIPT: Spec = Spec {
         own_by_type: false,
         capitalised_types: true,
         directory_packages: false,
+        names_imported: false,
     },
 };
 

@@ -66,6 +66,7 @@ pub(crate) const SPEC: Spec = Spec {
         own_by_type: true,
         capitalised_types: true,
         directory_packages: false,
+        names_imported: true,
     },
 };
 

@@ -137,6 +137,13 @@ impl Resolver {
             enclosing_scope: enclosing.and_then(|k| self.parents.get(&k)),
             explicit_members: language.is_some_and(|l| l.spec().resolution.explicit_members),
             values_are_members: language.is_some_and(|l| l.spec().resolution.values_are_members),
+            unimported: receiver == Receiver::None
+                && language.is_some_and(|l| l.spec().resolution.names_imported)
+                && !self.imports.get(&file_id).is_some_and(|imports| {
+                    imports
+                        .iter()
+                        .any(|(_, names)| names.iter().any(|n| n == name))
+                }),
         };
         if let Some(found) = self.resolve_in_file(file_id, defs, &admits, language, other) {
             return found;
@@ -416,8 +423,11 @@ impl Resolver {
         // Never for a constant read by its name (kind other): upper-case names repeat across
         // unrelated modules (`ARITH` in `ast.py` is no `test_decimal.py#ARITH`), and a
         // module reads its own, its imports' or its star imports' ones.
+        // Nor for a bare name its file does not import where every name a file uses is
+        // imported ([`Admits::unimported`]).
         if defs.all.len() == 1
             && admits.kind != RefKind::Other
+            && !admits.unimported
             && self.reachable(file_id, defs.all[0].file_id)
             && admits.eligible(&defs.all[0])
             && admits.visible(&defs.all[0])
@@ -874,6 +884,11 @@ struct Admits<'a> {
     /// In Python a value may be a module (`ssl = import_module('ssl')`), in JavaScript a
     /// function.
     values_are_members: bool,
+    /// A bare name its file does not import, in a language where every name a file uses
+    /// is defined in it, imported (by name or by a glob) or the language's prelude
+    /// (`Resolution::names_imported`): never the one definition of that name anywhere (a
+    /// bare `Result` in Rust is the prelude's, not another module's private `type Result`).
+    unimported: bool,
 }
 
 impl Admits<'_> {
