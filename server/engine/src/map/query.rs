@@ -916,7 +916,8 @@ impl Workspace {
     }
 
     /// Normalizes a user-given path (absolute, `./`-prefixed or repo-relative) to the
-    /// map's form and checks that the map has it.
+    /// map's form and checks that the map has it; a path the map lacks that ends exactly
+    /// one mapped path (`common/rewind.rs`) is that one.
     pub fn map_path(&self, path: &str) -> Result<String> {
         let path = non_empty("path", path)?;
         let rel = self.contain("path", path)?;
@@ -938,9 +939,21 @@ impl Workspace {
                 skip.detail.map(|d| format!(": {d}")).unwrap_or_default()
             )))
         } else {
-            Err(EngineError::NotFound(format!(
-                "`{rel}` is not in the map (not scanned, ignored, or skipped)"
-            )))
+            // A path written from a folder inside the repository (`common/rewind.rs` for
+            // `hyper-util/src/common/rewind.rs`) is the one mapped file ending in it.
+            match loci_store::map::files_named(self.store.conn(), std::slice::from_ref(&rel), 6)?
+                .as_slice()
+            {
+                [only] => Ok(only.clone()),
+                [] => Err(EngineError::NotFound(format!(
+                    "`{rel}` is not in the map (not scanned, ignored, or skipped)"
+                ))),
+                several => Err(EngineError::NotFound(format!(
+                    "`{rel}` is not a path of the map, and several end in it: {}{}",
+                    several[..several.len().min(5)].join(", "),
+                    if several.len() > 5 { ", …" } else { "" }
+                ))),
+            }
         }
     }
 

@@ -1002,6 +1002,56 @@ pub fn other(_: Thing) {}
     );
 }
 
+/// Fault from two fresh-user trials: `impact common/rewind.rs` and `impact
+/// value/normalize.rs` answered "no file or symbol named" where one mapped file ends in
+/// each. A path ending exactly one mapped path is that one; one ending several is refused
+/// with them.
+#[test]
+fn fault_a_path_written_from_a_folder_inside_the_repository_was_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- hyper-util/src/common/rewind.rs
+pub struct Rewind;
+//- hyper-util/src/common/mod.rs
+mod rewind;
+//- a/util.rs
+pub fn a() {}
+//- b/util.rs
+pub fn b() {}
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    assert_eq!(
+        ws.map_path("common/rewind.rs").unwrap(),
+        "hyper-util/src/common/rewind.rs"
+    );
+    assert_eq!(
+        ws.impact("common/rewind.rs", 1, false)
+            .unwrap()
+            .result
+            .target,
+        ["hyper-util/src/common/rewind.rs"]
+    );
+    let several = ws.map_path("util.rs").unwrap_err().to_string();
+    assert!(
+        several.contains("`util.rs` is not a path of the map, and several end in it: ")
+            && several.contains("a/util.rs")
+            && several.contains("b/util.rs"),
+        "{several}"
+    );
+    assert!(
+        ws.map_path("mon/rewind.rs")
+            .unwrap_err()
+            .to_string()
+            .contains("is not in the map"),
+        "a path's segments are whole"
+    );
+}
+
 /// Fault (fresh-user trial): after `def extra()` was appended to a mapped file without a
 /// rescan, `symbol extra` answered "no symbol" with `freshness.changed_since_scan: 0` and
 /// no note, as if the map were current: an agent that had just written the function was

@@ -1240,7 +1240,8 @@ def fmt(x): return x
 /// Fault from a fresh-user trial: hyper-util's private `type Result<T>` in
 /// `server/conn/auto/mod.rs` took 154 references across the crate (`JoinHandle<Result<..>>`
 /// in `dns.rs`) at 0.5 as the one `Result` of the map, and `impact` of a file reached 43
-/// files where 3 use it. In Rust a bare name its file does not import is the prelude's.
+/// files where 3 use it. In Rust a bare name its file does not import is the prelude's;
+/// a `macro_rules!` macro is in scope from its text on, with no import.
 #[test]
 fn fault_a_private_rust_type_alias_took_every_bare_use_of_its_name() {
     let dir = tempfile::tempdir().unwrap();
@@ -1249,6 +1250,9 @@ fn fault_a_private_rust_type_alias_took_every_bare_use_of_its_name() {
         root,
         r#"
 //- src/lib.rs
+macro_rules! tri {
+    ($e:expr) => { $e };
+}
 mod auto;
 mod dns;
 mod user;
@@ -1256,7 +1260,7 @@ mod user;
 pub struct Error;
 pub type Result<T> = std::result::Result<T, Error>;
 //- src/dns.rs
-pub fn resolve() -> Result<(), ()> { Ok(()) }
+pub fn resolve() -> Result<(), ()> { tri!(Ok(())) }
 //- src/user.rs
 use crate::auto::Result;
 pub fn run() -> Result<()> { Ok(()) }
@@ -1270,7 +1274,7 @@ pub fn run() -> Result<()> { Ok(()) }
         .prepare(
             "SELECT f.path, r.kind, ifnull(t.key, '-'), r.confidence FROM refs r
              JOIN files f ON f.file_id = r.file_id LEFT JOIN symbols t ON t.symbol_id = r.target_id
-             WHERE r.name = 'Result' ORDER BY f.path, r.start_byte",
+             WHERE r.name IN ('Result', 'tri') ORDER BY f.path, r.start_byte",
         )
         .unwrap()
         .query_map([], |r| {
@@ -1289,6 +1293,7 @@ pub fn run() -> Result<()> { Ok(()) }
         targets,
         [
             "src/dns.rs type -> - 0.0",
+            "src/dns.rs call -> src/lib.rs#tri@macro 0.5",
             "src/user.rs import -> src/auto.rs#Result@type 1.0",
             "src/user.rs type -> src/auto.rs#Result@type 1.0",
         ]

@@ -60,6 +60,9 @@ pub(super) struct Def {
     pub(super) top_member: bool,
     /// It is a module (`mod m { .. }`, a namespace): no call or module path names it.
     pub(super) module: bool,
+    /// It is a macro (Rust's `macro_rules!`): in scope from where its text declares it,
+    /// with no import.
+    pub(super) textual: bool,
     /// It is a member of a type (a method, a field, an enum variant, an associated item):
     /// in Rust, Python, Go, JavaScript, TypeScript and PHP a bare name never means one.
     pub(super) member: bool,
@@ -222,6 +225,7 @@ impl Resolver {
                 owner,
                 top_member,
                 module: kind == "module",
+                textual: kind == "macro",
                 member,
                 file_id,
                 returns,

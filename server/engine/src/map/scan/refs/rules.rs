@@ -142,7 +142,7 @@ impl Resolver {
                 && !self.imports.get(&file_id).is_some_and(|imports| {
                     imports
                         .iter()
-                        .any(|(_, names)| names.iter().any(|n| n == name))
+                        .any(|(_, names)| names.iter().any(|n| n == name || n == "*"))
                 }),
         };
         if let Some(found) = self.resolve_in_file(file_id, defs, &admits, language, other) {
@@ -427,7 +427,7 @@ impl Resolver {
         // imported ([`Admits::unimported`]).
         if defs.all.len() == 1
             && admits.kind != RefKind::Other
-            && !admits.unimported
+            && (!admits.unimported || defs.all[0].textual)
             && self.reachable(file_id, defs.all[0].file_id)
             && admits.eligible(&defs.all[0])
             && admits.visible(&defs.all[0])
@@ -884,10 +884,12 @@ struct Admits<'a> {
     /// In Python a value may be a module (`ssl = import_module('ssl')`), in JavaScript a
     /// function.
     values_are_members: bool,
-    /// A bare name its file does not import, in a language where every name a file uses
-    /// is defined in it, imported (by name or by a glob) or the language's prelude
+    /// A bare name its file does not import (by name, nor by any glob: a glob that did
+    /// not resolve may bring it), in a language where every name a file uses is defined
+    /// in it, imported or the language's prelude
     /// (`Resolution::names_imported`): never the one definition of that name anywhere (a
-    /// bare `Result` in Rust is the prelude's, not another module's private `type Result`).
+    /// bare `Result` in Rust is the prelude's, not another module's private `type Result`),
+    /// unless that is a macro, in scope by its text (`tri!` of serde_json's `lib.rs`).
     unimported: bool,
 }
 
