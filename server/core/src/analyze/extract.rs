@@ -96,44 +96,7 @@ pub(super) fn extract_with(
     // ---- imports (and the names they import, as references)
     let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
     let mut refs = references(language, bytes, &refs_kept, &imports, &symbols, env);
-    // A name imported under another (`from m import f as g`): a bare use of the alias is a
-    // use of the name imported, on the import that binds it ([`Receiver::Imported`]): it
-    // resolves in the files the import binds only, never to a namesake the file defines
-    // (the reason for the alias: `use std::result::Result as StdResult;` beside the
-    // file's own `type Result`).
-    let aliases = imported_aliases(&import_refs, bytes);
-    if !aliases.is_empty() {
-        for r in refs.iter_mut().filter(|r| r.receiver == Receiver::None) {
-            if let Some(name) = aliases.get(r.name.as_str()) {
-                r.name = name.clone();
-                r.receiver = Receiver::Imported;
-                r.receiver_name = Some(name.clone());
-            }
-        }
-        // The name an alias hides (`resolve` after `use crate::read::resolve as
-        // resolve_path;` beside the file's own `fn resolve`): a bare use is the file's own
-        // module-level definition, when it has exactly one and no import binds the name
-        // unaliased.
-        let only_aliased = |name: &str| {
-            import_refs.iter().filter(|(n, _)| n == name).count()
-                == aliases.values().filter(|v| *v == name).count()
-        };
-        for r in refs.iter_mut().filter(|r| {
-            r.receiver == Receiver::None
-                && r.target.is_none()
-                && aliases.values().any(|v| *v == r.name)
-        }) {
-            let mut own = symbols
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.name == r.name && s.qualified_name == s.name);
-            if let (Some((i, _)), None) = (own.next(), own.next())
-                && only_aliased(&r.name)
-            {
-                r.target = u32::try_from(i).ok();
-            }
-        }
-    }
+    apply_aliases(&mut refs, &import_refs, &symbols, bytes);
     refs.extend(import_refs.into_iter().map(|(name, node)| Reference {
         name,
         kind: RefKind::Import,
@@ -268,6 +231,53 @@ fn walk_file<'t>(
         }
     });
     (found, walks, env)
+}
+
+/// Rewrites a file's `refs` for its aliased imports ([`imported_aliases`] of its
+/// `import_refs`; `symbols` are its definitions), by the two rules below.
+fn apply_aliases(
+    refs: &mut [Reference],
+    import_refs: &[(String, Node<'_>)],
+    symbols: &[Symbol],
+    bytes: &[u8],
+) {
+    // A name imported under another (`from m import f as g`): a bare use of the alias is a
+    // use of the name imported, on the import that binds it ([`Receiver::Imported`]): it
+    // resolves in the files the import binds only, never to a namesake the file defines
+    // (the reason for the alias: `use std::result::Result as StdResult;` beside the
+    // file's own `type Result`).
+    let aliases = imported_aliases(import_refs, bytes);
+    if aliases.is_empty() {
+        return;
+    }
+    for r in refs.iter_mut().filter(|r| r.receiver == Receiver::None) {
+        if let Some(name) = aliases.get(r.name.as_str()) {
+            r.name = name.clone();
+            r.receiver = Receiver::Imported;
+            r.receiver_name = Some(name.clone());
+        }
+    }
+    // The name an alias hides (`resolve` after `use crate::read::resolve as
+    // resolve_path;` beside the file's own `fn resolve`): a bare use is the file's own
+    // module-level definition, when it has exactly one and no import binds the name
+    // unaliased.
+    let only_aliased = |name: &str| {
+        import_refs.iter().filter(|(n, _)| n == name).count()
+            == aliases.values().filter(|v| *v == name).count()
+    };
+    for r in refs.iter_mut().filter(|r| {
+        r.receiver == Receiver::None && r.target.is_none() && aliases.values().any(|v| *v == r.name)
+    }) {
+        let mut own = symbols
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.name == r.name && s.qualified_name == s.name);
+        if let (Some((i, _)), None) = (own.next(), own.next())
+            && only_aliased(&r.name)
+        {
+            r.target = u32::try_from(i).ok();
+        }
+    }
 }
 
 /// The names imported under an alias, by alias, from the name nodes of a file's imports:
