@@ -285,30 +285,33 @@ fn refers(text: &[u8]) -> bool {
 /// Whether Rust code `text` holds a constant's upper-case name (`MAX_BURST`) outside its
 /// string literals (`panic!("NUL byte")` holds none).
 fn holds_constant(text: &[u8]) -> bool {
-    let mut code = Vec::with_capacity(text.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    for &b in text {
-        match (in_string, escaped, b) {
-            (true, false, b'\\') => escaped = true,
-            (true, false, b'"') | (false, _, b'"') => in_string = !in_string,
-            (true, ..) => escaped = false,
-            (false, ..) => code.push(b),
-        }
+    let constant = |word: &[u8]| {
+        let name = &word[word.iter().take_while(|b| **b == b'_').count()..];
+        name.len() > 1
+            && name[0].is_ascii_uppercase()
+            && name.last().is_some_and(|b| *b != b'_')
+            && name
+                .iter()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+    };
+    let (mut in_string, mut escaped, mut start) = (false, false, 0);
+    for (i, &b) in text.iter().enumerate() {
         if in_string {
-            code.push(b' ');
+            (in_string, escaped) = match (escaped, b) {
+                (false, b'\\') => (true, true),
+                (false, b'"') => (false, false),
+                _ => (true, false),
+            };
+            start = i + 1;
+        } else if !(b.is_ascii_alphanumeric() || b == b'_') {
+            if constant(&text[start..i]) {
+                return true;
+            }
+            in_string = b == b'"';
+            start = i + 1;
         }
     }
-    code.split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
-        .any(|word| {
-            let name = &word[word.iter().take_while(|b| **b == b'_').count()..];
-            name.len() > 1
-                && name[0].is_ascii_uppercase()
-                && name.last().is_some_and(|b| *b != b'_')
-                && name
-                    .iter()
-                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
-        })
+    !in_string && constant(&text[start..])
 }
 
 /// Whether Rust code `text` starts with an attribute or an item keyword: a macro taking
@@ -472,4 +475,17 @@ pub(super) fn parse_macro_body(
     drop(children);
     drop(cursor);
     items.then_some(tree)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_constant;
+
+    #[test]
+    fn a_constant_counts_outside_string_literals_only() {
+        assert!(holds_constant(b"n < MAX_BURST"));
+        assert!(holds_constant(b"\"x\", _LIMIT2"));
+        assert!(!holds_constant(b"\"NUL byte \\\" ERROR\", n"));
+        assert!(!holds_constant(b"done, X, _X_"));
+    }
 }

@@ -1169,6 +1169,18 @@ fn cfg_if_branches_are_parsed_as_items() {
     assert_eq!(calls, ["cfg_if", "windows", "compile_error"]);
 }
 
+/// Each reference of `analysis` as `name kind receiver line`.
+fn refs_shown(analysis: &FileAnalysis) -> Vec<String> {
+    analysis
+        .refs
+        .iter()
+        .map(|r| {
+            let on = r.receiver.as_str().unwrap_or("-");
+            format!("{} {} {on} {}", r.name, r.kind.as_str(), r.span.line)
+        })
+        .collect()
+}
+
 /// Fault from a fresh-user trial: `callers dyld_find` missed `ctypes/util.py`, which calls it
 /// as `_dyld_find(name)` after `from ctypes.macholib.dyld import dyld_find as _dyld_find`:
 /// the call was a reference to `_dyld_find`, a name nothing defines. A bare use of an alias
@@ -1181,19 +1193,8 @@ fn fault_a_call_through_an_imported_alias_named_the_alias() {
         Language::Python,
         "import numpy as np\nfrom ctypes.macholib.dyld import dyld_find as _dyld_find, framework_find\n\ndef find(name):\n    np.array(name)\n    obj._dyld_find(name)\n    return _dyld_find(name) or framework_find(name)\n",
     );
-    // Each reference as `name kind receiver line`.
-    let shown = |analysis: &FileAnalysis| -> Vec<String> {
-        analysis
-            .refs
-            .iter()
-            .map(|r| {
-                let on = r.receiver.as_str().unwrap_or("-");
-                format!("{} {} {on} {}", r.name, r.kind.as_str(), r.span.line)
-            })
-            .collect()
-    };
     assert_eq!(
-        shown(&python),
+        refs_shown(&python),
         [
             "dyld_find import - 1",
             "framework_find import - 1",
@@ -1208,7 +1209,7 @@ fn fault_a_call_through_an_imported_alias_named_the_alias() {
         "import { parse as parseUrl } from './url.js';\nparseUrl(x);\n",
     );
     assert_eq!(
-        shown(&javascript),
+        refs_shown(&javascript),
         ["parse import - 0", "parse call imported 1"]
     );
     let rust = run(
@@ -1216,7 +1217,7 @@ fn fault_a_call_through_an_imported_alias_named_the_alias() {
         "use crate::read::{resolve as resolve_path, open};\nuse crate::rt::Runtime as Rt;\nuse std::io::Write as _;\n\nfn f() {\n    resolve_path(\"a\");\n    open();\n    Rt::new();\n}\n",
     );
     assert_eq!(
-        shown(&rust),
+        refs_shown(&rust),
         [
             "resolve import - 0",
             "open import - 0",
@@ -1245,22 +1246,12 @@ fn fault_a_call_through_an_imported_alias_named_the_alias() {
 /// parameter, a keyword argument's name and the names an import lists are not.
 #[test]
 fn fault_a_constant_read_by_its_name_was_no_reference() {
-    let shown = |analysis: &FileAnalysis| -> Vec<String> {
-        analysis
-            .refs
-            .iter()
-            .map(|r| {
-                let on = r.receiver.as_str().unwrap_or("-");
-                format!("{} {} {on} {}", r.name, r.kind.as_str(), r.span.line)
-            })
-            .collect()
-    };
     let python = run(
         Language::Python,
         "import socket\nfrom os import O_RDONLY, SEEK_END as END\n_MAXLINE = 65536\n\ndef f(line, FLAG=1, *, MODE: int = 0):\n    if len(line) > _MAXLINE:\n        raise ValueError(KEY=1)\n    socket.socket(socket.AF_INET)\n    return O_RDONLY + END\n",
     );
     assert_eq!(
-        shown(&python),
+        refs_shown(&python),
         [
             "O_RDONLY import - 1",
             "SEEK_END import - 1",
@@ -1279,7 +1270,7 @@ fn fault_a_constant_read_by_its_name_was_no_reference() {
         "use crate::consts::{MAX_BURST, OTHER};\nconst LIMIT: usize = 8;\n\nfn f(n: usize) -> bool {\n    assert!(n < MAX_BURST);\n    match n {\n        LIMIT => true,\n        _ => n > crate::consts::OTHER,\n    }\n}\n",
     );
     assert_eq!(
-        shown(&rust),
+        refs_shown(&rust),
         [
             "MAX_BURST import - 0",
             "OTHER import - 0",

@@ -137,13 +137,7 @@ impl Resolver {
             enclosing_scope: enclosing.and_then(|k| self.parents.get(&k)),
             explicit_members: language.is_some_and(|l| l.spec().resolution.explicit_members),
             values_are_members: language.is_some_and(|l| l.spec().resolution.values_are_members),
-            unimported: receiver == Receiver::None
-                && language.is_some_and(|l| l.spec().resolution.names_imported)
-                && !self.imports.get(&file_id).is_some_and(|imports| {
-                    imports
-                        .iter()
-                        .any(|(_, names)| names.iter().any(|n| n == name || n == "*"))
-                }),
+            name,
         };
         if let Some(found) = self.resolve_in_file(file_id, defs, &admits, language, other) {
             return found;
@@ -424,10 +418,10 @@ impl Resolver {
         // unrelated modules (`ARITH` in `ast.py` is no `test_decimal.py#ARITH`), and a
         // module reads its own, its imports' or its star imports' ones.
         // Nor for a bare name its file does not import where every name a file uses is
-        // imported ([`Admits::unimported`]).
+        // imported ([`Resolver::unimported`]).
         if defs.all.len() == 1
             && admits.kind != RefKind::Other
-            && (!admits.unimported || defs.all[0].textual)
+            && (defs.all[0].textual || !self.unimported(file_id, admits, language))
             && self.reachable(file_id, defs.all[0].file_id)
             && admits.eligible(&defs.all[0])
             && admits.visible(&defs.all[0])
@@ -441,6 +435,25 @@ impl Resolver {
             );
         }
         (None, "derived", 0.0)
+    }
+}
+
+impl Resolver {
+    /// Whether the bare name of `admits` is one its file does not import (by name, nor by
+    /// any glob: a glob that did not resolve may bring it), in a language where every name
+    /// a file uses is defined in it, imported or the language's prelude
+    /// (`Resolution::names_imported`): then it is never the one definition of that name
+    /// anywhere (a bare `Result` in Rust is the prelude's, not another module's private
+    /// `type Result`), unless that is a macro, in scope by its text (`tri!` of
+    /// serde_json's `lib.rs`).
+    fn unimported(&self, file_id: i64, admits: &Admits<'_>, language: Option<Language>) -> bool {
+        admits.receiver == Receiver::None
+            && language.is_some_and(|l| l.spec().resolution.names_imported)
+            && !self.imports.get(&file_id).is_some_and(|imports| {
+                imports
+                    .iter()
+                    .any(|(_, names)| names.iter().any(|n| n == admits.name || n == "*"))
+            })
     }
 }
 
@@ -884,13 +897,8 @@ struct Admits<'a> {
     /// In Python a value may be a module (`ssl = import_module('ssl')`), in JavaScript a
     /// function.
     values_are_members: bool,
-    /// A bare name its file does not import (by name, nor by any glob: a glob that did
-    /// not resolve may bring it), in a language where every name a file uses is defined
-    /// in it, imported or the language's prelude
-    /// (`Resolution::names_imported`): never the one definition of that name anywhere (a
-    /// bare `Result` in Rust is the prelude's, not another module's private `type Result`),
-    /// unless that is a macro, in scope by its text (`tri!` of serde_json's `lib.rs`).
-    unimported: bool,
+    /// The name looked up.
+    name: &'a str,
 }
 
 impl Admits<'_> {
