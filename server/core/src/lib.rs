@@ -81,7 +81,11 @@ pub use lang::Language;
 /// 20: Rust's `use a::f as g;` too, and a bare use of the name an alias hides is the
 /// file's own definition ([`Reference::target`]); a constant read by its upper-case name
 /// (Python, Rust: `constants.scm`) is a reference.
-pub const ANALYSIS_VERSION: u32 = 20;
+/// 21: a Python name read as a value (`key=_make_key`, `except ftplib.all_errors`) is a
+/// reference where its file binds the name and no enclosing function does, or where it
+/// is read from an imported module (`@reference.value`): the references of Python files
+/// change.
+pub const ANALYSIS_VERSION: u32 = 21;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

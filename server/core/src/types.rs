@@ -91,6 +91,11 @@ pub(crate) struct TypeEnv<'t> {
     /// Names an import binds under another name (`use a::B as C`, `from m import B as
     /// C`) → the path they stand for (`a.B`, `m.B`).
     aliases: FastMap<String, String>,
+    /// name → the byte ranges of the functions that bind it anywhere in their body
+    /// (Python's scopes: [`TypeEnv::is_function_local`]).
+    function_locals: FastMap<String, Vec<(usize, usize)>>,
+    /// name → the byte ranges of the functions that declare it `global`.
+    function_globals: FastMap<String, Vec<(usize, usize)>>,
 }
 
 impl<'t> TypeEnv<'t> {
@@ -117,6 +122,33 @@ impl<'t> TypeEnv<'t> {
     /// Records that an import binds `alias` to `path` (a type path: `crate.rt.Runtime`).
     pub(crate) fn alias(&mut self, alias: &str, path: String) {
         self.aliases.entry(alias.to_string()).or_insert(path);
+    }
+
+    /// Records that the function `scope` binds `name` somewhere in its body, or declares
+    /// it `global`.
+    pub(crate) fn function_local(&mut self, name: &str, scope: Node<'t>, global: bool) {
+        let scopes = if global {
+            &mut self.function_globals
+        } else {
+            &mut self.function_locals
+        };
+        scopes
+            .entry(name.to_string())
+            .or_default()
+            .push((scope.start_byte(), scope.end_byte()));
+    }
+
+    /// Whether `name` at byte `at` is a local of a function around it: one binds it and
+    /// does not declare it `global`.
+    pub(crate) fn is_function_local(&self, name: &str, at: usize) -> bool {
+        let Some(scopes) = self.function_locals.get(name) else {
+            return false;
+        };
+        let globals = self.function_globals.get(name);
+        scopes
+            .iter()
+            .filter(|(start, end)| *start <= at && at < *end)
+            .any(|range| !globals.is_some_and(|g| g.contains(range)))
     }
 
     /// Whether nothing is bound.

@@ -23,6 +23,8 @@ pub(super) struct RawRef<'t> {
     pub(super) kind: RefKind,
     pub(super) pattern: usize,
     pub(super) not_local: bool,
+    /// `@reference.value`: kept only where the file binds the name ([`Role::Value`]).
+    pub(super) value: bool,
 }
 
 /// A definition or a scope, in the nesting pass.
@@ -126,6 +128,7 @@ impl<'t> Collected<'t> {
             let mut name = None;
             let mut def = None;
             let mut reference = None;
+            let mut value = false;
             let mut scope = None;
             let mut import = RawImport::default();
             let mut is_import = false;
@@ -140,6 +143,10 @@ impl<'t> Collected<'t> {
                     Role::Name => name = Some(node),
                     Role::Def(kind) => def = Some((node, kind)),
                     Role::Ref(kind) => reference = Some((node, kind)),
+                    Role::Value => {
+                        reference = Some((node, RefKind::Other));
+                        value = true;
+                    }
                     Role::Scope => scope = Some(node),
                     Role::Import | Role::ImportUse => {
                         is_import = true;
@@ -187,6 +194,7 @@ impl<'t> Collected<'t> {
                     kind,
                     pattern: m.pattern_index,
                     not_local,
+                    value,
                 });
             } else if let Some(node) = scope {
                 self.scopes

@@ -68,6 +68,19 @@ pub(super) fn extract_with(
         &order,
     );
 
+    // ---- imports (and the names they import, as references)
+    let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
+    let aliases = imported_aliases(&import_refs, bytes);
+    // The names a name read as a value may be ([`Role::Value`]): the file's top-level
+    // definitions and the names its imports bind.
+    let bound: FastSet<&str> = symbols
+        .iter()
+        .filter(|s| s.qualified_name == s.name)
+        .map(|s| s.name.as_str())
+        .chain(import_refs.iter().map(|(n, _)| n.as_str()))
+        .chain(aliases.keys().map(String::as_str))
+        .collect();
+
     // ---- references
     let def_names: FastSet<(usize, usize)> = kept
         .iter()
@@ -84,19 +97,25 @@ pub(super) fn extract_with(
         if def_names.contains(&key) || ignored.contains(&r.name.id()) {
             return false;
         }
-        if r.not_local
-            && let Some(locals) = &locals
-            && locals.is_local(node_text(r.name, bytes), r.name.start_byte())
-        {
+        // Most names read as values are locals the file binds nowhere else: dropped
+        // here, before their receivers are read ([`references`] decides the rest). A
+        // member read's reference node is the member expression.
+        if r.value && r.node == r.name && !bound.contains(node_text(r.name, bytes)) {
             return false;
         }
-        true
+        !(r.not_local
+            && locals
+                .as_ref()
+                .is_some_and(|l| l.is_local(node_text(r.name, bytes), r.name.start_byte())))
     });
     let refs_kept = first_pattern_per_name(raw_refs, |r| (r.name, r.pattern));
-    // ---- imports (and the names they import, as references)
-    let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
-    let mut refs = references(language, bytes, &refs_kept, &imports, &symbols, env);
-    apply_aliases(&mut refs, &import_refs, &symbols, bytes);
+    let file = FileNames {
+        imports: &imports,
+        symbols: &symbols,
+        bound: &bound,
+    };
+    let mut refs = references(language, bytes, &refs_kept, file, env);
+    apply_aliases(&mut refs, &import_refs, &aliases, &symbols);
     refs.extend(import_refs.into_iter().map(|(name, node)| Reference {
         name,
         kind: RefKind::Import,
@@ -238,15 +257,14 @@ fn walk_file<'t>(
 fn apply_aliases(
     refs: &mut [Reference],
     import_refs: &[(String, Node<'_>)],
+    aliases: &FastMap<String, String>,
     symbols: &[Symbol],
-    bytes: &[u8],
 ) {
     // A name imported under another (`from m import f as g`): a bare use of the alias is a
     // use of the name imported, on the import that binds it ([`Receiver::Imported`]): it
     // resolves in the files the import binds only, never to a namesake the file defines
     // (the reason for the alias: `use std::result::Result as StdResult;` beside the
     // file's own `type Result`).
-    let aliases = imported_aliases(import_refs, bytes);
     if aliases.is_empty() {
         return;
     }
@@ -586,16 +604,29 @@ fn make_symbols(d: Defined<'_, '_>, order: &[usize]) -> Vec<Symbol> {
     symbols
 }
 
+/// What a file defines and imports, as [`references`] reads it.
+#[derive(Clone, Copy)]
+struct FileNames<'a> {
+    imports: &'a [Import],
+    symbols: &'a [Symbol],
+    /// The names a name read as a value may be ([`Role::Value`]).
+    bound: &'a FastSet<&'a str>,
+}
+
 /// The kept references as [`Reference`]s: name, receiver (own, imported, a path, a typed
 /// value) and receiver name, and the target when it is a member the file defines.
 fn references<'t>(
     language: Language,
     bytes: &[u8],
     refs_kept: &[RawRef<'t>],
-    imports: &[Import],
-    symbols: &[Symbol],
+    file: FileNames<'_>,
     env: Option<types::TypeEnv<'t>>,
 ) -> Vec<Reference> {
+    let FileNames {
+        imports,
+        symbols,
+        bound,
+    } = file;
     let bindings = import_bindings(language, imports);
     let rust_paths = if language == Language::Rust {
         rust_bound_paths(imports)
@@ -620,6 +651,23 @@ fn references<'t>(
                 && last.is_some_and(|l| bindings.contains(l) && !rust_paths.contains_key(l))
             {
                 receiver = Receiver::Imported;
+            }
+            // A name read as a value ([`Role::Value`]) is a reference where the file binds
+            // it and no local hides it (`key=_make_key`), or on an imported module
+            // (`ftplib.all_errors`).
+            if r.value
+                && !match receiver {
+                    Receiver::Imported => true,
+                    Receiver::None => {
+                        bound.contains(name)
+                            && !env
+                                .as_ref()
+                                .is_some_and(|e| e.is_function_local(name, r.name.start_byte()))
+                    }
+                    _ => false,
+                }
+            {
+                return None;
             }
             // `Foo::new()`, `Foo.create()`: a member of a type this file defines.
             let mut target = None;

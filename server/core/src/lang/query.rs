@@ -21,6 +21,10 @@ pub(crate) enum Role {
     Def(SymbolKind),
     /// `@reference.<kind>`.
     Ref(RefKind),
+    /// `@reference.value`: a name read as a value (`key=_make_key`, `ftplib.all_errors`),
+    /// a reference only where the file binds the name or reads it from an imported
+    /// module ([`RefKind::Other`]).
+    Value,
     /// `@scope`: a qualifier for the definitions inside it that is not itself a symbol
     /// (a Rust `impl` block, named after its type).
     Scope,
@@ -49,6 +53,9 @@ fn role_for_capture(name: &str) -> Role {
         // The kinds as `SymbolKind::as_str` names them (loci adds `struct`, `trait`, ... to
         // the grammars' own `function`, `method`, `class`).
         return Role::Def(SymbolKind::parse(kind));
+    }
+    if name == "reference.value" {
+        return Role::Value;
     }
     if let Some(kind) = name.strip_prefix("reference.") {
         return Role::Ref(match kind {
@@ -697,15 +704,18 @@ mod tests {
             kinds_with(Language::Python, kind_flags::ROOT),
             [
                 "aliased_import",
+                "attribute",
                 "call",
                 "class_definition",
                 "default_parameter",
                 "function_definition",
+                "global_statement",
                 "identifier",
                 "import_from_statement",
                 "import_statement",
                 "keyword_argument",
                 "module",
+                "nonlocal_statement",
                 "parameters",
                 "type",
                 "typed_default_parameter",

@@ -1108,6 +1108,8 @@ fn fault_a_member_on_a_same_file_type_name_was_a_guess() {
             t("create", "typed", ""),
             // two definitions of `Foo.twice`: ambiguous, left to the engine
             t("twice", "other", ""),
+            // the module's `foo`, read as a value
+            t("foo", "-", ""),
             // a function's nested function is no member
             t("inner", "other", ""),
         ]
@@ -1278,6 +1280,35 @@ fn fault_a_constant_read_by_its_name_was_no_reference() {
             "MAX_BURST other - 4",
             "LIMIT other - 6",
             "OTHER other path 7",
+        ]
+    );
+}
+
+/// Fault from a session's own use: `loci refs _make_key` said "no references" where
+/// `functools.py` reads it (`make_key = _make_key`), and `refs all_errors` missed
+/// `except ftplib.all_errors`: a function, class or module-level value read by its name
+/// was no reference. A name read as a value is one where the file binds it (defines it at
+/// the top level or imports it) and no enclosing function binds it, or where it is read
+/// from an imported module; the object of a member read (`os` and `os.path` in
+/// `os.path.join`) is not.
+#[test]
+fn fault_a_function_read_as_a_value_was_no_reference() {
+    let python = run(
+        Language::Python,
+        "import ftplib, os\nfrom functools import wraps\n\ndef _make_key(args):\n    return args\n\ndefault_timer = _make_key\n\ndef cached(f, timer=default_timer):\n    make_key = _make_key\n    try:\n        os.path.join(f, timer)\n    except ftplib.all_errors:\n        pass\n    return wraps(f)\n\ndef shadowed(default_timer):\n    def inner():\n        return default_timer\n    global _make_key\n    _make_key = inner\n    return [default_timer, _make_key]\n",
+    );
+    assert_eq!(
+        refs_shown(&python),
+        [
+            "wraps import - 1",
+            "_make_key other - 6",
+            "default_timer other - 8",
+            "_make_key other - 9",
+            "join call imported 11",
+            "all_errors other imported 12",
+            "wraps call - 14",
+            "_make_key other - 20",
+            "_make_key other - 21",
         ]
     );
 }

@@ -74,16 +74,28 @@ impl Workspace {
             });
         }
         let demoted = |p: &str| asks.demotes(Some(p)).is_some();
-        let hits = self.code_candidates(query, terms, extra, asks.any(), &demoted, CODE_FILES)?;
+        let mut hits =
+            self.code_candidates(query, terms, extra, asks.any(), &demoted, CODE_FILES)?;
         let (rows, dfs) = self.term_frequencies(FtsTable::FileText, terms)?;
         let weights: Vec<f64> = dfs.iter().map(|&df| idf(rows, df)).collect();
         let decay_at = |rank: usize| RANK_K / (RANK_K + rank as f64);
         let chunk_symbols: Vec<i64> = hits
             .iter()
-            .flat_map(|h| h.chunks.iter().take(CODE_CHUNKS_SHOWN))
+            .flat_map(|h| &h.chunks)
             .filter_map(|c| c.symbol_id)
             .collect();
         let keys = loci_store::map::symbol_keys_by_ids(conn, &chunk_symbols)?;
+        // Tests inside a file of code (a Rust `mod tests`) answer a question about tests
+        // only: the file's other chunks are shown first.
+        if !asks.any() {
+            for hit in &mut hits {
+                hit.chunks.sort_by_key(|c| {
+                    c.symbol_id
+                        .and_then(|id| keys.get(&id))
+                        .is_some_and(|key| in_test_module(key))
+                });
+            }
+        }
         // Items follow the fused order; how much of the question the best of the first
         // few files holds sets how relevant the ranking is as a whole.
         // Only the first few files' shares are read (one lookup per term each): the rest
@@ -367,3 +379,30 @@ pub(super) type NamedKey = (String, String, String);
 
 /// The most references read to answer what uses a definition the question names.
 pub(super) const DEPENDENT_REFS: u32 = 2_000;
+
+/// Whether the symbol `key` (`path#qualified@kind`) is inside a module named `tests` or
+/// `test` (Rust's `#[cfg(test)] mod tests`).
+fn in_test_module(key: &str) -> bool {
+    let qualified = key
+        .split_once('#')
+        .map_or(key, |(_, q)| q.rsplit_once('@').map_or(q, |(q, _)| q));
+    let mut segments: Vec<&str> = qualified.split('.').collect();
+    segments.pop();
+    segments.iter().any(|s| matches!(*s, "tests" | "test"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_test_module;
+
+    #[test]
+    fn a_definition_in_a_tests_module_is_test_code() {
+        assert!(in_test_module(
+            "rand/src/rng.rs#tests.test_random_range_panic_int@function"
+        ));
+        assert!(in_test_module("a.rs#outer.test.helper@function"));
+        assert!(!in_test_module("rand/src/rng.rs#Rng.random_bool@method"));
+        assert!(!in_test_module("a.rs#tests@module"));
+        assert!(!in_test_module("tests/it.rs#Tests.run@method"));
+    }
+}

@@ -251,9 +251,10 @@ fn qualifies(rest: &str) -> bool {
 }
 
 /// The mapped files a question names, in its order: each word that is a mapped path
-/// (`server/store/src/lib.rs`, `Cargo.toml`: an indexed lookup), or the name of a source
-/// or markdown file that exactly one mapped file has (`number.rs`; `lib.rs`, which many
-/// have, names none). A file name is matched against every path, so only words with an
+/// (`server/store/src/lib.rs`, `Cargo.toml`: an indexed lookup), or the end of exactly one
+/// mapped path, a path's last folders (`utils/cache.rs`) or a source or markdown file's
+/// name (`number.rs`; `lib.rs`, which many have, names none), as `loci impact` reads a
+/// path. A file name is matched against every path, so only words with an
 /// extension loci parses or records as markdown are tried that way (`os.path.join` and
 /// `e.g.` are not). A dotted Python module name names the one file of that module
 /// (`email.headerregistry`: `email/headerregistry.py`, or a package's `__init__.py`). Quotes,
@@ -286,15 +287,13 @@ pub(super) fn files_named_in(
         if w.is_empty() || ext.is_empty() || !ext.chars().all(|c| c.is_ascii_alphanumeric()) {
             continue;
         }
-        let found: Vec<String> =
-            if w.contains('/') || loci_core::lang::file_language_name(w).is_none() {
-                loci_store::map::file_exists(conn, w)?
-                    .then(|| w.to_string())
-                    .into_iter()
-                    .collect()
-            } else {
-                loci_store::map::files_named(conn, &[w.to_string()], 2)?
-            };
+        let found: Vec<String> = if loci_store::map::file_exists(conn, w)? {
+            vec![w.to_string()]
+        } else if w.contains('/') || loci_core::lang::file_language_name(w).is_some() {
+            loci_store::map::files_named(conn, &[w.to_string()], 2)?
+        } else {
+            Vec::new()
+        };
         // The one file of that name, or the one at that very path (`cmd.py` at the root,
         // beside `lib2to3/.../cmd.py`).
         let named = match found.as_slice() {

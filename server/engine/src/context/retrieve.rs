@@ -253,13 +253,27 @@ pub(crate) fn dependent_cue(word: &str) -> bool {
 /// files import or use a module ("which modules import X directly", "what depends on X").
 pub fn asks_for_dependents(query: &str) -> bool {
     let words = super::search::tokens(query);
-    let has = |phrase: &str| {
+    let at = |phrase: &str| {
         let parts: Vec<&str> = phrase.split(' ').collect();
         words
             .windows(parts.len())
-            .any(|w| w.iter().zip(&parts).all(|(a, b)| a == b))
+            .position(|w| w.iter().zip(&parts).all(|(a, b)| a == b))
     };
-    if DEPENDENT_WORDS.iter().any(|p| has(p)) {
+    let has = |phrase: &str| at(phrase).is_some();
+    // "X relies on Y" asks for Y's dependents only when Y is what the question is about:
+    // "the helpers it relies on", "what does X depend on" ask what the subject uses.
+    let asks_what_it_uses = |start: usize| {
+        start
+            .checked_sub(1)
+            .is_some_and(|i| matches!(words[i].as_str(), "it" | "this" | "they"))
+            || words[..start]
+                .iter()
+                .any(|w| matches!(w.as_str(), "does" | "do" | "did"))
+    };
+    if DEPENDENT_WORDS
+        .iter()
+        .any(|p| at(p).is_some_and(|start| !(p.ends_with(" on") && asks_what_it_uses(start))))
+    {
         return true;
     }
     if CONSEQUENCE_WORDS.iter().any(|p| has(p))
@@ -963,6 +977,26 @@ mod tests {
         assert!(!asks_for_dependents(
             "When I import a module, how does the import system find it on sys.path and which loader compiles the file?"
         ));
+    }
+
+    /// Fault from a fresh-user trial: "where are the helpers it relies on defined?" served
+    /// the importers of `curses/textpad.py`, three test files among them, above the
+    /// helpers' `curses/ascii.py`: what the subject relies on is no dependents question.
+    #[test]
+    fn fault_what_it_relies_on_asked_for_its_dependents() {
+        for q in [
+            "In the curses text-entry box, how is each keystroke interpreted, and where are the control-character constants and helpers it relies on defined?",
+            "what does urllib.request depend on",
+        ] {
+            assert!(!asks_for_dependents(q), "{q}");
+        }
+        for q in [
+            "which modules rely on it",
+            "what depends on this module",
+            "Which files in the crate depend on pathutil.rs?",
+        ] {
+            assert!(asks_for_dependents(q), "{q}");
+        }
     }
 
     /// "soft line breaks" had asked for the dependents of the file found: quoprimime's

@@ -102,7 +102,8 @@ impl Workspace {
     /// Errors: [`EngineError::InvalidArgument`] for an empty name.
     pub fn callees(&self, symbol: &str, limit: u32) -> Result<Envelope<Callees>> {
         self.store.read(|| {
-            let symbol = super::query::qualified_form(super::query::non_empty("symbol", symbol)?);
+            let written = super::query::non_empty("symbol", symbol)?;
+            let symbol = super::query::qualified_form(written);
             let conn = self.store.conn();
             let (mut sources, sources_total) =
                 self.lookup_as_written(&symbol, super::query::LIST_LIMIT)?;
@@ -144,7 +145,7 @@ impl Workspace {
                 omitted: total - listed,
             };
             if sources_total == 0 {
-                self.note_unknown_symbol(&mut env, &symbol)?;
+                self.note_unknown_symbol(&mut env, written)?;
             }
             Ok(env)
         })
@@ -215,12 +216,13 @@ impl Workspace {
     /// names), [`EngineError::Io`] when its file cannot be read.
     pub fn source(&self, name: &str) -> Result<Envelope<Source>> {
         self.store.read(|| {
-            let name = super::query::qualified_form(super::query::non_empty("name", name)?);
+            let written = super::query::non_empty("name", name)?;
+            let name = super::query::qualified_form(written);
             let conn = self.store.conn();
             let (mut hits, total) = self.lookup_as_written(&name, OTHERS_NAMED as u32 + 1)?;
             if hits.is_empty() {
                 let mut probe = self.envelope((), Vec::new())?;
-                self.note_unknown_symbol(&mut probe, &name)?;
+                self.note_unknown_symbol(&mut probe, written)?;
                 let why: Vec<String> = probe
                     .capability
                     .notes

@@ -284,7 +284,8 @@ impl Workspace {
     /// Errors: [`EngineError::InvalidArgument`] for an empty name.
     pub fn symbol(&self, name: &str, limit: u32) -> Result<Envelope<Vec<SymbolHit>>> {
         self.store.read(|| {
-            let name = qualified_form(non_empty("name", name)?);
+            let written = non_empty("name", name)?;
+            let name = qualified_form(written);
             let (mut hits, total) = self.lookup_as_written(&name, fetch(limit))?;
             let total = listed(&mut hits, limit, || Ok(total))?;
             // The place of a symbol is no secret; its first line and doc comment may be,
@@ -301,7 +302,7 @@ impl Workspace {
             let mut env = self.envelope(hits, paths)?;
             env.limits = list_limits(limit, listed, total);
             if total == 0 {
-                self.note_unknown_symbol(&mut env, &name)?;
+                self.note_unknown_symbol(&mut env, written)?;
             }
             Ok(env)
         })
@@ -314,7 +315,8 @@ impl Workspace {
     /// Errors: [`EngineError::InvalidArgument`] for an empty name.
     pub fn refs(&self, name: &str, limit: u32) -> Result<Envelope<Vec<RefHit>>> {
         self.store.read(|| {
-            let name = qualified_form(non_empty("name", name)?);
+            let written = non_empty("name", name)?;
+            let name = qualified_form(written);
             let conn = self.store.conn();
             // `Regex.new` (`Regex::new`): the references resolved to the symbols it names,
             // and the unresolved ones written on a `Regex`; not every `new`. A qualified
@@ -373,7 +375,7 @@ impl Workspace {
             }
             if total == 0 {
                 if targets.is_empty() && qualified.is_some() {
-                    self.note_unknown_symbol(&mut env, &name)?;
+                    self.note_unknown_symbol(&mut env, written)?;
                 } else {
                     self.note_changes_behind_nothing(&mut env)?;
                 }
@@ -403,7 +405,8 @@ impl Workspace {
         min_confidence: f64,
     ) -> Result<Envelope<Callers>> {
         self.store.read(|| {
-            let symbol = qualified_form(non_empty("symbol", symbol)?);
+            let written = non_empty("symbol", symbol)?;
+            let symbol = qualified_form(written);
             let Edges { min_confidence, .. } = Edges {
                 hard: false,
                 min_confidence,
@@ -462,7 +465,7 @@ impl Workspace {
             )?;
             env.limits = list_limits(limit, listed, total);
             if targets_total == 0 {
-                self.note_unknown_symbol(&mut env, &symbol)?;
+                self.note_unknown_symbol(&mut env, written)?;
             } else if total == 0 && weaker == 0 {
                 self.note_changes_behind_nothing(&mut env)?;
             }
@@ -557,6 +560,12 @@ impl Workspace {
                     });
                 }
                 Err(_) => None,
+            };
+            // A module named as code imports it (`reprlib`, `json.decoder`, `nix::unistd`)
+            // is its file, before a definition of that name (`bisect = bisect_right`).
+            let as_path = match as_path {
+                Some(path) => Some(path),
+                None => self.module_named(target)?,
             };
             let impact = if let Some(path) = as_path {
                 self.impact_file(path, depth, edges, limit)?
@@ -815,6 +824,31 @@ impl Workspace {
         Ok((found, total))
     }
 
+    /// The one mapped file that is the module `name` names as code imports it
+    /// (`reprlib`, `json.decoder`, `nix::unistd`: [`module_file`]); `None` when no file
+    /// or several are.
+    fn module_named(&self, name: &str) -> Result<Option<String>> {
+        let dotted = qualified_form(name);
+        let identifier = |s: &str| {
+            s.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+                && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+        };
+        if !dotted.split('.').all(identifier) {
+            return Ok(None);
+        }
+        let module = dotted.replace('.', "/");
+        let last = module.rsplit('/').next().unwrap_or(&module);
+        let mut files = map::paths_containing(self.store.conn(), last, MODULE_CANDIDATES)?
+            .into_iter()
+            .filter(|path| module_file(path, &module));
+        Ok(match (files.next(), files.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
+        })
+    }
+
     /// For an answer that found no symbol named `name`: why, as a note (no such symbol,
     /// and the names nearest it: "did you mean"), and whether the map is behind the disk
     /// ([`Workspace::note_changes_behind_nothing`]).
@@ -1029,7 +1063,24 @@ pub(crate) fn qualified_form(name: &str) -> std::borrow::Cow<'_, str> {
     if !(name.contains("::") || name.contains("->")) {
         return std::borrow::Cow::Borrowed(name);
     }
-    std::borrow::Cow::Owned(name.replace("::", ".").replace("->", "."))
+    // A Rust path's generic arguments name no definition: `Slab<T>::insert` is `Slab.insert`.
+    let mut depth = 0usize;
+    let plain: String = name
+        .chars()
+        .filter(|&c| {
+            match c {
+                '<' => depth += 1,
+                '>' if depth > 0 => {
+                    depth -= 1;
+                    return false;
+                }
+                _ => {}
+            }
+            depth == 0
+        })
+        .collect();
+    let dotted = plain.replace("::", ".").replace("->", ".");
+    std::borrow::Cow::Owned(dotted.trim_start_matches('.').to_string())
 }
 
 /// `a.b.foo` / `A::foo` → `foo`.
@@ -1044,7 +1095,7 @@ const MODULE_CANDIDATES: u32 = 10_000;
 /// `module.EXT` or `module/__init__.EXT`, `module/index.EXT`, `module/mod.rs`, at the root
 /// or below a folder.
 fn module_file(path: &str, module: &str) -> bool {
-    let Some((stem, _ext)) = path.rsplit_once('.') else {
+    let Some((stem, ext)) = path.rsplit_once('.') else {
         return false;
     };
     let stem = ["/__init__", "/index", "/mod"]
@@ -1052,15 +1103,28 @@ fn module_file(path: &str, module: &str) -> bool {
         .find_map(|s| stem.strip_suffix(s))
         .filter(|_| !module.ends_with("__init__"))
         .unwrap_or(stem);
-    stem == module
-        || stem
-            .strip_suffix(module)
-            .is_some_and(|before| before.ends_with('/'))
+    // A Rust crate's modules are under its `src/`, its root is `src/lib.rs`:
+    // `nix::unistd` is `nix/src/unistd.rs`, `slab` is `slab/src/lib.rs`.
+    let in_crate = (ext == "rs")
+        .then(|| match stem.strip_suffix("/src/lib") {
+            Some(root) => Some(root.to_string()),
+            None => stem
+                .split_once("/src/")
+                .map(|(krate, m)| format!("{krate}/{m}")),
+        })
+        .flatten();
+    let is = |stem: &str| {
+        stem == module
+            || stem
+                .strip_suffix(module)
+                .is_some_and(|before| before.ends_with('/'))
+    };
+    is(stem) || in_crate.as_deref().is_some_and(is)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::module_file;
+    use super::{module_file, qualified_form};
 
     #[test]
     fn a_module_path_names_its_file_or_package() {
@@ -1070,5 +1134,17 @@ mod tests {
         assert!(module_file("src/util/index.ts", "util"));
         assert!(!module_file("myurllib/parse.py", "urllib/parse"));
         assert!(!module_file("urllib/parser.py", "urllib/parse"));
+        assert!(module_file("nix/src/unistd.rs", "nix/unistd"));
+        assert!(module_file("vendor/nix/src/sys/mod.rs", "nix/sys"));
+        assert!(module_file("slab/src/lib.rs", "slab"));
+        assert!(!module_file("nix/src/unistd.py", "nix/unistd"));
+    }
+
+    #[test]
+    fn a_rust_path_drops_its_generic_arguments_and_leading_colons() {
+        assert_eq!(qualified_form("Slab<T>::insert"), "Slab.insert");
+        assert_eq!(qualified_form("HashMap<K, Vec<V>>::get"), "HashMap.get");
+        assert_eq!(qualified_form("::new"), "new");
+        assert_eq!(qualified_form("a->b"), "a.b");
     }
 }

@@ -4634,3 +4634,87 @@ pub struct InstantiationParameters {
     .result;
     assert_eq!(a.items[0].id, "zip/src/extract.rs", "{:?}", a.items);
 }
+
+/// Fault from a fresh-user trial: "I'm reworking tokenizers' utils/cache.rs. Which files
+/// depend on it directly?" listed the dependents of another file: a path written from a
+/// folder inside the repository named no file in a question, where `loci impact
+/// utils/cache.rs` found the one mapped path ending in it.
+#[test]
+fn fault_a_partial_path_in_a_question_named_no_file() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "tok/utils/cache.py",
+        "class Cache:\n    \"\"\"Words already tokenized.\"\"\"\n",
+    );
+    write(
+        dir.path(),
+        "tok/models/bpe.py",
+        "from tok.utils.cache import Cache\n\ndef model():\n    return Cache()\n",
+    );
+    write(
+        dir.path(),
+        "proto/reflect/building.py",
+        "\"\"\"Reworking files: building depends on the reworked files directly.\"\"\"\nfrom proto.reflect.cache import Cache\n\ndef rework_files():\n    return Cache()\n",
+    );
+    write(
+        dir.path(),
+        "proto/reflect/cache.py",
+        "class Cache:\n    \"\"\"Reworked files, directly.\"\"\"\n",
+    );
+    write(
+        dir.path(),
+        "proto/reflect/dynamic.py",
+        "from proto.reflect.building import rework_files\n\ndef f():\n    return rework_files()\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "I'm reworking tokenizers' utils/cache.py. Which files depend on it directly?",
+        &[],
+        2_000,
+    )
+    .result;
+    let dependents: Vec<&str> = a
+        .items
+        .iter()
+        .filter(|i| i.text.contains("depends directly on"))
+        .map(|i| i.id.as_str())
+        .collect();
+    assert_eq!(dependents, ["tok/models/bpe.py"], "{:?}", a.items);
+}
+
+/// Fault from a fresh-user trial: a question quoting rand's "p=1.5 is outside range [0.0,
+/// 1.0]" found `rng.rs` and served its test of that panic, not `random_bool`, which
+/// raises it: a file's tests (a Rust `mod tests`) come after its other chunks unless the
+/// question is about tests.
+#[test]
+fn fault_a_files_own_test_was_served_before_the_code_raising_the_message() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "src/rng.rs",
+        "/// A bool that is true with probability `p`.\npub fn random_bool(p: f64) -> bool {\n    assert!(p <= 1.0, \"p={p} is outside range [0.0, 1.0]\");\n    p > 0.5\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    #[should_panic(expected = \"p=1.5 is outside range [0.0, 1.0]\")]\n    fn test_random_bool_outside_range_panics_for_p() {\n        // p=1.5 is outside range [0.0, 1.0]: the range panics\n        super::random_bool(1.5);\n    }\n}\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(&ws, "p=1.5 is outside range [0.0, 1.0]", &[], 2_000).result;
+    let ids: Vec<&str> = a.items.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(
+        ids.first(),
+        Some(&"src/rng.rs#random_bool@function"),
+        "{ids:?}"
+    );
+    let about_tests = ask(
+        &ws,
+        "which test checks p=1.5 is outside range [0.0, 1.0]",
+        &[],
+        2_000,
+    )
+    .result;
+    let ids: Vec<&str> = about_tests.items.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(
+        ids.first(),
+        Some(&"src/rng.rs#tests.test_random_bool_outside_range_panics_for_p@function"),
+        "{ids:?}"
+    );
+}

@@ -1736,3 +1736,84 @@ fn fault_hard_impact_left_out_calls_on_a_type_an_import_binds() {
         ]
     );
 }
+
+/// Fault from two fresh-user trials: `impact reprlib` said "no file or symbol named
+/// reprlib", `impact json.decoder` too, and `impact bisect` answered for the alias
+/// `bisect = bisect_right` instead of the module its importers use; `symbol
+/// nix::unistd::fork` found nothing, and the error named `nix.unistd.fork`, a spelling the
+/// user never wrote. A module named as code imports it is its file (a Rust crate's modules
+/// under its `src/`), before a definition of that name; generic arguments name nothing.
+#[test]
+fn fault_a_module_named_as_code_imports_it_was_no_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- reprlib.py
+class Repr:
+    pass
+//- pydoc.py
+import reprlib
+import bisect
+from json import decoder
+//- bisect.py
+def bisect_right(a, x):
+    return 0
+
+bisect = bisect_right
+//- heapq.py
+from bisect import bisect
+//- json/__init__.py
+from .decoder import JSONDecoder
+//- json/decoder.py
+class JSONDecoder:
+    pass
+//- nix/src/lib.rs
+pub mod unistd;
+//- nix/src/unistd.rs
+pub fn fork() -> i32 {
+    0
+}
+//- slab/src/lib.rs
+pub struct Slab<T>(Vec<T>);
+impl<T> Slab<T> {
+    pub fn insert(&mut self, v: T) {
+        self.0.push(v)
+    }
+}
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let dependents = |target: &str| -> Vec<String> {
+        let impact = ws.impact(target, 1, false).unwrap().result;
+        impact.nodes.iter().map(|n| n.id.clone()).collect()
+    };
+    assert_eq!(dependents("reprlib"), ["pydoc.py"]);
+    assert_eq!(dependents("bisect"), ["heapq.py", "pydoc.py"]);
+    assert_eq!(dependents("json.decoder"), ["json/__init__.py", "pydoc.py"]);
+    assert_eq!(dependents("nix::unistd"), ["nix/src/lib.rs"]);
+    let keys = |name: &str| -> Vec<String> {
+        let hits = ws.symbol(name, LIST_LIMIT).unwrap().result;
+        hits.iter().map(|h| h.key.clone()).collect()
+    };
+    assert_eq!(
+        keys("nix::unistd::fork"),
+        ["nix/src/unistd.rs#fork@function"]
+    );
+    assert_eq!(
+        keys("Slab<T>::insert"),
+        ["slab/src/lib.rs#Slab.insert@method"]
+    );
+    let missing = ws.symbol("nix::unistd::spawn", LIST_LIMIT).unwrap();
+    assert!(
+        missing
+            .capability
+            .notes
+            .iter()
+            .any(|n| n.starts_with("no symbol named `nix::unistd::spawn` in the map")),
+        "{:?}",
+        missing.capability.notes
+    );
+}

@@ -20,6 +20,7 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
+mod locals;
 mod types;
 
 use super::{Fingerprint, ImportSink, Resolution, Spec};

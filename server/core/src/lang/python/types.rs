@@ -46,6 +46,7 @@ fn method_class<'b>(ancestors: &[Node<'_>], bytes: &'b [u8]) -> Option<&'b str> 
 
 fn bind<'t>(node: Node<'t>, ancestors: &[Node<'t>], bytes: &[u8], env: &mut TypeEnv<'t>) {
     match node.kind() {
+        "identifier" => super::locals::bind_name(node, ancestors, bytes, env),
         "assignment" => {
             let Some(left) = node.child_by_field_name("left") else {
                 return;

@@ -1,0 +1,60 @@
+//! Python's local variables, recorded as the walk enters each name ([`bind_name`]): a
+//! name bound anywhere in a function (a parameter, an assignment, loop, `with`/`except`
+//! or walrus target, a nested `def` or `class`) is that function's local in all of its
+//! body and in the functions nested in it, unless the function declares it `global`. A
+//! module's own names are no locals: a name read as a value is a module-level
+//! definition's only where no function around it binds the name
+//! ([`crate::types::TypeEnv::is_function_local`]).
+
+use tree_sitter::Node;
+
+use crate::analyze::node_text;
+use crate::types::TypeEnv;
+
+/// Records the identifier `node` (its ancestors `ancestors`, innermost last) as a local
+/// of the innermost function or lambda around it when it binds a name there, or as a
+/// `global` it declares.
+pub(super) fn bind_name<'t>(
+    node: Node<'t>,
+    ancestors: &[Node<'t>],
+    bytes: &[u8],
+    env: &mut TypeEnv<'t>,
+) {
+    let Some(&parent) = ancestors.last() else {
+        return;
+    };
+    let field_is = |field: &str| parent.child_by_field_name(field) == Some(node);
+    let binds = match parent.kind() {
+        "parameters"
+        | "lambda_parameters"
+        | "typed_parameter"
+        | "list_splat_pattern"
+        | "dictionary_splat_pattern"
+        | "pattern_list"
+        | "tuple_pattern"
+        | "list_pattern"
+        | "as_pattern_target"
+        | "global_statement" => true,
+        "default_parameter" | "typed_default_parameter" | "named_expression" => field_is("name"),
+        "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
+            field_is("left")
+        }
+        "except_clause" => field_is("alias"),
+        "function_definition" | "class_definition" => field_is("name"),
+        _ => false,
+    };
+    if !binds {
+        return;
+    }
+    // A `def`'s own name is bound where the `def` is, outside its scope.
+    let own_name = parent.kind() == "function_definition";
+    let scope = ancestors
+        .iter()
+        .rev()
+        .skip(usize::from(own_name))
+        .find(|a| matches!(a.kind(), "function_definition" | "lambda"));
+    if let Some(&scope) = scope {
+        let global = parent.kind() == "global_statement";
+        env.function_local(node_text(node, bytes), scope, global);
+    }
+}
