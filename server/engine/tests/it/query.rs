@@ -1817,3 +1817,67 @@ impl<T> Slab<T> {
         missing.capability.notes
     );
 }
+
+/// Fault from a fresh-user trial: `impact prodash/src/throughput.rs` listed `lib.rs` alone,
+/// while five files use its `Throughput` through lib.rs's `pub use
+/// crate::throughput::Throughput;` (and `Throughput` had a namesake elsewhere, so no
+/// guess settled it): a name a file imports from a module that itself imports it is the
+/// re-exported definition, stated, as for a package's `__init__.py`.
+#[test]
+fn fault_a_name_imported_through_a_re_export_was_unresolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- prodash/src/lib.rs
+mod throughput;
+pub mod render;
+pub mod unit;
+pub use crate::throughput::Throughput;
+//- prodash/src/throughput.rs
+pub struct Throughput;
+//- prodash/src/unit.rs
+pub struct Throughput;
+//- prodash/src/render.rs
+use crate::Throughput;
+
+pub fn draw(t: &Throughput) {}
+//- pkg/__init__.py
+from .decoder import JSONDecoder
+//- pkg/decoder.py
+class JSONDecoder:
+    pass
+//- other/decoder.py
+class JSONDecoder:
+    pass
+//- app.py
+from pkg import JSONDecoder
+
+def load():
+    return JSONDecoder()
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let dependents = |target: &str| -> Vec<(String, String)> {
+        let impact = ws.impact(target, 1, false).unwrap().result;
+        impact
+            .nodes
+            .iter()
+            .map(|n| (n.id.clone(), n.via.provenance.clone()))
+            .collect()
+    };
+    let stated = |id: &str| (id.to_string(), "stated".to_string());
+    assert_eq!(
+        dependents("prodash/src/throughput.rs"),
+        [
+            stated("prodash/src/lib.rs"),
+            stated("prodash/src/render.rs")
+        ]
+    );
+    assert_eq!(
+        dependents("pkg/decoder.py"),
+        [stated("app.py"), stated("pkg/__init__.py")]
+    );
+}

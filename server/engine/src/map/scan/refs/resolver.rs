@@ -169,6 +169,18 @@ impl Resolver {
             r.read_scopes(conn, map::ScopesOf::Files, files)?;
         }
         r.read_imports(conn, files)?;
+        // The files those import, for the names they re-export
+        // ([`Resolver::resolve`]'s imported names).
+        if let Some(files) = files {
+            let imported: BTreeSet<i64> = files
+                .iter()
+                .filter_map(|f| r.deps.get(f))
+                .flatten()
+                .map(|&(_, to)| to)
+                .filter(|to| !files.contains(to))
+                .collect();
+            r.read_imports(conn, Some(&imported))?;
+        }
         Ok(r)
     }
 

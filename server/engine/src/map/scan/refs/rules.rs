@@ -180,19 +180,38 @@ impl Resolver {
                     .is_some_and(|stem| names.iter().any(|n| n == stem))
             };
             let (submodules, own): (Vec<_>, Vec<_>) = targets.partition(|(_, to)| named(to));
-            for (_, to) in own.into_iter().chain(submodules) {
-                // A module-level definition: no parent, and no owner (the methods of an
-                // `impl` have no parent symbol, only their qualified name, so `pub use
-                // crate::m::make` binds the free `make`, never a `D::make` beside it).
-                if let Some((_, d)) = defs
-                    .in_file(*to)
-                    .find(|(_, d)| d.parent.is_none() && d.owner.is_none())
-                {
-                    return Some((Some(d.id), "stated", 1.0));
-                }
+            let targets: Vec<i64> = own
+                .into_iter()
+                .chain(submodules)
+                .map(|(_, to)| *to)
+                .collect();
+            if let Some(id) = targets.iter().find_map(|&to| module_level(defs, to)) {
+                return Some((Some(id), "stated", 1.0));
+            }
+            // A file that imports the name itself re-exports it (`pub use
+            // crate::throughput::Throughput;` in `lib.rs`, `from .decoder import
+            // JSONDecoder` in a package's `__init__.py`): the name is its import's, one
+            // file further.
+            if let Some(id) = targets
+                .iter()
+                .find_map(|&to| self.reexported(to, name, defs))
+            {
+                return Some((Some(id), "stated", 1.0));
             }
         }
         None
+    }
+
+    /// The module-level definition of `name` (`defs`) that the file `file_id` imports by
+    /// name from a file it resolved to: what it re-exports.
+    fn reexported(&self, file_id: i64, name: &str, defs: &Defs) -> Option<i64> {
+        let deps = self.deps.get(&file_id)?;
+        self.imports
+            .get(&file_id)?
+            .iter()
+            .filter(|(_, names)| names.iter().any(|n| n == name))
+            .flat_map(|(module, _)| deps.iter().filter(move |(m, _)| m == module))
+            .find_map(|&(_, to)| module_level(defs, to))
     }
 
     /// Whether the file imports `name` by name only from modules outside the map (`use
@@ -929,4 +948,13 @@ impl Admits<'_> {
     fn visible(&self, d: &Def) -> bool {
         self.receiver != Receiver::None || (d.parent.is_none() && d.owner.is_none())
     }
+}
+
+/// The module-level definition among `defs` in the file `file_id`: no parent, and no
+/// owner (the methods of an `impl` have no parent symbol, only their qualified name, so
+/// `pub use crate::m::make` binds the free `make`, never a `D::make` beside it).
+fn module_level(defs: &Defs, file_id: i64) -> Option<i64> {
+    defs.in_file(file_id)
+        .find(|(_, d)| d.parent.is_none() && d.owner.is_none())
+        .map(|(_, d)| d.id)
 }
