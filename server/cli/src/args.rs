@@ -118,6 +118,10 @@ pub(crate) enum Command {
         /// List at most this many calls (0: all); the rest are counted.
         #[arg(long, default_value_t = loci_engine::map::LIST_LIMIT, value_parser = whole::<u32>("rows", 0), allow_negative_numbers = true)]
         limit: u32,
+        /// Show a call's target only when resolved at this confidence or more (0 to 1);
+        /// weaker guesses are shown unresolved and counted. 0 shows every guess.
+        #[arg(long, default_value_t = loci_engine::map::MIN_CONFIDENCE, value_parser = confidence, allow_negative_numbers = true)]
+        min_confidence: f64,
     },
     /// A file's definitions in document order, nested by depth.
     Outline {

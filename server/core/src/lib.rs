@@ -82,9 +82,9 @@ pub use lang::Language;
 /// file's own definition ([`Reference::target`]); a constant read by its upper-case name
 /// (Python, Rust: `constants.scm`) is a reference.
 /// 21: a Python name read as a value (`key=_make_key`, `except ftplib.all_errors`) is a
-/// reference where its file binds the name and no enclosing function does, or where it
-/// is read from an imported module (`@reference.value`): the references of Python files
-/// change.
+/// reference where its file binds the name, or where it is read from an imported module
+/// (`@reference.value`), and a bare name a function binds (a parameter, a local) is its
+/// local, called or read, no definition's: the references of Python files change.
 pub const ANALYSIS_VERSION: u32 = 21;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees

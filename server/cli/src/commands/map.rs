@@ -46,10 +46,15 @@ pub(crate) fn run(
             *miss = unknown_symbol(&env).or(miss.take());
             out.refs(&env)?
         }
-        Command::Callees { symbol, limit } => {
+        Command::Callees {
+            symbol,
+            limit,
+            min_confidence,
+        } => {
             let env = CalleesArgs {
                 symbol: key_here(symbol),
                 limit,
+                min_confidence,
             }
             .run(ws)?;
             *miss = unknown_symbol(&env).or(miss.take());

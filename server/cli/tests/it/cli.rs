@@ -3043,3 +3043,37 @@ fn callers_and_impact_count_the_edges_below_the_confidence_asked() {
         );
     }
 }
+
+/// Fault from a fresh-user trial: `callees json.loads` printed `s.decode()` as a call of
+/// `codecs.py#BufferedIncrementalDecoder.decode` (0.20), where `callers` hides anything
+/// under 0.50: a target below the confidence asked is a name matched, shown unresolved and
+/// counted, as `callers` counts what it leaves out.
+#[test]
+fn fault_callees_showed_a_name_match_as_the_target_of_a_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "codec.py",
+        "class Decoder:\n    def decode(self, s):\n        return s\n",
+    );
+    write(
+        root,
+        "app.py",
+        "from codec import Decoder\n\n\ndef load(s):\n    return Decoder().decode(s.decode())\n",
+    );
+    assert!(loci(root, &["scan"]).status.success());
+    let stdout = |args: &[&str]| String::from_utf8(loci(root, args).stdout).unwrap();
+    assert_eq!(
+        stdout(&["callees", "load"]),
+        "definition app.py#load@function (app.py:4)\n\
+         app.py:5:12: Decoder -> codec.py#Decoder@class (stated, 1.00)\n\
+         app.py:5:22: decode -> codec.py#Decoder.decode@method (stated, 1.00)\n\
+         app.py:5:31: decode -> unresolved\n\
+         1 call shown unresolved: only a name matched, below confidence 0.50; `--min-confidence 0` shows the guesses\n"
+    );
+    assert!(
+        stdout(&["callees", "load", "--min-confidence", "0"])
+            .contains("app.py:5:31: decode -> codec.py#Decoder.decode@method (derived, 0.")
+    );
+}

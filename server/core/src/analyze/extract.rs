@@ -652,18 +652,22 @@ fn references<'t>(
             {
                 receiver = Receiver::Imported;
             }
+            // A bare name a function around it binds (a parameter, a local: `error()` after
+            // `error = self._raise_error`) is that local, no definition's.
+            if receiver == Receiver::None
+                && matches!(r.kind, RefKind::Call | RefKind::Other)
+                && env
+                    .as_ref()
+                    .is_some_and(|e| e.is_function_local(name, r.name.start_byte()))
+            {
+                return None;
+            }
             // A name read as a value ([`Role::Value`]) is a reference where the file binds
-            // it and no local hides it (`key=_make_key`), or on an imported module
-            // (`ftplib.all_errors`).
+            // it (`key=_make_key`), or on an imported module (`ftplib.all_errors`).
             if r.value
                 && !match receiver {
                     Receiver::Imported => true,
-                    Receiver::None => {
-                        bound.contains(name)
-                            && !env
-                                .as_ref()
-                                .is_some_and(|e| e.is_function_local(name, r.name.start_byte()))
-                    }
+                    Receiver::None => bound.contains(name),
                     _ => false,
                 }
             {

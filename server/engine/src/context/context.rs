@@ -687,7 +687,10 @@ impl Workspace {
                 if name.chars().count() > 2
                     && !defined_word
                     && !g.missing.contains(&name)
-                    && !self.corpus_holds(&super::search::name_expression(&tokens), q.asks.any())?
+                    && !self.corpus_holds(
+                        &super::search::name_expression(&name, &tokens),
+                        q.asks.any(),
+                    )?
                 {
                     g.missing.push(name);
                 }

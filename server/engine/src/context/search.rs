@@ -1175,10 +1175,15 @@ fn version_suffix(rest: &str) -> usize {
     if end == 0 { 0 } else { 1 + end }
 }
 
-/// The FTS5 expression matching text that holds a name of [`names_in`]: one token as any
-/// of its forms ([`Term::expr`]), several as the phrase of their words.
-pub fn name_expression(name: &[Term]) -> String {
-    match name {
+/// The FTS5 expression matching text that holds `name`, a name of [`names_in`] and its
+/// tokens: an identifier of several words (`NoSuchClass`) as their joined form, which every
+/// identifier of the index has (`NoSuchClass`, `no_such_class`; prose's "no such class
+/// is" is no mention of it); another single token (`HTTP/1.1`) as any of its forms
+/// ([`Term::expr`]); several tokens as the phrase of their words.
+pub fn name_expression(name: &str, tokens: &[Term]) -> String {
+    let identifier = name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    match tokens {
+        [one] if one.words.len() > 1 && identifier => quote(&one.joined()),
         [one] => one.expr(),
         several => quote(
             &several

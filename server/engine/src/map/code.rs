@@ -29,8 +29,13 @@ pub struct Callees {
     /// How many definitions the name matched.
     pub sources_total: u64,
     /// The calls written inside them (nested definitions included), by definition, line
-    /// and column: `target_key` is what a call resolved to, `None` when unresolved.
+    /// and column: `target_key` is what a call resolved to, `None` when unresolved or
+    /// resolved below `min_confidence` (a guess: [`Callees::guesses`]).
     pub calls: Vec<RefHit>,
+    /// The least confidence a target is shown at.
+    pub min_confidence: f64,
+    /// Calls listed whose target was a guess below `min_confidence`, shown unresolved.
+    pub guesses: u64,
 }
 
 /// A file's definitions, in document order.
@@ -100,10 +105,20 @@ impl Workspace {
     /// counts the calls.
     ///
     /// Errors: [`EngineError::InvalidArgument`] for an empty name.
-    pub fn callees(&self, symbol: &str, limit: u32) -> Result<Envelope<Callees>> {
+    pub fn callees(
+        &self,
+        symbol: &str,
+        limit: u32,
+        min_confidence: f64,
+    ) -> Result<Envelope<Callees>> {
         self.store.read(|| {
             let written = super::query::non_empty("symbol", symbol)?;
             let symbol = super::query::qualified_form(written);
+            let super::Edges { min_confidence, .. } = super::Edges {
+                hard: false,
+                min_confidence,
+            }
+            .checked()?;
             let conn = self.store.conn();
             let (mut sources, sources_total) =
                 self.lookup_as_written(&symbol, super::query::LIST_LIMIT)?;
@@ -128,6 +143,17 @@ impl Workspace {
                 calls.truncate(limit as usize);
                 sources.truncate(limit as usize);
             }
+            // A target below the confidence asked is a name matched, not a call's target
+            // (`s.decode()` is no `codecs` decoder's): shown unresolved, as `callers`
+            // leaves such calls out.
+            let mut guesses = 0u64;
+            for call in calls
+                .iter_mut()
+                .filter(|c| c.target_key.is_some() && c.confidence < min_confidence)
+            {
+                call.target_key = None;
+                guesses += 1;
+            }
             let paths = sources.iter().map(|s| s.path.clone()).collect();
             let listed = calls.len() as u64;
             let mut env = self.envelope(
@@ -135,6 +161,8 @@ impl Workspace {
                     sources,
                     sources_total,
                     calls,
+                    min_confidence,
+                    guesses,
                 },
                 paths,
             )?;

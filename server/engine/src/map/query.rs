@@ -104,7 +104,7 @@ impl Edges {
 
     /// `self`, or [`EngineError::InvalidArgument`] naming `min_confidence` when it is not
     /// in [0, 1].
-    fn checked(self) -> Result<Edges> {
+    pub(crate) fn checked(self) -> Result<Edges> {
         if !(0.0..=1.0).contains(&self.min_confidence) {
             return Err(EngineError::InvalidArgument {
                 name: "min_confidence".into(),
@@ -824,9 +824,10 @@ impl Workspace {
         Ok((found, total))
     }
 
-    /// The one mapped file that is the module `name` names as code imports it
-    /// (`reprlib`, `json.decoder`, `nix::unistd`: [`module_file`]); `None` when no file
-    /// or several are.
+    /// The mapped source file that is the module `name` names as code imports it
+    /// (`reprlib`, `json.decoder`, `nix::unistd`: [`module_file`]): the one at that very
+    /// path (`types.py` before `wsgiref/types.py`, `nix/src/unistd.rs`), else the only one;
+    /// `None` when no file is, or several are and none at that path.
     fn module_named(&self, name: &str) -> Result<Option<String>> {
         let dotted = qualified_form(name);
         let identifier = |s: &str| {
@@ -840,11 +841,19 @@ impl Workspace {
         }
         let module = dotted.replace('.', "/");
         let last = module.rsplit('/').next().unwrap_or(&module);
-        let mut files = map::paths_containing(self.store.conn(), last, MODULE_CANDIDATES)?
+        let files: Vec<String> = map::paths_containing(self.store.conn(), last, MODULE_CANDIDATES)?
             .into_iter()
-            .filter(|path| module_file(path, &module));
-        Ok(match (files.next(), files.next()) {
-            (Some(only), None) => Some(only),
+            .filter(|path| {
+                loci_core::Language::from_path(path).is_some() && module_file(path, &module)
+            })
+            .collect();
+        let at_path: Vec<&String> = files
+            .iter()
+            .filter(|path| module_stems(path).contains(&module))
+            .collect();
+        Ok(match (at_path.as_slice(), files.as_slice()) {
+            ([only], _) => Some((*only).clone()),
+            ([], [only]) => Some(only.clone()),
             _ => None,
         })
     }
@@ -1095,31 +1104,40 @@ const MODULE_CANDIDATES: u32 = 10_000;
 /// `module.EXT` or `module/__init__.EXT`, `module/index.EXT`, `module/mod.rs`, at the root
 /// or below a folder.
 fn module_file(path: &str, module: &str) -> bool {
-    let Some((stem, ext)) = path.rsplit_once('.') else {
-        return false;
-    };
-    let stem = ["/__init__", "/index", "/mod"]
-        .iter()
-        .find_map(|s| stem.strip_suffix(s))
-        .filter(|_| !module.ends_with("__init__"))
-        .unwrap_or(stem);
-    // A Rust crate's modules are under its `src/`, its root is `src/lib.rs`:
-    // `nix::unistd` is `nix/src/unistd.rs`, `slab` is `slab/src/lib.rs`.
-    let in_crate = (ext == "rs")
-        .then(|| match stem.strip_suffix("/src/lib") {
-            Some(root) => Some(root.to_string()),
-            None => stem
-                .split_once("/src/")
-                .map(|(krate, m)| format!("{krate}/{m}")),
-        })
-        .flatten();
-    let is = |stem: &str| {
+    module_stems(path).iter().any(|stem| {
         stem == module
             || stem
                 .strip_suffix(module)
                 .is_some_and(|before| before.ends_with('/'))
+    })
+}
+
+/// The module paths the mapped file `path` is, from the repository's root: its path
+/// without the extension (and without a package's `/__init__`, `/index` or `/mod`), and for a Rust
+/// file below a crate's `src/` the crate's folder then the module (`nix/src/unistd.rs`:
+/// `nix/unistd`; `slab/src/lib.rs`: `slab`).
+fn module_stems(path: &str) -> Vec<String> {
+    let Some((stem, ext)) = path.rsplit_once('.') else {
+        return Vec::new();
     };
-    is(stem) || in_crate.as_deref().is_some_and(is)
+    let mut stems = vec![stem.to_string()];
+    if let Some(package) = ["/__init__", "/index", "/mod"]
+        .iter()
+        .find_map(|s| stem.strip_suffix(s))
+    {
+        stems.insert(0, package.to_string());
+    }
+    let stem = stems[0].as_str();
+    if ext == "rs" {
+        match stem.strip_suffix("/src/lib") {
+            Some(root) => stems.push(root.to_string()),
+            None => stems.extend(
+                stem.split_once("/src/")
+                    .map(|(krate, m)| format!("{krate}/{m}")),
+            ),
+        }
+    }
+    stems
 }
 
 #[cfg(test)]

@@ -73,13 +73,16 @@ request! {
         /// Calls to list (0: all); `limits.omitted` counts the rest.
         #[serde(default = "defaults::list_limit")]
         limit: u32,
+        /// Least confidence a call's target is shown at (0: every guess).
+        #[serde(default = "defaults::min_confidence")]
+        min_confidence: f64,
     }
 }
 
 impl CalleesArgs {
     /// [`Workspace::callees`].
     pub fn run(&self, ws: &Workspace) -> Result<Envelope<Callees>> {
-        ws.callees(&self.symbol, self.limit)
+        ws.callees(&self.symbol, self.limit, self.min_confidence)
     }
 }
 

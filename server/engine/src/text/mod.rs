@@ -279,17 +279,35 @@ pub fn callees(o: Out, c: &Callees) -> io::Result<()> {
         )?;
     }
     for r in &c.calls {
-        let target = r.target_key.as_deref().unwrap_or("unresolved");
+        match r.target_key.as_deref() {
+            Some(target) => writeln!(
+                o,
+                "{}:{}:{}: {} -> {} ({}, {:.2})",
+                escaped(&r.path),
+                r.line + 1,
+                r.column + 1,
+                r.name,
+                escaped(target),
+                r.provenance,
+                r.confidence
+            )?,
+            None => writeln!(
+                o,
+                "{}:{}:{}: {} -> unresolved",
+                escaped(&r.path),
+                r.line + 1,
+                r.column + 1,
+                r.name,
+            )?,
+        }
+    }
+    if c.guesses > 0 {
         writeln!(
             o,
-            "{}:{}:{}: {} -> {} ({}, {:.2})",
-            escaped(&r.path),
-            r.line + 1,
-            r.column + 1,
-            r.name,
-            escaped(target),
-            r.provenance,
-            r.confidence
+            "{} shown unresolved: only a name matched, below confidence {:.2}; \
+             `--min-confidence 0` shows the guesses",
+            count(c.guesses, "call"),
+            c.min_confidence
         )?;
     }
     Ok(())

@@ -4718,3 +4718,25 @@ fn fault_a_files_own_test_was_served_before_the_code_raising_the_message() {
         "{ids:?}"
     );
 }
+
+/// Fault from a fresh-user trial: "where is NoSuchClass.method defined" answered at full
+/// relevance with whatever held its words: a name of several words counted as held where
+/// prose has them side by side ("if no such class is registered"). It is held only where
+/// its joined form is, as every identifier of the index has it (`NoSuchClass`,
+/// `no_such_class`).
+#[test]
+fn fault_a_made_up_class_name_was_held_by_prose_of_its_words() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "registry.py",
+        "def lookup_method(name):\n    \"\"\"Raise if no such class is registered: where the method is defined.\"\"\"\n    raise KeyError(name)\n\nclass RegistryClass:\n    def method(self):\n        return lookup_method('x')\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let made_up = ask(&ws, "where is NoSuchClass.method defined", &[], 2_000).result;
+    assert!(made_up.abstained, "{:?}", made_up.items);
+    assert_eq!(made_up.unknown_names, ["NoSuchClass"]);
+    let real = ask(&ws, "where is RegistryClass.method defined", &[], 2_000).result;
+    assert!(!real.abstained);
+    assert!(real.unknown_names.is_empty());
+}

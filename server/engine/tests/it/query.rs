@@ -1741,8 +1741,11 @@ fn fault_hard_impact_left_out_calls_on_a_type_an_import_binds() {
 /// reprlib", `impact json.decoder` too, and `impact bisect` answered for the alias
 /// `bisect = bisect_right` instead of the module its importers use; `symbol
 /// nix::unistd::fork` found nothing, and the error named `nix.unistd.fork`, a spelling the
-/// user never wrote. A module named as code imports it is its file (a Rust crate's modules
-/// under its `src/`), before a definition of that name; generic arguments name nothing.
+/// user never wrote; `impact subprocess` and `impact copy` (a second `subprocess.py` in
+/// `asyncio/`, a `copy.decTest` data file) answered for methods of that name. A module
+/// named as code imports it is its source file at that path from the root (a Rust crate's
+/// modules under its `src/`), else the only one, before a definition of that name;
+/// generic arguments name nothing.
 #[test]
 fn fault_a_module_named_as_code_imports_it_was_no_target() {
     let dir = tempfile::tempdir().unwrap();
@@ -1764,6 +1767,21 @@ def bisect_right(a, x):
 bisect = bisect_right
 //- heapq.py
 from bisect import bisect
+//- subprocess.py
+def run():
+    pass
+//- asyncio/__init__.py
+//- asyncio/subprocess.py
+import subprocess
+//- asyncio/events.py
+from . import subprocess
+//- copy.py
+def deepcopy(x):
+    return x
+//- data/copy.decTest
+copy0 copy 0 -> 0
+//- shutil.py
+import copy
 //- json/__init__.py
 from .decoder import JSONDecoder
 //- json/decoder.py
@@ -1794,6 +1812,10 @@ impl<T> Slab<T> {
     assert_eq!(dependents("bisect"), ["heapq.py", "pydoc.py"]);
     assert_eq!(dependents("json.decoder"), ["json/__init__.py", "pydoc.py"]);
     assert_eq!(dependents("nix::unistd"), ["nix/src/lib.rs"]);
+    // The module at that very path before one deeper of the same name, and only a source
+    // file: `copy.decTest` is no module.
+    assert_eq!(dependents("subprocess"), ["asyncio/subprocess.py"]);
+    assert_eq!(dependents("copy"), ["shutil.py"]);
     let keys = |name: &str| -> Vec<String> {
         let hits = ws.symbol(name, LIST_LIMIT).unwrap().result;
         hits.iter().map(|h| h.key.clone()).collect()

@@ -1326,7 +1326,7 @@ fn fault_a_member_on_a_type_the_file_defines_was_a_guess() {
         "m.rs:11 new own -> m.rs#Bar.new@method derived 0.9",
         // A value's method: still a guess.
         "m.rs:12 new other -> m.rs#Bar.new@method derived 0.3",
-        "p.py:8 cls - -> - derived 0.0",
+        // `cls()` calls the parameter: no reference.
         "p.py:11 create own -> p.py#Foo.create@method derived 0.9",
         "p.py:12 create other -> p.py#Foo.create@method derived 0.3",
     ];
@@ -1992,7 +1992,8 @@ fn fault_calls_outside_the_map_or_on_values_resolved_to_same_named_definitions()
             "asyncio/futures.py:5 Lock imported -> - derived 0.0",
             "asyncio/futures.py:6 write imported -> - derived 0.0",
             "asyncio/futures.py:7 getcwd imported -> os.py#getcwd@function derived 0.7",
-            "asyncio/futures.py:8 callback - -> - derived 0.0",
+            // `callback()` calls the parameter: no reference at all, never the nested
+            // `callback` of `asyncio/tasks.py`.
             "src/lib.rs:8 clone own -> - derived 0.0",
             "src/lib.rs:15 Ranged - -> src/lib.rs#Ranged@struct derived 0.9",
             "src/lib.rs:16 new path -> - derived 0.0",

@@ -1,10 +1,9 @@
 //! Python's local variables, recorded as the walk enters each name ([`bind_name`]): a
 //! name bound anywhere in a function (a parameter, an assignment, loop, `with`/`except`
-//! or walrus target, a nested `def` or `class`) is that function's local in all of its
-//! body and in the functions nested in it, unless the function declares it `global`. A
-//! module's own names are no locals: a name read as a value is a module-level
-//! definition's only where no function around it binds the name
-//! ([`crate::types::TypeEnv::is_function_local`]).
+//! or walrus target) is that function's local in all of its body and in the functions
+//! nested in it, unless the function declares it `global`. A bare name called or read
+//! there is that local, no definition's ([`crate::types::TypeEnv::is_function_local`]); a
+//! nested `def` or `class` is a definition of its own, not a local.
 
 use tree_sitter::Node;
 
@@ -40,18 +39,14 @@ pub(super) fn bind_name<'t>(
             field_is("left")
         }
         "except_clause" => field_is("alias"),
-        "function_definition" | "class_definition" => field_is("name"),
         _ => false,
     };
     if !binds {
         return;
     }
-    // A `def`'s own name is bound where the `def` is, outside its scope.
-    let own_name = parent.kind() == "function_definition";
     let scope = ancestors
         .iter()
         .rev()
-        .skip(usize::from(own_name))
         .find(|a| matches!(a.kind(), "function_definition" | "lambda"));
     if let Some(&scope) = scope {
         let global = parent.kind() == "global_statement";
