@@ -85,7 +85,9 @@ pub use lang::Language;
 /// reference where its file binds the name, or where it is read from an imported module
 /// (`@reference.value`), and a bare name a function binds (a parameter, a local) is its
 /// local, called or read, no definition's: the references of Python files change.
-pub const ANALYSIS_VERSION: u32 = 21;
+/// 22: a Python parameter's default value is read where the `def` is (`deepcopy=deepcopy`
+/// reads the module's `deepcopy`), and an assignment's or a loop's targets are no reads.
+pub const ANALYSIS_VERSION: u32 = 22;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

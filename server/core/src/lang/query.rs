@@ -704,10 +704,12 @@ mod tests {
             kinds_with(Language::Python, kind_flags::ROOT),
             [
                 "aliased_import",
+                "assignment",
                 "attribute",
                 "call",
                 "class_definition",
                 "default_parameter",
+                "for_statement",
                 "function_definition",
                 "global_statement",
                 "identifier",

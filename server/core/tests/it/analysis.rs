@@ -1291,12 +1291,14 @@ fn fault_a_constant_read_by_its_name_was_no_reference() {
 /// the top level or imports it) and no enclosing function binds it, or where it is read
 /// from an imported module; the object of a member read (`os` and `os.path` in
 /// `os.path.join`) is not. A bare name a function binds is its local, called or read
-/// (`wraps(inner)` with a parameter `wraps`); a nested `def` is a definition.
+/// (`wraps(inner)` with a parameter `wraps`), but not in a parameter's default value
+/// (`timer=default_timer`, read where the `def` is); a nested `def` is a definition; an
+/// assignment's target is written, not read (`_make_key = inner`).
 #[test]
 fn fault_a_function_read_as_a_value_was_no_reference() {
     let python = run(
         Language::Python,
-        "import ftplib, os\nfrom functools import wraps\n\ndef _make_key(args):\n    return args\n\ndefault_timer = _make_key\n\ndef cached(f, timer=default_timer):\n    make_key = _make_key\n    try:\n        os.path.join(f, timer)\n    except ftplib.all_errors:\n        pass\n    return wraps(f)\n\ndef shadowed(default_timer, wraps):\n    def inner():\n        return default_timer\n    global _make_key\n    _make_key = inner\n    wraps(inner)\n    return [default_timer, _make_key, inner()]\n",
+        "import ftplib, os\nfrom functools import wraps\n\ndef _make_key(args):\n    return args\n\ndefault_timer = _make_key\n\ndef cached(f, timer=default_timer):\n    make_key = _make_key\n    try:\n        os.path.join(f, timer)\n    except ftplib.all_errors:\n        pass\n    return wraps(f)\n\ndef shadowed(default_timer, wraps, timer=default_timer):\n    def inner():\n        return default_timer\n    global _make_key\n    _make_key = inner\n    wraps(inner)\n    return [default_timer, _make_key, inner()]\n",
     );
     assert_eq!(
         refs_shown(&python),
@@ -1308,7 +1310,7 @@ fn fault_a_function_read_as_a_value_was_no_reference() {
             "join call imported 11",
             "all_errors other imported 12",
             "wraps call - 14",
-            "_make_key other - 20",
+            "default_timer other - 16",
             "_make_key other - 22",
             "inner call - 22",
         ]

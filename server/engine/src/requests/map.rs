@@ -73,7 +73,7 @@ request! {
         /// Calls to list (0: all); `limits.omitted` counts the rest.
         #[serde(default = "defaults::list_limit")]
         limit: u32,
-        /// Least confidence a call's target is shown at (0: every guess).
+        /// Least confidence of a target shown (0: all).
         #[serde(default = "defaults::min_confidence")]
         min_confidence: f64,
     }

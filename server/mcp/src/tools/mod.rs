@@ -279,8 +279,7 @@ tools! {
     },
     Callees("callees", Paged<CalleesArgs>, paged) {
         title: "Find callees",
-        description: "Outgoing calls: the calls in the definitions a name matches, \
-            each with its target.",
+        description: "Outgoing calls of the definitions a name matches, with targets.",
         access: Read,
         idempotent: true,
     },
@@ -338,8 +337,7 @@ tools! {
     Stats("stats", NoParams, plain) {
         title: "Index statistics",
         description: "The map's scan revision and time, counts of files, symbols, \
-            references and memory, files and lines by language, and the files the map \
-            leaves out: skipped (as secrets, too large, …) or degraded, up to 20 named.",
+            references and memory, files and lines by language, and the files it left out.",
         access: Read,
         idempotent: true,
     },
@@ -588,7 +586,8 @@ mod tests {
             defaults.join(" "),
             "recap.n=3 context.query=\"\" search.limit=10 symbol.limit=1000 outline.limit=1000 \
              references.limit=1000 callers.limit=1000 callers.min_confidence=0.5 \
-             callees.limit=1000 deps.reverse=false impact.depth=3 impact.hard=false \
+             callees.limit=1000 callees.min_confidence=0.5 deps.reverse=false impact.depth=3 \
+             impact.hard=false \
              impact.limit=30 impact.min_confidence=0.5 memory_list.kinds=[] \
              memory_list.limit=100 memory_list.prefix=\"\" pin.pinned=true \
              synthesize.dry_run=false synthesize.paths=[]"

@@ -3,8 +3,8 @@
 
 ; A constant read by its name, upper case by convention (`_MAXLINE`, `socket.AF_INET`):
 ; `loci refs _MAXLINE` lists where it is used. The names an import statement lists are
-; its import's, parameters and keyword arguments are named, not read, and `global` and
-; `nonlocal` declare.
+; its import's, parameters and keyword arguments are named, not read, `global` and
+; `nonlocal` declare, and an assignment's or a loop's targets are written, not read.
 ((identifier) @name @reference.constant
   (#match? @name "^_*[A-Z][A-Z0-9_]*[A-Z0-9]$"))
 (import_from_statement (dotted_name (identifier) @ignore))
@@ -18,6 +18,10 @@
 (typed_default_parameter name: (identifier) @ignore)
 (global_statement (identifier) @ignore)
 (nonlocal_statement (identifier) @ignore)
+(assignment left: (identifier) @ignore)
+(assignment left: (pattern_list (identifier) @ignore))
+(assignment left: (tuple_pattern (identifier) @ignore))
+(for_statement left: (identifier) @ignore)
 
 ; Any other name read as a value (`key=_make_key`, `timer=default_timer`, `except
 ; ftplib.all_errors`): a reference where the file binds the name, or reads it from an

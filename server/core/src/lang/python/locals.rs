@@ -48,8 +48,11 @@ pub(super) fn bind_name<'t>(
         .iter()
         .rev()
         .find(|a| matches!(a.kind(), "function_definition" | "lambda"));
+    // Default values are evaluated where the `def` is: the local scope is the body
+    // (`def f(x, deepcopy=deepcopy)` reads the module's `deepcopy`).
     if let Some(&scope) = scope {
+        let body = scope.child_by_field_name("body").unwrap_or(scope);
         let global = parent.kind() == "global_statement";
-        env.function_local(node_text(node, bytes), scope, global);
+        env.function_local(node_text(node, bytes), body, global);
     }
 }
