@@ -2,6 +2,13 @@
 //! become the words `parse config` (plus the joined form `parseconfig`), so full-text
 //! search finds one spelling from another.
 
+/// Whether `text` is one identifier as most languages spell one: a letter or `_`, then
+/// letters, digits and `_` (`headerregistry`, `_MAXLINE`; not `utf-8`, `1.2` or empty).
+pub fn is_identifier(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_alphabetic() || c == '_')
+        && text.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
 /// Splits an identifier (or any token) into lower-case words at non-alphanumerics and
 /// case changes: `parseHTTPConfig` → `parse`, `http`, `config`; `grammar::fa` →
 /// `grammar`, `fa`.
@@ -101,6 +108,16 @@ pub fn symbol_terms(qualified_name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_identifier_starts_with_a_letter_or_underscore() {
+        assert!(is_identifier("headerregistry"));
+        assert!(is_identifier("_MAXLINE2"));
+        assert!(is_identifier("naïve"));
+        assert!(!is_identifier("utf-8"));
+        assert!(!is_identifier("2to3"));
+        assert!(!is_identifier(""));
+    }
 
     #[test]
     fn identifier_words_split_at_case_and_separators() {

@@ -798,16 +798,13 @@ fn looks_like_code(value: &str) -> bool {
     if !value.starts_with(|c: char| c.is_alphanumeric()) || value.contains(['(', ')', '[', ']']) {
         return true;
     }
-    let identifier = |s: &str| {
-        s.starts_with(|c: char| c.is_alphabetic() || c == '_')
-            && s.chars().all(|c| c.is_alphanumeric() || c == '_')
-    };
     // `self.password`, `conf.SECRET_KEY`, `Config::TOKEN`.
     let parts: Vec<&str> = value.split(['.', ':']).filter(|p| !p.is_empty()).collect();
-    let path = parts.len() > 1 && parts.iter().all(|p| identifier(p));
+    let path = parts.len() > 1 && parts.iter().all(|p| loci_core::terms::is_identifier(p));
     // `DB_PASSWORD_V2`: a constant's name.
-    let constant =
-        identifier(value) && value.contains('_') && !value.chars().any(char::is_lowercase);
+    let constant = loci_core::terms::is_identifier(value)
+        && value.contains('_')
+        && !value.chars().any(char::is_lowercase);
     path || constant
 }
 

@@ -314,13 +314,7 @@ pub(super) fn files_named_in(
 /// word of one part or with a part that is no identifier (`utf-8.txt`, `1.2`).
 fn python_module_files(word: &str) -> Option<[String; 2]> {
     let parts: Vec<&str> = word.split('.').collect();
-    let identifier = |p: &&str| {
-        p.chars()
-            .next()
-            .is_some_and(|c| c.is_alphabetic() || c == '_')
-            && p.chars().all(|c| c.is_alphanumeric() || c == '_')
-    };
-    if parts.len() < 2 || !parts.iter().all(identifier) {
+    if parts.len() < 2 || !parts.iter().all(|p| loci_core::terms::is_identifier(p)) {
         return None;
     }
     let path = parts.join("/");

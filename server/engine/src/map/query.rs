@@ -830,30 +830,25 @@ impl Workspace {
     /// `None` when no file is, or several are and none at that path.
     fn module_named(&self, name: &str) -> Result<Option<String>> {
         let dotted = qualified_form(name);
-        let identifier = |s: &str| {
-            s.chars()
-                .next()
-                .is_some_and(|c| c.is_alphabetic() || c == '_')
-                && s.chars().all(|c| c.is_alphanumeric() || c == '_')
-        };
-        if !dotted.split('.').all(identifier) {
+        if !dotted.split('.').all(loci_core::terms::is_identifier) {
             return Ok(None);
         }
         let module = dotted.replace('.', "/");
         let last = module.rsplit('/').next().unwrap_or(&module);
-        let files: Vec<String> = map::paths_containing(self.store.conn(), last, MODULE_CANDIDATES)?
-            .into_iter()
-            .filter(|path| {
-                loci_core::Language::from_path(path).is_some() && module_file(path, &module)
-            })
-            .collect();
-        let at_path: Vec<&String> = files
-            .iter()
-            .filter(|path| module_stems(path).contains(&module))
-            .collect();
-        Ok(match (at_path.as_slice(), files.as_slice()) {
-            ([only], _) => Some((*only).clone()),
-            ([], [only]) => Some(only.clone()),
+        let (mut at_path, mut ending) = (Vec::new(), Vec::new());
+        for path in map::paths_containing(self.store.conn(), last, MODULE_CANDIDATES)? {
+            if loci_core::Language::from_path(&path).is_none() {
+                continue;
+            }
+            let stems = module_stems(&path);
+            if stems.contains(&module) {
+                at_path.push(path);
+            } else if stems.iter().any(|stem| ends_in_module(stem, &module)) {
+                ending.push(path);
+            }
+        }
+        Ok(match (at_path.as_slice(), ending.as_slice()) {
+            ([only], _) | ([], [only]) => Some(only.clone()),
             _ => None,
         })
     }
@@ -1104,12 +1099,16 @@ const MODULE_CANDIDATES: u32 = 10_000;
 /// `module.EXT` or `module/__init__.EXT`, `module/index.EXT`, `module/mod.rs`, at the root
 /// or below a folder.
 fn module_file(path: &str, module: &str) -> bool {
-    module_stems(path).iter().any(|stem| {
-        stem == module
-            || stem
-                .strip_suffix(module)
-                .is_some_and(|before| before.ends_with('/'))
-    })
+    module_stems(path)
+        .iter()
+        .any(|stem| stem == module || ends_in_module(stem, module))
+}
+
+/// Whether the module path `stem` ends in the module `module` below a folder
+/// (`Lib/urllib/parse` in `urllib/parse`).
+fn ends_in_module(stem: &str, module: &str) -> bool {
+    stem.strip_suffix(module)
+        .is_some_and(|before| before.ends_with('/'))
 }
 
 /// The module paths the mapped file `path` is, from the repository's root: its path
