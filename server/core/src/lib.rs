@@ -87,7 +87,9 @@ pub use lang::Language;
 /// local, called or read, no definition's: the references of Python files change.
 /// 22: a Python parameter's default value is read where the `def` is (`deepcopy=deepcopy`
 /// reads the module's `deepcopy`), and an assignment's or a loop's targets are no reads.
-pub const ANALYSIS_VERSION: u32 = 22;
+/// 23: a name on an imported package that re-exports it (`unittest.TestCase`, `asyncio.run`
+/// through `from .runners import *`) is the definition the package imports.
+pub const ANALYSIS_VERSION: u32 = 23;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

@@ -147,7 +147,11 @@ pub(super) fn receiver_of<'b, 't>(
     // `ParserI::new(p).parse()` (not the enclosing `Parser.parse`), `Parser(x).parse()`
     // in Python.
     let text = constructed_type(language, object, bytes).unwrap_or(node_text(object, bytes));
-    let rust_path = language == Language::Rust && expression.kind() == "scoped_identifier";
+    let rust_path = language == Language::Rust
+        && matches!(
+            expression.kind(),
+            "scoped_identifier" | "scoped_type_identifier"
+        );
     let own = match text {
         // Rust `self::f()` is this module's `f`, a path: not a member of `self`.
         "self" => !rust_path,

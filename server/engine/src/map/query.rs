@@ -781,7 +781,9 @@ impl Workspace {
     /// dotted name that names none is read as code spells it, a module path and then a
     /// name in that module: `urllib.parse.urlsplit` is `urlsplit` in `urllib/parse.py`,
     /// `logging.getLogger` is `getLogger` in `logging/__init__.py`, `a.b.C.m` the method
-    /// `C.m` of `a/b.py` (the module may lie below any folder: `Lib/urllib/parse.py`).
+    /// `C.m` of `a/b.py` (the module may lie below any folder: `Lib/urllib/parse.py`); a
+    /// module that defines no such name but re-exports it names the definition it imports
+    /// (`unittest.TestCase`: [`Workspace::reexported_symbols`]).
     pub(crate) fn lookup_as_written(
         &self,
         name: &str,
@@ -810,9 +812,16 @@ impl Workspace {
             if last.is_empty() || rest.is_empty() {
                 continue;
             }
-            for path in map::paths_containing(conn, last, MODULE_CANDIDATES)? {
-                if module_file(&path, &module) {
-                    found.extend(map::symbols_in_file_named(conn, &path, &rest)?);
+            let modules: Vec<String> = map::paths_containing(conn, last, MODULE_CANDIDATES)?
+                .into_iter()
+                .filter(|path| module_file(path, &module))
+                .collect();
+            for path in &modules {
+                found.extend(map::symbols_in_file_named(conn, path, &rest)?);
+            }
+            if found.is_empty() {
+                for path in &modules {
+                    found.extend(self.reexported_symbols(path, &rest, REEXPORT_HOPS)?);
                 }
             }
             if !found.is_empty() {
@@ -822,6 +831,37 @@ impl Workspace {
         let total = found.len() as u64;
         found.truncate(limit as usize);
         Ok((found, total))
+    }
+
+    /// The symbols named `name` that the module file `path` re-exports: defined in a file
+    /// one of its imports of `name`'s first segment (or a glob) resolved to, or re-exported
+    /// by that file in turn, at most `hops` files further (`unittest.TestCase` is
+    /// `unittest/case.py`'s, through `from .case import TestCase` in
+    /// `unittest/__init__.py`; `tokio::spawn` through `pub use task::spawn;` twice).
+    fn reexported_symbols(&self, path: &str, name: &str, hops: u32) -> Result<Vec<SymbolHit>> {
+        let conn = self.store.conn();
+        let first = name.split('.').next().unwrap_or(name);
+        let modules: Vec<String> = map::file_imports(conn, path)?
+            .into_iter()
+            .filter(|(_, names)| names.iter().any(|n| n == first || n == "*"))
+            .map(|(module, _)| module)
+            .collect();
+        let mut found = Vec::new();
+        let edges = map::deps_from(conn, path)?;
+        let targets = edges
+            .iter()
+            .filter(|e| modules.contains(&e.module))
+            .filter_map(|e| e.to.as_deref());
+        for to in targets {
+            let mut here = map::symbols_in_file_named(conn, to, name)?;
+            if here.is_empty() && hops > 1 {
+                here = self.reexported_symbols(to, name, hops - 1)?;
+            }
+            found.extend(here);
+        }
+        found.sort_by(|a, b| a.key.cmp(&b.key));
+        found.dedup_by(|a, b| a.key == b.key);
+        Ok(found)
     }
 
     /// The mapped source file that is the module `name` names as code imports it
@@ -1094,6 +1134,10 @@ fn last_segment(name: &str) -> &str {
 
 /// Files read as candidates for a module path ([`Workspace::lookup_as_written`]).
 const MODULE_CANDIDATES: u32 = 10_000;
+
+/// How many files a module path's name is followed through re-exports
+/// ([`Workspace::lookup_as_written`]): `tokio::spawn` is `pub use`d twice.
+const REEXPORT_HOPS: u32 = 3;
 
 /// Whether the mapped file `path` is the module `module` (`/`-separated, `urllib/parse`):
 /// `module.EXT` or `module/__init__.EXT`, `module/index.EXT`, `module/mod.rs`, at the root

@@ -765,7 +765,8 @@ fn fault_a_type_named_in_a_signature_or_struct_literal_was_no_reference() {
             .filter(|r| r.kind == "type")
             .map(|r| r.target_key.clone())
             .collect::<Vec<_>>(),
-        [None]
+        // `std::path::Path` too: a path to no module of the map.
+        [None, None]
     );
     let impact = ws
         .impact("src/parse.rs#Parser@struct", 1, false)
@@ -1320,6 +1321,7 @@ pub fn run() -> Result<(), String> {
         refs("Result"),
         [
             "errs/src/check.rs:2 type -> errs/src/lib.rs#Result@type",
+            "errs/src/lib.rs:3 type -> unresolved",
             "errs/src/lib.rs:5 type -> errs/src/lib.rs#Result@type",
             "tool/src/lib.rs:1 type -> unresolved",
         ]
@@ -1329,6 +1331,7 @@ pub fn run() -> Result<(), String> {
         [
             "errs/src/check.rs:8 import -> unresolved",
             "errs/src/check.rs:10 type -> unresolved",
+            "errs/src/lib.rs:8 type -> unresolved",
         ]
     );
     let impact = ws.impact("errs/src/lib.rs", 1, false).unwrap().result;
@@ -1901,5 +1904,157 @@ def load():
     assert_eq!(
         dependents("pkg/decoder.py"),
         [stated("app.py"), stated("pkg/__init__.py")]
+    );
+}
+
+/// Fault from a break-test: `callers unittest.TestCase`, `unittest.main` and `asyncio.run`
+/// missed every `unittest.TestCase` written after `import unittest`: the package's
+/// `__init__.py` defines none of them, it re-exports them (`from .case import TestCase`,
+/// `from .runners import *`), and a namesake elsewhere kept the one-definition guess
+/// from settling it. A name on an imported package is what that package re-exports, in
+/// the map and as a symbol named the way code writes it.
+#[test]
+fn fault_a_name_on_a_package_that_re_exports_it_was_unresolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- unittest/__init__.py
+from .case import TestCase
+from .main import main
+//- unittest/case.py
+class TestCase:
+    pass
+//- unittest/main.py
+def main():
+    pass
+//- asyncio/__init__.py
+from .runners import *
+//- asyncio/runners.py
+def run(main):
+    pass
+//- other/case.py
+class TestCase:
+    pass
+def main():
+    pass
+def run(x):
+    pass
+//- test_app.py
+import asyncio
+import unittest
+
+class T(unittest.TestCase):
+    def test_it(self):
+        asyncio.run(None)
+
+if __name__ == "__main__":
+    unittest.main()
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let callers = |symbol: &str| -> Vec<String> {
+        let answer = ws.callers(symbol, 0).unwrap().result;
+        answer
+            .calls
+            .iter()
+            .map(|c| format!("{}:{} ({:.2})", c.path, c.line + 1, c.confidence))
+            .collect()
+    };
+    assert_eq!(callers("unittest.main"), ["test_app.py:9 (0.70)"]);
+    assert_eq!(callers("asyncio.run"), ["test_app.py:6 (0.70)"]);
+    let keys = |name: &str| -> Vec<String> {
+        let hits = ws.symbol(name, 0).unwrap().result;
+        hits.into_iter().map(|h| h.key).collect()
+    };
+    assert_eq!(
+        keys("unittest.TestCase"),
+        ["unittest/case.py#TestCase@class"]
+    );
+    let impact = ws.impact("unittest/case.py", 1, false).unwrap().result;
+    let dependents: Vec<(&str, &str)> = impact
+        .nodes
+        .iter()
+        .map(|n| (n.id.as_str(), n.via.provenance.as_str()))
+        .collect();
+    assert_eq!(
+        dependents,
+        [
+            ("unittest/__init__.py", "stated"),
+            ("test_app.py", "derived")
+        ]
+    );
+}
+
+/// Fault from a break-test: `impact protobuf/src/message.rs` missed every file writing
+/// `impl crate::Message for T` or `&dyn crate::Message`: a type written as a path was read
+/// as a bare name, which a Rust file must import, and a trait object was no reference at
+/// all. The path is the reference's receiver, followed through the crate's module tree.
+#[test]
+fn fault_a_rust_type_written_as_a_crate_path_was_no_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- pb/Cargo.toml
+[package]
+name = "pb"
+version = "0.1.0"
+//- pb/src/lib.rs
+mod impls;
+mod message;
+mod view;
+pub use crate::message::Message;
+//- pb/src/message.rs
+pub trait Message {
+    fn size(&self) -> usize;
+}
+//- pb/src/impls.rs
+pub struct A;
+impl crate::Message for A {
+    fn size(&self) -> usize { 0 }
+}
+//- pb/src/view.rs
+pub fn total(items: Vec<Box<dyn crate::Message>>, one: &crate::message::Message) -> usize {
+    items.len()
+}
+//- other/src/message.rs
+pub trait Message {}
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let impact = ws.impact("pb/src/message.rs", 1, false).unwrap().result;
+    let dependents: Vec<(&str, &str)> = impact
+        .nodes
+        .iter()
+        .map(|n| (n.id.as_str(), n.via.provenance.as_str()))
+        .collect();
+    assert_eq!(
+        dependents,
+        [
+            ("pb/src/lib.rs", "stated"),
+            ("pb/src/view.rs", "stated"),
+            ("pb/src/impls.rs", "derived"),
+        ]
+    );
+    let refs: Vec<String> = ws
+        .refs("pb/src/message.rs#Message@trait", 0)
+        .unwrap()
+        .result
+        .iter()
+        .map(|r| format!("{}:{} {}", r.path, r.line + 1, r.kind))
+        .collect();
+    assert_eq!(
+        refs,
+        [
+            "pb/src/impls.rs:2 inherit",
+            "pb/src/lib.rs:4 import",
+            "pb/src/view.rs:1 type",
+            "pb/src/view.rs:1 type",
+        ]
     );
 }

@@ -51,7 +51,7 @@ pub(crate) const SPEC: Spec = Spec {
     attribute_line: |line| line.starts_with("#[") || line.starts_with("#!["),
     member_fields: |kind| match kind {
         "field_expression" => Some(("value", "field")),
-        "scoped_identifier" => Some(("path", "name")),
+        "scoped_identifier" | "scoped_type_identifier" => Some(("path", "name")),
         _ => None,
     },
     fingerprint: Fingerprint::SHARED,

@@ -70,6 +70,24 @@
 (generic_type type: (type_identifier) @name) @reference.type
 (field_declaration type: (type_identifier) @name) @reference.type
 (let_declaration type: (type_identifier) @name) @reference.type
+; The same written as a path (`&crate::Message`, `Vec<error::Kind>`): the path is the
+; reference's receiver, followed through the module tree.
+(parameter type: (scoped_type_identifier name: (type_identifier) @name)) @reference.type
+(reference_type type: (scoped_type_identifier name: (type_identifier) @name)) @reference.type
+(type_arguments (scoped_type_identifier name: (type_identifier) @name)) @reference.type
+(generic_type type: (scoped_type_identifier name: (type_identifier) @name)) @reference.type
+(field_declaration type: (scoped_type_identifier name: (type_identifier) @name)) @reference.type
+(let_declaration type: (scoped_type_identifier name: (type_identifier) @name)) @reference.type
+(function_item return_type: (scoped_type_identifier name: (type_identifier) @name)) @reference.type
+; A trait object or `impl Trait` (`&dyn Message`, `-> impl crate::Message`): the trait's.
+(dynamic_type trait: [
+  (type_identifier) @name
+  (scoped_type_identifier name: (type_identifier) @name)
+]) @reference.type
+(abstract_type trait: [
+  (type_identifier) @name
+  (scoped_type_identifier name: (type_identifier) @name)
+]) @reference.type
 (struct_expression name: (type_identifier) @name) @reference.call
 (struct_expression
   name: (scoped_type_identifier name: (type_identifier) @name)) @reference.call

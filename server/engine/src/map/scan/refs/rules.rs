@@ -203,13 +203,14 @@ impl Resolver {
     }
 
     /// The module-level definition of `name` (`defs`) that the file `file_id` imports by
-    /// name from a file it resolved to: what it re-exports.
+    /// name, or by a glob (`from .runners import *`), from a file it resolved to: what it
+    /// re-exports.
     fn reexported(&self, file_id: i64, name: &str, defs: &Defs) -> Option<i64> {
         let deps = self.deps.get(&file_id)?;
         self.imports
             .get(&file_id)?
             .iter()
-            .filter(|(_, names)| names.iter().any(|n| n == name))
+            .filter(|(_, names)| names.iter().any(|n| n == name || n == "*"))
             .flat_map(|(module, _)| deps.iter().filter(move |(m, _)| m == module))
             .find_map(|&(_, to)| module_level(defs, to))
     }
@@ -417,6 +418,19 @@ impl Resolver {
             if first.is_some() || !on_module {
                 break;
             }
+        }
+        // A package that defines no such name but re-exports it (`unittest.TestCase`, which
+        // `unittest/__init__.py` imports from `.case`): the definition it imports, as sure
+        // as one it defined.
+        if first.is_none() && receiver == Receiver::Imported {
+            first = bound
+                .iter()
+                .flatten()
+                .filter_map(|&to| self.reexported(to, admits.name, defs))
+                .filter_map(|id| defs.all.iter().position(|d| d.id == id))
+                .find(|&i| admits.eligible(&defs.all[i]))
+                .map(|i| i as u32);
+            imported = usize::from(first.is_some());
         }
         if let Some(i) = first {
             let confidence = match (other, imported == 1) {
