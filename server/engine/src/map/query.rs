@@ -819,7 +819,9 @@ impl Workspace {
             for path in &modules {
                 found.extend(map::symbols_in_file_named(conn, path, &rest)?);
             }
-            if found.is_empty() {
+            // `tokio::task::yield_now` is the function `task/mod.rs` re-exports as well as
+            // the `mod yield_now;` it declares.
+            if found.iter().all(|h| h.kind == "module") {
                 for path in &modules {
                     found.extend(self.reexported_symbols(path, &rest, REEXPORT_HOPS)?);
                 }

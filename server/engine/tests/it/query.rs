@@ -1951,6 +1951,22 @@ class T(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+//- tk/Cargo.toml
+[package]
+name = "tk"
+version = "0.1.0"
+//- tk/src/lib.rs
+pub mod task;
+pub use task::spawn;
+//- tk/src/task/mod.rs
+mod spawn;
+pub use spawn::spawn;
+mod yield_now;
+pub use yield_now::yield_now;
+//- tk/src/task/spawn.rs
+pub fn spawn() {}
+//- tk/src/task/yield_now.rs
+pub async fn yield_now() {}
 "#,
     );
     let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
@@ -1972,6 +1988,15 @@ if __name__ == "__main__":
     assert_eq!(
         keys("unittest.TestCase"),
         ["unittest/case.py#TestCase@class"]
+    );
+    assert_eq!(keys("tk::spawn"), ["tk/src/task/spawn.rs#spawn@function"]);
+    // The module `task/mod.rs` declares, and the function it re-exports.
+    assert_eq!(
+        keys("tk::task::yield_now"),
+        [
+            "tk/src/task/mod.rs#yield_now@module",
+            "tk/src/task/yield_now.rs#yield_now@function"
+        ]
     );
     let impact = ws.impact("unittest/case.py", 1, false).unwrap().result;
     let dependents: Vec<(&str, &str)> = impact
