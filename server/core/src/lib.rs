@@ -88,7 +88,10 @@ pub use lang::Language;
 /// 22: a Python parameter's default value is read where the `def` is (`deepcopy=deepcopy`
 /// reads the module's `deepcopy`), and an assignment's or a loop's targets are no reads.
 /// 23: a name on an imported package that re-exports it (`unittest.TestCase`, `asyncio.run`
-/// through `from .runners import *`) is the definition the package imports.
+/// through `from .runners import *`) is the definition the package imports; a Rust type
+/// written as a path (`impl crate::Message for`, `&dyn io::Read`) is a reference on that
+/// path; a name on a Python module imported under an alias (`pq.Queue()` after `import
+/// queue as pq`) is on that module.
 pub const ANALYSIS_VERSION: u32 = 23;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees

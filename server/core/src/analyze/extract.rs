@@ -71,6 +71,7 @@ pub(super) fn extract_with(
     // ---- imports (and the names they import, as references)
     let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
     let aliases = imported_aliases(&import_refs, bytes);
+    let module_aliases = module_aliases(&raw_imports, bytes);
     // The names a name read as a value may be ([`Role::Value`]): the file's top-level
     // definitions and the names its imports bind.
     let bound: FastSet<&str> = symbols
@@ -111,6 +112,7 @@ pub(super) fn extract_with(
     let refs_kept = first_pattern_per_name(raw_refs, |r| (r.name, r.pattern));
     let file = FileNames {
         imports: &imports,
+        module_aliases: &module_aliases,
         symbols: &symbols,
         bound: &bound,
     };
@@ -304,6 +306,25 @@ fn apply_aliases(
 /// path is the name or a path ending in it) bind `g` to `f`. A module imported under an
 /// alias (`import numpy as np`) names no definition and is not here, nor is Rust's `use
 /// a::Trait as _;`.
+/// The modules imported under an alias, by alias: Python's `import numpy as np` binds
+/// `np` to `numpy`, `import xml.etree.ElementTree as ET` binds `ET` to that module path.
+fn module_aliases(raw_imports: &[RawImport<'_>], bytes: &[u8]) -> FastMap<String, String> {
+    raw_imports
+        .iter()
+        .filter_map(|r| {
+            let module = r.module?;
+            let clause = module.parent().filter(|p| p.kind() == "aliased_import")?;
+            let alias = clause.child_by_field_name("alias")?;
+            (clause.child_by_field_name("name") == Some(module)).then(|| {
+                (
+                    node_text(alias, bytes).to_string(),
+                    node_text(module, bytes).to_string(),
+                )
+            })
+        })
+        .collect()
+}
+
 fn imported_aliases(imported: &[(String, Node<'_>)], bytes: &[u8]) -> FastMap<String, String> {
     let mut aliases = FastMap::default();
     for (name, node) in imported {
@@ -608,6 +629,8 @@ fn make_symbols(d: Defined<'_, '_>, order: &[usize]) -> Vec<Symbol> {
 #[derive(Clone, Copy)]
 struct FileNames<'a> {
     imports: &'a [Import],
+    /// The modules imported under an alias, by alias ([`module_aliases`]).
+    module_aliases: &'a FastMap<String, String>,
     symbols: &'a [Symbol],
     /// The names a name read as a value may be ([`Role::Value`]).
     bound: &'a FastSet<&'a str>,
@@ -624,10 +647,12 @@ fn references<'t>(
 ) -> Vec<Reference> {
     let FileNames {
         imports,
+        module_aliases,
         symbols,
         bound,
     } = file;
-    let bindings = import_bindings(language, imports);
+    let mut bindings = import_bindings(language, imports);
+    bindings.extend(module_aliases.keys().cloned());
     let rust_paths = if language == Language::Rust {
         rust_bound_paths(imports)
     } else {
@@ -737,6 +762,13 @@ fn references<'t>(
                         && let Some(bound) = segments.first().and_then(|s| rust_paths.get(s))
                     {
                         segments.splice(..1, bound.split("::"));
+                    }
+                    // A module imported under an alias is named by its path: `pq.Queue()`
+                    // after `import queue as pq` is `queue.Queue()`.
+                    if receiver == Receiver::Imported
+                        && let Some(module) = segments.first().and_then(|s| module_aliases.get(*s))
+                    {
+                        segments.splice(..1, module.split('.'));
                     }
                     segments.join(".")
                 })

@@ -1187,8 +1187,9 @@ fn refs_shown(analysis: &FileAnalysis) -> Vec<String> {
 /// as `_dyld_find(name)` after `from ctypes.macholib.dyld import dyld_find as _dyld_find`:
 /// the call was a reference to `_dyld_find`, a name nothing defines. A bare use of an alias
 /// is a use of the name imported, on the import (JavaScript's `import { .. as .. }` and
-/// Rust's `use .. as ..` too); a method or attribute of that name on a value, a module
-/// imported under an alias and a Rust path through an alias (`Rt::new()`) are not.
+/// Rust's `use .. as ..` too); a method or attribute of that name on a value and a Rust
+/// path through an alias (`Rt::new()`) are not. A name on a module imported under an
+/// alias (`np.array`) is on that module, an import.
 #[test]
 fn fault_a_call_through_an_imported_alias_named_the_alias() {
     let python = run(
@@ -1200,7 +1201,7 @@ fn fault_a_call_through_an_imported_alias_named_the_alias() {
         [
             "dyld_find import - 1",
             "framework_find import - 1",
-            "array call other 4",
+            "array call imported 4",
             "_dyld_find call other 5",
             "dyld_find call imported 6",
             "framework_find call - 6",

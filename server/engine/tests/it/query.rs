@@ -2083,3 +2083,56 @@ pub trait Message {}
         ]
     );
 }
+
+/// Fault from a break-test: `import queue as pyqueue` then `pyqueue.Queue()` was a call on
+/// a value of unknown type, a guess by name below the default confidence, so `callers
+/// queue.Queue` missed it: a module imported under an alias is that module.
+#[test]
+fn fault_a_call_on_a_module_imported_under_an_alias_was_a_guess() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- pkg/__init__.py
+//- pkg/jobs.py
+class Queue:
+    pass
+
+def make():
+    pass
+//- other/jobs.py
+class Queue:
+    pass
+
+def make():
+    pass
+
+def deque():
+    pass
+//- main.py
+import collections as co
+import pkg.jobs as pj
+
+def run():
+    q = pj.Queue()
+    co.deque()
+    return pj.make()
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let callers = |symbol: &str| -> Vec<String> {
+        let answer = ws.callers(symbol, 0).unwrap().result;
+        answer
+            .calls
+            .iter()
+            .map(|c| format!("{}:{} ({:.2})", c.path, c.line + 1, c.confidence))
+            .collect()
+    };
+    assert_eq!(callers("pkg.jobs.make"), ["main.py:7 (0.70)"]);
+    assert_eq!(callers("pkg.jobs.Queue"), ["main.py:5 (0.70)"]);
+    // `co` is the standard library's `collections`, outside the map.
+    assert_eq!(callers("other.jobs.deque"), Vec::<String>::new());
+    assert_eq!(callers("other.jobs.make"), Vec::<String>::new());
+}
