@@ -207,7 +207,7 @@ impl<'t> Collected<'t> {
 /// Rust: the byte ranges between the braces of the macro invocation `node`'s `{ .. }` body,
 /// appended to `out`: the body itself, or for `cfg_if!` (`cfg_if! { if #[cfg(unix)] { .. }
 /// else { .. } }`) each branch's `{ .. }`. Nothing for an empty body, a code template
-/// ([`CODE_TEMPLATE_MACROS`]), or a `( .. )`/`[ .. ]` body (`vec![..]`, `println!(..)`,
+/// ([`CODE_TEMPLATE_MACROS`]), a `bitflags!` body, or a `( .. )`/`[ .. ]` body (`vec![..]`, `println!(..)`,
 /// `json!({..})`).
 pub(super) fn macro_item_bodies(
     node: Node<'_>,
@@ -230,7 +230,9 @@ pub(super) fn macro_item_bodies(
     };
     let name = node_text(name, bytes);
     let last = name.rsplit("::").next().unwrap_or(name).trim();
-    if CODE_TEMPLATE_MACROS.contains(&last) {
+    // A `bitflags!`-style body (`pub struct OFlag: c_int { .. }`) is no Rust: parsed, its
+    // error recovery made a struct of the flags' type (`c_int`). The tags query reads it.
+    if CODE_TEMPLATE_MACROS.contains(&last) || last.ends_with("bitflags") {
         return;
     }
     if last == "cfg_if" {

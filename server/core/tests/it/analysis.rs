@@ -1317,3 +1317,27 @@ fn fault_a_function_read_as_a_value_was_no_reference() {
         ]
     );
 }
+
+/// Fault from a break-test: nix's `OFlag`, declared in `libc_bitflags! { pub struct OFlag:
+/// c_int { .. } }`, was no symbol, and the body parsed as items made a struct `c_int` of
+/// the flags' type: `symbol OFlag` found nothing. A `bitflags!`-style body is no Rust; its
+/// `struct` names a struct.
+#[test]
+fn fault_a_struct_declared_in_a_bitflags_macro_was_no_symbol() {
+    let text = "libc_bitflags! {\n    pub struct OFlag: c_int {\n        O_RDONLY;\n    }\n}\n\nbitflags::bitflags! {\n    #[derive(Default)]\n    pub struct Mode: u32 {\n        const READ = 1;\n    }\n    struct Bits: u8 {}\n}\n";
+    let analysis = run(Language::Rust, text);
+    let keys: Vec<(&str, u32)> = analysis
+        .symbols
+        .iter()
+        .map(|s| (s.key.as_str(), s.span.line))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("test#OFlag@struct", 1),
+            ("test#Mode@struct", 8),
+            ("test#Bits@struct", 11)
+        ]
+    );
+    assert_eq!(analysis.symbols[0].signature, "pub struct OFlag: c_int {");
+}

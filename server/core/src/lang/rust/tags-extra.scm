@@ -49,6 +49,18 @@
 ; `crate::ensure!(..)`, `std::println!(..)`
 (macro_invocation macro: (scoped_identifier name: (identifier) @name)) @reference.call
 
+; The flags types `bitflags!` and its wrappers (nix's `libc_bitflags!`) declare in a body
+; that is no Rust (`pub struct OFlag: c_int { .. }`): the name before the flags' type,
+; defined by the flags' `{ .. }`.
+(macro_invocation
+  macro: [
+    (identifier) @_macro
+    (scoped_identifier name: (identifier) @_macro)
+  ]
+  (token_tree
+    "struct" (identifier) @name . [(identifier) (primitive_type)] . (token_tree) @definition.struct)
+  (#match? @_macro "bitflags$"))
+
 ; enum variants, qualified by their enum (`Value.Null`): docs name them as `Value::Null`,
 ; and a variant missing from the map made `loci lint` report every such mention
 (enum_variant name: (identifier) @name) @definition.constant
