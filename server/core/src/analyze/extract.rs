@@ -72,6 +72,11 @@ pub(super) fn extract_with(
     let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
     let aliases = imported_aliases(&import_refs, bytes);
     let module_aliases = module_aliases(&raw_imports, bytes);
+    let alias_paths = if language == Language::Rust {
+        use_alias_paths(&import_refs, bytes)
+    } else {
+        FastMap::default()
+    };
     // The names a name read as a value may be ([`Role::Value`]): the file's top-level
     // definitions and the names its imports bind.
     let bound: FastSet<&str> = symbols
@@ -112,6 +117,7 @@ pub(super) fn extract_with(
     let refs_kept = first_pattern_per_name(raw_refs, |r| (r.name, r.pattern));
     let file = FileNames {
         imports: &imports,
+        alias_paths: &alias_paths,
         module_aliases: &module_aliases,
         symbols: &symbols,
         bound: &bound,
@@ -304,8 +310,58 @@ fn apply_aliases(
 /// Python's `from m import f as g` (`aliased_import`), JavaScript's `import { f as g }
 /// from 'm'` (`import_specifier`) and Rust's `use a::f as g;` (`use_as_clause`, whose
 /// path is the name or a path ending in it) bind `g` to `f`. A module imported under an
-/// alias (`import numpy as np`) names no definition and is not here, nor is Rust's `use
-/// a::Trait as _;`.
+/// alias (`import numpy as np`, [`module_aliases`]) names no definition and is not here,
+/// nor is Rust's `use a::Trait as _;`.
+fn imported_aliases(imported: &[(String, Node<'_>)], bytes: &[u8]) -> FastMap<String, String> {
+    imported
+        .iter()
+        .filter_map(|(name, node)| {
+            let (_, alias) = alias_clause(*node)?;
+            Some((node_text(alias, bytes).to_string(), name.clone()))
+        })
+        .collect()
+}
+
+/// Rust: the path each alias a `use` binds stands for (`Rt` in `use crate::rt::Runtime as
+/// Rt;` and in `use crate::{rt::Runtime as Rt};`: `crate::rt::Runtime`).
+fn use_alias_paths(imported: &[(String, Node<'_>)], bytes: &[u8]) -> FastMap<String, String> {
+    imported
+        .iter()
+        .filter_map(|(_, node)| {
+            let (clause, alias) = alias_clause(*node)?;
+            let mut path = node_text(clause.child_by_field_name("path")?, bytes).to_string();
+            let mut at = clause;
+            while let Some(parent) = at.parent() {
+                if parent.kind() == "scoped_use_list"
+                    && let Some(prefix) = parent.child_by_field_name("path")
+                {
+                    path = format!("{}::{path}", node_text(prefix, bytes));
+                }
+                at = parent;
+            }
+            Some((node_text(alias, bytes).to_string(), path))
+        })
+        .collect()
+}
+
+/// The import clause that aliases the imported name node `node`, and its alias: none for
+/// a name imported as itself, or under `_`.
+fn alias_clause(node: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
+    let clause = node.parent().and_then(|p| match p.kind() {
+        "aliased_import" | "import_specifier" | "use_as_clause" => Some(p),
+        "scoped_identifier" => p.parent().filter(|c| {
+            c.kind() == "use_as_clause"
+                && c.child_by_field_name("path")
+                    .is_some_and(|x| x.id() == p.id())
+        }),
+        _ => None,
+    })?;
+    let alias = clause
+        .child_by_field_name("alias")
+        .filter(|a| a.kind() == "identifier" && a.id() != node.id())?;
+    Some((clause, alias))
+}
+
 /// The modules imported under an alias, by alias: Python's `import numpy as np` binds
 /// `np` to `numpy`, `import xml.etree.ElementTree as ET` binds `ET` to that module path.
 fn module_aliases(raw_imports: &[RawImport<'_>], bytes: &[u8]) -> FastMap<String, String> {
@@ -323,28 +379,6 @@ fn module_aliases(raw_imports: &[RawImport<'_>], bytes: &[u8]) -> FastMap<String
             })
         })
         .collect()
-}
-
-fn imported_aliases(imported: &[(String, Node<'_>)], bytes: &[u8]) -> FastMap<String, String> {
-    let mut aliases = FastMap::default();
-    for (name, node) in imported {
-        let clause = node.parent().and_then(|p| match p.kind() {
-            "aliased_import" | "import_specifier" | "use_as_clause" => Some(p),
-            "scoped_identifier" => p.parent().filter(|c| {
-                c.kind() == "use_as_clause"
-                    && c.child_by_field_name("path")
-                        .is_some_and(|x| x.id() == p.id())
-            }),
-            _ => None,
-        });
-        let alias = clause
-            .and_then(|c| c.child_by_field_name("alias"))
-            .filter(|a| a.kind() == "identifier");
-        if let Some(alias) = alias.filter(|a| a.id() != node.id()) {
-            aliases.insert(node_text(alias, bytes).to_string(), name.clone());
-        }
-    }
-    aliases
 }
 
 /// One capture per name node: of several captures of the same name (byte range), the one
@@ -629,6 +663,8 @@ fn make_symbols(d: Defined<'_, '_>, order: &[usize]) -> Vec<Symbol> {
 #[derive(Clone, Copy)]
 struct FileNames<'a> {
     imports: &'a [Import],
+    /// Rust: the path each alias a `use` binds stands for ([`use_alias_paths`]).
+    alias_paths: &'a FastMap<String, String>,
     /// The modules imported under an alias, by alias ([`module_aliases`]).
     module_aliases: &'a FastMap<String, String>,
     symbols: &'a [Symbol],
@@ -647,17 +683,25 @@ fn references<'t>(
 ) -> Vec<Reference> {
     let FileNames {
         imports,
+        alias_paths,
         module_aliases,
         symbols,
         bound,
     } = file;
     let mut bindings = import_bindings(language, imports);
     bindings.extend(module_aliases.keys().cloned());
-    let rust_paths = if language == Language::Rust {
+    let mut rust_paths = if language == Language::Rust {
         rust_bound_paths(imports)
     } else {
         FastMap::default()
     };
+    // `Rt::new()` after `use tokio::runtime::Runtime as Rt;` is on that path, as
+    // `Runtime::new()` after the plain `use` is.
+    rust_paths.extend(
+        alias_paths
+            .iter()
+            .map(|(alias, path)| (alias.as_str(), path.clone())),
+    );
     let mut members: Option<FastMap<(&str, &str), Option<u32>>> = None;
     // Receiver types (`crate::types`): the file's bindings, which its walks collected.
     let typing = language.spec().extraction.typing;

@@ -1238,7 +1238,15 @@ fn fault_a_call_through_an_imported_alias_named_the_alias() {
         .collect();
     assert_eq!(
         on,
-        [None, None, None, None, Some("resolve"), None, Some("Rt")]
+        [
+            None,
+            None,
+            None,
+            None,
+            Some("resolve"),
+            None,
+            Some("crate.rt.Runtime")
+        ]
     );
 }
 

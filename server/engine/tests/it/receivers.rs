@@ -80,6 +80,17 @@ fn fault_a_method_called_on_a_rust_value_of_an_evident_type_was_matched_by_name_
             0
         )
     );
+    // `Rt::new()` after `use crate::runtime::Runtime as Rt;` is `Runtime::new()`.
+    assert_eq!(
+        callers(&ws, "Runtime::new"),
+        (
+            vec![
+                "src/app.rs:19 (1.00)".to_string(),
+                "src/app.rs:43 (1.00)".to_string()
+            ],
+            0
+        )
+    );
     // `rt.block_on(x)` on a value of unknown type: a name match, to `Handle`'s.
     assert_eq!(ws.callers("Handle::block_on", 0).unwrap().result.weaker, 1);
     // `refs` says so too.

@@ -1174,8 +1174,9 @@ fn fault_a_method_call_on_another_receiver_resolved_to_a_same_named_method_in_th
 /// binds (stated, as unaliased), never a namesake of its own file, and nothing at all when
 /// the import is from outside the map (`slurp` is `std::fs::read_to_string`, not
 /// `io.rs`'s; `go` another crate's `spawn`, not `task.rs`'s); the name the alias hides is
-/// the file's own (`resolve("b")`). A path through an alias (`Rt::new()`) stays
-/// unresolved: the alias may name another crate's type beside a namesake of the file's.
+/// the file's own (`resolve("b")`). A path through an alias (`Rt::new()`) is the path
+/// the alias stands for: another crate's type (`TokioRt::new()`) is no namesake of the
+/// file's.
 #[test]
 fn fault_a_rust_call_through_a_use_alias_named_the_alias() {
     let dir = tempfile::tempdir().unwrap();
@@ -1212,6 +1213,10 @@ fn f() {
     slurp("x");
     resolve("b");
     go();
+    use tokio::runtime::Runtime as TokioRt;
+    TokioRt::new();
+    use crate::{rt::Runtime as R2};
+    R2::new();
 }
 //- app.py
 from util import fmt as format_it
@@ -1229,10 +1234,12 @@ def fmt(x): return x
             "app.py:3 fmt imported -> util.py#fmt@function stated 1.0",
             "app.py:3 fmt - -> app.py#fmt@function derived 0.9",
             "src/app.rs:7 resolve imported -> src/read.rs#resolve@function stated 1.0",
-            "src/app.rs:8 new path -> - derived 0.0",
+            "src/app.rs:8 new path -> src/rt.rs#Runtime.new@method stated 1.0",
             "src/app.rs:9 read_to_string imported -> - derived 0.0",
             "src/app.rs:10 resolve - -> src/app.rs#resolve@function derived 0.9",
             "src/app.rs:11 spawn imported -> - derived 0.0",
+            "src/app.rs:13 new path -> - derived 0.0",
+            "src/app.rs:15 new path -> src/rt.rs#Runtime.new@method stated 1.0",
         ]
     );
 }
