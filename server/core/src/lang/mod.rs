@@ -457,9 +457,11 @@ pub struct Resolution {
     pub capitalised_types: bool,
     /// A package is its directory: every file of it sees the others' names (Go).
     pub directory_packages: bool,
-    /// A bare name is defined in its file, imported (by name or by a glob), or the
-    /// language's prelude: never another file's definition the file does not import
-    /// (Rust: a bare `Result` is the prelude's, not a crate's private `type Result`).
+    /// A bare name is defined in its file, imported (by name or by a glob: `from m import
+    /// *`, `use m::*`), or the language's prelude or builtins: never another file's
+    /// definition the file does not import (Rust: a bare `Result` is the prelude's, not a
+    /// crate's private `type Result`), nor one an import of its module does not bind
+    /// (Python: `open()` after `import bz2` is the builtin, not `bz2.open`).
     pub names_imported: bool,
 }
 

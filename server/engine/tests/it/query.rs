@@ -2136,3 +2136,64 @@ def run():
     assert_eq!(callers("other.jobs.deque"), Vec::<String>::new());
     assert_eq!(callers("other.jobs.make"), Vec::<String>::new());
 }
+
+/// Fault from a fresh-user trial: `callers bz2.open` listed 88 calls, nearly all the
+/// builtin `open(..)` in files that `import bz2` (`fileinput.py`, `shutil.py`): a bare name
+/// was taken for a definition in any imported file. In Python and Rust an import binds
+/// what it names: a bare name is another file's only through that import or a glob.
+#[test]
+fn fault_a_bare_builtin_call_was_an_imported_modules_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- bz2.py
+def open(filename, mode="rb"):
+    pass
+//- helpers.py
+def helper():
+    pass
+//- fileinput.py
+import bz2
+from helpers import *
+
+def hook(filename, mode):
+    helper()
+    if filename.endswith(".bz2"):
+        return bz2.open(filename, mode)
+    return open(filename, mode)
+//- app/src/lib.rs
+mod util;
+mod glob;
+use crate::util::Thing;
+use crate::glob::*;
+fn f(t: Thing) {
+    helper();
+    shared();
+}
+//- app/src/util.rs
+pub struct Thing;
+pub fn helper() {}
+//- app/src/glob.rs
+pub fn shared() {}
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let callers = |symbol: &str| -> Vec<String> {
+        let answer = ws.callers_with(symbol, 0, 0.0).unwrap().result;
+        answer
+            .calls
+            .iter()
+            .map(|c| format!("{}:{} ({:.2})", c.path, c.line + 1, c.confidence))
+            .collect()
+    };
+    assert_eq!(callers("bz2.open"), ["fileinput.py:7 (0.70)"]);
+    assert_eq!(callers("helpers.helper"), ["fileinput.py:5 (0.70)"]);
+    assert_eq!(
+        callers("app/src/util.rs#helper@function"),
+        Vec::<String>::new()
+    );
+    assert_eq!(callers("shared"), ["app/src/lib.rs:7 (0.70)"]);
+}

@@ -63,7 +63,7 @@ pub(crate) const SPEC: Spec = Spec {
         own_by_type: false,
         capitalised_types: true,
         directory_packages: false,
-        names_imported: false,
+        names_imported: true,
     },
 };
 

@@ -384,10 +384,28 @@ impl Resolver {
         if bindings_known && bound.as_ref().is_some_and(|files| files.is_empty()) {
             return (None, "derived", 0.0);
         }
+        // A bare name, where an import binds only what it names: the files its globs
+        // import (`open()` after `import bz2` is the builtin, never `bz2.open`).
+        let globbed = receiver == Receiver::None
+            && language.is_some_and(|l| l.spec().resolution.names_imported);
+        let globs: Vec<&str> = self
+            .imports
+            .get(&file_id)
+            .into_iter()
+            .flatten()
+            .filter(|(_, names)| globbed && names.iter().any(|n| n == "*"))
+            .map(|(module, _)| module.as_str())
+            .collect();
         let mut targets: Vec<i64> = bound
             .clone()
             .filter(|files| !files.is_empty())
-            .unwrap_or_else(|| deps.into_iter().flatten().map(|(_, to)| *to).collect());
+            .unwrap_or_else(|| {
+                deps.into_iter()
+                    .flatten()
+                    .filter(|(module, _)| !globbed || globs.contains(&module.as_str()))
+                    .map(|(_, to)| *to)
+                    .collect()
+            });
         targets.sort_unstable();
         targets.dedup();
         // On an imported module's name (`logging.getLogger()` after `import logging`) a
@@ -473,19 +491,27 @@ impl Resolver {
 
 impl Resolver {
     /// Whether the bare name of `admits` is one its file does not import (by name, nor by
-    /// any glob: a glob that did not resolve may bring it), in a language where every name
+    /// a glob that did not resolve, which may bring it; a resolved glob's files are
+    /// [`Resolver::resolve_in_imported_files`]), in a language where every name
     /// a file uses is defined in it, imported or the language's prelude
     /// (`Resolution::names_imported`): then it is never the one definition of that name
     /// anywhere (a bare `Result` in Rust is the prelude's, not another module's private
     /// `type Result`), unless that is a macro, in scope by its text (`tri!` of
     /// serde_json's `lib.rs`).
     fn unimported(&self, file_id: i64, admits: &Admits<'_>, language: Option<Language>) -> bool {
+        let resolved = |module: &str| {
+            self.deps
+                .get(&file_id)
+                .is_some_and(|deps| deps.iter().any(|(m, _)| m == module))
+        };
         admits.receiver == Receiver::None
             && language.is_some_and(|l| l.spec().resolution.names_imported)
             && !self.imports.get(&file_id).is_some_and(|imports| {
-                imports
-                    .iter()
-                    .any(|(_, names)| names.iter().any(|n| n == admits.name || n == "*"))
+                imports.iter().any(|(module, names)| {
+                    names
+                        .iter()
+                        .any(|n| n == admits.name || (n == "*" && !resolved(module)))
+                })
             })
     }
 }
