@@ -1399,7 +1399,7 @@ fn fault_an_ambiguous_claim_never_went_stale_in_check() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "stale: memory `src/main.rs` v1 claim `RegexBuilder::new` is stale: the definitions of RegexBuilder.new changed (changed src/lib.rs#string.RegexBuilder.new@method) since it was written\n\
-         0 claims checked in memory (what changed since the last lint) and 0 docs: 0 open contradictions (0 new, 0 recurred, 0 resolved), 1 stale mark on 1 page\n\
+         checked memory (what changed since the last lint) and 0 docs: 0 claims, 0 open contradictions (0 new, 0 recurred, 0 resolved), 1 stale mark on 1 page\n\
          check FAILED: 0 open contradictions (max 0), 1 stale page (max 0)\n"
     );
     let why = loci(root, &["why", "RegexBuilder::new"]);
@@ -1478,7 +1478,7 @@ fn fault_imported_memory_about_missing_code_passed_check() {
         "memory src/parse.py\n\
          \x20 line 1 of the page: missing_symbol [medium] #1 `tokenize()`: no symbol `tokenize` in the map\n\
          stale: memory `src/parse.py` v1 is stale: src/parse.py does not exist here (it was missing when this revision was written or imported)\n\
-         1 claim checked in memory (what changed since the last lint) and 0 docs: 1 open contradiction (1 new, 0 recurred, 0 resolved), 1 stale mark on 1 page\n\
+         checked memory (what changed since the last lint) and 0 docs: 1 claim, 1 open contradiction (1 new, 0 recurred, 0 resolved), 1 stale mark on 1 page\n\
          check FAILED: 1 open contradiction (max 0), 1 stale page (max 0)\n"
     );
     let shown = loci(to.path(), &["show", "src/parse.py"]);
@@ -2110,7 +2110,7 @@ fn fault_a_count_of_one_was_in_the_plural() {
     let out = loci(root, &["lint"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "1 claim checked in memory (what changed since the last lint) and 0 docs: 0 open contradictions (0 new, 0 recurred, 0 resolved), 0 stale marks on 0 pages\n"
+        "checked memory (what changed since the last lint) and 0 docs: 1 claim, 0 open contradictions (0 new, 0 recurred, 0 resolved), 0 stale marks on 0 pages\n"
     );
     let out = loci(root, &["export", "-o", "memory.json"]);
     assert_eq!(
@@ -2287,7 +2287,7 @@ fn fault_export_then_import_confirmed_a_stale_note() {
         format!(
             "stale: memory `mail/policy.py` v1 is stale: mail/policy.py changed since it was written\n\
              stale: memory `mail/policy.py` v1 claim `fold()` is stale: body of mail/policy.py#fold@function changed since it was written\n\
-             {checked} checked in memory (what changed since the last lint) and 0 docs: 0 open contradictions (0 new, 0 recurred, 0 resolved), 2 stale marks on 1 page\n"
+             checked memory (what changed since the last lint) and 0 docs: {checked}, 0 open contradictions (0 new, 0 recurred, 0 resolved), 2 stale marks on 1 page\n"
         )
     };
     assert_eq!(

@@ -674,7 +674,8 @@ impl Workspace {
         // loci can answer from holds: the question is about something else. Not a name of
         // two characters (`W0`, `S3`: too short to tell a product from a value), nor a run
         // of words one of which names a definition ("TOMLDecodeError Cannot overwrite" is a
-        // class and a message, not one name).
+        // class and a message, not one name), nor a name code reads on a module it
+        // imports (`crypt.METHOD_BLOWFISH`, which `crypt.py` builds at run time).
         if !g.quoted_found && !g.named_qualified {
             g.missing.append(&mut g.missing_members);
             // The first names only, as the first terms only are searched.
@@ -684,6 +685,11 @@ impl Workspace {
                     && name
                         .split(' ')
                         .any(|word| g.named_keys.iter().any(|(_, _, named)| named == word));
+                let last = name.rsplit('.').next().unwrap_or(&name);
+                let read_on_a_module = || -> Result<bool> {
+                    Ok(loci_core::terms::is_identifier(last)
+                        && loci_store::map::read_on_a_module(self.store.conn(), last, None)?)
+                };
                 if name.chars().count() > 2
                     && !defined_word
                     && !g.missing.contains(&name)
@@ -691,6 +697,7 @@ impl Workspace {
                         &super::search::name_expression(&name, &tokens),
                         q.asks.any(),
                     )?
+                    && !read_on_a_module()?
                 {
                     g.missing.push(name);
                 }

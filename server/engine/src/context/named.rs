@@ -105,7 +105,8 @@ fn path_names(path: &str) -> Vec<String> {
 /// when written with `::`, as Rust spells a module's member: `time.busy` is a field), and
 /// neither that file nor a file it imports defines the last segment, nor does the file
 /// import it by name or import everything (`*`) from a module the map does not have
-/// (`os.stat` comes from C through `from posix import *`). A file name (`cmd.py`), a module
+/// (`os.stat` comes from C through `from posix import *`), nor does code read it on that
+/// module (`crypt.METHOD_BLOWFISH`, built at run time). A file name (`cmd.py`), a module
 /// (`http.client`), a type's member (methods come from bases and traits the map may not
 /// have) and an owner the map does not have (`os.path`, `core` of two crates) say nothing.
 /// `written` is the name as the question writes it, `wanted` with `.` for `::`.
@@ -136,6 +137,7 @@ pub(super) fn member_missing(
         || member.is_empty()
         || loci_core::lang::file_language_name(wanted).is_some()
         || module(wanted)?.is_some()
+        || loci_store::map::read_on_a_module(conn, member, Some(owner))?
     {
         return Ok(false);
     }

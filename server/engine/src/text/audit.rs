@@ -63,13 +63,13 @@ pub fn lint(o: Out, r: &LintReport, listed: usize) -> io::Result<()> {
     }
     writeln!(
         o,
-        "{} checked in {} and {}: {} ({} new, {} recurred, {} resolved), {} on {}",
-        count(r.claims_checked, "claim"),
+        "checked {} and {}: {}, {} ({} new, {} recurred, {} resolved), {} on {}",
         match r.memory_checked {
             "all" => "memory",
             _ => "memory (what changed since the last lint)",
         },
         count(r.docs_checked.len() as u64, "doc"),
+        count(r.claims_checked, "claim"),
         count(r.contradictions.len() as u64, "open contradiction"),
         r.opened,
         r.recurred,

@@ -322,18 +322,34 @@ pub fn outline(o: Out, f: &Outline) -> io::Result<()> {
         f.language.as_deref().unwrap_or("unknown language"),
         count(f.total, "definition")
     )?;
+    // A member listed under its owner is named by its name; one whose owner is not the
+    // entry above it (a Rust `impl` block's methods, which follow whatever item came
+    // before) by its qualified name: `Inner.new`, not `new` under `fn channel`.
+    let mut open: Vec<&str> = Vec::new();
     for e in &f.symbols {
         let s = &e.symbol;
+        let depth = e.depth as usize;
+        open.truncate(depth);
+        let owner = s.qualified_name.rsplit_once('.').map(|(owner, _)| owner);
+        let under_owner = owner.is_some_and(|o| open.len() == depth && open.last() == Some(&o));
+        let name = if depth == 0 || under_owner {
+            &s.name
+        } else {
+            &s.qualified_name
+        };
         writeln!(
             o,
             "{:indent$}{}: {} {}  {}",
             "",
             s.line + 1,
             s.kind,
-            s.name,
+            name,
             s.signature.trim(),
-            indent = 2 + 2 * e.depth as usize
+            indent = 2 + 2 * depth
         )?;
+        if open.len() == depth {
+            open.push(&s.qualified_name);
+        }
     }
     Ok(())
 }

@@ -4740,3 +4740,34 @@ fn fault_a_made_up_class_name_was_held_by_prose_of_its_words() {
     assert!(!real.abstained);
     assert!(real.unknown_names.is_empty());
 }
+
+/// Fault from a fresh-user trial: "where is `crypt.METHOD_BLOWFISH` defined" abstained as
+/// naming what the code does not hold, with `crypt.py` its best candidate at three times
+/// the floor: `crypt.py` builds its `METHOD_*` names at run time, and only tests read them.
+/// A name code reads on a module it imports is one that module provides.
+#[test]
+fn fault_a_name_a_module_builds_at_run_time_was_an_unknown_name() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "crypt.py",
+        "methods = []\n\ndef _add_method(name, *args):\n    \"\"\"Register a hashing method and export it as a module constant.\"\"\"\n    method = (name, args)\n    globals()['METHOD_' + name] = method\n    methods.append(method)\n\n_add_method('BLOWFISH', '2b', 22)\n",
+    );
+    write(
+        dir.path(),
+        "test/test_crypt.py",
+        "import crypt\n\ndef test_blowfish():\n    assert crypt.METHOD_BLOWFISH in crypt.methods\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let answer = ask(&ws, "where is crypt.METHOD_BLOWFISH defined", &[], 2_000).result;
+    assert!(
+        answer.unknown_names.is_empty(),
+        "{:?}",
+        answer.unknown_names
+    );
+    let made_up = ask(&ws, "where is crypt.METHOD_TWOFISH defined", &[], 2_000).result;
+    assert_eq!(
+        made_up.unknown_names,
+        ["crypt.METHOD_TWOFISH", "METHOD_TWOFISH"]
+    );
+}

@@ -2197,3 +2197,47 @@ pub fn shared() {}
     );
     assert_eq!(callers("shared"), ["app/src/lib.rs:7 (0.70)"]);
 }
+
+/// Fault from a fresh-user trial: `outline oneshot.rs` listed `Inner`'s methods under
+/// `function channel` and `Receiver`'s under `struct Canceled`: an `impl` block's methods
+/// have no parent symbol, so they followed whatever item came before. A member whose
+/// owner is not the entry above it is named by its qualified name.
+#[test]
+fn fault_an_outline_listed_impl_methods_under_the_item_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- src/lib.rs
+struct Inner;
+pub fn channel() {}
+impl Inner {
+    fn new() -> Self { Inner }
+}
+//- app.py
+class Store:
+    def get(self):
+        pass
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let shown = |path: &str| {
+        let outline = ws.outline(path, 0).unwrap().result;
+        loci_engine::text::to_string(|o| loci_engine::text::outline(o, &outline))
+    };
+    assert_eq!(
+        shown("src/lib.rs"),
+        "src/lib.rs (rust, 3 definitions)\n  \
+         1: struct Inner  struct Inner;\n  \
+         2: function channel  pub fn channel() {}\n    \
+         4: method Inner.new  fn new() -> Self { Inner }\n"
+    );
+    assert_eq!(
+        shown("app.py"),
+        "app.py (python, 2 definitions)\n  \
+         1: class Store  class Store:\n    \
+         2: method get  def get(self):\n"
+    );
+}

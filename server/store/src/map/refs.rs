@@ -316,6 +316,19 @@ pub fn count_refs_by_name(conn: &Connection, name: &str) -> Result<u64> {
     count_rows(conn, REF_FROM, REFS_NAMED, params![name]).ctx(|| format!("counting refs to {name}"))
 }
 
+/// Whether some reference reads or calls `name` on a module its file imports
+/// (`crypt.METHOD_BLOWFISH`, `refs.receiver = 'imported'`), on the module written
+/// `module` (`crypt`) when one is given: a name that module provides, even where it
+/// builds the name at run time.
+pub fn read_on_a_module(conn: &Connection, name: &str, module: Option<&str>) -> Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS(SELECT 1 FROM refs WHERE name = ?1 AND receiver = 'imported'
+                       AND (?2 IS NULL OR receiver_name = ?2))",
+    )
+    .and_then(|mut stmt| stmt.query_row(params![name, module], |r| r.get(0)))
+    .ctx(|| format!("finding reads of {name} on a module"))
+}
+
 /// References to `name` (as written) that resolved to one of the symbols `keys`, or that
 /// are unresolved and were written on a receiver whose last segment is `receiver`
 /// (`meta::Regex::new()`, another crate's: `refs.receiver_name`); with no `keys`, every
