@@ -253,7 +253,8 @@ fn qualifies(rest: &str) -> bool {
 /// The mapped files a question names, in its order: each word that is a mapped path
 /// (`server/store/src/lib.rs`, `Cargo.toml`: an indexed lookup), or the end of exactly one
 /// mapped path, a path's last folders (`utils/cache.rs`) or a source or markdown file's
-/// name (`number.rs`; `lib.rs`, which many have, names none), as `loci impact` reads a
+/// name (`number.rs`; `lib.rs`, which many have, names none unless another word of the
+/// question names a folder of one: "heck's lib.rs"), as `loci impact` reads a
 /// path. A file name is matched against every path, so only words with an
 /// extension loci parses or records as markdown are tried that way (`os.path.join` and
 /// `e.g.` are not). A dotted Python module name names the one file of that module
@@ -290,15 +291,32 @@ pub(super) fn files_named_in(
         let found: Vec<String> = if loci_store::map::file_exists(conn, w)? {
             vec![w.to_string()]
         } else if w.contains('/') || loci_core::lang::file_language_name(w).is_some() {
-            loci_store::map::files_named(conn, &[w.to_string()], 2)?
+            loci_store::map::files_named(conn, &[w.to_string()], NAMESAKES)?
         } else {
             Vec::new()
         };
         // The one file of that name, or the one at that very path (`cmd.py` at the root,
-        // beside `lib2to3/.../cmd.py`).
+        // beside `lib2to3/.../cmd.py`), or the one below a folder another word of the
+        // question names ("heck's lib.rs": `heck/src/lib.rs`).
+        let in_named_folder = |p: &&String| {
+            let mut folders = p.rsplit('/').skip(1);
+            folders.any(|f| {
+                query.split_whitespace().any(|word| {
+                    let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+                    let word = word.strip_suffix("'s").unwrap_or(word);
+                    word != w && word.eq_ignore_ascii_case(f)
+                })
+            })
+        };
         let named = match found.as_slice() {
             [only] => Some(only),
-            several => several.iter().find(|p| p.as_str() == w),
+            several => several.iter().find(|p| p.as_str() == w).or_else(|| {
+                let mut placed = several.iter().filter(in_named_folder);
+                match (placed.next(), placed.next()) {
+                    (Some(one), None) => Some(one),
+                    _ => None,
+                }
+            }),
         };
         if let Some(f) = named
             && !out.contains(f)
@@ -308,6 +326,9 @@ pub(super) fn files_named_in(
     }
     Ok(out)
 }
+
+/// The most files of one name read for a file a question names ([`files_named_in`]).
+const NAMESAKES: u32 = 256;
 
 /// The files a dotted Python module name (`email.headerregistry`, `concurrent.futures`)
 /// may be: `email/headerregistry.py` or `email/headerregistry/__init__.py`. `None` for a

@@ -4771,3 +4771,65 @@ fn fault_a_name_a_module_builds_at_run_time_was_an_unknown_name() {
         ["crypt.METHOD_TWOFISH", "METHOD_TWOFISH"]
     );
 }
+
+/// Fault from a fresh-user trial: "If I change the transform/capitalize/lowercase helpers
+/// in heck's lib.rs, which files break?" answered that ring's `target.h` depends directly
+/// on `asm_base.h`: `lib.rs`, which every crate has, named no file, so the best text hit
+/// became the target, and a C header naming another in a comment ("include those
+/// headers") was taken for a dependent. A file name many paths end in names the one below a
+/// folder another word of the question names; a name in another file's text is a
+/// dependent only of a Rust module (a path in a macro the map cannot parse).
+#[test]
+fn fault_a_possessive_crate_file_and_a_header_in_a_comment_made_a_false_dependent() {
+    let (dir, mut ws) = empty_workspace();
+    let root = dir.path();
+    write(
+        root,
+        "heck/src/lib.rs",
+        "mod kebab;\npub fn transform(s: &str) -> String {\n    s.to_lowercase()\n}\n",
+    );
+    write(
+        root,
+        "heck/src/kebab.rs",
+        "use crate::transform;\npub fn kebab(s: &str) -> String {\n    transform(s)\n}\n",
+    );
+    write(
+        root,
+        "ring/src/lib.rs",
+        "mod digest;\npub fn helpers() {}\n",
+    );
+    write(
+        root,
+        "ring/src/digest.rs",
+        "pub fn helpers_lowercase_transform() {}\n",
+    );
+    write(
+        root,
+        "ring/include/asm_base.h",
+        "#include <ring/target.h>\nvoid transform_capitalize_lowercase_helpers(void);\n",
+    );
+    write(
+        root,
+        "ring/include/target.h",
+        "// Prefer to include asm_base.h and base.h.\nint lowercase_helpers;\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let dependents = |question: &str| -> Vec<String> {
+        let a = ask(&ws, question, &[], 2_000).result;
+        a.items
+            .iter()
+            .filter(|i| i.text.contains("depends directly on"))
+            .map(|i| i.id.clone())
+            .collect()
+    };
+    assert_eq!(
+        dependents(
+            "If I change the transform/capitalize/lowercase helpers in heck's lib.rs, which files break?"
+        ),
+        ["heck/src/kebab.rs"]
+    );
+    assert_eq!(
+        dependents("If I change asm_base.h what breaks?"),
+        Vec::<String>::new()
+    );
+}
