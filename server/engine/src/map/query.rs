@@ -550,8 +550,8 @@ impl Workspace {
                     message: "the depth is at least 1 (direct dependents)".into(),
                 });
             }
-            let as_path = match self.map_path(target) {
-                Ok(path) => Some(path),
+            let (as_path, not_a_path) = match self.map_path(target) {
+                Ok(path) => (Some(path), None),
                 // A path that leaves the workspace is refused, not searched as a name.
                 Err(EngineError::InvalidArgument { message, .. }) => {
                     return Err(EngineError::InvalidArgument {
@@ -559,7 +559,7 @@ impl Workspace {
                         message,
                     });
                 }
-                Err(_) => None,
+                Err(e) => (None, Some(e)),
             };
             // A module named as code imports it (`reprlib`, `json.decoder`, `nix::unistd`)
             // is its file, before a definition of that name (`bisect = bisect_right`).
@@ -580,6 +580,13 @@ impl Workspace {
                         return Err(EngineError::NotFound(format!(
                             "`{folder}` is a folder: impact takes a file or a symbol (such as `{file}`)"
                         )));
+                    }
+                    // A file's name or path says why the map has no such file (`lib.rs`:
+                    // several end in it; skipped; not scanned).
+                    let path_shaped = target.contains('/')
+                        || loci_core::lang::file_language_name(target).is_some();
+                    if let Some(e) = not_a_path.filter(|_| path_shaped) {
+                        return Err(e);
                     }
                     return Err(EngineError::NotFound(format!(
                         "no file or symbol named `{target}` in the map"

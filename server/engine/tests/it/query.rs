@@ -1044,6 +1044,12 @@ pub fn b() {}
             && several.contains("b/util.rs"),
         "{several}"
     );
+    // `impact` says so too, not "no file or symbol named `util.rs`" (a fresh-user trial's
+    // `impact lib.rs`).
+    assert_eq!(
+        ws.impact("util.rs", 1, false).unwrap_err().to_string(),
+        several
+    );
     assert!(
         ws.map_path("mon/rewind.rs")
             .unwrap_err()
