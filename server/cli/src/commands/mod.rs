@@ -174,12 +174,13 @@ pub(crate) fn print_hooks(
 }
 
 /// The note of an answer that found no symbol of the name asked (with the names nearest
-/// it: "did you mean"), as the reason it exits 1.
+/// it: "did you mean"), or no reference to a module (whose importers are dependencies), as
+/// the reason it exits 1.
 pub(crate) fn unknown_symbol<T>(env: &loci_engine::Envelope<T>) -> Option<String> {
     env.capability
         .notes
         .iter()
-        .find(|n| n.starts_with("no symbol named"))
+        .find(|n| n.starts_with("no symbol named") || n.starts_with("no references to"))
         .cloned()
 }
 

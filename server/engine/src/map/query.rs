@@ -374,7 +374,12 @@ impl Workspace {
                 ));
             }
             if total == 0 {
-                if targets.is_empty() && qualified.is_some() {
+                // A module's uses are its imports, which the map keeps as dependencies.
+                if let Some(module) = self.module_named(written)? {
+                    env.capability.notes.push(format!(
+                        "no references to `{written}`: it is the module `{module}`, whose importers are dependencies (`loci impact {written} --depth 1` lists them)"
+                    ));
+                } else if targets.is_empty() && qualified.is_some() {
                     self.note_unknown_symbol(&mut env, written)?;
                 } else {
                     self.note_changes_behind_nothing(&mut env)?;

@@ -2247,3 +2247,33 @@ class Store:
          2: method get  def get(self):\n"
     );
 }
+
+/// Fault from a fresh-user trial: `refs tty` said only "no references", though `pty.py`
+/// imports `tty`: a module's uses are its imports, which the map keeps as dependencies.
+/// The answer says so and how to list them.
+#[test]
+fn fault_refs_of_a_module_said_only_no_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(
+        root,
+        r#"
+//- tty.py
+def setraw(fd):
+    pass
+//- pty.py
+import tty
+"#,
+    );
+    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let answer = ws.refs("tty", 0).unwrap();
+    assert!(answer.result.is_empty());
+    assert!(
+        answer.capability.notes.contains(
+            &"no references to `tty`: it is the module `tty.py`, whose importers are dependencies (`loci impact tty --depth 1` lists them)".to_string()
+        ),
+        "{:?}",
+        answer.capability.notes
+    );
+}
