@@ -107,7 +107,20 @@ impl Workspace {
             .collect::<Result<_>>()?;
         // With embeddings, the best chunk's cosine with the question counts as its share:
         // a paraphrase shares no word with the code it asks about.
-        let strength = coverages.iter().copied().fold(dense_best, f64::max);
+        // The file an index ranks first counts too, wherever fusion put it: a term the
+        // question shares with two files only (`espidf`) ranks them first in the whole-file
+        // index, while files full of its common word (`feature`, `cpu`) lead the fusion.
+        let leaders: Vec<f64> = hits
+            .iter()
+            .skip(CODE_STRENGTH_FILES)
+            .filter(|h| h.signals.iter().any(|s| s.ends_with(" #1")))
+            .map(|h| self.code_coverage(h, terms, &weights))
+            .collect::<Result<_>>()?;
+        let strength = coverages
+            .iter()
+            .chain(&leaders)
+            .copied()
+            .fold(dense_best, f64::max);
         let mut best = 0.0f64;
         for (rank, hit) in hits.iter().enumerate() {
             // The file holding the most of the text the question quotes, verbatim, is

@@ -132,8 +132,8 @@ pub(super) const TEXT_HITS: u32 = 50;
 /// term of the question).
 pub(super) const CODE_FILES: usize = 20;
 
-/// The first files of the code ranking whose best share of the question sets the
-/// ranking's strength (its relevance).
+/// The first files of the code ranking whose best share of the question (with that of
+/// each index's first file) sets the ranking's strength (its relevance).
 pub(super) const CODE_STRENGTH_FILES: usize = 3;
 
 /// Chunks served per file of the code ranking (its best ones).

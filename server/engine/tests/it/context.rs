@@ -4833,3 +4833,44 @@ fn fault_a_possessive_crate_file_and_a_header_in_a_comment_made_a_false_dependen
         Vec::<String>::new()
     );
 }
+
+/// Fault from a fresh-user trial: "what does the less-safe-getrandom-espidf feature turn
+/// on?" abstained, while `less-safe-getrandom-espidf` alone answered at relevance 30: two
+/// files hold `espidf` and lead the whole-file index, but the files full of the common
+/// word lead the fusion, and only the first three fused files' share of the question set
+/// the answer's relevance. The file an index ranks first counts too.
+#[test]
+fn fault_a_rare_word_beside_a_common_one_abstained() {
+    let (dir, mut ws) = empty_workspace();
+    let root = dir.path();
+    // `espidf` in one long doc comment (last in the chunk index, first in the whole-file
+    // one); `cpu` in short definitions of twelve files; a hundred files of neither.
+    let table: String = (0..60)
+        .map(|i| format!("//! <tr><td><code>option-{i}</code></td><td>enables item {i} of the table</td></tr>\n"))
+        .collect();
+    write(
+        root,
+        "src/lib.rs",
+        &format!("{table}//! espidf: the espidf backend, as espidf names it\nmod fill0;\n"),
+    );
+    let cpu: String = (0..30)
+        .map(|j| format!("/// cpu\npub fn f{j}() {{}}\n"))
+        .collect();
+    for i in 0..12 {
+        write(root, &format!("src/cpu{i}.rs"), &cpu);
+    }
+    for i in 0..100 {
+        write(
+            root,
+            &format!("src/fill{i}.rs"),
+            &format!("pub fn g{i}() {{}}\n"),
+        );
+    }
+    ws.scan(&|_| {}).unwrap();
+    let answer = ask(&ws, "espidf cpu", &[], 2_000).result;
+    assert!(
+        !answer.abstained,
+        "{} {:?}",
+        answer.best_relevance, answer.best_candidate
+    );
+}
