@@ -795,27 +795,7 @@ fn references<'t>(
                         Receiver::Other | Receiver::Path | Receiver::Imported
                     )
                 })
-                .map(|path| {
-                    let mut segments: Vec<&str> = path
-                        .split(['.', ':'])
-                        .filter(|seg| !seg.is_empty())
-                        .collect();
-                    // A Rust path starts from what the file's `use` bound its first name
-                    // to: `io::util::copy()` after `use tokio::io;` is `tokio::io::util`'s.
-                    if receiver == Receiver::Path
-                        && let Some(bound) = segments.first().and_then(|s| rust_paths.get(s))
-                    {
-                        segments.splice(..1, bound.split("::"));
-                    }
-                    // A module imported under an alias is named by its path: `pq.Queue()`
-                    // after `import queue as pq` is `queue.Queue()`.
-                    if receiver == Receiver::Imported
-                        && let Some(module) = segments.first().and_then(|s| module_aliases.get(*s))
-                    {
-                        segments.splice(..1, module.split('.'));
-                    }
-                    segments.join(".")
-                })
+                .map(|path| receiver_path(path, receiver, &rust_paths, module_aliases))
             });
             Some(Reference {
                 name: name.to_string(),
@@ -828,6 +808,33 @@ fn references<'t>(
             })
         })
         .collect()
+}
+
+/// A receiver written as a path (`io::util`, `pq`), as the map records it: its segments
+/// joined by `.`, a Rust path from what the file's `use` bound its first name to
+/// (`io::util::copy()` after `use tokio::io;` is `tokio.io.util`'s), a module imported under
+/// an alias by its path (`pq.Queue()` after `import queue as pq` is `queue`'s).
+fn receiver_path(
+    path: &str,
+    receiver: Receiver,
+    rust_paths: &FastMap<&str, String>,
+    module_aliases: &FastMap<String, String>,
+) -> String {
+    let mut segments: Vec<&str> = path
+        .split(['.', ':'])
+        .filter(|seg| !seg.is_empty())
+        .collect();
+    if receiver == Receiver::Path
+        && let Some(bound) = segments.first().and_then(|s| rust_paths.get(s))
+    {
+        segments.splice(..1, bound.split("::"));
+    }
+    if receiver == Receiver::Imported
+        && let Some(module) = segments.first().and_then(|s| module_aliases.get(*s))
+    {
+        segments.splice(..1, module.split('.'));
+    }
+    segments.join(".")
 }
 
 /// Sets each reference's `enclosing` to the innermost symbol whose span contains the

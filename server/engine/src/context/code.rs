@@ -96,31 +96,9 @@ impl Workspace {
                 });
             }
         }
-        // Items follow the fused order; how much of the question the best of the first
-        // few files holds sets how relevant the ranking is as a whole.
-        // Only the first few files' shares are read (one lookup per term each): the rest
-        // follow the fused order whatever their share.
-        let coverages: Vec<f64> = hits
-            .iter()
-            .take(CODE_STRENGTH_FILES)
-            .map(|h| self.code_coverage(h, terms, &weights))
-            .collect::<Result<_>>()?;
-        // With embeddings, the best chunk's cosine with the question counts as its share:
-        // a paraphrase shares no word with the code it asks about.
-        // The file an index ranks first counts too, wherever fusion put it: a term the
-        // question shares with two files only (`espidf`) ranks them first in the whole-file
-        // index, while files full of its common word (`feature`, `cpu`) lead the fusion.
-        let leaders: Vec<f64> = hits
-            .iter()
-            .skip(CODE_STRENGTH_FILES)
-            .filter(|h| h.signals.iter().any(|s| s.ends_with(" #1")))
-            .map(|h| self.code_coverage(h, terms, &weights))
-            .collect::<Result<_>>()?;
-        let strength = coverages
-            .iter()
-            .chain(&leaders)
-            .copied()
-            .fold(dense_best, f64::max);
+        // Items follow the fused order; how much of the question the ranking holds sets
+        // how relevant it is as a whole.
+        let (coverages, strength) = self.code_strength(&hits, terms, &weights, dense_best)?;
         let mut best = 0.0f64;
         for (rank, hit) in hits.iter().enumerate() {
             // The file holding the most of the text the question quotes, verbatim, is
@@ -181,6 +159,44 @@ impl Workspace {
             dependents.into_iter().partition(|(p, _, _)| !demoted(p));
         self.dependent_candidates(main.into_iter().chain(secondary), best, cands);
         Ok(quoted)
+    }
+
+    /// How much of the question the code ranking holds: the IDF-weighted shares of the
+    /// first [`CODE_STRENGTH_FILES`] fused files (one lookup per term each; the rest
+    /// follow the fused order whatever their share), and the ranking's strength, the best
+    /// of those, of the file each text index ranks first (wherever fusion put it: a term the
+    /// question shares with two files only, `espidf`, ranks them first in the whole-file
+    /// index, while files full of its common word, `feature`, lead the fusion) and, with
+    /// embeddings, of the best chunk's cosine with the question (a paraphrase shares no
+    /// word with the code it asks about).
+    fn code_strength(
+        &self,
+        hits: &[super::retrieve::FileHit],
+        terms: &[Term],
+        weights: &[f64],
+        dense_best: f64,
+    ) -> Result<(Vec<f64>, f64)> {
+        let coverages: Vec<f64> = hits
+            .iter()
+            .take(CODE_STRENGTH_FILES)
+            .map(|h| self.code_coverage(h, terms, weights))
+            .collect::<Result<_>>()?;
+        let leaders: Vec<f64> = hits
+            .iter()
+            .skip(CODE_STRENGTH_FILES)
+            .filter(|h| {
+                h.signals
+                    .iter()
+                    .any(|s| s == "file text #1" || s == "code chunks #1")
+            })
+            .map(|h| self.code_coverage(h, terms, weights))
+            .collect::<Result<_>>()?;
+        let strength = coverages
+            .iter()
+            .chain(&leaders)
+            .copied()
+            .fold(dense_best, f64::max);
+        Ok((coverages, strength))
     }
 
     /// The dependents a dependents question asks for (path, why, digest; in order) as

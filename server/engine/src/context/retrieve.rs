@@ -713,15 +713,19 @@ impl Workspace {
         })
     }
 
-    /// The files whose code names the Rust module at `path` by its file name (a path in a
-    /// macro the map cannot parse: `unlock_notify::wait(…)`), when that name is an
-    /// identifier of several words (`unlock_notify.rs` → `unlock_notify`, found as its
-    /// joined form `unlocknotify`), at most [`MENTION_FILES`] from each whole-file index,
-    /// best BM25 first, primary code first; none for a one-word name (`cmd`, `date`: every
-    /// mention would be a word), nor for another language's file, whose name in other
-    /// files is a comment's or a string's (a C header's "include those headers").
+    /// The files whose code names the module at `path` by its file name (a path in a
+    /// macro the map cannot parse: `unlock_notify::wait(…)`; an import it did not resolve),
+    /// when that name is an identifier of several words (`unlock_notify.rs` →
+    /// `unlock_notify`, found as its joined form `unlocknotify`), at most
+    /// [`MENTION_FILES`] from each whole-file index, best BM25 first, primary code first;
+    /// none for a one-word name (`cmd`, `date`: every mention would be a word), nor for a
+    /// C or C++ file, which other files use only through an `#include` and name in
+    /// comments ("include those headers").
     pub(crate) fn files_naming_module(&self, path: &str) -> Result<Vec<(i64, String)>> {
-        if loci_core::Language::from_path(path) != Some(loci_core::Language::Rust) {
+        if matches!(
+            loci_core::Language::from_path(path),
+            Some(loci_core::Language::C | loci_core::Language::Cpp)
+        ) {
             return Ok(Vec::new());
         }
         let file = path.rsplit('/').next().unwrap_or(path);

@@ -4777,8 +4777,8 @@ fn fault_a_name_a_module_builds_at_run_time_was_an_unknown_name() {
 /// on `asm_base.h`: `lib.rs`, which every crate has, named no file, so the best text hit
 /// became the target, and a C header naming another in a comment ("include those
 /// headers") was taken for a dependent. A file name many paths end in names the one below a
-/// folder another word of the question names; a name in another file's text is a
-/// dependent only of a Rust module (a path in a macro the map cannot parse).
+/// folder another word of the question names; a C or C++ file's name in another file's
+/// text is no dependent (they are used through `#include`s, and named in comments).
 #[test]
 fn fault_a_possessive_crate_file_and_a_header_in_a_comment_made_a_false_dependent() {
     let (dir, mut ws) = empty_workspace();
