@@ -1178,11 +1178,16 @@ fn version_suffix(rest: &str) -> usize {
 /// The FTS5 expression matching text that holds `name`, a name of [`names_in`] and its
 /// tokens: an identifier of several words (`NoSuchClass`) as their joined form, which every
 /// identifier of the index has (`NoSuchClass`, `no_such_class`; prose's "no such class
-/// is" is no mention of it); another single token (`HTTP/1.1`) as any of its forms
-/// ([`Term::expr`]); several tokens as the phrase of their words.
+/// is" is no mention of it), or of [`PREFIX_BYTES`] or more as the start of one (a name
+/// cut short in a question: "an acronym like XMLHttp" of `XMLHttpRequest`); another
+/// single token (`HTTP/1.1`) as any of its forms ([`Term::expr`]); several tokens as the
+/// phrase of their words.
 pub fn name_expression(name: &str, tokens: &[Term]) -> String {
     let identifier = name.chars().all(|c| c.is_alphanumeric() || c == '_');
     match tokens {
+        [one] if one.words.len() > 1 && identifier && one.joined().len() >= PREFIX_BYTES => {
+            format!("{} *", quote(&one.joined()))
+        }
         [one] if one.words.len() > 1 && identifier => quote(&one.joined()),
         [one] => one.expr(),
         several => quote(
@@ -1194,6 +1199,10 @@ pub fn name_expression(name: &str, tokens: &[Term]) -> String {
         ),
     }
 }
+
+/// The least bytes of an identifier's joined form that [`name_expression`] matches as
+/// the start of a longer one: shorter starts (`nosuch`) begin too many words.
+const PREFIX_BYTES: usize = 7;
 
 /// An FTS5 expression matching text that holds a piece of one of `spans` (see
 /// [`quoted_spans`]): each run of three consecutive tokens as a phrase (the whole span

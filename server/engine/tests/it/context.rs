@@ -4874,3 +4874,35 @@ fn fault_a_rare_word_beside_a_common_one_abstained() {
         answer.best_relevance, answer.best_candidate
     );
 }
+
+/// Fault from a fresh-user trial: "where does the case conversion crate decide where one
+/// word ends …, or inside an acronym like XMLHttp?" abstained as naming what the code does
+/// not hold, its best candidate the right file at 17.2: heck's tests hold
+/// `XMLHttpRequest`, which the question cut short. A name of seven or more letters is held
+/// where an identifier starts with it.
+#[test]
+fn fault_a_name_cut_short_in_a_question_was_an_unknown_name() {
+    let (dir, mut ws) = empty_workspace();
+    write(
+        dir.path(),
+        "heck/src/lib.rs",
+        "/// Splits `s` into words at case changes.\npub fn transform(s: &str) -> Vec<String> {\n    vec![s.to_string()]\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn acronym() {\n        super::transform(\"XMLHttpRequest\");\n    }\n}\n",
+    );
+    ws.scan(&|_| {}).unwrap();
+    let cut = ask(
+        &ws,
+        "where are words split inside an acronym like XMLHttp?",
+        &[],
+        2_000,
+    )
+    .result;
+    assert!(cut.unknown_names.is_empty(), "{:?}", cut.unknown_names);
+    let made_up = ask(
+        &ws,
+        "where are words split inside an acronym like XMLRpcProxy?",
+        &[],
+        2_000,
+    )
+    .result;
+    assert_eq!(made_up.unknown_names, ["XMLRpcProxy"]);
+}
