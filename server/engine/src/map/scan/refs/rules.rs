@@ -18,9 +18,11 @@ impl Resolver {
     /// (stated, 1.0); a definition in the same file (derived, 0.9; a sibling of the
     /// enclosing definition first); nothing more for a name imported only from modules
     /// outside the map ([`Resolver::imported_from_outside`]); a definition in an imported
-    /// file (derived, 0.7, or 0.5 when several); the only definition of that name
-    /// anywhere, if the use's package sees it ([`Resolver::reachable`]; derived, 0.5);
-    /// otherwise unresolved.
+    /// file (derived, 0.7, or 0.5 when several), where an import binds only what it names
+    /// (Python, Rust: `Resolution::names_imported`) a file a glob imports; the only
+    /// definition of that name anywhere, if the use's package sees it
+    /// ([`Resolver::reachable`]; derived, 0.5) and the file may have it
+    /// ([`Resolver::unimported`]); otherwise unresolved.
     ///
     /// A name on the enclosing object or type (`self.f()`, `this.f()`, `Self::f()`,
     /// [`Receiver::Own`]): the same rules without the import one (a member is never the
@@ -31,7 +33,9 @@ impl Resolver {
     /// A name on something the file imports (`util.fmt()` after `from . import util`,
     /// [`Receiver::Imported`]): the bare-name rules without the import and same-file ones
     /// (what an import brings in is defined elsewhere): a definition in an imported file
-    /// (0.7, or 0.5 when several), else the only definition anywhere (0.5). A name used
+    /// (0.7, or 0.5 when several), or one such a file re-exports (`unittest.TestCase`,
+    /// which `unittest/__init__.py` imports from `.case`), else the only definition
+    /// anywhere (0.5). A name used
     /// under its import's alias (`g()` after `from m import f as g`, the reference to `f`
     /// on the import) is the imported name first (stated, 1.0), and nothing more when
     /// only modules outside the map import it or its import binds no file of the map
