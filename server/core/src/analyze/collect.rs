@@ -207,8 +207,8 @@ impl<'t> Collected<'t> {
 /// Rust: the byte ranges between the braces of the macro invocation `node`'s `{ .. }` body,
 /// appended to `out`: the body itself, or for `cfg_if!` (`cfg_if! { if #[cfg(unix)] { .. }
 /// else { .. } }`) each branch's `{ .. }`. Nothing for an empty body, a code template
-/// ([`CODE_TEMPLATE_MACROS`]), a `bitflags!` body, or a `( .. )`/`[ .. ]` body (`vec![..]`, `println!(..)`,
-/// `json!({..})`).
+/// ([`CODE_TEMPLATE_MACROS`]), a `bitflags!` body, or a `( .. )`/`[ .. ]` body
+/// (`vec![..]`, `println!(..)`, `json!({..})`).
 pub(super) fn macro_item_bodies(
     node: Node<'_>,
     kinds: &RustKinds,

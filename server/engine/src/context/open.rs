@@ -265,6 +265,14 @@ pub(super) fn files_named_in(
     query: &str,
 ) -> loci_store::Result<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
+    // The question's words as a folder would be named ("heck's" names `heck`).
+    let folder_words: Vec<&str> = query
+        .split_whitespace()
+        .map(|word| {
+            let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+            word.strip_suffix("'s").unwrap_or(word)
+        })
+        .collect();
     for word in query.split_whitespace() {
         let w = word
             .trim_matches(|c: char| {
@@ -301,11 +309,9 @@ pub(super) fn files_named_in(
         let in_named_folder = |p: &&String| {
             let mut folders = p.rsplit('/').skip(1);
             folders.any(|f| {
-                query.split_whitespace().any(|word| {
-                    let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
-                    let word = word.strip_suffix("'s").unwrap_or(word);
-                    word != w && word.eq_ignore_ascii_case(f)
-                })
+                folder_words
+                    .iter()
+                    .any(|word| *word != w && word.eq_ignore_ascii_case(f))
             })
         };
         let named = match found.as_slice() {

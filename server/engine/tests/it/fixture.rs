@@ -47,6 +47,16 @@ pub fn files(root: &Path, fixture: &str) {
     }
 }
 
+/// A fresh folder holding the multi-file `fixture` ([`files`]), opened and scanned.
+pub fn scanned(fixture: &str) -> (tempfile::TempDir, loci_engine::Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    files(root, fixture);
+    let mut ws = loci_engine::Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    (dir, ws)
+}
+
 #[test]
 fn files_splits_a_fixture_at_each_path_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,9 +4,31 @@
 use loci_engine::Workspace;
 use loci_engine::map::LIST_LIMIT;
 
-use crate::fixture::{files, write};
+use crate::fixture::{files, scanned, write};
 
 /// `a` ← `b`, `c` ← `d` (a diamond) ← `e` ← `f`, and `g` ↔ `a` (a cycle through the target).
+/// `path:line (confidence)` of every call of `symbol` at `min_confidence` or more,
+/// one-based lines, in the answer's order.
+fn calls(ws: &Workspace, symbol: &str, min_confidence: f64) -> Vec<String> {
+    let answer = ws.callers_with(symbol, 0, min_confidence).unwrap().result;
+    answer
+        .calls
+        .iter()
+        .map(|c| format!("{}:{} ({:.2})", c.path, c.line + 1, c.confidence))
+        .collect()
+}
+
+/// The direct dependents of `target` as `path (provenance)`, the provenance of the edge
+/// that reached each, in the answer's order.
+fn direct_dependents(ws: &Workspace, target: &str) -> Vec<String> {
+    let impact = ws.impact(target, 1, false).unwrap().result;
+    impact
+        .nodes
+        .iter()
+        .map(|n| format!("{} ({})", n.id, n.via.provenance))
+        .collect()
+}
+
 fn diamond() -> (tempfile::TempDir, Workspace) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -1856,10 +1878,7 @@ impl<T> Slab<T> {
 /// re-exported definition, stated, as for a package's `__init__.py`.
 #[test]
 fn fault_a_name_imported_through_a_re_export_was_unresolved() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    files(
-        root,
+    let (_dir, ws) = scanned(
         r#"
 //- prodash/src/lib.rs
 mod throughput;
@@ -1889,27 +1908,16 @@ def load():
     return JSONDecoder()
 "#,
     );
-    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
-    ws.scan(&|_| {}).unwrap();
-    let dependents = |target: &str| -> Vec<(String, String)> {
-        let impact = ws.impact(target, 1, false).unwrap().result;
-        impact
-            .nodes
-            .iter()
-            .map(|n| (n.id.clone(), n.via.provenance.clone()))
-            .collect()
-    };
-    let stated = |id: &str| (id.to_string(), "stated".to_string());
     assert_eq!(
-        dependents("prodash/src/throughput.rs"),
+        direct_dependents(&ws, "prodash/src/throughput.rs"),
         [
-            stated("prodash/src/lib.rs"),
-            stated("prodash/src/render.rs")
+            "prodash/src/lib.rs (stated)",
+            "prodash/src/render.rs (stated)"
         ]
     );
     assert_eq!(
-        dependents("pkg/decoder.py"),
-        [stated("app.py"), stated("pkg/__init__.py")]
+        direct_dependents(&ws, "pkg/decoder.py"),
+        ["app.py (stated)", "pkg/__init__.py (stated)"]
     );
 }
 
@@ -1921,10 +1929,7 @@ def load():
 /// the map and as a symbol named the way code writes it.
 #[test]
 fn fault_a_name_on_a_package_that_re_exports_it_was_unresolved() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    files(
-        root,
+    let (_dir, ws) = scanned(
         r#"
 //- unittest/__init__.py
 from .case import TestCase
@@ -1975,16 +1980,7 @@ pub fn spawn() {}
 pub async fn yield_now() {}
 "#,
     );
-    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
-    ws.scan(&|_| {}).unwrap();
-    let callers = |symbol: &str| -> Vec<String> {
-        let answer = ws.callers(symbol, 0).unwrap().result;
-        answer
-            .calls
-            .iter()
-            .map(|c| format!("{}:{} ({:.2})", c.path, c.line + 1, c.confidence))
-            .collect()
-    };
+    let callers = |symbol: &str| calls(&ws, symbol, loci_engine::map::MIN_CONFIDENCE);
     assert_eq!(callers("unittest.main"), ["test_app.py:9 (0.70)"]);
     assert_eq!(callers("asyncio.run"), ["test_app.py:6 (0.70)"]);
     let keys = |name: &str| -> Vec<String> {
@@ -2004,18 +2000,9 @@ pub async fn yield_now() {}
             "tk/src/task/yield_now.rs#yield_now@function"
         ]
     );
-    let impact = ws.impact("unittest/case.py", 1, false).unwrap().result;
-    let dependents: Vec<(&str, &str)> = impact
-        .nodes
-        .iter()
-        .map(|n| (n.id.as_str(), n.via.provenance.as_str()))
-        .collect();
     assert_eq!(
-        dependents,
-        [
-            ("unittest/__init__.py", "stated"),
-            ("test_app.py", "derived")
-        ]
+        direct_dependents(&ws, "unittest/case.py"),
+        ["unittest/__init__.py (stated)", "test_app.py (derived)"]
     );
 }
 
@@ -2025,10 +2012,7 @@ pub async fn yield_now() {}
 /// all. The path is the reference's receiver, followed through the crate's module tree.
 #[test]
 fn fault_a_rust_type_written_as_a_crate_path_was_no_reference() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    files(
-        root,
+    let (_dir, ws) = scanned(
         r#"
 //- pb/Cargo.toml
 [package]
@@ -2056,20 +2040,12 @@ pub fn total(items: Vec<Box<dyn crate::Message>>, one: &crate::message::Message)
 pub trait Message {}
 "#,
     );
-    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
-    ws.scan(&|_| {}).unwrap();
-    let impact = ws.impact("pb/src/message.rs", 1, false).unwrap().result;
-    let dependents: Vec<(&str, &str)> = impact
-        .nodes
-        .iter()
-        .map(|n| (n.id.as_str(), n.via.provenance.as_str()))
-        .collect();
     assert_eq!(
-        dependents,
+        direct_dependents(&ws, "pb/src/message.rs"),
         [
-            ("pb/src/lib.rs", "stated"),
-            ("pb/src/view.rs", "stated"),
-            ("pb/src/impls.rs", "derived"),
+            "pb/src/lib.rs (stated)",
+            "pb/src/view.rs (stated)",
+            "pb/src/impls.rs (derived)",
         ]
     );
     let refs: Vec<String> = ws
@@ -2095,10 +2071,7 @@ pub trait Message {}
 /// queue.Queue` missed it: a module imported under an alias is that module.
 #[test]
 fn fault_a_call_on_a_module_imported_under_an_alias_was_a_guess() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    files(
-        root,
+    let (_dir, ws) = scanned(
         r#"
 //- pkg/__init__.py
 //- pkg/jobs.py
@@ -2126,16 +2099,7 @@ def run():
     return pj.make()
 "#,
     );
-    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
-    ws.scan(&|_| {}).unwrap();
-    let callers = |symbol: &str| -> Vec<String> {
-        let answer = ws.callers(symbol, 0).unwrap().result;
-        answer
-            .calls
-            .iter()
-            .map(|c| format!("{}:{} ({:.2})", c.path, c.line + 1, c.confidence))
-            .collect()
-    };
+    let callers = |symbol: &str| calls(&ws, symbol, loci_engine::map::MIN_CONFIDENCE);
     assert_eq!(callers("pkg.jobs.make"), ["main.py:7 (0.70)"]);
     assert_eq!(callers("pkg.jobs.Queue"), ["main.py:5 (0.70)"]);
     // `co` is the standard library's `collections`, outside the map.
@@ -2149,10 +2113,7 @@ def run():
 /// what it names: a bare name is another file's only through that import or a glob.
 #[test]
 fn fault_a_bare_builtin_call_was_an_imported_modules_function() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    files(
-        root,
+    let (_dir, ws) = scanned(
         r#"
 //- bz2.py
 def open(filename, mode="rb"):
@@ -2185,16 +2146,7 @@ pub fn helper() {}
 pub fn shared() {}
 "#,
     );
-    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
-    ws.scan(&|_| {}).unwrap();
-    let callers = |symbol: &str| -> Vec<String> {
-        let answer = ws.callers_with(symbol, 0, 0.0).unwrap().result;
-        answer
-            .calls
-            .iter()
-            .map(|c| format!("{}:{} ({:.2})", c.path, c.line + 1, c.confidence))
-            .collect()
-    };
+    let callers = |symbol: &str| calls(&ws, symbol, 0.0);
     assert_eq!(callers("bz2.open"), ["fileinput.py:7 (0.70)"]);
     assert_eq!(callers("helpers.helper"), ["fileinput.py:5 (0.70)"]);
     assert_eq!(
@@ -2210,10 +2162,7 @@ pub fn shared() {}
 /// owner is not the entry above it is named by its qualified name.
 #[test]
 fn fault_an_outline_listed_impl_methods_under_the_item_before() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    files(
-        root,
+    let (_dir, ws) = scanned(
         r#"
 //- src/lib.rs
 struct Inner;
@@ -2227,8 +2176,6 @@ class Store:
         pass
 "#,
     );
-    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
-    ws.scan(&|_| {}).unwrap();
     let shown = |path: &str| {
         let outline = ws.outline(path, 0).unwrap().result;
         loci_engine::text::to_string(|o| loci_engine::text::outline(o, &outline))
@@ -2253,10 +2200,7 @@ class Store:
 /// The answer says so and how to list them.
 #[test]
 fn fault_refs_of_a_module_said_only_no_references() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    files(
-        root,
+    let (_dir, ws) = scanned(
         r#"
 //- tty.py
 def setraw(fd):
@@ -2265,8 +2209,6 @@ def setraw(fd):
 import tty
 "#,
     );
-    let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
-    ws.scan(&|_| {}).unwrap();
     let answer = ws.refs("tty", 0).unwrap();
     assert!(answer.result.is_empty());
     assert!(

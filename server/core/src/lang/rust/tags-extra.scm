@@ -74,23 +74,16 @@
 ; arguments (they resolve to types only), and struct literals, which construct a value as
 ; `Store::new()` does (calls: `Error::Io { .. }` is the variant's). tree-sitter-rust's
 ; query has none, so `loci refs Store` and `loci impact` missed them.
-(function_item return_type: (type_identifier) @name) @reference.type
-(function_signature_item return_type: (type_identifier) @name) @reference.type
-(parameter type: (type_identifier) @name) @reference.type
-(reference_type type: (type_identifier) @name) @reference.type
-(type_arguments (type_identifier) @name) @reference.type
-(generic_type type: (type_identifier) @name) @reference.type
-(field_declaration type: (type_identifier) @name) @reference.type
-(let_declaration type: (type_identifier) @name) @reference.type
-; The same written as a path (`&crate::Message`, `Vec<error::Kind>`): the path is the
+; A type written as a path (`&crate::Message`, `Vec<error::Kind>`) too: the path is the
 ; reference's receiver, followed through the module tree.
-(parameter type: (scoped_type_identifier name: (type_identifier) @name)) @reference.type
-(reference_type type: (scoped_type_identifier name: (type_identifier) @name)) @reference.type
-(type_arguments (scoped_type_identifier name: (type_identifier) @name)) @reference.type
-(generic_type type: (scoped_type_identifier name: (type_identifier) @name)) @reference.type
-(field_declaration type: (scoped_type_identifier name: (type_identifier) @name)) @reference.type
-(let_declaration type: (scoped_type_identifier name: (type_identifier) @name)) @reference.type
-(function_item return_type: (scoped_type_identifier name: (type_identifier) @name)) @reference.type
+(function_item return_type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
+(function_signature_item return_type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
+(parameter type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
+(reference_type type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
+(type_arguments [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
+(generic_type type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
+(field_declaration type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
+(let_declaration type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
 ; A trait object or `impl Trait` (`&dyn Message`, `-> impl crate::Message`): the trait's.
 (dynamic_type trait: [
   (type_identifier) @name

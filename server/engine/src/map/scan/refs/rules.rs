@@ -392,21 +392,20 @@ impl Resolver {
         // import (`open()` after `import bz2` is the builtin, never `bz2.open`).
         let globbed = receiver == Receiver::None
             && language.is_some_and(|l| l.spec().resolution.names_imported);
-        let globs: Vec<&str> = self
-            .imports
-            .get(&file_id)
-            .into_iter()
-            .flatten()
-            .filter(|(_, names)| globbed && names.iter().any(|n| n == "*"))
-            .map(|(module, _)| module.as_str())
-            .collect();
+        let globs = |module: &str| {
+            self.imports.get(&file_id).is_some_and(|imports| {
+                imports
+                    .iter()
+                    .any(|(m, names)| m == module && names.iter().any(|n| n == "*"))
+            })
+        };
         let mut targets: Vec<i64> = bound
             .clone()
             .filter(|files| !files.is_empty())
             .unwrap_or_else(|| {
                 deps.into_iter()
                     .flatten()
-                    .filter(|(module, _)| !globbed || globs.contains(&module.as_str()))
+                    .filter(|(module, _)| !globbed || globs(module))
                     .map(|(_, to)| *to)
                     .collect()
             });
