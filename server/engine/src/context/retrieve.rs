@@ -425,25 +425,26 @@ impl Workspace {
             (pasted, "pasted text")
         };
         if let Some(expr) = super::search::quoted_expression(&spans) {
-            let mut files = Vec::new();
-            let mut quoted_of: HashMap<i64, Vec<ChunkHit>> = HashMap::new();
-            for table in [FtsTable::CodeChunks, FtsTable::SecondaryChunks] {
-                let rows = self.ranked_chunks(table, &expr, 0.0)?;
-                files.extend(by_file(rows, &mut paths, &mut quoted_of));
-            }
-            for (id, mut quoted) in quoted_of {
-                for c in chunks_of.remove(&id).unwrap_or_default() {
-                    if !quoted.contains(&c) {
-                        quoted.push(c);
-                    }
-                }
-                quoted.truncate(CHUNKS_PER_FILE);
-                chunks_of.insert(id, quoted);
-            }
+            let tables = [FtsTable::CodeChunks, FtsTable::SecondaryChunks];
             lists.push(RankedList {
                 name,
                 weight: QUOTED_WEIGHT,
-                files,
+                files: self.files_holding(&expr, &tables, &mut paths, &mut chunks_of)?,
+                sees: None,
+            });
+        }
+        // Values it lists as examples (`y/yes/on/1`), held together: the table of them.
+        let listed = super::listed::listed_values(query);
+        if let Some(expr) = super::listed::listed_expression(&listed) {
+            let tables: &[FtsTable] = if secondary {
+                &[FtsTable::CodeChunks, FtsTable::SecondaryChunks]
+            } else {
+                &[FtsTable::CodeChunks]
+            };
+            lists.push(RankedList {
+                name: "values listed together",
+                weight: 1.0,
+                files: self.files_holding(&expr, tables, &mut paths, &mut chunks_of)?,
                 sees: None,
             });
         }
@@ -477,6 +478,35 @@ impl Workspace {
                 signals,
             })
             .collect())
+    }
+
+    /// The files of the chunks of `tables` matching `expr` (text held verbatim, values held
+    /// together), best first by BM25; those chunks become their files' best, before the
+    /// ones `chunks_of` held: the function raising the error, not the ones sharing the
+    /// question's words.
+    fn files_holding(
+        &self,
+        expr: &str,
+        tables: &[FtsTable],
+        paths: &mut HashMap<i64, String>,
+        chunks_of: &mut HashMap<i64, Vec<ChunkHit>>,
+    ) -> Result<Vec<i64>> {
+        let mut files = Vec::new();
+        let mut held_of: HashMap<i64, Vec<ChunkHit>> = HashMap::new();
+        for table in tables {
+            let rows = self.ranked_chunks(*table, expr, 0.0)?;
+            files.extend(by_file(rows, paths, &mut held_of));
+        }
+        for (id, mut held) in held_of {
+            for c in chunks_of.remove(&id).unwrap_or_default() {
+                if !held.contains(&c) {
+                    held.push(c);
+                }
+            }
+            held.truncate(CHUNKS_PER_FILE);
+            chunks_of.insert(id, held);
+        }
+        Ok(files)
     }
 
     /// For a question asking for tests ([`super::search::asks_for_tests`]): the test files

@@ -479,6 +479,18 @@ mod quoted_tests {
         assert_eq!(shown("does src/NewThing.rs speak HTTP/2"), vec!["HTTP/2"]);
     }
 
+    /// Fault from a fresh-user trial: "how does running tests with -k some_pattern work"
+    /// abstained on the unknown name `some_pattern`, the user's own value for the option,
+    /// with unittest's `main.py` its best candidate at 27.
+    #[test]
+    fn fault_an_options_value_was_an_unknown_name() {
+        assert_eq!(
+            shown("running tests with -k some_pattern or --filter=My_Test, not Run_Me"),
+            vec!["Run_Me"]
+        );
+        assert_eq!(shown("a dash-separated io_uring name"), vec!["io_uring"]);
+    }
+
     #[test]
     fn names_are_shaped_tokens_and_their_runs() {
         assert_eq!(
@@ -871,7 +883,7 @@ pub fn quoted_spans(text: &str) -> Vec<Vec<String>> {
 
 /// The byte ranges of what stands between quotes in `text` (`"…"`, `'…'`, `“…”`; an
 /// apostrophe inside a word, `it's`, opens nothing), the quotes left out.
-fn quoted_ranges(text: &str) -> Vec<(usize, usize)> {
+pub(crate) fn quoted_ranges(text: &str) -> Vec<(usize, usize)> {
     let mut ranges = Vec::new();
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut i = 0;
@@ -1082,8 +1094,11 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
         // No identifier starts with a digit (`0x2b`, `10ms`, `3D` are values), a token
         // right after `%` is an escape or a format (`na%C3%AFve`, `%Y`), and one right
         // after a slash is a later segment of a path or a value (`America/New_York`,
-        // `src/NewThing.rs`).
-        let literal = chars[0].is_ascii_digit() || text[..start].ends_with(['%', '/']);
+        // `src/NewThing.rs`), and one after a command-line option is its value
+        // (`-k some_pattern`, `--filter=my_test`).
+        let literal = chars[0].is_ascii_digit()
+            || text[..start].ends_with(['%', '/'])
+            || follows_an_option(&text[..start]);
         let shaped = !literal
             && chars.len() > 1
             && letters > 0
@@ -1126,6 +1141,24 @@ pub fn names_in(text: &str) -> Vec<(String, Vec<Term>)> {
     let mut seen = HashSet::new();
     names.retain(|(n, _)| seen.insert(n.to_lowercase()));
     names
+}
+
+/// Whether the text before a token ends in a command-line option, `-k ` or `--filter=`:
+/// the token is the option's value, written by the user, not a name of the code.
+fn follows_an_option(before: &str) -> bool {
+    let option = match before.strip_suffix('=') {
+        Some(flag) => flag.rsplit(char::is_whitespace).next().unwrap_or(""),
+        None if before.ends_with(' ') => before.split_whitespace().last().unwrap_or(""),
+        None => return false,
+    };
+    let name = option
+        .strip_prefix("--")
+        .or_else(|| option.strip_prefix('-'))
+        .unwrap_or("");
+    name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// Whether a question asks for the tests of something: `tests` as a noun, or `test` before

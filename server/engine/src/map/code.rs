@@ -113,7 +113,7 @@ impl Workspace {
     ) -> Result<Envelope<Callees>> {
         self.store.read(|| {
             let written = super::query::non_empty("symbol", symbol)?;
-            let symbol = super::query::qualified_form(written);
+            let symbol = super::names::qualified_form(written);
             let super::Edges { min_confidence, .. } = super::Edges {
                 hard: false,
                 min_confidence,
@@ -245,7 +245,7 @@ impl Workspace {
     pub fn source(&self, name: &str) -> Result<Envelope<Source>> {
         self.store.read(|| {
             let written = super::query::non_empty("name", name)?;
-            let name = super::query::qualified_form(written);
+            let name = super::names::qualified_form(written);
             let conn = self.store.conn();
             let (mut hits, total) = self.lookup_as_written(&name, OTHERS_NAMED as u32 + 1)?;
             if hits.is_empty() {

@@ -8,12 +8,14 @@
 //! - `git` (read-only history, read with `gix`) and `sync` (that history, or snapshots of
 //!   the map, into the event log); `manifests`: dependency versions the repository declares.
 //! - `query` (`symbol`, `refs`, `callers`, `deps`, `impact`, `stats`), `code` (`callees`,
-//!   `outline`, `source`) and `editor` (what the language server reads beyond those).
+//!   `outline`, `source`) and `editor` (what the language server reads beyond those);
+//!   `names`: a name as the user writes it, read as symbols and modules.
 
 pub(crate) mod code;
 pub(crate) mod editor;
 pub mod git;
 pub(crate) mod manifests;
+pub(crate) mod names;
 pub(crate) mod query;
 pub(crate) mod scan;
 pub(crate) mod scip;

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use loci_store::map::{self, DepEdge, RefHit, SymbolHit};
 use serde::Serialize;
 
+use super::names::{last_segment, qualified_form};
 use crate::{EngineError, Envelope, Result, Workspace};
 
 /// Row cap for listings (`limits.truncated` says when it was hit).
@@ -478,10 +479,16 @@ impl Workspace {
         })
     }
 
-    /// What `path` imports, or with `reverse`, what imports it.
+    /// What `path` (a file, or a module as code imports it: `json.decoder`) imports, or with
+    /// `reverse`, what imports it.
     pub fn deps(&self, path: &str, reverse: bool) -> Result<Envelope<Deps>> {
         self.store.read(|| {
-            let path = self.map_path(path)?;
+            // A module named as code imports it (`json.decoder`) is its file, as for `impact`.
+            let path = match self.map_path(path) {
+                Ok(path) => path,
+                Err(e @ EngineError::InvalidArgument { .. }) => return Err(e),
+                Err(e) => self.module_named(path)?.ok_or(e)?,
+            };
             let conn = self.store.conn();
             let (direction, edges) = if reverse {
                 (Direction::ImportedBy, map::deps_to(conn, &path)?)
@@ -570,7 +577,17 @@ impl Workspace {
             // is its file, before a definition of that name (`bisect = bisect_right`).
             let as_path = match as_path {
                 Some(path) => Some(path),
-                None => self.module_named(target)?,
+                None => match self.module_named(target)? {
+                    // A test or an example named as a module is a program nothing imports:
+                    // a definition of that name is meant (`is_same_file`).
+                    Some(path)
+                        if loci_core::secondary::secondary_code(&path).is_some()
+                            && !self.lookup_as_written(&qualified_form(target), 1)?.0.is_empty() =>
+                    {
+                        None
+                    }
+                    named => named,
+                },
             };
             let impact = if let Some(path) = as_path {
                 self.impact_file(path, depth, edges, limit)?
@@ -788,173 +805,6 @@ impl Workspace {
         Ok((nodes, files, dependent_files.len() as u64))
     }
 
-    /// The symbols `name` names (a name, a qualified name in the map's `.` form, or a key;
-    /// see [`map::lookup_symbols`]), at most `limit`, and how many there are in all. A
-    /// dotted name that names none is read as code spells it, a module path and then a
-    /// name in that module: `urllib.parse.urlsplit` is `urlsplit` in `urllib/parse.py`,
-    /// `logging.getLogger` is `getLogger` in `logging/__init__.py`, `a.b.C.m` the method
-    /// `C.m` of `a/b.py` (the module may lie below any folder: `Lib/urllib/parse.py`); a
-    /// module that defines no such name but re-exports it names the definition it imports
-    /// (`unittest.TestCase`: [`Workspace::reexported_symbols`]).
-    pub(crate) fn lookup_as_written(
-        &self,
-        name: &str,
-        limit: u32,
-    ) -> Result<(Vec<SymbolHit>, u64)> {
-        let conn = self.store.conn();
-        let hits = map::lookup_symbols(conn, name, limit)?;
-        if !hits.is_empty() {
-            let total = if (hits.len() as u64) < u64::from(limit) {
-                hits.len() as u64
-            } else {
-                map::count_lookup_symbols(conn, name)?
-            };
-            return Ok((hits, total));
-        }
-        if name.contains('#') || !name.contains('.') {
-            return Ok((hits, 0));
-        }
-        let mut found = Vec::new();
-        let segments: Vec<&str> = name.split('.').collect();
-        // The longest module path first: `a.b.c` is `c` in `a/b` before `b.c` in `a`.
-        for split in (1..segments.len()).rev() {
-            let module = segments[..split].join("/");
-            let rest = segments[split..].join(".");
-            let last = segments[split - 1];
-            if last.is_empty() || rest.is_empty() {
-                continue;
-            }
-            let modules: Vec<String> = map::paths_containing(conn, last, MODULE_CANDIDATES)?
-                .into_iter()
-                .filter(|path| module_file(path, &module))
-                .collect();
-            for path in &modules {
-                found.extend(map::symbols_in_file_named(conn, path, &rest)?);
-            }
-            // `tokio::task::yield_now` is the function `task/mod.rs` re-exports as well as
-            // the `mod yield_now;` it declares.
-            if found.iter().all(|h| h.kind == "module") {
-                for path in &modules {
-                    found.extend(self.reexported_symbols(path, &rest, REEXPORT_HOPS)?);
-                }
-            }
-            if !found.is_empty() {
-                break;
-            }
-        }
-        let total = found.len() as u64;
-        found.truncate(limit as usize);
-        Ok((found, total))
-    }
-
-    /// The symbols named `name` that the module file `path` re-exports: defined in a file
-    /// one of its imports of `name`'s first segment (or a glob) resolved to, or re-exported
-    /// by that file in turn, at most `hops` files further (`unittest.TestCase` is
-    /// `unittest/case.py`'s, through `from .case import TestCase` in
-    /// `unittest/__init__.py`; `tokio::spawn` through `pub use task::spawn;` twice).
-    fn reexported_symbols(&self, path: &str, name: &str, hops: u32) -> Result<Vec<SymbolHit>> {
-        let conn = self.store.conn();
-        let first = name.split('.').next().unwrap_or(name);
-        let modules: Vec<String> = map::file_imports(conn, path)?
-            .into_iter()
-            .filter(|(_, names)| names.iter().any(|n| n == first || n == "*"))
-            .map(|(module, _)| module)
-            .collect();
-        let mut found = Vec::new();
-        let edges = map::deps_from(conn, path)?;
-        let targets = edges
-            .iter()
-            .filter(|e| modules.contains(&e.module))
-            .filter_map(|e| e.to.as_deref());
-        for to in targets {
-            let mut here = map::symbols_in_file_named(conn, to, name)?;
-            if here.is_empty() && hops > 1 {
-                here = self.reexported_symbols(to, name, hops - 1)?;
-            }
-            found.extend(here);
-        }
-        found.sort_by(|a, b| a.key.cmp(&b.key));
-        found.dedup_by(|a, b| a.key == b.key);
-        Ok(found)
-    }
-
-    /// The mapped source file that is the module `name` names as code imports it
-    /// (`reprlib`, `json.decoder`, `nix::unistd`: [`module_file`]): the one at that very
-    /// path (`types.py` before `wsgiref/types.py`, `nix/src/unistd.rs`), else the only one;
-    /// `None` when no file is, or several are and none at that path.
-    fn module_named(&self, name: &str) -> Result<Option<String>> {
-        let dotted = qualified_form(name);
-        if !dotted.split('.').all(loci_core::terms::is_identifier) {
-            return Ok(None);
-        }
-        let module = dotted.replace('.', "/");
-        let last = module.rsplit('/').next().unwrap_or(&module);
-        let (mut at_path, mut ending) = (Vec::new(), Vec::new());
-        for path in map::paths_containing(self.store.conn(), last, MODULE_CANDIDATES)? {
-            if loci_core::Language::from_path(&path).is_none() {
-                continue;
-            }
-            let stems = module_stems(&path);
-            if stems.contains(&module) {
-                at_path.push(path);
-            } else if stems.iter().any(|stem| ends_in_module(stem, &module)) {
-                ending.push(path);
-            }
-        }
-        Ok(match (at_path.as_slice(), ending.as_slice()) {
-            ([only], _) | ([], [only]) => Some(only.clone()),
-            _ => None,
-        })
-    }
-
-    /// For an answer that found no symbol named `name`: why, as a note (no such symbol,
-    /// and the names nearest it: "did you mean"), and whether the map is behind the disk
-    /// ([`Workspace::note_changes_behind_nothing`]).
-    pub(crate) fn note_unknown_symbol<T>(&self, env: &mut Envelope<T>, name: &str) -> Result<()> {
-        let near = self.names_near(name)?;
-        let shown: String = name.chars().take(80).collect();
-        env.capability.notes.push(if near.is_empty() {
-            format!("no symbol named `{shown}` in the map (`search` finds words in code and docs)")
-        } else {
-            format!(
-                "no symbol named `{shown}` in the map; did you mean {}?",
-                near.iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        });
-        self.note_changes_behind_nothing(env)
-    }
-
-    /// Up to five names of the map nearest the last segment of `name`: the same name
-    /// folded (case and `_` ignored) first, then the names sharing its first three folded
-    /// characters, by edit distance (Damerau-Levenshtein, normalized, at least 0.6). Reads
-    /// one range of the folded-name index (`symbols_by_folded_name`), at most 2,000 names.
-    fn names_near(&self, name: &str) -> Result<Vec<String>> {
-        const NEAR: usize = 5;
-        let conn = self.store.conn();
-        let folded = map::fold_name(last_segment(name));
-        if folded.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut near = map::names_folded_as(conn, &folded, NEAR as u32)?;
-        let prefix: String = folded.chars().take(3).collect();
-        let mut ranked: Vec<(f64, String)> = map::names_folded_with_prefix(conn, &prefix, 2_000)?
-            .into_iter()
-            .filter(|n| !near.contains(n))
-            .map(|n| {
-                let score = strsim::normalized_damerau_levenshtein(&folded, &map::fold_name(&n));
-                (score, n)
-            })
-            .filter(|(score, _)| *score >= 0.6)
-            .collect();
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        near.extend(ranked.into_iter().map(|(_, n)| n));
-        near.truncate(NEAR);
-        Ok(near)
-    }
-
     /// Row totals, files by language, and the files the map leaves out: skipped (by
     /// reason, up to [`FILES_LISTED`] named) and degraded (up to as many named).
     pub fn stats(&self) -> Result<Envelope<Stats>> {
@@ -1103,123 +953,4 @@ pub(crate) fn non_empty<'a>(name: &str, value: &'a str) -> Result<&'a str> {
         });
     }
     Ok(v)
-}
-
-/// A qualified name as the map writes it: `::` (Rust, C++, PHP, Ruby) and `->` (PHP, C++)
-/// are written `.`, the separator of `qualified_name` (`Regex::new` → `Regex.new`). A
-/// symbol key (`path#Regex.new@method`) is left as given, but for a leading `./` on its
-/// path, which is dropped (`./email/message.py#Message.get@method` names the symbol of
-/// `email/message.py#Message.get@method`).
-pub(crate) fn qualified_form(name: &str) -> std::borrow::Cow<'_, str> {
-    if name.contains('#') {
-        let mut key = name;
-        while let Some(rest) = key.strip_prefix("./") {
-            key = rest;
-        }
-        return std::borrow::Cow::Borrowed(key);
-    }
-    if !(name.contains("::") || name.contains("->")) {
-        return std::borrow::Cow::Borrowed(name);
-    }
-    // A Rust path's generic arguments name no definition: `Slab<T>::insert` is `Slab.insert`.
-    let mut depth = 0usize;
-    let plain: String = name
-        .chars()
-        .filter(|&c| {
-            match c {
-                '<' => depth += 1,
-                '>' if depth > 0 => {
-                    depth -= 1;
-                    return false;
-                }
-                _ => {}
-            }
-            depth == 0
-        })
-        .collect();
-    let dotted = plain.replace("::", ".").replace("->", ".");
-    std::borrow::Cow::Owned(dotted.trim_start_matches('.').to_string())
-}
-
-/// `a.b.foo` / `A::foo` → `foo`.
-fn last_segment(name: &str) -> &str {
-    name.rsplit(['.', ':']).next().unwrap_or(name)
-}
-
-/// Files read as candidates for a module path ([`Workspace::lookup_as_written`]).
-const MODULE_CANDIDATES: u32 = 10_000;
-
-/// How many files a module path's name is followed through re-exports
-/// ([`Workspace::lookup_as_written`]): `tokio::spawn` is `pub use`d twice.
-const REEXPORT_HOPS: u32 = 3;
-
-/// Whether the mapped file `path` is the module `module` (`/`-separated, `urllib/parse`):
-/// `module.EXT` or `module/__init__.EXT`, `module/index.EXT`, `module/mod.rs`, at the root
-/// or below a folder.
-fn module_file(path: &str, module: &str) -> bool {
-    module_stems(path)
-        .iter()
-        .any(|stem| stem == module || ends_in_module(stem, module))
-}
-
-/// Whether the module path `stem` ends in the module `module` below a folder
-/// (`Lib/urllib/parse` in `urllib/parse`).
-fn ends_in_module(stem: &str, module: &str) -> bool {
-    stem.strip_suffix(module)
-        .is_some_and(|before| before.ends_with('/'))
-}
-
-/// The module paths the mapped file `path` is, from the repository's root: its path
-/// without the extension (and without a package's `/__init__`, `/index` or `/mod`), and for a Rust
-/// file below a crate's `src/` the crate's folder then the module (`nix/src/unistd.rs`:
-/// `nix/unistd`; `slab/src/lib.rs`: `slab`).
-fn module_stems(path: &str) -> Vec<String> {
-    let Some((stem, ext)) = path.rsplit_once('.') else {
-        return Vec::new();
-    };
-    let mut stems = vec![stem.to_string()];
-    if let Some(package) = ["/__init__", "/index", "/mod"]
-        .iter()
-        .find_map(|s| stem.strip_suffix(s))
-    {
-        stems.insert(0, package.to_string());
-    }
-    let stem = stems[0].as_str();
-    if ext == "rs" {
-        match stem.strip_suffix("/src/lib") {
-            Some(root) => stems.push(root.to_string()),
-            None => stems.extend(
-                stem.split_once("/src/")
-                    .map(|(krate, m)| format!("{krate}/{m}")),
-            ),
-        }
-    }
-    stems
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{module_file, qualified_form};
-
-    #[test]
-    fn a_module_path_names_its_file_or_package() {
-        assert!(module_file("urllib/parse.py", "urllib/parse"));
-        assert!(module_file("Lib/urllib/parse.py", "urllib/parse"));
-        assert!(module_file("logging/__init__.py", "logging"));
-        assert!(module_file("src/util/index.ts", "util"));
-        assert!(!module_file("myurllib/parse.py", "urllib/parse"));
-        assert!(!module_file("urllib/parser.py", "urllib/parse"));
-        assert!(module_file("nix/src/unistd.rs", "nix/unistd"));
-        assert!(module_file("vendor/nix/src/sys/mod.rs", "nix/sys"));
-        assert!(module_file("slab/src/lib.rs", "slab"));
-        assert!(!module_file("nix/src/unistd.py", "nix/unistd"));
-    }
-
-    #[test]
-    fn a_rust_path_drops_its_generic_arguments_and_leading_colons() {
-        assert_eq!(qualified_form("Slab<T>::insert"), "Slab.insert");
-        assert_eq!(qualified_form("HashMap<K, Vec<V>>::get"), "HashMap.get");
-        assert_eq!(qualified_form("::new"), "new");
-        assert_eq!(qualified_form("a->b"), "a.b");
-    }
 }

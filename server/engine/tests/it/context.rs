@@ -4906,3 +4906,53 @@ fn fault_a_name_cut_short_in_a_question_was_an_unknown_name() {
     .result;
     assert_eq!(made_up.unknown_names, ["XMLRpcProxy"]);
 }
+
+/// Fault from the crates development set: "where are the spellings that count as true or
+/// false for boolean-ish argument values (y/yes/on/1 and friends)" and "the table that
+/// maps file type names like 'rust' or 'py' to filename globs" missed the table holding
+/// them (`str_to_bool.rs`, `default_types.rs`): the files richest in the common words led
+/// every index. Values a question lists are held together by the file that answers it.
+#[test]
+fn fault_values_a_question_lists_were_words_apart() {
+    let (dir, mut ws) = empty_workspace();
+    let root = dir.path();
+    write(
+        root,
+        "src/util/str_to_bool.rs",
+        "pub const TRUE_LITERALS: [&str; 4] = [\"y\", \"yes\", \"on\", \"1\"];\n\
+         pub const FALSE_LITERALS: [&str; 4] = [\"n\", \"no\", \"off\", \"0\"];\n",
+    );
+    // Files full of the question's words, each holding some of the values apart.
+    let words: String = (0..20)
+        .map(|j| {
+            format!(
+                "/// The CLI argument value parser: true or false, yes, spellings count.\n\
+                 pub fn value_{j}(on: bool) -> bool {{ on }}\n"
+            )
+        })
+        .collect();
+    for i in 0..8 {
+        write(root, &format!("src/parser/arg{i}.rs"), &words);
+    }
+    ws.scan(&|_| {}).unwrap();
+    // The ranking is asked, whatever the relevance of so small a corpus.
+    let answer = ws
+        .context(&ContextRequest {
+            query: "Where are the spellings that count as true or false for boolean-ish argument values (y/yes/on/1 and friends) in the CLI parser?".into(),
+            open_files: Vec::new(),
+            budget: Some(4_000),
+            floor: Some(-1000.0),
+        })
+        .unwrap()
+        .result;
+    let paths: Vec<&str> = answer
+        .items
+        .iter()
+        .filter_map(|i| i.path.as_deref())
+        .collect();
+    assert_eq!(
+        paths.first(),
+        Some(&"src/util/str_to_bool.rs"),
+        "{paths:?}"
+    );
+}

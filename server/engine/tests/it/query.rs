@@ -2219,3 +2219,75 @@ import tty
         answer.capability.notes
     );
 }
+
+/// Faults from a break-test: `crossbeam_channel::Sender` and `same_file::Handle` (a crate
+/// named as Rust code names it, its package folder spelled with `-`), `crate::byte_str::ByteStr`,
+/// `select!`, `<HeaderMap as Clone>::clone` (every `clone` of the map) named nothing or
+/// too much; `impact is_same_file` took the example program of that name for the function;
+/// `deps json.decoder` refused the module `impact` took.
+#[test]
+fn fault_names_written_as_rust_and_python_code_spells_them_named_nothing_or_too_much() {
+    let (_dir, ws) = scanned(
+        r#"
+//- same-file/Cargo.toml
+[package]
+name = "same-file"
+version = "0.1.0"
+//- same-file/src/lib.rs
+mod unix;
+pub use crate::unix::Handle;
+pub fn is_same_file() -> bool { Handle::from_path() == Handle::from_path() }
+#[macro_export]
+macro_rules! select { () => {} }
+pub struct HeaderMap;
+impl Clone for HeaderMap { fn clone(&self) -> Self { HeaderMap } }
+pub struct Other;
+impl Clone for Other { fn clone(&self) -> Self { Other } }
+//- same-file/src/unix.rs
+#[derive(PartialEq)]
+pub struct Handle;
+impl Handle { pub fn from_path() -> Handle { Handle } }
+//- same-file/examples/is_same_file.rs
+fn main() { same_file::is_same_file(); }
+//- json/__init__.py
+from .decoder import JSONDecoder
+//- json/decoder.py
+class JSONDecoder: pass
+"#,
+    );
+    let keys = |name: &str| -> Vec<String> {
+        let hits = ws.symbol(name, 0).unwrap().result;
+        hits.into_iter().map(|h| h.key).collect()
+    };
+    assert_eq!(
+        keys("same_file::Handle"),
+        ["same-file/src/unix.rs#Handle@struct"]
+    );
+    assert_eq!(
+        keys("same-file::Handle"),
+        ["same-file/src/unix.rs#Handle@struct"]
+    );
+    assert_eq!(
+        keys("crate::unix::Handle::from_path"),
+        ["same-file/src/unix.rs#Handle.from_path@method"]
+    );
+    assert_eq!(keys("select!"), ["same-file/src/lib.rs#select@macro"]);
+    assert_eq!(
+        keys("<HeaderMap as Clone>::clone"),
+        ["same-file/src/lib.rs#HeaderMap.clone@method"]
+    );
+    let impact = ws.impact("is_same_file", 1, false).unwrap().result;
+    assert_eq!(
+        impact.target,
+        ["same-file/src/lib.rs#is_same_file@function"]
+    );
+    let deps = ws.deps("json.decoder", true).unwrap().result;
+    assert_eq!(deps.path, "json/decoder.py");
+    assert_eq!(
+        deps.edges
+            .iter()
+            .map(|e| e.from.as_str())
+            .collect::<Vec<_>>(),
+        ["json/__init__.py"]
+    );
+}
