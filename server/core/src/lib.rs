@@ -92,7 +92,7 @@ pub use lang::Language;
 /// written as a path (`impl crate::Message for`, `&dyn io::Read`) is a reference on that
 /// path; a name on a Python module imported under an alias (`pq.Queue()` after `import
 /// queue as pq`) is on that module.
-pub const ANALYSIS_VERSION: u32 = 23;
+pub const ANALYSIS_VERSION: u32 = 24;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

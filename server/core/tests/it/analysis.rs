@@ -531,6 +531,7 @@ fn fault_a_method_call_on_another_receiver_was_recorded_as_a_bare_name() {
             "is_match:other",
             "is_match:own",
             "g:own",
+            "Regex:-",
             "new:path",
             "h:path",
             "k:path",
@@ -823,6 +824,7 @@ fn parses() {
             "assert_eq call - 1:4",
             "parse call - 1:15",
             "Some call - 1:27",
+            "Token type - 1:32",
             "new call Token 1:39",
             "format call - 1:54",
             "shown call - 1:68",
@@ -860,7 +862,14 @@ fn fault_a_call_on_an_imported_module_was_a_call_on_an_unknown_receiver() {
     );
     assert_eq!(
         receivers(&rust),
-        ["Regex:-", "open:path", "new:path", "new:path"]
+        [
+            "Regex:-",
+            "open:path",
+            "Regex:-",
+            "new:path",
+            "Other:-",
+            "new:path"
+        ]
     );
     // A Rust path starts from what the file's `use` and `mod` items bound its first name
     // to, as rustc reads it: `store::open()` is `self::store`'s, `Regex::new()`
@@ -872,7 +881,14 @@ fn fault_a_call_on_an_imported_module_was_a_call_on_an_unknown_receiver() {
         .collect();
     assert_eq!(
         names,
-        [None, Some("self.store"), Some("regex.Regex"), Some("Other")]
+        [
+            None,
+            Some("self.store"),
+            None,
+            Some("regex.Regex"),
+            None,
+            Some("Other")
+        ]
     );
     // `require` binds no name: a local named like the required file is another receiver.
     let ruby = run(
@@ -1084,11 +1100,15 @@ fn fault_a_member_on_a_same_file_type_name_was_a_guess() {
             t("Bar", "-", ""),
             t("Foo", "-", ""),
             t("Foo", "-", ""),
+            t("Foo", "-", ""),
             t("new", "own", "test#Foo.new@method"),
+            t("Bar", "-", ""),
             t("new", "own", "test#Bar.new@method"),
             t("f", "own", "test#util.f@function"),
+            t("Gone", "-", ""),
             t("new", "path", ""),
             t("new", "other", ""),
+            t("Vec", "-", ""),
             t("new", "path", ""),
         ]
     );
@@ -1228,6 +1248,7 @@ fn fault_a_call_through_an_imported_alias_named_the_alias() {
             "Write import - 2",
             "resolve call imported 5",
             "open call - 6",
+            "Runtime type imported 7",
             "new call path 7"
         ]
     );
@@ -1245,6 +1266,7 @@ fn fault_a_call_through_an_imported_alias_named_the_alias() {
             None,
             Some("resolve"),
             None,
+            Some("Runtime"),
             Some("crate.rt.Runtime")
         ]
     );

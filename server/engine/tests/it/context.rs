@@ -4950,9 +4950,5 @@ fn fault_values_a_question_lists_were_words_apart() {
         .iter()
         .filter_map(|i| i.path.as_deref())
         .collect();
-    assert_eq!(
-        paths.first(),
-        Some(&"src/util/str_to_bool.rs"),
-        "{paths:?}"
-    );
+    assert_eq!(paths.first(), Some(&"src/util/str_to_bool.rs"), "{paths:?}");
 }

@@ -32,16 +32,26 @@
 ; `impl Trait for Type` where Trait is a path
 (impl_item trait: (scoped_type_identifier name: (type_identifier) @name)) @reference.implementation
 
+; A type qualifying a path (`ByteStr::from_static(..)`, `Kind::Io`, `crate::x::ByteStr::new`):
+; the path's type, capitalized as Rust names types (a module's path, `mem::take`, is no type).
+(scoped_identifier
+  path: [
+    (identifier) @name
+    (scoped_identifier name: (identifier) @name)
+  ]
+  (#match? @name "^[A-Z]")
+  (#not-eq? @name "Self")) @reference.type
+
 ; A capitalised item named by a path as a value: a unit struct or unit variant constructed
 ; (`let guard = unwind::AbortIfPanic;`, `Ordering::SeqCst`: calls, as struct literals are),
 ; a constant or static read (`util::DEFAULT_CAPACITY`: as rust-analyzer's SCIP index has
-; it). Not the leading segments of a longer path (`module::Type` in `module::Type::new()`:
-; the call names `new`), nor a path `use` imports (an import).
+; it). A leading segment of a longer path is the type above (`module::Type` in
+; `module::Type::new()`: the call names `new`, the type is used); a path `use` imports is
+; an import.
 ((scoped_identifier name: (identifier) @name) @reference.call
   (#match? @name "^[A-Z][a-z]"))
 ((scoped_identifier name: (identifier) @name) @reference.constant
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
-(scoped_identifier path: (scoped_identifier name: (identifier) @ignore))
 (use_declaration argument: (scoped_identifier name: (identifier) @ignore))
 (use_as_clause path: (scoped_identifier name: (identifier) @ignore))
 (use_list (scoped_identifier name: (identifier) @ignore))
@@ -83,6 +93,7 @@
 (type_arguments [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
 (generic_type type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
 (field_declaration type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
+(ordered_field_declaration_list type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
 (let_declaration type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
 ; A trait object or `impl Trait` (`&dyn Message`, `-> impl crate::Message`): the trait's.
 (dynamic_type trait: [
