@@ -95,6 +95,7 @@ pub(crate) fn run(
                 "no callers of `{}` at confidence {min_confidence:.2} or more",
                 quoted(&symbol)
             );
+            let shown = quoted(&symbol);
             let env = CallersArgs {
                 symbol: key_here(symbol),
                 limit,
@@ -105,6 +106,13 @@ pub(crate) fn run(
                 *miss = unknown_symbol(&env).or(Some(typo));
             } else if env.result.weaker > 0 {
                 *miss = Some(weaker);
+            } else if env.result.untyped > 0 {
+                // Calls by its name on values of unknown type are no callers found, but
+                // not none: the answer above counts them.
+                *miss = Some(format!(
+                    "no call tied to `{shown}`: {} by its name on values of unknown type (above)",
+                    env.result.untyped
+                ));
             }
             out.callers(&env)?
         }

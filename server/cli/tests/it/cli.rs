@@ -3077,3 +3077,30 @@ fn fault_callees_showed_a_name_match_as_the_target_of_a_call() {
             .contains("app.py:5:31: decode -> codec.py#Decoder.decode@method (derived, 0.")
     );
 }
+
+/// Fault from a break-test: `loci callers Method::is_idempotent` listed "10 calls of
+/// `.is_idempotent(` on values of unknown type, not listed", then said "no callers of
+/// `Method::is_idempotent` in the map": which was it? It says what it did not tie.
+#[test]
+fn fault_calls_on_values_of_unknown_type_were_then_no_callers_in_the_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        "pub struct Method;\nimpl Method {\n    pub const GET: Method = Method;\n    pub fn is_idempotent(&self) -> bool { true }\n}\n\
+         pub fn retry() -> bool { Method::GET.is_idempotent() }\n",
+    );
+    assert!(loci(root, &["scan"]).status.success());
+    let out = loci(root, &["callers", "Method::is_idempotent"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("1 call of `.is_idempotent(` on values of unknown type"),
+        "{stdout}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "loci: no call tied to `Method::is_idempotent`: 1 by its name on values of unknown type (above)"
+    );
+}

@@ -250,9 +250,12 @@ pub(crate) fn dependent_cue(word: &str) -> bool {
 }
 
 /// Whether a question asks what depends on something (see [`DEPENDENT_WORDS`]), or which
-/// files import or use a module ("which modules import X directly", "what depends on X").
+/// files import or use a module ("which modules import X directly", "what depends on X"),
+/// in its own words (not those of a message it quotes).
 pub fn asks_for_dependents(query: &str) -> bool {
-    let words = super::search::tokens(query);
+    // The words of an error message it shows ask nothing: "ValueError: path must be None
+    // or list of paths to look for modules in - what call triggers this?"
+    let words = super::search::tokens(&super::search::without_messages(query));
     let at = |phrase: &str| {
         let parts: Vec<&str> = phrase.split(' ').collect();
         words
@@ -1036,6 +1039,23 @@ mod tests {
         ] {
             assert!(asks_for_dependents(q), "{q}");
         }
+    }
+
+    /// Fault from a fresh-user trial: "ValueError: path must be None or list of paths to
+    /// look for modules in - what call triggers this?" listed `pkgutil.py`'s importers
+    /// before the function raising it: the message's "modules" and the question's "what
+    /// call" read as "which modules call".
+    #[test]
+    fn fault_the_words_of_a_quoted_error_asked_for_dependents() {
+        assert!(!asks_for_dependents(
+            "ValueError: path must be None or list of paths to look for modules in - what call triggers this?"
+        ));
+        assert!(!asks_for_dependents(
+            "what call raises \"cannot import modules from here\"?"
+        ));
+        assert!(asks_for_dependents(
+            "ValueError: bad path - which modules call iter_modules?"
+        ));
     }
 
     /// "soft line breaks" had asked for the dependents of the file found: quoprimime's

@@ -934,6 +934,26 @@ pub fn message_spans(text: &str) -> Vec<Vec<String>> {
         .into_iter()
         .map(|(from, to)| tokens(&text[from..to]))
         .collect();
+    for (from, to) in introduced_messages(text) {
+        let message = &text[from..to];
+        spans.push(tokens(message));
+        // A message's parts apart too: what follows a colon in it is often filled in at
+        // run time (`Expecting ',' delimiter: line 1 column 10`), so the source holds only
+        // the part before it.
+        if message.contains(": ") {
+            spans.extend(message.split(": ").map(tokens));
+        }
+    }
+    spans.retain(|s| s.len() >= 2);
+    spans.dedup();
+    spans
+}
+
+/// The byte ranges of the messages `text` introduces by an exception's name and a colon
+/// (`ValueError: No closing quotation`) or `with` and a colon (`panics with: …`), each up
+/// to the end of its sentence or a dash ([`message_spans`]).
+fn introduced_messages(text: &str) -> Vec<(usize, usize)> {
+    let mut ranges = Vec::new();
     for (at, _) in text.match_indices(": ") {
         let before = text[..at]
             .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
@@ -947,24 +967,31 @@ pub fn message_spans(text: &str) -> Vec<Vec<String>> {
         if !introduces_message {
             continue;
         }
-        let rest = &text[at + 2..];
+        let from = at + 2;
+        let rest = &text[from..];
         let end = [". ", "? ", "! ", " - ", " -- ", " — "]
             .iter()
             .filter_map(|p| rest.find(p))
             .min()
             .unwrap_or(rest.len());
         let message = rest[..end].trim_end_matches(['.', '?', '!']);
-        spans.push(tokens(message));
-        // A message's parts apart too: what follows a colon in it is often filled in at
-        // run time (`Expecting ',' delimiter: line 1 column 10`), so the source holds only
-        // the part before it.
-        if message.contains(": ") {
-            spans.extend(message.split(": ").map(tokens));
-        }
+        ranges.push((from, from + message.len()));
     }
-    spans.retain(|s| s.len() >= 2);
-    spans.dedup();
-    spans
+    ranges
+}
+
+/// `text` with every message it quotes or introduces blanked out ([`message_spans`]):
+/// what the question asks, apart from the words of what it shows.
+pub fn without_messages(text: &str) -> String {
+    let mut out = text.to_string();
+    for (from, to) in quoted_ranges(text)
+        .into_iter()
+        .filter(|&(from, to)| text[from..to].contains(char::is_whitespace))
+        .chain(introduced_messages(text))
+    {
+        out.replace_range(from..to, &" ".repeat(to - from));
+    }
+    out
 }
 
 /// The spans of text that asks nothing and quotes nothing (`asks_nothing`: no question

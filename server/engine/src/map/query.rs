@@ -619,7 +619,16 @@ impl Workspace {
             let omitted = impact.dependents - impact.nodes.len() as u64;
             let relies = impact.files.clone();
             let used = impact.nodes.len() as u64;
+            let merged = (impact.mode == "symbol" && impact.target.len() > 1).then(|| {
+                format!(
+                    "`{target}` names {} definitions, whose dependents are listed together: \
+                     name one by its key (`{}`) for its own",
+                    impact.target.len(),
+                    impact.target[0]
+                )
+            });
             let mut env = self.envelope(impact, relies)?;
+            env.capability.notes.extend(merged);
             env.limits.budget = (limit > 0).then_some(u64::from(limit));
             env.limits.used = used;
             env.limits.truncated = omitted > 0;

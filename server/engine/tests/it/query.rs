@@ -2285,6 +2285,15 @@ class JSONDecoder: pass
         impact.target,
         ["same-file/src/lib.rs#is_same_file@function"]
     );
+    // A name of several definitions says their dependents are merged.
+    let merged = ws.impact("clone", 1, false).unwrap();
+    assert_eq!(
+        merged.capability.notes.last().map(String::as_str),
+        Some(
+            "`clone` names 2 definitions, whose dependents are listed together: name one by \
+             its key (`same-file/src/lib.rs#HeaderMap.clone@method`) for its own"
+        )
+    );
     let deps = ws.deps("json.decoder", true).unwrap().result;
     assert_eq!(deps.path, "json/decoder.py");
     assert_eq!(
