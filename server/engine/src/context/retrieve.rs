@@ -285,56 +285,62 @@ pub fn asks_for_dependents(query: &str) -> bool {
         return true;
     }
     // "which (other) modules/files import X", "what depends on X", "every module that
-    // imports it", "files that reference that module", "which types implement X": the
-    // word of using after the word that asks ("when I import a module, .. which loader
-    // compiles the file" asks how importing works).
-    let Some(asks_which) = words
-        .iter()
-        .position(|w| matches!(w.as_str(), "which" | "what" | "who" | "every" | "all"))
-    else {
-        return false;
-    };
-    let uses = words[asks_which..].iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "import"
-                | "imports"
-                | "depends"
-                | "depend"
-                | "reference"
-                | "references"
-                | "use"
-                | "uses"
-                | "call"
-                | "calls"
-                | "implement"
-                | "implements"
-                | "subclass"
-                | "subclasses"
-                | "inherit"
-                | "inherits"
-                | "extend"
-                | "extends"
-        )
-    });
-    let places = words.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "modules"
-                | "files"
-                | "module"
-                | "file"
-                | "crates"
-                | "packages"
-                | "callers"
-                | "types"
-                | "classes"
-                | "structs"
-                | "functions"
-                | "code"
-        )
-    });
-    uses && places
+    // imports it", "files that reference that module", "which types implement X": a word
+    // of using after the word that asks ("when I import a module, .. which loader
+    // compiles the file" asks how importing works), and a word of places, both in the
+    // clause that word opens: "which code picks the reader, and which one turns expat's
+    // callbacks into startElement calls" asks for no dependents.
+    let asks = |w: &String| matches!(w.as_str(), "which" | "what" | "who" | "every" | "all");
+    let starts: Vec<usize> = (0..words.len()).filter(|&i| asks(&words[i])).collect();
+    starts.iter().enumerate().any(|(n, &from)| {
+        let to = starts.get(n + 1).copied().unwrap_or(words.len());
+        let clause = &words[from..to];
+        clause.iter().any(|w| is_use_word(w)) && clause.iter().any(|w| is_place_word(w))
+    })
+}
+
+/// A word a question about dependents asks with for using ([`asks_for_dependents`]).
+fn is_use_word(w: &str) -> bool {
+    matches!(
+        w,
+        "import"
+            | "imports"
+            | "depends"
+            | "depend"
+            | "reference"
+            | "references"
+            | "use"
+            | "uses"
+            | "call"
+            | "calls"
+            | "implement"
+            | "implements"
+            | "subclass"
+            | "subclasses"
+            | "inherit"
+            | "inherits"
+            | "extend"
+            | "extends"
+    )
+}
+
+/// A word a question about dependents names the dependents with ([`asks_for_dependents`]).
+fn is_place_word(w: &str) -> bool {
+    matches!(
+        w,
+        "modules"
+            | "files"
+            | "module"
+            | "file"
+            | "crates"
+            | "packages"
+            | "callers"
+            | "types"
+            | "classes"
+            | "structs"
+            | "functions"
+            | "code"
+    )
 }
 
 impl Workspace {
@@ -1056,6 +1062,17 @@ mod tests {
         assert!(asks_for_dependents(
             "ValueError: bad path - which modules call iter_modules?"
         ));
+    }
+
+    /// Fault from a fresh-user trial: "which code picks and creates the reader, and which
+    /// one turns expat's callbacks into startElement calls?" served the test files calling
+    /// `xml.sax.parse` first: "which code" and "calls" are two clauses apart.
+    #[test]
+    fn fault_a_word_of_using_in_another_clause_asked_for_dependents() {
+        assert!(!asks_for_dependents(
+            "How does xml.sax.parse hook the expat parser up to my ContentHandler: which code picks and creates the reader, and which one turns expat's callbacks into startElement calls?"
+        ));
+        assert!(asks_for_dependents("Which code calls the reader?"));
     }
 
     /// "soft line breaks" had asked for the dependents of the file found: quoprimime's
