@@ -3085,14 +3085,16 @@ fn fault_callees_showed_a_name_match_as_the_target_of_a_call() {
 fn fault_calls_on_values_of_unknown_type_were_then_no_callers_in_the_map() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
+    // The call matched `Method`'s by name alone: `Verb`'s has none tied to it.
     write(
         root,
         "src/lib.rs",
-        "pub struct Method;\nimpl Method {\n    pub const GET: Method = Method;\n    pub fn is_idempotent(&self) -> bool { true }\n}\n\
-         pub fn retry() -> bool { Method::GET.is_idempotent() }\n",
+        "pub struct Method;\nimpl Method {\n    pub fn is_idempotent(&self) -> bool { true }\n}\n\
+         pub struct Verb;\nimpl Verb {\n    pub fn is_idempotent(&self) -> bool { true }\n}\n\
+         pub fn retry(x: &dyn Request) -> bool { x.method().is_idempotent() }\n",
     );
     assert!(loci(root, &["scan"]).status.success());
-    let out = loci(root, &["callers", "Method::is_idempotent"]);
+    let out = loci(root, &["callers", "Verb::is_idempotent"]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -3101,6 +3103,6 @@ fn fault_calls_on_values_of_unknown_type_were_then_no_callers_in_the_map() {
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim(),
-        "loci: no call tied to `Method::is_idempotent`: 1 by its name on values of unknown type (above)"
+        "loci: no call tied to `Verb::is_idempotent`: 1 by its name on values of unknown type (above)"
     );
 }

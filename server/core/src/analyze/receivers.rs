@@ -188,14 +188,27 @@ pub(super) fn receiver_of<'b, 't>(
     )
 }
 
-/// The type a call constructs, when `object` is one by the language's convention: Rust
-/// `Type::new(…)` and `Type::default()` (the path, `a::Type` kept whole), Python
-/// `Type(…)` with a capitalised name. `None` for anything else.
+/// The type of the value `object` is, when the language's convention makes it evident:
+/// Rust `Type::new(…)` and `Type::default()` (the path, `a::Type` kept whole) and a
+/// constant or variant named on its type (`Method::GET`), Python `Type(…)` with a
+/// capitalised name. `None` for anything else.
 pub(super) fn constructed_type<'b>(
     language: Language,
     object: Node<'_>,
     bytes: &'b [u8],
 ) -> Option<&'b str> {
+    // A Rust constant or variant named on its type is a value of it: `Method::GET` in
+    // `Method::GET.is_idempotent()`, `Kind::Io` (a type is capitalized; `u32::MAX` is not
+    // one the map holds).
+    if language == Language::Rust && object.kind() == "scoped_identifier" {
+        let name = node_text(object.child_by_field_name("name")?, bytes);
+        let path = object.child_by_field_name("path")?;
+        let ty = node_text(path, bytes);
+        let last = ty.rsplit("::").next().unwrap_or(ty);
+        return (name.starts_with(|c: char| c.is_ascii_uppercase())
+            && last.starts_with(|c: char| c.is_ascii_uppercase()))
+        .then_some(ty);
+    }
     if object.kind() != "call_expression" && object.kind() != "call" {
         return None;
     }

@@ -2351,3 +2351,37 @@ fn f() {
         ]
     );
 }
+
+/// Fault from a break-test: `callers Method::is_idempotent` on the `http` crate found none
+/// of its 10 calls, all written on a constant of the type (`Method::OPTIONS
+/// .is_idempotent()`): a constant or variant named on its type is a value of that type.
+#[test]
+fn fault_a_call_on_a_constant_named_on_its_type_had_no_type() {
+    let (_dir, ws) = scanned(
+        r#"
+//- src/lib.rs
+pub struct Method;
+impl Method {
+    pub const GET: Method = Method;
+    pub fn is_idempotent(&self) -> bool { true }
+}
+pub struct Verb;
+impl Verb {
+    pub fn is_idempotent(&self) -> bool { false }
+}
+pub enum Kind { Io }
+impl Kind {
+    pub fn name(&self) -> &str { "" }
+}
+pub fn retry() -> bool {
+    Method::GET.is_idempotent() && Kind::Io.name().is_empty() && u32::MAX.is_power_of_two()
+}
+"#,
+    );
+    assert_eq!(
+        calls(&ws, "Method::is_idempotent", 0.5),
+        ["src/lib.rs:15 (0.90)"]
+    );
+    assert_eq!(calls(&ws, "Verb::is_idempotent", 0.0), Vec::<String>::new());
+    assert_eq!(calls(&ws, "Kind::name", 0.5), ["src/lib.rs:15 (0.90)"]);
+}
