@@ -12,7 +12,7 @@ use super::search::{message_spans, pasted_spans, quoted_ranges, tokens};
 ///   at least two characters: `HTTP/2`, `I/O` and `10/8` list nothing), none holding a dot
 ///   (`util/rng.rs` is a path) and the word not starting with `/`, `~` or `.`
 ///   (`/etc/hosts`); two parts are prose's alternatives, `reader/writer`, `key/value`,
-///   which code need not hold together (five trial sets lost a gold file to them);
+///   which code need not hold together (they lowered five trial sets' recall or MRR);
 /// - the words quoted one by one, when at least two of them are words and the question
 ///   quotes or pastes no message: a message's quoted values are filled in at run time,
 ///   and one letter, `'m'` or `'c'`, is in every chunk.
