@@ -2385,3 +2385,24 @@ pub fn retry() -> bool {
     assert_eq!(calls(&ws, "Verb::is_idempotent", 0.0), Vec::<String>::new());
     assert_eq!(calls(&ws, "Kind::name", 0.5), ["src/lib.rs:15 (0.90)"]);
 }
+
+/// Fault from a break-test: `impact same-file/src/lib.rs` listed the two examples, not
+/// `unix.rs`, which writes `impl AsRawFd for crate::Handle`: the type a trait is
+/// implemented for was no reference, only the trait.
+#[test]
+fn fault_the_type_a_trait_is_implemented_for_was_no_reference() {
+    let (_dir, ws) = scanned(
+        r#"
+//- src/lib.rs
+mod unix;
+pub struct Handle;
+//- src/unix.rs
+pub trait AsRawFd {}
+impl AsRawFd for crate::Handle {}
+"#,
+    );
+    assert_eq!(
+        direct_dependents(&ws, "src/lib.rs"),
+        ["src/unix.rs (stated)"]
+    );
+}

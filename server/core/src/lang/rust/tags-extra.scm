@@ -31,6 +31,11 @@
 
 ; `impl Trait for Type` where Trait is a path
 (impl_item trait: (scoped_type_identifier name: (type_identifier) @name)) @reference.implementation
+; and the type it implements the trait for, which it uses (`impl AsRawFd for crate::Handle`:
+; the file depends on `Handle`'s)
+(impl_item
+  trait: (_)
+  type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.type
 
 ; A type qualifying a path (`ByteStr::from_static(..)`, `Kind::Io`, `crate::x::ByteStr::new`):
 ; the path's type, capitalized as Rust names types (a module's path, `mem::take`, is no type).
