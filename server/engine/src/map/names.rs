@@ -35,8 +35,12 @@ impl Workspace {
             return Ok((hits, 0));
         }
         // `crate::byte_str::ByteStr` is written from inside a crate: its module path is
-        // what follows.
+        // what follows, and `crate::Row` names what the crate's root holds or re-exports,
+        // read as the bare name.
         let name = name.strip_prefix("crate.").unwrap_or(name);
+        if !name.contains('.') {
+            return self.lookup_as_written(name, limit);
+        }
         let mut found = Vec::new();
         let segments: Vec<&str> = name.split('.').collect();
         // The longest module path first: `a.b.c` is `c` in `a/b` before `b.c` in `a`.

@@ -2224,10 +2224,10 @@ import tty
     );
 }
 
-/// Faults from a break-test: `crossbeam_channel::Sender` and `same_file::Handle` (a crate
-/// named as Rust code names it, its package folder spelled with `-`), `crate::byte_str::ByteStr`,
-/// `select!`, `<HeaderMap as Clone>::clone` (every `clone` of the map) named nothing or
-/// too much; `impact is_same_file` took the example program of that name for the function;
+/// Faults from break-tests: `crossbeam_channel::Sender` and `same_file::Handle` (a crate
+/// named as Rust code names it, its package folder spelled with `-`),
+/// `crate::byte_str::ByteStr`, `crate::Row`, `select!`, `<HeaderMap as Clone>::clone`
+/// (every `clone` of the map) named nothing or too much; `impact is_same_file` took the example program of that name for the function;
 /// `deps json.decoder` refused the module `impact` took.
 #[test]
 fn fault_names_written_as_rust_and_python_code_spells_them_named_nothing_or_too_much() {
@@ -2276,6 +2276,10 @@ class JSONDecoder: pass
         ["same-file/src/unix.rs#Handle.from_path@method"]
     );
     assert_eq!(keys("select!"), ["same-file/src/lib.rs#select@macro"]);
+    assert_eq!(
+        keys("crate::Handle"),
+        ["same-file/src/unix.rs#Handle@struct"]
+    );
     assert_eq!(
         keys("<HeaderMap as Clone>::clone"),
         ["same-file/src/lib.rs#HeaderMap.clone@method"]
