@@ -92,6 +92,10 @@ pub use lang::Language;
 /// written as a path (`impl crate::Message for`, `&dyn io::Read`) is a reference on that
 /// path; a name on a Python module imported under an alias (`pq.Queue()` after `import
 /// queue as pq`) is on that module.
+/// 24: a type qualifying a Rust path (`ByteStr::from_static(..)`, `Kind::Io`), a tuple
+/// struct's field type and the type a trait is implemented for (`impl Drop for Handle`)
+/// are references to it, and a constant or variant named on its type (`Method::GET`) is
+/// a value of it: the references of Rust files change.
 pub const ANALYSIS_VERSION: u32 = 24;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees

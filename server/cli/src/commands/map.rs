@@ -87,15 +87,12 @@ pub(crate) fn run(
             min_confidence,
         } => {
             // A name that is no symbol is a typo, not dead code: say which.
-            let typo = format!(
-                "no symbol named `{}` in the map, so no callers (`loci symbol` finds names)",
-                quoted(&symbol)
-            );
-            let weaker = format!(
-                "no callers of `{}` at confidence {min_confidence:.2} or more",
-                quoted(&symbol)
-            );
             let shown = quoted(&symbol);
+            let typo = format!(
+                "no symbol named `{shown}` in the map, so no callers (`loci symbol` finds names)"
+            );
+            let weaker =
+                format!("no callers of `{shown}` at confidence {min_confidence:.2} or more");
             let env = CallersArgs {
                 symbol: key_here(symbol),
                 limit,

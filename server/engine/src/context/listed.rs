@@ -4,7 +4,7 @@
 //! ranked list of their own in fusion (`retrieve`): the words alone are common, together
 //! they are the table.
 
-use super::search::{message_spans, pasted_spans, quoted_ranges, tokens};
+use super::search::{message_spans, pasted_spans, quote, quoted_ranges, tokens};
 
 /// The lists of values in `query`, each as its distinct tokens (lowercase, as the code-text
 /// indexes hold them):
@@ -68,10 +68,7 @@ pub(crate) fn listed_expression(lists: &[Vec<String>]) -> Option<String> {
     let groups: Vec<String> = lists
         .iter()
         .map(|list| {
-            let all: Vec<String> = list
-                .iter()
-                .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-                .collect();
+            let all: Vec<String> = list.iter().map(|t| quote(t)).collect();
             format!("({})", all.join(" AND "))
         })
         .collect();

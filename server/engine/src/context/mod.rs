@@ -10,8 +10,9 @@
 //!   contradictions, docs lint found false), `pack` (rank, abstain, pack under the budget);
 //!   `score` holds the candidates and the weights table.
 //! - `retrieve`: which files answer a question and their best chunks, fused from the
-//!   code-text indexes, and `listed`, the values a question lists as examples; `embed`: optional dense vectors fused into it; [`search`]: any user
-//!   text as a valid FTS5 query, and what a question quotes, pastes or names.
+//!   code-text indexes; `listed`: the values a question lists as examples, held together;
+//!   `embed`: optional dense vectors fused into it; [`search`]: any user text as a valid
+//!   FTS5 query, and what a question quotes, pastes or names.
 //! - `why`: the provenance chain behind a piece of memory.
 //! - `eval`: `eval` and `calibrate`, retrieval quality on a case file.
 

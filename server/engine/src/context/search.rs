@@ -983,12 +983,8 @@ fn introduced_messages(text: &str) -> Vec<(usize, usize)> {
 /// `text` with every message it quotes or introduces blanked out ([`message_spans`]):
 /// what the question asks, apart from the words of what it shows.
 pub fn without_messages(text: &str) -> String {
-    let mut out = text.to_string();
-    for (from, to) in quoted_ranges(text)
-        .into_iter()
-        .filter(|&(from, to)| text[from..to].contains(char::is_whitespace))
-        .chain(introduced_messages(text))
-    {
+    let mut out = without_quoted_messages(text);
+    for (from, to) in introduced_messages(text) {
         out.replace_range(from..to, &" ".repeat(to - from));
     }
     out
@@ -1280,7 +1276,7 @@ pub fn quoted_expression(spans: &[Vec<String>]) -> Option<String> {
     (!phrases.is_empty()).then(|| phrases.join(" OR "))
 }
 
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\"\""))
 }
 

@@ -200,20 +200,15 @@ pub(crate) fn qualified_form(name: &str) -> std::borrow::Cow<'_, str> {
     let name = name.strip_suffix('!').unwrap_or(name);
     // A qualified path names its type's item: `<HeaderMap as Clone>::clone` is
     // `HeaderMap::clone`, `<itoa::Buffer>::new` is `itoa::Buffer::new`.
-    let as_type;
-    let name = match name.strip_prefix('<').and_then(|n| n.split_once(">::")) {
-        Some((inside, item)) if !inside.contains('<') => {
-            let ty = inside
-                .split_once(" as ")
-                .map_or(inside, |(ty, _)| ty)
-                .trim();
-            as_type = format!("{ty}::{item}");
-            as_type.as_str()
-        }
-        _ => name,
-    };
+    if let Some((inside, item)) = name.strip_prefix('<').and_then(|n| n.split_once(">::"))
+        && !inside.contains('<')
+    {
+        let ty = inside.split_once(" as ").map_or(inside, |(ty, _)| ty);
+        let path = format!("{}::{item}", ty.trim());
+        return std::borrow::Cow::Owned(qualified_form(&path).into_owned());
+    }
     if !(name.contains("::") || name.contains("->")) {
-        return std::borrow::Cow::Owned(name.to_string());
+        return std::borrow::Cow::Borrowed(name);
     }
     // A Rust path's generic arguments name no definition: `Slab<T>::insert` is `Slab.insert`.
     let mut depth = 0usize;
@@ -258,6 +253,8 @@ fn paths_of_module(conn: &loci_store::rusqlite::Connection, last: &str) -> Resul
             &last.replace('_', "-"),
             MODULE_CANDIDATES,
         )?);
+        paths.sort();
+        paths.dedup();
     }
     Ok(paths)
 }
@@ -279,9 +276,10 @@ fn ends_in_module(stem: &str, module: &str) -> bool {
 }
 
 /// The module paths the mapped file `path` is, from the repository's root: its path
-/// without the extension (and without a package's `/__init__`, `/index` or `/mod`), and for a Rust
-/// file below a crate's `src/` the crate's folder then the module (`nix/src/unistd.rs`:
-/// `nix/unistd`; `slab/src/lib.rs`: `slab`; `same-file/src/unix.rs`: `same_file/unix` too).
+/// without the extension (and without a package's `/__init__`, `/index` or `/mod`), and
+/// for a Rust file below a crate's `src/` the crate's folder then the module
+/// (`nix/src/unistd.rs`: `nix/unistd`; `slab/src/lib.rs`: `slab`; `same-file/src/unix.rs`:
+/// `same_file/unix` too).
 fn module_stems(path: &str) -> Vec<String> {
     let Some((stem, ext)) = path.rsplit_once('.') else {
         return Vec::new();
