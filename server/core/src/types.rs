@@ -55,6 +55,10 @@ pub(crate) struct Typing {
     /// The return type a definition's signature declares, as a type path (`Self` kept
     /// as `Self`), given the definition's name: the engine's half ([`Language::return_type`]).
     pub(crate) return_type: fn(&str, &str) -> Option<String>,
+    /// The classes a class's signature names as its bases, in the order its members are
+    /// looked up in, as type paths, given the class's name: the engine's half
+    /// ([`Language::bases`]).
+    pub(crate) bases: fn(&str, &str) -> Vec<String>,
 }
 
 /// What a binding says of a name's type: an expression to type, or a written type.
@@ -400,12 +404,112 @@ impl Language {
         let typing = self.spec().extraction.typing?;
         (typing.return_type)(signature, name)
     }
+
+    /// The bases the signature of a class named `name` declares, as type paths in the
+    /// order a member is looked up in them (`class A(Base, mod.Mixin):` → `Base`,
+    /// `mod.Mixin`; `class A extends B implements I` → `B`, `I`); empty for a language
+    /// without inheritance or receiver types.
+    pub fn bases(self, signature: &str, name: &str) -> Vec<String> {
+        self.spec()
+            .extraction
+            .typing
+            .map_or_else(Vec::new, |typing| (typing.bases)(signature, name))
+    }
+}
+
+/// No bases: a language without inheritance ([`Typing::bases`]).
+pub(crate) fn no_bases(_: &str, _: &str) -> Vec<String> {
+    Vec::new()
+}
+
+/// The bases a class's signature declares after its name, in Java, C#, JavaScript and
+/// TypeScript: `extends B implements I, J` (Java, TypeScript; an interface's `extends I,
+/// J`), `: B, I` (C#), generic parameters and a C# primary constructor skipped.
+pub(crate) fn declared_bases(signature: &str, name: &str) -> Vec<String> {
+    let word = |at: usize| {
+        let before = signature[..at].chars().next_back();
+        let after = signature[at + name.len()..].chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    };
+    let Some(at) = signature
+        .match_indices(name)
+        .map(|(i, _)| i)
+        .find(|&i| word(i))
+    else {
+        return Vec::new();
+    };
+    let mut rest = signature[at + name.len()..].trim_start();
+    for (open, close) in [('<', '>'), ('(', ')')] {
+        if rest.starts_with(open)
+            && let Some(end) = matching(rest, open, close)
+        {
+            rest = rest[end + 1..].trim_start();
+        }
+    }
+    if let Some(list) = rest.strip_prefix(':') {
+        return type_list(list, &[" where", "{"]);
+    }
+    let mut bases = Vec::new();
+    for keyword in ["extends ", "implements "] {
+        if let Some(i) = rest.find(keyword) {
+            bases.extend(type_list(&rest[i + keyword.len()..], &[" implements", "{"]));
+        }
+    }
+    bases
+}
+
+/// The types of a comma-separated list as type paths (`Base, mod.Mixin[T]` → `Base`,
+/// `mod.Mixin`), up to the first of `ends` at depth 0; keyword arguments (`metaclass=M`)
+/// and unpacked values (`*bases`) name none.
+pub(crate) fn type_list(text: &str, ends: &[&str]) -> Vec<String> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    let mut end = text.len();
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' | '[' | '(' => depth += 1,
+            '>' | ']' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ if depth == 0 && ends.iter().any(|e| text[i..].starts_with(e)) => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    if start <= end {
+        parts.push(&text[start..end]);
+    }
+    parts
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.contains('=') && !p.starts_with('*'))
+        .filter_map(|p| type_path(p, &[]))
+        .collect()
 }
 
 /// The text after the parameter list of `name(..)` in `signature` (the first `(` after
 /// the name, to its matching `)`), trimmed; `None` when the list does not close on the
 /// line.
 pub(crate) fn after_parameters<'s>(signature: &'s str, name: &str) -> Option<&'s str> {
+    let (_, close) = parameters(signature, name)?;
+    Some(signature[close + 1..].trim())
+}
+
+/// The text inside the parameter list of `name(..)` in `signature` (a Python class's
+/// bases), trimmed; `None` when there is none or it does not close on the line.
+pub(crate) fn inside_parameters<'s>(signature: &'s str, name: &str) -> Option<&'s str> {
+    let (open, close) = parameters(signature, name)?;
+    Some(signature[open + 1..close].trim())
+}
+
+/// The byte indices of the brackets of the parameter list of `name(..)` in `signature`:
+/// the first `(` after the name, and its matching `)`.
+fn parameters(signature: &str, name: &str) -> Option<(usize, usize)> {
     let mut from = 0;
     let open = loop {
         let at = from + signature[from..].find(name)?;
@@ -428,7 +532,7 @@ pub(crate) fn after_parameters<'s>(signature: &'s str, name: &str) -> Option<&'s
         from = at + name.len();
     };
     let close = open + matching(&signature[open..], '(', ')')?;
-    Some(signature[close + 1..].trim())
+    Some((open, close))
 }
 
 /// The byte index of the bracket closing the one `text` starts with.
@@ -450,6 +554,42 @@ fn matching(text: &str, open: char, close: char) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bases_are_the_types_a_class_signature_lists() {
+        assert_eq!(
+            type_list(
+                "unittest.TestCase, Generic[K, V], metaclass=ABCMeta, *more",
+                &[]
+            ),
+            ["unittest.TestCase", "Generic"]
+        );
+        assert_eq!(
+            declared_bases(
+                "public class Repo<T extends Row> extends Base<T> implements Closeable, Iterable<T> {",
+                "Repo"
+            ),
+            ["Base", "Closeable", "Iterable"]
+        );
+        assert_eq!(
+            declared_bases(
+                "export class Badge extends React.Component<Props> {",
+                "Badge"
+            ),
+            ["React.Component"]
+        );
+        assert_eq!(
+            declared_bases(
+                "public sealed class FlatTax : Policy, ITaxPolicy where T : new()",
+                "FlatTax"
+            ),
+            ["Policy", "ITaxPolicy"]
+        );
+        assert_eq!(
+            declared_bases("class Shape {", "Shape"),
+            Vec::<String>::new()
+        );
+    }
 
     #[test]
     fn type_paths_drop_wrappers_and_arguments() {

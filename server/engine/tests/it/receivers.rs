@@ -162,6 +162,50 @@ fn fault_a_method_called_on_a_python_value_of_an_evident_type_was_matched_by_nam
     );
 }
 
+/// Fault: `self.assertEqual(..)` in a `unittest.TestCase` subclass that does not define it
+/// went to the one class of its file that did (`PerfPatma.assertEqual`, 586 calls of
+/// `test_patma.py`), and `callers TestCase.assertEqual` found 206 of the stdlib's 43,800:
+/// a member a class inherits is its bases', followed through their files, and a
+/// same-named member of a class that is no subclass is never it.
+#[test]
+fn fault_self_calls_of_an_inherited_method_went_to_another_class_of_the_file() {
+    let (dir, mut ws) = scanned("python-bases");
+    let helper = vec![
+        "app/base.py:11 (0.90)".to_string(),
+        "app/leaf.py:11 (0.90)".to_string(),
+        "app/leaf.py:14 (0.90)".to_string(),
+        "app/leaf.py:19 (0.90)".to_string(),
+    ];
+    assert_eq!(callers(&ws, "Base.helper"), (helper.clone(), 0));
+    assert_eq!(callers(&ws, "leaf.Unrelated.helper"), (vec![], 0));
+    // A base calling what only its subclasses define: the subclass's override.
+    assert_eq!(
+        callers(&ws, "Middle.handle"),
+        (vec!["app/base.py:6 (0.90)".to_string()], 0)
+    );
+    assert_eq!(callers(&ws, "base.Unrelated.handle"), (vec![], 0));
+    // A rescan of one file resolves from the store, loading the classes and bases its
+    // calls go through: the same answer.
+    let leaf = dir.path().join("app/leaf.py");
+    let text = std::fs::read_to_string(&leaf).unwrap();
+    std::fs::write(&leaf, format!("\n{text}")).unwrap();
+    ws.scan(&|_| {}).unwrap();
+    let moved: Vec<String> = helper
+        .iter()
+        .map(|c| match c.strip_prefix("app/leaf.py:") {
+            Some(rest) => {
+                let (line, confidence) = rest.split_once(' ').unwrap();
+                format!(
+                    "app/leaf.py:{} {confidence}",
+                    line.parse::<u32>().unwrap() + 1
+                )
+            }
+            None => c.clone(),
+        })
+        .collect();
+    assert_eq!(callers(&ws, "Base.helper"), (moved, 0));
+}
+
 /// Go: a method's receiver is the method's own value (`s.flush()` as `self.flush()`),
 /// `NewServer()` declares `*Server`, `&Conn{}` is a `Conn`, `s.conn` a typed field.
 #[test]

@@ -14,6 +14,7 @@ pub(crate) const TYPING: Typing = Typing {
     expr,
     declared,
     return_type,
+    bases: crate::types::no_bases,
 };
 
 fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {

@@ -15,6 +15,7 @@ pub(crate) const TYPING: Typing = Typing {
     expr,
     declared,
     return_type,
+    bases: crate::types::declared_bases,
 };
 
 /// Types whose members are their argument's (C# `Task<T>` once awaited, `Nullable<T>`).

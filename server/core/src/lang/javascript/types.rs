@@ -14,6 +14,7 @@ pub(crate) const TYPING: Typing = Typing {
     expr,
     declared,
     return_type,
+    bases: crate::types::declared_bases,
 };
 
 /// Types whose members are their argument's once awaited or unwrapped.

@@ -8,7 +8,10 @@
 use tree_sitter::Node;
 
 use crate::analyze::node_text;
-use crate::types::{Bound, Cx, SUPER, TypeEnv, Typing, after_parameters, call_on, type_path};
+use crate::types::{
+    Bound, Cx, SUPER, TypeEnv, Typing, after_parameters, call_on, inside_parameters, type_list,
+    type_path,
+};
 
 /// The receiver-type hooks of Python.
 pub(crate) const TYPING: Typing = Typing {
@@ -16,6 +19,7 @@ pub(crate) const TYPING: Typing = Typing {
     expr,
     declared,
     return_type,
+    bases,
 };
 
 /// Annotations whose members are their first argument's.
@@ -274,6 +278,12 @@ fn annotation(text: &str) -> Option<String> {
     (ty != "None").then_some(ty)
 }
 
+/// `class A(Base, mod.Mixin, metaclass=M):` → `Base`, `mod.Mixin`: the order a member is
+/// looked up in (depth first, as the method resolution order is for single bases).
+fn bases(signature: &str, name: &str) -> Vec<String> {
+    inside_parameters(signature, name).map_or_else(Vec::new, |list| type_list(list, &[]))
+}
+
 /// `-> T:` after the parameters.
 fn return_type(signature: &str, name: &str) -> Option<String> {
     let rest = after_parameters(signature, name)?;
@@ -297,5 +307,17 @@ mod tests {
         );
         assert_eq!(return_type("def f(x) -> None:", "f"), None);
         assert_eq!(return_type("def f(x):", "f"), None);
+    }
+
+    #[test]
+    fn bases_are_listed_in_lookup_order() {
+        assert_eq!(
+            bases(
+                "class M1(collections.UserDict, collections.abc.Sequence):",
+                "M1"
+            ),
+            ["collections.UserDict", "collections.abc.Sequence"]
+        );
+        assert_eq!(bases("class Point:", "Point"), Vec::<String>::new());
     }
 }

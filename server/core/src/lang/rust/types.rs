@@ -17,6 +17,7 @@ pub(crate) const TYPING: Typing = Typing {
     expr,
     declared,
     return_type,
+    bases: crate::types::no_bases,
 };
 
 /// Types whose methods are those of their first type argument (by `Deref`, or once

@@ -3,6 +3,7 @@
 //! resolved to definitions with a provenance and a confidence, and the stored references
 //! a change of names or imports may now resolve differently.
 
+mod bases;
 mod resolver;
 mod rules;
 
@@ -244,9 +245,9 @@ pub(super) fn resolve_written_refs(
                 )
                 .collect();
             let enclosing: BTreeSet<i64> = rows.iter().filter_map(|r| r.3).collect();
-            resolver.read_definitions(store.conn(), Some(&names))?;
             resolver.parents.clear();
             resolver.read_scopes(store.conn(), map::ScopesOf::Symbols, &enclosing)?;
+            resolver.read_definitions_with_bases(store.conn(), &names)?;
         }
         let updates: Vec<(i64, Option<i64>, &'static str, f64)> = rows
             .iter()

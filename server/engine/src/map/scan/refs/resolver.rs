@@ -71,6 +71,9 @@ pub(super) struct Def {
     /// ([`Language::return_type`]; `Self` as written): what a call of it is, when a type
     /// expression calls it ([`Resolver::evaluate`]).
     pub(super) returns: Option<Box<str>>,
+    /// The bases its signature declares, for a class ([`Language::bases`]): where the
+    /// members it does not define are looked up ([`Resolver::inherited_member`]).
+    pub(super) bases: Box<[Box<str>]>,
 }
 
 /// The definitions of one name.
@@ -155,7 +158,13 @@ impl Resolver {
     ) -> Result<Resolver> {
         let mut r = Resolver::default();
         let files = needs.as_ref().map(|n| n.files);
-        r.read_definitions(conn, needs.as_ref().map(|n| n.names))?;
+        if let Some(files) = files {
+            r.read_scopes(conn, map::ScopesOf::Files, files)?;
+        }
+        match &needs {
+            Some(needs) => r.read_definitions_with_bases(conn, needs.names)?,
+            None => r.read_definitions(conn, None)?,
+        }
         // Paths of the files the definitions read are in, and of the files resolving.
         let path_of: BTreeSet<i64> = r
             .groups
@@ -165,18 +174,24 @@ impl Resolver {
             .chain(files.into_iter().flatten().copied())
             .collect();
         r.read_paths(conn, needs.is_some().then_some(&path_of))?;
-        if let Some(files) = files {
-            r.read_scopes(conn, map::ScopesOf::Files, files)?;
-        }
         r.read_imports(conn, files)?;
         // The files those import, for the names they re-export
-        // ([`Resolver::resolve`]'s imported names).
+        // ([`Resolver::resolve`]'s imported names), and the files of the classes read
+        // with bases, which their bases are resolved from.
         if let Some(files) = files {
+            let classes = r
+                .groups
+                .values()
+                .flat_map(|names| names.types.values())
+                .flat_map(|defs| &defs.all)
+                .filter(|d| !d.bases.is_empty())
+                .map(|d| d.file_id);
             let imported: BTreeSet<i64> = files
                 .iter()
                 .filter_map(|f| r.deps.get(f))
                 .flatten()
                 .map(|&(_, to)| to)
+                .chain(classes)
                 .filter(|to| !files.contains(to))
                 .collect();
             r.read_imports(conn, Some(&imported))?;
@@ -192,6 +207,54 @@ impl Resolver {
         wanted: Option<&BTreeSet<&str>>,
     ) -> Result<()> {
         self.groups.clear();
+        self.add_definitions(conn, wanted)
+    }
+
+    /// Reads the definitions of `names` in place of those read before, with those of the
+    /// scopes read so far (a method's class, `Leaf` for `Leaf.go`) and of every base the
+    /// classes read declare, transitively: what [`Resolver::inherited_by_class`]
+    /// follows.
+    pub(super) fn read_definitions_with_bases(
+        &mut self,
+        conn: &loci_store::rusqlite::Connection,
+        names: &BTreeSet<&str>,
+    ) -> Result<()> {
+        let mut read: BTreeSet<String> = names
+            .iter()
+            .map(|n| n.to_string())
+            .chain(
+                self.parents
+                    .values()
+                    .filter_map(|(_, owner)| owner.as_deref().map(str::to_string)),
+            )
+            .collect();
+        let mut next = read.clone();
+        self.groups.clear();
+        while !next.is_empty() {
+            let wanted: BTreeSet<&str> = next.iter().map(String::as_str).collect();
+            self.add_definitions(conn, Some(&wanted))?;
+            let bases: BTreeSet<String> = self
+                .groups
+                .values()
+                .flat_map(|names| names.types.values())
+                .flat_map(|defs| &defs.all)
+                .flat_map(|d| d.bases.iter())
+                .map(|base| base.rsplit('.').next().unwrap_or(base).to_string())
+                .filter(|base| !read.contains(base))
+                .collect();
+            read.extend(bases.iter().cloned());
+            next = bases;
+        }
+        Ok(())
+    }
+
+    /// Adds the definitions of `wanted` names (see [`Resolver::read_definitions`]) to those
+    /// read before, which hold none of them.
+    fn add_definitions(
+        &mut self,
+        conn: &loci_store::rusqlite::Connection,
+        wanted: Option<&BTreeSet<&str>>,
+    ) -> Result<()> {
         let mut uncallable: HashSet<i64> = HashSet::new();
         map::each_definition(conn, wanted, |d| {
             let map::DefinitionRow {
@@ -225,11 +288,19 @@ impl Resolver {
             let top_member = qualified.matches('.').count() == 1;
             let nested_type = def_owner_is_type(owner.as_deref());
             let parsed = language.as_deref().and_then(Language::from_name);
-            let returns = match (parsed, signature) {
+            let returns = match (parsed, &signature) {
                 (Some(l), Some(signature)) if kind == "function" || kind == "method" => {
-                    l.return_type(&signature, &name).map(String::into_boxed_str)
+                    l.return_type(signature, &name).map(String::into_boxed_str)
                 }
                 _ => None,
+            };
+            let bases = match (parsed, &signature) {
+                (Some(l), Some(signature)) if is_type_kind(&kind) => l
+                    .bases(signature, &name)
+                    .into_iter()
+                    .map(String::into_boxed_str)
+                    .collect(),
+                _ => Box::default(),
             };
             let def = Def {
                 id,
@@ -241,6 +312,7 @@ impl Resolver {
                 member,
                 file_id,
                 returns,
+                bases,
             };
             // A definition in a file of no parsed language (a Markdown heading) is what
             // no reference names.

@@ -28,7 +28,10 @@ impl Resolver {
     /// [`Receiver::Own`]): the same rules without the import one (a member is never the
     /// imported module-level name of the same spelling). A member written on the name of
     /// a type the file defines (`Foo::new()`) never gets here: its file resolved it
-    /// ([`loci_core::Reference::target`], derived, 0.9).
+    /// ([`loci_core::Reference::target`], derived, 0.9). In a language with inheritance,
+    /// `self.f()` in a class that does not define `f` is first the `f` its bases give
+    /// ([`Resolver::inherited_by_class`]), and a same-file `f` of another class only of a
+    /// subclass (an override the base's method dispatches to).
     ///
     /// A name on something the file imports (`util.fmt()` after `from . import util`,
     /// [`Receiver::Imported`]): the bare-name rules without the import and same-file ones
@@ -80,15 +83,19 @@ impl Resolver {
         // be). Otherwise the value's type is unknown here (a call the map cannot follow, a
         // method a trait or a base class gives): a name on another value.
         if receiver == Receiver::Typed {
-            if let Some(ty) = receiver_name.and_then(|e| self.evaluate(file_id, e))
-                && let Some((Some(id), provenance, confidence)) =
+            if let Some(ty) = receiver_name.and_then(|e| self.evaluate(file_id, e)) {
+                if let Some((Some(id), provenance, confidence)) =
                     self.member_of_named_type(file_id, defs, Receiver::Other, Some(&ty))
-            {
-                return if provenance == "stated" {
-                    (Some(id), "derived", TYPED_CERTAIN)
-                } else {
-                    (Some(id), provenance, confidence)
-                };
+                {
+                    return if provenance == "stated" {
+                        (Some(id), "derived", TYPED_CERTAIN)
+                    } else {
+                        (Some(id), provenance, confidence)
+                    };
+                }
+                if let Some(found) = self.inherited_by_type(file_id, defs, &ty) {
+                    return found;
+                }
             }
             return self.resolve(file_id, name, kind, enclosing, Receiver::Other, None);
         }
@@ -134,6 +141,16 @@ impl Resolver {
             .paths
             .get(&file_id)
             .and_then(|p| Language::from_path(p));
+        // `self.m()` in a class that does not define `m`, in a language with inheritance:
+        // the `m` a base defines; else never a same-named member of a class that is not
+        // a subclass of it.
+        let own_class = (receiver == Receiver::Own
+            && !language.is_some_and(|l| l.spec().resolution.own_by_type))
+        .then(|| self.enclosing_class(file_id, enclosing))
+        .flatten();
+        if let Some(found) = own_class.and_then(|class| self.inherited_by_class(defs, class)) {
+            return found;
+        }
         let admits = Admits {
             receiver,
             kind,
@@ -142,6 +159,7 @@ impl Resolver {
             explicit_members: language.is_some_and(|l| l.spec().resolution.explicit_members),
             values_are_members: language.is_some_and(|l| l.spec().resolution.values_are_members),
             name,
+            own_class,
         };
         if let Some(found) = self.resolve_in_file(file_id, defs, &admits, language, other) {
             return found;
@@ -276,7 +294,9 @@ impl Resolver {
         } else {
             defs.in_file(file_id)
                 .map(|(_, d)| d)
-                .filter(|d| admits.eligible(d))
+                .filter(|d| {
+                    admits.eligible(d) && admits.own_class.is_none_or(|c| self.dispatches_to(d, c))
+                })
                 .collect()
         };
         if !same.is_empty() {
@@ -961,6 +981,9 @@ struct Admits<'a> {
     values_are_members: bool,
     /// The name looked up.
     name: &'a str,
+    /// For `self.m()`, the class it is written in, when known: a same-named member of
+    /// another class answers only if that class descends from it.
+    own_class: Option<&'a Def>,
 }
 
 impl Admits<'_> {
