@@ -165,18 +165,21 @@ fn fault_a_method_called_on_a_python_value_of_an_evident_type_was_matched_by_nam
 /// Fault: `self.assertEqual(..)` in a `unittest.TestCase` subclass that does not define it
 /// went to the one class of its file that did (`PerfPatma.assertEqual`, 586 calls of
 /// `test_patma.py`), and `callers TestCase.assertEqual` found 206 of the stdlib's 43,800:
-/// a member a class inherits is its bases', followed through their files, and a
-/// same-named member of a class that is no subclass is never it.
+/// a member a class inherits is its bases', followed through their files (Python, Java,
+/// TypeScript), and a same-named member of a class that is no subclass is never it.
 #[test]
 fn fault_self_calls_of_an_inherited_method_went_to_another_class_of_the_file() {
-    let (dir, mut ws) = scanned("python-bases");
+    let (dir, mut ws) = scanned("bases");
     let helper = vec![
         "app/base.py:11 (0.90)".to_string(),
         "app/leaf.py:11 (0.90)".to_string(),
         "app/leaf.py:14 (0.90)".to_string(),
         "app/leaf.py:19 (0.90)".to_string(),
     ];
-    assert_eq!(callers(&ws, "Base.helper"), (helper.clone(), 0));
+    assert_eq!(
+        callers(&ws, "app/base.py#Base.helper@method"),
+        (helper.clone(), 0)
+    );
     assert_eq!(callers(&ws, "leaf.Unrelated.helper"), (vec![], 0));
     // A base calling what only its subclasses define: the subclass's override.
     assert_eq!(
@@ -184,6 +187,21 @@ fn fault_self_calls_of_an_inherited_method_went_to_another_class_of_the_file() {
         (vec!["app/base.py:6 (0.90)".to_string()], 0)
     );
     assert_eq!(callers(&ws, "base.Unrelated.handle"), (vec![], 0));
+    // Java (`this.helper()`, and a bare `helper()` in a method) and TypeScript.
+    assert_eq!(
+        callers(&ws, "com/acme/Base.java#Base.helper@method"),
+        (
+            vec![
+                "com/acme/Leaf.java:8 (0.50)".to_string(),
+                "com/acme/Leaf.java:9 (0.50)".to_string(),
+            ],
+            0
+        )
+    );
+    assert_eq!(
+        callers(&ws, "src/base.ts#Base.helper@method"),
+        (vec!["src/leaf.ts:11 (0.90)".to_string()], 0)
+    );
     // A rescan of one file resolves from the store, loading the classes and bases its
     // calls go through: the same answer.
     let leaf = dir.path().join("app/leaf.py");
@@ -203,7 +221,7 @@ fn fault_self_calls_of_an_inherited_method_went_to_another_class_of_the_file() {
             None => c.clone(),
         })
         .collect();
-    assert_eq!(callers(&ws, "Base.helper"), (moved, 0));
+    assert_eq!(callers(&ws, "app/base.py#Base.helper@method"), (moved, 0));
 }
 
 /// Go: a method's receiver is the method's own value (`s.flush()` as `self.flush()`),

@@ -144,10 +144,16 @@ impl Resolver {
         // `self.m()` in a class that does not define `m`, in a language with inheritance:
         // the `m` a base defines; else never a same-named member of a class that is not
         // a subclass of it.
-        let own_class = (receiver == Receiver::Own
-            && !language.is_some_and(|l| l.spec().resolution.own_by_type))
-        .then(|| self.enclosing_class(file_id, enclosing))
-        .flatten();
+        // So too a bare call in a method where a bare name may be a member (Java's
+        // `helper()` is `this.helper()`).
+        let resolution = language.map(|l| l.spec().resolution).unwrap_or_default();
+        let on_own = receiver == Receiver::Own
+            || (receiver == Receiver::None
+                && kind == RefKind::Call
+                && !resolution.explicit_members);
+        let own_class = (on_own && !resolution.own_by_type)
+            .then(|| self.enclosing_class(file_id, enclosing))
+            .flatten();
         if let Some(found) = own_class.and_then(|class| self.inherited_by_class(defs, class)) {
             return found;
         }
