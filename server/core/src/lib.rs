@@ -96,7 +96,13 @@ pub use lang::Language;
 /// struct's field type and the type a trait is implemented for (`impl Drop for Handle`)
 /// are references to it, and a constant or variant named on its type (`Method::GET`) is
 /// a value of it: the references of Rust files change.
-pub const ANALYSIS_VERSION: u32 = 24;
+/// 25: `self.f()` (and a bare `f()` in a Java or C# method) in a class that does not
+/// define `f`, and a typed value's member its class does not define, resolve through the
+/// bases the classes' signatures declare ([`Language::bases`]): the resolutions of
+/// Python, Java, C#, JavaScript and TypeScript files change; a name on a Python module
+/// imported by name under an alias (`test_utils.TestCase` after `from test.test_asyncio
+/// import utils as test_utils`) is on that import.
+pub const ANALYSIS_VERSION: u32 = 25;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

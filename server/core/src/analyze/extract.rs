@@ -71,7 +71,18 @@ pub(super) fn extract_with(
     // ---- imports (and the names they import, as references)
     let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
     let aliases = imported_aliases(&import_refs, bytes);
-    let module_aliases = module_aliases(&raw_imports, bytes);
+    let mut module_aliases = module_aliases(&raw_imports, bytes);
+    // A Python module imported by name under an alias (`from test.test_asyncio import
+    // utils as test_utils`) is named through it as through its name (`test_utils.TestCase`
+    // is `utils.TestCase`, on that import): a lower-case name, as a module's is.
+    if language == Language::Python {
+        module_aliases.extend(
+            aliases
+                .iter()
+                .filter(|(_, name)| name.starts_with(|c: char| c.is_lowercase()))
+                .map(|(alias, name)| (alias.clone(), name.clone())),
+        );
+    }
     let alias_paths = if language == Language::Rust {
         use_alias_paths(&import_refs, bytes)
     } else {

@@ -179,8 +179,8 @@ impl Workspace {
         })
     }
 
-    /// The definitions of the mapped file `path`, in document order, at most `limit`
-    /// (0: all); `limits` counts them.
+    /// The definitions of the mapped file `path` (or the module as code imports it:
+    /// `json.decoder`), in document order, at most `limit` (0: all); `limits` counts them.
     ///
     /// Errors: [`EngineError::InvalidArgument`] for an empty path or one outside the
     /// workspace; [`EngineError::NotFound`] when the map has no such file (a folder is
@@ -195,7 +195,11 @@ impl Workspace {
                         "outline takes a file",
                     )));
                 }
-                other => other?,
+                // A module named as code imports it (`json.decoder`) is its file, as for
+                // `deps` and `impact`.
+                Err(e @ EngineError::InvalidArgument { .. }) => return Err(e),
+                Err(e) => self.module_named(path)?.ok_or(e)?,
+                Ok(path) => path,
             };
             let conn = self.store.conn();
             let language = map::file_language(conn, &path)?;

@@ -15,12 +15,50 @@ impl Workspace {
     /// `logging.getLogger` is `getLogger` in `logging/__init__.py`, `a.b.C.m` the method
     /// `C.m` of `a/b.py` (the module may lie below any folder: `Lib/urllib/parse.py`); a
     /// module that defines no such name but re-exports it names the definition it imports
-    /// (`unittest.TestCase`: [`Workspace::reexported_symbols`]).
+    /// (`unittest.TestCase`: [`Workspace::reexported_symbols`]). The name is read in
+    /// the map's form first ([`qualified_form`]); a name invoked as a macro (`select!`,
+    /// `rmcp::object!`) names only macros, and a `#[macro_export]` one is at its crate's
+    /// root wherever its file is.
     pub(crate) fn lookup_as_written(
         &self,
-        name: &str,
+        written: &str,
         limit: u32,
     ) -> Result<(Vec<SymbolHit>, u64)> {
+        let name = qualified_form(written);
+        if !written.trim_end().ends_with('!') || name.contains('#') {
+            return self.lookup_qualified(&name, limit);
+        }
+        let mut macros: Vec<SymbolHit> = self
+            .lookup_qualified(&name, u32::MAX)?
+            .0
+            .into_iter()
+            .filter(|h| h.kind == "macro")
+            .collect();
+        if macros.is_empty()
+            && let Some((crate_name, _)) = name.split_once('.')
+        {
+            // The crate's own macros (in a folder its package names: `rmcp/`,
+            // `rmcp-0.8.1/`), else every macro of that name: the map may be the crate.
+            let named: Vec<SymbolHit> =
+                map::lookup_symbols(self.store.conn(), last_segment(&name), u32::MAX)?
+                    .into_iter()
+                    .filter(|h| h.kind == "macro")
+                    .collect();
+            let in_crate =
+                |h: &SymbolHit| h.path.split('/').any(|p| is_crate_folder(p, crate_name));
+            macros = if named.iter().any(in_crate) {
+                named.into_iter().filter(|h| in_crate(h)).collect()
+            } else {
+                named
+            };
+        }
+        let total = macros.len() as u64;
+        macros.truncate(limit as usize);
+        Ok((macros, total))
+    }
+
+    /// [`Workspace::lookup_as_written`] of a name in the map's form.
+    fn lookup_qualified(&self, name: &str, limit: u32) -> Result<(Vec<SymbolHit>, u64)> {
         let conn = self.store.conn();
         let hits = map::lookup_symbols(conn, name, limit)?;
         if !hits.is_empty() {
@@ -39,7 +77,7 @@ impl Workspace {
         // read as the bare name.
         let name = name.strip_prefix("crate.").unwrap_or(name);
         if !name.contains('.') {
-            return self.lookup_as_written(name, limit);
+            return self.lookup_qualified(name, limit);
         }
         let mut found = Vec::new();
         let segments: Vec<&str> = name.split('.').collect();
@@ -228,6 +266,17 @@ pub(crate) fn qualified_form(name: &str) -> std::borrow::Cow<'_, str> {
         .collect();
     let dotted = plain.replace("::", ".").replace("->", ".");
     std::borrow::Cow::Owned(dotted.trim_start_matches('.').to_string())
+}
+
+/// Whether a folder is the package of the Rust crate `name`: named as the crate (with `-`
+/// for `_`), or so followed by a version (`rmcp-0.8.1`, as the cargo registry holds it).
+fn is_crate_folder(folder: &str, name: &str) -> bool {
+    let folder = folder.replace('-', "_");
+    folder == name
+        || folder
+            .strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix('_'))
+            .is_some_and(|version| version.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// `a.b.foo` / `A::foo` → `foo`.

@@ -286,8 +286,7 @@ impl Workspace {
     pub fn symbol(&self, name: &str, limit: u32) -> Result<Envelope<Vec<SymbolHit>>> {
         self.store.read(|| {
             let written = non_empty("name", name)?;
-            let name = qualified_form(written);
-            let (mut hits, total) = self.lookup_as_written(&name, fetch(limit))?;
+            let (mut hits, total) = self.lookup_as_written(written, fetch(limit))?;
             let total = listed(&mut hits, limit, || Ok(total))?;
             // The place of a symbol is no secret; its first line and doc comment may be,
             // under a rule configured since the scan.
@@ -329,7 +328,7 @@ impl Workspace {
                 .filter(|_| !name.contains('#'))
                 .map(|(q, last)| (q.rsplit('.').next().unwrap_or(q), last));
             let targets = match qualified {
-                Some(_) => self.lookup_as_written(&name, u32::MAX)?.0,
+                Some(_) => self.lookup_as_written(written, u32::MAX)?.0,
                 None => Vec::new(),
             };
             let keys: Vec<&str> = targets.iter().map(|t| t.key.as_str()).collect();
@@ -412,14 +411,13 @@ impl Workspace {
     ) -> Result<Envelope<Callers>> {
         self.store.read(|| {
             let written = non_empty("symbol", symbol)?;
-            let symbol = qualified_form(written);
             let Edges { min_confidence, .. } = Edges {
                 hard: false,
                 min_confidence,
             }
             .checked()?;
             let conn = self.store.conn();
-            let mut targets = self.lookup_as_written(&symbol, u32::MAX)?.0;
+            let mut targets = self.lookup_as_written(written, u32::MAX)?.0;
             let constructors: Vec<String> = targets
                 .iter()
                 .filter(|t| {
@@ -582,7 +580,7 @@ impl Workspace {
                     // a definition of that name is meant (`is_same_file`).
                     Some(path)
                         if loci_core::secondary::secondary_code(&path).is_some()
-                            && !self.lookup_as_written(&qualified_form(target), 1)?.0.is_empty() =>
+                            && !self.lookup_as_written(target, 1)?.0.is_empty() =>
                     {
                         None
                     }
@@ -592,7 +590,7 @@ impl Workspace {
             let impact = if let Some(path) = as_path {
                 self.impact_file(path, depth, edges, limit)?
             } else {
-                let symbols = self.lookup_as_written(&qualified_form(target), LIST_LIMIT)?.0;
+                let symbols = self.lookup_as_written(target, LIST_LIMIT)?.0;
                 if symbols.is_empty() {
                     // A folder of the map is neither: it is named a folder, not "no file or
                     // symbol".

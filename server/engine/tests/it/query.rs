@@ -2070,8 +2070,8 @@ pub trait Message {}
     );
 }
 
-/// Fault from a break-test: `import queue as pyqueue` then `pyqueue.Queue()` was a call on
-/// a value of unknown type, a guess by name below the default confidence, so `callers
+/// Fault from a break-test: `import queue as pyqueue` (or `from test.test_asyncio import
+/// utils as test_utils`) then `pyqueue.Queue()` was a call on a value of unknown type, a guess by name below the default confidence, so `callers
 /// queue.Queue` missed it: a module imported under an alias is that module.
 #[test]
 fn fault_a_call_on_a_module_imported_under_an_alias_was_a_guess() {
@@ -2096,16 +2096,22 @@ def deque():
 //- main.py
 import collections as co
 import pkg.jobs as pj
+from pkg import jobs as pkg_jobs
 
 def run():
     q = pj.Queue()
     co.deque()
+    pkg_jobs.make()
     return pj.make()
 "#,
     );
     let callers = |symbol: &str| calls(&ws, symbol, loci_engine::map::MIN_CONFIDENCE);
-    assert_eq!(callers("pkg.jobs.make"), ["main.py:7 (0.70)"]);
-    assert_eq!(callers("pkg.jobs.Queue"), ["main.py:5 (0.70)"]);
+    // `from pkg import jobs as pkg_jobs` too.
+    assert_eq!(
+        callers("pkg.jobs.make"),
+        ["main.py:8 (0.70)", "main.py:9 (0.70)"]
+    );
+    assert_eq!(callers("pkg.jobs.Queue"), ["main.py:6 (0.70)"]);
     // `co` is the standard library's `collections`, outside the map.
     assert_eq!(callers("other.jobs.deque"), Vec::<String>::new());
     assert_eq!(callers("other.jobs.make"), Vec::<String>::new());
@@ -2226,9 +2232,11 @@ import tty
 
 /// Faults from break-tests: `crossbeam_channel::Sender` and `same_file::Handle` (a crate
 /// named as Rust code names it, its package folder spelled with `-`),
-/// `crate::byte_str::ByteStr`, `crate::Row`, `select!`, `<HeaderMap as Clone>::clone`
+/// `crate::byte_str::ByteStr`, `crate::Row`, `select!`, `rmcp::object!` (a
+/// `#[macro_export]` macro outside `lib.rs`; `object!` named the function `object` too),
+/// `<HeaderMap as Clone>::clone`
 /// (every `clone` of the map) named nothing or too much; `impact is_same_file` took the example program of that name for the function;
-/// `deps json.decoder` refused the module `impact` took.
+/// `deps json.decoder` and `outline json.decoder` refused the module `impact` took.
 #[test]
 fn fault_names_written_as_rust_and_python_code_spells_them_named_nothing_or_too_much() {
     let (_dir, ws) = scanned(
@@ -2247,7 +2255,10 @@ pub struct HeaderMap;
 impl Clone for HeaderMap { fn clone(&self) -> Self { HeaderMap } }
 pub struct Other;
 impl Clone for Other { fn clone(&self) -> Self { Other } }
+pub fn object() {}
 //- same-file/src/unix.rs
+#[macro_export]
+macro_rules! object { () => {} }
 #[derive(PartialEq)]
 pub struct Handle;
 impl Handle { pub fn from_path() -> Handle { Handle } }
@@ -2276,6 +2287,13 @@ class JSONDecoder: pass
         ["same-file/src/unix.rs#Handle.from_path@method"]
     );
     assert_eq!(keys("select!"), ["same-file/src/lib.rs#select@macro"]);
+    // Invoked as a macro, a name is only the macro; a `#[macro_export]` one is at the
+    // crate's root wherever its file is.
+    assert_eq!(keys("object!"), ["same-file/src/unix.rs#object@macro"]);
+    assert_eq!(
+        keys("same_file::object!"),
+        ["same-file/src/unix.rs#object@macro"]
+    );
     assert_eq!(
         keys("crate::Handle"),
         ["same-file/src/unix.rs#Handle@struct"]
@@ -2306,6 +2324,10 @@ class JSONDecoder: pass
             .map(|e| e.from.as_str())
             .collect::<Vec<_>>(),
         ["json/__init__.py"]
+    );
+    assert_eq!(
+        ws.outline("json.decoder", 0).unwrap().result.path,
+        "json/decoder.py"
     );
 }
 

@@ -281,7 +281,13 @@ fn annotation(text: &str) -> Option<String> {
 /// `class A(Base, mod.Mixin, metaclass=M):` → `Base`, `mod.Mixin`: the order a member is
 /// looked up in (depth first, as the method resolution order is for single bases).
 fn bases(signature: &str, name: &str) -> Vec<String> {
-    inside_parameters(signature, name).map_or_else(Vec::new, |list| type_list(list, &[]))
+    // A list that goes on past the signature's line (`class A(Base,`): the bases it names.
+    let list = inside_parameters(signature, name).or_else(|| {
+        signature
+            .split_once(&format!("class {name}("))
+            .map(|(_, rest)| rest)
+    });
+    list.map_or_else(Vec::new, |list| type_list(list, &[]))
 }
 
 /// `-> T:` after the parameters.
@@ -319,5 +325,12 @@ mod tests {
             ["collections.UserDict", "collections.abc.Sequence"]
         );
         assert_eq!(bases("class Point:", "Point"), Vec::<String>::new());
+        assert_eq!(
+            bases(
+                "class ArchiveUtilTestCase(support.TempdirManager,",
+                "ArchiveUtilTestCase"
+            ),
+            ["support.TempdirManager"]
+        );
     }
 }
