@@ -325,6 +325,7 @@ mod tests {
             ["collections.UserDict", "collections.abc.Sequence"]
         );
         assert_eq!(bases("class Point:", "Point"), Vec::<String>::new());
+        // A list that goes on past the line: the bases it shows.
         assert_eq!(
             bases(
                 "class ArchiveUtilTestCase(support.TempdirManager,",

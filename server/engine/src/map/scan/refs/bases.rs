@@ -50,22 +50,6 @@ impl Resolver {
         Some((Some(member.id), "derived", sure.min(confidence).min(0.9)))
     }
 
-    /// Whether a member `d` of some class may be what `self.m()` in class `class` calls:
-    /// it is `class`'s own, or its class descends from `class` (a subclass's override,
-    /// called through the base's method). A definition in no class may be anything.
-    pub(super) fn dispatches_to(&self, d: &Def, class: &Def) -> bool {
-        let Some(parent) = d.parent else {
-            return true;
-        };
-        if parent == class.id {
-            return true;
-        }
-        match d.owner.as_deref().and_then(|o| self.class_by_id(o, parent)) {
-            Some(owner) => self.descends_from(owner, class.id, 0),
-            None => true,
-        }
-    }
-
     /// The class whose method `enclosing` is, or a function nested in one, in file
     /// `file_id`.
     pub(super) fn enclosing_class(&self, file_id: i64, enclosing: Option<i64>) -> Option<&Def> {
@@ -112,17 +96,6 @@ impl Resolver {
                     .map(|(d, c)| (d, c.min(sure))),
             }
         })
-    }
-
-    /// Whether `class` has the class `ancestor` among its bases, at any depth.
-    fn descends_from(&self, class: &Def, ancestor: i64, depth: usize) -> bool {
-        depth < MAX_DEPTH
-            && class.bases.iter().any(|base| {
-                self.class_named(class.file_id, base, class.id)
-                    .is_some_and(|(b, _)| {
-                        b.id == ancestor || self.descends_from(b, ancestor, depth + 1)
-                    })
-            })
     }
 
     /// The class a type path written in file `file_id` names (`Base`, `unittest.TestCase`),

@@ -30,8 +30,7 @@ impl Resolver {
     /// a type the file defines (`Foo::new()`) never gets here: its file resolved it
     /// ([`loci_core::Reference::target`], derived, 0.9). In a language with inheritance,
     /// `self.f()` in a class that does not define `f` is first the `f` its bases give
-    /// ([`Resolver::inherited_by_class`]), and a same-file `f` of another class only of a
-    /// subclass (an override the base's method dispatches to).
+    /// ([`Resolver::inherited_by_class`]).
     ///
     /// A name on something the file imports (`util.fmt()` after `from . import util`,
     /// [`Receiver::Imported`]): the bare-name rules without the import and same-file ones
@@ -141,20 +140,19 @@ impl Resolver {
             .paths
             .get(&file_id)
             .and_then(|p| Language::from_path(p));
-        // `self.m()` in a class that does not define `m`, in a language with inheritance:
-        // the `m` a base defines; else never a same-named member of a class that is not
-        // a subclass of it.
-        // So too a bare call in a method where a bare name may be a member (Java's
-        // `helper()` is `this.helper()`).
+        // `self.m()` in a class that does not define `m`, in a language with inheritance
+        // (and a bare call in a method where a bare name may be a member: Java's
+        // `helper()` is `this.helper()`): the `m` a base defines.
         let resolution = language.map(|l| l.spec().resolution).unwrap_or_default();
         let on_own = receiver == Receiver::Own
             || (receiver == Receiver::None
                 && kind == RefKind::Call
                 && !resolution.explicit_members);
-        let own_class = (on_own && !resolution.own_by_type)
-            .then(|| self.enclosing_class(file_id, enclosing))
-            .flatten();
-        if let Some(found) = own_class.and_then(|class| self.inherited_by_class(defs, class)) {
+        if on_own
+            && !resolution.own_by_type
+            && let Some(class) = self.enclosing_class(file_id, enclosing)
+            && let Some(found) = self.inherited_by_class(defs, class)
+        {
             return found;
         }
         let admits = Admits {
@@ -165,7 +163,6 @@ impl Resolver {
             explicit_members: language.is_some_and(|l| l.spec().resolution.explicit_members),
             values_are_members: language.is_some_and(|l| l.spec().resolution.values_are_members),
             name,
-            own_class,
         };
         if let Some(found) = self.resolve_in_file(file_id, defs, &admits, language, other) {
             return found;
@@ -300,9 +297,7 @@ impl Resolver {
         } else {
             defs.in_file(file_id)
                 .map(|(_, d)| d)
-                .filter(|d| {
-                    admits.eligible(d) && admits.own_class.is_none_or(|c| self.dispatches_to(d, c))
-                })
+                .filter(|d| admits.eligible(d))
                 .collect()
         };
         if !same.is_empty() {
@@ -987,9 +982,6 @@ struct Admits<'a> {
     values_are_members: bool,
     /// The name looked up.
     name: &'a str,
-    /// For `self.m()`, the class it is written in, when known: a same-named member of
-    /// another class answers only if that class descends from it.
-    own_class: Option<&'a Def>,
 }
 
 impl Admits<'_> {
