@@ -2976,10 +2976,13 @@ fn code_reading_commands_answer_exactly_on_a_fixture() {
         String::from_utf8_lossy(&miss.stderr),
         "loci: no symbol named `nope` in the map (`search` finds words in code and docs)\n"
     );
-    let miss = loci(root, &["outline", "pkg"]);
-    assert_eq!(
-        String::from_utf8_lossy(&miss.stderr),
-        "loci: `pkg` is a folder: outline takes a file (such as `pkg/__init__.py`)\n"
+    // A package's folder is its `__init__.py`.
+    let package = loci(root, &["outline", "pkg"]);
+    assert_eq!(package.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&package.stdout).starts_with("pkg/__init__.py (python, "),
+        "{}",
+        String::from_utf8_lossy(&package.stdout)
     );
 }
 

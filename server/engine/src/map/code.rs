@@ -188,12 +188,18 @@ impl Workspace {
     pub fn outline(&self, path: &str, limit: u32) -> Result<Envelope<Outline>> {
         self.store.read(|| {
             let path = match self.map_path(path) {
-                // A folder: say what outline takes (`map_path` speaks of imports).
+                // A folder: the package's own file (`json` is `json/__init__.py`), else say
+                // what outline takes (`map_path` speaks of imports).
                 Err(EngineError::NotFound(m)) if m.contains("is a folder") => {
-                    return Err(EngineError::NotFound(m.replace(
-                        "the map records imports per file",
-                        "outline takes a file",
-                    )));
+                    match self.module_named(path)? {
+                        Some(module) => module,
+                        None => {
+                            return Err(EngineError::NotFound(m.replace(
+                                "the map records imports per file",
+                                "outline takes a file",
+                            )));
+                        }
+                    }
                 }
                 // A module named as code imports it (`json.decoder`) is its file, as for
                 // `deps` and `impact`.

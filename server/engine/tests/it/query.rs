@@ -2236,7 +2236,8 @@ import tty
 /// `#[macro_export]` macro outside `lib.rs`; `object!` named the function `object` too),
 /// `<HeaderMap as Clone>::clone`
 /// (every `clone` of the map) named nothing or too much; `impact is_same_file` took the example program of that name for the function;
-/// `deps json.decoder` and `outline json.decoder` refused the module `impact` took.
+/// `deps json.decoder` and `outline json.decoder` refused the module `impact` took, and
+/// `outline json` called the package a folder.
 #[test]
 fn fault_names_written_as_rust_and_python_code_spells_them_named_nothing_or_too_much() {
     let (_dir, ws) = scanned(
@@ -2328,6 +2329,11 @@ class JSONDecoder: pass
     assert_eq!(
         ws.outline("json.decoder", 0).unwrap().result.path,
         "json/decoder.py"
+    );
+    // A package is its own file.
+    assert_eq!(
+        ws.outline("json", 0).unwrap().result.path,
+        "json/__init__.py"
     );
 }
 
