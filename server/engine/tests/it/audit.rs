@@ -1066,7 +1066,8 @@ fn fault_the_log_said_a_revision_was_current_again_while_it_was_still_stale() {
 
 /// Fault found by a trial: a misspelt member (`Header.encod()`) was told "did you mean
 /// `encode`?", the bare member, not the name to write; `Span::nwe()` the same in Rust's
-/// spelling. The suggestion keeps the claim's qualifier and separator.
+/// spelling. The suggestion keeps the claim's qualifier and separator, and a claim whose
+/// member only a type in it has (`header.encode()` on the module `header`) was told to mean itself.
 #[test]
 fn fault_a_misspelt_member_was_suggested_without_its_qualifier() {
     let dir = tempfile::tempdir().unwrap();
@@ -1086,7 +1087,7 @@ fn fault_a_misspelt_member_was_suggested_without_its_qualifier() {
     let written = ws
         .remember(
             "mail/header.py",
-            "Encoding is `Header.encod()`; spans come from `Span::nwe()`.",
+            "Encoding is `Header.encod()`; spans come from `Span::nwe()`; `header.encode()` too.",
             &by("human:ann"),
         )
         .unwrap()
@@ -1100,8 +1101,15 @@ fn fault_a_misspelt_member_was_suggested_without_its_qualifier() {
         suggested,
         [
             Some("Header.encode".to_string()),
-            Some("Span::new".to_string())
+            Some("Span::new".to_string()),
+            // The member is another type's: the claim itself is no suggestion.
+            None
         ]
+    );
+    let module = written.claims[2].finding.as_ref().unwrap();
+    assert_eq!(
+        module.truth.as_deref(),
+        Some("no symbol `header.encode` in the map")
     );
     let lint: Vec<Option<String>> = ws
         .lint()

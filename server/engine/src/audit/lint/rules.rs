@@ -243,12 +243,15 @@ impl Ctx<'_> {
                 // In the claim's own form: `Header.encode` for `Header.encod()`,
                 // `Span::new` for `Span::nwe()`, never the bare member.
                 // A name that is not near any (an unknown call) suggests nothing.
+                // The claim itself (`leaf.helper` where only another type has a `helper`)
+                // is no suggestion.
                 let suggestion = near
                     .filter(|_| !unknown_call)
                     .map(|(n, _)| match qualifier {
                         Some(q) => format!("{}{sep}{n}", q.replace('.', sep)),
                         None => n,
-                    });
+                    })
+                    .filter(|s| *s != c.target);
                 let truth = match &suggestion {
                     Some(s) => {
                         format!(
