@@ -500,7 +500,8 @@ mod tests {
         ]);
         // `import json` from inside the package is the standard library, not app/json.py
         assert!(resolve(Language::Python, "app/models.py", &imp("json", &[]), &idx).is_empty());
-        // from tests/, `app.models` is found at the repository root
+        // from tests/, `app.models` is found at the repository root, with the package
+        // `import app.models` binds
         assert_eq!(
             resolve(
                 Language::Python,
@@ -508,7 +509,7 @@ mod tests {
                 &imp("app.models", &[]),
                 &idx
             ),
-            vec!["app/models.py"]
+            vec!["app/__init__.py", "app/models.py"]
         );
         // `from app import models` adds the submodule
         assert_eq!(
@@ -665,7 +666,7 @@ mod tests {
                 &imp("acme.core", &[]),
                 &idx
             ),
-            vec!["src/acme/core.py"]
+            vec!["src/acme/__init__.py", "src/acme/core.py"]
         );
         // a dotted module found by suffix elsewhere (no shared source root): unique or nearest
         let idx = index(&[

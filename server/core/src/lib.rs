@@ -102,7 +102,9 @@ pub use lang::Language;
 /// Python, Java, C#, JavaScript and TypeScript files change; a name on a Python module
 /// imported by name under an alias (`test_utils.TestCase` after `from test.test_asyncio
 /// import utils as test_utils`) is on that import.
-pub const ANALYSIS_VERSION: u32 = 25;
+/// 26: a Python `import a.b` imports the package `a` too (its `__init__.py`), which the
+/// name it binds (`a`) is: the deps of Python files change.
+pub const ANALYSIS_VERSION: u32 = 26;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

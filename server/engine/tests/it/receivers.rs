@@ -181,6 +181,11 @@ fn fault_self_calls_of_an_inherited_method_went_to_another_class_of_the_file() {
         (helper.clone(), 0)
     );
     assert_eq!(callers(&ws, "leaf.Unrelated.helper"), (vec![], 0));
+    // `import app.base` binds the package `app`, whose `Root` is a base.
+    assert_eq!(
+        callers(&ws, "app/__init__.py#Root.root_helper@method"),
+        (vec!["app/tested.py:6 (0.70)".to_string()], 0)
+    );
     // A class with no bases calling what only other classes define (a base calling its
     // subclasses' override, a mixin): a same-file namesake, as before.
     assert_eq!(

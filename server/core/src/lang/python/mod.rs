@@ -100,6 +100,25 @@ fn is_python_package(index: &PathIndex, dir: &str) -> bool {
 }
 
 fn resolve_python(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet<String> {
+    let mut out = resolve_module(from_path, import, index);
+    // `import a.b` imports the package `a` too (its `__init__.py` runs first) and binds
+    // its name: `a.X` is the package's (`unittest.TestCase` after `import unittest.mock`).
+    if import.names.is_empty()
+        && !import.module.starts_with('.')
+        && let Some((package, _)) = import.module.split_once('.')
+    {
+        let package = Import {
+            module: package.to_string(),
+            names: Vec::new(),
+            span: import.span,
+        };
+        out.extend(resolve_module(from_path, &package, index));
+    }
+    out
+}
+
+/// The files of the module `import` names, and of the submodules it names.
+fn resolve_module(from_path: &str, import: &Import, index: &PathIndex) -> BTreeSet<String> {
     let module = import.module.as_str();
     let mut out = BTreeSet::new();
     let real_names = || import.names.iter().filter(|n| n.as_str() != "*");
