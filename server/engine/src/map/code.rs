@@ -180,32 +180,23 @@ impl Workspace {
     }
 
     /// The definitions of the mapped file `path` (or the module as code imports it:
-    /// `json.decoder`), in document order, at most `limit` (0: all); `limits` counts them.
+    /// `json.decoder`, a package's folder: [`Workspace::file_or_module`]), in document order, at most `limit` (0: all); `limits` counts them.
     ///
     /// Errors: [`EngineError::InvalidArgument`] for an empty path or one outside the
     /// workspace; [`EngineError::NotFound`] when the map has no such file (a folder is
     /// named as one).
     pub fn outline(&self, path: &str, limit: u32) -> Result<Envelope<Outline>> {
         self.store.read(|| {
-            let path = match self.map_path(path) {
-                // A folder: the package's own file (`json` is `json/__init__.py`), else say
-                // what outline takes (`map_path` speaks of imports).
+            let path = match self.file_or_module(path) {
+                // A folder no package's file is: say what outline takes (`map_path` speaks
+                // of imports).
                 Err(EngineError::NotFound(m)) if m.contains("is a folder") => {
-                    match self.module_named(path)? {
-                        Some(module) => module,
-                        None => {
-                            return Err(EngineError::NotFound(m.replace(
-                                "the map records imports per file",
-                                "outline takes a file",
-                            )));
-                        }
-                    }
+                    return Err(EngineError::NotFound(m.replace(
+                        "the map records imports per file",
+                        "outline takes a file",
+                    )));
                 }
-                // A module named as code imports it (`json.decoder`) is its file, as for
-                // `deps` and `impact`.
-                Err(e @ EngineError::InvalidArgument { .. }) => return Err(e),
-                Err(e) => self.module_named(path)?.ok_or(e)?,
-                Ok(path) => path,
+                other => other?,
             };
             let conn = self.store.conn();
             let language = map::file_language(conn, &path)?;

@@ -143,6 +143,17 @@ impl Workspace {
         Ok(found)
     }
 
+    /// The mapped file `path` names ([`Workspace::map_path`]), else the module it names as
+    /// code imports it (`json.decoder`; `json`, a package's folder, is `json/__init__.py`:
+    /// [`Workspace::module_named`]); the path's error when it names neither.
+    pub(crate) fn file_or_module(&self, path: &str) -> Result<String> {
+        match self.map_path(path) {
+            Err(e @ crate::EngineError::InvalidArgument { .. }) => Err(e),
+            Err(e) => self.module_named(path)?.ok_or(e),
+            found => found,
+        }
+    }
+
     /// The mapped source file that is the module `name` names as code imports it
     /// (`reprlib`, `json.decoder`, `nix::unistd`: [`module_file`]): the one at that very
     /// path (`types.py` before `wsgiref/types.py`, `nix/src/unistd.rs`), else the only one;

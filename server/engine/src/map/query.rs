@@ -482,11 +482,7 @@ impl Workspace {
     pub fn deps(&self, path: &str, reverse: bool) -> Result<Envelope<Deps>> {
         self.store.read(|| {
             // A module named as code imports it (`json.decoder`) is its file, as for `impact`.
-            let path = match self.map_path(path) {
-                Ok(path) => path,
-                Err(e @ EngineError::InvalidArgument { .. }) => return Err(e),
-                Err(e) => self.module_named(path)?.ok_or(e)?,
-            };
+            let path = self.file_or_module(path)?;
             let conn = self.store.conn();
             let (direction, edges) = if reverse {
                 (Direction::ImportedBy, map::deps_to(conn, &path)?)
