@@ -104,7 +104,8 @@ pub use lang::Language;
 /// import utils as test_utils`) is on that import.
 /// 26: a Python `import a.b` imports the package `a` too (its `__init__.py`), which the
 /// name it binds (`a`) is: the deps of Python files change.
-pub const ANALYSIS_VERSION: u32 = 26;
+/// 27: a Rust macro invocation is a reference of kind `macro` ([`RefKind::Macro`]).
+pub const ANALYSIS_VERSION: u32 = 27;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).
@@ -252,6 +253,9 @@ pub struct Symbol {
 pub enum RefKind {
     /// `@reference.call`, `@reference.send`.
     Call,
+    /// A Rust macro invocation (`select!(..)`, `crate::ensure!(..)`): it names a macro,
+    /// never the function or module of the same name.
+    Macro,
     /// `@reference.type`, `@reference.class`.
     Type,
     /// `@reference.implementation`, inheritance and interface lists.
@@ -267,6 +271,7 @@ impl RefKind {
     pub fn as_str(self) -> &'static str {
         match self {
             RefKind::Call => "call",
+            RefKind::Macro => "macro",
             RefKind::Type => "type",
             RefKind::Inherit => "inherit",
             RefKind::Import => "import",
@@ -278,6 +283,7 @@ impl RefKind {
     pub fn parse(s: &str) -> RefKind {
         match s {
             "call" => RefKind::Call,
+            "macro" => RefKind::Macro,
             "type" => RefKind::Type,
             "inherit" => RefKind::Inherit,
             "import" => RefKind::Import,

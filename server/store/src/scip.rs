@@ -333,6 +333,7 @@ pub fn apply(tx: &Transaction<'_>, file_ids: &[i64], also: &BTreeSet<i64>) -> Re
 fn static_kind(kind: &str) -> &'static str {
     match kind {
         "call" => "call",
+        "macro" => "macro",
         "type" => "type",
         "inherit" => "inherit",
         "import" => "import",

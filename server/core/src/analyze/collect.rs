@@ -142,6 +142,10 @@ impl<'t> Collected<'t> {
                 match role {
                     Role::Name => name = Some(node),
                     Role::Def(kind) => def = Some((node, kind)),
+                    // The grammars capture a macro invocation as a call.
+                    Role::Ref(_) if node.kind_id() == tables.rust.macro_invocation => {
+                        reference = Some((node, RefKind::Macro))
+                    }
                     Role::Ref(kind) => reference = Some((node, kind)),
                     Role::Value => {
                         reference = Some((node, RefKind::Other));

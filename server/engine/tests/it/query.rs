@@ -2337,6 +2337,68 @@ class JSONDecoder: pass
     );
 }
 
+/// A macro invocation (`select!()`, `crate::select!()`) was a call, resolved to the
+/// function of its name: tokio's 311 `assert_pending!()` (a macro of the `tokio-test`
+/// crate) all went to a test's `fn assert_pending`. A macro invocation names a macro,
+/// a call a function; a macro imported by name (`use tracing::trace;`) is the one its
+/// crate exports, not another crate's namesake.
+#[test]
+fn fault_a_macro_invocation_went_to_the_function_of_its_name() {
+    let (_dir, ws) = scanned(
+        r#"
+//- app/Cargo.toml
+[package]
+name = "app"
+//- app/src/lib.rs
+mod flavors;
+mod macros;
+mod user;
+//- app/src/flavors.rs
+pub fn select() {}
+pub fn assert_pending() {}
+//- app/src/macros.rs
+#[macro_export]
+macro_rules! select { () => {} }
+macro_rules! trace { () => {} }
+//- app/src/user.rs
+use tracing::trace;
+fn run() {
+    select!();
+    crate::flavors::select();
+    crate::select!();
+    assert_pending!();
+    trace!();
+}
+//- tracing/Cargo.toml
+[package]
+name = "tracing"
+//- tracing/src/lib.rs
+#[macro_use]
+mod macros;
+//- tracing/src/macros.rs
+#[macro_export]
+macro_rules! trace { () => {} }
+"#,
+    );
+    assert_eq!(
+        calls(&ws, "select!", 0.0),
+        ["app/src/user.rs:5 (0.70)", "app/src/user.rs:3 (0.50)"]
+    );
+    assert_eq!(
+        calls(&ws, "flavors::select", 0.0),
+        ["app/src/user.rs:4 (1.00)"]
+    );
+    assert!(calls(&ws, "assert_pending", 0.0).is_empty());
+    assert_eq!(
+        calls(&ws, "tracing::trace!", 0.0),
+        ["app/src/user.rs:7 (0.70)"]
+    );
+    assert_eq!(
+        direct_dependents(&ws, "app/src/macros.rs"),
+        ["app/src/lib.rs (stated)", "app/src/user.rs (derived)"]
+    );
+}
+
 /// Fault from a break-test: `refs ByteStr` on the `http` crate listed 8 of its 36 uses:
 /// a type qualifying a path (`ByteStr::from_static(..)`, `crate::byte_str::ByteStr::new`)
 /// and a tuple struct's field (`struct Custom(ByteStr)`) were no references to it.

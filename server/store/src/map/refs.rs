@@ -5,7 +5,7 @@ use super::*;
 
 /// The rows of `ref_deps` (migration 0018) from the references that `filter` keeps (an
 /// SQL condition on `refs r`): per (file, file of the target), the strongest reference of
-/// kind call, type or inherit resolved into another file, and how many there are.
+/// kind call, macro, type or inherit resolved into another file, and how many there are.
 pub(super) fn ref_deps_insert_sql(filter: &str) -> String {
     format!(
         "INSERT INTO ref_deps(from_file_id, to_file_id, kind, line, provenance, confidence, count)
@@ -15,7 +15,7 @@ pub(super) fn ref_deps_insert_sql(filter: &str) -> String {
                     row_number() OVER (w ORDER BY r.provenance = 'stated' DESC,
                                                   r.confidence DESC, r.line, r.column) AS k
              FROM refs r JOIN symbols s ON s.symbol_id = r.target_id
-             WHERE {filter} AND r.kind IN ('call', 'type', 'inherit')
+             WHERE {filter} AND r.kind IN ('call', 'macro', 'type', 'inherit')
                AND s.file_id != r.file_id
              WINDOW w AS (PARTITION BY r.file_id, s.file_id)
          ) WHERE k = 1"
@@ -265,7 +265,7 @@ pub(super) const REFS_TO: &str = "r.target_id IN (SELECT symbol_id FROM symbols
 /// at confidence `?2` or more.
 pub(super) const CALLS_TO: &str = "r.target_id IN (SELECT symbol_id FROM symbols
                           WHERE key IN (SELECT value FROM json_each(?1)))
-      AND r.kind = 'call' AND r.confidence >= ?2";
+      AND r.kind IN ('call', 'macro') AND r.confidence >= ?2";
 
 /// The order of a reference listing: by place.
 pub(super) const BY_PLACE: &str = "f.path, r.line, r.column";

@@ -349,7 +349,7 @@ pub fn calls_within(
     limit: u32,
 ) -> Result<(Vec<RefHit>, u64)> {
     const WITHIN: &str = "r.file_id = (SELECT file_id FROM files WHERE path = ?1)
-          AND r.line >= ?2 AND r.line <= ?3 AND r.kind = 'call'";
+          AND r.line >= ?2 AND r.line <= ?3 AND r.kind IN ('call', 'macro')";
     let sql = format!(
         "SELECT {REF_COLUMNS} FROM {REF_FROM} WHERE {WITHIN}
          ORDER BY r.line, r.column LIMIT ?4"

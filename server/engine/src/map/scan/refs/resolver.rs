@@ -111,6 +111,8 @@ pub(super) struct Names {
     /// name → its definitions that are types (classes, structs, enums, unions, traits,
     /// interfaces, type aliases): what a `type` reference may name.
     pub(super) types: HashMap<String, Defs>,
+    /// name → its definitions that are macros: what a macro invocation may name.
+    pub(super) macros: HashMap<String, Defs>,
 }
 
 #[derive(Default)]
@@ -329,6 +331,11 @@ impl Resolver {
                 types.by_file.push((file_id, types.all.len() as u32));
                 types.all.push(def.clone());
             }
+            if kind == "macro" {
+                let macros = names.macros.entry(name.clone()).or_default();
+                macros.by_file.push((file_id, macros.all.len() as u32));
+                macros.all.push(def.clone());
+            }
             if !is_callable_kind(&kind) {
                 uncallable.insert(id);
             }
@@ -356,6 +363,7 @@ impl Resolver {
                 .defs
                 .values_mut()
                 .chain(names.types.values_mut())
+                .chain(names.macros.values_mut())
                 .chain(names.callables.values_mut())
             {
                 defs.by_file.sort_unstable();

@@ -70,6 +70,7 @@ impl Resolver {
         let defs = match kind {
             RefKind::Type => names.types.get(name),
             RefKind::Call => names.callables.get(name).or_else(|| names.defs.get(name)),
+            RefKind::Macro => names.macros.get(name),
             _ => names.defs.get(name),
         };
         let Some(defs) = defs else {
@@ -126,6 +127,21 @@ impl Resolver {
         // the `BoolValueParser.new` beside it).
         if receiver == Receiver::Path {
             return (None, "derived", 0.0);
+        }
+        // A macro the file imports by name (`use tracing::trace;`) is the one the path
+        // names (`tracing::trace!`): `#[macro_export]` puts a macro at its crate's root.
+        if kind == RefKind::Macro
+            && receiver == Receiver::None
+            && let Some((module, _)) = self.imports.get(&file_id).and_then(|imports| {
+                imports
+                    .iter()
+                    .find(|(_, names)| names.iter().any(|n| n == name))
+            })
+        {
+            let found = self.resolve_module_path(file_id, name, defs, &module.replace("::", "."));
+            if found.0.is_some() {
+                return found;
+            }
         }
         // A name used under the alias its import gives it (`from m import f as g`, `use
         // a::f as g;`: the reference is to `f`, on the import) is the name the import binds,
