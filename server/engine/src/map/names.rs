@@ -149,7 +149,15 @@ impl Workspace {
     pub(crate) fn file_or_module(&self, path: &str) -> Result<String> {
         match self.map_path(path) {
             Err(e @ crate::EngineError::InvalidArgument { .. }) => Err(e),
-            Err(e) => self.module_named(path)?.ok_or(e),
+            Err(e) => match self.modules_named(path)?.as_slice() {
+                [only] => Ok(only.clone()),
+                [] => Err(e),
+                several => Err(crate::EngineError::NotFound(format!(
+                    "`{path}` names several modules: {}{}; give the path of one",
+                    several[..several.len().min(5)].join(", "),
+                    if several.len() > 5 { ", …" } else { "" }
+                ))),
+            },
             found => found,
         }
     }
@@ -159,9 +167,18 @@ impl Workspace {
     /// path (`types.py` before `wsgiref/types.py`, `nix/src/unistd.rs`), else the only one;
     /// `None` when no file is, or several are and none at that path.
     pub(crate) fn module_named(&self, name: &str) -> Result<Option<String>> {
+        Ok(match self.modules_named(name)?.as_slice() {
+            [only] => Some(only.clone()),
+            _ => None,
+        })
+    }
+
+    /// The mapped source files that may be the module `name` names: those at that very
+    /// path if any, else every one whose path ends in it, by path.
+    fn modules_named(&self, name: &str) -> Result<Vec<String>> {
         let dotted = qualified_form(name);
         if !dotted.split('.').all(loci_core::terms::is_identifier) {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         let module = dotted.replace('.', "/");
         let last = module.rsplit('/').next().unwrap_or(&module);
@@ -177,10 +194,9 @@ impl Workspace {
                 ending.push(path);
             }
         }
-        Ok(match (at_path.as_slice(), ending.as_slice()) {
-            ([only], _) | ([], [only]) => Some(only.clone()),
-            _ => None,
-        })
+        let mut found = if at_path.is_empty() { ending } else { at_path };
+        found.sort();
+        Ok(found)
     }
 
     /// For an answer that found no symbol named `name`: why, as a note (no such symbol,

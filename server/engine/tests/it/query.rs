@@ -2399,6 +2399,33 @@ macro_rules! trace { () => {} }
     );
 }
 
+/// `outline util` where two crates have a `util.rs` said "`util` is not in the map".
+#[test]
+fn fault_a_module_name_two_files_share_was_not_in_the_map() {
+    let (_dir, ws) = scanned(
+        r#"
+//- app/src/util.rs
+pub fn a() {}
+//- tracing/src/util.rs
+pub fn b() {}
+//- json/decoder.py
+class JSONDecoder: pass
+"#,
+    );
+    assert_eq!(
+        ws.outline("util", 0).unwrap_err().to_string(),
+        "`util` names several modules: app/src/util.rs, tracing/src/util.rs; give the path of one"
+    );
+    assert_eq!(
+        ws.outline("decoder", 0).unwrap().result.path,
+        "json/decoder.py"
+    );
+    assert_eq!(
+        ws.outline("nothing", 0).unwrap_err().to_string(),
+        "`nothing` is not in the map (not scanned, ignored, or skipped)"
+    );
+}
+
 /// Fault from a break-test: `refs ByteStr` on the `http` crate listed 8 of its 36 uses:
 /// a type qualifying a path (`ByteStr::from_static(..)`, `crate::byte_str::ByteStr::new`)
 /// and a tuple struct's field (`struct Custom(ByteStr)`) were no references to it.
