@@ -113,7 +113,6 @@ impl Workspace {
     ) -> Result<Envelope<Callees>> {
         self.store.read(|| {
             let written = super::query::non_empty("symbol", symbol)?;
-            let symbol = super::names::qualified_form(written);
             let super::Edges { min_confidence, .. } = super::Edges {
                 hard: false,
                 min_confidence,
@@ -121,7 +120,7 @@ impl Workspace {
             .checked()?;
             let conn = self.store.conn();
             let (mut sources, sources_total) =
-                self.lookup_as_written(&symbol, super::query::LIST_LIMIT)?;
+                self.lookup_as_written(written, super::query::LIST_LIMIT)?;
             // A member inside a matched class is read with the class.
             sources
                 .dedup_by(|b, a| a.path == b.path && a.line <= b.line && b.end_line <= a.end_line);

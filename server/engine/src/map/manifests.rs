@@ -27,6 +27,31 @@ pub fn is_manifest(path: &str) -> bool {
     ) || (name.starts_with("requirements") && name.ends_with(".txt"))
 }
 
+/// The library a `Cargo.toml` (repo-relative `manifest`) declares: its name as code names
+/// it (`[lib] name`, else `[package] name` with `-` as `_`, per Cargo's target rules) and
+/// its root file, repo-relative (`[lib] path`, else `src/lib.rs` beside the manifest).
+/// `None` for a manifest that cannot be read or parsed, or has no package (a virtual
+/// workspace).
+pub(crate) fn rust_library(root: &Path, manifest: &str) -> Option<(String, String)> {
+    let text = std::fs::read_to_string(root.join(manifest)).ok()?;
+    let doc: toml::Table = text.parse().ok()?;
+    let package = doc.get("package")?.as_table()?;
+    let lib = doc.get("lib").and_then(|l| l.as_table());
+    let name = lib
+        .and_then(|l| l.get("name"))
+        .or_else(|| package.get("name"))?
+        .as_str()?
+        .replace('-', "_");
+    let dir = manifest.strip_suffix("Cargo.toml")?;
+    let path = lib
+        .and_then(|l| l.get("path"))
+        .and_then(|p| p.as_str())
+        .unwrap_or("src/lib.rs")
+        .trim_start_matches("./")
+        .replace('\\', "/");
+    Some((name, format!("{dir}{path}")))
+}
+
 /// Reads every manifest among `paths` (repo-relative) under `root`. Unreadable or
 /// malformed manifests are skipped (they cannot contradict anything).
 pub fn load(root: &Path, paths: &[String]) -> Vec<Declared> {

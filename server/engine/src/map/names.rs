@@ -37,8 +37,9 @@ impl Workspace {
         if macros.is_empty()
             && let Some((crate_name, _)) = name.split_once('.')
         {
-            // The crate's own macros (in a folder its package names: `rmcp/`,
-            // `rmcp-0.8.1/`), else every macro of that name: the map may be the crate.
+            // The crate's own macros: in a folder its package names (`rmcp/`,
+            // `rmcp-0.8.1/`), or anywhere when the map is that crate (`crate::`, or the
+            // root `Cargo.toml` names it); no other crate's namesakes.
             let named: Vec<SymbolHit> =
                 map::lookup_symbols(self.store.conn(), last_segment(&name), u32::MAX)?
                     .into_iter()
@@ -48,13 +49,21 @@ impl Workspace {
                 |h: &SymbolHit| h.path.split('/').any(|p| is_crate_folder(p, crate_name));
             macros = if named.iter().any(in_crate) {
                 named.into_iter().filter(|h| in_crate(h)).collect()
-            } else {
+            } else if crate_name == "crate" || self.root_crate().as_deref() == Some(crate_name) {
                 named
+            } else {
+                Vec::new()
             };
         }
         let total = macros.len() as u64;
         macros.truncate(limit as usize);
         Ok((macros, total))
+    }
+
+    /// The name code gives the crate of the root `Cargo.toml` (`None` without one): the
+    /// crate a map of its own repository is.
+    fn root_crate(&self) -> Option<String> {
+        super::manifests::rust_library(&self.root, "Cargo.toml").map(|(name, _)| name)
     }
 
     /// [`Workspace::lookup_as_written`] of a name in the map's form.

@@ -441,9 +441,12 @@ impl Workspace {
             } else {
                 0
             };
+            // A macro is invoked by its name alone, never on a value.
             let untyped = match targets.first() {
-                Some(t) => map::count_untyped_calls(conn, &t.name, &keys, min_confidence)?,
-                None => 0,
+                Some(t) if t.kind != "macro" => {
+                    map::count_untyped_calls(conn, &t.name, &keys, min_confidence)?
+                }
+                _ => 0,
             };
             // 1,201 definitions of `foo` were all listed before one call at `--limit 1`.
             let targets_total = targets.len() as u64;

@@ -2340,8 +2340,8 @@ class JSONDecoder: pass
 /// A macro invocation (`select!()`, `crate::select!()`) was a call, resolved to the
 /// function of its name: tokio's 311 `assert_pending!()` (a macro of the `tokio-test`
 /// crate) all went to a test's `fn assert_pending`. A macro invocation names a macro,
-/// a call a function; a macro imported by name (`use tracing::trace;`) is the one its
-/// crate exports, not another crate's namesake.
+/// a call a function (`tracing::trace()` no macro); a macro imported by name (`use
+/// tracing::trace;`) is the one its crate exports, not another crate's namesake.
 #[test]
 fn fault_a_macro_invocation_went_to_the_function_of_its_name() {
     let (_dir, ws) = scanned(
@@ -2368,7 +2368,10 @@ fn run() {
     crate::select!();
     assert_pending!();
     trace!();
+    tracing::trace();
+    span.trace();
 }
+pub fn trace() {}
 //- tracing/Cargo.toml
 [package]
 name = "tracing"
@@ -2389,9 +2392,25 @@ macro_rules! trace { () => {} }
         ["app/src/user.rs:4 (1.00)"]
     );
     assert!(calls(&ws, "assert_pending", 0.0).is_empty());
+    // `tracing::trace()` calls no macro; `app::trace!` is no macro of `tracing`.
     assert_eq!(
         calls(&ws, "tracing::trace!", 0.0),
         ["app/src/user.rs:7 (0.70)"]
+    );
+    assert!(calls(&ws, "nothing::trace!", 0.0).is_empty());
+    let callers = ws.callers("tracing::trace!", 0).unwrap().result;
+    assert_eq!(callers.untyped, 0);
+    // `callees` of a name invoked as a macro reads the macro, not the function.
+    let sources: Vec<String> = (ws.callees("trace!", 0, 0.0).unwrap().result.sources)
+        .into_iter()
+        .map(|s| s.key)
+        .collect();
+    assert_eq!(
+        sources,
+        [
+            "app/src/macros.rs#trace@macro",
+            "tracing/src/macros.rs#trace@macro"
+        ]
     );
     assert_eq!(
         direct_dependents(&ws, "app/src/macros.rs"),

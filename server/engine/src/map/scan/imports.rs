@@ -97,7 +97,7 @@ fn path_index(
         ids.insert(path, id);
     })?;
     for manifest in manifests {
-        if let Some((name, root_file)) = rust_library(root, &manifest)
+        if let Some((name, root_file)) = crate::map::manifests::rust_library(root, &manifest)
             && index.paths.contains(&root_file)
         {
             let dir = root_file
@@ -199,29 +199,4 @@ fn go_module_path(path: &Path) -> Option<String> {
             .filter(|rest| rest.starts_with(char::is_whitespace))
             .map(|rest| rest.trim().trim_matches('"').to_string())
     })
-}
-
-/// The library a `Cargo.toml` (repo-relative `manifest`) declares: its name as code names
-/// it (`[lib] name`, else `[package] name` with `-` as `_`, per Cargo's target rules) and
-/// its root file, repo-relative (`[lib] path`, else `src/lib.rs` beside the manifest).
-/// `None` for a manifest that cannot be read or parsed, or has no package (a virtual
-/// workspace).
-fn rust_library(root: &Path, manifest: &str) -> Option<(String, String)> {
-    let text = std::fs::read_to_string(root.join(manifest)).ok()?;
-    let doc: toml::Table = text.parse().ok()?;
-    let package = doc.get("package")?.as_table()?;
-    let lib = doc.get("lib").and_then(|l| l.as_table());
-    let name = lib
-        .and_then(|l| l.get("name"))
-        .or_else(|| package.get("name"))?
-        .as_str()?
-        .replace('-', "_");
-    let dir = manifest.strip_suffix("Cargo.toml")?;
-    let path = lib
-        .and_then(|l| l.get("path"))
-        .and_then(|p| p.as_str())
-        .unwrap_or("src/lib.rs")
-        .trim_start_matches("./")
-        .replace('\\', "/");
-    Some((name, format!("{dir}{path}")))
 }

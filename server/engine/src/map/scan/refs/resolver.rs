@@ -336,7 +336,8 @@ impl Resolver {
                 macros.by_file.push((file_id, macros.all.len() as u32));
                 macros.all.push(def.clone());
             }
-            if !is_callable_kind(&kind) {
+            // A Rust macro is invoked as `m!(..)` (a reference of kind macro), never called.
+            if !is_callable_kind(&kind) || (kind == "macro" && parsed == Some(Language::Rust)) {
                 uncallable.insert(id);
             }
             let defs = names.defs.entry(name).or_default();
