@@ -2339,7 +2339,8 @@ class JSONDecoder: pass
 
 /// A macro invocation (`select!()`, `crate::select!()`) was a call, resolved to the
 /// function of its name: tokio's 311 `assert_pending!()` (a macro of the `tokio-test`
-/// crate) all went to a test's `fn assert_pending`. A macro invocation names a macro,
+/// crate) all went to a test's `fn assert_pending`, and `tokio::select!` was a 0.5
+/// guess between the two `#[cfg]` variants of the one macro. A macro invocation names a macro,
 /// a call a function (`tracing::trace()` no macro); a macro imported by name (`use
 /// tracing::trace;`) is the one its crate exports, not another crate's namesake.
 #[test]
@@ -2357,8 +2358,12 @@ mod user;
 pub fn select() {}
 pub fn assert_pending() {}
 //- app/src/macros.rs
+#[cfg(doc)]
 #[macro_export]
 macro_rules! select { () => {} }
+#[cfg(not(doc))]
+#[macro_export]
+macro_rules! select { ($x:expr) => {} }
 macro_rules! trace { () => {} }
 //- app/src/user.rs
 use tracing::trace;

@@ -509,21 +509,25 @@ impl Resolver {
         // unrelated modules (`ARITH` in `ast.py` is no `test_decimal.py#ARITH`), and a
         // module reads its own, its imports' or its star imports' ones.
         // Nor for a bare name its file does not import where every name a file uses is
-        // imported ([`Resolver::unimported`]).
-        if defs.all.len() == 1
+        // imported ([`Resolver::unimported`]). Variants of one definition in one file
+        // (`#[cfg(unix)]` and `#[cfg(not(unix))]`, Python's `try: from _c import f` /
+        // `except ImportError: def f`) are one.
+        let Some(one) = defs.all.first() else {
+            return (None, "derived", 0.0);
+        };
+        if defs
+            .all
+            .iter()
+            .all(|d| d.file_id == one.file_id && d.owner == one.owner && d.parent == one.parent)
             && admits.kind != RefKind::Other
-            && (defs.all[0].textual || !self.unimported(file_id, admits, language))
-            && self.reachable(file_id, defs.all[0].file_id)
-            && admits.eligible(&defs.all[0])
-            && admits.visible(&defs.all[0])
-            && !(on_module && (defs.all[0].parent.is_some() || defs.all[0].owner.is_some()))
-            && (admits.kind != RefKind::Type || defs.all[0].owner.is_none())
+            && (one.textual || !self.unimported(file_id, admits, language))
+            && self.reachable(file_id, one.file_id)
+            && admits.eligible(one)
+            && admits.visible(one)
+            && !(on_module && (one.parent.is_some() || one.owner.is_some()))
+            && (admits.kind != RefKind::Type || one.owner.is_none())
         {
-            return (
-                Some(defs.all[0].id),
-                "derived",
-                if other { 0.2 } else { 0.5 },
-            );
+            return (Some(one.id), "derived", if other { 0.2 } else { 0.5 });
         }
         (None, "derived", 0.0)
     }
@@ -943,13 +947,16 @@ impl Resolver {
             .filter(|d| free(d) && inside(path_of(d)))
             .collect();
         // A file named after the item first (`mod spawn; pub use spawn::spawn;`), then
-        // the one sharing most folders with the use.
+        // the one sharing most folders with the use. Variants in one file (`#[cfg(doc)]`
+        // and `#[cfg(not(doc))]` of tokio's `select!`) are one candidate.
         let rank = |d: &&&Def| {
             let common = self.folders_in_common(file_id, d.file_id);
             (stem_of(path_of(d)) != name, std::cmp::Reverse(common))
         };
         match exported.iter().min_by_key(rank) {
-            Some(d) if exported.len() == 1 => (Some(d.id), "derived", 0.7),
+            Some(d) if exported.iter().all(|e| e.file_id == d.file_id) => {
+                (Some(d.id), "derived", 0.7)
+            }
             Some(d) => (Some(d.id), "derived", 0.5),
             None => UNRESOLVED,
         }
