@@ -128,19 +128,25 @@ impl Resolver {
         if receiver == Receiver::Path {
             return (None, "derived", 0.0);
         }
-        // A macro the file imports by name (`use tracing::trace;`) is the one the path
-        // names (`tracing::trace!`): `#[macro_export]` puts a macro at its crate's root.
+        // A macro the file imports by name (`use tracing::trace;`), else by a glob (`use
+        // tracing::*;`), is the one the path names (`tracing::trace!`): `#[macro_export]`
+        // puts a macro at its crate's root.
         if kind == RefKind::Macro
             && receiver == Receiver::None
-            && let Some((module, _)) = self.imports.get(&file_id).and_then(|imports| {
-                imports
-                    .iter()
-                    .find(|(_, names)| names.iter().any(|n| n == name))
-            })
+            && let Some(imports) = self.imports.get(&file_id)
         {
-            let found = self.resolve_module_path(file_id, name, defs, &module.replace("::", "."));
-            if found.0.is_some() {
-                return found;
+            let by_name = imports
+                .iter()
+                .filter(|(_, names)| names.iter().any(|n| n == name));
+            let by_glob = imports
+                .iter()
+                .filter(|(_, names)| names.iter().any(|n| n == "*"));
+            for (module, _) in by_name.chain(by_glob) {
+                let path = module.replace("::", ".");
+                let found = self.resolve_module_path(file_id, name, defs, &path);
+                if found.0.is_some() {
+                    return found;
+                }
             }
         }
         // A name used under the alias its import gives it (`from m import f as g`, `use
