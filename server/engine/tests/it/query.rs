@@ -2342,8 +2342,8 @@ class JSONDecoder: pass
 /// crate) all went to a test's `fn assert_pending`, and `tokio::select!` was a 0.5
 /// guess between the two `#[cfg]` variants of the one macro. A macro invocation names a macro,
 /// a call a function (`tracing::trace()` no macro); a macro imported by name (`use
-/// tracing::trace;`) or by a glob is the one its crate exports, not another crate's
-/// namesake.
+/// tracing::trace;`, also under an alias) or by a glob is the one its crate exports, not
+/// another crate's namesake.
 #[test]
 fn fault_a_macro_invocation_went_to_the_function_of_its_name() {
     let (_dir, ws) = scanned(
@@ -2381,6 +2381,9 @@ pub fn trace() {}
 //- app/src/glob.rs
 use tracing::*;
 fn g() { trace!(); }
+//- app/src/renamed.rs
+use tracing::trace as ttrace;
+fn r() { ttrace!(); }
 //- tracing/Cargo.toml
 [package]
 name = "tracing"
@@ -2404,7 +2407,11 @@ macro_rules! trace { () => {} }
     // `tracing::trace()` calls no macro; `app::trace!` is no macro of `tracing`.
     assert_eq!(
         calls(&ws, "tracing::trace!", 0.0),
-        ["app/src/glob.rs:2 (0.70)", "app/src/user.rs:7 (0.70)"]
+        [
+            "app/src/glob.rs:2 (0.70)",
+            "app/src/renamed.rs:2 (0.70)",
+            "app/src/user.rs:7 (0.70)"
+        ]
     );
     assert!(calls(&ws, "nothing::trace!", 0.0).is_empty());
     let callers = ws.callers("tracing::trace!", 0).unwrap().result;

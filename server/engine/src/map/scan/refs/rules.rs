@@ -128,11 +128,15 @@ impl Resolver {
         if receiver == Receiver::Path {
             return (None, "derived", 0.0);
         }
-        // A macro the file imports by name (`use tracing::trace;`), else by a glob (`use
-        // tracing::*;`), is the one the path names (`tracing::trace!`): `#[macro_export]`
-        // puts a macro at its crate's root.
+        // A name used under the alias its import gives it (`from m import f as g`, `use
+        // a::f as g;`: the reference is to `f`, on the import) is the name the import binds,
+        // and never a namesake in its own file.
+        let aliased = receiver == Receiver::Imported && receiver_name == Some(name);
+        // A macro the file imports by name (`use tracing::trace;`, or as `use log::info as
+        // linfo;`), else by a glob (`use tracing::*;`), is the one the path names
+        // (`tracing::trace!`): `#[macro_export]` puts a macro at its crate's root.
         if kind == RefKind::Macro
-            && receiver == Receiver::None
+            && (receiver == Receiver::None || aliased)
             && let Some(imports) = self.imports.get(&file_id)
         {
             let by_name = imports
@@ -149,10 +153,6 @@ impl Resolver {
                 }
             }
         }
-        // A name used under the alias its import gives it (`from m import f as g`, `use
-        // a::f as g;`: the reference is to `f`, on the import) is the name the import binds,
-        // and never a namesake in its own file.
-        let aliased = receiver == Receiver::Imported && receiver_name == Some(name);
         if (receiver == Receiver::None || aliased)
             && let Some(found) = self.resolve_imported_name(file_id, name, defs, deps)
         {
