@@ -45,6 +45,23 @@ fn list_limits(limit: u32, listed: u64, total: u64) -> crate::envelope::Limits {
     }
 }
 
+/// The calls of `targets`' name on values whose type the map does not know, which may be
+/// to them (unresolved, or tied below `min_confidence` to another definition): none for a
+/// macro, invoked by its name alone, never on a value.
+fn untyped_calls(
+    conn: &loci_store::rusqlite::Connection,
+    targets: &[SymbolHit],
+    keys: &[&str],
+    min_confidence: f64,
+) -> Result<u64> {
+    Ok(match targets.first() {
+        Some(t) if t.kind != "macro" => {
+            map::count_untyped_calls(conn, &t.name, keys, min_confidence)?
+        }
+        _ => 0,
+    })
+}
+
 /// Dependents an `impact` answer lists by default, nearest first; the rest are counted
 /// (`Impact::dependents`, `Impact::by_depth`, `limits.omitted`) but not listed. A widely
 /// imported module reaches hundreds of files (CPython's `urllib/parse.py`: 824 at depth
@@ -352,11 +369,9 @@ impl Workspace {
             };
             // Calls of the name on values whose type the map does not know are none of
             // these, nor known to be others': said so (as `callers` counts them).
-            let untyped = match (qualified, keys.is_empty()) {
-                (Some((_, last)), false) => {
-                    map::count_untyped_calls(conn, last, &keys, MIN_CONFIDENCE)?
-                }
-                _ => 0,
+            let untyped = match qualified {
+                Some(_) => untyped_calls(conn, &targets, &keys, MIN_CONFIDENCE)?,
+                None => 0,
             };
             let paths = hits.iter().map(|h| h.path.clone()).collect();
             let listed = hits.len() as u64;
@@ -441,13 +456,7 @@ impl Workspace {
             } else {
                 0
             };
-            // A macro is invoked by its name alone, never on a value.
-            let untyped = match targets.first() {
-                Some(t) if t.kind != "macro" => {
-                    map::count_untyped_calls(conn, &t.name, &keys, min_confidence)?
-                }
-                _ => 0,
-            };
+            let untyped = untyped_calls(conn, &targets, &keys, min_confidence)?;
             // 1,201 definitions of `foo` were all listed before one call at `--limit 1`.
             let targets_total = targets.len() as u64;
             if limit > 0 {

@@ -2414,8 +2414,18 @@ macro_rules! trace { () => {} }
         ]
     );
     assert!(calls(&ws, "nothing::trace!", 0.0).is_empty());
+    // Nor are `span.trace()` calls counted as calls of it on values of unknown type.
     let callers = ws.callers("tracing::trace!", 0).unwrap().result;
     assert_eq!(callers.untyped, 0);
+    let refs = ws.refs("tracing::trace!", 0).unwrap();
+    assert!(
+        refs.capability
+            .notes
+            .iter()
+            .all(|n| !n.contains("unknown type")),
+        "{:?}",
+        refs.capability.notes
+    );
     // `callees` of a name invoked as a macro reads the macro, not the function.
     let sources: Vec<String> = (ws.callees("trace!", 0, 0.0).unwrap().result.sources)
         .into_iter()

@@ -515,16 +515,11 @@ impl Resolver {
         // unrelated modules (`ARITH` in `ast.py` is no `test_decimal.py#ARITH`), and a
         // module reads its own, its imports' or its star imports' ones.
         // Nor for a bare name its file does not import where every name a file uses is
-        // imported ([`Resolver::unimported`]). Variants of one definition in one file
-        // (`#[cfg(unix)]` and `#[cfg(not(unix))]`, Python's `try: from _c import f` /
-        // `except ImportError: def f`) are one.
+        // imported ([`Resolver::unimported`]). Variants of one definition are one.
         let Some(one) = defs.all.first() else {
             return (None, "derived", 0.0);
         };
-        if defs
-            .all
-            .iter()
-            .all(|d| d.file_id == one.file_id && d.owner == one.owner && d.parent == one.parent)
+        if defs.all.iter().all(|d| variants(d, one))
             && admits.kind != RefKind::Other
             && (one.textual || !self.unimported(file_id, admits, language))
             && self.reachable(file_id, one.file_id)
@@ -953,16 +948,14 @@ impl Resolver {
             .filter(|d| free(d) && inside(path_of(d)))
             .collect();
         // A file named after the item first (`mod spawn; pub use spawn::spawn;`), then
-        // the one sharing most folders with the use. Variants in one file (`#[cfg(doc)]`
-        // and `#[cfg(not(doc))]` of tokio's `select!`) are one candidate.
+        // the one sharing most folders with the use. Variants of one definition are one
+        // candidate.
         let rank = |d: &&&Def| {
             let common = self.folders_in_common(file_id, d.file_id);
             (stem_of(path_of(d)) != name, std::cmp::Reverse(common))
         };
         match exported.iter().min_by_key(rank) {
-            Some(d) if exported.iter().all(|e| e.file_id == d.file_id) => {
-                (Some(d.id), "derived", 0.7)
-            }
+            Some(d) if exported.iter().all(|e| variants(e, d)) => (Some(d.id), "derived", 0.7),
             Some(d) => (Some(d.id), "derived", 0.5),
             None => UNRESOLVED,
         }
@@ -978,6 +971,13 @@ const TYPED_CERTAIN: f64 = 0.8;
 /// The confidence of a same-file definition for a bare name or a name on the enclosing
 /// object or type (or on a type the file defines; see [`loci_core::Receiver::Own`]).
 pub(super) const SAME_FILE_CONFIDENCE: f64 = 0.9;
+
+/// Whether `a` and `b` are variants of one definition: the same name in the same scope of
+/// one file (`#[cfg(unix)]` and `#[cfg(not(unix))]` twins, the two arms of tokio's
+/// `select!`, Python's `try: from _c import f` / `except ImportError: def f`).
+fn variants(a: &Def, b: &Def) -> bool {
+    a.file_id == b.file_id && a.owner == b.owner && a.parent == b.parent
+}
 
 /// A path's last component without its extensions: `xml/dom/minidom.py` → `minidom`.
 pub(super) fn stem_of(path: &str) -> String {
