@@ -158,6 +158,46 @@ fn json_output_is_the_engine_envelope() {
 }
 
 #[test]
+fn context_phases_are_timed_on_stderr_at_debug_and_stdout_keeps_the_answer() {
+    let dir = repo();
+    let root = dir.path();
+    loci(root, &["scan"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_loci"))
+        .args(["context", "how does User.save work", "--json"])
+        .current_dir(root)
+        .env("RUST_LOG", "loci_engine::context=debug")
+        .env("NO_COLOR", "1")
+        .env_remove("LOCI_DB")
+        .output()
+        .expect("loci runs");
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"]["items"][0]["path"], "app/models.py");
+    let log = String::from_utf8(out.stderr).unwrap();
+    let timed = |phase: &str| {
+        log.lines()
+            .any(|l| l.contains(&format!("{phase}: ")) && l.contains("close time.busy="))
+    };
+    for phase in [
+        "text_phase",
+        "code_phase",
+        "chunks_by_bm25",
+        "files_by_bm25",
+        "hops_phase",
+        "pack_phase",
+        "context_in_snapshot",
+    ] {
+        assert!(timed(phase), "no time for {phase} in:\n{log}");
+    }
+    // The expression each index was asked, as the answer's log states it.
+    assert!(
+        log.contains(r#"pruned_expression{table="code_chunks_fts"}"#)
+            && log.contains("return=Ok(Some("),
+        "{log}"
+    );
+}
+
+#[test]
 fn a_newer_database_is_refused_with_exit_2_and_left_untouched() {
     let dir = repo();
     let root = dir.path();

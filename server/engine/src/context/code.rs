@@ -23,6 +23,7 @@ impl Workspace {
     /// puts that file's direct dependents first: the file it names, or else the best one
     /// found. Each file's best share goes to `symbol_files` (the pages about it score it).
     /// Returns whether text the question quotes was found verbatim.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub(super) fn code_items(
         &self,
         query: &str,
@@ -230,6 +231,7 @@ impl Workspace {
 
     /// A file's best chunks as candidates at `relevance` (each next one a little less): a
     /// definition as its symbol, module-level code as `path:line` with its source.
+    #[tracing::instrument(level = "debug", skip_all)]
     fn chunk_candidates(
         &self,
         hit: &super::retrieve::FileHit,

@@ -246,6 +246,7 @@ impl Workspace {
         self.store.read(|| self.context_in_snapshot(req))
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     fn context_in_snapshot(&self, req: &ContextRequest) -> Result<Envelope<ContextAnswer>> {
         let (query, query_notes) = super::search::bounded(req.query.trim());
         let budget = req.budget.unwrap_or(self.config.context.budget);
@@ -410,6 +411,7 @@ impl Workspace {
 
     /// Phase 1, text: memory, symbols and docs holding the question's words, weighed by how much of
     /// the question they hold, and the definitions the question names at rank 0.
+    #[tracing::instrument(level = "debug", skip_all)]
     fn text_phase(&self, q: &Question, g: &mut Found) -> Result<()> {
         let conn = self.store.conn();
         // A candidate found in several passages (a long section is several chunks) scores
@@ -560,6 +562,7 @@ impl Workspace {
 
     /// The definitions the question names, as candidates of their own (+15) and as the
     /// files fusion ranks with the code.
+    #[tracing::instrument(level = "debug", skip_all)]
     fn named_phase(&self, q: &Question, g: &mut Found) -> Result<()> {
         let conn = self.store.conn();
         for f in &q.named_files {
@@ -633,6 +636,7 @@ impl Workspace {
     /// The code: the files that answer the question, fused from the code-text indexes and the
     /// files of the symbols and paths it names (`super::retrieve`), each served as its best
     /// chunks; then the names the question uses that nothing holds.
+    #[tracing::instrument(level = "debug", skip_all)]
     fn code_phase(&self, q: &Question, g: &mut Found) -> Result<()> {
         let mut dense_best = 0.0f64;
         if !q.terms.is_empty() {
@@ -709,6 +713,7 @@ impl Workspace {
     /// Phase 2, structure: pages about the files of matching symbols, about open files and their
     /// folders, topics holding those files; code and docs in the open modules; the open files'
     /// outlines when nothing else is relevant.
+    #[tracing::instrument(level = "debug", skip_all)]
     fn structure_phase(&self, q: &Question, g: &mut Found) -> Result<()> {
         let conn = self.store.conn();
         // 2. Structure: pages about the files of matching symbols, about open files and
@@ -853,6 +858,7 @@ impl Workspace {
     /// Phase 3, one link-hop from the top-3 relevant seeds, symbols the top pages name, and
     /// personalized PageRank when memory is thin. Hops support an item; they are not evidence
     /// on their own.
+    #[tracing::instrument(level = "debug", skip_all)]
     fn hops_phase(&self, q: &Question, g: &mut Found) -> Result<()> {
         let conn = self.store.conn();
         // 3. One link-hop from the top-3 relevant seeds (files), and personalized PageRank

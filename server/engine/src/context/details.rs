@@ -12,6 +12,7 @@ use crate::{Result, StaleWarning, Workspace};
 
 impl Workspace {
     /// Phase 4, memory details: bodies, recency, staleness, contradictions.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub(super) fn memory_phase(&self, q: &Question, g: &mut Found) -> Result<()> {
         let conn = self.store.conn();
         // 4. Memory details: bodies, recency, staleness, contradictions.
@@ -153,6 +154,7 @@ impl Workspace {
     /// The repository's docs are checked by lint too (origin `doc`): a section holding a
     /// claim lint found false is served with its contradictions, as memory is (−40, a
     /// banner, a warning each), never as if it were true.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub(super) fn docs_phase(&self, q: &Question, g: &mut Found) -> Result<()> {
         let conn = self.store.conn();
         for c in g.cands.values_mut().filter(|c| c.kind == HitKind::Doc) {
@@ -206,6 +208,7 @@ impl Workspace {
 
     /// Symbols as the map has them now (a key memory names may be gone), withheld when a
     /// secret rule finds their text; every doc and file item with its text.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub(super) fn symbols_phase(&self, g: &mut Found) -> Result<()> {
         let conn = self.store.conn();
         let symbol_keys: Vec<&str> = g
@@ -268,6 +271,7 @@ impl Workspace {
 
     /// Test, example and vendored code after the rest unless asked about; an open file's
     /// outline after the memory about it.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub(super) fn demotions_phase(&self, q: &Question, g: &mut Found) {
         // Test code answers a question about tests; otherwise it is usage, not the answer
         // (examples and vendored code alike, and the memory about them: a page on

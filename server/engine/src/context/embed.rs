@@ -273,6 +273,7 @@ impl Workspace {
 
     /// The files nearest `query` by their chunks' vectors, best first (a file at its best
     /// chunk), or why there are none. Vectors are read once per version of the store's data.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub(crate) fn dense_files(&self, query: &str) -> DenseState {
         if self.embeddings_model_dir().is_none() {
             return DenseState::Off;

@@ -248,6 +248,7 @@ pub(super) struct Packed {
 
 impl Workspace {
     /// Phase 5: rank, abstain or pack.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub(super) fn pack_phase(&self, q: &Question, g: &mut Found) -> Result<Packed> {
         // 5. Rank, abstain or pack.
         let mut ranked: Vec<Candidate> = std::mem::take(&mut g.cands).into_values().collect();
@@ -388,6 +389,7 @@ impl Workspace {
     }
 
     /// The answer: its notes, markdown and envelope.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub(super) fn finish(
         &self,
         q: &Question,

@@ -352,6 +352,7 @@ impl Workspace {
     /// or when the others hold none of the question's terms; `demoted(path)` says whether
     /// a file is secondary code the question does not ask about: such files come after the
     /// others in each list.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub(crate) fn code_candidates(
         &self,
         query: &str,
@@ -493,6 +494,7 @@ impl Workspace {
     /// together), best first by BM25; those chunks become their files' best, before the
     /// ones `chunks_of` held: the function raising the error, not the ones sharing the
     /// question's words.
+    #[tracing::instrument(level = "debug", skip_all)]
     fn files_holding(
         &self,
         expr: &str,
@@ -528,6 +530,7 @@ impl Workspace {
     /// question about the tests of something it describes in words finds that code first;
     /// its tests hold the same words less densely than the code, and a long test file
     /// less densely than a short one about something else.
+    #[tracing::instrument(level = "debug", skip_all)]
     fn tests_named_after(
         &self,
         named: Option<String>,
@@ -561,6 +564,7 @@ impl Workspace {
     /// most [`FILE_HITS`]), their paths added to `paths`; `None` when it holds none of the
     /// terms. The files are joined after the top hits are chosen: joining every matched
     /// row first cost a lookup each.
+    #[tracing::instrument(level = "debug", skip_all)]
     fn files_by_bm25(
         &self,
         table: FtsTable,
@@ -590,6 +594,7 @@ impl Workspace {
     /// The files of the chunks of `table` holding `terms`, best first by their best chunk's
     /// BM25 (of at most [`CHUNK_HITS`] chunks), their paths added to `paths` and their best
     /// chunks to `chunks_of`; `None` when the index holds none of the terms.
+    #[tracing::instrument(level = "debug", skip_all)]
     fn chunks_by_bm25(
         &self,
         table: FtsTable,
@@ -655,6 +660,7 @@ impl Workspace {
     /// The FTS5 expression asking `table` for any of `terms`, rarest first until their
     /// document frequencies add up to [`MATCHED_ROWS`] ([`rarest_first`]); `None` when no
     /// term is in the index.
+    #[tracing::instrument(level = "debug", skip_all, fields(table = table.name()), ret)]
     fn pruned_expression(&self, table: FtsTable, terms: &[Term]) -> Result<Option<String>> {
         let (_, dfs) = self.term_frequencies(table, terms)?;
         Ok(super::search::any_of(rarest_first(
@@ -789,6 +795,7 @@ impl Workspace {
     /// such code (`secondary`): a name only a test's data holds (`NETSCAPE_SPKI` in a
     /// lib2to3 test fixture, for a question about SPKI pinning) is not in the code the
     /// question is about.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub(crate) fn corpus_holds(&self, expr: &str, secondary: bool) -> Result<bool> {
         let mut tables = vec![FtsTable::FileText, FtsTable::Revisions, FtsTable::Docs];
         if secondary {

@@ -72,6 +72,7 @@ impl Workspace {
     /// The full-text candidates of a question's content terms: per index, the terms rarest
     /// first up to [`RETRIEVAL_ROWS`], ORed; each hit with the IDF-weighted share of all
     /// the terms its best passage holds (symbols are one passage).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub(super) fn text_candidates(
         &self,
         terms: &[Term],
