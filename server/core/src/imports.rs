@@ -179,6 +179,7 @@ pub(crate) fn collect<'t>(
                 module: p.module,
                 names: p.names.into_iter().map(|(n, _)| n).collect(),
                 span: span_of(p.statement),
+                enclosing: None,
             }
         })
         .collect();
@@ -457,6 +458,7 @@ mod tests {
             module: module.into(),
             names: names.iter().map(|n| n.to_string()).collect(),
             span: Span::default(),
+            enclosing: None,
         }
     }
 

@@ -105,7 +105,9 @@ pub use lang::Language;
 /// 26: a Python `import a.b` imports the package `a` too (its `__init__.py`), which the
 /// name it binds (`a`) is: the deps of Python files change.
 /// 27: a Rust macro invocation is a reference of kind `macro` ([`RefKind::Macro`]).
-pub const ANALYSIS_VERSION: u32 = 27;
+/// 28: an import written inside a definition binds its names there only
+/// ([`Import::enclosing`]): the resolutions of Rust and Python files change.
+pub const ANALYSIS_VERSION: u32 = 28;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).
@@ -406,6 +408,12 @@ pub struct Import {
     pub names: Vec<String>,
     /// Where the statement is.
     pub span: Span,
+    /// Index into [`FileAnalysis::symbols`] of the innermost definition the statement is
+    /// written in (`use a::f;` inside `fn g` or `mod tests`, Python's `from m import f`
+    /// inside `def g`): the names it binds are seen there only. `None` at module level,
+    /// where they are seen by the whole file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enclosing: Option<u32>,
 }
 
 /// Why a file's analysis is incomplete. The file is still recorded; what could be read is kept.

@@ -212,6 +212,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0031_claims_outside_changes.sql"),
         fill: None,
     },
+    Migration {
+        version: 32,
+        name: "import_scopes",
+        sql: include_str!("migrations/0032_import_scopes.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.

@@ -414,9 +414,10 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
              DROP INDEX pages_by_current_revision;
              DROP INDEX deps_by_target; CREATE INDEX deps_by_target ON deps(to_file_id);
              DROP TRIGGER pages_uid; DROP INDEX pages_by_uid; ALTER TABLE pages DROP COLUMN uid;
+             ALTER TABLE imports DROP COLUMN enclosing_id;
              DELETE FROM schema_migrations WHERE version > 4;",
         )
-        .expect("step back twenty-seven migrations");
+        .expect("step back twenty-eight migrations");
     }
     let old_conn = open_ro(&old);
     let old_memory = memory(&old_conn);

@@ -69,7 +69,7 @@ pub(super) fn extract_with(
     );
 
     // ---- imports (and the names they import, as references)
-    let (imports, import_refs) = imports::collect(language, &raw_imports, bytes);
+    let (mut imports, import_refs) = imports::collect(language, &raw_imports, bytes);
     let aliases = imported_aliases(&import_refs, bytes);
     let mut module_aliases = module_aliases(&raw_imports, bytes);
     // A Python module imported by name under an alias (`from test.test_asyncio import
@@ -146,6 +146,7 @@ pub(super) fn extract_with(
     }));
     refs.sort_by_key(|r| (r.span.start, r.span.end));
     assign_enclosing(&symbols, &mut refs);
+    assign_import_scopes(&symbols, &mut imports);
 
     let too_deep = walks.iter().any(|w| w.too_deep);
     let degraded = too_deep.then_some(Degraded::TooDeep {
@@ -852,10 +853,43 @@ fn receiver_path(
 /// start of its name. `symbols` are in document order (outer before inner), `refs` sorted
 /// by start.
 pub(super) fn assign_enclosing(symbols: &[Symbol], refs: &mut [Reference]) {
+    let starts: Vec<u32> = refs.iter().map(|r| r.span.start).collect();
+    let innermost = open_stacks(symbols, &starts, |stack, _| stack.last().map(|&t| t as u32));
+    for (r, enclosing) in refs.iter_mut().zip(innermost) {
+        r.enclosing = enclosing;
+    }
+}
+
+/// Sets each import's `enclosing` to the innermost symbol whose span contains its
+/// statement and starts before it: a statement that is itself a definition (Rust's `mod
+/// foo;`) is not inside it.
+fn assign_import_scopes(symbols: &[Symbol], imports: &mut [Import]) {
+    let mut order: Vec<usize> = (0..imports.len()).collect();
+    order.sort_by_key(|&i| imports[i].span.start);
+    let starts: Vec<u32> = order.iter().map(|&i| imports[i].span.start).collect();
+    let innermost = open_stacks(symbols, &starts, |stack, at| {
+        stack
+            .iter()
+            .rev()
+            .find(|&&t| symbols[t].span.start < at)
+            .map(|&t| t as u32)
+    });
+    for (i, enclosing) in order.into_iter().zip(innermost) {
+        imports[i].enclosing = enclosing;
+    }
+}
+
+/// `pick(stack, at)` for each of `starts` (ascending), where `stack` holds the symbols
+/// whose spans contain `at`, outermost first.
+fn open_stacks(
+    symbols: &[Symbol],
+    starts: &[u32],
+    pick: impl Fn(&[usize], u32) -> Option<u32>,
+) -> Vec<Option<u32>> {
     let mut next = 0usize;
     let mut stack: Vec<usize> = Vec::new();
-    for r in refs.iter_mut() {
-        let at = r.span.start;
+    let mut out = Vec::with_capacity(starts.len());
+    for &at in starts {
         while next < symbols.len() && symbols[next].span.start <= at {
             let s = &symbols[next].span;
             while stack.last().is_some_and(|&t| {
@@ -871,8 +905,9 @@ pub(super) fn assign_enclosing(symbols: &[Symbol], refs: &mut [Reference]) {
         }
         // Symbols on the stack that ended before `at` but sit below a still-open one cannot
         // exist: the stack is nested, so the top is the innermost open symbol.
-        r.enclosing = stack.last().map(|&t| t as u32);
+        out.push(pick(&stack, at));
     }
+    out
 }
 
 /// The text of `node`, or `""` if its range is not valid UTF-8 on char boundaries.

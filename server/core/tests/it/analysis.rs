@@ -1371,3 +1371,39 @@ fn fault_a_struct_declared_in_a_bitflags_macro_was_no_symbol() {
     );
     assert_eq!(analysis.symbols[0].signature, "pub struct OFlag: c_int {");
 }
+
+#[test]
+fn an_import_is_scoped_to_the_definition_it_is_written_in() {
+    let scopes = |analysis: &FileAnalysis| -> Vec<String> {
+        analysis
+            .imports
+            .iter()
+            .map(|i| {
+                let scope = i.enclosing.map_or("-", |k| {
+                    analysis.symbols[k as usize].qualified_name.as_str()
+                });
+                format!("{} {scope}", i.module)
+            })
+            .collect()
+    };
+    let rust = run(
+        Language::Rust,
+        "use crate::a::info;\nmod helpers;\nfn one() {\n    use crate::b::info;\n    info();\n}\nmod tests {\n    use super::*;\n    fn t() {\n        use crate::c::info;\n    }\n}\n",
+    );
+    assert_eq!(
+        scopes(&rust),
+        [
+            "crate::a -",
+            "self::helpers -",
+            "crate::b one",
+            // `super` in an inline module is the file's own module.
+            "self tests",
+            "crate::c tests.t",
+        ]
+    );
+    let python = run(
+        Language::Python,
+        "import os\n\ndef one():\n    from .a import loads\n    return loads()\n\nclass C:\n    def m(self):\n        import json\n",
+    );
+    assert_eq!(scopes(&python), ["os -", ".a one", "json C.m"]);
+}

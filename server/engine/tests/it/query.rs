@@ -2397,7 +2397,7 @@ macro_rules! trace { () => {} }
     );
     assert_eq!(
         calls(&ws, "select!", 0.0),
-        ["app/src/user.rs:5 (0.70)", "app/src/user.rs:3 (0.50)"]
+        ["app/src/user.rs:3 (0.70)", "app/src/user.rs:5 (0.70)"]
     );
     assert_eq!(
         calls(&ws, "flavors::select", 0.0),
@@ -2570,5 +2570,117 @@ impl AsRawFd for crate::Handle {}
     assert_eq!(
         direct_dependents(&ws, "src/lib.rs"),
         ["src/unix.rs (stated)"]
+    );
+}
+
+#[test]
+fn fault_an_import_inside_a_definition_bound_its_name_in_the_whole_file() {
+    let (_dir, ws) = scanned(
+        r#"
+//- app/Cargo.toml
+[package]
+name = "app"
+//- app/src/lib.rs
+mod a;
+mod b;
+mod user;
+//- app/src/a.rs
+pub fn info() {}
+//- app/src/b.rs
+pub fn info() {}
+//- app/src/user.rs
+fn one() {
+    use crate::a::info;
+    info();
+}
+fn two() {
+    use crate::b::info;
+    info();
+}
+mod tests {
+    use crate::b::info;
+    fn t() {
+        info();
+    }
+}
+//- pkg/__init__.py
+//- pkg/a.py
+def loads(): pass
+//- pkg/b.py
+def loads(): pass
+//- pkg/user.py
+def one():
+    from .a import loads
+    return loads()
+def two():
+    from .b import loads
+    return loads()
+"#,
+    );
+    // Each `info()` is the one its own scope's `use` names; before, every one was the
+    // first import of the file that bound `info`.
+    assert_eq!(
+        calls(&ws, "app/src/a.rs#info@function", 0.0),
+        ["app/src/user.rs:3 (1.00)"]
+    );
+    assert_eq!(
+        calls(&ws, "app/src/b.rs#info@function", 0.0),
+        ["app/src/user.rs:7 (1.00)", "app/src/user.rs:12 (1.00)"]
+    );
+    assert_eq!(
+        calls(&ws, "pkg/a.py#loads@function", 0.0),
+        ["pkg/user.py:3 (1.00)"]
+    );
+    assert_eq!(
+        calls(&ws, "pkg/b.py#loads@function", 0.0),
+        ["pkg/user.py:6 (1.00)"]
+    );
+}
+
+#[test]
+fn fault_another_crates_macro_made_a_crates_own_macro_ambiguous() {
+    let (_dir, ws) = scanned(
+        r#"
+//- clap/Cargo.toml
+[package]
+name = "clap"
+//- clap/src/lib.rs
+#[macro_use]
+mod macros;
+mod help;
+//- clap/src/macros.rs
+macro_rules! debug { () => {} }
+//- clap/src/help.rs
+fn write() { debug!(); }
+//- tracing/Cargo.toml
+[package]
+name = "tracing"
+//- tracing/src/lib.rs
+#[macro_export]
+macro_rules! debug { () => {} }
+//- mail/charset.py
+class Charset:
+    def get_body_encoding(self): pass
+//- mail/test.py
+from mail.charset import Charset
+def a():
+    from mail import charset as module
+def b():
+    charset = Charset()
+    return charset.get_body_encoding()
+"#,
+    );
+    // `debug!` in clap is clap's own `macro_rules!` (in scope by its text), whatever
+    // another crate of the map exports under that name.
+    assert_eq!(
+        calls(&ws, "clap/src/macros.rs#debug@macro", 0.0),
+        ["clap/src/help.rs:1 (0.70)"]
+    );
+    assert!(calls(&ws, "tracing/src/lib.rs#debug@macro", 0.0).is_empty());
+    // `charset` in `b` is a local value: `a`'s import of a module of that name binds
+    // nothing there.
+    assert_eq!(
+        calls(&ws, "mail/charset.py#Charset.get_body_encoding@method", 0.0),
+        ["mail/test.py:6 (0.30)"]
     );
 }

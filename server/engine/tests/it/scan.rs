@@ -1302,7 +1302,7 @@ pub fn run() -> Result<()> { Ok(()) }
             // `std::result::Result<T, Error>`: the standard library's.
             "src/auto.rs type -> - 0.0",
             "src/dns.rs type -> - 0.0",
-            "src/dns.rs macro -> src/lib.rs#tri@macro 0.5",
+            "src/dns.rs macro -> src/lib.rs#tri@macro 0.7",
             "src/user.rs import -> src/auto.rs#Result@type 1.0",
             "src/user.rs type -> src/auto.rs#Result@type 1.0",
         ]

@@ -4,14 +4,29 @@
 use super::*;
 use std::collections::HashSet;
 
-/// Inserts a file's import statements.
-pub fn insert_imports(tx: &Transaction<'_>, file_id: i64, imports: &[Import]) -> Result<()> {
+/// Inserts a file's import statements; `symbol_ids` are the ids of the file's symbols, in
+/// the order of its analysis (what [`Import::enclosing`] indexes).
+pub fn insert_imports(
+    tx: &Transaction<'_>,
+    file_id: i64,
+    imports: &[Import],
+    symbol_ids: &[i64],
+) -> Result<()> {
     let mut stmt = tx
-        .prepare_cached("INSERT INTO imports(file_id, module, names, line) VALUES (?1, ?2, ?3, ?4)")
+        .prepare_cached(
+            "INSERT INTO imports(file_id, module, names, line, enclosing_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
         .ctx(|| "preparing import insert".into())?;
     for i in imports {
-        stmt.execute(params![file_id, i.module, i.names.join(","), i.span.line])
-            .ctx(|| format!("inserting import {}", i.module))?;
+        let enclosing = i.enclosing.and_then(|k| symbol_ids.get(k as usize));
+        stmt.execute(params![
+            file_id,
+            i.module,
+            i.names.join(","),
+            i.span.line,
+            enclosing
+        ])
+        .ctx(|| format!("inserting import {}", i.module))?;
     }
     Ok(())
 }

@@ -243,20 +243,21 @@ pub fn each_scope(
     )
 }
 
-/// Hands `each` `(file id, module, names)` of the imports that bind names (`names` not
-/// empty; comma-separated) of the files `files` (of every file when `None`), each file's
-/// in import order.
+/// Hands `each` `(file id, module, names, enclosing definition id)` of the imports that
+/// bind names (`names` not empty; comma-separated) of the files `files` (of every file when
+/// `None`), each file's in import order; the definition is `None` for an import at module
+/// level.
 ///
 /// Errors: [`StoreError::Sqlite`] when the imports cannot be read.
 pub fn each_naming_import(
     conn: &Connection,
     files: Option<&BTreeSet<i64>>,
-    mut each: impl FnMut(i64, String, String),
+    mut each: impl FnMut(i64, String, String, Option<i64>),
 ) -> Result<()> {
     read_keyed_each(
         conn,
         "reading imports",
-        "SELECT file_id, module, names FROM imports",
+        "SELECT file_id, module, names, enclosing_id FROM imports",
         "names != ''",
         ("file_id", files),
         "import_id",
@@ -265,9 +266,10 @@ pub fn each_naming_import(
                 row.get::<_, i64>(0)?,
                 row.get::<_, String>(1)?,
                 row.get::<_, String>(2)?,
+                row.get::<_, Option<i64>>(3)?,
             ))
         },
-        |(file_id, module, names)| each(file_id, module, names),
+        |(file_id, module, names, enclosing)| each(file_id, module, names, enclosing),
     )
 }
 

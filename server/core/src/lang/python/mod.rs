@@ -111,6 +111,7 @@ fn resolve_python(from_path: &str, import: &Import, index: &PathIndex) -> BTreeS
             module: package.to_string(),
             names: Vec::new(),
             span: import.span,
+            enclosing: import.enclosing,
         };
         out.extend(resolve_module(from_path, &package, index));
     }

@@ -147,6 +147,7 @@ fn import_edges(
                 end_line: *line,
                 ..Span::default()
             },
+            enclosing: None,
         };
         let targets = loci_core::imports::resolve(lang, path, &import, index);
         let file_edges = edges.entry(*file_id).or_default();

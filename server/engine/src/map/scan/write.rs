@@ -498,7 +498,7 @@ fn write_analyzed(
     map::insert_doc_chunks(tx, file_id, &a.chunks)?;
     if let Some(x) = &a.analysis {
         ids = map::insert_symbols(tx, file_id, &x.symbols, &reuse)?;
-        map::insert_imports(tx, file_id, &x.imports)?;
+        map::insert_imports(tx, file_id, &x.imports, &ids)?;
         if write_refs {
             map::insert_refs(tx, file_id, unresolved_rows(&x.refs, &ids))?;
         }

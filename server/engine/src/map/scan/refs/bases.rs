@@ -36,16 +36,17 @@ impl Resolver {
         Some((Some(member.id), "derived", confidence.min(0.9)))
     }
 
-    /// A member named by `defs` on a value of type `path` (written in file `file_id`)
-    /// that the type's class does not define but one of its bases does: as
-    /// [`Resolver::inherited_by_class`] finds it.
+    /// A member named by `defs` on a value of type `path` (written in file `file_id`, in
+    /// the definition `enclosing`) that the type's class does not define but one of its
+    /// bases does: as [`Resolver::inherited_by_class`] finds it.
     pub(super) fn inherited_by_type(
         &self,
         file_id: i64,
+        enclosing: Option<i64>,
         defs: &Defs,
         path: &str,
     ) -> Option<(Option<i64>, &'static str, f64)> {
-        let (class, sure) = self.class_named(file_id, path, 0)?;
+        let (class, sure) = self.class_named(file_id, enclosing, path, 0)?;
         let (member, confidence) = self.inherited_member(defs, class, 0)?;
         Some((Some(member.id), "derived", sure.min(confidence).min(0.9)))
     }
@@ -84,7 +85,9 @@ impl Resolver {
             return None;
         }
         class.bases.iter().find_map(|base| {
-            let (base, sure) = self.class_named(class.file_id, base, class.id)?;
+            // Bases are read where the class statement is written: in its parent.
+            let written_in = self.parents.get(&class.id).and_then(|&(parent, _)| parent);
+            let (base, sure) = self.class_named(class.file_id, written_in, base, class.id)?;
             let own = defs
                 .in_file(base.file_id)
                 .map(|(_, d)| d)
@@ -98,10 +101,16 @@ impl Resolver {
         })
     }
 
-    /// The class a type path written in file `file_id` names (`Base`, `unittest.TestCase`),
-    /// resolved as a base written there would be, with its confidence; never `except`
-    /// itself (`class Error(Error)`).
-    fn class_named(&self, file_id: i64, path: &str, except: i64) -> Option<(&Def, f64)> {
+    /// The class a type path written in file `file_id`, in the definition `written_in`,
+    /// names (`Base`, `unittest.TestCase`), resolved as a base written there would be, with
+    /// its confidence; never `except` itself (`class Error(Error)`).
+    fn class_named(
+        &self,
+        file_id: i64,
+        written_in: Option<i64>,
+        path: &str,
+        except: i64,
+    ) -> Option<(&Def, f64)> {
         let (module, name) = match path.rsplit_once('.') {
             Some((module, name)) => (Some(module), name),
             None => (None, path),
@@ -116,16 +125,24 @@ impl Resolver {
                     .paths
                     .get(&file_id)
                     .and_then(|p| loci_core::Language::from_path(p));
-                if self.bound_by(file_id, first, language).is_empty() {
+                if self
+                    .bound_by(file_id, written_in, first, language)
+                    .is_empty()
+                {
                     Receiver::Other
                 } else {
                     Receiver::Imported
                 }
             }
         };
-        let (Some(id), _, confidence) =
-            self.resolve(file_id, name, RefKind::Inherit, None, receiver, module)
-        else {
+        let (Some(id), _, confidence) = self.resolve(
+            file_id,
+            name,
+            RefKind::Inherit,
+            written_in,
+            receiver,
+            module,
+        ) else {
             return None;
         };
         (id != except && confidence > 0.3)

@@ -115,6 +115,29 @@ pub(super) struct Names {
     pub(super) macros: HashMap<String, Defs>,
 }
 
+/// The most definitions around a reference [`Resolver::imports_seen`] looks in: deeper
+/// nesting is written by generators, not people.
+const MAX_SCOPE_DEPTH: usize = 16;
+
+/// An import that binds names (`from m import a, b`, `use m::{a, b}`), as resolution reads
+/// it.
+pub(super) struct Binding {
+    /// The module as written.
+    pub(super) module: String,
+    /// The names it binds (`*` for a glob).
+    pub(super) names: Vec<String>,
+    /// The definition it is written in, whose references alone see its names; `None` at
+    /// module level, seen by the whole file.
+    pub(super) scope: Option<i64>,
+}
+
+impl Binding {
+    /// Whether it binds `name`.
+    pub(super) fn binds(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
+}
+
 #[derive(Default)]
 pub(super) struct Resolver {
     /// link group → the definitions in files of its languages. A reference looks only
@@ -124,8 +147,8 @@ pub(super) struct Resolver {
     /// symbol id → its parent's id, and the last segment of its qualified name's scope
     /// (`Accels` for `Accels.needles`: a method of an `impl` has no parent symbol).
     pub(super) parents: HashMap<i64, (Option<i64>, Option<Box<str>>)>,
-    /// file → (module, imported names)
-    pub(super) imports: HashMap<i64, Vec<(String, Vec<String>)>>,
+    /// file → its imports that bind names, in import order.
+    pub(super) imports: HashMap<i64, Vec<Binding>>,
     /// file → (module, target file), by module then target path: file ids follow the
     /// order parser threads finish in, so they must never decide between two targets.
     pub(super) deps: HashMap<i64, Vec<(String, i64)>>,
@@ -392,9 +415,48 @@ impl Resolver {
         of: map::ScopesOf,
         keys: &BTreeSet<i64>,
     ) -> Result<()> {
-        Ok(map::each_scope(conn, of, keys, |id, parent, qualified| {
-            self.parents.insert(id, (parent, owner_of(&qualified)));
-        })?)
+        let mut keys = std::borrow::Cow::Borrowed(keys);
+        let mut of = of;
+        // The definitions around them too, transitively: what a reference's enclosing
+        // class and the imports it sees ([`Resolver::imports_seen`]) are looked up along.
+        while !keys.is_empty() {
+            map::each_scope(conn, of, &keys, |id, parent, qualified| {
+                self.parents.insert(id, (parent, owner_of(&qualified)));
+            })?;
+            let around: BTreeSet<i64> = self
+                .parents
+                .values()
+                .filter_map(|&(parent, _)| parent)
+                .filter(|p| !self.parents.contains_key(p))
+                .collect();
+            keys = std::borrow::Cow::Owned(around);
+            of = map::ScopesOf::Symbols;
+        }
+        Ok(())
+    }
+
+    /// The imports of `file_id` whose names a reference written in `enclosing` sees: those
+    /// written in it or in a definition around it, innermost first, then the file's
+    /// module-level ones. An import written in another definition binds nothing here.
+    pub(super) fn imports_seen(
+        &self,
+        file_id: i64,
+        enclosing: Option<i64>,
+    ) -> impl Iterator<Item = &Binding> + '_ {
+        let imports = self.imports.get(&file_id).map_or(&[][..], Vec::as_slice);
+        let scoped = imports.iter().any(|b| b.scope.is_some());
+        let mut around: Vec<i64> = Vec::new();
+        let mut at = enclosing.filter(|_| scoped);
+        while let Some(id) = at
+            && around.len() < MAX_SCOPE_DEPTH
+        {
+            around.push(id);
+            at = self.parents.get(&id).and_then(|&(parent, _)| parent);
+        }
+        let inner = around
+            .into_iter()
+            .flat_map(move |s| imports.iter().filter(move |b| b.scope == Some(s)));
+        inner.chain(imports.iter().filter(|b| b.scope.is_none()))
     }
 
     /// Reads the imports and resolved imports (deps) of the files `files` (of every file
@@ -404,11 +466,12 @@ impl Resolver {
         conn: &loci_store::rusqlite::Connection,
         files: Option<&BTreeSet<i64>>,
     ) -> Result<()> {
-        map::each_naming_import(conn, files, |file_id, module, names| {
-            self.imports
-                .entry(file_id)
-                .or_default()
-                .push((module, split_names(&names)));
+        map::each_naming_import(conn, files, |file_id, module, names, scope| {
+            self.imports.entry(file_id).or_default().push(Binding {
+                module,
+                names: split_names(&names),
+                scope,
+            });
         })?;
         Ok(map::each_resolved_dep(
             conn,

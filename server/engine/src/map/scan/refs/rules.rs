@@ -4,7 +4,7 @@
 
 use loci_core::{Import, Language, Receiver, RefKind, Span};
 
-use super::resolver::{Def, Defs, Resolver};
+use super::resolver::{Binding, Def, Defs, Resolver};
 
 impl Resolver {
     /// Resolves a reference's `name`, written in file `file_id` inside definition
@@ -76,6 +76,20 @@ impl Resolver {
         let Some(defs) = defs else {
             return (None, "derived", 0.0);
         };
+        // The parser marks a name on anything an import of its file binds; an import
+        // written in another definition binds nothing here (`charset.get_body_encoding()`
+        // on a local `charset`, beside another method's `from email import charset`).
+        if receiver == Receiver::Imported && self.bound_elsewhere(file_id, enclosing, receiver_name)
+        {
+            return self.resolve(
+                file_id,
+                name,
+                kind,
+                enclosing,
+                Receiver::Other,
+                receiver_name,
+            );
+        }
         // A value whose type its file made evident (`rt.block_on(..)` after `let rt =
         // Runtime::new()?`): its type expression evaluated through the map's declared
         // return types, then a member of that type (derived: the type is inferred, never
@@ -83,9 +97,9 @@ impl Resolver {
         // be). Otherwise the value's type is unknown here (a call the map cannot follow, a
         // method a trait or a base class gives): a name on another value.
         if receiver == Receiver::Typed {
-            if let Some(ty) = receiver_name.and_then(|e| self.evaluate(file_id, e)) {
+            if let Some(ty) = receiver_name.and_then(|e| self.evaluate(file_id, enclosing, e)) {
                 if let Some((Some(id), provenance, confidence)) =
-                    self.member_of_named_type(file_id, defs, Receiver::Other, Some(&ty))
+                    self.member_of_named_type(file_id, enclosing, defs, Receiver::Other, Some(&ty))
                 {
                     return if provenance == "stated" {
                         (Some(id), "derived", TYPED_CERTAIN)
@@ -93,7 +107,7 @@ impl Resolver {
                         (Some(id), provenance, confidence)
                     };
                 }
-                if let Some(found) = self.inherited_by_type(file_id, defs, &ty) {
+                if let Some(found) = self.inherited_by_type(file_id, enclosing, defs, &ty) {
                     return found;
                 }
             }
@@ -119,7 +133,9 @@ impl Resolver {
         }
         let other = matches!(receiver, Receiver::Other | Receiver::Path);
         let deps = self.deps.get(&file_id);
-        if let Some(found) = self.member_of_named_type(file_id, defs, receiver, receiver_name) {
+        if let Some(found) =
+            self.member_of_named_type(file_id, enclosing, defs, receiver, receiver_name)
+        {
             return found;
         }
         // A Rust path names a module or a type, which the rules above follow; past them it
@@ -135,18 +151,15 @@ impl Resolver {
         // A macro the file imports by name (`use tracing::trace;`, or as `use log::info as
         // linfo;`), else by a glob (`use tracing::*;`), is the one the path names
         // (`tracing::trace!`): `#[macro_export]` puts a macro at its crate's root.
-        if kind == RefKind::Macro
-            && (receiver == Receiver::None || aliased)
-            && let Some(imports) = self.imports.get(&file_id)
-        {
-            let by_name = imports
-                .iter()
-                .filter(|(_, names)| names.iter().any(|n| n == name));
-            let by_glob = imports
-                .iter()
-                .filter(|(_, names)| names.iter().any(|n| n == "*"));
-            for (module, _) in by_name.chain(by_glob) {
-                let path = module.replace("::", ".");
+        if kind == RefKind::Macro && (receiver == Receiver::None || aliased) {
+            let by_name = self
+                .imports_seen(file_id, enclosing)
+                .filter(|b| b.binds(name));
+            let by_glob = self
+                .imports_seen(file_id, enclosing)
+                .filter(|b| b.binds("*"));
+            for binding in by_name.chain(by_glob) {
+                let path = binding.module.replace("::", ".");
                 let found = self.resolve_module_path(file_id, name, defs, &path);
                 if found.0.is_some() {
                     return found;
@@ -154,7 +167,7 @@ impl Resolver {
             }
         }
         if (receiver == Receiver::None || aliased)
-            && let Some(found) = self.resolve_imported_name(file_id, name, defs, deps)
+            && let Some(found) = self.resolve_imported_name(file_id, enclosing, name, defs, deps)
         {
             return found;
         }
@@ -190,8 +203,8 @@ impl Resolver {
             return found;
         }
         if (receiver == Receiver::None || aliased)
-            && self.imported_from_outside(file_id, name, language, deps)
-            || aliased && self.bound_by(file_id, name, language).is_empty()
+            && self.imported_from_outside(file_id, enclosing, name, language, deps)
+            || aliased && self.bound_by(file_id, enclosing, name, language).is_empty()
         {
             return (None, "derived", 0.0);
         }
@@ -200,20 +213,27 @@ impl Resolver {
         {
             return found;
         }
+        if kind == RefKind::Macro
+            && receiver == Receiver::None
+            && let Some(found) = self.macro_of_crate(file_id, defs)
+        {
+            return found;
+        }
         self.resolve_in_imported_files(file_id, defs, &admits, language, receiver_name, other)
     }
 
-    /// A bare name the file imports by name (`from m import f`): a module-level definition
-    /// of that name in a file the import resolved to, stated (1.0).
+    /// A bare name the file imports by name (`from m import f`) where the reference is
+    /// written (`enclosing`): a module-level definition of that name in a file the import
+    /// resolved to, stated (1.0).
     fn resolve_imported_name(
         &self,
         file_id: i64,
+        enclosing: Option<i64>,
         name: &str,
         defs: &Defs,
         deps: Option<&Vec<(String, i64)>>,
     ) -> Option<(Option<i64>, &'static str, f64)> {
-        let imports = self.imports.get(&file_id)?;
-        for (module, names) in imports {
+        for Binding { module, names, .. } in self.imports_seen(file_id, enclosing) {
             if !names.iter().any(|n| n == name) {
                 continue;
             }
@@ -251,14 +271,17 @@ impl Resolver {
 
     /// The module-level definition of `name` (`defs`) that the file `file_id` imports by
     /// name, or by a glob (`from .runners import *`), from a file it resolved to: what it
-    /// re-exports.
+    /// re-exports. An import anywhere in it counts: at module level, in an inline module
+    /// (`mod unix { pub use … }`), or in a function (the lazy `__getattr__` of
+    /// `concurrent/futures/__init__.py`); this is asked only of a file that does not define
+    /// the name itself.
     fn reexported(&self, file_id: i64, name: &str, defs: &Defs) -> Option<i64> {
         let deps = self.deps.get(&file_id)?;
         self.imports
             .get(&file_id)?
             .iter()
-            .filter(|(_, names)| names.iter().any(|n| n == name || n == "*"))
-            .flat_map(|(module, _)| deps.iter().filter(move |(m, _)| m == module))
+            .filter(|b| b.binds(name) || b.binds("*"))
+            .flat_map(|b| deps.iter().filter(move |(m, _)| *m == b.module))
             .find_map(|&(_, to)| module_level(defs, to))
     }
 
@@ -271,6 +294,7 @@ impl Resolver {
     fn imported_from_outside(
         &self,
         file_id: i64,
+        enclosing: Option<i64>,
         name: &str,
         language: Option<Language>,
         deps: Option<&Vec<(String, i64)>>,
@@ -287,15 +311,12 @@ impl Resolver {
             None => false,
         };
         let mut binding = self
-            .imports
-            .get(&file_id)
-            .into_iter()
-            .flatten()
-            .filter(|(_, names)| names.iter().any(|n| n == name))
+            .imports_seen(file_id, enclosing)
+            .filter(|b| b.binds(name))
             .peekable();
         binding.peek().is_some()
-            && binding.all(|(module, _)| {
-                !deps.into_iter().flatten().any(|(m, _)| m == module) && outside(module)
+            && binding.all(|b| {
+                !deps.into_iter().flatten().any(|(m, _)| *m == b.module) && outside(&b.module)
             })
     }
 
@@ -404,6 +425,27 @@ impl Resolver {
         Some((Some(d.id), "derived", confidence))
     }
 
+    /// A bare macro invocation its file neither defines nor imports: the macro of that
+    /// name in its own package (a Rust crate's `macro_rules!` are in scope by their text:
+    /// `#[macro_use] mod macros;` puts them in every module after it), when it has one
+    /// (variants of one definition are one), derived 0.7; another crate's namesake
+    /// (`tracing`'s exported `debug!` beside clap's own) does not make it ambiguous.
+    fn macro_of_crate(
+        &self,
+        file_id: i64,
+        defs: &Defs,
+    ) -> Option<(Option<i64>, &'static str, f64)> {
+        let package = |f: i64| {
+            self.modules
+                .package_of(self.paths.get(&f).map_or("", |p| &**p))
+        };
+        let here = package(file_id);
+        let mut own = defs.all.iter().filter(|d| package(d.file_id) == here);
+        let one = own.next()?;
+        own.all(|d| variants(d, one))
+            .then_some((Some(one.id), "derived", 0.7))
+    }
+
     /// Definitions in imported files (0.7 when one answers, 0.5 when several; 0.3 and 0.2
     /// on another value), else the only definition anywhere (0.5, or 0.2).
     fn resolve_in_imported_files(
@@ -423,7 +465,7 @@ impl Resolver {
         let bound = receiver_name
             .filter(|_| receiver == Receiver::Imported)
             .and_then(|r| r.split('.').next())
-            .map(|binding| self.bound_by(file_id, binding, language));
+            .map(|binding| self.bound_by(file_id, admits.enclosing, binding, language));
         // Where the language's import rules are all known here, a name on an import that
         // binds no file of the map is outside it (`threading.Lock()`, Go `net.Dial()`): not
         // a same-named definition anywhere (`asyncio/locks.py#Lock`, `Socket.Dial`).
@@ -436,11 +478,8 @@ impl Resolver {
         let globbed = receiver == Receiver::None
             && language.is_some_and(|l| l.spec().resolution.names_imported);
         let globs = |module: &str| {
-            self.imports.get(&file_id).is_some_and(|imports| {
-                imports
-                    .iter()
-                    .any(|(m, names)| m == module && names.iter().any(|n| n == "*"))
-            })
+            self.imports_seen(file_id, admits.enclosing)
+                .any(|b| b.module == module && b.binds("*"))
         };
         let mut targets: Vec<i64> = bound
             .clone()
@@ -551,13 +590,9 @@ impl Resolver {
         };
         admits.receiver == Receiver::None
             && language.is_some_and(|l| l.spec().resolution.names_imported)
-            && !self.imports.get(&file_id).is_some_and(|imports| {
-                imports.iter().any(|(module, names)| {
-                    names
-                        .iter()
-                        .any(|n| n == admits.name || (n == "*" && !resolved(module)))
-                })
-            })
+            && !self
+                .imports_seen(file_id, admits.enclosing)
+                .any(|b| b.binds(admits.name) || (b.binds("*") && !resolved(&b.module)))
     }
 }
 
@@ -578,8 +613,14 @@ impl Resolver {
     /// ([`Language::return_type`]; `Self` is the definition's owner): a free function in
     /// this file, else in an imported file, else the only one of that name; a method of
     /// the type so far as [`Resolver::member_of_named_type`] picks one. `None` when a call
-    /// is not in the map or declares no type the map can follow.
-    pub(super) fn evaluate(&self, file_id: i64, expr: &str) -> Option<String> {
+    /// is not in the map or declares no type the map can follow. Written in `enclosing`,
+    /// whose imports it sees.
+    pub(super) fn evaluate(
+        &self,
+        file_id: i64,
+        enclosing: Option<i64>,
+        expr: &str,
+    ) -> Option<String> {
         let names = self.names_for(file_id)?;
         let segments: Vec<&str> = expr.split('.').collect();
         let Some(first_call) = segments.iter().position(|s| s.ends_with("()")) else {
@@ -622,8 +663,13 @@ impl Resolver {
                         })?
                 }
                 Some(ty) => {
-                    let (Some(id), _, _) =
-                        self.member_of_named_type(file_id, defs, Receiver::Other, Some(ty))?
+                    let (Some(id), _, _) = self.member_of_named_type(
+                        file_id,
+                        enclosing,
+                        defs,
+                        Receiver::Other,
+                        Some(ty),
+                    )?
                     else {
                         return None;
                     };
@@ -649,6 +695,7 @@ impl Resolver {
     pub(super) fn member_of_named_type(
         &self,
         file_id: i64,
+        enclosing: Option<i64>,
         defs: &Defs,
         receiver: Receiver,
         receiver_name: Option<&str>,
@@ -710,7 +757,8 @@ impl Resolver {
             // Certain where the parser proves which type the name is: an import of this
             // file binds it to a file that defines it with this member once, as a bare
             // name an import binds is (stated, 1.0). `--hard` follows these.
-            let (files, paths) = self.type_bound_in(file_id, receiver, receiver_name, type_name);
+            let (files, paths) =
+                self.type_bound_in(file_id, enclosing, receiver, receiver_name, type_name);
             let mut certain = typed.iter().filter(|d| {
                 files.contains(&d.file_id)
                     || self
@@ -790,6 +838,7 @@ impl Resolver {
     pub(super) fn type_bound_in(
         &self,
         file_id: i64,
+        enclosing: Option<i64>,
         receiver: Receiver,
         receiver_name: Option<&str>,
         type_name: &str,
@@ -800,12 +849,9 @@ impl Resolver {
         match path.rsplit_once('.') {
             None => {
                 let modules: Vec<&str> = self
-                    .imports
-                    .get(&file_id)
-                    .into_iter()
-                    .flatten()
-                    .filter(|(_, names)| names.iter().any(|n| n == type_name))
-                    .map(|(module, _)| module.as_str())
+                    .imports_seen(file_id, enclosing)
+                    .filter(|b| b.binds(type_name))
+                    .map(|b| b.module.as_str())
                     .collect();
                 let files = self
                     .deps
@@ -825,6 +871,7 @@ impl Resolver {
                     module: module.replace('.', "::"),
                     names: vec![type_name.to_string()],
                     span: Span::default(),
+                    enclosing: None,
                 };
                 let paths =
                     loci_core::imports::resolve(Language::Rust, here, &import, &self.modules);
@@ -834,23 +881,52 @@ impl Resolver {
         }
     }
 
-    /// The files that the imports of `file_id` binding `binding` resolved to: those
-    /// listing it as a name (`from . import util`, `use crate::de;`), and those whose
-    /// module the language binds to it (Python `import os.path` binds `os`, Go
-    /// `import "x/pkg/util"` binds `util`, Java `import a.b.Util;` binds `Util`).
+    /// Whether the first segment of `receiver_name` is bound in file `file_id` only by
+    /// imports that `enclosing` does not see: by name in other definitions, and by no
+    /// module import (whose scope is not read: `import json` binds `json` file-wide).
+    fn bound_elsewhere(
+        &self,
+        file_id: i64,
+        enclosing: Option<i64>,
+        receiver_name: Option<&str>,
+    ) -> bool {
+        let Some(first) = receiver_name.and_then(|r| r.split('.').next()) else {
+            return false;
+        };
+        let language = self
+            .paths
+            .get(&file_id)
+            .and_then(|p| Language::from_path(p));
+        let by_module = self.deps.get(&file_id).is_some_and(|deps| {
+            deps.iter().any(|(module, _)| {
+                language.is_some_and(|l| (l.spec().module_binding)(module) == Some(first))
+            })
+        });
+        let by_name = |b: &&Binding| b.binds(first);
+        !by_module
+            && self
+                .imports
+                .get(&file_id)
+                .is_some_and(|all| all.iter().any(|b| by_name(&b)))
+            && !self.imports_seen(file_id, enclosing).any(|b| by_name(&b))
+    }
+
+    /// The files that the imports of `file_id` binding `binding` where `enclosing` sees
+    /// them resolved to: those listing it as a name (`from . import util`, `use
+    /// crate::de;`), and those whose module the language binds to it (Python `import
+    /// os.path` binds `os`, Go `import "x/pkg/util"` binds `util`, Java `import a.b.Util;`
+    /// binds `Util`).
     pub(super) fn bound_by(
         &self,
         file_id: i64,
+        enclosing: Option<i64>,
         binding: &str,
         language: Option<Language>,
     ) -> Vec<i64> {
         let named: Vec<&str> = self
-            .imports
-            .get(&file_id)
-            .into_iter()
-            .flatten()
-            .filter(|(_, names)| names.iter().any(|n| n == binding))
-            .map(|(module, _)| module.as_str())
+            .imports_seen(file_id, enclosing)
+            .filter(|b| b.binds(binding))
+            .map(|b| b.module.as_str())
             .collect();
         let binds = |module: &str| {
             named.contains(&module)
@@ -908,6 +984,7 @@ impl Resolver {
                 module: segments.join("::"),
                 names: vec![name.to_string()],
                 span: Span::default(),
+                enclosing: None,
             };
             loci_core::imports::resolve(Language::Rust, here, &import, &self.modules)
         };
