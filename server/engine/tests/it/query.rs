@@ -2651,7 +2651,12 @@ mod help;
 //- clap/src/macros.rs
 macro_rules! debug { () => {} }
 //- clap/src/help.rs
-fn write() { debug!(); }
+fn write() { debug!(); trace!(); }
+//- clap/src/quiet.rs
+fn q() {
+    macro_rules! trace { () => {} }
+    trace!();
+}
 //- tracing/Cargo.toml
 [package]
 name = "tracing"
@@ -2677,6 +2682,11 @@ def b():
         ["clap/src/help.rs:1 (0.70)"]
     );
     assert!(calls(&ws, "tracing/src/lib.rs#debug@macro", 0.0).is_empty());
+    // A `macro_rules!` written in a function is that function's only.
+    assert_eq!(
+        calls(&ws, "clap/src/quiet.rs#q.trace@macro", 0.0),
+        ["clap/src/quiet.rs:3 (0.90)"]
+    );
     // `charset` in `b` is a local value: `a`'s import of a module of that name binds
     // nothing there.
     assert_eq!(

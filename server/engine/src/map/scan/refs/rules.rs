@@ -426,10 +426,12 @@ impl Resolver {
     }
 
     /// A bare macro invocation its file neither defines nor imports: the macro of that
-    /// name in its own package (a Rust crate's `macro_rules!` are in scope by their text:
-    /// `#[macro_use] mod macros;` puts them in every module after it), when it has one
-    /// (variants of one definition are one), derived 0.7; another crate's namesake
-    /// (`tracing`'s exported `debug!` beside clap's own) does not make it ambiguous.
+    /// name at the top level of a file of its own package (a Rust crate's `macro_rules!`
+    /// are in scope by their text: `#[macro_use] mod macros;` puts them in every module
+    /// after it; one written in a function or a `mod tests` is seen there only), when it
+    /// has one (variants of one definition are one), derived 0.7; another crate's
+    /// namesake (`tracing`'s exported `debug!` beside clap's own) does not make it
+    /// ambiguous.
     fn macro_of_crate(
         &self,
         file_id: i64,
@@ -440,7 +442,10 @@ impl Resolver {
                 .package_of(self.paths.get(&f).map_or("", |p| &**p))
         };
         let here = package(file_id);
-        let mut own = defs.all.iter().filter(|d| package(d.file_id) == here);
+        let mut own = defs
+            .all
+            .iter()
+            .filter(|d| d.parent.is_none() && d.owner.is_none() && package(d.file_id) == here);
         let one = own.next()?;
         own.all(|d| variants(d, one))
             .then_some((Some(one.id), "derived", 0.7))
