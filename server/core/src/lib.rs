@@ -107,7 +107,9 @@ pub use lang::Language;
 /// 27: a Rust macro invocation is a reference of kind `macro` ([`RefKind::Macro`]).
 /// 28: an import written inside a definition binds its names there only
 /// ([`Import::enclosing`]): the resolutions of Rust and Python files change.
-pub const ANALYSIS_VERSION: u32 = 28;
+/// 29: a name imported under an alias inside a definition is renamed there only: the
+/// references of Python, JavaScript and Rust files change.
+pub const ANALYSIS_VERSION: u32 = 29;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

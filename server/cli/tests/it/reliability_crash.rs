@@ -360,7 +360,7 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
         );
         assert!(status.success(), "{stderr}");
     }
-    // Twenty-seven migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
+    // Twenty-eight migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
     // (the covering reverse-import index), 0008 (pages by current revision), 0009 (ref
     // receivers), 0010 (Rust type kinds; data only, and the corpus has no Rust), 0011
     // (ref receiver names), 0012 (files' drift hashes), 0013 (claim sets), 0014 (common
@@ -370,15 +370,16 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
     // 0022 (log entries: this store has no decisions, so it moves nothing; its index is
     // dropped), 0023 (symbols by folded name), 0024 (map changes), 0025 (team memory's
     // replica tables), 0026 (llm runs), 0027 (unsaved buffers), 0028 (code text words)
-    // 0029 (SCIP edges), 0030 (the refs table rebuilt for the `typed` receiver) and 0031
-    // (the indexes of claims that never resolved and of path claims) pending,
+    // 0029 (SCIP edges), 0030 (the refs table rebuilt for the `typed` receiver), 0031
+    // (the indexes of claims that never resolved and of path claims) and 0032 (import
+    // scopes) pending,
     // so a kill can land between them. Undo 0019 to 0011 and 0009 to
     // 0006 for real (dropping the receiver columns undoes 0016 too) and forget 0005's row
     // (it recreates what it touches).
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        31,
+        32,
         "revisit which migrations this test undoes"
     );
     {

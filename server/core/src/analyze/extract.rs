@@ -134,7 +134,7 @@ pub(super) fn extract_with(
         bound: &bound,
     };
     let mut refs = references(language, bytes, &refs_kept, file, env);
-    apply_aliases(&mut refs, &import_refs, &aliases, &symbols);
+    apply_aliases(&mut refs, &import_refs, &aliases, &symbols, bytes);
     refs.extend(import_refs.into_iter().map(|(name, node)| Reference {
         name,
         kind: RefKind::Import,
@@ -273,26 +273,53 @@ fn walk_file<'t>(
 }
 
 /// Rewrites a file's `refs` for its aliased imports ([`imported_aliases`] of its
-/// `import_refs`; `symbols` are its definitions), by the two rules below.
+/// `import_refs`; `symbols` are its definitions, `bytes` its text), by the two rules below.
 fn apply_aliases(
     refs: &mut [Reference],
     import_refs: &[(String, Node<'_>)],
     aliases: &FastMap<String, String>,
     symbols: &[Symbol],
+    bytes: &[u8],
 ) {
     // A name imported under another (`from m import f as g`): a bare use of the alias is a
     // use of the name imported, on the import that binds it ([`Receiver::Imported`]): it
     // resolves in the files the import binds only, never to a namesake the file defines
     // (the reason for the alias: `use std::result::Result as StdResult;` beside the
-    // file's own `type Result`).
+    // file's own `type Result`). An alias bound inside a definition is that definition's
+    // (the innermost that sees the use wins); one at module level is the whole file's.
     if aliases.is_empty() {
         return;
     }
+    let mut scoped: FastMap<&str, Vec<(&str, Option<&Span>)>> = FastMap::default();
+    for (name, node) in import_refs {
+        if let Some((_, alias)) = alias_clause(*node, bytes) {
+            let at = node.start_byte() as u32;
+            let scope = symbols
+                .iter()
+                .filter(|s| s.span.start < at && at < s.span.end)
+                .min_by_key(|s| s.span.end - s.span.start)
+                .map(|s| &s.span);
+            scoped
+                .entry(node_text(alias, bytes))
+                .or_default()
+                .push((name.as_str(), scope));
+        }
+    }
     for r in refs.iter_mut().filter(|r| r.receiver == Receiver::None) {
-        if let Some(name) = aliases.get(r.name.as_str()) {
-            r.name = name.clone();
+        let at = r.span.start;
+        let seen = scoped.get(r.name.as_str()).and_then(|bound| {
+            // Of two in one scope (`#[cfg]` twins), the later, as a map of the file's
+            // aliases keeps it.
+            bound
+                .iter()
+                .rev()
+                .filter(|(_, scope)| scope.is_none_or(|s| s.start <= at && at < s.end))
+                .min_by_key(|(_, scope)| scope.map_or(u32::MAX, |s| s.end - s.start))
+        });
+        if let Some((name, _)) = seen {
+            r.name = name.to_string();
             r.receiver = Receiver::Imported;
-            r.receiver_name = Some(name.clone());
+            r.receiver_name = Some(name.to_string());
         }
     }
     // The name an alias hides (`resolve` after `use crate::read::resolve as
@@ -328,7 +355,7 @@ fn imported_aliases(imported: &[(String, Node<'_>)], bytes: &[u8]) -> FastMap<St
     imported
         .iter()
         .filter_map(|(name, node)| {
-            let (_, alias) = alias_clause(*node)?;
+            let (_, alias) = alias_clause(*node, bytes)?;
             Some((node_text(alias, bytes).to_string(), name.clone()))
         })
         .collect()
@@ -340,7 +367,7 @@ fn use_alias_paths(imported: &[(String, Node<'_>)], bytes: &[u8]) -> FastMap<Str
     imported
         .iter()
         .filter_map(|(_, node)| {
-            let (clause, alias) = alias_clause(*node)?;
+            let (clause, alias) = alias_clause(*node, bytes)?;
             let mut path = node_text(clause.child_by_field_name("path")?, bytes).to_string();
             let mut at = clause;
             while let Some(parent) = at.parent() {
@@ -357,8 +384,9 @@ fn use_alias_paths(imported: &[(String, Node<'_>)], bytes: &[u8]) -> FastMap<Str
 }
 
 /// The import clause that aliases the imported name node `node`, and its alias: none for
-/// a name imported as itself, or under `_`.
-fn alias_clause(node: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
+/// a name imported as itself, or by Rust's `use a::Trait as _;`, which binds no name
+/// (Python's `from gettext import gettext as _` binds `_`).
+fn alias_clause<'t>(node: Node<'t>, bytes: &[u8]) -> Option<(Node<'t>, Node<'t>)> {
     let clause = node.parent().and_then(|p| match p.kind() {
         "aliased_import" | "import_specifier" | "use_as_clause" => Some(p),
         "scoped_identifier" => p.parent().filter(|c| {
@@ -368,9 +396,11 @@ fn alias_clause(node: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
         }),
         _ => None,
     })?;
-    let alias = clause
-        .child_by_field_name("alias")
-        .filter(|a| a.kind() == "identifier" && a.id() != node.id())?;
+    let alias = clause.child_by_field_name("alias").filter(|a| {
+        a.kind() == "identifier"
+            && a.id() != node.id()
+            && !(clause.kind() == "use_as_clause" && node_text(*a, bytes) == "_")
+    })?;
     Some((clause, alias))
 }
 

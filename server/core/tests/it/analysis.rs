@@ -1407,3 +1407,37 @@ fn an_import_is_scoped_to_the_definition_it_is_written_in() {
     );
     assert_eq!(scopes(&python), ["os -", ".a one", "json C.m"]);
 }
+
+#[test]
+fn fault_an_alias_imported_in_one_function_renamed_calls_in_another() {
+    let python = run(
+        Language::Python,
+        "def bar():\n    return 0\n\ndef f1():\n    from pkg.gamma import shared as bar\n    return bar()\n\ndef f2():\n    return bar()\n\ndef f3():\n    from pkg.delta import other as bar\n    return bar()\n",
+    );
+    assert_eq!(
+        refs_shown(&python),
+        [
+            "shared import - 4",
+            "shared call imported 5",
+            "bar call - 8",
+            "other import - 11",
+            "other call imported 12",
+        ]
+    );
+    // `as _` binds no name: an inferred type `_` is no use of `Write`.
+    let rust = run(
+        Language::Rust,
+        "use std::fmt::Write as _;\n\nfn f(x: &[u8]) -> usize {\n    let v: Vec<_> = x.iter().collect();\n    v.len()\n}\n",
+    );
+    assert_eq!(
+        refs_shown(&rust),
+        [
+            "Write import - 0",
+            "Vec type - 3",
+            "_ type - 3",
+            "iter call other 3",
+            "collect call other 3",
+            "len call typed 4",
+        ]
+    );
+}
