@@ -76,9 +76,7 @@ impl Resolver {
         let Some(defs) = defs else {
             return (None, "derived", 0.0);
         };
-        // The parser marks a name on anything an import of its file binds; an import
-        // written in another definition binds nothing here (`charset.get_body_encoding()`
-        // on a local `charset`, beside another method's `from email import charset`).
+        // On an import only other definitions see: on a value ([`Resolver::bound_elsewhere`]).
         if receiver == Receiver::Imported && self.bound_elsewhere(file_id, enclosing, receiver_name)
         {
             return self.resolve(
@@ -148,26 +146,12 @@ impl Resolver {
         // a::f as g;`: the reference is to `f`, on the import) is the name the import binds,
         // and never a namesake in its own file.
         let aliased = receiver == Receiver::Imported && receiver_name == Some(name);
-        // A macro the file imports by name (`use tracing::trace;`, or as `use log::info as
-        // linfo;`), else by a glob (`use tracing::*;`), is the one the path names
-        // (`tracing::trace!`): `#[macro_export]` puts a macro at its crate's root.
-        if kind == RefKind::Macro && (receiver == Receiver::None || aliased) {
-            let by_name = self
-                .imports_seen(file_id, enclosing)
-                .filter(|b| b.binds(name));
-            let by_glob = self
-                .imports_seen(file_id, enclosing)
-                .filter(|b| b.binds("*"));
-            for binding in by_name.chain(by_glob) {
-                let path = binding.module.replace("::", ".");
-                let found = self.resolve_module_path(file_id, name, defs, &path);
-                if found.0.is_some() {
-                    return found;
-                }
-            }
-        }
         if (receiver == Receiver::None || aliased)
-            && let Some(found) = self.resolve_imported_name(file_id, enclosing, name, defs, deps)
+            && let Some(found) = match kind {
+                RefKind::Macro => self.imported_macro(file_id, enclosing, name, defs),
+                _ => None,
+            }
+            .or_else(|| self.resolve_imported_name(file_id, enclosing, name, defs, deps))
         {
             return found;
         }
@@ -209,17 +193,38 @@ impl Resolver {
             return (None, "derived", 0.0);
         }
         if receiver == Receiver::None
-            && let Some(found) = self.resolve_in_package(file_id, defs, language)
-        {
-            return found;
-        }
-        if kind == RefKind::Macro
-            && receiver == Receiver::None
-            && let Some(found) = self.macro_of_crate(file_id, defs)
+            && let Some(found) = match kind {
+                RefKind::Macro => self.macro_of_crate(file_id, defs),
+                _ => self.resolve_in_package(file_id, defs, language),
+            }
         {
             return found;
         }
         self.resolve_in_imported_files(file_id, defs, &admits, language, receiver_name, other)
+    }
+
+    /// A macro the file imports by name where the reference is written (`use
+    /// tracing::trace;`, or as `use log::info as linfo;`), else by a glob (`use
+    /// tracing::*;`): the one the import's path names (`tracing::trace!`), as
+    /// `#[macro_export]` puts a macro at its crate's root.
+    fn imported_macro(
+        &self,
+        file_id: i64,
+        enclosing: Option<i64>,
+        name: &str,
+        defs: &Defs,
+    ) -> Option<(Option<i64>, &'static str, f64)> {
+        let by_name = self
+            .imports_seen(file_id, enclosing)
+            .filter(|b| b.binds(name));
+        let by_glob = self
+            .imports_seen(file_id, enclosing)
+            .filter(|b| b.binds("*"));
+        by_name.chain(by_glob).find_map(|binding| {
+            let path = binding.module.replace("::", ".");
+            let found = self.resolve_module_path(file_id, name, defs, &path);
+            found.0.is_some().then_some(found)
+        })
     }
 
     /// A bare name the file imports by name (`from m import f`) where the reference is
@@ -888,7 +893,10 @@ impl Resolver {
 
     /// Whether the first segment of `receiver_name` is bound in file `file_id` only by
     /// imports that `enclosing` does not see: by name in other definitions, and by no
-    /// module import (whose scope is not read: `import json` binds `json` file-wide).
+    /// module import (whose scope is not read: `import json` binds `json` file-wide). The
+    /// parser marks a name on anything an import of its file binds, and such a name is a
+    /// value here (`charset.get_body_encoding()` on a local `charset`, beside another
+    /// method's `from email import charset`).
     fn bound_elsewhere(
         &self,
         file_id: i64,
