@@ -290,20 +290,23 @@ fn apply_aliases(
     if aliases.is_empty() {
         return;
     }
+    let mut bound: Vec<(u32, &str, &str)> = import_refs
+        .iter()
+        .filter_map(|(name, node)| {
+            let (_, alias) = alias_clause(*node, bytes)?;
+            Some((
+                node.start_byte() as u32,
+                node_text(alias, bytes),
+                name.as_str(),
+            ))
+        })
+        .collect();
+    bound.sort_by_key(|&(at, ..)| at);
+    let starts: Vec<u32> = bound.iter().map(|&(at, ..)| at).collect();
     let mut scoped: FastMap<&str, Vec<(&str, Option<&Span>)>> = FastMap::default();
-    for (name, node) in import_refs {
-        if let Some((_, alias)) = alias_clause(*node, bytes) {
-            let at = node.start_byte() as u32;
-            let scope = symbols
-                .iter()
-                .filter(|s| s.span.start < at && at < s.span.end)
-                .min_by_key(|s| s.span.end - s.span.start)
-                .map(|s| &s.span);
-            scoped
-                .entry(node_text(alias, bytes))
-                .or_default()
-                .push((name.as_str(), scope));
-        }
+    for ((_, alias, name), scope) in bound.into_iter().zip(innermost_before(symbols, &starts)) {
+        let scope = scope.map(|k| &symbols[k as usize].span);
+        scoped.entry(alias).or_default().push((name, scope));
     }
     for r in refs.iter_mut().filter(|r| r.receiver == Receiver::None) {
         let at = r.span.start;
@@ -897,16 +900,22 @@ fn assign_import_scopes(symbols: &[Symbol], imports: &mut [Import]) {
     let mut order: Vec<usize> = (0..imports.len()).collect();
     order.sort_by_key(|&i| imports[i].span.start);
     let starts: Vec<u32> = order.iter().map(|&i| imports[i].span.start).collect();
-    let innermost = open_stacks(symbols, &starts, |stack, at| {
+    for (i, enclosing) in order.into_iter().zip(innermost_before(symbols, &starts)) {
+        imports[i].enclosing = enclosing;
+    }
+}
+
+/// For each of `starts` (ascending byte offsets), the innermost symbol whose span contains
+/// it and starts before it, as an index into `symbols`: where an import statement (or the
+/// name it binds) is written.
+fn innermost_before(symbols: &[Symbol], starts: &[u32]) -> Vec<Option<u32>> {
+    open_stacks(symbols, starts, |stack, at| {
         stack
             .iter()
             .rev()
             .find(|&&t| symbols[t].span.start < at)
             .map(|&t| t as u32)
-    });
-    for (i, enclosing) in order.into_iter().zip(innermost) {
-        imports[i].enclosing = enclosing;
-    }
+    })
 }
 
 /// `pick(stack, at)` for each of `starts` (ascending), where `stack` holds the symbols

@@ -2694,3 +2694,47 @@ def b():
         ["mail/test.py:6 (0.30)"]
     );
 }
+
+#[test]
+fn an_import_in_a_function_still_reexports_and_types_the_values_made_there() {
+    let (_dir, ws) = scanned(
+        r#"
+//- lazy/__init__.py
+def __getattr__(name):
+    from .pool import Pool
+    return Pool
+//- lazy/pool.py
+class Base:
+    def close(self): pass
+class Pool(Base):
+    def submit(self): pass
+//- user.py
+from lazy import Pool
+def run():
+    return Pool()
+//- app.py
+import unittest
+class T(unittest.TestCase):
+    def setUp(self):
+        from lazy.pool import Pool
+        self.pool = Pool()
+    def test_submit(self):
+        self.pool.submit()
+        self.pool.close()
+"#,
+    );
+    // `lazy`'s `__getattr__` re-exports `Pool` through an import in a function.
+    assert_eq!(
+        calls(&ws, "lazy/pool.py#Pool@class", 0.0),
+        ["app.py:5 (1.00)", "user.py:3 (1.00)"]
+    );
+    // `self.pool` is made in `setUp`, whose import binds `Pool`: its type is that `Pool`.
+    assert_eq!(
+        calls(&ws, "lazy/pool.py#Pool.submit@method", 0.0),
+        ["app.py:7 (0.80)"]
+    );
+    assert_eq!(
+        calls(&ws, "lazy/pool.py#Base.close@method", 0.0),
+        ["app.py:8 (0.90)"]
+    );
+}

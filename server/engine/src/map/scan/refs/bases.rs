@@ -46,7 +46,14 @@ impl Resolver {
         defs: &Defs,
         path: &str,
     ) -> Option<(Option<i64>, &'static str, f64)> {
-        let (class, sure) = self.class_named(file_id, enclosing, path, 0)?;
+        let (class, sure) = self.class_named(file_id, enclosing, path, 0).or_else(|| {
+            // A value's type may be made in another method, whose import binds it
+            // (`self.loop = BaseSelectorEventLoop()` in a `setUp` that imports it).
+            let first = path.split('.').next()?;
+            let imports = self.imports.get(&file_id)?;
+            let scope = imports.iter().find(|b| b.binds(first))?.scope;
+            self.class_named(file_id, scope, path, 0)
+        })?;
         let (member, confidence) = self.inherited_member(defs, class, 0)?;
         Some((Some(member.id), "derived", sure.min(confidence).min(0.9)))
     }
@@ -84,9 +91,9 @@ impl Resolver {
         if depth >= MAX_DEPTH {
             return None;
         }
+        // Bases are read where the class statement is written: in its parent.
+        let written_in = self.parents.get(&class.id).and_then(|&(parent, _)| parent);
         class.bases.iter().find_map(|base| {
-            // Bases are read where the class statement is written: in its parent.
-            let written_in = self.parents.get(&class.id).and_then(|&(parent, _)| parent);
             let (base, sure) = self.class_named(class.file_id, written_in, base, class.id)?;
             let own = defs
                 .in_file(base.file_id)

@@ -420,15 +420,12 @@ impl Resolver {
         // The definitions around them too, transitively: what a reference's enclosing
         // class and the imports it sees ([`Resolver::imports_seen`]) are looked up along.
         while !keys.is_empty() {
+            let mut around = BTreeSet::new();
             map::each_scope(conn, of, &keys, |id, parent, qualified| {
+                around.extend(parent);
                 self.parents.insert(id, (parent, owner_of(&qualified)));
             })?;
-            let around: BTreeSet<i64> = self
-                .parents
-                .values()
-                .filter_map(|&(parent, _)| parent)
-                .filter(|p| !self.parents.contains_key(p))
-                .collect();
+            around.retain(|p| !self.parents.contains_key(p));
             keys = std::borrow::Cow::Owned(around);
             of = map::ScopesOf::Symbols;
         }

@@ -858,11 +858,23 @@ impl Resolver {
         };
         match path.rsplit_once('.') {
             None => {
-                let modules: Vec<&str> = self
+                // Where the reference is written, else anywhere in its file: a value's type
+                // may be made in another method (`self.loop = BaseSelectorEventLoop()` in a
+                // `setUp` that imports it).
+                let binding = |b: &&Binding| b.binds(type_name);
+                let mut modules: Vec<&str> = self
                     .imports_seen(file_id, enclosing)
-                    .filter(|b| b.binds(type_name))
+                    .filter(binding)
                     .map(|b| b.module.as_str())
                     .collect();
+                if modules.is_empty() {
+                    let all = self.imports.get(&file_id).map_or(&[][..], Vec::as_slice);
+                    modules = all
+                        .iter()
+                        .filter(binding)
+                        .map(|b| b.module.as_str())
+                        .collect();
+                }
                 let files = self
                     .deps
                     .get(&file_id)
