@@ -175,6 +175,10 @@ pub(crate) enum Command {
         /// the rest are counted.
         #[arg(long, default_value_t = loci_engine::map::IMPACT_LIMIT, value_parser = whole::<u32>("dependents", 0), allow_negative_numbers = true)]
         limit: u32,
+        /// Leave out test, example and vendored code: such files are neither listed nor
+        /// walked through (what depends on a test is tests), and are counted.
+        #[arg(long)]
+        no_tests: bool,
     },
     /// Show what the map holds, and the files it leaves out (skipped, degraded) with why.
     Stats,

@@ -589,7 +589,7 @@ mod tests {
         expect_test::expect!["-32602 loci.impact: invalid argument `depth`: expected a non-negative integer, got a string"]
             .assert_eq(&check("loci.impact", json!([{"target": "a", "depth": "3"}])));
         expect_test::expect![
-            "-32602 loci.impact: unknown argument `deph`; expected target, depth, hard, min_confidence, limit, root, uri"
+            "-32602 loci.impact: unknown argument `deph`; expected target, depth, hard, min_confidence, limit, no_tests, root, uri"
         ]
         .assert_eq(&check("loci.impact", json!([{"target": "a", "deph": 3}])));
         expect_test::expect!["-32602 loci.impact: invalid argument `arguments`: expected exactly one object, got 2 values"]

@@ -130,12 +130,14 @@ pub(crate) fn run(
             hard,
             min_confidence,
             limit,
+            no_tests,
         } => match (ImpactArgs {
             target: here(target.clone()),
             depth,
             hard,
             min_confidence,
             limit,
+            no_tests,
         })
         .run(ws)
         {

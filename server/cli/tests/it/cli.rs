@@ -417,6 +417,24 @@ fn impact_of_a_file_counts_its_dependent_files_without_the_target() {
     );
 }
 
+/// `--no-tests` reaches the engine: a test importing the module is counted, not listed.
+#[test]
+fn impact_no_tests_counts_the_tests_it_leaves_out() {
+    let dir = repo();
+    std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+    std::fs::write(
+        dir.path().join("tests/test_models.py"),
+        "from app.models import User\n\ndef test_user():\n    User()\n",
+    )
+    .unwrap();
+    assert!(loci(dir.path(), &["scan"]).status.success());
+    let out = loci(dir.path(), &["impact", "app/models.py", "--no-tests"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "impact of app/models.py (depth 3, edges at confidence 0.50 or more): 1 dependent file\n  app/views.py  <- import at app/views.py:1 (stated, 1.00)\n1 file of tests, examples or vendored code left out (`--no-tests`), not walked through\n"
+    );
+}
+
 /// Fault (fresh-user trial): `loci impact X --hard` said "0 dependents in 3 files": the
 /// file count was the target's own files plus the dependents', so a walk that kept no
 /// edge still named files. The summary counts the files that hold a dependent.

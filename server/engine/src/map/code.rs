@@ -114,8 +114,8 @@ impl Workspace {
         self.store.read(|| {
             let written = super::query::non_empty("symbol", symbol)?;
             let super::Edges { min_confidence, .. } = super::Edges {
-                hard: false,
                 min_confidence,
+                ..super::Edges::default()
             }
             .checked()?;
             let conn = self.store.conn();

@@ -92,6 +92,10 @@ pub struct Edges {
     /// Only edges at this confidence or more, in [0, 1] ([`MIN_CONFIDENCE`] by default;
     /// 0 follows every resolved edge).
     pub min_confidence: f64,
+    /// Edges from test, example and vendored code ([`loci_core::secondary`]) too (the
+    /// default). Without them, `impact` neither lists nor walks through such files, and
+    /// counts them in [`Impact::secondary_left_out`].
+    pub tests: bool,
 }
 
 impl Default for Edges {
@@ -99,6 +103,7 @@ impl Default for Edges {
         Edges {
             hard: false,
             min_confidence: MIN_CONFIDENCE,
+            tests: true,
         }
     }
 }
@@ -115,8 +120,8 @@ impl Edges {
     /// Every resolved edge, however weak.
     pub fn all() -> Edges {
         Edges {
-            hard: false,
             min_confidence: 0.0,
+            ..Edges::default()
         }
     }
 
@@ -239,6 +244,9 @@ pub struct Impact {
     /// Dependents the walk reaches within `depth` only through edges below
     /// `min_confidence`: counted here, not in `dependents`, nor listed.
     pub weaker: u64,
+    /// Files of test, example and vendored code holding a dependent, left out when asked
+    /// without them ([`Edges::tests`]): not in `dependents`, not listed, not walked through.
+    pub secondary_left_out: u64,
     /// Dependents reached at each depth: `by_depth[0]` at depth 1 (direct dependents),
     /// `by_depth[1]` at depth 2, ...; up to the deepest level reached (empty when nothing
     /// depends on the target). Sums to `dependents`.
@@ -254,6 +262,19 @@ pub struct Impact {
     /// The distinct files of the target and of the listed dependents, sorted: the files
     /// this answer shows, and those whose freshness it checks.
     pub files: Vec<String>,
+}
+
+/// What [`Workspace::walk_symbols`] reached.
+struct SymbolWalk {
+    /// The dependents, by depth, then the confidence of the edge that reached them (the
+    /// surest first), then id.
+    nodes: Vec<ImpactNode>,
+    /// The files affected: the targets' and the dependents'.
+    files: BTreeSet<String>,
+    /// How many files hold a dependent.
+    dependent_files: u64,
+    /// The files of test, example and vendored code whose references were left out.
+    secondary_left_out: BTreeSet<String>,
 }
 
 /// What the map holds, and what it leaves out.
@@ -427,8 +448,8 @@ impl Workspace {
         self.store.read(|| {
             let written = non_empty("symbol", symbol)?;
             let Edges { min_confidence, .. } = Edges {
-                hard: false,
                 min_confidence,
+                ..Edges::default()
             }
             .checked()?;
             let conn = self.store.conn();
@@ -648,16 +669,17 @@ impl Workspace {
         let Edges {
             hard,
             min_confidence,
+            tests,
         } = edges;
         let conn = self.store.conn();
         // Resolved imports are stated by the parser, so `hard` keeps every import edge;
         // of the reference edges, the stated ones.
-        let walk = map::importers_within(conn, &path, depth, hard, min_confidence, limit)?;
+        let walk = map::importers_within(conn, &path, depth, hard, min_confidence, tests, limit)?;
         let dependents: u64 = walk.by_depth.iter().sum();
         // What the weaker edges would add: a walk over all of them, counted (one listed,
         // so that no level's paths are read).
         let weaker = if min_confidence > 0.0 {
-            let all = map::importers_within(conn, &path, depth, hard, 0.0, 1)?;
+            let all = map::importers_within(conn, &path, depth, hard, 0.0, tests, 1)?;
             all.by_depth.iter().sum::<u64>() - dependents
         } else {
             0
@@ -691,6 +713,7 @@ impl Workspace {
             min_confidence,
             dependents,
             weaker,
+            secondary_left_out: walk.secondary_left_out,
             by_depth: walk.by_depth,
             // Every importer is a file of its own, and none is the target.
             files_affected: dependents + 1,
@@ -708,20 +731,21 @@ impl Workspace {
         edges: Edges,
         limit: u32,
     ) -> Result<Impact> {
-        let (mut nodes, files, dependent_files) = self.walk_symbols(symbols, depth, edges)?;
+        let walk = self.walk_symbols(symbols, depth, edges)?;
+        let mut nodes = walk.nodes;
         let weaker = if edges.min_confidence > 0.0 {
             let all = Edges {
                 min_confidence: 0.0,
                 ..edges
             };
-            self.walk_symbols(symbols, depth, all)?.0.len() - nodes.len()
+            self.walk_symbols(symbols, depth, all)?.nodes.len() - nodes.len()
         } else {
             0
         };
         let own: BTreeSet<String> = symbols.iter().map(|s| s.path.clone()).collect();
         let dependents = nodes.len() as u64;
         let by_depth = count_by_depth(nodes.iter().map(|n| n.depth));
-        let files_affected = files.len() as u64;
+        let files_affected = walk.files.len() as u64;
         nodes.truncate(listed_count(nodes.len(), limit));
         let files = own
             .into_iter()
@@ -737,23 +761,17 @@ impl Workspace {
             min_confidence: edges.min_confidence,
             dependents,
             weaker: weaker as u64,
+            secondary_left_out: walk.secondary_left_out.len() as u64,
             by_depth,
             files_affected,
-            dependent_files,
+            dependent_files: walk.dependent_files,
             nodes,
             files,
         })
     }
 
-    /// The dependents of `symbols` over `edges` to `depth` hops, by depth, then the
-    /// confidence of the edge that reached them (the surest first), then id; the files
-    /// affected (the targets' and the dependents'); how many files hold a dependent.
-    fn walk_symbols(
-        &self,
-        symbols: &[SymbolHit],
-        depth: u32,
-        edges: Edges,
-    ) -> Result<(Vec<ImpactNode>, BTreeSet<String>, u64)> {
+    /// The dependents of `symbols` over `edges` to `depth` hops (see [`SymbolWalk`]).
+    fn walk_symbols(&self, symbols: &[SymbolHit], depth: u32, edges: Edges) -> Result<SymbolWalk> {
         let conn = self.store.conn();
         // A type's uses are its members' uses too (`Parser::new()`, `p.parse()`): the
         // members defined with it, in its file, walk from depth 0 as it does, so the impact
@@ -773,6 +791,7 @@ impl Workspace {
         }
         let mut files: BTreeSet<String> = symbols.iter().map(|s| s.path.clone()).collect();
         let mut dependent_files: BTreeSet<String> = BTreeSet::new();
+        let mut secondary_left_out: BTreeSet<String> = BTreeSet::new();
         let mut nodes = Vec::new();
         while let Some((key, d)) = queue.pop_front() {
             if d >= depth {
@@ -784,6 +803,10 @@ impl Workspace {
             refs.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
             for r in refs {
                 if (edges.hard && r.provenance != "stated") || r.confidence < edges.min_confidence {
+                    continue;
+                }
+                if !edges.tests && loci_core::secondary::secondary_code(&r.path).is_some() {
+                    secondary_left_out.insert(r.path.clone());
                     continue;
                 }
                 // A reference outside any definition makes its file the dependent.
@@ -817,7 +840,12 @@ impl Workspace {
                 .then_with(|| b.via.confidence.total_cmp(&a.via.confidence))
                 .then_with(|| a.id.cmp(&b.id))
         });
-        Ok((nodes, files, dependent_files.len() as u64))
+        Ok(SymbolWalk {
+            nodes,
+            files,
+            dependent_files: dependent_files.len() as u64,
+            secondary_left_out,
+        })
     }
 
     /// Row totals, files by language, and the files the map leaves out: skipped (by

@@ -20,7 +20,7 @@ request! {
         #[serde(default)]
         budget: Option<u64>,
         /// Relevance floor in points (a full-text hit is worth up to 30); below it loci abstains.
-        /// Unset: `[context] floor` of `.loci/config.toml`; the answer names the floor used.
+        /// Unset: `[context] floor` of `.loci/config.toml`.
         #[serde(default)]
         floor: Option<f64>,
     }

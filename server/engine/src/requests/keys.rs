@@ -140,7 +140,8 @@ mod tests {
             depth:Integer { max: 4294967295 }:false
             hard:Bool:false
             min_confidence:Number:false
-            limit:Integer { max: 4294967295 }:false"#]]
+            limit:Integer { max: 4294967295 }:false
+            no_tests:Bool:false"#]]
         .assert_eq(&listed.join("\n"));
         // An alias (`query` of `why`) is no key of its own.
         let names: Vec<&str> = keys::<super::super::WhyArgs>()

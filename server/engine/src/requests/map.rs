@@ -154,6 +154,9 @@ request! {
         /// Dependents to list, nearest first (0: all); the counts are of the whole walk.
         #[serde(default = "defaults::impact_limit")]
         limit: u32,
+        /// Leave out tests, examples, vendored code.
+        #[serde(default)]
+        no_tests: bool,
     }
 }
 
@@ -166,6 +169,7 @@ impl ImpactArgs {
             Edges {
                 hard: self.hard,
                 min_confidence: self.min_confidence,
+                tests: !self.no_tests,
             },
             self.limit,
         )

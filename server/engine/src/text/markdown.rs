@@ -73,6 +73,14 @@ pub fn impact(env: &Envelope<Impact>) -> String {
             i.weaker, i.min_confidence
         );
     }
+    if i.secondary_left_out > 0 {
+        let _ = write!(
+            s,
+            "\n{} of tests, examples or vendored code left out (`\"no_tests\"`), not walked \
+             through.\n",
+            crate::words::count(i.secondary_left_out, "file")
+        );
+    }
     let _ = write!(s, "\n{} files affected.", i.files_affected);
     push_warnings(&mut s, env);
     s

@@ -594,6 +594,13 @@ pub fn impact(o: Out, env: &Envelope<Impact>) -> io::Result<()> {
             i.min_confidence
         )?;
     }
+    if i.secondary_left_out > 0 {
+        writeln!(
+            o,
+            "{} of tests, examples or vendored code left out (`--no-tests`), not walked through",
+            count(i.secondary_left_out, "file")
+        )?;
+    }
     Ok(())
 }
 

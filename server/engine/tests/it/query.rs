@@ -2,7 +2,7 @@
 //! graph.
 
 use loci_engine::Workspace;
-use loci_engine::map::LIST_LIMIT;
+use loci_engine::map::{Edges, LIST_LIMIT};
 
 use crate::fixture::{files, scanned, write};
 
@@ -1581,7 +1581,7 @@ fn confidences() -> (tempfile::TempDir, Workspace) {
 /// list each hop by confidence, then path; `min_confidence` 0 includes every edge.
 #[test]
 fn fault_weak_name_matches_were_listed_among_real_edges() {
-    use loci_engine::map::{Edges, MIN_CONFIDENCE};
+    use loci_engine::map::MIN_CONFIDENCE;
     let (_dir, ws) = confidences();
     assert_eq!(MIN_CONFIDENCE, 0.5);
     let callers = |min: f64| {
@@ -1675,8 +1675,8 @@ fn fault_weak_name_matches_were_listed_among_real_edges() {
     );
     // A confidence outside [0, 1] is refused, naming the argument.
     let bad = Edges {
-        hard: false,
         min_confidence: 1.5,
+        ..Edges::default()
     };
     assert!(matches!(
         ws.impact_with("pkg/store.py", 1, bad, 0),
@@ -2737,4 +2737,99 @@ class T(unittest.TestCase):
         calls(&ws, "lazy/pool.py#Base.close@method", 0.0),
         ["app.py:8 (0.90)"]
     );
+}
+
+/// `impact` without tests: the test suite's helpers import the code, every test imports
+/// them, and a walk through them listed the whole suite (865 of the stdlib's files for
+/// `urllib/parse.py`, 104 without). Such files are counted, neither listed nor walked
+/// through, for a file and for a symbol.
+#[test]
+fn impact_without_tests_neither_lists_nor_walks_through_test_code() {
+    let (_dir, ws) = scanned(
+        r#"
+//- pkg/core.py
+def parse(x):
+    return x
+//- pkg/app.py
+from pkg.core import parse
+
+def run():
+    return parse(1)
+//- pkg/cli.py
+from pkg.app import run
+
+def main():
+    return run()
+//- tests/helpers.py
+from pkg.core import parse
+
+def check():
+    return parse(2)
+//- tests/test_app.py
+from tests.helpers import check
+
+def test_run():
+    check()
+"#,
+    );
+    let impact = |target: &str, tests: bool| {
+        let edges = Edges {
+            tests,
+            ..Edges::default()
+        };
+        let env = ws.impact_with(target, 3, edges, 0).unwrap();
+        let listed: Vec<String> = env.result.nodes.iter().map(|n| n.id.clone()).collect();
+        (listed, env.result.dependents, env.result.secondary_left_out)
+    };
+    assert_eq!(
+        impact("pkg/core.py", true),
+        (
+            vec![
+                "pkg/app.py".to_string(),
+                "tests/helpers.py".into(),
+                "pkg/cli.py".into(),
+                "tests/test_app.py".into()
+            ],
+            4,
+            0
+        )
+    );
+    assert_eq!(
+        impact("pkg/core.py", false),
+        (vec!["pkg/app.py".to_string(), "pkg/cli.py".into()], 2, 1)
+    );
+    let env = ws
+        .impact_with(
+            "pkg/core.py",
+            3,
+            Edges {
+                tests: false,
+                ..Edges::default()
+            },
+            0,
+        )
+        .unwrap();
+    assert_eq!(
+        loci_engine::text::to_string(|o| loci_engine::text::impact(o, &env)),
+        "impact of pkg/core.py (depth 3, edges at confidence 0.50 or more): 2 dependent files\n  \
+         pkg/app.py  <- import at pkg/app.py:1 (stated, 1.00)\n    \
+         pkg/cli.py  <- import at pkg/cli.py:1 (stated, 1.00)\n\
+         1 file of tests, examples or vendored code left out (`--no-tests`), not walked through\n"
+    );
+    let (listed, _, left_out) = impact("parse", false);
+    assert!(
+        listed.iter().all(|id| !id.starts_with("tests/")),
+        "{listed:?}"
+    );
+    assert!(
+        listed.contains(&"pkg/app.py#run@function".to_string()),
+        "{listed:?}"
+    );
+    assert_eq!(left_out, 1);
+    let (listed, _, left_out) = impact("parse", true);
+    assert!(
+        listed.contains(&"tests/helpers.py#check@function".to_string()),
+        "{listed:?}"
+    );
+    assert_eq!(left_out, 0);
 }

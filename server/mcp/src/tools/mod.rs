@@ -292,7 +292,7 @@ tools! {
     Impact("impact", Paged<ImpactArgs>, paged) {
         title: "Blast radius",
         description: "What depends on a file or symbol, transitively, with the edge \
-            reaching each. Use before changing a widely used definition.",
+            reaching each.",
         access: Read,
         idempotent: true,
     },
@@ -344,8 +344,8 @@ tools! {
     Remember("remember", RememberArgs, plain) {
         title: "Remember",
         description: "Write a new revision of a page of notes (a file, folder, topic or \
-            `.`). `show` it first and pass `expect_version`. The answer lists the \
-            claims found; fix any that fails.",
+            `.`). `show` it first and pass `expect_version`. Fix any claim the answer \
+            lists as failing.",
         access: Write,
         idempotent: false,
     },
@@ -403,9 +403,8 @@ tools! {
     },
     SynthesisPlan("synthesis_plan", NoParams, plain) {
         title: "Pages to write",
-        description: "Memory pages a model could draft, and why: files without a page \
-            (most depended-on first), pages stale against the code, folder roll-ups. Runs \
-            nothing.",
+        description: "Memory pages a model could draft, and why: files without a page, \
+            pages stale against the code, folder roll-ups. Runs nothing.",
         access: Read,
         idempotent: true,
     },
@@ -529,7 +528,7 @@ mod tests {
     use super::*;
 
     /// The most bytes `tools/list`'s result may take as compact JSON, with descriptions cut
-    /// to what a model needs (29,338 bytes for 34 tools, where 27 tools with longer
+    /// to what a model needs (about 29,990 bytes for 36 tools, where 27 tools with longer
     /// descriptions took 34,095 bytes, 8,029 cl100k tokens; `bench/context_mcp_latency.py
     /// --tools` measures it in tokens). A new tool or a longer description must fit.
     const TOOLS_LIST_BYTES: usize = 30_000;
@@ -588,7 +587,7 @@ mod tests {
              references.limit=1000 callers.limit=1000 callers.min_confidence=0.5 \
              callees.limit=1000 callees.min_confidence=0.5 deps.reverse=false impact.depth=3 \
              impact.hard=false \
-             impact.limit=30 impact.min_confidence=0.5 memory_list.kinds=[] \
+             impact.limit=30 impact.min_confidence=0.5 impact.no_tests=false memory_list.kinds=[] \
              memory_list.limit=100 memory_list.prefix=\"\" pin.pinned=true \
              synthesize.dry_run=false synthesize.paths=[]"
         );

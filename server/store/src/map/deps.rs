@@ -172,6 +172,9 @@ pub struct Importers {
     /// The first `limit` importers by depth, then confidence (the surest first), then
     /// path (all of them for limit 0).
     pub listed: Vec<Importer>,
+    /// Files of test, example and vendored code the walk reached and left out (asked
+    /// without `secondary`): neither counted in `by_depth`, listed, nor walked through.
+    pub secondary_left_out: u64,
 }
 
 /// Whether the `deps` row `d` only declares its file: a Rust `mod x;` (a `self::x` module
@@ -200,6 +203,10 @@ pub(super) const PATH_SCAN_MIN: usize = 256;
 /// only the files of the levels those come from have
 /// their paths read: the dependents of a widely imported module (CPython's
 /// `urllib/parse.py` reaches over 800 files) are counted without a path lookup each.
+/// Without `secondary`, test, example and vendored code ([`loci_core::secondary`]) is
+/// left out: such a file is no dependent and the walk goes no further through it (every
+/// test reaches the test suite's helpers; what depends on a test is tests), at one path
+/// lookup per file reached.
 ///
 /// Errors: [`StoreError::Sqlite`] when a read fails.
 pub fn importers_within(
@@ -208,6 +215,7 @@ pub fn importers_within(
     depth: u32,
     hard: bool,
     min_confidence: f64,
+    secondary: bool,
     limit: u32,
 ) -> Result<Importers> {
     let ctx = || format!("walking the dependents of {path}");
@@ -220,7 +228,7 @@ pub fn importers_within(
     else {
         return Ok(Importers::default());
     };
-    let walk = walk_dependents(conn, path, start, depth, hard, min_confidence)?;
+    let walk = walk_dependents(conn, path, start, depth, hard, min_confidence, secondary)?;
     let by_depth: Vec<u64> = walk.levels[1..].iter().map(|l| l.len() as u64).collect();
     // The levels the listing comes from: up to the first whose end reaches the limit.
     let mut shown = walk.levels.len() - 1;
@@ -235,8 +243,13 @@ pub fn importers_within(
         }
     }
     let paths = level_paths(conn, path, &walk, shown)?;
+    let secondary_left_out = walk.left_out.len() as u64;
     let listed = list_dependents(path, walk, &paths, shown, limit)?;
-    Ok(Importers { by_depth, listed })
+    Ok(Importers {
+        by_depth,
+        listed,
+        secondary_left_out,
+    })
 }
 
 /// The reverse graph walked from one file, level by level (see [`importers_within`]).
@@ -251,6 +264,8 @@ struct Dependents {
     edges: Vec<(i64, i64, u8, u32, u32)>,
     /// `(kind, provenance, confidence)` of the reference edges.
     references: Vec<(String, String, f64)>,
+    /// The files of secondary code reached and left out.
+    left_out: HashSet<i64, IdHash>,
 }
 
 /// The breadth-first walk of [`importers_within`] from file `start` (`path`), to `depth`
@@ -262,8 +277,13 @@ fn walk_dependents(
     depth: u32,
     hard: bool,
     min_confidence: f64,
+    secondary: bool,
 ) -> Result<Dependents> {
     let ctx = || format!("walking the dependents of {path}");
+    let mut path_of = conn
+        .prepare_cached("SELECT path FROM files WHERE file_id = ?1")
+        .ctx(ctx)?;
+    let mut left_out: HashSet<i64, IdHash> = HashSet::default();
     // Import edges (no kind), then reference edges; grouping or ordering in SQL cost
     // more than the rows it saved.
     let mut dependents_of = conn
@@ -298,6 +318,16 @@ fn walk_dependents(
                 .ctx(ctx)?;
             while let Some(row) = rows.next().ctx(ctx)? {
                 let from: i64 = row.get(0).ctx(ctx)?;
+                if !secondary && !depth_of.contains_key(&from) {
+                    if left_out.contains(&from) {
+                        continue;
+                    }
+                    let path: String = path_of.query_row([from], |r| r.get(0)).ctx(ctx)?;
+                    if loci_core::secondary::secondary_code(&path).is_some() {
+                        left_out.insert(from);
+                        continue;
+                    }
+                }
                 match depth_of.get(&from) {
                     None => {
                         depth_of.insert(from, d);
@@ -333,6 +363,7 @@ fn walk_dependents(
         levels,
         edges,
         references,
+        left_out,
     })
 }
 
