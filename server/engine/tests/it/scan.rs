@@ -2345,8 +2345,8 @@ fn segments(conn: &Connection, table: FtsTable) -> i64 {
 
 /// The writer commits a first scan in batches, and each batch flushed a segment of the
 /// code-text indexes that no merge followed (the bulk load's `optimize` covers only the
-/// indexes it rebuilds): the stdlib's were left in nine segments each, and `context` ran
-/// 25% slower than on one.
+/// indexes it rebuilds): the stdlib's were left in nine segments each, and `context`
+/// used 23% more CPU than on one.
 #[test]
 fn fault_a_first_scan_left_the_code_text_indexes_in_a_segment_per_batch() {
     let dir = tempfile::tempdir().unwrap();
