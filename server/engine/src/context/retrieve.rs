@@ -32,6 +32,10 @@ use crate::{Result, Workspace};
 /// 60 is the constant of the original paper, and of most systems since.
 pub const RRF_K: f64 = 60.0;
 
+/// The most files of code that may hold a name the question uses for the chunks holding it
+/// to rank as a list of their own ([`Workspace::rare_names`]).
+const RARE_NAME_FILES: u64 = 8;
+
 /// Files the whole-file index returns per question.
 const FILE_HITS: u32 = 100;
 
@@ -424,6 +428,19 @@ impl Workspace {
                 });
             }
         }
+        // Names it uses that few files hold (`PYTHONASYNCIODEBUG`, read in one function):
+        // the chunks holding one, as for quoted text (whose chunks, found next, come before
+        // them in a file holding both). A name is written to be found, and BM25 alone can
+        // rank it below a common word's forms (`read`, `reads`), each weighed as a term.
+        let asked: &[FtsTable] = if secondary {
+            &[FtsTable::CodeChunks, FtsTable::SecondaryChunks]
+        } else {
+            &[FtsTable::CodeChunks]
+        };
+        let rare = match self.rare_names(query, secondary)? {
+            Some(expr) => self.files_holding(&expr, asked, &mut paths, &mut chunks_of)?,
+            None => Vec::new(),
+        };
         // Text the question quotes (an error message, a docstring's words), or the whole
         // of text that asks nothing (pasted): the chunks holding a piece of it verbatim,
         // in any code. They are their files' best chunks: the function raising the error,
@@ -443,18 +460,21 @@ impl Workspace {
                 sees: None,
             });
         }
+        if !rare.is_empty() {
+            lists.push(RankedList {
+                name: "rare name",
+                weight: 1.0,
+                files: rare,
+                sees: None,
+            });
+        }
         // Values it lists as examples (`y/yes/on/1`), held together: the table of them.
         let listed = super::listed::listed_values(query);
         if let Some(expr) = super::listed::listed_expression(&listed) {
-            let tables: &[FtsTable] = if secondary {
-                &[FtsTable::CodeChunks, FtsTable::SecondaryChunks]
-            } else {
-                &[FtsTable::CodeChunks]
-            };
             lists.push(RankedList {
                 name: "values listed together",
                 weight: 1.0,
-                files: self.files_holding(&expr, tables, &mut paths, &mut chunks_of)?,
+                files: self.files_holding(&expr, asked, &mut paths, &mut chunks_of)?,
                 sees: None,
             });
         }
@@ -488,6 +508,33 @@ impl Workspace {
                 signals,
             })
             .collect())
+    }
+
+    /// An FTS5 expression for the names `query` uses ([`super::search::names_in`], one token
+    /// each) [`super::search::written_as_code`] that at least one and at most [`RARE_NAME_FILES`] files of code hold (test,
+    /// example and vendored code too when `secondary`); `None` when it uses none.
+    fn rare_names(&self, query: &str, secondary: bool) -> Result<Option<String>> {
+        let terms: Vec<Term> = super::search::names_in(query)
+            .into_iter()
+            .filter_map(|(name, mut tokens)| {
+                (tokens.len() == 1 && super::search::written_as_code(&name))
+                    .then(|| tokens.remove(0))
+            })
+            .collect();
+        if terms.is_empty() {
+            return Ok(None);
+        }
+        let (_, mut dfs) = self.term_frequencies(FtsTable::file_text(false), &terms)?;
+        if secondary {
+            let (_, more) = self.term_frequencies(FtsTable::file_text(true), &terms)?;
+            dfs.iter_mut().zip(more).for_each(|(df, more)| *df += more);
+        }
+        let rare = terms
+            .iter()
+            .zip(dfs)
+            .filter(|(_, df)| (1..=RARE_NAME_FILES).contains(df))
+            .map(|(t, _)| t);
+        Ok(super::search::any_of(rare))
     }
 
     /// The files of the chunks of `tables` matching `expr` (text held verbatim, values held

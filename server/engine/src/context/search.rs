@@ -826,6 +826,27 @@ pub fn identifier_tokens(text: &str) -> Vec<String> {
     out
 }
 
+/// Whether a name is written as code is, not as prose names things: with an inner
+/// underscore (`sre_compile`), a digit between letters (`list2cmdline`), a capital after a
+/// lower-case letter (`getLogger`), or in capitals of at least [`CODE_CAPITALS`] letters
+/// (`PYTHONASYNCIODEBUG`, `MANPAGER`) — not an acronym (`PRNG`, `JSON`, `QUIC`) or a
+/// capitalized word (`Kubernetes`), which name a thing in the user's words, and the code
+/// may use other words for it.
+pub fn written_as_code(name: &str) -> bool {
+    let chars: Vec<char> = name.chars().collect();
+    let letters = chars.iter().filter(|c| c.is_alphabetic()).count();
+    name.trim_matches('_').contains('_')
+        || digits_between_letters(&chars)
+        || chars
+            .windows(2)
+            .any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+        || (letters >= CODE_CAPITALS && chars.iter().all(|c| !c.is_lowercase()))
+}
+
+/// The fewest capitals a name written in capitals alone has to be code, not an acronym
+/// ([`written_as_code`]): acronyms run to five (`HTTPS`, `PMULL`, `ASCII`).
+const CODE_CAPITALS: usize = 6;
+
 /// Whether a run of digits stands between two letters in `chars` (`list2cmdline`).
 fn digits_between_letters(chars: &[char]) -> bool {
     chars
@@ -1350,6 +1371,38 @@ fn query_parts(text: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_written_as_code_are_not_acronyms_or_capitalized_words() {
+        let names = [
+            "PYTHONASYNCIODEBUG",
+            "MANPAGER",
+            "sre_compile",
+            "SA_RESTART",
+            "list2cmdline",
+            "TlsByteVecU16",
+            "getLogger",
+            "PRNG",
+            "HTTPS",
+            "JSON",
+            "Kubernetes",
+            "sha256",
+            "_private",
+        ];
+        let code: Vec<&str> = names.into_iter().filter(|n| written_as_code(n)).collect();
+        assert_eq!(
+            code,
+            [
+                "PYTHONASYNCIODEBUG",
+                "MANPAGER",
+                "sre_compile",
+                "SA_RESTART",
+                "list2cmdline",
+                "TlsByteVecU16",
+                "getLogger"
+            ]
+        );
+    }
 
     #[test]
     fn a_long_query_is_read_up_to_its_bounds_and_the_answer_says_so() {

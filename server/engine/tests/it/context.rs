@@ -2998,6 +2998,44 @@ fn an_error_message_quoted_in_a_question_finds_the_file_raising_it() {
     );
 }
 
+/// Fault from a fresh-user trial: "What does setting PYTHONASYNCIODEBUG do, and where is
+/// it read?" abstained on the stdlib, the one function reading the variable ranked below
+/// files full of "read", "reads", "set" and "settings" (BM25 weighs each form of a word
+/// as a term of its own). A name written as code that few files hold ranks the chunks
+/// holding it as a list of their own.
+#[test]
+fn fault_a_rare_name_the_question_uses_ranked_below_a_common_words_forms() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "app/coroutines.py",
+        "import os\nimport sys\n\n\ndef _is_debug_mode():\n    return sys.flags.dev_mode or bool(os.environ.get('MYAPPDEBUG'))\n\n\ndef iscoroutine(obj):\n    return hasattr(obj, 'send')\n",
+    );
+    for name in ["archive", "buffer", "stream"] {
+        write(
+            dir.path(),
+            &format!("app/{name}.py"),
+            "class Reader:\n    \"\"\"Reads data; settings control how much each read reads.\"\"\"\n\n    def read(self, size=-1):\n        \"\"\"Read and return up to size bytes; reads until EOF by default.\"\"\"\n        return self._read(size)\n\n    def read1(self, size=-1):\n        \"\"\"Read with at most one call; a setting of -1 reads a buffer's worth.\"\"\"\n        return self._read(size)\n\n    def set_settings(self, settings):\n        \"\"\"Set the settings; each setting is set once.\"\"\"\n        self.settings = settings\n",
+        );
+    }
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "What does setting MYAPPDEBUG do, and where is it read?",
+        &[],
+        2_000,
+    )
+    .result;
+    assert!(!a.abstained);
+    assert_eq!(
+        (a.items[0].id.as_str(), a.items[0].signals[0].as_str()),
+        (
+            "app/coroutines.py#_is_debug_mode@function",
+            "code (67% of the question; file text #1, code chunks #4, rare name #1) +20.0"
+        )
+    );
+}
+
 /// A panic message pasted after `with:` is quoted text as much as one after an exception's
 /// name: it finds the assertion that formats it, ahead of the file that shares most of
 /// the question's words.
