@@ -109,6 +109,9 @@ pub(crate) enum Command {
         /// counted. 0 lists every resolved call.
         #[arg(long, default_value_t = loci_engine::map::MIN_CONFIDENCE, value_parser = confidence, allow_negative_numbers = true)]
         min_confidence: f64,
+        /// Leave out calls written in test, example and vendored code; they are counted.
+        #[arg(long)]
+        no_tests: bool,
     },
     /// List the calls written in a symbol's definition (its outgoing calls).
     Callees {

@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let callers =
         |ws: &Workspace, s: &str| -> Result<(u64, u64, u64), Box<dyn std::error::Error>> {
-            let c = ws.callers_with(s, 0, MIN_CONFIDENCE)?.result;
+            let c = ws.callers_with(s, 0, MIN_CONFIDENCE, true)?.result;
             let scip = c
                 .calls
                 .iter()

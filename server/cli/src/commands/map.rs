@@ -85,6 +85,7 @@ pub(crate) fn run(
             symbol,
             limit,
             min_confidence,
+            no_tests,
         } => {
             // A name that is no symbol is a typo, not dead code: say which.
             let shown = quoted(&symbol);
@@ -97,10 +98,16 @@ pub(crate) fn run(
                 symbol: key_here(symbol),
                 limit,
                 min_confidence,
+                no_tests,
             }
             .run(ws)?;
             if env.result.targets_total == 0 {
                 *miss = unknown_symbol(&env).or(Some(typo));
+            } else if env.result.secondary_left_out > 0 {
+                *miss = Some(format!(
+                    "no callers of `{shown}` outside tests, examples and vendored code: {} there, left out (`--no-tests`)",
+                    env.result.secondary_left_out
+                ));
             } else if env.result.weaker > 0 {
                 *miss = Some(weaker);
             } else if env.result.untyped > 0 {

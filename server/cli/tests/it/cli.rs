@@ -435,6 +435,36 @@ fn impact_no_tests_counts_the_tests_it_leaves_out() {
     );
 }
 
+/// `callers --no-tests` reaches the engine: a test's call is counted, not listed; when
+/// tests alone call the symbol, the exit is 1 with a message saying so.
+#[test]
+fn callers_no_tests_counts_the_calls_it_leaves_out() {
+    let dir = repo();
+    write(
+        dir.path(),
+        "tests/test_models.py",
+        "from app.models import User\nfrom app.util import helper\n\ndef test_user():\n    User().save()\n    helper()\n",
+    );
+    write(dir.path(), "app/util.py", "def helper():\n    return 1\n");
+    assert!(loci(dir.path(), &["scan"]).status.success());
+    let out = loci(dir.path(), &["callers", "User.save", "--no-tests"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "definition app/models.py#User.save@method (app/models.py:2)\napp/views.py:4:19: call save in app/views.py#show@function -> app/models.py#User.save@method (stated, 1.00)\n… and 1 call in tests, examples or vendored code, left out (`--no-tests`)\n"
+    );
+    let only_tests = loci(dir.path(), &["callers", "helper", "--no-tests"]);
+    assert_eq!(
+        (
+            only_tests.status.code(),
+            String::from_utf8_lossy(&only_tests.stderr).trim_end()
+        ),
+        (
+            Some(1),
+            "loci: no callers of `helper` outside tests, examples and vendored code: 1 there, left out (`--no-tests`)"
+        )
+    );
+}
+
 /// Fault (fresh-user trial): `loci impact X --hard` said "0 dependents in 3 files": the
 /// file count was the target's own files plus the dependents', so a walk that kept no
 /// edge still named files. The summary counts the files that hold a dependent.

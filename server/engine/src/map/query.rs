@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use loci_core::secondary::secondary_code;
 use loci_store::map::{self, DepEdge, RefHit, SymbolHit};
 use serde::Serialize;
 
@@ -47,16 +48,22 @@ fn list_limits(limit: u32, listed: u64, total: u64) -> crate::envelope::Limits {
 
 /// The calls of `targets`' name on values whose type the map does not know, which may be
 /// to them (unresolved, or tied below `min_confidence` to another definition): none for a
-/// macro, invoked by its name alone, never on a value.
+/// macro, invoked by its name alone, never on a value; those in test, example and vendored
+/// code only with `tests`.
 fn untyped_calls(
     conn: &loci_store::rusqlite::Connection,
     targets: &[SymbolHit],
     keys: &[&str],
     min_confidence: f64,
+    tests: bool,
 ) -> Result<u64> {
     Ok(match targets.first() {
         Some(t) if t.kind != "macro" => {
-            map::count_untyped_calls(conn, &t.name, keys, min_confidence)?
+            map::untyped_calls_by_file(conn, &t.name, keys, min_confidence)?
+                .into_iter()
+                .filter(|(path, _)| tests || secondary_code(path).is_none())
+                .map(|(_, n)| n)
+                .sum()
         }
         _ => 0,
     })
@@ -160,9 +167,12 @@ pub struct Callers {
     pub weaker: u64,
     /// Calls of the same name on values whose type the map does not know (neither
     /// written nor evident: `loci_core::Receiver::Typed`), that no type tied to those
-    /// symbols nor to any other ([`map::count_untyped_calls`]): `N calls of .block_on(
+    /// symbols nor to any other ([`map::untyped_calls_by_file`]): `N calls of .block_on(
     /// on values of unknown type`. Counted, not listed: some may be calls of them.
     pub untyped: u64,
+    /// Calls written in test, example and vendored code, left out when asked without them:
+    /// not listed, nor counted in `limits`, `weaker` or `untyped`.
+    pub secondary_left_out: u64,
 }
 
 /// Where a dependency listing points.
@@ -391,7 +401,7 @@ impl Workspace {
             // Calls of the name on values whose type the map does not know are none of
             // these, nor known to be others': said so (as `callers` counts them).
             let untyped = match qualified {
-                Some(_) => untyped_calls(conn, &targets, &keys, MIN_CONFIDENCE)?,
+                Some(_) => untyped_calls(conn, &targets, &keys, MIN_CONFIDENCE, true)?,
                 None => 0,
             };
             let paths = hits.iter().map(|h| h.path.clone()).collect();
@@ -425,9 +435,10 @@ impl Workspace {
         })
     }
 
-    /// [`Workspace::callers_with`] at the default confidence ([`MIN_CONFIDENCE`]).
+    /// [`Workspace::callers_with`] at the default confidence ([`MIN_CONFIDENCE`]), tests
+    /// included.
     pub fn callers(&self, symbol: &str, limit: u32) -> Result<Envelope<Callers>> {
-        self.callers_with(symbol, limit, MIN_CONFIDENCE)
+        self.callers_with(symbol, limit, MIN_CONFIDENCE, true)
     }
 
     /// Call sites resolved to the symbols named `symbol` (every symbol that
@@ -435,7 +446,9 @@ impl Workspace {
     /// `super().__init__(..)` constructs it) at `min_confidence` or more, at most `limit` listed,
     /// the surest first, then by path, line and column (0: all); `limits` counts them as
     /// [`Workspace::symbol`] counts symbols, and [`Callers::weaker`] the calls below
-    /// `min_confidence`.
+    /// `min_confidence`. Without `tests`, calls written in test, example and vendored code
+    /// ([`loci_core::secondary`]) are counted in [`Callers::secondary_left_out`], not listed
+    /// nor counted elsewhere.
     ///
     /// Errors: [`EngineError::InvalidArgument`] for an empty name or a confidence outside
     /// [0, 1].
@@ -444,6 +457,7 @@ impl Workspace {
         symbol: &str,
         limit: u32,
         min_confidence: f64,
+        tests: bool,
     ) -> Result<Envelope<Callers>> {
         self.store.read(|| {
             let written = non_empty("symbol", symbol)?;
@@ -468,16 +482,32 @@ impl Workspace {
                 .map(|t| t.key.as_str())
                 .chain(constructors.iter().map(String::as_str))
                 .collect();
-            let mut calls = map::calls_to(conn, &keys, min_confidence, fetch(limit))?;
-            let total = listed(&mut calls, limit, || {
-                map::count_calls_to(conn, &keys, min_confidence)
-            })?;
-            let weaker = if min_confidence > 0.0 {
-                map::count_calls_to(conn, &keys, 0.0)? - total
+            let (calls, total, weaker, secondary_left_out) = if tests {
+                let mut calls = map::calls_to(conn, &keys, min_confidence, fetch(limit))?;
+                let total = listed(&mut calls, limit, || {
+                    map::count_calls_to(conn, &keys, min_confidence)
+                })?;
+                let weaker = if min_confidence > 0.0 {
+                    map::count_calls_to(conn, &keys, 0.0)? - total
+                } else {
+                    0
+                };
+                (calls, total, weaker, 0)
             } else {
-                0
+                // Which code is a test's is a rule on paths, not a column: every call is
+                // read, the surest first, and sorted out here.
+                let all = map::calls_to(conn, &keys, 0.0, u32::MAX)?;
+                let left_out = all.len();
+                let (mut calls, weaker): (Vec<_>, Vec<_>) = all
+                    .into_iter()
+                    .filter(|c| secondary_code(&c.path).is_none())
+                    .partition(|c| c.confidence >= min_confidence);
+                let left_out = (left_out - calls.len() - weaker.len()) as u64;
+                let total = calls.len() as u64;
+                calls.truncate(listed_count(calls.len(), limit));
+                (calls, total, weaker.len() as u64, left_out)
             };
-            let untyped = untyped_calls(conn, &targets, &keys, min_confidence)?;
+            let untyped = untyped_calls(conn, &targets, &keys, min_confidence, tests)?;
             // 1,201 definitions of `foo` were all listed before one call at `--limit 1`.
             let targets_total = targets.len() as u64;
             if limit > 0 {
@@ -497,6 +527,7 @@ impl Workspace {
                     min_confidence,
                     weaker,
                     untyped,
+                    secondary_left_out,
                 },
                 paths,
             )?;
@@ -805,7 +836,7 @@ impl Workspace {
                 if (edges.hard && r.provenance != "stated") || r.confidence < edges.min_confidence {
                     continue;
                 }
-                if !edges.tests && loci_core::secondary::secondary_code(&r.path).is_some() {
+                if !edges.tests && secondary_code(&r.path).is_some() {
                     secondary_left_out.insert(r.path.clone());
                     continue;
                 }

@@ -13,13 +13,13 @@ request! {
         /// The question or task in words. May be left out when `open_files` is given.
         #[serde(default)]
         query: String,
-        /// Files you are working on (repository-relative); they and their neighbours rank higher.
+        /// Files you are working on (repo-relative); they and their neighbours rank higher.
         #[serde(default)]
         open_files: Option<Vec<String>>,
-        /// Token budget (tokens ≈ characters / 4); unset: `[context] budget` of `.loci/config.toml`.
+        /// Token budget; unset: `[context] budget` of `.loci/config.toml`.
         #[serde(default)]
         budget: Option<u64>,
-        /// Relevance floor in points (a full-text hit is worth up to 30); below it loci abstains.
+        /// Relevance floor in points (a hit is worth up to 30); below it loci abstains.
         /// Unset: `[context] floor` of `.loci/config.toml`.
         #[serde(default)]
         floor: Option<f64>,

@@ -55,13 +55,21 @@ request! {
         /// Least confidence (0: all).
         #[serde(default = "defaults::min_confidence")]
         min_confidence: f64,
+        /// Leave out tests, examples, vendored code.
+        #[serde(default)]
+        no_tests: bool,
     }
 }
 
 impl CallersArgs {
     /// [`Workspace::callers_with`].
     pub fn run(&self, ws: &Workspace) -> Result<Envelope<Callers>> {
-        ws.callers_with(&self.symbol, self.limit, self.min_confidence)
+        ws.callers_with(
+            &self.symbol,
+            self.limit,
+            self.min_confidence,
+            !self.no_tests,
+        )
     }
 }
 

@@ -256,6 +256,13 @@ pub fn callers(o: Out, c: &Callers) -> io::Result<()> {
             escaped(&t.name)
         )?;
     }
+    if c.secondary_left_out > 0 {
+        writeln!(
+            o,
+            "… and {} in tests, examples or vendored code, left out (`--no-tests`)",
+            count(c.secondary_left_out, "call")
+        )?;
+    }
     Ok(())
 }
 

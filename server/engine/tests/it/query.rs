@@ -10,7 +10,10 @@ use crate::fixture::{files, scanned, write};
 /// `path:line (confidence)` of every call of `symbol` at `min_confidence` or more,
 /// one-based lines, in the answer's order.
 fn calls(ws: &Workspace, symbol: &str, min_confidence: f64) -> Vec<String> {
-    let answer = ws.callers_with(symbol, 0, min_confidence).unwrap().result;
+    let answer = ws
+        .callers_with(symbol, 0, min_confidence, true)
+        .unwrap()
+        .result;
     answer
         .calls
         .iter()
@@ -562,7 +565,7 @@ fn fault_a_listing_cut_at_its_limit_said_nothing_was_omitted() {
     assert_eq!((qualified.limits.used, qualified.limits.omitted), (3, 1));
     // Callers: the calls resolved to every symbol named, counted past the limit (at any
     // confidence: `w.step()` is a name matched on a value, 0.3).
-    let callers = ws.callers_with(key, 2, 0.0).unwrap();
+    let callers = ws.callers_with(key, 2, 0.0, true).unwrap();
     let lines: Vec<u32> = callers.result.calls.iter().map(|c| c.line).collect();
     assert_eq!(lines, [7, 8]);
     assert_eq!(
@@ -1585,7 +1588,7 @@ fn fault_weak_name_matches_were_listed_among_real_edges() {
     let (_dir, ws) = confidences();
     assert_eq!(MIN_CONFIDENCE, 0.5);
     let callers = |min: f64| {
-        let c = ws.callers_with("Store.get", 0, min).unwrap().result;
+        let c = ws.callers_with("Store.get", 0, min, true).unwrap().result;
         let text = loci_engine::text::to_string(|o| loci_engine::text::callers(o, &c));
         (text, c.weaker)
     };
@@ -1601,7 +1604,7 @@ fn fault_weak_name_matches_were_listed_among_real_edges() {
     // `callers` without a confidence is the default's.
     assert_eq!(
         ws.callers("Store.get", 0).unwrap().result.calls.len(),
-        ws.callers_with("Store.get", 0, MIN_CONFIDENCE)
+        ws.callers_with("Store.get", 0, MIN_CONFIDENCE, true)
             .unwrap()
             .result
             .calls
@@ -1683,7 +1686,7 @@ fn fault_weak_name_matches_were_listed_among_real_edges() {
         Err(loci_engine::EngineError::InvalidArgument { name, .. }) if name == "min_confidence"
     ));
     assert!(matches!(
-        ws.callers_with("Store.get", 0, -0.1),
+        ws.callers_with("Store.get", 0, -0.1, true),
         Err(loci_engine::EngineError::InvalidArgument { name, .. }) if name == "min_confidence"
     ));
 }
@@ -1732,7 +1735,7 @@ fn fault_hard_impact_left_out_calls_on_a_type_an_import_binds() {
     let mut ws = Workspace::open(root, Some(&root.join(".loci/test.db"))).unwrap();
     ws.scan(&|_| {}).unwrap();
     let calls = |name: &str| -> Vec<String> {
-        ws.callers_with(name, 0, 0.0)
+        ws.callers_with(name, 0, 0.0, true)
             .unwrap()
             .result
             .calls
@@ -2736,6 +2739,81 @@ class T(unittest.TestCase):
     assert_eq!(
         calls(&ws, "lazy/pool.py#Base.close@method", 0.0),
         ["app.py:8 (0.90)"]
+    );
+}
+
+/// `callers --no-tests`: the calls written in test, example and vendored code are counted
+/// in `secondary_left_out`, neither listed nor counted in the limits, the weaker calls or
+/// the calls on values of unknown type (`textwrap.dedent` on the stdlib: 7 of its 575
+/// calls are outside tests).
+#[test]
+fn callers_without_tests_count_the_calls_left_out() {
+    let (_dir, ws) = scanned(
+        r#"
+//- src/core.rs
+pub struct Parser;
+impl Parser {
+    pub fn parse(&self) {}
+}
+//- src/other.rs
+pub struct Other;
+impl Other {
+    pub fn parse(&self) {}
+}
+//- src/app.rs
+use crate::core::Parser;
+pub fn run() {
+    make().parse();
+    Parser.parse();
+}
+//- tests/core.rs
+use app::core::Parser;
+fn parses() {
+    make().parse();
+    Parser.parse();
+    Parser.parse();
+}
+"#,
+    );
+    let callers = |tests: bool| {
+        let c = ws.callers_with("Parser.parse", 0, 0.5, tests).unwrap();
+        let listed: Vec<(String, u32)> = c
+            .result
+            .calls
+            .iter()
+            .map(|r| (r.path.clone(), r.line + 1))
+            .collect();
+        (
+            listed,
+            c.limits.omitted,
+            c.result.weaker,
+            c.result.untyped,
+            c.result.secondary_left_out,
+        )
+    };
+    assert_eq!(
+        callers(true),
+        (
+            vec![
+                ("src/app.rs".to_string(), 4),
+                ("tests/core.rs".into(), 4),
+                ("tests/core.rs".into(), 5)
+            ],
+            0,
+            1,
+            1,
+            0
+        )
+    );
+    assert_eq!(
+        callers(false),
+        (vec![("src/app.rs".to_string(), 4)], 0, 1, 0, 2)
+    );
+    let one = ws.callers_with("Parser.parse", 1, 0.5, false).unwrap();
+    assert_eq!(
+        (one.result.calls.len(), one.limits.omitted),
+        (1, 0),
+        "the limit counts the calls outside tests only"
     );
 }
 

@@ -110,7 +110,7 @@ fn indexed() -> (tempfile::TempDir, PathBuf, PathBuf, Workspace) {
 /// `path:line name -> target (provenance, confidence, source)` of each call `callers` lists
 /// at confidence 0 and more.
 fn callers(ws: &Workspace, symbol: &str) -> Vec<String> {
-    ws.callers_with(symbol, 0, 0.0)
+    ws.callers_with(symbol, 0, 0.0, true)
         .unwrap()
         .result
         .calls

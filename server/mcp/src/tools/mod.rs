@@ -317,8 +317,8 @@ tools! {
     },
     MemoryList("memory_list", Paged<MemoryListArgs>, paged) {
         title: "List memory",
-        description: "Memory pages (files, folders, topics, decisions, lessons) under \
-            a subject prefix, each with its version, first line and staleness.",
+        description: "Memory pages under a subject prefix (files, folders, topics, \
+            decisions, lessons), each with its version and staleness.",
         access: Read,
         idempotent: true,
     },
@@ -336,8 +336,8 @@ tools! {
     },
     Stats("stats", NoParams, plain) {
         title: "Index statistics",
-        description: "The map's scan revision and time, counts of files, symbols, \
-            references and memory, files and lines by language, and the files it left out.",
+        description: "The map's scan revision and time, row counts, files and lines by \
+            language, and the files it left out.",
         access: Read,
         idempotent: true,
     },
@@ -585,6 +585,7 @@ mod tests {
             defaults.join(" "),
             "recap.n=3 context.query=\"\" search.limit=10 symbol.limit=1000 outline.limit=1000 \
              references.limit=1000 callers.limit=1000 callers.min_confidence=0.5 \
+             callers.no_tests=false \
              callees.limit=1000 callees.min_confidence=0.5 deps.reverse=false impact.depth=3 \
              impact.hard=false \
              impact.limit=30 impact.min_confidence=0.5 impact.no_tests=false memory_list.kinds=[] \

@@ -411,24 +411,28 @@ pub fn count_calls_to(conn: &Connection, keys: &[&str], min_confidence: f64) -> 
 /// `loci_core::Receiver`) that resolved to none of the symbols `keys` at `min_confidence` or
 /// more: unresolved, or matched by name alone below `min_confidence`. What a `callers`
 /// answer did not list because no type tied those calls to it (`rt.block_on(..)` on a
-/// value returned by a helper outside the map).
-pub fn count_untyped_calls(
+/// value returned by a helper outside the map). Counted by file (path, calls), by path.
+pub fn untyped_calls_by_file(
     conn: &Connection,
     name: &str,
     keys: &[&str],
     min_confidence: f64,
-) -> Result<u64> {
+) -> Result<Vec<(String, u64)>> {
     let json = keys_json(keys)?;
-    conn.query_row(
-        "SELECT count(*) FROM refs r
+    conn.prepare_cached(
+        "SELECT f.path, count(*) FROM refs r JOIN files f ON f.file_id = r.file_id
          WHERE r.name = ?1 AND r.kind = 'call' AND r.receiver IN ('other', 'typed')
            AND (r.target_id IS NULL
                 OR (r.confidence < ?3
                     AND r.target_id NOT IN (SELECT symbol_id FROM symbols
-                                            WHERE key IN (SELECT value FROM json_each(?2)))))",
-        params![name, json, min_confidence],
-        |r| r.get::<_, i64>(0),
+                                            WHERE key IN (SELECT value FROM json_each(?2)))))
+         GROUP BY f.path ORDER BY f.path",
     )
-    .map(|n| n as u64)
+    .and_then(|mut stmt| {
+        stmt.query_map(params![name, json, min_confidence], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+        })?
+        .collect()
+    })
     .ctx(|| format!("counting calls of {name} on values of unknown type"))
 }
