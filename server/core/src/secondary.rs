@@ -154,9 +154,31 @@ pub fn same_name(a: &str, b: &str) -> bool {
     plain(a) == plain(b)
 }
 
+/// Whether the symbol `key` (`path#qualified@kind`) is inside a module named `tests` or
+/// `test` (Rust's `#[cfg(test)] mod tests`): test code in a file of code.
+pub fn in_test_module(key: &str) -> bool {
+    let qualified = key
+        .split_once('#')
+        .map_or(key, |(_, q)| q.rsplit_once('@').map_or(q, |(q, _)| q));
+    let mut segments: Vec<&str> = qualified.split('.').collect();
+    segments.pop();
+    segments.iter().any(|s| matches!(*s, "tests" | "test"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_definition_in_a_tests_module_is_test_code() {
+        assert!(in_test_module(
+            "rand/src/rng.rs#tests.test_random_range_panic_int@function"
+        ));
+        assert!(in_test_module("a.rs#outer.test.helper@function"));
+        assert!(!in_test_module("rand/src/rng.rs#Rng.random_bool@method"));
+        assert!(!in_test_module("a.rs#tests@module"));
+        assert!(!in_test_module("tests/it.rs#Tests.run@method"));
+    }
 
     #[test]
     fn test_paths_by_the_common_layouts() {

@@ -895,6 +895,20 @@ pub fn files_matching(
     .ctx(|| format!("searching {fts}"))
 }
 
+/// How many rows of `table` match `expr`, counted up to `at_most` (a count is as dear as
+/// the rows it reads).
+///
+/// Errors: [`crate::StoreError::Sqlite`] for an invalid expression or an unreadable index.
+pub fn rows_matching(conn: &Connection, table: FtsTable, expr: &str, at_most: u32) -> Result<u64> {
+    let fts = table.name();
+    conn.prepare_cached(&format!(
+        "SELECT count(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ?1 LIMIT ?2)"
+    ))
+    .and_then(|mut st| st.query_row(params![expr, at_most], |r| r.get::<_, i64>(0)))
+    .map(|n| n as u64)
+    .ctx(|| format!("counting rows of {fts}"))
+}
+
 /// Whether any row of `table` matches `expr`.
 ///
 /// Errors: [`crate::StoreError::Sqlite`] for an invalid expression or an unreadable index.

@@ -103,13 +103,13 @@ pub(crate) fn run(
             .run(ws)?;
             if env.result.targets_total == 0 {
                 *miss = unknown_symbol(&env).or(Some(typo));
+            } else if env.result.weaker > 0 {
+                *miss = Some(weaker);
             } else if env.result.secondary_left_out > 0 {
                 *miss = Some(format!(
                     "no callers of `{shown}` outside tests, examples and vendored code: {} there, left out (`--no-tests`)",
                     env.result.secondary_left_out
                 ));
-            } else if env.result.weaker > 0 {
-                *miss = Some(weaker);
             } else if env.result.untyped > 0 {
                 // Calls by its name on values of unknown type are no callers found, but
                 // not none: the answer above counts them.

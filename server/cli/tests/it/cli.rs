@@ -436,7 +436,8 @@ fn impact_no_tests_counts_the_tests_it_leaves_out() {
 }
 
 /// `callers --no-tests` reaches the engine: a test's call is counted, not listed; when
-/// tests alone call the symbol, the exit is 1 with a message saying so.
+/// tests alone call the symbol, the exit is 1 with a message saying so, unless weaker calls
+/// outside tests were left out (fresh-user trial: the message had said there were none).
 #[test]
 fn callers_no_tests_counts_the_calls_it_leaves_out() {
     let dir = repo();
@@ -446,11 +447,22 @@ fn callers_no_tests_counts_the_calls_it_leaves_out() {
         "from app.models import User\nfrom app.util import helper\n\ndef test_user():\n    User().save()\n    helper()\n",
     );
     write(dir.path(), "app/util.py", "def helper():\n    return 1\n");
+    write(dir.path(), "app/jobs.py", "def nightly():\n    return 2\n");
+    write(
+        dir.path(),
+        "tests/test_jobs.py",
+        "from app.jobs import nightly\n\ndef test_nightly(runner):\n    nightly()\n    runner.nightly()\n",
+    );
+    write(
+        dir.path(),
+        "app/cron.py",
+        "def run(sched):\n    return sched.nightly()\n",
+    );
     assert!(loci(dir.path(), &["scan"]).status.success());
     let out = loci(dir.path(), &["callers", "User.save", "--no-tests"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "definition app/models.py#User.save@method (app/models.py:2)\napp/views.py:4:19: call save in app/views.py#show@function -> app/models.py#User.save@method (stated, 1.00)\n… and 1 call in tests, examples or vendored code, left out (`--no-tests`)\n"
+        "definition app/models.py#User.save@method (app/models.py:2)\napp/views.py:4:19: call save in app/views.py#show@function -> app/models.py#User.save@method (stated, 1.00)\n… and 1 call in tests, examples or vendored code (at any confidence), left out (`--no-tests`)\n"
     );
     let only_tests = loci(dir.path(), &["callers", "helper", "--no-tests"]);
     assert_eq!(
@@ -462,6 +474,11 @@ fn callers_no_tests_counts_the_calls_it_leaves_out() {
             Some(1),
             "loci: no callers of `helper` outside tests, examples and vendored code: 1 there, left out (`--no-tests`)"
         )
+    );
+    let weaker_outside = loci(dir.path(), &["callers", "nightly", "--no-tests"]);
+    assert_eq!(
+        String::from_utf8_lossy(&weaker_outside.stderr).trim_end(),
+        "loci: no callers of `nightly` at confidence 0.50 or more"
     );
 }
 

@@ -93,7 +93,7 @@ impl Workspace {
                 hit.chunks.sort_by_key(|c| {
                     c.symbol_id
                         .and_then(|id| keys.get(&id))
-                        .is_some_and(|key| in_test_module(key))
+                        .is_some_and(|key| loci_core::secondary::in_test_module(key))
                 });
             }
         }
@@ -410,30 +410,3 @@ pub(super) type NamedKey = (String, String, String);
 
 /// The most references read to answer what uses a definition the question names.
 pub(super) const DEPENDENT_REFS: u32 = 2_000;
-
-/// Whether the symbol `key` (`path#qualified@kind`) is inside a module named `tests` or
-/// `test` (Rust's `#[cfg(test)] mod tests`).
-fn in_test_module(key: &str) -> bool {
-    let qualified = key
-        .split_once('#')
-        .map_or(key, |(_, q)| q.rsplit_once('@').map_or(q, |(q, _)| q));
-    let mut segments: Vec<&str> = qualified.split('.').collect();
-    segments.pop();
-    segments.iter().any(|s| matches!(*s, "tests" | "test"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::in_test_module;
-
-    #[test]
-    fn a_definition_in_a_tests_module_is_test_code() {
-        assert!(in_test_module(
-            "rand/src/rng.rs#tests.test_random_range_panic_int@function"
-        ));
-        assert!(in_test_module("a.rs#outer.test.helper@function"));
-        assert!(!in_test_module("rand/src/rng.rs#Rng.random_bool@method"));
-        assert!(!in_test_module("a.rs#tests@module"));
-        assert!(!in_test_module("tests/it.rs#Tests.run@method"));
-    }
-}

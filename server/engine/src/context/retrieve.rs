@@ -293,13 +293,20 @@ pub fn asks_for_dependents(query: &str) -> bool {
     // of using after the word that asks ("when I import a module, .. which loader
     // compiles the file" asks how importing works), and a word of places, both in the
     // clause that word opens: "which code picks the reader, and which one turns expat's
-    // callbacks into startElement calls" asks for no dependents.
+    // callbacks into startElement calls" asks for no dependents. Nor does a clause whose
+    // word of using follows `does`: "which generator does the random module use" asks
+    // what the module uses.
     let asks = |w: &String| matches!(w.as_str(), "which" | "what" | "who" | "every" | "all");
     let starts: Vec<usize> = (0..words.len()).filter(|&i| asks(&words[i])).collect();
     starts.iter().enumerate().any(|(n, &from)| {
         let to = starts.get(n + 1).copied().unwrap_or(words.len());
         let clause = &words[from..to];
-        clause.iter().any(|w| is_use_word(w)) && clause.iter().any(|w| is_place_word(w))
+        let auxiliary = |w: &String| matches!(w.as_str(), "does" | "do" | "did");
+        clause
+            .iter()
+            .position(|w| is_use_word(w))
+            .is_some_and(|at| !clause[..at].iter().any(auxiliary))
+            && clause.iter().any(|w| is_place_word(w))
     })
 }
 
@@ -514,27 +521,35 @@ impl Workspace {
     /// each) [`super::search::written_as_code`] that at least one and at most [`RARE_NAME_FILES`] files of code hold (test,
     /// example and vendored code too when `secondary`); `None` when it uses none.
     fn rare_names(&self, query: &str, secondary: bool) -> Result<Option<String>> {
-        let terms: Vec<Term> = super::search::names_in(query)
-            .into_iter()
-            .filter_map(|(name, mut tokens)| {
-                (tokens.len() == 1 && super::search::written_as_code(&name))
-                    .then(|| tokens.remove(0))
-            })
-            .collect();
-        if terms.is_empty() {
-            return Ok(None);
-        }
-        let (_, mut dfs) = self.term_frequencies(FtsTable::file_text(false), &terms)?;
+        let conn = self.store.conn();
+        let mut tables = vec![FtsTable::file_text(false)];
         if secondary {
-            let (_, more) = self.term_frequencies(FtsTable::file_text(true), &terms)?;
-            dfs.iter_mut().zip(more).for_each(|(df, more)| *df += more);
+            tables.push(FtsTable::file_text(true));
         }
-        let rare = terms
-            .iter()
-            .zip(dfs)
-            .filter(|(_, df)| (1..=RARE_NAME_FILES).contains(df))
-            .map(|(t, _)| t);
-        Ok(super::search::any_of(rare))
+        let mut rare = Vec::new();
+        for (name, tokens) in super::search::names_in(query) {
+            let [term] = tokens.as_slice() else {
+                continue;
+            };
+            if !super::search::written_as_code(&name) {
+                continue;
+            }
+            // Counted as the phrase, not bounded by its words' own counts: `SOURCE_DATE_EPOCH`
+            // is in few files, `source`, `date` and `epoch` in many.
+            let mut files = 0;
+            for table in &tables {
+                files += loci_store::search::rows_matching(
+                    conn,
+                    *table,
+                    &term.expr(),
+                    RARE_NAME_FILES as u32 + 1,
+                )?;
+            }
+            if (1..=RARE_NAME_FILES).contains(&files) {
+                rare.push(term.clone());
+            }
+        }
+        Ok(super::search::any_of(&rare))
     }
 
     /// The files of the chunks of `tables` matching `expr` (text held verbatim, values held
@@ -1116,6 +1131,20 @@ mod tests {
         assert!(asks_for_dependents(
             "ValueError: bad path - which modules call iter_modules?"
         ));
+    }
+
+    /// Fault from a fresh-user trial: "Which generator does the random module use" listed
+    /// eleven files importing `random.py` before its `Random`.
+    #[test]
+    fn fault_what_a_module_uses_was_asked_as_what_uses_it() {
+        assert!(!asks_for_dependents(
+            "Which generator does the random module use and how is it seeded?"
+        ));
+        assert!(!asks_for_dependents("what files does cmd.py import?"));
+        assert!(asks_for_dependents(
+            "which bstr modules use the unicode module"
+        ));
+        assert!(asks_for_dependents("Which modules import cmd.py?"));
     }
 
     /// Fault from a fresh-user trial: "which code picks and creates the reader, and which

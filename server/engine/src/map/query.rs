@@ -46,6 +46,15 @@ fn list_limits(limit: u32, listed: u64, total: u64) -> crate::envelope::Limits {
     }
 }
 
+/// Whether a reference is written in test, example or vendored code: in such a file
+/// ([`secondary_code`]) or in a test module of a file of code (Rust's `mod tests`).
+fn written_in_secondary_code(r: &RefHit) -> bool {
+    secondary_code(&r.path).is_some()
+        || r.enclosing_key
+            .as_deref()
+            .is_some_and(loci_core::secondary::in_test_module)
+}
+
 /// The calls of `targets`' name on values whose type the map does not know, which may be
 /// to them (unresolved, or tied below `min_confidence` to another definition): none for a
 /// macro, invoked by its name alone, never on a value; those in test, example and vendored
@@ -170,8 +179,10 @@ pub struct Callers {
     /// symbols nor to any other ([`map::untyped_calls_by_file`]): `N calls of .block_on(
     /// on values of unknown type`. Counted, not listed: some may be calls of them.
     pub untyped: u64,
-    /// Calls written in test, example and vendored code, left out when asked without them:
-    /// not listed, nor counted in `limits`, `weaker` or `untyped`.
+    /// Calls written in test, example and vendored code (files of it, and Rust's `mod
+    /// tests` in files of code), at any confidence, left out when asked without them: not
+    /// listed, nor counted in `limits`, `weaker` or `untyped` (whose calls are counted by
+    /// file: those in a file of code's test module stay).
     pub secondary_left_out: u64,
 }
 
@@ -500,7 +511,7 @@ impl Workspace {
                 let left_out = all.len();
                 let (mut calls, weaker): (Vec<_>, Vec<_>) = all
                     .into_iter()
-                    .filter(|c| secondary_code(&c.path).is_none())
+                    .filter(|c| !written_in_secondary_code(c))
                     .partition(|c| c.confidence >= min_confidence);
                 let left_out = (left_out - calls.len() - weaker.len()) as u64;
                 let total = calls.len() as u64;

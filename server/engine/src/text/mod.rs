@@ -259,7 +259,7 @@ pub fn callers(o: Out, c: &Callers) -> io::Result<()> {
     if c.secondary_left_out > 0 {
         writeln!(
             o,
-            "… and {} in tests, examples or vendored code, left out (`--no-tests`)",
+            "… and {} in tests, examples or vendored code (at any confidence), left out (`--no-tests`)",
             count(c.secondary_left_out, "call")
         )?;
     }

@@ -3036,6 +3036,44 @@ fn fault_a_rare_name_the_question_uses_ranked_below_a_common_words_forms() {
     );
 }
 
+/// Fault from a fresh-user trial: `_PYTHON_HOST_PLATFORM` (in seven files of the stdlib)
+/// was no rare name, its file count taken as its commonest word's bound. A name of several
+/// words is counted as the phrase.
+#[test]
+fn fault_a_name_of_common_words_was_counted_by_its_words() {
+    let (dir, mut ws) = workspace();
+    write(
+        dir.path(),
+        "build/cross.py",
+        "import os\n\n\ndef target():\n    \"\"\"Read the target from an environment variable, else native.\"\"\"\n    return os.environ.get('APP_HOST_PLATFORM', 'native')\n",
+    );
+    for i in 0..10 {
+        write(
+            dir.path(),
+            &format!("app/part{i}.py"),
+            "def app_name():\n    \"\"\"The app's name on this host.\"\"\"\n    return platform_name()\n",
+        );
+    }
+    ws.scan(&|_| {}).unwrap();
+    let a = ask(
+        &ws,
+        "Where is the APP_HOST_PLATFORM environment variable read?",
+        &[],
+        2_000,
+    )
+    .result;
+    assert!(!a.abstained);
+    assert_eq!(
+        (
+            a.items[0].id.as_str(),
+            a.items[0].signals[0].contains("rare name #1")
+        ),
+        ("build/cross.py#target@function", true),
+        "{:?}",
+        a.items[0].signals
+    );
+}
+
 /// A panic message pasted after `with:` is quoted text as much as one after an exception's
 /// name: it finds the assertion that formats it, ahead of the file that shares most of
 /// the question's words.
