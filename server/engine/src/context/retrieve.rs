@@ -518,8 +518,9 @@ impl Workspace {
     }
 
     /// An FTS5 expression for the names `query` uses ([`super::search::names_in`], one token
-    /// each) [`super::search::written_as_code`] that at least one and at most [`RARE_NAME_FILES`] files of code hold (test,
-    /// example and vendored code too when `secondary`); `None` when it uses none.
+    /// each) that are [`super::search::written_as_code`] and that one to
+    /// [`RARE_NAME_FILES`] files of code hold (test, example and vendored code too when
+    /// `secondary`); `None` when it uses none.
     fn rare_names(&self, query: &str, secondary: bool) -> Result<Option<String>> {
         let conn = self.store.conn();
         let mut tables = vec![FtsTable::file_text(false)];

@@ -508,12 +508,12 @@ impl Workspace {
                 // Which code is a test's is a rule on paths, not a column: every call is
                 // read, the surest first, and sorted out here.
                 let all = map::calls_to(conn, &keys, 0.0, u32::MAX)?;
-                let left_out = all.len();
+                let read = all.len();
                 let (mut calls, weaker): (Vec<_>, Vec<_>) = all
                     .into_iter()
                     .filter(|c| !written_in_secondary_code(c))
                     .partition(|c| c.confidence >= min_confidence);
-                let left_out = (left_out - calls.len() - weaker.len()) as u64;
+                let left_out = (read - calls.len() - weaker.len()) as u64;
                 let total = calls.len() as u64;
                 calls.truncate(listed_count(calls.len(), limit));
                 (calls, total, weaker.len() as u64, left_out)
