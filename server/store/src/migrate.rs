@@ -218,6 +218,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0032_import_scopes.sql"),
         fill: None,
     },
+    Migration {
+        version: 33,
+        name: "files_by_name",
+        sql: include_str!("migrations/0033_files_by_name.sql"),
+        fill: None,
+    },
 ];
 
 /// The schema version this binary writes: the last migration's number.

@@ -673,7 +673,7 @@ fn sqlite_varint(bytes: &[u8]) -> Option<u64> {
 /// holding one, a symbol key, or the subject of a memory page.
 pub fn names_anything(conn: &Connection, entry: &str) -> Result<bool> {
     conn.prepare_cached(
-        "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1 OR substr(path, 1, length(?1) + 1) = ?1 || '/')
+        "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1 OR (path > ?1 || '/' AND path < ?1 || '0'))
              OR EXISTS(SELECT 1 FROM symbols WHERE key = ?1)
              OR EXISTS(SELECT 1 FROM pages WHERE subject = ?1 OR kind = ?1)",
     )

@@ -360,7 +360,7 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
         );
         assert!(status.success(), "{stderr}");
     }
-    // Twenty-eight migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
+    // Twenty-nine migrations behind: 0005 (empties the derived map), 0006 (page uids), 0007
     // (the covering reverse-import index), 0008 (pages by current revision), 0009 (ref
     // receivers), 0010 (Rust type kinds; data only, and the corpus has no Rust), 0011
     // (ref receiver names), 0012 (files' drift hashes), 0013 (claim sets), 0014 (common
@@ -371,21 +371,21 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
     // dropped), 0023 (symbols by folded name), 0024 (map changes), 0025 (team memory's
     // replica tables), 0026 (llm runs), 0027 (unsaved buffers), 0028 (code text words)
     // 0029 (SCIP edges), 0030 (the refs table rebuilt for the `typed` receiver), 0031
-    // (the indexes of claims that never resolved and of path claims) and 0032 (import
-    // scopes) pending,
+    // (the indexes of claims that never resolved and of path claims), 0032 (import
+    // scopes) and 0033 (files by name) pending,
     // so a kill can land between them. Undo 0019 to 0011 and 0009 to
     // 0006 for real (dropping the receiver columns undoes 0016 too) and forget 0005's row
     // (it recreates what it touches).
     let old_version = 4;
     assert_eq!(
         loci_store::SCHEMA_VERSION,
-        32,
+        33,
         "revisit which migrations this test undoes"
     );
     {
         let conn = Connection::open(&old).expect("open old");
         conn.execute_batch(
-            "DROP INDEX claims_never_resolved; DROP INDEX claims_paths;
+            "DROP INDEX files_by_name; DROP INDEX claims_never_resolved; DROP INDEX claims_paths;
              DROP TABLE scip_refs; DROP TABLE scip_documents; DROP TABLE code_text_words;
              DROP TABLE unsaved_buffers; DROP TABLE llm_runs; DROP TABLE team_outbox; DROP TABLE team_applied;
              DROP TRIGGER map_changes_symbol_insert; DROP TRIGGER map_changes_symbol_delete; DROP TRIGGER map_changes_file_insert; DROP TRIGGER map_changes_file_delete; DROP TRIGGER map_changes_file_update; DROP TRIGGER map_changes_page_move; DROP TABLE map_changes; DROP INDEX claims_by_name; DROP INDEX revision_marks_stale;
@@ -418,7 +418,7 @@ fn a_migration_killed_at_random_is_applied_completely_or_not_at_all() {
              ALTER TABLE imports DROP COLUMN enclosing_id;
              DELETE FROM schema_migrations WHERE version > 4;",
         )
-        .expect("step back twenty-eight migrations");
+        .expect("step back twenty-nine migrations");
     }
     let old_conn = open_ro(&old);
     let old_memory = memory(&old_conn);

@@ -26,16 +26,15 @@ impl Workspace {
     #[tracing::instrument(level = "debug", skip_all)]
     pub(super) fn code_items(
         &self,
-        query: &str,
-        terms: &[Term],
+        q: &super::context::Question,
         dense: Option<(Vec<i64>, f64, std::sync::Arc<HashSet<i64>>)>,
         (named_ids, named_files, named_keys): (&[i64], usize, &[NamedKey]),
         cands: &mut BTreeMap<(HitKind, String), Candidate>,
         symbol_files: &mut BTreeMap<String, f64>,
     ) -> Result<bool> {
         use super::retrieve::RankedList;
+        let (query, terms, asks) = (q.query, q.terms.as_slice(), q.asks);
         let conn = self.store.conn();
-        let asks = Asks::of(terms);
         let mut extra = Vec::new();
         if !named_ids.is_empty() {
             extra.push(RankedList {

@@ -393,7 +393,11 @@ impl Workspace {
         } else {
             terms
         };
-        let asks = Asks::of(&terms);
+        let asks = if terms.is_empty() {
+            Asks::default()
+        } else {
+            Asks::of_question(query)
+        };
         Ok(Question {
             query,
             budget,
@@ -666,8 +670,7 @@ impl Workspace {
                 }
             };
             g.quoted_found = self.code_items(
-                q.query,
-                &q.terms,
+                q,
                 dense.map(|(files, embedded)| (files, dense_best, embedded)),
                 (&g.named_ids, q.named_files.len(), &g.named_keys),
                 &mut g.cands,

@@ -12,6 +12,7 @@ use std::collections::HashSet;
 /// definitions (qualified by nothing) come before members and nested items of the same
 /// name: `serde_json::Value` is the enum, not an associated `type Value`. At most
 /// [`NAMED_SYMBOLS`], chosen from up to [`NAMED_SYMBOL_ROWS`] rows.
+#[tracing::instrument(level = "debug", skip(conn))]
 pub(super) fn named_symbols(
     conn: &loci_store::rusqlite::Connection,
     wanted: &str,
@@ -110,6 +111,7 @@ fn path_names(path: &str) -> Vec<String> {
 /// (`http.client`), a type's member (methods come from bases and traits the map may not
 /// have) and an owner the map does not have (`os.path`, `core` of two crates) say nothing.
 /// `written` is the name as the question writes it, `wanted` with `.` for `::`.
+#[tracing::instrument(level = "debug", skip(conn))]
 pub(super) fn member_missing(
     conn: &loci_store::rusqlite::Connection,
     written: &str,

@@ -236,8 +236,16 @@ pub(super) struct Asks {
 }
 
 impl Asks {
+    /// What `query` asks about in its own words: a message it quotes is the code's words,
+    /// not the asker's ("Sample larger than population" asks about no example code).
+    pub(super) fn of_question(query: &str) -> Asks {
+        Asks::of(&super::search::content_terms(
+            &super::search::without_quoted_messages(query),
+        ))
+    }
+
     /// What the question's content terms ask about.
-    pub(super) fn of(terms: &[Term]) -> Asks {
+    fn of(terms: &[Term]) -> Asks {
         // A word asks unless the question excludes it ("non-test modules").
         let any = |f: fn(&str) -> bool| {
             terms.iter().any(|t| {
@@ -441,6 +449,20 @@ pub(super) const EPISODIC_OPEN_POINTS: f64 = 25.0;
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn fault_the_words_of_a_quoted_message_asked_about_example_code() {
+        use super::Asks;
+        let quoted = Asks::of_question(
+            "I'm getting \"Sample larger than population or is negative\". Which function raises it?",
+        );
+        assert!(!quoted.any(), "{quoted:?}");
+        let asked = Asks::of_question("Where are the sample programs for the mock server?");
+        assert!(
+            asked.examples && asked.tests && !asked.vendored,
+            "{asked:?}"
+        );
+    }
+
     use super::*;
     use crate::context::search::{content_terms, words_in};
 

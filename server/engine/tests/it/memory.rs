@@ -864,7 +864,7 @@ fn fault_new_kinds_for_rust_types_staled_every_page_naming_one() {
              DROP TABLE ref_deps; DROP INDEX symbols_by_name; CREATE INDEX symbols_by_name ON symbols(name);
              DROP TRIGGER secondary_file_text_fts_delete; DROP TABLE secondary_file_text_fts; DROP TABLE secondary_chunks_fts;
              DROP TABLE text_vectors; DROP TRIGGER file_text_fts_delete; DROP TABLE file_text_fts; DROP TABLE code_chunks_fts; DROP TABLE code_chunks;
-             DROP INDEX pages_by_entry_number; DROP INDEX symbols_by_folded_name;
+             DROP INDEX pages_by_entry_number; DROP INDEX symbols_by_folded_name; DROP INDEX files_by_name;
              DROP TABLE team_outbox; DROP TABLE team_applied;
              ALTER TABLE imports DROP COLUMN enclosing_id;
              DELETE FROM schema_migrations WHERE version >= 10;",

@@ -426,36 +426,13 @@ pub fn folder_has_files(conn: &Connection, folder: &str) -> Result<bool> {
     .ctx(|| "looking up a folder".into())
 }
 
-/// Whether the map holds a file whose path starts with `folder/`, compared by prefix.
-///
-/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
-pub fn folder_is_mapped(conn: &Connection, folder: &str) -> Result<bool> {
-    conn.prepare_cached(
-        "SELECT EXISTS(SELECT 1 FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/')",
-    )
-    .and_then(|mut st| st.query_row([folder], |r| r.get(0)))
-    .ctx(|| "looking up a folder".into())
-}
-
-/// Whether any mapped file's path starts with `folder/` (the first found, `LIMIT 1`).
-///
-/// Errors: [`StoreError::Sqlite`] when the files cannot be read.
-pub fn any_file_under(conn: &Connection, folder: &str) -> Result<bool> {
-    conn.prepare_cached(
-        "SELECT 1 FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/' LIMIT 1",
-    )
-    .and_then(|mut st| st.query_row([folder], |_| Ok(())).optional())
-    .map(|found| found.is_some())
-    .ctx(|| "reading folders".into())
-}
-
 /// The largest mapped file under the folder `folder` (no trailing `/`; ties by path), or
 /// `None` when the map holds no file under it.
 ///
 /// Errors: [`StoreError::Sqlite`] when the files cannot be read.
 pub fn largest_file_under(conn: &Connection, folder: &str) -> Result<Option<String>> {
     conn.prepare_cached(
-        "SELECT path FROM files WHERE substr(path, 1, length(?1) + 1) = ?1 || '/' ORDER BY size DESC, path LIMIT 1",
+        "SELECT path FROM files WHERE path > ?1 || '/' AND path < ?1 || '0' ORDER BY size DESC, path LIMIT 1",
     )
     .and_then(|mut st| st.query_row([folder], |r| r.get(0)).optional())
     .ctx(|| "looking up a folder".into())
@@ -471,30 +448,51 @@ pub fn file_lines(conn: &Connection, path: &str) -> Result<Option<i64>> {
         .ctx(|| format!("counting the lines of {path}"))
 }
 
+/// A file's name (its path's last segment) in SQL, as the index `files_by_name` (migration
+/// 33) computes it: `rtrim` strips the name's characters (any but `/`) from the end.
+const FILE_NAME: &str = "substr(path, length(rtrim(path, replace(path, '/', ''))) + 1)";
+
+/// The statement of [`files_named`] for `names` names: `?1` the first name's last segment,
+/// `?2` the name, and so on; the limit last.
+pub(super) fn files_named_sql(names: usize) -> String {
+    let condition = (1..=names)
+        .map(|n| {
+            let (last, name) = (2 * n - 1, 2 * n);
+            format!(
+                "({FILE_NAME} = ?{last} AND (path = ?{name} OR substr(path, -length(?{name}) - 1) = '/' || ?{name}))"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    format!(
+        "SELECT path FROM files WHERE {condition} ORDER BY path LIMIT ?{}",
+        2 * names + 1
+    )
+}
+
 /// The mapped files at one of `names` (repo-relative paths) or ending in `/` and one of
-/// them (`cmd.py` finds `cmd.py` and `lib2to3/fixes/cmd.py`), at most `limit`, in the order
-/// SQLite finds them. One pass over the files whatever the number of names.
+/// them (`cmd.py` finds `cmd.py` and `lib2to3/fixes/cmd.py`), at most `limit`, by path.
+/// Each name is looked up by its last segment in the index of file names, so the cost is
+/// the files so named, not every file of the map.
 ///
 /// Errors: [`StoreError::Sqlite`] when the files cannot be read.
 pub fn files_named(conn: &Connection, names: &[String], limit: u32) -> Result<Vec<String>> {
     if names.is_empty() {
         return Ok(Vec::new());
     }
-    let condition = (1..=names.len())
-        .map(|n| format!("path = ?{n} OR substr(path, -length(?{n}) - 1) = '/' || ?{n}"))
-        .collect::<Vec<_>>()
-        .join(" OR ");
-    let limit_at = names.len() + 1;
-    conn.prepare_cached(&format!(
-        "SELECT path FROM files WHERE {condition} LIMIT ?{limit_at}"
-    ))
-    .and_then(|mut st| {
-        let params = names
-            .iter()
-            .map(|n| n as &dyn rusqlite::ToSql)
-            .chain(std::iter::once(&limit as &dyn rusqlite::ToSql));
-        st.query_map(rusqlite::params_from_iter(params), |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<_>>>()
-    })
-    .ctx(|| format!("looking up the files named {}", names.join(", ")))
+    let last_segments: Vec<&str> = names
+        .iter()
+        .map(|n| n.rsplit_once('/').map_or(n.as_str(), |(_, last)| last))
+        .collect();
+    conn.prepare_cached(&files_named_sql(names.len()))
+        .and_then(|mut st| {
+            let params = names
+                .iter()
+                .zip(&last_segments)
+                .flat_map(|(n, last)| [last as &dyn rusqlite::ToSql, n as &dyn rusqlite::ToSql])
+                .chain(std::iter::once(&limit as &dyn rusqlite::ToSql));
+            st.query_map(rusqlite::params_from_iter(params), |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .ctx(|| format!("looking up the files named {}", names.join(", ")))
 }

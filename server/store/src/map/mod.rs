@@ -39,6 +39,36 @@ pub use symbols::*;
 mod tests {
     use super::{FileRow, RefRow, insert_refs, put_file};
 
+    /// Each name is a search of the index of file names (migration 33): the statement
+    /// spells its expression as the index does.
+    #[test]
+    fn files_named_searches_the_index_of_file_names() {
+        let store = crate::Store::open_in_memory().expect("store");
+        let plan: Vec<String> = store
+            .conn()
+            .prepare(&format!(
+                "EXPLAIN QUERY PLAN {}",
+                super::files::files_named_sql(2)
+            ))
+            .expect("plan")
+            .query_map(
+                ["a.py", "x/a.py", "__init__.py", "a/__init__.py", "9"],
+                |r| r.get::<_, String>(3),
+            )
+            .expect("plan")
+            .collect::<Result<_, _>>()
+            .expect("plan");
+        let searches: Vec<&String> = plan.iter().filter(|l| l.contains("files")).collect();
+        assert_eq!(
+            searches,
+            [
+                "SEARCH files USING INDEX files_by_name (<expr>=?)",
+                "SEARCH files USING INDEX files_by_name (<expr>=?)"
+            ],
+            "{plan:?}"
+        );
+    }
+
     /// (name, line, start byte, receiver, receiver name) of a stored reference.
     type StoredRef = (String, u32, u32, Option<String>, Option<String>);
 

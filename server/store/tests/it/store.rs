@@ -1596,3 +1596,52 @@ fn fault_errors_from_sqlite_did_not_name_the_database_file() {
     // Named once, not twice.
     assert_eq!(named.at(path).to_string().matches("loci.db").count(), 1);
 }
+
+#[test]
+fn fault_looking_a_module_up_by_file_name_read_every_path_of_the_map() {
+    let mut store = Store::open_in_memory().unwrap();
+    store
+        .write(|tx| {
+            for path in [
+                "cmd.py",
+                "lib2to3/fixes/cmd.py",
+                "mycmd.py",
+                "cmd/__init__.py",
+                "email/__init__.py",
+                "cmdline/x.py",
+            ] {
+                tx.execute(
+                    "INSERT INTO files(path, size, mtime_ns, content_hash, lines, scan_id)
+                     VALUES (?1, 1, 0, 'h', 1, 1)",
+                    [path],
+                )
+                .unwrap();
+            }
+            Ok(())
+        })
+        .unwrap();
+    let conn = store.conn();
+    let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        loci_store::map::files_named(conn, &names(&["cmd.py", "cmd/__init__.py"]), 10).unwrap(),
+        ["cmd.py", "cmd/__init__.py", "lib2to3/fixes/cmd.py"]
+    );
+    assert_eq!(
+        loci_store::map::files_named(conn, &names(&["fixes/cmd.py"]), 10).unwrap(),
+        ["lib2to3/fixes/cmd.py"]
+    );
+    assert_eq!(
+        loci_store::map::files_named(conn, &names(&["cmd.py"]), 1).unwrap(),
+        ["cmd.py"]
+    );
+    // A folder is the paths after `folder/`, not those starting with its name.
+    assert!(loci_store::map::folder_has_files(conn, "cmd").unwrap());
+    assert!(!loci_store::map::folder_has_files(conn, "cmdl").unwrap());
+    assert!(loci_store::map::folder_has_files(conn, "lib2to3/fixes").unwrap());
+    assert_eq!(
+        loci_store::map::largest_file_under(conn, "lib2to3")
+            .unwrap()
+            .as_deref(),
+        Some("lib2to3/fixes/cmd.py")
+    );
+}

@@ -191,7 +191,7 @@ pub(super) fn scanned_folder_rename(
     else {
         return Ok(None);
     };
-    let mapped = loci_store::map::folder_is_mapped(conn, to)?;
+    let mapped = loci_store::map::folder_has_files(conn, to)?;
     Ok(mapped.then(|| to.to_string()))
 }
 

@@ -114,7 +114,7 @@ pub(super) fn folder_moves(renames: &[&Rename], store: &Store) -> Result<Vec<Ren
     let mut out = Vec::new();
     for (from, to) in to_of {
         let Some(to) = to else { continue };
-        if !map::any_file_under(store.conn(), &from)? {
+        if !map::folder_has_files(store.conn(), &from)? {
             out.push(Rename { from, to });
         }
     }
