@@ -431,7 +431,7 @@ fn impact_no_tests_counts_the_tests_it_leaves_out() {
     let out = loci(dir.path(), &["impact", "app/models.py", "--no-tests"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "impact of app/models.py (depth 3, edges at confidence 0.50 or more): 1 dependent file\n  app/views.py  <- import at app/views.py:1 (stated, 1.00)\n1 file of tests, examples or vendored code left out (`--no-tests`), not walked through\n"
+        "impact of app/models.py (depth 3, edges at confidence 0.50 or more): 1 dependent file\n  app/views.py  <- import at app/views.py:1 (stated, 1.00)\n1 dependent in tests, examples or vendored code left out (`--no-tests`), not walked through\n"
     );
 }
 

@@ -265,8 +265,10 @@ pub struct Impact {
     /// Dependents the walk reaches within `depth` only through edges below
     /// `min_confidence`: counted here, not in `dependents`, nor listed.
     pub weaker: u64,
-    /// Files of test, example and vendored code holding a dependent, left out when asked
-    /// without them ([`Edges::tests`]): not in `dependents`, not listed, not walked through.
+    /// Dependents in test, example and vendored code, left out when asked without them
+    /// ([`Edges::tests`]): not in `dependents`, not listed, not walked through. A file's
+    /// walk counts files of such code; a symbol's, the definitions (and files, for a
+    /// reference outside any) in such files and in Rust's `mod tests` in files of code.
     pub secondary_left_out: u64,
     /// Dependents reached at each depth: `by_depth[0]` at depth 1 (direct dependents),
     /// `by_depth[1]` at depth 2, ...; up to the deepest level reached (empty when nothing
@@ -847,12 +849,12 @@ impl Workspace {
                 if (edges.hard && r.provenance != "stated") || r.confidence < edges.min_confidence {
                     continue;
                 }
-                if !edges.tests && secondary_code(&r.path).is_some() {
-                    secondary_left_out.insert(r.path.clone());
-                    continue;
-                }
                 // A reference outside any definition makes its file the dependent.
                 let from = r.enclosing_key.clone().unwrap_or_else(|| r.path.clone());
+                if !edges.tests && written_in_secondary_code(&r) {
+                    secondary_left_out.insert(from);
+                    continue;
+                }
                 if seen.insert(from.clone()) {
                     files.insert(r.path.clone());
                     dependent_files.insert(r.path.clone());

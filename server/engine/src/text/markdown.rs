@@ -76,9 +76,9 @@ pub fn impact(env: &Envelope<Impact>) -> String {
     if i.secondary_left_out > 0 {
         let _ = write!(
             s,
-            "\n{} of tests, examples or vendored code left out (`\"no_tests\"`), not walked \
-             through.\n",
-            crate::words::count(i.secondary_left_out, "file")
+            "\n{} in tests, examples or vendored code left out (`\"no_tests\"`), not \
+             walked through.\n",
+            crate::words::count(i.secondary_left_out, "dependent")
         );
     }
     let _ = write!(s, "\n{} files affected.", i.files_affected);

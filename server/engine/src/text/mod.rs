@@ -604,8 +604,8 @@ pub fn impact(o: Out, env: &Envelope<Impact>) -> io::Result<()> {
     if i.secondary_left_out > 0 {
         writeln!(
             o,
-            "{} of tests, examples or vendored code left out (`--no-tests`), not walked through",
-            count(i.secondary_left_out, "file")
+            "{} in tests, examples or vendored code left out (`--no-tests`), not walked through",
+            count(i.secondary_left_out, "dependent")
         )?;
     }
     Ok(())

@@ -2900,10 +2900,10 @@ def test_run():
         "impact of pkg/core.py (depth 3, edges at confidence 0.50 or more): 2 dependent files\n  \
          pkg/app.py  <- import at pkg/app.py:1 (stated, 1.00)\n    \
          pkg/cli.py  <- import at pkg/cli.py:1 (stated, 1.00)\n\
-         1 file of tests, examples or vendored code left out (`--no-tests`), not walked through\n"
+         1 dependent in tests, examples or vendored code left out (`--no-tests`), not walked through\n"
     );
-    // A symbol: `parse`'s callers and what reaches them, without the test helper's
-    // `check` and the test calling it.
+    // A symbol: `parse`'s callers and what reaches them, without the test helper (its
+    // import and `check`) and the test calling it.
     assert_eq!(
         impact("parse", false),
         (
@@ -2914,7 +2914,7 @@ def test_run():
                 "pkg/cli.py#main@function".into()
             ],
             4,
-            1
+            2
         )
     );
     assert_eq!(
@@ -2932,6 +2932,62 @@ def test_run():
             ],
             8,
             0
+        )
+    );
+}
+
+/// `impact --no-tests` of a Rust function: the calls in a `mod tests` of a file of code
+/// are test code as a file of tests is (the walk had listed `tests.parses` and walked on
+/// from it).
+#[test]
+fn fault_impact_without_tests_walked_a_rust_test_module_in_a_file_of_code() {
+    let (_dir, ws) = scanned(
+        r#"
+//- src/core.rs
+pub fn parse() {}
+//- src/app.rs
+use crate::core::parse;
+pub fn run() {
+    parse();
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn parses() {
+        crate::core::parse();
+    }
+    fn runs() {
+        parses();
+    }
+}
+"#,
+    );
+    let impact = |tests: bool| {
+        let edges = Edges {
+            tests,
+            ..Edges::default()
+        };
+        let env = ws.impact_with("parse", 3, edges, 0).unwrap();
+        let listed: Vec<String> = env.result.nodes.iter().map(|n| n.id.clone()).collect();
+        (listed, env.result.secondary_left_out)
+    };
+    assert_eq!(
+        impact(true),
+        (
+            vec![
+                "src/app.rs".to_string(),
+                "src/app.rs#run@function".into(),
+                "src/app.rs#tests.parses@function".into(),
+                "src/app.rs#tests.runs@function".into()
+            ],
+            0
+        )
+    );
+    assert_eq!(
+        impact(false),
+        (
+            vec!["src/app.rs".to_string(), "src/app.rs#run@function".into()],
+            1
         )
     );
 }
