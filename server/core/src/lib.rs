@@ -109,7 +109,10 @@ pub use lang::Language;
 /// ([`Import::enclosing`]): the resolutions of Rust and Python files change.
 /// 29: a name imported under an alias inside a definition is renamed there only: the
 /// references of Python, JavaScript and Rust files change.
-pub const ANALYSIS_VERSION: u32 = 29;
+/// 30: a capitalised name used under the alias its import gives it (`Q()` after `from m
+/// import Parser as Q`) is the name the import binds, not a member of a type of its name:
+/// the resolutions of Python and JavaScript files change.
+pub const ANALYSIS_VERSION: u32 = 30;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees
 /// ([`analyze::parse`], [`analyze::extract`]).

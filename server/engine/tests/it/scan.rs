@@ -1244,6 +1244,41 @@ def fmt(x): return x
     );
 }
 
+/// A capitalised name imported under an alias (`from pkg.m import Parser as Q`, at module
+/// level or inside a function) was taken for a type of that name whose member `Parser` the
+/// map lacks, and its calls stayed unresolved.
+#[test]
+fn fault_a_call_through_a_capitalised_alias_was_taken_for_a_member_of_a_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::fixture::files(
+        root,
+        r#"
+//- pkg/m.py
+def Parser():
+    pass
+//- app.py
+from pkg.m import Parser as Q
+
+def k():
+    Q()
+
+def f():
+    from pkg.m import Parser as P
+    P()
+"#,
+    );
+    let mut ws = open(root);
+    scan(&mut ws);
+    assert_eq!(
+        call_targets(&ws),
+        [
+            "app.py:4 Parser imported -> pkg/m.py#Parser@function stated 1.0",
+            "app.py:8 Parser imported -> pkg/m.py#Parser@function stated 1.0",
+        ]
+    );
+}
+
 /// Fault from a fresh-user trial: hyper-util's private `type Result<T>` in
 /// `server/conn/auto/mod.rs` took 154 references across the crate (`JoinHandle<Result<..>>`
 /// in `dns.rs`) at 0.5 as the one `Result` of the map, and `impact` of a file reached 43

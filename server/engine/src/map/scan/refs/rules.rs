@@ -131,8 +131,14 @@ impl Resolver {
         }
         let other = matches!(receiver, Receiver::Other | Receiver::Path);
         let deps = self.deps.get(&file_id);
-        if let Some(found) =
-            self.member_of_named_type(file_id, enclosing, defs, receiver, receiver_name)
+        // A name used under the alias its import gives it (`from m import f as g`, `use
+        // a::f as g;`: the reference is to `f`, on the import) is the name the import binds,
+        // and never a namesake in its own file; nor a member of a type of its name (`Q()`
+        // after `from m import Parser as Q` is no `Parser.Parser`).
+        let aliased = receiver == Receiver::Imported && receiver_name == Some(name);
+        if !aliased
+            && let Some(found) =
+                self.member_of_named_type(file_id, enclosing, defs, receiver, receiver_name)
         {
             return found;
         }
@@ -142,10 +148,6 @@ impl Resolver {
         if receiver == Receiver::Path {
             return (None, "derived", 0.0);
         }
-        // A name used under the alias its import gives it (`from m import f as g`, `use
-        // a::f as g;`: the reference is to `f`, on the import) is the name the import binds,
-        // and never a namesake in its own file.
-        let aliased = receiver == Receiver::Imported && receiver_name == Some(name);
         if (receiver == Receiver::None || aliased)
             && let Some(found) = match kind {
                 RefKind::Macro => self.imported_macro(file_id, enclosing, name, defs),
