@@ -304,6 +304,26 @@ fn fault_a_method_called_on_a_typescript_typed_value_was_matched_by_name_only() 
     );
 }
 
+/// `super.m()` in Java, TypeScript and JavaScript is the `m` of the class's base (through
+/// the base's own base where it does not define `m`): it had been a value of unknown type
+/// (Java: unresolved; TypeScript and JavaScript: a name matched at 0.3).
+#[test]
+fn fault_super_in_java_and_typescript_was_a_value_of_unknown_type() {
+    let (_dir, ws) = scanned("super");
+    assert_eq!(
+        callers(&ws, "Base.draw"),
+        (vec!["java/Child.java:5 (0.50)".to_string()], 0)
+    );
+    assert_eq!(
+        callers(&ws, "Widget.render"),
+        (vec!["ts/button.ts:5 (0.80)".to_string()], 0)
+    );
+    assert_eq!(
+        callers(&ws, "Shape.area"),
+        (vec!["js/square.js:5 (0.80)".to_string()], 0)
+    );
+}
+
 /// A rescan resolves the calls of a changed file from the store (only the definitions its
 /// references name are loaded): the calls a type expression goes through (`rt`,
 /// `new_multi_thread`, `enable_all`, `build`) are loaded with them, so the answer is a

@@ -7,7 +7,7 @@
 use tree_sitter::Node;
 
 use crate::analyze::node_text;
-use crate::types::{Bound, Cx, TypeEnv, Typing, member_call, type_path};
+use crate::types::{Bound, Cx, SUPER, TypeEnv, Typing, member_call, type_path};
 
 /// The receiver-type hooks of Java and C#.
 pub(crate) const TYPING: Typing = Typing {
@@ -157,6 +157,17 @@ fn bind<'t>(node: Node<'t>, ancestors: &[Node<'t>], bytes: &[u8], env: &mut Type
                 );
             }
         }
+        // `class Child extends Base`: `super.m()` in it is `Base`'s `m`.
+        "class_declaration" => {
+            let (Some(name), Some(base)) = (
+                node.child_by_field_name("name"),
+                node.child_by_field_name("superclass")
+                    .and_then(|s| s.named_child(0)),
+            ) else {
+                return;
+            };
+            env.field(node_text(name, bytes), SUPER, Bound::Type(base));
+        }
         _ => {}
     }
 }
@@ -186,6 +197,7 @@ fn expr(node: Node<'_>, cx: &Cx<'_, '_>) -> Option<String> {
                 .or_else(|| cx.field(enclosing_class(node, bytes)?, name))
         }
         "parenthesized_expression" | "await_expression" => cx.expr(node.named_child(0)?),
+        "super" => cx.field(enclosing_class(node, bytes)?, SUPER),
         "object_creation_expression" => declared(node.child_by_field_name("type")?, bytes),
         "cast_expression" => declared(node.child_by_field_name("type")?, bytes),
         // `this.x`.

@@ -6,7 +6,7 @@
 use tree_sitter::Node;
 
 use crate::analyze::node_text;
-use crate::types::{Bound, Cx, TypeEnv, Typing, after_parameters, member_call, type_path};
+use crate::types::{Bound, Cx, SUPER, TypeEnv, Typing, after_parameters, member_call, type_path};
 
 /// The receiver-type hooks of JavaScript and TypeScript.
 pub(crate) const TYPING: Typing = Typing {
@@ -136,6 +136,22 @@ fn bind<'t>(node: Node<'t>, ancestors: &[Node<'t>], bytes: &[u8], env: &mut Type
                 env.field(class, node_text(property, bytes), Bound::Expr(right));
             }
         }
+        // `class Child extends Base`: `super.m()` in it is `Base`'s `m` (TypeScript's
+        // `extends_clause`, JavaScript's heritage holding the expression itself).
+        "class_heritage" => {
+            let base = match node.named_child(0) {
+                Some(clause) if clause.kind() == "extends_clause" => {
+                    clause.child_by_field_name("value")
+                }
+                other => other,
+            };
+            if let Some(base) =
+                base.filter(|b| matches!(b.kind(), "identifier" | "member_expression"))
+                && let Some(class) = class_name(ancestors, bytes)
+            {
+                env.field(class, SUPER, Bound::Type(base));
+            }
+        }
         _ => {}
     }
 }
@@ -159,6 +175,7 @@ fn expr(node: Node<'_>, cx: &Cx<'_, '_>) -> Option<String> {
             cx.expr(node.named_child(0)?)
         }
         "as_expression" | "satisfies_expression" => declared(node.named_child(1)?, bytes),
+        "super" => cx.field(enclosing_class(node, bytes)?, SUPER),
         "new_expression" => {
             let constructor = node.child_by_field_name("constructor")?;
             matches!(constructor.kind(), "identifier" | "member_expression")
