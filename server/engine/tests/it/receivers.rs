@@ -304,9 +304,9 @@ fn fault_a_method_called_on_a_typescript_typed_value_was_matched_by_name_only() 
     );
 }
 
-/// `super.m()` in Java, TypeScript and JavaScript is the `m` of the class's base (through
-/// the base's own base where it does not define `m`): it had been a value of unknown type
-/// (Java: unresolved; TypeScript and JavaScript: a name matched at 0.3).
+/// `super.m()` in Java, TypeScript and JavaScript (C#'s `base.M()`) is the `m` of the
+/// class's base (through the base's own base where it does not define `m`): it had been a
+/// value of unknown type (Java: unresolved; the others: a name matched at 0.3).
 #[test]
 fn fault_super_in_java_and_typescript_was_a_value_of_unknown_type() {
     let (_dir, ws) = scanned("super");
@@ -321,6 +321,11 @@ fn fault_super_in_java_and_typescript_was_a_value_of_unknown_type() {
     assert_eq!(
         callers(&ws, "Shape.area"),
         (vec!["js/square.js:5 (0.80)".to_string()], 0)
+    );
+    // C#'s `base.M()`, on the class's first base.
+    assert_eq!(
+        callers(&ws, "Shape.Area"),
+        (vec!["csharp/Shapes.cs:10 (0.70)".to_string()], 0)
     );
 }
 

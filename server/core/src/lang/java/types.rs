@@ -1,6 +1,6 @@
 //! Java and C#: what makes a receiver's type evident (`crate::types`): typed locals
 //! (`Foo x = ..`; `var x = new Foo()`), parameters (`Foo x`), fields (`this.x`, or a bare
-//! field name), `new Foo(..)`, and calls whose declared return type the map knows
+//! field name), `new Foo(..)`, `super` (C# `base`: the class's base), and calls whose declared return type the map knows
 //! (`Foo.create()`, `x.build()`). The two grammars name these nodes differently; one set of
 //! hooks reads both.
 
@@ -157,11 +157,17 @@ fn bind<'t>(node: Node<'t>, ancestors: &[Node<'t>], bytes: &[u8], env: &mut Type
                 );
             }
         }
-        // `class Child extends Base`: `super.m()` in it is `Base`'s `m`.
+        // `class Child extends Base` (C#: `class Child : Base`, its first base): `super.m()`
+        // (C#: `base.M()`) in it is `Base`'s `m`.
         "class_declaration" => {
+            let mut cursor = node.walk();
+            let listed = node
+                .named_children(&mut cursor)
+                .find(|c| c.kind() == "base_list");
             let (Some(name), Some(base)) = (
                 node.child_by_field_name("name"),
                 node.child_by_field_name("superclass")
+                    .or(listed)
                     .and_then(|s| s.named_child(0)),
             ) else {
                 return;
@@ -197,7 +203,7 @@ fn expr(node: Node<'_>, cx: &Cx<'_, '_>) -> Option<String> {
                 .or_else(|| cx.field(enclosing_class(node, bytes)?, name))
         }
         "parenthesized_expression" | "await_expression" => cx.expr(node.named_child(0)?),
-        "super" => cx.field(enclosing_class(node, bytes)?, SUPER),
+        "super" | "base" => cx.field(enclosing_class(node, bytes)?, SUPER),
         "object_creation_expression" => declared(node.child_by_field_name("type")?, bytes),
         "cast_expression" => declared(node.child_by_field_name("type")?, bytes),
         // `this.x`.
