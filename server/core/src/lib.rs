@@ -112,7 +112,8 @@ pub use lang::Language;
 /// 30: a capitalised name used under the alias its import gives it (`Q()` after `from m
 /// import Parser as Q`) is the name the import binds, not a member of a type of its name:
 /// the resolutions of Python and JavaScript files change; `super.m()` in Java, JavaScript
-/// and TypeScript (C#'s `base.M()`) is on the class's base, as Python's `super().m()` is.
+/// and TypeScript (C#'s `base.M()`) is on the class's base, as Python's `super().m()` is;
+/// a Java file sees its package's (its folder's) classes by their bare names, as Go's.
 pub const ANALYSIS_VERSION: u32 = 30;
 
 /// The tree-sitter version loci-core is built against, for callers that keep trees

@@ -165,9 +165,28 @@ pub fn in_test_module(key: &str) -> bool {
     segments.iter().any(|s| matches!(*s, "tests" | "test"))
 }
 
+/// Whether code whose enclosing definition is `key` is test code in a file of code: inside
+/// a test module ([`in_test_module`]) or written directly in one (its `use` lines).
+pub fn written_in_test_module(key: &str) -> bool {
+    in_test_module(key)
+        || key.strip_suffix("@module").is_some_and(|module| {
+            let name = module.rsplit(['#', '.']).next().unwrap_or(module);
+            matches!(name, "tests" | "test")
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fault_an_import_in_a_test_module_was_no_test_code() {
+        assert!(written_in_test_module("src/app.rs#tests@module"));
+        assert!(written_in_test_module("src/app.rs#outer.test@module"));
+        assert!(written_in_test_module("src/app.rs#tests.helper@function"));
+        assert!(!written_in_test_module("src/app.rs#testing@module"));
+        assert!(!written_in_test_module("src/app.rs#run@function"));
+    }
 
     #[test]
     fn a_definition_in_a_tests_module_is_test_code() {

@@ -455,7 +455,8 @@ pub struct Resolution {
     /// A capitalised name is a type's by convention (not so in Go, where it is any
     /// exported name).
     pub capitalised_types: bool,
-    /// A package is its directory: every file of it sees the others' names (Go).
+    /// A package is its directory: every file of it sees the others' names (Go; Java,
+    /// whose package is its directory by convention).
     pub directory_packages: bool,
     /// A bare name is defined in its file, imported (by name or by a glob: `from m import
     /// *`, `use m::*`), or the language's prelude or builtins: never another file's

@@ -47,12 +47,13 @@ fn list_limits(limit: u32, listed: u64, total: u64) -> crate::envelope::Limits {
 }
 
 /// Whether a reference is written in test, example or vendored code: in such a file
-/// ([`secondary_code`]) or in a test module of a file of code (Rust's `mod tests`).
+/// ([`secondary_code`]) or in a test module of a file of code (Rust's `mod tests`, its
+/// `use` lines too).
 fn written_in_secondary_code(r: &RefHit) -> bool {
     secondary_code(&r.path).is_some()
         || r.enclosing_key
             .as_deref()
-            .is_some_and(loci_core::secondary::in_test_module)
+            .is_some_and(loci_core::secondary::written_in_test_module)
 }
 
 /// The calls of `targets`' name on values whose type the map does not know, which may be

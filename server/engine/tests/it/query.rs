@@ -2936,9 +2936,9 @@ def test_run():
     );
 }
 
-/// `impact --no-tests` of a Rust function: the calls in a `mod tests` of a file of code
-/// are test code as a file of tests is (the walk had listed `tests.parses` and walked on
-/// from it).
+/// `impact --no-tests` of a Rust function: the calls and `use` lines in a `mod tests` of a
+/// file of code are test code as a file of tests is (the walk had listed `tests.parses`
+/// and walked on from it, and listed the module for its `use`).
 #[test]
 fn fault_impact_without_tests_walked_a_rust_test_module_in_a_file_of_code() {
     let (_dir, ws) = scanned(
@@ -2952,9 +2952,9 @@ pub fn run() {
 }
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::core::parse;
     fn parses() {
-        crate::core::parse();
+        parse();
     }
     fn runs() {
         parses();
@@ -2978,6 +2978,7 @@ mod tests {
                 "src/app.rs".to_string(),
                 "src/app.rs#run@function".into(),
                 "src/app.rs#tests.parses@function".into(),
+                "src/app.rs#tests@module".into(),
                 "src/app.rs#tests.runs@function".into()
             ],
             0
@@ -2987,7 +2988,7 @@ mod tests {
         impact(false),
         (
             vec!["src/app.rs".to_string(), "src/app.rs#run@function".into()],
-            1
+            2
         )
     );
 }

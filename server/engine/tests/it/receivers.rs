@@ -197,8 +197,8 @@ fn fault_self_calls_of_an_inherited_method_went_to_another_class_of_the_file() {
         callers(&ws, "com/acme/Base.java#Base.helper@method"),
         (
             vec![
-                "com/acme/Leaf.java:8 (0.50)".to_string(),
-                "com/acme/Leaf.java:9 (0.50)".to_string(),
+                "com/acme/Leaf.java:8 (0.90)".to_string(),
+                "com/acme/Leaf.java:9 (0.90)".to_string(),
             ],
             0
         )
@@ -306,13 +306,15 @@ fn fault_a_method_called_on_a_typescript_typed_value_was_matched_by_name_only() 
 
 /// `super.m()` in Java, TypeScript and JavaScript (C#'s `base.M()`) is the `m` of the
 /// class's base (through the base's own base where it does not define `m`): it had been a
-/// value of unknown type (Java: unresolved; the others: a name matched at 0.3).
+/// value of unknown type (Java: unresolved; the others: a name matched at 0.3). A Java
+/// class's base is the one of its package (its folder) unless an import names another,
+/// and a namesake class elsewhere defining the member is not it (a fresh-user trial).
 #[test]
 fn fault_super_in_java_and_typescript_was_a_value_of_unknown_type() {
     let (_dir, ws) = scanned("super");
     assert_eq!(
         callers(&ws, "Base.draw"),
-        (vec!["java/Child.java:5 (0.50)".to_string()], 0)
+        (vec!["java/Child.java:5 (0.90)".to_string()], 0)
     );
     assert_eq!(
         callers(&ws, "Widget.render"),
@@ -322,6 +324,18 @@ fn fault_super_in_java_and_typescript_was_a_value_of_unknown_type() {
         callers(&ws, "Shape.area"),
         (vec!["js/square.js:5 (0.80)".to_string()], 0)
     );
+    // `Pick extends Base` in package `shapes` is `shapes.Base`, which lacks `extra`: not
+    // the `other.Base` that defines it (a name match at 0.2, not listed).
+    let extra = ws
+        .callers_with("java/other/Base.java#Base.extra@method", 0, 0.0, true)
+        .unwrap();
+    let found: Vec<(u32, f64)> = extra
+        .result
+        .calls
+        .iter()
+        .map(|c| (c.line + 1, c.confidence))
+        .collect();
+    assert_eq!(found, [(5, 0.2)]);
     // C#'s `base.M()`, on the class's first base.
     assert_eq!(
         callers(&ws, "Shape.Area"),

@@ -44,7 +44,7 @@ pub(crate) const SPEC: Spec = Spec {
         bindings_known: true,
         own_by_type: false,
         capitalised_types: true,
-        directory_packages: false,
+        directory_packages: true,
         names_imported: false,
     },
 };

@@ -157,18 +157,21 @@ fn bind<'t>(node: Node<'t>, ancestors: &[Node<'t>], bytes: &[u8], env: &mut Type
                 );
             }
         }
-        // `class Child extends Base` (C#: `class Child : Base`, its first base): `super.m()`
-        // (C#: `base.M()`) in it is `Base`'s `m`.
+        // `class Child extends Base` (C#: `class Child : Base`, its first base unless named
+        // as an interface is, `IFoo`: a class implementing only interfaces has `object` as
+        // its base): `super.m()` (C#: `base.M()`) in it is `Base`'s `m`.
         "class_declaration" => {
             let mut cursor = node.walk();
             let listed = node
                 .named_children(&mut cursor)
-                .find(|c| c.kind() == "base_list");
+                .find(|c| c.kind() == "base_list")
+                .and_then(|list| list.named_child(0))
+                .filter(|base| !interface_name(node_text(*base, bytes)));
             let (Some(name), Some(base)) = (
                 node.child_by_field_name("name"),
                 node.child_by_field_name("superclass")
-                    .or(listed)
-                    .and_then(|s| s.named_child(0)),
+                    .and_then(|s| s.named_child(0))
+                    .or(listed),
             ) else {
                 return;
             };
@@ -176,6 +179,14 @@ fn bind<'t>(node: Node<'t>, ancestors: &[Node<'t>], bytes: &[u8], env: &mut Type
         }
         _ => {}
     }
+}
+
+/// Whether a C# type's name is an interface's by the language's convention: `I` then a
+/// capital (`IFoo`, `Ns.IFoo<T>`).
+fn interface_name(written: &str) -> bool {
+    let last = written.split('<').next().unwrap_or(written);
+    let last = last.rsplit('.').next().unwrap_or(last).as_bytes();
+    last.len() > 1 && last[0] == b'I' && last[1].is_ascii_uppercase()
 }
 
 /// The class around `at`.
@@ -282,6 +293,21 @@ fn return_type(signature: &str, name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// C#'s `class Impl : IFoo`: its first base is an interface, so `base.M()` is on
+    /// `object`, not `IFoo.M` (a fresh-user trial had it at 0.7).
+    #[test]
+    fn fault_a_csharp_interface_was_taken_for_the_base_class() {
+        for (name, interface) in [
+            ("IFoo", true),
+            ("N.A.IFoo<int>", true),
+            ("Item", false),
+            ("I", false),
+            ("Base<IFoo>", false),
+        ] {
+            assert_eq!(interface_name(name), interface, "{name}");
+        }
+    }
 
     #[test]
     fn return_types_come_before_the_name() {

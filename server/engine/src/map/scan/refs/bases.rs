@@ -111,7 +111,7 @@ impl Resolver {
     /// The class a type path written in file `file_id`, in the definition `written_in`,
     /// names (`Base`, `unittest.TestCase`), resolved as a base written there would be, with
     /// its confidence; never `except` itself (`class Error(Error)`).
-    fn class_named(
+    pub(super) fn class_named(
         &self,
         file_id: i64,
         written_in: Option<i64>,

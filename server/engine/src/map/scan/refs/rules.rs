@@ -96,8 +96,29 @@ impl Resolver {
         // method a trait or a base class gives): a name on another value.
         if receiver == Receiver::Typed {
             if let Some(ty) = receiver_name.and_then(|e| self.evaluate(file_id, enclosing, e)) {
+                // Where members come from base classes, the class the file names by the type
+                // holds the member or inherits it: a namesake class elsewhere defining it
+                // (`c/Base.java#Base.only` for `super.only()` under `import a.Base;`) is
+                // not it.
+                let inherits = self
+                    .paths
+                    .get(&file_id)
+                    .and_then(|p| Language::from_path(p))
+                    .is_some_and(|l| !l.spec().resolution.own_by_type);
+                let class = inherits
+                    .then(|| self.class_named(file_id, enclosing, &ty, 0))
+                    .flatten()
+                    .map(|(class, _)| class.id);
+                let of_class = |id: i64| {
+                    class.is_none_or(|class| {
+                        defs.all
+                            .iter()
+                            .any(|d| d.id == id && d.parent == Some(class))
+                    })
+                };
                 if let Some((Some(id), provenance, confidence)) =
                     self.member_of_named_type(file_id, enclosing, defs, Receiver::Other, Some(&ty))
+                    && of_class(id)
                 {
                     return if provenance == "stated" {
                         (Some(id), "derived", TYPED_CERTAIN)
@@ -419,7 +440,8 @@ impl Resolver {
             .filter(|d| {
                 !d.member
                     && self.paths.get(&d.file_id).is_some_and(|p| {
-                        p.ends_with(".go") && p.rsplit_once('/').map_or("", |(d, _)| d) == dir
+                        Language::from_path(p) == language
+                            && p.rsplit_once('/').map_or("", |(d, _)| d) == dir
                     })
             })
             .collect();
