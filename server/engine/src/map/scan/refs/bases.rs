@@ -108,6 +108,19 @@ impl Resolver {
         })
     }
 
+    /// Whether every base of `class`, and of its bases in turn, is a class of the map: then
+    /// what it has, it defines or inherits from them, and nothing else.
+    pub(super) fn bases_known(&self, class: &Def, depth: usize) -> bool {
+        if depth >= MAX_DEPTH {
+            return false;
+        }
+        let written_in = self.parents.get(&class.id).and_then(|&(parent, _)| parent);
+        class.bases.iter().all(|base| {
+            self.class_named(class.file_id, written_in, base, class.id)
+                .is_some_and(|(base, _)| self.bases_known(base, depth + 1))
+        })
+    }
+
     /// The class a type path written in file `file_id`, in the definition `written_in`,
     /// names (`Base`, `unittest.TestCase`), resolved as a base written there would be, with
     /// its confidence; never `except` itself (`class Error(Error)`).

@@ -99,7 +99,8 @@ impl Resolver {
                 // Where members come from base classes, the class the file names by the type
                 // holds the member or inherits it: a namesake class elsewhere defining it
                 // (`c/Base.java#Base.only` for `super.only()` under `import a.Base;`) is
-                // not it.
+                // not it, once every base of the class is known (a base the map does not
+                // resolve, `class Bdb(_bdb.Bdb)`, may be where the member is).
                 let inherits = self
                     .paths
                     .get(&file_id)
@@ -108,6 +109,7 @@ impl Resolver {
                 let class = inherits
                     .then(|| self.class_named(file_id, enclosing, &ty, 0))
                     .flatten()
+                    .filter(|(class, _)| self.bases_known(class, 0))
                     .map(|(class, _)| class.id);
                 let of_class = |id: i64| {
                     class.is_none_or(|class| {
