@@ -157,22 +157,30 @@ pub fn same_name(a: &str, b: &str) -> bool {
 /// Whether the symbol `key` (`path#qualified@kind`) is inside a module named `tests` or
 /// `test` (Rust's `#[cfg(test)] mod tests`): test code in a file of code.
 pub fn in_test_module(key: &str) -> bool {
-    let qualified = key
-        .split_once('#')
-        .map_or(key, |(_, q)| q.rsplit_once('@').map_or(q, |(q, _)| q));
-    let mut segments: Vec<&str> = qualified.split('.').collect();
-    segments.pop();
-    segments.iter().any(|s| matches!(*s, "tests" | "test"))
+    let (segments, _) = scopes(key);
+    segments[..segments.len() - 1]
+        .iter()
+        .any(|s| test_module_name(s))
 }
 
 /// Whether code whose enclosing definition is `key` is test code in a file of code: inside
 /// a test module ([`in_test_module`]) or written directly in one (its `use` lines).
 pub fn written_in_test_module(key: &str) -> bool {
+    let (segments, kind) = scopes(key);
     in_test_module(key)
-        || key.strip_suffix("@module").is_some_and(|module| {
-            let name = module.rsplit(['#', '.']).next().unwrap_or(module);
-            matches!(name, "tests" | "test")
-        })
+        || (kind == "module" && segments.last().is_some_and(|s| test_module_name(s)))
+}
+
+/// The qualified name's segments of a symbol key (`path#a.b@kind`), and its kind.
+fn scopes(key: &str) -> (Vec<&str>, &str) {
+    let qualified = key.split_once('#').map_or(key, |(_, q)| q);
+    let (qualified, kind) = qualified.rsplit_once('@').unwrap_or((qualified, ""));
+    (qualified.split('.').collect(), kind)
+}
+
+/// Rust's names for a module of tests.
+fn test_module_name(name: &str) -> bool {
+    matches!(name, "tests" | "test")
 }
 
 #[cfg(test)]

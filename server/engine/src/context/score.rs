@@ -449,9 +449,11 @@ pub(super) const EPISODIC_OPEN_POINTS: f64 = 25.0;
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::context::search::{content_terms, words_in};
+
     #[test]
     fn fault_the_words_of_a_quoted_message_asked_about_example_code() {
-        use super::Asks;
         let quoted = Asks::of_question(
             "I'm getting \"Sample larger than population or is negative\". Which function raises it?",
         );
@@ -462,9 +464,6 @@ mod tests {
             "{asked:?}"
         );
     }
-
-    use super::*;
-    use crate::context::search::{content_terms, words_in};
 
     /// The one-pass coverage equals the word-set definition it replaces.
     #[test]

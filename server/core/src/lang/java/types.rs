@@ -1,7 +1,7 @@
 //! Java and C#: what makes a receiver's type evident (`crate::types`): typed locals
 //! (`Foo x = ..`; `var x = new Foo()`), parameters (`Foo x`), fields (`this.x`, or a bare
-//! field name), `new Foo(..)`, `super` (C# `base`: the class's base), and calls whose declared return type the map knows
-//! (`Foo.create()`, `x.build()`). The two grammars name these nodes differently; one set of
+//! field name), `new Foo(..)`, `super` (C#'s `base`: the class's base), and calls whose
+//! declared return type the map knows (`Foo.create()`, `x.build()`). The two grammars name these nodes differently; one set of
 //! hooks reads both.
 
 use tree_sitter::Node;

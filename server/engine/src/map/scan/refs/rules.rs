@@ -106,17 +106,17 @@ impl Resolver {
                     .get(&file_id)
                     .and_then(|p| Language::from_path(p))
                     .is_some_and(|l| !l.spec().resolution.own_by_type);
-                let class = inherits
-                    .then(|| self.class_named(file_id, enclosing, &ty, 0))
-                    .flatten()
-                    .filter(|(class, _)| self.bases_known(class, 0))
-                    .map(|(class, _)| class.id);
+                // Asked only of a member found, as finding the class walks its bases.
                 let of_class = |id: i64| {
-                    class.is_none_or(|class| {
-                        defs.all
-                            .iter()
-                            .any(|d| d.id == id && d.parent == Some(class))
-                    })
+                    !inherits
+                        || self
+                            .class_named(file_id, enclosing, &ty, 0)
+                            .filter(|(class, _)| self.bases_known(class, 0))
+                            .is_none_or(|(class, _)| {
+                                defs.all
+                                    .iter()
+                                    .any(|d| d.id == id && d.parent == Some(class.id))
+                            })
                 };
                 if let Some((Some(id), provenance, confidence)) =
                     self.member_of_named_type(file_id, enclosing, defs, Receiver::Other, Some(&ty))
